@@ -1,0 +1,401 @@
+//===- NuncOps.td - nunc dialect operations -----------------*- tablegen -*-===//
+//
+// One op per ONNX op nunc accepts, with ONNX semantics (numpy broadcasting,
+// negative axes). Every op infers its result types (NuncInterfaces.td); the
+// evaluator in compiler/Interpreter is the executable definition of each op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_DIALECT_NUNC_NUNCOPS_TD
+#define NUNC_DIALECT_NUNC_NUNCOPS_TD
+
+include "nunc/Dialect/Nunc/NuncDialect.td"
+include "nunc/Dialect/Nunc/NuncInterfaces.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Nunc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Nunc_Dialect, mnemonic,
+         !listconcat([Pure, DeclareOpInterfaceMethods<Nunc_InferShapesOpInterface>],
+                     traits)>;
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Nunc_ConstantOp : Nunc_Op<"constant", [ConstantLike]> {
+  let summary = "A tensor constant (ONNX Constant and graph initializers)";
+  let description = [{
+    Large initializers are held as `dense_resource` blobs that reference the
+    bytes read from the model file, so weights are not copied again.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Nunc_Tensor:$output);
+  let hasFolder = 1;
+  let hasCustomAssemblyFormat = 1;
+}
+
+def Nunc_ConstantOfShapeOp : Nunc_Op<"constant_of_shape"> {
+  let summary = "A tensor of the given shape filled with one value";
+  let arguments = (ins TensorOf<[I64]>:$shape, ElementsAttr:$value);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$shape attr-dict `:` type($shape) `->` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+class Nunc_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Nunc_Op<mnemonic, traits> {
+  let arguments = (ins Nunc_Tensor:$input);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Nunc_SqrtOp : Nunc_UnaryOp<"sqrt"> { let summary = "Elementwise square root"; }
+def Nunc_ErfOp : Nunc_UnaryOp<"erf"> { let summary = "Elementwise error function"; }
+def Nunc_TanhOp : Nunc_UnaryOp<"tanh"> { let summary = "Elementwise tanh"; }
+def Nunc_ReluOp : Nunc_UnaryOp<"relu"> { let summary = "Elementwise max(x, 0)"; }
+def Nunc_SigmoidOp : Nunc_UnaryOp<"sigmoid"> { let summary = "Elementwise 1/(1+exp(-x))"; }
+def Nunc_IdentityOp : Nunc_UnaryOp<"identity"> {
+  let summary = "Returns its input";
+  let hasFolder = 1;
+}
+def Nunc_GeluOp : Nunc_UnaryOp<"gelu"> {
+  let summary = "Gaussian error linear unit (exact with erf, or the tanh approximation)";
+  let arguments = (ins Nunc_Tensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+}
+def Nunc_CastOp : Nunc_UnaryOp<"cast"> {
+  let summary = "Converts elements to the element type `to`";
+  let arguments = (ins Nunc_Tensor:$input, TypeAttr:$to,
+                       DefaultValuedAttr<I64Attr, "1">:$saturate);
+  let hasFolder = 1;
+}
+
+def Nunc_ClipOp : Nunc_Op<"clip", [AttrSizedOperandSegments]> {
+  let summary = "Elementwise clamp to [min, max]; an absent bound does not clamp";
+  let arguments = (ins Nunc_Tensor:$input, Optional<Nunc_Tensor>:$min,
+                       Optional<Nunc_Tensor>:$max);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $input (`min` $min^ `:` type($min))? (`max` $max^ `:` type($max))? attr-dict
+    `:` type($input) `->` type($output)
+  }];
+}
+
+class Nunc_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Nunc_Op<mnemonic, traits> {
+  let arguments = (ins Nunc_Tensor:$lhs, Nunc_Tensor:$rhs);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Nunc_AddOp : Nunc_BinaryOp<"add"> { let summary = "Broadcasting lhs + rhs"; }
+def Nunc_SubOp : Nunc_BinaryOp<"sub"> { let summary = "Broadcasting lhs - rhs"; }
+def Nunc_MulOp : Nunc_BinaryOp<"mul"> { let summary = "Broadcasting lhs * rhs"; }
+def Nunc_DivOp : Nunc_BinaryOp<"div"> {
+  let summary = "Broadcasting lhs / rhs (integer division truncates)";
+}
+def Nunc_PowOp : Nunc_BinaryOp<"pow"> {
+  let summary = "Broadcasting lhs ^ rhs; the result has the type of lhs";
+}
+def Nunc_EqualOp : Nunc_BinaryOp<"equal"> {
+  let summary = "Broadcasting lhs == rhs, as i1";
+}
+
+def Nunc_WhereOp : Nunc_Op<"where"> {
+  let summary = "Broadcasting select: condition ? x : y";
+  let arguments = (ins TensorOf<[I1]>:$condition, Nunc_Tensor:$x, Nunc_Tensor:$y);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $condition `,` $x `,` $y attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Nunc_MatMulOp : Nunc_Op<"matmul"> {
+  let summary = "numpy.matmul: batched, broadcasting, 1-D operands promoted";
+  let arguments = (ins Nunc_Tensor:$a, Nunc_Tensor:$b);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
+}
+
+def Nunc_GemmOp : Nunc_Op<"gemm"> {
+  let summary = "alpha * op(A) * op(B) + beta * C, C broadcast to [M, N]";
+  let arguments = (ins Nunc_Tensor:$a, Nunc_Tensor:$b, Optional<Nunc_Tensor>:$c,
+                       DefaultValuedAttr<F32Attr, "1.0">:$alpha,
+                       DefaultValuedAttr<F32Attr, "1.0">:$beta,
+                       DefaultValuedAttr<I64Attr, "0">:$transA,
+                       DefaultValuedAttr<I64Attr, "0">:$transB);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`,` $c^ `:` type($c))? attr-dict `:` type($a) `,` type($b)
+    `->` type($output)
+  }];
+}
+
+def Nunc_MatMulIntegerOp : Nunc_Op<"matmul_integer", [AttrSizedOperandSegments]> {
+  let summary = "(A - a_zero_point) x (B - b_zero_point) in i32";
+  let arguments = (ins Nunc_QuantTensor:$a, Nunc_QuantTensor:$b,
+                       Optional<Nunc_QuantTensor>:$a_zero_point,
+                       Optional<Nunc_QuantTensor>:$b_zero_point);
+  let results = (outs TensorOf<[I32]>:$output);
+  let assemblyFormat = [{
+    $a `,` $b (`a_zero_point` $a_zero_point^ `:` type($a_zero_point))?
+    (`b_zero_point` $b_zero_point^ `:` type($b_zero_point))? attr-dict
+    `:` type($a) `,` type($b) `->` type($output)
+  }];
+}
+
+def Nunc_QLinearMatMulOp : Nunc_Op<"qlinear_matmul"> {
+  let summary = "Quantized matmul with per-tensor or per-row/column scales and zero points";
+  let arguments = (ins Nunc_QuantTensor:$a, Nunc_FloatTensor:$a_scale,
+                       Nunc_QuantTensor:$a_zero_point,
+                       Nunc_QuantTensor:$b, Nunc_FloatTensor:$b_scale,
+                       Nunc_QuantTensor:$b_zero_point,
+                       Nunc_FloatTensor:$y_scale, Nunc_QuantTensor:$y_zero_point);
+  let results = (outs Nunc_QuantTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalization
+//===----------------------------------------------------------------------===//
+
+class Nunc_ReduceOp<string mnemonic> : Nunc_Op<mnemonic> {
+  let arguments = (ins Nunc_Tensor:$data, Optional<TensorOf<[I64]>>:$axes,
+                       DefaultValuedAttr<I64Attr, "1">:$keepdims,
+                       DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $data (`axes` $axes^ `:` type($axes))? attr-dict `:` type($data) `->` type($output)
+  }];
+}
+
+def Nunc_ReduceMeanOp : Nunc_ReduceOp<"reduce_mean"> {
+  let summary = "Mean over axes (all axes when none are given, unless noop_with_empty_axes)";
+}
+def Nunc_ReduceSumOp : Nunc_ReduceOp<"reduce_sum"> {
+  let summary = "Sum over axes (all axes when none are given, unless noop_with_empty_axes)";
+}
+
+def Nunc_SoftmaxOp : Nunc_Op<"softmax"> {
+  let summary = "Softmax along one axis (ONNX opset 13 semantics)";
+  let arguments = (ins Nunc_FloatTensor:$input, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Nunc_LayerNormOp : Nunc_Op<"layer_norm"> {
+  let summary = "Normalizes over the dims from `axis` on; also returns mean and 1/stddev";
+  let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$scale,
+                       Optional<Nunc_FloatTensor>:$bias,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs Nunc_FloatTensor:$output, Nunc_FloatTensor:$mean,
+                      Nunc_FloatTensor:$inv_std_dev);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,`
+    type($scale) `->` type(results)
+  }];
+}
+
+def Nunc_BatchNormOp : Nunc_Op<"batch_norm"> {
+  let summary = "Inference-mode batch normalization over channel dim 1";
+  let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$scale,
+                       Nunc_FloatTensor:$bias, Nunc_FloatTensor:$mean,
+                       Nunc_FloatTensor:$var,
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and shapes
+//===----------------------------------------------------------------------===//
+
+def Nunc_GatherOp : Nunc_Op<"gather"> {
+  let summary = "Takes slices of data along axis at the given indices";
+  let description = [{
+    Indices are data dependent: the evaluator and generated code check them
+    against the dimension and fail instead of reading out of bounds.
+  }];
+  let arguments = (ins Nunc_Tensor:$data, Nunc_IntTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Nunc_ReshapeOp : Nunc_Op<"reshape"> {
+  let summary = "Reshape to `shape` (0 copies the input dim unless allowzero, -1 infers)";
+  let arguments = (ins Nunc_Tensor:$data, TensorOf<[I64]>:$shape,
+                       DefaultValuedAttr<I64Attr, "0">:$allowzero);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$data `,` $shape attr-dict `:` functional-type(operands, results)";
+}
+
+def Nunc_FlattenOp : Nunc_Op<"flatten"> {
+  let summary = "Reshape to 2-D: [prod(dims before axis), prod(dims from axis)]";
+  let arguments = (ins Nunc_Tensor:$input, DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Nunc_TransposeOp : Nunc_Op<"transpose"> {
+  let summary = "Permutes dims: output dim i is input dim perm[i]";
+  let arguments = (ins Nunc_Tensor:$input, DenseI64ArrayAttr:$perm);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Nunc_UnsqueezeOp : Nunc_Op<"unsqueeze"> {
+  let summary = "Inserts size-1 dims at `axes` (positions in the output)";
+  let arguments = (ins Nunc_Tensor:$data, TensorOf<[I64]>:$axes);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$data `,` $axes attr-dict `:` functional-type(operands, results)";
+}
+
+def Nunc_SqueezeOp : Nunc_Op<"squeeze"> {
+  let summary = "Removes size-1 dims at `axes`, or all size-1 dims when absent";
+  let arguments = (ins Nunc_Tensor:$data, Optional<TensorOf<[I64]>>:$axes);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $data (`axes` $axes^ `:` type($axes))? attr-dict `:` type($data) `->` type($output)
+  }];
+}
+
+def Nunc_ConcatOp : Nunc_Op<"concat"> {
+  let summary = "Concatenates tensors along axis";
+  let arguments = (ins Variadic<Nunc_Tensor>:$inputs, I64Attr:$axis);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+}
+
+def Nunc_SliceOp : Nunc_Op<"slice", [AttrSizedOperandSegments]> {
+  let summary = "numpy-style slicing with starts/ends/axes/steps tensors";
+  let arguments = (ins Nunc_Tensor:$data, Nunc_IntTensor:$starts,
+                       Nunc_IntTensor:$ends, Optional<Nunc_IntTensor>:$axes,
+                       Optional<Nunc_IntTensor>:$steps);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $data `[` $starts `:` type($starts) `,` $ends `:` type($ends)
+    (`axes` $axes^ `:` type($axes))? (`steps` $steps^ `:` type($steps))? `]`
+    attr-dict `:` type($data) `->` type($output)
+  }];
+}
+
+def Nunc_ExpandOp : Nunc_Op<"expand"> {
+  let summary = "Broadcasts input against `shape` (bidirectionally)";
+  let arguments = (ins Nunc_Tensor:$input, TensorOf<[I64]>:$shape);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$input `,` $shape attr-dict `:` functional-type(operands, results)";
+}
+
+def Nunc_ShapeOp : Nunc_Op<"shape"> {
+  let summary = "The shape of the input as i64, dims [start, end)";
+  let arguments = (ins Nunc_Tensor:$data, DefaultValuedAttr<I64Attr, "0">:$start,
+                       OptionalAttr<I64Attr>:$end);
+  let results = (outs TensorOf<[I64]>:$output);
+  let assemblyFormat = "$data attr-dict `:` type($data) `->` type($output)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling (NCHW)
+//===----------------------------------------------------------------------===//
+
+// Spatial attributes are always filled in by the importer (defaults
+// materialized), so passes and the evaluator read them without fallbacks.
+def Nunc_ConvOp : Nunc_Op<"conv"> {
+  let summary = "Grouped N-d convolution, NCHW layout, weights [M, C/group, k...]";
+  let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$weight,
+                       Optional<Nunc_FloatTensor>:$bias,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,`
+    type($weight) `->` type($output)
+  }];
+}
+
+def Nunc_MaxPoolOp : Nunc_Op<"max_pool"> {
+  let summary = "N-d max pooling, NCHW";
+  let arguments = (ins Nunc_Tensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Nunc_AveragePoolOp : Nunc_Op<"average_pool"> {
+  let summary = "N-d average pooling, NCHW";
+  let arguments = (ins Nunc_FloatTensor:$input,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                       DefaultValuedAttr<I64Attr, "0">:$count_include_pad,
+                       DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Nunc_GlobalAveragePoolOp : Nunc_Op<"global_average_pool"> {
+  let summary = "Mean over all spatial dims, keeping them as size 1";
+  let arguments = (ins Nunc_FloatTensor:$input);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization (ONNX QDQ and integer ops)
+//===----------------------------------------------------------------------===//
+
+def Nunc_QuantizeLinearOp : Nunc_Op<"quantize_linear"> {
+  let summary = "saturate(round_half_even(x / scale) + zero_point), per tensor or per axis";
+  let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$scale,
+                       Optional<Nunc_QuantTensor>:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis,
+                       TypeAttr:$output_element_type);
+  let results = (outs Nunc_QuantTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $zero_point^ `:` type($zero_point))? attr-dict `:`
+    type($input) `,` type($scale) `->` type($output)
+  }];
+}
+
+def Nunc_DequantizeLinearOp : Nunc_Op<"dequantize_linear"> {
+  let summary = "(x - zero_point) * scale, per tensor or per axis";
+  let arguments = (ins TensorOf<[I8, UI8, I32]>:$input, Nunc_FloatTensor:$scale,
+                       Optional<TensorOf<[I8, UI8, I32]>>:$zero_point,
+                       DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $scale (`,` $zero_point^ `:` type($zero_point))? attr-dict `:`
+    type($input) `,` type($scale) `->` type($output)
+  }];
+}
+
+def Nunc_DynamicQuantizeLinearOp : Nunc_Op<"dynamic_quantize_linear"> {
+  let summary = "u8 quantization with scale and zero point from the tensor's range";
+  let arguments = (ins TensorOf<[F32]>:$input);
+  let results = (outs TensorOf<[UI8]>:$output, TensorOf<[F32]>:$scale,
+                      TensorOf<[UI8]>:$zero_point);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
+}
+
+#endif // NUNC_DIALECT_NUNC_NUNCOPS_TD

@@ -1,0 +1,41 @@
+//===- NuncUtils.h - helpers shared by nunc ops, passes and tools -*- C++ -*-===//
+
+#ifndef NUNC_DIALECT_NUNC_NUNCUTILS_H
+#define NUNC_DIALECT_NUNC_NUNCUTILS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+
+namespace mlir::nunc {
+
+/// Integer elements of a constant attribute (dense or dense_resource, any
+/// integer width), widened to int64. std::nullopt for non-integer data.
+std::optional<llvm::SmallVector<int64_t>> readIntElements(ElementsAttr attr);
+
+/// The raw bytes of a constant: one element per `getDenseElementByteWidth`
+/// bytes, i1 as one byte per element, splats expanded. Returns false when the
+/// attribute kind is not supported.
+bool readRawElements(ElementsAttr attr, llvm::SmallVectorImpl<char> &out);
+/// Like readRawElements without copying, when the attribute stores its data
+/// unpacked and not as a splat; an empty optional otherwise.
+std::optional<llvm::ArrayRef<char>> tryGetRawElements(ElementsAttr attr);
+
+/// Bytes of one element as stored by nunc (i1 takes one byte).
+int64_t getElementByteWidth(Type elementType);
+
+/// The values of `v` when it is a constant of integer elements.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(Value v);
+
+/// What is known of the values of a 1-D (or scalar) integer tensor that holds
+/// a shape, with unknown entries as ShapedType::kDynamic. Follows the
+/// Shape -> Gather -> Unsqueeze -> Concat chains that exporters emit, so a
+/// Reshape keeps the dims it can know even while the batch dim is dynamic.
+/// std::nullopt when not even the number of entries is known.
+std::optional<llvm::SmallVector<int64_t>> getPartialShapeValue(Value v);
+
+} // namespace mlir::nunc
+
+#endif // NUNC_DIALECT_NUNC_NUNCUTILS_H

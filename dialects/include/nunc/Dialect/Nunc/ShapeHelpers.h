@@ -1,0 +1,121 @@
+//===- ShapeHelpers.h - ONNX shape rules shared by inference and evaluation ===//
+//
+// The shape rules of ONNX ops as plain functions over dim lists. Type inference
+// calls them with possibly dynamic dims (ShapedType::kDynamic); the evaluator
+// calls them with the concrete shapes of run-time tensors. Keeping one copy
+// means the compiler and its oracle cannot disagree about a shape.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_DIALECT_NUNC_SHAPEHELPERS_H
+#define NUNC_DIALECT_NUNC_SHAPEHELPERS_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+
+namespace mlir::nunc::shape {
+
+using Dims = llvm::SmallVector<int64_t, 6>;
+/// Same value as ShapedType::kDynamic.
+constexpr int64_t kDynamic = INT64_MIN;
+
+inline bool isDynamic(int64_t d) { return d == kDynamic; }
+inline bool allStatic(llvm::ArrayRef<int64_t> dims) {
+  for (int64_t d : dims)
+    if (isDynamic(d))
+      return false;
+  return true;
+}
+
+llvm::Error makeError(const llvm::Twine &message);
+
+/// The product of dims, or std::nullopt when a dim is dynamic or the product
+/// overflows int64.
+std::optional<int64_t> numElements(llvm::ArrayRef<int64_t> dims);
+
+/// Formats dims as "[1, ?, 384]".
+std::string toString(llvm::ArrayRef<int64_t> dims);
+
+/// Maps a possibly negative axis into [0, rank).
+llvm::Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank,
+                                      llvm::StringRef what = "axis");
+/// Normalizes a list of axes; rejects duplicates.
+llvm::Expected<Dims> normalizeAxes(llvm::ArrayRef<int64_t> axes, int64_t rank,
+                                   llvm::StringRef what = "axes");
+
+/// Multidirectional (numpy) broadcasting of any number of shapes.
+llvm::Expected<Dims> broadcast(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
+llvm::Expected<Dims> broadcast(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// numpy.matmul: 1-D operands are promoted and the promoted dim dropped.
+llvm::Expected<Dims> matmul(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// Reshape with ONNX's 0 (copy the input dim unless allowzero) and -1 (infer).
+/// Entries of `target` may be kDynamic when a shape value is not known.
+llvm::Expected<Dims> reshape(llvm::ArrayRef<int64_t> input,
+                             llvm::ArrayRef<int64_t> target, bool allowZero);
+
+/// Flatten to [prod(input[:axis]), prod(input[axis:])].
+llvm::Expected<Dims> flatten(llvm::ArrayRef<int64_t> input, int64_t axis);
+
+llvm::Expected<Dims> transpose(llvm::ArrayRef<int64_t> input,
+                               llvm::ArrayRef<int64_t> perm);
+/// Checks that perm is a permutation of [0, rank).
+llvm::Error checkPermutation(llvm::ArrayRef<int64_t> perm, int64_t rank);
+
+llvm::Expected<Dims> unsqueeze(llvm::ArrayRef<int64_t> input,
+                               llvm::ArrayRef<int64_t> axes);
+/// Squeeze; with no axes, removes every dim of size 1 (input must be static).
+llvm::Expected<Dims> squeeze(llvm::ArrayRef<int64_t> input,
+                             std::optional<llvm::ArrayRef<int64_t>> axes);
+
+llvm::Expected<Dims> concat(llvm::ArrayRef<llvm::ArrayRef<int64_t>> inputs,
+                            int64_t axis);
+
+/// data.shape[:axis] + indices.shape + data.shape[axis+1:].
+llvm::Expected<Dims> gather(llvm::ArrayRef<int64_t> data,
+                            llvm::ArrayRef<int64_t> indices, int64_t axis);
+
+/// Reduced shape. `axes` empty means all axes unless noopWithEmptyAxes.
+llvm::Expected<Dims> reduce(llvm::ArrayRef<int64_t> input,
+                            llvm::ArrayRef<int64_t> axes, bool keepDims,
+                            bool noopWithEmptyAxes);
+/// The normalized, sorted set of reduced axes (see `reduce`).
+llvm::Expected<Dims> reducedAxes(int64_t rank, llvm::ArrayRef<int64_t> axes,
+                                 bool noopWithEmptyAxes);
+
+/// One sliced dim: first element, step and number of elements.
+struct SliceDim {
+  int64_t start = 0;
+  int64_t step = 1;
+  int64_t size = 0;
+};
+/// Clamps start/end as ONNX Slice does for a dim of size `dim` (static).
+SliceDim sliceDim(int64_t dim, int64_t start, int64_t end, int64_t step);
+/// Per-dim slices for all dims of `input` (identity for dims not in axes).
+/// Dynamic dims give kDynamic sizes.
+llvm::Expected<llvm::SmallVector<SliceDim, 6>>
+slice(llvm::ArrayRef<int64_t> input, llvm::ArrayRef<int64_t> starts,
+      llvm::ArrayRef<int64_t> ends, llvm::ArrayRef<int64_t> axes,
+      llvm::ArrayRef<int64_t> steps);
+
+/// Spatial geometry of a convolution or pooling window over NCHW input.
+struct WindowGeometry {
+  Dims kernel, strides, dilations;
+  Dims padsBegin, padsEnd; // resolved (auto_pad applied)
+  Dims output;             // output spatial dims
+};
+/// `pads` is [x1_begin, x2_begin, ..., x1_end, x2_end, ...] as in ONNX.
+llvm::Expected<WindowGeometry>
+window(llvm::ArrayRef<int64_t> inputSpatial, llvm::ArrayRef<int64_t> kernel,
+       llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+       llvm::ArrayRef<int64_t> pads, llvm::StringRef autoPad, bool ceilMode);
+
+} // namespace mlir::nunc::shape
+
+#endif // NUNC_DIALECT_NUNC_SHAPEHELPERS_H

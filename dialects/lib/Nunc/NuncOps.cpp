@@ -1,0 +1,82 @@
+//===- NuncOps.cpp - nunc op definitions, assembly and folders ------------===//
+//
+// Result type inference lives in ShapeInference.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+#define GET_OP_CLASSES
+#include "nunc/Dialect/Nunc/NuncOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// ConstantOp: `nunc.constant {attrs} dense<...> : tensor<...>`
+//===----------------------------------------------------------------------===//
+
+ParseResult ConstantOp::parse(OpAsmParser &parser, OperationState &result) {
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  Attribute value;
+  if (parser.parseAttribute(value))
+    return failure();
+  auto elements = dyn_cast<ElementsAttr>(value);
+  if (!elements)
+    return parser.emitError(parser.getNameLoc(), "expected an elements attribute");
+  result.getOrAddProperties<Properties>().value = elements;
+  result.addTypes(elements.getType());
+  return success();
+}
+
+void ConstantOp::print(OpAsmPrinter &p) {
+  p.printOptionalAttrDict((*this)->getAttrs(), /*elidedAttrs=*/{"value"});
+  p << ' ';
+  p.printAttribute(getValue());
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Folders that need no evaluation; everything else with constant operands is
+// folded by the constant-folding pass through the evaluator.
+//===----------------------------------------------------------------------===//
+
+OpFoldResult IdentityOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getType())
+    return getInput();
+  return {};
+}
+
+OpFoldResult ShapeOp::fold(FoldAdaptor) {
+  auto inputType = dyn_cast<RankedTensorType>(getData().getType());
+  auto resultType = dyn_cast<RankedTensorType>(getType());
+  if (!inputType || !resultType || !resultType.hasStaticShape())
+    return {};
+  int64_t rank = inputType.getRank();
+  auto clampIndex = [&](int64_t i) {
+    if (i < 0)
+      i += rank;
+    return std::clamp<int64_t>(i, 0, rank);
+  };
+  int64_t start = clampIndex(getStart());
+  int64_t end = clampIndex(getEnd().value_or(rank));
+  SmallVector<int64_t> dims;
+  for (int64_t i = start; i < end; ++i) {
+    if (inputType.isDynamicDim(i))
+      return {};
+    dims.push_back(inputType.getDimSize(i));
+  }
+  return DenseIntElementsAttr::get(resultType, dims);
+}

@@ -1,0 +1,175 @@
+//===- NuncUtils.cpp - helpers shared by nunc ops, passes and tools -------===//
+
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/NuncOps.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace mlir::nunc {
+
+int64_t getElementByteWidth(Type elementType) {
+  if (elementType.isInteger(1))
+    return 1;
+  return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+std::optional<ArrayRef<char>> tryGetRawElements(ElementsAttr attr) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat() || dense.getElementType().isInteger(1))
+      return std::nullopt;
+    return dense.getRawData();
+  }
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    return blob->getData();
+  }
+  return std::nullopt;
+}
+
+bool readRawElements(ElementsAttr attr, SmallVectorImpl<char> &out) {
+  out.clear();
+  auto type = cast<ShapedType>(attr.getType());
+  Type elem = type.getElementType();
+  if (!elem.isIntOrFloat())
+    return false;
+  int64_t width = getElementByteWidth(elem);
+  int64_t count = type.getNumElements();
+  if (std::optional<ArrayRef<char>> raw = tryGetRawElements(attr)) {
+    if ((int64_t)raw->size() != width * count)
+      return false;
+    out.append(raw->begin(), raw->end());
+    return true;
+  }
+  auto dense = dyn_cast<DenseElementsAttr>(attr);
+  if (!dense)
+    return false;
+  out.resize(width * count);
+  if (elem.isInteger(1)) {
+    auto values = dense.getValues<bool>();
+    for (int64_t i = 0; i < count; ++i)
+      out[i] = values[i] ? 1 : 0;
+    return true;
+  }
+  // A splat stores one element.
+  ArrayRef<char> one = dense.getRawData();
+  for (int64_t i = 0; i < count; ++i)
+    std::memcpy(out.data() + i * width, one.data(), width);
+  return true;
+}
+
+std::optional<SmallVector<int64_t>> readIntElements(ElementsAttr attr) {
+  auto type = cast<ShapedType>(attr.getType());
+  auto intType = dyn_cast<IntegerType>(type.getElementType());
+  if (!intType)
+    return std::nullopt;
+  SmallVector<char> raw;
+  if (!readRawElements(attr, raw))
+    return std::nullopt;
+  unsigned bits = intType.getWidth();
+  bool isUnsigned = intType.isUnsigned();
+  SmallVector<int64_t> values;
+  int64_t count = type.getNumElements();
+  values.reserve(count);
+  for (int64_t i = 0; i < count; ++i) {
+    const char *p = raw.data() + i * getElementByteWidth(intType);
+    int64_t v = 0;
+    switch (bits) {
+    case 1: v = *p ? 1 : 0; break;
+    case 8: v = isUnsigned ? (int64_t)*(const uint8_t *)p : (int64_t)*(const int8_t *)p; break;
+    case 16: {
+      uint16_t u; std::memcpy(&u, p, 2);
+      v = isUnsigned ? (int64_t)u : (int64_t)(int16_t)u;
+      break;
+    }
+    case 32: {
+      uint32_t u; std::memcpy(&u, p, 4);
+      v = isUnsigned ? (int64_t)u : (int64_t)(int32_t)u;
+      break;
+    }
+    case 64: std::memcpy(&v, p, 8); break;
+    default: return std::nullopt;
+    }
+    values.push_back(v);
+  }
+  return values;
+}
+
+std::optional<SmallVector<int64_t>> getConstantInts(Value v) {
+  ElementsAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  return readIntElements(attr);
+}
+
+static std::optional<SmallVector<int64_t>> partialShapeValue(Value v, int depth) {
+  if (std::optional<SmallVector<int64_t>> c = getConstantInts(v))
+    return c;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() > 1 || !isa<IntegerType>(type.getElementType()))
+    return std::nullopt;
+  // What the type alone tells: the number of entries.
+  std::optional<SmallVector<int64_t>> unknown;
+  if (type.hasStaticShape())
+    unknown = SmallVector<int64_t>(type.getNumElements(), ShapedType::kDynamic);
+  if (depth > 16)
+    return unknown;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return unknown;
+
+  if (auto shape = dyn_cast<ShapeOp>(def)) {
+    auto in = dyn_cast<RankedTensorType>(shape.getData().getType());
+    if (!in)
+      return unknown;
+    int64_t rank = in.getRank();
+    auto clampIndex = [&](int64_t i) {
+      return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+    };
+    int64_t start = clampIndex(shape.getStart());
+    int64_t end = clampIndex(shape.getEnd().value_or(rank));
+    return SmallVector<int64_t>(in.getShape().begin() + start,
+                                in.getShape().begin() + std::max(start, end));
+  }
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    SmallVector<int64_t> out;
+    for (Value part : concat.getInputs()) {
+      std::optional<SmallVector<int64_t>> p = partialShapeValue(part, depth + 1);
+      if (!p)
+        return unknown;
+      out.append(*p);
+    }
+    return out;
+  }
+  if (isa<UnsqueezeOp, SqueezeOp, CastOp, IdentityOp, ReshapeOp>(def))
+    return partialShapeValue(def->getOperand(0), depth + 1).value_or(
+        unknown.value_or(SmallVector<int64_t>{}));
+  if (auto gather = dyn_cast<GatherOp>(def)) {
+    std::optional<SmallVector<int64_t>> indices = getConstantInts(gather.getIndices());
+    std::optional<SmallVector<int64_t>> data =
+        partialShapeValue(gather.getData(), depth + 1);
+    if (!indices || !data)
+      return unknown;
+    SmallVector<int64_t> out;
+    int64_t n = data->size();
+    for (int64_t i : *indices) {
+      if (i < -n || i >= n)
+        return unknown;
+      out.push_back((*data)[i < 0 ? i + n : i]);
+    }
+    return out;
+  }
+  return unknown;
+}
+
+std::optional<SmallVector<int64_t>> getPartialShapeValue(Value v) {
+  return partialShapeValue(v, 0);
+}
+
+} // namespace mlir::nunc

@@ -1,0 +1,439 @@
+//===- ShapeHelpers.cpp - ONNX shape rules --------------------------------===//
+
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using llvm::ArrayRef;
+using llvm::Expected;
+
+namespace mlir::nunc::shape {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::optional<int64_t> numElements(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (isDynamic(d) || d < 0)
+      return std::nullopt;
+    if (d != 0 && n > INT64_MAX / d)
+      return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+std::string toString(ArrayRef<int64_t> dims) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << '[';
+  llvm::interleaveComma(dims, os, [&](int64_t d) {
+    if (isDynamic(d))
+      os << '?';
+    else
+      os << d;
+  });
+  os << ']';
+  return s;
+}
+
+Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank, llvm::StringRef what) {
+  if (axis < -rank || axis >= rank)
+    return makeError(what + " " + llvm::Twine(axis) + " is out of range for rank " +
+                     llvm::Twine(rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+Expected<Dims> normalizeAxes(ArrayRef<int64_t> axes, int64_t rank,
+                             llvm::StringRef what) {
+  Dims out;
+  for (int64_t a : axes) {
+    auto n = normalizeAxis(a, rank, what);
+    if (!n)
+      return n.takeError();
+    if (llvm::is_contained(out, *n))
+      return makeError(what + " contains axis " + llvm::Twine(*n) + " twice");
+    out.push_back(*n);
+  }
+  return out;
+}
+
+Expected<Dims> broadcast(ArrayRef<ArrayRef<int64_t>> shapes) {
+  size_t rank = 0;
+  for (ArrayRef<int64_t> s : shapes)
+    rank = std::max(rank, s.size());
+  Dims out(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t fixed = 1;   // the one static size other than 1, if any
+    bool sawDynamic = false;
+    for (ArrayRef<int64_t> s : shapes) {
+      if (i + s.size() < rank)
+        continue;
+      int64_t d = s[i + s.size() - rank];
+      if (isDynamic(d)) {
+        sawDynamic = true;
+      } else if (d != 1) {
+        if (fixed != 1 && fixed != d) {
+          std::string msg = "shapes";
+          for (ArrayRef<int64_t> t : shapes)
+            msg += " " + toString(t);
+          return makeError(msg + " cannot be broadcast together");
+        }
+        fixed = d;
+      }
+    }
+    out[i] = fixed != 1 ? fixed : (sawDynamic ? kDynamic : 1);
+  }
+  return out;
+}
+
+Expected<Dims> broadcast(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  ArrayRef<int64_t> both[] = {a, b};
+  return broadcast(both);
+}
+
+Expected<Dims> matmul(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.empty() || b.empty())
+    return makeError("MatMul operands must have rank >= 1");
+  Dims pa(a.begin(), a.end()), pb(b.begin(), b.end());
+  bool dropM = pa.size() == 1, dropN = pb.size() == 1;
+  if (dropM)
+    pa.insert(pa.begin(), 1);
+  if (dropN)
+    pb.push_back(1);
+  int64_t ka = pa[pa.size() - 1], kb = pb[pb.size() - 2];
+  if (!isDynamic(ka) && !isDynamic(kb) && ka != kb)
+    return makeError("MatMul inner dims differ: " + toString(a) + " x " + toString(b));
+  auto batch = broadcast(ArrayRef<int64_t>(pa).drop_back(2),
+                         ArrayRef<int64_t>(pb).drop_back(2));
+  if (!batch)
+    return batch.takeError();
+  Dims out = *batch;
+  if (!dropM)
+    out.push_back(pa[pa.size() - 2]);
+  if (!dropN)
+    out.push_back(pb.back());
+  return out;
+}
+
+Expected<Dims> reshape(ArrayRef<int64_t> input, ArrayRef<int64_t> target,
+                       bool allowZero) {
+  Dims out;
+  int inferIndex = -1;
+  bool hasZero = false;
+  for (auto [i, t] : llvm::enumerate(target)) {
+    if (isDynamic(t)) {
+      out.push_back(kDynamic);
+    } else if (t == -1) {
+      if (inferIndex >= 0)
+        return makeError("Reshape target " + toString(target) +
+                         " has more than one -1");
+      inferIndex = i;
+      out.push_back(kDynamic);
+    } else if (t == 0) {
+      hasZero = true;
+      if (allowZero) {
+        out.push_back(0);
+      } else {
+        if (i >= input.size())
+          return makeError("Reshape target " + toString(target) + " copies dim " +
+                           llvm::Twine(i) + " of a rank-" +
+                           llvm::Twine(input.size()) + " input");
+        out.push_back(input[i]);
+      }
+    } else if (t < 0) {
+      return makeError("Reshape target " + toString(target) +
+                       " has a negative dim other than -1");
+    } else {
+      out.push_back(t);
+    }
+  }
+  if (allowZero && hasZero && inferIndex >= 0)
+    return makeError("Reshape target " + toString(target) +
+                     " has both 0 and -1 while allowzero is set");
+  std::optional<int64_t> inCount = numElements(input);
+  if (inferIndex >= 0) {
+    Dims others(out);
+    others.erase(others.begin() + inferIndex);
+    std::optional<int64_t> rest = numElements(others);
+    if (inCount && rest) {
+      if (*rest == 0 || *inCount % *rest != 0)
+        return makeError("cannot reshape " + toString(input) + " to " +
+                         toString(target));
+      out[inferIndex] = *inCount / *rest;
+    }
+  }
+  std::optional<int64_t> outCount = numElements(out);
+  if (inCount && outCount && *inCount != *outCount)
+    return makeError("cannot reshape " + toString(input) + " (" +
+                     llvm::Twine(*inCount) + " elements) to " + toString(out) +
+                     " (" + llvm::Twine(*outCount) + " elements)");
+  return out;
+}
+
+static int64_t productOrDynamic(ArrayRef<int64_t> dims) {
+  std::optional<int64_t> n = numElements(dims);
+  return n ? *n : kDynamic;
+}
+
+Expected<Dims> flatten(ArrayRef<int64_t> input, int64_t axis) {
+  int64_t rank = input.size();
+  if (axis < -rank || axis > rank)
+    return makeError("Flatten axis " + llvm::Twine(axis) +
+                     " is out of range for rank " + llvm::Twine(rank));
+  if (axis < 0)
+    axis += rank;
+  return Dims{productOrDynamic(input.take_front(axis)),
+              productOrDynamic(input.drop_front(axis))};
+}
+
+llvm::Error checkPermutation(ArrayRef<int64_t> perm, int64_t rank) {
+  if ((int64_t)perm.size() != rank)
+    return makeError("perm " + toString(perm) + " does not have rank " +
+                     llvm::Twine(rank) + " entries");
+  llvm::SmallVector<bool, 6> seen(rank, false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p])
+      return makeError("perm " + toString(perm) + " is not a permutation");
+    seen[p] = true;
+  }
+  return llvm::Error::success();
+}
+
+Expected<Dims> transpose(ArrayRef<int64_t> input, ArrayRef<int64_t> perm) {
+  if (llvm::Error e = checkPermutation(perm, input.size()))
+    return std::move(e);
+  Dims out;
+  for (int64_t p : perm)
+    out.push_back(input[p]);
+  return out;
+}
+
+Expected<Dims> unsqueeze(ArrayRef<int64_t> input, ArrayRef<int64_t> axes) {
+  int64_t outRank = input.size() + axes.size();
+  auto norm = normalizeAxes(axes, outRank, "Unsqueeze axes");
+  if (!norm)
+    return norm.takeError();
+  Dims out;
+  const int64_t *next = input.begin();
+  for (int64_t i = 0; i < outRank; ++i)
+    out.push_back(llvm::is_contained(*norm, i) ? 1 : *next++);
+  return out;
+}
+
+Expected<Dims> squeeze(ArrayRef<int64_t> input,
+                       std::optional<ArrayRef<int64_t>> axes) {
+  Dims out;
+  if (!axes) {
+    for (int64_t d : input) {
+      if (isDynamic(d))
+        return makeError("Squeeze without axes needs static dims, got " +
+                         toString(input));
+      if (d != 1)
+        out.push_back(d);
+    }
+    return out;
+  }
+  auto norm = normalizeAxes(*axes, input.size(), "Squeeze axes");
+  if (!norm)
+    return norm.takeError();
+  for (auto [i, d] : llvm::enumerate(input)) {
+    if (!llvm::is_contained(*norm, (int64_t)i)) {
+      out.push_back(d);
+      continue;
+    }
+    if (!isDynamic(d) && d != 1)
+      return makeError("cannot squeeze dim " + llvm::Twine(i) + " of size " +
+                       llvm::Twine(d) + " in " + toString(input));
+  }
+  return out;
+}
+
+Expected<Dims> concat(ArrayRef<ArrayRef<int64_t>> inputs, int64_t axis) {
+  if (inputs.empty())
+    return makeError("Concat needs at least one input");
+  int64_t rank = inputs.front().size();
+  auto a = normalizeAxis(axis, rank, "Concat axis");
+  if (!a)
+    return a.takeError();
+  Dims out(inputs.front().begin(), inputs.front().end());
+  out[*a] = 0;
+  for (ArrayRef<int64_t> in : inputs) {
+    if ((int64_t)in.size() != rank)
+      return makeError("Concat inputs have different ranks: " +
+                       toString(inputs.front()) + " and " + toString(in));
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i == *a) {
+        out[i] = (isDynamic(out[i]) || isDynamic(in[i])) ? kDynamic : out[i] + in[i];
+        continue;
+      }
+      if (isDynamic(out[i])) {
+        out[i] = in[i];
+      } else if (!isDynamic(in[i]) && in[i] != out[i]) {
+        return makeError("Concat inputs " + toString(inputs.front()) + " and " +
+                         toString(in) + " differ in dim " + llvm::Twine(i));
+      }
+    }
+  }
+  return out;
+}
+
+Expected<Dims> gather(ArrayRef<int64_t> data, ArrayRef<int64_t> indices,
+                      int64_t axis) {
+  auto a = normalizeAxis(axis, data.size(), "Gather axis");
+  if (!a)
+    return a.takeError();
+  Dims out(data.begin(), data.begin() + *a);
+  out.append(indices.begin(), indices.end());
+  out.append(data.begin() + *a + 1, data.end());
+  return out;
+}
+
+Expected<Dims> reducedAxes(int64_t rank, ArrayRef<int64_t> axes,
+                           bool noopWithEmptyAxes) {
+  Dims out;
+  if (axes.empty()) {
+    if (!noopWithEmptyAxes)
+      for (int64_t i = 0; i < rank; ++i)
+        out.push_back(i);
+    return out;
+  }
+  auto norm = normalizeAxes(axes, rank, "reduction axes");
+  if (!norm)
+    return norm.takeError();
+  out = *norm;
+  llvm::sort(out);
+  return out;
+}
+
+Expected<Dims> reduce(ArrayRef<int64_t> input, ArrayRef<int64_t> axes,
+                      bool keepDims, bool noopWithEmptyAxes) {
+  auto red = reducedAxes(input.size(), axes, noopWithEmptyAxes);
+  if (!red)
+    return red.takeError();
+  Dims out;
+  for (auto [i, d] : llvm::enumerate(input)) {
+    if (!llvm::is_contained(*red, (int64_t)i))
+      out.push_back(d);
+    else if (keepDims)
+      out.push_back(1);
+  }
+  return out;
+}
+
+SliceDim sliceDim(int64_t dim, int64_t start, int64_t end, int64_t step) {
+  if (start < 0)
+    start = start < -dim ? 0 : start + dim;
+  if (end < 0)
+    end = end < -dim ? -1 : end + dim;
+  SliceDim s;
+  s.step = step;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, dim);
+    end = std::clamp<int64_t>(end, 0, dim);
+    s.size = end > start ? (end - start + step - 1) / step : 0;
+  } else {
+    start = std::clamp<int64_t>(start, 0, dim - 1);
+    end = std::clamp<int64_t>(end, -1, dim - 1);
+    s.size = start > end ? (start - end - step - 1) / -step : 0;
+  }
+  s.start = start;
+  return s;
+}
+
+Expected<llvm::SmallVector<SliceDim, 6>>
+slice(ArrayRef<int64_t> input, ArrayRef<int64_t> starts, ArrayRef<int64_t> ends,
+      ArrayRef<int64_t> axes, ArrayRef<int64_t> steps) {
+  size_t n = starts.size();
+  if (ends.size() != n || (!axes.empty() && axes.size() != n) ||
+      (!steps.empty() && steps.size() != n))
+    return makeError("Slice starts, ends, axes and steps differ in length");
+  Dims defaultAxes;
+  if (axes.empty()) {
+    for (size_t i = 0; i < n; ++i)
+      defaultAxes.push_back(i);
+    axes = defaultAxes;
+  }
+  auto norm = normalizeAxes(axes, input.size(), "Slice axes");
+  if (!norm)
+    return norm.takeError();
+  llvm::SmallVector<SliceDim, 6> out;
+  for (int64_t d : input)
+    out.push_back(SliceDim{0, 1, d});
+  for (size_t i = 0; i < n; ++i) {
+    int64_t step = steps.empty() ? 1 : steps[i];
+    if (step == 0)
+      return makeError("Slice step must not be 0");
+    int64_t a = (*norm)[i];
+    if (isDynamic(input[a])) {
+      out[a] = SliceDim{starts[i], step, kDynamic};
+      continue;
+    }
+    out[a] = sliceDim(input[a], starts[i], ends[i], step);
+  }
+  return out;
+}
+
+Expected<WindowGeometry> window(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> strides,
+                                ArrayRef<int64_t> dilations,
+                                ArrayRef<int64_t> pads, llvm::StringRef autoPad,
+                                bool ceilMode) {
+  size_t n = in.size();
+  if (kernel.size() != n || strides.size() != n || dilations.size() != n ||
+      pads.size() != 2 * n)
+    return makeError("window attributes do not match " + llvm::Twine(n) +
+                     " spatial dims (kernel " + toString(kernel) + ", strides " +
+                     toString(strides) + ", dilations " + toString(dilations) +
+                     ", pads " + toString(pads) + ")");
+  WindowGeometry g;
+  g.kernel.assign(kernel.begin(), kernel.end());
+  g.strides.assign(strides.begin(), strides.end());
+  g.dilations.assign(dilations.begin(), dilations.end());
+  for (size_t i = 0; i < n; ++i) {
+    if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0)
+      return makeError("kernel, strides and dilations must be positive");
+    if (pads[i] < 0 || pads[i + n] < 0)
+      return makeError("pads must not be negative");
+    int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
+    int64_t pb = 0, pe = 0, out = kDynamic;
+    if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      if (!isDynamic(in[i])) {
+        out = llvm::divideCeil(in[i], strides[i]);
+        int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + extent - in[i]);
+        pb = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+        pe = total - pb;
+      }
+    } else if (autoPad == "VALID" || autoPad == "NOTSET") {
+      if (autoPad == "NOTSET") {
+        pb = pads[i];
+        pe = pads[i + n];
+      }
+      if (!isDynamic(in[i])) {
+        int64_t span = in[i] + pb + pe - extent;
+        if (span < 0)
+          return makeError("window of extent " + llvm::Twine(extent) +
+                           " does not fit the padded input of size " +
+                           llvm::Twine(in[i] + pb + pe));
+        out = (ceilMode ? llvm::divideCeil(span, strides[i]) : span / strides[i]) + 1;
+        // A window must start inside the input or its leading padding.
+        if (ceilMode && (out - 1) * strides[i] >= in[i] + pb)
+          --out;
+      }
+    } else {
+      return makeError("unknown auto_pad '" + autoPad + "'");
+    }
+    g.padsBegin.push_back(pb);
+    g.padsEnd.push_back(pe);
+    g.output.push_back(out);
+  }
+  return g;
+}
+
+} // namespace mlir::nunc::shape

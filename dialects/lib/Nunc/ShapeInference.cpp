@@ -1,0 +1,798 @@
+//===- ShapeInference.cpp - result type inference of nunc ops -------------===//
+//
+// Each op's inferResultTypes: element type and the most precise shape the
+// operand types (and constant operand values) allow. The shape arithmetic is
+// in ShapeHelpers.cpp, shared with the evaluator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::nunc;
+using shape::Dims;
+
+static_assert(shape::kDynamic == ShapedType::kDynamic,
+              "ShapeHelpers and MLIR must agree on the dynamic dim marker");
+
+namespace {
+
+std::optional<ArrayRef<int64_t>> dimsOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getShape();
+  return std::nullopt;
+}
+
+Type elementOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+
+Type tensorOf(std::optional<ArrayRef<int64_t>> dims, Type element) {
+  if (!dims)
+    return UnrankedTensorType::get(element);
+  return RankedTensorType::get(*dims, element);
+}
+
+Type rankedDynamic(int64_t rank, Type element) {
+  return RankedTensorType::get(SmallVector<int64_t>(rank, ShapedType::kDynamic),
+                               element);
+}
+
+/// Reports a shape-rule failure at the op and fails.
+LogicalResult fail(Operation *op, llvm::Error error) {
+  InFlightDiagnostic diag = op->emitError();
+  diag << llvm::toString(std::move(error));
+  return diag;
+}
+
+/// Unwraps an Expected or reports its error at `op`.
+template <typename T>
+FailureOr<T> check(Operation *op, llvm::Expected<T> value) {
+  if (!value) {
+    (void)fail(op, value.takeError());
+    return failure();
+  }
+  return std::move(*value);
+}
+
+LogicalResult requireSameElement(Operation *op, ValueRange values) {
+  Type first = elementOf(values.front());
+  for (Value v : values.drop_front())
+    if (elementOf(v) != first)
+      return op->emitError() << "operands have different element types: " << first
+                             << " and " << elementOf(v);
+  return success();
+}
+
+/// Scalar-or-1-D parameter (scale, zero point) matching `axis` of `input`.
+LogicalResult checkQuantParam(Operation *op, Value param, Value input, int64_t axis,
+                              StringRef what) {
+  auto dims = dimsOf(param);
+  if (!dims)
+    return success();
+  if (dims->empty() || (dims->size() == 1 && (*dims)[0] == 1))
+    return success();
+  if (dims->size() != 1)
+    return op->emitError() << what << " must be a scalar or 1-D, got rank "
+                           << dims->size() << " (blocked quantization is not supported)";
+  auto in = dimsOf(input);
+  if (!in)
+    return success();
+  auto a = shape::normalizeAxis(axis, in->size(), "quantization axis");
+  if (!a)
+    return fail(op, a.takeError());
+  if (!ShapedType::isDynamic((*in)[*a]) && !ShapedType::isDynamic((*dims)[0]) &&
+      (*in)[*a] != (*dims)[0])
+    return op->emitError() << what << " has " << (*dims)[0]
+                           << " entries but axis " << axis << " has size " << (*in)[*a];
+  return success();
+}
+
+LogicalResult inferBroadcast(Operation *op, ValueRange inputs, Type element,
+                             SmallVectorImpl<Type> &types) {
+  SmallVector<ArrayRef<int64_t>> shapes;
+  for (Value v : inputs) {
+    auto d = dimsOf(v);
+    if (!d) {
+      types.push_back(UnrankedTensorType::get(element));
+      return success();
+    }
+    shapes.push_back(*d);
+  }
+  FailureOr<Dims> out = check(op, shape::broadcast(shapes));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+/// Window attributes (kernel, strides, ...) against the input's spatial dims.
+FailureOr<Dims> inferWindowed(Operation *op, Value input, ArrayRef<int64_t> kernel,
+                              ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                              ArrayRef<int64_t> pads, StringRef autoPad, bool ceilMode,
+                              int64_t channels) {
+  auto in = dimsOf(input);
+  if (!in)
+    return Dims();
+  if (in->size() < 3) {
+    op->emitError() << "expected an NCHW input of rank >= 3, got rank "
+                    << in->size();
+    return failure();
+  }
+  FailureOr<shape::WindowGeometry> g = check(
+      op, shape::window(in->drop_front(2), kernel, strides, dilations, pads, autoPad,
+                        ceilMode));
+  if (failed(g))
+    return failure();
+  Dims out{(*in)[0], channels};
+  out.append(g->output.begin(), g->output.end());
+  return out;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConstantOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(getValue().getType());
+  return success();
+}
+
+LogicalResult ConstantOfShapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  auto valueType = cast<ShapedType>(getValue().getType());
+  if (valueType.getNumElements() != 1)
+    return emitError() << "value must hold exactly one element, got "
+                       << valueType.getNumElements();
+  Type element = valueType.getElementType();
+  auto shapeDims = dimsOf(getShape());
+  if (shapeDims && shapeDims->size() != 1)
+    return emitError() << "shape must be 1-D, got rank " << shapeDims->size();
+  std::optional<SmallVector<int64_t>> dims = getPartialShapeValue(getShape());
+  if (!dims) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  for (int64_t d : *dims)
+    if (!ShapedType::isDynamic(d) && d < 0)
+      return emitError() << "shape " << shape::toString(*dims)
+                         << " has a negative dim";
+  types.push_back(RankedTensorType::get(*dims, element));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+#define NUNC_SAME_TYPE_AS_INPUT(OP)                                            \
+  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &types) {           \
+    types.push_back(getInput().getType());                                     \
+    return success();                                                          \
+  }
+NUNC_SAME_TYPE_AS_INPUT(SqrtOp)
+NUNC_SAME_TYPE_AS_INPUT(ErfOp)
+NUNC_SAME_TYPE_AS_INPUT(TanhOp)
+NUNC_SAME_TYPE_AS_INPUT(ReluOp)
+NUNC_SAME_TYPE_AS_INPUT(SigmoidOp)
+NUNC_SAME_TYPE_AS_INPUT(IdentityOp)
+NUNC_SAME_TYPE_AS_INPUT(SoftmaxOp)
+#undef NUNC_SAME_TYPE_AS_INPUT
+
+LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getApproximate() != "none" && getApproximate() != "tanh")
+    return emitError() << "approximate must be \"none\" or \"tanh\", got \""
+                       << getApproximate() << "\"";
+  types.push_back(getInput().getType());
+  return success();
+}
+
+LogicalResult CastOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(tensorOf(dimsOf(getInput()), getTo()));
+  return success();
+}
+
+LogicalResult ClipOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  for (Value bound : {getMin(), getMax()}) {
+    if (!bound)
+      continue;
+    if (elementOf(bound) != elementOf(getInput()))
+      return emitError() << "bound type " << elementOf(bound)
+                         << " differs from input type " << elementOf(getInput());
+    auto d = dimsOf(bound);
+    if (d) {
+      std::optional<int64_t> n = shape::numElements(*d);
+      if (n && *n != 1)
+        return emitError() << "min and max must be scalars, got shape "
+                           << shape::toString(*d);
+    }
+  }
+  types.push_back(getInput().getType());
+  return success();
+}
+
+#define NUNC_BROADCAST_SAME_ELEMENT(OP)                                        \
+  LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &types) {           \
+    if (failed(requireSameElement(*this, getOperands())))                      \
+      return failure();                                                        \
+    return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);   \
+  }
+NUNC_BROADCAST_SAME_ELEMENT(AddOp)
+NUNC_BROADCAST_SAME_ELEMENT(SubOp)
+NUNC_BROADCAST_SAME_ELEMENT(MulOp)
+NUNC_BROADCAST_SAME_ELEMENT(DivOp)
+#undef NUNC_BROADCAST_SAME_ELEMENT
+
+LogicalResult PowOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);
+}
+
+LogicalResult EqualOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(*this, getOperands())))
+    return failure();
+  return inferBroadcast(*this, getOperands(),
+                        IntegerType::get(getContext(), 1), types);
+}
+
+LogicalResult WhereOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(*this, {getX(), getY()})))
+    return failure();
+  return inferBroadcast(*this, getOperands(), elementOf(getX()), types);
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatMulOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(*this, getOperands())))
+    return failure();
+  auto a = dimsOf(getA()), b = dimsOf(getB());
+  if (!a || !b) {
+    types.push_back(UnrankedTensorType::get(elementOf(getA())));
+    return success();
+  }
+  FailureOr<Dims> out = check(*this, shape::matmul(*a, *b));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, elementOf(getA())));
+  return success();
+}
+
+LogicalResult GemmOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  SmallVector<Value> values{getA(), getB()};
+  if (getC())
+    values.push_back(getC());
+  if (failed(requireSameElement(*this, values)))
+    return failure();
+  Type element = elementOf(getA());
+  auto a = dimsOf(getA()), b = dimsOf(getB());
+  if (a && a->size() != 2)
+    return emitError() << "A must be 2-D, got rank " << a->size();
+  if (b && b->size() != 2)
+    return emitError() << "B must be 2-D, got rank " << b->size();
+  if (!a || !b) {
+    types.push_back(rankedDynamic(2, element));
+    return success();
+  }
+  int64_t m = (*a)[getTransA() ? 1 : 0], ka = (*a)[getTransA() ? 0 : 1];
+  int64_t kb = (*b)[getTransB() ? 1 : 0], n = (*b)[getTransB() ? 0 : 1];
+  if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb)
+    return emitError() << "inner dims differ: A " << shape::toString(*a) << " B "
+                       << shape::toString(*b) << " transA " << getTransA()
+                       << " transB " << getTransB();
+  Dims out{m, n};
+  if (getC()) {
+    if (auto c = dimsOf(getC())) {
+      if (c->size() > 2)
+        return emitError() << "C must have rank <= 2, got " << c->size();
+      FailureOr<Dims> merged = check(*this, shape::broadcast(out, *c));
+      if (failed(merged))
+        return failure();
+      // C broadcasts to [M, N] one way only.
+      for (auto [o, mrg] : llvm::zip(out, *merged))
+        if (!ShapedType::isDynamic(o) && o != mrg)
+          return emitError() << "C of shape " << shape::toString(*c)
+                             << " does not broadcast to " << shape::toString(out);
+      out = *merged;
+    }
+  }
+  types.push_back(RankedTensorType::get(out, element));
+  return success();
+}
+
+LogicalResult MatMulIntegerOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getAZeroPoint() && elementOf(getAZeroPoint()) != elementOf(getA()))
+    return emitError() << "a_zero_point type differs from A";
+  if (getBZeroPoint() && elementOf(getBZeroPoint()) != elementOf(getB()))
+    return emitError() << "b_zero_point type differs from B";
+  Type i32 = IntegerType::get(getContext(), 32);
+  auto a = dimsOf(getA()), b = dimsOf(getB());
+  if (!a || !b) {
+    types.push_back(UnrankedTensorType::get(i32));
+    return success();
+  }
+  if (getAZeroPoint())
+    if (failed(checkQuantParam(*this, getAZeroPoint(), getA(), -2, "a_zero_point")))
+      return failure();
+  if (getBZeroPoint())
+    if (failed(checkQuantParam(*this, getBZeroPoint(), getB(), -1, "b_zero_point")))
+      return failure();
+  FailureOr<Dims> out = check(*this, shape::matmul(*a, *b));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, i32));
+  return success();
+}
+
+LogicalResult QLinearMatMulOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (elementOf(getA()) != elementOf(getAZeroPoint()) ||
+      elementOf(getB()) != elementOf(getBZeroPoint()))
+    return emitError() << "zero points must have the element types of A and B";
+  Type element = elementOf(getYZeroPoint());
+  auto a = dimsOf(getA()), b = dimsOf(getB());
+  if (!a || !b) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  FailureOr<Dims> out = check(*this, shape::matmul(*a, *b));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalization
+//===----------------------------------------------------------------------===//
+
+template <typename ReduceOp>
+static LogicalResult inferReduce(ReduceOp op, SmallVectorImpl<Type> &types) {
+  Type element = elementOf(op.getData());
+  auto in = dimsOf(op.getData());
+  std::optional<SmallVector<int64_t>> axes;
+  if (op.getAxes()) {
+    axes = getConstantInts(op.getAxes());
+  } else {
+    axes = SmallVector<int64_t>();
+  }
+  if (!in) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  if (!axes) {
+    // Unknown axes: the rank is known only when dims are kept.
+    types.push_back(op.getKeepdims() ? rankedDynamic(in->size(), element)
+                                     : UnrankedTensorType::get(element));
+    return success();
+  }
+  FailureOr<Dims> out = check(op, shape::reduce(*in, *axes, op.getKeepdims() != 0,
+                                                op.getNoopWithEmptyAxes() != 0));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult ReduceMeanOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferReduce(*this, types);
+}
+LogicalResult ReduceSumOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferReduce(*this, types);
+}
+
+LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  Type statsElement =
+      getStashType() == 1 ? Float32Type::get(getContext()) : element;
+  auto in = dimsOf(getInput());
+  if (!in) {
+    types.append({getInput().getType(), UnrankedTensorType::get(statsElement),
+                  UnrankedTensorType::get(statsElement)});
+    return success();
+  }
+  FailureOr<int64_t> axis =
+      check(*this, shape::normalizeAxis(getAxis(), in->size(), "axis"));
+  if (failed(axis))
+    return failure();
+  ArrayRef<int64_t> normalized = in->drop_front(*axis);
+  SmallVector<Value> params{getScale()};
+  if (getBias())
+    params.push_back(getBias());
+  for (Value p : params) {
+    auto d = dimsOf(p);
+    if (!d)
+      continue;
+    FailureOr<Dims> b = check(*this, shape::broadcast(normalized, *d));
+    if (failed(b))
+      return failure();
+    if (b->size() != normalized.size())
+      return emitError() << "scale/bias of shape " << shape::toString(*d)
+                         << " does not broadcast to the normalized shape "
+                         << shape::toString(normalized);
+  }
+  Dims stats(in->begin(), in->begin() + *axis);
+  stats.append(in->size() - *axis, 1);
+  types.push_back(getInput().getType());
+  types.push_back(RankedTensorType::get(stats, statsElement));
+  types.push_back(RankedTensorType::get(stats, statsElement));
+  return success();
+}
+
+LogicalResult BatchNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  auto in = dimsOf(getInput());
+  if (in && in->size() < 2)
+    return emitError() << "input must have rank >= 2, got " << in->size();
+  for (Value p : {getScale(), getBias(), getMean(), getVar()}) {
+    auto d = dimsOf(p);
+    if (!d)
+      continue;
+    if (d->size() != 1)
+      return emitError() << "scale, bias, mean and var must be 1-D";
+    if (in && !ShapedType::isDynamic((*in)[1]) && !ShapedType::isDynamic((*d)[0]) &&
+        (*d)[0] != (*in)[1])
+      return emitError() << "parameter of size " << (*d)[0] << " does not match "
+                         << (*in)[1] << " channels";
+  }
+  types.push_back(getInput().getType());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and shapes
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getData());
+  auto data = dimsOf(getData()), indices = dimsOf(getIndices());
+  if (!data || !indices) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  FailureOr<Dims> out = check(*this, shape::gather(*data, *indices, getAxis()));
+  if (failed(out))
+    return failure();
+  // Constant indices can be checked now; run-time ones are checked when run.
+  int64_t axis = getAxis() < 0 ? getAxis() + data->size() : getAxis();
+  int64_t dim = (*data)[axis];
+  if (!ShapedType::isDynamic(dim))
+    if (std::optional<SmallVector<int64_t>> values = getConstantInts(getIndices()))
+      for (int64_t i : *values)
+        if (i < -dim || i >= dim)
+          return emitError() << "index " << i << " is out of range for axis "
+                             << axis << " of size " << dim;
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getData());
+  auto shapeDims = dimsOf(getShape());
+  if (shapeDims && shapeDims->size() != 1)
+    return emitError() << "shape must be 1-D, got rank " << shapeDims->size();
+  std::optional<SmallVector<int64_t>> target = getPartialShapeValue(getShape());
+  if (!target) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  auto in = dimsOf(getData());
+  if (!in) {
+    // Without the input's rank, only explicit positive target dims are known.
+    SmallVector<int64_t> dims;
+    for (int64_t t : *target)
+      dims.push_back(t > 0 ? t : ShapedType::kDynamic);
+    if (getAllowzero())
+      for (auto [d, t] : llvm::zip(dims, *target))
+        if (t == 0)
+          d = 0;
+    types.push_back(RankedTensorType::get(dims, element));
+    return success();
+  }
+  FailureOr<Dims> out =
+      check(*this, shape::reshape(*in, *target, getAllowzero() != 0));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult FlattenOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  auto in = dimsOf(getInput());
+  if (!in) {
+    types.push_back(rankedDynamic(2, element));
+    return success();
+  }
+  FailureOr<Dims> out = check(*this, shape::flatten(*in, getAxis()));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult TransposeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  auto in = dimsOf(getInput());
+  if (!in) {
+    types.push_back(rankedDynamic(getPerm().size(), element));
+    return success();
+  }
+  FailureOr<Dims> out = check(*this, shape::transpose(*in, getPerm()));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult UnsqueezeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getData());
+  auto in = dimsOf(getData());
+  std::optional<SmallVector<int64_t>> axes = getConstantInts(getAxes());
+  if (!in || !axes) {
+    auto axesDims = dimsOf(getAxes());
+    if (in && axesDims && axesDims->size() == 1 &&
+        !ShapedType::isDynamic((*axesDims)[0]))
+      types.push_back(rankedDynamic(in->size() + (*axesDims)[0], element));
+    else
+      types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  FailureOr<Dims> out = check(*this, shape::unsqueeze(*in, *axes));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult SqueezeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getData());
+  auto in = dimsOf(getData());
+  std::optional<SmallVector<int64_t>> axes;
+  if (getAxes())
+    axes = getConstantInts(getAxes());
+  if (!in || (getAxes() && !axes) ||
+      (!getAxes() && !shape::allStatic(*in))) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  std::optional<ArrayRef<int64_t>> axesRef;
+  if (axes)
+    axesRef = ArrayRef<int64_t>(*axes);
+  FailureOr<Dims> out = check(*this, shape::squeeze(*in, axesRef));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult ConcatOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getInputs().empty())
+    return emitError() << "needs at least one input";
+  if (failed(requireSameElement(*this, getInputs())))
+    return failure();
+  Type element = elementOf(getInputs().front());
+  SmallVector<ArrayRef<int64_t>> shapes;
+  std::optional<int64_t> rank;
+  for (Value v : getInputs()) {
+    if (auto d = dimsOf(v)) {
+      shapes.push_back(*d);
+      rank = d->size();
+    }
+  }
+  if (shapes.size() != getInputs().size()) {
+    types.push_back(rank ? rankedDynamic(*rank, element)
+                         : UnrankedTensorType::get(element));
+    return success();
+  }
+  FailureOr<Dims> out = check(*this, shape::concat(shapes, getAxis()));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult SliceOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getData());
+  auto in = dimsOf(getData());
+  if (!in) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  auto starts = getConstantInts(getStarts()), ends = getConstantInts(getEnds());
+  std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>(),
+                                      steps = SmallVector<int64_t>();
+  if (getAxes())
+    axes = getConstantInts(getAxes());
+  if (getSteps())
+    steps = getConstantInts(getSteps());
+  if (!starts || !ends || !axes || !steps) {
+    types.push_back(rankedDynamic(in->size(), element));
+    return success();
+  }
+  auto slices = shape::slice(*in, *starts, *ends, *axes, *steps);
+  if (!slices)
+    return fail(*this, slices.takeError());
+  SmallVector<int64_t> out;
+  for (const shape::SliceDim &s : *slices)
+    out.push_back(s.size);
+  types.push_back(RankedTensorType::get(out, element));
+  return success();
+}
+
+LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  auto shapeDims = dimsOf(getShape());
+  if (shapeDims && shapeDims->size() != 1)
+    return emitError() << "shape must be 1-D, got rank " << shapeDims->size();
+  std::optional<SmallVector<int64_t>> target = getPartialShapeValue(getShape());
+  auto in = dimsOf(getInput());
+  if (!target || !in) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  for (int64_t t : *target)
+    if (!ShapedType::isDynamic(t) && t < 0)
+      return emitError() << "shape " << shape::toString(*target)
+                         << " has a negative dim";
+  FailureOr<Dims> out = check(*this, shape::broadcast(*in, *target));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, element));
+  return success();
+}
+
+LogicalResult ShapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type i64 = IntegerType::get(getContext(), 64);
+  auto in = dimsOf(getData());
+  if (!in) {
+    types.push_back(RankedTensorType::get({ShapedType::kDynamic}, i64));
+    return success();
+  }
+  int64_t rank = in->size();
+  auto clampIndex = [&](int64_t i) {
+    return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+  };
+  int64_t start = clampIndex(getStart());
+  int64_t end = clampIndex(getEnd().value_or(rank));
+  types.push_back(RankedTensorType::get({std::max<int64_t>(0, end - start)}, i64));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  SmallVector<Value> values{getInput(), getWeight()};
+  if (getBias())
+    values.push_back(getBias());
+  if (failed(requireSameElement(*this, values)))
+    return failure();
+  Type element = elementOf(getInput());
+  auto in = dimsOf(getInput()), w = dimsOf(getWeight());
+  if (!w)
+    return emitError() << "the weight's rank must be known";
+  int64_t group = getGroup();
+  if (group <= 0)
+    return emitError() << "group must be positive, got " << group;
+  if (w->size() < 3)
+    return emitError() << "weight must have rank >= 3, got " << w->size();
+  if (getKernelShape() != w->drop_front(2) &&
+      shape::allStatic(w->drop_front(2)))
+    return emitError() << "kernel_shape " << shape::toString(getKernelShape())
+                       << " differs from the weight's spatial dims "
+                       << shape::toString(w->drop_front(2));
+  int64_t m = (*w)[0];
+  if (!ShapedType::isDynamic(m) && m % group != 0)
+    return emitError() << m << " output channels do not divide into " << group
+                       << " groups";
+  if (in) {
+    if (in->size() != w->size())
+      return emitError() << "input rank " << in->size() << " differs from weight rank "
+                         << w->size();
+    int64_t c = (*in)[1], wc = (*w)[1];
+    if (!ShapedType::isDynamic(c) && !ShapedType::isDynamic(wc) && c != wc * group)
+      return emitError() << "input has " << c << " channels, weight expects "
+                         << wc << " x " << group << " groups";
+  }
+  if (getBias()) {
+    auto b = dimsOf(getBias());
+    if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
+                                 !ShapedType::isDynamic(m) && (*b)[0] != m)))
+      return emitError() << "bias must be 1-D with " << m << " entries";
+  }
+  FailureOr<Dims> out =
+      inferWindowed(*this, getInput(), getKernelShape(), getStrides(), getDilations(),
+                    getPads(), getAutoPad(), /*ceilMode=*/false, m);
+  if (failed(out))
+    return failure();
+  types.push_back(in ? Type(RankedTensorType::get(*out, element))
+                     : rankedDynamic(w->size(), element));
+  return success();
+}
+
+LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  auto in = dimsOf(getInput());
+  FailureOr<Dims> out = inferWindowed(
+      *this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads(),
+      getAutoPad(), getCeilMode() != 0, in ? (*in)[1] : ShapedType::kDynamic);
+  if (failed(out))
+    return failure();
+  types.push_back(in ? Type(RankedTensorType::get(*out, elementOf(getInput())))
+                     : rankedDynamic(getKernelShape().size() + 2, elementOf(getInput())));
+  return success();
+}
+
+LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  auto in = dimsOf(getInput());
+  FailureOr<Dims> out = inferWindowed(
+      *this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads(),
+      getAutoPad(), getCeilMode() != 0, in ? (*in)[1] : ShapedType::kDynamic);
+  if (failed(out))
+    return failure();
+  types.push_back(in ? Type(RankedTensorType::get(*out, elementOf(getInput())))
+                     : rankedDynamic(getKernelShape().size() + 2, elementOf(getInput())));
+  return success();
+}
+
+LogicalResult GlobalAveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  auto in = dimsOf(getInput());
+  if (!in) {
+    types.push_back(getInput().getType());
+    return success();
+  }
+  if (in->size() < 3)
+    return emitError() << "expected an NCHW input of rank >= 3, got rank "
+                       << in->size();
+  Dims out(in->begin(), in->begin() + 2);
+  out.append(in->size() - 2, 1);
+  types.push_back(RankedTensorType::get(out, elementOf(getInput())));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = getOutputElementType();
+  if (!element.isInteger(8))
+    return emitError() << "output type must be int8 or uint8, got " << element;
+  if (getZeroPoint() && elementOf(getZeroPoint()) != element)
+    return emitError() << "zero point type " << elementOf(getZeroPoint())
+                       << " differs from the output type " << element;
+  if (elementOf(getScale()) != elementOf(getInput()))
+    return emitError() << "scale type differs from the input type";
+  if (failed(checkQuantParam(*this, getScale(), getInput(), getAxis(), "scale")))
+    return failure();
+  if (getZeroPoint() &&
+      failed(checkQuantParam(*this, getZeroPoint(), getInput(), getAxis(), "zero point")))
+    return failure();
+  types.push_back(tensorOf(dimsOf(getInput()), element));
+  return success();
+}
+
+LogicalResult DequantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getZeroPoint() && elementOf(getZeroPoint()) != elementOf(getInput()))
+    return emitError() << "zero point type " << elementOf(getZeroPoint())
+                       << " differs from the input type " << elementOf(getInput());
+  if (failed(checkQuantParam(*this, getScale(), getInput(), getAxis(), "scale")))
+    return failure();
+  if (getZeroPoint() &&
+      failed(checkQuantParam(*this, getZeroPoint(), getInput(), getAxis(), "zero point")))
+    return failure();
+  types.push_back(tensorOf(dimsOf(getInput()), elementOf(getScale())));
+  return success();
+}
+
+LogicalResult DynamicQuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  MLIRContext *ctx = getContext();
+  Type u8 = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  types.push_back(tensorOf(dimsOf(getInput()), u8));
+  types.push_back(RankedTensorType::get({}, Float32Type::get(ctx)));
+  types.push_back(RankedTensorType::get({}, u8));
+  return success();
+}
