@@ -5,6 +5,7 @@
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
 
@@ -170,6 +171,53 @@ static std::optional<SmallVector<int64_t>> partialShapeValue(Value v, int depth)
 
 std::optional<SmallVector<int64_t>> getPartialShapeValue(Value v) {
   return partialShapeValue(v, 0);
+}
+
+Location makeOnnxNodeLocation(MLIRContext *ctx, StringRef file, StringRef nodeName,
+                              StringRef opType, StringRef domain, int64_t opset) {
+  Location fileLoc = FileLineColLoc::get(ctx, file, 0, 0);
+  Location nameLoc = NameLoc::get(StringAttr::get(ctx, nodeName));
+  return FusedLoc::get(ctx, {fileLoc, nameLoc},
+                       OnnxNodeAttr::get(ctx, opType, domain, opset));
+}
+
+std::string describeLocation(Location loc) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  // Fusion passes fuse locations: name every ONNX node involved.
+  SmallVector<std::string> nodes;
+  StringRef file;
+  loc->walk([&](Location l) {
+    auto fused = dyn_cast<FusedLoc>(l);
+    if (!fused)
+      return WalkResult::advance();
+    auto node = dyn_cast_or_null<OnnxNodeAttr>(fused.getMetadata());
+    if (!node)
+      return WalkResult::advance();
+    std::string name;
+    for (Location part : fused.getLocations()) {
+      if (auto f = dyn_cast<FileLineColLoc>(part))
+        file = f.getFilename().getValue();
+      else if (auto n = dyn_cast<NameLoc>(part))
+        name = n.getName().str();
+    }
+    std::string desc;
+    llvm::raw_string_ostream d(desc);
+    d << "node \"" << name << "\" (";
+    if (!node.getDomain().empty())
+      d << node.getDomain() << ".";
+    d << node.getOpType() << ", opset " << node.getOpset() << ")";
+    nodes.push_back(desc);
+    return WalkResult::skip();
+  });
+  if (nodes.empty()) {
+    os << loc;
+    return s;
+  }
+  if (!file.empty())
+    os << file << ": ";
+  llvm::interleave(nodes, os, ", ");
+  return s;
 }
 
 } // namespace mlir::nunc

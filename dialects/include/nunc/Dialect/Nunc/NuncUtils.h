@@ -4,6 +4,7 @@
 #define NUNC_DIALECT_NUNC_NUNCUTILS_H
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
 
@@ -35,6 +36,16 @@ std::optional<llvm::SmallVector<int64_t>> getConstantInts(Value v);
 /// Reshape keeps the dims it can know even while the batch dim is dynamic.
 /// std::nullopt when not even the number of entries is known.
 std::optional<llvm::SmallVector<int64_t>> getPartialShapeValue(Value v);
+
+/// Names where an op came from, for diagnostics:
+///   `model.onnx: node "/encoder/MatMul" (MatMul, opset 17)`
+/// for ops imported from ONNX, and MLIR's own `file:line:col` otherwise.
+std::string describeLocation(Location loc);
+
+/// The location the importer gives an op made from an ONNX node.
+Location makeOnnxNodeLocation(MLIRContext *ctx, llvm::StringRef file,
+                              llvm::StringRef nodeName, llvm::StringRef opType,
+                              llvm::StringRef domain, int64_t opset);
 
 } // namespace mlir::nunc
 

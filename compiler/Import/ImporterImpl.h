@@ -1,0 +1,167 @@
+//===- ImporterImpl.h - internals shared by the importer's files -*- C++ -*-===//
+
+#ifndef NUNC_IMPORT_IMPORTERIMPL_H
+#define NUNC_IMPORT_IMPORTERIMPL_H
+
+#include "nunc/Import/OnnxImporter.h"
+
+#include "OnnxProtoIO.h"
+#include "nunc/Dialect/Nunc/NuncOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::nunc::import_detail {
+
+inline const llvm::StringRef kSupportedOps[] = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf", "Tanh", "Relu", "Sigmoid",
+    "Clip", "Gelu", "Where", "Equal", "Cast", "MatMul", "Gemm", "ReduceMean",
+    "ReduceSum", "Softmax", "LayerNormalization", "Gather", "Reshape", "Transpose",
+    "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape",
+    "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
+    "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
+    "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul"};
+
+inline bool isDefaultDomain(llvm::StringRef domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+/// Where and what a node is; the attribute readers report errors at it and
+/// remember which attributes were read, so unexpected ones can be rejected.
+struct NodeContext {
+  const onnx::NodeProto &node;
+  Location loc;
+  int64_t opset;
+  SmallVector<Value> inputs; // null where an optional input is absent
+  llvm::StringSet<> readAttributes;
+
+  Value input(unsigned i) const { return i < inputs.size() ? inputs[i] : Value(); }
+
+  const onnx::AttributeProto *find(llvm::StringRef name) {
+    readAttributes.insert(name);
+    for (const onnx::AttributeProto &a : node.attribute())
+      if (a.name() == name)
+        return &a;
+    return nullptr;
+  }
+
+  InFlightDiagnostic error() { return emitError(loc); }
+
+  LogicalResult wrongType(const onnx::AttributeProto &a, llvm::StringRef expected) {
+    return error() << "attribute '" << a.name() << "' must be " << expected << ", got "
+                   << onnx::AttributeProto_AttributeType_Name(a.type());
+  }
+
+  FailureOr<int64_t> getInt(llvm::StringRef name, std::optional<int64_t> dflt) {
+    const onnx::AttributeProto *a = find(name);
+    if (!a) {
+      if (dflt)
+        return *dflt;
+      return error() << "missing required attribute '" << name << "'";
+    }
+    if (a->type() != onnx::AttributeProto::INT)
+      return wrongType(*a, "an int");
+    return a->i();
+  }
+  FailureOr<float> getFloat(llvm::StringRef name, float dflt) {
+    const onnx::AttributeProto *a = find(name);
+    if (!a)
+      return dflt;
+    if (a->type() != onnx::AttributeProto::FLOAT)
+      return wrongType(*a, "a float");
+    return a->f();
+  }
+  FailureOr<std::string> getString(llvm::StringRef name, llvm::StringRef dflt) {
+    const onnx::AttributeProto *a = find(name);
+    if (!a)
+      return dflt.str();
+    if (a->type() != onnx::AttributeProto::STRING)
+      return wrongType(*a, "a string");
+    return a->s();
+  }
+  /// std::nullopt when absent.
+  FailureOr<std::optional<SmallVector<int64_t>>> getInts(llvm::StringRef name) {
+    const onnx::AttributeProto *a = find(name);
+    if (!a)
+      return std::optional<SmallVector<int64_t>>();
+    if (a->type() != onnx::AttributeProto::INTS)
+      return wrongType(*a, "a list of ints");
+    return std::optional<SmallVector<int64_t>>(
+        SmallVector<int64_t>(a->ints().begin(), a->ints().end()));
+  }
+  /// Accepts an attribute nunc has no use for.
+  void ignore(llvm::StringRef name) { readAttributes.insert(name); }
+};
+
+class Importer {
+public:
+  Importer(MLIRContext *ctx, llvm::StringRef path, const ImportOptions &options)
+      : ctx(ctx), builder(ctx), path(path.str()), options(options) {
+    llvm::SmallString<256> dir(path);
+    llvm::sys::path::remove_filename(dir);
+    modelDir = dir.empty() ? "." : std::string(dir);
+    fileLoc = FileLineColLoc::get(ctx, path, 0, 0);
+  }
+
+  OwningOpRef<ModuleOp> run();
+
+private:
+  LogicalResult checkOpsets();
+  LogicalResult checkSupportedOps();
+  LogicalResult sortNodes(SmallVectorImpl<int> &order);
+  FailureOr<Type> valueInfoType(const onnx::ValueInfoProto &vi, bool isInput,
+                                SmallVectorImpl<std::string> &dimNames);
+  FailureOr<ElementsAttr> tensorAttr(onnx::TensorProto &t, Location loc,
+                                     llvm::StringRef what);
+  LogicalResult readExternal(onnx::TensorProto &t, int64_t bytes, Location loc,
+                             llvm::StringRef what, std::string &out);
+  LogicalResult convertNode(const onnx::NodeProto &node, int index);
+  LogicalResult convert(NodeContext &n, SmallVectorImpl<Value> &outputs);
+
+  /// Creates an op, infers its result types (reporting errors at its
+  /// location) and returns it, or fails and leaves nothing behind.
+  FailureOr<Operation *> create(NodeContext &n, llvm::StringRef name,
+                                ValueRange operands, ArrayRef<NamedAttribute> attrs,
+                                unsigned numResults);
+  template <typename OpTy>
+  FailureOr<Operation *> create(NodeContext &n, ValueRange operands,
+                                ArrayRef<NamedAttribute> attrs = {},
+                                unsigned numResults = 1) {
+    return create(n, OpTy::getOperationName(), operands, attrs, numResults);
+  }
+  Value constI64(Location loc, ArrayRef<int64_t> values, bool scalar = false);
+  Value constScalar(Location loc, Type element, double value);
+
+  NamedAttribute attr(llvm::StringRef name, Attribute value) {
+    return builder.getNamedAttr(name, value);
+  }
+  NamedAttribute segments(ArrayRef<Value> operands) {
+    SmallVector<int32_t> sizes;
+    for (Value v : operands)
+      sizes.push_back(v ? 1 : 0);
+    return attr("operandSegmentSizes", builder.getDenseI32ArrayAttr(sizes));
+  }
+  static SmallVector<Value> present(ArrayRef<Value> values) {
+    SmallVector<Value> out;
+    for (Value v : values)
+      if (v)
+        out.push_back(v);
+    return out;
+  }
+
+  MLIRContext *ctx;
+  OpBuilder builder;
+  std::string path, modelDir;
+  const ImportOptions &options;
+  Location fileLoc = UnknownLoc::get(ctx);
+  onnx::ModelProto model;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+};
+
+} // namespace mlir::nunc::import_detail
+
+#endif // NUNC_IMPORT_IMPORTERIMPL_H

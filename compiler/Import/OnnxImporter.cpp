@@ -1,0 +1,534 @@
+//===- OnnxImporter.cpp - ONNX protobuf to the nunc dialect ---------------===//
+
+#include "nunc/Import/OnnxImporter.h"
+
+#include "ImporterImpl.h"
+#include "OnnxProtoIO.h"
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cfloat>
+#include <deque>
+
+using namespace mlir;
+using namespace mlir::nunc;
+using namespace mlir::nunc::import_detail;
+
+llvm::ArrayRef<llvm::StringRef> mlir::nunc::supportedOnnxOps() { return kSupportedOps; }
+
+std::string mlir::nunc::parseShapePin(llvm::StringRef spec, ImportOptions &options) {
+  auto [name, dims] = spec.rsplit('=');
+  if (name.empty() || dims.empty() || !spec.contains('='))
+    return "expected --shape NAME=DIMS such as input_ids=1x128, got '" + spec.str() + "'";
+  std::vector<int64_t> parsed;
+  if (dims != "scalar") {
+    SmallVector<llvm::StringRef> parts;
+    dims.split(parts, 'x');
+    for (llvm::StringRef p : parts) {
+      int64_t v;
+      if (p.getAsInteger(10, v) || v < 0)
+        return "bad dim '" + p.str() + "' in --shape " + spec.str() +
+               " (dims are non-negative integers joined by 'x')";
+      parsed.push_back(v);
+    }
+  }
+  options.inputShapes[name.str()] = parsed;
+  return "";
+}
+
+OwningOpRef<ModuleOp> mlir::nunc::importOnnxModel(MLIRContext *ctx, llvm::StringRef path,
+                                                  const ImportOptions &options) {
+  ctx->loadDialect<NuncDialect, func::FuncDialect>();
+  return Importer(ctx, path, options).run();
+}
+
+//===----------------------------------------------------------------------===//
+// Model-level checks
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::checkOpsets() {
+  bool haveDefault = false;
+  for (const onnx::OperatorSetIdProto &o : model.opset_import()) {
+    if (isDefaultDomain(o.domain())) {
+      haveDefault = true;
+      opset = o.version();
+    }
+  }
+  if (!haveDefault) {
+    // A model without default-domain nodes needs no default opset.
+    for (const onnx::NodeProto &n : model.graph().node())
+      if (isDefaultDomain(n.domain()))
+        return emitError(fileLoc) << "the model imports no default-domain (ai.onnx) opset";
+    opset = kMaxOnnxOpset;
+  }
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+    return emitError(fileLoc) << "unsupported ai.onnx opset " << opset
+                              << " (nunc supports opsets " << kMinOnnxOpset << " to "
+                              << kMaxOnnxOpset << ")";
+  return success();
+}
+
+LogicalResult Importer::checkSupportedOps() {
+  // Every unsupported op in one report, with counts, so a user sees the whole
+  // gap at once.
+  std::map<std::string, std::pair<int, std::string>> missing;
+  const onnx::GraphProto &g = model.graph();
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto &n = g.node(i);
+    bool ok = isDefaultDomain(n.domain()) && llvm::is_contained(kSupportedOps, n.op_type());
+    if (ok)
+      continue;
+    std::string key = isDefaultDomain(n.domain()) ? n.op_type()
+                                                  : n.domain() + "." + n.op_type();
+    auto &entry = missing[key];
+    if (entry.first++ == 0)
+      entry.second = n.name().empty() ? "#" + std::to_string(i) : n.name();
+  }
+  if (missing.empty())
+    return success();
+  int total = 0;
+  for (auto &[k, v] : missing)
+    total += v.first;
+  InFlightDiagnostic diag = emitError(fileLoc);
+  diag << missing.size() << " unsupported op type" << (missing.size() == 1 ? "" : "s")
+       << " (" << total << " node" << (total == 1 ? "" : "s") << "):";
+  for (auto &[k, v] : missing)
+    diag << "\n  " << k << " x" << v.first << " (first: node \"" << v.second << "\")";
+  return diag;
+}
+
+LogicalResult Importer::sortNodes(SmallVectorImpl<int> &order) {
+  // ONNX requires topological order, but some exporters get it wrong; a stable
+  // topological sort accepts those and finds real cycles.
+  const onnx::GraphProto &g = model.graph();
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const std::string &out : g.node(i).output())
+      if (!out.empty())
+        producer[out] = i;
+  std::vector<int> pending(g.node_size(), 0);
+  std::vector<std::vector<int>> users(g.node_size());
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const std::string &in : g.node(i).input()) {
+      auto it = producer.find(in);
+      if (in.empty() || it == producer.end())
+        continue;
+      ++pending[i];
+      users[it->second].push_back(i);
+    }
+  std::deque<int> ready;
+  for (int i = 0; i < g.node_size(); ++i)
+    if (pending[i] == 0)
+      ready.push_back(i);
+  while (!ready.empty()) {
+    int i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (int u : users[i])
+      if (--pending[u] == 0)
+        ready.push_back(u);
+  }
+  if ((int)order.size() != g.node_size())
+    return emitError(fileLoc) << "the graph has a cycle";
+  return success();
+}
+
+FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isInput,
+                                        SmallVectorImpl<std::string> &dimNames) {
+  if (!vi.type().has_tensor_type())
+    return emitError(fileLoc) << "graph " << (isInput ? "input" : "output") << " '"
+                              << vi.name()
+                              << "' is not a tensor (sequences, maps and optionals are "
+                                 "not supported)";
+  const onnx::TypeProto::Tensor &tt = vi.type().tensor_type();
+  std::optional<Type> element = onnx_io::elementType(ctx, tt.elem_type());
+  if (!element)
+    return emitError(fileLoc) << "graph " << (isInput ? "input" : "output") << " '"
+                              << vi.name() << "' has element type "
+                              << onnx_io::dataTypeName(tt.elem_type())
+                              << ", which nunc does not support";
+  auto pin = options.inputShapes.find(vi.name());
+  if (!tt.has_shape()) {
+    if (isInput && pin != options.inputShapes.end())
+      return Type(RankedTensorType::get(pin->second, *element));
+    return Type(UnrankedTensorType::get(*element));
+  }
+  SmallVector<int64_t> dims;
+  for (const onnx::TensorShapeProto::Dimension &d : tt.shape().dim()) {
+    if (d.has_dim_value()) {
+      if (d.dim_value() < 0)
+        return emitError(fileLoc) << "graph input/output '" << vi.name()
+                                  << "' has a negative dim " << d.dim_value();
+      dims.push_back(d.dim_value());
+      dimNames.push_back("");
+    } else {
+      dims.push_back(ShapedType::kDynamic);
+      dimNames.push_back(d.has_dim_param() ? d.dim_param() : "");
+    }
+  }
+  if (isInput && pin != options.inputShapes.end()) {
+    const std::vector<int64_t> &p = pin->second;
+    if (p.size() != dims.size())
+      return emitError(fileLoc) << "--shape " << vi.name() << " has " << p.size()
+                                << " dims, but the input has rank " << dims.size();
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (!ShapedType::isDynamic(dims[i]) && dims[i] != p[i])
+        return emitError(fileLoc) << "--shape " << vi.name() << " sets dim " << i
+                                  << " to " << p[i] << ", but the model fixes it at "
+                                  << dims[i];
+      dims[i] = p[i];
+    }
+  }
+  return Type(RankedTensorType::get(dims, *element));
+}
+
+//===----------------------------------------------------------------------===//
+// Tensors
+//===----------------------------------------------------------------------===//
+
+LogicalResult Importer::readExternal(onnx::TensorProto &t, int64_t bytes, Location loc,
+                                     llvm::StringRef what, std::string &out) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const onnx::StringStringEntryProto &kv : t.external_data()) {
+    llvm::StringRef value = kv.value();
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      int64_t v;
+      if (value.getAsInteger(10, v) || v < 0)
+        return emitError(loc) << what << " has a bad external-data " << kv.key()
+                              << " '" << value << "'";
+      (kv.key() == "offset" ? offset : length) = v;
+    }
+  }
+  llvm::Expected<std::string> file = onnx_io::resolveExternalPath(modelDir, location);
+  if (!file)
+    return emitError(loc) << what << " " << llvm::toString(file.takeError());
+  if (length >= 0 && length != bytes)
+    return emitError(loc) << what << " declares " << length
+                          << " bytes of external data, but its dims need " << bytes;
+  uint64_t fileSize = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(*file, fileSize))
+    return emitError(loc) << what << ": cannot read '" << location << "': " << ec.message();
+  if (offset > (int64_t)fileSize || bytes > (int64_t)fileSize - offset)
+    return emitError(loc) << what << " needs bytes [" << offset << ", " << offset + bytes
+                          << ") of '" << location << "', which has only " << fileSize;
+  int fd = ::open(file->c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return emitError(loc) << what << ": cannot open '" << location << "'";
+  out.resize(bytes);
+  int64_t done = 0;
+  while (done < bytes) {
+    ssize_t r = ::pread(fd, out.data() + done, bytes - done, offset + done);
+    if (r <= 0)
+      break;
+    done += r;
+  }
+  ::close(fd);
+  if (done != bytes)
+    return emitError(loc) << what << ": short read from '" << location << "'";
+  return success();
+}
+
+FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &t, Location loc,
+                                             llvm::StringRef what) {
+  std::optional<Type> element = onnx_io::elementType(ctx, t.data_type());
+  if (!element)
+    return emitError(loc) << what << " has element type "
+                          << onnx_io::dataTypeName(t.data_type())
+                          << ", which nunc does not support";
+  llvm::Expected<int64_t> countOrErr = onnx_io::tensorElementCount(t);
+  if (!countOrErr)
+    return emitError(loc) << what << " " << llvm::toString(countOrErr.takeError());
+  int64_t count = *countOrErr;
+  int64_t width = onnx_io::elementSize(t.data_type());
+  int64_t bytes = count * width;
+  auto type = RankedTensorType::get(SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
+                                    *element);
+
+  // The bytes, as one heap string owned by the attribute when large.
+  std::unique_ptr<std::string> raw;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    raw = std::make_unique<std::string>();
+    if (failed(readExternal(t, bytes, loc, what, *raw)))
+      return failure();
+  } else if (t.has_raw_data()) {
+    if ((int64_t)t.raw_data().size() != bytes)
+      return emitError(loc) << what << " has " << t.raw_data().size()
+                            << " bytes of data, but its dims need " << bytes;
+    raw.reset(t.release_raw_data());
+  } else {
+    // Typed fields: widen/narrow into the element type's storage.
+    raw = std::make_unique<std::string>(bytes, '\0');
+    char *dst = raw->data();
+    auto fill = [&](const auto &field, auto convert) -> LogicalResult {
+      if (field.size() != count)
+        return emitError(loc) << what << " has " << field.size()
+                              << " values, but its dims need " << count;
+      for (int64_t i = 0; i < count; ++i)
+        convert(dst + i * width, field.Get(i));
+      return success();
+    };
+    auto store = [&](char *p, auto v, int64_t w) { std::memcpy(p, &v, w); };
+    LogicalResult r = success();
+    switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      r = fill(t.float_data(), [&](char *p, float v) { store(p, v, 4); });
+      break;
+    case onnx::TensorProto::DOUBLE:
+      r = fill(t.double_data(), [&](char *p, double v) { store(p, v, 8); });
+      break;
+    case onnx::TensorProto::INT64:
+      r = fill(t.int64_data(), [&](char *p, int64_t v) { store(p, v, 8); });
+      break;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      r = fill(t.uint64_data(), [&](char *p, uint64_t v) { store(p, v, width); });
+      break;
+    default: // int32 and everything narrower (incl. fp16/bf16 bits, bool)
+      r = fill(t.int32_data(), [&](char *p, int32_t v) {
+        uint32_t u = static_cast<uint32_t>(v);
+        if (t.data_type() == onnx::TensorProto::BOOL)
+          u = v != 0;
+        store(p, u, width);
+      });
+      break;
+    }
+    if (failed(r))
+      return failure();
+  }
+
+  // Small constants stay inline and readable; large ones are resource blobs
+  // that take over the heap string without copying it.
+  if (bytes <= 256) {
+    if (element->isInteger(1)) {
+      SmallVector<bool> b;
+      for (char c : *raw)
+        b.push_back(c != 0);
+      return ElementsAttr(DenseElementsAttr::get(type, b));
+    }
+    return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(*raw)));
+  }
+  std::string *owned = raw.release();
+  ArrayRef<char> data(owned->data(), owned->size());
+  AsmResourceBlob blob(data, width,
+                       [owned](void *, size_t, size_t) { delete owned; },
+                       /*dataIsMutable=*/false);
+  std::string key = t.name().empty() ? "constant" : t.name();
+  return ElementsAttr(DenseResourceElementsAttr::get(type, key, std::move(blob)));
+}
+
+Value Importer::constI64(Location loc, ArrayRef<int64_t> v, bool scalar) {
+  auto type = RankedTensorType::get(
+      scalar ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{(int64_t)v.size()},
+      builder.getI64Type());
+  return ConstantOp::create(builder, loc, type, DenseIntElementsAttr::get(type, v));
+}
+
+Value Importer::constScalar(Location loc, Type element, double value) {
+  auto type = RankedTensorType::get({}, element);
+  Attribute a = isa<FloatType>(element)
+                    ? Attribute(FloatAttr::get(element, value))
+                    : Attribute(IntegerAttr::get(element, (int64_t)value));
+  return ConstantOp::create(builder, loc, type, DenseElementsAttr::get(type, a));
+}
+
+FailureOr<Operation *> Importer::create(NodeContext &n, llvm::StringRef name,
+                                        ValueRange operands,
+                                        ArrayRef<NamedAttribute> attrs,
+                                        unsigned numResults) {
+  OperationState state(n.loc, name);
+  state.addOperands(operands);
+  state.addAttributes(attrs);
+  state.addTypes(SmallVector<Type>(numResults, NoneType::get(ctx)));
+  Operation *op = builder.create(state);
+  SmallVector<Type> types;
+  if (failed(cast<InferShapesOpInterface>(op).inferResultTypes(types))) {
+    op->erase();
+    return failure();
+  }
+  for (auto [r, t] : llvm::zip(op->getResults(), types))
+    r.setType(t);
+  return op;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> Importer::run() {
+  if (llvm::Error e = onnx_io::loadModel(path, model)) {
+    emitError(fileLoc) << llvm::toString(std::move(e));
+    return nullptr;
+  }
+  if (failed(checkOpsets()) || failed(checkSupportedOps()))
+    return nullptr;
+  onnx::GraphProto &g = *model.mutable_graph();
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(fileLoc);
+  module->getOperation()->setAttr("nunc.source",
+                                  StringAttr::get(ctx, llvm::sys::path::filename(path)));
+  module->getOperation()->setAttr("nunc.onnx_opset", builder.getI64IntegerAttr(opset));
+  builder.setInsertionPointToEnd(module->getBody());
+
+  // Initializers: constants. A graph input with an initializer of the same
+  // name (IR < 4 style) is a constant too.
+  llvm::StringSet<> initializerNames;
+  for (const onnx::TensorProto &t : g.initializer())
+    initializerNames.insert(t.name());
+  for (const onnx::SparseTensorProto &s : g.sparse_initializer()) {
+    emitError(fileLoc) << "sparse initializer '" << s.values().name()
+                       << "' is not supported";
+    return nullptr;
+  }
+
+  // Inputs, with pins checked against real input names.
+  SmallVector<Type> inputTypes;
+  SmallVector<const onnx::ValueInfoProto *> inputs;
+  SmallVector<SmallVector<std::string>> inputDimNames;
+  for (const onnx::ValueInfoProto &vi : g.input()) {
+    if (initializerNames.contains(vi.name()))
+      continue;
+    SmallVector<std::string> dimNames;
+    FailureOr<Type> t = valueInfoType(vi, /*isInput=*/true, dimNames);
+    if (failed(t))
+      return nullptr;
+    inputTypes.push_back(*t);
+    inputs.push_back(&vi);
+    inputDimNames.push_back(dimNames);
+  }
+  for (auto &[name, dims] : options.inputShapes) {
+    if (!llvm::any_of(inputs, [&](auto *vi) { return vi->name() == name; })) {
+      std::string names;
+      for (auto *vi : inputs)
+        names += (names.empty() ? "" : ", ") + vi->name();
+      emitError(fileLoc) << "--shape names '" << name
+                         << "', which is not a graph input (inputs: " << names << ")";
+      return nullptr;
+    }
+  }
+
+  auto func = func::FuncOp::create(builder, fileLoc, "main",
+                                   builder.getFunctionType(inputTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, vi] : llvm::enumerate(inputs)) {
+    func.setArgAttr(i, "nunc.name", builder.getStringAttr(vi->name()));
+    if (llvm::any_of(inputDimNames[i], [](const std::string &s) { return !s.empty(); })) {
+      SmallVector<Attribute> names;
+      for (const std::string &s : inputDimNames[i])
+        names.push_back(builder.getStringAttr(s));
+      func.setArgAttr(i, "nunc.dim_names", builder.getArrayAttr(names));
+    }
+    if (values.count(vi->name())) {
+      emitError(fileLoc) << "graph input '" << vi->name() << "' is declared twice";
+      return nullptr;
+    }
+    values[vi->name()] = body->getArgument(i);
+  }
+  builder.setInsertionPointToEnd(body);
+
+  for (onnx::TensorProto &t : *g.mutable_initializer()) {
+    Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
+    FailureOr<ElementsAttr> value =
+        tensorAttr(t, loc, "initializer '" + t.name() + "'");
+    if (failed(value))
+      return nullptr;
+    values[t.name()] = ConstantOp::create(builder, loc, value->getType(), *value);
+  }
+
+  SmallVector<int> order;
+  if (failed(sortNodes(order)))
+    return nullptr;
+  for (int i : order)
+    if (failed(convertNode(g.node(i), i)))
+      return nullptr;
+
+  // Outputs.
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &vi : g.output()) {
+    Value v = values.lookup(vi.name());
+    if (!v) {
+      emitError(fileLoc) << "graph output '" << vi.name() << "' is not produced by any node";
+      return nullptr;
+    }
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().elem_type() != 0) {
+      SmallVector<std::string> unused;
+      FailureOr<Type> declared = valueInfoType(vi, /*isInput=*/false, unused);
+      if (failed(declared))
+        return nullptr;
+      Type got = cast<ShapedType>(v.getType()).getElementType();
+      if (cast<ShapedType>(*declared).getElementType() != got) {
+        emitError(v.getLoc()) << "graph output '" << vi.name() << "' is declared as "
+                              << cast<ShapedType>(*declared).getElementType()
+                              << " but computed as " << got;
+        return nullptr;
+      }
+    }
+    results.push_back(v);
+  }
+  func::ReturnOp::create(builder, fileLoc, results);
+  func.setFunctionType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
+  for (auto [i, vi] : llvm::enumerate(g.output()))
+    func.setResultAttr(i, "nunc.name", builder.getStringAttr(vi.name()));
+
+  if (failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+LogicalResult Importer::convertNode(const onnx::NodeProto &node, int index) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + "#" + std::to_string(index)
+                         : node.name();
+  NodeContext n{node,
+                makeOnnxNodeLocation(ctx, path, name, node.op_type(), node.domain(), opset),
+                opset,
+                {},
+                {}};
+  for (const std::string &in : node.input()) {
+    if (in.empty()) {
+      n.inputs.push_back(Value());
+      continue;
+    }
+    Value v = values.lookup(in);
+    if (!v)
+      return n.error() << "input '" << in << "' is not produced by any node, input or "
+                          "initializer";
+    n.inputs.push_back(v);
+  }
+  SmallVector<Value> outputs;
+  if (failed(convert(n, outputs)))
+    return failure();
+  for (const onnx::AttributeProto &a : node.attribute())
+    if (!n.readAttributes.contains(a.name()))
+      return n.error() << "unexpected attribute '" << a.name() << "' for "
+                       << node.op_type() << " at opset " << opset;
+  // Declared outputs beyond what the op produces must be unused.
+  for (int i = 0; i < node.output_size(); ++i) {
+    const std::string &out = node.output(i);
+    if (out.empty())
+      continue;
+    if (i >= (int)outputs.size() || !outputs[i])
+      return n.error() << "output #" << i << " ('" << out << "') of " << node.op_type()
+                       << " is not supported";
+    if (values.count(out))
+      return n.error() << "value '" << out << "' is defined twice";
+    values[out] = outputs[i];
+  }
+  return success();
+}

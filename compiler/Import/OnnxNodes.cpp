@@ -1,0 +1,489 @@
+//===- OnnxNodes.cpp - one ONNX node to nunc ops --------------------------===//
+//
+// Normalizes opset differences as it goes: attributes that later opsets turned
+// into inputs become constant operands, defaults are filled in, and Softmax's
+// pre-13 semantics are rewritten into Flatten/Softmax/Reshape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include <cfloat>
+
+using namespace mlir;
+using namespace mlir::nunc;
+using namespace mlir::nunc::import_detail;
+
+namespace {
+
+std::optional<int64_t> rankOf(Value v) {
+  if (auto t = dyn_cast<RankedTensorType>(v.getType()))
+    return t.getRank();
+  return std::nullopt;
+}
+
+} // namespace
+
+LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs) {
+  llvm::StringRef op = n.node.op_type();
+  Location loc = n.loc;
+  auto in = [&](unsigned i) { return n.input(i); };
+  auto take = [&](FailureOr<Operation *> r) -> LogicalResult {
+    if (failed(r))
+      return failure();
+    outputs.append((*r)->result_begin(), (*r)->result_end());
+    return success();
+  };
+  // Checks that inputs [0, required) are present and at most `max` given.
+  auto arity = [&](unsigned required, unsigned max) -> LogicalResult {
+    if (n.inputs.size() > max)
+      return n.error() << op << " takes at most " << max << " inputs, got "
+                       << n.inputs.size();
+    for (unsigned i = 0; i < required; ++i)
+      if (!in(i))
+        return n.error() << op << " needs input #" << i;
+    return success();
+  };
+  auto element = [](Value v) { return cast<ShapedType>(v.getType()).getElementType(); };
+
+#define NUNC_SIMPLE(ONNX, OP, N)                                               \
+  if (op == ONNX) {                                                            \
+    if (failed(arity(N, N)))                                                   \
+      return failure();                                                        \
+    return take(create<OP>(n, n.inputs));                                      \
+  }
+  NUNC_SIMPLE("Add", AddOp, 2)
+  NUNC_SIMPLE("Sub", SubOp, 2)
+  NUNC_SIMPLE("Mul", MulOp, 2)
+  NUNC_SIMPLE("Div", DivOp, 2)
+  NUNC_SIMPLE("Pow", PowOp, 2)
+  NUNC_SIMPLE("Equal", EqualOp, 2)
+  NUNC_SIMPLE("Where", WhereOp, 3)
+  NUNC_SIMPLE("Sqrt", SqrtOp, 1)
+  NUNC_SIMPLE("Erf", ErfOp, 1)
+  NUNC_SIMPLE("Tanh", TanhOp, 1)
+  NUNC_SIMPLE("Relu", ReluOp, 1)
+  NUNC_SIMPLE("Sigmoid", SigmoidOp, 1)
+  NUNC_SIMPLE("Identity", IdentityOp, 1)
+  NUNC_SIMPLE("MatMul", MatMulOp, 2)
+  NUNC_SIMPLE("Expand", ExpandOp, 2)
+  NUNC_SIMPLE("GlobalAveragePool", GlobalAveragePoolOp, 1)
+  NUNC_SIMPLE("DynamicQuantizeLinear", DynamicQuantizeLinearOp, 1)
+  NUNC_SIMPLE("QLinearMatMul", QLinearMatMulOp, 8)
+#undef NUNC_SIMPLE
+
+  if (op == "Gelu") {
+    FailureOr<std::string> approx = n.getString("approximate", "none");
+    if (failed(arity(1, 1)) || failed(approx))
+      return failure();
+    return take(create<GeluOp>(n, n.inputs, {attr("approximate", builder.getStringAttr(*approx))}));
+  }
+
+  if (op == "Cast") {
+    FailureOr<int64_t> to = n.getInt("to", std::nullopt);
+    FailureOr<int64_t> saturate = n.getInt("saturate", 1);
+    if (failed(arity(1, 1)) || failed(to) || failed(saturate))
+      return failure();
+    std::optional<Type> type = onnx_io::elementType(ctx, *to);
+    if (!type)
+      return n.error() << "Cast to " << onnx_io::dataTypeName(*to) << " is not supported";
+    return take(create<CastOp>(n, n.inputs,
+                               {attr("to", TypeAttr::get(*type)),
+                                attr("saturate", builder.getI64IntegerAttr(*saturate))}));
+  }
+
+  if (op == "Clip") {
+    if (failed(arity(1, n.opset < 11 ? 1 : 3)))
+      return failure();
+    Value lo = in(1), hi = in(2);
+    if (n.opset < 11) {
+      FailureOr<float> minV = n.getFloat("min", -FLT_MAX);
+      FailureOr<float> maxV = n.getFloat("max", FLT_MAX);
+      if (failed(minV) || failed(maxV))
+        return failure();
+      lo = constScalar(loc, element(in(0)), *minV);
+      hi = constScalar(loc, element(in(0)), *maxV);
+    }
+    SmallVector<Value> operands{in(0), lo, hi};
+    return take(create<ClipOp>(n, present(operands), {segments(operands)}));
+  }
+
+  if (op == "Gemm") {
+    FailureOr<float> alpha = n.getFloat("alpha", 1.f), beta = n.getFloat("beta", 1.f);
+    FailureOr<int64_t> ta = n.getInt("transA", 0), tb = n.getInt("transB", 0);
+    if (failed(arity(2, 3)) || failed(alpha) || failed(beta) || failed(ta) || failed(tb))
+      return failure();
+    return take(create<GemmOp>(n, present(n.inputs),
+                               {attr("alpha", builder.getF32FloatAttr(*alpha)),
+                                attr("beta", builder.getF32FloatAttr(*beta)),
+                                attr("transA", builder.getI64IntegerAttr(*ta)),
+                                attr("transB", builder.getI64IntegerAttr(*tb))}));
+  }
+
+  if (op == "MatMulInteger") {
+    if (failed(arity(2, 4)))
+      return failure();
+    SmallVector<Value> operands{in(0), in(1), in(2), in(3)};
+    return take(create<MatMulIntegerOp>(n, present(operands), {segments(operands)}));
+  }
+
+  if (op == "ReduceMean" || op == "ReduceSum") {
+    bool axesAsInput = op == "ReduceMean" ? n.opset >= 18 : n.opset >= 13;
+    FailureOr<int64_t> keep = n.getInt("keepdims", 1);
+    if (failed(keep))
+      return failure();
+    Value axes;
+    int64_t noop = 0;
+    if (axesAsInput) {
+      FailureOr<int64_t> noopAttr = n.getInt("noop_with_empty_axes", 0);
+      if (failed(arity(1, 2)) || failed(noopAttr))
+        return failure();
+      axes = in(1);
+      noop = *noopAttr;
+    } else {
+      FailureOr<std::optional<SmallVector<int64_t>>> a = n.getInts("axes");
+      if (failed(arity(1, 1)) || failed(a))
+        return failure();
+      if (*a)
+        axes = constI64(loc, **a);
+    }
+    SmallVector<NamedAttribute> attrs{attr("keepdims", builder.getI64IntegerAttr(*keep)),
+                                      attr("noop_with_empty_axes",
+                                           builder.getI64IntegerAttr(noop))};
+    SmallVector<Value> operands = present({in(0), axes});
+    if (op == "ReduceMean")
+      return take(create<ReduceMeanOp>(n, operands, attrs));
+    return take(create<ReduceSumOp>(n, operands, attrs));
+  }
+
+  if (op == "Softmax") {
+    FailureOr<int64_t> axis = n.getInt("axis", n.opset < 13 ? 1 : -1);
+    if (failed(arity(1, 1)) || failed(axis))
+      return failure();
+    if (n.opset >= 13)
+      return take(create<SoftmaxOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(*axis))}));
+    // Before opset 13, Softmax normalized over all dims from `axis` on.
+    std::optional<int64_t> rank = rankOf(in(0));
+    if (!rank)
+      return n.error() << "Softmax before opset 13 needs an input of known rank";
+    int64_t a = *axis < 0 ? *axis + *rank : *axis;
+    if (a < 0 || a >= std::max<int64_t>(*rank, 1))
+      return n.error() << "Softmax axis " << *axis << " is out of range for rank " << *rank;
+    if (a == *rank - 1)
+      return take(create<SoftmaxOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(-1))}));
+    FailureOr<Operation *> flat =
+        create<FlattenOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(a))});
+    if (failed(flat))
+      return failure();
+    FailureOr<Operation *> soft = create<SoftmaxOp>(
+        n, (*flat)->getResults(), {attr("axis", builder.getI64IntegerAttr(1))});
+    FailureOr<Operation *> shape =
+        create<ShapeOp>(n, n.inputs, {attr("start", builder.getI64IntegerAttr(0))});
+    if (failed(soft) || failed(shape))
+      return failure();
+    return take(create<ReshapeOp>(n, {(*soft)->getResult(0), (*shape)->getResult(0)},
+                                  {attr("allowzero", builder.getI64IntegerAttr(0))}));
+  }
+
+  if (op == "LayerNormalization") {
+    FailureOr<int64_t> axis = n.getInt("axis", -1), stash = n.getInt("stash_type", 1);
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-5f);
+    if (failed(arity(2, 3)) || failed(axis) || failed(stash) || failed(eps))
+      return failure();
+    return take(create<LayerNormOp>(n, present(n.inputs),
+                                    {attr("axis", builder.getI64IntegerAttr(*axis)),
+                                     attr("epsilon", builder.getF32FloatAttr(*eps)),
+                                     attr("stash_type", builder.getI64IntegerAttr(*stash))},
+                                    3));
+  }
+
+  if (op == "BatchNormalization") {
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-5f);
+    n.ignore("momentum"); // only used in training
+    if (n.opset <= 8) {
+      FailureOr<int64_t> spatial = n.getInt("spatial", 1);
+      if (failed(spatial))
+        return failure();
+      if (*spatial != 1)
+        return n.error() << "BatchNormalization with spatial=0 is not supported";
+    }
+    if (n.opset >= 14) {
+      FailureOr<int64_t> training = n.getInt("training_mode", 0);
+      if (failed(training))
+        return failure();
+      if (*training != 0)
+        return n.error() << "BatchNormalization in training mode is not supported";
+    }
+    if (failed(arity(5, 5)) || failed(eps))
+      return failure();
+    return take(create<BatchNormOp>(n, n.inputs, {attr("epsilon", builder.getF32FloatAttr(*eps))}));
+  }
+
+  if (op == "Gather") {
+    FailureOr<int64_t> axis = n.getInt("axis", 0);
+    if (failed(arity(2, 2)) || failed(axis))
+      return failure();
+    return take(create<GatherOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(*axis))}));
+  }
+
+  if (op == "Reshape") {
+    FailureOr<int64_t> allowZero = n.getInt("allowzero", 0);
+    if (failed(arity(2, 2)) || failed(allowZero))
+      return failure();
+    return take(create<ReshapeOp>(n, n.inputs,
+                                  {attr("allowzero", builder.getI64IntegerAttr(*allowZero))}));
+  }
+
+  if (op == "Flatten") {
+    FailureOr<int64_t> axis = n.getInt("axis", 1);
+    if (failed(arity(1, 1)) || failed(axis))
+      return failure();
+    return take(create<FlattenOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(*axis))}));
+  }
+
+  if (op == "Transpose") {
+    FailureOr<std::optional<SmallVector<int64_t>>> perm = n.getInts("perm");
+    if (failed(arity(1, 1)) || failed(perm))
+      return failure();
+    SmallVector<int64_t> p;
+    if (*perm) {
+      p = **perm;
+    } else {
+      std::optional<int64_t> rank = rankOf(in(0));
+      if (!rank)
+        return n.error() << "Transpose without perm needs an input of known rank";
+      for (int64_t i = *rank - 1; i >= 0; --i)
+        p.push_back(i);
+    }
+    return take(create<TransposeOp>(n, n.inputs, {attr("perm", builder.getDenseI64ArrayAttr(p))}));
+  }
+
+  if (op == "Unsqueeze" || op == "Squeeze") {
+    Value axes;
+    if (n.opset >= 13) {
+      if (failed(arity(op == "Unsqueeze" ? 2 : 1, 2)))
+        return failure();
+      axes = in(1);
+    } else {
+      FailureOr<std::optional<SmallVector<int64_t>>> a = n.getInts("axes");
+      if (failed(arity(1, 1)) || failed(a))
+        return failure();
+      if (*a)
+        axes = constI64(loc, **a);
+      else if (op == "Unsqueeze")
+        return n.error() << "Unsqueeze needs the 'axes' attribute";
+    }
+    if (op == "Unsqueeze")
+      return take(create<UnsqueezeOp>(n, {in(0), axes}));
+    return take(create<SqueezeOp>(n, present({in(0), axes})));
+  }
+
+  if (op == "Concat") {
+    FailureOr<int64_t> axis = n.getInt("axis", std::nullopt);
+    if (failed(axis))
+      return failure();
+    if (n.inputs.empty() || llvm::any_of(n.inputs, [](Value v) { return !v; }))
+      return n.error() << "Concat needs at least one input and no empty ones";
+    return take(create<ConcatOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(*axis))}));
+  }
+
+  if (op == "Slice") {
+    SmallVector<Value> operands;
+    if (n.opset < 10) {
+      FailureOr<std::optional<SmallVector<int64_t>>> starts = n.getInts("starts"),
+                                                      ends = n.getInts("ends"),
+                                                      axes = n.getInts("axes");
+      if (failed(arity(1, 1)) || failed(starts) || failed(ends) || failed(axes))
+        return failure();
+      if (!*starts || !*ends)
+        return n.error() << "Slice needs 'starts' and 'ends'";
+      operands = {in(0), constI64(loc, **starts), constI64(loc, **ends),
+                  *axes ? constI64(loc, **axes) : Value(), Value()};
+    } else {
+      if (failed(arity(3, 5)))
+        return failure();
+      operands = {in(0), in(1), in(2), in(3), in(4)};
+    }
+    return take(create<SliceOp>(n, present(operands), {segments(operands)}));
+  }
+
+  if (op == "Shape") {
+    FailureOr<int64_t> start = n.getInt("start", 0);
+    const onnx::AttributeProto *endAttr = n.find("end");
+    if (failed(arity(1, 1)) || failed(start))
+      return failure();
+    SmallVector<NamedAttribute> attrs{attr("start", builder.getI64IntegerAttr(*start))};
+    if (endAttr) {
+      if (endAttr->type() != onnx::AttributeProto::INT)
+        return n.wrongType(*endAttr, "an int");
+      attrs.push_back(attr("end", builder.getI64IntegerAttr(endAttr->i())));
+    }
+    return take(create<ShapeOp>(n, n.inputs, attrs));
+  }
+
+  if (op == "ConstantOfShape") {
+    if (failed(arity(1, 1)))
+      return failure();
+    const onnx::AttributeProto *v = n.find("value");
+    ElementsAttr value;
+    if (v) {
+      if (v->type() != onnx::AttributeProto::TENSOR)
+        return n.wrongType(*v, "a tensor");
+      onnx::TensorProto t = v->t();
+      FailureOr<ElementsAttr> a = tensorAttr(t, loc, "ConstantOfShape's value");
+      if (failed(a))
+        return failure();
+      value = *a;
+    } else {
+      auto type = RankedTensorType::get({1}, builder.getF32Type());
+      value = DenseElementsAttr::get(type, 0.0f);
+    }
+    return take(create<ConstantOfShapeOp>(n, n.inputs, {attr("value", value)}));
+  }
+
+  if (op == "Constant") {
+    if (failed(arity(0, 0)))
+      return failure();
+    int given = 0;
+    ElementsAttr value;
+    for (const onnx::AttributeProto &a : n.node.attribute()) {
+      n.ignore(a.name());
+      ++given;
+      llvm::StringRef name = a.name();
+      auto scalarType = [&](Type t) { return RankedTensorType::get({}, t); };
+      if (name == "value" && a.type() == onnx::AttributeProto::TENSOR) {
+        onnx::TensorProto t = a.t();
+        FailureOr<ElementsAttr> v = tensorAttr(t, loc, "Constant's value");
+        if (failed(v))
+          return failure();
+        value = *v;
+      } else if (name == "value_float" && a.type() == onnx::AttributeProto::FLOAT) {
+        value = DenseElementsAttr::get(scalarType(builder.getF32Type()), a.f());
+      } else if (name == "value_floats" && a.type() == onnx::AttributeProto::FLOATS) {
+        SmallVector<float> v(a.floats().begin(), a.floats().end());
+        value = DenseElementsAttr::get(
+            RankedTensorType::get({(int64_t)v.size()}, builder.getF32Type()),
+            ArrayRef<float>(v));
+      } else if (name == "value_int" && a.type() == onnx::AttributeProto::INT) {
+        value = DenseElementsAttr::get(scalarType(builder.getI64Type()), (int64_t)a.i());
+      } else if (name == "value_ints" && a.type() == onnx::AttributeProto::INTS) {
+        SmallVector<int64_t> v(a.ints().begin(), a.ints().end());
+        value = DenseElementsAttr::get(
+            RankedTensorType::get({(int64_t)v.size()}, builder.getI64Type()),
+            ArrayRef<int64_t>(v));
+      } else if (name == "sparse_value" || name.starts_with("value_string")) {
+        return n.error() << "Constant with '" << name << "' is not supported";
+      } else {
+        return n.error() << "unexpected attribute '" << name << "' ("
+                         << onnx::AttributeProto_AttributeType_Name(a.type())
+                         << ") for Constant";
+      }
+    }
+    if (given != 1)
+      return n.error() << "Constant needs exactly one value attribute, got " << given;
+    return take(create<ConstantOp>(n, {}, {attr("value", value)}));
+  }
+
+  if (op == "Conv" || op == "MaxPool" || op == "AveragePool") {
+    bool isConv = op == "Conv";
+    if (failed(arity(isConv ? 2 : 1, isConv ? 3 : 1)))
+      return failure();
+    FailureOr<std::string> autoPad = n.getString("auto_pad", "NOTSET");
+    FailureOr<std::optional<SmallVector<int64_t>>> kernel = n.getInts("kernel_shape"),
+                                                    strides = n.getInts("strides"),
+                                                    dilations = n.getInts("dilations"),
+                                                    pads = n.getInts("pads");
+    if (failed(autoPad) || failed(kernel) || failed(strides) || failed(dilations) ||
+        failed(pads))
+      return failure();
+    if (*autoPad != "NOTSET" && *autoPad != "SAME_UPPER" && *autoPad != "SAME_LOWER" &&
+        *autoPad != "VALID")
+      return n.error() << "unknown auto_pad '" << *autoPad << "'";
+    SmallVector<int64_t> k;
+    if (*kernel) {
+      k = **kernel;
+    } else if (isConv) {
+      auto w = dyn_cast<RankedTensorType>(in(1).getType());
+      if (!w || w.getRank() < 3 || !w.hasStaticShape())
+        return n.error() << "Conv without kernel_shape needs a weight of known shape";
+      k.assign(w.getShape().begin() + 2, w.getShape().end());
+    } else {
+      return n.error() << op << " needs the 'kernel_shape' attribute";
+    }
+    size_t nd = k.size();
+    auto orDefault = [&](const std::optional<SmallVector<int64_t>> &v, size_t count,
+                         int64_t dflt) {
+      return v ? *v : SmallVector<int64_t>(count, dflt);
+    };
+    SmallVector<NamedAttribute> attrs{
+        attr("auto_pad", builder.getStringAttr(*autoPad)),
+        attr("kernel_shape", builder.getDenseI64ArrayAttr(k)),
+        attr("strides", builder.getDenseI64ArrayAttr(orDefault(*strides, nd, 1))),
+        attr("dilations", builder.getDenseI64ArrayAttr(orDefault(*dilations, nd, 1))),
+        attr("pads", builder.getDenseI64ArrayAttr(orDefault(*pads, 2 * nd, 0)))};
+    if (isConv) {
+      FailureOr<int64_t> group = n.getInt("group", 1);
+      if (failed(group))
+        return failure();
+      attrs.push_back(attr("group", builder.getI64IntegerAttr(*group)));
+      return take(create<ConvOp>(n, present(n.inputs), attrs));
+    }
+    FailureOr<int64_t> ceil = n.getInt("ceil_mode", 0);
+    if (failed(ceil))
+      return failure();
+    attrs.push_back(attr("ceil_mode", builder.getI64IntegerAttr(*ceil)));
+    if (op == "MaxPool") {
+      n.ignore("storage_order"); // only affects the Indices output
+      return take(create<MaxPoolOp>(n, n.inputs, attrs));
+    }
+    FailureOr<int64_t> includePad = n.getInt("count_include_pad", 0);
+    if (failed(includePad))
+      return failure();
+    attrs.push_back(attr("count_include_pad", builder.getI64IntegerAttr(*includePad)));
+    return take(create<AveragePoolOp>(n, n.inputs, attrs));
+  }
+
+  if (op == "QuantizeLinear" || op == "DequantizeLinear") {
+    bool quantize = op == "QuantizeLinear";
+    FailureOr<int64_t> axis = n.getInt("axis", 1), block = n.getInt("block_size", 0),
+                       outDType = n.getInt("output_dtype", 0);
+    if (failed(arity(2, 3)) || failed(axis) || failed(block) || failed(outDType))
+      return failure();
+    if (*block != 0)
+      return n.error() << op << " with block_size (blocked quantization) is not supported";
+    if (quantize) {
+      FailureOr<int64_t> saturate = n.getInt("saturate", 1);
+      FailureOr<int64_t> precision = n.getInt("precision", 0);
+      if (failed(saturate) || failed(precision))
+        return failure();
+      if (*precision != 0)
+        return n.error() << "QuantizeLinear with 'precision' is not supported";
+      Type outType = IntegerType::get(ctx, 8, IntegerType::Unsigned);
+      if (in(2)) {
+        outType = element(in(2));
+      } else if (*outDType != 0) {
+        std::optional<Type> t = onnx_io::elementType(ctx, *outDType);
+        if (!t)
+          return n.error() << "QuantizeLinear to " << onnx_io::dataTypeName(*outDType)
+                           << " is not supported";
+        outType = *t;
+      }
+      return take(create<QuantizeLinearOp>(
+          n, present(n.inputs),
+          {attr("axis", builder.getI64IntegerAttr(*axis)),
+           attr("output_element_type", TypeAttr::get(outType))}));
+    }
+    if (*outDType != 0) {
+      std::optional<Type> t = onnx_io::elementType(ctx, *outDType);
+      if (!t || *t != element(in(1)))
+        return n.error() << "DequantizeLinear's output_dtype must match its scale's type";
+    }
+    return take(create<DequantizeLinearOp>(n, present(n.inputs),
+                                           {attr("axis", builder.getI64IntegerAttr(*axis))}));
+  }
+
+  // checkSupportedOps() rejects everything else before conversion starts.
+  return n.error() << "no converter for " << op;
+}

@@ -1,0 +1,43 @@
+//===- OnnxProtoIO.h - reading ONNX protobuf files --------------*- C++ -*-===//
+
+#ifndef NUNC_IMPORT_ONNXPROTOIO_H
+#define NUNC_IMPORT_ONNXPROTOIO_H
+
+#include "onnx.pb.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Types.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::nunc::onnx_io {
+
+/// Parses a ModelProto from a file, streaming (the file is never held in
+/// memory twice). Fails with a readable message for unreadable, truncated or
+/// non-ONNX files.
+llvm::Error loadModel(llvm::StringRef path, onnx::ModelProto &model);
+
+/// "FLOAT", "INT64", ... for an onnx::TensorProto::DataType value.
+std::string dataTypeName(int dataType);
+/// numpy-style name ("float32") or the ONNX name for types nunc lacks.
+std::string numpyName(int dataType);
+/// The nunc element type of an ONNX data type, if nunc supports it.
+std::optional<Type> elementType(MLIRContext *ctx, int dataType);
+/// Bytes per element (0 for types without a fixed byte size).
+int64_t elementSize(int dataType);
+
+/// Number of elements of a TensorProto, or an error for negative dims or an
+/// element count no real model has (overflow, or above 2^40).
+llvm::Expected<int64_t> tensorElementCount(const onnx::TensorProto &t);
+
+/// Resolves an external-data `location` against the model's folder. Refuses
+/// absolute paths and anything that resolves outside that folder.
+llvm::Expected<std::string> resolveExternalPath(llvm::StringRef modelDir,
+                                                llvm::StringRef location);
+
+} // namespace mlir::nunc::onnx_io
+
+#endif // NUNC_IMPORT_ONNXPROTOIO_H

@@ -1,0 +1,194 @@
+//===- DataKernels.cpp - gather, reshape, transpose, slice, concat, ... ---===//
+
+#include "KernelSupport.h"
+#include "Kernels.h"
+
+namespace mlir::nunc::kernels {
+
+namespace {
+
+/// Copies element `from` of src to element `to` of dst for a given width.
+template <size_t W> inline void copyElement(char *dst, const char *src) {
+  std::memcpy(dst, src, W);
+}
+
+/// Gathers out[i] = in[offset(i)] for every element of `outShape`, reading
+/// `in` through `strides` from `base`.
+void stridedCopy(const Tensor &in, Tensor &out, int64_t base,
+                 llvm::SmallVector<int64_t, 6> strides) {
+  size_t w = dtypeSize(in.dtype());
+  const char *src = in.raw() + base * w;
+  char *dst = out.mutableRaw();
+  std::array<llvm::SmallVector<int64_t, 6>, 1> st = {std::move(strides)};
+  auto run = [&]<size_t W>() {
+    forEachIndex<1>(out.shape(), st, [&](int64_t i, const std::array<int64_t, 1> &off) {
+      copyElement<W>(dst + i * W, src + off[0] * W);
+    });
+  };
+  switch (w) {
+  case 1: run.template operator()<1>(); break;
+  case 2: run.template operator()<2>(); break;
+  case 4: run.template operator()<4>(); break;
+  default: run.template operator()<8>(); break;
+  }
+}
+
+} // namespace
+
+Expected<Tensor> gather(const Tensor &data, const Tensor &indices, int64_t axis) {
+  if (indices.dtype() != DType::I64 && indices.dtype() != DType::I32)
+    return kernelError("Gather indices must be int32 or int64");
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, data.rank(), "Gather axis"));
+  NUNC_ASSIGN_OR_RETURN(outShape, shape::gather(data.shape(), indices.shape(), a));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(data.dtype(), outShape));
+  int64_t outer = 1, inner = 1, dim = data.dim(a);
+  for (int64_t i = 0; i < a; ++i)
+    outer *= data.dim(i);
+  for (int64_t i = a + 1; i < data.rank(); ++i)
+    inner *= data.dim(i);
+  size_t block = inner * dtypeSize(data.dtype());
+  int64_t count = indices.numElements();
+  // Indices are data: check every one before reading.
+  llvm::SmallVector<int64_t> idx(count);
+  for (int64_t j = 0; j < count; ++j) {
+    int64_t v = indices.getInt(j);
+    if (v < -dim || v >= dim)
+      return kernelError("index " + llvm::Twine(v) + " is out of range for axis " +
+                         llvm::Twine(a) + " of size " + llvm::Twine(dim) +
+                         " (valid: " + llvm::Twine(-dim) + " to " +
+                         llvm::Twine(dim - 1) + ")");
+    idx[j] = v < 0 ? v + dim : v;
+  }
+  char *dst = out.mutableRaw();
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < count; ++j) {
+      std::memcpy(dst, data.raw() + (o * dim + idx[j]) * block, block);
+      dst += block;
+    }
+  return out;
+}
+
+Expected<Tensor> reshape(const Tensor &data, const Tensor &shapeT, bool allowZero) {
+  if (shapeT.rank() != 1)
+    return kernelError("Reshape's shape must be 1-D");
+  NUNC_ASSIGN_OR_RETURN(target,
+                        shape::reshape(data.shape(), readInts(shapeT), allowZero));
+  return data.reshaped(target);
+}
+
+Expected<Tensor> flatten(const Tensor &x, int64_t axis) {
+  NUNC_ASSIGN_OR_RETURN(target, shape::flatten(x.shape(), axis));
+  return x.reshaped(target);
+}
+
+Expected<Tensor> transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm) {
+  NUNC_ASSIGN_OR_RETURN(outShape, shape::transpose(x.shape(), perm));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  llvm::SmallVector<int64_t, 6> own = rowMajorStrides(x.shape()), strides;
+  for (int64_t p : perm)
+    strides.push_back(own[p]);
+  stridedCopy(x, out, 0, strides);
+  return out;
+}
+
+Expected<Tensor> unsqueeze(const Tensor &x, const Tensor &axes) {
+  NUNC_ASSIGN_OR_RETURN(target, shape::unsqueeze(x.shape(), readInts(axes)));
+  return x.reshaped(target);
+}
+
+Expected<Tensor> squeeze(const Tensor &x, const Tensor *axes) {
+  std::optional<llvm::SmallVector<int64_t, 6>> values;
+  if (axes)
+    values = readInts(*axes);
+  std::optional<llvm::ArrayRef<int64_t>> ref;
+  if (values)
+    ref = llvm::ArrayRef<int64_t>(*values);
+  NUNC_ASSIGN_OR_RETURN(target, shape::squeeze(x.shape(), ref));
+  return x.reshaped(target);
+}
+
+Expected<Tensor> concat(llvm::ArrayRef<const Tensor *> inputs, int64_t axis) {
+  if (inputs.empty())
+    return kernelError("Concat needs at least one input");
+  llvm::SmallVector<llvm::ArrayRef<int64_t>> shapes;
+  for (const Tensor *t : inputs) {
+    if (t->dtype() != inputs.front()->dtype())
+      return kernelError("Concat inputs have different types");
+    shapes.push_back(t->shape());
+  }
+  NUNC_ASSIGN_OR_RETURN(outShape, shape::concat(shapes, axis));
+  int64_t a = axis < 0 ? axis + inputs.front()->rank() : axis;
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(inputs.front()->dtype(), outShape));
+  int64_t outer = 1;
+  for (int64_t i = 0; i < a; ++i)
+    outer *= outShape[i];
+  char *dst = out.mutableRaw();
+  for (int64_t o = 0; o < outer; ++o)
+    for (const Tensor *t : inputs) {
+      size_t block = outer ? t->byteSize() / outer : 0;
+      std::memcpy(dst, t->raw() + o * block, block);
+      dst += block;
+    }
+  return out;
+}
+
+Expected<Tensor> slice(const Tensor &x, const Tensor &starts, const Tensor &ends,
+                       const Tensor *axes, const Tensor *steps) {
+  llvm::SmallVector<int64_t, 6> noValues;
+  NUNC_ASSIGN_OR_RETURN(
+      dims, shape::slice(x.shape(), readInts(starts), readInts(ends),
+                         axes ? readInts(*axes) : noValues,
+                         steps ? readInts(*steps) : noValues));
+  shape::Dims outShape;
+  llvm::SmallVector<int64_t, 6> own = rowMajorStrides(x.shape()), strides;
+  int64_t base = 0;
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    outShape.push_back(d.size);
+    strides.push_back(own[i] * d.step);
+    if (d.size > 0)
+      base += own[i] * d.start;
+  }
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  stridedCopy(x, out, base, strides);
+  return out;
+}
+
+Expected<Tensor> expand(const Tensor &x, const Tensor &shapeT) {
+  if (shapeT.rank() != 1)
+    return kernelError("Expand's shape must be 1-D");
+  llvm::SmallVector<int64_t, 6> target = readInts(shapeT);
+  for (int64_t d : target)
+    if (d < 0)
+      return kernelError("Expand's shape " + shape::toString(target) +
+                         " has a negative dim");
+  NUNC_ASSIGN_OR_RETURN(outShape, shape::broadcast(x.shape(), target));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  stridedCopy(x, out, 0, broadcastStrides(x.shape(), outShape));
+  return out;
+}
+
+Expected<Tensor> shapeOf(const Tensor &x, int64_t start, std::optional<int64_t> end) {
+  int64_t rank = x.rank();
+  auto clampIndex = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank); };
+  int64_t s = clampIndex(start), e = clampIndex(end.value_or(rank));
+  llvm::SmallVector<int64_t, 6> dims(x.shape().begin() + s,
+                                     x.shape().begin() + std::max(s, e));
+  return Tensor::fromValues<int64_t>(DType::I64, {(int64_t)dims.size()}, dims);
+}
+
+Expected<Tensor> constantOfShape(const Tensor &shapeT, const Tensor &value) {
+  if (value.numElements() != 1)
+    return kernelError("ConstantOfShape's value must hold one element");
+  llvm::SmallVector<int64_t, 6> dims = readInts(shapeT);
+  for (int64_t d : dims)
+    if (d < 0)
+      return kernelError("ConstantOfShape's shape " + shape::toString(dims) +
+                         " has a negative dim");
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(value.dtype(), dims));
+  size_t w = dtypeSize(value.dtype());
+  for (int64_t i = 0; i < out.numElements(); ++i)
+    std::memcpy(out.mutableRaw() + i * w, value.raw(), w);
+  return out;
+}
+
+} // namespace mlir::nunc::kernels

@@ -1,0 +1,304 @@
+//===- Evaluator.cpp - reference evaluator for nunc IR --------------------===//
+
+#include "nunc/Interpreter/Evaluator.h"
+
+#include "KernelSupport.h"
+#include "Kernels.h"
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::nunc;
+using llvm::Expected;
+
+namespace {
+
+using Results = llvm::SmallVector<Tensor>;
+
+Expected<Results> one(Expected<Tensor> t) {
+  if (!t)
+    return t.takeError();
+  return Results{std::move(*t)};
+}
+
+template <unsigned N> Expected<Results> many(Expected<llvm::SmallVector<Tensor, N>> ts) {
+  if (!ts)
+    return ts.takeError();
+  return Results(ts->begin(), ts->end());
+}
+
+kernels::WindowAttrs windowAttrs(StringRef autoPad, ArrayRef<int64_t> kernel,
+                                 ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                 ArrayRef<int64_t> pads) {
+  kernels::WindowAttrs w;
+  w.autoPad = autoPad;
+  w.kernel = kernel;
+  w.strides = strides;
+  w.dilations = dilations;
+  w.pads = pads;
+  return w;
+}
+
+} // namespace
+
+Expected<Results> mlir::nunc::evaluateOp(Operation *op,
+                                         llvm::function_ref<const Tensor &(Value)> get) {
+  using namespace kernels;
+  auto opt = [&](Value v) -> const Tensor * { return v ? &get(v) : nullptr; };
+  auto dtypeOfType = [](Type t) -> Expected<DType> {
+    std::optional<DType> d = fromMlirType(getElementTypeOrSelf(t));
+    if (!d)
+      return llvm::createStringError("unsupported element type");
+    return *d;
+  };
+
+  return llvm::TypeSwitch<Operation *, Expected<Results>>(op)
+      .Case([&](ConstantOp c) { return one(tensorFromAttr(c.getValue())); })
+      .Case([&](ConstantOfShapeOp c) -> Expected<Results> {
+        Expected<Tensor> value = tensorFromAttr(c.getValue());
+        if (!value)
+          return value.takeError();
+        return one(constantOfShape(get(c.getShape()), *value));
+      })
+      .Case([&](SqrtOp o) { return one(unary(UnaryKind::Sqrt, get(o.getInput()))); })
+      .Case([&](ErfOp o) { return one(unary(UnaryKind::Erf, get(o.getInput()))); })
+      .Case([&](TanhOp o) { return one(unary(UnaryKind::Tanh, get(o.getInput()))); })
+      .Case([&](ReluOp o) { return one(unary(UnaryKind::Relu, get(o.getInput()))); })
+      .Case([&](SigmoidOp o) { return one(unary(UnaryKind::Sigmoid, get(o.getInput()))); })
+      .Case([&](GeluOp o) {
+        return one(unary(o.getApproximate() == "tanh" ? UnaryKind::GeluTanh
+                                                      : UnaryKind::GeluErf,
+                         get(o.getInput())));
+      })
+      .Case([&](IdentityOp o) { return one(get(o.getInput())); })
+      .Case([&](CastOp o) -> Expected<Results> {
+        Expected<DType> to = dtypeOfType(o.getTo());
+        if (!to)
+          return to.takeError();
+        return one(cast(get(o.getInput()), *to));
+      })
+      .Case([&](ClipOp o) {
+        return one(clip(get(o.getInput()), opt(o.getMin()), opt(o.getMax())));
+      })
+      .Case([&](AddOp o) { return one(binary(BinaryKind::Add, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](SubOp o) { return one(binary(BinaryKind::Sub, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](MulOp o) { return one(binary(BinaryKind::Mul, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](DivOp o) { return one(binary(BinaryKind::Div, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](PowOp o) { return one(binary(BinaryKind::Pow, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](EqualOp o) { return one(binary(BinaryKind::Equal, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](WhereOp o) {
+        return one(where(get(o.getCondition()), get(o.getX()), get(o.getY())));
+      })
+      .Case([&](MatMulOp o) { return one(matmul(get(o.getA()), get(o.getB()))); })
+      .Case([&](GemmOp o) {
+        return one(gemm(get(o.getA()), get(o.getB()), opt(o.getC()),
+                        o.getAlpha().convertToFloat(), o.getBeta().convertToFloat(),
+                        o.getTransA() != 0, o.getTransB() != 0));
+      })
+      .Case([&](MatMulIntegerOp o) {
+        return one(matmulInteger(get(o.getA()), get(o.getB()), opt(o.getAZeroPoint()),
+                                 opt(o.getBZeroPoint())));
+      })
+      .Case([&](QLinearMatMulOp o) {
+        return one(qlinearMatmul(get(o.getA()), get(o.getAScale()), get(o.getAZeroPoint()),
+                                 get(o.getB()), get(o.getBScale()), get(o.getBZeroPoint()),
+                                 get(o.getYScale()), get(o.getYZeroPoint())));
+      })
+      .Case([&](ReduceMeanOp o) {
+        SmallVector<int64_t, 6> axes;
+        if (o.getAxes())
+          axes = readInts(get(o.getAxes()));
+        return one(reduce(ReduceKind::Mean, get(o.getData()), axes, o.getKeepdims() != 0,
+                          o.getNoopWithEmptyAxes() != 0));
+      })
+      .Case([&](ReduceSumOp o) {
+        SmallVector<int64_t, 6> axes;
+        if (o.getAxes())
+          axes = readInts(get(o.getAxes()));
+        return one(reduce(ReduceKind::Sum, get(o.getData()), axes, o.getKeepdims() != 0,
+                          o.getNoopWithEmptyAxes() != 0));
+      })
+      .Case([&](SoftmaxOp o) { return one(softmax(get(o.getInput()), o.getAxis())); })
+      .Case([&](LayerNormOp o) -> Expected<Results> {
+        Expected<DType> stats = dtypeOfType(o.getMean().getType());
+        if (!stats)
+          return stats.takeError();
+        return many(layerNorm(get(o.getInput()), get(o.getScale()), opt(o.getBias()),
+                              o.getAxis(), o.getEpsilon().convertToFloat(), *stats));
+      })
+      .Case([&](BatchNormOp o) {
+        return one(batchNorm(get(o.getInput()), get(o.getScale()), get(o.getBias()),
+                             get(o.getMean()), get(o.getVar()),
+                             o.getEpsilon().convertToFloat()));
+      })
+      .Case([&](GatherOp o) {
+        return one(gather(get(o.getData()), get(o.getIndices()), o.getAxis()));
+      })
+      .Case([&](ReshapeOp o) {
+        return one(reshape(get(o.getData()), get(o.getShape()), o.getAllowzero() != 0));
+      })
+      .Case([&](FlattenOp o) { return one(flatten(get(o.getInput()), o.getAxis())); })
+      .Case([&](TransposeOp o) { return one(transpose(get(o.getInput()), o.getPerm())); })
+      .Case([&](UnsqueezeOp o) { return one(unsqueeze(get(o.getData()), get(o.getAxes()))); })
+      .Case([&](SqueezeOp o) { return one(squeeze(get(o.getData()), opt(o.getAxes()))); })
+      .Case([&](ConcatOp o) {
+        SmallVector<const Tensor *> inputs;
+        for (Value v : o.getInputs())
+          inputs.push_back(&get(v));
+        return one(concat(inputs, o.getAxis()));
+      })
+      .Case([&](SliceOp o) {
+        return one(slice(get(o.getData()), get(o.getStarts()), get(o.getEnds()),
+                         opt(o.getAxes()), opt(o.getSteps())));
+      })
+      .Case([&](ExpandOp o) { return one(expand(get(o.getInput()), get(o.getShape()))); })
+      .Case([&](ShapeOp o) {
+        return one(shapeOf(get(o.getData()), o.getStart(), o.getEnd()));
+      })
+      .Case([&](ConvOp o) {
+        WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
+                                    o.getDilations(), o.getPads());
+        w.group = o.getGroup();
+        return one(conv(get(o.getInput()), get(o.getWeight()), opt(o.getBias()), w));
+      })
+      .Case([&](MaxPoolOp o) {
+        WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
+                                    o.getDilations(), o.getPads());
+        w.ceilMode = o.getCeilMode() != 0;
+        return one(maxPool(get(o.getInput()), w));
+      })
+      .Case([&](AveragePoolOp o) {
+        WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
+                                    o.getDilations(), o.getPads());
+        w.ceilMode = o.getCeilMode() != 0;
+        w.countIncludePad = o.getCountIncludePad() != 0;
+        return one(averagePool(get(o.getInput()), w));
+      })
+      .Case([&](GlobalAveragePoolOp o) { return one(globalAveragePool(get(o.getInput()))); })
+      .Case([&](QuantizeLinearOp o) -> Expected<Results> {
+        Expected<DType> out = dtypeOfType(o.getOutputElementType());
+        if (!out)
+          return out.takeError();
+        return one(quantizeLinear(get(o.getInput()), get(o.getScale()),
+                                  opt(o.getZeroPoint()), o.getAxis(), *out));
+      })
+      .Case([&](DequantizeLinearOp o) {
+        return one(dequantizeLinear(get(o.getInput()), get(o.getScale()),
+                                    opt(o.getZeroPoint()), o.getAxis()));
+      })
+      .Case([&](DynamicQuantizeLinearOp o) {
+        return many(dynamicQuantizeLinear(get(o.getInput())));
+      })
+      .Default([&](Operation *other) -> Expected<Results> {
+        return llvm::createStringError("the evaluator has no kernel for '" +
+                                       other->getName().getStringRef() + "'");
+      });
+}
+
+/// Checks a run-time tensor against a declared type.
+static llvm::Error checkAgainstType(const Tensor &t, Type type, const llvm::Twine &what) {
+  auto shaped = cast<ShapedType>(type);
+  std::optional<DType> d = fromMlirType(shaped.getElementType());
+  if (!d || *d != t.dtype())
+    return llvm::createStringError(what + " has type " + dtypeName(t.dtype()) +
+                                   ", expected " +
+                                   (d ? dtypeName(*d) : llvm::StringRef("?")));
+  if (!shaped.hasRank())
+    return llvm::Error::success();
+  bool ok = shaped.getRank() == t.rank();
+  for (int64_t i = 0; ok && i < t.rank(); ++i)
+    ok = shaped.isDynamicDim(i) || shaped.getDimSize(i) == t.dim(i);
+  if (!ok)
+    return llvm::createStringError(what + " has shape " +
+                                   shape::toString(t.shape()) + ", expected " +
+                                   shape::toString(shaped.getShape()));
+  return llvm::Error::success();
+}
+
+Expected<Results> mlir::nunc::evaluateFunction(func::FuncOp func, ArrayRef<Tensor> inputs) {
+  Block &body = func.getBody().front();
+  if (inputs.size() != body.getNumArguments())
+    return llvm::createStringError("expected " + llvm::Twine(body.getNumArguments()) +
+                                   " inputs, got " + llvm::Twine(inputs.size()));
+  llvm::DenseMap<Value, Tensor> values;
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    std::string name = "input #" + std::to_string(i);
+    if (auto n = func.getArgAttrOfType<StringAttr>(i, "nunc.name"))
+      name = "input '" + n.str() + "'";
+    if (llvm::Error e = checkAgainstType(inputs[i], arg.getType(), name))
+      return std::move(e);
+    values[arg] = inputs[i];
+  }
+  // Release each intermediate after its last use, so peak memory stays near
+  // the model's live set rather than the sum of all activations.
+  llvm::DenseMap<Operation *, SmallVector<Value>> lastUses;
+  {
+    llvm::DenseMap<Value, Operation *> last;
+    for (Operation &op : body)
+      for (Value v : op.getOperands())
+        last[v] = &op;
+    for (auto &[v, op] : last)
+      lastUses[op].push_back(v);
+  }
+  for (Operation &op : body) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      Results out;
+      for (Value v : ret.getOperands())
+        out.push_back(values.lookup(v));
+      return out;
+    }
+    Expected<Results> results =
+        evaluateOp(&op, [&](Value v) -> const Tensor & { return values[v]; });
+    if (!results)
+      return llvm::createStringError(describeLocation(op.getLoc()) + ": " +
+                                     llvm::toString(results.takeError()));
+    for (auto [r, t] : llvm::zip(op.getResults(), *results)) {
+      if (llvm::Error e = checkAgainstType(t, r.getType(), "the result"))
+        return llvm::createStringError(describeLocation(op.getLoc()) + ": " +
+                                       llvm::toString(std::move(e)) +
+                                       " (the IR's types disagree with the data)");
+      values[r] = std::move(t);
+    }
+    for (Value v : lastUses.lookup(&op))
+      if (!isa<BlockArgument>(v))
+        values.erase(v);
+  }
+  return llvm::createStringError("function has no return");
+}
+
+Expected<Tensor> mlir::nunc::tensorFromAttr(ElementsAttr attr) {
+  auto type = cast<ShapedType>(attr.getType());
+  std::optional<DType> dtype = fromMlirType(type.getElementType());
+  if (!dtype || !type.hasStaticShape())
+    return llvm::createStringError("unsupported constant type");
+  if (std::optional<ArrayRef<char>> raw = tryGetRawElements(attr)) {
+    if ((int64_t)raw->size() != type.getNumElements() * (int64_t)dtypeSize(*dtype))
+      return llvm::createStringError("constant data has the wrong size");
+    // Attributes live as long as the MLIRContext, which outlives evaluation.
+    return Tensor::borrow(*dtype, type.getShape(), raw->data(), nullptr);
+  }
+  SmallVector<char> bytes;
+  if (!readRawElements(attr, bytes))
+    return llvm::createStringError("unsupported constant attribute");
+  return Tensor::copyOf(*dtype, type.getShape(), bytes.data());
+}
+
+ElementsAttr mlir::nunc::attrFromTensor(const Tensor &t, MLIRContext *ctx, StringRef hint) {
+  auto type = RankedTensorType::get(t.shape(), toMlirType(t.dtype(), ctx));
+  ArrayRef<char> bytes(t.raw(), t.byteSize());
+  if (t.byteSize() <= 1024 || t.dtype() == DType::Bool) {
+    if (t.dtype() == DType::Bool) {
+      SmallVector<bool> values(t.as<bool>(), t.as<bool>() + t.numElements());
+      return DenseElementsAttr::get(type, values);
+    }
+    return DenseElementsAttr::getFromRawBuffer(type, bytes);
+  }
+  return DenseResourceElementsAttr::get(
+      type, hint,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, dtypeSize(t.dtype()),
+                                                    /*dataIsMutable=*/false));
+}

@@ -1,0 +1,92 @@
+//===- Kernels.h - reference kernels of the evaluator -----------*- C++ -*-===//
+//
+// Plain, exact implementations of each op over run-time Tensors. They compute
+// shapes with the same ShapeHelpers as type inference and report bad data
+// (out-of-range indices, division by zero) as errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_INTERPRETER_KERNELS_H
+#define NUNC_INTERPRETER_KERNELS_H
+
+#include "nunc/Interpreter/Tensor.h"
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::nunc::kernels {
+
+using llvm::Expected;
+
+enum class UnaryKind { Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh };
+Expected<Tensor> unary(UnaryKind kind, const Tensor &x);
+
+enum class BinaryKind { Add, Sub, Mul, Div, Pow, Equal };
+Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b);
+Expected<Tensor> where(const Tensor &cond, const Tensor &x, const Tensor &y);
+Expected<Tensor> clip(const Tensor &x, const Tensor *min, const Tensor *max);
+Expected<Tensor> cast(const Tensor &x, DType to);
+
+Expected<Tensor> matmul(const Tensor &a, const Tensor &b);
+Expected<Tensor> gemm(const Tensor &a, const Tensor &b, const Tensor *c, float alpha,
+                      float beta, bool transA, bool transB);
+
+/// Geometry attributes of Conv and the pooling ops, defaults filled in.
+struct WindowAttrs {
+  llvm::StringRef autoPad = "NOTSET";
+  llvm::ArrayRef<int64_t> kernel, strides, dilations, pads;
+  bool ceilMode = false;
+  bool countIncludePad = false;
+  int64_t group = 1;
+};
+Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
+                      const WindowAttrs &attrs);
+Expected<Tensor> maxPool(const Tensor &x, const WindowAttrs &attrs);
+Expected<Tensor> averagePool(const Tensor &x, const WindowAttrs &attrs);
+Expected<Tensor> globalAveragePool(const Tensor &x);
+
+enum class ReduceKind { Mean, Sum };
+Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t> axes,
+                        bool keepDims, bool noopWithEmptyAxes);
+Expected<Tensor> softmax(const Tensor &x, int64_t axis);
+/// Returns {Y, Mean, InvStdDev}.
+Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &scale,
+                                                 const Tensor *bias, int64_t axis,
+                                                 float epsilon, DType statsType);
+Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
+                           const Tensor &mean, const Tensor &var, float epsilon);
+
+Expected<Tensor> gather(const Tensor &data, const Tensor &indices, int64_t axis);
+Expected<Tensor> reshape(const Tensor &data, const Tensor &shape, bool allowZero);
+Expected<Tensor> flatten(const Tensor &x, int64_t axis);
+Expected<Tensor> transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm);
+Expected<Tensor> unsqueeze(const Tensor &x, const Tensor &axes);
+Expected<Tensor> squeeze(const Tensor &x, const Tensor *axes);
+Expected<Tensor> concat(llvm::ArrayRef<const Tensor *> inputs, int64_t axis);
+Expected<Tensor> slice(const Tensor &x, const Tensor &starts, const Tensor &ends,
+                       const Tensor *axes, const Tensor *steps);
+Expected<Tensor> expand(const Tensor &x, const Tensor &shape);
+Expected<Tensor> shapeOf(const Tensor &x, int64_t start, std::optional<int64_t> end);
+/// `value` holds one element.
+Expected<Tensor> constantOfShape(const Tensor &shape, const Tensor &value);
+
+Expected<Tensor> quantizeLinear(const Tensor &x, const Tensor &scale,
+                                const Tensor *zeroPoint, int64_t axis, DType out);
+Expected<Tensor> dequantizeLinear(const Tensor &x, const Tensor &scale,
+                                  const Tensor *zeroPoint, int64_t axis);
+/// Returns {y, y_scale, y_zero_point}.
+Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x);
+Expected<Tensor> matmulInteger(const Tensor &a, const Tensor &b, const Tensor *aZero,
+                               const Tensor *bZero);
+Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale,
+                               const Tensor &aZero, const Tensor &b,
+                               const Tensor &bScale, const Tensor &bZero,
+                               const Tensor &yScale, const Tensor &yZero);
+
+/// Single-precision C += A * B on row-major blocks (shared by matmul, gemm
+/// and conv): A is [m, k] with row stride lda, B is [k, n] with row stride ldb.
+void gemmF32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+             const float *b, int64_t ldb, float *c, int64_t ldc);
+
+} // namespace mlir::nunc::kernels
+
+#endif // NUNC_INTERPRETER_KERNELS_H

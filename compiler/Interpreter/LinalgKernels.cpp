@@ -1,0 +1,403 @@
+//===- LinalgKernels.cpp - matmul, gemm, conv, pooling --------------------===//
+
+#include "KernelSupport.h"
+#include "Kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace mlir::nunc::kernels {
+
+void gemmF32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+             const float *b, int64_t ldb, float *c, int64_t ldc) {
+  // Blocked so that a panel of B stays in cache while rows of A stream by;
+  // the inner loop is a contiguous axpy the compiler vectorizes.
+  constexpr int64_t kBlockK = 256, kBlockN = 1024;
+  for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
+    int64_t k1 = std::min(k, k0 + kBlockK);
+    for (int64_t n0 = 0; n0 < n; n0 += kBlockN) {
+      int64_t nb = std::min(n, n0 + kBlockN) - n0;
+      for (int64_t i = 0; i < m; ++i) {
+        float *__restrict crow = c + i * ldc + n0;
+        for (int64_t kk = k0; kk < k1; ++kk) {
+          float av = a[i * lda + kk];
+          const float *__restrict brow = b + kk * ldb + n0;
+          for (int64_t j = 0; j < nb; ++j)
+            crow[j] += av * brow[j];
+        }
+      }
+    }
+  }
+}
+
+namespace {
+
+/// Tensor data as a contiguous float vector (copy for other float types).
+std::vector<float> toFloats(const Tensor &t) {
+  std::vector<float> v(t.numElements());
+  dispatchDType(t.dtype(), [&]<typename T>() {
+    const T *p = t.as<T>();
+    for (int64_t i = 0, n = t.numElements(); i < n; ++i)
+      v[i] = static_cast<float>(static_cast<ComputeType<T>>(p[i]));
+  });
+  return v;
+}
+
+/// Writes floats into a tensor of a float dtype.
+void fromFloats(const std::vector<float> &v, Tensor &t) {
+  dispatchDType(t.dtype(), [&]<typename T>() {
+    if constexpr (isFloatType<T>()) {
+      T *p = t.mutableAs<T>();
+      for (size_t i = 0; i < v.size(); ++i)
+        p[i] = T(v[i]);
+    }
+  });
+}
+
+/// C[m, n] = sum_k A[m, k] * B[k, n] for any numeric type; integers wrap.
+template <typename T>
+void gemmGeneric(int64_t m, int64_t n, int64_t k, const T *a, const T *b, T *c) {
+  using C = ComputeType<T>;
+  using Acc = Accumulator<C>;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      Acc acc = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        acc += static_cast<Acc>(static_cast<C>(a[i * k + kk])) *
+               static_cast<Acc>(static_cast<C>(b[kk * n + j]));
+      c[i * n + j] = T(static_cast<C>(acc));
+    }
+}
+
+} // namespace
+
+Expected<Tensor> matmul(const Tensor &a, const Tensor &b) {
+  if (a.dtype() != b.dtype())
+    return kernelError("MatMul operands have different types");
+  if (a.dtype() == DType::Bool)
+    return kernelError("MatMul does not take bool tensors");
+  NUNC_ASSIGN_OR_RETURN(outShape, shape::matmul(a.shape(), b.shape()));
+  // Promote 1-D operands, as numpy does.
+  shape::Dims pa(a.shape()), pb(b.shape());
+  if (pa.size() == 1)
+    pa.insert(pa.begin(), 1);
+  if (pb.size() == 1)
+    pb.push_back(1);
+  int64_t m = pa[pa.size() - 2], k = pa.back(), n = pb.back();
+  NUNC_ASSIGN_OR_RETURN(batch, shape::broadcast(llvm::ArrayRef(pa).drop_back(2),
+                                                llvm::ArrayRef(pb).drop_back(2)));
+  shape::Dims full(batch);
+  full.append({m, n});
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(a.dtype(), full));
+  std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {
+      broadcastStrides(llvm::ArrayRef(pa).drop_back(2), batch),
+      broadcastStrides(llvm::ArrayRef(pb).drop_back(2), batch)};
+  int64_t aMat = m * k, bMat = k * n, oMat = m * n;
+
+  if (a.dtype() == DType::F32) {
+    const float *pA = a.as<float>(), *pB = b.as<float>();
+    float *pO = out.mutableAs<float>();
+    forEachIndex<2>(batch, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
+      gemmF32(m, n, k, pA + off[0] * aMat, k, pB + off[1] * bMat, n, pO + i * oMat, n);
+    });
+  } else {
+    dispatchDType(a.dtype(), [&]<typename T>() {
+      if constexpr (!std::is_same_v<T, bool>) {
+        const T *pA = a.as<T>(), *pB = b.as<T>();
+        T *pO = out.mutableAs<T>();
+        forEachIndex<2>(batch, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
+          gemmGeneric<T>(m, n, k, pA + off[0] * aMat, pB + off[1] * bMat, pO + i * oMat);
+        });
+      }
+    });
+  }
+  return out.reshaped(outShape);
+}
+
+Expected<Tensor> gemm(const Tensor &a, const Tensor &b, const Tensor *c, float alpha,
+                      float beta, bool transA, bool transB) {
+  if (a.rank() != 2 || b.rank() != 2)
+    return kernelError("Gemm operands must be 2-D");
+  NUNC_ASSIGN_OR_RETURN(at, transA ? transpose(a, {1, 0}) : Expected<Tensor>(a));
+  NUNC_ASSIGN_OR_RETURN(bt, transB ? transpose(b, {1, 0}) : Expected<Tensor>(b));
+  if (at.dim(1) != bt.dim(0))
+    return kernelError("Gemm inner dims differ: " + a.describe() + " x " + b.describe());
+  NUNC_ASSIGN_OR_RETURN(product, matmul(at, bt));
+  int64_t m = product.dim(0), n = product.dim(1);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(a.dtype(), product.shape()));
+  shape::Dims mn{m, n};
+  std::array<llvm::SmallVector<int64_t, 6>, 1> cStrides;
+  if (c) {
+    NUNC_ASSIGN_OR_RETURN(bshape, shape::broadcast(mn, c->shape()));
+    if (llvm::ArrayRef<int64_t>(bshape) != llvm::ArrayRef<int64_t>(mn))
+      return kernelError("Gemm's C " + c->describe() + " does not broadcast to [" +
+                         llvm::Twine(m) + ", " + llvm::Twine(n) + "]");
+    cStrides[0] = broadcastStrides(c->shape(), mn);
+  }
+  dispatchDType(a.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T *p = product.as<T>();
+      T *o = out.mutableAs<T>();
+      for (int64_t i = 0; i < m * n; ++i)
+        o[i] = T(static_cast<C>(alpha * static_cast<C>(p[i])));
+      if (c) {
+        const T *pc = c->as<T>();
+        forEachIndex<1>(mn, cStrides, [&](int64_t i, const std::array<int64_t, 1> &off) {
+          o[i] = T(static_cast<C>(static_cast<C>(o[i]) + beta * static_cast<C>(pc[off[0]])));
+        });
+      }
+    }
+  });
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Window {
+  int64_t batch, channels;
+  shape::Dims in, out;        // spatial dims
+  shape::WindowGeometry geom;
+};
+
+Expected<Window> resolveWindow(const Tensor &x, const WindowAttrs &attrs) {
+  if (x.rank() < 3)
+    return kernelError("expected an NCHW input of rank >= 3, got " + x.describe());
+  Window w;
+  w.batch = x.dim(0);
+  w.channels = x.dim(1);
+  w.in.assign(x.shape().begin() + 2, x.shape().end());
+  NUNC_ASSIGN_OR_RETURN(g, shape::window(w.in, attrs.kernel, attrs.strides,
+                                         attrs.dilations, attrs.pads, attrs.autoPad,
+                                         attrs.ceilMode));
+  w.geom = g;
+  w.out = g.output;
+  return w;
+}
+
+/// For each spatial dim, each kernel tap and each output position: the input
+/// coordinate read, or -1 in padding.
+std::vector<std::vector<int64_t>> tapCoordinates(const Window &w, size_t d) {
+  const auto &g = w.geom;
+  std::vector<std::vector<int64_t>> table(g.kernel[d]);
+  for (int64_t k = 0; k < g.kernel[d]; ++k) {
+    table[k].resize(w.out[d]);
+    for (int64_t o = 0; o < w.out[d]; ++o) {
+      int64_t x = o * g.strides[d] - g.padsBegin[d] + k * g.dilations[d];
+      table[k][o] = (x >= 0 && x < w.in[d]) ? x : -1;
+    }
+  }
+  return table;
+}
+
+/// Advances a multi-index over `extent`; false after the last one.
+bool nextIndex(llvm::MutableArrayRef<int64_t> idx, llvm::ArrayRef<int64_t> extent) {
+  for (int64_t d = (int64_t)idx.size() - 1; d >= 0; --d) {
+    if (++idx[d] < extent[d])
+      return true;
+    idx[d] = 0;
+  }
+  return false;
+}
+
+} // namespace
+
+Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
+                      const WindowAttrs &attrs) {
+  if (!isFloat(x.dtype()) || x.dtype() != w.dtype() || (b && b->dtype() != x.dtype()))
+    return kernelError("Conv needs floating-point operands of one type");
+  NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
+  int64_t group = attrs.group, m = w.dim(0);
+  if (w.rank() != x.rank() || group <= 0 || m % group != 0 ||
+      x.dim(1) != w.dim(1) * group)
+    return kernelError("Conv weight " + w.describe() + " does not fit input " +
+                       x.describe() + " with " + llvm::Twine(group) + " groups");
+  if (b && (b->rank() != 1 || b->dim(0) != m))
+    return kernelError("Conv bias must have " + llvm::Twine(m) + " entries");
+  size_t nd = win.in.size();
+  int64_t cg = w.dim(1), mg = m / group;
+  int64_t taps = 1, outPixels = 1, inPixels = 1;
+  for (size_t d = 0; d < nd; ++d) {
+    taps *= win.geom.kernel[d];
+    outPixels *= win.out[d];
+    inPixels *= win.in[d];
+  }
+  shape::Dims outShape{win.batch, m};
+  outShape.append(win.out.begin(), win.out.end());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+
+  std::vector<float> xf = toFloats(x), wf = toFloats(w), of(out.numElements(), 0.f);
+  std::vector<std::vector<std::vector<int64_t>>> coords;
+  for (size_t d = 0; d < nd; ++d)
+    coords.push_back(tapCoordinates(win, d));
+  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(win.in);
+
+  // im2col per (image, group): rows are (channel, tap), columns output pixels.
+  std::vector<float> col(cg * taps * outPixels);
+  llvm::SmallVector<int64_t, 6> tap(nd), pix(nd);
+  for (int64_t n = 0; n < win.batch; ++n) {
+    for (int64_t g = 0; g < group; ++g) {
+      for (int64_t c = 0; c < cg; ++c) {
+        const float *plane = xf.data() + (n * x.dim(1) + g * cg + c) * inPixels;
+        std::fill(tap.begin(), tap.end(), 0);
+        int64_t row = c * taps;
+        do {
+          float *dst = col.data() + row * outPixels;
+          std::fill(pix.begin(), pix.end(), 0);
+          int64_t p = 0;
+          do {
+            int64_t offset = 0;
+            bool inside = true;
+            for (size_t d = 0; d < nd && inside; ++d) {
+              int64_t coord = coords[d][tap[d]][pix[d]];
+              inside = coord >= 0;
+              offset += coord * inStrides[d];
+            }
+            dst[p++] = inside ? plane[offset] : 0.f;
+          } while (nextIndex(pix, win.out));
+          ++row;
+        } while (nextIndex(tap, win.geom.kernel));
+      }
+      gemmF32(mg, outPixels, cg * taps, wf.data() + g * mg * cg * taps, cg * taps,
+              col.data(), outPixels,
+              of.data() + (n * m + g * mg) * outPixels, outPixels);
+    }
+  }
+  if (b) {
+    std::vector<float> bf = toFloats(*b);
+    for (int64_t n = 0; n < win.batch; ++n)
+      for (int64_t oc = 0; oc < m; ++oc) {
+        float *dst = of.data() + (n * m + oc) * outPixels;
+        for (int64_t p = 0; p < outPixels; ++p)
+          dst[p] += bf[oc];
+      }
+  }
+  fromFloats(of, out);
+  return out;
+}
+
+namespace {
+
+enum class PoolKind { Max, Average };
+
+Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs) {
+  NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
+  size_t nd = win.in.size();
+  shape::Dims outShape{win.batch, win.channels};
+  outShape.append(win.out.begin(), win.out.end());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  int64_t inPixels = 1, outPixels = 1;
+  for (size_t d = 0; d < nd; ++d) {
+    inPixels *= win.in[d];
+    outPixels *= win.out[d];
+  }
+  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(win.in);
+  const auto &g = win.geom;
+  llvm::Error err = llvm::Error::success();
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    if constexpr (std::is_same_v<T, bool>) {
+      err = kernelError("pooling does not take bool tensors");
+    } else if constexpr (!std::is_floating_point_v<C>) {
+      if (kind == PoolKind::Average) {
+        err = kernelError("AveragePool needs a floating-point input");
+        return;
+      }
+    }
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T *in = x.as<T>();
+      T *o = out.mutableAs<T>();
+      llvm::SmallVector<int64_t, 6> pix(nd), tap(nd);
+      for (int64_t plane = 0; plane < win.batch * win.channels; ++plane) {
+        const T *src = in + plane * inPixels;
+        T *dst = o + plane * outPixels;
+        std::fill(pix.begin(), pix.end(), 0);
+        int64_t p = 0;
+        do {
+          double sum = 0;
+          C best = std::numeric_limits<C>::lowest();
+          if constexpr (std::is_floating_point_v<C>)
+            best = -std::numeric_limits<C>::infinity();
+          int64_t inside = 0, padded = 0;
+          std::fill(tap.begin(), tap.end(), 0);
+          do {
+            int64_t offset = 0;
+            bool isInside = true, isInPadded = true;
+            for (size_t d = 0; d < nd; ++d) {
+              int64_t coord = pix[d] * g.strides[d] - g.padsBegin[d] + tap[d] * g.dilations[d];
+              if (coord < 0 || coord >= win.in[d])
+                isInside = false;
+              if (coord < -g.padsBegin[d] || coord >= win.in[d] + g.padsEnd[d])
+                isInPadded = false;
+              offset += coord * inStrides[d];
+            }
+            if (isInPadded)
+              ++padded;
+            if (!isInside)
+              continue;
+            ++inside;
+            C v = src[offset];
+            if (kind == PoolKind::Max) {
+              if (v > best || (std::is_floating_point_v<C> && v != v))
+                best = v;
+            } else {
+              sum += v;
+            }
+          } while (nextIndex(tap, g.kernel));
+          if (kind == PoolKind::Max) {
+            dst[p] = T(best);
+          } else {
+            int64_t divisor = attrs.countIncludePad ? padded : inside;
+            dst[p] = T(static_cast<C>(divisor ? sum / divisor : 0.0));
+          }
+          ++p;
+        } while (nextIndex(pix, win.out));
+      }
+    }
+  });
+  if (err)
+    return std::move(err);
+  return out;
+}
+
+} // namespace
+
+Expected<Tensor> maxPool(const Tensor &x, const WindowAttrs &attrs) {
+  return pool(PoolKind::Max, x, attrs);
+}
+
+Expected<Tensor> averagePool(const Tensor &x, const WindowAttrs &attrs) {
+  return pool(PoolKind::Average, x, attrs);
+}
+
+Expected<Tensor> globalAveragePool(const Tensor &x) {
+  if (x.rank() < 3)
+    return kernelError("expected an NCHW input of rank >= 3, got " + x.describe());
+  shape::Dims outShape{x.dim(0), x.dim(1)};
+  outShape.append(x.rank() - 2, 1);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  int64_t planes = x.dim(0) * x.dim(1);
+  int64_t pixels = planes ? x.numElements() / planes : 0;
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T *in = x.as<T>();
+      T *o = out.mutableAs<T>();
+      for (int64_t p = 0; p < planes; ++p) {
+        double sum = 0;
+        for (int64_t i = 0; i < pixels; ++i)
+          sum += static_cast<C>(in[p * pixels + i]);
+        o[p] = T(static_cast<C>(sum / pixels));
+      }
+    }
+  });
+  return out;
+}
+
+} // namespace mlir::nunc::kernels

@@ -1,0 +1,199 @@
+//===- NormKernels.cpp - reductions, softmax, layer and batch norm --------===//
+
+#include "KernelSupport.h"
+#include "Kernels.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace mlir::nunc::kernels {
+
+Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t> axes,
+                        bool keepDims, bool noopWithEmptyAxes) {
+  if (x.dtype() == DType::Bool)
+    return kernelError("reductions do not take bool tensors");
+  NUNC_ASSIGN_OR_RETURN(reduced,
+                        shape::reducedAxes(x.rank(), axes, noopWithEmptyAxes));
+  if (reduced.empty())
+    return x;
+  shape::Dims kept(x.shape());
+  int64_t count = 1;
+  for (int64_t a : reduced) {
+    count *= kept[a];
+    kept[a] = 1;
+  }
+  NUNC_ASSIGN_OR_RETURN(finalShape,
+                        shape::reduce(x.shape(), axes, keepDims, noopWithEmptyAxes));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), kept));
+  std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {
+      rowMajorStrides(x.shape()), broadcastStrides(kept, x.shape())};
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    if constexpr (!std::is_same_v<T, bool>) {
+      // Floats accumulate in double; integers wrap in their unsigned type.
+      using Acc = Accumulator<C>;
+      std::vector<Acc> acc(out.numElements(), 0);
+      const T *in = x.as<T>();
+      forEachIndex<2>(x.shape(), strides, [&](int64_t, const std::array<int64_t, 2> &off) {
+        acc[off[1]] += static_cast<Acc>(static_cast<C>(in[off[0]]));
+      });
+      T *o = out.mutableAs<T>();
+      for (size_t i = 0; i < acc.size(); ++i) {
+        if (kind == ReduceKind::Sum) {
+          o[i] = T(static_cast<C>(acc[i]));
+        } else if constexpr (std::is_integral_v<C>) {
+          // Mean of integers: the exact mean, truncated (numpy then astype).
+          o[i] = count ? T(static_cast<C>(static_cast<C>(acc[i]) / static_cast<C>(count)))
+                       : T(0);
+        } else {
+          o[i] = T(static_cast<C>(acc[i] / count));
+        }
+      }
+    }
+  });
+  return out.reshaped(finalShape);
+}
+
+Expected<Tensor> softmax(const Tensor &x, int64_t axis) {
+  if (!isFloat(x.dtype()))
+    return kernelError("Softmax needs a floating-point input");
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "Softmax axis"));
+  int64_t outer = 1, n = x.dim(a), inner = 1;
+  for (int64_t i = 0; i < a; ++i)
+    outer *= x.dim(i);
+  for (int64_t i = a + 1; i < x.rank(); ++i)
+    inner *= x.dim(i);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T *in = x.as<T>();
+      T *o = out.mutableAs<T>();
+      std::vector<double> e(n);
+      for (int64_t p = 0; p < outer; ++p)
+        for (int64_t q = 0; q < inner; ++q) {
+          const T *src = in + p * n * inner + q;
+          T *dst = o + p * n * inner + q;
+          C maxV = -std::numeric_limits<C>::infinity();
+          for (int64_t i = 0; i < n; ++i)
+            maxV = std::max<C>(maxV, src[i * inner]);
+          double sum = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            e[i] = std::exp(static_cast<double>(static_cast<C>(src[i * inner])) - maxV);
+            sum += e[i];
+          }
+          for (int64_t i = 0; i < n; ++i)
+            dst[i * inner] = T(static_cast<C>(e[i] / sum));
+        }
+    }
+  });
+  return out;
+}
+
+Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &scale,
+                                                 const Tensor *bias, int64_t axis,
+                                                 float epsilon, DType statsType) {
+  if (!isFloat(x.dtype()) || scale.dtype() != x.dtype() ||
+      (bias && bias->dtype() != x.dtype()))
+    return kernelError("LayerNormalization needs floating-point operands of one type");
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "LayerNormalization axis"));
+  llvm::ArrayRef<int64_t> normShape = x.shape().drop_front(a);
+  int64_t outer = 1, n = 1;
+  for (int64_t i = 0; i < a; ++i)
+    outer *= x.dim(i);
+  for (int64_t d : normShape)
+    n *= d;
+  // Scale and bias broadcast over the normalized dims.
+  auto broadcastParam = [&](const Tensor &p) -> Expected<std::vector<double>> {
+    NUNC_ASSIGN_OR_RETURN(s, shape::broadcast(normShape, p.shape()));
+    if (llvm::ArrayRef<int64_t>(s) != normShape)
+      return kernelError("LayerNormalization parameter " + p.describe() +
+                         " does not broadcast to the normalized dims");
+    std::vector<double> v(n);
+    std::array<llvm::SmallVector<int64_t, 6>, 1> st = {broadcastStrides(p.shape(), normShape)};
+    forEachIndex<1>(normShape, st, [&](int64_t i, const std::array<int64_t, 1> &off) {
+      v[i] = p.getDouble(off[0]);
+    });
+    return v;
+  };
+  NUNC_ASSIGN_OR_RETURN(sv, broadcastParam(scale));
+  std::vector<double> bv(n, 0.0);
+  if (bias) {
+    NUNC_ASSIGN_OR_RETURN(b, broadcastParam(*bias));
+    bv = b;
+  }
+  shape::Dims statShape(x.shape().take_front(a));
+  statShape.append(x.rank() - a, 1);
+  NUNC_ASSIGN_OR_RETURN(y, Tensor::create(x.dtype(), x.shape()));
+  NUNC_ASSIGN_OR_RETURN(mean, Tensor::create(statsType, statShape));
+  NUNC_ASSIGN_OR_RETURN(invStd, Tensor::create(statsType, statShape));
+  std::vector<double> means(outer), invs(outer);
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T *in = x.as<T>();
+      T *o = y.mutableAs<T>();
+      for (int64_t r = 0; r < outer; ++r) {
+        const T *row = in + r * n;
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i)
+          sum += static_cast<C>(row[i]);
+        double mu = sum / n, var = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          double d = static_cast<C>(row[i]) - mu;
+          var += d * d;
+        }
+        var /= n;
+        double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
+        for (int64_t i = 0; i < n; ++i)
+          o[r * n + i] = T(static_cast<C>((static_cast<C>(row[i]) - mu) * inv * sv[i] + bv[i]));
+        means[r] = mu;
+        invs[r] = inv;
+      }
+    }
+  });
+  dispatchDType(statsType, [&]<typename S>() {
+    if constexpr (isFloatType<S>()) {
+      for (int64_t r = 0; r < outer; ++r) {
+        mean.mutableAs<S>()[r] = S(static_cast<ComputeType<S>>(means[r]));
+        invStd.mutableAs<S>()[r] = S(static_cast<ComputeType<S>>(invs[r]));
+      }
+    }
+  });
+  return llvm::SmallVector<Tensor, 3>{y, mean, invStd};
+}
+
+Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
+                           const Tensor &mean, const Tensor &var, float epsilon) {
+  if (!isFloat(x.dtype()) || x.rank() < 2)
+    return kernelError("BatchNormalization needs a floating-point input of rank >= 2");
+  int64_t c = x.dim(1);
+  for (const Tensor *p : {&scale, &bias, &mean, &var})
+    if (p->rank() != 1 || p->dim(0) != c || !isFloat(p->dtype()))
+      return kernelError("BatchNormalization parameters must be 1-D with " +
+                         llvm::Twine(c) + " entries");
+  int64_t inner = 1;
+  for (int64_t i = 2; i < x.rank(); ++i)
+    inner *= x.dim(i);
+  std::vector<double> mul(c), add(c);
+  for (int64_t i = 0; i < c; ++i) {
+    mul[i] = scale.getDouble(i) / std::sqrt(var.getDouble(i) + static_cast<double>(epsilon));
+    add[i] = bias.getDouble(i) - mean.getDouble(i) * mul[i];
+  }
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    if constexpr (std::is_floating_point_v<C>) {
+      const T *in = x.as<T>();
+      T *o = out.mutableAs<T>();
+      for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
+        int64_t ch = (i / inner) % c;
+        o[i] = T(static_cast<C>(static_cast<C>(in[i]) * mul[ch] + add[ch]));
+      }
+    }
+  });
+  return out;
+}
+
+} // namespace mlir::nunc::kernels

@@ -1,0 +1,34 @@
+//===- Pipeline.cpp - pass pipelines of nunc ------------------------------===//
+
+#include "nunc/Pipeline/Pipeline.h"
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::nunc::registerNuncDialects(DialectRegistry &registry) {
+  registry.insert<NuncDialect, func::FuncDialect>();
+}
+
+void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm) {
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createShapeInference());
+  fpm.addPass(createConstantFolding());
+  fpm.addPass(createCanonicalizerPass());
+  fpm.addPass(createCSEPass());
+  // Folding and CSE can expose more: one more round settles what exporters emit.
+  fpm.addPass(createConstantFolding());
+  fpm.addPass(createShapeInference());
+}
+
+LogicalResult mlir::nunc::simplify(ModuleOp module) {
+  PassManager pm(module.getContext());
+  buildSimplifyPipeline(pm);
+  return pm.run(module);
+}

@@ -1,0 +1,124 @@
+//===- ConstantFolding.cpp - evaluate ops with constant operands ----------===//
+
+#include "nunc/Transforms/Passes.h"
+
+#include "nunc/Interpreter/Evaluator.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_CONSTANTFOLDING
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+bool hasStaticResults(Operation *op, int64_t maxElements) {
+  for (Type t : op->getResultTypes()) {
+    auto shaped = dyn_cast<RankedTensorType>(t);
+    if (!shaped || !shaped.hasStaticShape() || shaped.getNumElements() > maxElements)
+      return false;
+  }
+  return true;
+}
+
+/// Folds `op` through its own folder. Returns true when the op was replaced.
+bool foldWithHook(Operation *op, OpBuilder &builder) {
+  SmallVector<OpFoldResult> folded;
+  if (failed(op->fold(folded)) || folded.empty())
+    return false;
+  SmallVector<Value> replacements;
+  builder.setInsertionPoint(op);
+  for (auto [result, f] : llvm::zip(op->getResults(), folded)) {
+    if (auto v = dyn_cast<Value>(f)) {
+      if (v.getType() != result.getType())
+        return false;
+      replacements.push_back(v);
+      continue;
+    }
+    auto attr = dyn_cast<ElementsAttr>(cast<Attribute>(f));
+    if (!attr || attr.getType() != result.getType())
+      return false;
+    replacements.push_back(ConstantOp::create(builder, op->getLoc(), attr.getType(), attr));
+  }
+  op->replaceAllUsesWith(replacements);
+  op->erase();
+  return true;
+}
+
+struct ConstantFoldingPass
+    : public mlir::nunc::impl::ConstantFoldingBase<ConstantFoldingPass> {
+  using ConstantFoldingBase::ConstantFoldingBase;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    OpBuilder builder(&getContext());
+    bool changed = false;
+    SmallVector<Operation *> ops;
+    for (Operation &op : func.getBody().front())
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      if (isa<ConstantOp>(op) || !isa<InferShapesOpInterface>(op))
+        continue;
+      if (failed(refineResultTypes(op, changed)))
+        return signalPassFailure();
+      if (foldWithHook(op, builder)) {
+        changed = true;
+        continue;
+      }
+      if (failed(foldByEvaluation(op, builder, changed)))
+        return signalPassFailure();
+    }
+    // Erase what folding left unused, users before producers.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(func.getBody().front())))
+      if (isOpTriviallyDead(&op)) {
+        op.erase();
+        changed = true;
+      }
+    updateFunctionResultTypes(func);
+    if (!changed)
+      markAllAnalysesPreserved();
+  }
+
+  LogicalResult foldByEvaluation(Operation *op, OpBuilder &builder, bool &changed) {
+    if (!hasStaticResults(op, maxElements))
+      return success();
+    SmallVector<Tensor> operands;
+    for (Value v : op->getOperands()) {
+      ElementsAttr attr;
+      if (!matchPattern(v, m_Constant(&attr)))
+        return success();
+      llvm::Expected<Tensor> t = tensorFromAttr(attr);
+      if (!t) {
+        llvm::consumeError(t.takeError());
+        return success();
+      }
+      operands.push_back(std::move(*t));
+    }
+    llvm::Expected<SmallVector<Tensor>> results = evaluateOp(op, [&](Value v) -> const Tensor & {
+      return operands[llvm::find(op->getOperands(), v) - op->operand_begin()];
+    });
+    if (!results) {
+      // Constant data that makes the op fail (an out-of-range index, a
+      // division by zero) would fail every run: report it now.
+      return op->emitError() << llvm::toString(results.takeError());
+    }
+    builder.setInsertionPoint(op);
+    for (auto [result, t] : llvm::zip(op->getResults(), *results)) {
+      ElementsAttr attr = attrFromTensor(t, &getContext());
+      if (attr.getType() != result.getType())
+        return op->emitError() << "evaluated to " << attr.getType()
+                               << " where the IR says " << result.getType();
+      result.replaceAllUsesWith(
+          ConstantOp::create(builder, op->getLoc(), attr.getType(), attr));
+    }
+    op->erase();
+    changed = true;
+    return success();
+  }
+};
+} // namespace

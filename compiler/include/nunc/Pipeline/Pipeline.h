@@ -1,0 +1,24 @@
+//===- Pipeline.h - pass pipelines of nunc ----------------------*- C++ -*-===//
+
+#ifndef NUNC_PIPELINE_PIPELINE_H
+#define NUNC_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::nunc {
+
+/// Registers the dialects nunc's IR uses.
+void registerNuncDialects(DialectRegistry &registry);
+
+/// Adds the tensor-level cleanup every consumer of imported IR wants: shape
+/// inference, constant folding (shape subgraphs collapse once input shapes
+/// are pinned), canonicalization, CSE, and a final shape inference.
+void buildSimplifyPipeline(OpPassManager &pm);
+
+/// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
+LogicalResult simplify(ModuleOp module);
+
+} // namespace mlir::nunc
+
+#endif // NUNC_PIPELINE_PIPELINE_H

@@ -1,0 +1,29 @@
+//===- Passes.h - nunc tensor-level passes ----------------------*- C++ -*-===//
+
+#ifndef NUNC_TRANSFORMS_PASSES_H
+#define NUNC_TRANSFORMS_PASSES_H
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::nunc {
+
+#define GEN_PASS_DECL
+#include "nunc/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "nunc/Transforms/Passes.h.inc"
+
+/// Re-infers the result types of `op` and keeps, per result, the more precise
+/// of the current and the inferred type. Returns failure when inference
+/// reports an error (emitted at the op), and sets `changed` when a type moved.
+LogicalResult refineResultTypes(Operation *op, bool &changed);
+
+/// Sets the function's result types to the types of what it returns.
+void updateFunctionResultTypes(func::FuncOp func);
+
+} // namespace mlir::nunc
+
+#endif // NUNC_TRANSFORMS_PASSES_H

@@ -1,0 +1,45 @@
+//===- Common.h - shared pieces of the nunc subcommands ---------*- C++ -*-===//
+
+#ifndef NUNC_TOOLS_NUNC_COMMON_H
+#define NUNC_TOOLS_NUNC_COMMON_H
+
+#include "nunc/Import/OnnxImporter.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/CommandLine.h"
+
+#include <string>
+#include <vector>
+
+namespace nunc_tool {
+
+extern llvm::cl::OptionCategory category;
+extern llvm::cl::SubCommand importCommand, runCommand, inspectCommand;
+
+int runImport();
+int runRun();
+int runInspect();
+
+/// A context with nunc's dialects whose diagnostics print as
+/// `model.onnx: node "name" (Op, opset N): error: message`.
+class ToolContext {
+public:
+  ToolContext();
+  mlir::MLIRContext &get() { return ctx; }
+  bool hadError() const { return errors > 0; }
+
+private:
+  mlir::MLIRContext ctx;
+  int errors = 0;
+};
+
+/// Prints "nunc <sub>: error: message" and returns 1.
+int fail(llvm::StringRef subcommand, const llvm::Twine &message);
+
+/// Parses the --shape pins into `options`; false (after printing) on errors.
+bool parseShapePins(llvm::StringRef subcommand, const std::vector<std::string> &pins,
+                    mlir::nunc::ImportOptions &options);
+
+} // namespace nunc_tool
+
+#endif // NUNC_TOOLS_NUNC_COMMON_H

@@ -1,0 +1,168 @@
+//===- RunCommand.cpp - nunc run ------------------------------------------===//
+
+#include "Common.h"
+
+#include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Interpreter/Npy.h"
+#include "nunc/Pipeline/Pipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <random>
+
+namespace cl = llvm::cl;
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace nunc_tool {
+namespace {
+cl::opt<std::string> model(cl::Positional, cl::desc("<model.onnx>"), cl::Required,
+                           cl::sub(runCommand), cl::cat(category));
+cl::opt<bool> reference("reference",
+                        cl::desc("Run with the reference evaluator (exact, slow)"),
+                        cl::sub(runCommand), cl::cat(category));
+cl::opt<std::string> inputFile("input",
+                               cl::desc("Inputs as a .npz with one array per graph input, "
+                                        "by name"),
+                               cl::value_desc("in.npz"), cl::sub(runCommand),
+                               cl::cat(category));
+cl::opt<bool> randomInputs("random-inputs",
+                           cl::desc("Generate inputs: floats uniform in [-1, 1), integers "
+                                    "uniform in --int-range, bools 50/50"),
+                           cl::sub(runCommand), cl::cat(category));
+cl::opt<uint64_t> seed("seed", cl::desc("Seed for --random-inputs"), cl::init(0),
+                       cl::sub(runCommand), cl::cat(category));
+cl::opt<std::string> intRange("int-range",
+                              cl::desc("Range [lo, hi) of random integer inputs"),
+                              cl::value_desc("lo:hi"), cl::init("0:100"),
+                              cl::sub(runCommand), cl::cat(category));
+cl::list<std::string> shapes("shape",
+                             cl::desc("Pin a graph input's dims, e.g. input_ids=1x128 "
+                                      "(repeatable)"),
+                             cl::value_desc("name=dims"), cl::sub(runCommand),
+                             cl::cat(category));
+cl::opt<std::string> output("o", cl::desc("Write the outputs, by graph-output name, to a .npz"),
+                            cl::value_desc("out.npz"), cl::sub(runCommand), cl::cat(category));
+
+/// Random tensor of the given type; the same seed gives the same data on
+/// every platform (no std distributions).
+Tensor randomTensor(DType dtype, ArrayRef<int64_t> shape, std::mt19937_64 &rng,
+                    int64_t lo, int64_t hi) {
+  Tensor t = cantFail(Tensor::create(dtype, shape));
+  auto unit = [&]() { return (rng() >> 11) * (1.0 / 9007199254740992.0); };
+  dispatchDType(dtype, [&]<typename T>() {
+    T *p = t.mutableAs<T>();
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      if constexpr (std::is_same_v<T, bool>)
+        p[i] = rng() & 1;
+      else if constexpr (std::is_integral_v<T>)
+        p[i] = static_cast<T>(lo + static_cast<int64_t>(unit() * double(hi - lo)));
+      else
+        p[i] = T(static_cast<float>(unit() * 2.0 - 1.0));
+    }
+  });
+  return t;
+}
+
+void printSummary(llvm::StringRef name, const Tensor &t) {
+  llvm::outs() << name << ": " << t.describe();
+  if (t.numElements() == 0) {
+    llvm::outs() << "\n";
+    return;
+  }
+  double sum = 0, absMax = 0;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    double v = t.getDouble(i);
+    sum += v;
+    absMax = std::max(absMax, std::fabs(v));
+  }
+  llvm::outs() << "  mean " << llvm::format("%.6g", sum / t.numElements()) << "  max|x| "
+               << llvm::format("%.6g", absMax) << "\n  [";
+  for (int64_t i = 0; i < std::min<int64_t>(8, t.numElements()); ++i)
+    llvm::outs() << (i ? ", " : "") << llvm::format("%.6g", t.getDouble(i));
+  llvm::outs() << (t.numElements() > 8 ? ", ...]\n" : "]\n");
+}
+} // namespace
+
+int runRun() {
+  if (!reference)
+    return fail("run", "only --reference is available: compiled execution comes with "
+                       "'nunc compile'");
+  if (inputFile.empty() == !randomInputs)
+    return fail("run", "give exactly one of --input FILE.npz and --random-inputs");
+  int64_t lo = 0, hi = 0;
+  {
+    auto [a, b] = llvm::StringRef(intRange).split(':');
+    if (a.getAsInteger(10, lo) || b.getAsInteger(10, hi) || hi <= lo)
+      return fail("run", "--int-range must be LO:HI with LO < HI, got '" + intRange + "'");
+  }
+  ImportOptions options;
+  if (!parseShapePins("run", shapes, options))
+    return 1;
+
+  NamedTensors given;
+  if (!inputFile.empty()) {
+    llvm::Expected<NamedTensors> read = readNpz(inputFile);
+    if (!read)
+      return fail("run", llvm::toString(read.takeError()));
+    given = std::move(*read);
+    // The data fixes the shapes: pin them so shape subgraphs fold away.
+    for (auto &[name, t] : given)
+      if (!options.inputShapes.count(name))
+        options.inputShapes[name] = std::vector<int64_t>(t.shape().begin(), t.shape().end());
+  }
+
+  ToolContext tc;
+  OwningOpRef<ModuleOp> module = importOnnxModel(&tc.get(), model, options);
+  if (!module || failed(simplify(*module)))
+    return 1;
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+
+  SmallVector<Tensor> inputs;
+  std::mt19937_64 rng(seed);
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    std::string name = func.getArgAttrOfType<StringAttr>(i, "nunc.name").str();
+    auto type = cast<ShapedType>(func.getArgumentTypes()[i]);
+    if (randomInputs) {
+      if (!type.hasStaticShape())
+        return fail("run", "input '" + name + "' has dynamic dims; pin them with --shape " +
+                               name + "=...");
+      std::optional<DType> dtype = fromMlirType(type.getElementType());
+      inputs.push_back(randomTensor(*dtype, type.getShape(), rng, lo, hi));
+      continue;
+    }
+    auto it = llvm::find_if(given, [&](auto &p) { return p.first == name; });
+    if (it == given.end())
+      return fail("run", "'" + inputFile + "' has no array named '" + name + "'");
+    inputs.push_back(it->second);
+  }
+  for (auto &[name, t] : given) {
+    bool known = false;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      known |= func.getArgAttrOfType<StringAttr>(i, "nunc.name").getValue() == name;
+    if (!known)
+      return fail("run", "'" + inputFile + "' holds '" + name +
+                             "', which is not an input of the model");
+  }
+
+  llvm::Expected<SmallVector<Tensor>> outputs = evaluateFunction(func, inputs);
+  if (!outputs)
+    return fail("run", llvm::toString(outputs.takeError()));
+  NamedTensors named;
+  for (auto [i, t] : llvm::enumerate(*outputs))
+    named.emplace_back(func.getResultAttrOfType<StringAttr>(i, "nunc.name").str(), t);
+  if (output.empty()) {
+    for (auto &[name, t] : named)
+      printSummary(name, t);
+    return 0;
+  }
+  if (llvm::Error e = writeNpz(output, named))
+    return fail("run", llvm::toString(std::move(e)));
+  return 0;
+}
+
+} // namespace nunc_tool
