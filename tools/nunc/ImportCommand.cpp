@@ -3,6 +3,7 @@
 #include "Common.h"
 
 #include "nunc/Pipeline/Pipeline.h"
+#include "nunc/Support/ModuleWriter.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/OperationSupport.h"
@@ -61,9 +62,12 @@ int runImport() {
     mlir::OpPrintingFlags flags;
     if (locations)
       flags.enableDebugInfo(true, /*prettyForm=*/false);
-    if (elideWeights)
-      flags.elideLargeElementsAttrs(16).elideLargeResourceString(64);
-    module->print(file->os(), flags);
+    if (elideWeights) {
+      flags.elideLargeElementsAttrs(16).elideLargeResourceString(0);
+      module->print(file->os(), flags);
+    } else {
+      mlir::nunc::printModuleStreamingResources(*module, file->os(), flags);
+    }
   }
   file->keep();
   return 0;
