@@ -116,8 +116,6 @@ private:
                                 SmallVectorImpl<std::string> &dimNames);
   FailureOr<ElementsAttr> tensorAttr(onnx::TensorProto &t, Location loc,
                                      llvm::StringRef what);
-  LogicalResult readExternal(onnx::TensorProto &t, int64_t bytes, Location loc,
-                             llvm::StringRef what, std::string &out);
   LogicalResult convertNode(const onnx::NodeProto &node, int index);
   LogicalResult convert(NodeContext &n, SmallVectorImpl<Value> &outputs);
 

@@ -200,51 +200,6 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
 // Tensors
 //===----------------------------------------------------------------------===//
 
-LogicalResult Importer::readExternal(onnx::TensorProto &t, int64_t bytes, Location loc,
-                                     llvm::StringRef what, std::string &out) {
-  std::string location;
-  int64_t offset = 0, length = -1;
-  for (const onnx::StringStringEntryProto &kv : t.external_data()) {
-    llvm::StringRef value = kv.value();
-    if (kv.key() == "location") {
-      location = kv.value();
-    } else if (kv.key() == "offset" || kv.key() == "length") {
-      int64_t v;
-      if (value.getAsInteger(10, v) || v < 0)
-        return emitError(loc) << what << " has a bad external-data " << kv.key()
-                              << " '" << value << "'";
-      (kv.key() == "offset" ? offset : length) = v;
-    }
-  }
-  llvm::Expected<std::string> file = onnx_io::resolveExternalPath(modelDir, location);
-  if (!file)
-    return emitError(loc) << what << " " << llvm::toString(file.takeError());
-  if (length >= 0 && length != bytes)
-    return emitError(loc) << what << " declares " << length
-                          << " bytes of external data, but its dims need " << bytes;
-  uint64_t fileSize = 0;
-  if (std::error_code ec = llvm::sys::fs::file_size(*file, fileSize))
-    return emitError(loc) << what << ": cannot read '" << location << "': " << ec.message();
-  if (offset > (int64_t)fileSize || bytes > (int64_t)fileSize - offset)
-    return emitError(loc) << what << " needs bytes [" << offset << ", " << offset + bytes
-                          << ") of '" << location << "', which has only " << fileSize;
-  int fd = ::open(file->c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return emitError(loc) << what << ": cannot open '" << location << "'";
-  out.resize(bytes);
-  int64_t done = 0;
-  while (done < bytes) {
-    ssize_t r = ::pread(fd, out.data() + done, bytes - done, offset + done);
-    if (r <= 0)
-      break;
-    done += r;
-  }
-  ::close(fd);
-  if (done != bytes)
-    return emitError(loc) << what << ": short read from '" << location << "'";
-  return success();
-}
-
 FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &t, Location loc,
                                              llvm::StringRef what) {
   std::optional<Type> element = onnx_io::elementType(ctx, t.data_type());
@@ -252,66 +207,15 @@ FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &t, Location loc,
     return emitError(loc) << what << " has element type "
                           << onnx_io::dataTypeName(t.data_type())
                           << ", which nunc does not support";
-  llvm::Expected<int64_t> countOrErr = onnx_io::tensorElementCount(t);
-  if (!countOrErr)
-    return emitError(loc) << what << " " << llvm::toString(countOrErr.takeError());
-  int64_t count = *countOrErr;
+  llvm::Expected<std::unique_ptr<std::string>> rawOrErr =
+      onnx_io::readTensorData(t, modelDir);
+  if (!rawOrErr)
+    return emitError(loc) << what << " " << llvm::toString(rawOrErr.takeError());
+  std::unique_ptr<std::string> raw = std::move(*rawOrErr);
   int64_t width = onnx_io::elementSize(t.data_type());
-  int64_t bytes = count * width;
+  int64_t bytes = raw->size();
   auto type = RankedTensorType::get(SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
                                     *element);
-
-  // The bytes, as one heap string owned by the attribute when large.
-  std::unique_ptr<std::string> raw;
-  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    raw = std::make_unique<std::string>();
-    if (failed(readExternal(t, bytes, loc, what, *raw)))
-      return failure();
-  } else if (t.has_raw_data()) {
-    if ((int64_t)t.raw_data().size() != bytes)
-      return emitError(loc) << what << " has " << t.raw_data().size()
-                            << " bytes of data, but its dims need " << bytes;
-    raw.reset(t.release_raw_data());
-  } else {
-    // Typed fields: widen/narrow into the element type's storage.
-    raw = std::make_unique<std::string>(bytes, '\0');
-    char *dst = raw->data();
-    auto fill = [&](const auto &field, auto convert) -> LogicalResult {
-      if (field.size() != count)
-        return emitError(loc) << what << " has " << field.size()
-                              << " values, but its dims need " << count;
-      for (int64_t i = 0; i < count; ++i)
-        convert(dst + i * width, field.Get(i));
-      return success();
-    };
-    auto store = [&](char *p, auto v, int64_t w) { std::memcpy(p, &v, w); };
-    LogicalResult r = success();
-    switch (t.data_type()) {
-    case onnx::TensorProto::FLOAT:
-      r = fill(t.float_data(), [&](char *p, float v) { store(p, v, 4); });
-      break;
-    case onnx::TensorProto::DOUBLE:
-      r = fill(t.double_data(), [&](char *p, double v) { store(p, v, 8); });
-      break;
-    case onnx::TensorProto::INT64:
-      r = fill(t.int64_data(), [&](char *p, int64_t v) { store(p, v, 8); });
-      break;
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::UINT64:
-      r = fill(t.uint64_data(), [&](char *p, uint64_t v) { store(p, v, width); });
-      break;
-    default: // int32 and everything narrower (incl. fp16/bf16 bits, bool)
-      r = fill(t.int32_data(), [&](char *p, int32_t v) {
-        uint32_t u = static_cast<uint32_t>(v);
-        if (t.data_type() == onnx::TensorProto::BOOL)
-          u = v != 0;
-        store(p, u, width);
-      });
-      break;
-    }
-    if (failed(r))
-      return failure();
-  }
 
   // Small constants stay inline and readable; large ones are resource blobs
   // that take over the heap string without copying it.

@@ -70,9 +70,14 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
   NUNC_SIMPLE("MatMul", MatMulOp, 2)
   NUNC_SIMPLE("Expand", ExpandOp, 2)
   NUNC_SIMPLE("GlobalAveragePool", GlobalAveragePoolOp, 1)
-  NUNC_SIMPLE("DynamicQuantizeLinear", DynamicQuantizeLinearOp, 1)
   NUNC_SIMPLE("QLinearMatMul", QLinearMatMulOp, 8)
 #undef NUNC_SIMPLE
+
+  if (op == "DynamicQuantizeLinear") {
+    if (failed(arity(1, 1)))
+      return failure();
+    return take(create<DynamicQuantizeLinearOp>(n, n.inputs, {}, 3));
+  }
 
   if (op == "Gelu") {
     FailureOr<std::string> approx = n.getString("approximate", "none");

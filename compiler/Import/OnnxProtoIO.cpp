@@ -151,3 +151,116 @@ llvm::Expected<std::string> resolveExternalPath(llvm::StringRef modelDir,
 }
 
 } // namespace mlir::nunc::onnx_io
+
+namespace mlir::nunc::onnx_io {
+
+static llvm::Error readExternal(const onnx::TensorProto &t, llvm::StringRef modelDir,
+                                int64_t bytes, std::string &out) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const onnx::StringStringEntryProto &kv : t.external_data()) {
+    llvm::StringRef value = kv.value();
+    if (kv.key() == "location") {
+      location = kv.value();
+    } else if (kv.key() == "offset" || kv.key() == "length") {
+      int64_t v;
+      if (value.getAsInteger(10, v) || v < 0)
+        return error("has a bad external-data " + kv.key() + " '" + value + "'");
+      (kv.key() == "offset" ? offset : length) = v;
+    }
+  }
+  llvm::Expected<std::string> file = resolveExternalPath(modelDir, location);
+  if (!file)
+    return file.takeError();
+  if (length >= 0 && length != bytes)
+    return error("declares " + llvm::Twine(length) +
+                 " bytes of external data, but its dims need " + llvm::Twine(bytes));
+  uint64_t fileSize = 0;
+  if (std::error_code ec = llvm::sys::fs::file_size(*file, fileSize))
+    return error("cannot read '" + location + "': " + ec.message());
+  if (offset > (int64_t)fileSize || bytes > (int64_t)fileSize - offset)
+    return error("needs bytes [" + llvm::Twine(offset) + ", " + llvm::Twine(offset + bytes) +
+                 ") of '" + location + "', which has only " + llvm::Twine(fileSize));
+  int fd = ::open(file->c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return error("cannot open '" + location + "'");
+  out.resize(bytes);
+  int64_t done = 0;
+  while (done < bytes) {
+    ssize_t r = ::pread(fd, out.data() + done, bytes - done, offset + done);
+    if (r <= 0)
+      break;
+    done += r;
+  }
+  ::close(fd);
+  if (done != bytes)
+    return error("short read from '" + location + "'");
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<std::string>> readTensorData(onnx::TensorProto &t,
+                                                            llvm::StringRef modelDir) {
+  int64_t width = elementSize(t.data_type());
+  if (width == 0)
+    return error("has element type " + dataTypeName(t.data_type()) +
+                 ", which nunc does not support");
+  llvm::Expected<int64_t> countOrErr = tensorElementCount(t);
+  if (!countOrErr)
+    return countOrErr.takeError();
+  int64_t count = *countOrErr;
+  int64_t bytes = count * width;
+
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    auto raw = std::make_unique<std::string>();
+    if (llvm::Error e = readExternal(t, modelDir, bytes, *raw))
+      return std::move(e);
+    return raw;
+  }
+  if (t.has_raw_data()) {
+    if ((int64_t)t.raw_data().size() != bytes)
+      return error("has " + llvm::Twine(t.raw_data().size()) +
+                   " bytes of data, but its dims need " + llvm::Twine(bytes));
+    return std::unique_ptr<std::string>(t.release_raw_data());
+  }
+  // Typed fields: narrow or widen into the element's storage.
+  auto raw = std::make_unique<std::string>(bytes, '\0');
+  char *dst = raw->data();
+  auto fill = [&](const auto &field, auto convert) -> llvm::Error {
+    if (field.size() != count)
+      return error("has " + llvm::Twine(field.size()) + " values, but its dims need " +
+                   llvm::Twine(count));
+    for (int64_t i = 0; i < count; ++i)
+      convert(dst + i * width, field.Get(i));
+    return llvm::Error::success();
+  };
+  auto store = [](char *p, auto v, int64_t w) { std::memcpy(p, &v, w); };
+  llvm::Error e = llvm::Error::success();
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT:
+    e = fill(t.float_data(), [&](char *p, float v) { store(p, v, 4); });
+    break;
+  case onnx::TensorProto::DOUBLE:
+    e = fill(t.double_data(), [&](char *p, double v) { store(p, v, 8); });
+    break;
+  case onnx::TensorProto::INT64:
+    e = fill(t.int64_data(), [&](char *p, int64_t v) { store(p, v, 8); });
+    break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64:
+    e = fill(t.uint64_data(), [&](char *p, uint64_t v) { store(p, v, width); });
+    break;
+  default: // int32 and narrower, fp16/bf16 bits and bool live in int32_data
+    e = fill(t.int32_data(), [&](char *p, int32_t v) {
+      uint32_t u = static_cast<uint32_t>(v);
+      if (t.data_type() == onnx::TensorProto::BOOL)
+        u = v != 0;
+      store(p, u, width);
+    });
+    break;
+  }
+  if (e)
+    return std::move(e);
+  return raw;
+}
+
+} // namespace mlir::nunc::onnx_io

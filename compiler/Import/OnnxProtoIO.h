@@ -10,6 +10,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,13 @@ int64_t elementSize(int dataType);
 /// Number of elements of a TensorProto, or an error for negative dims or an
 /// element count no real model has (overflow, or above 2^40).
 llvm::Expected<int64_t> tensorElementCount(const onnx::TensorProto &t);
+
+/// The bytes of a tensor, however the file stores them (raw_data, typed
+/// fields, external data beside the model), checked against its dims; the
+/// element layout is nunc's (i1 as one byte). raw_data is moved out of `t`,
+/// not copied. Errors read as the continuation of "tensor 'x' ...".
+llvm::Expected<std::unique_ptr<std::string>> readTensorData(onnx::TensorProto &t,
+                                                            llvm::StringRef modelDir);
 
 /// Resolves an external-data `location` against the model's folder. Refuses
 /// absolute paths and anything that resolves outside that folder.

@@ -69,8 +69,9 @@ Expected<Tensor> quantizeLinear(const Tensor &x, const Tensor &scale,
                                 const Tensor *zeroPoint, int64_t axis, DType outType) {
   if (!isFloat(x.dtype()))
     return kernelError("QuantizeLinear needs a floating-point input");
-  if (outType != DType::U8 && outType != DType::I8)
-    return kernelError("QuantizeLinear supports int8 and uint8 outputs");
+  if (outType != DType::U8 && outType != DType::I8 && outType != DType::U16 &&
+      outType != DType::I16)
+    return kernelError("QuantizeLinear supports 8- and 16-bit integer outputs");
   NUNC_ASSIGN_OR_RETURN(index, paramIndexer(x, scale, axis));
   if (zeroPoint && zeroPoint->numElements() != scale.numElements())
     return kernelError("zero point and scale differ in size");
@@ -80,10 +81,12 @@ Expected<Tensor> quantizeLinear(const Tensor &x, const Tensor &scale,
     float v = static_cast<float>(x.getDouble(i)) / static_cast<float>(scale.getDouble(p));
     float zp = zeroPoint ? static_cast<float>(zeroPoint->getInt(p)) : 0.f;
     float r = std::nearbyint(v) + zp;
-    if (outType == DType::U8)
-      out.mutableAs<uint8_t>()[i] = saturateRound<uint8_t>(r);
-    else
-      out.mutableAs<int8_t>()[i] = saturateRound<int8_t>(r);
+    switch (outType) {
+    case DType::U8: out.mutableAs<uint8_t>()[i] = saturateRound<uint8_t>(r); break;
+    case DType::I8: out.mutableAs<int8_t>()[i] = saturateRound<int8_t>(r); break;
+    case DType::U16: out.mutableAs<uint16_t>()[i] = saturateRound<uint16_t>(r); break;
+    default: out.mutableAs<int16_t>()[i] = saturateRound<int16_t>(r); break;
+    }
   }
   return out;
 }

@@ -211,6 +211,21 @@ std::string describeLocation(Location loc) {
     return WalkResult::skip();
   });
   if (nodes.empty()) {
+    // File-level problems carry the file with line 0: print just the file
+    // (and the tensor's name for initializers).
+    Location inner = loc;
+    std::string name;
+    if (auto n = dyn_cast<NameLoc>(loc)) {
+      name = n.getName().str();
+      inner = n.getChildLoc();
+    }
+    auto f = dyn_cast<FileLineColLoc>(inner);
+    if (f && f.getLine() == 0) {
+      os << f.getFilename().getValue();
+      if (!name.empty())
+        os << ": \"" << name << "\"";
+      return s;
+    }
     os << loc;
     return s;
   }

@@ -759,8 +759,10 @@ LogicalResult GlobalAveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types
 
 LogicalResult QuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   Type element = getOutputElementType();
-  if (!element.isInteger(8))
-    return emitError() << "output type must be int8 or uint8, got " << element;
+  if (!element.isInteger(8) && !element.isInteger(16))
+    return emitError() << "output type must be a signed or unsigned 8- or 16-bit "
+                          "integer, got "
+                       << element;
   if (getZeroPoint() && elementOf(getZeroPoint()) != element)
     return emitError() << "zero point type " << elementOf(getZeroPoint())
                        << " differs from the output type " << element;

@@ -29,6 +29,8 @@ def Nunc_Tensor : TensorOf<[Nunc_ElementType]>;
 def Nunc_IntTensor : TensorOf<[I64, I32]>;
 def Nunc_FloatTensor : TensorOf<[F16, BF16, F32, F64]>;
 def Nunc_QuantTensor : TensorOf<[I8, UI8]>;
+// What QuantizeLinear produces and DequantizeLinear reads (ONNX allows 16 bits).
+def Nunc_QuantStorageTensor : TensorOf<[I8, UI8, I16, UI16]>;
 
 //===----------------------------------------------------------------------===//
 // Attributes

@@ -368,10 +368,10 @@ def Nunc_GlobalAveragePoolOp : Nunc_Op<"global_average_pool"> {
 def Nunc_QuantizeLinearOp : Nunc_Op<"quantize_linear"> {
   let summary = "saturate(round_half_even(x / scale) + zero_point), per tensor or per axis";
   let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$scale,
-                       Optional<Nunc_QuantTensor>:$zero_point,
+                       Optional<Nunc_QuantStorageTensor>:$zero_point,
                        DefaultValuedAttr<I64Attr, "1">:$axis,
                        TypeAttr:$output_element_type);
-  let results = (outs Nunc_QuantTensor:$output);
+  let results = (outs Nunc_QuantStorageTensor:$output);
   let assemblyFormat = [{
     $input `,` $scale (`,` $zero_point^ `:` type($zero_point))? attr-dict `:`
     type($input) `,` type($scale) `->` type($output)
@@ -380,8 +380,9 @@ def Nunc_QuantizeLinearOp : Nunc_Op<"quantize_linear"> {
 
 def Nunc_DequantizeLinearOp : Nunc_Op<"dequantize_linear"> {
   let summary = "(x - zero_point) * scale, per tensor or per axis";
-  let arguments = (ins TensorOf<[I8, UI8, I32]>:$input, Nunc_FloatTensor:$scale,
-                       Optional<TensorOf<[I8, UI8, I32]>>:$zero_point,
+  let arguments = (ins TensorOf<[I8, UI8, I16, UI16, I32]>:$input,
+                       Nunc_FloatTensor:$scale,
+                       Optional<TensorOf<[I8, UI8, I16, UI16, I32]>>:$zero_point,
                        DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = [{
