@@ -179,8 +179,15 @@ NUNC_SAME_TYPE_AS_INPUT(TanhOp)
 NUNC_SAME_TYPE_AS_INPUT(ReluOp)
 NUNC_SAME_TYPE_AS_INPUT(SigmoidOp)
 NUNC_SAME_TYPE_AS_INPUT(IdentityOp)
-NUNC_SAME_TYPE_AS_INPUT(SoftmaxOp)
 #undef NUNC_SAME_TYPE_AS_INPUT
+
+LogicalResult SoftmaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (auto in = dimsOf(getInput()))
+    if (failed(check(*this, shape::normalizeAxis(getAxis(), in->size(), "Softmax axis"))))
+      return failure();
+  types.push_back(getInput().getType());
+  return success();
+}
 
 LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (getApproximate() != "none" && getApproximate() != "tanh")

@@ -1,0 +1,121 @@
+//===- ShapeHelpersTest.cpp - ONNX shape rules ----------------------------===//
+
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace mlir::nunc::shape;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+namespace {
+constexpr int64_t D = kDynamic;
+
+template <typename T> T ok(llvm::Expected<T> v) {
+  EXPECT_TRUE(static_cast<bool>(v)) << (v ? "" : llvm::toString(v.takeError()));
+  return v ? *v : T();
+}
+template <typename T> std::string err(llvm::Expected<T> v) {
+  if (v)
+    return "(no error)";
+  return llvm::toString(v.takeError());
+}
+} // namespace
+
+TEST(ShapeHelpers, BroadcastStaticAndDynamic) {
+  EXPECT_THAT(ok(broadcast({2, 1, 3}, {4, 1})), ElementsAre(2, 4, 3));
+  EXPECT_THAT(ok(broadcast({D, 1}, {1, 5})), ElementsAre(D, 5));
+  EXPECT_THAT(ok(broadcast({D}, {7})), ElementsAre(7));  // ? must be 1 or 7
+  EXPECT_THAT(ok(broadcast({0}, {1})), ElementsAre(0));
+  EXPECT_THAT(err(broadcast({3}, {4})), HasSubstr("cannot be broadcast"));
+  EXPECT_THAT(err(broadcast({0}, {2})), HasSubstr("cannot be broadcast"));
+}
+
+TEST(ShapeHelpers, MatMulPromotionAndBatches) {
+  EXPECT_THAT(ok(matmul({3}, {3, 4})), ElementsAre(4));
+  EXPECT_THAT(ok(matmul({2, 3}, {3})), ElementsAre(2));
+  EXPECT_THAT(ok(matmul({5, 1, 2, 3}, {4, 3, 7})), ElementsAre(5, 4, 2, 7));
+  EXPECT_THAT(err(matmul({2, 3}, {4, 5})), HasSubstr("inner dims differ"));
+}
+
+TEST(ShapeHelpers, ReshapeZeroAndMinusOne) {
+  EXPECT_THAT(ok(reshape({2, 3, 4}, {0, -1}, false)), ElementsAre(2, 12));
+  EXPECT_THAT(ok(reshape({0, 3}, {3, 0}, true)), ElementsAre(3, 0)); // allowzero: literal 0
+  // Without allowzero the 0 copies input dim 1 (3): 9 elements from 0.
+  EXPECT_THAT(err(reshape({0, 3}, {3, 0}, false)), HasSubstr("cannot reshape"));
+}
+
+TEST(ShapeHelpers, ReshapeErrors) {
+  EXPECT_THAT(err(reshape({2, 3}, {-1, -1}, false)), HasSubstr("more than one -1"));
+  EXPECT_THAT(err(reshape({2, 3}, {4, -1}, false)), HasSubstr("cannot reshape"));
+  EXPECT_THAT(err(reshape({2, 3}, {5}, false)), HasSubstr("6 elements"));
+  EXPECT_THAT(err(reshape({2}, {0, 0}, false)), HasSubstr("copies dim 1"));
+  EXPECT_THAT(err(reshape({0, 3}, {0, -1}, true)), HasSubstr("both 0 and -1"));
+}
+
+TEST(ShapeHelpers, ReshapeWithDynamicInput) {
+  // Batch unknown: -1 cannot be computed, explicit dims stay.
+  EXPECT_THAT(ok(reshape({D, 128, 384}, {0, 0, 12, 32}, false)), ElementsAre(D, 128, 12, 32));
+  EXPECT_THAT(ok(reshape({D, 6}, {-1, 3}, false)), ElementsAre(D, 3));
+}
+
+TEST(ShapeHelpers, SliceClampsAndSteps) {
+  SliceDim s = sliceDim(10, 2, 100, 3); // 2, 5, 8
+  EXPECT_EQ(s.start, 2);
+  EXPECT_EQ(s.size, 3);
+  s = sliceDim(10, -1, INT64_MIN, -1); // all ten, backwards
+  EXPECT_EQ(s.start, 9);
+  EXPECT_EQ(s.size, 10);
+  s = sliceDim(10, 5, 2, 1);
+  EXPECT_EQ(s.size, 0);
+  s = sliceDim(7, 100, -100, -2); // 6, 4, 2, 0
+  EXPECT_EQ(s.start, 6);
+  EXPECT_EQ(s.size, 4);
+  EXPECT_THAT(err(slice({4}, {0}, {4}, {}, {0})), HasSubstr("step must not be 0"));
+  EXPECT_THAT(err(slice({4, 4}, {0}, {4}, {2}, {})), HasSubstr("out of range"));
+}
+
+TEST(ShapeHelpers, WindowOutputSizesAndAutoPad) {
+  // 224 input, 7x7 kernel, stride 2, pad 3: 112.
+  WindowGeometry g = ok(window({224}, {7}, {2}, {1}, {3, 3}, "NOTSET", false));
+  EXPECT_THAT(g.output, ElementsAre(112));
+  // SAME_UPPER on 5 with kernel 2, stride 1: out 5, total pad 1 at the end.
+  g = ok(window({5}, {2}, {1}, {1}, {0, 0}, "SAME_UPPER", false));
+  EXPECT_THAT(g.output, ElementsAre(5));
+  EXPECT_THAT(g.padsBegin, ElementsAre(0));
+  EXPECT_THAT(g.padsEnd, ElementsAre(1));
+  g = ok(window({5}, {2}, {1}, {1}, {0, 0}, "SAME_LOWER", false));
+  EXPECT_THAT(g.padsBegin, ElementsAre(1));
+  // ceil_mode: 6 with kernel 3 stride 2 gives ceil(3/2)+1 = 3 windows, the last
+  // starting at 4 (inside the input).
+  g = ok(window({6}, {3}, {2}, {1}, {0, 0}, "NOTSET", true));
+  EXPECT_THAT(g.output, ElementsAre(3));
+  // dilation 2 makes a 3-tap kernel span 5.
+  g = ok(window({5}, {3}, {1}, {2}, {0, 0}, "VALID", false));
+  EXPECT_THAT(g.output, ElementsAre(1));
+  EXPECT_THAT(err(window({2}, {3}, {1}, {1}, {0, 0}, "NOTSET", false)),
+              HasSubstr("does not fit"));
+  EXPECT_THAT(err(window({4}, {3}, {1}, {1}, {0, 0}, "SAME", false)),
+              HasSubstr("unknown auto_pad"));
+}
+
+TEST(ShapeHelpers, SqueezeUnsqueezeConcatGather) {
+  EXPECT_THAT(ok(unsqueeze({3, 4}, {0, -1})), ElementsAre(1, 3, 4, 1));
+  EXPECT_THAT(err(unsqueeze({3}, {0, 0})), HasSubstr("twice"));
+  EXPECT_THAT(ok(squeeze({1, 3, 1}, std::nullopt)), ElementsAre(3));
+  EXPECT_THAT(err(squeeze({1, 3}, llvm::ArrayRef<int64_t>{1})), HasSubstr("cannot squeeze"));
+  const int64_t p0[] = {2, 3}, p1[] = {2, D};
+  llvm::ArrayRef<int64_t> parts[] = {p0, p1};
+  EXPECT_THAT(ok(concat(parts, -1)), ElementsAre(2, D));
+  EXPECT_THAT(ok(gather({5, 6, 7}, {2, 3}, 1)), ElementsAre(5, 2, 3, 7));
+  EXPECT_THAT(ok(reduce({2, 3, 4}, {-1, 0}, false, false)), ElementsAre(3));
+  EXPECT_THAT(ok(flatten({2, 3, 4}, 0)), ElementsAre(1, 24));
+  EXPECT_THAT(ok(flatten({D, 3, 4}, 2)), ElementsAre(D, 4));
+}
+
+TEST(ShapeHelpers, ElementCountsRejectOverflow) {
+  EXPECT_EQ(numElements({2, 3}), 6);
+  EXPECT_EQ(numElements({D, 3}), std::nullopt);
+  EXPECT_EQ(numElements({int64_t(1) << 40, int64_t(1) << 40}), std::nullopt);
+}

@@ -1,0 +1,34 @@
+//===- TestSupport.h - helpers for nunc's unit tests ------------*- C++ -*-===//
+
+#ifndef NUNC_TEST_UNIT_TESTSUPPORT_H
+#define NUNC_TEST_UNIT_TESTSUPPORT_H
+
+#include "nunc/Interpreter/Tensor.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <string>
+#include <vector>
+
+namespace nunc_test {
+
+using mlir::nunc::DType;
+using mlir::nunc::Tensor;
+
+/// A tensor from values (converted to the dtype's C++ type).
+Tensor makeTensor(DType dtype, std::vector<int64_t> shape, std::vector<double> values);
+
+/// The elements as doubles, for EXPECT_THAT(..., ElementsAre(...)).
+std::vector<double> values(const Tensor &t);
+
+/// Parses `mlir` (one func @main of nunc ops), evaluates it on `inputs` and
+/// returns the outputs. On any error, `error` is set and the result is empty.
+std::vector<Tensor> evaluate(const std::string &mlir, const std::vector<Tensor> &inputs,
+                             std::string *error = nullptr);
+
+/// Diagnostics of a failed evaluation, e.g. for EXPECT_THAT(..., HasSubstr(..)).
+std::string evaluationError(const std::string &mlir, const std::vector<Tensor> &inputs);
+
+} // namespace nunc_test
+
+#endif // NUNC_TEST_UNIT_TESTSUPPORT_H
