@@ -161,10 +161,24 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
                               << vi.name() << "' has element type "
                               << onnx_io::dataTypeName(tt.elem_type())
                               << ", which nunc does not support";
-  auto pin = options.inputShapes.find(vi.name());
+  const std::vector<int64_t> *pin = nullptr;
+  std::string pinSource; // how the messages below name the pin
+  if (isInput) {
+    auto it = options.inputShapes.find(vi.name());
+    if (it != options.inputShapes.end()) {
+      pin = &it->second;
+      pinSource = "--shape " + vi.name();
+    } else {
+      auto hint = options.inputShapeHints.find(vi.name());
+      if (hint != options.inputShapeHints.end()) {
+        pin = &hint->second;
+        pinSource = "the data given for input '" + vi.name() + "'";
+      }
+    }
+  }
   if (!tt.has_shape()) {
-    if (isInput && pin != options.inputShapes.end())
-      return Type(RankedTensorType::get(pin->second, *element));
+    if (pin)
+      return Type(RankedTensorType::get(*pin, *element));
     return Type(UnrankedTensorType::get(*element));
   }
   SmallVector<int64_t> dims;
@@ -180,14 +194,14 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
       dimNames.push_back(d.has_dim_param() ? d.dim_param() : "");
     }
   }
-  if (isInput && pin != options.inputShapes.end()) {
-    const std::vector<int64_t> &p = pin->second;
+  if (pin) {
+    const std::vector<int64_t> &p = *pin;
     if (p.size() != dims.size())
-      return emitError(fileLoc) << "--shape " << vi.name() << " has " << p.size()
+      return emitError(fileLoc) << pinSource << " has " << p.size()
                                 << " dims, but the input has rank " << dims.size();
     for (size_t i = 0; i < dims.size(); ++i) {
       if (!ShapedType::isDynamic(dims[i]) && dims[i] != p[i])
-        return emitError(fileLoc) << "--shape " << vi.name() << " sets dim " << i
+        return emitError(fileLoc) << pinSource << " sets dim " << i
                                   << " to " << p[i] << ", but the model fixes it at "
                                   << dims[i];
       dims[i] = p[i];

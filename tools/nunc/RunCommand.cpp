@@ -112,8 +112,8 @@ int runRun() {
     given = std::move(*read);
     // The data fixes the shapes: pin them so shape subgraphs fold away.
     for (auto &[name, t] : given)
-      if (!options.inputShapes.count(name))
-        options.inputShapes[name] = std::vector<int64_t>(t.shape().begin(), t.shape().end());
+      options.inputShapeHints[name] =
+          std::vector<int64_t>(t.shape().begin(), t.shape().end());
   }
 
   ToolContext tc;

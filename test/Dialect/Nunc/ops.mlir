@@ -446,6 +446,21 @@ func.func @quant(%x: tensor<?x3xf32>, %s: tensor<f32>, %zp: tensor<ui8>, %cs: te
   return
 }
 
+// CHECK-LABEL: func.func @quant16(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x3xf32>, %[[S:[a-z0-9]+]]: tensor<3xf32>, %[[ZP:[a-z0-9]+]]: tensor<3xui16>)
+func.func @quant16(%x: tensor<?x3xf32>, %s: tensor<3xf32>, %zp: tensor<3xui16>) {
+  // CHECK-NEXT: %[[Q:.*]] = nunc.quantize_linear %[[X]], %[[S]], %[[ZP]] : tensor<3xui16> {axis = -1 : i64, output_element_type = ui16} : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x3xui16>
+  %0 = nunc.quantize_linear %x, %s, %zp : tensor<3xui16> {axis = -1 : i64, output_element_type = ui16} : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x3xui16>
+  // CHECK-NEXT: nunc.dequantize_linear %[[Q]], %[[S]], %[[ZP]] : tensor<3xui16> : tensor<?x3xui16>, tensor<3xf32> -> tensor<?x3xf32>
+  %1 = nunc.dequantize_linear %0, %s, %zp : tensor<3xui16> : tensor<?x3xui16>, tensor<3xf32> -> tensor<?x3xf32>
+  // CHECK-NEXT: %[[Q2:.*]] = nunc.quantize_linear %[[X]], %[[S]] {output_element_type = i16} : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x3xi16>
+  %2 = nunc.quantize_linear %x, %s {output_element_type = i16} : tensor<?x3xf32>, tensor<3xf32> -> tensor<?x3xi16>
+  // CHECK-NEXT: nunc.dequantize_linear %[[Q2]], %[[S]] : tensor<?x3xi16>, tensor<3xf32> -> tensor<?x3xf32>
+  %3 = nunc.dequantize_linear %2, %s : tensor<?x3xi16>, tensor<3xf32> -> tensor<?x3xf32>
+  // CHECK-NEXT: return
+  return
+}
+
 // The blob of the dense_resource constant survives printing.
 // CHECK: dialect_resources
 // CHECK: weights: "0x01000000010203"

@@ -24,6 +24,10 @@ namespace mlir::nunc {
 struct ImportOptions {
   /// Graph inputs whose dims are pinned (--shape input_ids=1x128).
   std::map<std::string, std::vector<int64_t>> inputShapes;
+  /// Shapes of the data a run will feed (nunc run --input): applied like pins
+  /// to the inputs of those names; names that are not inputs are ignored here
+  /// (the caller reports them).
+  std::map<std::string, std::vector<int64_t>> inputShapeHints;
 };
 
 /// Parses "name=1x128" into options.inputShapes; returns an error message or

@@ -1,0 +1,989 @@
+// RUN: nunc-opt %s -split-input-file -verify-diagnostics
+
+//===----------------------------------------------------------------------===//
+// Broadcasting and element types
+//===----------------------------------------------------------------------===//
+
+func.func @add_incompatible_broadcast(%a: tensor<2x3xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{shapes [2, 3] [4] cannot be broadcast together}}
+  %0 = nunc.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @where_incompatible_broadcast(%c: tensor<2x1xi1>, %x: tensor<3xf32>, %y: tensor<4xf32>) {
+  // expected-error @+1 {{shapes [2, 1] [3] [4] cannot be broadcast together}}
+  %0 = nunc.where %c, %x, %y : (tensor<2x1xi1>, tensor<3xf32>, tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @add_wrong_result_shape(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{'nunc.add' op result #0 has type 'tensor<2x4xf32>' but the operands give 'tensor<2x3xf32>'}}
+  %0 = nunc.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @sub_wrong_result_rank(%a: tensor<?x3xf32>, %b: tensor<3xf32>) {
+  // A dynamic dim is compatible with any size, but the rank must agree.
+  // expected-error @+1 {{'nunc.sub' op result #0 has type 'tensor<1x?x3xf32>' but the operands give 'tensor<?x3xf32>'}}
+  %0 = nunc.sub %a, %b : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<1x?x3xf32>
+  return
+}
+
+// -----
+
+func.func @equal_result_not_i1(%a: tensor<3xf32>) {
+  // expected-error @+1 {{'nunc.equal' op result #0 has type 'tensor<3xf32>' but the operands give 'tensor<3xi1>'}}
+  %0 = nunc.equal %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @add_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3xf16>) {
+  // expected-error @+1 {{operands have different element types: 'f32' and 'f16'}}
+  %0 = nunc.add %a, %b : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @where_element_type_mismatch(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xi32>) {
+  // expected-error @+1 {{operands have different element types: 'f32' and 'i32'}}
+  %0 = nunc.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @cast_result_element_type(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nunc.cast' op result #0 has type 'tensor<2x3xi64>' but the operands give 'tensor<2x3xi32>'}}
+  %0 = nunc.cast %x {to = i32} : tensor<2x3xf32> -> tensor<2x3xi64>
+  return
+}
+
+// -----
+
+func.func @relu_result_shape(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nunc.relu' op result #0 has type 'tensor<3x2xf32>' but the operands give 'tensor<2x3xf32>'}}
+  %0 = nunc.relu %x : tensor<2x3xf32> -> tensor<3x2xf32>
+  return
+}
+
+// -----
+
+// ONNX Sqrt is defined on floating-point tensors only; the evaluator cannot
+// run it on integers, so the verifier must not accept it.
+func.func @sqrt_of_integers(%x: tensor<4xi32>) {
+  // expected-error @+1 {{floating-point}}
+  %0 = nunc.sqrt %x : tensor<4xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @clip_bound_not_scalar(%x: tensor<4xf32>, %lo: tensor<2xf32>) {
+  // expected-error @+1 {{min and max must be scalars, got shape [2]}}
+  %0 = nunc.clip %x min %lo : tensor<2xf32> : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @clip_max_not_scalar(%x: tensor<4xf32>, %hi: tensor<1x2xf32>) {
+  // expected-error @+1 {{min and max must be scalars, got shape [1, 2]}}
+  %0 = nunc.clip %x max %hi : tensor<1x2xf32> : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @clip_bound_type(%x: tensor<4xf32>, %lo: tensor<f16>) {
+  // expected-error @+1 {{bound type 'f16' differs from input type 'f32'}}
+  %0 = nunc.clip %x min %lo : tensor<f16> : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gelu_bad_approximate(%x: tensor<4xf32>) {
+  // expected-error @+1 {{approximate must be "none" or "tanh", got "fast"}}
+  %0 = nunc.gelu %x {approximate = "fast"} : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @constant_type_mismatch() {
+  // expected-error @+1 {{'nunc.constant' op result #0 has type 'tensor<3xi64>' but the operands give 'tensor<2xi64>'}}
+  %0 = "nunc.constant"() <{value = dense<1> : tensor<2xi64>}> : () -> tensor<3xi64>
+  return
+}
+
+// -----
+
+func.func @constant_of_shape_two_values(%s: tensor<2xi64>) {
+  // expected-error @+1 {{value must hold exactly one element, got 2}}
+  %0 = nunc.constant_of_shape %s {value = dense<[1.0, 2.0]> : tensor<2xf32>} : tensor<2xi64> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @constant_of_shape_negative_dim() {
+  %s = nunc.constant dense<[2, -3]> : tensor<2xi64>
+  // expected-error @+1 {{shape [2, -3] has a negative dim}}
+  %0 = nunc.constant_of_shape %s {value = dense<1.0> : tensor<1xf32>} : tensor<2xi64> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @constant_of_shape_2d_shape(%s: tensor<1x2xi64>) {
+  // expected-error @+1 {{shape must be 1-D, got rank 2}}
+  %0 = nunc.constant_of_shape %s {value = dense<1.0> : tensor<1xf32>} : tensor<1x2xi64> -> tensor<*xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @matmul_inner_mismatch(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{MatMul inner dims differ: [2, 3] x [4, 5]}}
+  %0 = nunc.matmul %a, %b : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_vector_inner_mismatch(%a: tensor<3xf32>, %b: tensor<2x4x5xf32>) {
+  // expected-error @+1 {{MatMul inner dims differ: [3] x [2, 4, 5]}}
+  %0 = nunc.matmul %a, %b : (tensor<3xf32>, tensor<2x4x5xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_batch_mismatch(%a: tensor<2x3x4xf32>, %b: tensor<5x4x6xf32>) {
+  // expected-error @+1 {{shapes [2] [5] cannot be broadcast together}}
+  %0 = nunc.matmul %a, %b : (tensor<2x3x4xf32>, tensor<5x4x6xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_scalar(%a: tensor<f32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{MatMul operands must have rank >= 1}}
+  %0 = nunc.matmul %a, %b : (tensor<f32>, tensor<4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_wrong_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  // expected-error @+1 {{'nunc.matmul' op result #0 has type 'tensor<2x4x1xf32>' but the operands give 'tensor<2x4xf32>'}}
+  %0 = nunc.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4x1xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) {
+  // expected-error @+1 {{operands have different element types: 'f32' and 'f64'}}
+  %0 = nunc.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf64>) -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_a_not_2d(%a: tensor<2x3x4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{A must be 2-D, got rank 3}}
+  %0 = nunc.gemm %a, %b : tensor<2x3x4xf32>, tensor<4x5xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_b_not_2d(%a: tensor<3x4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{B must be 2-D, got rank 1}}
+  %0 = nunc.gemm %a, %b : tensor<3x4xf32>, tensor<4xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_inner_mismatch(%a: tensor<3x4xf32>, %b: tensor<5x4xf32>) {
+  // transB is not set: B is [K=5, N=4] against A's K=4.
+  // expected-error @+1 {{inner dims differ: A [3, 4] B [5, 4] transA 0 transB 0}}
+  %0 = nunc.gemm %a, %b : tensor<3x4xf32>, tensor<5x4xf32> -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_inner_mismatch_trans_a(%a: tensor<3x4xf32>, %b: tensor<4x5xf32>) {
+  // expected-error @+1 {{inner dims differ: A [3, 4] B [4, 5] transA 1 transB 0}}
+  %0 = nunc.gemm %a, %b {transA = 1 : i64} : tensor<3x4xf32>, tensor<4x5xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_c_too_big(%a: tensor<3x4xf32>, %b: tensor<4x1xf32>, %c: tensor<3x5xf32>) {
+  // C broadcasts to [M, N], never the other way.
+  // expected-error @+1 {{C of shape [3, 5] does not broadcast to [3, 1]}}
+  %0 = nunc.gemm %a, %b, %c : tensor<3x5xf32> : tensor<3x4xf32>, tensor<4x1xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @gemm_c_rank_3(%a: tensor<3x4xf32>, %b: tensor<4x1xf32>, %c: tensor<1x3x1xf32>) {
+  // expected-error @+1 {{C must have rank <= 2, got 3}}
+  %0 = nunc.gemm %a, %b, %c : tensor<1x3x1xf32> : tensor<3x4xf32>, tensor<4x1xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @matmul_integer_zero_point_type(%a: tensor<3x4xi8>, %b: tensor<4x2xui8>, %z: tensor<ui8>) {
+  // expected-error @+1 {{a_zero_point type differs from A}}
+  %0 = nunc.matmul_integer %a, %b a_zero_point %z : tensor<ui8> : tensor<3x4xi8>, tensor<4x2xui8> -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @matmul_integer_zero_point_size(%a: tensor<3x4xi8>, %b: tensor<4x2xui8>, %z: tensor<3xui8>) {
+  // expected-error @+1 {{b_zero_point has 3 entries but axis -1 has size 2}}
+  %0 = nunc.matmul_integer %a, %b b_zero_point %z : tensor<3xui8> : tensor<3x4xi8>, tensor<4x2xui8> -> tensor<*xi32>
+  return
+}
+
+// -----
+
+func.func @qlinear_matmul_zero_point_type(%a: tensor<3x4xi8>, %s: tensor<f32>, %z: tensor<ui8>, %b: tensor<4x2xui8>) {
+  // expected-error @+1 {{zero points must have the element types of A and B}}
+  %0 = nunc.qlinear_matmul %a, %s, %z, %b, %s, %z, %s, %z : (tensor<3x4xi8>, tensor<f32>, tensor<ui8>, tensor<4x2xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<*xui8>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and normalization
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @reduce_axis_out_of_range(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[1, 2]> : tensor<2xi64>
+  // expected-error @+1 {{reduction axes 2 is out of range for rank 2}}
+  %0 = nunc.reduce_sum %a axes %c : tensor<2xi64> : tensor<2x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis_twice(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[1, -1]> : tensor<2xi64>
+  // expected-error @+1 {{reduction axes contains axis 1 twice}}
+  %0 = nunc.reduce_mean %a axes %c : tensor<2xi64> : tensor<2x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_wrong_keepdims_result(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<1> : tensor<1xi64>
+  // expected-error @+1 {{'nunc.reduce_sum' op result #0 has type 'tensor<2xf32>' but the operands give 'tensor<2x1xf32>'}}
+  %0 = nunc.reduce_sum %a axes %c : tensor<1xi64> : tensor<2x3xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+// ONNX Softmax: axis must lie in [-r, r-1].
+func.func @softmax_axis_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0 = nunc.softmax %a {axis = 2 : i64} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @softmax_negative_axis_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{axis -3 is out of range for rank 2}}
+  %0 = nunc.softmax %a {axis = -3 : i64} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_axis_out_of_range(%a: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{axis 2 is out of range for rank 2}}
+  %0:3 = nunc.layer_norm %a, %s {axis = 2 : i64} : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xf32>, tensor<*xf32>, tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_scale_mismatch(%x: tensor<2x4xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{shapes [4] [3] cannot be broadcast together}}
+  %0:3 = nunc.layer_norm %x, %s : tensor<2x4xf32>, tensor<3xf32> -> tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_scale_rank_too_big(%x: tensor<2x4xf32>, %s: tensor<2x4xf32>) {
+  // expected-error @+1 {{scale/bias of shape [2, 4] does not broadcast to the normalized shape [4]}}
+  %0:3 = nunc.layer_norm %x, %s : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}
+
+// -----
+
+// The scale broadcasts to the normalized shape one way only: [8] cannot
+// become [1] (the evaluator rejects this op).
+func.func @layer_norm_scale_larger_than_normalized(%x: tensor<2x1xf32>, %s: tensor<8xf32>) {
+  // expected-error @+1 {{scale/bias of shape [8] does not broadcast to the normalized shape [1]}}
+  %0:3 = nunc.layer_norm %x, %s : tensor<2x1xf32>, tensor<8xf32> -> tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_stats_type(%x: tensor<2x4xf16>, %s: tensor<4xf16>) {
+  // stash_type = 1 (the default) keeps the statistics in f32.
+  // expected-error @+1 {{'nunc.layer_norm' op result #1 has type 'tensor<2x1xf16>' but the operands give 'tensor<2x1xf32>'}}
+  %0:3 = nunc.layer_norm %x, %s : tensor<2x4xf16>, tensor<4xf16> -> tensor<2x4xf16>, tensor<2x1xf16>, tensor<2x1xf16>
+  return
+}
+
+// -----
+
+func.func @batch_norm_channels(%x: tensor<2x3x5x5xf32>, %p: tensor<4xf32>) {
+  // expected-error @+1 {{parameter of size 4 does not match 3 channels}}
+  %0 = nunc.batch_norm %x, %p, %p, %p, %p : (tensor<2x3x5x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x5x5xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_rank_1(%x: tensor<3xf32>, %p: tensor<3xf32>) {
+  // expected-error @+1 {{input must have rank >= 2, got 1}}
+  %0 = nunc.batch_norm %x, %p, %p, %p, %p : (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_param_rank(%x: tensor<2x3xf32>, %p: tensor<3xf32>, %q: tensor<1x3xf32>) {
+  // expected-error @+1 {{scale, bias, mean and var must be 1-D}}
+  %0 = nunc.batch_norm %x, %p, %p, %p, %q : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and shapes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @gather_axis_out_of_range(%a: tensor<2x3xf32>, %i: tensor<i64>) {
+  // expected-error @+1 {{Gather axis -3 is out of range for rank 2}}
+  %0 = nunc.gather %a, %i {axis = -3 : i64} : (tensor<2x3xf32>, tensor<i64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @gather_constant_index_out_of_range(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[0, 3]> : tensor<2xi64>
+  // expected-error @+1 {{index 3 is out of range for axis 1 of size 3}}
+  %0 = nunc.gather %a, %c {axis = 1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @gather_negative_constant_index_out_of_range(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<-3> : tensor<i32>
+  // expected-error @+1 {{index -3 is out of range for axis 0 of size 2}}
+  %0 = nunc.gather %a, %c : (tensor<2x3xf32>, tensor<i32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @gather_wrong_result(%x: tensor<2x3xf32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'nunc.gather' op result #0 has type 'tensor<2x3xf32>' but the operands give 'tensor<3xf32>'}}
+  %0 = nunc.gather %x, %i : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_two_minus_one(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[-1, -1]> : tensor<2xi64>
+  // expected-error @+1 {{Reshape target [-1, -1] has more than one -1}}
+  %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_element_count(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[4, 2]> : tensor<2xi64>
+  // expected-error @+1 {{cannot reshape [2, 3] (6 elements) to [4, 2] (8 elements)}}
+  %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_minus_one_does_not_divide(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[4, -1]> : tensor<2xi64>
+  // expected-error @+1 {{cannot reshape [2, 3] to [4, -1]}}
+  %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_zero_copies_missing_dim(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[0, 0, 0]> : tensor<3xi64>
+  // expected-error @+1 {{Reshape target [0, 0, 0] copies dim 2 of a rank-2 input}}
+  %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<3xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_negative_dim(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[-2, 3]> : tensor<2xi64>
+  // expected-error @+1 {{Reshape target [-2, 3] has a negative dim other than -1}}
+  %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_allowzero_with_minus_one(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[0, -1]> : tensor<2xi64>
+  // expected-error @+1 {{Reshape target [0, -1] has both 0 and -1 while allowzero is set}}
+  %0 = nunc.reshape %a, %c {allowzero = 1 : i64} : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_2d_shape(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[[2, 3]]> : tensor<1x2xi64>
+  // expected-error @+1 {{shape must be 1-D, got rank 2}}
+  %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<1x2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_wrong_result(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[3, -1]> : tensor<2xi64>
+  // expected-error @+1 {{'nunc.reshape' op result #0 has type 'tensor<2x3xf32>' but the operands give 'tensor<3x2xf32>'}}
+  %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_axis_out_of_range(%a: tensor<2x3xf32>) {
+  // axis = rank is valid for Flatten, rank + 1 is not.
+  // expected-error @+1 {{Flatten axis 3 is out of range for rank 2}}
+  %0 = nunc.flatten %a {axis = 3 : i64} : tensor<2x3xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @flatten_negative_axis_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{Flatten axis -3 is out of range for rank 2}}
+  %0 = nunc.flatten %a {axis = -3 : i64} : tensor<2x3xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_not_a_permutation(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{perm [0, 0] is not a permutation}}
+  %0 = nunc.transpose %a {perm = array<i64: 0, 0>} : tensor<2x3xf32> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{perm [0, 2] is not a permutation}}
+  %0 = nunc.transpose %a {perm = array<i64: 0, 2>} : tensor<2x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @transpose_perm_length(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{perm [1, 0, 2] does not have rank 2 entries}}
+  %0 = nunc.transpose %a {perm = array<i64: 1, 0, 2>} : tensor<2x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+// A perm of n entries must be a permutation of [0, n) whatever the input's
+// (here unknown) rank is.
+func.func @transpose_unranked_not_a_permutation(%a: tensor<*xf32>) {
+  // expected-error @+1 {{perm [1, 1] is not a permutation}}
+  %0 = nunc.transpose %a {perm = array<i64: 1, 1>} : tensor<*xf32> -> tensor<?x?xf32>
+  return
+}
+
+// -----
+
+func.func @unsqueeze_axis_out_of_range(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[3]> : tensor<1xi64>
+  // Axes index the rank-3 output.
+  // expected-error @+1 {{Unsqueeze axes 3 is out of range for rank 3}}
+  %0 = nunc.unsqueeze %a, %c : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @unsqueeze_axis_twice(%a: tensor<2x3xf32>) {
+  %c = nunc.constant dense<[1, -3]> : tensor<2xi64>
+  // expected-error @+1 {{Unsqueeze axes contains axis 1 twice}}
+  %0 = nunc.unsqueeze %a, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_non_one_dim(%a: tensor<2x1xf32>) {
+  %c = nunc.constant dense<[0]> : tensor<1xi64>
+  // expected-error @+1 {{cannot squeeze dim 0 of size 2 in [2, 1]}}
+  %0 = nunc.squeeze %a axes %c : tensor<1xi64> : tensor<2x1xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_axis_out_of_range(%a: tensor<2x1xf32>) {
+  %c = nunc.constant dense<[2]> : tensor<1xi64>
+  // expected-error @+1 {{Squeeze axes 2 is out of range for rank 2}}
+  %0 = nunc.squeeze %a axes %c : tensor<1xi64> : tensor<2x1xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @squeeze_wrong_result(%a: tensor<1x3x1xf32>) {
+  // expected-error @+1 {{'nunc.squeeze' op result #0 has type 'tensor<1x3xf32>' but the operands give 'tensor<3xf32>'}}
+  %0 = nunc.squeeze %a : tensor<1x3x1xf32> -> tensor<1x3xf32>
+  return
+}
+
+// -----
+
+func.func @concat_axis_out_of_range(%a: tensor<2x3xf32>) {
+  // expected-error @+1 {{Concat axis 2 is out of range for rank 2}}
+  %0 = nunc.concat %a, %a {axis = 2 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @concat_scalars(%x: tensor<f32>) {
+  // expected-error @+1 {{Concat axis 0 is out of range for rank 0}}
+  %0 = nunc.concat %x, %x {axis = 0 : i64} : (tensor<f32>, tensor<f32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @concat_rank_mismatch(%a: tensor<2x3xf32>, %b: tensor<3xf32>) {
+  // expected-error @+1 {{Concat inputs have different ranks: [2, 3] and [3]}}
+  %0 = nunc.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @concat_dim_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
+  // expected-error @+1 {{Concat inputs [2, 3] and [2, 4] differ in dim 1}}
+  %0 = nunc.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x4xf32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @concat_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) {
+  // expected-error @+1 {{operands have different element types: 'f32' and 'i32'}}
+  %0 = nunc.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @concat_no_inputs() {
+  // expected-error @+1 {{needs at least one input}}
+  %0 = nunc.concat {axis = 0 : i64} : () -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @slice_step_zero(%a: tensor<2x3xf32>) {
+  %s = nunc.constant dense<0> : tensor<1xi64>
+  %e = nunc.constant dense<2> : tensor<1xi64>
+  %st = nunc.constant dense<0> : tensor<1xi64>
+  // expected-error @+1 {{Slice step must not be 0}}
+  %0 = nunc.slice %a[%s : tensor<1xi64>, %e : tensor<1xi64> steps %st : tensor<1xi64>] : tensor<2x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @slice_length_mismatch(%a: tensor<2x3xf32>) {
+  %s = nunc.constant dense<[0, 0]> : tensor<2xi64>
+  %e = nunc.constant dense<2> : tensor<1xi64>
+  // expected-error @+1 {{Slice starts, ends, axes and steps differ in length}}
+  %0 = nunc.slice %a[%s : tensor<2xi64>, %e : tensor<1xi64>] : tensor<2x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @slice_axis_out_of_range(%a: tensor<2x3xf32>) {
+  %s = nunc.constant dense<0> : tensor<1xi64>
+  %e = nunc.constant dense<2> : tensor<1xi64>
+  %ax = nunc.constant dense<-3> : tensor<1xi64>
+  // expected-error @+1 {{Slice axes -3 is out of range for rank 2}}
+  %0 = nunc.slice %a[%s : tensor<1xi64>, %e : tensor<1xi64> axes %ax : tensor<1xi64>] : tensor<2x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @slice_wrong_result(%a: tensor<4x3xf32>) {
+  %s = nunc.constant dense<1> : tensor<1xi64>
+  %e = nunc.constant dense<-1> : tensor<1xi64>
+  // Rows 1 and 2.
+  // expected-error @+1 {{'nunc.slice' op result #0 has type 'tensor<3x3xf32>' but the operands give 'tensor<2x3xf32>'}}
+  %0 = nunc.slice %a[%s : tensor<1xi64>, %e : tensor<1xi64>] : tensor<4x3xf32> -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @expand_incompatible(%x: tensor<3x2xf32>) {
+  %c = nunc.constant dense<[4]> : tensor<1xi64>
+  // expected-error @+1 {{shapes [3, 2] [4] cannot be broadcast together}}
+  %0 = nunc.expand %x, %c : (tensor<3x2xf32>, tensor<1xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @expand_negative_dim(%x: tensor<3x2xf32>) {
+  %c = nunc.constant dense<[-1, 2]> : tensor<2xi64>
+  // expected-error @+1 {{shape [-1, 2] has a negative dim}}
+  %0 = nunc.expand %x, %c : (tensor<3x2xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @shape_wrong_result(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nunc.shape' op result #0 has type 'tensor<3xi64>' but the operands give 'tensor<2xi64>'}}
+  %0 = nunc.shape %x : tensor<2x3xf32> -> tensor<3xi64>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution and pooling
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @conv_channel_mismatch(%x: tensor<1x5x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{input has 5 channels, weight expects 2 x 2 groups}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x5x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_groups_do_not_divide(%x: tensor<1x8x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{6 output channels do not divide into 4 groups}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_group_zero(%x: tensor<1x2x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{group must be positive, got 0}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 0 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_kernel_shape_mismatch(%x: tensor<1x2x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{kernel_shape [3, 2] differs from the weight's spatial dims [3, 3]}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_bias_size(%x: tensor<1x2x8x8xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<5xf32>) {
+  // expected-error @+1 {{bias must be 1-D with 6 entries}}
+  %0 = nunc.conv %x, %w, %b : tensor<5xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_rank_mismatch(%x: tensor<1x2x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{input rank 3 differs from weight rank 4}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8xf32>, tensor<6x2x3x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_weight_rank(%x: tensor<1x2x8x8xf32>, %w: tensor<6x2xf32>) {
+  // expected-error @+1 {{weight must have rank >= 3, got 2}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<6x2xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_unranked_weight(%x: tensor<1x2x8x8xf32>, %w: tensor<*xf32>) {
+  // expected-error @+1 {{the weight's rank must be known}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<*xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_element_type_mismatch(%x: tensor<1x2x8x8xf32>, %w: tensor<6x2x3x3xf16>) {
+  // expected-error @+1 {{operands have different element types: 'f32' and 'f16'}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<6x2x3x3xf16> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_window_too_large(%x: tensor<1x2x2x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{window of extent 3 does not fit the padded input of size 2}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x2x8xf32>, tensor<6x2x3x3xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @conv_wrong_result(%x: tensor<1x2x8x8xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{'nunc.conv' op result #0 has type 'tensor<1x6x8x8xf32>' but the operands give 'tensor<1x6x6x6xf32>'}}
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<6x2x3x3xf32> -> tensor<1x6x8x8xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_dilated_window_too_large(%x: tensor<1x2x4x4xf32>) {
+  // Dilation 2 stretches the 3-wide kernel to 5.
+  // expected-error @+1 {{window of extent 5 does not fit the padded input of size 4}}
+  %0 = nunc.max_pool %x {dilations = array<i64: 2, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @average_pool_pads_length(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+1 {{window attributes do not match 2 spatial dims (kernel [3, 3], strides [1, 1], dilations [1, 1], pads [0, 0])}}
+  %0 = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @average_pool_unknown_auto_pad(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+1 {{unknown auto_pad 'SAME'}}
+  %0 = nunc.average_pool %x {auto_pad = "SAME", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @average_pool_zero_stride(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+1 {{kernel, strides and dilations must be positive}}
+  %0 = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 0, 1>} : tensor<1x2x4x4xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_negative_pad(%x: tensor<1x2x4x4xf32>) {
+  // expected-error @+1 {{pads must not be negative}}
+  %0 = nunc.max_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, -1, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_rank_2(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{expected an NCHW input of rank >= 3, got rank 2}}
+  %0 = nunc.max_pool %x {dilations = array<i64: 1>, kernel_shape = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : tensor<2x4xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_rank_1(%x: tensor<4xf32>) {
+  // expected-error @+1 {{expected an NCHW input of rank >= 3, got rank 1}}
+  %0 = nunc.max_pool %x {dilations = array<i64: 1>, kernel_shape = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : tensor<4xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @max_pool_rank_0(%x: tensor<f32>) {
+  // expected-error @+1 {{expected an NCHW input of rank >= 3, got rank 0}}
+  %0 = nunc.max_pool %x {dilations = array<i64: 1>, kernel_shape = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : tensor<f32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @average_pool_rank_0(%x: tensor<f32>) {
+  // expected-error @+1 {{expected an NCHW input of rank >= 3, got rank 0}}
+  %0 = nunc.average_pool %x {dilations = array<i64: 1>, kernel_shape = array<i64: 1>, pads = array<i64: 0, 0>, strides = array<i64: 1>} : tensor<f32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @global_average_pool_rank_2(%x: tensor<2x4xf32>) {
+  // expected-error @+1 {{expected an NCHW input of rank >= 3, got rank 2}}
+  %0 = nunc.global_average_pool %x : tensor<2x4xf32> -> tensor<*xf32>
+  return
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @quantize_linear_32_bit_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'i32'}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = i32} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_linear_float_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'f32'}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = f32} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_linear_4_bit_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'i4'}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = i4} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+// 16-bit output is valid, but the declared result says 8 bits.
+func.func @quantize_linear_attribute_result_mismatch(%x: tensor<2x3xf32>, %s: tensor<f32>) {
+  // expected-error @+1 {{'nunc.quantize_linear' op result #0 has type 'tensor<2x3xi8>' but the operands give 'tensor<2x3xi16>'}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = i16} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @quantize_linear_zero_point_type(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) {
+  // expected-error @+1 {{zero point type 'i8' differs from the output type 'ui8'}}
+  %0 = nunc.quantize_linear %x, %s, %z : tensor<i8> {output_element_type = ui8} : tensor<4xf32>, tensor<f32> -> tensor<4xui8>
+  return
+}
+
+// -----
+
+func.func @quantize_linear_per_axis_size(%x: tensor<2x4xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{scale has 3 entries but axis 1 has size 4}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = ui8} : tensor<2x4xf32>, tensor<3xf32> -> tensor<2x4xui8>
+  return
+}
+
+// -----
+
+func.func @quantize_linear_blocked_scale(%x: tensor<2x4xf32>, %s: tensor<2x4xf32>) {
+  // expected-error @+1 {{scale must be a scalar or 1-D, got rank 2 (blocked quantization is not supported)}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = ui8} : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x4xui8>
+  return
+}
+
+// -----
+
+func.func @quantize_linear_scale_type(%x: tensor<2x4xf32>, %s: tensor<f16>) {
+  // expected-error @+1 {{scale type differs from the input type}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = ui8} : tensor<2x4xf32>, tensor<f16> -> tensor<2x4xui8>
+  return
+}
+
+// -----
+
+func.func @quantize_linear_axis_out_of_range(%x: tensor<2x3xf32>, %s: tensor<3xf32>) {
+  // expected-error @+1 {{quantization axis 2 is out of range for rank 2}}
+  %0 = nunc.quantize_linear %x, %s {axis = 2 : i64, output_element_type = i8} : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xi8>
+  return
+}
+
+// -----
+
+func.func @dequantize_linear_zero_point_type(%x: tensor<2x4xi8>, %s: tensor<f32>, %z: tensor<ui8>) {
+  // expected-error @+1 {{zero point type 'ui8' differs from the input type 'i8'}}
+  %0 = nunc.dequantize_linear %x, %s, %z : tensor<ui8> : tensor<2x4xi8>, tensor<f32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dequantize_linear_per_axis_size(%x: tensor<2x4xi8>, %s: tensor<2xf32>) {
+  // expected-error @+1 {{scale has 2 entries but axis -1 has size 4}}
+  %0 = nunc.dequantize_linear %x, %s {axis = -1 : i64} : tensor<2x4xi8>, tensor<2xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_quantize_linear_scale_rank(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{'nunc.dynamic_quantize_linear' op result #1 has type 'tensor<1xf32>' but the operands give 'tensor<f32>'}}
+  %0:3 = nunc.dynamic_quantize_linear %x : tensor<2x3xf32> -> tensor<2x3xui8>, tensor<1xf32>, tensor<ui8>
+  return
+}
