@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what nunc needs (Debian packages, Python test tools) when missing,
+# then configures and builds nunc in ./build (or $NUNC_BUILD_DIR).
+# Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  cmake ninja-build g++ ccache pkg-config zlib1g-dev
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  libxbyak-dev protobuf-compiler libprotobuf-dev libgtest-dev libgmock-dev
+)
+PIP_PACKAGES=(numpy onnx onnxruntime pytest)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+PYTHON="${PYTHON:-$(command -v python3)}"
+pip_missing=()
+for p in "${PIP_PACKAGES[@]}"; do
+  "$PYTHON" -c "import $p" >/dev/null 2>&1 || pip_missing+=("$p")
+done
+if ((${#pip_missing[@]})); then
+  echo "setup: pip installing ${pip_missing[*]}"
+  "$PYTHON" -m pip install -q --disable-pip-version-check "${pip_missing[@]}"
+fi
+
+BUILD_DIR="${NUNC_BUILD_DIR:-build}"
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DPython3_EXECUTABLE="$PYTHON" >/dev/null
+fi
+# Two cores: one compile per core, no oversubscription.
+ninja -C "$BUILD_DIR" -j "$(nproc)"
