@@ -290,6 +290,12 @@ Expected<Tensor> mlir::nunc::tensorFromAttr(ElementsAttr attr) {
 ElementsAttr mlir::nunc::attrFromTensor(const Tensor &t, MLIRContext *ctx, StringRef hint) {
   auto type = RankedTensorType::get(t.shape(), toMlirType(t.dtype(), ctx));
   ArrayRef<char> bytes(t.raw(), t.byteSize());
+  size_t width = dtypeSize(t.dtype());
+  bool splat = t.numElements() > 1;
+  for (int64_t i = 1; splat && i < t.numElements(); ++i)
+    splat = std::memcmp(t.raw(), t.raw() + i * width, width) == 0;
+  if (splat && t.dtype() != DType::Bool)
+    return DenseElementsAttr::getFromRawBuffer(type, bytes.take_front(width));
   if (t.byteSize() <= 1024 || t.dtype() == DType::Bool) {
     if (t.dtype() == DType::Bool) {
       SmallVector<bool> values(t.as<bool>(), t.as<bool>() + t.numElements());

@@ -13,7 +13,8 @@ Usage:
                            [--external-data] [--check]
 
 Importable helpers: ``random_inputs(name, batch, seq, seed)`` and
-``build_model(name)``.
+``build_model(name)``; ``build_model("minilm", weights=...)`` takes real
+weights instead (see real_minilm.py).
 """
 
 from __future__ import annotations
@@ -196,7 +197,15 @@ def ref_mlp(p, feeds):
 # BERT-style encoders (minilm, bert)
 # --------------------------------------------------------------------------
 
-def build_transformer(name: str, seed: int):
+def build_transformer(name: str, seed: int, weights=None):
+    """The BERT encoder `name`, with random weights from `seed`, or with
+    `weights` when given: a mapping from Hugging Face BertModel parameter
+    names (``embeddings.word_embeddings.weight``,
+    ``encoder.layer.0.attention.self.query.weight``, ...) to float32 arrays
+    in torch layout (nn.Linear weights are [out, in]; they are transposed
+    here, as torch.onnx.export does). The graph is the same either way; the
+    rng is not touched when `weights` is given.
+    """
     cfg = TRANSFORMER_CONFIGS[name]
     L, H, NH, FF = cfg["layers"], cfg["hidden"], cfg["heads"], cfg["ffn"]
     HD = H // NH
@@ -205,11 +214,22 @@ def build_transformer(name: str, seed: int):
     g = GraphBuilder(opset=opset)
     p: dict[str, np.ndarray] = {}
 
+    def given(key, shape):
+        """weights[key] as float32, checked against the expected shape."""
+        a = np.asarray(weights[key], dtype=np.float32)
+        if a.shape != tuple(shape):
+            raise ValueError(f"{key}: shape {list(a.shape)}, expected {list(shape)}")
+        return a
+
     def ln_params(prefix):
-        gam = _normal(rng, (H,), 0.1)
-        gam += np.float32(1.0)
-        p[prefix + ".weight"] = gam
-        p[prefix + ".bias"] = _normal(rng, (H,), 0.05)
+        if weights is None:
+            gam = _normal(rng, (H,), 0.1)
+            gam += np.float32(1.0)
+            p[prefix + ".weight"] = gam
+            p[prefix + ".bias"] = _normal(rng, (H,), 0.05)
+        else:
+            p[prefix + ".weight"] = given(prefix + ".weight", (H,))
+            p[prefix + ".bias"] = given(prefix + ".bias", (H,))
         return (g.init(prefix + ".weight", p[prefix + ".weight"]),
                 g.init(prefix + ".bias", p[prefix + ".bias"]))
 
@@ -244,8 +264,13 @@ def build_transformer(name: str, seed: int):
         return shared[key]
 
     def linear(scope, x, prefix, n_in, n_out, std):
-        w = _normal(rng, (n_in, n_out), std)  # stored as W^T, like torch
-        b = _normal(rng, (n_out,), 0.02)
+        if weights is None:
+            w = _normal(rng, (n_in, n_out), std)  # stored as W^T, like torch
+            b = _normal(rng, (n_out,), 0.02)
+        else:
+            # nn.Linear keeps [out, in]; the export stores W^T = [in, out].
+            w = np.ascontiguousarray(given(prefix + ".weight", (n_out, n_in)).T)
+            b = given(prefix + ".bias", (n_out,))
         p[prefix + ".weight_t"] = w
         p[prefix + ".bias"] = b
         mm = g.node(scope, "MatMul", [x, g.anon_init("MatMul", w)])
@@ -263,9 +288,12 @@ def build_transformer(name: str, seed: int):
 
     # ---- embeddings ----
     sc = "/embeddings"
-    p["word_embeddings"] = _normal(rng, (cfg["vocab"], H), 0.02)
-    p["position_embeddings"] = _normal(rng, (cfg["max_pos"], H), 0.02)
-    p["token_type_embeddings"] = _normal(rng, (cfg["types"], H), 0.02)
+    emb_shapes = {"word_embeddings": (cfg["vocab"], H),
+                  "position_embeddings": (cfg["max_pos"], H),
+                  "token_type_embeddings": (cfg["types"], H)}
+    for key, shape in emb_shapes.items():
+        p[key] = (_normal(rng, shape, 0.02) if weights is None
+                  else given(f"embeddings.{key}.weight", shape))
     pos_buf = g.init("embeddings.position_ids",
                      np.arange(cfg["max_pos"], dtype=np.int64)[None, :])
     seq_len = g.dim(sc, "input_ids", 1)
@@ -573,13 +601,19 @@ def build_mobilenet(seed: int):
 # public helpers
 # --------------------------------------------------------------------------
 
-def build_model(name: str, seed: int | None = None):
-    """Return (ModelProto, params-or-None) for one of MODEL_NAMES."""
+def build_model(name: str, seed: int | None = None, weights=None):
+    """Return (ModelProto, params-or-None) for one of MODEL_NAMES.
+
+    `weights` (text models only): Hugging Face BertModel parameters to use
+    instead of random ones; see build_transformer.
+    """
     seed = SEEDS[name] if seed is None else seed
+    if weights is not None and name not in TRANSFORMER_CONFIGS:
+        raise ValueError(f"weights= is only supported for {sorted(TRANSFORMER_CONFIGS)}")
     if name == "mlp":
         return build_mlp(seed)
     if name in TRANSFORMER_CONFIGS:
-        return build_transformer(name, seed)
+        return build_transformer(name, seed, weights)
     if name == "resnet":
         return build_resnet(seed)
     if name == "mobilenet":

@@ -61,7 +61,8 @@ func.func @constant_operands(%x: tensor<2x3x4xf32>, %y: tensor<3x4xf32>, %z: ten
   %en = nunc.constant dense<-1> : tensor<1xi64>
   %ax = nunc.constant dense<1> : tensor<1xi64>
   %4 = nunc.slice %w[%st : tensor<1xi64>, %en : tensor<1xi64> axes %ax : tensor<1xi64>] : tensor<10x8xf32> -> tensor<*xf32>
-  // Rows 9, 7, 5, 3 (step -2, end clamped to -1); all columns (ends past the dim, i32 operands).
+  // Rows 9, 7, 5, 3 (start 100 clamped to 9, step -2, end 2 excluded); all
+  // columns (end past the dim); i32 operands.
   // CHECK: nunc.slice {{.*}} : tensor<10x8xf32> -> tensor<4x8xf32>
   %st2 = nunc.constant dense<[100, 0]> : tensor<2xi32>
   %en2 = nunc.constant dense<[2, 1000]> : tensor<2xi32>
@@ -172,6 +173,26 @@ func.func @unknown_shape_through_identity(%x: tensor<2x3xf32>, %s: tensor<?xi64>
   // CHECK-NEXT: nunc.reshape %{{.*}}, %[[I]] : (tensor<2x3xf32>, tensor<?xi64>) -> tensor<*xf32>
   %r = nunc.reshape %x, %i : (tensor<2x3xf32>, tensor<?xi64>) -> tensor<*xf32>
   return %r : tensor<*xf32>
+}
+
+// -----
+
+// The same through Squeeze, for Expand and ConstantOfShape (which verify, but
+// must not be refined to the types of an empty shape: a rank-1 Expand and a
+// scalar ConstantOfShape).
+
+// CHECK-LABEL: func.func @unknown_shape_through_squeeze(
+// CHECK-SAME: -> (tensor<*xf32>, tensor<*xf32>)
+func.func @unknown_shape_through_squeeze(%x: tensor<6xf32>, %s: tensor<?x1xi64>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %a = nunc.constant dense<1> : tensor<1xi64>
+  // CHECK: %[[Q:.*]] = nunc.squeeze %{{.*}} axes %{{.*}} : tensor<1xi64> : tensor<?x1xi64> -> tensor<?xi64>
+  %q = nunc.squeeze %s axes %a : tensor<1xi64> : tensor<?x1xi64> -> tensor<?xi64>
+  // CHECK-NEXT: %[[E:.*]] = nunc.expand %{{.*}}, %[[Q]] : (tensor<6xf32>, tensor<?xi64>) -> tensor<*xf32>
+  %e = nunc.expand %x, %q : (tensor<6xf32>, tensor<?xi64>) -> tensor<*xf32>
+  // CHECK-NEXT: %[[C:.*]] = nunc.constant_of_shape %[[Q]] {{.*}} : tensor<?xi64> -> tensor<*xf32>
+  %c = nunc.constant_of_shape %q {value = dense<1.0> : tensor<1xf32>} : tensor<?xi64> -> tensor<*xf32>
+  // CHECK-NEXT: return %[[E]], %[[C]] : tensor<*xf32>, tensor<*xf32>
+  return %e, %c : tensor<*xf32>, tensor<*xf32>
 }
 
 // -----

@@ -148,9 +148,13 @@ static std::optional<SmallVector<int64_t>> partialShapeValue(Value v, int depth)
     }
     return out;
   }
-  if (isa<UnsqueezeOp, SqueezeOp, CastOp, IdentityOp, ReshapeOp>(def))
-    return partialShapeValue(def->getOperand(0), depth + 1).value_or(
-        unknown.value_or(SmallVector<int64_t>{}));
+  if (isa<UnsqueezeOp, SqueezeOp, CastOp, IdentityOp, ReshapeOp>(def)) {
+    // These keep the sequence of values; only the container changes.
+    if (std::optional<SmallVector<int64_t>> inner =
+            partialShapeValue(def->getOperand(0), depth + 1))
+      return inner;
+    return unknown;
+  }
   if (auto gather = dyn_cast<GatherOp>(def)) {
     std::optional<SmallVector<int64_t>> indices = getConstantInts(gather.getIndices());
     std::optional<SmallVector<int64_t>> data =

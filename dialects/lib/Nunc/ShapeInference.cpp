@@ -413,10 +413,15 @@ LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     auto d = dimsOf(p);
     if (!d)
       continue;
-    FailureOr<Dims> b = check(*this, shape::broadcast(normalized, *d));
-    if (failed(b))
-      return failure();
-    if (b->size() != normalized.size())
+    // Scale and bias broadcast to the normalized shape, never the reverse.
+    auto b = shape::broadcast(normalized, *d);
+    bool fits = static_cast<bool>(b) && b->size() == normalized.size();
+    if (fits)
+      for (auto [n, m] : llvm::zip(normalized, *b))
+        fits &= ShapedType::isDynamic(n) || n == m;
+    if (!b)
+      llvm::consumeError(b.takeError());
+    if (!fits)
       return emitError() << "scale/bias of shape " << shape::toString(*d)
                          << " does not broadcast to the normalized shape "
                          << shape::toString(normalized);
@@ -485,6 +490,13 @@ LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     types.push_back(UnrankedTensorType::get(element));
     return success();
   }
+  if (llvm::count(*target, -1) > 1)
+    return emitError() << "Reshape target " << shape::toString(*target)
+                       << " has more than one -1";
+  for (int64_t t : *target)
+    if (!ShapedType::isDynamic(t) && t < -1)
+      return emitError() << "Reshape target " << shape::toString(*target)
+                         << " has a negative dim other than -1";
   auto in = dimsOf(getData());
   if (!in) {
     // Without the input's rank, only explicit positive target dims are known.
@@ -523,6 +535,8 @@ LogicalResult FlattenOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 LogicalResult TransposeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   Type element = elementOf(getInput());
   auto in = dimsOf(getInput());
+  if (llvm::Error e = shape::checkPermutation(getPerm(), getPerm().size()))
+    return fail(*this, std::move(e));
   if (!in) {
     types.push_back(rankedDynamic(getPerm().size(), element));
     return success();
@@ -604,6 +618,10 @@ LogicalResult ConcatOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 LogicalResult SliceOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   Type element = elementOf(getData());
   auto in = dimsOf(getData());
+  if (getSteps())
+    if (std::optional<SmallVector<int64_t>> steps = getConstantInts(getSteps()))
+      if (llvm::is_contained(*steps, 0))
+        return emitError() << "Slice step must not be 0";
   if (!in) {
     types.push_back(UnrankedTensorType::get(element));
     return success();
@@ -636,14 +654,15 @@ LogicalResult ExpandOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return emitError() << "shape must be 1-D, got rank " << shapeDims->size();
   std::optional<SmallVector<int64_t>> target = getPartialShapeValue(getShape());
   auto in = dimsOf(getInput());
+  if (target)
+    for (int64_t t : *target)
+      if (!ShapedType::isDynamic(t) && t < 0)
+        return emitError() << "shape " << shape::toString(*target)
+                           << " has a negative dim";
   if (!target || !in) {
     types.push_back(UnrankedTensorType::get(element));
     return success();
   }
-  for (int64_t t : *target)
-    if (!ShapedType::isDynamic(t) && t < 0)
-      return emitError() << "shape " << shape::toString(*target)
-                         << " has a negative dim";
   FailureOr<Dims> out = check(*this, shape::broadcast(*in, *target));
   if (failed(out))
     return failure();
@@ -725,7 +744,8 @@ LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(
       *this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads(),
-      getAutoPad(), getCeilMode() != 0, in ? (*in)[1] : ShapedType::kDynamic);
+      getAutoPad(), getCeilMode() != 0,
+      in && in->size() >= 2 ? (*in)[1] : ShapedType::kDynamic);
   if (failed(out))
     return failure();
   types.push_back(in ? Type(RankedTensorType::get(*out, elementOf(getInput())))
@@ -737,7 +757,8 @@ LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(
       *this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads(),
-      getAutoPad(), getCeilMode() != 0, in ? (*in)[1] : ShapedType::kDynamic);
+      getAutoPad(), getCeilMode() != 0,
+      in && in->size() >= 2 ? (*in)[1] : ShapedType::kDynamic);
   if (failed(out))
     return failure();
   types.push_back(in ? Type(RankedTensorType::get(*out, elementOf(getInput())))

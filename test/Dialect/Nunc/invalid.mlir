@@ -80,7 +80,7 @@ func.func @relu_result_shape(%x: tensor<2x3xf32>) {
 // ONNX Sqrt is defined on floating-point tensors only; the evaluator cannot
 // run it on integers, so the verifier must not accept it.
 func.func @sqrt_of_integers(%x: tensor<4xi32>) {
-  // expected-error @+1 {{floating-point}}
+  // expected-error @+1 {{operand #0 must be tensor of 16-bit float or bfloat16 type or 32-bit float or 64-bit float values}}
   %0 = nunc.sqrt %x : tensor<4xi32> -> tensor<4xi32>
   return
 }
@@ -335,7 +335,7 @@ func.func @layer_norm_axis_out_of_range(%a: tensor<2x3xf32>, %s: tensor<3xf32>) 
 // -----
 
 func.func @layer_norm_scale_mismatch(%x: tensor<2x4xf32>, %s: tensor<3xf32>) {
-  // expected-error @+1 {{shapes [4] [3] cannot be broadcast together}}
+  // expected-error @+1 {{scale/bias of shape [3] does not broadcast to the normalized shape [4]}}
   %0:3 = nunc.layer_norm %x, %s : tensor<2x4xf32>, tensor<3xf32> -> tensor<2x4xf32>, tensor<2x1xf32>, tensor<2x1xf32>
   return
 }
@@ -435,6 +435,16 @@ func.func @reshape_two_minus_one(%a: tensor<2x3xf32>) {
   %c = nunc.constant dense<[-1, -1]> : tensor<2xi64>
   // expected-error @+1 {{Reshape target [-1, -1] has more than one -1}}
   %0 = nunc.reshape %a, %c : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+// The target alone is invalid, whatever the (here unknown) input shape is.
+func.func @reshape_unranked_two_minus_one(%u: tensor<*xf32>) {
+  %c = nunc.constant dense<[-1, -1]> : tensor<2xi64>
+  // expected-error @+1 {{Reshape target [-1, -1] has more than one -1}}
+  %0 = nunc.reshape %u, %c : (tensor<*xf32>, tensor<2xi64>) -> tensor<*xf32>
   return
 }
 
@@ -658,6 +668,15 @@ func.func @slice_step_zero(%a: tensor<2x3xf32>) {
 
 // -----
 
+func.func @slice_unranked_step_zero(%u: tensor<*xf32>) {
+  %s = nunc.constant dense<0> : tensor<1xi64>
+  // expected-error @+1 {{Slice step must not be 0}}
+  %0 = nunc.slice %u[%s : tensor<1xi64>, %s : tensor<1xi64> steps %s : tensor<1xi64>] : tensor<*xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
 func.func @slice_length_mismatch(%a: tensor<2x3xf32>) {
   %s = nunc.constant dense<[0, 0]> : tensor<2xi64>
   %e = nunc.constant dense<2> : tensor<1xi64>
@@ -703,6 +722,15 @@ func.func @expand_negative_dim(%x: tensor<3x2xf32>) {
   %c = nunc.constant dense<[-1, 2]> : tensor<2xi64>
   // expected-error @+1 {{shape [-1, 2] has a negative dim}}
   %0 = nunc.expand %x, %c : (tensor<3x2xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @expand_unranked_negative_dim(%u: tensor<*xf32>) {
+  %c = nunc.constant dense<[-1, 2]> : tensor<2xi64>
+  // expected-error @+1 {{shape [-1, 2] has a negative dim}}
+  %0 = nunc.expand %u, %c : (tensor<*xf32>, tensor<2xi64>) -> tensor<*xf32>
   return
 }
 

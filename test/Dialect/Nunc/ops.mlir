@@ -1,9 +1,11 @@
 // Round-trip test of every op of the nunc dialect: the custom form must print
 // what was parsed (second RUN line: printing is stable), and the generic form
-// must parse back to the same custom form (third RUN line: properties survive).
+// must parse back to the same custom form (third RUN line: properties survive),
+// and so must bytecode (fourth RUN line).
 // RUN: nunc-opt %s | FileCheck %s
 // RUN: nunc-opt %s | nunc-opt | FileCheck %s
 // RUN: nunc-opt %s -mlir-print-op-generic | nunc-opt | FileCheck %s
+// RUN: nunc-opt %s -emit-bytecode | nunc-opt | FileCheck %s
 
 // CHECK-LABEL: func @binary
 func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<2x3xi1> {

@@ -47,28 +47,31 @@ def Nunc_ConstantOfShapeOp : Nunc_Op<"constant_of_shape"> {
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-class Nunc_UnaryOp<string mnemonic, list<Trait> traits = []>
+class Nunc_UnaryOp<string mnemonic, list<Trait> traits = [],
+                   Type operandType = Nunc_FloatTensor>
     : Nunc_Op<mnemonic, traits> {
-  let arguments = (ins Nunc_Tensor:$input);
-  let results = (outs Nunc_Tensor:$output);
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
 def Nunc_SqrtOp : Nunc_UnaryOp<"sqrt"> { let summary = "Elementwise square root"; }
 def Nunc_ErfOp : Nunc_UnaryOp<"erf"> { let summary = "Elementwise error function"; }
 def Nunc_TanhOp : Nunc_UnaryOp<"tanh"> { let summary = "Elementwise tanh"; }
-def Nunc_ReluOp : Nunc_UnaryOp<"relu"> { let summary = "Elementwise max(x, 0)"; }
+def Nunc_ReluOp : Nunc_UnaryOp<"relu", [], Nunc_SignedNumericTensor> {
+  let summary = "Elementwise max(x, 0)";
+}
 def Nunc_SigmoidOp : Nunc_UnaryOp<"sigmoid"> { let summary = "Elementwise 1/(1+exp(-x))"; }
-def Nunc_IdentityOp : Nunc_UnaryOp<"identity"> {
+def Nunc_IdentityOp : Nunc_UnaryOp<"identity", [], Nunc_Tensor> {
   let summary = "Returns its input";
   let hasFolder = 1;
 }
 def Nunc_GeluOp : Nunc_UnaryOp<"gelu"> {
   let summary = "Gaussian error linear unit (exact with erf, or the tanh approximation)";
-  let arguments = (ins Nunc_Tensor:$input,
+  let arguments = (ins Nunc_FloatTensor:$input,
                        DefaultValuedStrAttr<StrAttr, "none">:$approximate);
 }
-def Nunc_CastOp : Nunc_UnaryOp<"cast"> {
+def Nunc_CastOp : Nunc_UnaryOp<"cast", [], Nunc_Tensor> {
   let summary = "Converts elements to the element type `to`";
   let arguments = (ins Nunc_Tensor:$input, TypeAttr:$to,
                        DefaultValuedAttr<I64Attr, "1">:$saturate);
@@ -77,18 +80,19 @@ def Nunc_CastOp : Nunc_UnaryOp<"cast"> {
 
 def Nunc_ClipOp : Nunc_Op<"clip", [AttrSizedOperandSegments]> {
   let summary = "Elementwise clamp to [min, max]; an absent bound does not clamp";
-  let arguments = (ins Nunc_Tensor:$input, Optional<Nunc_Tensor>:$min,
-                       Optional<Nunc_Tensor>:$max);
-  let results = (outs Nunc_Tensor:$output);
+  let arguments = (ins Nunc_NumericTensor:$input, Optional<Nunc_NumericTensor>:$min,
+                       Optional<Nunc_NumericTensor>:$max);
+  let results = (outs Nunc_NumericTensor:$output);
   let assemblyFormat = [{
     $input (`min` $min^ `:` type($min))? (`max` $max^ `:` type($max))? attr-dict
     `:` type($input) `->` type($output)
   }];
 }
 
-class Nunc_BinaryOp<string mnemonic, list<Trait> traits = []>
+class Nunc_BinaryOp<string mnemonic, list<Trait> traits = [],
+                    Type operandType = Nunc_NumericTensor>
     : Nunc_Op<mnemonic, traits> {
-  let arguments = (ins Nunc_Tensor:$lhs, Nunc_Tensor:$rhs);
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs Nunc_Tensor:$output);
   let assemblyFormat = [{
     $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
@@ -104,7 +108,7 @@ def Nunc_DivOp : Nunc_BinaryOp<"div"> {
 def Nunc_PowOp : Nunc_BinaryOp<"pow"> {
   let summary = "Broadcasting lhs ^ rhs; the result has the type of lhs";
 }
-def Nunc_EqualOp : Nunc_BinaryOp<"equal"> {
+def Nunc_EqualOp : Nunc_BinaryOp<"equal", [], Nunc_Tensor> {
   let summary = "Broadcasting lhs == rhs, as i1";
 }
 
@@ -123,14 +127,15 @@ def Nunc_WhereOp : Nunc_Op<"where"> {
 
 def Nunc_MatMulOp : Nunc_Op<"matmul"> {
   let summary = "numpy.matmul: batched, broadcasting, 1-D operands promoted";
-  let arguments = (ins Nunc_Tensor:$a, Nunc_Tensor:$b);
+  let arguments = (ins Nunc_NumericTensor:$a, Nunc_NumericTensor:$b);
   let results = (outs Nunc_Tensor:$output);
   let assemblyFormat = "$a `,` $b attr-dict `:` functional-type(operands, results)";
 }
 
 def Nunc_GemmOp : Nunc_Op<"gemm"> {
   let summary = "alpha * op(A) * op(B) + beta * C, C broadcast to [M, N]";
-  let arguments = (ins Nunc_Tensor:$a, Nunc_Tensor:$b, Optional<Nunc_Tensor>:$c,
+  let arguments = (ins Nunc_NumericTensor:$a, Nunc_NumericTensor:$b,
+                       Optional<Nunc_NumericTensor>:$c,
                        DefaultValuedAttr<F32Attr, "1.0">:$alpha,
                        DefaultValuedAttr<F32Attr, "1.0">:$beta,
                        DefaultValuedAttr<I64Attr, "0">:$transA,
@@ -171,7 +176,7 @@ def Nunc_QLinearMatMulOp : Nunc_Op<"qlinear_matmul"> {
 //===----------------------------------------------------------------------===//
 
 class Nunc_ReduceOp<string mnemonic> : Nunc_Op<mnemonic> {
-  let arguments = (ins Nunc_Tensor:$data, Optional<TensorOf<[I64]>>:$axes,
+  let arguments = (ins Nunc_NumericTensor:$data, Optional<TensorOf<[I64]>>:$axes,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
                        DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
   let results = (outs Nunc_Tensor:$output);
@@ -333,12 +338,12 @@ def Nunc_ConvOp : Nunc_Op<"conv"> {
 
 def Nunc_MaxPoolOp : Nunc_Op<"max_pool"> {
   let summary = "N-d max pooling, NCHW";
-  let arguments = (ins Nunc_Tensor:$input,
+  let arguments = (ins Nunc_NumericTensor:$input,
                        DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
                        DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
                        DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
-  let results = (outs Nunc_Tensor:$output);
+  let results = (outs Nunc_NumericTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 

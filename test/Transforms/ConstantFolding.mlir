@@ -1,0 +1,325 @@
+// RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding | FileCheck %s
+// RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=max-elements=4 | FileCheck %s --check-prefix=LIMIT
+
+// Expected values follow ONNX (numpy) semantics. Result types declared less
+// precisely than the operands allow are refined before folding, and the
+// function's result types follow.
+
+// CHECK-LABEL: func.func @elementwise()
+// CHECK-SAME: -> (tensor<3xf32>, tensor<4xi32>, tensor<2x2xf32>, tensor<2xf32>, tensor<3xi1>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi1>, tensor<4xi32>, tensor<2xi32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<3xui8>)
+func.func @elementwise() -> (tensor<*xf32>, tensor<4xi32>, tensor<2x2xf32>, tensor<2xf32>, tensor<3xi1>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi1>, tensor<4xi32>, tensor<2xi32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<3xui8>) {
+  // CHECK-NEXT: %[[SUB:.*]] = nunc.constant dense<[1.000000e+00, -6.000000e+00, 4.500000e+00]> : tensor<3xf32>
+  %a = nunc.constant dense<[1.5, -2.0, 3.25]> : tensor<3xf32>
+  %b = nunc.constant dense<[0.5, 4.0, -1.25]> : tensor<3xf32>
+  %0 = nunc.sub %a, %b : (tensor<3xf32>, tensor<3xf32>) -> tensor<*xf32>
+  // Integer division truncates toward zero.
+  // CHECK-NEXT: %[[DIV:.*]] = nunc.constant dense<[-3, -3, -2, 3]> : tensor<4xi32>
+  %n = nunc.constant dense<[-7, 7, -8, 9]> : tensor<4xi32>
+  %d = nunc.constant dense<[2, -2, 3, 3]> : tensor<4xi32>
+  %1 = nunc.div %n, %d : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  // Broadcasting along the last dim.
+  // CHECK-NEXT: %[[MUL:.*]] = nunc.constant dense<{{\[}}[1.000000e+01, 2.000000e+02], [3.000000e+01, 4.000000e+02]]> : tensor<2x2xf32>
+  %m = nunc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %r = nunc.constant dense<[10.0, 100.0]> : tensor<2xf32>
+  %2 = nunc.mul %m, %r : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  // Pow with an integer exponent keeps the base's type.
+  // CHECK-NEXT: %[[POW:.*]] = nunc.constant dense<[8.000000e+00, -2.700000e+01]> : tensor<2xf32>
+  %p = nunc.constant dense<[2.0, -3.0]> : tensor<2xf32>
+  %e = nunc.constant dense<3> : tensor<i64>
+  %3 = nunc.pow %p, %e : (tensor<2xf32>, tensor<i64>) -> tensor<2xf32>
+  // CHECK-NEXT: %[[EQ:.*]] = nunc.constant dense<[true, false, true]> : tensor<3xi1>
+  %i = nunc.constant dense<[1, 5, -2]> : tensor<3xi64>
+  %j = nunc.constant dense<[1, 4, -2]> : tensor<3xi64>
+  %4 = nunc.equal %i, %j : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+  // CHECK-NEXT: %[[RELU:.*]] = nunc.constant dense<[0.000000e+00, 0.000000e+00, 2.500000e+00]> : tensor<3xf32>
+  %x = nunc.constant dense<[-1.5, 0.0, 2.5]> : tensor<3xf32>
+  %5 = nunc.relu %x : tensor<3xf32> -> tensor<3xf32>
+  // CHECK-NEXT: %[[SQRT:.*]] = nunc.constant dense<[2.000000e+00, 5.000000e-01, 0.000000e+00]> : tensor<3xf32>
+  %q = nunc.constant dense<[4.0, 0.25, 0.0]> : tensor<3xf32>
+  %6 = nunc.sqrt %q : tensor<3xf32> -> tensor<3xf32>
+  // Float to integer truncates toward zero.
+  // CHECK-NEXT: %[[CASTI:.*]] = nunc.constant dense<[1, -1, 2]> : tensor<3xi32>
+  %c = nunc.constant dense<[1.7, -1.7, 2.5]> : tensor<3xf32>
+  %7 = nunc.cast %c {to = i32} : tensor<3xf32> -> tensor<3xi32>
+  // Non-zero is true.
+  // CHECK-NEXT: %[[CASTB:.*]] = nunc.constant dense<[false, true, true]> : tensor<3xi1>
+  %z = nunc.constant dense<[0.0, -2.0, 0.5]> : tensor<3xf32>
+  %8 = nunc.cast %z {to = i1} : tensor<3xf32> -> tensor<3xi1>
+  // CHECK-NEXT: %[[CLIP:.*]] = nunc.constant dense<[0, 0, 5, 6]> : tensor<4xi32>
+  %ci = nunc.constant dense<[-5, 0, 5, 10]> : tensor<4xi32>
+  %lo = nunc.constant dense<0> : tensor<i32>
+  %hi = nunc.constant dense<6> : tensor<i32>
+  %9 = nunc.clip %ci min %lo : tensor<i32> max %hi : tensor<i32> : tensor<4xi32> -> tensor<4xi32>
+  // CHECK-NEXT: %[[IPOW:.*]] = nunc.constant dense<[8, 27]> : tensor<2xi32>
+  %ip = nunc.constant dense<[2, 3]> : tensor<2xi32>
+  %10 = nunc.pow %ip, %e : (tensor<2xi32>, tensor<i64>) -> tensor<2xi32>
+  // The condition broadcasts along the columns.
+  // CHECK-NEXT: %[[WHERE:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 0.000000e+00], [3.000000e+00, 0.000000e+00]]> : tensor<2x2xf32>
+  %cond = nunc.constant dense<[true, false]> : tensor<2xi1>
+  %zero = nunc.constant dense<0.0> : tensor<f32>
+  %11 = nunc.where %cond, %m, %zero : (tensor<2xi1>, tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  // Float division by zero is IEEE: +inf and -inf, no error.
+  // CHECK-NEXT: %[[FDIV:.*]] = nunc.constant dense<[0x7F800000, 0xFF800000]> : tensor<2xf32>
+  %f1 = nunc.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %f0 = nunc.constant dense<[0.0, 0.0]> : tensor<2xf32>
+  %12 = nunc.div %f1, %f0 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  // CHECK-NEXT: %[[SIG:.*]] = nunc.constant dense<[5.000000e-01, 1.000000e+00]> : tensor<2xf32>
+  %s0 = nunc.constant dense<[0.0, 100.0]> : tensor<2xf32>
+  %13 = nunc.sigmoid %s0 : tensor<2xf32> -> tensor<2xf32>
+  // Unsigned arithmetic wraps: 250 + 10 = 4 (mod 256).
+  // CHECK-NEXT: %[[U8:.*]] = nunc.constant dense<[4, 8, 130]> : tensor<3xui8>
+  %u = nunc.constant dense<[250, 3, 128]> : tensor<3xui8>
+  %u2 = nunc.constant dense<[10, 5, 2]> : tensor<3xui8>
+  %14 = nunc.add %u, %u2 : (tensor<3xui8>, tensor<3xui8>) -> tensor<3xui8>
+  // The operands of the folded ops are dead and erased.
+  // CHECK-NEXT: return %[[SUB]], %[[DIV]], %[[MUL]], %[[POW]], %[[EQ]], %[[RELU]], %[[SQRT]], %[[CASTI]], %[[CASTB]], %[[CLIP]], %[[IPOW]], %[[WHERE]], %[[FDIV]], %[[SIG]], %[[U8]] :
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14 : tensor<*xf32>, tensor<4xi32>, tensor<2x2xf32>, tensor<2xf32>, tensor<3xi1>, tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xi1>, tensor<4xi32>, tensor<2xi32>, tensor<2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<3xui8>
+}
+
+// -----
+
+// 16-bit floats and dense_resource operands.
+
+// CHECK-LABEL: func.func @other_element_types()
+func.func @other_element_types() -> (tensor<4xi32>, tensor<2xf16>, tensor<2xbf16>) {
+  // CHECK-NEXT: %[[R:.*]] = nunc.constant dense<[11, 22, 33, 44]> : tensor<4xi32>
+  %w = nunc.constant dense_resource<weights> : tensor<4xi32>
+  %b = nunc.constant dense<[10, 20, 30, 40]> : tensor<4xi32>
+  %0 = nunc.add %w, %b : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
+  // CHECK-NEXT: %[[H:.*]] = nunc.constant dense<[2.000000e+00, 2.500000e+00]> : tensor<2xf16>
+  %h = nunc.constant dense<[1.5, 2.25]> : tensor<2xf16>
+  %h2 = nunc.constant dense<[0.5, 0.25]> : tensor<2xf16>
+  %1 = nunc.add %h, %h2 : (tensor<2xf16>, tensor<2xf16>) -> tensor<2xf16>
+  // CHECK-NEXT: %[[G:.*]] = nunc.constant dense<[2.250000e+00, 9.000000e+00]> : tensor<2xbf16>
+  %g = nunc.constant dense<[1.5, -3.0]> : tensor<2xbf16>
+  %2 = nunc.mul %g, %g : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16>
+  // CHECK-NEXT: return %[[R]], %[[H]], %[[G]] :
+  return %0, %1, %2 : tensor<4xi32>, tensor<2xf16>, tensor<2xbf16>
+}
+{-#
+  dialect_resources: {
+    builtin: {
+      weights: "0x0400000001000000020000000300000004000000"
+    }
+  }
+#-}
+
+// -----
+
+// Linear algebra, reductions, data movement and quantization on constants.
+
+// CHECK-LABEL: func.func @other_ops()
+// CHECK-SAME: -> (tensor<2x2xf32>, tensor<3x3xf32>, tensor<2xf32>, tensor<1x1xi32>, tensor<3x2xf32>, tensor<2x1x2xi64>, tensor<2x2xf32>, tensor<2x6xf32>, tensor<2x2x2xf32>, tensor<2x2xi8>, tensor<4xui8>, tensor<f32>, tensor<ui8>, tensor<5xui8>, tensor<3xf32>, tensor<6x4xf32>, tensor<2x2xf32>, tensor<2x2xi32>)
+func.func @other_ops() -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi32>, tensor<*xf32>, tensor<*xi64>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi8>, tensor<*xui8>, tensor<f32>, tensor<ui8>, tensor<*xui8>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi32>) {
+  %a = nunc.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %b = nunc.constant dense<[[1.0, 0.0], [0.0, 1.0], [2.0, -1.0]]> : tensor<3x2xf32>
+  // CHECK-NEXT: %[[MM:.*]] = nunc.constant dense<{{\[}}[7.000000e+00, -1.000000e+00], [1.600000e+01, -1.000000e+00]]> : tensor<2x2xf32>
+  %0 = nunc.matmul %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<*xf32>
+  // 2 * A^T A + 4 * C, C broadcast over the rows.
+  // CHECK-NEXT: %[[GEMM:.*]] = nunc.constant dense<{{\[}}[3.800000e+01, 4.000000e+01, 5.600000e+01], [4.800000e+01, 5.400000e+01, 7.400000e+01], [5.800000e+01, 6.800000e+01, 9.200000e+01]]> : tensor<3x3xf32>
+  %c = nunc.constant dense<[1.0, -1.0, 0.5]> : tensor<3xf32>
+  %1 = nunc.gemm %a, %a, %c : tensor<3xf32> {alpha = 2.0 : f32, beta = 4.0 : f32, transA = 1 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<*xf32>
+  // CHECK-NEXT: %[[MEAN:.*]] = nunc.constant dense<[2.000000e+00, 5.000000e+00]> : tensor<2xf32>
+  %ax = nunc.constant dense<[1]> : tensor<1xi64>
+  %2 = nunc.reduce_mean %a axes %ax : tensor<1xi64> {keepdims = 0 : i64} : tensor<2x3xf32> -> tensor<*xf32>
+  // Mean of integers: 13 / 4 truncated.
+  // CHECK-NEXT: %[[IMEAN:.*]] = nunc.constant dense<3> : tensor<1x1xi32>
+  %ia = nunc.constant dense<[[1, 2], [4, 6]]> : tensor<2x2xi32>
+  %3 = nunc.reduce_mean %ia : tensor<2x2xi32> -> tensor<*xi32>
+  // CHECK-NEXT: %[[TR:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+  %4 = nunc.transpose %a {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<*xf32>
+  // CHECK-NEXT: %[[GATHER:.*]] = nunc.constant dense<{{\[}}{{\[}}[12, 10]], {{\[}}[15, 13]]]> : tensor<2x1x2xi64>
+  %g = nunc.constant dense<[[10, 11, 12], [13, 14, 15]]> : tensor<2x3xi64>
+  %gi = nunc.constant dense<[[-1, 0]]> : tensor<1x2xi64>
+  %5 = nunc.gather %g, %gi {axis = 1 : i64} : (tensor<2x3xi64>, tensor<1x2xi64>) -> tensor<*xi64>
+  // Columns 2 and 0 (start -1, step -2, end clamped).
+  // CHECK-NEXT: %[[SLICE:.*]] = nunc.constant dense<{{\[}}[3.000000e+00, 1.000000e+00], [6.000000e+00, 4.000000e+00]]> : tensor<2x2xf32>
+  %st = nunc.constant dense<[-1]> : tensor<1xi64>
+  %en = nunc.constant dense<[-100]> : tensor<1xi64>
+  %sp = nunc.constant dense<[-2]> : tensor<1xi64>
+  %sa = nunc.constant dense<[1]> : tensor<1xi64>
+  %6 = nunc.slice %a[%st : tensor<1xi64>, %en : tensor<1xi64> axes %sa : tensor<1xi64> steps %sp : tensor<1xi64>] : tensor<2x3xf32> -> tensor<*xf32>
+  // CHECK-NEXT: %[[CONCAT:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 1.000000e+00, 0.000000e+00, 2.000000e+00], [4.000000e+00, 5.000000e+00, 6.000000e+00, 0.000000e+00, 1.000000e+00, -1.000000e+00]]> : tensor<2x6xf32>
+  %bt = nunc.transpose %b {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+  %7 = nunc.concat %a, %bt {axis = -1 : i64} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<*xf32>
+  // CHECK-NEXT: %[[EXPAND:.*]] = nunc.constant dense<{{\[}}{{\[}}[1.000000e+00, 1.000000e+00], [2.000000e+00, 2.000000e+00]], {{\[}}[1.000000e+00, 1.000000e+00], [2.000000e+00, 2.000000e+00]]]> : tensor<2x2x2xf32>
+  %es = nunc.constant dense<[2, 1, 2]> : tensor<3xi64>
+  %ec = nunc.constant dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %8 = nunc.expand %ec, %es : (tensor<2x1xf32>, tensor<3xi64>) -> tensor<*xf32>
+  // CHECK-NEXT: %[[COS:.*]] = nunc.constant dense<-3> : tensor<2x2xi8>
+  %cs = nunc.constant dense<[2, 2]> : tensor<2xi64>
+  %9 = nunc.constant_of_shape %cs {value = dense<-3> : tensor<1xi8>} : tensor<2xi64> -> tensor<*xi8>
+  // Range [-51, 204]: scale 1, zero point 51; 1.4 rounds to 1.
+  // CHECK-NEXT: %[[DQL:.*]] = nunc.constant dense<[0, 51, 255, 52]> : tensor<4xui8>
+  // CHECK-NEXT: %[[DQLS:.*]] = nunc.constant dense<1.000000e+00> : tensor<f32>
+  // CHECK-NEXT: %[[DQLZ:.*]] = nunc.constant dense<51> : tensor<ui8>
+  %dq = nunc.constant dense<[-51.0, 0.0, 204.0, 1.4]> : tensor<4xf32>
+  %10:3 = nunc.dynamic_quantize_linear %dq : tensor<4xf32> -> tensor<*xui8>, tensor<f32>, tensor<ui8>
+  // x / 0.5 = [-20, 0.5, 1.5, 2.5, 400], rounded half to even, + 10, saturated.
+  // CHECK-NEXT: %[[QL:.*]] = nunc.constant dense<[0, 10, 12, 12, 255]> : tensor<5xui8>
+  %qs = nunc.constant dense<0.5> : tensor<f32>
+  %qz = nunc.constant dense<10> : tensor<ui8>
+  %qx = nunc.constant dense<[-10.0, 0.25, 0.75, 1.25, 200.0]> : tensor<5xf32>
+  %11 = nunc.quantize_linear %qx, %qs, %qz : tensor<ui8> {output_element_type = ui8} : tensor<5xf32>, tensor<f32> -> tensor<*xui8>
+  // CHECK-NEXT: %[[DQ:.*]] = nunc.constant dense<[-5.000000e+00, 0.000000e+00, 1.225000e+02]> : tensor<3xf32>
+  %dqx = nunc.constant dense<[0, 10, 255]> : tensor<3xui8>
+  %12 = nunc.dequantize_linear %dqx, %qs, %qz : tensor<ui8> : tensor<3xui8>, tensor<f32> -> tensor<*xf32>
+  // CHECK-NEXT: %[[FLAT:.*]] = nunc.constant dense<1.000000e+00> : tensor<6x4xf32>
+  %fl = nunc.constant dense<1.0> : tensor<2x3x4xf32>
+  %13 = nunc.flatten %fl {axis = 2 : i64} : tensor<2x3x4xf32> -> tensor<*xf32>
+  // CHECK-NEXT: %[[SM:.*]] = nunc.constant dense<5.000000e-01> : tensor<2x2xf32>
+  %sm = nunc.constant dense<[[0.0, 0.0], [1.0, 1.0]]> : tensor<2x2xf32>
+  %14 = nunc.softmax %sm : tensor<2x2xf32> -> tensor<*xf32>
+  // (A - 1) x (B - [5, 6]) = [[0, 1], [2, 3]] x [[0, 0], [2, 2]].
+  // CHECK-NEXT: %[[MMI:.*]] = nunc.constant dense<{{\[}}[2, 2], [6, 6]]> : tensor<2x2xi32>
+  %mi_a = nunc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>
+  %mi_b = nunc.constant dense<[[5, 6], [7, 8]]> : tensor<2x2xui8>
+  %mi_za = nunc.constant dense<1> : tensor<i8>
+  %mi_zb = nunc.constant dense<[5, 6]> : tensor<2xui8>
+  %15 = nunc.matmul_integer %mi_a, %mi_b a_zero_point %mi_za : tensor<i8> b_zero_point %mi_zb : tensor<2xui8> : tensor<2x2xi8>, tensor<2x2xui8> -> tensor<*xi32>
+  // CHECK-NEXT: return %[[MM]], %[[GEMM]], %[[MEAN]], %[[IMEAN]], %[[TR]], %[[GATHER]], %[[SLICE]], %[[CONCAT]], %[[EXPAND]], %[[COS]], %[[DQL]], %[[DQLS]], %[[DQLZ]], %[[QL]], %[[DQ]], %[[FLAT]], %[[SM]], %[[MMI]] :
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10#0, %10#1, %10#2, %11, %12, %13, %14, %15 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi32>, tensor<*xf32>, tensor<*xi64>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi8>, tensor<*xui8>, tensor<f32>, tensor<ui8>, tensor<*xui8>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xi32>
+}
+
+// -----
+
+// The whole shape subgraph of a static input collapses in one run: Shape
+// folds (its input is static though not constant), then Gather, Unsqueeze and
+// Concat are evaluated, and the Reshape gets a constant target and a static type.
+
+// CHECK-LABEL: func.func @shape_subgraph(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x8x16xf32>) -> tensor<2x32x4xf32>
+// CHECK-NEXT: %[[T:.*]] = nunc.constant dense<[2, -1, 4]> : tensor<3xi64>
+// CHECK-NEXT: %[[R:.*]] = nunc.reshape %[[X]], %[[T]] : (tensor<2x8x16xf32>, tensor<3xi64>) -> tensor<2x32x4xf32>
+// CHECK-NEXT: return %[[R]] : tensor<2x32x4xf32>
+// CHECK-NEXT: }
+// LIMIT-LABEL: func.func @shape_subgraph(
+// LIMIT-NEXT: nunc.constant dense<[2, -1, 4]> : tensor<3xi64>
+// LIMIT-NEXT: nunc.reshape {{.*}} -> tensor<2x32x4xf32>
+func.func @shape_subgraph(%x: tensor<2x8x16xf32>) -> tensor<*xf32> {
+  %s = nunc.shape %x : tensor<2x8x16xf32> -> tensor<?xi64>
+  %i = nunc.constant dense<0> : tensor<i64>
+  %b = nunc.gather %s, %i : (tensor<?xi64>, tensor<i64>) -> tensor<*xi64>
+  %z = nunc.constant dense<0> : tensor<1xi64>
+  %u = nunc.unsqueeze %b, %z : (tensor<*xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %k = nunc.constant dense<[-1, 4]> : tensor<2xi64>
+  %c = nunc.concat %u, %k {axis = 0 : i64} : (tensor<*xi64>, tensor<2xi64>) -> tensor<?xi64>
+  %r = nunc.reshape %x, %c : (tensor<2x8x16xf32>, tensor<?xi64>) -> tensor<*xf32>
+  return %r : tensor<*xf32>
+}
+
+// -----
+
+// Shape folds when the dims it reads are static, even if others are not.
+
+// CHECK-LABEL: func.func @shape_of_partly_static(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x3x4xf32>) -> (tensor<2xi64>, tensor<1xi64>, tensor<3xi64>)
+func.func @shape_of_partly_static(%x: tensor<?x3x4xf32>) -> (tensor<*xi64>, tensor<1xi64>, tensor<?xi64>) {
+  // CHECK-NEXT: %[[TAIL:.*]] = nunc.constant dense<[3, 4]> : tensor<2xi64>
+  %0 = nunc.shape %x {start = 1 : i64} : tensor<?x3x4xf32> -> tensor<*xi64>
+  // CHECK-NEXT: %[[MID:.*]] = nunc.constant dense<3> : tensor<1xi64>
+  %1 = nunc.shape %x {start = -2 : i64, end = -1 : i64} : tensor<?x3x4xf32> -> tensor<1xi64>
+  // Dim 0 is dynamic: no folding, but the type is refined.
+  // CHECK-NEXT: %[[ALL:.*]] = nunc.shape %[[X]] : tensor<?x3x4xf32> -> tensor<3xi64>
+  %2 = nunc.shape %x : tensor<?x3x4xf32> -> tensor<?xi64>
+  // CHECK-NEXT: return %[[TAIL]], %[[MID]], %[[ALL]] : tensor<2xi64>, tensor<1xi64>, tensor<3xi64>
+  return %0, %1, %2 : tensor<*xi64>, tensor<1xi64>, tensor<?xi64>
+}
+
+// -----
+
+// Identity folds away, and so does a Cast to the type it already has.
+
+// CHECK-LABEL: func.func @identity(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>)
+// CHECK-NEXT: %[[H:.*]] = nunc.cast %[[X]] {to = f16} : tensor<2x3xf32> -> tensor<2x3xf16>
+// CHECK-NEXT: return %[[X]], %[[X]], %[[H]] : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf16>
+// CHECK-NEXT: }
+func.func @identity(%x: tensor<2x3xf32>) -> (tensor<*xf32>, tensor<2x3xf32>, tensor<2x3xf16>) {
+  %0 = nunc.identity %x : tensor<2x3xf32> -> tensor<*xf32>
+  %1 = nunc.cast %x {to = f32} : tensor<2x3xf32> -> tensor<2x3xf32>
+  %2 = nunc.cast %1 {to = f16} : tensor<2x3xf32> -> tensor<2x3xf16>
+  return %0, %1, %2 : tensor<*xf32>, tensor<2x3xf32>, tensor<2x3xf16>
+}
+
+// -----
+
+// Ops with an operand that is not constant stay; their constant operands stay
+// with them. Unused constants (and unused ops) are erased.
+
+// CHECK-LABEL: func.func @not_constant(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<3xf32>, %[[Y:[a-z0-9]+]]: tensor<?x4xf32>)
+// CHECK-NEXT: %[[C:.*]] = nunc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT: %[[ADD:.*]] = nunc.add %[[X]], %[[C]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[SQ:.*]] = nunc.mul %[[ADD]], %[[ADD]] : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT: %[[S:.*]] = nunc.shape %[[Y]] : tensor<?x4xf32> -> tensor<2xi64>
+// CHECK-NEXT: %[[I:.*]] = nunc.constant dense<0> : tensor<i64>
+// CHECK-NEXT: %[[B:.*]] = nunc.gather %[[S]], %[[I]] : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+// CHECK-NEXT: return %[[SQ]], %[[B]] : tensor<3xf32>, tensor<i64>
+// CHECK-NEXT: }
+func.func @not_constant(%x: tensor<3xf32>, %y: tensor<?x4xf32>) -> (tensor<3xf32>, tensor<*xi64>) {
+  %unused = nunc.constant dense<42> : tensor<2xi64>
+  %c = nunc.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %0 = nunc.add %x, %c : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = nunc.mul %0, %0 : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %dead = nunc.sub %x, %c : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  // Shape of a tensor with a dynamic dim is not constant, so neither is the Gather.
+  %s = nunc.shape %y : tensor<?x4xf32> -> tensor<?xi64>
+  %i = nunc.constant dense<0> : tensor<i64>
+  %b = nunc.gather %s, %i : (tensor<?xi64>, tensor<i64>) -> tensor<*xi64>
+  return %1, %b : tensor<3xf32>, tensor<*xi64>
+}
+
+// -----
+
+// max-elements bounds the size of a folded result: with 4, the 2x2 sum folds
+// but the 5- and 6-element results stay.
+
+// CHECK-LABEL: func.func @max_elements()
+// CHECK-SAME: -> (tensor<2x2xf32>, tensor<5xf32>, tensor<2x3xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.constant dense<{{\[}}[2.000000e+00, 4.000000e+00], [6.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>
+// CHECK-NEXT: %[[B:.*]] = nunc.constant dense<2.000000e+00> : tensor<5xf32>
+// CHECK-NEXT: %[[C:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00], [2.000000e+00, 4.000000e+00, 6.000000e+00]]> : tensor<2x3xf32>
+// CHECK-NEXT: return %[[A]], %[[B]], %[[C]]
+
+// LIMIT-LABEL: func.func @max_elements()
+// LIMIT-SAME: -> (tensor<2x2xf32>, tensor<5xf32>, tensor<2x3xf32>)
+// LIMIT-NEXT: %[[A:.*]] = nunc.constant dense<{{\[}}[2.000000e+00, 4.000000e+00], [6.000000e+00, 8.000000e+00]]> : tensor<2x2xf32>
+// LIMIT-NEXT: %[[S:.*]] = nunc.constant dense<5> : tensor<1xi64>
+// LIMIT-NEXT: %[[B:.*]] = nunc.constant_of_shape %[[S]] {value = dense<2.000000e+00> : tensor<1xf32>} : tensor<1xi64> -> tensor<5xf32>
+// LIMIT-NEXT: %[[R:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00]]> : tensor<1x3xf32>
+// LIMIT-NEXT: %[[L:.*]] = nunc.constant dense<{{\[}}[1.000000e+00], [2.000000e+00]]> : tensor<2x1xf32>
+// LIMIT-NEXT: %[[C:.*]] = nunc.mul %[[R]], %[[L]] : (tensor<1x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+// LIMIT-NEXT: return %[[A]], %[[B]], %[[C]]
+func.func @max_elements() -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %a = nunc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %0 = nunc.add %a, %a : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<*xf32>
+  %s = nunc.constant dense<[5]> : tensor<1xi64>
+  %1 = nunc.constant_of_shape %s {value = dense<2.0> : tensor<1xf32>} : tensor<1xi64> -> tensor<*xf32>
+  %b = nunc.constant dense<[[1.0, 2.0, 3.0]]> : tensor<1x3xf32>
+  %c = nunc.constant dense<[[1.0], [2.0]]> : tensor<2x1xf32>
+  %2 = nunc.mul %b, %c : (tensor<1x3xf32>, tensor<2x1xf32>) -> tensor<*xf32>
+  return %0, %1, %2 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// Constant data that would make the op fail at run time is reported.
+
+func.func @integer_division_by_zero() -> tensor<3xi32> {
+  %a = nunc.constant dense<[6, 7, 8]> : tensor<3xi32>
+  %b = nunc.constant dense<[3, 0, 2]> : tensor<3xi32>
+  // expected-error @+1 {{integer division by zero}}
+  %0 = nunc.div %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+func.func @broadcast_division_by_zero() -> tensor<2x2xi64> {
+  %a = nunc.constant dense<[[1, 2], [3, 4]]> : tensor<2x2xi64>
+  %b = nunc.constant dense<0> : tensor<i64>
+  // expected-error @+1 {{integer division by zero}}
+  %0 = nunc.div %a, %b : (tensor<2x2xi64>, tensor<i64>) -> tensor<2x2xi64>
+  return %0 : tensor<2x2xi64>
+}
