@@ -270,19 +270,7 @@ FailureOr<Operation *> Importer::create(NodeContext &n, llvm::StringRef name,
                                         ValueRange operands,
                                         ArrayRef<NamedAttribute> attrs,
                                         unsigned numResults) {
-  OperationState state(n.loc, name);
-  state.addOperands(operands);
-  state.addAttributes(attrs);
-  state.addTypes(SmallVector<Type>(numResults, NoneType::get(ctx)));
-  Operation *op = builder.create(state);
-  SmallVector<Type> types;
-  if (failed(cast<InferShapesOpInterface>(op).inferResultTypes(types))) {
-    op->erase();
-    return failure();
-  }
-  for (auto [r, t] : llvm::zip(op->getResults(), types))
-    r.setType(t);
-  return op;
+  return createInferred(builder, n.loc, name, operands, attrs, numResults);
 }
 
 //===----------------------------------------------------------------------===//

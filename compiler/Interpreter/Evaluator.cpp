@@ -193,6 +193,32 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](DynamicQuantizeLinearOp o) {
         return many(dynamicQuantizeLinear(get(o.getInput())));
       })
+      .Case([&](LinearOp o) {
+        return one(linear(get(o.getInput()), get(o.getWeight()), opt(o.getBias()),
+                          opt(o.getResidual()), o.getActivation(),
+                          o.getActivationMin().convertToFloat(),
+                          o.getActivationMax().convertToFloat()));
+      })
+      .Case([&](AttentionOp o) {
+        return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
+                             opt(o.getMask()), o.getNumHeads(),
+                             o.getScale().convertToFloat()));
+      })
+      .Case([&](FusedConvOp o) -> Expected<Results> {
+        WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
+                                    o.getDilations(), o.getPads());
+        w.group = o.getGroup();
+        Expected<Tensor> y = conv(get(o.getInput()), get(o.getWeight()), opt(o.getBias()), w);
+        if (!y)
+          return y.takeError();
+        if (o.getResidual()) {
+          y = binary(BinaryKind::Add, *y, get(o.getResidual()));
+          if (!y)
+            return y.takeError();
+        }
+        return one(activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
+                              o.getActivationMax().convertToFloat()));
+      })
       .Default([&](Operation *other) -> Expected<Results> {
         return llvm::createStringError("the evaluator has no kernel for '" +
                                        other->getName().getStringRef() + "'");

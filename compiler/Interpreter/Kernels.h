@@ -82,6 +82,16 @@ Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale,
                                const Tensor &bScale, const Tensor &bZero,
                                const Tensor &yScale, const Tensor &yZero);
 
+/// Fused ops: activation by name ("none", "relu", "gelu", "gelu_tanh",
+/// "sigmoid", "tanh", "clip" with [min, max]).
+Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max);
+/// activation(input x weight + bias + residual).
+Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
+                        const Tensor *residual, llvm::StringRef act, float min, float max);
+/// Multi-head attention on [B, S, H*D] tensors with an additive mask.
+Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                           const Tensor *mask, int64_t heads, float scale);
+
 /// Single-precision C += A * B on row-major blocks (shared by matmul, gemm
 /// and conv): A is [m, k] with row stride lda, B is [k, n] with row stride ldb.
 void gemmF32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,

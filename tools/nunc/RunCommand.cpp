@@ -7,6 +7,7 @@
 #include "nunc/Pipeline/Pipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Parser/Parser.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -20,7 +21,8 @@ using namespace mlir::nunc;
 
 namespace nunc_tool {
 namespace {
-cl::opt<std::string> model(cl::Positional, cl::desc("<model.onnx>"), cl::Required,
+cl::opt<std::string> model(cl::Positional,
+                           cl::desc("<model.onnx | model.mlir | model.mlirbc>"), cl::Required,
                            cl::sub(runCommand), cl::cat(category));
 cl::opt<bool> reference("reference",
                         cl::desc("Run with the reference evaluator (exact, slow)"),
@@ -117,9 +119,18 @@ int runRun() {
   }
 
   ToolContext tc;
-  OwningOpRef<ModuleOp> module = importOnnxModel(&tc.get(), model, options);
-  if (!module || failed(simplify(*module)))
-    return 1;
+  OwningOpRef<ModuleOp> module;
+  llvm::StringRef path(model);
+  if (path.ends_with(".mlir") || path.ends_with(".mlirbc")) {
+    // IR that nunc (or nunc-opt) wrote: run it as it is.
+    module = parseSourceFile<ModuleOp>(path, &tc.get());
+    if (!module)
+      return 1;
+  } else {
+    module = importOnnxModel(&tc.get(), model, options);
+    if (!module || failed(simplify(*module)))
+      return 1;
+  }
   auto func = module->lookupSymbol<func::FuncOp>("main");
 
   SmallVector<Tensor> inputs;

@@ -4,6 +4,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -175,6 +176,29 @@ static std::optional<SmallVector<int64_t>> partialShapeValue(Value v, int depth)
 
 std::optional<SmallVector<int64_t>> getPartialShapeValue(Value v) {
   return partialShapeValue(v, 0);
+}
+
+FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc, StringRef opName,
+                                      ValueRange operands,
+                                      ArrayRef<NamedAttribute> attributes,
+                                      unsigned numResults, bool reportErrors) {
+  std::optional<ScopedDiagnosticHandler> quiet;
+  if (!reportErrors)
+    quiet.emplace(builder.getContext(), [](Diagnostic &) { return success(); });
+  OperationState state(loc, opName);
+  state.addOperands(operands);
+  state.addAttributes(attributes);
+  state.addTypes(SmallVector<Type>(numResults, NoneType::get(builder.getContext())));
+  Operation *op = builder.create(state);
+  SmallVector<Type> types;
+  auto infer = dyn_cast<InferShapesOpInterface>(op);
+  if (!infer || failed(infer.inferResultTypes(types))) {
+    op->erase();
+    return failure();
+  }
+  for (auto [r, t] : llvm::zip(op->getResults(), types))
+    r.setType(t);
+  return op;
 }
 
 Location makeOnnxNodeLocation(MLIRContext *ctx, StringRef file, StringRef nodeName,

@@ -691,53 +691,60 @@ LogicalResult ShapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 // Convolution and pooling
 //===----------------------------------------------------------------------===//
 
-LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  SmallVector<Value> values{getInput(), getWeight()};
-  if (getBias())
-    values.push_back(getBias());
-  if (failed(requireSameElement(*this, values)))
+/// Conv's shape rules, shared by conv and fused_conv.
+static LogicalResult inferConv(Operation *op, Value input, Value weight, Value bias,
+                               StringRef autoPad, ArrayRef<int64_t> dilations,
+                               int64_t group, ArrayRef<int64_t> kernelShape,
+                               ArrayRef<int64_t> pads, ArrayRef<int64_t> strides,
+                               SmallVectorImpl<Type> &types) {
+  SmallVector<Value> values{input, weight};
+  if (bias)
+    values.push_back(bias);
+  if (failed(requireSameElement(op, values)))
     return failure();
-  Type element = elementOf(getInput());
-  auto in = dimsOf(getInput()), w = dimsOf(getWeight());
+  Type element = elementOf(input);
+  auto in = dimsOf(input), w = dimsOf(weight);
   if (!w)
-    return emitError() << "the weight's rank must be known";
-  int64_t group = getGroup();
+    return op->emitError() << "the weight's rank must be known";
   if (group <= 0)
-    return emitError() << "group must be positive, got " << group;
+    return op->emitError() << "group must be positive, got " << group;
   if (w->size() < 3)
-    return emitError() << "weight must have rank >= 3, got " << w->size();
-  if (getKernelShape() != w->drop_front(2) &&
-      shape::allStatic(w->drop_front(2)))
-    return emitError() << "kernel_shape " << shape::toString(getKernelShape())
-                       << " differs from the weight's spatial dims "
-                       << shape::toString(w->drop_front(2));
+    return op->emitError() << "weight must have rank >= 3, got " << w->size();
+  if (kernelShape != w->drop_front(2) && shape::allStatic(w->drop_front(2)))
+    return op->emitError() << "kernel_shape " << shape::toString(kernelShape)
+                           << " differs from the weight's spatial dims "
+                           << shape::toString(w->drop_front(2));
   int64_t m = (*w)[0];
   if (!ShapedType::isDynamic(m) && m % group != 0)
-    return emitError() << m << " output channels do not divide into " << group
-                       << " groups";
+    return op->emitError() << m << " output channels do not divide into " << group
+                           << " groups";
   if (in) {
     if (in->size() != w->size())
-      return emitError() << "input rank " << in->size() << " differs from weight rank "
-                         << w->size();
+      return op->emitError() << "input rank " << in->size()
+                             << " differs from weight rank " << w->size();
     int64_t c = (*in)[1], wc = (*w)[1];
     if (!ShapedType::isDynamic(c) && !ShapedType::isDynamic(wc) && c != wc * group)
-      return emitError() << "input has " << c << " channels, weight expects "
-                         << wc << " x " << group << " groups";
+      return op->emitError() << "input has " << c << " channels, weight expects " << wc
+                             << " x " << group << " groups";
   }
-  if (getBias()) {
-    auto b = dimsOf(getBias());
+  if (bias) {
+    auto b = dimsOf(bias);
     if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
                                  !ShapedType::isDynamic(m) && (*b)[0] != m)))
-      return emitError() << "bias must be 1-D with " << m << " entries";
+      return op->emitError() << "bias must be 1-D with " << m << " entries";
   }
-  FailureOr<Dims> out =
-      inferWindowed(*this, getInput(), getKernelShape(), getStrides(), getDilations(),
-                    getPads(), getAutoPad(), /*ceilMode=*/false, m);
+  FailureOr<Dims> out = inferWindowed(op, input, kernelShape, strides, dilations, pads,
+                                      autoPad, /*ceilMode=*/false, m);
   if (failed(out))
     return failure();
   types.push_back(in ? Type(RankedTensorType::get(*out, element))
                      : rankedDynamic(w->size(), element));
   return success();
+}
+
+LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(), getDilations(),
+                   getGroup(), getKernelShape(), getPads(), getStrides(), types);
 }
 
 LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
@@ -825,4 +832,118 @@ LogicalResult DynamicQuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &t
   types.push_back(RankedTensorType::get({}, Float32Type::get(ctx)));
   types.push_back(RankedTensorType::get({}, u8));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Fused ops
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkActivation(Operation *op, StringRef activation) {
+  if (!llvm::is_contained({"none", "relu", "gelu", "gelu_tanh", "sigmoid", "tanh", "clip"},
+                          activation))
+    return op->emitError() << "unknown activation '" << activation << "'";
+  return success();
+}
+
+/// The residual of a fused op must have exactly the result's shape.
+static LogicalResult checkResidual(Operation *op, Value residual, Type result) {
+  if (!residual)
+    return success();
+  if (elementOf(residual) != cast<ShapedType>(result).getElementType())
+    return op->emitError() << "residual type differs from the result type";
+  auto r = dimsOf(residual);
+  auto out = dyn_cast<RankedTensorType>(result);
+  if (!r || !out)
+    return success();
+  bool same = r->size() == (size_t)out.getRank();
+  for (size_t i = 0; same && i < r->size(); ++i)
+    same = ShapedType::isDynamic((*r)[i]) || out.isDynamicDim(i) ||
+           (*r)[i] == out.getDimSize(i);
+  if (!same)
+    return op->emitError() << "residual of shape " << shape::toString(*r)
+                           << " does not match the result " << out;
+  return success();
+}
+
+LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkActivation(*this, getActivation())))
+    return failure();
+  Type element = elementOf(getInput());
+  if (elementOf(getWeight()) != element || (getBias() && elementOf(getBias()) != element))
+    return emitError() << "input, weight and bias must have one element type";
+  auto in = dimsOf(getInput()), w = dimsOf(getWeight());
+  if (!w || w->size() != 2)
+    return emitError() << "weight must be 2-D [K, N]";
+  int64_t n = (*w)[1];
+  if (getBias()) {
+    auto b = dimsOf(getBias());
+    if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
+                                 !ShapedType::isDynamic(n) && (*b)[0] != n)))
+      return emitError() << "bias must be 1-D with " << n << " entries";
+  }
+  Type result;
+  if (!in) {
+    result = UnrankedTensorType::get(element);
+  } else {
+    if (in->empty())
+      return emitError() << "input must have rank >= 1";
+    FailureOr<Dims> out = check(*this, shape::matmul(*in, *w));
+    if (failed(out))
+      return failure();
+    result = RankedTensorType::get(*out, element);
+  }
+  if (failed(checkResidual(*this, getResidual(), result)))
+    return failure();
+  types.push_back(result);
+  return success();
+}
+
+LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  SmallVector<Value> values{getQuery(), getKey(), getValue()};
+  if (getMask())
+    values.push_back(getMask());
+  if (failed(requireSameElement(*this, values)))
+    return failure();
+  int64_t heads = getNumHeads();
+  if (heads <= 0)
+    return emitError() << "num_heads must be positive";
+  auto q = dimsOf(getQuery()), k = dimsOf(getKey()), v = dimsOf(getValue());
+  for (auto d : {q, k, v}) {
+    if (!d)
+      continue;
+    if (d->size() != 3)
+      return emitError() << "query, key and value must be [B, S, H*D]";
+    if (!ShapedType::isDynamic((*d)[2]) && (*d)[2] % heads != 0)
+      return emitError() << "hidden size " << (*d)[2] << " does not split into " << heads
+                         << " heads";
+  }
+  if (q && k && v) {
+    FailureOr<Dims> kv = check(*this, shape::broadcast(*k, *v));
+    if (failed(kv))
+      return failure();
+    if (!ShapedType::isDynamic((*q)[2]) && !ShapedType::isDynamic((*k)[2]) &&
+        (*q)[2] != (*k)[2])
+      return emitError() << "query and key differ in hidden size";
+    if (getMask()) {
+      if (auto m = dimsOf(getMask())) {
+        Dims scores{(*q)[0], heads, (*q)[1], (*k)[1]};
+        FailureOr<Dims> b = check(*this, shape::broadcast(scores, *m));
+        if (failed(b))
+          return failure();
+        if (b->size() != 4)
+          return emitError() << "mask must broadcast to [B, H, S, T]";
+      }
+    }
+  }
+  types.push_back(getQuery().getType());
+  return success();
+}
+
+LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkActivation(*this, getActivation())) ||
+      failed(inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(),
+                       getDilations(), getGroup(), getKernelShape(), getPads(),
+                       getStrides(), types)))
+    return failure();
+  return checkResidual(*this, getResidual(), types.front());
 }

@@ -33,4 +33,67 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def FuseGelu : Pass<"nunc-fuse-gelu", "func::FuncOp"> {
+  let summary = "Rewrites exported GELU subgraphs into nunc.gelu";
+  let description = [{
+    Recognizes x * 0.5 * (1 + erf(x / sqrt(2))) (in any association and
+    operand order, with x / sqrt(2) also as x * (1 / sqrt(2))), and the tanh
+    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
+def FuseLayerNorm : Pass<"nunc-fuse-layer-norm", "func::FuncOp"> {
+  let summary = "Rewrites decomposed LayerNorm subgraphs into nunc.layer_norm";
+  let description = [{
+    Recognizes (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) * gamma + beta
+    over trailing axes, as torch exports LayerNorm below opset 17 (ReduceMean,
+    Sub, Pow or Mul, ReduceMean, Add, Sqrt, Div, Mul, Add); gamma and beta are
+    optional.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
+def FuseAttention : Pass<"nunc-fuse-attention", "func::FuncOp"> {
+  let summary = "Rewrites the exported multi-head attention pattern into nunc.attention";
+  let description = [{
+    Recognizes Reshape/Transpose head splits of Q, K (to K^T) and V, MatMul,
+    scaling by Div or Mul, an optional additive mask, Softmax over the last
+    axis, MatMul with V and the Transpose/Reshape that merges the heads, all
+    with static shapes.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
+def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
+  let summary = "Folds MatMul/Gemm with a constant weight, bias, residual and activation into nunc.linear";
+  let description = [{
+    MatMul(x, W) and Gemm(x, W, C) with constant W become nunc.linear with W
+    as [K, N] (Gemm's transB, a Transpose of W and alpha/beta are folded into
+    the constants at compile time). Then a following Add of a constant [N]
+    vector becomes the bias, an Add of a same-shaped tensor the residual, and
+    a following Relu, GELU, Sigmoid, Tanh or Clip the activation, as long as
+    each intermediate has a single use.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
+def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
+  let summary = "Folds inference BatchNormalization into the preceding Conv's constants";
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
+def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
+  let summary = "Folds a residual Add and an activation into the preceding Conv";
+  let description = [{
+    Conv followed by an Add of a same-shaped tensor (residual) and/or an
+    activation (Relu, Clip, Sigmoid, Tanh, GELU) becomes nunc.fused_conv.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 #endif // NUNC_TRANSFORMS_PASSES_TD

@@ -404,4 +404,75 @@ def Nunc_DynamicQuantizeLinearOp : Nunc_Op<"dynamic_quantize_linear"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type(results)";
 }
 
+//===----------------------------------------------------------------------===//
+// Fused ops (made by the fusion passes; each has a reference semantics in the
+// evaluator, so a fusion can be checked by running both graphs)
+//===----------------------------------------------------------------------===//
+
+// Activations a fused op applies last: none, relu, gelu (erf), gelu_tanh,
+// sigmoid, tanh, clip (clamp to [activation_min, activation_max]).
+class Nunc_ActivationAttrs {
+  dag activationAttrs = (ins DefaultValuedStrAttr<StrAttr, "none">:$activation,
+                             DefaultValuedAttr<F32Attr, "0.0">:$activation_min,
+                             DefaultValuedAttr<F32Attr, "0.0">:$activation_max);
+}
+
+def Nunc_LinearOp : Nunc_Op<"linear", [AttrSizedOperandSegments]>, Nunc_ActivationAttrs {
+  let summary = "activation(input x weight + bias + residual)";
+  let description = [{
+    input is [..., M, K], weight is [K, N] (a constant in practice), bias is
+    [N], residual has the shape of the result [..., M, N]. Fusion folds
+    MatMul/Gemm, bias and residual adds, transposes of the weight and the
+    activation into one op, so a GEMM kernel does all of it in its epilogue.
+  }];
+  let arguments = !con((ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$weight,
+                            Optional<Nunc_FloatTensor>:$bias,
+                            Optional<Nunc_FloatTensor>:$residual),
+                       activationAttrs);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input) `,`
+    type($weight) `->` type($output)
+  }];
+}
+
+def Nunc_AttentionOp : Nunc_Op<"attention"> {
+  let summary = "Multi-head softmax(Q K^T * scale + mask) V on [B, S, H*D] tensors";
+  let description = [{
+    query is [B, S, H*D], key and value are [B, T, H*D]; the heads are the
+    num_heads contiguous slices of the last dim. mask is additive and
+    broadcasts to [B, H, S, T]. The result is [B, S, H*D] with the heads
+    merged back, which is what the exported Reshape/Transpose chains compute.
+  }];
+  let arguments = (ins Nunc_FloatTensor:$query, Nunc_FloatTensor:$key,
+                       Nunc_FloatTensor:$value, Optional<Nunc_FloatTensor>:$mask,
+                       I64Attr:$num_heads, F32Attr:$scale);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
+    type($query) `,` type($key) `,` type($value) `->` type($output)
+  }];
+}
+
+def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
+                       Nunc_ActivationAttrs {
+  let summary = "activation(conv(input, weight) + bias + residual)";
+  let arguments = !con((ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$weight,
+                            Optional<Nunc_FloatTensor>:$bias,
+                            Optional<Nunc_FloatTensor>:$residual,
+                            DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                            DenseI64ArrayAttr:$dilations,
+                            DefaultValuedAttr<I64Attr, "1">:$group,
+                            DenseI64ArrayAttr:$kernel_shape,
+                            DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
+                       activationAttrs);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input) `,`
+    type($weight) `->` type($output)
+  }];
+}
+
 #endif // NUNC_DIALECT_NUNC_NUNCOPS_TD

@@ -4,6 +4,7 @@
 #define NUNC_DIALECT_NUNC_NUNCUTILS_H
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
@@ -36,6 +37,15 @@ std::optional<llvm::SmallVector<int64_t>> getConstantInts(Value v);
 /// Reshape keeps the dims it can know even while the batch dim is dynamic.
 /// std::nullopt when not even the number of entries is known.
 std::optional<llvm::SmallVector<int64_t>> getPartialShapeValue(Value v);
+
+/// Creates a nunc op with result types from its shape inference (operands and
+/// attributes as for OperationState). On an inference error nothing is left
+/// behind and failure is returned; the diagnostic is emitted at `loc` unless
+/// `reportErrors` is false (rewrite patterns that merely decline to match).
+FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc,
+                                      llvm::StringRef opName, ValueRange operands,
+                                      ArrayRef<NamedAttribute> attributes,
+                                      unsigned numResults = 1, bool reportErrors = true);
 
 /// Names where an op came from, for diagnostics:
 ///   `model.onnx: node "/encoder/MatMul" (MatMul, opset 17)`

@@ -1,0 +1,87 @@
+//===- FusedKernels.cpp - reference semantics of the fused ops ------------===//
+//
+// Written as compositions of the plain kernels, so that a fused op means
+// exactly what the ops it replaced meant.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelSupport.h"
+#include "Kernels.h"
+
+namespace mlir::nunc::kernels {
+
+Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max) {
+  if (kind == "none")
+    return x;
+  if (kind == "relu")
+    return unary(UnaryKind::Relu, x);
+  if (kind == "gelu")
+    return unary(UnaryKind::GeluErf, x);
+  if (kind == "gelu_tanh")
+    return unary(UnaryKind::GeluTanh, x);
+  if (kind == "sigmoid")
+    return unary(UnaryKind::Sigmoid, x);
+  if (kind == "tanh")
+    return unary(UnaryKind::Tanh, x);
+  if (kind == "clip") {
+    NUNC_ASSIGN_OR_RETURN(lo, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {min})),
+                                   x.dtype()));
+    NUNC_ASSIGN_OR_RETURN(hi, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {max})),
+                                   x.dtype()));
+    return clip(x, &lo, &hi);
+  }
+  return kernelError("unknown activation '" + kind + "'");
+}
+
+Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
+                        const Tensor *residual, llvm::StringRef act, float min, float max) {
+  NUNC_ASSIGN_OR_RETURN(y, matmul(input, weight));
+  if (bias) {
+    NUNC_ASSIGN_OR_RETURN(b, binary(BinaryKind::Add, y, *bias));
+    y = b;
+  }
+  if (residual) {
+    if (residual->shape() != y.shape())
+      return kernelError("residual " + residual->describe() + " does not match " +
+                         y.describe());
+    NUNC_ASSIGN_OR_RETURN(r, binary(BinaryKind::Add, y, *residual));
+    y = r;
+  }
+  return activation(y, act, min, max);
+}
+
+Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
+                           const Tensor *mask, int64_t heads, float scale) {
+  if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3 || heads <= 0 ||
+      q.dim(2) % heads != 0 || k.dim(2) != q.dim(2) || v.dim(2) != q.dim(2) ||
+      k.shape() != v.shape() || k.dim(0) != q.dim(0))
+    return kernelError("attention operands " + q.describe() + ", " + k.describe() + ", " +
+                       v.describe() + " do not fit " + llvm::Twine(heads) + " heads");
+  int64_t b = q.dim(0), s = q.dim(1), t = k.dim(1), d = q.dim(2) / heads;
+  // [B, S, H*D] -> [B, H, S, D], as the exported Reshape/Transpose do.
+  auto split = [&](const Tensor &x, int64_t len) -> Expected<Tensor> {
+    return transpose(x.reshaped({b, len, heads, d}), {0, 2, 1, 3});
+  };
+  NUNC_ASSIGN_OR_RETURN(qh, split(q, s));
+  NUNC_ASSIGN_OR_RETURN(kh, split(k, t));
+  NUNC_ASSIGN_OR_RETURN(vh, split(v, t));
+  NUNC_ASSIGN_OR_RETURN(kt, transpose(kh, {0, 1, 3, 2}));
+  NUNC_ASSIGN_OR_RETURN(scores, matmul(qh, kt));
+  NUNC_ASSIGN_OR_RETURN(scaleT, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {scale})),
+                                     q.dtype()));
+  NUNC_ASSIGN_OR_RETURN(scaled, binary(BinaryKind::Mul, scores, scaleT));
+  Tensor logits = scaled;
+  if (mask) {
+    NUNC_ASSIGN_OR_RETURN(masked, binary(BinaryKind::Add, scaled, *mask));
+    if (masked.shape() != scaled.shape())
+      return kernelError("attention mask " + mask->describe() +
+                         " does not broadcast to the scores " + scaled.describe());
+    logits = masked;
+  }
+  NUNC_ASSIGN_OR_RETURN(probs, softmax(logits, -1));
+  NUNC_ASSIGN_OR_RETURN(out, matmul(probs, vh));
+  NUNC_ASSIGN_OR_RETURN(merged, transpose(out, {0, 2, 1, 3}));
+  return merged.reshaped({b, s, heads * d});
+}
+
+} // namespace mlir::nunc::kernels

@@ -1,0 +1,165 @@
+//===- FuseAttention.cpp - exported multi-head attention to nunc.attention ===//
+
+#include "PatternUtils.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_FUSEATTENTION
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+struct HeadSplit {
+  Value source; // [B, S, H*D]
+  int64_t heads = 0, headDim = 0;
+};
+
+/// Matches Transpose(Reshape(source [B,S,E] -> [B,S,H,D]), perm).
+std::optional<HeadSplit> matchHeadSplit(Value v, ArrayRef<int64_t> perm,
+                                        SmallVectorImpl<Operation *> &ops) {
+  auto transpose = singleUseDef<TransposeOp>(v);
+  if (!transpose || transpose.getPerm() != perm)
+    return std::nullopt;
+  auto reshape = singleUseDef<ReshapeOp>(transpose.getInput());
+  if (!reshape)
+    return std::nullopt;
+  auto src = dyn_cast<RankedTensorType>(reshape.getData().getType());
+  auto split = dyn_cast<RankedTensorType>(reshape.getType());
+  if (!src || !split || !src.hasStaticShape() || !split.hasStaticShape() ||
+      src.getRank() != 3 || split.getRank() != 4 ||
+      split.getDimSize(0) != src.getDimSize(0) || split.getDimSize(1) != src.getDimSize(1) ||
+      split.getDimSize(2) * split.getDimSize(3) != src.getDimSize(2))
+    return std::nullopt;
+  ops.append({transpose, reshape});
+  return HeadSplit{reshape.getData(), split.getDimSize(2), split.getDimSize(3)};
+}
+
+/// K^T per head: Transpose(Reshape(k), [0,2,3,1]), or the same written as two
+/// transposes ([0,2,1,3] then [0,1,3,2]).
+std::optional<HeadSplit> matchKeyTranspose(Value v, SmallVectorImpl<Operation *> &ops) {
+  const int64_t direct[] = {0, 2, 3, 1}, heads[] = {0, 2, 1, 3}, swap[] = {0, 1, 3, 2};
+  if (std::optional<HeadSplit> k = matchHeadSplit(v, direct, ops))
+    return k;
+  auto outer = singleUseDef<TransposeOp>(v);
+  if (!outer || outer.getPerm() != ArrayRef<int64_t>(swap))
+    return std::nullopt;
+  std::optional<HeadSplit> k = matchHeadSplit(outer.getInput(), heads, ops);
+  if (k)
+    ops.push_back(outer);
+  return k;
+}
+
+struct AttentionPattern : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReshapeOp merge, PatternRewriter &rewriter) const override {
+    const int64_t heads[] = {0, 2, 1, 3};
+    auto outType = dyn_cast<RankedTensorType>(merge.getType());
+    if (!outType || !outType.hasStaticShape() || outType.getRank() != 3)
+      return failure();
+    SmallVector<Operation *> ops{merge};
+    auto mergeT = singleUseDef<TransposeOp>(merge.getData());
+    if (!mergeT || mergeT.getPerm() != ArrayRef<int64_t>(heads))
+      return failure();
+    auto pv = singleUseDef<MatMulOp>(mergeT.getInput());
+    auto softmax = pv ? singleUseDef<SoftmaxOp>(pv.getA()) : nullptr;
+    if (!softmax)
+      return failure();
+    auto probsType = cast<ShapedType>(softmax.getType());
+    if (!probsType.hasRank() || probsType.getRank() != 4 ||
+        (softmax.getAxis() != -1 && softmax.getAxis() != 3))
+      return failure();
+    ops.append({mergeT, pv, softmax});
+
+    // logits = scaled (+ mask); scaled = scores (/ c | * c)
+    Value logits = softmax.getInput(), mask;
+    auto isScores = [](Value v) {
+      Operation *d = v.getDefiningOp();
+      return d && isa<DivOp, MulOp, MatMulOp>(d);
+    };
+    Value scaled = logits;
+    if (auto add = singleUseDef<AddOp>(logits)) {
+      if (isScores(add.getLhs()) && add.getLhs().hasOneUse()) {
+        scaled = add.getLhs();
+        mask = add.getRhs();
+      } else if (isScores(add.getRhs()) && add.getRhs().hasOneUse()) {
+        scaled = add.getRhs();
+        mask = add.getLhs();
+      } else {
+        return failure();
+      }
+      ops.push_back(add);
+    }
+    double scale = 1.0;
+    Value scores = scaled;
+    if (auto div = singleUseDef<DivOp>(scaled)) {
+      std::optional<double> c = getUniformFloat(div.getRhs());
+      if (!c || *c == 0)
+        return failure();
+      scale = 1.0 / *c;
+      scores = div.getLhs();
+      ops.push_back(div);
+    } else if (auto mul = singleUseDef<MulOp>(scaled)) {
+      std::optional<double> c = getUniformFloat(mul.getRhs());
+      scores = mul.getLhs();
+      if (!c) {
+        c = getUniformFloat(mul.getLhs());
+        scores = mul.getRhs();
+      }
+      if (!c)
+        return failure();
+      scale = *c;
+      ops.push_back(mul);
+    }
+    auto qk = singleUseDef<MatMulOp>(scores);
+    if (!qk)
+      return failure();
+    ops.push_back(qk);
+
+    std::optional<HeadSplit> q = matchHeadSplit(qk.getA(), heads, ops);
+    std::optional<HeadSplit> k = matchKeyTranspose(qk.getB(), ops);
+    std::optional<HeadSplit> v = matchHeadSplit(pv.getB(), heads, ops);
+    if (!q || !k || !v || q->heads != k->heads || q->heads != v->heads ||
+        q->headDim != k->headDim || q->headDim != v->headDim ||
+        q->source.getType() != merge.getType() ||
+        k->source.getType() != v->source.getType())
+      return failure();
+    auto qType = cast<RankedTensorType>(q->source.getType());
+    auto kType = cast<RankedTensorType>(k->source.getType());
+    if (mask && !broadcastsTo(mask,
+                              {qType.getDimSize(0), q->heads, qType.getDimSize(1),
+                               kType.getDimSize(1)},
+                              qType.getElementType()))
+      return failure();
+
+    SmallVector<Value> operands{q->source, k->source, v->source};
+    if (mask)
+      operands.push_back(mask);
+    FailureOr<Operation *> attention = createInferred(
+        rewriter, fusedLoc(ops), AttentionOp::getOperationName(), operands,
+        {rewriter.getNamedAttr("num_heads", rewriter.getI64IntegerAttr(q->heads)),
+         rewriter.getNamedAttr("scale", rewriter.getF32FloatAttr(scale))},
+        1, /*reportErrors=*/false);
+    if (failed(attention))
+      return failure();
+    rewriter.replaceOp(merge, (*attention)->getResults());
+    return success();
+  }
+};
+
+struct FuseAttentionPass : public mlir::nunc::impl::FuseAttentionBase<FuseAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<AttentionPattern>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,155 @@
+//===- FuseGelu.cpp - exported GELU subgraphs to nunc.gelu ----------------===//
+
+#include "PatternUtils.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_FUSEGELU
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+/// Flattens a tree of single-use Muls into its factors.
+void collectFactors(Value v, bool isRoot, SmallVectorImpl<Value> &factors,
+                    SmallVectorImpl<Operation *> &muls) {
+  auto mul = v.getDefiningOp<MulOp>();
+  if (mul && (isRoot || v.hasOneUse()) && muls.size() < 4) {
+    muls.push_back(mul);
+    collectFactors(mul.getLhs(), false, factors, muls);
+    collectFactors(mul.getRhs(), false, factors, muls);
+    return;
+  }
+  factors.push_back(v);
+}
+
+/// Matches `x * c` or `x / (1/c)` (either Mul operand order); returns x.
+Value matchScaledBy(Value v, double c, SmallVectorImpl<Operation *> &ops) {
+  Operation *def = v.getDefiningOp();
+  if (!def || !v.hasOneUse())
+    return nullptr;
+  if (auto div = dyn_cast<DivOp>(def)) {
+    if (isFloatConstant(div.getRhs(), 1.0 / c)) {
+      ops.push_back(div);
+      return div.getLhs();
+    }
+  } else if (auto mul = dyn_cast<MulOp>(def)) {
+    for (auto [a, b] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())})
+      if (isFloatConstant(b, c)) {
+        ops.push_back(mul);
+        return a;
+      }
+  }
+  return nullptr;
+}
+
+/// Matches `1 + f` (either order); returns f.
+Value matchOnePlus(Value v, SmallVectorImpl<Operation *> &ops) {
+  auto add = singleUseDef<AddOp>(v);
+  if (!add)
+    return nullptr;
+  for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
+                      std::pair(add.getRhs(), add.getLhs())})
+    if (isFloatConstant(b, 1.0)) {
+      ops.push_back(add);
+      return a;
+    }
+  return nullptr;
+}
+
+/// erf(x / sqrt 2) -> x.
+Value matchErfArgument(Value v, SmallVectorImpl<Operation *> &ops) {
+  auto erf = singleUseDef<ErfOp>(v);
+  if (!erf)
+    return nullptr;
+  ops.push_back(erf);
+  return matchScaledBy(erf.getInput(), M_SQRT1_2, ops);
+}
+
+/// tanh(sqrt(2/pi) * (x + 0.044715 * x^3)) -> x.
+Value matchTanhArgument(Value v, SmallVectorImpl<Operation *> &ops) {
+  auto tanh = singleUseDef<TanhOp>(v);
+  if (!tanh)
+    return nullptr;
+  ops.push_back(tanh);
+  Value inner = matchScaledBy(tanh.getInput(), 0.7978845608028654, ops);
+  auto add = singleUseDef<AddOp>(inner);
+  if (!add)
+    return nullptr;
+  ops.push_back(add);
+  for (auto [x, cubic] : {std::pair(add.getLhs(), add.getRhs()),
+                          std::pair(add.getRhs(), add.getLhs())}) {
+    SmallVector<Operation *> local;
+    Value cube = matchScaledBy(cubic, 0.044715, local);
+    auto pow = singleUseDef<PowOp>(cube);
+    if (pow && pow.getLhs() == x && isFloatConstant(pow.getRhs(), 3.0)) {
+      ops.append(local.begin(), local.end());
+      ops.push_back(pow);
+      return x;
+    }
+  }
+  return nullptr;
+}
+
+struct GeluPattern : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
+    SmallVector<Value> factors;
+    SmallVector<Operation *> ops;
+    collectFactors(root, true, factors, ops);
+    if (factors.size() != 3)
+      return failure();
+    // One factor is 0.5, one is (1 + erf/tanh(...x...)), one is x itself.
+    for (int half = 0; half < 3; ++half) {
+      if (!isFloatConstant(factors[half], 0.5))
+        continue;
+      for (int gate = 0; gate < 3; ++gate) {
+        if (gate == half)
+          continue;
+        Value x = factors[3 - half - gate];
+        SmallVector<Operation *> matched(ops);
+        Value f = matchOnePlus(factors[gate], matched);
+        if (!f)
+          continue;
+        StringRef approximate;
+        if (matchErfArgument(f, matched) == x)
+          approximate = "none";
+        else if (matchTanhArgument(f, matched) == x)
+          approximate = "tanh";
+        else
+          continue;
+        if (x.getType() != root.getType())
+          return failure();
+        FailureOr<Operation *> gelu = createInferred(
+            rewriter, fusedLoc(matched), GeluOp::getOperationName(), {x},
+            {rewriter.getNamedAttr("approximate", rewriter.getStringAttr(approximate))}, 1,
+            /*reportErrors=*/false);
+        if (failed(gelu))
+          return failure();
+        rewriter.replaceOp(root, (*gelu)->getResults());
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
+struct FuseGeluPass : public mlir::nunc::impl::FuseGeluBase<FuseGeluPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<GeluPattern>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,262 @@
+//===- FuseLinear.cpp - MatMul/Gemm + bias + residual + activation --------===//
+
+#include "PatternUtils.h"
+#include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cfloat>
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_FUSELINEAR
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+/// The attributes of a linear op, with its operands.
+struct LinearParts {
+  Value input, weight, bias, residual;
+  StringRef activation = "none";
+  float min = 0, max = 0;
+};
+
+FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
+                                   const LinearParts &p) {
+  SmallVector<Value> operands{p.input, p.weight};
+  SmallVector<int32_t> segments{1, 1, p.bias ? 1 : 0, p.residual ? 1 : 0};
+  if (p.bias)
+    operands.push_back(p.bias);
+  if (p.residual)
+    operands.push_back(p.residual);
+  return createInferred(
+      rewriter, loc, LinearOp::getOperationName(), operands,
+      {rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments)),
+       rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)),
+       rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)),
+       rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max))},
+      1, /*reportErrors=*/false);
+}
+
+LinearParts partsOf(LinearOp op) {
+  return {op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
+          op.getActivation(), op.getActivationMin().convertToFloat(),
+          op.getActivationMax().convertToFloat()};
+}
+
+/// A constant as an evaluator tensor, if `v` is a float32 constant.
+std::optional<Tensor> f32Constant(Value v) {
+  ElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) ||
+      !cast<ShapedType>(attr.getType()).getElementType().isF32())
+    return std::nullopt;
+  llvm::Expected<Tensor> t = tensorFromAttr(attr);
+  if (!t) {
+    llvm::consumeError(t.takeError());
+    return std::nullopt;
+  }
+  return *t;
+}
+
+/// A new constant holding `t`.
+Value constantOf(PatternRewriter &rewriter, Location loc, const Tensor &t, StringRef name) {
+  ElementsAttr attr = attrFromTensor(t, rewriter.getContext(), name);
+  return ConstantOp::create(rewriter, loc, attr.getType(), attr);
+}
+
+/// [K, N] weight of `w`, transposed (and scaled) at compile time when needed.
+std::optional<Tensor> weightKN(Value w, bool transposed, float alpha) {
+  bool extraTranspose = false;
+  if (auto t = w.getDefiningOp<TransposeOp>()) {
+    if (t.getPerm() != ArrayRef<int64_t>{1, 0})
+      return std::nullopt;
+    w = t.getInput();
+    extraTranspose = true;
+  }
+  std::optional<Tensor> c = f32Constant(w);
+  if (!c || c->rank() != 2)
+    return std::nullopt;
+  Tensor out = *c;
+  if (transposed != extraTranspose)
+    out = cantFail(Tensor::create(DType::F32, {c->dim(1), c->dim(0)}));
+  int64_t rows = c->dim(0), cols = c->dim(1);
+  const float *src = c->as<float>();
+  if (transposed != extraTranspose) {
+    float *dst = out.mutableAs<float>();
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        dst[j * rows + i] = src[i * cols + j] * alpha;
+  } else if (alpha != 1.f) {
+    out = cantFail(Tensor::copyOf(DType::F32, c->shape(), c->raw()));
+    for (int64_t i = 0; i < out.numElements(); ++i)
+      out.mutableAs<float>()[i] *= alpha;
+  }
+  return out;
+}
+
+/// A constant that broadcasts to [N] only, flattened to [N] and scaled.
+std::optional<Tensor> biasVector(Value v, int64_t n, float scale) {
+  std::optional<Tensor> c = f32Constant(v);
+  if (!c)
+    return std::nullopt;
+  for (int64_t i = 0; i + 1 < c->rank(); ++i)
+    if (c->dim(i) != 1)
+      return std::nullopt;
+  int64_t last = c->rank() ? c->dim(c->rank() - 1) : 1;
+  if (last != n && last != 1)
+    return std::nullopt;
+  Tensor out = cantFail(Tensor::create(DType::F32, {n}));
+  for (int64_t i = 0; i < n; ++i)
+    out.mutableAs<float>()[i] = c->as<float>()[last == 1 ? 0 : i] * scale;
+  return out;
+}
+
+int64_t outputColumns(Value linearResult) {
+  auto t = dyn_cast<RankedTensorType>(linearResult.getType());
+  return t && t.getRank() && t.hasStaticShape() ? t.getDimSize(t.getRank() - 1) : -1;
+}
+
+struct MatMulToLinear : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp op, PatternRewriter &rewriter) const override {
+    if (!isStatic(op.getType()) || !cast<ShapedType>(op.getType()).getElementType().isF32())
+      return failure();
+    std::optional<Tensor> w = weightKN(op.getB(), /*transposed=*/false, 1.f);
+    if (!w)
+      return failure();
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    LinearParts p{op.getA(), constantOf(rewriter, loc, *w, "weight")};
+    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
+    if (failed(lin))
+      return failure();
+    rewriter.replaceOp(op, (*lin)->getResults());
+    return success();
+  }
+};
+
+struct GemmToLinear : OpRewritePattern<GemmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmOp op, PatternRewriter &rewriter) const override {
+    if (op.getTransA() || !isStatic(op.getType()) ||
+        !cast<ShapedType>(op.getType()).getElementType().isF32())
+      return failure();
+    float alpha = op.getAlpha().convertToFloat(), beta = op.getBeta().convertToFloat();
+    std::optional<Tensor> w = weightKN(op.getB(), op.getTransB() != 0, alpha);
+    if (!w)
+      return failure();
+    int64_t n = w->dim(1);
+    std::optional<Tensor> bias;
+    Value residual;
+    if (op.getC() && beta != 0.f) {
+      bias = biasVector(op.getC(), n, beta);
+      if (!bias) {
+        // A full [M, N] C is a residual.
+        if (op.getC().getType() != op.getType() || beta != 1.f)
+          return failure();
+        residual = op.getC();
+      }
+    }
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    LinearParts p{op.getA(), constantOf(rewriter, loc, *w, "weight")};
+    if (bias)
+      p.bias = constantOf(rewriter, loc, *bias, "bias");
+    p.residual = residual;
+    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
+    if (failed(lin))
+      return failure();
+    rewriter.replaceOp(op, (*lin)->getResults());
+    return success();
+  }
+};
+
+/// Add(linear, c) with c a constant [N] vector -> bias; Add(linear, r) with r
+/// of the result's shape -> residual.
+struct AddIntoLinear : OpRewritePattern<AddOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
+    for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+      auto lin = singleUseDef<LinearOp>(a);
+      if (!lin || lin.getActivation() != "none" || lin.getResidual())
+        continue;
+      LinearParts p = partsOf(lin);
+      Location loc = fusedLoc({lin, add});
+      int64_t n = outputColumns(lin.getResult());
+      if (!lin.getBias() && n > 0) {
+        if (std::optional<Tensor> bias = biasVector(b, n, 1.f)) {
+          rewriter.setInsertionPoint(add);
+          p.bias = constantOf(rewriter, loc, *bias, "bias");
+          FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
+          if (failed(fused))
+            return failure();
+          rewriter.replaceOp(add, (*fused)->getResults());
+          return success();
+        }
+      }
+      if (b.getType() == add.getType() && add.getType() == lin.getType()) {
+        rewriter.setInsertionPoint(add);
+        p.residual = b;
+        FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
+        if (failed(fused))
+          return failure();
+        rewriter.replaceOp(add, (*fused)->getResults());
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
+/// An activation op applied to a linear result.
+template <typename ActOp>
+struct ActivationIntoLinear : OpRewritePattern<ActOp> {
+  using OpRewritePattern<ActOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ActOp act, PatternRewriter &rewriter) const override {
+    auto lin = singleUseDef<LinearOp>(act->getOperand(0));
+    if (!lin || lin.getActivation() != "none" || act.getType() != lin.getType())
+      return failure();
+    LinearParts p = partsOf(lin);
+    if constexpr (std::is_same_v<ActOp, ReluOp>) {
+      p.activation = "relu";
+    } else if constexpr (std::is_same_v<ActOp, SigmoidOp>) {
+      p.activation = "sigmoid";
+    } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
+      p.activation = "tanh";
+    } else if constexpr (std::is_same_v<ActOp, GeluOp>) {
+      p.activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
+    } else {
+      std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -FLT_MAX;
+      std::optional<double> hi = act.getMax() ? getUniformFloat(act.getMax()) : FLT_MAX;
+      if (!lo || !hi)
+        return failure();
+      p.activation = "clip";
+      p.min = *lo;
+      p.max = *hi;
+    }
+    rewriter.setInsertionPoint(act);
+    FailureOr<Operation *> fused = buildLinear(rewriter, fusedLoc({lin, act}), p);
+    if (failed(fused))
+      return failure();
+    rewriter.replaceOp(act, (*fused)->getResults());
+    return success();
+  }
+};
+
+struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<MatMulToLinear, GemmToLinear, AddIntoLinear, ActivationIntoLinear<ReluOp>,
+                 ActivationIntoLinear<SigmoidOp>, ActivationIntoLinear<TanhOp>,
+                 ActivationIntoLinear<GeluOp>, ActivationIntoLinear<ClipOp>>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,88 @@
+//===- PatternUtils.cpp - matching helpers shared by the fusion passes ----===//
+
+#include "PatternUtils.h"
+
+#include "nunc/Interpreter/Evaluator.h"
+
+#include <cmath>
+
+namespace mlir::nunc {
+
+std::optional<SmallVector<float>> getConstantFloats(Value v) {
+  ElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) ||
+      !isa<FloatType>(cast<ShapedType>(attr.getType()).getElementType()))
+    return std::nullopt;
+  llvm::Expected<Tensor> t = tensorFromAttr(attr);
+  if (!t) {
+    llvm::consumeError(t.takeError());
+    return std::nullopt;
+  }
+  SmallVector<float> out;
+  out.reserve(t->numElements());
+  for (int64_t i = 0; i < t->numElements(); ++i)
+    out.push_back(static_cast<float>(t->getDouble(i)));
+  return out;
+}
+
+std::optional<double> getUniformFloat(Value v) {
+  ElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  auto type = cast<ShapedType>(attr.getType());
+  if (!isa<FloatType>(type.getElementType()) || type.getNumElements() == 0)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (dense.isSplat())
+      return dense.getSplatValue<APFloat>().convertToDouble();
+  }
+  if (type.getNumElements() > 4096)
+    return std::nullopt;
+  std::optional<SmallVector<float>> values = getConstantFloats(v);
+  if (!values || llvm::any_of(*values, [&](float f) { return f != values->front(); }))
+    return std::nullopt;
+  return values->front();
+}
+
+bool isFloatConstant(Value v, double want, double tolerance) {
+  std::optional<double> got = getUniformFloat(v);
+  return got && std::fabs(*got - want) <= tolerance * std::max(1.0, std::fabs(want));
+}
+
+Value otherOperand(Operation *op, Value known) {
+  if (!op || op->getNumOperands() != 2)
+    return nullptr;
+  if (op->getOperand(0) == known)
+    return op->getOperand(1);
+  if (op->getOperand(1) == known)
+    return op->getOperand(0);
+  return nullptr;
+}
+
+Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        ArrayRef<float> values, StringRef name) {
+  llvm::Expected<Tensor> t = Tensor::fromValues<float>(DType::F32, shape, values);
+  ElementsAttr attr = attrFromTensor(cantFail(std::move(t)), b.getContext(), name);
+  return ConstantOp::create(b, loc, attr.getType(), attr);
+}
+
+bool broadcastsTo(Value v, ArrayRef<int64_t> target, Type element) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape() || type.getElementType() != element ||
+      type.getRank() > (int64_t)target.size())
+    return false;
+  int64_t offset = target.size() - type.getRank();
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.getDimSize(i) != 1 && type.getDimSize(i) != target[offset + i])
+      return false;
+  return true;
+}
+
+Location fusedLoc(ArrayRef<Operation *> ops) {
+  SmallVector<Location> locs;
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
+  return FusedLoc::get(ops.front()->getContext(), locs);
+}
+
+} // namespace mlir::nunc

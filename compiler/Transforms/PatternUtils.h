@@ -1,0 +1,56 @@
+//===- PatternUtils.h - matching helpers shared by the fusion passes ------===//
+
+#ifndef NUNC_TRANSFORMS_PATTERNUTILS_H
+#define NUNC_TRANSFORMS_PATTERNUTILS_H
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlir::nunc {
+
+/// The value of a floating-point constant whose elements are all equal
+/// (a scalar or a splat), or std::nullopt.
+std::optional<double> getUniformFloat(Value v);
+
+/// True when `v` is a constant float within `tolerance` (relative) of `want`.
+bool isFloatConstant(Value v, double want, double tolerance = 1e-4);
+
+/// For a commutative binary op, the operand that is not `known` (or null).
+Value otherOperand(Operation *op, Value known);
+
+/// The defining op of `v` if it is an OpTy with exactly one use of `v`.
+template <typename OpTy> OpTy singleUseDef(Value v) {
+  if (!v || !v.hasOneUse())
+    return nullptr;
+  return v.getDefiningOp<OpTy>();
+}
+
+/// The elements of a constant as floats (a copy), when `v` is a constant.
+std::optional<SmallVector<float>> getConstantFloats(Value v);
+
+/// A float32 constant of the given shape and values.
+Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                        ArrayRef<float> values, StringRef name);
+
+/// The location of a fused op: the fused locations of all the ops it replaces,
+/// so diagnostics name every ONNX node involved.
+Location fusedLoc(ArrayRef<Operation *> ops);
+
+/// True when `v` has a static shape that broadcasts to `target` without
+/// changing it (numpy rules, one way) and the element type `element`.
+bool broadcastsTo(Value v, ArrayRef<int64_t> target, Type element);
+
+/// True when the type is a ranked tensor with static shape.
+inline bool isStatic(Type t) {
+  auto r = dyn_cast<RankedTensorType>(t);
+  return r && r.hasStaticShape();
+}
+
+} // namespace mlir::nunc
+
+#endif // NUNC_TRANSFORMS_PATTERNUTILS_H
