@@ -20,6 +20,8 @@ config.environment["PATH"] = os.pathsep.join(
     [config.nunc_tools_dir, config.llvm_tools_dir, config.environment["PATH"]])
 
 onnx_from_text = os.path.join(config.test_source_root, "tools", "onnx_from_text.py")
-config.substitutions.append(("%python", config.python_executable))
+# use_default_substitutions() registers lit's own %python; ours (the
+# interpreter that has onnx) must win, so it goes first.
+config.substitutions.insert(0, ("%python", config.python_executable))
 config.substitutions.append(
     ("%onnx-from-text", f"{config.python_executable} {onnx_from_text}"))

@@ -13,6 +13,7 @@
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 #include <cfloat>
-#include <deque>
+#include <queue>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -46,7 +47,8 @@ std::string mlir::nunc::parseShapePin(llvm::StringRef spec, ImportOptions &optio
       parsed.push_back(v);
     }
   }
-  options.inputShapes[name.str()] = parsed;
+  if (!options.inputShapes.emplace(name.str(), parsed).second)
+    return "--shape " + name.str() + " is given twice";
   return "";
 }
 
@@ -82,6 +84,18 @@ LogicalResult Importer::checkOpsets() {
   return success();
 }
 
+/// The opset that added an op (only those newer than nunc's minimum opset).
+static int64_t opsetIntroducing(llvm::StringRef op) {
+  return llvm::StringSwitch<int64_t>(op)
+      .Case("Expand", 8)
+      .Cases("Erf", "Where", "ConstantOfShape", 9)
+      .Cases("MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear", 10)
+      .Case("DynamicQuantizeLinear", 11)
+      .Case("LayerNormalization", 17)
+      .Case("Gelu", 20)
+      .Default(1);
+}
+
 LogicalResult Importer::checkSupportedOps() {
   // Every unsupported op in one report, with counts, so a user sees the whole
   // gap at once.
@@ -90,13 +104,17 @@ LogicalResult Importer::checkSupportedOps() {
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
     bool ok = isDefaultDomain(n.domain()) && llvm::is_contained(kSupportedOps, n.op_type());
-    if (ok)
+    int64_t since = ok ? opsetIntroducing(n.op_type()) : 0;
+    if (ok && since <= opset)
       continue;
     std::string key = isDefaultDomain(n.domain()) ? n.op_type()
                                                   : n.domain() + "." + n.op_type();
+    if (ok)
+      key += " (not in ai.onnx opset " + std::to_string(opset) + "; added in opset " +
+             std::to_string(since) + ")";
     auto &entry = missing[key];
     if (entry.first++ == 0)
-      entry.second = n.name().empty() ? "#" + std::to_string(i) : n.name();
+      entry.second = n.name().empty() ? n.op_type() + "#" + std::to_string(i) : n.name();
   }
   if (missing.empty())
     return success();
@@ -130,17 +148,19 @@ LogicalResult Importer::sortNodes(SmallVectorImpl<int> &order) {
       ++pending[i];
       users[it->second].push_back(i);
     }
-  std::deque<int> ready;
+  // Always take the ready node that comes first in the file, so a graph that
+  // is already sorted keeps its order.
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (int i = 0; i < g.node_size(); ++i)
     if (pending[i] == 0)
-      ready.push_back(i);
+      ready.push(i);
   while (!ready.empty()) {
-    int i = ready.front();
-    ready.pop_front();
+    int i = ready.top();
+    ready.pop();
     order.push_back(i);
     for (int u : users[i])
       if (--pending[u] == 0)
-        ready.push_back(u);
+        ready.push(u);
   }
   if ((int)order.size() != g.node_size())
     return emitError(fileLoc) << "the graph has a cycle";
@@ -378,6 +398,18 @@ OwningOpRef<ModuleOp> Importer::run() {
       if (failed(declared))
         return nullptr;
       Type got = cast<ShapedType>(v.getType()).getElementType();
+      auto want = dyn_cast<RankedTensorType>(*declared);
+      auto have = dyn_cast<RankedTensorType>(v.getType());
+      if (want && have) {
+        bool same = want.getRank() == have.getRank();
+        for (int64_t d = 0; same && d < want.getRank(); ++d)
+          same = want.isDynamicDim(d) || have.isDynamicDim(d) ||
+                 want.getDimSize(d) == have.getDimSize(d);
+        if (!same)
+          emitWarning(v.getLoc()) << "graph output '" << vi.name() << "' is declared as "
+                                  << want << " but computes " << have
+                                  << "; using the computed shape";
+      }
       if (cast<ShapedType>(*declared).getElementType() != got) {
         emitError(v.getLoc()) << "graph output '" << vi.name() << "' is declared as "
                               << cast<ShapedType>(*declared).getElementType()
@@ -402,7 +434,9 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &node, int index) {
                          ? node.op_type() + "#" + std::to_string(index)
                          : node.name();
   NodeContext n{node,
-                makeOnnxNodeLocation(ctx, path, name, node.op_type(), node.domain(), opset),
+                makeOnnxNodeLocation(ctx, path, name, node.op_type(),
+                                     isDefaultDomain(node.domain()) ? "" : node.domain(),
+                                     opset),
                 opset,
                 {},
                 {}};

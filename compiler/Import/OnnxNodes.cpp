@@ -39,11 +39,21 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
   // Checks that inputs [0, required) are present and at most `max` given.
   auto arity = [&](unsigned required, unsigned max) -> LogicalResult {
     if (n.inputs.size() > max)
-      return n.error() << op << " takes at most " << max << " inputs, got "
-                       << n.inputs.size();
-    for (unsigned i = 0; i < required; ++i)
-      if (!in(i))
-        return n.error() << op << " needs input #" << i;
+      return n.error() << op << " takes at most " << max << " input"
+                       << (max == 1 ? "" : "s") << ", got " << n.inputs.size();
+    for (unsigned i = 0; i < required; ++i) {
+      if (in(i))
+        continue;
+      InFlightDiagnostic d = n.error();
+      d << op << " needs input #" << i;
+      // Attributes that later opsets turned into inputs are a common mix-up.
+      for (const onnx::AttributeProto &a : n.node.attribute())
+        if (llvm::is_contained({"axes", "starts", "ends", "min", "max"},
+                               llvm::StringRef(a.name())))
+          d << " ('" << a.name() << "' is an input at opset " << n.opset
+            << ", not an attribute)";
+      return d;
+    }
     return success();
   };
   auto element = [](Value v) { return cast<ShapedType>(v.getType()).getElementType(); };
@@ -411,8 +421,10 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       k = **kernel;
     } else if (isConv) {
       auto w = dyn_cast<RankedTensorType>(in(1).getType());
-      if (!w || w.getRank() < 3 || !w.hasStaticShape())
-        return n.error() << "Conv without kernel_shape needs a weight of known shape";
+      if (!w || w.getRank() < 3 ||
+          llvm::any_of(w.getShape().drop_front(2), ShapedType::isDynamic))
+        return n.error() << "Conv without kernel_shape needs a weight whose spatial "
+                            "dims are known";
       k.assign(w.getShape().begin() + 2, w.getShape().end());
     } else {
       return n.error() << op << " needs the 'kernel_shape' attribute";

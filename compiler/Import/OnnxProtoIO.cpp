@@ -222,13 +222,23 @@ llvm::Expected<std::unique_ptr<std::string>> readTensorData(onnx::TensorProto &t
                    " bytes of data, but its dims need " + llvm::Twine(bytes));
     return std::unique_ptr<std::string>(t.release_raw_data());
   }
-  // Typed fields: narrow or widen into the element's storage.
+  // Typed fields: narrow or widen into the element's storage. The field's
+  // length is checked before anything is allocated: dims are untrusted.
+  int64_t given = 0;
+  switch (t.data_type()) {
+  case onnx::TensorProto::FLOAT: given = t.float_data_size(); break;
+  case onnx::TensorProto::DOUBLE: given = t.double_data_size(); break;
+  case onnx::TensorProto::INT64: given = t.int64_data_size(); break;
+  case onnx::TensorProto::UINT32:
+  case onnx::TensorProto::UINT64: given = t.uint64_data_size(); break;
+  default: given = t.int32_data_size(); break;
+  }
+  if (given != count)
+    return error("has " + llvm::Twine(given) + " values, but its dims need " +
+                 llvm::Twine(count));
   auto raw = std::make_unique<std::string>(bytes, '\0');
   char *dst = raw->data();
   auto fill = [&](const auto &field, auto convert) -> llvm::Error {
-    if (field.size() != count)
-      return error("has " + llvm::Twine(field.size()) + " values, but its dims need " +
-                   llvm::Twine(count));
     for (int64_t i = 0; i < count; ++i)
       convert(dst + i * width, field.Get(i));
     return llvm::Error::success();

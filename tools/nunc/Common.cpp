@@ -22,6 +22,8 @@ ToolContext::ToolContext() {
   mlir::nunc::registerNuncDialects(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
+  // Diagnostics name the ONNX node; an IR dump of the op helps nobody there.
+  ctx.printOpOnDiagnostic(false);
   ctx.getDiagEngine().registerHandler([this](mlir::Diagnostic &diag) {
     llvm::raw_ostream &os = llvm::errs();
     const char *kind = "note";

@@ -1,0 +1,196 @@
+//===- MemoryPlan.cpp - bufferization and the static memory plan ----------===//
+
+#include "nunc/Plan/MemoryPlan.h"
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+static int64_t alignUp(int64_t v) {
+  return (v + kPlanAlignment - 1) / kPlanAlignment * kPlanAlignment;
+}
+
+/// Ops whose result is their operand's bytes under another shape.
+static bool isView(Operation *op) {
+  return isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp>(op);
+}
+
+int64_t mlir::nunc::assignOffsets(ArrayRef<int64_t> sizes, ArrayRef<std::pair<int, int>> lives,
+                                  SmallVectorImpl<int64_t> &offsets) {
+  size_t n = sizes.size();
+  offsets.assign(n, 0);
+  std::vector<size_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  // Largest first; ties by earlier start, then index, so plans are stable.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (sizes[a] != sizes[b])
+      return sizes[a] > sizes[b];
+    return lives[a].first < lives[b].first;
+  });
+  std::vector<size_t> placed;
+  int64_t total = 0;
+  for (size_t i : order) {
+    int64_t size = alignUp(std::max<int64_t>(sizes[i], 1));
+    // Intervals taken by placed storages that are alive at the same time.
+    SmallVector<std::pair<int64_t, int64_t>> taken;
+    for (size_t j : placed)
+      if (lives[j].first <= lives[i].second && lives[i].first <= lives[j].second)
+        taken.push_back({offsets[j], offsets[j] + alignUp(std::max<int64_t>(sizes[j], 1))});
+    llvm::sort(taken);
+    // Best fit: the smallest gap that holds it, else after the last.
+    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+    for (auto [start, end] : taken) {
+      if (start - cursor >= size && start - cursor < bestGap) {
+        best = cursor;
+        bestGap = start - cursor;
+      }
+      cursor = std::max(cursor, end);
+    }
+    if (best < 0)
+      best = cursor;
+    offsets[i] = best;
+    total = std::max(total, best + size);
+    placed.push_back(i);
+  }
+  return total;
+}
+
+FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scratch) {
+  MemoryPlan plan;
+  plan.func = func;
+  Block &body = func.getBody().front();
+
+  auto bytesOf = [](Value v) -> int64_t {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.getNumElements() * getElementByteWidth(t.getElementType());
+  };
+  auto requireStatic = [&](Value v, Operation *where) -> LogicalResult {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (t && t.hasStaticShape())
+      return success();
+    InFlightDiagnostic d = where ? where->emitError() : func.emitError();
+    d << "cannot compile a tensor of type " << v.getType()
+      << ": every dim must be static (pin the inputs with --shape NAME=DIMS)";
+    return failure();
+  };
+  auto newStorage = [&](StorageKind kind, int64_t bytes, int64_t index, int step) {
+    plan.storages.push_back({kind, bytes, index, step, step});
+    return (int)plan.storages.size() - 1;
+  };
+
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    if (failed(requireStatic(arg, nullptr)))
+      return failure();
+    plan.storageOf[arg] = newStorage(StorageKind::Input, bytesOf(arg), i, 0);
+  }
+
+  auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+  for (Operation &op : body.without_terminator()) {
+    for (Value r : op.getResults())
+      if (failed(requireStatic(r, &op)))
+        return failure();
+    if (isa<ConstantOp>(op)) {
+      plan.constants.push_back(&op);
+      plan.storageOf[op.getResult(0)] =
+          newStorage(StorageKind::Weight, bytesOf(op.getResult(0)),
+                     plan.constants.size() - 1, 0);
+      continue;
+    }
+    if (isView(&op)) {
+      plan.storageOf[op.getResult(0)] = plan.storageOf.lookup(op.getOperand(0));
+      continue;
+    }
+    int stepIndex = plan.steps.size();
+    Step step;
+    step.op = &op;
+    for (Value v : op.getOperands()) {
+      int s = plan.storageOf.lookup(v);
+      step.operands.push_back(s);
+      plan.storages[s].lastStep = std::max(plan.storages[s].lastStep, stepIndex);
+    }
+    for (Value r : op.getResults()) {
+      int s = newStorage(StorageKind::Arena, bytesOf(r), 0, stepIndex);
+      plan.storageOf[r] = s;
+      step.results.push_back(s);
+    }
+    if (int64_t bytes = scratch(&op))
+      step.scratch = newStorage(StorageKind::Arena, bytes, 0, stepIndex);
+    plan.steps.push_back(step);
+  }
+
+  // Graph outputs: computed storages are written straight into the caller's
+  // buffer; anything else (an input, a constant, a second return of the same
+  // storage) is copied there at the end.
+  int last = plan.steps.size();
+  llvm::DenseSet<int> claimed;
+  for (auto [j, v] : llvm::enumerate(returnOp.getOperands())) {
+    if (failed(requireStatic(v, returnOp)))
+      return failure();
+    int s = plan.storageOf.lookup(v);
+    Storage &st = plan.storages[s];
+    if (st.kind == StorageKind::Arena && claimed.insert(s).second) {
+      st.kind = StorageKind::Output;
+      st.index = j;
+      continue;
+    }
+    st.lastStep = std::max(st.lastStep, last);
+    plan.copies.push_back({s, (int64_t)j, bytesOf(v)});
+  }
+
+  // Arena offsets from liveness.
+  SmallVector<int64_t> sizes, offsets;
+  SmallVector<std::pair<int, int>> lives;
+  SmallVector<int> arena;
+  for (auto [i, st] : llvm::enumerate(plan.storages))
+    if (st.kind == StorageKind::Arena) {
+      arena.push_back(i);
+      sizes.push_back(st.bytes);
+      lives.push_back({st.firstStep, st.lastStep});
+    }
+  plan.arenaBytes = assignOffsets(sizes, lives, offsets);
+  for (auto [k, i] : llvm::enumerate(arena))
+    plan.storages[i].index = offsets[k];
+  return plan;
+}
+
+void MemoryPlan::print(llvm::raw_ostream &os) const {
+  auto where = [&](int s) {
+    const Storage &st = storages[s];
+    switch (st.kind) {
+    case StorageKind::Arena:
+      return llvm::formatv("arena[{0}, +{1})", st.index, st.bytes).str();
+    case StorageKind::Weight:
+      return llvm::formatv("weight#{0}({1} B)", st.index, st.bytes).str();
+    case StorageKind::Input:
+      return llvm::formatv("input#{0}", st.index).str();
+    case StorageKind::Output:
+      return llvm::formatv("output#{0}", st.index).str();
+    }
+    return std::string("?");
+  };
+  os << "memory plan: arena " << arenaBytes << " bytes, " << steps.size() << " steps, "
+     << constants.size() << " constants\n";
+  for (auto [i, step] : llvm::enumerate(steps)) {
+    os << llvm::formatv("  step {0,3}: {1}", i, step.op->getName().getStringRef());
+    os << " (";
+    for (auto [k, s] : llvm::enumerate(step.operands))
+      os << (k ? ", " : "") << where(s);
+    os << ") -> (";
+    for (auto [k, s] : llvm::enumerate(step.results))
+      os << (k ? ", " : "") << where(s);
+    os << ")";
+    if (step.scratch >= 0)
+      os << " scratch " << where(step.scratch);
+    os << "  ; " << describeLocation(step.op->getLoc()) << "\n";
+  }
+  for (const OutputCopy &c : copies)
+    os << "  copy " << where(c.from) << " -> output#" << c.output << " (" << c.bytes
+       << " B)\n";
+}

@@ -1,0 +1,251 @@
+/*===- runtime.c - thread pool, CPU check and status strings --------------===*
+ *
+ * Linked into every generated library; depends on libc and pthread only and
+ * never allocates (contexts live in caller memory).
+ *
+ *===----------------------------------------------------------------------===*/
+#include "runtime_internal.h"
+
+#include <cpuid.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* Weak: several generated libraries each carry a copy; any one will do. */
+__attribute__((weak)) const char *nunc_status_str(nunc_status status) {
+  switch (status) {
+  case NUNC_OK: return "ok";
+  case NUNC_ERR_INVALID_ARGUMENT: return "invalid argument";
+  case NUNC_ERR_INVALID_INPUT: return "invalid input data";
+  case NUNC_ERR_UNSUPPORTED_CPU: return "the CPU lacks features the model was compiled for";
+  case NUNC_ERR_THREADS: return "worker threads could not be started";
+  case NUNC_ERR_NOT_INITIALIZED: return "the context is not initialized";
+  }
+  return "unknown status";
+}
+
+/*===----------------------------------------------------------------------===*
+ * CPU features
+ *===----------------------------------------------------------------------===*/
+
+static uint64_t xgetbv0(void) {
+  uint32_t lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  return ((uint64_t)hi << 32) | lo;
+}
+
+static uint32_t detect_cpu(void) {
+  unsigned a, b, c, d;
+  uint32_t have = 0;
+  if (!__get_cpuid_count(1, 0, &a, &b, &c, &d))
+    return 0;
+  int osxsave = (c >> 27) & 1;
+  int fma = (c >> 12) & 1, f16c = (c >> 29) & 1;
+  uint64_t xcr0 = osxsave ? xgetbv0() : 0;
+  int ymm = (xcr0 & 0x6) == 0x6, zmm = (xcr0 & 0xe6) == 0xe6;
+  int tiles = (xcr0 & 0x60000) == 0x60000;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+    return 0;
+  if (ymm && ((b >> 5) & 1)) have |= NUNC_CPU_AVX2;
+  if (ymm && fma) have |= NUNC_CPU_FMA;
+  if (ymm && f16c) have |= NUNC_CPU_F16C;
+  if (zmm && ((b >> 16) & 1)) have |= NUNC_CPU_AVX512F;
+  if (zmm && ((b >> 17) & 1)) have |= NUNC_CPU_AVX512DQ;
+  if (zmm && ((b >> 30) & 1)) have |= NUNC_CPU_AVX512BW;
+  if (zmm && ((b >> 31) & 1)) have |= NUNC_CPU_AVX512VL;
+  if (zmm && ((c >> 11) & 1)) have |= NUNC_CPU_AVX512VNNI;
+  if (tiles && ((d >> 24) & 1) && ((d >> 25) & 1)) have |= NUNC_CPU_AMX;
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d) && ymm && ((a >> 4) & 1))
+    have |= NUNC_CPU_AVXVNNI;
+  return have;
+}
+
+static void append(char *buf, size_t size, const char *name) {
+  size_t len = strlen(buf);
+  if (len && len + 1 < size)
+    buf[len++] = ' ', buf[len] = 0;
+  for (; *name && len + 1 < size; ++name)
+    buf[len++] = *name;
+  buf[len < size ? len : size - 1] = 0;
+}
+
+nunc_status nunc_rt_check_cpu(uint32_t required, char *missing, size_t size) {
+  static const struct { uint32_t bit; const char *name; } names[] = {
+      {NUNC_CPU_AVX2, "avx2"}, {NUNC_CPU_FMA, "fma"}, {NUNC_CPU_AVX512F, "avx512f"},
+      {NUNC_CPU_AVX512BW, "avx512bw"}, {NUNC_CPU_AVX512VL, "avx512vl"},
+      {NUNC_CPU_AVX512DQ, "avx512dq"}, {NUNC_CPU_AVX512VNNI, "avx512vnni"},
+      {NUNC_CPU_AVXVNNI, "avxvnni"}, {NUNC_CPU_AMX, "amx"}, {NUNC_CPU_F16C, "f16c"}};
+  uint32_t have = detect_cpu();
+  if (missing && size)
+    missing[0] = 0;
+  uint32_t lacking = required & ~have;
+  if ((required & NUNC_CPU_AMX) && !(lacking & NUNC_CPU_AMX)) {
+    /* Linux hands out AMX tile state only on request. */
+    if (syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) != 0)
+      lacking |= NUNC_CPU_AMX;
+  }
+  if (!lacking)
+    return NUNC_OK;
+  for (unsigned i = 0; i < sizeof names / sizeof names[0]; ++i)
+    if (missing && size && (lacking & names[i].bit))
+      append(missing, size, names[i].name);
+  return NUNC_ERR_UNSUPPORTED_CPU;
+}
+
+/*===----------------------------------------------------------------------===*
+ * Thread pool
+ *===----------------------------------------------------------------------===*/
+
+static void run_tasks(nunc_rt_pool *pool, nunc_rt_task task, const void *const *args,
+                      int64_t n) {
+  int64_t i;
+  while ((i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < n) {
+    int32_t err = task(args, i);
+    if (err) {
+      int32_t zero = 0;
+      __atomic_compare_exchange_n(&pool->error, &zero, err, 0, __ATOMIC_RELAXED,
+                                  __ATOMIC_RELAXED);
+    }
+    __atomic_fetch_add(&pool->finished, 1, __ATOMIC_RELEASE);
+  }
+}
+
+static void *worker_main(void *arg) {
+  nunc_rt_pool *pool = (nunc_rt_pool *)arg;
+  uint64_t seen = 0;
+  for (;;) {
+    /* Spin a little first: regions come in quick succession while a model
+     * runs, and a futex wake costs more than a short spin. */
+    for (int spin = 0; spin < 20000; ++spin) {
+      if (__atomic_load_n(&pool->generation, __ATOMIC_ACQUIRE) != seen ||
+          __atomic_load_n(&pool->shutdown, __ATOMIC_ACQUIRE))
+        break;
+      __builtin_ia32_pause();
+    }
+    pthread_mutex_lock(&pool->mutex);
+    while (pool->generation == seen && !pool->shutdown)
+      pthread_cond_wait(&pool->wake, &pool->mutex);
+    if (pool->shutdown) {
+      pthread_mutex_unlock(&pool->mutex);
+      return NULL;
+    }
+    /* Enter the region under the mutex: its fields are consistent here. */
+    seen = pool->generation;
+    nunc_rt_task task = pool->task;
+    const void *const *args = pool->args;
+    int64_t n = pool->num_tasks;
+    ++pool->busy_workers;
+    pthread_mutex_unlock(&pool->mutex);
+    run_tasks(pool, task, args, n);
+    __atomic_fetch_sub(&pool->busy_workers, 1, __ATOMIC_RELEASE);
+  }
+}
+
+nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, const void *weights,
+                         const nunc_options *options) {
+  if (!ctx)
+    return NUNC_ERR_INVALID_ARGUMENT;
+  memset(ctx, 0, sizeof *ctx);
+  ctx->workspace = (unsigned char *)workspace;
+  ctx->weights = (const unsigned char *)weights;
+  nunc_rt_pool *pool = &ctx->pool;
+  int threads = options ? options->num_threads : 1;
+  if (threads < 1)
+    threads = 1;
+  if (threads > NUNC_MAX_THREADS)
+    threads = NUNC_MAX_THREADS;
+  pool->num_threads = threads;
+  if (options && options->parallel_for) {
+    pool->user_parallel_for = options->parallel_for;
+    pool->user = options->parallel_for_user;
+    pool->num_threads = 1;
+  }
+  if (pool->num_threads > 1) {
+    if (pthread_mutex_init(&pool->mutex, NULL) || pthread_cond_init(&pool->wake, NULL) ||
+        pthread_cond_init(&pool->done, NULL))
+      return NUNC_ERR_THREADS;
+    for (int t = 1; t < pool->num_threads; ++t) {
+      if (pthread_create(&pool->threads[t], NULL, worker_main, pool)) {
+        nunc_rt_destroy(ctx);
+        return NUNC_ERR_THREADS;
+      }
+      pool->started = t;
+    }
+  }
+  ctx->magic = NUNC_RT_MAGIC;
+  return NUNC_OK;
+}
+
+typedef struct user_region {
+  nunc_rt_task task;
+  const void *const *args;
+  int32_t error;
+} user_region;
+
+static void user_trampoline(void *arg, int64_t i) {
+  user_region *r = (user_region *)arg;
+  int32_t err = r->task(r->args, i);
+  if (err) {
+    int32_t zero = 0;
+    __atomic_compare_exchange_n(&r->error, &zero, err, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+  }
+}
+
+int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
+                         const void *const *args) {
+  nunc_rt_pool *pool = &ctx->pool;
+  if (n <= 0)
+    return 0;
+  if (pool->user_parallel_for && n > 1) {
+    user_region r = {task, args, 0};
+    pool->user_parallel_for(pool->user, n, user_trampoline, &r);
+    return r.error;
+  }
+  if (pool->num_threads <= 1 || n == 1) {
+    int32_t first = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      int32_t err = task(args, i);
+      if (err && !first)
+        first = err;
+    }
+    return first;
+  }
+  pthread_mutex_lock(&pool->mutex);
+  pool->task = task;
+  pool->args = args;
+  pool->num_tasks = n;
+  pool->next = 0;
+  pool->finished = 0;
+  pool->error = 0;
+  __atomic_add_fetch(&pool->generation, 1, __ATOMIC_RELEASE);
+  pthread_cond_broadcast(&pool->wake);
+  pthread_mutex_unlock(&pool->mutex);
+  run_tasks(pool, task, args, n);
+  /* Wait for the stragglers, and for every worker to leave the region before
+   * its fields can be reused. */
+  while (__atomic_load_n(&pool->finished, __ATOMIC_ACQUIRE) < n ||
+         __atomic_load_n(&pool->busy_workers, __ATOMIC_ACQUIRE) > 0)
+    __builtin_ia32_pause();
+  return __atomic_load_n(&pool->error, __ATOMIC_RELAXED);
+}
+
+void nunc_rt_destroy(nunc_rt_ctx *ctx) {
+  if (!ctx)
+    return;
+  nunc_rt_pool *pool = &ctx->pool;
+  if (pool->started > 0) {
+    pthread_mutex_lock(&pool->mutex);
+    pool->shutdown = 1;
+    pthread_cond_broadcast(&pool->wake);
+    pthread_mutex_unlock(&pool->mutex);
+    for (int t = 1; t <= pool->started; ++t)
+      pthread_join(pool->threads[t], NULL);
+  }
+  if (pool->num_threads > 1) {
+    pthread_mutex_destroy(&pool->mutex);
+    pthread_cond_destroy(&pool->wake);
+    pthread_cond_destroy(&pool->done);
+  }
+  ctx->magic = 0;
+}

@@ -1,0 +1,71 @@
+/*===- runtime_internal.h - what generated code calls in the runtime ------===*
+ *
+ * The glue nunc generates for a model calls these. They are compiled once
+ * into object files that `nunc compile` copies into every lib<model>.a with
+ * the `nunc_rt_` prefix renamed to `<model>_rt_`, so libraries made by
+ * different nunc versions link into one program without clashing.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef NUNC_RUNTIME_INTERNAL_H
+#define NUNC_RUNTIME_INTERNAL_H
+
+#include "nunc/runtime.h"
+
+#include <pthread.h>
+
+/* A kernel task: computes part `i` of one step. Returns 0, or a nonzero
+ * code when the data is bad (an index out of range). */
+typedef int32_t (*nunc_rt_task)(const void *const *args, int64_t i);
+
+typedef struct nunc_rt_pool {
+  pthread_mutex_t mutex;
+  pthread_cond_t wake, done;
+  pthread_t threads[NUNC_MAX_THREADS];
+  int num_threads; /* incl. the caller */
+  int started;     /* workers running */
+  int shutdown;
+  uint64_t generation;   /* bumped per parallel region */
+  /* the current region */
+  nunc_rt_task task;
+  const void *const *args;
+  int64_t num_tasks;
+  int64_t next;          /* next task index to take (atomic) */
+  int64_t finished;      /* tasks done (atomic) */
+  int32_t error;         /* first nonzero task result (atomic) */
+  int busy_workers;      /* workers inside the region */
+  nunc_parallel_for_fn user_parallel_for;
+  void *user;
+} nunc_rt_pool;
+
+/* The context behind every generated <model>_ctx. */
+typedef struct nunc_rt_ctx {
+  uint64_t magic;
+  unsigned char *workspace;
+  const unsigned char *weights;
+  const char *error_detail;
+  nunc_rt_pool pool;
+} nunc_rt_ctx;
+
+#define NUNC_RT_MAGIC 0x6e756e63636f6e74ull /* "nunccont" */
+
+/* Feature bits the generated code asks for. */
+enum {
+  NUNC_CPU_AVX2 = 1u << 0, NUNC_CPU_FMA = 1u << 1, NUNC_CPU_AVX512F = 1u << 2,
+  NUNC_CPU_AVX512BW = 1u << 3, NUNC_CPU_AVX512VL = 1u << 4, NUNC_CPU_AVX512DQ = 1u << 5,
+  NUNC_CPU_AVX512VNNI = 1u << 6, NUNC_CPU_AVXVNNI = 1u << 7, NUNC_CPU_AMX = 1u << 8,
+  NUNC_CPU_F16C = 1u << 9
+};
+
+/* Checks the CPU (and the OS's register state support) for `required`. On a
+ * miss, writes the missing features' names to `missing` and returns
+ * NUNC_ERR_UNSUPPORTED_CPU. AMX also asks the kernel for tile permission. */
+nunc_status nunc_rt_check_cpu(uint32_t required, char *missing, size_t missing_size);
+
+nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, const void *weights,
+                         const nunc_options *options);
+/* Runs task(args, i) for i in [0, n) on the pool; returns the first error. */
+int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
+                         const void *const *args);
+void nunc_rt_destroy(nunc_rt_ctx *ctx);
+
+#endif /* NUNC_RUNTIME_INTERNAL_H */
