@@ -27,6 +27,18 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm) {
   fpm.addPass(createShapeInference());
 }
 
+void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
+  buildSimplifyPipeline(pm);
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createFuseGelu());
+  fpm.addPass(createFuseLayerNorm());
+  fpm.addPass(createFuseAttention());
+  fpm.addPass(createFuseLinear());
+  fpm.addPass(createFoldBatchNorm());
+  fpm.addPass(createFuseConv());
+  buildSimplifyPipeline(pm);
+}
+
 LogicalResult mlir::nunc::simplify(ModuleOp module) {
   PassManager pm(module.getContext());
   buildSimplifyPipeline(pm);

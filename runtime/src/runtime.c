@@ -7,6 +7,7 @@
 #include "runtime_internal.h"
 
 #include <cpuid.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -141,11 +142,40 @@ static void *worker_main(void *arg) {
   }
 }
 
-nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, const void *weights,
-                         const nunc_options *options) {
+_Static_assert(sizeof(nunc_rt_ctx) <= NUNC_RT_CTX_BYTES, "context too large");
+_Static_assert(offsetof(nunc_rt_ctx, workspace) == 8 && offsetof(nunc_rt_ctx, weights) == 16 &&
+                   offsetof(nunc_rt_ctx, error_detail) == 24,
+               "generated code reads these fields at fixed offsets");
+
+static nunc_status fail(nunc_rt_ctx *ctx, nunc_status status, const char *what) {
+  size_t n = strlen(what);
+  if (n >= sizeof ctx->detail)
+    n = sizeof ctx->detail - 1;
+  memcpy(ctx->detail, what, n);
+  ctx->detail[n] = 0;
+  ctx->error_detail = ctx->detail;
+  return status;
+}
+
+nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, size_t workspace_size,
+                         const void *weights, const nunc_options *options,
+                         uint32_t required_features) {
   if (!ctx)
     return NUNC_ERR_INVALID_ARGUMENT;
   memset(ctx, 0, sizeof *ctx);
+  if (workspace_size && (!workspace || ((uintptr_t)workspace & 63)))
+    return fail(ctx, NUNC_ERR_INVALID_ARGUMENT,
+                "the workspace must be a 64-byte aligned buffer of <model>_workspace_size() bytes");
+  if (!weights || ((uintptr_t)weights & 63))
+    return fail(ctx, NUNC_ERR_INVALID_ARGUMENT, "the weights must be 64-byte aligned");
+  if (options && options->num_threads < 0)
+    return fail(ctx, NUNC_ERR_INVALID_ARGUMENT, "num_threads must not be negative");
+  char missing[160];
+  if (nunc_rt_check_cpu(required_features, missing, sizeof missing) != NUNC_OK) {
+    char msg[224] = "the CPU lacks: ";
+    strncat(msg, missing, sizeof msg - strlen(msg) - 1);
+    return fail(ctx, NUNC_ERR_UNSUPPORTED_CPU, msg);
+  }
   ctx->workspace = (unsigned char *)workspace;
   ctx->weights = (const unsigned char *)weights;
   nunc_rt_pool *pool = &ctx->pool;

@@ -37,14 +37,19 @@ typedef struct nunc_rt_pool {
   void *user;
 } nunc_rt_pool;
 
-/* The context behind every generated <model>_ctx. */
+/* The context behind every generated <model>_ctx. Generated code reads the
+ * first four fields at fixed offsets (0, 8, 16, 24); runtime.c checks them. */
 typedef struct nunc_rt_ctx {
   uint64_t magic;
   unsigned char *workspace;
   const unsigned char *weights;
-  const char *error_detail;
+  const char *error_detail; /* why the last call failed, or NULL */
+  char detail[256];         /* storage for error_detail */
   nunc_rt_pool pool;
 } nunc_rt_ctx;
+
+/* Bytes of the opaque context type in generated headers. */
+#define NUNC_RT_CTX_BYTES 4096
 
 #define NUNC_RT_MAGIC 0x6e756e63636f6e74ull /* "nunccont" */
 
@@ -61,8 +66,12 @@ enum {
  * NUNC_ERR_UNSUPPORTED_CPU. AMX also asks the kernel for tile permission. */
 nunc_status nunc_rt_check_cpu(uint32_t required, char *missing, size_t missing_size);
 
-nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, const void *weights,
-                         const nunc_options *options);
+/* Checks the arguments and the CPU, then starts the worker threads. The
+ * workspace must be 64-byte aligned when workspace_size > 0; so must
+ * external weights. */
+nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, size_t workspace_size,
+                         const void *weights, const nunc_options *options,
+                         uint32_t required_features);
 /* Runs task(args, i) for i in [0, n) on the pool; returns the first error. */
 int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
                          const void *const *args);

@@ -95,8 +95,7 @@ func.func @tanh_pow(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
 
 // -----
 
-// The tanh form with every commutative operand swapped, and the integer
-// exponent of Pow (i64, as exported from `x ** 3`).
+// The tanh form with every commutative operand swapped.
 
 // CHECK-LABEL: func.func @tanh_swapped(
 // CHECK-SAME: %[[X:.*]]: tensor<2x4xf32>)
@@ -163,6 +162,33 @@ func.func @erf_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
   %3 = nunc.mul %x, %2 : (tensor<2x8xf16>, tensor<2x8xf16>) -> tensor<2x8xf16>
   %4 = nunc.mul %3, %half : (tensor<2x8xf16>, tensor<f16>) -> tensor<2x8xf16>
   return %4 : tensor<2x8xf16>
+}
+
+// -----
+
+// Pow with an integer exponent (Pow's exponent may have its own type): x^3
+// all the same.
+
+// CHECK-LABEL: func.func @tanh_int_exponent(
+// CHECK-SAME: %[[X:.*]]: tensor<4xf32>)
+// CHECK-NEXT: %[[G:.*]] = nunc.gelu %[[X]] {approximate = "tanh"} : tensor<4xf32> -> tensor<4xf32>
+// CHECK-NEXT: return %[[G]]
+// CHECK-NOT: nunc.
+func.func @tanh_int_exponent(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %three = nunc.constant dense<3> : tensor<i64>
+  %kappa = nunc.constant dense<0.044715> : tensor<f32>
+  %beta = nunc.constant dense<0.797884583> : tensor<f32>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %half = nunc.constant dense<0.5> : tensor<f32>
+  %0 = nunc.pow %x, %three : (tensor<4xf32>, tensor<i64>) -> tensor<4xf32>
+  %1 = nunc.mul %0, %kappa : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %2 = nunc.add %x, %1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %3 = nunc.mul %2, %beta : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %4 = nunc.tanh %3 : tensor<4xf32> -> tensor<4xf32>
+  %5 = nunc.add %4, %one : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %6 = nunc.mul %x, %half : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  %7 = nunc.mul %6, %5 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %7 : tensor<4xf32>
 }
 
 // -----

@@ -14,11 +14,12 @@
 namespace nunc_tool {
 
 extern llvm::cl::OptionCategory category;
-extern llvm::cl::SubCommand importCommand, runCommand, inspectCommand;
+extern llvm::cl::SubCommand importCommand, runCommand, inspectCommand, compileCommand;
 
 int runImport();
 int runRun();
 int runInspect();
+int runCompile();
 
 /// A context with nunc's dialects whose diagnostics print as
 /// `model.onnx: node "name" (Op, opset N): error: message`.

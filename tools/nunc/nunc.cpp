@@ -25,7 +25,8 @@ int main(int argc, char **argv) {
       "nunc: ahead-of-time compiler for ONNX models\n\n"
       "  nunc import model.onnx [--shape NAME=DIMS ...] -o model.mlir\n"
       "  nunc run --reference model.onnx (--input in.npz | --random-inputs) [-o out.npz]\n"
-      "  nunc inspect model.onnx [--json]\n\n"
+      "  nunc inspect model.onnx [--json]\n"
+      "  nunc compile model.onnx --target x86_64-avx512 --shape NAME=DIMS ... -o out/\n\n"
       "Run 'nunc <subcommand> --help' for the options of each.\n");
   if (importCommand)
     return runImport();
@@ -33,7 +34,9 @@ int main(int argc, char **argv) {
     return runRun();
   if (inspectCommand)
     return runInspect();
-  llvm::errs() << "nunc: error: expected a subcommand (import, run, inspect); see "
+  if (compileCommand)
+    return runCompile();
+  llvm::errs() << "nunc: error: expected a subcommand (import, run, inspect, compile); see "
                   "'nunc --help'\n";
   return 1;
 }

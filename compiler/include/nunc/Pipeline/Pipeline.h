@@ -16,6 +16,11 @@ void registerNuncDialects(DialectRegistry &registry);
 /// are pinned), canonicalization, CSE, and a final shape inference.
 void buildSimplifyPipeline(OpPassManager &pm);
 
+/// The tensor-level pipeline `nunc compile` runs before code generation:
+/// simplify, fuse (GELU, LayerNorm, attention, linear, BatchNorm into Conv,
+/// conv epilogues), simplify again.
+void buildFusionPipeline(OpPassManager &pm);
+
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);
 

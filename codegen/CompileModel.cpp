@@ -1,0 +1,481 @@
+//===- CompileModel.cpp - nunc IR to a static library ---------------------===//
+
+#include "nunc/Codegen/CompileModel.h"
+
+#include "Archive.h"
+#include "GenericKernels.h"
+#include "Header.h"
+#include "KernelCall.h"
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Plan/MemoryPlan.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+constexpr uint64_t kContextMagic = 0x6e756e63636f6e74ull; // runtime_internal.h
+constexpr int kStatusInvalidInput = 2, kStatusNotInitialized = 5;
+
+/// A temporary file removed when this goes out of scope.
+struct TempFile {
+  std::string path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+  LogicalResult write(llvm::StringRef bytes, llvm::StringRef suffix) {
+    llvm::SmallString<128> p;
+    int fd;
+    if (llvm::sys::fs::createTemporaryFile("nunc", suffix, fd, p))
+      return failure();
+    path = std::string(p);
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << bytes;
+    return success(!os.has_error());
+  }
+};
+
+/// The graph input a Gather's indices come from, looking through casts and
+/// views, for error messages users can act on.
+std::string indexSource(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<CastOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp>(def))
+      return "";
+    v = def->getOperand(0);
+  }
+  auto arg = cast<BlockArgument>(v);
+  auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nunc.name"))
+    return name.str();
+  return "";
+}
+
+class ModelCompiler {
+public:
+  ModelCompiler(ModuleOp module, const CompileOptions &options)
+      : module(module), options(options) {}
+
+  FailureOr<CompiledModel> run();
+
+private:
+  LogicalResult selectKernels();
+  int64_t constantOffset(int storage);
+  FailureOr<std::unique_ptr<llvm::Module>> translate(llvm::LLVMContext &llvmContext);
+  void emitGlue(llvm::Module &m);
+  void emitKernelWrappers(llvm::Module &m);
+  FailureOr<std::string> emitObject(llvm::Module &m, llvm::StringRef weightsPath);
+
+  ModuleOp module;
+  const CompileOptions &options;
+  func::FuncOp func;
+  MemoryPlan plan;
+  std::vector<KernelCall> calls;
+  /// Generic kernels: the MLIR function each wraps, with its arity.
+  std::vector<std::pair<std::string, unsigned>> genericImpls;
+  OwningOpRef<ModuleOp> kernelModule;
+  WeightBlob blob;
+  llvm::DenseMap<int, int64_t> constantOffsets;
+};
+
+LogicalResult ModelCompiler::selectKernels() {
+  // Scratch memory per op, known before the plan.
+  auto scratch = [](Operation *op) -> int64_t {
+    if (auto at = dyn_cast<AttentionOp>(op))
+      return cast<RankedTensorType>(at.getKey().getType()).getDimSize(1) * 4;
+    return 0;
+  };
+  FailureOr<MemoryPlan> p = planMemory(func, scratch);
+  if (failed(p))
+    return failure();
+  plan = std::move(*p);
+
+  kernelModule = ModuleOp::create(func.getLoc());
+  for (auto [i, step] : llvm::enumerate(plan.steps)) {
+    KernelCall call;
+    call.symbol = options.name + "_k" + std::to_string(i);
+    std::string impl = call.symbol + "_impl";
+    if (failed(buildGenericKernel(*kernelModule, step.op, impl)))
+      return failure();
+    call.generic = true;
+    call.description = "generic";
+    for (int s : step.operands)
+      call.args.push_back(KernelArg::storage(s));
+    for (int s : step.results)
+      call.args.push_back(KernelArg::storage(s));
+    if (step.scratch >= 0)
+      call.args.push_back(KernelArg::storage(step.scratch));
+    if (auto gather = dyn_cast<GatherOp>(step.op)) {
+      std::string input = indexSource(gather.getIndices());
+      int64_t dim = cast<RankedTensorType>(gather.getData().getType())
+                        .getDimSize(gather.getAxis() < 0
+                                        ? gather.getAxis() +
+                                              cast<RankedTensorType>(gather.getData().getType())
+                                                  .getRank()
+                                        : gather.getAxis());
+      call.errorMessage =
+          (input.empty() ? std::string("an index") : "input '" + input + "' holds an index") +
+          " out of range [" + std::to_string(-dim) + ", " + std::to_string(dim) + ") at " +
+          describeLocation(step.op->getLoc());
+    }
+    genericImpls.push_back({impl, (unsigned)call.args.size()});
+    calls.push_back(std::move(call));
+  }
+  return success();
+}
+
+int64_t ModelCompiler::constantOffset(int storage) {
+  auto it = constantOffsets.find(storage);
+  if (it != constantOffsets.end())
+    return it->second;
+  auto c = cast<ConstantOp>(plan.constants[plan.storages[storage].index]);
+  SmallVector<char> raw;
+  readRawElements(c.getValue(), raw);
+  int64_t offset = blob.add(raw.data(), raw.size());
+  constantOffsets[storage] = offset;
+  return offset;
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+ModelCompiler::translate(llvm::LLVMContext &llvmContext) {
+  if (failed(lowerGenericKernelsToLLVM(*kernelModule)))
+    return failure();
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  kernelModule->getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<llvm::Module> m =
+      translateModuleToLLVMIR(*kernelModule, llvmContext, options.name);
+  if (!m)
+    return module.emitError("translating the kernels to LLVM IR failed");
+  return m;
+}
+
+void ModelCompiler::emitKernelWrappers(llvm::Module &m) {
+  llvm::LLVMContext &c = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(c);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
+  llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
+  for (auto [call, impl] : llvm::zip(calls, genericImpls)) {
+    if (!call.generic)
+      continue;
+    llvm::Function *f = llvm::Function::Create(taskType, llvm::GlobalValue::InternalLinkage,
+                                               call.symbol, m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
+    llvm::Function *target = m.getFunction(impl.first);
+    SmallVector<llvm::Value *> args;
+    for (unsigned i = 0; i < impl.second; ++i)
+      args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, f->getArg(0), i)));
+    b.CreateRet(b.CreateCall(target, args));
+  }
+}
+
+void ModelCompiler::emitGlue(llvm::Module &m) {
+  llvm::LLVMContext &c = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(c);
+  llvm::Type *i8 = llvm::Type::getInt8Ty(c), *i32 = llvm::Type::getInt32Ty(c),
+             *i64 = llvm::Type::getInt64Ty(c);
+  const std::string &name = options.name;
+  std::string rt = name + "_rt_";
+  auto declare = [&](llvm::StringRef fn, llvm::Type *ret, ArrayRef<llvm::Type *> params) {
+    return m.getOrInsertFunction(fn, llvm::FunctionType::get(ret, params, false));
+  };
+  llvm::FunctionCallee rtParallel = declare(rt + "parallel", i32, {ptr, i64, ptr, ptr});
+  llvm::FunctionCallee rtInit = declare(rt + "init", i32, {ptr, ptr, i64, ptr, ptr, i32});
+  llvm::FunctionCallee rtDestroy = declare(rt + "destroy", llvm::Type::getVoidTy(c), {ptr});
+  auto exported = [&](llvm::StringRef fn, llvm::Type *ret, ArrayRef<llvm::Type *> params) {
+    return llvm::Function::Create(llvm::FunctionType::get(ret, params, false),
+                                  llvm::GlobalValue::ExternalLinkage, fn, m);
+  };
+
+  // <name>_workspace_size
+  {
+    llvm::Function *f = exported(name + "_workspace_size", i64, {});
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
+    b.CreateRet(b.getInt64(plan.arenaBytes));
+  }
+  // <name>_init(ctx, workspace, [weights,] options)
+  {
+    SmallVector<llvm::Type *> params{ptr, ptr};
+    if (options.externalWeights)
+      params.push_back(ptr);
+    params.push_back(ptr);
+    llvm::Function *f = exported(name + "_init", i32, params);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
+    llvm::Value *weights;
+    if (options.externalWeights) {
+      weights = f->getArg(2);
+    } else {
+      weights = m.getOrInsertGlobal(name + "_weights", llvm::ArrayType::get(i8, 0));
+      cast<llvm::GlobalVariable>(weights)->setVisibility(llvm::GlobalValue::HiddenVisibility);
+    }
+    b.CreateRet(b.CreateCall(rtInit, {f->getArg(0), f->getArg(1), b.getInt64(plan.arenaBytes),
+                                      weights, f->getArg(f->arg_size() - 1),
+                                      b.getInt32(options.target.runtimeFeatures)}));
+  }
+  // <name>_destroy(ctx)
+  {
+    llvm::Function *f = exported(name + "_destroy", llvm::Type::getVoidTy(c), {ptr});
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
+    b.CreateCall(rtDestroy, {f->getArg(0)});
+    b.CreateRetVoid();
+  }
+  // <name>_error_detail(ctx)
+  {
+    llvm::Function *f = exported(name + "_error_detail", ptr, {ptr});
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
+    llvm::BasicBlock *null = llvm::BasicBlock::Create(c, "null", f);
+    llvm::BasicBlock *read = llvm::BasicBlock::Create(c, "read", f);
+    b.CreateCondBr(b.CreateIsNull(f->getArg(0)), null, read);
+    b.SetInsertPoint(null);
+    b.CreateRet(llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr)));
+    b.SetInsertPoint(read);
+    b.CreateRet(b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, f->getArg(0), 24)));
+  }
+  // <name>_run(ctx, inputs..., outputs...)
+  unsigned numInputs = func.getNumArguments(), numOutputs = func.getNumResults();
+  SmallVector<llvm::Type *> params(1 + numInputs + numOutputs, ptr);
+  llvm::Function *run = exported(name + "_run", i32, params);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", run));
+  llvm::Value *ctx = run->getArg(0);
+  llvm::BasicBlock *notInit = llvm::BasicBlock::Create(c, "not_initialized", run);
+  llvm::BasicBlock *body = llvm::BasicBlock::Create(c, "body", run);
+  llvm::Value *magic = b.CreateLoad(i64, ctx);
+  b.CreateCondBr(b.CreateICmpNE(magic, b.getInt64(kContextMagic)), notInit, body);
+  b.SetInsertPoint(notInit);
+  b.CreateRet(b.getInt32(kStatusNotInitialized));
+  b.SetInsertPoint(body);
+  llvm::Value *errorSlot = b.CreateConstGEP1_64(i8, ctx, 24);
+  b.CreateStore(llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr)), errorSlot);
+  llvm::Value *workspace = b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, ctx, 8));
+  llvm::Value *weights = b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, ctx, 16));
+  size_t maxArgs = 1;
+  for (const KernelCall &call : calls)
+    maxArgs = std::max(maxArgs, call.args.size());
+  llvm::Value *argArray = b.CreateAlloca(llvm::ArrayType::get(ptr, maxArgs));
+
+  auto storagePointer = [&](int s) -> llvm::Value * {
+    const Storage &st = plan.storages[s];
+    switch (st.kind) {
+    case StorageKind::Arena:
+      return b.CreateConstGEP1_64(i8, workspace, st.index);
+    case StorageKind::Weight:
+      return b.CreateConstGEP1_64(i8, weights, constantOffset(s));
+    case StorageKind::Input:
+      return run->getArg(1 + st.index);
+    case StorageKind::Output:
+      return run->getArg(1 + numInputs + st.index);
+    }
+    return nullptr;
+  };
+  llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
+  for (const KernelCall &call : calls) {
+    for (auto [i, arg] : llvm::enumerate(call.args)) {
+      llvm::Value *p = arg.kind == KernelArg::Blob
+                           ? b.CreateConstGEP1_64(i8, weights, arg.value)
+                           : storagePointer(arg.value);
+      b.CreateStore(p, b.CreateConstGEP1_64(ptr, argArray, i));
+    }
+    llvm::FunctionCallee task = m.getOrInsertFunction(call.symbol, taskType);
+    llvm::Value *status =
+        call.tasks == 1
+            ? b.CreateCall(task, {argArray, b.getInt64(0)})
+            : b.CreateCall(rtParallel, {ctx, b.getInt64(call.tasks), task.getCallee(), argArray});
+    if (call.errorMessage.empty())
+      continue;
+    llvm::BasicBlock *bad = llvm::BasicBlock::Create(c, "bad_input", run);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", run);
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), bad, next);
+    b.SetInsertPoint(bad);
+    b.CreateStore(b.CreateGlobalString(call.errorMessage, name + "_error"), errorSlot);
+    b.CreateRet(b.getInt32(kStatusInvalidInput));
+    b.SetInsertPoint(next);
+  }
+  for (const OutputCopy &copy : plan.copies)
+    b.CreateMemCpy(run->getArg(1 + numInputs + copy.output), llvm::MaybeAlign(1),
+                   storagePointer(copy.from), llvm::MaybeAlign(1), copy.bytes);
+  b.CreateRet(b.getInt32(0));
+
+  // <name>_inputs / <name>_outputs descriptors.
+  llvm::StructType *descType = llvm::StructType::get(c, {ptr, i32, i32, ptr, i64});
+  auto descriptors = [&](bool inputs) {
+    SmallVector<llvm::Constant *> entries;
+    unsigned count = inputs ? numInputs : numOutputs;
+    for (unsigned i = 0; i < count; ++i) {
+      auto type = cast<RankedTensorType>(inputs ? func.getArgumentTypes()[i]
+                                                : func.getResultTypes()[i]);
+      StringAttr nameAttr = inputs ? func.getArgAttrOfType<StringAttr>(i, "nunc.name")
+                                   : func.getResultAttrOfType<StringAttr>(i, "nunc.name");
+      std::string ioName = nameAttr ? nameAttr.str() : "io" + std::to_string(i);
+      SmallVector<llvm::Constant *> dims;
+      for (int64_t d : type.getShape())
+        dims.push_back(b.getInt64(d));
+      auto *shapeArray = llvm::ConstantArray::get(llvm::ArrayType::get(i64, dims.size()), dims);
+      auto *shapeGlobal = new llvm::GlobalVariable(
+          m, shapeArray->getType(), true, llvm::GlobalValue::PrivateLinkage, shapeArray,
+          name + (inputs ? "_in_shape" : "_out_shape"));
+      int64_t bytes = type.getNumElements() * getElementByteWidth(type.getElementType());
+      entries.push_back(llvm::ConstantStruct::get(
+          descType, {b.CreateGlobalString(ioName, name + "_io_name"),
+                     b.getInt32(onnxDataType(type.getElementType())),
+                     b.getInt32(type.getRank()), shapeGlobal, b.getInt64(bytes)}));
+    }
+    auto *array = llvm::ConstantArray::get(llvm::ArrayType::get(descType, count), entries);
+    auto *global = new llvm::GlobalVariable(m, array->getType(), true,
+                                            llvm::GlobalValue::PrivateLinkage, array,
+                                            name + (inputs ? "_input_descs" : "_output_descs"));
+    llvm::Function *f = exported(name + (inputs ? "_inputs" : "_outputs"), ptr, {ptr});
+    llvm::IRBuilder<> fb(llvm::BasicBlock::Create(c, "entry", f));
+    llvm::BasicBlock *store = llvm::BasicBlock::Create(c, "store", f);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", f);
+    fb.CreateCondBr(fb.CreateIsNull(f->getArg(0)), done, store);
+    fb.SetInsertPoint(store);
+    fb.CreateStore(fb.getInt64(count), f->getArg(0));
+    fb.CreateBr(done);
+    fb.SetInsertPoint(done);
+    fb.CreateRet(global);
+  };
+  descriptors(true);
+  descriptors(false);
+}
+
+FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m,
+                                                 llvm::StringRef weightsPath) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    return true;
+  }();
+  (void)initialized;
+  llvm::Triple triple("x86_64-unknown-linux-gnu");
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return module.emitError("no x86 backend: ") << error;
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, options.target.llvmCpu, options.target.llvmFeatures, targetOptions,
+      llvm::Reloc::PIC_, llvm::CodeModel::Small, llvm::CodeGenOptLevel::Aggressive));
+  m.setTargetTriple(triple);
+  m.setDataLayout(tm->createDataLayout());
+  for (llvm::Function &f : m) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", options.target.llvmCpu);
+    f.addFnAttr("target-features", options.target.llvmFeatures);
+    if (options.target.isa == Isa::Avx512)
+      f.addFnAttr("prefer-vector-width", "512");
+    f.addFnAttr(llvm::Attribute::NoUnwind);
+  }
+
+  // Weights: embedded from a file at assembly time, not as an LLVM constant
+  // (which would hold a second copy of every weight in memory).
+  if (!options.externalWeights) {
+    std::string s = options.name + "_weights";
+    std::string text = ".section .rodata." + s + ",\"a\",@progbits\n.p2align 6\n.globl " + s +
+                       "\n.hidden " + s + "\n.type " + s + ",@object\n" + s + ":\n";
+    if (blob.size())
+      text += ".incbin \"" + weightsPath.str() + "\"\n";
+    else
+      text += ".zero 64\n";
+    text += ".size " + s + ", " + std::to_string(std::max<int64_t>(blob.size(), 64)) + "\n";
+    m.appendModuleInlineAsm(text);
+  }
+
+  if (llvm::verifyModule(m, &llvm::errs()))
+    return module.emitError("internal error: the generated LLVM IR does not verify");
+
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(tm.get());
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (tm->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    return module.emitError("the x86 backend cannot emit an object file");
+  codegen.run(m);
+  return std::string(buffer.data(), buffer.size());
+}
+
+FailureOr<CompiledModel> ModelCompiler::run() {
+  func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func)
+    return module.emitError("the module has no @main function");
+  if (failed(selectKernels()))
+    return failure();
+  if (options.printMemoryPlan && options.planStream)
+    plan.print(*options.planStream);
+
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> m = translate(llvmContext);
+  if (failed(m))
+    return failure();
+  emitKernelWrappers(**m);
+  emitGlue(**m);
+  // Constants copied to outputs go into the blob too (emitGlue asked).
+  TempFile weightsFile;
+  if (!options.externalWeights && blob.size() &&
+      failed(weightsFile.write(blob.data(), "weights")))
+    return module.emitError("cannot write a temporary file for the weights");
+  FailureOr<std::string> object = emitObject(**m, weightsFile.path);
+  if (failed(object))
+    return failure();
+
+  CompiledModel out;
+  FailureOr<std::string> archive =
+      writeModelArchive(options.name, *object, module.getLoc());
+  if (failed(archive))
+    return failure();
+  out.archive = std::move(*archive);
+  out.arenaBytes = plan.arenaBytes;
+  out.weightBytes = blob.size();
+  if (options.externalWeights)
+    out.weights = blob.data();
+  for (auto [step, call] : llvm::zip(plan.steps, calls)) {
+    KernelChoice k;
+    k.op = step.op->getName().getStringRef().str();
+    k.node = describeLocation(step.op->getLoc());
+    k.kernel = call.description;
+    k.generic = call.generic;
+    k.tasks = call.tasks;
+    out.kernels.push_back(k);
+  }
+  out.header = generateHeader(func, options, plan.arenaBytes);
+  out.manifest = generateManifest(func, options, out);
+  return out;
+}
+
+} // namespace
+
+FailureOr<CompiledModel> mlir::nunc::compileModel(ModuleOp module,
+                                                  const CompileOptions &options) {
+  return ModelCompiler(module, options).run();
+}

@@ -1,0 +1,29 @@
+//===- Header.h - the generated C header and JSON manifest ------*- C++ -*-===//
+
+#ifndef NUNC_CODEGEN_HEADER_H
+#define NUNC_CODEGEN_HEADER_H
+
+#include "nunc/Codegen/CompileModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir::nunc {
+
+/// ONNX TensorProto.DataType of an element type (what nunc_dtype holds).
+int onnxDataType(Type element);
+
+/// <name>.h: the runtime types, then the model's API with one typed pointer
+/// per graph input and output.
+std::string generateHeader(func::FuncOp func, const CompileOptions &options,
+                           int64_t workspaceBytes);
+
+/// <name>.json: I/O, sizes, target, the kernel of every step, nunc version.
+std::string generateManifest(func::FuncOp func, const CompileOptions &options,
+                             const CompiledModel &model);
+
+/// A C identifier made from `s` (invalid characters become '_').
+std::string cIdentifier(llvm::StringRef s);
+
+} // namespace mlir::nunc
+
+#endif // NUNC_CODEGEN_HEADER_H

@@ -1,0 +1,52 @@
+//===- KernelCall.h - what the glue calls for each step ---------*- C++ -*-===//
+
+#ifndef NUNC_CODEGEN_KERNELCALL_H
+#define NUNC_CODEGEN_KERNELCALL_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::nunc {
+
+/// A pointer the glue passes to a kernel: a planned storage, or a byte
+/// offset into the weights blob (constants a kernel re-laid out).
+struct KernelArg {
+  enum Kind { Storage, Blob } kind = Storage;
+  int64_t value = 0;
+  static KernelArg storage(int s) { return {Storage, s}; }
+  static KernelArg blob(int64_t offset) { return {Blob, offset}; }
+};
+
+/// One step of the run function:
+///   int32_t symbol(const void *const *args, int64_t task)
+/// called for every task in [0, tasks), in parallel when tasks > 1.
+struct KernelCall {
+  std::string symbol;
+  int64_t tasks = 1;
+  std::vector<KernelArg> args;
+  std::string description;  // for the manifest and --explain
+  bool generic = false;      // took the generic (MLIR loops) path
+  std::string errorMessage;  // what a nonzero task result means
+};
+
+/// The weights blob: constants (as is, or re-laid out by a kernel), each at
+/// a 64-byte aligned offset.
+class WeightBlob {
+public:
+  int64_t add(const char *data, int64_t size) {
+    int64_t offset = (bytes.size() + 63) / 64 * 64;
+    bytes.resize(offset);
+    bytes.append(data, size);
+    return offset;
+  }
+  const std::string &data() const { return bytes; }
+  int64_t size() const { return bytes.size(); }
+
+private:
+  std::string bytes;
+};
+
+} // namespace mlir::nunc
+
+#endif // NUNC_CODEGEN_KERNELCALL_H

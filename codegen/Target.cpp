@@ -1,0 +1,67 @@
+//===- Target.cpp - code generation targets -------------------------------===//
+
+#include "nunc/Codegen/Target.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/TargetParser/Host.h"
+
+namespace mlir::nunc {
+
+// Feature bits of the runtime's CPU check (runtime/src/runtime_internal.h).
+enum : uint32_t {
+  kAvx2 = 1u << 0, kFma = 1u << 1, kAvx512F = 1u << 2, kAvx512BW = 1u << 3,
+  kAvx512VL = 1u << 4, kAvx512DQ = 1u << 5, kF16C = 1u << 9
+};
+
+std::vector<std::string> targetNames() {
+  return {"x86_64-avx512", "x86_64-avx2", "native"};
+}
+
+static TargetInfo avx512() {
+  TargetInfo t;
+  t.name = "x86_64-avx512";
+  t.isa = Isa::Avx512;
+  // Skylake-SP is the oldest CPU the target promises; tune for it.
+  t.llvmCpu = "skylake-avx512";
+  t.llvmFeatures = "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx2,+fma,+f16c";
+  t.runtimeFeatures = kAvx2 | kFma | kF16C | kAvx512F | kAvx512BW | kAvx512VL | kAvx512DQ;
+  t.featureNames = {"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq"};
+  return t;
+}
+
+static TargetInfo avx2() {
+  TargetInfo t;
+  t.name = "x86_64-avx2";
+  t.isa = Isa::Avx2;
+  t.llvmCpu = "haswell";
+  t.llvmFeatures = "+avx2,+fma,+f16c";
+  t.runtimeFeatures = kAvx2 | kFma | kF16C;
+  t.featureNames = {"avx2", "fma", "f16c"};
+  return t;
+}
+
+llvm::Expected<TargetInfo> resolveTarget(llvm::StringRef name) {
+  if (name == "x86_64-avx512")
+    return avx512();
+  if (name == "x86_64-avx2")
+    return avx2();
+  if (name == "native") {
+    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+    auto has = [&](const char *f) { return host.lookup(f); };
+    TargetInfo t;
+    if (has("avx512f") && has("avx512bw") && has("avx512vl") && has("avx512dq"))
+      t = avx512();
+    else if (has("avx2") && has("fma") && has("f16c"))
+      t = avx2();
+    else
+      return llvm::createStringError("the build host has neither AVX-512 nor AVX2+FMA; "
+                                     "no x86 target fits it");
+    return t;
+  }
+  std::string known;
+  for (const std::string &n : targetNames())
+    known += (known.empty() ? "" : ", ") + n;
+  return llvm::createStringError("unknown target '" + name + "' (known: " + known + ")");
+}
+
+} // namespace mlir::nunc

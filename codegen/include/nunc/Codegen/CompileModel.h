@@ -1,0 +1,54 @@
+//===- CompileModel.h - nunc IR to a static library --------------*- C++ -*-===//
+//
+// Turns the fused, static @main of a module into lib<name>.a (kernels, glue,
+// weights and the runtime), <name>.h and the <name>.json manifest.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_CODEGEN_COMPILEMODEL_H
+#define NUNC_CODEGEN_COMPILEMODEL_H
+
+#include "nunc/Codegen/Target.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::nunc {
+
+struct CompileOptions {
+  std::string name;            // symbol prefix, a C identifier
+  TargetInfo target;
+  bool externalWeights = false; // <name>.weights beside the library
+  std::string sourceName;      // for the manifest
+  bool printMemoryPlan = false;
+  llvm::raw_ostream *planStream = nullptr;
+};
+
+/// How one step of the model was compiled.
+struct KernelChoice {
+  std::string op;       // "nunc.linear"
+  std::string node;     // describeLocation of the op
+  std::string kernel;   // "gemm.avx512[128x384x384] bias gelu" or "generic"
+  bool generic = false;
+  int64_t tasks = 1;
+};
+
+struct CompiledModel {
+  std::string archive;      // lib<name>.a bytes
+  std::string header;       // <name>.h
+  std::string manifest;     // <name>.json
+  std::string weights;      // <name>.weights bytes (external weights only)
+  int64_t arenaBytes = 0, weightBytes = 0;
+  std::vector<KernelChoice> kernels;
+};
+
+/// Compiles `module` (nunc dialect, shapes static). Diagnostics go to the
+/// context.
+FailureOr<CompiledModel> compileModel(ModuleOp module, const CompileOptions &options);
+
+} // namespace mlir::nunc
+
+#endif // NUNC_CODEGEN_COMPILEMODEL_H

@@ -1,0 +1,1377 @@
+//===- GenericKernels.cpp - every op as plain loops, through MLIR ---------===//
+
+#include "GenericKernels.h"
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cfloat>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+MemRefType mlir::nunc::genericMemRefType(Type tensorType) {
+  auto t = cast<RankedTensorType>(tensorType);
+  Type e = t.getElementType();
+  if (auto i = dyn_cast<IntegerType>(e))
+    e = IntegerType::get(e.getContext(), i.getWidth() == 1 ? 8 : i.getWidth());
+  return MemRefType::get(t.getShape(), e);
+}
+
+namespace {
+
+using Reader = std::function<Value(ValueRange)>;
+
+/// Emits scalar loop code. Arithmetic happens in a compute type: f32 for
+/// 16/32-bit floats, f64 for f64, i1 for bool, the signless integer otherwise.
+class KernelBuilder {
+public:
+  KernelBuilder(OpBuilder &b, Location loc) : b(b), loc(loc) {}
+
+  OpBuilder &b;
+  Location loc;
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value i32(int32_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
+  Value floatConst(double v, Type t) {
+    return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
+  }
+  Value intConst(int64_t v, Type t) {
+    return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+  }
+
+  static Type computeType(Type element) {
+    MLIRContext *ctx = element.getContext();
+    if (element.isF64())
+      return element;
+    if (isa<FloatType>(element))
+      return Float32Type::get(ctx);
+    if (element.isInteger(1))
+      return IntegerType::get(ctx, 1);
+    return IntegerType::get(ctx, element.getIntOrFloatBitWidth());
+  }
+  static bool isUnsigned(Type element) {
+    auto i = dyn_cast<IntegerType>(element);
+    return i && i.isUnsigned();
+  }
+
+  /// Loads element `ivs` of `m` (holding tensor elements of type `element`)
+  /// in the compute type.
+  Value read(Value m, ValueRange ivs, Type element) {
+    Value v = memref::LoadOp::create(b, loc, m, ivs);
+    if (element.isInteger(1))
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                   intConst(0, v.getType()));
+    if (isa<FloatType>(element) && !element.isF32() && !element.isF64())
+      return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    return v;
+  }
+  void write(Value v, Value m, ValueRange ivs, Type element) {
+    Type storage = cast<MemRefType>(m.getType()).getElementType();
+    if (element.isInteger(1))
+      v = arith::ExtUIOp::create(b, loc, storage, v);
+    else if (isa<FloatType>(element) && v.getType() != storage)
+      v = arith::TruncFOp::create(b, loc, storage, v);
+    memref::StoreOp::create(b, loc, v, m, ivs);
+  }
+
+  /// Runs `body` for every index of `dims` (once, with no ivs, for rank 0).
+  void forEach(ArrayRef<int64_t> dims, llvm::function_ref<void(ValueRange)> body) {
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d : dims) {
+      lbs.push_back(index(0));
+      ubs.push_back(index(d));
+      steps.push_back(index(1));
+    }
+    scf::buildLoopNest(b, loc, lbs, ubs, steps,
+                       [&](OpBuilder &nested, Location, ValueRange ivs) {
+                         OpBuilder::InsertionGuard guard(b);
+                         b.setInsertionPoint(nested.getInsertionBlock(),
+                                             nested.getInsertionPoint());
+                         body(ivs);
+                       });
+  }
+
+  /// Folds `step` over every index of `dims`, starting from `init`.
+  Value reduce(ArrayRef<int64_t> dims, Value init,
+               llvm::function_ref<Value(ValueRange, Value)> step) {
+    if (dims.empty())
+      return step({}, init);
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t d : dims) {
+      lbs.push_back(index(0));
+      ubs.push_back(index(d));
+      steps.push_back(index(1));
+    }
+    scf::LoopNest nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{init},
+        [&](OpBuilder &nested, Location, ValueRange ivs, ValueRange acc) -> scf::ValueVector {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+          return {step(ivs, acc.front())};
+        });
+    return nest.results.front();
+  }
+
+  /// Reader for an operand of shape `shape` broadcast (numpy) to the loop.
+  Reader broadcast(Value m, ArrayRef<int64_t> shape, size_t loopRank, Type element) {
+    SmallVector<int64_t> s(shape);
+    return [=, this](ValueRange ivs) {
+      SmallVector<Value> idx;
+      size_t offset = loopRank - s.size();
+      for (size_t d = 0; d < s.size(); ++d)
+        idx.push_back(s[d] == 1 ? index(0) : ivs[offset + d]);
+      return read(m, idx, element);
+    };
+  }
+  /// Reader for a per-axis parameter ([C] along `axis`, or one element).
+  Reader perAxis(Value m, int64_t count, int64_t axis, Type element) {
+    return [=, this](ValueRange ivs) {
+      SmallVector<Value> idx;
+      int64_t rank = cast<MemRefType>(m.getType()).getRank();
+      for (int64_t d = 0; d < rank; ++d)
+        idx.push_back(count == 1 ? index(0) : ivs[axis]);
+      return read(m, idx, element);
+    };
+  }
+
+  Value max(Value a, Value c, bool isUnsignedInt) {
+    if (isa<FloatType>(a.getType()))
+      return arith::MaxNumFOp::create(b, loc, a, c);
+    return isUnsignedInt ? Value(arith::MaxUIOp::create(b, loc, a, c))
+                         : Value(arith::MaxSIOp::create(b, loc, a, c));
+  }
+  Value min(Value a, Value c, bool isUnsignedInt) {
+    if (isa<FloatType>(a.getType()))
+      return arith::MinNumFOp::create(b, loc, a, c);
+    return isUnsignedInt ? Value(arith::MinUIOp::create(b, loc, a, c))
+                         : Value(arith::MinSIOp::create(b, loc, a, c));
+  }
+  Value add(Value a, Value c) {
+    return isa<FloatType>(a.getType()) ? Value(arith::AddFOp::create(b, loc, a, c))
+                                       : Value(arith::AddIOp::create(b, loc, a, c));
+  }
+  Value mul(Value a, Value c) {
+    return isa<FloatType>(a.getType()) ? Value(arith::MulFOp::create(b, loc, a, c))
+                                       : Value(arith::MulIOp::create(b, loc, a, c));
+  }
+  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+
+  /// act(x) for the fused ops' activation names.
+  Value activation(Value x, StringRef kind, float lo, float hi) {
+    Type t = x.getType();
+    if (kind == "none")
+      return x;
+    if (kind == "relu")
+      return arith::MaxNumFOp::create(b, loc, x, floatConst(0, t));
+    if (kind == "clip")
+      return arith::MinNumFOp::create(
+          b, loc, arith::MaxNumFOp::create(b, loc, x, floatConst(lo, t)), floatConst(hi, t));
+    if (kind == "sigmoid")
+      return arith::DivFOp::create(
+          b, loc, floatConst(1, t),
+          arith::AddFOp::create(b, loc, floatConst(1, t),
+                                exp(arith::NegFOp::create(b, loc, x))));
+    if (kind == "tanh")
+      return math::TanhOp::create(b, loc, x);
+    if (kind == "gelu") {
+      Value e = math::ErfOp::create(b, loc, arith::MulFOp::create(b, loc, x, floatConst(M_SQRT1_2, t)));
+      return arith::MulFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, x, floatConst(0.5, t)),
+          arith::AddFOp::create(b, loc, e, floatConst(1, t)));
+    }
+    // gelu_tanh
+    Value x3 = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, x, x), x);
+    Value inner = arith::MulFOp::create(
+        b, loc, floatConst(0.7978845608028654, t),
+        arith::AddFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x3, floatConst(0.044715, t))));
+    return arith::MulFOp::create(
+        b, loc, arith::MulFOp::create(b, loc, x, floatConst(0.5, t)),
+        arith::AddFOp::create(b, loc, math::TanhOp::create(b, loc, inner), floatConst(1, t)));
+  }
+
+  /// Converts a compute-type value to the compute type of `to` with ONNX
+  /// Cast rules; float-to-int saturates (no poison for out-of-range values).
+  Value convert(Value v, Type from, Type to) {
+    Type dst = computeType(to);
+    Type src = v.getType();
+    if (src == dst && isUnsigned(from) == isUnsigned(to))
+      return v;
+    bool srcFloat = isa<FloatType>(src), dstFloat = isa<FloatType>(dst);
+    if (to.isInteger(1)) {
+      if (srcFloat)
+        return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, floatConst(0, src));
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, intConst(0, src));
+    }
+    if (srcFloat && dstFloat) {
+      unsigned sw = src.getIntOrFloatBitWidth(), dw = dst.getIntOrFloatBitWidth();
+      if (sw == dw)
+        return v;
+      return sw < dw ? Value(arith::ExtFOp::create(b, loc, dst, v))
+                     : Value(arith::TruncFOp::create(b, loc, dst, v));
+    }
+    if (!srcFloat && dstFloat) {
+      if (from.isInteger(1) || isUnsigned(from))
+        return arith::UIToFPOp::create(b, loc, dst, v);
+      return arith::SIToFPOp::create(b, loc, dst, v);
+    }
+    if (srcFloat) {
+      // Clamp to the target's range and map NaN to 0 before converting.
+      unsigned w = dst.getIntOrFloatBitWidth();
+      double lo = isUnsigned(to) ? 0.0 : -std::ldexp(1.0, w - 1);
+      double hi = isUnsigned(to) ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+      Type wide = b.getF64Type();
+      Value x = src.isF64() ? v : Value(arith::ExtFOp::create(b, loc, wide, v));
+      Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+      x = arith::MaximumFOp::create(b, loc, x, floatConst(lo, wide));
+      x = arith::MinimumFOp::create(b, loc, x, floatConst(hi, wide));
+      x = arith::SelectOp::create(b, loc, isNan, floatConst(0, wide), x);
+      return isUnsigned(to) ? Value(arith::FPToUIOp::create(b, loc, dst, x))
+                            : Value(arith::FPToSIOp::create(b, loc, dst, x));
+    }
+    unsigned sw = src.getIntOrFloatBitWidth(), dw = dst.getIntOrFloatBitWidth();
+    if (sw == dw)
+      return v;
+    if (sw > dw)
+      return arith::TruncIOp::create(b, loc, dst, v);
+    if (from.isInteger(1) || isUnsigned(from))
+      return arith::ExtUIOp::create(b, loc, dst, v);
+    return arith::ExtSIOp::create(b, loc, dst, v);
+  }
+
+  Value toIndex(Value v) { return arith::IndexCastOp::create(b, loc, b.getIndexType(), v); }
+};
+
+ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
+Type elementOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Kernel bodies
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+class GenericEmitter {
+public:
+  GenericEmitter(KernelBuilder &k, Operation *op, ArrayRef<Value> args)
+      : k(k), b(k.b), loc(k.loc), op(op), args(args) {}
+
+  /// Emits the body; returns the status value (i32).
+  FailureOr<Value> emit();
+
+private:
+  KernelBuilder &k;
+  OpBuilder &b;
+  Location loc;
+  Operation *op;
+  ArrayRef<Value> args; // memrefs: operands, results, [scratch]
+
+  Value operandMem(unsigned i) { return args[i]; }
+  Value resultMem(unsigned i = 0) { return args[op->getNumOperands() + i]; }
+  Value scratchMem() { return args.back(); }
+
+  LogicalResult unsupported(const Twine &why) {
+    return op->emitError() << "the compiler cannot lower this op: " << why;
+  }
+
+  /// out = fn(readers...) over the result's shape.
+  void elementwise(ArrayRef<Reader> readers,
+                   llvm::function_ref<Value(ArrayRef<Value>)> fn, unsigned result = 0) {
+    Value out = resultMem(result);
+    Type element = elementOf(op->getResult(result));
+    k.forEach(shapeOf(op->getResult(result)), [&](ValueRange ivs) {
+      SmallVector<Value> scalars;
+      for (const Reader &r : readers)
+        scalars.push_back(r(ivs));
+      k.write(fn(scalars), out, ivs, element);
+    });
+  }
+  Reader bcast(unsigned operand) {
+    Value v = op->getOperand(operand);
+    return k.broadcast(operandMem(operand), shapeOf(v), shapeOf(op->getResult(0)).size(),
+                       elementOf(v));
+  }
+
+  LogicalResult emitElementwise();
+  LogicalResult emitDataMovement(Value &status);
+  LogicalResult emitReduction();
+  LogicalResult emitContraction();
+  LogicalResult emitWindowed();
+  LogicalResult emitQuantized();
+};
+
+FailureOr<Value> GenericEmitter::emit() {
+  Value status = k.i32(0);
+  LogicalResult r = success();
+  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp,
+          ReluOp, SigmoidOp, GeluOp, ClipOp, CastOp, ExpandOp, BatchNormOp>(op))
+    r = emitElementwise();
+  else if (isa<TransposeOp, SliceOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
+               UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
+    r = emitDataMovement(status);
+  else if (isa<ReduceMeanOp, ReduceSumOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
+    r = emitReduction();
+  else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
+    r = emitContraction();
+  else if (isa<ConvOp, FusedConvOp, MaxPoolOp, AveragePoolOp>(op))
+    r = emitWindowed();
+  else if (isa<QuantizeLinearOp, DequantizeLinearOp, DynamicQuantizeLinearOp,
+               MatMulIntegerOp, QLinearMatMulOp>(op))
+    r = emitQuantized();
+  else
+    r = unsupported("no generic lowering for " + op->getName().getStringRef());
+  if (failed(r))
+    return failure();
+  return status;
+}
+
+LogicalResult GenericEmitter::emitElementwise() {
+  Type outElem = elementOf(op->getResult(0));
+  bool outUnsigned = KernelBuilder::isUnsigned(outElem);
+  auto binaryArith = [&](auto floatOp, auto intOp) {
+    elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+      if (isa<FloatType>(s[0].getType()))
+        return decltype(floatOp)::create(b, loc, s[0], s[1]);
+      return decltype(intOp)::create(b, loc, s[0], s[1]);
+    });
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](AddOp) { binaryArith(arith::AddFOp(), arith::AddIOp()); return success(); })
+      .Case([&](SubOp) { binaryArith(arith::SubFOp(), arith::SubIOp()); return success(); })
+      .Case([&](MulOp) { binaryArith(arith::MulFOp(), arith::MulIOp()); return success(); })
+      .Case([&](DivOp) {
+        elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+          if (isa<FloatType>(s[0].getType()))
+            return arith::DivFOp::create(b, loc, s[0], s[1]);
+          // Integer division by zero gives 0 instead of a trap; x / -1 is
+          // 0 - x so that INT_MIN / -1 wraps.
+          Type t = s[0].getType();
+          Value zero = k.intConst(0, t), one = k.intConst(1, t);
+          Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s[1], zero);
+          Value safe = arith::SelectOp::create(b, loc, isZero, one, s[1]);
+          Value q;
+          if (outUnsigned) {
+            q = arith::DivUIOp::create(b, loc, s[0], safe);
+          } else {
+            Value isMinusOne = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s[1],
+                                                     k.intConst(-1, t));
+            Value neg = arith::SubIOp::create(b, loc, zero, s[0]);
+            Value div = arith::DivSIOp::create(
+                b, loc, s[0], arith::SelectOp::create(b, loc, isMinusOne, one, safe));
+            q = arith::SelectOp::create(b, loc, isMinusOne, neg, div);
+          }
+          return arith::SelectOp::create(b, loc, isZero, zero, q);
+        });
+        return success();
+      })
+      .Case([&](PowOp p) {
+        Type baseElem = elementOf(p.getLhs()), expElem = elementOf(p.getRhs());
+        elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+          Type f = b.getF64Type();
+          if (s[0].getType().isF32() && isa<FloatType>(s[1].getType())) {
+            Value e = k.convert(s[1], expElem, b.getF32Type());
+            return math::PowFOp::create(b, loc, s[0], e);
+          }
+          Value base = k.convert(s[0], baseElem, f), e = k.convert(s[1], expElem, f);
+          return k.convert(math::PowFOp::create(b, loc, base, e), f, baseElem);
+        });
+        return success();
+      })
+      .Case([&](EqualOp e) {
+        elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+          if (isa<FloatType>(s[0].getType()))
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s[0], s[1]);
+          return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s[0], s[1]);
+        });
+        return success();
+      })
+      .Case([&](WhereOp) {
+        elementwise({bcast(0), bcast(1), bcast(2)}, [&](ArrayRef<Value> s) -> Value {
+          return arith::SelectOp::create(b, loc, s[0], s[1], s[2]);
+        });
+        return success();
+      })
+      .Case([&](SqrtOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          return math::SqrtOp::create(b, loc, s[0]);
+        });
+        return success();
+      })
+      .Case([&](ErfOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          return math::ErfOp::create(b, loc, s[0]);
+        });
+        return success();
+      })
+      .Case([&](TanhOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) { return k.activation(s[0], "tanh", 0, 0); });
+        return success();
+      })
+      .Case([&](SigmoidOp) {
+        elementwise({bcast(0)},
+                    [&](ArrayRef<Value> s) { return k.activation(s[0], "sigmoid", 0, 0); });
+        return success();
+      })
+      .Case([&](GeluOp g) {
+        StringRef kind = g.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) { return k.activation(s[0], kind, 0, 0); });
+        return success();
+      })
+      .Case([&](ReluOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          Value zero = isa<FloatType>(s[0].getType()) ? k.floatConst(0, s[0].getType())
+                                                      : k.intConst(0, s[0].getType());
+          return k.max(s[0], zero, false);
+        });
+        return success();
+      })
+      .Case([&](ClipOp c) {
+        SmallVector<Reader> readers{bcast(0)};
+        int minIdx = -1, maxIdx = -1, next = 1;
+        if (c.getMin()) {
+          minIdx = readers.size();
+          readers.push_back(bcast(next++));
+        }
+        if (c.getMax()) {
+          maxIdx = readers.size();
+          readers.push_back(bcast(next++));
+        }
+        elementwise(readers, [&](ArrayRef<Value> s) -> Value {
+          Value v = s[0];
+          bool u = outUnsigned;
+          if (minIdx >= 0)
+            v = isa<FloatType>(v.getType())
+                    ? Value(arith::SelectOp::create(
+                          b, loc,
+                          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v, s[minIdx]),
+                          s[minIdx], v))
+                    : k.max(v, s[minIdx], u);
+          if (maxIdx >= 0)
+            v = isa<FloatType>(v.getType())
+                    ? Value(arith::SelectOp::create(
+                          b, loc,
+                          arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v, s[maxIdx]),
+                          s[maxIdx], v))
+                    : k.min(v, s[maxIdx], u);
+          return v;
+        });
+        return success();
+      })
+      .Case([&](CastOp c) {
+        Type from = elementOf(c.getInput());
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) { return k.convert(s[0], from, c.getTo()); });
+        return success();
+      })
+      .Case([&](ExpandOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) { return s[0]; });
+        return success();
+      })
+      .Case([&](BatchNormOp bn) {
+        int64_t c = shapeOf(bn.getInput())[1];
+        Type el = elementOf(bn.getInput());
+        SmallVector<Reader> readers{bcast(0)};
+        for (unsigned i = 1; i < 5; ++i)
+          readers.push_back(k.perAxis(operandMem(i), c, 1, el));
+        double eps = bn.getEpsilon().convertToFloat();
+        elementwise(readers, [&](ArrayRef<Value> s) -> Value {
+          Type t = s[0].getType();
+          Value inv = arith::DivFOp::create(
+              b, loc, k.floatConst(1, t),
+              math::SqrtOp::create(b, loc, arith::AddFOp::create(b, loc, s[4], k.floatConst(eps, t))));
+          Value centered = arith::SubFOp::create(b, loc, s[0], s[3]);
+          return arith::AddFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, centered, inv), s[1]),
+              s[2]);
+        });
+        return success();
+      })
+      .Default([&](Operation *) { return unsupported("elementwise"); });
+}
+
+LogicalResult GenericEmitter::emitDataMovement(Value &status) {
+  Type outElem = elementOf(op->getResult(0));
+  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+  Value out = resultMem();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp>([&](Operation *) {
+        // Views normally alias; a copy in element order when one lands here.
+        Value in = operandMem(0);
+        ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0));
+        SmallVector<int64_t> strides(inShape.size(), 1);
+        for (int64_t d = (int64_t)inShape.size() - 2; d >= 0; --d)
+          strides[d] = strides[d + 1] * inShape[d + 1];
+        SmallVector<int64_t> outStrides(outShape.size(), 1);
+        for (int64_t d = (int64_t)outShape.size() - 2; d >= 0; --d)
+          outStrides[d] = outStrides[d + 1] * outShape[d + 1];
+        k.forEach(outShape, [&](ValueRange ivs) {
+          Value flat = k.index(0);
+          for (size_t d = 0; d < ivs.size(); ++d)
+            flat = arith::AddIOp::create(b, loc, flat,
+                                         arith::MulIOp::create(b, loc, ivs[d], k.index(outStrides[d])));
+          SmallVector<Value> idx;
+          for (size_t d = 0; d < inShape.size(); ++d)
+            idx.push_back(arith::RemUIOp::create(
+                b, loc, arith::DivUIOp::create(b, loc, flat, k.index(strides[d])),
+                k.index(inShape[d])));
+          k.write(k.read(in, idx, outElem), out, ivs, outElem);
+        });
+        return success();
+      })
+      .Case([&](TransposeOp t) {
+        ArrayRef<int64_t> perm = t.getPerm();
+        k.forEach(outShape, [&](ValueRange ivs) {
+          SmallVector<Value> idx(perm.size());
+          for (size_t i = 0; i < perm.size(); ++i)
+            idx[perm[i]] = ivs[i];
+          k.write(k.read(operandMem(0), idx, outElem), out, ivs, outElem);
+        });
+        return success();
+      })
+      .Case([&](SliceOp s) {
+        std::optional<SmallVector<int64_t>> starts = getConstantInts(s.getStarts()),
+                                            ends = getConstantInts(s.getEnds());
+        std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>(),
+                                            steps = SmallVector<int64_t>();
+        if (s.getAxes())
+          axes = getConstantInts(s.getAxes());
+        if (s.getSteps())
+          steps = getConstantInts(s.getSteps());
+        if (!starts || !ends || !axes || !steps)
+          return unsupported("Slice with starts/ends/axes/steps that are not constants");
+        auto dims = shape::slice(shapeOf(s.getData()), *starts, *ends, *axes, *steps);
+        if (!dims) {
+          llvm::consumeError(dims.takeError());
+          return unsupported("bad Slice parameters");
+        }
+        k.forEach(outShape, [&](ValueRange ivs) {
+          SmallVector<Value> idx;
+          for (auto [d, sd] : llvm::enumerate(*dims))
+            idx.push_back(arith::AddIOp::create(
+                b, loc, k.index(sd.start), arith::MulIOp::create(b, loc, ivs[d], k.index(sd.step))));
+          k.write(k.read(operandMem(0), idx, outElem), out, ivs, outElem);
+        });
+        return success();
+      })
+      .Case([&](ConcatOp c) {
+        int64_t axis = c.getAxis() < 0 ? c.getAxis() + outShape.size() : c.getAxis();
+        int64_t offset = 0;
+        for (auto [i, in] : llvm::enumerate(c.getInputs())) {
+          k.forEach(shapeOf(in), [&](ValueRange ivs) {
+            SmallVector<Value> idx(ivs.begin(), ivs.end());
+            idx[axis] = arith::AddIOp::create(b, loc, ivs[axis], k.index(offset));
+            k.write(k.read(operandMem(i), ivs, outElem), out, idx, outElem);
+          });
+          offset += shapeOf(in)[axis];
+        }
+        return success();
+      })
+      .Case([&](GatherOp g) {
+        ArrayRef<int64_t> data = shapeOf(g.getData()), indices = shapeOf(g.getIndices());
+        int64_t axis = g.getAxis() < 0 ? g.getAxis() + data.size() : g.getAxis();
+        int64_t dim = data[axis];
+        Type idxElem = elementOf(g.getIndices());
+        Value idxMem = operandMem(1);
+        // Indices are data: check all of them before reading anything.
+        Value bad = k.reduce(indices, arith::ConstantIntOp::create(b, loc, 0, 1),
+                             [&](ValueRange ivs, Value acc) -> Value {
+                               Value i = k.read(idxMem, ivs, idxElem);
+                               Type t = i.getType();
+                               Value low = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                                                 i, k.intConst(-dim, t));
+                               Value high = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                                                  i, k.intConst(dim, t));
+                               return arith::OrIOp::create(
+                                   b, loc, acc, arith::OrIOp::create(b, loc, low, high));
+                             });
+        auto ifOp = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          size_t ri = indices.size();
+          k.forEach(outShape, [&](ValueRange ivs) {
+            SmallVector<Value> idxIvs(ivs.begin() + axis, ivs.begin() + axis + ri);
+            Value i = k.read(idxMem, idxIvs, idxElem);
+            Type t = i.getType();
+            Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, k.intConst(0, t));
+            i = arith::SelectOp::create(b, loc, neg,
+                                        arith::AddIOp::create(b, loc, i, k.intConst(dim, t)), i);
+            SmallVector<Value> dataIdx(ivs.begin(), ivs.begin() + axis);
+            dataIdx.push_back(k.toIndex(i));
+            dataIdx.append(ivs.begin() + axis + ri, ivs.end());
+            k.write(k.read(operandMem(0), dataIdx, outElem), out, ivs, outElem);
+          });
+        }
+        status = arith::SelectOp::create(b, loc, bad, k.i32(1), k.i32(0));
+        return success();
+      })
+      .Case([&](ConstantOfShapeOp c) {
+        SmallVector<char> raw;
+        Attribute value;
+        if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
+          value = dense.getValues<Attribute>()[0];
+        if (!value)
+          return unsupported("ConstantOfShape with a non-dense value");
+        Type storage = cast<MemRefType>(out.getType()).getElementType();
+        Value v;
+        if (auto f = dyn_cast<FloatAttr>(value))
+          v = k.floatConst(f.getValueAsDouble(), storage);
+        else if (auto i = dyn_cast<IntegerAttr>(value))
+          v = k.intConst(i.getValue().getSExtValue(), storage);
+        else if (auto bl = dyn_cast<BoolAttr>(value))
+          v = k.intConst(bl.getValue(), storage);
+        k.forEach(outShape, [&](ValueRange ivs) { memref::StoreOp::create(b, loc, v, out, ivs); });
+        return success();
+      })
+      .Case([&](ShapeOp s) {
+        ArrayRef<int64_t> in = shapeOf(s.getData());
+        int64_t rank = in.size();
+        auto clampIndex = [&](int64_t i) {
+          return std::clamp<int64_t>(i < 0 ? i + rank : i, 0, rank);
+        };
+        int64_t start = clampIndex(s.getStart()), end = clampIndex(s.getEnd().value_or(rank));
+        for (int64_t i = start; i < end; ++i)
+          memref::StoreOp::create(b, loc, k.intConst(in[i], b.getI64Type()), out,
+                                  ValueRange{k.index(i - start)});
+        return success();
+      })
+      .Default([&](Operation *) { return unsupported("data movement"); });
+}
+
+LogicalResult GenericEmitter::emitReduction() {
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<ReduceMeanOp, ReduceSumOp>([&](Operation *) {
+        Value axesValue = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
+        std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>();
+        if (axesValue)
+          axes = getConstantInts(axesValue);
+        if (!axes)
+          return unsupported("reduction axes that are not constant");
+        ArrayRef<int64_t> in = shapeOf(op->getOperand(0));
+        bool noop = op->getAttrOfType<IntegerAttr>("noop_with_empty_axes") &&
+                    op->getAttrOfType<IntegerAttr>("noop_with_empty_axes").getInt();
+        auto red = shape::reducedAxes(in.size(), *axes, noop);
+        if (!red) {
+          llvm::consumeError(red.takeError());
+          return unsupported("bad reduction axes");
+        }
+        SmallVector<int64_t> kept, reducedDims;
+        for (size_t d = 0; d < in.size(); ++d) {
+          if (llvm::is_contained(*red, (int64_t)d)) {
+            kept.push_back(1);
+            reducedDims.push_back(in[d]);
+          } else {
+            kept.push_back(in[d]);
+          }
+        }
+        int64_t count = 1;
+        for (int64_t d : reducedDims)
+          count *= d;
+        Type el = elementOf(op->getOperand(0));
+        Type ct = KernelBuilder::computeType(el);
+        bool isMean = isa<ReduceMeanOp>(op);
+        Value out = resultMem();
+        ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+        // Loop over the kept dims in the input's rank; the result is written
+        // at those coordinates with the reduced dims dropped when keepdims=0.
+        k.forEach(kept, [&](ValueRange ivs) {
+          Value zero = isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+          Value sum = k.reduce(reducedDims, zero, [&](ValueRange rivs, Value acc) {
+            SmallVector<Value> idx;
+            size_t r = 0;
+            for (size_t d = 0; d < in.size(); ++d)
+              idx.push_back(llvm::is_contained(*red, (int64_t)d) ? rivs[r++] : ivs[d]);
+            return k.add(acc, k.read(operandMem(0), idx, el));
+          });
+          if (isMean) {
+            if (isa<FloatType>(ct))
+              sum = arith::DivFOp::create(b, loc, sum, k.floatConst(count, ct));
+            else
+              sum = KernelBuilder::isUnsigned(el)
+                        ? Value(arith::DivUIOp::create(b, loc, sum, k.intConst(count, ct)))
+                        : Value(arith::DivSIOp::create(b, loc, sum, k.intConst(count, ct)));
+          }
+          SmallVector<Value> outIdx;
+          for (size_t d = 0; d < in.size(); ++d)
+            if (!llvm::is_contained(*red, (int64_t)d) || outShape.size() == in.size())
+              outIdx.push_back(llvm::is_contained(*red, (int64_t)d) ? k.index(0) : ivs[d]);
+          k.write(sum, out, outIdx, el);
+        });
+        return success();
+      })
+      .Case([&](SoftmaxOp s) {
+        ArrayRef<int64_t> shape = shapeOf(s.getInput());
+        int64_t axis = s.getAxis() < 0 ? s.getAxis() + shape.size() : s.getAxis();
+        Type el = elementOf(s.getInput());
+        SmallVector<int64_t> outer(shape);
+        outer[axis] = 1;
+        Value in = operandMem(0), out = resultMem();
+        k.forEach(outer, [&](ValueRange ivs) {
+          auto at = [&](Value j) {
+            SmallVector<Value> idx(ivs.begin(), ivs.end());
+            idx[axis] = j;
+            return idx;
+          };
+          Type ct = KernelBuilder::computeType(el);
+          Value maxV = k.reduce({shape[axis]}, k.floatConst(-INFINITY, ct),
+                                [&](ValueRange j, Value acc) {
+                                  return arith::MaxNumFOp::create(b, loc, acc,
+                                                                  k.read(in, at(j[0]), el));
+                                });
+          Value sum = k.reduce({shape[axis]}, k.floatConst(0, ct), [&](ValueRange j, Value acc) {
+            Value e = k.exp(arith::SubFOp::create(b, loc, k.read(in, at(j[0]), el), maxV));
+            return arith::AddFOp::create(b, loc, acc, e);
+          });
+          Value inv = arith::DivFOp::create(b, loc, k.floatConst(1, ct), sum);
+          k.forEach({shape[axis]}, [&](ValueRange j) {
+            Value e = k.exp(arith::SubFOp::create(b, loc, k.read(in, at(j[0]), el), maxV));
+            k.write(arith::MulFOp::create(b, loc, e, inv), out, at(j[0]), el);
+          });
+        });
+        return success();
+      })
+      .Case([&](LayerNormOp ln) {
+        ArrayRef<int64_t> shape = shapeOf(ln.getInput());
+        int64_t axis = ln.getAxis() < 0 ? ln.getAxis() + shape.size() : ln.getAxis();
+        Type el = elementOf(ln.getInput());
+        Type ct = KernelBuilder::computeType(el);
+        ArrayRef<int64_t> outer = shape.take_front(axis), inner = shape.drop_front(axis);
+        int64_t n = 1;
+        for (int64_t d : inner)
+          n *= d;
+        Reader scale = k.broadcast(operandMem(1), shapeOf(ln.getScale()), shape.size(), el);
+        std::optional<Reader> bias;
+        if (ln.getBias())
+          bias = k.broadcast(operandMem(2), shapeOf(ln.getBias()), shape.size(), el);
+        Value in = operandMem(0);
+        Value out = resultMem(0), meanOut = resultMem(1), invOut = resultMem(2);
+        Type statsEl = elementOf(ln.getMean());
+        double eps = ln.getEpsilon().convertToFloat();
+        k.forEach(outer, [&](ValueRange o) {
+          auto full = [&](ValueRange i) {
+            SmallVector<Value> idx(o.begin(), o.end());
+            idx.append(i.begin(), i.end());
+            return idx;
+          };
+          Value sum = k.reduce(inner, k.floatConst(0, ct), [&](ValueRange i, Value acc) {
+            return arith::AddFOp::create(b, loc, acc, k.read(in, full(i), el));
+          });
+          Value mean = arith::DivFOp::create(b, loc, sum, k.floatConst(n, ct));
+          Value sq = k.reduce(inner, k.floatConst(0, ct), [&](ValueRange i, Value acc) {
+            Value d = arith::SubFOp::create(b, loc, k.read(in, full(i), el), mean);
+            return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, d, d));
+          });
+          Value var = arith::DivFOp::create(b, loc, sq, k.floatConst(n, ct));
+          Value inv = arith::DivFOp::create(
+              b, loc, k.floatConst(1, ct),
+              math::SqrtOp::create(b, loc, arith::AddFOp::create(b, loc, var, k.floatConst(eps, ct))));
+          k.forEach(inner, [&](ValueRange i) {
+            SmallVector<Value> idx = full(i);
+            Value d = arith::SubFOp::create(b, loc, k.read(in, idx, el), mean);
+            Value y = arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, d, inv), scale(idx));
+            if (bias)
+              y = arith::AddFOp::create(b, loc, y, (*bias)(idx));
+            k.write(y, out, idx, el);
+          });
+          SmallVector<Value> statIdx(o.begin(), o.end());
+          for (size_t d = 0; d < inner.size(); ++d)
+            statIdx.push_back(k.index(0));
+          k.write(k.convert(mean, ct, statsEl), meanOut, statIdx, statsEl);
+          k.write(k.convert(inv, ct, statsEl), invOut, statIdx, statsEl);
+        });
+        return success();
+      })
+      .Case([&](GlobalAveragePoolOp g) {
+        ArrayRef<int64_t> shape = shapeOf(g.getInput());
+        Type el = elementOf(g.getInput());
+        Type ct = KernelBuilder::computeType(el);
+        ArrayRef<int64_t> spatial = shape.drop_front(2);
+        int64_t count = 1;
+        for (int64_t d : spatial)
+          count *= d;
+        k.forEach(shape.take_front(2), [&](ValueRange nc) {
+          Value sum = k.reduce(spatial, k.floatConst(0, ct), [&](ValueRange s, Value acc) {
+            SmallVector<Value> idx(nc.begin(), nc.end());
+            idx.append(s.begin(), s.end());
+            return arith::AddFOp::create(b, loc, acc, k.read(operandMem(0), idx, el));
+          });
+          SmallVector<Value> idx(nc.begin(), nc.end());
+          for (size_t d = 0; d < spatial.size(); ++d)
+            idx.push_back(k.index(0));
+          k.write(arith::DivFOp::create(b, loc, sum, k.floatConst(count, ct)), resultMem(), idx, el);
+        });
+        return success();
+      })
+      .Default([&](Operation *) { return unsupported("reduction"); });
+}
+
+LogicalResult GenericEmitter::emitContraction() {
+  /// sum_k a(k) * b(k) over [0, K) in the compute type.
+  auto dot = [&](int64_t kDim, Type ct, llvm::function_ref<Value(Value)> a,
+                 llvm::function_ref<Value(Value)> bv) {
+    Value zero = isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+    return k.reduce({kDim}, zero, [&](ValueRange kk, Value acc) {
+      return k.add(acc, k.mul(a(kk[0]), bv(kk[0])));
+    });
+  };
+  /// Indices of a [..., rows, cols] operand for batch ivs broadcast into it.
+  auto batchIdx = [&](ArrayRef<int64_t> shape, ValueRange batch) {
+    SmallVector<Value> idx;
+    size_t own = shape.size() >= 2 ? shape.size() - 2 : 0;
+    size_t offset = batch.size() - own;
+    for (size_t d = 0; d < own; ++d)
+      idx.push_back(shape[d] == 1 ? k.index(0) : batch[offset + d]);
+    return idx;
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](MatMulOp m) {
+        ArrayRef<int64_t> a = shapeOf(m.getA()), bs = shapeOf(m.getB()),
+                          out = shapeOf(m.getResult());
+        bool aVec = a.size() == 1, bVec = bs.size() == 1;
+        size_t batchRank = out.size() - (aVec ? 0 : 1) - (bVec ? 0 : 1);
+        Type el = elementOf(m.getA()), ct = KernelBuilder::computeType(el);
+        k.forEach(out, [&](ValueRange ivs) {
+          ValueRange batch = ivs.take_front(batchRank);
+          Value row = aVec ? Value() : ivs[batchRank];
+          Value col = bVec ? Value() : ivs.back();
+          Value acc = dot(a.back(), ct,
+                          [&](Value kk) {
+                            SmallVector<Value> idx = batchIdx(a, batch);
+                            if (!aVec)
+                              idx.push_back(row);
+                            idx.push_back(kk);
+                            return k.read(operandMem(0), idx, el);
+                          },
+                          [&](Value kk) {
+                            SmallVector<Value> idx = batchIdx(bs, batch);
+                            idx.push_back(kk);
+                            if (!bVec)
+                              idx.push_back(col);
+                            return k.read(operandMem(1), idx, el);
+                          });
+          k.write(acc, resultMem(), ivs, el);
+        });
+        return success();
+      })
+      .Case([&](GemmOp g) {
+        ArrayRef<int64_t> a = shapeOf(g.getA()), out = shapeOf(g.getResult());
+        bool ta = g.getTransA(), tb = g.getTransB();
+        int64_t kDim = ta ? a[0] : a[1];
+        Type el = elementOf(g.getA()), ct = KernelBuilder::computeType(el);
+        std::optional<Reader> c;
+        if (g.getC())
+          c = k.broadcast(operandMem(2), shapeOf(g.getC()), 2, el);
+        double alpha = g.getAlpha().convertToFloat(), beta = g.getBeta().convertToFloat();
+        k.forEach(out, [&](ValueRange ivs) {
+          Value acc = dot(kDim, ct,
+                          [&](Value kk) {
+                            return k.read(operandMem(0),
+                                          ta ? SmallVector<Value>{kk, ivs[0]}
+                                             : SmallVector<Value>{ivs[0], kk},
+                                          el);
+                          },
+                          [&](Value kk) {
+                            return k.read(operandMem(1),
+                                          tb ? SmallVector<Value>{ivs[1], kk}
+                                             : SmallVector<Value>{kk, ivs[1]},
+                                          el);
+                          });
+          if (isa<FloatType>(ct)) {
+            acc = arith::MulFOp::create(b, loc, acc, k.floatConst(alpha, ct));
+            if (c)
+              acc = arith::AddFOp::create(
+                  b, loc, acc, arith::MulFOp::create(b, loc, (*c)(ivs), k.floatConst(beta, ct)));
+          } else {
+            acc = arith::MulIOp::create(b, loc, acc, k.intConst((int64_t)alpha, ct));
+            if (c)
+              acc = arith::AddIOp::create(
+                  b, loc, acc, arith::MulIOp::create(b, loc, (*c)(ivs), k.intConst((int64_t)beta, ct)));
+          }
+          k.write(acc, resultMem(), ivs, el);
+        });
+        return success();
+      })
+      .Case([&](LinearOp l) {
+        ArrayRef<int64_t> in = shapeOf(l.getInput()), out = shapeOf(l.getResult());
+        int64_t kDim = in.back();
+        Type el = elementOf(l.getInput()), ct = KernelBuilder::computeType(el);
+        unsigned next = 2;
+        int biasArg = l.getBias() ? next++ : -1;
+        int residualArg = l.getResidual() ? next++ : -1;
+        StringRef act = l.getActivation();
+        float lo = l.getActivationMin().convertToFloat(), hi = l.getActivationMax().convertToFloat();
+        k.forEach(out, [&](ValueRange ivs) {
+          Value acc = dot(kDim, ct,
+                          [&](Value kk) {
+                            SmallVector<Value> idx(ivs.drop_back());
+                            idx.push_back(kk);
+                            return k.read(operandMem(0), idx, el);
+                          },
+                          [&](Value kk) {
+                            return k.read(operandMem(1), ValueRange{kk, ivs.back()}, el);
+                          });
+          if (biasArg >= 0)
+            acc = arith::AddFOp::create(b, loc, acc,
+                                        k.read(operandMem(biasArg), ValueRange{ivs.back()}, el));
+          if (residualArg >= 0)
+            acc = arith::AddFOp::create(b, loc, acc, k.read(operandMem(residualArg), ivs, el));
+          k.write(k.activation(acc, act, lo, hi), resultMem(), ivs, el);
+        });
+        return success();
+      })
+      .Case([&](AttentionOp at) {
+        ArrayRef<int64_t> q = shapeOf(at.getQuery()), kv = shapeOf(at.getKey());
+        int64_t batch = q[0], s = q[1], t = kv[1], heads = at.getNumHeads();
+        int64_t d = q[2] / heads;
+        Type el = elementOf(at.getQuery()), ct = KernelBuilder::computeType(el);
+        std::optional<Reader> mask;
+        if (at.getMask())
+          mask = k.broadcast(operandMem(3), shapeOf(at.getMask()), 4, el);
+        double scale = at.getScale().convertToFloat();
+        Value probs = scratchMem(); // memref<T x f32>: one row of probabilities
+        k.forEach({batch, heads, s}, [&](ValueRange bhi) {
+          Value headBase = arith::MulIOp::create(b, loc, bhi[1], k.index(d));
+          auto col = [&](Value dd) { return arith::AddIOp::create(b, loc, headBase, dd); };
+          // scores into the scratch row, tracking the max
+          Value maxV = k.reduce({t}, k.floatConst(-INFINITY, ct), [&](ValueRange j, Value acc) {
+            Value sc = dot(d, ct,
+                           [&](Value dd) {
+                             return k.read(operandMem(0), ValueRange{bhi[0], bhi[2], col(dd)}, el);
+                           },
+                           [&](Value dd) {
+                             return k.read(operandMem(1), ValueRange{bhi[0], j[0], col(dd)}, el);
+                           });
+            sc = arith::MulFOp::create(b, loc, sc, k.floatConst(scale, ct));
+            if (mask)
+              sc = arith::AddFOp::create(b, loc, sc, (*mask)(ValueRange{bhi[0], bhi[1], bhi[2], j[0]}));
+            memref::StoreOp::create(b, loc, k.convert(sc, ct, b.getF32Type()), probs, j);
+            return arith::MaxNumFOp::create(b, loc, acc, sc);
+          });
+          Value sum = k.reduce({t}, k.floatConst(0, ct), [&](ValueRange j, Value acc) {
+            Value sc = k.convert(memref::LoadOp::create(b, loc, probs, j), b.getF32Type(), ct);
+            Value e = k.exp(arith::SubFOp::create(b, loc, sc, maxV));
+            memref::StoreOp::create(b, loc, k.convert(e, ct, b.getF32Type()), probs, j);
+            return arith::AddFOp::create(b, loc, acc, e);
+          });
+          Value inv = arith::DivFOp::create(b, loc, k.floatConst(1, ct), sum);
+          k.forEach({d}, [&](ValueRange dd) {
+            Value acc = k.reduce({t}, k.floatConst(0, ct), [&](ValueRange j, Value a) {
+              Value p = k.convert(memref::LoadOp::create(b, loc, probs, j), b.getF32Type(), ct);
+              Value v = k.read(operandMem(2), ValueRange{bhi[0], j[0], col(dd[0])}, el);
+              return arith::AddFOp::create(b, loc, a, arith::MulFOp::create(b, loc, p, v));
+            });
+            k.write(arith::MulFOp::create(b, loc, acc, inv), resultMem(),
+                    ValueRange{bhi[0], bhi[2], col(dd[0])}, el);
+          });
+        });
+        return success();
+      })
+      .Default([&](Operation *) { return unsupported("contraction"); });
+}
+
+LogicalResult GenericEmitter::emitWindowed() {
+  ArrayRef<int64_t> in = shapeOf(op->getOperand(0)), out = shapeOf(op->getResult(0));
+  size_t nd = in.size() - 2;
+  auto ints = [&](StringRef name) {
+    return SmallVector<int64_t>(cast<DenseI64ArrayAttr>(op->getAttr(name)).asArrayRef());
+  };
+  StringRef autoPad = "NOTSET";
+  if (auto a = op->getAttrOfType<StringAttr>("auto_pad"))
+    autoPad = a.getValue();
+  bool ceil = op->getAttrOfType<IntegerAttr>("ceil_mode") &&
+              op->getAttrOfType<IntegerAttr>("ceil_mode").getInt();
+  auto geom = shape::window(in.drop_front(2), ints("kernel_shape"), ints("strides"),
+                            ints("dilations"), ints("pads"), autoPad, ceil);
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return unsupported("bad window attributes");
+  }
+  Type el = elementOf(op->getOperand(0)), ct = KernelBuilder::computeType(el);
+  /// Input coordinate of tap `kk` for output position `o` along spatial dim d,
+  /// and whether it is inside the input.
+  auto coord = [&](size_t d, Value o, Value kk) -> std::pair<Value, Value> {
+    Value x = arith::AddIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, arith::MulIOp::create(b, loc, o, k.index(geom->strides[d])),
+                              k.index(geom->padsBegin[d])),
+        arith::MulIOp::create(b, loc, kk, k.index(geom->dilations[d])));
+    Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, x, k.index(0));
+    Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, x, k.index(in[2 + d]));
+    Value clamped = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, x, k.index(0)),
+                                           k.index(in[2 + d] - 1));
+    return {clamped, arith::AndIOp::create(b, loc, ge, lt)};
+  };
+  auto isConv = isa<ConvOp, FusedConvOp>(op);
+  if (isConv) {
+    ArrayRef<int64_t> w = shapeOf(op->getOperand(1));
+    int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
+    int64_t mg = w[0] / group, cg = w[1];
+    Value bias, residual;
+    StringRef act = "none";
+    float lo = 0, hi = 0;
+    unsigned next = 2;
+    if (auto f = dyn_cast<FusedConvOp>(op)) {
+      if (f.getBias())
+        bias = operandMem(next++);
+      if (f.getResidual())
+        residual = operandMem(next++);
+      act = f.getActivation();
+      lo = f.getActivationMin().convertToFloat();
+      hi = f.getActivationMax().convertToFloat();
+    } else if (cast<ConvOp>(op).getBias()) {
+      bias = operandMem(2);
+    }
+    SmallVector<int64_t> taps{cg};
+    taps.append(w.begin() + 2, w.end());
+    k.forEach(out, [&](ValueRange ivs) {
+      Value gIdx = arith::DivUIOp::create(b, loc, ivs[1], k.index(mg));
+      Value init = bias ? k.read(bias, ValueRange{ivs[1]}, el) : k.floatConst(0, ct);
+      Value acc = k.reduce(taps, init, [&](ValueRange t, Value a) {
+        Value c = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, gIdx, k.index(cg)), t[0]);
+        SmallVector<Value> xIdx{ivs[0], c};
+        Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+        for (size_t d = 0; d < nd; ++d) {
+          auto [x, ok] = coord(d, ivs[2 + d], t[1 + d]);
+          xIdx.push_back(x);
+          inside = arith::AndIOp::create(b, loc, inside, ok);
+        }
+        Value xv = arith::SelectOp::create(b, loc, inside, k.read(operandMem(0), xIdx, el),
+                                           k.floatConst(0, ct));
+        SmallVector<Value> wIdx{ivs[1], t[0]};
+        wIdx.append(t.begin() + 1, t.end());
+        return arith::AddFOp::create(b, loc, a,
+                                     arith::MulFOp::create(b, loc, xv, k.read(operandMem(1), wIdx, el)));
+      });
+      if (residual)
+        acc = arith::AddFOp::create(b, loc, acc, k.read(residual, ivs, el));
+      k.write(k.activation(acc, act, lo, hi), resultMem(), ivs, el);
+    });
+    return success();
+  }
+  bool isMax = isa<MaxPoolOp>(op);
+  bool includePad = op->getAttrOfType<IntegerAttr>("count_include_pad") &&
+                    op->getAttrOfType<IntegerAttr>("count_include_pad").getInt();
+  bool isFloat = isa<FloatType>(ct);
+  k.forEach(out, [&](ValueRange ivs) {
+    Value init = isMax ? (isFloat ? k.floatConst(-INFINITY, ct)
+                                  : k.intConst(KernelBuilder::isUnsigned(el)
+                                                   ? 0
+                                                   : llvm::minIntN(ct.getIntOrFloatBitWidth()),
+                                               ct))
+                       : k.floatConst(0, ct);
+    Value zeroCount = k.intConst(0, b.getI64Type());
+    scf::LoopNest nest;
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t kk : geom->kernel) {
+      lbs.push_back(k.index(0));
+      ubs.push_back(k.index(kk));
+      steps.push_back(k.index(1));
+    }
+    nest = scf::buildLoopNest(
+        b, loc, lbs, ubs, steps, ValueRange{init, zeroCount},
+        [&](OpBuilder &nested, Location, ValueRange t, ValueRange accs) -> scf::ValueVector {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+          SmallVector<Value> xIdx{ivs[0], ivs[1]};
+          Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+          Value inPadded = arith::ConstantIntOp::create(b, loc, 1, 1);
+          for (size_t d = 0; d < nd; ++d) {
+            auto [x, ok] = coord(d, ivs[2 + d], t[d]);
+            xIdx.push_back(x);
+            inside = arith::AndIOp::create(b, loc, inside, ok);
+            // Position inside the padded extent (for count_include_pad).
+            Value raw = arith::AddIOp::create(
+                b, loc,
+                arith::MulIOp::create(b, loc, ivs[2 + d], k.index(geom->strides[d])),
+                arith::MulIOp::create(b, loc, t[d], k.index(geom->dilations[d])));
+            Value below = arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::slt, raw,
+                k.index(in[2 + d] + geom->padsBegin[d] + geom->padsEnd[d]));
+            inPadded = arith::AndIOp::create(b, loc, inPadded, below);
+          }
+          Value v = k.read(operandMem(0), xIdx, el);
+          Value acc;
+          if (isMax) {
+            Value cand = k.max(accs[0], v, KernelBuilder::isUnsigned(el));
+            acc = arith::SelectOp::create(b, loc, inside, cand, accs[0]);
+          } else {
+            acc = arith::SelectOp::create(b, loc, inside,
+                                          arith::AddFOp::create(b, loc, accs[0], v), accs[0]);
+          }
+          Value counted = includePad ? inPadded : inside;
+          Value count = arith::AddIOp::create(
+              b, loc, accs[1],
+              arith::ExtUIOp::create(b, loc, b.getI64Type(), counted));
+          return {acc, count};
+        });
+    Value result = nest.results[0];
+    if (!isMax) {
+      Value n = arith::SIToFPOp::create(b, loc, ct, nest.results[1]);
+      result = arith::DivFOp::create(b, loc, result, n);
+    }
+    k.write(result, resultMem(), ivs, el);
+  });
+  return success();
+}
+
+LogicalResult GenericEmitter::emitQuantized() {
+  /// round-half-even(x), clamped to the integer type's range, converted.
+  auto quantize = [&](Value x, Type outEl) -> Value {
+    Type ct = KernelBuilder::computeType(outEl);
+    unsigned w = ct.getIntOrFloatBitWidth();
+    bool u = KernelBuilder::isUnsigned(outEl);
+    double lo = u ? 0 : -std::ldexp(1.0, w - 1), hi = u ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+    Value r = math::RoundEvenOp::create(b, loc, x);
+    r = arith::MaximumFOp::create(b, loc, r, k.floatConst(lo, r.getType()));
+    r = arith::MinimumFOp::create(b, loc, r, k.floatConst(hi, r.getType()));
+    return u ? Value(arith::FPToUIOp::create(b, loc, ct, r))
+             : Value(arith::FPToSIOp::create(b, loc, ct, r));
+  };
+  Type f32 = b.getF32Type();
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](QuantizeLinearOp q) {
+        ArrayRef<int64_t> shape = shapeOf(q.getInput());
+        int64_t axis = q.getAxis() < 0 ? q.getAxis() + shape.size() : q.getAxis();
+        int64_t count = cast<RankedTensorType>(q.getScale().getType()).getNumElements();
+        Type inEl = elementOf(q.getInput()), outEl = q.getOutputElementType();
+        SmallVector<Reader> readers{bcast(0), k.perAxis(operandMem(1), count, axis, inEl)};
+        if (q.getZeroPoint())
+          readers.push_back(k.perAxis(operandMem(2), count, axis, outEl));
+        elementwise(readers, [&](ArrayRef<Value> s) -> Value {
+          Value x = k.convert(s[0], inEl, f32), scale = k.convert(s[1], inEl, f32);
+          Value r = math::RoundEvenOp::create(b, loc, arith::DivFOp::create(b, loc, x, scale));
+          if (s.size() > 2)
+            r = arith::AddFOp::create(b, loc, r, k.convert(s[2], outEl, f32));
+          return quantize(r, outEl);
+        });
+        return success();
+      })
+      .Case([&](DequantizeLinearOp dq) {
+        ArrayRef<int64_t> shape = shapeOf(dq.getInput());
+        int64_t axis = dq.getAxis() < 0 ? dq.getAxis() + shape.size() : dq.getAxis();
+        int64_t count = cast<RankedTensorType>(dq.getScale().getType()).getNumElements();
+        Type inEl = elementOf(dq.getInput()), scaleEl = elementOf(dq.getScale());
+        SmallVector<Reader> readers{bcast(0), k.perAxis(operandMem(1), count, axis, scaleEl)};
+        if (dq.getZeroPoint())
+          readers.push_back(k.perAxis(operandMem(2), count, axis, inEl));
+        elementwise(readers, [&](ArrayRef<Value> s) -> Value {
+          Value x = k.convert(s[0], inEl, f32);
+          if (s.size() > 2)
+            x = arith::SubFOp::create(b, loc, x, k.convert(s[2], inEl, f32));
+          return k.convert(arith::MulFOp::create(b, loc, x, k.convert(s[1], scaleEl, f32)), f32,
+                           scaleEl);
+        });
+        return success();
+      })
+      .Case([&](DynamicQuantizeLinearOp d) {
+        ArrayRef<int64_t> shape = shapeOf(d.getInput());
+        Value in = operandMem(0);
+        Value lo = k.reduce(shape, k.floatConst(0, f32), [&](ValueRange i, Value acc) {
+          return arith::MinNumFOp::create(b, loc, acc, k.read(in, i, f32));
+        });
+        Value hi = k.reduce(shape, k.floatConst(0, f32), [&](ValueRange i, Value acc) {
+          return arith::MaxNumFOp::create(b, loc, acc, k.read(in, i, f32));
+        });
+        Value scale = arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, hi, lo),
+                                            k.floatConst(255, f32));
+        Value zeroScale = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, scale,
+                                                k.floatConst(0, f32));
+        Value safe = arith::SelectOp::create(b, loc, zeroScale, k.floatConst(1, f32), scale);
+        Type u8 = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+        Value zpF = arith::MinimumFOp::create(
+            b, loc,
+            arith::MaximumFOp::create(b, loc,
+                                      arith::SubFOp::create(b, loc, k.floatConst(0, f32),
+                                                            arith::DivFOp::create(b, loc, lo, safe)),
+                                      k.floatConst(0, f32)),
+            k.floatConst(255, f32));
+        zpF = arith::SelectOp::create(b, loc, zeroScale, k.floatConst(0, f32),
+                                      math::RoundEvenOp::create(b, loc, zpF));
+        k.forEach(shape, [&](ValueRange i) {
+          Value q = arith::AddFOp::create(
+              b, loc, math::RoundEvenOp::create(b, loc, arith::DivFOp::create(b, loc, k.read(in, i, f32), safe)),
+              zpF);
+          q = arith::SelectOp::create(b, loc, zeroScale, k.floatConst(0, f32), q);
+          k.write(quantize(q, u8), resultMem(0), i, u8);
+        });
+        k.write(scale, resultMem(1), {}, f32);
+        k.write(quantize(zpF, u8), resultMem(2), {}, u8);
+        return success();
+      })
+      .Case<MatMulIntegerOp, QLinearMatMulOp>([&](Operation *) {
+        bool qlinear = isa<QLinearMatMulOp>(op);
+        Value a = op->getOperand(0), bv = op->getOperand(qlinear ? 3 : 1);
+        int aArg = 0, bArg = qlinear ? 3 : 1;
+        int azArg = -1, bzArg = -1;
+        if (auto mi = dyn_cast<MatMulIntegerOp>(op)) {
+          unsigned next = 2;
+          if (mi.getAZeroPoint())
+            azArg = next++;
+          if (mi.getBZeroPoint())
+            bzArg = next++;
+        } else {
+          azArg = 2;
+          bzArg = 5;
+        }
+        ArrayRef<int64_t> as = shapeOf(a), bs = shapeOf(bv), out = shapeOf(op->getResult(0));
+        Type aEl = elementOf(a), bEl = elementOf(bv);
+        Type i32t = b.getI32Type();
+        bool aVec = as.size() == 1, bVec = bs.size() == 1;
+        size_t batchRank = out.size() - (aVec ? 0 : 1) - (bVec ? 0 : 1);
+        auto zp = [&](int arg, Type el, Value rowOrCol) -> Value {
+          if (arg < 0)
+            return k.intConst(0, i32t);
+          int64_t n = cast<RankedTensorType>(op->getOperand(arg).getType()).getNumElements();
+          int64_t rank = cast<RankedTensorType>(op->getOperand(arg).getType()).getRank();
+          SmallVector<Value> idx;
+          for (int64_t r = 0; r < rank; ++r)
+            idx.push_back(n == 1 || !rowOrCol ? k.index(0) : rowOrCol);
+          return k.convert(k.read(operandMem(arg), idx, el), el, i32t);
+        };
+        k.forEach(out, [&](ValueRange ivs) {
+          ValueRange batch = ivs.take_front(batchRank);
+          Value row = aVec ? Value() : ivs[batchRank];
+          Value col = bVec ? Value() : ivs.back();
+          Value az = zp(azArg, aEl, row), bz = zp(bzArg, bEl, col);
+          auto bIdx = [&](ArrayRef<int64_t> shape) {
+            SmallVector<Value> idx;
+            size_t own = shape.size() >= 2 ? shape.size() - 2 : 0;
+            for (size_t d = 0; d < own; ++d)
+              idx.push_back(shape[d] == 1 ? k.index(0) : batch[batch.size() - own + d]);
+            return idx;
+          };
+          Value acc = k.reduce({as.back()}, k.intConst(0, i32t), [&](ValueRange kk, Value s) {
+            SmallVector<Value> ai = bIdx(as);
+            if (!aVec)
+              ai.push_back(row);
+            ai.push_back(kk[0]);
+            SmallVector<Value> bi = bIdx(bs);
+            bi.push_back(kk[0]);
+            if (!bVec)
+              bi.push_back(col);
+            Value x = arith::SubIOp::create(b, loc, k.convert(k.read(operandMem(aArg), ai, aEl), aEl, i32t), az);
+            Value y = arith::SubIOp::create(b, loc, k.convert(k.read(operandMem(bArg), bi, bEl), bEl, i32t), bz);
+            return arith::AddIOp::create(b, loc, s, arith::MulIOp::create(b, loc, x, y));
+          });
+          if (!qlinear) {
+            k.write(acc, resultMem(), ivs, i32t);
+            return;
+          }
+          Type outEl = elementOf(op->getResult(0));
+          auto scaleAt = [&](int arg, Value rc) {
+            Type el = elementOf(op->getOperand(arg));
+            int64_t n = cast<RankedTensorType>(op->getOperand(arg).getType()).getNumElements();
+            int64_t rank = cast<RankedTensorType>(op->getOperand(arg).getType()).getRank();
+            SmallVector<Value> idx;
+            for (int64_t r = 0; r < rank; ++r)
+              idx.push_back(n == 1 || !rc ? k.index(0) : rc);
+            return k.convert(k.read(operandMem(arg), idx, el), el, f32);
+          };
+          Value mult = arith::DivFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, scaleAt(1, row), scaleAt(4, col)),
+              scaleAt(6, Value()));
+          Type f64 = b.getF64Type();
+          Value v = arith::MulFOp::create(b, loc, k.convert(acc, i32t, f64),
+                                          arith::ExtFOp::create(b, loc, f64, mult));
+          Value yz = k.convert(k.read(operandMem(7), {}, outEl), outEl, f64);
+          v = arith::AddFOp::create(b, loc, v, yz);
+          k.write(quantize(v, outEl), resultMem(), ivs, outEl);
+        });
+        return success();
+      })
+      .Default([&](Operation *) { return unsupported("quantization"); });
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
+                                             llvm::StringRef symbol) {
+  MLIRContext *ctx = kernels.getContext();
+  ctx->loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
+                   memref::MemRefDialect, scf::SCFDialect>();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(kernels.getBody());
+  Location loc = op->getLoc();
+  SmallVector<Type> argTypes;
+  for (Value v : op->getOperands())
+    argTypes.push_back(genericMemRefType(v.getType()));
+  for (Value v : op->getResults())
+    argTypes.push_back(genericMemRefType(v.getType()));
+  if (auto at = dyn_cast<AttentionOp>(op))
+    argTypes.push_back(MemRefType::get({shapeOf(at.getKey())[1]}, b.getF32Type()));
+  auto func = func::FuncOp::create(b, loc, symbol,
+                                   b.getFunctionType(argTypes, {b.getI32Type()}));
+  func.setPrivate();
+  // Every buffer the plan hands a kernel is distinct from its other buffers.
+  for (unsigned i = 0; i < argTypes.size(); ++i)
+    func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  KernelBuilder k(b, loc);
+  SmallVector<Value> args(entry->getArguments().begin(), entry->getArguments().end());
+  GenericEmitter emitter(k, op, args);
+  FailureOr<Value> status = emitter.emit();
+  if (failed(status)) {
+    func.erase();
+    return failure();
+  }
+  func::ReturnOp::create(b, loc, *status);
+  return success();
+}
+
+LogicalResult mlir::nunc::lowerGenericKernelsToLLVM(ModuleOp kernels) {
+  MLIRContext *ctx = kernels.getContext();
+  ctx->loadDialect<LLVM::LLVMDialect, cf::ControlFlowDialect>();
+  {
+    // Math that would call libm becomes polynomials (the generated library
+    // depends on nothing but libc); pow becomes exp/log first.
+    RewritePatternSet patterns(ctx);
+    math::populateExpansionPatterns(patterns, {"powf", "tanh"});
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
+      return kernels.emitError("math approximation did not converge");
+  }
+  PassManager pm(ctx);
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  return pm.run(kernels);
+}

@@ -1,0 +1,483 @@
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-attention | FileCheck %s
+
+// Multi-head attention as torch exports it: Q, K, V each Reshape [B,S,E] ->
+// [B,S,H,D] and Transpose to heads (K straight to K^T), MatMul, scaling,
+// an optional additive mask, Softmax over the last axis, MatMul with V,
+// Transpose [0,2,1,3] and Reshape back to [B,S,E]. It becomes one
+// nunc.attention on the unsplit Q, K, V with num_heads = H and the scale as a
+// multiplier; every op of the subgraph (and its shape constants) is gone.
+
+// Div by 2 (sqrt of head dim 4) -> scale 0.5; a [B,1,1,T] padding mask;
+// K^T as one Transpose [0,2,3,1]; key length 5 differs from query length 4.
+
+// CHECK-LABEL: func.func @div_mask(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x8xf32>, %[[K:[^:]*]]: tensor<1x5x8xf32>, %[[V:[^:]*]]: tensor<1x5x8xf32>, %[[M:.*]]: tensor<1x1x1x5xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<1x1x1x5xf32> {num_heads = 2 : i64, scale = 5.000000e-01 : f32} : tensor<1x4x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32> -> tensor<1x4x8xf32>
+// CHECK-NEXT: return %[[A]] : tensor<1x4x8xf32>
+// CHECK-NOT: nunc.
+func.func @div_mask(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>, %mask: tensor<1x1x1x5xf32>) -> tensor<1x4x8xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x4x5xf32>, tensor<f32>) -> tensor<1x2x4x5xf32>
+  %logits = nunc.add %scaled, %mask : (tensor<1x2x4x5xf32>, tensor<1x1x1x5xf32>) -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %logits : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Scaling by Mul (constant first), no mask, K^T written as two transposes
+// ([0,2,1,3] to heads, then [0,1,3,2]); batch 2, 4 heads of 2.
+
+// CHECK-LABEL: func.func @mul_two_transposes(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x3x8xf32>, %[[K:[^:]*]]: tensor<2x3x8xf32>, %[[V:[^:]*]]: tensor<2x3x8xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] {num_heads = 4 : i64, scale = 2.500000e-01 : f32} : tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32> -> tensor<2x3x8xf32>
+// CHECK-NEXT: return %[[A]] : tensor<2x3x8xf32>
+// CHECK-NOT: nunc.
+func.func @mul_two_transposes(%q: tensor<2x3x8xf32>, %k: tensor<2x3x8xf32>, %v: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %sq = nunc.constant dense<[2, 3, 4, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[2, 3, 4, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[2, 3, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<2x3x8xf32>, tensor<4xi64>) -> tensor<2x3x4x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x4x2xf32> -> tensor<2x4x3x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<2x3x8xf32>, tensor<4xi64>) -> tensor<2x3x4x2xf32>
+  %kh = nunc.transpose %k4 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x4x2xf32> -> tensor<2x4x3x2xf32>
+  %kt = nunc.transpose %kh {perm = array<i64: 0, 1, 3, 2>} : tensor<2x4x3x2xf32> -> tensor<2x4x2x3xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<2x3x8xf32>, tensor<4xi64>) -> tensor<2x3x4x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x3x4x2xf32> -> tensor<2x4x3x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<2x4x3x2xf32>, tensor<2x4x2x3xf32>) -> tensor<2x4x3x3xf32>
+  %c = nunc.constant dense<0.25> : tensor<f32>
+  %scaled = nunc.mul %c, %scores : (tensor<f32>, tensor<2x4x3x3xf32>) -> tensor<2x4x3x3xf32>
+  %probs = nunc.softmax %scaled : tensor<2x4x3x3xf32> -> tensor<2x4x3x3xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<2x4x3x3xf32>, tensor<2x4x3x2xf32>) -> tensor<2x4x3x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<2x4x3x2xf32> -> tensor<2x3x4x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<2x3x4x2xf32>, tensor<3xi64>) -> tensor<2x3x8xf32>
+  return %out : tensor<2x3x8xf32>
+}
+
+// -----
+
+// Div by sqrt(8) = 2.828427 (head dim 8): the scale is the f32 nearest to
+// 1/2.828427 = 0.35355338. The mask is [B,1,S,T] and comes first in the Add.
+
+// CHECK-LABEL: func.func @div_sqrt8_mask_first(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x16xf32>, %[[K:[^:]*]]: tensor<1x4x16xf32>, %[[V:[^:]*]]: tensor<1x4x16xf32>, %[[M:.*]]: tensor<1x1x4x4xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<1x1x4x4xf32> {num_heads = 2 : i64, scale = 0.353553385 : f32} : tensor<1x4x16xf32>, tensor<1x4x16xf32>, tensor<1x4x16xf32> -> tensor<1x4x16xf32>
+// CHECK-NEXT: return %[[A]]
+// CHECK-NOT: nunc.
+func.func @div_sqrt8_mask_first(%q: tensor<1x4x16xf32>, %k: tensor<1x4x16xf32>, %v: tensor<1x4x16xf32>, %mask: tensor<1x1x4x4xf32>) -> tensor<1x4x16xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 8]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 4, 2, 8]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 16]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x16xf32>, tensor<4xi64>) -> tensor<1x4x2x8xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x8xf32> -> tensor<1x2x4x8xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x4x16xf32>, tensor<4xi64>) -> tensor<1x4x2x8xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x4x2x8xf32> -> tensor<1x2x8x4xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x4x16xf32>, tensor<4xi64>) -> tensor<1x4x2x8xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x8xf32> -> tensor<1x2x4x8xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x8xf32>, tensor<1x2x8x4xf32>) -> tensor<1x2x4x4xf32>
+  %c = nunc.constant dense<2.82842708> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %logits = nunc.add %mask, %scaled : (tensor<1x1x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %probs = nunc.softmax %logits : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x4xf32>, tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x8xf32> -> tensor<1x4x2x8xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x8xf32>, tensor<3xi64>) -> tensor<1x4x16xf32>
+  return %out : tensor<1x4x16xf32>
+}
+
+// -----
+
+// No scaling at all (scale 1), Softmax with axis = 3 (the last of 4), and a
+// rank-1 [T] mask.
+
+// CHECK-LABEL: func.func @no_scale_axis3(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x4xf32>, %[[K:[^:]*]]: tensor<1x3x4xf32>, %[[V:[^:]*]]: tensor<1x3x4xf32>, %[[M:.*]]: tensor<3xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<3xf32> {num_heads = 2 : i64, scale = 1.000000e+00 : f32} : tensor<1x2x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32> -> tensor<1x2x4xf32>
+// CHECK-NEXT: return %[[A]]
+// CHECK-NOT: nunc.
+func.func @no_scale_axis3(%q: tensor<1x2x4xf32>, %k: tensor<1x3x4xf32>, %v: tensor<1x3x4xf32>, %mask: tensor<3xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 3, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x3x2x2xf32> -> tensor<1x2x2x3xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x3x4xf32>, tensor<4xi64>) -> tensor<1x3x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x2x2xf32> -> tensor<1x2x3x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x3xf32>) -> tensor<1x2x2x3xf32>
+  %logits = nunc.add %scores, %mask : (tensor<1x2x2x3xf32>, tensor<3xf32>) -> tensor<1x2x2x3xf32>
+  %probs = nunc.softmax %logits {axis = 3 : i64} : tensor<1x2x2x3xf32> -> tensor<1x2x2x3xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x3xf32>, tensor<1x2x3x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// One head; Mul with the constant on the right.
+
+// CHECK-LABEL: func.func @mul_rhs(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x4xf32>, %[[K:[^:]*]]: tensor<1x2x4xf32>, %[[V:[^:]*]]: tensor<1x2x4xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] {num_heads = 1 : i64, scale = 5.000000e-01 : f32} : tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32> -> tensor<1x2x4xf32>
+// CHECK-NEXT: return %[[A]]
+// CHECK-NOT: nunc.
+func.func @mul_rhs(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 1, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 2, 1, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x1x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x1x4xf32> -> tensor<1x1x2x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x1x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x1x4xf32> -> tensor<1x1x4x2xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x1x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x1x4xf32> -> tensor<1x1x2x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x1x2x4xf32>, tensor<1x1x4x2xf32>) -> tensor<1x1x2x2xf32>
+  %c = nunc.constant dense<0.5> : tensor<f32>
+  %scaled = nunc.mul %scores, %c : (tensor<1x1x2x2xf32>, tensor<f32>) -> tensor<1x1x2x2xf32>
+  %probs = nunc.softmax %scaled : tensor<1x1x2x2xf32> -> tensor<1x1x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x1x2x2xf32>, tensor<1x1x2x4xf32>) -> tensor<1x1x2x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x1x2x4xf32> -> tensor<1x2x1x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x1x4xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// BERT's extended mask (1 - m) * -10000 is itself a Mul; here it is the
+// first operand of the Add. It is the mask, not the scaled scores.
+
+// CHECK-LABEL: func.func @computed_mask_first(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x8xf32>, %[[K:[^:]*]]: tensor<1x5x8xf32>, %[[V:[^:]*]]: tensor<1x5x8xf32>, %{{[^:]*}}: tensor<1x1x1x5xf32>, %[[MM:.*]]: tensor<1x1x1x5xf32>)
+// CHECK: %[[SUB:.*]] = nunc.sub %{{.*}}, %[[MM]]
+// CHECK-NEXT: %[[EXT:.*]] = nunc.mul %[[SUB]], %{{.*}}
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[EXT]] : tensor<1x1x1x5xf32> {num_heads = 2 : i64, scale = 5.000000e-01 : f32} : tensor<1x4x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32> -> tensor<1x4x8xf32>
+// CHECK-NEXT: return %[[A]]
+// CHECK-NOT: nunc.
+func.func @computed_mask_first(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>, %mask: tensor<1x1x1x5xf32>, %m: tensor<1x1x1x5xf32>) -> tensor<1x4x8xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %big = nunc.constant dense<-10000.0> : tensor<f32>
+  %inv = nunc.sub %one, %m : (tensor<f32>, tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32>
+  %ext = nunc.mul %inv, %big : (tensor<1x1x1x5xf32>, tensor<f32>) -> tensor<1x1x1x5xf32>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x4x5xf32>, tensor<f32>) -> tensor<1x2x4x5xf32>
+  %logits = nunc.add %ext, %scaled : (tensor<1x1x1x5xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %logits : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out : tensor<1x4x8xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Negative cases: no nunc.attention, the exported ops stay.
+//===----------------------------------------------------------------------===//
+
+// Softmax over axis 2 (the query positions), not the last axis.
+
+// CHECK-LABEL: func.func @softmax_axis_2(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.matmul
+// CHECK: nunc.softmax %{{.*}} {axis = 2 : i64}
+// CHECK: nunc.matmul
+// CHECK: nunc.reshape
+// CHECK-NEXT: return
+func.func @softmax_axis_2(%q: tensor<1x4x8xf32>, %k: tensor<1x4x8xf32>, %v: tensor<1x4x8xf32>) -> tensor<1x4x8xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %probs = nunc.softmax %scaled {axis = 2 : i64} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Softmax over the heads axis.
+
+// CHECK-LABEL: func.func @softmax_axis_1(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax %{{.*}} {axis = 1 : i64}
+// CHECK: return
+func.func @softmax_axis_1(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x2x2xf32>, tensor<f32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %scaled {axis = 1 : i64} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// A [2,1,1,T] mask on batch 1: the Add broadcasts the scores up to batch 2,
+// which attention(q, k, v, mask) cannot express.
+
+// CHECK-LABEL: func.func @mask_does_not_broadcast(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.add {{.*}} -> tensor<2x2x4x5xf32>
+// CHECK: nunc.softmax
+// CHECK: nunc.reshape {{.*}} -> tensor<2x4x8xf32>
+// CHECK-NEXT: return
+func.func @mask_does_not_broadcast(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>, %mask: tensor<2x1x1x5xf32>) -> tensor<2x4x8xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[2, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x4x5xf32>, tensor<f32>) -> tensor<1x2x4x5xf32>
+  %logits = nunc.add %scaled, %mask : (tensor<1x2x4x5xf32>, tensor<2x1x1x5xf32>) -> tensor<2x2x4x5xf32>
+  %probs = nunc.softmax %logits : tensor<2x2x4x5xf32> -> tensor<2x2x4x5xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<2x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<2x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<2x2x4x4xf32> -> tensor<2x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<2x4x2x4xf32>, tensor<3xi64>) -> tensor<2x4x8xf32>
+  return %out : tensor<2x4x8xf32>
+}
+
+// -----
+
+// The scaled scores are also returned.
+
+// CHECK-LABEL: func.func @logits_second_use(
+// CHECK-NOT: nunc.attention
+// CHECK: %[[S:.*]] = nunc.div
+// CHECK: nunc.softmax
+// CHECK: %[[O:.*]] = nunc.reshape
+// CHECK-NEXT: return %[[O]], %[[S]]
+func.func @logits_second_use(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>, %mask: tensor<1x1x1x2xf32>) -> (tensor<1x2x4xf32>, tensor<1x2x2x2xf32>) {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = nunc.constant dense<1.41421354> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x2x2xf32>, tensor<f32>) -> tensor<1x2x2x2xf32>
+  %logits = nunc.add %scaled, %mask : (tensor<1x2x2x2xf32>, tensor<1x1x1x2xf32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %logits : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out, %scaled : tensor<1x2x4xf32>, tensor<1x2x2x2xf32>
+}
+
+// -----
+
+// Division by a run-time value.
+
+// CHECK-LABEL: func.func @scale_not_constant(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.div
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @scale_not_constant(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>, %c: tensor<f32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x2x2xf32>, tensor<f32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %scaled : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// A different scale per head is not one scale.
+
+// CHECK-LABEL: func.func @per_head_scale(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.mul
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @per_head_scale(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = nunc.constant dense<[[[0.5]], [[0.25]]]> : tensor<2x1x1xf32>
+  %scaled = nunc.mul %scores, %c : (tensor<1x2x2x2xf32>, tensor<2x1x1xf32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %scaled : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// The heads are not merged back with Transpose [0,2,1,3] (an identity
+// transpose instead): the output is laid out head-major.
+
+// CHECK-LABEL: func.func @wrong_merge(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+// CHECK: nunc.transpose %{{.*}} {perm = array<i64: 0, 1, 2, 3>}
+// CHECK: return
+func.func @wrong_merge(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %scaled = nunc.div %scores, %c : (tensor<1x2x2x2xf32>, tensor<f32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %scaled : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 1, 2, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// V comes in already split into heads (no Reshape/Transpose to match).
+
+// CHECK-LABEL: func.func @value_not_split(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @value_not_split(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %vh: tensor<1x2x2x2xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %scores : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// K is only split into heads ([0,2,1,3]) and never transposed: with
+// S = T = D the MatMul still type-checks, but it computes Q K, not Q K^T.
+
+// CHECK-LABEL: func.func @key_not_transposed(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @key_not_transposed(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kh = nunc.transpose %k4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %scores : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
+// Dynamic batch: the pattern needs static shapes.
+
+// CHECK-LABEL: func.func @dynamic_batch(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @dynamic_batch(%q: tensor<?x2x4xf32>, %k: tensor<?x2x4xf32>, %v: tensor<?x2x4xf32>) -> tensor<?x2x4xf32> {
+  %sq = nunc.constant dense<[0, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[0, 2, 4]> : tensor<3xi64>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %q4 = nunc.reshape %q, %sq : (tensor<?x2x4xf32>, tensor<4xi64>) -> tensor<?x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<?x2x2x2xf32> -> tensor<?x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sq : (tensor<?x2x4xf32>, tensor<4xi64>) -> tensor<?x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<?x2x2x2xf32> -> tensor<?x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sq : (tensor<?x2x4xf32>, tensor<4xi64>) -> tensor<?x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<?x2x2x2xf32> -> tensor<?x2x2x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<?x2x2x2xf32>, tensor<?x2x2x2xf32>) -> tensor<?x2x2x2xf32>
+  %scaled = nunc.div %scores, %c : (tensor<?x2x2x2xf32>, tensor<f32>) -> tensor<?x2x2x2xf32>
+  %probs = nunc.softmax %scaled : tensor<?x2x2x2xf32> -> tensor<?x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<?x2x2x2xf32>, tensor<?x2x2x2xf32>) -> tensor<?x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<?x2x2x2xf32> -> tensor<?x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<?x2x2x2xf32>, tensor<3xi64>) -> tensor<?x2x4xf32>
+  return %out : tensor<?x2x4xf32>
+}

@@ -1,0 +1,246 @@
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-conv | FileCheck %s
+
+// Conv followed by a residual Add of a same-shaped tensor and/or an
+// activation becomes nunc.fused_conv = activation(conv(x, W) + b + residual),
+// keeping the conv's spatial attributes.
+
+// ResNet's block tail: Conv (with bias) + residual Add + Relu.
+
+// CHECK-LABEL: func.func @residual_relu(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<2x2x3x3xf32>, %[[B:[^:]*]]: tensor<2xf32>, %[[R:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT: %[[Y:.*]] = nunc.fused_conv %[[X]], %[[W]] bias %[[B]] : tensor<2xf32> residual %[[R]] : tensor<1x2x4x4xf32> {activation = "relu", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: return %[[Y]] : tensor<1x2x4x4xf32>
+// CHECK-NOT: nunc.conv
+// CHECK-NOT: nunc.add
+// CHECK-NOT: nunc.relu
+func.func @residual_relu(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>, %b: tensor<2xf32>, %r: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = nunc.conv %x, %w, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.add %0, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = nunc.relu %1 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The residual first in the Add; no bias, no activation; strides, dilations
+// and group carried over.
+
+// CHECK-LABEL: func.func @residual_first(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x4x5x5xf32>, %[[W:[^:]*]]: tensor<4x2x3x3xf32>, %[[R:.*]]: tensor<1x4x1x1xf32>)
+// CHECK-NEXT: %[[Y:.*]] = nunc.fused_conv %[[X]], %[[W]] residual %[[R]] : tensor<1x4x1x1xf32> {dilations = array<i64: 2, 2>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x1x1xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.
+func.func @residual_first(%x: tensor<1x4x5x5xf32>, %w: tensor<4x2x3x3xf32>, %r: tensor<1x4x1x1xf32>) -> tensor<1x4x1x1xf32> {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 2, 2>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x5x5xf32>, tensor<4x2x3x3xf32> -> tensor<1x4x1x1xf32>
+  %1 = nunc.add %r, %0 : (tensor<1x4x1x1xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x1x1xf32>
+  return %1 : tensor<1x4x1x1xf32>
+}
+
+// -----
+
+// Conv + Clip(0, 6) (MobileNet's ReLU6), with constant bounds.
+
+// CHECK-LABEL: func.func @clip_relu6(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<2x2x1x1xf32>, %[[B:.*]]: tensor<2xf32>)
+// CHECK-NEXT: %[[Y:.*]] = nunc.fused_conv %[[X]], %[[W]] bias %[[B]] : tensor<2xf32> {activation = "clip", activation_max = 6.000000e+00 : f32, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.
+func.func @clip_relu6(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+  %lo = nunc.constant dense<0.0> : tensor<f32>
+  %hi = nunc.constant dense<6.0> : tensor<f32>
+  %0 = nunc.conv %x, %w, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.clip %0 min %lo : tensor<f32> max %hi : tensor<f32> : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %1 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Residual + Clip(-1, 1), and Clip with only a max (min = -FLT_MAX).
+
+// CHECK-LABEL: func.func @residual_clip(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<2x2x1x1xf32>, %[[R:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT: %[[Y0:.*]] = nunc.fused_conv %[[X]], %[[W]] residual %[[R]] : tensor<1x2x4x4xf32> {activation = "clip", activation_max = 1.000000e+00 : f32, activation_min = -1.000000e+00 : f32, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: %[[Y1:.*]] = nunc.fused_conv %[[X]], %[[W]] {activation = "clip", activation_max = 2.500000e+00 : f32, activation_min = -3.40282347E+38 : f32, dilations
+// CHECK-NEXT: return %[[Y0]], %[[Y1]]
+// CHECK-NOT: nunc.
+func.func @residual_clip(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %lo = nunc.constant dense<-1.0> : tensor<f32>
+  %hi = nunc.constant dense<1.0> : tensor<f32>
+  %hi2 = nunc.constant dense<2.5> : tensor<f32>
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.add %0, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = nunc.clip %1 min %lo : tensor<f32> max %hi : tensor<f32> : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %3 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %4 = nunc.clip %3 max %hi2 : tensor<f32> : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %2, %4 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The other activations: Sigmoid, Tanh, GELU (erf) and GELU (tanh).
+
+// CHECK-LABEL: func.func @activations(
+// CHECK: %[[A0:.*]] = nunc.fused_conv {{.*}} {activation = "sigmoid", dilations
+// CHECK-NEXT: %[[A1:.*]] = nunc.fused_conv {{.*}} {activation = "tanh", dilations
+// CHECK-NEXT: %[[A2:.*]] = nunc.fused_conv {{.*}} {activation = "gelu", dilations
+// CHECK-NEXT: %[[A3:.*]] = nunc.fused_conv {{.*}} {activation = "gelu_tanh", dilations
+// CHECK-NEXT: return %[[A0]], %[[A1]], %[[A2]], %[[A3]]
+// CHECK-NOT: nunc.
+func.func @activations(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %a0 = nunc.sigmoid %0 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %a1 = nunc.tanh %1 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %2 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %a2 = nunc.gelu %2 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %3 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %a3 = nunc.gelu %3 {approximate = "tanh"} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %a0, %a1, %a2, %a3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// auto_pad is carried over like the other spatial attributes.
+
+// CHECK-LABEL: func.func @auto_pad_kept(
+// CHECK-NEXT: nunc.fused_conv %{{.*}}, %{{.*}} {activation = "sigmoid", auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32> -> tensor<1x1x3x3xf32>
+// CHECK-NEXT: return
+func.func @auto_pad_kept(%x: tensor<1x1x3x3xf32>, %w: tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32> {
+  %0 = nunc.conv %x, %w {auto_pad = "SAME_UPPER", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32> -> tensor<1x1x3x3xf32>
+  %1 = nunc.sigmoid %0 : tensor<1x1x3x3xf32> -> tensor<1x1x3x3xf32>
+  return %1 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// The conv's declared result type is more precise than its operands give (x
+// has a dynamic batch): whatever the pass does, the function must keep
+// returning [1, 2, 4, 4] tensors (a fused_conv inferred from x alone has a
+// dynamic batch).
+
+// CHECK-LABEL: func.func @result_more_static(
+// CHECK: return %{{.*}}, %{{.*}} : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+func.func @result_more_static(%x: tensor<?x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.relu %0 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %2 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<?x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %3 = nunc.add %2, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %1, %3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Negative cases
+//===----------------------------------------------------------------------===//
+
+// The activation comes before the residual Add: relu(conv) + r. The Relu
+// fuses; the Add must stay outside.
+
+// CHECK-LABEL: func.func @activation_before_residual(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<2x2x1x1xf32>, %[[R:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT: %[[Y:.*]] = nunc.fused_conv %[[X]], %[[W]] {activation = "relu", dilations
+// CHECK-NEXT: %[[S:.*]] = nunc.add %[[Y]], %[[R]]
+// CHECK-NEXT: return %[[S]]
+func.func @activation_before_residual(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.relu %0 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %2 = nunc.add %1, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The conv output has a second use: nothing fuses.
+
+// CHECK-LABEL: func.func @conv_second_use(
+// CHECK-NOT: nunc.fused_conv
+// CHECK: %[[C:.*]] = nunc.conv
+// CHECK-NEXT: %[[S:.*]] = nunc.add %[[C]]
+// CHECK-NEXT: %[[A:.*]] = nunc.relu %[[S]]
+// CHECK-NEXT: return %[[A]], %[[C]]
+func.func @conv_second_use(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.add %0, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = nunc.relu %1 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %2, %0 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// The residual-added value has a second use: the residual fuses, the Relu
+// does not.
+
+// CHECK-LABEL: func.func @sum_second_use(
+// CHECK: %[[Y:.*]] = nunc.fused_conv %{{.*}}, %{{.*}} residual %{{.*}} : tensor<1x2x4x4xf32> {dilations
+// CHECK-NEXT: %[[A:.*]] = nunc.relu %[[Y]]
+// CHECK-NEXT: return %[[A]], %[[Y]]
+func.func @sum_second_use(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.add %0, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = nunc.relu %1 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %2, %1 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// An Add of a broadcast [1, C, 1, 1] tensor is not a same-shaped residual.
+
+// CHECK-LABEL: func.func @broadcast_add(
+// CHECK-NOT: nunc.fused_conv
+// CHECK: nunc.conv
+// CHECK-NEXT: nunc.add {{.*}} : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+func.func @broadcast_add(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %c: tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.add %0, %c : (tensor<1x2x4x4xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  return %1 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A residual that broadcasts the conv result up: [1, 2, 1, 1] conv output
+// plus a [1, 2, 3, 3] tensor is not a residual of the conv's shape.
+
+// CHECK-LABEL: func.func @residual_broadcasts_result(
+// CHECK-NOT: nunc.fused_conv
+// CHECK: nunc.conv
+// CHECK-NEXT: nunc.add {{.*}} -> tensor<1x2x3x3xf32>
+func.func @residual_broadcasts_result(%x: tensor<1x2x1x1xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x1x1xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x1x1xf32>
+  %1 = nunc.add %0, %r : (tensor<1x2x1x1xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %1 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Clip with a run-time bound, and a second activation after a fused one.
+
+// CHECK-LABEL: func.func @not_fusable_activations(
+// CHECK: %[[C:.*]] = nunc.conv
+// CHECK-NEXT: nunc.clip %[[C]] min
+// CHECK-NEXT: %[[F:.*]] = nunc.fused_conv {{.*}} {activation = "relu", dilations
+// CHECK-NEXT: nunc.sigmoid %[[F]]
+func.func @not_fusable_activations(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %lo: tensor<f32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.clip %0 min %lo : tensor<f32> : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %2 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %3 = nunc.relu %2 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %4 = nunc.sigmoid %3 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %1, %4 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A second residual Add after a fused one stays.
+
+// CHECK-LABEL: func.func @two_residuals(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[W:[^:]*]]: tensor<2x2x1x1xf32>, %[[R:[^:]*]]: tensor<1x2x4x4xf32>, %[[S:.*]]: tensor<1x2x4x4xf32>)
+// CHECK-NEXT: %[[Y:.*]] = nunc.fused_conv %[[X]], %[[W]] residual %[[R]]
+// CHECK-NEXT: %[[Z:.*]] = nunc.add %[[Y]], %[[S]]
+// CHECK-NEXT: return %[[Z]]
+func.func @two_residuals(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: tensor<1x2x4x4xf32>, %s: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.add %0, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %2 = nunc.add %1, %s : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}

@@ -1,0 +1,469 @@
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-linear | FileCheck %s
+
+// MatMul/Gemm with a constant weight, then a bias Add, a residual Add and an
+// activation, each folded into one nunc.linear (activation(x W + b + r)) with
+// W as [K, N]. The weight used throughout:
+//   W = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]   ([K, N] = [3, 4])
+
+// MatMul(x, W) + bias + Relu, as torch exports nn.Linear + ReLU at opset >= 9
+// on a 3-D input: the bias Add and the Relu disappear into the linear op.
+
+// CHECK-LABEL: func.func @matmul_bias_relu(
+// CHECK-SAME: %[[X:.*]]: tensor<2x5x3xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01]]> : tensor<3x4xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[5.000000e-01, -5.000000e-01, 1.500000e+00, -1.500000e+00]> : tensor<4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] bias %[[B]] : tensor<4xf32> {activation = "relu"} : tensor<2x5x3xf32>, tensor<3x4xf32> -> tensor<2x5x4xf32>
+// CHECK-NEXT: return %[[Y]] : tensor<2x5x4xf32>
+// CHECK-NOT: nunc.matmul
+// CHECK-NOT: nunc.add
+// CHECK-NOT: nunc.relu
+func.func @matmul_bias_relu(%x: tensor<2x5x3xf32>) -> tensor<2x5x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = nunc.constant dense<[0.5, -0.5, 1.5, -1.5]> : tensor<4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x5x3xf32>, tensor<3x4xf32>) -> tensor<2x5x4xf32>
+  %1 = nunc.add %0, %b : (tensor<2x5x4xf32>, tensor<4xf32>) -> tensor<2x5x4xf32>
+  %2 = nunc.relu %1 : tensor<2x5x4xf32> -> tensor<2x5x4xf32>
+  return %2 : tensor<2x5x4xf32>
+}
+
+// -----
+
+// A plain MatMul with a constant weight, no bias, no activation.
+
+// CHECK-LABEL: func.func @matmul_only(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[W:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01]]> : tensor<3x4xf32>
+// CHECK-NEXT: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @matmul_only(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// The bias Add with the bias first, and the bias as [1, N].
+
+// CHECK-LABEL: func.func @bias_first(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01]]> : tensor<3x4xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[1.000000e+00, -1.000000e+00, 2.000000e+00, -2.000000e+00]> : tensor<4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] bias %[[B]] : tensor<4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.add
+func.func @bias_first(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = nunc.constant dense<[[1.0, -1.0, 2.0, -2.0]]> : tensor<1x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %b, %0 : (tensor<1x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// MatMul(x, Transpose(W^T)): the transpose is folded into the constant, so
+// the weight is W again ([3, 4]); the Transpose is gone.
+
+// CHECK-LABEL: func.func @transposed_weight(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-NEXT: %[[W:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01]]> : tensor<3x4xf32>
+// CHECK-NEXT: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.transpose
+func.func @transposed_weight(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %wt = nunc.constant dense<[[1.0, 5.0, 9.0], [2.0, 6.0, 10.0], [3.0, 7.0, 11.0], [4.0, 8.0, 12.0]]> : tensor<4x3xf32>
+  %w = nunc.transpose %wt {perm = array<i64: 1, 0>} : tensor<4x3xf32> -> tensor<3x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Gemm(x, W^T, C) with transB = 1, alpha = 2, beta = 0.5, C = [1, 2, 3, 4]
+// (torch's nn.Linear at opset < 9 style, with scaled terms): the weight is
+// alpha * W = 2 W as [K, N], the bias beta * C = [0.5, 1, 1.5, 2].
+
+// CHECK-LABEL: func.func @gemm_transb_alpha_beta(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[}}[2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00], [1.000000e+01, 1.200000e+01, 1.400000e+01, 1.600000e+01], [1.800000e+01, 2.000000e+01, 2.200000e+01, 2.400000e+01]]> : tensor<3x4xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[5.000000e-01, 1.000000e+00, 1.500000e+00, 2.000000e+00]> : tensor<4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] bias %[[B]] : tensor<4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.gemm
+func.func @gemm_transb_alpha_beta(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %wt = nunc.constant dense<[[1.0, 5.0, 9.0], [2.0, 6.0, 10.0], [3.0, 7.0, 11.0], [4.0, 8.0, 12.0]]> : tensor<4x3xf32>
+  %c = nunc.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %0 = nunc.gemm %x, %wt, %c : tensor<4xf32> {alpha = 2.0 : f32, beta = 0.5 : f32, transB = 1 : i64} : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Gemm without transB, alpha = 0.5, and C as [1, N] with beta = 1.
+
+// CHECK-LABEL: func.func @gemm_alpha_row_c(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[}}[5.000000e-01, 1.000000e+00, 1.500000e+00, 2.000000e+00], [2.500000e+00, 3.000000e+00, 3.500000e+00, 4.000000e+00], [4.500000e+00, 5.000000e+00, 5.500000e+00, 6.000000e+00]]> : tensor<3x4xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[1.000000e+00, -1.000000e+00, 2.000000e+00, -2.000000e+00]> : tensor<4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] bias %[[B]] : tensor<4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.gemm
+func.func @gemm_alpha_row_c(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %c = nunc.constant dense<[[1.0, -1.0, 2.0, -2.0]]> : tensor<1x4xf32>
+  %0 = nunc.gemm %x, %w, %c : tensor<1x4xf32> {alpha = 0.5 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Gemm with a scalar C = 3 and beta = 2: the bias is 6 in every column.
+
+// CHECK-LABEL: func.func @gemm_scalar_c(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<6.000000e+00> : tensor<4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %{{.*}} bias %[[B]] : tensor<4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.gemm
+func.func @gemm_scalar_c(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %c = nunc.constant dense<3.0> : tensor<f32>
+  %0 = nunc.gemm %x, %w, %c : tensor<f32> {beta = 2.0 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// Gemm with a full [M, N] C (beta = 1): C is a residual, not a bias. transB
+// with a Transpose of W cancels out: the weight is W unchanged.
+
+// CHECK-LABEL: func.func @gemm_full_c_residual(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[C:.*]]: tensor<2x4xf32>)
+// CHECK-NEXT: %[[W:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01, 1.100000e+01, 1.200000e+01]]> : tensor<3x4xf32>
+// CHECK-NEXT: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] residual %[[C]] : tensor<2x4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.
+func.func @gemm_full_c_residual(%x: tensor<2x3xf32>, %c: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %wt = nunc.transpose %w {perm = array<i64: 1, 0>} : tensor<3x4xf32> -> tensor<4x3xf32>
+  %0 = nunc.gemm %x, %wt, %c : tensor<2x4xf32> {transB = 1 : i64} : tensor<2x3xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// beta = 0 drops C entirely.
+
+// CHECK-LABEL: func.func @gemm_beta_zero(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[C:.*]]: tensor<2x4xf32>)
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.gemm
+func.func @gemm_beta_zero(%x: tensor<2x3xf32>, %c: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.gemm %x, %w, %c : tensor<2x4xf32> {beta = 0.0 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// MatMul + bias + residual (residual first in its Add) + GELU: one op with
+// bias, residual and activation "gelu".
+
+// CHECK-LABEL: func.func @bias_residual_gelu(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[R:.*]]: tensor<2x4xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant {{.*}} : tensor<3x4xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[5.000000e-01, -5.000000e-01, 1.500000e+00, -1.500000e+00]> : tensor<4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %[[W]] bias %[[B]] : tensor<4xf32> residual %[[R]] : tensor<2x4xf32> {activation = "gelu"} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.matmul
+// CHECK-NOT: nunc.add
+// CHECK-NOT: nunc.gelu
+func.func @bias_residual_gelu(%x: tensor<2x3xf32>, %r: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = nunc.constant dense<[0.5, -0.5, 1.5, -1.5]> : tensor<4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %2 = nunc.add %r, %1 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %3 = nunc.gelu %2 : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %3 : tensor<2x4xf32>
+}
+
+// -----
+
+// Each activation: GELU tanh, Sigmoid, Tanh, Clip(0, 6) (ReLU6), Clip with
+// only a min (max = FLT_MAX), Clip with only a max (min = -FLT_MAX).
+
+// CHECK-LABEL: func.func @activations(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[A0:.*]] = nunc.linear %[[X]], %{{.*}} {activation = "gelu_tanh"} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[A1:.*]] = nunc.linear %[[X]], %{{.*}} {activation = "sigmoid"} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[A2:.*]] = nunc.linear %[[X]], %{{.*}} {activation = "tanh"} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[A3:.*]] = nunc.linear %[[X]], %{{.*}} {activation = "clip", activation_max = 6.000000e+00 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[A4:.*]] = nunc.linear %[[X]], %{{.*}} {activation = "clip", activation_max = 3.40282347E+38 : f32, activation_min = -1.500000e+00 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK: %[[A5:.*]] = nunc.linear %[[X]], %{{.*}} {activation = "clip", activation_max = 2.500000e+00 : f32, activation_min = -3.40282347E+38 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[A0]], %[[A1]], %[[A2]], %[[A3]], %[[A4]], %[[A5]]
+// CHECK-NOT: nunc.matmul
+// CHECK-NOT: nunc.gelu
+// CHECK-NOT: nunc.sigmoid
+// CHECK-NOT: nunc.tanh
+// CHECK-NOT: nunc.clip
+func.func @activations(%x: tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %zero = nunc.constant dense<0.0> : tensor<f32>
+  %six = nunc.constant dense<6.0> : tensor<f32>
+  %lo = nunc.constant dense<-1.5> : tensor<f32>
+  %hi = nunc.constant dense<2.5> : tensor<1xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %a0 = nunc.gelu %0 {approximate = "tanh"} : tensor<2x4xf32> -> tensor<2x4xf32>
+  %1 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %a1 = nunc.sigmoid %1 : tensor<2x4xf32> -> tensor<2x4xf32>
+  %2 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %a2 = nunc.tanh %2 : tensor<2x4xf32> -> tensor<2x4xf32>
+  %3 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %a3 = nunc.clip %3 min %zero : tensor<f32> max %six : tensor<f32> : tensor<2x4xf32> -> tensor<2x4xf32>
+  %4 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %a4 = nunc.clip %4 min %lo : tensor<f32> : tensor<2x4xf32> -> tensor<2x4xf32>
+  %5 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %a5 = nunc.clip %5 max %hi : tensor<1xf32> : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %a0, %a1, %a2, %a3, %a4, %a5 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// A constant [M, N] added after the MatMul does not broadcast from [N]: it
+// is a residual (a constant one), not a bias.
+
+// CHECK-LABEL: func.func @constant_full_add(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[R:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]]> : tensor<2x4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %{{.*}} residual %[[R]] : tensor<2x4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.add
+func.func @constant_full_add(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %r = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %0, %r : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// A [1, 1, N] constant added to a [M, N] result broadcasts the result up to
+// [1, M, N]. Whatever the pass does with it, the function must still return
+// a [1, M, N] tensor (a linear op's result is [M, N], so folding this Add as
+// a bias may not replace it as is).
+
+// CHECK-LABEL: func.func @bias_raises_rank(
+// CHECK: return %{{.*}} : tensor<1x2x4xf32>
+func.func @bias_raises_rank(%x: tensor<2x3xf32>) -> tensor<1x2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = nunc.constant dense<[[[0.5, -0.5, 1.5, -1.5]]]> : tensor<1x1x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %0, %b : (tensor<2x4xf32>, tensor<1x1x4xf32>) -> tensor<1x2x4xf32>
+  return %1 : tensor<1x2x4xf32>
+}
+
+// -----
+
+// The declared result types are more precise than the operands give (as an
+// importer writes them from value_info): x is [?, 3], the MatMul and Gemm
+// results [2, 4]. Whatever the pass does, the function must keep returning
+// [2, 4] tensors (a linear op inferred from x alone is [?, 4]).
+
+// CHECK-LABEL: func.func @result_more_static(
+// CHECK: return %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<2x4xf32>
+func.func @result_more_static(%x: tensor<?x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<?x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.gemm %x, %w : tensor<?x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Negative cases
+//===----------------------------------------------------------------------===//
+
+// A weight that is not a constant: nothing fuses.
+
+// CHECK-LABEL: func.func @weight_not_constant(
+// CHECK-NOT: nunc.linear
+// CHECK: nunc.matmul
+// CHECK-NEXT: nunc.add
+// CHECK-NEXT: nunc.relu
+func.func @weight_not_constant(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %b = nunc.constant dense<[0.5, -0.5, 1.5, -1.5]> : tensor<4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %2 = nunc.relu %1 : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}
+
+// -----
+
+// The constant on the left of the MatMul is not a weight of x.
+
+// CHECK-LABEL: func.func @constant_on_the_left(
+// CHECK-NOT: nunc.linear
+// CHECK: nunc.matmul
+func.func @constant_on_the_left(%x: tensor<4x2xf32>) -> tensor<3x2xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.matmul %w, %x : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// The activation comes before the residual Add: relu(x W) + r is not
+// relu(x W + r). The Relu fuses, the Add must stay.
+
+// CHECK-LABEL: func.func @activation_before_residual(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[R:.*]]: tensor<2x4xf32>)
+// CHECK: %[[L:.*]] = nunc.linear %[[X]], %{{.*}} {activation = "relu"} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[S:.*]] = nunc.add %[[L]], %[[R]]
+// CHECK-NEXT: return %[[S]]
+func.func @activation_before_residual(%x: tensor<2x3xf32>, %r: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.relu %0 : tensor<2x4xf32> -> tensor<2x4xf32>
+  %2 = nunc.add %1, %r : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}
+
+// -----
+
+// The activation comes before the bias Add: the Add stays.
+
+// CHECK-LABEL: func.func @activation_before_bias(
+// CHECK: %[[L:.*]] = nunc.linear %{{.*}}, %{{.*}} {activation = "tanh"} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[S:.*]] = nunc.add %[[L]], %{{.*}} : (tensor<2x4xf32>, tensor<4xf32>)
+// CHECK-NEXT: return %[[S]]
+func.func @activation_before_bias(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = nunc.constant dense<[0.5, -0.5, 1.5, -1.5]> : tensor<4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.tanh %0 : tensor<2x4xf32> -> tensor<2x4xf32>
+  %2 = nunc.add %1, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}
+
+// -----
+
+// The MatMul result has a second use: it becomes a linear op, but the bias
+// Add is not folded into it.
+
+// CHECK-LABEL: func.func @matmul_second_use(
+// CHECK: %[[L:.*]] = nunc.linear %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[S:.*]] = nunc.add %[[L]], %{{.*}} : (tensor<2x4xf32>, tensor<4xf32>)
+// CHECK-NEXT: return %[[S]], %[[L]]
+func.func @matmul_second_use(%x: tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = nunc.constant dense<[0.5, -0.5, 1.5, -1.5]> : tensor<4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %1, %0 : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// The biased result has a second use: the Relu is not folded.
+
+// CHECK-LABEL: func.func @biased_second_use(
+// CHECK: %[[L:.*]] = nunc.linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[A:.*]] = nunc.relu %[[L]]
+// CHECK-NEXT: return %[[A]], %[[L]]
+func.func @biased_second_use(%x: tensor<2x3xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %b = nunc.constant dense<[0.5, -0.5, 1.5, -1.5]> : tensor<4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %2 = nunc.relu %1 : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %2, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// A run-time [N] vector is not a constant bias, nor a same-shaped residual.
+
+// CHECK-LABEL: func.func @bias_not_constant(
+// CHECK: %[[L:.*]] = nunc.linear %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[S:.*]] = nunc.add %[[L]], %{{.*}} : (tensor<2x4xf32>, tensor<4xf32>)
+// CHECK-NEXT: return %[[S]]
+func.func @bias_not_constant(%x: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// Clip with a run-time bound is not a constant-bound activation.
+
+// CHECK-LABEL: func.func @clip_bound_not_constant(
+// CHECK: %[[L:.*]] = nunc.linear %{{.*}}, %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[C:.*]] = nunc.clip %[[L]] min
+// CHECK-NEXT: return %[[C]]
+func.func @clip_bound_not_constant(%x: tensor<2x3xf32>, %lo: tensor<f32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %six = nunc.constant dense<6.0> : tensor<f32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.clip %0 min %lo : tensor<f32> max %six : tensor<f32> : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
+// A second activation after the first one stays.
+
+// CHECK-LABEL: func.func @two_activations(
+// CHECK: %[[L:.*]] = nunc.linear %{{.*}}, %{{.*}} {activation = "relu"}
+// CHECK-NEXT: %[[S:.*]] = nunc.sigmoid %[[L]]
+// CHECK-NEXT: return %[[S]]
+func.func @two_activations(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.relu %0 : tensor<2x4xf32> -> tensor<2x4xf32>
+  %2 = nunc.sigmoid %1 : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %2 : tensor<2x4xf32>
+}
+
+// -----
+
+// Non-f32: an f16 MatMul with an f16 weight, and an f64 one, stay as they are.
+
+// CHECK-LABEL: func.func @not_f32(
+// CHECK-NOT: nunc.linear
+// CHECK: nunc.matmul {{.*}} -> tensor<2x2xf16>
+// CHECK: nunc.add
+// CHECK: nunc.matmul {{.*}} -> tensor<2x2xf64>
+// CHECK-NOT: nunc.linear
+func.func @not_f32(%x: tensor<2x2xf16>, %y: tensor<2x2xf64>) -> (tensor<2x2xf16>, tensor<2x2xf64>) {
+  %w = nunc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf16>
+  %b = nunc.constant dense<[1.0, 2.0]> : tensor<2xf16>
+  %v = nunc.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf64>
+  %0 = nunc.matmul %x, %w : (tensor<2x2xf16>, tensor<2x2xf16>) -> tensor<2x2xf16>
+  %1 = nunc.add %0, %b : (tensor<2x2xf16>, tensor<2xf16>) -> tensor<2x2xf16>
+  %2 = nunc.matmul %y, %v : (tensor<2x2xf64>, tensor<2x2xf64>) -> tensor<2x2xf64>
+  return %1, %2 : tensor<2x2xf16>, tensor<2x2xf64>
+}
+
+// -----
+
+// Gemm with transA, and Gemm with a full C scaled by beta = 2, stay Gemms.
+
+// CHECK-LABEL: func.func @gemm_not_folded(
+// CHECK-NOT: nunc.linear
+// CHECK: nunc.gemm {{.*}}transA = 1
+// CHECK: nunc.gemm {{.*}}beta = 2.000000e+00
+// CHECK-NOT: nunc.linear
+func.func @gemm_not_folded(%a: tensor<3x2xf32>, %x: tensor<2x3xf32>, %c: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.gemm %a, %w {transA = 1 : i64} : tensor<3x2xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  %1 = nunc.gemm %x, %w, %c : tensor<2x4xf32> {beta = 2.0 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+}

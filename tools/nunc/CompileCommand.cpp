@@ -1,0 +1,150 @@
+//===- CompileCommand.cpp - nunc compile ----------------------------------===//
+
+#include "Common.h"
+
+#include "nunc/Codegen/CompileModel.h"
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Pipeline/Pipeline.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+namespace cl = llvm::cl;
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace nunc_tool {
+llvm::cl::SubCommand compileCommand("compile",
+                                    "Compile an ONNX model into lib<name>.a, <name>.h and <name>.json");
+namespace {
+cl::opt<std::string> model(cl::Positional, cl::desc("<model.onnx>"), cl::Required,
+                           cl::sub(compileCommand), cl::cat(category));
+cl::opt<std::string> outDir("o", cl::desc("Output directory (created if missing)"),
+                            cl::value_desc("dir"), cl::Required, cl::sub(compileCommand),
+                            cl::cat(category));
+cl::opt<std::string> target("target",
+                            cl::desc("x86_64-avx512, x86_64-avx2 or native (the build "
+                                     "host's best; the default)"),
+                            cl::init("native"), cl::sub(compileCommand), cl::cat(category));
+cl::opt<std::string> name("name",
+                          cl::desc("Symbol prefix of the library (default: the model "
+                                   "file's stem, made a C identifier)"),
+                          cl::sub(compileCommand), cl::cat(category));
+cl::list<std::string> shapes("shape",
+                             cl::desc("Pin a graph input's dims, e.g. input_ids=1x128 "
+                                      "(repeatable; every dim must end up static)"),
+                             cl::value_desc("name=dims"), cl::sub(compileCommand),
+                             cl::cat(category));
+cl::opt<std::string> weightsMode("weights",
+                                 cl::desc("rodata: weights inside the library (default); "
+                                          "external: <name>.weights beside it"),
+                                 cl::init("rodata"), cl::sub(compileCommand), cl::cat(category));
+cl::opt<bool> printPlan("print-memory-plan",
+                        cl::desc("Print the static memory plan (every step's buffers)"),
+                        cl::sub(compileCommand), cl::cat(category));
+cl::opt<bool> explain("explain",
+                      cl::desc("List the kernel chosen for every op, and which ops took "
+                               "the generic path"),
+                      cl::sub(compileCommand), cl::cat(category));
+
+std::string defaultName(llvm::StringRef path) {
+  std::string stem = llvm::sys::path::stem(path).str();
+  std::string out;
+  for (char c : stem)
+    out += (std::isalnum((unsigned char)c) || c == '_') ? (char)std::tolower(c) : '_';
+  if (out.empty() || std::isdigit((unsigned char)out[0]))
+    out = "m_" + out;
+  return out;
+}
+
+bool writeFile(const std::string &path, llvm::StringRef bytes) {
+  std::string tmp = path + ".tmp";
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(tmp, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      fail("compile", "cannot write " + tmp + ": " + ec.message());
+      return false;
+    }
+    os << bytes;
+    os.close();
+    if (os.has_error()) {
+      fail("compile", "cannot write " + tmp);
+      return false;
+    }
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(tmp, path)) {
+    fail("compile", "cannot write " + path + ": " + ec.message());
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+int runCompile() {
+  auto start = std::chrono::steady_clock::now();
+  CompileOptions options;
+  options.name = name.empty() ? defaultName(model) : name.getValue();
+  for (char c : options.name)
+    if (!(std::isalnum((unsigned char)c) || c == '_'))
+      return fail("compile", "--name must be a C identifier, got '" + options.name + "'");
+  if (std::isdigit((unsigned char)options.name[0]))
+    return fail("compile", "--name must not start with a digit");
+  if (weightsMode != "rodata" && weightsMode != "external")
+    return fail("compile", "--weights must be rodata or external");
+  options.externalWeights = weightsMode == "external";
+  llvm::Expected<TargetInfo> t = resolveTarget(target);
+  if (!t)
+    return fail("compile", llvm::toString(t.takeError()));
+  options.target = *t;
+  options.sourceName = llvm::sys::path::filename(model).str();
+  options.printMemoryPlan = printPlan;
+  options.planStream = &llvm::outs();
+
+  ImportOptions importOptions;
+  if (!parseShapePins("compile", shapes, importOptions))
+    return 1;
+  ToolContext tc;
+  OwningOpRef<ModuleOp> module = importOnnxModel(&tc.get(), model, importOptions);
+  if (!module)
+    return 1;
+  PassManager pm(&tc.get());
+  buildFusionPipeline(pm);
+  if (failed(pm.run(*module)))
+    return 1;
+  FailureOr<CompiledModel> compiled = compileModel(*module, options);
+  if (failed(compiled))
+    return 1;
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
+    return fail("compile", "cannot create " + outDir + ": " + ec.message());
+  std::string base = outDir + "/";
+  if (!writeFile(base + "lib" + options.name + ".a", compiled->archive) ||
+      !writeFile(base + options.name + ".h", compiled->header) ||
+      !writeFile(base + options.name + ".json", compiled->manifest) ||
+      (options.externalWeights && !writeFile(base + options.name + ".weights", compiled->weights)))
+    return 1;
+  if (explain) {
+    int generic = 0;
+    for (const KernelChoice &k : compiled->kernels) {
+      llvm::outs() << (k.generic ? "generic  " : "kernel   ") << k.op << "  " << k.kernel
+                   << "  ; " << k.node << "\n";
+      generic += k.generic;
+    }
+    llvm::outs() << compiled->kernels.size() << " steps, " << generic
+                 << " on the generic path\n";
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  llvm::errs() << "nunc compile: " << options.name << " for " << options.target.name
+               << ": arena " << compiled->arenaBytes << " B, weights "
+               << compiled->weightBytes << " B, " << compiled->kernels.size() << " steps, "
+               << llvm::format("%.1f", seconds) << " s\n";
+  return 0;
+}
+
+} // namespace nunc_tool
