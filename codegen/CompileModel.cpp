@@ -8,6 +8,7 @@
 #include "KernelCall.h"
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Plan/MemoryPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -124,12 +125,8 @@ LogicalResult ModelCompiler::selectKernels() {
       call.args.push_back(KernelArg::storage(step.scratch));
     if (auto gather = dyn_cast<GatherOp>(step.op)) {
       std::string input = indexSource(gather.getIndices());
-      int64_t dim = cast<RankedTensorType>(gather.getData().getType())
-                        .getDimSize(gather.getAxis() < 0
-                                        ? gather.getAxis() +
-                                              cast<RankedTensorType>(gather.getData().getType())
-                                                  .getRank()
-                                        : gather.getAxis());
+      auto dataType = cast<RankedTensorType>(gather.getData().getType());
+      int64_t dim = dataType.getDimSize(shape::wrapAxis(gather.getAxis(), dataType.getRank()));
       call.errorMessage =
           (input.empty() ? std::string("an index") : "input '" + input + "' holds an index") +
           " out of range [" + std::to_string(-dim) + ", " + std::to_string(dim) + ") at " +

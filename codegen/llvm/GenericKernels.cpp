@@ -580,7 +580,7 @@ LogicalResult GenericEmitter::emitDataMovement(Value &status) {
         return success();
       })
       .Case([&](ConcatOp c) {
-        int64_t axis = c.getAxis() < 0 ? c.getAxis() + outShape.size() : c.getAxis();
+        int64_t axis = shape::wrapAxis(c.getAxis(), outShape.size());
         int64_t offset = 0;
         for (auto [i, in] : llvm::enumerate(c.getInputs())) {
           k.forEach(shapeOf(in), [&](ValueRange ivs) {
@@ -594,7 +594,7 @@ LogicalResult GenericEmitter::emitDataMovement(Value &status) {
       })
       .Case([&](GatherOp g) {
         ArrayRef<int64_t> data = shapeOf(g.getData()), indices = shapeOf(g.getIndices());
-        int64_t axis = g.getAxis() < 0 ? g.getAxis() + data.size() : g.getAxis();
+        int64_t axis = shape::wrapAxis(g.getAxis(), data.size());
         int64_t dim = data[axis];
         Type idxElem = elementOf(g.getIndices());
         Value idxMem = operandMem(1);
@@ -727,7 +727,7 @@ LogicalResult GenericEmitter::emitReduction() {
       })
       .Case([&](SoftmaxOp s) {
         ArrayRef<int64_t> shape = shapeOf(s.getInput());
-        int64_t axis = s.getAxis() < 0 ? s.getAxis() + shape.size() : s.getAxis();
+        int64_t axis = shape::wrapAxis(s.getAxis(), shape.size());
         Type el = elementOf(s.getInput());
         SmallVector<int64_t> outer(shape);
         outer[axis] = 1;
@@ -758,7 +758,7 @@ LogicalResult GenericEmitter::emitReduction() {
       })
       .Case([&](LayerNormOp ln) {
         ArrayRef<int64_t> shape = shapeOf(ln.getInput());
-        int64_t axis = ln.getAxis() < 0 ? ln.getAxis() + shape.size() : ln.getAxis();
+        int64_t axis = shape::wrapAxis(ln.getAxis(), shape.size());
         Type el = elementOf(ln.getInput());
         Type ct = KernelBuilder::computeType(el);
         ArrayRef<int64_t> outer = shape.take_front(axis), inner = shape.drop_front(axis);
@@ -1157,7 +1157,7 @@ LogicalResult GenericEmitter::emitQuantized() {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](QuantizeLinearOp q) {
         ArrayRef<int64_t> shape = shapeOf(q.getInput());
-        int64_t axis = q.getAxis() < 0 ? q.getAxis() + shape.size() : q.getAxis();
+        int64_t axis = shape::wrapAxis(q.getAxis(), shape.size());
         int64_t count = cast<RankedTensorType>(q.getScale().getType()).getNumElements();
         Type inEl = elementOf(q.getInput()), outEl = q.getOutputElementType();
         SmallVector<Reader> readers{bcast(0), k.perAxis(operandMem(1), count, axis, inEl)};
@@ -1174,7 +1174,7 @@ LogicalResult GenericEmitter::emitQuantized() {
       })
       .Case([&](DequantizeLinearOp dq) {
         ArrayRef<int64_t> shape = shapeOf(dq.getInput());
-        int64_t axis = dq.getAxis() < 0 ? dq.getAxis() + shape.size() : dq.getAxis();
+        int64_t axis = shape::wrapAxis(dq.getAxis(), shape.size());
         int64_t count = cast<RankedTensorType>(dq.getScale().getType()).getNumElements();
         Type inEl = elementOf(dq.getInput()), scaleEl = elementOf(dq.getScale());
         SmallVector<Reader> readers{bcast(0), k.perAxis(operandMem(1), count, axis, scaleEl)};

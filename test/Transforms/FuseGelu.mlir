@@ -166,6 +166,34 @@ func.func @erf_f16(%x: tensor<2x8xf16>) -> tensor<2x8xf16> {
 
 // -----
 
+// The tanh form exactly as torch's own exporter writes GELU(approximate=
+// "tanh") (symbolic_opset9.gelu): the cube is Mul(x, Mul(x, x)), and
+// Mul(0.5, Mul(x, Add(1, Tanh(Mul(beta, Add(x, Mul(kappa, cube))))))).
+
+// CHECK-LABEL: func.func @tanh_torch_cube(
+// CHECK-SAME: %[[X:.*]]: tensor<2x4xf32>)
+// CHECK-NEXT: %[[G:.*]] = nunc.gelu %[[X]] {approximate = "tanh"} : tensor<2x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[G]]
+// CHECK-NOT: nunc.
+func.func @tanh_torch_cube(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %kappa = nunc.constant dense<0.044715> : tensor<f32>
+  %beta = nunc.constant dense<0.797884583> : tensor<f32>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %half = nunc.constant dense<0.5> : tensor<f32>
+  %0 = nunc.mul %x, %x : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.mul %x, %0 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %2 = nunc.mul %kappa, %1 : (tensor<f32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %3 = nunc.add %x, %2 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %4 = nunc.mul %beta, %3 : (tensor<f32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %5 = nunc.tanh %4 : tensor<2x4xf32> -> tensor<2x4xf32>
+  %6 = nunc.add %one, %5 : (tensor<f32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %7 = nunc.mul %x, %6 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %8 = nunc.mul %half, %7 : (tensor<f32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %8 : tensor<2x4xf32>
+}
+
+// -----
+
 // Pow with an integer exponent (Pow's exponent may have its own type): x^3
 // all the same.
 

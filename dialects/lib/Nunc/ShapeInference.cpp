@@ -468,7 +468,7 @@ LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(out))
     return failure();
   // Constant indices can be checked now; run-time ones are checked when run.
-  int64_t axis = getAxis() < 0 ? getAxis() + data->size() : getAxis();
+  int64_t axis = shape::wrapAxis(getAxis(), data->size());
   int64_t dim = (*data)[axis];
   if (!ShapedType::isDynamic(dim))
     if (std::optional<SmallVector<int64_t>> values = getConstantInts(getIndices()))

@@ -34,6 +34,11 @@ inline bool allStatic(llvm::ArrayRef<int64_t> dims) {
 
 llvm::Error makeError(const llvm::Twine &message);
 
+/// A possibly negative axis counted from the back, for axes already verified
+/// to be in range. Takes int64_t on purpose: ODS getters of I64Attr return
+/// uint64_t, and comparing those with 0 silently never sees a negative axis.
+inline int64_t wrapAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
+
 /// The product of dims, or std::nullopt when a dim is dynamic or the product
 /// overflows int64.
 std::optional<int64_t> numElements(llvm::ArrayRef<int64_t> dims);
