@@ -77,47 +77,53 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
       return failure();
     ops.append({mergeT, pv, softmax});
 
-    // logits = scaled (+ mask); scaled = scores (/ c | * c)
-    Value logits = softmax.getInput(), mask;
-    auto isScores = [](Value v) {
-      Operation *d = v.getDefiningOp();
-      return d && isa<DivOp, MulOp, MatMulOp>(d);
-    };
-    Value scaled = logits;
-    if (auto add = singleUseDef<AddOp>(logits)) {
-      if (isScores(add.getLhs()) && add.getLhs().hasOneUse()) {
-        scaled = add.getLhs();
-        mask = add.getRhs();
-      } else if (isScores(add.getRhs()) && add.getRhs().hasOneUse()) {
-        scaled = add.getRhs();
-        mask = add.getLhs();
-      } else {
-        return failure();
-      }
+    // logits = scaled (+ mask); scaled = scores (/ c | * c). Either operand
+    // of the mask Add may be the scores: try both.
+    SmallVector<std::pair<Value, Value>> candidates; // (scaled, mask)
+    if (auto add = singleUseDef<AddOp>(softmax.getInput())) {
+      candidates.push_back({add.getLhs(), add.getRhs()});
+      candidates.push_back({add.getRhs(), add.getLhs()});
       ops.push_back(add);
+    } else {
+      candidates.push_back({softmax.getInput(), Value()});
     }
+    MatMulOp qk;
+    Value mask;
     double scale = 1.0;
-    Value scores = scaled;
-    if (auto div = singleUseDef<DivOp>(scaled)) {
-      std::optional<double> c = getUniformFloat(div.getRhs());
-      if (!c || *c == 0)
-        return failure();
-      scale = 1.0 / *c;
-      scores = div.getLhs();
-      ops.push_back(div);
-    } else if (auto mul = singleUseDef<MulOp>(scaled)) {
-      std::optional<double> c = getUniformFloat(mul.getRhs());
-      scores = mul.getLhs();
-      if (!c) {
-        c = getUniformFloat(mul.getLhs());
-        scores = mul.getRhs();
+    for (auto [scaled, maskCandidate] : candidates) {
+      if (!scaled.hasOneUse())
+        continue;
+      double s = 1.0;
+      Value scores = scaled;
+      Operation *scaleOp = nullptr;
+      if (auto div = singleUseDef<DivOp>(scaled)) {
+        std::optional<double> c = getUniformFloat(div.getRhs());
+        if (!c || *c == 0)
+          continue;
+        s = 1.0 / *c;
+        scores = div.getLhs();
+        scaleOp = div;
+      } else if (auto mul = singleUseDef<MulOp>(scaled)) {
+        std::optional<double> c = getUniformFloat(mul.getRhs());
+        scores = mul.getLhs();
+        if (!c) {
+          c = getUniformFloat(mul.getLhs());
+          scores = mul.getRhs();
+        }
+        if (!c)
+          continue;
+        s = *c;
+        scaleOp = mul;
       }
-      if (!c)
-        return failure();
-      scale = *c;
-      ops.push_back(mul);
+      if (auto m = singleUseDef<MatMulOp>(scores)) {
+        qk = m;
+        mask = maskCandidate;
+        scale = s;
+        if (scaleOp)
+          ops.push_back(scaleOp);
+        break;
+      }
     }
-    auto qk = singleUseDef<MatMulOp>(scores);
     if (!qk)
       return failure();
     ops.push_back(qk);
@@ -148,6 +154,7 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
         1, /*reportErrors=*/false);
     if (failed(attention))
       return failure();
+    keepResultTypes(*attention, merge);
     rewriter.replaceOp(merge, (*attention)->getResults());
     return success();
   }

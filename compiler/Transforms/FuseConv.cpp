@@ -5,7 +5,7 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <cfloat>
+#include <cmath>
 
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSECONV
@@ -75,7 +75,8 @@ struct AddIntoConv : OpRewritePattern<AddOp> {
       FailureOr<Operation *> fused = buildFusedConv(rewriter, fusedLoc({p->op, add}), *p);
       if (failed(fused))
         return failure();
-      rewriter.replaceOp(add, (*fused)->getResults());
+      keepResultTypes(*fused, add);
+    rewriter.replaceOp(add, (*fused)->getResults());
       return success();
     }
     return failure();
@@ -97,8 +98,8 @@ template <typename ActOp> struct ActivationIntoConv : OpRewritePattern<ActOp> {
     } else if constexpr (std::is_same_v<ActOp, GeluOp>) {
       p->activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {
-      std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -FLT_MAX;
-      std::optional<double> hi = act.getMax() ? getUniformFloat(act.getMax()) : FLT_MAX;
+      std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -INFINITY;
+      std::optional<double> hi = act.getMax() ? getUniformFloat(act.getMax()) : INFINITY;
       if (!lo || !hi)
         return failure();
       p->activation = "clip";
@@ -109,6 +110,7 @@ template <typename ActOp> struct ActivationIntoConv : OpRewritePattern<ActOp> {
     FailureOr<Operation *> fused = buildFusedConv(rewriter, fusedLoc({p->op, act}), *p);
     if (failed(fused))
       return failure();
+    keepResultTypes(*fused, act);
     rewriter.replaceOp(act, (*fused)->getResults());
     return success();
   }

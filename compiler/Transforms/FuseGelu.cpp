@@ -89,11 +89,24 @@ Value matchTanhArgument(Value v, SmallVectorImpl<Operation *> &ops) {
                           std::pair(add.getRhs(), add.getLhs())}) {
     SmallVector<Operation *> local;
     Value cube = matchScaledBy(cubic, 0.044715, local);
-    auto pow = singleUseDef<PowOp>(cube);
-    if (pow && pow.getLhs() == x && isFloatConstant(pow.getRhs(), 3.0)) {
-      ops.append(local.begin(), local.end());
-      ops.push_back(pow);
-      return x;
+    if (auto pow = singleUseDef<PowOp>(cube)) {
+      if (pow.getLhs() == x && isFloatConstant(pow.getRhs(), 3.0)) {
+        ops.append(local.begin(), local.end());
+        ops.push_back(pow);
+        return x;
+      }
+    }
+    // x^3 written as x * (x * x), in either order (torch's opset-9 export).
+    if (auto outer = singleUseDef<MulOp>(cube)) {
+      for (auto [a, b] : {std::pair(outer.getLhs(), outer.getRhs()),
+                          std::pair(outer.getRhs(), outer.getLhs())}) {
+        auto square = singleUseDef<MulOp>(b);
+        if (a == x && square && square.getLhs() == x && square.getRhs() == x) {
+          ops.append(local.begin(), local.end());
+          ops.append({outer, square});
+          return x;
+        }
+      }
     }
   }
   return nullptr;
@@ -135,7 +148,8 @@ struct GeluPattern : OpRewritePattern<MulOp> {
             /*reportErrors=*/false);
         if (failed(gelu))
           return failure();
-        rewriter.replaceOp(root, (*gelu)->getResults());
+        keepResultTypes(*gelu, root);
+    rewriter.replaceOp(root, (*gelu)->getResults());
         return success();
       }
     }

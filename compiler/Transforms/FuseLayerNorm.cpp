@@ -88,28 +88,33 @@ struct LayerNormPattern : OpRewritePattern<DivOp> {
       if (user != square && user != div.getOperation())
         return failure();
 
-    // Optional affine part: * gamma, + beta.
+    // Optional affine part: * gamma, + beta, each taken only when it
+    // broadcasts to the normalized dims (otherwise it stays a separate op).
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    if (!xType)
+      return failure();
+    ArrayRef<int64_t> normalizedDims = xType.getShape().drop_front(*axis);
+    auto affine = [&](Operation *op, Value from) -> Value {
+      Value other = otherOperand(op, from);
+      if (!other || op->getResult(0).getType() != x.getType() ||
+          !broadcastsTo(other, normalizedDims, xType.getElementType()))
+        return nullptr;
+      return other;
+    };
     Operation *last = div;
     Value gamma, beta;
     if (div.getResult().hasOneUse())
-      if (auto mul = dyn_cast<MulOp>(*div->user_begin())) {
-        gamma = otherOperand(mul, div.getResult());
-        last = mul;
-        if (mul.getResult().hasOneUse())
-          if (auto addBeta = dyn_cast<AddOp>(*mul->user_begin())) {
-            beta = otherOperand(addBeta, mul.getResult());
-            last = addBeta;
-          }
-      }
+      if (auto mul = dyn_cast<MulOp>(*div->user_begin()))
+        if ((gamma = affine(mul, div.getResult()))) {
+          last = mul;
+          if (mul.getResult().hasOneUse())
+            if (auto addBeta = dyn_cast<AddOp>(*mul->user_begin()))
+              if ((beta = affine(addBeta, mul.getResult())))
+                last = addBeta;
+        }
     if (last != div.getOperation())
       ops.push_back(last);
     if (last->getResult(0).getType() != x.getType())
-      return failure();
-
-    auto xType = cast<RankedTensorType>(x.getType());
-    ArrayRef<int64_t> normalizedDims = xType.getShape().drop_front(*axis);
-    if ((gamma && !broadcastsTo(gamma, normalizedDims, xType.getElementType())) ||
-        (beta && !broadcastsTo(beta, normalizedDims, xType.getElementType())))
       return failure();
 
     rewriter.setInsertionPoint(last);
@@ -136,6 +141,7 @@ struct LayerNormPattern : OpRewritePattern<DivOp> {
         3, /*reportErrors=*/false);
     if (failed(ln))
       return failure();
+    keepResultTypes(*ln, last);
     rewriter.replaceOp(last, (*ln)->getResult(0));
     return success();
   }

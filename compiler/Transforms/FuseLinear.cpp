@@ -6,7 +6,7 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <cfloat>
+#include <cmath>
 
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSELINEAR
@@ -134,6 +134,7 @@ struct MatMulToLinear : OpRewritePattern<MatMulOp> {
     FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
     if (failed(lin))
       return failure();
+    keepResultTypes(*lin, op);
     rewriter.replaceOp(op, (*lin)->getResults());
     return success();
   }
@@ -170,6 +171,7 @@ struct GemmToLinear : OpRewritePattern<GemmOp> {
     FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
     if (failed(lin))
       return failure();
+    keepResultTypes(*lin, op);
     rewriter.replaceOp(op, (*lin)->getResults());
     return success();
   }
@@ -188,14 +190,15 @@ struct AddIntoLinear : OpRewritePattern<AddOp> {
       LinearParts p = partsOf(lin);
       Location loc = fusedLoc({lin, add});
       int64_t n = outputColumns(lin.getResult());
-      if (!lin.getBias() && n > 0) {
+      if (!lin.getBias() && n > 0 && add.getType() == lin.getType()) {
         if (std::optional<Tensor> bias = biasVector(b, n, 1.f)) {
           rewriter.setInsertionPoint(add);
           p.bias = constantOf(rewriter, loc, *bias, "bias");
           FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
           if (failed(fused))
             return failure();
-          rewriter.replaceOp(add, (*fused)->getResults());
+          keepResultTypes(*fused, add);
+    rewriter.replaceOp(add, (*fused)->getResults());
           return success();
         }
       }
@@ -205,7 +208,8 @@ struct AddIntoLinear : OpRewritePattern<AddOp> {
         FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
         if (failed(fused))
           return failure();
-        rewriter.replaceOp(add, (*fused)->getResults());
+        keepResultTypes(*fused, add);
+    rewriter.replaceOp(add, (*fused)->getResults());
         return success();
       }
     }
@@ -231,8 +235,8 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
     } else if constexpr (std::is_same_v<ActOp, GeluOp>) {
       p.activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {
-      std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -FLT_MAX;
-      std::optional<double> hi = act.getMax() ? getUniformFloat(act.getMax()) : FLT_MAX;
+      std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -INFINITY;
+      std::optional<double> hi = act.getMax() ? getUniformFloat(act.getMax()) : INFINITY;
       if (!lo || !hi)
         return failure();
       p.activation = "clip";
@@ -243,6 +247,7 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
     FailureOr<Operation *> fused = buildLinear(rewriter, fusedLoc({lin, act}), p);
     if (failed(fused))
       return failure();
+    keepResultTypes(*fused, act);
     rewriter.replaceOp(act, (*fused)->getResults());
     return success();
   }

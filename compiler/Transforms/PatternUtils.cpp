@@ -30,7 +30,16 @@ std::optional<double> getUniformFloat(Value v) {
   if (!v || !matchPattern(v, m_Constant(&attr)))
     return std::nullopt;
   auto type = cast<ShapedType>(attr.getType());
-  if (!isa<FloatType>(type.getElementType()) || type.getNumElements() == 0)
+  if (type.getNumElements() == 0)
+    return std::nullopt;
+  // Integer constants count too: exporters write Pow(x, 3) with an int64 3.
+  if (isa<IntegerType>(type.getElementType()) && !type.getElementType().isInteger(1)) {
+    std::optional<SmallVector<int64_t>> ints = readIntElements(attr);
+    if (!ints || llvm::any_of(*ints, [&](int64_t i) { return i != ints->front(); }))
+      return std::nullopt;
+    return (double)ints->front();
+  }
+  if (!isa<FloatType>(type.getElementType()))
     return std::nullopt;
   if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
     if (dense.isSplat())
@@ -46,6 +55,12 @@ std::optional<double> getUniformFloat(Value v) {
 
 bool isFloatConstant(Value v, double want, double tolerance) {
   std::optional<double> got = getUniformFloat(v);
+  // A constant stored in a 16-bit float is only as close as its precision.
+  Type element = v ? getElementTypeOrSelf(v.getType()) : Type();
+  if (element && element.isF16())
+    tolerance = std::max(tolerance, 1e-3);
+  else if (element && element.isBF16())
+    tolerance = std::max(tolerance, 8e-3);
   return got && std::fabs(*got - want) <= tolerance * std::max(1.0, std::fabs(want));
 }
 
@@ -76,6 +91,21 @@ bool broadcastsTo(Value v, ArrayRef<int64_t> target, Type element) {
     if (type.getDimSize(i) != 1 && type.getDimSize(i) != target[offset + i])
       return false;
   return true;
+}
+
+void keepResultTypes(Operation *fused, Operation *replaced) {
+  for (auto [n, o] : llvm::zip(fused->getResults(), replaced->getResults())) {
+    auto nt = dyn_cast<RankedTensorType>(n.getType());
+    auto ot = dyn_cast<RankedTensorType>(o.getType());
+    if (!nt || !ot || nt.getRank() != ot.getRank() ||
+        nt.getElementType() != ot.getElementType())
+      continue;
+    bool compatible = true;
+    for (auto [a, b] : llvm::zip(nt.getShape(), ot.getShape()))
+      compatible &= ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+    if (compatible)
+      n.setType(ot.hasStaticShape() || !nt.hasStaticShape() ? ot : nt);
+  }
 }
 
 Location fusedLoc(ArrayRef<Operation *> ops) {

@@ -13,8 +13,8 @@
 
 namespace mlir::nunc {
 
-/// The value of a floating-point constant whose elements are all equal
-/// (a scalar or a splat), or std::nullopt.
+/// The value of a numeric constant whose elements are all equal (a scalar or
+/// a splat; integers convert), or std::nullopt.
 std::optional<double> getUniformFloat(Value v);
 
 /// True when `v` is a constant float within `tolerance` (relative) of `want`.
@@ -36,6 +36,10 @@ std::optional<SmallVector<float>> getConstantFloats(Value v);
 /// A float32 constant of the given shape and values.
 Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         ArrayRef<float> values, StringRef name);
+
+/// Gives `fused` the result types of `replaced` where those are the more
+/// precise (declared types may know dims the operands do not).
+void keepResultTypes(Operation *fused, Operation *replaced);
 
 /// The location of a fused op: the fused locations of all the ops it replaces,
 /// so diagnostics name every ONNX node involved.

@@ -9,6 +9,7 @@
 // CHECK-SAME: %[[X:.*]]: tensor<2x4x8xf32>)
 // CHECK-DAG: %[[G:.*]] = nunc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00, 8.000000e+00]> : tensor<8xf32>
 // CHECK-DAG: %[[B:.*]] = nunc.constant dense<[5.000000e-01, 2.500000e-01, 0.000000e+00, -5.000000e-01, 1.000000e+00, 2.000000e+00, -1.000000e+00, 3.000000e+00]> : tensor<8xf32>
+// CHECK-NOT: nunc.{{(reduce_mean|sub|pow|mul|add|sqrt|div)}}
 // CHECK: %[[Y:.*]], %{{.*}}, %{{.*}} = nunc.layer_norm %[[X]], %[[G]], %[[B]] : tensor<8xf32> {axis = 2 : i64} : tensor<2x4x8xf32>, tensor<8xf32> -> tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<2x4x1xf32>
 // CHECK-NEXT: return %[[Y]] : tensor<2x4x8xf32>
 // CHECK-NOT: nunc.

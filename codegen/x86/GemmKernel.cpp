@@ -1,0 +1,244 @@
+//===- GemmKernel.cpp - fp32 GEMM with fused epilogues (xbyak) ------------===//
+
+#include "GemmKernel.h"
+
+#include <map>
+#include <tuple>
+#include <type_traits>
+
+namespace mlir::nunc::x86 {
+
+std::vector<float> GemmKernel::packWeights(const float *w, int64_t k, int64_t n, Isa isa) {
+  int64_t nr = panelWidth(isa), panels = numPanels(n, isa);
+  std::vector<float> out(panels * k * nr, 0.f);
+  for (int64_t p = 0; p < panels; ++p)
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < nr && p * nr + j < n; ++j)
+        out[(p * k + kk) * nr + j] = w[kk * n + p * nr + j];
+  return out;
+}
+
+std::vector<float> GemmKernel::packBias(const float *b, int64_t n, Isa isa) {
+  int64_t nr = panelWidth(isa), panels = numPanels(n, isa);
+  std::vector<float> out(panels * nr, 0.f);
+  for (int64_t j = 0; j < n; ++j)
+    out[j] = b[j];
+  return out;
+}
+
+namespace {
+
+using namespace Xbyak;
+
+template <typename Vmm> class GemmGenerator : public JitKernel {
+public:
+  static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
+  static constexpr int kLanes = kAvx512 ? 16 : 8;
+  static constexpr int kRows = kAvx512 ? 8 : 6;
+  static constexpr int kVecs = kAvx512 ? 3 : 2;
+  static constexpr int kUnroll = 4;
+
+  explicit GemmGenerator(GemmConfig config) : c(config) {
+    replicate = kAvx512 ? 1 : 8;
+  }
+
+  void generate() {
+    const int64_t nr = kVecs * kLanes;
+    const int64_t panels = (c.n + nr - 1) / nr;
+    const int64_t tail = c.n - (panels - 1) * nr; // columns of the last panel
+    const int tailVecs = (tail + kLanes - 1) / kLanes;
+    const int tailLanes = tail - (tailVecs - 1) * kLanes; // lanes of its last vector
+
+    prologue();
+    mov(rax, ptr[rdi + 0]);  // A
+    mov(rbx, ptr[rdi + 8]);  // packed W
+    mov(rdx, ptr[rdi + 16]); // packed bias
+    mov(r12, ptr[rdi + 24]); // residual
+    mov(rcx, ptr[rdi + 32]); // C
+    // Move to this task's panel.
+    imul(r13, rsi, c.k * nr * 4);
+    add(rbx, r13);
+    imul(r13, rsi, nr * 4);
+    add(rdx, r13);
+    add(rcx, r13);
+    add(r12, r13);
+    // Row offsets of A: lda, 3 lda, 5 lda, 7 lda (bytes).
+    mov(r8, c.lda * 4);
+    mov(r9, c.lda * 12);
+    mov(r10, c.lda * 20);
+    mov(r11, c.lda * 28);
+
+    Label tailPanel, done;
+    bool hasTail = tail != nr;
+    if (hasTail) {
+      cmp(rsi, panels - 1);
+      je(tailPanel, T_NEAR);
+    }
+    rowLoop(kVecs, kLanes);
+    jmp(done, T_NEAR);
+    if (hasTail) {
+      L(tailPanel);
+      rowLoop(tailVecs, tailLanes);
+    }
+    L(done);
+    epilogueReturn(0);
+    for (auto &[key, label] : micro) {
+      L(*label);
+      microKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+      ret();
+    }
+    emitConstants();
+  }
+
+private:
+  GemmConfig c;
+  std::map<std::tuple<int, int, int>, std::unique_ptr<Label>> micro;
+
+  Label &microLabel(int rows, int vecs, int lastLanes) {
+    auto &l = micro[{rows, vecs, lastLanes}];
+    if (!l)
+      l = std::make_unique<Label>();
+    return *l;
+  }
+
+  /// All row tiles of the current panel (pointers advance; restored after).
+  void rowLoop(int vecs, int lastLanes) {
+    int64_t fullTiles = c.m / kRows, rest = c.m % kRows;
+    push(rax);
+    push(rcx);
+    push(r12);
+    if (fullTiles) {
+      Label rows;
+      mov(rbp, fullTiles);
+      L(rows);
+      call(microLabel(kRows, vecs, lastLanes));
+      add(rax, kRows * c.lda * 4);
+      add(rcx, kRows * c.ldc * 4);
+      add(r12, kRows * c.ldr * 4);
+      dec(rbp);
+      jnz(rows, T_NEAR);
+    }
+    if (rest)
+      call(microLabel(rest, vecs, lastLanes));
+    pop(r12);
+    pop(rcx);
+    pop(rax);
+  }
+
+  Vmm acc(int r, int v) { return Vmm(r * kVecs + v); }
+  Vmm bReg(int v) { return Vmm(kAvx512 ? 24 + v : kRows * kVecs + v); }
+  Vmm aReg() { return Vmm(kAvx512 ? 27 : kRows * kVecs + kVecs); }
+  /// Epilogue temporaries: registers the k loop no longer needs.
+  Vmm temp(int i) { return Vmm(kAvx512 ? 28 + i : kRows * kVecs + i); }
+
+  RegExp aRow(const Reg64 &base, int r) {
+    switch (r) {
+    case 0: return base;
+    case 1: return base + r8;
+    case 2: return base + r8 * 2;
+    case 3: return base + r9;
+    case 4: return base + r8 * 4;
+    case 5: return base + r10;
+    case 6: return base + r9 * 2;
+    default: return base + r11;
+    }
+  }
+
+  /// One k step at byte offsets aOff (into A rows) and bOff (into the panel).
+  void kStep(int rows, int vecs, int64_t aOff, int64_t bOff) {
+    for (int v = 0; v < vecs; ++v)
+      vmovups(bReg(v), ptr[r15 + bOff + v * kLanes * 4]);
+    for (int r = 0; r < rows; ++r) {
+      vbroadcastss(aReg(), ptr[aRow(r14, r) + aOff]);
+      for (int v = 0; v < vecs; ++v)
+        vfmadd231ps(acc(r, v), bReg(v), aReg());
+    }
+  }
+
+  /// rows x vecs tile; the last vector has lastLanes valid lanes.
+  void microKernel(int rows, int vecs, int lastLanes) {
+    const int64_t nr = kVecs * kLanes;
+    bool masked = lastLanes != kLanes;
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < vecs; ++v) {
+        if (c.bias)
+          vmovups(acc(r, v), ptr[rdx + v * kLanes * 4]);
+        else
+          vxorps(acc(r, v), acc(r, v), acc(r, v));
+      }
+    mov(r14, rax);
+    mov(r15, rbx);
+    int64_t blocks = c.k / kUnroll, rest = c.k % kUnroll;
+    if (blocks) {
+      Label loop;
+      mov(r13, blocks);
+      L(loop);
+      for (int u = 0; u < kUnroll; ++u)
+        kStep(rows, vecs, u * 4, u * nr * 4);
+      add(r14, kUnroll * 4);
+      add(r15, kUnroll * nr * 4);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    }
+    for (int u = 0; u < rest; ++u)
+      kStep(rows, vecs, u * 4, u * nr * 4);
+
+    // Epilogue: residual, activation, store (masked in the last vector).
+    std::vector<uint32_t> laneMask(kLanes, 0);
+    for (int i = 0; i < lastLanes; ++i)
+      laneMask[i] = 0xffffffffu;
+    Address maskAddr = masked && !kAvx512 ? dataAddr(laneMask) : ptr[rip];
+    if (masked && kAvx512) {
+      mov(r13d, (1u << lastLanes) - 1);
+      kmovw(k1, r13d);
+    }
+    for (int r = 0; r < rows; ++r) {
+      for (int v = 0; v < vecs; ++v) {
+        bool tailVec = masked && v == vecs - 1;
+        Vmm x = acc(r, v);
+        Address cAddr = ptr[rcx + r * c.ldc * 4 + v * kLanes * 4];
+        if (c.residual) {
+          Address rAddr = ptr[r12 + r * c.ldr * 4 + v * kLanes * 4];
+          if (!tailVec) {
+            vaddps(x, x, rAddr);
+          } else if constexpr (kAvx512) {
+            vaddps(x | k1, x, rAddr);
+          } else {
+            vmovups(temp(0), maskAddr);
+            vmaskmovps(temp(1), temp(0), rAddr);
+            vaddps(x, x, temp(1));
+          }
+        }
+        emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
+        if (!tailVec) {
+          vmovups(cAddr, x);
+        } else if constexpr (kAvx512) {
+          vmovups(cAddr | k1, x);
+        } else {
+          vmovups(temp(0), maskAddr);
+          vmaskmovps(cAddr, temp(0), x);
+        }
+      }
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa isa) {
+  std::unique_ptr<JitKernel> kernel;
+  if (isa == Isa::Avx512) {
+    auto g = std::make_unique<GemmGenerator<Zmm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  } else {
+    auto g = std::make_unique<GemmGenerator<Ymm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  }
+  if (!kernel->finish())
+    return nullptr;
+  return kernel;
+}
+
+} // namespace mlir::nunc::x86

@@ -1,0 +1,54 @@
+//===- GemmKernel.h - fp32 GEMM with fused epilogues (xbyak) ----*- C++ -*-===//
+//
+//   C[M, N] = activation(A[M, K] x W[K, N] + bias[N] + residual[M, N])
+//
+// W is a constant packed at compile time into panels of NR columns
+// ([panel][K][NR], zero padded), so the inner loop streams it. A register
+// tile of MR x NR accumulators (AVX-512: 8 x 48; AVX2: 6 x 16) runs the
+// whole K with A broadcast from memory; bias initializes the accumulators and
+// residual, activation and the masked tail store happen before C is written.
+// One task per column panel.
+//
+// Task arguments: [0] A, [1] packed W, [2] packed bias, [3] residual, [4] C.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_CODEGEN_X86_GEMMKERNEL_H
+#define NUNC_CODEGEN_X86_GEMMKERNEL_H
+
+#include "JitSupport.h"
+#include "nunc/Codegen/Target.h"
+
+#include <memory>
+
+namespace mlir::nunc::x86 {
+
+struct GemmConfig {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldc = 0, ldr = 0; // row strides in elements
+  bool bias = false, residual = false;
+  Activation activation;
+};
+
+struct GemmKernel {
+  /// Register tile: MR rows by NR = NV vectors of columns.
+  static int64_t rowsPerTile(Isa isa) { return isa == Isa::Avx512 ? 8 : 6; }
+  static int64_t vectorsPerTile(Isa isa) { return isa == Isa::Avx512 ? 3 : 2; }
+  static int64_t lanes(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
+  static int64_t panelWidth(Isa isa) { return vectorsPerTile(isa) * lanes(isa); }
+  static int64_t numPanels(int64_t n, Isa isa) {
+    return (n + panelWidth(isa) - 1) / panelWidth(isa);
+  }
+
+  /// W [K, N] row-major into [panel][K][NR], zero padded.
+  static std::vector<float> packWeights(const float *w, int64_t k, int64_t n, Isa isa);
+  /// bias [N] into [panel][NR], zero padded.
+  static std::vector<float> packBias(const float *b, int64_t n, Isa isa);
+
+  /// Generates the task function; null when xbyak reports an error.
+  static std::unique_ptr<JitKernel> generate(const GemmConfig &config, Isa isa);
+};
+
+} // namespace mlir::nunc::x86
+
+#endif // NUNC_CODEGEN_X86_GEMMKERNEL_H

@@ -1,0 +1,151 @@
+//===- VectorMath.cpp - exp and activations in generated x86 code ---------===//
+//
+// exp: range reduction x = n ln2 + r, |r| <= ln2/2, Taylor polynomial of
+// degree 7 (relative error below 1e-7), times 2^n. erf (for GELU): a
+// rational approximation x P(x^2) / Q(x^2) fitted for nunc on [0, 4]
+// (max absolute error 3.4e-7 in float32); |x| is clamped to 4, where erf is 1
+// to float precision.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JitSupport.h"
+
+#include <type_traits>
+
+namespace mlir::nunc::x86 {
+
+Activation Activation::fromName(const std::string &name, float min, float max) {
+  Activation a;
+  a.min = min;
+  a.max = max;
+  if (name == "relu") a.kind = Relu;
+  else if (name == "clip") a.kind = Clip;
+  else if (name == "sigmoid") a.kind = Sigmoid;
+  else if (name == "tanh") a.kind = Tanh;
+  else if (name == "gelu") a.kind = Gelu;
+  else if (name == "gelu_tanh") a.kind = GeluTanh;
+  else a.kind = None;
+  return a;
+}
+
+namespace {
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+const float kErfP[] = {1.128378987312317f, 0.19627544283866882f, 0.05347038805484772f,
+                       0.004004636313766241f, 0.00028803767054341733f, 1.974276301552891e-06f};
+const float kErfQ[] = {1.0f, 0.5072757601737976f, 0.11648682504892349f,
+                       0.015446405857801437f, 0.001216552802361548f, 3.747493610717356e-05f};
+} // namespace
+
+template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1) {
+  constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
+  vminps(x, x, constAddr(88.3762626647949f));
+  vmaxps(x, x, constAddr(-87.3365447504f));
+  vmulps(t0, x, constAddr(kLog2e));
+  if constexpr (avx512)
+    vrndscaleps(t0, t0, 0); // round to nearest even
+  else
+    vroundps(t0, t0, 0);
+  vfnmadd231ps(x, t0, constAddr(kLn2Hi));
+  vfnmadd231ps(x, t0, constAddr(kLn2Lo)); // x = r
+  // Horner: 1/7!, ..., 1/1!, 1
+  const float c[] = {1.f / 5040, 1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
+  if constexpr (avx512)
+    vbroadcastss(t1, constScalar(c[0]));
+  else
+    vmovups(t1, constAddr(c[0]));
+  for (int i = 1; i < 8; ++i)
+    vfmadd213ps(t1, x, constAddr(c[i]));
+  if constexpr (avx512) {
+    vscalefps(x, t1, t0);
+  } else {
+    vcvtps2dq(t0, t0);
+    vpaddd(t0, t0, constAddrBits(127));
+    vpslld(t0, t0, 23);
+    vmulps(x, t1, t0);
+  }
+}
+
+template <typename Vmm>
+void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t0,
+                               const Vmm &t1, const Vmm &t2, const Vmm &t3) {
+  constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
+  auto loadConst = [&](const Vmm &dst, float v) {
+    if constexpr (avx512)
+      vbroadcastss(dst, constScalar(v));
+    else
+      vmovups(dst, constAddr(v));
+  };
+  /// x = 1 / (1 + exp(-x)), using t0..t2.
+  auto sigmoid = [&]() {
+    vmulps(x, x, constAddr(-1.f));
+    emitExp(x, t0, t1);
+    vaddps(x, x, constAddr(1.f));
+    loadConst(t2, 1.f);
+    vdivps(x, t2, x);
+  };
+  switch (act.kind) {
+  case Activation::None:
+    return;
+  case Activation::Relu:
+    vmaxps(x, x, constAddr(0.f));
+    return;
+  case Activation::Clip:
+    vmaxps(x, x, constAddr(act.min));
+    vminps(x, x, constAddr(act.max));
+    return;
+  case Activation::Sigmoid:
+    sigmoid();
+    return;
+  case Activation::Tanh: // 2 sigmoid(2x) - 1
+    vaddps(x, x, x);
+    sigmoid();
+    vaddps(x, x, x);
+    vsubps(x, x, constAddr(1.f));
+    return;
+  case Activation::Gelu: {
+    // z = clamp(x / sqrt 2, -4, 4); erf(z) = z P(z^2) / Q(z^2)
+    vmulps(t0, x, constAddr(0.70710678118654752f));
+    vminps(t0, t0, constAddr(4.f));
+    vmaxps(t0, t0, constAddr(-4.f));
+    vmulps(t1, t0, t0);
+    loadConst(t2, kErfP[5]);
+    for (int i = 4; i >= 0; --i)
+      vfmadd213ps(t2, t1, constAddr(kErfP[i]));
+    loadConst(t3, kErfQ[5]);
+    for (int i = 4; i >= 0; --i)
+      vfmadd213ps(t3, t1, constAddr(kErfQ[i]));
+    vmulps(t2, t2, t0);
+    vdivps(t2, t2, t3);
+    vaddps(t2, t2, constAddr(1.f));
+    vmulps(x, x, constAddr(0.5f));
+    vmulps(x, x, t2);
+    return;
+  }
+  case Activation::GeluTanh: {
+    // u = sqrt(2/pi) (x + 0.044715 x^3); y = x / (1 + exp(-2u))
+    vmulps(t3, x, x);
+    vmulps(t3, t3, constAddr(0.044715f));
+    vaddps(t3, t3, constAddr(1.f)); // 1 + c x^2
+    vmulps(t3, t3, x);                                     // x + c x^3
+    vmulps(t3, t3, constAddr(-2.f * 0.7978845608028654f)); // -2u
+    emitExp(t3, t0, t1);
+    vaddps(t3, t3, constAddr(1.f));
+    vdivps(x, x, t3);
+    return;
+  }
+  }
+}
+
+template void JitKernel::emitExp<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                             const Xbyak::Zmm &);
+template void JitKernel::emitExp<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                             const Xbyak::Ymm &);
+template void JitKernel::emitActivation<Xbyak::Zmm>(const Xbyak::Zmm &, const Activation &,
+                                                    const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                                    const Xbyak::Zmm &, const Xbyak::Zmm &);
+template void JitKernel::emitActivation<Xbyak::Ymm>(const Xbyak::Ymm &, const Activation &,
+                                                    const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                                    const Xbyak::Ymm &, const Xbyak::Ymm &);
+
+} // namespace mlir::nunc::x86
