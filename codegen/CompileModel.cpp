@@ -3,6 +3,8 @@
 #include "nunc/Codegen/CompileModel.h"
 
 #include "Archive.h"
+#include "AttentionKernel.h"
+#include "GemmKernel.h"
 #include "GenericKernels.h"
 #include "Header.h"
 #include "KernelCall.h"
@@ -23,6 +25,8 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -69,6 +73,35 @@ std::string indexSource(Value v) {
   return "";
 }
 
+/// The x86 attention kernel's view of an attention op, if it can run it.
+std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
+  auto q = cast<RankedTensorType>(op.getQuery().getType());
+  auto k = cast<RankedTensorType>(op.getKey().getType());
+  if (!q.getElementType().isF32())
+    return std::nullopt;
+  x86::AttentionConfig c;
+  c.batch = q.getDimSize(0);
+  c.seq = q.getDimSize(1);
+  c.keys = k.getDimSize(1);
+  c.heads = op.getNumHeads();
+  c.headDim = q.getDimSize(2) / c.heads;
+  c.scale = op.getScale().convertToFloat();
+  if (op.getMask()) {
+    c.mask = true;
+    auto m = cast<RankedTensorType>(op.getMask().getType());
+    SmallVector<int64_t> shape4(4 - m.getRank(), 1);
+    shape4.append(m.getShape().begin(), m.getShape().end());
+    int64_t stride = 1;
+    for (int i = 3; i >= 0; --i) {
+      c.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
+      stride *= shape4[i];
+    }
+  }
+  if (!x86::AttentionKernel::supports(c, isa))
+    return std::nullopt;
+  return c;
+}
+
 class ModelCompiler {
 public:
   ModelCompiler(ModuleOp module, const CompileOptions &options)
@@ -78,11 +111,15 @@ public:
 
 private:
   LogicalResult selectKernels();
+  /// A fast x86 kernel for the step, or false when none fits (generic path).
+  FailureOr<bool> selectNativeKernel(const Step &step, KernelCall &call);
   int64_t constantOffset(int storage);
   FailureOr<std::unique_ptr<llvm::Module>> translate(llvm::LLVMContext &llvmContext);
   void emitGlue(llvm::Module &m);
   void emitKernelWrappers(llvm::Module &m);
-  FailureOr<std::string> emitObject(llvm::Module &m, llvm::StringRef weightsPath);
+  FailureOr<std::string> emitObject(llvm::Module &m, llvm::StringRef weightsPath,
+                                    llvm::StringRef codePath);
+  std::string nativeCodeAsm(llvm::StringRef codePath);
 
   ModuleOp module;
   const CompileOptions &options;
@@ -92,15 +129,22 @@ private:
   /// Generic kernels: the MLIR function each wraps, with its arity.
   std::vector<std::pair<std::string, unsigned>> genericImpls;
   OwningOpRef<ModuleOp> kernelModule;
+  /// Machine code of the x86 kernels, by symbol, in step order.
+  std::vector<std::pair<std::string, std::vector<uint8_t>>> nativeCode;
   WeightBlob blob;
   llvm::DenseMap<int, int64_t> constantOffsets;
 };
 
 LogicalResult ModelCompiler::selectKernels() {
   // Scratch memory per op, known before the plan.
-  auto scratch = [](Operation *op) -> int64_t {
-    if (auto at = dyn_cast<AttentionOp>(op))
+  Isa isa = options.target.isa;
+  auto scratch = [&](Operation *op) -> int64_t {
+    if (auto at = dyn_cast<AttentionOp>(op)) {
+      if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
+        return x86::AttentionKernel::scratchBytes(*c, isa);
+      // The generic kernel keeps one row of probabilities.
       return cast<RankedTensorType>(at.getKey().getType()).getDimSize(1) * 4;
+    }
     return 0;
   };
   FailureOr<MemoryPlan> p = planMemory(func, scratch);
@@ -112,6 +156,14 @@ LogicalResult ModelCompiler::selectKernels() {
   for (auto [i, step] : llvm::enumerate(plan.steps)) {
     KernelCall call;
     call.symbol = options.name + "_k" + std::to_string(i);
+    FailureOr<bool> native = selectNativeKernel(step, call);
+    if (failed(native))
+      return failure();
+    if (*native) {
+      genericImpls.push_back({"", 0});
+      calls.push_back(std::move(call));
+      continue;
+    }
     std::string impl = call.symbol + "_impl";
     if (failed(buildGenericKernel(*kernelModule, step.op, impl)))
       return failure();
@@ -136,6 +188,93 @@ LogicalResult ModelCompiler::selectKernels() {
     calls.push_back(std::move(call));
   }
   return success();
+}
+
+FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &call) {
+  Isa isa = options.target.isa;
+  if (auto lin = dyn_cast<LinearOp>(step.op)) {
+    auto in = cast<RankedTensorType>(lin.getInput().getType());
+    auto w = cast<RankedTensorType>(lin.getWeight().getType());
+    if (!in.getElementType().isF32() || in.getRank() < 1)
+      return false;
+    std::optional<SmallVector<float>> weights, bias;
+    ElementsAttr attr;
+    if (!matchPattern(lin.getWeight(), m_Constant(&attr)))
+      return false;
+    SmallVector<char> raw;
+    if (!readRawElements(attr, raw))
+      return false;
+    if (lin.getBias()) {
+      ElementsAttr battr;
+      SmallVector<char> braw;
+      if (!matchPattern(lin.getBias(), m_Constant(&battr)) || !readRawElements(battr, braw))
+        return false;
+      bias = SmallVector<float>((const float *)braw.data(),
+                                (const float *)braw.data() + braw.size() / 4);
+    }
+    x86::GemmConfig cfg;
+    cfg.k = w.getDimSize(0);
+    cfg.n = w.getDimSize(1);
+    cfg.m = in.getNumElements() / cfg.k;
+    cfg.lda = cfg.k;
+    cfg.ldc = cfg.n;
+    cfg.ldr = cfg.n;
+    cfg.bias = static_cast<bool>(bias);
+    cfg.residual = static_cast<bool>(lin.getResidual());
+    cfg.activation = x86::Activation::fromName(lin.getActivation().str(),
+                                               lin.getActivationMin().convertToFloat(),
+                                               lin.getActivationMax().convertToFloat());
+    std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
+    if (!kernel)
+      return lin.emitError("generating the GEMM kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    std::vector<float> packed =
+        x86::GemmKernel::packWeights((const float *)raw.data(), cfg.k, cfg.n, isa);
+    int64_t wOffset = blob.add((const char *)packed.data(), packed.size() * 4);
+    int64_t bOffset = wOffset;
+    if (bias) {
+      std::vector<float> pb = x86::GemmKernel::packBias(bias->data(), cfg.n, isa);
+      bOffset = blob.add((const char *)pb.data(), pb.size() * 4);
+    }
+    int input = step.operands[0];
+    int residual = lin.getResidual() ? step.operands.back() : input;
+    call.args = {KernelArg::storage(input), KernelArg::blob(wOffset), KernelArg::blob(bOffset),
+                 KernelArg::storage(residual), KernelArg::storage(step.results[0])};
+    call.tasks = x86::GemmKernel::numPanels(cfg.n, isa);
+    call.description = llvm::formatv("gemm.{0}[{1}x{2}x{3}]{4}{5}{6}",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg.m, cfg.n,
+                                     cfg.k, cfg.bias ? " +bias" : "",
+                                     cfg.residual ? " +residual" : "",
+                                     lin.getActivation() == "none"
+                                         ? std::string()
+                                         : " " + lin.getActivation().str())
+                           .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto at = dyn_cast<AttentionOp>(step.op)) {
+    std::optional<x86::AttentionConfig> cfg = attentionConfig(at, isa);
+    if (!cfg)
+      return false;
+    std::unique_ptr<x86::JitKernel> kernel = x86::AttentionKernel::generate(*cfg, isa);
+    if (!kernel)
+      return at.emitError("generating the attention kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    int q = step.operands[0];
+    call.args = {KernelArg::storage(q), KernelArg::storage(step.operands[1]),
+                 KernelArg::storage(step.operands[2]),
+                 KernelArg::storage(at.getMask() ? step.operands[3] : q),
+                 KernelArg::storage(step.results[0]), KernelArg::storage(step.scratch)};
+    call.tasks = x86::AttentionKernel::numTasks(*cfg);
+    call.description = llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg->batch,
+                                     cfg->seq, cfg->keys, cfg->heads, cfg->headDim,
+                                     cfg->mask ? " +mask" : "")
+                           .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  return false;
 }
 
 int64_t ModelCompiler::constantOffset(int storage) {
@@ -177,6 +316,7 @@ void ModelCompiler::emitKernelWrappers(llvm::Module &m) {
                                                call.symbol, m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
     llvm::Function *target = m.getFunction(impl.first);
+    target->setLinkage(llvm::GlobalValue::InternalLinkage);
     SmallVector<llvm::Value *> args;
     for (unsigned i = 0; i < impl.second; ++i)
       args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, f->getArg(0), i)));
@@ -353,8 +493,21 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
   descriptors(false);
 }
 
-FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m,
-                                                 llvm::StringRef weightsPath) {
+std::string ModelCompiler::nativeCodeAsm(llvm::StringRef codePath) {
+  std::string text = ".section .text." + options.name + "_kernels,\"ax\",@progbits\n";
+  int64_t offset = 0;
+  for (auto &[symbol, code] : nativeCode) {
+    text += ".p2align 6\n.globl " + symbol + "\n.hidden " + symbol + "\n.type " + symbol +
+            ",@function\n" + symbol + ":\n.incbin \"" + codePath.str() + "\", " +
+            std::to_string(offset) + ", " + std::to_string(code.size()) + "\n.size " + symbol +
+            ", " + std::to_string(code.size()) + "\n";
+    offset += code.size();
+  }
+  return text;
+}
+
+FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m, llvm::StringRef weightsPath,
+                                                 llvm::StringRef codePath) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -396,6 +549,10 @@ FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m,
     text += ".size " + s + ", " + std::to_string(std::max<int64_t>(blob.size(), 64)) + "\n";
     m.appendModuleInlineAsm(text);
   }
+
+  // x86 kernels: machine code generated by xbyak, position independent.
+  if (!nativeCode.empty())
+    m.appendModuleInlineAsm(nativeCodeAsm(codePath));
 
   if (llvm::verifyModule(m, &llvm::errs()))
     return module.emitError("internal error: the generated LLVM IR does not verify");
@@ -442,7 +599,15 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   if (!options.externalWeights && blob.size() &&
       failed(weightsFile.write(blob.data(), "weights")))
     return module.emitError("cannot write a temporary file for the weights");
-  FailureOr<std::string> object = emitObject(**m, weightsFile.path);
+  TempFile codeFile;
+  if (!nativeCode.empty()) {
+    std::string code;
+    for (auto &[symbol, bytes] : nativeCode)
+      code.append((const char *)bytes.data(), bytes.size());
+    if (failed(codeFile.write(code, "code")))
+      return module.emitError("cannot write a temporary file for the kernels");
+  }
+  FailureOr<std::string> object = emitObject(**m, weightsFile.path, codeFile.path);
   if (failed(object))
     return failure();
 

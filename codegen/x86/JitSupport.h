@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mlir::nunc::x86 {
@@ -114,6 +115,14 @@ protected:
     int64_t offset = extraData.size() * 4;
     extraData.insert(extraData.end(), words.begin(), words.end());
     return ptr[rip + dataLabel + offset];
+  }
+
+  /// Every lane of `dst` = v.
+  template <typename Vmm> void loadConstant(const Vmm &dst, float v) {
+    if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
+      vbroadcastss(dst, constScalar(v));
+    else
+      vmovups(dst, constAddr(v));
   }
 
   /// y = exp(x) in place; t0, t1 are temporaries.

@@ -1,0 +1,333 @@
+//===- AttentionKernel.cpp - fused multi-head attention (xbyak) -----------===//
+
+#include "AttentionKernel.h"
+
+#include <cmath>
+#include <type_traits>
+
+namespace mlir::nunc::x86 {
+
+namespace {
+int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
+int64_t paddedKeys(const AttentionConfig &c, Isa isa) {
+  int64_t l = lanesOf(isa);
+  return (c.keys + l - 1) / l * l;
+}
+} // namespace
+
+bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
+  return c.headDim % lanesOf(isa) == 0 && c.headDim <= 256 &&
+         (!c.mask || c.maskStrides[3] == 0 || c.maskStrides[3] == 1);
+}
+
+int64_t AttentionKernel::scratchBytes(const AttentionConfig &c, Isa isa) {
+  int64_t tp = paddedKeys(c, isa);
+  return numTasks(c) * (c.headDim * tp + c.seq * tp + c.seq) * 4;
+}
+
+namespace {
+
+using namespace Xbyak;
+
+template <typename Vmm> class AttentionGenerator : public JitKernel {
+public:
+  static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
+  static constexpr int kLanes = kAvx512 ? 16 : 8;
+  static constexpr int kRegs = kAvx512 ? 32 : 16;
+
+  explicit AttentionGenerator(const AttentionConfig &config) : c(config) {
+    replicate = kAvx512 ? 1 : 8;
+    tp = (c.keys + kLanes - 1) / kLanes * kLanes;
+    e = c.heads * c.headDim;
+  }
+
+  void generate() {
+    prologue();
+    // b = task / H, h = task % H
+    mov(rax, rsi);
+    xor_(edx, edx);
+    mov(rcx, c.heads);
+    div(rcx);
+    mov(rbx, rax); // b
+    mov(rbp, rdx); // h
+    // q, k, v, out bases of this head; mask row base at i = 0.
+    auto base = [&](const Reg64 &dst, int arg, int64_t rows) {
+      mov(dst, ptr[rdi + arg * 8]);
+      imul(rax, rbx, rows * e * 4);
+      add(dst, rax);
+      imul(rax, rbp, c.headDim * 4);
+      add(dst, rax);
+    };
+    base(r8, 0, c.seq);   // q head
+    base(r9, 1, c.keys);  // k head
+    base(r12, 2, c.keys); // v head
+    base(r13, 4, c.seq);  // out head
+    if (c.mask) {
+      mov(r11, ptr[rdi + 24]);
+      imul(rax, rbx, c.maskStrides[0] * 4);
+      add(r11, rax);
+      imul(rax, rbp, c.maskStrides[1] * 4);
+      add(r11, rax);
+    }
+    // Scratch of this task: KT [D][Tp], P [S][Tp], inv [S].
+    mov(r10, ptr[rdi + 40]);
+    imul(rax, rsi, (c.headDim * tp + c.seq * tp + c.seq) * 4);
+    add(r10, rax); // KT
+    lea(r14, ptr[r10 + c.headDim * tp * 4]); // P
+    lea(r15, ptr[r14 + c.seq * tp * 4]);     // inv
+
+    transposeKeys();
+    scoresAndSoftmax();
+    weightedValues();
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  AttentionConfig c;
+  int64_t tp = 0, e = 0;
+
+  /// KT[d][t] = k[t][d]; columns [T, Tp) are zero.
+  void transposeKeys() {
+    Label loop;
+    mov(rax, r9);  // k row t
+    mov(rcx, r10); // KT column t
+    mov(rdx, c.keys);
+    L(loop);
+    for (int64_t d = 0; d < c.headDim; ++d) {
+      mov(esi, ptr[rax + d * 4]);
+      mov(ptr[rcx + d * tp * 4], esi);
+    }
+    add(rax, e * 4);
+    add(rcx, 4);
+    dec(rdx);
+    jnz(loop, T_NEAR);
+    for (int64_t t = c.keys; t < tp; ++t)
+      for (int64_t d = 0; d < c.headDim; ++d)
+        mov(dword[r10 + (d * tp + t) * 4], 0);
+  }
+
+  /// Score rows into P (scaled, masked, padded with -inf), then softmax in
+  /// place with 1/sum kept in inv.
+  void scoresAndSoftmax() {
+    const int rowsPerBlock = kAvx512 ? 3 : 2;
+    const int chunkVecs = kAvx512 ? 8 : 6;
+    int64_t fullBlocks = c.seq / rowsPerBlock, rest = c.seq % rowsPerBlock;
+    // rbx: q row pointer; rcx: P row pointer; rdx: mask row pointer; rbp: row index.
+    mov(rbx, r8);
+    mov(rcx, r14);
+    mov(rdx, r11);
+    mov(rsi, r15); // inv row pointer
+    auto block = [&](int rows) {
+      for (int64_t c0 = 0; c0 < tp; c0 += chunkVecs * kLanes) {
+        int vecs = std::min<int64_t>(chunkVecs, (tp - c0) / kLanes);
+        scoreTile(rows, vecs, c0);
+      }
+      for (int r = 0; r < rows; ++r)
+        softmaxRow(r);
+    };
+    if (fullBlocks) {
+      Label loop;
+      mov(rbp, fullBlocks);
+      L(loop);
+      block(rowsPerBlock);
+      advanceRows(rowsPerBlock);
+      dec(rbp);
+      jnz(loop, T_NEAR);
+    }
+    if (rest) {
+      block(rest);
+      advanceRows(rest);
+    }
+  }
+
+  void advanceRows(int rows) {
+    add(rbx, rows * e * 4);
+    add(rcx, rows * tp * 4);
+    add(rsi, rows * 4);
+    if (c.mask)
+      add(rdx, rows * c.maskStrides[2] * 4);
+  }
+
+  Vmm acc(int r, int v, int vecs) { return Vmm(r * vecs + v); }
+
+  /// rows x vecs tile of scores at key columns [c0, c0 + vecs*lanes).
+  void scoreTile(int rows, int vecs, int64_t c0) {
+    Vmm kv = Vmm(rows * vecs), q0 = Vmm(rows * vecs + 1);
+    auto qReg = [&](int r) { return Vmm(q0.getIdx() + r); };
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < vecs; ++v)
+        vxorps(acc(r, v, vecs), acc(r, v, vecs), acc(r, v, vecs));
+    for (int64_t d = 0; d < c.headDim; ++d) {
+      for (int r = 0; r < rows; ++r)
+        vbroadcastss(qReg(r), ptr[rbx + r * e * 4 + d * 4]);
+      for (int v = 0; v < vecs; ++v) {
+        vmovups(kv, ptr[r10 + (d * tp + c0 + v * kLanes) * 4]);
+        for (int r = 0; r < rows; ++r)
+          vfmadd231ps(acc(r, v, vecs), kv, qReg(r));
+      }
+    }
+    // scale, mask, store
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < vecs; ++v) {
+        Vmm x = acc(r, v, vecs);
+        vmulps(x, x, constAddr(c.scale));
+        int64_t col = c0 + v * kLanes;
+        if (c.mask) {
+          int64_t valid = std::min<int64_t>(kLanes, c.keys - col);
+          Address m = ptr[rdx + r * c.maskStrides[2] * 4 + (c.maskStrides[3] ? col * 4 : 0)];
+          if (valid > 0) {
+            if (c.maskStrides[3] == 0) {
+              vbroadcastss(kv, m);
+              vaddps(x, x, kv);
+            } else if (valid == kLanes) {
+              vaddps(x, x, m);
+            } else if constexpr (kAvx512) {
+              mov(eax, (1u << valid) - 1);
+              kmovw(k1, eax);
+              vmovups(kv | k1 | T_z, m);
+              vaddps(x, x, kv);
+            } else {
+              std::vector<uint32_t> bits(kLanes, 0);
+              for (int64_t i = 0; i < valid; ++i)
+                bits[i] = 0xffffffffu;
+              vmovups(qReg(0), dataAddr(bits));
+              vmaskmovps(kv, qReg(0), m);
+              vaddps(x, x, kv);
+            }
+          }
+        }
+        vmovups(ptr[rcx + r * tp * 4 + col * 4], x);
+      }
+  }
+
+  /// Softmax of P row r (relative to rcx) over Tp, padding set to -inf first.
+  void softmaxRow(int r) {
+    for (int64_t t = c.keys; t < tp; ++t)
+      mov(dword[rcx + r * tp * 4 + t * 4], 0xff800000u); // -inf
+    Vmm mx = Vmm(0), x = Vmm(1), t0 = Vmm(2), t1 = Vmm(3), sum = Vmm(4);
+    int64_t n = tp / kLanes;
+    vmovups(mx, ptr[rcx + r * tp * 4]);
+    for (int64_t i = 1; i < n; ++i)
+      vmaxps(mx, mx, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
+    horizontal(mx, t0, /*max=*/true);
+    vxorps(sum, sum, sum);
+    for (int64_t i = 0; i < n; ++i) {
+      Address a = ptr[rcx + r * tp * 4 + i * kLanes * 4];
+      vmovups(x, a);
+      vsubps(x, x, mx);
+      emitExp(x, t0, t1);
+      vmovups(a, x);
+      vaddps(sum, sum, x);
+    }
+    horizontal(sum, t0, /*max=*/false);
+    // inv[row] = 1 / sum
+    loadConstant(t0, 1.f);
+    vdivps(t0, t0, sum);
+    vmovss(ptr[rsi + r * 4], Xmm(t0.getIdx()));
+  }
+
+  /// Reduces the lanes of v (max or sum) into every lane.
+  void horizontal(const Vmm &v, const Vmm &t, bool max) {
+    auto op = [&](const Vmm &a, const Vmm &b) {
+      if (max)
+        vmaxps(a, a, b);
+      else
+        vaddps(a, a, b);
+    };
+    if constexpr (kAvx512) {
+      vshuff32x4(t, v, v, 0x4e); // swap 256-bit halves
+      op(v, t);
+      vshuff32x4(t, v, v, 0xb1); // swap 128-bit lanes within halves
+      op(v, t);
+    } else {
+      vperm2f128(t, v, v, 0x01);
+      op(v, t);
+    }
+    vpermilps(t, v, 0x4e);
+    op(v, t);
+    vpermilps(t, v, 0xb1);
+    op(v, t);
+  }
+
+  /// out rows = (P rows x V) * inv, in tiles of rows x (a chunk of D)
+  /// vectors.
+  void weightedValues() {
+    int dv = c.headDim / kLanes;
+    int chunk = std::min(dv, kAvx512 ? 8 : 4);
+    int rowsPerBlock = std::max(1, std::min<int>(kAvx512 ? 6 : 3, (kRegs - chunk - 1) / chunk));
+    int64_t fullBlocks = c.seq / rowsPerBlock, rest = c.seq % rowsPerBlock;
+    mov(rcx, r14); // P row
+    mov(rbx, r13); // out row
+    mov(rdx, r15); // inv
+    auto tile = [&](int rows, int v0, int nv) {
+      Vmm b0 = Vmm(rows * nv), pr = Vmm(rows * nv + nv);
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < nv; ++v)
+          vxorps(Vmm(r * nv + v), Vmm(r * nv + v), Vmm(r * nv + v));
+      Label loop;
+      mov(rax, r12); // V row t
+      xor_(esi, esi); // t * 4
+      mov(rdi, c.keys);
+      L(loop);
+      for (int v = 0; v < nv; ++v)
+        vmovups(Vmm(b0.getIdx() + v), ptr[rax + (v0 + v) * kLanes * 4]);
+      for (int r = 0; r < rows; ++r) {
+        vbroadcastss(pr, ptr[rcx + rsi + r * tp * 4]);
+        for (int v = 0; v < nv; ++v)
+          vfmadd231ps(Vmm(r * nv + v), Vmm(b0.getIdx() + v), pr);
+      }
+      add(rax, e * 4);
+      add(rsi, 4);
+      dec(rdi);
+      jnz(loop, T_NEAR);
+      for (int r = 0; r < rows; ++r) {
+        vbroadcastss(pr, ptr[rdx + r * 4]);
+        for (int v = 0; v < nv; ++v) {
+          vmulps(Vmm(r * nv + v), Vmm(r * nv + v), pr);
+          vmovups(ptr[rbx + r * e * 4 + (v0 + v) * kLanes * 4], Vmm(r * nv + v));
+        }
+      }
+    };
+    auto tiles = [&](int rows) {
+      for (int v0 = 0; v0 < dv; v0 += chunk)
+        tile(rows, v0, std::min(chunk, dv - v0));
+    };
+    auto advance = [&](int rows) {
+      add(rcx, rows * tp * 4);
+      add(rbx, rows * e * 4);
+      add(rdx, rows * 4);
+    };
+    if (fullBlocks) {
+      Label loop;
+      mov(rbp, fullBlocks);
+      L(loop);
+      tiles(rowsPerBlock);
+      advance(rowsPerBlock);
+      dec(rbp);
+      jnz(loop, T_NEAR);
+    }
+    if (rest)
+      tiles(rest);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<JitKernel> AttentionKernel::generate(const AttentionConfig &config, Isa isa) {
+  std::unique_ptr<JitKernel> kernel;
+  if (isa == Isa::Avx512) {
+    auto g = std::make_unique<AttentionGenerator<Zmm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  } else {
+    auto g = std::make_unique<AttentionGenerator<Ymm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  }
+  if (!kernel->finish())
+    return nullptr;
+  return kernel;
+}
+
+} // namespace mlir::nunc::x86

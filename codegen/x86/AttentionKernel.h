@@ -1,0 +1,45 @@
+//===- AttentionKernel.h - fused multi-head attention (xbyak) ---*- C++ -*-===//
+//
+//   out[b, i, h*D:(h+1)*D] = softmax_j(scale * q_i . k_j + mask[b,h,i,j]) v_j
+//
+// One task per (batch, head). Each task transposes its K head into scratch
+// (so score rows are vectors over j), computes score rows in register tiles
+// with the scale and mask applied as they are stored, runs the softmax row
+// by row (vector exp), and accumulates P V in register tiles, dividing by the
+// row sums as it stores. Scratch per task: D*Tp + S*Tp + S floats, Tp = T
+// rounded up to the vector width.
+//
+// Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_CODEGEN_X86_ATTENTIONKERNEL_H
+#define NUNC_CODEGEN_X86_ATTENTIONKERNEL_H
+
+#include "JitSupport.h"
+#include "nunc/Codegen/Target.h"
+
+#include <memory>
+
+namespace mlir::nunc::x86 {
+
+struct AttentionConfig {
+  int64_t batch = 1, seq = 1, keys = 1, heads = 1, headDim = 1;
+  float scale = 1;
+  bool mask = false;
+  /// Element strides of the mask along b, h, i, j (0 where it broadcasts);
+  /// j must be 0 or 1.
+  int64_t maskStrides[4] = {0, 0, 0, 0};
+};
+
+struct AttentionKernel {
+  /// Whether the kernel handles this configuration on `isa`.
+  static bool supports(const AttentionConfig &c, Isa isa);
+  static int64_t numTasks(const AttentionConfig &c) { return c.batch * c.heads; }
+  static int64_t scratchBytes(const AttentionConfig &c, Isa isa);
+  static std::unique_ptr<JitKernel> generate(const AttentionConfig &c, Isa isa);
+};
+
+} // namespace mlir::nunc::x86
+
+#endif // NUNC_CODEGEN_X86_ATTENTIONKERNEL_H

@@ -1,0 +1,95 @@
+//===- AttentionKernelTest.cpp - xbyak attention against the evaluator ----===//
+
+#include "AttentionKernel.h"
+#include "Kernels.h"
+#include "TestSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+namespace {
+
+bool hostHas(Isa isa) {
+  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
+}
+
+struct Case {
+  int64_t b, s, t, h, d;
+  std::vector<int64_t> maskShape; // empty: no mask
+};
+
+class AttentionKernelTest : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::vector<Case> cases = {
+      {1, 1, 1, 1, 16, {}},          {1, 7, 7, 2, 16, {1, 1, 1, 7}},
+      {2, 17, 17, 3, 32, {2, 1, 1, 17}}, {1, 128, 128, 12, 32, {1, 1, 1, 128}},
+      {1, 5, 129, 1, 64, {1, 1, 5, 129}}, {2, 9, 3, 4, 16, {2, 4, 9, 3}},
+      {1, 6, 33, 2, 48, {1, 1, 6, 1}},   {3, 16, 16, 2, 128, {}},
+      {1, 3, 40, 1, 256, {1, 1, 1, 40}}};
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  for (const Case &c : cases) {
+    if (!AttentionKernel::supports({c.b, c.s, c.t, c.h, c.d}, isa))
+      continue;
+    int64_t e = c.h * c.d;
+    auto random = [&](std::vector<int64_t> shape) {
+      int64_t n = 1;
+      for (int64_t d : shape)
+        n *= d;
+      std::vector<double> v(n);
+      for (double &x : v)
+        x = dist(rng);
+      return nunc_test::makeTensor(DType::F32, shape, v);
+    };
+    Tensor q = random({c.b, c.s, e}), k = random({c.b, c.t, e}), v = random({c.b, c.t, e});
+    std::optional<Tensor> mask;
+    AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.37f, !c.maskShape.empty()};
+    if (!c.maskShape.empty()) {
+      mask = random(c.maskShape);
+      // Large negative entries, as padding masks have.
+      for (int64_t i = 0; i < mask->numElements(); i += 3)
+        mask->mutableAs<float>()[i] = -10000.f;
+      // Element strides over [B, H, S, T] of the right-aligned mask shape.
+      std::vector<int64_t> shape4(4 - c.maskShape.size(), 1);
+      shape4.insert(shape4.end(), c.maskShape.begin(), c.maskShape.end());
+      int64_t stride = 1;
+      for (int i = 3; i >= 0; --i) {
+        cfg.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
+        stride *= shape4[i];
+      }
+    }
+    llvm::Expected<Tensor> want =
+        kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    std::unique_ptr<JitKernel> kernel = AttentionKernel::generate(cfg, isa);
+    ASSERT_TRUE(kernel) << "xbyak: " << Xbyak::ConvertErrorToString(Xbyak::GetError());
+    std::vector<float> out(c.b * c.s * e, -777.f);
+    std::vector<char> scratch(AttentionKernel::scratchBytes(cfg, isa) + 64);
+    const void *args[] = {q.raw(), k.raw(), v.raw(), mask ? mask->raw() : q.raw(), out.data(),
+                          scratch.data()};
+    for (int64_t t = 0; t < AttentionKernel::numTasks(cfg); ++t)
+      ASSERT_EQ(kernel->function()(args, t), 0);
+    double worst = 0;
+    for (int64_t i = 0; i < want->numElements(); ++i)
+      worst = std::max<double>(worst, std::fabs(out[i] - want->as<float>()[i]));
+    EXPECT_LT(worst, 2e-5) << "B=" << c.b << " S=" << c.s << " T=" << c.t << " H=" << c.h
+                           << " D=" << c.d;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, AttentionKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+                         [](const auto &info) {
+                           return info.param == Isa::Avx512 ? std::string("avx512")
+                                                            : std::string("avx2");
+                         });
+
+} // namespace
