@@ -5,6 +5,7 @@
 #include "Archive.h"
 #include "AttentionKernel.h"
 #include "GemmKernel.h"
+#include "LayerNormKernel.h"
 #include "GenericKernels.h"
 #include "Header.h"
 #include "KernelCall.h"
@@ -248,6 +249,37 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                      lin.getActivation() == "none"
                                          ? std::string()
                                          : " " + lin.getActivation().str())
+                           .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto ln = dyn_cast<LayerNormOp>(step.op)) {
+    auto in = cast<RankedTensorType>(ln.getInput().getType());
+    int64_t axis = shape::wrapAxis(ln.getAxis(), in.getRank());
+    int64_t n = 1;
+    for (int64_t d : in.getShape().drop_front(axis))
+      n *= d;
+    auto fullParam = [&](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      return t.getNumElements() == n && t.getRank() <= in.getRank() - axis;
+    };
+    if (!in.getElementType().isF32() || ln.getStashType() != 1 || !fullParam(ln.getScale()) ||
+        (ln.getBias() && !fullParam(ln.getBias())))
+      return false;
+    x86::LayerNormConfig cfg{in.getNumElements() / n, n, ln.getEpsilon().convertToFloat(),
+                             static_cast<bool>(ln.getBias())};
+    std::unique_ptr<x86::JitKernel> kernel = x86::LayerNormKernel::generate(cfg, isa);
+    if (!kernel)
+      return ln.emitError("generating the LayerNorm kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.operands[1]),
+                 KernelArg::storage(ln.getBias() ? step.operands[2] : step.operands[1]),
+                 KernelArg::storage(step.results[0]), KernelArg::storage(step.results[1]),
+                 KernelArg::storage(step.results[2])};
+    call.tasks = x86::LayerNormKernel::numTasks(cfg);
+    call.description = llvm::formatv("layer_norm.{0}[{1}x{2}]{3}",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg.rows, cfg.n,
+                                     cfg.bias ? " +bias" : "")
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

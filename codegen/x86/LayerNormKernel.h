@@ -1,0 +1,40 @@
+//===- LayerNormKernel.h - row-wise LayerNorm (xbyak) -----------*- C++ -*-===//
+//
+// y = (x - mean) / sqrt(var + eps) * scale + bias over rows of n floats, also
+// writing each row's mean and 1/stddev. Two passes over the row for the
+// moments (numerically like the reference), one to write. Tasks are blocks of
+// rows.
+//
+// Task arguments: [0] x, [1] scale, [2] bias, [3] y, [4] mean, [5] inv_std_dev.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_CODEGEN_X86_LAYERNORMKERNEL_H
+#define NUNC_CODEGEN_X86_LAYERNORMKERNEL_H
+
+#include "JitSupport.h"
+#include "nunc/Codegen/Target.h"
+
+#include <memory>
+
+namespace mlir::nunc::x86 {
+
+struct LayerNormConfig {
+  int64_t rows = 1, n = 1;
+  float epsilon = 1e-5f;
+  bool bias = false;
+};
+
+struct LayerNormKernel {
+  static int64_t rowsPerTask(const LayerNormConfig &c) {
+    return std::max<int64_t>(1, (c.rows + 15) / 16);
+  }
+  static int64_t numTasks(const LayerNormConfig &c) {
+    return (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c);
+  }
+  static std::unique_ptr<JitKernel> generate(const LayerNormConfig &c, Isa isa);
+};
+
+} // namespace mlir::nunc::x86
+
+#endif // NUNC_CODEGEN_X86_LAYERNORMKERNEL_H
