@@ -1,0 +1,160 @@
+"""End to end through `nunc compile`: each example model is compiled for
+x86_64-avx512 and x86_64-avx2, linked into a C program, run, and compared
+with onnxruntime (relative error <= 1e-4). Also: deterministic output,
+run-time input checks, external weights, two models in one program."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import harness
+from make_models import random_inputs
+
+REL_TOL = 1e-4
+TEXT_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+def host_has(flag):
+    with open("/proc/cpuinfo") as f:
+        return flag in f.read().split()
+
+
+TARGETS = [t for t, flag in (("x86_64-avx512", "avx512f"), ("x86_64-avx2", "avx2"))
+           if host_has(flag)]
+
+
+def pins(name, batch, seq):
+    if name in ("minilm", "bert"):
+        return [a for i in TEXT_INPUTS for a in ("--shape", f"{i}={batch}x{seq}")]
+    if name == "mlp":
+        return ["--shape", f"x={batch}x64"]
+    return ["--shape", f"input={batch}x3x224x224"]
+
+
+def compile_model(nunc, models, out, name, target, batch, seq, *extra):
+    nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", target,
+         *pins(name, batch, seq), "-o", out, *extra)
+    return harness.build(str(out))
+
+
+def reference(models, name, feeds):
+    sess = ort.InferenceSession(os.path.join(models, f"{name}.onnx"),
+                                providers=["CPUExecutionProvider"])
+    return {o.name: v for o, v in zip(sess.get_outputs(), sess.run(None, feeds))}
+
+
+CASES = [("mlp", 3, None), ("minilm", 1, 128), ("minilm", 2, 17), ("bert", 1, 32),
+         ("resnet", 1, None), ("mobilenet", 2, None)]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name,batch,seq", CASES,
+                         ids=[f"{n}-b{b}" + (f"-s{s}" if s else "") for n, b, s in CASES])
+def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, name, batch, seq):
+    exe, manifest = compile_model(nunc, models, tmp_path, name, target, batch, seq)
+    feeds = random_inputs(name, batch, seq or 16, 1)
+    for threads in (1, 2):
+        outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / f"w{threads}"),
+                                   threads=threads)
+        assert outs is not None, log
+        want = reference(models, name, feeds)
+        for key, ref in want.items():
+            err = float(np.abs(outs[key].astype(np.float64) - ref).max() /
+                        max(np.abs(ref).max(), 1e-30))
+            assert err <= REL_TOL, f"{name} {target} threads={threads} {key}: {err:.3g}"
+
+
+def test_output_is_deterministic(nunc, models, tmp_path):
+    for d in ("a", "b"):
+        nunc("compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512",
+             *pins("minilm", 1, 16), "-o", tmp_path / d)
+    for f in ("libminilm.a", "minilm.h", "minilm.json"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+def test_out_of_range_token_id_returns_invalid_input(nunc, models, tmp_path):
+    exe, manifest = compile_model(nunc, models, tmp_path, "minilm", TARGETS[0], 1, 8)
+    feeds = random_inputs("minilm", 1, 8, 0)
+    feeds["input_ids"][0, 5] = 30522
+    outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"))
+    assert outs is None
+    assert log.startswith("run 2 ")  # NUNC_ERR_INVALID_INPUT
+    assert "input 'input_ids' holds an index out of range [-30522, 30522)" in log
+    assert 'node "/embeddings/word_embeddings/Gather"' in log
+    feeds["input_ids"][0, 5] = -30523
+    outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"))
+    assert outs is None and "run 2 " in log
+
+
+def test_external_weights(nunc, models, tmp_path):
+    out = tmp_path / "ext"
+    nunc("compile", os.path.join(models, "mlp.onnx"), "--target", TARGETS[0],
+         *pins("mlp", 2, None), "--weights", "external", "-o", out)
+    manifest = json.loads((out / "mlp.json").read_text())
+    assert manifest["weights"] == "external"
+    assert (out / "mlp.weights").stat().st_size == manifest["weight_bytes"]
+    header = (out / "mlp.h").read_text()
+    assert "const void *weights" in header
+    exe, manifest = harness.build(str(out))
+    feeds = random_inputs("mlp", 2, 1, 0)
+    outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"), weights_dir=str(out))
+    assert outs is not None, log
+    np.testing.assert_allclose(outs["y"], reference(models, "mlp", feeds)["y"], rtol=1e-4,
+                               atol=1e-6)
+    # The library itself carries no weights.
+    assert (out / "libmlp.a").stat().st_size < manifest["weight_bytes"]
+
+
+def test_two_models_link_into_one_program(nunc, models, tmp_path):
+    for name, model in (("first", "mlp"), ("second", "mlp")):
+        nunc("compile", os.path.join(models, f"{model}.onnx"), "--target", TARGETS[0],
+             *pins("mlp", 1, None), "--name", name, "-o", tmp_path)
+    src = tmp_path / "both.c"
+    src.write_text("""
+#include <stdio.h>
+#include <stdlib.h>
+#include "first.h"
+#include "second.h"
+int main(void) {
+  static first_ctx a; static second_ctx b;
+  void *wa = aligned_alloc(64, 4096), *wb = aligned_alloc(64, 4096);
+  if (first_init(&a, wa, NULL) || second_init(&b, wb, NULL)) return 1;
+  float x[64], ya[10], yb[10];
+  for (int i = 0; i < 64; ++i) x[i] = i / 64.0f;
+  if (first_run(&a, x, ya) || second_run(&b, x, yb)) return 2;
+  for (int i = 0; i < 10; ++i) if (ya[i] != yb[i]) return 3;
+  printf("%s %.6f\\n", nunc_status_str(NUNC_OK), ya[0]);
+  first_destroy(&a); second_destroy(&b);
+  return 0;
+}
+""")
+    exe = tmp_path / "both"
+    subprocess.run(["gcc", "-O2", "-o", exe, src, "-I", tmp_path, tmp_path / "libfirst.a",
+                    tmp_path / "libsecond.a", "-lpthread"], check=True)
+    r = subprocess.run([exe], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("ok ")
+
+
+def test_explain_and_memory_plan(nunc, models, tmp_path):
+    r = nunc("compile", os.path.join(models, "minilm.onnx"), "--target", TARGETS[0],
+             *pins("minilm", 1, 16), "-o", tmp_path, "--explain", "--print-memory-plan")
+    text = r.stdout
+    assert "memory plan: arena" in text
+    assert "gemm." in text and "attention." in text and "layer_norm." in text
+    assert "on the generic path" in text
+    manifest = json.loads((tmp_path / "minilm.json").read_text())
+    assert manifest["arena_bytes"] > 0
+    assert f"MINILM_WORKSPACE_SIZE ((size_t){manifest['arena_bytes']}u)" in (
+        tmp_path / "minilm.h").read_text()
+
+
+def test_dynamic_dims_must_be_pinned(nunc, models, tmp_path):
+    r = nunc("compile", os.path.join(models, "minilm.onnx"), "--target", TARGETS[0], "-o",
+             tmp_path, check=False)
+    assert r.returncode == 1
+    assert "pin the inputs with --shape NAME=DIMS" in r.stderr
+    assert not (tmp_path / "libminilm.a").exists()
