@@ -1,0 +1,53 @@
+//===- Peak.cpp - this machine's measured fp32 FMA peak (one core) --------===//
+//
+// Independent FMA chains (more than latency x throughput) on registers only;
+// prints GFLOP/s for AVX-512 (zmm) and AVX2 (ymm), best of several runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include <xbyak/xbyak.h>
+#include <xbyak/xbyak_util.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+template <typename Vmm> struct FmaLoop : Xbyak::CodeGenerator {
+  explicit FmaLoop(int chains, int64_t iterations) {
+    for (int i = 0; i < chains + 2; ++i)
+      vxorps(Vmm(i), Vmm(i), Vmm(i));
+    mov(rax, iterations);
+    Xbyak::Label loop;
+    L(loop);
+    for (int i = 0; i < chains; ++i)
+      vfmadd231ps(Vmm(i), Vmm(chains), Vmm(chains + 1));
+    dec(rax);
+    jnz(loop);
+    vzeroupper();
+    ret();
+  }
+};
+
+template <typename Vmm> double measure(int chains, int lanes) {
+  const int64_t iterations = 20000000 / chains;
+  FmaLoop<Vmm> code(chains, iterations);
+  code.ready();
+  auto fn = code.template getCode<void (*)()>();
+  double best = 0;
+  for (int rep = 0; rep < 7; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    fn();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, 2.0 * lanes * chains * iterations / s / 1e9);
+  }
+  return best;
+}
+
+int main() {
+  Xbyak::util::Cpu cpu;
+  if (cpu.has(Xbyak::util::Cpu::tAVX512F))
+    std::printf("avx512 %.1f\n", measure<Xbyak::Zmm>(24, 16));
+  if (cpu.has(Xbyak::util::Cpu::tAVX2) && cpu.has(Xbyak::util::Cpu::tFMA))
+    std::printf("avx2 %.1f\n", measure<Xbyak::Ymm>(12, 8));
+  return 0;
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""nunc vs onnxruntime on the MiniLM- and BERT-base-shaped example models.
+
+One run of this script measures both engines on the same machine, same
+thread counts, alternating them, and writes bench/RESULTS.md:
+  latency p50/p90/p99 (ms) and throughput at batch 1 (seq 128 and 32) and
+  batch 4 (seq 128), 1 and 2 threads; cold start (process start to first
+  output for nunc's C program, session creation to first output for
+  onnxruntime); peak RSS; library size; compile time; and the GEMM kernel's
+  GFLOP/s on the models' GEMM shapes against this machine's measured FMA
+  peak. Ratios nunc/ORT are the result; absolute times hold for this machine.
+
+Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert]
+"""
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "examples", "models"))
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
+import harness  # noqa: E402
+from make_models import random_inputs  # noqa: E402
+
+CONFIGS = [(1, 128), (1, 32), (4, 128)]
+INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+HIDDEN = {"minilm": (384, 1536, 6), "bert": (768, 3072, 12)}
+
+
+def stats(times):
+    t = np.array(times) * 1e3
+    return {"p50": float(np.percentile(t, 50)), "p90": float(np.percentile(t, 90)),
+            "p99": float(np.percentile(t, 99)), "min": float(t.min()), "max": float(t.max()),
+            "n": len(t)}
+
+
+ORT_SCRIPT = r"""
+import json, sys, time, resource
+import numpy as np
+path, feeds_path, threads, runs, warmup = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+feeds = dict(np.load(feeds_path))
+import onnxruntime as ort
+t0 = time.perf_counter()
+so = ort.SessionOptions()
+so.intra_op_num_threads = threads
+so.inter_op_num_threads = 1
+so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+sess.run(None, feeds)
+cold = time.perf_counter() - t0
+for _ in range(warmup):
+    sess.run(None, feeds)
+times = []
+for _ in range(runs):
+    a = time.perf_counter(); sess.run(None, feeds); times.append(time.perf_counter() - a)
+print(json.dumps({"cold": cold, "times": times,
+                  "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+"""
+
+
+def run_ort(model, feeds_path, threads, runs, warmup):
+    r = subprocess.run([sys.executable, "-c", ORT_SCRIPT, model, feeds_path, str(threads),
+                        str(runs), str(warmup)], capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)
+
+
+def run_nunc(exe, manifest, feeds, work, threads, runs):
+    """Runs the C driver; returns (times, peak rss kb, wall of a cold process)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    outs, times, log = harness.run(exe, manifest, feeds, work, threads=threads, repeat=runs)
+    if outs is None:
+        raise RuntimeError(log)
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return list(times), max(rss, before)
+
+
+def cold_start_nunc(exe, manifest, feeds, work, threads):
+    """Exec to first output of a process that runs the model once."""
+    harness.run(exe, manifest, feeds, work, threads=threads, repeat=1)  # write inputs
+    best = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        subprocess.run([exe, work, str(threads), "1"], check=True, capture_output=True)
+        best.append(time.perf_counter() - t0)
+    return float(np.median(best))
+
+
+def child_rss(cmd):
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True)
+    return int(r.stderr.strip().splitlines()[-1])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--runs", type=int, default=200)
+    p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--models", default="minilm,bert")
+    p.add_argument("--threads", default="1,2")
+    p.add_argument("--target", default="native")
+    p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
+    args = p.parse_args()
+    nunc = os.path.join(args.build, "bin", "nunc")
+    work = os.path.join(args.build, "bench")
+    os.makedirs(work, exist_ok=True)
+    models = args.models.split(",")
+    threads_list = [int(t) for t in args.threads.split(",")]
+    subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "make_models.py"),
+                    "--out", work, "--models", ",".join(models)], check=True,
+                   stdout=subprocess.DEVNULL)
+
+    peak = dict(line.split() for line in subprocess.run(
+        [os.path.join(args.build, "bin", "nunc-bench-peak")], capture_output=True, text=True,
+        check=True).stdout.splitlines())
+    rows, extra = [], []
+    for name in models:
+        path = os.path.join(work, f"{name}.onnx")
+        for batch, seq in CONFIGS:
+            out = os.path.join(work, f"{name}_b{batch}_s{seq}")
+            pins = [a for i in INPUTS for a in ("--shape", f"{i}={batch}x{seq}")]
+            t0 = time.perf_counter()
+            r = subprocess.run([nunc, "compile", path, "--target", args.target, *pins, "-o", out],
+                               capture_output=True, text=True, check=True)
+            compile_s = time.perf_counter() - t0
+            exe, manifest = harness.build(out)
+            lib = os.path.join(out, f"lib{name}.a")
+            feeds = random_inputs(name, batch, seq, 0)
+            feeds_path = os.path.join(out, "feeds.npz")
+            np.savez(feeds_path, **feeds)
+            for threads in threads_list:
+                # Alternate: ORT, nunc, ORT, nunc in halves, so drift hits both.
+                half = max(1, args.runs // 2)
+                o1 = run_ort(path, feeds_path, threads, half, args.warmup)
+                n1, rss = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
+                                   half + args.warmup)
+                o2 = run_ort(path, feeds_path, threads, args.runs - half, args.warmup)
+                n2, _ = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
+                                 args.runs - half + args.warmup)
+                nunc_times = n1[args.warmup:] + n2[args.warmup:]
+                ort_times = o1["times"] + o2["times"]
+                ns, os_ = stats(nunc_times), stats(ort_times)
+                row = {"model": name, "batch": batch, "seq": seq, "threads": threads,
+                       "nunc": ns, "ort": os_, "ratio": ns["p50"] / os_["p50"],
+                       "throughput_nunc": batch / (ns["p50"] / 1e3),
+                       "throughput_ort": batch / (os_["p50"] / 1e3)}
+                if threads == threads_list[0]:
+                    row["cold_nunc"] = cold_start_nunc(exe, manifest, feeds,
+                                                       os.path.join(out, "w"), threads)
+                    row["cold_ort"] = min(o1["cold"], o2["cold"])
+                    row["rss_nunc_mb"] = child_rss([exe, os.path.join(out, "w"), str(threads),
+                                                    "3"]) / 1024
+                    row["rss_ort_mb"] = max(o1["rss_kb"], o2["rss_kb"]) / 1024
+                    row["lib_mb"] = os.path.getsize(lib) / 2**20
+                    row["compile_s"] = compile_s
+                rows.append(row)
+                print(f"{name} b{batch} s{seq} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
+                      f"ORT p50 {os_['p50']:.2f} ms, ratio {row['ratio']:.3f}", flush=True)
+        # GEMM efficiency on the model's shapes (batch 1, seq 128).
+        h, f, _ = HIDDEN[name]
+        isa = "avx512" if "avx512" in peak else "avx2"
+        shapes = [(128, h, h), (128, f, h), (128, h, f)]
+        g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-gemm"), isa] +
+                           [str(v) for s in shapes for v in s], capture_output=True, text=True,
+                           check=True).stdout.split("\n")
+        for line in filter(None, g):
+            m, n, k, gf = line.split()
+            extra.append((name, f"{m}x{n}x{k}", float(gf), float(gf) / float(peak[isa])))
+
+    cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
+                         capture_output=True, text=True).stdout.strip()
+    import onnxruntime
+    with open(args.out, "w") as f:
+        f.write("# nunc vs onnxruntime (fp32)\n\n")
+        f.write(f"Measured {time.strftime('%Y-%m-%d')} by `bench/run.py --runs {args.runs}` on "
+                f"{cpu} ({os.cpu_count()} cores), {platform.platform()}; onnxruntime "
+                f"{onnxruntime.__version__} (ORT_ENABLE_ALL, same intra-op threads); nunc "
+                f"target `{args.target}`. Measured FMA peak of one core: "
+                + ", ".join(f"{k} {v} GFLOP/s" for k, v in peak.items()) + ".\n\n")
+        f.write("Latency in ms (p50 / p90 / p99 over the runs after warm-up); ratio = nunc p50 "
+                "/ ORT p50 (lower is better).\n\n")
+        f.write("| model | batch x seq | threads | nunc p50 / p90 / p99 | ORT p50 / p90 / p99 "
+                "| ratio | nunc seq/s | ORT seq/s |\n|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            n, o = r["nunc"], r["ort"]
+            f.write(f"| {r['model']} | {r['batch']}x{r['seq']} | {r['threads']} | "
+                    f"{n['p50']:.2f} / {n['p90']:.2f} / {n['p99']:.2f} | "
+                    f"{o['p50']:.2f} / {o['p90']:.2f} / {o['p99']:.2f} | **{r['ratio']:.3f}** | "
+                    f"{r['throughput_nunc']:.1f} | {r['throughput_ort']:.1f} |\n")
+        f.write("\n| model | batch x seq | cold start nunc / ORT (ms) | ratio | peak RSS nunc / ORT "
+                "(MB) | library (MB) | compile (s) |\n|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            if "cold_nunc" not in r:
+                continue
+            f.write(f"| {r['model']} | {r['batch']}x{r['seq']} | {r['cold_nunc']*1e3:.1f} / "
+                    f"{r['cold_ort']*1e3:.1f} | {r['cold_nunc']/r['cold_ort']:.3f} | "
+                    f"{r['rss_nunc_mb']:.0f} / {r['rss_ort_mb']:.0f} | {r['lib_mb']:.1f} | "
+                    f"{r['compile_s']:.1f} |\n")
+        f.write("\nGEMM kernel (one thread, bias epilogue) on the models' GEMM shapes:\n\n"
+                "| model | M x N x K | GFLOP/s | of measured peak |\n|---|---|---|---|\n")
+        for name, shape, gf, frac in extra:
+            f.write(f"| {name} | {shape} | {gf:.1f} | {frac*100:.0f} % |\n")
+        f.write("\nCold start: nunc from exec of its C program to the first output (includes "
+                "init and the first run); ORT from session creation to the first output, "
+                "Python import excluded. Peak RSS: maximum resident set of the whole process.\n")
+    json.dump(rows, open(os.path.join(work, "results.json"), "w"), indent=1)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
