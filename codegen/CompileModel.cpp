@@ -482,6 +482,16 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
                    storagePointer(copy.from), llvm::MaybeAlign(1), copy.bytes);
   b.CreateRet(b.getInt32(0));
 
+  // <name>_run_io(ctx, io): inputs then outputs in one array, for tools.
+  {
+    llvm::Function *f = exported(name + "_run_io", i32, {ptr, ptr});
+    llvm::IRBuilder<> fb(llvm::BasicBlock::Create(c, "entry", f));
+    SmallVector<llvm::Value *> args{f->getArg(0)};
+    for (unsigned i = 0; i < numInputs + numOutputs; ++i)
+      args.push_back(fb.CreateLoad(ptr, fb.CreateConstGEP1_64(ptr, f->getArg(1), i)));
+    fb.CreateRet(fb.CreateCall(run, args));
+  }
+
   // <name>_inputs / <name>_outputs descriptors.
   llvm::StructType *descType = llvm::StructType::get(c, {ptr, i32, i32, ptr, i64});
   auto descriptors = [&](bool inputs) {
@@ -574,6 +584,7 @@ FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m, llvm::StringRe
     std::string s = options.name + "_weights";
     std::string text = ".section .rodata." + s + ",\"a\",@progbits\n.p2align 6\n.globl " + s +
                        "\n.hidden " + s + "\n.type " + s + ",@object\n" + s + ":\n";
+    // The blob file is padded to whole 64-byte lines (see run()).
     if (blob.size())
       text += ".incbin \"" + weightsPath.str() + "\"\n";
     else
@@ -627,6 +638,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   emitKernelWrappers(**m);
   emitGlue(**m);
   // Constants copied to outputs go into the blob too (emitGlue asked).
+  blob.padTo(64);
   TempFile weightsFile;
   if (!options.externalWeights && blob.size() &&
       failed(weightsFile.write(blob.data(), "weights")))

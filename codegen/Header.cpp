@@ -158,6 +158,8 @@ std::string mlir::nunc::generateHeader(func::FuncOp func, const CompileOptions &
   for (const Io &io : outs)
     os << ",\n    " << ctype(io.type.getElementType()) << " *" << io.param;
   os << ");\n\n";
+  os << "/* " << n << "_run with the inputs, then the outputs, in one array (for tools). */\n";
+  os << "nunc_status " << n << "_run_io(" << n << "_ctx *ctx, void *const *io);\n\n";
   os << "void " << n << "_destroy(" << n << "_ctx *ctx);\n";
   os << "const nunc_io_desc *" << n << "_inputs(size_t *count);\n";
   os << "const nunc_io_desc *" << n << "_outputs(size_t *count);\n";

@@ -40,6 +40,8 @@ public:
     bytes.append(data, size);
     return offset;
   }
+  /// Zero-fills to a multiple of `align` bytes.
+  void padTo(int64_t align) { bytes.resize((bytes.size() + align - 1) / align * align); }
   const std::string &data() const { return bytes; }
   int64_t size() const { return bytes.size(); }
 

@@ -40,7 +40,14 @@ MemRefType mlir::nunc::genericMemRefType(Type tensorType) {
   Type e = t.getElementType();
   if (auto i = dyn_cast<IntegerType>(e))
     e = IntegerType::get(e.getContext(), i.getWidth() == 1 ? 8 : i.getWidth());
-  return MemRefType::get(t.getShape(), e);
+  // An empty tensor is never read or written (every loop over it runs zero
+  // times), but the bare-pointer calling convention rejects a memref with a
+  // 0 dim: give it size 1 there.
+  SmallVector<int64_t> shape(t.getShape());
+  if (t.getNumElements() == 0)
+    for (int64_t &d : shape)
+      d = std::max<int64_t>(d, 1);
+  return MemRefType::get(shape, e);
 }
 
 namespace {
@@ -87,6 +94,13 @@ public:
     if (element.isInteger(1))
       return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
                                    intConst(0, v.getType()));
+    if (element.isBF16()) {
+      Type i32 = b.getI32Type();
+      Value bits = arith::ExtUIOp::create(
+          b, loc, i32, arith::BitcastOp::create(b, loc, b.getI16Type(), v));
+      return arith::BitcastOp::create(
+          b, loc, b.getF32Type(), arith::ShLIOp::create(b, loc, bits, intConst(16, i32)));
+    }
     if (isa<FloatType>(element) && !element.isF32() && !element.isF64())
       return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
     return v;
@@ -95,9 +109,30 @@ public:
     Type storage = cast<MemRefType>(m.getType()).getElementType();
     if (element.isInteger(1))
       v = arith::ExtUIOp::create(b, loc, storage, v);
+    else if (element.isBF16())
+      v = truncToBF16(v);
     else if (isa<FloatType>(element) && v.getType() != storage)
       v = arith::TruncFOp::create(b, loc, storage, v);
     memref::StoreOp::create(b, loc, v, m, ivs);
+  }
+
+  /// f32 -> bf16 with round to nearest even (NaN stays NaN), in integer ops:
+  /// LLVM would call a libgcc helper for the float truncation.
+  Value truncToBF16(Value f) {
+    Type i32 = b.getI32Type(), i16 = b.getI16Type();
+    if (!f.getType().isF32())
+      f = arith::TruncFOp::create(b, loc, b.getF32Type(), f);
+    Value bits = arith::BitcastOp::create(b, loc, i32, f);
+    Value lsb = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bits, intConst(16, i32)), intConst(1, i32));
+    Value rounded = arith::AddIOp::create(
+        b, loc, bits, arith::AddIOp::create(b, loc, lsb, intConst(0x7fff, i32)));
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, f, f);
+    Value quiet = arith::OrIOp::create(b, loc, bits, intConst(0x400000, i32));
+    Value chosen = arith::SelectOp::create(b, loc, isNan, quiet, rounded);
+    Value hi = arith::TruncIOp::create(
+        b, loc, i16, arith::ShRUIOp::create(b, loc, chosen, intConst(16, i32)));
+    return arith::BitcastOp::create(b, loc, b.getBF16Type(), hi);
   }
 
   /// Runs `body` for every index of `dims` (once, with no ivs, for rank 0).
@@ -1299,7 +1334,9 @@ LogicalResult GenericEmitter::emitQuantized() {
           Type f64 = b.getF64Type();
           Value v = arith::MulFOp::create(b, loc, k.convert(acc, i32t, f64),
                                           arith::ExtFOp::create(b, loc, f64, mult));
-          Value yz = k.convert(k.read(operandMem(7), {}, outEl), outEl, f64);
+          SmallVector<Value> zeros(cast<MemRefType>(operandMem(7).getType()).getRank(),
+                                   k.index(0));
+          Value yz = k.convert(k.read(operandMem(7), zeros, outEl), outEl, f64);
           v = arith::AddFOp::create(b, loc, v, yz);
           k.write(quantize(v, outEl), resultMem(), ivs, outEl);
         });
@@ -1373,5 +1410,14 @@ LogicalResult mlir::nunc::lowerGenericKernelsToLLVM(ModuleOp kernels) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
-  return pm.run(kernels);
+  if (failed(pm.run(kernels)))
+    return failure();
+  // Conversions can leave a function behind without failing (e.g. a
+  // signature the bare-pointer convention rejects): report it here.
+  WalkResult leftover = kernels.walk([](func::FuncOp f) {
+    f.emitError("internal error: the generic kernel '") << f.getSymName()
+                                                        << "' was not lowered to LLVM";
+    return WalkResult::interrupt();
+  });
+  return failure(leftover.wasInterrupted());
 }

@@ -327,9 +327,15 @@ OwningOpRef<ModuleOp> Importer::run() {
   SmallVector<Type> inputTypes;
   SmallVector<const onnx::ValueInfoProto *> inputs;
   SmallVector<SmallVector<std::string>> inputDimNames;
+  SmallVector<std::pair<std::string, ElementsAttr>> constantInputs;
   for (const onnx::ValueInfoProto &vi : g.input()) {
     if (initializerNames.contains(vi.name()))
       continue;
+    auto fixed = options.constantInputs.find(vi.name());
+    if (fixed != options.constantInputs.end()) {
+      constantInputs.push_back({vi.name(), fixed->second});
+      continue;
+    }
     SmallVector<std::string> dimNames;
     FailureOr<Type> t = valueInfoType(vi, /*isInput=*/true, dimNames);
     if (failed(t))
@@ -368,6 +374,9 @@ OwningOpRef<ModuleOp> Importer::run() {
   }
   builder.setInsertionPointToEnd(body);
 
+  for (auto &[name, value] : constantInputs)
+    values[name] = ConstantOp::create(builder, NameLoc::get(builder.getStringAttr(name), fileLoc),
+                                      value.getType(), value);
   for (onnx::TensorProto &t : *g.mutable_initializer()) {
     Location loc = NameLoc::get(builder.getStringAttr(t.name()), fileLoc);
     FailureOr<ElementsAttr> value =

@@ -13,7 +13,12 @@
 #include "nunc/Import/OnnxImporter.h"
 #include "nunc/Import/OnnxModelInfo.h"
 #include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Codegen/CompileModel.h"
+#include "nunc/Codegen/JitModel.h"
+#include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Pipeline/Pipeline.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -38,6 +43,9 @@ static cl::opt<std::string> expectedFailuresFile(
 static cl::opt<std::string> filter("filter", cl::desc("Only tests matching this regex"),
                                    cl::init(""));
 static cl::opt<bool> verbose("v", cl::desc("Print every test's result"));
+static cl::opt<bool> compiled(
+    "compiled", cl::desc("Also compile each model with nunc compile for this machine and run "
+                         "the library in-process"));
 
 namespace {
 
@@ -45,7 +53,89 @@ struct Outcome {
   bool claimed = false;
   bool passed = false;
   std::string reason;
+  bool compiledPassed = false;
+  std::string compiledReason;
 };
+
+/// Compiles the model for this machine, links it in-process and runs it on
+/// `inputs`. Inputs that decide shapes (Reshape's shape, Slice's starts...)
+/// must be known when compiling; when the first attempt fails, integer inputs
+/// become constants of the test's values and it tries again.
+std::string runCompiled(const std::string &model, const std::vector<Tensor> &inputs,
+                        const std::vector<Tensor> &expected, double rtol, double atol,
+                        std::string (*compareFn)(const Tensor &, const Tensor &, double, double)) {
+  for (bool fixIntegers : {false, true}) {
+    DialectRegistry registry;
+    registerNuncDialects(registry);
+    MLIRContext ctx(registry);
+    std::string diagnostics;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      llvm::raw_string_ostream(diagnostics) << d.str() << "; ";
+      return success();
+    });
+    OwningOpRef<ModuleOp> probe = importOnnxModel(&ctx, model, {});
+    if (!probe)
+      return "import: " + diagnostics;
+    auto probeMain = probe->lookupSymbol<func::FuncOp>("main");
+    ImportOptions options;
+    std::vector<Tensor> runtimeInputs;
+    for (unsigned i = 0; i < probeMain.getNumArguments() && i < inputs.size(); ++i) {
+      std::string name = probeMain.getArgAttrOfType<StringAttr>(i, "nunc.name").str();
+      if (fixIntegers && !isFloat(inputs[i].dtype()) && inputs[i].dtype() != DType::Bool) {
+        options.constantInputs[name] = attrFromTensor(inputs[i], &ctx, name);
+        continue;
+      }
+      options.inputShapes[name] =
+          std::vector<int64_t>(inputs[i].shape().begin(), inputs[i].shape().end());
+      runtimeInputs.push_back(inputs[i]);
+    }
+    OwningOpRef<ModuleOp> module = importOnnxModel(&ctx, model, options);
+    if (!module)
+      return "import: " + diagnostics;
+    PassManager pm(&ctx);
+    buildFusionPipeline(pm);
+    if (failed(pm.run(*module))) {
+      if (!fixIntegers)
+        continue;
+      return "fusion: " + diagnostics;
+    }
+    CompileOptions copts;
+    copts.name = "conformance_model";
+    copts.target = cantFail(resolveTarget("native"));
+    FailureOr<CompiledModel> lib = compileModel(*module, copts);
+    if (failed(lib)) {
+      if (!fixIntegers)
+        continue;
+      return "compile: " + diagnostics;
+    }
+    llvm::Expected<std::unique_ptr<JitModel>> jit = JitModel::load(*lib, copts.name, 1);
+    if (!jit)
+      return "load: " + llvm::toString(jit.takeError());
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    std::vector<Tensor> outputs;
+    SmallVector<void *> io;
+    for (Tensor &t : runtimeInputs)
+      io.push_back(t.mutableRaw());
+    for (Type type : main.getResultTypes()) {
+      auto shaped = cast<RankedTensorType>(type);
+      outputs.push_back(cantFail(Tensor::create(*fromMlirType(shaped.getElementType()),
+                                                shaped.getShape())));
+      io.push_back(outputs.back().mutableRaw());
+    }
+    std::string detail;
+    if (int status = (*jit)->run(io, &detail))
+      return "run: status " + std::to_string(status) + " " + detail;
+    if (outputs.size() != expected.size())
+      return "got " + std::to_string(outputs.size()) + " outputs";
+    for (size_t i = 0; i < expected.size(); ++i) {
+      std::string diff = compareFn(outputs[i], expected[i], rtol, atol);
+      if (!diff.empty())
+        return "output " + std::to_string(i) + ": " + diff;
+    }
+    return "";
+  }
+  return "unreachable";
+}
 
 llvm::Expected<Tensor> readTensorFile(MLIRContext *ctx, const std::string &path) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
@@ -193,6 +283,25 @@ Outcome runTest(const std::string &dir) {
     }
   }
   out.passed = true;
+  if (compiled) {
+    // The first data set through the compiled library.
+    std::vector<Tensor> inputs, expected;
+    MLIRContext scratch;
+    for (int i = 0;; ++i) {
+      std::string path = sets.front() + "/input_" + std::to_string(i) + ".pb";
+      if (!llvm::sys::fs::exists(path))
+        break;
+      inputs.push_back(cantFail(readTensorFile(&scratch, path)));
+    }
+    for (int i = 0;; ++i) {
+      std::string path = sets.front() + "/output_" + std::to_string(i) + ".pb";
+      if (!llvm::sys::fs::exists(path))
+        break;
+      expected.push_back(cantFail(readTensorFile(&scratch, path)));
+    }
+    out.compiledReason = runCompiled(model, inputs, expected, rtol, atol, compare);
+    out.compiledPassed = out.compiledReason.empty();
+  }
   return out;
 }
 
@@ -231,6 +340,7 @@ int main(int argc, char **argv) {
   llvm::sort(dirs);
 
   int claimed = 0, passed = 0, xfailed = 0, unexpectedFail = 0, unexpectedPass = 0;
+  int cPassed = 0, cXfailed = 0, cUnexpectedFail = 0, cUnexpectedPass = 0, cClaimed = 0;
   std::map<std::string, int> claimedPerOp;
   for (const std::string &dir : dirs) {
     std::string name = llvm::sys::path::filename(dir).str();
@@ -256,14 +366,39 @@ int main(int argc, char **argv) {
       ++unexpectedFail;
       llvm::outs() << "FAIL " << name << ": " << o.reason << "\n";
     }
+    if (!compiled || !o.passed)
+      continue;
+    // The compiled path is judged on tests the evaluator passes.
+    ++cClaimed;
+    bool cListed = expectedFailures.count("compiled:" + name);
+    if (o.compiledPassed) {
+      ++cPassed;
+      if (cListed) {
+        ++cUnexpectedPass;
+        llvm::outs() << "UNEXPECTED PASS (compiled) " << name << "\n";
+      }
+    } else if (cListed) {
+      ++cXfailed;
+      if (verbose)
+        llvm::outs() << "XFAIL (compiled) " << name << ": " << o.compiledReason << "\n";
+    } else {
+      ++cUnexpectedFail;
+      llvm::outs() << "FAIL (compiled) " << name << ": " << o.compiledReason << "\n";
+    }
   }
   for (auto &[name, reason] : expectedFailures)
     if (!llvm::any_of(dirs, [&](const std::string &d) {
-          return llvm::sys::path::filename(d) == name;
+          llvm::StringRef n(name);
+          n.consume_front("compiled:");
+          return llvm::sys::path::filename(d) == n;
         }) && filter.empty())
       llvm::outs() << "note: expected failure " << name << " names no test\n";
   llvm::outs() << "conformance (reference evaluator): " << passed << " passed / " << claimed
                << " claimed; " << xfailed << " expected failures, " << unexpectedFail
                << " unexpected failures, " << unexpectedPass << " unexpected passes\n";
-  return unexpectedFail || unexpectedPass ? 1 : 0;
+  if (compiled)
+    llvm::outs() << "conformance (compiled library): " << cPassed << " passed / " << cClaimed
+                 << " claimed; " << cXfailed << " expected failures, " << cUnexpectedFail
+                 << " unexpected failures, " << cUnexpectedPass << " unexpected passes\n";
+  return unexpectedFail || unexpectedPass || cUnexpectedFail || cUnexpectedPass ? 1 : 0;
 }

@@ -4,7 +4,12 @@
 
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Interpreter/Npy.h"
+#include "nunc/Codegen/CompileModel.h"
+#include "nunc/Codegen/JitModel.h"
 #include "nunc/Pipeline/Pipeline.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/Path.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -25,8 +30,11 @@ cl::opt<std::string> model(cl::Positional,
                            cl::desc("<model.onnx | model.mlir | model.mlirbc>"), cl::Required,
                            cl::sub(runCommand), cl::cat(category));
 cl::opt<bool> reference("reference",
-                        cl::desc("Run with the reference evaluator (exact, slow)"),
+                        cl::desc("Run with the reference evaluator (exact, slow) instead "
+                                 "of compiling the model for this machine"),
                         cl::sub(runCommand), cl::cat(category));
+cl::opt<int> threads("threads", cl::desc("Threads of the compiled model (default 1)"),
+                     cl::init(1), cl::sub(runCommand), cl::cat(category));
 cl::opt<std::string> inputFile("input",
                                cl::desc("Inputs as a .npz with one array per graph input, "
                                         "by name"),
@@ -91,9 +99,6 @@ void printSummary(llvm::StringRef name, const Tensor &t) {
 } // namespace
 
 int runRun() {
-  if (!reference)
-    return fail("run", "only --reference is available: compiled execution comes with "
-                       "'nunc compile'");
   if (inputFile.empty() == !randomInputs)
     return fail("run", "give exactly one of --input FILE.npz and --random-inputs");
   int64_t lo = 0, hi = 0;
@@ -131,6 +136,13 @@ int runRun() {
     if (!module || failed(simplify(*module)))
       return 1;
   }
+  if (!reference) {
+    // Compile for this machine and link the library into this process.
+    PassManager pm(&tc.get());
+    buildFusionPipeline(pm);
+    if (failed(pm.run(*module)))
+      return 1;
+  }
   auto func = module->lookupSymbol<func::FuncOp>("main");
 
   SmallVector<Tensor> inputs;
@@ -160,7 +172,40 @@ int runRun() {
                              "', which is not an input of the model");
   }
 
-  llvm::Expected<SmallVector<Tensor>> outputs = evaluateFunction(func, inputs);
+  llvm::Expected<SmallVector<Tensor>> outputs = SmallVector<Tensor>();
+  if (reference) {
+    outputs = evaluateFunction(func, inputs);
+  } else {
+    CompileOptions copts;
+    copts.name = "nunc_run_model";
+    llvm::Expected<TargetInfo> host = resolveTarget("native");
+    if (!host)
+      return fail("run", llvm::toString(host.takeError()));
+    copts.target = *host;
+    copts.sourceName = llvm::sys::path::filename(model).str();
+    FailureOr<CompiledModel> compiled = compileModel(*module, copts);
+    if (failed(compiled))
+      return 1;
+    llvm::Expected<std::unique_ptr<JitModel>> jit = JitModel::load(*compiled, copts.name, threads);
+    if (!jit)
+      return fail("run", llvm::toString(jit.takeError()));
+    SmallVector<void *> io;
+    for (Tensor &t : inputs)
+      io.push_back(t.mutableRaw());
+    SmallVector<Tensor> results;
+    for (Type type : func.getResultTypes()) {
+      auto shaped = cast<RankedTensorType>(type);
+      results.push_back(cantFail(Tensor::create(*fromMlirType(shaped.getElementType()),
+                                                shaped.getShape())));
+      io.push_back(results.back().mutableRaw());
+    }
+    std::string detail;
+    int status = (*jit)->run(io, &detail);
+    if (status != 0)
+      return fail("run", "the compiled model returned status " + llvm::Twine(status) +
+                             (detail.empty() ? "" : ": " + detail));
+    outputs = std::move(results);
+  }
   if (!outputs)
     return fail("run", llvm::toString(outputs.takeError()));
   NamedTensors named;

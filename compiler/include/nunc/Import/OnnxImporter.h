@@ -12,6 +12,7 @@
 #ifndef NUNC_IMPORT_ONNXIMPORTER_H
 #define NUNC_IMPORT_ONNXIMPORTER_H
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -28,6 +29,9 @@ struct ImportOptions {
   /// to the inputs of those names; names that are not inputs are ignored here
   /// (the caller reports them).
   std::map<std::string, std::vector<int64_t>> inputShapeHints;
+  /// Graph inputs replaced by constants (their values known when compiling,
+  /// e.g. the shape operands of a test). Types must match the inputs.
+  std::map<std::string, ElementsAttr> constantInputs;
 };
 
 /// Parses "name=1x128" into options.inputShapes; returns an error message or
