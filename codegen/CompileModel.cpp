@@ -32,6 +32,8 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::nunc;
 
@@ -103,6 +105,59 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   return c;
 }
 
+/// What the implicit-GEMM convolution needs to know about a conv.
+struct ConvGeometry {
+  ConvPackConfig pack;
+  int64_t outChannels = 0;
+  Value input, weight, bias, residual;
+  StringRef activation = "none";
+  float actMin = 0, actMax = 0;
+  int64_t ck() const { return pack.channels * pack.kernelH * pack.kernelW; }
+  int64_t positions() const { return pack.outH * pack.outW; }
+  int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
+  int64_t packedBytes() const { return pack.batch * panels() * ck() * pack.panelWidth * 4; }
+};
+
+/// The conv (or fused_conv) as an implicit GEMM, if it is a 2-D f32 conv with
+/// one group and constant weights.
+std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
+  if (!isa_and_nonnull<ConvOp, FusedConvOp>(op))
+    return std::nullopt;
+  ConvGeometry g;
+  g.input = op->getOperand(0);
+  g.weight = op->getOperand(1);
+  if (auto c = dyn_cast<ConvOp>(op)) {
+    g.bias = c.getBias();
+  } else {
+    auto f = cast<FusedConvOp>(op);
+    g.bias = f.getBias();
+    g.residual = f.getResidual();
+    g.activation = f.getActivation();
+    g.actMin = f.getActivationMin().convertToFloat();
+    g.actMax = f.getActivationMax().convertToFloat();
+  }
+  auto in = cast<RankedTensorType>(g.input.getType());
+  auto w = cast<RankedTensorType>(g.weight.getType());
+  if (!in.getElementType().isF32() || in.getRank() != 4 ||
+      cast<IntegerAttr>(op->getAttr("group")).getInt() != 1 ||
+      !matchPattern(g.weight, m_Constant()) || (g.bias && !matchPattern(g.bias, m_Constant())))
+    return std::nullopt;
+  auto ints = [&](StringRef n) { return cast<DenseI64ArrayAttr>(op->getAttr(n)).asArrayRef(); };
+  auto geom = shape::window(in.getShape().drop_front(2), ints("kernel_shape"), ints("strides"),
+                            ints("dilations"), ints("pads"),
+                            cast<StringAttr>(op->getAttr("auto_pad")).getValue(), false);
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return std::nullopt;
+  }
+  g.outChannels = w.getDimSize(0);
+  g.pack = {in.getDimSize(0), in.getDimSize(1), in.getDimSize(2), in.getDimSize(3),
+            geom->kernel[0], geom->kernel[1], geom->strides[0], geom->strides[1],
+            geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
+            geom->output[0], geom->output[1], x86::GemmKernel::panelWidth(isa)};
+  return g;
+}
+
 class ModelCompiler {
 public:
   ModelCompiler(ModuleOp module, const CompileOptions &options)
@@ -127,8 +182,13 @@ private:
   func::FuncOp func;
   MemoryPlan plan;
   std::vector<KernelCall> calls;
-  /// Generic kernels: the MLIR function each wraps, with its arity.
-  std::vector<std::pair<std::string, unsigned>> genericImpls;
+  /// Generic kernels: task symbol -> the MLIR function it wraps.
+  struct GenericImpl {
+    std::string impl;
+    unsigned arity = 0;
+    bool takesTask = false;
+  };
+  std::map<std::string, GenericImpl> genericImpls;
   OwningOpRef<ModuleOp> kernelModule;
   /// Machine code of the x86 kernels, by symbol, in step order.
   std::vector<std::pair<std::string, std::vector<uint8_t>>> nativeCode;
@@ -140,6 +200,8 @@ LogicalResult ModelCompiler::selectKernels() {
   // Scratch memory per op, known before the plan.
   Isa isa = options.target.isa;
   auto scratch = [&](Operation *op) -> int64_t {
+    if (std::optional<ConvGeometry> g = convGeometry(op, isa))
+      return g->packedBytes();
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
         return x86::AttentionKernel::scratchBytes(*c, isa);
@@ -161,7 +223,6 @@ LogicalResult ModelCompiler::selectKernels() {
     if (failed(native))
       return failure();
     if (*native) {
-      genericImpls.push_back({"", 0});
       calls.push_back(std::move(call));
       continue;
     }
@@ -185,7 +246,7 @@ LogicalResult ModelCompiler::selectKernels() {
           " out of range [" + std::to_string(-dim) + ", " + std::to_string(dim) + ") at " +
           describeLocation(step.op->getLoc());
     }
-    genericImpls.push_back({impl, (unsigned)call.args.size()});
+    genericImpls[call.symbol] = {impl, (unsigned)call.args.size(), false};
     calls.push_back(std::move(call));
   }
   return success();
@@ -250,6 +311,66 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                          ? std::string()
                                          : " " + lin.getActivation().str())
                            .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (std::optional<ConvGeometry> g = convGeometry(step.op, isa)) {
+    // im2col into the GEMM's panel layout, then the GEMM with the weights as
+    // A ([M][C*kh*kw] as stored) and one bias per row.
+    KernelCall pack;
+    pack.symbol = call.symbol + "_pack";
+    buildConvPackKernel(*kernelModule, g->pack, pack.symbol + "_impl");
+    pack.generic = true;
+    pack.tasks = g->pack.batch * g->pack.channels;
+    pack.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch)};
+    pack.description = "im2col";
+    genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
+    call.prelude.push_back(std::move(pack));
+
+    x86::GemmConfig cfg;
+    cfg.m = g->outChannels;
+    cfg.n = g->positions();
+    cfg.k = g->ck();
+    cfg.lda = cfg.k;
+    cfg.ldc = cfg.n;
+    cfg.ldr = cfg.n;
+    cfg.bias = static_cast<bool>(g->bias);
+    cfg.rowBias = true;
+    cfg.residual = static_cast<bool>(g->residual);
+    cfg.batch = g->pack.batch;
+    cfg.wBatchStride = g->panels() * g->pack.panelWidth * cfg.k;
+    cfg.cBatchStride = cfg.m * cfg.n;
+    cfg.rBatchStride = cfg.m * cfg.n;
+    cfg.activation = x86::Activation::fromName(g->activation.str(), g->actMin, g->actMax);
+    std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
+    if (!kernel)
+      return step.op->emitError("generating the convolution GEMM failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    ElementsAttr wAttr;
+    SmallVector<char> raw;
+    matchPattern(g->weight, m_Constant(&wAttr));
+    readRawElements(wAttr, raw);
+    int64_t wOffset = blob.add(raw.data(), raw.size());
+    int64_t bOffset = wOffset;
+    if (g->bias) {
+      ElementsAttr bAttr;
+      SmallVector<char> braw;
+      matchPattern(g->bias, m_Constant(&bAttr));
+      readRawElements(bAttr, braw);
+      bOffset = blob.add(braw.data(), braw.size());
+    }
+    int residual = g->residual ? step.operands.back() : step.operands[0];
+    call.args = {KernelArg::blob(wOffset), KernelArg::storage(step.scratch),
+                 KernelArg::blob(bOffset), KernelArg::storage(residual),
+                 KernelArg::storage(step.results[0])};
+    call.tasks = x86::GemmKernel::numTasks(cfg, isa);
+    call.description =
+        llvm::formatv("conv.im2col+gemm.{0}[{1}x{2}x{3}, {4}x{5} kernel]{6}{7}{8}",
+                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.m, cfg.n, cfg.k,
+                      g->pack.kernelH, g->pack.kernelW, cfg.bias ? " +bias" : "",
+                      cfg.residual ? " +residual" : "",
+                      g->activation == "none" ? std::string() : " " + g->activation.str())
+            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }
@@ -341,17 +462,17 @@ void ModelCompiler::emitKernelWrappers(llvm::Module &m) {
   llvm::Type *ptr = llvm::PointerType::getUnqual(c);
   llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
   llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
-  for (auto [call, impl] : llvm::zip(calls, genericImpls)) {
-    if (!call.generic)
-      continue;
-    llvm::Function *f = llvm::Function::Create(taskType, llvm::GlobalValue::InternalLinkage,
-                                               call.symbol, m);
+  for (auto &[symbol, impl] : genericImpls) {
+    llvm::Function *f =
+        llvm::Function::Create(taskType, llvm::GlobalValue::InternalLinkage, symbol, m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", f));
-    llvm::Function *target = m.getFunction(impl.first);
+    llvm::Function *target = m.getFunction(impl.impl);
     target->setLinkage(llvm::GlobalValue::InternalLinkage);
     SmallVector<llvm::Value *> args;
-    for (unsigned i = 0; i < impl.second; ++i)
+    for (unsigned i = 0; i < impl.arity; ++i)
       args.push_back(b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, f->getArg(0), i)));
+    if (impl.takesTask)
+      args.push_back(f->getArg(1));
     b.CreateRet(b.CreateCall(target, args));
   }
 }
@@ -436,8 +557,11 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
   llvm::Value *workspace = b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, ctx, 8));
   llvm::Value *weights = b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, ctx, 16));
   size_t maxArgs = 1;
-  for (const KernelCall &call : calls)
+  for (const KernelCall &call : calls) {
     maxArgs = std::max(maxArgs, call.args.size());
+    for (const KernelCall &before : call.prelude)
+      maxArgs = std::max(maxArgs, before.args.size());
+  }
   llvm::Value *argArray = b.CreateAlloca(llvm::ArrayType::get(ptr, maxArgs));
 
   auto storagePointer = [&](int s) -> llvm::Value * {
@@ -455,7 +579,14 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     return nullptr;
   };
   llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
+  std::vector<const KernelCall *> sequence;
   for (const KernelCall &call : calls) {
+    for (const KernelCall &before : call.prelude)
+      sequence.push_back(&before);
+    sequence.push_back(&call);
+  }
+  for (const KernelCall *callPtr : sequence) {
+    const KernelCall &call = *callPtr;
     for (auto [i, arg] : llvm::enumerate(call.args)) {
       llvm::Value *p = arg.kind == KernelArg::Blob
                            ? b.CreateConstGEP1_64(i8, weights, arg.value)

@@ -28,6 +28,8 @@ struct KernelCall {
   std::string description;  // for the manifest and --explain
   bool generic = false;      // took the generic (MLIR loops) path
   std::string errorMessage;  // what a nonzero task result means
+  /// Calls made before this one for the same step (e.g. im2col packing).
+  std::vector<KernelCall> prelude;
 };
 
 /// The weights blob: constants (as is, or re-laid out by a kernel), each at

@@ -1386,6 +1386,79 @@ LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
   return success();
 }
 
+void mlir::nunc::buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c,
+                                     llvm::StringRef symbol) {
+  MLIRContext *ctx = kernels.getContext();
+  ctx->loadDialect<func::FuncDialect, arith::ArithDialect, memref::MemRefDialect,
+                   scf::SCFDialect>();
+  OpBuilder b(ctx);
+  b.setInsertionPointToEnd(kernels.getBody());
+  Location loc = kernels.getLoc();
+  int64_t p = c.outH * c.outW, nr = c.panelWidth, panels = (p + nr - 1) / nr;
+  int64_t ck = c.channels * c.kernelH * c.kernelW;
+  Type f32 = b.getF32Type();
+  auto inType = MemRefType::get({c.batch, c.channels, c.height, c.width}, f32);
+  auto outType = MemRefType::get({c.batch, panels, ck, nr}, f32);
+  auto func = func::FuncOp::create(
+      b, loc, symbol, b.getFunctionType({inType, outType, b.getIndexType()}, {b.getI32Type()}));
+  func.setPrivate();
+  func.setArgAttr(0, "llvm.noalias", b.getUnitAttr());
+  func.setArgAttr(1, "llvm.noalias", b.getUnitAttr());
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  KernelBuilder k(b, loc);
+  Value in = entry->getArgument(0), out = entry->getArgument(1), task = entry->getArgument(2);
+  Value n = arith::DivUIOp::create(b, loc, task, k.index(c.channels));
+  Value ch = arith::RemUIOp::create(b, loc, task, k.index(c.channels));
+  Value zero = k.floatConst(0, f32);
+  k.forEach({c.kernelH, c.kernelW}, [&](ValueRange kk) {
+    // row of the im2col matrix: (channel, kh, kw)
+    Value row = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, ch, k.index(c.kernelH * c.kernelW)),
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, kk[0], k.index(c.kernelW)),
+                              kk[1]));
+    k.forEach({c.outH}, [&](ValueRange oh) {
+      Value ih = arith::AddIOp::create(
+          b, loc,
+          arith::SubIOp::create(b, loc, arith::MulIOp::create(b, loc, oh[0], k.index(c.strideH)),
+                                k.index(c.padTop)),
+          arith::MulIOp::create(b, loc, kk[0], k.index(c.dilationH)));
+      Value rowOk = arith::AndIOp::create(
+          b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, ih, k.index(0)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, ih, k.index(c.height)));
+      Value ihC = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, ih, k.index(0)),
+                                         k.index(c.height - 1));
+      k.forEach({c.outW}, [&](ValueRange ow) {
+        Value iw = arith::AddIOp::create(
+            b, loc,
+            arith::SubIOp::create(b, loc,
+                                  arith::MulIOp::create(b, loc, ow[0], k.index(c.strideW)),
+                                  k.index(c.padLeft)),
+            arith::MulIOp::create(b, loc, kk[1], k.index(c.dilationW)));
+        Value ok = arith::AndIOp::create(
+            b, loc, rowOk,
+            arith::AndIOp::create(
+                b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, iw, k.index(0)),
+                arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iw, k.index(c.width))));
+        Value iwC = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, iw, k.index(0)),
+                                           k.index(c.width - 1));
+        Value v = memref::LoadOp::create(b, loc, in, ValueRange{n, ch, ihC, iwC});
+        v = arith::SelectOp::create(b, loc, ok, v, zero);
+        Value pIdx = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, oh[0], k.index(c.outW)), ow[0]);
+        Value panel = arith::DivUIOp::create(b, loc, pIdx, k.index(nr));
+        Value lane = arith::RemUIOp::create(b, loc, pIdx, k.index(nr));
+        memref::StoreOp::create(b, loc, v, out, ValueRange{n, panel, row, lane});
+      });
+    });
+    // Columns past the last output position are zero.
+    for (int64_t q = p; q < panels * nr; ++q)
+      memref::StoreOp::create(b, loc, zero, out,
+                              ValueRange{n, k.index(q / nr), row, k.index(q % nr)});
+  });
+  func::ReturnOp::create(b, loc, k.i32(0));
+}
+
 LogicalResult mlir::nunc::lowerGenericKernelsToLLVM(ModuleOp kernels) {
   MLIRContext *ctx = kernels.getContext();
   ctx->loadDialect<LLVM::LLVMDialect, cf::ControlFlowDialect>();

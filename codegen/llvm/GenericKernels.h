@@ -22,6 +22,21 @@ namespace mlir::nunc {
 /// for ops that cannot be lowered.
 LogicalResult buildGenericKernel(ModuleOp kernels, Operation *op, llvm::StringRef symbol);
 
+/// Geometry of the packed im2col a convolution's implicit GEMM reads.
+struct ConvPackConfig {
+  int64_t batch, channels, height, width;   // input NCHW
+  int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW, padTop, padLeft;
+  int64_t outH, outW;
+  int64_t panelWidth;                        // NR of the GEMM kernel
+};
+
+/// Adds `symbol`: (memref input NCHW f32, memref packed f32, index task) -> i32
+/// writing, for task = image * C + channel, that channel's rows of the
+/// im2col matrix [C*kh*kw][OH*OW] in the GEMM kernel's panel layout
+/// [image][panel][C*kh*kw][NR] (padding in the input and past the last
+/// column read as 0).
+void buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c, llvm::StringRef symbol);
+
 /// The memref type a tensor of `type` is passed as to a generic kernel.
 MemRefType genericMemRefType(Type tensorType);
 

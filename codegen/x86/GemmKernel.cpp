@@ -50,16 +50,34 @@ public:
     const int tailLanes = tail - (tailVecs - 1) * kLanes; // lanes of its last vector
 
     prologue();
+    if (c.batch > 1) {
+      // task = image * panels + panel: r14 = image, rsi = panel
+      mov(rax, rsi);
+      xor_(edx, edx);
+      mov(rcx, panels);
+      div(rcx);
+      mov(r14, rax);
+      mov(rsi, rdx);
+    }
     mov(rax, ptr[rdi + 0]);  // A
     mov(rbx, ptr[rdi + 8]);  // packed W
     mov(rdx, ptr[rdi + 16]); // packed bias
     mov(r12, ptr[rdi + 24]); // residual
     mov(rcx, ptr[rdi + 32]); // C
+    if (c.batch > 1) {
+      imul(r13, r14, c.wBatchStride * 4);
+      add(rbx, r13);
+      imul(r13, r14, c.cBatchStride * 4);
+      add(rcx, r13);
+      imul(r13, r14, c.rBatchStride * 4);
+      add(r12, r13);
+    }
     // Move to this task's panel.
     imul(r13, rsi, c.k * nr * 4);
     add(rbx, r13);
     imul(r13, rsi, nr * 4);
-    add(rdx, r13);
+    if (!c.rowBias)
+      add(rdx, r13);
     add(rcx, r13);
     add(r12, r13);
     // Row offsets of A: lda, 3 lda, 5 lda, 7 lda (bytes).
@@ -107,6 +125,7 @@ private:
     push(rax);
     push(rcx);
     push(r12);
+    push(rdx);
     if (fullTiles) {
       Label rows;
       mov(rbp, fullTiles);
@@ -115,11 +134,14 @@ private:
       add(rax, kRows * c.lda * 4);
       add(rcx, kRows * c.ldc * 4);
       add(r12, kRows * c.ldr * 4);
+      if (c.rowBias)
+        add(rdx, kRows * 4);
       dec(rbp);
       jnz(rows, T_NEAR);
     }
     if (rest)
       call(microLabel(rest, vecs, lastLanes));
+    pop(rdx);
     pop(r12);
     pop(rcx);
     pop(rax);
@@ -161,7 +183,9 @@ private:
     bool masked = lastLanes != kLanes;
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecs; ++v) {
-        if (c.bias)
+        if (c.bias && c.rowBias)
+          vbroadcastss(acc(r, v), ptr[rdx + r * 4]);
+        else if (c.bias)
           vmovups(acc(r, v), ptr[rdx + v * kLanes * 4]);
         else
           vxorps(acc(r, v), acc(r, v), acc(r, v));

@@ -27,6 +27,11 @@ struct GemmConfig {
   int64_t m = 0, n = 0, k = 0;
   int64_t lda = 0, ldc = 0, ldr = 0; // row strides in elements
   bool bias = false, residual = false;
+  /// bias has one value per row (M) instead of per column (N).
+  bool rowBias = false;
+  /// Independent problems sharing A and bias: W, C and residual advance by
+  /// these strides (elements) from one to the next; tasks = batch x panels.
+  int64_t batch = 1, wBatchStride = 0, cBatchStride = 0, rBatchStride = 0;
   Activation activation;
 };
 
@@ -38,6 +43,10 @@ struct GemmKernel {
   static int64_t panelWidth(Isa isa) { return vectorsPerTile(isa) * lanes(isa); }
   static int64_t numPanels(int64_t n, Isa isa) {
     return (n + panelWidth(isa) - 1) / panelWidth(isa);
+  }
+
+  static int64_t numTasks(const GemmConfig &c, Isa isa) {
+    return c.batch * numPanels(c.n, isa);
   }
 
   /// W [K, N] row-major into [panel][K][NR], zero padded.

@@ -155,6 +155,66 @@ TEST_P(GemmKernelTest, ActivationsAreAccurateOverAWideRange) {
   }
 }
 
+TEST_P(GemmKernelTest, RowBiasAndBatchesOfIndependentProblems) {
+  // The convolution form: A (weights) shared, W (packed im2col) and C per image.
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (auto [m, n, k, batch] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{9, 50, 27, 3},
+                                {64, 3136, 64, 1}, {1, 7, 5, 2}, {17, 129, 9, 2}}) {
+    std::vector<float> a(m * k), bias(m);
+    for (float &x : a)
+      x = dist(rng);
+    for (float &x : bias)
+      x = dist(rng);
+    std::vector<std::vector<float>> w(batch), r(batch);
+    std::vector<float> packed, residual, out(batch * m * n, -777.f);
+    for (int64_t i = 0; i < batch; ++i) {
+      w[i].resize(k * n);
+      for (float &x : w[i])
+        x = dist(rng);
+      std::vector<float> p = GemmKernel::packWeights(w[i].data(), k, n, isa);
+      packed.insert(packed.end(), p.begin(), p.end());
+      r[i].resize(m * n);
+      for (float &x : r[i])
+        x = dist(rng);
+      residual.insert(residual.end(), r[i].begin(), r[i].end());
+    }
+    GemmConfig cfg;
+    cfg.m = m;
+    cfg.n = n;
+    cfg.k = k;
+    cfg.lda = k;
+    cfg.ldc = n;
+    cfg.ldr = n;
+    cfg.bias = true;
+    cfg.rowBias = true;
+    cfg.residual = true;
+    cfg.activation.kind = Activation::Relu;
+    cfg.batch = batch;
+    cfg.wBatchStride = GemmKernel::numPanels(n, isa) * GemmKernel::panelWidth(isa) * k;
+    cfg.cBatchStride = m * n;
+    cfg.rBatchStride = m * n;
+    std::unique_ptr<JitKernel> kernel = GemmKernel::generate(cfg, isa);
+    ASSERT_TRUE(kernel);
+    const void *args[] = {a.data(), packed.data(), bias.data(), residual.data(), out.data()};
+    for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
+      ASSERT_EQ(kernel->function()(args, t), 0);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = bias[i] + r[b][i * n + j];
+          for (int64_t kk = 0; kk < k; ++kk)
+            acc += double(a[i * k + kk]) * w[b][kk * n + j];
+          acc = std::max(acc, 0.0);
+          ASSERT_NEAR(out[(b * m + i) * n + j], acc, 1e-4 * std::max(1.0, std::fabs(acc)))
+              << "M=" << m << " N=" << n << " K=" << k << " image " << b;
+        }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, GemmKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")
