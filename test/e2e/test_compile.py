@@ -158,3 +158,27 @@ def test_dynamic_dims_must_be_pinned(nunc, models, tmp_path):
     assert r.returncode == 1
     assert "pin the inputs with --shape NAME=DIMS" in r.stderr
     assert not (tmp_path / "libminilm.a").exists()
+
+
+def test_embed_c_example_builds_with_cmake_and_runs(models, tmp_path):
+    """examples/embed-c through find_package(nunc) + nunc_add_model()."""
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    bin_dir = os.environ.get("NUNC_BIN_DIR", os.path.join(root, "build", "bin"))
+    config_dir = os.path.join(os.path.dirname(bin_dir), "cmake")
+    build = tmp_path / "embed"
+    subprocess.run(["cmake", "-S", os.path.join(root, "examples", "embed-c"), "-B", build,
+                    f"-Dnunc_DIR={config_dir}", f"-DMODEL={os.path.join(models, 'minilm.onnx')}",
+                    f"-DNUNC_TARGET={TARGETS[0]}"], check=True, capture_output=True)
+    subprocess.run(["cmake", "--build", build], check=True, capture_output=True)
+    r = subprocess.run([build / "embed_c"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    first = [float(v) for v in r.stdout.splitlines()[0].split("=")[1].split()]
+    # The same sentence through onnxruntime.
+    ids = np.zeros((1, 128), np.int64)
+    mask = np.zeros((1, 128), np.int64)
+    for i in range(128):
+        ids[0, i] = 101 if i == 0 else 102 if i == 119 else 0 if i > 119 else 1000 + (i * 37) % 20000
+        mask[0, i] = i <= 119
+    want = reference(models, "minilm", {"input_ids": ids, "attention_mask": mask,
+                                        "token_type_ids": np.zeros((1, 128), np.int64)})
+    np.testing.assert_allclose(first, want["last_hidden_state"][0, 0, :4], rtol=1e-4, atol=1e-4)
