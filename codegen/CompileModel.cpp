@@ -158,6 +158,29 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
   return g;
 }
 
+/// Whether the GEMM kernel takes this linear op.
+bool nativeLinear(LinearOp lin) {
+  auto in = cast<RankedTensorType>(lin.getInput().getType());
+  return in.getElementType().isF32() && in.getRank() >= 1 &&
+         matchPattern(lin.getWeight(), m_Constant()) &&
+         (!lin.getBias() || matchPattern(lin.getBias(), m_Constant()));
+}
+
+/// Whether the LayerNorm kernel takes this op.
+bool nativeLayerNorm(LayerNormOp ln) {
+  auto in = cast<RankedTensorType>(ln.getInput().getType());
+  int64_t axis = shape::wrapAxis(ln.getAxis(), in.getRank());
+  int64_t n = 1;
+  for (int64_t d : in.getShape().drop_front(axis))
+    n *= d;
+  auto fullParam = [&](Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.getNumElements() == n && t.getRank() <= in.getRank() - axis;
+  };
+  return in.getElementType().isF32() && ln.getStashType() == 1 && fullParam(ln.getScale()) &&
+         (!ln.getBias() || fullParam(ln.getBias()));
+}
+
 class ModelCompiler {
 public:
   ModelCompiler(ModuleOp module, const CompileOptions &options)
@@ -210,7 +233,31 @@ LogicalResult ModelCompiler::selectKernels() {
     }
     return 0;
   };
-  FailureOr<MemoryPlan> p = planMemory(func, scratch);
+  auto inPlace = [&](Operation *op) {
+    SmallVector<unsigned> candidates;
+    // GEMM epilogues read the residual element just before writing it.
+    if (auto lin = dyn_cast<LinearOp>(op)) {
+      if (lin.getResidual() && nativeLinear(lin))
+        candidates.push_back(op->getNumOperands() - 1);
+      return candidates;
+    }
+    if (std::optional<ConvGeometry> g = convGeometry(op, isa)) {
+      if (g->residual)
+        candidates.push_back(op->getNumOperands() - 1);
+      return candidates;
+    }
+    // The LayerNorm kernel reads a row fully (moments) before writing it.
+    if (auto ln = dyn_cast<LayerNormOp>(op)) {
+      if (nativeLayerNorm(ln))
+        candidates.push_back(0);
+      return candidates;
+    }
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      if (genericKernelWorksInPlace(op, i))
+        candidates.push_back(i);
+    return candidates;
+  };
+  FailureOr<MemoryPlan> p = planMemory(func, scratch, inPlace);
   if (failed(p))
     return failure();
   plan = std::move(*p);
@@ -227,7 +274,7 @@ LogicalResult ModelCompiler::selectKernels() {
       continue;
     }
     std::string impl = call.symbol + "_impl";
-    if (failed(buildGenericKernel(*kernelModule, step.op, impl)))
+    if (failed(buildGenericKernel(*kernelModule, step.op, impl, step.inPlaceOperand >= 0)))
       return failure();
     call.generic = true;
     call.description = "generic";
@@ -380,12 +427,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     int64_t n = 1;
     for (int64_t d : in.getShape().drop_front(axis))
       n *= d;
-    auto fullParam = [&](Value v) {
-      auto t = cast<RankedTensorType>(v.getType());
-      return t.getNumElements() == n && t.getRank() <= in.getRank() - axis;
-    };
-    if (!in.getElementType().isF32() || ln.getStashType() != 1 || !fullParam(ln.getScale()) ||
-        (ln.getBias() && !fullParam(ln.getBias())))
+    if (!nativeLayerNorm(ln))
       return false;
     x86::LayerNormConfig cfg{in.getNumElements() / n, n, ln.getEpsilon().convertToFloat(),
                              static_cast<bool>(ln.getBias())};

@@ -1351,8 +1351,21 @@ LogicalResult GenericEmitter::emitQuantized() {
 // Entry points
 //===----------------------------------------------------------------------===//
 
+bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
+  // Elementwise kernels read operand element i just before writing result
+  // element i; with the same shape and element width, one buffer serves.
+  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, SigmoidOp,
+           GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp>(op) ||
+      op->getNumResults() != 1)
+    return false;
+  auto in = cast<RankedTensorType>(op->getOperand(operand).getType());
+  auto out = cast<RankedTensorType>(op->getResult(0).getType());
+  return in.getShape() == out.getShape() &&
+         getElementByteWidth(in.getElementType()) == getElementByteWidth(out.getElementType());
+}
+
 LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
-                                             llvm::StringRef symbol) {
+                                             llvm::StringRef symbol, bool resultAliasesOperand) {
   MLIRContext *ctx = kernels.getContext();
   ctx->loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
                    memref::MemRefDialect, scf::SCFDialect>();
@@ -1369,9 +1382,10 @@ LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
   auto func = func::FuncOp::create(b, loc, symbol,
                                    b.getFunctionType(argTypes, {b.getI32Type()}));
   func.setPrivate();
-  // Every buffer the plan hands a kernel is distinct from its other buffers.
-  for (unsigned i = 0; i < argTypes.size(); ++i)
-    func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
+  // The plan hands a kernel distinct buffers, unless it runs in place.
+  if (!resultAliasesOperand)
+    for (unsigned i = 0; i < argTypes.size(); ++i)
+      func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   KernelBuilder k(b, loc);

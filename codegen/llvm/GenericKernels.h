@@ -20,7 +20,12 @@ namespace mlir::nunc {
 /// signless twins; the op's types say how to read them). Returns 0, or 1
 /// when the data is out of range (a Gather index). Fails with a diagnostic
 /// for ops that cannot be lowered.
-LogicalResult buildGenericKernel(ModuleOp kernels, Operation *op, llvm::StringRef symbol);
+LogicalResult buildGenericKernel(ModuleOp kernels, Operation *op, llvm::StringRef symbol,
+                                bool resultAliasesOperand = false);
+
+/// Whether the generic kernel of `op` may write its result over operand `i`
+/// (it reads each element of it before writing the same element).
+bool genericKernelWorksInPlace(Operation *op, unsigned operand);
 
 /// Geometry of the packed im2col a convolution's implicit GEMM reads.
 struct ConvPackConfig {

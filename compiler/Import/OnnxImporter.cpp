@@ -23,7 +23,9 @@
 #include <unistd.h>
 
 #include <cfloat>
+#include <map>
 #include <queue>
+#include <set>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -344,15 +346,76 @@ OwningOpRef<ModuleOp> Importer::run() {
     inputs.push_back(&vi);
     inputDimNames.push_back(dimNames);
   }
+  // A symbolic dim names one size throughout the graph: `--shape sequence=128`
+  // pins it directly, and pinning an input pins its named dims in the
+  // inputs that share them.
+  std::map<std::string, int64_t> dimValues;
+  std::map<std::string, std::string> dimSources; // who pinned each, for errors
+  auto isDimName = [&](const std::string &name) {
+    return llvm::any_of(inputDimNames, [&](const SmallVector<std::string> &names) {
+      return llvm::is_contained(names, name);
+    });
+  };
   for (auto &[name, dims] : options.inputShapes) {
-    if (!llvm::any_of(inputs, [&](auto *vi) { return vi->name() == name; })) {
-      std::string names;
-      for (auto *vi : inputs)
-        names += (names.empty() ? "" : ", ") + vi->name();
-      emitError(fileLoc) << "--shape names '" << name
-                         << "', which is not a graph input (inputs: " << names << ")";
-      return nullptr;
+    if (llvm::any_of(inputs, [&](auto *vi) { return vi->name() == name; }))
+      continue;
+    if (isDimName(name) && dims.size() == 1) {
+      dimValues[name] = dims[0];
+      dimSources[name] = "--shape " + name;
+      continue;
     }
+    std::string names, params;
+    for (auto *vi : inputs)
+      names += (names.empty() ? "" : ", ") + vi->name();
+    std::set<std::string> seen;
+    for (const SmallVector<std::string> &dn : inputDimNames)
+      for (const std::string &d : dn)
+        if (!d.empty() && seen.insert(d).second)
+          params += (params.empty() ? "" : ", ") + d;
+    InFlightDiagnostic diag = emitError(fileLoc);
+    diag << "--shape names '" << name << "', which is not a graph input (inputs: " << names
+         << ")";
+    if (isDimName(name))
+      diag << "; a symbolic dim takes a single size, e.g. --shape " << name << "=128";
+    else if (!params.empty())
+      diag << " nor a symbolic dim (" << params << ")";
+    return nullptr;
+  }
+  for (auto [i, vi] : llvm::enumerate(inputs)) {
+    auto t = dyn_cast<RankedTensorType>(inputTypes[i]);
+    if (!t)
+      continue;
+    // Inputs without a declared shape have no dim names.
+    for (auto [d, size] : llvm::enumerate(t.getShape())) {
+      if (d >= inputDimNames[i].size())
+        break;
+      const std::string &dn = inputDimNames[i][d];
+      if (ShapedType::isDynamic(size) || dn.empty())
+        continue;
+      auto [it, added] = dimValues.emplace(dn, size);
+      if (added) {
+        dimSources[dn] = "input '" + vi->name() + "'";
+      } else if (it->second != size) {
+        emitError(fileLoc) << "input '" << vi->name() << "' pins symbolic dim '" << dn
+                           << "' to " << size << ", but " << dimSources[dn] << " pins it to "
+                           << it->second;
+        return nullptr;
+      }
+    }
+  }
+  for (auto [i, vi] : llvm::enumerate(inputs)) {
+    auto t = dyn_cast<RankedTensorType>(inputTypes[i]);
+    if (!t || t.hasStaticShape())
+      continue;
+    SmallVector<int64_t> dims(t.getShape());
+    for (auto [d, size] : llvm::enumerate(dims)) {
+      if (d >= inputDimNames[i].size())
+        break;
+      auto it = dimValues.find(inputDimNames[i][d]);
+      if (ShapedType::isDynamic(size) && it != dimValues.end())
+        size = it->second;
+    }
+    inputTypes[i] = RankedTensorType::get(dims, t.getElementType());
   }
 
   auto func = func::FuncOp::create(builder, fileLoc, "main",

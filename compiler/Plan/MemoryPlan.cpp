@@ -5,9 +5,11 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <climits>
 #include <numeric>
 
 using namespace mlir;
@@ -62,10 +64,35 @@ int64_t mlir::nunc::assignOffsets(ArrayRef<int64_t> sizes, ArrayRef<std::pair<in
   return total;
 }
 
-FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scratch) {
+FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scratch,
+                                             InPlaceQuery inPlace) {
   MemoryPlan plan;
   plan.func = func;
   Block &body = func.getBody().front();
+
+  // The last step that reads each value (views count for the value they
+  // view; returned values live to the end).
+  auto rootOf = [](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isView(def))
+        break;
+      v = def->getOperand(0);
+    }
+    return v;
+  };
+  llvm::DenseMap<Value, int> lastUse;
+  {
+    int index = 0;
+    for (Operation &op : body.without_terminator()) {
+      if (isa<ConstantOp>(op) || isView(&op))
+        continue;
+      for (Value v : op.getOperands())
+        lastUse[rootOf(v)] = index;
+      ++index;
+    }
+    for (Value v : body.getTerminator()->getOperands())
+      lastUse[rootOf(v)] = INT_MAX;
+  }
 
   auto bytesOf = [](Value v) -> int64_t {
     auto t = cast<RankedTensorType>(v.getType());
@@ -77,7 +104,7 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       return success();
     InFlightDiagnostic d = where ? where->emitError() : func.emitError();
     d << "cannot compile a tensor of type " << v.getType()
-      << ": every dim must be static (pin the inputs with --shape NAME=DIMS)";
+      << ": every dim must be static";
     return failure();
   };
   auto newStorage = [&](StorageKind kind, int64_t bytes, int64_t index, int step) {
@@ -85,11 +112,35 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
     return (int)plan.storages.size() - 1;
   };
 
+  // Dynamic graph inputs are all named in one error, with their dims.
+  SmallVector<std::string> dynamicInputs;
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    if (failed(requireStatic(arg, nullptr)))
-      return failure();
-    plan.storageOf[arg] = newStorage(StorageKind::Input, bytesOf(arg), i, 0);
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (t && t.hasStaticShape())
+      continue;
+    auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
+    auto dimNames = func.getArgAttrOfType<ArrayAttr>(i, "nunc.dim_names");
+    std::string text = name ? name.str() : llvm::formatv("#{0}", i).str();
+    if (t) {
+      SmallVector<std::string> dims;
+      for (auto [d, size] : llvm::enumerate(t.getShape())) {
+        StringAttr dn = dimNames && d < dimNames.size()
+                            ? dyn_cast<StringAttr>(dimNames[d]) : StringAttr();
+        dims.push_back(!ShapedType::isDynamic(size) ? std::to_string(size)
+                       : dn && !dn.getValue().empty() ? dn.str()
+                                                      : "?");
+      }
+      text += " [" + llvm::join(dims, ", ") + "]";
+    }
+    dynamicInputs.push_back(text);
   }
+  if (!dynamicInputs.empty())
+    return func.emitError() << "every graph input needs a static shape to compile; pin "
+                            << (dynamicInputs.size() == 1 ? "this one" : "these")
+                            << " with --shape NAME=DIMS (e.g. 1x128): "
+                            << llvm::join(dynamicInputs, ", ");
+  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+    plan.storageOf[arg] = newStorage(StorageKind::Input, bytesOf(arg), i, 0);
 
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   for (Operation &op : body.without_terminator()) {
@@ -115,7 +166,28 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       step.operands.push_back(s);
       plan.storages[s].lastStep = std::max(plan.storages[s].lastStep, stepIndex);
     }
-    for (Value r : op.getResults()) {
+    // In place: the result takes over a dying operand's arena storage.
+    if (inPlace && op.getNumResults() >= 1)
+      for (unsigned k : inPlace(&op)) {
+        Value operand = op.getOperand(k);
+        int s = plan.storageOf.lookup(operand);
+        Storage &st = plan.storages[s];
+        if (st.kind != StorageKind::Arena || st.bytes != bytesOf(op.getResult(0)) ||
+            lastUse.lookup(rootOf(operand)) != stepIndex)
+          continue;
+        // Another operand in the same storage would be read after it is
+        // overwritten (a GEMM reads its input rows for every column tile).
+        bool shared = false;
+        for (unsigned j = 0; j < op.getNumOperands(); ++j)
+          shared |= j != k && plan.storageOf.lookup(op.getOperand(j)) == s;
+        if (shared)
+          continue;
+        step.inPlaceOperand = k;
+        plan.storageOf[op.getResult(0)] = s;
+        step.results.push_back(s);
+        break;
+      }
+    for (Value r : op.getResults().drop_front(step.results.size())) {
       int s = newStorage(StorageKind::Arena, bytesOf(r), 0, stepIndex);
       plan.storageOf[r] = s;
       step.results.push_back(s);
@@ -186,6 +258,8 @@ void MemoryPlan::print(llvm::raw_ostream &os) const {
     for (auto [k, s] : llvm::enumerate(step.results))
       os << (k ? ", " : "") << where(s);
     os << ")";
+    if (step.inPlaceOperand >= 0)
+      os << " in place of operand " << step.inPlaceOperand;
     if (step.scratch >= 0)
       os << " scratch " << where(step.scratch);
     os << "  ; " << describeLocation(step.op->getLoc()) << "\n";

@@ -156,8 +156,17 @@ def test_dynamic_dims_must_be_pinned(nunc, models, tmp_path):
     r = nunc("compile", os.path.join(models, "minilm.onnx"), "--target", TARGETS[0], "-o",
              tmp_path, check=False)
     assert r.returncode == 1
-    assert "pin the inputs with --shape NAME=DIMS" in r.stderr
+    assert "pin these with --shape NAME=DIMS" in r.stderr
+    # All three dynamic inputs in one error, with their symbolic dims.
+    for name in ("input_ids", "attention_mask", "token_type_ids"):
+        assert f"{name} [batch, sequence]" in r.stderr
     assert not (tmp_path / "libminilm.a").exists()
+    # The inputs share the symbolic dims batch and sequence: pinning one input
+    # pins the others.
+    nunc("compile", os.path.join(models, "minilm.onnx"), "--target", TARGETS[0],
+         "--shape", "input_ids=1x16", "-o", tmp_path)
+    manifest = json.loads((tmp_path / "minilm.json").read_text())
+    assert [i["shape"] for i in manifest["inputs"]] == [[1, 16]] * 3
 
 
 def test_embed_c_example_builds_with_cmake_and_runs(models, tmp_path):

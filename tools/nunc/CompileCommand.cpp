@@ -35,7 +35,8 @@ cl::opt<std::string> name("name",
                                    "file's stem, made a C identifier)"),
                           cl::sub(compileCommand), cl::cat(category));
 cl::list<std::string> shapes("shape",
-                             cl::desc("Pin a graph input's dims, e.g. input_ids=1x128 "
+                             cl::desc("Pin a graph input's dims (input_ids=1x128) or a "
+                                      "symbolic dim (sequence=128) "
                                       "(repeatable; every dim must end up static)"),
                              cl::value_desc("name=dims"), cl::sub(compileCommand),
                              cl::cat(category));

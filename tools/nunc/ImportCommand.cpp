@@ -21,7 +21,8 @@ cl::opt<std::string> output("o", cl::desc("Output file ('-' for stdout; a .mlirb
                             cl::value_desc("file"), cl::Required, cl::sub(importCommand),
                             cl::cat(category));
 cl::list<std::string> shapes("shape",
-                             cl::desc("Pin a graph input's dims, e.g. input_ids=1x128 "
+                             cl::desc("Pin a graph input's dims (input_ids=1x128) or a "
+                                      "symbolic dim (sequence=128) "
                                       "(repeatable)"),
                              cl::value_desc("name=dims"), cl::sub(importCommand),
                              cl::cat(category));

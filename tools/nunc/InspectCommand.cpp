@@ -22,8 +22,9 @@ cl::opt<std::string> model(cl::Positional, cl::desc("<model.onnx>"), cl::Require
 cl::opt<bool> json("json", cl::desc("Print JSON for machines"), cl::sub(inspectCommand),
                    cl::cat(category));
 cl::list<std::string> shapes("shape",
-                             cl::desc("Pin a graph input's dims for the MAC count, e.g. "
-                                      "input_ids=1x128 (repeatable)"),
+                             cl::desc("Pin a graph input's dims (input_ids=1x128) or a "
+                                      "symbolic dim (sequence=128) for the MAC count "
+                                      "(repeatable)"),
                              cl::value_desc("name=dims"), cl::sub(inspectCommand),
                              cl::cat(category));
 

@@ -51,7 +51,8 @@ cl::opt<std::string> intRange("int-range",
                               cl::value_desc("lo:hi"), cl::init("0:100"),
                               cl::sub(runCommand), cl::cat(category));
 cl::list<std::string> shapes("shape",
-                             cl::desc("Pin a graph input's dims, e.g. input_ids=1x128 "
+                             cl::desc("Pin a graph input's dims (input_ids=1x128) or a "
+                                      "symbolic dim (sequence=128) "
                                       "(repeatable)"),
                              cl::value_desc("name=dims"), cl::sub(runCommand),
                              cl::cat(category));

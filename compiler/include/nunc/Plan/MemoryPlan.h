@@ -44,6 +44,8 @@ struct Step {
   llvm::SmallVector<int, 4> operands, results;
   /// Scratch storage the kernel asked for (or -1).
   int scratch = -1;
+  /// The result overwrites operand `inPlaceOperand` (or -1).
+  int inPlaceOperand = -1;
 };
 
 /// Copies appended after the last step, for graph outputs that are not
@@ -71,10 +73,17 @@ struct MemoryPlan {
 
 /// Asks how much scratch memory a step's kernel needs (0 for none).
 using ScratchQuery = llvm::function_ref<int64_t(Operation *)>;
+/// Asks which operands a step's kernel may overwrite with its first
+/// result: it reads each element of that operand before writing the result
+/// element at the same place.
+using InPlaceQuery = llvm::function_ref<llvm::SmallVector<unsigned>(Operation *)>;
 
 /// Builds the plan for `func`, whose tensors must all be static. Emits an
-/// error at the first tensor that is not.
-FailureOr<MemoryPlan> planMemory(func::FuncOp func, ScratchQuery scratch);
+/// error at the first tensor that is not. A result takes over the storage of
+/// an operand the kernel may overwrite when that operand dies at this step
+/// and has the same size (in place).
+FailureOr<MemoryPlan> planMemory(func::FuncOp func, ScratchQuery scratch,
+                                 InPlaceQuery inPlace = {});
 
 /// Lays out `sizes` with lifetimes [first, last] (inclusive step indices) in
 /// one arena: no two storages that are live at the same step overlap.
