@@ -146,7 +146,9 @@ std::string mlir::nunc::generateHeader(func::FuncOp func, const CompileOptions &
     os << " *   output " << io.param << ": " << dtypeName(io.type.getElementType()) << " "
        << shapeText(io.type) << (io.param != io.name ? "  (\"" + io.name + "\")" : "")
        << "\n";
-  os << " * NUNC_ERR_INVALID_INPUT means the data is out of range (e.g. a token id);\n"
+  os << " * The run also works in the output buffers, so they must not overlap each\n"
+     << " * other or the inputs; they hold the results once it returns NUNC_OK.\n"
+     << " * NUNC_ERR_INVALID_INPUT means the data is out of range (e.g. a token id);\n"
      << " * " << n << "_error_detail(ctx) says which input and node. */\n";
   os << "nunc_status " << n << "_run(" << n << "_ctx *ctx";
   auto ctype = [](Type t) {
