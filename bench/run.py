@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""nunc vs onnxruntime on the MiniLM- and BERT-base-shaped example models.
+"""nunc vs onnxruntime on the example models (MiniLM, BERT-base, ResNet, MobileNet).
 
 One run of this script measures both engines on the same machine, same
 thread counts, alternating them, and writes bench/RESULTS.md:
   latency p50/p90/p99 (ms) and throughput at batch 1 (seq 128 and 32) and
-  batch 4 (seq 128), 1 and 2 threads; cold start (process start to first
+  batch 4 (seq 128) for the encoders, batch 1 and 4 of 224x224 images for the
+  CNNs, 1 and 2 threads; cold start (process start to first
   output for nunc's C program, session creation to first output for
   onnxruntime); peak RSS; library size; compile time; and the GEMM kernel's
   GFLOP/s on the models' GEMM shapes against this machine's measured FMA
   peak. Ratios nunc/ORT are the result; absolute times hold for this machine.
 
-Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert]
+Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert,resnet,mobilenet]
 """
 import argparse
 import json
@@ -29,9 +30,21 @@ sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
 import harness  # noqa: E402
 from make_models import random_inputs  # noqa: E402
 
-CONFIGS = [(1, 128), (1, 32), (4, 128)]
+# (batch, seq) per model; CNNs take 224x224 images, seq is None.
+CONFIGS = {"minilm": [(1, 128), (1, 32), (4, 128)], "bert": [(1, 128), (1, 32), (4, 128)],
+           "resnet": [(1, None), (4, None)], "mobilenet": [(1, None), (4, None)]}
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 HIDDEN = {"minilm": (384, 1536, 6), "bert": (768, 3072, 12)}
+
+
+def shape_pins(name, batch, seq):
+    if seq is None:
+        return ["--shape", f"input={batch}x3x224x224"]
+    return ["--shape", f"batch={batch}", "--shape", f"sequence={seq}"]
+
+
+def config_label(batch, seq):
+    return f"{batch}x{seq}" if seq is not None else f"{batch}x3x224x224"
 
 
 def stats(times):
@@ -102,7 +115,7 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--warmup", type=int, default=10)
-    p.add_argument("--models", default="minilm,bert")
+    p.add_argument("--models", default="minilm,bert,resnet,mobilenet")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--target", default="native")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
@@ -122,9 +135,9 @@ def main():
     rows, extra = [], []
     for name in models:
         path = os.path.join(work, f"{name}.onnx")
-        for batch, seq in CONFIGS:
+        for batch, seq in CONFIGS[name]:
             out = os.path.join(work, f"{name}_b{batch}_s{seq}")
-            pins = [a for i in INPUTS for a in ("--shape", f"{i}={batch}x{seq}")]
+            pins = shape_pins(name, batch, seq)
             t0 = time.perf_counter()
             r = subprocess.run([nunc, "compile", path, "--target", args.target, *pins, "-o", out],
                                capture_output=True, text=True, check=True)
@@ -160,9 +173,11 @@ def main():
                     row["lib_mb"] = os.path.getsize(lib) / 2**20
                     row["compile_s"] = compile_s
                 rows.append(row)
-                print(f"{name} b{batch} s{seq} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
+                print(f"{name} {config_label(batch, seq)} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
                       f"ORT p50 {os_['p50']:.2f} ms, ratio {row['ratio']:.3f}", flush=True)
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
+        if name not in HIDDEN:
+            continue
         h, f, _ = HIDDEN[name]
         isa = "avx512" if "avx512" in peak else "avx2"
         shapes = [(128, h, h), (128, f, h), (128, h, f)]
@@ -185,20 +200,20 @@ def main():
                 + ", ".join(f"{k} {v} GFLOP/s" for k, v in peak.items()) + ".\n\n")
         f.write("Latency in ms (p50 / p90 / p99 over the runs after warm-up); ratio = nunc p50 "
                 "/ ORT p50 (lower is better).\n\n")
-        f.write("| model | batch x seq | threads | nunc p50 / p90 / p99 | ORT p50 / p90 / p99 "
-                "| ratio | nunc seq/s | ORT seq/s |\n|---|---|---|---|---|---|---|---|\n")
+        f.write("| model | input | threads | nunc p50 / p90 / p99 | ORT p50 / p90 / p99 "
+                "| ratio | nunc items/s | ORT items/s |\n|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             n, o = r["nunc"], r["ort"]
-            f.write(f"| {r['model']} | {r['batch']}x{r['seq']} | {r['threads']} | "
+            f.write(f"| {r['model']} | {config_label(r['batch'], r['seq'])} | {r['threads']} | "
                     f"{n['p50']:.2f} / {n['p90']:.2f} / {n['p99']:.2f} | "
                     f"{o['p50']:.2f} / {o['p90']:.2f} / {o['p99']:.2f} | **{r['ratio']:.3f}** | "
                     f"{r['throughput_nunc']:.1f} | {r['throughput_ort']:.1f} |\n")
-        f.write("\n| model | batch x seq | cold start nunc / ORT (ms) | ratio | peak RSS nunc / ORT "
+        f.write("\n| model | input | cold start nunc / ORT (ms) | ratio | peak RSS nunc / ORT "
                 "(MB) | library (MB) | compile (s) |\n|---|---|---|---|---|---|---|\n")
         for r in rows:
             if "cold_nunc" not in r:
                 continue
-            f.write(f"| {r['model']} | {r['batch']}x{r['seq']} | {r['cold_nunc']*1e3:.1f} / "
+            f.write(f"| {r['model']} | {config_label(r['batch'], r['seq'])} | {r['cold_nunc']*1e3:.1f} / "
                     f"{r['cold_ort']*1e3:.1f} | {r['cold_nunc']/r['cold_ort']:.3f} | "
                     f"{r['rss_nunc_mb']:.0f} / {r['rss_ort_mb']:.0f} | {r['lib_mb']:.1f} | "
                     f"{r['compile_s']:.1f} |\n")

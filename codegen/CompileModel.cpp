@@ -6,6 +6,8 @@
 #include "AttentionKernel.h"
 #include "GemmKernel.h"
 #include "LayerNormKernel.h"
+#include "SoftmaxKernel.h"
+#include "WindowKernel.h"
 #include "GenericKernels.h"
 #include "Header.h"
 #include "KernelCall.h"
@@ -181,6 +183,115 @@ bool nativeLayerNorm(LayerNormOp ln) {
          (!ln.getBias() || fullParam(ln.getBias()));
 }
 
+/// The softmax kernel's rows, when it takes this op (f32, over the last axis).
+std::optional<x86::SoftmaxConfig> softmaxConfig(SoftmaxOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  if (!in.getElementType().isF32() || in.getRank() < 1 ||
+      shape::wrapAxis(op.getAxis(), in.getRank()) != in.getRank() - 1 ||
+      in.getNumElements() == 0)
+    return std::nullopt;
+  int64_t n = in.getShape().back();
+  return x86::SoftmaxConfig{in.getNumElements() / n, n};
+}
+
+/// A pooling op or depthwise conv for the window kernel (2-D, f32), with the
+/// reciprocal divisor map of an average pool whose divisor varies (else
+/// empty).
+struct WindowStep {
+  x86::WindowConfig config;
+  Value weight, bias, residual;
+  std::vector<float> reciprocals;
+};
+
+std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
+  WindowStep w;
+  x86::WindowConfig &c = w.config;
+  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!in || !in.getElementType().isF32() || op->getNumResults() != 1)
+    return std::nullopt;
+  if (llvm::isa_and_nonnull<GlobalAveragePoolOp>(op)) {
+    if (in.getRank() < 3)
+      return std::nullopt;
+    c.kind = x86::WindowConfig::GlobalAverage;
+    c.batch = in.getDimSize(0);
+    c.channels = in.getDimSize(1);
+    c.height = in.getNumElements() / std::max<int64_t>(1, c.batch * c.channels);
+    c.width = 1;
+    if (c.height == 0)
+      return std::nullopt;
+    return w;
+  }
+  if (in.getRank() != 4)
+    return std::nullopt;
+  auto ints = [&](StringRef n) { return cast<DenseI64ArrayAttr>(op->getAttr(n)).asArrayRef(); };
+  bool ceil = false;
+  if (llvm::isa<MaxPoolOp>(op)) {
+    c.kind = x86::WindowConfig::Max;
+    ceil = cast<MaxPoolOp>(op).getCeilMode() != 0;
+  } else if (llvm::isa<AveragePoolOp>(op)) {
+    c.kind = x86::WindowConfig::Average;
+    ceil = cast<AveragePoolOp>(op).getCeilMode() != 0;
+  } else if (llvm::isa<ConvOp, FusedConvOp>(op)) {
+    // Depthwise: one single-channel filter per channel.
+    c.kind = x86::WindowConfig::Depthwise;
+    w.weight = op->getOperand(1);
+    auto wt = cast<RankedTensorType>(w.weight.getType());
+    int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
+    if (group == 1 || group != in.getDimSize(1) || wt.getDimSize(0) != group ||
+        wt.getDimSize(1) != 1 || !matchPattern(w.weight, m_Constant()))
+      return std::nullopt;
+    if (auto conv = dyn_cast<ConvOp>(op)) {
+      w.bias = conv.getBias();
+    } else {
+      auto f = cast<FusedConvOp>(op);
+      w.bias = f.getBias();
+      w.residual = f.getResidual();
+      c.activation = x86::Activation::fromName(f.getActivation().str(),
+                                               f.getActivationMin().convertToFloat(),
+                                               f.getActivationMax().convertToFloat());
+    }
+    if (w.bias && !matchPattern(w.bias, m_Constant()))
+      return std::nullopt;
+    c.bias = static_cast<bool>(w.bias);
+    c.residual = static_cast<bool>(w.residual);
+  } else {
+    return std::nullopt;
+  }
+  ArrayRef<int64_t> kernel = llvm::isa<ConvOp, FusedConvOp>(op)
+                                 ? cast<RankedTensorType>(w.weight.getType()).getShape().drop_front(2)
+                                 : ints("kernel_shape");
+  auto geom = shape::window(in.getShape().drop_front(2), kernel, ints("strides"),
+                            ints("dilations"), ints("pads"),
+                            cast<StringAttr>(op->getAttr("auto_pad")).getValue(), ceil);
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return std::nullopt;
+  }
+  c.batch = in.getDimSize(0);
+  c.channels = in.getDimSize(1);
+  c.height = in.getDimSize(2);
+  c.width = in.getDimSize(3);
+  c.kernelH = geom->kernel[0];
+  c.kernelW = geom->kernel[1];
+  c.strideH = geom->strides[0];
+  c.strideW = geom->strides[1];
+  c.dilationH = geom->dilations[0];
+  c.dilationW = geom->dilations[1];
+  c.padTop = geom->padsBegin[0];
+  c.padLeft = geom->padsBegin[1];
+  c.padBottom = geom->padsEnd[0];
+  c.padRight = geom->padsEnd[1];
+  c.outH = geom->output[0];
+  c.outW = geom->output[1];
+  if (!x86::WindowKernel::supports(c))
+    return std::nullopt;
+  if (auto avg = dyn_cast<AveragePoolOp>(op)) {
+    c.countIncludePad = avg.getCountIncludePad() != 0;
+    w.reciprocals = x86::WindowKernel::prepareDivisors(c, isa);
+  }
+  return w;
+}
+
 class ModelCompiler {
 public:
   ModelCompiler(ModuleOp module, const CompileOptions &options)
@@ -225,6 +336,8 @@ LogicalResult ModelCompiler::selectKernels() {
   auto scratch = [&](Operation *op) -> int64_t {
     if (std::optional<ConvGeometry> g = convGeometry(op, isa))
       return g->packedBytes();
+    if (std::optional<WindowStep> w = windowStep(op, isa))
+      return x86::WindowKernel::scratchBytes(w->config, isa);
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
         return x86::AttentionKernel::scratchBytes(*c, isa);
@@ -244,6 +357,19 @@ LogicalResult ModelCompiler::selectKernels() {
     if (std::optional<ConvGeometry> g = convGeometry(op, isa)) {
       if (g->residual)
         candidates.push_back(op->getNumOperands() - 1);
+      return candidates;
+    }
+    // The window kernel reads its input from a padded copy, and the residual
+    // just before writing the same element.
+    if (std::optional<WindowStep> w = windowStep(op, isa)) {
+      if (w->residual)
+        candidates.push_back(op->getNumOperands() - 1);
+      return candidates;
+    }
+    // The softmax kernel reads each element before writing it (pass 2).
+    if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+      if (softmaxConfig(sm))
+        candidates.push_back(0);
       return candidates;
     }
     // The LayerNorm kernel reads a row fully (moments) before writing it.
@@ -443,6 +569,73 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.description = llvm::formatv("layer_norm.{0}[{1}x{2}]{3}",
                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.rows, cfg.n,
                                      cfg.bias ? " +bias" : "")
+                           .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (std::optional<WindowStep> w = windowStep(step.op, isa)) {
+    const x86::WindowConfig &cfg = w->config;
+    std::unique_ptr<x86::JitKernel> kernel = x86::WindowKernel::generate(cfg, isa);
+    if (!kernel)
+      return step.op->emitError("generating the window kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    KernelArg none = KernelArg::storage(step.operands[0]);
+    KernelArg table = none, bias = none, residual = none;
+    if (w->weight) {
+      ElementsAttr attr;
+      SmallVector<char> raw;
+      matchPattern(w->weight, m_Constant(&attr));
+      readRawElements(attr, raw);
+      table = KernelArg::blob(blob.add(raw.data(), raw.size()));
+    } else if (!w->reciprocals.empty()) {
+      table = KernelArg::blob(
+          blob.add((const char *)w->reciprocals.data(), w->reciprocals.size() * 4));
+    }
+    if (w->bias) {
+      ElementsAttr attr;
+      SmallVector<char> raw;
+      matchPattern(w->bias, m_Constant(&attr));
+      readRawElements(attr, raw);
+      bias = KernelArg::blob(blob.add(raw.data(), raw.size()));
+    }
+    if (w->residual)
+      residual = KernelArg::storage(step.operands.back());
+    KernelArg scratch = step.scratch >= 0 ? KernelArg::storage(step.scratch) : none;
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0]),
+                 scratch, table, bias, residual};
+    call.tasks = x86::WindowKernel::numTasks(cfg);
+    const char *names[] = {"max_pool", "average_pool", "depthwise_conv", "global_average_pool"};
+    std::string what = llvm::formatv("{0}.{1}[{2}x{3}x{4}x{5}", names[cfg.kind],
+                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.batch,
+                                      cfg.channels, cfg.height, cfg.width)
+                           .str();
+    if (cfg.kind != x86::WindowConfig::GlobalAverage)
+      what += llvm::formatv(", {0}x{1} window, stride {2}x{3}", cfg.kernelH, cfg.kernelW,
+                            cfg.strideH, cfg.strideW)
+                  .str();
+    what += "]";
+    if (cfg.bias)
+      what += " +bias";
+    if (cfg.residual)
+      what += " +residual";
+    if (cfg.kind == x86::WindowConfig::Depthwise && cfg.activation.kind != x86::Activation::None)
+      what += " " + cast<FusedConvOp>(step.op).getActivation().str();
+    call.description = what;
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto sm = dyn_cast<SoftmaxOp>(step.op)) {
+    std::optional<x86::SoftmaxConfig> cfg = softmaxConfig(sm);
+    if (!cfg)
+      return false;
+    std::unique_ptr<x86::JitKernel> kernel = x86::SoftmaxKernel::generate(*cfg, isa);
+    if (!kernel)
+      return sm.emitError("generating the softmax kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0])};
+    call.tasks = x86::SoftmaxKernel::numTasks(*cfg);
+    call.description = llvm::formatv("softmax.{0}[{1}x{2}]",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg->rows, cfg->n)
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

@@ -1,0 +1,443 @@
+//===- WindowKernel.cpp - pooling and depthwise conv (xbyak) --------------===//
+
+#include "WindowKernel.h"
+
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+namespace mlir::nunc::x86 {
+
+namespace {
+int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
+int64_t chunksOf(const WindowConfig &c, int64_t lanes) { return (c.outW + lanes - 1) / lanes; }
+/// Floats past the padded plane that the last row's vectors may read.
+int64_t slackFloats(const WindowConfig &c, int64_t lanes) {
+  return (chunksOf(c, lanes) - 1) * lanes * c.strideW + (c.kernelW - 1) * c.dilationW +
+         lanes * c.strideW;
+}
+int64_t planeFloats(const WindowConfig &c, Isa isa) {
+  int64_t l = lanesOf(isa);
+  int64_t f = WindowKernel::paddedHeight(c) * WindowKernel::paddedWidth(c) + slackFloats(c, l);
+  return (f + 15) / 16 * 16;
+}
+} // namespace
+
+bool WindowKernel::supports(const WindowConfig &c) {
+  if (c.kind == WindowConfig::GlobalAverage)
+    return true;
+  return (c.strideW == 1 || c.strideW == 2) && c.kernelH * c.kernelW <= 64 && c.outH > 0 &&
+         c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0;
+}
+
+int64_t WindowKernel::planesPerTask(const WindowConfig &c) {
+  int64_t planes = c.batch * c.channels;
+  // Tasks of at least ~16K input floats, at most 32 of them.
+  int64_t byWork = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, c.height * c.width));
+  return std::max<int64_t>(byWork, (planes + 31) / 32);
+}
+
+int64_t WindowKernel::numTasks(const WindowConfig &c) {
+  int64_t planes = c.batch * c.channels;
+  return (planes + planesPerTask(c) - 1) / planesPerTask(c);
+}
+
+int64_t WindowKernel::paddedHeight(const WindowConfig &c) {
+  return std::max(c.padTop + c.height, (c.outH - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1);
+}
+
+int64_t WindowKernel::paddedWidth(const WindowConfig &c) {
+  return std::max(c.padLeft + c.width,
+                  (c.outW - 1) * c.strideW + (c.kernelW - 1) * c.dilationW + 1);
+}
+
+int64_t WindowKernel::scratchBytes(const WindowConfig &c, Isa isa) {
+  if (c.kind == WindowConfig::GlobalAverage)
+    return 0;
+  return numTasks(c) * planeFloats(c, isa) * 4;
+}
+
+int64_t WindowKernel::mapRowFloats(const WindowConfig &c, Isa isa) {
+  return chunksOf(c, lanesOf(isa)) * lanesOf(isa);
+}
+
+std::vector<float> WindowKernel::prepareDivisors(WindowConfig &c, Isa isa) {
+  auto taps = [&](int64_t o, int64_t stride, int64_t padBegin, int64_t padEnd, int64_t k,
+                  int64_t dilation, int64_t n) {
+    int64_t count = 0;
+    for (int64_t t = 0; t < k; ++t) {
+      int64_t x = o * stride - padBegin + t * dilation;
+      count += c.countIncludePad ? (x >= -padBegin && x < n + padEnd) : (x >= 0 && x < n);
+    }
+    return count;
+  };
+  int64_t row = mapRowFloats(c, isa);
+  std::vector<float> map(c.outH * row, 0.f);
+  bool uniform = true;
+  for (int64_t oh = 0; oh < c.outH; ++oh)
+    for (int64_t ow = 0; ow < c.outW; ++ow) {
+      int64_t divisor =
+          taps(oh, c.strideH, c.padTop, c.padBottom, c.kernelH, c.dilationH, c.height) *
+          taps(ow, c.strideW, c.padLeft, c.padRight, c.kernelW, c.dilationW, c.width);
+      float r = divisor ? 1.f / divisor : 0.f;
+      map[oh * row + ow] = r;
+      uniform &= r == map[0];
+    }
+  c.uniformDivisor = uniform;
+  c.reciprocal = map.empty() ? 1.f : map[0];
+  if (uniform)
+    map.clear();
+  return map;
+}
+
+namespace {
+
+using namespace Xbyak;
+
+template <typename Vmm> class WindowGenerator : public JitKernel {
+public:
+  static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
+  static constexpr int kLanes = kAvx512 ? 16 : 8;
+  static constexpr int kVecBytes = kLanes * 4;
+  /// Output vectors computed together (independent accumulators).
+  static constexpr int kGroup = 4;
+
+  explicit WindowGenerator(const WindowConfig &config) : c(config) {
+    replicate = kAvx512 ? 1 : 8;
+    isa = kAvx512 ? Isa::Avx512 : Isa::Avx2;
+  }
+
+  void generate() {
+    prologue();
+    int64_t per = WindowKernel::planesPerTask(c);
+    int64_t planes = c.batch * c.channels;
+    // r10 = first plane; r9 = planes of this task.
+    imul(r10, rsi, per);
+    mov(r9, planes);
+    sub(r9, r10);
+    mov(rax, per);
+    cmp(r9, rax);
+    cmovg(r9, rax);
+    int64_t inPlane = c.height * c.width * 4;
+    int64_t outPlane = c.kind == WindowConfig::GlobalAverage ? 4 : c.outH * c.outW * 4;
+    mov(rax, ptr[rdi + 0]);
+    imul(rdx, r10, inPlane);
+    add(rax, rdx); // x plane
+    mov(rbx, ptr[rdi + 8]);
+    imul(rdx, r10, outPlane);
+    add(rbx, rdx); // y plane
+    if (c.kind == WindowConfig::GlobalAverage) {
+      globalAverage();
+    } else {
+      mov(r8, ptr[rdi + 16]);
+      imul(rdx, rsi, planeFloats(c, isa) * 4);
+      add(r8, rdx); // this task's padded plane
+      fillPadding();
+      Label planeLoop;
+      L(planeLoop);
+      copyPlane();
+      windowPlane();
+      add(rax, inPlane);
+      add(rbx, outPlane);
+      inc(r10);
+      dec(r9);
+      jnz(planeLoop, T_NEAR);
+    }
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  WindowConfig c;
+  Isa isa;
+
+  Vmm acc(int i) { return Vmm(i); }               // 0..3
+  Vmm val(int i) { return Vmm(kGroup + i); }      // 4..7
+  Vmm weightReg() { return Vmm(8); }
+  Vmm temp(int i) { return Vmm(9 + i); }          // 9..12
+  Vmm padReg() { return Vmm(13); }
+  Vmm evenIndex() { return Vmm(14); }              // AVX-512 stride 2
+  Vmm tailMask() { return Vmm(15); }               // AVX2 masked tails
+
+  float padValue() const {
+    return c.kind == WindowConfig::Max ? -std::numeric_limits<float>::infinity() : 0.f;
+  }
+
+  /// k1 (AVX-512) or tailMask() (AVX2) = the first `lanes` lanes.
+  void setTailMask(int lanes) {
+    if constexpr (kAvx512) {
+      mov(edx, (1u << lanes) - 1);
+      kmovw(k1, edx);
+    } else {
+      std::vector<uint32_t> bits(kLanes, 0);
+      for (int i = 0; i < lanes; ++i)
+        bits[i] = 0xffffffffu;
+      vmovups(tailMask(), dataAddr(bits));
+    }
+  }
+  void storeMasked(const Address &a, const Vmm &v) {
+    if constexpr (kAvx512)
+      vmovups(a | k1, v);
+    else
+      vmaskmovps(a, tailMask(), v);
+  }
+  void loadMasked(const Vmm &v, const Address &a) {
+    if constexpr (kAvx512)
+      vmovups(v | k1 | T_z, a);
+    else
+      vmaskmovps(v, tailMask(), a);
+  }
+
+  /// The whole padded plane (and slack) = the pad value, once per task.
+  void fillPadding() {
+    loadConstant(padReg(), padValue());
+    int64_t vecs = planeFloats(c, isa) / kLanes;
+    mov(rcx, r8);
+    mov(rdx, vecs);
+    Label loop;
+    L(loop);
+    vmovups(ptr[rcx], padReg());
+    add(rcx, kVecBytes);
+    dec(rdx);
+    jnz(loop, T_NEAR);
+  }
+
+  /// Input rows into the padded plane at (padTop, padLeft).
+  void copyPlane() {
+    int64_t wp = WindowKernel::paddedWidth(c);
+    int64_t full = c.width / kLanes, tail = c.width % kLanes;
+    if (tail)
+      setTailMask(tail);
+    mov(rcx, rax);
+    lea(rdx, ptr[r8 + (c.padTop * wp + c.padLeft) * 4]);
+    mov(r13, c.height);
+    Label loop;
+    L(loop);
+    for (int64_t i = 0; i < full; ++i) {
+      Vmm v = Vmm(i % 4 + kGroup);
+      vmovups(v, ptr[rcx + i * kVecBytes]);
+      vmovups(ptr[rdx + i * kVecBytes], v);
+    }
+    if (tail) {
+      loadMasked(val(0), ptr[rcx + full * kVecBytes]);
+      storeMasked(ptr[rdx + full * kVecBytes], val(0));
+    }
+    add(rcx, c.width * 4);
+    add(rdx, wp * 4);
+    dec(r13);
+    jnz(loop, T_NEAR);
+  }
+
+  /// v = the stride-2 tap inputs of the output columns whose first input is
+  /// at byte offset `disp` of the row at r14: two loads, deinterleaved.
+  void loadTap(const Vmm &v, int64_t disp) {
+    if constexpr (kAvx512) {
+      vmovups(v, ptr[r14 + disp]);
+      vpermt2ps(v, evenIndex(), ptr[r14 + disp + kVecBytes]);
+    } else {
+      vmovups(v, ptr[r14 + disp]);
+      vshufps(v, v, ptr[r14 + disp + kVecBytes], 0x88); // a0 a2 b0 b2 | a4 a6 b4 b6
+      vpermpd(v, v, 0xd8);                              // a0 a2 a4 a6 b0 b2 b4 b6
+    }
+  }
+
+  void windowPlane() {
+    int64_t wp = WindowKernel::paddedWidth(c);
+    int64_t chunks = chunksOf(c, kLanes);
+    int tail = c.outW % kLanes;
+    bool depthwise = c.kind == WindowConfig::Depthwise;
+    bool mapped = c.kind == WindowConfig::Average && !c.uniformDivisor;
+    if (c.strideW == 2) {
+      if constexpr (kAvx512) {
+        std::vector<uint32_t> idx(kLanes);
+        for (int i = 0; i < kLanes; ++i)
+          idx[i] = 2 * i;
+        vmovups(evenIndex(), dataAddr(idx));
+      }
+    }
+    if (tail)
+      setTailMask(tail);
+    if (depthwise) {
+      // r11 = this channel's filter, r12 = its bias: channel = plane % C.
+      push(rax);
+      mov(rax, r10);
+      xor_(edx, edx);
+      mov(rcx, c.channels);
+      div(rcx);
+      pop(rax);
+      mov(r11, ptr[rdi + 24]);
+      imul(rcx, rdx, c.kernelH * c.kernelW * 4);
+      add(r11, rcx);
+      if (c.bias) {
+        mov(r12, ptr[rdi + 32]);
+        lea(r12, ptr[r12 + rdx * 4]);
+      }
+      if (c.residual) {
+        mov(rbp, ptr[rdi + 40]);
+        mov(rcx, rbx);
+        sub(rcx, ptr[rdi + 8]);
+        add(rbp, rcx); // residual plane at y's offset
+      }
+    }
+    if (mapped)
+      mov(r11, ptr[rdi + 24]);
+    mov(r14, r8);
+    mov(r15, rbx);
+    mov(r13, c.outH);
+    Label rowLoop;
+    L(rowLoop);
+    for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
+      int n = static_cast<int>(std::min<int64_t>(kGroup, chunks - g0));
+      // Accumulators.
+      for (int j = 0; j < n; ++j) {
+        if (c.kind == WindowConfig::Max)
+          vmovaps(acc(j), padReg());
+        else if (depthwise && c.bias)
+          vbroadcastss(acc(j), ptr[r12]);
+        else
+          vxorps(acc(j), acc(j), acc(j));
+      }
+      for (int64_t kh = 0; kh < c.kernelH; ++kh)
+        for (int64_t kw = 0; kw < c.kernelW; ++kw) {
+          int64_t tapDisp = (kh * c.dilationH * wp + kw * c.dilationW) * 4;
+          if (depthwise)
+            vbroadcastss(weightReg(), ptr[r11 + (kh * c.kernelW + kw) * 4]);
+          for (int j = 0; j < n; ++j) {
+            int64_t disp = tapDisp + (g0 + j) * kLanes * c.strideW * 4;
+            // Stride 1 reads the tap straight from memory.
+            bool direct = c.strideW == 1;
+            if (!direct)
+              loadTap(val(j), disp);
+            switch (c.kind) {
+            case WindowConfig::Max:
+              if (direct)
+                vmaxps(acc(j), acc(j), ptr[r14 + disp]);
+              else
+                vmaxps(acc(j), acc(j), val(j));
+              break;
+            case WindowConfig::Average:
+              if (direct)
+                vaddps(acc(j), acc(j), ptr[r14 + disp]);
+              else
+                vaddps(acc(j), acc(j), val(j));
+              break;
+            default:
+              if (direct)
+                vfmadd231ps(acc(j), weightReg(), ptr[r14 + disp]);
+              else
+                vfmadd231ps(acc(j), weightReg(), val(j));
+              break;
+            }
+          }
+        }
+      // Epilogue and store.
+      for (int j = 0; j < n; ++j) {
+        int64_t chunk = g0 + j;
+        bool isTail = tail && chunk == chunks - 1;
+        int64_t outDisp = chunk * kVecBytes;
+        if (c.kind == WindowConfig::Average) {
+          if (mapped)
+            vmulps(acc(j), acc(j), ptr[r11 + outDisp]);
+          else
+            vmulps(acc(j), acc(j), constAddr(c.reciprocal));
+        }
+        if (depthwise && c.residual) {
+          if (!isTail) {
+            vaddps(acc(j), acc(j), ptr[rbp + outDisp]);
+          } else {
+            loadMasked(val(j), ptr[rbp + outDisp]);
+            vaddps(acc(j), acc(j), val(j));
+          }
+        }
+        if (depthwise)
+          emitActivation(acc(j), c.activation, temp(0), temp(1), temp(2), temp(3));
+        if (isTail)
+          storeMasked(ptr[r15 + outDisp], acc(j));
+        else
+          vmovups(ptr[r15 + outDisp], acc(j));
+      }
+    }
+    add(r14, c.strideH * wp * 4);
+    add(r15, c.outW * 4);
+    if (depthwise && c.residual)
+      add(rbp, c.outW * 4);
+    if (mapped)
+      add(r11, chunks * kVecBytes);
+    dec(r13);
+    jnz(rowLoop, T_NEAR);
+  }
+
+  /// y[plane] = mean of the plane's H*W floats.
+  void globalAverage() {
+    int64_t n = c.height * c.width;
+    int64_t full = n / kLanes, tail = n % kLanes;
+    if (tail)
+      setTailMask(static_cast<int>(tail));
+    Label planeLoop;
+    L(planeLoop);
+    for (int j = 0; j < kGroup; ++j)
+      vxorps(acc(j), acc(j), acc(j));
+    mov(rcx, rax);
+    if (full >= kGroup) {
+      Label loop;
+      mov(r13, full / kGroup);
+      L(loop);
+      for (int j = 0; j < kGroup; ++j)
+        vaddps(acc(j), acc(j), ptr[rcx + j * kVecBytes]);
+      add(rcx, kGroup * kVecBytes);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    }
+    for (int64_t j = 0; j < full % kGroup; ++j)
+      vaddps(acc(j), acc(j), ptr[rcx + j * kVecBytes]);
+    if (tail) {
+      loadMasked(val(0), ptr[rcx + (full % kGroup) * kVecBytes]);
+      vaddps(acc(0), acc(0), val(0));
+    }
+    vaddps(acc(0), acc(0), acc(1));
+    vaddps(acc(2), acc(2), acc(3));
+    vaddps(acc(0), acc(0), acc(2));
+    // Horizontal sum.
+    if constexpr (kAvx512) {
+      vshuff32x4(val(1), acc(0), acc(0), 0x4e);
+      vaddps(acc(0), acc(0), val(1));
+      vshuff32x4(val(1), acc(0), acc(0), 0xb1);
+      vaddps(acc(0), acc(0), val(1));
+    } else {
+      vperm2f128(val(1), acc(0), acc(0), 0x01);
+      vaddps(acc(0), acc(0), val(1));
+    }
+    vpermilps(val(1), acc(0), 0x4e);
+    vaddps(acc(0), acc(0), val(1));
+    vpermilps(val(1), acc(0), 0xb1);
+    vaddps(acc(0), acc(0), val(1));
+    vmulss(Xmm(acc(0).getIdx()), Xmm(acc(0).getIdx()), constScalar(1.f / n));
+    vmovss(ptr[rbx], Xmm(acc(0).getIdx()));
+    add(rax, n * 4);
+    add(rbx, 4);
+    dec(r9);
+    jnz(planeLoop, T_NEAR);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Isa isa) {
+  if (!supports(config))
+    return nullptr;
+  std::unique_ptr<JitKernel> kernel;
+  if (isa == Isa::Avx512) {
+    auto g = std::make_unique<WindowGenerator<Zmm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  } else {
+    auto g = std::make_unique<WindowGenerator<Ymm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  }
+  if (!kernel->finish())
+    return nullptr;
+  return kernel;
+}
+
+} // namespace mlir::nunc::x86

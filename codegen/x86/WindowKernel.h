@@ -1,0 +1,65 @@
+//===- WindowKernel.h - pooling and depthwise conv (xbyak) ------*- C++ -*-===//
+//
+// Sliding-window ops on NCHW f32 planes: MaxPool, AveragePool, depthwise
+// convolution (one filter per channel, + bias, + residual, + activation) and
+// GlobalAveragePool. Each task takes a block of planes. A window kernel
+// first copies the plane into its scratch with the padding materialized
+// (-inf for max, 0 otherwise), so the inner loops have no border cases: a
+// vector of output columns reads each tap as one vector (stride 1) or two
+// deinterleaved (stride 2).
+//
+// Task arguments: [0] x, [1] y, [2] scratch, [3] per-channel filters
+// [C][kh*kw] (depthwise) or the reciprocal divisors [outH][outW rounded up to
+// vectors] (average with border-dependent divisors), [4] bias [C],
+// [5] residual (shaped like y).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_CODEGEN_X86_WINDOWKERNEL_H
+#define NUNC_CODEGEN_X86_WINDOWKERNEL_H
+
+#include "JitSupport.h"
+#include "nunc/Codegen/Target.h"
+
+#include <memory>
+#include <vector>
+
+namespace mlir::nunc::x86 {
+
+struct WindowConfig {
+  enum Kind { Max, Average, Depthwise, GlobalAverage } kind = Max;
+  int64_t batch = 1, channels = 1, height = 1, width = 1;
+  int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0, outH = 1, outW = 1;
+  /// Average: whether padding counts in the divisor; 1/divisor when it is
+  /// the same everywhere, else the kernel reads the reciprocal map
+  /// (argument 3). Set by WindowKernel::prepareDivisors.
+  bool countIncludePad = false;
+  bool uniformDivisor = true;
+  float reciprocal = 1;
+  /// Depthwise epilogue.
+  bool bias = false, residual = false;
+  Activation activation;
+};
+
+struct WindowKernel {
+  /// Strides 1 and 2 (in W) have vector paths; others take the generic path.
+  static bool supports(const WindowConfig &c);
+  static int64_t planesPerTask(const WindowConfig &c);
+  static int64_t numTasks(const WindowConfig &c);
+  /// Padded plane geometry (floats) and the scratch all tasks need.
+  static int64_t paddedHeight(const WindowConfig &c);
+  static int64_t paddedWidth(const WindowConfig &c);
+  static int64_t scratchBytes(const WindowConfig &c, Isa isa);
+  /// Average: the divisor of each output is its number of taps inside the
+  /// input (or, with countIncludePad, inside the padded input; ceil_mode's
+  /// overhang never counts). Sets uniformDivisor and reciprocal; returns the
+  /// reciprocal map [outH][mapRowFloats] when the divisor varies, else {}.
+  static std::vector<float> prepareDivisors(WindowConfig &c, Isa isa);
+  static int64_t mapRowFloats(const WindowConfig &c, Isa isa);
+  static std::unique_ptr<JitKernel> generate(const WindowConfig &c, Isa isa);
+};
+
+} // namespace mlir::nunc::x86
+
+#endif // NUNC_CODEGEN_X86_WINDOWKERNEL_H

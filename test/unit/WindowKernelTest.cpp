@@ -1,0 +1,199 @@
+//===- WindowKernelTest.cpp - xbyak pooling/depthwise vs the evaluator ----===//
+
+#include "Kernels.h"
+#include "TestSupport.h"
+#include "WindowKernel.h"
+
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+namespace {
+
+bool hostHas(Isa isa) {
+  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
+}
+
+struct Case {
+  WindowConfig::Kind kind;
+  int64_t channels, height, width, kernel, stride, pad, dilation;
+  bool ceil = false, includePad = false, bias = false, residual = false;
+  const char *activation = "none";
+};
+
+std::string describe(const Case &c) {
+  const char *kinds[] = {"max", "average", "depthwise", "global_average"};
+  return std::string(kinds[c.kind]) + " C" + std::to_string(c.channels) + " " +
+         std::to_string(c.height) + "x" + std::to_string(c.width) + " k" +
+         std::to_string(c.kernel) + " s" + std::to_string(c.stride) + " p" +
+         std::to_string(c.pad) + " d" + std::to_string(c.dilation) + (c.ceil ? " ceil" : "") +
+         (c.includePad ? " include_pad" : "") + (c.bias ? " bias" : "") +
+         (c.residual ? " residual" : "") + " " + c.activation;
+}
+
+Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape) {
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = dist(rng);
+  return nunc_test::makeTensor(DType::F32, shape, v);
+}
+
+void check(Isa isa, const Case &k, std::mt19937 &rng) {
+  SCOPED_TRACE(describe(k));
+  const int64_t batch = 2;
+  Tensor x = randomTensor(rng, {batch, k.channels, k.height, k.width});
+  std::vector<int64_t> kernel = {k.kernel, k.kernel}, strides = {k.stride, k.stride},
+                       dilations = {k.dilation, k.dilation},
+                       pads = {k.pad, k.pad, k.pad, k.pad};
+  kernels::WindowAttrs attrs;
+  attrs.kernel = kernel;
+  attrs.strides = strides;
+  attrs.dilations = dilations;
+  attrs.pads = pads;
+  attrs.ceilMode = k.ceil;
+  attrs.countIncludePad = k.includePad;
+
+  WindowConfig c;
+  c.kind = k.kind;
+  c.batch = batch;
+  c.channels = k.channels;
+  c.height = k.height;
+  c.width = k.width;
+  if (k.kind == WindowConfig::GlobalAverage) {
+    c.height = k.height * k.width;
+    c.width = 1;
+  } else {
+    llvm::Expected<shape::WindowGeometry> g =
+        shape::window({k.height, k.width}, kernel, strides, dilations, pads, "NOTSET", k.ceil);
+    ASSERT_TRUE(static_cast<bool>(g));
+    c.kernelH = c.kernelW = k.kernel;
+    c.strideH = c.strideW = k.stride;
+    c.dilationH = c.dilationW = k.dilation;
+    c.padTop = g->padsBegin[0];
+    c.padLeft = g->padsBegin[1];
+    c.padBottom = g->padsEnd[0];
+    c.padRight = g->padsEnd[1];
+    c.outH = g->output[0];
+    c.outW = g->output[1];
+  }
+  c.countIncludePad = k.includePad;
+  c.bias = k.bias;
+  c.residual = k.residual;
+  c.activation = Activation::fromName(k.activation, 0.f, 1.5f);
+  std::vector<float> map;
+  if (k.kind == WindowConfig::Average)
+    map = WindowKernel::prepareDivisors(c, isa);
+
+  Tensor w = randomTensor(rng, {k.channels, 1, k.kernel, k.kernel});
+  Tensor b = randomTensor(rng, {k.channels});
+  llvm::Expected<Tensor> want = [&]() -> llvm::Expected<Tensor> {
+    switch (k.kind) {
+    case WindowConfig::Max:
+      return kernels::maxPool(x, attrs);
+    case WindowConfig::Average:
+      return kernels::averagePool(x, attrs);
+    case WindowConfig::GlobalAverage:
+      return kernels::globalAveragePool(x);
+    default:
+      attrs.group = k.channels;
+      return kernels::conv(x, w, k.bias ? &b : nullptr, attrs);
+    }
+  }();
+  ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+  int64_t outCount = want->numElements();
+  Tensor residual = randomTensor(rng, want->shape());
+  if (k.residual) {
+    llvm::Expected<Tensor> sum = kernels::binary(kernels::BinaryKind::Add, *want, residual);
+    ASSERT_TRUE(static_cast<bool>(sum));
+    *want = std::move(*sum);
+  }
+  if (k.kind == WindowConfig::Depthwise) {
+    llvm::Expected<Tensor> act = kernels::activation(*want, k.activation, 0.f, 1.5f);
+    ASSERT_TRUE(static_cast<bool>(act));
+    *want = std::move(*act);
+  }
+
+  std::unique_ptr<JitKernel> gen = WindowKernel::generate(c, isa);
+  ASSERT_TRUE(gen);
+  std::vector<float> y(outCount, -777.f);
+  std::vector<char> scratch(WindowKernel::scratchBytes(c, isa) + 64);
+  const void *args[] = {x.raw(), y.data(), scratch.data(),
+                        k.kind == WindowConfig::Depthwise ? w.raw() : (const void *)map.data(),
+                        b.raw(), residual.raw()};
+  for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t)
+    ASSERT_EQ(gen->function()(args, t), 0);
+  for (int64_t i = 0; i < outCount; ++i)
+    ASSERT_NEAR(y[i], want->as<float>()[i], 2e-5 + 2e-6 * std::fabs(want->as<float>()[i]))
+        << "at " << i;
+}
+
+class WindowKernelTest : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(WindowKernelTest, MaxAndAveragePoolingMatchTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(11);
+  for (auto kind : {WindowConfig::Max, WindowConfig::Average})
+    for (int64_t size : {1, 7, 17, 33})
+      for (auto [kernel, stride, pad, dilation] :
+           std::vector<std::array<int64_t, 4>>{
+               {3, 2, 1, 1}, {2, 2, 0, 1}, {3, 1, 1, 1}, {3, 1, 0, 2}, {5, 2, 2, 1}})
+        for (bool ceil : {false, true})
+          for (bool includePad : {false, true}) {
+            if (kind == WindowConfig::Max && includePad)
+              continue;
+            // Windows must fit: the reference refuses inputs smaller than them.
+            if ((kernel - 1) * dilation + 1 > size + 2 * pad)
+              continue;
+            check(isa, {kind, 3, size, size + 2, kernel, stride, pad, dilation, ceil, includePad},
+                  rng);
+          }
+}
+
+TEST_P(WindowKernelTest, DepthwiseConvMatchesTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(12);
+  for (int64_t channels : {1, 17})
+    for (int64_t size : {3, 7, 17, 40})
+      for (auto [kernel, stride, pad, dilation] : std::vector<std::array<int64_t, 4>>{
+               {3, 1, 1, 1}, {3, 2, 1, 1}, {5, 2, 2, 1}, {3, 1, 2, 2}, {1, 1, 0, 1}})
+        for (int variant = 0; variant < 3; ++variant) {
+          Case k{WindowConfig::Depthwise, channels, size, size + 1, kernel, stride, pad,
+                 dilation};
+          k.bias = variant >= 1;
+          k.residual = variant == 2;
+          k.activation = variant == 0 ? "none" : variant == 1 ? "relu" : "clip";
+          check(isa, k, rng);
+        }
+}
+
+TEST_P(WindowKernelTest, GlobalAveragePoolMatchesTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(13);
+  for (auto [h, w] : std::vector<std::array<int64_t, 2>>{{1, 1}, {1, 7}, {7, 7}, {3, 43}, {56, 56}})
+    for (int64_t channels : {1, 5, 64})
+      check(isa, {WindowConfig::GlobalAverage, channels, h, w, 1, 1, 0, 1}, rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, WindowKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+                         [](const auto &info) {
+                           return info.param == Isa::Avx512 ? std::string("avx512")
+                                                            : std::string("avx2");
+                         });
+
+} // namespace
