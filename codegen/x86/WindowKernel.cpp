@@ -1,6 +1,7 @@
 //===- WindowKernel.cpp - pooling and depthwise conv (xbyak) --------------===//
 
 #include "WindowKernel.h"
+#include "PaddedPlane.h"
 
 #include <algorithm>
 #include <limits>
@@ -11,15 +12,10 @@ namespace mlir::nunc::x86 {
 namespace {
 int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
 int64_t chunksOf(const WindowConfig &c, int64_t lanes) { return (c.outW + lanes - 1) / lanes; }
-/// Floats past the padded plane that the last row's vectors may read.
-int64_t slackFloats(const WindowConfig &c, int64_t lanes) {
-  return (chunksOf(c, lanes) - 1) * lanes * c.strideW + (c.kernelW - 1) * c.dilationW +
-         lanes * c.strideW;
-}
-int64_t planeFloats(const WindowConfig &c, Isa isa) {
-  int64_t l = lanesOf(isa);
-  int64_t f = WindowKernel::paddedHeight(c) * WindowKernel::paddedWidth(c) + slackFloats(c, l);
-  return (f + 15) / 16 * 16;
+PaddedPlane paddedPlane(const WindowConfig &c, Isa isa) {
+  return PaddedPlane::forWindow(c.height, c.width, c.kernelH, c.kernelW, c.strideH, c.strideW,
+                                c.dilationH, c.dilationW, c.padTop, c.padLeft, c.outH, c.outW,
+                                lanesOf(isa));
 }
 } // namespace
 
@@ -42,19 +38,10 @@ int64_t WindowKernel::numTasks(const WindowConfig &c) {
   return (planes + planesPerTask(c) - 1) / planesPerTask(c);
 }
 
-int64_t WindowKernel::paddedHeight(const WindowConfig &c) {
-  return std::max(c.padTop + c.height, (c.outH - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1);
-}
-
-int64_t WindowKernel::paddedWidth(const WindowConfig &c) {
-  return std::max(c.padLeft + c.width,
-                  (c.outW - 1) * c.strideW + (c.kernelW - 1) * c.dilationW + 1);
-}
-
 int64_t WindowKernel::scratchBytes(const WindowConfig &c, Isa isa) {
   if (c.kind == WindowConfig::GlobalAverage)
     return 0;
-  return numTasks(c) * planeFloats(c, isa) * 4;
+  return numTasks(c) * paddedPlane(c, isa).floats * 4;
 }
 
 int64_t WindowKernel::mapRowFloats(const WindowConfig &c, Isa isa) {
@@ -94,7 +81,7 @@ namespace {
 
 using namespace Xbyak;
 
-template <typename Vmm> class WindowGenerator : public JitKernel {
+template <typename Vmm> class WindowGenerator : public PlaneGenerator {
 public:
   static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
   static constexpr int kLanes = kAvx512 ? 16 : 8;
@@ -102,9 +89,9 @@ public:
   /// Output vectors computed together (independent accumulators).
   static constexpr int kGroup = 4;
 
-  explicit WindowGenerator(const WindowConfig &config) : c(config) {
+  explicit WindowGenerator(const WindowConfig &config)
+      : c(config), plane(paddedPlane(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)) {
     replicate = kAvx512 ? 1 : 8;
-    isa = kAvx512 ? Isa::Avx512 : Isa::Avx2;
   }
 
   void generate() {
@@ -130,12 +117,14 @@ public:
       globalAverage();
     } else {
       mov(r8, ptr[rdi + 16]);
-      imul(rdx, rsi, planeFloats(c, isa) * 4);
+      imul(rdx, rsi, plane.floats * 4);
       add(r8, rdx); // this task's padded plane
-      fillPadding();
+      // The padding (-inf for max, else 0) is written once per task.
+      loadConstant(padReg(), padValue());
+      fillPlane(r8, plane.floats, padReg());
       Label planeLoop;
       L(planeLoop);
-      copyPlane();
+      copyIntoPlane(plane, rax, r8, r13, val(0), tailMask());
       windowPlane();
       add(rax, inPlane);
       add(rbx, outPlane);
@@ -149,7 +138,7 @@ public:
 
 private:
   WindowConfig c;
-  Isa isa;
+  PaddedPlane plane;
 
   Vmm acc(int i) { return Vmm(i); }               // 0..3
   Vmm val(int i) { return Vmm(kGroup + i); }      // 4..7
@@ -163,100 +152,16 @@ private:
     return c.kind == WindowConfig::Max ? -std::numeric_limits<float>::infinity() : 0.f;
   }
 
-  /// k1 (AVX-512) or tailMask() (AVX2) = the first `lanes` lanes.
-  void setTailMask(int lanes) {
-    if constexpr (kAvx512) {
-      mov(edx, (1u << lanes) - 1);
-      kmovw(k1, edx);
-    } else {
-      std::vector<uint32_t> bits(kLanes, 0);
-      for (int i = 0; i < lanes; ++i)
-        bits[i] = 0xffffffffu;
-      vmovups(tailMask(), dataAddr(bits));
-    }
-  }
-  void storeMasked(const Address &a, const Vmm &v) {
-    if constexpr (kAvx512)
-      vmovups(a | k1, v);
-    else
-      vmaskmovps(a, tailMask(), v);
-  }
-  void loadMasked(const Vmm &v, const Address &a) {
-    if constexpr (kAvx512)
-      vmovups(v | k1 | T_z, a);
-    else
-      vmaskmovps(v, tailMask(), a);
-  }
-
-  /// The whole padded plane (and slack) = the pad value, once per task.
-  void fillPadding() {
-    loadConstant(padReg(), padValue());
-    int64_t vecs = planeFloats(c, isa) / kLanes;
-    mov(rcx, r8);
-    mov(rdx, vecs);
-    Label loop;
-    L(loop);
-    vmovups(ptr[rcx], padReg());
-    add(rcx, kVecBytes);
-    dec(rdx);
-    jnz(loop, T_NEAR);
-  }
-
-  /// Input rows into the padded plane at (padTop, padLeft).
-  void copyPlane() {
-    int64_t wp = WindowKernel::paddedWidth(c);
-    int64_t full = c.width / kLanes, tail = c.width % kLanes;
-    if (tail)
-      setTailMask(tail);
-    mov(rcx, rax);
-    lea(rdx, ptr[r8 + (c.padTop * wp + c.padLeft) * 4]);
-    mov(r13, c.height);
-    Label loop;
-    L(loop);
-    for (int64_t i = 0; i < full; ++i) {
-      Vmm v = Vmm(i % 4 + kGroup);
-      vmovups(v, ptr[rcx + i * kVecBytes]);
-      vmovups(ptr[rdx + i * kVecBytes], v);
-    }
-    if (tail) {
-      loadMasked(val(0), ptr[rcx + full * kVecBytes]);
-      storeMasked(ptr[rdx + full * kVecBytes], val(0));
-    }
-    add(rcx, c.width * 4);
-    add(rdx, wp * 4);
-    dec(r13);
-    jnz(loop, T_NEAR);
-  }
-
-  /// v = the stride-2 tap inputs of the output columns whose first input is
-  /// at byte offset `disp` of the row at r14: two loads, deinterleaved.
-  void loadTap(const Vmm &v, int64_t disp) {
-    if constexpr (kAvx512) {
-      vmovups(v, ptr[r14 + disp]);
-      vpermt2ps(v, evenIndex(), ptr[r14 + disp + kVecBytes]);
-    } else {
-      vmovups(v, ptr[r14 + disp]);
-      vshufps(v, v, ptr[r14 + disp + kVecBytes], 0x88); // a0 a2 b0 b2 | a4 a6 b4 b6
-      vpermpd(v, v, 0xd8);                              // a0 a2 a4 a6 b0 b2 b4 b6
-    }
-  }
-
   void windowPlane() {
-    int64_t wp = WindowKernel::paddedWidth(c);
+    int64_t wp = plane.cols;
     int64_t chunks = chunksOf(c, kLanes);
     int tail = c.outW % kLanes;
     bool depthwise = c.kind == WindowConfig::Depthwise;
     bool mapped = c.kind == WindowConfig::Average && !c.uniformDivisor;
-    if (c.strideW == 2) {
-      if constexpr (kAvx512) {
-        std::vector<uint32_t> idx(kLanes);
-        for (int i = 0; i < kLanes; ++i)
-          idx[i] = 2 * i;
-        vmovups(evenIndex(), dataAddr(idx));
-      }
-    }
+    if (c.strideW == 2)
+      setEvenIndex(evenIndex());
     if (tail)
-      setTailMask(tail);
+      setTailMask(tail, tailMask());
     if (depthwise) {
       // r11 = this channel's filter, r12 = its bias: channel = plane % C.
       push(rax);
@@ -307,7 +212,7 @@ private:
             // Stride 1 reads the tap straight from memory.
             bool direct = c.strideW == 1;
             if (!direct)
-              loadTap(val(j), disp);
+              loadStride2(val(j), r14 + disp, evenIndex());
             switch (c.kind) {
             case WindowConfig::Max:
               if (direct)
@@ -345,14 +250,14 @@ private:
           if (!isTail) {
             vaddps(acc(j), acc(j), ptr[rbp + outDisp]);
           } else {
-            loadMasked(val(j), ptr[rbp + outDisp]);
+            loadMasked(val(j), ptr[rbp + outDisp], tailMask());
             vaddps(acc(j), acc(j), val(j));
           }
         }
         if (depthwise)
           emitActivation(acc(j), c.activation, temp(0), temp(1), temp(2), temp(3));
         if (isTail)
-          storeMasked(ptr[r15 + outDisp], acc(j));
+          storeMasked(ptr[r15 + outDisp], acc(j), tailMask());
         else
           vmovups(ptr[r15 + outDisp], acc(j));
       }
@@ -372,7 +277,7 @@ private:
     int64_t n = c.height * c.width;
     int64_t full = n / kLanes, tail = n % kLanes;
     if (tail)
-      setTailMask(static_cast<int>(tail));
+      setTailMask(static_cast<int>(tail), tailMask());
     Label planeLoop;
     L(planeLoop);
     for (int j = 0; j < kGroup; ++j)
@@ -391,7 +296,7 @@ private:
     for (int64_t j = 0; j < full % kGroup; ++j)
       vaddps(acc(j), acc(j), ptr[rcx + j * kVecBytes]);
     if (tail) {
-      loadMasked(val(0), ptr[rcx + (full % kGroup) * kVecBytes]);
+      loadMasked(val(0), ptr[rcx + (full % kGroup) * kVecBytes], tailMask());
       vaddps(acc(0), acc(0), val(0));
     }
     vaddps(acc(0), acc(0), acc(1));

@@ -47,9 +47,7 @@ struct WindowKernel {
   static bool supports(const WindowConfig &c);
   static int64_t planesPerTask(const WindowConfig &c);
   static int64_t numTasks(const WindowConfig &c);
-  /// Padded plane geometry (floats) and the scratch all tasks need.
-  static int64_t paddedHeight(const WindowConfig &c);
-  static int64_t paddedWidth(const WindowConfig &c);
+  /// The padded planes of all tasks.
   static int64_t scratchBytes(const WindowConfig &c, Isa isa);
   /// Average: the divisor of each output is its number of taps inside the
   /// input (or, with countIncludePad, inside the padded input; ceil_mode's
