@@ -5,6 +5,7 @@
 #include "Archive.h"
 #include "AttentionKernel.h"
 #include "GemmKernel.h"
+#include "Im2colKernel.h"
 #include "LayerNormKernel.h"
 #include "SoftmaxKernel.h"
 #include "WindowKernel.h"
@@ -118,6 +119,21 @@ struct ConvGeometry {
   int64_t positions() const { return pack.outH * pack.outW; }
   int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
   int64_t packedBytes() const { return pack.batch * panels() * ck() * pack.panelWidth * 4; }
+  /// The xbyak im2col, when it takes this geometry.
+  std::optional<x86::Im2colConfig> im2col(Isa isa) const {
+    const ConvPackConfig &p = pack;
+    x86::Im2colConfig c{p.batch,     p.channels,  p.height,    p.width,  p.kernelH,
+                        p.kernelW,   p.strideH,   p.strideW,   p.dilationH, p.dilationW,
+                        p.padTop,    p.padLeft,   p.outH,      p.outW,   p.panelWidth};
+    if (!x86::Im2colKernel::supports(c, isa))
+      return std::nullopt;
+    return c;
+  }
+  /// Scratch: the packed panels, then the im2col kernel's padded planes.
+  int64_t scratchBytes(Isa isa) const {
+    std::optional<x86::Im2colConfig> c = im2col(isa);
+    return packedBytes() + (c ? x86::Im2colKernel::scratchBytes(*c, isa) : 0);
+  }
 };
 
 /// The conv (or fused_conv) as an implicit GEMM, if it is a 2-D f32 conv with
@@ -335,7 +351,7 @@ LogicalResult ModelCompiler::selectKernels() {
   Isa isa = options.target.isa;
   auto scratch = [&](Operation *op) -> int64_t {
     if (std::optional<ConvGeometry> g = convGeometry(op, isa))
-      return g->packedBytes();
+      return g->scratchBytes(isa);
     if (std::optional<WindowStep> w = windowStep(op, isa))
       return x86::WindowKernel::scratchBytes(w->config, isa);
     if (auto at = dyn_cast<AttentionOp>(op)) {
@@ -492,12 +508,25 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // A ([M][C*kh*kw] as stored) and one bias per row.
     KernelCall pack;
     pack.symbol = call.symbol + "_pack";
-    buildConvPackKernel(*kernelModule, g->pack, pack.symbol + "_impl");
-    pack.generic = true;
-    pack.tasks = g->pack.batch * g->pack.channels;
-    pack.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch)};
-    pack.description = "im2col";
-    genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
+    std::string packWhat = "generic im2col";
+    if (std::optional<x86::Im2colConfig> ic = g->im2col(isa)) {
+      std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, isa);
+      if (!packer)
+        return step.op->emitError("generating the im2col kernel failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      pack.tasks = x86::Im2colKernel::numTasks(*ic);
+      pack.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
+                   KernelArg::storage(step.scratch, g->packedBytes())};
+      nativeCode.push_back({pack.symbol, packer->bytes()});
+      packWhat = "im2col";
+    } else {
+      buildConvPackKernel(*kernelModule, g->pack, pack.symbol + "_impl");
+      pack.generic = true;
+      pack.tasks = g->pack.batch * g->pack.channels;
+      pack.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch)};
+      genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
+    }
+    pack.description = packWhat;
     call.prelude.push_back(std::move(pack));
 
     x86::GemmConfig cfg;
@@ -826,6 +855,8 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
       llvm::Value *p = arg.kind == KernelArg::Blob
                            ? b.CreateConstGEP1_64(i8, weights, arg.value)
                            : storagePointer(arg.value);
+      if (arg.offset)
+        p = b.CreateConstGEP1_64(i8, p, arg.offset);
       b.CreateStore(p, b.CreateConstGEP1_64(ptr, argArray, i));
     }
     llvm::FunctionCallee task = m.getOrInsertFunction(call.symbol, taskType);

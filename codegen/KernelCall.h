@@ -14,8 +14,10 @@ namespace mlir::nunc {
 struct KernelArg {
   enum Kind { Storage, Blob } kind = Storage;
   int64_t value = 0;
-  static KernelArg storage(int s) { return {Storage, s}; }
-  static KernelArg blob(int64_t offset) { return {Blob, offset}; }
+  /// Bytes into the storage (a kernel's scratch split in parts).
+  int64_t offset = 0;
+  static KernelArg storage(int s, int64_t offset = 0) { return {Storage, s, offset}; }
+  static KernelArg blob(int64_t offset) { return {Blob, offset, 0}; }
 };
 
 /// One step of the run function:

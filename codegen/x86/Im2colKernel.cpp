@@ -1,0 +1,210 @@
+//===- Im2colKernel.cpp - im2col into GEMM panels (xbyak) -----------------===//
+
+#include "Im2colKernel.h"
+#include "PaddedPlane.h"
+
+#include <algorithm>
+#include <map>
+#include <type_traits>
+
+namespace mlir::nunc::x86 {
+
+namespace {
+int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
+PaddedPlane paddedPlane(const Im2colConfig &c, Isa isa) {
+  return PaddedPlane::forWindow(c.height, c.width, c.kernelH, c.kernelW, c.strideH, c.strideW,
+                                c.dilationH, c.dilationW, c.padTop, c.padLeft, c.outH, c.outW,
+                                lanesOf(isa));
+}
+int64_t ckOf(const Im2colConfig &c) { return c.channels * c.kernelH * c.kernelW; }
+int64_t panelsOf(const Im2colConfig &c) {
+  return (c.outH * c.outW + c.panelWidth - 1) / c.panelWidth;
+}
+} // namespace
+
+bool Im2colKernel::supports(const Im2colConfig &c, Isa isa) {
+  int64_t lanes = lanesOf(isa);
+  int64_t segments = c.outH * ((c.outW + lanes - 1) / lanes);
+  int64_t imageBytes = panelsOf(c) * ckOf(c) * c.panelWidth * 4;
+  return (c.strideW == 1 || c.strideW == 2) && c.panelWidth % lanes == 0 && segments <= 4096 &&
+         imageBytes < (int64_t(1) << 30) && c.padTop >= 0 && c.padLeft >= 0 && c.outH > 0 &&
+         c.outW > 0;
+}
+
+int64_t Im2colKernel::planesPerTask(const Im2colConfig &c) {
+  int64_t planes = c.batch * c.channels;
+  // Tasks of at least ~16K output floats, at most 32 of them.
+  int64_t perPlane = std::max<int64_t>(1, c.kernelH * c.kernelW * c.outH * c.outW);
+  int64_t byWork = std::max<int64_t>(1, 16384 / perPlane);
+  return std::max<int64_t>(byWork, (planes + 31) / 32);
+}
+
+int64_t Im2colKernel::numTasks(const Im2colConfig &c) {
+  int64_t planes = c.batch * c.channels;
+  return (planes + planesPerTask(c) - 1) / planesPerTask(c);
+}
+
+int64_t Im2colKernel::scratchBytes(const Im2colConfig &c, Isa isa) {
+  return numTasks(c) * paddedPlane(c, isa).floats * 4;
+}
+
+namespace {
+
+using namespace Xbyak;
+
+template <typename Vmm> class Im2colGenerator : public PlaneGenerator {
+public:
+  static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
+  static constexpr int kLanes = kAvx512 ? 16 : 8;
+  static constexpr int kVecBytes = kLanes * 4;
+
+  explicit Im2colGenerator(const Im2colConfig &config)
+      : c(config), plane(paddedPlane(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)) {
+    replicate = kAvx512 ? 1 : 8;
+  }
+
+  void generate() {
+    const int64_t nr = c.panelWidth, ck = ckOf(c);
+    const int64_t imageBytes = panelsOf(c) * ck * nr * 4;
+    const int64_t per = Im2colKernel::planesPerTask(c);
+    prologue();
+    // r10 = first plane, r9 = planes of this task.
+    imul(r10, rsi, per);
+    mov(r9, c.batch * c.channels);
+    sub(r9, r10);
+    mov(rax, per);
+    cmp(r9, rax);
+    cmovg(r9, rax);
+    mov(rax, ptr[rdi + 0]);
+    imul(rdx, r10, c.height * c.width * 4);
+    add(rax, rdx); // input plane
+    mov(r8, ptr[rdi + 16]);
+    imul(rdx, rsi, plane.floats * 4);
+    add(r8, rdx); // this task's padded plane
+    vxorps(zero(), zero(), zero());
+    fillPlane(r8, plane.floats, zero());
+    if (c.strideW == 2)
+      setEvenIndex(evenIndex());
+
+    Label planeLoop, khLoop, kwLoop;
+    L(planeLoop);
+    copyIntoPlane(plane, rax, r8, r13, value(0), mask());
+    // r12 = the packed rows of (image, channel) = packed + n*image + c*kh*kw rows.
+    push(rax);
+    mov(rax, r10);
+    xor_(edx, edx);
+    mov(rcx, c.channels);
+    div(rcx);
+    imul(r12, rax, imageBytes);
+    imul(rdx, rdx, c.kernelH * c.kernelW * nr * 4);
+    add(r12, rdx);
+    add(r12, ptr[rdi + 8]);
+    pop(rax);
+    mov(r11, r8);
+    mov(r13, c.kernelH);
+    L(khLoop);
+    mov(r15, r11);
+    mov(r14, c.kernelW);
+    L(kwLoop);
+    tapRow();
+    add(r11, c.dilationW * 4);
+    add(r12, nr * 4);
+    dec(r14);
+    jnz(kwLoop, T_NEAR);
+    lea(r11, ptr[r15 + c.dilationH * plane.cols * 4]);
+    dec(r13);
+    jnz(khLoop, T_NEAR);
+    add(rax, c.height * c.width * 4);
+    inc(r10);
+    dec(r9);
+    jnz(planeLoop, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  Im2colConfig c;
+  PaddedPlane plane;
+  std::map<uint32_t, Address> maskWords; // AVX2 store masks, emitted once each
+
+  Vmm value(int i) { return Vmm(i); } // 0..3
+  Vmm zero() { return Vmm(4); }
+  Vmm evenIndex() { return Vmm(5); }
+  Vmm mask() { return Vmm(6); }
+
+  /// Stores lanes [first, last) of v at `a` (lane i to a + 4*i).
+  void storeLanes(const Address &a, const Vmm &v, int first, int last) {
+    if (first == 0 && last == kLanes) {
+      vmovups(a, v);
+      return;
+    }
+    uint32_t bits = ((1u << last) - 1) & ~((1u << first) - 1);
+    if constexpr (kAvx512) {
+      mov(edx, bits);
+      kmovw(k2, edx);
+      vmovups(a | k2, v);
+    } else {
+      auto it = maskWords.find(bits);
+      if (it == maskWords.end()) {
+        std::vector<uint32_t> words(kLanes, 0);
+        for (int i = first; i < last; ++i)
+          words[i] = 0xffffffffu;
+        it = maskWords.emplace(bits, dataAddr(words)).first;
+      }
+      vmovups(mask(), it->second);
+      vmaskmovps(a, mask(), v);
+    }
+  }
+
+  /// One im2col row (tap at r11, packed row at r12): every output row's
+  /// inputs, then zeros past the last position.
+  void tapRow() {
+    const int64_t nr = c.panelWidth, ck = ckOf(c);
+    const int64_t panelBytes = ck * nr * 4;
+    int slot = 0;
+    for (int64_t oh = 0; oh < c.outH; ++oh)
+      for (int64_t ow = 0; ow < c.outW; ow += kLanes) {
+        int count = static_cast<int>(std::min<int64_t>(kLanes, c.outW - ow));
+        Vmm v = value(slot++ % 4);
+        RegExp src = r11 + (oh * c.strideH * plane.cols + ow * c.strideW) * 4;
+        if (c.strideW == 1)
+          vmovups(v, ptr[src]);
+        else
+          loadStride2(v, src, evenIndex());
+        int64_t p = oh * c.outW + ow, lane = p % nr, panel = p / nr;
+        int first = static_cast<int>(std::min<int64_t>(count, nr - lane));
+        storeLanes(ptr[r12 + panel * panelBytes + lane * 4], v, 0, first);
+        if (first < count)
+          storeLanes(ptr[r12 + (panel + 1) * panelBytes - first * 4], v, first, count);
+      }
+    int64_t positions = c.outH * c.outW;
+    int64_t lastPanel = positions / nr, lane = positions % nr;
+    for (int64_t l = lane; lane && l < nr; l += kLanes) {
+      // Zero lanes [l, min(l + kLanes, nr)) of the last panel.
+      int count = static_cast<int>(std::min<int64_t>(kLanes, nr - l));
+      storeLanes(ptr[r12 + lastPanel * panelBytes + l * 4], zero(), 0, count);
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config, Isa isa) {
+  if (!supports(config, isa))
+    return nullptr;
+  std::unique_ptr<JitKernel> kernel;
+  if (isa == Isa::Avx512) {
+    auto g = std::make_unique<Im2colGenerator<Zmm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  } else {
+    auto g = std::make_unique<Im2colGenerator<Ymm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  }
+  if (!kernel->finish())
+    return nullptr;
+  return kernel;
+}
+
+} // namespace mlir::nunc::x86

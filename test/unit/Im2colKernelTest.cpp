@@ -1,0 +1,101 @@
+//===- Im2colKernelTest.cpp - xbyak im2col against a plain reference ------===//
+
+#include "GemmKernel.h"
+#include "Im2colKernel.h"
+
+#include "gtest/gtest.h"
+
+#include <array>
+#include <cstring>
+#include <random>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+namespace {
+
+bool hostHas(Isa isa) {
+  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
+}
+
+/// The packed im2col, element by element: [image][panel][C*kh*kw][NR],
+/// zero in the padding and past the last position.
+std::vector<float> reference(const Im2colConfig &c, const std::vector<float> &in) {
+  int64_t nr = c.panelWidth, positions = c.outH * c.outW;
+  int64_t panels = (positions + nr - 1) / nr, ck = c.channels * c.kernelH * c.kernelW;
+  std::vector<float> out(c.batch * panels * ck * nr, 0.f);
+  for (int64_t n = 0; n < c.batch; ++n)
+    for (int64_t ch = 0; ch < c.channels; ++ch)
+      for (int64_t kh = 0; kh < c.kernelH; ++kh)
+        for (int64_t kw = 0; kw < c.kernelW; ++kw)
+          for (int64_t oh = 0; oh < c.outH; ++oh)
+            for (int64_t ow = 0; ow < c.outW; ++ow) {
+              int64_t ih = oh * c.strideH - c.padTop + kh * c.dilationH;
+              int64_t iw = ow * c.strideW - c.padLeft + kw * c.dilationW;
+              float v = 0;
+              if (ih >= 0 && ih < c.height && iw >= 0 && iw < c.width)
+                v = in[((n * c.channels + ch) * c.height + ih) * c.width + iw];
+              int64_t p = oh * c.outW + ow;
+              int64_t row = (ch * c.kernelH + kh) * c.kernelW + kw;
+              out[((n * panels + p / nr) * ck + row) * nr + p % nr] = v;
+            }
+  return out;
+}
+
+class Im2colKernelTest : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int tested = 0;
+  for (int64_t channels : {1, 3, 17})
+    for (int64_t size : {1, 7, 17, 30})
+      for (auto [kernel, stride, pad, dilation] : std::vector<std::array<int64_t, 4>>{
+               {3, 1, 1, 1}, {3, 2, 1, 1}, {1, 1, 0, 1}, {1, 2, 0, 1}, {7, 2, 3, 1},
+               {3, 1, 2, 2}, {2, 2, 0, 1}}) {
+        Im2colConfig c;
+        c.batch = 2;
+        c.channels = channels;
+        c.height = size;
+        c.width = size + 3; // not square, not a multiple of the vector width
+        c.kernelH = c.kernelW = kernel;
+        c.strideH = c.strideW = stride;
+        c.dilationH = c.dilationW = dilation;
+        c.padTop = c.padLeft = pad;
+        int64_t span = (kernel - 1) * dilation + 1;
+        c.outH = (c.height + 2 * pad - span) / stride + 1;
+        c.outW = (c.width + 2 * pad - span) / stride + 1;
+        if (c.outH <= 0 || c.outW <= 0)
+          continue;
+        c.panelWidth = GemmKernel::panelWidth(isa);
+        ASSERT_TRUE(Im2colKernel::supports(c, isa));
+        std::vector<float> in(c.batch * channels * c.height * c.width);
+        for (float &v : in)
+          v = dist(rng);
+        std::vector<float> want = reference(c, in);
+        // Garbage where the kernel must write zeros.
+        std::vector<float> got(want.size(), 12345.f);
+        std::vector<float> scratch(Im2colKernel::scratchBytes(c, isa) / 4 + 16, -1.f);
+        std::unique_ptr<JitKernel> kernelCode = Im2colKernel::generate(c, isa);
+        ASSERT_TRUE(kernelCode);
+        const void *args[] = {in.data(), got.data(), scratch.data()};
+        for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
+          ASSERT_EQ(kernelCode->function()(args, t), 0);
+        ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * 4))
+            << "C " << channels << " " << c.height << "x" << c.width << " k" << kernel << " s"
+            << stride << " p" << pad << " d" << dilation;
+        ++tested;
+      }
+  EXPECT_GT(tested, 60);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, Im2colKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+                         [](const auto &info) {
+                           return info.param == Isa::Avx512 ? std::string("avx512")
+                                                            : std::string("avx2");
+                         });
+
+} // namespace
