@@ -4,6 +4,7 @@
 
 #include "Archive.h"
 #include "AttentionKernel.h"
+#include "GatherKernel.h"
 #include "GemmKernel.h"
 #include "Im2colKernel.h"
 #include "LayerNormKernel.h"
@@ -197,6 +198,35 @@ bool nativeLayerNorm(LayerNormOp ln) {
   };
   return in.getElementType().isF32() && ln.getStashType() == 1 && fullParam(ln.getScale()) &&
          (!ln.getBias() || fullParam(ln.getBias()));
+}
+
+/// What a Gather's nonzero task status means, for the run's error detail.
+std::string gatherErrorMessage(GatherOp gather) {
+  std::string input = indexSource(gather.getIndices());
+  auto dataType = cast<RankedTensorType>(gather.getData().getType());
+  int64_t dim = dataType.getDimSize(shape::wrapAxis(gather.getAxis(), dataType.getRank()));
+  return (input.empty() ? std::string("an index") : "input '" + input + "' holds an index") +
+         " out of range [" + std::to_string(-dim) + ", " + std::to_string(dim) + ") at " +
+         describeLocation(gather.getLoc());
+}
+
+/// The gather kernel's configuration, when it takes this op (axis 0, rows
+/// of whole 4-byte words, int32/int64 indices).
+std::optional<x86::GatherConfig> gatherConfig(GatherOp op) {
+  auto data = cast<RankedTensorType>(op.getData().getType());
+  auto indices = cast<RankedTensorType>(op.getIndices().getType());
+  if (data.getRank() < 1 || shape::wrapAxis(op.getAxis(), data.getRank()) != 0)
+    return std::nullopt;
+  int64_t width = getElementByteWidth(data.getElementType());
+  int64_t indexWidth = getElementByteWidth(indices.getElementType());
+  x86::GatherConfig c;
+  c.indices = indices.getNumElements();
+  c.dim = data.getDimSize(0);
+  c.rowBytes = c.dim ? data.getNumElements() / c.dim * width : 0;
+  c.indexBytes = indexWidth;
+  if (!x86::GatherKernel::supports(c))
+    return std::nullopt;
+  return c;
 }
 
 /// The softmax kernel's rows, when it takes this op (f32, over the last axis).
@@ -426,15 +456,8 @@ LogicalResult ModelCompiler::selectKernels() {
       call.args.push_back(KernelArg::storage(s));
     if (step.scratch >= 0)
       call.args.push_back(KernelArg::storage(step.scratch));
-    if (auto gather = dyn_cast<GatherOp>(step.op)) {
-      std::string input = indexSource(gather.getIndices());
-      auto dataType = cast<RankedTensorType>(gather.getData().getType());
-      int64_t dim = dataType.getDimSize(shape::wrapAxis(gather.getAxis(), dataType.getRank()));
-      call.errorMessage =
-          (input.empty() ? std::string("an index") : "input '" + input + "' holds an index") +
-          " out of range [" + std::to_string(-dim) + ", " + std::to_string(dim) + ") at " +
-          describeLocation(step.op->getLoc());
-    }
+    if (auto gather = dyn_cast<GatherOp>(step.op))
+      call.errorMessage = gatherErrorMessage(gather);
     genericImpls[call.symbol] = {impl, (unsigned)call.args.size(), false};
     calls.push_back(std::move(call));
   }
@@ -650,6 +673,25 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (cfg.kind == x86::WindowConfig::Depthwise && cfg.activation.kind != x86::Activation::None)
       what += " " + cast<FusedConvOp>(step.op).getActivation().str();
     call.description = what;
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto gather = dyn_cast<GatherOp>(step.op)) {
+    std::optional<x86::GatherConfig> cfg = gatherConfig(gather);
+    if (!cfg)
+      return false;
+    std::unique_ptr<x86::JitKernel> kernel = x86::GatherKernel::generate(*cfg, isa);
+    if (!kernel)
+      return gather.emitError("generating the gather kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.operands[1]),
+                 KernelArg::storage(step.results[0])};
+    call.tasks = x86::GatherKernel::numTasks(*cfg);
+    call.errorMessage = gatherErrorMessage(gather);
+    call.description = llvm::formatv("gather.{0}[{1} rows of {2} B from {3}]",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg->indices,
+                                     cfg->rowBytes, cfg->dim)
+                           .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }
