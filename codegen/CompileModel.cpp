@@ -4,6 +4,7 @@
 
 #include "Archive.h"
 #include "AttentionKernel.h"
+#include "ElementwiseKernel.h"
 #include "GatherKernel.h"
 #include "GemmKernel.h"
 #include "Im2colKernel.h"
@@ -36,6 +37,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -198,6 +200,71 @@ bool nativeLayerNorm(LayerNormOp ln) {
   };
   return in.getElementType().isF32() && ln.getStashType() == 1 && fullParam(ln.getScale()) &&
          (!ln.getBias() || fullParam(ln.getBias()));
+}
+
+/// The elementwise kernel's configuration and row table, when it takes this
+/// op (f32 throughout).
+std::optional<std::pair<x86::ElementwiseConfig, std::vector<int32_t>>>
+elementwiseStep(Operation *op) {
+  using Config = x86::ElementwiseConfig;
+  if (op->getNumResults() != 1 || op->getNumOperands() < 1)
+    return std::nullopt;
+  auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!out || !out.getElementType().isF32() || out.getNumElements() == 0 ||
+      out.getNumElements() >= (int64_t(1) << 31))
+    return std::nullopt;
+  Config c;
+  if (llvm::isa<AddOp, SubOp, MulOp, DivOp>(op)) {
+    c.inputs = 2;
+    c.op = llvm::isa<AddOp>(op)   ? Config::Add
+           : llvm::isa<SubOp>(op) ? Config::Sub
+           : llvm::isa<MulOp>(op) ? Config::Mul
+                                  : Config::Div;
+  } else if (llvm::isa<SqrtOp>(op)) {
+    c.inputs = 1;
+    c.op = Config::Sqrt;
+  } else if (llvm::isa<ErfOp>(op)) {
+    c.inputs = 1;
+    c.op = Config::Erf;
+  } else if (llvm::isa<ReluOp, SigmoidOp, TanhOp, GeluOp, ClipOp>(op)) {
+    c.inputs = 1;
+    c.op = Config::Activate;
+    float lo = -std::numeric_limits<float>::infinity(), hi = -lo;
+    std::string name = llvm::isa<ReluOp>(op)      ? "relu"
+                       : llvm::isa<SigmoidOp>(op) ? "sigmoid"
+                       : llvm::isa<TanhOp>(op)    ? "tanh"
+                       : llvm::isa<ClipOp>(op)    ? "clip"
+                       : cast<GeluOp>(op).getApproximate() == "tanh" ? "gelu_tanh"
+                                                                      : "gelu";
+    if (auto clip = dyn_cast<ClipOp>(op)) {
+      // Bounds must be compile-time scalars.
+      auto bound = [](Value v, float &dst) {
+        if (!v)
+          return true;
+        ElementsAttr attr;
+        if (!matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1 ||
+            !attr.getElementType().isF32())
+          return false;
+        dst = *attr.getValues<float>().begin();
+        return true;
+      };
+      if (!bound(clip.getMin(), lo) || !bound(clip.getMax(), hi))
+        return std::nullopt;
+    }
+    c.activation = x86::Activation::fromName(name, lo, hi);
+  } else {
+    return std::nullopt;
+  }
+  SmallVector<ArrayRef<int64_t>, 2> shapes;
+  for (int i = 0; i < c.inputs; ++i) {
+    auto t = dyn_cast<RankedTensorType>(op->getOperand(i).getType());
+    if (!t || !t.getElementType().isF32() || t.getRank() > out.getRank())
+      return std::nullopt;
+    shapes.push_back(t.getShape());
+  }
+  std::vector<int32_t> table = x86::ElementwiseKernel::layout(
+      c, out.getShape(), shapes[0], c.inputs == 2 ? shapes[1] : shapes[0]);
+  return std::make_pair(c, std::move(table));
 }
 
 /// What a Gather's nonzero task status means, for the run's error detail.
@@ -673,6 +740,29 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (cfg.kind == x86::WindowConfig::Depthwise && cfg.activation.kind != x86::Activation::None)
       what += " " + cast<FusedConvOp>(step.op).getActivation().str();
     call.description = what;
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto ew = elementwiseStep(step.op)) {
+    const x86::ElementwiseConfig &cfg = ew->first;
+    std::unique_ptr<x86::JitKernel> kernel = x86::ElementwiseKernel::generate(cfg, isa);
+    if (!kernel)
+      return step.op->emitError("generating the elementwise kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    KernelArg a = KernelArg::storage(step.operands[0]);
+    KernelArg table = a;
+    if (cfg.table)
+      table = KernelArg::blob(
+          blob.add((const char *)ew->second.data(), ew->second.size() * sizeof(int32_t)));
+    call.args = {a, cfg.inputs == 2 ? KernelArg::storage(step.operands[1]) : a,
+                 KernelArg::storage(step.results[0]), table};
+    call.tasks = x86::ElementwiseKernel::numTasks(cfg);
+    call.description =
+        llvm::formatv("elementwise.{0}.{1}[{2} rows x {3}{4}]{5}",
+                      step.op->getName().stripDialect(), isa == Isa::Avx512 ? "avx512" : "avx2",
+                      cfg.rows, cfg.inner, cfg.tail ? " + " + std::to_string(cfg.tail) : "",
+                      cfg.table ? " table" : "")
+            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }

@@ -127,6 +127,8 @@ protected:
 
   /// y = exp(x) in place; t0, t1 are temporaries.
   template <typename Vmm> void emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1);
+  /// y = erf(x) in place; t0..t2 are temporaries.
+  template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);
   /// y = activation(x) in place with four temporaries.
   template <typename Vmm>
   void emitActivation(const Vmm &x, const Activation &act, const Vmm &t0, const Vmm &t1,

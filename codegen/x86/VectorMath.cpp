@@ -67,6 +67,28 @@ template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, con
 }
 
 template <typename Vmm>
+void JitKernel::emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2) {
+  // z = clamp(x, -4, 4); erf(z) = z P(z^2) / Q(z^2)
+  auto loadConst = [&](const Vmm &dst, float v) {
+    if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
+      vbroadcastss(dst, constScalar(v));
+    else
+      vmovups(dst, constAddr(v));
+  };
+  vminps(x, x, constAddr(4.f));
+  vmaxps(x, x, constAddr(-4.f));
+  vmulps(t0, x, x);
+  loadConst(t1, kErfP[5]);
+  for (int i = 4; i >= 0; --i)
+    vfmadd213ps(t1, t0, constAddr(kErfP[i]));
+  loadConst(t2, kErfQ[5]);
+  for (int i = 4; i >= 0; --i)
+    vfmadd213ps(t2, t0, constAddr(kErfQ[i]));
+  vmulps(x, x, t1);
+  vdivps(x, x, t2);
+}
+
+template <typename Vmm>
 void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t0,
                                const Vmm &t1, const Vmm &t2, const Vmm &t3) {
   constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
@@ -104,22 +126,12 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     vsubps(x, x, constAddr(1.f));
     return;
   case Activation::Gelu: {
-    // z = clamp(x / sqrt 2, -4, 4); erf(z) = z P(z^2) / Q(z^2)
+    // x / 2 (1 + erf(x / sqrt 2))
     vmulps(t0, x, constAddr(0.70710678118654752f));
-    vminps(t0, t0, constAddr(4.f));
-    vmaxps(t0, t0, constAddr(-4.f));
-    vmulps(t1, t0, t0);
-    loadConst(t2, kErfP[5]);
-    for (int i = 4; i >= 0; --i)
-      vfmadd213ps(t2, t1, constAddr(kErfP[i]));
-    loadConst(t3, kErfQ[5]);
-    for (int i = 4; i >= 0; --i)
-      vfmadd213ps(t3, t1, constAddr(kErfQ[i]));
-    vmulps(t2, t2, t0);
-    vdivps(t2, t2, t3);
-    vaddps(t2, t2, constAddr(1.f));
+    emitErf(t0, t1, t2, t3);
+    vaddps(t0, t0, constAddr(1.f));
     vmulps(x, x, constAddr(0.5f));
-    vmulps(x, x, t2);
+    vmulps(x, x, t0);
     return;
   }
   case Activation::GeluTanh: {
@@ -141,6 +153,10 @@ template void JitKernel::emitExp<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zm
                                              const Xbyak::Zmm &);
 template void JitKernel::emitExp<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
                                              const Xbyak::Ymm &);
+template void JitKernel::emitErf<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                            const Xbyak::Zmm &, const Xbyak::Zmm &);
+template void JitKernel::emitErf<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                            const Xbyak::Ymm &, const Xbyak::Ymm &);
 template void JitKernel::emitActivation<Xbyak::Zmm>(const Xbyak::Zmm &, const Activation &,
                                                     const Xbyak::Zmm &, const Xbyak::Zmm &,
                                                     const Xbyak::Zmm &, const Xbyak::Zmm &);

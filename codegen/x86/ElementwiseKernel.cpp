@@ -1,0 +1,302 @@
+//===- ElementwiseKernel.cpp - f32 elementwise, broadcasting (xbyak) -----===//
+
+#include "ElementwiseKernel.h"
+#include "PaddedPlane.h"
+
+#include <algorithm>
+#include <type_traits>
+
+namespace mlir::nunc::x86 {
+
+namespace {
+/// Row length a single long row is cut into (a multiple of every vector width).
+constexpr int64_t kFlatRow = 4096;
+} // namespace
+
+std::vector<int32_t> ElementwiseKernel::layout(ElementwiseConfig &c, llvm::ArrayRef<int64_t> out,
+                                               llvm::ArrayRef<int64_t> a,
+                                               llvm::ArrayRef<int64_t> b) {
+  const int n = c.inputs;
+  const int64_t rank = out.size();
+  // Per output dim: its size and each operand's element stride (0 where the
+  // operand broadcasts). Dims of size 1 are dropped.
+  struct Dim {
+    int64_t size, stride[2];
+  };
+  std::vector<Dim> dims;
+  int64_t stride[2] = {1, 1};
+  std::vector<Dim> reversed;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    Dim dim{out[d], {0, 0}};
+    for (int i = 0; i < n; ++i) {
+      llvm::ArrayRef<int64_t> shape = i == 0 ? a : b;
+      int64_t k = d - (rank - static_cast<int64_t>(shape.size()));
+      int64_t size = k >= 0 ? shape[k] : 1;
+      dim.stride[i] = size == 1 ? 0 : stride[i];
+      stride[i] *= size;
+    }
+    if (dim.size != 1)
+      reversed.push_back(dim);
+  }
+  // Merge a dim into the next inner one when every operand continues
+  // linearly across them.
+  for (const Dim &d : reversed) {
+    if (!dims.empty()) {
+      Dim &inner = dims.back();
+      bool linear = true;
+      for (int i = 0; i < n; ++i)
+        linear &= d.stride[i] == inner.stride[i] * inner.size;
+      if (linear) {
+        inner.size *= d.size;
+        continue;
+      }
+    }
+    dims.push_back(d);
+  }
+  std::reverse(dims.begin(), dims.end()); // outermost first
+  if (dims.empty())
+    dims.push_back({1, {0, 0}});
+
+  const Dim &innerDim = dims.back();
+  c.inner = innerDim.size;
+  for (int i = 0; i < n; ++i)
+    c.scalarInner[i] = innerDim.stride[i] == 0;
+  c.table = false;
+  c.tail = 0;
+  if (dims.size() == 1) {
+    c.rows = 1;
+    c.rowStep[0] = c.rowStep[1] = 0;
+    if (c.inner >= 2 * kFlatRow) {
+      c.rows = c.inner / kFlatRow;
+      c.tail = c.inner % kFlatRow;
+      c.inner = kFlatRow;
+      for (int i = 0; i < n; ++i)
+        c.rowStep[i] = c.scalarInner[i] ? 0 : kFlatRow;
+    }
+    return {};
+  }
+  if (dims.size() == 2) {
+    c.rows = dims[0].size;
+    for (int i = 0; i < n; ++i)
+      c.rowStep[i] = dims[0].stride[i];
+    return {};
+  }
+  // Several outer dims: each row's operand offsets, in row order.
+  c.table = true;
+  c.rows = 1;
+  for (size_t d = 0; d + 1 < dims.size(); ++d)
+    c.rows *= dims[d].size;
+  std::vector<int32_t> table;
+  table.reserve(c.rows * 2);
+  std::vector<int64_t> index(dims.size() - 1, 0);
+  for (int64_t r = 0; r < c.rows; ++r) {
+    for (int i = 0; i < 2; ++i) {
+      int64_t offset = 0;
+      for (size_t d = 0; d < index.size(); ++d)
+        offset += index[d] * (i < n ? dims[d].stride[i] : 0);
+      table.push_back(static_cast<int32_t>(offset));
+    }
+    for (int64_t d = index.size() - 1; d >= 0; --d) {
+      if (++index[d] < dims[d].size)
+        break;
+      index[d] = 0;
+    }
+  }
+  return table;
+}
+
+int64_t ElementwiseKernel::rowsPerTask(const ElementwiseConfig &c) {
+  // Tasks of at least ~16K elements, at most 32 of them.
+  int64_t byWork = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, c.inner));
+  return std::max<int64_t>(byWork, (c.rows + 31) / 32);
+}
+
+int64_t ElementwiseKernel::numTasks(const ElementwiseConfig &c) {
+  return std::max<int64_t>(1, (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c));
+}
+
+namespace {
+
+using namespace Xbyak;
+
+template <typename Vmm> class ElementwiseGenerator : public PlaneGenerator {
+public:
+  static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
+  static constexpr int kLanes = kAvx512 ? 16 : 8;
+  static constexpr int kVecBytes = kLanes * 4;
+
+  explicit ElementwiseGenerator(const ElementwiseConfig &config) : c(config) {
+    replicate = kAvx512 ? 1 : 8;
+  }
+
+  void generate() {
+    const int64_t per = ElementwiseKernel::rowsPerTask(c);
+    const bool binary = c.inputs == 2;
+    prologue();
+    // r10 = first row; r9 = rows of this task.
+    imul(r10, rsi, per);
+    mov(r9, c.rows);
+    sub(r9, r10);
+    mov(rax, per);
+    cmp(r9, rax);
+    cmovg(r9, rax);
+    mov(r12, ptr[rdi + 0]); // a
+    mov(r13, ptr[rdi + 8]); // b
+    mov(rcx, ptr[rdi + 16]); // y row
+    imul(rax, r10, c.inner * 4);
+    add(rcx, rax);
+    if (c.table) {
+      mov(r11, ptr[rdi + 24]);
+      lea(r11, ptr[r11 + r10 * 8]);
+    } else {
+      // a and b rows advance by a fixed step.
+      imul(rax, r10, c.rowStep[0] * 4);
+      lea(rax, ptr[r12 + rax]);
+      if (binary) {
+        imul(rbx, r10, c.rowStep[1] * 4);
+        add(rbx, r13);
+      }
+    }
+    Label rowLoop, done;
+    test(r9, r9);
+    jle(done, T_NEAR);
+    L(rowLoop);
+    if (c.table) {
+      movsxd(rax, dword[r11]);
+      lea(rax, ptr[r12 + rax * 4]);
+      if (binary) {
+        movsxd(rbx, dword[r11 + 4]);
+        lea(rbx, ptr[r13 + rbx * 4]);
+      }
+      add(r11, 8);
+    }
+    emitRow(c.inner);
+    if (!c.table) {
+      add(rax, c.rowStep[0] * 4);
+      if (binary)
+        add(rbx, c.rowStep[1] * 4);
+    }
+    add(rcx, c.inner * 4);
+    dec(r9);
+    jnz(rowLoop, T_NEAR);
+    L(done);
+    if (c.tail) {
+      // The last task also takes the tail row, where the rows left off.
+      Label skip;
+      cmp(rsi, ElementwiseKernel::numTasks(c) - 1);
+      jne(skip, T_NEAR);
+      emitRow(c.tail);
+      L(skip);
+    }
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  ElementwiseConfig c;
+
+  Vmm value(int u) { return Vmm(u); }        // 0..3
+  Vmm temp(int i) { return Vmm(4 + i); }     // 4..7
+  Vmm scalar(int i) { return Vmm(8 + i); }   // 8, 9
+  Vmm mask() { return Vmm(15); }
+
+  /// x = op(x, operand b at `bAddr` or its row scalar).
+  void apply(const Vmm &x, const Address &bAddr, bool bMasked) {
+    if (c.inputs == 2) {
+      Vmm b = scalar(1);
+      if (!c.scalarInner[1]) {
+        if (bMasked) {
+          loadMasked(temp(0), bAddr, mask());
+          b = temp(0);
+        } else {
+          vmovups(temp(0), bAddr);
+          b = temp(0);
+        }
+      }
+      switch (c.op) {
+      case ElementwiseConfig::Add: vaddps(x, x, b); break;
+      case ElementwiseConfig::Sub: vsubps(x, x, b); break;
+      case ElementwiseConfig::Mul: vmulps(x, x, b); break;
+      case ElementwiseConfig::Div: vdivps(x, x, b); break;
+      default: break;
+      }
+      return;
+    }
+    switch (c.op) {
+    case ElementwiseConfig::Sqrt: vsqrtps(x, x); break;
+    case ElementwiseConfig::Erf: emitErf(x, temp(0), temp(1), temp(2)); break;
+    default: emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3)); break;
+    }
+  }
+
+  /// y = op(a, b) for one vector at the given addresses (the tail when
+  /// masked).
+  void vector(int u, const RegExp &aAt, const RegExp &bAt, const RegExp &yAt, bool masked) {
+    Vmm x = value(u);
+    if (c.scalarInner[0])
+      vmovaps(x, scalar(0));
+    else if (masked)
+      loadMasked(x, ptr[aAt], mask());
+    else
+      vmovups(x, ptr[aAt]);
+    apply(x, ptr[bAt], masked);
+    if (masked)
+      storeMasked(ptr[yAt], x, mask());
+    else
+      vmovups(ptr[yAt], x);
+  }
+
+  /// One row of `len` elements at rax / rbx -> rcx.
+  void emitRow(int64_t len) {
+    if (c.scalarInner[0])
+      vbroadcastss(scalar(0), ptr[rax]);
+    if (c.inputs == 2 && c.scalarInner[1])
+      vbroadcastss(scalar(1), ptr[rbx]);
+    int64_t full = len / kLanes;
+    int tail = static_cast<int>(len % kLanes);
+    if (full >= 8) {
+      Label loop;
+      mov(r8, full / 4);
+      xor_(edx, edx);
+      L(loop);
+      for (int u = 0; u < 4; ++u)
+        vector(u, rax + rdx + u * kVecBytes, rbx + rdx + u * kVecBytes,
+               rcx + rdx + u * kVecBytes, false);
+      add(rdx, 4 * kVecBytes);
+      dec(r8);
+      jnz(loop, T_NEAR);
+      for (int64_t i = full / 4 * 4; i < full; ++i)
+        vector(static_cast<int>(i % 4), rax + i * kVecBytes, rbx + i * kVecBytes,
+               rcx + i * kVecBytes, false);
+    } else {
+      for (int64_t i = 0; i < full; ++i)
+        vector(static_cast<int>(i % 4), rax + i * kVecBytes, rbx + i * kVecBytes,
+               rcx + i * kVecBytes, false);
+    }
+    if (tail) {
+      setTailMask(tail, mask());
+      vector(0, rax + full * kVecBytes, rbx + full * kVecBytes, rcx + full * kVecBytes, true);
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<JitKernel> ElementwiseKernel::generate(const ElementwiseConfig &config,
+                                                       Isa isa) {
+  std::unique_ptr<JitKernel> kernel;
+  if (isa == Isa::Avx512) {
+    auto g = std::make_unique<ElementwiseGenerator<Zmm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  } else {
+    auto g = std::make_unique<ElementwiseGenerator<Ymm>>(config);
+    g->generate();
+    kernel = std::move(g);
+  }
+  if (!kernel->finish())
+    return nullptr;
+  return kernel;
+}
+
+} // namespace mlir::nunc::x86

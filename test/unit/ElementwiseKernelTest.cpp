@@ -1,0 +1,162 @@
+//===- ElementwiseKernelTest.cpp - xbyak elementwise vs the evaluator -----===//
+
+#include "ElementwiseKernel.h"
+#include "Kernels.h"
+#include "TestSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+namespace {
+
+bool hostHas(Isa isa) {
+  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
+}
+
+Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = dist(rng);
+  return nunc_test::makeTensor(DType::F32, shape, v);
+}
+
+/// Runs the kernel for `c` on a (and b) into a fresh output of `out` floats.
+std::vector<float> runKernel(Isa isa, ElementwiseConfig c, llvm::ArrayRef<int64_t> outShape,
+                             const Tensor &a, const Tensor *b, bool inPlace = false) {
+  std::vector<int32_t> table =
+      ElementwiseKernel::layout(c, outShape, a.shape(), b ? b->shape() : a.shape());
+  std::unique_ptr<JitKernel> kernel = ElementwiseKernel::generate(c, isa);
+  EXPECT_TRUE(kernel);
+  int64_t n = 1;
+  for (int64_t d : outShape)
+    n *= d;
+  std::vector<float> aCopy(a.as<float>(), a.as<float>() + a.numElements());
+  std::vector<float> y(n + 1, -777.f);
+  float *out = inPlace ? aCopy.data() : y.data();
+  const void *bPtr = b ? static_cast<const void *>(b->raw()) : aCopy.data();
+  const void *args[] = {aCopy.data(), bPtr, out, table.data()};
+  for (int64_t t = 0; t < ElementwiseKernel::numTasks(c); ++t)
+    EXPECT_EQ(kernel->function()(args, t), 0);
+  EXPECT_EQ(y.back(), -777.f) << "wrote past the output";
+  if (inPlace)
+    return aCopy;
+  y.pop_back();
+  return y;
+}
+
+class ElementwiseKernelTest : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(ElementwiseKernelTest, BroadcastingBinaryOpsMatchTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(41);
+  struct Shapes {
+    std::vector<int64_t> a, b;
+  };
+  std::vector<Shapes> cases = {
+      {{1, 128, 384}, {384}},      // bias row
+      {{1, 128, 384}, {1, 128, 384}},
+      {{2, 3, 4, 5}, {3, 1, 5}},   // several outer dims: row table
+      {{4, 1}, {1, 3}},            // outer product
+      {{17}, {}},                  // scalar operand
+      {{}, {}},                    // rank 0
+      {{9000}, {9000}},            // cut into rows plus a tail
+      {{20000}, {1}},
+      {{3, 1, 7}, {3, 5, 1}},
+      {{2, 3, 4, 5}, {2, 1, 4, 1}},
+      {{1}, {129}},
+      {{2, 64, 7, 7}, {1, 64, 1, 1}}, // per-channel, NCHW
+  };
+  const std::pair<ElementwiseConfig::Op, kernels::BinaryKind> ops[] = {
+      {ElementwiseConfig::Add, kernels::BinaryKind::Add},
+      {ElementwiseConfig::Sub, kernels::BinaryKind::Sub},
+      {ElementwiseConfig::Mul, kernels::BinaryKind::Mul},
+      {ElementwiseConfig::Div, kernels::BinaryKind::Div}};
+  for (const Shapes &s : cases)
+    for (bool swap : {false, true})
+      for (auto [op, kind] : ops) {
+        Tensor a = randomTensor(rng, swap ? s.b : s.a, -2.f, 2.f);
+        Tensor b = randomTensor(rng, swap ? s.a : s.b, 0.5f, 2.f); // no division by ~0
+        llvm::Expected<Tensor> want = kernels::binary(kind, a, b);
+        ASSERT_TRUE(static_cast<bool>(want));
+        ElementwiseConfig c;
+        c.op = op;
+        c.inputs = 2;
+        std::vector<float> y = runKernel(isa, c, want->shape(), a, &b);
+        ASSERT_EQ(y.size(), size_t(want->numElements()));
+        for (int64_t i = 0; i < want->numElements(); ++i)
+          ASSERT_NEAR(y[i], want->as<float>()[i], 1e-6f * std::fabs(want->as<float>()[i]))
+              << "op " << op << " case " << (&s - cases.data()) << (swap ? " swapped" : "")
+              << " at " << i;
+      }
+}
+
+TEST_P(ElementwiseKernelTest, InPlaceOverTheFirstOperand) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(42);
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{1, 128, 384}, {9000}, {2, 3, 4, 5}}) {
+    Tensor a = randomTensor(rng, shape, -2.f, 2.f);
+    Tensor b = randomTensor(rng, {shape.back()}, -2.f, 2.f);
+    llvm::Expected<Tensor> want = kernels::binary(kernels::BinaryKind::Add, a, b);
+    ASSERT_TRUE(static_cast<bool>(want));
+    ElementwiseConfig c;
+    std::vector<float> y = runKernel(isa, c, shape, a, &b, /*inPlace=*/true);
+    for (int64_t i = 0; i < want->numElements(); ++i)
+      ASSERT_FLOAT_EQ(y[i], want->as<float>()[i]) << i;
+  }
+}
+
+TEST_P(ElementwiseKernelTest, UnaryOpsMatchTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(43);
+  struct Unary {
+    ElementwiseConfig::Op op;
+    const char *activation;
+    kernels::UnaryKind kind;
+    float tolerance; // absolute, on values of magnitude <= ~6
+  };
+  const Unary ops[] = {
+      {ElementwiseConfig::Sqrt, "", kernels::UnaryKind::Sqrt, 1e-6f},
+      {ElementwiseConfig::Erf, "", kernels::UnaryKind::Erf, 1e-6f},
+      {ElementwiseConfig::Activate, "relu", kernels::UnaryKind::Relu, 0.f},
+      {ElementwiseConfig::Activate, "sigmoid", kernels::UnaryKind::Sigmoid, 1e-6f},
+      {ElementwiseConfig::Activate, "tanh", kernels::UnaryKind::Tanh, 2e-6f},
+      {ElementwiseConfig::Activate, "gelu", kernels::UnaryKind::GeluErf, 4e-6f},
+      {ElementwiseConfig::Activate, "gelu_tanh", kernels::UnaryKind::GeluTanh, 4e-6f}};
+  for (const Unary &u : ops)
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{1}, {17}, {129}, {3, 7}, {9000}}) {
+      bool sqrt = u.op == ElementwiseConfig::Sqrt;
+      Tensor a = randomTensor(rng, shape, sqrt ? 0.f : -6.f, 6.f);
+      llvm::Expected<Tensor> want = kernels::unary(u.kind, a);
+      ASSERT_TRUE(static_cast<bool>(want));
+      ElementwiseConfig c;
+      c.op = u.op;
+      c.inputs = 1;
+      c.activation = Activation::fromName(u.activation, 0, 0);
+      std::vector<float> y = runKernel(isa, c, shape, a, nullptr);
+      for (int64_t i = 0; i < want->numElements(); ++i)
+        ASSERT_NEAR(y[i], want->as<float>()[i], u.tolerance) << u.activation << " at " << i;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, ElementwiseKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+                         [](const auto &info) {
+                           return info.param == Isa::Avx512 ? std::string("avx512")
+                                                            : std::string("avx2");
+                         });
+
+} // namespace
