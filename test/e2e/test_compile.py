@@ -191,3 +191,19 @@ def test_embed_c_example_builds_with_cmake_and_runs(models, tmp_path):
     want = reference(models, "minilm", {"input_ids": ids, "attention_mask": mask,
                                         "token_type_ids": np.zeros((1, 128), np.int64)})
     np.testing.assert_allclose(first, want["last_hidden_state"][0, 0, :4], rtol=1e-4, atol=1e-4)
+
+
+def test_runtime_code_stays_small(nunc, models, tmp_path):
+    """The runtime object linked into every library stays under 64 KB of code."""
+    nunc("compile", os.path.join(models, "mlp.onnx"), "--target", TARGETS[0],
+         *pins("mlp", 1, None), "-o", tmp_path)
+    lib = tmp_path / "libmlp.a"
+    members = subprocess.run(["ar", "t", lib], check=True, capture_output=True,
+                             text=True).stdout.split()
+    assert "mlp_runtime.o" in members
+    subprocess.run(["ar", "x", lib.resolve(), "mlp_runtime.o"], check=True, cwd=tmp_path)
+    # Berkeley format: text data bss dec hex filename
+    fields = subprocess.run(["size", tmp_path / "mlp_runtime.o"], check=True,
+                            capture_output=True, text=True).stdout.splitlines()[1].split()
+    text, data = int(fields[0]), int(fields[1])
+    assert 0 < text + data < 64 * 1024, f"runtime code {text} B text, {data} B data"
