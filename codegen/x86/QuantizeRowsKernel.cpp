@@ -1,0 +1,147 @@
+//===- QuantizeRowsKernel.cpp - dynamic u8 quantization per row -----------===//
+
+#include "QuantizeRowsKernel.h"
+
+namespace mlir::nunc::x86 {
+
+namespace {
+
+using namespace Xbyak;
+
+class QuantizeRowsGenerator : public JitKernel {
+public:
+  static constexpr int kLanes = 16;
+
+  explicit QuantizeRowsGenerator(const QuantizeRowsConfig &config) : c(config) {
+    replicate = 1;
+  }
+
+  void generate() {
+    const int64_t per = QuantizeRowsKernel::rowsPerTask(c);
+    full = c.k / kLanes;
+    tail = static_cast<int>(c.k % kLanes);
+    prologue();
+    imul(r10, rsi, per);
+    mov(r9, c.rows);
+    sub(r9, r10);
+    mov(rax, per);
+    cmp(r9, rax);
+    cmovg(r9, rax);
+    mov(rax, ptr[rdi + 0]); // x row
+    imul(rdx, r10, c.k * 4);
+    add(rax, rdx);
+    mov(rbx, ptr[rdi + 8]); // q row
+    imul(rdx, r10, c.lda);
+    add(rbx, rdx);
+    mov(rcx, ptr[rdi + 16]); // row block
+    lea(rcx, ptr[rcx + r10 * 8]);
+    if (tail) {
+      mov(edx, (1u << tail) - 1);
+      kmovw(k1, edx);
+    }
+    Label rowLoop;
+    L(rowLoop);
+    row();
+    add(rax, c.k * 4);
+    add(rbx, c.lda);
+    add(rcx, 8);
+    dec(r9);
+    jnz(rowLoop, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  QuantizeRowsConfig c;
+  int64_t full = 0;
+  int tail = 0;
+
+  /// Reduces the lanes of v into lane 0 (max or min).
+  void reduce(const Zmm &v, const Zmm &t, bool max) {
+    auto op = [&](const Zmm &a, const Zmm &b) { max ? vmaxps(a, a, b) : vminps(a, a, b); };
+    vshuff32x4(t, v, v, 0x4e);
+    op(v, t);
+    vshuff32x4(t, v, v, 0xb1);
+    op(v, t);
+    vpermilps(t, v, 0x4e);
+    op(v, t);
+    vpermilps(t, v, 0xb1);
+    op(v, t);
+  }
+
+  void row() {
+    Zmm mx = zmm0, mn = zmm1, x = zmm2, t = zmm3, scale = zmm4, zp = zmm5, zero = zmm6,
+        top = zmm7;
+    // The range always includes 0 (so 0 is exact).
+    vpxord(mx, mx, mx);
+    vpxord(mn, mn, mn);
+    for (int64_t i = 0; i < full; ++i) {
+      vmaxps(mx, mx, ptr[rax + i * 64]);
+      vminps(mn, mn, ptr[rax + i * 64]);
+    }
+    if (tail) {
+      vmovups(x | k1 | T_z, ptr[rax + full * 64]);
+      vmaxps(mx, mx, x);
+      vminps(mn, mn, x);
+    }
+    reduce(mx, t, true);
+    reduce(mn, t, false);
+    // scale = (max - min) / 255, 1 when the row is all zeros.
+    Xmm s = Xmm(scale.getIdx());
+    vsubss(s, Xmm(mx.getIdx()), Xmm(mn.getIdx()));
+    vdivss(s, s, constScalar(255.f));
+    Label nonzero;
+    vxorps(Xmm(t.getIdx()), Xmm(t.getIdx()), Xmm(t.getIdx()));
+    vucomiss(s, Xmm(t.getIdx()));
+    jne(nonzero, T_NEAR);
+    vmovss(s, constScalar(1.f));
+    L(nonzero);
+    // zp = round(clamp(-min / scale, 0, 255))
+    Xmm z = Xmm(zp.getIdx());
+    vxorps(z, z, z);
+    vsubss(z, z, Xmm(mn.getIdx()));
+    vdivss(z, z, s);
+    vminss(z, z, constScalar(255.f));
+    vmaxss(z, z, constScalar(0.f));
+    vcvtss2si(edx, z); // round half to even (MXCSR default)
+    mov(ptr[rcx], edx);
+    vmovss(ptr[rcx + 4], s);
+    vpbroadcastd(zp, edx);
+    vbroadcastss(scale, s);
+    vpxord(zero, zero, zero);
+    mov(edx, 255);
+    vpbroadcastd(top, edx);
+    auto quantize = [&](const Zmm &v) {
+      vdivps(v, v, scale);
+      vcvtps2dq(v, v);
+      vpaddd(v, v, zp);
+      vpmaxsd(v, v, zero);
+      vpminsd(v, v, top);
+    };
+    for (int64_t i = 0; i < full; ++i) {
+      vmovups(x, ptr[rax + i * 64]);
+      quantize(x);
+      vpmovusdb(ptr[rbx + i * 16], x);
+    }
+    if (tail) {
+      vmovups(x | k1 | T_z, ptr[rax + full * 64]);
+      quantize(x);
+      vpmovusdb(ptr[rbx + full * 16] | k1, x);
+    }
+    // Zero padding up to lda.
+    for (int64_t b = c.k; b < c.lda; ++b)
+      mov(byte[rbx + b], 0);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig &config) {
+  auto g = std::make_unique<QuantizeRowsGenerator>(config);
+  g->generate();
+  if (!g->finish())
+    return nullptr;
+  return g;
+}
+
+} // namespace mlir::nunc::x86

@@ -1,0 +1,42 @@
+//===- QuantizeRowsKernel.h - dynamic u8 quantization per row ---*- C++ -*-===//
+//
+// ONNX DynamicQuantizeLinear, row by row: for each row of K floats,
+//   scale = (max(0, max x) - min(0, min x)) / 255  (1 for an all-zero row)
+//   zp    = round(clamp(-min(0, min x) / scale, 0, 255))
+//   q     = clamp(round(x / scale) + zp, 0, 255)
+// with round half to even. Writes q into rows of lda bytes (zero padded) and
+// each row's (s32 zero point, f32 scale) pair, the row block the int8 GEMM
+// reads. AVX-512 (BW for byte stores). Tasks are blocks of rows.
+//
+// Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2].
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_CODEGEN_X86_QUANTIZEROWSKERNEL_H
+#define NUNC_CODEGEN_X86_QUANTIZEROWSKERNEL_H
+
+#include "JitSupport.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace mlir::nunc::x86 {
+
+struct QuantizeRowsConfig {
+  int64_t rows = 1, k = 1, lda = 4;
+};
+
+struct QuantizeRowsKernel {
+  static int64_t rowsPerTask(const QuantizeRowsConfig &c) {
+    int64_t byWork = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, c.k));
+    return std::max<int64_t>(byWork, (c.rows + 31) / 32);
+  }
+  static int64_t numTasks(const QuantizeRowsConfig &c) {
+    return (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c);
+  }
+  static std::unique_ptr<JitKernel> generate(const QuantizeRowsConfig &c);
+};
+
+} // namespace mlir::nunc::x86
+
+#endif // NUNC_CODEGEN_X86_QUANTIZEROWSKERNEL_H

@@ -1,0 +1,183 @@
+//===- Int8GemmKernelTest.cpp - VNNI GEMM and row quantizer vs references -===//
+
+#include "Int8GemmKernel.h"
+#include "QuantizeRowsKernel.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir::nunc::x86;
+
+namespace {
+
+bool hostHasVnni() {
+  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
+}
+
+struct Problem {
+  int64_t m, n, k;
+  bool perRow, bias, residual;
+  int32_t zp; // per-tensor zero point (static)
+};
+
+/// Exact integer products, then the same float epilogue in double.
+void check(const Problem &p, std::mt19937 &rng, bool extremes) {
+  SCOPED_TRACE("M " + std::to_string(p.m) + " N " + std::to_string(p.n) + " K " +
+               std::to_string(p.k) + (p.perRow ? " per-row" : " per-tensor zp " +
+                                                               std::to_string(p.zp)) +
+               (extremes ? " extremes" : ""));
+  int64_t lda = Int8GemmKernel::paddedK(p.k) + 4; // room past K, filled with junk
+  std::vector<uint8_t> a(p.m * lda);
+  std::vector<int8_t> w(p.k * p.n);
+  for (uint8_t &v : a)
+    v = extremes ? 255 : rng() % 256;
+  for (int8_t &v : w)
+    v = extremes ? -128 : static_cast<int8_t>(rng() % 256 - 128);
+  std::vector<int32_t> rowZp(p.m);
+  std::vector<float> rowScale(p.m), wScale(p.n), bias(p.n), residual(p.m * p.n);
+  std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
+  for (int64_t i = 0; i < p.m; ++i) {
+    rowZp[i] = p.perRow ? static_cast<int32_t>(rng() % 256) : p.zp;
+    rowScale[i] = p.perRow ? unit(rng) : 0.013f;
+  }
+  for (int64_t j = 0; j < p.n; ++j) {
+    wScale[j] = unit(rng);
+    bias[j] = sym(rng);
+  }
+  for (float &v : residual)
+    v = sym(rng);
+
+  // Column sums and the packed operands.
+  std::vector<int32_t> sums(p.n, 0);
+  for (int64_t kk = 0; kk < p.k; ++kk)
+    for (int64_t j = 0; j < p.n; ++j)
+      sums[j] += w[kk * p.n + j];
+  std::vector<int32_t> colSums = sums;
+  std::vector<float> colScales = wScale;
+  if (!p.perRow)
+    for (int64_t j = 0; j < p.n; ++j) {
+      colSums[j] = p.zp * sums[j];
+      colScales[j] = rowScale[0] * wScale[j];
+    }
+  std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), p.k, p.n);
+  std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
+      colSums.data(), colScales.data(), p.bias ? bias.data() : nullptr, p.n);
+  std::vector<uint32_t> rows(p.m * 2);
+  for (int64_t i = 0; i < p.m; ++i) {
+    std::memcpy(&rows[2 * i], &rowZp[i], 4);
+    std::memcpy(&rows[2 * i + 1], &rowScale[i], 4);
+  }
+
+  Int8GemmConfig cfg;
+  cfg.m = p.m;
+  cfg.n = p.n;
+  cfg.k = p.k;
+  cfg.lda = lda;
+  cfg.ldc = cfg.ldr = p.n;
+  cfg.perRowA = p.perRow;
+  cfg.bias = p.bias;
+  cfg.residual = p.residual;
+  std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+  ASSERT_TRUE(kernel);
+  std::vector<float> out(p.m * p.n + 1, -777.f);
+  const void *args[] = {a.data(),    packed.data(),   columns.data(),
+                        rows.data(), residual.data(), out.data()};
+  for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
+    ASSERT_EQ(kernel->function()(args, t), 0);
+  EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t j = 0; j < p.n; ++j) {
+      int64_t acc = 0;
+      for (int64_t kk = 0; kk < p.k; ++kk)
+        acc += (int64_t(a[i * lda + kk]) - rowZp[i]) * w[kk * p.n + j];
+      double want = double(acc) * rowScale[i] * wScale[j];
+      if (p.bias)
+        want += bias[j];
+      if (p.residual)
+        want += residual[i * p.n + j];
+      // s32 -> f32 rounds to 24 bits; the scale products round once or twice.
+      double tol = 4e-7 * std::fabs(double(acc) * rowScale[i] * wScale[j]) + 1e-6;
+      ASSERT_NEAR(out[i * p.n + j], want, tol) << "at " << i << ", " << j;
+    }
+}
+
+TEST(Int8GemmKernel, MatchesTheExactIntegerReference) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(51);
+  for (int64_t m : {1, 4, 17, 128})
+    for (int64_t n : {1, 16, 47, 49, 129})
+      for (int64_t k : {1, 3, 7, 64, 129, 384})
+        for (bool perRow : {false, true})
+          check({m, n, k, perRow, (m + n) % 2 == 0, (m + k) % 2 == 1,
+                 static_cast<int32_t>((n * 37 + k) % 256)},
+                rng, false);
+}
+
+TEST(Int8GemmKernel, ExtremeValuesDoNotSaturate) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(52);
+  // 255 x -128 everywhere: vpdpbusd sums 4 products into s32 without the
+  // 16-bit saturation of vpmaddubsw.
+  for (int64_t k : {4, 3072})
+    for (int32_t zp : {0, 255})
+      check({17, 49, k, false, false, false, zp}, rng, true);
+}
+
+TEST(QuantizeRowsKernel, MatchesDynamicQuantizeLinear) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(53);
+  for (int64_t rows : {1, 7, 129})
+    for (int64_t k : {1, 15, 16, 17, 384, 1000}) {
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::paddedK(k)};
+      std::vector<float> x(rows * k);
+      std::uniform_real_distribution<float> dist(-3.f, 5.f);
+      for (float &v : x)
+        v = dist(rng);
+      for (int64_t i = 0; i < k; ++i)
+        x[i] = 0.f; // an all-zero first row
+      if (rows > 1)
+        for (int64_t i = 0; i < k; ++i)
+          x[k + i] = 0.5f + i; // all positive: min clamps to 0
+      std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
+      ASSERT_TRUE(kernel);
+      std::vector<uint8_t> q(rows * c.lda + 1, 0xcd);
+      std::vector<uint32_t> block(rows * 2);
+      const void *args[] = {x.data(), q.data(), block.data()};
+      for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
+        ASSERT_EQ(kernel->function()(args, t), 0);
+      EXPECT_EQ(q.back(), 0xcd) << "wrote past q";
+      for (int64_t r = 0; r < rows; ++r) {
+        float mx = 0, mn = 0;
+        for (int64_t i = 0; i < k; ++i) {
+          mx = std::max(mx, x[r * k + i]);
+          mn = std::min(mn, x[r * k + i]);
+        }
+        float scale = (mx - mn) / 255.f;
+        if (scale == 0)
+          scale = 1;
+        float zpf = std::nearbyint(std::min(255.f, std::max(0.f, (0.f - mn) / scale)));
+        int32_t zp = static_cast<int32_t>(zpf);
+        int32_t gotZp;
+        float gotScale;
+        std::memcpy(&gotZp, &block[2 * r], 4);
+        std::memcpy(&gotScale, &block[2 * r + 1], 4);
+        ASSERT_EQ(gotZp, zp) << "row " << r;
+        ASSERT_EQ(gotScale, scale) << "row " << r;
+        for (int64_t i = 0; i < k; ++i) {
+          float v = std::nearbyint(x[r * k + i] / scale) + zp;
+          int want = static_cast<int>(std::min(255.f, std::max(0.f, v)));
+          ASSERT_EQ(q[r * c.lda + i], want) << "row " << r << " at " << i;
+        }
+        for (int64_t i = k; i < c.lda; ++i)
+          ASSERT_EQ(q[r * c.lda + i], 0) << "padding of row " << r;
+      }
+    }
+}
+
+} // namespace
