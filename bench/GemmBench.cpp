@@ -1,12 +1,14 @@
 //===- GemmBench.cpp - GFLOP/s of nunc's GEMM kernel on given shapes ------===//
 //
-//   nunc-bench-gemm avx512|avx2 M N K [M N K ...]
-// prints "M N K GFLOP/s" per shape: median of many runs of all column-panel
-// tasks on one thread, the kernel with a bias epilogue (as in the models).
+//   nunc-bench-gemm avx512|avx2|vnni M N K [M N K ...]
+// prints "M N K GFLOP/s" (GOP/s for the int8 VNNI kernel) per shape: median
+// of many runs of all column-panel tasks on one thread, the kernel with a
+// bias epilogue (as in the models; int8 with per-row dynamic activations).
 //
 //===----------------------------------------------------------------------===//
 
 #include "GemmKernel.h"
+#include "Int8GemmKernel.h"
 
 #include <algorithm>
 #include <chrono>
@@ -18,14 +20,67 @@
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
+/// Median time of `once` over enough runs for `ops` operations each.
+template <typename F> double medianSeconds(F once, double ops) {
+  for (int i = 0; i < 3; ++i)
+    once();
+  std::vector<double> times;
+  int runs = std::max<int64_t>(20, 2e9 / ops);
+  for (int r = 0; r < runs; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    once();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+double int8Gops(int64_t m, int64_t n, int64_t k) {
+  int64_t lda = Int8GemmKernel::paddedK(k);
+  std::vector<uint8_t> x(m * lda, 3);
+  std::vector<int8_t> w(k * n, -2);
+  std::vector<int32_t> sums(n, 0);
+  std::vector<float> scales(n, 0.01f), bias(n, 0.f), c(m * n);
+  std::vector<uint32_t> rows(2 * m, 0);
+  std::vector<int8_t> pw = Int8GemmKernel::packWeights(w.data(), k, n);
+  std::vector<uint32_t> cols = Int8GemmKernel::packColumns(sums.data(), scales.data(),
+                                                           bias.data(), n);
+  Int8GemmConfig cfg;
+  cfg.m = m;
+  cfg.n = n;
+  cfg.k = k;
+  cfg.lda = lda;
+  cfg.ldc = cfg.ldr = n;
+  cfg.perRowA = true;
+  cfg.bias = true;
+  auto kernel = Int8GemmKernel::generate(cfg);
+  if (!kernel)
+    return 0;
+  const void *args[] = {x.data(), pw.data(), cols.data(), rows.data(), c.data(), c.data()};
+  int64_t tasks = Int8GemmKernel::numTasks(cfg);
+  double ops = 2.0 * m * n * k;
+  double s = medianSeconds(
+      [&] {
+        for (int64_t t = 0; t < tasks; ++t)
+          kernel->function()(args, t);
+      },
+      ops);
+  return ops / s / 1e9;
+}
+
 int main(int argc, char **argv) {
   if (argc < 5 || (argc - 2) % 3) {
-    std::fprintf(stderr, "usage: %s avx512|avx2 M N K [M N K ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s avx512|avx2|vnni M N K [M N K ...]\n", argv[0]);
     return 2;
   }
   Isa isa = std::strcmp(argv[1], "avx2") == 0 ? Isa::Avx2 : Isa::Avx512;
+  bool vnni = std::strcmp(argv[1], "vnni") == 0;
   for (int a = 2; a + 2 < argc; a += 3) {
     int64_t m = std::atoll(argv[a]), n = std::atoll(argv[a + 1]), k = std::atoll(argv[a + 2]);
+    if (vnni) {
+      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k));
+      continue;
+    }
     std::vector<float> x(m * k, 0.5f), w(k * n, 0.25f), b(n, 0.f), c(m * n);
     GemmConfig cfg;
     cfg.m = m;

@@ -1,7 +1,8 @@
-//===- Peak.cpp - this machine's measured fp32 FMA peak (one core) --------===//
+//===- Peak.cpp - this machine's measured FMA / VNNI peak (one core) ------===//
 //
-// Independent FMA chains (more than latency x throughput) on registers only;
-// prints GFLOP/s for AVX-512 (zmm) and AVX2 (ymm), best of several runs.
+// Independent FMA (or vpdpbusd) chains, more than latency x throughput, on
+// registers only; prints GFLOP/s for AVX-512 (zmm) and AVX2 (ymm) fp32, and
+// GOP/s (2 per multiply-add) for AVX-512 VNNI, best of several runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,15 +13,19 @@
 #include <chrono>
 #include <cstdio>
 
-template <typename Vmm> struct FmaLoop : Xbyak::CodeGenerator {
+template <typename Vmm, bool kVnni = false> struct FmaLoop : Xbyak::CodeGenerator {
   explicit FmaLoop(int chains, int64_t iterations) {
     for (int i = 0; i < chains + 2; ++i)
       vxorps(Vmm(i), Vmm(i), Vmm(i));
     mov(rax, iterations);
     Xbyak::Label loop;
     L(loop);
-    for (int i = 0; i < chains; ++i)
-      vfmadd231ps(Vmm(i), Vmm(chains), Vmm(chains + 1));
+    for (int i = 0; i < chains; ++i) {
+      if constexpr (kVnni)
+        vpdpbusd(Vmm(i), Vmm(chains), Vmm(chains + 1));
+      else
+        vfmadd231ps(Vmm(i), Vmm(chains), Vmm(chains + 1));
+    }
     dec(rax);
     jnz(loop);
     vzeroupper();
@@ -28,9 +33,11 @@ template <typename Vmm> struct FmaLoop : Xbyak::CodeGenerator {
   }
 };
 
-template <typename Vmm> double measure(int chains, int lanes) {
+/// Billions of operations per second; `opsPerLane` counts a multiply-add as 2.
+template <typename Vmm, bool kVnni = false>
+double measure(int chains, int lanes, int opsPerLane = 2) {
   const int64_t iterations = 20000000 / chains;
-  FmaLoop<Vmm> code(chains, iterations);
+  FmaLoop<Vmm, kVnni> code(chains, iterations);
   code.ready();
   auto fn = code.template getCode<void (*)()>();
   double best = 0;
@@ -38,7 +45,7 @@ template <typename Vmm> double measure(int chains, int lanes) {
     auto t0 = std::chrono::steady_clock::now();
     fn();
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    best = std::max(best, 2.0 * lanes * chains * iterations / s / 1e9);
+    best = std::max(best, double(opsPerLane) * lanes * chains * iterations / s / 1e9);
   }
   return best;
 }
@@ -47,6 +54,8 @@ int main() {
   Xbyak::util::Cpu cpu;
   if (cpu.has(Xbyak::util::Cpu::tAVX512F))
     std::printf("avx512 %.1f\n", measure<Xbyak::Zmm>(24, 16));
+  if (cpu.has(Xbyak::util::Cpu::tAVX512_VNNI))
+    std::printf("vnni %.1f\n", measure<Xbyak::Zmm, true>(24, 16, 8)); // 4 u8 x s8 per lane
   if (cpu.has(Xbyak::util::Cpu::tAVX2) && cpu.has(Xbyak::util::Cpu::tFMA))
     std::printf("avx2 %.1f\n", measure<Xbyak::Ymm>(12, 8));
   return 0;
