@@ -7,6 +7,8 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -198,6 +200,22 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                           opt(o.getResidual()), o.getActivation(),
                           o.getActivationMin().convertToFloat(),
                           o.getActivationMax().convertToFloat()));
+      })
+      .Case([&](quant::StorageCastOp o) { return one(get(o.getInput())); })
+      .Case([&](QuantizedLinearOp o) -> Expected<Results> {
+        SmallVector<float> scales;
+        Type element = cast<ShapedType>(o.getWeight().getType()).getElementType();
+        if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+          for (double s : axis.getScales())
+            scales.push_back(static_cast<float>(s));
+        else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element))
+          scales.push_back(static_cast<float>(tensor.getScale()));
+        else
+          return llvm::createStringError("quantized_linear's weight is not uniformly quantized");
+        return one(quantizedLinear(get(o.getInput()), get(o.getWeight()), scales,
+                                   opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
+                                   o.getActivationMin().convertToFloat(),
+                                   o.getActivationMax().convertToFloat()));
       })
       .Case([&](AttentionOp o) {
         return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),

@@ -8,6 +8,10 @@
 #include "KernelSupport.h"
 #include "Kernels.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 namespace mlir::nunc::kernels {
 
 Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max) {
@@ -46,6 +50,60 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
                          y.describe());
     NUNC_ASSIGN_OR_RETURN(r, binary(BinaryKind::Add, y, *residual));
     y = r;
+  }
+  return activation(y, act, min, max);
+}
+
+Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
+                                 llvm::ArrayRef<float> scales, const Tensor *bias,
+                                 const Tensor *residual, llvm::StringRef act, float min,
+                                 float max) {
+  if (input.dtype() != DType::F32 || weight.dtype() != DType::I8 || weight.rank() != 2 ||
+      input.rank() < 1 || input.dim(input.rank() - 1) != weight.dim(0))
+    return kernelError("quantized_linear operands " + input.describe() + " and " +
+                       weight.describe() + " do not fit (f32 [..., K] and s8 [K, N])");
+  int64_t k = weight.dim(0), n = weight.dim(1), m = input.numElements() / std::max<int64_t>(k, 1);
+  if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != n)
+    return kernelError("quantized_linear has " + llvm::Twine(scales.size()) +
+                       " weight scales for " + llvm::Twine(n) + " columns");
+  if (bias && (bias->dtype() != DType::F32 || bias->numElements() != n))
+    return kernelError("quantized_linear bias " + bias->describe() + " does not fit");
+  llvm::SmallVector<int64_t, 6> shape(input.shape());
+  shape.back() = n;
+  NUNC_ASSIGN_OR_RETURN(y, Tensor::create(DType::F32, shape));
+  const float *x = input.as<float>();
+  const int8_t *w = weight.as<int8_t>();
+  float *out = y.mutableAs<float>();
+  std::vector<int32_t> q(k);
+  for (int64_t r = 0; r < m; ++r) {
+    const float *row = x + r * k;
+    float lo = 0.f, hi = 0.f;
+    for (int64_t i = 0; i < k; ++i) {
+      lo = std::min(lo, row[i]);
+      hi = std::max(hi, row[i]);
+    }
+    float scale = (hi - lo) / 255.f;
+    if (scale == 0.f)
+      scale = 1.f;
+    int32_t zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
+    for (int64_t i = 0; i < k; ++i)
+      q[i] = static_cast<int32_t>(
+                 std::clamp(std::nearbyint(row[i] / scale) + static_cast<float>(zp), 0.f, 255.f)) -
+             zp;
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t acc = 0;
+      for (int64_t i = 0; i < k; ++i)
+        acc += q[i] * w[i * n + j];
+      float v = static_cast<float>(acc) * scales[scales.size() == 1 ? 0 : j] * scale;
+      out[r * n + j] = bias ? v + bias->as<float>()[j] : v;
+    }
+  }
+  if (residual) {
+    if (residual->shape() != y.shape())
+      return kernelError("residual " + residual->describe() + " does not match " +
+                         y.describe());
+    NUNC_ASSIGN_OR_RETURN(sum, binary(BinaryKind::Add, y, *residual));
+    y = sum;
   }
   return activation(y, act, min, max);
 }

@@ -2,6 +2,7 @@
 
 #include "nunc/Interpreter/Tensor.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -70,6 +71,9 @@ Type toMlirType(DType t, MLIRContext *ctx) {
 }
 
 std::optional<DType> fromMlirType(Type t) {
+  // A quantized tensor holds its storage type.
+  if (auto q = dyn_cast<quant::QuantizedType>(t))
+    t = q.getStorageType();
   if (t.isF16()) return DType::F16;
   if (t.isBF16()) return DType::BF16;
   if (t.isF32()) return DType::F32;

@@ -6,6 +6,7 @@
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -13,7 +14,7 @@
 using namespace mlir;
 
 void mlir::nunc::registerNuncDialects(DialectRegistry &registry) {
-  registry.insert<NuncDialect, func::FuncDialect>();
+  registry.insert<NuncDialect, func::FuncDialect, quant::QuantDialect>();
 }
 
 void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm) {

@@ -2,6 +2,7 @@
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"

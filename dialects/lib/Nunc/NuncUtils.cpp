@@ -3,6 +3,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/NuncOps.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
@@ -15,6 +16,8 @@ using namespace mlir;
 namespace mlir::nunc {
 
 int64_t getElementByteWidth(Type elementType) {
+  if (auto q = dyn_cast<quant::QuantizedType>(elementType))
+    elementType = q.getStorageType();
   if (elementType.isInteger(1))
     return 1;
   return (elementType.getIntOrFloatBitWidth() + 7) / 8;

@@ -10,6 +10,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 
 using namespace mlir;
@@ -875,6 +876,63 @@ LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";
   int64_t n = (*w)[1];
+  if (getBias()) {
+    auto b = dimsOf(getBias());
+    if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
+                                 !ShapedType::isDynamic(n) && (*b)[0] != n)))
+      return emitError() << "bias must be 1-D with " << n << " entries";
+  }
+  Type result;
+  if (!in) {
+    result = UnrankedTensorType::get(element);
+  } else {
+    if (in->empty())
+      return emitError() << "input must have rank >= 1";
+    FailureOr<Dims> out = check(*this, shape::matmul(*in, *w));
+    if (failed(out))
+      return failure();
+    result = RankedTensorType::get(*out, element);
+  }
+  if (failed(checkResidual(*this, getResidual(), result)))
+    return failure();
+  types.push_back(result);
+  return success();
+}
+
+LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkActivation(*this, getActivation())))
+    return failure();
+  if (getActivationQuantization() != "dynamic_per_row")
+    return emitError() << "activation_quantization '" << getActivationQuantization()
+                       << "' is not supported (expected dynamic_per_row)";
+  Type element = elementOf(getInput());
+  if (!element.isF32() || (getBias() && elementOf(getBias()) != element))
+    return emitError() << "input and bias must be f32";
+  // The weight: s8 storage of f32, symmetric, per output column or per tensor.
+  Type wElement = cast<ShapedType>(getWeight().getType()).getElementType();
+  auto q = dyn_cast<quant::QuantizedType>(wElement);
+  if (!q || !q.getStorageType().isInteger(8) || !q.isSigned() ||
+      !q.getExpressedType().isF32())
+    return emitError() << "weight must hold !quant.uniform<i8:f32...>, not " << wElement;
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(q)) {
+    if (axis.getQuantizedDimension() != 1 ||
+        llvm::any_of(axis.getZeroPoints(), [](int64_t z) { return z != 0; }))
+      return emitError() << "a per-axis weight must be quantized along dim 1 (its columns) "
+                            "with zero points 0";
+  } else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(q)) {
+    if (tensor.getZeroPoint() != 0)
+      return emitError() << "the weight's zero point must be 0 (symmetric)";
+  } else {
+    return emitError() << "weight must be uniformly quantized, not " << wElement;
+  }
+  auto in = dimsOf(getInput()), w = dimsOf(getWeight());
+  if (!w || w->size() != 2)
+    return emitError() << "weight must be 2-D [K, N]";
+  int64_t n = (*w)[1];
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(q))
+    if (!ShapedType::isDynamic(n) && static_cast<int64_t>(axis.getScales().size()) != n)
+      return emitError() << "weight has " << axis.getScales().size() << " scales for " << n
+                         << " columns";
   if (getBias()) {
     auto b = dimsOf(getBias());
     if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&

@@ -1015,3 +1015,47 @@ func.func @dynamic_quantize_linear_scale_rank(%x: tensor<2x3xf32>) {
   %0:3 = nunc.dynamic_quantize_linear %x : tensor<2x3xf32> -> tensor<2x3xui8>, tensor<1xf32>, tensor<ui8>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// quantized_linear
+//===----------------------------------------------------------------------===//
+
+func.func @quantized_linear_float_weight(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) {
+  // expected-error @+1 {{weight must hold !quant.uniform<i8:f32...>, not 'f32'}}
+  %0 = nunc.quantized_linear %x, %w : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_rows_axis(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>>) {
+  // expected-error @+1 {{a per-axis weight must be quantized along dim 1 (its columns) with zero points 0}}
+  %0 = nunc.quantized_linear %x, %w : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32:0, {0.5, 0.25, 1.0}>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_zero_point(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32:1, {0.5:3, 0.25}>>) {
+  // expected-error @+1 {{a per-axis weight must be quantized along dim 1 (its columns) with zero points 0}}
+  %0 = nunc.quantized_linear %x, %w : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32:1, {0.5:3, 0.25}>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_scale_count(%x: tensor<2x3xf32>, %w: tensor<3x4x!quant.uniform<i8:f32:1, {0.5, 0.25}>>) {
+  // expected-error @+1 {{weight has 2 scales for 4 columns}}
+  %0 = nunc.quantized_linear %x, %w : tensor<2x3xf32>, tensor<3x4x!quant.uniform<i8:f32:1, {0.5, 0.25}>> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_static(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{activation_quantization 'static' is not supported (expected dynamic_per_row)}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static"} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}

@@ -6,6 +6,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::nunc {

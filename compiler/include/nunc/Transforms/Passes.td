@@ -96,4 +96,24 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
+  let summary = "Rewrites nunc.linear with a constant f32 weight into nunc.quantized_linear (W8A8)";
+  let description = [{
+    Post-training quantization without calibration data: each weight column
+    n gets the symmetric scale s_n = max_k |W[k, n]| / 127 (1 for an
+    all-zero column) and W[k, n] becomes round(W[k, n] / s_n) in
+    [-127, 127] (round half to even), an i8 constant cast with `quant.scast`
+    to `!quant.uniform<i8<-127:127>:f32:1, {s_0, ...}>`. Activations are
+    quantized at run time per row (`activation_quantization =
+    "dynamic_per_row"`). Linear ops whose weight is not a constant, or whose
+    input is not f32, stay as they are; so do those smaller than
+    `min-macs` multiply-adds per row (K x N), where int8 gains nothing.
+  }];
+  let options = [
+    Option<"minMacs", "min-macs", "int64_t", /*default=*/"4096",
+           "Quantize only linear ops with at least this many multiply-adds per row">
+  ];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
+}
+
 #endif // NUNC_TRANSFORMS_PASSES_TD

@@ -19,6 +19,8 @@ def Nunc_Dialect : Dialect {
   let summary = "Tensor-level model IR with ONNX semantics";
   let hasConstantMaterializer = 1;
   let useDefaultAttributePrinterParser = 1;
+  // Quantized ops carry the quant dialect's types.
+  let dependentDialects = ["::mlir::quant::QuantDialect"];
 }
 
 // Element types a tensor of the nunc dialect may hold. ONNX int8/16/32/64 map to

@@ -437,6 +437,34 @@ def Nunc_LinearOp : Nunc_Op<"linear", [AttrSizedOperandSegments]>, Nunc_Activati
   }];
 }
 
+def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegments]>,
+                             Nunc_ActivationAttrs {
+  let summary = "activation(input x weight + bias + residual) in int8 (W8A8)";
+  let description = [{
+    The int8 form of `linear` that `--nunc-quantize-int8` produces. weight is
+    [K, N] of `!quant.uniform<i8:f32:1, {...}>`: s8, symmetric (zero points
+    0), one scale per output column (a per-tensor `!quant.uniform<i8:f32,
+    s>` is accepted too); it comes from `quant.scast` of an i8 constant.
+    `activation_quantization = "dynamic_per_row"`: each row of the f32
+    input is quantized at run time to u8 with its own scale and zero point
+    (ONNX DynamicQuantizeLinear applied row by row). Products accumulate
+    exactly in s32; the result is dequantized, then bias, residual and the
+    activation apply in f32, as in `linear`.
+  }];
+  let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
+                            Optional<Nunc_FloatTensor>:$bias,
+                            Optional<Nunc_FloatTensor>:$residual,
+                            DefaultValuedStrAttr<StrAttr, "dynamic_per_row">:
+                                $activation_quantization),
+                       activationAttrs);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input) `,`
+    type($weight) `->` type($output)
+  }];
+}
+
 def Nunc_AttentionOp : Nunc_Op<"attention"> {
   let summary = "Multi-head softmax(Q K^T * scale + mask) V on [B, S, H*D] tensors";
   let description = [{

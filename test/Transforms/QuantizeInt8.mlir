@@ -1,0 +1,41 @@
+// RUN: nunc-opt %s --nunc-quantize-int8=min-macs=1 | FileCheck %s
+// RUN: nunc-opt %s --nunc-quantize-int8 | FileCheck %s --check-prefix=SMALL
+
+// Per-column symmetric scales max|W[:, n]| / 127 = 0.0625 and 0.5 (exact in
+// binary), weights round half to even: 0.03125 / 0.0625 = 0.5 -> 0,
+// -1.25 / 0.5 = -2.5 -> -2, 0.75 / 0.5 = 1.5 -> 2. Bias, residual and the
+// activation carry over; the f32 weight is gone.
+// CHECK-LABEL: func.func @quantized(
+// CHECK-NOT:     tensor<4x2xf32>
+// CHECK:         %[[Q:.*]] = nunc.constant dense<{{\[}}[127, 127], [-48, -2], [0, 2], [16, 0]]> : tensor<4x2xi8>
+// CHECK:         %[[W:.*]] = quant.scast %[[Q]] : tensor<4x2xi8> to tensor<4x2x!quant.uniform<i8<-127:127>:f32:1, {6.250000e-02,5.000000e-01}>>
+// CHECK:         nunc.quantized_linear %arg0, %[[W]] bias %{{.*}} : tensor<2xf32> residual %arg1 : tensor<3x2xf32> {activation = "relu"}
+// CHECK-NOT:     nunc.linear
+// SMALL-LABEL: func.func @quantized(
+// SMALL:         nunc.linear
+// SMALL-NOT:     quantized_linear
+func.func @quantized(%x: tensor<3x4xf32>, %r: tensor<3x2xf32>) -> tensor<3x2xf32> {
+  %w = nunc.constant dense<[[7.9375, 63.5], [-3.0, -1.25], [0.03125, 0.75], [1.0, 0.0]]> : tensor<4x2xf32>
+  %b = nunc.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %y = nunc.linear %x, %w bias %b : tensor<2xf32> residual %r : tensor<3x2xf32> {activation = "relu"} : tensor<3x4xf32>, tensor<4x2xf32> -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
+
+// An all-zero column gets scale 1 (its weights are all 0).
+// CHECK-LABEL: func.func @zero_column(
+// CHECK:         dense<{{\[}}[0, 127], [0, -127]]> : tensor<2x2xi8>
+// CHECK:         !quant.uniform<i8<-127:127>:f32:1, {1.000000e+00,2.500000e-01}>
+func.func @zero_column(%x: tensor<1x2xf32>) -> tensor<1x2xf32> {
+  %w = nunc.constant dense<[[0.0, 31.75], [0.0, -31.75]]> : tensor<2x2xf32>
+  %y = nunc.linear %x, %w : tensor<1x2xf32>, tensor<2x2xf32> -> tensor<1x2xf32>
+  return %y : tensor<1x2xf32>
+}
+
+// A weight computed at run time stays in f32.
+// CHECK-LABEL: func.func @runtime_weight(
+// CHECK:         nunc.linear
+// CHECK-NOT:     quantized_linear
+func.func @runtime_weight(%x: tensor<2x3xf32>, %w: tensor<3x5xf32>) -> tensor<2x5xf32> {
+  %y = nunc.linear %x, %w : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<2x5xf32>
+  return %y : tensor<2x5xf32>
+}
