@@ -8,6 +8,8 @@
 #include "GatherKernel.h"
 #include "GemmKernel.h"
 #include "Im2colKernel.h"
+#include "Int8GemmKernel.h"
+#include "QuantizeRowsKernel.h"
 #include "LayerNormKernel.h"
 #include "SoftmaxKernel.h"
 #include "WindowKernel.h"
@@ -32,6 +34,8 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -267,6 +271,38 @@ elementwiseStep(Operation *op) {
   return std::make_pair(c, std::move(table));
 }
 
+/// A quantized_linear as the row quantizer + VNNI GEMM see it.
+struct Int8Linear {
+  int64_t m = 0, n = 0, k = 0, lda = 0;
+  ElementsAttr weights; // s8 [K, N]
+  SmallVector<float> scales;
+  /// Scratch: the u8 rows (lda bytes each), then the row block.
+  int64_t rowBlockOffset() const { return (m * lda + 63) / 64 * 64; }
+  int64_t scratchBytes() const { return rowBlockOffset() + m * 8; }
+};
+
+std::optional<Int8Linear> int8Linear(QuantizedLinearOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  auto wt = cast<RankedTensorType>(op.getWeight().getType());
+  auto cast = op.getWeight().getDefiningOp<quant::StorageCastOp>();
+  Int8Linear l;
+  if (!cast || !matchPattern(cast.getInput(), m_Constant(&l.weights)))
+    return std::nullopt;
+  l.k = wt.getDimSize(0);
+  l.n = wt.getDimSize(1);
+  l.m = in.getNumElements() / l.k;
+  l.lda = x86::Int8GemmKernel::paddedK(l.k);
+  Type element = wt.getElementType();
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+    for (double s : axis.getScales())
+      l.scales.push_back(static_cast<float>(s));
+  else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element))
+    l.scales.assign(l.n, static_cast<float>(tensor.getScale()));
+  else
+    return std::nullopt;
+  return l;
+}
+
 /// What a Gather's nonzero task status means, for the run's error detail.
 std::string gatherErrorMessage(GatherOp gather) {
   std::string input = indexSource(gather.getIndices());
@@ -451,6 +487,9 @@ LogicalResult ModelCompiler::selectKernels() {
       return g->scratchBytes(isa);
     if (std::optional<WindowStep> w = windowStep(op, isa))
       return x86::WindowKernel::scratchBytes(w->config, isa);
+    if (auto ql = dyn_cast<QuantizedLinearOp>(op))
+      if (std::optional<Int8Linear> l = int8Linear(ql))
+        return l->scratchBytes();
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
         return x86::AttentionKernel::scratchBytes(*c, isa);
@@ -476,6 +515,13 @@ LogicalResult ModelCompiler::selectKernels() {
     // just before writing the same element.
     if (std::optional<WindowStep> w = windowStep(op, isa)) {
       if (w->residual)
+        candidates.push_back(op->getNumOperands() - 1);
+      return candidates;
+    }
+    // The int8 GEMM epilogue reads the residual just before writing (its
+    // input is quantized into scratch first).
+    if (auto ql = dyn_cast<QuantizedLinearOp>(op)) {
+      if (ql.getResidual() && int8Linear(ql))
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
@@ -740,6 +786,80 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (cfg.kind == x86::WindowConfig::Depthwise && cfg.activation.kind != x86::Activation::None)
       what += " " + cast<FusedConvOp>(step.op).getActivation().str();
     call.description = what;
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto ql = dyn_cast<QuantizedLinearOp>(step.op)) {
+    std::optional<Int8Linear> l = int8Linear(ql);
+    if (!l)
+      return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
+                          "constant)");
+    if (!options.target.vnni)
+      return ql.emitError("int8 kernels need the x86_64-avx512vnni target (target '")
+             << options.target.name << "' has none yet; compile without --quantize)";
+    // Quantize the input rows into scratch, then the VNNI GEMM.
+    x86::QuantizeRowsConfig qc{l->m, l->k, l->lda};
+    std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
+    if (!quantizer)
+      return ql.emitError("generating the row quantizer failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    KernelCall quantize;
+    quantize.symbol = call.symbol + "_quantize";
+    quantize.tasks = x86::QuantizeRowsKernel::numTasks(qc);
+    quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
+                     KernelArg::storage(step.scratch, l->rowBlockOffset())};
+    quantize.description = "quantize rows (u8, dynamic)";
+    nativeCode.push_back({quantize.symbol, quantizer->bytes()});
+    call.prelude.push_back(std::move(quantize));
+
+    x86::Int8GemmConfig cfg;
+    cfg.m = l->m;
+    cfg.n = l->n;
+    cfg.k = l->k;
+    cfg.lda = l->lda;
+    cfg.ldc = cfg.ldr = l->n;
+    cfg.perRowA = true;
+    cfg.bias = static_cast<bool>(ql.getBias());
+    cfg.residual = static_cast<bool>(ql.getResidual());
+    cfg.activation = x86::Activation::fromName(ql.getActivation().str(),
+                                               ql.getActivationMin().convertToFloat(),
+                                               ql.getActivationMax().convertToFloat());
+    std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
+    if (!kernel)
+      return ql.emitError("generating the int8 GEMM failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    SmallVector<char> raw;
+    readRawElements(l->weights, raw);
+    std::vector<int8_t> packed = x86::Int8GemmKernel::packWeights(
+        reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n);
+    std::vector<int32_t> sums(l->n, 0);
+    for (int64_t i = 0; i < l->k; ++i)
+      for (int64_t j = 0; j < l->n; ++j)
+        sums[j] += static_cast<int8_t>(raw[i * l->n + j]);
+    std::optional<SmallVector<float>> bias;
+    if (ql.getBias()) {
+      ElementsAttr battr;
+      SmallVector<char> braw;
+      if (!matchPattern(ql.getBias(), m_Constant(&battr)) || !readRawElements(battr, braw))
+        return ql.emitError("quantized_linear needs a constant bias");
+      bias = SmallVector<float>((const float *)braw.data(),
+                                (const float *)braw.data() + braw.size() / 4);
+    }
+    std::vector<uint32_t> columns = x86::Int8GemmKernel::packColumns(
+        sums.data(), l->scales.data(), bias ? bias->data() : nullptr, l->n);
+    int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
+    int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
+    int residual = ql.getResidual() ? step.operands.back() : step.operands[0];
+    call.args = {KernelArg::storage(step.scratch), KernelArg::blob(wOffset),
+                 KernelArg::blob(cOffset), KernelArg::storage(step.scratch, l->rowBlockOffset()),
+                 KernelArg::storage(residual), KernelArg::storage(step.results[0])};
+    call.tasks = x86::Int8GemmKernel::numTasks(cfg);
+    call.description =
+        llvm::formatv("gemm.int8.avx512vnni[{0}x{1}x{2}, dynamic rows]{3}{4}{5}", cfg.m, cfg.n,
+                      cfg.k, cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
+                      ql.getActivation() == "none" ? std::string()
+                                                   : " " + ql.getActivation().str())
+            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }

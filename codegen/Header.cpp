@@ -208,6 +208,7 @@ std::string mlir::nunc::generateManifest(func::FuncOp func, const CompileOptions
       {"nunc_version", NUNC_VERSION},
       {"source", options.sourceName},
       {"target", options.target.name},
+      {"quantization", options.quantization},
       {"cpu_features", std::move(features)},
       {"inputs", ioJson(true)},
       {"outputs", ioJson(false)},

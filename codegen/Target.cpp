@@ -10,11 +10,11 @@ namespace mlir::nunc {
 // Feature bits of the runtime's CPU check (runtime/src/runtime_internal.h).
 enum : uint32_t {
   kAvx2 = 1u << 0, kFma = 1u << 1, kAvx512F = 1u << 2, kAvx512BW = 1u << 3,
-  kAvx512VL = 1u << 4, kAvx512DQ = 1u << 5, kF16C = 1u << 9
+  kAvx512VL = 1u << 4, kAvx512DQ = 1u << 5, kAvx512Vnni = 1u << 6, kF16C = 1u << 9
 };
 
 std::vector<std::string> targetNames() {
-  return {"x86_64-avx512", "x86_64-avx2", "native"};
+  return {"x86_64-avx512vnni", "x86_64-avx512", "x86_64-avx2", "native"};
 }
 
 static TargetInfo avx512() {
@@ -26,6 +26,17 @@ static TargetInfo avx512() {
   t.llvmFeatures = "+avx512f,+avx512bw,+avx512vl,+avx512dq,+avx2,+fma,+f16c";
   t.runtimeFeatures = kAvx2 | kFma | kF16C | kAvx512F | kAvx512BW | kAvx512VL | kAvx512DQ;
   t.featureNames = {"avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512dq"};
+  return t;
+}
+
+static TargetInfo avx512vnni() {
+  TargetInfo t = avx512();
+  t.name = "x86_64-avx512vnni";
+  t.vnni = true;
+  t.llvmCpu = "cascadelake";
+  t.llvmFeatures += ",+avx512vnni";
+  t.runtimeFeatures |= kAvx512Vnni;
+  t.featureNames.push_back("avx512vnni");
   return t;
 }
 
@@ -41,6 +52,8 @@ static TargetInfo avx2() {
 }
 
 llvm::Expected<TargetInfo> resolveTarget(llvm::StringRef name) {
+  if (name == "x86_64-avx512vnni")
+    return avx512vnni();
   if (name == "x86_64-avx512")
     return avx512();
   if (name == "x86_64-avx2")
@@ -50,7 +63,7 @@ llvm::Expected<TargetInfo> resolveTarget(llvm::StringRef name) {
     auto has = [&](const char *f) { return host.lookup(f); };
     TargetInfo t;
     if (has("avx512f") && has("avx512bw") && has("avx512vl") && has("avx512dq"))
-      t = avx512();
+      t = has("avx512vnni") ? avx512vnni() : avx512();
     else if (has("avx2") && has("fma") && has("f16c"))
       t = avx2();
     else

@@ -40,6 +40,11 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
   buildSimplifyPipeline(pm);
 }
 
+void mlir::nunc::buildInt8Pipeline(OpPassManager &pm) {
+  pm.nest<func::FuncOp>().addPass(createQuantizeInt8());
+  buildSimplifyPipeline(pm);
+}
+
 LogicalResult mlir::nunc::simplify(ModuleOp module) {
   PassManager pm(module.getContext());
   buildSimplifyPipeline(pm);

@@ -5,6 +5,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -21,7 +22,8 @@ static int64_t alignUp(int64_t v) {
 
 /// Ops whose result is their operand's bytes under another shape.
 static bool isView(Operation *op) {
-  return isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp>(op);
+  // quant.scast reinterprets storage as a quantized type: same bytes.
+  return isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, quant::StorageCastOp>(op);
 }
 
 int64_t mlir::nunc::assignOffsets(ArrayRef<int64_t> sizes, ArrayRef<std::pair<int, int>> lives,

@@ -27,8 +27,8 @@ cl::opt<std::string> outDir("o", cl::desc("Output directory (created if missing)
                             cl::value_desc("dir"), cl::Required, cl::sub(compileCommand),
                             cl::cat(category));
 cl::opt<std::string> target("target",
-                            cl::desc("x86_64-avx512, x86_64-avx2 or native (the build "
-                                     "host's best; the default)"),
+                            cl::desc("x86_64-avx512vnni, x86_64-avx512, x86_64-avx2 or native "
+                                     "(the build host's best; the default)"),
                             cl::init("native"), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> name("name",
                           cl::desc("Symbol prefix of the library (default: the model "
@@ -44,6 +44,15 @@ cl::opt<std::string> weightsMode("weights",
                                  cl::desc("rodata: weights inside the library (default); "
                                           "external: <name>.weights beside it"),
                                  cl::init("rodata"), cl::sub(compileCommand), cl::cat(category));
+cl::opt<std::string> quantize("quantize",
+                              cl::desc("none (the default) or int8: weights of linear ops "
+                                       "s8 per output channel, activations u8"),
+                              cl::init("none"), cl::sub(compileCommand), cl::cat(category));
+cl::opt<std::string> activations("activations",
+                                 cl::desc("With --quantize int8: dynamic (ranges per row at "
+                                          "run time; the default and, for now, the only mode)"),
+                                 cl::init("dynamic"), cl::sub(compileCommand),
+                                 cl::cat(category));
 cl::opt<bool> printPlan("print-memory-plan",
                         cl::desc("Print the static memory plan (every step's buffers)"),
                         cl::sub(compileCommand), cl::cat(category));
@@ -102,6 +111,17 @@ int runCompile() {
   if (!t)
     return fail("compile", llvm::toString(t.takeError()));
   options.target = *t;
+  if (quantize != "none" && quantize != "int8")
+    return fail("compile", "--quantize must be none or int8, got '" + quantize + "'");
+  if (activations != "dynamic")
+    return fail("compile", "--activations " + activations +
+                               " is not supported yet: static activation ranges need "
+                               "calibration, which is not implemented; use dynamic");
+  if (quantize == "int8" && !options.target.vnni)
+    return fail("compile", "--quantize int8 needs the x86_64-avx512vnni target (or native on "
+                           "a host with AVX-512 VNNI); target " + options.target.name +
+                               " has no int8 kernels yet");
+  options.quantization = quantize == "int8" ? "int8-dynamic" : "none";
   options.sourceName = llvm::sys::path::filename(model).str();
   options.printMemoryPlan = printPlan;
   options.planStream = &llvm::outs();
@@ -115,6 +135,8 @@ int runCompile() {
     return 1;
   PassManager pm(&tc.get());
   buildFusionPipeline(pm);
+  if (quantize == "int8")
+    buildInt8Pipeline(pm);
   if (failed(pm.run(*module)))
     return 1;
   FailureOr<CompiledModel> compiled = compileModel(*module, options);

@@ -29,6 +29,10 @@ namespace {
 cl::opt<std::string> model(cl::Positional,
                            cl::desc("<model.onnx | model.mlir | model.mlirbc>"), cl::Required,
                            cl::sub(runCommand), cl::cat(category));
+cl::opt<std::string> quantize("quantize",
+                              cl::desc("none (the default) or int8, as nunc compile; with "
+                                       "--reference the evaluator runs the int8 semantics"),
+                              cl::init("none"), cl::sub(runCommand), cl::cat(category));
 cl::opt<bool> reference("reference",
                         cl::desc("Run with the reference evaluator (exact, slow) instead "
                                  "of compiling the model for this machine"),
@@ -137,10 +141,15 @@ int runRun() {
     if (!module || failed(simplify(*module)))
       return 1;
   }
-  if (!reference) {
-    // Compile for this machine and link the library into this process.
+  if (quantize != "none" && quantize != "int8")
+    return fail("run", "--quantize must be none or int8, got '" + quantize + "'");
+  if (!reference || quantize == "int8") {
+    // Compile for this machine (and link the library into this process), or
+    // give the evaluator the quantized ops.
     PassManager pm(&tc.get());
     buildFusionPipeline(pm);
+    if (quantize == "int8")
+      buildInt8Pipeline(pm);
     if (failed(pm.run(*module)))
       return 1;
   }
@@ -183,6 +192,10 @@ int runRun() {
     if (!host)
       return fail("run", llvm::toString(host.takeError()));
     copts.target = *host;
+    if (quantize == "int8" && !copts.target.vnni)
+      return fail("run", "--quantize int8 needs a host with AVX-512 VNNI (use --reference to "
+                         "evaluate the int8 model)");
+    copts.quantization = quantize == "int8" ? "int8-dynamic" : "none";
     copts.sourceName = llvm::sys::path::filename(model).str();
     FailureOr<CompiledModel> compiled = compileModel(*module, copts);
     if (failed(compiled))

@@ -23,6 +23,7 @@ struct CompileOptions {
   TargetInfo target;
   bool externalWeights = false; // <name>.weights beside the library
   std::string sourceName;      // for the manifest
+  std::string quantization = "none"; // for the manifest: "none" or "int8-dynamic"
   bool printMemoryPlan = false;
   llvm::raw_ostream *planStream = nullptr;
 };

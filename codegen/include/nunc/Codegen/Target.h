@@ -17,6 +17,8 @@ enum class Isa { Avx2, Avx512 };
 struct TargetInfo {
   std::string name;        // "x86_64-avx512"
   Isa isa = Isa::Avx512;
+  /// AVX-512 VNNI: int8 GEMMs (vpdpbusd).
+  bool vnni = false;
   std::string llvmCpu;     // CPU for llvm::TargetMachine
   std::string llvmFeatures;
   uint32_t runtimeFeatures = 0; // NUNC_CPU_* bits the library checks at init

@@ -21,6 +21,10 @@ void buildSimplifyPipeline(OpPassManager &pm);
 /// conv epilogues), simplify again.
 void buildFusionPipeline(OpPassManager &pm);
 
+/// After fusion, for `--quantize int8`: linear ops to int8 (weights per
+/// output channel, activations per row at run time), then simplify.
+void buildInt8Pipeline(OpPassManager &pm);
+
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);
 
