@@ -94,6 +94,24 @@ def run_nunc(exe, manifest, feeds, work, threads, runs):
     return list(times), max(rss, before)
 
 
+def cosine(a, b):
+    a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
+    return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def int8_accuracy(exe, manifest, feeds, work, fp32_model, ort_int8_model):
+    """Output cosine similarity against onnxruntime fp32: nunc's int8 library,
+    and onnxruntime's own int8 model for comparison."""
+    import onnxruntime as ort
+    outs, _, log = harness.run(exe, manifest, feeds, work)
+    if outs is None:
+        raise RuntimeError(log)
+    ref = ort.InferenceSession(fp32_model, providers=["CPUExecutionProvider"]).run(None, feeds)
+    q = ort.InferenceSession(ort_int8_model, providers=["CPUExecutionProvider"]).run(None, feeds)
+    first = next(iter(outs))
+    return cosine(outs[first], ref[0]), cosine(q[0], ref[0])
+
+
 def cold_start_nunc(exe, manifest, feeds, work, threads):
     """Exec to first output of a process that runs the model once."""
     harness.run(exe, manifest, feeds, work, threads=threads, repeat=1)  # write inputs
@@ -119,6 +137,8 @@ def main():
     p.add_argument("--threads", default="1,2")
     p.add_argument("--target", default="native")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
+    p.add_argument("--no-int8", action="store_true",
+                   help="skip the int8 rows (nunc --quantize int8 vs ORT quantize_dynamic)")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -132,15 +152,27 @@ def main():
     peak = dict(line.split() for line in subprocess.run(
         [os.path.join(args.build, "bin", "nunc-bench-peak")], capture_output=True, text=True,
         check=True).stdout.splitlines())
+    vnni = "vnni" in peak and not args.no_int8
     rows, extra = [], []
-    for name in models:
+    jobs = [(name, False) for name in models]
+    if vnni:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        jobs += [(name, True) for name in models if name in HIDDEN]
+    for name, int8 in jobs:
         path = os.path.join(work, f"{name}.onnx")
+        ort_path = path
+        if int8:
+            ort_path = os.path.join(work, f"{name}_ort_int8.onnx")
+            if not os.path.exists(ort_path):
+                quantize_dynamic(path, ort_path, weight_type=QuantType.QInt8)
         for batch, seq in CONFIGS[name]:
-            out = os.path.join(work, f"{name}_b{batch}_s{seq}")
+            out = os.path.join(work, f"{name}{'_int8' if int8 else ''}_b{batch}_s{seq}")
             pins = shape_pins(name, batch, seq)
+            quant = ["--quantize", "int8"] if int8 else []
+            target = "x86_64-avx512vnni" if int8 else args.target
             t0 = time.perf_counter()
-            r = subprocess.run([nunc, "compile", path, "--target", args.target, *pins, "-o", out],
-                               capture_output=True, text=True, check=True)
+            r = subprocess.run([nunc, "compile", path, "--target", target, *pins, *quant,
+                                "-o", out], capture_output=True, text=True, check=True)
             compile_s = time.perf_counter() - t0
             exe, manifest = harness.build(out)
             lib = os.path.join(out, f"lib{name}.a")
@@ -150,19 +182,23 @@ def main():
             for threads in threads_list:
                 # Alternate: ORT, nunc, ORT, nunc in halves, so drift hits both.
                 half = max(1, args.runs // 2)
-                o1 = run_ort(path, feeds_path, threads, half, args.warmup)
+                o1 = run_ort(ort_path, feeds_path, threads, half, args.warmup)
                 n1, rss = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
                                    half + args.warmup)
-                o2 = run_ort(path, feeds_path, threads, args.runs - half, args.warmup)
+                o2 = run_ort(ort_path, feeds_path, threads, args.runs - half, args.warmup)
                 n2, _ = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
                                  args.runs - half + args.warmup)
                 nunc_times = n1[args.warmup:] + n2[args.warmup:]
                 ort_times = o1["times"] + o2["times"]
                 ns, os_ = stats(nunc_times), stats(ort_times)
-                row = {"model": name, "batch": batch, "seq": seq, "threads": threads,
+                row = {"model": name + (" int8" if int8 else ""), "batch": batch, "seq": seq,
+                       "threads": threads,
                        "nunc": ns, "ort": os_, "ratio": ns["p50"] / os_["p50"],
                        "throughput_nunc": batch / (ns["p50"] / 1e3),
                        "throughput_ort": batch / (os_["p50"] / 1e3)}
+                if int8 and threads == threads_list[0]:
+                    row["cos_nunc"], row["cos_ort"] = int8_accuracy(
+                        exe, manifest, feeds, os.path.join(out, "w"), path, ort_path)
                 if threads == threads_list[0]:
                     row["cold_nunc"] = cold_start_nunc(exe, manifest, feeds,
                                                        os.path.join(out, "w"), threads)
@@ -173,31 +209,36 @@ def main():
                     row["lib_mb"] = os.path.getsize(lib) / 2**20
                     row["compile_s"] = compile_s
                 rows.append(row)
-                print(f"{name} {config_label(batch, seq)} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
+                print(f"{row['model']} {config_label(batch, seq)} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
                       f"ORT p50 {os_['p50']:.2f} ms, ratio {row['ratio']:.3f}", flush=True)
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
         if name not in HIDDEN:
             continue
         h, f, _ = HIDDEN[name]
-        isa = "avx512" if "avx512" in peak else "avx2"
+        isa = "vnni" if int8 else "avx512" if "avx512" in peak else "avx2"
         shapes = [(128, h, h), (128, f, h), (128, h, f)]
         g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-gemm"), isa] +
                            [str(v) for s in shapes for v in s], capture_output=True, text=True,
                            check=True).stdout.split("\n")
         for line in filter(None, g):
             m, n, k, gf = line.split()
-            extra.append((name, f"{m}x{n}x{k}", float(gf), float(gf) / float(peak[isa])))
+            extra.append((name, isa, f"{m}x{n}x{k}", float(gf), float(gf) / float(peak[isa])))
 
     cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                          capture_output=True, text=True).stdout.strip()
     import onnxruntime
     with open(args.out, "w") as f:
-        f.write("# nunc vs onnxruntime (fp32)\n\n")
+        f.write("# nunc vs onnxruntime\n\n")
         f.write(f"Measured {time.strftime('%Y-%m-%d')} by `bench/run.py --runs {args.runs}` on "
                 f"{cpu} ({os.cpu_count()} cores), {platform.platform()}; onnxruntime "
                 f"{onnxruntime.__version__} (ORT_ENABLE_ALL, same intra-op threads); nunc "
                 f"target `{args.target}`. Measured FMA peak of one core: "
-                + ", ".join(f"{k} {v} GFLOP/s" for k, v in peak.items()) + ".\n\n")
+                + ", ".join(f"{k} {v} {'GOP/s' if k == 'vnni' else 'GFLOP/s'}"
+                            for k, v in peak.items()) + ". Rows marked int8 compare "
+                "`nunc compile --quantize int8` (x86_64-avx512vnni; weights s8 per output "
+                "channel, activations u8 per row at run time) with onnxruntime running its own "
+                "`quantize_dynamic` (QInt8 weights) model; the other rows are fp32 on both "
+                "sides.\n\n")
         f.write("Latency in ms (p50 / p90 / p99 over the runs after warm-up); ratio = nunc p50 "
                 "/ ORT p50 (lower is better).\n\n")
         f.write("| model | input | threads | nunc p50 / p90 / p99 | ORT p50 / p90 / p99 "
@@ -217,10 +258,20 @@ def main():
                     f"{r['cold_ort']*1e3:.1f} | {r['cold_nunc']/r['cold_ort']:.3f} | "
                     f"{r['rss_nunc_mb']:.0f} / {r['rss_ort_mb']:.0f} | {r['lib_mb']:.1f} | "
                     f"{r['compile_s']:.1f} |\n")
-        f.write("\nGEMM kernel (one thread, bias epilogue) on the models' GEMM shapes:\n\n"
-                "| model | M x N x K | GFLOP/s | of measured peak |\n|---|---|---|---|\n")
-        for name, shape, gf, frac in extra:
-            f.write(f"| {name} | {shape} | {gf:.1f} | {frac*100:.0f} % |\n")
+        acc = [r for r in rows if "cos_nunc" in r]
+        if acc:
+            f.write("\nint8 accuracy: cosine similarity of the output with onnxruntime fp32 "
+                    "on the benchmark's inputs.\n\n| model | input | nunc int8 | "
+                    "onnxruntime int8 |\n|---|---|---|---|\n")
+            for r in acc:
+                f.write(f"| {r['model']} | {config_label(r['batch'], r['seq'])} | "
+                        f"{r['cos_nunc']:.5f} | {r['cos_ort']:.5f} |\n")
+        f.write("\nGEMM kernels (one thread, bias epilogue) on the models' GEMM shapes; "
+                "GFLOP/s for fp32, GOP/s for int8 (vnni):\n\n"
+                "| model | kernel | M x N x K | G(FL)OP/s | of measured peak |\n"
+                "|---|---|---|---|---|\n")
+        for name, isa, shape, gf, frac in extra:
+            f.write(f"| {name} | {isa} | {shape} | {gf:.1f} | {frac*100:.0f} % |\n")
         f.write("\nCold start: nunc from exec of its C program to the first output (includes "
                 "init and the first run); ORT from session creation to the first output, "
                 "Python import excluded. Peak RSS: maximum resident set of the whole process.\n")
