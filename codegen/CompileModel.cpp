@@ -798,7 +798,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       return ql.emitError("int8 kernels need the x86_64-avx512vnni target (target '")
              << options.target.name << "' has none yet; compile without --quantize)";
     // Quantize the input rows into scratch, then the VNNI GEMM.
-    x86::QuantizeRowsConfig qc{l->m, l->k, l->lda};
+    x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
+                               ql.getActivationQuantization() == "dynamic_per_tensor"};
     std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
     if (!quantizer)
       return ql.emitError("generating the row quantizer failed (xbyak error ")
@@ -808,7 +809,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     quantize.tasks = x86::QuantizeRowsKernel::numTasks(qc);
     quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
                      KernelArg::storage(step.scratch, l->rowBlockOffset())};
-    quantize.description = "quantize rows (u8, dynamic)";
+    quantize.description = qc.perTensor ? "quantize tensor (u8, dynamic)"
+                                        : "quantize rows (u8, dynamic)";
     nativeCode.push_back({quantize.symbol, quantizer->bytes()});
     call.prelude.push_back(std::move(quantize));
 
@@ -855,8 +857,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(residual), KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
-        llvm::formatv("gemm.int8.avx512vnni[{0}x{1}x{2}, dynamic rows]{3}{4}{5}", cfg.m, cfg.n,
-                      cfg.k, cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
+        llvm::formatv("gemm.int8.avx512vnni[{0}x{1}x{2}, {3}]{4}{5}{6}", cfg.m, cfg.n, cfg.k,
+                      qc.perTensor ? "dynamic tensor" : "dynamic rows",
+                      cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       ql.getActivation() == "none" ? std::string()
                                                    : " " + ql.getActivation().str())
             .str();

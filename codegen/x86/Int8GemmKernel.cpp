@@ -202,9 +202,15 @@ private:
           vpsubd(x, x, ptr[rdx + sums + col]);
         }
         vcvtdq2ps(x, x);
-        vmulps(x, x, ptr[rdx + scales + col]);
-        if (c.perRowA)
-          vmulps(x, x, ptr_b[rsi + r * 8 + 4]);
+        if (c.perRowA) {
+          // One rounding of scaleA * scaleW, then one of the product (as
+          // onnxruntime's MatMulInteger -> Cast -> Mul does).
+          vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
+          vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
+          vmulps(x, x, temp(0));
+        } else {
+          vmulps(x, x, ptr[rdx + scales + col]);
+        }
         if (c.bias)
           vaddps(x, x, ptr[rdx + biases + col]);
         if (c.residual) {

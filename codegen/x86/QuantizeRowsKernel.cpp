@@ -39,14 +39,39 @@ public:
       mov(edx, (1u << tail) - 1);
       kmovw(k1, edx);
     }
-    Label rowLoop;
-    L(rowLoop);
-    row();
-    add(rax, c.k * 4);
-    add(rbx, c.lda);
-    add(rcx, 8);
-    dec(r9);
-    jnz(rowLoop, T_NEAR);
+    auto advance = [&](Label &loop) {
+      add(rax, c.k * 4);
+      add(rbx, c.lda);
+      add(rcx, 8);
+      dec(r9);
+      jnz(loop, T_NEAR);
+    };
+    if (c.perTensor) {
+      // One task: the range of every row, then every row with it.
+      Label rangeLoop, rowLoop;
+      push(rax);
+      push(r9);
+      resetRange();
+      L(rangeLoop);
+      accumulateRange();
+      add(rax, c.k * 4);
+      dec(r9);
+      jnz(rangeLoop, T_NEAR);
+      pop(r9);
+      pop(rax);
+      computeParameters();
+      L(rowLoop);
+      quantizeRow();
+      advance(rowLoop);
+    } else {
+      Label rowLoop;
+      L(rowLoop);
+      resetRange();
+      accumulateRange();
+      computeParameters();
+      quantizeRow();
+      advance(rowLoop);
+    }
     epilogueReturn(0);
     emitConstants();
   }
@@ -69,12 +94,16 @@ private:
     op(v, t);
   }
 
-  void row() {
-    Zmm mx = zmm0, mn = zmm1, x = zmm2, t = zmm3, scale = zmm4, zp = zmm5, zero = zmm6,
-        top = zmm7;
-    // The range always includes 0 (so 0 is exact).
+  Zmm mx = zmm0, mn = zmm1, x = zmm2, t = zmm3, scale = zmm4, zp = zmm5, zero = zmm6,
+      top = zmm7;
+
+  /// The range always includes 0 (so 0 is exact).
+  void resetRange() {
     vpxord(mx, mx, mx);
     vpxord(mn, mn, mn);
+  }
+  /// Widens the range by the row at rax.
+  void accumulateRange() {
     for (int64_t i = 0; i < full; ++i) {
       vmaxps(mx, mx, ptr[rax + i * 64]);
       vminps(mn, mn, ptr[rax + i * 64]);
@@ -84,9 +113,13 @@ private:
       vmaxps(mx, mx, x);
       vminps(mn, mn, x);
     }
+  }
+  /// scale (every lane) and zero point (every lane of zp, and r8d) of the
+  /// range: scale = (max - min) / 255 (1 when all zeros), zp = round(clamp(
+  /// -min / scale, 0, 255)).
+  void computeParameters() {
     reduce(mx, t, true);
     reduce(mn, t, false);
-    // scale = (max - min) / 255, 1 when the row is all zeros.
     Xmm s = Xmm(scale.getIdx());
     vsubss(s, Xmm(mx.getIdx()), Xmm(mn.getIdx()));
     vdivss(s, s, constScalar(255.f));
@@ -96,21 +129,24 @@ private:
     jne(nonzero, T_NEAR);
     vmovss(s, constScalar(1.f));
     L(nonzero);
-    // zp = round(clamp(-min / scale, 0, 255))
     Xmm z = Xmm(zp.getIdx());
     vxorps(z, z, z);
     vsubss(z, z, Xmm(mn.getIdx()));
     vdivss(z, z, s);
     vminss(z, z, constScalar(255.f));
     vmaxss(z, z, constScalar(0.f));
-    vcvtss2si(edx, z); // round half to even (MXCSR default)
-    mov(ptr[rcx], edx);
-    vmovss(ptr[rcx + 4], s);
-    vpbroadcastd(zp, edx);
+    vcvtss2si(r8d, z); // round half to even (MXCSR default)
+    vpbroadcastd(zp, r8d);
     vbroadcastss(scale, s);
     vpxord(zero, zero, zero);
     mov(edx, 255);
     vpbroadcastd(top, edx);
+  }
+  /// The row at rax into u8 at rbx (zero padded to lda), and its (zero
+  /// point, scale) at rcx.
+  void quantizeRow() {
+    mov(ptr[rcx], r8d);
+    vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
     auto quantize = [&](const Zmm &v) {
       vdivps(v, v, scale);
       vcvtps2dq(v, v);
@@ -128,7 +164,6 @@ private:
       quantize(x);
       vpmovusdb(ptr[rbx + full * 16] | k1, x);
     }
-    // Zero padding up to lda.
     for (int64_t b = c.k; b < c.lda; ++b)
       mov(byte[rbx + b], 0);
   }

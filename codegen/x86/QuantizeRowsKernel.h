@@ -1,6 +1,7 @@
 //===- QuantizeRowsKernel.h - dynamic u8 quantization per row ---*- C++ -*-===//
 //
-// ONNX DynamicQuantizeLinear, row by row: for each row of K floats,
+// ONNX DynamicQuantizeLinear, row by row (or over all rows at once): for each
+// row of K floats,
 //   scale = (max(0, max x) - min(0, min x)) / 255  (1 for an all-zero row)
 //   zp    = round(clamp(-min(0, min x) / scale, 0, 255))
 //   q     = clamp(round(x / scale) + zp, 0, 255)
@@ -24,10 +25,15 @@ namespace mlir::nunc::x86 {
 
 struct QuantizeRowsConfig {
   int64_t rows = 1, k = 1, lda = 4;
+  /// One range for all rows (DynamicQuantizeLinear on the whole tensor):
+  /// a single task; every row gets the same (zero point, scale).
+  bool perTensor = false;
 };
 
 struct QuantizeRowsKernel {
   static int64_t rowsPerTask(const QuantizeRowsConfig &c) {
+    if (c.perTensor)
+      return c.rows;
     int64_t byWork = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, c.k));
     return std::max<int64_t>(byWork, (c.rows + 31) / 32);
   }

@@ -213,6 +213,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         else
           return llvm::createStringError("quantized_linear's weight is not uniformly quantized");
         return one(quantizedLinear(get(o.getInput()), get(o.getWeight()), scales,
+                                   o.getActivationQuantization() == "dynamic_per_tensor",
                                    opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
                                    o.getActivationMin().convertToFloat(),
                                    o.getActivationMax().convertToFloat()));

@@ -55,9 +55,9 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 }
 
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
-                                 llvm::ArrayRef<float> scales, const Tensor *bias,
-                                 const Tensor *residual, llvm::StringRef act, float min,
-                                 float max) {
+                                 llvm::ArrayRef<float> scales, bool perTensor,
+                                 const Tensor *bias, const Tensor *residual,
+                                 llvm::StringRef act, float min, float max) {
   if (input.dtype() != DType::F32 || weight.dtype() != DType::I8 || weight.rank() != 2 ||
       input.rank() < 1 || input.dim(input.rank() - 1) != weight.dim(0))
     return kernelError("quantized_linear operands " + input.describe() + " and " +
@@ -75,13 +75,23 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   const int8_t *w = weight.as<int8_t>();
   float *out = y.mutableAs<float>();
   std::vector<int32_t> q(k);
+  // The range: per row, or (per tensor) over all of the input.
+  auto range = [&](const float *p, int64_t count, float &lo, float &hi) {
+    lo = 0.f;
+    hi = 0.f;
+    for (int64_t i = 0; i < count; ++i) {
+      lo = std::min(lo, p[i]);
+      hi = std::max(hi, p[i]);
+    }
+  };
+  float tensorLo = 0.f, tensorHi = 0.f;
+  if (perTensor)
+    range(x, m * k, tensorLo, tensorHi);
   for (int64_t r = 0; r < m; ++r) {
     const float *row = x + r * k;
-    float lo = 0.f, hi = 0.f;
-    for (int64_t i = 0; i < k; ++i) {
-      lo = std::min(lo, row[i]);
-      hi = std::max(hi, row[i]);
-    }
+    float lo = tensorLo, hi = tensorHi;
+    if (!perTensor)
+      range(row, k, lo, hi);
     float scale = (hi - lo) / 255.f;
     if (scale == 0.f)
       scale = 1.f;
@@ -94,7 +104,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       int32_t acc = 0;
       for (int64_t i = 0; i < k; ++i)
         acc += q[i] * w[i * n + j];
-      float v = static_cast<float>(acc) * scales[scales.size() == 1 ? 0 : j] * scale;
+      float v = static_cast<float>(acc) * (scale * scales[scales.size() == 1 ? 0 : j]);
       out[r * n + j] = bias ? v + bias->as<float>()[j] : v;
     }
   }

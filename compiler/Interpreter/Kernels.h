@@ -88,15 +88,16 @@ Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, fl
 /// activation(input x weight + bias + residual).
 Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
                         const Tensor *residual, llvm::StringRef act, float min, float max);
-/// nunc.quantized_linear with dynamic per-row activations: each row of the
-/// f32 input is quantized to u8 (DynamicQuantizeLinear per row; scale 1 for
-/// an all-zero row), multiplied exactly with the s8 weight [K, N] whose
-/// column n has scale scales[n] (or scales[0] for all), dequantized as
-/// float(sum) * scales[n] * rowScale, then bias, residual and activation.
+/// nunc.quantized_linear with dynamic activations: each row of the f32
+/// input (or, perTensor, the whole input at once) is quantized to u8 as
+/// DynamicQuantizeLinear does (scale 1 for all zeros), multiplied exactly
+/// with the s8 weight [K, N] whose column n has scale scales[n] (or
+/// scales[0] for all), dequantized as float(sum) * (scaleA * scales[n]),
+/// then bias, residual and activation.
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
-                                 llvm::ArrayRef<float> scales, const Tensor *bias,
-                                 const Tensor *residual, llvm::StringRef act, float min,
-                                 float max);
+                                 llvm::ArrayRef<float> scales, bool perTensor,
+                                 const Tensor *bias, const Tensor *residual,
+                                 llvm::StringRef act, float min, float max);
 /// Multi-head attention on [B, S, H*D] tensors with an additive mask.
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                            const Tensor *mask, int64_t heads, float scale);

@@ -132,9 +132,10 @@ TEST(QuantizeRowsKernel, MatchesDynamicQuantizeLinear) {
   if (!hostHasVnni())
     GTEST_SKIP() << "the host lacks AVX-512 VNNI";
   std::mt19937 rng(53);
+  for (bool perTensor : {false, true})
   for (int64_t rows : {1, 7, 129})
     for (int64_t k : {1, 15, 16, 17, 384, 1000}) {
-      QuantizeRowsConfig c{rows, k, Int8GemmKernel::paddedK(k)};
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::paddedK(k), perTensor};
       std::vector<float> x(rows * k);
       std::uniform_real_distribution<float> dist(-3.f, 5.f);
       for (float &v : x)
@@ -154,9 +155,9 @@ TEST(QuantizeRowsKernel, MatchesDynamicQuantizeLinear) {
       EXPECT_EQ(q.back(), 0xcd) << "wrote past q";
       for (int64_t r = 0; r < rows; ++r) {
         float mx = 0, mn = 0;
-        for (int64_t i = 0; i < k; ++i) {
-          mx = std::max(mx, x[r * k + i]);
-          mn = std::min(mn, x[r * k + i]);
+        for (int64_t i = perTensor ? 0 : r * k; i < (perTensor ? rows : r + 1) * k; ++i) {
+          mx = std::max(mx, x[i]);
+          mn = std::min(mn, x[i]);
         }
         float scale = (mx - mn) / 255.f;
         if (scale == 0)
@@ -167,7 +168,7 @@ TEST(QuantizeRowsKernel, MatchesDynamicQuantizeLinear) {
         float gotScale;
         std::memcpy(&gotZp, &block[2 * r], 4);
         std::memcpy(&gotScale, &block[2 * r + 1], 4);
-        ASSERT_EQ(gotZp, zp) << "row " << r;
+        ASSERT_EQ(gotZp, zp) << "row " << r << (perTensor ? " per tensor" : "");
         ASSERT_EQ(gotScale, scale) << "row " << r;
         for (int64_t i = 0; i < k; ++i) {
           float v = std::nearbyint(x[r * k + i] / scale) + zp;

@@ -902,9 +902,11 @@ LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(checkActivation(*this, getActivation())))
     return failure();
-  if (getActivationQuantization() != "dynamic_per_row")
+  if (getActivationQuantization() != "dynamic_per_row" &&
+      getActivationQuantization() != "dynamic_per_tensor")
     return emitError() << "activation_quantization '" << getActivationQuantization()
-                       << "' is not supported (expected dynamic_per_row)";
+                       << "' is not supported (expected dynamic_per_row or "
+                          "dynamic_per_tensor)";
   Type element = elementOf(getInput());
   if (!element.isF32() || (getBias() && elementOf(getBias()) != element))
     return emitError() << "input and bias must be f32";

@@ -1055,7 +1055,7 @@ func.func @quantized_linear_scale_count(%x: tensor<2x3xf32>, %w: tensor<3x4x!qua
 // -----
 
 func.func @quantized_linear_static(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
-  // expected-error @+1 {{activation_quantization 'static' is not supported (expected dynamic_per_row)}}
+  // expected-error @+1 {{activation_quantization 'static' is not supported (expected dynamic_per_row or dynamic_per_tensor)}}
   %0 = nunc.quantized_linear %x, %w {activation_quantization = "static"} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
   return
 }

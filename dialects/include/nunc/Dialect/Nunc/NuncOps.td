@@ -447,8 +447,11 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     s>` is accepted too); it comes from `quant.scast` of an i8 constant.
     `activation_quantization = "dynamic_per_row"`: each row of the f32
     input is quantized at run time to u8 with its own scale and zero point
-    (ONNX DynamicQuantizeLinear applied row by row). Products accumulate
-    exactly in s32; the result is dequantized, then bias, residual and the
+    (ONNX DynamicQuantizeLinear applied row by row); `"dynamic_per_tensor"`
+    quantizes the whole input with one range, as DynamicQuantizeLinear does
+    (what onnxruntime's `quantize_dynamic` models compute). Products
+    accumulate exactly in s32; the result is dequantized as
+    float(sum) * (scale_input * scale_weight), then bias, residual and the
     activation apply in f32, as in `linear`.
   }];
   let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
