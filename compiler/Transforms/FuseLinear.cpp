@@ -4,6 +4,8 @@
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
@@ -18,11 +20,13 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// The attributes of a linear op, with its operands.
+/// The attributes of a linear (or quantized_linear) op, with its operands.
 struct LinearParts {
   Value input, weight, bias, residual;
   StringRef activation = "none";
   float min = 0, max = 0;
+  /// quantized_linear only: how the input is quantized (else empty).
+  StringRef activationQuantization;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -33,19 +37,35 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
     operands.push_back(p.bias);
   if (p.residual)
     operands.push_back(p.residual);
-  return createInferred(
-      rewriter, loc, LinearOp::getOperationName(), operands,
-      {rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments)),
-       rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)),
-       rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)),
-       rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max))},
-      1, /*reportErrors=*/false);
+  SmallVector<NamedAttribute> attrs{
+      rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments)),
+      rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)),
+      rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)),
+      rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max))};
+  StringRef name = LinearOp::getOperationName();
+  if (!p.activationQuantization.empty()) {
+    name = QuantizedLinearOp::getOperationName();
+    attrs.push_back(rewriter.getNamedAttr(
+        "activation_quantization", rewriter.getStringAttr(p.activationQuantization)));
+  }
+  return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
 
 LinearParts partsOf(LinearOp op) {
   return {op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
           op.getActivation(), op.getActivationMin().convertToFloat(),
           op.getActivationMax().convertToFloat()};
+}
+
+LinearParts partsOf(QuantizedLinearOp op) {
+  return {op.getInput(),
+          op.getWeight(),
+          op.getBias(),
+          op.getResidual(),
+          op.getActivation(),
+          op.getActivationMin().convertToFloat(),
+          op.getActivationMax().convertToFloat(),
+          op.getActivationQuantization()};
 }
 
 /// A constant as an evaluator tensor, if `v` is a float32 constant.
@@ -178,13 +198,13 @@ struct GemmToLinear : OpRewritePattern<GemmOp> {
 };
 
 /// Add(linear, c) with c a constant [N] vector -> bias; Add(linear, r) with r
-/// of the result's shape -> residual.
-struct AddIntoLinear : OpRewritePattern<AddOp> {
+/// of the result's shape -> residual (for linear and quantized_linear).
+template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
     for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                         std::pair(add.getRhs(), add.getLhs())}) {
-      auto lin = singleUseDef<LinearOp>(a);
+      auto lin = singleUseDef<LinearTy>(a);
       if (!lin || lin.getActivation() != "none" || lin.getResidual())
         continue;
       LinearParts p = partsOf(lin);
@@ -217,12 +237,12 @@ struct AddIntoLinear : OpRewritePattern<AddOp> {
   }
 };
 
-/// An activation op applied to a linear result.
-template <typename ActOp>
+/// An activation op applied to a linear (or quantized_linear) result.
+template <typename ActOp, typename LinearTy>
 struct ActivationIntoLinear : OpRewritePattern<ActOp> {
   using OpRewritePattern<ActOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(ActOp act, PatternRewriter &rewriter) const override {
-    auto lin = singleUseDef<LinearOp>(act->getOperand(0));
+    auto lin = singleUseDef<LinearTy>(act->getOperand(0));
     if (!lin || lin.getActivation() != "none" || act.getType() != lin.getType())
       return failure();
     LinearParts p = partsOf(lin);
@@ -253,12 +273,101 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
   }
 };
 
+/// The MatMul of an onnxruntime `quantize_dynamic` model:
+///   (q, s, zp) = DynamicQuantizeLinear(x)
+///   y = Cast<f32>(MatMulInteger(q, W, zp, 0)) * (s * sW)
+/// with W a constant s8 [K, N] of zero point 0 and sW a constant scale (one,
+/// or one per column) -> quantized_linear(x, W as !quant.uniform) with
+/// activations quantized per tensor at run time, the same arithmetic.
+struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    for (auto [product, scales] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                   std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto castOp = singleUseDef<CastOp>(product);
+      if (!castOp || !cast<ShapedType>(castOp.getType()).getElementType().isF32())
+        continue;
+      auto mm = singleUseDef<MatMulIntegerOp>(castOp.getInput());
+      if (!mm || !mm.getAZeroPoint())
+        continue;
+      auto dq = mm.getA().getDefiningOp<DynamicQuantizeLinearOp>();
+      if (!dq || mm.getA() != dq.getOutput() || mm.getAZeroPoint() != dq.getZeroPoint())
+        continue;
+      auto scaleMul = scales.getDefiningOp<MulOp>();
+      if (!scaleMul)
+        continue;
+      Value wScale = scaleMul.getLhs() == dq.getScale()   ? scaleMul.getRhs()
+                     : scaleMul.getRhs() == dq.getScale() ? scaleMul.getLhs()
+                                                          : Value();
+      std::optional<Tensor> ws = f32Constant(wScale);
+      ElementsAttr wAttr;
+      auto wType = dyn_cast<RankedTensorType>(mm.getB().getType());
+      if (!ws || !wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
+          !wType.getElementType().isSignlessInteger(8) || !matchPattern(mm.getB(), m_Constant(&wAttr)) ||
+          !isStatic(mul.getType()) || mul.getType() != castOp.getType())
+        continue;
+      int64_t n = wType.getDimSize(1);
+      if (ws->numElements() != 1 && ws->numElements() != n)
+        continue;
+      // Symmetric weights only: vpdpbusd multiplies by W itself.
+      if (mm.getBZeroPoint()) {
+        ElementsAttr zp;
+        if (!matchPattern(mm.getBZeroPoint(), m_Constant(&zp)))
+          continue;
+        llvm::Expected<Tensor> z = tensorFromAttr(zp);
+        if (!z) {
+          llvm::consumeError(z.takeError());
+          continue;
+        }
+        bool zero = true;
+        for (int64_t i = 0; i < z->numElements(); ++i)
+          zero &= z->getInt(i) == 0;
+        if (!zero)
+          continue;
+      }
+      MLIRContext *ctx = rewriter.getContext();
+      Type i8 = IntegerType::get(ctx, 8);
+      Type element;
+      if (ws->numElements() == 1) {
+        element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
+                                                   rewriter.getF32Type(),
+                                                   ws->as<float>()[0], 0, -128, 127);
+      } else {
+        SmallVector<double> scalesPerColumn(ws->as<float>(), ws->as<float>() + n);
+        element = quant::UniformQuantizedPerAxisType::get(
+            quant::QuantizationFlags::Signed, i8, rewriter.getF32Type(), scalesPerColumn,
+            SmallVector<int64_t>(n, 0), 1, -128, 127);
+      }
+      Location loc = fusedLoc({dq, mm, castOp, mul});
+      rewriter.setInsertionPoint(mul);
+      Value weight = quant::StorageCastOp::create(
+          rewriter, loc, RankedTensorType::get(wType.getShape(), element), mm.getB());
+      LinearParts p{dq.getInput(), weight};
+      p.activationQuantization = "dynamic_per_tensor";
+      FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
+      if (failed(lin))
+        return failure();
+      keepResultTypes(*lin, mul);
+      rewriter.replaceOp(mul, (*lin)->getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulToLinear, GemmToLinear, AddIntoLinear, ActivationIntoLinear<ReluOp>,
-                 ActivationIntoLinear<SigmoidOp>, ActivationIntoLinear<TanhOp>,
-                 ActivationIntoLinear<GeluOp>, ActivationIntoLinear<ClipOp>>(&getContext());
+    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear,
+                 AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
+                 ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<SigmoidOp, LinearOp>,
+                 ActivationIntoLinear<TanhOp, LinearOp>, ActivationIntoLinear<GeluOp, LinearOp>,
+                 ActivationIntoLinear<ClipOp, LinearOp>,
+                 ActivationIntoLinear<ReluOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<SigmoidOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<TanhOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<GeluOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<ClipOp, QuantizedLinearOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -458,3 +458,72 @@ func.func @gemm_not_folded(%a: tensor<3x2xf32>, %x: tensor<2x3xf32>, %c: tensor<
   %1 = nunc.gemm %x, %w, %c : tensor<2x4xf32> {beta = 2.0 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
   return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// onnxruntime's quantize_dynamic MatMul: DynamicQuantizeLinear, MatMulInteger
+// with a constant s8 weight of zero point 0, Cast, Mul by the scale product;
+// then its bias Add and a Relu. One quantized_linear with the weight's scale
+// in its type and per-tensor dynamic activations.
+
+// CHECK-LABEL: func.func @quantize_dynamic_matmul(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[W:.*]] = nunc.constant dense<{{\[}}[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+// CHECK: %[[Q:.*]] = quant.scast %[[W]] : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 2.500000e-01>>
+// CHECK: %[[Y:.*]] = nunc.quantized_linear %[[X]], %[[Q]] bias %{{.*}} : tensor<2xf32> {activation = "relu", activation_quantization = "dynamic_per_tensor"}
+// CHECK-NOT: nunc.matmul_integer
+// CHECK-NOT: nunc.dynamic_quantize_linear
+// CHECK: return %[[Y]]
+func.func @quantize_dynamic_matmul(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %wzp = nunc.constant dense<0> : tensor<i8>
+  %ws = nunc.constant dense<0.25> : tensor<f32>
+  %b = nunc.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %q, %s, %zp = nunc.dynamic_quantize_linear %x : tensor<2x3xf32> -> tensor<2x3xui8>, tensor<f32>, tensor<ui8>
+  %scale = nunc.mul %s, %ws : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %acc = nunc.matmul_integer %q, %w a_zero_point %zp : tensor<ui8> b_zero_point %wzp : tensor<i8> : tensor<2x3xui8>, tensor<3x2xi8> -> tensor<2x2xi32>
+  %f = nunc.cast %acc {to = f32} : tensor<2x2xi32> -> tensor<2x2xf32>
+  %m = nunc.mul %f, %scale : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  %a = nunc.add %b, %m : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %y = nunc.relu %a : tensor<2x2xf32> -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// Per-column weight scales give a per-axis type.
+
+// CHECK-LABEL: func.func @quantize_dynamic_per_channel(
+// CHECK: quant.scast %{{.*}} : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32:1, {2.500000e-01,5.000000e-01}>>
+// CHECK: nunc.quantized_linear
+func.func @quantize_dynamic_per_channel(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %wzp = nunc.constant dense<0> : tensor<2xi8>
+  %ws = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %q, %s, %zp = nunc.dynamic_quantize_linear %x : tensor<2x3xf32> -> tensor<2x3xui8>, tensor<f32>, tensor<ui8>
+  %scale = nunc.mul %s, %ws : (tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
+  %acc = nunc.matmul_integer %q, %w a_zero_point %zp : tensor<ui8> b_zero_point %wzp : tensor<2xi8> : tensor<2x3xui8>, tensor<3x2xi8> -> tensor<2x2xi32>
+  %f = nunc.cast %acc {to = f32} : tensor<2x2xi32> -> tensor<2x2xf32>
+  %y = nunc.mul %f, %scale : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// A weight zero point other than 0 (asymmetric weights) is not what the VNNI
+// kernel computes: the graph stays as it is.
+
+// CHECK-LABEL: func.func @quantize_dynamic_asymmetric_weight(
+// CHECK: nunc.matmul_integer
+// CHECK-NOT: quantized_linear
+func.func @quantize_dynamic_asymmetric_weight(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %wzp = nunc.constant dense<3> : tensor<i8>
+  %ws = nunc.constant dense<0.25> : tensor<f32>
+  %q, %s, %zp = nunc.dynamic_quantize_linear %x : tensor<2x3xf32> -> tensor<2x3xui8>, tensor<f32>, tensor<ui8>
+  %scale = nunc.mul %s, %ws : (tensor<f32>, tensor<f32>) -> tensor<f32>
+  %acc = nunc.matmul_integer %q, %w a_zero_point %zp : tensor<ui8> b_zero_point %wzp : tensor<i8> : tensor<2x3xui8>, tensor<3x2xi8> -> tensor<2x2xi32>
+  %f = nunc.cast %acc {to = f32} : tensor<2x2xi32> -> tensor<2x2xf32>
+  %y = nunc.mul %f, %scale : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}

@@ -68,3 +68,77 @@ def test_int8_needs_a_vnni_target(nunc, models, tmp_path):
              *pins("mlp", 1, None), "-o", tmp_path, check=False)
     assert r.returncode == 1 and "--quantize must be none or int8" in r.stderr
     assert not (tmp_path / "libmlp.a").exists()
+
+
+def one_layer_model(path, m, k, n, seed):
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(seed)
+    w = nh.from_array((r.standard_normal((k, n)) * 0.05).astype(np.float32), "w")
+    b = nh.from_array(r.standard_normal(n).astype(np.float32), "b")
+    g = h.make_graph([h.make_node("MatMul", ["x", "w"], ["mm"]),
+                      h.make_node("Add", ["mm", "b"], ["y"])], "one",
+                     [h.make_tensor_value_info("x", 1, [m, k])],
+                     [h.make_tensor_value_info("y", 1, [m, n])], [w, b])
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_imported_quantize_dynamic_layer_matches_onnxruntime(nunc, tmp_path, per_channel):
+    """onnxruntime's own quantize_dynamic output (DynamicQuantizeLinear,
+    MatMulInteger, Cast, Mul, Add) compiles onto the VNNI kernels and gives
+    onnxruntime's numbers: the same u8 activations and s32 sums, the same
+    scale product; bit-identical here, and the bar is one quantization unit
+    (x_scale * w_scale)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    import onnxruntime as ort
+    one_layer_model(str(tmp_path / "f32.onnx"), 64, 387, 129, 3)  # K, N not multiples of 4/48
+    quantize_dynamic(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"),
+                     weight_type=QuantType.QInt8, per_channel=per_channel)
+    nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "q.json").read_text())
+    kernels = [k["kernel"] for k in manifest["kernels"]]
+    assert kernels == ["gemm.int8.avx512vnni[64x129x387, dynamic tensor] +bias"], kernels
+    exe, man = harness.build(str(tmp_path / "out"))
+    x = (np.random.default_rng(4).standard_normal((64, 387)) * 2).astype(np.float32)
+    outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
+    assert outs is not None, log
+    ref = ort.InferenceSession(str(tmp_path / "q.onnx"),
+                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    x_scale = (max(x.max(), 0) - min(x.min(), 0)) / 255
+    import onnx
+    from onnx import numpy_helper as nh
+    scales = [nh.to_array(i) for i in onnx.load(str(tmp_path / "q.onnx")).graph.initializer
+              if i.name.endswith("_scale")]
+    unit = x_scale * float(np.max(scales[0]))
+    diff = float(np.abs(outs["y"] - ref).max())
+    assert diff <= unit, f"max difference {diff} > one unit {unit}"
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
+    """The whole quantize_dynamic MiniLM runs on int8 kernels. Over six layers
+    dynamic quantization amplifies float rounding (onnxruntime disagrees with
+    itself between optimization levels by as much), so the check is cosine
+    similarity with onnxruntime's int8 output and with fp32."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    import onnxruntime as ort
+    src = os.path.join(models, "minilm.onnx")
+    q = str(tmp_path / "minilm_q.onnx")
+    quantize_dynamic(src, q, weight_type=QuantType.QInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 32), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "minilm_q.json").read_text())
+    kernels = [k["kernel"] for k in manifest["kernels"]]
+    assert sum(k.startswith("gemm.int8.avx512vnni") for k in kernels) == 36
+    assert not any("matmul_integer" in k["op"] for k in manifest["kernels"])
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 32, 6)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    ort_f = reference(models, "minilm", feeds)["last_hidden_state"]
+    assert cosine(got, ort_q) >= 0.999, cosine(got, ort_q)
+    assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)

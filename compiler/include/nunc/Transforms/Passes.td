@@ -77,9 +77,14 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
     the constants at compile time). Then a following Add of a constant [N]
     vector becomes the bias, an Add of a same-shaped tensor the residual, and
     a following Relu, GELU, Sigmoid, Tanh or Clip the activation, as long as
-    each intermediate has a single use.
+    each intermediate has a single use. The int8 MatMul of onnxruntime's
+    `quantize_dynamic` models (DynamicQuantizeLinear, MatMulInteger with a
+    constant s8 weight of zero point 0, Cast, Mul by the product of the
+    scales) becomes nunc.quantized_linear with per-tensor dynamic
+    activations; bias, residual and activation then fold into it the same
+    way.
   }];
-  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
 def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
