@@ -800,6 +800,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // Quantize the input rows into scratch, then the VNNI GEMM.
     x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
+    if (std::optional<Type> t = ql.getInputQuantization()) {
+      auto q = cast<quant::UniformQuantizedType>(*t);
+      qc.fixed = true;
+      qc.scale = static_cast<float>(q.getScale());
+      qc.zeroPoint = static_cast<int32_t>(q.getZeroPoint());
+    }
     std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
     if (!quantizer)
       return ql.emitError("generating the row quantizer failed (xbyak error ")
@@ -809,8 +815,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     quantize.tasks = x86::QuantizeRowsKernel::numTasks(qc);
     quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
                      KernelArg::storage(step.scratch, l->rowBlockOffset())};
-    quantize.description = qc.perTensor ? "quantize tensor (u8, dynamic)"
-                                        : "quantize rows (u8, dynamic)";
+    quantize.description = qc.fixed       ? "quantize (u8, static)"
+                           : qc.perTensor ? "quantize tensor (u8, dynamic)"
+                                          : "quantize rows (u8, dynamic)";
     nativeCode.push_back({quantize.symbol, quantizer->bytes()});
     call.prelude.push_back(std::move(quantize));
 
@@ -858,7 +865,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
         llvm::formatv("gemm.int8.avx512vnni[{0}x{1}x{2}, {3}]{4}{5}{6}", cfg.m, cfg.n, cfg.k,
-                      qc.perTensor ? "dynamic tensor" : "dynamic rows",
+                      qc.fixed ? "static" : qc.perTensor ? "dynamic tensor" : "dynamic rows",
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       ql.getActivation() == "none" ? std::string()
                                                    : " " + ql.getActivation().str())

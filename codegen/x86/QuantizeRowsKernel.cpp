@@ -46,7 +46,19 @@ public:
       dec(r9);
       jnz(loop, T_NEAR);
     };
-    if (c.perTensor) {
+    if (c.fixed) {
+      // Static: the calibrated parameters, set once.
+      mov(r8d, c.zeroPoint);
+      vpbroadcastd(zp, r8d);
+      vbroadcastss(scale, constScalar(c.scale));
+      vpxord(zero, zero, zero);
+      mov(edx, 255);
+      vpbroadcastd(top, edx);
+      Label rowLoop;
+      L(rowLoop);
+      quantizeRow();
+      advance(rowLoop);
+    } else if (c.perTensor) {
       // One task: the range of every row, then every row with it.
       Label rangeLoop, rowLoop;
       push(rax);

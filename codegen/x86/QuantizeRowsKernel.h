@@ -28,11 +28,15 @@ struct QuantizeRowsConfig {
   /// One range for all rows (DynamicQuantizeLinear on the whole tensor):
   /// a single task; every row gets the same (zero point, scale).
   bool perTensor = false;
+  /// Static activations: this (scale, zero point) for every row; no ranges.
+  bool fixed = false;
+  float scale = 1;
+  int32_t zeroPoint = 0;
 };
 
 struct QuantizeRowsKernel {
   static int64_t rowsPerTask(const QuantizeRowsConfig &c) {
-    if (c.perTensor)
+    if (c.perTensor && !c.fixed)
       return c.rows;
     int64_t byWork = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, c.k));
     return std::max<int64_t>(byWork, (c.rows + 31) / 32);

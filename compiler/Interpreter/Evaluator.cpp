@@ -212,9 +212,15 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           scales.push_back(static_cast<float>(tensor.getScale()));
         else
           return llvm::createStringError("quantized_linear's weight is not uniformly quantized");
+        std::optional<InputQuantization> fixed;
+        if (std::optional<Type> t = o.getInputQuantization()) {
+          auto q = cast<quant::UniformQuantizedType>(*t);
+          fixed = InputQuantization{static_cast<float>(q.getScale()),
+                                    static_cast<int32_t>(q.getZeroPoint())};
+        }
         return one(quantizedLinear(get(o.getInput()), get(o.getWeight()), scales,
                                    o.getActivationQuantization() == "dynamic_per_tensor",
-                                   opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
+                                   fixed, opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
                                    o.getActivationMin().convertToFloat(),
                                    o.getActivationMax().convertToFloat()));
       })
@@ -264,7 +270,8 @@ static llvm::Error checkAgainstType(const Tensor &t, Type type, const llvm::Twin
   return llvm::Error::success();
 }
 
-Expected<Results> mlir::nunc::evaluateFunction(func::FuncOp func, ArrayRef<Tensor> inputs) {
+Expected<Results> mlir::nunc::evaluateFunction(func::FuncOp func, ArrayRef<Tensor> inputs,
+                                               EvaluationObserver observer) {
   Block &body = func.getBody().front();
   if (inputs.size() != body.getNumArguments())
     return llvm::createStringError("expected " + llvm::Twine(body.getNumArguments()) +
@@ -296,8 +303,10 @@ Expected<Results> mlir::nunc::evaluateFunction(func::FuncOp func, ArrayRef<Tenso
         out.push_back(values.lookup(v));
       return out;
     }
-    Expected<Results> results =
-        evaluateOp(&op, [&](Value v) -> const Tensor & { return values[v]; });
+    auto operand = [&](Value v) -> const Tensor & { return values[v]; };
+    if (observer)
+      observer(&op, operand);
+    Expected<Results> results = evaluateOp(&op, operand);
     if (!results)
       return llvm::createStringError(describeLocation(op.getLoc()) + ": " +
                                      llvm::toString(results.takeError()));

@@ -56,8 +56,9 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
-                                 const Tensor *bias, const Tensor *residual,
-                                 llvm::StringRef act, float min, float max) {
+                                 std::optional<InputQuantization> fixed, const Tensor *bias,
+                                 const Tensor *residual, llvm::StringRef act, float min,
+                                 float max) {
   if (input.dtype() != DType::F32 || weight.dtype() != DType::I8 || weight.rank() != 2 ||
       input.rank() < 1 || input.dim(input.rank() - 1) != weight.dim(0))
     return kernelError("quantized_linear operands " + input.describe() + " and " +
@@ -89,13 +90,20 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
     range(x, m * k, tensorLo, tensorHi);
   for (int64_t r = 0; r < m; ++r) {
     const float *row = x + r * k;
-    float lo = tensorLo, hi = tensorHi;
-    if (!perTensor)
-      range(row, k, lo, hi);
-    float scale = (hi - lo) / 255.f;
-    if (scale == 0.f)
-      scale = 1.f;
-    int32_t zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
+    float scale;
+    int32_t zp;
+    if (fixed) {
+      scale = fixed->scale;
+      zp = fixed->zeroPoint;
+    } else {
+      float lo = tensorLo, hi = tensorHi;
+      if (!perTensor)
+        range(row, k, lo, hi);
+      scale = (hi - lo) / 255.f;
+      if (scale == 0.f)
+        scale = 1.f;
+      zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
+    }
     for (int64_t i = 0; i < k; ++i)
       q[i] = static_cast<int32_t>(
                  std::clamp(std::nearbyint(row[i] / scale) + static_cast<float>(zp), 0.f, 255.f)) -

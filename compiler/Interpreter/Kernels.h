@@ -11,6 +11,8 @@
 
 #include "nunc/Interpreter/Tensor.h"
 
+#include <optional>
+
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::nunc::kernels {
@@ -94,10 +96,17 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 /// with the s8 weight [K, N] whose column n has scale scales[n] (or
 /// scales[0] for all), dequantized as float(sum) * (scaleA * scales[n]),
 /// then bias, residual and activation.
+/// With `fixed` set, the input is quantized with that (scale, zero point)
+/// instead (static activations).
+struct InputQuantization {
+  float scale;
+  int32_t zeroPoint;
+};
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
-                                 const Tensor *bias, const Tensor *residual,
-                                 llvm::StringRef act, float min, float max);
+                                 std::optional<InputQuantization> fixed, const Tensor *bias,
+                                 const Tensor *residual, llvm::StringRef act, float min,
+                                 float max);
 /// Multi-head attention on [B, S, H*D] tensors with an additive mask.
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                            const Tensor *mask, int64_t heads, float scale);

@@ -40,8 +40,13 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
   buildSimplifyPipeline(pm);
 }
 
-void mlir::nunc::buildInt8Pipeline(OpPassManager &pm) {
-  pm.nest<func::FuncOp>().addPass(createQuantizeInt8());
+void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile) {
+  QuantizeInt8Options options;
+  if (!profile.empty()) {
+    options.activations = "static";
+    options.profile = profile.str();
+  }
+  pm.nest<func::FuncOp>().addPass(createQuantizeInt8(options));
   buildSimplifyPipeline(pm);
 }
 

@@ -25,8 +25,10 @@ struct LinearParts {
   Value input, weight, bias, residual;
   StringRef activation = "none";
   float min = 0, max = 0;
-  /// quantized_linear only: how the input is quantized (else empty).
+  /// quantized_linear only: how the input is quantized (else empty), and
+  /// its fixed quantization when static.
   StringRef activationQuantization;
+  TypeAttr inputQuantization;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -47,6 +49,8 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
     name = QuantizedLinearOp::getOperationName();
     attrs.push_back(rewriter.getNamedAttr(
         "activation_quantization", rewriter.getStringAttr(p.activationQuantization)));
+    if (p.inputQuantization)
+      attrs.push_back(rewriter.getNamedAttr("input_quantization", p.inputQuantization));
   }
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
@@ -65,7 +69,8 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getActivation(),
           op.getActivationMin().convertToFloat(),
           op.getActivationMax().convertToFloat(),
-          op.getActivationQuantization()};
+          op.getActivationQuantization(),
+          op.getInputQuantizationAttr()};
 }
 
 /// A constant as an evaluator tensor, if `v` is a float32 constant.

@@ -2,7 +2,10 @@
 
 #include "PatternUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Quantize/Calibration.h"
 #include "nunc/Transforms/Passes.h"
+
+#include "llvm/Support/MemoryBuffer.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
@@ -22,25 +25,65 @@ namespace {
 struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8Pass> {
   using QuantizeInt8Base::QuantizeInt8Base;
 
+  std::optional<CalibrationProfile> calibration;
+
   void runOnOperation() override {
+    if (activations != "dynamic" && activations != "static") {
+      getOperation().emitError() << "nunc-quantize-int8: activations must be dynamic or "
+                                    "static, not '"
+                                 << activations << "'";
+      return signalPassFailure();
+    }
+    if (activations == "static") {
+      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
+          llvm::MemoryBuffer::getFile(profile);
+      if (!file) {
+        getOperation().emitError() << "cannot read the calibration profile '" << profile
+                                   << "': " << file.getError().message();
+        return signalPassFailure();
+      }
+      llvm::Expected<CalibrationProfile> p = CalibrationProfile::fromJson((*file)->getBuffer());
+      if (!p) {
+        getOperation().emitError() << profile << ": " << llvm::toString(p.takeError());
+        return signalPassFailure();
+      }
+      calibration = std::move(*p);
+    }
     SmallVector<LinearOp> linears;
     getOperation().walk([&](LinearOp op) { linears.push_back(op); });
+    // Keys are computed before any rewrite, so indices stay those of the
+    // f32 graph the profile was made from.
+    SmallVector<std::string> keys;
     for (LinearOp op : linears)
-      quantize(op);
+      keys.push_back(linearKey(op));
+    for (auto [op, key] : llvm::zip(linears, keys))
+      if (failed(quantize(op, key)))
+        return signalPassFailure();
   }
 
-  void quantize(LinearOp op) {
+  LogicalResult quantize(LinearOp op, const std::string &key) {
     auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
     auto wType = dyn_cast<RankedTensorType>(op.getWeight().getType());
     if (!in || !in.getElementType().isF32() || !wType || !wType.hasStaticShape() ||
         wType.getRank() != 2 || !wType.getElementType().isF32())
-      return;
+      return success();
     int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
     if (k * n < minMacs)
-      return;
+      return success();
     std::optional<SmallVector<float>> w = getConstantFloats(op.getWeight());
     if (!w)
-      return;
+      return success();
+    TypeAttr inputType;
+    if (calibration) {
+      auto it = calibration->inputs.find(key);
+      if (it == calibration->inputs.end())
+        return op.emitError() << "the calibration profile '" << profile
+                              << "' has no range for the input of linear op '" << key
+                              << "' (recalibrate for this model)";
+      inputType = TypeAttr::get(quant::UniformQuantizedType::get(
+          /*flags=*/0, IntegerType::get(&getContext(), 8), Float32Type::get(&getContext()),
+          it->second.scale, it->second.zeroPoint, 0, 255));
+    }
     // Symmetric per output column: the largest magnitude maps to 127.
     SmallVector<double> scales(n);
     for (int64_t j = 0; j < n; ++j) {
@@ -69,13 +112,14 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         b, op.getLoc(), RankedTensorType::get({k, n}, element), storage);
     auto quantized = QuantizedLinearOp::create(
         b, op.getLoc(), op.getType(), op.getInput(), weight, op.getBias(), op.getResidual(),
-        b.getStringAttr("dynamic_per_row"), op.getActivationAttr(), op.getActivationMinAttr(),
-        op.getActivationMaxAttr());
+        b.getStringAttr(calibration ? "static" : "dynamic_per_row"), inputType,
+        op.getActivationAttr(), op.getActivationMinAttr(), op.getActivationMaxAttr());
     Operation *oldWeight = op.getWeight().getDefiningOp();
     op.replaceAllUsesWith(quantized.getResult());
     op.erase();
     if (oldWeight && oldWeight->use_empty())
       oldWeight->erase();
+    return success();
   }
 };
 

@@ -142,3 +142,73 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     ort_f = reference(models, "minilm", feeds)["last_hidden_state"]
     assert cosine(got, ort_q) >= 0.999, cosine(got, ort_q)
     assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
+
+
+def write_samples(directory, name, count, batch, seq):
+    directory.mkdir()
+    for i in range(count):
+        np.savez(directory / f"sample{i:02d}.npz", **random_inputs(name, batch, seq, 1000 + i))
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("name,method", [("minilm", "minmax"), ("minilm", "percentile"),
+                                         ("minilm", "mse"), ("bert", "minmax")])
+def test_static_calibration_tracks_float(nunc, models, tmp_path, name, method):
+    """Post-training static quantization on 32 calibration samples: the
+    output stays within cosine 0.99 of fp32 (the bar), here well above."""
+    write_samples(tmp_path / "calib", name, 32, 1, 32)
+    nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", "x86_64-avx512vnni",
+         "--quantize", "int8", "--activations", "static", "--calibration", tmp_path / "calib",
+         "--calib-method", method, "--save-calibration", tmp_path / "profile.json",
+         *pins(name, 1, 32), "-o", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / f"{name}.json").read_text())
+    assert manifest["quantization"] == "int8-static"
+    assert all("static" in k["kernel"] for k in manifest["kernels"]
+               if k["kernel"].startswith("gemm.int8"))
+    profile = json.loads((tmp_path / "profile.json").read_text())
+    assert profile["samples"] == 32 and profile["method"].startswith(method)
+    layers = 6 if name == "minilm" else 12
+    assert len(profile["inputs"]) == 6 * layers  # q, k, v, out, ffn1, ffn2 per layer
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs(name, 1, 32, 7)  # not a calibration sample
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    c = cosine(outs["last_hidden_state"], reference(models, name, feeds)["last_hidden_state"])
+    assert c >= 0.995, f"cosine {c:.5f}"
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_saved_profile_rebuilds_identically(nunc, models, tmp_path):
+    write_samples(tmp_path / "calib", "minilm", 4, 1, 16)
+    common = [os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+              "--quantize", "int8", "--activations", "static", *pins("minilm", 1, 16)]
+    nunc("compile", *common, "--calibration", tmp_path / "calib", "--save-calibration",
+         tmp_path / "p.json", "-o", tmp_path / "a")
+    nunc("compile", *common, "--load-calibration", tmp_path / "p.json", "-o", tmp_path / "b")
+    for f in ("libminilm.a", "minilm.h", "minilm.json"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+def test_static_calibration_errors(nunc, models, tmp_path):
+    base = ["compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+            "--quantize", "int8", *pins("minilm", 1, 8), "-o", tmp_path / "out"]
+
+    def error(*extra):
+        r = nunc(*base, *extra, check=False)
+        assert r.returncode == 1
+        return r.stderr
+
+    assert "needs exactly one of --calibration" in error("--activations", "static")
+    assert "entropy is not implemented yet" in error("--calib-method", "entropy")
+    assert "go with --quantize int8 --activations static" in error(
+        "--load-calibration", tmp_path / "x.json")
+    (tmp_path / "stale.json").write_text(json.dumps(
+        {"format": "nunc-calibration-1", "method": "minmax", "samples": 1, "inputs": {}}))
+    assert "has no range for the input of linear op '/encoder/layer.0/attention/self/query" \
+        "/MatMul'" in error("--activations", "static", "--load-calibration",
+                             tmp_path / "stale.json")
+    (tmp_path / "calib").mkdir()
+    np.savez(tmp_path / "calib" / "bad.npz", input_ids=np.zeros((1, 8), np.int64))
+    assert "has no array named 'attention_mask'" in error(
+        "--activations", "static", "--calibration", tmp_path / "calib")
+    assert not (tmp_path / "out" / "libminilm.a").exists()

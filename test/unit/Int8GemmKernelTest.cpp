@@ -128,6 +128,42 @@ TEST(Int8GemmKernel, ExtremeValuesDoNotSaturate) {
       check({17, 49, k, false, false, false, zp}, rng, true);
 }
 
+TEST(QuantizeRowsKernel, StaticParametersQuantizeEveryRowAlike) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(54);
+  for (int64_t rows : {1, 7, 129})
+    for (int64_t k : {1, 17, 384}) {
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::paddedK(k)};
+      c.fixed = true;
+      c.scale = 0.0375f;
+      c.zeroPoint = 97;
+      std::vector<float> x(rows * k);
+      std::uniform_real_distribution<float> dist(-6.f, 9.f); // beyond the range: saturates
+      for (float &v : x)
+        v = dist(rng);
+      std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
+      ASSERT_TRUE(kernel);
+      std::vector<uint8_t> q(rows * c.lda);
+      std::vector<uint32_t> block(rows * 2);
+      const void *args[] = {x.data(), q.data(), block.data()};
+      for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
+        ASSERT_EQ(kernel->function()(args, t), 0);
+      for (int64_t r = 0; r < rows; ++r) {
+        int32_t zp;
+        float scale;
+        std::memcpy(&zp, &block[2 * r], 4);
+        std::memcpy(&scale, &block[2 * r + 1], 4);
+        ASSERT_EQ(zp, 97);
+        ASSERT_EQ(scale, 0.0375f);
+        for (int64_t i = 0; i < k; ++i) {
+          float v = std::nearbyint(x[r * k + i] / 0.0375f) + 97;
+          ASSERT_EQ(q[r * c.lda + i], static_cast<int>(std::min(255.f, std::max(0.f, v))));
+        }
+      }
+    }
+}
+
 TEST(QuantizeRowsKernel, MatchesDynamicQuantizeLinear) {
   if (!hostHasVnni())
     GTEST_SKIP() << "the host lacks AVX-512 VNNI";

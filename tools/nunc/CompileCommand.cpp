@@ -6,6 +6,9 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Pipeline/Pipeline.h"
 
+#include "nunc/Interpreter/Npy.h"
+#include "nunc/Quantize/Calibration.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -50,9 +53,29 @@ cl::opt<std::string> quantize("quantize",
                               cl::init("none"), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> activations("activations",
                                  cl::desc("With --quantize int8: dynamic (ranges per row at "
-                                          "run time; the default and, for now, the only mode)"),
+                                          "run time; the default) or static (per-tensor "
+                                          "ranges from calibration)"),
                                  cl::init("dynamic"), cl::sub(compileCommand),
                                  cl::cat(category));
+cl::opt<std::string> calibration("calibration",
+                                 cl::desc("Calibration samples for static activations: a "
+                                          ".npz (one sample, arrays by input name) or a "
+                                          "directory of them"),
+                                 cl::value_desc("file.npz|dir"), cl::sub(compileCommand),
+                                 cl::cat(category));
+cl::opt<std::string> calibMethod("calib-method",
+                                 cl::desc("minmax (default), percentile[=99.99] or mse"),
+                                 cl::init("minmax"), cl::sub(compileCommand),
+                                 cl::cat(category));
+cl::opt<std::string> saveCalibration("save-calibration",
+                                     cl::desc("Write the calibration profile (JSON) here"),
+                                     cl::value_desc("profile.json"), cl::sub(compileCommand),
+                                     cl::cat(category));
+cl::opt<std::string> loadCalibration("load-calibration",
+                                     cl::desc("Use this calibration profile instead of "
+                                              "calibrating"),
+                                     cl::value_desc("profile.json"), cl::sub(compileCommand),
+                                     cl::cat(category));
 cl::opt<bool> printPlan("print-memory-plan",
                         cl::desc("Print the static memory plan (every step's buffers)"),
                         cl::sub(compileCommand), cl::cat(category));
@@ -93,6 +116,76 @@ bool writeFile(const std::string &path, llvm::StringRef bytes) {
   }
   return true;
 }
+/// A file removed when this goes away.
+struct TempFile {
+  std::string path;
+  ~TempFile() {
+    if (!path.empty())
+      llvm::sys::fs::remove(path);
+  }
+};
+
+/// The samples at `source`: one .npz, or every .npz of a directory (sorted
+/// by name), each with one array per graph input.
+llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
+                                                             llvm::StringRef source) {
+  std::vector<std::string> files;
+  if (llvm::sys::fs::is_directory(source)) {
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(source, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::StringRef(it->path()).ends_with(".npz"))
+        files.push_back(it->path());
+    if (ec)
+      return llvm::createStringError("cannot list " + source + ": " + ec.message());
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+      return llvm::createStringError(source + " holds no .npz samples");
+  } else {
+    files.push_back(source.str());
+  }
+  std::vector<std::vector<Tensor>> samples;
+  for (const std::string &file : files) {
+    llvm::Expected<NamedTensors> arrays = readNpz(file);
+    if (!arrays)
+      return llvm::createStringError(file + ": " + llvm::toString(arrays.takeError()));
+    std::vector<Tensor> sample;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      std::string name = func.getArgAttrOfType<StringAttr>(i, "nunc.name").str();
+      auto it = llvm::find_if(*arrays, [&](auto &p) { return p.first == name; });
+      if (it == arrays->end())
+        return llvm::createStringError(file + " has no array named '" + name + "'");
+      sample.push_back(it->second);
+    }
+    samples.push_back(std::move(sample));
+  }
+  return samples;
+}
+
+/// Calibrates the fused `module` on the samples; writes the profile to
+/// `savePath` (or a temporary file held by `temp`) and returns its path.
+llvm::Expected<std::string> calibrateModel(ModuleOp module, llvm::StringRef source,
+                                           llvm::StringRef method, llvm::StringRef savePath,
+                                           std::optional<TempFile> &temp) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  llvm::Expected<std::vector<std::vector<Tensor>>> samples = readSamples(func, source);
+  if (!samples)
+    return samples.takeError();
+  llvm::Expected<CalibrationProfile> profile = calibrate(func, *samples, method);
+  if (!profile)
+    return profile.takeError();
+  std::string path = savePath.str();
+  if (path.empty()) {
+    llvm::SmallString<128> tmp;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("nunc-calibration", "json", tmp))
+      return llvm::createStringError("cannot create a temporary file: " + ec.message());
+    temp.emplace();
+    temp->path = path = tmp.str().str();
+  }
+  if (!writeFile(path, profile->toJson()))
+    return llvm::createStringError("cannot write " + path);
+  return path;
+}
 } // namespace
 
 int runCompile() {
@@ -113,15 +206,24 @@ int runCompile() {
   options.target = *t;
   if (quantize != "none" && quantize != "int8")
     return fail("compile", "--quantize must be none or int8, got '" + quantize + "'");
-  if (activations != "dynamic")
-    return fail("compile", "--activations " + activations +
-                               " is not supported yet: static activation ranges need "
-                               "calibration, which is not implemented; use dynamic");
+  if (activations != "dynamic" && activations != "static")
+    return fail("compile", "--activations must be dynamic or static, got '" + activations + "'");
+  bool staticInt8 = quantize == "int8" && activations == "static";
+  if (staticInt8 && calibration.empty() == loadCalibration.empty())
+    return fail("compile", "--activations static needs exactly one of --calibration "
+                           "(samples) and --load-calibration (a saved profile)");
+  if (!staticInt8 && (!calibration.empty() || !loadCalibration.empty() ||
+                      !saveCalibration.empty()))
+    return fail("compile", "--calibration, --load-calibration and --save-calibration go "
+                           "with --quantize int8 --activations static");
+  llvm::Expected<std::string> method = parseCalibrationMethod(calibMethod);
+  if (!method)
+    return fail("compile", llvm::toString(method.takeError()));
   if (quantize == "int8" && !options.target.vnni)
     return fail("compile", "--quantize int8 needs the x86_64-avx512vnni target (or native on "
                            "a host with AVX-512 VNNI); target " + options.target.name +
                                " has no int8 kernels yet");
-  options.quantization = quantize == "int8" ? "int8-dynamic" : "none";
+  options.quantization = quantize != "int8" ? "none" : staticInt8 ? "int8-static" : "int8-dynamic";
   options.sourceName = llvm::sys::path::filename(model).str();
   options.printMemoryPlan = printPlan;
   options.planStream = &llvm::outs();
@@ -135,10 +237,23 @@ int runCompile() {
     return 1;
   PassManager pm(&tc.get());
   buildFusionPipeline(pm);
-  if (quantize == "int8")
-    buildInt8Pipeline(pm);
   if (failed(pm.run(*module)))
     return 1;
+  if (quantize == "int8") {
+    std::string profilePath = loadCalibration;
+    std::optional<TempFile> temp;
+    if (staticInt8 && profilePath.empty()) {
+      llvm::Expected<std::string> path =
+          calibrateModel(*module, calibration, *method, saveCalibration, temp);
+      if (!path)
+        return fail("compile", llvm::toString(path.takeError()));
+      profilePath = *path;
+    }
+    PassManager qpm(&tc.get());
+    buildInt8Pipeline(qpm, profilePath);
+    if (failed(qpm.run(*module)))
+      return 1;
+  }
   FailureOr<CompiledModel> compiled = compileModel(*module, options);
   if (failed(compiled))
     return 1;

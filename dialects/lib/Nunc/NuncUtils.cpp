@@ -212,6 +212,20 @@ Location makeOnnxNodeLocation(MLIRContext *ctx, StringRef file, StringRef nodeNa
                        OnnxNodeAttr::get(ctx, opType, domain, opset));
 }
 
+SmallVector<std::string> onnxNodeNames(Location loc) {
+  SmallVector<std::string> names;
+  loc->walk([&](Location l) {
+    auto fused = dyn_cast<FusedLoc>(l);
+    if (!fused || !dyn_cast_or_null<OnnxNodeAttr>(fused.getMetadata()))
+      return WalkResult::advance();
+    for (Location part : fused.getLocations())
+      if (auto n = dyn_cast<NameLoc>(part))
+        names.push_back(n.getName().str());
+    return WalkResult::skip();
+  });
+  return names;
+}
+
 std::string describeLocation(Location loc) {
   std::string s;
   llvm::raw_string_ostream os(s);

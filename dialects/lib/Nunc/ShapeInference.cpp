@@ -902,11 +902,22 @@ LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(checkActivation(*this, getActivation())))
     return failure();
-  if (getActivationQuantization() != "dynamic_per_row" &&
-      getActivationQuantization() != "dynamic_per_tensor")
-    return emitError() << "activation_quantization '" << getActivationQuantization()
-                       << "' is not supported (expected dynamic_per_row or "
-                          "dynamic_per_tensor)";
+  StringRef mode = getActivationQuantization();
+  if (mode != "dynamic_per_row" && mode != "dynamic_per_tensor" && mode != "static")
+    return emitError() << "activation_quantization '" << mode
+                       << "' is not supported (expected dynamic_per_row, "
+                          "dynamic_per_tensor or static)";
+  if ((mode == "static") != getInputQuantization().has_value())
+    return emitError() << "input_quantization must be given exactly when "
+                          "activation_quantization is static";
+  if (std::optional<Type> t = getInputQuantization()) {
+    auto q = dyn_cast<quant::UniformQuantizedType>(*t);
+    if (!q || !q.getStorageType().isInteger(8) || q.isSigned() ||
+        !q.getExpressedType().isF32() || q.getScale() <= 0)
+      return emitError() << "input_quantization must be !quant.uniform<u8:f32, scale:zp> "
+                            "with a positive scale, not "
+                         << *t;
+  }
   Type element = elementOf(getInput());
   if (!element.isF32() || (getBias() && elementOf(getBias()) != element))
     return emitError() << "input and bias must be f32";

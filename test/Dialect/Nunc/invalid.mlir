@@ -1054,8 +1054,24 @@ func.func @quantized_linear_scale_count(%x: tensor<2x3xf32>, %w: tensor<3x4x!qua
 
 // -----
 
-func.func @quantized_linear_static(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
-  // expected-error @+1 {{activation_quantization 'static' is not supported (expected dynamic_per_row or dynamic_per_tensor)}}
+func.func @quantized_linear_unknown_mode(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{activation_quantization 'calibrated' is not supported (expected dynamic_per_row, dynamic_per_tensor or static)}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "calibrated"} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_static_without_type(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{input_quantization must be given exactly when activation_quantization is static}}
   %0 = nunc.quantized_linear %x, %w {activation_quantization = "static"} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_static_signed_input(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{input_quantization must be !quant.uniform<u8:f32, scale:zp> with a positive scale, not '!quant.uniform<i8:f32, 2.500000e-01>'}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<i8:f32, 0.25>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
   return
 }

@@ -24,10 +24,16 @@ namespace mlir::nunc {
 llvm::Expected<llvm::SmallVector<Tensor>>
 evaluateOp(Operation *op, llvm::function_ref<const Tensor &(Value)> operand);
 
+/// Sees each op just before it is evaluated, with its operands' tensors
+/// (calibration collects activation statistics this way).
+using EvaluationObserver =
+    llvm::function_ref<void(Operation *op, llvm::function_ref<const Tensor &(Value)> operand)>;
+
 /// Runs a function of nunc ops. Inputs are checked against the argument
 /// types (dtype, rank, static dims); errors name the op's ONNX node.
 llvm::Expected<llvm::SmallVector<Tensor>> evaluateFunction(func::FuncOp func,
-                                                          llvm::ArrayRef<Tensor> inputs);
+                                                          llvm::ArrayRef<Tensor> inputs,
+                                                          EvaluationObserver observer = {});
 
 /// A tensor over the data of a constant attribute (no copy for dense_resource
 /// blobs and non-splat dense data).

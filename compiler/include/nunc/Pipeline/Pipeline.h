@@ -22,8 +22,9 @@ void buildSimplifyPipeline(OpPassManager &pm);
 void buildFusionPipeline(OpPassManager &pm);
 
 /// After fusion, for `--quantize int8`: linear ops to int8 (weights per
-/// output channel, activations per row at run time), then simplify.
-void buildInt8Pipeline(OpPassManager &pm);
+/// output channel; activations per row at run time, or, with `profile`
+/// naming a calibration profile, static), then simplify.
+void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "");
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);

@@ -110,13 +110,20 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     [-127, 127] (round half to even), an i8 constant cast with `quant.scast`
     to `!quant.uniform<i8<-127:127>:f32:1, {s_0, ...}>`. Activations are
     quantized at run time per row (`activation_quantization =
-    "dynamic_per_row"`). Linear ops whose weight is not a constant, or whose
-    input is not f32, stay as they are; so do those smaller than
+    "dynamic_per_row"`), or, with `activations=static`, with the fixed u8
+    range a calibration profile (`profile=<file.json>`, see
+    nunc/Quantize/Calibration.h) gives for the op's input; every quantized op
+    must have an entry there. Linear ops whose weight is not a constant, or
+    whose input is not f32, stay as they are; so do those smaller than
     `min-macs` multiply-adds per row (K x N), where int8 gains nothing.
   }];
   let options = [
     Option<"minMacs", "min-macs", "int64_t", /*default=*/"4096",
-           "Quantize only linear ops with at least this many multiply-adds per row">
+           "Quantize only linear ops with at least this many multiply-adds per row">,
+    Option<"activations", "activations", "std::string", /*default=*/"\"dynamic\"",
+           "dynamic (ranges per row at run time) or static (from the profile)">,
+    Option<"profile", "profile", "std::string", /*default=*/"",
+           "Calibration profile (JSON) for activations=static">
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

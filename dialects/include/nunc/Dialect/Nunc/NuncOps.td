@@ -449,7 +449,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     input is quantized at run time to u8 with its own scale and zero point
     (ONNX DynamicQuantizeLinear applied row by row); `"dynamic_per_tensor"`
     quantizes the whole input with one range, as DynamicQuantizeLinear does
-    (what onnxruntime's `quantize_dynamic` models compute). Products
+    (what onnxruntime's `quantize_dynamic` models compute); `"static"`
+    quantizes with the fixed `input_quantization` type, e.g.
+    `!quant.uniform<u8:f32, 0.0235:118>` (from calibration). Products
     accumulate exactly in s32; the result is dequantized as
     float(sum) * (scale_input * scale_weight), then bias, residual and the
     activation apply in f32, as in `linear`.
@@ -458,7 +460,8 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             Optional<Nunc_FloatTensor>:$bias,
                             Optional<Nunc_FloatTensor>:$residual,
                             DefaultValuedStrAttr<StrAttr, "dynamic_per_row">:
-                                $activation_quantization),
+                                $activation_quantization,
+                            OptionalAttr<TypeAttr>:$input_quantization),
                        activationAttrs);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = [{

@@ -52,6 +52,9 @@ FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc,
 /// for ops imported from ONNX, and MLIR's own `file:line:col` otherwise.
 std::string describeLocation(Location loc);
 
+/// The ONNX node names in `loc` (several for a fused op), in order.
+SmallVector<std::string> onnxNodeNames(Location loc);
+
 /// The location the importer gives an op made from an ONNX node.
 Location makeOnnxNodeLocation(MLIRContext *ctx, llvm::StringRef file,
                               llvm::StringRef nodeName, llvm::StringRef opType,

@@ -1,0 +1,59 @@
+//===- Calibration.h - activation ranges for static int8 --------*- C++ -*-===//
+//
+// Post-training calibration: run the fused f32 model over sample inputs in
+// the reference evaluator, collect statistics of the input of every linear
+// op, and choose a u8 range per input (min-max, a percentile, or the range
+// that minimizes the quantization MSE). The result is a human-readable JSON
+// profile, so a rebuild can load it instead of recalibrating.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_QUANTIZE_CALIBRATION_H
+#define NUNC_QUANTIZE_CALIBRATION_H
+
+#include "nunc/Interpreter/Tensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace mlir::nunc {
+
+/// The u8 quantization of one activation tensor.
+struct ActivationRange {
+  double min = 0, max = 0; // observed over the samples
+  double lo = 0, hi = 0;   // the range chosen (contains 0)
+  double scale = 1;
+  int64_t zeroPoint = 0;
+};
+
+struct CalibrationProfile {
+  std::string method; // "minmax", "percentile=99.99", "mse"
+  int64_t samples = 0;
+  /// Keyed by linearKey() of the linear op whose input this is.
+  std::map<std::string, ActivationRange> inputs;
+
+  std::string toJson() const;
+  static llvm::Expected<CalibrationProfile> fromJson(llvm::StringRef text);
+};
+
+/// A stable name for a linear op: its first ONNX node (the MatMul/Gemm), or
+/// "linear#<index>" in program order when the IR carries no ONNX locations.
+std::string linearKey(Operation *linear);
+
+/// Checks `method` ("minmax", "percentile", "percentile=P" with 0 < P <= 100,
+/// "mse"); returns it normalized (percentile defaults to 99.99).
+llvm::Expected<std::string> parseCalibrationMethod(llvm::StringRef method);
+
+/// Runs `func` (fused, static shapes) on every sample (one tensor per
+/// function input, in order) and returns the range of each linear op's input.
+llvm::Expected<CalibrationProfile>
+calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
+          llvm::StringRef method);
+
+} // namespace mlir::nunc
+
+#endif // NUNC_QUANTIZE_CALIBRATION_H
