@@ -40,8 +40,10 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
   buildSimplifyPipeline(pm);
 }
 
-void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile) {
+void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
+                                   llvm::ArrayRef<std::string> keepF32) {
   QuantizeInt8Options options;
+  options.keepF32.assign(keepF32.begin(), keepF32.end());
   if (!profile.empty()) {
     options.activations = "static";
     options.profile = profile.str();

@@ -68,7 +68,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         wType.getRank() != 2 || !wType.getElementType().isF32())
       return success();
     int64_t k = wType.getDimSize(0), n = wType.getDimSize(1);
-    if (k * n < minMacs)
+    if (k * n < minMacs || llvm::is_contained(keepF32, key))
       return success();
     std::optional<SmallVector<float>> w = getConstantFloats(op.getWeight());
     if (!w)

@@ -212,3 +212,33 @@ def test_static_calibration_errors(nunc, models, tmp_path):
     assert "has no array named 'attention_mask'" in error(
         "--activations", "static", "--calibration", tmp_path / "calib")
     assert not (tmp_path / "out" / "libminilm.a").exists()
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_report_and_accuracy_target(nunc, models, tmp_path):
+    """--report writes per-layer SNR/cosine and output agreement;
+    --accuracy-target keeps the most sensitive layers in f32 until the
+    outputs reach it on the samples."""
+    write_samples(tmp_path / "calib", "minilm", 2, 1, 16)
+    common = [os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+              "--quantize", "int8", "--calibration", tmp_path / "calib", *pins("minilm", 1, 16)]
+    nunc("compile", *common, "--report", tmp_path / "all.md", "-o", tmp_path / "all")
+    text = (tmp_path / "all.md").read_text()
+    assert "## Layers kept in f32\n\nnone" in text
+    rows = [l for l in text.splitlines() if l.startswith("| /encoder/")]
+    assert len(rows) == 36, text
+    base = float(next(l for l in text.splitlines()
+                      if l.startswith("| last_hidden_state")).split("|")[2])
+    assert 0.999 < base < 0.99999
+    target = 1 - (1 - base) / 3  # needs some layers back in f32
+    nunc("compile", *common, "--report", tmp_path / "mixed.md", "--accuracy-target",
+         f"cos={target:.7f}", "-o", tmp_path / "mixed")
+    text = (tmp_path / "mixed.md").read_text()
+    kept = [l[2:] for l in text.split("## Layers kept in f32\n\n")[1].split("\n\n")[0].splitlines()]
+    assert kept and all(k.startswith("/encoder/") for k in kept), text
+    reached = float(next(l for l in text.splitlines()
+                         if l.startswith("| last_hidden_state")).split("|")[2])
+    assert reached >= target - 1e-6, (reached, target)
+    manifest = json.loads((tmp_path / "mixed" / "minilm.json").read_text())
+    f32_gemms = [k for k in manifest["kernels"] if k["kernel"].startswith("gemm.avx512")]
+    assert len(f32_gemms) == len(kept)

@@ -7,6 +7,7 @@
 #include "nunc/Pipeline/Pipeline.h"
 
 #include "nunc/Interpreter/Npy.h"
+#include "nunc/Quantize/AccuracyReport.h"
 #include "nunc/Quantize/Calibration.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -76,6 +77,18 @@ cl::opt<std::string> loadCalibration("load-calibration",
                                               "calibrating"),
                                      cl::value_desc("profile.json"), cl::sub(compileCommand),
                                      cl::cat(category));
+cl::opt<std::string> report("report",
+                            cl::desc("With --quantize int8: write per-layer SNR/cosine and "
+                                     "output agreement with f32 on the --calibration samples "
+                                     "(Markdown)"),
+                            cl::value_desc("quant.md"), cl::sub(compileCommand),
+                            cl::cat(category));
+cl::opt<std::string> accuracyTarget("accuracy-target",
+                                    cl::desc("With --quantize int8: keep the most sensitive "
+                                             "layers in f32 until every output's cosine with "
+                                             "f32 reaches this, e.g. cos=0.999"),
+                                    cl::value_desc("cos=X"), cl::sub(compileCommand),
+                                    cl::cat(category));
 cl::opt<bool> printPlan("print-memory-plan",
                         cl::desc("Print the static memory plan (every step's buffers)"),
                         cl::sub(compileCommand), cl::cat(category));
@@ -212,10 +225,24 @@ int runCompile() {
   if (staticInt8 && calibration.empty() == loadCalibration.empty())
     return fail("compile", "--activations static needs exactly one of --calibration "
                            "(samples) and --load-calibration (a saved profile)");
-  if (!staticInt8 && (!calibration.empty() || !loadCalibration.empty() ||
-                      !saveCalibration.empty()))
+  bool measure = !report.empty() || !accuracyTarget.empty();
+  if (measure && quantize != "int8")
+    return fail("compile", "--report and --accuracy-target go with --quantize int8");
+  if (measure && calibration.empty())
+    return fail("compile", "--report and --accuracy-target measure on the --calibration "
+                           "samples; give them");
+  if (!staticInt8 && (!loadCalibration.empty() || !saveCalibration.empty() ||
+                      (!calibration.empty() && !measure)))
     return fail("compile", "--calibration, --load-calibration and --save-calibration go "
                            "with --quantize int8 --activations static");
+  double targetCosine = 0;
+  if (!accuracyTarget.empty()) {
+    llvm::StringRef t(accuracyTarget);
+    if (!t.consume_front("cos=") || t.getAsDouble(targetCosine) || targetCosine <= 0 ||
+        targetCosine > 1)
+      return fail("compile", "--accuracy-target must be cos=X with 0 < X <= 1, got '" +
+                                 accuracyTarget + "'");
+  }
   llvm::Expected<std::string> method = parseCalibrationMethod(calibMethod);
   if (!method)
     return fail("compile", llvm::toString(method.takeError()));
@@ -249,10 +276,77 @@ int runCompile() {
         return fail("compile", llvm::toString(path.takeError()));
       profilePath = *path;
     }
-    PassManager qpm(&tc.get());
-    buildInt8Pipeline(qpm, profilePath);
-    if (failed(qpm.run(*module)))
+    std::vector<std::vector<Tensor>> samples;
+    if (measure) {
+      llvm::Expected<std::vector<std::vector<Tensor>>> read =
+          readSamples(module->lookupSymbol<func::FuncOp>("main"), calibration);
+      if (!read)
+        return fail("compile", llvm::toString(read.takeError()));
+      samples = std::move(*read);
+    }
+    OwningOpRef<ModuleOp> f32 = module->clone();
+    auto quantizeCopy = [&](ArrayRef<std::string> keep) -> OwningOpRef<ModuleOp> {
+      OwningOpRef<ModuleOp> copy = f32->clone();
+      PassManager qpm(&tc.get());
+      buildInt8Pipeline(qpm, profilePath, keep);
+      if (failed(qpm.run(*copy)))
+        return nullptr;
+      return copy;
+    };
+    auto mainOf = [](ModuleOp m) { return m.lookupSymbol<func::FuncOp>("main"); };
+    std::vector<std::string> keep;
+    if (targetCosine > 0) {
+      // Greedy by measured sensitivity: the layer with the lowest SNR (all
+      // layers quantized, each measured alone) goes back to f32 first.
+      OwningOpRef<ModuleOp> all = quantizeCopy({});
+      if (!all)
+        return 1;
+      llvm::Expected<std::vector<LayerError>> layers =
+          layerErrors(mainOf(*f32), mainOf(*all), samples);
+      if (!layers)
+        return fail("compile", llvm::toString(layers.takeError()));
+      std::vector<LayerError> bySensitivity = *layers;
+      std::stable_sort(bySensitivity.begin(), bySensitivity.end(),
+                       [](const LayerError &a, const LayerError &b) { return a.snrDb < b.snrDb; });
+      // Search on a few samples; the report uses them all.
+      ArrayRef<std::vector<Tensor>> probe(samples.data(), std::min<size_t>(samples.size(), 8));
+      for (size_t next = 0;; ++next) {
+        OwningOpRef<ModuleOp> q = quantizeCopy(keep);
+        if (!q)
+          return 1;
+        llvm::Expected<std::vector<OutputAgreement>> outs =
+            compareOutputs(mainOf(*f32), mainOf(*q), probe);
+        if (!outs)
+          return fail("compile", llvm::toString(outs.takeError()));
+        double worst = 1;
+        for (const OutputAgreement &o : *outs)
+          worst = std::min(worst, o.cosine);
+        if (worst >= targetCosine || next >= bySensitivity.size())
+          break;
+        keep.push_back(bySensitivity[next].key);
+      }
+    }
+    OwningOpRef<ModuleOp> quantized = quantizeCopy(keep);
+    if (!quantized)
       return 1;
+    module = std::move(quantized);
+    if (!report.empty()) {
+      llvm::Expected<std::vector<LayerError>> layers =
+          layerErrors(mainOf(*f32), mainOf(*module), samples);
+      if (!layers)
+        return fail("compile", llvm::toString(layers.takeError()));
+      llvm::Expected<std::vector<OutputAgreement>> outs =
+          compareOutputs(mainOf(*f32), mainOf(*module), samples);
+      if (!outs)
+        return fail("compile", llvm::toString(outs.takeError()));
+      std::string settings =
+          "int8, activations " + activations.getValue() +
+          (staticInt8 ? " (calibration " + *method + ")" : std::string(" (per row)")) +
+          (targetCosine > 0 ? ", accuracy target " + accuracyTarget.getValue() : "");
+      if (!writeFile(report, accuracyReportMarkdown(options.sourceName, settings,
+                                                    samples.size(), *layers, *outs, keep)))
+        return 1;
+    }
   }
   FailureOr<CompiledModel> compiled = compileModel(*module, options);
   if (failed(compiled))

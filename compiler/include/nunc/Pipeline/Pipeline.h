@@ -24,7 +24,8 @@ void buildFusionPipeline(OpPassManager &pm);
 /// After fusion, for `--quantize int8`: linear ops to int8 (weights per
 /// output channel; activations per row at run time, or, with `profile`
 /// naming a calibration profile, static), then simplify.
-void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "");
+void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
+                       llvm::ArrayRef<std::string> keepF32 = {});
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);

@@ -115,7 +115,8 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     nunc/Quantize/Calibration.h) gives for the op's input; every quantized op
     must have an entry there. Linear ops whose weight is not a constant, or
     whose input is not f32, stay as they are; so do those smaller than
-    `min-macs` multiply-adds per row (K x N), where int8 gains nothing.
+    `min-macs` multiply-adds per row (K x N), where int8 gains nothing, and
+    those listed in `keep-f32` (mixed precision).
   }];
   let options = [
     Option<"minMacs", "min-macs", "int64_t", /*default=*/"4096",
@@ -123,7 +124,9 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     Option<"activations", "activations", "std::string", /*default=*/"\"dynamic\"",
            "dynamic (ranges per row at run time) or static (from the profile)">,
     Option<"profile", "profile", "std::string", /*default=*/"",
-           "Calibration profile (JSON) for activations=static">
+           "Calibration profile (JSON) for activations=static">,
+    ListOption<"keepF32", "keep-f32", "std::string",
+               "Linear ops (by key: their MatMul/Gemm node name) to leave in f32">
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

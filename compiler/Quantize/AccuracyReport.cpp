@@ -1,0 +1,180 @@
+//===- AccuracyReport.cpp - how far int8 is from f32 ----------------------===//
+
+#include "nunc/Quantize/AccuracyReport.h"
+
+#include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Quantize/Calibration.h"
+
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+/// Running sums for SNR and cosine of `got` against `want`.
+struct Agreement {
+  double dot = 0, wantSq = 0, gotSq = 0, errSq = 0, maxAbs = 0;
+  int64_t rows = 0, sameTop1 = 0;
+
+  void add(const Tensor &want, const Tensor &got) {
+    const float *w = want.as<float>(), *g = got.as<float>();
+    for (int64_t i = 0, n = want.numElements(); i < n; ++i) {
+      double d = double(g[i]) - w[i];
+      dot += double(w[i]) * g[i];
+      wantSq += double(w[i]) * w[i];
+      gotSq += double(g[i]) * g[i];
+      errSq += d * d;
+      maxAbs = std::max(maxAbs, std::fabs(d));
+    }
+    if (want.rank() == 2 && want.dim(1) > 1)
+      for (int64_t r = 0; r < want.dim(0); ++r) {
+        int64_t c = want.dim(1);
+        const float *wr = w + r * c, *gr = g + r * c;
+        ++rows;
+        sameTop1 += std::max_element(wr, wr + c) - wr == std::max_element(gr, gr + c) - gr;
+      }
+  }
+  double cosine() const {
+    return wantSq > 0 && gotSq > 0 ? dot / std::sqrt(wantSq * gotSq) : (errSq == 0 ? 1 : 0);
+  }
+  double snrDb() const { return errSq > 0 ? 10 * std::log10(wantSq / errSq) : INFINITY; }
+};
+
+} // namespace
+
+llvm::Expected<std::vector<LayerError>>
+mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
+                        llvm::ArrayRef<std::vector<Tensor>> samples) {
+  std::map<std::string, QuantizedLinearOp> byKey;
+  std::vector<std::string> order;
+  quantized.walk([&](QuantizedLinearOp op) {
+    std::string key = linearKey(op);
+    byKey[key] = op;
+    order.push_back(key);
+  });
+  llvm::DenseMap<Operation *, std::string> keys;
+  f32.walk([&](LinearOp op) { keys[op] = linearKey(op); });
+  std::map<std::string, Agreement> sums;
+  for (const std::vector<Tensor> &sample : samples) {
+    llvm::Error failure = llvm::Error::success();
+    auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
+      auto lin = dyn_cast<LinearOp>(op);
+      if (!lin || failure)
+        return;
+      auto it = byKey.find(keys[op]);
+      if (it == byKey.end())
+        return;
+      QuantizedLinearOp q = it->second;
+      // The quantized weight: the i8 constant under its quant.scast.
+      auto cast = q.getWeight().getDefiningOp<quant::StorageCastOp>();
+      ElementsAttr attr;
+      if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
+        return;
+      llvm::Expected<Tensor> weight = tensorFromAttr(attr);
+      if (!weight) {
+        failure = weight.takeError();
+        return;
+      }
+      auto quantOperand = [&](Value v) -> const Tensor & {
+        if (v == q.getWeight())
+          return *weight;
+        if (v == q.getBias())
+          return operand(lin.getBias());
+        if (v == q.getResidual())
+          return operand(lin.getResidual());
+        return operand(lin.getInput());
+      };
+      llvm::Expected<SmallVector<Tensor>> want = evaluateOp(lin, operand);
+      llvm::Expected<SmallVector<Tensor>> got = evaluateOp(q, quantOperand);
+      if (!want) {
+        failure = want.takeError();
+        if (!got)
+          llvm::consumeError(got.takeError());
+        return;
+      }
+      if (!got) {
+        failure = got.takeError();
+        return;
+      }
+      sums[it->first].add((*want)[0], (*got)[0]);
+    };
+    llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(f32, sample, observe);
+    if (failure)
+      return std::move(failure);
+    if (!out)
+      return out.takeError();
+  }
+  std::vector<LayerError> errors;
+  for (const std::string &key : order) {
+    const Agreement &a = sums[key];
+    errors.push_back({key, a.snrDb(), a.cosine()});
+  }
+  return errors;
+}
+
+llvm::Expected<std::vector<OutputAgreement>>
+mlir::nunc::compareOutputs(func::FuncOp f32, func::FuncOp quantized,
+                           llvm::ArrayRef<std::vector<Tensor>> samples) {
+  std::vector<Agreement> sums(f32.getNumResults());
+  for (const std::vector<Tensor> &sample : samples) {
+    llvm::Expected<SmallVector<Tensor>> want = evaluateFunction(f32, sample);
+    if (!want)
+      return want.takeError();
+    llvm::Expected<SmallVector<Tensor>> got = evaluateFunction(quantized, sample);
+    if (!got)
+      return got.takeError();
+    for (size_t i = 0; i < sums.size(); ++i)
+      if ((*want)[i].dtype() == DType::F32)
+        sums[i].add((*want)[i], (*got)[i]);
+  }
+  std::vector<OutputAgreement> out;
+  for (auto [i, a] : llvm::enumerate(sums)) {
+    OutputAgreement o;
+    auto name = f32.getResultAttrOfType<StringAttr>(i, "nunc.name");
+    o.name = name ? name.str() : "output #" + std::to_string(i);
+    o.cosine = a.cosine();
+    o.maxAbsError = a.maxAbs;
+    o.top1 = a.rows ? double(a.sameTop1) / a.rows : -1;
+    out.push_back(o);
+  }
+  return out;
+}
+
+std::string mlir::nunc::accuracyReportMarkdown(llvm::StringRef title, llvm::StringRef settings,
+                                               int64_t samples,
+                                               llvm::ArrayRef<LayerError> layers,
+                                               llvm::ArrayRef<OutputAgreement> outputs,
+                                               llvm::ArrayRef<std::string> keptF32) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "# int8 accuracy: " << title << "\n\n"
+     << settings << "; measured on " << samples
+     << " sample(s) with the reference evaluator, against the f32 model.\n\n"
+     << "## Outputs\n\n| output | cosine | max abs error | top-1 agreement |\n"
+     << "|---|---|---|---|\n";
+  for (const OutputAgreement &o : outputs)
+    os << llvm::formatv("| {0} | {1:f6} | {2:e3} | {3} |\n", o.name, o.cosine, o.maxAbsError,
+                        o.top1 < 0 ? std::string("-")
+                                   : llvm::formatv("{0:f2} %", o.top1 * 100).str());
+  os << "\n## Layers kept in f32\n\n";
+  if (keptF32.empty())
+    os << "none\n";
+  for (const std::string &k : keptF32)
+    os << "- " << k << "\n";
+  os << "\n## Quantized layers (each alone, on its f32 inputs; lowest SNR first is the most "
+        "sensitive)\n\n| layer | SNR (dB) | cosine |\n|---|---|---|\n";
+  std::vector<LayerError> sorted(layers.begin(), layers.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const LayerError &a, const LayerError &b) { return a.snrDb < b.snrDb; });
+  for (const LayerError &l : sorted)
+    os << llvm::formatv("| {0} | {1:f1} | {2:f6} |\n", l.key, l.snrDb, l.cosine);
+  return s;
+}
