@@ -256,6 +256,13 @@ elementwiseStep(Operation *op) {
         return std::nullopt;
     }
     c.activation = x86::Activation::fromName(name, lo, hi);
+  } else if (auto fq = dyn_cast<FakeQuantizeOp>(op)) {
+    auto q = cast<quant::UniformQuantizedType>(fq.getQuantization());
+    c.inputs = 1;
+    c.op = Config::Activate;
+    c.activation = x86::Activation::fakeQuant(static_cast<float>(q.getScale()),
+                                              q.getStorageTypeMin() - q.getZeroPoint(),
+                                              q.getStorageTypeMax() - q.getZeroPoint());
   } else {
     return std::nullopt;
   }
@@ -441,6 +448,22 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
   return w;
 }
 
+/// What a generic kernel's code depends on: the op, its attributes, its
+/// operand and result types (buffers are arguments), and whether it runs in
+/// place (no `noalias`).
+std::string genericKernelKey(Operation *op, bool inPlace) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << op->getName() << (inPlace ? " inplace " : " ") << op->getAttrDictionary() << " (";
+  for (Type t : op->getOperandTypes())
+    os << t << ", ";
+  os << ") -> (";
+  for (Type t : op->getResultTypes())
+    os << t << ", ";
+  os << ")";
+  return key;
+}
+
 class ModelCompiler {
 public:
   ModelCompiler(ModuleOp module, const CompileOptions &options)
@@ -472,6 +495,8 @@ private:
     bool takesTask = false;
   };
   std::map<std::string, GenericImpl> genericImpls;
+  /// Generic functions built so far, by what determines their code.
+  llvm::StringMap<std::string> genericKernelByKey;
   OwningOpRef<ModuleOp> kernelModule;
   /// Machine code of the x86 kernels, by symbol, in step order.
   std::vector<std::pair<std::string, std::vector<uint8_t>>> nativeCode;
@@ -558,8 +583,13 @@ LogicalResult ModelCompiler::selectKernels() {
       calls.push_back(std::move(call));
       continue;
     }
-    std::string impl = call.symbol + "_impl";
-    if (failed(buildGenericKernel(*kernelModule, step.op, impl, step.inPlaceOperand >= 0)))
+    // Steps that differ only in their buffers share one generic function:
+    // QDQ models repeat the same Quantize/DequantizeLinear hundreds of times.
+    bool inPlace = step.inPlaceOperand >= 0;
+    std::string key = genericKernelKey(step.op, inPlace);
+    auto [known, isNew] = genericKernelByKey.try_emplace(key, call.symbol + "_impl");
+    std::string impl = known->second;
+    if (isNew && failed(buildGenericKernel(*kernelModule, step.op, impl, inPlace)))
       return failure();
     call.generic = true;
     call.description = "generic";

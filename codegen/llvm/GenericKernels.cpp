@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -377,7 +378,7 @@ FailureOr<Value> GenericEmitter::emit() {
     r = emitContraction();
   else if (isa<ConvOp, FusedConvOp, MaxPoolOp, AveragePoolOp>(op))
     r = emitWindowed();
-  else if (isa<QuantizeLinearOp, DequantizeLinearOp, DynamicQuantizeLinearOp,
+  else if (isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp, DynamicQuantizeLinearOp,
                MatMulIntegerOp, QLinearMatMulOp>(op))
     r = emitQuantized();
   else
@@ -1224,6 +1225,18 @@ LogicalResult GenericEmitter::emitQuantized() {
         });
         return success();
       })
+      .Case([&](FakeQuantizeOp f) {
+        auto q = cast<quant::UniformQuantizedType>(f.getQuantization());
+        float scale = static_cast<float>(q.getScale()), zp = q.getZeroPoint();
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          Value r = math::RoundEvenOp::create(
+              b, loc, arith::DivFOp::create(b, loc, s[0], k.floatConst(scale, f32)));
+          r = arith::MaximumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMin() - zp, f32));
+          r = arith::MinimumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMax() - zp, f32));
+          return arith::MulFOp::create(b, loc, r, k.floatConst(scale, f32));
+        });
+        return success();
+      })
       .Case([&](DynamicQuantizeLinearOp d) {
         ArrayRef<int64_t> shape = shapeOf(d.getInput());
         Value in = operandMem(0);
@@ -1355,7 +1368,7 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
   if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, SigmoidOp,
-           GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp>(op) ||
+           GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp>(op) ||
       op->getNumResults() != 1)
     return false;
   auto in = cast<RankedTensorType>(op->getOperand(operand).getType());

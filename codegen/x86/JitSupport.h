@@ -23,9 +23,20 @@ namespace mlir::nunc::x86 {
 
 /// The activation a kernel applies in its epilogue.
 struct Activation {
-  enum Kind { None, Relu, Clip, Sigmoid, Tanh, Gelu, GeluTanh } kind = None;
+  enum Kind { None, Relu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, FakeQuant } kind = None;
   float min = 0, max = 0;
+  /// FakeQuant: x -> clamp(round_half_even(x / scale), min, max) * scale, with
+  /// min/max the storage range less the zero point.
+  float scale = 1;
   static Activation fromName(const std::string &name, float min, float max);
+  static Activation fakeQuant(float scale, float min, float max) {
+    Activation a;
+    a.kind = FakeQuant;
+    a.scale = scale;
+    a.min = min;
+    a.max = max;
+    return a;
+  }
 };
 
 /// Base of the generators: AutoGrow code, callee-saved register handling,

@@ -116,6 +116,18 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     vmaxps(x, x, constAddr(act.min));
     vminps(x, x, constAddr(act.max));
     return;
+  case Activation::FakeQuant:
+    // As QuantizeLinear + DequantizeLinear: divide (not a reciprocal
+    // multiply), round half to even, clamp, scale back.
+    vdivps(x, x, constAddr(act.scale));
+    if constexpr (avx512)
+      vrndscaleps(x, x, 0x08);
+    else
+      vroundps(x, x, 0x08);
+    vmaxps(x, x, constAddr(act.min));
+    vminps(x, x, constAddr(act.max));
+    vmulps(x, x, constAddr(act.scale));
+    return;
   case Activation::Sigmoid:
     sigmoid();
     return;

@@ -192,6 +192,12 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(dequantizeLinear(get(o.getInput()), get(o.getScale()),
                                     opt(o.getZeroPoint()), o.getAxis()));
       })
+      .Case([&](FakeQuantizeOp o) {
+        auto q = cast<quant::UniformQuantizedType>(o.getQuantization());
+        return one(fakeQuantize(get(o.getInput()), static_cast<float>(q.getScale()),
+                                q.getZeroPoint(), q.getStorageTypeMin(),
+                                q.getStorageTypeMax()));
+      })
       .Case([&](DynamicQuantizeLinearOp o) {
         return many(dynamicQuantizeLinear(get(o.getInput())));
       })

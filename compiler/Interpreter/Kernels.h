@@ -75,6 +75,10 @@ Expected<Tensor> quantizeLinear(const Tensor &x, const Tensor &scale,
                                 const Tensor *zeroPoint, int64_t axis, DType out);
 Expected<Tensor> dequantizeLinear(const Tensor &x, const Tensor &scale,
                                   const Tensor *zeroPoint, int64_t axis);
+/// DequantizeLinear(QuantizeLinear(x)) with one scale and zero point and the
+/// storage range [qmin, qmax]; f32 in and out.
+Expected<Tensor> fakeQuantize(const Tensor &x, float scale, int64_t zeroPoint, int64_t qmin,
+                              int64_t qmax);
 /// Returns {y, y_scale, y_zero_point}.
 Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x);
 Expected<Tensor> matmulInteger(const Tensor &a, const Tensor &b, const Tensor *aZero,

@@ -113,6 +113,23 @@ Expected<Tensor> dequantizeLinear(const Tensor &x, const Tensor &scale,
   return out;
 }
 
+Expected<Tensor> fakeQuantize(const Tensor &x, float scale, int64_t zeroPoint, int64_t qmin,
+                              int64_t qmax) {
+  if (x.dtype() != DType::F32)
+    return kernelError("fake_quantize needs a float32 input");
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, x.shape()));
+  const float *in = x.as<float>();
+  float *o = out.mutableAs<float>();
+  float zp = static_cast<float>(zeroPoint);
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
+    // The two ONNX ops' steps, in their order.
+    float q = std::nearbyint(in[i] / scale) + zp;
+    q = std::clamp(q, static_cast<float>(qmin), static_cast<float>(qmax));
+    o[i] = (q - zp) * scale;
+  }
+  return out;
+}
+
 Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x) {
   if (x.dtype() != DType::F32)
     return kernelError("DynamicQuantizeLinear needs a float32 input");

@@ -35,6 +35,7 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
   fpm.addPass(createFuseLayerNorm());
   fpm.addPass(createFuseAttention());
   fpm.addPass(createFuseLinear());
+  fpm.addPass(createFuseQuantizeDequantize());
   fpm.addPass(createFoldBatchNorm());
   fpm.addPass(createFuseConv());
   buildSimplifyPipeline(pm);

@@ -50,6 +50,8 @@ bool foldWithHook(Operation *op, OpBuilder &builder) {
   return true;
 }
 
+constexpr int64_t kKeepQuantizedAbove = 4096;
+
 struct ConstantFoldingPass
     : public mlir::nunc::impl::ConstantFoldingBase<ConstantFoldingPass> {
   using ConstantFoldingBase::ConstantFoldingBase;
@@ -86,6 +88,15 @@ struct ConstantFoldingPass
 
   LogicalResult foldByEvaluation(Operation *op, OpBuilder &builder, bool &changed) {
     if (!hasStaticResults(op, maxElements))
+      return success();
+    // Quantized weights of MatMuls and embedding tables stay quantized: the
+    // int8 GEMM reads them as they are (nunc-fuse-linear matches the
+    // DequantizeLinear) and a Gather takes integer rows
+    // (nunc-fuse-quantize-dequantize); folding would make them 4x larger.
+    // Small ones (scales, biases) and those of other ops still fold.
+    if (isa<DequantizeLinearOp>(op) &&
+        cast<ShapedType>(op->getResult(0).getType()).getNumElements() > kKeepQuantizedAbove &&
+        llvm::all_of(op->getUsers(), [](Operation *u) { return isa<MatMulOp, GatherOp>(u); }))
       return success();
     SmallVector<Tensor> operands;
     for (Value v : op->getOperands()) {

@@ -2,6 +2,7 @@
 
 #include "PatternUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -360,10 +361,97 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
   }
 };
 
+/// A MatMul of a QDQ model (onnxruntime's quantize_static, QDQ format):
+///   MatMul(DequantizeLinear(QuantizeLinear(x, sx, zx), sx, zx),
+///          DequantizeLinear(Wq, sW, 0))
+/// with per-tensor u8 (or s8) activations and constant s8 weights of zero
+/// point 0, per tensor or per column -> quantized_linear(x, Wq) with static
+/// activations (sx, zx). An s8 activation becomes the u8 one 128 higher,
+/// which quantizes identically. Quantize/Dequantize pairs around the result
+/// stay as they are.
+struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatMulOp mm, PatternRewriter &rewriter) const override {
+    auto dqA = mm.getA().getDefiningOp<DequantizeLinearOp>();
+    auto dqW = mm.getB().getDefiningOp<DequantizeLinearOp>();
+    if (!dqA || !dqW || !isStatic(mm.getType()) ||
+        !cast<ShapedType>(mm.getType()).getElementType().isF32())
+      return failure();
+    auto q = dqA.getInput().getDefiningOp<QuantizeLinearOp>();
+    if (!q || !dqA.getZeroPoint() || !q.getZeroPoint())
+      return failure();
+    std::optional<double> sx = scalarConstant(q.getScale()), sx2 = scalarConstant(dqA.getScale());
+    std::optional<double> zx = scalarConstant(q.getZeroPoint()),
+                          zx2 = scalarConstant(dqA.getZeroPoint());
+    if (!sx || !zx || sx != sx2 || zx != zx2 || !(*sx > 0))
+      return failure();
+    Type qType = cast<ShapedType>(q.getType()).getElementType();
+    int64_t zeroPoint = static_cast<int64_t>(*zx);
+    if (qType.isUnsignedInteger(8))
+      ;
+    else if (qType.isSignlessInteger(8))
+      zeroPoint += 128;
+    else
+      return failure();
+    // The weight: a constant s8 [K, N], zero points 0, one scale or one per column.
+    ElementsAttr wAttr;
+    auto wType = dyn_cast<RankedTensorType>(dqW.getInput().getType());
+    if (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
+        !wType.getElementType().isSignlessInteger(8) ||
+        !matchPattern(dqW.getInput(), m_Constant(&wAttr)))
+      return failure();
+    int64_t n = wType.getDimSize(1);
+    std::optional<Tensor> ws = f32Constant(dqW.getScale());
+    if (!ws || (ws->numElements() != 1 &&
+                (ws->numElements() != n ||
+                 shape::wrapAxis(dqW.getAxis(), 2) != 1)))
+      return failure();
+    if (Value zp = dqW.getZeroPoint()) {
+      ElementsAttr zAttr;
+      if (!matchPattern(zp, m_Constant(&zAttr)))
+        return failure();
+      llvm::Expected<Tensor> z = tensorFromAttr(zAttr);
+      if (!z) {
+        llvm::consumeError(z.takeError());
+        return failure();
+      }
+      for (int64_t i = 0; i < z->numElements(); ++i)
+        if (z->getInt(i) != 0)
+          return failure();
+    }
+    MLIRContext *ctx = rewriter.getContext();
+    Type i8 = IntegerType::get(ctx, 8), f32 = rewriter.getF32Type();
+    Type element;
+    if (ws->numElements() == 1) {
+      element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8, f32,
+                                                 ws->as<float>()[0], 0, -128, 127);
+    } else {
+      SmallVector<double> scales(ws->as<float>(), ws->as<float>() + n);
+      element = quant::UniformQuantizedPerAxisType::get(quant::QuantizationFlags::Signed, i8,
+                                                        f32, scales, SmallVector<int64_t>(n, 0),
+                                                        1, -128, 127);
+    }
+    Location loc = fusedLoc({q, dqA, dqW, mm});
+    rewriter.setInsertionPoint(mm);
+    Value weight = quant::StorageCastOp::create(
+        rewriter, loc, RankedTensorType::get(wType.getShape(), element), dqW.getInput());
+    LinearParts p{q.getInput(), weight};
+    p.activationQuantization = "static";
+    p.inputQuantization = TypeAttr::get(quant::UniformQuantizedType::get(
+        /*flags=*/0, i8, f32, static_cast<float>(*sx), zeroPoint, 0, 255));
+    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
+    if (failed(lin))
+      return failure();
+    keepResultTypes(*lin, mm);
+    rewriter.replaceOp(mm, (*lin)->getResults());
+    return success();
+  }
+};
+
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear,
+    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear, QdqMatMulToLinear,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<SigmoidOp, LinearOp>,
                  ActivationIntoLinear<TanhOp, LinearOp>, ActivationIntoLinear<GeluOp, LinearOp>,

@@ -25,6 +25,18 @@ std::optional<SmallVector<float>> getConstantFloats(Value v) {
   return out;
 }
 
+std::optional<double> scalarConstant(Value v) {
+  ElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
+    return std::nullopt;
+  llvm::Expected<Tensor> t = tensorFromAttr(attr);
+  if (!t) {
+    llvm::consumeError(t.takeError());
+    return std::nullopt;
+  }
+  return t->getDouble(0);
+}
+
 std::optional<double> getUniformFloat(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)))

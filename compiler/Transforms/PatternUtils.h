@@ -17,6 +17,10 @@ namespace mlir::nunc {
 /// a splat; integers convert), or std::nullopt.
 std::optional<double> getUniformFloat(Value v);
 
+/// The value of a one-element constant of any numeric type (unsigned ones
+/// read as unsigned), or std::nullopt.
+std::optional<double> scalarConstant(Value v);
+
 /// True when `v` is a constant float within `tolerance` (relative) of `want`.
 bool isFloatConstant(Value v, double want, double tolerance = 1e-4);
 

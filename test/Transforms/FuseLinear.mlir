@@ -527,3 +527,34 @@ func.func @quantize_dynamic_asymmetric_weight(%x: tensor<2x3xf32>) -> tensor<2x2
   %y = nunc.mul %f, %scale : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
+
+// -----
+
+// A QDQ MatMul (onnxruntime quantize_static, QDQ format): Q/DQ of the u8
+// activation with one scale and zero point, DQ of a constant s8 weight with
+// zero point 0 -> quantized_linear with the activation's quantization as a
+// static !quant.uniform type. An s8 activation becomes u8 with the zero
+// point 128 higher.
+
+// CHECK-LABEL: func.func @qdq_matmul(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>, %[[Y:.*]]: tensor<2x3xf32>)
+// CHECK: %[[W:.*]] = quant.scast %{{.*}} : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 2.500000e-01>>
+// CHECK: nunc.quantized_linear %[[X]], %[[W]] {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 1.250000e-01:10>}
+// CHECK: nunc.quantized_linear %[[Y]], %{{.*}} {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 1.250000e-01:125>}
+// CHECK-NOT: nunc.matmul
+func.func @qdq_matmul(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %wzp = nunc.constant dense<0> : tensor<i8>
+  %ws = nunc.constant dense<0.25> : tensor<f32>
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %zps = nunc.constant dense<-3> : tensor<i8>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xui8>
+  %dq = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+  %dw = nunc.dequantize_linear %w, %ws, %wzp : tensor<i8> : tensor<3x2xi8>, tensor<f32> -> tensor<3x2xf32>
+  %m = nunc.matmul %dq, %dw : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %qs = nunc.quantize_linear %y, %s, %zps : tensor<i8> {output_element_type = i8} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
+  %dqs = nunc.dequantize_linear %qs, %s, %zps : tensor<i8> : tensor<2x3xi8>, tensor<f32> -> tensor<2x3xf32>
+  %m2 = nunc.matmul %dqs, %dw : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %m, %m2 : tensor<2x2xf32>, tensor<2x2xf32>
+}

@@ -242,3 +242,95 @@ def test_report_and_accuracy_target(nunc, models, tmp_path):
     manifest = json.loads((tmp_path / "mixed" / "minilm.json").read_text())
     f32_gemms = [k for k in manifest["kernels"] if k["kernel"].startswith("gemm.avx512")]
     assert len(f32_gemms) == len(kept)
+
+
+class Samples:
+    """An onnxruntime CalibrationDataReader over fixed feeds."""
+
+    def __init__(self, feeds):
+        self.feeds = list(feeds)
+
+    def get_next(self):
+        return self.feeds.pop() if self.feeds else None
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("activation", ["QUInt8", "QInt8"])
+def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation):
+    """A quantize_static (QDQ) layer: the MatMul runs on the VNNI kernel with
+    the model's static activation quantization; the output, requantized by
+    the model's own Q/DQ, is within one unit of its scale from onnxruntime's
+    (equal here)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper as nh
+    one_layer_model(str(tmp_path / "f32.onnx"), 64, 384, 130, 8)
+    r = np.random.default_rng(9)
+    calib = [{"x": (r.standard_normal((64, 384)) * 2).astype(np.float32)} for _ in range(4)]
+    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
+                    quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, activation),
+                    weight_type=QuantType.QInt8)
+    nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "q.json").read_text())
+    assert manifest["kernels"][0]["kernel"] == "gemm.int8.avx512vnni[64x130x384, static]"
+    exe, man = harness.build(str(tmp_path / "out"))
+    x = (r.standard_normal((64, 384)) * 2).astype(np.float32)
+    outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
+    assert outs is not None, log
+    ref = ort.InferenceSession(str(tmp_path / "q.onnx"),
+                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    inits = {i.name: nh.to_array(i) for i in onnx.load(str(tmp_path / "q.onnx")).graph.initializer}
+    unit = float(inits["y_scale"])
+    assert float(np.abs(outs["y"] - ref).max()) <= unit * 1.0001
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_minilm(nunc, models, tmp_path):
+    """quantize_static's QDQ MiniLM: every MatMul with a constant weight runs
+    on the VNNI kernel with the model's static input quantization, every
+    other Q/DQ pair is one fake_quantize pass, the embedding tables stay s8.
+    A whole QDQ graph rounds every activation to a coarse grid, so a 1-ulp
+    float difference anywhere (sum order in LayerNorm, softmax) can move a
+    value to the next grid point, and that spreads: onnxruntime itself, run
+    with and without its graph optimizations, agrees on only ~2/3 of the
+    outputs to within one unit (cosine ~0.9988). nunc must agree with
+    onnxruntime at least as well as onnxruntime agrees with itself."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper as nh
+    src = os.path.join(models, "minilm.onnx")
+    q = str(tmp_path / "minilm_qdq.onnx")
+    quantize_static(src, q, Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "minilm_qdq.json").read_text())
+    kernels = [k["kernel"] for k in manifest["kernels"]]
+    assert sum(k.startswith("gemm.int8.avx512vnni") and "static" in k for k in kernels) == 36
+    assert [k["op"] for k in manifest["kernels"] if k["op"] == "nunc.quantize_linear"] == []
+    # The one DequantizeLinear left is of the gathered word-embedding rows.
+    assert [k["op"] for k in manifest["kernels"]].count("nunc.dequantize_linear") == 1
+    assert sum(k.startswith("elementwise.fake_quantize") for k in kernels) > 100
+    # Only the gathered embedding rows are dequantized: no table-sized arena.
+    assert manifest["arena_bytes"] < 1 << 20, manifest["arena_bytes"]
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    plain = ort.SessionOptions()
+    plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    ort_plain = ort.InferenceSession(q, plain, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
+    unit = float(inits["last_hidden_state_scale"])
+
+    def within_one_unit(a, b):
+        return float((np.abs(a - b) <= unit * 1.001).mean())
+
+    assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
+    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
+    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99

@@ -153,6 +153,35 @@ TEST_P(ElementwiseKernelTest, UnaryOpsMatchTheReference) {
     }
 }
 
+TEST_P(ElementwiseKernelTest, FakeQuantizeEqualsQuantizeThenDequantize) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(44);
+  // {scale, zero point, qmin, qmax}: u8, s8 with a zero point, s16.
+  const float grids[][4] = {{1.f / 128, 100, 0, 255}, {3.f / 128, -3, -128, 127},
+                            {0.0371f, 0, -32768, 32767}};
+  for (const auto &g : grids)
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{1}, {7}, {17}, {129}, {3, 7}, {9000}}) {
+      Tensor a = randomTensor(rng, shape, -4.f, 4.f);
+      // Every other element a tie of the grid (x / scale = k + 1/2).
+      float *x = a.mutableAs<float>();
+      for (int64_t i = 0; i < a.numElements(); i += 2)
+        x[i] = (std::floor(x[i] / g[0]) + 0.5f) * g[0];
+      llvm::Expected<Tensor> want = kernels::fakeQuantize(a, g[0], g[1], g[2], g[3]);
+      ASSERT_TRUE(static_cast<bool>(want));
+      ElementwiseConfig c;
+      c.op = ElementwiseConfig::Activate;
+      c.inputs = 1;
+      c.activation = Activation::fakeQuant(g[0], g[2] - g[1], g[3] - g[1]);
+      for (bool inPlace : {false, true}) {
+        std::vector<float> y = runKernel(isa, c, shape, a, nullptr, inPlace);
+        for (int64_t i = 0; i < want->numElements(); ++i)
+          ASSERT_EQ(y[i], want->as<float>()[i]) << "scale " << g[0] << " x " << x[i] << " at " << i;
+      }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, ElementwiseKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")

@@ -899,6 +899,18 @@ LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult FakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  auto q = dyn_cast<quant::UniformQuantizedType>(getQuantization());
+  if (!q || q.getStorageTypeIntegralWidth() > 16 || !q.getExpressedType().isF32() ||
+      !(q.getScale() > 0) || q.getZeroPoint() < q.getStorageTypeMin() ||
+      q.getZeroPoint() > q.getStorageTypeMax())
+    return emitError() << "quantization must be a per-tensor !quant.uniform of at most 16 "
+                          "bits over f32 with a positive scale and a zero point in range, not "
+                       << getQuantization();
+  types.push_back(getInput().getType());
+  return success();
+}
+
 LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(checkActivation(*this, getActivation())))
     return failure();

@@ -1075,3 +1075,19 @@ func.func @quantized_linear_static_signed_input(%x: tensor<2x3xf32>, %w: tensor<
   %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<i8:f32, 0.25>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
   return
 }
+
+// -----
+
+func.func @fake_quantize_per_axis(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{quantization must be a per-tensor !quant.uniform of at most 16 bits over f32 with a positive scale and a zero point in range, not '!quant.uniform<u8:f32:1, {1.000000e-01:128,2.000000e-01:128,3.000000e-01:128}>'}}
+  %0 = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32:1, {0.1:128, 0.2:128, 0.3:128}>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @fake_quantize_32_bit(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{quantization must be a per-tensor !quant.uniform of at most 16 bits}}
+  %0 = nunc.fake_quantize %x {quantization = !quant.uniform<i32:f32, 0.5>} : tensor<2x3xf32> -> tensor<2x3xf32>
+  return
+}

@@ -463,6 +463,17 @@ func.func @quant16(%x: tensor<?x3xf32>, %s: tensor<3xf32>, %zp: tensor<3xui16>) 
   return
 }
 
+// CHECK-LABEL: func.func @fake_quantize(
+// CHECK-SAME: %[[X:.*]]: tensor<2x?xf32>)
+func.func @fake_quantize(%x: tensor<2x?xf32>) {
+  // CHECK-NEXT: nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 2.500000e-01:128>} : tensor<2x?xf32> -> tensor<2x?xf32>
+  %0 = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<2x?xf32> -> tensor<2x?xf32>
+  // CHECK-NEXT: nunc.fake_quantize %[[X]] {quantization = !quant.uniform<i16:f32, 1.000000e-03>} : tensor<2x?xf32> -> tensor<2x?xf32>
+  %1 = nunc.fake_quantize %x {quantization = !quant.uniform<i16:f32, 0.001>} : tensor<2x?xf32> -> tensor<2x?xf32>
+  // CHECK-NEXT: return
+  return
+}
+
 // The blob of the dense_resource constant survives printing.
 // CHECK: dialect_resources
 // CHECK: weights: "0x01000000010203"

@@ -87,6 +87,20 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp"> {
+  let summary = "Fuses the QuantizeLinear/DequantizeLinear pairs of QDQ models";
+  let description = [{
+    Runs after nunc-fuse-linear, which already took the pairs that feed a
+    MatMul (into quantized_linear). A remaining DequantizeLinear of a
+    QuantizeLinear with the same per-tensor scale and zero point becomes
+    nunc.fake_quantize (one f32 pass that rounds to the grid). A Gather of a
+    per-tensor DequantizeLinear (a QDQ embedding table) becomes a
+    DequantizeLinear of the Gather, so the table stays integer and only the
+    gathered rows are dequantized.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
+}
+
 def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
   let summary = "Folds inference BatchNormalization into the preceding Conv's constants";
   let dependentDialects = ["::mlir::nunc::NuncDialect"];

@@ -471,6 +471,21 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
   }];
 }
 
+def Nunc_FakeQuantizeOp : Nunc_Op<"fake_quantize"> {
+  let summary = "x rounded to a quantization grid, kept in f32 (QuantizeLinear then DequantizeLinear)";
+  let description = [{
+    `quantization` is a per-tensor `!quant.uniform<st:f32, scale:zp>`;
+    the result is (clamp(round_half_even(x / scale) + zp, qmin, qmax) - zp)
+    * scale, exactly what an ONNX QuantizeLinear followed by a
+    DequantizeLinear with the same scale and zero point compute, in one pass
+    and without the integer tensor in between. QDQ models put such a pair on
+    almost every activation.
+  }];
+  let arguments = (ins TensorOf<[F32]>:$input, TypeAttr:$quantization);
+  let results = (outs TensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 def Nunc_AttentionOp : Nunc_Op<"attention"> {
   let summary = "Multi-head softmax(Q K^T * scale + mask) V on [B, S, H*D] tensors";
   let description = [{

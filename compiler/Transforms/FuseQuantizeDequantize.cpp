@@ -1,0 +1,114 @@
+//===- FuseQuantizeDequantize.cpp - the Q/DQ pairs of QDQ models ----------===//
+
+#include "PatternUtils.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_FUSEQUANTIZEDEQUANTIZE
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+/// Scale and zero point of a per-tensor Quantize/DequantizeLinear (a missing
+/// zero point is 0).
+struct TensorQuantization {
+  double scale = 0;
+  int64_t zeroPoint = 0;
+  bool operator==(const TensorQuantization &o) const {
+    return scale == o.scale && zeroPoint == o.zeroPoint;
+  }
+};
+
+std::optional<TensorQuantization> perTensor(Value scale, Value zeroPoint) {
+  std::optional<double> s = scalarConstant(scale);
+  if (!s || !(*s > 0) || !std::isfinite(*s))
+    return std::nullopt;
+  TensorQuantization q{*s, 0};
+  if (zeroPoint) {
+    std::optional<double> z = scalarConstant(zeroPoint);
+    if (!z)
+      return std::nullopt;
+    q.zeroPoint = static_cast<int64_t>(*z);
+  }
+  return q;
+}
+
+/// DequantizeLinear(QuantizeLinear(x, s, zp), s, zp) with one f32 scale and
+/// zero point -> fake_quantize(x) on the grid !quant.uniform<st:f32, s:zp>.
+/// The pair runs in one pass over f32 instead of two over a tensor and its
+/// integer copy. Runs after nunc-fuse-linear, which takes the pairs that
+/// feed a MatMul into quantized_linear's static input quantization.
+struct QuantizeDequantizeToFakeQuantize : OpRewritePattern<DequantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeLinearOp dq, PatternRewriter &rewriter) const override {
+    auto q = dq.getInput().getDefiningOp<QuantizeLinearOp>();
+    if (!q)
+      return failure();
+    auto inType = dyn_cast<RankedTensorType>(q.getInput().getType());
+    auto outType = dyn_cast<RankedTensorType>(dq.getType());
+    if (!inType || !outType || !inType.getElementType().isF32() ||
+        !outType.getElementType().isF32())
+      return failure();
+    std::optional<TensorQuantization> qq = perTensor(q.getScale(), q.getZeroPoint());
+    std::optional<TensorQuantization> dqq = perTensor(dq.getScale(), dq.getZeroPoint());
+    if (!qq || !dqq || !(*qq == *dqq))
+      return failure();
+    auto storage = dyn_cast<IntegerType>(cast<ShapedType>(q.getType()).getElementType());
+    if (!storage || (storage.getWidth() != 8 && storage.getWidth() != 16))
+      return failure();
+    unsigned width = storage.getWidth();
+    bool isSigned = !storage.isUnsigned();
+    int64_t lo = isSigned ? -(int64_t(1) << (width - 1)) : 0;
+    int64_t hi = isSigned ? (int64_t(1) << (width - 1)) - 1 : (int64_t(1) << width) - 1;
+    MLIRContext *ctx = rewriter.getContext();
+    // ONNX scales are f32; the grid keeps that exact value.
+    double scale = static_cast<float>(qq->scale);
+    Type grid = quant::UniformQuantizedType::get(
+        isSigned ? quant::QuantizationFlags::Signed : 0, IntegerType::get(ctx, width),
+        rewriter.getF32Type(), scale, qq->zeroPoint, lo, hi);
+    rewriter.replaceOpWithNewOp<FakeQuantizeOp>(dq, dq.getType(), q.getInput(),
+                                                TypeAttr::get(grid));
+    return success();
+  }
+};
+
+/// Gather(DequantizeLinear(table, s, zp), ids) -> DequantizeLinear(Gather(
+/// table, ids), s, zp) for a per-tensor s and zp: the embedding tables of
+/// QDQ models stay in their integer form (a quarter of the bytes), and only
+/// the gathered rows are dequantized, instead of the whole table every run.
+struct GatherOfDequantize : OpRewritePattern<GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GatherOp gather, PatternRewriter &rewriter) const override {
+    auto dq = gather.getData().getDefiningOp<DequantizeLinearOp>();
+    auto outType = dyn_cast<RankedTensorType>(gather.getType());
+    if (!dq || !outType || !perTensor(dq.getScale(), dq.getZeroPoint()))
+      return failure();
+    Type storage = cast<ShapedType>(dq.getInput().getType()).getElementType();
+    Location loc = fusedLoc({dq, gather});
+    auto rows = GatherOp::create(rewriter, loc, outType.clone(storage), dq.getInput(),
+                                 gather.getIndices(), gather.getAxisAttr());
+    rewriter.replaceOpWithNewOp<DequantizeLinearOp>(gather, outType, rows.getResult(),
+                                                    dq.getScale(), dq.getZeroPoint(),
+                                                    dq.getAxisAttr());
+    return success();
+  }
+};
+
+struct FuseQuantizeDequantizePass
+    : public mlir::nunc::impl::FuseQuantizeDequantizeBase<FuseQuantizeDequantizePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,96 @@
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-quantize-dequantize | FileCheck %s
+
+// A QuantizeLinear/DequantizeLinear pair with one scale and zero point (what
+// onnxruntime's quantize_static puts on activations) becomes one
+// fake_quantize on the grid of the pair; the integer tensor disappears.
+
+// CHECK-LABEL: func.func @u8_pair(
+// CHECK-SAME: %[[X:.*]]: tensor<2x5xf32>)
+// CHECK-NEXT: %[[Y:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 3.125000e-02:120>} : tensor<2x5xf32> -> tensor<2x5xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @u8_pair(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %s = nunc.constant dense<0.03125> : tensor<f32>
+  %zp = nunc.constant dense<120> : tensor<ui8>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %y = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  return %y : tensor<2x5xf32>
+}
+
+// -----
+
+// s8 with no zero point operand (0), separate but equal constants on the two
+// sides, 16-bit storage; a QuantizeLinear with another use stays for it.
+
+// CHECK-LABEL: func.func @s8_and_i16(
+// CHECK-SAME: %[[X:.*]]: tensor<3xf32>)
+// CHECK-DAG: %[[A:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<i8:f32, 5.000000e-01>} : tensor<3xf32> -> tensor<3xf32>
+// CHECK-DAG: %[[Q16:.*]] = nunc.quantize_linear %[[X]], %{{.*}} {output_element_type = i16}
+// CHECK-DAG: %[[B:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<i16:f32, 5.000000e-01>} : tensor<3xf32> -> tensor<3xf32>
+// CHECK: return %[[A]], %[[B]], %[[Q16]]
+func.func @s8_and_i16(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xi16>) {
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %s2 = nunc.constant dense<0.5> : tensor<1xf32>
+  %q = nunc.quantize_linear %x, %s {output_element_type = i8} : tensor<3xf32>, tensor<f32> -> tensor<3xi8>
+  %a = nunc.dequantize_linear %q, %s2 : tensor<3xi8>, tensor<1xf32> -> tensor<3xf32>
+  %q16 = nunc.quantize_linear %x, %s {output_element_type = i16} : tensor<3xf32>, tensor<f32> -> tensor<3xi16>
+  %b = nunc.dequantize_linear %q16, %s : tensor<3xi16>, tensor<f32> -> tensor<3xf32>
+  return %a, %b, %q16 : tensor<3xf32>, tensor<3xf32>, tensor<3xi16>
+}
+
+// -----
+
+// Not a round trip: the scales differ, the zero points differ, or the scale
+// is per axis. Each pair stays as it is.
+
+// CHECK-LABEL: func.func @not_pairs(
+// CHECK-NOT: nunc.fake_quantize
+// CHECK-COUNT-3: nunc.dequantize_linear
+// CHECK-NOT: nunc.fake_quantize
+func.func @not_pairs(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %s2 = nunc.constant dense<0.25> : tensor<f32>
+  %zp = nunc.constant dense<3> : tensor<ui8>
+  %zp2 = nunc.constant dense<4> : tensor<ui8>
+  %sc = nunc.constant dense<[0.5, 0.25, 0.125]> : tensor<3xf32>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xui8>
+  %a = nunc.dequantize_linear %q, %s2, %zp : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+  %b = nunc.dequantize_linear %q, %s, %zp2 : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+  %qc = nunc.quantize_linear %x, %sc {axis = 1 : i64, output_element_type = i8} : tensor<2x3xf32>, tensor<3xf32> -> tensor<2x3xi8>
+  %c = nunc.dequantize_linear %qc, %sc {axis = 1 : i64} : tensor<2x3xi8>, tensor<3xf32> -> tensor<2x3xf32>
+  return %a, %b, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// A Gather of a dequantized table (a QDQ embedding) gathers the integer rows
+// and dequantizes only them.
+
+// CHECK-LABEL: func.func @embedding(
+// CHECK-SAME: %[[IDS:.*]]: tensor<1x4xi64>)
+// CHECK: %[[T:.*]] = nunc.constant dense<{{.*}}> : tensor<5x2xi8>
+// CHECK: %[[ROWS:.*]] = nunc.gather %[[T]], %[[IDS]] : (tensor<5x2xi8>, tensor<1x4xi64>) -> tensor<1x4x2xi8>
+// CHECK: %[[Y:.*]] = nunc.dequantize_linear %[[ROWS]], %{{.*}}, %{{.*}} : tensor<i8> : tensor<1x4x2xi8>, tensor<f32> -> tensor<1x4x2xf32>
+// CHECK: return %[[Y]]
+func.func @embedding(%ids: tensor<1x4xi64>) -> tensor<1x4x2xf32> {
+  %t = nunc.constant dense<[[1, 2], [3, 4], [5, 6], [7, 8], [9, 10]]> : tensor<5x2xi8>
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %zp = nunc.constant dense<1> : tensor<i8>
+  %d = nunc.dequantize_linear %t, %s, %zp : tensor<i8> : tensor<5x2xi8>, tensor<f32> -> tensor<5x2xf32>
+  %y = nunc.gather %d, %ids : (tensor<5x2xf32>, tensor<1x4xi64>) -> tensor<1x4x2xf32>
+  return %y : tensor<1x4x2xf32>
+}
+
+// -----
+
+// A table dequantized per axis stays as it is.
+
+// CHECK-LABEL: func.func @embedding_per_axis(
+// CHECK: nunc.dequantize_linear
+// CHECK-NEXT: nunc.gather
+func.func @embedding_per_axis(%ids: tensor<4xi64>) -> tensor<4x2xf32> {
+  %t = nunc.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
+  %s = nunc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %d = nunc.dequantize_linear %t, %s : tensor<3x2xi8>, tensor<2xf32> -> tensor<3x2xf32>
+  %y = nunc.gather %d, %ids : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
