@@ -4,6 +4,7 @@
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Quantize/Calibration.h"
 #include "nunc/Transforms/Passes.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -59,6 +60,66 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     for (auto [op, key] : llvm::zip(linears, keys))
       if (failed(quantize(op, key)))
         return signalPassFailure();
+    if (minEmbeddingElements > 0) {
+      SmallVector<GatherOp> gathers;
+      getOperation().walk([&](GatherOp op) { gathers.push_back(op); });
+      for (GatherOp op : gathers)
+        quantizeEmbedding(op);
+    }
+  }
+
+  /// Gather(table, ids) of a constant f32 table [V, D] along axis 0 ->
+  /// Cast(Gather(table_s8, ids), f32) * Gather(scales [V, 1], ids), with one
+  /// symmetric scale per row (max |row| / 127). The table is most of a
+  /// transformer's embedding bytes; per-row scales keep each token's vector
+  /// within 1/254 of its own largest element.
+  void quantizeEmbedding(GatherOp op) {
+    auto table = dyn_cast<RankedTensorType>(op.getData().getType());
+    auto out = dyn_cast<RankedTensorType>(op.getType());
+    if (!table || !out || !out.hasStaticShape() || table.getRank() != 2 ||
+        !table.hasStaticShape() || !table.getElementType().isF32() ||
+        table.getNumElements() < minEmbeddingElements ||
+        shape::wrapAxis(op.getAxis(), 2) != 0)
+      return;
+    std::optional<SmallVector<float>> w = getConstantFloats(op.getData());
+    if (!w)
+      return;
+    int64_t rows = table.getDimSize(0), cols = table.getDimSize(1);
+    SmallVector<float> scales(rows);
+    SmallVector<int8_t> q(rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      float top = 0.f;
+      for (int64_t c = 0; c < cols; ++c)
+        top = std::max(top, std::fabs((*w)[r * cols + c]));
+      scales[r] = top > 0.f ? top / 127.f : 1.f;
+      for (int64_t c = 0; c < cols; ++c)
+        q[r * cols + c] = static_cast<int8_t>(
+            std::clamp(std::nearbyint((*w)[r * cols + c] / scales[r]), -127.f, 127.f));
+    }
+    MLIRContext *ctx = &getContext();
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    ElementsAttr qAttr = attrFromTensor(
+        cantFail(Tensor::fromValues<int8_t>(DType::I8, {rows, cols}, q)), ctx, "int8_embedding");
+    ElementsAttr sAttr = attrFromTensor(
+        cantFail(Tensor::fromValues<float>(DType::F32, {rows, 1}, scales)), ctx,
+        "int8_embedding_scale");
+    Value qTable = ConstantOp::create(b, loc, qAttr.getType(), qAttr);
+    Value sTable = ConstantOp::create(b, loc, sAttr.getType(), sAttr);
+    Type i8 = IntegerType::get(ctx, 8), f32 = b.getF32Type();
+    SmallVector<int64_t> scaleShape(out.getShape());
+    scaleShape.back() = 1;
+    Value qRows = GatherOp::create(b, loc, out.clone(i8), qTable, op.getIndices(),
+                                   op.getAxisAttr());
+    Value sRows = GatherOp::create(b, loc, RankedTensorType::get(scaleShape, f32), sTable,
+                                   op.getIndices(), op.getAxisAttr());
+    Value rowsF32 = CastOp::create(b, loc, out, qRows, TypeAttr::get(f32));
+    Value y = MulOp::create(b, loc, out, rowsF32, sRows);
+    Operation *oldTable = op.getData().getDefiningOp();
+    op.replaceAllUsesWith(y);
+    op.erase();
+    if (oldTable && oldTable->use_empty())
+      oldTable->erase();
   }
 
   LogicalResult quantize(LinearOp op, const std::string &key) {

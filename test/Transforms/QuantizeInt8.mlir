@@ -39,3 +39,33 @@ func.func @runtime_weight(%x: tensor<2x3xf32>, %w: tensor<3x5xf32>) -> tensor<2x
   %y = nunc.linear %x, %w : tensor<2x3xf32>, tensor<3x5xf32> -> tensor<2x5xf32>
   return %y : tensor<2x5xf32>
 }
+
+// An embedding table becomes s8 with one symmetric scale per row
+// (max |row| / 127: 0.5, 1 for the all-zero row, 0.0625); the rows and their
+// scales are gathered with the same ids and multiplied back.
+// RUN: nunc-opt %s --nunc-quantize-int8=min-embedding-elements=6 | FileCheck %s --check-prefix=EMB
+// EMB-LABEL: func.func @embedding(
+// EMB-SAME:    %[[IDS:.*]]: tensor<2x3xi64>)
+// EMB-DAG:     %[[Q:.*]] = nunc.constant dense<{{\[}}[127, -64, 1], [0, 0, 0], [-127, 2, 3]]> : tensor<3x3xi8>
+// EMB-DAG:     %[[S:.*]] = nunc.constant dense<{{\[}}[5.000000e-01], [1.000000e+00], [6.250000e-02]]> : tensor<3x1xf32>
+// EMB-DAG:     %[[R:.*]] = nunc.gather %[[Q]], %[[IDS]] : (tensor<3x3xi8>, tensor<2x3xi64>) -> tensor<2x3x3xi8>
+// EMB-DAG:     %[[RS:.*]] = nunc.gather %[[S]], %[[IDS]] : (tensor<3x1xf32>, tensor<2x3xi64>) -> tensor<2x3x1xf32>
+// EMB:         %[[F:.*]] = nunc.cast %[[R]] {to = f32} : tensor<2x3x3xi8> -> tensor<2x3x3xf32>
+// EMB:         %[[Y:.*]] = nunc.mul %[[F]], %[[RS]] : (tensor<2x3x3xf32>, tensor<2x3x1xf32>) -> tensor<2x3x3xf32>
+// EMB:         return %[[Y]]
+// SMALL-LABEL: func.func @embedding(
+// SMALL:         nunc.gather %{{.*}} : (tensor<3x3xf32>
+func.func @embedding(%ids: tensor<2x3xi64>) -> tensor<2x3x3xf32> {
+  %t = nunc.constant dense<[[63.5, -32.0, 0.5], [0.0, 0.0, 0.0], [-7.9375, 0.125, 0.1875]]> : tensor<3x3xf32>
+  %y = nunc.gather %t, %ids : (tensor<3x3xf32>, tensor<2x3xi64>) -> tensor<2x3x3xf32>
+  return %y : tensor<2x3x3xf32>
+}
+
+// A table gathered along axis 1 stays f32.
+// EMB-LABEL: func.func @columns(
+// EMB:         nunc.gather %{{.*}} {axis = 1 : i64} : (tensor<2x4xf32>
+func.func @columns(%ids: tensor<3xi64>) -> tensor<2x3xf32> {
+  %t = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
+  %y = nunc.gather %t, %ids {axis = 1 : i64} : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<2x3xf32>
+  return %y : tensor<2x3xf32>
+}

@@ -33,6 +33,16 @@ def test_int8_library_tracks_float(nunc, models, tmp_path, name, batch, seq):
     assert any(k.startswith("gemm.int8.avx512vnni") for k in kernels)
     if name != "mlp":  # the MLP's 64x10 head is below the pass's min-macs: it stays f32
         assert not any(k.startswith("gemm.avx512") for k in kernels), "a linear op stayed f32"
+        # GEMM weights and the word-embedding table in s8: about a quarter
+        # of the model's f32 bytes.
+        import onnx
+        from onnx import numpy_helper as nh
+        f32_bytes = sum(nh.to_array(i).nbytes
+                        for i in onnx.load(os.path.join(models, f"{name}.onnx")).graph.initializer)
+        assert manifest["weight_bytes"] <= 0.3 * f32_bytes, (manifest["weight_bytes"], f32_bytes)
+        gathers = [k for k in manifest["kernels"] if k["op"] == "nunc.gather"]
+        hidden = {"minilm": 384, "bert": 768}[name]
+        assert any(f"of {hidden} B from 30522" in k["kernel"] for k in gathers), gathers
     exe, man = harness.build(str(tmp_path))
     feeds = random_inputs(name, batch, seq or 16, 2)
     for threads in (1, 2):

@@ -131,6 +131,9 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     whose input is not f32, stay as they are; so do those smaller than
     `min-macs` multiply-adds per row (K x N), where int8 gains nothing, and
     those listed in `keep-f32` (mixed precision).
+    Embedding tables (a Gather along axis 0 of a constant f32 [V, D] of at
+    least `min-embedding-elements` elements) become s8 with one symmetric
+    scale per row: Cast(Gather(table_s8, ids)) * Gather(row_scales, ids).
   }];
   let options = [
     Option<"minMacs", "min-macs", "int64_t", /*default=*/"4096",
@@ -139,6 +142,8 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
            "dynamic (ranges per row at run time) or static (from the profile)">,
     Option<"profile", "profile", "std::string", /*default=*/"",
            "Calibration profile (JSON) for activations=static">,
+    Option<"minEmbeddingElements", "min-embedding-elements", "int64_t", /*default=*/"65536",
+           "Quantize Gather tables of at least this many elements (0: none)">,
     ListOption<"keepF32", "keep-f32", "std::string",
                "Linear ops (by key: their MatMul/Gemm node name) to leave in f32">
   ];
