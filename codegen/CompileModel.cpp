@@ -863,6 +863,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.activation = x86::Activation::fromName(ql.getActivation().str(),
                                                ql.getActivationMin().convertToFloat(),
                                                ql.getActivationMax().convertToFloat());
+    if (std::optional<Type> t = ql.getOutputQuantization()) {
+      auto grid = cast<quant::UniformQuantizedType>(*t);
+      cfg.output = x86::Activation::fakeQuant(static_cast<float>(grid.getScale()),
+                                              grid.getStorageTypeMin() - grid.getZeroPoint(),
+                                              grid.getStorageTypeMax() - grid.getZeroPoint());
+    }
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return ql.emitError("generating the int8 GEMM failed (xbyak error ")
@@ -894,11 +900,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(residual), KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
-        llvm::formatv("gemm.int8.avx512vnni[{0}x{1}x{2}, {3}]{4}{5}{6}", cfg.m, cfg.n, cfg.k,
+        llvm::formatv("gemm.int8.avx512vnni[{0}x{1}x{2}, {3}]{4}{5}{6}{7}", cfg.m, cfg.n, cfg.k,
                       qc.fixed ? "static" : qc.perTensor ? "dynamic tensor" : "dynamic rows",
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       ql.getActivation() == "none" ? std::string()
-                                                   : " " + ql.getActivation().str())
+                                                   : " " + ql.getActivation().str(),
+                      ql.getOutputQuantization() ? " +requantize" : "")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

@@ -221,6 +221,7 @@ private:
             vaddps(x, x, rAddr);
         }
         emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
+        emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
         Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
         if (tailVec)
           vmovups(cAddr | k1, x);

@@ -37,6 +37,9 @@ struct Int8GemmConfig {
   bool perRowA = false;     // dynamic activations: per-row zero points and scales
   bool bias = false, residual = false;
   Activation activation;
+  /// Applied after the activation: FakeQuant rounds C to a grid (a
+  /// Quantize/DequantizeLinear pair fused into the GEMM), or None.
+  Activation output;
 };
 
 struct Int8GemmKernel {

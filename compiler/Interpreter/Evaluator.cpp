@@ -224,11 +224,16 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           fixed = InputQuantization{static_cast<float>(q.getScale()),
                                     static_cast<int32_t>(q.getZeroPoint())};
         }
-        return one(quantizedLinear(get(o.getInput()), get(o.getWeight()), scales,
-                                   o.getActivationQuantization() == "dynamic_per_tensor",
-                                   fixed, opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
-                                   o.getActivationMin().convertToFloat(),
-                                   o.getActivationMax().convertToFloat()));
+        Expected<Tensor> y = quantizedLinear(
+            get(o.getInput()), get(o.getWeight()), scales,
+            o.getActivationQuantization() == "dynamic_per_tensor", fixed, opt(o.getBias()),
+            opt(o.getResidual()), o.getActivation(), o.getActivationMin().convertToFloat(),
+            o.getActivationMax().convertToFloat());
+        if (!y || !o.getOutputQuantization())
+          return one(std::move(y));
+        auto grid = cast<quant::UniformQuantizedType>(*o.getOutputQuantization());
+        return one(fakeQuantize(*y, static_cast<float>(grid.getScale()), grid.getZeroPoint(),
+                                grid.getStorageTypeMin(), grid.getStorageTypeMax()));
       })
       .Case([&](AttentionOp o) {
         return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),

@@ -56,6 +56,11 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
 
+/// Whether the op rounds its result to a grid last (nothing may follow in
+/// its epilogue).
+bool roundsOutput(LinearOp) { return false; }
+bool roundsOutput(QuantizedLinearOp op) { return op.getOutputQuantization().has_value(); }
+
 LinearParts partsOf(LinearOp op) {
   return {op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
           op.getActivation(), op.getActivationMin().convertToFloat(),
@@ -211,7 +216,7 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
     for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                         std::pair(add.getRhs(), add.getLhs())}) {
       auto lin = singleUseDef<LinearTy>(a);
-      if (!lin || lin.getActivation() != "none" || lin.getResidual())
+      if (!lin || lin.getActivation() != "none" || lin.getResidual() || roundsOutput(lin))
         continue;
       LinearParts p = partsOf(lin);
       Location loc = fusedLoc({lin, add});
@@ -249,7 +254,8 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
   using OpRewritePattern<ActOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(ActOp act, PatternRewriter &rewriter) const override {
     auto lin = singleUseDef<LinearTy>(act->getOperand(0));
-    if (!lin || lin.getActivation() != "none" || act.getType() != lin.getType())
+    if (!lin || lin.getActivation() != "none" || act.getType() != lin.getType() ||
+        roundsOutput(lin))
       return failure();
     LinearParts p = partsOf(lin);
     if constexpr (std::is_same_v<ActOp, ReluOp>) {
@@ -361,14 +367,76 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
   }
 };
 
+/// The static input grid of a quantized_linear for activations quantized
+/// per tensor with (scale, zero point) to u8 or s8: an s8 activation becomes
+/// the u8 one 128 higher, which rounds and saturates identically.
+std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zeroPoint,
+                                        Type storage) {
+  std::optional<double> s = scalarConstant(scale);
+  std::optional<double> z = zeroPoint ? scalarConstant(zeroPoint) : std::optional<double>(0);
+  if (!s || !z || !(*s > 0))
+    return std::nullopt;
+  int64_t zp = static_cast<int64_t>(*z);
+  if (storage.isSignlessInteger(8))
+    zp += 128;
+  else if (!storage.isUnsignedInteger(8))
+    return std::nullopt;
+  return TypeAttr::get(quant::UniformQuantizedType::get(
+      /*flags=*/0, IntegerType::get(ctx, 8), Float32Type::get(ctx), static_cast<float>(*s), zp,
+      0, 255));
+}
+
+/// quant.scast of a constant s8 weight [K, N] with zero point(s) 0 and one
+/// scale or one per column (`axis` 1), as quantized_linear takes it.
+FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
+                                 Value zeroPoint, int64_t axis) {
+  ElementsAttr wAttr;
+  auto wType = dyn_cast<RankedTensorType>(wq.getType());
+  if (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
+      !wType.getElementType().isSignlessInteger(8) || !matchPattern(wq, m_Constant(&wAttr)))
+    return failure();
+  int64_t n = wType.getDimSize(1);
+  std::optional<Tensor> ws = f32Constant(scale);
+  if (!ws || (ws->numElements() != 1 &&
+              (ws->numElements() != n || shape::wrapAxis(axis, 2) != 1)))
+    return failure();
+  if (zeroPoint) {
+    ElementsAttr zAttr;
+    if (!matchPattern(zeroPoint, m_Constant(&zAttr)))
+      return failure();
+    llvm::Expected<Tensor> z = tensorFromAttr(zAttr);
+    if (!z) {
+      llvm::consumeError(z.takeError());
+      return failure();
+    }
+    for (int64_t i = 0; i < z->numElements(); ++i)
+      if (z->getInt(i) != 0)
+        return failure();
+  }
+  MLIRContext *ctx = rewriter.getContext();
+  Type i8 = IntegerType::get(ctx, 8), f32 = rewriter.getF32Type();
+  Type element;
+  if (ws->numElements() == 1) {
+    element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8, f32,
+                                               ws->as<float>()[0], 0, -128, 127);
+  } else {
+    SmallVector<double> scales(ws->as<float>(), ws->as<float>() + n);
+    element = quant::UniformQuantizedPerAxisType::get(quant::QuantizationFlags::Signed, i8, f32,
+                                                      scales, SmallVector<int64_t>(n, 0), 1,
+                                                      -128, 127);
+  }
+  return quant::StorageCastOp::create(rewriter, loc,
+                                      RankedTensorType::get(wType.getShape(), element), wq)
+      .getResult();
+}
+
 /// A MatMul of a QDQ model (onnxruntime's quantize_static, QDQ format):
 ///   MatMul(DequantizeLinear(QuantizeLinear(x, sx, zx), sx, zx),
 ///          DequantizeLinear(Wq, sW, 0))
 /// with per-tensor u8 (or s8) activations and constant s8 weights of zero
 /// point 0, per tensor or per column -> quantized_linear(x, Wq) with static
-/// activations (sx, zx). An s8 activation becomes the u8 one 128 higher,
-/// which quantizes identically. Quantize/Dequantize pairs around the result
-/// stay as they are.
+/// activations (sx, zx). Quantize/Dequantize pairs around the result stay as
+/// they are.
 struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulOp mm, PatternRewriter &rewriter) const override {
@@ -378,67 +446,22 @@ struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
         !cast<ShapedType>(mm.getType()).getElementType().isF32())
       return failure();
     auto q = dqA.getInput().getDefiningOp<QuantizeLinearOp>();
-    if (!q || !dqA.getZeroPoint() || !q.getZeroPoint())
+    if (!q || !cast<ShapedType>(q.getInput().getType()).getElementType().isF32())
       return failure();
-    std::optional<double> sx = scalarConstant(q.getScale()), sx2 = scalarConstant(dqA.getScale());
-    std::optional<double> zx = scalarConstant(q.getZeroPoint()),
-                          zx2 = scalarConstant(dqA.getZeroPoint());
-    if (!sx || !zx || sx != sx2 || zx != zx2 || !(*sx > 0))
-      return failure();
-    Type qType = cast<ShapedType>(q.getType()).getElementType();
-    int64_t zeroPoint = static_cast<int64_t>(*zx);
-    if (qType.isUnsignedInteger(8))
-      ;
-    else if (qType.isSignlessInteger(8))
-      zeroPoint += 128;
-    else
-      return failure();
-    // The weight: a constant s8 [K, N], zero points 0, one scale or one per column.
-    ElementsAttr wAttr;
-    auto wType = dyn_cast<RankedTensorType>(dqW.getInput().getType());
-    if (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
-        !wType.getElementType().isSignlessInteger(8) ||
-        !matchPattern(dqW.getInput(), m_Constant(&wAttr)))
-      return failure();
-    int64_t n = wType.getDimSize(1);
-    std::optional<Tensor> ws = f32Constant(dqW.getScale());
-    if (!ws || (ws->numElements() != 1 &&
-                (ws->numElements() != n ||
-                 shape::wrapAxis(dqW.getAxis(), 2) != 1)))
-      return failure();
-    if (Value zp = dqW.getZeroPoint()) {
-      ElementsAttr zAttr;
-      if (!matchPattern(zp, m_Constant(&zAttr)))
-        return failure();
-      llvm::Expected<Tensor> z = tensorFromAttr(zAttr);
-      if (!z) {
-        llvm::consumeError(z.takeError());
-        return failure();
-      }
-      for (int64_t i = 0; i < z->numElements(); ++i)
-        if (z->getInt(i) != 0)
-          return failure();
-    }
+    Type storage = cast<ShapedType>(q.getType()).getElementType();
     MLIRContext *ctx = rewriter.getContext();
-    Type i8 = IntegerType::get(ctx, 8), f32 = rewriter.getF32Type();
-    Type element;
-    if (ws->numElements() == 1) {
-      element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8, f32,
-                                                 ws->as<float>()[0], 0, -128, 127);
-    } else {
-      SmallVector<double> scales(ws->as<float>(), ws->as<float>() + n);
-      element = quant::UniformQuantizedPerAxisType::get(quant::QuantizationFlags::Signed, i8,
-                                                        f32, scales, SmallVector<int64_t>(n, 0),
-                                                        1, -128, 127);
-    }
+    std::optional<TypeAttr> grid = staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage);
+    if (!grid || grid != staticInputGrid(ctx, dqA.getScale(), dqA.getZeroPoint(), storage))
+      return failure();
     Location loc = fusedLoc({q, dqA, dqW, mm});
     rewriter.setInsertionPoint(mm);
-    Value weight = quant::StorageCastOp::create(
-        rewriter, loc, RankedTensorType::get(wType.getShape(), element), dqW.getInput());
-    LinearParts p{q.getInput(), weight};
+    FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
+                                              dqW.getZeroPoint(), dqW.getAxis());
+    if (failed(weight))
+      return failure();
+    LinearParts p{q.getInput(), *weight};
     p.activationQuantization = "static";
-    p.inputQuantization = TypeAttr::get(quant::UniformQuantizedType::get(
-        /*flags=*/0, i8, f32, static_cast<float>(*sx), zeroPoint, 0, 255));
+    p.inputQuantization = *grid;
     FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
     if (failed(lin))
       return failure();
@@ -448,10 +471,81 @@ struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
   }
 };
 
+/// ONNX QLinearMatMul(a, sa, za, Wq, sW, 0, sy, zy) with a constant s8
+/// weight and a per-tensor u8/s8 `a` -> QuantizeLinear(quantized_linear(
+/// DequantizeLinear(a, sa, za), Wq) [static (sa, za)], sy, zy). The
+/// quantized_linear quantizes DequantizeLinear(a) back to exactly a, so its
+/// integer product is QLinearMatMul's; the result rounds once in f32
+/// (acc * fl(sa sW)) and once to y's grid, where QLinearMatMul scales by
+/// sa sW / sy in one step: the two can differ by one unit of y on a tie.
+/// When `a` is itself QuantizeLinear(x), the Q/DQ pair then fuses below.
+struct QLinearMatMulToLinear : OpRewritePattern<QLinearMatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QLinearMatMulOp mm, PatternRewriter &rewriter) const override {
+    auto aType = dyn_cast<RankedTensorType>(mm.getA().getType());
+    auto outType = dyn_cast<RankedTensorType>(mm.getType());
+    if (!aType || !outType || !aType.hasStaticShape() || !outType.hasStaticShape())
+      return failure();
+    MLIRContext *ctx = rewriter.getContext();
+    std::optional<TypeAttr> grid =
+        staticInputGrid(ctx, mm.getAScale(), mm.getAZeroPoint(), aType.getElementType());
+    std::optional<double> sy = scalarConstant(mm.getYScale());
+    if (!grid || !sy || !scalarConstant(mm.getYZeroPoint()))
+      return failure();
+    Location loc = mm.getLoc();
+    rewriter.setInsertionPoint(mm);
+    // b_scale of a 2-D b is a scalar or one per column.
+    FailureOr<Value> weight = quantizedWeight(rewriter, loc, mm.getB(), mm.getBScale(),
+                                              mm.getBZeroPoint(), /*axis=*/1);
+    if (failed(weight))
+      return failure();
+    Type f32 = rewriter.getF32Type();
+    Value a = DequantizeLinearOp::create(rewriter, loc, aType.clone(f32), mm.getA(),
+                                         mm.getAScale(), mm.getAZeroPoint(),
+                                         rewriter.getI64IntegerAttr(1));
+    LinearParts p{a, *weight};
+    p.activationQuantization = "static";
+    p.inputQuantization = *grid;
+    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
+    if (failed(lin))
+      return failure();
+    (*lin)->getResult(0).setType(outType.clone(f32));
+    rewriter.replaceOpWithNewOp<QuantizeLinearOp>(
+        mm, outType, (*lin)->getResult(0), mm.getYScale(), mm.getYZeroPoint(),
+        rewriter.getI64IntegerAttr(1), TypeAttr::get(outType.getElementType()));
+    return success();
+  }
+};
+
+/// quantized_linear with static input grid G whose input is
+/// DequantizeLinear(QuantizeLinear(x)) on G itself: quantizing x directly
+/// gives the same integers (the round trip is idempotent on G).
+struct SkipRequantizedInput : OpRewritePattern<QuantizedLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizedLinearOp op, PatternRewriter &rewriter) const override {
+    std::optional<Type> grid = op.getInputQuantization();
+    auto dq = op.getInput().getDefiningOp<DequantizeLinearOp>();
+    if (!grid || !dq)
+      return failure();
+    auto q = dq.getInput().getDefiningOp<QuantizeLinearOp>();
+    if (!q || !cast<ShapedType>(q.getInput().getType()).getElementType().isF32())
+      return failure();
+    Type storage = cast<ShapedType>(q.getType()).getElementType();
+    MLIRContext *ctx = rewriter.getContext();
+    std::optional<TypeAttr> qGrid = staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage);
+    if (!qGrid || qGrid->getValue() != *grid ||
+        staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage) != qGrid)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(q.getInput()); });
+    return success();
+  }
+};
+
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear, QdqMatMulToLinear,
+                 QLinearMatMulToLinear, SkipRequantizedInput,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<SigmoidOp, LinearOp>,
                  ActivationIntoLinear<TanhOp, LinearOp>, ActivationIntoLinear<GeluOp, LinearOp>,

@@ -101,11 +101,30 @@ struct GatherOfDequantize : OpRewritePattern<GatherOp> {
   }
 };
 
+/// fake_quantize of a quantized_linear result (its only use) ->
+/// quantized_linear with that output_quantization: the GEMM epilogue rounds
+/// the result, with no pass of its own.
+struct FakeQuantizeIntoLinear : OpRewritePattern<FakeQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
+    auto lin = singleUseDef<QuantizedLinearOp>(fq.getInput());
+    if (!lin || lin.getOutputQuantization() || lin.getType() != fq.getType())
+      return failure();
+    rewriter.modifyOpInPlace(lin, [&] {
+      lin.setOutputQuantizationAttr(fq.getQuantizationAttr());
+      lin->setLoc(fusedLoc({lin, fq}));
+    });
+    rewriter.replaceOp(fq, lin.getResult());
+    return success();
+  }
+};
+
 struct FuseQuantizeDequantizePass
     : public mlir::nunc::impl::FuseQuantizeDequantizeBase<FuseQuantizeDequantizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize>(&getContext());
+    patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize, FakeQuantizeIntoLinear>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -94,3 +94,27 @@ func.func @embedding_per_axis(%ids: tensor<4xi64>) -> tensor<4x2xf32> {
   %y = nunc.gather %d, %ids : (tensor<3x2xf32>, tensor<4xi64>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
+
+// -----
+
+// A pair right after a quantized_linear (its only use) becomes the GEMM's
+// output_quantization: the epilogue rounds the result. A quantized_linear
+// whose result has another use keeps a separate fake_quantize.
+
+// CHECK-LABEL: func.func @into_linear(
+// CHECK: %[[A:.*]] = nunc.quantized_linear %{{.*}}, %{{.*}} {activation = "relu", activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 2.500000e-01:128>, output_quantization = !quant.uniform<u8:f32, 1.250000e-01:3>}
+// CHECK: %[[B:.*]] = nunc.quantized_linear
+// CHECK-NOT: output_quantization
+// CHECK: %[[C:.*]] = nunc.fake_quantize %[[B]]
+// CHECK: return %[[A]], %[[B]], %[[C]]
+func.func @into_linear(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %y = nunc.quantized_linear %x, %w {activation = "relu", activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %zp = nunc.constant dense<3> : tensor<ui8>
+  %q = nunc.quantize_linear %y, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xui8>
+  %a = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x2xui8>, tensor<f32> -> tensor<2x2xf32>
+  %b = nunc.quantized_linear %x, %w : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  %q2 = nunc.quantize_linear %b, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x2xf32>, tensor<f32> -> tensor<2x2xui8>
+  %c = nunc.dequantize_linear %q2, %s, %zp : tensor<ui8> : tensor<2x2xui8>, tensor<f32> -> tensor<2x2xf32>
+  return %a, %b, %c : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}

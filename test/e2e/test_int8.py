@@ -80,16 +80,17 @@ def test_int8_needs_a_vnni_target(nunc, models, tmp_path):
     assert not (tmp_path / "libmlp.a").exists()
 
 
-def one_layer_model(path, m, k, n, seed):
+def one_layer_model(path, m, k, n, seed, bias=True):
     import onnx
     from onnx import helper as h, numpy_helper as nh
     r = np.random.default_rng(seed)
     w = nh.from_array((r.standard_normal((k, n)) * 0.05).astype(np.float32), "w")
     b = nh.from_array(r.standard_normal(n).astype(np.float32), "b")
-    g = h.make_graph([h.make_node("MatMul", ["x", "w"], ["mm"]),
-                      h.make_node("Add", ["mm", "b"], ["y"])], "one",
-                     [h.make_tensor_value_info("x", 1, [m, k])],
-                     [h.make_tensor_value_info("y", 1, [m, n])], [w, b])
+    nodes = [h.make_node("MatMul", ["x", "w"], ["mm" if bias else "y"])]
+    if bias:
+        nodes.append(h.make_node("Add", ["mm", "b"], ["y"]))
+    g = h.make_graph(nodes, "one", [h.make_tensor_value_info("x", 1, [m, k])],
+                     [h.make_tensor_value_info("y", 1, [m, n])], [w, b] if bias else [w])
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
 
 
@@ -283,7 +284,7 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation):
                     weight_type=QuantType.QInt8)
     nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
-    assert manifest["kernels"][0]["kernel"] == "gemm.int8.avx512vnni[64x130x384, static]"
+    assert manifest["kernels"][0]["kernel"] == "gemm.int8.avx512vnni[64x130x384, static] +requantize"
     exe, man = harness.build(str(tmp_path / "out"))
     x = (r.standard_normal((64, 384)) * 2).astype(np.float32)
     outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
@@ -344,3 +345,43 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
     assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
     assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel):
+    """quantize_static in QOperator format (QuantizeLinear, QLinearMatMul,
+    DequantizeLinear): the QLinearMatMul runs on the VNNI kernel with no
+    standalone quantize pass over its input, and its u8 output is within one
+    unit of onnxruntime's (onnxruntime requantizes with sa*sW/sy in one step,
+    nunc rounds the f32 product first; they differ on near-ties)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper as nh
+    one_layer_model(str(tmp_path / "f32.onnx"), 64, 387, 129, 8, bias=False)
+    r = np.random.default_rng(9)
+    calib = [{"x": (r.standard_normal((64, 387)) * 2).astype(np.float32)} for _ in range(4)]
+    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
+                    quant_format=QuantFormat.QOperator, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=per_channel)
+    ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
+    assert ops == ["QuantizeLinear", "QLinearMatMul", "DequantizeLinear"], ops
+    nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "q.json").read_text())
+    steps = [(k["op"], k["kernel"]) for k in manifest["kernels"]]
+    # Quantize x, the VNNI GEMM, requantize its result to y's grid in the
+    # epilogue: one step (plus the kernel's own input quantization).
+    assert steps == [("nunc.quantized_linear",
+                      "gemm.int8.avx512vnni[64x129x387, static] +requantize")], steps
+    exe, man = harness.build(str(tmp_path / "out"))
+    x = (r.standard_normal((64, 387)) * 2).astype(np.float32)
+    outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
+    assert outs is not None, log
+    ref = ort.InferenceSession(str(tmp_path / "q.onnx"),
+                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    inits = {i.name: nh.to_array(i) for i in onnx.load(str(tmp_path / "q.onnx")).graph.initializer}
+    unit = float(inits["y_scale"])
+    diff = np.abs(outs["y"] - ref) / unit
+    assert float(diff.max()) <= 1.001, float(diff.max())
+    assert float((diff > 0.5).mean()) < 0.01  # a unit off only on near-ties

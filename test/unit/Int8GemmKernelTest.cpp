@@ -5,7 +5,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <random>
 
 using namespace mlir::nunc::x86;
@@ -20,6 +22,9 @@ struct Problem {
   int64_t m, n, k;
   bool perRow, bias, residual;
   int32_t zp; // per-tensor zero point (static)
+  /// Output grid step (0: none) and its integer range less the zero point.
+  float grid = 0;
+  float gridMin = 0, gridMax = 0;
 };
 
 /// Exact integer products, then the same float epilogue in double.
@@ -79,6 +84,8 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes) {
   cfg.perRowA = p.perRow;
   cfg.bias = p.bias;
   cfg.residual = p.residual;
+  if (p.grid > 0)
+    cfg.output = Activation::fakeQuant(p.grid, p.gridMin, p.gridMax);
   std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
   ASSERT_TRUE(kernel);
   std::vector<float> out(p.m * p.n + 1, -777.f);
@@ -100,6 +107,22 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes) {
         want += residual[i * p.n + j];
       // s32 -> f32 rounds to 24 bits; the scale products round once or twice.
       double tol = 4e-7 * std::fabs(double(acc) * rowScale[i] * wScale[j]) + 1e-6;
+      if (p.grid > 0) {
+        // On the grid, at the nearest point (either neighbour of a near-tie).
+        double steps = want / p.grid, nearest = std::nearbyint(steps);
+        auto onGrid = [&](double k) {
+          return std::clamp(k, double(p.gridMin), double(p.gridMax)) * p.grid;
+        };
+        float got = out[i * p.n + j];
+        bool nearTie = std::fabs(std::fabs(steps - std::floor(steps)) - 0.5) < tol / p.grid;
+        if (nearTie)
+          ASSERT_TRUE(got == float(onGrid(std::floor(steps))) ||
+                      got == float(onGrid(std::ceil(steps))))
+              << "at " << i << ", " << j;
+        else
+          ASSERT_EQ(got, float(onGrid(nearest))) << "at " << i << ", " << j << " want " << want;
+        continue;
+      }
       ASSERT_NEAR(out[i * p.n + j], want, tol) << "at " << i << ", " << j;
     }
 }
@@ -115,6 +138,19 @@ TEST(Int8GemmKernel, MatchesTheExactIntegerReference) {
           check({m, n, k, perRow, (m + n) % 2 == 0, (m + k) % 2 == 1,
                  static_cast<int32_t>((n * 37 + k) % 256)},
                 rng, false);
+}
+
+TEST(Int8GemmKernel, RequantizedOutputLandsOnTheGrid) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(53);
+  // A u8 grid with zero point 120 (saturates on both sides: results reach
+  // several units) and an s8 one.
+  for (auto [grid, lo, hi] : {std::tuple(0.05f, -120.f, 135.f), std::tuple(0.5f, -128.f, 127.f)})
+    for (int64_t m : {1, 17})
+      for (int64_t n : {7, 49})
+        for (int64_t k : {3, 129})
+          check({m, n, k, (m + n) % 2 == 0, true, k == 129, 77, grid, lo, hi}, rng, false);
 }
 
 TEST(Int8GemmKernel, ExtremeValuesDoNotSaturate) {

@@ -899,11 +899,17 @@ LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+/// A grid an f32 tensor can be rounded to (fake_quantize, quantized_linear's
+/// output_quantization).
+static bool isTensorGrid(Type t) {
+  auto q = dyn_cast<quant::UniformQuantizedType>(t);
+  return q && q.getStorageTypeIntegralWidth() <= 16 && q.getExpressedType().isF32() &&
+         q.getScale() > 0 && q.getZeroPoint() >= q.getStorageTypeMin() &&
+         q.getZeroPoint() <= q.getStorageTypeMax();
+}
+
 LogicalResult FakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  auto q = dyn_cast<quant::UniformQuantizedType>(getQuantization());
-  if (!q || q.getStorageTypeIntegralWidth() > 16 || !q.getExpressedType().isF32() ||
-      !(q.getScale() > 0) || q.getZeroPoint() < q.getStorageTypeMin() ||
-      q.getZeroPoint() > q.getStorageTypeMax())
+  if (!isTensorGrid(getQuantization()))
     return emitError() << "quantization must be a per-tensor !quant.uniform of at most 16 "
                           "bits over f32 with a positive scale and a zero point in range, not "
                        << getQuantization();
@@ -930,6 +936,10 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
                             "with a positive scale, not "
                          << *t;
   }
+  if (std::optional<Type> t = getOutputQuantization(); t && !isTensorGrid(*t))
+    return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most "
+                          "16 bits over f32 with a positive scale and a zero point in range, not "
+                       << *t;
   Type element = elementOf(getInput());
   if (!element.isF32() || (getBias() && elementOf(getBias()) != element))
     return emitError() << "input and bias must be f32";

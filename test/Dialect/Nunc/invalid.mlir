@@ -1091,3 +1091,11 @@ func.func @fake_quantize_32_bit(%x: tensor<2x3xf32>) {
   %0 = nunc.fake_quantize %x {quantization = !quant.uniform<i32:f32, 0.5>} : tensor<2x3xf32> -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @quantized_linear_per_axis_output(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{output_quantization must be a per-tensor !quant.uniform of at most 16 bits over f32}}
+  %0 = nunc.quantized_linear %x, %w {output_quantization = !quant.uniform<u8:f32:1, {0.1:128, 0.2:128}>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}

@@ -454,14 +454,18 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     `!quant.uniform<u8:f32, 0.0235:118>` (from calibration). Products
     accumulate exactly in s32; the result is dequantized as
     float(sum) * (scale_input * scale_weight), then bias, residual and the
-    activation apply in f32, as in `linear`.
+    activation apply in f32, as in `linear`. With `output_quantization`
+    (a per-tensor `!quant.uniform`, as `fake_quantize` takes), the result is
+    finally rounded to that grid in the epilogue: a Quantize/DequantizeLinear
+    pair after the GEMM, fused into it.
   }];
   let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
                             Optional<Nunc_FloatTensor>:$residual,
                             DefaultValuedStrAttr<StrAttr, "dynamic_per_row">:
                                 $activation_quantization,
-                            OptionalAttr<TypeAttr>:$input_quantization),
+                            OptionalAttr<TypeAttr>:$input_quantization,
+                            OptionalAttr<TypeAttr>:$output_quantization),
                        activationAttrs);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = [{
