@@ -23,8 +23,7 @@ constexpr const char *kFormat = "nunc-calibration-1";
 struct Stats {
   double min = 0, max = 0;
   bool seen = false;
-  std::vector<double> histogram; // kBins over [lo0, hi0]
-  double lo0 = 0, hi0 = 0;
+  ValueHistogram histogram; // kBins over [min(min, 0), max(max, 0)]
 };
 
 /// The u8 parameters of [lo, hi] (which contains 0), computed in float as
@@ -40,51 +39,57 @@ void setParameters(ActivationRange &r, double lo, double hi) {
       std::nearbyint(std::clamp(0.f - static_cast<float>(r.lo) / scale, 0.f, 255.f)));
 }
 
-double binCenter(const Stats &s, int b) {
-  return s.lo0 + (b + 0.5) * (s.hi0 - s.lo0) / kBins;
+double binCenter(const ValueHistogram &h, int64_t b) {
+  return h.lo + (b + 0.5) * (h.hi - h.lo) / h.counts.size();
 }
 
 /// The range holding the central `percent` of the observed values.
-std::pair<double, double> percentileRange(const Stats &s, double percent) {
-  double total = 0;
-  for (double c : s.histogram)
+std::pair<double, double> percentileRange(const ValueHistogram &h, double percent) {
+  int64_t bins = h.counts.size();
+  double width = (h.hi - h.lo) / bins, total = 0;
+  for (double c : h.counts)
     total += c;
   double tail = total * (100.0 - percent) / 200.0;
-  double lo = s.lo0, hi = s.hi0, cum = 0;
-  for (int b = 0; b < kBins; ++b) {
-    cum += s.histogram[b];
+  double lo = h.lo, hi = h.hi, cum = 0;
+  for (int64_t b = 0; b < bins; ++b) {
+    cum += h.counts[b];
     if (cum > tail) {
-      lo = s.lo0 + b * (s.hi0 - s.lo0) / kBins;
+      lo = h.lo + b * width;
       break;
     }
   }
   cum = 0;
-  for (int b = kBins - 1; b >= 0; --b) {
-    cum += s.histogram[b];
+  for (int64_t b = bins - 1; b >= 0; --b) {
+    cum += h.counts[b];
     if (cum > tail) {
-      hi = s.lo0 + (b + 1) * (s.hi0 - s.lo0) / kBins;
+      hi = h.lo + (b + 1) * width;
       break;
     }
   }
   return {lo, hi};
 }
 
+/// The u8 level of value v in range r (unclamped).
+double level(const ActivationRange &r, double v) {
+  return std::nearbyint(v / r.scale) + r.zeroPoint;
+}
+
 /// The range, shrunk from the observed one toward 0, whose quantization
 /// error over the histogram is smallest.
-std::pair<double, double> mseRange(const Stats &s) {
-  double bestErr = INFINITY, bestLo = s.lo0, bestHi = s.hi0;
+std::pair<double, double> mseRange(const ValueHistogram &h) {
+  double bestErr = INFINITY, bestLo = h.lo, bestHi = h.hi;
   for (int step = 100; step >= 5; --step) {
     double a = step / 100.0;
     ActivationRange r;
-    setParameters(r, s.lo0 * a, s.hi0 * a);
+    setParameters(r, h.lo * a, h.hi * a);
     double err = 0;
-    for (int b = 0; b < kBins; ++b) {
-      if (!s.histogram[b])
+    for (int64_t b = 0, bins = h.counts.size(); b < bins; ++b) {
+      if (!h.counts[b])
         continue;
-      double v = binCenter(s, b);
-      double q = std::clamp(std::nearbyint(v / r.scale) + r.zeroPoint, 0.0, 255.0);
+      double v = binCenter(h, b);
+      double q = std::clamp(level(r, v), 0.0, 255.0);
       double d = v - (q - r.zeroPoint) * r.scale;
-      err += s.histogram[b] * d * d;
+      err += h.counts[b] * d * d;
     }
     if (err < bestErr) {
       bestErr = err;
@@ -95,7 +100,79 @@ std::pair<double, double> mseRange(const Stats &s) {
   return {bestLo, bestHi};
 }
 
+/// The range, shrunk from the observed one toward 0, that loses the least
+/// information (TensorRT's entropy calibration, for an asymmetric u8 grid):
+/// P is the histogram with the mass outside the range moved onto its edge
+/// bins; Q takes each u8 level's in-range mass (without the moved outliers)
+/// and spreads it evenly over the level's non-empty bins. The range with the
+/// smallest KL(P || Q) wins: too wide and the levels blur the shape, too
+/// narrow and P's edge spikes are missing from Q.
+std::pair<double, double> entropyRange(const ValueHistogram &h) {
+  int64_t bins = h.counts.size();
+  double width = (h.hi - h.lo) / bins;
+  double bestKl = INFINITY, bestLo = h.lo, bestHi = h.hi;
+  std::vector<double> p(bins), levelMass(256), levelBins(256);
+  for (int step = 100; step >= 5; --step) {
+    double a = step / 100.0;
+    ActivationRange r;
+    setParameters(r, h.lo * a, h.hi * a);
+    // Bins [first, last] lie inside the range; outliers join the edge bins.
+    int64_t first = std::clamp<int64_t>(std::ceil((r.lo - h.lo) / width - 1e-9), 0, bins - 1);
+    int64_t last =
+        std::clamp<int64_t>(std::floor((r.hi - h.lo) / width + 1e-9) - 1, first, bins - 1);
+    std::fill(p.begin(), p.end(), 0.0);
+    double pTotal = 0, qTotal = 0;
+    for (int64_t b = 0; b < bins; ++b) {
+      p[std::clamp(b, first, last)] += h.counts[b];
+      pTotal += h.counts[b];
+    }
+    if (!(pTotal > 0))
+      return {h.lo, h.hi};
+    std::fill(levelMass.begin(), levelMass.end(), 0.0);
+    std::fill(levelBins.begin(), levelBins.end(), 0.0);
+    auto levelOf = [&](int64_t b) {
+      return static_cast<int>(std::clamp(level(r, binCenter(h, b)), 0.0, 255.0));
+    };
+    for (int64_t b = first; b <= last; ++b) {
+      int l = levelOf(b);
+      levelMass[l] += h.counts[b];
+      qTotal += h.counts[b];
+      if (p[b] > 0)
+        levelBins[l] += 1;
+    }
+    if (!(qTotal > 0))
+      continue;
+    double kl = 0;
+    for (int64_t b = first; b <= last; ++b)
+      if (p[b] > 0) {
+        int l = levelOf(b);
+        double q = std::max(levelMass[l] / levelBins[l] / qTotal, 1e-12);
+        kl += p[b] / pTotal * std::log(p[b] / pTotal / q);
+      }
+    if (kl < bestKl - 1e-12) {
+      bestKl = kl;
+      bestLo = r.lo;
+      bestHi = r.hi;
+    }
+  }
+  return {bestLo, bestHi};
+}
+
 } // namespace
+
+std::pair<double, double> mlir::nunc::chooseRange(llvm::StringRef method,
+                                                  const ValueHistogram &h) {
+  if (method.consume_front("percentile=")) {
+    double p = 99.99;
+    (void)method.getAsDouble(p);
+    return percentileRange(h, p);
+  }
+  if (method == "mse")
+    return mseRange(h);
+  if (method == "entropy")
+    return entropyRange(h);
+  return {h.lo, h.hi};
+}
 
 std::string mlir::nunc::linearKey(Operation *linear) {
   SmallVector<std::string> names = onnxNodeNames(linear->getLoc());
@@ -116,7 +193,7 @@ std::string mlir::nunc::linearKey(Operation *linear) {
 }
 
 llvm::Expected<std::string> mlir::nunc::parseCalibrationMethod(llvm::StringRef method) {
-  if (method == "minmax" || method == "mse")
+  if (method == "minmax" || method == "mse" || method == "entropy")
     return method.str();
   if (method == "percentile")
     return std::string("percentile=99.99");
@@ -125,11 +202,8 @@ llvm::Expected<std::string> mlir::nunc::parseCalibrationMethod(llvm::StringRef m
     if (!method.getAsDouble(p) && p > 0 && p <= 100)
       return ("percentile=" + method).str();
   }
-  if (method == "entropy")
-    return llvm::createStringError("--calib-method entropy is not implemented yet (use "
-                                   "minmax, percentile[=P] or mse)");
   return llvm::createStringError("unknown calibration method '" + method +
-                                 "' (expected minmax, percentile[=P] or mse)");
+                                 "' (expected minmax, percentile[=P], mse or entropy)");
 }
 
 llvm::Expected<CalibrationProfile>
@@ -164,10 +238,11 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
           }
           return;
         }
-        double width = (s.hi0 - s.lo0) / kBins;
+        ValueHistogram &h = s.histogram;
+        double width = (h.hi - h.lo) / kBins;
         for (int64_t j = 0; j < n; ++j) {
-          int b = width > 0 ? static_cast<int>((v[j] - s.lo0) / width) : 0;
-          s.histogram[std::clamp(b, 0, kBins - 1)] += 1;
+          int b = width > 0 ? static_cast<int>((v[j] - h.lo) / width) : 0;
+          h.counts[std::clamp(b, 0, kBins - 1)] += 1;
         }
       };
       llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(func, sample, observe);
@@ -182,9 +257,9 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
   bool needsHistogram = *method != "minmax";
   if (needsHistogram) {
     for (auto &[key, s] : stats) {
-      s.lo0 = std::min(s.min, 0.0);
-      s.hi0 = std::max(s.max, 0.0);
-      s.histogram.assign(kBins, 0.0);
+      s.histogram.lo = std::min(s.min, 0.0);
+      s.histogram.hi = std::max(s.max, 0.0);
+      s.histogram.counts.assign(kBins, 0.0);
     }
     if (llvm::Error e = run(true))
       return std::move(e);
@@ -197,15 +272,7 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
     ActivationRange r;
     r.min = s.min;
     r.max = s.max;
-    double lo = s.min, hi = s.max;
-    llvm::StringRef m(*method);
-    if (m.consume_front("percentile=")) {
-      double p = 99.99;
-      (void)m.getAsDouble(p);
-      std::tie(lo, hi) = percentileRange(s, p);
-    } else if (m == "mse") {
-      std::tie(lo, hi) = mseRange(s);
-    }
+    auto [lo, hi] = *method == "minmax" ? std::pair(s.min, s.max) : chooseRange(*method, s.histogram);
     setParameters(r, lo, hi);
     profile.inputs[key] = r;
   }

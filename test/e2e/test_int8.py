@@ -163,7 +163,8 @@ def write_samples(directory, name, count, batch, seq):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("name,method", [("minilm", "minmax"), ("minilm", "percentile"),
-                                         ("minilm", "mse"), ("bert", "minmax")])
+                                         ("minilm", "mse"), ("minilm", "entropy"),
+                                         ("bert", "minmax")])
 def test_static_calibration_tracks_float(nunc, models, tmp_path, name, method):
     """Post-training static quantization on 32 calibration samples: the
     output stays within cosine 0.99 of fp32 (the bar), here well above."""
@@ -210,7 +211,8 @@ def test_static_calibration_errors(nunc, models, tmp_path):
         return r.stderr
 
     assert "needs exactly one of --calibration" in error("--activations", "static")
-    assert "entropy is not implemented yet" in error("--calib-method", "entropy")
+    assert "unknown calibration method 'kl' (expected minmax, percentile[=P], mse or entropy)" \
+        in error("--calib-method", "kl")
     assert "go with --quantize int8 --activations static" in error(
         "--load-calibration", tmp_path / "x.json")
     (tmp_path / "stale.json").write_text(json.dumps(

@@ -65,7 +65,7 @@ cl::opt<std::string> calibration("calibration",
                                  cl::value_desc("file.npz|dir"), cl::sub(compileCommand),
                                  cl::cat(category));
 cl::opt<std::string> calibMethod("calib-method",
-                                 cl::desc("minmax (default), percentile[=99.99] or mse"),
+                                 cl::desc("minmax (default), percentile[=99.99], mse or entropy"),
                                  cl::init("minmax"), cl::sub(compileCommand),
                                  cl::cat(category));
 cl::opt<std::string> saveCalibration("save-calibration",

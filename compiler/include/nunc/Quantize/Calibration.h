@@ -2,8 +2,9 @@
 //
 // Post-training calibration: run the fused f32 model over sample inputs in
 // the reference evaluator, collect statistics of the input of every linear
-// op, and choose a u8 range per input (min-max, a percentile, or the range
-// that minimizes the quantization MSE). The result is a human-readable JSON
+// op, and choose a u8 range per input (min-max, a percentile, the range
+// that minimizes the quantization MSE, or the one that minimizes the KL
+// divergence of the quantized distribution: entropy). The result is a human-readable JSON
 // profile, so a rebuild can load it instead of recalibrating.
 //
 //===----------------------------------------------------------------------===//
@@ -31,7 +32,7 @@ struct ActivationRange {
 };
 
 struct CalibrationProfile {
-  std::string method; // "minmax", "percentile=99.99", "mse"
+  std::string method; // "minmax", "percentile=99.99", "mse", "entropy"
   int64_t samples = 0;
   /// Keyed by linearKey() of the linear op whose input this is.
   std::map<std::string, ActivationRange> inputs;
@@ -40,12 +41,22 @@ struct CalibrationProfile {
   static llvm::Expected<CalibrationProfile> fromJson(llvm::StringRef text);
 };
 
+/// Observed values of one tensor: counts in equal bins over [lo, hi].
+struct ValueHistogram {
+  double lo = 0, hi = 0;
+  std::vector<double> counts;
+};
+
+/// The range a histogram-based method ("percentile=P", "mse", "entropy")
+/// picks; [lo, hi] of the histogram for any other.
+std::pair<double, double> chooseRange(llvm::StringRef method, const ValueHistogram &h);
+
 /// A stable name for a linear op: its first ONNX node (the MatMul/Gemm), or
 /// "linear#<index>" in program order when the IR carries no ONNX locations.
 std::string linearKey(Operation *linear);
 
 /// Checks `method` ("minmax", "percentile", "percentile=P" with 0 < P <= 100,
-/// "mse"); returns it normalized (percentile defaults to 99.99).
+/// "mse", "entropy"); returns it normalized (percentile defaults to 99.99).
 llvm::Expected<std::string> parseCalibrationMethod(llvm::StringRef method);
 
 /// Runs `func` (fused, static shapes) on every sample (one tensor per
