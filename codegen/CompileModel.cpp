@@ -288,7 +288,11 @@ struct Int8Linear {
   int64_t scratchBytes() const { return rowBlockOffset() + m * 8; }
 };
 
-std::optional<Int8Linear> int8Linear(QuantizedLinearOp op) {
+/// The int8 kernels of a target: VNNI where it has it, else the exact
+/// 16-bit AVX2 form.
+Isa int8Isa(const TargetInfo &target) { return target.vnni ? Isa::Avx512 : Isa::Avx2; }
+
+std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Isa isa) {
   auto in = cast<RankedTensorType>(op.getInput().getType());
   auto wt = cast<RankedTensorType>(op.getWeight().getType());
   auto cast = op.getWeight().getDefiningOp<quant::StorageCastOp>();
@@ -298,7 +302,7 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op) {
   l.k = wt.getDimSize(0);
   l.n = wt.getDimSize(1);
   l.m = in.getNumElements() / l.k;
-  l.lda = x86::Int8GemmKernel::paddedK(l.k);
+  l.lda = x86::Int8GemmKernel::rowBytes(l.k, isa);
   Type element = wt.getElementType();
   if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
     for (double s : axis.getScales())
@@ -513,7 +517,7 @@ LogicalResult ModelCompiler::selectKernels() {
     if (std::optional<WindowStep> w = windowStep(op, isa))
       return x86::WindowKernel::scratchBytes(w->config, isa);
     if (auto ql = dyn_cast<QuantizedLinearOp>(op))
-      if (std::optional<Int8Linear> l = int8Linear(ql))
+      if (std::optional<Int8Linear> l = int8Linear(ql, int8Isa(options.target)))
         return l->scratchBytes();
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
@@ -546,7 +550,7 @@ LogicalResult ModelCompiler::selectKernels() {
     // The int8 GEMM epilogue reads the residual just before writing (its
     // input is quantized into scratch first).
     if (auto ql = dyn_cast<QuantizedLinearOp>(op)) {
-      if (ql.getResidual() && int8Linear(ql))
+      if (ql.getResidual() && int8Linear(ql, int8Isa(options.target)))
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
@@ -820,16 +824,15 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto ql = dyn_cast<QuantizedLinearOp>(step.op)) {
-    std::optional<Int8Linear> l = int8Linear(ql);
+    Isa qisa = int8Isa(options.target);
+    std::optional<Int8Linear> l = int8Linear(ql, qisa);
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
                           "constant)");
-    if (!options.target.vnni)
-      return ql.emitError("int8 kernels need the x86_64-avx512vnni target (target '")
-             << options.target.name << "' has none yet; compile without --quantize)";
-    // Quantize the input rows into scratch, then the VNNI GEMM.
+    // Quantize the input rows into scratch, then the int8 GEMM.
     x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
+    qc.isa = qisa;
     if (std::optional<Type> t = ql.getInputQuantization()) {
       auto q = cast<quant::UniformQuantizedType>(*t);
       qc.fixed = true;
@@ -858,6 +861,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.lda = l->lda;
     cfg.ldc = cfg.ldr = l->n;
     cfg.perRowA = true;
+    cfg.isa = qisa;
     cfg.bias = static_cast<bool>(ql.getBias());
     cfg.residual = static_cast<bool>(ql.getResidual());
     cfg.activation = x86::Activation::fromName(ql.getActivation().str(),
@@ -876,7 +880,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     SmallVector<char> raw;
     readRawElements(l->weights, raw);
     std::vector<int8_t> packed = x86::Int8GemmKernel::packWeights(
-        reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n);
+        reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n, qisa);
     std::vector<int32_t> sums(l->n, 0);
     for (int64_t i = 0; i < l->k; ++i)
       for (int64_t j = 0; j < l->n; ++j)
@@ -891,7 +895,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                 (const float *)braw.data() + braw.size() / 4);
     }
     std::vector<uint32_t> columns = x86::Int8GemmKernel::packColumns(
-        sums.data(), l->scales.data(), bias ? bias->data() : nullptr, l->n);
+        sums.data(), l->scales.data(), bias ? bias->data() : nullptr, l->n, qisa);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
     int residual = ql.getResidual() ? step.operands.back() : step.operands[0];
@@ -900,12 +904,13 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(residual), KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
-        llvm::formatv("gemm.int8.avx512vnni[{0}x{1}x{2}, {3}]{4}{5}{6}{7}", cfg.m, cfg.n, cfg.k,
+        llvm::formatv("gemm.int8.{8}[{0}x{1}x{2}, {3}]{4}{5}{6}{7}", cfg.m, cfg.n, cfg.k,
                       qc.fixed ? "static" : qc.perTensor ? "dynamic tensor" : "dynamic rows",
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       ql.getActivation() == "none" ? std::string()
                                                    : " " + ql.getActivation().str(),
-                      ql.getOutputQuantization() ? " +requantize" : "")
+                      ql.getOutputQuantization() ? " +requantize" : "",
+                      qisa == Isa::Avx512 ? "avx512vnni" : "avx2")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

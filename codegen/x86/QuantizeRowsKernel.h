@@ -7,7 +7,8 @@
 //   q     = clamp(round(x / scale) + zp, 0, 255)
 // with round half to even. Writes q into rows of lda bytes (zero padded) and
 // each row's (s32 zero point, f32 scale) pair, the row block the int8 GEMM
-// reads. AVX-512 (BW for byte stores). Tasks are blocks of rows.
+// reads. AVX-512 (BW for byte stores), or AVX2 writing 16-bit elements.
+// Tasks are blocks of rows.
 //
 // Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2].
 //
@@ -17,6 +18,7 @@
 #define NUNC_CODEGEN_X86_QUANTIZEROWSKERNEL_H
 
 #include "JitSupport.h"
+#include "nunc/Codegen/Target.h"
 
 #include <algorithm>
 #include <memory>
@@ -32,6 +34,10 @@ struct QuantizeRowsConfig {
   bool fixed = false;
   float scale = 1;
   int32_t zeroPoint = 0;
+  /// Avx512: u8 rows (zero padded). Avx2: the u8 values as 16-bit elements,
+  /// in whole vectors of 8 (lda >= K rounded up to 8, times 2 bytes; the
+  /// padding holds the zero point), for the AVX2 int8 GEMM.
+  Isa isa = Isa::Avx512;
 };
 
 struct QuantizeRowsKernel {

@@ -5,18 +5,43 @@
 
 #include "gtest/gtest.h"
 
+#include <cstring>
+#include <string>
+
 #include <algorithm>
 #include <cmath>
 #include <tuple>
 #include <random>
 
+using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
 namespace {
 
-bool hostHasVnni() {
-  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
+bool hostHas(Isa isa) {
+  return isa == Isa::Avx512
+             ? __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")
+             : __builtin_cpu_supports("avx2") != 0;
 }
+
+/// Element i of a quantized A row: u8 (AVX-512) or the u8 value in 16 bits (AVX2).
+int aElement(const std::vector<uint8_t> &a, int64_t offset, int64_t i, Isa isa) {
+  if (isa == Isa::Avx512)
+    return a[offset + i];
+  uint16_t v;
+  std::memcpy(&v, &a[offset + 2 * i], 2);
+  return v;
+}
+void setAElement(std::vector<uint8_t> &a, int64_t offset, int64_t i, int v, Isa isa) {
+  if (isa == Isa::Avx512) {
+    a[offset + i] = static_cast<uint8_t>(v);
+    return;
+  }
+  uint16_t w = static_cast<uint16_t>(v);
+  std::memcpy(&a[offset + 2 * i], &w, 2);
+}
+
+std::string isaName(Isa isa) { return isa == Isa::Avx512 ? "avx512vnni" : "avx2"; }
 
 struct Problem {
   int64_t m, n, k;
@@ -28,16 +53,19 @@ struct Problem {
 };
 
 /// Exact integer products, then the same float epilogue in double.
-void check(const Problem &p, std::mt19937 &rng, bool extremes) {
+void check(const Problem &p, std::mt19937 &rng, bool extremes, Isa isa) {
   SCOPED_TRACE("M " + std::to_string(p.m) + " N " + std::to_string(p.n) + " K " +
                std::to_string(p.k) + (p.perRow ? " per-row" : " per-tensor zp " +
                                                                std::to_string(p.zp)) +
-               (extremes ? " extremes" : ""));
-  int64_t lda = Int8GemmKernel::paddedK(p.k) + 4; // room past K, filled with junk
+               (extremes ? " extremes" : "") + " " + isaName(isa));
+  // Room past K, filled with junk (the padded weights are 0).
+  int64_t lda = Int8GemmKernel::rowBytes(p.k, isa) + 16;
+  int64_t width = isa == Isa::Avx512 ? 1 : 2;
   std::vector<uint8_t> a(p.m * lda);
   std::vector<int8_t> w(p.k * p.n);
-  for (uint8_t &v : a)
-    v = extremes ? 255 : rng() % 256;
+  for (int64_t i = 0; i < p.m; ++i)
+    for (int64_t kk = 0; kk < lda / width; ++kk)
+      setAElement(a, i * lda, kk, extremes ? 255 : rng() % 256, isa);
   for (int8_t &v : w)
     v = extremes ? -128 : static_cast<int8_t>(rng() % 256 - 128);
   std::vector<int32_t> rowZp(p.m);
@@ -66,9 +94,9 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes) {
       colSums[j] = p.zp * sums[j];
       colScales[j] = rowScale[0] * wScale[j];
     }
-  std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), p.k, p.n);
+  std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), p.k, p.n, isa);
   std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
-      colSums.data(), colScales.data(), p.bias ? bias.data() : nullptr, p.n);
+      colSums.data(), colScales.data(), p.bias ? bias.data() : nullptr, p.n, isa);
   std::vector<uint32_t> rows(p.m * 2);
   for (int64_t i = 0; i < p.m; ++i) {
     std::memcpy(&rows[2 * i], &rowZp[i], 4);
@@ -84,6 +112,7 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes) {
   cfg.perRowA = p.perRow;
   cfg.bias = p.bias;
   cfg.residual = p.residual;
+  cfg.isa = isa;
   if (p.grid > 0)
     cfg.output = Activation::fakeQuant(p.grid, p.gridMin, p.gridMax);
   std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
@@ -99,7 +128,7 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes) {
     for (int64_t j = 0; j < p.n; ++j) {
       int64_t acc = 0;
       for (int64_t kk = 0; kk < p.k; ++kk)
-        acc += (int64_t(a[i * lda + kk]) - rowZp[i]) * w[kk * p.n + j];
+        acc += (int64_t(aElement(a, i * lda, kk, isa)) - rowZp[i]) * w[kk * p.n + j];
       double want = double(acc) * rowScale[i] * wScale[j];
       if (p.bias)
         want += bias[j];
@@ -127,9 +156,12 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes) {
     }
 }
 
-TEST(Int8GemmKernel, MatchesTheExactIntegerReference) {
-  if (!hostHasVnni())
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+class Int8GemmKernelTest : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(Int8GemmKernelTest, MatchesTheExactIntegerReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(51);
   for (int64_t m : {1, 4, 17, 128})
     for (int64_t n : {1, 16, 47, 49, 129})
@@ -137,12 +169,13 @@ TEST(Int8GemmKernel, MatchesTheExactIntegerReference) {
         for (bool perRow : {false, true})
           check({m, n, k, perRow, (m + n) % 2 == 0, (m + k) % 2 == 1,
                  static_cast<int32_t>((n * 37 + k) % 256)},
-                rng, false);
+                rng, false, isa);
 }
 
-TEST(Int8GemmKernel, RequantizedOutputLandsOnTheGrid) {
-  if (!hostHasVnni())
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+TEST_P(Int8GemmKernelTest, RequantizedOutputLandsOnTheGrid) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(53);
   // A u8 grid with zero point 120 (saturates on both sides: results reach
   // several units) and an s8 one.
@@ -150,27 +183,30 @@ TEST(Int8GemmKernel, RequantizedOutputLandsOnTheGrid) {
     for (int64_t m : {1, 17})
       for (int64_t n : {7, 49})
         for (int64_t k : {3, 129})
-          check({m, n, k, (m + n) % 2 == 0, true, k == 129, 77, grid, lo, hi}, rng, false);
+          check({m, n, k, (m + n) % 2 == 0, true, k == 129, 77, grid, lo, hi}, rng, false, isa);
 }
 
-TEST(Int8GemmKernel, ExtremeValuesDoNotSaturate) {
-  if (!hostHasVnni())
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+TEST_P(Int8GemmKernelTest, ExtremeValuesDoNotSaturate) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(52);
-  // 255 x -128 everywhere: vpdpbusd sums 4 products into s32 without the
-  // 16-bit saturation of vpmaddubsw.
-  for (int64_t k : {4, 3072})
+  // 255 x -128 everywhere: vpdpbusd (and the AVX2 form's 16-bit vpmaddwd)
+  // sum the products into s32 without the 16-bit saturation of vpmaddubsw.
+  for (int64_t k : {4, 3, 3072})
     for (int32_t zp : {0, 255})
-      check({17, 49, k, false, false, false, zp}, rng, true);
+      check({17, 49, k, false, false, false, zp}, rng, true, isa);
 }
 
-TEST(QuantizeRowsKernel, StaticParametersQuantizeEveryRowAlike) {
-  if (!hostHasVnni())
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(54);
   for (int64_t rows : {1, 7, 129})
     for (int64_t k : {1, 17, 384}) {
-      QuantizeRowsConfig c{rows, k, Int8GemmKernel::paddedK(k)};
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::rowBytes(k, isa)};
+      c.isa = isa;
       c.fixed = true;
       c.scale = 0.0375f;
       c.zeroPoint = 97;
@@ -194,20 +230,23 @@ TEST(QuantizeRowsKernel, StaticParametersQuantizeEveryRowAlike) {
         ASSERT_EQ(scale, 0.0375f);
         for (int64_t i = 0; i < k; ++i) {
           float v = std::nearbyint(x[r * k + i] / 0.0375f) + 97;
-          ASSERT_EQ(q[r * c.lda + i], static_cast<int>(std::min(255.f, std::max(0.f, v))));
+          ASSERT_EQ(aElement(q, r * c.lda, i, isa),
+                    static_cast<int>(std::min(255.f, std::max(0.f, v))));
         }
       }
     }
 }
 
-TEST(QuantizeRowsKernel, MatchesDynamicQuantizeLinear) {
-  if (!hostHasVnni())
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+TEST_P(Int8GemmKernelTest, QuantizeRowsMatchesDynamicQuantizeLinear) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(53);
   for (bool perTensor : {false, true})
   for (int64_t rows : {1, 7, 129})
     for (int64_t k : {1, 15, 16, 17, 384, 1000}) {
-      QuantizeRowsConfig c{rows, k, Int8GemmKernel::paddedK(k), perTensor};
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::rowBytes(k, isa), perTensor};
+      c.isa = isa;
       std::vector<float> x(rows * k);
       std::uniform_real_distribution<float> dist(-3.f, 5.f);
       for (float &v : x)
@@ -245,12 +284,19 @@ TEST(QuantizeRowsKernel, MatchesDynamicQuantizeLinear) {
         for (int64_t i = 0; i < k; ++i) {
           float v = std::nearbyint(x[r * k + i] / scale) + zp;
           int want = static_cast<int>(std::min(255.f, std::max(0.f, v)));
-          ASSERT_EQ(q[r * c.lda + i], want) << "row " << r << " at " << i;
+          ASSERT_EQ(aElement(q, r * c.lda, i, isa), want) << "row " << r << " at " << i;
         }
-        for (int64_t i = k; i < c.lda; ++i)
-          ASSERT_EQ(q[r * c.lda + i], 0) << "padding of row " << r;
+        // Padding: 0 (u8 rows) or the zero point (16-bit rows); either way
+        // it meets zero weights.
+        int64_t elements = isa == Isa::Avx512 ? c.lda : c.lda / 2;
+        for (int64_t i = k; i < elements; ++i)
+          ASSERT_EQ(aElement(q, r * c.lda, i, isa), isa == Isa::Avx512 ? 0 : zp)
+              << "padding of row " << r;
       }
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Isas, Int8GemmKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+                         [](const auto &info) { return isaName(info.param); });
 
 } // namespace

@@ -246,10 +246,6 @@ int runCompile() {
   llvm::Expected<std::string> method = parseCalibrationMethod(calibMethod);
   if (!method)
     return fail("compile", llvm::toString(method.takeError()));
-  if (quantize == "int8" && !options.target.vnni)
-    return fail("compile", "--quantize int8 needs the x86_64-avx512vnni target (or native on "
-                           "a host with AVX-512 VNNI); target " + options.target.name +
-                               " has no int8 kernels yet");
   options.quantization = quantize != "int8" ? "none" : staticInt8 ? "int8-static" : "int8-dynamic";
   options.sourceName = llvm::sys::path::filename(model).str();
   options.printMemoryPlan = printPlan;

@@ -192,9 +192,6 @@ int runRun() {
     if (!host)
       return fail("run", llvm::toString(host.takeError()));
     copts.target = *host;
-    if (quantize == "int8" && !copts.target.vnni)
-      return fail("run", "--quantize int8 needs a host with AVX-512 VNNI (use --reference to "
-                         "evaluate the int8 model)");
     copts.quantization = quantize == "int8" ? "int8-dynamic" : "none";
     copts.sourceName = llvm::sys::path::filename(model).str();
     FailureOr<CompiledModel> compiled = compileModel(*module, copts);
