@@ -1,7 +1,7 @@
 //===- GemmBench.cpp - GFLOP/s of nunc's GEMM kernel on given shapes ------===//
 //
 //   nunc-bench-gemm avx512|avx2|vnni M N K [M N K ...]
-// prints "M N K GFLOP/s" (GOP/s for the int8 VNNI kernel) per shape: median
+// prints "M N K GFLOP/s" (GOP/s for the int8 kernels) per shape: median
 // of many runs of all column-panel tasks on one thread, the kernel with a
 // bias epilogue (as in the models; int8 with per-row dynamic activations).
 //
@@ -35,16 +35,16 @@ template <typename F> double medianSeconds(F once, double ops) {
   return times[times.size() / 2];
 }
 
-double int8Gops(int64_t m, int64_t n, int64_t k) {
-  int64_t lda = Int8GemmKernel::paddedK(k);
+double int8Gops(int64_t m, int64_t n, int64_t k, Isa isa) {
+  int64_t lda = Int8GemmKernel::rowBytes(k, isa);
   std::vector<uint8_t> x(m * lda, 3);
   std::vector<int8_t> w(k * n, -2);
   std::vector<int32_t> sums(n, 0);
   std::vector<float> scales(n, 0.01f), bias(n, 0.f), c(m * n);
   std::vector<uint32_t> rows(2 * m, 0);
-  std::vector<int8_t> pw = Int8GemmKernel::packWeights(w.data(), k, n);
+  std::vector<int8_t> pw = Int8GemmKernel::packWeights(w.data(), k, n, isa);
   std::vector<uint32_t> cols = Int8GemmKernel::packColumns(sums.data(), scales.data(),
-                                                           bias.data(), n);
+                                                           bias.data(), n, isa);
   Int8GemmConfig cfg;
   cfg.m = m;
   cfg.n = n;
@@ -53,6 +53,7 @@ double int8Gops(int64_t m, int64_t n, int64_t k) {
   cfg.ldc = cfg.ldr = n;
   cfg.perRowA = true;
   cfg.bias = true;
+  cfg.isa = isa;
   auto kernel = Int8GemmKernel::generate(cfg);
   if (!kernel)
     return 0;
@@ -70,15 +71,17 @@ double int8Gops(int64_t m, int64_t n, int64_t k) {
 
 int main(int argc, char **argv) {
   if (argc < 5 || (argc - 2) % 3) {
-    std::fprintf(stderr, "usage: %s avx512|avx2|vnni M N K [M N K ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s avx512|avx2|vnni|int8avx2 M N K [M N K ...]\n", argv[0]);
     return 2;
   }
   Isa isa = std::strcmp(argv[1], "avx2") == 0 ? Isa::Avx2 : Isa::Avx512;
   bool vnni = std::strcmp(argv[1], "vnni") == 0;
+  bool int8avx2 = std::strcmp(argv[1], "int8avx2") == 0;
   for (int a = 2; a + 2 < argc; a += 3) {
     int64_t m = std::atoll(argv[a]), n = std::atoll(argv[a + 1]), k = std::atoll(argv[a + 2]);
-    if (vnni) {
-      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k));
+    if (vnni || int8avx2) {
+      std::printf("%ld %ld %ld %.1f\n", m, n, k,
+                  int8Gops(m, n, k, vnni ? Isa::Avx512 : Isa::Avx2));
       continue;
     }
     std::vector<float> x(m * k, 0.5f), w(k * n, 0.25f), b(n, 0.f), c(m * n);
