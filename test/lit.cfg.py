@@ -1,4 +1,4 @@
-# lit configuration of nunc's FileCheck tests (Dialect/, Import/, Transforms/).
+# lit configuration of nunc's FileCheck tests (Codegen/, Dialect/, Import/, Transforms/).
 import os
 
 import lit.formats

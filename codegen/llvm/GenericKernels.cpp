@@ -16,6 +16,7 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -25,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
@@ -892,6 +894,82 @@ LogicalResult GenericEmitter::emitContraction() {
         bool aVec = a.size() == 1, bVec = bs.size() == 1;
         size_t batchRank = out.size() - (aVec ? 0 : 1) - (bVec ? 0 : 1);
         Type el = elementOf(m.getA()), ct = KernelBuilder::computeType(el);
+        Type storage = cast<MemRefType>(resultMem().getType()).getElementType();
+        if (!aVec && !bVec && ct == storage && elementOf(m.getB()) == el) {
+          // Row by row: C[row, :] += A[row, k] * B[k, :] for k in order.
+          // Each element sums its products in the same order as a dot
+          // product would (identical results), but the inner loop runs
+          // along contiguous rows of B and C, which LLVM vectorizes.
+          SmallVector<int64_t> rows(out.begin(), out.end() - 1);
+          int64_t n = out.back(), kDim = a.back();
+          Value zero = isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+          k.forEach(rows, [&](ValueRange ivs) {
+            ValueRange batch = ivs.take_front(batchRank);
+            Value row = ivs[batchRank];
+            auto cIdx = [&](Value col) {
+              SmallVector<Value> idx(ivs.begin(), ivs.end());
+              idx.push_back(col);
+              return idx;
+            };
+            // f32 rows go 16 columns at a time as explicit vectors (LLVM
+            // does not vectorize the short, fully unrolled rows of attention
+            // heads by itself), then column by column.
+            int64_t lanes = ct.isF32() ? 16 : 1, full = lanes > 1 ? n / lanes * lanes : 0;
+            auto vecType = VectorType::get({lanes}, ct);
+            auto columns = [&](llvm::function_ref<void(Value, bool)> body) {
+              if (full > 0)
+                scf::buildLoopNest(b, loc, {k.index(0)}, {k.index(full)}, {k.index(lanes)},
+                                   [&](OpBuilder &nested, Location, ValueRange j) {
+                                     OpBuilder::InsertionGuard guard(b);
+                                     b.setInsertionPoint(nested.getInsertionBlock(),
+                                                         nested.getInsertionPoint());
+                                     body(j[0], true);
+                                   });
+              if (full < n)
+                scf::buildLoopNest(b, loc, {k.index(full)}, {k.index(n)},
+                                   {k.index(1)}, [&](OpBuilder &nested, Location, ValueRange j) {
+                                     OpBuilder::InsertionGuard guard(b);
+                                     b.setInsertionPoint(nested.getInsertionBlock(),
+                                                         nested.getInsertionPoint());
+                                     body(j[0], false);
+                                   });
+            };
+            columns([&](Value j, bool vector) {
+              if (vector)
+                vector::StoreOp::create(
+                    b, loc, vector::BroadcastOp::create(b, loc, vecType, zero), resultMem(),
+                    cIdx(j));
+              else
+                k.write(zero, resultMem(), cIdx(j), el);
+            });
+            k.forEach({kDim}, [&](ValueRange kk) {
+              SmallVector<Value> aIdx = batchIdx(a, batch);
+              aIdx.push_back(row);
+              aIdx.push_back(kk[0]);
+              Value av = k.read(operandMem(0), aIdx, el);
+              Value avs = lanes > 1 ? Value(vector::BroadcastOp::create(b, loc, vecType, av))
+                                    : Value();
+              SmallVector<Value> bIdx = batchIdx(bs, batch);
+              bIdx.push_back(kk[0]);
+              columns([&](Value j, bool vector) {
+                SmallVector<Value> bj = bIdx;
+                bj.push_back(j);
+                if (vector) {
+                  Value c = vector::LoadOp::create(b, loc, vecType, resultMem(), cIdx(j));
+                  Value bv = vector::LoadOp::create(b, loc, vecType, operandMem(1), bj);
+                  Value sum = arith::AddFOp::create(b, loc, c,
+                                                    arith::MulFOp::create(b, loc, avs, bv));
+                  vector::StoreOp::create(b, loc, sum, resultMem(), cIdx(j));
+                  return;
+                }
+                Value sum = k.add(k.read(resultMem(), cIdx(j), el),
+                                  k.mul(av, k.read(operandMem(1), bj, el)));
+                k.write(sum, resultMem(), cIdx(j), el);
+              });
+            });
+          });
+          return success();
+        }
         k.forEach(out, [&](ValueRange ivs) {
           ValueRange batch = ivs.take_front(batchRank);
           Value row = aVec ? Value() : ivs[batchRank];
@@ -1381,7 +1459,7 @@ LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
                                              llvm::StringRef symbol, bool resultAliasesOperand) {
   MLIRContext *ctx = kernels.getContext();
   ctx->loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
-                   memref::MemRefDialect, scf::SCFDialect>();
+                   memref::MemRefDialect, scf::SCFDialect, vector::VectorDialect>();
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(kernels.getBody());
   Location loc = op->getLoc();
@@ -1500,6 +1578,7 @@ LogicalResult mlir::nunc::lowerGenericKernelsToLLVM(ModuleOp kernels) {
   }
   PassManager pm(ctx);
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
