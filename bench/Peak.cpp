@@ -2,7 +2,8 @@
 //
 // Independent FMA (or vpdpbusd) chains, more than latency x throughput, on
 // registers only; prints GFLOP/s for AVX-512 (zmm) and AVX2 (ymm) fp32, and
-// GOP/s (2 per multiply-add) for AVX-512 VNNI, best of several runs.
+// GOP/s (2 per multiply-add) for AVX-512 VNNI and for the AVX2 int8 form
+// (`vpmaddwd` + `vpaddd` on ymm, "int8avx2"), best of several runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,18 +14,26 @@
 #include <chrono>
 #include <cstdio>
 
-template <typename Vmm, bool kVnni = false> struct FmaLoop : Xbyak::CodeGenerator {
+enum class Op { Fma, Vnni, Maddwd };
+
+template <typename Vmm, Op kOp = Op::Fma> struct FmaLoop : Xbyak::CodeGenerator {
   explicit FmaLoop(int chains, int64_t iterations) {
-    for (int i = 0; i < chains + 2; ++i)
+    int regs = kOp == Op::Maddwd ? 2 * chains + 2 : chains + 2;
+    for (int i = 0; i < regs; ++i)
       vxorps(Vmm(i), Vmm(i), Vmm(i));
     mov(rax, iterations);
     Xbyak::Label loop;
     L(loop);
     for (int i = 0; i < chains; ++i) {
-      if constexpr (kVnni)
+      if constexpr (kOp == Op::Vnni) {
         vpdpbusd(Vmm(i), Vmm(chains), Vmm(chains + 1));
-      else
+      } else if constexpr (kOp == Op::Maddwd) {
+        // The AVX2 int8 GEMM's step: 16-bit pair products, then the s32 sum.
+        vpmaddwd(Vmm(chains + 2 + i), Vmm(chains), Vmm(chains + 1));
+        vpaddd(Vmm(i), Vmm(i), Vmm(chains + 2 + i));
+      } else {
         vfmadd231ps(Vmm(i), Vmm(chains), Vmm(chains + 1));
+      }
     }
     dec(rax);
     jnz(loop);
@@ -34,10 +43,10 @@ template <typename Vmm, bool kVnni = false> struct FmaLoop : Xbyak::CodeGenerato
 };
 
 /// Billions of operations per second; `opsPerLane` counts a multiply-add as 2.
-template <typename Vmm, bool kVnni = false>
+template <typename Vmm, Op kOp = Op::Fma>
 double measure(int chains, int lanes, int opsPerLane = 2) {
   const int64_t iterations = 20000000 / chains;
-  FmaLoop<Vmm, kVnni> code(chains, iterations);
+  FmaLoop<Vmm, kOp> code(chains, iterations);
   code.ready();
   auto fn = code.template getCode<void (*)()>();
   double best = 0;
@@ -55,8 +64,10 @@ int main() {
   if (cpu.has(Xbyak::util::Cpu::tAVX512F))
     std::printf("avx512 %.1f\n", measure<Xbyak::Zmm>(24, 16));
   if (cpu.has(Xbyak::util::Cpu::tAVX512_VNNI))
-    std::printf("vnni %.1f\n", measure<Xbyak::Zmm, true>(24, 16, 8)); // 4 u8 x s8 per lane
+    std::printf("vnni %.1f\n", measure<Xbyak::Zmm, Op::Vnni>(24, 16, 8)); // 4 u8 x s8 per lane
   if (cpu.has(Xbyak::util::Cpu::tAVX2) && cpu.has(Xbyak::util::Cpu::tFMA))
     std::printf("avx2 %.1f\n", measure<Xbyak::Ymm>(12, 8));
+  if (cpu.has(Xbyak::util::Cpu::tAVX2))
+    std::printf("int8avx2 %.1f\n", measure<Xbyak::Ymm, Op::Maddwd>(7, 8, 4)); // 2 s16 pairs
   return 0;
 }

@@ -9,7 +9,10 @@ thread counts, alternating them, and writes bench/RESULTS.md:
   output for nunc's C program, session creation to first output for
   onnxruntime); peak RSS; library size; compile time; and the GEMM kernel's
   GFLOP/s on the models' GEMM shapes against this machine's measured FMA
-  peak. Ratios nunc/ORT are the result; absolute times hold for this machine.
+  peak. Int8 rows: `nunc compile --quantize int8` against onnxruntime's
+  `quantize_dynamic` model; qdq rows: onnxruntime's `quantize_static` (QDQ)
+  model, compiled by nunc and run by onnxruntime. Ratios nunc/ORT are the
+  result; absolute times hold for this machine.
 
 Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert,resnet,mobilenet]
 """
@@ -138,7 +141,7 @@ def main():
     p.add_argument("--target", default="native")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     p.add_argument("--no-int8", action="store_true",
-                   help="skip the int8 rows (nunc --quantize int8 vs ORT quantize_dynamic)")
+                   help="skip the int8 and qdq rows")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -154,28 +157,51 @@ def main():
         check=True).stdout.splitlines())
     vnni = "vnni" in peak and not args.no_int8
     rows, extra = [], []
-    jobs = [(name, False) for name in models]
+    # mode: "" (fp32), "int8" (nunc PTQ vs ORT quantize_dynamic), "qdq" (ORT's
+    # quantize_static QDQ model on both engines, batch 1 seq 128 only).
+    jobs = [(name, "") for name in models]
     if vnni:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        jobs += [(name, True) for name in models if name in HIDDEN]
-    for name, int8 in jobs:
+        from onnxruntime.quantization import (QuantFormat, QuantType, quantize_dynamic,
+                                              quantize_static)
+        jobs += [(name, "int8") for name in models if name in HIDDEN]
+        jobs += [(name, "qdq") for name in models if name in HIDDEN]
+
+    class Samples:
+        def __init__(self, feeds):
+            self.feeds = list(feeds)
+
+        def get_next(self):
+            return self.feeds.pop() if self.feeds else None
+
+    for name, mode in jobs:
+        int8 = mode != ""
         path = os.path.join(work, f"{name}.onnx")
         ort_path = path
-        if int8:
+        if mode == "int8":
             ort_path = os.path.join(work, f"{name}_ort_int8.onnx")
             if not os.path.exists(ort_path):
                 quantize_dynamic(path, ort_path, weight_type=QuantType.QInt8)
-        for batch, seq in CONFIGS[name]:
-            out = os.path.join(work, f"{name}{'_int8' if int8 else ''}_b{batch}_s{seq}")
+        if mode == "qdq":
+            ort_path = os.path.join(work, f"{name}_ort_qdq.onnx")
+            if not os.path.exists(ort_path):
+                quantize_static(path, ort_path,
+                                Samples(random_inputs(name, 1, 128, 100 + i) for i in range(8)),
+                                quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                                weight_type=QuantType.QInt8)
+        configs = CONFIGS[name] if mode != "qdq" else [(1, 128)]
+        for batch, seq in configs:
+            out = os.path.join(work, f"{name}{'_' + mode if mode else ''}_b{batch}_s{seq}")
             pins = shape_pins(name, batch, seq)
-            quant = ["--quantize", "int8"] if int8 else []
+            quant = ["--quantize", "int8"] if mode == "int8" else []
             target = "x86_64-avx512vnni" if int8 else args.target
+            source = ort_path if mode == "qdq" else path
+            lib_name = os.path.splitext(os.path.basename(source))[0]
             t0 = time.perf_counter()
-            r = subprocess.run([nunc, "compile", path, "--target", target, *pins, *quant,
+            r = subprocess.run([nunc, "compile", source, "--target", target, *pins, *quant,
                                 "-o", out], capture_output=True, text=True, check=True)
             compile_s = time.perf_counter() - t0
             exe, manifest = harness.build(out)
-            lib = os.path.join(out, f"lib{name}.a")
+            lib = os.path.join(out, f"lib{lib_name}.a")
             feeds = random_inputs(name, batch, seq, 0)
             feeds_path = os.path.join(out, "feeds.npz")
             np.savez(feeds_path, **feeds)
@@ -191,7 +217,7 @@ def main():
                 nunc_times = n1[args.warmup:] + n2[args.warmup:]
                 ort_times = o1["times"] + o2["times"]
                 ns, os_ = stats(nunc_times), stats(ort_times)
-                row = {"model": name + (" int8" if int8 else ""), "batch": batch, "seq": seq,
+                row = {"model": name + (" " + mode if mode else ""), "batch": batch, "seq": seq,
                        "threads": threads,
                        "nunc": ns, "ort": os_, "ratio": ns["p50"] / os_["p50"],
                        "throughput_nunc": batch / (ns["p50"] / 1e3),
@@ -212,17 +238,19 @@ def main():
                 print(f"{row['model']} {config_label(batch, seq)} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
                       f"ORT p50 {os_['p50']:.2f} ms, ratio {row['ratio']:.3f}", flush=True)
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
-        if name not in HIDDEN:
+        if name not in HIDDEN or mode == "qdq":
             continue
         h, f, _ = HIDDEN[name]
-        isa = "vnni" if int8 else "avx512" if "avx512" in peak else "avx2"
+        isas = ["vnni", "int8avx2"] if int8 else ["avx512" if "avx512" in peak else "avx2"]
         shapes = [(128, h, h), (128, f, h), (128, h, f)]
-        g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-gemm"), isa] +
-                           [str(v) for s in shapes for v in s], capture_output=True, text=True,
-                           check=True).stdout.split("\n")
-        for line in filter(None, g):
-            m, n, k, gf = line.split()
-            extra.append((name, isa, f"{m}x{n}x{k}", float(gf), float(gf) / float(peak[isa])))
+        for isa in isas:
+            g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-gemm"), isa] +
+                               [str(v) for s in shapes for v in s], capture_output=True,
+                               text=True, check=True).stdout.split("\n")
+            for line in filter(None, g):
+                m, n, k, gf = line.split()
+                extra.append((name, isa, f"{m}x{n}x{k}", float(gf),
+                              float(gf) / float(peak[isa])))
 
     cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                          capture_output=True, text=True).stdout.strip()
@@ -233,12 +261,14 @@ def main():
                 f"{cpu} ({os.cpu_count()} cores), {platform.platform()}; onnxruntime "
                 f"{onnxruntime.__version__} (ORT_ENABLE_ALL, same intra-op threads); nunc "
                 f"target `{args.target}`. Measured FMA peak of one core: "
-                + ", ".join(f"{k} {v} {'GOP/s' if k == 'vnni' else 'GFLOP/s'}"
+                + ", ".join(f"{k} {v} {'GOP/s' if 'int8' in k or k == 'vnni' else 'GFLOP/s'}"
                             for k, v in peak.items()) + ". Rows marked int8 compare "
-                "`nunc compile --quantize int8` (x86_64-avx512vnni; weights s8 per output "
-                "channel, activations u8 per row at run time) with onnxruntime running its own "
-                "`quantize_dynamic` (QInt8 weights) model; the other rows are fp32 on both "
-                "sides.\n\n")
+                "`nunc compile --quantize int8` (x86_64-avx512vnni; weights and embedding "
+                "tables s8, activations u8 per row at run time) with onnxruntime running its "
+                "own `quantize_dynamic` (QInt8 weights) model; rows marked qdq run "
+                "onnxruntime's `quantize_static` QDQ model (u8 activations, s8 weights, "
+                "calibrated on 8 random inputs) on both engines; the other rows are fp32 on "
+                "both sides.\n\n")
         f.write("Latency in ms (p50 / p90 / p99 over the runs after warm-up); ratio = nunc p50 "
                 "/ ORT p50 (lower is better).\n\n")
         f.write("| model | input | threads | nunc p50 / p90 / p99 | ORT p50 / p90 / p99 "
@@ -261,13 +291,16 @@ def main():
         acc = [r for r in rows if "cos_nunc" in r]
         if acc:
             f.write("\nint8 accuracy: cosine similarity of the output with onnxruntime fp32 "
-                    "on the benchmark's inputs.\n\n| model | input | nunc int8 | "
+                    "on the benchmark's inputs (qdq: both engines run the same QDQ "
+                    "model).\n\n| model | input | nunc int8 | "
                     "onnxruntime int8 |\n|---|---|---|---|\n")
             for r in acc:
                 f.write(f"| {r['model']} | {config_label(r['batch'], r['seq'])} | "
                         f"{r['cos_nunc']:.5f} | {r['cos_ort']:.5f} |\n")
         f.write("\nGEMM kernels (one thread, bias epilogue) on the models' GEMM shapes; "
-                "GFLOP/s for fp32, GOP/s for int8 (vnni):\n\n"
+                "GFLOP/s for fp32, GOP/s for int8 (vnni; int8avx2 is the exact 16-bit "
+                "kernel of targets without VNNI, against the measured `vpmaddwd` + `vpaddd` "
+                "peak):\n\n"
                 "| model | kernel | M x N x K | G(FL)OP/s | of measured peak |\n"
                 "|---|---|---|---|---|\n")
         for name, isa, shape, gf, frac in extra:
