@@ -17,14 +17,16 @@ void mlir::nunc::registerNuncDialects(DialectRegistry &registry) {
   registry.insert<NuncDialect, func::FuncDialect, quant::QuantDialect>();
 }
 
-void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm) {
+void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  ConstantFoldingOptions folding;
+  folding.keepQuantizedWeights = keepQuantizedWeights;
   fpm.addPass(createShapeInference());
-  fpm.addPass(createConstantFolding());
+  fpm.addPass(createConstantFolding(folding));
   fpm.addPass(createCanonicalizerPass());
   fpm.addPass(createCSEPass());
   // Folding and CSE can expose more: one more round settles what exporters emit.
-  fpm.addPass(createConstantFolding());
+  fpm.addPass(createConstantFolding(folding));
   fpm.addPass(createShapeInference());
 }
 
@@ -38,7 +40,7 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
   fpm.addPass(createFuseQuantizeDequantize());
   fpm.addPass(createFoldBatchNorm());
   fpm.addPass(createFuseConv());
-  buildSimplifyPipeline(pm);
+  buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
@@ -50,7 +52,7 @@ void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
     options.profile = profile.str();
   }
   pm.nest<func::FuncOp>().addPass(createQuantizeInt8(options));
-  buildSimplifyPipeline(pm);
+  buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
 }
 
 LogicalResult mlir::nunc::simplify(ModuleOp module) {

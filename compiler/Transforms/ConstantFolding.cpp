@@ -7,6 +7,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include <limits>
+
 namespace mlir::nunc {
 #define GEN_PASS_DEF_CONSTANTFOLDING
 #include "nunc/Transforms/Passes.h.inc"
@@ -87,14 +89,18 @@ struct ConstantFoldingPass
   }
 
   LogicalResult foldByEvaluation(Operation *op, OpBuilder &builder, bool &changed) {
-    if (!hasStaticResults(op, maxElements))
+    // A dequantized weight folds whatever its size: kernels need constant
+    // weights (a Conv's in a QDQ model, say), and it is at most 4x the
+    // integer constant already held.
+    bool dequantize = isa<DequantizeLinearOp>(op);
+    if (!hasStaticResults(op, dequantize ? std::numeric_limits<int64_t>::max() : maxElements))
       return success();
-    // Quantized weights of MatMuls and embedding tables stay quantized: the
-    // int8 GEMM reads them as they are (nunc-fuse-linear matches the
-    // DequantizeLinear) and a Gather takes integer rows
-    // (nunc-fuse-quantize-dequantize); folding would make them 4x larger.
-    // Small ones (scales, biases) and those of other ops still fold.
-    if (isa<DequantizeLinearOp>(op) &&
+    // Before fusion, quantized weights of MatMuls and embedding tables stay
+    // quantized: the int8 GEMM reads them as they are (nunc-fuse-linear
+    // matches the DequantizeLinear) and a Gather takes integer rows
+    // (nunc-fuse-quantize-dequantize). Small ones (scales, biases) and
+    // those of other ops fold.
+    if (dequantize && keepQuantizedWeights &&
         cast<ShapedType>(op->getResult(0).getType()).getNumElements() > kKeepQuantizedAbove &&
         llvm::all_of(op->getUsers(), [](Operation *u) { return isa<MatMulOp, GatherOp>(u); }))
       return success();

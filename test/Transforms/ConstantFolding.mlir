@@ -1,5 +1,6 @@
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding | FileCheck %s
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=max-elements=4 | FileCheck %s --check-prefix=LIMIT
+// RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=keep-quantized-weights=false | FileCheck %s --check-prefix=NOKEEP
 
 // Expected values follow ONNX (numpy) semantics. Result types declared less
 // precisely than the operands allow are refined before folding, and the
@@ -322,4 +323,31 @@ func.func @broadcast_division_by_zero() -> tensor<2x2xi64> {
   // expected-error @+1 {{integer division by zero}}
   %0 = nunc.div %a, %b : (tensor<2x2xi64>, tensor<i64>) -> tensor<2x2xi64>
   return %0 : tensor<2x2xi64>
+}
+
+// -----
+
+// Dequantized weights: an int8 MatMul weight of more than 4096 elements stays
+// behind its DequantizeLinear for nunc-fuse-linear (unless told otherwise);
+// a Conv's folds whatever its size (even past max-elements), since the conv
+// kernels need a constant weight.
+// CHECK-LABEL: func.func @dequantized_weights(
+// CHECK:         %[[MW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
+// CHECK:         nunc.matmul %{{.*}}, %[[MW]]
+// CHECK:         %[[CW:.*]] = nunc.constant dense<1.500000e+00> : tensor<65x65x1x1xf32>
+// CHECK:         nunc.conv %{{.*}}, %[[CW]]
+// LIMIT-LABEL: func.func @dequantized_weights(
+// LIMIT:         nunc.constant dense<1.500000e+00> : tensor<65x65x1x1xf32>
+// NOKEEP-LABEL: func.func @dequantized_weights(
+// NOKEEP-NOT:    nunc.dequantize_linear
+// NOKEEP:        nunc.matmul %{{.*}}, %{{.*}} : (tensor<2x65xf32>, tensor<65x65xf32>)
+func.func @dequantized_weights(%x: tensor<2x65xf32>, %img: tensor<1x65x2x2xf32>) -> (tensor<2x65xf32>, tensor<1x65x2x2xf32>) {
+  %q = nunc.constant dense<3> : tensor<65x65xi8>
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %w = nunc.dequantize_linear %q, %s : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
+  %y = nunc.matmul %x, %w : (tensor<2x65xf32>, tensor<65x65xf32>) -> tensor<2x65xf32>
+  %qc = nunc.constant dense<3> : tensor<65x65x1x1xi8>
+  %wc = nunc.dequantize_linear %qc, %s : tensor<65x65x1x1xi8>, tensor<f32> -> tensor<65x65x1x1xf32>
+  %z = nunc.conv %img, %wc {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x65x2x2xf32>, tensor<65x65x1x1xf32> -> tensor<1x65x2x2xf32>
+  return %y, %z : tensor<2x65xf32>, tensor<1x65x2x2xf32>
 }

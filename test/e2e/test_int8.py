@@ -408,3 +408,35 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
     diff = np.abs(outs["y"] - ref) / unit
     assert float(diff.max()) <= 1.001, float(diff.max())
     assert float((diff > 0.5).mean()) < 0.01  # a unit off only on near-ties
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_cnn(nunc, models, tmp_path):
+    """quantize_static's QDQ ResNet: the dequantized conv weights fold to
+    constants (even the 2.4 M-element ones), so every conv takes the
+    im2col + GEMM kernel; activations are rounded by fake_quantize steps.
+    The output agrees with onnxruntime at least as well as onnxruntime
+    agrees with itself across optimization levels (see the MiniLM case)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnxruntime as ort
+    q = str(tmp_path / "resnet_qdq.onnx")
+    quantize_static(os.path.join(models, "resnet.onnx"), q,
+                    Samples(random_inputs("resnet", 1, None, 40 + i) for i in range(2)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("resnet", 1, None), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "resnet_qdq.json").read_text())
+    convs = [k["kernel"] for k in manifest["kernels"] if k["op"] in ("nunc.conv", "nunc.fused_conv")]
+    assert len(convs) == 16 and all(k.startswith("conv.im2col+gemm") for k in convs), convs
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("resnet", 1, None, 5)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = next(iter(outs.values()))
+    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    plain = ort.SessionOptions()
+    plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    ort_plain = ort.InferenceSession(q, plain, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    assert cosine(got, ort_q) >= min(0.9995, cosine(ort_q, ort_plain) - 0.001), \
+        (cosine(got, ort_q), cosine(ort_q, ort_plain))

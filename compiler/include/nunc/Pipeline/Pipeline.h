@@ -14,7 +14,10 @@ void registerNuncDialects(DialectRegistry &registry);
 /// Adds the tensor-level cleanup every consumer of imported IR wants: shape
 /// inference, constant folding (shape subgraphs collapse once input shapes
 /// are pinned), canonicalization, CSE, and a final shape inference.
-void buildSimplifyPipeline(OpPassManager &pm);
+/// `keepQuantizedWeights`: large int8 MatMul weights and embedding tables
+/// stay behind their DequantizeLinear for fusion to take (before fusion);
+/// after it, whatever fusion left is folded.
+void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true);
 
 /// The tensor-level pipeline `nunc compile` runs before code generation:
 /// simplify, fuse (GELU, LayerNorm, attention, linear, BatchNorm into Conv,

@@ -25,10 +25,17 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     tensor, Identity) by that answer. Shape subgraphs
     (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) collapse in one run once
     the input shapes are pinned. Dead constants are erased.
+    DequantizeLinear of a constant folds whatever its size (a weight, at most
+    4x its integer form), except, with `keep-quantized-weights`, the large
+    ones that feed only MatMuls or Gathers: nunc-fuse-linear and
+    nunc-fuse-quantize-dequantize take those in their integer form.
   }];
   let options = [
     Option<"maxElements", "max-elements", "int64_t", "65536",
            "Largest result (in elements) the pass materializes as a constant">,
+    Option<"keepQuantizedWeights", "keep-quantized-weights", "bool", "true",
+           "Leave DequantizeLinears of more than 4096 constant elements that feed only "
+           "MatMuls or Gathers for fusion (int8 weights, embedding tables)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
