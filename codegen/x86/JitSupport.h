@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -38,6 +39,12 @@ struct Activation {
     return a;
   }
 };
+
+class JitKernel;
+
+/// Runs `g->generate()` and resolves its labels; null on an xbyak error.
+template <typename Generator>
+std::unique_ptr<JitKernel> generated(std::unique_ptr<Generator> g);
 
 /// Base of the generators: AutoGrow code, callee-saved register handling,
 /// and a constant pool addressed rip-relative.
@@ -151,6 +158,14 @@ protected:
   Xbyak::Label poolLabel, dataLabel;
   std::vector<uint32_t> pool;
 };
+
+template <typename Generator>
+std::unique_ptr<JitKernel> generated(std::unique_ptr<Generator> g) {
+  g->generate();
+  if (!g->finish())
+    return nullptr;
+  return g;
+}
 
 } // namespace mlir::nunc::x86
 

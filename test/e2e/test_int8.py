@@ -319,6 +319,16 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation):
     assert float(np.abs(outs["y"] - ref).max()) <= unit * 1.0001
 
 
+def onnxruntime_both_ways(model, feeds):
+    """The first output of onnxruntime with and without its graph
+    optimizations: how far onnxruntime's own results on a QDQ model drift."""
+    import onnxruntime as ort
+    plain = ort.SessionOptions()
+    plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return [ort.InferenceSession(model, *opts, providers=["CPUExecutionProvider"])
+            .run(None, feeds)[0] for opts in ((), (plain,))]
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_minilm(nunc, models, tmp_path):
     """quantize_static's QDQ MiniLM: every MatMul with a constant weight runs
@@ -332,7 +342,6 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     onnxruntime at least as well as onnxruntime agrees with itself."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
-    import onnxruntime as ort
     from onnx import numpy_helper as nh
     src = os.path.join(models, "minilm.onnx")
     q = str(tmp_path / "minilm_qdq.onnx")
@@ -355,10 +364,7 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert outs is not None, log
     got = outs["last_hidden_state"]
-    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-    plain = ort.SessionOptions()
-    plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    ort_plain = ort.InferenceSession(q, plain, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
     inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
     unit = float(inits["last_hidden_state_scale"])
 
@@ -418,7 +424,6 @@ def test_imported_qdq_cnn(nunc, models, tmp_path):
     The output agrees with onnxruntime at least as well as onnxruntime
     agrees with itself across optimization levels (see the MiniLM case)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    import onnxruntime as ort
     q = str(tmp_path / "resnet_qdq.onnx")
     quantize_static(os.path.join(models, "resnet.onnx"), q,
                     Samples(random_inputs("resnet", 1, None, 40 + i) for i in range(2)),
@@ -434,9 +439,6 @@ def test_imported_qdq_cnn(nunc, models, tmp_path):
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert outs is not None, log
     got = next(iter(outs.values()))
-    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-    plain = ort.SessionOptions()
-    plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    ort_plain = ort.InferenceSession(q, plain, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
     assert cosine(got, ort_q) >= min(0.9995, cosine(ort_q, ort_plain) - 0.001), \
         (cosine(got, ort_q), cosine(ort_q, ort_plain))
