@@ -25,13 +25,17 @@ def cosine(a, b):
 @pytest.mark.parametrize("name,batch,seq", [("minilm", 1, 128), ("minilm", 2, 17),
                                             ("bert", 1, 32), ("mlp", 3, None)])
 def test_int8_library_tracks_float(nunc, models, tmp_path, name, batch, seq):
-    nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", "x86_64-avx512vnni",
-         "--quantize", "int8", *pins(name, batch, seq), "-o", tmp_path)
+    r = nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", "x86_64-avx512vnni",
+             "--quantize", "int8", *pins(name, batch, seq), "-o", tmp_path)
+    coverage = {"minilm": "int8: 36 linear ops, 1 embedding table\n",
+                "bert": "int8: 72 linear ops, 1 embedding table\n",
+                "mlp": "int8: 2 linear ops, 0 embedding tables; 1 linear op left in f32"}[name]
+    assert coverage in r.stderr, r.stderr
     manifest = json.loads((tmp_path / f"{name}.json").read_text())
     assert manifest["quantization"] == "int8-dynamic"
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert any(k.startswith("gemm.int8.avx512vnni") for k in kernels)
-    if name != "mlp":  # the MLP's 64x10 head is below the pass's min-macs: it stays f32
+    if name != "mlp":  # the MLP's 128x10 head is below the pass's min-macs: it stays f32
         assert not any(k.startswith("gemm.avx512") for k in kernels), "a linear op stayed f32"
         # GEMM weights and the word-embedding table in s8: about a quarter
         # of the model's f32 bytes.

@@ -21,6 +21,37 @@ namespace cl = llvm::cl;
 using namespace mlir;
 using namespace mlir::nunc;
 
+namespace {
+
+/// Says what --quantize int8 made int8 and what stayed f32 (and why), so a
+/// CNN's user learns that its convolutions did not change.
+void printInt8Coverage(ModuleOp module) {
+  int quantized = 0, linearF32 = 0, convs = 0, tables = 0;
+  module.walk([&](Operation *op) {
+    if (isa<QuantizedLinearOp>(op))
+      ++quantized;
+    else if (isa<LinearOp>(op))
+      ++linearF32;
+    else if (isa<ConvOp, FusedConvOp>(op))
+      ++convs;
+    else if (auto g = dyn_cast<GatherOp>(op))
+      tables += cast<ShapedType>(g.getData().getType()).getElementType().isInteger(8) &&
+                g.getData().getDefiningOp<ConstantOp>();
+  });
+  llvm::errs() << "nunc compile: int8: " << quantized << " linear op"
+               << (quantized == 1 ? "" : "s") << ", " << tables << " embedding table"
+               << (tables == 1 ? "" : "s");
+  if (linearF32)
+    llvm::errs() << "; " << linearF32 << " linear op" << (linearF32 == 1 ? "" : "s")
+                 << " left in f32 (below min-macs, kept, or weight not constant)";
+  if (convs)
+    llvm::errs() << "; " << convs << " convolution" << (convs == 1 ? "" : "s")
+                 << " stay f32 (no int8 convolution kernels yet)";
+  llvm::errs() << "\n";
+}
+
+} // namespace
+
 namespace nunc_tool {
 llvm::cl::SubCommand compileCommand("compile",
                                     "Compile an ONNX model into lib<name>.a, <name>.h and <name>.json");
@@ -326,6 +357,7 @@ int runCompile() {
     if (!quantized)
       return 1;
     module = std::move(quantized);
+    printInt8Coverage(*module);
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
           layerErrors(mainOf(*f32), mainOf(*module), samples);
