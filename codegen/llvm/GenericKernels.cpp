@@ -34,6 +34,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -431,14 +432,42 @@ LogicalResult GenericEmitter::emitElementwise() {
       })
       .Case([&](PowOp p) {
         Type baseElem = elementOf(p.getLhs()), expElem = elementOf(p.getRhs());
+        // pow as C defines it: exp(y log|x|), negated for a negative x and an
+        // odd integral y, NaN for a negative x and a fractional y, 1 for
+        // y = 0 (math.powf's expansion gives NaN for every negative x, and
+        // the variance of an unfused LayerNorm is Pow(x - mean, 2)).
+        auto pow = [&](Value x, Value y) -> Value {
+          Type t = x.getType();
+          Value zero = k.floatConst(0, t), one = k.floatConst(1, t);
+          Value magnitude = math::ExpOp::create(
+              b, loc,
+              arith::MulFOp::create(b, loc, y,
+                                    math::LogOp::create(b, loc, math::AbsFOp::create(b, loc, x))));
+          Value integral = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                                 math::RoundEvenOp::create(b, loc, y), y);
+          Value half = arith::MulFOp::create(b, loc, y, k.floatConst(0.5, t));
+          Value odd = arith::AndIOp::create(
+              b, loc, integral,
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
+                                    math::FloorOp::create(b, loc, half), half));
+          Value negative =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, zero);
+          Value signedResult = arith::SelectOp::create(
+              b, loc, odd, arith::NegFOp::create(b, loc, magnitude), magnitude);
+          Value nan = k.floatConst(std::numeric_limits<double>::quiet_NaN(), t);
+          Value ofNegative = arith::SelectOp::create(b, loc, integral, signedResult, nan);
+          Value result = arith::SelectOp::create(b, loc, negative, ofNegative, magnitude);
+          Value yZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero);
+          return arith::SelectOp::create(b, loc, yZero, one, result);
+        };
         elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
           Type f = b.getF64Type();
           if (s[0].getType().isF32() && isa<FloatType>(s[1].getType())) {
             Value e = k.convert(s[1], expElem, b.getF32Type());
-            return math::PowFOp::create(b, loc, s[0], e);
+            return pow(s[0], e);
           }
           Value base = k.convert(s[0], baseElem, f), e = k.convert(s[1], expElem, f);
-          return k.convert(math::PowFOp::create(b, loc, base, e), f, baseElem);
+          return k.convert(pow(base, e), f, baseElem);
         });
         return success();
       })

@@ -446,3 +446,30 @@ def test_imported_qdq_cnn(nunc, models, tmp_path):
     ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
     assert cosine(got, ort_q) >= min(0.9995, cosine(ort_q, ort_plain) - 0.001), \
         (cosine(got, ort_q), cosine(ort_q, ort_plain))
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_bert(nunc, models, tmp_path):
+    """The BERT export decomposes LayerNorm (ReduceMean, Sub, Pow, Sqrt,
+    Div); with Q/DQ pairs between them it stays unfused and its Pow(x - mean,
+    2) of negative bases runs on the generic path, which must follow C's pow
+    (it once gave NaN there and the whole output was noise)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    q = str(tmp_path / "bert_qdq.onnx")
+    quantize_static(os.path.join(models, "bert.onnx"), q,
+                    Samples(random_inputs("bert", 1, 8, 20 + i) for i in range(2)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("bert", 1, 8), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "bert_qdq.json").read_text())
+    assert sum(k["kernel"].startswith("gemm.int8.avx512vnni") for k in manifest["kernels"]) == 72
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("bert", 1, 8, 3)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    assert np.isfinite(got).all()
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
+    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, \
+        (cosine(got, ort_q), cosine(ort_q, ort_plain))
