@@ -142,6 +142,9 @@ def main():
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     p.add_argument("--no-int8", action="store_true",
                    help="skip the int8 and qdq rows")
+    p.add_argument("--modes", default="fp32,int8,qdq",
+                   help="which rows to measure: fp32, int8 (nunc PTQ vs ORT quantize_dynamic), "
+                        "qdq (ORT quantize_static model on both engines)")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -159,12 +162,13 @@ def main():
     rows, extra = [], []
     # mode: "" (fp32), "int8" (nunc PTQ vs ORT quantize_dynamic), "qdq" (ORT's
     # quantize_static QDQ model on both engines, batch 1 seq 128 only).
-    jobs = [(name, "") for name in models]
+    modes = args.modes.split(",")
+    jobs = [(name, "") for name in models] if "fp32" in modes else []
     if vnni:
         from onnxruntime.quantization import (QuantFormat, QuantType, quantize_dynamic,
                                               quantize_static)
-        jobs += [(name, "int8") for name in models if name in HIDDEN]
-        jobs += [(name, "qdq") for name in models if name in HIDDEN]
+        jobs += [(name, "int8") for name in models if name in HIDDEN and "int8" in modes]
+        jobs += [(name, "qdq") for name in models if name in HIDDEN and "qdq" in modes]
 
     class Samples:
         def __init__(self, feeds):
