@@ -558,3 +558,32 @@ func.func @qdq_matmul(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x2xf
   %m2 = nunc.matmul %dqs, %dw : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
   return %m, %m2 : tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// ONNX QLinearMatMul with a constant s8 weight (zero point 0, one scale per
+// column) and a u8 input that is itself QuantizeLinear(x) on the same grid:
+// the GEMM quantizes x directly (the DQ(Q(x)) round trip drops), and the
+// result is quantized to y's grid by a QuantizeLinear. A weight with a
+// nonzero zero point stays a QLinearMatMul.
+
+// CHECK-LABEL: func.func @qlinear_matmul(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>, %[[A:.*]]: tensor<2x3xui8>)
+// CHECK: %[[W:.*]] = quant.scast %{{.*}} : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32:1, {2.500000e-01,5.000000e-01}>>
+// CHECK: %[[L:.*]] = nunc.quantized_linear %[[X]], %[[W]] {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 1.250000e-01:10>}
+// CHECK: nunc.quantize_linear %[[L]], %{{.*}}, %{{.*}} : tensor<ui8> {output_element_type = ui8}
+// CHECK: nunc.qlinear_matmul %[[A]]
+func.func @qlinear_matmul(%x: tensor<2x3xf32>, %a: tensor<2x3xui8>) -> (tensor<2x2xui8>, tensor<2x2xui8>) {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %wzp = nunc.constant dense<0> : tensor<2xi8>
+  %wzp1 = nunc.constant dense<1> : tensor<2xi8>
+  %ws = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %ys = nunc.constant dense<0.0625> : tensor<f32>
+  %yzp = nunc.constant dense<7> : tensor<ui8>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xui8>
+  %y = nunc.qlinear_matmul %q, %s, %zp, %w, %ws, %wzp, %ys, %yzp : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<2x2xui8>
+  %z = nunc.qlinear_matmul %a, %s, %zp, %w, %ws, %wzp1, %ys, %yzp : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<2x2xui8>
+  return %y, %z : tensor<2x2xui8>, tensor<2x2xui8>
+}

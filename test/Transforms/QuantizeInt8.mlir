@@ -44,6 +44,7 @@ func.func @runtime_weight(%x: tensor<2x3xf32>, %w: tensor<3x5xf32>) -> tensor<2x
 // (max |row| / 127: 0.5, 1 for the all-zero row, 0.0625); the rows and their
 // scales are gathered with the same ids and multiplied back.
 // RUN: nunc-opt %s --nunc-quantize-int8=min-embedding-elements=6 | FileCheck %s --check-prefix=EMB
+// CHECK-LABEL: func.func @embedding(
 // EMB-LABEL: func.func @embedding(
 // EMB-SAME:    %[[IDS:.*]]: tensor<2x3xi64>)
 // EMB-DAG:     %[[Q:.*]] = nunc.constant dense<{{\[}}[127, -64, 1], [0, 0, 0], [-127, 2, 3]]> : tensor<3x3xi8>
@@ -68,4 +69,22 @@ func.func @columns(%ids: tensor<3xi64>) -> tensor<2x3xf32> {
   %t = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32>
   %y = nunc.gather %t, %ids {axis = 1 : i64} : (tensor<2x4xf32>, tensor<3xi64>) -> tensor<2x3xf32>
   return %y : tensor<2x3xf32>
+}
+
+// Mixed precision (what --accuracy-target chooses): linear ops named in
+// keep-f32 stay f32, the others are quantized. Without ONNX locations a
+// linear op's key is its index in the function.
+// RUN: nunc-opt %s --nunc-quantize-int8="min-macs=1 keep-f32=linear#1" | FileCheck %s --check-prefix=KEEP
+// KEEP-LABEL: func.func @fallback(
+// KEEP:         nunc.quantized_linear %arg0
+// KEEP:         nunc.linear %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<4x4xf32>
+// KEEP:         nunc.quantized_linear
+// KEEP-NOT:     nunc.linear
+// KEEP:         return
+func.func @fallback(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [-1.0, -2.0, -3.0, -4.0], [0.5, 0.25, 0.125, 1.0]]> : tensor<4x4xf32>
+  %a = nunc.linear %x, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %b = nunc.linear %a, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %c = nunc.linear %b, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  return %c : tensor<2x4xf32>
 }
