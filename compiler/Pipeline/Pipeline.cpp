@@ -41,6 +41,10 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
   fpm.addPass(createFoldBatchNorm());
   fpm.addPass(createFuseConv());
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
+  // Quantized weights the int8 patterns could not take (u8 weights with a
+  // zero point, 16-bit activations) are constants only now: their MatMuls
+  // become f32 linear ops here instead of generic loops.
+  pm.nest<func::FuncOp>().addPass(createFuseLinear());
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,

@@ -293,34 +293,47 @@ class Samples:
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("activation", ["QUInt8", "QInt8"])
-def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation):
-    """A quantize_static (QDQ) layer: the MatMul runs on the VNNI kernel with
-    the model's static activation quantization; the output, requantized by
-    the model's own Q/DQ, is within one unit of its scale from onnxruntime's
-    (equal here)."""
+@pytest.mark.parametrize("activation,weight,kernel", [
+    ("QUInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static] +requantize"),
+    ("QInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static] +requantize"),
+    ("QUInt8", "QUInt8", "gemm.avx512[64x130x384]"),
+    ("QUInt16", "QInt8", "gemm.avx512[64x130x384]")])
+def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, kernel):
+    """A quantize_static (QDQ) layer: with 8-bit activations and s8 weights
+    the MatMul runs on the VNNI kernel with the model's static activation
+    quantization; u8 weights (zero point 128) or 16-bit activations take the
+    f32 GEMM on the folded weight and the fake-quantized input. Either way
+    the output, requantized by the model's own Q/DQ, is within one unit of
+    its scale from onnxruntime's."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
-    import onnxruntime as ort
     from onnx import numpy_helper as nh
     one_layer_model(str(tmp_path / "f32.onnx"), 64, 384, 130, 8)
     r = np.random.default_rng(9)
     calib = [{"x": (r.standard_normal((64, 384)) * 2).astype(np.float32)} for _ in range(4)]
     quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
                     quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, activation),
-                    weight_type=QuantType.QInt8)
+                    weight_type=getattr(QuantType, weight))
     nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
-    assert manifest["kernels"][0]["kernel"] == "gemm.int8.avx512vnni[64x130x384, static] +requantize"
+    gemms = [k["kernel"] for k in manifest["kernels"] if k["op"].endswith("linear")]
+    assert gemms == [kernel], manifest["kernels"]
     exe, man = harness.build(str(tmp_path / "out"))
     x = (r.standard_normal((64, 384)) * 2).astype(np.float32)
     outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
     assert outs is not None, log
-    ref = ort.InferenceSession(str(tmp_path / "q.onnx"),
-                               providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    optimized, plain = onnxruntime_both_ways(str(tmp_path / "q.onnx"), {"x": x})
     inits = {i.name: nh.to_array(i) for i in onnx.load(str(tmp_path / "q.onnx")).graph.initializer}
     unit = float(inits["y_scale"])
-    assert float(np.abs(outs["y"] - ref).max()) <= unit * 1.0001
+    # onnxruntime without graph optimizations runs the Q/DQ ops as ONNX
+    # defines them; its optimized 16-bit path is ~180 units off from that,
+    # so only the 8-bit cases are held to the optimized onnxruntime too.
+    # One unit, plus the float rounding of dequantized values (a 16-bit unit
+    # is only ~1000 ulps of the outputs).
+    bound = unit + 4 * float(np.spacing(np.abs(plain).max()))
+    assert float(np.abs(outs["y"] - plain).max()) <= bound
+    if activation != "QUInt16":
+        assert float(np.abs(outs["y"] - optimized).max()) <= bound
 
 
 def onnxruntime_both_ways(model, feeds):

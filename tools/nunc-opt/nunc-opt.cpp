@@ -15,6 +15,9 @@ int main(int argc, char **argv) {
   mlir::PassPipelineRegistration<>(
       "nunc-simplify", "Shape inference, constant folding, canonicalization and CSE",
       [](mlir::OpPassManager &pm) { mlir::nunc::buildSimplifyPipeline(pm); });
+  mlir::PassPipelineRegistration<>(
+      "nunc-fuse", "The tensor-level pipeline of nunc compile (simplify, fuse, simplify)",
+      [](mlir::OpPassManager &pm) { mlir::nunc::buildFusionPipeline(pm); });
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "nunc pass driver\n", registry));
 }

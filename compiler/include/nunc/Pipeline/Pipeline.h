@@ -20,8 +20,9 @@ void registerNuncDialects(DialectRegistry &registry);
 void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true);
 
 /// The tensor-level pipeline `nunc compile` runs before code generation:
-/// simplify, fuse (GELU, LayerNorm, attention, linear, BatchNorm into Conv,
-/// conv epilogues), simplify again.
+/// simplify, fuse (GELU, LayerNorm, attention, linear, Q/DQ pairs, BatchNorm
+/// into Conv, conv epilogues), simplify again, and fuse linear ops once more
+/// for weights that only the second simplification made constant.
 void buildFusionPipeline(OpPassManager &pm);
 
 /// After fusion, for `--quantize int8`: linear ops to int8 (weights per
