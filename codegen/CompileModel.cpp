@@ -206,6 +206,15 @@ bool nativeLayerNorm(LayerNormOp ln) {
          (!ln.getBias() || fullParam(ln.getBias()));
 }
 
+/// The kernel activation that rounds to a per-tensor `!quant.uniform` grid
+/// (verified by the ops that carry it).
+x86::Activation roundToGrid(Type grid) {
+  auto q = cast<quant::UniformQuantizedType>(grid);
+  return x86::Activation::fakeQuant(static_cast<float>(q.getScale()),
+                                    q.getStorageTypeMin() - q.getZeroPoint(),
+                                    q.getStorageTypeMax() - q.getZeroPoint());
+}
+
 /// The elementwise kernel's configuration and row table, when it takes this
 /// op (f32 throughout).
 std::optional<std::pair<x86::ElementwiseConfig, std::vector<int32_t>>>
@@ -257,12 +266,9 @@ elementwiseStep(Operation *op) {
     }
     c.activation = x86::Activation::fromName(name, lo, hi);
   } else if (auto fq = dyn_cast<FakeQuantizeOp>(op)) {
-    auto q = cast<quant::UniformQuantizedType>(fq.getQuantization());
     c.inputs = 1;
     c.op = Config::Activate;
-    c.activation = x86::Activation::fakeQuant(static_cast<float>(q.getScale()),
-                                              q.getStorageTypeMin() - q.getZeroPoint(),
-                                              q.getStorageTypeMax() - q.getZeroPoint());
+    c.activation = roundToGrid(fq.getQuantization());
   } else {
     return std::nullopt;
   }
@@ -867,12 +873,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.activation = x86::Activation::fromName(ql.getActivation().str(),
                                                ql.getActivationMin().convertToFloat(),
                                                ql.getActivationMax().convertToFloat());
-    if (std::optional<Type> t = ql.getOutputQuantization()) {
-      auto grid = cast<quant::UniformQuantizedType>(*t);
-      cfg.output = x86::Activation::fakeQuant(static_cast<float>(grid.getScale()),
-                                              grid.getStorageTypeMin() - grid.getZeroPoint(),
-                                              grid.getStorageTypeMax() - grid.getZeroPoint());
-    }
+    if (std::optional<Type> t = ql.getOutputQuantization())
+      cfg.output = roundToGrid(*t);
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return ql.emitError("generating the int8 GEMM failed (xbyak error ")
