@@ -229,25 +229,7 @@ private:
 
   /// Reduces the lanes of v (max or sum) into every lane.
   void horizontal(const Vmm &v, const Vmm &t, bool max) {
-    auto op = [&](const Vmm &a, const Vmm &b) {
-      if (max)
-        vmaxps(a, a, b);
-      else
-        vaddps(a, a, b);
-    };
-    if constexpr (kAvx512) {
-      vshuff32x4(t, v, v, 0x4e); // swap 256-bit halves
-      op(v, t);
-      vshuff32x4(t, v, v, 0xb1); // swap 128-bit lanes within halves
-      op(v, t);
-    } else {
-      vperm2f128(t, v, v, 0x01);
-      op(v, t);
-    }
-    vpermilps(t, v, 0x4e);
-    op(v, t);
-    vpermilps(t, v, 0xb1);
-    op(v, t);
+    emitHorizontal(v, t, max ? Reduction::Max : Reduction::Add);
   }
 
   /// out rows = (P rows x V) * inv, in tiles of rows x (a chunk of D)

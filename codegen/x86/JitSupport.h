@@ -144,6 +144,10 @@ protected:
   }
 
   /// y = exp(x) in place; t0, t1 are temporaries.
+  enum class Reduction { Max, Min, Add };
+  /// Combines the lanes of v into every lane of v; t is a temporary.
+  template <typename Vmm> void emitHorizontal(const Vmm &v, const Vmm &t, Reduction r);
+
   template <typename Vmm> void emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1);
   /// y = erf(x) in place; t0..t2 are temporaries.
   template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);

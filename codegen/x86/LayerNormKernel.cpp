@@ -93,21 +93,7 @@ private:
     else
       vmaskmovps(a, maskReg(), v);
   }
-  void horizontalSum(const Vmm &v, const Vmm &t) {
-    if constexpr (kAvx512) {
-      vshuff32x4(t, v, v, 0x4e);
-      vaddps(v, v, t);
-      vshuff32x4(t, v, v, 0xb1);
-      vaddps(v, v, t);
-    } else {
-      vperm2f128(t, v, v, 0x01);
-      vaddps(v, v, t);
-    }
-    vpermilps(t, v, 0x4e);
-    vaddps(v, v, t);
-    vpermilps(t, v, 0xb1);
-    vaddps(v, v, t);
-  }
+  void horizontalSum(const Vmm &v, const Vmm &t) { emitHorizontal(v, t, Reduction::Add); }
 
   void row() {
     int64_t vecs = full + (tail ? 1 : 0);

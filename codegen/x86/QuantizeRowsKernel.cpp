@@ -104,23 +104,6 @@ private:
   Vmm mx = Vmm(0), mn = Vmm(1), x = Vmm(2), t = Vmm(3), scale = Vmm(4), zp = Vmm(5),
       zero = Vmm(6), top = Vmm(7), mask = Vmm(8); // mask: AVX2 tails
 
-  /// Reduces the lanes of v into lane 0 (max or min).
-  void reduce(const Vmm &v, bool max) {
-    auto op = [&](const Vmm &a, const Vmm &b) { max ? vmaxps(a, a, b) : vminps(a, a, b); };
-    if constexpr (kAvx512) {
-      vshuff32x4(t, v, v, 0x4e);
-      op(v, t);
-      vshuff32x4(t, v, v, 0xb1);
-      op(v, t);
-    } else {
-      vperm2f128(t, v, v, 0x01);
-      op(v, t);
-    }
-    vpermilps(t, v, 0x4e);
-    op(v, t);
-    vpermilps(t, v, 0xb1);
-    op(v, t);
-  }
   /// The row's x[i * kLanes ...] into x; masked-off tail lanes read as 0.
   void loadChunk(int64_t i) {
     Address a = ptr[rax + i * kLanes * 4];
@@ -175,8 +158,8 @@ private:
   /// range: scale = (max - min) / 255 (1 when all zeros), zp = round(clamp(
   /// -min / scale, 0, 255)).
   void computeParameters() {
-    reduce(mx, true);
-    reduce(mn, false);
+    emitHorizontal(mx, t, Reduction::Max);
+    emitHorizontal(mn, t, Reduction::Min);
     Xmm s = Xmm(scale.getIdx()), tx = Xmm(t.getIdx());
     vsubss(s, Xmm(mx.getIdx()), Xmm(mn.getIdx()));
     vdivss(s, s, constScalar(255.f));

@@ -102,20 +102,7 @@ private:
 
   /// Reduces the lanes of v into every lane (max or sum).
   void horizontal(const Vmm &v, const Vmm &t, bool max) {
-    auto op = [&](const Vmm &a, const Vmm &b) { max ? vmaxps(a, a, b) : vaddps(a, a, b); };
-    if constexpr (kAvx512) {
-      vshuff32x4(t, v, v, 0x4e);
-      op(v, t);
-      vshuff32x4(t, v, v, 0xb1);
-      op(v, t);
-    } else {
-      vperm2f128(t, v, v, 0x01);
-      op(v, t);
-    }
-    vpermilps(t, v, 0x4e);
-    op(v, t);
-    vpermilps(t, v, 0xb1);
-    op(v, t);
+    emitHorizontal(v, t, max ? Reduction::Max : Reduction::Add);
   }
 
   /// v = lanes of the tail at [base + r9] (masked lanes zero).

@@ -161,6 +161,34 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
   }
 }
 
+template <typename Vmm>
+void JitKernel::emitHorizontal(const Vmm &v, const Vmm &t, Reduction r) {
+  auto op = [&]() {
+    switch (r) {
+    case Reduction::Max: vmaxps(v, v, t); break;
+    case Reduction::Min: vminps(v, v, t); break;
+    case Reduction::Add: vaddps(v, v, t); break;
+    }
+  };
+  if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
+    vshuff32x4(t, v, v, 0x4e); // swap 256-bit halves
+    op();
+    vshuff32x4(t, v, v, 0xb1); // swap 128-bit lanes within halves
+    op();
+  } else {
+    vperm2f128(t, v, v, 0x01);
+    op();
+  }
+  vpermilps(t, v, 0x4e);
+  op();
+  vpermilps(t, v, 0xb1);
+  op();
+}
+
+template void JitKernel::emitHorizontal<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                                    Reduction);
+template void JitKernel::emitHorizontal<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                                    Reduction);
 template void JitKernel::emitExp<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
                                              const Xbyak::Zmm &);
 template void JitKernel::emitExp<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,

@@ -302,20 +302,7 @@ private:
     vaddps(acc(0), acc(0), acc(1));
     vaddps(acc(2), acc(2), acc(3));
     vaddps(acc(0), acc(0), acc(2));
-    // Horizontal sum.
-    if constexpr (kAvx512) {
-      vshuff32x4(val(1), acc(0), acc(0), 0x4e);
-      vaddps(acc(0), acc(0), val(1));
-      vshuff32x4(val(1), acc(0), acc(0), 0xb1);
-      vaddps(acc(0), acc(0), val(1));
-    } else {
-      vperm2f128(val(1), acc(0), acc(0), 0x01);
-      vaddps(acc(0), acc(0), val(1));
-    }
-    vpermilps(val(1), acc(0), 0x4e);
-    vaddps(acc(0), acc(0), val(1));
-    vpermilps(val(1), acc(0), 0xb1);
-    vaddps(acc(0), acc(0), val(1));
+    emitHorizontal(acc(0), val(1), Reduction::Add);
     vmulss(Xmm(acc(0).getIdx()), Xmm(acc(0).getIdx()), constScalar(1.f / n));
     vmovss(ptr[rbx], Xmm(acc(0).getIdx()));
     add(rax, n * 4);
