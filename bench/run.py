@@ -58,7 +58,7 @@ def stats(times):
 
 
 ORT_SCRIPT = r"""
-import json, sys, time, resource
+import json, sys, time
 import numpy as np
 path, feeds_path, threads, runs, warmup = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 feeds = dict(np.load(feeds_path))
@@ -76,8 +76,10 @@ for _ in range(warmup):
 times = []
 for _ in range(runs):
     a = time.perf_counter(); sess.run(None, feeds); times.append(time.perf_counter() - a)
-print(json.dumps({"cold": cold, "times": times,
-                  "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
+# VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so a child of a
+# large benchmark process would report the parent's peak.
+hwm = [l for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+print(json.dumps({"cold": cold, "times": times, "rss_kb": int(hwm.split()[1])}))
 """
 
 
