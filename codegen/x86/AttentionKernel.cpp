@@ -297,19 +297,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> AttentionKernel::generate(const AttentionConfig &config, Isa isa) {
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<AttentionGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<AttentionGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<AttentionGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -284,19 +284,7 @@ private:
 
 std::unique_ptr<JitKernel> ElementwiseKernel::generate(const ElementwiseConfig &config,
                                                        Isa isa) {
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<ElementwiseGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<ElementwiseGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<ElementwiseGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -112,19 +112,7 @@ private:
 std::unique_ptr<JitKernel> GatherKernel::generate(const GatherConfig &config, Isa isa) {
   if (!supports(config))
     return nullptr;
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<GatherGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<GatherGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<GatherGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -2,8 +2,6 @@
 
 #include "GemmKernel.h"
 
-#include <map>
-#include <tuple>
 #include <type_traits>
 
 namespace mlir::nunc::x86 {
@@ -30,7 +28,7 @@ namespace {
 
 using namespace Xbyak;
 
-template <typename Vmm> class GemmGenerator : public JitKernel {
+template <typename Vmm> class GemmGenerator : public PanelGemmKernel {
 public:
   static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
   static constexpr int kLanes = kAvx512 ? 16 : 8;
@@ -45,9 +43,6 @@ public:
   void generate() {
     const int64_t nr = kVecs * kLanes;
     const int64_t panels = (c.n + nr - 1) / nr;
-    const int64_t tail = c.n - (panels - 1) * nr; // columns of the last panel
-    const int tailVecs = (tail + kLanes - 1) / kLanes;
-    const int tailLanes = tail - (tailVecs - 1) * kLanes; // lanes of its last vector
 
     prologue();
     if (c.batch > 1) {
@@ -80,44 +75,15 @@ public:
       add(rdx, r13);
     add(rcx, r13);
     add(r12, r13);
-    // Row offsets of A: lda, 3 lda, 5 lda, 7 lda (bytes).
-    mov(r8, c.lda * 4);
-    mov(r9, c.lda * 12);
-    mov(r10, c.lda * 20);
-    mov(r11, c.lda * 28);
+    setRowStrides(c.lda * 4);
 
-    Label tailPanel, done;
-    bool hasTail = tail != nr;
-    if (hasTail) {
-      cmp(rsi, panels - 1);
-      je(tailPanel, T_NEAR);
-    }
-    rowLoop(kVecs, kLanes);
-    jmp(done, T_NEAR);
-    if (hasTail) {
-      L(tailPanel);
-      rowLoop(tailVecs, tailLanes);
-    }
-    L(done);
-    epilogueReturn(0);
-    for (auto &[key, label] : micro) {
-      L(*label);
-      microKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
-      ret();
-    }
+    panelBody(rsi, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes); },
+              [&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
     emitConstants();
   }
 
 private:
   GemmConfig c;
-  std::map<std::tuple<int, int, int>, std::unique_ptr<Label>> micro;
-
-  Label &microLabel(int rows, int vecs, int lastLanes) {
-    auto &l = micro[{rows, vecs, lastLanes}];
-    if (!l)
-      l = std::make_unique<Label>();
-    return *l;
-  }
 
   /// All row tiles of the current panel (pointers advance; restored after).
   void rowLoop(int vecs, int lastLanes) {
@@ -152,19 +118,6 @@ private:
   Vmm aReg() { return Vmm(kAvx512 ? 27 : kRows * kVecs + kVecs); }
   /// Epilogue temporaries: registers the k loop no longer needs.
   Vmm temp(int i) { return Vmm(kAvx512 ? 28 + i : kRows * kVecs + i); }
-
-  RegExp aRow(const Reg64 &base, int r) {
-    switch (r) {
-    case 0: return base;
-    case 1: return base + r8;
-    case 2: return base + r8 * 2;
-    case 3: return base + r9;
-    case 4: return base + r8 * 4;
-    case 5: return base + r10;
-    case 6: return base + r9 * 2;
-    default: return base + r11;
-    }
-  }
 
   /// One k step at byte offsets aOff (into A rows) and bOff (into the panel).
   void kStep(int rows, int vecs, int64_t aOff, int64_t bOff) {
@@ -250,19 +203,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa isa) {
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<GemmGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<GemmGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<GemmGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -192,19 +192,7 @@ private:
 std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config, Isa isa) {
   if (!supports(config, isa))
     return nullptr;
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<Im2colGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<Im2colGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<Im2colGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -3,8 +3,6 @@
 #include "Int8GemmKernel.h"
 
 #include <cstring>
-#include <map>
-#include <tuple>
 #include <type_traits>
 
 namespace mlir::nunc::x86 {
@@ -44,7 +42,7 @@ using namespace Xbyak;
 /// groups of 2 k, tile 6 x 16 (12 accumulators, 2 weight vectors, the A
 /// broadcast and one product register). Either way a group of one A row is
 /// 4 bytes.
-template <typename Vmm> class Int8GemmGenerator : public JitKernel {
+template <typename Vmm> class Int8GemmGenerator : public PanelGemmKernel {
 public:
   static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
   static constexpr int kLanes = kAvx512 ? 16 : 8, kRows = kAvx512 ? 8 : 6,
@@ -57,10 +55,6 @@ public:
 
   void generate() {
     const int64_t nr = kVecs * kLanes;
-    const int64_t panels = (c.n + nr - 1) / nr;
-    const int64_t tail = c.n - (panels - 1) * nr;
-    const int tailVecs = static_cast<int>((tail + kLanes - 1) / kLanes);
-    const int tailLanes = static_cast<int>(tail - (tailVecs - 1) * kLanes);
     const int64_t kp = Int8GemmKernel::paddedK(c.k, c.isa);
 
     prologue();
@@ -78,44 +72,15 @@ public:
     imul(r14, r13, nr * 4);
     add(rcx, r14);
     add(r12, r14);
-    // Row offsets of A in bytes: lda, 3 lda, 5 lda, 7 lda.
-    mov(r8, c.lda);
-    mov(r9, c.lda * 3);
-    mov(r10, c.lda * 5);
-    mov(r11, c.lda * 7);
+    setRowStrides(c.lda);
 
-    Label tailPanel, done;
-    bool hasTail = tail != nr;
-    if (hasTail) {
-      cmp(r13, panels - 1);
-      je(tailPanel, T_NEAR);
-    }
-    rowLoop(kVecs, kLanes);
-    jmp(done, T_NEAR);
-    if (hasTail) {
-      L(tailPanel);
-      rowLoop(tailVecs, tailLanes);
-    }
-    L(done);
-    epilogueReturn(0);
-    for (auto &[key, label] : micro) {
-      L(*label);
-      microKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
-      ret();
-    }
+    panelBody(r13, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes); },
+              [&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
     emitConstants();
   }
 
 private:
   Int8GemmConfig c;
-  std::map<std::tuple<int, int, int>, std::unique_ptr<Label>> micro;
-
-  Label &microLabel(int rows, int vecs, int lastLanes) {
-    auto &l = micro[{rows, vecs, lastLanes}];
-    if (!l)
-      l = std::make_unique<Label>();
-    return *l;
-  }
 
   static constexpr int kFree = kRows * kVecs; // first register after the accumulators
   Vmm acc(int r, int v) { return Vmm(r * kVecs + v); }
@@ -125,19 +90,6 @@ private:
   /// Epilogue temporaries: past the k-loop registers on AVX-512; the k-loop
   /// registers themselves on AVX2 (16 registers in all).
   Vmm temp(int i) { return Vmm(kAvx512 ? 28 + i : kFree + i); }
-
-  RegExp aRow(const Reg64 &base, int r) {
-    switch (r) {
-    case 0: return base;
-    case 1: return base + r8;
-    case 2: return base + r8 * 2;
-    case 3: return base + r9;
-    case 4: return base + r8 * 4;
-    case 5: return base + r10;
-    case 6: return base + r9 * 2;
-    default: return base + r11;
-    }
-  }
 
   /// All row tiles of the current panel (pointers restored after).
   void rowLoop(int vecs, int lastLanes) {
@@ -283,9 +235,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
-  if (config.isa == Isa::Avx512)
-    return generated(std::make_unique<Int8GemmGenerator<Zmm>>(config));
-  return generated(std::make_unique<Int8GemmGenerator<Ymm>>(config));
+  return generatedFor<Int8GemmGenerator>(config.isa, config);
 }
 
 } // namespace mlir::nunc::x86

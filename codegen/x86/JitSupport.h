@@ -11,12 +11,16 @@
 #ifndef NUNC_CODEGEN_X86_JITSUPPORT_H
 #define NUNC_CODEGEN_X86_JITSUPPORT_H
 
+#include "nunc/Codegen/Target.h"
+
 #include <xbyak/xbyak.h>
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -39,12 +43,6 @@ struct Activation {
     return a;
   }
 };
-
-class JitKernel;
-
-/// Runs `g->generate()` and resolves its labels; null on an xbyak error.
-template <typename Generator>
-std::unique_ptr<JitKernel> generated(std::unique_ptr<Generator> g);
 
 /// Base of the generators: AutoGrow code, callee-saved register handling,
 /// and a constant pool addressed rip-relative.
@@ -163,12 +161,88 @@ protected:
   std::vector<uint32_t> pool;
 };
 
-template <typename Generator>
-std::unique_ptr<JitKernel> generated(std::unique_ptr<Generator> g) {
-  g->generate();
-  if (!g->finish())
-    return nullptr;
-  return g;
+/// Shared by the GEMM generators: one task per column panel of NR columns,
+/// the panel's rows in tiles of up to 8 handled by micro-kernels (one per
+/// (rows, vectors, lanes of the last vector), emitted after the task body
+/// and called), A rows addressed through r8..r11 = 1, 3, 5, 7 row strides.
+class PanelGemmKernel : public JitKernel {
+protected:
+  /// r8..r11 for aRow().
+  void setRowStrides(int64_t rowBytes) {
+    mov(r8, rowBytes);
+    mov(r9, rowBytes * 3);
+    mov(r10, rowBytes * 5);
+    mov(r11, rowBytes * 7);
+  }
+  /// Row r (< 8) of the tile starting at base.
+  Xbyak::RegExp aRow(const Xbyak::Reg64 &base, int r) {
+    switch (r) {
+    case 0: return base;
+    case 1: return base + r8;
+    case 2: return base + r8 * 2;
+    case 3: return base + r9;
+    case 4: return base + r8 * 4;
+    case 5: return base + r10;
+    case 6: return base + r9 * 2;
+    default: return base + r11;
+    }
+  }
+  Xbyak::Label &microLabel(int rows, int vecs, int lastLanes) {
+    auto &l = micro[{rows, vecs, lastLanes}];
+    if (!l)
+      l = std::make_unique<Xbyak::Label>();
+    return *l;
+  }
+  /// The task body for panel `panel` (a register compared with the last
+  /// panel's index): rowLoop(vectors, lanes of the last vector) for a full
+  /// panel or for the narrower last one, then the return and every
+  /// micro-kernel microKernel(rows, vectors, lanes) asked for.
+  template <typename RowLoop, typename MicroKernel>
+  void panelBody(const Xbyak::Reg64 &panel, int64_t n, int vecsPerPanel, int lanes,
+                 RowLoop rowLoop, MicroKernel microKernel) {
+    const int64_t nr = vecsPerPanel * lanes;
+    const int64_t panels = (n + nr - 1) / nr;
+    const int64_t tail = n - (panels - 1) * nr; // columns of the last panel
+    const int tailVecs = static_cast<int>((tail + lanes - 1) / lanes);
+    const int tailLanes = static_cast<int>(tail - (tailVecs - 1) * lanes);
+    Xbyak::Label tailPanel, done;
+    bool hasTail = tail != nr;
+    if (hasTail) {
+      cmp(panel, panels - 1);
+      je(tailPanel, T_NEAR);
+    }
+    rowLoop(vecsPerPanel, lanes);
+    jmp(done, T_NEAR);
+    if (hasTail) {
+      L(tailPanel);
+      rowLoop(tailVecs, tailLanes);
+    }
+    L(done);
+    epilogueReturn(0);
+    for (auto &[key, label] : micro) {
+      L(*label);
+      microKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+      ret();
+    }
+  }
+
+private:
+  std::map<std::tuple<int, int, int>, std::unique_ptr<Xbyak::Label>> micro;
+};
+
+/// The kernel `Generator<Zmm>` (AVX-512) or `Generator<Ymm>` (AVX2) writes
+/// for `config`, labels resolved; null on an xbyak error.
+template <template <typename> class Generator, typename Config>
+std::unique_ptr<JitKernel> generatedFor(Isa isa, const Config &config) {
+  auto build = [&](auto g) -> std::unique_ptr<JitKernel> {
+    g->generate();
+    if (!g->finish())
+      return nullptr;
+    return g;
+  };
+  if (isa == Isa::Avx512)
+    return build(std::make_unique<Generator<Xbyak::Zmm>>(config));
+  return build(std::make_unique<Generator<Xbyak::Ymm>>(config));
 }
 
 } // namespace mlir::nunc::x86

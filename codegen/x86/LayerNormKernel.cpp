@@ -151,19 +151,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> LayerNormKernel::generate(const LayerNormConfig &config, Isa isa) {
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<LayerNormGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<LayerNormGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<LayerNormGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

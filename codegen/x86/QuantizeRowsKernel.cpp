@@ -211,9 +211,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig &config) {
-  if (config.isa == Isa::Avx512)
-    return generated(std::make_unique<QuantizeRowsGenerator<Zmm>>(config));
-  return generated(std::make_unique<QuantizeRowsGenerator<Ymm>>(config));
+  return generatedFor<QuantizeRowsGenerator>(config.isa, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -197,19 +197,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> SoftmaxKernel::generate(const SoftmaxConfig &config, Isa isa) {
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<SoftmaxGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<SoftmaxGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<SoftmaxGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

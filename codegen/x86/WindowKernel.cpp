@@ -317,19 +317,7 @@ private:
 std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Isa isa) {
   if (!supports(config))
     return nullptr;
-  std::unique_ptr<JitKernel> kernel;
-  if (isa == Isa::Avx512) {
-    auto g = std::make_unique<WindowGenerator<Zmm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  } else {
-    auto g = std::make_unique<WindowGenerator<Ymm>>(config);
-    g->generate();
-    kernel = std::move(g);
-  }
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generatedFor<WindowGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86
