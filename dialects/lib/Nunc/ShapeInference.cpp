@@ -866,6 +866,37 @@ static LogicalResult checkResidual(Operation *op, Value residual, Type result) {
   return success();
 }
 
+/// The result of linear / quantized_linear: input [..., M, K] x weight
+/// [K, N] (checked by the caller), a bias of N entries, a residual of the
+/// result's shape.
+static LogicalResult inferLinearResult(Operation *op, Value bias, Value residual,
+                                       std::optional<ArrayRef<int64_t>> in,
+                                       ArrayRef<int64_t> w, Type element,
+                                       SmallVectorImpl<Type> &types) {
+  int64_t n = w[1];
+  if (bias) {
+    auto b = dimsOf(bias);
+    if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
+                                 !ShapedType::isDynamic(n) && (*b)[0] != n)))
+      return op->emitError() << "bias must be 1-D with " << n << " entries";
+  }
+  Type result;
+  if (!in) {
+    result = UnrankedTensorType::get(element);
+  } else {
+    if (in->empty())
+      return op->emitError() << "input must have rank >= 1";
+    FailureOr<Dims> out = check(op, shape::matmul(*in, w));
+    if (failed(out))
+      return failure();
+    result = RankedTensorType::get(*out, element);
+  }
+  if (failed(checkResidual(op, residual, result)))
+    return failure();
+  types.push_back(result);
+  return success();
+}
+
 LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(checkActivation(*this, getActivation())))
     return failure();
@@ -875,28 +906,7 @@ LogicalResult LinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";
-  int64_t n = (*w)[1];
-  if (getBias()) {
-    auto b = dimsOf(getBias());
-    if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
-                                 !ShapedType::isDynamic(n) && (*b)[0] != n)))
-      return emitError() << "bias must be 1-D with " << n << " entries";
-  }
-  Type result;
-  if (!in) {
-    result = UnrankedTensorType::get(element);
-  } else {
-    if (in->empty())
-      return emitError() << "input must have rank >= 1";
-    FailureOr<Dims> out = check(*this, shape::matmul(*in, *w));
-    if (failed(out))
-      return failure();
-    result = RankedTensorType::get(*out, element);
-  }
-  if (failed(checkResidual(*this, getResidual(), result)))
-    return failure();
-  types.push_back(result);
-  return success();
+  return inferLinearResult(*this, getBias(), getResidual(), in, *w, element, types);
 }
 
 /// A grid an f32 tensor can be rounded to (fake_quantize, quantized_linear's
@@ -968,27 +978,7 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
     if (!ShapedType::isDynamic(n) && static_cast<int64_t>(axis.getScales().size()) != n)
       return emitError() << "weight has " << axis.getScales().size() << " scales for " << n
                          << " columns";
-  if (getBias()) {
-    auto b = dimsOf(getBias());
-    if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
-                                 !ShapedType::isDynamic(n) && (*b)[0] != n)))
-      return emitError() << "bias must be 1-D with " << n << " entries";
-  }
-  Type result;
-  if (!in) {
-    result = UnrankedTensorType::get(element);
-  } else {
-    if (in->empty())
-      return emitError() << "input must have rank >= 1";
-    FailureOr<Dims> out = check(*this, shape::matmul(*in, *w));
-    if (failed(out))
-      return failure();
-    result = RankedTensorType::get(*out, element);
-  }
-  if (failed(checkResidual(*this, getResidual(), result)))
-    return failure();
-  types.push_back(result);
-  return success();
+  return inferLinearResult(*this, getBias(), getResidual(), in, *w, element, types);
 }
 
 LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
