@@ -1,6 +1,6 @@
 //===- GemmBench.cpp - GFLOP/s of nunc's GEMM kernel on given shapes ------===//
 //
-//   nunc-bench-gemm avx512|avx2|vnni M N K [M N K ...]
+//   nunc-bench-gemm avx512|avx2|vnni|avxvnni|amx|int8avx2 M N K [M N K ...]
 // prints "M N K GFLOP/s" (GOP/s for the int8 kernels) per shape: median
 // of many runs of all column-panel tasks on one thread, the kernel with a
 // bias epilogue (as in the models; int8 with per-row dynamic activations).
@@ -15,6 +15,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace mlir::nunc;
@@ -35,7 +39,7 @@ template <typename F> double medianSeconds(F once, double ops) {
   return times[times.size() / 2];
 }
 
-double int8Gops(int64_t m, int64_t n, int64_t k, Isa isa) {
+double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa) {
   int64_t lda = Int8GemmKernel::rowBytes(k, isa);
   std::vector<uint8_t> x(m * lda, 3);
   std::vector<int8_t> w(k * n, -2);
@@ -71,17 +75,30 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Isa isa) {
 
 int main(int argc, char **argv) {
   if (argc < 5 || (argc - 2) % 3) {
-    std::fprintf(stderr, "usage: %s avx512|avx2|vnni|int8avx2 M N K [M N K ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s avx512|avx2|vnni|avxvnni|amx|int8avx2 M N K [M N K ...]\n",
+                 argv[0]);
     return 2;
   }
-  Isa isa = std::strcmp(argv[1], "avx2") == 0 ? Isa::Avx2 : Isa::Avx512;
-  bool vnni = std::strcmp(argv[1], "vnni") == 0;
-  bool int8avx2 = std::strcmp(argv[1], "int8avx2") == 0;
+  std::string kind = argv[1];
+  Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
+  std::optional<Int8Isa> int8;
+  if (kind == "vnni")
+    int8 = Int8Isa::Avx512Vnni;
+  else if (kind == "avxvnni")
+    int8 = Int8Isa::AvxVnni;
+  else if (kind == "amx")
+    int8 = Int8Isa::Amx;
+  else if (kind == "int8avx2")
+    int8 = Int8Isa::Avx2;
+  if (int8 == Int8Isa::Amx &&
+      syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */, 18 /* XTILEDATA */) != 0) {
+    std::fprintf(stderr, "the OS refused the AMX tile state\n");
+    return 1;
+  }
   for (int a = 2; a + 2 < argc; a += 3) {
     int64_t m = std::atoll(argv[a]), n = std::atoll(argv[a + 1]), k = std::atoll(argv[a + 2]);
-    if (vnni || int8avx2) {
-      std::printf("%ld %ld %ld %.1f\n", m, n, k,
-                  int8Gops(m, n, k, vnni ? Isa::Avx512 : Isa::Avx2));
+    if (int8) {
+      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8));
       continue;
     }
     std::vector<float> x(m * k, 0.5f), w(k * n, 0.25f), b(n, 0.f), c(m * n);

@@ -294,11 +294,7 @@ struct Int8Linear {
   int64_t scratchBytes() const { return rowBlockOffset() + m * 8; }
 };
 
-/// The int8 kernels of a target: VNNI where it has it, else the exact
-/// 16-bit AVX2 form.
-Isa int8Isa(const TargetInfo &target) { return target.vnni ? Isa::Avx512 : Isa::Avx2; }
-
-std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Isa isa) {
+std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   auto in = cast<RankedTensorType>(op.getInput().getType());
   auto wt = cast<RankedTensorType>(op.getWeight().getType());
   auto cast = op.getWeight().getDefiningOp<quant::StorageCastOp>();
@@ -523,7 +519,7 @@ LogicalResult ModelCompiler::selectKernels() {
     if (std::optional<WindowStep> w = windowStep(op, isa))
       return x86::WindowKernel::scratchBytes(w->config, isa);
     if (auto ql = dyn_cast<QuantizedLinearOp>(op))
-      if (std::optional<Int8Linear> l = int8Linear(ql, int8Isa(options.target)))
+      if (std::optional<Int8Linear> l = int8Linear(ql, options.target.int8))
         return l->scratchBytes();
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
@@ -556,7 +552,7 @@ LogicalResult ModelCompiler::selectKernels() {
     // The int8 GEMM epilogue reads the residual just before writing (its
     // input is quantized into scratch first).
     if (auto ql = dyn_cast<QuantizedLinearOp>(op)) {
-      if (ql.getResidual() && int8Linear(ql, int8Isa(options.target)))
+      if (ql.getResidual() && int8Linear(ql, options.target.int8))
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
@@ -830,7 +826,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto ql = dyn_cast<QuantizedLinearOp>(step.op)) {
-    Isa qisa = int8Isa(options.target);
+    Int8Isa qisa = options.target.int8;
     std::optional<Int8Linear> l = int8Linear(ql, qisa);
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
@@ -912,7 +908,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       ql.getActivation() == "none" ? std::string()
                                                    : " " + ql.getActivation().str(),
                       ql.getOutputQuantization() ? " +requantize" : "",
-                      qisa == Isa::Avx512 ? "avx512vnni" : "avx2")
+                      int8IsaName(qisa))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

@@ -1,13 +1,15 @@
-//===- Int8GemmKernel.cpp - u8 x s8 GEMM with VNNI (xbyak) ----------------===//
+//===- Int8GemmKernel.cpp - u8 x s8 GEMMs (xbyak) -------------------------===//
 
 #include "Int8GemmKernel.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
 namespace mlir::nunc::x86 {
 
-std::vector<int8_t> Int8GemmKernel::packWeights(const int8_t *w, int64_t k, int64_t n, Isa isa) {
+std::vector<int8_t> Int8GemmKernel::packWeights(const int8_t *w, int64_t k, int64_t n,
+                                                Int8Isa isa) {
   int64_t g = kGroup(isa), nr = panelWidth(isa);
   int64_t kp = paddedK(k, isa), panels = numPanels(n, isa);
   std::vector<int8_t> out(panels * kp * nr, 0);
@@ -19,7 +21,8 @@ std::vector<int8_t> Int8GemmKernel::packWeights(const int8_t *w, int64_t k, int6
 }
 
 std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const float *scales,
-                                                  const float *bias, int64_t n, Isa isa) {
+                                                  const float *bias, int64_t n,
+                                                  Int8Isa isa) {
   int64_t nr = panelWidth(isa);
   std::vector<uint32_t> out(numPanels(n, isa) * 3 * nr, 0);
   for (int64_t j = 0; j < n; ++j) {
@@ -36,28 +39,35 @@ namespace {
 
 using namespace Xbyak;
 
-/// One generator for both forms. AVX-512 VNNI: u8 A, `vpdpbusd` on groups
-/// of 4 k, tile 8 x 48 (24 accumulators). AVX2: A holds the u8 values in 16
-/// bits, W s8 pairs are widened at load and `vpmaddwd` + `vpaddd` take
-/// groups of 2 k, tile 6 x 16 (12 accumulators, 2 weight vectors, the A
-/// broadcast and one product register). Either way a group of one A row is
-/// 4 bytes.
+/// One generator for every form. Zmm: AVX-512 VNNI (tile 8 x 48, 24
+/// accumulators) or AMX (tiles, below). Ymm: AVX-VNNI or the AVX2 16-bit
+/// form (tile 6 x 16: 12 accumulators, 2 weight vectors, the A broadcast
+/// and, on AVX2, one product register). Either way a k group of one A row
+/// is 4 bytes.
 template <typename Vmm> class Int8GemmGenerator : public PanelGemmKernel {
 public:
-  static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
-  static constexpr int kLanes = kAvx512 ? 16 : 8, kRows = kAvx512 ? 8 : 6,
-                       kVecs = kAvx512 ? 3 : 2, kGroup = kAvx512 ? 4 : 2, kUnroll = 4;
-  static constexpr int64_t kGroupBytes = kVecs * kLanes * kGroup; // W bytes per k group
+  static constexpr bool kZmm = std::is_same_v<Vmm, Zmm>;
+  static constexpr int kLanes = kZmm ? 16 : 8, kRows = kZmm ? 8 : 6, kUnroll = 4;
 
-  explicit Int8GemmGenerator(const Int8GemmConfig &config) : c(config) {
-    replicate = kAvx512 ? 1 : 8;
+  explicit Int8GemmGenerator(const Int8GemmConfig &config)
+      : c(config), amx(config.isa == Int8Isa::Amx), group(Int8GemmKernel::kGroup(config.isa)),
+        vecs(Int8GemmKernel::panelWidth(config.isa) / kLanes), rowsPerTile(amx ? 32 : kRows),
+        groupBytes(vecs * kLanes * group) {
+    replicate = kZmm ? 1 : 8;
   }
 
   void generate() {
-    const int64_t nr = kVecs * kLanes;
+    const int64_t nr = vecs * kLanes;
     const int64_t kp = Int8GemmKernel::paddedK(c.k, c.isa);
 
     prologue();
+    if (amx) {
+      // The C tiles' stack block (64-byte aligned) and the full tile shape.
+      frameBytes = kTileBlockBytes + 64;
+      releaseTiles = true;
+      sub(rsp, frameBytes);
+      ldtilecfg(tileConfig(rowsPerTile));
+    }
     mov(rax, ptr[rdi + 0]);  // A
     mov(rbx, ptr[rdi + 8]);  // packed W
     mov(rdx, ptr[rdi + 16]); // column block
@@ -72,28 +82,48 @@ public:
     imul(r14, r13, nr * 4);
     add(rcx, r14);
     add(r12, r14);
-    setRowStrides(c.lda);
+    if (amx) {
+      // rdi: the tile block; r8: A row stride; r9: the tile block's and the
+      // packed W's row stride (nr s32 / nr x 4 bytes).
+      lea(rdi, ptr[rsp + 63]);
+      and_(rdi, -64);
+      mov(r8, c.lda);
+      mov(r9, nr * 4);
+    } else {
+      setRowStrides(c.lda);
+    }
 
-    panelBody(r13, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes); },
-              [&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
+    panelBody(r13, c.n, vecs, kLanes, [&](int v, int lanes) { rowLoop(v, lanes); },
+              [&](int rows, int v, int lanes) {
+                if (amx)
+                  amxMicroKernel(rows, v, lanes);
+                else
+                  microKernel(rows, v, lanes);
+              });
     emitConstants();
   }
 
 private:
   Int8GemmConfig c;
+  bool amx;
+  int group;        // k per weight group
+  int vecs;         // vectors per panel
+  int rowsPerTile;  // rows per micro-kernel call
+  int64_t groupBytes; // W bytes per k group of a panel
+  static constexpr int64_t kTileBlockBytes = 32 * 32 * 4;
 
-  static constexpr int kFree = kRows * kVecs; // first register after the accumulators
-  Vmm acc(int r, int v) { return Vmm(r * kVecs + v); }
-  Vmm bReg(int v) { return Vmm(kFree + v); }
-  Vmm aReg() { return Vmm(kFree + kVecs); }
-  Vmm product() { return Vmm(kFree + kVecs + 1); } // AVX2 only
-  /// Epilogue temporaries: past the k-loop registers on AVX-512; the k-loop
-  /// registers themselves on AVX2 (16 registers in all).
-  Vmm temp(int i) { return Vmm(kAvx512 ? 28 + i : kFree + i); }
+  int kFree() const { return kRows * vecs; } // first register after the accumulators
+  Vmm acc(int r, int v) { return Vmm(r * vecs + v); }
+  Vmm bReg(int v) { return Vmm(kFree() + v); }
+  Vmm aReg() { return Vmm(kFree() + vecs); }
+  Vmm product() { return Vmm(kFree() + vecs + 1); } // AVX2 only
+  /// Epilogue temporaries: past the k-loop registers on zmm; the k-loop
+  /// registers themselves on ymm (16 registers in all).
+  Vmm temp(int i) { return Vmm(kZmm ? 28 + i : kFree() + i); }
 
   /// All row tiles of the current panel (pointers restored after).
-  void rowLoop(int vecs, int lastLanes) {
-    int64_t fullTiles = c.m / kRows, rest = c.m % kRows;
+  void rowLoop(int vecsHere, int lastLanes) {
+    int64_t fullTiles = c.m / rowsPerTile, rest = c.m % rowsPerTile;
     push(rax);
     push(rcx);
     push(r12);
@@ -102,132 +132,238 @@ private:
       Label rows;
       mov(rbp, fullTiles);
       L(rows);
-      call(microLabel(kRows, vecs, lastLanes));
-      add(rax, kRows * c.lda);
-      add(rcx, kRows * c.ldc * 4);
-      add(r12, kRows * c.ldr * 4);
-      add(rsi, kRows * 8);
+      call(microLabel(rowsPerTile, vecsHere, lastLanes));
+      add(rax, rowsPerTile * c.lda);
+      add(rcx, rowsPerTile * c.ldc * 4);
+      add(r12, rowsPerTile * c.ldr * 4);
+      add(rsi, rowsPerTile * 8);
       dec(rbp);
       jnz(rows, T_NEAR);
     }
     if (rest)
-      call(microLabel(static_cast<int>(rest), vecs, lastLanes));
+      call(microLabel(static_cast<int>(rest), vecsHere, lastLanes));
     pop(rsi);
     pop(r12);
     pop(rcx);
     pop(rax);
   }
 
-  /// One group of k (one dword of each A row) at byte offsets aOff, bOff.
-  void kStep(int rows, int vecs, int64_t aOff, int64_t bOff) {
-    for (int v = 0; v < vecs; ++v) {
-      if constexpr (kAvx512)
-        vmovdqu32(bReg(v), ptr[r15 + bOff + v * kLanes * 4]);
-      else
-        vpmovsxbw(bReg(v), ptr[r15 + bOff + v * kLanes * 2]);
-    }
-    for (int r = 0; r < rows; ++r) {
-      vpbroadcastd(aReg(), ptr[aRow(r14, r) + aOff]);
-      for (int v = 0; v < vecs; ++v) {
-        if constexpr (kAvx512) {
-          vpdpbusd(acc(r, v), aReg(), bReg(v));
-        } else {
-          vpmaddwd(product(), aReg(), bReg(v));
-          vpaddd(acc(r, v), acc(r, v), product());
-        }
-      }
+  void dotProduct(const Vmm &accumulator, const Vmm &a, const Vmm &b) {
+    if constexpr (kZmm) {
+      vpdpbusd(accumulator, a, b, EvexEncoding);
+    } else if (c.isa == Int8Isa::AvxVnni) {
+      vpdpbusd(accumulator, a, b, c.evexVnni ? EvexEncoding : VexEncoding);
+    } else {
+      vpmaddwd(product(), a, b);
+      vpaddd(accumulator, accumulator, product());
     }
   }
 
-  void microKernel(int rows, int vecs, int lastLanes) {
+  /// One group of k (one dword of each A row) at byte offsets aOff, bOff.
+  void kStep(int rows, int vecsHere, int64_t aOff, int64_t bOff) {
+    for (int v = 0; v < vecsHere; ++v) {
+      if (c.isa == Int8Isa::Avx2)
+        vpmovsxbw(bReg(v), ptr[r15 + bOff + v * kLanes * 2]);
+      else if constexpr (kZmm)
+        vmovdqu32(bReg(v), ptr[r15 + bOff + v * kLanes * 4]);
+      else
+        vmovdqu(bReg(v), ptr[r15 + bOff + v * kLanes * 4]);
+    }
+    for (int r = 0; r < rows; ++r) {
+      vpbroadcastd(aReg(), ptr[aRow(r14, r) + aOff]);
+      for (int v = 0; v < vecsHere; ++v)
+        dotProduct(acc(r, v), aReg(), bReg(v));
+    }
+  }
+
+  void microKernel(int rows, int vecsHere, int lastLanes) {
     for (int r = 0; r < rows; ++r)
-      for (int v = 0; v < vecs; ++v)
-        if constexpr (kAvx512)
+      for (int v = 0; v < vecsHere; ++v)
+        if constexpr (kZmm)
           vpxord(acc(r, v), acc(r, v), acc(r, v));
         else
           vpxor(acc(r, v), acc(r, v), acc(r, v));
     mov(r14, rax);
     mov(r15, rbx);
-    int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / kGroup;
+    int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / group;
     int64_t blocks = groups / kUnroll, rest = groups % kUnroll;
     if (blocks) {
       Label loop;
       mov(r13, blocks);
       L(loop);
       for (int u = 0; u < kUnroll; ++u)
-        kStep(rows, vecs, u * 4, u * kGroupBytes);
+        kStep(rows, vecsHere, u * 4, u * groupBytes);
       add(r14, kUnroll * 4);
-      add(r15, kUnroll * kGroupBytes);
+      add(r15, kUnroll * groupBytes);
       dec(r13);
       jnz(loop, T_NEAR);
     }
     for (int u = 0; u < rest; ++u)
-      kStep(rows, vecs, u * 4, u * kGroupBytes);
+      kStep(rows, vecsHere, u * 4, u * groupBytes);
 
-    // Epilogue: zero-point compensation, scale, bias, residual, activation.
-    bool masked = lastLanes != kLanes;
-    Address maskAddr = ptr[rip];
-    if (masked) {
-      if constexpr (kAvx512) {
-        mov(r13d, (1u << lastLanes) - 1);
-        kmovw(k1, r13d);
+    Address maskAddr = tailMask(lastLanes);
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < vecsHere; ++v)
+        epilogue(acc(r, v), r, v, lastLanes != kLanes && v == vecsHere - 1, maskAddr);
+  }
+
+  /// The 64-byte tile configuration (palette 1) for a tile of `rows` rows:
+  /// tmm0..3 C (rows 0-15 x columns 0-15, 0-15 x 16-31, 16-31 x 0-15,
+  /// 16-31 x 16-31), tmm4/5 the A rows of each half, tmm6/7 the two W
+  /// column blocks (16 groups of 4 k x 16 columns).
+  Address tileConfig(int rows) {
+    auto known = tileConfigs.find(rows);
+    if (known != tileConfigs.end())
+      return known->second;
+    uint8_t config[64] = {};
+    config[0] = 1;
+    int top = std::min(rows, 16), bottom = rows - top;
+    auto set = [&](int tile, int tileRows) {
+      if (!tileRows)
+        return;
+      config[16 + 2 * tile] = 64; // bytes per row
+      config[48 + tile] = static_cast<uint8_t>(tileRows);
+    };
+    set(0, top);
+    set(1, top);
+    set(2, bottom);
+    set(3, bottom);
+    set(4, top);
+    set(5, bottom);
+    set(6, 16);
+    set(7, 16);
+    std::vector<uint32_t> words(16);
+    std::memcpy(words.data(), config, 64);
+    while (extraData.size() % 16) // 64-byte aligned, as the data block is
+      extraData.push_back(0);
+    return tileConfigs.emplace(rows, dataAddr(words)).first->second;
+  }
+  std::map<int, Address> tileConfigs;
+
+  /// Up to 32 rows x 32 columns of C on AMX. rax: A rows, rbx: the panel's
+  /// W, r8: A row stride, r9: 128 (W and tile-block row stride), rdi: the
+  /// tile block.
+  void amxMicroKernel(int rows, int vecsHere, int lastLanes) {
+    bool tall = rows > 16, wide = vecsHere > 1;
+    if (rows != rowsPerTile)
+      ldtilecfg(tileConfig(rows));
+    tilezero(tmm0);
+    if (wide)
+      tilezero(tmm1);
+    if (tall) {
+      tilezero(tmm2);
+      if (wide)
+        tilezero(tmm3);
+    }
+    mov(r14, rax);
+    lea(r10, ptr[rax + 16 * c.lda]);
+    mov(r15, rbx);
+    Label loop;
+    mov(r13, Int8GemmKernel::paddedK(c.k, c.isa) / 64);
+    L(loop);
+    tileloadd(tmm4, ptr[r14 + r8]);
+    tileloadd(tmm6, ptr[r15 + r9]);
+    if (wide)
+      tileloadd(tmm7, ptr[r15 + r9 + 64]);
+    tdpbusd(tmm0, tmm4, tmm6);
+    if (wide)
+      tdpbusd(tmm1, tmm4, tmm7);
+    if (tall) {
+      tileloadd(tmm5, ptr[r10 + r8]);
+      tdpbusd(tmm2, tmm5, tmm6);
+      if (wide)
+        tdpbusd(tmm3, tmm5, tmm7);
+    }
+    add(r14, 64);
+    add(r10, 64);
+    add(r15, 16 * vecs * kLanes * 4); // 16 groups of the panel
+    dec(r13);
+    jnz(loop, T_NEAR);
+    tilestored(ptr[rdi + r9], tmm0);
+    if (wide)
+      tilestored(ptr[rdi + r9 + 64], tmm1);
+    if (tall) {
+      tilestored(ptr[rdi + r9 + 16 * 128], tmm2);
+      if (wide)
+        tilestored(ptr[rdi + r9 + 16 * 128 + 64], tmm3);
+    }
+    if (rows != rowsPerTile)
+      ldtilecfg(tileConfig(rowsPerTile));
+
+    Address maskAddr = tailMask(lastLanes);
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < vecsHere; ++v) {
+        // Rotate registers so consecutive vectors' epilogues overlap.
+        Vmm x = Vmm((r * vecsHere + v) % 24);
+        vmovdqu32(x, ptr[rdi + r * 128 + v * 64]);
+        epilogue(x, r, v, lastLanes != kLanes && v == vecsHere - 1, maskAddr);
+      }
+  }
+
+  /// k1 (zmm) or the returned lane mask (ymm) for a last vector of
+  /// `lastLanes` columns.
+  Address tailMask(int lastLanes) {
+    if (lastLanes == kLanes)
+      return ptr[rip];
+    if constexpr (kZmm) {
+      mov(r13d, (1u << lastLanes) - 1);
+      kmovw(k1, r13d);
+      return ptr[rip];
+    } else {
+      std::vector<uint32_t> laneMask(kLanes, 0);
+      for (int i = 0; i < lastLanes; ++i)
+        laneMask[i] = 0xffffffffu;
+      return dataAddr(laneMask);
+    }
+  }
+
+  /// s32 sums x of row r, vector v -> zero-point compensation, scale, bias,
+  /// residual, activation, store.
+  void epilogue(const Vmm &x, int r, int v, bool tailVec, const Address &maskAddr) {
+    const int64_t nr = vecs * kLanes;
+    const int64_t sums = 0, scales = nr * 4, biases = 2 * nr * 4;
+    int64_t col = v * kLanes * 4;
+    if (c.perRowA) {
+      vpbroadcastd(temp(0), ptr[rsi + r * 8]);
+      vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
+      vpsubd(x, x, temp(0));
+    } else {
+      vpsubd(x, x, ptr[rdx + sums + col]);
+    }
+    vcvtdq2ps(x, x);
+    if (c.perRowA) {
+      // One rounding of scaleA * scaleW, then one of the product (as
+      // onnxruntime's MatMulInteger -> Cast -> Mul does).
+      vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
+      vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
+      vmulps(x, x, temp(0));
+    } else {
+      vmulps(x, x, ptr[rdx + scales + col]);
+    }
+    if (c.bias)
+      vaddps(x, x, ptr[rdx + biases + col]);
+    if (c.residual) {
+      Address rAddr = ptr[r12 + r * c.ldr * 4 + col];
+      if (!tailVec) {
+        vaddps(x, x, rAddr);
+      } else if constexpr (kZmm) {
+        vaddps(x | k1, x, rAddr);
       } else {
-        std::vector<uint32_t> laneMask(kLanes, 0);
-        for (int i = 0; i < lastLanes; ++i)
-          laneMask[i] = 0xffffffffu;
-        maskAddr = dataAddr(laneMask);
+        vmovups(temp(1), maskAddr);
+        vmaskmovps(temp(0), temp(1), rAddr);
+        vaddps(x, x, temp(0));
       }
     }
-    const int64_t nr = kVecs * kLanes;
-    const int64_t sums = 0, scales = nr * 4, biases = 2 * nr * 4;
-    for (int r = 0; r < rows; ++r) {
-      for (int v = 0; v < vecs; ++v) {
-        bool tailVec = masked && v == vecs - 1;
-        Vmm x = acc(r, v);
-        int64_t col = v * kLanes * 4;
-        if (c.perRowA) {
-          vpbroadcastd(temp(0), ptr[rsi + r * 8]);
-          vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
-          vpsubd(x, x, temp(0));
-        } else {
-          vpsubd(x, x, ptr[rdx + sums + col]);
-        }
-        vcvtdq2ps(x, x);
-        if (c.perRowA) {
-          // One rounding of scaleA * scaleW, then one of the product (as
-          // onnxruntime's MatMulInteger -> Cast -> Mul does).
-          vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
-          vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
-          vmulps(x, x, temp(0));
-        } else {
-          vmulps(x, x, ptr[rdx + scales + col]);
-        }
-        if (c.bias)
-          vaddps(x, x, ptr[rdx + biases + col]);
-        if (c.residual) {
-          Address rAddr = ptr[r12 + r * c.ldr * 4 + col];
-          if (!tailVec) {
-            vaddps(x, x, rAddr);
-          } else if constexpr (kAvx512) {
-            vaddps(x | k1, x, rAddr);
-          } else {
-            vmovups(temp(1), maskAddr);
-            vmaskmovps(temp(0), temp(1), rAddr);
-            vaddps(x, x, temp(0));
-          }
-        }
-        emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
-        emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
-        Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
-        if (!tailVec) {
-          vmovups(cAddr, x);
-        } else if constexpr (kAvx512) {
-          vmovups(cAddr | k1, x);
-        } else {
-          vmovups(temp(0), maskAddr);
-          vmaskmovps(cAddr, temp(0), x);
-        }
-      }
+    emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
+    emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
+    Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
+    if (!tailVec) {
+      vmovups(cAddr, x);
+    } else if constexpr (kZmm) {
+      vmovups(cAddr | k1, x);
+    } else {
+      vmovups(temp(0), maskAddr);
+      vmaskmovps(cAddr, temp(0), x);
     }
   }
 };
@@ -235,7 +371,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
-  return generatedFor<Int8GemmGenerator>(config.isa, config);
+  return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -1,20 +1,25 @@
-//===- Int8GemmKernel.h - u8 x s8 GEMM with VNNI (xbyak) --------*- C++ -*-===//
+//===- Int8GemmKernel.h - u8 x s8 GEMMs (xbyak) -----------------*- C++ -*-===//
 //
 //   C[M, N] = act(((A - zpA) x W) * scaleA * scaleW[N] + bias[N] + residual)
 //
-// A is u8 [M][lda bytes] (lda >= K rounded up to 4; the padding bytes may
-// hold anything), W is s8 [K][N] quantized per output column (symmetric) and
-// packed at compile time into panels of 48 columns, four k at a time
-// ([panel][K/4][48][4], zero padded), which `vpdpbusd` consumes directly.
-// Accumulation is exact in s32; the zero point of A is compensated in the
-// epilogue with the column sums of W computed at compile time: per tensor
-// (static activations: zpA * colSum folded into one vector per column) or
-// per row (dynamic: zpA[m] * colSum[n]). Then scale to f32, bias, residual,
-// activation, masked tail store. Register tile 8 x 48 s32; one task per
-// column panel.
-//
-// The AVX2 variant (no VNNI) is an exact 16-bit form of the same: 6 x 16
-// tiles, pairs of k per `vpmaddwd`.
+// A is u8 [M][lda bytes] (lda >= rowBytes(K); the padding bytes may hold
+// anything), W is s8 [K][N] quantized per output column (symmetric) and
+// packed at compile time into panels of NR columns, g k at a time
+// ([panel][Kp/g][NR][g], zero padded). Accumulation is exact in s32; the
+// zero point of A is compensated in the epilogue with the column sums of W
+// computed at compile time: per tensor (static activations: zpA * colSum
+// folded into one vector per column) or per row (dynamic: zpA[m] *
+// colSum[n]). Then scale to f32, bias, residual, activation, masked tail
+// store. One task per column panel. The forms (Int8Isa):
+//   Avx512Vnni  EVEX `vpdpbusd` on zmm, tile 8 x 48, g = 4.
+//   AvxVnni     VEX `vpdpbusd` on ymm, tile 6 x 16, g = 4.
+//   Avx2        A holds the u8 values in 16 bits, W pairs are widened at
+//               load, `vpmaddwd` + `vpaddd`: exact (no `vpmaddubsw`
+//               saturation), tile 6 x 16, g = 2.
+//   Amx         `tdpbusd`: 2 x 2 tiles of 16 x 16 s32 (32 rows x 32
+//               columns) over k blocks of 64 (Kp = K rounded up to 64), the
+//               tiles stored to a stack block and the AVX-512 epilogue run
+//               over it.
 //
 // Task arguments: [0] A, [1] packed W, [2] column block [panel][3][NR]:
 // s32 column sums (dynamic) or zpA * column sums (static), f32 column scales
@@ -44,39 +49,48 @@ struct Int8GemmConfig {
   /// Applied after the activation: FakeQuant rounds C to a grid (a
   /// Quantize/DequantizeLinear pair fused into the GEMM), or None.
   Activation output;
-  /// Avx512: VNNI (`vpdpbusd`, u8 A). Avx2: A holds the u8 values widened
-  /// to 16 bits, W is widened at load (`vpmovsxbw`) and `vpmaddwd` sums
-  /// pairs of 16-bit products into s32: exact, no `vpmaddubsw` saturation
-  /// (255 x -128 x 2 does not fit in 16 bits).
-  Isa isa = Isa::Avx512;
+  Int8Isa isa = Int8Isa::Avx512Vnni;
+  /// AvxVnni only: encode `vpdpbusd` with EVEX (AVX512-VNNI + VL) instead of
+  /// VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no
+  /// AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in tests.
+  bool evexVnni = false;
 };
 
 struct Int8GemmKernel {
-  static int64_t panelWidth(Isa isa) { return isa == Isa::Avx512 ? 48 : 16; }
-  /// k consumed by one multiply-add step: 4 (vpdpbusd) or 2 (vpmaddwd).
-  static int64_t kGroup(Isa isa) { return isa == Isa::Avx512 ? 4 : 2; }
-  static int64_t paddedK(int64_t k, Isa isa = Isa::Avx512) {
-    return (k + kGroup(isa) - 1) / kGroup(isa) * kGroup(isa);
+  /// zmm kernels (AVX-512 epilogue) or ymm ones.
+  static bool zmm(Int8Isa isa) { return isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx; }
+  static int64_t panelWidth(Int8Isa isa) {
+    return isa == Int8Isa::Avx512Vnni ? 48 : isa == Int8Isa::Amx ? 32 : 16;
   }
-  /// Bytes of one quantized A row the row quantizer writes: u8 padded to 4
-  /// (AVX-512), or 16-bit elements padded to 8 (AVX2: whole vector stores).
-  static int64_t rowBytes(int64_t k, Isa isa) {
-    return isa == Isa::Avx512 ? paddedK(k, isa) : (k + 7) / 8 * 8 * 2;
+  /// k of one packed weight group: 4 (vpdpbusd, tdpbusd) or 2 (vpmaddwd).
+  static int64_t kGroup(Int8Isa isa) { return isa == Int8Isa::Avx2 ? 2 : 4; }
+  /// K as the kernel runs it: whole groups, whole 64-byte tile rows on AMX.
+  static int64_t paddedK(int64_t k, Int8Isa isa) {
+    int64_t step = isa == Int8Isa::Amx ? 64 : kGroup(isa);
+    return (k + step - 1) / step * step;
   }
-  static int64_t numPanels(int64_t n, Isa isa = Isa::Avx512) {
+  /// Bytes of one quantized A row the row quantizer writes: u8 padded to
+  /// the kernel's K (AVX-512 VNNI, AMX) or to 8 (AVX-VNNI: whole 8-byte
+  /// stores), or 16-bit elements padded to 8 (AVX2).
+  static int64_t rowBytes(int64_t k, Int8Isa isa) {
+    switch (isa) {
+    case Int8Isa::Avx2: return (k + 7) / 8 * 8 * 2;
+    case Int8Isa::AvxVnni: return (k + 7) / 8 * 8;
+    default: return paddedK(k, isa);
+    }
+  }
+  static int64_t numPanels(int64_t n, Int8Isa isa) {
     return (n + panelWidth(isa) - 1) / panelWidth(isa);
   }
   static int64_t numTasks(const Int8GemmConfig &c) { return numPanels(c.n, c.isa); }
 
-  /// W [K][N] s8 into [panel][K/g][NR][g] (g = kGroup, NR = panelWidth),
-  /// zero padded.
-  static std::vector<int8_t> packWeights(const int8_t *w, int64_t k, int64_t n,
-                                         Isa isa = Isa::Avx512);
+  /// W [K][N] s8 into [panel][Kp/g][NR][g] (g = kGroup, NR = panelWidth,
+  /// Kp = paddedK), zero padded.
+  static std::vector<int8_t> packWeights(const int8_t *w, int64_t k, int64_t n, Int8Isa isa);
   /// The column block [panel][3][NR] from per-column sums (or
   /// compensations), scales and bias (null: zero), as 32-bit words.
   static std::vector<uint32_t> packColumns(const int32_t *sums, const float *scales,
-                                           const float *bias, int64_t n,
-                                           Isa isa = Isa::Avx512);
+                                           const float *bias, int64_t n, Int8Isa isa);
 
   /// Generates the task function; null on an xbyak error.
   static std::unique_ptr<JitKernel> generate(const Int8GemmConfig &config);

@@ -73,6 +73,10 @@ protected:
     push(r15);
   }
   void epilogueReturn(int32_t status = 0) {
+    if (releaseTiles)
+      tilerelease();
+    if (frameBytes)
+      add(rsp, frameBytes);
     pop(r15);
     pop(r14);
     pop(r13);
@@ -155,6 +159,11 @@ protected:
                       const Vmm &t2, const Vmm &t3);
 
   bool isAvx = true;
+  /// Stack bytes the task reserved after prologue(), given back on return.
+  int64_t frameBytes = 0;
+  /// The task used AMX tiles: release them on return (the tile state then
+  /// costs nothing at context switches).
+  bool releaseTiles = false;
   int replicate = 1; // lanes per pool constant: 1 (EVEX broadcast) or 8 (AVX2)
   std::vector<uint32_t> extraData;
   Xbyak::Label poolLabel, dataLabel;

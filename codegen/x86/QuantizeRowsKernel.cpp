@@ -11,7 +11,7 @@ namespace {
 using namespace Xbyak;
 
 /// AVX-512 (zmm, k-masked tails, u8 stores) or AVX2 (ymm, vmaskmovps tails,
-/// 16-bit stores of whole vectors of 8).
+/// stores of whole vectors of 8: u8 for AVX-VNNI, 16-bit for the AVX2 GEMM).
 template <typename Vmm> class QuantizeRowsGenerator : public JitKernel {
 public:
   static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
@@ -199,19 +199,32 @@ private:
       } else {
         vpackusdw(x, x, x); // words 0-3 | 4-7 in the low half of each lane
         vpermq(x, x, 0x08); // both halves into the low 128 bits
-        vmovdqu(ptr[rbx + i * 16], Xmm(x.getIdx()));
+        if (c.isa == Int8Isa::AvxVnni) {
+          vpackuswb(x, x, x); // bytes 0-7 in the low 64 bits
+          vmovq(ptr[rbx + i * 8], Xmm(x.getIdx()));
+        } else {
+          vmovdqu(ptr[rbx + i * 16], Xmm(x.getIdx()));
+        }
       }
     }
     if constexpr (kAvx512)
-      for (int64_t b = c.k; b < c.lda; ++b)
-        mov(byte[rbx + b], 0);
+      for (int64_t b = c.k; b < c.lda;) {
+        if (c.lda - b >= 16) { // AMX rows pad K to 64
+          vmovdqu(ptr[rbx + b], Xmm(zero.getIdx()));
+          b += 16;
+        } else {
+          mov(byte[rbx + b], 0);
+          ++b;
+        }
+      }
   }
 };
 
 } // namespace
 
 std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig &config) {
-  return generatedFor<QuantizeRowsGenerator>(config.isa, config);
+  bool zmm = config.isa == Int8Isa::Avx512Vnni || config.isa == Int8Isa::Amx;
+  return generatedFor<QuantizeRowsGenerator>(zmm ? Isa::Avx512 : Isa::Avx2, config);
 }
 
 } // namespace mlir::nunc::x86

@@ -7,7 +7,8 @@
 //   q     = clamp(round(x / scale) + zp, 0, 255)
 // with round half to even. Writes q into rows of lda bytes (zero padded) and
 // each row's (s32 zero point, f32 scale) pair, the row block the int8 GEMM
-// reads. AVX-512 (BW for byte stores), or AVX2 writing 16-bit elements.
+// reads: u8 rows (AVX-512 BW byte stores for the AVX-512 VNNI and AMX
+// GEMMs, AVX2 packs for AVX-VNNI) or 16-bit elements (the AVX2 GEMM).
 // Tasks are blocks of rows.
 //
 // Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2].
@@ -34,10 +35,12 @@ struct QuantizeRowsConfig {
   bool fixed = false;
   float scale = 1;
   int32_t zeroPoint = 0;
-  /// Avx512: u8 rows (zero padded). Avx2: the u8 values as 16-bit elements,
+  /// The GEMM that reads the rows: Avx512Vnni / Amx: u8, zero padded to
+  /// lda. AvxVnni: u8 in whole groups of 8 (lda >= K rounded up to 8; the
+  /// padding holds the zero point). Avx2: the u8 values as 16-bit elements,
   /// in whole vectors of 8 (lda >= K rounded up to 8, times 2 bytes; the
-  /// padding holds the zero point), for the AVX2 int8 GEMM.
-  Isa isa = Isa::Avx512;
+  /// padding holds the zero point).
+  Int8Isa isa = Int8Isa::Avx512Vnni;
 };
 
 struct QuantizeRowsKernel {

@@ -5,8 +5,11 @@
 
 #include "gtest/gtest.h"
 
+#include <cpuid.h>
 #include <cstring>
 #include <string>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,22 +21,62 @@ using namespace mlir::nunc::x86;
 
 namespace {
 
-bool hostHas(Isa isa) {
-  return isa == Isa::Avx512
-             ? __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw")
-             : __builtin_cpu_supports("avx2") != 0;
+bool hostHasAmx() {
+  unsigned a, b, c, d;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !((d >> 24) & 1) || !((d >> 25) & 1))
+    return false;
+  // Linux hands out the tile state only on request (as the generated
+  // libraries' init does).
+  static const bool granted = syscall(SYS_arch_prctl, 0x1023 /* ARCH_REQ_XCOMP_PERM */,
+                                      18 /* XTILEDATA */) == 0;
+  return granted;
 }
 
-/// Element i of a quantized A row: u8 (AVX-512) or the u8 value in 16 bits (AVX2).
-int aElement(const std::vector<uint8_t> &a, int64_t offset, int64_t i, Isa isa) {
-  if (isa == Isa::Avx512)
+bool hostHasAvxVnni() {
+  unsigned a, b, c, d;
+  return __get_cpuid_count(7, 1, &a, &b, &c, &d) && ((a >> 4) & 1) &&
+         __builtin_cpu_supports("avx2");
+}
+
+bool hostHasAvx512Vnni() {
+  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl");
+}
+
+/// Whether the host runs `isa`'s kernels; AvxVnni also runs EVEX-encoded
+/// on AVX-512 VNNI hosts (`evex` set then).
+bool hostRuns(Int8Isa isa, bool *evex = nullptr) {
+  if (evex)
+    *evex = false;
+  switch (isa) {
+  case Int8Isa::Avx2: return __builtin_cpu_supports("avx2");
+  case Int8Isa::Avx512Vnni: return hostHasAvx512Vnni();
+  case Int8Isa::Amx: return hostHasAmx() && hostHasAvx512Vnni();
+  case Int8Isa::AvxVnni:
+    if (hostHasAvxVnni())
+      return true;
+    if (evex)
+      *evex = hostHasAvx512Vnni();
+    return hostHasAvx512Vnni();
+  }
+  return false;
+}
+
+/// The row quantizers are AVX-512 BW code for the AMX GEMM too.
+bool hostRunsQuantizer(Int8Isa isa) {
+  return isa == Int8Isa::Amx ? hostHasAvx512Vnni() : hostRuns(isa);
+}
+
+/// Element i of a quantized A row: u8, or the u8 value in 16 bits (AVX2).
+int aElement(const std::vector<uint8_t> &a, int64_t offset, int64_t i, Int8Isa isa) {
+  if (isa != Int8Isa::Avx2)
     return a[offset + i];
   uint16_t v;
   std::memcpy(&v, &a[offset + 2 * i], 2);
   return v;
 }
-void setAElement(std::vector<uint8_t> &a, int64_t offset, int64_t i, int v, Isa isa) {
-  if (isa == Isa::Avx512) {
+void setAElement(std::vector<uint8_t> &a, int64_t offset, int64_t i, int v, Int8Isa isa) {
+  if (isa != Int8Isa::Avx2) {
     a[offset + i] = static_cast<uint8_t>(v);
     return;
   }
@@ -41,7 +84,7 @@ void setAElement(std::vector<uint8_t> &a, int64_t offset, int64_t i, int v, Isa 
   std::memcpy(&a[offset + 2 * i], &w, 2);
 }
 
-std::string isaName(Isa isa) { return isa == Isa::Avx512 ? "avx512vnni" : "avx2"; }
+std::string isaName(Int8Isa isa) { return int8IsaName(isa); }
 
 struct Problem {
   int64_t m, n, k;
@@ -53,14 +96,14 @@ struct Problem {
 };
 
 /// Exact integer products, then the same float epilogue in double.
-void check(const Problem &p, std::mt19937 &rng, bool extremes, Isa isa) {
+void check(const Problem &p, std::mt19937 &rng, bool extremes, Int8Isa isa) {
   SCOPED_TRACE("M " + std::to_string(p.m) + " N " + std::to_string(p.n) + " K " +
                std::to_string(p.k) + (p.perRow ? " per-row" : " per-tensor zp " +
                                                                std::to_string(p.zp)) +
                (extremes ? " extremes" : "") + " " + isaName(isa));
   // Room past K, filled with junk (the padded weights are 0).
   int64_t lda = Int8GemmKernel::rowBytes(p.k, isa) + 16;
-  int64_t width = isa == Isa::Avx512 ? 1 : 2;
+  int64_t width = isa == Int8Isa::Avx2 ? 2 : 1;
   std::vector<uint8_t> a(p.m * lda);
   std::vector<int8_t> w(p.k * p.n);
   for (int64_t i = 0; i < p.m; ++i)
@@ -113,6 +156,7 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes, Isa isa) {
   cfg.bias = p.bias;
   cfg.residual = p.residual;
   cfg.isa = isa;
+  hostRuns(isa, &cfg.evexVnni);
   if (p.grid > 0)
     cfg.output = Activation::fakeQuant(p.grid, p.gridMin, p.gridMax);
   std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
@@ -156,14 +200,14 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes, Isa isa) {
     }
 }
 
-class Int8GemmKernelTest : public ::testing::TestWithParam<Isa> {};
+class Int8GemmKernelTest : public ::testing::TestWithParam<Int8Isa> {};
 
 TEST_P(Int8GemmKernelTest, MatchesTheExactIntegerReference) {
-  Isa isa = GetParam();
-  if (!hostHas(isa))
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
     GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(51);
-  for (int64_t m : {1, 4, 17, 128})
+  for (int64_t m : {1, 4, 17, 45, 128})
     for (int64_t n : {1, 16, 47, 49, 129})
       for (int64_t k : {1, 3, 7, 64, 129, 384})
         for (bool perRow : {false, true})
@@ -173,8 +217,8 @@ TEST_P(Int8GemmKernelTest, MatchesTheExactIntegerReference) {
 }
 
 TEST_P(Int8GemmKernelTest, RequantizedOutputLandsOnTheGrid) {
-  Isa isa = GetParam();
-  if (!hostHas(isa))
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
     GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(53);
   // A u8 grid with zero point 120 (saturates on both sides: results reach
@@ -187,8 +231,8 @@ TEST_P(Int8GemmKernelTest, RequantizedOutputLandsOnTheGrid) {
 }
 
 TEST_P(Int8GemmKernelTest, ExtremeValuesDoNotSaturate) {
-  Isa isa = GetParam();
-  if (!hostHas(isa))
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
     GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(52);
   // 255 x -128 everywhere: vpdpbusd (and the AVX2 form's 16-bit vpmaddwd)
@@ -199,8 +243,8 @@ TEST_P(Int8GemmKernelTest, ExtremeValuesDoNotSaturate) {
 }
 
 TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {
-  Isa isa = GetParam();
-  if (!hostHas(isa))
+  Int8Isa isa = GetParam();
+  if (!hostRunsQuantizer(isa))
     GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(54);
   for (int64_t rows : {1, 7, 129})
@@ -238,8 +282,8 @@ TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {
 }
 
 TEST_P(Int8GemmKernelTest, QuantizeRowsMatchesDynamicQuantizeLinear) {
-  Isa isa = GetParam();
-  if (!hostHas(isa))
+  Int8Isa isa = GetParam();
+  if (!hostRunsQuantizer(isa))
     GTEST_SKIP() << "the host lacks " << isaName(isa);
   std::mt19937 rng(53);
   for (bool perTensor : {false, true})
@@ -288,15 +332,46 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsMatchesDynamicQuantizeLinear) {
         }
         // Padding: 0 (u8 rows) or the zero point (16-bit rows); either way
         // it meets zero weights.
-        int64_t elements = isa == Isa::Avx512 ? c.lda : c.lda / 2;
+        bool zeroPadded = isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx;
+        int64_t elements = isa == Int8Isa::Avx2 ? c.lda / 2 : c.lda;
         for (int64_t i = k; i < elements; ++i)
-          ASSERT_EQ(aElement(q, r * c.lda, i, isa), isa == Isa::Avx512 ? 0 : zp)
+          ASSERT_EQ(aElement(q, r * c.lda, i, isa), zeroPadded ? 0 : zp)
               << "padding of row " << r;
       }
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Isas, Int8GemmKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+/// AVX-VNNI kernels must use the VEX `vpdpbusd` (Alder Lake-class CPUs have
+/// no EVEX); the test hook switches to EVEX.
+TEST(Int8GemmKernelEncodingTest, AvxVnniUsesTheVexDotProduct) {
+  auto count = [](bool evex) {
+    Int8GemmConfig cfg;
+    cfg.m = 6;
+    cfg.n = 16;
+    cfg.k = 16;
+    cfg.lda = cfg.ldc = cfg.ldr = 16;
+    cfg.perRowA = true;
+    cfg.isa = Int8Isa::AvxVnni;
+    cfg.evexVnni = evex;
+    std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+    std::vector<uint8_t> code = kernel ? kernel->bytes() : std::vector<uint8_t>();
+    // VEX.256.66.0F38.W0 50 /r: C4, RXB.00010, W.vvvv.L.pp = 0.vvvv.1.01, 50.
+    int vex = 0;
+    for (size_t i = 0; i + 3 < code.size(); ++i)
+      vex += code[i] == 0xc4 && (code[i + 1] & 0x1f) == 0x02 && (code[i + 2] & 0x87) == 0x05 &&
+             code[i + 3] == 0x50;
+    return std::pair<bool, int>(kernel != nullptr, vex);
+  };
+  auto [built, vex] = count(false);
+  ASSERT_TRUE(built);
+  // 4 groups of k x 6 rows x 2 vectors.
+  EXPECT_EQ(vex, 48);
+  EXPECT_EQ(count(true).second, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, Int8GemmKernelTest,
+                         ::testing::Values(Int8Isa::Avx512Vnni, Int8Isa::Amx, Int8Isa::AvxVnni,
+                                           Int8Isa::Avx2),
                          [](const auto &info) { return isaName(info.param); });
 
 } // namespace

@@ -62,7 +62,8 @@ cl::opt<std::string> outDir("o", cl::desc("Output directory (created if missing)
                             cl::value_desc("dir"), cl::Required, cl::sub(compileCommand),
                             cl::cat(category));
 cl::opt<std::string> target("target",
-                            cl::desc("x86_64-avx512vnni, x86_64-avx512, x86_64-avx2 or native "
+                            cl::desc("x86_64-amx, x86_64-avx512vnni, x86_64-avx512, x86_64-avxvnni, "
+                                     "x86_64-avx2 or native "
                                      "(the build host's best; the default)"),
                             cl::init("native"), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> name("name",

@@ -12,13 +12,31 @@
 
 namespace mlir::nunc {
 
+/// Vector width of the f32 kernels.
 enum class Isa { Avx2, Avx512 };
+
+/// The int8 GEMM family a target uses (docs/int8.md).
+enum class Int8Isa {
+  Avx2,       // 16-bit A, vpmaddwd + vpaddd (exact), ymm
+  AvxVnni,    // u8 A, VEX vpdpbusd, ymm
+  Avx512Vnni, // u8 A, EVEX vpdpbusd, zmm
+  Amx,        // u8 A, tdpbusd tiles, AVX-512 epilogue
+};
+inline const char *int8IsaName(Int8Isa isa) {
+  switch (isa) {
+  case Int8Isa::Avx2: return "avx2";
+  case Int8Isa::AvxVnni: return "avxvnni";
+  case Int8Isa::Avx512Vnni: return "avx512vnni";
+  case Int8Isa::Amx: return "amx";
+  }
+  return "?";
+}
 
 struct TargetInfo {
   std::string name;        // "x86_64-avx512"
   Isa isa = Isa::Avx512;
-  /// AVX-512 VNNI: int8 GEMMs (vpdpbusd).
-  bool vnni = false;
+  /// The int8 GEMMs' instructions.
+  Int8Isa int8 = Int8Isa::Avx2;
   std::string llvmCpu;     // CPU for llvm::TargetMachine
   std::string llvmFeatures;
   uint32_t runtimeFeatures = 0; // NUNC_CPU_* bits the library checks at init
