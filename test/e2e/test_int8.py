@@ -98,6 +98,38 @@ def test_int8_without_vnni_uses_the_avx2_kernels(nunc, models, tmp_path, target)
     assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.999
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI (reference outputs)")
+@pytest.mark.parametrize("target,flag,family", [("x86_64-amx", "amx_int8", "amx"),
+                                                 ("x86_64-avxvnni", "avx_vnni", "avxvnni")])
+def test_amx_and_avxvnni_targets(nunc, models, tmp_path, target, flag, family):
+    """The AMX and AVX-VNNI targets put every int8 GEMM on their kernels. On a
+    host with the feature the library gives the x86_64-avx512vnni library's
+    outputs (AMX: the same integers and the same AVX-512 epilogue, bit for
+    bit; AVX-VNNI: the same integers, AVX2 f32 code around them); on a host
+    without it, init refuses with the missing feature named (the kernels
+    themselves are checked under emulation in the unit tests)."""
+    libs = {}
+    for t in (target, "x86_64-avx512vnni"):
+        nunc("compile", os.path.join(models, "minilm.onnx"), "--target", t, "--quantize", "int8",
+             *pins("minilm", 1, 32), "-o", tmp_path / t)
+        libs[t] = harness.build(str(tmp_path / t))
+    manifest = json.loads((tmp_path / target / "minilm.json").read_text())
+    gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
+    assert len(gemms) == 36 and all(k.startswith(f"gemm.int8.{family}[") for k in gemms), gemms
+    feeds = random_inputs("minilm", 1, 32, 6)
+    outs, _, log = harness.run(*libs[target], feeds, str(tmp_path / "w"))
+    if not host_has(flag):
+        assert outs is None and f"init 3 the CPU lacks: {family}" in log, log
+        return
+    assert outs is not None, log
+    want, _, log = harness.run(*libs["x86_64-avx512vnni"], feeds, str(tmp_path / "v"))
+    got, ref = outs["last_hidden_state"], want["last_hidden_state"]
+    if family == "amx":
+        np.testing.assert_array_equal(got, ref)
+    else:
+        assert cosine(got, ref) >= 0.99999, cosine(got, ref)
+
+
 def test_int8_option_errors(nunc, models, tmp_path):
     r = nunc("compile", os.path.join(models, "mlp.onnx"), "--quantize", "int4",
              *pins("mlp", 1, None), "-o", tmp_path, check=False)

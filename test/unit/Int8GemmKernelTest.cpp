@@ -1,5 +1,6 @@
 //===- Int8GemmKernelTest.cpp - VNNI GEMM and row quantizer vs references -===//
 
+#include "AmxEmulator.h"
 #include "Int8GemmKernel.h"
 #include "QuantizeRowsKernel.h"
 
@@ -43,6 +44,10 @@ bool hostHasAvx512Vnni() {
          __builtin_cpu_supports("avx512vl");
 }
 
+/// AMX kernels run on AMX hosts, else (AVX-512 VNNI hosts) with the tile
+/// instructions emulated (AmxEmulator.h).
+bool amxEmulated() { return !hostHasAmx(); }
+
 /// Whether the host runs `isa`'s kernels; AvxVnni also runs EVEX-encoded
 /// on AVX-512 VNNI hosts (`evex` set then).
 bool hostRuns(Int8Isa isa, bool *evex = nullptr) {
@@ -51,7 +56,8 @@ bool hostRuns(Int8Isa isa, bool *evex = nullptr) {
   switch (isa) {
   case Int8Isa::Avx2: return __builtin_cpu_supports("avx2");
   case Int8Isa::Avx512Vnni: return hostHasAvx512Vnni();
-  case Int8Isa::Amx: return hostHasAmx() && hostHasAvx512Vnni();
+  case Int8Isa::Amx:
+    return hostHasAvx512Vnni() && (hostHasAmx() || nunc_test::installAmxEmulator());
   case Int8Isa::AvxVnni:
     if (hostHasAvxVnni())
       return true;
@@ -100,7 +106,8 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes, Int8Isa isa) {
   SCOPED_TRACE("M " + std::to_string(p.m) + " N " + std::to_string(p.n) + " K " +
                std::to_string(p.k) + (p.perRow ? " per-row" : " per-tensor zp " +
                                                                std::to_string(p.zp)) +
-               (extremes ? " extremes" : "") + " " + isaName(isa));
+               (extremes ? " extremes" : "") + " " + isaName(isa) +
+               (isa == Int8Isa::Amx && amxEmulated() ? " (tile instructions emulated)" : ""));
   // Room past K, filled with junk (the padded weights are 0).
   int64_t lda = Int8GemmKernel::rowBytes(p.k, isa) + 16;
   int64_t width = isa == Int8Isa::Avx2 ? 2 : 1;
@@ -164,8 +171,11 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes, Int8Isa isa) {
   std::vector<float> out(p.m * p.n + 1, -777.f);
   const void *args[] = {a.data(),    packed.data(),   columns.data(),
                         rows.data(), residual.data(), out.data()};
+  int64_t emulatedBefore = nunc_test::emulatedAmxInstructions();
   for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
     ASSERT_EQ(kernel->function()(args, t), 0);
+  if (isa == Int8Isa::Amx && amxEmulated()) // the tiles did the work
+    ASSERT_GT(nunc_test::emulatedAmxInstructions(), emulatedBefore);
   EXPECT_EQ(out.back(), -777.f) << "wrote past C";
 
   for (int64_t i = 0; i < p.m; ++i)
