@@ -45,6 +45,37 @@ kernels::WindowAttrs windowAttrs(StringRef autoPad, ArrayRef<int64_t> kernel,
   return w;
 }
 
+/// The per-channel (or the one) scale of an s8 weight.
+Expected<llvm::SmallVector<float>> weightScales(Value weight) {
+  llvm::SmallVector<float> scales;
+  Type element = cast<ShapedType>(weight.getType()).getElementType();
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+    for (double s : axis.getScales())
+      scales.push_back(static_cast<float>(s));
+  else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element))
+    scales.push_back(static_cast<float>(tensor.getScale()));
+  else
+    return llvm::createStringError("the int8 weight is not uniformly quantized");
+  return scales;
+}
+
+std::optional<kernels::InputQuantization> inputQuantization(std::optional<Type> t) {
+  if (!t)
+    return std::nullopt;
+  auto q = cast<quant::UniformQuantizedType>(*t);
+  return kernels::InputQuantization{static_cast<float>(q.getScale()),
+                                    static_cast<int32_t>(q.getZeroPoint())};
+}
+
+/// y, rounded to the `output_quantization` grid when there is one.
+Expected<Results> roundedToGrid(Expected<Tensor> y, std::optional<Type> grid) {
+  if (!y || !grid)
+    return one(std::move(y));
+  auto q = cast<quant::UniformQuantizedType>(*grid);
+  return one(kernels::fakeQuantize(*y, static_cast<float>(q.getScale()), q.getZeroPoint(),
+                                   q.getStorageTypeMin(), q.getStorageTypeMax()));
+}
+
 } // namespace
 
 Expected<Results> mlir::nunc::evaluateOp(Operation *op,
@@ -209,31 +240,29 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       })
       .Case([&](quant::StorageCastOp o) { return one(get(o.getInput())); })
       .Case([&](QuantizedLinearOp o) -> Expected<Results> {
-        SmallVector<float> scales;
-        Type element = cast<ShapedType>(o.getWeight().getType()).getElementType();
-        if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
-          for (double s : axis.getScales())
-            scales.push_back(static_cast<float>(s));
-        else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element))
-          scales.push_back(static_cast<float>(tensor.getScale()));
-        else
-          return llvm::createStringError("quantized_linear's weight is not uniformly quantized");
-        std::optional<InputQuantization> fixed;
-        if (std::optional<Type> t = o.getInputQuantization()) {
-          auto q = cast<quant::UniformQuantizedType>(*t);
-          fixed = InputQuantization{static_cast<float>(q.getScale()),
-                                    static_cast<int32_t>(q.getZeroPoint())};
-        }
+        Expected<SmallVector<float>> scales = weightScales(o.getWeight());
+        if (!scales)
+          return scales.takeError();
         Expected<Tensor> y = quantizedLinear(
-            get(o.getInput()), get(o.getWeight()), scales,
-            o.getActivationQuantization() == "dynamic_per_tensor", fixed, opt(o.getBias()),
+            get(o.getInput()), get(o.getWeight()), *scales,
+            o.getActivationQuantization() == "dynamic_per_tensor",
+            inputQuantization(o.getInputQuantization()), opt(o.getBias()),
             opt(o.getResidual()), o.getActivation(), o.getActivationMin().convertToFloat(),
             o.getActivationMax().convertToFloat());
-        if (!y || !o.getOutputQuantization())
-          return one(std::move(y));
-        auto grid = cast<quant::UniformQuantizedType>(*o.getOutputQuantization());
-        return one(fakeQuantize(*y, static_cast<float>(grid.getScale()), grid.getZeroPoint(),
-                                grid.getStorageTypeMin(), grid.getStorageTypeMax()));
+        return roundedToGrid(std::move(y), o.getOutputQuantization());
+      })
+      .Case([&](QuantizedConvOp o) -> Expected<Results> {
+        Expected<SmallVector<float>> scales = weightScales(o.getWeight());
+        if (!scales)
+          return scales.takeError();
+        WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
+                                    o.getDilations(), o.getPads());
+        Expected<Tensor> y = quantizedConv(
+            get(o.getInput()), get(o.getWeight()), *scales,
+            inputQuantization(o.getInputQuantization()), opt(o.getBias()),
+            opt(o.getResidual()), w, o.getActivation(), o.getActivationMin().convertToFloat(),
+            o.getActivationMax().convertToFloat());
+        return roundedToGrid(std::move(y), o.getOutputQuantization());
       })
       .Case([&](AttentionOp o) {
         return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),

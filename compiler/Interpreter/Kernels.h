@@ -111,6 +111,15 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
                                  const Tensor *residual, llvm::StringRef act, float min,
                                  float max);
+/// nunc.quantized_conv: the f32 input quantized to u8 with one (scale, zero
+/// point), `fixed` or from its range (DynamicQuantizeLinear), padding the
+/// quantized zero; exact integer sums with the s8 weight [M, C, kh, kw]
+/// whose output channel m has scale scales[m] (or scales[0] for all);
+/// float(sum) * (scale * scales[m]) + bias, then residual and activation.
+Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
+                               std::optional<InputQuantization> fixed, const Tensor *b,
+                               const Tensor *residual, const WindowAttrs &attrs,
+                               llvm::StringRef act, float min, float max);
 /// Multi-head attention on [B, S, H*D] tensors with an additive mask.
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                            const Tensor *mask, int64_t heads, float scale);

@@ -282,6 +282,121 @@ Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
   return out;
 }
 
+Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
+                               std::optional<InputQuantization> fixed, const Tensor *b,
+                               const Tensor *residual, const WindowAttrs &attrs,
+                               llvm::StringRef act, float min, float max) {
+  if (x.dtype() != DType::F32 || w.dtype() != DType::I8 || (b && b->dtype() != DType::F32))
+    return kernelError("quantized_conv needs an f32 input and bias and an s8 weight");
+  NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
+  int64_t m = w.dim(0), cin = x.dim(1);
+  if (w.rank() != x.rank() || w.dim(1) != cin)
+    return kernelError("quantized_conv weight " + w.describe() + " does not fit input " +
+                       x.describe());
+  if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != m)
+    return kernelError("quantized_conv has " + llvm::Twine(scales.size()) +
+                       " weight scales for " + llvm::Twine(m) + " output channels");
+  if (b && (b->rank() != 1 || b->dim(0) != m))
+    return kernelError("quantized_conv bias must have " + llvm::Twine(m) + " entries");
+  size_t nd = win.in.size();
+  int64_t taps = 1, outPixels = 1, inPixels = 1;
+  for (size_t d = 0; d < nd; ++d) {
+    taps *= win.geom.kernel[d];
+    outPixels *= win.out[d];
+    inPixels *= win.in[d];
+  }
+  shape::Dims outShape{win.batch, m};
+  outShape.append(win.out.begin(), win.out.end());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, outShape));
+
+  // One (scale, zero point) for the whole input: fixed, or its range (with
+  // 0) as DynamicQuantizeLinear computes it.
+  const float *xf = x.as<float>();
+  float scale;
+  int32_t zp;
+  if (fixed) {
+    scale = fixed->scale;
+    zp = fixed->zeroPoint;
+  } else {
+    float lo = 0.f, hi = 0.f;
+    for (int64_t i = 0; i < x.numElements(); ++i) {
+      lo = std::min(lo, xf[i]);
+      hi = std::max(hi, xf[i]);
+    }
+    scale = (hi - lo) / 255.f;
+    if (scale == 0.f)
+      scale = 1.f;
+    zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
+  }
+  std::vector<int32_t> q(x.numElements());
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    q[i] = static_cast<int32_t>(
+               std::clamp(std::nearbyint(xf[i] / scale) + static_cast<float>(zp), 0.f, 255.f)) -
+           zp;
+
+  std::vector<std::vector<std::vector<int64_t>>> coords;
+  for (size_t d = 0; d < nd; ++d)
+    coords.push_back(tapCoordinates(win, d));
+  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(win.in);
+  const int8_t *wq = w.as<int8_t>();
+  float *of = out.mutableAs<float>();
+  // im2col of (q - zp) per image (padding: the quantized zero, so 0 here),
+  // then exact integer sums.
+  int64_t ck = cin * taps;
+  std::vector<int32_t> col(ck * outPixels);
+  std::vector<int64_t> acc(outPixels);
+  llvm::SmallVector<int64_t, 6> tap(nd), pix(nd);
+  for (int64_t n = 0; n < win.batch; ++n) {
+    for (int64_t c = 0; c < cin; ++c) {
+      const int32_t *plane = q.data() + (n * cin + c) * inPixels;
+      std::fill(tap.begin(), tap.end(), 0);
+      int64_t row = c * taps;
+      do {
+        int32_t *dst = col.data() + row * outPixels;
+        std::fill(pix.begin(), pix.end(), 0);
+        int64_t p = 0;
+        do {
+          int64_t offset = 0;
+          bool inside = true;
+          for (size_t d = 0; d < nd && inside; ++d) {
+            int64_t coord = coords[d][tap[d]][pix[d]];
+            inside = coord >= 0;
+            offset += coord * inStrides[d];
+          }
+          dst[p++] = inside ? plane[offset] : 0;
+        } while (nextIndex(pix, win.out));
+        ++row;
+      } while (nextIndex(tap, win.geom.kernel));
+    }
+    for (int64_t oc = 0; oc < m; ++oc) {
+      std::fill(acc.begin(), acc.end(), 0);
+      for (int64_t r = 0; r < ck; ++r) {
+        int32_t wv = wq[oc * ck + r];
+        const int32_t *src = col.data() + r * outPixels;
+        for (int64_t p = 0; p < outPixels; ++p)
+          acc[p] += int64_t(wv) * src[p];
+      }
+      // One rounding of the scale product, then one of the product, as the
+      // kernels do.
+      float s = scale * scales[scales.size() == 1 ? 0 : oc];
+      float bias = b ? b->as<float>()[oc] : 0.f;
+      float *dst = of + (n * m + oc) * outPixels;
+      for (int64_t p = 0; p < outPixels; ++p) {
+        float v = static_cast<float>(acc[p]) * s;
+        dst[p] = b ? v + bias : v;
+      }
+    }
+  }
+  if (residual) {
+    if (residual->shape() != out.shape())
+      return kernelError("residual " + residual->describe() + " does not match " +
+                         out.describe());
+    NUNC_ASSIGN_OR_RETURN(sum, binary(BinaryKind::Add, out, *residual));
+    out = sum;
+  }
+  return activation(out, act, min, max);
+}
+
 namespace {
 
 enum class PoolKind { Max, Average };

@@ -48,8 +48,9 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
-                                   llvm::ArrayRef<std::string> keepF32) {
+                                   llvm::ArrayRef<std::string> keepF32, bool convs) {
   QuantizeInt8Options options;
+  options.convs = convs;
   options.keepF32.assign(keepF32.begin(), keepF32.end());
   if (!profile.empty()) {
     options.activations = "static";

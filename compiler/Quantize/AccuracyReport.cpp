@@ -56,12 +56,12 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
   std::map<std::string, QuantizedLinearOp> byKey;
   std::vector<std::string> order;
   quantized.walk([&](QuantizedLinearOp op) {
-    std::string key = linearKey(op);
+    std::string key = quantizationKey(op);
     byKey[key] = op;
     order.push_back(key);
   });
   llvm::DenseMap<Operation *, std::string> keys;
-  f32.walk([&](LinearOp op) { keys[op] = linearKey(op); });
+  f32.walk([&](LinearOp op) { keys[op] = quantizationKey(op); });
   std::map<std::string, Agreement> sums;
   for (const std::vector<Tensor> &sample : samples) {
     llvm::Error failure = llvm::Error::success();

@@ -174,22 +174,27 @@ std::pair<double, double> mlir::nunc::chooseRange(llvm::StringRef method,
   return {h.lo, h.hi};
 }
 
-std::string mlir::nunc::linearKey(Operation *linear) {
-  SmallVector<std::string> names = onnxNodeNames(linear->getLoc());
+bool mlir::nunc::isQuantizable(Operation *op) { return isa<LinearOp, ConvOp, FusedConvOp>(op); }
+
+std::string mlir::nunc::quantizationKey(Operation *target) {
+  SmallVector<std::string> names = onnxNodeNames(target->getLoc());
   if (!names.empty())
     return names.front();
+  auto isConv = [](Operation *op) { return isa<ConvOp, FusedConvOp, QuantizedConvOp>(op); };
+  auto sameKind = [&](Operation *op) {
+    return isConv(target) ? isConv(op) : isa<LinearOp, QuantizedLinearOp>(op);
+  };
   int index = 0;
-  Operation *parent = linear->getParentOp();
   bool found = false;
-  parent->walk([&](Operation *op) {
-    if (found || !isa<LinearOp, QuantizedLinearOp>(op))
+  target->getParentOp()->walk([&](Operation *op) {
+    if (found || !sameKind(op))
       return;
-    if (op == linear)
+    if (op == target)
       found = true;
     else
       ++index;
   });
-  return "linear#" + std::to_string(index);
+  return (isConv(target) ? "conv#" : "linear#") + std::to_string(index);
 }
 
 llvm::Expected<std::string> mlir::nunc::parseCalibrationMethod(llvm::StringRef method) {
@@ -216,15 +221,17 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
     return llvm::createStringError("calibration needs at least one sample");
   std::map<std::string, Stats> stats;
   llvm::DenseMap<Operation *, std::string> keys;
-  func.walk([&](LinearOp op) { keys[op] = linearKey(op); });
+  func.walk([&](Operation *op) {
+    if (isQuantizable(op))
+      keys[op] = quantizationKey(op);
+  });
 
   auto run = [&](bool histogram) -> llvm::Error {
     for (auto [i, sample] : llvm::enumerate(samples)) {
       auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
-        auto lin = dyn_cast<LinearOp>(op);
-        if (!lin)
+        if (!isQuantizable(op))
           return;
-        const Tensor &x = operand(lin.getInput());
+        const Tensor &x = operand(op->getOperand(0));
         if (x.dtype() != DType::F32)
           return;
         Stats &s = stats[keys[op]];

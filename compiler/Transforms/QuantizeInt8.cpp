@@ -50,16 +50,25 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
       }
       calibration = std::move(*p);
     }
-    SmallVector<LinearOp> linears;
-    getOperation().walk([&](LinearOp op) { linears.push_back(op); });
+    SmallVector<Operation *> targets;
+    getOperation().walk([&](Operation *op) {
+      if (isQuantizable(op))
+        targets.push_back(op);
+    });
     // Keys are computed before any rewrite, so indices stay those of the
     // f32 graph the profile was made from.
     SmallVector<std::string> keys;
-    for (LinearOp op : linears)
-      keys.push_back(linearKey(op));
-    for (auto [op, key] : llvm::zip(linears, keys))
-      if (failed(quantize(op, key)))
+    for (Operation *op : targets)
+      keys.push_back(quantizationKey(op));
+    for (auto [op, key] : llvm::zip(targets, keys)) {
+      LogicalResult done = success();
+      if (auto lin = dyn_cast<LinearOp>(op))
+        done = quantize(lin, key);
+      else if (convs)
+        done = quantizeConv(op, key);
+      if (failed(done))
         return signalPassFailure();
+    }
     if (minEmbeddingElements > 0) {
       SmallVector<GatherOp> gathers;
       getOperation().walk([&](GatherOp op) { gathers.push_back(op); });
@@ -122,6 +131,90 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
       oldTable->erase();
   }
 
+  /// The u8 grid of the op's input from the profile (null when dynamic).
+  FailureOr<TypeAttr> calibratedInput(Operation *op, const std::string &key, StringRef kind) {
+    if (!calibration)
+      return TypeAttr();
+    auto it = calibration->inputs.find(key);
+    if (it == calibration->inputs.end())
+      return op->emitError() << "the calibration profile '" << profile
+                             << "' has no range for the input of " << kind << " op '" << key
+                             << "' (recalibrate for this model)";
+    return TypeAttr::get(quant::UniformQuantizedType::get(
+        /*flags=*/0, IntegerType::get(&getContext(), 8), Float32Type::get(&getContext()),
+        it->second.scale, it->second.zeroPoint, 0, 255));
+  }
+
+  /// conv / fused_conv (one group, 2-D, constant f32 weight) ->
+  /// quantized_conv with s8 weights per output channel.
+  LogicalResult quantizeConv(Operation *op, const std::string &key) {
+    auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    Value weightValue = op->getOperand(1);
+    auto wType = dyn_cast<RankedTensorType>(weightValue.getType());
+    if (!in || !in.getElementType().isF32() || in.getRank() != 4 || !wType ||
+        !wType.hasStaticShape() || wType.getRank() != 4 || !wType.getElementType().isF32() ||
+        cast<IntegerAttr>(op->getAttr("group")).getInt() != 1)
+      return success();
+    int64_t m = wType.getDimSize(0), ck = wType.getNumElements() / m;
+    if (ck * m < minMacs || llvm::is_contained(keepF32, key))
+      return success();
+    std::optional<SmallVector<float>> w = getConstantFloats(weightValue);
+    if (!w)
+      return success();
+    FailureOr<TypeAttr> inputType = calibratedInput(op, key, "conv");
+    if (failed(inputType))
+      return failure();
+    // Symmetric per output channel (dim 0).
+    SmallVector<double> scales(m);
+    SmallVector<int8_t> q(m * ck);
+    for (int64_t o = 0; o < m; ++o) {
+      float top = 0.f;
+      for (int64_t i = 0; i < ck; ++i)
+        top = std::max(top, std::fabs((*w)[o * ck + i]));
+      scales[o] = top > 0.f ? static_cast<double>(top / 127.f) : 1.0;
+      for (int64_t i = 0; i < ck; ++i)
+        q[o * ck + i] = static_cast<int8_t>(std::clamp(
+            std::nearbyint((*w)[o * ck + i] / static_cast<float>(scales[o])), -127.f, 127.f));
+    }
+    OpBuilder b(op);
+    MLIRContext *ctx = &getContext();
+    Type i8 = IntegerType::get(ctx, 8);
+    llvm::Expected<Tensor> t = Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), q);
+    ElementsAttr attr = attrFromTensor(cantFail(std::move(t)), ctx, "int8_conv_weight");
+    Value storage = ConstantOp::create(b, op->getLoc(), attr.getType(), attr);
+    auto element = quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, i8, b.getF32Type(), scales, SmallVector<int64_t>(m, 0),
+        /*quantizedDimension=*/0, -127, 127);
+    Value weight = quant::StorageCastOp::create(
+        b, op->getLoc(), RankedTensorType::get(wType.getShape(), element), storage);
+    Value bias, residual;
+    StringAttr activation = b.getStringAttr("none");
+    FloatAttr actMin = b.getF32FloatAttr(0), actMax = b.getF32FloatAttr(0);
+    if (auto f = dyn_cast<FusedConvOp>(op)) {
+      bias = f.getBias();
+      residual = f.getResidual();
+      activation = f.getActivationAttr();
+      actMin = f.getActivationMinAttr();
+      actMax = f.getActivationMaxAttr();
+    } else {
+      bias = cast<ConvOp>(op).getBias();
+    }
+    auto quantized = QuantizedConvOp::create(
+        b, op->getLoc(), op->getResult(0).getType(), op->getOperand(0), weight, bias, residual,
+        b.getStringAttr(calibration ? "static" : "dynamic_per_tensor"), *inputType, TypeAttr(),
+        cast<StringAttr>(op->getAttr("auto_pad")),
+        cast<DenseI64ArrayAttr>(op->getAttr("dilations")),
+        cast<DenseI64ArrayAttr>(op->getAttr("kernel_shape")),
+        cast<DenseI64ArrayAttr>(op->getAttr("pads")),
+        cast<DenseI64ArrayAttr>(op->getAttr("strides")), activation, actMin, actMax);
+    Operation *oldWeight = weightValue.getDefiningOp();
+    op->getResult(0).replaceAllUsesWith(quantized.getResult());
+    op->erase();
+    if (oldWeight && oldWeight->use_empty())
+      oldWeight->erase();
+    return success();
+  }
+
   LogicalResult quantize(LinearOp op, const std::string &key) {
     auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
     auto wType = dyn_cast<RankedTensorType>(op.getWeight().getType());
@@ -134,17 +227,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     std::optional<SmallVector<float>> w = getConstantFloats(op.getWeight());
     if (!w)
       return success();
-    TypeAttr inputType;
-    if (calibration) {
-      auto it = calibration->inputs.find(key);
-      if (it == calibration->inputs.end())
-        return op.emitError() << "the calibration profile '" << profile
-                              << "' has no range for the input of linear op '" << key
-                              << "' (recalibrate for this model)";
-      inputType = TypeAttr::get(quant::UniformQuantizedType::get(
-          /*flags=*/0, IntegerType::get(&getContext(), 8), Float32Type::get(&getContext()),
-          it->second.scale, it->second.zeroPoint, 0, 255));
-    }
+    FailureOr<TypeAttr> inputType = calibratedInput(op, key, "linear");
+    if (failed(inputType))
+      return failure();
     // Symmetric per output column: the largest magnitude maps to 127.
     SmallVector<double> scales(n);
     for (int64_t j = 0; j < n; ++j) {
@@ -173,7 +258,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         b, op.getLoc(), RankedTensorType::get({k, n}, element), storage);
     auto quantized = QuantizedLinearOp::create(
         b, op.getLoc(), op.getType(), op.getInput(), weight, op.getBias(), op.getResidual(),
-        b.getStringAttr(calibration ? "static" : "dynamic_per_row"), inputType, TypeAttr(),
+        b.getStringAttr(calibration ? "static" : "dynamic_per_row"), *inputType, TypeAttr(),
         op.getActivationAttr(), op.getActivationMinAttr(), op.getActivationMaxAttr());
     Operation *oldWeight = op.getWeight().getDefiningOp();
     op.replaceAllUsesWith(quantized.getResult());

@@ -25,13 +25,15 @@ namespace {
 
 /// Says what --quantize int8 made int8 and what stayed f32 (and why), so a
 /// CNN's user learns that its convolutions did not change.
-void printInt8Coverage(ModuleOp module) {
-  int quantized = 0, linearF32 = 0, convs = 0, tables = 0;
+void printInt8Coverage(ModuleOp module, bool int8Convs) {
+  int quantized = 0, linearF32 = 0, convs = 0, quantizedConvs = 0, tables = 0;
   module.walk([&](Operation *op) {
     if (isa<QuantizedLinearOp>(op))
       ++quantized;
     else if (isa<LinearOp>(op))
       ++linearF32;
+    else if (isa<QuantizedConvOp>(op))
+      ++quantizedConvs;
     else if (isa<ConvOp, FusedConvOp>(op))
       ++convs;
     else if (auto g = dyn_cast<GatherOp>(op))
@@ -39,14 +41,16 @@ void printInt8Coverage(ModuleOp module) {
                 g.getData().getDefiningOp<ConstantOp>();
   });
   llvm::errs() << "nunc compile: int8: " << quantized << " linear op"
-               << (quantized == 1 ? "" : "s") << ", " << tables << " embedding table"
+               << (quantized == 1 ? "" : "s") << ", " << quantizedConvs << " convolution"
+               << (quantizedConvs == 1 ? "" : "s") << ", " << tables << " embedding table"
                << (tables == 1 ? "" : "s");
   if (linearF32)
     llvm::errs() << "; " << linearF32 << " linear op" << (linearF32 == 1 ? "" : "s")
                  << " left in f32 (below min-macs, kept, or weight not constant)";
   if (convs)
     llvm::errs() << "; " << convs << " convolution" << (convs == 1 ? "" : "s")
-                 << " stay f32 (no int8 convolution kernels yet)";
+                 << (int8Convs ? " stay f32 (grouped/depthwise, below min-macs, or kept)"
+                               : " stay f32 (this target has no int8 convolution kernels)");
   llvm::errs() << "\n";
 }
 
@@ -316,7 +320,7 @@ int runCompile() {
     auto quantizeCopy = [&](ArrayRef<std::string> keep) -> OwningOpRef<ModuleOp> {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
-      buildInt8Pipeline(qpm, profilePath, keep);
+      buildInt8Pipeline(qpm, profilePath, keep, hasInt8Convolutions(options.target));
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;
@@ -358,7 +362,7 @@ int runCompile() {
     if (!quantized)
       return 1;
     module = std::move(quantized);
-    printInt8Coverage(*module);
+    printInt8Coverage(*module, hasInt8Convolutions(options.target));
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
           layerErrors(mainOf(*f32), mainOf(*module), samples);

@@ -148,8 +148,15 @@ int runRun() {
     // give the evaluator the quantized ops.
     PassManager pm(&tc.get());
     buildFusionPipeline(pm);
-    if (quantize == "int8")
-      buildInt8Pipeline(pm);
+    if (quantize == "int8") {
+      // The convolutions' int8 form needs the host's kernels when it runs
+      // compiled; the evaluator takes either.
+      llvm::Expected<TargetInfo> host = resolveTarget("native");
+      bool convs = reference || (host && hasInt8Convolutions(*host));
+      if (!host)
+        llvm::consumeError(host.takeError());
+      buildInt8Pipeline(pm, "", {}, convs);
+    }
     if (failed(pm.run(*module)))
       return 1;
   }

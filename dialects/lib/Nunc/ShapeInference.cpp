@@ -693,12 +693,15 @@ LogicalResult ShapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 //===----------------------------------------------------------------------===//
 
 /// Conv's shape rules, shared by conv and fused_conv.
+/// (quantized_conv checks its weight's element type itself.)
 static LogicalResult inferConv(Operation *op, Value input, Value weight, Value bias,
                                StringRef autoPad, ArrayRef<int64_t> dilations,
                                int64_t group, ArrayRef<int64_t> kernelShape,
                                ArrayRef<int64_t> pads, ArrayRef<int64_t> strides,
-                               SmallVectorImpl<Type> &types) {
-  SmallVector<Value> values{input, weight};
+                               SmallVectorImpl<Type> &types, bool quantizedWeight = false) {
+  SmallVector<Value> values{input};
+  if (!quantizedWeight)
+    values.push_back(weight);
   if (bias)
     values.push_back(bias);
   if (failed(requireSameElement(op, values)))
@@ -927,58 +930,99 @@ LogicalResult FakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
-LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  if (failed(checkActivation(*this, getActivation())))
-    return failure();
-  StringRef mode = getActivationQuantization();
-  if (mode != "dynamic_per_row" && mode != "dynamic_per_tensor" && mode != "static")
-    return emitError() << "activation_quantization '" << mode
-                       << "' is not supported (expected dynamic_per_row, "
-                          "dynamic_per_tensor or static)";
-  if ((mode == "static") != getInputQuantization().has_value())
-    return emitError() << "input_quantization must be given exactly when "
-                          "activation_quantization is static";
-  if (std::optional<Type> t = getInputQuantization()) {
-    auto q = dyn_cast<quant::UniformQuantizedType>(*t);
+/// The activation quantization modes and the optional input/output grids
+/// of quantized_linear and quantized_conv.
+static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
+                                            ArrayRef<StringRef> modes,
+                                            std::optional<Type> input,
+                                            std::optional<Type> output) {
+  if (!llvm::is_contained(modes, mode)) {
+    std::string known;
+    for (StringRef m : modes)
+      known += (known.empty() ? "" : ", ") + m.str();
+    return op->emitError() << "activation_quantization '" << mode
+                           << "' is not supported (expected " << known << ")";
+  }
+  if ((mode == "static") != input.has_value())
+    return op->emitError() << "input_quantization must be given exactly when "
+                              "activation_quantization is static";
+  if (input) {
+    auto q = dyn_cast<quant::UniformQuantizedType>(*input);
     if (!q || !q.getStorageType().isInteger(8) || q.isSigned() ||
         !q.getExpressedType().isF32() || q.getScale() <= 0)
-      return emitError() << "input_quantization must be !quant.uniform<u8:f32, scale:zp> "
-                            "with a positive scale, not "
-                         << *t;
+      return op->emitError() << "input_quantization must be !quant.uniform<u8:f32, scale:zp> "
+                                "with a positive scale, not "
+                             << *input;
   }
-  if (std::optional<Type> t = getOutputQuantization(); t && !isTensorGrid(*t))
-    return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most "
-                          "16 bits over f32 with a positive scale and a zero point in range, not "
-                       << *t;
-  Type element = elementOf(getInput());
-  if (!element.isF32() || (getBias() && elementOf(getBias()) != element))
-    return emitError() << "input and bias must be f32";
-  // The weight: s8 storage of f32, symmetric, per output column or per tensor.
-  Type wElement = cast<ShapedType>(getWeight().getType()).getElementType();
+  if (output && !isTensorGrid(*output))
+    return op->emitError() << "output_quantization must be a per-tensor !quant.uniform of at "
+                              "most 16 bits over f32 with a positive scale and a zero point in "
+                              "range, not "
+                           << *output;
+  return success();
+}
+
+/// An s8 symmetric weight of f32, per tensor or per `axis` with `count`
+/// scales (count dynamic: unchecked).
+static LogicalResult checkInt8Weight(Operation *op, Value weight, int64_t axis,
+                                     StringRef axisName, int64_t count) {
+  Type wElement = cast<ShapedType>(weight.getType()).getElementType();
   auto q = dyn_cast<quant::QuantizedType>(wElement);
   if (!q || !q.getStorageType().isInteger(8) || !q.isSigned() ||
       !q.getExpressedType().isF32())
-    return emitError() << "weight must hold !quant.uniform<i8:f32...>, not " << wElement;
-  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(q)) {
-    if (axis.getQuantizedDimension() != 1 ||
-        llvm::any_of(axis.getZeroPoints(), [](int64_t z) { return z != 0; }))
-      return emitError() << "a per-axis weight must be quantized along dim 1 (its columns) "
-                            "with zero points 0";
+    return op->emitError() << "weight must hold !quant.uniform<i8:f32...>, not " << wElement;
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(q)) {
+    if (perAxis.getQuantizedDimension() != axis ||
+        llvm::any_of(perAxis.getZeroPoints(), [](int64_t z) { return z != 0; }))
+      return op->emitError() << "a per-axis weight must be quantized along dim " << axis << " (its "
+                             << axisName << ") with zero points 0";
+    if (!ShapedType::isDynamic(count) && static_cast<int64_t>(perAxis.getScales().size()) != count)
+      return op->emitError() << "weight has " << perAxis.getScales().size() << " scales for "
+                             << count << " " << axisName;
   } else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(q)) {
     if (tensor.getZeroPoint() != 0)
-      return emitError() << "the weight's zero point must be 0 (symmetric)";
+      return op->emitError() << "the weight's zero point must be 0 (symmetric)";
   } else {
-    return emitError() << "weight must be uniformly quantized, not " << wElement;
+    return op->emitError() << "weight must be uniformly quantized, not " << wElement;
   }
+  return success();
+}
+
+LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkActivation(*this, getActivation())) ||
+      failed(checkQuantizationModes(*this, getActivationQuantization(),
+                                    {"dynamic_per_row", "dynamic_per_tensor", "static"},
+                                    getInputQuantization(), getOutputQuantization())))
+    return failure();
+  Type element = elementOf(getInput());
+  if (!element.isF32() || (getBias() && elementOf(getBias()) != element))
+    return emitError() << "input and bias must be f32";
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";
-  int64_t n = (*w)[1];
-  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(q))
-    if (!ShapedType::isDynamic(n) && static_cast<int64_t>(axis.getScales().size()) != n)
-      return emitError() << "weight has " << axis.getScales().size() << " scales for " << n
-                         << " columns";
+  if (failed(checkInt8Weight(*this, getWeight(), 1, "columns", (*w)[1])))
+    return failure();
   return inferLinearResult(*this, getBias(), getResidual(), in, *w, element, types);
+}
+
+LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkActivation(*this, getActivation())) ||
+      failed(checkQuantizationModes(*this, getActivationQuantization(),
+                                    {"dynamic_per_tensor", "static"}, getInputQuantization(),
+                                    getOutputQuantization())))
+    return failure();
+  Type element = elementOf(getInput());
+  if (!element.isF32())
+    return emitError() << "input and bias must be f32";
+  auto w = dimsOf(getWeight());
+  if (!w || w->size() != 4)
+    return emitError() << "weight must be 4-D [M, C, kh, kw]";
+  if (failed(checkInt8Weight(*this, getWeight(), 0, "output channels", (*w)[0])) ||
+      failed(inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(), getDilations(),
+                       /*group=*/1, getKernelShape(), getPads(), getStrides(), types,
+                       /*quantizedWeight=*/true)))
+    return failure();
+  return checkResidual(*this, getResidual(), types.front());
 }
 
 LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {

@@ -43,6 +43,12 @@ struct TargetInfo {
   std::vector<std::string> featureNames;
 };
 
+/// Whether the target has int8 convolution kernels (the AVX-512 VNNI ones,
+/// which AMX targets use too).
+inline bool hasInt8Convolutions(const TargetInfo &t) {
+  return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
+}
+
 /// The targets `nunc compile --target` accepts, in the order --help lists them.
 std::vector<std::string> targetNames();
 

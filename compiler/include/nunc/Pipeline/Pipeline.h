@@ -25,11 +25,12 @@ void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true);
 /// for weights that only the second simplification made constant.
 void buildFusionPipeline(OpPassManager &pm);
 
-/// After fusion, for `--quantize int8`: linear ops to int8 (weights per
-/// output channel; activations per row at run time, or, with `profile`
-/// naming a calibration profile, static), then simplify.
+/// After fusion, for `--quantize int8`: linear ops (and, with `convs`, 2-D
+/// convolutions of one group) to int8 (weights per output channel;
+/// activations per row / per tensor at run time, or, with `profile` naming
+/// a calibration profile, static), then simplify.
 void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
-                       llvm::ArrayRef<std::string> keepF32 = {});
+                       llvm::ArrayRef<std::string> keepF32 = {}, bool convs = true);
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);

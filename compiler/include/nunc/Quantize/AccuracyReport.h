@@ -23,7 +23,7 @@
 namespace mlir::nunc {
 
 struct LayerError {
-  std::string key; // linearKey() of the op
+  std::string key; // quantizationKey() of the op
   double snrDb = 0, cosine = 1;
 };
 

@@ -34,7 +34,7 @@ struct ActivationRange {
 struct CalibrationProfile {
   std::string method; // "minmax", "percentile=99.99", "mse", "entropy"
   int64_t samples = 0;
-  /// Keyed by linearKey() of the linear op whose input this is.
+  /// Keyed by quantizationKey() of the linear or conv op whose input this is.
   std::map<std::string, ActivationRange> inputs;
 
   std::string toJson() const;
@@ -51,9 +51,14 @@ struct ValueHistogram {
 /// picks; [lo, hi] of the histogram for any other.
 std::pair<double, double> chooseRange(llvm::StringRef method, const ValueHistogram &h);
 
-/// A stable name for a linear op: its first ONNX node (the MatMul/Gemm), or
-/// "linear#<index>" in program order when the IR carries no ONNX locations.
-std::string linearKey(Operation *linear);
+/// A stable name for a linear or conv op: its first ONNX node (the
+/// MatMul/Gemm/Conv), or "linear#<index>" / "conv#<index>" in program order
+/// when the IR carries no ONNX locations.
+std::string quantizationKey(Operation *op);
+
+/// Whether `op` is one the int8 pass may quantize (and calibration observes):
+/// linear, conv or fused_conv.
+bool isQuantizable(Operation *op);
 
 /// Checks `method` ("minmax", "percentile", "percentile=P" with 0 < P <= 100,
 /// "mse", "entropy"); returns it normalized (percentile defaults to 99.99).

@@ -123,7 +123,7 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
 }
 
 def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
-  let summary = "Rewrites nunc.linear with a constant f32 weight into nunc.quantized_linear (W8A8)";
+  let summary = "Rewrites nunc.linear and 2-D convolutions with constant f32 weights into nunc.quantized_linear / nunc.quantized_conv (W8A8)";
   let description = [{
     Post-training quantization without calibration data: each weight column
     n gets the symmetric scale s_n = max_k |W[k, n]| / 127 (1 for an
@@ -138,6 +138,13 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     whose input is not f32, stay as they are; so do those smaller than
     `min-macs` multiply-adds per row (K x N), where int8 gains nothing, and
     those listed in `keep-f32` (mixed precision).
+    With `convs` (the default), `conv` and `fused_conv` ops with one group,
+    a 4-D f32 input and a constant weight [M, C, kh, kw] of at least
+    `min-macs` multiply-adds per output position (C x kh x kw x M) become
+    `nunc.quantized_conv`: s8 weights per output channel (symmetric, as
+    above), the input quantized per tensor at run time
+    (`"dynamic_per_tensor"`) or with the profile's range (static). Depthwise
+    and grouped convolutions stay f32.
     Embedding tables (a Gather along axis 0 of a constant f32 [V, D] of at
     least `min-embedding-elements` elements) become s8 with one symmetric
     scale per row: Cast(Gather(table_s8, ids)) * Gather(row_scales, ids).
@@ -151,8 +158,11 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
            "Calibration profile (JSON) for activations=static">,
     Option<"minEmbeddingElements", "min-embedding-elements", "int64_t", /*default=*/"65536",
            "Quantize Gather tables of at least this many elements (0: none)">,
+    Option<"convs", "convs", "bool", /*default=*/"true",
+           "Quantize 2-D convolutions with one group (for targets with int8 convolution "
+           "kernels)">,
     ListOption<"keepF32", "keep-f32", "std::string",
-               "Linear ops (by key: their MatMul/Gemm node name) to leave in f32">
+               "Linear and conv ops (by key: their MatMul/Gemm/Conv node name) to leave in f32">
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

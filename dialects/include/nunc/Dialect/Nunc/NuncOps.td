@@ -475,6 +475,44 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
   }];
 }
 
+def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>,
+                           Nunc_ActivationAttrs {
+  let summary = "activation(conv(input, weight) + bias + residual) in int8 (W8A8)";
+  let description = [{
+    The int8 form of a 2-D `fused_conv` with one group. weight is [M, C, kh,
+    kw] of `!quant.uniform<i8:f32:0, {...}>` (s8, symmetric, one scale per
+    output channel; a per-tensor type is accepted too), from `quant.scast` of
+    an i8 constant. The f32 NCHW input is quantized to u8 with one (scale,
+    zero point) for the whole tensor: at run time from its range, as ONNX
+    DynamicQuantizeLinear does (`activation_quantization =
+    "dynamic_per_tensor"`, the default), or with the fixed
+    `input_quantization` type (`"static"`, from calibration or a QDQ
+    model). Padding is the quantized zero (the zero point), so it contributes
+    nothing. Products accumulate exactly in s32; output channel m is
+    float(sum) * fl(scale_input * scale_weight[m]), then bias, residual and
+    the activation apply in f32 as in `fused_conv`, and `output_quantization`
+    (optional) rounds the result to a grid, as in `quantized_linear`.
+  }];
+  let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
+                            Optional<Nunc_FloatTensor>:$bias,
+                            Optional<Nunc_FloatTensor>:$residual,
+                            DefaultValuedStrAttr<StrAttr, "dynamic_per_tensor">:
+                                $activation_quantization,
+                            OptionalAttr<TypeAttr>:$input_quantization,
+                            OptionalAttr<TypeAttr>:$output_quantization,
+                            DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                            DenseI64ArrayAttr:$dilations,
+                            DenseI64ArrayAttr:$kernel_shape,
+                            DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
+                       activationAttrs);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^ `:` type($bias))?
+    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input) `,`
+    type($weight) `->` type($output)
+  }];
+}
+
 def Nunc_FakeQuantizeOp : Nunc_Op<"fake_quantize"> {
   let summary = "x rounded to a quantization grid, kept in f32 (QuantizeLinear then DequantizeLinear)";
   let description = [{
