@@ -81,7 +81,15 @@ public:
     mov(r8, ptr[rdi + 16]);
     imul(rdx, rsi, plane.floats * 4);
     add(r8, rdx); // this task's padded plane
-    vxorps(zero(), zero(), zero());
+    if (c.padWithZeroPoint) {
+      // zp in each byte of every element: zp * 0x01010101.
+      mov(rdx, ptr[rdi + 24]);
+      imul(edx, ptr[rdx], 0x01010101);
+      vmovd(Xmm(zero().getIdx()), edx);
+      vpbroadcastd(zero(), Xmm(zero().getIdx()));
+    } else {
+      vxorps(zero(), zero(), zero());
+    }
     fillPlane(r8, plane.floats, zero());
     if (c.strideW == 2)
       setEvenIndex(evenIndex());

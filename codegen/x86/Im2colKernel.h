@@ -9,7 +9,8 @@
 // it crosses a panel. The output-row code is unrolled (its panel splits are
 // compile-time constants); taps are a loop.
 //
-// Task arguments: [0] input NCHW, [1] packed panels, [2] scratch planes.
+// Task arguments: [0] input NCHW, [1] packed panels, [2] scratch planes,
+// [3] (padWithZeroPoint) the s32 zero point.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +29,11 @@ struct Im2colConfig {
   int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
   int64_t padTop = 0, padLeft = 0, outH = 1, outW = 1;
   int64_t panelWidth = 16; // the GEMM kernel's NR
+  /// The int8 convolution: elements are 32-bit groups of four u8 channels
+  /// (`channels` counts the groups) and padding is the quantized zero, the
+  /// zero point in every byte, read at run time from task argument [3] (an
+  /// s32). Otherwise padding is 0.
+  bool padWithZeroPoint = false;
 };
 
 struct Im2colKernel {

@@ -35,6 +35,34 @@ std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const flo
   return out;
 }
 
+std::vector<int8_t> Int8ConvGemm::packWeights(const int8_t *w, int64_t m, int64_t channels,
+                                              int64_t kh, int64_t kw) {
+  int64_t depth = Int8ConvGemm::depth(channels, kh, kw), taps = kh * kw;
+  std::vector<int8_t> out(m * depth, 0);
+  for (int64_t o = 0; o < m; ++o)
+    for (int64_t ch = 0; ch < channels; ++ch)
+      for (int64_t t = 0; t < taps; ++t)
+        out[o * depth + ((ch / 4) * taps + t) * 4 + ch % 4] = w[(o * channels + ch) * taps + t];
+  return out;
+}
+
+std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, int64_t m,
+                                             const float *scales, bool perRow,
+                                             const float *bias) {
+  int64_t depth = static_cast<int64_t>(packed.size()) / m;
+  std::vector<uint32_t> out(m * 4, 0);
+  for (int64_t o = 0; o < m; ++o) {
+    int32_t sum = 0;
+    for (int64_t i = 0; i < depth; ++i)
+      sum += packed[o * depth + i];
+    float scale = scales[perRow ? o : 0], b = bias ? bias[o] : 0.f;
+    std::memcpy(&out[4 * o], &sum, 4);
+    std::memcpy(&out[4 * o + 1], &scale, 4);
+    std::memcpy(&out[4 * o + 2], &b, 4);
+  }
+  return out;
+}
+
 namespace {
 
 using namespace Xbyak;
@@ -68,20 +96,44 @@ public:
       sub(rsp, frameBytes);
       ldtilecfg(tileConfig(rowsPerTile));
     }
-    mov(rax, ptr[rdi + 0]);  // A
-    mov(rbx, ptr[rdi + 8]);  // packed W
-    mov(rdx, ptr[rdi + 16]); // column block
-    mov(r12, ptr[rdi + 32]); // residual
-    mov(rcx, ptr[rdi + 40]); // C
-    mov(r13, rsi);           // panel
-    mov(rsi, ptr[rdi + 24]); // row block
-    imul(r14, r13, kp * nr); // W panel: kp/g groups of nr x g bytes
-    add(rbx, r14);
-    imul(r14, r13, 3 * nr * 4);
-    add(rdx, r14);
-    imul(r14, r13, nr * 4);
-    add(rcx, r14);
-    add(r12, r14);
+    if (c.convolution) {
+      // Task -> (image, panel); the panels, C and residual of that image.
+      const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+      mov(rax, rsi);
+      xor_(edx, edx);
+      mov(r14, panels);
+      div(r14);
+      mov(r13, rdx);                    // panel
+      imul(rbx, rax, panels * kp * nr); // the image's panels
+      add(rbx, ptr[rdi + 8]);
+      imul(rcx, rax, c.m * c.n * 4);    // the image's C and residual
+      mov(r12, rcx);
+      add(rcx, ptr[rdi + 40]);
+      add(r12, ptr[rdi + 32]);
+      imul(r14, r13, kp * nr);
+      add(rbx, r14);
+      imul(r14, r13, nr * 4);
+      add(rcx, r14);
+      add(r12, r14);
+      mov(rax, ptr[rdi + 0]);  // weights (the rows)
+      mov(rsi, ptr[rdi + 16]); // row block
+      mov(rdx, ptr[rdi + 24]); // the input's (zero point, scale)
+    } else {
+      mov(rax, ptr[rdi + 0]);  // A
+      mov(rbx, ptr[rdi + 8]);  // packed W
+      mov(rdx, ptr[rdi + 16]); // column block
+      mov(r12, ptr[rdi + 32]); // residual
+      mov(rcx, ptr[rdi + 40]); // C
+      mov(r13, rsi);           // panel
+      mov(rsi, ptr[rdi + 24]); // row block
+      imul(r14, r13, kp * nr); // W panel: kp/g groups of nr x g bytes
+      add(rbx, r14);
+      imul(r14, r13, 3 * nr * 4);
+      add(rdx, r14);
+      imul(r14, r13, nr * 4);
+      add(rcx, r14);
+      add(r12, r14);
+    }
     if (amx) {
       // rdi: the tile block; r8: A row stride; r9: the tile block's and the
       // packed W's row stride (nr s32 / nr x 4 bytes).
@@ -136,7 +188,7 @@ private:
       add(rax, rowsPerTile * c.lda);
       add(rcx, rowsPerTile * c.ldc * 4);
       add(r12, rowsPerTile * c.ldr * 4);
-      add(rsi, rowsPerTile * 8);
+      add(rsi, rowsPerTile * (c.convolution ? 16 : 8));
       dec(rbp);
       jnz(rows, T_NEAR);
     }
@@ -150,7 +202,11 @@ private:
 
   void dotProduct(const Vmm &accumulator, const Vmm &a, const Vmm &b) {
     if constexpr (kZmm) {
-      vpdpbusd(accumulator, a, b, EvexEncoding);
+      // u8 x s8: the u8 operand is A, or the panel in a convolution.
+      if (c.convolution)
+        vpdpbusd(accumulator, b, a, EvexEncoding);
+      else
+        vpdpbusd(accumulator, a, b, EvexEncoding);
     } else if (c.isa == Int8Isa::AvxVnni) {
       vpdpbusd(accumulator, a, b, c.evexVnni ? EvexEncoding : VexEncoding);
     } else {
@@ -323,25 +379,40 @@ private:
     const int64_t nr = vecs * kLanes;
     const int64_t sums = 0, scales = nr * 4, biases = 2 * nr * 4;
     int64_t col = v * kLanes * 4;
-    if (c.perRowA) {
-      vpbroadcastd(temp(0), ptr[rsi + r * 8]);
-      vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
-      vpsubd(x, x, temp(0));
+    if (c.convolution) {
+      if constexpr (kZmm) {
+        // rsi: row block [M][4]; rdx: the input's (zero point, scale).
+        vpbroadcastd(temp(0), ptr[rsi + r * 16]);
+        vpmulld(temp(0), temp(0), ptr_b[rdx]);
+        vpsubd(x, x, temp(0));
+        vcvtdq2ps(x, x);
+        vbroadcastss(temp(0), ptr[rdx + 4]);
+        vmulps(temp(0), temp(0), ptr_b[rsi + r * 16 + 4]);
+        vmulps(x, x, temp(0));
+        if (c.bias)
+          vaddps(x, x, ptr_b[rsi + r * 16 + 8]);
+      }
     } else {
-      vpsubd(x, x, ptr[rdx + sums + col]);
+      if (c.perRowA) {
+        vpbroadcastd(temp(0), ptr[rsi + r * 8]);
+        vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
+        vpsubd(x, x, temp(0));
+      } else {
+        vpsubd(x, x, ptr[rdx + sums + col]);
+      }
+      vcvtdq2ps(x, x);
+      if (c.perRowA) {
+        // One rounding of scaleA * scaleW, then one of the product (as
+        // onnxruntime's MatMulInteger -> Cast -> Mul does).
+        vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
+        vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
+        vmulps(x, x, temp(0));
+      } else {
+        vmulps(x, x, ptr[rdx + scales + col]);
+      }
+      if (c.bias)
+        vaddps(x, x, ptr[rdx + biases + col]);
     }
-    vcvtdq2ps(x, x);
-    if (c.perRowA) {
-      // One rounding of scaleA * scaleW, then one of the product (as
-      // onnxruntime's MatMulInteger -> Cast -> Mul does).
-      vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
-      vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
-      vmulps(x, x, temp(0));
-    } else {
-      vmulps(x, x, ptr[rdx + scales + col]);
-    }
-    if (c.bias)
-      vaddps(x, x, ptr[rdx + biases + col]);
     if (c.residual) {
       Address rAddr = ptr[r12 + r * c.ldr * 4 + col];
       if (!tailVec) {
@@ -371,6 +442,8 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
+  if (config.convolution && config.isa != Int8Isa::Avx512Vnni)
+    return nullptr; // the convolution form is AVX-512 VNNI only
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 

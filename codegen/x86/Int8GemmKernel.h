@@ -54,6 +54,9 @@ struct Int8GemmConfig {
   /// VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no
   /// AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in tests.
   bool evexVnni = false;
+  /// A convolution (Avx512Vnni only; see Int8ConvGemm below).
+  bool convolution = false;
+  int64_t batch = 1;
 };
 
 struct Int8GemmKernel {
@@ -94,6 +97,37 @@ struct Int8GemmKernel {
 
   /// Generates the task function; null on an xbyak error.
   static std::unique_ptr<JitKernel> generate(const Int8GemmConfig &config);
+};
+
+/// The int8 convolution as the same kernel with the roles turned
+/// (`Int8GemmConfig::convolution`): C[M = output channels][N = positions] =
+/// W[M][K] x im2col[K][N], so the output is NCHW and bias is per row. The
+/// rows are the s8 weights, K ordered as the im2col panels of the
+/// channel-blocked u8 input are: groups of four input channels x taps,
+/// (group, ky, kx), four channels in each 4-byte step; the packed operand is
+/// those u8 panels [batch][panel][K/4][48][4]. `vpdpbusd` takes the u8
+/// panel vector and the broadcast s8 weights. Epilogue per row m:
+/// (sum - zp * rowSum[m]) * fl(scale_input * scale_weight[m]) + bias[m],
+/// residual, activation, grid.
+// Task arguments: [0] packed weights [M][K], [1] panels, [2] row block
+// [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0), [3] the
+// input's (s32 zero point, f32 scale), [4] residual, [5] C; task =
+// image x panels + panel.
+struct Int8ConvGemm {
+  /// K of a convolution with `channels` inputs and kh x kw taps.
+  static int64_t depth(int64_t channels, int64_t kh, int64_t kw) {
+    return (channels + 3) / 4 * kh * kw * 4;
+  }
+  /// w [M][C][kh][kw] s8 into [M][depth], zero for channels past C.
+  static std::vector<int8_t> packWeights(const int8_t *w, int64_t m, int64_t channels,
+                                         int64_t kh, int64_t kw);
+  /// The row block from the packed weights' row sums, scales (one, or one
+  /// per row) and bias (null: zero).
+  static std::vector<uint32_t> packRows(const std::vector<int8_t> &packed, int64_t m,
+                                        const float *scales, bool perRow, const float *bias);
+  static int64_t numTasks(const Int8GemmConfig &c) {
+    return c.batch * Int8GemmKernel::numPanels(c.n, c.isa);
+  }
 };
 
 } // namespace mlir::nunc::x86

@@ -26,6 +26,10 @@ public:
     full = c.k / kLanes;
     tail = static_cast<int>(c.k % kLanes);
     prologue();
+    if (c.channels) {
+      generateBlocks();
+      return;
+    }
     imul(r10, rsi, per);
     mov(r9, c.rows);
     sub(r9, r10);
@@ -98,7 +102,136 @@ public:
   }
 
 private:
+  /// The convolution-input form (QuantizeRowsConfig::channels).
+  void generateBlocks() {
+    const int64_t groups = QuantizeRowsKernel::channelGroups(c);
+    const int64_t planeBytes = c.k * 4;
+    if (tail) {
+      if constexpr (kAvx512) {
+        mov(edx, (1u << tail) - 1);
+        kmovw(k1, edx);
+      }
+    }
+    mov(rcx, ptr[rdi + 16]); // the (zero point, scale) pair
+    if (c.fixed) {
+      mov(r8d, c.zeroPoint);
+      broadcastParameters();
+      vbroadcastss(scale, constScalar(c.scale));
+      mov(ptr[rcx], r8d);
+      vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
+      // Task = (image, group): x at plane image * C + 4 * group.
+      mov(rax, rsi);
+      xor_(edx, edx);
+      mov(r9, groups);
+      div(r9); // rax = image, rdx = group
+      imul(rax, rax, c.channels * planeBytes);
+      imul(r9, rdx, 4 * planeBytes);
+      add(rax, r9);
+      add(rax, ptr[rdi + 0]);
+      imul(rbx, rsi, planeBytes);
+      add(rbx, ptr[rdi + 8]);
+      if (c.channels % 4) {
+        Label partial, done;
+        cmp(rdx, groups - 1);
+        je(partial, T_NEAR);
+        quantizeGroup(4);
+        jmp(done, T_NEAR);
+        L(partial);
+        quantizeGroup(static_cast<int>(c.channels % 4));
+        L(done);
+      } else {
+        quantizeGroup(4);
+      }
+      epilogueReturn(0);
+      emitConstants();
+      return;
+    }
+    // Dynamic: the range of the whole tensor, then every group with it.
+    mov(rax, ptr[rdi + 0]);
+    mov(r9, c.rows);
+    resetRange();
+    Label rangeLoop;
+    L(rangeLoop);
+    accumulateRange();
+    add(rax, planeBytes);
+    dec(r9);
+    jnz(rangeLoop, T_NEAR);
+    computeParameters();
+    mov(ptr[rcx], r8d);
+    vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
+    mov(rax, ptr[rdi + 0]);
+    mov(rbx, ptr[rdi + 8]);
+    Label imageLoop;
+    mov(r14, QuantizeRowsKernel::images(c));
+    L(imageLoop);
+    if (c.channels / 4) {
+      Label groupLoop;
+      mov(r15, c.channels / 4);
+      L(groupLoop);
+      quantizeGroup(4);
+      add(rax, 4 * planeBytes);
+      add(rbx, planeBytes);
+      dec(r15);
+      jnz(groupLoop, T_NEAR);
+    }
+    if (c.channels % 4) {
+      quantizeGroup(static_cast<int>(c.channels % 4));
+      add(rax, (c.channels % 4) * planeBytes);
+      add(rbx, planeBytes);
+    }
+    dec(r14);
+    jnz(imageLoop, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+  /// `count` (1-4) channel planes at rax, plane by plane quantized and
+  /// interleaved into 32-bit elements at rbx (missing channels: the zero
+  /// point). r10 walks the chunks, r11 counts them.
+  void quantizeGroup(int count) {
+    const int64_t planeBytes = c.k * 4;
+    auto chunk = [&](bool masked) {
+      vpxord(packed, packed, packed);
+      for (int j = 0; j < 4; ++j) {
+        if (j < count) {
+          Address a = ptr[rax + r10 + j * planeBytes];
+          if (masked)
+            vmovups(x | k1 | T_z, a);
+          else
+            vmovups(x, a);
+          vdivps(x, x, scale);
+          vcvtps2dq(x, x);
+          vpaddd(x, x, zp);
+          vpmaxsd(x, x, zero);
+          vpminsd(x, x, top);
+        } else {
+          vmovdqa32(x, zp);
+        }
+        if (j)
+          vpslld(x, x, 8 * j);
+        vpord(packed, packed, x);
+      }
+      if (masked)
+        vmovdqu32(ptr[rbx + r10] | k1, packed);
+      else
+        vmovdqu32(ptr[rbx + r10], packed);
+    };
+    xor_(r10d, r10d);
+    if (full) {
+      Label loop;
+      mov(r11, full);
+      L(loop);
+      chunk(false);
+      add(r10, kLanes * 4);
+      dec(r11);
+      jnz(loop, T_NEAR);
+    }
+    if (tail)
+      chunk(true);
+  }
+
   QuantizeRowsConfig c;
+  Vmm packed = Vmm(9);
   int64_t full = 0;
   int tail = 0;
   Vmm mx = Vmm(0), mn = Vmm(1), x = Vmm(2), t = Vmm(3), scale = Vmm(4), zp = Vmm(5),
@@ -224,6 +357,8 @@ private:
 
 std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig &config) {
   bool zmm = config.isa == Int8Isa::Avx512Vnni || config.isa == Int8Isa::Amx;
+  if (config.channels && !zmm)
+    return nullptr; // the convolution form is AVX-512 only
   return generatedFor<QuantizeRowsGenerator>(zmm ? Isa::Avx512 : Isa::Avx2, config);
 }
 

@@ -13,6 +13,9 @@
 //
 // Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2].
 //
+// With `channels` set it quantizes a convolution's NCHW input instead, into
+// the channel-blocked u8 layout the int8 convolution reads (see the config).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NUNC_CODEGEN_X86_QUANTIZEROWSKERNEL_H
@@ -41,9 +44,20 @@ struct QuantizeRowsConfig {
   /// in whole vectors of 8 (lda >= K rounded up to 8, times 2 bytes; the
   /// padding holds the zero point).
   Int8Isa isa = Int8Isa::Avx512Vnni;
+  /// > 0: a convolution's input. The rows are the batch x `channels` planes
+  /// of `k` floats (NCHW); the output is [batch][ceil(channels / 4)][k][4]
+  /// u8, four channels in each 32-bit element (channels past the last hold
+  /// the zero point), and one (zero point, scale) pair. Dynamic ranges are
+  /// per tensor (one task); fixed parameters give a task per channel group.
+  /// AVX-512 only.
+  int64_t channels = 0;
 };
 
 struct QuantizeRowsKernel {
+  static int64_t channelGroups(const QuantizeRowsConfig &c) { return (c.channels + 3) / 4; }
+  static int64_t images(const QuantizeRowsConfig &c) {
+    return c.channels ? c.rows / c.channels : 0;
+  }
   static int64_t rowsPerTask(const QuantizeRowsConfig &c) {
     if (c.perTensor && !c.fixed)
       return c.rows;
@@ -51,6 +65,8 @@ struct QuantizeRowsKernel {
     return std::max<int64_t>(byWork, (c.rows + 31) / 32);
   }
   static int64_t numTasks(const QuantizeRowsConfig &c) {
+    if (c.channels)
+      return c.fixed ? images(c) * channelGroups(c) : 1;
     return (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c);
   }
   static std::unique_ptr<JitKernel> generate(const QuantizeRowsConfig &c);

@@ -1,0 +1,186 @@
+//===- Int8ConvKernelTest.cpp - the int8 convolution vs an exact reference -===//
+//
+// The three kernels of an int8 convolution in sequence, as CompileModel
+// wires them: the channel-blocked quantizer (static or dynamic per tensor),
+// im2col of the u8 blocks padded with the zero point, and the int8 GEMM with
+// the weights as rows. Checked against integer convolution loops: the
+// quantizer's parameters and bytes exactly, the output bit for bit (same f32
+// operations in the same order).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Im2colKernel.h"
+#include "Int8GemmKernel.h"
+#include "QuantizeRowsKernel.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+namespace {
+
+bool hostRuns() {
+  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl");
+}
+
+struct Conv {
+  int64_t batch, channels, height, width, m, kh, kw, stride, pad;
+  bool fixed, bias, residual;
+  int64_t outH() const { return (height + 2 * pad - kh) / stride + 1; }
+  int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
+};
+
+void check(const Conv &p, std::mt19937 &rng) {
+  SCOPED_TRACE("N " + std::to_string(p.batch) + " C " + std::to_string(p.channels) + " " +
+               std::to_string(p.height) + "x" + std::to_string(p.width) + " M " +
+               std::to_string(p.m) + " kernel " + std::to_string(p.kh) + "x" +
+               std::to_string(p.kw) + " stride " + std::to_string(p.stride) + " pad " +
+               std::to_string(p.pad) + (p.fixed ? " static" : " dynamic"));
+  const int64_t plane = p.height * p.width, groups = (p.channels + 3) / 4;
+  const int64_t oh = p.outH(), ow = p.outW(), positions = oh * ow;
+  std::uniform_real_distribution<float> dist(-2.f, 3.f), unit(0.001f, 0.02f), sym(-1.f, 1.f);
+  std::vector<float> x(p.batch * p.channels * plane);
+  for (float &v : x)
+    v = dist(rng);
+  std::vector<int8_t> w(p.m * p.channels * p.kh * p.kw);
+  for (int8_t &v : w)
+    v = static_cast<int8_t>(rng() % 255 - 127);
+  std::vector<float> scales(p.m), bias(p.m), residual(p.batch * p.m * positions);
+  for (float &v : scales)
+    v = unit(rng);
+  for (float &v : bias)
+    v = sym(rng);
+  for (float &v : residual)
+    v = sym(rng);
+
+  // 1. Quantize into channel blocks.
+  QuantizeRowsConfig qc;
+  qc.rows = p.batch * p.channels;
+  qc.k = plane;
+  qc.channels = p.channels;
+  qc.fixed = p.fixed;
+  qc.scale = 0.021f;
+  qc.zeroPoint = 93; // with [-2, 3] inputs: saturates on both sides
+  std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
+  ASSERT_TRUE(quantizer);
+  std::vector<uint8_t> blocks(p.batch * groups * plane * 4 + 1, 0xcd);
+  uint32_t params[2] = {0, 0};
+  const void *qArgs[] = {x.data(), blocks.data(), params};
+  for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(qc); ++t)
+    ASSERT_EQ(quantizer->function()(qArgs, t), 0);
+  ASSERT_EQ(blocks.back(), 0xcd) << "wrote past the blocks";
+  int32_t zp;
+  float scale;
+  std::memcpy(&zp, &params[0], 4);
+  std::memcpy(&scale, &params[1], 4);
+  if (p.fixed) {
+    ASSERT_EQ(zp, 93);
+    ASSERT_EQ(scale, 0.021f);
+  } else {
+    float lo = 0.f, hi = 0.f;
+    for (float v : x) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    ASSERT_EQ(scale, (hi - lo) / 255.f);
+    ASSERT_EQ(zp, static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f))));
+  }
+  std::vector<int32_t> q(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    q[i] = static_cast<int32_t>(
+        std::clamp(std::nearbyint(x[i] / scale) + static_cast<float>(zp), 0.f, 255.f));
+  for (int64_t n = 0; n < p.batch; ++n)
+    for (int64_t ch = 0; ch < groups * 4; ++ch)
+      for (int64_t i = 0; i < plane; ++i) {
+        int want = ch < p.channels ? q[(n * p.channels + ch) * plane + i] : zp;
+        ASSERT_EQ(blocks[((n * groups + ch / 4) * plane + i) * 4 + ch % 4], want)
+            << "image " << n << " channel " << ch << " at " << i;
+      }
+
+  // 2. im2col of the blocks, padded with the zero point.
+  Im2colConfig ic{p.batch, groups,   p.height, p.width, p.kh,  p.kw, p.stride, p.stride,
+                  1,       1,        p.pad,    p.pad,   oh,    ow,   Int8GemmKernel::panelWidth(Int8Isa::Avx512Vnni)};
+  ic.padWithZeroPoint = true;
+  ASSERT_TRUE(Im2colKernel::supports(ic, Isa::Avx512));
+  std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(ic, Isa::Avx512);
+  ASSERT_TRUE(im2col);
+  int64_t depth = Int8ConvGemm::depth(p.channels, p.kh, p.kw);
+  int64_t panels = Int8GemmKernel::numPanels(positions, Int8Isa::Avx512Vnni);
+  std::vector<uint8_t> packed(p.batch * panels * depth * ic.panelWidth);
+  std::vector<uint8_t> scratch(Im2colKernel::scratchBytes(ic, Isa::Avx512));
+  const void *iArgs[] = {blocks.data(), packed.data(), scratch.data(), params};
+  for (int64_t t = 0; t < Im2colKernel::numTasks(ic); ++t)
+    ASSERT_EQ(im2col->function()(iArgs, t), 0);
+
+  // 3. The GEMM with the weights as rows.
+  std::vector<int8_t> pw = Int8ConvGemm::packWeights(w.data(), p.m, p.channels, p.kh, p.kw);
+  std::vector<uint32_t> rows =
+      Int8ConvGemm::packRows(pw, p.m, scales.data(), true, p.bias ? bias.data() : nullptr);
+  Int8GemmConfig cfg;
+  cfg.m = p.m;
+  cfg.n = positions;
+  cfg.k = depth;
+  cfg.lda = depth;
+  cfg.ldc = cfg.ldr = positions;
+  cfg.bias = p.bias;
+  cfg.residual = p.residual;
+  cfg.convolution = true;
+  cfg.batch = p.batch;
+  cfg.isa = Int8Isa::Avx512Vnni;
+  std::unique_ptr<JitKernel> gemm = Int8GemmKernel::generate(cfg);
+  ASSERT_TRUE(gemm);
+  std::vector<float> out(p.batch * p.m * positions + 1, -777.f);
+  const void *gArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
+                         out.data()};
+  for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
+    ASSERT_EQ(gemm->function()(gArgs, t), 0);
+  EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+
+  for (int64_t n = 0; n < p.batch; ++n)
+    for (int64_t o = 0; o < p.m; ++o)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t xx = 0; xx < ow; ++xx) {
+          int64_t acc = 0;
+          for (int64_t ch = 0; ch < p.channels; ++ch)
+            for (int64_t ky = 0; ky < p.kh; ++ky)
+              for (int64_t kx = 0; kx < p.kw; ++kx) {
+                int64_t iy = y * p.stride - p.pad + ky, ix = xx * p.stride - p.pad + kx;
+                bool inside = iy >= 0 && iy < p.height && ix >= 0 && ix < p.width;
+                int32_t v = inside ? q[((n * p.channels + ch) * p.height + iy) * p.width + ix] : zp;
+                acc += int64_t(v - zp) * w[((o * p.channels + ch) * p.kh + ky) * p.kw + kx];
+              }
+          float want = static_cast<float>(acc) * (scale * scales[o]);
+          if (p.bias)
+            want += bias[o];
+          int64_t at = (n * p.m + o) * positions + y * ow + xx;
+          if (p.residual)
+            want += residual[at];
+          ASSERT_EQ(out[at], want) << "image " << n << " channel " << o << " at " << y << ", "
+                                   << xx << " (sum " << acc << ")";
+        }
+}
+
+TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
+  if (!hostRuns())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(61);
+  // N, C, H, W, M, kh, kw, stride, pad, static, bias, residual
+  for (Conv p : {Conv{1, 1, 1, 1, 1, 1, 1, 1, 0, false, false, false},
+                 Conv{1, 3, 9, 13, 7, 3, 3, 1, 1, true, true, false},
+                 Conv{2, 5, 7, 7, 17, 3, 3, 1, 1, false, true, true},
+                 Conv{1, 4, 16, 16, 64, 1, 1, 1, 0, true, true, true},
+                 Conv{1, 3, 15, 17, 9, 7, 7, 2, 3, false, true, false},
+                 Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, false, true},
+                 Conv{1, 64, 8, 8, 129, 3, 3, 1, 1, false, true, true}})
+    check(p, rng);
+}
+
+} // namespace
