@@ -183,6 +183,75 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
   return g;
 }
 
+/// A quantized_conv as the int8 convolution kernels see it: the input
+/// quantized into channel blocks, their im2col panels, the GEMM with the
+/// weights as rows (x86::Int8ConvGemm).
+struct Int8Conv {
+  ConvPackConfig pack; // channels: groups of four input channels
+  int64_t channels = 0, outChannels = 0, depth = 0;
+  ElementsAttr weights; // s8 [M, C, kh, kw]
+  SmallVector<float> scales;
+  static int64_t round64(int64_t v) { return (v + 63) / 64 * 64; }
+  int64_t plane() const { return pack.height * pack.width; }
+  int64_t positions() const { return pack.outH * pack.outW; }
+  int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
+  /// Scratch: the u8 blocks, the input's (zero point, scale), the panels,
+  /// the im2col kernel's padded planes.
+  int64_t paramsOffset() const { return round64(pack.batch * pack.channels * plane() * 4); }
+  int64_t panelsOffset() const { return paramsOffset() + 64; }
+  int64_t planesOffset() const {
+    return round64(panelsOffset() + pack.batch * panels() * depth * pack.panelWidth);
+  }
+  std::optional<x86::Im2colConfig> im2col() const {
+    const ConvPackConfig &p = pack;
+    x86::Im2colConfig c{p.batch,     p.channels,  p.height,    p.width,  p.kernelH,
+                        p.kernelW,   p.strideH,   p.strideW,   p.dilationH, p.dilationW,
+                        p.padTop,    p.padLeft,   p.outH,      p.outW,   p.panelWidth};
+    c.padWithZeroPoint = true;
+    if (!x86::Im2colKernel::supports(c, Isa::Avx512))
+      return std::nullopt;
+    return c;
+  }
+  int64_t scratchBytes() const {
+    std::optional<x86::Im2colConfig> c = im2col();
+    return planesOffset() + (c ? x86::Im2colKernel::scratchBytes(*c, Isa::Avx512) : 0);
+  }
+};
+
+std::optional<Int8Conv> int8Conv(QuantizedConvOp op) {
+  auto in = cast<RankedTensorType>(op.getInput().getType());
+  auto wt = cast<RankedTensorType>(op.getWeight().getType());
+  auto cast = op.getWeight().getDefiningOp<quant::StorageCastOp>();
+  Int8Conv g;
+  if (!cast || !matchPattern(cast.getInput(), m_Constant(&g.weights)) || in.getRank() != 4 ||
+      !in.hasStaticShape() || (op.getBias() && !matchPattern(op.getBias(), m_Constant())))
+    return std::nullopt;
+  auto geom = shape::window(in.getShape().drop_front(2), op.getKernelShape(), op.getStrides(),
+                            op.getDilations(), op.getPads(), op.getAutoPad(), false);
+  if (!geom) {
+    llvm::consumeError(geom.takeError());
+    return std::nullopt;
+  }
+  Type element = wt.getElementType();
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+    for (double s : axis.getScales())
+      g.scales.push_back(static_cast<float>(s));
+  else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element))
+    g.scales.push_back(static_cast<float>(tensor.getScale()));
+  else
+    return std::nullopt;
+  g.channels = in.getDimSize(1);
+  g.outChannels = wt.getDimSize(0);
+  g.depth = x86::Int8ConvGemm::depth(g.channels, geom->kernel[0], geom->kernel[1]);
+  g.pack = {in.getDimSize(0), (g.channels + 3) / 4, in.getDimSize(2), in.getDimSize(3),
+            geom->kernel[0], geom->kernel[1], geom->strides[0], geom->strides[1],
+            geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
+            geom->output[0], geom->output[1],
+            x86::Int8GemmKernel::panelWidth(Int8Isa::Avx512Vnni)};
+  g.pack.zeroPointPadding = true;
+  return g;
+}
+
 /// Whether the GEMM kernel takes this linear op.
 bool nativeLinear(LinearOp lin) {
   auto in = cast<RankedTensorType>(lin.getInput().getType());
@@ -521,6 +590,9 @@ LogicalResult ModelCompiler::selectKernels() {
     if (auto ql = dyn_cast<QuantizedLinearOp>(op))
       if (std::optional<Int8Linear> l = int8Linear(ql, options.target.int8))
         return l->scratchBytes();
+    if (auto qc = dyn_cast<QuantizedConvOp>(op))
+      if (std::optional<Int8Conv> g = int8Conv(qc))
+        return g->scratchBytes();
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
         return x86::AttentionKernel::scratchBytes(*c, isa);
@@ -553,6 +625,11 @@ LogicalResult ModelCompiler::selectKernels() {
     // input is quantized into scratch first).
     if (auto ql = dyn_cast<QuantizedLinearOp>(op)) {
       if (ql.getResidual() && int8Linear(ql, options.target.int8))
+        candidates.push_back(op->getNumOperands() - 1);
+      return candidates;
+    }
+    if (auto qc = dyn_cast<QuantizedConvOp>(op)) {
+      if (qc.getResidual() && int8Conv(qc))
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
@@ -822,6 +899,125 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (cfg.kind == x86::WindowConfig::Depthwise && cfg.activation.kind != x86::Activation::None)
       what += " " + cast<FusedConvOp>(step.op).getActivation().str();
     call.description = what;
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto qc = dyn_cast<QuantizedConvOp>(step.op)) {
+    if (!hasInt8Convolutions(options.target))
+      return qc.emitError("quantized_conv needs a target with int8 convolution kernels "
+                          "(x86_64-avx512vnni, x86_64-amx), not ")
+             << options.target.name;
+    std::optional<Int8Conv> g = int8Conv(qc);
+    if (!g)
+      return qc.emitError("quantized_conv needs a 4-D static input and a constant weight "
+                          "(quant.scast of an i8 constant) and bias");
+    // 1. The input into u8 channel blocks and its (zero point, scale).
+    x86::QuantizeRowsConfig qcfg;
+    qcfg.rows = g->pack.batch * g->channels;
+    qcfg.k = g->plane();
+    qcfg.channels = g->channels;
+    qcfg.isa = Int8Isa::Avx512Vnni;
+    if (std::optional<Type> t = qc.getInputQuantization()) {
+      auto q = cast<quant::UniformQuantizedType>(*t);
+      qcfg.fixed = true;
+      qcfg.scale = static_cast<float>(q.getScale());
+      qcfg.zeroPoint = static_cast<int32_t>(q.getZeroPoint());
+    }
+    std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qcfg);
+    if (!quantizer)
+      return qc.emitError("generating the convolution's input quantizer failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    KernelCall quantize;
+    quantize.symbol = call.symbol + "_quantize";
+    quantize.tasks = x86::QuantizeRowsKernel::numTasks(qcfg);
+    quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
+                     KernelArg::storage(step.scratch, g->paramsOffset())};
+    quantize.description = qcfg.fixed ? "quantize channel blocks (u8, static)"
+                                      : "quantize channel blocks (u8, dynamic tensor)";
+    nativeCode.push_back({quantize.symbol, quantizer->bytes()});
+    call.prelude.push_back(std::move(quantize));
+
+    // 2. im2col of the blocks, padded with the zero point.
+    KernelCall pack;
+    pack.symbol = call.symbol + "_pack";
+    if (std::optional<x86::Im2colConfig> ic = g->im2col()) {
+      std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, Isa::Avx512);
+      if (!packer)
+        return qc.emitError("generating the im2col kernel failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      pack.tasks = x86::Im2colKernel::numTasks(*ic);
+      pack.args = {KernelArg::storage(step.scratch),
+                   KernelArg::storage(step.scratch, g->panelsOffset()),
+                   KernelArg::storage(step.scratch, g->planesOffset()),
+                   KernelArg::storage(step.scratch, g->paramsOffset())};
+      nativeCode.push_back({pack.symbol, packer->bytes()});
+      pack.description = "im2col (u8 blocks)";
+    } else {
+      buildConvPackKernel(*kernelModule, g->pack, pack.symbol + "_impl");
+      pack.generic = true;
+      pack.tasks = g->pack.batch * g->pack.channels;
+      pack.args = {KernelArg::storage(step.scratch),
+                   KernelArg::storage(step.scratch, g->panelsOffset()),
+                   KernelArg::storage(step.scratch, g->paramsOffset())};
+      genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
+      pack.description = "generic im2col (u8 blocks)";
+    }
+    call.prelude.push_back(std::move(pack));
+
+    // 3. The int8 GEMM with the weights as rows.
+    x86::Int8GemmConfig cfg;
+    cfg.m = g->outChannels;
+    cfg.n = g->positions();
+    cfg.k = g->depth;
+    cfg.lda = g->depth;
+    cfg.ldc = cfg.ldr = cfg.n;
+    cfg.bias = static_cast<bool>(qc.getBias());
+    cfg.residual = static_cast<bool>(qc.getResidual());
+    cfg.convolution = true;
+    cfg.batch = g->pack.batch;
+    cfg.isa = Int8Isa::Avx512Vnni;
+    cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
+                                               qc.getActivationMin().convertToFloat(),
+                                               qc.getActivationMax().convertToFloat());
+    if (std::optional<Type> t = qc.getOutputQuantization())
+      cfg.output = roundToGrid(*t);
+    std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
+    if (!kernel)
+      return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    SmallVector<char> raw;
+    readRawElements(g->weights, raw);
+    std::vector<int8_t> packed = x86::Int8ConvGemm::packWeights(
+        reinterpret_cast<const int8_t *>(raw.data()), g->outChannels, g->channels,
+        g->pack.kernelH, g->pack.kernelW);
+    std::optional<SmallVector<float>> bias;
+    if (qc.getBias()) {
+      ElementsAttr battr;
+      SmallVector<char> braw;
+      if (!matchPattern(qc.getBias(), m_Constant(&battr)) || !readRawElements(battr, braw))
+        return qc.emitError("quantized_conv needs a constant bias");
+      bias = SmallVector<float>((const float *)braw.data(),
+                                (const float *)braw.data() + braw.size() / 4);
+    }
+    std::vector<uint32_t> rows = x86::Int8ConvGemm::packRows(
+        packed, g->outChannels, g->scales.data(), g->scales.size() > 1,
+        bias ? bias->data() : nullptr);
+    int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
+    int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
+    int residual = qc.getResidual() ? step.operands.back() : step.operands[0];
+    call.args = {KernelArg::blob(wOffset), KernelArg::storage(step.scratch, g->panelsOffset()),
+                 KernelArg::blob(rOffset), KernelArg::storage(step.scratch, g->paramsOffset()),
+                 KernelArg::storage(residual), KernelArg::storage(step.results[0])};
+    call.tasks = x86::Int8ConvGemm::numTasks(cfg);
+    call.description =
+        llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel, {5}]{6}{7}{8}{9}", cfg.m,
+                      cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
+                      qcfg.fixed ? "static" : "dynamic tensor", cfg.bias ? " +bias" : "",
+                      cfg.residual ? " +residual" : "",
+                      qc.getActivation() == "none" ? std::string()
+                                                   : " " + qc.getActivation().str(),
+                      qc.getOutputQuantization() ? " +requantize" : "")
+            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }

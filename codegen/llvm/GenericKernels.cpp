@@ -1530,21 +1530,32 @@ void mlir::nunc::buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c,
   Location loc = kernels.getLoc();
   int64_t p = c.outH * c.outW, nr = c.panelWidth, panels = (p + nr - 1) / nr;
   int64_t ck = c.channels * c.kernelH * c.kernelW;
-  Type f32 = b.getF32Type();
-  auto inType = MemRefType::get({c.batch, c.channels, c.height, c.width}, f32);
-  auto outType = MemRefType::get({c.batch, panels, ck, nr}, f32);
-  auto func = func::FuncOp::create(
-      b, loc, symbol, b.getFunctionType({inType, outType, b.getIndexType()}, {b.getI32Type()}));
+  Type element = c.zeroPointPadding ? Type(b.getI32Type()) : Type(b.getF32Type());
+  auto inType = MemRefType::get({c.batch, c.channels, c.height, c.width}, element);
+  auto outType = MemRefType::get({c.batch, panels, ck, nr}, element);
+  SmallVector<Type> args{inType, outType};
+  if (c.zeroPointPadding)
+    args.push_back(MemRefType::get({2}, b.getI32Type()));
+  args.push_back(b.getIndexType());
+  auto func = func::FuncOp::create(b, loc, symbol, b.getFunctionType(args, {b.getI32Type()}));
   func.setPrivate();
   func.setArgAttr(0, "llvm.noalias", b.getUnitAttr());
   func.setArgAttr(1, "llvm.noalias", b.getUnitAttr());
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
   KernelBuilder k(b, loc);
-  Value in = entry->getArgument(0), out = entry->getArgument(1), task = entry->getArgument(2);
+  Value in = entry->getArgument(0), out = entry->getArgument(1),
+        task = entry->getArguments().back();
   Value n = arith::DivUIOp::create(b, loc, task, k.index(c.channels));
   Value ch = arith::RemUIOp::create(b, loc, task, k.index(c.channels));
-  Value zero = k.floatConst(0, f32);
+  Value zero;
+  if (c.zeroPointPadding) {
+    // The zero point in each byte of the 32-bit element.
+    Value zp = memref::LoadOp::create(b, loc, entry->getArgument(2), ValueRange{k.index(0)});
+    zero = arith::MulIOp::create(b, loc, zp, k.i32(0x01010101));
+  } else {
+    zero = k.floatConst(0, b.getF32Type());
+  }
   k.forEach({c.kernelH, c.kernelW}, [&](ValueRange kk) {
     // row of the im2col matrix: (channel, kh, kw)
     Value row = arith::AddIOp::create(

@@ -33,13 +33,18 @@ struct ConvPackConfig {
   int64_t kernelH, kernelW, strideH, strideW, dilationH, dilationW, padTop, padLeft;
   int64_t outH, outW;
   int64_t panelWidth;                        // NR of the GEMM kernel
+  /// The int8 convolution's channel-blocked input: 32-bit elements (four u8
+  /// channels; `channels` counts the groups) and padding of the zero point
+  /// in every byte, read from a third argument memref<2xi32> (zero point,
+  /// scale bits).
+  bool zeroPointPadding = false;
 };
 
 /// Adds `symbol`: (memref input NCHW f32, memref packed f32, index task) -> i32
 /// writing, for task = image * C + channel, that channel's rows of the
 /// im2col matrix [C*kh*kw][OH*OW] in the GEMM kernel's panel layout
 /// [image][panel][C*kh*kw][NR] (padding in the input and past the last
-/// column read as 0).
+/// column read as 0; with zeroPointPadding, as described there).
 void buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c, llvm::StringRef symbol);
 
 /// The memref type a tensor of `type` is passed as to a generic kernel.
