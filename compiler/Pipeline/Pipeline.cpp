@@ -30,7 +30,7 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
   fpm.addPass(createShapeInference());
 }
 
-void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
+void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   buildSimplifyPipeline(pm);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createFuseGelu());
@@ -39,7 +39,9 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm) {
   fpm.addPass(createFuseLinear());
   fpm.addPass(createFuseQuantizeDequantize());
   fpm.addPass(createFoldBatchNorm());
-  fpm.addPass(createFuseConv());
+  FuseConvOptions conv;
+  conv.int8 = int8Convs;
+  fpm.addPass(createFuseConv(conv));
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
   // Quantized weights the int8 patterns could not take (u8 weights with a
   // zero point, 16-bit activations) are constants only now: their MatMuls

@@ -88,6 +88,19 @@ struct ConstantFoldingPass
       markAllAnalysesPreserved();
   }
 
+  /// A DequantizeLinear whose users all take it as a weight the int8
+  /// patterns read: large ones feeding MatMuls or Gathers, and any feeding
+  /// Conv weights (the int8 convolution's, in QDQ CNNs; small ones too).
+  static bool keepsQuantizedWeight(Operation *dq) {
+    Value w = dq->getResult(0);
+    bool large = cast<ShapedType>(w.getType()).getNumElements() > kKeepQuantizedAbove;
+    return llvm::all_of(dq->getUsers(), [&](Operation *u) {
+      if (isa<ConvOp>(u))
+        return u->getNumOperands() > 1 && u->getOperand(1) == w && u->getOperand(0) != w;
+      return large && isa<MatMulOp, GatherOp>(u);
+    });
+  }
+
   LogicalResult foldByEvaluation(Operation *op, OpBuilder &builder, bool &changed) {
     // A dequantized weight folds whatever its size: kernels need constant
     // weights (a Conv's in a QDQ model, say), and it is at most 4x the
@@ -95,14 +108,12 @@ struct ConstantFoldingPass
     bool dequantize = isa<DequantizeLinearOp>(op);
     if (!hasStaticResults(op, dequantize ? std::numeric_limits<int64_t>::max() : maxElements))
       return success();
-    // Before fusion, quantized weights of MatMuls and embedding tables stay
-    // quantized: the int8 GEMM reads them as they are (nunc-fuse-linear
-    // matches the DequantizeLinear) and a Gather takes integer rows
-    // (nunc-fuse-quantize-dequantize). Small ones (scales, biases) and
-    // those of other ops fold.
-    if (dequantize && keepQuantizedWeights &&
-        cast<ShapedType>(op->getResult(0).getType()).getNumElements() > kKeepQuantizedAbove &&
-        llvm::all_of(op->getUsers(), [](Operation *u) { return isa<MatMulOp, GatherOp>(u); }))
+    // Before fusion, quantized weights of MatMuls, Convs and embedding
+    // tables stay quantized: the int8 kernels read them as they are
+    // (nunc-fuse-linear and nunc-fuse-conv match the DequantizeLinear) and a
+    // Gather takes integer rows (nunc-fuse-quantize-dequantize). Scales,
+    // biases and the weights of other ops fold.
+    if (dequantize && keepQuantizedWeights && keepsQuantizedWeight(op))
       return success();
     SmallVector<Tensor> operands;
     for (Value v : op->getOperands()) {

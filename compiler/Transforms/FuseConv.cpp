@@ -3,6 +3,7 @@
 #include "PatternUtils.h"
 #include "nunc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
@@ -17,7 +18,7 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// The parts of a conv or fused_conv.
+/// The parts of a conv, fused_conv or quantized_conv.
 struct ConvParts {
   Operation *op = nullptr;
   Value input, weight, bias, residual;
@@ -33,6 +34,12 @@ std::optional<ConvParts> convParts(Value v) {
     p = {fused, fused.getInput(), fused.getWeight(), fused.getBias(), fused.getResidual(),
          fused.getActivation(), fused.getActivationMin().convertToFloat(),
          fused.getActivationMax().convertToFloat()};
+  } else if (auto q = singleUseDef<QuantizedConvOp>(v)) {
+    // Nothing folds after the rounding to an output grid.
+    if (q.getOutputQuantization())
+      return std::nullopt;
+    p = {q, q.getInput(), q.getWeight(), q.getBias(), q.getResidual(), q.getActivation(),
+         q.getActivationMin().convertToFloat(), q.getActivationMax().convertToFloat()};
   } else {
     return std::nullopt;
   }
@@ -48,7 +55,9 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
   if (p.residual)
     operands.push_back(p.residual);
   SmallVector<NamedAttribute> attrs;
-  for (StringRef name : {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"})
+  bool quantized = isa<QuantizedConvOp>(src);
+  for (StringRef name : {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides",
+                         "activation_quantization", "input_quantization"})
     if (Attribute a = src->getAttr(name))
       attrs.push_back(rewriter.getNamedAttr(name, a));
   attrs.push_back(rewriter.getNamedAttr(
@@ -57,9 +66,71 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
   attrs.push_back(rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)));
   attrs.push_back(rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)));
   attrs.push_back(rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max)));
-  return createInferred(rewriter, loc, FusedConvOp::getOperationName(), operands, attrs, 1,
-                        /*reportErrors=*/false);
+  return createInferred(rewriter, loc,
+                        quantized ? QuantizedConvOp::getOperationName()
+                                  : FusedConvOp::getOperationName(),
+                        operands, attrs, 1, /*reportErrors=*/false);
 }
+
+/// The per-tensor u8/s8 grid x was rounded to, and x: a QuantizeLinear /
+/// DequantizeLinear pair, or the fake_quantize it became.
+std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
+  MLIRContext *ctx = v.getContext();
+  if (auto dq = v.getDefiningOp<DequantizeLinearOp>()) {
+    auto q = dq.getInput().getDefiningOp<QuantizeLinearOp>();
+    if (!q || !cast<ShapedType>(q.getInput().getType()).getElementType().isF32())
+      return std::nullopt;
+    Type storage = cast<ShapedType>(q.getType()).getElementType();
+    std::optional<TypeAttr> grid = staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage);
+    if (!grid || grid != staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage))
+      return std::nullopt;
+    return std::pair(q.getInput(), *grid);
+  }
+  if (auto fq = v.getDefiningOp<FakeQuantizeOp>()) {
+    auto t = dyn_cast<quant::UniformQuantizedType>(fq.getQuantization());
+    if (!t || t.getStorageTypeIntegralWidth() != 8)
+      return std::nullopt;
+    // s8 grids become the u8 one 128 higher (same rounding and saturation).
+    int64_t shift = t.isSigned() ? 128 : 0;
+    if (t.getStorageTypeMin() + shift != 0 || t.getStorageTypeMax() + shift != 255)
+      return std::nullopt;
+    return std::pair(fq.getInput(),
+                     TypeAttr::get(quant::UniformQuantizedType::get(
+                         0, IntegerType::get(ctx, 8), Float32Type::get(ctx), t.getScale(),
+                         t.getZeroPoint() + shift, 0, 255)));
+  }
+  return std::nullopt;
+}
+
+/// Conv(Q/DQ(x), DequantizeLinear(Wq, sW, 0), bias) of a QDQ model ->
+/// quantized_conv(x, Wq) with static activations (see the pass).
+struct QdqConvToQuantizedConv : OpRewritePattern<ConvOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvOp conv, PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<RankedTensorType>(conv.getInput().getType());
+    auto dqW = conv.getWeight().getDefiningOp<DequantizeLinearOp>();
+    if (!in || in.getRank() != 4 || !in.hasStaticShape() || !in.getElementType().isF32() ||
+        conv.getGroup() != 1 || !dqW || (conv.getBias() && !matchPattern(conv.getBias(), m_Constant())))
+      return failure();
+    std::optional<std::pair<Value, TypeAttr>> x = quantizedInput(conv.getInput());
+    if (!x)
+      return failure();
+    Location loc = fusedLoc({conv.getInput().getDefiningOp(), dqW, conv});
+    rewriter.setInsertionPoint(conv);
+    FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
+                                              dqW.getZeroPoint(), dqW.getAxis());
+    if (failed(weight))
+      return failure();
+    auto q = QuantizedConvOp::create(
+        rewriter, loc, conv.getType(), x->first, *weight, conv.getBias(), Value(),
+        rewriter.getStringAttr("static"), x->second, TypeAttr(), conv.getAutoPadAttr(),
+        conv.getDilationsAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
+        conv.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
+        rewriter.getF32FloatAttr(0));
+    rewriter.replaceOp(conv, q.getResult());
+    return success();
+  }
+};
 
 struct AddIntoConv : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -117,8 +188,11 @@ template <typename ActOp> struct ActivationIntoConv : OpRewritePattern<ActOp> {
 };
 
 struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
+  using FuseConvBase::FuseConvBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    if (int8)
+      patterns.add<QdqConvToQuantizedConv>(&getContext(), /*benefit=*/2);
     patterns.add<AddIntoConv, ActivationIntoConv<ReluOp>, ActivationIntoConv<ClipOp>,
                  ActivationIntoConv<SigmoidOp>, ActivationIntoConv<TanhOp>,
                  ActivationIntoConv<GeluOp>>(&getContext());

@@ -367,69 +367,6 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
   }
 };
 
-/// The static input grid of a quantized_linear for activations quantized
-/// per tensor with (scale, zero point) to u8 or s8: an s8 activation becomes
-/// the u8 one 128 higher, which rounds and saturates identically.
-std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zeroPoint,
-                                        Type storage) {
-  std::optional<double> s = scalarConstant(scale);
-  std::optional<double> z = zeroPoint ? scalarConstant(zeroPoint) : std::optional<double>(0);
-  if (!s || !z || !(*s > 0))
-    return std::nullopt;
-  int64_t zp = static_cast<int64_t>(*z);
-  if (storage.isSignlessInteger(8))
-    zp += 128;
-  else if (!storage.isUnsignedInteger(8))
-    return std::nullopt;
-  return TypeAttr::get(quant::UniformQuantizedType::get(
-      /*flags=*/0, IntegerType::get(ctx, 8), Float32Type::get(ctx), static_cast<float>(*s), zp,
-      0, 255));
-}
-
-/// quant.scast of a constant s8 weight [K, N] with zero point(s) 0 and one
-/// scale or one per column (`axis` 1), as quantized_linear takes it.
-FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
-                                 Value zeroPoint, int64_t axis) {
-  ElementsAttr wAttr;
-  auto wType = dyn_cast<RankedTensorType>(wq.getType());
-  if (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
-      !wType.getElementType().isSignlessInteger(8) || !matchPattern(wq, m_Constant(&wAttr)))
-    return failure();
-  int64_t n = wType.getDimSize(1);
-  std::optional<Tensor> ws = f32Constant(scale);
-  if (!ws || (ws->numElements() != 1 &&
-              (ws->numElements() != n || shape::wrapAxis(axis, 2) != 1)))
-    return failure();
-  if (zeroPoint) {
-    ElementsAttr zAttr;
-    if (!matchPattern(zeroPoint, m_Constant(&zAttr)))
-      return failure();
-    llvm::Expected<Tensor> z = tensorFromAttr(zAttr);
-    if (!z) {
-      llvm::consumeError(z.takeError());
-      return failure();
-    }
-    for (int64_t i = 0; i < z->numElements(); ++i)
-      if (z->getInt(i) != 0)
-        return failure();
-  }
-  MLIRContext *ctx = rewriter.getContext();
-  Type i8 = IntegerType::get(ctx, 8), f32 = rewriter.getF32Type();
-  Type element;
-  if (ws->numElements() == 1) {
-    element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8, f32,
-                                               ws->as<float>()[0], 0, -128, 127);
-  } else {
-    SmallVector<double> scales(ws->as<float>(), ws->as<float>() + n);
-    element = quant::UniformQuantizedPerAxisType::get(quant::QuantizationFlags::Signed, i8, f32,
-                                                      scales, SmallVector<int64_t>(n, 0), 1,
-                                                      -128, 127);
-  }
-  return quant::StorageCastOp::create(rewriter, loc,
-                                      RankedTensorType::get(wType.getShape(), element), wq)
-      .getResult();
-}
-
 /// A MatMul of a QDQ model (onnxruntime's quantize_static, QDQ format):
 ///   MatMul(DequantizeLinear(QuantizeLinear(x, sx, zx), sx, zx),
 ///          DequantizeLinear(Wq, sW, 0))

@@ -2,7 +2,11 @@
 
 #include "PatternUtils.h"
 
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Interpreter/Evaluator.h"
+
+#include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include <cmath>
 
@@ -125,6 +129,64 @@ Location fusedLoc(ArrayRef<Operation *> ops) {
   for (Operation *op : ops)
     locs.push_back(op->getLoc());
   return FusedLoc::get(ops.front()->getContext(), locs);
+}
+
+std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zeroPoint,
+                                        Type storage) {
+  std::optional<double> s = scalarConstant(scale);
+  std::optional<double> z = zeroPoint ? scalarConstant(zeroPoint) : std::optional<double>(0);
+  if (!s || !z || !(*s > 0))
+    return std::nullopt;
+  int64_t zp = static_cast<int64_t>(*z);
+  if (storage.isSignlessInteger(8))
+    zp += 128;
+  else if (!storage.isUnsignedInteger(8))
+    return std::nullopt;
+  return TypeAttr::get(quant::UniformQuantizedType::get(
+      /*flags=*/0, IntegerType::get(ctx, 8), Float32Type::get(ctx), static_cast<float>(*s), zp,
+      0, 255));
+}
+
+FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
+                                 Value zeroPoint, int64_t axis) {
+  ElementsAttr wAttr;
+  auto wType = dyn_cast<RankedTensorType>(wq.getType());
+  if (!wType || wType.getRank() < 1 || !wType.hasStaticShape() ||
+      !wType.getElementType().isSignlessInteger(8) || !matchPattern(wq, m_Constant(&wAttr)))
+    return failure();
+  int64_t dim = shape::wrapAxis(axis, wType.getRank());
+  int64_t n = wType.getDimSize(dim);
+  std::optional<SmallVector<float>> ws = getConstantFloats(scale);
+  if (!ws || (ws->size() != 1 && static_cast<int64_t>(ws->size()) != n))
+    return failure();
+  if (zeroPoint) {
+    ElementsAttr zAttr;
+    if (!matchPattern(zeroPoint, m_Constant(&zAttr)))
+      return failure();
+    llvm::Expected<Tensor> z = tensorFromAttr(zAttr);
+    if (!z) {
+      llvm::consumeError(z.takeError());
+      return failure();
+    }
+    for (int64_t i = 0; i < z->numElements(); ++i)
+      if (z->getInt(i) != 0)
+        return failure();
+  }
+  MLIRContext *ctx = rewriter.getContext();
+  Type i8 = IntegerType::get(ctx, 8), f32 = rewriter.getF32Type();
+  Type element;
+  if (ws->size() == 1) {
+    element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8, f32,
+                                               (*ws)[0], 0, -128, 127);
+  } else {
+    SmallVector<double> scales(ws->begin(), ws->end());
+    element = quant::UniformQuantizedPerAxisType::get(quant::QuantizationFlags::Signed, i8, f32,
+                                                      scales, SmallVector<int64_t>(n, 0), dim,
+                                                      -128, 127);
+  }
+  return quant::StorageCastOp::create(rewriter, loc,
+                                      RankedTensorType::get(wType.getShape(), element), wq)
+      .getResult();
 }
 
 } // namespace mlir::nunc

@@ -59,6 +59,20 @@ inline bool isStatic(Type t) {
   return r && r.hasStaticShape();
 }
 
+/// The static input grid of an int8 op (quantized_linear, quantized_conv)
+/// for activations quantized per tensor with (scale, zero point) to u8 or
+/// s8: an s8 activation becomes the u8 one 128 higher, which rounds and
+/// saturates identically.
+std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zeroPoint,
+                                        Type storage);
+
+/// quant.scast of a constant s8 weight with zero point(s) 0 and one scale,
+/// or one per index of dim `axis`, as the int8 ops take it (quantized_linear:
+/// [K, N] per column, axis 1; quantized_conv: [M, C, kh, kw] per output
+/// channel, axis 0).
+FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
+                                 Value zeroPoint, int64_t axis);
+
 } // namespace mlir::nunc
 
 #endif // NUNC_TRANSFORMS_PATTERNUTILS_H

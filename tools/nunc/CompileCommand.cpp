@@ -295,7 +295,7 @@ int runCompile() {
   if (!module)
     return 1;
   PassManager pm(&tc.get());
-  buildFusionPipeline(pm);
+  buildFusionPipeline(pm, hasInt8Convolutions(options.target));
   if (failed(pm.run(*module)))
     return 1;
   if (quantize == "int8") {

@@ -146,17 +146,16 @@ int runRun() {
   if (!reference || quantize == "int8") {
     // Compile for this machine (and link the library into this process), or
     // give the evaluator the quantized ops.
+    // The convolutions' int8 form needs the host's kernels when it runs
+    // compiled; the evaluator takes either.
+    llvm::Expected<TargetInfo> host = resolveTarget("native");
+    bool int8Convs = reference || (host && hasInt8Convolutions(*host));
+    if (!host)
+      llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
-    buildFusionPipeline(pm);
-    if (quantize == "int8") {
-      // The convolutions' int8 form needs the host's kernels when it runs
-      // compiled; the evaluator takes either.
-      llvm::Expected<TargetInfo> host = resolveTarget("native");
-      bool convs = reference || (host && hasInt8Convolutions(*host));
-      if (!host)
-        llvm::consumeError(host.takeError());
-      buildInt8Pipeline(pm, "", {}, convs);
-    }
+    buildFusionPipeline(pm, int8Convs);
+    if (quantize == "int8")
+      buildInt8Pipeline(pm, "", {}, int8Convs);
     if (failed(pm.run(*module)))
       return 1;
   }

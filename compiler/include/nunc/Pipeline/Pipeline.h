@@ -23,7 +23,9 @@ void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true);
 /// simplify, fuse (GELU, LayerNorm, attention, linear, Q/DQ pairs, BatchNorm
 /// into Conv, conv epilogues), simplify again, and fuse linear ops once more
 /// for weights that only the second simplification made constant.
-void buildFusionPipeline(OpPassManager &pm);
+/// `int8Convs`: QDQ convolutions become quantized_conv (targets with int8
+/// convolution kernels).
+void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true);
 
 /// After fusion, for `--quantize int8`: linear ops (and, with `convs`, 2-D
 /// convolutions of one group) to int8 (weights per output channel;

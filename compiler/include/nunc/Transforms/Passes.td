@@ -27,7 +27,8 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     the input shapes are pinned. Dead constants are erased.
     DequantizeLinear of a constant folds whatever its size (a weight, at most
     4x its integer form), except, with `keep-quantized-weights`, the large
-    ones that feed only MatMuls or Gathers: nunc-fuse-linear and
+    ones that feed only MatMuls or Gathers, and those that feed only Conv
+    weights: nunc-fuse-linear, nunc-fuse-conv and
     nunc-fuse-quantize-dequantize take those in their integer form.
   }];
   let options = [
@@ -35,7 +36,8 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
            "Largest result (in elements) the pass materializes as a constant">,
     Option<"keepQuantizedWeights", "keep-quantized-weights", "bool", "true",
            "Leave DequantizeLinears of more than 4096 constant elements that feed only "
-           "MatMuls or Gathers for fusion (int8 weights, embedding tables)">,
+           "MatMuls or Gathers, and those feeding only Conv weights, for fusion (int8 "
+           "weights, embedding tables)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
@@ -114,12 +116,23 @@ def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
 }
 
 def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
-  let summary = "Folds a residual Add and an activation into the preceding Conv";
+  let summary = "Folds a residual Add and an activation into the preceding Conv; QDQ convs to int8";
   let description = [{
     Conv followed by an Add of a same-shaped tensor (residual) and/or an
-    activation (Relu, Clip, Sigmoid, Tanh, GELU) becomes nunc.fused_conv.
+    activation (Relu, Clip, Sigmoid, Tanh, GELU) becomes nunc.fused_conv, or
+    folds into a quantized_conv the same way.
+    With `int8` (the default), a QDQ model's 2-D convolution of one group,
+    Conv(x', DequantizeLinear(Wq, sW, 0)) with x' a per-tensor u8/s8
+    Quantize/DequantizeLinear pair of x (or the fake_quantize it became) and
+    Wq a constant s8 weight (per tensor or per output channel), becomes
+    quantized_conv(x, Wq) with static activations: the same integers, summed
+    exactly. Targets without int8 convolution kernels turn `int8` off.
   }];
-  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+  let options = [
+    Option<"int8", "int8", "bool", /*default=*/"true",
+           "Rewrite QDQ convolutions to quantized_conv">,
+  ];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
 def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
