@@ -327,17 +327,18 @@ func.func @broadcast_division_by_zero() -> tensor<2x2xi64> {
 
 // -----
 
-// Dequantized weights: an int8 MatMul weight of more than 4096 elements stays
-// behind its DequantizeLinear for nunc-fuse-linear (unless told otherwise);
-// a Conv's folds whatever its size (even past max-elements), since the conv
-// kernels need a constant weight.
+// Dequantized weights: an int8 MatMul weight of more than 4096 elements, and
+// a Conv weight of any size, stay behind their DequantizeLinear for
+// nunc-fuse-linear / nunc-fuse-conv (unless told otherwise); with
+// keep-quantized-weights=false they fold whatever their size (even past
+// max-elements), since the f32 kernels need constant weights.
 // CHECK-LABEL: func.func @dequantized_weights(
 // CHECK:         %[[MW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
 // CHECK:         nunc.matmul %{{.*}}, %[[MW]]
-// CHECK:         %[[CW:.*]] = nunc.constant dense<1.500000e+00> : tensor<65x65x1x1xf32>
+// CHECK:         %[[CW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<65x65x1x1xi8>, tensor<f32> -> tensor<65x65x1x1xf32>
 // CHECK:         nunc.conv %{{.*}}, %[[CW]]
 // LIMIT-LABEL: func.func @dequantized_weights(
-// LIMIT:         nunc.constant dense<1.500000e+00> : tensor<65x65x1x1xf32>
+// LIMIT:         nunc.dequantize_linear %{{.*}} : tensor<65x65x1x1xi8>
 // NOKEEP-LABEL: func.func @dequantized_weights(
 // NOKEEP-NOT:    nunc.dequantize_linear
 // NOKEEP:        nunc.matmul %{{.*}}, %{{.*}} : (tensor<2x65xf32>, tensor<65x65xf32>)

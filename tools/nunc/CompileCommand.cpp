@@ -41,9 +41,10 @@ void printInt8Coverage(ModuleOp module, bool int8Convs) {
                 g.getData().getDefiningOp<ConstantOp>();
   });
   llvm::errs() << "nunc compile: int8: " << quantized << " linear op"
-               << (quantized == 1 ? "" : "s") << ", " << quantizedConvs << " convolution"
-               << (quantizedConvs == 1 ? "" : "s") << ", " << tables << " embedding table"
-               << (tables == 1 ? "" : "s");
+               << (quantized == 1 ? "" : "s") << ", ";
+  if (quantizedConvs)
+    llvm::errs() << quantizedConvs << " convolution" << (quantizedConvs == 1 ? "" : "s") << ", ";
+  llvm::errs() << tables << " embedding table" << (tables == 1 ? "" : "s");
   if (linearF32)
     llvm::errs() << "; " << linearF32 << " linear op" << (linearF32 == 1 ? "" : "s")
                  << " left in f32 (below min-macs, kept, or weight not constant)";

@@ -938,8 +938,8 @@ static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
                                             std::optional<Type> output) {
   if (!llvm::is_contained(modes, mode)) {
     std::string known;
-    for (StringRef m : modes)
-      known += (known.empty() ? "" : ", ") + m.str();
+    for (auto [i, m] : llvm::enumerate(modes))
+      known += (i == 0 ? "" : i + 1 == modes.size() ? " or " : ", ") + m.str();
     return op->emitError() << "activation_quantization '" << mode
                            << "' is not supported (expected " << known << ")";
   }
