@@ -102,15 +102,17 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
   return std::nullopt;
 }
 
-/// Conv(Q/DQ(x), DequantizeLinear(Wq, sW, 0), bias) of a QDQ model ->
-/// quantized_conv(x, Wq) with static activations (see the pass).
-struct QdqConvToQuantizedConv : OpRewritePattern<ConvOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ConvOp conv, PatternRewriter &rewriter) const override {
+/// Conv(Q/DQ(x), DequantizeLinear(Wq, sW, 0), bias) of a QDQ model (or the
+/// fused_conv it became) -> quantized_conv(x, Wq) with static activations
+/// (see the pass).
+template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<ConvTy> {
+  using OpRewritePattern<ConvTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvTy conv, PatternRewriter &rewriter) const override {
     auto in = dyn_cast<RankedTensorType>(conv.getInput().getType());
-    auto dqW = conv.getWeight().getDefiningOp<DequantizeLinearOp>();
+    auto dqW = conv.getWeight().template getDefiningOp<DequantizeLinearOp>();
     if (!in || in.getRank() != 4 || !in.hasStaticShape() || !in.getElementType().isF32() ||
-        conv.getGroup() != 1 || !dqW || (conv.getBias() && !matchPattern(conv.getBias(), m_Constant())))
+        conv.getGroup() != 1 || !dqW ||
+        (conv.getBias() && !matchPattern(conv.getBias(), m_Constant())))
       return failure();
     std::optional<std::pair<Value, TypeAttr>> x = quantizedInput(conv.getInput());
     if (!x)
@@ -121,12 +123,20 @@ struct QdqConvToQuantizedConv : OpRewritePattern<ConvOp> {
                                               dqW.getZeroPoint(), dqW.getAxis());
     if (failed(weight))
       return failure();
+    Value residual;
+    StringAttr activation = rewriter.getStringAttr("none");
+    FloatAttr lo = rewriter.getF32FloatAttr(0), hi = rewriter.getF32FloatAttr(0);
+    if constexpr (std::is_same_v<ConvTy, FusedConvOp>) {
+      residual = conv.getResidual();
+      activation = conv.getActivationAttr();
+      lo = conv.getActivationMinAttr();
+      hi = conv.getActivationMaxAttr();
+    }
     auto q = QuantizedConvOp::create(
-        rewriter, loc, conv.getType(), x->first, *weight, conv.getBias(), Value(),
+        rewriter, loc, conv.getType(), x->first, *weight, conv.getBias(), residual,
         rewriter.getStringAttr("static"), x->second, TypeAttr(), conv.getAutoPadAttr(),
         conv.getDilationsAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
-        conv.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
-        rewriter.getF32FloatAttr(0));
+        conv.getStridesAttr(), activation, lo, hi);
     rewriter.replaceOp(conv, q.getResult());
     return success();
   }
@@ -192,7 +202,8 @@ struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     if (int8)
-      patterns.add<QdqConvToQuantizedConv>(&getContext(), /*benefit=*/2);
+      patterns.add<QdqConvToQuantizedConv<ConvOp>, QdqConvToQuantizedConv<FusedConvOp>>(
+          &getContext(), /*benefit=*/2);
     patterns.add<AddIntoConv, ActivationIntoConv<ReluOp>, ActivationIntoConv<ClipOp>,
                  ActivationIntoConv<SigmoidOp>, ActivationIntoConv<TanhOp>,
                  ActivationIntoConv<GeluOp>>(&getContext());

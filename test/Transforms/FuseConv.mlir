@@ -1,4 +1,5 @@
 // RUN: nunc-opt %s -split-input-file --nunc-fuse-conv | FileCheck %s
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-conv=int8=false | FileCheck %s --check-prefix=NOINT8
 
 // Conv followed by a residual Add of a same-shaped tensor and/or an
 // activation becomes nunc.fused_conv = activation(conv(x, W) + b + residual),
@@ -240,4 +241,30 @@ func.func @two_residuals(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: t
   %1 = nunc.add %0, %r : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   %2 = nunc.add %1, %s : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %2 : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// A QDQ conv whose input pair already became fake_quantize (an s8 grid:
+// the u8 one 128 higher) takes x itself with that grid; the fake_quantize
+// stays for its other user. The Relu after folds into the quantized_conv.
+// With int8=false the conv stays f32.
+// CHECK-LABEL: func.func @qdq_fake_quantized_input(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32>
+// CHECK:      %[[FQ:.*]] = nunc.fake_quantize %[[X]]
+// CHECK:      %[[W:.*]] = quant.scast %{{.*}} : tensor<3x2x1x1xi8> to tensor<3x2x1x1x!quant.uniform<i8:f32:0, {2.500000e-01,5.000000e-01,1.250000e-01}>>
+// CHECK:      nunc.quantized_conv %[[X]], %[[W]] {activation = "relu", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 6.250000e-02:131>
+// CHECK:      nunc.add %[[FQ]]
+// NOINT8-LABEL: func.func @qdq_fake_quantized_input(
+// NOINT8:       nunc.fused_conv
+// NOINT8-NOT:   quantized_conv
+func.func @qdq_fake_quantized_input(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %fq = nunc.fake_quantize %x {quantization = !quant.uniform<i8:f32, 0.0625:3>} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %w = nunc.constant dense<[[[[1]], [[-2]]], [[[3]], [[4]]], [[[-5]], [[6]]]]> : tensor<3x2x1x1xi8>
+  %ws = nunc.constant dense<[0.25, 0.5, 0.125]> : tensor<3xf32>
+  %dw = nunc.dequantize_linear %w, %ws {axis = 0 : i64} : tensor<3x2x1x1xi8>, tensor<3xf32> -> tensor<3x2x1x1xf32>
+  %c = nunc.conv %fq, %dw {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
+  %y = nunc.relu %c : tensor<1x3x4x4xf32> -> tensor<1x3x4x4xf32>
+  %z = nunc.add %fq, %x : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y, %z : tensor<1x3x4x4xf32>, tensor<1x2x4x4xf32>
 }

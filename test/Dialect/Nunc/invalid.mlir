@@ -1099,3 +1099,43 @@ func.func @quantized_linear_per_axis_output(%x: tensor<2x3xf32>, %w: tensor<3x2x
   %0 = nunc.quantized_linear %x, %w {output_quantization = !quant.uniform<u8:f32:1, {0.1:128, 0.2:128}>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
   return
 }
+
+// -----
+
+func.func @quantized_conv_columns_axis(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32:1, {0.5, 0.25}>>) {
+  // expected-error @+1 {{a per-axis weight must be quantized along dim 0 (its output channels) with zero points 0}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1x!quant.uniform<i8:f32:1, {0.5, 0.25}>> -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_scale_count(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>) {
+  // expected-error @+1 {{weight has 2 scales for 3 output channels}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_per_row(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{activation_quantization 'dynamic_per_row' is not supported (expected dynamic_per_tensor or static)}}
+  %0 = nunc.quantized_conv %x, %w {activation_quantization = "dynamic_per_row", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_static_without_type(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{input_quantization must be given exactly when activation_quantization is static}}
+  %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x3x4x4xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_float_weight(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) {
+  // expected-error @+1 {{weight must hold !quant.uniform<i8:f32...>, not 'f32'}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
+  return
+}
