@@ -11,6 +11,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 
@@ -53,28 +54,47 @@ struct Agreement {
 llvm::Expected<std::vector<LayerError>>
 mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
                         llvm::ArrayRef<std::vector<Tensor>> samples) {
-  std::map<std::string, QuantizedLinearOp> byKey;
+  std::map<std::string, Operation *> byKey;
   std::vector<std::string> order;
-  quantized.walk([&](QuantizedLinearOp op) {
+  quantized.walk([&](Operation *op) {
+    if (!isa<QuantizedLinearOp, QuantizedConvOp>(op))
+      return;
     std::string key = quantizationKey(op);
     byKey[key] = op;
     order.push_back(key);
   });
   llvm::DenseMap<Operation *, std::string> keys;
-  f32.walk([&](LinearOp op) { keys[op] = quantizationKey(op); });
+  f32.walk([&](Operation *op) {
+    if (isQuantizable(op))
+      keys[op] = quantizationKey(op);
+  });
+  // An int8 op's operand and the f32 op's operand in the same role (input,
+  // weight, bias, residual).
+  auto roles = [](Operation *op) -> std::array<Value, 4> {
+    if (auto q = dyn_cast<QuantizedLinearOp>(op))
+      return {q.getInput(), q.getWeight(), q.getBias(), q.getResidual()};
+    if (auto q = dyn_cast<QuantizedConvOp>(op))
+      return {q.getInput(), q.getWeight(), q.getBias(), q.getResidual()};
+    if (auto l = dyn_cast<LinearOp>(op))
+      return {l.getInput(), l.getWeight(), l.getBias(), l.getResidual()};
+    if (auto c = dyn_cast<FusedConvOp>(op))
+      return {c.getInput(), c.getWeight(), c.getBias(), c.getResidual()};
+    auto c = cast<ConvOp>(op);
+    return {c.getInput(), c.getWeight(), c.getBias(), Value()};
+  };
   std::map<std::string, Agreement> sums;
   for (const std::vector<Tensor> &sample : samples) {
     llvm::Error failure = llvm::Error::success();
     auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
-      auto lin = dyn_cast<LinearOp>(op);
-      if (!lin || failure)
+      if (!isQuantizable(op) || failure)
         return;
       auto it = byKey.find(keys[op]);
       if (it == byKey.end())
         return;
-      QuantizedLinearOp q = it->second;
+      Operation *q = it->second;
+      std::array<Value, 4> qRoles = roles(q), fRoles = roles(op);
       // The quantized weight: the i8 constant under its quant.scast.
-      auto cast = q.getWeight().getDefiningOp<quant::StorageCastOp>();
+      auto cast = qRoles[1].getDefiningOp<quant::StorageCastOp>();
       ElementsAttr attr;
       if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
         return;
@@ -84,15 +104,14 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
         return;
       }
       auto quantOperand = [&](Value v) -> const Tensor & {
-        if (v == q.getWeight())
+        if (v == qRoles[1])
           return *weight;
-        if (v == q.getBias())
-          return operand(lin.getBias());
-        if (v == q.getResidual())
-          return operand(lin.getResidual());
-        return operand(lin.getInput());
+        for (int r : {2, 3})
+          if (v && v == qRoles[r] && fRoles[r])
+            return operand(fRoles[r]);
+        return operand(fRoles[0]);
       };
-      llvm::Expected<SmallVector<Tensor>> want = evaluateOp(lin, operand);
+      llvm::Expected<SmallVector<Tensor>> want = evaluateOp(op, operand);
       llvm::Expected<SmallVector<Tensor>> got = evaluateOp(q, quantOperand);
       if (!want) {
         failure = want.takeError();

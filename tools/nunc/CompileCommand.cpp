@@ -375,7 +375,7 @@ int runCompile() {
         return fail("compile", llvm::toString(outs.takeError()));
       std::string settings =
           "int8, activations " + activations.getValue() +
-          (staticInt8 ? " (calibration " + *method + ")" : std::string(" (per row)")) +
+          (staticInt8 ? " (calibration " + *method + ")" : std::string(" (per row; per tensor for convolutions)")) +
           (targetCosine > 0 ? ", accuracy target " + accuracyTarget.getValue() : "");
       if (!writeFile(report, accuracyReportMarkdown(options.sourceName, settings,
                                                     samples.size(), *layers, *outs, keep)))
