@@ -379,7 +379,7 @@ FailureOr<Value> GenericEmitter::emit() {
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
-  else if (isa<ConvOp, FusedConvOp, MaxPoolOp, AveragePoolOp>(op))
+  else if (isa<ConvOp, FusedConvOp, ConvIntegerOp, MaxPoolOp, AveragePoolOp>(op))
     r = emitWindowed();
   else if (isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp, DynamicQuantizeLinearOp,
                MatMulIntegerOp, QLinearMatMulOp>(op))
@@ -1170,6 +1170,49 @@ LogicalResult GenericEmitter::emitWindowed() {
                                            k.index(in[2 + d] - 1));
     return {clamped, arith::AndIOp::create(b, loc, ge, lt)};
   };
+  if (auto ci = dyn_cast<ConvIntegerOp>(op)) {
+    // (x - x_zp) * (w - w_zp[m]) summed in i32; padded taps contribute 0.
+    ArrayRef<int64_t> w = shapeOf(ci.getWeight());
+    int64_t group = ci.getGroup(), mg = w[0] / group, cg = w[1];
+    Type i32t = b.getI32Type(), wEl = elementOf(ci.getWeight());
+    unsigned next = 2;
+    int xzArg = ci.getInputZeroPoint() ? next++ : -1;
+    int wzArg = ci.getWeightZeroPoint() ? next++ : -1;
+    auto zeroPoint = [&](int arg, Type zEl, Value channel) -> Value {
+      if (arg < 0)
+        return k.intConst(0, i32t);
+      auto t = cast<RankedTensorType>(op->getOperand(arg).getType());
+      SmallVector<Value> idx(t.getRank(), t.getNumElements() == 1 ? k.index(0) : channel);
+      return k.convert(k.read(operandMem(arg), idx, zEl), zEl, i32t);
+    };
+    SmallVector<int64_t> taps{cg};
+    taps.append(w.begin() + 2, w.end());
+    k.forEach(out, [&](ValueRange ivs) {
+      Value gIdx = arith::DivUIOp::create(b, loc, ivs[1], k.index(mg));
+      Value xz = zeroPoint(xzArg, el, Value()), wz = zeroPoint(wzArg, wEl, ivs[1]);
+      Value acc = k.reduce(taps, k.intConst(0, i32t), [&](ValueRange t, Value a) {
+        Value c = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, gIdx, k.index(cg)),
+                                        t[0]);
+        SmallVector<Value> xIdx{ivs[0], c};
+        Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+        for (size_t d = 0; d < nd; ++d) {
+          auto [x, ok] = coord(d, ivs[2 + d], t[1 + d]);
+          xIdx.push_back(x);
+          inside = arith::AndIOp::create(b, loc, inside, ok);
+        }
+        Value xv = arith::SubIOp::create(
+            b, loc, k.convert(k.read(operandMem(0), xIdx, el), el, i32t), xz);
+        xv = arith::SelectOp::create(b, loc, inside, xv, k.intConst(0, i32t));
+        SmallVector<Value> wIdx{ivs[1], t[0]};
+        wIdx.append(t.begin() + 1, t.end());
+        Value wv = arith::SubIOp::create(
+            b, loc, k.convert(k.read(operandMem(1), wIdx, wEl), wEl, i32t), wz);
+        return arith::AddIOp::create(b, loc, a, arith::MulIOp::create(b, loc, xv, wv));
+      });
+      k.write(acc, resultMem(), ivs, i32t);
+    });
+    return success();
+  }
   auto isConv = isa<ConvOp, FusedConvOp>(op);
   if (isConv) {
     ArrayRef<int64_t> w = shapeOf(op->getOperand(1));

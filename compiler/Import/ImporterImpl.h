@@ -23,7 +23,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape",
     "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
     "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
-    "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul"};
+    "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger"};
 
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";

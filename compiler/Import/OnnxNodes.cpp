@@ -401,9 +401,9 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<ConstantOp>(n, {}, {attr("value", value)}));
   }
 
-  if (op == "Conv" || op == "MaxPool" || op == "AveragePool") {
-    bool isConv = op == "Conv";
-    if (failed(arity(isConv ? 2 : 1, isConv ? 3 : 1)))
+  if (op == "Conv" || op == "ConvInteger" || op == "MaxPool" || op == "AveragePool") {
+    bool isConv = op == "Conv" || op == "ConvInteger";
+    if (failed(arity(isConv ? 2 : 1, op == "ConvInteger" ? 4 : isConv ? 3 : 1)))
       return failure();
     FailureOr<std::string> autoPad = n.getString("auto_pad", "NOTSET");
     FailureOr<std::optional<SmallVector<int64_t>>> kernel = n.getInts("kernel_shape"),
@@ -445,6 +445,11 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       if (failed(group))
         return failure();
       attrs.push_back(attr("group", builder.getI64IntegerAttr(*group)));
+      if (op == "ConvInteger") {
+        SmallVector<Value> operands{in(0), in(1), in(2), in(3)};
+        attrs.push_back(segments(operands));
+        return take(create<ConvIntegerOp>(n, present(operands), attrs));
+      }
       return take(create<ConvOp>(n, present(n.inputs), attrs));
     }
     FailureOr<int64_t> ceil = n.getInt("ceil_mode", 0);

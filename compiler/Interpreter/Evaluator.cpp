@@ -136,6 +136,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(matmulInteger(get(o.getA()), get(o.getB()), opt(o.getAZeroPoint()),
                                  opt(o.getBZeroPoint())));
       })
+      .Case([&](ConvIntegerOp o) {
+        WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
+                                    o.getDilations(), o.getPads());
+        w.group = o.getGroup();
+        return one(convInteger(get(o.getInput()), get(o.getWeight()),
+                               opt(o.getInputZeroPoint()), opt(o.getWeightZeroPoint()), w));
+      })
       .Case([&](QLinearMatMulOp o) {
         return one(qlinearMatmul(get(o.getA()), get(o.getAScale()), get(o.getAZeroPoint()),
                                  get(o.getB()), get(o.getBScale()), get(o.getBZeroPoint()),

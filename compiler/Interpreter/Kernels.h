@@ -111,6 +111,11 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
                                  const Tensor *residual, llvm::StringRef act, float min,
                                  float max);
+/// ONNX ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in i32; the
+/// weight's zero point is a scalar or one per output channel; padding is the
+/// input's zero point.
+Expected<Tensor> convInteger(const Tensor &x, const Tensor &w, const Tensor *xZero,
+                             const Tensor *wZero, const WindowAttrs &attrs);
 /// nunc.quantized_conv: the f32 input quantized to u8 with one (scale, zero
 /// point), `fixed` or from its range (DynamicQuantizeLinear), padding the
 /// quantized zero; exact integer sums with the s8 weight [M, C, kh, kw]

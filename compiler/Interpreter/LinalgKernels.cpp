@@ -282,6 +282,109 @@ Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
   return out;
 }
 
+namespace {
+
+/// Exact sums of an integer convolution: x holds the input with its zero
+/// point subtracted (so padding, the zero point, is 0), w the weight [M,
+/// C/group, k...] with its zero point subtracted. Returns [N][M][pixels].
+std::vector<int64_t> integerConvSums(const Window &win, const std::vector<int32_t> &x,
+                                     int64_t cin, const std::vector<int32_t> &w, int64_t m,
+                                     int64_t group) {
+  size_t nd = win.in.size();
+  int64_t taps = 1, outPixels = 1, inPixels = 1;
+  for (size_t d = 0; d < nd; ++d) {
+    taps *= win.geom.kernel[d];
+    outPixels *= win.out[d];
+    inPixels *= win.in[d];
+  }
+  std::vector<std::vector<std::vector<int64_t>>> coords;
+  for (size_t d = 0; d < nd; ++d)
+    coords.push_back(tapCoordinates(win, d));
+  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(win.in);
+  int64_t cg = cin / group, mg = m / group, ck = cg * taps;
+  std::vector<int64_t> sums(win.batch * m * outPixels, 0);
+  std::vector<int32_t> col(ck * outPixels);
+  llvm::SmallVector<int64_t, 6> tap(nd), pix(nd);
+  for (int64_t n = 0; n < win.batch; ++n)
+    for (int64_t g = 0; g < group; ++g) {
+      // im2col of the group's channels: rows (channel, tap), columns pixels.
+      for (int64_t c = 0; c < cg; ++c) {
+        const int32_t *plane = x.data() + (n * cin + g * cg + c) * inPixels;
+        std::fill(tap.begin(), tap.end(), 0);
+        int64_t row = c * taps;
+        do {
+          int32_t *dst = col.data() + row * outPixels;
+          std::fill(pix.begin(), pix.end(), 0);
+          int64_t p = 0;
+          do {
+            int64_t offset = 0;
+            bool inside = true;
+            for (size_t d = 0; d < nd && inside; ++d) {
+              int64_t coord = coords[d][tap[d]][pix[d]];
+              inside = coord >= 0;
+              offset += coord * inStrides[d];
+            }
+            dst[p++] = inside ? plane[offset] : 0;
+          } while (nextIndex(pix, win.out));
+          ++row;
+        } while (nextIndex(tap, win.geom.kernel));
+      }
+      for (int64_t oc = g * mg; oc < (g + 1) * mg; ++oc) {
+        int64_t *acc = sums.data() + (n * m + oc) * outPixels;
+        for (int64_t r = 0; r < ck; ++r) {
+          int64_t wv = w[oc * ck + r];
+          const int32_t *src = col.data() + r * outPixels;
+          for (int64_t p = 0; p < outPixels; ++p)
+            acc[p] += wv * src[p];
+        }
+      }
+    }
+  return sums;
+}
+
+/// The values of an integer tensor minus its zero point: one (scalar), or
+/// one per index of dim 0 (`perChannel`, a weight's output channels).
+Expected<std::vector<int32_t>> shifted(const Tensor &t, const Tensor *zero, const char *what) {
+  std::vector<int32_t> out(t.numElements());
+  int64_t perIndex = t.rank() ? t.numElements() / std::max<int64_t>(1, t.dim(0)) : 1;
+  if (zero && zero->numElements() != 1 && (t.rank() == 0 || zero->numElements() != t.dim(0)))
+    return kernelError(llvm::Twine(what) + " zero point " + zero->describe() +
+                       " must be a scalar or have one value per output channel");
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    int64_t z = zero ? zero->getInt(zero->numElements() == 1 ? 0 : i / perIndex) : 0;
+    out[i] = static_cast<int32_t>(t.getInt(i) - z);
+  }
+  return out;
+}
+
+} // namespace
+
+Expected<Tensor> convInteger(const Tensor &x, const Tensor &w, const Tensor *xZero,
+                             const Tensor *wZero, const WindowAttrs &attrs) {
+  auto integer8 = [](DType d) { return d == DType::U8 || d == DType::I8; };
+  if (!integer8(x.dtype()) || !integer8(w.dtype()) || (xZero && xZero->dtype() != x.dtype()) ||
+      (wZero && wZero->dtype() != w.dtype()))
+    return kernelError("ConvInteger needs 8-bit integer operands with zero points of the "
+                       "same types");
+  if (xZero && xZero->numElements() != 1)
+    return kernelError("ConvInteger's x_zero_point must be a scalar");
+  NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
+  int64_t group = attrs.group, m = w.dim(0);
+  if (w.rank() != x.rank() || group <= 0 || m % group != 0 || x.dim(1) != w.dim(1) * group)
+    return kernelError("ConvInteger weight " + w.describe() + " does not fit input " +
+                       x.describe() + " with " + llvm::Twine(group) + " groups");
+  NUNC_ASSIGN_OR_RETURN(xs, shifted(x, xZero, "x"));
+  NUNC_ASSIGN_OR_RETURN(ws, shifted(w, wZero, "w"));
+  std::vector<int64_t> sums = integerConvSums(win, xs, x.dim(1), ws, m, group);
+  shape::Dims outShape{win.batch, m};
+  outShape.append(win.out.begin(), win.out.end());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::I32, outShape));
+  int32_t *o = out.mutableAs<int32_t>();
+  for (size_t i = 0; i < sums.size(); ++i)
+    o[i] = static_cast<int32_t>(sums[i]);
+  return out;
+}
+
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
@@ -298,13 +401,9 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
                        " weight scales for " + llvm::Twine(m) + " output channels");
   if (b && (b->rank() != 1 || b->dim(0) != m))
     return kernelError("quantized_conv bias must have " + llvm::Twine(m) + " entries");
-  size_t nd = win.in.size();
-  int64_t taps = 1, outPixels = 1, inPixels = 1;
-  for (size_t d = 0; d < nd; ++d) {
-    taps *= win.geom.kernel[d];
-    outPixels *= win.out[d];
-    inPixels *= win.in[d];
-  }
+  int64_t outPixels = 1;
+  for (int64_t d : win.out)
+    outPixels *= d;
   shape::Dims outShape{win.batch, m};
   outShape.append(win.out.begin(), win.out.end());
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, outShape));
@@ -328,65 +427,27 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
       scale = 1.f;
     zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
   }
+  // q - zp (padding, the quantized zero, is then 0).
   std::vector<int32_t> q(x.numElements());
   for (int64_t i = 0; i < x.numElements(); ++i)
     q[i] = static_cast<int32_t>(
                std::clamp(std::nearbyint(xf[i] / scale) + static_cast<float>(zp), 0.f, 255.f)) -
            zp;
-
-  std::vector<std::vector<std::vector<int64_t>>> coords;
-  for (size_t d = 0; d < nd; ++d)
-    coords.push_back(tapCoordinates(win, d));
-  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(win.in);
-  const int8_t *wq = w.as<int8_t>();
+  NUNC_ASSIGN_OR_RETURN(wq, shifted(w, nullptr, "w"));
+  std::vector<int64_t> sums = integerConvSums(win, q, cin, wq, m, /*group=*/1);
   float *of = out.mutableAs<float>();
-  // im2col of (q - zp) per image (padding: the quantized zero, so 0 here),
-  // then exact integer sums.
-  int64_t ck = cin * taps;
-  std::vector<int32_t> col(ck * outPixels);
-  std::vector<int64_t> acc(outPixels);
-  llvm::SmallVector<int64_t, 6> tap(nd), pix(nd);
-  for (int64_t n = 0; n < win.batch; ++n) {
-    for (int64_t c = 0; c < cin; ++c) {
-      const int32_t *plane = q.data() + (n * cin + c) * inPixels;
-      std::fill(tap.begin(), tap.end(), 0);
-      int64_t row = c * taps;
-      do {
-        int32_t *dst = col.data() + row * outPixels;
-        std::fill(pix.begin(), pix.end(), 0);
-        int64_t p = 0;
-        do {
-          int64_t offset = 0;
-          bool inside = true;
-          for (size_t d = 0; d < nd && inside; ++d) {
-            int64_t coord = coords[d][tap[d]][pix[d]];
-            inside = coord >= 0;
-            offset += coord * inStrides[d];
-          }
-          dst[p++] = inside ? plane[offset] : 0;
-        } while (nextIndex(pix, win.out));
-        ++row;
-      } while (nextIndex(tap, win.geom.kernel));
-    }
+  for (int64_t n = 0; n < win.batch; ++n)
     for (int64_t oc = 0; oc < m; ++oc) {
-      std::fill(acc.begin(), acc.end(), 0);
-      for (int64_t r = 0; r < ck; ++r) {
-        int32_t wv = wq[oc * ck + r];
-        const int32_t *src = col.data() + r * outPixels;
-        for (int64_t p = 0; p < outPixels; ++p)
-          acc[p] += int64_t(wv) * src[p];
-      }
       // One rounding of the scale product, then one of the product, as the
       // kernels do.
       float s = scale * scales[scales.size() == 1 ? 0 : oc];
       float bias = b ? b->as<float>()[oc] : 0.f;
-      float *dst = of + (n * m + oc) * outPixels;
+      int64_t at = (n * m + oc) * outPixels;
       for (int64_t p = 0; p < outPixels; ++p) {
-        float v = static_cast<float>(acc[p]) * s;
-        dst[p] = b ? v + bias : v;
+        float v = static_cast<float>(sums[at + p]) * s;
+        of[at + p] = b ? v + bias : v;
       }
     }
-  }
   if (residual) {
     if (residual->shape() != out.shape())
       return kernelError("residual " + residual->describe() + " does not match " +

@@ -751,6 +751,27 @@ LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                    getGroup(), getKernelShape(), getPads(), getStrides(), types);
 }
 
+LogicalResult ConvIntegerOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getInputZeroPoint() && elementOf(getInputZeroPoint()) != elementOf(getInput()))
+    return emitError() << "input_zero_point type differs from the input";
+  if (getWeightZeroPoint() && elementOf(getWeightZeroPoint()) != elementOf(getWeight()))
+    return emitError() << "weight_zero_point type differs from the weight";
+  if (getInputZeroPoint())
+    if (auto z = dimsOf(getInputZeroPoint());
+        z && shape::allStatic(*z) && llvm::any_of(*z, [](int64_t d) { return d != 1; }))
+      return emitError() << "input_zero_point must be a scalar";
+  if (failed(inferConv(*this, getInput(), getWeight(), Value(), getAutoPad(), getDilations(),
+                       getGroup(), getKernelShape(), getPads(), getStrides(), types,
+                       /*quantizedWeight=*/true)))
+    return failure();
+  Type i32 = IntegerType::get(getContext(), 32);
+  if (auto r = dyn_cast<RankedTensorType>(types.back()))
+    types.back() = r.clone(i32);
+  else
+    types.back() = UnrankedTensorType::get(i32);
+  return success();
+}
+
 LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(

@@ -160,6 +160,28 @@ def Nunc_MatMulIntegerOp : Nunc_Op<"matmul_integer", [AttrSizedOperandSegments]>
   }];
 }
 
+def Nunc_ConvIntegerOp : Nunc_Op<"conv_integer", [AttrSizedOperandSegments]> {
+  let summary = "(x - x_zero_point) conv (w - w_zero_point) in i32 (ONNX ConvInteger)";
+  let description = [{
+    x_zero_point is a scalar; w_zero_point a scalar or one per output
+    channel. Padding is x_zero_point (it contributes nothing).
+  }];
+  let arguments = (ins Nunc_QuantTensor:$input, Nunc_QuantTensor:$weight,
+                       Optional<Nunc_QuantTensor>:$input_zero_point,
+                       Optional<Nunc_QuantTensor>:$weight_zero_point,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+  let results = (outs TensorOf<[I32]>:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`input_zero_point` $input_zero_point^ `:` type($input_zero_point))?
+    (`weight_zero_point` $weight_zero_point^ `:` type($weight_zero_point))? attr-dict
+    `:` type($input) `,` type($weight) `->` type($output)
+  }];
+}
+
 def Nunc_QLinearMatMulOp : Nunc_Op<"qlinear_matmul"> {
   let summary = "Quantized matmul with per-tensor or per-row/column scales and zero points";
   let arguments = (ins Nunc_QuantTensor:$a, Nunc_FloatTensor:$a_scale,
