@@ -3,6 +3,7 @@
 #include "PatternUtils.h"
 #include "nunc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -142,6 +143,122 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
   }
 };
 
+/// The convolution of an onnxruntime `quantize_dynamic` model:
+///   (q, s, zp) = DynamicQuantizeLinear(x)
+///   y = Cast<f32>(ConvInteger(q, W, zp, 0)) * (s * sW)
+/// with W a constant s8 [M, C, kh, kw] of zero point 0, one group, and sW a
+/// constant scale (one, or one per output channel shaped to broadcast along
+/// dim 1) -> quantized_conv(x, W) with activations quantized per tensor at
+/// run time: DynamicQuantizeLinear's arithmetic, the same integer sums, the
+/// same rounding of the scale product.
+struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    for (auto [product, scales] : {std::pair(mul.getLhs(), mul.getRhs()),
+                                   std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto castOp = singleUseDef<CastOp>(product);
+      if (!castOp || !cast<ShapedType>(castOp.getType()).getElementType().isF32())
+        continue;
+      auto ci = singleUseDef<ConvIntegerOp>(castOp.getInput());
+      if (!ci || !ci.getInputZeroPoint() || ci.getGroup() != 1)
+        continue;
+      auto dq = ci.getInput().getDefiningOp<DynamicQuantizeLinearOp>();
+      if (!dq || ci.getInput() != dq.getOutput() || ci.getInputZeroPoint() != dq.getZeroPoint())
+        continue;
+      auto in = dyn_cast<RankedTensorType>(dq.getInput().getType());
+      auto scaleMul = scales.getDefiningOp<MulOp>();
+      if (!in || in.getRank() != 4 || !in.hasStaticShape() || !scaleMul ||
+          !isStatic(mul.getType()) || mul.getType() != castOp.getType())
+        continue;
+      Value wScale = scaleMul.getLhs() == dq.getScale()   ? scaleMul.getRhs()
+                     : scaleMul.getRhs() == dq.getScale() ? scaleMul.getLhs()
+                                                          : Value();
+      auto wsType = wScale ? dyn_cast<RankedTensorType>(wScale.getType()) : RankedTensorType();
+      int64_t m = cast<ShapedType>(ci.getWeight().getType()).getDimSize(0);
+      // One scale, or one per output channel along dim 1 of the result
+      // ([M, 1, 1] or [1, M, 1, 1]).
+      if (!wsType || !wsType.hasStaticShape() ||
+          (wsType.getNumElements() != 1 &&
+           !(wsType.getNumElements() == m && wsType.getRank() >= 3 &&
+             wsType.getDimSize(wsType.getRank() - 3) == m)))
+        continue;
+      Location loc = fusedLoc({dq, ci, castOp, mul});
+      rewriter.setInsertionPoint(mul);
+      FailureOr<Value> weight = quantizedWeight(rewriter, loc, ci.getWeight(), wScale,
+                                                ci.getWeightZeroPoint(), /*axis=*/0);
+      if (failed(weight))
+        continue;
+      auto q = QuantizedConvOp::create(
+          rewriter, loc, mul.getType(), dq.getInput(), *weight, Value(), Value(),
+          rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
+          ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
+          ci.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
+          rewriter.getF32FloatAttr(0));
+      rewriter.replaceOp(mul, q.getResult());
+      return success();
+    }
+    return failure();
+  }
+};
+
+/// BatchNormalization after a quantized_conv (a quantize_dynamic model keeps
+/// the BN the f32 model had): y = (sum * fl(sx sW[c]) + b[c]) * a[c] + beta'[c]
+/// with a = gamma / sqrt(var + eps) folds into the weight scales (sW[c] a[c])
+/// and the bias ((b[c] - mean[c]) a[c] + beta[c]), in double; the integer
+/// weights stay.
+struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
+    auto conv = singleUseDef<QuantizedConvOp>(bn.getInput());
+    if (!conv || bn.getType() != conv.getType() || conv.getResidual() ||
+        conv.getActivation() != "none" || conv.getOutputQuantization())
+      return failure();
+    auto scast = conv.getWeight().getDefiningOp<quant::StorageCastOp>();
+    std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),
+                                      beta = getConstantFloats(bn.getBias()),
+                                      mean = getConstantFloats(bn.getMean()),
+                                      var = getConstantFloats(bn.getVar());
+    std::optional<SmallVector<float>> b;
+    if (conv.getBias() && !(b = getConstantFloats(conv.getBias())))
+      return failure();
+    auto wType = cast<RankedTensorType>(conv.getWeight().getType());
+    int64_t m = wType.getDimSize(0);
+    if (!scast || !gamma || !beta || !mean || !var || (int64_t)gamma->size() != m ||
+        (int64_t)beta->size() != m || (int64_t)mean->size() != m || (int64_t)var->size() != m)
+      return failure();
+    SmallVector<double> scales(m);
+    Type element = wType.getElementType();
+    if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+      scales.assign(axis.getScales().begin(), axis.getScales().end());
+    else
+      scales.assign(m, cast<quant::UniformQuantizedType>(element).getScale());
+    double eps = bn.getEpsilon().convertToFloat();
+    SmallVector<float> newB(m);
+    for (int64_t c = 0; c < m; ++c) {
+      double a = (*gamma)[c] / std::sqrt(double((*var)[c]) + eps);
+      scales[c] *= a;
+      newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - (*mean)[c]) * a + (*beta)[c]);
+    }
+    auto q = cast<quant::QuantizedType>(element);
+    auto folded = quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, q.getStorageType(), q.getExpressedType(), scales,
+        SmallVector<int64_t>(m, 0), 0, q.getStorageTypeMin(), q.getStorageTypeMax());
+    rewriter.setInsertionPoint(bn);
+    Location loc = fusedLoc({conv, bn});
+    Value weight = quant::StorageCastOp::create(rewriter, loc, wType.clone(folded),
+                                                scast.getInput());
+    Value bias = createF32Constant(rewriter, loc, {m}, newB, "conv_bias");
+    auto result = QuantizedConvOp::create(
+        rewriter, loc, conv.getType(), conv.getInput(), weight, bias, Value(),
+        conv.getActivationQuantizationAttr(), conv.getInputQuantizationAttr(), TypeAttr(),
+        conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
+        conv.getPadsAttr(), conv.getStridesAttr(), conv.getActivationAttr(),
+        conv.getActivationMinAttr(), conv.getActivationMaxAttr());
+    rewriter.replaceOp(bn, result.getResult());
+    return success();
+  }
+};
+
 struct AddIntoConv : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
@@ -202,8 +319,9 @@ struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     if (int8)
-      patterns.add<QdqConvToQuantizedConv<ConvOp>, QdqConvToQuantizedConv<FusedConvOp>>(
-          &getContext(), /*benefit=*/2);
+      patterns.add<QdqConvToQuantizedConv<ConvOp>, QdqConvToQuantizedConv<FusedConvOp>,
+                   DynamicQuantizedConvToQuantizedConv>(&getContext(), /*benefit=*/2);
+    patterns.add<BatchNormIntoQuantizedConv>(&getContext());
     patterns.add<AddIntoConv, ActivationIntoConv<ReluOp>, ActivationIntoConv<ClipOp>,
                  ActivationIntoConv<SigmoidOp>, ActivationIntoConv<TanhOp>,
                  ActivationIntoConv<GeluOp>>(&getContext());

@@ -268,3 +268,30 @@ func.func @qdq_fake_quantized_input(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4x
   %z = nunc.add %fq, %x : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %y, %z : tensor<1x3x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A BatchNormalization after a quantized_conv folds into its weight scales
+// (a = gamma / sqrt(var + eps) = 4 / 2 and 2 / 4: 0.5 * 2 = 1, 0.25 * 0.5 =
+// 0.125) and bias ((b - mean) * a + beta = 2 * 2 + 1, -1 * 0.5 - 1); the i8
+// constant stays; then the Relu folds in.
+// CHECK-LABEL: func.func @batch_norm_into_quantized_conv(
+// NOINT8-LABEL: func.func @batch_norm_into_quantized_conv(
+// CHECK:      %[[B:.*]] = nunc.constant dense<[5.000000e+00, -1.500000e+00]> : tensor<2xf32>
+// CHECK:      %[[Q:.*]] = nunc.constant dense<{{.*}}> : tensor<2x1x1x1xi8>
+// CHECK:      %[[W:.*]] = quant.scast %[[Q]] : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {1.000000e+00,1.250000e-01}>>
+// CHECK:      nunc.quantized_conv %arg0, %[[W]] bias %[[B]] : tensor<2xf32> {activation = "relu"
+// CHECK-NOT:  nunc.batch_norm
+func.func @batch_norm_into_quantized_conv(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %q = nunc.constant dense<[[[[5]]], [[[-7]]]]> : tensor<2x1x1x1xi8>
+  %w = quant.scast %q : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %b = nunc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %c = nunc.quantized_conv %x, %w bias %b : tensor<2xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x3x3xf32>
+  %gamma = nunc.constant dense<[4.0, 2.0]> : tensor<2xf32>
+  %beta = nunc.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %mean = nunc.constant dense<[-1.0, 3.0]> : tensor<2xf32>
+  %var = nunc.constant dense<[3.0, 15.0]> : tensor<2xf32>
+  %n = nunc.batch_norm %c, %gamma, %beta, %mean, %var {epsilon = 1.0 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %y = nunc.relu %n : tensor<1x2x3x3xf32> -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}

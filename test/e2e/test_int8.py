@@ -230,6 +230,35 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_quantize_dynamic_cnn(nunc, models, tmp_path):
+    """quantize_dynamic's ResNet (DynamicQuantizeLinear, ConvInteger, Cast,
+    Mul, then the BatchNormalization the f32 model had): every conv runs on
+    the int8 convolution kernels with per-tensor dynamic activations, the
+    BN folded into its weight scales and bias, residual and Relu in the
+    epilogue; the output follows onnxruntime's int8 and fp32 ones."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    import onnxruntime as ort
+    q = str(tmp_path / "resnet_dyn.onnx")
+    quantize_dynamic(os.path.join(models, "resnet.onnx"), q, weight_type=QuantType.QInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("resnet", 1, None), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "resnet_dyn.json").read_text())
+    ops = [k["op"] for k in manifest["kernels"]]
+    convs = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_conv"]
+    assert len(convs) == 16 and all("dynamic tensor" in k for k in convs), convs
+    assert not any(o in ("nunc.conv_integer", "nunc.batch_norm", "nunc.relu") for o in ops), ops
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("resnet", 1, None, 12)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = next(iter(outs.values()))
+    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    ort_f = next(iter(reference(models, "resnet", feeds).values()))
+    assert cosine(got, ort_q) >= 0.9999, cosine(got, ort_q)
+    assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
+
+
 def write_samples(directory, name, count, batch, seq):
     directory.mkdir()
     for i in range(count):

@@ -126,7 +126,12 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
     Quantize/DequantizeLinear pair of x (or the fake_quantize it became) and
     Wq a constant s8 weight (per tensor or per output channel), becomes
     quantized_conv(x, Wq) with static activations: the same integers, summed
-    exactly. Targets without int8 convolution kernels turn `int8` off.
+    exactly. So does onnxruntime's `quantize_dynamic` convolution,
+    Cast(ConvInteger(DynamicQuantizeLinear(x), Wq)) * (s * sW), with
+    activations quantized per tensor at run time. Targets without int8
+    convolution kernels turn `int8` off. A BatchNormalization after a
+    quantized_conv folds into its per-channel weight scales and bias (the
+    integer weights stay).
   }];
   let options = [
     Option<"int8", "int8", "bool", /*default=*/"true",
