@@ -37,13 +37,8 @@ Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, fl
   return kernelError("unknown activation '" + kind + "'");
 }
 
-Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
-                        const Tensor *residual, llvm::StringRef act, float min, float max) {
-  NUNC_ASSIGN_OR_RETURN(y, matmul(input, weight));
-  if (bias) {
-    NUNC_ASSIGN_OR_RETURN(b, binary(BinaryKind::Add, y, *bias));
-    y = b;
-  }
+Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual, llvm::StringRef act,
+                                       float min, float max) {
   if (residual) {
     if (residual->shape() != y.shape())
       return kernelError("residual " + residual->describe() + " does not match " +
@@ -52,6 +47,16 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
     y = r;
   }
   return activation(y, act, min, max);
+}
+
+Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
+                        const Tensor *residual, llvm::StringRef act, float min, float max) {
+  NUNC_ASSIGN_OR_RETURN(y, matmul(input, weight));
+  if (bias) {
+    NUNC_ASSIGN_OR_RETURN(b, binary(BinaryKind::Add, y, *bias));
+    y = b;
+  }
+  return residualAndActivation(std::move(y), residual, act, min, max);
 }
 
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
@@ -116,14 +121,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       out[r * n + j] = bias ? v + bias->as<float>()[j] : v;
     }
   }
-  if (residual) {
-    if (residual->shape() != y.shape())
-      return kernelError("residual " + residual->describe() + " does not match " +
-                         y.describe());
-    NUNC_ASSIGN_OR_RETURN(sum, binary(BinaryKind::Add, y, *residual));
-    y = sum;
-  }
-  return activation(y, act, min, max);
+  return residualAndActivation(std::move(y), residual, act, min, max);
 }
 
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,

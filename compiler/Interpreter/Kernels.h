@@ -92,6 +92,10 @@ Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale,
 /// "sigmoid", "tanh", "clip" with [min, max]).
 Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max);
 /// activation(input x weight + bias + residual).
+/// y + residual (same shape; none: y), then the activation: the tail of the
+/// fused ops.
+Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual, llvm::StringRef act,
+                                       float min, float max);
 Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
                         const Tensor *residual, llvm::StringRef act, float min, float max);
 /// nunc.quantized_linear with dynamic activations: each row of the f32

@@ -206,6 +206,54 @@ bool nextIndex(llvm::MutableArrayRef<int64_t> idx, llvm::ArrayRef<int64_t> exten
   return false;
 }
 
+/// The im2col rows of `channels` consecutive planes starting at `planes`:
+/// rows (channel, tap), columns output pixels; taps in the padding read
+/// `outside`.
+template <typename T> class Im2col {
+public:
+  explicit Im2col(const Window &win) : win(win), inStrides(rowMajorStrides(win.in)) {
+    for (size_t d = 0; d < win.in.size(); ++d) {
+      coords.push_back(tapCoordinates(win, d));
+      taps *= win.geom.kernel[d];
+      outPixels *= win.out[d];
+      inPixels *= win.in[d];
+    }
+  }
+  int64_t taps = 1, outPixels = 1, inPixels = 1;
+
+  void fill(const T *planes, int64_t channels, T outside, std::vector<T> &col) {
+    size_t nd = win.in.size();
+    col.resize(channels * taps * outPixels);
+    llvm::SmallVector<int64_t, 6> tap(nd), pix(nd);
+    for (int64_t c = 0; c < channels; ++c) {
+      const T *plane = planes + c * inPixels;
+      std::fill(tap.begin(), tap.end(), 0);
+      int64_t row = c * taps;
+      do {
+        T *dst = col.data() + row * outPixels;
+        std::fill(pix.begin(), pix.end(), 0);
+        int64_t p = 0;
+        do {
+          int64_t offset = 0;
+          bool inside = true;
+          for (size_t d = 0; d < nd && inside; ++d) {
+            int64_t coord = coords[d][tap[d]][pix[d]];
+            inside = coord >= 0;
+            offset += coord * inStrides[d];
+          }
+          dst[p++] = inside ? plane[offset] : outside;
+        } while (nextIndex(pix, win.out));
+        ++row;
+      } while (nextIndex(tap, win.geom.kernel));
+    }
+  }
+
+private:
+  const Window &win;
+  llvm::SmallVector<int64_t, 6> inStrides;
+  std::vector<std::vector<std::vector<int64_t>>> coords;
+};
+
 } // namespace
 
 Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
@@ -220,55 +268,23 @@ Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
                        x.describe() + " with " + llvm::Twine(group) + " groups");
   if (b && (b->rank() != 1 || b->dim(0) != m))
     return kernelError("Conv bias must have " + llvm::Twine(m) + " entries");
-  size_t nd = win.in.size();
   int64_t cg = w.dim(1), mg = m / group;
-  int64_t taps = 1, outPixels = 1, inPixels = 1;
-  for (size_t d = 0; d < nd; ++d) {
-    taps *= win.geom.kernel[d];
-    outPixels *= win.out[d];
-    inPixels *= win.in[d];
-  }
+  Im2col<float> im2col(win);
+  int64_t taps = im2col.taps, outPixels = im2col.outPixels, inPixels = im2col.inPixels;
   shape::Dims outShape{win.batch, m};
   outShape.append(win.out.begin(), win.out.end());
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
 
   std::vector<float> xf = toFloats(x), wf = toFloats(w), of(out.numElements(), 0.f);
-  std::vector<std::vector<std::vector<int64_t>>> coords;
-  for (size_t d = 0; d < nd; ++d)
-    coords.push_back(tapCoordinates(win, d));
-  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(win.in);
-
-  // im2col per (image, group): rows are (channel, tap), columns output pixels.
-  std::vector<float> col(cg * taps * outPixels);
-  llvm::SmallVector<int64_t, 6> tap(nd), pix(nd);
-  for (int64_t n = 0; n < win.batch; ++n) {
+  // im2col per (image, group), then the GEMM.
+  std::vector<float> col;
+  for (int64_t n = 0; n < win.batch; ++n)
     for (int64_t g = 0; g < group; ++g) {
-      for (int64_t c = 0; c < cg; ++c) {
-        const float *plane = xf.data() + (n * x.dim(1) + g * cg + c) * inPixels;
-        std::fill(tap.begin(), tap.end(), 0);
-        int64_t row = c * taps;
-        do {
-          float *dst = col.data() + row * outPixels;
-          std::fill(pix.begin(), pix.end(), 0);
-          int64_t p = 0;
-          do {
-            int64_t offset = 0;
-            bool inside = true;
-            for (size_t d = 0; d < nd && inside; ++d) {
-              int64_t coord = coords[d][tap[d]][pix[d]];
-              inside = coord >= 0;
-              offset += coord * inStrides[d];
-            }
-            dst[p++] = inside ? plane[offset] : 0.f;
-          } while (nextIndex(pix, win.out));
-          ++row;
-        } while (nextIndex(tap, win.geom.kernel));
-      }
+      im2col.fill(xf.data() + (n * x.dim(1) + g * cg) * inPixels, cg, 0.f, col);
       gemmF32(mg, outPixels, cg * taps, wf.data() + g * mg * cg * taps, cg * taps,
               col.data(), outPixels,
               of.data() + (n * m + g * mg) * outPixels, outPixels);
     }
-  }
   if (b) {
     std::vector<float> bf = toFloats(*b);
     for (int64_t n = 0; n < win.batch; ++n)
@@ -290,45 +306,14 @@ namespace {
 std::vector<int64_t> integerConvSums(const Window &win, const std::vector<int32_t> &x,
                                      int64_t cin, const std::vector<int32_t> &w, int64_t m,
                                      int64_t group) {
-  size_t nd = win.in.size();
-  int64_t taps = 1, outPixels = 1, inPixels = 1;
-  for (size_t d = 0; d < nd; ++d) {
-    taps *= win.geom.kernel[d];
-    outPixels *= win.out[d];
-    inPixels *= win.in[d];
-  }
-  std::vector<std::vector<std::vector<int64_t>>> coords;
-  for (size_t d = 0; d < nd; ++d)
-    coords.push_back(tapCoordinates(win, d));
-  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(win.in);
-  int64_t cg = cin / group, mg = m / group, ck = cg * taps;
+  Im2col<int32_t> im2col(win);
+  int64_t outPixels = im2col.outPixels;
+  int64_t cg = cin / group, mg = m / group, ck = cg * im2col.taps;
   std::vector<int64_t> sums(win.batch * m * outPixels, 0);
-  std::vector<int32_t> col(ck * outPixels);
-  llvm::SmallVector<int64_t, 6> tap(nd), pix(nd);
+  std::vector<int32_t> col;
   for (int64_t n = 0; n < win.batch; ++n)
     for (int64_t g = 0; g < group; ++g) {
-      // im2col of the group's channels: rows (channel, tap), columns pixels.
-      for (int64_t c = 0; c < cg; ++c) {
-        const int32_t *plane = x.data() + (n * cin + g * cg + c) * inPixels;
-        std::fill(tap.begin(), tap.end(), 0);
-        int64_t row = c * taps;
-        do {
-          int32_t *dst = col.data() + row * outPixels;
-          std::fill(pix.begin(), pix.end(), 0);
-          int64_t p = 0;
-          do {
-            int64_t offset = 0;
-            bool inside = true;
-            for (size_t d = 0; d < nd && inside; ++d) {
-              int64_t coord = coords[d][tap[d]][pix[d]];
-              inside = coord >= 0;
-              offset += coord * inStrides[d];
-            }
-            dst[p++] = inside ? plane[offset] : 0;
-          } while (nextIndex(pix, win.out));
-          ++row;
-        } while (nextIndex(tap, win.geom.kernel));
-      }
+      im2col.fill(x.data() + (n * cin + g * cg) * im2col.inPixels, cg, 0, col);
       for (int64_t oc = g * mg; oc < (g + 1) * mg; ++oc) {
         int64_t *acc = sums.data() + (n * m + oc) * outPixels;
         for (int64_t r = 0; r < ck; ++r) {
@@ -448,14 +433,7 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
         of[at + p] = b ? v + bias : v;
       }
     }
-  if (residual) {
-    if (residual->shape() != out.shape())
-      return kernelError("residual " + residual->describe() + " does not match " +
-                         out.describe());
-    NUNC_ASSIGN_OR_RETURN(sum, binary(BinaryKind::Add, out, *residual));
-    out = sum;
-  }
-  return activation(out, act, min, max);
+  return residualAndActivation(std::move(out), residual, act, min, max);
 }
 
 namespace {

@@ -154,50 +154,36 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
 struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
-    for (auto [product, scales] : {std::pair(mul.getLhs(), mul.getRhs()),
-                                   std::pair(mul.getRhs(), mul.getLhs())}) {
-      auto castOp = singleUseDef<CastOp>(product);
-      if (!castOp || !cast<ShapedType>(castOp.getType()).getElementType().isF32())
-        continue;
-      auto ci = singleUseDef<ConvIntegerOp>(castOp.getInput());
-      if (!ci || !ci.getInputZeroPoint() || ci.getGroup() != 1)
-        continue;
-      auto dq = ci.getInput().getDefiningOp<DynamicQuantizeLinearOp>();
-      if (!dq || ci.getInput() != dq.getOutput() || ci.getInputZeroPoint() != dq.getZeroPoint())
-        continue;
-      auto in = dyn_cast<RankedTensorType>(dq.getInput().getType());
-      auto scaleMul = scales.getDefiningOp<MulOp>();
-      if (!in || in.getRank() != 4 || !in.hasStaticShape() || !scaleMul ||
-          !isStatic(mul.getType()) || mul.getType() != castOp.getType())
-        continue;
-      Value wScale = scaleMul.getLhs() == dq.getScale()   ? scaleMul.getRhs()
-                     : scaleMul.getRhs() == dq.getScale() ? scaleMul.getLhs()
-                                                          : Value();
-      auto wsType = wScale ? dyn_cast<RankedTensorType>(wScale.getType()) : RankedTensorType();
-      int64_t m = cast<ShapedType>(ci.getWeight().getType()).getDimSize(0);
-      // One scale, or one per output channel along dim 1 of the result
-      // ([M, 1, 1] or [1, M, 1, 1]).
-      if (!wsType || !wsType.hasStaticShape() ||
-          (wsType.getNumElements() != 1 &&
-           !(wsType.getNumElements() == m && wsType.getRank() >= 3 &&
-             wsType.getDimSize(wsType.getRank() - 3) == m)))
-        continue;
-      Location loc = fusedLoc({dq, ci, castOp, mul});
-      rewriter.setInsertionPoint(mul);
-      FailureOr<Value> weight = quantizedWeight(rewriter, loc, ci.getWeight(), wScale,
-                                                ci.getWeightZeroPoint(), /*axis=*/0);
-      if (failed(weight))
-        continue;
-      auto q = QuantizedConvOp::create(
-          rewriter, loc, mul.getType(), dq.getInput(), *weight, Value(), Value(),
-          rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
-          ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
-          ci.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
-          rewriter.getF32FloatAttr(0));
-      rewriter.replaceOp(mul, q.getResult());
-      return success();
-    }
-    return failure();
+    std::optional<DynamicQuantizedProduct<ConvIntegerOp>> m =
+        matchDynamicQuantizedProduct<ConvIntegerOp>(mul);
+    if (!m || m->op.getGroup() != 1)
+      return failure();
+    auto in = dyn_cast<RankedTensorType>(m->dq.getInput().getType());
+    auto wsType = dyn_cast<RankedTensorType>(m->weightScale.getType());
+    int64_t channels = cast<ShapedType>(m->op.getWeight().getType()).getDimSize(0);
+    // One scale, or one per output channel along dim 1 of the result
+    // ([M, 1, 1] or [1, M, 1, 1]).
+    if (!in || in.getRank() != 4 || !in.hasStaticShape() || !wsType ||
+        !wsType.hasStaticShape() ||
+        (wsType.getNumElements() != 1 &&
+         !(wsType.getNumElements() == channels && wsType.getRank() >= 3 &&
+           wsType.getDimSize(wsType.getRank() - 3) == channels)))
+      return failure();
+    Location loc = fusedLoc({m->dq, m->op, m->castOp, mul});
+    rewriter.setInsertionPoint(mul);
+    FailureOr<Value> weight = quantizedWeight(rewriter, loc, m->op.getWeight(), m->weightScale,
+                                              m->op.getWeightZeroPoint(), /*axis=*/0);
+    if (failed(weight))
+      return failure();
+    ConvIntegerOp ci = m->op;
+    auto q = QuantizedConvOp::create(
+        rewriter, loc, mul.getType(), m->dq.getInput(), *weight, Value(), Value(),
+        rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
+        ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
+        ci.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
+        rewriter.getF32FloatAttr(0));
+    rewriter.replaceOp(mul, q.getResult());
+    return success();
   }
 };
 

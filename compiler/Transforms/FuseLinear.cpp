@@ -294,76 +294,26 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
 struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
-    for (auto [product, scales] : {std::pair(mul.getLhs(), mul.getRhs()),
-                                   std::pair(mul.getRhs(), mul.getLhs())}) {
-      auto castOp = singleUseDef<CastOp>(product);
-      if (!castOp || !cast<ShapedType>(castOp.getType()).getElementType().isF32())
-        continue;
-      auto mm = singleUseDef<MatMulIntegerOp>(castOp.getInput());
-      if (!mm || !mm.getAZeroPoint())
-        continue;
-      auto dq = mm.getA().getDefiningOp<DynamicQuantizeLinearOp>();
-      if (!dq || mm.getA() != dq.getOutput() || mm.getAZeroPoint() != dq.getZeroPoint())
-        continue;
-      auto scaleMul = scales.getDefiningOp<MulOp>();
-      if (!scaleMul)
-        continue;
-      Value wScale = scaleMul.getLhs() == dq.getScale()   ? scaleMul.getRhs()
-                     : scaleMul.getRhs() == dq.getScale() ? scaleMul.getLhs()
-                                                          : Value();
-      std::optional<Tensor> ws = f32Constant(wScale);
-      ElementsAttr wAttr;
-      auto wType = dyn_cast<RankedTensorType>(mm.getB().getType());
-      if (!ws || !wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
-          !wType.getElementType().isSignlessInteger(8) || !matchPattern(mm.getB(), m_Constant(&wAttr)) ||
-          !isStatic(mul.getType()) || mul.getType() != castOp.getType())
-        continue;
-      int64_t n = wType.getDimSize(1);
-      if (ws->numElements() != 1 && ws->numElements() != n)
-        continue;
-      // Symmetric weights only: vpdpbusd multiplies by W itself.
-      if (mm.getBZeroPoint()) {
-        ElementsAttr zp;
-        if (!matchPattern(mm.getBZeroPoint(), m_Constant(&zp)))
-          continue;
-        llvm::Expected<Tensor> z = tensorFromAttr(zp);
-        if (!z) {
-          llvm::consumeError(z.takeError());
-          continue;
-        }
-        bool zero = true;
-        for (int64_t i = 0; i < z->numElements(); ++i)
-          zero &= z->getInt(i) == 0;
-        if (!zero)
-          continue;
-      }
-      MLIRContext *ctx = rewriter.getContext();
-      Type i8 = IntegerType::get(ctx, 8);
-      Type element;
-      if (ws->numElements() == 1) {
-        element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8,
-                                                   rewriter.getF32Type(),
-                                                   ws->as<float>()[0], 0, -128, 127);
-      } else {
-        SmallVector<double> scalesPerColumn(ws->as<float>(), ws->as<float>() + n);
-        element = quant::UniformQuantizedPerAxisType::get(
-            quant::QuantizationFlags::Signed, i8, rewriter.getF32Type(), scalesPerColumn,
-            SmallVector<int64_t>(n, 0), 1, -128, 127);
-      }
-      Location loc = fusedLoc({dq, mm, castOp, mul});
-      rewriter.setInsertionPoint(mul);
-      Value weight = quant::StorageCastOp::create(
-          rewriter, loc, RankedTensorType::get(wType.getShape(), element), mm.getB());
-      LinearParts p{dq.getInput(), weight};
-      p.activationQuantization = "dynamic_per_tensor";
-      FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
-      if (failed(lin))
-        return failure();
-      keepResultTypes(*lin, mul);
-      rewriter.replaceOp(mul, (*lin)->getResults());
-      return success();
-    }
-    return failure();
+    std::optional<DynamicQuantizedProduct<MatMulIntegerOp>> m =
+        matchDynamicQuantizedProduct<MatMulIntegerOp>(mul);
+    if (!m)
+      return failure();
+    Location loc = fusedLoc({m->dq, m->op, m->castOp, mul});
+    rewriter.setInsertionPoint(mul);
+    // Symmetric s8 weights only (vpdpbusd multiplies by W itself), one
+    // scale or one per column.
+    FailureOr<Value> weight = quantizedWeight(rewriter, loc, m->op.getB(), m->weightScale,
+                                              m->op.getBZeroPoint(), /*axis=*/1);
+    if (failed(weight) || cast<ShapedType>(m->op.getB().getType()).getRank() != 2)
+      return failure();
+    LinearParts p{m->dq.getInput(), *weight};
+    p.activationQuantization = "dynamic_per_tensor";
+    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
+    if (failed(lin))
+      return failure();
+    keepResultTypes(*lin, mul);
+    rewriter.replaceOp(mul, (*lin)->getResults());
+    return success();
   }
 };
 

@@ -73,6 +73,48 @@ std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zer
 FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
                                  Value zeroPoint, int64_t axis);
 
+/// onnxruntime's `quantize_dynamic` product around an integer op `IntOp`
+/// (MatMulInteger, ConvInteger):
+///   (q, s, zp) = DynamicQuantizeLinear(x)
+///   y = Cast<f32>(IntOp(q, W, zp, ...)) * (s * sW)
+/// matched at the Mul y: the integer op (used once, through the Cast), the
+/// DynamicQuantizeLinear and sW.
+template <typename IntOp> struct DynamicQuantizedProduct {
+  IntOp op;
+  CastOp castOp;
+  DynamicQuantizeLinearOp dq;
+  Value weightScale;
+};
+template <typename IntOp>
+std::optional<DynamicQuantizedProduct<IntOp>> matchDynamicQuantizedProduct(MulOp mul) {
+  for (auto [product, scales] :
+       {std::pair(mul.getLhs(), mul.getRhs()), std::pair(mul.getRhs(), mul.getLhs())}) {
+    auto castOp = singleUseDef<CastOp>(product);
+    if (!castOp || !cast<ShapedType>(castOp.getType()).getElementType().isF32() ||
+        !isStatic(mul.getType()) || mul.getType() != castOp.getType())
+      continue;
+    auto op = singleUseDef<IntOp>(castOp.getInput());
+    Value zeroPoint;
+    if constexpr (std::is_same_v<IntOp, MatMulIntegerOp>)
+      zeroPoint = op ? op.getAZeroPoint() : Value();
+    else
+      zeroPoint = op ? op.getInputZeroPoint() : Value();
+    if (!op || !zeroPoint)
+      continue;
+    auto dq = op->getOperand(0).template getDefiningOp<DynamicQuantizeLinearOp>();
+    auto scaleMul = scales.template getDefiningOp<MulOp>();
+    if (!dq || op->getOperand(0) != dq.getOutput() || zeroPoint != dq.getZeroPoint() ||
+        !scaleMul)
+      continue;
+    Value wScale = scaleMul.getLhs() == dq.getScale()   ? scaleMul.getRhs()
+                   : scaleMul.getRhs() == dq.getScale() ? scaleMul.getLhs()
+                                                        : Value();
+    if (wScale)
+      return DynamicQuantizedProduct<IntOp>{op, castOp, dq, wScale};
+  }
+  return std::nullopt;
+}
+
 } // namespace mlir::nunc
 
 #endif // NUNC_TRANSFORMS_PATTERNUTILS_H
