@@ -1170,6 +1170,21 @@ LogicalResult GenericEmitter::emitWindowed() {
                                            k.index(in[2 + d] - 1));
     return {clamped, arith::AndIOp::create(b, loc, ge, lt)};
   };
+  /// The input element a conv reads for output `ivs` and tap `t` (channel
+  /// in the group, then spatial offsets), and whether it is inside.
+  auto convTap = [&](ValueRange ivs, ValueRange t, Value gIdx,
+                     int64_t cg) -> std::pair<SmallVector<Value>, Value> {
+    Value c = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, gIdx, k.index(cg)),
+                                    t[0]);
+    SmallVector<Value> xIdx{ivs[0], c};
+    Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (size_t d = 0; d < nd; ++d) {
+      auto [x, ok] = coord(d, ivs[2 + d], t[1 + d]);
+      xIdx.push_back(x);
+      inside = arith::AndIOp::create(b, loc, inside, ok);
+    }
+    return {xIdx, inside};
+  };
   if (auto ci = dyn_cast<ConvIntegerOp>(op)) {
     // (x - x_zp) * (w - w_zp[m]) summed in i32; padded taps contribute 0.
     ArrayRef<int64_t> w = shapeOf(ci.getWeight());
@@ -1191,15 +1206,7 @@ LogicalResult GenericEmitter::emitWindowed() {
       Value gIdx = arith::DivUIOp::create(b, loc, ivs[1], k.index(mg));
       Value xz = zeroPoint(xzArg, el, Value()), wz = zeroPoint(wzArg, wEl, ivs[1]);
       Value acc = k.reduce(taps, k.intConst(0, i32t), [&](ValueRange t, Value a) {
-        Value c = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, gIdx, k.index(cg)),
-                                        t[0]);
-        SmallVector<Value> xIdx{ivs[0], c};
-        Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
-        for (size_t d = 0; d < nd; ++d) {
-          auto [x, ok] = coord(d, ivs[2 + d], t[1 + d]);
-          xIdx.push_back(x);
-          inside = arith::AndIOp::create(b, loc, inside, ok);
-        }
+        auto [xIdx, inside] = convTap(ivs, t, gIdx, cg);
         Value xv = arith::SubIOp::create(
             b, loc, k.convert(k.read(operandMem(0), xIdx, el), el, i32t), xz);
         xv = arith::SelectOp::create(b, loc, inside, xv, k.intConst(0, i32t));
@@ -1239,14 +1246,7 @@ LogicalResult GenericEmitter::emitWindowed() {
       Value gIdx = arith::DivUIOp::create(b, loc, ivs[1], k.index(mg));
       Value init = bias ? k.read(bias, ValueRange{ivs[1]}, el) : k.floatConst(0, ct);
       Value acc = k.reduce(taps, init, [&](ValueRange t, Value a) {
-        Value c = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, gIdx, k.index(cg)), t[0]);
-        SmallVector<Value> xIdx{ivs[0], c};
-        Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
-        for (size_t d = 0; d < nd; ++d) {
-          auto [x, ok] = coord(d, ivs[2 + d], t[1 + d]);
-          xIdx.push_back(x);
-          inside = arith::AndIOp::create(b, loc, inside, ok);
-        }
+        auto [xIdx, inside] = convTap(ivs, t, gIdx, cg);
         Value xv = arith::SelectOp::create(b, loc, inside, k.read(operandMem(0), xIdx, el),
                                            k.floatConst(0, ct));
         SmallVector<Value> wIdx{ivs[1], t[0]};

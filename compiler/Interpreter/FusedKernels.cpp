@@ -37,6 +37,26 @@ Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, fl
   return kernelError("unknown activation '" + kind + "'");
 }
 
+InputQuantization u8RangeQuantization(const float *x, int64_t count) {
+  float lo = 0.f, hi = 0.f;
+  for (int64_t i = 0; i < count; ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+  float scale = (hi - lo) / 255.f;
+  if (scale == 0.f)
+    scale = 1.f;
+  return {scale, static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)))};
+}
+
+void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out) {
+  for (int64_t i = 0; i < count; ++i)
+    out[i] = static_cast<int32_t>(std::clamp(std::nearbyint(x[i] / q.scale) +
+                                                 static_cast<float>(q.zeroPoint),
+                                             0.f, 255.f)) -
+             q.zeroPoint;
+}
+
 Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual, llvm::StringRef act,
                                        float min, float max) {
   if (residual) {
@@ -81,38 +101,14 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   const int8_t *w = weight.as<int8_t>();
   float *out = y.mutableAs<float>();
   std::vector<int32_t> q(k);
-  // The range: per row, or (per tensor) over all of the input.
-  auto range = [&](const float *p, int64_t count, float &lo, float &hi) {
-    lo = 0.f;
-    hi = 0.f;
-    for (int64_t i = 0; i < count; ++i) {
-      lo = std::min(lo, p[i]);
-      hi = std::max(hi, p[i]);
-    }
-  };
-  float tensorLo = 0.f, tensorHi = 0.f;
-  if (perTensor)
-    range(x, m * k, tensorLo, tensorHi);
+  std::optional<InputQuantization> tensor = fixed;
+  if (perTensor && !fixed)
+    tensor = u8RangeQuantization(x, m * k);
   for (int64_t r = 0; r < m; ++r) {
     const float *row = x + r * k;
-    float scale;
-    int32_t zp;
-    if (fixed) {
-      scale = fixed->scale;
-      zp = fixed->zeroPoint;
-    } else {
-      float lo = tensorLo, hi = tensorHi;
-      if (!perTensor)
-        range(row, k, lo, hi);
-      scale = (hi - lo) / 255.f;
-      if (scale == 0.f)
-        scale = 1.f;
-      zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
-    }
-    for (int64_t i = 0; i < k; ++i)
-      q[i] = static_cast<int32_t>(
-                 std::clamp(std::nearbyint(row[i] / scale) + static_cast<float>(zp), 0.f, 255.f)) -
-             zp;
+    InputQuantization rq = tensor ? *tensor : u8RangeQuantization(row, k);
+    float scale = rq.scale;
+    quantizeU8MinusZeroPoint(row, k, rq, q.data());
     for (int64_t j = 0; j < n; ++j) {
       int32_t acc = 0;
       for (int64_t i = 0; i < k; ++i)

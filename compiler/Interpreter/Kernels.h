@@ -110,6 +110,12 @@ struct InputQuantization {
   float scale;
   int32_t zeroPoint;
 };
+/// DynamicQuantizeLinear's u8 parameters for `count` values: the range
+/// widened to include 0, scale (hi - lo) / 255 (1 when all zeros), zero
+/// point round(clamp(-lo / scale, 0, 255)).
+InputQuantization u8RangeQuantization(const float *x, int64_t count);
+/// clamp(round_half_even(x / scale) + zp, 0, 255) - zp for `count` values.
+void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out);
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,

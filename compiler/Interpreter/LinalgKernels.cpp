@@ -394,30 +394,12 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, outShape));
 
   // One (scale, zero point) for the whole input: fixed, or its range (with
-  // 0) as DynamicQuantizeLinear computes it.
-  const float *xf = x.as<float>();
-  float scale;
-  int32_t zp;
-  if (fixed) {
-    scale = fixed->scale;
-    zp = fixed->zeroPoint;
-  } else {
-    float lo = 0.f, hi = 0.f;
-    for (int64_t i = 0; i < x.numElements(); ++i) {
-      lo = std::min(lo, xf[i]);
-      hi = std::max(hi, xf[i]);
-    }
-    scale = (hi - lo) / 255.f;
-    if (scale == 0.f)
-      scale = 1.f;
-    zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
-  }
-  // q - zp (padding, the quantized zero, is then 0).
+  // 0) as DynamicQuantizeLinear computes it; then q - zp (padding, the
+  // quantized zero, is 0).
+  InputQuantization iq = fixed ? *fixed : u8RangeQuantization(x.as<float>(), x.numElements());
+  float scale = iq.scale;
   std::vector<int32_t> q(x.numElements());
-  for (int64_t i = 0; i < x.numElements(); ++i)
-    q[i] = static_cast<int32_t>(
-               std::clamp(std::nearbyint(xf[i] / scale) + static_cast<float>(zp), 0.f, 255.f)) -
-           zp;
+  quantizeU8MinusZeroPoint(x.as<float>(), x.numElements(), iq, q.data());
   NUNC_ASSIGN_OR_RETURN(wq, shifted(w, nullptr, "w"));
   std::vector<int64_t> sums = integerConvSums(win, q, cin, wq, m, /*group=*/1);
   float *of = out.mutableAs<float>();
