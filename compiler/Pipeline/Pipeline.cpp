@@ -17,10 +17,12 @@ void mlir::nunc::registerNuncDialects(DialectRegistry &registry) {
   registry.insert<NuncDialect, func::FuncDialect, quant::QuantDialect>();
 }
 
-void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights) {
+void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights,
+                                       bool keepConvWeights) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   ConstantFoldingOptions folding;
   folding.keepQuantizedWeights = keepQuantizedWeights;
+  folding.keepConvWeights = keepConvWeights;
   fpm.addPass(createShapeInference());
   fpm.addPass(createConstantFolding(folding));
   fpm.addPass(createCanonicalizerPass());
@@ -31,7 +33,7 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
 }
 
 void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
-  buildSimplifyPipeline(pm);
+  buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createFuseGelu());
   fpm.addPass(createFuseLayerNorm());

@@ -89,14 +89,17 @@ struct ConstantFoldingPass
   }
 
   /// A DequantizeLinear whose users all take it as a weight the int8
-  /// patterns read: large ones feeding MatMuls or Gathers, and any feeding
-  /// Conv weights (the int8 convolution's, in QDQ CNNs; small ones too).
-  static bool keepsQuantizedWeight(Operation *dq) {
+  /// patterns read: large ones feeding MatMuls or Gathers, and (with
+  /// keep-conv-weights) any feeding the weight of a one-group Conv whose
+  /// input is itself dequantized, a QDQ conv nunc-fuse-conv makes int8.
+  /// Others fold, so FoldBatchNorm sees constant conv weights.
+  bool keepsQuantizedWeight(Operation *dq) {
     Value w = dq->getResult(0);
     bool large = cast<ShapedType>(w.getType()).getNumElements() > kKeepQuantizedAbove;
     return llvm::all_of(dq->getUsers(), [&](Operation *u) {
-      if (isa<ConvOp>(u))
-        return u->getNumOperands() > 1 && u->getOperand(1) == w && u->getOperand(0) != w;
+      if (auto conv = dyn_cast<ConvOp>(u))
+        return keepConvWeights && conv.getWeight() == w && conv.getInput() != w &&
+               conv.getGroup() == 1 && conv.getInput().getDefiningOp<DequantizeLinearOp>();
       return large && isa<MatMulOp, GatherOp>(u);
     });
   }

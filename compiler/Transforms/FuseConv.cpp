@@ -121,7 +121,7 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
     Location loc = fusedLoc({conv.getInput().getDefiningOp(), dqW, conv});
     rewriter.setInsertionPoint(conv);
     FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
-                                              dqW.getZeroPoint(), dqW.getAxis());
+                                              dqW.getZeroPoint(), kConvWeight, dqW.getAxis());
     if (failed(weight))
       return failure();
     Value residual;
@@ -171,8 +171,9 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
       return failure();
     Location loc = fusedLoc({m->dq, m->op, m->castOp, mul});
     rewriter.setInsertionPoint(mul);
-    FailureOr<Value> weight = quantizedWeight(rewriter, loc, m->op.getWeight(), m->weightScale,
-                                              m->op.getWeightZeroPoint(), /*axis=*/0);
+    FailureOr<Value> weight =
+        quantizedWeight(rewriter, loc, m->op.getWeight(), m->weightScale,
+                        m->op.getWeightZeroPoint(), kConvWeight, /*scaleAxis=*/0);
     if (failed(weight))
       return failure();
     ConvIntegerOp ci = m->op;
@@ -222,6 +223,10 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
     SmallVector<float> newB(m);
     for (int64_t c = 0; c < m; ++c) {
       double a = (*gamma)[c] / std::sqrt(double((*var)[c]) + eps);
+      // Scales must stay positive (a negative gamma would need the integer
+      // weights negated, which -128 does not allow): such a BN stays.
+      if (!(a > 0) || !std::isfinite(a * scales[c]))
+        return failure();
       scales[c] *= a;
       newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - (*mean)[c]) * a + (*beta)[c]);
     }

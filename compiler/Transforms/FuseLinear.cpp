@@ -302,9 +302,10 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
     rewriter.setInsertionPoint(mul);
     // Symmetric s8 weights only (vpdpbusd multiplies by W itself), one
     // scale or one per column.
-    FailureOr<Value> weight = quantizedWeight(rewriter, loc, m->op.getB(), m->weightScale,
-                                              m->op.getBZeroPoint(), /*axis=*/1);
-    if (failed(weight) || cast<ShapedType>(m->op.getB().getType()).getRank() != 2)
+    FailureOr<Value> weight =
+        quantizedWeight(rewriter, loc, m->op.getB(), m->weightScale, m->op.getBZeroPoint(),
+                        kLinearWeight, /*scaleAxis=*/1);
+    if (failed(weight))
       return failure();
     LinearParts p{m->dq.getInput(), *weight};
     p.activationQuantization = "dynamic_per_tensor";
@@ -343,7 +344,7 @@ struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
     Location loc = fusedLoc({q, dqA, dqW, mm});
     rewriter.setInsertionPoint(mm);
     FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
-                                              dqW.getZeroPoint(), dqW.getAxis());
+                                              dqW.getZeroPoint(), kLinearWeight, dqW.getAxis());
     if (failed(weight))
       return failure();
     LinearParts p{q.getInput(), *weight};
@@ -383,7 +384,8 @@ struct QLinearMatMulToLinear : OpRewritePattern<QLinearMatMulOp> {
     rewriter.setInsertionPoint(mm);
     // b_scale of a 2-D b is a scalar or one per column.
     FailureOr<Value> weight = quantizedWeight(rewriter, loc, mm.getB(), mm.getBScale(),
-                                              mm.getBZeroPoint(), /*axis=*/1);
+                                              mm.getBZeroPoint(), kLinearWeight,
+                                              /*scaleAxis=*/1);
     if (failed(weight))
       return failure();
     Type f32 = rewriter.getF32Type();

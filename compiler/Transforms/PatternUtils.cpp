@@ -148,16 +148,20 @@ std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zer
 }
 
 FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
-                                 Value zeroPoint, int64_t axis) {
+                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis) {
   ElementsAttr wAttr;
   auto wType = dyn_cast<RankedTensorType>(wq.getType());
-  if (!wType || wType.getRank() < 1 || !wType.hasStaticShape() ||
+  if (!wType || wType.getRank() != layout.rank || !wType.hasStaticShape() ||
       !wType.getElementType().isSignlessInteger(8) || !matchPattern(wq, m_Constant(&wAttr)))
     return failure();
-  int64_t dim = shape::wrapAxis(axis, wType.getRank());
+  int64_t dim = layout.axis;
   int64_t n = wType.getDimSize(dim);
   std::optional<SmallVector<float>> ws = getConstantFloats(scale);
-  if (!ws || (ws->size() != 1 && static_cast<int64_t>(ws->size()) != n))
+  if (!ws || (ws->size() != 1 &&
+              (static_cast<int64_t>(ws->size()) != n || scaleAxis < -layout.rank ||
+               scaleAxis >= layout.rank || shape::wrapAxis(scaleAxis, layout.rank) != dim)))
+    return failure();
+  if (llvm::any_of(*ws, [](float v) { return !(v > 0) || !std::isfinite(v); }))
     return failure();
   if (zeroPoint) {
     ElementsAttr zAttr;

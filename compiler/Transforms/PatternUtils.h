@@ -66,12 +66,20 @@ inline bool isStatic(Type t) {
 std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zeroPoint,
                                         Type storage);
 
-/// quant.scast of a constant s8 weight with zero point(s) 0 and one scale,
-/// or one per index of dim `axis`, as the int8 ops take it (quantized_linear:
-/// [K, N] per column, axis 1; quantized_conv: [M, C, kh, kw] per output
-/// channel, axis 0).
+/// The weight layouts the int8 ops take: rank and the dim of per-axis
+/// scales (quantized_linear: [K, N] per column; quantized_conv: [M, C, kh,
+/// kw] per output channel).
+struct Int8WeightLayout {
+  int64_t rank, axis;
+};
+inline constexpr Int8WeightLayout kLinearWeight{2, 1}, kConvWeight{4, 0};
+
+/// quant.scast of a constant s8 weight `wq` of the `layout` with zero
+/// point(s) 0 and one scale, or one per index of the layout's axis when the
+/// scales apply along `scaleAxis` (a DequantizeLinear's axis) and that is
+/// the same dim. Fails, creating nothing, for anything else.
 FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
-                                 Value zeroPoint, int64_t axis);
+                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis);
 
 /// onnxruntime's `quantize_dynamic` product around an integer op `IntOp`
 /// (MatMulInteger, ConvInteger):

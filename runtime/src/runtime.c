@@ -136,8 +136,14 @@ static void *worker_main(void *arg) {
       pthread_mutex_unlock(&pool->mutex);
       return NULL;
     }
-    /* Enter the region under the mutex: its fields are consistent here. */
+    /* Enter the region under the mutex: its fields are consistent here. A
+     * region the caller already closed (it ran every task itself before
+     * this worker woke) is skipped: its task indices are being reused. */
     seen = pool->generation;
+    if (!pool->open) {
+      pthread_mutex_unlock(&pool->mutex);
+      continue;
+    }
     nunc_rt_task task = pool->task;
     const void *const *args = pool->args;
     int64_t n = pool->num_tasks;
@@ -254,12 +260,18 @@ int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
   pool->next = 0;
   pool->finished = 0;
   pool->error = 0;
+  pool->open = 1;
   __atomic_add_fetch(&pool->generation, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
   run_tasks(pool, task, args, n);
-  /* Wait for the stragglers, and for every worker to leave the region before
-   * its fields can be reused. */
+  /* Close the region: a worker entering from now on skips it, and every
+   * worker that entered counts in busy_workers. Then wait for the
+   * stragglers, and for every worker to leave the region before its fields
+   * can be reused. */
+  pthread_mutex_lock(&pool->mutex);
+  pool->open = 0;
+  pthread_mutex_unlock(&pool->mutex);
   while (__atomic_load_n(&pool->finished, __ATOMIC_ACQUIRE) < n ||
          __atomic_load_n(&pool->busy_workers, __ATOMIC_ACQUIRE) > 0)
     __builtin_ia32_pause();

@@ -33,6 +33,7 @@ typedef struct nunc_rt_pool {
   int64_t finished;      /* tasks done (atomic) */
   int32_t error;         /* first nonzero task result (atomic) */
   int busy_workers;      /* workers inside the region */
+  int open;              /* workers may still enter the region */
   nunc_parallel_for_fn user_parallel_for;
   void *user;
 } nunc_rt_pool;

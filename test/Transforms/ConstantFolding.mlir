@@ -1,6 +1,7 @@
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding | FileCheck %s
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=max-elements=4 | FileCheck %s --check-prefix=LIMIT
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=keep-quantized-weights=false | FileCheck %s --check-prefix=NOKEEP
+// RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=keep-conv-weights=false | FileCheck %s --check-prefix=NOCONV
 
 // Expected values follow ONNX (numpy) semantics. Result types declared less
 // precisely than the operands allow are refined before folding, and the
@@ -328,27 +329,41 @@ func.func @broadcast_division_by_zero() -> tensor<2x2xi64> {
 // -----
 
 // Dequantized weights: an int8 MatMul weight of more than 4096 elements, and
-// a Conv weight of any size, stay behind their DequantizeLinear for
-// nunc-fuse-linear / nunc-fuse-conv (unless told otherwise); with
-// keep-quantized-weights=false they fold whatever their size (even past
-// max-elements), since the f32 kernels need constant weights.
+// a Conv weight of any size whose conv takes a dequantized input (a QDQ conv),
+// stay behind their DequantizeLinear for nunc-fuse-linear / nunc-fuse-conv
+// (unless told otherwise); the weight of a conv on an f32 input folds (so
+// FoldBatchNorm sees it), as do all with keep-quantized-weights=false, whatever
+// their size (even past max-elements): the f32 kernels need constant weights.
+// keep-conv-weights=false (targets without int8 convolutions) folds the QDQ
+// conv's too.
 // CHECK-LABEL: func.func @dequantized_weights(
 // CHECK:         %[[MW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
 // CHECK:         nunc.matmul %{{.*}}, %[[MW]]
 // CHECK:         %[[CW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<65x65x1x1xi8>, tensor<f32> -> tensor<65x65x1x1xf32>
 // CHECK:         nunc.conv %{{.*}}, %[[CW]]
+// CHECK:         %[[FW:.*]] = nunc.constant dense<1.500000e+00> : tensor<65x65x1x1xf32>
+// CHECK:         nunc.conv %arg1, %[[FW]]
 // LIMIT-LABEL: func.func @dequantized_weights(
 // LIMIT:         nunc.dequantize_linear %{{.*}} : tensor<65x65x1x1xi8>
 // NOKEEP-LABEL: func.func @dequantized_weights(
-// NOKEEP-NOT:    nunc.dequantize_linear
+// NOKEEP-NOT:    nunc.dequantize_linear %{{.*}} : tensor<65x65
 // NOKEEP:        nunc.matmul %{{.*}}, %{{.*}} : (tensor<2x65xf32>, tensor<65x65xf32>)
-func.func @dequantized_weights(%x: tensor<2x65xf32>, %img: tensor<1x65x2x2xf32>) -> (tensor<2x65xf32>, tensor<1x65x2x2xf32>) {
+// NOCONV-LABEL: func.func @dequantized_weights(
+// NOCONV:        nunc.dequantize_linear %{{.*}} : tensor<65x65xi8>
+// NOCONV-NOT:    nunc.dequantize_linear %{{.*}} : tensor<65x65x1x1xi8>
+func.func @dequantized_weights(%x: tensor<2x65xf32>, %img: tensor<1x65x2x2xf32>) -> (tensor<2x65xf32>, tensor<1x65x2x2xf32>, tensor<1x65x2x2xf32>) {
   %q = nunc.constant dense<3> : tensor<65x65xi8>
   %s = nunc.constant dense<0.5> : tensor<f32>
   %w = nunc.dequantize_linear %q, %s : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
   %y = nunc.matmul %x, %w : (tensor<2x65xf32>, tensor<65x65xf32>) -> tensor<2x65xf32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %qi = nunc.quantize_linear %img, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x65x2x2xf32>, tensor<f32> -> tensor<1x65x2x2xui8>
+  %di = nunc.dequantize_linear %qi, %s, %zp : tensor<ui8> : tensor<1x65x2x2xui8>, tensor<f32> -> tensor<1x65x2x2xf32>
   %qc = nunc.constant dense<3> : tensor<65x65x1x1xi8>
   %wc = nunc.dequantize_linear %qc, %s : tensor<65x65x1x1xi8>, tensor<f32> -> tensor<65x65x1x1xf32>
-  %z = nunc.conv %img, %wc {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x65x2x2xf32>, tensor<65x65x1x1xf32> -> tensor<1x65x2x2xf32>
-  return %y, %z : tensor<2x65xf32>, tensor<1x65x2x2xf32>
+  %z = nunc.conv %di, %wc {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x65x2x2xf32>, tensor<65x65x1x1xf32> -> tensor<1x65x2x2xf32>
+  %qf = nunc.constant dense<3> : tensor<65x65x1x1xi8>
+  %wf = nunc.dequantize_linear %qf, %s : tensor<65x65x1x1xi8>, tensor<f32> -> tensor<65x65x1x1xf32>
+  %f = nunc.conv %img, %wf {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x65x2x2xf32>, tensor<65x65x1x1xf32> -> tensor<1x65x2x2xf32>
+  return %y, %z, %f : tensor<2x65xf32>, tensor<1x65x2x2xf32>, tensor<1x65x2x2xf32>
 }

@@ -295,3 +295,31 @@ func.func @batch_norm_into_quantized_conv(%x: tensor<1x1x3x3xf32>) -> tensor<1x2
   %y = nunc.relu %n : tensor<1x2x3x3xf32> -> tensor<1x2x3x3xf32>
   return %y : tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// What the int8 patterns must leave alone (and not fail on): a QDQ conv
+// whose weight is dequantized per input channel (axis 1: not per output
+// channel), and a BatchNormalization with a negative gamma after a
+// quantized_conv (its scale would turn negative).
+// CHECK-LABEL: func.func @int8_leaves_alone(
+// CHECK:       nunc.conv
+// CHECK:       nunc.batch_norm
+// NOINT8-LABEL: func.func @int8_leaves_alone(
+func.func @int8_leaves_alone(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x2x3x3xf32>) {
+  %fq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.0625:3>} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %w = nunc.constant dense<[[[[1]], [[-2]]], [[[3]], [[4]]], [[[-5]], [[6]]]]> : tensor<3x2x1x1xi8>
+  %ws = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %dw = nunc.dequantize_linear %w, %ws {axis = 1 : i64} : tensor<3x2x1x1xi8>, tensor<2xf32> -> tensor<3x2x1x1xf32>
+  %c = nunc.conv %fq, %dw {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
+  %q = nunc.constant dense<[[[[5]]], [[[-7]]]]> : tensor<2x1x1x1xi8>
+  %qw = quant.scast %q : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %x1 = nunc.constant dense<1.0> : tensor<1x1x3x3xf32>
+  %qc = nunc.quantized_conv %x1, %qw {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x3x3xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x3x3xf32>
+  %gamma = nunc.constant dense<[-1.0, 2.0]> : tensor<2xf32>
+  %beta = nunc.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %mean = nunc.constant dense<[0.0, 3.0]> : tensor<2xf32>
+  %var = nunc.constant dense<[3.0, 15.0]> : tensor<2xf32>
+  %n = nunc.batch_norm %qc, %gamma, %beta, %mean, %var {epsilon = 1.0 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %c, %n : tensor<1x3x4x4xf32>, tensor<1x2x3x3xf32>
+}

@@ -561,6 +561,26 @@ func.func @qdq_matmul(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x2xf
 
 // -----
 
+// A QDQ MatMul whose weight is dequantized per row (axis 0: one scale per k,
+// not per output column) has no int8 form: it stays a MatMul, and the pass
+// succeeds.
+// CHECK-LABEL: func.func @qdq_matmul_rows_axis(
+// CHECK: nunc.matmul
+// CHECK-NOT: quantized_linear
+func.func @qdq_matmul_rows_axis(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %ws = nunc.constant dense<[0.25, 0.5, 0.125]> : tensor<3xf32>
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xui8>
+  %dq = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+  %dw = nunc.dequantize_linear %w, %ws {axis = 0 : i64} : tensor<3x2xi8>, tensor<3xf32> -> tensor<3x2xf32>
+  %m = nunc.matmul %dq, %dw : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %m : tensor<2x2xf32>
+}
+
+// -----
+
 // ONNX QLinearMatMul with a constant s8 weight (zero point 0, one scale per
 // column) and a u8 input that is itself QuantizeLinear(x) on the same grid:
 // the GEMM quantizes x directly (the DQ(Q(x)) round trip drops), and the

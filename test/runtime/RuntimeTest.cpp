@@ -3,15 +3,29 @@
 #include "MallocCounter.h"
 #include "rt_minilm.h"
 #include "rt_mlp.h"
+#include "runtime_internal.h"
 
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
+
+// The thread pool of the runtime copy inside the MLP library (the nunc_rt_
+// prefix renamed to the model's).
+extern "C" {
+nunc_status rt_mlp_rt_init(nunc_rt_ctx *ctx, void *workspace, size_t workspace_size,
+                           const void *weights, const nunc_options *options,
+                           uint32_t required_features);
+int32_t rt_mlp_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
+                           const void *const *args);
+void rt_mlp_rt_destroy(nunc_rt_ctx *ctx);
+}
 
 namespace {
 
@@ -188,6 +202,52 @@ TEST(Runtime, UnsupportedCpuNamesTheMissingFeatures) {
   // With the real CPU it works.
   EXPECT_EQ(rt_mlp_init(&ctx, ws.p, nullptr), NUNC_OK);
   rt_mlp_destroy(&ctx);
+}
+
+struct Region {
+  std::atomic<int> runs[16] = {};
+};
+
+int32_t countRun(const void *const *args, int64_t i) {
+  static_cast<Region *>(const_cast<void *>(args[0]))->runs[i].fetch_add(1);
+  return 0;
+}
+
+// Regions in quick succession, small then large: a worker that wakes late for
+// a region the caller already finished alone must not enter it (it would
+// take the next region's task indices with the old region's task and count,
+// leaving tasks unrun and the caller waiting for ever). Every task of every
+// region runs exactly once; a watchdog turns a hang into a failure.
+TEST(Runtime, ThreadPoolRunsEveryTaskOfEveryRegionOnce) {
+  alignas(64) static unsigned char weights[64];
+  static nunc_rt_ctx ctx;
+  nunc_options opt = {};
+  opt.num_threads = 3;
+  ASSERT_EQ(rt_mlp_rt_init(&ctx, nullptr, 0, weights, &opt, 0), NUNC_OK);
+  struct Watchdog {
+    std::atomic<bool> done{false};
+    std::thread thread{[this] {
+      for (int i = 0; i < 300 && !done; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!done) {
+        std::fprintf(stderr, "the thread pool hung\n");
+        std::abort();
+      }
+    }};
+    ~Watchdog() {
+      done = true;
+      thread.join();
+    }
+  } watchdog;
+  for (int region = 0; region < 100000; ++region) {
+    int n = region % 2 ? 2 : 16;
+    Region r;
+    const void *args[] = {&r};
+    ASSERT_EQ(rt_mlp_rt_parallel(&ctx, n, countRun, args), 0);
+    for (int i = 0; i < 16; ++i)
+      ASSERT_EQ(r.runs[i].load(), i < n ? 1 : 0) << "region " << region << ", task " << i;
+  }
+  rt_mlp_rt_destroy(&ctx);
 }
 
 } // namespace

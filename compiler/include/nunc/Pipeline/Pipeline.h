@@ -15,9 +15,11 @@ void registerNuncDialects(DialectRegistry &registry);
 /// inference, constant folding (shape subgraphs collapse once input shapes
 /// are pinned), canonicalization, CSE, and a final shape inference.
 /// `keepQuantizedWeights`: large int8 MatMul weights and embedding tables
-/// stay behind their DequantizeLinear for fusion to take (before fusion);
-/// after it, whatever fusion left is folded.
-void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true);
+/// (and, with `keepConvWeights`, QDQ conv weights) stay behind their
+/// DequantizeLinear for fusion to take (before fusion); after it, whatever
+/// fusion left is folded.
+void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true,
+                           bool keepConvWeights = true);
 
 /// The tensor-level pipeline `nunc compile` runs before code generation:
 /// simplify, fuse (GELU, LayerNorm, attention, linear, Q/DQ pairs, BatchNorm

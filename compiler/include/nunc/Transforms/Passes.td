@@ -27,9 +27,10 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     the input shapes are pinned. Dead constants are erased.
     DequantizeLinear of a constant folds whatever its size (a weight, at most
     4x its integer form), except, with `keep-quantized-weights`, the large
-    ones that feed only MatMuls or Gathers, and those that feed only Conv
-    weights: nunc-fuse-linear, nunc-fuse-conv and
-    nunc-fuse-quantize-dequantize take those in their integer form.
+    ones that feed only MatMuls or Gathers, and (`keep-conv-weights`) those
+    that feed only the weights of one-group Convs whose input is dequantized
+    too: nunc-fuse-linear, nunc-fuse-conv and nunc-fuse-quantize-dequantize
+    take those in their integer form.
   }];
   let options = [
     Option<"maxElements", "max-elements", "int64_t", "65536",
@@ -38,6 +39,9 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
            "Leave DequantizeLinears of more than 4096 constant elements that feed only "
            "MatMuls or Gathers, and those feeding only Conv weights, for fusion (int8 "
            "weights, embedding tables)">,
+    Option<"keepConvWeights", "keep-conv-weights", "bool", "true",
+           "With keep-quantized-weights: also leave the dequantized weights of one-group "
+           "Convs with a dequantized input (QDQ convs, for the int8 convolution)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
