@@ -192,16 +192,18 @@ FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc, StringRe
   state.addOperands(operands);
   state.addAttributes(attributes);
   state.addTypes(SmallVector<Type>(numResults, NoneType::get(builder.getContext())));
-  Operation *op = builder.create(state);
+  // Inferred before it is inserted: a rejected op never reaches the IR (nor a
+  // pattern rewriter's listener).
+  Operation *op = Operation::create(state);
   SmallVector<Type> types;
   auto infer = dyn_cast<InferShapesOpInterface>(op);
   if (!infer || failed(infer.inferResultTypes(types))) {
-    op->erase();
+    op->destroy();
     return failure();
   }
   for (auto [r, t] : llvm::zip(op->getResults(), types))
     r.setType(t);
-  return op;
+  return builder.insert(op);
 }
 
 Location makeOnnxNodeLocation(MLIRContext *ctx, StringRef file, StringRef nodeName,
