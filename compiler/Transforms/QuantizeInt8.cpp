@@ -131,6 +131,40 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
       oldTable->erase();
   }
 
+  /// quant.scast of the s8 form of weight `w` (row-major `shape`): symmetric
+  /// per index of dim `axis` (an output column or channel), the largest
+  /// magnitude mapping to 127 (scale 1 for all zeros), round half to even.
+  Value symmetricInt8Weight(OpBuilder &b, Location loc, ArrayRef<float> w,
+                            ArrayRef<int64_t> shape, int64_t axis, StringRef name) {
+    int64_t channels = shape[axis], inner = 1;
+    for (int64_t d : shape.drop_front(axis + 1))
+      inner *= d;
+    int64_t outer = static_cast<int64_t>(w.size()) / (channels * inner);
+    auto at = [&](int64_t o, int64_t c, int64_t i) { return (o * channels + c) * inner + i; };
+    SmallVector<double> scales(channels);
+    SmallVector<int8_t> q(w.size());
+    for (int64_t c = 0; c < channels; ++c) {
+      float top = 0.f;
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i)
+          top = std::max(top, std::fabs(w[at(o, c, i)]));
+      scales[c] = top > 0.f ? static_cast<double>(top / 127.f) : 1.0;
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i)
+          q[at(o, c, i)] = static_cast<int8_t>(std::clamp(
+              std::nearbyint(w[at(o, c, i)] / static_cast<float>(scales[c])), -127.f, 127.f));
+    }
+    MLIRContext *ctx = b.getContext();
+    Type i8 = IntegerType::get(ctx, 8);
+    ElementsAttr attr =
+        attrFromTensor(cantFail(Tensor::fromValues<int8_t>(DType::I8, shape, q)), ctx, name);
+    Value storage = ConstantOp::create(b, loc, attr.getType(), attr);
+    auto element = quant::UniformQuantizedPerAxisType::get(
+        quant::QuantizationFlags::Signed, i8, b.getF32Type(), scales,
+        SmallVector<int64_t>(channels, 0), axis, -127, 127);
+    return quant::StorageCastOp::create(b, loc, RankedTensorType::get(shape, element), storage);
+  }
+
   /// The u8 grid of the op's input from the profile (null when dynamic).
   FailureOr<TypeAttr> calibratedInput(Operation *op, const std::string &key, StringRef kind) {
     if (!calibration)
@@ -164,29 +198,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<TypeAttr> inputType = calibratedInput(op, key, "conv");
     if (failed(inputType))
       return failure();
-    // Symmetric per output channel (dim 0).
-    SmallVector<double> scales(m);
-    SmallVector<int8_t> q(m * ck);
-    for (int64_t o = 0; o < m; ++o) {
-      float top = 0.f;
-      for (int64_t i = 0; i < ck; ++i)
-        top = std::max(top, std::fabs((*w)[o * ck + i]));
-      scales[o] = top > 0.f ? static_cast<double>(top / 127.f) : 1.0;
-      for (int64_t i = 0; i < ck; ++i)
-        q[o * ck + i] = static_cast<int8_t>(std::clamp(
-            std::nearbyint((*w)[o * ck + i] / static_cast<float>(scales[o])), -127.f, 127.f));
-    }
     OpBuilder b(op);
-    MLIRContext *ctx = &getContext();
-    Type i8 = IntegerType::get(ctx, 8);
-    llvm::Expected<Tensor> t = Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), q);
-    ElementsAttr attr = attrFromTensor(cantFail(std::move(t)), ctx, "int8_conv_weight");
-    Value storage = ConstantOp::create(b, op->getLoc(), attr.getType(), attr);
-    auto element = quant::UniformQuantizedPerAxisType::get(
-        quant::QuantizationFlags::Signed, i8, b.getF32Type(), scales, SmallVector<int64_t>(m, 0),
-        /*quantizedDimension=*/0, -127, 127);
-    Value weight = quant::StorageCastOp::create(
-        b, op->getLoc(), RankedTensorType::get(wType.getShape(), element), storage);
+    Value weight =
+        symmetricInt8Weight(b, op->getLoc(), *w, wType.getShape(), /*axis=*/0, "int8_conv_weight");
     Value bias, residual;
     StringAttr activation = b.getStringAttr("none");
     FloatAttr actMin = b.getF32FloatAttr(0), actMax = b.getF32FloatAttr(0);
@@ -230,32 +244,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<TypeAttr> inputType = calibratedInput(op, key, "linear");
     if (failed(inputType))
       return failure();
-    // Symmetric per output column: the largest magnitude maps to 127.
-    SmallVector<double> scales(n);
-    for (int64_t j = 0; j < n; ++j) {
-      float top = 0.f;
-      for (int64_t i = 0; i < k; ++i)
-        top = std::max(top, std::fabs((*w)[i * n + j]));
-      scales[j] = top > 0.f ? static_cast<double>(top / 127.f) : 1.0;
-    }
-    SmallVector<int8_t> q(k * n);
-    for (int64_t i = 0; i < k; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        float v = std::nearbyint((*w)[i * n + j] / static_cast<float>(scales[j]));
-        q[i * n + j] = static_cast<int8_t>(std::clamp(v, -127.f, 127.f));
-      }
-
     OpBuilder b(op);
-    MLIRContext *ctx = &getContext();
-    Type i8 = IntegerType::get(ctx, 8);
-    llvm::Expected<Tensor> t = Tensor::fromValues<int8_t>(DType::I8, {k, n}, q);
-    ElementsAttr attr = attrFromTensor(cantFail(std::move(t)), ctx, "int8_weight");
-    Value storage = ConstantOp::create(b, op.getLoc(), attr.getType(), attr);
-    auto element = quant::UniformQuantizedPerAxisType::get(
-        quant::QuantizationFlags::Signed, i8, b.getF32Type(), scales,
-        SmallVector<int64_t>(n, 0), /*quantizedDimension=*/1, -127, 127);
-    Value weight = quant::StorageCastOp::create(
-        b, op.getLoc(), RankedTensorType::get({k, n}, element), storage);
+    Value weight = symmetricInt8Weight(b, op.getLoc(), *w, {k, n}, /*axis=*/1, "int8_weight");
     auto quantized = QuantizedLinearOp::create(
         b, op.getLoc(), op.getType(), op.getInput(), weight, op.getBias(), op.getResidual(),
         b.getStringAttr(calibration ? "static" : "dynamic_per_row"), *inputType, TypeAttr(),
