@@ -236,6 +236,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                 q.getZeroPoint(), q.getStorageTypeMin(),
                                 q.getStorageTypeMax()));
       })
+      .Case([&](QuantizeOp o) {
+        return one(quantizeU8(get(o.getInput()), *inputQuantization(o.getQuantization())));
+      })
       .Case([&](DynamicQuantizeLinearOp o) {
         return many(dynamicQuantizeLinear(get(o.getInput())));
       })
@@ -250,12 +253,16 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         Expected<SmallVector<float>> scales = weightScales(o.getWeight());
         if (!scales)
           return scales.takeError();
+        std::optional<Type> input;
+        if (std::optional<quant::UniformQuantizedType> q = o.staticInputQuantization())
+          input = *q;
         Expected<Tensor> y = quantizedLinear(
             get(o.getInput()), get(o.getWeight()), *scales,
-            o.getActivationQuantization() == "dynamic_per_tensor",
-            inputQuantization(o.getInputQuantization()), opt(o.getBias()),
-            opt(o.getResidual()), o.getActivation(), o.getActivationMin().convertToFloat(),
-            o.getActivationMax().convertToFloat());
+            o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
+            opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
+            o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat());
+        if (y && o.getU8Output())
+          return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());
       })
       .Case([&](QuantizedConvOp o) -> Expected<Results> {

@@ -57,6 +57,18 @@ void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q
              q.zeroPoint;
 }
 
+Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q) {
+  if (x.dtype() != DType::F32)
+    return kernelError("quantize needs an f32 tensor, not " + x.describe());
+  NUNC_ASSIGN_OR_RETURN(y, Tensor::create(DType::U8, x.shape()));
+  std::vector<int32_t> centered(x.numElements());
+  quantizeU8MinusZeroPoint(x.as<float>(), x.numElements(), q, centered.data());
+  uint8_t *out = y.mutableAs<uint8_t>();
+  for (size_t i = 0; i < centered.size(); ++i)
+    out[i] = static_cast<uint8_t>(centered[i] + q.zeroPoint);
+  return y;
+}
+
 Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual, llvm::StringRef act,
                                        float min, float max) {
   if (residual) {
@@ -84,10 +96,11 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
                                  const Tensor *residual, llvm::StringRef act, float min,
                                  float max) {
-  if (input.dtype() != DType::F32 || weight.dtype() != DType::I8 || weight.rank() != 2 ||
-      input.rank() < 1 || input.dim(input.rank() - 1) != weight.dim(0))
+  bool u8Input = input.dtype() == DType::U8 && fixed;
+  if ((input.dtype() != DType::F32 && !u8Input) || weight.dtype() != DType::I8 ||
+      weight.rank() != 2 || input.rank() < 1 || input.dim(input.rank() - 1) != weight.dim(0))
     return kernelError("quantized_linear operands " + input.describe() + " and " +
-                       weight.describe() + " do not fit (f32 [..., K] and s8 [K, N])");
+                       weight.describe() + " do not fit (f32 or u8 [..., K] and s8 [K, N])");
   int64_t k = weight.dim(0), n = weight.dim(1), m = input.numElements() / std::max<int64_t>(k, 1);
   if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != n)
     return kernelError("quantized_linear has " + llvm::Twine(scales.size()) +
@@ -97,7 +110,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   llvm::SmallVector<int64_t, 6> shape(input.shape());
   shape.back() = n;
   NUNC_ASSIGN_OR_RETURN(y, Tensor::create(DType::F32, shape));
-  const float *x = input.as<float>();
+  const float *x = u8Input ? nullptr : input.as<float>();
   const int8_t *w = weight.as<int8_t>();
   float *out = y.mutableAs<float>();
   std::vector<int32_t> q(k);
@@ -105,10 +118,13 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   if (perTensor && !fixed)
     tensor = u8RangeQuantization(x, m * k);
   for (int64_t r = 0; r < m; ++r) {
-    const float *row = x + r * k;
-    InputQuantization rq = tensor ? *tensor : u8RangeQuantization(row, k);
+    InputQuantization rq = tensor ? *tensor : u8RangeQuantization(x + r * k, k);
     float scale = rq.scale;
-    quantizeU8MinusZeroPoint(row, k, rq, q.data());
+    if (u8Input)
+      for (int64_t i = 0; i < k; ++i)
+        q[i] = input.as<uint8_t>()[r * k + i] - rq.zeroPoint;
+    else
+      quantizeU8MinusZeroPoint(x + r * k, k, rq, q.data());
     for (int64_t j = 0; j < n; ++j) {
       int32_t acc = 0;
       for (int64_t i = 0; i < k; ++i)

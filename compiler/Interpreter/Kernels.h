@@ -105,7 +105,7 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 /// scales[0] for all), dequantized as float(sum) * (scaleA * scales[n]),
 /// then bias, residual and activation.
 /// With `fixed` set, the input is quantized with that (scale, zero point)
-/// instead (static activations).
+/// instead (static activations), or is already u8 on that grid.
 struct InputQuantization {
   float scale;
   int32_t zeroPoint;
@@ -116,6 +116,8 @@ struct InputQuantization {
 InputQuantization u8RangeQuantization(const float *x, int64_t count);
 /// clamp(round_half_even(x / scale) + zp, 0, 255) - zp for `count` values.
 void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out);
+/// nunc.quantize: clamp(round_half_even(x / scale) + zp, 0, 255) as u8.
+Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q);
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,

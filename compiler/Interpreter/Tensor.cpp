@@ -71,9 +71,11 @@ Type toMlirType(DType t, MLIRContext *ctx) {
 }
 
 std::optional<DType> fromMlirType(Type t) {
-  // A quantized tensor holds its storage type.
+  // A quantized tensor holds its storage type (signless in the quant
+  // dialect; the type's signedness says which).
   if (auto q = dyn_cast<quant::QuantizedType>(t))
-    t = q.getStorageType();
+    t = IntegerType::get(t.getContext(), q.getStorageTypeIntegralWidth(),
+                         q.isSigned() ? IntegerType::Signless : IntegerType::Unsigned);
   if (t.isF16()) return DType::F16;
   if (t.isBF16()) return DType::BF16;
   if (t.isF32()) return DType::F32;

@@ -80,3 +80,16 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
   }
   return DenseIntElementsAttr::get(resultType, dims);
 }
+
+//===----------------------------------------------------------------------===//
+// QuantizedLinearOp
+//===----------------------------------------------------------------------===//
+
+std::optional<quant::UniformQuantizedType> QuantizedLinearOp::staticInputQuantization() {
+  Type element = cast<ShapedType>(getInput().getType()).getElementType();
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(element))
+    return q;
+  if (std::optional<Type> t = getInputQuantization())
+    return dyn_cast<quant::UniformQuantizedType>(*t);
+  return std::nullopt;
+}

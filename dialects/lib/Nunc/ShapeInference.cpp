@@ -1009,21 +1009,62 @@ static LogicalResult checkInt8Weight(Operation *op, Value weight, int64_t axis,
   return success();
 }
 
+/// The u8 activation type a static int8 GEMM reads: per tensor, u8 over
+/// f32, positive scale (the zero point is in range by construction).
+static bool isU8Activation(Type t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t);
+  return q && q.getStorageType().isInteger(8) && !q.isSigned() && q.getExpressedType().isF32() &&
+         q.getScale() > 0;
+}
+
+LogicalResult QuantizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (!isU8Activation(getQuantization()))
+    return emitError() << "quantization must be !quant.uniform<u8:f32, scale:zp> with a positive "
+                          "scale, not "
+                       << getQuantization();
+  auto in = cast<ShapedType>(getInput().getType());
+  types.push_back(in.hasRank() ? Type(RankedTensorType::get(in.getShape(), getQuantization()))
+                               : Type(UnrankedTensorType::get(getQuantization())));
+  return success();
+}
+
 LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  if (failed(checkActivation(*this, getActivation())) ||
-      failed(checkQuantizationModes(*this, getActivationQuantization(),
-                                    {"dynamic_per_row", "dynamic_per_tensor", "static"},
-                                    getInputQuantization(), getOutputQuantization())))
+  if (failed(checkActivation(*this, getActivation())))
     return failure();
   Type element = elementOf(getInput());
-  if (!element.isF32() || (getBias() && elementOf(getBias()) != element))
+  bool u8Input = isa<quant::QuantizedType>(element);
+  if (u8Input) {
+    if (!isU8Activation(element))
+      return emitError() << "a quantized input must hold !quant.uniform<u8:f32, scale:zp>, not "
+                         << element;
+    if (getActivationQuantization() != "static" || getInputQuantization())
+      return emitError() << "a quantized input needs activation_quantization \"static\" and "
+                            "no input_quantization (its type is the quantization)";
+  } else if (failed(checkQuantizationModes(*this, getActivationQuantization(),
+                                           {"dynamic_per_row", "dynamic_per_tensor", "static"},
+                                           getInputQuantization(), std::nullopt))) {
+    return failure();
+  }
+  if (getOutputQuantization() && !isTensorGrid(*getOutputQuantization()))
+    return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "
+                          "bits over f32 with a positive scale and a zero point in range, not "
+                       << *getOutputQuantization();
+  if (getU8Output() && !isU8Activation(getOutputQuantization().value_or(Type())))
+    return emitError() << "u8_output needs an output_quantization of !quant.uniform<u8:f32, "
+                          "scale:zp>";
+  if (!(u8Input || element.isF32()) || (getBias() && !elementOf(getBias()).isF32()))
     return emitError() << "input and bias must be f32";
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";
   if (failed(checkInt8Weight(*this, getWeight(), 1, "columns", (*w)[1])))
     return failure();
-  return inferLinearResult(*this, getBias(), getResidual(), in, *w, element, types);
+  Builder b(getContext());
+  if (failed(inferLinearResult(*this, getBias(), getResidual(), in, *w, b.getF32Type(), types)))
+    return failure();
+  if (getU8Output())
+    types.back() = cast<TensorType>(types.back()).clone(*getOutputQuantization());
+  return success();
 }
 
 LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {

@@ -1078,6 +1078,46 @@ func.func @quantized_linear_static_signed_input(%x: tensor<2x3xf32>, %w: tensor<
 
 // -----
 
+func.func @quantized_linear_u8_input_dynamic(%x: tensor<2x3x!quant.uniform<u8:f32, 0.25:3>>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{a quantized input needs activation_quantization "static" and no input_quantization (its type is the quantization)}}
+  %0 = nunc.quantized_linear %x, %w : tensor<2x3x!quant.uniform<u8:f32, 0.25:3>>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_s8_input(%x: tensor<2x3x!quant.uniform<i8:f32, 0.25>>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{a quantized input must hold !quant.uniform<u8:f32, scale:zp>, not '!quant.uniform<i8:f32, 2.500000e-01>'}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static"} : tensor<2x3x!quant.uniform<i8:f32, 0.25>>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_u8_output_without_grid(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{u8_output needs an output_quantization of !quant.uniform<u8:f32, scale:zp>}}
+  %0 = nunc.quantized_linear %x, %w {u8_output} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_u8_output_signed(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{u8_output needs an output_quantization of !quant.uniform<u8:f32, scale:zp>}}
+  %0 = nunc.quantized_linear %x, %w {u8_output, output_quantization = !quant.uniform<i8:f32, 0.5>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2x!quant.uniform<i8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @quantize_signed(%x: tensor<2x3xf32>) {
+  // expected-error @+1 {{quantization must be !quant.uniform<u8:f32, scale:zp> with a positive scale, not '!quant.uniform<i8:f32, 5.000000e-01>'}}
+  %0 = nunc.quantize %x {quantization = !quant.uniform<i8:f32, 0.5>} : tensor<2x3xf32> -> tensor<2x3x!quant.uniform<i8:f32, 0.5>>
+  return
+}
+
+// -----
+
 func.func @fake_quantize_per_axis(%x: tensor<2x3xf32>) {
   // expected-error @+1 {{quantization must be a per-tensor !quant.uniform of at most 16 bits over f32 with a positive scale and a zero point in range, not '!quant.uniform<u8:f32:1, {1.000000e-01:128,2.000000e-01:128,3.000000e-01:128}>'}}
   %0 = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32:1, {0.1:128, 0.2:128, 0.3:128}>} : tensor<2x3xf32> -> tensor<2x3xf32>

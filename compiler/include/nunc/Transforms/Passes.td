@@ -189,4 +189,29 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func::FuncOp"> {
+  let summary = "Hands static u8 activations from GEMM to GEMM instead of re-quantizing f32";
+  let description = [{
+    Target lowering for static int8 (calibrated or QDQ) models. A
+    quantized_linear with an f32 input and a static `input_quantization` G
+    reads `nunc.quantize(x) : G` instead, one quantize per (tensor, G):
+    Q, K and V after a LayerNorm share it. Then a quantize whose input is a
+    quantized_linear result with no other use (and no other output grid)
+    folds into that GEMM: `u8_output` with `output_quantization = G`, so
+    the producing epilogue writes the u8 rows and no pass over the f32
+    tensor remains (FFN1 + GELU -> FFN2).
+    The u8 tensors are dense [..., K]; `row-alignment` is the K multiple the
+    target's int8 GEMM needs to read such rows directly (4 for AVX-512 VNNI,
+    8 for AVX-VNNI, 64 for AMX; 0: none, the pass does nothing). GEMMs
+    whose K is not a multiple keep quantizing their own input.
+  }];
+  let options = [
+    Option<"rowAlignment", "row-alignment", "int64_t", /*default=*/"4",
+           "K multiple a u8 activation needs (0: leave every GEMM quantizing its input)">,
+    Option<"producerEpilogue", "producer-epilogue", "bool", /*default=*/"true",
+           "Fold a quantize into the quantized_linear that produces its only input use">,
+  ];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
+}
+
 #endif // NUNC_TRANSFORMS_PASSES_TD

@@ -5,6 +5,10 @@
 
 #include "nunc/Dialect/Nunc/NuncDialect.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+#include <optional>
+
 #define GET_OP_CLASSES
 #include "nunc/Dialect/Nunc/NuncOps.h.inc"
 

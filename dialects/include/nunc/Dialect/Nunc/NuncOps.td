@@ -480,16 +480,32 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     (a per-tensor `!quant.uniform`, as `fake_quantize` takes), the result is
     finally rounded to that grid in the epilogue: a Quantize/DequantizeLinear
     pair after the GEMM, fused into it.
+
+    Static u8 activations can also travel between GEMMs already quantized
+    (`nunc-fuse-activation-quantization`): the input may be a tensor of
+    `!quant.uniform<u8:f32, scale:zp>` (from `nunc.quantize` or another
+    quantized_linear; then activation_quantization is "static" and the
+    element type is the input quantization, with no input_quantization
+    attribute), and with `u8_output` the result is the u8 tensor of
+    `output_quantization` instead of f32: the epilogue quantizes
+    clamp(round_half_even(y / scale) + zp, 0, 255), what the next layer's
+    static quantizer would have computed from the f32 result.
   }];
-  let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
+  let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
                             Optional<Nunc_FloatTensor>:$residual,
                             DefaultValuedStrAttr<StrAttr, "dynamic_per_row">:
                                 $activation_quantization,
                             OptionalAttr<TypeAttr>:$input_quantization,
-                            OptionalAttr<TypeAttr>:$output_quantization),
+                            OptionalAttr<TypeAttr>:$output_quantization,
+                            UnitAttr:$u8_output),
                        activationAttrs);
-  let results = (outs Nunc_FloatTensor:$output);
+  let results = (outs AnyRankedTensor:$output);
+  let extraClassDeclaration = [{
+    /// The static u8 quantization of the input: its element type when it
+    /// arrives quantized, else input_quantization (absent: dynamic).
+    std::optional<::mlir::quant::UniformQuantizedType> staticInputQuantization();
+  }];
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
     (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input) `,`
@@ -547,6 +563,20 @@ def Nunc_FakeQuantizeOp : Nunc_Op<"fake_quantize"> {
   }];
   let arguments = (ins TensorOf<[F32]>:$input, TypeAttr:$quantization);
   let results = (outs TensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
+def Nunc_QuantizeOp : Nunc_Op<"quantize"> {
+  let summary = "f32 to the u8 of a per-tensor !quant.uniform (a static int8 GEMM's input)";
+  let description = [{
+    `quantization` is `!quant.uniform<u8:f32, scale:zp>`; the result holds
+    clamp(round_half_even(x / scale) + zp, 0, 255) as that type, the rows a
+    static quantized_linear reads. One quantize serves every GEMM that reads
+    the same tensor with the same quantization (Q, K and V after a
+    LayerNorm).
+  }];
+  let arguments = (ins TensorOf<[F32]>:$input, TypeAttr:$quantization);
+  let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 

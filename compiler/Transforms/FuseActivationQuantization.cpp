@@ -1,0 +1,95 @@
+//===- FuseActivationQuantization.cpp - u8 activations between GEMMs ------===//
+
+#include "PatternUtils.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+#include <map>
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_FUSEACTIVATIONQUANTIZATION
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+struct FuseActivationQuantizationPass
+    : public mlir::nunc::impl::FuseActivationQuantizationBase<
+          FuseActivationQuantizationPass> {
+  using FuseActivationQuantizationBase::FuseActivationQuantizationBase;
+
+  void runOnOperation() override {
+    if (rowAlignment <= 0)
+      return;
+    std::vector<QuantizeOp> quantizes = shareInputQuantization();
+    if (producerEpilogue)
+      for (QuantizeOp q : quantizes)
+        foldIntoProducer(q);
+  }
+
+  /// Every static quantized_linear with an f32 input and an aligned K reads
+  /// the u8 tensor of one quantize per (input, grid). Returns the quantizes
+  /// in creation order.
+  std::vector<QuantizeOp> shareInputQuantization() {
+    SmallVector<QuantizedLinearOp> gemms;
+    getOperation().walk([&](QuantizedLinearOp op) {
+      auto k = cast<RankedTensorType>(op.getWeight().getType()).getDimSize(0);
+      if (op.getInputQuantization() && elementOf(op.getInput()).isF32() &&
+          k % rowAlignment == 0)
+        gemms.push_back(op);
+    });
+    std::map<std::pair<const void *, const void *>, size_t> index;
+    std::vector<QuantizeOp> quantizes;
+    std::vector<SmallVector<Operation *>> readers;
+    for (QuantizedLinearOp gemm : gemms) {
+      Value x = gemm.getInput();
+      Type grid = *gemm.getInputQuantization();
+      std::pair<const void *, const void *> key(x.getAsOpaquePointer(), grid.getAsOpaquePointer());
+      auto [it, fresh] = index.try_emplace(key, quantizes.size());
+      if (fresh) {
+        OpBuilder b(&getContext());
+        if (Operation *def = x.getDefiningOp())
+          b.setInsertionPointAfter(def);
+        else
+          b.setInsertionPointToStart(cast<BlockArgument>(x).getOwner());
+        auto type = cast<RankedTensorType>(x.getType()).clone(grid);
+        quantizes.push_back(QuantizeOp::create(b, gemm.getLoc(), type, x, TypeAttr::get(grid)));
+        readers.emplace_back();
+      }
+      QuantizeOp q = quantizes[it->second];
+      gemm.getInputMutable().assign(q.getResult());
+      gemm.removeInputQuantizationAttr();
+      readers[it->second].push_back(gemm);
+    }
+    // Diagnostics and --explain name every node the quantize serves.
+    for (auto [q, users] : llvm::zip(quantizes, readers))
+      q->setLoc(fusedLoc(users));
+    return quantizes;
+  }
+
+  /// quantize(quantized_linear(...)) with that its only use -> the GEMM
+  /// writes the u8 tensor itself.
+  void foldIntoProducer(QuantizeOp q) {
+    auto producer = singleUseDef<QuantizedLinearOp>(q.getInput());
+    if (!producer || producer.getU8Output())
+      return;
+    Type grid = q.getQuantization();
+    // A producer already rounding to another grid would change its values.
+    if (std::optional<Type> out = producer.getOutputQuantization(); out && *out != grid)
+      return;
+    producer.setOutputQuantization(grid);
+    producer.setU8Output(true);
+    producer.getResult().setType(q.getType());
+    producer->setLoc(fusedLoc({producer, q}));
+    q.replaceAllUsesWith(producer.getResult());
+    q.erase();
+  }
+
+  static Type elementOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+};
+
+} // namespace

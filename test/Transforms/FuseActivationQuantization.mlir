@@ -1,0 +1,81 @@
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization | FileCheck %s
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization="row-alignment=8" | FileCheck %s --check-prefix=ALIGN8
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization="producer-epilogue=false" | FileCheck %s --check-prefix=NOEPI
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization="row-alignment=0" | FileCheck %s --check-prefix=OFF
+
+// Q, K and V read the same tensor (a LayerNorm's output in a transformer)
+// on the same grid: one quantize serves all three; the f32 tensor still
+// feeds the residual.
+// CHECK-LABEL: func.func @shared(
+// CHECK: %[[LN:.*]] = nunc.relu
+// CHECK-NEXT: %[[Q:.*]] = nunc.quantize %[[LN]] {quantization = !quant.uniform<u8:f32, 6.250000e-02:128>} : tensor<3x8xf32> -> tensor<3x8x!quant.uniform<u8:f32, 6.250000e-02:128>>
+// CHECK-NOT: nunc.quantize %
+// CHECK: nunc.quantized_linear %[[Q]], %{{.*}} {activation_quantization = "static"} : tensor<3x8x!quant.uniform<u8:f32, 6.250000e-02:128>>
+// CHECK: nunc.quantized_linear %[[Q]], %{{.*}} {activation = "relu", activation_quantization = "static"} : tensor<3x8x!quant.uniform<u8:f32, 6.250000e-02:128>>
+// CHECK: nunc.quantized_linear %[[Q]], %{{.*}} residual %[[LN]] : tensor<3x8xf32> {activation_quantization = "static"} : tensor<3x8x!quant.uniform<u8:f32, 6.250000e-02:128>>
+// OFF-LABEL: func.func @shared(
+// OFF-NOT: nunc.quantize %
+// OFF-COUNT-3: input_quantization = !quant.uniform<u8:f32, 6.250000e-02:128>
+func.func @shared(%x: tensor<3x8xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x8xf32>) {
+  %ln = nunc.relu %x : tensor<3x8xf32> -> tensor<3x8xf32>
+  %i = nunc.constant dense<[[1, -2, 3, 4], [5, 6, -7, 8], [9, 10, 11, -12], [13, -14, 15, 16], [1, 2, 3, 4], [-5, 6, 7, 8], [9, -10, 11, 12], [13, 14, -15, 16]]> : tensor<8x4xi8>
+  %w = quant.scast %i : tensor<8x4xi8> to tensor<8x4x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125, 1.0}>>
+  %sq = nunc.constant dense<[[1, -2, 3, 4, 5, 6, -7, 8], [9, 10, 11, -12, 13, -14, 15, 16], [1, 2, 3, 4, -5, 6, 7, 8], [9, -10, 11, 12, 13, 14, -15, 16], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, -2, 2, 2, 2], [3, 3, -3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, -4, 4, 4]]> : tensor<8x8xi8>
+  %ws = quant.scast %sq : tensor<8x8xi8> to tensor<8x8x!quant.uniform<i8:f32, 0.125>>
+  %q = nunc.quantized_linear %ln, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<3x8xf32>, tensor<8x4x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125, 1.0}>> -> tensor<3x4xf32>
+  %k = nunc.quantized_linear %ln, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.0625:128>, activation = "relu"} : tensor<3x8xf32>, tensor<8x4x!quant.uniform<i8:f32:1, {0.5, 0.25, 0.125, 1.0}>> -> tensor<3x4xf32>
+  %o = nunc.quantized_linear %ln, %ws residual %ln : tensor<3x8xf32> {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<3x8xf32>, tensor<8x8x!quant.uniform<i8:f32, 0.125>> -> tensor<3x8xf32>
+  return %q, %k, %o : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x8xf32>
+}
+
+// -----
+
+// FFN1 (GELU) -> FFN2: the quantize of FFN1's result folds into its
+// epilogue, which writes the u8 rows; FFN2 reads them. A QDQ model's output
+// grid equal to the next grid folds the same way.
+// CHECK-LABEL: func.func @chain(
+// CHECK: %[[X:.*]] = nunc.quantize %arg0 {quantization = !quant.uniform<u8:f32, 1.250000e-01:100>}
+// CHECK: %[[H:.*]] = nunc.quantized_linear %[[X]], %{{.*}} {activation = "gelu", activation_quantization = "static", output_quantization = !quant.uniform<u8:f32, 3.125000e-02:7>, u8_output} : tensor<2x8x!quant.uniform<u8:f32, 1.250000e-01:100>>, {{.*}} -> tensor<2x8x!quant.uniform<u8:f32, 3.125000e-02:7>>
+// CHECK: %[[G:.*]] = nunc.quantized_linear %[[H]], %{{.*}} {activation_quantization = "static", output_quantization = !quant.uniform<u8:f32, 2.500000e-01:9>, u8_output} : tensor<2x8x!quant.uniform<u8:f32, 3.125000e-02:7>>, {{.*}} -> tensor<2x8x!quant.uniform<u8:f32, 2.500000e-01:9>>
+// CHECK: nunc.quantized_linear %[[G]], %{{.*}} {activation_quantization = "static"} : tensor<2x8x!quant.uniform<u8:f32, 2.500000e-01:9>>, {{.*}} -> tensor<2x8xf32>
+// CHECK-NOT: nunc.quantize %
+// NOEPI-LABEL: func.func @chain(
+// NOEPI-COUNT-3: nunc.quantize %
+// NOEPI-NOT: u8_output
+// ALIGN8-LABEL: func.func @chain(
+// ALIGN8: u8_output
+// ALIGN8: u8_output
+func.func @chain(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %i = nunc.constant dense<[[1, -2, 3, 4, 5, 6, -7, 8], [9, 10, 11, -12, 13, -14, 15, 16], [1, 2, 3, 4, -5, 6, 7, 8], [9, -10, 11, 12, 13, 14, -15, 16], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, -2, 2, 2, 2], [3, 3, -3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, -4, 4, 4]]> : tensor<8x8xi8>
+  %w = quant.scast %i : tensor<8x8xi8> to tensor<8x8x!quant.uniform<i8:f32, 0.125>>
+  %h = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>, activation = "gelu"} : tensor<2x8xf32>, tensor<8x8x!quant.uniform<i8:f32, 0.125>> -> tensor<2x8xf32>
+  %g = nunc.quantized_linear %h, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.03125:7>, output_quantization = !quant.uniform<u8:f32, 0.25:9>} : tensor<2x8xf32>, tensor<8x8x!quant.uniform<i8:f32, 0.125>> -> tensor<2x8xf32>
+  %y = nunc.quantized_linear %g, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.25:9>} : tensor<2x8xf32>, tensor<8x8x!quant.uniform<i8:f32, 0.125>> -> tensor<2x8xf32>
+  return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// What stays: a producer whose f32 result has another use (%a, also read by
+// a dynamic GEMM), a producer rounding to a different grid (%b), and
+// (ALIGN8) GEMMs whose K is not a multiple of the alignment.
+// CHECK-LABEL: func.func @stays(
+// CHECK: %[[QX:.*]] = nunc.quantize %arg0 {quantization = !quant.uniform<u8:f32, 1.250000e-01:100>}
+// CHECK: %[[A:.*]] = nunc.quantized_linear %[[QX]], %{{.*}} {activation_quantization = "static"} : {{.*}} -> tensor<2x4xf32>
+// CHECK-NEXT: %[[QA:.*]] = nunc.quantize %[[A]] {quantization = !quant.uniform<u8:f32, 1.250000e-01:100>}
+// CHECK-NEXT: %[[B:.*]] = nunc.quantized_linear %[[QA]], %{{.*}} {activation_quantization = "static", output_quantization = !quant.uniform<u8:f32, 5.000000e-01>} : {{.*}} -> tensor<2x4xf32>
+// CHECK-NEXT: %[[QB:.*]] = nunc.quantize %[[B]] {quantization = !quant.uniform<u8:f32, 2.500000e-01>}
+// CHECK-NEXT: nunc.quantized_linear %[[QB]]
+// CHECK-NEXT: nunc.quantized_linear %[[A]], %{{.*}} : tensor<2x4xf32>
+// CHECK-NOT: u8_output
+// ALIGN8-LABEL: func.func @stays(
+// ALIGN8-NOT: nunc.quantize %
+func.func @stays(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %i = nunc.constant dense<[[1, -2, 3, 4], [5, 6, -7, 8], [9, 10, 11, -12], [13, -14, 15, 16]]> : tensor<4x4xi8>
+  %w = quant.scast %i : tensor<4x4xi8> to tensor<4x4x!quant.uniform<i8:f32, 0.125>>
+  %a = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<2x4xf32>, tensor<4x4x!quant.uniform<i8:f32, 0.125>> -> tensor<2x4xf32>
+  %b = nunc.quantized_linear %a, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>, output_quantization = !quant.uniform<u8:f32, 0.5:0>} : tensor<2x4xf32>, tensor<4x4x!quant.uniform<i8:f32, 0.125>> -> tensor<2x4xf32>
+  %c = nunc.quantized_linear %b, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.25:0>} : tensor<2x4xf32>, tensor<4x4x!quant.uniform<i8:f32, 0.125>> -> tensor<2x4xf32>
+  %d = nunc.quantized_linear %a, %w : tensor<2x4xf32>, tensor<4x4x!quant.uniform<i8:f32, 0.125>> -> tensor<2x4xf32>
+  return %c, %d : tensor<2x4xf32>, tensor<2x4xf32>
+}
