@@ -131,8 +131,9 @@ public:
       imul(r14, r13, 3 * nr * 4);
       add(rdx, r14);
       imul(r14, r13, nr * 4);
-      add(rcx, r14);
       add(r12, r14);
+      imul(r14, r13, nr * cBytes());
+      add(rcx, r14);
     }
     if (amx) {
       // rdi: the tile block; r8: A row stride; r9: the tile block's and the
@@ -164,6 +165,8 @@ private:
   int64_t groupBytes; // W bytes per k group of a panel
   static constexpr int64_t kTileBlockBytes = 32 * 32 * 4;
 
+  /// Bytes of one C element: f32, or u8 (U8Output).
+  int cBytes() const { return c.u8Output ? 1 : 4; }
   int kFree() const { return kRows * vecs; } // first register after the accumulators
   Vmm acc(int r, int v) { return Vmm(r * vecs + v); }
   Vmm bReg(int v) { return Vmm(kFree() + v); }
@@ -186,7 +189,7 @@ private:
       L(rows);
       call(microLabel(rowsPerTile, vecsHere, lastLanes));
       add(rax, rowsPerTile * c.lda);
-      add(rcx, rowsPerTile * c.ldc * 4);
+      add(rcx, rowsPerTile * c.ldc * cBytes());
       add(r12, rowsPerTile * c.ldr * 4);
       add(rsi, rowsPerTile * (c.convolution ? 16 : 8));
       dec(rbp);
@@ -260,7 +263,7 @@ private:
     Address maskAddr = tailMask(lastLanes);
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecsHere; ++v)
-        epilogue(acc(r, v), r, v, lastLanes != kLanes && v == vecsHere - 1, maskAddr);
+        epilogue(acc(r, v), r, v, v == vecsHere - 1 ? lastLanes : kLanes, maskAddr);
   }
 
   /// The 64-byte tile configuration (palette 1) for a tile of `rows` rows:
@@ -352,7 +355,7 @@ private:
         // Rotate registers so consecutive vectors' epilogues overlap.
         Vmm x = Vmm((r * vecsHere + v) % 24);
         vmovdqu32(x, ptr[rdi + r * 128 + v * 64]);
-        epilogue(x, r, v, lastLanes != kLanes && v == vecsHere - 1, maskAddr);
+        epilogue(x, r, v, v == vecsHere - 1 ? lastLanes : kLanes, maskAddr);
       }
   }
 
@@ -373,9 +376,10 @@ private:
     }
   }
 
-  /// s32 sums x of row r, vector v -> zero-point compensation, scale, bias,
-  /// residual, activation, store.
-  void epilogue(const Vmm &x, int r, int v, bool tailVec, const Address &maskAddr) {
+  /// s32 sums x of row r, vector v (`lanes` columns of it) -> zero-point
+  /// compensation, scale, bias, residual, activation, store.
+  void epilogue(const Vmm &x, int r, int v, int lanes, const Address &maskAddr) {
+    const bool tailVec = lanes != kLanes;
     const int64_t nr = vecs * kLanes;
     const int64_t sums = 0, scales = nr * 4, biases = 2 * nr * 4;
     int64_t col = v * kLanes * 4;
@@ -426,6 +430,10 @@ private:
       }
     }
     emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
+    if (c.u8Output) {
+      storeU8(x, r * c.ldc + v * kLanes, lanes);
+      return;
+    }
     emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
     Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
     if (!tailVec) {
@@ -437,13 +445,39 @@ private:
       vmaskmovps(cAddr, temp(0), x);
     }
   }
+
+  /// x quantized to u8 (the row quantizer's arithmetic: divide, round half
+  /// to even, add the zero point, clamp) and its `lanes` bytes stored at
+  /// rcx + offset.
+  void storeU8(const Vmm &x, int64_t offset, int lanes) {
+    vdivps(x, x, constAddr(c.u8Output->scale));
+    vcvtps2dq(x, x);
+    vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
+    vpmaxsd(x, x, constAddrBits(0));
+    vpminsd(x, x, constAddrBits(255));
+    if constexpr (kZmm) {
+      if (lanes == kLanes)
+        vpmovusdb(ptr[rcx + offset], x);
+      else
+        vpmovusdb(ptr[rcx + offset] | k1, x);
+    } else {
+      vpackusdw(x, x, x); // words 0-3 | 4-7 in the low half of each lane
+      vpermq(x, x, 0x08); // both halves into the low 128 bits
+      vpackuswb(x, x, x); // bytes 0-7 in the low 64 bits
+      if (lanes == kLanes)
+        vmovq(ptr[rcx + offset], Xmm(x.getIdx()));
+      else
+        for (int i = 0; i < lanes; ++i)
+          vpextrb(ptr[rcx + offset + i], Xmm(x.getIdx()), i);
+    }
+  }
 };
 
 } // namespace
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
-  if (config.convolution && config.isa != Int8Isa::Avx512Vnni)
-    return nullptr; // the convolution form is AVX-512 VNNI only
+  if (config.convolution && (config.isa != Int8Isa::Avx512Vnni || config.u8Output))
+    return nullptr; // the convolution form is AVX-512 VNNI only, f32 out
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 

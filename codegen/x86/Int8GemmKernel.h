@@ -24,7 +24,8 @@
 // Task arguments: [0] A, [1] packed W, [2] column block [panel][3][NR]:
 // s32 column sums (dynamic) or zpA * column sums (static), f32 column scales
 // (scaleW, or scaleA * scaleW when static), f32 bias; [3] row block [M][2]:
-// s32 zero point and f32 scale of each A row (dynamic); [4] residual, [5] C.
+// s32 zero point and f32 scale of each A row (dynamic); [4] residual, [5] C
+// (f32, or u8 with `u8Output`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +36,7 @@
 #include "nunc/Codegen/Target.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace mlir::nunc::x86 {
@@ -49,6 +51,14 @@ struct Int8GemmConfig {
   /// Applied after the activation: FakeQuant rounds C to a grid (a
   /// Quantize/DequantizeLinear pair fused into the GEMM), or None.
   Activation output;
+  /// C as u8 on this grid instead of f32 (quantized_linear's u8_output, the
+  /// next GEMM's static input): clamp(round_half_even(y / scale) + zp, 0,
+  /// 255), computed as the row quantizer does; ldc then counts bytes.
+  struct U8Output {
+    float scale = 1;
+    int32_t zeroPoint = 0;
+  };
+  std::optional<U8Output> u8Output;
   Int8Isa isa = Int8Isa::Avx512Vnni;
   /// AvxVnni only: encode `vpdpbusd` with EVEX (AVX512-VNNI + VL) instead of
   /// VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no

@@ -252,6 +252,94 @@ TEST_P(Int8GemmKernelTest, ExtremeValuesDoNotSaturate) {
       check({17, 49, k, false, false, false, zp}, rng, true, isa);
 }
 
+/// The u8-output form (the next GEMM's static input written by this
+/// epilogue) equals quantizing the f32 form's output as the static row
+/// quantizer does, byte for byte, and writes nothing past its rows.
+void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation act,
+                   std::mt19937 &rng, Int8Isa isa) {
+  SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
+               std::to_string(k) + " " + isaName(isa) + (residual ? " residual" : ""));
+  int64_t lda = Int8GemmKernel::rowBytes(k, isa);
+  int64_t width = isa == Int8Isa::Avx2 ? 2 : 1;
+  std::vector<uint8_t> a(m * lda);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < lda / width; ++kk)
+      setAElement(a, i * lda, kk, rng() % 256, isa);
+  std::vector<int8_t> w(k * n);
+  for (int8_t &v : w)
+    v = static_cast<int8_t>(rng() % 256 - 128);
+  std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
+  const int32_t zpA = 113;
+  const float scaleA = 0.011f;
+  std::vector<int32_t> sums(n, 0);
+  std::vector<float> scales(n), bias(n), res(m * n);
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j)
+      sums[j] += w[kk * n + j];
+  for (int64_t j = 0; j < n; ++j) {
+    sums[j] *= zpA;
+    scales[j] = scaleA * unit(rng);
+    bias[j] = sym(rng);
+  }
+  for (float &v : res)
+    v = sym(rng);
+  std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), k, n, isa);
+  std::vector<uint32_t> columns =
+      Int8GemmKernel::packColumns(sums.data(), scales.data(), bias.data(), n, isa);
+  std::vector<uint32_t> rows(m * 2, 0);
+
+  Int8GemmConfig cfg;
+  cfg.m = m;
+  cfg.n = n;
+  cfg.k = k;
+  cfg.lda = lda;
+  cfg.ldc = cfg.ldr = n;
+  cfg.bias = true;
+  cfg.residual = residual;
+  cfg.activation = act;
+  cfg.isa = isa;
+  hostRuns(isa, &cfg.evexVnni);
+  auto run = [&](const Int8GemmConfig &c, void *out) {
+    std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(c);
+    ASSERT_TRUE(kernel);
+    const void *args[] = {a.data(), packed.data(), columns.data(), rows.data(), res.data(), out};
+    for (int64_t t = 0; t < Int8GemmKernel::numTasks(c); ++t)
+      ASSERT_EQ(kernel->function()(args, t), 0);
+  };
+  std::vector<float> f32(m * n);
+  run(cfg, f32.data());
+  // A grid that saturates at both ends for some of the values.
+  float lo = *std::min_element(f32.begin(), f32.end());
+  float hi = *std::max_element(f32.begin(), f32.end());
+  const float scale = std::max((hi - lo) / 200.f, 1e-3f);
+  const int32_t zp = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / scale) - 20.f, 0.f, 255.f));
+  cfg.u8Output = Int8GemmConfig::U8Output{scale, zp};
+  std::vector<uint8_t> u8(m * n + 64, 0xA5);
+  run(cfg, u8.data());
+  int saturated = 0;
+  for (int64_t i = 0; i < m * n; ++i) {
+    float v = std::clamp(std::nearbyint(f32[i] / scale) + static_cast<float>(zp), 0.f, 255.f);
+    saturated += v == 0.f || v == 255.f;
+    ASSERT_EQ(int(u8[i]), int(v)) << "at " << i / n << ", " << i % n << " from " << f32[i];
+  }
+  for (int64_t i = m * n; i < m * n + 64; ++i)
+    ASSERT_EQ(u8[i], 0xA5) << "wrote past C";
+  if (m * n >= 64)
+    EXPECT_GT(saturated, 0) << "the grid should clamp some values";
+}
+
+TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  std::mt19937 rng(57);
+  for (int64_t m : {1, 4, 17, 45, 128})
+    for (int64_t n : {1, 7, 16, 47, 129})
+      for (int64_t k : {4, 64, 384})
+        checkU8Output(m, n, k, (m + n) % 2 == 1,
+                      n % 2 ? Activation::fromName("gelu", 0, 0) : Activation(), rng, isa);
+}
+
 TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {
   Int8Isa isa = GetParam();
   if (!hostRunsQuantizer(isa))
