@@ -20,6 +20,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Plan/MemoryPlan.h"
+#include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -37,6 +38,7 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -354,13 +356,21 @@ elementwiseStep(Operation *op) {
 }
 
 /// A quantized_linear as the row quantizer + VNNI GEMM see it.
+/// Rows of a tensor as the row-wise kernels see it: all dims but the last.
+int64_t rowsOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return t.getShape().back() ? t.getNumElements() / t.getShape().back() : 0;
+}
+
 struct Int8Linear {
   int64_t m = 0, n = 0, k = 0, lda = 0;
   ElementsAttr weights; // s8 [K, N]
   SmallVector<float> scales;
+  /// The input arrives as dense u8 rows (lda = K): no quantizer, no scratch.
+  bool u8Input = false;
   /// Scratch: the u8 rows (lda bytes each), then the row block.
   int64_t rowBlockOffset() const { return (m * lda + 63) / 64 * 64; }
-  int64_t scratchBytes() const { return rowBlockOffset() + m * 8; }
+  int64_t scratchBytes() const { return u8Input ? 0 : rowBlockOffset() + m * 8; }
 };
 
 std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
@@ -374,6 +384,12 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   l.n = wt.getDimSize(1);
   l.m = in.getNumElements() / l.k;
   l.lda = x86::Int8GemmKernel::rowBytes(l.k, isa);
+  if (llvm::isa<quant::QuantizedType>(in.getElementType())) {
+    // Only where this family reads the dense rows as they are.
+    if (l.lda != l.k)
+      return std::nullopt;
+    l.u8Input = true;
+  }
   Type element = wt.getElementType();
   if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
     for (double s : axis.getScales())
@@ -590,6 +606,8 @@ LogicalResult ModelCompiler::selectKernels() {
     if (auto ql = dyn_cast<QuantizedLinearOp>(op))
       if (std::optional<Int8Linear> l = int8Linear(ql, options.target.int8))
         return l->scratchBytes();
+    if (auto q = dyn_cast<QuantizeOp>(op)) // the row quantizer's row block
+      return rowsOf(q.getInput()) * 8;
     if (auto qc = dyn_cast<QuantizedConvOp>(op))
       if (std::optional<Int8Conv> g = int8Conv(qc))
         return g->scratchBytes();
@@ -1021,36 +1039,69 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }
+  if (auto q = dyn_cast<QuantizeOp>(step.op)) {
+    // The static row quantizer writing dense rows (lda = K) for the GEMMs
+    // that read them.
+    Int8Isa qisa = options.target.int8;
+    auto grid = cast<quant::UniformQuantizedType>(q.getQuantization());
+    int64_t k = cast<RankedTensorType>(q.getInput().getType()).getShape().back();
+    if (x86::Int8GemmKernel::rowBytes(k, qisa) != k)
+      return q.emitError("the ") << int8IsaName(qisa) << " int8 kernels of target '"
+                                 << options.target.name << "' cannot read dense u8 rows of "
+                                 << k << " bytes";
+    x86::QuantizeRowsConfig qc{rowsOf(q.getInput()), k, k};
+    qc.isa = qisa;
+    qc.fixed = true;
+    qc.scale = static_cast<float>(grid.getScale());
+    qc.zeroPoint = static_cast<int32_t>(grid.getZeroPoint());
+    std::unique_ptr<x86::JitKernel> kernel = x86::QuantizeRowsKernel::generate(qc);
+    if (!kernel)
+      return q.emitError("generating the row quantizer failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0]),
+                 KernelArg::storage(step.scratch)};
+    call.tasks = x86::QuantizeRowsKernel::numTasks(qc);
+    call.description =
+        llvm::formatv("quantize.{0}[{1}x{2}, static] -> u8", int8IsaName(qisa), qc.rows, k).str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
   if (auto ql = dyn_cast<QuantizedLinearOp>(step.op)) {
     Int8Isa qisa = options.target.int8;
     std::optional<Int8Linear> l = int8Linear(ql, qisa);
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
-                          "constant)");
-    // Quantize the input rows into scratch, then the int8 GEMM.
+                          "constant)")
+             << (llvm::isa<quant::QuantizedType>(
+                     cast<ShapedType>(ql.getInput().getType()).getElementType())
+                     ? std::string(" and, for a u8 input, a K the target's kernels read as "
+                                   "dense rows")
+                     : std::string());
     x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
     qc.isa = qisa;
-    if (std::optional<Type> t = ql.getInputQuantization()) {
-      auto q = cast<quant::UniformQuantizedType>(*t);
+    if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization()) {
       qc.fixed = true;
-      qc.scale = static_cast<float>(q.getScale());
-      qc.zeroPoint = static_cast<int32_t>(q.getZeroPoint());
+      qc.scale = static_cast<float>(q->getScale());
+      qc.zeroPoint = static_cast<int32_t>(q->getZeroPoint());
     }
-    std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
-    if (!quantizer)
-      return ql.emitError("generating the row quantizer failed (xbyak error ")
-             << Xbyak::GetError() << ")";
-    KernelCall quantize;
-    quantize.symbol = call.symbol + "_quantize";
-    quantize.tasks = x86::QuantizeRowsKernel::numTasks(qc);
-    quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
-                     KernelArg::storage(step.scratch, l->rowBlockOffset())};
-    quantize.description = qc.fixed       ? "quantize (u8, static)"
-                           : qc.perTensor ? "quantize tensor (u8, dynamic)"
-                                          : "quantize rows (u8, dynamic)";
-    nativeCode.push_back({quantize.symbol, quantizer->bytes()});
-    call.prelude.push_back(std::move(quantize));
+    if (!l->u8Input) {
+      // Quantize the input rows into scratch, then the int8 GEMM.
+      std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
+      if (!quantizer)
+        return ql.emitError("generating the row quantizer failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      KernelCall quantize;
+      quantize.symbol = call.symbol + "_quantize";
+      quantize.tasks = x86::QuantizeRowsKernel::numTasks(qc);
+      quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
+                       KernelArg::storage(step.scratch, l->rowBlockOffset())};
+      quantize.description = qc.fixed       ? "quantize (u8, static)"
+                             : qc.perTensor ? "quantize tensor (u8, dynamic)"
+                                            : "quantize rows (u8, dynamic)";
+      nativeCode.push_back({quantize.symbol, quantizer->bytes()});
+      call.prelude.push_back(std::move(quantize));
+    }
 
     x86::Int8GemmConfig cfg;
     cfg.m = l->m;
@@ -1058,15 +1109,23 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.k = l->k;
     cfg.lda = l->lda;
     cfg.ldc = cfg.ldr = l->n;
-    cfg.perRowA = true;
+    // Rows quantized here carry their (zero point, scale) in the row block;
+    // u8 rows from elsewhere have the one static pair, folded into the
+    // column block at compile time (the same integers and products).
+    cfg.perRowA = !l->u8Input;
     cfg.isa = qisa;
     cfg.bias = static_cast<bool>(ql.getBias());
     cfg.residual = static_cast<bool>(ql.getResidual());
     cfg.activation = x86::Activation::fromName(ql.getActivation().str(),
                                                ql.getActivationMin().convertToFloat(),
                                                ql.getActivationMax().convertToFloat());
-    if (std::optional<Type> t = ql.getOutputQuantization())
+    if (ql.getU8Output()) {
+      auto out = cast<quant::UniformQuantizedType>(*ql.getOutputQuantization());
+      cfg.u8Output = x86::Int8GemmConfig::U8Output{static_cast<float>(out.getScale()),
+                                                    static_cast<int32_t>(out.getZeroPoint())};
+    } else if (std::optional<Type> t = ql.getOutputQuantization()) {
       cfg.output = roundToGrid(*t);
+    }
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return ql.emitError("generating the int8 GEMM failed (xbyak error ")
@@ -1088,22 +1147,39 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       bias = SmallVector<float>((const float *)braw.data(),
                                 (const float *)braw.data() + braw.size() / 4);
     }
+    SmallVector<float> scales = l->scales;
+    if (!cfg.perRowA)
+      for (int64_t j = 0; j < l->n; ++j) {
+        sums[j] *= qc.zeroPoint;
+        scales[j] = qc.scale * scales[j];
+      }
     std::vector<uint32_t> columns = x86::Int8GemmKernel::packColumns(
-        sums.data(), l->scales.data(), bias ? bias->data() : nullptr, l->n, qisa);
+        sums.data(), scales.data(), bias ? bias->data() : nullptr, l->n, qisa);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
     int residual = ql.getResidual() ? step.operands.back() : step.operands[0];
-    call.args = {KernelArg::storage(step.scratch), KernelArg::blob(wOffset),
-                 KernelArg::blob(cOffset), KernelArg::storage(step.scratch, l->rowBlockOffset()),
-                 KernelArg::storage(residual), KernelArg::storage(step.results[0])};
+    KernelArg rowsA = l->u8Input ? KernelArg::storage(step.operands[0])
+                                 : KernelArg::storage(step.scratch);
+    KernelArg rowBlock = l->u8Input ? rowsA : KernelArg::storage(step.scratch, l->rowBlockOffset());
+    call.args = {rowsA,
+                 KernelArg::blob(wOffset),
+                 KernelArg::blob(cOffset),
+                 rowBlock,
+                 KernelArg::storage(residual),
+                 KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
         llvm::formatv("gemm.int8.{8}[{0}x{1}x{2}, {3}]{4}{5}{6}{7}", cfg.m, cfg.n, cfg.k,
-                      qc.fixed ? "static" : qc.perTensor ? "dynamic tensor" : "dynamic rows",
+                      l->u8Input  ? "static, u8 in"
+                      : qc.fixed  ? "static"
+                      : qc.perTensor ? "dynamic tensor"
+                                     : "dynamic rows",
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       ql.getActivation() == "none" ? std::string()
                                                    : " " + ql.getActivation().str(),
-                      ql.getOutputQuantization() ? " +requantize" : "",
+                      cfg.u8Output                 ? " -> u8"
+                      : ql.getOutputQuantization() ? " +requantize"
+                                                   : "",
                       int8IsaName(qisa))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
@@ -1521,6 +1597,16 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
     return module.emitError("the module has no @main function");
+  // Static u8 activations go from GEMM to GEMM in the rows this target's
+  // int8 kernels read (a no-op for models without static int8 GEMMs).
+  {
+    PassManager pm(module.getContext());
+    FuseActivationQuantizationOptions handover;
+    handover.rowAlignment = x86::Int8GemmKernel::denseRowAlignment(options.target.int8);
+    pm.nest<func::FuncOp>().addPass(createFuseActivationQuantization(handover));
+    if (failed(pm.run(module)))
+      return failure();
+  }
   if (failed(selectKernels()))
     return failure();
   if (options.printMemoryPlan && options.planStream)

@@ -92,6 +92,17 @@ struct Int8GemmKernel {
     default: return paddedK(k, isa);
     }
   }
+  /// The K multiple at which rowBytes(K) == K, so the GEMM reads dense u8
+  /// rows [M][K] as they are (a u8 tensor another epilogue or a shared
+  /// quantize wrote); 0 where never (the 16-bit AVX2 form).
+  static int64_t denseRowAlignment(Int8Isa isa) {
+    switch (isa) {
+    case Int8Isa::Avx2: return 0;
+    case Int8Isa::AvxVnni: return 8;
+    case Int8Isa::Amx: return 64;
+    default: return 4;
+    }
+  }
   static int64_t numPanels(int64_t n, Int8Isa isa) {
     return (n + panelWidth(isa) - 1) / panelWidth(isa);
   }
