@@ -281,9 +281,16 @@ def test_static_calibration_tracks_float(nunc, models, tmp_path, name, method):
     assert manifest["quantization"] == "int8-static"
     assert all("static" in k["kernel"] for k in manifest["kernels"]
                if k["kernel"].startswith("gemm.int8"))
+    layers = 6 if name == "minilm" else 12
+    # u8 activations go from GEMM to GEMM: every GEMM reads u8 rows; Q, K
+    # and V share one quantize of the LayerNorm output, the attention output
+    # and FFN1's input get theirs, and FFN1 (+GELU) writes FFN2's u8 input.
+    kernels = [k["kernel"] for k in manifest["kernels"]]
+    assert sum("static, u8 in]" in k for k in kernels) == 6 * layers, kernels
+    assert sum(k.startswith("quantize.avx512vnni[") for k in kernels) == 3 * layers, kernels
+    assert sum(k.startswith("gemm.int8") and k.endswith("-> u8") for k in kernels) == layers
     profile = json.loads((tmp_path / "profile.json").read_text())
     assert profile["samples"] == 32 and profile["method"].startswith(method)
-    layers = 6 if name == "minilm" else 12
     assert len(profile["inputs"]) == 6 * layers  # q, k, v, out, ffn1, ffn2 per layer
     exe, man = harness.build(str(tmp_path / "out"))
     feeds = random_inputs(name, 1, 32, 7)  # not a calibration sample
@@ -372,6 +379,42 @@ def test_saved_profile_rebuilds_identically(nunc, models, tmp_path):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_static_activation_handover_per_target(nunc, models, tmp_path):
+    """Each target hands u8 activations over in the rows its int8 GEMMs read
+    (AMX and AVX-VNNI too: K = 384 and 1536 are whole tile rows and 8-byte
+    groups); the AVX2 form reads 16-bit rows, so there every GEMM quantizes
+    its own input. The AVX2 library (no handover) and the AVX-512 VNNI one
+    compute the same model: outputs agree to float rounding."""
+    write_samples(tmp_path / "calib", "minilm", 4, 1, 16)
+    nunc("compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+         "--quantize", "int8", "--activations", "static", "--calibration", tmp_path / "calib",
+         "--save-calibration", tmp_path / "p.json", *pins("minilm", 1, 16), "-o",
+         tmp_path / "x86_64-avx512vnni")
+    for target in ("x86_64-amx", "x86_64-avxvnni", "x86_64-avx2"):
+        nunc("compile", os.path.join(models, "minilm.onnx"), "--target", target, "--quantize",
+             "int8", "--activations", "static", "--load-calibration", tmp_path / "p.json",
+             *pins("minilm", 1, 16), "-o", tmp_path / target)
+    for target, family in (("x86_64-avx512vnni", "avx512vnni"), ("x86_64-amx", "amx"),
+                           ("x86_64-avxvnni", "avxvnni"), ("x86_64-avx2", "avx2")):
+        kernels = [k["kernel"] for k in
+                   json.loads((tmp_path / target / "minilm.json").read_text())["kernels"]]
+        gemms = [k for k in kernels if k.startswith(f"gemm.int8.{family}[")]
+        assert len(gemms) == 36, (target, kernels)
+        handover = family != "avx2"
+        assert sum("u8 in]" in k for k in gemms) == (36 if handover else 0), (target, gemms)
+        assert sum(k.endswith("-> u8") for k in gemms) == (6 if handover else 0), (target, gemms)
+        assert sum(k.startswith("quantize.") for k in kernels) == (18 if handover else 0)
+    feeds = random_inputs("minilm", 1, 16, 8)
+    outs = {}
+    for target in ("x86_64-avx512vnni", "x86_64-avx2"):
+        exe, man = harness.build(str(tmp_path / target))
+        outs[target], _, log = harness.run(exe, man, feeds, str(tmp_path / target / "w"))
+        assert outs[target] is not None, log
+    a, b = (outs[t]["last_hidden_state"] for t in ("x86_64-avx512vnni", "x86_64-avx2"))
+    assert cosine(a, b) >= 0.9999, cosine(a, b)
+
+
 def test_static_calibration_errors(nunc, models, tmp_path):
     base = ["compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
             "--quantize", "int8", *pins("minilm", 1, 8), "-o", tmp_path / "out"]
@@ -440,14 +483,14 @@ class Samples:
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,weight,kernel", [
-    ("QUInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static] +requantize"),
-    ("QInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static] +requantize"),
+    ("QUInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +requantize"),
+    ("QInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +requantize"),
     ("QUInt8", "QUInt8", "gemm.avx512[64x130x384]"),
     ("QUInt16", "QInt8", "gemm.avx512[64x130x384]")])
 def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, kernel):
     """A quantize_static (QDQ) layer: with 8-bit activations and s8 weights
-    the MatMul runs on the VNNI kernel with the model's static activation
-    quantization; u8 weights (zero point 128) or 16-bit activations take the
+    the MatMul runs on the VNNI kernel, reading the input quantized with the
+    model's static activation quantization (a quantize step of its own); u8 weights (zero point 128) or 16-bit activations take the
     f32 GEMM on the folded weight and the fake-quantized input. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
     its scale from onnxruntime's."""
