@@ -11,8 +11,11 @@ thread counts, alternating them, and writes bench/RESULTS.md:
   GFLOP/s on the models' GEMM shapes against this machine's measured FMA
   peak. Int8 rows: `nunc compile --quantize int8` against onnxruntime's
   `quantize_dynamic` model; qdq rows: onnxruntime's `quantize_static` (QDQ)
-  model, compiled by nunc and run by onnxruntime. Ratios nunc/ORT are the
-  result; absolute times hold for this machine.
+  model, compiled by nunc and run by onnxruntime; int8-static rows (the
+  encoders, b1 s128): `nunc compile --quantize int8 --activations static`
+  calibrated on 8 random inputs, against onnxruntime's `quantize_dynamic`
+  model. Ratios nunc/ORT are the result; absolute times hold for this
+  machine.
 
 Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert,resnet,mobilenet]
 """
@@ -144,9 +147,11 @@ def main():
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     p.add_argument("--no-int8", action="store_true",
                    help="skip the int8 and qdq rows")
-    p.add_argument("--modes", default="fp32,int8,qdq",
+    p.add_argument("--modes", default="fp32,int8,int8-static,qdq",
                    help="which rows to measure: fp32, int8 (nunc PTQ vs ORT quantize_dynamic), "
-                        "qdq (ORT quantize_static model on both engines)")
+                        "int8-static (nunc PTQ with static calibrated activations vs ORT "
+                        "quantize_dynamic; encoders), qdq (ORT quantize_static model on both "
+                        "engines)")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -170,6 +175,8 @@ def main():
         from onnxruntime.quantization import (QuantFormat, QuantType, quantize_dynamic,
                                               quantize_static)
         jobs += [(name, "int8") for name in models if "int8" in modes]
+        jobs += [(name, "int8-static") for name in models
+                 if "int8-static" in modes and name in HIDDEN]
         jobs += [(name, "qdq") for name in models if "qdq" in modes]
 
     class Samples:
@@ -184,7 +191,7 @@ def main():
         path = os.path.join(work, f"{name}.onnx")
         ort_path = path
         cnn = name not in HIDDEN
-        if mode == "int8" and not cnn:
+        if mode in ("int8", "int8-static") and not cnn:
             ort_path = os.path.join(work, f"{name}_ort_int8.onnx")
             if not os.path.exists(ort_path):
                 quantize_dynamic(path, ort_path, weight_type=QuantType.QInt8)
@@ -197,11 +204,19 @@ def main():
                                 Samples(random_inputs(name, 1, 128, 100 + i) for i in range(8)),
                                 quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
                                 weight_type=QuantType.QInt8, per_channel=cnn)
-        configs = CONFIGS[name] if mode != "qdq" else [(1, None if cnn else 128)]
+        configs = (CONFIGS[name] if mode in ("", "int8")
+                   else [(1, None if cnn else 128)])
         for batch, seq in configs:
             out = os.path.join(work, f"{name}{'_' + mode if mode else ''}_b{batch}_s{seq}")
             pins = shape_pins(name, batch, seq)
-            quant = ["--quantize", "int8"] if mode == "int8" else []
+            quant = ["--quantize", "int8"] if mode.startswith("int8") else []
+            if mode == "int8-static":
+                calib = os.path.join(work, f"{name}_calib_b{batch}_s{seq}")
+                os.makedirs(calib, exist_ok=True)
+                for i in range(8):
+                    np.savez(os.path.join(calib, f"{i}.npz"),
+                             **random_inputs(name, batch, seq, 100 + i))
+                quant += ["--activations", "static", "--calibration", calib]
             target = "x86_64-avx512vnni" if int8 else args.target
             source = ort_path if mode == "qdq" else path
             lib_name = os.path.splitext(os.path.basename(source))[0]
@@ -247,7 +262,7 @@ def main():
                 print(f"{row['model']} {config_label(batch, seq)} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
                       f"ORT p50 {os_['p50']:.2f} ms, ratio {row['ratio']:.3f}", flush=True)
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
-        if name not in HIDDEN or mode == "qdq":
+        if name not in HIDDEN or mode in ("qdq", "int8-static"):
             continue
         h, f, _ = HIDDEN[name]
         isas = ["vnni", "int8avx2"] if int8 else ["avx512" if "avx512" in peak else "avx2"]
@@ -278,7 +293,9 @@ def main():
                 "weights) model, or for the CNNs its `quantize_static` QDQ model (per-channel "
                 "weights); rows marked qdq run onnxruntime's `quantize_static` QDQ model (u8 "
                 "activations, s8 weights, calibrated on 8 random inputs) on both engines; the "
-                "other rows are fp32 on both sides.\n\n")
+                "int8-static rows compile with `--activations static` (u8 activations per tensor, "
+                "calibrated on 8 random inputs; u8 handed from GEMM to GEMM) against the same "
+                "`quantize_dynamic` model; the other rows are fp32 on both sides.\n\n")
         f.write("Latency in ms (p50 / p90 / p99 over the runs after warm-up); ratio = nunc p50 "
                 "/ ORT p50 (lower is better).\n\n")
         f.write("| model | input | threads | nunc p50 / p90 / p99 | ORT p50 / p90 / p99 "
