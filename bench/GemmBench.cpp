@@ -1,9 +1,11 @@
 //===- GemmBench.cpp - GFLOP/s of nunc's GEMM kernel on given shapes ------===//
 //
-//   nunc-bench-gemm avx512|avx2|vnni|avxvnni|amx|int8avx2 M N K [M N K ...]
+//   nunc-bench-gemm avx512|avx2|vnni|avxvnni|amx|int8avx2[+gelu][+u8] M N K [M N K ...]
 // prints "M N K GFLOP/s" (GOP/s for the int8 kernels) per shape: median
 // of many runs of all column-panel tasks on one thread, the kernel with a
 // bias epilogue (as in the models; int8 with per-row dynamic activations).
+// The int8 kernels take epilogue variants to measure their cost: +gelu
+// (FFN1's activation), +u8 (static activations, u8 output).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +41,7 @@ template <typename F> double medianSeconds(F once, double ops) {
   return times[times.size() / 2];
 }
 
-double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa) {
+double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8) {
   int64_t lda = Int8GemmKernel::rowBytes(k, isa);
   std::vector<uint8_t> x(m * lda, 3);
   std::vector<int8_t> w(k * n, -2);
@@ -55,9 +57,13 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa) {
   cfg.k = k;
   cfg.lda = lda;
   cfg.ldc = cfg.ldr = n;
-  cfg.perRowA = true;
+  cfg.perRowA = !u8;
   cfg.bias = true;
   cfg.isa = isa;
+  if (gelu)
+    cfg.activation = Activation::fromName("gelu", 0, 0);
+  if (u8)
+    cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
   auto kernel = Int8GemmKernel::generate(cfg);
   if (!kernel)
     return 0;
@@ -80,6 +86,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::string kind = argv[1];
+  auto option = [&](const std::string &suffix) {
+    size_t at = kind.find(suffix);
+    if (at == std::string::npos)
+      return false;
+    kind.erase(at, suffix.size());
+    return true;
+  };
+  bool gelu = option("+gelu"), u8 = option("+u8");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
   std::optional<Int8Isa> int8;
   if (kind == "vnni")
@@ -98,7 +112,7 @@ int main(int argc, char **argv) {
   for (int a = 2; a + 2 < argc; a += 3) {
     int64_t m = std::atoll(argv[a]), n = std::atoll(argv[a + 1]), k = std::atoll(argv[a + 2]);
     if (int8) {
-      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8));
+      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8, gelu, u8));
       continue;
     }
     std::vector<float> x(m * k, 0.5f), w(k * n, 0.25f), b(n, 0.f), c(m * n);

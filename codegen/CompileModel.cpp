@@ -358,8 +358,10 @@ elementwiseStep(Operation *op) {
 /// A quantized_linear as the row quantizer + VNNI GEMM see it.
 /// Rows of a tensor as the row-wise kernels see it: all dims but the last.
 int64_t rowsOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return t.getShape().back() ? t.getNumElements() / t.getShape().back() : 0;
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || t.getRank() == 0 || t.getShape().back() == 0)
+    return 0;
+  return t.getNumElements() / t.getShape().back();
 }
 
 struct Int8Linear {
@@ -1044,6 +1046,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // that read them.
     Int8Isa qisa = options.target.int8;
     auto grid = cast<quant::UniformQuantizedType>(q.getQuantization());
+    if (!rowsOf(q.getInput()))
+      return q.emitError("quantize needs a static input of rank >= 1 with rows");
     int64_t k = cast<RankedTensorType>(q.getInput().getType()).getShape().back();
     if (x86::Int8GemmKernel::rowBytes(k, qisa) != k)
       return q.emitError("the ") << int8IsaName(qisa) << " int8 kernels of target '"

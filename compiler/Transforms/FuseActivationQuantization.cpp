@@ -37,9 +37,10 @@ struct FuseActivationQuantizationPass
   std::vector<QuantizeOp> shareInputQuantization() {
     SmallVector<QuantizedLinearOp> gemms;
     getOperation().walk([&](QuantizedLinearOp op) {
-      auto k = cast<RankedTensorType>(op.getWeight().getType()).getDimSize(0);
-      if (op.getInputQuantization() && elementOf(op.getInput()).isF32() &&
-          k % rowAlignment == 0)
+      auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+      auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
+      if (op.getInputQuantization() && in && in.getElementType().isF32() && w &&
+          w.getRank() == 2 && !w.isDynamicDim(0) && w.getDimSize(0) % rowAlignment == 0)
         gemms.push_back(op);
     });
     std::map<std::pair<const void *, const void *>, size_t> index;
@@ -88,8 +89,6 @@ struct FuseActivationQuantizationPass
     q.replaceAllUsesWith(producer.getResult());
     q.erase();
   }
-
-  static Type elementOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
 };
 
 } // namespace

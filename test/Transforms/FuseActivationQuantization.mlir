@@ -79,3 +79,18 @@ func.func @stays(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
   %d = nunc.quantized_linear %a, %w : tensor<2x4xf32>, tensor<4x4x!quant.uniform<i8:f32, 0.125>> -> tensor<2x4xf32>
   return %c, %d : tensor<2x4xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// Shapes inference has not pinned: an unranked input or a dynamic K stays
+// as it is (the code generator needs static shapes anyway).
+// CHECK-LABEL: func.func @unknown_shapes(
+// CHECK-NOT: nunc.quantize %
+// CHECK-COUNT-2: input_quantization
+func.func @unknown_shapes(%x: tensor<*xf32>, %y: tensor<2x?xf32>, %w: tensor<?x4x!quant.uniform<i8:f32, 0.125>>) -> (tensor<*xf32>, tensor<2x4xf32>) {
+  %i = nunc.constant dense<[[1, -2, 3, 4], [5, 6, -7, 8], [9, 10, 11, -12], [13, -14, 15, 16]]> : tensor<4x4xi8>
+  %v = quant.scast %i : tensor<4x4xi8> to tensor<4x4x!quant.uniform<i8:f32, 0.125>>
+  %a = nunc.quantized_linear %x, %v {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<*xf32>, tensor<4x4x!quant.uniform<i8:f32, 0.125>> -> tensor<*xf32>
+  %b = nunc.quantized_linear %y, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<2x?xf32>, tensor<?x4x!quant.uniform<i8:f32, 0.125>> -> tensor<2x4xf32>
+  return %a, %b : tensor<*xf32>, tensor<2x4xf32>
+}

@@ -491,7 +491,7 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     clamp(round_half_even(y / scale) + zp, 0, 255), what the next layer's
     static quantizer would have computed from the f32 result.
   }];
-  let arguments = !con((ins AnyRankedTensor:$input, AnyRankedTensor:$weight,
+  let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
                             Optional<Nunc_FloatTensor>:$residual,
                             DefaultValuedStrAttr<StrAttr, "dynamic_per_row">:
@@ -500,7 +500,7 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             OptionalAttr<TypeAttr>:$output_quantization,
                             UnitAttr:$u8_output),
                        activationAttrs);
-  let results = (outs AnyRankedTensor:$output);
+  let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it
     /// arrives quantized, else input_quantization (absent: dynamic).
@@ -576,7 +576,7 @@ def Nunc_QuantizeOp : Nunc_Op<"quantize"> {
     LayerNorm).
   }];
   let arguments = (ins TensorOf<[F32]>:$input, TypeAttr:$quantization);
-  let results = (outs AnyRankedTensor:$output);
+  let results = (outs AnyTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
