@@ -355,7 +355,6 @@ elementwiseStep(Operation *op) {
   return std::make_pair(c, std::move(table));
 }
 
-/// A quantized_linear as the row quantizer + VNNI GEMM see it.
 /// Rows of a tensor as the row-wise kernels see it: all dims but the last.
 int64_t rowsOf(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -364,6 +363,7 @@ int64_t rowsOf(Value v) {
   return t.getNumElements() / t.getShape().back();
 }
 
+/// A quantized_linear as the row quantizer + int8 GEMM see it.
 struct Int8Linear {
   int64_t m = 0, n = 0, k = 0, lda = 0;
   ElementsAttr weights; // s8 [K, N]
