@@ -275,6 +275,24 @@ Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
   outShape.append(win.out.begin(), win.out.end());
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
 
+  if (x.dtype() == DType::F64) {
+    // f64 keeps f64 precision (the f32 GEMM below would round every value).
+    Im2col<double> im2colF64(win);
+    std::vector<double> col;
+    double *o = out.mutableAs<double>();
+    for (int64_t n = 0; n < win.batch; ++n)
+      for (int64_t g = 0; g < group; ++g) {
+        im2colF64.fill(x.as<double>() + (n * x.dim(1) + g * cg) * inPixels, cg, 0.0, col);
+        gemmGeneric<double>(mg, outPixels, cg * taps, w.as<double>() + g * mg * cg * taps,
+                            col.data(), o + (n * m + g * mg) * outPixels);
+      }
+    if (b)
+      for (int64_t n = 0; n < win.batch; ++n)
+        for (int64_t oc = 0; oc < m; ++oc)
+          for (int64_t p = 0; p < outPixels; ++p)
+            o[(n * m + oc) * outPixels + p] += b->as<double>()[oc];
+    return out;
+  }
   std::vector<float> xf = toFloats(x), wf = toFloats(w), of(out.numElements(), 0.f);
   // im2col per (image, group), then the GEMM.
   std::vector<float> col;

@@ -431,6 +431,28 @@ TEST(Evaluator, ConvWithPaddingStrideAndBias) {
   EXPECT_THAT(v, ElementsAre(11, 15, 21, 38));
 }
 
+TEST(Evaluator, ConvInF64KeepsF64Precision) {
+  // 1 + 2^-40 and 2^-40 exist in f64 only; a 3x3 kernel over a padded 3x3
+  // image, bias 0.5: the centre sums all nine products exactly.
+  const double tiny = std::ldexp(1.0, -40);
+  std::vector<double> image{1 + tiny, 2, 3, 4, 5, 6, 7, 8, tiny};
+  auto v = run1(fn({"tensor<1x1x3x3xf64>", "tensor<1x1x3x3xf64>", "tensor<1xf64>"},
+                   "tensor<1x1x3x3xf64>",
+                   "nunc.conv %a, %b, %c : tensor<1xf64> {dilations = array<i64: 1, 1>, "
+                   "kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = "
+                   "array<i64: 1, 1>} : tensor<1x1x3x3xf64>, tensor<1x1x3x3xf64> -> "
+                   "tensor<1x1x3x3xf64>"),
+                {makeTensor(DType::F64, {1, 1, 3, 3}, image),
+                 makeTensor(DType::F64, {1, 1, 3, 3}, {1, 1, 1, 1, 1, 1, 1, 1, 1}),
+                 makeTensor(DType::F64, {1}, {0.5})});
+  ASSERT_EQ(v.size(), 9u);
+  // Top-left window: image[0, 1, 3, 4]; centre: all nine; bottom-right:
+  // image[4, 5, 7, 8].
+  EXPECT_EQ(v[0], (1 + tiny) + 2 + 4 + 5 + 0.5);
+  EXPECT_EQ(v[4], 45 - 9 + 2 * tiny + 0.5);
+  EXPECT_EQ(v[8], 5 + 6 + 8 + tiny + 0.5);
+}
+
 TEST(Evaluator, DepthwiseConvKeepsChannelsApart) {
   // Two channels, group 2, 1x1 kernels scaling by 2 and -1.
   auto v = run1(fn({"tensor<1x2x1x2xf32>", "tensor<2x1x1x1xf32>"}, "tensor<1x2x1x2xf32>",
