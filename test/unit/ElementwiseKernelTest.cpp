@@ -14,9 +14,7 @@ using namespace mlir::nunc::x86;
 
 namespace {
 
-bool hostHas(Isa isa) {
-  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
-}
+using nunc_test::hostHas;
 
 Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape, float lo, float hi) {
   std::uniform_real_distribution<float> dist(lo, hi);

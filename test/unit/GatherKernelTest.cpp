@@ -1,6 +1,7 @@
 //===- GatherKernelTest.cpp - xbyak gather against a plain reference ------===//
 
 #include "GatherKernel.h"
+#include "TestSupport.h"
 
 #include "gtest/gtest.h"
 
@@ -12,9 +13,7 @@ using namespace mlir::nunc::x86;
 
 namespace {
 
-bool hostHas(Isa isa) {
-  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
-}
+using nunc_test::hostHas;
 
 class GatherKernelTest : public ::testing::TestWithParam<Isa> {};
 

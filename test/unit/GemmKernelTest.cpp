@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmKernel.h"
+#include "TestSupport.h"
 
 #include "gtest/gtest.h"
 
@@ -17,9 +18,7 @@ using namespace mlir::nunc::x86;
 
 namespace {
 
-bool hostHas(Isa isa) {
-  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
-}
+using nunc_test::hostHas;
 
 float reference(Activation::Kind kind, float x, float lo, float hi) {
   switch (kind) {

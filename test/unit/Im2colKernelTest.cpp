@@ -1,6 +1,7 @@
 //===- Im2colKernelTest.cpp - xbyak im2col against a plain reference ------===//
 
 #include "GemmKernel.h"
+#include "TestSupport.h"
 #include "Im2colKernel.h"
 
 #include "gtest/gtest.h"
@@ -14,9 +15,7 @@ using namespace mlir::nunc::x86;
 
 namespace {
 
-bool hostHas(Isa isa) {
-  return isa == Isa::Avx512 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
-}
+using nunc_test::hostHas;
 
 /// The packed im2col, element by element: [image][panel][C*kh*kw][NR],
 /// zero in the padding and past the last position.

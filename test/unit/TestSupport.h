@@ -3,6 +3,7 @@
 #ifndef NUNC_TEST_UNIT_TESTSUPPORT_H
 #define NUNC_TEST_UNIT_TESTSUPPORT_H
 
+#include "nunc/Codegen/Target.h"
 #include "nunc/Interpreter/Tensor.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -25,6 +26,13 @@ std::vector<double> values(const Tensor &t);
 /// returns the outputs. On any error, `error` is set and the result is empty.
 std::vector<Tensor> evaluate(const std::string &mlir, const std::vector<Tensor> &inputs,
                              std::string *error = nullptr);
+
+/// Whether this host runs the kernels generated for `isa` (kernel tests
+/// skip the others).
+inline bool hostHas(mlir::nunc::Isa isa) {
+  return isa == mlir::nunc::Isa::Avx512 ? __builtin_cpu_supports("avx512f")
+                                        : __builtin_cpu_supports("avx2");
+}
 
 /// Diagnostics of a failed evaluation, e.g. for EXPECT_THAT(..., HasSubstr(..)).
 std::string evaluationError(const std::string &mlir, const std::vector<Tensor> &inputs);
