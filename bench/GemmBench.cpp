@@ -5,7 +5,8 @@
 // of many runs of all column-panel tasks on one thread, the kernel with a
 // bias epilogue (as in the models; int8 with per-row dynamic activations).
 // The int8 kernels take epilogue variants to measure their cost: +gelu
-// (FFN1's activation), +u8 (static activations, u8 output).
+// (FFN1's activation), +u8 (static activations, u8 output); vnni+conv runs
+// the convolution form (M output channels x N positions x K, one image).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,6 +40,39 @@ template <typename F> double medianSeconds(F once, double ops) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+double int8ConvGops(int64_t m, int64_t n, int64_t k) {
+  const Int8Isa isa = Int8Isa::Avx512Vnni;
+  int64_t nr = Int8GemmKernel::panelWidth(isa), panels = Int8GemmKernel::numPanels(n, isa);
+  std::vector<int8_t> w(m * k, -2);
+  std::vector<uint8_t> panelBytes(panels * k * nr, 3);
+  std::vector<uint32_t> rowBlock(m * 4, 0), input(2, 0);
+  std::vector<float> c(m * n);
+  Int8GemmConfig cfg;
+  cfg.m = m;
+  cfg.n = n;
+  cfg.k = k;
+  cfg.lda = k;
+  cfg.ldc = cfg.ldr = n;
+  cfg.bias = true;
+  cfg.activation = Activation::fromName("relu", 0, 0);
+  cfg.isa = isa;
+  cfg.convolution = true;
+  auto kernel = Int8GemmKernel::generate(cfg);
+  if (!kernel)
+    return 0;
+  const void *args[] = {w.data(), panelBytes.data(), rowBlock.data(), input.data(), c.data(),
+                        c.data()};
+  int64_t tasks = Int8ConvGemm::numTasks(cfg);
+  double ops = 2.0 * m * n * k;
+  double s = medianSeconds(
+      [&] {
+        for (int64_t t = 0; t < tasks; ++t)
+          kernel->function()(args, t);
+      },
+      ops);
+  return ops / s / 1e9;
 }
 
 double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8) {
@@ -93,7 +127,7 @@ int main(int argc, char **argv) {
     kind.erase(at, suffix.size());
     return true;
   };
-  bool gelu = option("+gelu"), u8 = option("+u8");
+  bool gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
   std::optional<Int8Isa> int8;
   if (kind == "vnni")
@@ -111,6 +145,10 @@ int main(int argc, char **argv) {
   }
   for (int a = 2; a + 2 < argc; a += 3) {
     int64_t m = std::atoll(argv[a]), n = std::atoll(argv[a + 1]), k = std::atoll(argv[a + 2]);
+    if (conv) {
+      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8ConvGops(m, n, k));
+      continue;
+    }
     if (int8) {
       std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8, gelu, u8));
       continue;
