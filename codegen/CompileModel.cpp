@@ -1130,6 +1130,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     } else if (std::optional<Type> t = ql.getOutputQuantization()) {
       cfg.output = roundToGrid(*t);
     }
+    if (std::optional<Type> t = ql.getProductQuantization())
+      cfg.product = roundToGrid(*t);
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return ql.emitError("generating the int8 GEMM failed (xbyak error ")
@@ -1173,7 +1175,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
-        llvm::formatv("gemm.int8.{8}[{0}x{1}x{2}, {3}]{4}{5}{6}{7}", cfg.m, cfg.n, cfg.k,
+        llvm::formatv("gemm.int8.{9}[{0}x{1}x{2}, {3}]{7}{4}{5}{6}{8}", cfg.m, cfg.n, cfg.k,
                       l->u8Input  ? "static, u8 in"
                       : qc.fixed  ? "static"
                       : qc.perTensor ? "dynamic tensor"
@@ -1181,6 +1183,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       ql.getActivation() == "none" ? std::string()
                                                    : " " + ql.getActivation().str(),
+                      cfg.product.kind != x86::Activation::None ? " +rounded product" : "",
                       cfg.u8Output                 ? " -> u8"
                       : ql.getOutputQuantization() ? " +requantize"
                                                    : "",

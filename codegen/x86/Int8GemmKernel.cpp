@@ -414,6 +414,7 @@ private:
       } else {
         vmulps(x, x, ptr[rdx + scales + col]);
       }
+      emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
       if (c.bias)
         vaddps(x, x, ptr[rdx + biases + col]);
     }
@@ -476,7 +477,8 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
-  if (config.convolution && (config.isa != Int8Isa::Avx512Vnni || config.u8Output))
+  if (config.convolution && (config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
+                             config.product.kind != Activation::None))
     return nullptr; // the convolution form is AVX-512 VNNI only, f32 out
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }

@@ -51,6 +51,10 @@ struct Int8GemmConfig {
   /// Applied after the activation: FakeQuant rounds C to a grid (a
   /// Quantize/DequantizeLinear pair fused into the GEMM), or None.
   Activation output;
+  /// Applied to the scaled product before the bias: FakeQuant (a QDQ
+  /// model's Q/DQ pair between the MatMul and its bias Add), or None.
+  /// Linear form only.
+  Activation product;
   /// C as u8 on this grid instead of f32 (quantized_linear's u8_output, the
   /// next GEMM's static input): clamp(round_half_even(y / scale) + zp, 0,
   /// 255), computed as the row quantizer does; ldc then counts bytes.

@@ -256,11 +256,18 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         std::optional<Type> input;
         if (std::optional<quant::UniformQuantizedType> q = o.staticInputQuantization())
           input = *q;
+        std::optional<kernels::Grid> product;
+        if (std::optional<Type> t = o.getProductQuantization()) {
+          auto q = cast<quant::UniformQuantizedType>(*t);
+          product = kernels::Grid{static_cast<float>(q.getScale()), q.getZeroPoint(),
+                                  q.getStorageTypeMin(), q.getStorageTypeMax()};
+        }
         Expected<Tensor> y = quantizedLinear(
             get(o.getInput()), get(o.getWeight()), *scales,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
-            o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat());
+            o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat(),
+            product);
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());

@@ -79,6 +79,14 @@ Expected<Tensor> dequantizeLinear(const Tensor &x, const Tensor &scale,
 /// storage range [qmin, qmax]; f32 in and out.
 Expected<Tensor> fakeQuantize(const Tensor &x, float scale, int64_t zeroPoint, int64_t qmin,
                               int64_t qmax);
+/// One value of fakeQuantize.
+float fakeQuantizeValue(float x, float scale, int64_t zeroPoint, int64_t qmin, int64_t qmax);
+/// A per-tensor grid values are rounded to (fake_quantize's parameters).
+struct Grid {
+  float scale;
+  int64_t zeroPoint, qmin, qmax;
+  float round(float x) const { return fakeQuantizeValue(x, scale, zeroPoint, qmin, qmax); }
+};
 /// Returns {y, y_scale, y_zero_point}.
 Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x);
 Expected<Tensor> matmulInteger(const Tensor &a, const Tensor &b, const Tensor *aZero,
@@ -105,7 +113,9 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 /// scales[0] for all), dequantized as float(sum) * (scaleA * scales[n]),
 /// then bias, residual and activation.
 /// With `fixed` set, the input is quantized with that (scale, zero point)
-/// instead (static activations), or is already u8 on that grid.
+/// instead (static activations), or is already u8 on that grid. With
+/// `product`, the dequantized product is rounded to that grid before the
+/// bias is added.
 struct InputQuantization {
   float scale;
   int32_t zeroPoint;
@@ -122,7 +132,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
                                  const Tensor *residual, llvm::StringRef act, float min,
-                                 float max);
+                                 float max, std::optional<Grid> product = std::nullopt);
 /// ONNX ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in i32; the
 /// weight's zero point is a scalar or one per output channel; padding is the
 /// input's zero point.

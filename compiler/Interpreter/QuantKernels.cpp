@@ -120,14 +120,17 @@ Expected<Tensor> fakeQuantize(const Tensor &x, float scale, int64_t zeroPoint, i
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, x.shape()));
   const float *in = x.as<float>();
   float *o = out.mutableAs<float>();
-  float zp = static_cast<float>(zeroPoint);
-  for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
-    // The two ONNX ops' steps, in their order.
-    float q = std::nearbyint(in[i] / scale) + zp;
-    q = std::clamp(q, static_cast<float>(qmin), static_cast<float>(qmax));
-    o[i] = (q - zp) * scale;
-  }
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i)
+    o[i] = fakeQuantizeValue(in[i], scale, zeroPoint, qmin, qmax);
   return out;
+}
+
+float fakeQuantizeValue(float x, float scale, int64_t zeroPoint, int64_t qmin, int64_t qmax) {
+  // The two ONNX ops' steps, in their order.
+  float zp = static_cast<float>(zeroPoint);
+  float q = std::nearbyint(x / scale) + zp;
+  q = std::clamp(q, static_cast<float>(qmin), static_cast<float>(qmax));
+  return (q - zp) * scale;
 }
 
 Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x) {

@@ -49,6 +49,8 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   // zero point, 16-bit activations) are constants only now: their MatMuls
   // become f32 linear ops here instead of generic loops.
   pm.nest<func::FuncOp>().addPass(createFuseLinear());
+  // A QDQ bias Add folded there leaves its output Q/DQ pair for the epilogue.
+  pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,

@@ -30,6 +30,9 @@ struct LinearParts {
   /// its fixed quantization when static.
   StringRef activationQuantization;
   TypeAttr inputQuantization;
+  /// quantized_linear only: the grid the product is rounded to before the
+  /// bias (product_quantization).
+  TypeAttr productQuantization;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -52,6 +55,8 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
         "activation_quantization", rewriter.getStringAttr(p.activationQuantization)));
     if (p.inputQuantization)
       attrs.push_back(rewriter.getNamedAttr("input_quantization", p.inputQuantization));
+    if (p.productQuantization)
+      attrs.push_back(rewriter.getNamedAttr("product_quantization", p.productQuantization));
   }
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
@@ -60,6 +65,8 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
 /// its epilogue).
 bool roundsOutput(LinearOp) { return false; }
 bool roundsOutput(QuantizedLinearOp op) { return op.getOutputQuantization().has_value(); }
+TypeAttr outputGrid(LinearOp) { return {}; }
+TypeAttr outputGrid(QuantizedLinearOp op) { return op.getOutputQuantizationAttr(); }
 
 LinearParts partsOf(LinearOp op) {
   return {op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
@@ -76,7 +83,8 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getActivationMin().convertToFloat(),
           op.getActivationMax().convertToFloat(),
           op.getActivationQuantization(),
-          op.getInputQuantizationAttr()};
+          op.getInputQuantizationAttr(),
+          op.getProductQuantizationAttr()};
 }
 
 /// A constant as an evaluator tensor, if `v` is a float32 constant.
@@ -209,16 +217,25 @@ struct GemmToLinear : OpRewritePattern<GemmOp> {
 };
 
 /// Add(linear, c) with c a constant [N] vector -> bias; Add(linear, r) with r
-/// of the result's shape -> residual (for linear and quantized_linear).
+/// of the result's shape -> residual (for linear and quantized_linear). A
+/// quantized_linear rounding its product to a grid (a QDQ model's Q/DQ pair
+/// between the MatMul and the bias Add) takes the bias after that grid:
+/// product_quantization.
 template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
     for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                         std::pair(add.getRhs(), add.getLhs())}) {
       auto lin = singleUseDef<LinearTy>(a);
-      if (!lin || lin.getActivation() != "none" || lin.getResidual() || roundsOutput(lin))
+      if (!lin || lin.getActivation() != "none" || lin.getResidual())
         continue;
       LinearParts p = partsOf(lin);
+      bool rounded = roundsOutput(lin);
+      if (rounded) {
+        if (lin.getBias() || p.productQuantization)
+          continue;
+        p.productQuantization = outputGrid(lin);
+      }
       Location loc = fusedLoc({lin, add});
       int64_t n = outputColumns(lin.getResult());
       if (!lin.getBias() && n > 0 && add.getType() == lin.getType()) {
@@ -233,7 +250,7 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
           return success();
         }
       }
-      if (b.getType() == add.getType() && add.getType() == lin.getType()) {
+      if (!rounded && b.getType() == add.getType() && add.getType() == lin.getType()) {
         rewriter.setInsertionPoint(add);
         p.residual = b;
         FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);

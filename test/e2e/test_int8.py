@@ -483,14 +483,16 @@ class Samples:
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,weight,kernel", [
-    ("QUInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +requantize"),
-    ("QInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +requantize"),
+    ("QUInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
     ("QUInt8", "QUInt8", "gemm.avx512[64x130x384]"),
     ("QUInt16", "QInt8", "gemm.avx512[64x130x384]")])
 def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, kernel):
     """A quantize_static (QDQ) layer: with 8-bit activations and s8 weights
     the MatMul runs on the VNNI kernel, reading the input quantized with the
-    model's static activation quantization (a quantize step of its own); u8 weights (zero point 128) or 16-bit activations take the
+    model's static activation quantization (a quantize step of its own),
+    with the Q/DQ pairs after the MatMul and after its bias Add in the
+    epilogue (product_quantization, output_quantization); u8 weights (zero point 128) or 16-bit activations take the
     f32 GEMM on the folded weight and the fake-quantized input. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
     its scale from onnxruntime's."""

@@ -2,6 +2,7 @@
 
 #include "AmxEmulator.h"
 #include "Int8GemmKernel.h"
+#include "Kernels.h"
 #include "QuantizeRowsKernel.h"
 
 #include "gtest/gtest.h"
@@ -338,6 +339,85 @@ TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
       for (int64_t k : {4, 64, 384})
         checkU8Output(m, n, k, (m + n) % 2 == 1,
                       n % 2 ? Activation::fromName("gelu", 0, 0) : Activation(), rng, isa);
+}
+
+/// The product grid (a QDQ model's Q/DQ pair between the MatMul and its
+/// bias Add) rounds the scaled product before the bias: the kernel equals
+/// the plain product, rounded as fake_quantize does, plus the bias.
+TEST_P(Int8GemmKernelTest, ProductGridRoundsBeforeTheBias) {
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  std::mt19937 rng(58);
+  for (int64_t m : {1, 17, 45})
+    for (int64_t n : {7, 49, 129})
+      for (int64_t k : {3, 129})
+        for (bool perRow : {false, true}) {
+          SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
+                       std::to_string(k) + (perRow ? " per-row" : " static"));
+          int64_t lda = Int8GemmKernel::rowBytes(k, isa), width = isa == Int8Isa::Avx2 ? 2 : 1;
+          std::vector<uint8_t> a(m * lda);
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t kk = 0; kk < lda / width; ++kk)
+              setAElement(a, i * lda, kk, rng() % 256, isa);
+          std::vector<int8_t> w(k * n);
+          for (int8_t &v : w)
+            v = static_cast<int8_t>(rng() % 256 - 128);
+          std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
+          std::vector<int32_t> sums(n, 0);
+          std::vector<float> scales(n), bias(n), zeros(n, 0.f);
+          for (int64_t kk = 0; kk < k; ++kk)
+            for (int64_t j = 0; j < n; ++j)
+              sums[j] += w[kk * n + j];
+          for (int64_t j = 0; j < n; ++j) {
+            if (!perRow)
+              sums[j] *= 37;
+            scales[j] = perRow ? unit(rng) : 0.013f * unit(rng);
+            bias[j] = sym(rng);
+          }
+          std::vector<uint32_t> rows(m * 2);
+          for (int64_t i = 0; i < m; ++i) {
+            int32_t zp = static_cast<int32_t>(rng() % 256);
+            float sc = unit(rng);
+            std::memcpy(&rows[2 * i], &zp, 4);
+            std::memcpy(&rows[2 * i + 1], &sc, 4);
+          }
+          std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), k, n, isa);
+          Int8GemmConfig cfg;
+          cfg.m = m;
+          cfg.n = n;
+          cfg.k = k;
+          cfg.lda = lda;
+          cfg.ldc = cfg.ldr = n;
+          cfg.perRowA = perRow;
+          cfg.isa = isa;
+          hostRuns(isa, &cfg.evexVnni);
+          auto run = [&](const Int8GemmConfig &c, const std::vector<float> &b) {
+            std::vector<uint32_t> columns =
+                Int8GemmKernel::packColumns(sums.data(), scales.data(), b.data(), n, isa);
+            std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(c);
+            EXPECT_TRUE(kernel);
+            std::vector<float> out(m * n);
+            const void *args[] = {a.data(), packed.data(), columns.data(),
+                                  rows.data(), out.data(), out.data()};
+            for (int64_t t = 0; kernel && t < Int8GemmKernel::numTasks(c); ++t)
+              EXPECT_EQ(kernel->function()(args, t), 0);
+            return out;
+          };
+          std::vector<float> plain = run(cfg, zeros);
+          float lo = *std::min_element(plain.begin(), plain.end());
+          float hi = *std::max_element(plain.begin(), plain.end());
+          // u8 grid, zero point 100, covering ~80 % of the range: both ends clamp.
+          float step = std::max((hi - lo) / 205.f, 1e-4f);
+          cfg.bias = true;
+          cfg.product = Activation::fakeQuant(step, -100.f, 155.f);
+          std::vector<float> got = run(cfg, bias);
+          for (int64_t i = 0; i < m * n; ++i) {
+            float want = mlir::nunc::kernels::fakeQuantizeValue(plain[i], step, 100, 0, 255) +
+                         bias[i % n];
+            ASSERT_EQ(got[i], want) << "at " << i / n << ", " << i % n;
+          }
+        }
 }
 
 TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {

@@ -490,6 +490,10 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     `output_quantization` instead of f32: the epilogue quantizes
     clamp(round_half_even(y / scale) + zp, 0, 255), what the next layer's
     static quantizer would have computed from the f32 result.
+
+    `product_quantization` (a per-tensor grid, optional) rounds the
+    dequantized product to that grid before the bias is added: a QDQ model's
+    Q/DQ pair between the MatMul and its bias Add.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -498,7 +502,8 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                                 $activation_quantization,
                             OptionalAttr<TypeAttr>:$input_quantization,
                             OptionalAttr<TypeAttr>:$output_quantization,
-                            UnitAttr:$u8_output),
+                            UnitAttr:$u8_output,
+                            OptionalAttr<TypeAttr>:$product_quantization),
                        activationAttrs);
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
