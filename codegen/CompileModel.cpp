@@ -1132,6 +1132,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     if (std::optional<Type> t = ql.getProductQuantization())
       cfg.product = roundToGrid(*t);
+    if (std::optional<Type> t = ql.getBiasQuantization())
+      cfg.sum = roundToGrid(*t);
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return ql.emitError("generating the int8 GEMM failed (xbyak error ")
@@ -1175,7 +1177,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
-        llvm::formatv("gemm.int8.{9}[{0}x{1}x{2}, {3}]{7}{4}{5}{6}{8}", cfg.m, cfg.n, cfg.k,
+        llvm::formatv("gemm.int8.{9}[{0}x{1}x{2}, {3}]{7}{4}{10}{5}{6}{8}", cfg.m, cfg.n, cfg.k,
                       l->u8Input  ? "static, u8 in"
                       : qc.fixed  ? "static"
                       : qc.perTensor ? "dynamic tensor"
@@ -1187,7 +1189,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg.u8Output                 ? " -> u8"
                       : ql.getOutputQuantization() ? " +requantize"
                                                    : "",
-                      int8IsaName(qisa))
+                      int8IsaName(qisa),
+                      cfg.sum.kind != x86::Activation::None ? " +rounded sum" : "")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

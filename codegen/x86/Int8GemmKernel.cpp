@@ -417,6 +417,7 @@ private:
       emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
       if (c.bias)
         vaddps(x, x, ptr[rdx + biases + col]);
+      emitActivation(x, c.sum, temp(0), temp(1), temp(2), temp(3));
     }
     if (c.residual) {
       Address rAddr = ptr[r12 + r * c.ldr * 4 + col];
@@ -478,7 +479,8 @@ private:
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
   if (config.convolution && (config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
-                             config.product.kind != Activation::None))
+                             config.product.kind != Activation::None ||
+                             config.sum.kind != Activation::None))
     return nullptr; // the convolution form is AVX-512 VNNI only, f32 out
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }

@@ -55,6 +55,9 @@ struct Int8GemmConfig {
   /// model's Q/DQ pair between the MatMul and its bias Add), or None.
   /// Linear form only.
   Activation product;
+  /// Applied after the bias, before the residual: FakeQuant (the Q/DQ pair
+  /// between a bias Add and a residual Add), or None. Linear form only.
+  Activation sum;
   /// C as u8 on this grid instead of f32 (quantized_linear's u8_output, the
   /// next GEMM's static input): clamp(round_half_even(y / scale) + zp, 0,
   /// 255), computed as the row quantizer does; ldc then counts bytes.

@@ -256,18 +256,19 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         std::optional<Type> input;
         if (std::optional<quant::UniformQuantizedType> q = o.staticInputQuantization())
           input = *q;
-        std::optional<kernels::Grid> product;
-        if (std::optional<Type> t = o.getProductQuantization()) {
+        auto grid = [](std::optional<Type> t) -> std::optional<kernels::Grid> {
+          if (!t)
+            return std::nullopt;
           auto q = cast<quant::UniformQuantizedType>(*t);
-          product = kernels::Grid{static_cast<float>(q.getScale()), q.getZeroPoint(),
-                                  q.getStorageTypeMin(), q.getStorageTypeMax()};
-        }
+          return kernels::Grid{static_cast<float>(q.getScale()), q.getZeroPoint(),
+                               q.getStorageTypeMin(), q.getStorageTypeMax()};
+        };
         Expected<Tensor> y = quantizedLinear(
             get(o.getInput()), get(o.getWeight()), *scales,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
             o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat(),
-            product);
+            grid(o.getProductQuantization()), grid(o.getBiasQuantization()));
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());

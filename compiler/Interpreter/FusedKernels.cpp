@@ -95,7 +95,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
                                  const Tensor *residual, llvm::StringRef act, float min,
-                                 float max, std::optional<Grid> product) {
+                                 float max, std::optional<Grid> product,
+                                 std::optional<Grid> sum) {
   bool u8Input = input.dtype() == DType::U8 && fixed;
   if ((input.dtype() != DType::F32 && !u8Input) || weight.dtype() != DType::I8 ||
       weight.rank() != 2 || input.rank() < 1 || input.dim(input.rank() - 1) != weight.dim(0))
@@ -132,7 +133,9 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       float v = static_cast<float>(acc) * (scale * scales[scales.size() == 1 ? 0 : j]);
       if (product)
         v = product->round(v);
-      out[r * n + j] = bias ? v + bias->as<float>()[j] : v;
+      if (bias)
+        v += bias->as<float>()[j];
+      out[r * n + j] = sum ? sum->round(v) : v;
     }
   }
   return residualAndActivation(std::move(y), residual, act, min, max);

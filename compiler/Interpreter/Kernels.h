@@ -115,7 +115,8 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 /// With `fixed` set, the input is quantized with that (scale, zero point)
 /// instead (static activations), or is already u8 on that grid. With
 /// `product`, the dequantized product is rounded to that grid before the
-/// bias is added.
+/// bias is added; with `sum`, the result after the bias, before the
+/// residual.
 struct InputQuantization {
   float scale;
   int32_t zeroPoint;
@@ -132,7 +133,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
                                  const Tensor *residual, llvm::StringRef act, float min,
-                                 float max, std::optional<Grid> product = std::nullopt);
+                                 float max, std::optional<Grid> product = std::nullopt,
+                                 std::optional<Grid> sum = std::nullopt);
 /// ONNX ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in i32; the
 /// weight's zero point is a scalar or one per output channel; padding is the
 /// input's zero point.

@@ -49,7 +49,10 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   // zero point, 16-bit activations) are constants only now: their MatMuls
   // become f32 linear ops here instead of generic loops.
   pm.nest<func::FuncOp>().addPass(createFuseLinear());
-  // A QDQ bias Add folded there leaves its output Q/DQ pair for the epilogue.
+  // A QDQ GEMM's bias Add folded there leaves its Q/DQ pair for the
+  // epilogue; then the residual Add after that pair, and its own pair.
+  pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
+  pm.nest<func::FuncOp>().addPass(createFuseLinear());
   pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
 }
 

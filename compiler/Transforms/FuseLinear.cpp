@@ -30,9 +30,10 @@ struct LinearParts {
   /// its fixed quantization when static.
   StringRef activationQuantization;
   TypeAttr inputQuantization;
-  /// quantized_linear only: the grid the product is rounded to before the
-  /// bias (product_quantization).
-  TypeAttr productQuantization;
+  /// quantized_linear only: the grids the product is rounded to before the
+  /// bias (product_quantization) and the sum after it
+  /// (bias_quantization).
+  TypeAttr productQuantization, biasQuantization;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -57,6 +58,8 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
       attrs.push_back(rewriter.getNamedAttr("input_quantization", p.inputQuantization));
     if (p.productQuantization)
       attrs.push_back(rewriter.getNamedAttr("product_quantization", p.productQuantization));
+    if (p.biasQuantization)
+      attrs.push_back(rewriter.getNamedAttr("bias_quantization", p.biasQuantization));
   }
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
@@ -84,7 +87,8 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getActivationMax().convertToFloat(),
           op.getActivationQuantization(),
           op.getInputQuantizationAttr(),
-          op.getProductQuantizationAttr()};
+          op.getProductQuantizationAttr(),
+          op.getBiasQuantizationAttr()};
 }
 
 /// A constant as an evaluator tensor, if `v` is a float32 constant.
@@ -218,9 +222,10 @@ struct GemmToLinear : OpRewritePattern<GemmOp> {
 
 /// Add(linear, c) with c a constant [N] vector -> bias; Add(linear, r) with r
 /// of the result's shape -> residual (for linear and quantized_linear). A
-/// quantized_linear rounding its product to a grid (a QDQ model's Q/DQ pair
-/// between the MatMul and the bias Add) takes the bias after that grid:
-/// product_quantization.
+/// quantized_linear that rounds its result to a grid (a QDQ model's Q/DQ
+/// pair before the Add) moves that grid to where the Add comes in: before
+/// the bias (product_quantization) or before the residual
+/// (bias_quantization).
 template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AddOp add, PatternRewriter &rewriter) const override {
@@ -231,14 +236,12 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
         continue;
       LinearParts p = partsOf(lin);
       bool rounded = roundsOutput(lin);
-      if (rounded) {
-        if (lin.getBias() || p.productQuantization)
-          continue;
-        p.productQuantization = outputGrid(lin);
-      }
       Location loc = fusedLoc({lin, add});
       int64_t n = outputColumns(lin.getResult());
-      if (!lin.getBias() && n > 0 && add.getType() == lin.getType()) {
+      if (!lin.getBias() && n > 0 && add.getType() == lin.getType() &&
+          (!rounded || (!p.productQuantization && !p.biasQuantization))) {
+        if (rounded)
+          p.productQuantization = outputGrid(lin);
         if (std::optional<Tensor> bias = biasVector(b, n, 1.f)) {
           rewriter.setInsertionPoint(add);
           p.bias = constantOf(rewriter, loc, *bias, "bias");
@@ -250,7 +253,11 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
           return success();
         }
       }
-      if (!rounded && b.getType() == add.getType() && add.getType() == lin.getType()) {
+      p = partsOf(lin);
+      if (b.getType() == add.getType() && add.getType() == lin.getType() &&
+          (!rounded || !p.biasQuantization)) {
+        if (rounded)
+          p.biasQuantization = outputGrid(lin);
         rewriter.setInsertionPoint(add);
         p.residual = b;
         FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);

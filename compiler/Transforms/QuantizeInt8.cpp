@@ -249,7 +249,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     auto quantized = QuantizedLinearOp::create(
         b, op.getLoc(), op.getType(), op.getInput(), weight, op.getBias(), op.getResidual(),
         b.getStringAttr(calibration ? "static" : "dynamic_per_row"), *inputType, TypeAttr(),
-        /*u8_output=*/UnitAttr(), /*product_quantization=*/TypeAttr(), op.getActivationAttr(), op.getActivationMinAttr(), op.getActivationMaxAttr());
+        /*u8_output=*/UnitAttr(), /*product_quantization=*/TypeAttr(),
+        /*bias_quantization=*/TypeAttr(), op.getActivationAttr(), op.getActivationMinAttr(), op.getActivationMaxAttr());
     Operation *oldWeight = op.getWeight().getDefiningOp();
     op.replaceAllUsesWith(quantized.getResult());
     op.erase();

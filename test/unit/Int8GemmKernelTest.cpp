@@ -343,8 +343,9 @@ TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
 
 /// The product grid (a QDQ model's Q/DQ pair between the MatMul and its
 /// bias Add) rounds the scaled product before the bias: the kernel equals
-/// the plain product, rounded as fake_quantize does, plus the bias.
-TEST_P(Int8GemmKernelTest, ProductGridRoundsBeforeTheBias) {
+/// the plain product, rounded as fake_quantize does, plus the bias; the sum
+/// grid rounds that before the residual.
+TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
   Int8Isa isa = GetParam();
   if (!hostRuns(isa))
     GTEST_SKIP() << "the host lacks " << isaName(isa);
@@ -416,6 +417,30 @@ TEST_P(Int8GemmKernelTest, ProductGridRoundsBeforeTheBias) {
             float want = mlir::nunc::kernels::fakeQuantizeValue(plain[i], step, 100, 0, 255) +
                          bias[i % n];
             ASSERT_EQ(got[i], want) << "at " << i / n << ", " << i % n;
+          }
+          // And the sum rounded again (s8 grid) before a residual: what
+          // follows a QDQ bias Add's pair and a residual Add.
+          std::vector<float> residual(m * n);
+          for (float &v : residual)
+            v = sym(rng);
+          cfg.sum = Activation::fakeQuant(2 * step, -128.f, 127.f);
+          cfg.residual = true;
+          {
+            std::vector<uint32_t> columns =
+                Int8GemmKernel::packColumns(sums.data(), scales.data(), bias.data(), n, isa);
+            std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+            ASSERT_TRUE(kernel);
+            std::vector<float> out(m * n);
+            const void *args[] = {a.data(),    packed.data(),   columns.data(),
+                                  rows.data(), residual.data(), out.data()};
+            for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
+              ASSERT_EQ(kernel->function()(args, t), 0);
+            for (int64_t i = 0; i < m * n; ++i) {
+              float want =
+                  mlir::nunc::kernels::fakeQuantizeValue(got[i], 2 * step, 0, -128, 127) +
+                  residual[i];
+              ASSERT_EQ(out[i], want) << "at " << i / n << ", " << i % n;
+            }
           }
         }
 }

@@ -1049,10 +1049,13 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
     return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "
                           "bits over f32 with a positive scale and a zero point in range, not "
                        << *getOutputQuantization();
-  if (getProductQuantization() && !isTensorGrid(*getProductQuantization()))
-    return emitError() << "product_quantization must be a per-tensor !quant.uniform of at most "
-                          "16 bits over f32 with a positive scale and a zero point in range, not "
-                       << *getProductQuantization();
+  for (auto [name, grid] : {std::pair("product_quantization", getProductQuantization()),
+                             std::pair("bias_quantization", getBiasQuantization())})
+    if (grid && !isTensorGrid(*grid))
+      return emitError() << name << " must be a per-tensor !quant.uniform of at most 16 bits "
+                                    "over f32 with a positive scale and a zero point in range, "
+                                    "not "
+                         << *grid;
   if (getU8Output() && !isU8Activation(getOutputQuantization().value_or(Type())))
     return emitError() << "u8_output needs an output_quantization of !quant.uniform<u8:f32, "
                           "scale:zp>";

@@ -493,7 +493,11 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
 
     `product_quantization` (a per-tensor grid, optional) rounds the
     dequantized product to that grid before the bias is added: a QDQ model's
-    Q/DQ pair between the MatMul and its bias Add.
+    Q/DQ pair between the MatMul and its bias Add. `bias_quantization`
+    rounds the sum after the bias (if any), before the residual: the Q/DQ
+    pair between the bias Add and a residual Add. The epilogue's order:
+    product, product grid, bias, bias grid, residual, activation, output
+    grid.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -503,7 +507,8 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             OptionalAttr<TypeAttr>:$input_quantization,
                             OptionalAttr<TypeAttr>:$output_quantization,
                             UnitAttr:$u8_output,
-                            OptionalAttr<TypeAttr>:$product_quantization),
+                            OptionalAttr<TypeAttr>:$product_quantization,
+                            OptionalAttr<TypeAttr>:$bias_quantization),
                        activationAttrs);
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
