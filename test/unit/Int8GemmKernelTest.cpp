@@ -253,6 +253,79 @@ TEST_P(Int8GemmKernelTest, ExtremeValuesDoNotSaturate) {
       check({17, 49, k, false, false, false, zp}, rng, true, isa);
 }
 
+/// Random operands of an M x N x K GEMM in `isa`'s layouts: u8 A rows (the
+/// padding past K random too), packed s8 W, a bias, a residual and a row
+/// block of random (zero point, scale) pairs. Column sums and scales are
+/// per row (dynamic: the sums, scaleW) or folded for one static (zp,
+/// scaleA): zp x sums, scaleA x scaleW.
+struct RandomOperands {
+  int64_t m, n, k, lda;
+  Int8Isa isa;
+  bool perRow;
+  std::vector<uint8_t> a;
+  std::vector<int8_t> packed;
+  std::vector<int32_t> sums;
+  std::vector<float> scales, bias, residual;
+  std::vector<uint32_t> rows;
+
+  RandomOperands(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool perRow, int32_t zp,
+                 float scaleA, std::mt19937 &rng)
+      : m(m), n(n), k(k), lda(Int8GemmKernel::rowBytes(k, isa)), isa(isa), perRow(perRow),
+        a(m * lda), sums(n, 0), scales(n), bias(n), residual(m * n), rows(m * 2) {
+    int64_t width = isa == Int8Isa::Avx2 ? 2 : 1;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t kk = 0; kk < lda / width; ++kk)
+        setAElement(a, i * lda, kk, rng() % 256, isa);
+    std::vector<int8_t> w(k * n);
+    for (int8_t &v : w)
+      v = static_cast<int8_t>(rng() % 256 - 128);
+    std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
+    for (int64_t kk = 0; kk < k; ++kk)
+      for (int64_t j = 0; j < n; ++j)
+        sums[j] += w[kk * n + j];
+    for (int64_t j = 0; j < n; ++j) {
+      if (!perRow)
+        sums[j] *= zp;
+      scales[j] = (perRow ? 1.f : scaleA) * unit(rng);
+      bias[j] = sym(rng);
+    }
+    for (float &v : residual)
+      v = sym(rng);
+    for (int64_t i = 0; i < m; ++i) {
+      int32_t rowZp = static_cast<int32_t>(rng() % 256);
+      float rowScale = unit(rng);
+      std::memcpy(&rows[2 * i], &rowZp, 4);
+      std::memcpy(&rows[2 * i + 1], &rowScale, 4);
+    }
+    packed = Int8GemmKernel::packWeights(w.data(), k, n, isa);
+  }
+
+  Int8GemmConfig config() const {
+    Int8GemmConfig c;
+    c.m = m;
+    c.n = n;
+    c.k = k;
+    c.lda = lda;
+    c.ldc = c.ldr = n;
+    c.perRowA = perRow;
+    c.isa = isa;
+    hostRuns(isa, &c.evexVnni);
+    return c;
+  }
+
+  /// Runs every task of the kernel for `c` with bias `b` into `out`.
+  void run(const Int8GemmConfig &c, const std::vector<float> &b, void *out) const {
+    std::vector<uint32_t> columns =
+        Int8GemmKernel::packColumns(sums.data(), scales.data(), b.data(), n, isa);
+    std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(c);
+    ASSERT_TRUE(kernel);
+    const void *args[] = {a.data(), packed.data(), columns.data(), rows.data(), residual.data(),
+                          out};
+    for (int64_t t = 0; t < Int8GemmKernel::numTasks(c); ++t)
+      ASSERT_EQ(kernel->function()(args, t), 0);
+  }
+};
+
 /// The u8-output form (the next GEMM's static input written by this
 /// epilogue) equals quantizing the f32 form's output as the static row
 /// quantizer does, byte for byte, and writes nothing past its rows.
@@ -260,55 +333,13 @@ void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation ac
                    std::mt19937 &rng, Int8Isa isa) {
   SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
                std::to_string(k) + " " + isaName(isa) + (residual ? " residual" : ""));
-  int64_t lda = Int8GemmKernel::rowBytes(k, isa);
-  int64_t width = isa == Int8Isa::Avx2 ? 2 : 1;
-  std::vector<uint8_t> a(m * lda);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t kk = 0; kk < lda / width; ++kk)
-      setAElement(a, i * lda, kk, rng() % 256, isa);
-  std::vector<int8_t> w(k * n);
-  for (int8_t &v : w)
-    v = static_cast<int8_t>(rng() % 256 - 128);
-  std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
-  const int32_t zpA = 113;
-  const float scaleA = 0.011f;
-  std::vector<int32_t> sums(n, 0);
-  std::vector<float> scales(n), bias(n), res(m * n);
-  for (int64_t kk = 0; kk < k; ++kk)
-    for (int64_t j = 0; j < n; ++j)
-      sums[j] += w[kk * n + j];
-  for (int64_t j = 0; j < n; ++j) {
-    sums[j] *= zpA;
-    scales[j] = scaleA * unit(rng);
-    bias[j] = sym(rng);
-  }
-  for (float &v : res)
-    v = sym(rng);
-  std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), k, n, isa);
-  std::vector<uint32_t> columns =
-      Int8GemmKernel::packColumns(sums.data(), scales.data(), bias.data(), n, isa);
-  std::vector<uint32_t> rows(m * 2, 0);
-
-  Int8GemmConfig cfg;
-  cfg.m = m;
-  cfg.n = n;
-  cfg.k = k;
-  cfg.lda = lda;
-  cfg.ldc = cfg.ldr = n;
+  RandomOperands ops(m, n, k, isa, /*perRow=*/false, 113, 0.011f, rng);
+  Int8GemmConfig cfg = ops.config();
   cfg.bias = true;
   cfg.residual = residual;
   cfg.activation = act;
-  cfg.isa = isa;
-  hostRuns(isa, &cfg.evexVnni);
-  auto run = [&](const Int8GemmConfig &c, void *out) {
-    std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(c);
-    ASSERT_TRUE(kernel);
-    const void *args[] = {a.data(), packed.data(), columns.data(), rows.data(), res.data(), out};
-    for (int64_t t = 0; t < Int8GemmKernel::numTasks(c); ++t)
-      ASSERT_EQ(kernel->function()(args, t), 0);
-  };
   std::vector<float> f32(m * n);
-  run(cfg, f32.data());
+  ops.run(cfg, ops.bias, f32.data());
   // A grid that saturates at both ends for some of the values.
   float lo = *std::min_element(f32.begin(), f32.end());
   float hi = *std::max_element(f32.begin(), f32.end());
@@ -316,7 +347,7 @@ void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation ac
   const int32_t zp = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / scale) - 20.f, 0.f, 255.f));
   cfg.u8Output = Int8GemmConfig::U8Output{scale, zp};
   std::vector<uint8_t> u8(m * n + 64, 0xA5);
-  run(cfg, u8.data());
+  ops.run(cfg, ops.bias, u8.data());
   int saturated = 0;
   for (int64_t i = 0; i < m * n; ++i) {
     float v = std::clamp(std::nearbyint(f32[i] / scale) + static_cast<float>(zp), 0.f, 255.f);
@@ -349,6 +380,7 @@ TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
   Int8Isa isa = GetParam();
   if (!hostRuns(isa))
     GTEST_SKIP() << "the host lacks " << isaName(isa);
+  using mlir::nunc::kernels::fakeQuantizeValue;
   std::mt19937 rng(58);
   for (int64_t m : {1, 17, 45})
     for (int64_t n : {7, 49, 129})
@@ -356,92 +388,29 @@ TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
         for (bool perRow : {false, true}) {
           SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
                        std::to_string(k) + (perRow ? " per-row" : " static"));
-          int64_t lda = Int8GemmKernel::rowBytes(k, isa), width = isa == Int8Isa::Avx2 ? 2 : 1;
-          std::vector<uint8_t> a(m * lda);
-          for (int64_t i = 0; i < m; ++i)
-            for (int64_t kk = 0; kk < lda / width; ++kk)
-              setAElement(a, i * lda, kk, rng() % 256, isa);
-          std::vector<int8_t> w(k * n);
-          for (int8_t &v : w)
-            v = static_cast<int8_t>(rng() % 256 - 128);
-          std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
-          std::vector<int32_t> sums(n, 0);
-          std::vector<float> scales(n), bias(n), zeros(n, 0.f);
-          for (int64_t kk = 0; kk < k; ++kk)
-            for (int64_t j = 0; j < n; ++j)
-              sums[j] += w[kk * n + j];
-          for (int64_t j = 0; j < n; ++j) {
-            if (!perRow)
-              sums[j] *= 37;
-            scales[j] = perRow ? unit(rng) : 0.013f * unit(rng);
-            bias[j] = sym(rng);
-          }
-          std::vector<uint32_t> rows(m * 2);
-          for (int64_t i = 0; i < m; ++i) {
-            int32_t zp = static_cast<int32_t>(rng() % 256);
-            float sc = unit(rng);
-            std::memcpy(&rows[2 * i], &zp, 4);
-            std::memcpy(&rows[2 * i + 1], &sc, 4);
-          }
-          std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), k, n, isa);
-          Int8GemmConfig cfg;
-          cfg.m = m;
-          cfg.n = n;
-          cfg.k = k;
-          cfg.lda = lda;
-          cfg.ldc = cfg.ldr = n;
-          cfg.perRowA = perRow;
-          cfg.isa = isa;
-          hostRuns(isa, &cfg.evexVnni);
-          auto run = [&](const Int8GemmConfig &c, const std::vector<float> &b) {
-            std::vector<uint32_t> columns =
-                Int8GemmKernel::packColumns(sums.data(), scales.data(), b.data(), n, isa);
-            std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(c);
-            EXPECT_TRUE(kernel);
-            std::vector<float> out(m * n);
-            const void *args[] = {a.data(), packed.data(), columns.data(),
-                                  rows.data(), out.data(), out.data()};
-            for (int64_t t = 0; kernel && t < Int8GemmKernel::numTasks(c); ++t)
-              EXPECT_EQ(kernel->function()(args, t), 0);
-            return out;
-          };
-          std::vector<float> plain = run(cfg, zeros);
+          RandomOperands ops(m, n, k, isa, perRow, 37, 0.013f, rng);
+          Int8GemmConfig cfg = ops.config();
+          std::vector<float> plain(m * n), got(m * n), out(m * n);
+          ops.run(cfg, std::vector<float>(n, 0.f), plain.data());
           float lo = *std::min_element(plain.begin(), plain.end());
           float hi = *std::max_element(plain.begin(), plain.end());
           // u8 grid, zero point 100, covering ~80 % of the range: both ends clamp.
           float step = std::max((hi - lo) / 205.f, 1e-4f);
           cfg.bias = true;
           cfg.product = Activation::fakeQuant(step, -100.f, 155.f);
-          std::vector<float> got = run(cfg, bias);
-          for (int64_t i = 0; i < m * n; ++i) {
-            float want = mlir::nunc::kernels::fakeQuantizeValue(plain[i], step, 100, 0, 255) +
-                         bias[i % n];
-            ASSERT_EQ(got[i], want) << "at " << i / n << ", " << i % n;
-          }
+          ops.run(cfg, ops.bias, got.data());
+          for (int64_t i = 0; i < m * n; ++i)
+            ASSERT_EQ(got[i], fakeQuantizeValue(plain[i], step, 100, 0, 255) + ops.bias[i % n])
+                << "at " << i / n << ", " << i % n;
           // And the sum rounded again (s8 grid) before a residual: what
           // follows a QDQ bias Add's pair and a residual Add.
-          std::vector<float> residual(m * n);
-          for (float &v : residual)
-            v = sym(rng);
           cfg.sum = Activation::fakeQuant(2 * step, -128.f, 127.f);
           cfg.residual = true;
-          {
-            std::vector<uint32_t> columns =
-                Int8GemmKernel::packColumns(sums.data(), scales.data(), bias.data(), n, isa);
-            std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
-            ASSERT_TRUE(kernel);
-            std::vector<float> out(m * n);
-            const void *args[] = {a.data(),    packed.data(),   columns.data(),
-                                  rows.data(), residual.data(), out.data()};
-            for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
-              ASSERT_EQ(kernel->function()(args, t), 0);
-            for (int64_t i = 0; i < m * n; ++i) {
-              float want =
-                  mlir::nunc::kernels::fakeQuantizeValue(got[i], 2 * step, 0, -128, 127) +
-                  residual[i];
-              ASSERT_EQ(out[i], want) << "at " << i / n << ", " << i % n;
-            }
-          }
+          ops.run(cfg, ops.bias, out.data());
+          for (int64_t i = 0; i < m * n; ++i)
+            ASSERT_EQ(out[i], fakeQuantizeValue(got[i], 2 * step, 0, -128, 127) +
+                                  ops.residual[i])
+                << "at " << i / n << ", " << i % n;
         }
 }
 
