@@ -42,6 +42,21 @@ template <typename F> double medianSeconds(F once, double ops) {
   return times[times.size() / 2];
 }
 
+/// GOP/s of the int8 kernel for `cfg` running all `tasks` on `args`.
+double int8KernelGops(const Int8GemmConfig &cfg, const void *const *args, int64_t tasks) {
+  auto kernel = Int8GemmKernel::generate(cfg);
+  if (!kernel)
+    return 0;
+  double ops = 2.0 * cfg.m * cfg.n * cfg.k;
+  double s = medianSeconds(
+      [&] {
+        for (int64_t t = 0; t < tasks; ++t)
+          kernel->function()(args, t);
+      },
+      ops);
+  return ops / s / 1e9;
+}
+
 double int8ConvGops(int64_t m, int64_t n, int64_t k) {
   const Int8Isa isa = Int8Isa::Avx512Vnni;
   int64_t nr = Int8GemmKernel::panelWidth(isa), panels = Int8GemmKernel::numPanels(n, isa);
@@ -59,20 +74,9 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k) {
   cfg.activation = Activation::fromName("relu", 0, 0);
   cfg.isa = isa;
   cfg.convolution = true;
-  auto kernel = Int8GemmKernel::generate(cfg);
-  if (!kernel)
-    return 0;
   const void *args[] = {w.data(), panelBytes.data(), rowBlock.data(), input.data(), c.data(),
                         c.data()};
-  int64_t tasks = Int8ConvGemm::numTasks(cfg);
-  double ops = 2.0 * m * n * k;
-  double s = medianSeconds(
-      [&] {
-        for (int64_t t = 0; t < tasks; ++t)
-          kernel->function()(args, t);
-      },
-      ops);
-  return ops / s / 1e9;
+  return int8KernelGops(cfg, args, Int8ConvGemm::numTasks(cfg));
 }
 
 double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8) {
@@ -98,19 +102,8 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8
     cfg.activation = Activation::fromName("gelu", 0, 0);
   if (u8)
     cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
-  auto kernel = Int8GemmKernel::generate(cfg);
-  if (!kernel)
-    return 0;
   const void *args[] = {x.data(), pw.data(), cols.data(), rows.data(), c.data(), c.data()};
-  int64_t tasks = Int8GemmKernel::numTasks(cfg);
-  double ops = 2.0 * m * n * k;
-  double s = medianSeconds(
-      [&] {
-        for (int64_t t = 0; t < tasks; ++t)
-          kernel->function()(args, t);
-      },
-      ops);
-  return ops / s / 1e9;
+  return int8KernelGops(cfg, args, Int8GemmKernel::numTasks(cfg));
 }
 
 int main(int argc, char **argv) {
