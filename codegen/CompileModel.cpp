@@ -363,6 +363,14 @@ int64_t rowsOf(Value v) {
   return t.getNumElements() / t.getShape().back();
 }
 
+/// The row quantizer with the fixed (scale, zero point) of static
+/// activations.
+void setStaticQuantization(x86::QuantizeRowsConfig &c, quant::UniformQuantizedType q) {
+  c.fixed = true;
+  c.scale = static_cast<float>(q.getScale());
+  c.zeroPoint = static_cast<int32_t>(q.getZeroPoint());
+}
+
 /// A quantized_linear as the row quantizer + int8 GEMM see it.
 struct Int8Linear {
   int64_t m = 0, n = 0, k = 0, lda = 0;
@@ -937,12 +945,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     qcfg.k = g->plane();
     qcfg.channels = g->channels;
     qcfg.isa = Int8Isa::Avx512Vnni;
-    if (std::optional<Type> t = qc.getInputQuantization()) {
-      auto q = cast<quant::UniformQuantizedType>(*t);
-      qcfg.fixed = true;
-      qcfg.scale = static_cast<float>(q.getScale());
-      qcfg.zeroPoint = static_cast<int32_t>(q.getZeroPoint());
-    }
+    if (std::optional<Type> t = qc.getInputQuantization())
+      setStaticQuantization(qcfg, cast<quant::UniformQuantizedType>(*t));
     std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qcfg);
     if (!quantizer)
       return qc.emitError("generating the convolution's input quantizer failed (xbyak error ")
@@ -1055,9 +1059,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                  << k << " bytes";
     x86::QuantizeRowsConfig qc{rowsOf(q.getInput()), k, k};
     qc.isa = qisa;
-    qc.fixed = true;
-    qc.scale = static_cast<float>(grid.getScale());
-    qc.zeroPoint = static_cast<int32_t>(grid.getZeroPoint());
+    setStaticQuantization(qc, grid);
     std::unique_ptr<x86::JitKernel> kernel = x86::QuantizeRowsKernel::generate(qc);
     if (!kernel)
       return q.emitError("generating the row quantizer failed (xbyak error ")
@@ -1084,11 +1086,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
     qc.isa = qisa;
-    if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization()) {
-      qc.fixed = true;
-      qc.scale = static_cast<float>(q->getScale());
-      qc.zeroPoint = static_cast<int32_t>(q->getZeroPoint());
-    }
+    if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization())
+      setStaticQuantization(qc, *q);
     if (!l->u8Input) {
       // Quantize the input rows into scratch, then the int8 GEMM.
       std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
@@ -1113,10 +1112,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.k = l->k;
     cfg.lda = l->lda;
     cfg.ldc = cfg.ldr = l->n;
-    // Rows quantized here carry their (zero point, scale) in the row block;
-    // u8 rows from elsewhere have the one static pair, folded into the
-    // column block at compile time (the same integers and products).
-    cfg.perRowA = !l->u8Input;
+    // Dynamic rows carry their (zero point, scale) in the row block; static
+    // activations have one pair, folded into the column block at compile
+    // time (the same integers and products).
+    cfg.perRowA = !qc.fixed;
     cfg.isa = qisa;
     cfg.bias = static_cast<bool>(ql.getBias());
     cfg.residual = static_cast<bool>(ql.getResidual());

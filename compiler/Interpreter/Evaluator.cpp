@@ -67,13 +67,25 @@ std::optional<kernels::InputQuantization> inputQuantization(std::optional<Type> 
                                     static_cast<int32_t>(q.getZeroPoint())};
 }
 
+/// The grid a per-tensor !quant.uniform type describes (none for none).
+std::optional<kernels::Grid> gridOf(std::optional<Type> t) {
+  if (!t)
+    return std::nullopt;
+  auto q = cast<quant::UniformQuantizedType>(*t);
+  return kernels::Grid{static_cast<float>(q.getScale()), q.getZeroPoint(),
+                       q.getStorageTypeMin(), q.getStorageTypeMax()};
+}
+
+/// x rounded to `grid` (fake_quantize).
+Expected<Tensor> roundToGrid(const Tensor &x, const kernels::Grid &grid) {
+  return kernels::fakeQuantize(x, grid.scale, grid.zeroPoint, grid.qmin, grid.qmax);
+}
+
 /// y, rounded to the `output_quantization` grid when there is one.
 Expected<Results> roundedToGrid(Expected<Tensor> y, std::optional<Type> grid) {
   if (!y || !grid)
     return one(std::move(y));
-  auto q = cast<quant::UniformQuantizedType>(*grid);
-  return one(kernels::fakeQuantize(*y, static_cast<float>(q.getScale()), q.getZeroPoint(),
-                                   q.getStorageTypeMin(), q.getStorageTypeMax()));
+  return one(roundToGrid(*y, *gridOf(grid)));
 }
 
 } // namespace
@@ -231,10 +243,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                     opt(o.getZeroPoint()), o.getAxis()));
       })
       .Case([&](FakeQuantizeOp o) {
-        auto q = cast<quant::UniformQuantizedType>(o.getQuantization());
-        return one(fakeQuantize(get(o.getInput()), static_cast<float>(q.getScale()),
-                                q.getZeroPoint(), q.getStorageTypeMin(),
-                                q.getStorageTypeMax()));
+        return one(roundToGrid(get(o.getInput()), *gridOf(o.getQuantization())));
       })
       .Case([&](QuantizeOp o) {
         return one(quantizeU8(get(o.getInput()), *inputQuantization(o.getQuantization())));
@@ -256,19 +265,12 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         std::optional<Type> input;
         if (std::optional<quant::UniformQuantizedType> q = o.staticInputQuantization())
           input = *q;
-        auto grid = [](std::optional<Type> t) -> std::optional<kernels::Grid> {
-          if (!t)
-            return std::nullopt;
-          auto q = cast<quant::UniformQuantizedType>(*t);
-          return kernels::Grid{static_cast<float>(q.getScale()), q.getZeroPoint(),
-                               q.getStorageTypeMin(), q.getStorageTypeMax()};
-        };
         Expected<Tensor> y = quantizedLinear(
             get(o.getInput()), get(o.getWeight()), *scales,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
             o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat(),
-            grid(o.getProductQuantization()), grid(o.getBiasQuantization()));
+            gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()));
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());
