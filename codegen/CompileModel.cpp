@@ -286,10 +286,68 @@ x86::Activation roundToGrid(Type grid) {
                                     q.getStorageTypeMax() - q.getZeroPoint());
 }
 
+/// The f32 values of a constant f32 operand.
+std::optional<SmallVector<float>> constantF32(Value v) {
+  ElementsAttr attr;
+  SmallVector<char> raw;
+  if (!matchPattern(v, m_Constant(&attr)) || !attr.getElementType().isF32() ||
+      !readRawElements(attr, raw))
+    return std::nullopt;
+  return SmallVector<float>((const float *)raw.data(), (const float *)raw.data() + raw.size() / 4);
+}
+
+/// An elementwise kernel step: configuration, row table and, for Affine,
+/// the per-channel scales then shifts (constants in the blob).
+struct ElementwiseStep {
+  x86::ElementwiseConfig config;
+  std::vector<int32_t> table;
+  SmallVector<float> affine;
+};
+
+/// BatchNormalization with constant parameters as y = x * a[c] + b[c],
+/// a = scale / sqrt(var + eps) and b = bias - mean * a computed in double
+/// (as the evaluator does), with its grids.
+std::optional<ElementwiseStep> batchNormStep(BatchNormOp bn) {
+  auto in = dyn_cast<RankedTensorType>(bn.getInput().getType());
+  if (!in || !in.hasStaticShape() || !in.getElementType().isF32() || in.getRank() < 2)
+    return std::nullopt;
+  std::optional<SmallVector<float>> gamma = constantF32(bn.getScale()),
+                                    beta = constantF32(bn.getBias()),
+                                    mean = constantF32(bn.getMean()),
+                                    var = constantF32(bn.getVar());
+  int64_t channels = in.getDimSize(1);
+  if (!gamma || !beta || !mean || !var || (int64_t)gamma->size() != channels ||
+      (int64_t)beta->size() != channels || (int64_t)mean->size() != channels ||
+      (int64_t)var->size() != channels)
+    return std::nullopt;
+  ElementwiseStep step;
+  x86::ElementwiseConfig &c = step.config;
+  c.op = x86::ElementwiseConfig::Affine;
+  c.inputs = 2;
+  c.affineShift = channels;
+  if (std::optional<Type> grid = bn.getInputQuantization())
+    c.before = roundToGrid(*grid);
+  if (std::optional<Type> grid = bn.getOutputQuantization())
+    c.after = roundToGrid(*grid);
+  double eps = bn.getEpsilon().convertToFloat();
+  step.affine.resize(2 * channels);
+  for (int64_t i = 0; i < channels; ++i) {
+    double a = (*gamma)[i] / std::sqrt(double((*var)[i]) + eps);
+    step.affine[i] = static_cast<float>(a);
+    step.affine[channels + i] = static_cast<float>((*beta)[i] - (*mean)[i] * a);
+  }
+  // The scales broadcast like a [C, 1, ..., 1] operand: one value per row.
+  SmallVector<int64_t> perChannel(in.getRank() - 1, 1);
+  perChannel[0] = channels;
+  step.table = x86::ElementwiseKernel::layout(c, in.getShape(), in.getShape(), perChannel);
+  if (!c.scalarInner[1])
+    return std::nullopt; // channels innermost (H = W = 1): not this kernel's layout
+  return step;
+}
+
 /// The elementwise kernel's configuration and row table, when it takes this
 /// op (f32 throughout).
-std::optional<std::pair<x86::ElementwiseConfig, std::vector<int32_t>>>
-elementwiseStep(Operation *op) {
+std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
   using Config = x86::ElementwiseConfig;
   if (op->getNumResults() != 1 || op->getNumOperands() < 1)
     return std::nullopt;
@@ -297,6 +355,8 @@ elementwiseStep(Operation *op) {
   if (!out || !out.getElementType().isF32() || out.getNumElements() == 0 ||
       out.getNumElements() >= (int64_t(1) << 31))
     return std::nullopt;
+  if (auto bn = dyn_cast<BatchNormOp>(op))
+    return batchNormStep(bn);
   Config c;
   if (llvm::isa<AddOp, SubOp, MulOp, DivOp>(op)) {
     c.inputs = 2;
@@ -352,7 +412,7 @@ elementwiseStep(Operation *op) {
   }
   std::vector<int32_t> table = x86::ElementwiseKernel::layout(
       c, out.getShape(), shapes[0], c.inputs == 2 ? shapes[1] : shapes[0]);
-  return std::make_pair(c, std::move(table));
+  return ElementwiseStep{c, std::move(table), {}};
 }
 
 /// Rows of a tensor as the row-wise kernels see it: all dims but the last.
@@ -1195,7 +1255,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto ew = elementwiseStep(step.op)) {
-    const x86::ElementwiseConfig &cfg = ew->first;
+    const x86::ElementwiseConfig &cfg = ew->config;
     std::unique_ptr<x86::JitKernel> kernel = x86::ElementwiseKernel::generate(cfg, isa);
     if (!kernel)
       return step.op->emitError("generating the elementwise kernel failed (xbyak error ")
@@ -1204,15 +1264,19 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     KernelArg table = a;
     if (cfg.table)
       table = KernelArg::blob(
-          blob.add((const char *)ew->second.data(), ew->second.size() * sizeof(int32_t)));
-    call.args = {a, cfg.inputs == 2 ? KernelArg::storage(step.operands[1]) : a,
-                 KernelArg::storage(step.results[0]), table};
+          blob.add((const char *)ew->table.data(), ew->table.size() * sizeof(int32_t)));
+    KernelArg b = cfg.inputs == 1 ? a : KernelArg::storage(step.operands[1]);
+    if (cfg.op == x86::ElementwiseConfig::Affine)
+      b = KernelArg::blob(blob.add((const char *)ew->affine.data(), ew->affine.size() * 4));
+    call.args = {a, b, KernelArg::storage(step.results[0]), table};
     call.tasks = x86::ElementwiseKernel::numTasks(cfg);
     call.description =
         llvm::formatv("elementwise.{0}.{1}[{2} rows x {3}{4}]{5}",
                       step.op->getName().stripDialect(), isa == Isa::Avx512 ? "avx512" : "avx2",
                       cfg.rows, cfg.inner, cfg.tail ? " + " + std::to_string(cfg.tail) : "",
-                      cfg.table ? " table" : "")
+                      std::string(cfg.table ? " table" : "") +
+                          (cfg.before.kind != x86::Activation::None ? " +rounded input" : "") +
+                          (cfg.after.kind != x86::Activation::None ? " +requantize" : ""))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

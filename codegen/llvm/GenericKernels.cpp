@@ -360,6 +360,8 @@ private:
 
   LogicalResult emitElementwise();
   LogicalResult emitDataMovement(Value &status);
+  /// x (f32) rounded to a per-tensor !quant.uniform grid, as fake_quantize.
+  Value roundToGrid(Value x, Type grid);
   LogicalResult emitReduction();
   LogicalResult emitContraction();
   LogicalResult emitWindowed();
@@ -569,17 +571,34 @@ LogicalResult GenericEmitter::emitElementwise() {
         double eps = bn.getEpsilon().convertToFloat();
         elementwise(readers, [&](ArrayRef<Value> s) -> Value {
           Type t = s[0].getType();
+          Value x = s[0];
+          if (std::optional<Type> grid = bn.getInputQuantization())
+            x = roundToGrid(x, *grid);
           Value inv = arith::DivFOp::create(
               b, loc, k.floatConst(1, t),
               math::SqrtOp::create(b, loc, arith::AddFOp::create(b, loc, s[4], k.floatConst(eps, t))));
-          Value centered = arith::SubFOp::create(b, loc, s[0], s[3]);
-          return arith::AddFOp::create(
+          Value centered = arith::SubFOp::create(b, loc, x, s[3]);
+          Value y = arith::AddFOp::create(
               b, loc, arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, centered, inv), s[1]),
               s[2]);
+          if (std::optional<Type> grid = bn.getOutputQuantization())
+            y = roundToGrid(y, *grid);
+          return y;
         });
         return success();
       })
       .Default([&](Operation *) { return unsupported("elementwise"); });
+}
+
+Value GenericEmitter::roundToGrid(Value x, Type grid) {
+  auto q = cast<quant::UniformQuantizedType>(grid);
+  Type f32 = b.getF32Type();
+  float scale = static_cast<float>(q.getScale()), zp = q.getZeroPoint();
+  Value r = math::RoundEvenOp::create(b, loc,
+                                      arith::DivFOp::create(b, loc, x, k.floatConst(scale, f32)));
+  r = arith::MaximumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMin() - zp, f32));
+  r = arith::MinimumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMax() - zp, f32));
+  return arith::MulFOp::create(b, loc, r, k.floatConst(scale, f32));
 }
 
 LogicalResult GenericEmitter::emitDataMovement(Value &status) {
@@ -1376,15 +1395,8 @@ LogicalResult GenericEmitter::emitQuantized() {
         return success();
       })
       .Case([&](FakeQuantizeOp f) {
-        auto q = cast<quant::UniformQuantizedType>(f.getQuantization());
-        float scale = static_cast<float>(q.getScale()), zp = q.getZeroPoint();
-        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
-          Value r = math::RoundEvenOp::create(
-              b, loc, arith::DivFOp::create(b, loc, s[0], k.floatConst(scale, f32)));
-          r = arith::MaximumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMin() - zp, f32));
-          r = arith::MinimumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMax() - zp, f32));
-          return arith::MulFOp::create(b, loc, r, k.floatConst(scale, f32));
-        });
+        elementwise({bcast(0)},
+                    [&](ArrayRef<Value> s) { return roundToGrid(s[0], f.getQuantization()); });
         return success();
       })
       .Case([&](DynamicQuantizeLinearOp d) {

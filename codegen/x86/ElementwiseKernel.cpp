@@ -197,7 +197,7 @@ private:
 
   Vmm value(int u) { return Vmm(u); }        // 0..3
   Vmm temp(int i) { return Vmm(4 + i); }     // 4..7
-  Vmm scalar(int i) { return Vmm(8 + i); }   // 8, 9
+  Vmm scalar(int i) { return Vmm(8 + i); }   // 8, 9; 10: the affine shift
   Vmm mask() { return Vmm(15); }
 
   /// x = op(x, operand b at `bAddr` or its row scalar).
@@ -218,6 +218,7 @@ private:
       case ElementwiseConfig::Sub: vsubps(x, x, b); break;
       case ElementwiseConfig::Mul: vmulps(x, x, b); break;
       case ElementwiseConfig::Div: vdivps(x, x, b); break;
+      case ElementwiseConfig::Affine: vfmadd213ps(x, b, scalar(2)); break;
       default: break;
       }
       return;
@@ -239,7 +240,9 @@ private:
       loadMasked(x, ptr[aAt], mask());
     else
       vmovups(x, ptr[aAt]);
+    emitActivation(x, c.before, temp(0), temp(1), temp(2), temp(3));
     apply(x, ptr[bAt], masked);
+    emitActivation(x, c.after, temp(0), temp(1), temp(2), temp(3));
     if (masked)
       storeMasked(ptr[yAt], x, mask());
     else
@@ -252,6 +255,8 @@ private:
       vbroadcastss(scalar(0), ptr[rax]);
     if (c.inputs == 2 && c.scalarInner[1])
       vbroadcastss(scalar(1), ptr[rbx]);
+    if (c.op == ElementwiseConfig::Affine)
+      vbroadcastss(scalar(2), ptr[rbx + c.affineShift * 4]);
     int64_t full = len / kLanes;
     int tail = static_cast<int>(len % kLanes);
     if (full >= 8) {
@@ -284,6 +289,8 @@ private:
 
 std::unique_ptr<JitKernel> ElementwiseKernel::generate(const ElementwiseConfig &config,
                                                        Isa isa) {
+  if (config.op == ElementwiseConfig::Affine && (config.inputs != 2 || !config.scalarInner[1]))
+    return nullptr;
   return generatedFor<ElementwiseGenerator>(isa, config);
 }
 

@@ -10,6 +10,11 @@
 // shape is read just before the same element of y is written, so y may be
 // that operand (in place).
 //
+// Affine (inference BatchNormalization): y = a * scale[row] + shift[row],
+// with b the per-row scales (laid out as a one-value-per-row operand) and the
+// shifts `affineShift` elements after them. `before` rounds a and `after`
+// rounds y (fake-quantize grids) in the same pass.
+//
 // Task arguments: [0] a, [1] b (or a), [2] y, [3] row offset table
 // ([rows][2] int32 elements) or unused.
 //
@@ -30,8 +35,10 @@
 namespace mlir::nunc::x86 {
 
 struct ElementwiseConfig {
-  enum Op { Add, Sub, Mul, Div, Activate, Sqrt, Erf } op = Add;
+  enum Op { Add, Sub, Mul, Div, Activate, Sqrt, Erf, Affine } op = Add;
   Activation activation; // op == Activate: relu, clip, sigmoid, tanh, gelu, gelu_tanh
+  Activation before, after; // on a before the op, on y after it (None: nothing)
+  int64_t affineShift = 0;  // Affine: elements from a row's scale to its shift
   int inputs = 2;
   int64_t rows = 1, inner = 1, tail = 0; // rows of `inner`, then one row of `tail`
   bool scalarInner[2] = {false, false};  // one value per row, broadcast along it

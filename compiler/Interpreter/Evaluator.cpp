@@ -182,10 +182,19 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return many(layerNorm(get(o.getInput()), get(o.getScale()), opt(o.getBias()),
                               o.getAxis(), o.getEpsilon().convertToFloat(), *stats));
       })
-      .Case([&](BatchNormOp o) {
-        return one(batchNorm(get(o.getInput()), get(o.getScale()), get(o.getBias()),
-                             get(o.getMean()), get(o.getVar()),
-                             o.getEpsilon().convertToFloat()));
+      .Case([&](BatchNormOp o) -> Expected<Results> {
+        const Tensor &x = get(o.getInput());
+        std::optional<Tensor> rounded;
+        if (std::optional<kernels::Grid> in = gridOf(o.getInputQuantization())) {
+          Expected<Tensor> r = roundToGrid(x, *in);
+          if (!r)
+            return r.takeError();
+          rounded = std::move(*r);
+        }
+        return roundedToGrid(batchNorm(rounded ? *rounded : x, get(o.getScale()),
+                                       get(o.getBias()), get(o.getMean()), get(o.getVar()),
+                                       o.getEpsilon().convertToFloat()),
+                             o.getOutputQuantization());
       })
       .Case([&](GatherOp o) {
         return one(gather(get(o.getData()), get(o.getIndices()), o.getAxis()));

@@ -24,7 +24,9 @@ struct BatchNormIntoConv : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
     auto conv = singleUseDef<ConvOp>(bn.getInput());
-    if (!conv || bn.getType() != conv.getType())
+    // Grids around the BN (a QDQ model's) round the conv's output: no fold.
+    if (!conv || bn.getType() != conv.getType() || bn.getInputQuantization() ||
+        bn.getOutputQuantization())
       return failure();
     std::optional<SmallVector<float>> w = getConstantFloats(conv.getWeight());
     std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),

@@ -74,9 +74,23 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
 }
 
 /// The per-tensor u8/s8 grid x was rounded to, and x: a QuantizeLinear /
-/// DequantizeLinear pair, or the fake_quantize it became.
+/// DequantizeLinear pair, the fake_quantize it became, or a batch_norm that
+/// took the pair as its output_quantization (then x is the BN's result,
+/// already on the grid, which the conv's quantizer maps back exactly).
 std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
   MLIRContext *ctx = v.getContext();
+  auto u8Grid = [&](Value x, Type grid) -> std::optional<std::pair<Value, TypeAttr>> {
+    auto t = dyn_cast<quant::UniformQuantizedType>(grid);
+    if (!t || t.getStorageTypeIntegralWidth() != 8)
+      return std::nullopt;
+    // s8 grids become the u8 one 128 higher (same rounding and saturation).
+    int64_t shift = t.isSigned() ? 128 : 0;
+    if (t.getStorageTypeMin() + shift != 0 || t.getStorageTypeMax() + shift != 255)
+      return std::nullopt;
+    return std::pair(x, TypeAttr::get(quant::UniformQuantizedType::get(
+                            0, IntegerType::get(ctx, 8), Float32Type::get(ctx), t.getScale(),
+                            t.getZeroPoint() + shift, 0, 255)));
+  };
   if (auto dq = v.getDefiningOp<DequantizeLinearOp>()) {
     auto q = dq.getInput().getDefiningOp<QuantizeLinearOp>();
     if (!q || !cast<ShapedType>(q.getInput().getType()).getElementType().isF32())
@@ -87,19 +101,11 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
       return std::nullopt;
     return std::pair(q.getInput(), *grid);
   }
-  if (auto fq = v.getDefiningOp<FakeQuantizeOp>()) {
-    auto t = dyn_cast<quant::UniformQuantizedType>(fq.getQuantization());
-    if (!t || t.getStorageTypeIntegralWidth() != 8)
-      return std::nullopt;
-    // s8 grids become the u8 one 128 higher (same rounding and saturation).
-    int64_t shift = t.isSigned() ? 128 : 0;
-    if (t.getStorageTypeMin() + shift != 0 || t.getStorageTypeMax() + shift != 255)
-      return std::nullopt;
-    return std::pair(fq.getInput(),
-                     TypeAttr::get(quant::UniformQuantizedType::get(
-                         0, IntegerType::get(ctx, 8), Float32Type::get(ctx), t.getScale(),
-                         t.getZeroPoint() + shift, 0, 255)));
-  }
+  if (auto fq = v.getDefiningOp<FakeQuantizeOp>())
+    return u8Grid(fq.getInput(), fq.getQuantization());
+  if (auto bn = v.getDefiningOp<BatchNormOp>())
+    if (std::optional<Type> grid = bn.getOutputQuantization())
+      return u8Grid(bn.getResult(), *grid);
   return std::nullopt;
 }
 
@@ -198,7 +204,8 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
     auto conv = singleUseDef<QuantizedConvOp>(bn.getInput());
     if (!conv || bn.getType() != conv.getType() || conv.getResidual() ||
-        conv.getActivation() != "none" || conv.getOutputQuantization())
+        conv.getActivation() != "none" || conv.getOutputQuantization() ||
+        bn.getInputQuantization() || bn.getOutputQuantization())
       return failure();
     auto scast = conv.getWeight().getDefiningOp<quant::StorageCastOp>();
     std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),

@@ -119,12 +119,48 @@ struct FakeQuantizeIntoLinear : OpRewritePattern<FakeQuantizeOp> {
   }
 };
 
+/// batch_norm of a fake_quantize result (its only use) -> batch_norm with
+/// that input_quantization, and fake_quantize of a batch_norm result (its
+/// only use) -> batch_norm with that output_quantization: the Q/DQ pairs a
+/// QDQ model keeps around an unfolded BatchNormalization, rounded in the
+/// pass that normalizes.
+struct FakeQuantizeIntoBatchNorm : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
+    auto fq = singleUseDef<FakeQuantizeOp>(bn.getInput());
+    if (!fq || bn.getInputQuantization())
+      return failure();
+    rewriter.modifyOpInPlace(bn, [&] {
+      bn.getInputMutable().assign(fq.getInput());
+      bn.setInputQuantizationAttr(fq.getQuantizationAttr());
+      bn->setLoc(fusedLoc({fq, bn}));
+    });
+    rewriter.eraseOp(fq);
+    return success();
+  }
+};
+
+struct FakeQuantizeAfterBatchNorm : OpRewritePattern<FakeQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
+    auto bn = singleUseDef<BatchNormOp>(fq.getInput());
+    if (!bn || bn.getOutputQuantization() || bn.getType() != fq.getType())
+      return failure();
+    rewriter.modifyOpInPlace(bn, [&] {
+      bn.setOutputQuantizationAttr(fq.getQuantizationAttr());
+      bn->setLoc(fusedLoc({bn, fq}));
+    });
+    rewriter.replaceOp(fq, bn.getResult());
+    return success();
+  }
+};
+
 struct FuseQuantizeDequantizePass
     : public mlir::nunc::impl::FuseQuantizeDequantizeBase<FuseQuantizeDequantizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize, FakeQuantizeIntoLinear>(
-        &getContext());
+    patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize, FakeQuantizeIntoLinear,
+                 FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -435,10 +435,23 @@ LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+static bool isTensorGrid(Type t);
+
 LogicalResult BatchNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
   if (in && in->size() < 2)
     return emitError() << "input must have rank >= 2, got " << in->size();
+  for (std::optional<Type> grid : {getInputQuantization(), getOutputQuantization()}) {
+    if (!grid)
+      continue;
+    if (!elementOf(getInput()).isF32())
+      return emitError() << "input_quantization and output_quantization need an f32 input";
+    if (!isTensorGrid(*grid))
+      return emitError() << "input_quantization and output_quantization must be per-tensor "
+                            "!quant.uniform of at most 16 bits over f32 with a positive scale "
+                            "and a zero point in range, not "
+                         << *grid;
+  }
   for (Value p : {getScale(), getBias(), getMean(), getVar()}) {
     auto d = dimsOf(p);
     if (!d)

@@ -238,10 +238,21 @@ def Nunc_LayerNormOp : Nunc_Op<"layer_norm"> {
 
 def Nunc_BatchNormOp : Nunc_Op<"batch_norm"> {
   let summary = "Inference-mode batch normalization over channel dim 1";
+  let description = [{
+    y = (x - mean) / sqrt(var + epsilon) * scale + bias, per channel (dim 1).
+    `input_quantization` and `output_quantization` (optional per-tensor
+    grids over f32, as `fake_quantize` takes) round x before and y after:
+    the Quantize/DequantizeLinear pairs around a BatchNormalization that a
+    QDQ model keeps when it was quantized without folding BN into the conv
+    (onnxruntime's `quantize_static` on an unfolded export), fused so the
+    three steps are one pass.
+  }];
   let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$scale,
                        Nunc_FloatTensor:$bias, Nunc_FloatTensor:$mean,
                        Nunc_FloatTensor:$var,
-                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon);
+                       DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
+                       OptionalAttr<TypeAttr>:$input_quantization,
+                       OptionalAttr<TypeAttr>:$output_quantization);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
 }
