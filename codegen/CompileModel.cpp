@@ -336,12 +336,10 @@ std::optional<ElementwiseStep> batchNormStep(BatchNormOp bn) {
     step.affine[i] = static_cast<float>(a);
     step.affine[channels + i] = static_cast<float>((*beta)[i] - (*mean)[i] * a);
   }
-  // The scales broadcast like a [C, 1, ..., 1] operand: one value per row.
+  // The scales broadcast like a [C, 1, ..., 1] operand.
   SmallVector<int64_t> perChannel(in.getRank() - 1, 1);
   perChannel[0] = channels;
   step.table = x86::ElementwiseKernel::layout(c, in.getShape(), in.getShape(), perChannel);
-  if (!c.scalarInner[1])
-    return std::nullopt; // channels innermost (H = W = 1): not this kernel's layout
   return step;
 }
 

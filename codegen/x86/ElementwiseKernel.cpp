@@ -201,16 +201,21 @@ private:
   Vmm mask() { return Vmm(15); }
 
   /// x = op(x, operand b at `bAddr` or its row scalar).
-  void apply(const Vmm &x, const Address &bAddr, bool bMasked) {
+  void apply(const Vmm &x, const RegExp &bAt, bool bMasked) {
     if (c.inputs == 2) {
-      Vmm b = scalar(1);
+      Vmm b = scalar(1), shift = scalar(2);
+      auto load = [&](const Vmm &dst, const RegExp &at) {
+        if (bMasked)
+          loadMasked(dst, ptr[at], mask());
+        else
+          vmovups(dst, ptr[at]);
+      };
       if (!c.scalarInner[1]) {
-        if (bMasked) {
-          loadMasked(temp(0), bAddr, mask());
-          b = temp(0);
-        } else {
-          vmovups(temp(0), bAddr);
-          b = temp(0);
+        load(temp(0), bAt);
+        b = temp(0);
+        if (c.op == ElementwiseConfig::Affine) {
+          load(temp(1), bAt + c.affineShift * 4);
+          shift = temp(1);
         }
       }
       switch (c.op) {
@@ -218,7 +223,7 @@ private:
       case ElementwiseConfig::Sub: vsubps(x, x, b); break;
       case ElementwiseConfig::Mul: vmulps(x, x, b); break;
       case ElementwiseConfig::Div: vdivps(x, x, b); break;
-      case ElementwiseConfig::Affine: vfmadd213ps(x, b, scalar(2)); break;
+      case ElementwiseConfig::Affine: vfmadd213ps(x, b, shift); break;
       default: break;
       }
       return;
@@ -241,7 +246,7 @@ private:
     else
       vmovups(x, ptr[aAt]);
     emitActivation(x, c.before, temp(0), temp(1), temp(2), temp(3));
-    apply(x, ptr[bAt], masked);
+    apply(x, bAt, masked);
     emitActivation(x, c.after, temp(0), temp(1), temp(2), temp(3));
     if (masked)
       storeMasked(ptr[yAt], x, mask());
@@ -255,7 +260,7 @@ private:
       vbroadcastss(scalar(0), ptr[rax]);
     if (c.inputs == 2 && c.scalarInner[1])
       vbroadcastss(scalar(1), ptr[rbx]);
-    if (c.op == ElementwiseConfig::Affine)
+    if (c.op == ElementwiseConfig::Affine && c.scalarInner[1])
       vbroadcastss(scalar(2), ptr[rbx + c.affineShift * 4]);
     int64_t full = len / kLanes;
     int tail = static_cast<int>(len % kLanes);
@@ -289,7 +294,7 @@ private:
 
 std::unique_ptr<JitKernel> ElementwiseKernel::generate(const ElementwiseConfig &config,
                                                        Isa isa) {
-  if (config.op == ElementwiseConfig::Affine && (config.inputs != 2 || !config.scalarInner[1]))
+  if (config.op == ElementwiseConfig::Affine && config.inputs != 2)
     return nullptr;
   return generatedFor<ElementwiseGenerator>(isa, config);
 }

@@ -10,9 +10,10 @@
 // shape is read just before the same element of y is written, so y may be
 // that operand (in place).
 //
-// Affine (inference BatchNormalization): y = a * scale[row] + shift[row],
-// with b the per-row scales (laid out as a one-value-per-row operand) and the
-// shifts `affineShift` elements after them. `before` rounds a and `after`
+// Affine (inference BatchNormalization): y = a * scale + shift, with b the
+// scales (laid out as a per-channel operand: one value per row, or along the
+// inner dim when channels are innermost) and each shift `affineShift`
+// elements after its scale. `before` rounds a and `after`
 // rounds y (fake-quantize grids) in the same pass.
 //
 // Task arguments: [0] a, [1] b (or a), [2] y, [3] row offset table

@@ -180,6 +180,65 @@ TEST_P(ElementwiseKernelTest, FakeQuantizeEqualsQuantizeThenDequantize) {
     }
 }
 
+TEST_P(ElementwiseKernelTest, BatchNormAffineWithGridsMatchesAPlainReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(45);
+  // NCHW-like shapes: channels per row (1 or several images: row step or
+  // row table), channels innermost (H = W = 1), one channel, long rows.
+  const std::vector<int64_t> shapes[] = {{1, 3, 7},    {2, 5, 17},     {1, 4, 129},
+                                         {2, 3, 1, 1}, {1, 16, 3, 3},  {3, 1, 9000},
+                                         {1, 7},       {2, 2, 4, 33}};
+  const float gridA[4] = {3.f / 64, 118, 0, 255}, gridB[4] = {1.f / 32, 0, 0, 255};
+  for (const std::vector<int64_t> &shape : shapes) {
+    int64_t channels = shape[1], inner = 1;
+    for (size_t d = 2; d < shape.size(); ++d)
+      inner *= shape[d];
+    Tensor x = randomTensor(rng, shape, -3.f, 5.f);
+    std::vector<float> params(2 * channels);
+    std::uniform_real_distribution<float> dist(-1.5f, 1.5f);
+    for (float &p : params)
+      p = dist(rng);
+    for (bool grids : {false, true}) {
+      ElementwiseConfig c;
+      c.op = ElementwiseConfig::Affine;
+      c.inputs = 2;
+      c.affineShift = channels;
+      if (grids) {
+        c.before = Activation::fakeQuant(gridA[0], gridA[2] - gridA[1], gridA[3] - gridA[1]);
+        c.after = Activation::fakeQuant(gridB[0], gridB[2] - gridB[1], gridB[3] - gridB[1]);
+      }
+      std::vector<int64_t> perChannel(shape.size() - 1, 1);
+      perChannel[0] = channels;
+      std::vector<float> y;
+      {
+        std::vector<int32_t> table = ElementwiseKernel::layout(c, shape, shape, perChannel);
+        std::unique_ptr<JitKernel> kernel = ElementwiseKernel::generate(c, isa);
+        ASSERT_TRUE(kernel);
+        std::vector<float> in(x.as<float>(), x.as<float>() + x.numElements());
+        y.assign(in.size() + 1, -777.f);
+        // params: the scales, then the shifts (affineShift after).
+        const void *args[] = {in.data(), params.data(), y.data(), table.data()};
+        for (int64_t t = 0; t < ElementwiseKernel::numTasks(c); ++t)
+          ASSERT_EQ(kernel->function()(args, t), 0);
+        ASSERT_EQ(y.back(), -777.f) << "wrote past the output";
+      }
+      for (int64_t i = 0; i < x.numElements(); ++i) {
+        int64_t ch = (i / inner) % channels;
+        float v = x.as<float>()[i];
+        if (grids)
+          v = kernels::fakeQuantizeValue(v, gridA[0], gridA[1], gridA[2], gridA[3]);
+        v = std::fma(v, params[ch], params[channels + ch]);
+        if (grids)
+          v = kernels::fakeQuantizeValue(v, gridB[0], gridB[1], gridB[2], gridB[3]);
+        ASSERT_EQ(y[i], v) << "shape [" << shape[0] << "," << shape[1] << ",...] at " << i
+                           << (grids ? " with grids" : "");
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, ElementwiseKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")
