@@ -1,0 +1,55 @@
+// The Q/DQ pairs a QDQ model keeps around an unfolded BatchNormalization
+// (conv -> Q/DQ -> BN -> Q/DQ -> conv, as quantize_static writes a model
+// exported without BN folding) become the BN's input and output grids, and
+// the next conv reads the BN's rounded result as its static u8 input. The
+// reference evaluator gives the same outputs before and after the fusion
+// pipeline, and the compiled library (conv kernels, the BN kernel rounding
+// before and after its affine step) agrees with it within a step of the
+// last grid: the kernel computes x * a + b with a, b in f32 where the
+// evaluator uses double, which may move a value that lies within an ulp of
+// a rounding boundary.
+// RUN: nunc-opt %s --nunc-fuse -o %t.fused.mlir
+// RUN: FileCheck %s --input-file %t.fused.mlir
+// RUN: nunc run --reference %s --random-inputs --seed 5 -o %t.ref.npz
+// RUN: nunc run --reference %t.fused.mlir --random-inputs --seed 5 -o %t.fused.npz
+// RUN: nunc run %t.fused.mlir --random-inputs --seed 5 -o %t.jit.npz
+// RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); np.testing.assert_array_equal(a['y'], b['y']); d = np.abs(a['y'] - c['y']) / 0.0625; assert d.max() <= 1.001 and (d > 0.5).mean() < 0.02, (d.max(), (d > 0.5).mean())" %t.ref.npz %t.fused.npz %t.jit.npz
+
+// CHECK-NOT: nunc.fake_quantize
+// CHECK-NOT: nunc.quantize_linear
+// CHECK: %[[BN:.*]] = nunc.batch_norm %{{.*}} {input_quantization = !quant.uniform<u8:f32, 3.125000e-02:128>, output_quantization = !quant.uniform<u8:f32, 1.562500e-02:10>}
+// CHECK: %[[C2:.*]] = nunc.quantized_conv %[[BN]], %{{.*}} {activation_quantization = "static", {{.*}}input_quantization = !quant.uniform<u8:f32, 1.562500e-02:10>
+// CHECK: nunc.fake_quantize %[[C2]]
+// CHECK-NOT: nunc.fake_quantize
+func.func @main(%x: tensor<1x3x6x5xf32> {nunc.name = "x"}) -> (tensor<1x2x6x5xf32> {nunc.name = "y"}) {
+  %sx = nunc.constant dense<0.0625> : tensor<f32>
+  %zx = nunc.constant dense<128> : tensor<ui8>
+  %w = nunc.constant dense<[[[[3]], [[-7]], [[12]]], [[[-2]], [[5]], [[9]]], [[[1]], [[-1]], [[4]]], [[[8]], [[6]], [[-5]]]]> : tensor<4x3x1x1xi8>
+  %sw = nunc.constant dense<[0.25, 0.125, 0.5, 0.25]> : tensor<4xf32>
+  %qx = nunc.quantize_linear %x, %sx, %zx : tensor<ui8> {output_element_type = ui8} : tensor<1x3x6x5xf32>, tensor<f32> -> tensor<1x3x6x5xui8>
+  %dx = nunc.dequantize_linear %qx, %sx, %zx : tensor<ui8> : tensor<1x3x6x5xui8>, tensor<f32> -> tensor<1x3x6x5xf32>
+  %dw = nunc.dequantize_linear %w, %sw {axis = 0 : i64} : tensor<4x3x1x1xi8>, tensor<4xf32> -> tensor<4x3x1x1xf32>
+  %c = nunc.conv %dx, %dw {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x6x5xf32>, tensor<4x3x1x1xf32> -> tensor<1x4x6x5xf32>
+  %sa = nunc.constant dense<0.03125> : tensor<f32>
+  %za = nunc.constant dense<128> : tensor<ui8>
+  %qa = nunc.quantize_linear %c, %sa, %za : tensor<ui8> {output_element_type = ui8} : tensor<1x4x6x5xf32>, tensor<f32> -> tensor<1x4x6x5xui8>
+  %da = nunc.dequantize_linear %qa, %sa, %za : tensor<ui8> : tensor<1x4x6x5xui8>, tensor<f32> -> tensor<1x4x6x5xf32>
+  %gamma = nunc.constant dense<[0.75, 1.25, 0.5, 1.5]> : tensor<4xf32>
+  %beta = nunc.constant dense<[0.1, -0.2, 0.3, 0.05]> : tensor<4xf32>
+  %mean = nunc.constant dense<[0.5, -0.25, 0.0, 1.0]> : tensor<4xf32>
+  %var = nunc.constant dense<[1.0, 0.5, 2.0, 0.75]> : tensor<4xf32>
+  %bn = nunc.batch_norm %da, %gamma, %beta, %mean, %var : (tensor<1x4x6x5xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x6x5xf32>
+  %sb = nunc.constant dense<0.015625> : tensor<f32>
+  %zb = nunc.constant dense<10> : tensor<ui8>
+  %qb = nunc.quantize_linear %bn, %sb, %zb : tensor<ui8> {output_element_type = ui8} : tensor<1x4x6x5xf32>, tensor<f32> -> tensor<1x4x6x5xui8>
+  %db = nunc.dequantize_linear %qb, %sb, %zb : tensor<ui8> : tensor<1x4x6x5xui8>, tensor<f32> -> tensor<1x4x6x5xf32>
+  %w2 = nunc.constant dense<[[[[2]], [[-3]], [[1]], [[4]]], [[[-6]], [[2]], [[7]], [[-1]]]]> : tensor<2x4x1x1xi8>
+  %sw2 = nunc.constant dense<[0.125, 0.25]> : tensor<2xf32>
+  %dw2 = nunc.dequantize_linear %w2, %sw2 {axis = 0 : i64} : tensor<2x4x1x1xi8>, tensor<2xf32> -> tensor<2x4x1x1xf32>
+  %c2 = nunc.conv %db, %dw2 {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x6x5xf32>, tensor<2x4x1x1xf32> -> tensor<1x2x6x5xf32>
+  %sy = nunc.constant dense<0.0625> : tensor<f32>
+  %zy = nunc.constant dense<128> : tensor<ui8>
+  %qy = nunc.quantize_linear %c2, %sy, %zy : tensor<ui8> {output_element_type = ui8} : tensor<1x2x6x5xf32>, tensor<f32> -> tensor<1x2x6x5xui8>
+  %y = nunc.dequantize_linear %qy, %sy, %zy : tensor<ui8> : tensor<1x2x6x5xui8>, tensor<f32> -> tensor<1x2x6x5xf32>
+  return %y : tensor<1x2x6x5xf32>
+}
