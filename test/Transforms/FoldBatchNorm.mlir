@@ -174,3 +174,22 @@ func.func @not_f32(%x: tensor<1x2x3x3xf16>) -> tensor<1x2x3x3xf16> {
   %1 = nunc.batch_norm %0, %gamma, %beta, %mean, %var : (tensor<1x2x3x3xf16>, tensor<2xf16>, tensor<2xf16>, tensor<2xf16>, tensor<2xf16>) -> tensor<1x2x3x3xf16>
   return %1 : tensor<1x2x3x3xf16>
 }
+
+// -----
+
+// A BN with grids (a QDQ model's Q/DQ pairs around it) rounds the conv's
+// output before normalizing: it does not fold.
+
+// CHECK-LABEL: func.func @bn_with_grids_stays(
+// CHECK: nunc.conv
+// CHECK: nunc.batch_norm {{.*}}input_quantization
+func.func @bn_with_grids_stays(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = nunc.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
+  %g = nunc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = nunc.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %m = nunc.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %v = nunc.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %c = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32> -> tensor<1x2x2x2xf32>
+  %y = nunc.batch_norm %c, %g, %b, %m, %v {input_quantization = !quant.uniform<u8:f32, 0.25:8>} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}

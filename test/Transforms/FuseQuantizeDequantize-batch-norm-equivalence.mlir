@@ -2,9 +2,8 @@
 // (conv -> Q/DQ -> BN -> Q/DQ -> conv, as quantize_static writes a model
 // exported without BN folding) become the BN's input and output grids, and
 // the next conv reads the BN's rounded result (also an output, z) as its
-// static u8 input. The
-// reference evaluator gives the same outputs before and after the fusion
-// pipeline, and the compiled library (conv kernels, the BN kernel rounding
+// static u8 input. The reference evaluator gives the same outputs before and
+// after the fusion pipeline, and the compiled library (conv kernels, the BN kernel rounding
 // before and after its affine step) agrees with it within a step of the
 // last grid: the kernel computes x * a + b with a, b in f32 where the
 // evaluator uses double, which may move a value that lies within an ulp of

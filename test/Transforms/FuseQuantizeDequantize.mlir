@@ -118,3 +118,40 @@ func.func @into_linear(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32
   %c = nunc.dequantize_linear %q2, %s, %zp : tensor<ui8> : tensor<2x2xui8>, tensor<f32> -> tensor<2x2xf32>
   return %a, %b, %c : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
 }
+
+// -----
+
+// fake_quantize -> batch_norm -> fake_quantize: the BN rounds its input and
+// its result itself. A fake_quantize with another use stays for it (and the
+// BN then reads it as it is); a BN with another use keeps the fake_quantize
+// after it.
+
+// CHECK-LABEL: func.func @batch_norm_grids(
+// CHECK-SAME: %[[X:.*]]: tensor<1x2x3xf32>)
+// CHECK: %[[A:.*]] = nunc.batch_norm %[[X]], {{.*}} {input_quantization = !quant.uniform<u8:f32, 2.500000e-01:8>, output_quantization = !quant.uniform<i8:f32, 1.250000e-01>}
+// CHECK: %[[F:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 5.000000e-01>}
+// CHECK: %[[B:.*]] = nunc.batch_norm %[[F]], {{.*}} :
+// CHECK: %[[G:.*]] = nunc.fake_quantize %[[B]]
+// CHECK: return %[[A]], %[[F]], %[[B]], %[[G]]
+func.func @batch_norm_grids(%x: tensor<1x2x3xf32>) -> (tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>) {
+  %g = nunc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = nunc.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %m = nunc.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %v = nunc.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %s = nunc.constant dense<0.25> : tensor<f32>
+  %zp = nunc.constant dense<8> : tensor<ui8>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3xf32>, tensor<f32> -> tensor<1x2x3xui8>
+  %dq = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<1x2x3xui8>, tensor<f32> -> tensor<1x2x3xf32>
+  %bn = nunc.batch_norm %dq, %g, %b, %m, %v : (tensor<1x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3xf32>
+  %s2 = nunc.constant dense<0.125> : tensor<f32>
+  %q2 = nunc.quantize_linear %bn, %s2 {output_element_type = i8} : tensor<1x2x3xf32>, tensor<f32> -> tensor<1x2x3xi8>
+  %a = nunc.dequantize_linear %q2, %s2 : tensor<1x2x3xi8>, tensor<f32> -> tensor<1x2x3xf32>
+  %s3 = nunc.constant dense<0.5> : tensor<f32>
+  %zp3 = nunc.constant dense<0> : tensor<ui8>
+  %q3 = nunc.quantize_linear %x, %s3, %zp3 : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3xf32>, tensor<f32> -> tensor<1x2x3xui8>
+  %f = nunc.dequantize_linear %q3, %s3, %zp3 : tensor<ui8> : tensor<1x2x3xui8>, tensor<f32> -> tensor<1x2x3xf32>
+  %bn2 = nunc.batch_norm %f, %g, %b, %m, %v : (tensor<1x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3xf32>
+  %q4 = nunc.quantize_linear %bn2, %s2 {output_element_type = i8} : tensor<1x2x3xf32>, tensor<f32> -> tensor<1x2x3xi8>
+  %g4 = nunc.dequantize_linear %q4, %s2 : tensor<1x2x3xi8>, tensor<f32> -> tensor<1x2x3xf32>
+  return %a, %f, %bn2, %g4 : tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>
+}

@@ -625,26 +625,40 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-def test_imported_qdq_cnn(nunc, models, tmp_path):
-    """quantize_static's QDQ ResNet: every conv (its input a Q/DQ pair, its
-    weight a dequantized s8 constant) becomes an int8 convolution with static
-    activations; the other Q/DQ pairs are fake_quantize steps. The output
-    agrees with onnxruntime at least as well as onnxruntime agrees with
-    itself across optimization levels (see the MiniLM case)."""
+@pytest.mark.parametrize("name,int8_convs,depthwise,fake_quantize",
+                         [("resnet", 16, 0, 7), ("mobilenet", 17, 8, 3)])
+def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, fake_quantize):
+    """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
+    pair, its weight a dequantized s8 constant) becomes an int8 convolution
+    with static activations. These exports keep BatchNormalization after the
+    convs, so quantize_static puts a Q/DQ pair on each side of every BN: the
+    BN kernel rounds its input and its result itself (one pass, no generic
+    step), and the next conv reads that result as its u8 input. Only the Q/DQ
+    pairs after the residual Adds, the pooling and the classifier stay
+    fake_quantize steps. The output agrees with onnxruntime at least as well
+    as onnxruntime agrees with itself across optimization levels (see the
+    MiniLM case)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    q = str(tmp_path / "resnet_qdq.onnx")
-    quantize_static(os.path.join(models, "resnet.onnx"), q,
-                    Samples(random_inputs("resnet", 1, None, 40 + i) for i in range(2)),
+    q = str(tmp_path / f"{name}_qdq.onnx")
+    quantize_static(os.path.join(models, f"{name}.onnx"), q,
+                    Samples(random_inputs(name, 1, None, 40 + i) for i in range(2)),
                     quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8)
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("resnet", 1, None), "-o",
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins(name, 1, None), "-o",
          tmp_path / "out")
-    manifest = json.loads((tmp_path / "out" / "resnet_qdq.json").read_text())
-    convs = [k["kernel"] for k in manifest["kernels"] if "conv" in k["op"]]
-    assert len(convs) == 16 and all(k.startswith("conv.int8.avx512vnni[") and "static" in k
-                                    for k in convs), convs
+    manifest = json.loads((tmp_path / "out" / f"{name}_qdq.json").read_text())
+    kernels = manifest["kernels"]
+    convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
+    assert len(convs) == int8_convs and all(k.startswith("conv.int8.avx512vnni[") and
+                                            "static" in k for k in convs), convs
+    assert sum(k["op"] == "nunc.conv" for k in kernels) == depthwise
+    norms = [k["kernel"] for k in kernels if k["op"] == "nunc.batch_norm"]
+    assert len(norms) == int8_convs + depthwise and all(
+        k.startswith("elementwise.batch_norm.avx512[") and
+        k.endswith("+rounded input +requantize") for k in norms), norms
+    assert sum(k["op"] == "nunc.fake_quantize" for k in kernels) == fake_quantize, kernels
     exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("resnet", 1, None, 5)
+    feeds = random_inputs(name, 1, None, 5)
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert outs is not None, log
     got = next(iter(outs.values()))

@@ -1179,3 +1179,19 @@ func.func @quantized_conv_float_weight(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1
   %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x4x4xf32>
   return
 }
+
+// -----
+
+func.func @batch_norm_grid_per_axis(%x: tensor<1x2x3xf32>, %p: tensor<2xf32>) {
+  // expected-error @+1 {{input_quantization and output_quantization must be per-tensor !quant.uniform of at most 16 bits over f32 with a positive scale and a zero point in range}}
+  %0 = nunc.batch_norm %x, %p, %p, %p, %p {output_quantization = !quant.uniform<u8:f32:1, {0.1:128, 0.2:128}>} : (tensor<1x2x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grid_f64(%x: tensor<1x2x3xf64>, %p: tensor<2xf64>) {
+  // expected-error @+1 {{input_quantization and output_quantization need an f32 input}}
+  %0 = nunc.batch_norm %x, %p, %p, %p, %p {input_quantization = !quant.uniform<u8:f32, 0.5>} : (tensor<1x2x3xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> tensor<1x2x3xf64>
+  return
+}
