@@ -180,6 +180,45 @@ TEST_P(ElementwiseKernelTest, FakeQuantizeEqualsQuantizeThenDequantize) {
     }
 }
 
+TEST_P(ElementwiseKernelTest, FakeQuantizeDividesExactlyForAnyScale) {
+  // The kernel forms x / scale from a reciprocal and an FMA correction;
+  // it must round like the division on every scale and value: ties of the
+  // grid and the floats next to them, magnitudes far off the grid,
+  // infinities.
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(46);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  for (int trial = 0; trial < 60; ++trial) {
+    float scale = std::pow(10.f, -5.f + 7.f * unit(rng));
+    int64_t zp = static_cast<int64_t>(unit(rng) * 255.f);
+    std::vector<double> v;
+    for (int i = 0; i < 400; ++i) {
+      float k = std::floor((unit(rng) - 0.5f) * 600.f);
+      float tie = (k + 0.5f) * scale;
+      v.push_back(tie);
+      v.push_back(std::nextafter(tie, INFINITY));
+      v.push_back(std::nextafter(tie, -INFINITY));
+      float mag = std::pow(10.f, -30.f + 60.f * unit(rng));
+      v.push_back(unit(rng) < 0.5f ? mag : -mag);
+    }
+    for (double x : {0.0, -0.0, double(INFINITY), double(-INFINITY), 3e38, -3e38})
+      v.push_back(x);
+    Tensor a = nunc_test::makeTensor(DType::F32, {static_cast<int64_t>(v.size())}, v);
+    ElementwiseConfig c;
+    c.op = ElementwiseConfig::Activate;
+    c.inputs = 1;
+    c.activation = Activation::fakeQuant(scale, float(0 - zp), float(255 - zp));
+    std::vector<float> y = runKernel(isa, c, a.shape(), a, nullptr);
+    for (int64_t i = 0; i < a.numElements(); ++i) {
+      float x = a.as<float>()[i];
+      ASSERT_EQ(y[i], kernels::fakeQuantizeValue(x, scale, zp, 0, 255))
+          << "scale " << scale << " zero point " << zp << " x " << x;
+    }
+  }
+}
+
 TEST_P(ElementwiseKernelTest, BatchNormAffineWithGridsMatchesAPlainReference) {
   Isa isa = GetParam();
   if (!hostHas(isa))
