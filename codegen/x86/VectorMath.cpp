@@ -122,23 +122,20 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     // (several times the cost of an FMA per vector): q = x * r with
     // r = fl(1 / scale), then q + r * (x - q * scale) with FMAs, which is
     // the correctly rounded quotient (Markstein's theorem for a correctly
-    // rounded reciprocal; the unit test compares it with division). x is
-    // first clamped to one step beyond the grid, where the result saturates
-    // anyway, so q cannot overflow; NaN still ends at the lower bound.
+    // rounded reciprocal; the unit test compares it with division). The
+    // clamp comes first, on x against fl(min * scale) and fl(max * scale)
+    // (their quotients round to min and max): the same result, and q cannot
+    // overflow; NaN still ends at the lower bound.
     float scale = act.scale, r = 1.f / scale;
-    vmaxps(x, x, constAddr((act.min - 1) * scale));
-    vminps(x, x, constAddr((act.max + 1) * scale));
+    vmaxps(x, x, constAddr(act.min * scale));
+    vminps(x, x, constAddr(act.max * scale));
     vmulps(t0, x, constAddr(r));
-    vmovaps(t1, x);
-    vfnmadd231ps(t1, t0, constAddr(scale)); // x - q * scale, exact
-    vfmadd231ps(t0, t1, constAddr(r));
-    vmovaps(x, t0);
+    vfnmadd231ps(x, t0, constAddr(scale)); // x - q * scale, exact
+    vfmadd231ps(t0, x, constAddr(r));
     if constexpr (avx512)
-      vrndscaleps(x, x, 0x08);
+      vrndscaleps(x, t0, 0x08);
     else
-      vroundps(x, x, 0x08);
-    vmaxps(x, x, constAddr(act.min));
-    vminps(x, x, constAddr(act.max));
+      vroundps(x, t0, 0x08);
     vmulps(x, x, constAddr(act.scale));
     return;
   }

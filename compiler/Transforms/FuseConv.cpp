@@ -74,9 +74,10 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
 }
 
 /// The per-tensor u8/s8 grid x was rounded to, and x: a QuantizeLinear /
-/// DequantizeLinear pair, the fake_quantize it became, or a batch_norm that
-/// took the pair as its output_quantization (then x is the BN's result,
-/// already on the grid, which the conv's quantizer maps back exactly).
+/// DequantizeLinear pair, the fake_quantize it became, or a batch_norm or
+/// quantized_conv that took the pair as its output_quantization (then x is
+/// that result, already on the grid, which the conv's quantizer maps back
+/// exactly).
 std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
   MLIRContext *ctx = v.getContext();
   auto u8Grid = [&](Value x, Type grid) -> std::optional<std::pair<Value, TypeAttr>> {
@@ -106,6 +107,9 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
   if (auto bn = v.getDefiningOp<BatchNormOp>())
     if (std::optional<Type> grid = bn.getOutputQuantization())
       return u8Grid(bn.getResult(), *grid);
+  if (auto conv = v.getDefiningOp<QuantizedConvOp>())
+    if (std::optional<Type> grid = conv.getOutputQuantization())
+      return u8Grid(conv.getResult(), *grid);
   return std::nullopt;
 }
 

@@ -119,6 +119,24 @@ struct FakeQuantizeIntoLinear : OpRewritePattern<FakeQuantizeOp> {
   }
 };
 
+/// fake_quantize of a quantized_conv result (its only use) -> quantized_conv
+/// with that output_quantization: a QDQ model's Q/DQ pair after a conv
+/// (BN folded) rounds in the conv's epilogue.
+struct FakeQuantizeIntoConv : OpRewritePattern<FakeQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
+    auto conv = singleUseDef<QuantizedConvOp>(fq.getInput());
+    if (!conv || conv.getOutputQuantization() || conv.getType() != fq.getType())
+      return failure();
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv.setOutputQuantizationAttr(fq.getQuantizationAttr());
+      conv->setLoc(fusedLoc({conv, fq}));
+    });
+    rewriter.replaceOp(fq, conv.getResult());
+    return success();
+  }
+};
+
 /// batch_norm of a fake_quantize result (its only use) -> batch_norm with
 /// that input_quantization, and fake_quantize of a batch_norm result (its
 /// only use) -> batch_norm with that output_quantization: the Q/DQ pairs a
@@ -160,7 +178,8 @@ struct FuseQuantizeDequantizePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize, FakeQuantizeIntoLinear,
-                 FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm>(&getContext());
+                 FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }
