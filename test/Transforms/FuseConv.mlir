@@ -271,6 +271,33 @@ func.func @qdq_fake_quantized_input(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4x
 
 // -----
 
+// A QDQ conv whose input is already on its grid: the result of an int8 conv
+// or a batch_norm that rounded to that grid in its epilogue (their
+// output_quantization, an s8 one here) takes that result with the grid.
+// CHECK-LABEL: func.func @qdq_input_rounded_by_producer(
+// CHECK:      %[[C:.*]] = nunc.quantized_conv %arg0, {{.*}}output_quantization = !quant.uniform<i8:f32, 5.000000e-01:-2>
+// CHECK:      nunc.quantized_conv %[[C]], {{.*}}input_quantization = !quant.uniform<u8:f32, 5.000000e-01:126>
+// CHECK:      %[[N:.*]] = nunc.batch_norm
+// CHECK:      nunc.quantized_conv %[[N]], {{.*}}input_quantization = !quant.uniform<u8:f32, 2.500000e-01:7>
+// NOINT8-LABEL: func.func @qdq_input_rounded_by_producer(
+func.func @qdq_input_rounded_by_producer(%x: tensor<1x1x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %q = nunc.constant dense<[[[[5]]], [[[-7]]]]> : tensor<2x1x1x1xi8>
+  %w = quant.scast %q : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %c = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.125:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<i8:f32, 0.5:-2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
+  %w2 = nunc.constant dense<[[[[1]], [[2]]], [[[3]], [[-4]]]]> : tensor<2x2x1x1xi8>
+  %s2 = nunc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %dw2 = nunc.dequantize_linear %w2, %s2 {axis = 0 : i64} : tensor<2x2x1x1xi8>, tensor<2xf32> -> tensor<2x2x1x1xf32>
+  %y = nunc.conv %c, %dw2 {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x2x2xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x2x2xf32>
+  %p = nunc.constant dense<[2.0]> : tensor<1xf32>
+  %n = nunc.batch_norm %x, %p, %p, %p, %p {output_quantization = !quant.uniform<u8:f32, 0.25:7>} : (tensor<1x1x2x2xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x2x2xf32>
+  %w3 = nunc.constant dense<[[[[1]]], [[[2]]]]> : tensor<2x1x1x1xi8>
+  %dw3 = nunc.dequantize_linear %w3, %s2 {axis = 0 : i64} : tensor<2x1x1x1xi8>, tensor<2xf32> -> tensor<2x1x1x1xf32>
+  %z = nunc.conv %n, %dw3 {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32> -> tensor<1x2x2x2xf32>
+  return %y, %z : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}
+
+// -----
+
 // A BatchNormalization after a quantized_conv folds into its weight scales
 // (a = gamma / sqrt(var + eps) = 4 / 2 and 2 / 4: 0.5 * 2 = 1, 0.25 * 0.5 =
 // 0.125) and bias ((b - mean) * a + beta = 2 * 2 + 1, -1 * 0.5 - 1); the i8

@@ -155,3 +155,28 @@ func.func @batch_norm_grids(%x: tensor<1x2x3xf32>) -> (tensor<1x2x3xf32>, tensor
   %g4 = nunc.dequantize_linear %q4, %s2 : tensor<1x2x3xi8>, tensor<f32> -> tensor<1x2x3xf32>
   return %a, %f, %bn2, %g4 : tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<1x2x3xf32>
 }
+
+// -----
+
+// A fake_quantize after an int8 conv (its only use) rounds in the conv's
+// epilogue; one after a conv with another use stays.
+
+// CHECK-LABEL: func.func @conv_output_grid(
+// CHECK: %[[A:.*]] = nunc.quantized_conv {{.*}}output_quantization = !quant.uniform<u8:f32, 2.500000e-01:3>
+// CHECK: %[[B:.*]] = nunc.quantized_conv
+// CHECK-NOT: output_quantization
+// CHECK: %[[F:.*]] = nunc.fake_quantize %[[B]]
+// CHECK: return %[[A]], %[[B]], %[[F]]
+func.func @conv_output_grid(%x: tensor<1x1x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %w = nunc.constant dense<[[[[1]]], [[[-2]]]]> : tensor<2x1x1x1xi8>
+  %qw = quant.scast %w : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %c = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.125:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
+  %s = nunc.constant dense<0.25> : tensor<f32>
+  %zp = nunc.constant dense<3> : tensor<ui8>
+  %q = nunc.quantize_linear %c, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x2x2x2xf32>, tensor<f32> -> tensor<1x2x2x2xui8>
+  %a = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<1x2x2x2xui8>, tensor<f32> -> tensor<1x2x2x2xf32>
+  %c2 = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.125:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
+  %q2 = nunc.quantize_linear %c2, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x2x2x2xf32>, tensor<f32> -> tensor<1x2x2x2xui8>
+  %f = nunc.dequantize_linear %q2, %s, %zp : tensor<ui8> : tensor<1x2x2x2xui8>, tensor<f32> -> tensor<1x2x2x2xf32>
+  return %a, %c2, %f : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}
