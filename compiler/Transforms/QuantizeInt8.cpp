@@ -190,7 +190,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         cast<IntegerAttr>(op->getAttr("group")).getInt() != 1)
       return success();
     int64_t m = wType.getDimSize(0), ck = wType.getNumElements() / m;
-    if (ck * m < minMacs || llvm::is_contained(keepF32, key))
+    if (ck * m < minConvMacs || llvm::is_contained(keepF32, key))
       return success();
     std::optional<SmallVector<float>> w = getConstantFloats(weightValue);
     if (!w)

@@ -1,5 +1,5 @@
-// RUN: nunc-opt %s --nunc-quantize-int8=min-macs=1 | FileCheck %s
-// RUN: nunc-opt %s --nunc-quantize-int8="min-macs=1 convs=false" | FileCheck %s --check-prefix=NOCONV
+// RUN: nunc-opt %s --nunc-quantize-int8=min-conv-macs=1 | FileCheck %s
+// RUN: nunc-opt %s --nunc-quantize-int8="min-conv-macs=1 convs=false" | FileCheck %s --check-prefix=NOCONV
 // RUN: nunc-opt %s --nunc-quantize-int8 | FileCheck %s --check-prefix=SMALL
 
 // Output channel m gets the symmetric scale max|W[m]| / 127 (63.5 / 127 =

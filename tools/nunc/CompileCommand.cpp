@@ -50,7 +50,7 @@ void printInt8Coverage(ModuleOp module, bool int8Convs) {
                  << " left in f32 (below min-macs, kept, or weight not constant)";
   if (convs)
     llvm::errs() << "; " << convs << " convolution" << (convs == 1 ? "" : "s")
-                 << (int8Convs ? " stay f32 (grouped/depthwise, below min-macs, or kept)"
+                 << (int8Convs ? " stay f32 (grouped/depthwise, below min-conv-macs, or kept)"
                                : " stay f32 (this target has no int8 convolution kernels)");
   llvm::errs() << "\n";
 }
