@@ -301,16 +301,18 @@ def test_static_calibration_tracks_float(nunc, models, tmp_path, name, method):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("name,int8_convs", [("resnet", 16), ("mobilenet", 10)])
+@pytest.mark.parametrize("name,int8_convs", [("resnet", 16), ("mobilenet", 17)])
 def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
     """`--quantize int8` on the CNNs: one-group convolutions run on the int8
     convolution kernels (u8 activations per tensor at run time, s8 weights
     per output channel), depthwise ones stay f32. Over 200 random inputs the
-    outputs stay within cosine 0.999 of fp32. Top-1: these classifiers have
+    outputs stay closer to fp32 than those of onnxruntime's own static int8
+    model (quantize_static, per channel) on every input, and within cosine
+    0.998 (MobileNet, all of whose small 1x1 convs are int8, is at ~0.9988
+    at worst; onnxruntime's model at ~0.997). Top-1: these classifiers have
     random weights, so their top two logits of 1000 lie ~1 % of the logit
     range apart and int8 noise flips some; nunc must agree with fp32 at least
-    as often as onnxruntime's own static int8 model (quantize_static, per
-    channel) does on the same inputs."""
+    as often as onnxruntime's int8 model does on the same inputs."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnxruntime as ort
     batch = 4
@@ -336,9 +338,11 @@ def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
         outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
         assert outs is not None, log
         got, want = next(iter(outs.values())), f32.run(None, feeds)[0]
-        assert cosine(got, want) >= 0.999, (i, cosine(got, want))
+        theirs = ort_int8.run(None, feeds)[0]
+        assert cosine(got, want) >= max(0.998, cosine(theirs, want)), \
+            (i, cosine(got, want), cosine(theirs, want))
         nunc_agree += int((got.argmax(1) == want.argmax(1)).sum())
-        ort_agree += int((ort_int8.run(None, feeds)[0].argmax(1) == want.argmax(1)).sum())
+        ort_agree += int((theirs.argmax(1) == want.argmax(1)).sum())
     assert nunc_agree >= ort_agree, (nunc_agree, ort_agree)
 
 
