@@ -1063,6 +1063,16 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                                qc.getActivationMax().convertToFloat());
     if (std::optional<Type> t = qc.getOutputQuantization())
       cfg.output = roundToGrid(*t);
+    std::optional<SmallVector<float>> normScale, normShift;
+    if (qc.getNormScale()) {
+      normScale = constantF32(qc.getNormScale());
+      normShift = constantF32(qc.getNormShift());
+      if (!normScale || !normShift)
+        return qc.emitError("quantized_conv needs a constant norm_scale and norm_shift");
+      cfg.normalize = true;
+      if (std::optional<Type> t = qc.getNormQuantization())
+        cfg.normalized = roundToGrid(*t);
+    }
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
@@ -1083,7 +1093,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     std::vector<uint32_t> rows = x86::Int8ConvGemm::packRows(
         packed, g->outChannels, g->scales.data(), g->scales.size() > 1,
-        bias ? bias->data() : nullptr);
+        bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
+        normShift ? normShift->data() : nullptr);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
     int residual = qc.getResidual() ? step.operands.back() : step.operands[0];
@@ -1098,7 +1109,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg.residual ? " +residual" : "",
                       qc.getActivation() == "none" ? std::string()
                                                    : " " + qc.getActivation().str(),
-                      qc.getOutputQuantization() ? " +requantize" : "")
+                      std::string(qc.getOutputQuantization() ? " +requantize" : "") +
+                          (qc.getNormScale() ? " +normalize" : "") +
+                          (qc.getNormQuantization() ? " +requantize" : ""))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

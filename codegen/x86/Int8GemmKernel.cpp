@@ -48,17 +48,23 @@ std::vector<int8_t> Int8ConvGemm::packWeights(const int8_t *w, int64_t m, int64_
 
 std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, int64_t m,
                                              const float *scales, bool perRow,
-                                             const float *bias) {
+                                             const float *bias, const float *normScale,
+                                             const float *normShift) {
   int64_t depth = static_cast<int64_t>(packed.size()) / m;
-  std::vector<uint32_t> out(m * 4, 0);
+  const int64_t words = normScale ? 8 : 4;
+  std::vector<uint32_t> out(m * words, 0);
   for (int64_t o = 0; o < m; ++o) {
     int32_t sum = 0;
     for (int64_t i = 0; i < depth; ++i)
       sum += packed[o * depth + i];
     float scale = scales[perRow ? o : 0], b = bias ? bias[o] : 0.f;
-    std::memcpy(&out[4 * o], &sum, 4);
-    std::memcpy(&out[4 * o + 1], &scale, 4);
-    std::memcpy(&out[4 * o + 2], &b, 4);
+    std::memcpy(&out[words * o], &sum, 4);
+    std::memcpy(&out[words * o + 1], &scale, 4);
+    std::memcpy(&out[words * o + 2], &b, 4);
+    if (normScale) {
+      std::memcpy(&out[words * o + 4], &normScale[o], 4);
+      std::memcpy(&out[words * o + 5], &normShift[o], 4);
+    }
   }
   return out;
 }
@@ -191,7 +197,7 @@ private:
       add(rax, rowsPerTile * c.lda);
       add(rcx, rowsPerTile * c.ldc * cBytes());
       add(r12, rowsPerTile * c.ldr * 4);
-      add(rsi, rowsPerTile * (c.convolution ? 16 : 8));
+      add(rsi, rowsPerTile * (c.convolution ? Int8ConvGemm::rowBlockBytes(c) : 8));
       dec(rbp);
       jnz(rows, T_NEAR);
     }
@@ -385,16 +391,17 @@ private:
     int64_t col = v * kLanes * 4;
     if (c.convolution) {
       if constexpr (kZmm) {
-        // rsi: row block [M][4]; rdx: the input's (zero point, scale).
-        vpbroadcastd(temp(0), ptr[rsi + r * 16]);
+        // rsi: row block [M][4 or 8]; rdx: the input's (zero point, scale).
+        const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
+        vpbroadcastd(temp(0), ptr[rsi + row]);
         vpmulld(temp(0), temp(0), ptr_b[rdx]);
         vpsubd(x, x, temp(0));
         vcvtdq2ps(x, x);
         vbroadcastss(temp(0), ptr[rdx + 4]);
-        vmulps(temp(0), temp(0), ptr_b[rsi + r * 16 + 4]);
+        vmulps(temp(0), temp(0), ptr_b[rsi + row + 4]);
         vmulps(x, x, temp(0));
         if (c.bias)
-          vaddps(x, x, ptr_b[rsi + r * 16 + 8]);
+          vaddps(x, x, ptr_b[rsi + row + 8]);
       }
     } else {
       if (c.perRowA) {
@@ -437,6 +444,14 @@ private:
       return;
     }
     emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
+    if (c.normalize) {
+      if constexpr (kZmm) {
+        const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
+        vbroadcastss(temp(0), ptr[rsi + row + 16]);
+        vfmadd213ps(x, temp(0), ptr_b[rsi + row + 20]);
+        emitActivation(x, c.normalized, temp(0), temp(1), temp(2), temp(3));
+      }
+    }
     Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
     if (!tailVec) {
       vmovups(cAddr, x);
@@ -482,6 +497,8 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                              config.product.kind != Activation::None ||
                              config.sum.kind != Activation::None))
     return nullptr; // the convolution form is AVX-512 VNNI only, f32 out
+  if (config.normalize && !config.convolution)
+    return nullptr; // the normalization is the convolution form's
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 

@@ -74,6 +74,11 @@ struct Int8GemmConfig {
   /// A convolution (Avx512Vnni only; see Int8ConvGemm below).
   bool convolution = false;
   int64_t batch = 1;
+  /// Convolution form: after the output grid, y = fma(y, a[m], b[m]) with
+  /// a, b from the row block (quantized_conv's norm_scale / norm_shift),
+  /// then the `normalized` grid (FakeQuant or None).
+  bool normalize = false;
+  Activation normalized;
 };
 
 struct Int8GemmKernel {
@@ -150,9 +155,15 @@ struct Int8ConvGemm {
   static std::vector<int8_t> packWeights(const int8_t *w, int64_t m, int64_t channels,
                                          int64_t kh, int64_t kw);
   /// The row block from the packed weights' row sums, scales (one, or one
-  /// per row) and bias (null: zero).
+  /// per row) and bias (null: zero): [M][4] words (sum, scale, bias, 0),
+  /// or with the normalization (non-null normScale, normShift) [M][8]:
+  /// (sum, scale, bias, 0, a, b, 0, 0).
   static std::vector<uint32_t> packRows(const std::vector<int8_t> &packed, int64_t m,
-                                        const float *scales, bool perRow, const float *bias);
+                                        const float *scales, bool perRow, const float *bias,
+                                        const float *normScale = nullptr,
+                                        const float *normShift = nullptr);
+  /// Bytes of one row's entry in the row block.
+  static int64_t rowBlockBytes(const Int8GemmConfig &c) { return c.normalize ? 32 : 16; }
   static int64_t numTasks(const Int8GemmConfig &c) {
     return c.batch * Int8GemmKernel::numPanels(c.n, c.isa);
   }

@@ -295,7 +295,14 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             inputQuantization(o.getInputQuantization()), opt(o.getBias()),
             opt(o.getResidual()), w, o.getActivation(), o.getActivationMin().convertToFloat(),
             o.getActivationMax().convertToFloat());
-        return roundedToGrid(std::move(y), o.getOutputQuantization());
+        if (!o.getNormScale())
+          return roundedToGrid(std::move(y), o.getOutputQuantization());
+        Expected<Results> rounded = roundedToGrid(std::move(y), o.getOutputQuantization());
+        if (!rounded)
+          return rounded.takeError();
+        return roundedToGrid(
+            channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift())),
+            o.getNormQuantization());
       })
       .Case([&](AttentionOp o) {
         return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),

@@ -56,6 +56,9 @@ Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &
                                                  float epsilon, DType statsType);
 Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
                            const Tensor &mean, const Tensor &var, float epsilon);
+/// y = fma(x, scale[c], shift[c]) in f32 over channel dim 1 (the epilogue
+/// normalization of quantized_conv).
+Expected<Tensor> channelAffine(const Tensor &x, const Tensor &scale, const Tensor &shift);
 
 Expected<Tensor> gather(const Tensor &data, const Tensor &indices, int64_t axis);
 Expected<Tensor> reshape(const Tensor &data, const Tensor &shape, bool allowZero);

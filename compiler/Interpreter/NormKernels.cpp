@@ -196,4 +196,24 @@ Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &b
   return out;
 }
 
+Expected<Tensor> channelAffine(const Tensor &x, const Tensor &scale, const Tensor &shift) {
+  if (x.dtype() != DType::F32 || x.rank() < 2)
+    return kernelError("a channel affine needs an f32 input of rank >= 2");
+  int64_t c = x.dim(1);
+  for (const Tensor *p : {&scale, &shift})
+    if (p->rank() != 1 || p->dim(0) != c || p->dtype() != DType::F32)
+      return kernelError("channel scale and shift must be f32 [" + llvm::Twine(c) + "]");
+  int64_t inner = 1;
+  for (int64_t i = 2; i < x.rank(); ++i)
+    inner *= x.dim(i);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, x.shape()));
+  const float *in = x.as<float>(), *a = scale.as<float>(), *b = shift.as<float>();
+  float *o = out.mutableAs<float>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
+    int64_t ch = (i / inner) % c;
+    o[i] = std::fma(in[i], a[ch], b[ch]);
+  }
+  return out;
+}
+
 } // namespace mlir::nunc::kernels

@@ -36,8 +36,8 @@ std::optional<ConvParts> convParts(Value v) {
          fused.getActivation(), fused.getActivationMin().convertToFloat(),
          fused.getActivationMax().convertToFloat()};
   } else if (auto q = singleUseDef<QuantizedConvOp>(v)) {
-    // Nothing folds after the rounding to an output grid.
-    if (q.getOutputQuantization())
+    // Nothing folds after the rounding to an output grid or a normalization.
+    if (q.getOutputQuantization() || q.getNormScale())
       return std::nullopt;
     p = {q, q.getInput(), q.getWeight(), q.getBias(), q.getResidual(), q.getActivation(),
          q.getActivationMin().convertToFloat(), q.getActivationMax().convertToFloat()};
@@ -61,9 +61,11 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
                          "activation_quantization", "input_quantization"})
     if (Attribute a = src->getAttr(name))
       attrs.push_back(rewriter.getNamedAttr(name, a));
-  attrs.push_back(rewriter.getNamedAttr(
-      "operandSegmentSizes",
-      rewriter.getDenseI32ArrayAttr({1, 1, p.bias ? 1 : 0, p.residual ? 1 : 0})));
+  SmallVector<int32_t> segments{1, 1, p.bias ? 1 : 0, p.residual ? 1 : 0};
+  if (quantized)
+    segments.append({0, 0}); // norm_scale, norm_shift: convParts takes no normalized conv
+  attrs.push_back(
+      rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments)));
   attrs.push_back(rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)));
   attrs.push_back(rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)));
   attrs.push_back(rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max)));
@@ -108,7 +110,8 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
     if (std::optional<Type> grid = bn.getOutputQuantization())
       return u8Grid(bn.getResult(), *grid);
   if (auto conv = v.getDefiningOp<QuantizedConvOp>())
-    if (std::optional<Type> grid = conv.getOutputQuantization())
+    if (std::optional<Type> grid = conv.getNormScale() ? conv.getNormQuantization()
+                                                        : conv.getOutputQuantization())
       return u8Grid(conv.getResult(), *grid);
   return std::nullopt;
 }
@@ -144,8 +147,9 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
       hi = conv.getActivationMaxAttr();
     }
     auto q = QuantizedConvOp::create(
-        rewriter, loc, conv.getType(), x->first, *weight, conv.getBias(), residual,
-        rewriter.getStringAttr("static"), x->second, TypeAttr(), conv.getAutoPadAttr(),
+        rewriter, loc, conv.getType(), x->first, *weight, conv.getBias(), residual, Value(),
+        Value(), rewriter.getStringAttr("static"), x->second, TypeAttr(), TypeAttr(),
+        conv.getAutoPadAttr(),
         conv.getDilationsAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
         conv.getStridesAttr(), activation, lo, hi);
     rewriter.replaceOp(conv, q.getResult());
@@ -189,8 +193,8 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
     ConvIntegerOp ci = m->op;
     auto q = QuantizedConvOp::create(
         rewriter, loc, mul.getType(), m->dq.getInput(), *weight, Value(), Value(),
-        rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
-        ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
+        Value(), Value(), rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
+        TypeAttr(), ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
         ci.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
         rewriter.getF32FloatAttr(0));
     rewriter.replaceOp(mul, q.getResult());
@@ -208,7 +212,7 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
     auto conv = singleUseDef<QuantizedConvOp>(bn.getInput());
     if (!conv || bn.getType() != conv.getType() || conv.getResidual() ||
-        conv.getActivation() != "none" || conv.getOutputQuantization() ||
+        conv.getActivation() != "none" || conv.getOutputQuantization() || conv.getNormScale() ||
         bn.getInputQuantization() || bn.getOutputQuantization())
       return failure();
     auto scast = conv.getWeight().getDefiningOp<quant::StorageCastOp>();
@@ -252,8 +256,8 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
     Value bias = createF32Constant(rewriter, loc, {m}, newB, "conv_bias");
     auto result = QuantizedConvOp::create(
         rewriter, loc, conv.getType(), conv.getInput(), weight, bias, Value(),
-        conv.getActivationQuantizationAttr(), conv.getInputQuantizationAttr(), TypeAttr(),
-        conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
+        Value(), Value(), conv.getActivationQuantizationAttr(), conv.getInputQuantizationAttr(),
+        TypeAttr(), TypeAttr(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), conv.getActivationAttr(),
         conv.getActivationMinAttr(), conv.getActivationMaxAttr());
     rewriter.replaceOp(bn, result.getResult());

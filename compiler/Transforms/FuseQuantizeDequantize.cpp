@@ -6,6 +6,8 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSEQUANTIZEDEQUANTIZE
 #include "nunc/Transforms/Passes.h.inc"
@@ -120,16 +122,22 @@ struct FakeQuantizeIntoLinear : OpRewritePattern<FakeQuantizeOp> {
 };
 
 /// fake_quantize of a quantized_conv result (its only use) -> quantized_conv
-/// with that output_quantization: a QDQ model's Q/DQ pair after a conv
-/// (BN folded) rounds in the conv's epilogue.
+/// with that output_quantization (norm_quantization after a normalization):
+/// a QDQ model's Q/DQ pair after a conv rounds in the conv's epilogue.
 struct FakeQuantizeIntoConv : OpRewritePattern<FakeQuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
     auto conv = singleUseDef<QuantizedConvOp>(fq.getInput());
-    if (!conv || conv.getOutputQuantization() || conv.getType() != fq.getType())
+    // After a normalization in the epilogue, the grid is the last step.
+    bool normalized = conv && conv.getNormScale();
+    if (!conv || conv.getType() != fq.getType() ||
+        (normalized ? conv.getNormQuantization() : conv.getOutputQuantization()))
       return failure();
     rewriter.modifyOpInPlace(conv, [&] {
-      conv.setOutputQuantizationAttr(fq.getQuantizationAttr());
+      if (normalized)
+        conv.setNormQuantizationAttr(fq.getQuantizationAttr());
+      else
+        conv.setOutputQuantizationAttr(fq.getQuantizationAttr());
       conv->setLoc(fusedLoc({conv, fq}));
     });
     rewriter.replaceOp(fq, conv.getResult());
@@ -173,13 +181,61 @@ struct FakeQuantizeAfterBatchNorm : OpRewritePattern<FakeQuantizeOp> {
   }
 };
 
+/// batch_norm (constant parameters) of an int8 conv's result (its only use)
+/// with a grid between them (the conv's output_quantization or the BN's
+/// input_quantization, not both) -> the conv normalizes in its epilogue:
+/// norm_scale a = gamma / sqrt(var + eps), norm_shift b = beta - mean * a
+/// (in double, then f32), and the BN's output grid as norm_quantization.
+/// Without a grid between them the BN folds into the conv's weights instead
+/// (nunc-fuse-conv).
+struct BatchNormIntoConvEpilogue : OpRewritePattern<BatchNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
+    auto conv = singleUseDef<QuantizedConvOp>(bn.getInput());
+    if (!conv || conv.getNormScale() || bn.getType() != conv.getType() ||
+        static_cast<bool>(conv.getOutputQuantization()) ==
+            static_cast<bool>(bn.getInputQuantization()))
+      return failure();
+    std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),
+                                      beta = getConstantFloats(bn.getBias()),
+                                      mean = getConstantFloats(bn.getMean()),
+                                      var = getConstantFloats(bn.getVar());
+    int64_t m = cast<ShapedType>(conv.getWeight().getType()).getDimSize(0);
+    if (!gamma || !beta || !mean || !var || (int64_t)gamma->size() != m ||
+        (int64_t)beta->size() != m || (int64_t)mean->size() != m || (int64_t)var->size() != m)
+      return failure();
+    double eps = bn.getEpsilon().convertToFloat();
+    SmallVector<float> a(m), b(m);
+    for (int64_t c = 0; c < m; ++c) {
+      double scale = (*gamma)[c] / std::sqrt(double((*var)[c]) + eps);
+      a[c] = static_cast<float>(scale);
+      b[c] = static_cast<float>((*beta)[c] - (*mean)[c] * scale);
+    }
+    rewriter.setInsertionPoint(conv);
+    Location loc = fusedLoc({conv, bn});
+    Value normScale = createF32Constant(rewriter, loc, {m}, a, "norm_scale");
+    Value normShift = createF32Constant(rewriter, loc, {m}, b, "norm_shift");
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv.getNormScaleMutable().assign(normScale);
+      conv.getNormShiftMutable().assign(normShift);
+      if (std::optional<Type> grid = bn.getInputQuantization())
+        conv.setOutputQuantizationAttr(TypeAttr::get(*grid));
+      if (std::optional<Type> grid = bn.getOutputQuantization())
+        conv.setNormQuantizationAttr(TypeAttr::get(*grid));
+      conv->setLoc(loc);
+    });
+    rewriter.replaceOp(bn, conv.getResult());
+    return success();
+  }
+};
+
 struct FuseQuantizeDequantizePass
     : public mlir::nunc::impl::FuseQuantizeDequantizeBase<FuseQuantizeDequantizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize, FakeQuantizeIntoLinear,
-                 FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm>(
-        &getContext());
+                 FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm,
+                 BatchNormIntoConvEpilogue>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

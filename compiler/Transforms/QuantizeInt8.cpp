@@ -215,8 +215,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     }
     auto quantized = QuantizedConvOp::create(
         b, op->getLoc(), op->getResult(0).getType(), op->getOperand(0), weight, bias, residual,
-        b.getStringAttr(calibration ? "static" : "dynamic_per_tensor"), *inputType, TypeAttr(),
-        cast<StringAttr>(op->getAttr("auto_pad")),
+        Value(), Value(), b.getStringAttr(calibration ? "static" : "dynamic_per_tensor"),
+        *inputType, TypeAttr(), TypeAttr(), cast<StringAttr>(op->getAttr("auto_pad")),
         cast<DenseI64ArrayAttr>(op->getAttr("dilations")),
         cast<DenseI64ArrayAttr>(op->getAttr("kernel_shape")),
         cast<DenseI64ArrayAttr>(op->getAttr("pads")),

@@ -5,12 +5,14 @@
 // im2col of the u8 blocks padded with the zero point, and the int8 GEMM with
 // the weights as rows. Checked against integer convolution loops: the
 // quantizer's parameters and bytes exactly, the output bit for bit (same f32
-// operations in the same order).
+// operations in the same order), also with the epilogue's output grid and
+// normalization (a BatchNormalization between Q/DQ pairs).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Im2colKernel.h"
 #include "Int8GemmKernel.h"
+#include "Kernels.h"
 #include "QuantizeRowsKernel.h"
 
 #include "gtest/gtest.h"
@@ -34,6 +36,8 @@ bool hostRuns() {
 struct Conv {
   int64_t batch, channels, height, width, m, kh, kw, stride, pad;
   bool fixed, bias, residual;
+  /// Output grid, then y * a[m] + b[m], then a second grid.
+  bool normalize = false;
   int64_t outH() const { return (height + 2 * pad - kh) / stride + 1; }
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
@@ -43,7 +47,8 @@ void check(const Conv &p, std::mt19937 &rng) {
                std::to_string(p.height) + "x" + std::to_string(p.width) + " M " +
                std::to_string(p.m) + " kernel " + std::to_string(p.kh) + "x" +
                std::to_string(p.kw) + " stride " + std::to_string(p.stride) + " pad " +
-               std::to_string(p.pad) + (p.fixed ? " static" : " dynamic"));
+               std::to_string(p.pad) + (p.fixed ? " static" : " dynamic") +
+               (p.normalize ? " normalized" : ""));
   const int64_t plane = p.height * p.width, groups = (p.channels + 3) / 4;
   const int64_t oh = p.outH(), ow = p.outW(), positions = oh * ow;
   std::uniform_real_distribution<float> dist(-2.f, 3.f), unit(0.001f, 0.02f), sym(-1.f, 1.f);
@@ -122,8 +127,16 @@ void check(const Conv &p, std::mt19937 &rng) {
 
   // 3. The GEMM with the weights as rows.
   std::vector<int8_t> pw = Int8ConvGemm::packWeights(w.data(), p.m, p.channels, p.kh, p.kw);
-  std::vector<uint32_t> rows =
-      Int8ConvGemm::packRows(pw, p.m, scales.data(), true, p.bias ? bias.data() : nullptr);
+  std::vector<float> normScale(p.m), normShift(p.m);
+  for (float &v : normScale)
+    v = dist(rng);
+  for (float &v : normShift)
+    v = sym(rng);
+  std::vector<uint32_t> rows = Int8ConvGemm::packRows(
+      pw, p.m, scales.data(), true, p.bias ? bias.data() : nullptr,
+      p.normalize ? normScale.data() : nullptr, p.normalize ? normShift.data() : nullptr);
+  // Grids: {scale, zero point, qmin, qmax}; the second one saturates often.
+  const float gridA[4] = {0.03125f, 120, 0, 255}, gridB[4] = {0.0234375f, 10, 0, 255};
   Int8GemmConfig cfg;
   cfg.m = p.m;
   cfg.n = positions;
@@ -135,6 +148,11 @@ void check(const Conv &p, std::mt19937 &rng) {
   cfg.convolution = true;
   cfg.batch = p.batch;
   cfg.isa = Int8Isa::Avx512Vnni;
+  if (p.normalize) {
+    cfg.output = Activation::fakeQuant(gridA[0], gridA[2] - gridA[1], gridA[3] - gridA[1]);
+    cfg.normalize = true;
+    cfg.normalized = Activation::fakeQuant(gridB[0], gridB[2] - gridB[1], gridB[3] - gridB[1]);
+  }
   std::unique_ptr<JitKernel> gemm = Int8GemmKernel::generate(cfg);
   ASSERT_TRUE(gemm);
   std::vector<float> out(p.batch * p.m * positions + 1, -777.f);
@@ -163,6 +181,11 @@ void check(const Conv &p, std::mt19937 &rng) {
           int64_t at = (n * p.m + o) * positions + y * ow + xx;
           if (p.residual)
             want += residual[at];
+          if (p.normalize) {
+            want = kernels::fakeQuantizeValue(want, gridA[0], gridA[1], gridA[2], gridA[3]);
+            want = std::fma(want, normScale[o], normShift[o]);
+            want = kernels::fakeQuantizeValue(want, gridB[0], gridB[1], gridB[2], gridB[3]);
+          }
           ASSERT_EQ(out[at], want) << "image " << n << " channel " << o << " at " << y << ", "
                                    << xx << " (sum " << acc << ")";
         }
@@ -179,7 +202,9 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
                  Conv{1, 4, 16, 16, 64, 1, 1, 1, 0, true, true, true},
                  Conv{1, 3, 15, 17, 9, 7, 7, 2, 3, false, true, false},
                  Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, false, true},
-                 Conv{1, 64, 8, 8, 129, 3, 3, 1, 1, false, true, true}})
+                 Conv{1, 64, 8, 8, 129, 3, 3, 1, 1, false, true, true},
+                 Conv{1, 3, 9, 13, 7, 3, 3, 1, 1, true, false, false, true},
+                 Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, true, true, true}})
     check(p, rng);
 }
 

@@ -1104,6 +1104,23 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                        /*group=*/1, getKernelShape(), getPads(), getStrides(), types,
                        /*quantizedWeight=*/true)))
     return failure();
+  if (static_cast<bool>(getNormScale()) != static_cast<bool>(getNormShift()))
+    return emitError() << "norm_scale and norm_shift go together";
+  if (getNormQuantization() && !getNormScale())
+    return emitError() << "norm_quantization needs norm_scale and norm_shift";
+  if (getNormQuantization() && !isTensorGrid(*getNormQuantization()))
+    return emitError() << "norm_quantization must be a per-tensor !quant.uniform of at most 16 "
+                          "bits over f32 with a positive scale and a zero point in range, not "
+                       << *getNormQuantization();
+  for (Value v : {getNormScale(), getNormShift()}) {
+    if (!v)
+      continue;
+    auto d = dimsOf(v);
+    if (!elementOf(v).isF32() || (d && (d->size() != 1 || (!ShapedType::isDynamic((*w)[0]) &&
+                                                            !ShapedType::isDynamic((*d)[0]) &&
+                                                            (*d)[0] != (*w)[0]))))
+      return emitError() << "norm_scale and norm_shift must be f32 [M] with M = " << (*w)[0];
+  }
   return checkResidual(*this, getResidual(), types.front());
 }
 

@@ -551,14 +551,24 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     float(sum) * fl(scale_input * scale_weight[m]), then bias, residual and
     the activation apply in f32 as in `fused_conv`, and `output_quantization`
     (optional) rounds the result to a grid, as in `quantized_linear`.
+
+    `norm_scale` and `norm_shift` ([M] f32, together) then apply
+    y * norm_scale[m] + norm_shift[m] (one f32 fused multiply-add) and
+    `norm_quantization` (optional) rounds that: a BatchNormalization a QDQ
+    model keeps after the conv's output Q/DQ pair (with its own pair after
+    it), computed in the epilogue. Its a = gamma / sqrt(var + eps) and
+    b = beta - mean * a are rounded to f32 once, at compile time.
   }];
   let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
                             Optional<Nunc_FloatTensor>:$residual,
+                            Optional<Nunc_FloatTensor>:$norm_scale,
+                            Optional<Nunc_FloatTensor>:$norm_shift,
                             DefaultValuedStrAttr<StrAttr, "dynamic_per_tensor">:
                                 $activation_quantization,
                             OptionalAttr<TypeAttr>:$input_quantization,
                             OptionalAttr<TypeAttr>:$output_quantization,
+                            OptionalAttr<TypeAttr>:$norm_quantization,
                             DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
                             DenseI64ArrayAttr:$dilations,
                             DenseI64ArrayAttr:$kernel_shape,
@@ -567,8 +577,9 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
-    (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input) `,`
-    type($weight) `->` type($output)
+    (`residual` $residual^ `:` type($residual))?
+    (`norm` $norm_scale^ `,` $norm_shift `:` type($norm_scale) `,` type($norm_shift))?
+    attr-dict `:` type($input) `,` type($weight) `->` type($output)
   }];
 }
 
