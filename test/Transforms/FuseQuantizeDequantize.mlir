@@ -180,3 +180,33 @@ func.func @conv_output_grid(%x: tensor<1x1x2x2xf32>) -> (tensor<1x2x2x2xf32>, te
   %f = nunc.dequantize_linear %q2, %s, %zp : tensor<ui8> : tensor<1x2x2x2xui8>, tensor<f32> -> tensor<1x2x2x2xf32>
   return %a, %c2, %f : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// A batch_norm after an int8 conv with one grid between them (the conv's
+// output grid here) normalizes in the conv's epilogue: a = 2 / sqrt(3 + 1)
+// = 1, b = 0.5 - 1 * 1 = -0.5; a = 4 / sqrt(15 + 1) = 1, b = -1 - 1 * 2 =
+// -3; its output grid follows as norm_quantization. Without a grid between
+// them (the BN then folds into the weights, nunc-fuse-conv), or with two,
+// the BN stays.
+
+// CHECK-LABEL: func.func @batch_norm_into_conv_epilogue(
+// CHECK-DAG: %[[A:.*]] = nunc.constant dense<1.000000e+00> : tensor<2xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[-5.000000e-01, -3.000000e+00]> : tensor<2xf32>
+// CHECK: %[[C:.*]] = nunc.quantized_conv %arg0, %{{.*}} norm %[[A]], %[[B]] : tensor<2xf32>, tensor<2xf32> {{{.*}}norm_quantization = !quant.uniform<u8:f32, 1.250000e-01:4>, output_quantization = !quant.uniform<u8:f32, 2.500000e-01:3>
+// CHECK: %[[P:.*]] = nunc.quantized_conv %arg0
+// CHECK: %[[N:.*]] = nunc.batch_norm %[[P]]
+// CHECK: return %[[C]], %[[N]]
+func.func @batch_norm_into_conv_epilogue(%x: tensor<1x1x2x2xf32>) -> (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) {
+  %w = nunc.constant dense<[[[[1]]], [[[-2]]]]> : tensor<2x1x1x1xi8>
+  %qw = quant.scast %w : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
+  %c = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.125:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.25:3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
+  %g = nunc.constant dense<[2.0, 4.0]> : tensor<2xf32>
+  %b = nunc.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %m = nunc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %v = nunc.constant dense<[3.0, 15.0]> : tensor<2xf32>
+  %n = nunc.batch_norm %c, %g, %b, %m, %v {epsilon = 1.0 : f32, output_quantization = !quant.uniform<u8:f32, 0.125:4>} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %c2 = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.125:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.25:3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
+  %n2 = nunc.batch_norm %c2, %g, %b, %m, %v {epsilon = 1.0 : f32, input_quantization = !quant.uniform<u8:f32, 0.5:3>} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  return %n, %n2 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
+}

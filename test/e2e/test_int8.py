@@ -635,11 +635,12 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
     """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
     with static activations. These exports keep BatchNormalization after the
-    convs, so quantize_static puts a Q/DQ pair on each side of every BN: the
-    BN kernel rounds its input and its result itself (one pass, no generic
-    step), and the next conv reads that result as its u8 input. Only the Q/DQ
-    pairs after the residual Adds, the pooling and the classifier stay
-    fake_quantize steps. The output agrees with onnxruntime at least as well
+    convs, so quantize_static puts a Q/DQ pair on each side of every BN:
+    after an int8 conv, the pairs and the BN run in that conv's epilogue;
+    after a depthwise (f32) conv, the BN kernel rounds its input and its
+    result itself (one pass, no generic step). The next conv reads the
+    rounded result as its u8 input. Only the Q/DQ pairs after the residual
+    Adds, the pooling and the classifier stay fake_quantize steps. The output agrees with onnxruntime at least as well
     as onnxruntime agrees with itself across optimization levels (see the
     MiniLM case)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -655,9 +656,10 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
     convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
     assert len(convs) == int8_convs and all(k.startswith("conv.int8.avx512vnni[") and
                                             "static" in k for k in convs), convs
+    assert all(k.endswith("+requantize +normalize +requantize") for k in convs), convs
     assert sum(k["op"] == "nunc.conv" for k in kernels) == depthwise
     norms = [k["kernel"] for k in kernels if k["op"] == "nunc.batch_norm"]
-    assert len(norms) == int8_convs + depthwise and all(
+    assert len(norms) == depthwise and all(
         k.startswith("elementwise.batch_norm.avx512[") and
         k.endswith("+rounded input +requantize") for k in norms), norms
     assert sum(k["op"] == "nunc.fake_quantize" for k in kernels) == fake_quantize, kernels

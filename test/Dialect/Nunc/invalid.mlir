@@ -1195,3 +1195,19 @@ func.func @batch_norm_grid_f64(%x: tensor<1x2x3xf64>, %p: tensor<2xf64>) {
   %0 = nunc.batch_norm %x, %p, %p, %p, %p {input_quantization = !quant.uniform<u8:f32, 0.5>} : (tensor<1x2x3xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>, tensor<2xf64>) -> tensor<1x2x3xf64>
   return
 }
+
+// -----
+
+func.func @quantized_conv_norm_grid_alone(%x: tensor<1x1x2x2xf32>, %w: tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>) {
+  // expected-error @+1 {{norm_quantization needs norm_scale and norm_shift}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, norm_quantization = !quant.uniform<u8:f32, 0.5>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_norm_size(%x: tensor<1x1x2x2xf32>, %w: tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>, %a: tensor<3xf32>) {
+  // expected-error @+1 {{norm_scale and norm_shift must be f32 [M] with M = 2}}
+  %0 = nunc.quantized_conv %x, %w norm %a, %a : tensor<3xf32>, tensor<3xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
+  return
+}
