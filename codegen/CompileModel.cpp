@@ -214,7 +214,17 @@ struct Int8Conv {
       return std::nullopt;
     return c;
   }
+  /// A 1x1, stride-1, unpadded conv: its im2col is the identity, so the
+  /// GEMM reads the u8 blocks as its panels (no pack step); the last panel
+  /// reads up to a panel's width past the blocks (lanes it does not store).
+  bool direct() const {
+    const ConvPackConfig &p = pack;
+    return p.kernelH == 1 && p.kernelW == 1 && p.strideH == 1 && p.strideW == 1 &&
+           p.padTop == 0 && p.padLeft == 0 && p.outH == p.height && p.outW == p.width;
+  }
   int64_t scratchBytes() const {
+    if (direct())
+      return panelsOffset() + pack.panelWidth * 4;
     std::optional<x86::Im2colConfig> c = im2col();
     return planesOffset() + (c ? x86::Im2colKernel::scratchBytes(*c, Isa::Avx512) : 0);
   }
@@ -1019,10 +1029,13 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     nativeCode.push_back({quantize.symbol, quantizer->bytes()});
     call.prelude.push_back(std::move(quantize));
 
-    // 2. im2col of the blocks, padded with the zero point.
+    // 2. im2col of the blocks, padded with the zero point (none for a
+    // direct conv).
     KernelCall pack;
     pack.symbol = call.symbol + "_pack";
-    if (std::optional<x86::Im2colConfig> ic = g->im2col()) {
+    if (g->direct()) {
+      // The GEMM reads the blocks.
+    } else if (std::optional<x86::Im2colConfig> ic = g->im2col()) {
       std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, Isa::Avx512);
       if (!packer)
         return qc.emitError("generating the im2col kernel failed (xbyak error ")
@@ -1044,7 +1057,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
       pack.description = "generic im2col (u8 blocks)";
     }
-    call.prelude.push_back(std::move(pack));
+    if (!g->direct())
+      call.prelude.push_back(std::move(pack));
 
     // 3. The int8 GEMM with the weights as rows.
     x86::Int8GemmConfig cfg;
@@ -1058,6 +1072,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.convolution = true;
     cfg.batch = g->pack.batch;
     cfg.isa = Int8Isa::Avx512Vnni;
+    if (g->direct())
+      cfg.blockPlane = g->plane();
     cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
                                                qc.getActivationMin().convertToFloat(),
                                                qc.getActivationMax().convertToFloat());
@@ -1098,7 +1114,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
     int residual = qc.getResidual() ? step.operands.back() : step.operands[0];
-    call.args = {KernelArg::blob(wOffset), KernelArg::storage(step.scratch, g->panelsOffset()),
+    call.args = {KernelArg::blob(wOffset),
+                 KernelArg::storage(step.scratch, g->direct() ? 0 : g->panelsOffset()),
                  KernelArg::blob(rOffset), KernelArg::storage(step.scratch, g->paramsOffset()),
                  KernelArg::storage(residual), KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8ConvGemm::numTasks(cfg);

@@ -86,7 +86,8 @@ public:
   explicit Int8GemmGenerator(const Int8GemmConfig &config)
       : c(config), amx(config.isa == Int8Isa::Amx), group(Int8GemmKernel::kGroup(config.isa)),
         vecs(Int8GemmKernel::panelWidth(config.isa) / kLanes), rowsPerTile(amx ? 32 : kRows),
-        groupBytes(vecs * kLanes * group) {
+        groupBytes(config.convolution && config.blockPlane ? config.blockPlane * 4
+                                                           : vecs * kLanes * group) {
     replicate = kZmm ? 1 : 8;
   }
 
@@ -110,13 +111,14 @@ public:
       mov(r14, panels);
       div(r14);
       mov(r13, rdx);                    // panel
-      imul(rbx, rax, panels * kp * nr); // the image's panels
+      // The image's panels (or blocks: kp / 4 groups of blockPlane words).
+      imul(rbx, rax, c.blockPlane ? kp * c.blockPlane : panels * kp * nr);
       add(rbx, ptr[rdi + 8]);
       imul(rcx, rax, c.m * c.n * 4);    // the image's C and residual
       mov(r12, rcx);
       add(rcx, ptr[rdi + 40]);
       add(r12, ptr[rdi + 32]);
-      imul(r14, r13, kp * nr);
+      imul(r14, r13, c.blockPlane ? nr * 4 : kp * nr);
       add(rbx, r14);
       imul(r14, r13, nr * 4);
       add(rcx, r14);
@@ -497,8 +499,8 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                              config.product.kind != Activation::None ||
                              config.sum.kind != Activation::None))
     return nullptr; // the convolution form is AVX-512 VNNI only, f32 out
-  if (config.normalize && !config.convolution)
-    return nullptr; // the normalization is the convolution form's
+  if ((config.normalize || config.blockPlane) && !config.convolution)
+    return nullptr; // the normalization and block reading are the convolution form's
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 

@@ -79,6 +79,11 @@ struct Int8GemmConfig {
   /// then the `normalized` grid (FakeQuant or None).
   bool normalize = false;
   Activation normalized;
+  /// Convolution form: 0 reads the im2col panels; > 0 reads the quantizer's
+  /// u8 channel blocks [batch][K/4][blockPlane words] as they are (a 1x1,
+  /// stride-1, unpadded conv, whose im2col is the identity): panel p at
+  /// word 48 p of each k group, which may read up to 48 words past the end.
+  int64_t blockPlane = 0;
 };
 
 struct Int8GemmKernel {

@@ -161,6 +161,23 @@ void check(const Conv &p, std::mt19937 &rng) {
   for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
     ASSERT_EQ(gemm->function()(gArgs, t), 0);
   EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+  if (p.kh == 1 && p.kw == 1 && p.stride == 1 && p.pad == 0) {
+    // A 1x1 conv's GEMM also reads the blocks as they are (no im2col), with
+    // a panel's width of slack after them: the same output.
+    Int8GemmConfig direct = cfg;
+    direct.blockPlane = plane;
+    std::unique_ptr<JitKernel> directGemm = Int8GemmKernel::generate(direct);
+    ASSERT_TRUE(directGemm);
+    std::vector<uint8_t> slack(blocks.begin(), blocks.end() - 1);
+    slack.resize(slack.size() + ic.panelWidth * 4, 0xcd);
+    std::vector<float> directOut(out.size(), -777.f);
+    const void *dArgs[] = {pw.data(), slack.data(), rows.data(), params, residual.data(),
+                           directOut.data()};
+    for (int64_t t = 0; t < Int8ConvGemm::numTasks(direct); ++t)
+      ASSERT_EQ(directGemm->function()(dArgs, t), 0);
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(directOut[i], out[i]) << "reading the blocks directly, at " << i;
+  }
 
   for (int64_t n = 0; n < p.batch; ++n)
     for (int64_t o = 0; o < p.m; ++o)
@@ -204,6 +221,8 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
                  Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, false, true},
                  Conv{1, 64, 8, 8, 129, 3, 3, 1, 1, false, true, true},
                  Conv{1, 3, 9, 13, 7, 3, 3, 1, 1, true, false, false, true},
+                 Conv{2, 9, 7, 9, 20, 1, 1, 1, 0, false, true, true},
+                 Conv{1, 16, 50, 3, 24, 1, 1, 1, 0, true, false, false, true},
                  Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, true, true, true}})
     check(p, rng);
 }
