@@ -269,9 +269,12 @@ private:
       kStep(rows, vecsHere, u * 4, u * groupBytes);
 
     Address maskAddr = tailMask(lastLanes);
-    for (int r = 0; r < rows; ++r)
+    for (int r = 0; r < rows; ++r) {
+      if (c.convolution)
+        convRowConstants(r);
       for (int v = 0; v < vecsHere; ++v)
         epilogue(acc(r, v), r, v, v == vecsHere - 1 ? lastLanes : kLanes, maskAddr);
+    }
   }
 
   /// The 64-byte tile configuration (palette 1) for a tile of `rows` rows:
@@ -385,6 +388,20 @@ private:
   }
 
   /// s32 sums x of row r, vector v (`lanes` columns of it) -> zero-point
+  /// Convolution form, once per row of a tile (the k loop's B and A
+  /// registers are free by then): bReg(0) = zero point x the row's weight
+  /// sum, bReg(1) = fl(input scale x the row's weight scale). rsi: row
+  /// block [M][4 or 8]; rdx: the input's (zero point, scale).
+  void convRowConstants(int r) {
+    if constexpr (kZmm) {
+      const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
+      vpbroadcastd(bReg(0), ptr[rsi + row]);
+      vpmulld(bReg(0), bReg(0), ptr_b[rdx]);
+      vbroadcastss(bReg(1), ptr[rdx + 4]);
+      vmulps(bReg(1), bReg(1), ptr_b[rsi + row + 4]);
+    }
+  }
+
   /// compensation, scale, bias, residual, activation, store.
   void epilogue(const Vmm &x, int r, int v, int lanes, const Address &maskAddr) {
     const bool tailVec = lanes != kLanes;
@@ -393,15 +410,11 @@ private:
     int64_t col = v * kLanes * 4;
     if (c.convolution) {
       if constexpr (kZmm) {
-        // rsi: row block [M][4 or 8]; rdx: the input's (zero point, scale).
+        // The row's constants from convRowConstants.
         const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
-        vpbroadcastd(temp(0), ptr[rsi + row]);
-        vpmulld(temp(0), temp(0), ptr_b[rdx]);
-        vpsubd(x, x, temp(0));
+        vpsubd(x, x, bReg(0));
         vcvtdq2ps(x, x);
-        vbroadcastss(temp(0), ptr[rdx + 4]);
-        vmulps(temp(0), temp(0), ptr_b[rsi + row + 4]);
-        vmulps(x, x, temp(0));
+        vmulps(x, x, bReg(1));
         if (c.bias)
           vaddps(x, x, ptr_b[rsi + row + 8]);
       }
