@@ -104,6 +104,12 @@ def run_nunc(exe, manifest, feeds, work, threads, runs):
     return list(times), max(rss, before)
 
 
+def stale(derived, source):
+    """Whether a model made from `source` must be made again: the example
+    models are written anew every run."""
+    return not os.path.exists(derived) or os.path.getmtime(derived) < os.path.getmtime(source)
+
+
 def cosine(a, b):
     a, b = np.asarray(a, np.float64).ravel(), np.asarray(b, np.float64).ravel()
     return float(a @ b / np.linalg.norm(a) / np.linalg.norm(b))
@@ -196,7 +202,7 @@ def main():
         cnn = name not in HIDDEN
         if mode in ("int8", "int8-static") and not cnn:
             ort_path = os.path.join(work, f"{name}_ort_int8.onnx")
-            if not os.path.exists(ort_path):
+            if stale(ort_path, path):
                 quantize_dynamic(path, ort_path, weight_type=QuantType.QInt8)
         if mode == "qdq" or (mode == "int8" and cnn):
             # onnxruntime's int8 CNN is its static QDQ model (quantize_dynamic
@@ -208,9 +214,10 @@ def main():
             source_model = path
             if cnn:
                 source_model = os.path.join(work, f"{name}_pre.onnx")
-                if not os.path.exists(source_model):
+                ort_path = os.path.join(work, f"{name}_ort_qdq_pre.onnx")
+                if stale(source_model, path):
                     quant_pre_process(path, source_model)
-            if not os.path.exists(ort_path):
+            if stale(ort_path, source_model):
                 quantize_static(source_model, ort_path,
                                 Samples(random_inputs(name, 1, 128, 100 + i) for i in range(8)),
                                 quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
