@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -226,6 +227,7 @@ def main():
                    else [(1, None if cnn else 128)])
         for batch, seq in configs:
             out = os.path.join(work, f"{name}{'_' + mode if mode else ''}_b{batch}_s{seq}")
+            shutil.rmtree(out, ignore_errors=True)  # a library of another name would stay
             pins = shape_pins(name, batch, seq)
             quant = ["--quantize", "int8"] if mode.startswith("int8") else []
             if mode == "int8-static":
