@@ -6,8 +6,6 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <cmath>
-
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FOLDBATCHNORM
 #include "nunc/Transforms/Passes.h.inc"
@@ -29,10 +27,6 @@ struct BatchNormIntoConv : OpRewritePattern<BatchNormOp> {
         bn.getOutputQuantization())
       return failure();
     std::optional<SmallVector<float>> w = getConstantFloats(conv.getWeight());
-    std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),
-                                      beta = getConstantFloats(bn.getBias()),
-                                      mean = getConstantFloats(bn.getMean()),
-                                      var = getConstantFloats(bn.getVar());
     std::optional<SmallVector<float>> b;
     if (conv.getBias()) {
       b = getConstantFloats(conv.getBias());
@@ -40,21 +34,19 @@ struct BatchNormIntoConv : OpRewritePattern<BatchNormOp> {
         return failure();
     }
     auto wType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-    if (!w || !gamma || !beta || !mean || !var || !wType || !wType.hasStaticShape() ||
-        !wType.getElementType().isF32())
+    if (!w || !wType || !wType.hasStaticShape() || !wType.getElementType().isF32())
       return failure();
     int64_t m = wType.getDimSize(0);
-    if ((int64_t)gamma->size() != m || (int64_t)beta->size() != m ||
-        (int64_t)mean->size() != m || (int64_t)var->size() != m)
+    std::optional<BatchNormParams> p = batchNormParams(bn, m);
+    if (!p)
       return failure();
     int64_t perChannel = wType.getNumElements() / m;
-    double eps = bn.getEpsilon().convertToFloat();
     SmallVector<float> newW(*w), newB(m);
     for (int64_t c = 0; c < m; ++c) {
-      double s = (*gamma)[c] / std::sqrt(double((*var)[c]) + eps);
+      double s = p->scale[c];
       for (int64_t i = 0; i < perChannel; ++i)
         newW[c * perChannel + i] = static_cast<float>((*w)[c * perChannel + i] * s);
-      newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - (*mean)[c]) * s + (*beta)[c]);
+      newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - p->mean[c]) * s + p->beta[c]);
     }
     rewriter.setInsertionPoint(bn);
     Location loc = fusedLoc({conv, bn});

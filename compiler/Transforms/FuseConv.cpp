@@ -216,17 +216,13 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
         bn.getInputQuantization() || bn.getOutputQuantization())
       return failure();
     auto scast = conv.getWeight().getDefiningOp<quant::StorageCastOp>();
-    std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),
-                                      beta = getConstantFloats(bn.getBias()),
-                                      mean = getConstantFloats(bn.getMean()),
-                                      var = getConstantFloats(bn.getVar());
     std::optional<SmallVector<float>> b;
     if (conv.getBias() && !(b = getConstantFloats(conv.getBias())))
       return failure();
     auto wType = cast<RankedTensorType>(conv.getWeight().getType());
     int64_t m = wType.getDimSize(0);
-    if (!scast || !gamma || !beta || !mean || !var || (int64_t)gamma->size() != m ||
-        (int64_t)beta->size() != m || (int64_t)mean->size() != m || (int64_t)var->size() != m)
+    std::optional<BatchNormParams> p = batchNormParams(bn, m);
+    if (!scast || !p)
       return failure();
     SmallVector<double> scales(m);
     Type element = wType.getElementType();
@@ -234,16 +230,15 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
       scales.assign(axis.getScales().begin(), axis.getScales().end());
     else
       scales.assign(m, cast<quant::UniformQuantizedType>(element).getScale());
-    double eps = bn.getEpsilon().convertToFloat();
     SmallVector<float> newB(m);
     for (int64_t c = 0; c < m; ++c) {
-      double a = (*gamma)[c] / std::sqrt(double((*var)[c]) + eps);
+      double a = p->scale[c];
       // Scales must stay positive (a negative gamma would need the integer
       // weights negated, which -128 does not allow): such a BN stays.
       if (!(a > 0) || !std::isfinite(a * scales[c]))
         return failure();
       scales[c] *= a;
-      newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - (*mean)[c]) * a + (*beta)[c]);
+      newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - p->mean[c]) * a + p->beta[c]);
     }
     auto q = cast<quant::QuantizedType>(element);
     auto folded = quant::UniformQuantizedPerAxisType::get(

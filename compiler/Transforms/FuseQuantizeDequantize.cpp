@@ -6,8 +6,6 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <cmath>
-
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSEQUANTIZEDEQUANTIZE
 #include "nunc/Transforms/Passes.h.inc"
@@ -196,20 +194,14 @@ struct BatchNormIntoConvEpilogue : OpRewritePattern<BatchNormOp> {
         static_cast<bool>(conv.getOutputQuantization()) ==
             static_cast<bool>(bn.getInputQuantization()))
       return failure();
-    std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),
-                                      beta = getConstantFloats(bn.getBias()),
-                                      mean = getConstantFloats(bn.getMean()),
-                                      var = getConstantFloats(bn.getVar());
     int64_t m = cast<ShapedType>(conv.getWeight().getType()).getDimSize(0);
-    if (!gamma || !beta || !mean || !var || (int64_t)gamma->size() != m ||
-        (int64_t)beta->size() != m || (int64_t)mean->size() != m || (int64_t)var->size() != m)
+    std::optional<BatchNormParams> p = batchNormParams(bn, m);
+    if (!p)
       return failure();
-    double eps = bn.getEpsilon().convertToFloat();
     SmallVector<float> a(m), b(m);
     for (int64_t c = 0; c < m; ++c) {
-      double scale = (*gamma)[c] / std::sqrt(double((*var)[c]) + eps);
-      a[c] = static_cast<float>(scale);
-      b[c] = static_cast<float>((*beta)[c] - (*mean)[c] * scale);
+      a[c] = static_cast<float>(p->scale[c]);
+      b[c] = static_cast<float>(p->beta[c] - p->mean[c] * p->scale[c]);
     }
     rewriter.setInsertionPoint(conv);
     Location loc = fusedLoc({conv, bn});

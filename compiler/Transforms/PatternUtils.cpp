@@ -29,6 +29,25 @@ std::optional<SmallVector<float>> getConstantFloats(Value v) {
   return out;
 }
 
+std::optional<BatchNormParams> batchNormParams(BatchNormOp bn, int64_t channels) {
+  std::optional<SmallVector<float>> gamma = getConstantFloats(bn.getScale()),
+                                    beta = getConstantFloats(bn.getBias()),
+                                    mean = getConstantFloats(bn.getMean()),
+                                    var = getConstantFloats(bn.getVar());
+  if (!gamma || !beta || !mean || !var || (int64_t)gamma->size() != channels ||
+      (int64_t)beta->size() != channels || (int64_t)mean->size() != channels ||
+      (int64_t)var->size() != channels)
+    return std::nullopt;
+  double eps = bn.getEpsilon().convertToFloat();
+  BatchNormParams p;
+  for (int64_t c = 0; c < channels; ++c) {
+    p.scale.push_back((*gamma)[c] / std::sqrt(double((*var)[c]) + eps));
+    p.beta.push_back((*beta)[c]);
+    p.mean.push_back((*mean)[c]);
+  }
+  return p;
+}
+
 std::optional<double> scalarConstant(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)
