@@ -230,6 +230,12 @@ struct Int8Conv {
   }
 };
 
+/// The operand index of a quantized_conv's residual (norm_scale and
+/// norm_shift may follow it).
+unsigned residualOperand(QuantizedConvOp op) {
+  return op.getODSOperandIndexAndLength(3).first;
+}
+
 std::optional<Int8Conv> int8Conv(QuantizedConvOp op) {
   auto in = cast<RankedTensorType>(op.getInput().getType());
   auto wt = cast<RankedTensorType>(op.getWeight().getType());
@@ -726,7 +732,7 @@ LogicalResult ModelCompiler::selectKernels() {
     }
     if (auto qc = dyn_cast<QuantizedConvOp>(op)) {
       if (qc.getResidual() && int8Conv(qc))
-        candidates.push_back(op->getNumOperands() - 1);
+        candidates.push_back(residualOperand(qc));
       return candidates;
     }
     // The softmax kernel reads each element before writing it (pass 2).
@@ -1113,7 +1119,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         normShift ? normShift->data() : nullptr);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
-    int residual = qc.getResidual() ? step.operands.back() : step.operands[0];
+    // The residual is not the last operand when norm_scale / norm_shift follow.
+    int residual = qc.getResidual() ? step.operands[residualOperand(qc)] : step.operands[0];
     call.args = {KernelArg::blob(wOffset),
                  KernelArg::storage(step.scratch, g->direct() ? 0 : g->panelsOffset()),
                  KernelArg::blob(rOffset), KernelArg::storage(step.scratch, g->paramsOffset()),

@@ -170,6 +170,13 @@ struct FakeQuantizeAfterBatchNorm : OpRewritePattern<FakeQuantizeOp> {
     auto bn = singleUseDef<BatchNormOp>(fq.getInput());
     if (!bn || bn.getOutputQuantization() || bn.getType() != fq.getType())
       return failure();
+    // A BN straight after a conv folds into it (nunc-fold-batch-norm,
+    // nunc-fuse-conv), the pair then rounding in the conv's epilogue: a grid
+    // on the BN would keep it from folding.
+    if (!bn.getInputQuantization() &&
+        isa_and_nonnull<ConvOp, FusedConvOp, QuantizedConvOp>(bn.getInput().getDefiningOp()) &&
+        bn.getInput().hasOneUse())
+      return failure();
     rewriter.modifyOpInPlace(bn, [&] {
       bn.setOutputQuantizationAttr(fq.getQuantizationAttr());
       bn->setLoc(fusedLoc({bn, fq}));
