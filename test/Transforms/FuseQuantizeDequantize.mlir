@@ -210,3 +210,28 @@ func.func @batch_norm_into_conv_epilogue(%x: tensor<1x1x2x2xf32>) -> (tensor<1x2
   %n2 = nunc.batch_norm %c2, %g, %b, %m, %v {epsilon = 1.0 : f32, input_quantization = !quant.uniform<u8:f32, 0.5:3>} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
   return %n, %n2 : tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// A BN straight after a conv (no grid between them) keeps the pair after it
+// as a fake_quantize: the BN folds into the conv later (nunc-fold-batch-norm)
+// and the pair then rounds the conv's result.
+
+// CHECK-LABEL: func.func @batch_norm_after_conv_keeps_folding(
+// CHECK: %[[C:.*]] = nunc.conv
+// CHECK: %[[N:.*]] = nunc.batch_norm %[[C]], {{.*}} : (
+// CHECK: nunc.fake_quantize %[[N]]
+func.func @batch_norm_after_conv_keeps_folding(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = nunc.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
+  %g = nunc.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = nunc.constant dense<[0.5, -0.5]> : tensor<2xf32>
+  %m = nunc.constant dense<[0.0, 1.0]> : tensor<2xf32>
+  %v = nunc.constant dense<[1.0, 4.0]> : tensor<2xf32>
+  %c = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32> -> tensor<1x2x2x2xf32>
+  %n = nunc.batch_norm %c, %g, %b, %m, %v : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %s = nunc.constant dense<0.25> : tensor<f32>
+  %zp = nunc.constant dense<8> : tensor<ui8>
+  %q = nunc.quantize_linear %n, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x2x2x2xf32>, tensor<f32> -> tensor<1x2x2x2xui8>
+  %y = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<1x2x2x2xui8>, tensor<f32> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
