@@ -20,6 +20,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Plan/MemoryPlan.h"
+#include "nunc/Transforms/BatchNormParams.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -320,21 +321,16 @@ struct ElementwiseStep {
   SmallVector<float> affine;
 };
 
-/// BatchNormalization with constant parameters as y = x * a[c] + b[c],
-/// a = scale / sqrt(var + eps) and b = bias - mean * a computed in double
-/// (as the evaluator does), with its grids.
+/// BatchNormalization with constant parameters as y = x * a[c] + b[c]
+/// (BatchNormParams::affineF32, as the int8 conv epilogue folds it), with
+/// its grids.
 std::optional<ElementwiseStep> batchNormStep(BatchNormOp bn) {
   auto in = dyn_cast<RankedTensorType>(bn.getInput().getType());
   if (!in || !in.hasStaticShape() || !in.getElementType().isF32() || in.getRank() < 2)
     return std::nullopt;
-  std::optional<SmallVector<float>> gamma = constantF32(bn.getScale()),
-                                    beta = constantF32(bn.getBias()),
-                                    mean = constantF32(bn.getMean()),
-                                    var = constantF32(bn.getVar());
   int64_t channels = in.getDimSize(1);
-  if (!gamma || !beta || !mean || !var || (int64_t)gamma->size() != channels ||
-      (int64_t)beta->size() != channels || (int64_t)mean->size() != channels ||
-      (int64_t)var->size() != channels)
+  std::optional<BatchNormParams> params = batchNormParams(bn, channels);
+  if (!params)
     return std::nullopt;
   ElementwiseStep step;
   x86::ElementwiseConfig &c = step.config;
@@ -345,13 +341,10 @@ std::optional<ElementwiseStep> batchNormStep(BatchNormOp bn) {
     c.before = roundToGrid(*grid);
   if (std::optional<Type> grid = bn.getOutputQuantization())
     c.after = roundToGrid(*grid);
-  double eps = bn.getEpsilon().convertToFloat();
-  step.affine.resize(2 * channels);
-  for (int64_t i = 0; i < channels; ++i) {
-    double a = (*gamma)[i] / std::sqrt(double((*var)[i]) + eps);
-    step.affine[i] = static_cast<float>(a);
-    step.affine[channels + i] = static_cast<float>((*beta)[i] - (*mean)[i] * a);
-  }
+  // The scales, then the shifts.
+  SmallVector<float> shifts;
+  params->affineF32(step.affine, shifts);
+  step.affine.append(shifts.begin(), shifts.end());
   // The scales broadcast like a [C, 1, ..., 1] operand.
   SmallVector<int64_t> perChannel(in.getRank() - 1, 1);
   perChannel[0] = channels;
@@ -806,14 +799,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     SmallVector<char> raw;
     if (!readRawElements(attr, raw))
       return false;
-    if (lin.getBias()) {
-      ElementsAttr battr;
-      SmallVector<char> braw;
-      if (!matchPattern(lin.getBias(), m_Constant(&battr)) || !readRawElements(battr, braw))
-        return false;
-      bias = SmallVector<float>((const float *)braw.data(),
-                                (const float *)braw.data() + braw.size() / 4);
-    }
+    if (lin.getBias() && !(bias = constantF32(lin.getBias())))
+      return false;
     x86::GemmConfig cfg;
     cfg.k = w.getDimSize(0);
     cfg.n = w.getDimSize(1);
@@ -1105,14 +1092,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         reinterpret_cast<const int8_t *>(raw.data()), g->outChannels, g->channels,
         g->pack.kernelH, g->pack.kernelW);
     std::optional<SmallVector<float>> bias;
-    if (qc.getBias()) {
-      ElementsAttr battr;
-      SmallVector<char> braw;
-      if (!matchPattern(qc.getBias(), m_Constant(&battr)) || !readRawElements(battr, braw))
-        return qc.emitError("quantized_conv needs a constant bias");
-      bias = SmallVector<float>((const float *)braw.data(),
-                                (const float *)braw.data() + braw.size() / 4);
-    }
+    if (qc.getBias() && !(bias = constantF32(qc.getBias())))
+      return qc.emitError("quantized_conv needs a constant bias");
     std::vector<uint32_t> rows = x86::Int8ConvGemm::packRows(
         packed, g->outChannels, g->scales.data(), g->scales.size() > 1,
         bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
@@ -1241,14 +1222,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       for (int64_t j = 0; j < l->n; ++j)
         sums[j] += static_cast<int8_t>(raw[i * l->n + j]);
     std::optional<SmallVector<float>> bias;
-    if (ql.getBias()) {
-      ElementsAttr battr;
-      SmallVector<char> braw;
-      if (!matchPattern(ql.getBias(), m_Constant(&battr)) || !readRawElements(battr, braw))
-        return ql.emitError("quantized_linear needs a constant bias");
-      bias = SmallVector<float>((const float *)braw.data(),
-                                (const float *)braw.data() + braw.size() / 4);
-    }
+    if (ql.getBias() && !(bias = constantF32(ql.getBias())))
+      return ql.emitError("quantized_linear needs a constant bias");
     SmallVector<float> scales = l->scales;
     if (!cfg.perRowA)
       for (int64_t j = 0; j < l->n; ++j) {

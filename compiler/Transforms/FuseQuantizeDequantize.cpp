@@ -205,11 +205,8 @@ struct BatchNormIntoConvEpilogue : OpRewritePattern<BatchNormOp> {
     std::optional<BatchNormParams> p = batchNormParams(bn, m);
     if (!p)
       return failure();
-    SmallVector<float> a(m), b(m);
-    for (int64_t c = 0; c < m; ++c) {
-      a[c] = static_cast<float>(p->scale[c]);
-      b[c] = static_cast<float>(p->beta[c] - p->mean[c] * p->scale[c]);
-    }
+    SmallVector<float> a, b;
+    p->affineF32(a, b);
     rewriter.setInsertionPoint(conv);
     Location loc = fusedLoc({conv, bn});
     Value normScale = createF32Constant(rewriter, loc, {m}, a, "norm_scale");

@@ -48,6 +48,15 @@ std::optional<BatchNormParams> batchNormParams(BatchNormOp bn, int64_t channels)
   return p;
 }
 
+void BatchNormParams::affineF32(SmallVectorImpl<float> &a, SmallVectorImpl<float> &b) const {
+  a.clear();
+  b.clear();
+  for (size_t c = 0; c < scale.size(); ++c) {
+    a.push_back(static_cast<float>(scale[c]));
+    b.push_back(static_cast<float>(beta[c] - mean[c] * scale[c]));
+  }
+}
+
 std::optional<double> scalarConstant(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1)

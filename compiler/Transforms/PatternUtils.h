@@ -5,6 +5,7 @@
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Transforms/BatchNormParams.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -38,14 +39,6 @@ template <typename OpTy> OpTy singleUseDef(Value v) {
 std::optional<SmallVector<float>> getConstantFloats(Value v);
 
 /// A float32 constant of the given shape and values.
-/// The constant parameters of an inference BatchNormalization over
-/// `channels` channels: scale = gamma / sqrt(var + eps) in double, beta and
-/// mean; none when a parameter is not a constant of that size.
-struct BatchNormParams {
-  SmallVector<double> scale, beta, mean;
-};
-std::optional<BatchNormParams> batchNormParams(BatchNormOp bn, int64_t channels);
-
 Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         ArrayRef<float> values, StringRef name);
 
