@@ -17,6 +17,37 @@ PaddedPlane paddedPlane(const WindowConfig &c, Isa isa) {
                                 c.dilationH, c.dilationW, c.padTop, c.padLeft, c.outH, c.outW,
                                 lanesOf(isa));
 }
+
+/// Output rows computed together (see WindowGenerator::kRows).
+int64_t rowsPerBlock(Isa isa) { return isa == Isa::Avx512 ? 4 : 2; }
+
+/// Stride 2 in W: the padded rows a block of output rows reads are split
+/// into their even and odd columns (`half` floats each, even first) in a
+/// small buffer that stays in L1, so that every tap of an output vector is
+/// one plain load instead of a two-vector permute per tap. (Splitting the
+/// whole plane at once measured 2x slower: its stores miss L1.)
+struct SplitRows {
+  int64_t half = 0;   // floats per half row (a multiple of the vector width)
+  int64_t rows = 0;   // padded rows of one block
+  int64_t offset = 0; // floats from the padded plane to the split rows
+  int64_t taskFloats = 0;
+};
+SplitRows splitRows(const WindowConfig &c, Isa isa) {
+  int64_t lanes = lanesOf(isa);
+  PaddedPlane p = paddedPlane(c, isa);
+  SplitRows s;
+  s.taskFloats = p.floats;
+  if (c.strideW != 2)
+    return s;
+  s.half = (chunksOf(c, lanes) * lanes + (c.kernelW - 1) * c.dilationW / 2 + lanes - 1) / lanes *
+           lanes;
+  s.rows = (rowsPerBlock(isa) - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
+  // Splitting the last row reads 2 * half floats from its start: slack
+  // after the padded plane (never read by a valid output).
+  s.offset = p.floats + 2 * s.half;
+  s.taskFloats = s.offset + s.rows * 2 * s.half;
+  return s;
+}
 } // namespace
 
 bool WindowKernel::supports(const WindowConfig &c) {
@@ -41,7 +72,7 @@ int64_t WindowKernel::numTasks(const WindowConfig &c) {
 int64_t WindowKernel::scratchBytes(const WindowConfig &c, Isa isa) {
   if (c.kind == WindowConfig::GlobalAverage)
     return 0;
-  return numTasks(c) * paddedPlane(c, isa).floats * 4;
+  return numTasks(c) * splitRows(c, isa).taskFloats * 4;
 }
 
 int64_t WindowKernel::mapRowFloats(const WindowConfig &c, Isa isa) {
@@ -86,11 +117,17 @@ public:
   static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
   static constexpr int kLanes = kAvx512 ? 16 : 8;
   static constexpr int kVecBytes = kLanes * 4;
-  /// Output vectors computed together (independent accumulators).
-  static constexpr int kGroup = 4;
+  /// A block of kRows output rows x kGroup output vectors is computed
+  /// together: each input vector loaded serves every output row whose
+  /// window covers it (up to 3 for a 3x3 stride-1 window).
+  static constexpr int kRows = kAvx512 ? 4 : 2; // = rowsPerBlock
+  static constexpr int kGroup = kAvx512 ? 4 : 2;
+  /// Depthwise filters of at most this many taps stay in registers.
+  static constexpr int kWeightRegs = 9;
 
   explicit WindowGenerator(const WindowConfig &config)
-      : c(config), plane(paddedPlane(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)) {
+      : c(config), plane(paddedPlane(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)),
+        split(splitRows(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)) {
     replicate = kAvx512 ? 1 : 8;
   }
 
@@ -117,14 +154,14 @@ public:
       globalAverage();
     } else {
       mov(r8, ptr[rdi + 16]);
-      imul(rdx, rsi, plane.floats * 4);
+      imul(rdx, rsi, split.taskFloats * 4);
       add(r8, rdx); // this task's padded plane
       // The padding (-inf for max, else 0) is written once per task.
       loadConstant(padReg(), padValue());
       fillPlane(r8, plane.floats, padReg());
       Label planeLoop;
       L(planeLoop);
-      copyIntoPlane(plane, rax, r8, r13, val(0), tailMask());
+      copyIntoPlane(plane, rax, r8, r13, tap(0), tailMask());
       windowPlane();
       add(rax, inPlane);
       add(rbx, outPlane);
@@ -139,30 +176,181 @@ public:
 private:
   WindowConfig c;
   PaddedPlane plane;
+  SplitRows split;
 
-  Vmm acc(int i) { return Vmm(i); }               // 0..3
-  Vmm val(int i) { return Vmm(kGroup + i); }      // 4..7
-  Vmm weightReg() { return Vmm(8); }
-  Vmm temp(int i) { return Vmm(9 + i); }          // 9..12
-  Vmm padReg() { return Vmm(13); }
-  Vmm evenIndex() { return Vmm(14); }              // AVX-512 stride 2
-  Vmm tailMask() { return Vmm(15); }               // AVX2 masked tails
+  // AVX-512: accumulators 0..15, loaded taps 16..17, weights 18..26, the
+  // pad value 28. AVX2: accumulators 0..3, taps 4..5, weights 6..14 (the
+  // pad value of max pooling, which has none, in 6), the tail mask 15.
+  Vmm acc(int i, int j) { return Vmm(i * kGroup + j); }
+  Vmm tap(int t) { return Vmm((kAvx512 ? 16 : 4) + t); }
+  Vmm weight(int t) { return Vmm((kAvx512 ? 18 : 6) + t); }
+  Vmm padReg() { return Vmm(kAvx512 ? 28 : 6); }
+  Vmm tailMask() { return Vmm(15); } // AVX2 masked tails
+
+  bool depthwise() const { return c.kind == WindowConfig::Depthwise; }
+  bool mapped() const { return c.kind == WindowConfig::Average && !c.uniformDivisor; }
+  int64_t taps() const { return c.kernelH * c.kernelW; }
+  bool weightsInRegisters() const { return depthwise() && taps() <= kWeightRegs; }
 
   float padValue() const {
     return c.kind == WindowConfig::Max ? -std::numeric_limits<float>::infinity() : 0.f;
   }
 
-  void windowPlane() {
-    int64_t wp = plane.cols;
+  /// Padded rows [0, rows) at r14 into their even/odd halves at rsi;
+  /// clobbers the taps and the accumulators.
+  void splitBlockRows(int64_t rows) {
+    int64_t vectors = split.half / kLanes;
+    Vmm evenIndex = acc(0, 0), oddIndex = acc(0, 1), hiReg = acc(0, 2);
+    if constexpr (kAvx512) {
+      std::vector<uint32_t> even(kLanes), odd(kLanes);
+      for (int i = 0; i < kLanes; ++i) {
+        even[i] = 2 * i;
+        odd[i] = 2 * i + 1;
+      }
+      vmovups(evenIndex, dataAddr(even));
+      vmovups(oddIndex, dataAddr(odd));
+    }
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v) {
+        int64_t from = (r * plane.cols + 2 * v * kLanes) * 4;
+        Address lo = ptr[r14 + from], hi = ptr[r14 + from + kVecBytes];
+        if constexpr (kAvx512) {
+          vmovups(tap(0), lo);
+          vmovups(hiReg, hi);
+          vmovaps(tap(1), tap(0));
+          vpermt2ps(tap(0), evenIndex, hiReg);
+          vpermt2ps(tap(1), oddIndex, hiReg);
+        } else {
+          vmovups(hiReg, lo);
+          vshufps(tap(0), hiReg, hi, 0x88); // a0 a2 b0 b2 | a4 a6 b4 b6
+          vshufps(tap(1), hiReg, hi, 0xdd); // a1 a3 b1 b3 | a5 a7 b5 b7
+          vpermpd(tap(0), tap(0), 0xd8);
+          vpermpd(tap(1), tap(1), 0xd8);
+        }
+        int64_t to = (r * 2 * split.half + v * kLanes) * 4;
+        vmovups(ptr[rsi + to], tap(0));
+        vmovups(ptr[rsi + to + split.half * 4], tap(1));
+      }
+  }
+
+  /// Where tap column kw of input row r (relative to the block's first
+  /// input row at r14) lies for output vector `chunk`.
+  Address tapAddress(int64_t r, int64_t kw, int64_t chunk) {
+    int64_t column = kw * c.dilationW;
+    if (c.strideW == 1)
+      return ptr[r14 + (r * plane.cols + column) * 4 + chunk * kVecBytes];
+    int64_t inRow = (column & 1) * split.half + (column >> 1);
+    return ptr[rsi + (r * 2 * split.half + inRow) * 4 + chunk * kVecBytes];
+  }
+
+  /// acc (op)= the tap `t` (filter index) read from `src`.
+  void accumulate(const Vmm &a, const Operand &src, int64_t t) {
+    switch (c.kind) {
+    case WindowConfig::Max:
+      vmaxps(a, a, src);
+      break;
+    case WindowConfig::Average:
+      vaddps(a, a, src);
+      break;
+    default:
+      if (weightsInRegisters()) {
+        vfmadd231ps(a, weight(static_cast<int>(t)), src);
+      } else if constexpr (kAvx512) {
+        // src is a register here (see rowBlock).
+        vfmadd231ps(a, static_cast<const Vmm &>(src), ptr_b[r11 + t * 4]);
+      } else {
+        vbroadcastss(weight(0), ptr[r11 + t * 4]);
+        vfmadd231ps(a, weight(0), src);
+      }
+      break;
+    }
+  }
+
+  /// Output rows [0, rows) at r15 from the input rows at r14.
+  void rowBlock(int rows) {
     int64_t chunks = chunksOf(c, kLanes);
     int tail = c.outW % kLanes;
-    bool depthwise = c.kind == WindowConfig::Depthwise;
-    bool mapped = c.kind == WindowConfig::Average && !c.uniformDivisor;
+    int64_t inRows = (rows - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
+    int64_t rowBytes = c.outW * 4;
     if (c.strideW == 2)
-      setEvenIndex(evenIndex());
+      splitBlockRows(inRows);
+    for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
+      int n = static_cast<int>(std::min<int64_t>(kGroup, chunks - g0));
+      if (weightsInRegisters())
+        for (int64_t t = 0; t < taps(); ++t)
+          vbroadcastss(weight(static_cast<int>(t)), ptr[r11 + t * 4]);
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < n; ++j) {
+          if (c.kind == WindowConfig::Max)
+            vmovaps(acc(i, j), padReg());
+          else if (depthwise() && c.bias)
+            vbroadcastss(acc(i, j), ptr[r12]);
+          else
+            vxorps(acc(i, j), acc(i, j), acc(i, j));
+        }
+      for (int64_t r = 0; r < inRows; ++r) {
+        // The (output row, filter row) pairs that read input row r.
+        std::vector<std::pair<int, int64_t>> uses;
+        for (int i = 0; i < rows; ++i) {
+          int64_t d = r - i * c.strideH;
+          if (d >= 0 && d % c.dilationH == 0 && d / c.dilationH < c.kernelH)
+            uses.push_back({i, d / c.dilationH});
+        }
+        if (uses.empty())
+          continue;
+        for (int64_t kw = 0; kw < c.kernelW; ++kw)
+          for (int j = 0; j < n; ++j) {
+            Address a = tapAddress(r, kw, g0 + j);
+            // One use reads memory directly (unless the filter is a memory
+            // broadcast, which needs the tap in a register).
+            bool direct = uses.size() == 1 && (!depthwise() || weightsInRegisters() || !kAvx512);
+            if (!direct)
+              vmovups(tap(j & 1), a);
+            for (auto [i, kh] : uses) {
+              if (direct)
+                accumulate(acc(i, j), a, kh * c.kernelW + kw);
+              else
+                accumulate(acc(i, j), tap(j & 1), kh * c.kernelW + kw);
+            }
+          }
+      }
+      // Epilogue and store.
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < n; ++j) {
+          int64_t chunk = g0 + j;
+          bool isTail = tail && chunk == chunks - 1;
+          int64_t outDisp = i * rowBytes + chunk * kVecBytes;
+          Vmm y = acc(i, j);
+          if (c.kind == WindowConfig::Average) {
+            if (mapped())
+              vmulps(y, y, ptr[r11 + (i * chunks + chunk) * kVecBytes]);
+            else
+              vmulps(y, y, constAddr(c.reciprocal));
+          }
+          if (depthwise() && c.residual) {
+            if (!isTail) {
+              vaddps(y, y, ptr[rbp + outDisp]);
+            } else {
+              loadMasked(tap(0), ptr[rbp + outDisp], tailMask());
+              vaddps(y, y, tap(0));
+            }
+          }
+          // The filter is no longer needed: its registers are the temporaries.
+          if (depthwise())
+            emitActivation(y, c.activation, weight(0), weight(1), weight(2), weight(3));
+          if (isTail)
+            storeMasked(ptr[r15 + outDisp], y, tailMask());
+          else
+            vmovups(ptr[r15 + outDisp], y);
+        }
+    }
+  }
+
+  void windowPlane() {
+    int tail = c.outW % kLanes;
     if (tail)
       setTailMask(tail, tailMask());
-    if (depthwise) {
+    if (depthwise()) {
       // r11 = this channel's filter, r12 = its bias: channel = plane % C.
       push(rax);
       mov(rax, r10);
@@ -171,7 +359,7 @@ private:
       div(rcx);
       pop(rax);
       mov(r11, ptr[rdi + 24]);
-      imul(rcx, rdx, c.kernelH * c.kernelW * 4);
+      imul(rcx, rdx, taps() * 4);
       add(r11, rcx);
       if (c.bias) {
         mov(r12, ptr[rdi + 32]);
@@ -184,127 +372,69 @@ private:
         add(rbp, rcx); // residual plane at y's offset
       }
     }
-    if (mapped)
+    if (mapped())
       mov(r11, ptr[rdi + 24]);
     mov(r14, r8);
+    if (c.strideW == 2)
+      lea(rsi, ptr[r8 + split.offset * 4]);
     mov(r15, rbx);
-    mov(r13, c.outH);
-    Label rowLoop;
-    L(rowLoop);
-    for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
-      int n = static_cast<int>(std::min<int64_t>(kGroup, chunks - g0));
-      // Accumulators.
-      for (int j = 0; j < n; ++j) {
-        if (c.kind == WindowConfig::Max)
-          vmovaps(acc(j), padReg());
-        else if (depthwise && c.bias)
-          vbroadcastss(acc(j), ptr[r12]);
-        else
-          vxorps(acc(j), acc(j), acc(j));
-      }
-      for (int64_t kh = 0; kh < c.kernelH; ++kh)
-        for (int64_t kw = 0; kw < c.kernelW; ++kw) {
-          int64_t tapDisp = (kh * c.dilationH * wp + kw * c.dilationW) * 4;
-          if (depthwise)
-            vbroadcastss(weightReg(), ptr[r11 + (kh * c.kernelW + kw) * 4]);
-          for (int j = 0; j < n; ++j) {
-            int64_t disp = tapDisp + (g0 + j) * kLanes * c.strideW * 4;
-            // Stride 1 reads the tap straight from memory.
-            bool direct = c.strideW == 1;
-            if (!direct)
-              loadStride2(val(j), r14 + disp, evenIndex());
-            switch (c.kind) {
-            case WindowConfig::Max:
-              if (direct)
-                vmaxps(acc(j), acc(j), ptr[r14 + disp]);
-              else
-                vmaxps(acc(j), acc(j), val(j));
-              break;
-            case WindowConfig::Average:
-              if (direct)
-                vaddps(acc(j), acc(j), ptr[r14 + disp]);
-              else
-                vaddps(acc(j), acc(j), val(j));
-              break;
-            default:
-              if (direct)
-                vfmadd231ps(acc(j), weightReg(), ptr[r14 + disp]);
-              else
-                vfmadd231ps(acc(j), weightReg(), val(j));
-              break;
-            }
-          }
-        }
-      // Epilogue and store.
-      for (int j = 0; j < n; ++j) {
-        int64_t chunk = g0 + j;
-        bool isTail = tail && chunk == chunks - 1;
-        int64_t outDisp = chunk * kVecBytes;
-        if (c.kind == WindowConfig::Average) {
-          if (mapped)
-            vmulps(acc(j), acc(j), ptr[r11 + outDisp]);
-          else
-            vmulps(acc(j), acc(j), constAddr(c.reciprocal));
-        }
-        if (depthwise && c.residual) {
-          if (!isTail) {
-            vaddps(acc(j), acc(j), ptr[rbp + outDisp]);
-          } else {
-            loadMasked(val(j), ptr[rbp + outDisp], tailMask());
-            vaddps(acc(j), acc(j), val(j));
-          }
-        }
-        if (depthwise)
-          emitActivation(acc(j), c.activation, temp(0), temp(1), temp(2), temp(3));
-        if (isTail)
-          storeMasked(ptr[r15 + outDisp], acc(j), tailMask());
-        else
-          vmovups(ptr[r15 + outDisp], acc(j));
-      }
+    int64_t inRowBytes = plane.cols * 4;
+    auto advance = [&](int rows) {
+      add(r14, rows * c.strideH * inRowBytes);
+      add(r15, rows * c.outW * 4);
+      if (depthwise() && c.residual)
+        add(rbp, rows * c.outW * 4);
+      if (mapped())
+        add(r11, rows * chunksOf(c, kLanes) * kVecBytes);
+    };
+    if (int64_t blocks = c.outH / kRows) {
+      mov(r13, blocks);
+      Label blockLoop;
+      L(blockLoop);
+      rowBlock(kRows);
+      advance(kRows);
+      dec(r13);
+      jnz(blockLoop, T_NEAR);
     }
-    add(r14, c.strideH * wp * 4);
-    add(r15, c.outW * 4);
-    if (depthwise && c.residual)
-      add(rbp, c.outW * 4);
-    if (mapped)
-      add(r11, chunks * kVecBytes);
-    dec(r13);
-    jnz(rowLoop, T_NEAR);
+    if (int rest = static_cast<int>(c.outH % kRows))
+      rowBlock(rest);
   }
 
   /// y[plane] = mean of the plane's H*W floats.
   void globalAverage() {
     int64_t n = c.height * c.width;
     int64_t full = n / kLanes, tail = n % kLanes;
+    constexpr int sums = 4;
+    auto sum = [](int j) { return Vmm(j); };
     if (tail)
       setTailMask(static_cast<int>(tail), tailMask());
     Label planeLoop;
     L(planeLoop);
-    for (int j = 0; j < kGroup; ++j)
-      vxorps(acc(j), acc(j), acc(j));
+    for (int j = 0; j < sums; ++j)
+      vxorps(sum(j), sum(j), sum(j));
     mov(rcx, rax);
-    if (full >= kGroup) {
+    if (full >= sums) {
       Label loop;
-      mov(r13, full / kGroup);
+      mov(r13, full / sums);
       L(loop);
-      for (int j = 0; j < kGroup; ++j)
-        vaddps(acc(j), acc(j), ptr[rcx + j * kVecBytes]);
-      add(rcx, kGroup * kVecBytes);
+      for (int j = 0; j < sums; ++j)
+        vaddps(sum(j), sum(j), ptr[rcx + j * kVecBytes]);
+      add(rcx, sums * kVecBytes);
       dec(r13);
       jnz(loop, T_NEAR);
     }
-    for (int64_t j = 0; j < full % kGroup; ++j)
-      vaddps(acc(j), acc(j), ptr[rcx + j * kVecBytes]);
+    for (int64_t j = 0; j < full % sums; ++j)
+      vaddps(sum(j), sum(j), ptr[rcx + j * kVecBytes]);
     if (tail) {
-      loadMasked(val(0), ptr[rcx + (full % kGroup) * kVecBytes], tailMask());
-      vaddps(acc(0), acc(0), val(0));
+      loadMasked(tap(0), ptr[rcx + (full % sums) * kVecBytes], tailMask());
+      vaddps(sum(0), sum(0), tap(0));
     }
-    vaddps(acc(0), acc(0), acc(1));
-    vaddps(acc(2), acc(2), acc(3));
-    vaddps(acc(0), acc(0), acc(2));
-    emitHorizontal(acc(0), val(1), Reduction::Add);
-    vmulss(Xmm(acc(0).getIdx()), Xmm(acc(0).getIdx()), constScalar(1.f / n));
-    vmovss(ptr[rbx], Xmm(acc(0).getIdx()));
+    vaddps(sum(0), sum(0), sum(1));
+    vaddps(sum(2), sum(2), sum(3));
+    vaddps(sum(0), sum(0), sum(2));
+    emitHorizontal(sum(0), tap(1), Reduction::Add);
+    vmulss(Xmm(0), Xmm(0), constScalar(1.f / n));
+    vmovss(ptr[rbx], Xmm(0));
     add(rax, n * 4);
     add(rbx, 4);
     dec(r9);
