@@ -21,31 +21,37 @@ PaddedPlane paddedPlane(const WindowConfig &c, Isa isa) {
 /// Output rows computed together (see WindowGenerator::kRows).
 int64_t rowsPerBlock(Isa isa) { return isa == Isa::Avx512 ? 4 : 2; }
 
-/// Stride 2 in W: the padded rows a block of output rows reads are split
-/// into their even and odd columns (`half` floats each, even first) in a
-/// small buffer that stays in L1, so that every tap of an output vector is
-/// one plain load instead of a two-vector permute per tap. (Splitting the
-/// whole plane at once measured 2x slower: its stores miss L1.)
+/// Stride 2 in W: the rows a block of output rows reads are split straight
+/// from the input into their even and odd padded columns (`half` floats
+/// each, even first; the padding written with them) in a small buffer that
+/// stays in L1, so that every tap of an output vector is one plain load.
+/// (A padded copy of the plane split per block measured 1.4x slower, a
+/// per-tap permute 1.2x.)
 struct SplitRows {
-  int64_t half = 0;   // floats per half row (a multiple of the vector width)
-  int64_t rows = 0;   // padded rows of one block
-  int64_t offset = 0; // floats from the padded plane to the split rows
+  int64_t half = 0;     // floats per half row (a multiple of the vector width)
+  int64_t rows = 0;     // rows of one block
+  int64_t pairs = 0;    // input vector pairs per row
+  int64_t evenAt = 0;   // half index of the first even input column
+  int64_t oddAt = 0;    // half index of the first odd input column
   int64_t taskFloats = 0;
 };
 SplitRows splitRows(const WindowConfig &c, Isa isa) {
   int64_t lanes = lanesOf(isa);
-  PaddedPlane p = paddedPlane(c, isa);
   SplitRows s;
-  s.taskFloats = p.floats;
-  if (c.strideW != 2)
+  if (c.strideW != 2) {
+    s.taskFloats = paddedPlane(c, isa).floats;
     return s;
-  s.half = (chunksOf(c, lanes) * lanes + (c.kernelW - 1) * c.dilationW / 2 + lanes - 1) / lanes *
-           lanes;
+  }
+  // Input column x is padded column x + padLeft: half (x + padLeft) & 1,
+  // index (x + padLeft) >> 1.
+  s.evenAt = c.padLeft >> 1;
+  s.oddAt = (c.padLeft + 1) >> 1;
+  s.pairs = (c.width + 2 * lanes - 1) / (2 * lanes);
+  int64_t read = chunksOf(c, lanes) * lanes + (c.kernelW - 1) * c.dilationW / 2;
+  int64_t written = std::max(s.evenAt, s.oddAt) + s.pairs * lanes;
+  s.half = (std::max(read, written) + lanes - 1) / lanes * lanes;
   s.rows = (rowsPerBlock(isa) - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
-  // Splitting the last row reads 2 * half floats from its start: slack
-  // after the padded plane (never read by a valid output).
-  s.offset = p.floats + 2 * s.half;
-  s.taskFloats = s.offset + s.rows * 2 * s.half;
+  s.taskFloats = s.rows * 2 * s.half;
   return s;
 }
 } // namespace
@@ -156,12 +162,13 @@ public:
       mov(r8, ptr[rdi + 16]);
       imul(rdx, rsi, split.taskFloats * 4);
       add(r8, rdx); // this task's padded plane
-      // The padding (-inf for max, else 0) is written once per task.
+      // The padding (-inf for max, else 0) of the padded plane is written
+      // once per task; split rows write theirs with the data.
       loadConstant(padReg(), padValue());
-      fillPlane(r8, plane.floats, padReg());
+      if (c.strideW != 2)
+        fillPlane(r8, plane.floats, padReg());
       Label planeLoop;
       L(planeLoop);
-      copyIntoPlane(plane, rax, r8, r13, tap(0), tailMask());
       windowPlane();
       add(rax, inPlane);
       add(rbx, outPlane);
@@ -196,11 +203,19 @@ private:
     return c.kind == WindowConfig::Max ? -std::numeric_limits<float>::infinity() : 0.f;
   }
 
-  /// Padded rows [0, rows) at r14 into their even/odd halves at rsi;
-  /// clobbers the taps and the accumulators.
-  void splitBlockRows(int64_t rows) {
-    int64_t vectors = split.half / kLanes;
-    Vmm evenIndex = acc(0, 0), oddIndex = acc(0, 1), hiReg = acc(0, 2);
+  /// Rows [valid.first, valid.second) of the block (input rows at rcx)
+  /// into their even/odd halves at r8, the other rows all padding; clobbers
+  /// the taps and the accumulators (and on AVX2 weight(7..8)).
+  void splitBlockRows(int64_t rows, std::pair<int64_t, int64_t> valid) {
+    int64_t half = split.half;
+    int64_t rest = c.width % (2 * kLanes); // columns of the last pair
+    Vmm evenIndex = acc(0, 0), oddIndex = acc(0, 1), hi = acc(0, 2);
+    Vmm loMask = weight(7), hiMask = weight(8); // AVX2
+    // Max pooling keeps -inf in padReg; the zero padding of the others
+    // (whose filter may have taken padReg on AVX2) is made here.
+    Vmm pad = c.kind == WindowConfig::Max ? padReg() : acc(1, 1);
+    if (c.kind != WindowConfig::Max)
+      vxorps(pad, pad, pad);
     if constexpr (kAvx512) {
       std::vector<uint32_t> even(kLanes), odd(kLanes);
       for (int i = 0; i < kLanes; ++i) {
@@ -209,28 +224,73 @@ private:
       }
       vmovups(evenIndex, dataAddr(even));
       vmovups(oddIndex, dataAddr(odd));
+    } else if (rest) {
+      std::vector<uint32_t> bits(2 * kLanes, 0);
+      for (int64_t i = 0; i < rest; ++i)
+        bits[i] = 0xffffffffu;
+      vmovups(loMask, dataAddr({bits.begin(), bits.begin() + kLanes}));
+      vmovups(hiMask, dataAddr({bits.begin() + kLanes, bits.end()}));
     }
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t v = 0; v < vectors; ++v) {
-        int64_t from = (r * plane.cols + 2 * v * kLanes) * 4;
-        Address lo = ptr[r14 + from], hi = ptr[r14 + from + kVecBytes];
-        if constexpr (kAvx512) {
-          vmovups(tap(0), lo);
-          vmovups(hiReg, hi);
-          vmovaps(tap(1), tap(0));
-          vpermt2ps(tap(0), evenIndex, hiReg);
-          vpermt2ps(tap(1), oddIndex, hiReg);
+    // Loads one input vector; in the last pair the lanes past the row are
+    // the padding.
+    auto load = [&](const Vmm &v, const Address &a, bool last, bool upper) {
+      int64_t lanes = !last ? kLanes : upper ? std::max<int64_t>(0, rest - kLanes)
+                                             : std::min<int64_t>(kLanes, rest);
+      if (lanes == kLanes) {
+        vmovups(v, a);
+      } else if (lanes == 0) {
+        vmovaps(v, pad);
+      } else if constexpr (kAvx512) {
+        if (c.kind == WindowConfig::Max) {
+          vmovaps(v, pad);
+          vmovups(v | (upper ? k3 : k2), a);
         } else {
-          vmovups(hiReg, lo);
-          vshufps(tap(0), hiReg, hi, 0x88); // a0 a2 b0 b2 | a4 a6 b4 b6
-          vshufps(tap(1), hiReg, hi, 0xdd); // a1 a3 b1 b3 | a5 a7 b5 b7
-          vpermpd(tap(0), tap(0), 0xd8);
+          vmovups(v | (upper ? k3 : k2) | T_z, a);
+        }
+      } else {
+        const Vmm &mask = upper ? hiMask : loMask;
+        vmaskmovps(v, mask, a);
+        if (c.kind == WindowConfig::Max)
+          vblendvps(v, pad, v, mask);
+      }
+    };
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t row = r * 2 * half;
+      if (r < valid.first || r >= valid.second) {
+        for (int64_t i = 0; i < 2 * half; i += kLanes)
+          vmovups(ptr[r8 + (row + i) * 4], pad);
+        continue;
+      }
+      // Each half: the padding after its columns (aligned vectors), before
+      // them, then the columns (overwriting padding they overlap).
+      for (int h = 0; h < 2; ++h) {
+        int64_t at = (h == (c.padLeft & 1) ? split.evenAt : split.oddAt);
+        for (int64_t i = (at + split.pairs * kLanes) / kLanes * kLanes; i < half; i += kLanes)
+          vmovups(ptr[r8 + (row + h * half + i) * 4], pad);
+        for (int64_t i = 0; i < at; i += kLanes)
+          vmovups(ptr[r8 + (row + h * half + i) * 4], pad);
+      }
+      for (int64_t v = 0; v < split.pairs; ++v) {
+        bool last = v == split.pairs - 1 && rest;
+        int64_t from = (r * c.width + 2 * v * kLanes) * 4;
+        load(tap(0), ptr[rcx + from], last, false);
+        load(hi, ptr[rcx + from + kVecBytes], last, true);
+        if constexpr (kAvx512) {
+          vmovaps(tap(1), tap(0));
+          vpermt2ps(tap(0), evenIndex, hi);
+          vpermt2ps(tap(1), oddIndex, hi);
+        } else {
+          vshufps(weight(6), tap(0), hi, 0x88); // a0 a2 b0 b2 | a4 a6 b4 b6
+          vshufps(tap(1), tap(0), hi, 0xdd);    // a1 a3 b1 b3 | a5 a7 b5 b7
+          vpermpd(tap(0), weight(6), 0xd8);
           vpermpd(tap(1), tap(1), 0xd8);
         }
-        int64_t to = (r * 2 * split.half + v * kLanes) * 4;
-        vmovups(ptr[rsi + to], tap(0));
-        vmovups(ptr[rsi + to + split.half * 4], tap(1));
+        // Even input columns are padded column parity padLeft & 1.
+        int64_t evenHalf = c.padLeft & 1, oddHalf = 1 - evenHalf;
+        vmovups(ptr[r8 + (row + evenHalf * half + split.evenAt + v * kLanes) * 4], tap(0));
+        vmovups(ptr[r8 + (row + oddHalf * half + split.oddAt + v * kLanes) * 4], tap(1));
       }
+    }
   }
 
   /// Where tap column kw of input row r (relative to the block's first
@@ -240,7 +300,7 @@ private:
     if (c.strideW == 1)
       return ptr[r14 + (r * plane.cols + column) * 4 + chunk * kVecBytes];
     int64_t inRow = (column & 1) * split.half + (column >> 1);
-    return ptr[rsi + (r * 2 * split.half + inRow) * 4 + chunk * kVecBytes];
+    return ptr[r8 + (r * 2 * split.half + inRow) * 4 + chunk * kVecBytes];
   }
 
   /// acc (op)= the tap `t` (filter index) read from `src`.
@@ -266,14 +326,15 @@ private:
     }
   }
 
-  /// Output rows [0, rows) at r15 from the input rows at r14.
-  void rowBlock(int rows) {
+  /// Output rows [0, rows) at r15 from the padded rows at r14 (stride 1)
+  /// or the input rows at rcx (stride 2).
+  void rowBlock(int rows, std::pair<int64_t, int64_t> validRows) {
     int64_t chunks = chunksOf(c, kLanes);
     int tail = c.outW % kLanes;
     int64_t inRows = (rows - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
     int64_t rowBytes = c.outW * 4;
     if (c.strideW == 2)
-      splitBlockRows(inRows);
+      splitBlockRows(inRows, validRows);
     for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
       int n = static_cast<int>(std::min<int64_t>(kGroup, chunks - g0));
       if (weightsInRegisters())
@@ -346,10 +407,91 @@ private:
     }
   }
 
+  /// Input row copies scheduled with the blocks: a block first copies the
+  /// source rows it is the first to read, so that they are still in L1 when
+  /// it reads them (copying the whole plane first measured 1.3-2x slower:
+  /// the plane does not fit L1 and was read back from L2).
+  struct Block {
+    int rows;              // output rows
+    int64_t copyRows = 0;  // stride 1: source rows copied before it
+    int64_t copyTo = 0;    // their first padded row, relative to the block's
+    std::pair<int64_t, int64_t> valid; // stride 2: its rows inside the input
+    bool operator==(const Block &o) const {
+      return rows == o.rows && copyRows == o.copyRows && copyTo == o.copyTo &&
+             valid == o.valid;
+    }
+  };
+  std::vector<Block> blockSchedule() const {
+    std::vector<Block> blocks;
+    int64_t copied = 0; // source rows [0, copied) are in the padded plane
+    for (int64_t first = 0; first < c.outH; first += kRows) {
+      Block b;
+      b.rows = static_cast<int>(std::min<int64_t>(kRows, c.outH - first));
+      int64_t base = first * c.strideH; // the block's first padded row
+      int64_t end = base + (b.rows - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
+      if (c.strideW == 2) {
+        int64_t first = base - c.padTop; // input row of the block's row 0
+        b.valid = {std::clamp<int64_t>(-first, 0, end - base),
+                   std::clamp<int64_t>(c.height - first, 0, end - base)};
+      } else {
+        int64_t need = std::clamp<int64_t>(end - c.padTop, copied, c.height);
+        b.copyRows = need - copied;
+        b.copyTo = copied + c.padTop - base;
+        copied = need;
+      }
+      blocks.push_back(b);
+    }
+    return blocks;
+  }
+
+  /// `b.copyRows` source rows at rcx into their padded rows (r14-relative);
+  /// advances rcx.
+  void copyBlockRows(const Block &b) {
+    int64_t full = c.width / kLanes, tail = c.width % kLanes;
+    Vmm copyMask = weight(8); // AVX2; free until the filter is loaded
+    if (tail && !kAvx512) {
+      std::vector<uint32_t> bits(kLanes, 0);
+      for (int64_t i = 0; i < tail; ++i)
+        bits[i] = 0xffffffffu;
+      vmovups(copyMask, dataAddr(bits));
+    }
+    for (int64_t r = 0; r < b.copyRows; ++r) {
+      int64_t from = r * c.width * 4;
+      int64_t to = ((b.copyTo + r) * plane.cols + c.padLeft) * 4;
+      for (int64_t v = 0; v < full; ++v) {
+        vmovups(tap(r & 1), ptr[rcx + from + v * kVecBytes]);
+        vmovups(ptr[r14 + to + v * kVecBytes], tap(r & 1));
+      }
+      if (tail) {
+        if constexpr (kAvx512) {
+          vmovups(tap(0) | k2 | T_z, ptr[rcx + from + full * kVecBytes]);
+          vmovups(ptr[r14 + to + full * kVecBytes] | k2, tap(0));
+        } else {
+          vmaskmovps(tap(0), copyMask, ptr[rcx + from + full * kVecBytes]);
+          vmaskmovps(ptr[r14 + to + full * kVecBytes], copyMask, tap(0));
+        }
+      }
+    }
+    if (b.copyRows)
+      add(rcx, b.copyRows * c.width * 4);
+  }
+
   void windowPlane() {
     int tail = c.outW % kLanes;
     if (tail)
       setTailMask(tail, tailMask());
+    if (kAvx512 && c.strideW == 1 && c.width % kLanes) {
+      mov(edx, (1u << (c.width % kLanes)) - 1);
+      kmovw(k2, edx);
+    }
+    if (kAvx512 && c.strideW == 2 && c.width % (2 * kLanes)) {
+      // Lanes of the last input vector pair: k2 the lower, k3 the upper.
+      int64_t rest = c.width % (2 * kLanes);
+      mov(edx, (1u << std::min<int64_t>(kLanes, rest)) - 1);
+      kmovw(k2, edx);
+      mov(edx, (1u << std::max<int64_t>(0, rest - kLanes)) - 1);
+      kmovw(k3, edx);
+    }
     if (depthwise()) {
       // r11 = this channel's filter, r12 = its bias: channel = plane % C.
       push(rax);
@@ -375,29 +517,56 @@ private:
     if (mapped())
       mov(r11, ptr[rdi + 24]);
     mov(r14, r8);
-    if (c.strideW == 2)
-      lea(rsi, ptr[r8 + split.offset * 4]);
     mov(r15, rbx);
+    if (c.strideW == 2)
+      lea(rcx, ptr[rax - c.padTop * c.width * 4]);
+    else
+      mov(rcx, rax);
     int64_t inRowBytes = plane.cols * 4;
     auto advance = [&](int rows) {
-      add(r14, rows * c.strideH * inRowBytes);
+      if (c.strideW == 2)
+        add(rcx, rows * c.strideH * c.width * 4);
+      else
+        add(r14, rows * c.strideH * inRowBytes);
       add(r15, rows * c.outW * 4);
       if (depthwise() && c.residual)
         add(rbp, rows * c.outW * 4);
       if (mapped())
         add(r11, rows * chunksOf(c, kLanes) * kVecBytes);
     };
-    if (int64_t blocks = c.outH / kRows) {
-      mov(r13, blocks);
+    // The longest run of identical blocks is a loop; the others (where the
+    // padding or the last rows change the copies) are emitted one by one.
+    std::vector<Block> blocks = blockSchedule();
+    size_t runBegin = 0, runEnd = 0;
+    for (size_t i = 0; i < blocks.size();) {
+      size_t j = i;
+      while (j < blocks.size() && blocks[j] == blocks[i])
+        ++j;
+      if (j - i > runEnd - runBegin) {
+        runBegin = i;
+        runEnd = j;
+      }
+      i = j;
+    }
+    auto emitBlock = [&](const Block &b) {
+      copyBlockRows(b);
+      rowBlock(b.rows, b.valid);
+      advance(b.rows);
+    };
+    for (size_t i = 0; i < runBegin; ++i)
+      emitBlock(blocks[i]);
+    if (runEnd - runBegin >= 2) {
+      mov(r13, runEnd - runBegin);
       Label blockLoop;
       L(blockLoop);
-      rowBlock(kRows);
-      advance(kRows);
+      emitBlock(blocks[runBegin]);
       dec(r13);
       jnz(blockLoop, T_NEAR);
+    } else if (runEnd > runBegin) {
+      emitBlock(blocks[runBegin]);
     }
-    if (int rest = static_cast<int>(c.outH % kRows))
-      rowBlock(rest);
+    for (size_t i = runEnd; i < blocks.size(); ++i)
+      emitBlock(blocks[i]);
   }
 
   /// y[plane] = mean of the plane's H*W floats.
