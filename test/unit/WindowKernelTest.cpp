@@ -124,7 +124,9 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
   std::unique_ptr<JitKernel> gen = WindowKernel::generate(c, isa);
   ASSERT_TRUE(gen);
   std::vector<float> y(outCount, -777.f);
-  std::vector<char> scratch(WindowKernel::scratchBytes(c, isa) + 64);
+  // Scratch starts as large floats (in a library it holds other steps'
+  // data): a kernel that reads scratch it did not write fails.
+  std::vector<char> scratch(WindowKernel::scratchBytes(c, isa) + 64, char(0x7f));
   const void *args[] = {x.raw(), y.data(), scratch.data(),
                         k.kind == WindowConfig::Depthwise ? w.raw() : (const void *)map.data(),
                         b.raw(), residual.raw()};
