@@ -2,11 +2,13 @@
 //
 // Sliding-window ops on NCHW f32 planes: MaxPool, AveragePool, depthwise
 // convolution (one filter per channel, + bias, + residual, + activation) and
-// GlobalAveragePool. Each task takes a block of planes. A window kernel
-// first copies the plane into its scratch with the padding materialized
-// (-inf for max, 0 otherwise), so the inner loops have no border cases: a
-// vector of output columns reads each tap as one vector (stride 1) or two
-// deinterleaved (stride 2).
+// GlobalAveragePool. Each task takes a block of planes. The inner loops read
+// the input through scratch rows with the padding materialized (-inf for
+// max, 0 otherwise), so that every tap of a vector of output columns is one
+// plain load: stride 1 copies input rows into a padded plane block by block
+// of output rows (just before the block reads them); stride 2 splits each
+// block's rows straight from the input into their even and odd padded
+// columns. A block's output rows share every input vector they read.
 //
 // Task arguments: [0] x, [1] y, [2] scratch, [3] per-channel filters
 // [C][kh*kw] (depthwise) or the reciprocal divisors [outH][outW rounded up to
