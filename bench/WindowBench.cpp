@@ -1,8 +1,9 @@
 //===- WindowBench.cpp - GFLOP/s of nunc's depthwise conv / pooling kernels ===//
 //
-//   nunc-bench-window depthwise|max|average C H W kernel stride pad [...]
+//   nunc-bench-window [avx2] depthwise|max|average C H W kernel stride pad [...]
 // prints "kind C H W kernel stride pad GFLOP/s GB/s" per shape: median of
-// many runs of all tasks of one image on one thread, with a bias and a
+// many runs of all tasks of one image on one thread (AVX-512 kernels, or
+// the AVX2 ones with `avx2` first), with a bias and a
 // clip(0, 6) epilogue for depthwise (as in MobileNet). FLOPs count 2 per
 // tap of a depthwise conv and 1 per tap of a pool; GB/s counts one read of
 // the input and one write of the output.
@@ -22,6 +23,12 @@ using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
 int main(int argc, char **argv) {
+  Isa isa = Isa::Avx512;
+  if (argc > 1 && std::string(argv[1]) == "avx2") {
+    isa = Isa::Avx2;
+    --argc;
+    ++argv;
+  }
   if (argc < 8 || (argc - 2) % 6 != 0) {
     std::fprintf(stderr,
                  "usage: %s depthwise|max|average C H W kernel stride pad [C H W kernel stride "
@@ -55,8 +62,8 @@ int main(int argc, char **argv) {
     }
     std::vector<float> map;
     if (k == WindowConfig::Average)
-      map = WindowKernel::prepareDivisors(c, Isa::Avx512);
-    auto kernel = WindowKernel::generate(c, Isa::Avx512);
+      map = WindowKernel::prepareDivisors(c, isa);
+    auto kernel = WindowKernel::generate(c, isa);
     if (!kernel) {
       std::fprintf(stderr, "shape not supported\n");
       return 1;
@@ -67,7 +74,7 @@ int main(int argc, char **argv) {
       x[i] = static_cast<float>((i * 7919) % 97) / 97.f - 0.5f;
     for (size_t i = 0; i < w.size(); ++i)
       w[i] = static_cast<float>((i * 31) % 13) / 13.f - 0.5f;
-    std::vector<char> scratch(WindowKernel::scratchBytes(c, Isa::Avx512) + 64);
+    std::vector<char> scratch(WindowKernel::scratchBytes(c, isa) + 64);
     const void *args[] = {x.data(), y.data(), scratch.data(),
                           k == WindowConfig::Depthwise ? (const void *)w.data()
                                                        : (const void *)map.data(),
