@@ -208,6 +208,101 @@ void check(const Conv &p, std::mt19937 &rng) {
         }
 }
 
+/// The channel-block quantizer's bytes against x / scale with division
+/// (round half to even, + zero point, saturated to [0, 255]).
+void checkQuantizer(const std::vector<float> &x, int64_t channels, int64_t plane, bool fixed,
+                    float fixedScale, int32_t fixedZp) {
+  const int64_t batch = static_cast<int64_t>(x.size()) / (channels * plane);
+  const int64_t groups = (channels + 3) / 4;
+  QuantizeRowsConfig qc;
+  qc.rows = batch * channels;
+  qc.k = plane;
+  qc.channels = channels;
+  qc.fixed = fixed;
+  qc.scale = fixedScale;
+  qc.zeroPoint = fixedZp;
+  std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
+  ASSERT_TRUE(quantizer);
+  std::vector<uint8_t> blocks(batch * groups * plane * 4, 0xcd);
+  uint32_t params[2] = {0, 0};
+  const void *args[] = {x.data(), blocks.data(), params};
+  for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(qc); ++t)
+    ASSERT_EQ(quantizer->function()(args, t), 0);
+  float scale = fixedScale;
+  int32_t zp = fixedZp;
+  if (!fixed) {
+    float lo = 0.f, hi = 0.f;
+    for (float v : x) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    scale = (hi - lo) / 255.f;
+    if (scale == 0.f)
+      scale = 1.f;
+    zp = static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)));
+  }
+  int32_t gotZp;
+  float gotScale;
+  std::memcpy(&gotZp, &params[0], 4);
+  std::memcpy(&gotScale, &params[1], 4);
+  ASSERT_EQ(gotScale, scale);
+  ASSERT_EQ(gotZp, zp);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t ch = 0; ch < channels; ++ch)
+      for (int64_t i = 0; i < plane; ++i) {
+        float v = x[(n * channels + ch) * plane + i];
+        float q = std::nearbyint(v / scale) + static_cast<float>(zp);
+        int want = q <= 0.f ? 0 : q >= 255.f ? 255 : static_cast<int>(q);
+        ASSERT_EQ(blocks[((n * groups + ch / 4) * plane + i) * 4 + ch % 4], want)
+            << "x " << v << " scale " << scale << " zp " << zp << " (image " << n
+            << ", channel " << ch << ", at " << i << ")";
+      }
+}
+
+TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
+  if (!hostRuns())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(62);
+  for (auto [channels, plane] :
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 17}, {4, 129}, {7, 40}}) {
+    SCOPED_TRACE("C " + std::to_string(channels) + " plane " + std::to_string(plane));
+    std::vector<float> x(2 * channels * plane);
+    // Dynamic: quotients on and next to the rounding ties of the scale the
+    // data gives (its range is fixed by two entries).
+    for (float range : {5.f, 3.7e-3f, 1.9e30f}) {
+      SCOPED_TRACE("range " + std::to_string(range));
+      float scale = (range - (-range * 0.4f)) / 255.f;
+      std::uniform_int_distribution<int> step(-100, 150);
+      for (float &v : x) {
+        float tie = (static_cast<float>(step(rng)) + 0.5f) * scale;
+        int side = static_cast<int>(rng() % 3);
+        v = side == 0 ? tie : std::nextafter(tie, side == 1 ? 1e38f : -1e38f);
+        v = std::clamp(v, -range * 0.4f, range);
+      }
+      x[0] = range;
+      x[1] = -range * 0.4f;
+      checkQuantizer(x, channels, plane, false, 1.f, 0);
+    }
+    // Dynamic, a range so small that the scale is subnormal (the division
+    // path), and all zeros (scale 1).
+    std::uniform_real_distribution<float> tiny(-1e-38f, 2e-38f);
+    for (float &v : x)
+      v = tiny(rng);
+    checkQuantizer(x, channels, plane, false, 1.f, 0);
+    std::fill(x.begin(), x.end(), 0.f);
+    checkQuantizer(x, channels, plane, false, 1.f, 0);
+    // Static: inputs far outside the calibrated range saturate (quotients
+    // past 2^31 once converted to INT_MIN, so 0, even for large positive x).
+    const float outliers[] = {1e30f, -1e30f, 3e38f, -3e38f, INFINITY, -INFINITY, 5e9f, -5e9f};
+    std::uniform_real_distribution<float> normal(-3.f, 4.f);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = i % 3 == 0 ? outliers[(i / 3) % 8] : normal(rng);
+    checkQuantizer(x, channels, plane, true, 0.021f, 93);
+    // Static with a scale outside the reciprocal path's range.
+    checkQuantizer(x, channels, plane, true, 0x1p-110f, 7);
+  }
+}
+
 TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
   if (!hostRuns())
     GTEST_SKIP() << "the host lacks AVX-512 VNNI";
