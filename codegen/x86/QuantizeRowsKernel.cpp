@@ -26,6 +26,8 @@ public:
     full = c.k / kLanes;
     tail = static_cast<int>(c.k % kLanes);
     prologue();
+    loadConstant(t300, 300.f);
+    loadConstant(t300n, -300.f);
     if (c.channels) {
       generateBlocks();
       return;
@@ -113,8 +115,6 @@ private:
       }
     }
     mov(rcx, ptr[rdi + 16]); // the (zero point, scale) pair
-    loadConstant(t300, 300.f);
-    loadConstant(t300n, -300.f);
     if (c.fixed) {
       mov(r8d, c.zeroPoint);
       broadcastParameters();
@@ -208,6 +208,15 @@ private:
     jnz(imageLoop, T_NEAR);
   }
 
+  /// x (a quotient) clamped to [-300, 300], where u8 results saturate
+  /// anyway: the conversion would turn any above 2^31 into INT_MIN, and so
+  /// 0, not 255 (static scales and inputs far past their calibration).
+  /// NaN stays NaN (vmaxps/vminps return the second operand then).
+  void saturateQuotient() {
+    vmaxps(x, t300n, x);
+    vminps(x, t300, x);
+  }
+
   /// x / scale without vdivps (several times an FMA's cost per vector, and
   /// ~7 % of MobileNet's int8 run): q = x * r with r = fl(1 / scale), then
   /// q + r * (x - q * scale) with FMAs, the correctly rounded quotient
@@ -254,11 +263,8 @@ private:
             vfmadd231ps(t, x, recip);
             vcvtps2dq(x, t);
           } else {
-            // Saturate quotients past +-300 before the conversion, which
-            // would turn any above 2^31 into INT_MIN (and so 0, not 255).
             vdivps(x, x, scale);
-            vmaxps(x, t300n, x);
-            vminps(x, t300, x);
+            saturateQuotient();
             vcvtps2dq(x, x);
           }
           vpaddd(x, x, zp);
@@ -296,7 +302,7 @@ private:
   int tail = 0;
   Vmm mx = Vmm(0), mn = Vmm(1), x = Vmm(2), t = Vmm(3), scale = Vmm(4), zp = Vmm(5),
       zero = Vmm(6), top = Vmm(7), mask = Vmm(8); // mask: AVX2 tails
-  // The channel-block form: 1 / scale, +-fl(300 scale); +-300.
+  // 1 / scale and +-fl(300 scale) (channel blocks); +-300.
   Vmm recip = Vmm(10), hi = Vmm(11), lo = Vmm(12), t300 = Vmm(13), t300n = Vmm(14);
 
   /// The row's x[i * kLanes ...] into x; masked-off tail lanes read as 0.
@@ -382,6 +388,7 @@ private:
     for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
       loadChunk(i);
       vdivps(x, x, scale);
+      saturateQuotient();
       vcvtps2dq(x, x);
       vpaddd(x, x, zp);
       vpmaxsd(x, x, zero);

@@ -430,6 +430,10 @@ TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {
       std::uniform_real_distribution<float> dist(-6.f, 9.f); // beyond the range: saturates
       for (float &v : x)
         v = dist(rng);
+      // Far beyond it: quotients past 2^31 saturate too (once 0 for +x).
+      const float outliers[] = {1e30f, -1e30f, 3e38f, -3e38f, INFINITY, -INFINITY, 1e10f};
+      for (size_t i = 0; i < x.size(); i += 5)
+        x[i] = outliers[(i / 5) % 7];
       std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
       ASSERT_TRUE(kernel);
       std::vector<uint8_t> q(rows * c.lda);
