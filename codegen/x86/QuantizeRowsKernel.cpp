@@ -29,6 +29,15 @@ public:
     loadConstant(t300, 300.f);
     loadConstant(t300n, -300.f);
     if (c.channels) {
+      if constexpr (kAvx512) {
+        // vpshufb within each 128-bit lane: byte 4 p + ch = byte 4 ch + p.
+        std::vector<uint32_t> order(kLanes);
+        for (int i = 0; i < kLanes; ++i) {
+          int p = i % 4; // dword within the lane = position
+          order[i] = p | (4 + p) << 8 | (8 + p) << 16 | (12 + p) << 24;
+        }
+        vmovdqu32(interleave, dataAddr(order));
+      }
       generateBlocks();
       return;
     }
@@ -245,42 +254,48 @@ private:
   /// without vdivps. r10 walks the chunks, r11 counts them.
   void quantizeGroup(int count, bool reciprocal) {
     const int64_t planeBytes = c.k * 4;
+    // Each channel's quotients + zero point as dwords; the packs saturate
+    // them to [0, 255] (every value is within +-600 here: no wrap), and a
+    // byte shuffle puts each position's 4 channels together.
     auto chunk = [&](bool masked) {
-      vpxord(packed, packed, packed);
       for (int j = 0; j < 4; ++j) {
-        if (j < count) {
-          Address a = ptr[rax + r10 + j * planeBytes];
-          if (masked)
-            vmovups(x | k1 | T_z, a);
-          else
-            vmovups(x, a);
-          if (reciprocal) {
-            // NaN stays NaN: vmaxps/vminps return the second operand then.
-            vmaxps(x, lo, x);
-            vminps(x, hi, x);
-            vmulps(t, x, recip);
-            vfnmadd231ps(x, t, scale); // x - q * scale, exact
-            vfmadd231ps(t, x, recip);
-            vcvtps2dq(x, t);
-          } else {
-            vdivps(x, x, scale);
-            saturateQuotient();
-            vcvtps2dq(x, x);
-          }
-          vpaddd(x, x, zp);
-          vpmaxsd(x, x, zero);
-          vpminsd(x, x, top);
-        } else {
-          vmovdqa32(x, zp);
+        Vmm q = channel(j);
+        if (j >= count) {
+          vmovdqa32(q, zp);
+          continue;
         }
-        if (j)
-          vpslld(x, x, 8 * j);
-        vpord(packed, packed, x);
+        Address a = ptr[rax + r10 + j * planeBytes];
+        if (masked)
+          vmovups(x | k1 | T_z, a);
+        else
+          vmovups(x, a);
+        if (reciprocal) {
+          // A dynamic scale comes from these inputs' own range, so
+          // |x / scale| <= 255; static inputs may lie far outside it.
+          if (c.fixed) {
+            vmaxps(x, lo, x); // NaN stays NaN (the second operand)
+            vminps(x, hi, x);
+          }
+          vmulps(t, x, recip);
+          vfnmadd231ps(x, t, scale); // x - q * scale, exact
+          vfmadd231ps(t, x, recip);
+          vcvtps2dq(q, t);
+        } else {
+          vdivps(x, x, scale);
+          saturateQuotient();
+          vcvtps2dq(q, x);
+        }
+        vpaddd(q, q, zp);
       }
+      // Per 128-bit lane: words c0[0..3] c1[0..3] | c2 c3, then bytes c0..c3.
+      vpackusdw(channel(0), channel(0), channel(1));
+      vpackusdw(channel(2), channel(2), channel(3));
+      vpackuswb(channel(0), channel(0), channel(2));
+      vpshufb(channel(0), channel(0), interleave);
       if (masked)
-        vmovdqu32(ptr[rbx + r10] | k1, packed);
+        vmovdqu32(ptr[rbx + r10] | k1, channel(0));
       else
-        vmovdqu32(ptr[rbx + r10], packed);
+        vmovdqu32(ptr[rbx + r10], channel(0));
     };
     xor_(r10d, r10d);
     if (full) {
@@ -297,7 +312,8 @@ private:
   }
 
   QuantizeRowsConfig c;
-  Vmm packed = Vmm(9);
+  Vmm channel(int j) { return Vmm(15 + j); } // channel blocks: 15..18
+  Vmm interleave = Vmm(19);
   int64_t full = 0;
   int tail = 0;
   Vmm mx = Vmm(0), mn = Vmm(1), x = Vmm(2), t = Vmm(3), scale = Vmm(4), zp = Vmm(5),
