@@ -198,10 +198,12 @@ struct Int8Conv {
   int64_t plane() const { return pack.height * pack.width; }
   int64_t positions() const { return pack.outH * pack.outW; }
   int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
-  /// Scratch: the u8 blocks, the input's (zero point, scale), the panels,
-  /// the im2col kernel's padded planes.
+  /// Scratch: the u8 blocks, the input's (zero point, scale), the dynamic
+  /// range pass's partial ranges (at most 32 tasks), the panels, the im2col
+  /// kernel's padded planes.
   int64_t paramsOffset() const { return round64(pack.batch * pack.channels * plane() * 4); }
-  int64_t panelsOffset() const { return paramsOffset() + 64; }
+  int64_t rangesOffset() const { return paramsOffset() + 64; }
+  int64_t panelsOffset() const { return rangesOffset() + 32 * 8; }
   int64_t planesOffset() const {
     return round64(panelsOffset() + pack.batch * panels() * depth * pack.panelWidth);
   }
@@ -1012,11 +1014,27 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!quantizer)
       return qc.emitError("generating the convolution's input quantizer failed (xbyak error ")
              << Xbyak::GetError() << ")";
+    if (x86::QuantizeRowsKernel::needsRangePass(qcfg)) {
+      // At most 32 range tasks: their partials fit rangesOffset's space.
+      std::unique_ptr<x86::JitKernel> ranger = x86::QuantizeRowsKernel::generateRange(qcfg);
+      if (!ranger)
+        return qc.emitError("generating the convolution's range pass failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      KernelCall range;
+      range.symbol = call.symbol + "_range";
+      range.tasks = x86::QuantizeRowsKernel::rangeTasks(qcfg);
+      range.args = {KernelArg::storage(step.operands[0]),
+                    KernelArg::storage(step.scratch, g->rangesOffset())};
+      range.description = "input range (dynamic tensor, partial per task)";
+      nativeCode.push_back({range.symbol, ranger->bytes()});
+      call.prelude.push_back(std::move(range));
+    }
     KernelCall quantize;
     quantize.symbol = call.symbol + "_quantize";
     quantize.tasks = x86::QuantizeRowsKernel::numTasks(qcfg);
     quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
-                     KernelArg::storage(step.scratch, g->paramsOffset())};
+                     KernelArg::storage(step.scratch, g->paramsOffset()),
+                     KernelArg::storage(step.scratch, g->rangesOffset())};
     quantize.description = qcfg.fixed ? "quantize channel blocks (u8, static)"
                                       : "quantize channel blocks (u8, dynamic tensor)";
     nativeCode.push_back({quantize.symbol, quantizer->bytes()});

@@ -113,7 +113,8 @@ public:
   }
 
 private:
-  /// The convolution-input form (QuantizeRowsConfig::channels).
+  /// The convolution-input form (QuantizeRowsConfig::channels): a task
+  /// per (image, group of 4 channels).
   void generateBlocks() {
     const int64_t groups = QuantizeRowsKernel::channelGroups(c);
     const int64_t planeBytes = c.k * 4;
@@ -123,98 +124,116 @@ private:
         kmovw(k1, edx);
       }
     }
-    mov(rcx, ptr[rdi + 16]); // the (zero point, scale) pair
+    if (c.rangePass) {
+      generateRangePass();
+      return;
+    }
+    bool reciprocal = true;
+    Label byDivision;
     if (c.fixed) {
       mov(r8d, c.zeroPoint);
       broadcastParameters();
       vbroadcastss(scale, constScalar(c.scale));
-      bool reciprocal = reciprocalWorks(c.scale);
-      if (reciprocal)
-        setReciprocal();
-      mov(ptr[rcx], r8d);
-      vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
-      // Task = (image, group): x at plane image * C + 4 * group.
-      mov(rax, rsi);
-      xor_(edx, edx);
-      mov(r9, groups);
-      div(r9); // rax = image, rdx = group
-      imul(rax, rax, c.channels * planeBytes);
-      imul(r9, rdx, 4 * planeBytes);
-      add(rax, r9);
-      add(rax, ptr[rdi + 0]);
-      imul(rbx, rsi, planeBytes);
-      add(rbx, ptr[rdi + 8]);
-      if (c.channels % 4) {
-        Label partial, done;
-        cmp(rdx, groups - 1);
-        je(partial, T_NEAR);
-        quantizeGroup(4, reciprocal);
-        jmp(done, T_NEAR);
-        L(partial);
-        quantizeGroup(static_cast<int>(c.channels % 4), reciprocal);
-        L(done);
-      } else {
-        quantizeGroup(4, reciprocal);
+      reciprocal = reciprocalWorks(c.scale);
+    } else {
+      // The range: the range pass's partial ranges combined (every task
+      // alike, so the tasks need not wait for one another).
+      mov(rax, ptr[rdi + 24]);
+      Xmm high = Xmm(mx.getIdx()), low = Xmm(mn.getIdx());
+      vmovss(high, ptr[rax]);
+      vmovss(low, ptr[rax + 4]);
+      for (int64_t i = 1; i < QuantizeRowsKernel::rangeTasks(c); ++i) {
+        vmaxss(high, high, ptr[rax + i * 8]);
+        vminss(low, low, ptr[rax + i * 8 + 4]);
       }
-      epilogueReturn(0);
-      emitConstants();
-      return;
+      vbroadcastss(mx, high);
+      vbroadcastss(mn, low);
+      computeParameters();
     }
-    // Dynamic: the range of the whole tensor, then every group with it.
-    mov(rax, ptr[rdi + 0]);
+    // Task 0 publishes the (zero point, scale) pair.
+    Label notFirst;
+    test(rsi, rsi);
+    jnz(notFirst, T_NEAR);
+    mov(rcx, ptr[rdi + 16]);
+    mov(ptr[rcx], r8d);
+    vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
+    L(notFirst);
+    // x at plane image * C + 4 * group, the blocks at task * plane.
+    mov(rax, rsi);
+    xor_(edx, edx);
+    mov(r9, groups);
+    div(r9); // rax = image, rdx = group
+    imul(rax, rax, c.channels * planeBytes);
+    imul(r9, rdx, 4 * planeBytes);
+    add(rax, r9);
+    add(rax, ptr[rdi + 0]);
+    imul(rbx, rsi, planeBytes);
+    add(rbx, ptr[rdi + 8]);
+    if (!c.fixed) {
+      // A dynamic scale is known only now: the reciprocal loop where it
+      // works, else the division loop.
+      Xmm s = Xmm(scale.getIdx());
+      vucomiss(s, constScalar(kSmallestScale));
+      jb(byDivision, T_NEAR); // also NaN
+      vucomiss(s, constScalar(kLargestScale));
+      ja(byDivision, T_NEAR);
+    }
+    if (reciprocal) {
+      setReciprocal();
+      quantizeThisGroup(true);
+      epilogueReturn(0);
+    }
+    if (!c.fixed || !reciprocal) {
+      L(byDivision);
+      quantizeThisGroup(false);
+      epilogueReturn(0);
+    }
+    emitConstants();
+  }
+
+  /// The group at rax (rdx = its index) into the blocks at rbx.
+  void quantizeThisGroup(bool reciprocal) {
+    const int64_t groups = QuantizeRowsKernel::channelGroups(c);
+    if (c.channels % 4) {
+      Label partial, done;
+      cmp(rdx, groups - 1);
+      je(partial, T_NEAR);
+      quantizeGroup(4, reciprocal);
+      jmp(done, T_NEAR);
+      L(partial);
+      quantizeGroup(static_cast<int>(c.channels % 4), reciprocal);
+      L(done);
+    } else {
+      quantizeGroup(4, reciprocal);
+    }
+  }
+
+  /// The dynamic form's range pass: each task's planes' (max, min), with 0
+  /// in the range, into the partial ranges [task][2].
+  void generateRangePass() {
+    const int64_t per = QuantizeRowsKernel::planesPerRangeTask(c);
+    imul(r10, rsi, per);
     mov(r9, c.rows);
+    sub(r9, r10);
+    mov(rax, per);
+    cmp(r9, rax);
+    cmovg(r9, rax);
+    imul(rax, r10, c.k * 4);
+    add(rax, ptr[rdi + 0]);
     resetRange();
     Label rangeLoop;
     L(rangeLoop);
     accumulateRange();
-    add(rax, planeBytes);
+    add(rax, c.k * 4);
     dec(r9);
     jnz(rangeLoop, T_NEAR);
-    computeParameters();
-    mov(ptr[rcx], r8d);
-    vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
-    // The scale is known only now: the reciprocal loop where it works,
-    // else the division loop.
-    Label byDivision;
-    Xmm s = Xmm(scale.getIdx());
-    vucomiss(s, constScalar(kSmallestScale));
-    jb(byDivision, T_NEAR); // also NaN
-    vucomiss(s, constScalar(kLargestScale));
-    ja(byDivision, T_NEAR);
-    setReciprocal();
-    quantizeImages(true);
-    epilogueReturn(0);
-    L(byDivision);
-    quantizeImages(false);
+    emitHorizontal(mx, t, Reduction::Max);
+    emitHorizontal(mn, t, Reduction::Min);
+    mov(rcx, ptr[rdi + 8]);
+    vmovss(ptr[rcx + rsi * 8], Xmm(mx.getIdx()));
+    vmovss(ptr[rcx + rsi * 8 + 4], Xmm(mn.getIdx()));
     epilogueReturn(0);
     emitConstants();
-  }
-
-  /// Every image's channel groups, from the planes at x into the blocks.
-  void quantizeImages(bool reciprocal) {
-    const int64_t planeBytes = c.k * 4;
-    mov(rax, ptr[rdi + 0]);
-    mov(rbx, ptr[rdi + 8]);
-    Label imageLoop;
-    mov(r14, QuantizeRowsKernel::images(c));
-    L(imageLoop);
-    if (c.channels / 4) {
-      Label groupLoop;
-      mov(r15, c.channels / 4);
-      L(groupLoop);
-      quantizeGroup(4, reciprocal);
-      add(rax, 4 * planeBytes);
-      add(rbx, planeBytes);
-      dec(r15);
-      jnz(groupLoop, T_NEAR);
-    }
-    if (c.channels % 4) {
-      quantizeGroup(static_cast<int>(c.channels % 4), reciprocal);
-      add(rax, (c.channels % 4) * planeBytes);
-      add(rbx, planeBytes);
-    }
-    dec(r14);
-    jnz(imageLoop, T_NEAR);
   }
 
   /// x (a quotient) clamped to [-300, 300], where u8 results saturate

@@ -14,7 +14,11 @@
 // Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2].
 //
 // With `channels` set it quantizes a convolution's NCHW input instead, into
-// the channel-blocked u8 layout the int8 convolution reads (see the config).
+// the channel-blocked u8 layout the int8 convolution reads (see the config):
+// a task per (image, group of 4 channels). Task arguments: [0] x, [1] the
+// blocks, [2] the (zero point, scale) pair, [3] (dynamic) the partial ranges
+// that its range pass (`generateRange`, run first; arguments [0] x, [1] the
+// partial ranges [rangeTasks][2] f32) wrote, a block of planes per task.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,9 +52,10 @@ struct QuantizeRowsConfig {
   /// of `k` floats (NCHW); the output is [batch][ceil(channels / 4)][k][4]
   /// u8, four channels in each 32-bit element (channels past the last hold
   /// the zero point), and one (zero point, scale) pair. Dynamic ranges are
-  /// per tensor (one task); fixed parameters give a task per channel group.
-  /// AVX-512 only.
+  /// per tensor. AVX-512 only.
   int64_t channels = 0;
+  /// The dynamic channel form's range pass (set by generateRange).
+  bool rangePass = false;
 };
 
 struct QuantizeRowsKernel {
@@ -66,10 +71,25 @@ struct QuantizeRowsKernel {
   }
   static int64_t numTasks(const QuantizeRowsConfig &c) {
     if (c.channels)
-      return c.fixed ? images(c) * channelGroups(c) : 1;
+      return c.rangePass ? rangeTasks(c) : images(c) * channelGroups(c);
     return (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c);
   }
+  /// The dynamic channel form's range pass: blocks of at least ~16K floats,
+  /// at most 32 of them (the quantizer's tasks each combine every partial).
+  static int64_t planesPerRangeTask(const QuantizeRowsConfig &c) {
+    int64_t byWork = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, c.k));
+    return std::max<int64_t>(byWork, (c.rows + 31) / 32);
+  }
+  static int64_t rangeTasks(const QuantizeRowsConfig &c) {
+    return (c.rows + planesPerRangeTask(c) - 1) / planesPerRangeTask(c);
+  }
+  static int64_t partialRangeBytes(const QuantizeRowsConfig &c) { return rangeTasks(c) * 8; }
+  static bool needsRangePass(const QuantizeRowsConfig &c) { return c.channels && !c.fixed; }
   static std::unique_ptr<JitKernel> generate(const QuantizeRowsConfig &c);
+  static std::unique_ptr<JitKernel> generateRange(QuantizeRowsConfig c) {
+    c.rangePass = true;
+    return generate(c);
+  }
 };
 
 } // namespace mlir::nunc::x86

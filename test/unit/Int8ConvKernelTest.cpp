@@ -33,6 +33,26 @@ bool hostRuns() {
          __builtin_cpu_supports("avx512vl");
 }
 
+/// The channel-block quantizer as CompileModel runs it: the range pass
+/// (dynamic), then the quantizer's tasks, here in reverse order (they must
+/// not depend on one another).
+void runChannelQuantizer(const QuantizeRowsConfig &qc, const float *x, uint8_t *blocks,
+                         uint32_t *params) {
+  std::vector<float> partials(QuantizeRowsKernel::rangeTasks(qc) * 2, -12345.f);
+  if (QuantizeRowsKernel::needsRangePass(qc)) {
+    std::unique_ptr<JitKernel> range = QuantizeRowsKernel::generateRange(qc);
+    ASSERT_TRUE(range);
+    const void *args[] = {x, partials.data()};
+    for (int64_t t = 0; t < QuantizeRowsKernel::rangeTasks(qc); ++t)
+      ASSERT_EQ(range->function()(args, t), 0);
+  }
+  std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
+  ASSERT_TRUE(quantizer);
+  const void *args[] = {x, blocks, params, partials.data()};
+  for (int64_t t = QuantizeRowsKernel::numTasks(qc) - 1; t >= 0; --t)
+    ASSERT_EQ(quantizer->function()(args, t), 0);
+}
+
 struct Conv {
   int64_t batch, channels, height, width, m, kh, kw, stride, pad;
   bool fixed, bias, residual;
@@ -74,13 +94,9 @@ void check(const Conv &p, std::mt19937 &rng) {
   qc.fixed = p.fixed;
   qc.scale = 0.021f;
   qc.zeroPoint = 93; // with [-2, 3] inputs: saturates on both sides
-  std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
-  ASSERT_TRUE(quantizer);
   std::vector<uint8_t> blocks(p.batch * groups * plane * 4 + 1, 0xcd);
   uint32_t params[2] = {0, 0};
-  const void *qArgs[] = {x.data(), blocks.data(), params};
-  for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(qc); ++t)
-    ASSERT_EQ(quantizer->function()(qArgs, t), 0);
+  ASSERT_NO_FATAL_FAILURE(runChannelQuantizer(qc, x.data(), blocks.data(), params));
   ASSERT_EQ(blocks.back(), 0xcd) << "wrote past the blocks";
   int32_t zp;
   float scale;
@@ -221,13 +237,9 @@ void checkQuantizer(const std::vector<float> &x, int64_t channels, int64_t plane
   qc.fixed = fixed;
   qc.scale = fixedScale;
   qc.zeroPoint = fixedZp;
-  std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
-  ASSERT_TRUE(quantizer);
   std::vector<uint8_t> blocks(batch * groups * plane * 4, 0xcd);
   uint32_t params[2] = {0, 0};
-  const void *args[] = {x.data(), blocks.data(), params};
-  for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(qc); ++t)
-    ASSERT_EQ(quantizer->function()(args, t), 0);
+  ASSERT_NO_FATAL_FAILURE(runChannelQuantizer(qc, x.data(), blocks.data(), params));
   float scale = fixedScale;
   int32_t zp = fixedZp;
   if (!fixed) {
@@ -263,8 +275,15 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
   if (!hostRuns())
     GTEST_SKIP() << "the host lacks AVX-512 VNNI";
   std::mt19937 rng(62);
+  {
+    QuantizeRowsConfig c;
+    c.rows = 2 * 64;
+    c.k = 1024;
+    c.channels = 64;
+    ASSERT_GT(QuantizeRowsKernel::rangeTasks(c), 1) << "the test covers several range tasks";
+  }
   for (auto [channels, plane] :
-       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 17}, {4, 129}, {7, 40}}) {
+       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 17}, {4, 129}, {7, 40}, {64, 1024}}) {
     SCOPED_TRACE("C " + std::to_string(channels) + " plane " + std::to_string(plane));
     std::vector<float> x(2 * channels * plane);
     // Dynamic: quotients on and next to the rounding ties of the scale the
@@ -279,8 +298,9 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
         v = side == 0 ? tie : std::nextafter(tie, side == 1 ? 1e38f : -1e38f);
         v = std::clamp(v, -range * 0.4f, range);
       }
-      x[0] = range;
-      x[1] = -range * 0.4f;
+      // In different range-pass tasks where there are several.
+      x[x.size() - 1] = range;
+      x[x.size() / 2] = -range * 0.4f;
       checkQuantizer(x, channels, plane, false, 1.f, 0);
     }
     // Dynamic, a range so small that the scale is subnormal (the division
