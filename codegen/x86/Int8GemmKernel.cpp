@@ -46,6 +46,18 @@ std::vector<int8_t> Int8ConvGemm::packWeights(const int8_t *w, int64_t m, int64_
   return out;
 }
 
+int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {
+  constexpr int64_t tileRows = 8, wantTasks = 8; // the AVX-512 VNNI tile
+  if (!c.convolution || c.isa != Int8Isa::Avx512Vnni || c.m % tileRows)
+    return 1;
+  int64_t tasks = c.batch * Int8GemmKernel::numPanels(c.n, c.isa);
+  int64_t want = (wantTasks + tasks - 1) / tasks, tiles = c.m / tileRows;
+  for (int64_t d = std::min(want, tiles); d > 1; --d)
+    if (tiles % d == 0)
+      return d;
+  return 1;
+}
+
 std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, int64_t m,
                                              const float *scales, bool perRow,
                                              const float *bias, const float *normScale,
@@ -104,9 +116,17 @@ public:
       ldtilecfg(tileConfig(rowsPerTile));
     }
     if (c.convolution) {
-      // Task -> (image, panel); the panels, C and residual of that image.
+      // Task -> (image, panel, chunk); the panels, C and residual of that
+      // image (r15 = the chunk until the micro-kernels take it).
       const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+      const int64_t chunks = Int8ConvGemm::rowChunks(c);
       mov(rax, rsi);
+      if (chunks > 1) {
+        xor_(edx, edx);
+        mov(r14, chunks);
+        div(r14);
+        mov(r15, rdx);
+      }
       xor_(edx, edx);
       mov(r14, panels);
       div(r14);
@@ -126,6 +146,18 @@ public:
       mov(rax, ptr[rdi + 0]);  // weights (the rows)
       mov(rsi, ptr[rdi + 16]); // row block
       mov(rdx, ptr[rdi + 24]); // the input's (zero point, scale)
+      if (chunks > 1) {
+        // The chunk's first row in the weights, C, residual and row block.
+        const int64_t rows = c.m / chunks;
+        imul(r14, r15, rows * c.lda);
+        add(rax, r14);
+        imul(r14, r15, rows * c.ldc * cBytes());
+        add(rcx, r14);
+        imul(r14, r15, rows * c.ldr * 4);
+        add(r12, r14);
+        imul(r14, r15, rows * Int8ConvGemm::rowBlockBytes(c));
+        add(rsi, r14);
+      }
     } else {
       mov(rax, ptr[rdi + 0]);  // A
       mov(rbx, ptr[rdi + 8]);  // packed W
@@ -186,7 +218,8 @@ private:
 
   /// All row tiles of the current panel (pointers restored after).
   void rowLoop(int vecsHere, int lastLanes) {
-    int64_t fullTiles = c.m / rowsPerTile, rest = c.m % rowsPerTile;
+    const int64_t rowsHere = c.m / Int8ConvGemm::rowChunks(c); // the task's chunk
+    int64_t fullTiles = rowsHere / rowsPerTile, rest = rowsHere % rowsPerTile;
     push(rax);
     push(rcx);
     push(r12);

@@ -150,7 +150,7 @@ struct Int8GemmKernel {
 // Task arguments: [0] packed weights [M][K], [1] panels, [2] row block
 // [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0), [3] the
 // input's (s32 zero point, f32 scale), [4] residual, [5] C; task =
-// image x panels + panel.
+// (image x panels + panel) x rowChunks + chunk of output channels.
 struct Int8ConvGemm {
   /// K of a convolution with `channels` inputs and kh x kw taps.
   static int64_t depth(int64_t channels, int64_t kh, int64_t kw) {
@@ -169,8 +169,13 @@ struct Int8ConvGemm {
                                         const float *normShift = nullptr);
   /// Bytes of one row's entry in the row block.
   static int64_t rowBlockBytes(const Int8GemmConfig &c) { return c.normalize ? 32 : 16; }
+  /// Output-channel chunks per (image, panel): a conv with few panels
+  /// (small planes: 49 positions are 2 panels, one of them a single column)
+  /// also splits its rows, for ~8 tasks to share among threads. A chunk is
+  /// a whole number of the 8-row tiles, all chunks alike.
+  static int64_t rowChunks(const Int8GemmConfig &c);
   static int64_t numTasks(const Int8GemmConfig &c) {
-    return c.batch * Int8GemmKernel::numPanels(c.n, c.isa);
+    return c.batch * Int8GemmKernel::numPanels(c.n, c.isa) * rowChunks(c);
   }
 };
 

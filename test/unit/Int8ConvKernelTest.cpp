@@ -326,6 +326,13 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
 TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
   if (!hostRuns())
     GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  {
+    Int8GemmConfig small;
+    small.convolution = true;
+    small.m = 64;
+    small.n = 49;
+    ASSERT_EQ(Int8ConvGemm::rowChunks(small), 4) << "the row-chunk cases below test chunks";
+  }
   std::mt19937 rng(61);
   // N, C, H, W, M, kh, kw, stride, pad, static, bias, residual
   for (Conv p : {Conv{1, 1, 1, 1, 1, 1, 1, 1, 0, false, false, false},
@@ -338,7 +345,11 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
                  Conv{1, 3, 9, 13, 7, 3, 3, 1, 1, true, false, false, true},
                  Conv{2, 9, 7, 9, 20, 1, 1, 1, 0, false, true, true},
                  Conv{1, 16, 50, 3, 24, 1, 1, 1, 0, true, false, false, true},
-                 Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, true, true, true}})
+                 Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, true, true, true},
+                 // 49 positions (2 panels): output channels split in 4 and 2
+                 // row chunks (Int8ConvGemm::rowChunks).
+                 Conv{1, 32, 7, 7, 64, 1, 1, 1, 0, false, true, true},
+                 Conv{2, 12, 7, 7, 48, 3, 3, 1, 1, true, true, true, true}})
     check(p, rng);
 }
 
