@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 using namespace mlir::nunc;
@@ -28,6 +29,10 @@ int main(int argc, char **argv) {
     isa = Isa::Avx2;
     --argc;
     ++argv;
+  }
+  if (isa == Isa::Avx512 ? !__builtin_cpu_supports("avx512f") : !__builtin_cpu_supports("avx2")) {
+    std::fprintf(stderr, "this CPU lacks %s\n", isa == Isa::Avx512 ? "AVX-512" : "AVX2");
+    return 1;
   }
   if (argc < 8 || (argc - 2) % 6 != 0) {
     std::fprintf(stderr,

@@ -203,7 +203,9 @@ struct Int8Conv {
   /// kernel's padded planes.
   int64_t paramsOffset() const { return round64(pack.batch * pack.channels * plane() * 4); }
   int64_t rangesOffset() const { return paramsOffset() + 64; }
-  int64_t panelsOffset() const { return rangesOffset() + 32 * 8; }
+  int64_t panelsOffset() const {
+    return rangesOffset() + x86::QuantizeRowsKernel::kMaxRangeTasks * 8;
+  }
   int64_t planesOffset() const {
     return round64(panelsOffset() + pack.batch * panels() * depth * pack.panelWidth);
   }
@@ -1015,7 +1017,6 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       return qc.emitError("generating the convolution's input quantizer failed (xbyak error ")
              << Xbyak::GetError() << ")";
     if (x86::QuantizeRowsKernel::needsRangePass(qcfg)) {
-      // At most 32 range tasks: their partials fit rangesOffset's space.
       std::unique_ptr<x86::JitKernel> ranger = x86::QuantizeRowsKernel::generateRange(qcfg);
       if (!ranger)
         return qc.emitError("generating the convolution's range pass failed (xbyak error ")

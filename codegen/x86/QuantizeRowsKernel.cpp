@@ -251,9 +251,10 @@ private:
   /// (Markstein's theorem; checked against division exhaustively for |x|
   /// in [scale / 4, 300 scale], and below scale / 4 both round to 0). x is
   /// first clamped to +-fl(300 scale), where every quotient saturates
-  /// anyway, so q cannot overflow. Scales outside [2^-100, 2^100] (an
-  /// almost constant or infinite input) take the division.
-  static constexpr float kSmallestScale = 0x1p-100f, kLargestScale = 0x1p100f;
+  /// anyway, so q cannot overflow. Scales outside [2^-90, 2^100] (an
+  /// almost constant or infinite input) take the division: from 2^-90 on,
+  /// the FMA's remainder stays normal, exact even under flush-to-zero.
+  static constexpr float kSmallestScale = 0x1p-90f, kLargestScale = 0x1p100f;
   static bool reciprocalWorks(float s) { return s >= kSmallestScale && s <= kLargestScale; }
   /// recip = fl(1 / scale), hi = fl(300 scale), lo = -hi (every lane).
   void setReciprocal() {
@@ -274,8 +275,9 @@ private:
   void quantizeGroup(int count, bool reciprocal) {
     const int64_t planeBytes = c.k * 4;
     // Each channel's quotients + zero point as dwords; the packs saturate
-    // them to [0, 255] (every value is within +-600 here: no wrap), and a
-    // byte shuffle puts each position's 4 channels together.
+    // them to [0, 255] (every value is within +-600 here, or INT_MIN + zp
+    // for NaN: no wrap), and a byte shuffle puts each position's 4
+    // channels together.
     auto chunk = [&](bool masked) {
       for (int j = 0; j < 4; ++j) {
         Vmm q = channel(j);
@@ -289,12 +291,11 @@ private:
         else
           vmovups(x, a);
         if (reciprocal) {
-          // A dynamic scale comes from these inputs' own range, so
-          // |x / scale| <= 255; static inputs may lie far outside it.
-          if (c.fixed) {
-            vmaxps(x, lo, x); // NaN stays NaN (the second operand)
-            vminps(x, hi, x);
-          }
+          // Static inputs may lie far outside the calibrated range, and a
+          // dynamic range can miss values where the input has a NaN
+          // (vmaxps keeps the NaN, the next value replaces it).
+          vmaxps(x, lo, x); // NaN stays NaN (the second operand)
+          vminps(x, hi, x);
           vmulps(t, x, recip);
           vfnmadd231ps(x, t, scale); // x - q * scale, exact
           vfmadd231ps(t, x, recip);

@@ -76,14 +76,14 @@ struct QuantizeRowsKernel {
   }
   /// The dynamic channel form's range pass: blocks of at least ~16K floats,
   /// at most 32 of them (the quantizer's tasks each combine every partial).
+  static constexpr int64_t kMaxRangeTasks = 32;
   static int64_t planesPerRangeTask(const QuantizeRowsConfig &c) {
     int64_t byWork = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, c.k));
-    return std::max<int64_t>(byWork, (c.rows + 31) / 32);
+    return std::max<int64_t>(byWork, (c.rows + kMaxRangeTasks - 1) / kMaxRangeTasks);
   }
   static int64_t rangeTasks(const QuantizeRowsConfig &c) {
     return (c.rows + planesPerRangeTask(c) - 1) / planesPerRangeTask(c);
   }
-  static int64_t partialRangeBytes(const QuantizeRowsConfig &c) { return rangeTasks(c) * 8; }
   static bool needsRangePass(const QuantizeRowsConfig &c) { return c.channels && !c.fixed; }
   static std::unique_ptr<JitKernel> generate(const QuantizeRowsConfig &c);
   static std::unique_ptr<JitKernel> generateRange(QuantizeRowsConfig c) {

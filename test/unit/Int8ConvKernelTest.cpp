@@ -237,9 +237,11 @@ void checkQuantizer(const std::vector<float> &x, int64_t channels, int64_t plane
   qc.fixed = fixed;
   qc.scale = fixedScale;
   qc.zeroPoint = fixedZp;
-  std::vector<uint8_t> blocks(batch * groups * plane * 4, 0xcd);
+  std::vector<uint8_t> blocks(batch * groups * plane * 4 + 64, 0xcd);
   uint32_t params[2] = {0, 0};
   ASSERT_NO_FATAL_FAILURE(runChannelQuantizer(qc, x.data(), blocks.data(), params));
+  for (size_t i = batch * groups * plane * 4; i < blocks.size(); ++i)
+    ASSERT_EQ(blocks[i], 0xcd) << "wrote past the blocks";
   float scale = fixedScale;
   int32_t zp = fixedZp;
   if (!fixed) {
@@ -281,9 +283,15 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
     c.k = 1024;
     c.channels = 64;
     ASSERT_GT(QuantizeRowsKernel::rangeTasks(c), 1) << "the test covers several range tasks";
+    c.rows = 2 * 61;
+    c.k = 1000;
+    c.channels = 61;
+    ASSERT_NE(c.rows % QuantizeRowsKernel::planesPerRangeTask(c), 0)
+        << "and a shorter last range task";
   }
   for (auto [channels, plane] :
-       std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 17}, {4, 129}, {7, 40}, {64, 1024}}) {
+       std::vector<std::pair<int64_t, int64_t>>{
+           {1, 1}, {5, 17}, {4, 129}, {7, 40}, {64, 1024}, {61, 1000}}) {
     SCOPED_TRACE("C " + std::to_string(channels) + " plane " + std::to_string(plane));
     std::vector<float> x(2 * channels * plane);
     // Dynamic: quotients on and next to the rounding ties of the scale the

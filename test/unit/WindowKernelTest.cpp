@@ -23,13 +23,18 @@ struct Case {
   int64_t channels, height, width, kernel, stride, pad, dilation;
   bool ceil = false, includePad = false, bias = false, residual = false;
   const char *activation = "none";
+  /// Non-square windows: the W extent and stride when not 0.
+  int64_t kernelW = 0, strideW = 0;
+  int64_t kw() const { return kernelW ? kernelW : kernel; }
+  int64_t sw() const { return strideW ? strideW : stride; }
 };
 
 std::string describe(const Case &c) {
   const char *kinds[] = {"max", "average", "depthwise", "global_average"};
   return std::string(kinds[c.kind]) + " C" + std::to_string(c.channels) + " " +
          std::to_string(c.height) + "x" + std::to_string(c.width) + " k" +
-         std::to_string(c.kernel) + " s" + std::to_string(c.stride) + " p" +
+         std::to_string(c.kernel) + "x" + std::to_string(c.kw()) + " s" +
+         std::to_string(c.stride) + "x" + std::to_string(c.sw()) + " p" +
          std::to_string(c.pad) + " d" + std::to_string(c.dilation) + (c.ceil ? " ceil" : "") +
          (c.includePad ? " include_pad" : "") + (c.bias ? " bias" : "") +
          (c.residual ? " residual" : "") + " " + c.activation;
@@ -50,7 +55,7 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
   SCOPED_TRACE(describe(k));
   const int64_t batch = 2;
   Tensor x = randomTensor(rng, {batch, k.channels, k.height, k.width});
-  std::vector<int64_t> kernel = {k.kernel, k.kernel}, strides = {k.stride, k.stride},
+  std::vector<int64_t> kernel = {k.kernel, k.kw()}, strides = {k.stride, k.sw()},
                        dilations = {k.dilation, k.dilation},
                        pads = {k.pad, k.pad, k.pad, k.pad};
   kernels::WindowAttrs attrs;
@@ -74,8 +79,10 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
     llvm::Expected<shape::WindowGeometry> g =
         shape::window({k.height, k.width}, kernel, strides, dilations, pads, "NOTSET", k.ceil);
     ASSERT_TRUE(static_cast<bool>(g));
-    c.kernelH = c.kernelW = k.kernel;
-    c.strideH = c.strideW = k.stride;
+    c.kernelH = k.kernel;
+    c.kernelW = k.kw();
+    c.strideH = k.stride;
+    c.strideW = k.sw();
     c.dilationH = c.dilationW = k.dilation;
     c.padTop = g->padsBegin[0];
     c.padLeft = g->padsBegin[1];
@@ -92,7 +99,7 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
   if (k.kind == WindowConfig::Average)
     map = WindowKernel::prepareDivisors(c, isa);
 
-  Tensor w = randomTensor(rng, {k.channels, 1, k.kernel, k.kernel});
+  Tensor w = randomTensor(rng, {k.channels, 1, k.kernel, k.kw()});
   Tensor b = randomTensor(rng, {k.channels});
   llvm::Expected<Tensor> want = [&]() -> llvm::Expected<Tensor> {
     switch (k.kind) {
@@ -123,7 +130,8 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
 
   std::unique_ptr<JitKernel> gen = WindowKernel::generate(c, isa);
   ASSERT_TRUE(gen);
-  std::vector<float> y(outCount, -777.f);
+  // A guard past y: a kernel must not store beyond its output.
+  std::vector<float> y(outCount + 16, -777.f);
   // Scratch starts as large floats (in a library it holds other steps'
   // data): a kernel that reads scratch it did not write fails.
   std::vector<char> scratch(WindowKernel::scratchBytes(c, isa) + 64, char(0x7f));
@@ -135,6 +143,8 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
   for (int64_t i = 0; i < outCount; ++i)
     ASSERT_NEAR(y[i], want->as<float>()[i], 2e-5 + 2e-6 * std::fabs(want->as<float>()[i]))
         << "at " << i;
+  for (int64_t i = outCount; i < outCount + 16; ++i)
+    ASSERT_EQ(y[i], -777.f) << "wrote past the output at " << i;
 }
 
 class WindowKernelTest : public ::testing::TestWithParam<Isa> {};
@@ -181,6 +191,44 @@ TEST_P(WindowKernelTest, DepthwiseConvMatchesTheReference) {
           k.activation = variant == 0 ? "none" : variant == 1 ? "relu" : "clip";
           check(isa, k, rng);
         }
+}
+
+TEST_P(WindowKernelTest, UnusualWindowsMatchTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(14);
+  for (auto kind : {WindowConfig::Max, WindowConfig::Average, WindowConfig::Depthwise})
+    for (int64_t size : {9, 37}) {
+      auto make = [&](int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t pad,
+                      int64_t dilation) {
+        Case k{kind, 5, size, size + 3, kh, sh, pad, dilation};
+        k.kernelW = kw;
+        k.strideW = sw;
+        return k;
+      };
+      // Strides differing in H and W, a window smaller than its stride,
+      // dilation with stride 2.
+      check(isa, make(3, 3, 1, 2, 1, 1), rng);
+      check(isa, make(3, 3, 2, 1, 1, 1), rng);
+      check(isa, make(1, 1, 2, 2, 0, 1), rng);
+      check(isa, make(2, 3, 3, 2, 0, 1), rng);
+      check(isa, make(3, 3, 2, 2, 2, 2), rng);
+      if (kind == WindowConfig::Depthwise) {
+        // Padding wider than a vector (windows that see only padding).
+        check(isa, make(3, 3, 2, 2, 17, 1), rng);
+        check(isa, make(3, 3, 1, 1, 17, 1), rng);
+        // Activations that use every temporary register.
+        for (const char *activation : {"gelu", "sigmoid", "tanh"}) {
+          Case k = make(3, 3, 2, 2, 1, 1);
+          k.bias = k.residual = true;
+          k.activation = activation;
+          check(isa, k, rng);
+          k.stride = k.strideW = 1;
+          check(isa, k, rng);
+        }
+      }
+    }
 }
 
 TEST_P(WindowKernelTest, GlobalAveragePoolMatchesTheReference) {
