@@ -7,9 +7,9 @@ thread counts, alternating them, and writes bench/RESULTS.md:
   batch 4 (seq 128) for the encoders, batch 1 and 4 of 224x224 images for the
   CNNs, 1 and 2 threads; cold start (process start to first
   output for nunc's C program, session creation to first output for
-  onnxruntime); peak RSS; library size; compile time; and the GEMM kernel's
+  onnxruntime); peak RSS; library size; compile time; the GEMM kernel's
   GFLOP/s on the models' GEMM shapes against this machine's measured FMA
-  peak. Int8 rows: `nunc compile --quantize int8` against onnxruntime's
+  peak, and the window kernels' (depthwise, pool) on the CNNs' shapes. Int8 rows: `nunc compile --quantize int8` against onnxruntime's
   `quantize_dynamic` model (CNNs: its `quantize_static` model of the
   `quant_pre_process` output); qdq rows: onnxruntime's `quantize_static`
   (QDQ) model (CNNs pre-processed), compiled by nunc and run by
@@ -44,6 +44,13 @@ CONFIGS = {"minilm": [(1, 128), (1, 32), (4, 128)], "bert": [(1, 128), (1, 32), 
            "resnet": [(1, None), (4, None)], "mobilenet": [(1, None), (4, None)]}
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 HIDDEN = {"minilm": (384, 1536, 6), "bert": (768, 3072, 12)}
+# The CNNs' window-kernel shapes (C, H, W, kernel, stride, pad) for
+# nunc-bench-window: MobileNet's 3x3 depthwise convs, ResNet's max pool.
+WINDOWS = {"mobilenet": ("depthwise", [(32, 112, 112, 3, 1, 1), (96, 112, 112, 3, 2, 1),
+                                       (144, 56, 56, 3, 1, 1), (144, 56, 56, 3, 2, 1),
+                                       (192, 28, 28, 3, 1, 1), (192, 28, 28, 3, 2, 1),
+                                       (384, 14, 14, 3, 2, 1), (960, 7, 7, 3, 1, 1)]),
+           "resnet": ("max", [(64, 112, 112, 3, 2, 1)])}
 
 
 def shape_pins(name, batch, seq):
@@ -175,7 +182,7 @@ def main():
         [os.path.join(args.build, "bin", "nunc-bench-peak")], capture_output=True, text=True,
         check=True).stdout.splitlines())
     vnni = "vnni" in peak and not args.no_int8
-    rows, extra = [], []
+    rows, extra, windows = [], [], []
     # mode: "" (fp32), "int8" (nunc PTQ vs ORT quantize_dynamic), "qdq" (ORT's
     # quantize_static QDQ model on both engines, batch 1 seq 128 only).
     modes = args.modes.split(",")
@@ -281,6 +288,16 @@ def main():
                 rows.append(row)
                 print(f"{row['model']} {config_label(batch, seq)} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
                       f"ORT p50 {os_['p50']:.2f} ms, ratio {row['ratio']:.3f}", flush=True)
+        # Window-kernel efficiency on the CNN's shapes (fp32 runs only).
+        if name in WINDOWS and not mode and "avx512" in peak:
+            kind, shapes = WINDOWS[name]
+            g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-window"), kind] +
+                               [str(v) for s in shapes for v in s], capture_output=True,
+                               text=True, check=True).stdout.split("\n")
+            for line in filter(None, g):
+                k, c, hh, ww, kk, ss, pp, gf, gbs = line.split()
+                windows.append((name, k, f"{c}x{hh}x{ww} {kk}x{kk}/{ss}", float(gf), float(gbs),
+                                float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
         if name not in HIDDEN or mode in ("qdq", "int8-static"):
             continue
@@ -354,6 +371,15 @@ def main():
                 "|---|---|---|---|---|\n")
         for name, isa, shape, gf, frac in extra:
             f.write(f"| {name} | {isa} | {shape} | {gf:.1f} | {frac*100:.0f} % |\n")
+        if windows:
+            f.write("\nWindow kernels (one thread, AVX-512; depthwise with bias and clip) on "
+                    "the CNNs' shapes (`nunc-bench-window`): GFLOP/s counting 2 per tap of a "
+                    "depthwise conv and 1 per tap of a pool, GB/s of f32 input read and output "
+                    "written once:\n\n"
+                    "| model | kernel | C x H x W, window/stride | GFLOP/s | GB/s | of FMA peak |\n"
+                    "|---|---|---|---|---|---|\n")
+            for name, kind, shape, gf, gbs, frac in windows:
+                f.write(f"| {name} | {kind} | {shape} | {gf:.1f} | {gbs:.1f} | {frac*100:.0f} % |\n")
         f.write("\nCold start: nunc from exec of its C program to the first output (includes "
                 "init and the first run); ORT from session creation to the first output, "
                 "Python import excluded. Peak RSS: maximum resident set of the whole process.\n")
