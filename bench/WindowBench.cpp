@@ -1,7 +1,7 @@
 //===- WindowBench.cpp - GFLOP/s of nunc's depthwise conv / pooling kernels ===//
 //
 //   nunc-bench-window [avx2] depthwise|max|average C H W kernel stride pad [...]
-// prints "kind C H W kernel stride pad GFLOP/s GB/s" per shape: median of
+// prints "kind C H W kernel stride pad GFLOP/s GB/s code-bytes" per shape: median of
 // many runs of all tasks of one image on one thread (AVX-512 kernels, or
 // the AVX2 ones with `avx2` first), with a bias and a
 // clip(0, 6) epilogue for depthwise (as in MobileNet). FLOPs count 2 per
@@ -104,9 +104,10 @@ int main(int argc, char **argv) {
     std::sort(times.begin(), times.end());
     double s = times[times.size() / 2];
     double bytes = 4.0 * (x.size() + y.size());
-    std::printf("%s %lld %lld %lld %lld %lld %lld %.1f %.1f\n", argv[1], (long long)c.channels,
-                (long long)c.height, (long long)c.width, (long long)c.kernelH,
-                (long long)c.strideH, (long long)c.padTop, flops / s / 1e9, bytes / s / 1e9);
+    std::printf("%s %lld %lld %lld %lld %lld %lld %.1f %.1f %zu\n", argv[1],
+                (long long)c.channels, (long long)c.height, (long long)c.width,
+                (long long)c.kernelH, (long long)c.strideH, (long long)c.padTop, flops / s / 1e9,
+                bytes / s / 1e9, kernel->bytes().size());
   }
   return 0;
 }

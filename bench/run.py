@@ -295,7 +295,7 @@ def main():
                                [str(v) for s in shapes for v in s], capture_output=True,
                                text=True, check=True).stdout.split("\n")
             for line in filter(None, g):
-                k, c, hh, ww, kk, ss, pp, gf, gbs = line.split()
+                k, c, hh, ww, kk, ss, pp, gf, gbs, _ = line.split()
                 windows.append((name, k, f"{c}x{hh}x{ww} {kk}x{kk}/{ss}", float(gf), float(gbs),
                                 float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
