@@ -46,18 +46,6 @@ std::vector<int8_t> Int8ConvGemm::packWeights(const int8_t *w, int64_t m, int64_
   return out;
 }
 
-int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {
-  constexpr int64_t tileRows = 8, wantTasks = 8; // the AVX-512 VNNI tile
-  if (!c.convolution || c.isa != Int8Isa::Avx512Vnni || c.m % tileRows)
-    return 1;
-  int64_t tasks = c.batch * Int8GemmKernel::numPanels(c.n, c.isa);
-  int64_t want = (wantTasks + tasks - 1) / tasks, tiles = c.m / tileRows;
-  for (int64_t d = std::min(want, tiles); d > 1; --d)
-    if (tiles % d == 0)
-      return d;
-  return 1;
-}
-
 std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, int64_t m,
                                              const float *scales, bool perRow,
                                              const float *bias, const float *normScale,
@@ -539,6 +527,19 @@ private:
 };
 
 } // namespace
+
+int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {
+  // Chunks of whole tiles of the AVX-512 VNNI kernel that runs convolutions.
+  constexpr int64_t tileRows = Int8GemmGenerator<Xbyak::Zmm>::kRows, wantTasks = 8;
+  if (!c.convolution || c.isa != Int8Isa::Avx512Vnni || c.m % tileRows)
+    return 1;
+  int64_t tasks = c.batch * Int8GemmKernel::numPanels(c.n, c.isa);
+  int64_t want = (wantTasks + tasks - 1) / tasks, tiles = c.m / tileRows;
+  for (int64_t d = std::min(want, tiles); d > 1; --d)
+    if (tiles % d == 0)
+      return d;
+  return 1;
+}
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
   if (config.convolution && (config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
