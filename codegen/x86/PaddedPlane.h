@@ -1,9 +1,10 @@
 //===- PaddedPlane.h - input planes with materialized padding ---*- C++ -*-===//
 //
-// Window kernels (pooling, depthwise conv, im2col) copy each NCHW input
-// plane into scratch surrounded by its padding, so that every tap of every
-// output vector is one plain load (stride 1) or two deinterleaved loads
-// (stride 2), with no border checks in the inner loops.
+// im2col copies each NCHW input plane into scratch surrounded by its
+// padding, and the stride-1 window kernels (pooling, depthwise conv) copy
+// input rows into the same layout block by block, so that every tap of
+// every output vector is one plain load (im2col's stride 2: two
+// deinterleaved loads), with no border checks in the inner loops.
 //
 //===----------------------------------------------------------------------===//
 
