@@ -102,6 +102,23 @@ def run_ort(model, feeds_path, threads, runs, warmup):
     return json.loads(r.stdout)
 
 
+def one_core():
+    """Pins a child to one CPU: two threads then share one core (another
+    process or the hypervisor taking the other core)."""
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+
+
+def oversubscribed(exe, work, ort_path, feeds_path, runs, warmup):
+    """p50 of nunc and onnxruntime with 2 threads pinned to one core (ms)."""
+    subprocess.run([exe, work, "2", str(runs + warmup)], check=True, capture_output=True,
+                   preexec_fn=one_core)
+    nunc_times = np.fromfile(os.path.join(work, "times.bin"), dtype=np.float64)[warmup:]
+    r = subprocess.run([sys.executable, "-c", ORT_SCRIPT, ort_path, feeds_path, "2", str(runs),
+                        str(warmup)], capture_output=True, text=True, check=True,
+                       preexec_fn=one_core)
+    return stats(nunc_times)["p50"], stats(json.loads(r.stdout)["times"])["p50"]
+
+
 def run_nunc(exe, manifest, feeds, work, threads, runs):
     """Runs the C driver; returns (times, peak rss kb, wall of a cold process)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -182,7 +199,7 @@ def main():
         [os.path.join(args.build, "bin", "nunc-bench-peak")], capture_output=True, text=True,
         check=True).stdout.splitlines())
     vnni = "vnni" in peak and not args.no_int8
-    rows, extra, windows = [], [], []
+    rows, extra, windows, crowded = [], [], [], []
     # mode: "" (fp32), "int8" (nunc PTQ vs ORT quantize_dynamic), "qdq" (ORT's
     # quantize_static QDQ model on both engines, batch 1 seq 128 only).
     modes = args.modes.split(",")
@@ -285,6 +302,12 @@ def main():
                     row["rss_ort_mb"] = max(o1["rss_kb"], o2["rss_kb"]) / 1024
                     row["lib_mb"] = os.path.getsize(lib) / 2**20
                     row["compile_s"] = compile_s
+                if (threads == 1 and 2 in threads_list and mode in ("", "int8")
+                        and (batch, seq) == configs[0]):
+                    n2, o2 = oversubscribed(exe, os.path.join(out, "w"), ort_path, feeds_path,
+                                            max(20, args.runs // 4), args.warmup)
+                    crowded.append((row["model"], config_label(batch, seq), n2 / ns["p50"],
+                                    o2 / os_["p50"]))
                 rows.append(row)
                 print(f"{row['model']} {config_label(batch, seq)} t{threads}: nunc p50 {ns['p50']:.2f} ms, "
                       f"ORT p50 {os_['p50']:.2f} ms, ratio {row['ratio']:.3f}", flush=True)
@@ -380,6 +403,14 @@ def main():
                     "|---|---|---|---|---|---|\n")
             for name, kind, shape, gf, gbs, frac in windows:
                 f.write(f"| {name} | {kind} | {shape} | {gf:.1f} | {gbs:.1f} | {frac*100:.0f} % |\n")
+        if crowded:
+            f.write("\nTwo threads sharing one core (the process pinned to one CPU, as when "
+                    "another process or the hypervisor holds the other core): p50 over the "
+                    "1-thread p50 of the same engine (1.0 = no loss; a pool that spins while "
+                    "its partner waits for the core loses up to 2x):\n\n"
+                    "| model | input | nunc | onnxruntime |\n|---|---|---|---|\n")
+            for name, label, n, o in crowded:
+                f.write(f"| {name} | {label} | {n:.2f} | {o:.2f} |\n")
         f.write("\nCold start: nunc from exec of its C program to the first output (includes "
                 "init and the first run); ORT from session creation to the first output, "
                 "Python import excluded. Peak RSS: maximum resident set of the whole process.\n")

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 
 #include <atomic>
+#include <sched.h>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -217,8 +218,26 @@ int32_t countRun(const void *const *args, int64_t i) {
 // a region the caller already finished alone must not enter it (it would
 // take the next region's task indices with the old region's task and count,
 // leaving tasks unrun and the caller waiting for ever). Every task of every
-// region runs exactly once; a watchdog turns a hang into a failure.
-TEST(Runtime, ThreadPoolRunsEveryTaskOfEveryRegionOnce) {
+// region runs exactly once; a watchdog turns a hang into a failure. The
+// pinned run puts all three threads on one CPU (workers inherit the caller's
+// affinity): every wait then has to give the core away (sched_yield, the
+// condition variable) for the thread it waits on to run.
+class ThreadPool : public testing::TestWithParam<bool> {};
+
+TEST_P(ThreadPool, RunsEveryTaskOfEveryRegionOnce) {
+  bool pinned = GetParam();
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
+  if (pinned) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+      if (CPU_ISSET(cpu, &before)) {
+        CPU_SET(cpu, &one);
+        break;
+      }
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  }
   alignas(64) static unsigned char weights[64];
   static nunc_rt_ctx ctx;
   nunc_options opt = {};
@@ -239,7 +258,7 @@ TEST(Runtime, ThreadPoolRunsEveryTaskOfEveryRegionOnce) {
       thread.join();
     }
   } watchdog;
-  for (int region = 0; region < 100000; ++region) {
+  for (int region = 0; region < (pinned ? 20000 : 100000); ++region) {
     int n = region % 2 ? 2 : 16;
     Region r;
     const void *args[] = {&r};
@@ -248,6 +267,12 @@ TEST(Runtime, ThreadPoolRunsEveryTaskOfEveryRegionOnce) {
       ASSERT_EQ(r.runs[i].load(), i < n ? 1 : 0) << "region " << region << ", task " << i;
   }
   rt_mlp_rt_destroy(&ctx);
+  ASSERT_EQ(sched_setaffinity(0, sizeof before, &before), 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(Runtime, ThreadPool, testing::Values(false, true),
+                         [](const testing::TestParamInfo<bool> &info) {
+                           return info.param ? "OnOneCpu" : "Free";
+                         });
 
 } // namespace
