@@ -221,4 +221,33 @@ def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Scheduling
+//===----------------------------------------------------------------------===//
+
+def SplitBatch : Pass<"nunc-split-batch", "func::FuncOp"> {
+  let summary = "Rewrites a batch-N function into a batch-1 body the library runs N times";
+  let description = [{
+    When every input has the same leading dim N > 1 and every op computes
+    each image of the batch from that image alone (the leading dim is never
+    reduced, normalized, transposed, concatenated, sliced or quantized with
+    a range over the whole tensor), the function's types become those of one
+    image and it gets `nunc.batch_split = N`: the generated library runs the
+    body once per image, on the i-th 1/N of every input and output. Each
+    image's tensors then stay in cache from layer to layer, and the arena
+    holds one image. A reshape may merge the batch into its next dim
+    ([N, S, H] -> [N*S, H]): any leading dim divisible by N splits, since
+    image i is always the i-th contiguous chunk; reshape and expand shape
+    constants are rewritten to match.
+    Anything else leaves the function unchanged, with the first reason in
+    `nunc.batch_split_blocked` ("<op> at <location>: why"). Run it before
+    quantization: a range computed per tensor at run time then covers one
+    image (nunc's own `dynamic_per_tensor` convolutions), while ops imported
+    with per-tensor dynamic ranges over the whole batch (DynamicQuantizeLinear,
+    onnxruntime's `quantize_dynamic` models) block the split, keeping ONNX's
+    semantics.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 #endif // NUNC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,157 @@
+// RUN: nunc-opt %s -split-input-file --nunc-split-batch | FileCheck %s
+
+// A CNN at batch 4: conv, pool, flatten, classifier. Every type becomes one
+// image's; the reshape's literal leading dim 4 becomes 1, its -1 stays.
+// CHECK-LABEL: func.func @cnn(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3x8x8xf32>) -> tensor<1x10xf32>
+// CHECK-SAME: nunc.batch_split = 4 : i64
+// CHECK: %[[C:.*]] = nunc.conv %[[X]], %{{.*}} {{.*}} : tensor<1x3x8x8xf32>, tensor<6x3x3x3xf32> -> tensor<1x6x6x6xf32>
+// CHECK: %[[R:.*]] = nunc.relu %[[C]] : tensor<1x6x6x6xf32> -> tensor<1x6x6x6xf32>
+// CHECK: %[[A:.*]] = nunc.add %[[R]], %{{.*}} : (tensor<1x6x6x6xf32>, tensor<6x1x1xf32>) -> tensor<1x6x6x6xf32>
+// CHECK: %[[P:.*]] = nunc.global_average_pool %[[A]] : tensor<1x6x6x6xf32> -> tensor<1x6x1x1xf32>
+// CHECK: %[[S:.*]] = nunc.constant dense<[1, -1]> : tensor<2xi64>
+// CHECK: %[[F:.*]] = nunc.reshape %[[P]], %[[S]] : (tensor<1x6x1x1xf32>, tensor<2xi64>) -> tensor<1x6xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[F]], %{{.*}} : tensor<1x6xf32>, tensor<6x10xf32> -> tensor<1x10xf32>
+// CHECK: return %[[Y]] : tensor<1x10xf32>
+func.func @cnn(%x: tensor<4x3x8x8xf32>) -> tensor<4x10xf32> {
+  %w = nunc.constant dense<0.5> : tensor<6x3x3x3xf32>
+  %c = nunc.constant dense<0.25> : tensor<6x1x1xf32>
+  %s = nunc.constant dense<[4, -1]> : tensor<2xi64>
+  %fc = nunc.constant dense<0.125> : tensor<6x10xf32>
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<4x3x8x8xf32>, tensor<6x3x3x3xf32> -> tensor<4x6x6x6xf32>
+  %1 = nunc.relu %0 : tensor<4x6x6x6xf32> -> tensor<4x6x6x6xf32>
+  %2 = nunc.add %1, %c : (tensor<4x6x6x6xf32>, tensor<6x1x1xf32>) -> tensor<4x6x6x6xf32>
+  %3 = nunc.global_average_pool %2 : tensor<4x6x6x6xf32> -> tensor<4x6x1x1xf32>
+  %4 = nunc.reshape %3, %s : (tensor<4x6x1x1xf32>, tensor<2xi64>) -> tensor<4x6xf32>
+  %5 = nunc.linear %4, %fc : tensor<4x6xf32>, tensor<6x10xf32> -> tensor<4x10xf32>
+  return %5 : tensor<4x10xf32>
+}
+
+// -----
+
+// An encoder's pieces at batch 2: embedding lookup, the batch merged into
+// the rows ([2, 8, 16] -> [16, 16]) for a linear and split back, layer norm
+// and softmax over the last axis, attention with a per-image mask, a
+// position table broadcast over the batch.
+// CHECK-LABEL: func.func @encoder(
+// CHECK-SAME: %[[IDS:.*]]: tensor<1x8xi64>, %[[MASK:.*]]: tensor<1x1x1x8xf32>) -> tensor<1x8x16xf32>
+// CHECK-SAME: nunc.batch_split = 2 : i64
+// CHECK: nunc.gather %{{.*}}, %[[IDS]] : (tensor<100x16xf32>, tensor<1x8xi64>) -> tensor<1x8x16xf32>
+// CHECK: nunc.add %{{.*}}, %{{.*}} : (tensor<1x8x16xf32>, tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
+// CHECK: %[[S1:.*]] = nunc.constant dense<[8, 16]> : tensor<2xi64>
+// CHECK: nunc.reshape %{{.*}}, %[[S1]] : (tensor<1x8x16xf32>, tensor<2xi64>) -> tensor<8x16xf32>
+// CHECK: nunc.linear {{.*}} : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+// CHECK: %[[S2:.*]] = nunc.constant dense<[1, 8, 16]> : tensor<3xi64>
+// CHECK: nunc.reshape %{{.*}}, %[[S2]] : (tensor<8x16xf32>, tensor<3xi64>) -> tensor<1x8x16xf32>
+// CHECK: nunc.layer_norm {{.*}} : tensor<1x8x16xf32>, tensor<16xf32> -> tensor<1x8x16xf32>, tensor<1x8x1xf32>, tensor<1x8x1xf32>
+// CHECK: nunc.attention {{.*}} mask %[[MASK]] : tensor<1x1x1x8xf32> {{.*}} -> tensor<1x8x16xf32>
+// CHECK: nunc.softmax {{.*}} : tensor<1x8x16xf32> -> tensor<1x8x16xf32>
+func.func @encoder(%ids: tensor<2x8xi64>, %mask: tensor<2x1x1x8xf32>) -> tensor<2x8x16xf32> {
+  %table = nunc.constant dense<0.5> : tensor<100x16xf32>
+  %pos = nunc.constant dense<0.25> : tensor<1x8x16xf32>
+  %rows = nunc.constant dense<[16, 16]> : tensor<2xi64>
+  %back = nunc.constant dense<[2, 8, 16]> : tensor<3xi64>
+  %w = nunc.constant dense<0.125> : tensor<16x16xf32>
+  %g = nunc.constant dense<1.0> : tensor<16xf32>
+  %0 = nunc.gather %table, %ids : (tensor<100x16xf32>, tensor<2x8xi64>) -> tensor<2x8x16xf32>
+  %1 = nunc.add %0, %pos : (tensor<2x8x16xf32>, tensor<1x8x16xf32>) -> tensor<2x8x16xf32>
+  %2 = nunc.reshape %1, %rows : (tensor<2x8x16xf32>, tensor<2xi64>) -> tensor<16x16xf32>
+  %3 = nunc.linear %2, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %4 = nunc.reshape %3, %back : (tensor<16x16xf32>, tensor<3xi64>) -> tensor<2x8x16xf32>
+  %5, %m, %r = nunc.layer_norm %4, %g {axis = 2 : i64} : tensor<2x8x16xf32>, tensor<16xf32> -> tensor<2x8x16xf32>, tensor<2x8x1xf32>, tensor<2x8x1xf32>
+  %6 = nunc.attention %5, %5, %5 mask %mask : tensor<2x1x1x8xf32> {num_heads = 2 : i64, scale = 0.5 : f32} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  %7 = nunc.softmax %6 : tensor<2x8x16xf32> -> tensor<2x8x16xf32>
+  return %7 : tensor<2x8x16xf32>
+}
+
+// -----
+
+// Batch 1: nothing to split, nothing said.
+// CHECK-LABEL: func.func @one(
+// CHECK-SAME: tensor<1x4xf32>) -> tensor<1x4xf32> {
+func.func @one(%x: tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %0 = nunc.relu %x : tensor<1x4xf32> -> tensor<1x4xf32>
+  return %0 : tensor<1x4xf32>
+}
+
+// -----
+
+// A softmax across the batch mixes images: unchanged, and the reason given.
+// CHECK-LABEL: func.func @softmax_over_batch(
+// CHECK-SAME: %{{.*}}: tensor<3x4xf32>) -> tensor<3x4xf32>
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.softmax at {{.*}}: the softmax axis is the batch dim"
+// CHECK-NOT: nunc.batch_split =
+func.func @softmax_over_batch(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = nunc.relu %x : tensor<3x4xf32> -> tensor<3x4xf32>
+  %1 = nunc.softmax %0 {axis = 0 : i64} : tensor<3x4xf32> -> tensor<3x4xf32>
+  return %1 : tensor<3x4xf32>
+}
+
+// -----
+
+// A constant that differs per image (leading dim 3, not 1) cannot follow.
+// CHECK-LABEL: func.func @per_image_constant(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.add at {{.*}}: an operand broadcasts along the batch dim"
+func.func @per_image_constant(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %c = nunc.constant dense<[[1.0], [2.0], [3.0]]> : tensor<3x1xf32>
+  %0 = nunc.add %x, %c : (tensor<3x4xf32>, tensor<3x1xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// Moving the batch dim (transpose), concatenating along it, a vector times
+// a matrix (rank-1 input: its leading dim is K, not the batch), a range
+// over the whole batch (dynamic_per_tensor, as onnxruntime's
+// quantize_dynamic models compute it), an output made of constants: each
+// blocks the split.
+// CHECK-LABEL: func.func @transpose_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.transpose at {{.*}}: it moves the batch dim"
+func.func @transpose_batch(%x: tensor<2x4xf32>) -> tensor<4x2xf32> {
+  %0 = nunc.transpose %x {perm = array<i64: 1, 0>} : tensor<2x4xf32> -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}
+
+// CHECK-LABEL: func.func @concat_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.concat at {{.*}}: an operand's leading dim is not the batch"
+func.func @concat_batch(%x: tensor<2x4xf32>) -> tensor<4x4xf32> {
+  %0 = nunc.concat %x, %x {axis = 0 : i64} : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+
+// CHECK-LABEL: func.func @vector_matrix(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.matmul at {{.*}}: the first operand is not a batch of rows"
+func.func @vector_matrix(%x: tensor<2x4xf32>) -> tensor<2xf32> {
+  %s = nunc.constant dense<[8]> : tensor<1xi64>
+  %0 = nunc.reshape %x, %s : (tensor<2x4xf32>, tensor<1xi64>) -> tensor<8xf32>
+  %1 = nunc.constant dense<1.0> : tensor<8x2xf32>
+  %2 = nunc.matmul %0, %1 : (tensor<8xf32>, tensor<8x2xf32>) -> tensor<2xf32>
+  return %2 : tensor<2xf32>
+}
+
+// CHECK-LABEL: func.func @range_over_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.quantized_linear at {{.*}}: its input range is taken over the whole batch at run time"
+func.func @range_over_batch(%x: tensor<2x8xf32>) -> tensor<2x4xf32> {
+  %i = nunc.constant dense<3> : tensor<8x4xi8>
+  %w = quant.scast %i : tensor<8x4xi8> to tensor<8x4x!quant.uniform<i8:f32, 0.03>>
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "dynamic_per_tensor"} : tensor<2x8xf32>, tensor<8x4x!quant.uniform<i8:f32, 0.03>> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @constant_output(
+// CHECK-SAME: nunc.batch_split_blocked = "an output does not depend on the inputs"
+func.func @constant_output(%x: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %c = nunc.constant dense<1.0> : tensor<2x4xf32>
+  %0 = nunc.relu %x : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %0, %c : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// Inputs with different leading dims have no common batch.
+// CHECK-LABEL: func.func @two_batches(
+// CHECK-SAME: nunc.batch_split_blocked = "the inputs' leading dims differ"
+func.func @two_batches(%x: tensor<2x4xf32>, %y: tensor<3x4xf32>) -> tensor<2x4xf32> {
+  %0 = nunc.relu %x : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
