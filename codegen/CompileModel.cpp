@@ -1504,6 +1504,29 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
   }
   llvm::Value *argArray = b.CreateAlloca(llvm::ArrayType::get(ptr, maxArgs));
 
+  // A split batch (nunc-split-batch) runs the steps once per image, on the
+  // image-th slice of every input and output.
+  int64_t images = batchSplit(func);
+  llvm::BasicBlock *loop = nullptr;
+  llvm::PHINode *image = nullptr;
+  SmallVector<llvm::Value *> ioBase;
+  for (unsigned i = 0; i < numInputs + numOutputs; ++i)
+    ioBase.push_back(run->getArg(1 + i));
+  if (images > 1) {
+    llvm::BasicBlock *entry = b.GetInsertBlock();
+    loop = llvm::BasicBlock::Create(c, "image", run);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    image = b.CreatePHI(i64, 2, "image");
+    image->addIncoming(b.getInt64(0), entry);
+    for (unsigned i = 0; i < numInputs + numOutputs; ++i) {
+      auto type = cast<RankedTensorType>(i < numInputs ? func.getArgumentTypes()[i]
+                                                       : func.getResultTypes()[i - numInputs]);
+      int64_t bytes = type.getNumElements() * getElementByteWidth(type.getElementType());
+      ioBase[i] = b.CreateGEP(i8, ioBase[i], b.CreateMul(image, b.getInt64(bytes)));
+    }
+  }
+
   auto storagePointer = [&](int s) -> llvm::Value * {
     const Storage &st = plan.storages[s];
     switch (st.kind) {
@@ -1512,9 +1535,9 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     case StorageKind::Weight:
       return b.CreateConstGEP1_64(i8, weights, constantOffset(s));
     case StorageKind::Input:
-      return run->getArg(1 + st.index);
+      return ioBase[st.index];
     case StorageKind::Output:
-      return run->getArg(1 + numInputs + st.index);
+      return ioBase[numInputs + st.index];
     }
     return nullptr;
   };
@@ -1551,8 +1574,15 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     b.SetInsertPoint(next);
   }
   for (const OutputCopy &copy : plan.copies)
-    b.CreateMemCpy(run->getArg(1 + numInputs + copy.output), llvm::MaybeAlign(1),
+    b.CreateMemCpy(ioBase[numInputs + copy.output], llvm::MaybeAlign(1),
                    storagePointer(copy.from), llvm::MaybeAlign(1), copy.bytes);
+  if (images > 1) {
+    llvm::Value *next = b.CreateAdd(image, b.getInt64(1));
+    image->addIncoming(next, b.GetInsertBlock());
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", run);
+    b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(images)), loop, done);
+    b.SetInsertPoint(done);
+  }
   b.CreateRet(b.getInt32(0));
 
   // <name>_run_io(ctx, io): inputs then outputs in one array, for tools.
@@ -1571,8 +1601,7 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     SmallVector<llvm::Constant *> entries;
     unsigned count = inputs ? numInputs : numOutputs;
     for (unsigned i = 0; i < count; ++i) {
-      auto type = cast<RankedTensorType>(inputs ? func.getArgumentTypes()[i]
-                                                : func.getResultTypes()[i]);
+      RankedTensorType type = ioType(func, i, inputs);
       StringAttr nameAttr = inputs ? func.getArgAttrOfType<StringAttr>(i, "nunc.name")
                                    : func.getResultAttrOfType<StringAttr>(i, "nunc.name");
       std::string ioName = nameAttr ? nameAttr.str() : "io" + std::to_string(i);

@@ -81,8 +81,7 @@ std::vector<Io> ioOf(func::FuncOp func, bool inputs) {
     Io io;
     io.name = a ? a.str() : (inputs ? "input" : "output") + std::to_string(i);
     io.param = cIdentifier(io.name);
-    io.type = cast<RankedTensorType>(inputs ? func.getArgumentTypes()[i]
-                                            : func.getResultTypes()[i]);
+    io.type = ioType(func, i, inputs);
     out.push_back(io);
   }
   // Parameter names must be distinct.
@@ -100,6 +99,22 @@ std::string shapeText(RankedTensorType t) {
   return s + "]";
 }
 } // namespace
+
+int64_t mlir::nunc::batchSplit(func::FuncOp func) {
+  auto n = func->getAttrOfType<IntegerAttr>("nunc.batch_split");
+  return n ? n.getInt() : 1;
+}
+
+RankedTensorType mlir::nunc::ioType(func::FuncOp func, unsigned i, bool input) {
+  auto type = cast<RankedTensorType>(input ? func.getArgumentTypes()[i]
+                                           : func.getResultTypes()[i]);
+  int64_t n = batchSplit(func);
+  if (n == 1)
+    return type;
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] *= n;
+  return type.clone(shape);
+}
 
 std::string mlir::nunc::generateHeader(func::FuncOp func, const CompileOptions &options,
                                        int64_t workspaceBytes) {
@@ -213,6 +228,7 @@ std::string mlir::nunc::generateManifest(func::FuncOp func, const CompileOptions
       {"inputs", ioJson(true)},
       {"outputs", ioJson(false)},
       {"arena_bytes", model.arenaBytes},
+      {"batch_split", batchSplit(func)},
       {"weight_bytes", model.weightBytes},
       {"weights", options.externalWeights ? "external" : "rodata"},
       {"kernels", std::move(kernels)},

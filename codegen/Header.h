@@ -21,6 +21,14 @@ std::string generateHeader(func::FuncOp func, const CompileOptions &options,
 std::string generateManifest(func::FuncOp func, const CompileOptions &options,
                              const CompiledModel &model);
 
+/// Images the library runs the body for, one after another
+/// (`nunc.batch_split`, set by nunc-split-batch); 1 when it runs it once.
+int64_t batchSplit(func::FuncOp func);
+
+/// The type of input or output `i` as the library's caller sees it: the
+/// function's, with the leading dim times batchSplit(func).
+RankedTensorType ioType(func::FuncOp func, unsigned i, bool input);
+
 /// A C identifier made from `s` (invalid characters become '_').
 std::string cIdentifier(llvm::StringRef s);
 

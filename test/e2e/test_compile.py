@@ -207,3 +207,57 @@ def test_runtime_code_stays_small(nunc, models, tmp_path):
                             capture_output=True, text=True).stdout.splitlines()[1].split()
     text, data = int(fields[0]), int(fields[1])
     assert 0 < text + data < 64 * 1024, f"runtime code {text} B text, {data} B data"
+
+
+SPLIT_CASES = [("mobilenet", 3, None), ("minilm", 2, 17)]
+
+
+@pytest.mark.parametrize("name,batch,seq", SPLIT_CASES,
+                         ids=[f"{n}-b{b}" for n, b, _ in SPLIT_CASES])
+def test_split_batch_runs_each_item_like_batch_one(nunc, models, tmp_path, name, batch, seq):
+    """A batch whose items no op mixes runs one item at a time
+    (nunc-split-batch): the library gives, item for item, exactly the
+    outputs of the batch-1 library (the same code on the same data) with
+    the batch-1 library's arena; `--split-batch=false` runs each layer on
+    the whole batch, with a batch-sized arena, and agrees with onnxruntime."""
+    target = TARGETS[0]
+    split, man = compile_model(nunc, models, tmp_path / "split", name, target, batch, seq)
+    single, man1 = compile_model(nunc, models, tmp_path / "one", name, target, 1, seq)
+    whole, manw = compile_model(nunc, models, tmp_path / "whole", name, target, batch, seq,
+                                "--split-batch=false")
+    assert man["batch_split"] == batch and man1["batch_split"] == 1
+    assert manw["batch_split"] == 1
+    assert man["arena_bytes"] == man1["arena_bytes"] < manw["arena_bytes"]
+    assert [i["shape"][0] for i in man["inputs"] + man["outputs"]] == \
+        [batch] * (len(man["inputs"]) + len(man["outputs"]))
+    header = (tmp_path / "split" / f"{name}.h").read_text()
+    first = man["inputs"][0]
+    assert f"{first['c_name']}: {first['dtype']} [{', '.join(map(str, first['shape']))}]" in header
+    feeds = random_inputs(name, batch, seq or 16, 5)
+    want = reference(models, name, feeds)
+    for threads in (1, 2):
+        got, _, log = harness.run(split, man, feeds, str(tmp_path / "w"), threads=threads)
+        assert got is not None, log
+        for i in range(batch):
+            item = {k: v[i:i + 1] for k, v in feeds.items()}
+            one, _, log = harness.run(single, man1, item, str(tmp_path / "w1"), threads=threads)
+            assert one is not None, log
+            for key in got:
+                assert np.array_equal(got[key][i:i + 1], one[key]), (key, i, threads)
+    got, _, log = harness.run(whole, manw, feeds, str(tmp_path / "ww"))
+    assert got is not None, log
+    for key, ref in want.items():
+        err = float(np.abs(got[key].astype(np.float64) - ref).max() / np.abs(ref).max())
+        assert err <= REL_TOL, (key, err)
+
+
+def test_split_batch_checks_every_item(nunc, models, tmp_path):
+    """Token ids are checked in every item of a split batch: a bad id in the
+    last item fails the run."""
+    exe, manifest = compile_model(nunc, models, tmp_path, "minilm", TARGETS[0], 3, 8)
+    assert manifest["batch_split"] == 3
+    feeds = random_inputs("minilm", 3, 8, 0)
+    feeds["input_ids"][2, 7] = 30522
+    outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"))
+    assert outs is None and log.startswith("run 2 "), log
+    assert "input 'input_ids' holds an index out of range" in log

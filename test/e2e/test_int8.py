@@ -213,14 +213,19 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     src = os.path.join(models, "minilm.onnx")
     q = str(tmp_path / "minilm_q.onnx")
     quantize_dynamic(src, q, weight_type=QuantType.QInt8)
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 32), "-o",
-         tmp_path / "out")
+    # Batch 2: DynamicQuantizeLinear takes one range over both items, so the
+    # batch runs whole (splitting it would change the numbers).
+    r = nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 32), "-o",
+             tmp_path / "out")
+    assert "runs the batch as a whole: nunc.quantized_linear at" in r.stderr, r.stderr
+    assert "its input range is taken over the whole batch at run time" in r.stderr
     manifest = json.loads((tmp_path / "out" / "minilm_q.json").read_text())
+    assert manifest["batch_split"] == 1
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum(k.startswith("gemm.int8.avx512vnni") for k in kernels) == 36
     assert not any("matmul_integer" in k["op"] for k in manifest["kernels"])
     exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 32, 6)
+    feeds = random_inputs("minilm", 2, 32, 6)
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert outs is not None, log
     got = outs["last_hidden_state"]
@@ -319,6 +324,8 @@ def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
     r = nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", "x86_64-avx512vnni",
              "--quantize", "int8", *pins(name, batch, None), "-o", tmp_path / "out")
     assert f"{int8_convs} convolutions" in r.stderr, r.stderr
+    # One image at a time: each image's convs take their own input range.
+    assert "runs the batch of 4 one item at a time" in r.stderr, r.stderr
     manifest = json.loads((tmp_path / "out" / f"{name}.json").read_text())
     kernels = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_conv"]
     assert len(kernels) == int8_convs and all(k.startswith("conv.int8.avx512vnni[") and
@@ -369,6 +376,26 @@ def test_static_calibration_cnn(nunc, models, tmp_path):
     assert outs is not None, log
     c = cosine(next(iter(outs.values())), next(iter(reference(models, "resnet", feeds).values())))
     assert c >= 0.999, c
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_calibration_of_a_split_batch(nunc, models, tmp_path):
+    """Calibrating a batch-2 model that runs one item at a time: each batch
+    sample counts as two one-item samples, so the minmax profile is the one
+    the whole-batch build measures."""
+    write_samples(tmp_path / "calib", "minilm", 3, 2, 16)
+    common = [os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+              "--quantize", "int8", "--activations", "static", "--calibration",
+              tmp_path / "calib"]
+    r = nunc("compile", *common, *pins("minilm", 2, 16), "--save-calibration",
+             tmp_path / "split.json", "-o", tmp_path / "split")
+    assert "runs the batch of 2 one item at a time" in r.stderr, r.stderr
+    nunc("compile", *common, *pins("minilm", 2, 16), "--split-batch=false",
+         "--save-calibration", tmp_path / "whole.json", "-o", tmp_path / "whole")
+    split = json.loads((tmp_path / "split.json").read_text())
+    whole = json.loads((tmp_path / "whole.json").read_text())
+    assert split["inputs"] == whole["inputs"]
+    assert split["samples"] == 6 and whole["samples"] == 3, (split["samples"], whole["samples"])
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -5,6 +5,7 @@
 #include "nunc/Codegen/CompileModel.h"
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Pipeline/Pipeline.h"
+#include "nunc/Transforms/Passes.h"
 
 #include "nunc/Interpreter/Npy.h"
 #include "nunc/Quantize/AccuracyReport.h"
@@ -129,6 +130,11 @@ cl::opt<std::string> accuracyTarget("accuracy-target",
 cl::opt<bool> printPlan("print-memory-plan",
                         cl::desc("Print the static memory plan (every step's buffers)"),
                         cl::sub(compileCommand), cl::cat(category));
+cl::opt<bool> splitBatch("split-batch",
+                         cl::desc("Run a batch one image at a time when no op mixes images "
+                                  "(default on; --split-batch=false runs every layer on the "
+                                  "whole batch)"),
+                         cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
                                "the generic path"),
@@ -199,15 +205,41 @@ llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
     llvm::Expected<NamedTensors> arrays = readNpz(file);
     if (!arrays)
       return llvm::createStringError(file + ": " + llvm::toString(arrays.takeError()));
-    std::vector<Tensor> sample;
+    // A split function takes one image: a sample of the whole batch gives
+    // one sample per image (a sample of one image is taken as it is).
+    auto images = func->getAttrOfType<IntegerAttr>("nunc.batch_split");
+    int64_t perSample = 1;
+    std::vector<Tensor> whole;
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       std::string name = func.getArgAttrOfType<StringAttr>(i, "nunc.name").str();
       auto it = llvm::find_if(*arrays, [&](auto &p) { return p.first == name; });
       if (it == arrays->end())
         return llvm::createStringError(file + " has no array named '" + name + "'");
-      sample.push_back(it->second);
+      auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
+      if (images && it->second.rank() == type.getRank() &&
+          it->second.shape()[0] == type.getDimSize(0) * images.getInt())
+        perSample = images.getInt();
+      whole.push_back(it->second);
     }
-    samples.push_back(std::move(sample));
+    for (int64_t image = 0; image < perSample; ++image) {
+      std::vector<Tensor> sample;
+      for (const Tensor &t : whole) {
+        if (perSample == 1) {
+          sample.push_back(t);
+          continue;
+        }
+        if (t.shape()[0] % perSample)
+          return llvm::createStringError(file + ": the inputs' batch sizes differ");
+        SmallVector<int64_t> shape(t.shape());
+        shape[0] /= perSample;
+        llvm::Expected<Tensor> slice =
+            Tensor::copyOf(t.dtype(), shape, t.raw() + image * (t.byteSize() / perSample));
+        if (!slice)
+          return slice.takeError();
+        sample.push_back(std::move(*slice));
+      }
+      samples.push_back(std::move(sample));
+    }
   }
   return samples;
 }
@@ -297,8 +329,18 @@ int runCompile() {
     return 1;
   PassManager pm(&tc.get());
   buildFusionPipeline(pm, hasInt8Convolutions(options.target));
+  // Before quantization: ranges taken at run time then cover one image.
+  if (splitBatch)
+    pm.nest<func::FuncOp>().addPass(createSplitBatch());
   if (failed(pm.run(*module)))
     return 1;
+  if (auto main = module->lookupSymbol<func::FuncOp>("main")) {
+    if (auto n = main->getAttrOfType<IntegerAttr>("nunc.batch_split"))
+      llvm::errs() << "nunc compile: runs the batch of " << n.getInt()
+                   << " one item at a time (the arena holds one item)\n";
+    else if (auto why = main->getAttrOfType<StringAttr>("nunc.batch_split_blocked"))
+      llvm::errs() << "nunc compile: runs the batch as a whole: " << why.getValue() << "\n";
+  }
   if (quantize == "int8") {
     std::string profilePath = loadCalibration;
     std::optional<TempFile> temp;
