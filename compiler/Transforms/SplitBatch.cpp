@@ -36,9 +36,29 @@ public:
   /// Empty when the function splits; otherwise why not.
   std::string run();
   const llvm::DenseSet<Value> &batchedValues() const { return batched; }
+  /// Bytes of every value computed from the inputs, for the whole batch.
+  int64_t activationBytes = 0;
+  /// Bytes of the weights of GEMMs and convolutions with fewer than
+  /// kFewRows rows (output positions) per item: one at a time, those are
+  /// read once per item instead of once per batch.
+  int64_t fewRowWeightBytes = 0;
+  static constexpr int64_t kFewRows = 16;
 
 private:
   std::string check(Operation *op);
+  static int64_t bytes(Value v) {
+    auto t = cast<RankedTensorType>(v.getType());
+    return t.getNumElements() * getElementByteWidth(t.getElementType());
+  }
+  /// Output positions of one image of an NCHW result.
+  static int64_t positionsPerItem(Value out) {
+    auto t = cast<RankedTensorType>(out.getType());
+    return t.getRank() < 2 ? 1 : t.getNumElements() / (t.getDimSize(0) * t.getDimSize(1));
+  }
+  void countWeight(Value weight, int64_t rowsPerItem) {
+    if (rowsPerItem < kFewRows)
+      fewRowWeightBytes += bytes(weight);
+  }
   bool isBatched(Value v) const { return batched.contains(v); }
   static int64_t dim0(Value v) { return cast<RankedTensorType>(v.getType()).getDimSize(0); }
   static int64_t rank(Value v) { return cast<RankedTensorType>(v.getType()).getRank(); }
@@ -91,8 +111,10 @@ std::string BatchAnalysis::run() {
     if (!why.empty())
       return op.getName().getStringRef().str() + " at " + describeLocation(op.getLoc()) +
              ": " + why;
-    for (Value r : op.getResults())
+    for (Value r : op.getResults()) {
       batched.insert(r);
+      activationBytes += bytes(r);
+    }
   }
   return "";
 }
@@ -132,6 +154,8 @@ std::string BatchAnalysis::rowwise(Operation *op, Value a, Value b) {
     return "the first operand is not a batch of rows";
   if (rank(b) > 2 && !broadcastsOverBatch(b, rank(out)))
     return "the second operand differs per image";
+  auto type = cast<RankedTensorType>(out.getType());
+  countWeight(b, type.getNumElements() / type.getShape().back() / n);
   return imageWise(op, a, {b});
 }
 
@@ -182,11 +206,14 @@ std::string BatchAnalysis::check(Operation *op) {
             ConvIntegerOp>([&](Operation *o) {
         // Operand 1 of the convolutions is the weight; BatchNorm's are [C].
         bool conv = !isa<MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp, BatchNormOp>(o);
+        if (conv)
+          countWeight(o->getOperand(1), positionsPerItem(o->getResult(0)));
         return imageWise(o, o->getOperand(0),
                          conv ? ArrayRef<Value>{o->getOperand(1)} : ArrayRef<Value>{});
       })
       .Case<QuantizedConvOp>([&](QuantizedConvOp c) -> std::string {
         std::string why = perTensorRange(c.getActivationQuantization());
+        countWeight(c.getWeight(), positionsPerItem(c.getOutput()));
         return why.empty() ? imageWise(c, c.getInput(), {c.getWeight()}) : why;
       })
       // Rows of the input times a constant weight.
@@ -341,6 +368,16 @@ struct SplitBatchPass : public mlir::nunc::impl::SplitBatchBase<SplitBatchPass> 
     std::string why = analysis.run();
     if (!why.empty())
       return block(func, why);
+    // Few-row GEMMs (a classifier after global pooling, an MLP) re-read
+    // their weights per item; worth it only while that is small next to
+    // the activation traffic that stays in cache.
+    if (analysis.fewRowWeightBytes * (n - 1) * 4 > analysis.activationBytes)
+      return block(func, "ops with fewer than " + std::to_string(BatchAnalysis::kFewRows) +
+                             " rows per item would read " +
+                             std::to_string(analysis.fewRowWeightBytes) +
+                             " B of weights once per item, against " +
+                             std::to_string(analysis.activationBytes) +
+                             " B of activations for the whole batch");
 
     auto oneImage = [&](Type t) -> Type {
       auto r = cast<RankedTensorType>(t);

@@ -155,3 +155,18 @@ func.func @two_batches(%x: tensor<2x4xf32>, %y: tensor<3x4xf32>) -> tensor<2x4xf
   %0 = nunc.relu %x : tensor<2x4xf32> -> tensor<2x4xf32>
   return %0 : tensor<2x4xf32>
 }
+
+// -----
+
+// An MLP at batch 4: one row per item, so item by item every weight would be
+// read four times for a few bytes of activations. It runs whole.
+// CHECK-LABEL: func.func @few_rows(
+// CHECK-SAME: %{{.*}}: tensor<4x64xf32>) -> tensor<4x64xf32>
+// CHECK-SAME: nunc.batch_split_blocked = "ops with fewer than 16 rows per item would read 32768 B of weights once per item, against 2048 B of activations for the whole batch"
+func.func @few_rows(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %w1 = nunc.constant dense<0.5> : tensor<64x64xf32>
+  %w2 = nunc.constant dense<0.25> : tensor<64x64xf32>
+  %0 = nunc.linear %x, %w1 : tensor<4x64xf32>, tensor<64x64xf32> -> tensor<4x64xf32>
+  %1 = nunc.linear %0, %w2 : tensor<4x64xf32>, tensor<64x64xf32> -> tensor<4x64xf32>
+  return %1 : tensor<4x64xf32>
+}

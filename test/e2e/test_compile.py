@@ -254,10 +254,10 @@ def test_split_batch_runs_each_item_like_batch_one(nunc, models, tmp_path, name,
 def test_split_batch_checks_every_item(nunc, models, tmp_path):
     """Token ids are checked in every item of a split batch: a bad id in the
     last item fails the run."""
-    exe, manifest = compile_model(nunc, models, tmp_path, "minilm", TARGETS[0], 3, 8)
+    exe, manifest = compile_model(nunc, models, tmp_path, "minilm", TARGETS[0], 3, 16)
     assert manifest["batch_split"] == 3
-    feeds = random_inputs("minilm", 3, 8, 0)
-    feeds["input_ids"][2, 7] = 30522
+    feeds = random_inputs("minilm", 3, 16, 0)
+    feeds["input_ids"][2, 15] = 30522
     outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"))
     assert outs is None and log.startswith("run 2 "), log
     assert "input 'input_ids' holds an index out of range" in log
