@@ -1479,9 +1479,134 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     b.SetInsertPoint(read);
     b.CreateRet(b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, f->getArg(0), 24)));
   }
-  // <name>_run(ctx, inputs..., outputs...)
+  // <name>_run(ctx, inputs..., outputs...). The steps live in an internal
+  // function that runs one item: the whole batch, or with a split batch
+  // (nunc-split-batch) item `image`, on the image-th slice of every input
+  // and output. Its steps open their regions through `parallel`: the pool,
+  // or, for items that run side by side on their own threads (each in its
+  // own workspace slot), the calling thread alone.
   unsigned numInputs = func.getNumArguments(), numOutputs = func.getNumResults();
-  SmallVector<llvm::Type *> params(1 + numInputs + numOutputs, ptr);
+  unsigned numIo = numInputs + numOutputs;
+  int64_t images = batchSplit(func);
+  llvm::Function *item = llvm::Function::Create(
+      llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, i64, ptr}, false),
+      llvm::GlobalValue::PrivateLinkage, name + "_item", m);
+  {
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", item));
+    llvm::Value *ctx = item->getArg(0), *workspace = item->getArg(1),
+                *weights = item->getArg(2), *parallel = item->getArg(3),
+                *image = item->getArg(4), *ioArray = item->getArg(5);
+    size_t maxArgs = 1;
+    for (const KernelCall &call : calls) {
+      maxArgs = std::max(maxArgs, call.args.size());
+      for (const KernelCall &before : call.prelude)
+        maxArgs = std::max(maxArgs, before.args.size());
+    }
+    llvm::Value *argArray = b.CreateAlloca(llvm::ArrayType::get(ptr, maxArgs));
+    SmallVector<llvm::Value *> ioBase;
+    for (unsigned i = 0; i < numIo; ++i) {
+      auto type = cast<RankedTensorType>(i < numInputs ? func.getArgumentTypes()[i]
+                                                       : func.getResultTypes()[i - numInputs]);
+      int64_t bytes = type.getNumElements() * getElementByteWidth(type.getElementType());
+      llvm::Value *base = b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, ioArray, i));
+      ioBase.push_back(images > 1 ? b.CreateGEP(i8, base, b.CreateMul(image, b.getInt64(bytes)))
+                                  : base);
+    }
+    auto storagePointer = [&](int s) -> llvm::Value * {
+      const Storage &st = plan.storages[s];
+      switch (st.kind) {
+      case StorageKind::Arena:
+        return b.CreateConstGEP1_64(i8, workspace, st.index);
+      case StorageKind::Weight:
+        return b.CreateConstGEP1_64(i8, weights, constantOffset(s));
+      case StorageKind::Input:
+        return ioBase[st.index];
+      case StorageKind::Output:
+        return ioBase[numInputs + st.index];
+      }
+      return nullptr;
+    };
+    llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
+    llvm::FunctionType *parallelType = llvm::FunctionType::get(i32, {ptr, i64, ptr, ptr}, false);
+    std::vector<const KernelCall *> sequence;
+    for (const KernelCall &call : calls) {
+      for (const KernelCall &before : call.prelude)
+        sequence.push_back(&before);
+      sequence.push_back(&call);
+    }
+    for (const KernelCall *callPtr : sequence) {
+      const KernelCall &call = *callPtr;
+      for (auto [i, arg] : llvm::enumerate(call.args)) {
+        llvm::Value *p = arg.kind == KernelArg::Blob
+                             ? b.CreateConstGEP1_64(i8, weights, arg.value)
+                             : storagePointer(arg.value);
+        if (arg.offset)
+          p = b.CreateConstGEP1_64(i8, p, arg.offset);
+        b.CreateStore(p, b.CreateConstGEP1_64(ptr, argArray, i));
+      }
+      llvm::FunctionCallee task = m.getOrInsertFunction(call.symbol, taskType);
+      llvm::Value *status =
+          call.tasks == 1
+              ? b.CreateCall(task, {argArray, b.getInt64(0)})
+              : b.CreateCall(parallelType, parallel,
+                             {ctx, b.getInt64(call.tasks), task.getCallee(), argArray});
+      if (call.errorMessage.empty())
+        continue;
+      llvm::BasicBlock *bad = llvm::BasicBlock::Create(c, "bad_input", item);
+      llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", item);
+      b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), bad, next);
+      b.SetInsertPoint(bad);
+      // Items running side by side may fail together: an atomic store.
+      llvm::Value *message = b.CreateGlobalString(call.errorMessage, name + "_error");
+      llvm::StoreInst *store = b.CreateStore(message, b.CreateConstGEP1_64(i8, ctx, 24));
+      store->setAlignment(llvm::Align(8));
+      store->setAtomic(llvm::AtomicOrdering::Monotonic);
+      b.CreateRet(b.getInt32(kStatusInvalidInput));
+      b.SetInsertPoint(next);
+    }
+    for (const OutputCopy &copy : plan.copies)
+      b.CreateMemCpy(ioBase[numInputs + copy.output], llvm::MaybeAlign(1),
+                     storagePointer(copy.from), llvm::MaybeAlign(1), copy.bytes);
+    b.CreateRet(b.getInt32(0));
+  }
+
+  // The task of one workspace slot: items slot, slot + slots, ... on the
+  // calling thread. args: ctx, workspace, weights, io array, &slots.
+  llvm::Function *slotTask = nullptr;
+  if (images > 1) {
+    slotTask = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, i64}, false),
+                                      llvm::GlobalValue::PrivateLinkage, name + "_slot", m);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", slotTask));
+    llvm::Value *args = slotTask->getArg(0), *slot = slotTask->getArg(1);
+    auto arg = [&](int i) { return b.CreateLoad(ptr, b.CreateConstGEP1_64(ptr, args, i)); };
+    llvm::Value *ctx = arg(0), *workspace = arg(1), *weights = arg(2), *ioArray = arg(3);
+    llvm::Value *slots = b.CreateLoad(i64, arg(4));
+    llvm::Value *mine = b.CreateGEP(i8, workspace, b.CreateMul(slot, b.getInt64(plan.arenaBytes)));
+    llvm::BasicBlock *entry = b.GetInsertBlock();
+    llvm::BasicBlock *loop = llvm::BasicBlock::Create(c, "item", slotTask);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", slotTask);
+    llvm::BasicBlock *fail = llvm::BasicBlock::Create(c, "fail", slotTask);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", slotTask);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *image = b.CreatePHI(i64, 2, "image");
+    image->addIncoming(slot, entry);
+    llvm::Value *status = b.CreateCall(
+        item, {ctx, mine, weights, m.getOrInsertFunction(rt + "serial", i32, ptr, i64, ptr, ptr)
+                                       .getCallee(),
+               image, ioArray});
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), fail, next);
+    b.SetInsertPoint(fail);
+    b.CreateRet(status);
+    b.SetInsertPoint(next);
+    llvm::Value *following = b.CreateAdd(image, slots);
+    image->addIncoming(following, next);
+    b.CreateCondBr(b.CreateICmpULT(following, b.getInt64(images)), loop, done);
+    b.SetInsertPoint(done);
+    b.CreateRet(b.getInt32(0));
+  }
+
+  SmallVector<llvm::Type *> params(1 + numIo, ptr);
   llvm::Function *run = exported(name + "_run", i32, params);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", run));
   llvm::Value *ctx = run->getArg(0);
@@ -1492,98 +1617,56 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
   b.SetInsertPoint(notInit);
   b.CreateRet(b.getInt32(kStatusNotInitialized));
   b.SetInsertPoint(body);
-  llvm::Value *errorSlot = b.CreateConstGEP1_64(i8, ctx, 24);
-  b.CreateStore(llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr)), errorSlot);
+  b.CreateStore(llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr)),
+                b.CreateConstGEP1_64(i8, ctx, 24));
   llvm::Value *workspace = b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, ctx, 8));
   llvm::Value *weights = b.CreateLoad(ptr, b.CreateConstGEP1_64(i8, ctx, 16));
-  size_t maxArgs = 1;
-  for (const KernelCall &call : calls) {
-    maxArgs = std::max(maxArgs, call.args.size());
-    for (const KernelCall &before : call.prelude)
-      maxArgs = std::max(maxArgs, before.args.size());
-  }
-  llvm::Value *argArray = b.CreateAlloca(llvm::ArrayType::get(ptr, maxArgs));
+  llvm::Value *ioArray = b.CreateAlloca(llvm::ArrayType::get(ptr, std::max(numIo, 1u)));
+  for (unsigned i = 0; i < numIo; ++i)
+    b.CreateStore(run->getArg(1 + i), b.CreateConstGEP1_64(ptr, ioArray, i));
+  if (images == 1) {
+    b.CreateRet(b.CreateCall(item, {ctx, workspace, weights, rtParallel.getCallee(),
+                                    b.getInt64(0), ioArray}));
+  } else {
+    // Items side by side when the workspace has room for more than one
+    // (nunc_options.workspace_bytes), else one after another on the pool.
+    llvm::Value *slots = b.CreateCall(declare(rt + "item_slots", i64, {ptr}), {ctx});
+    slots = b.CreateSelect(b.CreateICmpULT(slots, b.getInt64(images)), slots,
+                           b.getInt64(images));
+    llvm::BasicBlock *sideBySide = llvm::BasicBlock::Create(c, "side_by_side", run);
+    llvm::BasicBlock *inTurn = llvm::BasicBlock::Create(c, "in_turn", run);
+    b.CreateCondBr(b.CreateICmpUGT(slots, b.getInt64(1)), sideBySide, inTurn);
 
-  // A split batch (nunc-split-batch) runs the steps once per image, on the
-  // image-th slice of every input and output.
-  int64_t images = batchSplit(func);
-  llvm::BasicBlock *loop = nullptr;
-  llvm::PHINode *image = nullptr;
-  SmallVector<llvm::Value *> ioBase;
-  for (unsigned i = 0; i < numInputs + numOutputs; ++i)
-    ioBase.push_back(run->getArg(1 + i));
-  if (images > 1) {
-    llvm::BasicBlock *entry = b.GetInsertBlock();
-    loop = llvm::BasicBlock::Create(c, "image", run);
+    b.SetInsertPoint(sideBySide);
+    llvm::Value *slotsSlot = b.CreateAlloca(i64);
+    b.CreateStore(slots, slotsSlot);
+    llvm::Value *taskArgs = b.CreateAlloca(llvm::ArrayType::get(ptr, 5));
+    llvm::Value *slotArgs[] = {ctx, workspace, weights, ioArray, slotsSlot};
+    for (auto [i, v] : llvm::enumerate(slotArgs))
+      b.CreateStore(v, b.CreateConstGEP1_64(ptr, taskArgs, i));
+    b.CreateRet(b.CreateCall(rtParallel, {ctx, slots, slotTask, taskArgs}));
+
+    b.SetInsertPoint(inTurn);
+    llvm::BasicBlock *loop = llvm::BasicBlock::Create(c, "item", run);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", run);
+    llvm::BasicBlock *fail = llvm::BasicBlock::Create(c, "fail", run);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", run);
     b.CreateBr(loop);
     b.SetInsertPoint(loop);
-    image = b.CreatePHI(i64, 2, "image");
-    image->addIncoming(b.getInt64(0), entry);
-    for (unsigned i = 0; i < numInputs + numOutputs; ++i) {
-      auto type = cast<RankedTensorType>(i < numInputs ? func.getArgumentTypes()[i]
-                                                       : func.getResultTypes()[i - numInputs]);
-      int64_t bytes = type.getNumElements() * getElementByteWidth(type.getElementType());
-      ioBase[i] = b.CreateGEP(i8, ioBase[i], b.CreateMul(image, b.getInt64(bytes)));
-    }
-  }
-
-  auto storagePointer = [&](int s) -> llvm::Value * {
-    const Storage &st = plan.storages[s];
-    switch (st.kind) {
-    case StorageKind::Arena:
-      return b.CreateConstGEP1_64(i8, workspace, st.index);
-    case StorageKind::Weight:
-      return b.CreateConstGEP1_64(i8, weights, constantOffset(s));
-    case StorageKind::Input:
-      return ioBase[st.index];
-    case StorageKind::Output:
-      return ioBase[numInputs + st.index];
-    }
-    return nullptr;
-  };
-  llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
-  std::vector<const KernelCall *> sequence;
-  for (const KernelCall &call : calls) {
-    for (const KernelCall &before : call.prelude)
-      sequence.push_back(&before);
-    sequence.push_back(&call);
-  }
-  for (const KernelCall *callPtr : sequence) {
-    const KernelCall &call = *callPtr;
-    for (auto [i, arg] : llvm::enumerate(call.args)) {
-      llvm::Value *p = arg.kind == KernelArg::Blob
-                           ? b.CreateConstGEP1_64(i8, weights, arg.value)
-                           : storagePointer(arg.value);
-      if (arg.offset)
-        p = b.CreateConstGEP1_64(i8, p, arg.offset);
-      b.CreateStore(p, b.CreateConstGEP1_64(ptr, argArray, i));
-    }
-    llvm::FunctionCallee task = m.getOrInsertFunction(call.symbol, taskType);
+    llvm::PHINode *image = b.CreatePHI(i64, 2, "image");
+    image->addIncoming(b.getInt64(0), inTurn);
     llvm::Value *status =
-        call.tasks == 1
-            ? b.CreateCall(task, {argArray, b.getInt64(0)})
-            : b.CreateCall(rtParallel, {ctx, b.getInt64(call.tasks), task.getCallee(), argArray});
-    if (call.errorMessage.empty())
-      continue;
-    llvm::BasicBlock *bad = llvm::BasicBlock::Create(c, "bad_input", run);
-    llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", run);
-    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), bad, next);
-    b.SetInsertPoint(bad);
-    b.CreateStore(b.CreateGlobalString(call.errorMessage, name + "_error"), errorSlot);
-    b.CreateRet(b.getInt32(kStatusInvalidInput));
+        b.CreateCall(item, {ctx, workspace, weights, rtParallel.getCallee(), image, ioArray});
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), fail, next);
+    b.SetInsertPoint(fail);
+    b.CreateRet(status);
     b.SetInsertPoint(next);
-  }
-  for (const OutputCopy &copy : plan.copies)
-    b.CreateMemCpy(ioBase[numInputs + copy.output], llvm::MaybeAlign(1),
-                   storagePointer(copy.from), llvm::MaybeAlign(1), copy.bytes);
-  if (images > 1) {
-    llvm::Value *next = b.CreateAdd(image, b.getInt64(1));
-    image->addIncoming(next, b.GetInsertBlock());
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", run);
-    b.CreateCondBr(b.CreateICmpULT(next, b.getInt64(images)), loop, done);
+    llvm::Value *following = b.CreateAdd(image, b.getInt64(1));
+    image->addIncoming(following, next);
+    b.CreateCondBr(b.CreateICmpULT(following, b.getInt64(images)), loop, done);
     b.SetInsertPoint(done);
+    b.CreateRet(b.getInt32(0));
   }
-  b.CreateRet(b.getInt32(0));
 
   // <name>_run_io(ctx, io): inputs then outputs in one array, for tools.
   {

@@ -142,6 +142,12 @@ std::string mlir::nunc::generateHeader(func::FuncOp func, const CompileOptions &
   os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   os << "/* Bytes of workspace " << n << "_init needs (a compile-time constant). */\n";
   os << "#define " << upper << "_WORKSPACE_SIZE ((size_t)" << workspaceBytes << "u)\n\n";
+  int64_t items = batchSplit(func);
+  os << "/* Items of the batch, run one at a time (1: the batch runs whole). With\n"
+     << " * k > 1 threads, a workspace of k x " << upper << "_WORKSPACE_SIZE bytes (and\n"
+     << " * nunc_options.workspace_bytes set to that) runs k items at once, one per\n"
+     << " * thread; with the minimum, every thread works on each item in turn. */\n";
+  os << "#define " << upper << "_BATCH_ITEMS " << items << "\n\n";
   os << "/* Caller-owned context; opaque. */\n";
   os << "typedef struct " << n << "_ctx {\n  unsigned char opaque[4096];\n} "
      << "__attribute__((aligned(64))) " << n << "_ctx;\n\n";

@@ -228,9 +228,16 @@ nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, size_t workspace_siz
       pool->started = t;
     }
   }
+  ctx->item_slots = 1;
+  if (options && workspace_size && options->workspace_bytes / workspace_size > 1) {
+    size_t slots = options->workspace_bytes / workspace_size;
+    ctx->item_slots = slots < (size_t)pool->num_threads ? (int64_t)slots : pool->num_threads;
+  }
   ctx->magic = NUNC_RT_MAGIC;
   return NUNC_OK;
 }
+
+int64_t nunc_rt_item_slots(const nunc_rt_ctx *ctx) { return ctx->item_slots; }
 
 typedef struct user_region {
   nunc_rt_task task;
@@ -248,6 +255,18 @@ static void user_trampoline(void *arg, int64_t i) {
   }
 }
 
+int32_t nunc_rt_serial(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
+                       const void *const *args) {
+  (void)ctx;
+  int32_t first = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int32_t err = task(args, i);
+    if (err && !first)
+      first = err;
+  }
+  return first;
+}
+
 int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
                          const void *const *args) {
   nunc_rt_pool *pool = &ctx->pool;
@@ -258,15 +277,8 @@ int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
     pool->user_parallel_for(pool->user, n, user_trampoline, &r);
     return r.error;
   }
-  if (pool->num_threads <= 1 || n == 1) {
-    int32_t first = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      int32_t err = task(args, i);
-      if (err && !first)
-        first = err;
-    }
-    return first;
-  }
+  if (pool->num_threads <= 1 || n == 1)
+    return nunc_rt_serial(ctx, n, task, args);
   pthread_mutex_lock(&pool->mutex);
   pool->task = task;
   pool->args = args;

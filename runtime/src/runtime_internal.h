@@ -47,6 +47,7 @@ typedef struct nunc_rt_ctx {
   const char *error_detail; /* why the last call failed, or NULL */
   char detail[256];         /* storage for error_detail */
   nunc_rt_pool pool;
+  int64_t item_slots;       /* workspaces of one item each that fit the workspace */
 } nunc_rt_ctx;
 
 /* Bytes of the opaque context type in generated headers. */
@@ -76,6 +77,13 @@ nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, size_t workspace_siz
 /* Runs task(args, i) for i in [0, n) on the pool; returns the first error. */
 int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
                          const void *const *args);
+/* The same on the calling thread alone: the steps of an item that runs
+ * beside other items, each on its own thread. */
+int32_t nunc_rt_serial(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
+                       const void *const *args);
+/* How many items of a split batch may run at once: the whole workspaces
+ * of workspace_size bytes in options->workspace_bytes, at most the threads. */
+int64_t nunc_rt_item_slots(const nunc_rt_ctx *ctx);
 void nunc_rt_destroy(nunc_rt_ctx *ctx);
 
 #endif /* NUNC_RUNTIME_INTERNAL_H */

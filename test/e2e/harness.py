@@ -39,8 +39,12 @@ def write_driver(manifest, path):
         "  const char *dir = argv[1]; int threads = atoi(argv[2]); int repeat = atoi(argv[3]);",
         "  char path[4096];",
         f"  static {name}_ctx ctx;",
-        f"  void *ws = aligned_alloc(64, {name}_workspace_size() ? ({name}_workspace_size() + 63) / 64 * 64 : 64);",
-        "  nunc_options opt = {0}; opt.num_threads = threads;",
+        "  /* NUNC_WORKSPACE_SLOTS=k: a workspace for k items at once (split batches) */",
+        '  const char *slots_env = getenv("NUNC_WORKSPACE_SLOTS");',
+        "  size_t slots = slots_env && atoi(slots_env) > 0 ? (size_t)atoi(slots_env) : 1;",
+        f"  size_t ws_bytes = {name}_workspace_size() * slots;",
+        "  void *ws = aligned_alloc(64, ws_bytes ? (ws_bytes + 63) / 64 * 64 : 64);",
+        "  nunc_options opt = {0}; opt.num_threads = threads; opt.workspace_bytes = ws_bytes;",
     ]
     if external:
         lines += [f'  snprintf(path, sizeof path, "%s/{name}.weights", argv[4]);',
@@ -88,8 +92,9 @@ def build(out_dir, cc="gcc"):
     return exe, manifest
 
 
-def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None):
-    """Runs the program on feeds (dict name -> array); returns (outputs, times, stdout)."""
+def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None, slots=1):
+    """Runs the program on feeds (dict name -> array); returns (outputs, times, stdout).
+    slots > 1 gives the library a workspace for that many items at once."""
     os.makedirs(work_dir, exist_ok=True)
     for i, io in enumerate(manifest["inputs"]):
         arr = np.ascontiguousarray(feeds[io["name"]], dtype=NP_TYPES[io["dtype"]])
@@ -98,7 +103,8 @@ def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None):
     args = [exe, work_dir, str(threads), str(repeat)]
     if weights_dir:
         args.append(weights_dir)
-    r = subprocess.run(args, capture_output=True, text=True)
+    env = dict(os.environ, NUNC_WORKSPACE_SLOTS=str(slots))
+    r = subprocess.run(args, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         return None, None, r.stdout + r.stderr
     outs = {}

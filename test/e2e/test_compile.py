@@ -218,7 +218,8 @@ def test_split_batch_runs_each_item_like_batch_one(nunc, models, tmp_path, name,
     """A batch whose items no op mixes runs one item at a time
     (nunc-split-batch): the library gives, item for item, exactly the
     outputs of the batch-1 library (the same code on the same data) with
-    the batch-1 library's arena; `--split-batch=false` runs each layer on
+    the batch-1 library's arena, also with items side by side in workspace
+    slots of their own; `--split-batch=false` runs each layer on
     the whole batch, with a batch-sized arena, and agrees with onnxruntime."""
     target = TARGETS[0]
     split, man = compile_model(nunc, models, tmp_path / "split", name, target, batch, seq)
@@ -235,15 +236,21 @@ def test_split_batch_runs_each_item_like_batch_one(nunc, models, tmp_path, name,
     assert f"{first['c_name']}: {first['dtype']} [{', '.join(map(str, first['shape']))}]" in header
     feeds = random_inputs(name, batch, seq or 16, 5)
     want = reference(models, name, feeds)
-    for threads in (1, 2):
-        got, _, log = harness.run(split, man, feeds, str(tmp_path / "w"), threads=threads)
+    ones = []
+    for i in range(batch):
+        item = {k: v[i:i + 1] for k, v in feeds.items()}
+        one, _, log = harness.run(single, man1, item, str(tmp_path / "w1"))
+        assert one is not None, log
+        ones.append(one)
+    # Items in turn on 1 or 2 threads; side by side in 2 workspace slots (a
+    # third slot's worth of workspace is left unused: 2 threads).
+    for threads, slots in ((1, 1), (2, 1), (2, 2), (2, 3)):
+        got, _, log = harness.run(split, man, feeds, str(tmp_path / "w"), threads=threads,
+                                  slots=slots)
         assert got is not None, log
         for i in range(batch):
-            item = {k: v[i:i + 1] for k, v in feeds.items()}
-            one, _, log = harness.run(single, man1, item, str(tmp_path / "w1"), threads=threads)
-            assert one is not None, log
             for key in got:
-                assert np.array_equal(got[key][i:i + 1], one[key]), (key, i, threads)
+                assert np.array_equal(got[key][i:i + 1], ones[i][key]), (key, i, threads, slots)
     got, _, log = harness.run(whole, manw, feeds, str(tmp_path / "ww"))
     assert got is not None, log
     for key, ref in want.items():
@@ -253,11 +260,13 @@ def test_split_batch_runs_each_item_like_batch_one(nunc, models, tmp_path, name,
 
 def test_split_batch_checks_every_item(nunc, models, tmp_path):
     """Token ids are checked in every item of a split batch: a bad id in the
-    last item fails the run."""
+    last item fails the run, whether items run in turn or side by side."""
     exe, manifest = compile_model(nunc, models, tmp_path, "minilm", TARGETS[0], 3, 16)
     assert manifest["batch_split"] == 3
     feeds = random_inputs("minilm", 3, 16, 0)
     feeds["input_ids"][2, 15] = 30522
-    outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"))
-    assert outs is None and log.startswith("run 2 "), log
-    assert "input 'input_ids' holds an index out of range" in log
+    for threads, slots in ((1, 1), (2, 2)):
+        outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"), threads=threads,
+                                   slots=slots)
+        assert outs is None and log.startswith("run 2 "), log
+        assert "input 'input_ids' holds an index out of range" in log

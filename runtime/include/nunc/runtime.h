@@ -33,6 +33,12 @@ typedef struct nunc_options {
   int num_threads;                   /* worker count incl. the caller; 0 or 1: run on the caller */
   nunc_parallel_for_fn parallel_for; /* optional: use the caller's threads instead */
   void *parallel_for_user;           /* passed back to parallel_for */
+  /* Optional: the workspace's size when it is larger than <name>_workspace_size().
+   * A library that runs its batch one item at a time (<NAME>_BATCH_ITEMS > 1)
+   * then runs up to workspace_bytes / <name>_workspace_size() items at once
+   * (at most num_threads), each on one thread in its own part of the workspace,
+   * instead of every thread on one item. 0: the minimum size. */
+  size_t workspace_bytes;
 } nunc_options;
 
 typedef enum nunc_dtype {
