@@ -137,6 +137,45 @@ TEST(Runtime, TwoContextsOnTwoThreadsGiveTheSingleThreadedResults) {
   EXPECT_EQ(mismatches.load(), 0);
 }
 
+// The MiniLM library runs its batch of 2 one item at a time. With room for
+// two items in the workspace and two threads, the items run side by side,
+// each on one thread in its own half of the workspace: same results, no
+// allocation. A workspace_bytes of less than two items, or one thread, keeps
+// them in turn.
+TEST(Runtime, SplitBatchItemsSideBySide) {
+  static_assert(RT_MINILM_BATCH_ITEMS == 2, "the library should split its batch of 2");
+  Tokens t(3);
+  Workspace ws0(rt_minilm_workspace_size());
+  static rt_minilm_ctx ref;
+  ASSERT_EQ(rt_minilm_init(&ref, ws0.p, nullptr), NUNC_OK);
+  std::vector<float> want = runMinilm(&ref, t);
+  rt_minilm_destroy(&ref);
+  // Keep a guard past the two slots: nothing may write there.
+  size_t slot = rt_minilm_workspace_size();
+  struct Case {
+    int threads;
+    size_t bytes;
+  } cases[] = {{2, 2 * slot}, {2, 2 * slot - 64}, {1, 2 * slot}, {2, 0}};
+  for (Case c : cases) {
+    Workspace ws(2 * slot + 64);
+    std::memset(static_cast<char *>(ws.p) + 2 * slot, 0x5a, 64);
+    static rt_minilm_ctx ctx;
+    nunc_options opt = {};
+    opt.num_threads = c.threads;
+    opt.workspace_bytes = c.bytes;
+    ASSERT_EQ(rt_minilm_init(&ctx, ws.p, &opt), NUNC_OK);
+    EXPECT_EQ(runMinilm(&ctx, t), want) << c.threads << " threads, " << c.bytes << " B";
+    std::vector<float> out(want.size());
+    mallocCounterArm();
+    for (int i = 0; i < 3; ++i)
+      rt_minilm_run(&ctx, t.ids, t.mask, t.types, out.data());
+    EXPECT_EQ(mallocCounterDisarm(), 0);
+    rt_minilm_destroy(&ctx);
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(static_cast<unsigned char *>(ws.p)[2 * slot + i], 0x5a) << "guard byte " << i;
+  }
+}
+
 TEST(Runtime, UserParallelForIsUsed) {
   struct Pool {
     std::atomic<long> tasks{0};
