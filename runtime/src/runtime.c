@@ -118,21 +118,29 @@ static inline void relax(unsigned spin) {
 }
 
 static void run_tasks(nunc_rt_pool *pool, nunc_rt_task task, const void *const *args,
-                      int64_t n) {
-  int64_t i;
-  while ((i = __atomic_fetch_add(&pool->next, 1, __ATOMIC_RELAXED)) < n) {
-    int32_t err = task(args, i);
-    if (err) {
-      int32_t zero = 0;
-      __atomic_compare_exchange_n(&pool->error, &zero, err, 0, __ATOMIC_RELAXED,
-                                  __ATOMIC_RELAXED);
+                      int self) {
+  int64_t done = 0;
+  int threads = pool->num_threads;
+  for (int k = 0; k < threads; ++k) {
+    nunc_rt_block *block = &pool->blocks[(self + k) % threads];
+    int64_t end = block->end, i;
+    while ((i = __atomic_fetch_add(&block->next, 1, __ATOMIC_RELAXED)) < end) {
+      int32_t err = task(args, i);
+      if (err) {
+        int32_t zero = 0;
+        __atomic_compare_exchange_n(&pool->error, &zero, err, 0, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+      }
+      ++done;
     }
-    __atomic_fetch_add(&pool->finished, 1, __ATOMIC_RELEASE);
   }
+  if (done)
+    __atomic_fetch_add(&pool->finished, done, __ATOMIC_RELEASE);
 }
 
 static void *worker_main(void *arg) {
-  nunc_rt_pool *pool = (nunc_rt_pool *)arg;
+  nunc_rt_pool *pool = ((nunc_rt_worker *)arg)->pool;
+  int self = ((nunc_rt_worker *)arg)->index;
   uint64_t seen = 0;
   for (;;) {
     /* Spin a little first: regions come in quick succession while a model
@@ -160,10 +168,9 @@ static void *worker_main(void *arg) {
     }
     nunc_rt_task task = pool->task;
     const void *const *args = pool->args;
-    int64_t n = pool->num_tasks;
     ++pool->busy_workers;
     pthread_mutex_unlock(&pool->mutex);
-    run_tasks(pool, task, args, n);
+    run_tasks(pool, task, args, self);
     __atomic_fetch_sub(&pool->busy_workers, 1, __ATOMIC_RELEASE);
   }
 }
@@ -221,7 +228,9 @@ nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, size_t workspace_siz
         pthread_cond_init(&pool->done, NULL))
       return NUNC_ERR_THREADS;
     for (int t = 1; t < pool->num_threads; ++t) {
-      if (pthread_create(&pool->threads[t], NULL, worker_main, pool)) {
+      pool->workers[t].pool = pool;
+      pool->workers[t].index = t;
+      if (pthread_create(&pool->threads[t], NULL, worker_main, &pool->workers[t])) {
         nunc_rt_destroy(ctx);
         return NUNC_ERR_THREADS;
       }
@@ -283,14 +292,17 @@ int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
   pool->task = task;
   pool->args = args;
   pool->num_tasks = n;
-  pool->next = 0;
+  for (int t = 0; t < pool->num_threads; ++t) {
+    pool->blocks[t].next = n * t / pool->num_threads;
+    pool->blocks[t].end = n * (t + 1) / pool->num_threads;
+  }
   pool->finished = 0;
   pool->error = 0;
   pool->open = 1;
   __atomic_add_fetch(&pool->generation, 1, __ATOMIC_RELEASE);
   pthread_cond_broadcast(&pool->wake);
   pthread_mutex_unlock(&pool->mutex);
-  run_tasks(pool, task, args, n);
+  run_tasks(pool, task, args, 0);
   /* Close the region: a worker entering from now on skips it, and every
    * worker that entered counts in busy_workers. Then wait for the
    * stragglers, and for every worker to leave the region before its fields

@@ -17,6 +17,22 @@
  * code when the data is bad (an index out of range). */
 typedef int32_t (*nunc_rt_task)(const void *const *args, int64_t i);
 
+/* The tasks of a region are cut into one contiguous block per thread: each
+ * thread runs its own block first, in order, then takes what is left of the
+ * others'. Claims on one's own block stay in one's own cache line, and a
+ * thread tends to get the same part of consecutive steps (the same band of
+ * positions), so it reads what it wrote. */
+typedef struct nunc_rt_block {
+  int64_t next; /* next task to claim (atomic) */
+  int64_t end;
+} __attribute__((aligned(64))) nunc_rt_block;
+
+struct nunc_rt_pool;
+typedef struct nunc_rt_worker {
+  struct nunc_rt_pool *pool;
+  int index; /* 1 .. num_threads - 1; the caller is 0 */
+} nunc_rt_worker;
+
 typedef struct nunc_rt_pool {
   pthread_mutex_t mutex;
   pthread_cond_t wake, done;
@@ -29,13 +45,14 @@ typedef struct nunc_rt_pool {
   nunc_rt_task task;
   const void *const *args;
   int64_t num_tasks;
-  int64_t next;          /* next task index to take (atomic) */
-  int64_t finished;      /* tasks done (atomic) */
+  int64_t finished;      /* tasks done (atomic; each thread adds its count once) */
   int32_t error;         /* first nonzero task result (atomic) */
   int busy_workers;      /* workers inside the region */
   int open;              /* workers may still enter the region */
   nunc_parallel_for_fn user_parallel_for;
   void *user;
+  nunc_rt_worker workers[NUNC_MAX_THREADS];
+  nunc_rt_block blocks[NUNC_MAX_THREADS];
 } nunc_rt_pool;
 
 /* The context behind every generated <model>_ctx. Generated code reads the
@@ -51,7 +68,7 @@ typedef struct nunc_rt_ctx {
 } nunc_rt_ctx;
 
 /* Bytes of the opaque context type in generated headers. */
-#define NUNC_RT_CTX_BYTES 4096
+#define NUNC_RT_CTX_BYTES 12288
 
 #define NUNC_RT_MAGIC 0x6e756e63636f6e74ull /* "nunccont" */
 
