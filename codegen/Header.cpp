@@ -149,7 +149,8 @@ std::string mlir::nunc::generateHeader(func::FuncOp func, const CompileOptions &
      << " * thread; with the minimum, every thread works on each item in turn. */\n";
   os << "#define " << upper << "_BATCH_ITEMS " << items << "\n\n";
   os << "/* Caller-owned context; opaque. */\n";
-  os << "typedef struct " << n << "_ctx {\n  unsigned char opaque[12288];\n} "
+  os << "typedef struct " << n << "_ctx {\n  unsigned char opaque[" << kRuntimeContextBytes
+     << "];\n} "
      << "__attribute__((aligned(64))) " << n << "_ctx;\n\n";
   os << "size_t " << n << "_workspace_size(void);\n\n";
   if (options.externalWeights)

@@ -1,6 +1,7 @@
 //===- JitModel.cpp - run a compiled model in this process ----------------===//
 
 #include "nunc/Codegen/JitModel.h"
+#include "nunc/runtime.h"
 
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -86,11 +87,9 @@ llvm::Expected<std::unique_ptr<JitModel>> JitModel::load(const CompiledModel &mo
   m->impl->detail = reinterpret_cast<Impl::DetailFn>(*detail);
   int64_t bytes = reinterpret_cast<int64_t (*)()>(*size)();
   m->impl->workspace = std::aligned_alloc(64, std::max<int64_t>(64, (bytes + 63) / 64 * 64));
-  m->impl->ctx = std::aligned_alloc(64, 4096);
-  struct {
-    int numThreads;
-    void *parallelFor, *user;
-  } options = {threads, nullptr, nullptr};
+  m->impl->ctx = std::aligned_alloc(64, kRuntimeContextBytes);
+  nunc_options options = {};
+  options.num_threads = threads;
   int status = reinterpret_cast<Impl::InitFn>(*init)(m->impl->ctx, m->impl->workspace, &options);
   if (status != 0) {
     const char *why = m->impl->detail(m->impl->ctx);

@@ -68,7 +68,7 @@ typedef struct nunc_rt_ctx {
 } nunc_rt_ctx;
 
 /* Bytes of the opaque context type in generated headers. */
-#define NUNC_RT_CTX_BYTES 12288
+#define NUNC_RT_CTX_BYTES 12288 /* kRuntimeContextBytes in nunc/Codegen/CompileModel.h */
 
 #define NUNC_RT_MAGIC 0x6e756e63636f6e74ull /* "nunccont" */
 

@@ -18,6 +18,10 @@
 
 namespace mlir::nunc {
 
+/// Bytes of a generated library's context (<name>_ctx): NUNC_RT_CTX_BYTES in
+/// runtime/src/runtime_internal.h, which checks the runtime's context fits.
+constexpr size_t kRuntimeContextBytes = 12288;
+
 struct CompileOptions {
   std::string name;            // symbol prefix, a C identifier
   TargetInfo target;
