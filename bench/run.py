@@ -9,7 +9,9 @@ thread counts, alternating them, and writes bench/RESULTS.md:
   output for nunc's C program, session creation to first output for
   onnxruntime); peak RSS; library size; compile time; the GEMM kernel's
   GFLOP/s on the models' GEMM shapes against this machine's measured FMA
-  peak, and the window kernels' (depthwise, pool) on the CNNs' shapes. Int8 rows: `nunc compile --quantize int8` against onnxruntime's
+  peak, and the window kernels' (depthwise, pool) on the CNNs' shapes; the
+  cross-core round trip around every 2-thread row (nunc-bench-crosscore),
+  and 2 threads sharing one core against 1 thread. Int8 rows: `nunc compile --quantize int8` against onnxruntime's
   `quantize_dynamic` model (CNNs: its `quantize_static` model of the
   `quant_pre_process` output); qdq rows: onnxruntime's `quantize_static`
   (QDQ) model (CNNs pre-processed), compiled by nunc and run by
@@ -117,6 +119,14 @@ def oversubscribed(exe, work, ort_path, feeds_path, runs, warmup):
                         str(warmup)], capture_output=True, text=True, check=True,
                        preexec_fn=one_core)
     return stats(nunc_times)["p50"], stats(json.loads(r.stdout)["times"])["p50"]
+
+
+def crosscore(build):
+    """Cross-core cache-line round trip (ns) now: ~60 when this VM's two
+    vCPUs sit close, ~330 when the host has moved them apart."""
+    r = subprocess.run([os.path.join(build, "bin", "nunc-bench-crosscore")],
+                       capture_output=True, text=True, check=True)
+    return float(r.stdout.split()[1])
 
 
 def run_nunc(exe, manifest, feeds, work, threads, runs):
@@ -280,12 +290,14 @@ def main():
             for threads in threads_list:
                 # Alternate: ORT, nunc, ORT, nunc in halves, so drift hits both.
                 half = max(1, args.runs // 2)
+                rtt0 = crosscore(args.build) if threads > 1 else None
                 o1 = run_ort(ort_path, feeds_path, threads, half, args.warmup)
                 n1, rss = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
                                    half + args.warmup)
                 o2 = run_ort(ort_path, feeds_path, threads, args.runs - half, args.warmup)
                 n2, _ = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
                                  args.runs - half + args.warmup)
+                rtt1 = crosscore(args.build) if threads > 1 else None
                 nunc_times = n1[args.warmup:] + n2[args.warmup:]
                 ort_times = o1["times"] + o2["times"]
                 ns, os_ = stats(nunc_times), stats(ort_times)
@@ -293,7 +305,8 @@ def main():
                        "threads": threads,
                        "nunc": ns, "ort": os_, "ratio": ns["p50"] / os_["p50"],
                        "throughput_nunc": batch / (ns["p50"] / 1e3),
-                       "throughput_ort": batch / (os_["p50"] / 1e3)}
+                       "throughput_ort": batch / (os_["p50"] / 1e3),
+                       "rtt": f"{rtt0:.0f} / {rtt1:.0f}" if rtt0 else ""}
                 if int8 and threads == threads_list[0]:
                     row["cos_nunc"], row["cos_ort"] = int8_accuracy(
                         exe, manifest, feeds, os.path.join(out, "w"), path, ort_path)
@@ -367,14 +380,19 @@ def main():
                 "a time (`nunc-split-batch`, where no op mixes items); with 2 threads its "
                 "workspace then has room for 2 items (`nunc_options.workspace_bytes`), so "
                 "each thread runs its own items.\n\n")
+        f.write("Cross-core RTT: a cache line's round trip between the two cores "
+                "(`nunc-bench-crosscore`) before / after a 2-thread row; ~60 ns normally, "
+                "~330 ns while the host keeps this VM's vCPUs apart, when every 2-thread "
+                "run that passes data between threads slows down.\n\n")
         f.write("| model | input | threads | nunc p50 / p90 / p99 | ORT p50 / p90 / p99 "
-                "| ratio | nunc items/s | ORT items/s |\n|---|---|---|---|---|---|---|---|\n")
+                "| ratio | nunc items/s | ORT items/s | cross-core RTT (ns) |\n"
+                "|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             n, o = r["nunc"], r["ort"]
             f.write(f"| {r['model']} | {config_label(r['batch'], r['seq'])} | {r['threads']} | "
                     f"{n['p50']:.2f} / {n['p90']:.2f} / {n['p99']:.2f} | "
                     f"{o['p50']:.2f} / {o['p90']:.2f} / {o['p99']:.2f} | **{r['ratio']:.3f}** | "
-                    f"{r['throughput_nunc']:.1f} | {r['throughput_ort']:.1f} |\n")
+                    f"{r['throughput_nunc']:.1f} | {r['throughput_ort']:.1f} | {r['rtt']} |\n")
         f.write("\n| model | input | cold start nunc / ORT (ms) | ratio | peak RSS nunc / ORT "
                 "(MB) | library (MB) | compile (s) |\n|---|---|---|---|---|---|---|\n")
         for r in rows:
