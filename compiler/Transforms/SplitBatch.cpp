@@ -195,7 +195,8 @@ std::string BatchAnalysis::check(Operation *op) {
         std::string why = onlyFirstBatched(o);
         if (!why.empty())
           return why;
-        int64_t axis = o->getAttrOfType<IntegerAttr>("axis").getInt();
+        int64_t axis = isa<QuantizeLinearOp>(o) ? cast<QuantizeLinearOp>(o).getAxis()
+                                                : cast<DequantizeLinearOp>(o).getAxis();
         auto scale = cast<RankedTensorType>(o->getOperand(1).getType());
         return scale.getNumElements() > 1 ? notLeadingAxis(axis, rank(o->getOperand(0)),
                                                            "the quantization axis")
@@ -270,10 +271,19 @@ std::string BatchAnalysis::check(Operation *op) {
           why = "the scale or bias depends on the inputs";
         return why;
       })
-      .Case<ReduceMeanOp, ReduceSumOp>([&](Operation *o) -> std::string {
-        auto axis = o->getAttrOfType<IntegerAttr>("axis");
-        return notLeadingAxis(axis ? axis.getInt() : -1, rank(o->getOperand(0)),
-                              "the reduced axis");
+      .Case<ReduceMeanOp, ReduceSumOp>([&](auto r) -> std::string {
+        // No axes: every axis, unless noop_with_empty_axes (an identity).
+        if (!r.getAxes())
+          return r.getNoopWithEmptyAxes() ? "" : "it reduces every axis, the batch dim too";
+        std::optional<SmallVector<int64_t>> axes = getConstantInts(r.getAxes());
+        if (isBatched(r.getAxes()) || !axes)
+          return "the axes are not constant";
+        if (axes->empty())
+          return r.getNoopWithEmptyAxes() ? "" : "it reduces every axis, the batch dim too";
+        for (int64_t a : *axes)
+          if (!notLeadingAxis(a, rank(r.getData()), "").empty())
+            return "the reduced axes include the batch dim";
+        return "";
       })
       // Layout-preserving: image i stays the i-th contiguous chunk whenever
       // the result's leading dim is a multiple of N (checked for all ops).
@@ -281,6 +291,10 @@ std::string BatchAnalysis::check(Operation *op) {
         for (Value v : o->getOperands().drop_front())
           if (isBatched(v))
             return "the shape depends on the inputs";
+        // Squeeze without axes drops every dim of 1: one item's leading dim
+        // (1 after the split) would go too.
+        if (auto sq = dyn_cast<SqueezeOp>(o); sq && !sq.getAxes())
+          return "it squeezes every dim of size 1, without axes";
         if (auto r = dyn_cast<ReshapeOp>(o)) {
           std::optional<SmallVector<int64_t>> shape = getConstantInts(r.getShape());
           if (!shape || shape->empty())

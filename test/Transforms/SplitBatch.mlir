@@ -170,3 +170,41 @@ func.func @few_rows(%x: tensor<4x64xf32>) -> tensor<4x64xf32> {
   %1 = nunc.linear %0, %w2 : tensor<4x64xf32>, tensor<64x64xf32> -> tensor<4x64xf32>
   return %1 : tensor<4x64xf32>
 }
+
+// -----
+
+// Reductions: over a later axis the batch splits; over the batch dim, or
+// over every axis (no axes), it does not. A Squeeze without axes would drop
+// one item's leading dim of 1 too.
+// CHECK-LABEL: func.func @reduce_rows(
+// CHECK-SAME: %{{.*}}: tensor<1x4x8xf32>) -> tensor<1x4xf32>
+// CHECK-SAME: nunc.batch_split = 2
+// CHECK: nunc.reduce_mean {{.*}} : tensor<1x4x8xf32> -> tensor<1x4xf32>
+func.func @reduce_rows(%x: tensor<2x4x8xf32>) -> tensor<2x4xf32> {
+  %ax = nunc.constant dense<[-1]> : tensor<1xi64>
+  %0 = nunc.reduce_mean %x axes %ax : tensor<1xi64> {keepdims = 0 : i64} : tensor<2x4x8xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.reduce_sum at {{.*}}: the reduced axes include the batch dim"
+func.func @reduce_batch(%x: tensor<2x4x8xf32>) -> tensor<4x8xf32> {
+  %ax = nunc.constant dense<[0]> : tensor<1xi64>
+  %0 = nunc.reduce_sum %x axes %ax : tensor<1xi64> {keepdims = 0 : i64} : tensor<2x4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @reduce_all(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.reduce_sum at {{.*}}: a result's leading dim is not a multiple of the batch"
+func.func @reduce_all(%x: tensor<2x4xf32>) -> tensor<1x1xf32> {
+  %0 = nunc.reduce_sum %x : tensor<2x4xf32> -> tensor<1x1xf32>
+  %1 = nunc.relu %0 : tensor<1x1xf32> -> tensor<1x1xf32>
+  return %1 : tensor<1x1xf32>
+}
+
+// CHECK-LABEL: func.func @squeeze_all(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.squeeze at {{.*}}: it squeezes every dim of size 1, without axes"
+func.func @squeeze_all(%x: tensor<2x3x1x1xf32>) -> tensor<2x3xf32> {
+  %0 = nunc.squeeze %x : tensor<2x3x1x1xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}

@@ -150,15 +150,19 @@ TEST(Runtime, SplitBatchItemsSideBySide) {
   ASSERT_EQ(rt_minilm_init(&ref, ws0.p, nullptr), NUNC_OK);
   std::vector<float> want = runMinilm(&ref, t);
   rt_minilm_destroy(&ref);
-  // Keep a guard past the two slots: nothing may write there.
+  // The second slot is written only when the items run side by side; a
+  // guard past the two slots is never written.
   size_t slot = rt_minilm_workspace_size();
   struct Case {
     int threads;
     size_t bytes;
-  } cases[] = {{2, 2 * slot}, {2, 2 * slot - 64}, {1, 2 * slot}, {2, 0}};
+    bool sideBySide;
+  } cases[] = {{2, 2 * slot, true}, {2, 2 * slot - 64, false}, {1, 2 * slot, false},
+               {2, 0, false}};
   for (Case c : cases) {
     Workspace ws(2 * slot + 64);
-    std::memset(static_cast<char *>(ws.p) + 2 * slot, 0x5a, 64);
+    auto *bytes = static_cast<unsigned char *>(ws.p);
+    std::memset(bytes + slot, 0x5a, slot + 64);
     static rt_minilm_ctx ctx;
     nunc_options opt = {};
     opt.num_threads = c.threads;
@@ -172,7 +176,11 @@ TEST(Runtime, SplitBatchItemsSideBySide) {
     EXPECT_EQ(mallocCounterDisarm(), 0);
     rt_minilm_destroy(&ctx);
     for (int i = 0; i < 64; ++i)
-      ASSERT_EQ(static_cast<unsigned char *>(ws.p)[2 * slot + i], 0x5a) << "guard byte " << i;
+      ASSERT_EQ(bytes[2 * slot + i], 0x5a) << "guard byte " << i;
+    size_t written = 0;
+    for (size_t i = slot; i < 2 * slot; ++i)
+      written += bytes[i] != 0x5a;
+    EXPECT_EQ(written > 0, c.sideBySide) << c.threads << " threads, " << c.bytes << " B";
   }
 }
 
