@@ -1570,6 +1570,34 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     b.CreateRet(b.getInt32(0));
   }
 
+  // Items first, first + step, ... below `images`, each through `item`;
+  // returns the first failure's status, else 0.
+  auto emitItemLoop = [&](llvm::IRBuilder<> &b, llvm::Value *first, llvm::Value *step,
+                          ArrayRef<llvm::Value *> itemArgs) {
+    llvm::Function *f = b.GetInsertBlock()->getParent();
+    llvm::BasicBlock *entry = b.GetInsertBlock();
+    llvm::BasicBlock *loop = llvm::BasicBlock::Create(c, "item", f);
+    llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", f);
+    llvm::BasicBlock *fail = llvm::BasicBlock::Create(c, "fail", f);
+    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", f);
+    b.CreateBr(loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode *image = b.CreatePHI(i64, 2, "image");
+    image->addIncoming(first, entry);
+    SmallVector<llvm::Value *> args(itemArgs);
+    args.insert(args.begin() + 4, image); // (ctx, workspace, weights, parallel, image, io)
+    llvm::Value *status = b.CreateCall(item, args);
+    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), fail, next);
+    b.SetInsertPoint(fail);
+    b.CreateRet(status);
+    b.SetInsertPoint(next);
+    llvm::Value *following = b.CreateAdd(image, step);
+    image->addIncoming(following, next);
+    b.CreateCondBr(b.CreateICmpULT(following, b.getInt64(images)), loop, done);
+    b.SetInsertPoint(done);
+    b.CreateRet(b.getInt32(0));
+  };
+
   // The task of one workspace slot: items slot, slot + slots, ... on the
   // calling thread. args: ctx, workspace, weights, io array, &slots.
   llvm::Function *slotTask = nullptr;
@@ -1582,28 +1610,8 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     llvm::Value *ctx = arg(0), *workspace = arg(1), *weights = arg(2), *ioArray = arg(3);
     llvm::Value *slots = b.CreateLoad(i64, arg(4));
     llvm::Value *mine = b.CreateGEP(i8, workspace, b.CreateMul(slot, b.getInt64(plan.arenaBytes)));
-    llvm::BasicBlock *entry = b.GetInsertBlock();
-    llvm::BasicBlock *loop = llvm::BasicBlock::Create(c, "item", slotTask);
-    llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", slotTask);
-    llvm::BasicBlock *fail = llvm::BasicBlock::Create(c, "fail", slotTask);
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", slotTask);
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode *image = b.CreatePHI(i64, 2, "image");
-    image->addIncoming(slot, entry);
-    llvm::Value *status = b.CreateCall(
-        item, {ctx, mine, weights, m.getOrInsertFunction(rt + "serial", i32, ptr, i64, ptr, ptr)
-                                       .getCallee(),
-               image, ioArray});
-    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), fail, next);
-    b.SetInsertPoint(fail);
-    b.CreateRet(status);
-    b.SetInsertPoint(next);
-    llvm::Value *following = b.CreateAdd(image, slots);
-    image->addIncoming(following, next);
-    b.CreateCondBr(b.CreateICmpULT(following, b.getInt64(images)), loop, done);
-    b.SetInsertPoint(done);
-    b.CreateRet(b.getInt32(0));
+    llvm::Value *serial = declare(rt + "serial", i32, {ptr, i64, ptr, ptr}).getCallee();
+    emitItemLoop(b, slot, slots, {ctx, mine, weights, serial, ioArray});
   }
 
   SmallVector<llvm::Type *> params(1 + numIo, ptr);
@@ -1647,25 +1655,8 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
     b.CreateRet(b.CreateCall(rtParallel, {ctx, slots, slotTask, taskArgs}));
 
     b.SetInsertPoint(inTurn);
-    llvm::BasicBlock *loop = llvm::BasicBlock::Create(c, "item", run);
-    llvm::BasicBlock *next = llvm::BasicBlock::Create(c, "next", run);
-    llvm::BasicBlock *fail = llvm::BasicBlock::Create(c, "fail", run);
-    llvm::BasicBlock *done = llvm::BasicBlock::Create(c, "done", run);
-    b.CreateBr(loop);
-    b.SetInsertPoint(loop);
-    llvm::PHINode *image = b.CreatePHI(i64, 2, "image");
-    image->addIncoming(b.getInt64(0), inTurn);
-    llvm::Value *status =
-        b.CreateCall(item, {ctx, workspace, weights, rtParallel.getCallee(), image, ioArray});
-    b.CreateCondBr(b.CreateICmpNE(status, b.getInt32(0)), fail, next);
-    b.SetInsertPoint(fail);
-    b.CreateRet(status);
-    b.SetInsertPoint(next);
-    llvm::Value *following = b.CreateAdd(image, b.getInt64(1));
-    image->addIncoming(following, next);
-    b.CreateCondBr(b.CreateICmpULT(following, b.getInt64(images)), loop, done);
-    b.SetInsertPoint(done);
-    b.CreateRet(b.getInt32(0));
+    emitItemLoop(b, b.getInt64(0), b.getInt64(1),
+                 {ctx, workspace, weights, rtParallel.getCallee(), ioArray});
   }
 
   // <name>_run_io(ctx, io): inputs then outputs in one array, for tools.
