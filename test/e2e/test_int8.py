@@ -470,6 +470,14 @@ def test_static_calibration_errors(nunc, models, tmp_path):
     assert "has no array named 'attention_mask'" in error(
         "--activations", "static", "--calibration", tmp_path / "calib")
     assert not (tmp_path / "out" / "libminilm.a").exists()
+    # A batch of 2 run item by item takes samples of the batch or of one item.
+    np.savez(tmp_path / "four.npz", **random_inputs("minilm", 4, 16, 1))
+    r = nunc("compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+             "--quantize", "int8", *pins("minilm", 2, 16), "--activations", "static",
+             "--calibration", tmp_path / "four.npz", "-o", tmp_path / "out", check=False)
+    assert r.returncode == 1
+    assert "four.npz: input 'input_ids' has shape [4, 16], expected [2, 16] (the batch) or " \
+        "[1, 16] (one item)" in r.stderr, r.stderr
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -181,6 +181,13 @@ struct TempFile {
   }
 };
 
+std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
 /// The samples at `source`: one .npz, or every .npz of a directory (sorted
 /// by name), each with one array per graph input.
 llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
@@ -216,9 +223,18 @@ llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
       if (it == arrays->end())
         return llvm::createStringError(file + " has no array named '" + name + "'");
       auto type = cast<RankedTensorType>(func.getArgumentTypes()[i]);
-      if (images && it->second.rank() == type.getRank() &&
-          it->second.shape()[0] == type.getDimSize(0) * images.getInt())
-        perSample = images.getInt();
+      if (images && it->second.rank() == type.getRank() && type.getRank() > 0) {
+        // The batch (split below) or one item; say both when it is neither.
+        SmallVector<int64_t> batch(type.getShape());
+        batch[0] *= images.getInt();
+        if (it->second.shape() == ArrayRef<int64_t>(batch))
+          perSample = images.getInt();
+        else if (it->second.shape() != type.getShape())
+          return llvm::createStringError(
+              file + ": input '" + name + "' has shape " + shapeString(it->second.shape()) +
+              ", expected " + shapeString(batch) + " (the batch) or " +
+              shapeString(type.getShape()) + " (one item)");
+      }
       whole.push_back(it->second);
     }
     for (int64_t image = 0; image < perSample; ++image) {
