@@ -348,9 +348,11 @@ std::string BatchAnalysis::check(Operation *op) {
           return dim0(g.getIndices()) == dim0(g.getOutput()) ? ""
                                                               : "the indices' leading dim is lost";
         }
-        return notLeadingAxis(g.getAxis(), rank(g.getData()), "the gather axis").empty()
-                   ? onlyFirstBatched(g)
-                   : "it gathers along the batch dim";
+        if (!notLeadingAxis(g.getAxis(), rank(g.getData()), "").empty())
+          return "it gathers along the batch dim";
+        // Along a later axis the leading dim stays (the rank may change).
+        return dim0(g.getData()) == dim0(g.getOutput()) ? ""
+                                                         : "the result's leading dim is not the input's";
       })
       .Default([](Operation *) { return std::string("not known to keep images apart"); });
 }

@@ -208,3 +208,67 @@ func.func @squeeze_all(%x: tensor<2x3x1x1xf32>) -> tensor<2x3xf32> {
   %0 = nunc.squeeze %x : tensor<2x3x1x1xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// More item-wise ops: an expand along a later dim (its shape's leading
+// entry becomes 1: the input supplies it), a slice of a later axis, a
+// flatten from axis 1, a gather of batched data along a later axis, an
+// unsqueeze after the leading dim, a where with a scalar.
+// CHECK-LABEL: func.func @more_ops(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3x1xf32>) -> tensor<1x1x2x4xf32>
+// CHECK-SAME: nunc.batch_split = 2
+// CHECK: %[[ES:.*]] = nunc.constant dense<[1, 3, 4]> : tensor<3xi64>
+// CHECK: nunc.expand %[[X]], %[[ES]] : (tensor<1x3x1xf32>, tensor<3xi64>) -> tensor<1x3x4xf32>
+// CHECK: nunc.slice {{.*}} : tensor<1x3x4xf32> -> tensor<1x2x4xf32>
+// CHECK: nunc.flatten {{.*}} : tensor<1x2x4xf32> -> tensor<1x8xf32>
+// CHECK: nunc.gather {{.*}} {axis = 1 : i64} : (tensor<1x8xf32>, tensor<2x4xi64>) -> tensor<1x2x4xf32>
+// CHECK: nunc.unsqueeze {{.*}} : (tensor<1x2x4xf32>, tensor<1xi64>) -> tensor<1x1x2x4xf32>
+// CHECK: nunc.where {{.*}} : (tensor<1x1x2x4xi1>, tensor<1x1x2x4xf32>, tensor<f32>) -> tensor<1x1x2x4xf32>
+func.func @more_ops(%x: tensor<2x3x1xf32>) -> tensor<2x1x2x4xf32> {
+  %es = nunc.constant dense<[2, 3, 4]> : tensor<3xi64>
+  %st = nunc.constant dense<[1]> : tensor<1xi64>
+  %en = nunc.constant dense<[3]> : tensor<1xi64>
+  %ax = nunc.constant dense<[1]> : tensor<1xi64>
+  %ids = nunc.constant dense<[[0, 1, 2, 3], [4, 5, 6, 7]]> : tensor<2x4xi64>
+  %u = nunc.constant dense<[1]> : tensor<1xi64>
+  %zero = nunc.constant dense<0.0> : tensor<f32>
+  %0 = nunc.expand %x, %es : (tensor<2x3x1xf32>, tensor<3xi64>) -> tensor<2x3x4xf32>
+  %1 = nunc.slice %0[%st : tensor<1xi64>, %en : tensor<1xi64> axes %ax : tensor<1xi64>] : tensor<2x3x4xf32> -> tensor<2x2x4xf32>
+  %2 = nunc.flatten %1 {axis = 1 : i64} : tensor<2x2x4xf32> -> tensor<2x8xf32>
+  %3 = nunc.gather %2, %ids {axis = 1 : i64} : (tensor<2x8xf32>, tensor<2x4xi64>) -> tensor<2x2x4xf32>
+  %4 = nunc.unsqueeze %3, %u : (tensor<2x2x4xf32>, tensor<1xi64>) -> tensor<2x1x2x4xf32>
+  %c = nunc.equal %4, %4 : (tensor<2x1x2x4xf32>, tensor<2x1x2x4xf32>) -> tensor<2x1x2x4xi1>
+  %5 = nunc.where %c, %4, %zero : (tensor<2x1x2x4xi1>, tensor<2x1x2x4xf32>, tensor<f32>) -> tensor<2x1x2x4xf32>
+  return %5 : tensor<2x1x2x4xf32>
+}
+
+// -----
+
+// Slicing the batch dim (even whole), gathering along it, and a per-axis
+// dequantize along it all mix items.
+// CHECK-LABEL: func.func @slice_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.slice at {{.*}}: it slices the batch dim"
+func.func @slice_batch(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %st = nunc.constant dense<[0]> : tensor<1xi64>
+  %en = nunc.constant dense<[2]> : tensor<1xi64>
+  %ax = nunc.constant dense<[0]> : tensor<1xi64>
+  %0 = nunc.slice %x[%st : tensor<1xi64>, %en : tensor<1xi64> axes %ax : tensor<1xi64>] : tensor<2x3xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @gather_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.gather at {{.*}}: it gathers along the batch dim"
+func.func @gather_batch(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %ids = nunc.constant dense<[1, 0]> : tensor<2xi64>
+  %0 = nunc.gather %x, %ids : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @dequantize_along_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.dequantize_linear at {{.*}}: the quantization axis is the batch dim"
+func.func @dequantize_along_batch(%x: tensor<2x3xi8>) -> tensor<2x3xf32> {
+  %s = nunc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %0 = nunc.dequantize_linear %x, %s {axis = 0 : i64} : tensor<2x3xi8>, tensor<2xf32> -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
