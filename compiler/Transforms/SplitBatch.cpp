@@ -67,8 +67,12 @@ private:
   bool broadcastsOverBatch(Value v, int64_t resultRank) const {
     return rank(v) < resultRank || dim0(v) == 1;
   }
-  /// Elementwise with numpy broadcasting: batched operands have the result's
-  /// rank and leading dim, the others broadcast over it.
+  /// Elementwise with numpy broadcasting: a batched operand has the
+  /// result's rank and leading dim, another broadcasts over it.
+  bool followsBatch(Value v, Value out) const {
+    return isBatched(v) ? rank(v) == rank(out) && dim0(v) == dim0(out)
+                        : broadcastsOverBatch(v, rank(out));
+  }
   std::string elementwise(Operation *op);
   /// `image` (batched, the result's rank and leading dim) is what the op
   /// maps image by image; `params` are used whole for every image (conv
@@ -121,11 +125,9 @@ std::string BatchAnalysis::run() {
 
 std::string BatchAnalysis::elementwise(Operation *op) {
   Value out = op->getResult(0);
-  for (Value v : op->getOperands()) {
-    if (isBatched(v) ? rank(v) != rank(out) || dim0(v) != dim0(out)
-                     : !broadcastsOverBatch(v, rank(out)))
+  for (Value v : op->getOperands())
+    if (!followsBatch(v, out))
       return "an operand broadcasts along the batch dim";
-  }
   return "";
 }
 
@@ -141,8 +143,7 @@ std::string BatchAnalysis::imageWise(Operation *op, Value image, ArrayRef<Value>
         return "a parameter operand depends on the inputs";
       continue;
     }
-    if (isBatched(v) ? rank(v) != rank(out) || dim0(v) != dim0(out)
-                     : !broadcastsOverBatch(v, rank(out)))
+    if (!followsBatch(v, out))
       return "an operand broadcasts along the batch dim";
   }
   return "";
@@ -191,16 +192,14 @@ std::string BatchAnalysis::check(Operation *op) {
         return axisOfGrid(o->getAttrOfType<TypeAttr>("quantization").getValue(),
                           rank(o->getOperand(0)));
       })
-      .Case<QuantizeLinearOp, DequantizeLinearOp>([&](Operation *o) -> std::string {
-        std::string why = onlyFirstBatched(o);
+      .Case<QuantizeLinearOp, DequantizeLinearOp>([&](auto q) -> std::string {
+        std::string why = onlyFirstBatched(q);
         if (!why.empty())
           return why;
-        int64_t axis = isa<QuantizeLinearOp>(o) ? cast<QuantizeLinearOp>(o).getAxis()
-                                                : cast<DequantizeLinearOp>(o).getAxis();
-        auto scale = cast<RankedTensorType>(o->getOperand(1).getType());
-        return scale.getNumElements() > 1 ? notLeadingAxis(axis, rank(o->getOperand(0)),
-                                                           "the quantization axis")
-                                          : "";
+        auto scale = cast<RankedTensorType>(q.getScale().getType());
+        return scale.getNumElements() > 1
+                   ? notLeadingAxis(q.getAxis(), rank(q.getInput()), "the quantization axis")
+                   : "";
       })
       // Image-wise by definition: NCHW, parameters constant.
       .Case<ConvOp, FusedConvOp, MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp, BatchNormOp,

@@ -291,7 +291,6 @@ int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
   pthread_mutex_lock(&pool->mutex);
   pool->task = task;
   pool->args = args;
-  pool->num_tasks = n;
   for (int t = 0; t < pool->num_threads; ++t) {
     pool->blocks[t].next = n * t / pool->num_threads;
     pool->blocks[t].end = n * (t + 1) / pool->num_threads;

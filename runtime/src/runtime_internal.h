@@ -44,7 +44,6 @@ typedef struct nunc_rt_pool {
   /* the current region */
   nunc_rt_task task;
   const void *const *args;
-  int64_t num_tasks;
   int64_t finished;      /* tasks done (atomic; each thread adds its count once) */
   int32_t error;         /* first nonzero task result (atomic) */
   int busy_workers;      /* workers inside the region */

@@ -4,6 +4,7 @@
 
 #include "nunc/Codegen/CompileModel.h"
 #include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Pipeline/Pipeline.h"
 #include "nunc/Transforms/Passes.h"
 
@@ -131,7 +132,7 @@ cl::opt<bool> printPlan("print-memory-plan",
                         cl::desc("Print the static memory plan (every step's buffers)"),
                         cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> splitBatch("split-batch",
-                         cl::desc("Run a batch one image at a time when no op mixes images "
+                         cl::desc("Run a batch one item at a time when no op mixes its items "
                                   "(default on; --split-batch=false runs every layer on the "
                                   "whole batch)"),
                          cl::init(true), cl::sub(compileCommand), cl::cat(category));
@@ -181,13 +182,6 @@ struct TempFile {
   }
 };
 
-std::string shapeString(ArrayRef<int64_t> shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
-
 /// The samples at `source`: one .npz, or every .npz of a directory (sorted
 /// by name), each with one array per graph input.
 llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
@@ -231,9 +225,9 @@ llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
           perSample = images.getInt();
         else if (it->second.shape() != type.getShape())
           return llvm::createStringError(
-              file + ": input '" + name + "' has shape " + shapeString(it->second.shape()) +
-              ", expected " + shapeString(batch) + " (the batch) or " +
-              shapeString(type.getShape()) + " (one item)");
+              file + ": input '" + name + "' has shape " + shape::toString(it->second.shape()) +
+              ", expected " + shape::toString(batch) + " (the batch) or " +
+              shape::toString(type.getShape()) + " (one item)");
       }
       whole.push_back(it->second);
     }
