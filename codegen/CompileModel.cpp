@@ -89,6 +89,8 @@ std::string indexSource(Value v) {
   return "";
 }
 
+x86::Activation roundToGrid(Type grid);
+
 /// The x86 attention kernel's view of an attention op, if it can run it.
 std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
@@ -102,6 +104,13 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   c.heads = op.getNumHeads();
   c.headDim = q.getDimSize(2) / c.heads;
   c.scale = op.getScale().convertToFloat();
+  for (auto [grid, dst] : {std::pair(op.getScoresQuantization(), &c.scores),
+                           std::pair(op.getScaledQuantization(), &c.scaled),
+                           std::pair(op.getLogitsQuantization(), &c.logits),
+                           std::pair(op.getProbsQuantization(), &c.probs),
+                           std::pair(op.getOutputQuantization(), &c.output)})
+    if (grid)
+      *dst = roundToGrid(*grid);
   if (op.getMask()) {
     c.mask = true;
     auto m = cast<RankedTensorType>(op.getMask().getType());
@@ -1359,11 +1368,16 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(at.getMask() ? step.operands[3] : q),
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.scratch)};
     call.tasks = x86::AttentionKernel::numTasks(*cfg);
-    call.description = llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}",
-                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg->batch,
-                                     cfg->seq, cfg->keys, cfg->heads, cfg->headDim,
-                                     cfg->mask ? " +mask" : "")
-                           .str();
+    int grids = 0;
+    for (const x86::Activation *g : {&cfg->scores, &cfg->scaled, &cfg->logits, &cfg->probs,
+                                     &cfg->output})
+      grids += g->kind == x86::Activation::FakeQuant;
+    call.description =
+        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}{7}",
+                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg->batch, cfg->seq, cfg->keys,
+                      cfg->heads, cfg->headDim, cfg->mask ? " +mask" : "",
+                      grids ? llvm::formatv(" +{0} grids", grids).str() : std::string())
+            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }

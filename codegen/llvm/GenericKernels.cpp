@@ -1116,6 +1116,12 @@ LogicalResult GenericEmitter::emitContraction() {
         if (at.getMask())
           mask = k.broadcast(operandMem(3), shapeOf(at.getMask()), 4, el);
         double scale = at.getScale().convertToFloat();
+        // A QDQ model's grid on an intermediate (f32 values), where it has one.
+        auto grid = [&](Value x, std::optional<Type> g) {
+          if (!g)
+            return x;
+          return k.convert(roundToGrid(k.convert(x, ct, b.getF32Type()), *g), b.getF32Type(), ct);
+        };
         Value probs = scratchMem(); // memref<T x f32>: one row of probabilities
         k.forEach({batch, heads, s}, [&](ValueRange bhi) {
           Value headBase = arith::MulIOp::create(b, loc, bhi[1], k.index(d));
@@ -1129,9 +1135,12 @@ LogicalResult GenericEmitter::emitContraction() {
                            [&](Value dd) {
                              return k.read(operandMem(1), ValueRange{bhi[0], j[0], col(dd)}, el);
                            });
+            sc = grid(sc, at.getScoresQuantization());
             sc = arith::MulFOp::create(b, loc, sc, k.floatConst(scale, ct));
+            sc = grid(sc, at.getScaledQuantization());
             if (mask)
               sc = arith::AddFOp::create(b, loc, sc, (*mask)(ValueRange{bhi[0], bhi[1], bhi[2], j[0]}));
+            sc = grid(sc, at.getLogitsQuantization());
             memref::StoreOp::create(b, loc, k.convert(sc, ct, b.getF32Type()), probs, j);
             return arith::MaxNumFOp::create(b, loc, acc, sc);
           });
@@ -1142,13 +1151,18 @@ LogicalResult GenericEmitter::emitContraction() {
             return arith::AddFOp::create(b, loc, acc, e);
           });
           Value inv = arith::DivFOp::create(b, loc, k.floatConst(1, ct), sum);
+          // Rounded probabilities are normalized before P V, not after.
+          std::optional<Type> probsGrid = at.getProbsQuantization();
           k.forEach({d}, [&](ValueRange dd) {
             Value acc = k.reduce({t}, k.floatConst(0, ct), [&](ValueRange j, Value a) {
               Value p = k.convert(memref::LoadOp::create(b, loc, probs, j), b.getF32Type(), ct);
+              if (probsGrid)
+                p = grid(arith::MulFOp::create(b, loc, p, inv), probsGrid);
               Value v = k.read(operandMem(2), ValueRange{bhi[0], j[0], col(dd[0])}, el);
               return arith::AddFOp::create(b, loc, a, arith::MulFOp::create(b, loc, p, v));
             });
-            k.write(arith::MulFOp::create(b, loc, acc, inv), resultMem(),
+            Value out = probsGrid ? acc : arith::MulFOp::create(b, loc, acc, inv).getResult();
+            k.write(grid(out, at.getOutputQuantization()), resultMem(),
                     ValueRange{bhi[0], bhi[2], col(dd[0])}, el);
           });
         });

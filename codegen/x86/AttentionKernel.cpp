@@ -167,11 +167,18 @@ private:
           vfmadd231ps(acc(r, v, vecs), kv, qReg(r));
       }
     }
-    // scale, mask, store
+    // (grid,) scale, (grid,) mask, (grid,) store
+    Vmm gridTemp = Vmm(q0.getIdx() + rows);
+    auto round = [&](const Vmm &x, const Activation &grid) {
+      if (grid.kind != Activation::None)
+        emitActivation(x, grid, gridTemp, gridTemp, gridTemp, gridTemp);
+    };
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecs; ++v) {
         Vmm x = acc(r, v, vecs);
+        round(x, c.scores);
         vmulps(x, x, constAddr(c.scale));
+        round(x, c.scaled);
         int64_t col = c0 + v * kLanes;
         if (c.mask) {
           int64_t valid = std::min<int64_t>(kLanes, c.keys - col);
@@ -197,6 +204,7 @@ private:
             }
           }
         }
+        round(x, c.logits);
         vmovups(ptr[rcx + r * tp * 4 + col * 4], x);
       }
   }
@@ -224,7 +232,20 @@ private:
     // inv[row] = 1 / sum
     loadConstant(t0, 1.f);
     vdivps(t0, t0, sum);
-    vmovss(ptr[rsi + r * 4], Xmm(t0.getIdx()));
+    if (c.probs.kind == Activation::None) {
+      vmovss(ptr[rsi + r * 4], Xmm(t0.getIdx()));
+      return;
+    }
+    // The probabilities themselves are rounded: normalize them now, and
+    // P V is not divided again.
+    for (int64_t i = 0; i < n; ++i) {
+      Address a = ptr[rcx + r * tp * 4 + i * kLanes * 4];
+      vmulps(x, t0, a);
+      emitActivation(x, c.probs, t1, t1, t1, t1);
+      vmovups(a, x);
+    }
+    loadConstant(t1, 1.f);
+    vmovss(ptr[rsi + r * 4], Xmm(t1.getIdx()));
   }
 
   /// Reduces the lanes of v (max or sum) into every lane.
@@ -267,6 +288,8 @@ private:
         vbroadcastss(pr, ptr[rdx + r * 4]);
         for (int v = 0; v < nv; ++v) {
           vmulps(Vmm(r * nv + v), Vmm(r * nv + v), pr);
+          if (c.output.kind != Activation::None)
+            emitActivation(Vmm(r * nv + v), c.output, b0, b0, b0, b0);
           vmovups(ptr[rbx + r * e * 4 + (v0 + v) * kLanes * 4], Vmm(r * nv + v));
         }
       }

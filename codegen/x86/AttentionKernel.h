@@ -7,7 +7,10 @@
 // with the scale and mask applied as they are stored, runs the softmax row
 // by row (vector exp), and accumulates P V in register tiles, dividing by the
 // row sums as it stores. Scratch per task: D*Tp + S*Tp + S floats, Tp = T
-// rounded up to the vector width.
+// rounded up to the vector width. A QDQ model's grids round the scores as
+// they are stored, the probabilities in a second pass over each row
+// (normalized there, so P V is not divided again), and the output as it is
+// stored.
 //
 // Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch.
 //
@@ -30,6 +33,9 @@ struct AttentionConfig {
   /// Element strides of the mask along b, h, i, j (0 where it broadcasts);
   /// j must be 0 or 1.
   int64_t maskStrides[4] = {0, 0, 0, 0};
+  /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
+  /// softmax output (then normalized before P V instead of after), P V.
+  Activation scores, scaled, logits, probs, output;
 };
 
 struct AttentionKernel {

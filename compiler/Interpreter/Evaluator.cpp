@@ -305,9 +305,14 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             o.getNormQuantization());
       })
       .Case([&](AttentionOp o) {
+        AttentionGrids grids{gridOf(o.getScoresQuantization()),
+                             gridOf(o.getScaledQuantization()),
+                             gridOf(o.getLogitsQuantization()),
+                             gridOf(o.getProbsQuantization()),
+                             gridOf(o.getOutputQuantization())};
         return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
-                             opt(o.getMask()), o.getNumHeads(),
-                             o.getScale().convertToFloat()));
+                             opt(o.getMask()), o.getNumHeads(), o.getScale().convertToFloat(),
+                             grids));
       })
       .Case([&](FusedConvOp o) -> Expected<Results> {
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),

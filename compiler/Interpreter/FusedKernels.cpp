@@ -142,7 +142,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
 }
 
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
-                           const Tensor *mask, int64_t heads, float scale) {
+                           const Tensor *mask, int64_t heads, float scale,
+                           const AttentionGrids &grids) {
   if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3 || heads <= 0 ||
       q.dim(2) % heads != 0 || k.dim(2) != q.dim(2) || v.dim(2) != q.dim(2) ||
       k.shape() != v.shape() || k.dim(0) != q.dim(0))
@@ -157,10 +158,18 @@ Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
   NUNC_ASSIGN_OR_RETURN(kh, split(k, t));
   NUNC_ASSIGN_OR_RETURN(vh, split(v, t));
   NUNC_ASSIGN_OR_RETURN(kt, transpose(kh, {0, 1, 3, 2}));
-  NUNC_ASSIGN_OR_RETURN(scores, matmul(qh, kt));
+  // A QDQ model's grid on an intermediate, where it has one.
+  auto rounded = [](Tensor x, const std::optional<Grid> &g) -> Expected<Tensor> {
+    if (!g)
+      return x;
+    return fakeQuantize(x, g->scale, g->zeroPoint, g->qmin, g->qmax);
+  };
+  NUNC_ASSIGN_OR_RETURN(product, matmul(qh, kt));
+  NUNC_ASSIGN_OR_RETURN(scores, rounded(std::move(product), grids.scores));
   NUNC_ASSIGN_OR_RETURN(scaleT, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {scale})),
                                      q.dtype()));
-  NUNC_ASSIGN_OR_RETURN(scaled, binary(BinaryKind::Mul, scores, scaleT));
+  NUNC_ASSIGN_OR_RETURN(scaledRaw, binary(BinaryKind::Mul, scores, scaleT));
+  NUNC_ASSIGN_OR_RETURN(scaled, rounded(std::move(scaledRaw), grids.scaled));
   Tensor logits = scaled;
   if (mask) {
     NUNC_ASSIGN_OR_RETURN(masked, binary(BinaryKind::Add, scaled, *mask));
@@ -169,8 +178,11 @@ Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                          " does not broadcast to the scores " + scaled.describe());
     logits = masked;
   }
-  NUNC_ASSIGN_OR_RETURN(probs, softmax(logits, -1));
-  NUNC_ASSIGN_OR_RETURN(out, matmul(probs, vh));
+  NUNC_ASSIGN_OR_RETURN(logitsRounded, rounded(std::move(logits), grids.logits));
+  NUNC_ASSIGN_OR_RETURN(probsRaw, softmax(logitsRounded, -1));
+  NUNC_ASSIGN_OR_RETURN(probs, rounded(std::move(probsRaw), grids.probs));
+  NUNC_ASSIGN_OR_RETURN(product2, matmul(probs, vh));
+  NUNC_ASSIGN_OR_RETURN(out, rounded(std::move(product2), grids.output));
   NUNC_ASSIGN_OR_RETURN(merged, transpose(out, {0, 2, 1, 3}));
   return merged.reshaped({b, s, heads * d});
 }

@@ -152,9 +152,15 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
                                llvm::StringRef act, float min, float max);
+/// The grids a QDQ model rounds attention's intermediates to (see
+/// nunc.attention): Q K^T, scaled, masked, the softmax output, P V.
+struct AttentionGrids {
+  std::optional<Grid> scores, scaled, logits, probs, output;
+};
 /// Multi-head attention on [B, S, H*D] tensors with an additive mask.
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
-                           const Tensor *mask, int64_t heads, float scale);
+                           const Tensor *mask, int64_t heads, float scale,
+                           const AttentionGrids &grids = {});
 
 /// Single-precision C += A * B on row-major blocks (shared by matmul, gemm
 /// and conv): A is [m, k] with row stride lda, B is [k, n] with row stride ldb.

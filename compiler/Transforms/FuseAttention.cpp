@@ -55,6 +55,18 @@ std::optional<HeadSplit> matchKeyTranspose(Value v, SmallVectorImpl<Operation *>
   return k;
 }
 
+/// v without the fake_quantize (its only use) that rounds it, if any: a QDQ
+/// model's Quantize/DequantizeLinear pair on an attention intermediate,
+/// whose grid goes into `grid` (and the op into `ops`).
+Value withoutGrid(Value v, TypeAttr &grid, SmallVectorImpl<Operation *> &ops) {
+  auto fq = singleUseDef<FakeQuantizeOp>(v);
+  if (!fq)
+    return v;
+  grid = fq.getQuantizationAttr();
+  ops.push_back(fq);
+  return fq.getInput();
+}
+
 struct AttentionPattern : OpRewritePattern<ReshapeOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -67,42 +79,52 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
     auto mergeT = singleUseDef<TransposeOp>(merge.getData());
     if (!mergeT || mergeT.getPerm() != ArrayRef<int64_t>(heads))
       return failure();
-    auto pv = singleUseDef<MatMulOp>(mergeT.getInput());
-    auto softmax = pv ? singleUseDef<SoftmaxOp>(pv.getA()) : nullptr;
+    ops.push_back(mergeT);
+    // The grids of a QDQ model's pairs along the way (null where none).
+    TypeAttr outputGrid, probsGrid, logitsGrid, scaledGrid, scoresGrid;
+    auto pv = singleUseDef<MatMulOp>(withoutGrid(mergeT.getInput(), outputGrid, ops));
+    if (!pv)
+      return failure();
+    auto softmax = singleUseDef<SoftmaxOp>(withoutGrid(pv.getA(), probsGrid, ops));
     if (!softmax)
       return failure();
     auto probsType = cast<ShapedType>(softmax.getType());
     if (!probsType.hasRank() || probsType.getRank() != 4 ||
         (softmax.getAxis() != -1 && softmax.getAxis() != 3))
       return failure();
-    ops.append({mergeT, pv, softmax});
+    ops.append({pv, softmax});
 
     // logits = scaled (+ mask); scaled = scores (/ c | * c). Either operand
     // of the mask Add may be the scores: try both.
+    Value logits = withoutGrid(softmax.getInput(), logitsGrid, ops);
     SmallVector<std::pair<Value, Value>> candidates; // (scaled, mask)
-    if (auto add = singleUseDef<AddOp>(softmax.getInput())) {
+    if (auto add = singleUseDef<AddOp>(logits)) {
       candidates.push_back({add.getLhs(), add.getRhs()});
       candidates.push_back({add.getRhs(), add.getLhs()});
       ops.push_back(add);
     } else {
-      candidates.push_back({softmax.getInput(), Value()});
+      candidates.push_back({logits, Value()});
     }
     MatMulOp qk;
     Value mask;
     double scale = 1.0;
-    for (auto [scaled, maskCandidate] : candidates) {
+    for (auto [scaledCandidate, maskCandidate] : candidates) {
+      SmallVector<Operation *> found;
+      TypeAttr scaledHere, scoresHere;
+      // Without a mask the softmax input's grid was already taken.
+      Value scaled = maskCandidate ? withoutGrid(scaledCandidate, scaledHere, found)
+                                   : scaledCandidate;
       if (!scaled.hasOneUse())
         continue;
       double s = 1.0;
       Value scores = scaled;
-      Operation *scaleOp = nullptr;
       if (auto div = singleUseDef<DivOp>(scaled)) {
         std::optional<double> c = getUniformFloat(div.getRhs());
         if (!c || *c == 0)
           continue;
         s = 1.0 / *c;
         scores = div.getLhs();
-        scaleOp = div;
+        found.push_back(div);
       } else if (auto mul = singleUseDef<MulOp>(scaled)) {
         std::optional<double> c = getUniformFloat(mul.getRhs());
         scores = mul.getLhs();
@@ -113,14 +135,19 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
         if (!c)
           continue;
         s = *c;
-        scaleOp = mul;
+        found.push_back(mul);
       }
+      // A grid between Q K^T and the scale is the scores' own; with no
+      // scale op the one grid found is the scaled scores'.
+      if (scores != scaled)
+        scores = withoutGrid(scores, scoresHere, found);
       if (auto m = singleUseDef<MatMulOp>(scores)) {
         qk = m;
         mask = maskCandidate;
         scale = s;
-        if (scaleOp)
-          ops.push_back(scaleOp);
+        scaledGrid = scaledHere;
+        scoresGrid = scoresHere;
+        ops.append(found.begin(), found.end());
         break;
       }
     }
@@ -147,11 +174,19 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
     SmallVector<Value> operands{q->source, k->source, v->source};
     if (mask)
       operands.push_back(mask);
-    FailureOr<Operation *> attention = createInferred(
-        rewriter, fusedLoc(ops), AttentionOp::getOperationName(), operands,
-        {rewriter.getNamedAttr("num_heads", rewriter.getI64IntegerAttr(q->heads)),
-         rewriter.getNamedAttr("scale", rewriter.getF32FloatAttr(scale))},
-        1, /*reportErrors=*/false);
+    SmallVector<NamedAttribute> attrs{
+        rewriter.getNamedAttr("num_heads", rewriter.getI64IntegerAttr(q->heads)),
+        rewriter.getNamedAttr("scale", rewriter.getF32FloatAttr(scale))};
+    for (auto [name, grid] : {std::pair("scores_quantization", scoresGrid),
+                              std::pair("scaled_quantization", scaledGrid),
+                              std::pair("logits_quantization", logitsGrid),
+                              std::pair("probs_quantization", probsGrid),
+                              std::pair("output_quantization", outputGrid)})
+      if (grid)
+        attrs.push_back(rewriter.getNamedAttr(name, grid));
+    FailureOr<Operation *> attention =
+        createInferred(rewriter, fusedLoc(ops), AttentionOp::getOperationName(), operands,
+                       attrs, 1, /*reportErrors=*/false);
     if (failed(attention))
       return failure();
     keepResultTypes(*attention, merge);

@@ -79,6 +79,36 @@ struct QuantizeDequantizeToFakeQuantize : OpRewritePattern<DequantizeLinearOp> {
   }
 };
 
+/// Whether every value of `v` already lies on `grid`: a fake_quantize to it,
+/// a quantized_linear whose epilogue ends with it, or a reshape / transpose
+/// of such a value (they move values without changing them).
+bool onGrid(Value v, TypeAttr grid) {
+  Operation *def = v.getDefiningOp();
+  while (isa_and_nonnull<ReshapeOp, TransposeOp>(def))
+    def = def->getOperand(0).getDefiningOp();
+  if (auto fq = dyn_cast_or_null<FakeQuantizeOp>(def))
+    return fq.getQuantizationAttr() == grid;
+  if (auto lin = dyn_cast_or_null<QuantizedLinearOp>(def))
+    return lin.getOutputQuantizationAttr() == grid;
+  return false;
+}
+
+/// fake_quantize of a value already on its grid -> that value. Rounding a
+/// grid value to its own grid gives it back bit for bit (k * scale divides
+/// back to k exactly enough to round to k), so the pairs QDQ models repeat
+/// after every Reshape and Transpose of a quantized tensor go: Q, K and V
+/// reach attention as plain head splits, and no pass is spent on them.
+struct FakeQuantizeOfGridValue : OpRewritePattern<FakeQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
+    if (fq.getInput().getType() != fq.getType() ||
+        !onGrid(fq.getInput(), fq.getQuantizationAttr()))
+      return failure();
+    rewriter.replaceOp(fq, fq.getInput());
+    return success();
+  }
+};
+
 /// Gather(DequantizeLinear(table, s, zp), ids) -> DequantizeLinear(Gather(
 /// table, ids), s, zp) for a per-tensor s and zp: the embedding tables of
 /// QDQ models stay in their integer form (a quarter of the bytes), and only
@@ -229,7 +259,8 @@ struct FuseQuantizeDequantizePass
     : public mlir::nunc::impl::FuseQuantizeDequantizeBase<FuseQuantizeDequantizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QuantizeDequantizeToFakeQuantize, GatherOfDequantize, FakeQuantizeIntoLinear,
+    patterns.add<QuantizeDequantizeToFakeQuantize, FakeQuantizeOfGridValue, GatherOfDequantize,
+                 FakeQuantizeIntoLinear,
                  FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm,
                  BatchNormIntoConvEpilogue>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -77,7 +77,10 @@ def FuseAttention : Pass<"nunc-fuse-attention", "func::FuncOp"> {
     Recognizes Reshape/Transpose head splits of Q, K (to K^T) and V, MatMul,
     scaling by Div or Mul, an optional additive mask, Softmax over the last
     axis, MatMul with V and the Transpose/Reshape that merges the heads, all
-    with static shapes.
+    with static shapes. A QDQ model's fake_quantize ops on the intermediates
+    (Q K^T, scaled, masked, the softmax output, P V) become the attention's
+    grids; the pipeline runs the pass again after
+    nunc-fuse-quantize-dequantize has turned the pairs into fake_quantize.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
@@ -109,7 +112,9 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
     nunc.fake_quantize (one f32 pass that rounds to the grid). A Gather of a
     per-tensor DequantizeLinear (a QDQ embedding table) becomes a
     DequantizeLinear of the Gather, so the table stays integer and only the
-    gathered rows are dequantized.
+    gathered rows are dequantized. A fake_quantize of a value already on its
+    grid (after a fake_quantize or an int8 GEMM epilogue to the same grid,
+    through Reshape and Transpose) goes: rounding it again changes nothing.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

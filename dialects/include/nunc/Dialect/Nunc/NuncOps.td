@@ -619,10 +619,23 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     num_heads contiguous slices of the last dim. mask is additive and
     broadcasts to [B, H, S, T]. The result is [B, S, H*D] with the heads
     merged back, which is what the exported Reshape/Transpose chains compute.
+
+    The optional grids (per-tensor `!quant.uniform`, as fake_quantize's) are
+    the Quantize/DequantizeLinear pairs a QDQ model keeps inside attention,
+    each rounding one intermediate: `scores_quantization` Q K^T,
+    `scaled_quantization` the scaled scores, `logits_quantization` the
+    masked ones (the softmax input), `probs_quantization` the softmax
+    output, `output_quantization` P V (before the heads merge, which moves
+    values without changing them).
   }];
   let arguments = (ins Nunc_FloatTensor:$query, Nunc_FloatTensor:$key,
                        Nunc_FloatTensor:$value, Optional<Nunc_FloatTensor>:$mask,
-                       I64Attr:$num_heads, F32Attr:$scale);
+                       I64Attr:$num_heads, F32Attr:$scale,
+                       OptionalAttr<TypeAttr>:$scores_quantization,
+                       OptionalAttr<TypeAttr>:$scaled_quantization,
+                       OptionalAttr<TypeAttr>:$logits_quantization,
+                       OptionalAttr<TypeAttr>:$probs_quantization,
+                       OptionalAttr<TypeAttr>:$output_quantization);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
