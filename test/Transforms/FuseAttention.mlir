@@ -481,3 +481,94 @@ func.func @dynamic_batch(%q: tensor<?x2x4xf32>, %k: tensor<?x2x4xf32>, %v: tenso
   %out = nunc.reshape %ctxt, %so : (tensor<?x2x2x2xf32>, tensor<3xi64>) -> tensor<?x2x4xf32>
   return %out : tensor<?x2x4xf32>
 }
+
+// -----
+
+// A QDQ model's attention (onnxruntime's quantize_static): a
+// fake_quantize (a fused Q/DQ pair) after Q K^T, after the Div, after the
+// mask Add, after the Softmax and after P V. Each becomes the matching grid
+// of the attention; none is left.
+
+// CHECK-LABEL: func.func @qdq_grids(
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<1x1x1x5xf32> {logits_quantization = !quant.uniform<u8:f32, 1.250000e-01:200>, num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 3.125000e-02:128>, probs_quantization = !quant.uniform<u8:f32, 3.906250e-03>, scale = 5.000000e-01 : f32, scaled_quantization = !quant.uniform<u8:f32, 6.250000e-02:100>, scores_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>}
+// CHECK-NEXT: return %[[A]] : tensor<1x4x8xf32>
+func.func @qdq_grids(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>, %mask: tensor<1x1x1x5xf32>) -> tensor<1x4x8xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %scoresq = nunc.fake_quantize %scores {quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %c = nunc.constant dense<2.0> : tensor<f32>
+  %scaled = nunc.div %scoresq, %c : (tensor<1x2x4x5xf32>, tensor<f32>) -> tensor<1x2x4x5xf32>
+  %scaledq = nunc.fake_quantize %scaled {quantization = !quant.uniform<u8:f32, 0.0625:100>} : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %logits = nunc.add %scaledq, %mask : (tensor<1x2x4x5xf32>, tensor<1x1x1x5xf32>) -> tensor<1x2x4x5xf32>
+  %logitsq = nunc.fake_quantize %logits {quantization = !quant.uniform<u8:f32, 0.125:200>} : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %logitsq : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %probsq = nunc.fake_quantize %probs {quantization = !quant.uniform<u8:f32, 0.00390625>} : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probsq, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxq = nunc.fake_quantize %ctx {quantization = !quant.uniform<u8:f32, 0.03125:128>} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctxq {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Without a mask, the one grid between the scaling and the Softmax is the
+// logits' (the scaled scores are the logits), as is a grid on Q K^T with
+// no scaling op between it and the Softmax (this case).
+
+// CHECK-LABEL: func.func @qdq_no_mask(
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %{{.*}}, %{{.*}}, %{{.*}} {logits_quantization = !quant.uniform<u8:f32, 6.250000e-02:100>, num_heads = 2 : i64, scale = 1.000000e+00 : f32}
+// CHECK-NEXT: return %[[A]] : tensor<1x4x8xf32>
+func.func @qdq_no_mask(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>) -> tensor<1x4x8xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %scoresq = nunc.fake_quantize %scores {quantization = !quant.uniform<u8:f32, 0.0625:100>} : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %scoresq : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out : tensor<1x4x8xf32>
+}
+
+// -----
+
+// A grid whose rounded values something else also reads (here a second
+// result) is not attention's to take: the pattern stays.
+
+// CHECK-LABEL: func.func @qdq_shared_probs(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+func.func @qdq_shared_probs(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>) -> (tensor<1x4x8xf32>, tensor<1x2x4x5xf32>) {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %scores : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %probsq = nunc.fake_quantize %probs {quantization = !quant.uniform<u8:f32, 0.00390625>} : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probsq, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out, %probsq : tensor<1x4x8xf32>, tensor<1x2x4x5xf32>
+}

@@ -235,3 +235,47 @@ func.func @batch_norm_after_conv_keeps_folding(%x: tensor<1x1x2x2xf32>) -> tenso
   %y = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<1x2x2x2xui8>, tensor<f32> -> tensor<1x2x2x2xf32>
   return %y : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// The pairs QDQ models repeat after Reshape and Transpose (same scale and
+// zero point as the pair before) round values already on their grid: they
+// go, also after a quantized_linear's output grid. A pair on another grid,
+// or after an op that changes values (Relu), stays.
+
+// CHECK-LABEL: func.func @repeated_grids(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x6xf32>
+// CHECK: %[[G:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 1.250000e-01:3>}
+// CHECK-NEXT: %[[R:.*]] = nunc.reshape %[[G]]
+// CHECK-NEXT: %[[T:.*]] = nunc.transpose %[[R]]
+// CHECK-NEXT: %[[O:.*]] = nunc.fake_quantize %[[T]] {quantization = !quant.uniform<u8:f32, 2.500000e-01:3>}
+// CHECK-NEXT: %[[L:.*]] = nunc.quantized_linear {{.*}}output_quantization = !quant.uniform<u8:f32, 1.250000e-01:3>
+// CHECK-NEXT: %[[LR:.*]] = nunc.reshape %[[L]]
+// CHECK-NEXT: %[[RELU:.*]] = nunc.relu %[[G]]
+// CHECK-NEXT: %[[RQ:.*]] = nunc.fake_quantize %[[RELU]]
+// CHECK-NEXT: return %[[T]], %[[O]], %[[LR]], %[[RQ]]
+func.func @repeated_grids(%x: tensor<2x6xf32>, %w: tensor<6x2x!quant.uniform<i8:f32, 0.5>>) -> (tensor<3x2x2xf32>, tensor<3x2x2xf32>, tensor<1x4xf32>, tensor<2x6xf32>) {
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %s2 = nunc.constant dense<0.25> : tensor<f32>
+  %zp = nunc.constant dense<3> : tensor<ui8>
+  %shape = nunc.constant dense<[2, 2, 3]> : tensor<3xi64>
+  %flat = nunc.constant dense<[1, 4]> : tensor<2xi64>
+  %q0 = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x6xf32>, tensor<f32> -> tensor<2x6xui8>
+  %g = nunc.dequantize_linear %q0, %s, %zp : tensor<ui8> : tensor<2x6xui8>, tensor<f32> -> tensor<2x6xf32>
+  %r = nunc.reshape %g, %shape : (tensor<2x6xf32>, tensor<3xi64>) -> tensor<2x2x3xf32>
+  %q1 = nunc.quantize_linear %r, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x2x3xf32>, tensor<f32> -> tensor<2x2x3xui8>
+  %r1 = nunc.dequantize_linear %q1, %s, %zp : tensor<ui8> : tensor<2x2x3xui8>, tensor<f32> -> tensor<2x2x3xf32>
+  %t = nunc.transpose %r1 {perm = array<i64: 2, 0, 1>} : tensor<2x2x3xf32> -> tensor<3x2x2xf32>
+  %q2 = nunc.quantize_linear %t, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<3x2x2xf32>, tensor<f32> -> tensor<3x2x2xui8>
+  %t1 = nunc.dequantize_linear %q2, %s, %zp : tensor<ui8> : tensor<3x2x2xui8>, tensor<f32> -> tensor<3x2x2xf32>
+  %q3 = nunc.quantize_linear %t1, %s2, %zp : tensor<ui8> {output_element_type = ui8} : tensor<3x2x2xf32>, tensor<f32> -> tensor<3x2x2xui8>
+  %o = nunc.dequantize_linear %q3, %s2, %zp : tensor<ui8> : tensor<3x2x2xui8>, tensor<f32> -> tensor<3x2x2xf32>
+  %l = nunc.quantized_linear %x, %w {output_quantization = !quant.uniform<u8:f32, 0.125:3>} : tensor<2x6xf32>, tensor<6x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  %lr = nunc.reshape %l, %flat : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<1x4xf32>
+  %q4 = nunc.quantize_linear %lr, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x4xf32>, tensor<f32> -> tensor<1x4xui8>
+  %lq = nunc.dequantize_linear %q4, %s, %zp : tensor<ui8> : tensor<1x4xui8>, tensor<f32> -> tensor<1x4xf32>
+  %relu = nunc.relu %g : tensor<2x6xf32> -> tensor<2x6xf32>
+  %q5 = nunc.quantize_linear %relu, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x6xf32>, tensor<f32> -> tensor<2x6xui8>
+  %rq = nunc.dequantize_linear %q5, %s, %zp : tensor<ui8> : tensor<2x6xui8>, tensor<f32> -> tensor<2x6xf32>
+  return %t1, %o, %lq, %rq : tensor<3x2x2xf32>, tensor<3x2x2xf32>, tensor<1x4xf32>, tensor<2x6xf32>
+}
