@@ -84,6 +84,82 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
   }
 }
 
+/// A QDQ model's attention: every intermediate rounded to its grid. The
+/// kernel's own exp and sums may put a value at a rounding tie on the
+/// neighbouring grid point, so the output must lie on its grid, within one
+/// step of the reference everywhere and equal to it almost everywhere.
+TEST_P(AttentionKernelTest, RoundsToTheQdqGrids) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::vector<Case> cases = {{1, 1, 1, 1, 16, {}},
+                             {1, 7, 17, 2, 16, {1, 1, 1, 17}},
+                             {2, 17, 9, 3, 32, {2, 1, 1, 9}},
+                             {1, 128, 128, 12, 32, {1, 1, 1, 128}},
+                             {1, 5, 129, 1, 64, {}}};
+  // (scale, zero point) of u8 grids for Q K^T, scaled, masked, softmax, P V.
+  const float outStep = 1.f / 64;
+  Activation scores = Activation::fakeQuant(0.0625f, -128, 127);
+  Activation scaled = Activation::fakeQuant(0.03125f, -128, 127);
+  Activation logits = Activation::fakeQuant(0.0625f, -200, 55);
+  Activation probs = Activation::fakeQuant(1.f / 256, 0, 255);
+  Activation output = Activation::fakeQuant(outStep, -128, 127);
+  kernels::AttentionGrids grids{kernels::Grid{0.0625f, 128, 0, 255},
+                                kernels::Grid{0.03125f, 128, 0, 255},
+                                kernels::Grid{0.0625f, 200, 0, 255},
+                                kernels::Grid{1.f / 256, 0, 0, 255},
+                                kernels::Grid{outStep, 128, 0, 255}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (const Case &c : cases) {
+    AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.5f, !c.maskShape.empty()};
+    if (!AttentionKernel::supports(cfg, isa))
+      continue;
+    cfg.scores = scores;
+    cfg.scaled = scaled;
+    cfg.logits = logits;
+    cfg.probs = probs;
+    cfg.output = output;
+    int64_t e = c.h * c.d;
+    auto random = [&](std::vector<int64_t> shape) {
+      int64_t n = 1;
+      for (int64_t d : shape)
+        n *= d;
+      std::vector<double> v(n);
+      for (double &x : v)
+        x = dist(rng);
+      return nunc_test::makeTensor(DType::F32, shape, v);
+    };
+    Tensor q = random({c.b, c.s, e}), k = random({c.b, c.t, e}), v = random({c.b, c.t, e});
+    std::optional<Tensor> mask;
+    if (!c.maskShape.empty()) {
+      mask = random(c.maskShape);
+      cfg.maskStrides[0] = c.maskShape[0] == 1 ? 0 : c.t;
+      cfg.maskStrides[3] = 1;
+    }
+    llvm::Expected<Tensor> want =
+        kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale, grids);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    std::unique_ptr<JitKernel> kernel = AttentionKernel::generate(cfg, isa);
+    ASSERT_TRUE(kernel) << "xbyak: " << Xbyak::ConvertErrorToString(Xbyak::GetError());
+    std::vector<float> out(c.b * c.s * e, -777.f);
+    std::vector<char> scratch(AttentionKernel::scratchBytes(cfg, isa) + 64);
+    const void *args[] = {q.raw(), k.raw(), v.raw(), mask ? mask->raw() : q.raw(), out.data(),
+                          scratch.data()};
+    for (int64_t t = 0; t < AttentionKernel::numTasks(cfg); ++t)
+      ASSERT_EQ(kernel->function()(args, t), 0);
+    int64_t equal = 0, n = want->numElements();
+    for (int64_t i = 0; i < n; ++i) {
+      float got = out[i], ref = want->as<float>()[i];
+      ASSERT_EQ(got / outStep, std::nearbyint(got / outStep)) << "off the output grid at " << i;
+      ASSERT_LE(std::fabs(got - ref), outStep * 1.0001f) << "at " << i;
+      equal += got == ref;
+    }
+    EXPECT_GE(equal, n * 0.95) << "B=" << c.b << " S=" << c.s << " T=" << c.t << " H=" << c.h
+                               << " D=" << c.d;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, AttentionKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")
