@@ -100,12 +100,12 @@ TEST_P(AttentionKernelTest, RoundsToTheQdqGrids) {
   // (scale, zero point) of u8 grids for Q K^T, scaled, masked, softmax, P V.
   const float outStep = 1.f / 64;
   Activation scores = Activation::fakeQuant(0.0625f, -128, 127);
-  Activation scaled = Activation::fakeQuant(0.03125f, -128, 127);
+  Activation scaled = Activation::fakeQuant(0.05f, -128, 127);
   Activation logits = Activation::fakeQuant(0.0625f, -200, 55);
   Activation probs = Activation::fakeQuant(1.f / 256, 0, 255);
   Activation output = Activation::fakeQuant(outStep, -128, 127);
   kernels::AttentionGrids grids{kernels::Grid{0.0625f, 128, 0, 255},
-                                kernels::Grid{0.03125f, 128, 0, 255},
+                                kernels::Grid{0.05f, 128, 0, 255},
                                 kernels::Grid{0.0625f, 200, 0, 255},
                                 kernels::Grid{1.f / 256, 0, 0, 255},
                                 kernels::Grid{outStep, 128, 0, 255}};
