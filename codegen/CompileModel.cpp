@@ -416,6 +416,19 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
         return std::nullopt;
     }
     c.activation = x86::Activation::fromName(name, lo, hi);
+    if (auto gelu = dyn_cast<GeluOp>(op)) {
+      auto grid = [](std::optional<Type> t) {
+        x86::Activation::Grid g;
+        if (t) {
+          x86::Activation a = roundToGrid(*t);
+          g = {a.scale, a.min, a.max};
+        }
+        return g;
+      };
+      c.activation.erfGrid = grid(gelu.getErfQuantization());
+      c.activation.sumGrid = grid(gelu.getSumQuantization());
+      c.activation.productGrid = grid(gelu.getProductQuantization());
+    }
   } else if (auto fq = dyn_cast<FakeQuantizeOp>(op)) {
     c.inputs = 1;
     c.op = Config::Activate;

@@ -33,6 +33,14 @@ struct Activation {
   /// FakeQuant: x -> clamp(round_half_even(x / scale), min, max) * scale, with
   /// min/max the storage range less the zero point.
   float scale = 1;
+  /// Gelu only: a QDQ model's grids on erf(x / sqrt 2), on 1 + that and on
+  /// x times that (the result is then halved); scale 0 where there is none.
+  /// min/max as for FakeQuant.
+  struct Grid {
+    float scale = 0, min = 0, max = 0;
+  };
+  Grid erfGrid, sumGrid, productGrid;
+  bool hasGrids() const { return erfGrid.scale || sumGrid.scale || productGrid.scale; }
   static Activation fromName(const std::string &name, float min, float max);
   static Activation fakeQuant(float scale, float min, float max) {
     Activation a;

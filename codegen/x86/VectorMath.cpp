@@ -149,6 +149,23 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     vsubps(x, x, constAddr(1.f));
     return;
   case Activation::Gelu: {
+    if (act.hasGrids()) {
+      // round_p(x round_s(round_e(erf(x / sqrt 2)) + 1)) / 2, as a QDQ
+      // model's pairs inside GELU round it.
+      auto round = [&](const Vmm &v, const Activation::Grid &g) {
+        if (g.scale)
+          emitActivation(v, Activation::fakeQuant(g.scale, g.min, g.max), t1, t1, t1, t1);
+      };
+      vmulps(t0, x, constAddr(0.70710678118654752f));
+      emitErf(t0, t1, t2, t3);
+      round(t0, act.erfGrid);
+      vaddps(t0, t0, constAddr(1.f));
+      round(t0, act.sumGrid);
+      vmulps(x, x, t0);
+      round(x, act.productGrid);
+      vmulps(x, x, constAddr(0.5f));
+      return;
+    }
     // x / 2 (1 + erf(x / sqrt 2))
     vmulps(t0, x, constAddr(0.70710678118654752f));
     emitErf(t0, t1, t2, t3);

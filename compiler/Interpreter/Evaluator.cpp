@@ -115,6 +115,11 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](ReluOp o) { return one(unary(UnaryKind::Relu, get(o.getInput()))); })
       .Case([&](SigmoidOp o) { return one(unary(UnaryKind::Sigmoid, get(o.getInput()))); })
       .Case([&](GeluOp o) {
+        if (o.hasGrids())
+          return one(geluOnGrids(get(o.getInput()),
+                                 GeluGrids{gridOf(o.getErfQuantization()),
+                                           gridOf(o.getSumQuantization()),
+                                           gridOf(o.getProductQuantization())}));
         return one(unary(o.getApproximate() == "tanh" ? UnaryKind::GeluTanh
                                                       : UnaryKind::GeluErf,
                          get(o.getInput())));

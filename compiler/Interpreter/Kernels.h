@@ -90,6 +90,12 @@ struct Grid {
   int64_t zeroPoint, qmin, qmax;
   float round(float x) const { return fakeQuantizeValue(x, scale, zeroPoint, qmin, qmax); }
 };
+/// The grids a QDQ model rounds GELU's intermediates to (see nunc.gelu).
+struct GeluGrids {
+  std::optional<Grid> erf, sum, product;
+};
+/// round_p(x * round_s(round_e(erf(x / sqrt 2)) + 1)) * 0.5, f32.
+Expected<Tensor> geluOnGrids(const Tensor &x, const GeluGrids &grids);
 /// Returns {y, y_scale, y_zero_point}.
 Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x);
 Expected<Tensor> matmulInteger(const Tensor &a, const Tensor &b, const Tensor *aZero,

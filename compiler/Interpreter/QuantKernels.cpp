@@ -125,6 +125,22 @@ Expected<Tensor> fakeQuantize(const Tensor &x, float scale, int64_t zeroPoint, i
   return out;
 }
 
+Expected<Tensor> geluOnGrids(const Tensor &x, const GeluGrids &grids) {
+  if (x.dtype() != DType::F32)
+    return kernelError("gelu with quantization grids needs a float32 input");
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, x.shape()));
+  auto round = [](float v, const std::optional<Grid> &g) { return g ? g->round(v) : v; };
+  const float *in = x.as<float>();
+  float *o = out.mutableAs<float>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
+    float v = in[i];
+    float e = round(std::erf(v * static_cast<float>(M_SQRT1_2)), grids.erf);
+    float s = round(e + 1.f, grids.sum);
+    o[i] = round(v * s, grids.product) * 0.5f;
+  }
+  return out;
+}
+
 float fakeQuantizeValue(float x, float scale, int64_t zeroPoint, int64_t qmin, int64_t qmax) {
   // The two ONNX ops' steps, in their order.
   float zp = static_cast<float>(zeroPoint);

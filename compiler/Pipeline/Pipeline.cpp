@@ -54,9 +54,11 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
   pm.nest<func::FuncOp>().addPass(createFuseLinear());
   pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
-  // A QDQ model's attention, its pairs now fake_quantize ops (the repeated
-  // ones after Reshape and Transpose gone), fuses with their grids.
+  // A QDQ model's attention and GELU, their pairs now fake_quantize ops
+  // (the repeated ones after Reshape and Transpose gone), fuse with their
+  // grids.
   pm.nest<func::FuncOp>().addPass(createFuseAttention());
+  pm.nest<func::FuncOp>().addPass(createFuseGelu());
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,

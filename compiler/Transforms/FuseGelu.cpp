@@ -157,10 +157,70 @@ struct GeluPattern : OpRewritePattern<MulOp> {
   }
 };
 
+/// v's fake_quantize (its only use) input and grid, or v and null.
+std::pair<Value, TypeAttr> withoutGrid(Value v, SmallVectorImpl<Operation *> &ops) {
+  auto fq = singleUseDef<FakeQuantizeOp>(v);
+  if (!fq)
+    return {v, nullptr};
+  ops.push_back(fq);
+  return {fq.getInput(), fq.getQuantizationAttr()};
+}
+
+/// GELU as a QDQ model (quantize_static) keeps it, a Q/DQ pair (by now a
+/// fake_quantize) after the Erf, the Add of 1 and the Mul by x:
+/// Mul(round_p(Mul(x, round_s(Add(round_e(Erf(x / sqrt 2)), 1)))), 0.5),
+/// operands of each Add/Mul in either order. The 1 and 0.5 are the
+/// model's dequantized constants, folded; they must be exactly 1 and 0.5.
+struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
+    for (auto [product, half] : {std::pair(root.getLhs(), root.getRhs()),
+                                 std::pair(root.getRhs(), root.getLhs())}) {
+      if (!isFloatConstant(half, 0.5))
+        continue;
+      SmallVector<Operation *> ops{root};
+      auto [unrounded, productGrid] = withoutGrid(product, ops);
+      auto mul = singleUseDef<MulOp>(unrounded);
+      if (!mul)
+        continue;
+      ops.push_back(mul);
+      for (auto [x, gate] : {std::pair(mul.getLhs(), mul.getRhs()),
+                             std::pair(mul.getRhs(), mul.getLhs())}) {
+        SmallVector<Operation *> matched(ops);
+        auto [sum, sumGrid] = withoutGrid(gate, matched);
+        Value rounded = matchOnePlus(sum, matched);
+        if (!rounded)
+          continue;
+        auto [erf, erfGrid] = withoutGrid(rounded, matched);
+        if (!(productGrid || sumGrid || erfGrid) || matchErfArgument(erf, matched) != x ||
+            x.getType() != root.getType())
+          continue;
+        SmallVector<NamedAttribute> attrs{
+            rewriter.getNamedAttr("approximate", rewriter.getStringAttr("none"))};
+        for (auto [name, grid] : {std::pair("erf_quantization", erfGrid),
+                                  std::pair("sum_quantization", sumGrid),
+                                  std::pair("product_quantization", productGrid)})
+          if (grid)
+            attrs.push_back(rewriter.getNamedAttr(name, grid));
+        FailureOr<Operation *> gelu =
+            createInferred(rewriter, fusedLoc(matched), GeluOp::getOperationName(), {x}, attrs,
+                           1, /*reportErrors=*/false);
+        if (failed(gelu))
+          return failure();
+        keepResultTypes(*gelu, root);
+        rewriter.replaceOp(root, (*gelu)->getResults());
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
 struct FuseGeluPass : public mlir::nunc::impl::FuseGeluBase<FuseGeluPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<GeluPattern>(&getContext());
+    patterns.add<GeluPattern, GeluWithGridsPattern>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -289,6 +289,8 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
       p.activation = "tanh";
     } else if constexpr (std::is_same_v<ActOp, GeluOp>) {
+      if (act.hasGrids()) // the epilogue has no grids inside its activation
+        return failure();
       p.activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {
       std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -INFINITY;

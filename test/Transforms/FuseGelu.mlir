@@ -425,3 +425,51 @@ func.func @tanh_cube_of_other(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4x
   %7 = nunc.mul %6, %5 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %7 : tensor<4xf32>
 }
+
+// -----
+
+// GELU in a QDQ model (quantize_static): a Q/DQ pair, by now a
+// fake_quantize, after the Erf, the Add of 1 and the Mul by x, then the Mul
+// by 0.5 (operands swapped here). The pairs become the gelu's grids.
+
+// CHECK-LABEL: func.func @erf_qdq(
+// CHECK-SAME: %[[X:.*]]: tensor<2x8xf32>)
+// CHECK-NEXT: %[[G:.*]] = nunc.gelu %[[X]] {erf_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, product_quantization = !quant.uniform<u8:f32, 6.250000e-02:20>, sum_quantization = !quant.uniform<u8:f32, 7.812500e-03>} : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]] : tensor<2x8xf32>
+func.func @erf_qdq(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %sqrt2 = nunc.constant dense<1.41421354> : tensor<f32>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %half = nunc.constant dense<0.5> : tensor<f32>
+  %0 = nunc.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = nunc.erf %0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %e = nunc.fake_quantize %1 {quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %2 = nunc.add %one, %e : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = nunc.fake_quantize %2 {quantization = !quant.uniform<u8:f32, 0.0078125>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %3 = nunc.mul %s, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = nunc.fake_quantize %3 {quantization = !quant.uniform<u8:f32, 0.0625:20>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %4 = nunc.mul %half, %p : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %4 : tensor<2x8xf32>
+}
+
+// -----
+
+// The same with a dequantized 1 that is not exactly 1 (a grid that cannot
+// hold it): not GELU, nothing fuses.
+
+// CHECK-LABEL: func.func @erf_qdq_inexact_one(
+// CHECK-NOT: nunc.gelu
+// CHECK: nunc.erf
+func.func @erf_qdq_inexact_one(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %sqrt2 = nunc.constant dense<1.41421354> : tensor<f32>
+  %one = nunc.constant dense<0.99609375> : tensor<f32>
+  %half = nunc.constant dense<0.5> : tensor<f32>
+  %0 = nunc.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = nunc.erf %0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %e = nunc.fake_quantize %1 {quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %2 = nunc.add %one, %e : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %s = nunc.fake_quantize %2 {quantization = !quant.uniform<u8:f32, 0.0078125>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %3 = nunc.mul %s, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = nunc.fake_quantize %3 {quantization = !quant.uniform<u8:f32, 0.0625:20>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %4 = nunc.mul %half, %p : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %4 : tensor<2x8xf32>
+}

@@ -55,7 +55,10 @@ def FuseGelu : Pass<"nunc-fuse-gelu", "func::FuncOp"> {
   let description = [{
     Recognizes x * 0.5 * (1 + erf(x / sqrt(2))) (in any association and
     operand order, with x / sqrt(2) also as x * (1 / sqrt(2))), and the tanh
-    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+    approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). A QDQ
+    model's erf form, with fake_quantize after the Erf, the Add of 1 and the
+    Mul by x (then the Mul by 0.5), becomes nunc.gelu with those grids; the
+    pipeline runs the pass again after nunc-fuse-quantize-dequantize.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }

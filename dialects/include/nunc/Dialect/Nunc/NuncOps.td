@@ -68,8 +68,23 @@ def Nunc_IdentityOp : Nunc_UnaryOp<"identity", [], Nunc_Tensor> {
 }
 def Nunc_GeluOp : Nunc_UnaryOp<"gelu"> {
   let summary = "Gaussian error linear unit (exact with erf, or the tanh approximation)";
+  let description = [{
+    The optional grids (per-tensor `!quant.uniform`, erf form only) are the
+    Quantize/DequantizeLinear pairs a QDQ model keeps inside GELU: y =
+    round_p(x * round_s(round_e(erf(x / sqrt 2)) + 1)) * 0.5 with
+    `erf_quantization` e, `sum_quantization` s, `product_quantization` p.
+  }];
   let arguments = (ins Nunc_FloatTensor:$input,
-                       DefaultValuedStrAttr<StrAttr, "none">:$approximate);
+                       DefaultValuedStrAttr<StrAttr, "none">:$approximate,
+                       OptionalAttr<TypeAttr>:$erf_quantization,
+                       OptionalAttr<TypeAttr>:$sum_quantization,
+                       OptionalAttr<TypeAttr>:$product_quantization);
+  let extraClassDeclaration = [{
+    /// Whether a QDQ model's grid rounds an intermediate.
+    bool hasGrids() {
+      return getErfQuantization() || getSumQuantization() || getProductQuantization();
+    }
+  }];
 }
 def Nunc_CastOp : Nunc_UnaryOp<"cast", [], Nunc_Tensor> {
   let summary = "Converts elements to the element type `to`";
