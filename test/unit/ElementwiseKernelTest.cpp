@@ -180,6 +180,39 @@ TEST_P(ElementwiseKernelTest, FakeQuantizeEqualsQuantizeThenDequantize) {
     }
 }
 
+/// GELU with a QDQ model's grids after erf, the Add of 1 and the Mul by x:
+/// the kernel's erf (within 3.4e-7) may put a value at a tie of the erf
+/// grid on the neighbouring point, so almost every value equals the
+/// reference and none is more than half a product step off.
+TEST_P(ElementwiseKernelTest, GeluWithGridsMatchesTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(45);
+  const float erfStep = 2.f / 255, sumStep = 2.f / 255, productStep = 0.05f;
+  kernels::GeluGrids grids{kernels::Grid{erfStep, 128, 0, 255}, kernels::Grid{sumStep, 0, 0, 255},
+                           kernels::Grid{productStep, 30, 0, 255}};
+  ElementwiseConfig c;
+  c.op = ElementwiseConfig::Activate;
+  c.inputs = 1;
+  c.activation = Activation::fromName("gelu", 0, 0);
+  c.activation.erfGrid = {erfStep, -128, 127};
+  c.activation.sumGrid = {sumStep, 0, 255};
+  c.activation.productGrid = {productStep, -30, 225};
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{1}, {7}, {17}, {129}, {3, 7}, {9000}}) {
+    Tensor a = randomTensor(rng, shape, -6.f, 6.f);
+    llvm::Expected<Tensor> want = kernels::geluOnGrids(a, grids);
+    ASSERT_TRUE(static_cast<bool>(want));
+    std::vector<float> y = runKernel(isa, c, shape, a, nullptr);
+    int64_t equal = 0;
+    for (int64_t i = 0; i < want->numElements(); ++i) {
+      ASSERT_LE(std::fabs(y[i] - want->as<float>()[i]), productStep / 2 * 1.0001f) << "at " << i;
+      equal += y[i] == want->as<float>()[i];
+    }
+    EXPECT_GE(equal, want->numElements() * 0.99) << want->numElements() << " values";
+  }
+}
+
 TEST_P(ElementwiseKernelTest, FakeQuantizeDividesExactlyForAnyScale) {
   // The kernel forms x / scale from a reciprocal and an FMA correction;
   // it must round like the division on every scale and value: ties of the
