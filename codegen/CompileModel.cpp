@@ -658,6 +658,35 @@ std::string genericKernelKey(Operation *op, bool inPlace) {
   return key;
 }
 
+/// The int8 GEMM that runs a quantized_conv (convolution form), without
+/// the partial ranges.
+x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
+  x86::Int8GemmConfig cfg;
+  cfg.m = g.outChannels;
+  cfg.n = g.positions();
+  cfg.k = g.depth;
+  cfg.lda = g.depth;
+  cfg.ldc = cfg.ldr = cfg.n;
+  cfg.bias = static_cast<bool>(qc.getBias());
+  cfg.residual = static_cast<bool>(qc.getResidual());
+  cfg.convolution = true;
+  cfg.batch = g.pack.batch;
+  cfg.isa = Int8Isa::Avx512Vnni;
+  if (g.direct())
+    cfg.blockPlane = g.plane();
+  cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
+                                             qc.getActivationMin().convertToFloat(),
+                                             qc.getActivationMax().convertToFloat());
+  if (std::optional<Type> t = qc.getOutputQuantization())
+    cfg.output = roundToGrid(*t);
+  if (qc.getNormScale()) {
+    cfg.normalize = true;
+    if (std::optional<Type> t = qc.getNormQuantization())
+      cfg.normalized = roundToGrid(*t);
+  }
+  return cfg;
+}
+
 class ModelCompiler {
 public:
   ModelCompiler(ModuleOp module, const CompileOptions &options)
@@ -696,6 +725,13 @@ private:
   std::vector<std::pair<std::string, std::vector<uint8_t>>> nativeCode;
   WeightBlob blob;
   llvm::DenseMap<int, int64_t> constantOffsets;
+  /// Results whose kernel wrote their partial ranges (for the int8
+  /// convolutions that read them): the sidecar storage and the count.
+  struct PartialRanges {
+    int storage = -1;
+    int64_t parts = 0;
+  };
+  llvm::DenseMap<Value, PartialRanges> producedRanges;
 };
 
 LogicalResult ModelCompiler::selectKernels() {
@@ -771,7 +807,34 @@ LogicalResult ModelCompiler::selectKernels() {
         candidates.push_back(i);
     return candidates;
   };
-  FailureOr<MemoryPlan> p = planMemory(func, scratch, inPlace);
+  // Kernels that measure the range of what they store, for an int8
+  // convolution that quantizes their result per tensor at run time: the
+  // partial ranges, one (max, min) per task, replace that convolution's
+  // range pass over the tensor.
+  auto rangesOf = [&](Operation *op) -> int64_t {
+    if (!hasInt8Convolutions(options.target))
+      return 0;
+    bool read = llvm::any_of(op->getResult(0).getUsers(), [&](Operation *user) {
+      auto qc = dyn_cast<QuantizedConvOp>(user);
+      return qc && qc.getInput() == op->getResult(0) && !qc.getInputQuantization() &&
+             int8Conv(qc);
+    });
+    if (!read)
+      return 0;
+    if (std::optional<WindowStep> w = windowStep(op, isa))
+      return x86::WindowKernel::canWriteRanges(w->config, isa)
+                 ? x86::WindowKernel::numTasks(w->config) * 8
+                 : 0;
+    if (auto qc = dyn_cast<QuantizedConvOp>(op))
+      if (std::optional<Int8Conv> g = int8Conv(qc)) {
+        x86::Int8GemmConfig cfg = convGemmConfig(qc, *g);
+        return x86::Int8ConvGemm::epilogueLeavesRangeRegisters(cfg)
+                   ? x86::Int8ConvGemm::numTasks(cfg) * 8
+                   : 0;
+      }
+    return 0;
+  };
+  FailureOr<MemoryPlan> p = planMemory(func, scratch, inPlace, rangesOf);
   if (failed(p))
     return failure();
   plan = std::move(*p);
@@ -967,7 +1030,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (std::optional<WindowStep> w = windowStep(step.op, isa)) {
-    const x86::WindowConfig &cfg = w->config;
+    x86::WindowConfig &cfg = w->config;
+    cfg.ranges = step.resultSidecar >= 0;
     std::unique_ptr<x86::JitKernel> kernel = x86::WindowKernel::generate(cfg, isa);
     if (!kernel)
       return step.op->emitError("generating the window kernel failed (xbyak error ")
@@ -997,6 +1061,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0]),
                  scratch, table, bias, residual};
     call.tasks = x86::WindowKernel::numTasks(cfg);
+    if (cfg.ranges) {
+      call.args.push_back(KernelArg::storage(step.resultSidecar));
+      producedRanges[step.op->getResult(0)] = {step.resultSidecar, call.tasks};
+    }
     const char *names[] = {"max_pool", "average_pool", "depthwise_conv", "global_average_pool"};
     std::string what = llvm::formatv("{0}.{1}[{2}x{3}x{4}x{5}", names[cfg.kind],
                                       isa == Isa::Avx512 ? "avx512" : "avx2", cfg.batch,
@@ -1013,6 +1081,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += " +residual";
     if (cfg.kind == x86::WindowConfig::Depthwise && cfg.activation.kind != x86::Activation::None)
       what += " " + cast<FusedConvOp>(step.op).getActivation().str();
+    if (cfg.ranges)
+      what += " +range";
     call.description = what;
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -1034,6 +1104,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     qcfg.isa = Int8Isa::Avx512Vnni;
     if (std::optional<Type> t = qc.getInputQuantization())
       setStaticQuantization(qcfg, cast<quant::UniformQuantizedType>(*t));
+    // The kernel that wrote the input measured its range as it stored it.
+    auto produced = producedRanges.find(qc.getInput());
+    if (!qcfg.fixed && produced != producedRanges.end())
+      qcfg.producedRanges = produced->second.parts;
     std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qcfg);
     if (!quantizer)
       return qc.emitError("generating the convolution's input quantizer failed (xbyak error ")
@@ -1057,9 +1131,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     quantize.tasks = x86::QuantizeRowsKernel::numTasks(qcfg);
     quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
                      KernelArg::storage(step.scratch, g->paramsOffset()),
-                     KernelArg::storage(step.scratch, g->rangesOffset())};
+                     qcfg.producedRanges ? KernelArg::storage(produced->second.storage)
+                                         : KernelArg::storage(step.scratch, g->rangesOffset())};
     quantize.description = qcfg.fixed ? "quantize channel blocks (u8, static)"
-                                      : "quantize channel blocks (u8, dynamic tensor)";
+                           : qcfg.producedRanges
+                               ? "quantize channel blocks (u8, dynamic tensor, range from its producer)"
+                               : "quantize channel blocks (u8, dynamic tensor)";
     nativeCode.push_back({quantize.symbol, quantizer->bytes()});
     call.prelude.push_back(std::move(quantize));
 
@@ -1094,35 +1171,17 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!g->direct())
       call.prelude.push_back(std::move(pack));
 
-    // 3. The int8 GEMM with the weights as rows.
-    x86::Int8GemmConfig cfg;
-    cfg.m = g->outChannels;
-    cfg.n = g->positions();
-    cfg.k = g->depth;
-    cfg.lda = g->depth;
-    cfg.ldc = cfg.ldr = cfg.n;
-    cfg.bias = static_cast<bool>(qc.getBias());
-    cfg.residual = static_cast<bool>(qc.getResidual());
-    cfg.convolution = true;
-    cfg.batch = g->pack.batch;
-    cfg.isa = Int8Isa::Avx512Vnni;
-    if (g->direct())
-      cfg.blockPlane = g->plane();
-    cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
-                                               qc.getActivationMin().convertToFloat(),
-                                               qc.getActivationMax().convertToFloat());
-    if (std::optional<Type> t = qc.getOutputQuantization())
-      cfg.output = roundToGrid(*t);
+    // 3. The int8 GEMM with the weights as rows (and the partial ranges of
+    // its result, when an int8 convolution reads it).
+    x86::Int8GemmConfig cfg = convGemmConfig(qc, *g);
     std::optional<SmallVector<float>> normScale, normShift;
     if (qc.getNormScale()) {
       normScale = constantF32(qc.getNormScale());
       normShift = constantF32(qc.getNormShift());
       if (!normScale || !normShift)
         return qc.emitError("quantized_conv needs a constant norm_scale and norm_shift");
-      cfg.normalize = true;
-      if (std::optional<Type> t = qc.getNormQuantization())
-        cfg.normalized = roundToGrid(*t);
     }
+    cfg.ranges = step.resultSidecar >= 0;
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
@@ -1148,16 +1207,21 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::blob(rOffset), KernelArg::storage(step.scratch, g->paramsOffset()),
                  KernelArg::storage(residual), KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8ConvGemm::numTasks(cfg);
+    if (cfg.ranges) {
+      call.args.push_back(KernelArg::storage(step.resultSidecar));
+      producedRanges[step.op->getResult(0)] = {step.resultSidecar, call.tasks};
+    }
     call.description =
         llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel, {5}]{6}{7}{8}{9}", cfg.m,
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
-                      qcfg.fixed ? "static" : "dynamic tensor", cfg.bias ? " +bias" : "",
+                      qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
                       qc.getActivation() == "none" ? std::string()
                                                    : " " + qc.getActivation().str(),
                       std::string(qc.getOutputQuantization() ? " +requantize" : "") +
                           (qc.getNormScale() ? " +normalize" : "") +
-                          (qc.getNormQuantization() ? " +requantize" : ""))
+                          (qc.getNormQuantization() ? " +requantize" : "") +
+                          (cfg.ranges ? " +range" : ""))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

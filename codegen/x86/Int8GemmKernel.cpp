@@ -103,6 +103,14 @@ public:
       sub(rsp, frameBytes);
       ldtilecfg(tileConfig(rowsPerTile));
     }
+    if (c.ranges) {
+      // This task's partial range (popped at the end); 0 is in it.
+      mov(rax, ptr[rdi + 48]);
+      lea(rax, ptr[rax + rsi * 8]);
+      push(rax);
+      vxorps(rangeMax(), rangeMax(), rangeMax());
+      vxorps(rangeMin(), rangeMin(), rangeMin());
+    }
     if (c.convolution) {
       // Task -> (image, panel, chunk); the panels, C and residual of that
       // image (r15 = the chunk until the micro-kernels take it).
@@ -180,6 +188,15 @@ public:
                   amxMicroKernel(rows, v, lanes);
                 else
                   microKernel(rows, v, lanes);
+              },
+              [&] {
+                if (!c.ranges)
+                  return;
+                pop(rax);
+                emitHorizontal(rangeMax(), temp(0), Reduction::Max);
+                emitHorizontal(rangeMin(), temp(0), Reduction::Min);
+                vmovss(ptr[rax], Xmm(rangeMax().getIdx()));
+                vmovss(ptr[rax + 4], Xmm(rangeMin().getIdx()));
               });
     emitConstants();
   }
@@ -203,6 +220,10 @@ private:
   /// Epilogue temporaries: past the k-loop registers on zmm; the k-loop
   /// registers themselves on ymm (16 registers in all).
   Vmm temp(int i) { return Vmm(kZmm ? 28 + i : kFree() + i); }
+  /// The partial range (`ranges`, zmm only): the last two temporaries,
+  /// which such an epilogue leaves alone.
+  Vmm rangeMax() { return temp(2); }
+  Vmm rangeMin() { return temp(3); }
 
   /// All row tiles of the current panel (pointers restored after).
   void rowLoop(int vecsHere, int lastLanes) {
@@ -489,6 +510,17 @@ private:
       }
     }
     Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
+    if constexpr (kZmm)
+      if (c.ranges) {
+        // Only the stored lanes (k1: the tail's).
+        if (!tailVec) {
+          vmaxps(rangeMax(), rangeMax(), x);
+          vminps(rangeMin(), rangeMin(), x);
+        } else {
+          vmaxps(rangeMax() | k1, rangeMax(), x);
+          vminps(rangeMin() | k1, rangeMin(), x);
+        }
+      }
     if (!tailVec) {
       vmovups(cAddr, x);
     } else if constexpr (kZmm) {
@@ -546,6 +578,9 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                              config.product.kind != Activation::None ||
                              config.sum.kind != Activation::None))
     return nullptr; // the convolution form is AVX-512 VNNI only, f32 out
+  if (config.ranges &&
+      (!config.convolution || !Int8ConvGemm::epilogueLeavesRangeRegisters(config)))
+    return nullptr; // the partial ranges are the convolution form's
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);

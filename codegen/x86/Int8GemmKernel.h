@@ -84,6 +84,12 @@ struct Int8GemmConfig {
   /// stride-1, unpadded conv, whose im2col is the identity): panel p at
   /// word 48 p of each k group, which may read up to 48 words past the end.
   int64_t blockPlane = 0;
+  /// Convolution form: each task also writes the (max, min) of what it
+  /// stored, with 0 in the range, to [task][2] f32 (argument 6), the partial
+  /// ranges the next int8 convolution's dynamic input quantizer reads
+  /// instead of a range pass over C. Needs an epilogue whose activations
+  /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
+  bool ranges = false;
 };
 
 struct Int8GemmKernel {
@@ -149,8 +155,9 @@ struct Int8GemmKernel {
 /// residual, activation, grid.
 // Task arguments: [0] packed weights [M][K], [1] panels, [2] row block
 // [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0), [3] the
-// input's (s32 zero point, f32 scale), [4] residual, [5] C; task =
-// (image x panels + panel) x rowChunks + chunk of output channels.
+// input's (s32 zero point, f32 scale), [4] residual, [5] C, [6] (`ranges`)
+// the partial ranges; task = (image x panels + panel) x rowChunks + chunk
+// of output channels.
 struct Int8ConvGemm {
   /// K of a convolution with `channels` inputs and kh x kw taps.
   static int64_t depth(int64_t channels, int64_t kh, int64_t kw) {
@@ -176,6 +183,15 @@ struct Int8ConvGemm {
   static int64_t rowChunks(const Int8GemmConfig &c);
   static int64_t numTasks(const Int8GemmConfig &c) {
     return c.batch * Int8GemmKernel::numPanels(c.n, c.isa) * rowChunks(c);
+  }
+  /// Whether the epilogue leaves two vector registers for the partial range
+  /// (its activations and grids need at most two temporaries).
+  static bool epilogueLeavesRangeRegisters(const Int8GemmConfig &c) {
+    auto few = [](const Activation &a) {
+      return a.kind == Activation::None || a.kind == Activation::Relu ||
+             a.kind == Activation::Clip || a.kind == Activation::FakeQuant;
+    };
+    return few(c.activation) && few(c.output) && few(c.normalized);
   }
 };
 

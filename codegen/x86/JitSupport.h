@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -216,7 +217,8 @@ protected:
   /// micro-kernel microKernel(rows, vectors, lanes) asked for.
   template <typename RowLoop, typename MicroKernel>
   void panelBody(const Xbyak::Reg64 &panel, int64_t n, int vecsPerPanel, int lanes,
-                 RowLoop rowLoop, MicroKernel microKernel) {
+                 RowLoop rowLoop, MicroKernel microKernel,
+                 const std::function<void()> &beforeReturn = {}) {
     const int64_t nr = vecsPerPanel * lanes;
     const int64_t panels = (n + nr - 1) / nr;
     const int64_t tail = n - (panels - 1) * nr; // columns of the last panel
@@ -235,6 +237,8 @@ protected:
       rowLoop(tailVecs, tailLanes);
     }
     L(done);
+    if (beforeReturn)
+      beforeReturn();
     epilogueReturn(0);
     for (auto &[key, label] : micro) {
       L(*label);

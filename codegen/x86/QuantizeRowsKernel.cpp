@@ -136,15 +136,21 @@ private:
       vbroadcastss(scale, constScalar(c.scale));
       reciprocal = reciprocalWorks(c.scale);
     } else {
-      // The range: the range pass's partial ranges combined (every task
-      // alike, so the tasks need not wait for one another).
+      // The range: the partial ranges combined (every task alike, so the
+      // tasks need not wait for one another).
       mov(rax, ptr[rdi + 24]);
       Xmm high = Xmm(mx.getIdx()), low = Xmm(mn.getIdx());
       vmovss(high, ptr[rax]);
       vmovss(low, ptr[rax + 4]);
-      for (int64_t i = 1; i < QuantizeRowsKernel::rangeTasks(c); ++i) {
-        vmaxss(high, high, ptr[rax + i * 8]);
-        vminss(low, low, ptr[rax + i * 8 + 4]);
+      if (int64_t parts = QuantizeRowsKernel::partialRanges(c); parts > 1) {
+        Label partLoop;
+        mov(rcx, parts - 1);
+        L(partLoop);
+        add(rax, 8);
+        vmaxss(high, high, ptr[rax]);
+        vminss(low, low, ptr[rax + 4]);
+        dec(rcx);
+        jnz(partLoop, T_NEAR);
       }
       vbroadcastss(mx, high);
       vbroadcastss(mn, low);

@@ -56,6 +56,10 @@ struct QuantizeRowsConfig {
   int64_t channels = 0;
   /// The dynamic channel form's range pass (set by generateRange).
   bool rangePass = false;
+  /// > 0: the partial ranges come from the kernel that wrote x (one per
+  /// task of its, `ranges` in its config) instead of a range pass: their
+  /// number.
+  int64_t producedRanges = 0;
 };
 
 struct QuantizeRowsKernel {
@@ -84,7 +88,13 @@ struct QuantizeRowsKernel {
   static int64_t rangeTasks(const QuantizeRowsConfig &c) {
     return (c.rows + planesPerRangeTask(c) - 1) / planesPerRangeTask(c);
   }
-  static bool needsRangePass(const QuantizeRowsConfig &c) { return c.channels && !c.fixed; }
+  static bool needsRangePass(const QuantizeRowsConfig &c) {
+    return c.channels && !c.fixed && !c.producedRanges;
+  }
+  /// The partial ranges the quantizer combines.
+  static int64_t partialRanges(const QuantizeRowsConfig &c) {
+    return c.producedRanges ? c.producedRanges : rangeTasks(c);
+  }
   static std::unique_ptr<JitKernel> generate(const QuantizeRowsConfig &c);
   static std::unique_ptr<JitKernel> generateRange(QuantizeRowsConfig c) {
     c.rangePass = true;

@@ -159,6 +159,14 @@ public:
     if (c.kind == WindowConfig::GlobalAverage) {
       globalAverage();
     } else {
+      if (c.ranges) {
+        // This task's partial range (popped at the end); 0 is in it.
+        mov(rdx, ptr[rdi + 48]);
+        lea(rdx, ptr[rdx + rsi * 8]);
+        push(rdx);
+        vxorps(rangeMax(), rangeMax(), rangeMax());
+        vxorps(rangeMin(), rangeMin(), rangeMin());
+      }
       mov(r8, ptr[rdi + 16]);
       imul(rdx, rsi, split.taskFloats * 4);
       add(r8, rdx); // this task's padded plane
@@ -175,6 +183,13 @@ public:
       inc(r10);
       dec(r9);
       jnz(planeLoop, T_NEAR);
+      if (c.ranges) {
+        pop(rdx);
+        emitHorizontal(rangeMax(), tap(0), Reduction::Max);
+        emitHorizontal(rangeMin(), tap(0), Reduction::Min);
+        vmovss(ptr[rdx], Xmm(rangeMax().getIdx()));
+        vmovss(ptr[rdx + 4], Xmm(rangeMin().getIdx()));
+      }
     }
     epilogueReturn(0);
     emitConstants();
@@ -186,13 +201,16 @@ private:
   SplitRows split;
 
   // AVX-512: accumulators 0..15, loaded taps 16..17, weights 18..26, the
-  // pad value 28. AVX2: accumulators 0..3, taps 4..5, weights 6..14 (the
-  // pad value of max pooling, which has none, in 6), the tail mask 15.
+  // pad value 28, the partial range 29..30. AVX2: accumulators 0..3, taps
+  // 4..5, weights 6..14 (the pad value of max pooling, which has none, in
+  // 6), the tail mask 15.
   Vmm acc(int i, int j) { return Vmm(i * kGroup + j); }
   Vmm tap(int t) { return Vmm((kAvx512 ? 16 : 4) + t); }
   Vmm weight(int t) { return Vmm((kAvx512 ? 18 : 6) + t); }
   Vmm padReg() { return Vmm(kAvx512 ? 28 : 6); }
   Vmm tailMask() { return Vmm(15); } // AVX2 masked tails
+  Vmm rangeMax() { return Vmm(29); }  // AVX-512 only
+  Vmm rangeMin() { return Vmm(30); }
 
   bool depthwise() const { return c.kind == WindowConfig::Depthwise; }
   bool mapped() const { return c.kind == WindowConfig::Average && !c.uniformDivisor; }
@@ -403,6 +421,17 @@ private:
             storeMasked(ptr[r15 + outDisp], y, tailMask());
           else
             vmovups(ptr[r15 + outDisp], y);
+          if constexpr (kAvx512)
+            if (c.ranges) {
+              // Only the stored lanes (k1: the tail's).
+              if (isTail) {
+                vmaxps(rangeMax() | k1, rangeMax(), y);
+                vminps(rangeMin() | k1, rangeMin(), y);
+              } else {
+                vmaxps(rangeMax(), rangeMax(), y);
+                vminps(rangeMin(), rangeMin(), y);
+              }
+            }
         }
     }
   }
@@ -614,7 +643,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Isa isa) {
-  if (!supports(config))
+  if (!supports(config) || (config.ranges && !canWriteRanges(config, isa)))
     return nullptr;
   return generatedFor<WindowGenerator>(isa, config);
 }

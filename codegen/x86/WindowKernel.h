@@ -13,7 +13,7 @@
 // Task arguments: [0] x, [1] y, [2] scratch, [3] per-channel filters
 // [C][kh*kw] (depthwise) or the reciprocal divisors [outH][outW rounded up to
 // vectors] (average with border-dependent divisors), [4] bias [C],
-// [5] residual (shaped like y).
+// [5] residual (shaped like y), [6] (`ranges`) the partial ranges.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,11 +42,20 @@ struct WindowConfig {
   /// Depthwise epilogue.
   bool bias = false, residual = false;
   Activation activation;
+  /// AVX-512, not GlobalAverage: each task also writes the (max, min) of
+  /// what it stored, with 0 in the range, to [task][2] f32 (argument 6): the
+  /// partial ranges an int8 convolution's dynamic input quantizer reads
+  /// instead of a range pass of its own over y.
+  bool ranges = false;
 };
 
 struct WindowKernel {
   /// Strides 1 and 2 (in W) have vector paths; others take the generic path.
   static bool supports(const WindowConfig &c);
+  /// Whether the kernel can write the partial ranges of its output.
+  static bool canWriteRanges(const WindowConfig &c, Isa isa) {
+    return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage;
+  }
   static int64_t planesPerTask(const WindowConfig &c);
   static int64_t numTasks(const WindowConfig &c);
   /// The padded planes of all tasks.

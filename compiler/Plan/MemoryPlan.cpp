@@ -67,7 +67,7 @@ int64_t mlir::nunc::assignOffsets(ArrayRef<int64_t> sizes, ArrayRef<std::pair<in
 }
 
 FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scratch,
-                                             InPlaceQuery inPlace) {
+                                             InPlaceQuery inPlace, SidecarQuery sidecar) {
   MemoryPlan plan;
   plan.func = func;
   Block &body = func.getBody().front();
@@ -196,6 +196,8 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
     }
     if (int64_t bytes = scratch(&op))
       step.scratch = newStorage(StorageKind::Arena, bytes, 0, stepIndex);
+    if (int64_t bytes = sidecar && op.getNumResults() ? sidecar(&op) : 0)
+      step.resultSidecar = newStorage(StorageKind::Arena, bytes, 0, stepIndex);
     plan.steps.push_back(step);
   }
 
@@ -217,6 +219,13 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
     st.lastStep = std::max(st.lastStep, last);
     plan.copies.push_back({s, (int64_t)j, bytesOf(v)});
   }
+
+  // A sidecar lives as long as its result (whose last reader is known now).
+  for (const Step &step : plan.steps)
+    if (step.resultSidecar >= 0)
+      plan.storages[step.resultSidecar].lastStep =
+          std::max(plan.storages[step.resultSidecar].lastStep,
+                   plan.storages[step.results[0]].lastStep);
 
   // Arena offsets from liveness.
   SmallVector<int64_t> sizes, offsets;
@@ -264,6 +273,8 @@ void MemoryPlan::print(llvm::raw_ostream &os) const {
       os << " in place of operand " << step.inPlaceOperand;
     if (step.scratch >= 0)
       os << " scratch " << where(step.scratch);
+    if (step.resultSidecar >= 0)
+      os << " sidecar " << where(step.resultSidecar);
     os << "  ; " << describeLocation(step.op->getLoc()) << "\n";
   }
   for (const OutputCopy &c : copies)

@@ -46,6 +46,10 @@ struct Step {
   int scratch = -1;
   /// The result overwrites operand `inPlaceOperand` (or -1).
   int inPlaceOperand = -1;
+  /// Storage the kernel writes beside its first result, live as long as
+  /// that result (or -1): the partial ranges an int8 convolution reading
+  /// the result takes instead of measuring them itself.
+  int resultSidecar = -1;
 };
 
 /// Copies appended after the last step, for graph outputs that are not
@@ -73,6 +77,9 @@ struct MemoryPlan {
 
 /// Asks how much scratch memory a step's kernel needs (0 for none).
 using ScratchQuery = llvm::function_ref<int64_t(Operation *)>;
+/// Asks how many bytes a step's kernel writes beside its first result, to
+/// be read with it (0 for none).
+using SidecarQuery = llvm::function_ref<int64_t(Operation *)>;
 /// Asks which operands a step's kernel may overwrite with its first
 /// result: it reads each element of that operand before writing the result
 /// element at the same place.
@@ -83,7 +90,7 @@ using InPlaceQuery = llvm::function_ref<llvm::SmallVector<unsigned>(Operation *)
 /// an operand the kernel may overwrite when that operand dies at this step
 /// and has the same size (in place).
 FailureOr<MemoryPlan> planMemory(func::FuncOp func, ScratchQuery scratch,
-                                 InPlaceQuery inPlace = {});
+                                 InPlaceQuery inPlace = {}, SidecarQuery sidecar = {});
 
 /// Lays out `sizes` with lifetimes [first, last] (inclusive step indices) in
 /// one arena: no two storages that are live at the same step overlap.
