@@ -195,6 +195,56 @@ void check(const Conv &p, std::mt19937 &rng) {
       ASSERT_EQ(directOut[i], out[i]) << "reading the blocks directly, at " << i;
   }
 
+  // With the partial ranges of C (the next int8 convolution's input): the
+  // same C bit for bit, every task's (max, min) written; the next conv's
+  // quantizer reading them gives what its own range pass over C gives.
+  {
+    Int8GemmConfig ranged = cfg;
+    ranged.ranges = true;
+    std::unique_ptr<JitKernel> rangedGemm = Int8GemmKernel::generate(ranged);
+    ASSERT_TRUE(rangedGemm);
+    int64_t tasks = Int8ConvGemm::numTasks(ranged);
+    std::vector<float> rangedOut(out.size(), -777.f), parts(tasks * 2, std::nanf(""));
+    const void *rArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
+                           rangedOut.data(), parts.data()};
+    for (int64_t t = 0; t < tasks; ++t)
+      ASSERT_EQ(rangedGemm->function()(rArgs, t), 0);
+    ASSERT_EQ(std::memcmp(rangedOut.data(), out.data(), out.size() * 4), 0)
+        << "ranges changed C";
+    float hi = 0, lo = 0;
+    for (size_t i = 0; i + 1 < out.size(); ++i) {
+      hi = std::max(hi, out[i]);
+      lo = std::min(lo, out[i]);
+    }
+    float partHi = -INFINITY, partLo = INFINITY;
+    for (int64_t t = 0; t < tasks; ++t) {
+      ASSERT_FALSE(std::isnan(parts[2 * t]) || std::isnan(parts[2 * t + 1])) << "task " << t;
+      partHi = std::max(partHi, parts[2 * t]);
+      partLo = std::min(partLo, parts[2 * t + 1]);
+    }
+    EXPECT_EQ(partHi, hi);
+    EXPECT_EQ(partLo, lo);
+
+    QuantizeRowsConfig next;
+    next.rows = p.batch * p.m;
+    next.k = positions;
+    next.channels = p.m;
+    next.isa = Int8Isa::Avx512Vnni;
+    const int64_t nextBytes = p.batch * ((p.m + 3) / 4) * positions * 4;
+    std::vector<uint8_t> own(nextBytes), produced(nextBytes);
+    uint32_t ownParams[2], producedParams[2];
+    ASSERT_NO_FATAL_FAILURE(runChannelQuantizer(next, out.data(), own.data(), ownParams));
+    next.producedRanges = tasks;
+    ASSERT_FALSE(QuantizeRowsKernel::needsRangePass(next));
+    std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(next);
+    ASSERT_TRUE(quantizer);
+    const void *qArgs[] = {out.data(), produced.data(), producedParams, parts.data()};
+    for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(next); ++t)
+      ASSERT_EQ(quantizer->function()(qArgs, t), 0);
+    ASSERT_EQ(std::memcmp(ownParams, producedParams, 8), 0);
+    ASSERT_EQ(own, produced);
+  }
+
   for (int64_t n = 0; n < p.batch; ++n)
     for (int64_t o = 0; o < p.m; ++o)
       for (int64_t y = 0; y < oh; ++y)

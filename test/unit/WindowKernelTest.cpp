@@ -8,7 +8,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace mlir::nunc;
@@ -145,6 +147,36 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
         << "at " << i;
   for (int64_t i = outCount; i < outCount + 16; ++i)
     ASSERT_EQ(y[i], -777.f) << "wrote past the output at " << i;
+
+  // With the partial ranges (an int8 convolution's input): the same output
+  // bit for bit, every task's (max, min) written, together the range of
+  // y with 0 in it (stored lanes only: the tails' other lanes hold junk).
+  c.ranges = true;
+  if (!WindowKernel::canWriteRanges(c, isa))
+    return;
+  std::unique_ptr<JitKernel> ranged = WindowKernel::generate(c, isa);
+  ASSERT_TRUE(ranged);
+  int64_t tasks = WindowKernel::numTasks(c);
+  std::vector<float> y2(outCount + 16, -777.f), parts(tasks * 2, std::nanf(""));
+  const void *rangedArgs[] = {args[0], y2.data(), args[2], args[3], args[4], args[5],
+                              parts.data()};
+  for (int64_t t = 0; t < tasks; ++t)
+    ASSERT_EQ(ranged->function()(rangedArgs, t), 0);
+  ASSERT_EQ(std::memcmp(y.data(), y2.data(), y.size() * 4), 0) << "ranges changed the output";
+  float hi = 0, lo = 0, partHi = -INFINITY, partLo = INFINITY;
+  for (int64_t i = 0; i < outCount; ++i) {
+    hi = std::max(hi, y[i]);
+    lo = std::min(lo, y[i]);
+  }
+  for (int64_t t = 0; t < tasks; ++t) {
+    ASSERT_FALSE(std::isnan(parts[2 * t]) || std::isnan(parts[2 * t + 1])) << "task " << t;
+    ASSERT_GE(parts[2 * t], 0.f);
+    ASSERT_LE(parts[2 * t + 1], 0.f);
+    partHi = std::max(partHi, parts[2 * t]);
+    partLo = std::min(partLo, parts[2 * t + 1]);
+  }
+  EXPECT_EQ(partHi, hi);
+  EXPECT_EQ(partLo, lo);
 }
 
 class WindowKernelTest : public ::testing::TestWithParam<Isa> {};
