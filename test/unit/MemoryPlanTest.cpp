@@ -146,13 +146,15 @@ std::string randomGraph(std::mt19937 &rng) {
 
 /// Runs the plan symbolically: memory holds, per byte of each region, the
 /// value last written there. Every step must find each operand intact, and
-/// the returned values must be intact at the end.
+/// the returned values must be intact at the end. Every other step also
+/// writes a sidecar beside its result (an int8 conv's partial ranges), which
+/// every reader of that result must find intact too.
 TEST(MemoryPlan, RandomGraphsReadEveryValueIntact) {
   DialectRegistry registry;
   registerNuncDialects(registry);
   MLIRContext ctx(registry);
   std::mt19937 rng(7);
-  int inPlaceSteps = 0;
+  int inPlaceSteps = 0, sidecarReads = 0;
   for (int trial = 0; trial < 300; ++trial) {
     std::string text = randomGraph(rng);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
@@ -166,7 +168,20 @@ TEST(MemoryPlan, RandomGraphsReadEveryValueIntact) {
           all.push_back(i);
       return all;
     };
-    FailureOr<MemoryPlan> plan = planMemory(func, [](Operation *) { return 0; }, inPlace);
+    // Every other step gets a sidecar of 8 to 40 bytes; its contents are
+    // named by a distinct address.
+    std::map<Operation *, const void *> sidecarTag;
+    std::vector<char> tags(1024);
+    int queried = 0;
+    auto sidecar = [&](Operation *op) -> int64_t {
+      int n = queried++;
+      if (n % 2)
+        return 0;
+      sidecarTag[op] = &tags[n % tags.size()];
+      return 8 * (1 + n % 5);
+    };
+    FailureOr<MemoryPlan> plan =
+        planMemory(func, [](Operation *) { return 0; }, inPlace, sidecar);
     ASSERT_TRUE(succeeded(plan)) << text;
 
     // Region key: (kind, index) of a storage; values are named by their
@@ -212,8 +227,22 @@ TEST(MemoryPlan, RandomGraphsReadEveryValueIntact) {
             << "step " << step.op->getName().getStringRef().str()
             << " reads a clobbered operand " << i << "\n"
             << text;
+        // The sidecar of the step that computed it, if any.
+        Operation *def = v.getDefiningOp();
+        while (def && isa<ReshapeOp>(def))
+          def = def->getOperand(0).getDefiningOp();
+        for (const Step &producer : plan->steps)
+          if (producer.op == def && producer.resultSidecar >= 0) {
+            ASSERT_TRUE(intact(producer.resultSidecar, sidecarTag[def]))
+                << "step " << step.op->getName().getStringRef().str()
+                << " finds the sidecar of operand " << i << " clobbered\n"
+                << text;
+            ++sidecarReads;
+          }
       }
       write(step.results[0], step.op->getResult(0).getAsOpaquePointer());
+      if (step.resultSidecar >= 0)
+        write(step.resultSidecar, sidecarTag[step.op]);
       inPlaceSteps += step.inPlaceOperand >= 0;
     }
     // Outputs computed in place and the sources of the final copies alike.
@@ -223,8 +252,9 @@ TEST(MemoryPlan, RandomGraphsReadEveryValueIntact) {
           << "output " << j << " clobbered\n"
           << text;
   }
-  // The property is only interesting if in-place steps happen.
+  // The property is only interesting if in-place steps and sidecars happen.
   EXPECT_GT(inPlaceSteps, 100);
+  EXPECT_GT(sidecarReads, 100);
 }
 
 } // namespace
