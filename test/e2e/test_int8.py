@@ -310,7 +310,8 @@ def test_static_calibration_tracks_float(nunc, models, tmp_path, name, method):
 def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
     """`--quantize int8` on the CNNs: one-group convolutions run on the int8
     convolution kernels (u8 activations per tensor at run time, s8 weights
-    per output channel), depthwise ones stay f32. Over 200 random inputs the
+    per output channel), depthwise ones stay f32; the kernels writing a
+    conv's input measure its range as they store it. Over 200 random inputs the
     outputs stay closer to fp32 than those of onnxruntime's own static int8
     model (quantize_static, per channel) on every input, and within cosine
     0.998 (MobileNet, all of whose small 1x1 convs are int8, is at ~0.9988
@@ -330,6 +331,10 @@ def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
     kernels = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_conv"]
     assert len(kernels) == int8_convs and all(k.startswith("conv.int8.avx512vnni[") and
                                                "dynamic tensor" in k for k in kernels), kernels
+    # Every conv but the stem (which reads the image) takes its input's range
+    # from the kernel that wrote it (an int8 conv, depthwise conv or pool
+    # marked +range), not from a range pass of its own.
+    assert sum("dynamic tensor, producer's range]" in k for k in kernels) == int8_convs - 1
     qdq = str(tmp_path / "qdq.onnx")
     quantize_static(os.path.join(models, f"{name}.onnx"), qdq,
                     Samples(random_inputs(name, 1, None, 40 + i) for i in range(8)),
