@@ -103,14 +103,9 @@ public:
       sub(rsp, frameBytes);
       ldtilecfg(tileConfig(rowsPerTile));
     }
-    if (c.ranges) {
-      // This task's partial range (popped at the end); 0 is in it.
-      mov(rax, ptr[rdi + 48]);
-      lea(rax, ptr[rax + rsi * 8]);
-      push(rax);
-      vxorps(rangeMax(), rangeMax(), rangeMax());
-      vxorps(rangeMin(), rangeMin(), rangeMin());
-    }
+    if constexpr (kZmm)
+      if (c.ranges)
+        beginPartialRange(6, rangeMax(), rangeMin());
     if (c.convolution) {
       // Task -> (image, panel, chunk); the panels, C and residual of that
       // image (r15 = the chunk until the micro-kernels take it).
@@ -190,13 +185,9 @@ public:
                   microKernel(rows, v, lanes);
               },
               [&] {
-                if (!c.ranges)
-                  return;
-                pop(rax);
-                emitHorizontal(rangeMax(), temp(0), Reduction::Max);
-                emitHorizontal(rangeMin(), temp(0), Reduction::Min);
-                vmovss(ptr[rax], Xmm(rangeMax().getIdx()));
-                vmovss(ptr[rax + 4], Xmm(rangeMin().getIdx()));
+                if constexpr (kZmm)
+                  if (c.ranges)
+                    storePartialRange(rangeMax(), rangeMin(), temp(0));
               });
     emitConstants();
   }

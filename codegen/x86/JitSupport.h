@@ -159,6 +159,28 @@ protected:
   /// Combines the lanes of v into every lane of v; t is a temporary.
   template <typename Vmm> void emitHorizontal(const Vmm &v, const Vmm &t, Reduction r);
 
+  /// The partial range a task keeps of what it stores (for an int8
+  /// convolution reading it, see the `ranges` configs): the address of the
+  /// task's (max, min) slot, argument `arg` + 8 x task, pushed for
+  /// `storePartialRange`, and both registers 0 (0 is in every range).
+  /// Uses rdx; rdi and rsi must still be the arguments and the task.
+  void beginPartialRange(int arg, const Xbyak::Zmm &max, const Xbyak::Zmm &min) {
+    mov(rdx, ptr[rdi + arg * 8]);
+    lea(rdx, ptr[rdx + rsi * 8]);
+    push(rdx);
+    vxorps(max, max, max);
+    vxorps(min, min, min);
+  }
+  /// Reduces the lanes and stores them to the slot begin pushed (t: a
+  /// temporary; uses rdx).
+  void storePartialRange(const Xbyak::Zmm &max, const Xbyak::Zmm &min, const Xbyak::Zmm &t) {
+    pop(rdx);
+    emitHorizontal(max, t, Reduction::Max);
+    emitHorizontal(min, t, Reduction::Min);
+    vmovss(ptr[rdx], Xbyak::Xmm(max.getIdx()));
+    vmovss(ptr[rdx + 4], Xbyak::Xmm(min.getIdx()));
+  }
+
   template <typename Vmm> void emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1);
   /// y = erf(x) in place; t0..t2 are temporaries.
   template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);

@@ -159,14 +159,9 @@ public:
     if (c.kind == WindowConfig::GlobalAverage) {
       globalAverage();
     } else {
-      if (c.ranges) {
-        // This task's partial range (popped at the end); 0 is in it.
-        mov(rdx, ptr[rdi + 48]);
-        lea(rdx, ptr[rdx + rsi * 8]);
-        push(rdx);
-        vxorps(rangeMax(), rangeMax(), rangeMax());
-        vxorps(rangeMin(), rangeMin(), rangeMin());
-      }
+      if constexpr (kAvx512)
+        if (c.ranges)
+          beginPartialRange(6, rangeMax(), rangeMin());
       mov(r8, ptr[rdi + 16]);
       imul(rdx, rsi, split.taskFloats * 4);
       add(r8, rdx); // this task's padded plane
@@ -183,13 +178,9 @@ public:
       inc(r10);
       dec(r9);
       jnz(planeLoop, T_NEAR);
-      if (c.ranges) {
-        pop(rdx);
-        emitHorizontal(rangeMax(), tap(0), Reduction::Max);
-        emitHorizontal(rangeMin(), tap(0), Reduction::Min);
-        vmovss(ptr[rdx], Xmm(rangeMax().getIdx()));
-        vmovss(ptr[rdx + 4], Xmm(rangeMin().getIdx()));
-      }
+      if constexpr (kAvx512)
+        if (c.ranges)
+          storePartialRange(rangeMax(), rangeMin(), tap(0));
     }
     epilogueReturn(0);
     emitConstants();

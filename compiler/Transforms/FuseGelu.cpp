@@ -112,6 +112,19 @@ Value matchTanhArgument(Value v, SmallVectorImpl<Operation *> &ops) {
   return nullptr;
 }
 
+/// Replaces `root` with gelu(x) carrying `attrs`, located at the matched ops.
+LogicalResult replaceWithGelu(PatternRewriter &rewriter, Operation *root, Value x,
+                              ArrayRef<NamedAttribute> attrs, ArrayRef<Operation *> matched) {
+  FailureOr<Operation *> gelu = createInferred(rewriter, fusedLoc(matched),
+                                               GeluOp::getOperationName(), {x}, attrs, 1,
+                                               /*reportErrors=*/false);
+  if (failed(gelu))
+    return failure();
+  keepResultTypes(*gelu, root);
+  rewriter.replaceOp(root, (*gelu)->getResults());
+  return success();
+}
+
 struct GeluPattern : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -142,15 +155,10 @@ struct GeluPattern : OpRewritePattern<MulOp> {
           continue;
         if (x.getType() != root.getType())
           return failure();
-        FailureOr<Operation *> gelu = createInferred(
-            rewriter, fusedLoc(matched), GeluOp::getOperationName(), {x},
-            {rewriter.getNamedAttr("approximate", rewriter.getStringAttr(approximate))}, 1,
-            /*reportErrors=*/false);
-        if (failed(gelu))
-          return failure();
-        keepResultTypes(*gelu, root);
-    rewriter.replaceOp(root, (*gelu)->getResults());
-        return success();
+        return replaceWithGelu(
+            rewriter, root, x,
+            {rewriter.getNamedAttr("approximate", rewriter.getStringAttr(approximate))},
+            matched);
       }
     }
     return failure();
@@ -203,14 +211,7 @@ struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
                                   std::pair("product_quantization", productGrid)})
           if (grid)
             attrs.push_back(rewriter.getNamedAttr(name, grid));
-        FailureOr<Operation *> gelu =
-            createInferred(rewriter, fusedLoc(matched), GeluOp::getOperationName(), {x}, attrs,
-                           1, /*reportErrors=*/false);
-        if (failed(gelu))
-          return failure();
-        keepResultTypes(*gelu, root);
-        rewriter.replaceOp(root, (*gelu)->getResults());
-        return success();
+        return replaceWithGelu(rewriter, root, x, attrs, matched);
       }
     }
     return failure();

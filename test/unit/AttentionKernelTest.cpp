@@ -34,20 +34,13 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
       {1, 6, 33, 2, 48, {1, 1, 6, 1}},   {3, 16, 16, 2, 128, {}},
       {1, 3, 40, 1, 256, {1, 1, 1, 40}}};
   std::mt19937 rng(7);
-  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  auto random = [&](std::vector<int64_t> shape) {
+    return nunc_test::randomTensor(rng, std::move(shape), -2.f, 2.f);
+  };
   for (const Case &c : cases) {
     if (!AttentionKernel::supports({c.b, c.s, c.t, c.h, c.d}, isa))
       continue;
     int64_t e = c.h * c.d;
-    auto random = [&](std::vector<int64_t> shape) {
-      int64_t n = 1;
-      for (int64_t d : shape)
-        n *= d;
-      std::vector<double> v(n);
-      for (double &x : v)
-        x = dist(rng);
-      return nunc_test::makeTensor(DType::F32, shape, v);
-    };
     Tensor q = random({c.b, c.s, e}), k = random({c.b, c.t, e}), v = random({c.b, c.t, e});
     std::optional<Tensor> mask;
     AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.37f, !c.maskShape.empty()};
@@ -110,7 +103,9 @@ TEST_P(AttentionKernelTest, RoundsToTheQdqGrids) {
                                 kernels::Grid{1.f / 256, 0, 0, 255},
                                 kernels::Grid{outStep, 128, 0, 255}};
   std::mt19937 rng(11);
-  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  auto random = [&](std::vector<int64_t> shape) {
+    return nunc_test::randomTensor(rng, std::move(shape), -1.f, 1.f);
+  };
   for (const Case &c : cases) {
     AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.5f, !c.maskShape.empty()};
     if (!AttentionKernel::supports(cfg, isa))
@@ -121,15 +116,6 @@ TEST_P(AttentionKernelTest, RoundsToTheQdqGrids) {
     cfg.probs = probs;
     cfg.output = output;
     int64_t e = c.h * c.d;
-    auto random = [&](std::vector<int64_t> shape) {
-      int64_t n = 1;
-      for (int64_t d : shape)
-        n *= d;
-      std::vector<double> v(n);
-      for (double &x : v)
-        x = dist(rng);
-      return nunc_test::makeTensor(DType::F32, shape, v);
-    };
     Tensor q = random({c.b, c.s, e}), k = random({c.b, c.t, e}), v = random({c.b, c.t, e});
     std::optional<Tensor> mask;
     if (!c.maskShape.empty()) {

@@ -15,17 +15,7 @@ using namespace mlir::nunc::x86;
 namespace {
 
 using nunc_test::hostHas;
-
-Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape, float lo, float hi) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::vector<double> v(n);
-  for (double &x : v)
-    x = dist(rng);
-  return nunc_test::makeTensor(DType::F32, shape, v);
-}
+using nunc_test::randomTensor;
 
 /// Runs the kernel for `c` on a (and b) into a fresh output of `out` floats.
 std::vector<float> runKernel(Isa isa, ElementwiseConfig c, llvm::ArrayRef<int64_t> outShape,

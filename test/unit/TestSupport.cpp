@@ -14,6 +14,17 @@ namespace nunc_test {
 using namespace mlir;
 using namespace mlir::nunc;
 
+Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape, float lo, float hi) {
+  std::uniform_real_distribution<float> dist(lo, hi);
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  std::vector<double> v(n);
+  for (double &x : v)
+    x = dist(rng);
+  return makeTensor(DType::F32, std::move(shape), std::move(v));
+}
+
 Tensor makeTensor(DType dtype, std::vector<int64_t> shape, std::vector<double> vals) {
   Tensor t = llvm::cantFail(Tensor::create(dtype, shape));
   if ((int64_t)vals.size() != t.numElements())

@@ -8,6 +8,7 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ using mlir::nunc::Tensor;
 
 /// A tensor from values (converted to the dtype's C++ type).
 Tensor makeTensor(DType dtype, std::vector<int64_t> shape, std::vector<double> values);
+
+/// An f32 tensor of values uniform in [lo, hi).
+Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape, float lo, float hi);
 
 /// The elements as doubles, for EXPECT_THAT(..., ElementsAre(...)).
 std::vector<double> values(const Tensor &t);

@@ -43,14 +43,7 @@ std::string describe(const Case &c) {
 }
 
 Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape) {
-  std::uniform_real_distribution<float> dist(-2.f, 2.f);
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  std::vector<double> v(n);
-  for (double &x : v)
-    x = dist(rng);
-  return nunc_test::makeTensor(DType::F32, shape, v);
+  return nunc_test::randomTensor(rng, std::move(shape), -2.f, 2.f);
 }
 
 void check(Isa isa, const Case &k, std::mt19937 &rng) {
