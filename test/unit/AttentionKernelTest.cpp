@@ -21,6 +21,19 @@ struct Case {
   std::vector<int64_t> maskShape; // empty: no mask
 };
 
+/// Runs the kernel for `cfg` over all its tasks into `out`.
+void runKernel(const AttentionConfig &cfg, Isa isa, const Tensor &q, const Tensor &k,
+               const Tensor &v, const Tensor *mask, std::vector<float> &out) {
+  std::unique_ptr<JitKernel> kernel = AttentionKernel::generate(cfg, isa);
+  ASSERT_TRUE(kernel) << "xbyak: " << Xbyak::ConvertErrorToString(Xbyak::GetError());
+  out.assign(cfg.batch * cfg.seq * cfg.heads * cfg.headDim, -777.f);
+  std::vector<char> scratch(AttentionKernel::scratchBytes(cfg, isa) + 64);
+  const void *args[] = {q.raw(), k.raw(), v.raw(), mask ? mask->raw() : q.raw(), out.data(),
+                        scratch.data()};
+  for (int64_t t = 0; t < AttentionKernel::numTasks(cfg); ++t)
+    ASSERT_EQ(kernel->function()(args, t), 0);
+}
+
 class AttentionKernelTest : public ::testing::TestWithParam<Isa> {};
 
 TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
@@ -61,14 +74,8 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
     llvm::Expected<Tensor> want =
         kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale);
     ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
-    std::unique_ptr<JitKernel> kernel = AttentionKernel::generate(cfg, isa);
-    ASSERT_TRUE(kernel) << "xbyak: " << Xbyak::ConvertErrorToString(Xbyak::GetError());
-    std::vector<float> out(c.b * c.s * e, -777.f);
-    std::vector<char> scratch(AttentionKernel::scratchBytes(cfg, isa) + 64);
-    const void *args[] = {q.raw(), k.raw(), v.raw(), mask ? mask->raw() : q.raw(), out.data(),
-                          scratch.data()};
-    for (int64_t t = 0; t < AttentionKernel::numTasks(cfg); ++t)
-      ASSERT_EQ(kernel->function()(args, t), 0);
+    std::vector<float> out;
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));
     double worst = 0;
     for (int64_t i = 0; i < want->numElements(); ++i)
       worst = std::max<double>(worst, std::fabs(out[i] - want->as<float>()[i]));
@@ -126,14 +133,8 @@ TEST_P(AttentionKernelTest, RoundsToTheQdqGrids) {
     llvm::Expected<Tensor> want =
         kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale, grids);
     ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
-    std::unique_ptr<JitKernel> kernel = AttentionKernel::generate(cfg, isa);
-    ASSERT_TRUE(kernel) << "xbyak: " << Xbyak::ConvertErrorToString(Xbyak::GetError());
-    std::vector<float> out(c.b * c.s * e, -777.f);
-    std::vector<char> scratch(AttentionKernel::scratchBytes(cfg, isa) + 64);
-    const void *args[] = {q.raw(), k.raw(), v.raw(), mask ? mask->raw() : q.raw(), out.data(),
-                          scratch.data()};
-    for (int64_t t = 0; t < AttentionKernel::numTasks(cfg); ++t)
-      ASSERT_EQ(kernel->function()(args, t), 0);
+    std::vector<float> out;
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));
     int64_t equal = 0, n = want->numElements();
     for (int64_t i = 0; i < n; ++i) {
       float got = out[i], ref = want->as<float>()[i];
