@@ -30,20 +30,22 @@ void collectFactors(Value v, bool isRoot, SmallVectorImpl<Value> &factors,
   factors.push_back(v);
 }
 
-/// Matches `x * c` or `x / (1/c)` (either Mul operand order); returns x.
-Value matchScaledBy(Value v, double c, SmallVectorImpl<Operation *> &ops) {
+/// Matches `x * c` or `x / (1/c)` (either Mul operand order), the constant
+/// within `tolerance` (relative); returns x.
+Value matchScaledBy(Value v, double c, SmallVectorImpl<Operation *> &ops,
+                    double tolerance = 1e-4) {
   Operation *def = v.getDefiningOp();
   if (!def || !v.hasOneUse())
     return nullptr;
   if (auto div = dyn_cast<DivOp>(def)) {
-    if (isFloatConstant(div.getRhs(), 1.0 / c)) {
+    if (isFloatConstant(div.getRhs(), 1.0 / c, tolerance)) {
       ops.push_back(div);
       return div.getLhs();
     }
   } else if (auto mul = dyn_cast<MulOp>(def)) {
     for (auto [a, b] : {std::pair(mul.getLhs(), mul.getRhs()),
                         std::pair(mul.getRhs(), mul.getLhs())})
-      if (isFloatConstant(b, c)) {
+      if (isFloatConstant(b, c, tolerance)) {
         ops.push_back(mul);
         return a;
       }
@@ -51,14 +53,14 @@ Value matchScaledBy(Value v, double c, SmallVectorImpl<Operation *> &ops) {
   return nullptr;
 }
 
-/// Matches `1 + f` (either order); returns f.
-Value matchOnePlus(Value v, SmallVectorImpl<Operation *> &ops) {
+/// Matches `1 + f` (either order; the 1 within `tolerance`); returns f.
+Value matchOnePlus(Value v, SmallVectorImpl<Operation *> &ops, double tolerance = 1e-4) {
   auto add = singleUseDef<AddOp>(v);
   if (!add)
     return nullptr;
   for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                       std::pair(add.getRhs(), add.getLhs())})
-    if (isFloatConstant(b, 1.0)) {
+    if (isFloatConstant(b, 1.0, tolerance)) {
       ops.push_back(add);
       return a;
     }
@@ -66,12 +68,12 @@ Value matchOnePlus(Value v, SmallVectorImpl<Operation *> &ops) {
 }
 
 /// erf(x / sqrt 2) -> x.
-Value matchErfArgument(Value v, SmallVectorImpl<Operation *> &ops) {
+Value matchErfArgument(Value v, SmallVectorImpl<Operation *> &ops, double tolerance = 1e-4) {
   auto erf = singleUseDef<ErfOp>(v);
   if (!erf)
     return nullptr;
   ops.push_back(erf);
-  return matchScaledBy(erf.getInput(), M_SQRT1_2, ops);
+  return matchScaledBy(erf.getInput(), M_SQRT1_2, ops, tolerance);
 }
 
 /// tanh(sqrt(2/pi) * (x + 0.044715 * x^3)) -> x.
@@ -178,14 +180,18 @@ std::pair<Value, TypeAttr> withoutGrid(Value v, SmallVectorImpl<Operation *> &op
 /// fake_quantize) after the Erf, the Add of 1 and the Mul by x:
 /// Mul(round_p(Mul(x, round_s(Add(round_e(Erf(x / sqrt 2)), 1)))), 0.5),
 /// operands of each Add/Mul in either order. The 1 and 0.5 are the
-/// model's dequantized constants, folded; they must be exactly 1 and 0.5.
+/// model's dequantized constants, folded; they must be exactly 1 and 0.5,
+/// and sqrt 2 (or 1 / sqrt 2) the float nearest it: between the grids a
+/// constant a little off would move values across rounding boundaries.
 struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
+    // f32 sqrt 2 and 1 / sqrt 2 are within 3e-8 (relative) of the reals.
+    constexpr double kExact = 0, kNearestFloat = 6e-8;
     for (auto [product, half] : {std::pair(root.getLhs(), root.getRhs()),
                                  std::pair(root.getRhs(), root.getLhs())}) {
-      if (!isFloatConstant(half, 0.5))
+      if (!isFloatConstant(half, 0.5, kExact))
         continue;
       SmallVector<Operation *> ops{root};
       auto [unrounded, productGrid] = withoutGrid(product, ops);
@@ -197,12 +203,12 @@ struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
                              std::pair(mul.getRhs(), mul.getLhs())}) {
         SmallVector<Operation *> matched(ops);
         auto [sum, sumGrid] = withoutGrid(gate, matched);
-        Value rounded = matchOnePlus(sum, matched);
+        Value rounded = matchOnePlus(sum, matched, kExact);
         if (!rounded)
           continue;
         auto [erf, erfGrid] = withoutGrid(rounded, matched);
-        if (!(productGrid || sumGrid || erfGrid) || matchErfArgument(erf, matched) != x ||
-            x.getType() != root.getType())
+        if (!(productGrid || sumGrid || erfGrid) ||
+            matchErfArgument(erf, matched, kNearestFloat) != x || x.getType() != root.getType())
           continue;
         SmallVector<NamedAttribute> attrs{
             rewriter.getNamedAttr("approximate", rewriter.getStringAttr("none"))};

@@ -572,3 +572,29 @@ func.func @qdq_shared_probs(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: te
   %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
   return %out, %probsq : tensor<1x4x8xf32>, tensor<1x2x4x5xf32>
 }
+
+// -----
+
+// The same for the scores' grid.
+
+// CHECK-LABEL: func.func @qdq_shared_scores(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+func.func @qdq_shared_scores(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>) -> (tensor<1x4x8xf32>, tensor<1x2x4x5xf32>) {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %scoresq = nunc.fake_quantize %scores {quantization = !quant.uniform<u8:f32, 0.0625:100>} : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %scoresq : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out, %scoresq : tensor<1x4x8xf32>, tensor<1x2x4x5xf32>
+}

@@ -359,6 +359,47 @@ def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_int8_conv_input_range_with_and_without_its_producer(nunc, tmp_path):
+    """An int8 conv after a conv whose epilogue measures the range of what it
+    stores (Relu) reads that range; after one whose epilogue needs every
+    register (Sigmoid) it measures the range itself. Both agree with the
+    f32 model run by onnxruntime."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(5)
+    inits, nodes = [], []
+    x = "x"
+    for i, act in enumerate(["Relu", "Sigmoid", None]):
+        cin = 8 if i == 0 else 16
+        inits += [nh.from_array((r.standard_normal((16, cin, 3, 3)) * 0.2).astype(np.float32),
+                                f"w{i}"),
+                  nh.from_array((r.standard_normal(16) * 0.1).astype(np.float32), f"b{i}")]
+        y = "y" if act is None else f"c{i}"
+        nodes.append(h.make_node("Conv", [x, f"w{i}", f"b{i}"], [y], pads=[1, 1, 1, 1]))
+        if act:
+            nodes.append(h.make_node(act, [y], [f"a{i}"]))
+            x = f"a{i}"
+    g = h.make_graph(nodes, "chain", [h.make_tensor_value_info("x", 1, [1, 8, 20, 21])],
+                     [h.make_tensor_value_info("y", 1, [1, 16, 20, 21])], inits)
+    path = str(tmp_path / "chain.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    r_ = nunc("compile", path, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+              "--explain", "-o", tmp_path / "out")
+    convs = [line for line in r_.stdout.splitlines() if "conv.int8.avx512vnni[" in line]
+    assert len(convs) == 3, r_.stdout
+    assert "dynamic tensor]" in convs[0] and "+range" in convs[0], convs[0]   # the image
+    assert "producer's range]" in convs[1] and "+range" not in convs[1], convs[1]
+    assert "dynamic tensor]" in convs[2], convs[2]  # after Sigmoid: its own range pass
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = {"x": r.standard_normal((1, 8, 20, 21)).astype(np.float32)}
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    assert cosine(outs["y"], want) >= 0.999, cosine(outs["y"], want)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_static_calibration_cnn(nunc, models, tmp_path):
     """Static PTQ of ResNet: each int8 conv quantizes its input with the
     calibrated (scale, zero point); the profile has the 16 convs' and the

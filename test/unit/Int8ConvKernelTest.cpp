@@ -243,6 +243,49 @@ void check(const Conv &p, std::mt19937 &rng) {
       ASSERT_EQ(quantizer->function()(qArgs, t), 0);
     ASSERT_EQ(std::memcmp(ownParams, producedParams, 8), 0);
     ASSERT_EQ(own, produced);
+
+    // The activations such an epilogue may have (they leave the range
+    // registers alone): the same C with and without ranges, and ranges of
+    // what was stored after the activation.
+    for (Activation act : {Activation::fromName("relu", 0, 0),
+                           Activation::fromName("clip", -0.25f, 0.75f)}) {
+      Int8GemmConfig plain = cfg;
+      plain.activation = act;
+      Int8GemmConfig ranged = plain;
+      ranged.ranges = true;
+      ASSERT_TRUE(Int8ConvGemm::epilogueLeavesRangeRegisters(ranged));
+      std::unique_ptr<JitKernel> a = Int8GemmKernel::generate(plain),
+                                 b = Int8GemmKernel::generate(ranged);
+      ASSERT_TRUE(a && b);
+      std::vector<float> outA(out.size(), -777.f), outB(out.size(), -777.f);
+      std::vector<float> actParts(tasks * 2, std::nanf(""));
+      const void *aArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
+                             outA.data()};
+      const void *bArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
+                             outB.data(), actParts.data()};
+      for (int64_t t = 0; t < tasks; ++t) {
+        ASSERT_EQ(a->function()(aArgs, t), 0);
+        ASSERT_EQ(b->function()(bArgs, t), 0);
+      }
+      ASSERT_EQ(std::memcmp(outA.data(), outB.data(), out.size() * 4), 0);
+      float aHi = 0, aLo = 0, pHi = -INFINITY, pLo = INFINITY;
+      for (size_t i = 0; i + 1 < outA.size(); ++i) {
+        aHi = std::max(aHi, outA[i]);
+        aLo = std::min(aLo, outA[i]);
+      }
+      for (int64_t t = 0; t < tasks; ++t) {
+        pHi = std::max(pHi, actParts[2 * t]);
+        pLo = std::min(pLo, actParts[2 * t + 1]);
+      }
+      EXPECT_EQ(pHi, aHi);
+      EXPECT_EQ(pLo, aLo);
+    }
+    // Activations that need more temporaries keep their own range pass.
+    Int8GemmConfig gelu = cfg;
+    gelu.activation = Activation::fromName("gelu", 0, 0);
+    gelu.ranges = true;
+    EXPECT_FALSE(Int8ConvGemm::epilogueLeavesRangeRegisters(gelu));
+    EXPECT_FALSE(Int8GemmKernel::generate(gelu)) << "a range the epilogue would clobber";
   }
 
   for (int64_t n = 0; n < p.batch; ++n)

@@ -190,10 +190,24 @@ LogicalResult SoftmaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+static bool isTensorGrid(Type t);
+
 LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitError() << "approximate must be \"none\" or \"tanh\", got \""
                        << getApproximate() << "\"";
+  for (std::optional<Type> grid :
+       {getErfQuantization(), getSumQuantization(), getProductQuantization()}) {
+    if (!grid)
+      continue;
+    if (getApproximate() != "none" || !elementOf(getInput()).isF32())
+      return emitError() << "quantization grids need the erf form on an f32 input";
+    if (!isTensorGrid(*grid))
+      return emitError() << "quantization grids must be per-tensor !quant.uniform of at most "
+                            "16 bits over f32 with a positive scale and a zero point in "
+                            "range, not "
+                         << *grid;
+  }
   types.push_back(getInput().getType());
   return success();
 }
@@ -435,7 +449,6 @@ LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
-static bool isTensorGrid(Type t);
 
 LogicalResult BatchNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
@@ -1130,6 +1143,19 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     values.push_back(getMask());
   if (failed(requireSameElement(*this, values)))
     return failure();
+  for (std::optional<Type> grid :
+       {getScoresQuantization(), getScaledQuantization(), getLogitsQuantization(),
+        getProbsQuantization(), getOutputQuantization()}) {
+    if (!grid)
+      continue;
+    if (!elementOf(getQuery()).isF32())
+      return emitError() << "quantization grids need f32 operands";
+    if (!isTensorGrid(*grid))
+      return emitError() << "quantization grids must be per-tensor !quant.uniform of at most "
+                            "16 bits over f32 with a positive scale and a zero point in "
+                            "range, not "
+                         << *grid;
+  }
   int64_t heads = getNumHeads();
   if (heads <= 0)
     return emitError() << "num_heads must be positive";
