@@ -41,6 +41,12 @@ public:
   }
 
   void generate() {
+    if constexpr (kAvx512) {
+      if (c.im2col) {
+        generateWithIm2col();
+        return;
+      }
+    }
     const int64_t nr = kVecs * kLanes;
     const int64_t panels = (c.n + nr - 1) / nr;
 
@@ -84,6 +90,124 @@ public:
 
 private:
   GemmConfig c;
+
+  /// The convolution building its own panels: the task's (image, panel)
+  /// items one after another, each packed into the task's buffer and run
+  /// from there. Locals: [rsp] item, [rsp + 8] arguments, [rsp + 16] buffer.
+  void generateWithIm2col() {
+    const int64_t nr = kVecs * kLanes;
+    const int64_t panels = (c.n + nr - 1) / nr, items = c.batch * panels;
+    const int64_t tasks = std::min<int64_t>(items, GemmKernel::kMaxIm2colTasks);
+    prologue();
+    frameBytes = 32;
+    sub(rsp, frameBytes);
+    mov(ptr[rsp + 8], rdi);
+    mov(ptr[rsp], rsi);
+    mov(rax, ptr[rdi + 40]);
+    imul(rdx, rsi, c.k * nr * 4);
+    add(rax, rdx);
+    mov(ptr[rsp + 16], rax);
+    Label item;
+    L(item);
+    mov(rax, ptr[rsp]);
+    xor_(edx, edx);
+    mov(rcx, panels);
+    div(rcx);
+    mov(r14, rax); // image
+    mov(rsi, rdx); // panel
+    packPanel();
+    mov(rdi, ptr[rsp + 8]);
+    mov(rax, ptr[rdi + 0]);
+    mov(rbx, ptr[rsp + 16]);
+    mov(rdx, ptr[rdi + 16]);
+    mov(r12, ptr[rdi + 24]);
+    mov(rcx, ptr[rdi + 32]);
+    imul(r13, r14, c.cBatchStride * 4);
+    add(rcx, r13);
+    imul(r13, r14, c.rBatchStride * 4);
+    add(r12, r13);
+    imul(r13, rsi, nr * 4);
+    if (!c.rowBias)
+      add(rdx, r13);
+    add(rcx, r13);
+    add(r12, r13);
+    setRowStrides(c.lda * 4);
+    panelDispatch(rsi, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes); });
+    mov(rax, ptr[rsp]);
+    add(rax, tasks);
+    mov(ptr[rsp], rax);
+    cmp(rax, items);
+    jb(item, T_NEAR);
+    epilogueReturn(0);
+    emitMicroKernels([&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
+    emitConstants();
+  }
+
+  /// The im2col columns of panel rsi of image r14 into the task's buffer
+  /// ([K][NR]), one vector of positions at a time (its row masks in k1..),
+  /// channel by channel, every tap unrolled. Keeps rsi and r14.
+  void packPanel() {
+    const Im2colConfig &ic = *c.im2col;
+    const PanelIm2col::Table table = PanelIm2col::table(ic);
+    const PaddedPlane plane = PanelIm2col::plane(ic);
+    const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
+    const int64_t entryBytes = table.wordsPerVector() * 4;
+    const int64_t delta = PanelIm2col::rowDelta(ic);
+    const bool stride2 = ic.strideW == 2;
+    const Zmm evenIndex(8);
+    mov(rdi, ptr[rsp + 8]);
+    mov(rax, ptr[rdi + 8]);
+    imul(rdx, r14, ic.channels * plane.floats * 4);
+    lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
+    lea(rcx, dataAddr(table.words));
+    imul(rdx, rsi, kVecs * entryBytes);
+    add(rcx, rdx);
+    mov(rbx, ptr[rsp + 16]);
+    if (stride2) {
+      std::vector<uint32_t> idx(kLanes);
+      for (int i = 0; i < kLanes; ++i)
+        idx[i] = 2 * i;
+      vmovups(evenIndex, dataAddr(idx));
+    }
+    for (int v = 0; v < kVecs; ++v) {
+      movsxd(rdx, dword[rcx + v * entryBytes]);
+      lea(r8, ptr[rax + rdx * 4]);
+      for (int r = 0; r < table.rows; ++r)
+        kmovw(Opmask(1 + r), ptr[rcx + v * entryBytes + 4 + 4 * r]);
+      lea(r9, ptr[rbx + v * kLanes * 4]);
+      mov(r10, ic.channels);
+      Label channel;
+      L(channel);
+      for (int64_t t = 0; t < taps; ++t) {
+        int64_t ky = t / ic.kernelW, kx = t % ic.kernelW;
+        int64_t tapOffset = ky * ic.dilationH * plane.cols + kx * ic.dilationW;
+        Zmm z(static_cast<int>(t % 4));
+        for (int r = 0; r < table.rows; ++r) {
+          Address src = ptr[r8 + (tapOffset + r * delta) * 4];
+          Opmask k(1 + r);
+          if (!stride2) {
+            if (r == 0)
+              vmovups(z | k | T_z, src);
+            else
+              vmovups(z | k, src);
+            continue;
+          }
+          Zmm pair(static_cast<int>(4 + t % 4));
+          vmovups(pair, src);
+          vpermt2ps(pair, evenIndex, ptr[r8 + (tapOffset + r * delta) * 4 + kLanes * 4]);
+          if (r == 0)
+            vmovaps(z | k | T_z, pair);
+          else
+            vmovaps(z | k, pair);
+        }
+        vmovups(ptr[r9 + t * nr * 4], z);
+      }
+      add(r8, plane.floats * 4);
+      add(r9, taps * nr * 4);
+      dec(r10);
+      jnz(channel, T_NEAR);
+    }
+  }
 
   /// All row tiles of the current panel (pointers advance; restored after).
   void rowLoop(int vecs, int lastLanes) {
@@ -203,6 +327,8 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa isa) {
+  if (config.im2col && !PanelIm2col::supports(*config.im2col, isa))
+    return nullptr;
   return generatedFor<GemmGenerator>(isa, config);
 }
 

@@ -11,15 +11,24 @@
 //
 // Task arguments: [0] A, [1] packed W, [2] packed bias, [3] residual, [4] C.
 //
+// A convolution can instead have the kernel build W's panels itself
+// (`im2col`, see PanelIm2col): [1] is then the padded input planes and [5]
+// the tasks' panel buffers; each of at most 32 tasks takes every 32nd
+// (image, panel), copies its im2col columns into its buffer and runs the
+// panel from there.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NUNC_CODEGEN_X86_GEMMKERNEL_H
 #define NUNC_CODEGEN_X86_GEMMKERNEL_H
 
+#include "Im2colKernel.h"
 #include "JitSupport.h"
 #include "nunc/Codegen/Target.h"
 
+#include <algorithm>
 #include <memory>
+#include <optional>
 
 namespace mlir::nunc::x86 {
 
@@ -33,6 +42,9 @@ struct GemmConfig {
   /// these strides (elements) from one to the next; tasks = batch x panels.
   int64_t batch = 1, wBatchStride = 0, cBatchStride = 0, rBatchStride = 0;
   Activation activation;
+  /// W is the im2col of this convolution, built panel by panel (batch as
+  /// in the config above).
+  std::optional<Im2colConfig> im2col;
 };
 
 struct GemmKernel {
@@ -46,7 +58,13 @@ struct GemmKernel {
   }
 
   static int64_t numTasks(const GemmConfig &c, Isa isa) {
-    return c.batch * numPanels(c.n, isa);
+    int64_t panels = c.batch * numPanels(c.n, isa);
+    return c.im2col ? std::min<int64_t>(panels, kMaxIm2colTasks) : panels;
+  }
+  static constexpr int64_t kMaxIm2colTasks = 32;
+  /// With `im2col`: the tasks' panel buffers (argument [5]).
+  static int64_t panelBufferBytes(const GemmConfig &c, Isa isa) {
+    return numTasks(c, isa) * c.k * panelWidth(isa) * 4;
   }
 
   /// W [K, N] row-major into [panel][K][NR], zero padded.

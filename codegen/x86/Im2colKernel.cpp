@@ -203,4 +203,130 @@ std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config, Is
   return generatedFor<Im2colGenerator>(isa, config);
 }
 
+PaddedPlane PanelIm2col::plane(const Im2colConfig &c) { return paddedPlane(c, Isa::Avx512); }
+
+int64_t PanelIm2col::rowDelta(const Im2colConfig &c) {
+  return c.strideH * plane(c).cols - c.outW * c.strideW;
+}
+
+PanelIm2col::Table PanelIm2col::table(const Im2colConfig &c) {
+  const int64_t lanes = 16, nr = c.panelWidth, positions = c.outH * c.outW;
+  const int64_t vectors = panelsOf(c) * (nr / lanes);
+  const int64_t cols = plane(c).cols;
+  Table t;
+  // Rows a vector spans: at most this many, whatever its first position.
+  t.rows = static_cast<int>(std::min<int64_t>((lanes + c.outW - 2) / c.outW + 1,
+                                              (positions + c.outW - 1) / c.outW));
+  t.rows = std::max(t.rows, 1);
+  t.words.assign(vectors * t.wordsPerVector(), 0);
+  for (int64_t v = 0; v < vectors; ++v) {
+    uint32_t *entry = &t.words[v * t.wordsPerVector()];
+    int64_t first = v * lanes;
+    if (first >= positions)
+      continue; // offset 0, no lanes
+    int64_t oy0 = first / c.outW, ox0 = first % c.outW;
+    entry[0] = static_cast<uint32_t>(oy0 * c.strideH * cols + ox0 * c.strideW);
+    for (int64_t l = 0; l < lanes && first + l < positions; ++l) {
+      int64_t r = (first + l) / c.outW - oy0;
+      if (r >= t.rows)
+        return Table{static_cast<int>(r + 1), {}}; // the bound above is wrong: refuse
+      entry[1 + r] |= 1u << l;
+    }
+  }
+  return t;
+}
+
+int64_t PanelIm2col::guardElements(const Im2colConfig &c) {
+  // A stride-2 load reads 32 elements from lane 0's place, which may lie up
+  // to 30 elements before its row or, for rows without lanes, `rows` row
+  // distances past the vector's base.
+  PaddedPlane p = plane(c);
+  int64_t rows = (16 + c.outW - 2) / c.outW + 1;
+  return (rows + 1) * (c.strideH * p.cols + c.outW * c.strideW) +
+         (c.kernelH - 1) * c.dilationH * p.cols + (c.kernelW - 1) * c.dilationW + 64;
+}
+
+int64_t PanelIm2col::planesBytes(const Im2colConfig &c) {
+  return (2 * guardElements(c) + c.batch * c.channels * plane(c).floats) * 4;
+}
+
+bool PanelIm2col::supports(const Im2colConfig &c, Isa isa) {
+  if (isa != Isa::Avx512 || c.panelWidth != 48 || !Im2colKernel::supports(c, isa))
+    return false;
+  int64_t rows = (16 + c.outW - 2) / c.outW + 1;
+  return rows <= 7 && planesBytes(c) < (int64_t(1) << 31) &&
+         c.channels * c.kernelH * c.kernelW * c.panelWidth * 4 < (int64_t(1) << 31);
+}
+
+int64_t PanelIm2col::paddingTasks(const Im2colConfig &c) {
+  int64_t planes = c.batch * c.channels;
+  int64_t per = std::max<int64_t>(std::max<int64_t>(1, 32768 / plane(c).floats),
+                                  (planes + 31) / 32);
+  return (planes + per - 1) / per;
+}
+
+namespace {
+
+/// Copies planes [first, first + count) of the input into their padded
+/// places, padding with 0 or the zero point.
+class PaddingGenerator : public PlaneGenerator {
+public:
+  explicit PaddingGenerator(const Im2colConfig &config)
+      : c(config), plane(PanelIm2col::plane(config)) {}
+
+  void generate() {
+    const int64_t planes = c.batch * c.channels;
+    const int64_t tasks = PanelIm2col::paddingTasks(c);
+    const int64_t per = (planes + tasks - 1) / tasks;
+    prologue();
+    imul(r10, rsi, per);
+    mov(r9, planes);
+    sub(r9, r10);
+    mov(rax, per);
+    cmp(r9, rax);
+    cmovg(r9, rax);
+    mov(rax, ptr[rdi + 0]);
+    imul(rdx, r10, c.height * c.width * 4);
+    add(rax, rdx); // the first input plane
+    mov(r8, ptr[rdi + 8]);
+    imul(rdx, r10, plane.floats * 4);
+    lea(r8, ptr[r8 + rdx + PanelIm2col::guardElements(c) * 4]); // its padded place
+    if (c.padWithZeroPoint) {
+      mov(rdx, ptr[rdi + 16]);
+      imul(edx, ptr[rdx], 0x01010101);
+      vmovd(Xmm(zero().getIdx()), edx);
+      vpbroadcastd(zero(), Xmm(zero().getIdx()));
+    } else {
+      vxorps(zero(), zero(), zero());
+    }
+    Label planeLoop;
+    L(planeLoop);
+    fillPlane(r8, plane.floats, zero());
+    copyIntoPlane(plane, rax, r8, r13, Zmm(0), Zmm(1));
+    add(rax, c.height * c.width * 4);
+    add(r8, plane.floats * 4);
+    dec(r9);
+    jnz(planeLoop, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  Im2colConfig c;
+  PaddedPlane plane;
+  Zmm zero() { return Zmm(2); }
+};
+
+} // namespace
+
+std::unique_ptr<JitKernel> PanelIm2col::generatePadding(const Im2colConfig &config) {
+  if (!supports(config, Isa::Avx512))
+    return nullptr;
+  auto g = std::make_unique<PaddingGenerator>(config);
+  g->generate();
+  if (!g->finish())
+    return nullptr;
+  return g;
+}
+
 } // namespace mlir::nunc::x86

@@ -18,6 +18,7 @@
 #define NUNC_CODEGEN_X86_IM2COLKERNEL_H
 
 #include "JitSupport.h"
+#include "PaddedPlane.h"
 #include "nunc/Codegen/Target.h"
 
 #include <memory>
@@ -44,6 +45,41 @@ struct Im2colKernel {
   /// Scratch for the padded planes of all tasks.
   static int64_t scratchBytes(const Im2colConfig &c, Isa isa);
   static std::unique_ptr<JitKernel> generate(const Im2colConfig &c, Isa isa);
+};
+
+/// The convolution GEMM that builds its own panels (AVX-512, see
+/// GemmConfig::im2col): a padding pass copies every input plane once into
+/// padded planes, [guard][image][channel][PaddedPlane][guard]; each GEMM task
+/// then copies its panel's columns out of them into a buffer of its own,
+/// which stays in L2, instead of the whole im2col matrix going out to memory
+/// and back. A 16-position vector of a panel spans a few output rows; its
+/// lanes in row r are one masked load (stride 2: two loads, deinterleaved,
+/// blended under the mask) at a constant distance from the vector's base.
+struct PanelIm2col {
+  /// Per (panel, vector): the padded-plane offset (elements) of lane 0 in
+  /// the vector's first row, then `rows` lane masks, one per output row
+  /// (empty past the vector's last row and past the last position).
+  struct Table {
+    int rows = 0;
+    std::vector<uint32_t> words;
+    int64_t wordsPerVector() const { return 1 + rows; }
+  };
+  /// Lanes of row r of a vector lie `rowDelta` elements further on than
+  /// lane 0 of the first row would put them.
+  static int64_t rowDelta(const Im2colConfig &c);
+  static PaddedPlane plane(const Im2colConfig &c);
+  static Table table(const Im2colConfig &c);
+  /// Elements before the first plane and after the last one that the
+  /// stride-2 loads may touch (never used).
+  static int64_t guardElements(const Im2colConfig &c);
+  static int64_t planesBytes(const Im2colConfig &c);
+  /// AVX-512, strides 1 and 2 in W, NR of 48, vectors over at most 7 rows.
+  static bool supports(const Im2colConfig &c, Isa isa);
+
+  /// The padding pass: task arguments [0] input NCHW, [1] the planes (their
+  /// guard first), [2] (padWithZeroPoint) the s32 zero point.
+  static int64_t paddingTasks(const Im2colConfig &c);
+  static std::unique_ptr<JitKernel> generatePadding(const Im2colConfig &c);
 };
 
 } // namespace mlir::nunc::x86

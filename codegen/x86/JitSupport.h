@@ -233,14 +233,12 @@ protected:
       l = std::make_unique<Xbyak::Label>();
     return *l;
   }
-  /// The task body for panel `panel` (a register compared with the last
-  /// panel's index): rowLoop(vectors, lanes of the last vector) for a full
-  /// panel or for the narrower last one, then the return and every
-  /// micro-kernel microKernel(rows, vectors, lanes) asked for.
-  template <typename RowLoop, typename MicroKernel>
-  void panelBody(const Xbyak::Reg64 &panel, int64_t n, int vecsPerPanel, int lanes,
-                 RowLoop rowLoop, MicroKernel microKernel,
-                 const std::function<void()> &beforeReturn = {}) {
+  /// rowLoop(vectors, lanes of the last vector) for a full panel or for the
+  /// narrower last one, chosen by `panel` (a register compared with the last
+  /// panel's index).
+  template <typename RowLoop>
+  void panelDispatch(const Xbyak::Reg64 &panel, int64_t n, int vecsPerPanel, int lanes,
+                     RowLoop rowLoop) {
     const int64_t nr = vecsPerPanel * lanes;
     const int64_t panels = (n + nr - 1) / nr;
     const int64_t tail = n - (panels - 1) * nr; // columns of the last panel
@@ -253,20 +251,33 @@ protected:
       je(tailPanel, T_NEAR);
     }
     rowLoop(vecsPerPanel, lanes);
-    jmp(done, T_NEAR);
     if (hasTail) {
+      jmp(done, T_NEAR);
       L(tailPanel);
       rowLoop(tailVecs, tailLanes);
     }
     L(done);
-    if (beforeReturn)
-      beforeReturn();
-    epilogueReturn(0);
+  }
+  /// Every micro-kernel microKernel(rows, vectors, lanes) the row loops
+  /// asked for, each a callable routine.
+  template <typename MicroKernel> void emitMicroKernels(MicroKernel microKernel) {
     for (auto &[key, label] : micro) {
       L(*label);
       microKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
       ret();
     }
+  }
+  /// The task body for one panel: panelDispatch, the return, then the
+  /// micro-kernels.
+  template <typename RowLoop, typename MicroKernel>
+  void panelBody(const Xbyak::Reg64 &panel, int64_t n, int vecsPerPanel, int lanes,
+                 RowLoop rowLoop, MicroKernel microKernel,
+                 const std::function<void()> &beforeReturn = {}) {
+    panelDispatch(panel, n, vecsPerPanel, lanes, rowLoop);
+    if (beforeReturn)
+      beforeReturn();
+    epilogueReturn(0);
+    emitMicroKernels(microKernel);
   }
 
 private:

@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -89,6 +90,93 @@ TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
         ++tested;
       }
   EXPECT_GT(tested, 60);
+}
+
+/// The convolution GEMM that builds its own panels from padded planes must
+/// equal, bit for bit, the GEMM over the separately packed im2col (same
+/// panels, same summation order), whatever the scratch held before.
+TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
+  if (!hostHas(Isa::Avx512))
+    GTEST_SKIP() << "the host lacks AVX-512";
+  const Isa isa = Isa::Avx512;
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int tested = 0;
+  for (int64_t channels : {1, 3, 17})
+    for (int64_t size : {1, 7, 17, 30})
+      for (auto [kernel, stride, pad, dilation] : std::vector<std::array<int64_t, 4>>{
+               {3, 1, 1, 1}, {3, 2, 1, 1}, {1, 1, 0, 1}, {1, 2, 0, 1}, {7, 2, 3, 1},
+               {3, 1, 2, 2}, {2, 2, 0, 1}})
+        for (int64_t m : {7, 17}) {
+          Im2colConfig c;
+          c.batch = 2;
+          c.channels = channels;
+          c.height = size;
+          c.width = size + 3;
+          c.kernelH = c.kernelW = kernel;
+          c.strideH = c.strideW = stride;
+          c.dilationH = c.dilationW = dilation;
+          c.padTop = c.padLeft = pad;
+          int64_t span = (kernel - 1) * dilation + 1;
+          c.outH = (c.height + 2 * pad - span) / stride + 1;
+          c.outW = (c.width + 2 * pad - span) / stride + 1;
+          c.panelWidth = GemmKernel::panelWidth(isa);
+          if (c.outH <= 0 || c.outW <= 0 || !PanelIm2col::supports(c, isa))
+            continue;
+          int64_t k = channels * kernel * kernel, n = c.outH * c.outW;
+          std::vector<float> in(c.batch * channels * c.height * c.width), a(m * k), bias(m),
+              residual(c.batch * m * n);
+          for (auto *v : {&in, &a, &bias, &residual})
+            for (float &x : *v)
+              x = dist(rng);
+          GemmConfig cfg;
+          cfg.m = m;
+          cfg.n = n;
+          cfg.k = k;
+          cfg.lda = k;
+          cfg.ldc = cfg.ldr = n;
+          cfg.bias = cfg.rowBias = cfg.residual = true;
+          cfg.activation.kind = Activation::Relu;
+          cfg.batch = c.batch;
+          cfg.wBatchStride = GemmKernel::numPanels(n, isa) * c.panelWidth * k;
+          cfg.cBatchStride = cfg.rBatchStride = m * n;
+
+          // The reference: im2col packed by its own kernel, then the GEMM.
+          std::vector<float> packed(c.batch * cfg.wBatchStride);
+          std::vector<float> planes(Im2colKernel::scratchBytes(c, isa) / 4 + 16);
+          std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(c, isa);
+          std::unique_ptr<JitKernel> gemm = GemmKernel::generate(cfg, isa);
+          ASSERT_TRUE(im2col && gemm);
+          const void *packArgs[] = {in.data(), packed.data(), planes.data()};
+          for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
+            ASSERT_EQ(im2col->function()(packArgs, t), 0);
+          std::vector<float> want(c.batch * m * n, -777.f);
+          const void *gemmArgs[] = {a.data(), packed.data(), bias.data(), residual.data(),
+                                    want.data()};
+          for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
+            ASSERT_EQ(gemm->function()(gemmArgs, t), 0);
+
+          // The GEMM building its panels, its scratch full of NaNs.
+          cfg.im2col = c;
+          std::unique_ptr<JitKernel> padding = PanelIm2col::generatePadding(c);
+          std::unique_ptr<JitKernel> fused = GemmKernel::generate(cfg, isa);
+          ASSERT_TRUE(padding && fused);
+          std::vector<float> padded(PanelIm2col::planesBytes(c) / 4, std::nanf(""));
+          std::vector<float> buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4, std::nanf(""));
+          const void *padArgs[] = {in.data(), padded.data()};
+          for (int64_t t = 0; t < PanelIm2col::paddingTasks(c); ++t)
+            ASSERT_EQ(padding->function()(padArgs, t), 0);
+          std::vector<float> got(c.batch * m * n, -777.f);
+          const void *fusedArgs[] = {a.data(),        padded.data(), bias.data(),
+                                     residual.data(), got.data(),    buffers.data()};
+          for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
+            ASSERT_EQ(fused->function()(fusedArgs, t), 0);
+          ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * 4))
+              << "C " << channels << " " << c.height << "x" << c.width << " k" << kernel
+              << " s" << stride << " p" << pad << " d" << dilation << " M " << m;
+          ++tested;
+        }
+  EXPECT_GT(tested, 100);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, Im2colKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
