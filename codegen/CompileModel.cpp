@@ -148,8 +148,23 @@ struct ConvGeometry {
       return std::nullopt;
     return c;
   }
-  /// Scratch: the packed panels, then the im2col kernel's padded planes.
+  /// The GEMM building its own panels from padded planes, where it can.
+  std::optional<x86::Im2colConfig> panelIm2col(Isa isa) const {
+    std::optional<x86::Im2colConfig> c = im2col(isa);
+    if (!c || !x86::PanelIm2col::supports(*c, isa))
+      return std::nullopt;
+    return c;
+  }
+  /// Its tasks' panel buffers.
+  int64_t panelBufferBytes() const {
+    return std::min<int64_t>(pack.batch * panels(), x86::GemmKernel::kMaxIm2colTasks) * ck() *
+           pack.panelWidth * 4;
+  }
+  /// Scratch: the padded planes, then the GEMM tasks' panel buffers; or the
+  /// packed panels, then the im2col kernel's padded planes.
   int64_t scratchBytes(Isa isa) const {
+    if (std::optional<x86::Im2colConfig> c = panelIm2col(isa))
+      return x86::PanelIm2col::planesBytes(*c) + panelBufferBytes();
     std::optional<x86::Im2colConfig> c = im2col(isa);
     return packedBytes() + (c ? x86::Im2colKernel::scratchBytes(*c, isa) : 0);
   }
@@ -936,7 +951,18 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     KernelCall pack;
     pack.symbol = call.symbol + "_pack";
     std::string packWhat = "generic im2col";
-    if (std::optional<x86::Im2colConfig> ic = g->im2col(isa)) {
+    std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col(isa);
+    if (panelIm2col) {
+      std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(*panelIm2col);
+      if (!padding)
+        return step.op->emitError("generating the padding kernel failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      pack.symbol = call.symbol + "_pad";
+      pack.tasks = x86::PanelIm2col::paddingTasks(*panelIm2col);
+      pack.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch)};
+      nativeCode.push_back({pack.symbol, padding->bytes()});
+      packWhat = "padded planes";
+    } else if (std::optional<x86::Im2colConfig> ic = g->im2col(isa)) {
       std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, isa);
       if (!packer)
         return step.op->emitError("generating the im2col kernel failed (xbyak error ")
@@ -971,6 +997,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.cBatchStride = cfg.m * cfg.n;
     cfg.rBatchStride = cfg.m * cfg.n;
     cfg.activation = x86::Activation::fromName(g->activation.str(), g->actMin, g->actMax);
+    cfg.im2col = panelIm2col;
     std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
     if (!kernel)
       return step.op->emitError("generating the convolution GEMM failed (xbyak error ")
@@ -992,13 +1019,17 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.args = {KernelArg::blob(wOffset), KernelArg::storage(step.scratch),
                  KernelArg::blob(bOffset), KernelArg::storage(residual),
                  KernelArg::storage(step.results[0])};
+    if (panelIm2col)
+      call.args.push_back(
+          KernelArg::storage(step.scratch, x86::PanelIm2col::planesBytes(*panelIm2col)));
     call.tasks = x86::GemmKernel::numTasks(cfg, isa);
     call.description =
-        llvm::formatv("conv.im2col+gemm.{0}[{1}x{2}x{3}, {4}x{5} kernel]{6}{7}{8}",
+        llvm::formatv("conv.{9}+gemm.{0}[{1}x{2}x{3}, {4}x{5} kernel]{6}{7}{8}",
                       isa == Isa::Avx512 ? "avx512" : "avx2", cfg.m, cfg.n, cfg.k,
                       g->pack.kernelH, g->pack.kernelW, cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
-                      g->activation == "none" ? std::string() : " " + g->activation.str())
+                      g->activation == "none" ? std::string() : " " + g->activation.str(),
+                      panelIm2col ? "panel-im2col" : "im2col")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

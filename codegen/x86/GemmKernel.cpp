@@ -169,40 +169,51 @@ private:
         idx[i] = 2 * i;
       vmovups(evenIndex, dataAddr(idx));
     }
-    for (int v = 0; v < kVecs; ++v) {
-      movsxd(rdx, dword[rcx + v * entryBytes]);
-      lea(r8, ptr[rax + rdx * 4]);
-      for (int r = 0; r < table.rows; ++r)
-        kmovw(Opmask(1 + r), ptr[rcx + v * entryBytes + 4 + 4 * r]);
-      lea(r9, ptr[rbx + v * kLanes * 4]);
+    // All vectors of a tap together where their row masks fit in k1..k7
+    // (the tap's inputs are then read from L2 once), else vector by vector.
+    const int group = kVecs * table.rows <= 7 ? kVecs : 1;
+    const Reg64 base[] = {r8, r11, r12};
+    for (int v0 = 0; v0 < kVecs; v0 += group) {
+      for (int v = v0; v < v0 + group; ++v) {
+        movsxd(rdx, dword[rcx + v * entryBytes]);
+        lea(base[v - v0], ptr[rax + rdx * 4]);
+        for (int r = 0; r < table.rows; ++r)
+          kmovw(Opmask(1 + (v - v0) * table.rows + r), ptr[rcx + v * entryBytes + 4 + 4 * r]);
+      }
+      lea(r9, ptr[rbx + v0 * kLanes * 4]);
       mov(r10, ic.channels);
       Label channel;
       L(channel);
       for (int64_t t = 0; t < taps; ++t) {
         int64_t ky = t / ic.kernelW, kx = t % ic.kernelW;
         int64_t tapOffset = ky * ic.dilationH * plane.cols + kx * ic.dilationW;
-        Zmm z(static_cast<int>(t % 4));
-        for (int r = 0; r < table.rows; ++r) {
-          Address src = ptr[r8 + (tapOffset + r * delta) * 4];
-          Opmask k(1 + r);
-          if (!stride2) {
+        for (int v = v0; v < v0 + group; ++v) {
+          int slot = static_cast<int>((t * group + v - v0) % 4);
+          Zmm z(slot);
+          for (int r = 0; r < table.rows; ++r) {
+            Address src = ptr[base[v - v0] + (tapOffset + r * delta) * 4];
+            Opmask k(1 + (v - v0) * table.rows + r);
+            if (!stride2) {
+              if (r == 0)
+                vmovups(z | k | T_z, src);
+              else
+                vmovups(z | k, src);
+              continue;
+            }
+            Zmm pair(4 + slot);
+            vmovups(pair, src);
+            vpermt2ps(pair, evenIndex,
+                      ptr[base[v - v0] + (tapOffset + r * delta) * 4 + kLanes * 4]);
             if (r == 0)
-              vmovups(z | k | T_z, src);
+              vmovaps(z | k | T_z, pair);
             else
-              vmovups(z | k, src);
-            continue;
+              vmovaps(z | k, pair);
           }
-          Zmm pair(static_cast<int>(4 + t % 4));
-          vmovups(pair, src);
-          vpermt2ps(pair, evenIndex, ptr[r8 + (tapOffset + r * delta) * 4 + kLanes * 4]);
-          if (r == 0)
-            vmovaps(z | k | T_z, pair);
-          else
-            vmovaps(z | k, pair);
+          vmovups(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
         }
-        vmovups(ptr[r9 + t * nr * 4], z);
       }
-      add(r8, plane.floats * 4);
+      for (int v = v0; v < v0 + group; ++v)
+        add(base[v - v0], plane.floats * 4);
       add(r9, taps * nr * 4);
       dec(r10);
       jnz(channel, T_NEAR);
