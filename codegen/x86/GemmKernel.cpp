@@ -115,7 +115,13 @@ private:
     div(rcx);
     mov(r14, rax); // image
     mov(rsi, rdx); // panel
-    packPanel();
+    const Im2colConfig &ic = *c.im2col;
+    mov(rdi, ptr[rsp + 8]);
+    mov(rax, ptr[rdi + 8]);
+    imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
+    lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
+    mov(rbx, ptr[rsp + 16]);
+    emitPanelIm2col(ic, rax, rsi, rbx);
     mov(rdi, ptr[rsp + 8]);
     mov(rax, ptr[rdi + 0]);
     mov(rbx, ptr[rsp + 16]);
@@ -143,82 +149,6 @@ private:
     emitConstants();
   }
 
-  /// The im2col columns of panel rsi of image r14 into the task's buffer
-  /// ([K][NR]), one vector of positions at a time (its row masks in k1..),
-  /// channel by channel, every tap unrolled. Keeps rsi and r14.
-  void packPanel() {
-    const Im2colConfig &ic = *c.im2col;
-    const PanelIm2col::Table table = PanelIm2col::table(ic);
-    const PaddedPlane plane = PanelIm2col::plane(ic);
-    const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
-    const int64_t entryBytes = table.wordsPerVector() * 4;
-    const int64_t delta = PanelIm2col::rowDelta(ic);
-    const bool stride2 = ic.strideW == 2;
-    const Zmm evenIndex(8);
-    mov(rdi, ptr[rsp + 8]);
-    mov(rax, ptr[rdi + 8]);
-    imul(rdx, r14, ic.channels * plane.floats * 4);
-    lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
-    lea(rcx, dataAddr(table.words));
-    imul(rdx, rsi, kVecs * entryBytes);
-    add(rcx, rdx);
-    mov(rbx, ptr[rsp + 16]);
-    if (stride2) {
-      std::vector<uint32_t> idx(kLanes);
-      for (int i = 0; i < kLanes; ++i)
-        idx[i] = 2 * i;
-      vmovups(evenIndex, dataAddr(idx));
-    }
-    // All vectors of a tap together where their row masks fit in k1..k7
-    // (the tap's inputs are then read from L2 once), else vector by vector.
-    const int group = kVecs * table.rows <= 7 ? kVecs : 1;
-    const Reg64 base[] = {r8, r11, r12};
-    for (int v0 = 0; v0 < kVecs; v0 += group) {
-      for (int v = v0; v < v0 + group; ++v) {
-        movsxd(rdx, dword[rcx + v * entryBytes]);
-        lea(base[v - v0], ptr[rax + rdx * 4]);
-        for (int r = 0; r < table.rows; ++r)
-          kmovw(Opmask(1 + (v - v0) * table.rows + r), ptr[rcx + v * entryBytes + 4 + 4 * r]);
-      }
-      lea(r9, ptr[rbx + v0 * kLanes * 4]);
-      mov(r10, ic.channels);
-      Label channel;
-      L(channel);
-      for (int64_t t = 0; t < taps; ++t) {
-        int64_t ky = t / ic.kernelW, kx = t % ic.kernelW;
-        int64_t tapOffset = ky * ic.dilationH * plane.cols + kx * ic.dilationW;
-        for (int v = v0; v < v0 + group; ++v) {
-          int slot = static_cast<int>((t * group + v - v0) % 4);
-          Zmm z(slot);
-          for (int r = 0; r < table.rows; ++r) {
-            Address src = ptr[base[v - v0] + (tapOffset + r * delta) * 4];
-            Opmask k(1 + (v - v0) * table.rows + r);
-            if (!stride2) {
-              if (r == 0)
-                vmovups(z | k | T_z, src);
-              else
-                vmovups(z | k, src);
-              continue;
-            }
-            Zmm pair(4 + slot);
-            vmovups(pair, src);
-            vpermt2ps(pair, evenIndex,
-                      ptr[base[v - v0] + (tapOffset + r * delta) * 4 + kLanes * 4]);
-            if (r == 0)
-              vmovaps(z | k | T_z, pair);
-            else
-              vmovaps(z | k, pair);
-          }
-          vmovups(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
-        }
-      }
-      for (int v = v0; v < v0 + group; ++v)
-        add(base[v - v0], plane.floats * 4);
-      add(r9, taps * nr * 4);
-      dec(r10);
-      jnz(channel, T_NEAR);
-    }
-  }
 
   /// All row tiles of the current panel (pointers advance; restored after).
   void rowLoop(int vecs, int lastLanes) {

@@ -197,13 +197,89 @@ private:
 
 } // namespace
 
-std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config, Isa isa) {
+std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config,
+                                                  Isa isa) {
   if (!supports(config, isa))
     return nullptr;
   return generatedFor<Im2colGenerator>(isa, config);
 }
 
-PaddedPlane PanelIm2col::plane(const Im2colConfig &c) { return paddedPlane(c, Isa::Avx512); }
+void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic,
+                                      const Reg64 &planes, const Reg64 &panel,
+                                      const Reg64 &buffer) {
+  constexpr int kVecs = 3, kLanes = 16;
+  const PanelIm2col::Table table = PanelIm2col::table(ic);
+  const PaddedPlane plane = PanelIm2col::plane(ic);
+  const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
+  const int64_t entryBytes = table.wordsPerVector() * 4;
+  const int64_t delta = PanelIm2col::rowDelta(ic);
+  const bool stride2 = ic.strideW == 2;
+  const Zmm evenIndex(8);
+  lea(rcx, dataAddr(table.words));
+  imul(rdx, panel, kVecs * entryBytes);
+  add(rcx, rdx);
+  if (stride2) {
+    std::vector<uint32_t> idx(kLanes);
+    for (int i = 0; i < kLanes; ++i)
+      idx[i] = 2 * i;
+    vmovups(evenIndex, dataAddr(idx));
+  }
+  // All vectors of a tap together where their row masks fit in k1..k7
+  // (the tap's inputs are then read from L2 once), else vector by vector.
+  const int group = kVecs * table.rows <= 7 ? kVecs : 1;
+  const Reg64 base[] = {r8, r11, r12};
+  for (int v0 = 0; v0 < kVecs; v0 += group) {
+    for (int v = v0; v < v0 + group; ++v) {
+      movsxd(rdx, dword[rcx + v * entryBytes]);
+      lea(base[v - v0], ptr[planes + rdx * 4]);
+      for (int r = 0; r < table.rows; ++r)
+        kmovw(Opmask(1 + (v - v0) * table.rows + r),
+              ptr[rcx + v * entryBytes + 4 + 4 * r]);
+    }
+    lea(r9, ptr[buffer + v0 * kLanes * 4]);
+    mov(r10, ic.channels);
+    Label channel;
+    L(channel);
+    for (int64_t t = 0; t < taps; ++t) {
+      int64_t ky = t / ic.kernelW, kx = t % ic.kernelW;
+      int64_t tapOffset = ky * ic.dilationH * plane.cols + kx * ic.dilationW;
+      for (int v = v0; v < v0 + group; ++v) {
+        int slot = static_cast<int>((t * group + v - v0) % 4);
+        Zmm z(slot);
+        for (int r = 0; r < table.rows; ++r) {
+          Address src = ptr[base[v - v0] + (tapOffset + r * delta) * 4];
+          Opmask k(1 + (v - v0) * table.rows + r);
+          if (!stride2) {
+            if (r == 0)
+              vmovups(z | k | T_z, src);
+            else
+              vmovups(z | k, src);
+            continue;
+          }
+          Zmm pair(4 + slot);
+          vmovups(pair, src);
+          vpermt2ps(
+              pair, evenIndex,
+              ptr[base[v - v0] + (tapOffset + r * delta) * 4 + kLanes * 4]);
+          if (r == 0)
+            vmovaps(z | k | T_z, pair);
+          else
+            vmovaps(z | k, pair);
+        }
+        vmovups(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
+      }
+    }
+    for (int v = v0; v < v0 + group; ++v)
+      add(base[v - v0], plane.floats * 4);
+    add(r9, taps * nr * 4);
+    dec(r10);
+    jnz(channel, T_NEAR);
+  }
+}
+
+PaddedPlane PanelIm2col::plane(const Im2colConfig &c) {
+  return paddedPlane(c, Isa::Avx512);
+}
 
 int64_t PanelIm2col::rowDelta(const Im2colConfig &c) {
   return c.strideH * plane(c).cols - c.outW * c.strideW;
@@ -215,8 +291,8 @@ PanelIm2col::Table PanelIm2col::table(const Im2colConfig &c) {
   const int64_t cols = plane(c).cols;
   Table t;
   // Rows a vector spans: at most this many, whatever its first position.
-  t.rows = static_cast<int>(std::min<int64_t>((lanes + c.outW - 2) / c.outW + 1,
-                                              (positions + c.outW - 1) / c.outW));
+  t.rows = static_cast<int>(std::min<int64_t>(
+      (lanes + c.outW - 2) / c.outW + 1, (positions + c.outW - 1) / c.outW));
   t.rows = std::max(t.rows, 1);
   t.words.assign(vectors * t.wordsPerVector(), 0);
   for (int64_t v = 0; v < vectors; ++v) {

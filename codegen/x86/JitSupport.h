@@ -27,6 +27,8 @@
 
 namespace mlir::nunc::x86 {
 
+struct Im2colConfig;
+
 /// The activation a kernel applies in its epilogue.
 struct Activation {
   enum Kind { None, Relu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, FakeQuant } kind = None;
@@ -207,6 +209,14 @@ protected:
 /// and called), A rows addressed through r8..r11 = 1, 3, 5, 7 row strides.
 class PanelGemmKernel : public JitKernel {
 protected:
+  /// The im2col columns of panel `panel` into `buffer` ([K][48] words),
+  /// read from one image's padded `planes` (PanelIm2col; defined in
+  /// Im2colKernel.cpp): one vector of positions at a time, its row masks
+  /// in k1..k7, channel by channel, every tap unrolled. Clobbers rcx, rdx,
+  /// r8..r12, zmm0..zmm8 and the mask registers.
+  void emitPanelIm2col(const Im2colConfig &c, const Xbyak::Reg64 &planes,
+                       const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer);
+
   /// r8..r11 for aRow().
   void setRowStrides(int64_t rowBytes) {
     mov(r8, rowBytes);
