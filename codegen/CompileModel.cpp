@@ -230,8 +230,23 @@ struct Int8Conv {
   int64_t panelsOffset() const {
     return rangesOffset() + x86::QuantizeRowsKernel::kMaxRangeTasks * 8;
   }
+  /// Bytes of one u8 panel: depth bytes of each of its columns.
+  int64_t panelBytes() const { return depth * pack.panelWidth; }
+  /// The GEMM's shape as x86::Int8ConvGemm splits it into tasks.
+  x86::Int8GemmConfig gemmShape() const {
+    x86::Int8GemmConfig c;
+    c.m = outChannels;
+    c.n = positions();
+    c.batch = pack.batch;
+    c.convolution = true;
+    c.isa = Int8Isa::Avx512Vnni;
+    return c;
+  }
+  int64_t gemmTasks() const { return x86::Int8ConvGemm::numTasks(gemmShape()); }
+  /// The panels: all of them, or each GEMM task's own when it builds it.
   int64_t planesOffset() const {
-    return round64(panelsOffset() + pack.batch * panels() * depth * pack.panelWidth);
+    return round64(panelsOffset() +
+                   (panelIm2col() ? gemmTasks() : pack.batch * panels()) * panelBytes());
   }
   std::optional<x86::Im2colConfig> im2col() const {
     const ConvPackConfig &p = pack;
@@ -251,9 +266,22 @@ struct Int8Conv {
     return p.kernelH == 1 && p.kernelW == 1 && p.strideH == 1 && p.strideW == 1 &&
            p.padTop == 0 && p.padLeft == 0 && p.outH == p.height && p.outW == p.width;
   }
+  /// The GEMM building each task's panel from padded planes, where it can
+  /// and where no two tasks share a panel (with row chunks each would copy
+  /// it again: slower than one im2col pass, measured on ResNet's 7x7 and
+  /// 14x14 convs).
+  std::optional<x86::Im2colConfig> panelIm2col() const {
+    std::optional<x86::Im2colConfig> c = im2col();
+    if (direct() || !c || !x86::PanelIm2col::supports(*c, Isa::Avx512) ||
+        x86::Int8ConvGemm::rowChunks(gemmShape()) > 1)
+      return std::nullopt;
+    return c;
+  }
   int64_t scratchBytes() const {
     if (direct())
       return panelsOffset() + pack.panelWidth * 4;
+    if (std::optional<x86::Im2colConfig> c = panelIm2col())
+      return planesOffset() + x86::PanelIm2col::planesBytes(*c);
     std::optional<x86::Im2colConfig> c = im2col();
     return planesOffset() + (c ? x86::Im2colKernel::scratchBytes(*c, Isa::Avx512) : 0);
   }
@@ -1175,8 +1203,22 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // direct conv).
     KernelCall pack;
     pack.symbol = call.symbol + "_pack";
+    std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col();
     if (g->direct()) {
       // The GEMM reads the blocks.
+    } else if (panelIm2col) {
+      // The GEMM tasks copy their panels out of the padded blocks.
+      std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(*panelIm2col);
+      if (!padding)
+        return qc.emitError("generating the padding kernel failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      pack.symbol = call.symbol + "_pad";
+      pack.tasks = x86::PanelIm2col::paddingTasks(*panelIm2col);
+      pack.args = {KernelArg::storage(step.scratch),
+                   KernelArg::storage(step.scratch, g->planesOffset()),
+                   KernelArg::storage(step.scratch, g->paramsOffset())};
+      nativeCode.push_back({pack.symbol, padding->bytes()});
+      pack.description = "padded planes (u8 blocks)";
     } else if (std::optional<x86::Im2colConfig> ic = g->im2col()) {
       std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, Isa::Avx512);
       if (!packer)
@@ -1213,6 +1255,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         return qc.emitError("quantized_conv needs a constant norm_scale and norm_shift");
     }
     cfg.ranges = step.resultSidecar >= 0;
+    cfg.im2col = panelIm2col;
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
@@ -1242,8 +1285,13 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       call.args.push_back(KernelArg::storage(step.resultSidecar));
       producedRanges[step.op->getResult(0)] = {step.resultSidecar, call.tasks};
     }
+    if (panelIm2col) {
+      if (!cfg.ranges) // argument [6] unused
+        call.args.push_back(KernelArg::storage(step.scratch));
+      call.args.push_back(KernelArg::storage(step.scratch, g->planesOffset()));
+    }
     call.description =
-        llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel, {5}]{6}{7}{8}{9}", cfg.m,
+        llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel, {5}]{6}{7}{8}{9}{10}", cfg.m,
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
                       qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
@@ -1252,7 +1300,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       std::string(qc.getOutputQuantization() ? " +requantize" : "") +
                           (qc.getNormScale() ? " +normalize" : "") +
                           (qc.getNormQuantization() ? " +requantize" : "") +
-                          (cfg.ranges ? " +range" : ""))
+                          (cfg.ranges ? " +range" : ""),
+                      panelIm2col ? " +panel-im2col" : "")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

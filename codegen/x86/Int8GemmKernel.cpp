@@ -104,6 +104,9 @@ public:
       ldtilecfg(tileConfig(rowsPerTile));
     }
     if constexpr (kZmm)
+      if (c.convolution && c.im2col)
+        packTaskPanel();
+    if constexpr (kZmm)
       if (c.ranges)
         beginPartialRange(6, rangeMax(), rangeMin());
     if (c.convolution) {
@@ -131,6 +134,10 @@ public:
       add(r12, ptr[rdi + 32]);
       imul(r14, r13, c.blockPlane ? nr * 4 : kp * nr);
       add(rbx, r14);
+      if (c.im2col) { // the task's own panel
+        imul(rbx, rsi, kp * nr);
+        add(rbx, ptr[rdi + 8]);
+      }
       imul(r14, r13, nr * 4);
       add(rcx, r14);
       add(r12, r14);
@@ -193,6 +200,35 @@ public:
   }
 
 private:
+  /// The task's panel of u8 blocks into its buffer (argument [1] + task x
+  /// panel bytes), from the image's padded planes (argument [7]).
+  void packTaskPanel() {
+    const Im2colConfig &ic = *c.im2col;
+    const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
+    const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+    const int64_t chunks = Int8ConvGemm::rowChunks(c);
+    push(rdi);
+    push(rsi);
+    mov(rax, rsi);
+    if (chunks > 1) {
+      xor_(edx, edx);
+      mov(rcx, chunks);
+      div(rcx);
+    }
+    xor_(edx, edx);
+    mov(rcx, panels);
+    div(rcx);
+    mov(r13, rdx); // panel; rax = image
+    imul(rax, rax, ic.channels * PanelIm2col::plane(ic).floats * 4);
+    add(rax, ptr[rdi + 56]);
+    add(rax, PanelIm2col::guardElements(ic) * 4);
+    imul(rbx, rsi, kp * nr);
+    add(rbx, ptr[rdi + 8]);
+    emitPanelIm2col(ic, rax, r13, rbx);
+    pop(rsi);
+    pop(rdi);
+  }
+
   Int8GemmConfig c;
   bool amx;
   int group;        // k per weight group
@@ -565,6 +601,12 @@ int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {
 }
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
+  if (config.im2col && (!config.convolution || config.blockPlane ||
+                        !PanelIm2col::supports(*config.im2col, Isa::Avx512) ||
+                        Int8GemmKernel::paddedK(config.k, config.isa) !=
+                            config.im2col->channels * config.im2col->kernelH *
+                                config.im2col->kernelW * 4))
+    return nullptr;
   if (config.convolution && (config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
                              config.product.kind != Activation::None ||
                              config.sum.kind != Activation::None))

@@ -32,6 +32,7 @@
 #ifndef NUNC_CODEGEN_X86_INT8GEMMKERNEL_H
 #define NUNC_CODEGEN_X86_INT8GEMMKERNEL_H
 
+#include "Im2colKernel.h"
 #include "JitSupport.h"
 #include "nunc/Codegen/Target.h"
 
@@ -90,6 +91,11 @@ struct Int8GemmConfig {
   /// instead of a range pass over C. Needs an epilogue whose activations
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
+  /// Convolution form: the kernel builds each task's panel itself from the
+  /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is
+  /// then the tasks' panel buffers ([task][Kp/4][48][4] bytes) and [7] the
+  /// padded planes.
+  std::optional<Im2colConfig> im2col;
 };
 
 struct Int8GemmKernel {
@@ -156,8 +162,8 @@ struct Int8GemmKernel {
 // Task arguments: [0] packed weights [M][K], [1] panels, [2] row block
 // [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0), [3] the
 // input's (s32 zero point, f32 scale), [4] residual, [5] C, [6] (`ranges`)
-// the partial ranges; task = (image x panels + panel) x rowChunks + chunk
-// of output channels.
+// the partial ranges, [7] (`im2col`) the padded planes; task = (image x
+// panels + panel) x rowChunks + chunk of output channels.
 struct Int8ConvGemm {
   /// K of a convolution with `channels` inputs and kh x kw taps.
   static int64_t depth(int64_t channels, int64_t kh, int64_t kw) {
