@@ -1291,7 +1291,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       call.args.push_back(KernelArg::storage(step.scratch, g->planesOffset()));
     }
     call.description =
-        llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel, {5}]{6}{7}{8}{9}{10}", cfg.m,
+        llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
                       qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
@@ -1301,7 +1301,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           (qc.getNormScale() ? " +normalize" : "") +
                           (qc.getNormQuantization() ? " +requantize" : "") +
                           (cfg.ranges ? " +range" : ""),
-                      panelIm2col ? " +panel-im2col" : "")
+                      panelIm2col ? ", panel im2col" : "")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

@@ -55,6 +55,12 @@ CASES = [("mlp", 3, None), ("minilm", 1, 128), ("minilm", 2, 17), ("bert", 1, 32
                          ids=[f"{n}-b{b}" + (f"-s{s}" if s else "") for n, b, s in CASES])
 def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, name, batch, seq):
     exe, manifest = compile_model(nunc, models, tmp_path, name, target, batch, seq)
+    if "avx512" in target:
+        # Every one-group convolution of the CNNs (planes 7 to 112 wide)
+        # builds its im2col panels inside its GEMM tasks.
+        convs = [k["kernel"] for k in manifest["kernels"] if k["kernel"].startswith("conv.")]
+        assert all(k.startswith("conv.panel-im2col+gemm.avx512[") for k in convs), convs
+        assert (len(convs) > 0) == (name in ("resnet", "mobilenet"))
     feeds = random_inputs(name, batch, seq or 16, 1)
     for threads in (1, 2):
         outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / f"w{threads}"),

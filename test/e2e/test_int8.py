@@ -335,6 +335,11 @@ def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
     # from the kernel that wrote it (an int8 conv, depthwise conv or pool
     # marked +range), not from a range pass of its own.
     assert sum("dynamic tensor, producer's range]" in k for k in kernels) == int8_convs - 1
+    # The stem and the other 112x112- and 56x56-plane convs with an im2col
+    # (not 1x1; many panels, so no two tasks share one) build their panels
+    # inside the GEMM tasks.
+    big = [k for k in kernels if ("x12544x" in k or "x3136x" in k) and "1x1 kernel" not in k]
+    assert big and all("kernel, panel im2col," in k for k in big), kernels
     qdq = str(tmp_path / "qdq.onnx")
     quantize_static(os.path.join(models, f"{name}.onnx"), qdq,
                     Samples(random_inputs(name, 1, None, 40 + i) for i in range(8)),

@@ -62,6 +62,8 @@ struct Conv {
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
 
+int panelIm2colCases = 0;
+
 void check(const Conv &p, std::mt19937 &rng) {
   SCOPED_TRACE("N " + std::to_string(p.batch) + " C " + std::to_string(p.channels) + " " +
                std::to_string(p.height) + "x" + std::to_string(p.width) + " M " +
@@ -177,6 +179,28 @@ void check(const Conv &p, std::mt19937 &rng) {
   for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
     ASSERT_EQ(gemm->function()(gArgs, t), 0);
   EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+  if (PanelIm2col::supports(ic, Isa::Avx512)) {
+    // The GEMM building each task's panel from the blocks padded with the
+    // zero point (PanelIm2col), its scratch full of garbage: the same output.
+    std::unique_ptr<JitKernel> padding = PanelIm2col::generatePadding(ic);
+    Int8GemmConfig own = cfg;
+    own.im2col = ic;
+    std::unique_ptr<JitKernel> ownGemm = Int8GemmKernel::generate(own);
+    ASSERT_TRUE(padding && ownGemm);
+    std::vector<uint8_t> planes(PanelIm2col::planesBytes(ic), 0xcd);
+    std::vector<uint8_t> buffers(Int8ConvGemm::numTasks(own) * depth * ic.panelWidth, 0xcd);
+    const void *pArgs[] = {blocks.data(), planes.data(), params};
+    for (int64_t t = 0; t < PanelIm2col::paddingTasks(ic); ++t)
+      ASSERT_EQ(padding->function()(pArgs, t), 0);
+    std::vector<float> ownOut(out.size(), -777.f);
+    const void *oArgs[] = {pw.data(), buffers.data(), rows.data(), params, residual.data(),
+                           ownOut.data(), nullptr, planes.data()};
+    for (int64_t t = 0; t < Int8ConvGemm::numTasks(own); ++t)
+      ASSERT_EQ(ownGemm->function()(oArgs, t), 0);
+    ASSERT_EQ(std::memcmp(ownOut.data(), out.data(), out.size() * 4), 0)
+        << "building its own panels changed C";
+    ++panelIm2colCases;
+  }
   if (p.kh == 1 && p.kw == 1 && p.stride == 1 && p.pad == 0) {
     // A 1x1 conv's GEMM also reads the blocks as they are (no im2col), with
     // a panel's width of slack after them: the same output.
@@ -452,6 +476,7 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
                  Conv{1, 32, 7, 7, 64, 1, 1, 1, 0, false, true, true},
                  Conv{2, 12, 7, 7, 48, 3, 3, 1, 1, true, true, true, true}})
     check(p, rng);
+  EXPECT_GE(panelIm2colCases, 10);
 }
 
 } // namespace
