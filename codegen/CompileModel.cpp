@@ -155,16 +155,33 @@ struct ConvGeometry {
       return std::nullopt;
     return c;
   }
-  /// Its tasks' panel buffers.
-  int64_t panelBufferBytes() const {
-    return std::min<int64_t>(pack.batch * panels(), x86::GemmKernel::kMaxIm2colTasks) * ck() *
-           pack.panelWidth * 4;
+  /// The GEMM: the weights as A ([M][C*kh*kw] as stored), one bias per
+  /// row, W the im2col (packed before, or built by the GEMM's tasks).
+  x86::GemmConfig gemmConfig(Isa isa) const {
+    x86::GemmConfig cfg;
+    cfg.m = outChannels;
+    cfg.n = positions();
+    cfg.k = ck();
+    cfg.lda = cfg.k;
+    cfg.ldc = cfg.n;
+    cfg.ldr = cfg.n;
+    cfg.bias = static_cast<bool>(bias);
+    cfg.rowBias = true;
+    cfg.residual = static_cast<bool>(residual);
+    cfg.batch = pack.batch;
+    cfg.wBatchStride = panels() * pack.panelWidth * cfg.k;
+    cfg.cBatchStride = cfg.m * cfg.n;
+    cfg.rBatchStride = cfg.m * cfg.n;
+    cfg.activation = x86::Activation::fromName(activation.str(), actMin, actMax);
+    cfg.im2col = panelIm2col(isa);
+    return cfg;
   }
   /// Scratch: the padded planes, then the GEMM tasks' panel buffers; or the
   /// packed panels, then the im2col kernel's padded planes.
   int64_t scratchBytes(Isa isa) const {
     if (std::optional<x86::Im2colConfig> c = panelIm2col(isa))
-      return x86::PanelIm2col::planesBytes(*c) + panelBufferBytes();
+      return x86::PanelIm2col::planesBytes(*c) +
+             x86::GemmKernel::panelBufferBytes(gemmConfig(isa), isa);
     std::optional<x86::Im2colConfig> c = im2col(isa);
     return packedBytes() + (c ? x86::Im2colKernel::scratchBytes(*c, isa) : 0);
   }
@@ -1010,22 +1027,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     pack.description = packWhat;
     call.prelude.push_back(std::move(pack));
 
-    x86::GemmConfig cfg;
-    cfg.m = g->outChannels;
-    cfg.n = g->positions();
-    cfg.k = g->ck();
-    cfg.lda = cfg.k;
-    cfg.ldc = cfg.n;
-    cfg.ldr = cfg.n;
-    cfg.bias = static_cast<bool>(g->bias);
-    cfg.rowBias = true;
-    cfg.residual = static_cast<bool>(g->residual);
-    cfg.batch = g->pack.batch;
-    cfg.wBatchStride = g->panels() * g->pack.panelWidth * cfg.k;
-    cfg.cBatchStride = cfg.m * cfg.n;
-    cfg.rBatchStride = cfg.m * cfg.n;
-    cfg.activation = x86::Activation::fromName(g->activation.str(), g->actMin, g->actMax);
-    cfg.im2col = panelIm2col;
+    x86::GemmConfig cfg = g->gemmConfig(isa);
     std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
     if (!kernel)
       return step.op->emitError("generating the convolution GEMM failed (xbyak error ")

@@ -2,6 +2,8 @@
 
 #include "GemmKernel.h"
 
+#include <map>
+#include <tuple>
 #include <type_traits>
 
 namespace mlir::nunc::x86 {
@@ -83,7 +85,7 @@ public:
     add(r12, r13);
     setRowStrides(c.lda * 4);
 
-    panelBody(rsi, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes); },
+    panelBody(rsi, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes, c.m); },
               [&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
     emitConstants();
   }
@@ -91,12 +93,14 @@ public:
 private:
   GemmConfig c;
 
-  /// The convolution building its own panels: the task's (image, panel)
-  /// items one after another, each packed into the task's buffer and run
-  /// from there. Locals: [rsp] item, [rsp + 8] arguments, [rsp + 16] buffer.
+  /// The convolution building its own panels: the task's (image, panel,
+  /// row chunk) items one after another (GemmKernel::im2colSplit), each
+  /// panel packed into the task's buffer and run from there. Locals: [rsp]
+  /// item, [rsp + 8] arguments, [rsp + 16] buffer, [rsp + 24] row chunk.
   void generateWithIm2col() {
-    const int64_t nr = kVecs * kLanes;
-    const int64_t panels = (c.n + nr - 1) / nr, items = c.batch * panels;
+    const Im2colConfig &ic = *c.im2col;
+    const GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(c);
+    const int64_t nr = kVecs * kLanes, items = split.items(c.batch);
     const int64_t tasks = std::min<int64_t>(items, GemmKernel::kMaxIm2colTasks);
     prologue();
     frameBytes = 32;
@@ -104,41 +108,80 @@ private:
     mov(ptr[rsp + 8], rdi);
     mov(ptr[rsp], rsi);
     mov(rax, ptr[rdi + 40]);
-    imul(rdx, rsi, c.k * nr * 4);
+    imul(rdx, rsi, split.bufferFloats * 4);
     add(rax, rdx);
     mov(ptr[rsp + 16], rax);
-    Label item;
+    Label item, next;
     L(item);
+    // item = (image x panels + panel) x chunks + chunk
     mov(rax, ptr[rsp]);
     xor_(edx, edx);
-    mov(rcx, panels);
+    mov(rcx, split.chunks);
+    div(rcx);
+    mov(ptr[rsp + 24], rdx);
+    xor_(edx, edx);
+    mov(rcx, split.panels);
     div(rcx);
     mov(r14, rax); // image
     mov(rsi, rdx); // panel
-    const Im2colConfig &ic = *c.im2col;
-    mov(rdi, ptr[rsp + 8]);
-    mov(rax, ptr[rdi + 8]);
-    imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
-    lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
-    mov(rbx, ptr[rsp + 16]);
-    emitPanelIm2col(ic, rax, rsi, rbx);
-    mov(rdi, ptr[rsp + 8]);
-    mov(rax, ptr[rdi + 0]);
-    mov(rbx, ptr[rsp + 16]);
-    mov(rdx, ptr[rdi + 16]);
-    mov(r12, ptr[rdi + 24]);
-    mov(rcx, ptr[rdi + 32]);
-    imul(r13, r14, c.cBatchStride * 4);
-    add(rcx, r13);
-    imul(r13, r14, c.rBatchStride * 4);
-    add(r12, r13);
-    imul(r13, rsi, nr * 4);
-    if (!c.rowBias)
-      add(rdx, r13);
-    add(rcx, r13);
-    add(r12, r13);
-    setRowStrides(c.lda * 4);
-    panelDispatch(rsi, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes); });
+    auto body = [&](bool tailItem) {
+      mov(rdi, ptr[rsp + 8]);
+      mov(rax, ptr[rdi + 8]);
+      imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
+      lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
+      mov(rbx, ptr[rsp + 16]);
+      emitPanelIm2col(ic, rax, rsi, rbx);
+      if (tailItem)
+        packTail(split);
+      mov(rdi, ptr[rsp + 8]);
+      mov(rax, ptr[rdi + 0]);
+      mov(rbx, ptr[rsp + 16]);
+      mov(rdx, ptr[rdi + 16]);
+      mov(r12, ptr[rdi + 24]);
+      mov(rcx, ptr[rdi + 32]);
+      imul(r13, r14, c.cBatchStride * 4);
+      add(rcx, r13);
+      imul(r13, r14, c.rBatchStride * 4);
+      add(r12, r13);
+      imul(r13, rsi, nr * 4);
+      if (!c.rowBias)
+        add(rdx, r13);
+      add(rcx, r13);
+      add(r12, r13);
+      if (split.chunks > 1) {
+        // The chunk's first row in A, C, the residual and a row bias.
+        mov(r13, ptr[rsp + 24]);
+        imul(r13, r13, split.rowsPerChunk * 4);
+        if (c.rowBias)
+          add(rdx, r13);
+        imul(r15, r13, c.lda);
+        add(rax, r15);
+        imul(r15, r13, c.ldc);
+        add(rcx, r15);
+        imul(r15, r13, c.ldr);
+        add(r12, r15);
+      }
+      setRowStrides(c.lda * 4);
+      if (tailItem)
+        rowLoop(kVecs, kLanes, split.rowsPerChunk, split.tail);
+      else if (split.tail)
+        rowLoop(kVecs, kLanes, split.rowsPerChunk);
+      else
+        panelDispatch(rsi, c.n, kVecs, kLanes,
+                      [&](int vecs, int lanes) { rowLoop(vecs, lanes, split.rowsPerChunk); });
+    };
+    if (split.tail) {
+      Label tailItem;
+      cmp(rsi, split.panels - 1);
+      je(tailItem, T_NEAR);
+      body(false);
+      jmp(next, T_NEAR);
+      L(tailItem);
+      body(true);
+    } else {
+      body(false);
+    }
+    L(next);
     mov(rax, ptr[rsp]);
     add(rax, tasks);
     mov(ptr[rsp], rax);
@@ -146,32 +189,151 @@ private:
     jb(item, T_NEAR);
     epilogueReturn(0);
     emitMicroKernels([&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
+    for (auto &[key, label] : dotLabels) {
+      L(*label);
+      dotKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+      ret();
+    }
     emitConstants();
   }
 
+  /// The joined tail columns' im2col, transposed ([tail][paddedK] after
+  /// the panel in the buffer at rbx), gathered 16 k at a time from the
+  /// padded planes at rax with a table of each k's offset (0 past K).
+  void packTail(const GemmKernel::Im2colSplit &split) {
+    const Im2colConfig &ic = *c.im2col;
+    const PaddedPlane plane = PanelIm2col::plane(ic);
+    const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
+    std::vector<uint32_t> offsets(split.paddedK, 0);
+    for (int64_t k = 0; k < c.k; ++k) {
+      int64_t ch = k / taps, t = k % taps, ky = t / ic.kernelW, kx = t % ic.kernelW;
+      offsets[k] = static_cast<uint32_t>(ch * plane.floats + ky * ic.dilationH * plane.cols +
+                                         kx * ic.dilationW);
+    }
+    lea(rcx, dataAddr(offsets));
+    const int64_t positions = ic.outH * ic.outW;
+    for (int64_t j = 0; j < split.tail; ++j) {
+      int64_t p = positions - split.tail + j, oy = p / ic.outW, ox = p % ic.outW;
+      int64_t at = oy * ic.strideH * plane.cols + ox * ic.strideW;
+      lea(rdx, ptr[rax + at * 4]);
+      lea(r8, ptr[rbx + (c.k * nr + j * split.paddedK) * 4]);
+      xor_(r9, r9);
+      mov(r10, split.paddedK / kLanes);
+      Label block;
+      L(block);
+      vmovdqu32(Zmm(1), ptr[rcx + r9]);
+      kxnorw(k1, k1, k1);
+      vgatherdps(Zmm(0) | k1, ptr[rdx + Zmm(1) * 4]);
+      vmovups(ptr[r8 + r9], Zmm(0));
+      add(r9, kLanes * 4);
+      dec(r10);
+      jnz(block, T_NEAR);
+    }
+  }
 
-  /// All row tiles of the current panel (pointers advance; restored after).
-  void rowLoop(int vecs, int lastLanes) {
-    int64_t fullTiles = c.m / kRows, rest = c.m % kRows;
+  Label &dotLabel(int rows, int cols, int first) {
+    auto &l = dotLabels[{rows, cols, first}];
+    if (!l)
+      l = std::make_unique<Label>();
+    return *l;
+  }
+
+  /// rows x cols of the joined tail columns (from column `first` of the
+  /// tail, at panel column 48 + first): each a dot product of an A row and
+  /// a transposed im2col column over K, 16 k at a time, summed across the
+  /// lanes at the end; then the same epilogue as the panel's, one element
+  /// at a time.
+  void dotKernel(int rows, int cols, int first) {
+    const GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(c);
+    const int64_t nr = kVecs * kLanes;
+    auto accOf = [&](int r, int j) { return Zmm(r * cols + j); };
+    auto bOf = [&](int j) { return Zmm(24 + j); };
+    const Zmm a(27);
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < cols; ++j)
+        vxorps(accOf(r, j), accOf(r, j), accOf(r, j));
+    mov(r14, rax);
+    lea(r15, ptr[rbx + (c.k * nr + first * split.paddedK) * 4]);
+    auto step = [&](bool masked) {
+      for (int j = 0; j < cols; ++j) {
+        Address b = ptr[r15 + j * split.paddedK * 4];
+        if (masked)
+          vmovups(bOf(j) | k1 | T_z, b);
+        else
+          vmovups(bOf(j), b);
+      }
+      for (int r = 0; r < rows; ++r) {
+        if (masked)
+          vmovups(a | k1 | T_z, ptr[aRow(r14, r)]);
+        else
+          vmovups(a, ptr[aRow(r14, r)]);
+        for (int j = 0; j < cols; ++j)
+          vfmadd231ps(accOf(r, j), a, bOf(j));
+      }
+    };
+    const int64_t blocks = c.k / kLanes, rest = c.k % kLanes;
+    if (blocks) {
+      Label loop;
+      mov(r13, blocks);
+      L(loop);
+      step(false);
+      add(r14, kLanes * 4);
+      add(r15, kLanes * 4);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    }
+    if (rest) {
+      mov(r13d, (1u << rest) - 1);
+      kmovw(k1, r13d);
+      step(true);
+    }
+    for (int r = 0; r < rows; ++r)
+      for (int j = 0; j < cols; ++j) {
+        Zmm x = accOf(r, j);
+        Xmm xs(x.getIdx());
+        int64_t col = nr + first + j;
+        emitHorizontal(x, temp(0), Reduction::Add);
+        if (c.bias)
+          vaddss(xs, xs, ptr[rdx + (c.rowBias ? r : col) * 4]);
+        if (c.residual)
+          vaddss(xs, xs, ptr[r12 + (r * c.ldr + col) * 4]);
+        emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
+        vmovss(ptr[rcx + (r * c.ldc + col) * 4], xs);
+      }
+  }
+
+  std::map<std::tuple<int, int, int>, std::unique_ptr<Label>> dotLabels;
+
+  /// The row tiles of `rows` rows of the current panel (pointers advance;
+  /// restored after), each followed by the dot products of the `tail`
+  /// columns joined to the panel.
+  void rowLoop(int vecs, int lastLanes, int64_t rows, int64_t tail = 0) {
+    int64_t fullTiles = rows / kRows, rest = rows % kRows;
+    auto tile = [&](int tileRows) {
+      call(microLabel(tileRows, vecs, lastLanes));
+      for (int64_t j = 0; j < tail; j += 2)
+        call(dotLabel(tileRows, static_cast<int>(std::min<int64_t>(2, tail - j)),
+                      static_cast<int>(j)));
+    };
     push(rax);
     push(rcx);
     push(r12);
     push(rdx);
     if (fullTiles) {
-      Label rows;
+      Label loop;
       mov(rbp, fullTiles);
-      L(rows);
-      call(microLabel(kRows, vecs, lastLanes));
+      L(loop);
+      tile(kRows);
       add(rax, kRows * c.lda * 4);
       add(rcx, kRows * c.ldc * 4);
       add(r12, kRows * c.ldr * 4);
       if (c.rowBias)
         add(rdx, kRows * 4);
       dec(rbp);
-      jnz(rows, T_NEAR);
+      jnz(loop, T_NEAR);
     }
     if (rest)
-      call(microLabel(rest, vecs, lastLanes));
+      tile(static_cast<int>(rest));
     pop(rdx);
     pop(r12);
     pop(rcx);
@@ -266,6 +428,31 @@ private:
 };
 
 } // namespace
+
+GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
+  const int64_t nr = 48, rowsPerTile = 8, wantItems = 8;
+  Im2colSplit s;
+  int64_t panels = (c.n + nr - 1) / nr, last = c.n - (panels - 1) * nr;
+  s.panels = panels;
+  if (panels > 1 && last <= 4) {
+    s.panels = panels - 1;
+    s.tail = last;
+  }
+  s.rowsPerChunk = c.m;
+  if (c.m % rowsPerTile == 0) {
+    int64_t tiles = c.m / rowsPerTile, perImage = c.batch * s.panels;
+    int64_t want = (wantItems + perImage - 1) / perImage;
+    for (int64_t d = std::min(want, tiles); d > 1; --d)
+      if (tiles % d == 0) {
+        s.chunks = d;
+        s.rowsPerChunk = c.m / d;
+        break;
+      }
+  }
+  s.paddedK = (c.k + 15) / 16 * 16;
+  s.bufferFloats = c.k * nr + s.tail * s.paddedK;
+  return s;
+}
 
 std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa isa) {
   if (config.im2col && !PanelIm2col::supports(*config.im2col, isa))

@@ -57,14 +57,33 @@ struct GemmKernel {
     return (n + panelWidth(isa) - 1) / panelWidth(isa);
   }
 
-  static int64_t numTasks(const GemmConfig &c, Isa isa) {
-    int64_t panels = c.batch * numPanels(c.n, isa);
-    return c.im2col ? std::min<int64_t>(panels, kMaxIm2colTasks) : panels;
-  }
+  /// How the convolution form (`im2col`, AVX-512) splits its work into
+  /// (image, panel, row chunk) items. A last panel of at most 4 columns
+  /// (49 = 48 + 1 positions) joins the one before it: its columns run as
+  /// dot products over K (their im2col transposed after the panel in the
+  /// buffer), in the same pass over A's rows as the panel, instead of a
+  /// panel task of its own that reads all of A again for 1/48 of the work.
+  /// Few panels also split the rows (whole 8-row tiles) for ~8 items.
+  struct Im2colSplit {
+    int64_t panels = 1;       // item panels (the small last one joined)
+    int64_t tail = 0;         // columns joined to the last item panel
+    int64_t chunks = 1;       // row chunks per panel
+    int64_t rowsPerChunk = 0;
+    int64_t paddedK = 0;      // K rounded up to 16 (the tail's rows)
+    int64_t bufferFloats = 0; // a task's buffer: [K][48], then [tail][paddedK]
+    int64_t items(int64_t batch) const { return batch * panels * chunks; }
+  };
+  static Im2colSplit im2colSplit(const GemmConfig &c);
   static constexpr int64_t kMaxIm2colTasks = 32;
+
+  static int64_t numTasks(const GemmConfig &c, Isa isa) {
+    if (c.im2col)
+      return std::min<int64_t>(im2colSplit(c).items(c.batch), kMaxIm2colTasks);
+    return c.batch * numPanels(c.n, isa);
+  }
   /// With `im2col`: the tasks' panel buffers (argument [5]).
   static int64_t panelBufferBytes(const GemmConfig &c, Isa isa) {
-    return numTasks(c, isa) * c.k * panelWidth(isa) * 4;
+    return numTasks(c, isa) * im2colSplit(c).bufferFloats * 4;
   }
 
   /// W [K, N] row-major into [panel][K][NR], zero padded.
