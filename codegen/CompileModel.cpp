@@ -155,6 +155,16 @@ struct ConvGeometry {
       return std::nullopt;
     return c;
   }
+  /// With the panel im2col: what precedes the GEMM tasks' buffers, the
+  /// padded planes, or (row chunks sharing panels, see
+  /// x86::GemmKernel::Im2colSplit) the packed panels and the im2col
+  /// kernel's planes.
+  int64_t sharedPanelsBytes(Isa isa) const {
+    std::optional<x86::Im2colConfig> c = panelIm2col(isa);
+    if (x86::GemmKernel::im2colSplit(gemmConfig(isa)).packPerItem)
+      return x86::PanelIm2col::planesBytes(*c);
+    return packedBytes() + x86::Im2colKernel::scratchBytes(*c, isa);
+  }
   /// The GEMM: the weights as A ([M][C*kh*kw] as stored), one bias per
   /// row, W the im2col (packed before, or built by the GEMM's tasks).
   x86::GemmConfig gemmConfig(Isa isa) const {
@@ -180,8 +190,7 @@ struct ConvGeometry {
   /// packed panels, then the im2col kernel's padded planes.
   int64_t scratchBytes(Isa isa) const {
     if (std::optional<x86::Im2colConfig> c = panelIm2col(isa))
-      return x86::PanelIm2col::planesBytes(*c) +
-             x86::GemmKernel::panelBufferBytes(gemmConfig(isa), isa);
+      return sharedPanelsBytes(isa) + x86::GemmKernel::panelBufferBytes(gemmConfig(isa), isa);
     std::optional<x86::Im2colConfig> c = im2col(isa);
     return packedBytes() + (c ? x86::Im2colKernel::scratchBytes(*c, isa) : 0);
   }
@@ -997,7 +1006,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     pack.symbol = call.symbol + "_pack";
     std::string packWhat = "generic im2col";
     std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col(isa);
-    if (panelIm2col) {
+    bool padOnly =
+        panelIm2col && x86::GemmKernel::im2colSplit(g->gemmConfig(isa)).packPerItem;
+    if (padOnly) {
       std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(*panelIm2col);
       if (!padding)
         return step.op->emitError("generating the padding kernel failed (xbyak error ")
@@ -1028,6 +1039,14 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.prelude.push_back(std::move(pack));
 
     x86::GemmConfig cfg = g->gemmConfig(isa);
+    std::string splitWhat;
+    if (cfg.im2col) {
+      x86::GemmKernel::Im2colSplit split = x86::GemmKernel::im2colSplit(cfg);
+      if (split.chunks > 1)
+        splitWhat += llvm::formatv(", {0} row chunks", split.chunks).str();
+      if (split.tail)
+        splitWhat += llvm::formatv(", last {0} columns as dot products", split.tail).str();
+    }
     std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
     if (!kernel)
       return step.op->emitError("generating the convolution GEMM failed (xbyak error ")
@@ -1050,16 +1069,15 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::blob(bOffset), KernelArg::storage(residual),
                  KernelArg::storage(step.results[0])};
     if (panelIm2col)
-      call.args.push_back(
-          KernelArg::storage(step.scratch, x86::PanelIm2col::planesBytes(*panelIm2col)));
+      call.args.push_back(KernelArg::storage(step.scratch, g->sharedPanelsBytes(isa)));
     call.tasks = x86::GemmKernel::numTasks(cfg, isa);
     call.description =
-        llvm::formatv("conv.{9}+gemm.{0}[{1}x{2}x{3}, {4}x{5} kernel]{6}{7}{8}",
+        llvm::formatv("conv.{9}+gemm.{0}[{1}x{2}x{3}, {4}x{5} kernel{10}]{6}{7}{8}",
                       isa == Isa::Avx512 ? "avx512" : "avx2", cfg.m, cfg.n, cfg.k,
                       g->pack.kernelH, g->pack.kernelW, cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
                       g->activation == "none" ? std::string() : " " + g->activation.str(),
-                      panelIm2col ? "panel-im2col" : "im2col")
+                      padOnly ? "panel-im2col" : "im2col", splitWhat)
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

@@ -125,17 +125,37 @@ private:
     mov(r14, rax); // image
     mov(rsi, rdx); // panel
     auto body = [&](bool tailItem) {
+      if (split.packPerItem) {
+        mov(rdi, ptr[rsp + 8]);
+        mov(rax, ptr[rdi + 8]);
+        imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
+        lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
+        mov(rbx, ptr[rsp + 16]);
+        emitPanelIm2col(ic, rax, rsi, rbx);
+        if (tailItem)
+          packTail(split, rax, rbx, false);
+      } else if (tailItem) {
+        // The tail columns from the packed last panel (after this one).
+        mov(rdi, ptr[rsp + 8]);
+        mov(rax, ptr[rdi + 8]);
+        imul(rdx, r14, c.wBatchStride * 4);
+        add(rax, rdx);
+        imul(rdx, rsi, c.k * nr * 4);
+        lea(rax, ptr[rax + rdx + c.k * nr * 4]);
+        mov(rbx, ptr[rsp + 16]);
+        packTail(split, rax, rbx, true);
+      }
       mov(rdi, ptr[rsp + 8]);
-      mov(rax, ptr[rdi + 8]);
-      imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
-      lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
-      mov(rbx, ptr[rsp + 16]);
-      emitPanelIm2col(ic, rax, rsi, rbx);
-      if (tailItem)
-        packTail(split);
-      mov(rdi, ptr[rsp + 8]);
+      if (split.packPerItem) {
+        mov(rbx, ptr[rsp + 16]);
+      } else {
+        mov(rbx, ptr[rdi + 8]); // the packed panel
+        imul(rdx, r14, c.wBatchStride * 4);
+        add(rbx, rdx);
+        imul(rdx, rsi, c.k * nr * 4);
+        add(rbx, rdx);
+      }
       mov(rax, ptr[rdi + 0]);
-      mov(rbx, ptr[rsp + 16]);
       mov(rdx, ptr[rdi + 16]);
       mov(r12, ptr[rdi + 24]);
       mov(rcx, ptr[rdi + 32]);
@@ -162,8 +182,14 @@ private:
         add(r12, r15);
       }
       setRowStrides(c.lda * 4);
-      if (tailItem)
+      if (tailItem) {
+        // rdi: the transposed tail columns for the dot products.
+        if (split.packPerItem)
+          lea(rdi, ptr[rbx + c.k * nr * 4]);
+        else
+          mov(rdi, ptr[rsp + 16]);
         rowLoop(kVecs, kLanes, split.rowsPerChunk, split.tail);
+      }
       else if (split.tail)
         rowLoop(kVecs, kLanes, split.rowsPerChunk);
       else
@@ -197,26 +223,29 @@ private:
     emitConstants();
   }
 
-  /// The joined tail columns' im2col, transposed ([tail][paddedK] after
-  /// the panel in the buffer at rbx), gathered 16 k at a time from the
-  /// padded planes at rax with a table of each k's offset (0 past K).
-  void packTail(const GemmKernel::Im2colSplit &split) {
+  /// The joined tail columns' im2col, transposed ([tail][paddedK] at
+  /// `dst`, after the panel in the task's buffer or at its start), gathered
+  /// 16 k at a time with a table of each k's offset (0 past K): from the
+  /// padded planes at `src`, or from the packed last panel ([K][48]) there.
+  void packTail(const GemmKernel::Im2colSplit &split, const Reg64 &src, const Reg64 &dst,
+                bool fromPanel) {
     const Im2colConfig &ic = *c.im2col;
     const PaddedPlane plane = PanelIm2col::plane(ic);
     const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
     std::vector<uint32_t> offsets(split.paddedK, 0);
     for (int64_t k = 0; k < c.k; ++k) {
       int64_t ch = k / taps, t = k % taps, ky = t / ic.kernelW, kx = t % ic.kernelW;
-      offsets[k] = static_cast<uint32_t>(ch * plane.floats + ky * ic.dilationH * plane.cols +
-                                         kx * ic.dilationW);
+      offsets[k] = static_cast<uint32_t>(
+          fromPanel ? k * nr
+                    : ch * plane.floats + ky * ic.dilationH * plane.cols + kx * ic.dilationW);
     }
     lea(rcx, dataAddr(offsets));
     const int64_t positions = ic.outH * ic.outW;
     for (int64_t j = 0; j < split.tail; ++j) {
       int64_t p = positions - split.tail + j, oy = p / ic.outW, ox = p % ic.outW;
-      int64_t at = oy * ic.strideH * plane.cols + ox * ic.strideW;
-      lea(rdx, ptr[rax + at * 4]);
-      lea(r8, ptr[rbx + (c.k * nr + j * split.paddedK) * 4]);
+      int64_t at = fromPanel ? j : oy * ic.strideH * plane.cols + ox * ic.strideW;
+      lea(rdx, ptr[src + at * 4]);
+      lea(r8, ptr[dst + ((split.packPerItem ? c.k * nr : 0) + j * split.paddedK) * 4]);
       xor_(r9, r9);
       mov(r10, split.paddedK / kLanes);
       Label block;
@@ -253,7 +282,7 @@ private:
       for (int j = 0; j < cols; ++j)
         vxorps(accOf(r, j), accOf(r, j), accOf(r, j));
     mov(r14, rax);
-    lea(r15, ptr[rbx + (c.k * nr + first * split.paddedK) * 4]);
+    lea(r15, ptr[rdi + first * split.paddedK * 4]);
     auto step = [&](bool masked) {
       for (int j = 0; j < cols; ++j) {
         Address b = ptr[r15 + j * split.paddedK * 4];
@@ -450,7 +479,8 @@ GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
       }
   }
   s.paddedK = (c.k + 15) / 16 * 16;
-  s.bufferFloats = c.k * nr + s.tail * s.paddedK;
+  s.packPerItem = s.chunks == 1;
+  s.bufferFloats = (s.packPerItem ? c.k * nr : 0) + s.tail * s.paddedK;
   return s;
 }
 

@@ -13,9 +13,10 @@
 //
 // A convolution can instead have the kernel build W's panels itself
 // (`im2col`, see PanelIm2col): [1] is then the padded input planes and [5]
-// the tasks' panel buffers; each of at most 32 tasks takes every 32nd
-// (image, panel), copies its im2col columns into its buffer and runs the
-// panel from there.
+// the tasks' buffers; each of at most 32 tasks takes every 32nd (image,
+// panel) item, copies its im2col columns into its buffer and runs the
+// panel from there (but see Im2colSplit: with row chunks [1] stays the
+// packed im2col).
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,14 +64,20 @@ struct GemmKernel {
   /// dot products over K (their im2col transposed after the panel in the
   /// buffer), in the same pass over A's rows as the panel, instead of a
   /// panel task of its own that reads all of A again for 1/48 of the work.
-  /// Few panels also split the rows (whole 8-row tiles) for ~8 items.
+  /// Few panels also split the rows (whole 8-row tiles) for ~8 items; the
+  /// chunks of a panel then share it, packed before the GEMM by the
+  /// im2col kernel (packing it again for every chunk costs more than one
+  /// im2col pass, measured), and each item only transposes its tail.
   struct Im2colSplit {
     int64_t panels = 1;       // item panels (the small last one joined)
     int64_t tail = 0;         // columns joined to the last item panel
     int64_t chunks = 1;       // row chunks per panel
     int64_t rowsPerChunk = 0;
     int64_t paddedK = 0;      // K rounded up to 16 (the tail's rows)
-    int64_t bufferFloats = 0; // a task's buffer: [K][48], then [tail][paddedK]
+    /// Each item packs its panel from the padded planes (one chunk); else
+    /// argument [1] is the packed im2col as without `im2col`.
+    bool packPerItem = true;
+    int64_t bufferFloats = 0; // a task's buffer: [K][48] (packPerItem), then [tail][paddedK]
     int64_t items(int64_t batch) const { return batch * panels * chunks; }
   };
   static Im2colSplit im2colSplit(const GemmConfig &c);
