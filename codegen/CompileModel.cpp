@@ -258,17 +258,20 @@ struct Int8Conv {
   }
   /// Bytes of one u8 panel: depth bytes of each of its columns.
   int64_t panelBytes() const { return depth * pack.panelWidth; }
-  /// The GEMM's shape as x86::Int8ConvGemm splits it into tasks.
-  x86::Int8GemmConfig gemmShape() const {
+  /// The GEMM's shape as x86::Int8ConvGemm splits it into tasks, building
+  /// its panels itself (`im2col`) or not.
+  x86::Int8GemmConfig gemmShape(std::optional<x86::Im2colConfig> im2col) const {
     x86::Int8GemmConfig c;
     c.m = outChannels;
     c.n = positions();
+    c.k = depth;
     c.batch = pack.batch;
     c.convolution = true;
     c.isa = Int8Isa::Avx512Vnni;
+    c.im2col = im2col;
     return c;
   }
-  int64_t gemmTasks() const { return x86::Int8ConvGemm::numTasks(gemmShape()); }
+  int64_t gemmTasks() const { return x86::Int8ConvGemm::numTasks(gemmShape(panelIm2col())); }
   /// The panels: all of them, or each GEMM task's own when it builds it.
   int64_t planesOffset() const {
     return round64(panelsOffset() +
@@ -299,17 +302,25 @@ struct Int8Conv {
   std::optional<x86::Im2colConfig> panelIm2col() const {
     std::optional<x86::Im2colConfig> c = im2col();
     if (direct() || !c || !x86::PanelIm2col::supports(*c, Isa::Avx512) ||
-        x86::Int8ConvGemm::rowChunks(gemmShape()) > 1)
+        x86::Int8ConvGemm::rowChunks(gemmShape(std::nullopt)) > 1)
       return std::nullopt;
     return c;
   }
-  int64_t scratchBytes() const {
+  /// The end of the blocks, panels and planes.
+  int64_t packingEnd() const {
     if (direct())
       return panelsOffset() + pack.panelWidth * 4;
     if (std::optional<x86::Im2colConfig> c = panelIm2col())
       return planesOffset() + x86::PanelIm2col::planesBytes(*c);
     std::optional<x86::Im2colConfig> c = im2col();
     return planesOffset() + (c ? x86::Im2colKernel::scratchBytes(*c, Isa::Avx512) : 0);
+  }
+  /// Then the GEMM tasks' transposed tail columns, if it joins any
+  /// (x86::Int8ConvGemm::tailColumns).
+  int64_t tailOffset() const { return round64(packingEnd()); }
+  int64_t scratchBytes() const {
+    x86::Int8GemmConfig c = gemmShape(panelIm2col());
+    return tailOffset() + x86::Int8ConvGemm::numTasks(c) * x86::Int8ConvGemm::tailBytes(c);
   }
 };
 
@@ -1305,10 +1316,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       call.args.push_back(KernelArg::storage(step.resultSidecar));
       producedRanges[step.op->getResult(0)] = {step.resultSidecar, call.tasks};
     }
-    if (panelIm2col) {
+    int64_t tail = x86::Int8ConvGemm::tailColumns(cfg);
+    if (panelIm2col || tail) {
       if (!cfg.ranges) // argument [6] unused
         call.args.push_back(KernelArg::storage(step.scratch));
-      call.args.push_back(KernelArg::storage(step.scratch, g->planesOffset()));
+      call.args.push_back(
+          KernelArg::storage(step.scratch, panelIm2col ? g->planesOffset() : g->tailOffset()));
     }
     call.description =
         llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,
@@ -1321,7 +1334,13 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           (qc.getNormScale() ? " +normalize" : "") +
                           (qc.getNormQuantization() ? " +requantize" : "") +
                           (cfg.ranges ? " +range" : ""),
-                      panelIm2col ? ", panel im2col" : "")
+                      std::string(panelIm2col ? ", panel im2col" : "") +
+                          (x86::Int8ConvGemm::rowChunks(cfg) > 1
+                               ? llvm::formatv(", {0} row chunks", x86::Int8ConvGemm::rowChunks(cfg)).str()
+                               : std::string()) +
+                          (x86::Int8ConvGemm::tailColumns(cfg)
+                               ? llvm::formatv(", last {0} columns as dot products", x86::Int8ConvGemm::tailColumns(cfg)).str()
+                               : std::string()))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

@@ -103,9 +103,13 @@ public:
       sub(rsp, frameBytes);
       ldtilecfg(tileConfig(rowsPerTile));
     }
-    if constexpr (kZmm)
+    const int64_t tail = Int8ConvGemm::tailColumns(c);
+    if constexpr (kZmm) {
       if (c.convolution && c.im2col)
         packTaskPanel();
+      if (tail)
+        transposeTail();
+    }
     if constexpr (kZmm)
       if (c.ranges)
         beginPartialRange(6, rangeMax(), rangeMin());
@@ -113,6 +117,7 @@ public:
       // Task -> (image, panel, chunk); the panels, C and residual of that
       // image (r15 = the chunk until the micro-kernels take it).
       const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+      const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
       const int64_t chunks = Int8ConvGemm::rowChunks(c);
       mov(rax, rsi);
       if (chunks > 1) {
@@ -122,7 +127,7 @@ public:
         mov(r15, rdx);
       }
       xor_(edx, edx);
-      mov(r14, panels);
+      mov(r14, itemPanels);
       div(r14);
       mov(r13, rdx);                    // panel
       // The image's panels (or blocks: kp / 4 groups of blockPlane words).
@@ -141,9 +146,15 @@ public:
       imul(r14, r13, nr * 4);
       add(rcx, r14);
       add(r12, r14);
+      if (tail) { // the task's transposed tail columns
+        imul(r14, rsi, Int8ConvGemm::tailBytes(c));
+        add(r14, ptr[rdi + 56]);
+      }
       mov(rax, ptr[rdi + 0]);  // weights (the rows)
       mov(rsi, ptr[rdi + 16]); // row block
       mov(rdx, ptr[rdi + 24]); // the input's (zero point, scale)
+      if (tail)
+        mov(rdi, r14); // (the arguments are not needed after this)
       if (chunks > 1) {
         // The chunk's first row in the weights, C, residual and row block.
         const int64_t rows = c.m / chunks;
@@ -184,7 +195,21 @@ public:
       setRowStrides(c.lda);
     }
 
-    panelBody(r13, c.n, vecs, kLanes, [&](int v, int lanes) { rowLoop(v, lanes); },
+    panelBody(r13, tail ? Int8ConvGemm::itemPanels(c) * nr : c.n, vecs, kLanes,
+              [&](int v, int lanes) {
+                if (!tail) {
+                  rowLoop(v, lanes);
+                  return;
+                }
+                Label last, done;
+                cmp(r13, Int8ConvGemm::itemPanels(c) - 1);
+                je(last, T_NEAR);
+                rowLoop(v, lanes);
+                jmp(done, T_NEAR);
+                L(last);
+                rowLoop(v, lanes, tail);
+                L(done);
+              },
               [&](int rows, int v, int lanes) {
                 if (amx)
                   amxMicroKernel(rows, v, lanes);
@@ -196,6 +221,12 @@ public:
                   if (c.ranges)
                     storePartialRange(rangeMax(), rangeMin(), temp(0));
               });
+    for (auto &[key, label] : dotLabels) {
+      L(*label);
+      if constexpr (kZmm)
+        dotKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+      ret();
+    }
     emitConstants();
   }
 
@@ -229,6 +260,145 @@ private:
     pop(rdi);
   }
 
+  /// A task of the last item panel: the joined tail columns' u8 groups,
+  /// transposed into the task's buffer ([tail][K rounded up to 64] bytes,
+  /// argument [7]), gathered 16 groups at a time from the packed panel
+  /// after the task's (or the blocks, for a direct conv).
+  void transposeTail() {
+    const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
+    const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+    const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
+    const int64_t chunks = Int8ConvGemm::rowChunks(c), tail = Int8ConvGemm::tailColumns(c);
+    const int64_t groups = kp / 4, rowBytes = Int8ConvGemm::tailBytes(c) / tail;
+    Label skip;
+    push(rdi);
+    push(rsi);
+    mov(rax, rsi);
+    if (chunks > 1) {
+      xor_(edx, edx);
+      mov(rcx, chunks);
+      div(rcx);
+    }
+    xor_(edx, edx);
+    mov(rcx, itemPanels);
+    div(rcx); // rax = image, rdx = panel
+    cmp(rdx, itemPanels - 1);
+    jne(skip, T_NEAR);
+    // rax: the first tail column's group 0; the table: each group's offset.
+    std::vector<uint32_t> offsets(rowBytes / 4, 0);
+    for (int64_t g = 0; g < groups; ++g)
+      offsets[g] = static_cast<uint32_t>(g * (c.blockPlane ? c.blockPlane : nr));
+    if (c.blockPlane) {
+      imul(rax, rax, kp * c.blockPlane);
+      add(rax, itemPanels * nr * 4);
+    } else {
+      imul(rax, rax, panels * kp * nr);
+      add(rax, itemPanels * kp * nr);
+    }
+    add(rax, ptr[rdi + 8]);
+    imul(r8, rsi, Int8ConvGemm::tailBytes(c));
+    add(r8, ptr[rdi + 56]);
+    lea(rcx, dataAddr(offsets));
+    for (int64_t j = 0; j < tail; ++j) {
+      xor_(r9, r9);
+      mov(r10, rowBytes / 64);
+      Label block;
+      L(block);
+      vmovdqu32(Zmm(1), ptr[rcx + r9]);
+      kxnorw(k1, k1, k1);
+      vpgatherdd(Zmm(0) | k1, ptr[rax + j * 4 + Zmm(1) * 4]);
+      vmovdqu32(ptr[r8 + r9 + j * rowBytes], Zmm(0));
+      add(r9, 64);
+      dec(r10);
+      jnz(block, T_NEAR);
+    }
+    L(skip);
+    pop(rsi);
+    pop(rdi);
+  }
+
+  Label &dotLabel(int rows, int first, int cols) {
+    auto &l = dotLabels[{rows, first, cols}];
+    if (!l)
+      l = std::make_unique<Label>();
+    return *l;
+  }
+  std::map<std::tuple<int, int, int>, std::unique_ptr<Label>> dotLabels;
+
+  /// Rows [first, first + rows) of the tile by the `cols` joined tail
+  /// columns (rdi: their transposed groups): u8 x s8 dot products over K,
+  /// 64 k at a time, summed across the lanes into one vector per row (lane
+  /// j: column 48 + j), then the panel's epilogue as for a last vector of
+  /// `cols` lanes at column 48. Exact in s32, as the panel's sums are.
+  void dotKernel(int rows, int first, int cols) {
+    const int64_t rowBytes = Int8ConvGemm::tailBytes(c) / cols;
+    auto dacc = [&](int i, int j) { return Zmm(i * cols + j); };
+    auto b = [&](int j) { return Zmm(24 + j); };
+    const Zmm a(28), t(29);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j)
+        vpxord(dacc(i, j), dacc(i, j), dacc(i, j));
+    mov(r14, rax);
+    mov(r15, rdi);
+    auto step = [&](bool masked) {
+      for (int j = 0; j < cols; ++j) {
+        if (masked)
+          vmovdqu32(b(j) | k1 | T_z, ptr[r15 + j * rowBytes]);
+        else
+          vmovdqu32(b(j), ptr[r15 + j * rowBytes]);
+      }
+      for (int i = 0; i < rows; ++i) {
+        if (masked)
+          vmovdqu32(a | k1 | T_z, ptr[aRow(r14, first + i)]);
+        else
+          vmovdqu32(a, ptr[aRow(r14, first + i)]);
+        for (int j = 0; j < cols; ++j)
+          vpdpbusd(dacc(i, j), b(j), a, EvexEncoding);
+      }
+    };
+    const int64_t blocks = c.k / 64, rest = c.k % 64; // K: whole groups of 4
+    if (blocks) {
+      Label loop;
+      mov(r13, blocks);
+      L(loop);
+      step(false);
+      add(r14, 64);
+      add(r15, 64);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    }
+    if (rest) {
+      mov(r13d, (1u << (rest / 4)) - 1);
+      kmovw(k1, r13d);
+      step(true);
+    }
+    for (int j = 0; j < cols; ++j) {
+      mov(r13d, 1u << j);
+      kmovw(Opmask(2 + j), r13d);
+    }
+    for (int i = 0; i < rows; ++i) {
+      Zmm x(16 + i);
+      vpxord(x, x, x);
+      for (int j = 0; j < cols; ++j) {
+        Zmm v = dacc(i, j);
+        vshufi32x4(t, v, v, 0x4e);
+        vpaddd(v, v, t);
+        vshufi32x4(t, v, v, 0xb1);
+        vpaddd(v, v, t);
+        vpshufd(t, v, 0x4e);
+        vpaddd(v, v, t);
+        vpshufd(t, v, 0xb1);
+        vpaddd(v, v, t);
+        vmovdqa32(x | Opmask(2 + j), v);
+      }
+    }
+    Address maskAddr = tailMask(cols);
+    for (int i = 0; i < rows; ++i) {
+      convRowConstants(first + i);
+      epilogue(Zmm(16 + i), first + i, vecs, cols, maskAddr);
+    }
+  }
+
   Int8GemmConfig c;
   bool amx;
   int group;        // k per weight group
@@ -252,10 +422,18 @@ private:
   Vmm rangeMax() { return temp(2); }
   Vmm rangeMin() { return temp(3); }
 
-  /// All row tiles of the current panel (pointers restored after).
-  void rowLoop(int vecsHere, int lastLanes) {
+  /// All row tiles of the current panel (pointers restored after), each
+  /// followed by the dot products of `tail` joined columns.
+  void rowLoop(int vecsHere, int lastLanes, int64_t tail = 0) {
     const int64_t rowsHere = c.m / Int8ConvGemm::rowChunks(c); // the task's chunk
     int64_t fullTiles = rowsHere / rowsPerTile, rest = rowsHere % rowsPerTile;
+    auto tile = [&](int rows) {
+      call(microLabel(rows, vecsHere, lastLanes));
+      // At most 16 dot accumulators: rows x tail.
+      int step = tail <= 2 ? rows : 4;
+      for (int first = 0; tail && first < rows; first += step)
+        call(dotLabel(std::min(step, rows - first), first, static_cast<int>(tail)));
+    };
     push(rax);
     push(rcx);
     push(r12);
@@ -264,7 +442,7 @@ private:
       Label rows;
       mov(rbp, fullTiles);
       L(rows);
-      call(microLabel(rowsPerTile, vecsHere, lastLanes));
+      tile(rowsPerTile);
       add(rax, rowsPerTile * c.lda);
       add(rcx, rowsPerTile * c.ldc * cBytes());
       add(r12, rowsPerTile * c.ldr * 4);
@@ -273,7 +451,7 @@ private:
       jnz(rows, T_NEAR);
     }
     if (rest)
-      call(microLabel(static_cast<int>(rest), vecsHere, lastLanes));
+      tile(static_cast<int>(rest));
     pop(rsi);
     pop(r12);
     pop(rcx);
@@ -592,12 +770,21 @@ int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {
   constexpr int64_t tileRows = Int8GemmGenerator<Xbyak::Zmm>::kRows, wantTasks = 8;
   if (!c.convolution || c.isa != Int8Isa::Avx512Vnni || c.m % tileRows)
     return 1;
-  int64_t tasks = c.batch * Int8GemmKernel::numPanels(c.n, c.isa);
+  int64_t tasks = c.batch * Int8ConvGemm::itemPanels(c);
   int64_t want = (wantTasks + tasks - 1) / tasks, tiles = c.m / tileRows;
   for (int64_t d = std::min(want, tiles); d > 1; --d)
     if (tiles % d == 0)
       return d;
   return 1;
+}
+
+int64_t Int8ConvGemm::tailColumns(const Int8GemmConfig &c) {
+  const int64_t nr = Int8GemmKernel::panelWidth(c.isa);
+  const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+  const int64_t last = c.n - (panels - 1) * nr;
+  if (!c.convolution || c.isa != Int8Isa::Avx512Vnni || c.im2col || panels < 2 || last > 4)
+    return 0;
+  return last;
 }
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {

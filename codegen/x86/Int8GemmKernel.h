@@ -162,8 +162,9 @@ struct Int8GemmKernel {
 // Task arguments: [0] packed weights [M][K], [1] panels, [2] row block
 // [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0), [3] the
 // input's (s32 zero point, f32 scale), [4] residual, [5] C, [6] (`ranges`)
-// the partial ranges, [7] (`im2col`) the padded planes; task = (image x
-// panels + panel) x rowChunks + chunk of output channels.
+// the partial ranges, [7] (`im2col`) the padded planes or the tasks'
+// transposed tail columns (tailColumns); task = (image x itemPanels +
+// panel) x rowChunks + chunk of output channels.
 struct Int8ConvGemm {
   /// K of a convolution with `channels` inputs and kh x kw taps.
   static int64_t depth(int64_t channels, int64_t kh, int64_t kw) {
@@ -188,7 +189,22 @@ struct Int8ConvGemm {
   /// a whole number of the 8-row tiles, all chunks alike.
   static int64_t rowChunks(const Int8GemmConfig &c);
   static int64_t numTasks(const Int8GemmConfig &c) {
-    return c.batch * Int8GemmKernel::numPanels(c.n, c.isa) * rowChunks(c);
+    return c.batch * itemPanels(c) * rowChunks(c);
+  }
+  /// A last panel of at most 4 positions (49 = 48 + 1) joins the one before
+  /// it (not with `im2col`): its columns run as dot products over K in the
+  /// same pass over the weight rows as that panel, instead of tasks of
+  /// their own that read all the weights again for 1/48 of the work. Each
+  /// task of the last panel first transposes those columns ([tail][K
+  /// rounded up to 64] bytes) into its buffer (argument [7], tailBytes()
+  /// per task).
+  static int64_t tailColumns(const Int8GemmConfig &c);
+  /// Panels as the tasks take them (the small last one joined).
+  static int64_t itemPanels(const Int8GemmConfig &c) {
+    return Int8GemmKernel::numPanels(c.n, c.isa) - (tailColumns(c) ? 1 : 0);
+  }
+  static int64_t tailBytes(const Int8GemmConfig &c) {
+    return tailColumns(c) * ((c.k + 63) / 64 * 64);
   }
   /// Whether the epilogue leaves two vector registers for the partial range
   /// (its activations and grids need at most two temporaries).

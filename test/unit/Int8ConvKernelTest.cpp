@@ -62,7 +62,7 @@ struct Conv {
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
 
-int panelIm2colCases = 0;
+int panelIm2colCases = 0, tailCases = 0;
 
 void check(const Conv &p, std::mt19937 &rng) {
   SCOPED_TRACE("N " + std::to_string(p.batch) + " C " + std::to_string(p.channels) + " " +
@@ -174,8 +174,13 @@ void check(const Conv &p, std::mt19937 &rng) {
   std::unique_ptr<JitKernel> gemm = Int8GemmKernel::generate(cfg);
   ASSERT_TRUE(gemm);
   std::vector<float> out(p.batch * p.m * positions + 1, -777.f);
-  const void *gArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
-                         out.data()};
+  // The joined tail columns' transposed groups (garbage before).
+  const int64_t tail = Int8ConvGemm::tailColumns(cfg);
+  tailCases += tail > 0;
+  std::vector<uint8_t> tails(Int8ConvGemm::numTasks(cfg) * Int8ConvGemm::tailBytes(cfg) + 1,
+                             0xcd);
+  const void *gArgs[] = {pw.data(),  packed.data(), rows.data(), params, residual.data(),
+                         out.data(), nullptr,       tails.data()};
   for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
     ASSERT_EQ(gemm->function()(gArgs, t), 0);
   EXPECT_EQ(out.back(), -777.f) << "wrote past C";
@@ -211,8 +216,8 @@ void check(const Conv &p, std::mt19937 &rng) {
     std::vector<uint8_t> slack(blocks.begin(), blocks.end() - 1);
     slack.resize(slack.size() + ic.panelWidth * 4, 0xcd);
     std::vector<float> directOut(out.size(), -777.f);
-    const void *dArgs[] = {pw.data(), slack.data(), rows.data(), params, residual.data(),
-                           directOut.data()};
+    const void *dArgs[] = {pw.data(),        slack.data(), rows.data(),  params,
+                           residual.data(), directOut.data(), nullptr, tails.data()};
     for (int64_t t = 0; t < Int8ConvGemm::numTasks(direct); ++t)
       ASSERT_EQ(directGemm->function()(dArgs, t), 0);
     for (size_t i = 0; i < out.size(); ++i)
@@ -229,8 +234,8 @@ void check(const Conv &p, std::mt19937 &rng) {
     ASSERT_TRUE(rangedGemm);
     int64_t tasks = Int8ConvGemm::numTasks(ranged);
     std::vector<float> rangedOut(out.size(), -777.f), parts(tasks * 2, std::nanf(""));
-    const void *rArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
-                           rangedOut.data(), parts.data()};
+    const void *rArgs[] = {pw.data(),       packed.data(), rows.data(),  params,
+                           residual.data(), rangedOut.data(), parts.data(), tails.data()};
     for (int64_t t = 0; t < tasks; ++t)
       ASSERT_EQ(rangedGemm->function()(rArgs, t), 0);
     ASSERT_EQ(std::memcmp(rangedOut.data(), out.data(), out.size() * 4), 0)
@@ -283,10 +288,10 @@ void check(const Conv &p, std::mt19937 &rng) {
       ASSERT_TRUE(a && b);
       std::vector<float> outA(out.size(), -777.f), outB(out.size(), -777.f);
       std::vector<float> actParts(tasks * 2, std::nanf(""));
-      const void *aArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
-                             outA.data()};
-      const void *bArgs[] = {pw.data(), packed.data(), rows.data(), params, residual.data(),
-                             outB.data(), actParts.data()};
+      const void *aArgs[] = {pw.data(),       packed.data(), rows.data(), params,
+                             residual.data(), outA.data(),   nullptr,     tails.data()};
+      const void *bArgs[] = {pw.data(),       packed.data(), rows.data(),     params,
+                             residual.data(), outB.data(),   actParts.data(), tails.data()};
       for (int64_t t = 0; t < tasks; ++t) {
         ASSERT_EQ(a->function()(aArgs, t), 0);
         ASSERT_EQ(b->function()(bArgs, t), 0);
@@ -456,7 +461,8 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
     small.convolution = true;
     small.m = 64;
     small.n = 49;
-    ASSERT_EQ(Int8ConvGemm::rowChunks(small), 4) << "the row-chunk cases below test chunks";
+    ASSERT_EQ(Int8ConvGemm::tailColumns(small), 1) << "49 = 48 + 1 joined column";
+    ASSERT_EQ(Int8ConvGemm::rowChunks(small), 8) << "the row-chunk cases below test chunks";
   }
   std::mt19937 rng(61);
   // N, C, H, W, M, kh, kw, stride, pad, static, bias, residual
@@ -471,12 +477,19 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
                  Conv{2, 9, 7, 9, 20, 1, 1, 1, 0, false, true, true},
                  Conv{1, 16, 50, 3, 24, 1, 1, 1, 0, true, false, false, true},
                  Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, true, true, true, true},
-                 // 49 positions (2 panels): output channels split in 4 and 2
-                 // row chunks (Int8ConvGemm::rowChunks).
+                 // 49 positions (48 + 1 joined column): output channels split
+                 // in 8 and 3 row chunks (Int8ConvGemm::rowChunks).
                  Conv{1, 32, 7, 7, 64, 1, 1, 1, 0, false, true, true},
-                 Conv{2, 12, 7, 7, 48, 3, 3, 1, 1, true, true, true, true}})
+                 Conv{2, 12, 7, 7, 48, 3, 3, 1, 1, true, true, true, true},
+                 // 52 and 50 positions: 4 and 2 joined columns; 129 rows
+                 // (no chunks, a last tile of 1 row); a 1x1 conv reading
+                 // the blocks directly.
+                 Conv{1, 5, 4, 13, 129, 1, 1, 1, 0, false, true, true},
+                 Conv{2, 7, 10, 5, 24, 3, 3, 1, 1, true, true, true},
+                 Conv{1, 6, 13, 4, 17, 3, 3, 1, 1, false, false, false, true}})
     check(p, rng);
   EXPECT_GE(panelIm2colCases, 10);
+  EXPECT_GE(tailCases, 5);
 }
 
 } // namespace
