@@ -165,6 +165,13 @@ struct ConvGeometry {
       return x86::PanelIm2col::planesBytes(*c);
     return packedBytes() + x86::Im2colKernel::scratchBytes(*c, isa);
   }
+  /// The GEMM tasks copy their panels straight from the input (no padding,
+  /// stride 1: x86::PanelIm2col::readsInput), so no step runs before them.
+  bool gemmReadsInput(Isa isa) const {
+    std::optional<x86::Im2colConfig> c = panelIm2col(isa);
+    return c && x86::PanelIm2col::readsInput(*c) &&
+           x86::GemmKernel::im2colSplit(gemmConfig(isa)).packPerItem;
+  }
   /// The GEMM: the weights as A ([M][C*kh*kw] as stored), one bias per
   /// row, W the im2col (packed before, or built by the GEMM's tasks).
   x86::GemmConfig gemmConfig(Isa isa) const {
@@ -847,7 +854,8 @@ LogicalResult ModelCompiler::selectKernels() {
       return candidates;
     }
     if (std::optional<ConvGeometry> g = convGeometry(op, isa)) {
-      if (g->residual)
+      // Not over the input while the GEMM tasks still read it.
+      if (g->residual && !(g->residual == g->input && g->gemmReadsInput(isa)))
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
@@ -1019,7 +1027,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col(isa);
     bool padOnly =
         panelIm2col && x86::GemmKernel::im2colSplit(g->gemmConfig(isa)).packPerItem;
-    if (padOnly) {
+    bool readsInput = g->gemmReadsInput(isa);
+    if (readsInput) {
+      packWhat = ""; // the GEMM tasks copy their panels from the input
+    } else if (padOnly) {
       std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(*panelIm2col);
       if (!padding)
         return step.op->emitError("generating the padding kernel failed (xbyak error ")
@@ -1047,7 +1058,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
     }
     pack.description = packWhat;
-    call.prelude.push_back(std::move(pack));
+    if (!readsInput)
+      call.prelude.push_back(std::move(pack));
 
     x86::GemmConfig cfg = g->gemmConfig(isa);
     std::string splitWhat;
@@ -1076,7 +1088,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       bOffset = blob.add(braw.data(), braw.size());
     }
     int residual = g->residual ? step.operands.back() : step.operands[0];
-    call.args = {KernelArg::blob(wOffset), KernelArg::storage(step.scratch),
+    call.args = {KernelArg::blob(wOffset),
+                 KernelArg::storage(readsInput ? step.operands[0] : step.scratch),
                  KernelArg::blob(bOffset), KernelArg::storage(residual),
                  KernelArg::storage(step.results[0])};
     if (panelIm2col)
@@ -1237,6 +1250,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col();
     if (g->direct()) {
       // The GEMM reads the blocks.
+    } else if (panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)) {
+      // The GEMM tasks copy their panels out of the blocks as they are.
     } else if (panelIm2col) {
       // The GEMM tasks copy their panels out of the padded blocks.
       std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(*panelIm2col);
@@ -1272,7 +1287,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
       pack.description = "generic im2col (u8 blocks)";
     }
-    if (!g->direct())
+    if (!g->direct() && !(panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)))
       call.prelude.push_back(std::move(pack));
 
     // 3. The int8 GEMM with the weights as rows (and the partial ranges of
@@ -1320,8 +1335,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (panelIm2col || tail) {
       if (!cfg.ranges) // argument [6] unused
         call.args.push_back(KernelArg::storage(step.scratch));
-      call.args.push_back(
-          KernelArg::storage(step.scratch, panelIm2col ? g->planesOffset() : g->tailOffset()));
+      // The padded planes, the blocks themselves, or the tails' buffers.
+      int64_t at = !panelIm2col                                  ? g->tailOffset()
+                   : x86::PanelIm2col::readsInput(*panelIm2col) ? 0
+                                                                 : g->planesOffset();
+      call.args.push_back(KernelArg::storage(step.scratch, at));
     }
     call.description =
         llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,

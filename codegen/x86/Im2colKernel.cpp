@@ -277,8 +277,17 @@ void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic,
   }
 }
 
+bool PanelIm2col::readsInput(const Im2colConfig &c) {
+  PaddedPlane p = paddedPlane(c, Isa::Avx512);
+  return c.strideW == 1 && c.padTop == 0 && c.padLeft == 0 && p.rows == c.height &&
+         p.cols == c.width;
+}
+
 PaddedPlane PanelIm2col::plane(const Im2colConfig &c) {
-  return paddedPlane(c, Isa::Avx512);
+  PaddedPlane p = paddedPlane(c, Isa::Avx512);
+  if (readsInput(c))
+    p.floats = c.height * c.width; // the input's own planes
+  return p;
 }
 
 int64_t PanelIm2col::rowDelta(const Im2colConfig &c) {
@@ -313,6 +322,8 @@ PanelIm2col::Table PanelIm2col::table(const Im2colConfig &c) {
 }
 
 int64_t PanelIm2col::guardElements(const Im2colConfig &c) {
+  if (readsInput(c))
+    return 0;
   // A stride-2 load reads 32 elements from lane 0's place, which may lie up
   // to 30 elements before its row or, for rows without lanes, `rows` row
   // distances past the vector's base.
@@ -323,6 +334,8 @@ int64_t PanelIm2col::guardElements(const Im2colConfig &c) {
 }
 
 int64_t PanelIm2col::planesBytes(const Im2colConfig &c) {
+  if (readsInput(c))
+    return 0;
   return (2 * guardElements(c) + c.batch * c.channels * plane(c).floats) * 4;
 }
 
@@ -396,7 +409,7 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> PanelIm2col::generatePadding(const Im2colConfig &config) {
-  if (!supports(config, Isa::Avx512))
+  if (!supports(config, Isa::Avx512) || readsInput(config))
     return nullptr;
   auto g = std::make_unique<PaddingGenerator>(config);
   g->generate();

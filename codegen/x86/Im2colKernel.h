@@ -67,6 +67,10 @@ struct PanelIm2col {
   /// Lanes of row r of a vector lie `rowDelta` elements further on than
   /// lane 0 of the first row would put them.
   static int64_t rowDelta(const Im2colConfig &c);
+  /// No padding and stride 1 in W: the panels are copied straight from
+  /// the input (its planes as they are, every load masked to valid lanes),
+  /// with no padding pass and no planes in scratch.
+  static bool readsInput(const Im2colConfig &c);
   static PaddedPlane plane(const Im2colConfig &c);
   static Table table(const Im2colConfig &c);
   /// Elements before the first plane and after the last one that the

@@ -103,7 +103,7 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   const Isa isa = Isa::Avx512;
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  int tested = 0, joined = 0, chunked = 0;
+  int tested = 0, joined = 0, chunked = 0, readInput = 0;
   for (int64_t channels : {1, 3, 17})
     for (auto [height, width] : std::vector<std::array<int64_t, 2>>{
              {1, 4}, {7, 10}, {17, 20}, {30, 33}, {7, 7}, {14, 14}})
@@ -161,17 +161,24 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
 
           // The GEMM building its panels, its scratch full of NaNs.
           cfg.im2col = c;
+          // Without padding and at stride 1 the panels come from the
+          // input itself; else from the padded planes.
+          const bool direct = PanelIm2col::readsInput(c);
           std::unique_ptr<JitKernel> padding = PanelIm2col::generatePadding(c);
           std::unique_ptr<JitKernel> fused = GemmKernel::generate(cfg, isa);
-          ASSERT_TRUE(padding && fused);
+          ASSERT_TRUE(fused);
+          ASSERT_EQ(!padding, direct);
           std::vector<float> padded(PanelIm2col::planesBytes(c) / 4, std::nanf(""));
           std::vector<float> buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4, std::nanf(""));
           const void *padArgs[] = {in.data(), padded.data()};
-          for (int64_t t = 0; t < PanelIm2col::paddingTasks(c); ++t)
+          for (int64_t t = 0; padding && t < PanelIm2col::paddingTasks(c); ++t)
             ASSERT_EQ(padding->function()(padArgs, t), 0);
+          readInput += direct;
           // With row chunks, the chunks share the im2col packed before.
           GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(cfg);
-          const void *panels = split.packPerItem ? (const void *)padded.data() : packed.data();
+          const void *panels = !split.packPerItem ? (const void *)packed.data()
+                               : direct           ? (const void *)in.data()
+                                                  : (const void *)padded.data();
           std::vector<float> got(c.batch * m * n, -777.f);
           const void *fusedArgs[] = {a.data(),        panels,     bias.data(),
                                      residual.data(), got.data(), buffers.data()};
@@ -211,6 +218,7 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   EXPECT_GT(tested, 300);
   EXPECT_GT(joined, 20);
   EXPECT_GT(chunked, 20);
+  EXPECT_GT(readInput, 20);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, Im2colKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
