@@ -282,3 +282,40 @@ def test_split_batch_checks_every_item(nunc, models, tmp_path):
                                    slots=slots)
         assert outs is None and log.startswith("run 2 "), log
         assert "input 'input_ids' holds an index out of range" in log
+
+
+@pytest.mark.skipif("x86_64-avx512" not in TARGETS, reason="the host lacks AVX-512")
+def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
+    """Relu(Conv1x1(x) + x) and the same with Conv3x3: the 1x1 conv's GEMM
+    tasks copy their panels straight from x while other tasks already
+    store results (the plan keeps the output off x); the padded 3x3 conv
+    copies x first. Both against onnxruntime on 1 and 2 threads, with a
+    last panel of 1 column (49 positions: row chunks sharing a packed
+    im2col, the column as dot products) and of 1 full + 1 partial panel
+    (289 positions)."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(9)
+    for kernel, size in ((1, 7), (1, 17), (3, 7), (3, 17)):
+        c = 24
+        w = (r.standard_normal((c, c, kernel, kernel)) * 0.2).astype(np.float32)
+        b = (r.standard_normal(c) * 0.1).astype(np.float32)
+        nodes = [h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[kernel // 2] * 4),
+                 h.make_node("Add", ["c", "x"], ["s"]), h.make_node("Relu", ["s"], ["y"])]
+        g = h.make_graph(nodes, "res", [h.make_tensor_value_info("x", 1, [1, c, size, size])],
+                         [h.make_tensor_value_info("y", 1, [1, c, size, size])],
+                         [nh.from_array(w, "w"), nh.from_array(b, "b")])
+        path = str(tmp_path / f"res{kernel}_{size}.onnx")
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+        out = tmp_path / f"out{kernel}_{size}"
+        res = nunc("compile", path, "--target", "x86_64-avx512", "--explain", "-o", out)
+        conv = [line for line in res.stdout.splitlines() if "+gemm.avx512[" in line]
+        assert len(conv) == 1 and "+residual relu" in conv[0], res.stdout
+        exe, man = harness.build(str(out))
+        feeds = {"x": r.standard_normal((1, c, size, size)).astype(np.float32)}
+        want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        for threads in (1, 2):
+            outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
+                                       threads=threads)
+            assert outs is not None, log
+            np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
