@@ -761,6 +761,8 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   cfg.isa = Int8Isa::Avx512Vnni;
   if (g.direct())
     cfg.blockPlane = g.plane();
+  // Decides the tasks (and so the partial ranges' sidecar): set everywhere.
+  cfg.im2col = g.panelIm2col();
   cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
                                              qc.getActivationMin().convertToFloat(),
                                              qc.getActivationMax().convertToFloat());
@@ -1165,6 +1167,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  scratch, table, bias, residual};
     call.tasks = x86::WindowKernel::numTasks(cfg);
     if (cfg.ranges) {
+      if (plan.storages[step.resultSidecar].bytes < call.tasks * 8)
+        return step.op->emitError("internal error: the partial ranges of ")
+               << call.tasks << " tasks overflow their " << plan.storages[step.resultSidecar].bytes
+               << "-byte sidecar";
       call.args.push_back(KernelArg::storage(step.resultSidecar));
       producedRanges[step.op->getResult(0)] = {step.resultSidecar, call.tasks};
     }
@@ -1301,7 +1307,6 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         return qc.emitError("quantized_conv needs a constant norm_scale and norm_shift");
     }
     cfg.ranges = step.resultSidecar >= 0;
-    cfg.im2col = panelIm2col;
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
@@ -1328,6 +1333,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(residual), KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8ConvGemm::numTasks(cfg);
     if (cfg.ranges) {
+      if (plan.storages[step.resultSidecar].bytes < call.tasks * 8)
+        return step.op->emitError("internal error: the partial ranges of ")
+               << call.tasks << " tasks overflow their " << plan.storages[step.resultSidecar].bytes
+               << "-byte sidecar";
       call.args.push_back(KernelArg::storage(step.resultSidecar));
       producedRanges[step.op->getResult(0)] = {step.resultSidecar, call.tasks};
     }

@@ -798,3 +798,52 @@ def test_imported_qdq_bert(nunc, models, tmp_path):
     ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
     assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, \
         (cosine(got, ort_q), cosine(ort_q, ort_plain))
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_int8_convs_with_joined_columns_and_their_ranges(nunc, tmp_path):
+    """Conv -> Relu -> Conv -> Relu -> Conv on 22x22 (484 = 10 panels + 4
+    positions) and 7x7 (49 = 48 + 1) planes: a conv whose tasks build their
+    own panels (no last columns joined then) and convs joining the last
+    columns as dot products, each writing the partial ranges the next conv
+    reads (one slot per task in the sidecar). Against onnxruntime's f32."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(12)
+    for size in (22, 7):
+        inits, nodes, x = [], [], "x"
+        for i in range(3):
+            cin = 8 if i == 0 else 32
+            inits += [nh.from_array((r.standard_normal((32, cin, 3, 3)) * 0.15)
+                                    .astype(np.float32), f"w{i}"),
+                      nh.from_array((r.standard_normal(32) * 0.1).astype(np.float32), f"b{i}")]
+            y = "y" if i == 2 else f"c{i}"
+            nodes.append(h.make_node("Conv", [x, f"w{i}", f"b{i}"], [y], pads=[1, 1, 1, 1]))
+            if i < 2:
+                nodes.append(h.make_node("Relu", [y], [f"r{i}"]))
+                y = f"r{i}"
+            x = y
+        g = h.make_graph(nodes, "chain", [h.make_tensor_value_info("x", 1, [1, 8, size, size])],
+                         [h.make_tensor_value_info("y", 1, [1, 32, size, size])], inits)
+        path = str(tmp_path / f"chain{size}.onnx")
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+        out = tmp_path / f"out{size}"
+        res = nunc("compile", path, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+                   "--explain", "-o", out)
+        convs = [line for line in res.stdout.splitlines() if "conv.int8.avx512vnni[" in line]
+        assert len(convs) == 3, res.stdout
+        assert all("producer's range]" in c for c in convs[1:]), convs
+        assert all("+range" in c for c in convs[:2]), convs
+        if size == 22:
+            assert all("panel im2col" in c and "dot products" not in c for c in convs), convs
+        else:
+            assert all("last 1 columns as dot products" in c for c in convs), convs
+        exe, man = harness.build(str(out))
+        feeds = {"x": r.standard_normal((1, 8, size, size)).astype(np.float32)}
+        want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        for threads in (1, 2):
+            outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{size}_{threads}"),
+                                       threads=threads)
+            assert outs is not None, log
+            assert cosine(outs["y"], want) >= 0.999, (size, threads, cosine(outs["y"], want))
