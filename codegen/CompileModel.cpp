@@ -856,8 +856,10 @@ LogicalResult ModelCompiler::selectKernels() {
       return candidates;
     }
     if (std::optional<ConvGeometry> g = convGeometry(op, isa)) {
-      // Not over the input while the GEMM tasks still read it.
-      if (g->residual && !(g->residual == g->input && g->gemmReadsInput(isa)))
+      // (A residual that is also the input shares its storage: the plan
+      // never writes over it, so GEMM tasks reading the input directly
+      // still see it.)
+      if (g->residual)
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
@@ -1064,7 +1066,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       call.prelude.push_back(std::move(pack));
 
     x86::GemmConfig cfg = g->gemmConfig(isa);
-    std::string splitWhat;
+    std::string splitWhat = readsInput ? ", panels from the input" : "";
     if (cfg.im2col) {
       x86::GemmKernel::Im2colSplit split = x86::GemmKernel::im2colSplit(cfg);
       if (split.chunks > 1)

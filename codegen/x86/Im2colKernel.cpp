@@ -343,7 +343,7 @@ bool PanelIm2col::supports(const Im2colConfig &c, Isa isa) {
   if (isa != Isa::Avx512 || c.panelWidth != 48 || !Im2colKernel::supports(c, isa))
     return false;
   int64_t rows = (16 + c.outW - 2) / c.outW + 1;
-  return rows <= 7 && planesBytes(c) < (int64_t(1) << 31) &&
+  return rows <= 7 && !table(c).words.empty() && planesBytes(c) < (int64_t(1) << 31) &&
          c.channels * c.kernelH * c.kernelW * c.panelWidth * 4 < (int64_t(1) << 31);
 }
 

@@ -288,8 +288,8 @@ def test_split_batch_checks_every_item(nunc, models, tmp_path):
 def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
     """Relu(Conv1x1(x) + x) and the same with Conv3x3: the 1x1 conv's GEMM
     tasks copy their panels straight from x while other tasks already
-    store results (the plan keeps the output off x); the padded 3x3 conv
-    copies x first. Both against onnxruntime on 1 and 2 threads, with a
+    store results (the plan never writes over an operand that is also the
+    residual); the padded 3x3 conv copies x first. Both against onnxruntime on 1 and 2 threads, with a
     last panel of 1 or 4 columns (49, 100 positions: row chunks sharing a
     packed im2col, the columns as dot products) or of 25 (121 positions)."""
     import onnx
@@ -310,6 +310,13 @@ def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
         res = nunc("compile", path, "--target", "x86_64-avx512", "--explain", "-o", out)
         conv = [line for line in res.stdout.splitlines() if "+gemm.avx512[" in line]
         assert len(conv) == 1 and "+residual relu" in conv[0], res.stdout
+        # 11x11: panels from x itself (1x1) or from its padded copy (3x3);
+        # 7x7 and 10x10: row chunks sharing one im2col pass over x.
+        if size == 11:
+            assert "conv.panel-im2col+gemm" in conv[0], conv[0]
+            assert ("panels from the input" in conv[0]) == (kernel == 1), conv[0]
+        else:
+            assert "conv.im2col+gemm" in conv[0] and "row chunks" in conv[0], conv[0]
         exe, man = harness.build(str(out))
         feeds = {"x": r.standard_normal((1, c, size, size)).astype(np.float32)}
         want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
@@ -104,9 +105,11 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   int tested = 0, joined = 0, chunked = 0, readInput = 0;
+  std::set<int64_t> tails;
   for (int64_t channels : {1, 3, 17})
     for (auto [height, width] : std::vector<std::array<int64_t, 2>>{
-             {1, 4}, {7, 10}, {17, 20}, {30, 33}, {7, 7}, {14, 14}})
+             {1, 4}, {7, 10}, {17, 20}, {30, 33}, {7, 7}, {14, 14}, {5, 10}, {3, 17},
+             {10, 10}})
       for (auto [kernel, stride, pad, dilation] : std::vector<std::array<int64_t, 4>>{
                {3, 1, 1, 1}, {3, 2, 1, 1}, {1, 1, 0, 1}, {1, 2, 0, 1}, {7, 2, 3, 1},
                {3, 1, 2, 2}, {2, 2, 0, 1}})
@@ -139,7 +142,8 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           cfg.lda = k;
           cfg.ldc = cfg.ldr = n;
           cfg.bias = cfg.rowBias = cfg.residual = true;
-          cfg.activation.kind = Activation::Relu;
+          // Clip, not Relu: negative joined columns are compared too.
+          cfg.activation = Activation::fromName("clip", -0.5f, 0.75f);
           cfg.batch = c.batch;
           cfg.wBatchStride = GemmKernel::numPanels(n, isa) * c.panelWidth * k;
           cfg.cBatchStride = cfg.rBatchStride = m * n;
@@ -169,17 +173,20 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           ASSERT_TRUE(fused);
           ASSERT_EQ(!padding, direct);
           std::vector<float> padded(PanelIm2col::planesBytes(c) / 4, std::nanf(""));
-          std::vector<float> buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4, std::nanf(""));
+          // A sentinel after the buffers and after the output.
+          std::vector<float> buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4 + 16, std::nanf(""));
+          buffers.back() = -555.f;
           const void *padArgs[] = {in.data(), padded.data()};
           for (int64_t t = 0; padding && t < PanelIm2col::paddingTasks(c); ++t)
             ASSERT_EQ(padding->function()(padArgs, t), 0);
-          readInput += direct;
+
           // With row chunks, the chunks share the im2col packed before.
           GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(cfg);
           const void *panels = !split.packPerItem ? (const void *)packed.data()
                                : direct           ? (const void *)in.data()
                                                   : (const void *)padded.data();
-          std::vector<float> got(c.batch * m * n, -777.f);
+          readInput += direct && split.packPerItem;
+          std::vector<float> got(c.batch * m * n + 1, -777.f);
           const void *fusedArgs[] = {a.data(),        panels,     bias.data(),
                                      residual.data(), got.data(), buffers.data()};
           for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
@@ -206,12 +213,15 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
                         acc += double(a[i * k + (ch * kernel + ky) * kernel + kx]) *
                                in[((b * channels + ch) * c.height + iy) * c.width + ix];
                     }
-                acc = std::max(acc, 0.0);
+                acc = std::min(std::max(acc, -0.5), 0.75);
                 ASSERT_NEAR(got[at], acc, 1e-5 * std::max(1.0, std::fabs(acc)))
                     << "joined column " << j << " of " << n << ", C " << channels << " k"
                     << kernel << " s" << stride << " M " << m << " image " << b << " row " << i;
               }
+          ASSERT_EQ(got.back(), -777.f) << "wrote past C";
+          ASSERT_EQ(buffers.back(), -555.f) << "wrote past the panel buffers";
           ++tested;
+          tails.insert(split.tail);
           joined += split.tail > 0;
           chunked += split.chunks > 1;
         }
@@ -219,6 +229,7 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   EXPECT_GT(joined, 20);
   EXPECT_GT(chunked, 20);
   EXPECT_GT(readInput, 20);
+  EXPECT_EQ(tails, (std::set<int64_t>{0, 1, 2, 3, 4})) << "joined tails of every width";
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, Im2colKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
