@@ -295,8 +295,10 @@ def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
     import onnx
     from onnx import helper as h, numpy_helper as nh
     r = np.random.default_rng(9)
-    for kernel, size in ((1, 7), (1, 10), (1, 11), (3, 7), (3, 10), (3, 11)):
-        c = 24
+    # 24 channels: three 8-row tiles the small planes split into chunks; 20
+    # (not whole tiles): no chunks.
+    for kernel, size, c in ((1, 7, 24), (1, 10, 24), (1, 11, 20), (3, 7, 24), (3, 10, 24),
+                            (3, 11, 20)):
         w = (r.standard_normal((c, c, kernel, kernel)) * 0.2).astype(np.float32)
         b = (r.standard_normal(c) * 0.1).astype(np.float32)
         nodes = [h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[kernel // 2] * 4),
@@ -310,8 +312,8 @@ def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
         res = nunc("compile", path, "--target", "x86_64-avx512", "--explain", "-o", out)
         conv = [line for line in res.stdout.splitlines() if "+gemm.avx512[" in line]
         assert len(conv) == 1 and "+residual relu" in conv[0], res.stdout
-        # 11x11: panels from x itself (1x1) or from its padded copy (3x3);
-        # 7x7 and 10x10: row chunks sharing one im2col pass over x.
+        # 11x11 (20 channels): panels from x itself (1x1) or from its padded
+        # copy (3x3); 7x7 and 10x10: row chunks sharing one im2col pass.
         if size == 11:
             assert "conv.panel-im2col+gemm" in conv[0], conv[0]
             assert ("panels from the input" in conv[0]) == (kernel == 1), conv[0]
