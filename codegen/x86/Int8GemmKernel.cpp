@@ -231,15 +231,10 @@ public:
   }
 
 private:
-  /// The task's panel of u8 blocks into its buffer (argument [1] + task x
-  /// panel bytes), from the image's padded planes (argument [7]).
-  void packTaskPanel() {
-    const Im2colConfig &ic = *c.im2col;
-    const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
-    const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+  /// rax = the image, rdx = the panel of task rsi (task = (image x
+  /// itemPanels + panel) x rowChunks + chunk); uses rcx.
+  void decodeImageAndPanel() {
     const int64_t chunks = Int8ConvGemm::rowChunks(c);
-    push(rdi);
-    push(rsi);
     mov(rax, rsi);
     if (chunks > 1) {
       xor_(edx, edx);
@@ -247,9 +242,19 @@ private:
       div(rcx);
     }
     xor_(edx, edx);
-    mov(rcx, panels);
+    mov(rcx, Int8ConvGemm::itemPanels(c));
     div(rcx);
-    mov(r13, rdx); // panel; rax = image
+  }
+
+  /// The task's panel of u8 blocks into its buffer (argument [1] + task x
+  /// panel bytes), from the image's padded planes (argument [7]).
+  void packTaskPanel() {
+    const Im2colConfig &ic = *c.im2col;
+    const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
+    push(rdi);
+    push(rsi);
+    decodeImageAndPanel();
+    mov(r13, rdx);
     imul(rax, rax, ic.channels * PanelIm2col::plane(ic).floats * 4);
     add(rax, ptr[rdi + 56]);
     add(rax, PanelIm2col::guardElements(ic) * 4);
@@ -268,20 +273,12 @@ private:
     const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
     const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
     const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
-    const int64_t chunks = Int8ConvGemm::rowChunks(c), tail = Int8ConvGemm::tailColumns(c);
+    const int64_t tail = Int8ConvGemm::tailColumns(c);
     const int64_t groups = kp / 4, rowBytes = Int8ConvGemm::tailBytes(c) / tail;
     Label skip;
     push(rdi);
     push(rsi);
-    mov(rax, rsi);
-    if (chunks > 1) {
-      xor_(edx, edx);
-      mov(rcx, chunks);
-      div(rcx);
-    }
-    xor_(edx, edx);
-    mov(rcx, itemPanels);
-    div(rcx); // rax = image, rdx = panel
+    decodeImageAndPanel();
     cmp(rdx, itemPanels - 1);
     jne(skip, T_NEAR);
     // rax: the first tail column's group 0; the table: each group's offset.
