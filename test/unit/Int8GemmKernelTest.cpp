@@ -175,8 +175,9 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes, Int8Isa isa) {
   int64_t emulatedBefore = nunc_test::emulatedAmxInstructions();
   for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
     ASSERT_EQ(kernel->function()(args, t), 0);
-  if (isa == Int8Isa::Amx && amxEmulated()) // the tiles did the work
+  if (isa == Int8Isa::Amx && amxEmulated()) { // the tiles did the work
     ASSERT_GT(nunc_test::emulatedAmxInstructions(), emulatedBefore);
+  }
   EXPECT_EQ(out.back(), -777.f) << "wrote past C";
 
   for (int64_t i = 0; i < p.m; ++i)
@@ -356,8 +357,9 @@ void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation ac
   }
   for (int64_t i = m * n; i < m * n + 64; ++i)
     ASSERT_EQ(u8[i], 0xA5) << "wrote past C";
-  if (m * n >= 64)
+  if (m * n >= 64) {
     EXPECT_GT(saturated, 0) << "the grid should clamp some values";
+  }
 }
 
 TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
