@@ -83,7 +83,11 @@ def test_output_is_deterministic(nunc, models, tmp_path):
     for d in ("a", "b"):
         nunc("compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512",
              *pins("minilm", 1, 16), "-o", tmp_path / d)
-    for f in ("libminilm.a", "minilm.h", "minilm.json"):
+        # A CNN too: its conv kernels embed per-panel tables.
+        nunc("compile", os.path.join(models, "resnet.onnx"), "--target", "x86_64-avx512",
+             *pins("resnet", 1, None), "-o", tmp_path / d)
+    for f in ("libminilm.a", "minilm.h", "minilm.json", "libresnet.a", "resnet.h",
+              "resnet.json"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 
 
