@@ -70,19 +70,11 @@ public:
     if (c.batch > 1) {
       imul(r13, r14, c.wBatchStride * 4);
       add(rbx, r13);
-      imul(r13, r14, c.cBatchStride * 4);
-      add(rcx, r13);
-      imul(r13, r14, c.rBatchStride * 4);
-      add(r12, r13);
     }
     // Move to this task's panel.
     imul(r13, rsi, c.k * nr * 4);
     add(rbx, r13);
-    imul(r13, rsi, nr * 4);
-    if (!c.rowBias)
-      add(rdx, r13);
-    add(rcx, r13);
-    add(r12, r13);
+    seekImageAndPanel(c.batch > 1);
     setRowStrides(c.lda * 4);
 
     panelBody(rsi, c.n, kVecs, kLanes, [&](int vecs, int lanes) { rowLoop(vecs, lanes, c.m); },
@@ -92,6 +84,23 @@ public:
 
 private:
   GemmConfig c;
+
+  /// C, the residual and a column bias to image r14 (where `byImage`) and
+  /// panel rsi; uses r13.
+  void seekImageAndPanel(bool byImage) {
+    const int64_t nr = kVecs * kLanes;
+    if (byImage) {
+      imul(r13, r14, c.cBatchStride * 4);
+      add(rcx, r13);
+      imul(r13, r14, c.rBatchStride * 4);
+      add(r12, r13);
+    }
+    imul(r13, rsi, nr * 4);
+    if (!c.rowBias)
+      add(rdx, r13);
+    add(rcx, r13);
+    add(r12, r13);
+  }
 
   /// The convolution building its own panels: the task's (image, panel,
   /// row chunk) items one after another (GemmKernel::im2colSplit), each
@@ -124,18 +133,22 @@ private:
     div(rcx);
     mov(r14, rax); // image
     mov(rsi, rdx); // panel
-    auto body = [&](bool tailItem) {
-      if (split.packPerItem) {
-        mov(rdi, ptr[rsp + 8]);
-        mov(rax, ptr[rdi + 8]);
-        imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
-        lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
-        mov(rbx, ptr[rsp + 16]);
-        emitPanelIm2col(ic, rax, rsi, rbx);
-        if (tailItem)
-          packTail(split, rax, rbx, false);
-      } else if (tailItem) {
-        // The tail columns from the packed last panel (after this one).
+    // The panel, from the (padded) input planes.
+    if (split.packPerItem) {
+      mov(rdi, ptr[rsp + 8]);
+      mov(rax, ptr[rdi + 8]);
+      imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
+      lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
+      mov(rbx, ptr[rsp + 16]);
+      emitPanelIm2col(ic, rax, rsi, rbx);
+    }
+    // The last item panel's joined tail columns, transposed: from the same
+    // planes, or from the packed last panel (after this one).
+    if (split.tail) {
+      Label notLast;
+      cmp(rsi, split.panels - 1);
+      jne(notLast, T_NEAR);
+      if (!split.packPerItem) {
         mov(rdi, ptr[rsp + 8]);
         mov(rax, ptr[rdi + 8]);
         imul(rdx, r14, c.wBatchStride * 4);
@@ -143,69 +156,55 @@ private:
         imul(rdx, rsi, c.k * nr * 4);
         lea(rax, ptr[rax + rdx + c.k * nr * 4]);
         mov(rbx, ptr[rsp + 16]);
-        packTail(split, rax, rbx, true);
       }
-      mov(rdi, ptr[rsp + 8]);
-      if (split.packPerItem) {
-        mov(rbx, ptr[rsp + 16]);
-      } else {
-        mov(rbx, ptr[rdi + 8]); // the packed panel
-        imul(rdx, r14, c.wBatchStride * 4);
-        add(rbx, rdx);
-        imul(rdx, rsi, c.k * nr * 4);
-        add(rbx, rdx);
-      }
-      mov(rax, ptr[rdi + 0]);
-      mov(rdx, ptr[rdi + 16]);
-      mov(r12, ptr[rdi + 24]);
-      mov(rcx, ptr[rdi + 32]);
-      imul(r13, r14, c.cBatchStride * 4);
-      add(rcx, r13);
-      imul(r13, r14, c.rBatchStride * 4);
-      add(r12, r13);
-      imul(r13, rsi, nr * 4);
-      if (!c.rowBias)
-        add(rdx, r13);
-      add(rcx, r13);
-      add(r12, r13);
-      if (split.chunks > 1) {
-        // The chunk's first row in A, C, the residual and a row bias.
-        mov(r13, ptr[rsp + 24]);
-        imul(r13, r13, split.rowsPerChunk * 4);
-        if (c.rowBias)
-          add(rdx, r13);
-        imul(r15, r13, c.lda);
-        add(rax, r15);
-        imul(r15, r13, c.ldc);
-        add(rcx, r15);
-        imul(r15, r13, c.ldr);
-        add(r12, r15);
-      }
-      setRowStrides(c.lda * 4);
-      if (tailItem) {
-        // rdi: the transposed tail columns for the dot products.
-        if (split.packPerItem)
-          lea(rdi, ptr[rbx + c.k * nr * 4]);
-        else
-          mov(rdi, ptr[rsp + 16]);
-        rowLoop(kVecs, kLanes, split.rowsPerChunk, split.tail);
-      }
-      else if (split.tail)
-        rowLoop(kVecs, kLanes, split.rowsPerChunk);
-      else
-        panelDispatch(rsi, c.n, kVecs, kLanes,
-                      [&](int vecs, int lanes) { rowLoop(vecs, lanes, split.rowsPerChunk); });
-    };
-    if (split.tail) {
-      Label tailItem;
-      cmp(rsi, split.panels - 1);
-      je(tailItem, T_NEAR);
-      body(false);
-      jmp(next, T_NEAR);
-      L(tailItem);
-      body(true);
+      packTail(split, rax, rbx, !split.packPerItem);
+      L(notLast);
+    }
+    mov(rdi, ptr[rsp + 8]);
+    if (split.packPerItem) {
+      mov(rbx, ptr[rsp + 16]);
     } else {
-      body(false);
+      mov(rbx, ptr[rdi + 8]); // the packed panel
+      imul(rdx, r14, c.wBatchStride * 4);
+      add(rbx, rdx);
+      imul(rdx, rsi, c.k * nr * 4);
+      add(rbx, rdx);
+    }
+    mov(rax, ptr[rdi + 0]);
+    mov(rdx, ptr[rdi + 16]);
+    mov(r12, ptr[rdi + 24]);
+    mov(rcx, ptr[rdi + 32]);
+    seekImageAndPanel(true);
+    if (split.chunks > 1) {
+      // The chunk's first row in A, C, the residual and a row bias.
+      mov(r13, ptr[rsp + 24]);
+      imul(r13, r13, split.rowsPerChunk * 4);
+      if (c.rowBias)
+        add(rdx, r13);
+      imul(r15, r13, c.lda);
+      add(rax, r15);
+      imul(r15, r13, c.ldc);
+      add(rcx, r15);
+      imul(r15, r13, c.ldr);
+      add(r12, r15);
+    }
+    setRowStrides(c.lda * 4);
+    if (split.tail) {
+      Label notLast;
+      cmp(rsi, split.panels - 1);
+      jne(notLast, T_NEAR);
+      // rdi: the transposed tail columns for the dot products.
+      if (split.packPerItem)
+        lea(rdi, ptr[rbx + c.k * nr * 4]);
+      else
+        mov(rdi, ptr[rsp + 16]);
+      rowLoop(kVecs, kLanes, split.rowsPerChunk, split.tail);
+      jmp(next, T_NEAR);
+      L(notLast);
+      rowLoop(kVecs, kLanes, split.rowsPerChunk);
+    } else {
+      panelDispatch(rsi, c.n, kVecs, kLanes,
+                    [&](int vecs, int lanes) { rowLoop(vecs, lanes, split.rowsPerChunk); });
     }
     L(next);
     mov(rax, ptr[rsp]);

@@ -68,28 +68,14 @@ public:
     const int64_t imageBytes = panelsOf(c) * ck * nr * 4;
     const int64_t per = Im2colKernel::planesPerTask(c);
     prologue();
-    // r10 = first plane, r9 = planes of this task.
-    imul(r10, rsi, per);
-    mov(r9, c.batch * c.channels);
-    sub(r9, r10);
-    mov(rax, per);
-    cmp(r9, rax);
-    cmovg(r9, rax);
+    taskPlanes(per, c.batch * c.channels);
     mov(rax, ptr[rdi + 0]);
     imul(rdx, r10, c.height * c.width * 4);
     add(rax, rdx); // input plane
     mov(r8, ptr[rdi + 16]);
     imul(rdx, rsi, plane.floats * 4);
     add(r8, rdx); // this task's padded plane
-    if (c.padWithZeroPoint) {
-      // zp in each byte of every element: zp * 0x01010101.
-      mov(rdx, ptr[rdi + 24]);
-      imul(edx, ptr[rdx], 0x01010101);
-      vmovd(Xmm(zero().getIdx()), edx);
-      vpbroadcastd(zero(), Xmm(zero().getIdx()));
-    } else {
-      vxorps(zero(), zero(), zero());
-    }
+    setPadding(zero(), c.padWithZeroPoint, 3);
     fillPlane(r8, plane.floats, zero());
     if (c.strideW == 2)
       setEvenIndex(evenIndex());
@@ -368,26 +354,14 @@ public:
     const int64_t tasks = PanelIm2col::paddingTasks(c);
     const int64_t per = (planes + tasks - 1) / tasks;
     prologue();
-    imul(r10, rsi, per);
-    mov(r9, planes);
-    sub(r9, r10);
-    mov(rax, per);
-    cmp(r9, rax);
-    cmovg(r9, rax);
+    taskPlanes(per, planes);
     mov(rax, ptr[rdi + 0]);
     imul(rdx, r10, c.height * c.width * 4);
     add(rax, rdx); // the first input plane
     mov(r8, ptr[rdi + 8]);
     imul(rdx, r10, plane.floats * 4);
     lea(r8, ptr[r8 + rdx + PanelIm2col::guardElements(c) * 4]); // its padded place
-    if (c.padWithZeroPoint) {
-      mov(rdx, ptr[rdi + 16]);
-      imul(edx, ptr[rdx], 0x01010101);
-      vmovd(Xmm(zero().getIdx()), edx);
-      vpbroadcastd(zero(), Xmm(zero().getIdx()));
-    } else {
-      vxorps(zero(), zero(), zero());
-    }
+    setPadding(zero(), c.padWithZeroPoint, 2);
     Label planeLoop;
     L(planeLoop);
     fillPlane(r8, plane.floats, zero());

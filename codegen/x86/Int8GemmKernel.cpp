@@ -117,18 +117,8 @@ public:
       // Task -> (image, panel, chunk); the panels, C and residual of that
       // image (r15 = the chunk until the micro-kernels take it).
       const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
-      const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
       const int64_t chunks = Int8ConvGemm::rowChunks(c);
-      mov(rax, rsi);
-      if (chunks > 1) {
-        xor_(edx, edx);
-        mov(r14, chunks);
-        div(r14);
-        mov(r15, rdx);
-      }
-      xor_(edx, edx);
-      mov(r14, itemPanels);
-      div(r14);
+      decodeImageAndPanel(&r15);
       mov(r13, rdx);                    // panel
       // The image's panels (or blocks: kp / 4 groups of blockPlane words).
       imul(rbx, rax, c.blockPlane ? kp * c.blockPlane : panels * kp * nr);
@@ -232,14 +222,17 @@ public:
 
 private:
   /// rax = the image, rdx = the panel of task rsi (task = (image x
-  /// itemPanels + panel) x rowChunks + chunk); uses rcx.
-  void decodeImageAndPanel() {
+  /// itemPanels + panel) x rowChunks + chunk), *chunk = the chunk when
+  /// asked; uses rcx.
+  void decodeImageAndPanel(const Reg64 *chunk = nullptr) {
     const int64_t chunks = Int8ConvGemm::rowChunks(c);
     mov(rax, rsi);
     if (chunks > 1) {
       xor_(edx, edx);
       mov(rcx, chunks);
       div(rcx);
+      if (chunk)
+        mov(*chunk, rdx);
     }
     xor_(edx, edx);
     mov(rcx, Int8ConvGemm::itemPanels(c));

@@ -141,13 +141,7 @@ public:
     prologue();
     int64_t per = WindowKernel::planesPerTask(c);
     int64_t planes = c.batch * c.channels;
-    // r10 = first plane; r9 = planes of this task.
-    imul(r10, rsi, per);
-    mov(r9, planes);
-    sub(r9, r10);
-    mov(rax, per);
-    cmp(r9, rax);
-    cmovg(r9, rax);
+    taskPlanes(per, planes);
     int64_t inPlane = c.height * c.width * 4;
     int64_t outPlane = c.kind == WindowConfig::GlobalAverage ? 4 : c.outH * c.outW * 4;
     mov(rax, ptr[rdi + 0]);

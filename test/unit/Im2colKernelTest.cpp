@@ -43,6 +43,26 @@ std::vector<float> reference(const Im2colConfig &c, const std::vector<float> &in
   return out;
 }
 
+/// Two images of a square-kernel convolution with the same stride, padding
+/// and dilation in both dimensions, panels as the ISA's GEMM takes them.
+Im2colConfig geometry(int64_t channels, int64_t height, int64_t width, int64_t kernel,
+                      int64_t stride, int64_t pad, int64_t dilation, Isa isa) {
+  Im2colConfig c;
+  c.batch = 2;
+  c.channels = channels;
+  c.height = height;
+  c.width = width;
+  c.kernelH = c.kernelW = kernel;
+  c.strideH = c.strideW = stride;
+  c.dilationH = c.dilationW = dilation;
+  c.padTop = c.padLeft = pad;
+  int64_t span = (kernel - 1) * dilation + 1;
+  c.outH = (c.height + 2 * pad - span) / stride + 1;
+  c.outW = (c.width + 2 * pad - span) / stride + 1;
+  c.panelWidth = GemmKernel::panelWidth(isa);
+  return c;
+}
+
 class Im2colKernelTest : public ::testing::TestWithParam<Isa> {};
 
 TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
@@ -57,21 +77,10 @@ TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
       for (auto [kernel, stride, pad, dilation] : std::vector<std::array<int64_t, 4>>{
                {3, 1, 1, 1}, {3, 2, 1, 1}, {1, 1, 0, 1}, {1, 2, 0, 1}, {7, 2, 3, 1},
                {3, 1, 2, 2}, {2, 2, 0, 1}}) {
-        Im2colConfig c;
-        c.batch = 2;
-        c.channels = channels;
-        c.height = size;
-        c.width = size + 3; // not square, not a multiple of the vector width
-        c.kernelH = c.kernelW = kernel;
-        c.strideH = c.strideW = stride;
-        c.dilationH = c.dilationW = dilation;
-        c.padTop = c.padLeft = pad;
-        int64_t span = (kernel - 1) * dilation + 1;
-        c.outH = (c.height + 2 * pad - span) / stride + 1;
-        c.outW = (c.width + 2 * pad - span) / stride + 1;
+        // Not square, not a multiple of the vector width.
+        Im2colConfig c = geometry(channels, size, size + 3, kernel, stride, pad, dilation, isa);
         if (c.outH <= 0 || c.outW <= 0)
           continue;
-        c.panelWidth = GemmKernel::panelWidth(isa);
         ASSERT_TRUE(Im2colKernel::supports(c, isa));
         std::vector<float> in(c.batch * channels * c.height * c.width);
         for (float &v : in)
@@ -114,19 +123,8 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
                {3, 1, 1, 1}, {3, 2, 1, 1}, {1, 1, 0, 1}, {1, 2, 0, 1}, {7, 2, 3, 1},
                {3, 1, 2, 2}, {2, 2, 0, 1}})
         for (int64_t m : {7, 17, 64}) {
-          Im2colConfig c;
-          c.batch = 2;
-          c.channels = channels;
-          c.height = height;
-          c.width = width;
-          c.kernelH = c.kernelW = kernel;
-          c.strideH = c.strideW = stride;
-          c.dilationH = c.dilationW = dilation;
-          c.padTop = c.padLeft = pad;
-          int64_t span = (kernel - 1) * dilation + 1;
-          c.outH = (c.height + 2 * pad - span) / stride + 1;
-          c.outW = (c.width + 2 * pad - span) / stride + 1;
-          c.panelWidth = GemmKernel::panelWidth(isa);
+          Im2colConfig c =
+              geometry(channels, height, width, kernel, stride, pad, dilation, isa);
           if (c.outH <= 0 || c.outW <= 0 || !PanelIm2col::supports(c, isa))
             continue;
           int64_t k = channels * kernel * kernel, n = c.outH * c.outW;
