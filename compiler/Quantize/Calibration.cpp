@@ -6,6 +6,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -197,6 +198,56 @@ std::string mlir::nunc::quantizationKey(Operation *target) {
   return (isConv(target) ? "conv#" : "linear#") + std::to_string(index);
 }
 
+std::string mlir::nunc::layerNormKey(Operation *target) {
+  SmallVector<std::string> names = onnxNodeNames(target->getLoc());
+  if (!names.empty())
+    return names.front();
+  int index = 0;
+  bool found = false;
+  target->getParentOp()->walk([&](LayerNormOp op) {
+    if (found)
+      return;
+    if (op == target)
+      found = true;
+    else
+      ++index;
+  });
+  return "layer_norm#" + std::to_string(index);
+}
+
+llvm::Expected<std::map<std::string, std::vector<float>>>
+mlir::nunc::layerNormChannelAbsMax(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples) {
+  llvm::DenseMap<Value, std::string> keys;
+  func.walk([&](LinearOp op) {
+    if (auto norm = op.getInput().getDefiningOp<LayerNormOp>();
+        norm && op.getInput() == norm.getOutput())
+      keys.try_emplace(norm.getOutput(), layerNormKey(norm));
+  });
+  std::map<std::string, std::vector<float>> absMax;
+  for (auto [i, sample] : llvm::enumerate(samples)) {
+    llvm::DenseSet<Value> seen; // Q, K and V read one output: measure it once
+    auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
+      auto linear = dyn_cast<LinearOp>(op);
+      if (!linear || !keys.count(linear.getInput()) || !seen.insert(linear.getInput()).second)
+        return;
+      const Tensor &x = operand(linear.getInput());
+      if (x.dtype() != DType::F32 || x.shape().empty())
+        return;
+      int64_t channels = x.shape().back(), n = x.numElements();
+      std::vector<float> &m = absMax[keys.lookup(linear.getInput())];
+      m.resize(channels, 0.f);
+      const float *v = x.as<float>();
+      for (int64_t j = 0; j < n; ++j)
+        m[j % channels] = std::max(m[j % channels], std::fabs(v[j]));
+    };
+    llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(func, sample, observe);
+    if (!out)
+      return llvm::createStringError("calibration sample " + std::to_string(i) + ": " +
+                                     llvm::toString(out.takeError()));
+  }
+  return absMax;
+}
+
 llvm::Expected<std::string> mlir::nunc::parseCalibrationMethod(llvm::StringRef method) {
   if (method == "minmax" || method == "mse" || method == "entropy")
     return method.str();
@@ -296,6 +347,13 @@ std::string CalibrationProfile::toJson() const {
                           {"method", method},
                           {"samples", samples},
                           {"inputs", std::move(tensors)}};
+  if (smoothing) {
+    llvm::json::Object norms;
+    for (const auto &[key, f] : smoothing->factors)
+      norms[key] = llvm::json::Array(f);
+    root["smoothing"] = llvm::json::Object{{"alpha", smoothing->alpha},
+                                           {"layer_norms", std::move(norms)}};
+  }
   std::string s;
   llvm::raw_string_ostream(s) << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
                               << "\n";
@@ -332,6 +390,31 @@ llvm::Expected<CalibrationProfile> CalibrationProfile::fromJson(llvm::StringRef 
     r.scale = *scale;
     r.zeroPoint = *zp;
     p.inputs[key.str()] = r;
+  }
+  if (const llvm::json::Value *sv = root->get("smoothing")) {
+    const llvm::json::Object *so = sv->getAsObject();
+    const llvm::json::Object *norms = so ? so->getObject("layer_norms") : nullptr;
+    std::optional<double> alpha = so ? so->getNumber("alpha") : std::nullopt;
+    if (!norms || !alpha)
+      return llvm::createStringError("calibration profile \"smoothing\" needs \"alpha\" and "
+                                     "\"layer_norms\"");
+    Smoothing sm;
+    sm.alpha = *alpha;
+    for (const auto &[key, v] : *norms) {
+      const llvm::json::Array *a = v.getAsArray();
+      std::vector<float> f;
+      for (size_t i = 0; a && i < a->size(); ++i) {
+        std::optional<double> x = (*a)[i].getAsNumber();
+        if (!x || !(*x > 0) || !std::isfinite(*x))
+          break;
+        f.push_back(static_cast<float>(*x));
+      }
+      if (!a || a->empty() || f.size() != a->size())
+        return llvm::createStringError("calibration profile smoothing entry '" + key.str() +
+                                       "' needs an array of positive factors");
+      sm.factors[key.str()] = std::move(f);
+    }
+    p.smoothing = std::move(sm);
   }
   return p;
 }

@@ -462,6 +462,54 @@ def test_saved_profile_rebuilds_identically(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_smoothquant(nunc, models, tmp_path):
+    """--smoothquant smooths the 12 LayerNorm outputs that linears read (Q/K/V
+    and FFN1 of each layer; the embedding LayerNorm too) and saves the
+    factors in the profile; a rebuild from the profile is byte-identical; the
+    library still tracks f32 (these random weights have no outlier channels
+    to gain from; test_real_model.py measures the gain) and the residuals
+    keep the unsmoothed LayerNorm, so each smoothed one runs twice."""
+    write_samples(tmp_path / "calib", "minilm", 8, 1, 16)
+    common = [os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+              "--quantize", "int8", "--activations", "static", *pins("minilm", 1, 16)]
+    r = nunc("compile", *common, "--calibration", tmp_path / "calib", "--smoothquant=0.6",
+             "--save-calibration", tmp_path / "p.json", "-o", tmp_path / "a")
+    assert "smoothed 12 LayerNorm output(s) (SmoothQuant, alpha 0.6)" in r.stderr, r.stderr
+    profile = json.loads((tmp_path / "p.json").read_text())
+    norms = profile["smoothing"]["layer_norms"]
+    assert profile["smoothing"]["alpha"] == 0.6 and len(norms) == 12, profile["smoothing"]
+    assert all(len(f) == 384 and min(f) > 0 for f in norms.values())
+    assert len(set(map(tuple, norms.values()))) == 12  # factors per LayerNorm
+    nunc("compile", *common, "--load-calibration", tmp_path / "p.json", "-o", tmp_path / "b")
+    for f in ("libminilm.a", "minilm.h", "minilm.json"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+    kernels = [k["kernel"] for k in
+               json.loads((tmp_path / "a" / "minilm.json").read_text())["kernels"]]
+    assert sum(k.startswith("layer_norm.") for k in kernels) == 13 + 12, kernels
+    feeds = random_inputs("minilm", 1, 16, 9)
+    exe, man = harness.build(str(tmp_path / "a"))
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    c = cosine(outs["last_hidden_state"], reference(models, "minilm", feeds)["last_hidden_state"])
+    assert c >= 0.995, c
+    # Without smoothing, the same profile's ranges would be the wrong ones:
+    # a profile whose smoothing names another model's LayerNorm is refused.
+    profile["smoothing"]["layer_norms"]["/no/such/LayerNorm"] = [1.0] * 384
+    (tmp_path / "stale.json").write_text(json.dumps(profile))
+    r = nunc("compile", *common, "--load-calibration", tmp_path / "stale.json", "-o",
+             tmp_path / "c", check=False)
+    assert r.returncode == 1 and "smoothing: no LayerNorm '/no/such/LayerNorm'" in r.stderr, \
+        r.stderr
+    for bad, message in ((["--smoothquant=1.5", "--calibration", tmp_path / "calib"],
+                          "--smoothquant takes an alpha with 0 < alpha < 1, got '1.5'"),
+                         (["--smoothquant", "--load-calibration", tmp_path / "p.json"],
+                          "--smoothquant goes with --quantize int8 --activations static "
+                          "--calibration")):
+        r = nunc("compile", *common, *bad, "-o", tmp_path / "d", check=False)
+        assert r.returncode == 1 and message in r.stderr, r.stderr
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_static_activation_handover_per_target(nunc, models, tmp_path):
     """Each target hands u8 activations over in the rows its int8 GEMMs read
     (AMX and AVX-VNNI too: K = 384 and 1536 are whole tile rows and 8-byte

@@ -169,7 +169,10 @@ def test_real_minilm_int8_tracks_float(nunc, real):
     well above onnxruntime's quantize_dynamic model (per tensor: ~0.96 on
     these weights, whose LayerNorm outputs have a channel ~17x the median).
     Static activations calibrated on 8 other sentences (min-max, per tensor)
-    lose more to those outliers: ~0.99 (measured 0.985-0.993)."""
+    lose more to those outliers: ~0.99 (measured 0.985-0.993). --smoothquant
+    moves the outlier channels into the weights: the error (1 - cosine)
+    about halves (measured: mean 0.9913 -> 0.9958, every sentence above
+    0.994)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
     qd = str(real["dir"] / "ort_dynamic.onnx")
     quantize_dynamic(real["path"], qd, weight_type=QuantType.QInt8)
@@ -177,12 +180,18 @@ def test_real_minilm_int8_tracks_float(nunc, real):
     dynamic = run_compiled(nunc, real, "int8_dynamic", 4, "--quantize", "int8")
     static = run_compiled(nunc, real, "int8_static", 1, "--quantize", "int8",
                           "--activations", "static", "--calibration", real["calib"])
-    for feeds, want, dyn, sta in zip(real["batches"], real["f32"], dynamic, static):
+    smooth = run_compiled(nunc, real, "int8_smoothquant", 1, "--quantize", "int8",
+                          "--activations", "static", "--calibration", real["calib"],
+                          "--smoothquant")
+    static_cos, smooth_cos = [], []
+    for feeds, want, dyn, sta, smo in zip(real["batches"], real["f32"], dynamic, static, smooth):
         mask = feeds["attention_mask"]
         ours, theirs = token_cosines(dyn, want, mask), token_cosines(ort_int8.run(None, feeds)[0],
                                                                       want, mask)
         print("dynamic", ours.round(5), "onnxruntime", theirs.round(5))
         assert (ours >= 0.997).all() and (ours > theirs).all(), (ours, theirs)
-        sta_cos = token_cosines(sta, want, mask)
-        print("static", sta_cos.round(5))
-        assert (sta_cos >= 0.98).all(), sta_cos
+        static_cos += list(token_cosines(sta, want, mask))
+        smooth_cos += list(token_cosines(smo, want, mask))
+    print("static", np.round(static_cos, 5), "smoothquant", np.round(smooth_cos, 5))
+    assert min(static_cos) >= 0.98 and min(smooth_cos) >= 0.99, (static_cos, smooth_cos)
+    assert 1 - np.mean(smooth_cos) <= 0.8 * (1 - np.mean(static_cos)), (static_cos, smooth_cos)

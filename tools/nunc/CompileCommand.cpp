@@ -18,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cstdio>
 
 namespace cl = llvm::cl;
 using namespace mlir;
@@ -116,6 +117,12 @@ cl::opt<std::string> loadCalibration("load-calibration",
                                               "calibrating"),
                                      cl::value_desc("profile.json"), cl::sub(compileCommand),
                                      cl::cat(category));
+cl::opt<std::string> smoothQuant(
+    "smoothquant",
+    cl::desc("With --activations static and --calibration: move the outlier channels of "
+             "LayerNorm outputs into the weights of the linear ops that read them "
+             "(SmoothQuant; migration strength alpha, default 0.5); saved in the profile"),
+    cl::value_desc("alpha"), cl::ValueOptional, cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> report("report",
                             cl::desc("With --quantize int8: write per-layer SNR/cosine and "
                                      "output agreement with f32 on the --calibration samples "
@@ -254,18 +261,39 @@ llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
   return samples;
 }
 
-/// Calibrates the fused `module` on the samples; writes the profile to
-/// `savePath` (or a temporary file held by `temp`) and returns its path.
+/// `x` as printf's %g writes it (0.5, not 5.000000e-01).
+std::string shortNumber(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", x);
+  return text;
+}
+
+/// Calibrates the fused `module` on the samples, first smoothing it when
+/// `alpha` > 0; writes the profile to `savePath` (or a temporary file held by
+/// `temp`) and returns its path.
 llvm::Expected<std::string> calibrateModel(ModuleOp module, llvm::StringRef source,
-                                           llvm::StringRef method, llvm::StringRef savePath,
+                                           llvm::StringRef method, double alpha,
+                                           llvm::StringRef savePath,
                                            std::optional<TempFile> &temp) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   llvm::Expected<std::vector<std::vector<Tensor>>> samples = readSamples(func, source);
   if (!samples)
     return samples.takeError();
+  std::optional<Smoothing> smoothing;
+  if (alpha > 0) {
+    auto absMax = layerNormChannelAbsMax(func, *samples);
+    if (!absMax)
+      return absMax.takeError();
+    smoothing = smoothingFactors(func, *absMax, alpha);
+    if (failed(applySmoothing(func, *smoothing)))
+      return llvm::createStringError("smoothing failed");
+    llvm::errs() << "nunc compile: int8: smoothed " << smoothing->factors.size()
+                 << " LayerNorm output(s) (SmoothQuant, alpha " << shortNumber(alpha) << ")\n";
+  }
   llvm::Expected<CalibrationProfile> profile = calibrate(func, *samples, method);
   if (!profile)
     return profile.takeError();
+  profile->smoothing = std::move(smoothing);
   std::string path = savePath.str();
   if (path.empty()) {
     llvm::SmallString<128> tmp;
@@ -314,6 +342,17 @@ int runCompile() {
                       (!calibration.empty() && !measure)))
     return fail("compile", "--calibration, --load-calibration and --save-calibration go "
                            "with --quantize int8 --activations static");
+  double smoothAlpha = 0;
+  if (smoothQuant.getNumOccurrences()) {
+    if (!staticInt8 || calibration.empty() || !loadCalibration.empty())
+      return fail("compile", "--smoothquant goes with --quantize int8 --activations static "
+                             "--calibration (a loaded profile brings its own smoothing)");
+    smoothAlpha = 0.5;
+    if (!smoothQuant.empty() && (llvm::StringRef(smoothQuant).getAsDouble(smoothAlpha) ||
+                                 !(smoothAlpha > 0 && smoothAlpha < 1)))
+      return fail("compile", "--smoothquant takes an alpha with 0 < alpha < 1, got '" +
+                                 smoothQuant + "'");
+  }
   double targetCosine = 0;
   if (!accuracyTarget.empty()) {
     llvm::StringRef t(accuracyTarget);
@@ -356,10 +395,17 @@ int runCompile() {
     std::optional<TempFile> temp;
     if (staticInt8 && profilePath.empty()) {
       llvm::Expected<std::string> path =
-          calibrateModel(*module, calibration, *method, saveCalibration, temp);
+          calibrateModel(*module, calibration, *method, smoothAlpha, saveCalibration, temp);
       if (!path)
         return fail("compile", llvm::toString(path.takeError()));
       profilePath = *path;
+    } else if (staticInt8) {
+      // A saved profile's ranges are those of the smoothed inputs: smooth
+      // as it says before quantizing (and before measuring against f32).
+      PassManager spm(&tc.get());
+      spm.nest<func::FuncOp>().addPass(createSmoothActivations({profilePath}));
+      if (failed(spm.run(*module)))
+        return 1;
     }
     std::vector<std::vector<Tensor>> samples;
     if (measure) {
@@ -428,6 +474,7 @@ int runCompile() {
       std::string settings =
           "int8, activations " + activations.getValue() +
           (staticInt8 ? " (calibration " + *method + ")" : std::string(" (per row; per tensor for convolutions)")) +
+          (smoothAlpha > 0 ? ", SmoothQuant alpha " + shortNumber(smoothAlpha) : std::string()) +
           (targetCosine > 0 ? ", accuracy target " + accuracyTarget.getValue() : "");
       if (!writeFile(report, accuracyReportMarkdown(options.sourceName, settings,
                                                     samples.size(), *layers, *outs, keep)))

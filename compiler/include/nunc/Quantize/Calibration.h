@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,11 +32,25 @@ struct ActivationRange {
   int64_t zeroPoint = 0;
 };
 
+/// SmoothQuant-style smoothing (nunc-smooth-activations): a LayerNorm
+/// output that feeds linear ops is divided by s_j per channel (a second
+/// LayerNorm with scale / s and bias / s) and those linears' weight rows are
+/// multiplied by s_j, so outlier channels stop setting the u8 range of every
+/// other channel. s_j = max|x_j|^alpha / max|W_j|^(1 - alpha) over the
+/// calibration samples and the consumers' weights.
+struct Smoothing {
+  double alpha = 0.5;
+  /// One factor per channel, keyed by layerNormKey() of the LayerNorm.
+  std::map<std::string, std::vector<float>> factors;
+};
+
 struct CalibrationProfile {
   std::string method; // "minmax", "percentile=99.99", "mse", "entropy"
   int64_t samples = 0;
-  /// Keyed by quantizationKey() of the linear or conv op whose input this is.
+  /// Keyed by quantizationKey() of the linear or conv op whose input this is
+  /// (after smoothing, when there is one).
   std::map<std::string, ActivationRange> inputs;
+  std::optional<Smoothing> smoothing;
 
   std::string toJson() const;
   static llvm::Expected<CalibrationProfile> fromJson(llvm::StringRef text);
@@ -56,6 +71,10 @@ std::pair<double, double> chooseRange(llvm::StringRef method, const ValueHistogr
 /// when the IR carries no ONNX locations.
 std::string quantizationKey(Operation *op);
 
+/// A stable name for a layer_norm op: its first ONNX node, or
+/// "layer_norm#<index>" in program order.
+std::string layerNormKey(Operation *op);
+
 /// Whether `op` is one the int8 pass may quantize (and calibration observes):
 /// linear, conv or fused_conv.
 bool isQuantizable(Operation *op);
@@ -69,6 +88,11 @@ llvm::Expected<std::string> parseCalibrationMethod(llvm::StringRef method);
 llvm::Expected<CalibrationProfile>
 calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
           llvm::StringRef method);
+
+/// The largest |value| of each channel (last axis) of every LayerNorm output
+/// that a linear op reads, over the samples, keyed by layerNormKey().
+llvm::Expected<std::map<std::string, std::vector<float>>>
+layerNormChannelAbsMax(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples);
 
 } // namespace mlir::nunc
 

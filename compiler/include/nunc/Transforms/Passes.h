@@ -4,6 +4,7 @@
 #define NUNC_TRANSFORMS_PASSES_H
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
+#include "nunc/Quantize/Calibration.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
@@ -24,6 +25,16 @@ LogicalResult refineResultTypes(Operation *op, bool &changed);
 
 /// Sets the function's result types to the types of what it returns.
 void updateFunctionResultTypes(func::FuncOp func);
+
+/// SmoothQuant factors (see Smoothing) for every LayerNorm of `func` that
+/// nunc-smooth-activations can smooth and `absMax` (layerNormChannelAbsMax)
+/// measured.
+Smoothing smoothingFactors(func::FuncOp func,
+                           const std::map<std::string, std::vector<float>> &absMax,
+                           double alpha);
+
+/// What nunc-smooth-activations does with `smoothing`.
+LogicalResult applySmoothing(func::FuncOp func, const Smoothing &smoothing);
 
 } // namespace mlir::nunc
 

@@ -204,6 +204,28 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def SmoothActivations : Pass<"nunc-smooth-activations", "func::FuncOp"> {
+  let summary = "Moves LayerNorm output outliers into the consuming weights (SmoothQuant) before static int8";
+  let description = [{
+    Applies the `smoothing` section of a calibration profile (`nunc compile
+    --smoothquant` writes it; see nunc/Quantize/Calibration.h). For each
+    listed LayerNorm (over the last axis, constant scale and bias) with
+    factors s: a second LayerNorm computes y / s (its scale and bias divided
+    by s), the `linear` ops with constant f32 [C, N] weights that read y read
+    it instead, and their weight rows are multiplied by s. The f32 result is
+    unchanged up to rounding; y's other uses (a residual) keep the original,
+    which is erased when none remain. The profile's ranges are those of the
+    smoothed inputs: run this before `nunc-quantize-int8` with the same
+    profile. A profile without `smoothing` changes nothing; one whose
+    factors do not fit the model is an error.
+  }];
+  let options = [
+    Option<"profile", "profile", "std::string", /*default=*/"",
+           "Calibration profile (JSON) with a smoothing section">,
+  ];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func::FuncOp"> {
   let summary = "Hands static u8 activations from GEMM to GEMM instead of re-quantizing f32";
   let description = [{
