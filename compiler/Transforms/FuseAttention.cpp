@@ -89,8 +89,8 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
     if (!softmax)
       return failure();
     auto probsType = cast<ShapedType>(softmax.getType());
-    if (!probsType.hasRank() || probsType.getRank() != 4 ||
-        (softmax.getAxis() != -1 && softmax.getAxis() != 3))
+    int64_t axis = softmax.getAxisAttr().getInt();
+    if (!probsType.hasRank() || probsType.getRank() != 4 || (axis != -1 && axis != 3))
       return failure();
     ops.append({pv, softmax});
 
