@@ -156,7 +156,6 @@ protected:
       vmovups(dst, constAddr(v));
   }
 
-  /// y = exp(x) in place; t0, t1 are temporaries.
   enum class Reduction { Max, Min, Add };
   /// Combines the lanes of v into every lane of v; t is a temporary.
   template <typename Vmm> void emitHorizontal(const Vmm &v, const Vmm &t, Reduction r);
@@ -183,7 +182,12 @@ protected:
     vmovss(ptr[rdx + 4], Xbyak::Xmm(min.getIdx()));
   }
 
+  /// y = exp(x) in place; t0, t1 are temporaries.
   template <typename Vmm> void emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1);
+  /// y = 2^x in place for x <= 0 (x below -126, -inf and NaN give 2^-126);
+  /// t0, t1 are temporaries. Cheaper than exp where the argument can be
+  /// computed in base 2 to begin with (softmax of scaled scores).
+  template <typename Vmm> void emitExp2(const Vmm &x, const Vmm &t0, const Vmm &t1);
   /// y = erf(x) in place; t0..t2 are temporaries.
   template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);
   /// y = activation(x) in place with four temporaries.

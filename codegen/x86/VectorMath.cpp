@@ -1,7 +1,8 @@
 //===- VectorMath.cpp - exp and activations in generated x86 code ---------===//
 //
 // exp: range reduction x = n ln2 + r, |r| <= ln2/2, Taylor polynomial of
-// degree 7 (relative error below 1e-7), times 2^n. erf (for GELU): a
+// degree 7 (relative error below 1e-7), times 2^n; exp2 the same without
+// the multiplication by log2(e) and the two-part ln 2. erf (for GELU): a
 // rational approximation x P(x^2) / Q(x^2) fitted for nunc on [0, 4]
 // (max absolute error 3.4e-7 in float32); |x| is clamped to 4, where erf is 1
 // to float precision.
@@ -56,6 +57,38 @@ template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, con
     vmovups(t1, constAddr(c[0]));
   for (int i = 1; i < 8; ++i)
     vfmadd213ps(t1, x, constAddr(c[i]));
+  if constexpr (avx512) {
+    vscalefps(x, t1, t0);
+  } else {
+    vcvtps2dq(t0, t0);
+    vpaddd(t0, t0, constAddrBits(127));
+    vpslld(t0, t0, 23);
+    vmulps(x, t1, t0);
+  }
+}
+
+template <typename Vmm> void JitKernel::emitExp2(const Vmm &x, const Vmm &t0, const Vmm &t1) {
+  constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
+  vmaxps(x, x, constAddr(-126.f)); // the smallest normal result; NaN ends here too
+  if constexpr (avx512)
+    vrndscaleps(t0, x, 0); // n, round to nearest even
+  else
+    vroundps(t0, x, 0);
+  vsubps(x, x, t0); // f = x - n in [-1/2, 1/2], exact
+  // 2^f = e^(f ln 2): Taylor polynomial of degree 7 in f, coefficients
+  // ln2^k / k! (relative error below 1e-8 on |f ln 2| <= 0.35).
+  float c[8];
+  double term = 1;
+  for (int k = 0; k < 8; ++k) {
+    c[k] = static_cast<float>(term);
+    term *= 0.693147180559945309 / (k + 1);
+  }
+  if constexpr (avx512)
+    vbroadcastss(t1, constScalar(c[7]));
+  else
+    vmovups(t1, constAddr(c[7]));
+  for (int k = 6; k >= 0; --k)
+    vfmadd213ps(t1, x, constAddr(c[k]));
   if constexpr (avx512) {
     vscalefps(x, t1, t0);
   } else {
@@ -221,6 +254,10 @@ template void JitKernel::emitExp<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zm
                                              const Xbyak::Zmm &);
 template void JitKernel::emitExp<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
                                              const Xbyak::Ymm &);
+template void JitKernel::emitExp2<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                              const Xbyak::Zmm &);
+template void JitKernel::emitExp2<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                              const Xbyak::Ymm &);
 template void JitKernel::emitErf<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
                                             const Xbyak::Zmm &, const Xbyak::Zmm &);
 template void JitKernel::emitErf<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
