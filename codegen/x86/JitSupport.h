@@ -188,6 +188,10 @@ protected:
   /// t0, t1 are temporaries. Cheaper than exp where the argument can be
   /// computed in base 2 to begin with (softmax of scaled scores).
   template <typename Vmm> void emitExp2(const Vmm &x, const Vmm &t0, const Vmm &t1);
+  /// x = (c[0] x^7 + c[1] x^6 + ... + c[7]) * 2^n (n holds integers; t is a
+  /// temporary; n is clobbered): the tail of exp and exp2.
+  template <typename Vmm>
+  void emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t, const float (&c)[8]);
   /// y = erf(x) in place; t0..t2 are temporaries.
   template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);
   /// y = activation(x) in place with four temporaries.

@@ -49,21 +49,26 @@ template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, con
     vroundps(t0, t0, 0);
   vfnmadd231ps(x, t0, constAddr(kLn2Hi));
   vfnmadd231ps(x, t0, constAddr(kLn2Lo)); // x = r
-  // Horner: 1/7!, ..., 1/1!, 1
   const float c[] = {1.f / 5040, 1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
-  if constexpr (avx512)
-    vbroadcastss(t1, constScalar(c[0]));
+  emitPolynomialTimesPow2(x, t0, t1, c);
+}
+
+template <typename Vmm>
+void JitKernel::emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t,
+                                        const float (&c)[8]) {
+  if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
+    vbroadcastss(t, constScalar(c[0]));
   else
-    vmovups(t1, constAddr(c[0]));
+    vmovups(t, constAddr(c[0]));
   for (int i = 1; i < 8; ++i)
-    vfmadd213ps(t1, x, constAddr(c[i]));
-  if constexpr (avx512) {
-    vscalefps(x, t1, t0);
+    vfmadd213ps(t, x, constAddr(c[i]));
+  if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
+    vscalefps(x, t, n);
   } else {
-    vcvtps2dq(t0, t0);
-    vpaddd(t0, t0, constAddrBits(127));
-    vpslld(t0, t0, 23);
-    vmulps(x, t1, t0);
+    vcvtps2dq(n, n);
+    vpaddd(n, n, constAddrBits(127));
+    vpslld(n, n, 23);
+    vmulps(x, t, n);
   }
 }
 
@@ -76,27 +81,13 @@ template <typename Vmm> void JitKernel::emitExp2(const Vmm &x, const Vmm &t0, co
     vroundps(t0, x, 0);
   vsubps(x, x, t0); // f = x - n in [-1/2, 1/2], exact
   // 2^f = e^(f ln 2): Taylor polynomial of degree 7 in f, coefficients
-  // ln2^k / k! (relative error below 1e-8 on |f ln 2| <= 0.35).
+  // ln2^k / k! from the highest (relative error below 1e-8 on
+  // |f ln 2| <= 0.35).
   float c[8];
   double term = 1;
-  for (int k = 0; k < 8; ++k) {
+  for (int k = 7; k >= 0; term *= 0.693147180559945309 / (8 - k), --k)
     c[k] = static_cast<float>(term);
-    term *= 0.693147180559945309 / (k + 1);
-  }
-  if constexpr (avx512)
-    vbroadcastss(t1, constScalar(c[7]));
-  else
-    vmovups(t1, constAddr(c[7]));
-  for (int k = 6; k >= 0; --k)
-    vfmadd213ps(t1, x, constAddr(c[k]));
-  if constexpr (avx512) {
-    vscalefps(x, t1, t0);
-  } else {
-    vcvtps2dq(t0, t0);
-    vpaddd(t0, t0, constAddrBits(127));
-    vpslld(t0, t0, 23);
-    vmulps(x, t1, t0);
-  }
+  emitPolynomialTimesPow2(x, t0, t1, c);
 }
 
 template <typename Vmm>
@@ -254,6 +245,14 @@ template void JitKernel::emitExp<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zm
                                              const Xbyak::Zmm &);
 template void JitKernel::emitExp<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
                                              const Xbyak::Ymm &);
+template void JitKernel::emitPolynomialTimesPow2<Xbyak::Zmm>(const Xbyak::Zmm &,
+                                                             const Xbyak::Zmm &,
+                                                             const Xbyak::Zmm &,
+                                                             const float (&)[8]);
+template void JitKernel::emitPolynomialTimesPow2<Xbyak::Ymm>(const Xbyak::Ymm &,
+                                                             const Xbyak::Ymm &,
+                                                             const Xbyak::Ymm &,
+                                                             const float (&)[8]);
 template void JitKernel::emitExp2<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
                                               const Xbyak::Zmm &);
 template void JitKernel::emitExp2<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,

@@ -9,6 +9,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -358,6 +359,17 @@ std::string CalibrationProfile::toJson() const {
   llvm::raw_string_ostream(s) << llvm::formatv("{0:2}", llvm::json::Value(std::move(root)))
                               << "\n";
   return s;
+}
+
+llvm::Expected<CalibrationProfile> CalibrationProfile::read(llvm::StringRef path) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file = llvm::MemoryBuffer::getFile(path);
+  if (!file)
+    return llvm::createStringError("cannot read the calibration profile '" + path +
+                                   "': " + file.getError().message());
+  llvm::Expected<CalibrationProfile> p = fromJson((*file)->getBuffer());
+  if (!p)
+    return llvm::createStringError(path + ": " + llvm::toString(p.takeError()));
+  return p;
 }
 
 llvm::Expected<CalibrationProfile> CalibrationProfile::fromJson(llvm::StringRef text) {

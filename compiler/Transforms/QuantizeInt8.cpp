@@ -6,7 +6,6 @@
 #include "nunc/Transforms/Passes.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
-#include "llvm/Support/MemoryBuffer.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
@@ -36,16 +35,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
       return signalPassFailure();
     }
     if (activations == "static") {
-      llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-          llvm::MemoryBuffer::getFile(profile);
-      if (!file) {
-        getOperation().emitError() << "cannot read the calibration profile '" << profile
-                                   << "': " << file.getError().message();
-        return signalPassFailure();
-      }
-      llvm::Expected<CalibrationProfile> p = CalibrationProfile::fromJson((*file)->getBuffer());
+      llvm::Expected<CalibrationProfile> p = CalibrationProfile::read(profile);
       if (!p) {
-        getOperation().emitError() << profile << ": " << llvm::toString(p.takeError());
+        getOperation().emitError() << llvm::toString(p.takeError());
         return signalPassFailure();
       }
       calibration = std::move(*p);

@@ -16,8 +16,6 @@
 #include "nunc/Transforms/Passes.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
-#include "llvm/Support/MemoryBuffer.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -171,16 +169,9 @@ struct SmoothActivationsPass
   using SmoothActivationsBase::SmoothActivationsBase;
 
   void runOnOperation() override {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
-        llvm::MemoryBuffer::getFile(profile);
-    if (!file) {
-      getOperation().emitError() << "cannot read the calibration profile '" << profile
-                                 << "': " << file.getError().message();
-      return signalPassFailure();
-    }
-    llvm::Expected<CalibrationProfile> p = CalibrationProfile::fromJson((*file)->getBuffer());
+    llvm::Expected<CalibrationProfile> p = CalibrationProfile::read(profile);
     if (!p) {
-      getOperation().emitError() << profile << ": " << llvm::toString(p.takeError());
+      getOperation().emitError() << llvm::toString(p.takeError());
       return signalPassFailure();
     }
     if (p->smoothing && failed(applySmoothing(getOperation(), *p->smoothing)))

@@ -54,6 +54,8 @@ struct CalibrationProfile {
 
   std::string toJson() const;
   static llvm::Expected<CalibrationProfile> fromJson(llvm::StringRef text);
+  /// Reads and parses the profile at `path`; errors name the file.
+  static llvm::Expected<CalibrationProfile> read(llvm::StringRef path);
 };
 
 /// Observed values of one tensor: counts in equal bins over [lo, hi].
