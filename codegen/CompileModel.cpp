@@ -785,6 +785,8 @@ public:
 
 private:
   LogicalResult selectKernels();
+  /// Errors at every input and op result that has no elements.
+  LogicalResult checkNoEmptyTensors();
   /// A fast x86 kernel for the step, or false when none fits (generic path).
   FailureOr<bool> selectNativeKernel(const Step &step, KernelCall &call);
   int64_t constantOffset(int storage);
@@ -2037,10 +2039,42 @@ FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m, llvm::StringRe
   return std::string(buffer.data(), buffer.size());
 }
 
+LogicalResult ModelCompiler::checkNoEmptyTensors() {
+  // Kernels and task splits assume at least one element per tensor; the
+  // reference evaluator (`nunc run --reference`) computes such models.
+  auto empty = [](Type t) {
+    auto r = dyn_cast<RankedTensorType>(t);
+    return r && r.hasStaticShape() && r.getNumElements() == 0;
+  };
+  bool ok = true;
+  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
+    if (empty(arg.getType())) {
+      auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
+      func.emitError() << "input '" << (name ? name.getValue() : llvm::StringRef("?"))
+                       << "' of type " << arg.getType()
+                       << " has no elements; compiled libraries need at least one";
+      ok = false;
+    }
+  func.walk([&](Operation *op) {
+    if (isa<ConstantOp>(op)) // no kernel computes it; an empty one holds no bytes
+      return;
+    for (Type t : op->getResultTypes())
+      if (empty(t)) {
+        op->emitError() << "its result of type " << t
+                        << " has no elements; compiled libraries need at least one";
+        ok = false;
+        return;
+      }
+  });
+  return success(ok);
+}
+
 FailureOr<CompiledModel> ModelCompiler::run() {
   func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
     return module.emitError("the module has no @main function");
+  if (failed(checkNoEmptyTensors()))
+    return failure();
   // Static u8 activations go from GEMM to GEMM in the rows this target's
   // int8 kernels read (a no-op for models without static int8 GEMMs).
   {

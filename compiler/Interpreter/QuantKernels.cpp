@@ -159,13 +159,15 @@ Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x) {
     hi = std::max(hi, in[i]);
   }
   float scale = (hi - lo) / 255.f;
-  uint8_t zp = 0;
-  if (scale != 0.f)
-    zp = saturateRound<uint8_t>(std::clamp(0.f - lo / scale, 0.f, 255.f));
+  // An all-zero input: the spec's formula gives scale 0 (and y = 0 / 0);
+  // onnxruntime gives scale 1, zero point 0 and y = 0, and so does nunc.
+  if (scale == 0.f)
+    scale = 1.f;
+  uint8_t zp = saturateRound<uint8_t>(std::clamp(0.f - lo / scale, 0.f, 255.f));
   NUNC_ASSIGN_OR_RETURN(y, Tensor::create(DType::U8, x.shape()));
   uint8_t *o = y.mutableAs<uint8_t>();
   for (int64_t i = 0, n = x.numElements(); i < n; ++i)
-    o[i] = scale != 0.f ? saturateRound<uint8_t>(std::nearbyint(in[i] / scale) + zp) : 0;
+    o[i] = saturateRound<uint8_t>(std::nearbyint(in[i] / scale) + zp);
   NUNC_ASSIGN_OR_RETURN(s, Tensor::fromValues<float>(DType::F32, {}, {scale}));
   NUNC_ASSIGN_OR_RETURN(z, Tensor::fromValues<uint8_t>(DType::U8, {}, {zp}));
   return llvm::SmallVector<Tensor, 3>{y, s, z};

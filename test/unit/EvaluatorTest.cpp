@@ -531,6 +531,17 @@ TEST(Evaluator, DynamicQuantizeLinearMatchesTheSpecExample) {
   EXPECT_THAT(values(out[0]), ElementsAre(153, 255, 0, 26, 221, 179));
   EXPECT_THAT(values(out[1]), AllNear(std::vector<double>{0.0196078438}, 1e-9));
   EXPECT_THAT(values(out[2]), ElementsAre(153));
+  // All zeros: scale 1 and zero point 0, as onnxruntime gives (the spec's
+  // formula would give scale 0).
+  out = evaluate(
+      "func.func @main(%x: tensor<3xf32>) -> (tensor<3xui8>, tensor<f32>, tensor<ui8>) {\n"
+      "  %0:3 = nunc.dynamic_quantize_linear %x : tensor<3xf32> -> tensor<3xui8>, tensor<f32>, "
+      "tensor<ui8>\n  return %0#0, %0#1, %0#2 : tensor<3xui8>, tensor<f32>, tensor<ui8>\n}",
+      {makeTensor(F32, {3}, {0, 0, 0})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_THAT(values(out[0]), ElementsAre(0, 0, 0));
+  EXPECT_THAT(values(out[1]), ElementsAre(1.0));
+  EXPECT_THAT(values(out[2]), ElementsAre(0));
 }
 
 TEST(Evaluator, MatMulIntegerSubtractsZeroPoints) {
