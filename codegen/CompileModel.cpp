@@ -19,6 +19,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
+#include "nunc/Interpreter/Tensor.h"
 #include "nunc/Plan/MemoryPlan.h"
 #include "nunc/Transforms/BatchNormParams.h"
 #include "nunc/Transforms/Passes.h"
@@ -785,8 +786,9 @@ public:
 
 private:
   LogicalResult selectKernels();
-  /// Errors at every input and op result that has no elements.
-  LogicalResult checkNoEmptyTensors();
+  /// Errors at every input and op result that has no elements or more than
+  /// kMaxTensorBytes.
+  LogicalResult checkTensorSizes();
   /// A fast x86 kernel for the step, or false when none fits (generic path).
   FailureOr<bool> selectNativeKernel(const Step &step, KernelCall &call);
   int64_t constantOffset(int storage);
@@ -2039,29 +2041,40 @@ FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m, llvm::StringRe
   return std::string(buffer.data(), buffer.size());
 }
 
-LogicalResult ModelCompiler::checkNoEmptyTensors() {
-  // Kernels and task splits assume at least one element per tensor; the
-  // reference evaluator (`nunc run --reference`) computes such models.
-  auto empty = [](Type t) {
+LogicalResult ModelCompiler::checkTensorSizes() {
+  // Kernels and task splits assume at least one element per tensor (the
+  // reference evaluator, `nunc run --reference`, computes such models), and
+  // the arena must be allocatable.
+  auto problem = [](Type t) -> std::string {
     auto r = dyn_cast<RankedTensorType>(t);
-    return r && r.hasStaticShape() && r.getNumElements() == 0;
+    if (!r || !r.hasStaticShape())
+      return "";
+    Type e = r.getElementType();
+    if (auto q = dyn_cast<quant::QuantizedType>(e))
+      e = q.getStorageType();
+    int64_t bytes = e.isIntOrFloat() ? std::max<int64_t>(1, e.getIntOrFloatBitWidth() / 8) : 4;
+    for (int64_t d : r.getShape()) {
+      if (d == 0)
+        return "has no elements; compiled libraries need at least one";
+      if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
+        return "exceeds " + std::to_string(kMaxTensorBytes >> 30) + " GiB";
+    }
+    return "";
   };
   bool ok = true;
   for (auto [i, arg] : llvm::enumerate(func.getArguments()))
-    if (empty(arg.getType())) {
+    if (std::string why = problem(arg.getType()); !why.empty()) {
       auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
       func.emitError() << "input '" << (name ? name.getValue() : llvm::StringRef("?"))
-                       << "' of type " << arg.getType()
-                       << " has no elements; compiled libraries need at least one";
+                       << "' of type " << arg.getType() << " " << why;
       ok = false;
     }
   func.walk([&](Operation *op) {
     if (isa<ConstantOp>(op)) // no kernel computes it; an empty one holds no bytes
       return;
     for (Type t : op->getResultTypes())
-      if (empty(t)) {
-        op->emitError() << "its result of type " << t
-                        << " has no elements; compiled libraries need at least one";
+      if (std::string why = problem(t); !why.empty()) {
+        op->emitError() << "its result of type " << t << " " << why;
         ok = false;
         return;
       }
@@ -2073,7 +2086,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
     return module.emitError("the module has no @main function");
-  if (failed(checkNoEmptyTensors()))
+  if (failed(checkTensorSizes()))
     return failure();
   // Static u8 activations go from GEMM to GEMM in the rows this target's
   // int8 kernels read (a no-op for models without static int8 GEMMs).

@@ -136,11 +136,24 @@ LogicalResult Importer::sortNodes(SmallVectorImpl<int> &order) {
   // ONNX requires topological order, but some exporters get it wrong; a stable
   // topological sort accepts those and finds real cycles.
   const onnx::GraphProto &g = model.graph();
+  auto describe = [&](int i) {
+    const onnx::NodeProto &n = g.node(i);
+    return "node \"" + (n.name().empty() ? n.op_type() + "#" + std::to_string(i) : n.name()) +
+           "\" (" + n.op_type() + ")";
+  };
+  llvm::StringSet<> given;
+  for (const onnx::ValueInfoProto &v : g.input())
+    given.insert(v.name());
+  for (const onnx::TensorProto &t : g.initializer())
+    given.insert(t.name());
+  // A value written again (by a second node, or over a graph input or
+  // initializer) keeps its first definition here, so the sort goes through
+  // and the import reports it at the node that redefines it.
   llvm::StringMap<int> producer;
   for (int i = 0; i < g.node_size(); ++i)
     for (const std::string &out : g.node(i).output())
-      if (!out.empty())
-        producer[out] = i;
+      if (!out.empty() && !given.contains(out))
+        producer.try_emplace(out, i);
   std::vector<int> pending(g.node_size(), 0);
   std::vector<std::vector<int>> users(g.node_size());
   for (int i = 0; i < g.node_size(); ++i)
@@ -165,8 +178,15 @@ LogicalResult Importer::sortNodes(SmallVectorImpl<int> &order) {
       if (--pending[u] == 0)
         ready.push(u);
   }
-  if ((int)order.size() != g.node_size())
-    return emitError(fileLoc) << "the graph has a cycle";
+  if ((int)order.size() != g.node_size()) {
+    // The nodes left are on the cycle or wait on it: name the first few.
+    InFlightDiagnostic diag = emitError(fileLoc) << "the graph has a cycle (nodes left waiting: ";
+    int named = 0;
+    for (int i = 0; i < g.node_size() && named < 3; ++i)
+      if (pending[i] > 0)
+        diag << (named++ ? ", " : "") << describe(i);
+    return diag << (g.node_size() - (int)order.size() > named ? ", ...)" : ")");
+  }
   return success();
 }
 

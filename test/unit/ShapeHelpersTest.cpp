@@ -48,6 +48,9 @@ TEST(ShapeHelpers, ReshapeZeroAndMinusOne) {
 
 TEST(ShapeHelpers, ReshapeErrors) {
   EXPECT_THAT(err(reshape({2, 3}, {-1, -1}, false)), HasSubstr("more than one -1"));
+  // A target whose element count overflows int64 is an error, not unknown.
+  int64_t big = int64_t(1) << 62;
+  EXPECT_THAT(err(reshape({4}, {big, big, 4}, false)), HasSubstr("more than 2^63 elements"));
   EXPECT_THAT(err(reshape({2, 3}, {4, -1}, false)), HasSubstr("cannot reshape"));
   EXPECT_THAT(err(reshape({2, 3}, {5}, false)), HasSubstr("6 elements"));
   EXPECT_THAT(err(reshape({2}, {0, 0}, false)), HasSubstr("copies dim 1"));
@@ -72,6 +75,14 @@ TEST(ShapeHelpers, SliceClampsAndSteps) {
   s = sliceDim(7, 100, -100, -2); // 6, 4, 2, 0
   EXPECT_EQ(s.start, 6);
   EXPECT_EQ(s.size, 4);
+  // Steps of +-2^63 select the start alone (as onnxruntime and the ONNX
+  // reference do), without overflowing.
+  s = sliceDim(5, -1, INT64_MIN, INT64_MIN);
+  EXPECT_EQ(s.start, 4);
+  EXPECT_EQ(s.size, 1);
+  s = sliceDim(5, 1, INT64_MAX, INT64_MAX);
+  EXPECT_EQ(s.start, 1);
+  EXPECT_EQ(s.size, 1);
   EXPECT_THAT(err(slice({4}, {0}, {4}, {}, {0})), HasSubstr("step must not be 0"));
   EXPECT_THAT(err(slice({4, 4}, {0}, {4}, {2}, {})), HasSubstr("out of range"));
 }

@@ -2,6 +2,8 @@
 
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -170,6 +172,11 @@ Expected<Dims> reshape(ArrayRef<int64_t> input, ArrayRef<int64_t> target,
     }
   }
   std::optional<int64_t> outCount = numElements(out);
+  // All dims known but no count: the product overflows int64.
+  if (inCount && !outCount && llvm::none_of(out, [](int64_t d) { return isDynamic(d); }))
+    return makeError(llvm::formatv("cannot reshape {0} ({1} elements) to {2} (more than "
+                                   "2^63 elements)",
+                                   toString(input), *inCount, toString(out)));
   if (inCount && outCount && *inCount != *outCount)
     return makeError("cannot reshape " + toString(input) + " (" +
                      llvm::Twine(*inCount) + " elements) to " + toString(out) +
@@ -332,6 +339,11 @@ SliceDim sliceDim(int64_t dim, int64_t start, int64_t end, int64_t step) {
     start = start < -dim ? 0 : start + dim;
   if (end < 0)
     end = end < -dim ? -1 : end + dim;
+  // A step at least as long as the dim selects at most the start: the same
+  // as a step of exactly the dim, which keeps the arithmetic below (and the
+  // kernels' address steps) from overflowing for steps near +-2^63.
+  int64_t longest = std::max<int64_t>(dim, 1);
+  step = std::clamp<int64_t>(step, -longest, longest);
   SliceDim s;
   s.step = step;
   if (step > 0) {
