@@ -972,6 +972,15 @@ LogicalResult ModelCompiler::selectKernels() {
 
 FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &call) {
   Isa isa = options.target.isa;
+  // The x86 kernels split rows and channels into tasks: a tensor without
+  // elements takes the generic kernel (checkTensorSizes refused it in the
+  // ops that have no generic kernel).
+  auto empty = [](Value v) {
+    auto r = dyn_cast<RankedTensorType>(v.getType());
+    return r && r.hasStaticShape() && r.getNumElements() == 0;
+  };
+  if (llvm::any_of(step.op->getOperands(), empty) || llvm::any_of(step.op->getResults(), empty))
+    return false;
   if (auto lin = dyn_cast<LinearOp>(step.op)) {
     auto in = cast<RankedTensorType>(lin.getInput().getType());
     auto w = cast<RankedTensorType>(lin.getWeight().getType());
@@ -2042,10 +2051,10 @@ FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m, llvm::StringRe
 }
 
 LogicalResult ModelCompiler::checkTensorSizes() {
-  // Kernels and task splits assume at least one element per tensor (the
-  // reference evaluator, `nunc run --reference`, computes such models), and
-  // the arena must be allocatable.
-  auto problem = [](Type t) -> std::string {
+  // The arena must be allocatable: no tensor over kMaxTensorBytes. Tensors
+  // without elements take the generic kernels (selectNativeKernel), except
+  // in the ops that only have x86 kernels, whose task splits need rows.
+  auto problem = [](Type t, bool emptyAllowed) -> std::string {
     auto r = dyn_cast<RankedTensorType>(t);
     if (!r || !r.hasStaticShape())
       return "";
@@ -2055,7 +2064,7 @@ LogicalResult ModelCompiler::checkTensorSizes() {
     int64_t bytes = e.isIntOrFloat() ? std::max<int64_t>(1, e.getIntOrFloatBitWidth() / 8) : 4;
     for (int64_t d : r.getShape()) {
       if (d == 0)
-        return "has no elements; compiled libraries need at least one";
+        return emptyAllowed ? "" : "has no elements; this op's kernels need at least one";
       if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
         return "exceeds " + std::to_string(kMaxTensorBytes >> 30) + " GiB";
     }
@@ -2063,18 +2072,20 @@ LogicalResult ModelCompiler::checkTensorSizes() {
   };
   bool ok = true;
   for (auto [i, arg] : llvm::enumerate(func.getArguments()))
-    if (std::string why = problem(arg.getType()); !why.empty()) {
+    if (std::string why = problem(arg.getType(), true); !why.empty()) {
       auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
       func.emitError() << "input '" << (name ? name.getValue() : llvm::StringRef("?"))
                        << "' of type " << arg.getType() << " " << why;
       ok = false;
     }
   func.walk([&](Operation *op) {
-    if (isa<ConstantOp>(op)) // no kernel computes it; an empty one holds no bytes
+    if (isa<ConstantOp>(op)) // no kernel computes it
       return;
-    for (Type t : op->getResultTypes())
-      if (std::string why = problem(t); !why.empty()) {
-        op->emitError() << "its result of type " << t << " " << why;
+    bool nativeOnly = isa<QuantizedLinearOp, QuantizedConvOp, QuantizeOp, AttentionOp>(op);
+    for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+      if (std::string why = problem(v.getType(), !nativeOnly); !why.empty()) {
+        op->emitError() << (v.getDefiningOp() == op ? "its result" : "an operand") << " of type "
+                        << v.getType() << " " << why;
         ok = false;
         return;
       }
