@@ -1574,8 +1574,12 @@ LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
   auto func = func::FuncOp::create(b, loc, symbol,
                                    b.getFunctionType(argTypes, {b.getI32Type()}));
   func.setPrivate();
-  // The plan hands a kernel distinct buffers, unless it runs in place.
-  if (!resultAliasesOperand)
+  // The plan hands a kernel distinct buffers, unless it runs in place. Once
+  // inlined, noalias arguments become scope lists on every access, as long
+  // as the argument list: LLVM's alias analysis then takes time quadratic in
+  // it (a Concat of 1000 inputs: 22 s), so ops with many buffers go without.
+  constexpr unsigned kMaxNoAliasArgs = 16;
+  if (!resultAliasesOperand && argTypes.size() <= kMaxNoAliasArgs)
     for (unsigned i = 0; i < argTypes.size(); ++i)
       func.setArgAttr(i, "llvm.noalias", b.getUnitAttr());
   Block *entry = func.addEntryBlock();
