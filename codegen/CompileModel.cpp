@@ -19,7 +19,6 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
-#include "nunc/Interpreter/Tensor.h"
 #include "nunc/Plan/MemoryPlan.h"
 #include "nunc/Transforms/BatchNormParams.h"
 #include "nunc/Transforms/Passes.h"
@@ -786,9 +785,6 @@ public:
 
 private:
   LogicalResult selectKernels();
-  /// Errors at every input and op result that has no elements or more than
-  /// kMaxTensorBytes.
-  LogicalResult checkTensorSizes();
   /// A fast x86 kernel for the step, or false when none fits (generic path).
   FailureOr<bool> selectNativeKernel(const Step &step, KernelCall &call);
   int64_t constantOffset(int storage);
@@ -973,14 +969,15 @@ LogicalResult ModelCompiler::selectKernels() {
 FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &call) {
   Isa isa = options.target.isa;
   // The x86 kernels split rows and channels into tasks: a tensor without
-  // elements takes the generic kernel (checkTensorSizes refused it in the
-  // ops that have no generic kernel).
-  auto empty = [](Value v) {
-    auto r = dyn_cast<RankedTensorType>(v.getType());
-    return r && r.hasStaticShape() && r.getNumElements() == 0;
-  };
-  if (llvm::any_of(step.op->getOperands(), empty) || llvm::any_of(step.op->getResults(), empty))
-    return false;
+  // elements takes the generic kernel, which the int8 ops do not have.
+  for (Value v : llvm::concat<Value>(step.op->getOperands(), step.op->getResults()))
+    if (cast<RankedTensorType>(v.getType()).getNumElements() == 0) {
+      if (llvm::isa<QuantizedLinearOp, QuantizedConvOp, QuantizeOp>(step.op))
+        return step.op->emitError()
+               << (v.getDefiningOp() == step.op ? "its result" : "an operand") << " of type "
+               << v.getType() << " has no elements; this op's kernels need at least one";
+      return false;
+    }
   if (auto lin = dyn_cast<LinearOp>(step.op)) {
     auto in = cast<RankedTensorType>(lin.getInput().getType());
     auto w = cast<RankedTensorType>(lin.getWeight().getType());
@@ -2050,55 +2047,10 @@ FailureOr<std::string> ModelCompiler::emitObject(llvm::Module &m, llvm::StringRe
   return std::string(buffer.data(), buffer.size());
 }
 
-LogicalResult ModelCompiler::checkTensorSizes() {
-  // The arena must be allocatable: no tensor over kMaxTensorBytes. Tensors
-  // without elements take the generic kernels (selectNativeKernel), except
-  // in the ops that only have x86 kernels, whose task splits need rows.
-  auto problem = [](Type t, bool emptyAllowed) -> std::string {
-    auto r = dyn_cast<RankedTensorType>(t);
-    if (!r || !r.hasStaticShape())
-      return "";
-    Type e = r.getElementType();
-    if (auto q = dyn_cast<quant::QuantizedType>(e))
-      e = q.getStorageType();
-    int64_t bytes = e.isIntOrFloat() ? std::max<int64_t>(1, e.getIntOrFloatBitWidth() / 8) : 4;
-    for (int64_t d : r.getShape()) {
-      if (d == 0)
-        return emptyAllowed ? "" : "has no elements; this op's kernels need at least one";
-      if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
-        return "exceeds " + std::to_string(kMaxTensorBytes >> 30) + " GiB";
-    }
-    return "";
-  };
-  bool ok = true;
-  for (auto [i, arg] : llvm::enumerate(func.getArguments()))
-    if (std::string why = problem(arg.getType(), true); !why.empty()) {
-      auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
-      func.emitError() << "input '" << (name ? name.getValue() : llvm::StringRef("?"))
-                       << "' of type " << arg.getType() << " " << why;
-      ok = false;
-    }
-  func.walk([&](Operation *op) {
-    if (isa<ConstantOp>(op)) // no kernel computes it
-      return;
-    bool nativeOnly = isa<QuantizedLinearOp, QuantizedConvOp, QuantizeOp, AttentionOp>(op);
-    for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
-      if (std::string why = problem(v.getType(), !nativeOnly); !why.empty()) {
-        op->emitError() << (v.getDefiningOp() == op ? "its result" : "an operand") << " of type "
-                        << v.getType() << " " << why;
-        ok = false;
-        return;
-      }
-  });
-  return success(ok);
-}
-
 FailureOr<CompiledModel> ModelCompiler::run() {
   func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
     return module.emitError("the module has no @main function");
-  if (failed(checkTensorSizes()))
-    return failure();
   // Static u8 activations go from GEMM to GEMM in the rows this target's
   // int8 kernels read (a no-op for models without static int8 GEMMs).
   {

@@ -4,6 +4,8 @@
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
+#include "nunc/Interpreter/Tensor.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "llvm/ADT/StringExtras.h"
@@ -100,13 +102,21 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
     auto t = cast<RankedTensorType>(v.getType());
     return t.getNumElements() * getElementByteWidth(t.getElementType());
   };
+  // Static, and small enough that the arena (int64 byte offsets) can be
+  // allocated: the largest tensor the evaluator accepts.
   auto requireStatic = [&](Value v, Operation *where) -> LogicalResult {
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (t && t.hasStaticShape())
-      return success();
+    const char *why = "every dim must be static";
+    if (t && t.hasStaticShape()) {
+      std::optional<int64_t> n = shape::numElements(t.getShape());
+      int64_t bytes;
+      if (n && !__builtin_mul_overflow(*n, getElementByteWidth(t.getElementType()), &bytes) &&
+          bytes <= kMaxTensorBytes)
+        return success();
+      why = "it exceeds 8 GiB";
+    }
     InFlightDiagnostic d = where ? where->emitError() : func.emitError();
-    d << "cannot compile a tensor of type " << v.getType()
-      << ": every dim must be static";
+    d << "cannot compile a tensor of type " << v.getType() << ": " << why;
     return failure();
   };
   auto newStorage = [&](StorageKind kind, int64_t bytes, int64_t index, int step) {
@@ -141,8 +151,11 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
                             << (dynamicInputs.size() == 1 ? "this one" : "these")
                             << " with --shape NAME=DIMS (e.g. 1x128): "
                             << llvm::join(dynamicInputs, ", ");
-  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    if (failed(requireStatic(arg, nullptr)))
+      return failure();
     plan.storageOf[arg] = newStorage(StorageKind::Input, bytesOf(arg), i, 0);
+  }
 
   auto returnOp = cast<func::ReturnOp>(body.getTerminator());
   for (Operation &op : body.without_terminator()) {
