@@ -178,14 +178,14 @@ std::pair<double, double> mlir::nunc::chooseRange(llvm::StringRef method,
 
 bool mlir::nunc::isQuantizable(Operation *op) { return isa<LinearOp, ConvOp, FusedConvOp>(op); }
 
-std::string mlir::nunc::quantizationKey(Operation *target) {
+namespace {
+/// `target`'s first ONNX node name, or "<prefix>#<index>" with its index in
+/// program order among the ops `sameKind` accepts.
+std::string nodeKey(Operation *target, llvm::StringRef prefix,
+                    llvm::function_ref<bool(Operation *)> sameKind) {
   SmallVector<std::string> names = onnxNodeNames(target->getLoc());
   if (!names.empty())
     return names.front();
-  auto isConv = [](Operation *op) { return isa<ConvOp, FusedConvOp, QuantizedConvOp>(op); };
-  auto sameKind = [&](Operation *op) {
-    return isConv(target) ? isConv(op) : isa<LinearOp, QuantizedLinearOp>(op);
-  };
   int index = 0;
   bool found = false;
   target->getParentOp()->walk([&](Operation *op) {
@@ -196,24 +196,21 @@ std::string mlir::nunc::quantizationKey(Operation *target) {
     else
       ++index;
   });
-  return (isConv(target) ? "conv#" : "linear#") + std::to_string(index);
+  return (prefix + "#" + llvm::Twine(index)).str();
+}
+} // namespace
+
+std::string mlir::nunc::quantizationKey(Operation *target) {
+  auto isConv = [](Operation *op) { return isa<ConvOp, FusedConvOp, QuantizedConvOp>(op); };
+  if (isConv(target))
+    return nodeKey(target, "conv", isConv);
+  return nodeKey(target, "linear", [](Operation *op) {
+    return isa<LinearOp, QuantizedLinearOp>(op);
+  });
 }
 
 std::string mlir::nunc::layerNormKey(Operation *target) {
-  SmallVector<std::string> names = onnxNodeNames(target->getLoc());
-  if (!names.empty())
-    return names.front();
-  int index = 0;
-  bool found = false;
-  target->getParentOp()->walk([&](LayerNormOp op) {
-    if (found)
-      return;
-    if (op == target)
-      found = true;
-    else
-      ++index;
-  });
-  return "layer_norm#" + std::to_string(index);
+  return nodeKey(target, "layer_norm", [](Operation *op) { return isa<LayerNormOp>(op); });
 }
 
 llvm::Expected<std::map<std::string, std::vector<float>>>
