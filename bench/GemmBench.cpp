@@ -7,6 +7,9 @@
 // The int8 kernels take epilogue variants to measure their cost: +gelu
 // (FFN1's activation), +u8 (static activations, u8 output); vnni+conv runs
 // the convolution form (M output channels x N positions x K, one image).
+// +cold (int8 linear form) rotates over copies of the packed weights, 96 MB
+// in all, so each run reads its weights from beyond L2, as a model does
+// whose layers each touch their weights once per inference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,28 +31,33 @@ using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
 /// Median time of `once` over enough runs for `ops` operations each.
+/// `once(r)` runs the r-th time.
 template <typename F> double medianSeconds(F once, double ops) {
   for (int i = 0; i < 3; ++i)
-    once();
+    once(i);
   std::vector<double> times;
   int runs = std::max<int64_t>(20, 2e9 / ops);
   for (int r = 0; r < runs; ++r) {
     auto t0 = std::chrono::steady_clock::now();
-    once();
+    once(r);
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
 }
 
-/// GOP/s of the int8 kernel for `cfg` running all `tasks` on `args`.
-double int8KernelGops(const Int8GemmConfig &cfg, const void *const *args, int64_t tasks) {
+/// GOP/s of the int8 kernel for `cfg` running all `tasks` on `args`; with
+/// several `weights`, run r reads weights[r % size] as argument 1.
+double int8KernelGops(const Int8GemmConfig &cfg, const void **args, int64_t tasks,
+                      const std::vector<const void *> &weights = {}) {
   auto kernel = Int8GemmKernel::generate(cfg);
   if (!kernel)
     return 0;
   double ops = 2.0 * cfg.m * cfg.n * cfg.k;
   double s = medianSeconds(
-      [&] {
+      [&](int r) {
+        if (!weights.empty())
+          args[1] = weights[r % weights.size()];
         for (int64_t t = 0; t < tasks; ++t)
           kernel->function()(args, t);
       },
@@ -79,7 +87,7 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k) {
   return int8KernelGops(cfg, args, Int8ConvGemm::numTasks(cfg));
 }
 
-double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8) {
+double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8, bool cold) {
   int64_t lda = Int8GemmKernel::rowBytes(k, isa);
   std::vector<uint8_t> x(m * lda, 3);
   std::vector<int8_t> w(k * n, -2);
@@ -103,7 +111,14 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8
   if (u8)
     cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
   const void *args[] = {x.data(), pw.data(), cols.data(), rows.data(), c.data(), c.data()};
-  return int8KernelGops(cfg, args, Int8GemmKernel::numTasks(cfg));
+  std::vector<std::vector<int8_t>> copies;
+  std::vector<const void *> weights;
+  if (cold) {
+    copies.assign(std::max<size_t>(2, (96u << 20) / pw.size()), pw);
+    for (auto &copy : copies)
+      weights.push_back(copy.data());
+  }
+  return int8KernelGops(cfg, args, Int8GemmKernel::numTasks(cfg), weights);
 }
 
 int main(int argc, char **argv) {
@@ -120,7 +135,8 @@ int main(int argc, char **argv) {
     kind.erase(at, suffix.size());
     return true;
   };
-  bool gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv");
+  bool gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
+       cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
   std::optional<Int8Isa> int8;
   if (kind == "vnni")
@@ -143,7 +159,7 @@ int main(int argc, char **argv) {
       continue;
     }
     if (int8) {
-      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8, gelu, u8));
+      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8, gelu, u8, cold));
       continue;
     }
     std::vector<float> x(m * k, 0.5f), w(k * n, 0.25f), b(n, 0.f), c(m * n);

@@ -173,6 +173,8 @@ public:
       add(r12, r14);
       imul(r14, r13, nr * cBytes());
       add(rcx, r14);
+      if (!amx)
+        lea(rdi, ptr[rbx + kp * nr]); // the prefetch cursor: the next panel
     }
     if (amx) {
       // rdi: the tile block; r8: A row stride; r9: the tile block's and the
@@ -491,12 +493,18 @@ private:
     mov(r15, rbx);
     int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / group;
     int64_t blocks = groups / kUnroll, rest = groups % kUnroll;
+    const int prefetchLines = nextPanelPrefetchLines(blocks);
     if (blocks) {
       Label loop;
       mov(r13, blocks);
       L(loop);
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < kUnroll; ++u) {
         kStep(rows, vecsHere, u * 4, u * groupBytes);
+        for (int l = u; l < prefetchLines; l += kUnroll)
+          prefetcht1(ptr[rdi + l * 64]);
+      }
+      if (prefetchLines)
+        add(rdi, prefetchLines * 64);
       add(r14, kUnroll * 4);
       add(r15, kUnroll * groupBytes);
       dec(r13);
@@ -512,6 +520,22 @@ private:
       for (int v = 0; v < vecsHere; ++v)
         epilogue(acc(r, v), r, v, v == vecsHere - 1 ? lastLanes : kLanes, maskAddr);
     }
+  }
+
+  /// Cache lines of the next task's weight panel (rdi, a cursor over the
+  /// panels that follow this one) each k block of the linear form fetches
+  /// into L2: the panel spread over all the task's blocks, so the next task
+  /// finds its weights in L2 instead of waiting on L3 or memory for each
+  /// (the weights are read once per inference, too many for L2). The k loop
+  /// waits on nothing else when M is small; 0 in the convolution form.
+  int nextPanelPrefetchLines(int64_t blocksPerTile) const {
+    if (c.convolution || amx || !blocksPerTile)
+      return 0;
+    const int64_t panelLines =
+        Int8GemmKernel::paddedK(c.k, c.isa) * vecs * kLanes / 64;
+    const int64_t tiles = (c.m + rowsPerTile - 1) / rowsPerTile;
+    const int64_t perBlock = (panelLines + tiles * blocksPerTile - 1) / (tiles * blocksPerTile);
+    return static_cast<int>(std::min<int64_t>(perBlock, kUnroll * groupBytes / 64));
   }
 
   /// The 64-byte tile configuration (palette 1) for a tile of `rows` rows:
