@@ -74,6 +74,7 @@ public:
     // Move to this task's panel.
     imul(r13, rsi, c.k * nr * 4);
     add(rbx, r13);
+    lea(rdi, ptr[rbx + c.k * nr * 4]); // the prefetch cursor: the next panel
     seekImageAndPanel(c.batch > 1);
     setRowStrides(c.lda * 4);
 
@@ -401,12 +402,21 @@ private:
     mov(r14, rax);
     mov(r15, rbx);
     int64_t blocks = c.k / kUnroll, rest = c.k % kUnroll;
+    // rdi: the next-panel prefetch cursor (the im2col form has its own
+    // panels, built per task, and no cursor).
+    const int lines = c.im2col ? 0
+                               : nextPanelPrefetchLines(c.k * nr * 4, (c.m + kRows - 1) / kRows,
+                                                        blocks, kUnroll * nr * 4 / 64);
     if (blocks) {
       Label loop;
       mov(r13, blocks);
       L(loop);
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < kUnroll; ++u) {
         kStep(rows, vecs, u * 4, u * nr * 4);
+        prefetchNextPanel(rdi, lines, u, kUnroll);
+      }
+      if (lines)
+        add(rdi, lines * 64);
       add(r14, kUnroll * 4);
       add(r15, kUnroll * nr * 4);
       dec(r13);

@@ -493,18 +493,17 @@ private:
     mov(r15, rbx);
     int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / group;
     int64_t blocks = groups / kUnroll, rest = groups % kUnroll;
-    const int prefetchLines = nextPanelPrefetchLines(blocks);
+    const int lines = prefetchLines(blocks);
     if (blocks) {
       Label loop;
       mov(r13, blocks);
       L(loop);
       for (int u = 0; u < kUnroll; ++u) {
         kStep(rows, vecsHere, u * 4, u * groupBytes);
-        for (int l = u; l < prefetchLines; l += kUnroll)
-          prefetcht1(ptr[rdi + l * 64]);
+        prefetchNextPanel(rdi, lines, u, kUnroll);
       }
-      if (prefetchLines)
-        add(rdi, prefetchLines * 64);
+      if (lines)
+        add(rdi, lines * 64);
       add(r14, kUnroll * 4);
       add(r15, kUnroll * groupBytes);
       dec(r13);
@@ -522,20 +521,14 @@ private:
     }
   }
 
-  /// Cache lines of the next task's weight panel (rdi, a cursor over the
-  /// panels that follow this one) each k block of the linear form fetches
-  /// into L2: the panel spread over all the task's blocks, so the next task
-  /// finds its weights in L2 instead of waiting on L3 or memory for each
-  /// (the weights are read once per inference, too many for L2). The k loop
-  /// waits on nothing else when M is small; 0 in the convolution form.
-  int nextPanelPrefetchLines(int64_t blocksPerTile) const {
-    if (c.convolution || amx || !blocksPerTile)
+  /// The linear form's next-panel prefetch (rdi the cursor); none in the
+  /// convolution form, whose weights are the rows.
+  int prefetchLines(int64_t blocksPerTile) const {
+    if (c.convolution || amx)
       return 0;
-    const int64_t panelLines =
-        Int8GemmKernel::paddedK(c.k, c.isa) * vecs * kLanes / 64;
     const int64_t tiles = (c.m + rowsPerTile - 1) / rowsPerTile;
-    const int64_t perBlock = (panelLines + tiles * blocksPerTile - 1) / (tiles * blocksPerTile);
-    return static_cast<int>(std::min<int64_t>(perBlock, kUnroll * groupBytes / 64));
+    return nextPanelPrefetchLines(Int8GemmKernel::paddedK(c.k, c.isa) * vecs * kLanes, tiles,
+                                  blocksPerTile, kUnroll * groupBytes / 64);
   }
 
   /// The 64-byte tile configuration (palette 1) for a tile of `rows` rows:
