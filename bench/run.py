@@ -362,7 +362,7 @@ def main():
                 f"{cpu} ({os.cpu_count()} cores), {platform.platform()}; onnxruntime "
                 f"{onnxruntime.__version__} (ORT_ENABLE_ALL, same intra-op threads); nunc "
                 f"target `{args.target}`. Measured FMA peak of one core: "
-                + ", ".join(f"{k} {v} {'GOP/s' if 'int8' in k or k == 'vnni' else 'GFLOP/s'}"
+                + ", ".join(f"{k} {v} {'GOP/s' if 'int8' in k or 'vnni' in k else 'GFLOP/s'}"
                             for k, v in peak.items()) + ". Rows marked int8 compare "
                 "`nunc compile --quantize int8` (x86_64-avx512vnni; weights and embedding "
                 "tables s8, activations u8 per row (linear) or per tensor (convolutions) at "
