@@ -156,6 +156,28 @@ protected:
       vmovups(dst, constAddr(v));
   }
 
+  /// x / scale correctly rounded without vdivps (several times an FMA's
+  /// cost per vector): q = x * r with r = fl(1 / scale), then q + r * (x -
+  /// q * scale) with FMAs (Markstein's theorem for a correctly rounded
+  /// reciprocal; the quantizer tests compare it with division on rounding
+  /// ties). x must be clamped first so that |x / scale| <= 300 or so (no
+  /// overflow), and the scale within reciprocalDivides; q = the quotient,
+  /// x is clobbered.
+  template <typename Vmm> void emitQuotient(const Vmm &q, const Vmm &x, float scale) {
+    const float r = 1.f / scale;
+    vmulps(q, x, constAddr(r));
+    vfnmadd231ps(x, q, constAddr(scale)); // x - q * scale, exact
+    vfmadd231ps(q, x, constAddr(r));
+  }
+  /// Scales for which emitQuotient's remainder stays normal (exact even
+  /// under flush-to-zero) and 1 / scale finite: [2^-90, 2^100]; others (an
+  /// almost constant or an infinite range) take the division.
+  static constexpr float kSmallestReciprocalScale = 0x1p-90f,
+                         kLargestReciprocalScale = 0x1p100f;
+  static bool reciprocalDivides(float scale) {
+    return scale >= kSmallestReciprocalScale && scale <= kLargestReciprocalScale;
+  }
+
   enum class Reduction { Max, Min, Add };
   /// Combines the lanes of v into every lane of v; t is a temporary.
   template <typename Vmm> void emitHorizontal(const Vmm &v, const Vmm &t, Reduction r);

@@ -73,18 +73,25 @@ public:
       dec(r9);
       jnz(loop, T_NEAR);
     };
+    // Every remaining row with the current parameters.
+    auto allRows = [&](bool reciprocal) {
+      Label rowLoop;
+      L(rowLoop);
+      quantizeRow(reciprocal);
+      advance(rowLoop);
+    };
     if (c.fixed) {
       // Static: the calibrated parameters, set once.
       mov(r8d, c.zeroPoint);
       broadcastParameters();
       vbroadcastss(scale, constScalar(c.scale));
-      Label rowLoop;
-      L(rowLoop);
-      quantizeRow();
-      advance(rowLoop);
+      bool reciprocal = reciprocalDivides(c.scale);
+      if (reciprocal)
+        setReciprocal();
+      allRows(reciprocal);
     } else if (c.perTensor) {
       // One task: the range of every row, then every row with it.
-      Label rangeLoop, rowLoop;
+      Label rangeLoop, byDivision;
       push(rax);
       push(r9);
       resetRange();
@@ -96,16 +103,26 @@ public:
       pop(r9);
       pop(rax);
       computeParameters();
-      L(rowLoop);
-      quantizeRow();
-      advance(rowLoop);
+      jumpUnlessReciprocalWorks(byDivision);
+      setReciprocal();
+      allRows(true);
+      epilogueReturn(0);
+      L(byDivision);
+      allRows(false);
     } else {
-      Label rowLoop;
+      // Each row's own scale picks the reciprocal or the division code.
+      Label rowLoop, byDivision, next;
       L(rowLoop);
       resetRange();
       accumulateRange();
       computeParameters();
-      quantizeRow();
+      jumpUnlessReciprocalWorks(byDivision);
+      setReciprocal();
+      quantizeRow(true);
+      jmp(next, T_NEAR);
+      L(byDivision);
+      quantizeRow(false);
+      L(next);
       advance(rowLoop);
     }
     epilogueReturn(0);
@@ -134,7 +151,7 @@ private:
       mov(r8d, c.zeroPoint);
       broadcastParameters();
       vbroadcastss(scale, constScalar(c.scale));
-      reciprocal = reciprocalWorks(c.scale);
+      reciprocal = reciprocalDivides(c.scale);
     } else {
       // The range: the partial ranges combined (every task alike, so the
       // tasks need not wait for one another).
@@ -175,15 +192,8 @@ private:
     add(rax, ptr[rdi + 0]);
     imul(rbx, rsi, planeBytes);
     add(rbx, ptr[rdi + 8]);
-    if (!c.fixed) {
-      // A dynamic scale is known only now: the reciprocal loop where it
-      // works, else the division loop.
-      Xmm s = Xmm(scale.getIdx());
-      vucomiss(s, constScalar(kSmallestScale));
-      jb(byDivision, T_NEAR); // also NaN
-      vucomiss(s, constScalar(kLargestScale));
-      ja(byDivision, T_NEAR);
-    }
+    if (!c.fixed) // a dynamic scale is known only now
+      jumpUnlessReciprocalWorks(byDivision);
     if (reciprocal) {
       setReciprocal();
       quantizeThisGroup(true);
@@ -251,17 +261,22 @@ private:
     vminps(x, t300, x);
   }
 
-  /// x / scale without vdivps (several times an FMA's cost per vector, and
-  /// ~7 % of MobileNet's int8 run): q = x * r with r = fl(1 / scale), then
-  /// q + r * (x - q * scale) with FMAs, the correctly rounded quotient
-  /// (Markstein's theorem; checked against division exhaustively for |x|
-  /// in [scale / 4, 300 scale], and below scale / 4 both round to 0). x is
-  /// first clamped to +-fl(300 scale), where every quotient saturates
-  /// anyway, so q cannot overflow. Scales outside [2^-90, 2^100] (an
-  /// almost constant or infinite input) take the division: from 2^-90 on,
-  /// the FMA's remainder stays normal, exact even under flush-to-zero.
-  static constexpr float kSmallestScale = 0x1p-90f, kLargestScale = 0x1p100f;
-  static bool reciprocalWorks(float s) { return s >= kSmallestScale && s <= kLargestScale; }
+  /// x / scale without vdivps (several times an FMA's cost per vector: ~7 %
+  /// of MobileNet's int8 run, ~12 % of MiniLM's), as emitQuotient does but
+  /// with the run-time scale and reciprocal in registers (checked against
+  /// division exhaustively for |x| in [scale / 4, 300 scale], and below
+  /// scale / 4 both round to 0). x is first clamped to +-fl(300 scale),
+  /// where every quotient saturates anyway, so q cannot overflow. Scales
+  /// outside reciprocalDivides take the division.
+  /// To `byDivision` where the run-time scale is outside the reciprocal's
+  /// range (or NaN).
+  void jumpUnlessReciprocalWorks(Label &byDivision) {
+    Xmm s = Xmm(scale.getIdx());
+    vucomiss(s, constScalar(kSmallestReciprocalScale));
+    jb(byDivision, T_NEAR); // also NaN
+    vucomiss(s, constScalar(kLargestReciprocalScale));
+    ja(byDivision, T_NEAR);
+  }
   /// recip = fl(1 / scale), hi = fl(300 scale), lo = -hi (every lane).
   void setReciprocal() {
     Xmm s = Xmm(scale.getIdx()), r = Xmm(recip.getIdx()), h = Xmm(hi.getIdx());
@@ -296,21 +311,7 @@ private:
           vmovups(x | k1 | T_z, a);
         else
           vmovups(x, a);
-        if (reciprocal) {
-          // Static inputs may lie far outside the calibrated range, and a
-          // dynamic range can miss values where the input has a NaN
-          // (vmaxps keeps the NaN, the next value replaces it).
-          vmaxps(x, lo, x); // NaN stays NaN (the second operand)
-          vminps(x, hi, x);
-          vmulps(t, x, recip);
-          vfnmadd231ps(x, t, scale); // x - q * scale, exact
-          vfmadd231ps(t, x, recip);
-          vcvtps2dq(q, t);
-        } else {
-          vdivps(x, x, scale);
-          saturateQuotient();
-          vcvtps2dq(q, x);
-        }
+        quotientToInt(q, reciprocal);
         vpaddd(q, q, zp);
       }
       // Per 128-bit lane: words c0[0..3] c1[0..3] | c2 c3, then bytes c0..c3.
@@ -335,6 +336,26 @@ private:
     }
     if (tail)
       chunk(true);
+  }
+
+  /// q = round_half_even(x / scale) as s32, saturating where the u8 result
+  /// does; clobbers x and t. `reciprocal`: without vdivps (after
+  /// setReciprocal). Static inputs may lie far outside the calibrated
+  /// range, and a dynamic range can miss values where the input has a NaN
+  /// (vmaxps keeps the NaN, the next value replaces it): x is clamped first.
+  void quotientToInt(const Vmm &q, bool reciprocal) {
+    if (reciprocal) {
+      vmaxps(x, lo, x); // NaN stays NaN (the second operand)
+      vminps(x, hi, x);
+      vmulps(t, x, recip);
+      vfnmadd231ps(x, t, scale); // x - q * scale, exact
+      vfmadd231ps(t, x, recip);
+      vcvtps2dq(q, t);
+    } else {
+      vdivps(x, x, scale);
+      saturateQuotient();
+      vcvtps2dq(q, x);
+    }
   }
 
   QuantizeRowsConfig c;
@@ -423,15 +444,15 @@ private:
     broadcastParameters();
   }
   /// The row at rax into rbx (u8 zero padded to lda, or 16-bit elements in
-  /// whole vectors), and its (zero point, scale) at rcx.
-  void quantizeRow() {
+  /// whole vectors), and its (zero point, scale) at rcx; `reciprocal`: the
+  /// quotients without vdivps (after setReciprocal), which cost ~12 % of
+  /// MiniLM's int8 run.
+  void quantizeRow(bool reciprocal) {
     mov(ptr[rcx], r8d);
     vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
     for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
       loadChunk(i);
-      vdivps(x, x, scale);
-      saturateQuotient();
-      vcvtps2dq(x, x);
+      quotientToInt(x, reciprocal);
       vpaddd(x, x, zp);
       vpmaxsd(x, x, zero);
       vpminsd(x, x, top);

@@ -141,21 +141,15 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     vminps(x, x, constAddr(act.max));
     return;
   case Activation::FakeQuant: {
-    // As QuantizeLinear + DequantizeLinear: x / scale correctly rounded,
-    // round half to even, clamp, scale back. The quotient without vdivps
-    // (several times the cost of an FMA per vector): q = x * r with
-    // r = fl(1 / scale), then q + r * (x - q * scale) with FMAs, which is
-    // the correctly rounded quotient (Markstein's theorem for a correctly
-    // rounded reciprocal; the unit test compares it with division). The
-    // clamp comes first, on x against fl(min * scale) and fl(max * scale)
-    // (their quotients round to min and max): the same result, and q cannot
+    // As QuantizeLinear + DequantizeLinear: x / scale correctly rounded
+    // (emitQuotient), round half to even, clamp, scale back. The clamp
+    // comes first, on x against fl(min * scale) and fl(max * scale) (their
+    // quotients round to min and max): the same result, and q cannot
     // overflow; NaN still ends at the lower bound.
-    float scale = act.scale, r = 1.f / scale;
+    float scale = act.scale;
     vmaxps(x, x, constAddr(act.min * scale));
     vminps(x, x, constAddr(act.max * scale));
-    vmulps(t0, x, constAddr(r));
-    vfnmadd231ps(x, t0, constAddr(scale)); // x - q * scale, exact
-    vfmadd231ps(t0, x, constAddr(r));
+    emitQuotient(t0, x, scale);
     if constexpr (avx512)
       vrndscaleps(x, t0, 0x08);
     else

@@ -330,8 +330,9 @@ struct RandomOperands {
 /// The u8-output form (the next GEMM's static input written by this
 /// epilogue) equals quantizing the f32 form's output as the static row
 /// quantizer does, byte for byte, and writes nothing past its rows.
+/// `fixedScale` > 0: that grid instead of one fitted to the results.
 void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation act,
-                   std::mt19937 &rng, Int8Isa isa) {
+                   std::mt19937 &rng, Int8Isa isa, float fixedScale = 0) {
   SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
                std::to_string(k) + " " + isaName(isa) + (residual ? " residual" : ""));
   RandomOperands ops(m, n, k, isa, /*perRow=*/false, 113, 0.011f, rng);
@@ -344,7 +345,7 @@ void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation ac
   // A grid that saturates at both ends for some of the values.
   float lo = *std::min_element(f32.begin(), f32.end());
   float hi = *std::max_element(f32.begin(), f32.end());
-  const float scale = std::max((hi - lo) / 200.f, 1e-3f);
+  const float scale = fixedScale > 0 ? fixedScale : std::max((hi - lo) / 200.f, 1e-3f);
   const int32_t zp = static_cast<int32_t>(std::clamp(std::nearbyint(-lo / scale) - 20.f, 0.f, 255.f));
   cfg.u8Output = Int8GemmConfig::U8Output{scale, zp};
   std::vector<uint8_t> u8(m * n + 64, 0xA5);
@@ -372,6 +373,11 @@ TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
       for (int64_t k : {4, 64, 384})
         checkU8Output(m, n, k, (m + n) % 2 == 1,
                       n % 2 ? Activation::fromName("gelu", 0, 0) : Activation(), rng, isa);
+  // Grids far finer than the results: every value saturates, also where
+  // the quotient is past 2^31 (the division form, for a scale below the
+  // reciprocal's range), which converts to INT_MIN unless clamped first.
+  for (float scale : {1e-6f, 1e-30f})
+    checkU8Output(17, 47, 64, true, Activation(), rng, isa, scale);
 }
 
 /// The product grid (a QDQ model's Q/DQ pair between the MatMul and its
@@ -517,6 +523,74 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsMatchesDynamicQuantizeLinear) {
               << "padding of row " << r;
       }
     }
+}
+
+/// The row quantizer forms x / scale from a reciprocal and an FMA
+/// correction where the scale allows it: it must round as the division on
+/// quotients at and next to rounding ties, for each row's own scale (the
+/// rows take the reciprocal or the division code by their scale: subnormal
+/// ones divide), per tensor, and for static scales either side of the
+/// reciprocal's range.
+TEST_P(Int8GemmKernelTest, QuantizeRowsRoundsAsDivision) {
+  Int8Isa isa = GetParam();
+  if (!hostRunsQuantizer(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  std::mt19937 rng(57);
+  const float ranges[] = {5.f, 3.7e-3f, 1.9e30f, 2e-38f, 0.f, 11.f, 1e-6f};
+  for (int64_t k : {1, 17, 384}) {
+    const int64_t rows = 7;
+    std::vector<float> x(rows * k);
+    for (int64_t r = 0; r < rows; ++r) {
+      float range = ranges[r], scale = (range + range * 0.4f) / 255.f;
+      std::uniform_int_distribution<int> step(-100, 150);
+      for (int64_t i = 0; i < k; ++i) {
+        float tie = (static_cast<float>(step(rng)) + 0.5f) * scale;
+        int side = static_cast<int>(rng() % 3);
+        float v = side == 0 ? tie : std::nextafter(tie, side == 1 ? 1e38f : -1e38f);
+        x[r * k + i] = std::clamp(v, -range * 0.4f, range);
+      }
+      if (k > 1) { // the range the scale above assumes
+        x[r * k] = range;
+        x[r * k + k - 1] = -range * 0.4f;
+      }
+    }
+    auto check = [&](const QuantizeRowsConfig &c) {
+      std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
+      ASSERT_TRUE(kernel);
+      std::vector<uint8_t> q(rows * c.lda);
+      std::vector<uint32_t> block(rows * 2);
+      const void *args[] = {x.data(), q.data(), block.data()};
+      for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
+        ASSERT_EQ(kernel->function()(args, t), 0);
+      for (int64_t r = 0; r < rows; ++r) {
+        int32_t zp;
+        float scale;
+        std::memcpy(&zp, &block[2 * r], 4);
+        std::memcpy(&scale, &block[2 * r + 1], 4);
+        for (int64_t i = 0; i < k; ++i) {
+          float v = std::nearbyint(x[r * k + i] / scale) + static_cast<float>(zp);
+          ASSERT_EQ(aElement(q, r * c.lda, i, isa),
+                    static_cast<int>(std::min(255.f, std::max(0.f, v))))
+              << "row " << r << " at " << i << ": " << x[r * k + i] << " / " << scale;
+        }
+      }
+    };
+    for (bool perTensor : {false, true}) {
+      SCOPED_TRACE("k " + std::to_string(k) + (perTensor ? " per tensor" : " per row"));
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::rowBytes(k, isa), perTensor};
+      c.isa = isa;
+      check(c);
+    }
+    for (float scale : {0.0375f, 0x1p-110f, 0x1p101f}) {
+      SCOPED_TRACE("k " + std::to_string(k) + " static scale " + std::to_string(scale));
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::rowBytes(k, isa)};
+      c.isa = isa;
+      c.fixed = true;
+      c.scale = scale;
+      c.zeroPoint = 77;
+      check(c);
+    }
+  }
 }
 
 /// AVX-VNNI kernels must use the VEX `vpdpbusd` (Alder Lake-class CPUs have
