@@ -1,15 +1,15 @@
 //===- GemmBench.cpp - GFLOP/s of nunc's GEMM kernel on given shapes ------===//
 //
-//   nunc-bench-gemm avx512|avx2|vnni|avxvnni|amx|int8avx2[+gelu][+u8] M N K [M N K ...]
+//   nunc-bench-gemm avx512|avx2|vnni|avxvnni|amx|int8avx2[+gelu][+u8][+cold] M N K [M N K ...]
 // prints "M N K GFLOP/s" (GOP/s for the int8 kernels) per shape: median
 // of many runs of all column-panel tasks on one thread, the kernel with a
 // bias epilogue (as in the models; int8 with per-row dynamic activations).
 // The int8 kernels take epilogue variants to measure their cost: +gelu
 // (FFN1's activation), +u8 (static activations, u8 output); vnni+conv runs
 // the convolution form (M output channels x N positions x K, one image).
-// +cold (int8 linear form) rotates over copies of the packed weights, 96 MB
-// in all, so each run reads its weights from beyond L2, as a model does
-// whose layers each touch their weights once per inference.
+// +cold (f32 and the int8 linear form) rotates over copies of the packed
+// weights, 96 MB in all, so each run reads its weights from beyond L2, as a
+// model does whose layers each touch their weights once per inference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,24 +176,19 @@ int main(int argc, char **argv) {
     auto kernel = GemmKernel::generate(cfg, isa);
     if (!kernel)
       return 1;
+    std::vector<std::vector<float>> copies(
+        cold ? std::max<size_t>(2, (96u << 20) / (pw.size() * 4)) : 1, pw);
     const void *args[] = {x.data(), pw.data(), pb.data(), x.data(), c.data()};
     int64_t tasks = GemmKernel::numPanels(n, isa);
-    auto once = [&] {
-      for (int64_t t = 0; t < tasks; ++t)
-        kernel->function()(args, t);
-    };
-    for (int i = 0; i < 3; ++i)
-      once();
-    std::vector<double> times;
-    int runs = std::max<int64_t>(20, 2e9 / (2.0 * m * n * k));
-    for (int r = 0; r < runs; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      once();
-      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(times.begin(), times.end());
-    double median = times[times.size() / 2];
-    std::printf("%ld %ld %ld %.1f\n", m, n, k, 2.0 * m * n * k / median / 1e9);
+    double ops = 2.0 * m * n * k;
+    double median = medianSeconds(
+        [&](int r) {
+          args[1] = copies[r % copies.size()].data();
+          for (int64_t t = 0; t < tasks; ++t)
+            kernel->function()(args, t);
+        },
+        ops);
+    std::printf("%ld %ld %ld %.1f\n", m, n, k, ops / median / 1e9);
   }
   return 0;
 }

@@ -374,9 +374,10 @@ TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
         checkU8Output(m, n, k, (m + n) % 2 == 1,
                       n % 2 ? Activation::fromName("gelu", 0, 0) : Activation(), rng, isa);
   // Grids far finer than the results: every value saturates, also where
-  // the quotient is past 2^31 (the division form, for a scale below the
-  // reciprocal's range), which converts to INT_MIN unless clamped first.
-  for (float scale : {1e-6f, 1e-30f})
+  // the quotient is past 2^31 (1e-20: the reciprocal form; 1e-30, below
+  // its range: the division form), which converts to INT_MIN unless
+  // clamped first.
+  for (float scale : {1e-6f, 1e-20f, 1e-30f})
     checkU8Output(17, 47, 64, true, Activation(), rng, isa, scale);
 }
 
@@ -581,8 +582,30 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsRoundsAsDivision) {
       c.isa = isa;
       check(c);
     }
+    {
+      // A whole tensor of tiny values: its one scale is below the
+      // reciprocal's range (the per-tensor division code).
+      std::vector<float> kept = x;
+      std::uniform_real_distribution<float> tiny(-1e-38f, 2e-38f);
+      for (float &v : x)
+        v = tiny(rng);
+      SCOPED_TRACE("k " + std::to_string(k) + " per tensor, subnormal scale");
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::rowBytes(k, isa), true};
+      c.isa = isa;
+      check(c);
+      x = kept;
+    }
     for (float scale : {0.0375f, 0x1p-110f, 0x1p101f}) {
       SCOPED_TRACE("k " + std::to_string(k) + " static scale " + std::to_string(scale));
+      // Ties of this grid and their neighbours, and values far past it.
+      std::uniform_int_distribution<int> step(-120, 200);
+      for (size_t i = 0; i < x.size(); ++i) {
+        float tie = (static_cast<float>(step(rng)) + 0.5f) * scale;
+        int side = static_cast<int>(rng() % 3);
+        x[i] = side == 0 ? tie : std::nextafter(tie, side == 1 ? 1e38f : -1e38f);
+        if (i % 11 == 0)
+          x[i] = i % 2 ? 1e38f : -INFINITY;
+      }
       QuantizeRowsConfig c{rows, k, Int8GemmKernel::rowBytes(k, isa)};
       c.isa = isa;
       c.fixed = true;
