@@ -238,6 +238,21 @@ protected:
 /// (rows, vectors, lanes of the last vector), emitted after the task body
 /// and called), A rows addressed through r8..r11 = 1, 3, 5, 7 row strides.
 class PanelGemmKernel : public JitKernel {
+public:
+  /// Cache lines of the next task's weight panel each k block fetches into
+  /// L2 (through a cursor register over the panels that follow the task's):
+  /// the panel spread over all the task's blocks (`tiles` row tiles of
+  /// `blocksPerTile`), at most `maxLines` (what a block reads itself). The
+  /// weights are read once per inference, too many for L2; without this
+  /// each task's first row tile waits on L3 or memory for its panel.
+  static int nextPanelPrefetchLines(int64_t panelBytes, int64_t tiles, int64_t blocksPerTile,
+                                    int64_t maxLines) {
+    if (!tiles || !blocksPerTile)
+      return 0;
+    const int64_t lines = (panelBytes + 63) / 64, blocks = tiles * blocksPerTile;
+    return static_cast<int>(std::min((lines + blocks - 1) / blocks, maxLines));
+  }
+
 protected:
   /// The im2col columns of panel `panel` into `buffer` ([K][48] words),
   /// read from one image's padded `planes` (PanelIm2col; defined in
@@ -266,19 +281,6 @@ protected:
     case 6: return base + r9 * 2;
     default: return base + r11;
     }
-  }
-  /// Cache lines of the next task's weight panel each k block fetches into
-  /// L2 (through a cursor register over the panels that follow the task's):
-  /// the panel spread over all the task's blocks (`tiles` row tiles of
-  /// `blocksPerTile`), at most `maxLines` (what a block reads itself). The
-  /// weights are read once per inference, too many for L2; without this
-  /// each task's first row tile waits on L3 or memory for its panel.
-  static int nextPanelPrefetchLines(int64_t panelBytes, int64_t tiles, int64_t blocksPerTile,
-                                    int64_t maxLines) {
-    if (!tiles || !blocksPerTile)
-      return 0;
-    const int64_t lines = (panelBytes + 63) / 64, blocks = tiles * blocksPerTile;
-    return static_cast<int>(std::min((lines + blocks - 1) / blocks, maxLines));
   }
   /// Step u of `steps` in a k block: its share of `lines` prefetches at
   /// `cursor`, which the block then advances by lines x 64.

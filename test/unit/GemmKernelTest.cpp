@@ -83,6 +83,33 @@ double runCase(Isa isa, int64_t m, int64_t n, int64_t k, bool bias, bool residua
 
 class GemmKernelTest : public ::testing::TestWithParam<Isa> {};
 
+/// The next-panel prefetch covers the whole next panel over a task's k
+/// blocks (a panel's lines / blocks, rounded up), never more per block than
+/// a block reads itself, and nothing where there is no k block.
+TEST(GemmPrefetchTest, NextPanelLinesCoverThePanel) {
+  const int64_t maxLines = 12; // 4 k steps of 192 bytes
+  for (int64_t panelBytes : {64, 100, 192 * 3, 36864, 147456})
+    for (int64_t tiles : {1, 2, 4, 16, 64})
+      for (int64_t blocks : {0, 1, 3, 48, 96, 192}) {
+        SCOPED_TRACE(std::to_string(panelBytes) + " B, " + std::to_string(tiles) + " tiles x " +
+                     std::to_string(blocks) + " blocks");
+        int lines = PanelGemmKernel::nextPanelPrefetchLines(panelBytes, tiles, blocks, maxLines);
+        if (!blocks) {
+          EXPECT_EQ(lines, 0);
+          continue;
+        }
+        const int64_t panelLines = (panelBytes + 63) / 64;
+        EXPECT_GE(lines, 1);
+        EXPECT_LE(lines, maxLines);
+        if (lines < maxLines) {
+          EXPECT_GE(lines * tiles * blocks, panelLines);
+        }
+        if (lines > 1) {
+          EXPECT_LT((lines - 1) * tiles * blocks, panelLines) << "more than the panel needs";
+        }
+      }
+}
+
 TEST_P(GemmKernelTest, AwkwardShapesMatchTheReference) {
   Isa isa = GetParam();
   if (!hostHas(isa))
