@@ -423,6 +423,28 @@ TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
         }
 }
 
+/// The row quantizer for `c` run over x: its u8 rows (then `sentinel`
+/// bytes of 0xcd) and row block.
+void runQuantizer(const QuantizeRowsConfig &c, const std::vector<float> &x,
+                  std::vector<uint8_t> &q, std::vector<uint32_t> &block, size_t sentinel = 0) {
+  std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
+  ASSERT_TRUE(kernel);
+  q.assign(c.rows * c.lda + sentinel, 0xcd);
+  block.assign(c.rows * 2, 0);
+  const void *args[] = {x.data(), q.data(), block.data()};
+  for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
+    ASSERT_EQ(kernel->function()(args, t), 0);
+}
+
+/// Row r's (zero point, scale) in a row block.
+std::pair<int32_t, float> rowParameters(const std::vector<uint32_t> &block, int64_t r) {
+  int32_t zp;
+  float scale;
+  std::memcpy(&zp, &block[2 * r], 4);
+  std::memcpy(&scale, &block[2 * r + 1], 4);
+  return {zp, scale};
+}
+
 TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {
   Int8Isa isa = GetParam();
   if (!hostRunsQuantizer(isa))
@@ -443,18 +465,11 @@ TEST_P(Int8GemmKernelTest, StaticParametersQuantizeEveryRowAlike) {
       const float outliers[] = {1e30f, -1e30f, 3e38f, -3e38f, INFINITY, -INFINITY, 1e10f};
       for (size_t i = 0; i < x.size(); i += 5)
         x[i] = outliers[(i / 5) % 7];
-      std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
-      ASSERT_TRUE(kernel);
-      std::vector<uint8_t> q(rows * c.lda);
-      std::vector<uint32_t> block(rows * 2);
-      const void *args[] = {x.data(), q.data(), block.data()};
-      for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
-        ASSERT_EQ(kernel->function()(args, t), 0);
+      std::vector<uint8_t> q;
+      std::vector<uint32_t> block;
+      ASSERT_NO_FATAL_FAILURE(runQuantizer(c, x, q, block));
       for (int64_t r = 0; r < rows; ++r) {
-        int32_t zp;
-        float scale;
-        std::memcpy(&zp, &block[2 * r], 4);
-        std::memcpy(&scale, &block[2 * r + 1], 4);
+        auto [zp, scale] = rowParameters(block, r);
         ASSERT_EQ(zp, 97);
         ASSERT_EQ(scale, 0.0375f);
         for (int64_t i = 0; i < k; ++i) {
@@ -485,13 +500,9 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsMatchesDynamicQuantizeLinear) {
       if (rows > 1)
         for (int64_t i = 0; i < k; ++i)
           x[k + i] = 0.5f + i; // all positive: min clamps to 0
-      std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
-      ASSERT_TRUE(kernel);
-      std::vector<uint8_t> q(rows * c.lda + 1, 0xcd);
-      std::vector<uint32_t> block(rows * 2);
-      const void *args[] = {x.data(), q.data(), block.data()};
-      for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
-        ASSERT_EQ(kernel->function()(args, t), 0);
+      std::vector<uint8_t> q;
+      std::vector<uint32_t> block;
+      ASSERT_NO_FATAL_FAILURE(runQuantizer(c, x, q, block, 1));
       EXPECT_EQ(q.back(), 0xcd) << "wrote past q";
       for (int64_t r = 0; r < rows; ++r) {
         float mx = 0, mn = 0;
@@ -504,10 +515,7 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsMatchesDynamicQuantizeLinear) {
           scale = 1;
         float zpf = std::nearbyint(std::min(255.f, std::max(0.f, (0.f - mn) / scale)));
         int32_t zp = static_cast<int32_t>(zpf);
-        int32_t gotZp;
-        float gotScale;
-        std::memcpy(&gotZp, &block[2 * r], 4);
-        std::memcpy(&gotScale, &block[2 * r + 1], 4);
+        auto [gotZp, gotScale] = rowParameters(block, r);
         ASSERT_EQ(gotZp, zp) << "row " << r << (perTensor ? " per tensor" : "");
         ASSERT_EQ(gotScale, scale) << "row " << r;
         for (int64_t i = 0; i < k; ++i) {
@@ -556,18 +564,11 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsRoundsAsDivision) {
       }
     }
     auto check = [&](const QuantizeRowsConfig &c) {
-      std::unique_ptr<JitKernel> kernel = QuantizeRowsKernel::generate(c);
-      ASSERT_TRUE(kernel);
-      std::vector<uint8_t> q(rows * c.lda);
-      std::vector<uint32_t> block(rows * 2);
-      const void *args[] = {x.data(), q.data(), block.data()};
-      for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
-        ASSERT_EQ(kernel->function()(args, t), 0);
+      std::vector<uint8_t> q;
+      std::vector<uint32_t> block;
+      ASSERT_NO_FATAL_FAILURE(runQuantizer(c, x, q, block));
       for (int64_t r = 0; r < rows; ++r) {
-        int32_t zp;
-        float scale;
-        std::memcpy(&zp, &block[2 * r], 4);
-        std::memcpy(&scale, &block[2 * r + 1], 4);
+        auto [zp, scale] = rowParameters(block, r);
         for (int64_t i = 0; i < k; ++i) {
           float v = std::nearbyint(x[r * k + i] / scale) + static_cast<float>(zp);
           ASSERT_EQ(aElement(q, r * c.lda, i, isa),
