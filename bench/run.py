@@ -342,7 +342,8 @@ def main():
         if name not in HIDDEN or mode in ("qdq", "int8-static"):
             continue
         h, f, _ = HIDDEN[name]
-        isas = ["vnni", "vnni+cold", "int8avx2"] if int8 else ["avx512" if "avx512" in peak else "avx2"]
+        isas = (["vnni", "vnni+cold"] + (["avxvnni"] if "avxvnni" in peak else []) +
+                ["int8avx2"]) if int8 else ["avx512" if "avx512" in peak else "avx2"]
         shapes = [(128, h, h), (128, f, h), (128, h, f)]
         for isa in isas:
             g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-gemm"), isa] +
@@ -414,7 +415,8 @@ def main():
         f.write("\nGEMM kernels (one thread, bias epilogue) on the models' GEMM shapes; "
                 "GFLOP/s for fp32, GOP/s for int8 (vnni; int8avx2 is the exact 16-bit "
                 "kernel of targets without VNNI, against the measured `vpmaddwd` + `vpaddd` "
-                "peak; vnni+cold reads its weights from copies rotated past L2, as a model "
+                "peak; avxvnni, where the host has AVX-VNNI, the ymm VEX `vpdpbusd` kernel "
+                "of `x86_64-avxvnni` against its own peak; vnni+cold reads its weights from copies rotated past L2, as a model "
                 "run does, where the others reuse one copy):\n\n"
                 "| model | kernel | M x N x K | G(FL)OP/s | of measured peak |\n"
                 "|---|---|---|---|---|\n")
