@@ -745,22 +745,15 @@ private:
 
   /// x quantized to u8 (the row quantizer's arithmetic: divide, round half
   /// to even, add the zero point, clamp) and its `lanes` bytes stored at
-  /// rcx + offset. The quotient is clamped to +-300 first, where u8 results
-  /// saturate anyway: the conversion would turn one past 2^31 into INT_MIN,
-  /// and so 0 (NaN ends at 0 either way).
+  /// rcx + offset. x is clamped to +-300 scale first, where u8 results
+  /// saturate anyway: the conversion would turn a quotient past 2^31 into
+  /// INT_MIN, and so 0 (NaN ends at 0 either way).
   void storeU8(const Vmm &x, int64_t offset, int lanes) {
     const float scale = c.u8Output->scale;
-    if (reciprocalDivides(scale)) {
-      vmaxps(x, x, constAddr(-300.f * scale));
-      vminps(x, x, constAddr(300.f * scale));
-      emitQuotient(temp(0), x, scale);
-      vcvtps2dq(x, temp(0));
-    } else {
-      vdivps(x, x, constAddr(scale));
-      vmaxps(x, x, constAddr(-300.f));
-      vminps(x, x, constAddr(300.f));
-      vcvtps2dq(x, x);
-    }
+    vmaxps(x, x, constAddr(-300.f * scale));
+    vminps(x, x, constAddr(300.f * scale));
+    emitQuotient(temp(0), x, scale);
+    vcvtps2dq(x, temp(0));
     vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
     vpmaxsd(x, x, constAddrBits(0));
     vpminsd(x, x, constAddrBits(255));

@@ -156,14 +156,18 @@ protected:
       vmovups(dst, constAddr(v));
   }
 
-  /// x / scale correctly rounded without vdivps (several times an FMA's
-  /// cost per vector): q = x * r with r = fl(1 / scale), then q + r * (x -
-  /// q * scale) with FMAs (Markstein's theorem for a correctly rounded
+  /// q = x / scale correctly rounded, for a compile-time scale; x is
+  /// clobbered. Within reciprocalDivides without vdivps (several times an
+  /// FMA's cost per vector): q = x * r with r = fl(1 / scale), then q + r *
+  /// (x - q * scale) with FMAs (Markstein's theorem for a correctly rounded
   /// reciprocal; the quantizer tests compare it with division on rounding
-  /// ties). x must be clamped first so that |x / scale| <= 300 or so (no
-  /// overflow), and the scale within reciprocalDivides; q = the quotient,
-  /// x is clobbered.
+  /// ties); x must be clamped first so that |x / scale| <= 300 or so (no
+  /// overflow). Other scales divide.
   template <typename Vmm> void emitQuotient(const Vmm &q, const Vmm &x, float scale) {
+    if (!reciprocalDivides(scale)) {
+      vdivps(q, x, constAddr(scale));
+      return;
+    }
     const float r = 1.f / scale;
     vmulps(q, x, constAddr(r));
     vfnmadd231ps(x, q, constAddr(scale)); // x - q * scale, exact

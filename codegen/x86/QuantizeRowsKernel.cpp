@@ -261,15 +261,8 @@ private:
     vminps(x, t300, x);
   }
 
-  /// x / scale without vdivps (several times an FMA's cost per vector: ~7 %
-  /// of MobileNet's int8 run, ~12 % of MiniLM's), as emitQuotient does but
-  /// with the run-time scale and reciprocal in registers (checked against
-  /// division exhaustively for |x| in [scale / 4, 300 scale], and below
-  /// scale / 4 both round to 0). x is first clamped to +-fl(300 scale),
-  /// where every quotient saturates anyway, so q cannot overflow. Scales
-  /// outside reciprocalDivides take the division.
-  /// To `byDivision` where the run-time scale is outside the reciprocal's
-  /// range (or NaN).
+  /// To `byDivision` where the run-time scale is outside reciprocalDivides
+  /// (or NaN).
   void jumpUnlessReciprocalWorks(Label &byDivision) {
     Xmm s = Xmm(scale.getIdx());
     vucomiss(s, constScalar(kSmallestReciprocalScale));
@@ -339,10 +332,16 @@ private:
   }
 
   /// q = round_half_even(x / scale) as s32, saturating where the u8 result
-  /// does; clobbers x and t. `reciprocal`: without vdivps (after
-  /// setReciprocal). Static inputs may lie far outside the calibrated
-  /// range, and a dynamic range can miss values where the input has a NaN
-  /// (vmaxps keeps the NaN, the next value replaces it): x is clamped first.
+  /// does; clobbers x and t. `reciprocal` (after setReciprocal): without
+  /// vdivps (several times an FMA's cost per vector: ~7 % of MobileNet's
+  /// int8 run, ~12 % of MiniLM's), as emitQuotient does but with the
+  /// run-time scale and reciprocal in registers (checked against division
+  /// exhaustively for |x| in [scale / 4, 300 scale]; below scale / 4 both
+  /// round to 0). x is first clamped to +-fl(300 scale), where every
+  /// quotient saturates anyway, so q cannot overflow: static inputs may lie
+  /// far outside the calibrated range, and a dynamic range can miss values
+  /// where the input has a NaN (vmaxps keeps the NaN, the next value
+  /// replaces it).
   void quotientToInt(const Vmm &q, bool reciprocal) {
     if (reciprocal) {
       vmaxps(x, lo, x); // NaN stays NaN (the second operand)

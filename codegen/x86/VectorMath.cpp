@@ -145,15 +145,11 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     // (emitQuotient), round half to even, clamp, scale back. The clamp
     // comes first, on x against fl(min * scale) and fl(max * scale) (their
     // quotients round to min and max): the same result, and q cannot
-    // overflow; NaN still ends at the lower bound. Scales outside
-    // reciprocalDivides divide.
+    // overflow; NaN still ends at the lower bound.
     float scale = act.scale;
     vmaxps(x, x, constAddr(act.min * scale));
     vminps(x, x, constAddr(act.max * scale));
-    if (reciprocalDivides(scale))
-      emitQuotient(t0, x, scale);
-    else
-      vdivps(t0, x, constAddr(scale));
+    emitQuotient(t0, x, scale);
     if constexpr (avx512)
       vrndscaleps(x, t0, 0x08);
     else
