@@ -168,7 +168,10 @@ static void *worker_main(void *arg) {
     }
     nunc_rt_task task = pool->task;
     const void *const *args = pool->args;
-    ++pool->busy_workers;
+    /* Atomic although under the mutex: a worker leaving the region
+     * decrements it without the mutex, and a plain increment racing with
+     * that decrement could lose it and leave the caller waiting for ever. */
+    __atomic_fetch_add(&pool->busy_workers, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pool->mutex);
     run_tasks(pool, task, args, self);
     __atomic_fetch_sub(&pool->busy_workers, 1, __ATOMIC_RELEASE);
@@ -322,7 +325,7 @@ void nunc_rt_destroy(nunc_rt_ctx *ctx) {
   nunc_rt_pool *pool = &ctx->pool;
   if (pool->started > 0) {
     pthread_mutex_lock(&pool->mutex);
-    pool->shutdown = 1;
+    __atomic_store_n(&pool->shutdown, 1, __ATOMIC_RELEASE); /* spinning workers read it */
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
     for (int t = 1; t <= pool->started; ++t)
