@@ -9,6 +9,10 @@ namespace mlir::nunc::x86 {
 
 namespace {
 int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
+/// One task's scratch: KT [D][Tp], P [S][Tp], inv [S], V [T][D].
+int64_t taskScratchFloats(const AttentionConfig &c, int64_t tp) {
+  return c.headDim * tp + c.seq * tp + c.seq + c.keys * c.headDim;
+}
 int64_t paddedKeys(const AttentionConfig &c, Isa isa) {
   int64_t l = lanesOf(isa);
   return (c.keys + l - 1) / l * l;
@@ -22,7 +26,7 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
 
 int64_t AttentionKernel::scratchBytes(const AttentionConfig &c, Isa isa) {
   int64_t tp = paddedKeys(c, isa);
-  return numTasks(c) * (c.headDim * tp + c.seq * tp + c.seq) * 4;
+  return numTasks(c) * taskScratchFloats(c, tp) * 4;
 }
 
 namespace {
@@ -75,14 +79,15 @@ public:
       imul(rax, rbp, c.maskStrides[1] * 4);
       add(r11, rax);
     }
-    // Scratch of this task: KT [D][Tp], P [S][Tp], inv [S].
+    // Scratch of this task (taskScratchFloats).
     mov(r10, ptr[rdi + 40]);
-    imul(rax, rsi, (c.headDim * tp + c.seq * tp + c.seq) * 4);
+    imul(rax, rsi, taskScratchFloats(c, tp) * 4);
     add(r10, rax); // KT
     lea(r14, ptr[r10 + c.headDim * tp * 4]); // P
     lea(r15, ptr[r14 + c.seq * tp * 4]);     // inv
 
     transposeKeys();
+    packValues();
     scoresAndSoftmax();
     weightedValues();
     epilogueReturn(0);
@@ -180,6 +185,39 @@ private:
       vshuff32x4(r(i), t(i), t(i + 8), 0x88);
       vshuff32x4(r(i + 8), t(i), t(i + 8), 0xdd);
     }
+  }
+
+  /// V's rows of this head copied into one contiguous block after inv, so
+  /// that P V reads them from consecutive lines: in place they lie e floats
+  /// apart, a stride that maps the head's rows onto a few L1 sets (MiniLM:
+  /// 16 of 64), and every pass over them missed L1. r12 then points at the
+  /// copy.
+  void packValues() {
+    const int64_t dv = c.headDim / kLanes;
+    const int unroll = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(8 / dv, c.keys)));
+    lea(rcx, ptr[r15 + c.seq * 4]);
+    mov(rax, r12);
+    mov(r12, rcx);
+    auto rows = [&](int n) {
+      for (int t = 0; t < n; ++t)
+        for (int64_t v = 0; v < dv; ++v) {
+          Vmm x((t * dv + v) % 8);
+          vmovups(x, ptr[rax + t * e * 4 + v * kLanes * 4]);
+          vmovups(ptr[rcx + (t * c.headDim + v * kLanes) * 4], x);
+        }
+      add(rax, n * e * 4);
+      add(rcx, n * c.headDim * 4);
+    };
+    if (int64_t blocks = c.keys / unroll) {
+      Label loop;
+      mov(rdx, blocks);
+      L(loop);
+      rows(unroll);
+      dec(rdx);
+      jnz(loop, T_NEAR);
+    }
+    if (int rest = static_cast<int>(c.keys % unroll))
+      rows(rest);
   }
 
   /// Score rows into P (scaled, masked, padded with -inf), then softmax in
@@ -363,7 +401,7 @@ private:
         for (int v = 0; v < nv; ++v)
           vfmadd231ps(Vmm(r * nv + v), Vmm(b0.getIdx() + v), pr);
       }
-      add(rax, e * 4);
+      add(rax, c.headDim * 4);
       add(rsi, 4);
       dec(rdi);
       jnz(loop, T_NEAR);

@@ -7,8 +7,9 @@
 // with the scale and mask applied as they are stored (in base 2: times
 // log2 e, unless a QDQ grid rounds them), runs the softmax row by row
 // (vector 2^x), and accumulates P V in register tiles, dividing by the
-// row sums as it stores. Scratch per task: D*Tp + S*Tp + S floats, Tp = T
-// rounded up to the vector width. A QDQ model's grids round the scores as
+// row sums as it stores; P V reads V from a contiguous copy of the head's
+// rows. Scratch per task: D*Tp + S*Tp + S + T*D floats, Tp = T rounded up
+// to the vector width. A QDQ model's grids round the scores as
 // they are stored, the probabilities in a second pass over each row
 // (normalized there, so P V is not divided again), and the output as it is
 // stored.

@@ -1,0 +1,90 @@
+//===- AttentionBench.cpp - GFLOP/s of nunc's fused attention kernel -------===//
+//
+//   nunc-bench-attention [avx2] S T H D [S T H D ...]
+// prints "S T H D GFLOP/s us code-bytes" per shape: median of many runs of
+// all heads of one batch item on one thread (AVX-512 kernel, or the AVX2
+// one with `avx2` first), with a key-padding mask as BERT-style models
+// have. FLOPs count Q K^T and P V (4 S T D per head); the softmax is not
+// counted but is timed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "AttentionKernel.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+int main(int argc, char **argv) {
+  Isa isa = Isa::Avx512;
+  if (argc > 1 && std::string(argv[1]) == "avx2") {
+    isa = Isa::Avx2;
+    --argc;
+    ++argv;
+  }
+  if (isa == Isa::Avx512 ? !__builtin_cpu_supports("avx512f") : !__builtin_cpu_supports("avx2")) {
+    std::fprintf(stderr, "this CPU lacks %s\n", isa == Isa::Avx512 ? "AVX-512" : "AVX2");
+    return 1;
+  }
+  if (argc < 5 || (argc - 1) % 4 != 0) {
+    std::fprintf(stderr, "usage: %s [avx2] S T H D [S T H D ...]\n", argv[0]);
+    return 2;
+  }
+  for (int a = 1; a + 4 <= argc; a += 4) {
+    AttentionConfig c;
+    c.seq = std::atoll(argv[a]);
+    c.keys = std::atoll(argv[a + 1]);
+    c.heads = std::atoll(argv[a + 2]);
+    c.headDim = std::atoll(argv[a + 3]);
+    c.scale = 1.f / 8;
+    c.mask = true;
+    c.maskStrides[3] = 1; // one row of T, broadcast over heads and queries
+    if (!AttentionKernel::supports(c, isa)) {
+      std::fprintf(stderr, "shape not supported\n");
+      return 1;
+    }
+    auto kernel = AttentionKernel::generate(c, isa);
+    if (!kernel) {
+      std::fprintf(stderr, "xbyak could not generate the kernel\n");
+      return 1;
+    }
+    const int64_t e = c.heads * c.headDim;
+    std::vector<float> q(c.seq * e), k(c.keys * e), v(c.keys * e), out(c.seq * e), mask(c.keys);
+    for (size_t i = 0; i < q.size(); ++i)
+      q[i] = static_cast<float>((i * 7919) % 97) / 97.f - 0.5f;
+    for (size_t i = 0; i < k.size(); ++i) {
+      k[i] = static_cast<float>((i * 31) % 13) / 13.f - 0.5f;
+      v[i] = static_cast<float>((i * 17) % 11) / 11.f - 0.5f;
+    }
+    std::vector<char> scratch(AttentionKernel::scratchBytes(c, isa) + 64);
+    void *aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64);
+    const void *args[] = {q.data(), k.data(), v.data(), mask.data(), out.data(), aligned};
+    auto once = [&] {
+      for (int64_t t = 0; t < AttentionKernel::numTasks(c); ++t)
+        kernel->function()(args, t);
+    };
+    double flops = 4.0 * c.seq * c.keys * c.headDim * c.heads;
+    for (int i = 0; i < 3; ++i)
+      once();
+    std::vector<double> times;
+    int runs = std::max<int>(50, static_cast<int>(2e9 / flops));
+    for (int r = 0; r < runs; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      once();
+      times.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    double s = times[times.size() / 2];
+    std::printf("%lld %lld %lld %lld %.1f %.1f %zu\n", (long long)c.seq, (long long)c.keys,
+                (long long)c.heads, (long long)c.headDim, flops / s / 1e9, s * 1e6,
+                kernel->bytes().size());
+  }
+  return 0;
+}
