@@ -231,7 +231,17 @@ private:
     mov(rcx, r14);
     mov(rdx, r11);
     mov(rsi, r15); // inv row pointer
+    // A whole score row fits in the tile's registers: the softmax runs on
+    // them before P is stored (the rows' dependency chains interleave,
+    // where row by row through memory each row waited on its own maximum,
+    // exponentials and sum).
+    const bool inRegisters =
+        kAvx512 && tp <= chunkVecs * kLanes && c.probs.kind == Activation::None;
     auto block = [&](int rows) {
+      if (inRegisters) {
+        scoreTile(rows, static_cast<int>(tp / kLanes), 0, /*softmax=*/true);
+        return;
+      }
       for (int64_t c0 = 0; c0 < tp; c0 += chunkVecs * kLanes) {
         int vecs = std::min<int64_t>(chunkVecs, (tp - c0) / kLanes);
         scoreTile(rows, vecs, c0);
@@ -264,8 +274,10 @@ private:
 
   Vmm acc(int r, int v, int vecs) { return Vmm(r * vecs + v); }
 
-  /// rows x vecs tile of scores at key columns [c0, c0 + vecs*lanes).
-  void scoreTile(int rows, int vecs, int64_t c0) {
+  /// rows x vecs tile of scores at key columns [c0, c0 + vecs*lanes); with
+  /// `softmax`, the tile is whole rows and is stored as probabilities
+  /// (softmaxInRegisters).
+  void scoreTile(int rows, int vecs, int64_t c0, bool softmax = false) {
     Vmm kv = Vmm(rows * vecs), q0 = Vmm(rows * vecs + 1);
     auto qReg = [&](int r) { return Vmm(q0.getIdx() + r); };
     for (int r = 0; r < rows; ++r)
@@ -323,8 +335,70 @@ private:
           }
         }
         round(x, c.logits);
-        vmovups(ptr[rcx + r * tp * 4 + col * 4], x);
+        if (!softmax)
+          vmovups(ptr[rcx + r * tp * 4 + col * 4], x);
       }
+    if (softmax)
+      softmaxInRegisters(rows, vecs);
+  }
+
+  /// The softmax of whole score rows held in acc(r, v) (zmm), stored to P
+  /// with 1/sum in inv, as softmaxRow computes it. Each row's maximum and
+  /// sum run as two interleaved chains. Uses zmm24..31, free after the
+  /// score tile.
+  void softmaxInRegisters(int rows, int vecs) {
+    auto a = [&](int r, int v) { return acc(r, v, vecs); };
+    auto rowReg = [](int r) { return Vmm(24 + r); }; // max, then sum
+    auto auxReg = [](int r) { return Vmm(27 + r); };
+    Vmm t0 = Vmm(30), t1 = Vmm(31);
+    if (int64_t valid = c.keys - (tp - kLanes); valid < kLanes) {
+      // The last vector's lanes past T: -inf, as softmaxRow pads them.
+      mov(eax, 0xffffu & ~((1u << valid) - 1));
+      kmovw(k2, eax);
+      for (int r = 0; r < rows; ++r)
+        vbroadcastss(a(r, vecs - 1) | k2, constScalar(-INFINITY));
+    }
+    // Two partial chains (even and odd vectors) per row, then combined.
+    auto reduce = [&](bool max) {
+      for (int r = 0; r < rows; ++r) {
+        vmovaps(rowReg(r), a(r, 0));
+        if (vecs > 1)
+          vmovaps(auxReg(r), a(r, 1));
+      }
+      for (int v = 2; v < vecs; ++v)
+        for (int r = 0; r < rows; ++r) {
+          Vmm d = v % 2 ? auxReg(r) : rowReg(r);
+          if (max)
+            vmaxps(d, d, a(r, v));
+          else
+            vaddps(d, d, a(r, v));
+        }
+      for (int r = 0; r < rows; ++r) {
+        if (vecs > 1) {
+          if (max)
+            vmaxps(rowReg(r), rowReg(r), auxReg(r));
+          else
+            vaddps(rowReg(r), rowReg(r), auxReg(r));
+        }
+        horizontal(rowReg(r), t0, max);
+      }
+    };
+    reduce(/*max=*/true);
+    for (int v = 0; v < vecs; ++v)
+      for (int r = 0; r < rows; ++r) {
+        vsubps(a(r, v), a(r, v), rowReg(r));
+        if (base2)
+          emitExp2(a(r, v), t0, t1);
+        else
+          emitExp(a(r, v), t0, t1);
+        vmovups(ptr[rcx + r * tp * 4 + v * kLanes * 4], a(r, v));
+      }
+    reduce(/*max=*/false);
+    loadConstant(t1, 1.f);
+    for (int r = 0; r < rows; ++r) {
+      vdivps(t0, t1, rowReg(r));
+      vmovss(ptr[rsi + r * 4], Xmm(t0.getIdx()));
+    }
   }
 
   /// Softmax of P row r (relative to rcx) over Tp, padding set to -inf first.

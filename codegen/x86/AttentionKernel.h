@@ -5,8 +5,9 @@
 // One task per (batch, head). Each task transposes its K head into scratch
 // (so score rows are vectors over j), computes score rows in register tiles
 // with the scale and mask applied as they are stored (in base 2: times
-// log2 e, unless a QDQ grid rounds them), runs the softmax row by row
-// (vector 2^x), and accumulates P V in register tiles, dividing by the
+// log2 e, unless a QDQ grid rounds them), runs the softmax (vector 2^x) on
+// the tile's registers where whole rows fit it, else row by row through
+// memory, and accumulates P V in register tiles, dividing by the
 // row sums as it stores; P V reads V from a contiguous copy of the head's
 // rows. Scratch per task: D*Tp + S*Tp + S + T*D floats, Tp = T rounded up
 // to the vector width. A QDQ model's grids round the scores as
