@@ -46,6 +46,8 @@ CONFIGS = {"minilm": [(1, 128), (1, 32), (4, 128)], "bert": [(1, 128), (1, 32), 
            "resnet": [(1, None), (4, None)], "mobilenet": [(1, None), (4, None)]}
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 HIDDEN = {"minilm": (384, 1536, 6), "bert": (768, 3072, 12)}
+# (heads, head dim) for nunc-bench-attention.
+HEADS = {"minilm": (12, 32), "bert": (12, 64)}
 # The CNNs' window-kernel shapes (C, H, W, kernel, stride, pad) for
 # nunc-bench-window: MobileNet's 3x3 depthwise convs, ResNet's max pool.
 WINDOWS = {"mobilenet": ("depthwise", [(32, 112, 112, 3, 1, 1), (96, 112, 112, 3, 2, 1),
@@ -213,7 +215,7 @@ def main():
         [os.path.join(args.build, "bin", "nunc-bench-peak")], capture_output=True, text=True,
         check=True).stdout.splitlines())
     vnni = "vnni" in peak and not args.no_int8
-    rows, extra, windows, crowded = [], [], [], []
+    rows, extra, windows, crowded, attention = [], [], [], [], []
     # mode: "" (fp32), "int8" (nunc PTQ vs ORT quantize_dynamic), "qdq" (ORT's
     # quantize_static QDQ model on both engines, batch 1 seq 128 only).
     modes = args.modes.split(",")
@@ -338,6 +340,16 @@ def main():
                 k, c, hh, ww, kk, ss, pp, gf, gbs, _ = line.split()
                 windows.append((name, k, f"{c}x{hh}x{ww} {kk}x{kk}/{ss}", float(gf), float(gbs),
                                 float(gf) / float(peak["avx512"])))
+        # Fused attention on the model's shapes (fp32 runs: int8 models keep it f32).
+        if name in HEADS and not mode and "avx512" in peak:
+            heads, dim = HEADS[name]
+            g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-attention")] +
+                               [str(v) for s in (128, 32) for v in (s, s, heads, dim)],
+                               capture_output=True, text=True, check=True).stdout.split("\n")
+            for line in filter(None, g):
+                ss, tt, hh, dd, gf, us, _ = line.split()
+                attention.append((name, f"{ss}x{tt}", f"{hh}x{dd}", float(gf), float(us),
+                                  float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
         if name not in HIDDEN or mode in ("qdq", "int8-static"):
             continue
@@ -431,6 +443,14 @@ def main():
                     "|---|---|---|---|---|---|\n")
             for name, kind, shape, gf, gbs, frac in windows:
                 f.write(f"| {name} | {kind} | {shape} | {gf:.1f} | {gbs:.1f} | {frac*100:.0f} % |\n")
+        if attention:
+            f.write("\nFused attention (one thread, AVX-512, key-padding mask, all heads of one "
+                    "item; `nunc-bench-attention`): GFLOP/s counting Q K^T and P V (4 S T D a "
+                    "head; the softmax is timed, not counted):\n\n"
+                    "| model | S x T | heads x dim | GFLOP/s | us | of FMA peak |\n"
+                    "|---|---|---|---|---|---|\n")
+            for name, st, hd, gf, us, frac in attention:
+                f.write(f"| {name} | {st} | {hd} | {gf:.1f} | {us:.1f} | {frac*100:.0f} % |\n")
         if crowded:
             f.write("\nTwo threads sharing one core (the process pinned to one CPU, as when "
                     "another process or the hypervisor holds the other core): p50 over the "
