@@ -102,7 +102,12 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   c.seq = q.getDimSize(1);
   c.keys = k.getDimSize(1);
   c.heads = op.getNumHeads();
-  c.headDim = q.getDimSize(2) / c.heads;
+  c.headDim = op.hiddenSize() / c.heads;
+  if (op.getInputOffsets())
+    for (unsigned i = 0; i < 3; ++i) {
+      c.inputStrides[i] = cast<ShapedType>(op->getOperand(i).getType()).getDimSize(2);
+      c.inputOffsets[i] = op.inputOffset(i);
+    }
   c.scale = op.getScale().convertToFloat();
   for (auto [grid, dst] : {std::pair(op.getScoresQuantization(), &c.scores),
                            std::pair(op.getScaledQuantization(), &c.scaled),
@@ -2055,6 +2060,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   // int8 kernels read (a no-op for models without static int8 GEMMs).
   {
     PassManager pm(module.getContext());
+    pm.nest<func::FuncOp>().addPass(createFuseAttentionProjections());
     FuseActivationQuantizationOptions handover;
     handover.rowAlignment = x86::Int8GemmKernel::denseRowAlignment(options.target.int8);
     pm.nest<func::FuncOp>().addPass(createFuseActivationQuantization(handover));

@@ -1113,7 +1113,7 @@ LogicalResult GenericEmitter::emitContraction() {
       .Case([&](AttentionOp at) {
         ArrayRef<int64_t> q = shapeOf(at.getQuery()), kv = shapeOf(at.getKey());
         int64_t batch = q[0], s = q[1], t = kv[1], heads = at.getNumHeads();
-        int64_t d = q[2] / heads;
+        int64_t d = at.hiddenSize() / heads;
         Type el = elementOf(at.getQuery()), ct = KernelBuilder::computeType(el);
         std::optional<Reader> mask;
         if (at.getMask())
@@ -1128,15 +1128,22 @@ LogicalResult GenericEmitter::emitContraction() {
         Value probs = scratchMem(); // memref<T x f32>: one row of probabilities
         k.forEach({batch, heads, s}, [&](ValueRange bhi) {
           Value headBase = arith::MulIOp::create(b, loc, bhi[1], k.index(d));
-          auto col = [&](Value dd) { return arith::AddIOp::create(b, loc, headBase, dd); };
+          // Column dd of this head, in a tensor whose heads start at `offset`
+          // (packed operands).
+          auto col = [&](Value dd, int64_t offset) {
+            Value c = arith::AddIOp::create(b, loc, headBase, dd);
+            if (offset)
+              c = arith::AddIOp::create(b, loc, c, k.index(offset));
+            return c;
+          };
           // scores into the scratch row, tracking the max
           Value maxV = k.reduce({t}, k.floatConst(-INFINITY, ct), [&](ValueRange j, Value acc) {
             Value sc = dot(d, ct,
                            [&](Value dd) {
-                             return k.read(operandMem(0), ValueRange{bhi[0], bhi[2], col(dd)}, el);
+                             return k.read(operandMem(0), ValueRange{bhi[0], bhi[2], col(dd, at.inputOffset(0))}, el);
                            },
                            [&](Value dd) {
-                             return k.read(operandMem(1), ValueRange{bhi[0], j[0], col(dd)}, el);
+                             return k.read(operandMem(1), ValueRange{bhi[0], j[0], col(dd, at.inputOffset(1))}, el);
                            });
             sc = grid(sc, at.getScoresQuantization());
             sc = arith::MulFOp::create(b, loc, sc, k.floatConst(scale, ct));
@@ -1161,12 +1168,12 @@ LogicalResult GenericEmitter::emitContraction() {
               Value p = k.convert(memref::LoadOp::create(b, loc, probs, j), b.getF32Type(), ct);
               if (probsGrid)
                 p = grid(arith::MulFOp::create(b, loc, p, inv), probsGrid);
-              Value v = k.read(operandMem(2), ValueRange{bhi[0], j[0], col(dd[0])}, el);
+              Value v = k.read(operandMem(2), ValueRange{bhi[0], j[0], col(dd[0], at.inputOffset(2))}, el);
               return arith::AddFOp::create(b, loc, a, arith::MulFOp::create(b, loc, p, v));
             });
             Value out = probsGrid ? acc : arith::MulFOp::create(b, loc, acc, inv).getResult();
             k.write(grid(out, at.getOutputQuantization()), resultMem(),
-                    ValueRange{bhi[0], bhi[2], col(dd[0])}, el);
+                    ValueRange{bhi[0], bhi[2], col(dd[0], 0)}, el);
           });
         });
         return success();

@@ -43,6 +43,9 @@ public:
     replicate = kAvx512 ? 1 : 8;
     tp = (c.keys + kLanes - 1) / kLanes * kLanes;
     e = c.heads * c.headDim;
+    qs = c.inputStrides[0] ? c.inputStrides[0] : e;
+    ks = c.inputStrides[1] ? c.inputStrides[1] : e;
+    vs = c.inputStrides[2] ? c.inputStrides[2] : e;
     // Without grids on the scores, they are stored times log2(e), and the
     // softmax takes 2^x: one multiplication instead of two, and a cheaper
     // exponential. A QDQ model rounds the scaled and masked scores on
@@ -61,17 +64,19 @@ public:
     mov(rbx, rax); // b
     mov(rbp, rdx); // h
     // q, k, v, out bases of this head; mask row base at i = 0.
-    auto base = [&](const Reg64 &dst, int arg, int64_t rows) {
+    auto base = [&](const Reg64 &dst, int arg, int64_t rows, int64_t stride, int64_t offset) {
       mov(dst, ptr[rdi + arg * 8]);
-      imul(rax, rbx, rows * e * 4);
+      imul(rax, rbx, rows * stride * 4);
       add(dst, rax);
       imul(rax, rbp, c.headDim * 4);
       add(dst, rax);
+      if (offset)
+        add(dst, offset * 4);
     };
-    base(r8, 0, c.seq);   // q head
-    base(r9, 1, c.keys);  // k head
-    base(r12, 2, c.keys); // v head
-    base(r13, 4, c.seq);  // out head
+    base(r8, 0, c.seq, qs, c.inputOffsets[0]);   // q head
+    base(r9, 1, c.keys, ks, c.inputOffsets[1]);  // k head
+    base(r12, 2, c.keys, vs, c.inputOffsets[2]); // v head
+    base(r13, 4, c.seq, e, 0);                   // out head
     if (c.mask) {
       mov(r11, ptr[rdi + 24]);
       imul(rax, rbx, c.maskStrides[0] * 4);
@@ -98,6 +103,7 @@ private:
   static constexpr float kLog2e = 1.44269504088896341f;
   AttentionConfig c;
   int64_t tp = 0, e = 0;
+  int64_t qs = 0, ks = 0, vs = 0; // row strides of q, k, v (floats)
   bool base2 = false;
 
   /// KT[d][t] = k[t][d]; columns [T, Tp) are zero.
@@ -115,7 +121,7 @@ private:
       mov(esi, ptr[rax + d * 4]);
       mov(ptr[rcx + d * tp * 4], esi);
     }
-    add(rax, e * 4);
+    add(rax, ks * 4);
     add(rcx, 4);
     dec(rdx);
     jnz(loop, T_NEAR);
@@ -129,7 +135,7 @@ private:
   /// last block's missing keys are zero rows, which write the zero columns
   /// [T, Tp). Uses every zmm register; D is a multiple of 16 (supports).
   void transposeKeyBlocks() {
-    const int64_t rowBytes = e * 4, fullBlocks = c.keys / 16, lastKeys = c.keys % 16;
+    const int64_t rowBytes = ks * 4, fullBlocks = c.keys / 16, lastKeys = c.keys % 16;
     auto block = [&](int64_t keys) {
       for (int64_t d0 = 0; d0 < c.headDim; d0 += 16) {
         for (int l = 0; l < 16; ++l) {
@@ -202,10 +208,10 @@ private:
       for (int t = 0; t < n; ++t)
         for (int64_t v = 0; v < dv; ++v) {
           Vmm x((t * dv + v) % 8);
-          vmovups(x, ptr[rax + t * e * 4 + v * kLanes * 4]);
+          vmovups(x, ptr[rax + t * vs * 4 + v * kLanes * 4]);
           vmovups(ptr[rcx + (t * c.headDim + v * kLanes) * 4], x);
         }
-      add(rax, n * e * 4);
+      add(rax, n * vs * 4);
       add(rcx, n * c.headDim * 4);
     };
     if (int64_t blocks = c.keys / unroll) {
@@ -265,7 +271,7 @@ private:
   }
 
   void advanceRows(int rows) {
-    add(rbx, rows * e * 4);
+    add(rbx, rows * qs * 4);
     add(rcx, rows * tp * 4);
     add(rsi, rows * 4);
     if (c.mask)
@@ -285,7 +291,7 @@ private:
         vxorps(acc(r, v, vecs), acc(r, v, vecs), acc(r, v, vecs));
     for (int64_t d = 0; d < c.headDim; ++d) {
       for (int r = 0; r < rows; ++r)
-        vbroadcastss(qReg(r), ptr[rbx + r * e * 4 + d * 4]);
+        vbroadcastss(qReg(r), ptr[rbx + r * qs * 4 + d * 4]);
       for (int v = 0; v < vecs; ++v) {
         vmovups(kv, ptr[r10 + (d * tp + c0 + v * kLanes) * 4]);
         for (int r = 0; r < rows; ++r)

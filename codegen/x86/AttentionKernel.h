@@ -36,6 +36,10 @@ struct AttentionConfig {
   /// Element strides of the mask along b, h, i, j (0 where it broadcasts);
   /// j must be 0 or 1.
   int64_t maskStrides[4] = {0, 0, 0, 0};
+  /// Packed operands (nunc.attention's input_offsets): the row strides of
+  /// q, k and v in floats (0: H*D) and the column each one's heads start at.
+  int64_t inputStrides[3] = {0, 0, 0};
+  int64_t inputOffsets[3] = {0, 0, 0};
   /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
   /// softmax output (then normalized before P V instead of after), P V.
   Activation scores, scaled, logits, probs, output;

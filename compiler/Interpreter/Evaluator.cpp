@@ -13,6 +13,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace mlir::nunc;
 using llvm::Expected;
@@ -309,15 +311,36 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift())),
             o.getNormQuantization());
       })
-      .Case([&](AttentionOp o) {
+      .Case([&](AttentionOp o) -> Expected<Results> {
         AttentionGrids grids{gridOf(o.getScoresQuantization()),
                              gridOf(o.getScaledQuantization()),
                              gridOf(o.getLogitsQuantization()),
                              gridOf(o.getProbsQuantization()),
                              gridOf(o.getOutputQuantization())};
-        return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
-                             opt(o.getMask()), o.getNumHeads(), o.getScale().convertToFloat(),
-                             grids));
+        if (!o.getInputOffsets())
+          return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
+                               opt(o.getMask()), o.getNumHeads(), o.getScale().convertToFloat(),
+                               grids));
+        // Packed operands: each one's E columns at its offset.
+        int64_t width = o.hiddenSize();
+        Tensor parts[3];
+        Value operands[3] = {o.getQuery(), o.getKey(), o.getValue()};
+        for (unsigned i = 0; i < 3; ++i) {
+          const Tensor &x = get(operands[i]);
+          int64_t rows = x.shape()[0] * x.shape()[1], cols = x.shape()[2];
+          Expected<Tensor> part =
+              Tensor::create(x.dtype(), {x.shape()[0], x.shape()[1], width});
+          if (!part)
+            return part.takeError();
+          const size_t bytes = dtypeSize(x.dtype());
+          const char *from = x.raw() + o.inputOffset(i) * bytes;
+          for (int64_t r = 0; r < rows; ++r)
+            std::memcpy(part->mutableRaw() + r * width * bytes, from + r * cols * bytes,
+                        width * bytes);
+          parts[i] = std::move(*part);
+        }
+        return one(attention(parts[0], parts[1], parts[2], opt(o.getMask()), o.getNumHeads(),
+                             o.getScale().convertToFloat(), grids));
       })
       .Case([&](FusedConvOp o) -> Expected<Results> {
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),

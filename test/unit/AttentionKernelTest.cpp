@@ -105,6 +105,54 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
   }
 }
 
+/// Packed operands (nunc.attention's input_offsets): Q in a wider tensor at
+/// one column offset, K and V side by side in another, as the fused Q/K/V
+/// GEMM leaves them (with odd padding columns, so no stride is a multiple of
+/// the vector width). The result equals the kernel's on separate operands.
+TEST_P(AttentionKernelTest, ReadsPackedOperands) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::vector<Case> cases = {{1, 7, 7, 2, 16, {1, 1, 1, 7}},
+                             {2, 17, 17, 3, 32, {2, 1, 1, 17}},
+                             {1, 5, 129, 1, 64, {}},
+                             {1, 128, 128, 12, 32, {1, 1, 1, 128}}};
+  std::mt19937 rng(5);
+  for (const Case &c : cases) {
+    AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.37f, !c.maskShape.empty()};
+    if (!AttentionKernel::supports(cfg, isa))
+      continue;
+    if (cfg.mask)
+      cfg.maskStrides[0] = c.maskShape[0] == 1 ? 0 : c.t, cfg.maskStrides[3] = 1;
+    const int64_t e = c.h * c.d, qWidth = e + 3, kvWidth = 2 * e + 5;
+    Tensor qw = nunc_test::randomTensor(rng, {c.b, c.s, qWidth}, -2.f, 2.f);
+    Tensor kvw = nunc_test::randomTensor(rng, {c.b, c.t, kvWidth}, -2.f, 2.f);
+    std::optional<Tensor> mask;
+    if (cfg.mask)
+      mask = nunc_test::randomTensor(rng, c.maskShape, -2.f, 2.f);
+    // The same operands unpacked.
+    auto columns = [](const Tensor &w, int64_t offset, int64_t width) {
+      Tensor t = cantFail(Tensor::create(DType::F32, {w.dim(0), w.dim(1), width}));
+      for (int64_t r = 0; r < w.dim(0) * w.dim(1); ++r)
+        for (int64_t j = 0; j < width; ++j)
+          t.mutableAs<float>()[r * width + j] = w.as<float>()[r * w.dim(2) + offset + j];
+      return t;
+    };
+    Tensor q = columns(qw, 1, e), k = columns(kvw, 2, e), v = columns(kvw, e + 4, e);
+    std::vector<float> want, got;
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, want));
+    AttentionConfig packed = cfg;
+    packed.inputStrides[0] = qWidth;
+    packed.inputStrides[1] = packed.inputStrides[2] = kvWidth;
+    packed.inputOffsets[0] = 1;
+    packed.inputOffsets[1] = 2;
+    packed.inputOffsets[2] = e + 4;
+    ASSERT_NO_FATAL_FAILURE(runKernel(packed, isa, qw, kvw, kvw, mask ? &*mask : nullptr, got));
+    EXPECT_EQ(got, want) << "B=" << c.b << " S=" << c.s << " T=" << c.t << " H=" << c.h
+                         << " D=" << c.d;
+  }
+}
+
 /// A QDQ model's attention: every intermediate rounded to its grid. The
 /// kernel's own exp and sums may put a value at a rounding tie on the
 /// neighbouring grid point, so the output must lie on its grid, within one

@@ -1160,20 +1160,38 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (heads <= 0)
     return emitError() << "num_heads must be positive";
   auto q = dimsOf(getQuery()), k = dimsOf(getKey()), v = dimsOf(getValue());
-  for (auto d : {q, k, v}) {
+  const bool packed = getInputOffsets() || getInputWidthAttr();
+  const int64_t width = packed && getInputWidthAttr() ? getInputWidthAttr().getInt() : 0;
+  if (packed) {
+    if (!getInputOffsets() || !getInputWidthAttr() || getInputOffsets()->size() != 3)
+      return emitError() << "input_offsets (three: query, key, value) and input_width go "
+                            "together";
+    if (width <= 0 || width % heads != 0)
+      return emitError() << "input_width " << width << " does not split into " << heads
+                         << " heads";
+  }
+  for (auto [i, d] : llvm::enumerate(std::array{q, k, v})) {
     if (!d)
       continue;
     if (d->size() != 3)
       return emitError() << "query, key and value must be [B, S, H*D]";
-    if (!ShapedType::isDynamic((*d)[2]) && (*d)[2] % heads != 0)
+    if (ShapedType::isDynamic((*d)[2]))
+      continue;
+    if (packed) {
+      int64_t offset = (*getInputOffsets())[i];
+      if (offset < 0 || offset + width > (*d)[2])
+        return emitError() << "input columns [" << offset << ", " << offset + width
+                           << ") lie outside operand " << i << "'s " << (*d)[2];
+    } else if ((*d)[2] % heads != 0) {
       return emitError() << "hidden size " << (*d)[2] << " does not split into " << heads
                          << " heads";
+    }
   }
   if (q && k && v) {
     FailureOr<Dims> kv = check(*this, shape::broadcast(*k, *v));
     if (failed(kv))
       return failure();
-    if (!ShapedType::isDynamic((*q)[2]) && !ShapedType::isDynamic((*k)[2]) &&
+    if (!packed && !ShapedType::isDynamic((*q)[2]) && !ShapedType::isDynamic((*k)[2]) &&
         (*q)[2] != (*k)[2])
       return emitError() << "query and key differ in hidden size";
     if (getMask()) {
@@ -1187,8 +1205,25 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
       }
     }
   }
+  if (packed) {
+    auto query = cast<ShapedType>(getQuery().getType());
+    if (!query.hasRank())
+      return emitError() << "packed query, key and value need ranked types";
+    types.push_back(RankedTensorType::get(
+        {query.getDimSize(0), query.getDimSize(1), width}, query.getElementType()));
+    return success();
+  }
   types.push_back(getQuery().getType());
   return success();
+}
+
+int64_t AttentionOp::inputOffset(unsigned i) {
+  return getInputOffsets() ? (*getInputOffsets())[i] : 0;
+}
+
+int64_t AttentionOp::hiddenSize() {
+  return getInputWidthAttr() ? getInputWidthAttr().getInt()
+                             : cast<ShapedType>(getQuery().getType()).getDimSize(2);
 }
 
 LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {

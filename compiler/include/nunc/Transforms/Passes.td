@@ -251,6 +251,25 @@ def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def FuseAttentionProjections : Pass<"nunc-fuse-attention-projections", "func::FuncOp"> {
+  let summary = "Computes self-attention's Q, K and V with one GEMM";
+  let description = [{
+    Target lowering. When an attention's query, key and value each come from
+    a linear (or each from a quantized_linear) used only there, with the same
+    input, constant weights of E columns, and the same attributes (bias in
+    all or none, no residual, the same activation and quantization), the
+    three become one op with the weights side by side ([K, 3E], Q, K, V;
+    per-column s8 scales concatenated, a per-tensor scale repeated) and the
+    biases likewise, and the attention reads its heads from that result
+    (`input_offsets = [0, E, 2E]`, `input_width = E`). The input is then
+    quantized once instead of three times, and the GEMM has N = 3E.
+    Calibration, the quantization report and `--accuracy-target` still see
+    the three projections: the pass runs when a model is compiled for a
+    target.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // Scheduling
 //===----------------------------------------------------------------------===//

@@ -642,10 +642,19 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     masked ones (the softmax input), `probs_quantization` the softmax
     output, `output_quantization` P V (before the heads merge, which moves
     values without changing them).
+
+    With `input_offsets = array<i64: q, k, v>` and `input_width = E`, the
+    operands may be wider than E: the heads of query, key and value are the
+    E columns starting at those offsets of their last dims, and the result
+    is [B, S, E]. nunc-fuse-attention-projections uses this to read Q, K
+    and V from the one GEMM that computes all three ([B, S, 3E], the same
+    value three times).
   }];
   let arguments = (ins Nunc_FloatTensor:$query, Nunc_FloatTensor:$key,
                        Nunc_FloatTensor:$value, Optional<Nunc_FloatTensor>:$mask,
                        I64Attr:$num_heads, F32Attr:$scale,
+                       OptionalAttr<DenseI64ArrayAttr>:$input_offsets,
+                       OptionalAttr<I64Attr>:$input_width,
                        OptionalAttr<TypeAttr>:$scores_quantization,
                        OptionalAttr<TypeAttr>:$scaled_quantization,
                        OptionalAttr<TypeAttr>:$logits_quantization,
@@ -655,6 +664,13 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
     type($query) `,` type($key) `,` type($value) `->` type($output)
+  }];
+  let extraClassDeclaration = [{
+    /// The columns [offset, offset + width) of operand i (0 query, 1 key,
+    /// 2 value) that hold its heads.
+    int64_t inputOffset(unsigned i);
+    /// E = H*D: input_width, else the query's last dim.
+    int64_t hiddenSize();
   }];
 }
 
