@@ -5,6 +5,7 @@ int8 semantics match the compiled kernels, and targets without int8 kernels
 are refused with a clear error."""
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -14,6 +15,15 @@ from make_models import random_inputs
 from test_compile import host_has, pins, reference
 
 VNNI = host_has("avx512_vnni")
+
+
+def assert_fused_projections(gemms, layers=6, hidden=384):
+    """MiniLM's 36 MatMuls as GEMM kernels: per layer, Q, K and V in one
+    GEMM of 3 x hidden columns (nunc-fuse-attention-projections), then the
+    attention output, FFN1 and FFN2."""
+    assert len(gemms) == 4 * layers, gemms
+    fused = [k for k in gemms if f"x{3 * hidden}x{hidden}" in k]
+    assert len(fused) == layers, gemms
 
 
 def cosine(a, b):
@@ -101,7 +111,8 @@ def test_int8_without_vnni_uses_the_avx2_kernels(nunc, models, tmp_path, target)
          "--quantize", "int8", *pins("minilm", 1, 32), "-o", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "minilm.json").read_text())
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
-    assert len(gemms) == 36 and all(k.startswith("gemm.int8.avx2[") for k in gemms), gemms
+    assert_fused_projections(gemms)
+    assert all(k.startswith("gemm.int8.avx2[") for k in gemms), gemms
     exe, man = harness.build(str(tmp_path / "out"))
     feeds = random_inputs("minilm", 1, 32, 4)
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"), threads=2)
@@ -137,7 +148,8 @@ def test_amx_and_avxvnni_targets(nunc, models, tmp_path, target, flag, family):
         libs[t] = harness.build(str(tmp_path / t))
     manifest = json.loads((tmp_path / target / "minilm.json").read_text())
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
-    assert len(gemms) == 36 and all(k.startswith(f"gemm.int8.{family}[") for k in gemms), gemms
+    assert_fused_projections(gemms)
+    assert all(k.startswith(f"gemm.int8.{family}[") for k in gemms), gemms
     feeds = random_inputs("minilm", 1, 32, 6)
     outs, _, log = harness.run(*libs[target], feeds, str(tmp_path / "w"))
     if not host_has(flag):
@@ -233,7 +245,7 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     manifest = json.loads((tmp_path / "out" / "minilm_q.json").read_text())
     assert manifest["batch_split"] == 1
     kernels = [k["kernel"] for k in manifest["kernels"]]
-    assert sum(k.startswith("gemm.int8.avx512vnni") for k in kernels) == 36
+    assert_fused_projections([k for k in kernels if k.startswith("gemm.int8.avx512vnni")])
     assert not any("matmul_integer" in k["op"] for k in manifest["kernels"])
     exe, man = harness.build(str(tmp_path / "out"))
     feeds = random_inputs("minilm", 2, 32, 6)
@@ -299,10 +311,11 @@ def test_static_calibration_tracks_float(nunc, models, tmp_path, name, method):
                if k["kernel"].startswith("gemm.int8"))
     layers = 6 if name == "minilm" else 12
     # u8 activations go from GEMM to GEMM: every GEMM reads u8 rows; Q, K
-    # and V share one quantize of the LayerNorm output, the attention output
-    # and FFN1's input get theirs, and FFN1 (+GELU) writes FFN2's u8 input.
+    # and V (one GEMM) read one quantize of the LayerNorm output, the
+    # attention output and FFN1's input get theirs, and FFN1 (+GELU) writes
+    # FFN2's u8 input.
     kernels = [k["kernel"] for k in manifest["kernels"]]
-    assert sum("static, u8 in]" in k for k in kernels) == 6 * layers, kernels
+    assert sum("static, u8 in]" in k for k in kernels) == 4 * layers, kernels
     assert sum(k.startswith("quantize.avx512vnni[") for k in kernels) == 3 * layers, kernels
     assert sum(k.startswith("gemm.int8") and k.endswith("-> u8") for k in kernels) == layers
     profile = json.loads((tmp_path / "profile.json").read_text())
@@ -541,9 +554,9 @@ def test_static_activation_handover_per_target(nunc, models, tmp_path):
         kernels = [k["kernel"] for k in
                    json.loads((tmp_path / target / "minilm.json").read_text())["kernels"]]
         gemms = [k for k in kernels if k.startswith(f"gemm.int8.{family}[")]
-        assert len(gemms) == 36, (target, kernels)
+        assert_fused_projections(gemms)
         handover = family != "avx2"
-        assert sum("u8 in]" in k for k in gemms) == (36 if handover else 0), (target, gemms)
+        assert sum("u8 in]" in k for k in gemms) == (24 if handover else 0), (target, gemms)
         assert sum(k.endswith("-> u8") for k in gemms) == (6 if handover else 0), (target, gemms)
         assert sum(k.startswith("quantize.") for k in kernels) == (18 if handover else 0)
     feeds = random_inputs("minilm", 1, 16, 8)
@@ -616,8 +629,11 @@ def test_report_and_accuracy_target(nunc, models, tmp_path):
                          if l.startswith("| last_hidden_state")).split("|")[2])
     assert reached >= target - 1e-6, (reached, target)
     manifest = json.loads((tmp_path / "mixed" / "minilm.json").read_text())
-    f32_gemms = [k for k in manifest["kernels"] if k["kernel"].startswith("gemm.avx512")]
-    assert len(f32_gemms) == len(kept)
+    # The f32 GEMMs compute exactly the kept MatMuls (a layer's Q, K and V
+    # in one GEMM where all three were kept).
+    f32_matmuls = [n for k in manifest["kernels"] if k["kernel"].startswith("gemm.avx512")
+                   for n in re.findall(r'node "([^"]*/MatMul)"', k["node"])]
+    assert sorted(f32_matmuls) == sorted(kept), (f32_matmuls, kept)
 
 
 class Samples:
