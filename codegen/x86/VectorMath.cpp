@@ -11,6 +11,7 @@
 
 #include "JitSupport.h"
 
+#include <array>
 #include <type_traits>
 
 namespace mlir::nunc::x86 {
@@ -36,6 +37,14 @@ const float kErfP[] = {1.128378987312317f, 0.19627544283866882f, 0.0534703880548
                        0.004004636313766241f, 0.00028803767054341733f, 1.974276301552891e-06f};
 const float kErfQ[] = {1.0f, 0.5072757601737976f, 0.11648682504892349f,
                        0.015446405857801437f, 0.001216552802361548f, 3.747493610717356e-05f};
+/// The erf fit's coefficients (of z^2) for an argument x = sqrt 2 z, times
+/// `factor`: c_i 2^-i factor.
+std::array<float, 6> rescaledErf(const float (&c)[6], double factor) {
+  std::array<float, 6> r;
+  for (int i = 0; i < 6; ++i)
+    r[i] = static_cast<float>(c[i] * factor / static_cast<double>(1 << i));
+  return r;
+}
 } // namespace
 
 template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1) {
@@ -184,11 +193,29 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
       vmulps(x, x, constAddr(0.5f));
       return;
     }
-    // x / 2 (1 + erf(x / sqrt 2))
-    vmulps(t0, x, constAddr(0.70710678118654752f));
-    emitErf(t0, t1, t2, t3);
-    vaddps(t0, t0, constAddr(1.f));
-    vmulps(x, x, constAddr(0.5f));
+    // x / 2 (1 + erf(x / sqrt 2)) = x (1/2 + c P(c^2) / Q(c^2)) with the erf
+    // fit rescaled to c = clamp(x, +-4 sqrt 2): P's coefficients by
+    // 2^-i / (2 sqrt 2), Q's by 2^-i. 18 vector uops instead of 21 (GEMM
+    // epilogues are port-bound on them).
+    static const std::array<float, 6> p = rescaledErf(kErfP, 0.35355339059327376);
+    static const std::array<float, 6> q = rescaledErf(kErfQ, 1.0);
+    constexpr float kClamp = 5.65685424949238f; // 4 sqrt 2
+    if constexpr (avx512) {
+      vrangeps(t0, x, constAddr(kClamp), 0x02); // the smaller magnitude, x's sign
+    } else {
+      vminps(t0, x, constAddr(kClamp));
+      vmaxps(t0, t0, constAddr(-kClamp));
+    }
+    vmulps(t3, t0, t0);
+    loadConst(t1, p[5]);
+    for (int i = 4; i >= 0; --i)
+      vfmadd213ps(t1, t3, constAddr(p[i]));
+    loadConst(t2, q[5]);
+    for (int i = 4; i >= 0; --i)
+      vfmadd213ps(t2, t3, constAddr(q[i]));
+    vmulps(t0, t0, t1);
+    vdivps(t0, t0, t2);
+    vaddps(t0, t0, constAddr(0.5f));
     vmulps(x, x, t0);
     return;
   }
