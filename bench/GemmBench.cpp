@@ -95,8 +95,9 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8
   std::vector<float> scales(n, 0.01f), bias(n, 0.f), c(m * n);
   std::vector<uint32_t> rows(2 * m, 0);
   std::vector<int8_t> pw = Int8GemmKernel::packWeights(w.data(), k, n, isa);
-  std::vector<uint32_t> cols = Int8GemmKernel::packColumns(sums.data(), scales.data(),
-                                                           bias.data(), n, isa);
+  std::vector<uint32_t> cols = Int8GemmKernel::packColumns(
+      sums.data(), scales.data(), bias.data(), n, isa,
+      Int8GemmKernel::compensatesWithWordPairs(isa, /*perRowA=*/!u8, k));
   Int8GemmConfig cfg;
   cfg.m = m;
   cfg.n = n;

@@ -1499,7 +1499,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         scales[j] = qc.scale * scales[j];
       }
     std::vector<uint32_t> columns = x86::Int8GemmKernel::packColumns(
-        sums.data(), scales.data(), bias ? bias->data() : nullptr, l->n, qisa);
+        sums.data(), scales.data(), bias ? bias->data() : nullptr, l->n, qisa,
+        x86::Int8GemmKernel::compensatesWithWordPairs(qisa, cfg.perRowA, l->k));
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
     int residual = ql.getResidual() ? step.operands.back() : step.operands[0];

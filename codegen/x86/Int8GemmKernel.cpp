@@ -21,13 +21,22 @@ std::vector<int8_t> Int8GemmKernel::packWeights(const int8_t *w, int64_t k, int6
 }
 
 std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const float *scales,
-                                                  const float *bias, int64_t n,
-                                                  Int8Isa isa) {
+                                                  const float *bias, int64_t n, Int8Isa isa,
+                                                  bool wordPairs) {
   int64_t nr = panelWidth(isa);
   std::vector<uint32_t> out(numPanels(n, isa) * 3 * nr, 0);
   for (int64_t j = 0; j < n; ++j) {
     int64_t base = j / nr * 3 * nr + j % nr;
-    std::memcpy(&out[base], &sums[j], 4);
+    if (wordPairs) {
+      // -sum = lo + 128 hi with lo in [-64, 63] (floor division).
+      int64_t minus = -static_cast<int64_t>(sums[j]);
+      int64_t hi = (minus + 64) >> 7, lo = minus - hi * 128;
+      uint32_t word = static_cast<uint16_t>(static_cast<int16_t>(lo)) |
+                      static_cast<uint32_t>(static_cast<uint16_t>(static_cast<int16_t>(hi))) << 16;
+      out[base] = word;
+    } else {
+      std::memcpy(&out[base], &sums[j], 4);
+    }
     std::memcpy(&out[base + nr], &scales[j], 4);
     if (bias)
       std::memcpy(&out[base + 2 * nr], &bias[j], 4);
@@ -87,7 +96,10 @@ public:
       : c(config), amx(config.isa == Int8Isa::Amx), group(Int8GemmKernel::kGroup(config.isa)),
         vecs(Int8GemmKernel::panelWidth(config.isa) / kLanes), rowsPerTile(amx ? 32 : kRows),
         groupBytes(config.convolution && config.blockPlane ? config.blockPlane * 4
-                                                           : vecs * kLanes * group) {
+                                                           : vecs * kLanes * group),
+        wordPairs(kZmm && !config.convolution &&
+                  Int8GemmKernel::compensatesWithWordPairs(config.isa, config.perRowA,
+                                                           config.k)) {
     replicate = kZmm ? 1 : 8;
   }
 
@@ -386,13 +398,14 @@ private:
     }
     Address maskAddr = tailMask(cols);
     for (int i = 0; i < rows; ++i) {
-      convRowConstants(first + i);
+      rowConstants(first + i);
       epilogue(Zmm(16 + i), first + i, vecs, cols, maskAddr);
     }
   }
 
   Int8GemmConfig c;
   bool amx;
+  bool wordPairs;   // per-row compensation by vpdpwssd (packColumns)
   int group;        // k per weight group
   int vecs;         // vectors per panel
   int rowsPerTile;  // rows per micro-kernel call
@@ -514,8 +527,7 @@ private:
 
     Address maskAddr = tailMask(lastLanes);
     for (int r = 0; r < rows; ++r) {
-      if (c.convolution)
-        convRowConstants(r);
+      rowConstants(r);
       for (int v = 0; v < vecsHere; ++v)
         epilogue(acc(r, v), r, v, v == vecsHere - 1 ? lastLanes : kLanes, maskAddr);
     }
@@ -617,6 +629,8 @@ private:
     Address maskAddr = tailMask(lastLanes);
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecsHere; ++v) {
+        if (v == 0)
+          rowConstants(r);
         // Rotate registers so consecutive vectors' epilogues overlap.
         Vmm x = Vmm((r * vecsHere + v) % 24);
         vmovdqu32(x, ptr[rdi + r * 128 + v * 64]);
@@ -656,6 +670,25 @@ private:
     }
   }
 
+  /// The linear form's per-row constants with word-pair compensation, once
+  /// per row of a tile in zmm24/25 (free after the k loop in every form
+  /// that reaches the epilogue): the (zp, 128 zp) pair and the row's scale.
+  Vmm rowPair() { return Vmm(24); }
+  Vmm rowScale() { return Vmm(25); }
+
+  /// What the epilogue of row r needs once per row: convRowConstants in the
+  /// convolution form, the word pair and scale with wordPairs.
+  void rowConstants(int r) {
+    if (c.convolution) {
+      convRowConstants(r);
+    } else if (wordPairs) {
+      vpbroadcastd(rowPair(), ptr[rsi + r * 8]);
+      vpslld(rowScale(), rowPair(), 23); // (128 zp) << 16
+      vpaddd(rowPair(), rowPair(), rowScale());
+      vbroadcastss(rowScale(), ptr[rsi + r * 8 + 4]);
+    }
+  }
+
   /// compensation, scale, bias, residual, activation, store.
   void epilogue(const Vmm &x, int r, int v, int lanes, const Address &maskAddr) {
     const bool tailVec = lanes != kLanes;
@@ -673,7 +706,10 @@ private:
           vaddps(x, x, ptr_b[rsi + row + 8]);
       }
     } else {
-      if (c.perRowA) {
+      if (wordPairs) {
+        if constexpr (kZmm)
+          vpdpwssd(x, rowPair(), ptr[rdx + sums + col], EvexEncoding);
+      } else if (c.perRowA) {
         vpbroadcastd(temp(0), ptr[rsi + r * 8]);
         vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
         vpsubd(x, x, temp(0));
@@ -684,8 +720,12 @@ private:
       if (c.perRowA) {
         // One rounding of scaleA * scaleW, then one of the product (as
         // onnxruntime's MatMulInteger -> Cast -> Mul does).
-        vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
-        vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
+        if (wordPairs) {
+          vmulps(temp(0), rowScale(), ptr[rdx + scales + col]);
+        } else {
+          vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
+          vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
+        }
         vmulps(x, x, temp(0));
       } else {
         vmulps(x, x, ptr[rdx + scales + col]);

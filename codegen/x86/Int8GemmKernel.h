@@ -141,9 +141,19 @@ struct Int8GemmKernel {
   /// Kp = paddedK), zero padded.
   static std::vector<int8_t> packWeights(const int8_t *w, int64_t k, int64_t n, Int8Isa isa);
   /// The column block [panel][3][NR] from per-column sums (or
-  /// compensations), scales and bias (null: zero), as 32-bit words.
+  /// compensations), scales and bias (null: zero), as 32-bit words. With
+  /// `wordPairs` (compensatesWithWordPairs), each sum is stored as the
+  /// 16-bit pair (lo, hi) with -sum = lo + 128 hi.
   static std::vector<uint32_t> packColumns(const int32_t *sums, const float *scales,
-                                           const float *bias, int64_t n, Int8Isa isa);
+                                           const float *bias, int64_t n, Int8Isa isa,
+                                           bool wordPairs);
+  /// Whether the per-row zero-point compensation is one `vpdpwssd` of the
+  /// row's (zp, 128 zp) word pair with the column's pair (zmm kernels, per-row
+  /// activations): -zp sum exactly, as |hi| <= K < 2^15 and 128 zp < 2^15,
+  /// in 1 vector uop where vpmulld + vpsubd take 3.
+  static bool compensatesWithWordPairs(Int8Isa isa, bool perRowA, int64_t k) {
+    return perRowA && (isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx) && k < 32768;
+  }
 
   /// Generates the task function; null on an xbyak error.
   static std::unique_ptr<JitKernel> generate(const Int8GemmConfig &config);

@@ -147,7 +147,8 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes, Int8Isa isa) {
     }
   std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), p.k, p.n, isa);
   std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
-      colSums.data(), colScales.data(), p.bias ? bias.data() : nullptr, p.n, isa);
+      colSums.data(), colScales.data(), p.bias ? bias.data() : nullptr, p.n, isa,
+      Int8GemmKernel::compensatesWithWordPairs(isa, p.perRow, p.k));
   std::vector<uint32_t> rows(p.m * 2);
   for (int64_t i = 0; i < p.m; ++i) {
     std::memcpy(&rows[2 * i], &rowZp[i], 4);
@@ -317,7 +318,8 @@ struct RandomOperands {
   /// Runs every task of the kernel for `c` with bias `b` into `out`.
   void run(const Int8GemmConfig &c, const std::vector<float> &b, void *out) const {
     std::vector<uint32_t> columns =
-        Int8GemmKernel::packColumns(sums.data(), scales.data(), b.data(), n, isa);
+        Int8GemmKernel::packColumns(sums.data(), scales.data(), b.data(), n, isa,
+                                    Int8GemmKernel::compensatesWithWordPairs(isa, perRow, k));
     std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(c);
     ASSERT_TRUE(kernel);
     const void *args[] = {a.data(), packed.data(), columns.data(), rows.data(), residual.data(),
