@@ -629,7 +629,7 @@ private:
     Address maskAddr = tailMask(lastLanes);
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecsHere; ++v) {
-        if (v == 0)
+        if (v == 0 && wordPairs)
           rowConstants(r);
         // Rotate registers so consecutive vectors' epilogues overlap.
         Vmm x = Vmm((r * vecsHere + v) % 24);
