@@ -87,8 +87,10 @@ std::vector<Io> ioOf(func::FuncOp func, bool inputs) {
   // Parameter names must be distinct.
   for (size_t i = 0; i < out.size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (out[i].param == out[j].param)
-        out[i].param += "_" + std::to_string(i);
+      if (out[i].param == out[j].param) {
+        out[i].param += '_';
+        out[i].param += std::to_string(i);
+      }
   return out;
 }
 

@@ -90,8 +90,8 @@ LogicalResult Importer::checkOpsets() {
 static int64_t opsetIntroducing(llvm::StringRef op) {
   return llvm::StringSwitch<int64_t>(op)
       .Case("Expand", 8)
-      .Cases("Erf", "Where", "ConstantOfShape", 9)
-      .Cases("MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear", 10)
+      .Cases({"Erf", "Where", "ConstantOfShape"}, 9)
+      .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Case("ConvInteger", 10)
       .Case("DynamicQuantizeLinear", 11)
       .Case("LayerNormalization", 17)

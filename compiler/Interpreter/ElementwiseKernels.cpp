@@ -85,7 +85,7 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
     } else {
       for (int64_t i = 0; i < n; ++i) {
         ComputeType<T> v = in[i];
-        ComputeType<T> r;
+        ComputeType<T> r = v;
         switch (kind) {
         case UnaryKind::Sqrt: r = std::sqrt(v); break;
         case UnaryKind::Erf: r = std::erf(v); break;

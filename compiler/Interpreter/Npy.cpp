@@ -9,6 +9,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#define ZLIB_CONST // next_in is a pointer to const
 #include <zlib.h>
 
 #include <numeric>
@@ -272,7 +273,7 @@ llvm::Expected<NamedTensors> readNpz(llvm::StringRef path) {
       z_stream s{};
       if (inflateInit2(&s, -MAX_WBITS) != Z_OK)
         return fail("zlib init failed");
-      s.next_in = (Bytef *)member.data();
+      s.next_in = reinterpret_cast<const Bytef *>(member.data());
       s.avail_in = member.size();
       s.next_out = (Bytef *)inflated.data();
       s.avail_out = inflated.size();

@@ -12,13 +12,16 @@
 #include "runtime_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 typedef struct {
   int runs[16];
 } region;
 
 static int32_t count_run(const void *const *args, int64_t i) {
-  ++((region *)args[0])->runs[i];
+  region *r;
+  memcpy(&r, &args[0], sizeof r); /* the region is written: not const */
+  ++r->runs[i];
   return 0;
 }
 

@@ -83,8 +83,10 @@ Expected<Dims> broadcast(ArrayRef<ArrayRef<int64_t>> shapes) {
       } else if (d != 1) {
         if (fixed != 1 && fixed != d) {
           std::string msg = "shapes";
-          for (ArrayRef<int64_t> t : shapes)
-            msg += " " + toString(t);
+          for (ArrayRef<int64_t> t : shapes) {
+            msg += ' ';
+            msg += toString(t);
+          }
           return makeError(msg + " cannot be broadcast together");
         }
         fixed = d;
