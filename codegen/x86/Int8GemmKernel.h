@@ -148,13 +148,12 @@ struct Int8GemmKernel {
                                            const float *bias, int64_t n, Int8Isa isa,
                                            bool wordPairs);
   /// Whether the per-row zero-point compensation is one `vpdpwssd` of the
-  /// row's (zp, 128 zp) word pair with the column's pair (AVX-512 VNNI,
-  /// per-row activations): -zp sum exactly, as |hi| <= K < 2^15 and
-  /// 128 zp < 2^15, in 1 vector uop where vpmulld + vpsubd take 3. (The AMX
-  /// kernel shares the epilogue and could take it too; it stays on vpmulld
-  /// until it can be run on an AMX host.)
+  /// row's (zp, 128 zp) word pair with the column's pair (the zmm epilogue
+  /// of AVX-512 VNNI and AMX, per-row activations): -zp sum exactly, as
+  /// |hi| <= K < 2^15 and 128 zp < 2^15, in 1 vector uop where vpmulld +
+  /// vpsubd take 3.
   static bool compensatesWithWordPairs(Int8Isa isa, bool perRowA, int64_t k) {
-    return perRowA && isa == Int8Isa::Avx512Vnni && k < 32768;
+    return perRowA && (isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx) && k < 32768;
   }
 
   /// Generates the task function; null on an xbyak error.
