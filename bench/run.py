@@ -2,7 +2,8 @@
 """nunc vs onnxruntime on the example models (MiniLM, BERT-base, ResNet, MobileNet).
 
 One run of this script measures both engines on the same machine, same
-thread counts, alternating them, and writes bench/RESULTS.md:
+thread counts, alternating them in --blocks blocks of runs (default 4), and
+writes bench/RESULTS.md:
   latency p50/p90/p99 (ms) and throughput at batch 1 (seq 128 and 32) and
   batch 4 (seq 128) for the encoders, batch 1 and 4 of 224x224 images for the
   CNNs, 1 and 2 threads; cold start (process start to first
@@ -190,6 +191,8 @@ def main():
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--warmup", type=int, default=10)
+    p.add_argument("--blocks", type=int, default=4,
+                   help="alternations of onnxruntime and nunc the runs are split into")
     p.add_argument("--models", default="minilm,bert,resnet,mobilenet")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--target", default="native")
@@ -290,18 +293,21 @@ def main():
             feeds_path = os.path.join(out, "feeds.npz")
             np.savez(feeds_path, **feeds)
             for threads in threads_list:
-                # Alternate: ORT, nunc, ORT, nunc in halves, so drift hits both.
-                half = max(1, args.runs // 2)
+                # Alternate ORT and nunc in --blocks blocks, so drift (this
+                # machine kind changes speed by ~30 % for seconds at a time)
+                # hits both alike.
+                blocks = max(1, min(args.blocks, args.runs))
                 rtt0 = crosscore(args.build) if threads > 1 else None
-                o1 = run_ort(ort_path, feeds_path, threads, half, args.warmup)
-                n1, rss = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
-                                   half + args.warmup)
-                o2 = run_ort(ort_path, feeds_path, threads, args.runs - half, args.warmup)
-                n2, _ = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
-                                 args.runs - half + args.warmup)
+                nunc_times, ort_times, ort_runs = [], [], []
+                for b in range(blocks):
+                    share = args.runs * (b + 1) // blocks - args.runs * b // blocks
+                    o = run_ort(ort_path, feeds_path, threads, share, args.warmup)
+                    n, _ = run_nunc(exe, manifest, feeds, os.path.join(out, "w"), threads,
+                                    share + args.warmup)
+                    ort_times += o["times"]
+                    nunc_times += n[args.warmup:]
+                    ort_runs.append(o)
                 rtt1 = crosscore(args.build) if threads > 1 else None
-                nunc_times = n1[args.warmup:] + n2[args.warmup:]
-                ort_times = o1["times"] + o2["times"]
                 ns, os_ = stats(nunc_times), stats(ort_times)
                 row = {"model": name + (" " + mode if mode else ""), "batch": batch, "seq": seq,
                        "threads": threads,
@@ -315,10 +321,10 @@ def main():
                 if threads == threads_list[0]:
                     row["cold_nunc"] = cold_start_nunc(exe, manifest, feeds,
                                                        os.path.join(out, "w"), threads)
-                    row["cold_ort"] = min(o1["cold"], o2["cold"])
+                    row["cold_ort"] = min(o["cold"] for o in ort_runs)
                     row["rss_nunc_mb"] = child_rss([exe, os.path.join(out, "w"), str(threads),
                                                     "3"]) / 1024
-                    row["rss_ort_mb"] = max(o1["rss_kb"], o2["rss_kb"]) / 1024
+                    row["rss_ort_mb"] = max(o["rss_kb"] for o in ort_runs) / 1024
                     row["lib_mb"] = os.path.getsize(lib) / 2**20
                     row["compile_s"] = compile_s
                 if (threads == 1 and 2 in threads_list and mode in ("", "int8")
