@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
+#include "BenchSupport.h"
 
 #include <algorithm>
 #include <chrono>
@@ -22,16 +23,9 @@ using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
 int main(int argc, char **argv) {
-  Isa isa = Isa::Avx512;
-  if (argc > 1 && std::string(argv[1]) == "avx2") {
-    isa = Isa::Avx2;
-    --argc;
-    ++argv;
-  }
-  if (isa == Isa::Avx512 ? !__builtin_cpu_supports("avx512f") : !__builtin_cpu_supports("avx2")) {
-    std::fprintf(stderr, "this CPU lacks %s\n", isa == Isa::Avx512 ? "AVX-512" : "AVX2");
+  Isa isa;
+  if (!nunc_bench::takeIsa(argc, argv, isa))
     return 1;
-  }
   if (argc < 5 || (argc - 1) % 4 != 0) {
     std::fprintf(stderr, "usage: %s [avx2] S T H D [S T H D ...]\n", argv[0]);
     return 2;

@@ -405,11 +405,11 @@ private:
 
   Int8GemmConfig c;
   bool amx;
-  bool wordPairs;   // per-row compensation by vpdpwssd (packColumns)
   int group;        // k per weight group
   int vecs;         // vectors per panel
   int rowsPerTile;  // rows per micro-kernel call
   int64_t groupBytes; // W bytes per k group of a panel
+  bool wordPairs;     // per-row compensation by vpdpwssd (packColumns)
   static constexpr int64_t kTileBlockBytes = 32 * 32 * 4;
 
   /// Bytes of one C element: f32, or u8 (U8Output).

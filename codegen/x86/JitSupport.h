@@ -220,6 +220,15 @@ protected:
   void emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t, const float (&c)[8]);
   /// y = erf(x) in place; t0..t2 are temporaries.
   template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);
+  /// dst = clamp(src, -bound, bound), NaN staying NaN (min/max return
+  /// their second source when either is NaN); t is a temporary.
+  template <typename Vmm>
+  void emitClamp(const Vmm &dst, const Vmm &src, const Vmm &t, float bound);
+  /// c = c P(c^2) / Q(c^2) in place, P and Q of degree 5 (p[0], q[0] the
+  /// constant terms); u, tp, tq are temporaries.
+  template <typename Vmm>
+  void emitOddRational(const Vmm &c, const Vmm &u, const Vmm &tp, const Vmm &tq,
+                       const float *p, const float *q);
   /// y = activation(x) in place with four temporaries.
   template <typename Vmm>
   void emitActivation(const Vmm &x, const Activation &act, const Vmm &t0, const Vmm &t1,

@@ -100,25 +100,31 @@ template <typename Vmm> void JitKernel::emitExp2(const Vmm &x, const Vmm &t0, co
 }
 
 template <typename Vmm>
+void JitKernel::emitClamp(const Vmm &dst, const Vmm &src, const Vmm &t, float bound) {
+  loadConstant(t, bound);
+  vminps(dst, t, src);
+  loadConstant(t, -bound);
+  vmaxps(dst, t, dst);
+}
+
+template <typename Vmm>
+void JitKernel::emitOddRational(const Vmm &c, const Vmm &u, const Vmm &tp, const Vmm &tq,
+                                const float *p, const float *q) {
+  vmulps(u, c, c);
+  loadConstant(tp, p[5]);
+  for (int i = 4; i >= 0; --i)
+    vfmadd213ps(tp, u, constAddr(p[i]));
+  loadConstant(tq, q[5]);
+  for (int i = 4; i >= 0; --i)
+    vfmadd213ps(tq, u, constAddr(q[i]));
+  vmulps(c, c, tp);
+  vdivps(c, c, tq);
+}
+
+template <typename Vmm>
 void JitKernel::emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2) {
-  // z = clamp(x, -4, 4); erf(z) = z P(z^2) / Q(z^2)
-  auto loadConst = [&](const Vmm &dst, float v) {
-    if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
-      vbroadcastss(dst, constScalar(v));
-    else
-      vmovups(dst, constAddr(v));
-  };
-  vminps(x, x, constAddr(4.f));
-  vmaxps(x, x, constAddr(-4.f));
-  vmulps(t0, x, x);
-  loadConst(t1, kErfP[5]);
-  for (int i = 4; i >= 0; --i)
-    vfmadd213ps(t1, t0, constAddr(kErfP[i]));
-  loadConst(t2, kErfQ[5]);
-  for (int i = 4; i >= 0; --i)
-    vfmadd213ps(t2, t0, constAddr(kErfQ[i]));
-  vmulps(x, x, t1);
-  vdivps(x, x, t2);
+  emitClamp(x, x, t0, 4.f);
+  emitOddRational(x, t0, t1, t2, kErfP, kErfQ);
 }
 
 template <typename Vmm>
@@ -200,21 +206,12 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     static const std::array<float, 6> p = rescaledErf(kErfP, 0.35355339059327376);
     static const std::array<float, 6> q = rescaledErf(kErfQ, 1.0);
     constexpr float kClamp = 5.65685424949238f; // 4 sqrt 2
-    if constexpr (avx512) {
-      vrangeps(t0, x, constAddr(kClamp), 0x02); // the smaller magnitude, x's sign
-    } else {
-      vminps(t0, x, constAddr(kClamp));
-      vmaxps(t0, t0, constAddr(-kClamp));
-    }
-    vmulps(t3, t0, t0);
-    loadConst(t1, p[5]);
-    for (int i = 4; i >= 0; --i)
-      vfmadd213ps(t1, t3, constAddr(p[i]));
-    loadConst(t2, q[5]);
-    for (int i = 4; i >= 0; --i)
-      vfmadd213ps(t2, t3, constAddr(q[i]));
-    vmulps(t0, t0, t1);
-    vdivps(t0, t0, t2);
+    if constexpr (avx512)
+      vrangeps(t0, x, constAddr(kClamp), 0x02); // the smaller magnitude, x's sign (NaN: a
+                                                // bound, but the product with x keeps NaN)
+    else
+      emitClamp(t0, x, t3, kClamp);
+    emitOddRational(t0, t3, t1, t2, p.data(), q.data());
     vaddps(t0, t0, constAddr(0.5f));
     vmulps(x, x, t0);
     return;
@@ -278,6 +275,16 @@ template void JitKernel::emitExp2<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Z
                                               const Xbyak::Zmm &);
 template void JitKernel::emitExp2<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
                                               const Xbyak::Ymm &);
+template void JitKernel::emitClamp<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                               const Xbyak::Zmm &, float);
+template void JitKernel::emitClamp<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                               const Xbyak::Ymm &, float);
+template void JitKernel::emitOddRational<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                                     const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                                     const float *, const float *);
+template void JitKernel::emitOddRational<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                                     const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                                     const float *, const float *);
 template void JitKernel::emitErf<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
                                             const Xbyak::Zmm &, const Xbyak::Zmm &);
 template void JitKernel::emitErf<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,

@@ -141,6 +141,37 @@ TEST_P(ElementwiseKernelTest, UnaryOpsMatchTheReference) {
     }
 }
 
+/// Erf and GELU keep NaN (ONNX: NaN in, NaN out); erf saturates at +-inf.
+/// Their argument clamp once turned NaN into erf = 1.
+TEST_P(ElementwiseKernelTest, ErfAndGeluPropagateNaN) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const float nan = std::nanf(""), inf = INFINITY;
+  std::vector<float> values = {nan, 1.f, -nan, inf, -inf, 0.5f, nan, -2.f, 3.f, nan,
+                               7.f, -7.f, nan, 0.f, -0.f, 2.5f, nan};
+  Tensor a = cantFail(Tensor::fromValues<float>(DType::F32, {17}, values));
+  for (const char *op : {"erf", "gelu"}) {
+    ElementwiseConfig c;
+    c.op = std::string(op) == "erf" ? ElementwiseConfig::Erf : ElementwiseConfig::Activate;
+    c.inputs = 1;
+    c.activation = Activation::fromName(op, 0, 0);
+    std::vector<float> y = runKernel(isa, c, {17}, a, nullptr);
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (std::isnan(values[i])) {
+        EXPECT_TRUE(std::isnan(y[i])) << op << " at " << i << ": " << y[i];
+        continue;
+      }
+      if (std::string(op) == "erf") {
+        EXPECT_NEAR(y[i], std::erf(values[i]), 1e-6f) << op << " at " << i;
+      } else if (!std::isinf(values[i])) { // GELU(-inf) is -inf * 0
+        float want = 0.5f * values[i] * (1 + std::erf(values[i] / std::sqrt(2.f)));
+        EXPECT_NEAR(y[i], want, 1e-5f) << op << " at " << i;
+      }
+    }
+  }
+}
+
 TEST_P(ElementwiseKernelTest, FakeQuantizeEqualsQuantizeThenDequantize) {
   Isa isa = GetParam();
   if (!hostHas(isa))
