@@ -121,7 +121,7 @@ struct ProjectionsIntoOneGemm : OpRewritePattern<AttentionOp> {
     for (Projection &p : projections) {
       Value weight = p.op->getOperand(1);
       if (quantized) {
-        int64_t lo, hi;
+        int64_t lo = 0, hi = 0;
         if (failed(readQuantizedWeight(weight, p, lo, hi)) ||
             (&p != &projections[0] && (lo != qmin || hi != qmax)))
           return failure();
