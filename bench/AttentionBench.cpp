@@ -12,8 +12,6 @@
 #include "AttentionKernel.h"
 #include "BenchSupport.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -59,23 +57,13 @@ int main(int argc, char **argv) {
     std::vector<char> scratch(AttentionKernel::scratchBytes(c, isa) + 64);
     void *aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64);
     const void *args[] = {q.data(), k.data(), v.data(), mask.data(), out.data(), aligned};
-    auto once = [&] {
-      for (int64_t t = 0; t < AttentionKernel::numTasks(c); ++t)
-        kernel->function()(args, t);
-    };
     double flops = 4.0 * c.seq * c.keys * c.headDim * c.heads;
-    for (int i = 0; i < 3; ++i)
-      once();
-    std::vector<double> times;
-    int runs = std::max<int>(50, static_cast<int>(2e9 / flops));
-    for (int r = 0; r < runs; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      once();
-      times.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(times.begin(), times.end());
-    double s = times[times.size() / 2];
+    double s = nunc_bench::medianSeconds(
+        [&](int64_t) {
+          for (int64_t t = 0; t < AttentionKernel::numTasks(c); ++t)
+            kernel->function()(args, t);
+        },
+        flops, 50);
     std::printf("%lld %lld %lld %lld %.1f %.1f %zu\n", (long long)c.seq, (long long)c.keys,
                 (long long)c.heads, (long long)c.headDim, flops / s / 1e9, s * 1e6,
                 kernel->bytes().size());

@@ -5,8 +5,12 @@
 
 #include "nunc/Codegen/Target.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace nunc_bench {
 
@@ -25,6 +29,22 @@ inline bool takeIsa(int &argc, char **&argv, mlir::nunc::Isa &isa) {
     return false;
   }
   return true;
+}
+
+/// Median time of `once` over enough runs for `ops` operations each (at
+/// least `minRuns`), after three warm-up runs. `once(r)` runs the r-th time.
+template <typename F> double medianSeconds(F once, double ops, int64_t minRuns = 20) {
+  for (int i = 0; i < 3; ++i)
+    once(i);
+  std::vector<double> times;
+  int64_t runs = std::max<int64_t>(minRuns, static_cast<int64_t>(2e9 / ops));
+  for (int64_t r = 0; r < runs; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    once(r);
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
 }
 
 } // namespace nunc_bench

@@ -14,10 +14,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "GemmKernel.h"
+#include "BenchSupport.h"
 #include "Int8GemmKernel.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,22 +30,6 @@
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
-/// Median time of `once` over enough runs for `ops` operations each.
-/// `once(r)` runs the r-th time.
-template <typename F> double medianSeconds(F once, double ops) {
-  for (int i = 0; i < 3; ++i)
-    once(i);
-  std::vector<double> times;
-  int runs = std::max<int64_t>(20, 2e9 / ops);
-  for (int r = 0; r < runs; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    once(r);
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
 /// GOP/s of the int8 kernel for `cfg` running all `tasks` on `args`; with
 /// several `weights`, run r reads weights[r % size] as argument 1.
 double int8KernelGops(const Int8GemmConfig &cfg, const void **args, int64_t tasks,
@@ -54,7 +38,7 @@ double int8KernelGops(const Int8GemmConfig &cfg, const void **args, int64_t task
   if (!kernel)
     return 0;
   double ops = 2.0 * cfg.m * cfg.n * cfg.k;
-  double s = medianSeconds(
+  double s = nunc_bench::medianSeconds(
       [&](int r) {
         if (!weights.empty())
           args[1] = weights[r % weights.size()];
@@ -182,7 +166,7 @@ int main(int argc, char **argv) {
     const void *args[] = {x.data(), pw.data(), pb.data(), x.data(), c.data()};
     int64_t tasks = GemmKernel::numPanels(n, isa);
     double ops = 2.0 * m * n * k;
-    double median = medianSeconds(
+    double median = nunc_bench::medianSeconds(
         [&](int r) {
           args[1] = copies[r % copies.size()].data();
           for (int64_t t = 0; t < tasks; ++t)

@@ -13,8 +13,6 @@
 #include "WindowKernel.h"
 #include "BenchSupport.h"
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -79,24 +77,14 @@ int main(int argc, char **argv) {
                                                        : (const void *)map.data(),
                           b.data(), nullptr};
     int64_t tasks = WindowKernel::numTasks(c);
-    auto once = [&] {
-      for (int64_t t = 0; t < tasks; ++t)
-        kernel->function()(args, t);
-    };
     double flops = double(c.channels) * c.outH * c.outW * c.kernelH * c.kernelW *
                    (k == WindowConfig::Depthwise ? 2 : 1);
-    for (int i = 0; i < 3; ++i)
-      once();
-    std::vector<double> times;
-    int runs = std::max<int>(50, static_cast<int>(1e9 / flops));
-    for (int r = 0; r < runs; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
-      once();
-      times.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    }
-    std::sort(times.begin(), times.end());
-    double s = times[times.size() / 2];
+    double s = nunc_bench::medianSeconds(
+        [&](int64_t) {
+          for (int64_t t = 0; t < tasks; ++t)
+            kernel->function()(args, t);
+        },
+        flops, 50);
     double bytes = 4.0 * (x.size() + y.size());
     std::printf("%s %lld %lld %lld %lld %lld %lld %.1f %.1f %zu\n", argv[1],
                 (long long)c.channels, (long long)c.height, (long long)c.width,

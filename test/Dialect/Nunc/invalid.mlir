@@ -1211,3 +1211,27 @@ func.func @quantized_conv_norm_size(%x: tensor<1x1x2x2xf32>, %w: tensor<2x1x1x1x
   %0 = nunc.quantized_conv %x, %w norm %a, %a : tensor<3xf32>, tensor<3xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>> -> tensor<1x2x2x2xf32>
   return
 }
+
+// -----
+
+func.func @attention_offsets_without_width(%x: tensor<1x3x6xf32>) {
+  // expected-error @+1 {{input_offsets (three: query, key, value) and input_width go together}}
+  %0 = nunc.attention %x, %x, %x {input_offsets = array<i64: 0, 2, 4>, num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x6xf32>, tensor<1x3x6xf32>, tensor<1x3x6xf32> -> tensor<1x3x2xf32>
+  return
+}
+
+// -----
+
+func.func @attention_width_not_split_into_heads(%x: tensor<1x3x6xf32>) {
+  // expected-error @+1 {{input_width 3 does not split into 2 heads}}
+  %0 = nunc.attention %x, %x, %x {input_offsets = array<i64: 0, 2, 3>, input_width = 3 : i64, num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x6xf32>, tensor<1x3x6xf32>, tensor<1x3x6xf32> -> tensor<1x3x3xf32>
+  return
+}
+
+// -----
+
+func.func @attention_columns_outside_the_operand(%x: tensor<1x3x6xf32>) {
+  // expected-error @+1 {{input columns [5, 7) lie outside operand 2's 6}}
+  %0 = nunc.attention %x, %x, %x {input_offsets = array<i64: 0, 2, 5>, input_width = 2 : i64, num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x6xf32>, tensor<1x3x6xf32>, tensor<1x3x6xf32> -> tensor<1x3x2xf32>
+  return
+}
