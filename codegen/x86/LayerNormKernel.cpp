@@ -53,15 +53,26 @@ public:
         vmovups(maskReg(), dataAddr(bits));
       }
     }
-    Label loop;
-    L(loop);
-    row();
-    add(rax, c.n * 4);
-    add(rcx, c.n * 4);
-    add(r8, 4);
-    add(r9, 4);
-    dec(r11);
-    jnz(loop, T_NEAR);
+    // Rows two at a time: each row's passes are chains of dependent adds
+    // and reductions, so one row alone left the vector ports idle (LayerNorm
+    // was latency-bound, ~2x its uop count).
+    Label pairs, single, done;
+    cmp(r11, 2);
+    jb(single, T_NEAR);
+    L(pairs);
+    rows(2);
+    add(rax, 2 * c.n * 4);
+    add(rcx, 2 * c.n * 4);
+    add(r8, 2 * 4);
+    add(r9, 2 * 4);
+    sub(r11, 2);
+    cmp(r11, 2);
+    jae(pairs, T_NEAR);
+    L(single);
+    test(r11, r11);
+    jz(done, T_NEAR);
+    rows(1);
+    L(done);
     epilogueReturn(0);
     emitConstants();
   }
@@ -73,9 +84,9 @@ private:
 
   Vmm maskReg() { return Vmm(kAvx512 ? 31 : 15); }
 
-  /// Loads vector i of the row at `base` into v (zero beyond the tail).
-  void load(const Vmm &v, const Reg64 &base, int64_t i) {
-    Address a = ptr[base + i * kLanes * 4];
+  /// Loads vector i of row r at `base` into v (zero beyond the tail).
+  void load(const Vmm &v, const Reg64 &base, int64_t i, int r = 0) {
+    Address a = ptr[base + r * c.n * 4 + i * kLanes * 4];
     if (i < full) {
       vmovups(v, a);
     } else if constexpr (kAvx512) {
@@ -84,8 +95,8 @@ private:
       vmaskmovps(v, maskReg(), a);
     }
   }
-  void store(const Reg64 &base, int64_t i, const Vmm &v) {
-    Address a = ptr[base + i * kLanes * 4];
+  void store(const Reg64 &base, int64_t i, int r, const Vmm &v) {
+    Address a = ptr[base + r * c.n * 4 + i * kLanes * 4];
     if (i < full)
       vmovups(a, v);
     else if constexpr (kAvx512)
@@ -95,55 +106,85 @@ private:
   }
   void horizontalSum(const Vmm &v, const Vmm &t) { emitHorizontal(v, t, Reduction::Add); }
 
-  void row() {
-    int64_t vecs = full + (tail ? 1 : 0);
-    Vmm sum0 = Vmm(0), sum1 = Vmm(1), x = Vmm(2), t = Vmm(3), mean = Vmm(4), inv = Vmm(5);
+  /// The moments' sums run as kChains interleaved chains per row.
+  static constexpr int kChains = kAvx512 ? 4 : 2;
+  Vmm chain(int r, int j) { return Vmm(r * kChains + j); }
+  Vmm xReg(int r) { return Vmm(2 * kChains + r); }
+  Vmm meanReg(int r) { return Vmm(2 * kChains + 2 + r); }
+  Vmm invReg(int r) { return Vmm(2 * kChains + 4 + r); }
+  Vmm tReg() { return Vmm(2 * kChains + 6); }
+  Vmm scaleReg() { return Vmm(2 * kChains + 7); }
+  Vmm biasReg() { return Vmm(2 * kChains + 8); } // ymm: 13, below the mask
+
+  /// The chains of row r summed into chain(r, 0), then across its lanes.
+  void reduceChains(int r) {
+    for (int j = 1; j < kChains; ++j)
+      vaddps(chain(r, 0), chain(r, 0), chain(r, j));
+    horizontalSum(chain(r, 0), tReg());
+  }
+  void clearChains(int count) {
+    for (int r = 0; r < count; ++r)
+      for (int j = 0; j < kChains; ++j)
+        vxorps(chain(r, j), chain(r, j), chain(r, j));
+  }
+
+  /// `count` (1 or 2) rows at rax (n floats apart), their passes
+  /// interleaved vector by vector.
+  void rows(int count) {
+    const int64_t vecs = full + (tail ? 1 : 0);
     // mean
-    vxorps(sum0, sum0, sum0);
-    vxorps(sum1, sum1, sum1);
-    for (int64_t i = 0; i < vecs; ++i) {
-      load(x, rax, i);
-      vaddps(i % 2 ? sum1 : sum0, i % 2 ? sum1 : sum0, x);
-    }
-    vaddps(sum0, sum0, sum1);
-    horizontalSum(sum0, t);
-    vmulps(mean, sum0, constAddr(1.f / c.n));
-    // variance of the centered row (padding lanes are masked out)
-    vxorps(sum0, sum0, sum0);
-    vxorps(sum1, sum1, sum1);
-    for (int64_t i = 0; i < vecs; ++i) {
-      load(x, rax, i);
-      vsubps(x, x, mean);
-      if (i >= full) {
-        if constexpr (kAvx512)
-          vmovaps(x | k1 | T_z, x);
-        else
-          vandps(x, x, maskReg());
+    clearChains(count);
+    for (int64_t i = 0; i < vecs; ++i)
+      for (int r = 0; r < count; ++r) {
+        load(xReg(r), rax, i, r);
+        vaddps(chain(r, i % kChains), chain(r, i % kChains), xReg(r));
       }
-      vfmadd231ps(i % 2 ? sum1 : sum0, x, x);
+    for (int r = 0; r < count; ++r) {
+      reduceChains(r);
+      vmulps(meanReg(r), chain(r, 0), constAddr(1.f / c.n));
     }
-    vaddps(sum0, sum0, sum1);
-    horizontalSum(sum0, t);
-    vmulps(sum0, sum0, constAddr(1.f / c.n));
-    vaddps(sum0, sum0, constAddr(c.epsilon));
-    vsqrtps(sum0, sum0);
-    loadConstant(inv, 1.f);
-    vdivps(inv, inv, sum0);
-    vmovss(ptr[r8], Xmm(mean.getIdx()));
-    vmovss(ptr[r9], Xmm(inv.getIdx()));
+    // variance of the centered row (padding lanes are masked out)
+    clearChains(count);
+    for (int64_t i = 0; i < vecs; ++i)
+      for (int r = 0; r < count; ++r) {
+        Vmm x = xReg(r);
+        load(x, rax, i, r);
+        vsubps(x, x, meanReg(r));
+        if (i >= full) {
+          if constexpr (kAvx512)
+            vmovaps(x | k1 | T_z, x);
+          else
+            vandps(x, x, maskReg());
+        }
+        vfmadd231ps(chain(r, i % kChains), x, x);
+      }
+    for (int r = 0; r < count; ++r) {
+      reduceChains(r);
+      Vmm v = chain(r, 0);
+      vmulps(v, v, constAddr(1.f / c.n));
+      vaddps(v, v, constAddr(c.epsilon));
+      vsqrtps(v, v);
+      loadConstant(invReg(r), 1.f);
+      vdivps(invReg(r), invReg(r), v);
+      vmovss(ptr[r8 + r * 4], Xmm(meanReg(r).getIdx()));
+      vmovss(ptr[r9 + r * 4], Xmm(invReg(r).getIdx()));
+    }
     // y
     for (int64_t i = 0; i < vecs; ++i) {
-      load(x, rax, i);
-      vsubps(x, x, mean);
-      vmulps(x, x, inv);
-      load(t, rbx, i);
-      if (c.bias) {
-        load(sum1, rdx, i);
-        vfmadd213ps(x, t, sum1);
-      } else {
-        vmulps(x, x, t);
+      load(scaleReg(), rbx, i);
+      if (c.bias)
+        load(biasReg(), rdx, i);
+      for (int r = 0; r < count; ++r) {
+        Vmm x = xReg(r);
+        load(x, rax, i, r);
+        vsubps(x, x, meanReg(r));
+        vmulps(x, x, invReg(r));
+        if (c.bias)
+          vfmadd213ps(x, scaleReg(), biasReg());
+        else
+          vmulps(x, x, scaleReg());
+        store(rcx, i, r, x);
       }
-      store(rcx, i, x);
     }
   }
 };

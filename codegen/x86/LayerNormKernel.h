@@ -2,8 +2,9 @@
 //
 // y = (x - mean) / sqrt(var + eps) * scale + bias over rows of n floats, also
 // writing each row's mean and 1/stddev. Two passes over the row for the
-// moments (numerically like the reference), one to write. Tasks are blocks of
-// rows.
+// moments (numerically like the reference), one to write; two rows at a
+// time, their passes interleaved, each sum in several chains. Tasks are
+// blocks of rows.
 //
 // Task arguments: [0] x, [1] scale, [2] bias, [3] y, [4] mean, [5] inv_std_dev.
 //

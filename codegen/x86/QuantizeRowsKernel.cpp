@@ -340,15 +340,17 @@ private:
   /// int8 run, ~12 % of MiniLM's), as emitQuotient does but with the
   /// run-time scale and reciprocal in registers (checked against division
   /// exhaustively for |x| in [scale / 4, 300 scale]; below scale / 4 both
-  /// round to 0). x is first clamped to +-fl(300 scale), where every
+  /// round to 0). Unless `inRange` (the scale comes from a range holding
+  /// every value), x is first clamped to +-fl(300 scale), where every
   /// quotient saturates anyway, so q cannot overflow: static inputs may lie
-  /// far outside the calibrated range, and a dynamic range can miss values
-  /// where the input has a NaN (vmaxps keeps the NaN, the next value
-  /// replaces it).
-  void quotientToInt(const Vmm &q, bool reciprocal) {
+  /// far outside the calibrated range, and a producer's partial ranges may
+  /// miss values next to a NaN.
+  void quotientToInt(const Vmm &q, bool reciprocal, bool inRange = false) {
     if (reciprocal) {
-      vmaxps(x, lo, x); // NaN stays NaN (the second operand)
-      vminps(x, hi, x);
+      if (!inRange) {
+        vmaxps(x, lo, x); // NaN stays NaN (the second operand)
+        vminps(x, hi, x);
+      }
       vmulps(t, x, recip);
       vfnmadd231ps(x, t, scale); // x - q * scale, exact
       vfmadd231ps(t, x, recip);
@@ -403,15 +405,14 @@ private:
   }
   /// Widens the range by the row at rax (0 in masked-off lanes changes
   /// nothing).
+  /// The chains are the second operands: vmaxps/vminps return it when
+  /// either is NaN, so NaN is skipped and every other value of the row
+  /// lies in the range (quantizeRow relies on it).
   void accumulateRange() {
-    for (int64_t i = 0; i < full; ++i) {
-      vmaxps(chainMax(i % kChains), chainMax(i % kChains), ptr[rax + i * kLanes * 4]);
-      vminps(chainMin(i % kChains), chainMin(i % kChains), ptr[rax + i * kLanes * 4]);
-    }
-    if (tail) {
-      loadChunk(full);
-      vmaxps(mx, mx, x);
-      vminps(mn, mn, x);
+    for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
+      loadChunk(i);
+      vmaxps(chainMax(i % kChains), x, chainMax(i % kChains));
+      vminps(chainMin(i % kChains), x, chainMin(i % kChains));
     }
   }
   /// The pairs combined into mx and mn.
@@ -469,10 +470,13 @@ private:
     vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
     for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
       loadChunk(i);
-      quotientToInt(x, reciprocal);
+      // A dynamic range holds every value but NaN (accumulateRange), so
+      // the quotients lie within +-255 without the clamp.
+      quotientToInt(x, reciprocal, /*inRange=*/!c.fixed);
       vpaddd(x, x, zp);
       vpmaxsd(x, x, zero);
-      vpminsd(x, x, top);
+      if constexpr (!kAvx512) // vpmovusdb saturates at 255 itself
+        vpminsd(x, x, top);
       if constexpr (kAvx512) {
         if (i < full)
           vpmovusdb(ptr[rbx + i * 16], x);

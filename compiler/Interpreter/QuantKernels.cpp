@@ -38,6 +38,8 @@ Expected<ParamIndexer> paramIndexer(const Tensor &x, const Tensor &param, int64_
 }
 
 template <typename Q> Q saturateRound(float v) {
+  if (std::isnan(v)) // 0, as the kernels' conversions and onnxruntime's give
+    return 0;
   float r = std::nearbyint(v); // round half to even (default rounding mode)
   r = std::clamp(r, (float)std::numeric_limits<Q>::min(), (float)std::numeric_limits<Q>::max());
   return static_cast<Q>(r);

@@ -536,6 +536,66 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsMatchesDynamicQuantizeLinear) {
     }
 }
 
+/// NaN takes no part in a dynamic range: the row's other values quantize
+/// as DynamicQuantizeLinear of the row without it (the evaluator's
+/// std::min/max skip it too), and NaN itself gives 0. The row's extremes
+/// lie before the NaN in the same lane, where a range chain that kept the
+/// NaN and then took the next value would lose them.
+TEST_P(Int8GemmKernelTest, QuantizeRowsSkipsNaNInTheRange) {
+  Int8Isa isa = GetParam();
+  if (!hostRunsQuantizer(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  std::mt19937 rng(58);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (bool perTensor : {false, true})
+    for (int64_t k : {1, 17, 129, 384}) {
+      const int64_t rows = 3;
+      QuantizeRowsConfig c{rows, k, Int8GemmKernel::rowBytes(k, isa), perTensor};
+      c.isa = isa;
+      std::vector<float> x(rows * k);
+      for (float &v : x)
+        v = dist(rng);
+      std::vector<int64_t> nans;
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t at = r * k + k / 2;
+        x[at] = std::nanf("");
+        nans.push_back(at);
+        // The same lane and range chain (4 zmm or 2 ymm chains), earlier.
+        if (at - 64 >= r * k)
+          x[at - 64] = 40.f + static_cast<float>(r);
+        if (at - 128 >= r * k)
+          x[at - 128] = -7.f;
+      }
+      std::vector<uint8_t> q;
+      std::vector<uint32_t> block;
+      ASSERT_NO_FATAL_FAILURE(runQuantizer(c, x, q, block));
+      for (int64_t r = 0; r < rows; ++r) {
+        float mx = 0, mn = 0;
+        for (int64_t i = perTensor ? 0 : r * k; i < (perTensor ? rows : r + 1) * k; ++i)
+          if (!std::isnan(x[i])) {
+            mx = std::max(mx, x[i]);
+            mn = std::min(mn, x[i]);
+          }
+        float scale = (mx - mn) / 255.f;
+        if (scale == 0)
+          scale = 1;
+        int32_t zp = static_cast<int32_t>(
+            std::nearbyint(std::min(255.f, std::max(0.f, (0.f - mn) / scale))));
+        auto [gotZp, gotScale] = rowParameters(block, r);
+        ASSERT_EQ(gotScale, scale) << "row " << r << " k " << k;
+        ASSERT_EQ(gotZp, zp) << "row " << r << " k " << k;
+        for (int64_t i = 0; i < k; ++i) {
+          float v = x[r * k + i];
+          int want = std::isnan(v) ? 0
+                                   : static_cast<int>(std::min(
+                                         255.f, std::max(0.f, std::nearbyint(v / scale) + zp)));
+          ASSERT_EQ(aElement(q, r * c.lda, i, isa), want)
+              << "row " << r << " k " << k << " at " << i << (perTensor ? " per tensor" : "");
+        }
+      }
+    }
+}
+
 /// The row quantizer forms x / scale from a reciprocal and an FMA
 /// correction where the scale allows it: it must round as the division on
 /// quotients at and next to rounding ties, for each row's own scale (the
