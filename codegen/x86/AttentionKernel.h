@@ -9,7 +9,10 @@
 // the tile's registers where whole rows fit it, else row by row through
 // memory, and accumulates P V in register tiles, dividing by the
 // row sums as it stores; P V reads V from a contiguous copy of the head's
-// rows. Scratch per task: D*Tp + S*Tp + S + T*D floats, Tp = T rounded up
+// rows. Without grids on AVX-512, K is scaled (times log2 e) as it is
+// transposed and a mask shared by every query row starts the score tiles,
+// so the scores take no multiplication or mask addition of their own.
+// Scratch per task: D*Tp + S*Tp + S + T*D + Tp floats, Tp = T rounded up
 // to the vector width. A QDQ model's grids round the scores as
 // they are stored, the probabilities in a second pass over each row
 // (normalized there, so P V is not divided again), and the output as it is

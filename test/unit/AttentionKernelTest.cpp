@@ -45,7 +45,7 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
       {2, 17, 17, 3, 32, {2, 1, 1, 17}}, {1, 128, 128, 12, 32, {1, 1, 1, 128}},
       {1, 5, 129, 1, 64, {1, 1, 5, 129}}, {2, 9, 3, 4, 16, {2, 4, 9, 3}},
       {1, 6, 33, 2, 48, {1, 1, 6, 1}},   {3, 16, 16, 2, 128, {}},
-      {1, 3, 40, 1, 256, {1, 1, 1, 40}}};
+      {1, 3, 40, 1, 256, {1, 1, 1, 40}}, {2, 5, 21, 2, 16, {1, 1, 1, 1}}};
   std::mt19937 rng(7);
   auto random = [&](std::vector<int64_t> shape) {
     return nunc_test::randomTensor(rng, std::move(shape), -2.f, 2.f);
