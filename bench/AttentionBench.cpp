@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
     double s = nunc_bench::medianSeconds(
         [&](int64_t) {
           for (int64_t t = 0; t < AttentionKernel::numTasks(c); ++t)
-            kernel->function()(args, t);
+            kernel->function()(args, t, t);
         },
         flops, 50);
     std::printf("%lld %lld %lld %lld %.1f %.1f %zu\n", (long long)c.seq, (long long)c.keys,

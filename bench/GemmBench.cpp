@@ -43,7 +43,7 @@ double int8KernelGops(const Int8GemmConfig &cfg, const void **args, int64_t task
         if (!weights.empty())
           args[1] = weights[r % weights.size()];
         for (int64_t t = 0; t < tasks; ++t)
-          kernel->function()(args, t);
+          kernel->function()(args, t, t);
       },
       ops);
   return ops / s / 1e9;
@@ -170,7 +170,7 @@ int main(int argc, char **argv) {
         [&](int r) {
           args[1] = copies[r % copies.size()].data();
           for (int64_t t = 0; t < tasks; ++t)
-            kernel->function()(args, t);
+            kernel->function()(args, t, t);
         },
         ops);
     std::printf("%ld %ld %ld %.1f\n", m, n, k, ops / median / 1e9);

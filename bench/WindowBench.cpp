@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
     double s = nunc_bench::medianSeconds(
         [&](int64_t) {
           for (int64_t t = 0; t < tasks; ++t)
-            kernel->function()(args, t);
+            kernel->function()(args, t, t);
         },
         flops, 50);
     double bytes = 4.0 * (x.size() + y.size());

@@ -1656,7 +1656,9 @@ void ModelCompiler::emitKernelWrappers(llvm::Module &m) {
   llvm::LLVMContext &c = m.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(c);
   llvm::Type *i32 = llvm::Type::getInt32Ty(c), *i64 = llvm::Type::getInt64Ty(c);
-  llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
+  // nunc_rt_task: (args, task, scratch slot); generic kernels have no
+  // scratch and ignore the slot.
+  llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64, i64}, false);
   for (auto &[symbol, impl] : genericImpls) {
     llvm::Function *f =
         llvm::Function::Create(taskType, llvm::GlobalValue::InternalLinkage, symbol, m);
@@ -1781,7 +1783,7 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
       }
       return nullptr;
     };
-    llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64}, false);
+    llvm::FunctionType *taskType = llvm::FunctionType::get(i32, {ptr, i64, i64}, false);
     llvm::FunctionType *parallelType = llvm::FunctionType::get(i32, {ptr, i64, ptr, ptr}, false);
     std::vector<const KernelCall *> sequence;
     for (const KernelCall &call : calls) {
@@ -1802,7 +1804,7 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
       llvm::FunctionCallee task = m.getOrInsertFunction(call.symbol, taskType);
       llvm::Value *status =
           call.tasks == 1
-              ? b.CreateCall(task, {argArray, b.getInt64(0)})
+              ? b.CreateCall(task, {argArray, b.getInt64(0), b.getInt64(0)})
               : b.CreateCall(parallelType, parallel,
                              {ctx, b.getInt64(call.tasks), task.getCallee(), argArray});
       if (call.errorMessage.empty())
@@ -1857,7 +1859,7 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
   // calling thread. args: ctx, workspace, weights, io array, &slots.
   llvm::Function *slotTask = nullptr;
   if (images > 1) {
-    slotTask = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, i64}, false),
+    slotTask = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr, i64, i64}, false),
                                       llvm::GlobalValue::PrivateLinkage, name + "_slot", m);
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", slotTask));
     llvm::Value *args = slotTask->getArg(0), *slot = slotTask->getArg(1);

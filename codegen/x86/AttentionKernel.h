@@ -18,7 +18,8 @@
 // (normalized there, so P V is not divided again), and the output as it is
 // stored.
 //
-// Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch.
+// Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch (a
+// block per task; a call works in the block of its scratch slot).
 //
 //===----------------------------------------------------------------------===//
 

@@ -69,8 +69,10 @@ public:
   std::vector<uint8_t> bytes() const {
     return std::vector<uint8_t>(getCode(), getCode() + getSize());
   }
-  /// Callable in this process (tests, `nunc run`).
-  using TaskFn = int32_t (*)(const void *const *, int64_t);
+  /// Callable in this process (tests, benchmarks), as nunc_rt_task:
+  /// (arguments, task, scratch slot). Run serially, each task may take its
+  /// own index as its slot.
+  using TaskFn = int32_t (*)(const void *const *, int64_t, int64_t);
   TaskFn function() const { return reinterpret_cast<TaskFn>(const_cast<uint8_t *>(getCode())); }
 
 protected:

@@ -114,7 +114,7 @@ private:
   Vmm invReg(int r) { return Vmm(2 * kChains + 4 + r); }
   Vmm tReg() { return Vmm(2 * kChains + 6); }
   Vmm scaleReg() { return Vmm(2 * kChains + 7); }
-  Vmm biasReg() { return Vmm(2 * kChains + 8); } // ymm: 13, below the mask
+  Vmm biasReg() { return Vmm(2 * kChains + 8); } // ymm: 12, below the mask (15)
 
   /// The chains of row r summed into chain(r, 0), then across its lanes.
   void reduceChains(int r) {

@@ -121,11 +121,14 @@ static void run_tasks(nunc_rt_pool *pool, nunc_rt_task task, const void *const *
                       int self) {
   int64_t done = 0;
   int threads = pool->num_threads;
+  /* The threads' indices are distinct slots below the task count when
+   * there are no more threads than tasks (nunc_rt_task). */
+  int by_thread = threads <= pool->blocks[threads - 1].end;
   for (int k = 0; k < threads; ++k) {
     nunc_rt_block *block = &pool->blocks[(self + k) % threads];
     int64_t end = block->end, i;
     while ((i = __atomic_fetch_add(&block->next, 1, __ATOMIC_RELAXED)) < end) {
-      int32_t err = task(args, i);
+      int32_t err = task(args, i, by_thread ? self : i);
       if (err) {
         int32_t zero = 0;
         __atomic_compare_exchange_n(&pool->error, &zero, err, 0, __ATOMIC_RELAXED,
@@ -259,7 +262,7 @@ typedef struct user_region {
 
 static void user_trampoline(void *arg, int64_t i) {
   user_region *r = (user_region *)arg;
-  int32_t err = r->task(r->args, i);
+  int32_t err = r->task(r->args, i, i); /* the user's threads: a slot per task */
   if (err) {
     int32_t zero = 0;
     __atomic_compare_exchange_n(&r->error, &zero, err, 0, __ATOMIC_RELAXED,
@@ -272,7 +275,7 @@ int32_t nunc_rt_serial(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
   (void)ctx;
   int32_t first = 0;
   for (int64_t i = 0; i < n; ++i) {
-    int32_t err = task(args, i);
+    int32_t err = task(args, i, 0);
     if (err && !first)
       first = err;
   }

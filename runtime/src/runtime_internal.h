@@ -14,8 +14,13 @@
 #include <pthread.h>
 
 /* A kernel task: computes part `i` of one step. Returns 0, or a nonzero
- * code when the data is bad (an index out of range). */
-typedef int32_t (*nunc_rt_task)(const void *const *args, int64_t i);
+ * code when the data is bad (an index out of range). `slot` names the block
+ * of the step's per-task scratch the call may use: below the region's task
+ * count, and never the same for two calls running at once. It is the
+ * calling thread's index when the pool has no more threads than the region
+ * has tasks (so a thread reuses one block, warm in its caches, instead of
+ * writing a fresh one per task), else i. */
+typedef int32_t (*nunc_rt_task)(const void *const *args, int64_t i, int64_t slot);
 
 /* The tasks of a region are cut into one contiguous block per thread: each
  * thread runs its own block first, in order, then takes what is left of the
@@ -90,7 +95,8 @@ nunc_status nunc_rt_check_cpu(uint32_t required, char *missing, size_t missing_s
 nunc_status nunc_rt_init(nunc_rt_ctx *ctx, void *workspace, size_t workspace_size,
                          const void *weights, const nunc_options *options,
                          uint32_t required_features);
-/* Runs task(args, i) for i in [0, n) on the pool; returns the first error. */
+/* Runs task(args, i, slot) for i in [0, n) on the pool; returns the first
+ * error. */
 int32_t nunc_rt_parallel(nunc_rt_ctx *ctx, int64_t n, nunc_rt_task task,
                          const void *const *args);
 /* The same on the calling thread alone: the steps of an item that runs

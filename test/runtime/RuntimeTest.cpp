@@ -256,7 +256,7 @@ struct Region {
   std::atomic<int> runs[16] = {};
 };
 
-int32_t countRun(const void *const *args, int64_t i) {
+int32_t countRun(const void *const *args, int64_t i, int64_t) {
   static_cast<Region *>(const_cast<void *>(args[0]))->runs[i].fetch_add(1);
   return 0;
 }

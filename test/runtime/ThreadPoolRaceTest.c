@@ -6,7 +6,9 @@
  * whether or not they collided in this run (it found a plain increment of
  * busy_workers racing with a worker's atomic decrement, which once left CI
  * waiting for ever). Tasks write their slot plainly and the caller reads it
- * plainly after the region: the pool itself must order those accesses.
+ * plainly after the region: the pool itself must order those accesses. The
+ * same holds for the scratch slot each call is given: two calls running at
+ * once never share one, so plain writes to it do not race.
  *
  *===----------------------------------------------------------------------===*/
 #include "runtime_internal.h"
@@ -16,17 +18,31 @@
 
 typedef struct {
   int runs[16];
+  int tasks;         /* n of the region */
+  int scratch[16];   /* per slot, written plainly */
+  int busy[16];      /* per slot, atomic: a call is using it */
+  int bad_slot;      /* atomic: a slot out of range, or shared at once */
 } region;
 
-static int32_t count_run(const void *const *args, int64_t i) {
+static int32_t count_run(const void *const *args, int64_t i, int64_t slot) {
   region *r;
   memcpy(&r, &args[0], sizeof r); /* the region is written: not const */
   ++r->runs[i];
+  if (slot < 0 || slot >= r->tasks) {
+    __atomic_store_n(&r->bad_slot, 1, __ATOMIC_RELAXED);
+    return 0;
+  }
+  if (__atomic_exchange_n(&r->busy[slot], 1, __ATOMIC_ACQUIRE))
+    __atomic_store_n(&r->bad_slot, 2, __ATOMIC_RELAXED);
+  for (int k = 0; k < 50; ++k) /* some work on the slot's scratch */
+    r->scratch[slot] += k;
+  __atomic_store_n(&r->busy[slot], 0, __ATOMIC_RELEASE);
   return 0;
 }
 
-static int32_t fail_odd(const void *const *args, int64_t i) {
+static int32_t fail_odd(const void *const *args, int64_t i, int64_t slot) {
   (void)args;
+  (void)slot;
   return i % 2 ? 7 : 0;
 }
 
@@ -46,9 +62,15 @@ int main(void) {
     for (int r = 0; r < 3000; ++r) {
       int n = r % 2 ? 2 : 16;
       region reg = {{0}};
+      reg.tasks = n;
       const void *args[] = {&reg};
       if (nunc_rt_parallel(&ctx, n, count_run, args) != 0) {
         fprintf(stderr, "a task reported an error\n");
+        return 1;
+      }
+      if (reg.bad_slot) {
+        fprintf(stderr, "%d threads, region %d: a scratch slot %s\n", thread_counts[t], r,
+                reg.bad_slot == 1 ? "out of range" : "used by two calls at once");
         return 1;
       }
       for (int i = 0; i < 16; ++i)

@@ -33,7 +33,7 @@ std::vector<float> runKernel(Isa isa, ElementwiseConfig c, llvm::ArrayRef<int64_
   const void *bPtr = b ? static_cast<const void *>(b->raw()) : aCopy.data();
   const void *args[] = {aCopy.data(), bPtr, out, table.data()};
   for (int64_t t = 0; t < ElementwiseKernel::numTasks(c); ++t)
-    EXPECT_EQ(kernel->function()(args, t), 0);
+    EXPECT_EQ(kernel->function()(args, t, t), 0);
   EXPECT_EQ(y.back(), -777.f) << "wrote past the output";
   if (inPlace)
     return aCopy;
@@ -314,7 +314,7 @@ TEST_P(ElementwiseKernelTest, BatchNormAffineWithGridsMatchesAPlainReference) {
         // params: the scales, then the shifts (affineShift after).
         const void *args[] = {in.data(), params.data(), y.data(), table.data()};
         for (int64_t t = 0; t < ElementwiseKernel::numTasks(c); ++t)
-          ASSERT_EQ(kernel->function()(args, t), 0);
+          ASSERT_EQ(kernel->function()(args, t, t), 0);
         ASSERT_EQ(y.back(), -777.f) << "wrote past the output";
       }
       for (int64_t i = 0; i < x.numElements(); ++i) {

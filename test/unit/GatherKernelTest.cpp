@@ -26,7 +26,7 @@ int32_t run(Isa isa, const GatherConfig &c, const std::vector<uint32_t> &data,
   const void *args[] = {data.data(), indices.data(), y.data()};
   int32_t status = 0;
   for (int64_t t = 0; t < GatherKernel::numTasks(c); ++t)
-    if (int32_t s = kernel->function()(args, t))
+    if (int32_t s = kernel->function()(args, t, t))
       status = s;
   return status;
 }

@@ -175,7 +175,7 @@ void check(const Problem &p, std::mt19937 &rng, bool extremes, Int8Isa isa) {
                         rows.data(), residual.data(), out.data()};
   int64_t emulatedBefore = nunc_test::emulatedAmxInstructions();
   for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
-    ASSERT_EQ(kernel->function()(args, t), 0);
+    ASSERT_EQ(kernel->function()(args, t, t), 0);
   if (isa == Int8Isa::Amx && amxEmulated()) { // the tiles did the work
     ASSERT_GT(nunc_test::emulatedAmxInstructions(), emulatedBefore);
   }
@@ -325,7 +325,7 @@ struct RandomOperands {
     const void *args[] = {a.data(), packed.data(), columns.data(), rows.data(), residual.data(),
                           out};
     for (int64_t t = 0; t < Int8GemmKernel::numTasks(c); ++t)
-      ASSERT_EQ(kernel->function()(args, t), 0);
+      ASSERT_EQ(kernel->function()(args, t, t), 0);
   }
 };
 
@@ -435,7 +435,7 @@ void runQuantizer(const QuantizeRowsConfig &c, const std::vector<float> &x,
   block.assign(c.rows * 2, 0);
   const void *args[] = {x.data(), q.data(), block.data()};
   for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
-    ASSERT_EQ(kernel->function()(args, t), 0);
+    ASSERT_EQ(kernel->function()(args, t, t), 0);
 }
 
 /// Row r's (zero point, scale) in a row block.

@@ -47,7 +47,7 @@ TEST_P(LayerNormKernelTest, MatchesTheReference) {
         std::vector<float> y(rows * n, -777.f), mean(rows), inv(rows);
         const void *args[] = {x.raw(), scale.raw(), b.raw(), y.data(), mean.data(), inv.data()};
         for (int64_t t = 0; t < LayerNormKernel::numTasks(cfg); ++t)
-          ASSERT_EQ(kernel->function()(args, t), 0);
+          ASSERT_EQ(kernel->function()(args, t, t), 0);
         // float32 rounds x and the mean to ~ulp(x)/2 absolute; normalization
         // scales that by inv * |scale|.
         for (int64_t i = 0; i < rows * n; ++i) {

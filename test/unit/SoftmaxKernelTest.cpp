@@ -31,7 +31,7 @@ std::vector<float> runKernel(Isa isa, int64_t rows, int64_t n, std::vector<float
   float *out = inPlace ? x.data() : y.data();
   const void *args[] = {x.data(), out};
   for (int64_t t = 0; t < SoftmaxKernel::numTasks(cfg); ++t)
-    EXPECT_EQ(kernel->function()(args, t), 0);
+    EXPECT_EQ(kernel->function()(args, t, t), 0);
   return inPlace ? x : y;
 }
 

@@ -134,7 +134,7 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
                         k.kind == WindowConfig::Depthwise ? w.raw() : (const void *)map.data(),
                         b.raw(), residual.raw()};
   for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t)
-    ASSERT_EQ(gen->function()(args, t), 0);
+    ASSERT_EQ(gen->function()(args, t, t), 0);
   for (int64_t i = 0; i < outCount; ++i)
     ASSERT_NEAR(y[i], want->as<float>()[i], 2e-5 + 2e-6 * std::fabs(want->as<float>()[i]))
         << "at " << i;
@@ -154,7 +154,7 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
   const void *rangedArgs[] = {args[0], y2.data(), args[2], args[3], args[4], args[5],
                               parts.data()};
   for (int64_t t = 0; t < tasks; ++t)
-    ASSERT_EQ(ranged->function()(rangedArgs, t), 0);
+    ASSERT_EQ(ranged->function()(rangedArgs, t, t), 0);
   ASSERT_EQ(std::memcmp(y.data(), y2.data(), y.size() * 4), 0) << "ranges changed the output";
   float hi = 0, lo = 0, partHi = -INFINITY, partLo = INFINITY;
   for (int64_t i = 0; i < outCount; ++i) {

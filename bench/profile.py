@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Where a compiled model's time goes: perf samples per kernel kind.
+
+Compiles an example model (minilm, bert, resnet, mobilenet, made as
+bench/run.py makes them) or any .onnx file with nunc, runs the library's
+driver under `perf record` (its default event: cycles, or cpu-clock in
+VMs without hardware counters) and sums the samples per kernel kind from the manifest:
+the kernel name without its shape, so the 6 attention calls of MiniLM are
+one line. The steps a kernel call runs before its kernel (`quantize`,
+`range`, `pack`, `pad`: symbols <lib>_k<N>_<step>) count apart, as
+"<step> (before <kind>)". Shares are of all samples of the process.
+
+Usage:
+  python3 bench/profile.py minilm --quantize int8 [--batch 1] [--seq 128]
+  python3 bench/profile.py path/to/model.onnx --shape x=1x64 [--runs 300]
+  ... [--target x86_64-avx512vnni] [--threads 1] [--by-call] [--top 25]
+  ... [-- extra nunc compile flags]
+
+Needs perf (Debian: `apt-get install linux-perf`) and
+kernel.perf_event_paranoid <= 2.
+"""
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.join(ROOT, "examples", "models"))
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from make_models import random_inputs  # noqa: E402
+from run import CONFIGS, shape_pins  # noqa: E402
+
+
+def kernel_kind(name):
+    return re.sub(r"\[.*?\]", "[]", name)
+
+
+def aggregate(report, manifest, by_call):
+    """Sums `perf report --sort sym` percentages per kernel kind (or call)."""
+    lib = manifest["name"]
+    symbol = re.compile(re.escape(lib) + r"_k(\d+)(?:_(\w+))?$")
+    shares = collections.Counter()
+    for line in report.splitlines():
+        m = re.match(r"\s*([\d.]+)%\s+\[\.\]\s+(\S+)", line)
+        if not m:
+            continue
+        pct, sym = float(m.group(1)), m.group(2)
+        k = symbol.match(sym)
+        if not k:
+            shares[sym] += pct
+            continue
+        index, step = int(k.group(1)), k.group(2)
+        kernel = manifest["kernels"][index]["kernel"]
+        what = f"k{index} {kernel}" if by_call else kernel_kind(kernel)
+        shares[f"{step} (before {what})" if step else what] += pct
+    return shares
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("model", help="an example model's name or an .onnx path")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--target", default=None,
+                   help="default: x86_64-avx512vnni with --quantize, else native")
+    p.add_argument("--quantize", default=None)
+    p.add_argument("--batch", type=int, default=1)
+    p.add_argument("--seq", type=int, default=128, help="encoders' sequence length")
+    p.add_argument("--shape", action="append", default=[],
+                   help="nunc's --shape pins for an .onnx path")
+    p.add_argument("--runs", type=int, default=300, help="inferences under perf")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--by-call", action="store_true", help="one line per kernel call")
+    p.add_argument("--top", type=int, default=25)
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = p.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
+    args.extra = extra
+    if not shutil.which("perf"):
+        sys.exit("profile.py needs perf (Debian: apt-get install linux-perf)")
+    nunc = os.path.join(args.build, "bin", "nunc")
+    with tempfile.TemporaryDirectory(prefix="nunc-profile-") as work:
+        if args.model in CONFIGS:
+            subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models",
+                                                         "make_models.py"),
+                            "--out", work, "--models", args.model], check=True,
+                           stdout=subprocess.DEVNULL)
+            path = os.path.join(work, f"{args.model}.onnx")
+            seq = None if args.model in ("resnet", "mobilenet") else args.seq
+            pins = shape_pins(args.model, args.batch, seq)
+            feeds = random_inputs(args.model, args.batch, seq, 1)
+        else:
+            path, pins, feeds = args.model, [a for s in args.shape for a in ("--shape", s)], None
+        target = args.target or ("x86_64-avx512vnni" if args.quantize else "native")
+        quant = ["--quantize", args.quantize] if args.quantize else []
+        out = os.path.join(work, "out")
+        r = subprocess.run([nunc, "compile", path, "--target", target, *pins, *quant,
+                            *args.extra, "-o", out], capture_output=True, text=True)
+        if r.returncode != 0:
+            sys.exit(r.stderr)
+        exe, manifest = harness.build(out)
+        if feeds is None:
+            import numpy as np
+            rng = np.random.default_rng(1)
+            feeds = {io["name"]: rng.standard_normal(io["shape"]).astype(harness.NP_TYPES[
+                io["dtype"]]) if io["dtype"].startswith("f") else
+                np.zeros(io["shape"], dtype=harness.NP_TYPES[io["dtype"]])
+                for io in manifest["inputs"]}
+        run_dir = os.path.join(work, "run")
+        # As bench/run.py runs it: a batch split into items runs k at once.
+        slots = args.threads if manifest.get("batch_split", 1) > 1 else 1
+        outs, _, log = harness.run(exe, manifest, feeds, run_dir, threads=args.threads,
+                                   slots=slots)
+        if outs is None:
+            sys.exit(log)
+        data = os.path.join(work, "perf.data")
+        rec = subprocess.run(["perf", "record", "-q", "-o", data, exe, run_dir,
+                              str(args.threads), str(args.runs)],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, NUNC_WORKSPACE_SLOTS=str(slots)))
+        if rec.returncode != 0:
+            sys.exit("perf record failed:\n" + rec.stderr)
+        report = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "sym"],
+                                capture_output=True, text=True, check=True).stdout
+        samples = re.search(r"# Samples: (\S+)", report)
+        shares = aggregate(report, manifest, args.by_call)
+        print(f"{os.path.basename(path)} {target} {' '.join(pins + quant + args.extra)}: "
+              f"{args.runs} runs, {samples.group(1) if samples else '?'} samples")
+        for what, pct in shares.most_common(args.top):
+            print(f"{pct:6.2f} %  {what}")
+
+
+if __name__ == "__main__":
+    main()
