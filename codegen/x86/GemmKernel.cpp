@@ -118,7 +118,7 @@ private:
     mov(ptr[rsp + 8], rdi);
     mov(ptr[rsp], rsi);
     mov(rax, ptr[rdi + 40]);
-    imul(rdx, rsi, split.bufferFloats * 4);
+    imul(rdx, rdx, split.bufferFloats * 4); // the scratch slot's buffer (nunc_rt_task)
     add(rax, rdx);
     mov(ptr[rsp + 16], rax);
     Label item, next;

@@ -14,9 +14,9 @@
 // A convolution can instead have the kernel build W's panels itself
 // (`im2col`, see PanelIm2col): [1] is then the padded input planes and [5]
 // the tasks' buffers; each of at most 32 tasks takes every 32nd (image,
-// panel) item, copies its im2col columns into its buffer and runs the
-// panel from there (but see Im2colSplit: with row chunks [1] stays the
-// packed im2col).
+// panel) item, copies its im2col columns into the buffer of its scratch
+// slot (nunc_rt_task) and runs the panel from there (but see Im2colSplit:
+// with row chunks [1] stays the packed im2col).
 //
 //===----------------------------------------------------------------------===//
 

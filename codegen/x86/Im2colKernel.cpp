@@ -68,13 +68,13 @@ public:
     const int64_t imageBytes = panelsOf(c) * ck * nr * 4;
     const int64_t per = Im2colKernel::planesPerTask(c);
     prologue();
+    mov(r8, ptr[rdi + 16]);
+    imul(rdx, rdx, plane.floats * 4);
+    add(r8, rdx); // the padded plane of the call's scratch slot (nunc_rt_task)
     taskPlanes(per, c.batch * c.channels);
     mov(rax, ptr[rdi + 0]);
     imul(rdx, r10, c.height * c.width * 4);
     add(rax, rdx); // input plane
-    mov(r8, ptr[rdi + 16]);
-    imul(rdx, rsi, plane.floats * 4);
-    add(r8, rdx); // this task's padded plane
     setPadding(zero(), c.padWithZeroPoint, 3);
     fillPlane(r8, plane.floats, zero());
     if (c.strideW == 2)

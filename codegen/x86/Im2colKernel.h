@@ -9,8 +9,9 @@
 // it crosses a panel. The output-row code is unrolled (its panel splits are
 // compile-time constants); taps are a loop.
 //
-// Task arguments: [0] input NCHW, [1] packed panels, [2] scratch planes,
-// [3] (padWithZeroPoint) the s32 zero point.
+// Task arguments: [0] input NCHW, [1] packed panels, [2] scratch planes (one
+// per task; a call uses its scratch slot's, nunc_rt_task), [3]
+// (padWithZeroPoint) the s32 zero point.
 //
 //===----------------------------------------------------------------------===//
 

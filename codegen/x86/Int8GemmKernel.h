@@ -93,8 +93,8 @@ struct Int8GemmConfig {
   bool ranges = false;
   /// Convolution form: the kernel builds each task's panel itself from the
   /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is
-  /// then the tasks' panel buffers ([task][Kp/4][48][4] bytes) and [7] the
-  /// padded planes.
+  /// then the panel buffers ([task][Kp/4][48][4] bytes; a call fills the
+  /// one of its scratch slot, nunc_rt_task) and [7] the padded planes.
   std::optional<Im2colConfig> im2col;
 };
 
@@ -207,7 +207,7 @@ struct Int8ConvGemm {
   /// same pass over the weight rows as that panel, instead of tasks of
   /// their own that read all the weights again for 1/48 of the work. Each
   /// task of the last panel first transposes those columns ([tail][K
-  /// rounded up to 64] bytes) into its buffer (argument [7], tailBytes()
+  /// rounded up to 64] bytes) into its slot's buffer (argument [7], tailBytes()
   /// per task).
   static int64_t tailColumns(const Int8GemmConfig &c);
   /// Panels as the tasks take them (the small last one joined).

@@ -139,6 +139,13 @@ public:
 
   void generate() {
     prologue();
+    if (c.kind != WindowConfig::GlobalAverage) {
+      // The padded plane of the call's scratch slot (nunc_rt_task): a thread
+      // refills one warm plane instead of a fresh one per task.
+      mov(r8, ptr[rdi + 16]);
+      imul(rdx, rdx, split.taskFloats * 4);
+      add(r8, rdx);
+    }
     int64_t per = WindowKernel::planesPerTask(c);
     int64_t planes = c.batch * c.channels;
     taskPlanes(per, planes);
@@ -156,9 +163,6 @@ public:
       if constexpr (kAvx512)
         if (c.ranges)
           beginPartialRange(6, rangeMax(), rangeMin());
-      mov(r8, ptr[rdi + 16]);
-      imul(rdx, rsi, split.taskFloats * 4);
-      add(r8, rdx); // this task's padded plane
       // The padding (-inf for max, else 0) of the padded plane is written
       // once per task; split rows write theirs with the data.
       loadConstant(padReg(), padValue());

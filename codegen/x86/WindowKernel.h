@@ -10,7 +10,8 @@
 // block's rows straight from the input into their even and odd padded
 // columns. A block's output rows share every input vector they read.
 //
-// Task arguments: [0] x, [1] y, [2] scratch, [3] per-channel filters
+// Task arguments: [0] x, [1] y, [2] scratch (a padded plane per task; a
+// call uses its scratch slot's, nunc_rt_task), [3] per-channel filters
 // [C][kh*kw] (depthwise) or the reciprocal divisors [outH][outW rounded up to
 // vectors] (average with border-dependent divisors), [4] bias [C],
 // [5] residual (shaped like y), [6] (`ranges`) the partial ranges.

@@ -16,6 +16,10 @@
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
+// Every kernel here runs its tasks one after another in scratch slot 0
+// (nunc_rt_task), as one thread does: a task must initialize whatever it
+// reads of its scratch, finding the previous task's data there.
+
 namespace {
 
 using nunc_test::hostHas;
@@ -66,7 +70,7 @@ double runCase(Isa isa, int64_t m, int64_t n, int64_t k, bool bias, bool residua
     return 1e9;
   const void *args[] = {a.data(), pw.data(), pb.data(), r.data(), out.data()};
   for (int64_t t = 0; t < GemmKernel::numPanels(n, isa); ++t)
-    EXPECT_EQ(kernel->function()(args, t, t), 0);
+    EXPECT_EQ(kernel->function()(args, t, 0), 0);
   double worst = 0;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -175,7 +179,7 @@ TEST_P(GemmKernelTest, ActivationsAreAccurateOverAWideRange) {
     ASSERT_TRUE(kernel);
     const void *args[] = {a.data(), pw.data(), pb.data(), nullptr, out.data()};
     for (int64_t t = 0; t < GemmKernel::numPanels(n, isa); ++t)
-      kernel->function()(args, t, t);
+      kernel->function()(args, t, 0);
     for (int64_t j = 0; j < n; ++j) {
       double want = reference(kind, bias[j], 0, 0);
       EXPECT_NEAR(out[j], want, 1e-6 + 2e-6 * std::fabs(want))
@@ -230,7 +234,7 @@ TEST_P(GemmKernelTest, RowBiasAndBatchesOfIndependentProblems) {
     ASSERT_TRUE(kernel);
     const void *args[] = {a.data(), packed.data(), bias.data(), residual.data(), out.data()};
     for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
-      ASSERT_EQ(kernel->function()(args, t, t), 0);
+      ASSERT_EQ(kernel->function()(args, t, 0), 0);
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {

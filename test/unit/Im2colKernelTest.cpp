@@ -15,6 +15,10 @@
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
+// Every kernel here runs its tasks one after another in scratch slot 0
+// (nunc_rt_task), as one thread does: a task must initialize whatever it
+// reads of its scratch, finding the previous task's data there.
+
 namespace {
 
 using nunc_test::hostHas;
@@ -93,7 +97,7 @@ TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
         ASSERT_TRUE(kernelCode);
         const void *args[] = {in.data(), got.data(), scratch.data()};
         for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
-          ASSERT_EQ(kernelCode->function()(args, t, t), 0);
+          ASSERT_EQ(kernelCode->function()(args, t, 0), 0);
         ASSERT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * 4))
             << "C " << channels << " " << c.height << "x" << c.width << " k" << kernel << " s"
             << stride << " p" << pad << " d" << dilation;
@@ -154,12 +158,12 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           ASSERT_TRUE(im2col && gemm);
           const void *packArgs[] = {in.data(), packed.data(), planes.data()};
           for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
-            ASSERT_EQ(im2col->function()(packArgs, t, t), 0);
+            ASSERT_EQ(im2col->function()(packArgs, t, 0), 0);
           std::vector<float> want(c.batch * m * n, -777.f);
           const void *gemmArgs[] = {a.data(), packed.data(), bias.data(), residual.data(),
                                     want.data()};
           for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
-            ASSERT_EQ(gemm->function()(gemmArgs, t, t), 0);
+            ASSERT_EQ(gemm->function()(gemmArgs, t, 0), 0);
 
           // The GEMM building its panels, its scratch full of NaNs.
           cfg.im2col = c;
@@ -176,7 +180,7 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           buffers.back() = -555.f;
           const void *padArgs[] = {in.data(), padded.data()};
           for (int64_t t = 0; padding && t < PanelIm2col::paddingTasks(c); ++t)
-            ASSERT_EQ(padding->function()(padArgs, t, t), 0);
+            ASSERT_EQ(padding->function()(padArgs, t, 0), 0);
 
           // With row chunks, the chunks share the im2col packed before.
           GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(cfg);
@@ -188,7 +192,7 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           const void *fusedArgs[] = {a.data(),        panels,     bias.data(),
                                      residual.data(), got.data(), buffers.data()};
           for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
-            ASSERT_EQ(fused->function()(fusedArgs, t, t), 0);
+            ASSERT_EQ(fused->function()(fusedArgs, t, 0), 0);
           for (int64_t b = 0; b < c.batch; ++b)
             for (int64_t i = 0; i < m; ++i)
               for (int64_t j = 0; j < n; ++j) {

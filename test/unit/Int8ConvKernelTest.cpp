@@ -26,6 +26,10 @@
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
+// Every kernel here runs its tasks one after another in scratch slot 0
+// (nunc_rt_task), as one thread does: a task must initialize whatever it
+// reads of its scratch, finding the previous task's data there.
+
 namespace {
 
 bool hostRuns() {
@@ -44,13 +48,13 @@ void runChannelQuantizer(const QuantizeRowsConfig &qc, const float *x, uint8_t *
     ASSERT_TRUE(range);
     const void *args[] = {x, partials.data()};
     for (int64_t t = 0; t < QuantizeRowsKernel::rangeTasks(qc); ++t)
-      ASSERT_EQ(range->function()(args, t, t), 0);
+      ASSERT_EQ(range->function()(args, t, 0), 0);
   }
   std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
   ASSERT_TRUE(quantizer);
   const void *args[] = {x, blocks, params, partials.data()};
   for (int64_t t = QuantizeRowsKernel::numTasks(qc) - 1; t >= 0; --t)
-    ASSERT_EQ(quantizer->function()(args, t, t), 0);
+    ASSERT_EQ(quantizer->function()(args, t, 0), 0);
 }
 
 struct Conv {
@@ -141,7 +145,7 @@ void check(const Conv &p, std::mt19937 &rng) {
   std::vector<uint8_t> scratch(Im2colKernel::scratchBytes(ic, Isa::Avx512));
   const void *iArgs[] = {blocks.data(), packed.data(), scratch.data(), params};
   for (int64_t t = 0; t < Im2colKernel::numTasks(ic); ++t)
-    ASSERT_EQ(im2col->function()(iArgs, t, t), 0);
+    ASSERT_EQ(im2col->function()(iArgs, t, 0), 0);
 
   // 3. The GEMM with the weights as rows.
   std::vector<int8_t> pw = Int8ConvGemm::packWeights(w.data(), p.m, p.channels, p.kh, p.kw);
@@ -182,7 +186,7 @@ void check(const Conv &p, std::mt19937 &rng) {
   const void *gArgs[] = {pw.data(),  packed.data(), rows.data(), params, residual.data(),
                          out.data(), nullptr,       tails.data()};
   for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
-    ASSERT_EQ(gemm->function()(gArgs, t, t), 0);
+    ASSERT_EQ(gemm->function()(gArgs, t, 0), 0);
   EXPECT_EQ(out.back(), -777.f) << "wrote past C";
   if (PanelIm2col::supports(ic, Isa::Avx512)) {
     // The GEMM building each task's panel from the blocks padded with the
@@ -199,13 +203,13 @@ void check(const Conv &p, std::mt19937 &rng) {
     std::vector<uint8_t> buffers(Int8ConvGemm::numTasks(own) * depth * ic.panelWidth, 0xcd);
     const void *pArgs[] = {blocks.data(), planes.data(), params};
     for (int64_t t = 0; padding && t < PanelIm2col::paddingTasks(ic); ++t)
-      ASSERT_EQ(padding->function()(pArgs, t, t), 0);
+      ASSERT_EQ(padding->function()(pArgs, t, 0), 0);
     std::vector<float> ownOut(out.size(), -777.f);
     const void *oArgs[] = {pw.data(),     buffers.data(), rows.data(),
                            params,        residual.data(), ownOut.data(),
                            nullptr,       direct ? (const void *)blocks.data() : planes.data()};
     for (int64_t t = 0; t < Int8ConvGemm::numTasks(own); ++t)
-      ASSERT_EQ(ownGemm->function()(oArgs, t, t), 0);
+      ASSERT_EQ(ownGemm->function()(oArgs, t, 0), 0);
     ASSERT_EQ(std::memcmp(ownOut.data(), out.data(), out.size() * 4), 0)
         << "building its own panels changed C";
     ++panelIm2colCases;
@@ -223,7 +227,7 @@ void check(const Conv &p, std::mt19937 &rng) {
     const void *dArgs[] = {pw.data(),        slack.data(), rows.data(),  params,
                            residual.data(), directOut.data(), nullptr, tails.data()};
     for (int64_t t = 0; t < Int8ConvGemm::numTasks(direct); ++t)
-      ASSERT_EQ(directGemm->function()(dArgs, t, t), 0);
+      ASSERT_EQ(directGemm->function()(dArgs, t, 0), 0);
     for (size_t i = 0; i < out.size(); ++i)
       ASSERT_EQ(directOut[i], out[i]) << "reading the blocks directly, at " << i;
   }
@@ -241,7 +245,7 @@ void check(const Conv &p, std::mt19937 &rng) {
     const void *rArgs[] = {pw.data(),       packed.data(), rows.data(),  params,
                            residual.data(), rangedOut.data(), parts.data(), tails.data()};
     for (int64_t t = 0; t < tasks; ++t)
-      ASSERT_EQ(rangedGemm->function()(rArgs, t, t), 0);
+      ASSERT_EQ(rangedGemm->function()(rArgs, t, 0), 0);
     ASSERT_EQ(std::memcmp(rangedOut.data(), out.data(), out.size() * 4), 0)
         << "ranges changed C";
     float hi = 0, lo = 0;
@@ -273,7 +277,7 @@ void check(const Conv &p, std::mt19937 &rng) {
     ASSERT_TRUE(quantizer);
     const void *qArgs[] = {out.data(), produced.data(), producedParams, parts.data()};
     for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(next); ++t)
-      ASSERT_EQ(quantizer->function()(qArgs, t, t), 0);
+      ASSERT_EQ(quantizer->function()(qArgs, t, 0), 0);
     ASSERT_EQ(std::memcmp(ownParams, producedParams, 8), 0);
     ASSERT_EQ(own, produced);
 
@@ -297,8 +301,8 @@ void check(const Conv &p, std::mt19937 &rng) {
       const void *bArgs[] = {pw.data(),       packed.data(), rows.data(),     params,
                              residual.data(), outB.data(),   actParts.data(), tails.data()};
       for (int64_t t = 0; t < tasks; ++t) {
-        ASSERT_EQ(a->function()(aArgs, t, t), 0);
-        ASSERT_EQ(b->function()(bArgs, t, t), 0);
+        ASSERT_EQ(a->function()(aArgs, t, 0), 0);
+        ASSERT_EQ(b->function()(bArgs, t, 0), 0);
       }
       ASSERT_EQ(std::memcmp(outA.data(), outB.data(), out.size() * 4), 0);
       float aHi = 0, aLo = 0, pHi = -INFINITY, pLo = INFINITY;
