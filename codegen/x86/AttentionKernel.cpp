@@ -244,28 +244,36 @@ private:
       rows(rest);
   }
 
+  /// The mask vector of `valid` (1..lanes) keys at m into dst: the one
+  /// value of a mask that broadcasts along keys, else a (masked) load, the
+  /// lanes past the keys 0 (or, broadcast, the value: the softmax sets
+  /// those lanes to -inf either way). AVX2 builds its lane mask in tmp.
+  void loadMask(const Vmm &dst, const Address &m, int64_t valid, const Vmm &tmp) {
+    if (c.maskStrides[3] == 0) {
+      vbroadcastss(dst, m);
+    } else if (valid == kLanes) {
+      vmovups(dst, m);
+    } else if constexpr (kAvx512) {
+      mov(eax, (1u << valid) - 1);
+      kmovw(k1, eax);
+      vmovups(dst | k1 | T_z, m);
+    } else {
+      std::vector<uint32_t> bits(kLanes, 0);
+      for (int64_t i = 0; i < valid; ++i)
+        bits[i] = 0xffffffffu;
+      vmovups(tmp, dataAddr(bits));
+      vmaskmovps(dst, tmp, m);
+    }
+  }
+
   /// The mask row of this (batch, head) times log2(e) into the scratch
-  /// after V (maskRowAddress), zero past T.
+  /// after V (maskRowAddress).
   void writeMaskRow() {
     for (int64_t col = 0; col < tp; col += kLanes) {
-      int64_t valid = std::min<int64_t>(kLanes, c.keys - col);
-      Vmm x = Vmm(0);
-      if (c.maskStrides[3] == 0) {
-        vbroadcastss(x, ptr[r11]);
-      } else if (valid == kLanes) {
-        vmovups(x, ptr[r11 + col * 4]);
-      } else {
-        mov(eax, (1u << valid) - 1);
-        kmovw(k1, eax);
-        vmovups(x | k1 | T_z, ptr[r11 + col * 4]);
-      }
-      if (c.maskStrides[3] == 0 && valid < kLanes) {
-        mov(eax, (1u << valid) - 1);
-        kmovw(k1, eax);
-        vmovaps(x | k1 | T_z, x);
-      }
-      vmulps(x, x, constAddr(kLog2e));
-      vmovups(maskRowAddress(col), x);
+      loadMask(Vmm(0), ptr[r11 + (c.maskStrides[3] ? col * 4 : 0)],
+               std::min<int64_t>(kLanes, c.keys - col), Vmm(1));
+      vmulps(Vmm(0), Vmm(0), constAddr(kLog2e));
+      vmovups(maskRowAddress(col), Vmm(0));
     }
   }
   /// After V's copy (r12, packValues).
@@ -374,21 +382,7 @@ private:
           int64_t valid = std::min<int64_t>(kLanes, c.keys - col);
           Address m = ptr[rdx + r * c.maskStrides[2] * 4 + (c.maskStrides[3] ? col * 4 : 0)];
           if (valid > 0) {
-            if (c.maskStrides[3] == 0) {
-              vbroadcastss(kv, m);
-            } else if (valid == kLanes) {
-              vmovups(kv, m);
-            } else if constexpr (kAvx512) {
-              mov(eax, (1u << valid) - 1);
-              kmovw(k1, eax);
-              vmovups(kv | k1 | T_z, m);
-            } else {
-              std::vector<uint32_t> bits(kLanes, 0);
-              for (int64_t i = 0; i < valid; ++i)
-                bits[i] = 0xffffffffu;
-              vmovups(qReg(0), dataAddr(bits));
-              vmaskmovps(kv, qReg(0), m);
-            }
+            loadMask(kv, m, valid, qReg(0));
             addMask(x);
           }
         }

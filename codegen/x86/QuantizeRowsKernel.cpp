@@ -404,9 +404,8 @@ private:
     }
   }
   /// Widens the range by the row at rax (0 in masked-off lanes changes
-  /// nothing).
-  /// The chains are the second operands: vmaxps/vminps return it when
-  /// either is NaN, so NaN is skipped and every other value of the row
+  /// nothing). The chains are the second operands: vmaxps/vminps return it
+  /// when either is NaN, so NaN is skipped and every other value of the row
   /// lies in the range (quantizeRow relies on it).
   void accumulateRange() {
     for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
