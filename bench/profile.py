@@ -14,13 +14,14 @@ Usage:
   python3 bench/profile.py minilm --quantize int8 [--batch 1] [--seq 128]
   python3 bench/profile.py path/to/model.onnx --shape x=1x64 [--runs 300]
   ... [--target x86_64-avx512vnni] [--threads 1] [--by-call] [--top 25]
-  ... [-- extra nunc compile flags]
+  ... [--keep DIR] [-- extra nunc compile flags]
 
 Needs perf (Debian: `apt-get install linux-perf`) and
 kernel.perf_event_paranoid <= 2.
 """
 import argparse
 import collections
+import contextlib
 import os
 import re
 import shutil
@@ -77,6 +78,8 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--by-call", action="store_true", help="one line per kernel call")
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--keep", metavar="DIR", default=None,
+                   help="work in DIR and keep it (perf.data, the library) for perf annotate")
     argv = sys.argv[1:]
     extra = argv[argv.index("--") + 1:] if "--" in argv else []
     args = p.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
@@ -84,7 +87,10 @@ def main():
     if not shutil.which("perf"):
         sys.exit("profile.py needs perf (Debian: apt-get install linux-perf)")
     nunc = os.path.join(args.build, "bin", "nunc")
-    with tempfile.TemporaryDirectory(prefix="nunc-profile-") as work:
+    if args.keep:
+        os.makedirs(args.keep, exist_ok=True)
+    with (contextlib.nullcontext(os.path.abspath(args.keep)) if args.keep else
+          tempfile.TemporaryDirectory(prefix="nunc-profile-")) as work:
         if args.model in CONFIGS:
             subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models",
                                                          "make_models.py"),

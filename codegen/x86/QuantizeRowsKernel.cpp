@@ -55,6 +55,13 @@ public:
     add(rbx, rdx);
     mov(rcx, ptr[rdi + 16]); // row block
     lea(rcx, ptr[rcx + r10 * 8]);
+    if constexpr (kAvx512) {
+      // The dword order that turns four packed vectors back into q0..q3.
+      std::vector<uint32_t> order(kLanes);
+      for (int d = 0; d < kLanes; ++d)
+        order[d] = d % 4 * 4 + d / 4;
+      vmovdqu32(quadOrder, dataAddr(order));
+    }
     if (tail) {
       if constexpr (kAvx512) {
         mov(edx, (1u << tail) - 1);
@@ -112,12 +119,21 @@ public:
       allRows(false);
     } else {
       // Each row's own scale picks the reciprocal or the division code.
-      Label rowLoop, byDivision, next;
-      L(rowLoop);
+      // Pipelined: a row's parameters are a chain of reductions and
+      // divisions (~100 cycles of latency, as long as the quantization of
+      // a 384-wide row), so the next row's range, which does not depend on
+      // them, is taken while they finish, before the row is quantized.
+      Label rowLoop, byDivision, next, lastRow;
       resetRange();
       accumulateRange();
+      L(rowLoop);
       finishRange();
       computeParameters();
+      cmp(r9, 1);
+      je(lastRow, T_NEAR);
+      resetRange();
+      accumulateRange(c.k * 4);
+      L(lastRow);
       jumpUnlessReciprocalWorks(byDivision);
       setReciprocal();
       quantizeRow(true);
@@ -371,10 +387,14 @@ private:
       zero = Vmm(6), top = Vmm(7), mask = Vmm(8); // mask: AVX2 tails
   // 1 / scale and +-fl(300 scale) (channel blocks); +-300.
   Vmm recip = Vmm(10), hi = Vmm(11), lo = Vmm(12), t300 = Vmm(13), t300n = Vmm(14);
+  // The row form's four-vector packs (AVX-512): the quotients (the channel
+  // registers, unused there), zp in every word, the dword order.
+  Vmm quad(int j) { return Vmm(15 + j); }
+  Vmm zpWords = Vmm(26), quadOrder = Vmm(27);
 
   /// The row's x[i * kLanes ...] into x; masked-off tail lanes read as 0.
-  void loadChunk(int64_t i) {
-    Address a = ptr[rax + i * kLanes * 4];
+  void loadChunk(int64_t i, int64_t offset = 0) {
+    Address a = ptr[rax + offset + i * kLanes * 4];
     if (i < full)
       vmovups(x, a);
     else if constexpr (kAvx512)
@@ -403,13 +423,13 @@ private:
       clear(chainMin(j));
     }
   }
-  /// Widens the range by the row at rax (0 in masked-off lanes changes
-  /// nothing). The chains are the second operands: vmaxps/vminps return it
+  /// Widens the range by the row at rax + offset (0 in masked-off lanes
+  /// changes nothing). The chains are the second operands: vmaxps/vminps return it
   /// when either is NaN, so NaN is skipped and every other value of the row
   /// lies in the range (quantizeRow relies on it).
-  void accumulateRange() {
+  void accumulateRange(int64_t offset = 0) {
     for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
-      loadChunk(i);
+      loadChunk(i, offset);
       vmaxps(chainMax(i % kChains), x, chainMax(i % kChains));
       vminps(chainMin(i % kChains), x, chainMin(i % kChains));
     }
@@ -426,6 +446,7 @@ private:
     mov(edx, 255);
     if constexpr (kAvx512) {
       vpbroadcastd(zp, r8d);
+      vpbroadcastw(zpWords, r8w);
       vpbroadcastd(top, edx);
     } else {
       vmovd(Xmm(zp.getIdx()), r8d);
@@ -467,11 +488,34 @@ private:
   void quantizeRow(bool reciprocal) {
     mov(ptr[rcx], r8d);
     vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
-    for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
+    // A dynamic range holds every value but NaN (accumulateRange), so the
+    // quotients lie within +-255 without the clamp.
+    const bool inRange = !c.fixed;
+    int64_t i = 0;
+    if constexpr (kAvx512) {
+      // Four vectors at a time, packed with saturation (s32 -> s16, the zero
+      // point added to 32 words at once, s16 -> u8) and put back in order
+      // by one vpermd: 1.5 uops a vector where vpaddd + vpmaxsd + the
+      // vpmovusdb store take 4. Every quotient is within +-300 (or INT_MIN
+      // for NaN, saturating to -32768), so zp + q cannot wrap in 16 bits,
+      // and NaN still gives 0.
+      for (; i + 4 <= full; i += 4) {
+        for (int j = 0; j < 4; ++j) {
+          loadChunk(i + j);
+          quotientToInt(quad(j), reciprocal, inRange);
+        }
+        vpackssdw(quad(0), quad(0), quad(1));
+        vpackssdw(quad(2), quad(2), quad(3));
+        vpaddw(quad(0), quad(0), zpWords);
+        vpaddw(quad(2), quad(2), zpWords);
+        vpackuswb(quad(0), quad(0), quad(2));
+        vpermd(quad(0), quadOrder, quad(0));
+        vmovdqu32(ptr[rbx + i * 16], quad(0));
+      }
+    }
+    for (; i < full + (tail ? 1 : 0); ++i) {
       loadChunk(i);
-      // A dynamic range holds every value but NaN (accumulateRange), so
-      // the quotients lie within +-255 without the clamp.
-      quotientToInt(x, reciprocal, /*inRange=*/!c.fixed);
+      quotientToInt(x, reciprocal, inRange);
       vpaddd(x, x, zp);
       vpmaxsd(x, x, zero);
       if constexpr (!kAvx512) // vpmovusdb saturates at 255 itself
