@@ -89,7 +89,8 @@ struct ConstantFoldingPass
   }
 
   /// A DequantizeLinear whose users all take it as a weight the int8
-  /// patterns read: large ones feeding MatMuls or Gathers, and (with
+  /// patterns read: large ones feeding MatMuls or Gathers or that are a
+  /// Gemm's B, and (with
   /// keep-conv-weights) any feeding the weight of a one-group Conv whose
   /// input is itself dequantized, a QDQ conv nunc-fuse-conv makes int8.
   /// Others fold, so FoldBatchNorm sees constant conv weights.
@@ -100,6 +101,8 @@ struct ConstantFoldingPass
       if (auto conv = dyn_cast<ConvOp>(u))
         return keepConvWeights && conv.getWeight() == w && conv.getInput() != w &&
                conv.getGroup() == 1 && conv.getInput().getDefiningOp<DequantizeLinearOp>();
+      if (auto gemm = dyn_cast<GemmOp>(u))
+        return large && gemm.getB() == w && gemm.getA() != w && gemm.getC() != w;
       return large && isa<MatMulOp, GatherOp>(u);
     });
   }

@@ -367,3 +367,26 @@ func.func @dequantized_weights(%x: tensor<2x65xf32>, %img: tensor<1x65x2x2xf32>)
   %f = nunc.conv %img, %wf {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x65x2x2xf32>, tensor<65x65x1x1xf32> -> tensor<1x65x2x2xf32>
   return %y, %z, %f : tensor<2x65xf32>, tensor<1x65x2x2xf32>, tensor<1x65x2x2xf32>
 }
+
+// -----
+
+// A Gemm's B (a classifier's weight in a QDQ model) stays behind its
+// DequantizeLinear as a MatMul's weight does, for nunc-fuse-linear; the same
+// kind of weight as a Gemm's C folds.
+// CHECK-LABEL: func.func @dequantized_gemm_weight(
+// CHECK-DAG:     %[[C:.*]] = nunc.constant dense<2.500000e+00> : tensor<65x65xf32>
+// CHECK-DAG:     %[[W:.*]] = nunc.dequantize_linear %{{.*}} : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
+// CHECK:         nunc.gemm %arg0, %[[W]] {transB = 1 : i64}
+// CHECK:         nunc.gemm %arg0, %arg0, %[[C]]
+// NOKEEP-LABEL: func.func @dequantized_gemm_weight(
+// NOKEEP-NOT:    nunc.dequantize_linear
+func.func @dequantized_gemm_weight(%x: tensor<65x65xf32>) -> (tensor<65x65xf32>, tensor<65x65xf32>) {
+  %q = nunc.constant dense<3> : tensor<65x65xi8>
+  %q2 = nunc.constant dense<5> : tensor<65x65xi8>
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %w = nunc.dequantize_linear %q, %s : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
+  %c = nunc.dequantize_linear %q2, %s : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
+  %y = nunc.gemm %x, %w {transB = 1 : i64} : tensor<65x65xf32>, tensor<65x65xf32> -> tensor<65x65xf32>
+  %z = nunc.gemm %x, %x, %c : tensor<65x65xf32> : tensor<65x65xf32>, tensor<65x65xf32> -> tensor<65x65xf32>
+  return %y, %z : tensor<65x65xf32>, tensor<65x65xf32>
+}

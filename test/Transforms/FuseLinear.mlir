@@ -561,6 +561,43 @@ func.func @qdq_matmul(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x2xf
 
 // -----
 
+// A QDQ Gemm (a classifier's Linear as PyTorch exports it: transB, an s8
+// weight [N, K] with one scale per row, an f32 bias C) -> quantized_linear
+// with the weight transposed to [K, N] at compile time, its scales per
+// column, and C (times beta) as the bias. Without transB the weight stays
+// as it is. alpha != 1 has no int8 form here: that Gemm stays.
+// CHECK-LABEL: func.func @qdq_gemm(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK-DAG: %[[WT:.*]] = nunc.constant dense<{{\[}}[1, -5], [-2, 6], [3, 7]]> : tensor<3x2xi8>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[1.000000e+00, -2.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[B2:.*]] = nunc.constant dense<[5.000000e-01, -1.000000e+00]> : tensor<2xf32>
+// CHECK: %[[W:.*]] = quant.scast %[[WT]] : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32:1, {2.500000e-01,5.000000e-01}>>
+// CHECK: nunc.quantized_linear %[[X]], %[[W]] bias %[[B]] : tensor<2xf32> {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 1.250000e-01:10>}
+// CHECK: %[[W2:.*]] = quant.scast %{{.*}} : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 2.500000e-01>>
+// CHECK: nunc.quantized_linear %[[X]], %[[W2]] bias %[[B2]] : tensor<2xf32> {activation_quantization = "static"
+// CHECK: nunc.gemm
+// CHECK-NOT: nunc.gemm
+func.func @qdq_gemm(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
+  %w = nunc.constant dense<[[1, -2, 3], [-5, 6, 7]]> : tensor<2x3xi8>
+  %ws = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %wzp = nunc.constant dense<0> : tensor<2xi8>
+  %wkn = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %wsk = nunc.constant dense<0.25> : tensor<f32>
+  %b = nunc.constant dense<[1.0, -2.0]> : tensor<2xf32>
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xui8>
+  %dq = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+  %dw = nunc.dequantize_linear %w, %ws, %wzp : tensor<2xi8> {axis = 0 : i64} : tensor<2x3xi8>, tensor<2xf32> -> tensor<2x3xf32>
+  %y = nunc.gemm %dq, %dw, %b : tensor<2xf32> {transB = 1 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x2xf32>
+  %dwkn = nunc.dequantize_linear %wkn, %wsk : tensor<3x2xi8>, tensor<f32> -> tensor<3x2xf32>
+  %z = nunc.gemm %dq, %dwkn, %b : tensor<2xf32> {beta = 5.000000e-01 : f32} : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>
+  %u = nunc.gemm %dq, %dwkn, %b : tensor<2xf32> {alpha = 2.000000e+00 : f32} : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>
+  return %y, %z, %u : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// -----
+
 // A QDQ MatMul whose weight is dequantized per row (axis 0: one scale per k,
 // not per output column) has no int8 form: it stays a MatMul, and the pass
 // succeeds.

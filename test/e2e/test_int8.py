@@ -803,7 +803,7 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("name,int8_convs,depthwise,fake_quantize",
-                         [("resnet", 16, 0, 7), ("mobilenet", 17, 8, 2)])
+                         [("resnet", 16, 0, 5), ("mobilenet", 17, 8, 1)])
 def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, fake_quantize):
     """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
@@ -812,10 +812,12 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
     after an int8 conv, the pairs and the BN run in that conv's epilogue;
     after a depthwise (f32) conv, the BN kernel rounds its input and its
     result itself (one pass, no generic step). The next conv reads the
-    rounded result as its u8 input. Only the Q/DQ pairs after the residual
-    Adds, the pooling and the classifier stay fake_quantize steps (MobileNet's
-    pair after the Reshape of the pooled values repeats the pooling's grid
-    and goes). The output agrees with onnxruntime at least as well
+    rounded result as its u8 input. The classifier's Gemm (transB, weights
+    per row) runs on the int8 GEMM, its input quantized to its pair's grid
+    and its output pair in the epilogue. Only ResNet's pairs after residual
+    Adds and the pair after the pooling stay fake_quantize steps (the pair
+    after the Reshape of the pooled values repeats the pooling's grid and
+    is the classifier's input quantization). The output agrees with onnxruntime at least as well
     as onnxruntime agrees with itself across optimization levels (see the
     MiniLM case)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -838,6 +840,9 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
         k.startswith("elementwise.batch_norm.avx512[") and
         k.endswith("+rounded input +requantize") for k in norms), norms
     assert sum(k["op"] == "nunc.fake_quantize" for k in kernels) == fake_quantize, kernels
+    linear = [k["kernel"] for k in kernels if k["op"].endswith("linear")]
+    assert len(linear) == 1 and linear[0].startswith("gemm.int8.avx512vnni[1x1000x") and \
+        linear[0].endswith("+bias +requantize"), linear
     exe, man = harness.build(str(tmp_path / "out"))
     feeds = random_inputs(name, 1, None, 5)
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
