@@ -649,8 +649,19 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
   WindowStep w;
   x86::WindowConfig &c = w.config;
   auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!in || !in.getElementType().isF32() || op->getNumResults() != 1)
+  if (!in || op->getNumResults() != 1)
     return std::nullopt;
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(in.getElementType())) {
+    // A fused_conv reading an int8 convolution's u8 codes (depthwise only,
+    // checked below with the rest).
+    if (!llvm::isa<FusedConvOp>(op))
+      return std::nullopt;
+    c.inputU8 = true;
+    c.inputScale = static_cast<float>(q.getScale());
+    c.inputZeroPoint = static_cast<int32_t>(q.getZeroPoint());
+  } else if (!in.getElementType().isF32()) {
+    return std::nullopt;
+  }
   if (llvm::isa_and_nonnull<GlobalAveragePoolOp>(op)) {
     if (in.getRank() < 3)
       return std::nullopt;
@@ -725,7 +736,7 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
   c.padRight = geom->padsEnd[1];
   c.outH = geom->output[0];
   c.outW = geom->output[1];
-  if (!x86::WindowKernel::supports(c))
+  if (!x86::WindowKernel::supports(c) || (c.inputU8 && !x86::WindowKernel::readsU8(c, isa)))
     return std::nullopt;
   if (auto avg = dyn_cast<AveragePoolOp>(op)) {
     c.countIncludePad = avg.getCountIncludePad() != 0;
@@ -771,12 +782,25 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
                                              qc.getActivationMin().convertToFloat(),
                                              qc.getActivationMax().convertToFloat());
-  if (std::optional<Type> t = qc.getOutputQuantization())
-    cfg.output = roundToGrid(*t);
+  // u8_output: the u8 codes of the last grid instead of its values.
+  auto lastGrid = [&](std::optional<Type> t, x86::Activation &grid) {
+    if (!t)
+      return;
+    if (qc.getU8Output()) {
+      auto q = cast<quant::UniformQuantizedType>(*t);
+      cfg.u8Output = x86::Int8GemmConfig::U8Output{static_cast<float>(q.getScale()),
+                                                   static_cast<int32_t>(q.getZeroPoint())};
+    } else {
+      grid = roundToGrid(*t);
+    }
+  };
   if (qc.getNormScale()) {
+    if (std::optional<Type> t = qc.getOutputQuantization())
+      cfg.output = roundToGrid(*t);
     cfg.normalize = true;
-    if (std::optional<Type> t = qc.getNormQuantization())
-      cfg.normalized = roundToGrid(*t);
+    lastGrid(qc.getNormQuantization(), cfg.normalized);
+  } else {
+    lastGrid(qc.getOutputQuantization(), cfg.output);
   }
   return cfg;
 }
@@ -1200,7 +1224,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += llvm::formatv(", {0}x{1} window, stride {2}x{3}", cfg.kernelH, cfg.kernelW,
                             cfg.strideH, cfg.strideW)
                   .str();
-    what += "]";
+    what += cfg.inputU8 ? ", u8 in]" : "]";
     if (cfg.bias)
       what += " +bias";
     if (cfg.residual)
@@ -1377,7 +1401,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       std::string(qc.getOutputQuantization() ? " +requantize" : "") +
                           (qc.getNormScale() ? " +normalize" : "") +
                           (qc.getNormQuantization() ? " +requantize" : "") +
-                          (cfg.ranges ? " +range" : ""),
+                          (cfg.ranges ? " +range" : "") + (cfg.u8Output ? " -> u8" : ""),
                       std::string(panelIm2col ? ", panel im2col" : "") +
                           (x86::Int8ConvGemm::rowChunks(cfg) > 1
                                ? llvm::formatv(", {0} row chunks", x86::Int8ConvGemm::rowChunks(cfg)).str()
@@ -2060,13 +2084,21 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   if (!func)
     return module.emitError("the module has no @main function");
   // Static u8 activations go from GEMM to GEMM in the rows this target's
-  // int8 kernels read (a no-op for models without static int8 GEMMs).
+  // int8 kernels read, and from int8 conv to depthwise conv (no-ops for
+  // models without static int8 layers).
   {
     PassManager pm(module.getContext());
     pm.nest<func::FuncOp>().addPass(createFuseAttentionProjections());
     FuseActivationQuantizationOptions handover;
     handover.rowAlignment = x86::Int8GemmKernel::denseRowAlignment(options.target.int8);
     pm.nest<func::FuncOp>().addPass(createFuseActivationQuantization(handover));
+    // And from an int8 convolution to the depthwise conv after it, where
+    // this target's depthwise kernel reads u8 codes.
+    Isa isa = options.target.isa;
+    pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization([isa](Operation *op) {
+      std::optional<WindowStep> w = windowStep(op, isa);
+      return w && x86::WindowKernel::readsU8(w->config, isa);
+    }));
     if (failed(pm.run(module)))
       return failure();
   }

@@ -1565,6 +1565,12 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
 
 LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
                                              llvm::StringRef symbol, bool resultAliasesOperand) {
+  // u8 codes of a grid are read only by the native kernels made for them.
+  for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
+    if (isa<quant::QuantizedType>(getElementTypeOrSelf(v.getType())))
+      return op->emitError() << "'" << op->getName()
+                             << "' on quantized values has no generic kernel (only the "
+                                "target's native kernels read u8 codes of a grid)";
   MLIRContext *ctx = kernels.getContext();
   ctx->loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
                    memref::MemRefDialect, scf::SCFDialect, vector::VectorDialect>();

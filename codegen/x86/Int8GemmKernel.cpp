@@ -143,10 +143,10 @@ public:
       // The image's panels (or blocks: kp / 4 groups of blockPlane words).
       imul(rbx, rax, c.blockPlane ? kp * c.blockPlane : panels * kp * nr);
       add(rbx, ptr[rdi + 8]);
-      imul(rcx, rax, c.m * c.n * 4);    // the image's C and residual
-      mov(r12, rcx);
-      add(rcx, ptr[rdi + 40]);
+      imul(r12, rax, c.m * c.n * 4);    // the image's residual
       add(r12, ptr[rdi + 32]);
+      imul(rcx, rax, c.m * c.n * cBytes()); // and C
+      add(rcx, ptr[rdi + 40]);
       imul(r14, r13, c.blockPlane ? nr * 4 : kp * nr);
       add(rbx, r14);
       if (c.im2col) { // the slot's panel buffer
@@ -154,8 +154,9 @@ public:
         add(rbx, ptr[rdi + 8]);
       }
       imul(r14, r13, nr * 4);
-      add(rcx, r14);
       add(r12, r14);
+      imul(r14, r13, nr * cBytes());
+      add(rcx, r14);
       if (tail) { // the slot's transposed tail columns
         imul(r14, slotAddress(bodyPushed()), Int8ConvGemm::tailBytes(c));
         add(r14, ptr[rdi + 56]);
@@ -763,7 +764,9 @@ private:
       }
     }
     emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
-    if (c.u8Output) {
+    // u8 codes replace the last grid: `output`, or `normalized` after the
+    // normalization.
+    if (c.u8Output && !c.normalize) {
       storeU8(x, r * c.ldc + v * kLanes, lanes);
       return;
     }
@@ -774,6 +777,10 @@ private:
         vbroadcastss(temp(0), ptr[rsi + row + 16]);
         vfmadd213ps(x, temp(0), ptr_b[rsi + row + 20]);
         emitActivation(x, c.normalized, temp(0), temp(1), temp(2), temp(3));
+      }
+      if (c.u8Output) {
+        storeU8(x, r * c.ldc + v * kLanes, lanes);
+        return;
       }
     }
     Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
@@ -861,10 +868,13 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                             config.im2col->channels * config.im2col->kernelH *
                                 config.im2col->kernelW * 4))
     return nullptr;
-  if (config.convolution && (config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
+  if (config.convolution && (config.isa != Int8Isa::Avx512Vnni ||
                              config.product.kind != Activation::None ||
                              config.sum.kind != Activation::None))
-    return nullptr; // the convolution form is AVX-512 VNNI only, f32 out
+    return nullptr; // the convolution form is AVX-512 VNNI only
+  if (config.u8Output && (config.ranges || config.normalized.kind != Activation::None ||
+                          (!config.normalize && config.output.kind != Activation::None)))
+    return nullptr; // u8 codes replace the last grid; no ranges of them
   if (config.ranges &&
       (!config.convolution || !Int8ConvGemm::epilogueLeavesRangeRegisters(config)))
     return nullptr; // the partial ranges are the convolution form's

@@ -60,8 +60,10 @@ struct Int8GemmConfig {
   /// between a bias Add and a residual Add), or None. Linear form only.
   Activation sum;
   /// C as u8 on this grid instead of f32 (quantized_linear's u8_output, the
-  /// next GEMM's static input): clamp(round_half_even(y / scale) + zp, 0,
-  /// 255), computed as the row quantizer does; ldc then counts bytes.
+  /// next GEMM's static input; quantized_conv's, a depthwise conv's input):
+  /// clamp(round_half_even(y / scale) + zp, 0, 255), computed as the row
+  /// quantizer does; ldc then counts bytes. It replaces the last grid
+  /// (`output`, or `normalized` with `normalize`), which must be None.
   struct U8Output {
     float scale = 1;
     int32_t zeroPoint = 0;

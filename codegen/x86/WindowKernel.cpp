@@ -149,7 +149,7 @@ public:
     int64_t per = WindowKernel::planesPerTask(c);
     int64_t planes = c.batch * c.channels;
     taskPlanes(per, planes);
-    int64_t inPlane = c.height * c.width * 4;
+    int64_t inPlane = c.height * c.width * xBytes();
     int64_t outPlane = c.kind == WindowConfig::GlobalAverage ? 4 : c.outH * c.outW * 4;
     mov(rax, ptr[rdi + 0]);
     imul(rdx, r10, inPlane);
@@ -202,6 +202,35 @@ private:
   Vmm rangeMin() { return Vmm(30); }
 
   bool depthwise() const { return c.kind == WindowConfig::Depthwise; }
+  /// Bytes of one input element: 4, or 1 for u8 codes (inputU8).
+  int64_t xBytes() const { return c.inputU8 ? 1 : 4; }
+
+  /// One vector of input at `a` into v; with `mask` (AVX-512: k2 or k3)
+  /// only those lanes, the others 0. u8 codes (inputU8, AVX-512) are
+  /// widened and dequantized exactly, float(q - zp) * scale, the masked-off
+  /// lanes zeroed after (they may be stored as padding).
+  void loadInput(const Vmm &v, const Address &a, const Xbyak::Opmask *mask = nullptr) {
+    if constexpr (kAvx512) {
+      if (c.inputU8) {
+        if (mask)
+          vpmovzxbd(v | *mask | T_z, a);
+        else
+          vpmovzxbd(v, a);
+        vpsubd(v, v, constAddrBits(static_cast<uint32_t>(c.inputZeroPoint)));
+        vcvtdq2ps(v, v);
+        if (mask)
+          vmulps(v | *mask | T_z, v, constAddr(c.inputScale));
+        else
+          vmulps(v, v, constAddr(c.inputScale));
+        return;
+      }
+      if (mask) {
+        vmovups(v | *mask | T_z, a);
+        return;
+      }
+    }
+    vmovups(v, a);
+  }
   bool mapped() const { return c.kind == WindowConfig::Average && !c.uniformDivisor; }
   int64_t taps() const { return c.kernelH * c.kernelW; }
   bool weightsInRegisters() const { return depthwise() && taps() <= kWeightRegs; }
@@ -244,7 +273,7 @@ private:
       int64_t lanes = !last ? kLanes : upper ? std::max<int64_t>(0, rest - kLanes)
                                              : std::min<int64_t>(kLanes, rest);
       if (lanes == kLanes) {
-        vmovups(v, a);
+        loadInput(v, a);
       } else if (lanes == 0) {
         vmovaps(v, pad);
       } else if constexpr (kAvx512) {
@@ -252,7 +281,7 @@ private:
           vmovaps(v, pad);
           vmovups(v | (upper ? k3 : k2), a);
         } else {
-          vmovups(v | (upper ? k3 : k2) | T_z, a);
+          loadInput(v, a, upper ? &k3 : &k2);
         }
       } else {
         const Vmm &mask = upper ? hiMask : loMask;
@@ -279,9 +308,9 @@ private:
       }
       for (int64_t v = 0; v < split.pairs; ++v) {
         bool last = v == split.pairs - 1 && rest;
-        int64_t from = (r * c.width + 2 * v * kLanes) * 4;
+        int64_t from = (r * c.width + 2 * v * kLanes) * xBytes();
         load(tap(0), ptr[rcx + from], last, false);
-        load(hi, ptr[rcx + from + kVecBytes], last, true);
+        load(hi, ptr[rcx + from + kLanes * xBytes()], last, true);
         if constexpr (kAvx512) {
           vmovaps(tap(1), tap(0));
           vpermt2ps(tap(0), evenIndex, hi);
@@ -474,15 +503,15 @@ private:
       vmovups(copyMask, dataAddr(bits));
     }
     for (int64_t r = 0; r < b.copyRows; ++r) {
-      int64_t from = r * c.width * 4;
+      int64_t from = r * c.width * xBytes();
       int64_t to = ((b.copyTo + r) * plane.cols + c.padLeft) * 4;
       for (int64_t v = 0; v < full; ++v) {
-        vmovups(tap(r & 1), ptr[rcx + from + v * kVecBytes]);
+        loadInput(tap(r & 1), ptr[rcx + from + v * kLanes * xBytes()]);
         vmovups(ptr[r14 + to + v * kVecBytes], tap(r & 1));
       }
       if (tail) {
         if constexpr (kAvx512) {
-          vmovups(tap(0) | k2 | T_z, ptr[rcx + from + full * kVecBytes]);
+          loadInput(tap(0), ptr[rcx + from + full * kLanes * xBytes()], &k2);
           vmovups(ptr[r14 + to + full * kVecBytes] | k2, tap(0));
         } else {
           vmaskmovps(tap(0), copyMask, ptr[rcx + from + full * kVecBytes]);
@@ -491,7 +520,7 @@ private:
       }
     }
     if (b.copyRows)
-      add(rcx, b.copyRows * c.width * 4);
+      add(rcx, b.copyRows * c.width * xBytes());
   }
 
   void windowPlane() {
@@ -537,13 +566,13 @@ private:
     mov(r14, r8);
     mov(r15, rbx);
     if (c.strideW == 2)
-      lea(rcx, ptr[rax - c.padTop * c.width * 4]);
+      lea(rcx, ptr[rax - c.padTop * c.width * xBytes()]);
     else
       mov(rcx, rax);
     int64_t inRowBytes = plane.cols * 4;
     auto advance = [&](int rows) {
       if (c.strideW == 2)
-        add(rcx, rows * c.strideH * c.width * 4);
+        add(rcx, rows * c.strideH * c.width * xBytes());
       else
         add(r14, rows * c.strideH * inRowBytes);
       add(r15, rows * c.outW * 4);
@@ -632,7 +661,8 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Isa isa) {
-  if (!supports(config) || (config.ranges && !canWriteRanges(config, isa)))
+  if (!supports(config) || (config.ranges && !canWriteRanges(config, isa)) ||
+      (config.inputU8 && !readsU8(config, isa)))
     return nullptr;
   return generatedFor<WindowGenerator>(isa, config);
 }

@@ -10,7 +10,7 @@
 // block's rows straight from the input into their even and odd padded
 // columns. A block's output rows share every input vector they read.
 //
-// Task arguments: [0] x, [1] y, [2] scratch (a padded plane per task; a
+// Task arguments: [0] x (f32, or u8 codes with `inputU8`), [1] y, [2] scratch (a padded plane per task; a
 // call uses its scratch slot's, nunc_rt_task), [3] per-channel filters
 // [C][kh*kw] (depthwise) or the reciprocal divisors [outH][outW rounded up to
 // vectors] (average with border-dependent divisors), [4] bias [C],
@@ -48,6 +48,12 @@ struct WindowConfig {
   /// partial ranges an int8 convolution's dynamic input quantizer reads
   /// instead of a range pass of its own over y.
   bool ranges = false;
+  /// Depthwise on AVX-512: x holds the u8 codes of a per-tensor grid (an
+  /// int8 convolution's static u8 output), read as float(q - zp) * scale
+  /// as the rows are copied or split into the padded scratch.
+  bool inputU8 = false;
+  float inputScale = 1;
+  int32_t inputZeroPoint = 0;
 };
 
 struct WindowKernel {
@@ -56,6 +62,10 @@ struct WindowKernel {
   /// Whether the kernel can write the partial ranges of its output.
   static bool canWriteRanges(const WindowConfig &c, Isa isa) {
     return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage;
+  }
+  /// Whether the kernel can read u8 codes (WindowConfig::inputU8).
+  static bool readsU8(const WindowConfig &c, Isa isa) {
+    return isa == Isa::Avx512 && c.kind == WindowConfig::Depthwise;
   }
   static int64_t planesPerTask(const WindowConfig &c);
   static int64_t numTasks(const WindowConfig &c);

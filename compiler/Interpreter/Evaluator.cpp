@@ -302,14 +302,19 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             inputQuantization(o.getInputQuantization()), opt(o.getBias()),
             opt(o.getResidual()), w, o.getActivation(), o.getActivationMin().convertToFloat(),
             o.getActivationMax().convertToFloat());
-        if (!o.getNormScale())
+        if (!o.getNormScale()) {
+          if (y && o.getU8Output())
+            return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
           return roundedToGrid(std::move(y), o.getOutputQuantization());
+        }
         Expected<Results> rounded = roundedToGrid(std::move(y), o.getOutputQuantization());
         if (!rounded)
           return rounded.takeError();
-        return roundedToGrid(
-            channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift())),
-            o.getNormQuantization());
+        Expected<Tensor> normalized =
+            channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift()));
+        if (normalized && o.getU8Output())
+          return one(quantizeU8(*normalized, *inputQuantization(o.getNormQuantization())));
+        return roundedToGrid(std::move(normalized), o.getNormQuantization());
       })
       .Case([&](AttentionOp o) -> Expected<Results> {
         AttentionGrids grids{gridOf(o.getScoresQuantization()),
@@ -346,7 +351,19 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
                                     o.getDilations(), o.getPads());
         w.group = o.getGroup();
-        Expected<Tensor> y = conv(get(o.getInput()), get(o.getWeight()), opt(o.getBias()), w);
+        Tensor x = get(o.getInput());
+        if (auto q = dyn_cast<quant::UniformQuantizedType>(
+                cast<ShapedType>(o.getInput().getType()).getElementType())) {
+          // u8 codes of a grid: their values (q - zp) * scale.
+          Tensor f = cantFail(Tensor::create(DType::F32, x.shape()));
+          const uint8_t *codes = x.as<uint8_t>();
+          float scale = static_cast<float>(q.getScale());
+          int32_t zp = static_cast<int32_t>(q.getZeroPoint());
+          for (int64_t i = 0; i < x.numElements(); ++i)
+            f.mutableAs<float>()[i] = static_cast<float>(codes[i] - zp) * scale;
+          x = std::move(f);
+        }
+        Expected<Tensor> y = conv(x, get(o.getWeight()), opt(o.getBias()), w);
         if (!y)
           return y.takeError();
         if (o.getResidual()) {

@@ -809,9 +809,10 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
     with static activations. These exports keep BatchNormalization after the
     convs, so quantize_static puts a Q/DQ pair on each side of every BN:
-    after an int8 conv, the pairs and the BN run in that conv's epilogue;
-    after a depthwise (f32) conv, the BN kernel rounds its input and its
-    result itself (one pass, no generic step). The next conv reads the
+    after an int8 conv, the pairs and the BN run in that conv's epilogue,
+    which writes the u8 codes of the last pair's grid where a depthwise
+    (f32) conv reads them; after a depthwise conv, the BN kernel rounds its
+    input and its result itself (one pass, no generic step). The next conv reads the
     rounded result as its u8 input. The classifier's Gemm (transB, weights
     per row) runs on the int8 GEMM, its input quantized to its pair's grid
     and its output pair in the epilogue. Only ResNet's pairs after residual
@@ -833,8 +834,15 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
     convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
     assert len(convs) == int8_convs and all(k.startswith("conv.int8.avx512vnni[") and
                                             "static" in k for k in convs), convs
-    assert all(k.endswith("+requantize +normalize +requantize") for k in convs), convs
-    assert sum(k["op"] == "nunc.conv" for k in kernels) == depthwise
+    assert all(k.endswith(("+requantize +normalize +requantize",
+                           "+requantize +normalize +requantize -> u8")) for k in convs), convs
+    # Each depthwise (f32) conv reads the u8 codes of the int8 conv before
+    # it, not their f32 values (nunc-fuse-conv-activation-quantization).
+    assert sum(k.endswith("-> u8") for k in convs) == depthwise, convs
+    assert sum(k["op"] == "nunc.conv" for k in kernels) == 0
+    dw = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
+    assert len(dw) == depthwise and all(
+        k.startswith("depthwise_conv.avx512[") and ", u8 in]" in k for k in dw), dw
     norms = [k["kernel"] for k in kernels if k["op"] == "nunc.batch_norm"]
     assert len(norms) == depthwise and all(
         k.startswith("elementwise.batch_norm.avx512[") and

@@ -188,6 +188,37 @@ void check(const Conv &p, std::mt19937 &rng) {
   for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
     ASSERT_EQ(gemm->function()(gArgs, t, 0), 0);
   EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+  // u8 codes of the last grid instead (u8_output, a depthwise conv's
+  // input): gridA of C, or with the normalization gridB (whose values C
+  // holds, each exactly (q - zp) * scale), from every form of the GEMM.
+  const float *u8Grid = p.normalize ? gridB : gridA;
+  std::vector<uint8_t> u8Want(out.size() - 1);
+  for (size_t i = 0; i < u8Want.size(); ++i)
+    u8Want[i] = static_cast<uint8_t>(
+        std::clamp(std::nearbyint(out[i] / u8Grid[0]) + u8Grid[1], 0.f, 255.f));
+  auto checkU8 = [&](Int8GemmConfig c, const void *panels, const void *extra, const char *what) {
+    (p.normalize ? c.normalized : c.output) = Activation();
+    c.u8Output = Int8GemmConfig::U8Output{u8Grid[0], static_cast<int32_t>(u8Grid[1])};
+    std::unique_ptr<JitKernel> k = Int8GemmKernel::generate(c);
+    ASSERT_TRUE(k) << what;
+    std::vector<uint8_t> got(u8Want.size() + 64, 0xa5);
+    const void *args[] = {pw.data(), panels,     rows.data(), params,
+                          residual.data(), got.data(), nullptr, extra};
+    for (int64_t t = 0; t < Int8ConvGemm::numTasks(c); ++t)
+      ASSERT_EQ(k->function()(args, t, 0), 0);
+    for (size_t i = u8Want.size(); i < got.size(); ++i)
+      ASSERT_EQ(got[i], 0xa5) << what << ": wrote past C";
+    for (size_t i = 0; i < u8Want.size(); ++i)
+      ASSERT_EQ(got[i], u8Want[i]) << what << " at " << i << " (C " << out[i] << ")";
+  };
+  ASSERT_NO_FATAL_FAILURE(checkU8(cfg, packed.data(), tails.data(), "u8 output"));
+  {
+    Int8GemmConfig rangedU8 = cfg;
+    rangedU8.ranges = true;
+    rangedU8.u8Output = Int8GemmConfig::U8Output{u8Grid[0], 0};
+    (p.normalize ? rangedU8.normalized : rangedU8.output) = Activation();
+    EXPECT_FALSE(Int8GemmKernel::generate(rangedU8)) << "ranges of u8 codes";
+  }
   if (PanelIm2col::supports(ic, Isa::Avx512)) {
     // The GEMM building each task's panel from the blocks padded with the
     // zero point (PanelIm2col), its scratch full of garbage: the same output.
@@ -212,6 +243,9 @@ void check(const Conv &p, std::mt19937 &rng) {
       ASSERT_EQ(ownGemm->function()(oArgs, t, 0), 0);
     ASSERT_EQ(std::memcmp(ownOut.data(), out.data(), out.size() * 4), 0)
         << "building its own panels changed C";
+    ASSERT_NO_FATAL_FAILURE(checkU8(own, buffers.data(),
+                                    direct ? (const void *)blocks.data() : planes.data(),
+                                    "u8 output, own panels"));
     ++panelIm2colCases;
   }
   if (p.kh == 1 && p.kw == 1 && p.stride == 1 && p.pad == 0) {
@@ -230,6 +264,8 @@ void check(const Conv &p, std::mt19937 &rng) {
       ASSERT_EQ(directGemm->function()(dArgs, t, 0), 0);
     for (size_t i = 0; i < out.size(); ++i)
       ASSERT_EQ(directOut[i], out[i]) << "reading the blocks directly, at " << i;
+    ASSERT_NO_FATAL_FAILURE(
+        checkU8(direct, slack.data(), tails.data(), "u8 output, reading the blocks"));
   }
 
   // With the partial ranges of C (the next int8 convolution's input): the

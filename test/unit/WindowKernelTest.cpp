@@ -13,6 +13,9 @@
 #include <cstring>
 #include <random>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
@@ -144,6 +147,48 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
         << "at " << i;
   for (int64_t i = outCount; i < outCount + 16; ++i)
     ASSERT_EQ(y[i], -777.f) << "wrote past the output at " << i;
+
+  // Reading u8 codes of a grid (an int8 convolution's u8_output): the same
+  // output bit for bit as from their f32 values, and no read past the codes
+  // (they end where the process may not read).
+  if (WindowKernel::readsU8(c, isa)) {
+    const float scale = 0.0175f;
+    const int32_t zp = 97;
+    const int64_t count = x.numElements();
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = (count + page - 1) / page * page;
+    void *mem = mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    ASSERT_NE(mem, MAP_FAILED);
+    ASSERT_EQ(mprotect(static_cast<char *>(mem) + bytes, page, PROT_NONE), 0);
+    uint8_t *codes = static_cast<uint8_t *>(mem) + bytes - count;
+    std::vector<float> values(count);
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (int64_t i = 0; i < count; ++i) {
+      codes[i] = static_cast<uint8_t>(byte(rng));
+      values[i] = static_cast<float>(codes[i] - zp) * scale;
+    }
+    WindowConfig u = c;
+    u.inputU8 = true;
+    u.inputScale = scale;
+    u.inputZeroPoint = zp;
+    std::unique_ptr<JitKernel> fromCodes = WindowKernel::generate(u, isa);
+    ASSERT_TRUE(fromCodes);
+    std::vector<float> want(outCount + 16, -777.f), got(outCount + 16, -777.f);
+    const void *fArgs[] = {values.data(), want.data(), args[2], args[3], args[4], args[5]};
+    const void *uArgs[] = {codes, got.data(), args[2], args[3], args[4], args[5]};
+    for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t) {
+      ASSERT_EQ(gen->function()(fArgs, t, 0), 0);
+      ASSERT_EQ(fromCodes->function()(uArgs, t, 0), 0);
+    }
+    munmap(mem, bytes + page);
+    for (int64_t i = 0; i < outCount + 16; ++i)
+      ASSERT_EQ(got[i], want[i]) << "from u8 codes, at " << i;
+  } else if (k.kind == WindowConfig::Depthwise) {
+    WindowConfig u = c;
+    u.inputU8 = true;
+    EXPECT_FALSE(WindowKernel::generate(u, isa)) << "u8 codes the kernel cannot read";
+  }
 
   // With the partial ranges (an int8 convolution's input): the same output
   // bit for bit, every task's (max, min) written, together the range of

@@ -725,14 +725,18 @@ static LogicalResult inferConv(Operation *op, Value input, Value weight, Value b
                                int64_t group, ArrayRef<int64_t> kernelShape,
                                ArrayRef<int64_t> pads, ArrayRef<int64_t> strides,
                                SmallVectorImpl<Type> &types, bool quantizedWeight = false) {
-  SmallVector<Value> values{input};
+  // A u8 input (fused_conv's, checked there) reads as f32 values.
+  bool quantizedInput = isa<quant::QuantizedType>(elementOf(input));
+  SmallVector<Value> values;
+  if (!quantizedInput)
+    values.push_back(input);
   if (!quantizedWeight)
     values.push_back(weight);
   if (bias)
     values.push_back(bias);
   if (failed(requireSameElement(op, values)))
     return failure();
-  Type element = elementOf(input);
+  Type element = quantizedInput ? elementOf(weight) : elementOf(input);
   auto in = dimsOf(input), w = dimsOf(weight);
   if (!w)
     return op->emitError() << "the weight's rank must be known";
@@ -1134,7 +1138,16 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                                                             (*d)[0] != (*w)[0]))))
       return emitError() << "norm_scale and norm_shift must be f32 [M] with M = " << (*w)[0];
   }
-  return checkResidual(*this, getResidual(), types.front());
+  if (failed(checkResidual(*this, getResidual(), types.front())))
+    return failure();
+  if (getU8Output()) {
+    std::optional<Type> grid = getNormScale() ? getNormQuantization() : getOutputQuantization();
+    if (!isU8Activation(grid.value_or(Type())))
+      return emitError() << "u8_output needs a last grid (norm_quantization with a norm, else "
+                            "output_quantization) of !quant.uniform<u8:f32, scale:zp>";
+    types.front() = cast<TensorType>(types.front()).clone(*grid);
+  }
+  return success();
 }
 
 LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
@@ -1227,6 +1240,12 @@ int64_t AttentionOp::hiddenSize() {
 }
 
 LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  if (isa<quant::QuantizedType>(element) ? !isU8Activation(element)
+                                         : !isa<FloatType>(element))
+    return emitError() << "input must be a float tensor or hold !quant.uniform<u8:f32, "
+                          "scale:zp>, not "
+                       << element;
   if (failed(checkActivation(*this, getActivation())) ||
       failed(inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(),
                        getDilations(), getGroup(), getKernelShape(), getPads(),

@@ -1110,6 +1110,31 @@ func.func @quantized_linear_u8_output_signed(%x: tensor<2x3xf32>, %w: tensor<3x2
 
 // -----
 
+func.func @quantized_conv_u8_output_without_u8_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{u8_output needs a last grid (norm_quantization with a norm, else output_quantization) of !quant.uniform<u8:f32, scale:zp>}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<i8:f32, 0.5>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6x!quant.uniform<i8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_u8_output_of_the_wrong_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>, %a: tensor<8xf32>) {
+  // With a norm, the codes are those of norm_quantization, which is missing.
+  // expected-error @+1 {{u8_output needs a last grid}}
+  %0 = nunc.quantized_conv %x, %w norm %a, %a : tensor<8xf32>, tensor<8xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.5>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @fused_conv_signed_codes(%x: tensor<1x4x5x6x!quant.uniform<i8:f32, 0.5>>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{input must be a float tensor or hold !quant.uniform<u8:f32, scale:zp>, not '!quant.uniform<i8:f32, 5.000000e-01>'}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6x!quant.uniform<i8:f32, 0.5>>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
 func.func @quantize_signed(%x: tensor<2x3xf32>) {
   // expected-error @+1 {{quantization must be !quant.uniform<u8:f32, scale:zp> with a positive scale, not '!quant.uniform<i8:f32, 5.000000e-01>'}}
   %0 = nunc.quantize %x {quantization = !quant.uniform<i8:f32, 0.5>} : tensor<2x3xf32> -> tensor<2x3x!quant.uniform<i8:f32, 0.5>>

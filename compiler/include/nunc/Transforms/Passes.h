@@ -10,6 +10,8 @@
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Pass/Pass.h"
 
+#include <functional>
+
 namespace mlir::nunc {
 
 #define GEN_PASS_DECL
@@ -17,6 +19,12 @@ namespace mlir::nunc {
 
 #define GEN_PASS_REGISTRATION
 #include "nunc/Transforms/Passes.h.inc"
+
+/// nunc-fuse-conv-activation-quantization handing u8 codes only to the
+/// depthwise convolutions `readsU8Input` accepts (the target's kernels; the
+/// op as it is before the rewrite, reading f32).
+std::unique_ptr<Pass>
+createFuseConvActivationQuantization(std::function<bool(Operation *)> readsU8Input);
 
 /// Re-infers the result types of `op` and keeps, per result, the more precise
 /// of the current and the inferred type. Returns failure when inference

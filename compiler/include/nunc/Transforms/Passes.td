@@ -251,6 +251,24 @@ def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def FuseConvActivationQuantization
+    : Pass<"nunc-fuse-conv-activation-quantization", "func::FuncOp"> {
+  let summary = "Hands an int8 convolution's static u8 output to the depthwise conv that reads it";
+  let description = [{
+    Target lowering for static int8 (QDQ) CNNs. A quantized_conv whose last
+    grid (norm_quantization with a norm, else output_quantization) is a
+    `!quant.uniform<u8:f32, scale:zp>` and whose only use is the input of a
+    depthwise conv (MobileNet's expansion conv and the depthwise conv after
+    it) writes that grid's u8 codes (`u8_output`), and the depthwise conv,
+    as a fused_conv, reads them as their values: the same numbers, with a
+    quarter of the bytes written and read back between the two (the f32
+    tensor there is the largest of such a network). The compiler runs it
+    with its target's rule for which depthwise convolutions it has a u8
+    kernel for; on its own (nunc-opt) it takes every depthwise conv.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
+}
+
 def FuseAttentionProjections : Pass<"nunc-fuse-attention-projections", "func::FuncOp"> {
   let summary = "Computes self-attention's Q, K and V with one GEMM";
   let description = [{

@@ -573,6 +573,13 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     model keeps after the conv's output Q/DQ pair (with its own pair after
     it), computed in the epilogue. Its a = gamma / sqrt(var + eps) and
     b = beta - mean * a are rounded to f32 once, at compile time.
+
+    With `u8_output` the result is the u8 codes of the last grid (the
+    `norm_quantization` with a norm, else `output_quantization`, a
+    `!quant.uniform<u8:f32, scale:zp>` that is then the result's element
+    type): the epilogue writes the integers the grid rounds to instead of
+    their f32 values (a static activation handed to the next convolution,
+    see nunc-fuse-conv-activation-quantization).
   }];
   let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -588,8 +595,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
                             DenseI64ArrayAttr:$dilations,
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
-                       activationAttrs);
-  let results = (outs Nunc_FloatTensor:$output);
+                       activationAttrs, (ins UnitAttr:$u8_output));
+  let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
     (`residual` $residual^ `:` type($residual))?
@@ -677,7 +684,14 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
 def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
                        Nunc_ActivationAttrs {
   let summary = "activation(conv(input, weight) + bias + residual)";
-  let arguments = !con((ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$weight,
+  let description = [{
+    The input is f32, or the u8 codes of a per-tensor grid (element type
+    `!quant.uniform<u8:f32, scale:zp>`), read as their values (q - zp) *
+    scale: an int8 convolution's static u8 output handed to a depthwise
+    convolution (nunc-fuse-conv-activation-quantization). The weight, bias,
+    residual and result are f32.
+  }];
+  let arguments = !con((ins AnyTensor:$input, Nunc_FloatTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
                             Optional<Nunc_FloatTensor>:$residual,
                             DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,

@@ -1,0 +1,90 @@
+//===- FuseConvActivationQuantization.cpp - u8 from int8 conv to depthwise -===//
+
+#include "PatternUtils.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_FUSECONVACTIVATIONQUANTIZATION
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+/// A grid whose codes a u8 tensor can hold: per tensor, u8 over f32.
+bool isU8Grid(std::optional<Type> t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
+  return q && q.getStorageTypeIntegralWidth() == 8 && !q.isSigned() &&
+         q.getExpressedType().isF32() && q.getScale() > 0;
+}
+
+/// A depthwise conv or fused_conv (one single-channel filter per channel)
+/// reading `v` as its input and nothing else.
+bool isDepthwiseReader(Operation *user, Value v) {
+  if (!isa<ConvOp, FusedConvOp>(user) || user->getOperand(0) != v)
+    return false;
+  auto in = dyn_cast<RankedTensorType>(v.getType());
+  auto w = dyn_cast<RankedTensorType>(user->getOperand(1).getType());
+  int64_t group = cast<IntegerAttr>(user->getAttr("group")).getInt();
+  return in && w && in.getRank() == 4 && w.getRank() == 4 && group > 1 &&
+         in.getDimSize(1) == group && w.getDimSize(0) == group && w.getDimSize(1) == 1;
+}
+
+struct FuseConvActivationQuantizationPass
+    : public mlir::nunc::impl::FuseConvActivationQuantizationBase<
+          FuseConvActivationQuantizationPass> {
+  using FuseConvActivationQuantizationBase::FuseConvActivationQuantizationBase;
+
+  /// The target's rule for which depthwise convolutions read u8 codes
+  /// (null: all of them).
+  std::function<bool(Operation *)> readsU8Input;
+
+  void runOnOperation() override {
+    SmallVector<QuantizedConvOp> producers;
+    getOperation().walk([&](QuantizedConvOp op) { producers.push_back(op); });
+    for (QuantizedConvOp op : producers)
+      handOver(op);
+  }
+
+  /// quantized_conv (its last grid u8) -> depthwise conv, that its only use:
+  /// the int8 conv writes the grid's u8 codes (u8_output) and the depthwise
+  /// conv reads them, where the f32 tensor between them was those codes'
+  /// values already (4x the bytes written and read back).
+  void handOver(QuantizedConvOp op) {
+    std::optional<Type> grid =
+        op.getNormScale() ? op.getNormQuantization() : op.getOutputQuantization();
+    Value result = op.getResult();
+    if (op.getU8Output() || !isU8Grid(grid) || !result.hasOneUse())
+      return;
+    Operation *user = *result.getUsers().begin();
+    if (!isDepthwiseReader(user, result) || (readsU8Input && !readsU8Input(user)))
+      return;
+    op.setU8Output(true);
+    result.setType(cast<RankedTensorType>(result.getType()).clone(*grid));
+    if (auto conv = dyn_cast<ConvOp>(user)) {
+      // Only fused_conv takes u8 codes.
+      OpBuilder b(conv);
+      auto fused = FusedConvOp::create(
+          b, conv.getLoc(), conv.getType(), result, conv.getWeight(), conv.getBias(),
+          /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(),
+          conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
+          conv.getStridesAttr(), b.getStringAttr("none"), b.getF32FloatAttr(0),
+          b.getF32FloatAttr(0));
+      conv.replaceAllUsesWith(fused.getResult());
+      conv.erase();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass>
+mlir::nunc::createFuseConvActivationQuantization(std::function<bool(Operation *)> readsU8Input) {
+  auto pass = std::make_unique<FuseConvActivationQuantizationPass>();
+  pass->readsU8Input = std::move(readsU8Input);
+  return pass;
+}

@@ -1,0 +1,33 @@
+// The u8 handover from an int8 conv to a depthwise conv changes no value:
+// the reference evaluator gives the same bits before and after the pass.
+// The compiled library (where the pass runs with the target's kernels: on
+// AVX-512 hosts the int8 convs write u8 codes and the depthwise kernels read
+// them, the stride-2 one splitting rows, the stride-1 one copying them; 37
+// columns leave tails for both) agrees up to the order of the depthwise
+// sums (its kernels alone: WindowKernelTest, bit for bit).
+// RUN: nunc-opt %s --nunc-fuse-conv-activation-quantization -o %t.fused.mlir
+// RUN: FileCheck %s --input-file %t.fused.mlir
+// RUN: nunc run --reference %s --random-inputs --seed 5 -o %t.ref.npz
+// RUN: nunc run --reference %t.fused.mlir --random-inputs --seed 5 -o %t.fused.npz
+// RUN: nunc run %s --random-inputs --seed 5 -o %t.jit.npz
+// RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(a[k], b[k]) for k in ('y', 'z')]; [np.testing.assert_allclose(c[k], a[k], rtol=1e-5, atol=1e-6) for k in ('y', 'z')]; assert np.unique(a['y']).size > 50 and np.unique(a['z']).size > 50" %t.ref.npz %t.fused.npz %t.jit.npz
+
+// CHECK-COUNT-2: u8_output
+// CHECK-NOT: nunc.conv
+func.func @main(%x: tensor<1x4x9x37xf32> {nunc.name = "x"}) -> (tensor<1x6x5x19xf32> {nunc.name = "y"}, tensor<1x6x9x37xf32> {nunc.name = "z"}) {
+  %w = nunc.constant dense<[[[[18]], [[-25]], [[-20]], [[-16]]], [[[-20]], [[18]], [[22]], [[4]]], [[[-28]], [[-25]], [[-11]], [[-5]]], [[[7]], [[-2]], [[-15]], [[-21]]], [[[11]], [[14]], [[-29]], [[-24]]], [[[-3]], [[-7]], [[23]], [[1]]]]> : tensor<6x4x1x1xi8>
+  %qw = quant.scast %w : tensor<6x4x1x1xi8> to tensor<6x4x1x1x!quant.uniform<i8:f32:0, {0.03125, 0.0625, 0.015625, 0.046875, 0.02, 0.05}>>
+  %b = nunc.constant dense<[0.318, -0.238, 0.071, -0.21, 0.281, -0.004]> : tensor<6xf32>
+  %dw = nunc.constant dense<[[[[-0.141, -0.334, -0.528], [-0.195, 0.241, -0.119], [0.479, -0.1, 0.012]]], [[[0.773, 0.273, -0.253], [-0.091, 0.27, 0.968], [-0.135, -0.122, 0.501]]], [[[-0.443, -0.146, 0.441], [0.29, 0.046, 0.335], [-1.414, 0.511, -0.48]]], [[[-0.834, 0.138, 0.35], [-0.222, -0.538, 0.013], [-0.026, 0.703, 0.374]]], [[[0.097, 0.556, -0.103], [-0.463, 0.292, 0.291], [-0.107, -0.391, 0.115]]], [[[-1.247, 0.345, 0.246], [-0.819, 0.031, -0.482], [0.379, -1.017, -0.457]]]]> : tensor<6x1x3x3xf32>
+  %db = nunc.constant dense<[0.071, 0.116, -0.216, -0.05, 0.033, -0.061]> : tensor<6xf32>
+  %a = nunc.constant dense<[0.75, 1.5, -0.5, 1.25, 0.5, -1.0]> : tensor<6xf32>
+  %s = nunc.constant dense<[0.1, -0.2, 0.3, 0.05, 0.0, -0.1]> : tensor<6xf32>
+  // An expansion conv, its output on a u8 grid, then a stride-2 depthwise conv.
+  %e = nunc.quantized_conv %x, %qw bias %b : tensor<6xf32> {activation = "relu", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x9x37xf32>, tensor<6x4x1x1x!quant.uniform<i8:f32:0, {0.03125, 0.0625, 0.015625, 0.046875, 0.02, 0.05}>> -> tensor<1x6x9x37xf32>
+  %y = nunc.conv %e, %dw, %db : tensor<6xf32> {dilations = array<i64: 1, 1>, group = 6 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x6x9x37xf32>, tensor<6x1x3x3xf32> -> tensor<1x6x5x19xf32>
+  // With a normalization between two grids (a QDQ model's BatchNormalization),
+  // then a stride-1 depthwise conv with an activation.
+  %n = nunc.quantized_conv %x, %qw norm %a, %s : tensor<6xf32>, tensor<6xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, norm_quantization = !quant.uniform<u8:f32, 0.01171875:100>, output_quantization = !quant.uniform<u8:f32, 0.015625:120>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x9x37xf32>, tensor<6x4x1x1x!quant.uniform<i8:f32:0, {0.03125, 0.0625, 0.015625, 0.046875, 0.02, 0.05}>> -> tensor<1x6x9x37xf32>
+  %z = nunc.fused_conv %n, %dw bias %db : tensor<6xf32> {activation = "clip", activation_max = 1.0 : f32, activation_min = -0.5 : f32, dilations = array<i64: 1, 1>, group = 6 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x6x9x37xf32>, tensor<6x1x3x3xf32> -> tensor<1x6x9x37xf32>
+  return %y, %z : tensor<1x6x5x19xf32>, tensor<1x6x9x37xf32>
+}
