@@ -818,7 +818,8 @@ private:
     vcvtps2dq(x, temp(0));
     vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
     vpmaxsd(x, x, constAddrBits(0));
-    vpminsd(x, x, constAddrBits(255));
+    if constexpr (!kZmm) // vpmovusdb saturates at 255 itself
+      vpminsd(x, x, constAddrBits(255));
     if constexpr (kZmm) {
       if (lanes == kLanes)
         vpmovusdb(ptr[rcx + offset], x);
