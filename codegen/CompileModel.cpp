@@ -702,6 +702,16 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
       c.activation = x86::Activation::fromName(f.getActivation().str(),
                                                f.getActivationMin().convertToFloat(),
                                                f.getActivationMax().convertToFloat());
+      if (std::optional<Type> grid = f.getOutputQuantization()) {
+        if (f.getU8Output()) {
+          auto q = cast<quant::UniformQuantizedType>(*grid);
+          c.outputU8 = true;
+          c.outputScale = static_cast<float>(q.getScale());
+          c.outputZeroPoint = static_cast<int32_t>(q.getZeroPoint());
+        } else {
+          c.output = roundToGrid(*grid);
+        }
+      }
     }
     if (w.bias && !matchPattern(w.bias, m_Constant()))
       return std::nullopt;
@@ -736,7 +746,9 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
   c.padRight = geom->padsEnd[1];
   c.outH = geom->output[0];
   c.outW = geom->output[1];
-  if (!x86::WindowKernel::supports(c) || (c.inputU8 && !x86::WindowKernel::readsU8(c, isa)))
+  if (!x86::WindowKernel::supports(c) ||
+      ((c.inputU8 || c.outputU8 || c.output.kind != x86::Activation::None) &&
+       !x86::WindowKernel::readsU8(c, isa)))
     return std::nullopt;
   if (auto avg = dyn_cast<AveragePoolOp>(op)) {
     c.countIncludePad = avg.getCountIncludePad() != 0;
@@ -937,8 +949,8 @@ LogicalResult ModelCompiler::selectKernels() {
       return 0;
     bool read = llvm::any_of(op->getResult(0).getUsers(), [&](Operation *user) {
       auto qc = dyn_cast<QuantizedConvOp>(user);
-      return qc && qc.getInput() == op->getResult(0) && !qc.getInputQuantization() &&
-             int8Conv(qc);
+      return qc && qc.getInput() == op->getResult(0) &&
+             qc.getActivationQuantization() == "dynamic_per_tensor" && int8Conv(qc);
     });
     if (!read)
       return 0;
@@ -1225,6 +1237,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                             cfg.strideH, cfg.strideW)
                   .str();
     what += cfg.inputU8 ? ", u8 in]" : "]";
+    if (cfg.output.kind != x86::Activation::None)
+      what += " +requantize";
     if (cfg.bias)
       what += " +bias";
     if (cfg.residual)
@@ -1233,6 +1247,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += " " + cast<FusedConvOp>(step.op).getActivation().str();
     if (cfg.ranges)
       what += " +range";
+    if (cfg.outputU8)
+      what += " -> u8";
     call.description = what;
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -1254,6 +1270,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     qcfg.isa = Int8Isa::Avx512Vnni;
     if (std::optional<Type> t = qc.getInputQuantization())
       setStaticQuantization(qcfg, cast<quant::UniformQuantizedType>(*t));
+    // u8 codes (a depthwise conv's u8_output) are blocked as they are.
+    if (auto t = dyn_cast<quant::UniformQuantizedType>(
+            getElementTypeOrSelf(qc.getInput().getType()))) {
+      setStaticQuantization(qcfg, t);
+      qcfg.codes = true;
+    }
     // The kernel that wrote the input measured its range as it stored it.
     auto produced = producedRanges.find(qc.getInput());
     if (!qcfg.fixed && produced != producedRanges.end())
@@ -1283,7 +1305,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                      KernelArg::storage(step.scratch, g->paramsOffset()),
                      qcfg.producedRanges ? KernelArg::storage(produced->second.storage)
                                          : KernelArg::storage(step.scratch, g->rangesOffset())};
-    quantize.description = qcfg.fixed ? "quantize channel blocks (u8, static)"
+    quantize.description = qcfg.codes   ? "u8 codes into channel blocks"
+                           : qcfg.fixed ? "quantize channel blocks (u8, static)"
                            : qcfg.producedRanges
                                ? "quantize channel blocks (u8, dynamic tensor, range from its producer)"
                                : "quantize channel blocks (u8, dynamic tensor)";
@@ -1394,7 +1417,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.description =
         llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
-                      qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
+                      qcfg.codes ? "static, u8 in" : qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
                       qc.getActivation() == "none" ? std::string()
                                                    : " " + qc.getActivation().str(),

@@ -204,8 +204,9 @@ private:
     xor_(edx, edx);
     mov(r9, groups);
     div(r9); // rax = image, rdx = group
-    imul(rax, rax, c.channels * planeBytes);
-    imul(r9, rdx, 4 * planeBytes);
+    const int64_t inPlaneBytes = c.codes ? c.k : planeBytes;
+    imul(rax, rax, c.channels * inPlaneBytes);
+    imul(r9, rdx, 4 * inPlaneBytes);
     add(rax, r9);
     add(rax, ptr[rdi + 0]);
     imul(rbx, rsi, planeBytes);
@@ -306,7 +307,9 @@ private:
   /// point), dividing by the scale or (`reciprocal`, after setReciprocal)
   /// without vdivps. r10 walks the chunks, r11 counts them.
   void quantizeGroup(int count, bool reciprocal) {
-    const int64_t planeBytes = c.k * 4;
+    // u8 codes (`codes`): each channel's 16 bytes widened to dwords, r12
+    // walking the planes' bytes.
+    const int64_t planeBytes = c.codes ? c.k : c.k * 4;
     // Each channel's quotients + zero point as dwords; the packs saturate
     // them to [0, 255] (every value is within +-600 here, or INT_MIN + zp
     // for NaN: no wrap), and a byte shuffle puts each position's 4
@@ -316,6 +319,14 @@ private:
         Vmm q = channel(j);
         if (j >= count) {
           vmovdqa32(q, zp);
+          continue;
+        }
+        if (c.codes) {
+          Address a = ptr[rax + r12 + j * planeBytes];
+          if (masked)
+            vpmovzxbd(q | k1 | T_z, a);
+          else
+            vpmovzxbd(q, a);
           continue;
         }
         Address a = ptr[rax + r10 + j * planeBytes];
@@ -337,12 +348,14 @@ private:
         vmovdqu32(ptr[rbx + r10], channel(0));
     };
     xor_(r10d, r10d);
+    xor_(r12d, r12d);
     if (full) {
       Label loop;
       mov(r11, full);
       L(loop);
       chunk(false);
       add(r10, kLanes * 4);
+      add(r12, kLanes);
       dec(r11);
       jnz(loop, T_NEAR);
     }
@@ -555,6 +568,8 @@ std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig
   bool zmm = config.isa == Int8Isa::Avx512Vnni || config.isa == Int8Isa::Amx;
   if (config.channels && !zmm)
     return nullptr; // the convolution form is AVX-512 only
+  if (config.codes && (!config.channels || !config.fixed))
+    return nullptr; // u8 codes are a static grid's, blocked for a convolution
   return generatedFor<QuantizeRowsGenerator>(zmm ? Isa::Avx512 : Isa::Avx2, config);
 }
 

@@ -56,6 +56,9 @@ struct QuantizeRowsConfig {
   int64_t channels = 0;
   /// The dynamic channel form's range pass (set by generateRange).
   bool rangePass = false;
+  /// Channel form with `fixed`: x holds the u8 codes of that grid already
+  /// (a depthwise conv's u8 output, NCHW bytes), blocked as they are.
+  bool codes = false;
   /// > 0: the partial ranges come from the kernel that wrote x (one per
   /// task of its, `ranges` in its config) instead of a range pass: their
   /// number.

@@ -150,7 +150,7 @@ public:
     int64_t planes = c.batch * c.channels;
     taskPlanes(per, planes);
     int64_t inPlane = c.height * c.width * xBytes();
-    int64_t outPlane = c.kind == WindowConfig::GlobalAverage ? 4 : c.outH * c.outW * 4;
+    int64_t outPlane = c.kind == WindowConfig::GlobalAverage ? 4 : c.outH * c.outW * yBytes();
     mov(rax, ptr[rdi + 0]);
     imul(rdx, r10, inPlane);
     add(rax, rdx); // x plane
@@ -202,8 +202,30 @@ private:
   Vmm rangeMin() { return Vmm(30); }
 
   bool depthwise() const { return c.kind == WindowConfig::Depthwise; }
-  /// Bytes of one input element: 4, or 1 for u8 codes (inputU8).
+  /// Bytes of one input / output element: 4, or 1 for u8 codes.
   int64_t xBytes() const { return c.inputU8 ? 1 : 4; }
+  int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
+
+  /// y (clobbered) as the u8 codes of the output grid at `a` (k1: the
+  /// tail's lanes), as the row quantizer computes them: y clamped to
+  /// +-300 scale (beyond, the codes saturate anyway, and the conversion
+  /// cannot overflow), divided exactly, rounded half to even, + zp,
+  /// saturated (NaN ends at 0). t: a temporary.
+  void storeCodes(const Address &a, const Vmm &y, const Vmm &t, bool tail) {
+    if constexpr (kAvx512) {
+      const float scale = c.outputScale;
+      vmaxps(y, y, constAddr(-300.f * scale));
+      vminps(y, y, constAddr(300.f * scale));
+      emitQuotient(t, y, scale);
+      vcvtps2dq(y, t);
+      vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.outputZeroPoint)));
+      vpmaxsd(y, y, constAddrBits(0));
+      if (tail)
+        vpmovusdb(a | k1, y); // saturates at 255
+      else
+        vpmovusdb(a, y);
+    }
+  }
 
   /// One vector of input at `a` into v; with `mask` (AVX-512: k2 or k3)
   /// only those lanes, the others 0. u8 codes (inputU8, AVX-512) are
@@ -402,7 +424,7 @@ private:
     int64_t chunks = chunksOf(c, kLanes);
     int tail = c.outW % kLanes;
     int64_t inRows = (rows - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
-    int64_t rowBytes = c.outW * 4;
+    int64_t rowBytes = c.outW * yBytes();
     if (c.strideW == 2)
       splitBlockRows(inRows, validRows);
     for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
@@ -450,7 +472,7 @@ private:
         for (int j = 0; j < n; ++j) {
           int64_t chunk = g0 + j;
           bool isTail = tail && chunk == chunks - 1;
-          int64_t outDisp = i * rowBytes + chunk * kVecBytes;
+          int64_t outDisp = i * rowBytes + chunk * kLanes * yBytes();
           Vmm y = acc(i, j);
           if (c.kind == WindowConfig::Average) {
             if (mapped())
@@ -467,8 +489,14 @@ private:
             }
           }
           // The filter is no longer needed: its registers are the temporaries.
-          if (depthwise())
+          if (depthwise()) {
             emitActivation(y, c.activation, weight(0), weight(1), weight(2), weight(3));
+            emitActivation(y, c.output, weight(0), weight(1), weight(2), weight(3));
+          }
+          if (c.outputU8) {
+            storeCodes(ptr[r15 + outDisp], y, weight(0), isTail);
+            continue;
+          }
           if (isTail)
             storeMasked(ptr[r15 + outDisp], y, tailMask());
           else
@@ -609,7 +637,7 @@ private:
         add(rcx, rows * c.strideH * c.width * xBytes());
       else
         add(r14, rows * c.strideH * inRowBytes);
-      add(r15, rows * c.outW * 4);
+      add(r15, rows * c.outW * yBytes());
       if (depthwise() && c.residual)
         add(rbp, rows * c.outW * 4);
       if (mapped())
@@ -696,7 +724,10 @@ private:
 
 std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Isa isa) {
   if (!supports(config) || (config.ranges && !canWriteRanges(config, isa)) ||
-      (config.inputU8 && !readsU8(config, isa)))
+      ((config.inputU8 || config.outputU8 || config.output.kind != Activation::None) &&
+       !readsU8(config, isa)) ||
+      (config.outputU8 && (config.residual || config.ranges ||
+                           config.output.kind != Activation::None)))
     return nullptr;
   return generatedFor<WindowGenerator>(isa, config);
 }

@@ -14,7 +14,8 @@
 // call uses its scratch slot's, nunc_rt_task), [3] per-channel filters
 // [C][kh*kw] (depthwise) or the reciprocal divisors [outH][outW rounded up to
 // vectors] (average with border-dependent divisors), [4] bias [C],
-// [5] residual (shaped like y), [6] (`ranges`) the partial ranges.
+// [5] residual (shaped like y), [6] (`ranges`) the partial ranges. y is f32,
+// or u8 codes with `outputU8`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,14 @@ struct WindowConfig {
   bool inputU8 = false;
   float inputScale = 1;
   int32_t inputZeroPoint = 0;
+  /// Depthwise on AVX-512, last: y rounded to a grid (FakeQuant), or with
+  /// `outputU8` (no residual, no ranges) stored as that grid's u8 codes,
+  /// clamp(round_half_even(y / scale) + zp, 0, 255): an int8
+  /// convolution's static input.
+  Activation output;
+  bool outputU8 = false;
+  float outputScale = 1;
+  int32_t outputZeroPoint = 0;
 };
 
 struct WindowKernel {
@@ -63,7 +72,8 @@ struct WindowKernel {
   static bool canWriteRanges(const WindowConfig &c, Isa isa) {
     return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage;
   }
-  /// Whether the kernel can read u8 codes (WindowConfig::inputU8).
+  /// Whether the kernel can read and write u8 codes (WindowConfig's
+  /// inputU8, output, outputU8).
   static bool readsU8(const WindowConfig &c, Isa isa) {
     return isa == Isa::Avx512 && c.kind == WindowConfig::Depthwise;
   }

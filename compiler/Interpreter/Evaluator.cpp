@@ -90,6 +90,21 @@ Expected<Results> roundedToGrid(Expected<Tensor> y, std::optional<Type> grid) {
   return one(roundToGrid(*y, *gridOf(grid)));
 }
 
+/// u8 codes of the per-tensor grid `t` (x's element type) as their f32
+/// values float(q - zp) * scale; x itself when it is not quantized.
+Tensor valuesOf(const Tensor &x, Type t) {
+  auto q = dyn_cast<quant::UniformQuantizedType>(t);
+  if (!q)
+    return x;
+  Tensor f = cantFail(Tensor::create(DType::F32, x.shape()));
+  const uint8_t *codes = x.as<uint8_t>();
+  float scale = static_cast<float>(q.getScale());
+  int32_t zp = static_cast<int32_t>(q.getZeroPoint());
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    f.mutableAs<float>()[i] = static_cast<float>(codes[i] - zp) * scale;
+  return f;
+}
+
 } // namespace
 
 Expected<Results> mlir::nunc::evaluateOp(Operation *op,
@@ -297,9 +312,15 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           return scales.takeError();
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
                                     o.getDilations(), o.getPads());
+        // u8 codes are their own input quantization: their values quantize
+        // back to them.
+        Type element = getElementTypeOrSelf(o.getInput().getType());
+        std::optional<Type> grid = o.getInputQuantization();
+        if (isa<quant::QuantizedType>(element))
+          grid = element;
         Expected<Tensor> y = quantizedConv(
-            get(o.getInput()), get(o.getWeight()), *scales,
-            inputQuantization(o.getInputQuantization()), opt(o.getBias()),
+            valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
+            inputQuantization(grid), opt(o.getBias()),
             opt(o.getResidual()), w, o.getActivation(), o.getActivationMin().convertToFloat(),
             o.getActivationMax().convertToFloat());
         if (!o.getNormScale()) {
@@ -351,19 +372,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
                                     o.getDilations(), o.getPads());
         w.group = o.getGroup();
-        Tensor x = get(o.getInput());
-        if (auto q = dyn_cast<quant::UniformQuantizedType>(
-                cast<ShapedType>(o.getInput().getType()).getElementType())) {
-          // u8 codes of a grid: their values (q - zp) * scale.
-          Tensor f = cantFail(Tensor::create(DType::F32, x.shape()));
-          const uint8_t *codes = x.as<uint8_t>();
-          float scale = static_cast<float>(q.getScale());
-          int32_t zp = static_cast<int32_t>(q.getZeroPoint());
-          for (int64_t i = 0; i < x.numElements(); ++i)
-            f.mutableAs<float>()[i] = static_cast<float>(codes[i] - zp) * scale;
-          x = std::move(f);
-        }
-        Expected<Tensor> y = conv(x, get(o.getWeight()), opt(o.getBias()), w);
+        Expected<Tensor> y =
+            conv(valuesOf(get(o.getInput()), getElementTypeOrSelf(o.getInput().getType())),
+                 get(o.getWeight()), opt(o.getBias()), w);
         if (!y)
           return y.takeError();
         if (o.getResidual()) {
@@ -371,8 +382,11 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           if (!y)
             return y.takeError();
         }
-        return one(activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
-                              o.getActivationMax().convertToFloat()));
+        y = activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
+                       o.getActivationMax().convertToFloat());
+        if (y && o.getU8Output())
+          return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
+        return roundedToGrid(std::move(y), o.getOutputQuantization());
       })
       .Default([&](Operation *other) -> Expected<Results> {
         return llvm::createStringError("the evaluator has no kernel for '" +

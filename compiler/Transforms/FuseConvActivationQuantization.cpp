@@ -23,7 +23,7 @@ bool isU8Grid(std::optional<Type> t) {
 }
 
 /// A depthwise conv or fused_conv (one single-channel filter per channel)
-/// reading `v` as its input and nothing else.
+/// reading `v` as its input.
 bool isDepthwiseReader(Operation *user, Value v) {
   if (!isa<ConvOp, FusedConvOp>(user) || user->getOperand(0) != v)
     return false;
@@ -48,6 +48,52 @@ struct FuseConvActivationQuantizationPass
     getOperation().walk([&](QuantizedConvOp op) { producers.push_back(op); });
     for (QuantizedConvOp op : producers)
       handOver(op);
+    // Then from depthwise convs (fused_convs by now where they read codes)
+    // to the int8 convs after them.
+    SmallVector<Operation *> depthwise;
+    getOperation().walk([&](Operation *op) {
+      if (isa<ConvOp, FusedConvOp>(op) && isDepthwiseReader(op, op->getOperand(0)))
+        depthwise.push_back(op);
+    });
+    for (Operation *op : depthwise)
+      handOverFromDepthwise(op);
+  }
+
+  /// depthwise conv -> quantized_conv (static, a u8 input grid), that its
+  /// only use: the depthwise conv writes the codes of that grid
+  /// (output_quantization, u8_output) and the int8 conv reads them as its
+  /// quantized input, where it quantized the f32 values itself (the same
+  /// codes; a quarter of the bytes between them).
+  void handOverFromDepthwise(Operation *op) {
+    Value result = op->getResult(0);
+    auto fused = dyn_cast<FusedConvOp>(op);
+    if ((fused && (fused.getOutputQuantization() || fused.getResidual())) ||
+        !result.hasOneUse())
+      return;
+    auto reader = dyn_cast<QuantizedConvOp>(*result.getUsers().begin());
+    if (!reader || reader.getInput() != result || reader.getActivationQuantization() != "static" ||
+        !isU8Grid(reader.getInputQuantization()))
+      return;
+    if (readsU8Input && !readsU8Input(op))
+      return;
+    Type grid = *reader.getInputQuantization();
+    if (auto conv = dyn_cast<ConvOp>(op)) {
+      OpBuilder b(conv);
+      fused = FusedConvOp::create(b, conv.getLoc(), conv.getType(), conv.getInput(),
+                                  conv.getWeight(), conv.getBias(), /*residual=*/Value(),
+                                  conv.getAutoPadAttr(), conv.getDilationsAttr(),
+                                  conv.getGroupAttr(), conv.getKernelShapeAttr(),
+                                  conv.getPadsAttr(), conv.getStridesAttr(),
+                                  b.getStringAttr("none"), b.getF32FloatAttr(0),
+                                  b.getF32FloatAttr(0), /*output_quantization=*/TypeAttr(),
+                                  /*u8_output=*/UnitAttr());
+      conv.replaceAllUsesWith(fused.getResult());
+      conv.erase();
+    }
+    fused.setOutputQuantizationAttr(TypeAttr::get(grid));
+    fused.setU8Output(true);
+    fused.getResult().setType(cast<RankedTensorType>(fused.getType()).clone(grid));
+    reader.removeInputQuantizationAttr();
   }
 
   /// quantized_conv (its last grid u8) -> depthwise conv, that its only use:
@@ -73,7 +119,7 @@ struct FuseConvActivationQuantizationPass
           /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(),
           conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
           conv.getStridesAttr(), b.getStringAttr("none"), b.getF32FloatAttr(0),
-          b.getF32FloatAttr(0));
+          b.getF32FloatAttr(0), /*output_quantization=*/TypeAttr(), /*u8_output=*/UnitAttr());
       conv.replaceAllUsesWith(fused.getResult());
       conv.erase();
     }

@@ -38,6 +38,48 @@ func.func @normalized_then_fused(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6xf32>
 
 // -----
 
+// A depthwise conv whose only use is a static int8 conv's input writes the
+// codes of that conv's input grid (output_quantization, u8_output), which
+// the int8 conv reads as its quantized input (no input_quantization): the
+// whole block, expansion -> depthwise -> projection, in u8.
+// CHECK-LABEL: func.func @block(
+// CHECK: %[[E:.*]] = nunc.quantized_conv {{.*}}u8_output{{.*}} -> tensor<1x8x5x6x!quant.uniform<u8:f32, 7.812500e-03>>
+// CHECK: %[[D:.*]] = nunc.fused_conv %[[E]], {{.*}}output_quantization = !quant.uniform<u8:f32, 3.125000e-02:64>{{.*}}u8_output} : tensor<1x8x5x6x!quant.uniform<u8:f32, 7.812500e-03>>, tensor<8x1x3x3xf32> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 3.125000e-02:64>>
+// CHECK: nunc.quantized_conv %[[D]], %{{.*}} {activation_quantization = "static", dilations
+// CHECK-NOT: input_quantization
+// CHECK-SAME: : tensor<1x8x5x6x!quant.uniform<u8:f32, 3.125000e-02:64>>, tensor<4x8x1x1x!quant.uniform<i8:f32, 6.250000e-02>> -> tensor<1x4x5x6xf32>
+func.func @block(%x: tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32> {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %dw = nunc.constant dense<0.5> : tensor<8x1x3x3xf32>
+  %pw = nunc.constant dense<-2> : tensor<4x8x1x1xi8>
+  %qp = quant.scast %pw : tensor<4x8x1x1xi8> to tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>>
+  %e = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %d = nunc.conv %e, %dw {dilations = array<i64: 1, 1>, group = 8 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<8x1x3x3xf32> -> tensor<1x8x5x6xf32>
+  %p = nunc.quantized_conv %d, %qp {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:64>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x4x5x6xf32>
+  return %p : tensor<1x4x5x6xf32>
+}
+
+// -----
+
+// A depthwise conv before a dynamic int8 conv (its input range measured at
+// run time), or with a residual, keeps writing f32.
+// CHECK-LABEL: func.func @depthwise_stays(
+// CHECK-NOT: u8_output
+// CHECK: return
+func.func @depthwise_stays(%x: tensor<1x8x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
+  %dw = nunc.constant dense<0.5> : tensor<8x1x3x3xf32>
+  %pw = nunc.constant dense<-2> : tensor<4x8x1x1xi8>
+  %qp = quant.scast %pw : tensor<4x8x1x1xi8> to tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>>
+  %d1 = nunc.conv %x, %dw {dilations = array<i64: 1, 1>, group = 8 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<8x1x3x3xf32> -> tensor<1x8x5x6xf32>
+  %p1 = nunc.quantized_conv %d1, %qp {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x4x5x6xf32>
+  %d2 = nunc.fused_conv %x, %dw residual %r : tensor<1x8x5x6xf32> {dilations = array<i64: 1, 1>, group = 8 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<8x1x3x3xf32> -> tensor<1x8x5x6xf32>
+  %p2 = nunc.quantized_conv %d2, %qp {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:64>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x4x5x6xf32>
+  return %p1, %p2 : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}
+
+// -----
+
 // No handover: a second use of the f32 values (returned), a one-group conv
 // after the int8 conv, an s8 output grid, no output grid at all, and a
 // normalization whose own grid is missing.

@@ -862,6 +862,45 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path):
+    """quantize_static's QDQ MobileNet made as onnxruntime's documentation
+    says (quant_pre_process first, which folds each BatchNormalization into
+    its conv): every inverted-residual block hands u8 codes from the
+    expansion conv to the depthwise conv and from the depthwise conv to the
+    projection (nunc-fuse-conv-activation-quantization), where f32 tensors
+    4x their size went between them. The output agrees with onnxruntime's
+    as in test_imported_qdq_cnn."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    pre, q = str(tmp_path / "pre.onnx"), str(tmp_path / "mobilenet_qdq.onnx")
+    quant_pre_process(os.path.join(models, "mobilenet.onnx"), pre)
+    quantize_static(pre, q, Samples(random_inputs("mobilenet", 1, None, 40 + i) for i in range(2)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+    r = nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("mobilenet", 1, None), "-o",
+             tmp_path / "out")
+    arena = int(re.search(r"arena (\d+) B", r.stderr).group(1))
+    kernels = json.loads((tmp_path / "out" / "mobilenet_qdq.json").read_text())["kernels"]
+    depthwise = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
+    assert len(depthwise) == 8 and all(
+        ", u8 in]" in k and k.endswith("-> u8") for k in depthwise), depthwise
+    convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
+    assert sum(k.endswith("-> u8") for k in convs) == 8, convs
+    assert sum(", static, u8 in]" in k for k in convs) == 8, convs
+    assert not any(k["op"] == "nunc.conv" for k in kernels), kernels
+    # The largest f32 tensors are gone: 96 x 112 x 112 f32 alone is 4.8 MB.
+    assert arena < 3 << 20, arena
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("mobilenet", 1, None, 5)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = next(iter(outs.values()))
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
+    assert cosine(got, ort_q) >= min(0.9995, cosine(ort_q, ort_plain) - 0.001), \
+        (cosine(got, ort_q), cosine(ort_q, ort_plain))
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_bert(nunc, models, tmp_path):
     """The BERT export decomposes LayerNorm (ReduceMean, Sub, Pow, Sqrt,
     Div); with Q/DQ pairs between them it stays unfused and its Pow(x - mean,

@@ -485,6 +485,35 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
     checkQuantizer(x, channels, plane, false, 1.f, 0);
     std::fill(x.begin(), x.end(), 0.f);
     checkQuantizer(x, channels, plane, false, 1.f, 0);
+    // u8 codes of a static grid (a depthwise conv's u8 output) block as
+    // the quantizer blocks their values.
+    {
+      std::uniform_int_distribution<int> byte(0, 255);
+      std::vector<uint8_t> codes(x.size());
+      std::vector<float> values(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        codes[i] = static_cast<uint8_t>(byte(rng));
+        values[i] = static_cast<float>(codes[i] - 61) * 0.0375f;
+      }
+      const int64_t batch = static_cast<int64_t>(x.size()) / (channels * plane);
+      const int64_t bytes = batch * ((channels + 3) / 4) * plane * 4;
+      QuantizeRowsConfig qc;
+      qc.rows = batch * channels;
+      qc.k = plane;
+      qc.channels = channels;
+      qc.fixed = true;
+      qc.scale = 0.0375f;
+      qc.zeroPoint = 61;
+      std::vector<uint8_t> want(bytes + 64, 0xcd), got(bytes + 64, 0xcd);
+      uint32_t wantParams[2], gotParams[2];
+      ASSERT_NO_FATAL_FAILURE(
+          runChannelQuantizer(qc, values.data(), want.data(), wantParams));
+      qc.codes = true;
+      ASSERT_NO_FATAL_FAILURE(runChannelQuantizer(
+          qc, reinterpret_cast<const float *>(codes.data()), got.data(), gotParams));
+      ASSERT_EQ(std::memcmp(wantParams, gotParams, 8), 0);
+      ASSERT_EQ(want, got) << "C " << channels << " plane " << plane;
+    }
     // Static: inputs far outside the calibrated range saturate (quotients
     // past 2^31 once converted to INT_MIN, so 0, even for large positive x).
     const float outliers[] = {1e30f, -1e30f, 3e38f, -3e38f, INFINITY, -INFINITY, 5e9f, -5e9f};

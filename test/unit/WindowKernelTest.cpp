@@ -53,6 +53,9 @@ Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape) {
   return nunc_test::randomTensor(rng, std::move(shape), -2.f, 2.f);
 }
 
+/// Outputs the u8 checks below saw saturate (their grid must, somewhere).
+int64_t u8Saturated = 0;
+
 void check(Isa isa, const Case &k, std::mt19937 &rng) {
   SCOPED_TRACE(describe(k));
   const int64_t batch = 2;
@@ -189,6 +192,39 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
     u.inputU8 = true;
     EXPECT_FALSE(WindowKernel::generate(u, isa)) << "u8 codes the kernel cannot read";
   }
+  // Writing the output rounded to a grid, or as that grid's u8 codes (an
+  // int8 convolution's static input): exactly the rounding of y, a grid
+  // that saturates on both sides; no byte past the codes.
+  if (WindowKernel::readsU8(c, isa) && !k.residual) {
+    const float scale = 0.0078125f;
+    const int32_t zp = 77;
+    WindowConfig rounded = c, coded = c;
+    rounded.output = Activation::fakeQuant(scale, -zp, 255 - zp);
+    coded.outputU8 = true;
+    coded.outputScale = scale;
+    coded.outputZeroPoint = zp;
+    std::unique_ptr<JitKernel> r = WindowKernel::generate(rounded, isa),
+                               q = WindowKernel::generate(coded, isa);
+    ASSERT_TRUE(r && q);
+    std::vector<float> grid(outCount + 16, -777.f);
+    std::vector<uint8_t> codes(outCount + 64, 0xa5);
+    const void *rArgs[] = {args[0], grid.data(), args[2], args[3], args[4], args[5]};
+    const void *qArgs[] = {args[0], codes.data(), args[2], args[3], args[4], args[5]};
+    for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t) {
+      ASSERT_EQ(r->function()(rArgs, t, 0), 0);
+      ASSERT_EQ(q->function()(qArgs, t, 0), 0);
+    }
+    int saturated = 0;
+    for (int64_t i = 0; i < outCount; ++i) {
+      float v = std::clamp(std::nearbyint(y[i] / scale) + zp, 0.f, 255.f);
+      saturated += v == 0.f || v == 255.f;
+      ASSERT_EQ(codes[i], static_cast<uint8_t>(v)) << "codes at " << i << " (y " << y[i] << ")";
+      ASSERT_EQ(grid[i], (v - zp) * scale) << "rounded at " << i << " (y " << y[i] << ")";
+    }
+    for (int64_t i = outCount; i < outCount + 64; ++i)
+      ASSERT_EQ(codes[i], 0xa5) << "wrote past the codes at " << i;
+    u8Saturated += saturated;
+  }
 
   // With the partial ranges (an int8 convolution's input): the same output
   // bit for bit, every task's (max, min) written, together the range of
@@ -265,6 +301,9 @@ TEST_P(WindowKernelTest, DepthwiseConvMatchesTheReference) {
           k.activation = variant == 0 ? "none" : variant == 1 ? "relu" : "clip";
           check(isa, k, rng);
         }
+  if (isa == Isa::Avx512) {
+    EXPECT_GT(u8Saturated, 1000) << "the u8 output grid hardly saturates";
+  }
 }
 
 TEST_P(WindowKernelTest, UnusualWindowsMatchTheReference) {

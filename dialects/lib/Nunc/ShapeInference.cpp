@@ -725,7 +725,8 @@ static LogicalResult inferConv(Operation *op, Value input, Value weight, Value b
                                int64_t group, ArrayRef<int64_t> kernelShape,
                                ArrayRef<int64_t> pads, ArrayRef<int64_t> strides,
                                SmallVectorImpl<Type> &types, bool quantizedWeight = false) {
-  // A u8 input (fused_conv's, checked there) reads as f32 values.
+  // A u8 input (checked by fused_conv and quantized_conv) reads as f32
+  // values.
   bool quantizedInput = isa<quant::QuantizedType>(elementOf(input));
   SmallVector<Value> values;
   if (!quantizedInput)
@@ -734,9 +735,9 @@ static LogicalResult inferConv(Operation *op, Value input, Value weight, Value b
     values.push_back(weight);
   if (bias)
     values.push_back(bias);
-  if (failed(requireSameElement(op, values)))
+  if (!values.empty() && failed(requireSameElement(op, values)))
     return failure();
-  Type element = quantizedInput ? elementOf(weight) : elementOf(input);
+  Type element = quantizedInput ? Type(Float32Type::get(op->getContext())) : elementOf(input);
   auto in = dimsOf(input), w = dimsOf(weight);
   if (!w)
     return op->emitError() << "the weight's rank must be known";
@@ -1105,14 +1106,28 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
 }
 
 LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  if (failed(checkActivation(*this, getActivation())) ||
-      failed(checkQuantizationModes(*this, getActivationQuantization(),
-                                    {"dynamic_per_tensor", "static"}, getInputQuantization(),
-                                    getOutputQuantization())))
+  if (failed(checkActivation(*this, getActivation())))
     return failure();
   Type element = elementOf(getInput());
-  if (!element.isF32())
+  if (isa<quant::QuantizedType>(element)) {
+    if (!isU8Activation(element))
+      return emitError() << "a quantized input must hold !quant.uniform<u8:f32, scale:zp>, not "
+                         << element;
+    if (getActivationQuantization() != "static" || getInputQuantization())
+      return emitError() << "a quantized input needs activation_quantization \"static\" and "
+                            "no input_quantization (its type is the quantization)";
+    if (getOutputQuantization() && !isTensorGrid(*getOutputQuantization()))
+      return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most "
+                            "16 bits over f32 with a positive scale and a zero point in range, "
+                            "not "
+                         << *getOutputQuantization();
+  } else if (failed(checkQuantizationModes(*this, getActivationQuantization(),
+                                           {"dynamic_per_tensor", "static"},
+                                           getInputQuantization(), getOutputQuantization()))) {
+    return failure();
+  } else if (!element.isF32()) {
     return emitError() << "input and bias must be f32";
+  }
   auto w = dimsOf(getWeight());
   if (!w || w->size() != 4)
     return emitError() << "weight must be 4-D [M, C, kh, kw]";
@@ -1249,7 +1264,20 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(checkActivation(*this, getActivation())) ||
       failed(inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(),
                        getDilations(), getGroup(), getKernelShape(), getPads(),
-                       getStrides(), types)))
+                       getStrides(), types)) ||
+      failed(checkResidual(*this, getResidual(), types.front())))
     return failure();
-  return checkResidual(*this, getResidual(), types.front());
+  if (std::optional<Type> grid = getOutputQuantization(); grid && !isTensorGrid(*grid))
+    return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "
+                          "bits over f32 with a positive scale and a zero point in range, not "
+                       << *grid;
+  if (getU8Output()) {
+    if (!isU8Activation(getOutputQuantization().value_or(Type())))
+      return emitError() << "u8_output needs an output_quantization of !quant.uniform<u8:f32, "
+                            "scale:zp>";
+    if (getResidual())
+      return emitError() << "u8_output takes no residual";
+    types.front() = cast<TensorType>(types.front()).clone(*getOutputQuantization());
+  }
+  return success();
 }

@@ -1135,6 +1135,38 @@ func.func @fused_conv_signed_codes(%x: tensor<1x4x5x6x!quant.uniform<i8:f32, 0.5
 
 // -----
 
+func.func @fused_conv_u8_output_without_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{u8_output needs an output_quantization of !quant.uniform<u8:f32, scale:zp>}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_u8_output_with_residual(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{u8_output takes no residual}}
+  %0 = nunc.fused_conv %x, %w residual %x : tensor<1x4x5x6xf32> {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.5>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_codes_with_input_quantization(%x: tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5:3>>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{a quantized input needs activation_quantization "static" and no input_quantization (its type is the quantization)}}
+  %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.5:3>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5:3>>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_dynamic_codes(%x: tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5:3>>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{a quantized input needs activation_quantization "static"}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5:3>>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>
+  return
+}
+
+// -----
+
 func.func @quantize_signed(%x: tensor<2x3xf32>) {
   // expected-error @+1 {{quantization must be !quant.uniform<u8:f32, scale:zp> with a positive scale, not '!quant.uniform<i8:f32, 5.000000e-01>'}}
   %0 = nunc.quantize %x {quantization = !quant.uniform<i8:f32, 0.5>} : tensor<2x3xf32> -> tensor<2x3x!quant.uniform<i8:f32, 0.5>>

@@ -253,7 +253,7 @@ def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func
 
 def FuseConvActivationQuantization
     : Pass<"nunc-fuse-conv-activation-quantization", "func::FuncOp"> {
-  let summary = "Hands an int8 convolution's static u8 output to the depthwise conv that reads it";
+  let summary = "Hands static u8 activations between int8 convolutions and depthwise convs";
   let description = [{
     Target lowering for static int8 (QDQ) CNNs. A quantized_conv whose last
     grid (norm_quantization with a norm, else output_quantization) is a
@@ -262,9 +262,13 @@ def FuseConvActivationQuantization
     it) writes that grid's u8 codes (`u8_output`), and the depthwise conv,
     as a fused_conv, reads them as their values: the same numbers, with a
     quarter of the bytes written and read back between the two (the f32
-    tensor there is the largest of such a network). The compiler runs it
-    with its target's rule for which depthwise convolutions it has a u8
-    kernel for; on its own (nunc-opt) it takes every depthwise conv.
+    tensor there is the largest of such a network). Then a depthwise conv
+    whose only use is the input of a static quantized_conv with a u8
+    `input_quantization` writes the codes of that grid (output_quantization,
+    u8_output), which the int8 conv reads as its quantized input (MobileNet's
+    depthwise conv and the projection after it). The compiler runs it with
+    its target's rule for which depthwise convolutions it has u8 kernels
+    for; on its own (nunc-opt) it takes every depthwise conv.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

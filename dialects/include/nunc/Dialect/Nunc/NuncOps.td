@@ -579,9 +579,12 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     `!quant.uniform<u8:f32, scale:zp>` that is then the result's element
     type): the epilogue writes the integers the grid rounds to instead of
     their f32 values (a static activation handed to the next convolution,
-    see nunc-fuse-conv-activation-quantization).
+    see nunc-fuse-conv-activation-quantization). Likewise the input may
+    hold u8 codes (`!quant.uniform<u8:f32, scale:zp>`, a depthwise conv's
+    u8 output): they are the quantized input itself, with
+    `activation_quantization = "static"` and no `input_quantization`.
   }];
-  let arguments = !con((ins Nunc_FloatTensor:$input, AnyRankedTensor:$weight,
+  let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
                             Optional<Nunc_FloatTensor>:$residual,
                             Optional<Nunc_FloatTensor>:$norm_scale,
@@ -688,8 +691,13 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
     The input is f32, or the u8 codes of a per-tensor grid (element type
     `!quant.uniform<u8:f32, scale:zp>`), read as their values (q - zp) *
     scale: an int8 convolution's static u8 output handed to a depthwise
-    convolution (nunc-fuse-conv-activation-quantization). The weight, bias,
-    residual and result are f32.
+    convolution (nunc-fuse-conv-activation-quantization). The weight, bias
+    and residual are f32.
+
+    `output_quantization` (a per-tensor `!quant.uniform`) rounds the result
+    to that grid, last; with `u8_output` (a u8 grid, no residual) the result
+    is the grid's u8 codes instead, with that element type: the static
+    input of the int8 convolution that reads it.
   }];
   let arguments = !con((ins AnyTensor:$input, Nunc_FloatTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -699,8 +707,9 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
                             DefaultValuedAttr<I64Attr, "1">:$group,
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
-                       activationAttrs);
-  let results = (outs Nunc_FloatTensor:$output);
+                       activationAttrs,
+                       (ins OptionalAttr<TypeAttr>:$output_quantization, UnitAttr:$u8_output));
+  let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
     (`residual` $residual^ `:` type($residual))? attr-dict `:` type($input) `,`
