@@ -64,6 +64,17 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
 
+/// Replaces `op` by the linear op of `p` (with op's result types kept).
+LogicalResult replaceByLinear(PatternRewriter &rewriter, Operation *op, Location loc,
+                              const LinearParts &p) {
+  FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
+  if (failed(lin))
+    return failure();
+  keepResultTypes(*lin, op);
+  rewriter.replaceOp(op, (*lin)->getResults());
+  return success();
+}
+
 /// Whether the op rounds its result to a grid last (nothing may follow in
 /// its epilogue).
 bool roundsOutput(LinearOp) { return false; }
@@ -174,12 +185,7 @@ struct MatMulToLinear : OpRewritePattern<MatMulOp> {
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     LinearParts p{op.getA(), constantOf(rewriter, loc, *w, "weight")};
-    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
-    if (failed(lin))
-      return failure();
-    keepResultTypes(*lin, op);
-    rewriter.replaceOp(op, (*lin)->getResults());
-    return success();
+    return replaceByLinear(rewriter, op, loc, p);
   }
 };
 
@@ -211,12 +217,7 @@ struct GemmToLinear : OpRewritePattern<GemmOp> {
     if (bias)
       p.bias = constantOf(rewriter, loc, *bias, "bias");
     p.residual = residual;
-    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
-    if (failed(lin))
-      return failure();
-    keepResultTypes(*lin, op);
-    rewriter.replaceOp(op, (*lin)->getResults());
-    return success();
+    return replaceByLinear(rewriter, op, loc, p);
   }
 };
 
@@ -335,12 +336,7 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
       return failure();
     LinearParts p{m->dq.getInput(), *weight};
     p.activationQuantization = "dynamic_per_tensor";
-    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
-    if (failed(lin))
-      return failure();
-    keepResultTypes(*lin, mul);
-    rewriter.replaceOp(mul, (*lin)->getResults());
-    return success();
+    return replaceByLinear(rewriter, mul, loc, p);
   }
 };
 
@@ -368,6 +364,16 @@ std::optional<std::pair<QuantizeLinearOp, TypeAttr>> qdqActivation(Value a) {
   return std::make_pair(q, *grid);
 }
 
+/// Replaces `op` by quantized_linear(x, weight) + bias with static input
+/// `grid` (the QDQ patterns' common end).
+LogicalResult replaceByStaticLinear(PatternRewriter &rewriter, Operation *op, Location loc,
+                                    Value x, TypeAttr grid, Value weight, Value bias = Value()) {
+  LinearParts p{x, weight, bias};
+  p.activationQuantization = "static";
+  p.inputQuantization = grid;
+  return replaceByLinear(rewriter, op, loc, p);
+}
+
 struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatMulOp mm, PatternRewriter &rewriter) const override {
@@ -383,15 +389,7 @@ struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
                                               dqW.getZeroPoint(), kLinearWeight, dqW.getAxis());
     if (failed(weight))
       return failure();
-    LinearParts p{q.getInput(), *weight};
-    p.activationQuantization = "static";
-    p.inputQuantization = grid;
-    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
-    if (failed(lin))
-      return failure();
-    keepResultTypes(*lin, mm);
-    rewriter.replaceOp(mm, (*lin)->getResults());
-    return success();
+    return replaceByStaticLinear(rewriter, mm, loc, q.getInput(), grid, *weight);
   }
 };
 
@@ -448,17 +446,8 @@ struct QdqGemmToLinear : OpRewritePattern<GemmOp> {
                                               dqW.getZeroPoint(), kLinearWeight, axis);
     if (failed(weight))
       return failure();
-    LinearParts p{q.getInput(), *weight};
-    if (bias)
-      p.bias = constantOf(rewriter, loc, *bias, "bias");
-    p.activationQuantization = "static";
-    p.inputQuantization = grid;
-    FailureOr<Operation *> lin = buildLinear(rewriter, loc, p);
-    if (failed(lin))
-      return failure();
-    keepResultTypes(*lin, op);
-    rewriter.replaceOp(op, (*lin)->getResults());
-    return success();
+    return replaceByStaticLinear(rewriter, op, loc, q.getInput(), grid, *weight,
+                                 bias ? constantOf(rewriter, loc, *bias, "bias") : Value());
   }
 };
 

@@ -1048,6 +1048,20 @@ static bool isU8Activation(Type t) {
          q.getScale() > 0;
 }
 
+/// The rules for an int8 op's input that holds u8 codes (element type
+/// `element`, a quant type): the codes of a u8 grid, which is then the
+/// static input quantization itself.
+static LogicalResult checkCodesInput(Operation *op, Type element, StringRef mode,
+                                     std::optional<Type> inputQuantization) {
+  if (!isU8Activation(element))
+    return op->emitError() << "a quantized input must hold !quant.uniform<u8:f32, scale:zp>, not "
+                           << element;
+  if (mode != "static" || inputQuantization)
+    return op->emitError() << "a quantized input needs activation_quantization \"static\" and "
+                              "no input_quantization (its type is the quantization)";
+  return success();
+}
+
 LogicalResult QuantizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (!isU8Activation(getQuantization()))
     return emitError() << "quantization must be !quant.uniform<u8:f32, scale:zp> with a positive "
@@ -1065,12 +1079,9 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   Type element = elementOf(getInput());
   bool u8Input = isa<quant::QuantizedType>(element);
   if (u8Input) {
-    if (!isU8Activation(element))
-      return emitError() << "a quantized input must hold !quant.uniform<u8:f32, scale:zp>, not "
-                         << element;
-    if (getActivationQuantization() != "static" || getInputQuantization())
-      return emitError() << "a quantized input needs activation_quantization \"static\" and "
-                            "no input_quantization (its type is the quantization)";
+    if (failed(checkCodesInput(*this, element, getActivationQuantization(),
+                               getInputQuantization())))
+      return failure();
   } else if (failed(checkQuantizationModes(*this, getActivationQuantization(),
                                            {"dynamic_per_row", "dynamic_per_tensor", "static"},
                                            getInputQuantization(), std::nullopt))) {
@@ -1110,12 +1121,9 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return failure();
   Type element = elementOf(getInput());
   if (isa<quant::QuantizedType>(element)) {
-    if (!isU8Activation(element))
-      return emitError() << "a quantized input must hold !quant.uniform<u8:f32, scale:zp>, not "
-                         << element;
-    if (getActivationQuantization() != "static" || getInputQuantization())
-      return emitError() << "a quantized input needs activation_quantization \"static\" and "
-                            "no input_quantization (its type is the quantization)";
+    if (failed(checkCodesInput(*this, element, getActivationQuantization(),
+                               getInputQuantization())))
+      return failure();
     if (getOutputQuantization() && !isTensorGrid(*getOutputQuantization()))
       return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most "
                             "16 bits over f32 with a positive scale and a zero point in range, "
