@@ -220,6 +220,8 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
     g.bias = c.getBias();
   } else {
     auto f = cast<FusedConvOp>(op);
+    if (f.getOutputQuantization())
+      return std::nullopt; // a depthwise conv's (the verifier says so)
     g.bias = f.getBias();
     g.residual = f.getResidual();
     g.activation = f.getActivation();

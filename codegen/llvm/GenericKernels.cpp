@@ -1565,12 +1565,16 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
 
 LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
                                              llvm::StringRef symbol, bool resultAliasesOperand) {
-  // u8 codes of a grid are read only by the native kernels made for them.
+  // u8 codes of a grid, and a depthwise conv's output grid, are only the
+  // target's native kernels'.
   for (Value v : llvm::concat<Value>(op->getOperands(), op->getResults()))
     if (isa<quant::QuantizedType>(getElementTypeOrSelf(v.getType())))
       return op->emitError() << "'" << op->getName()
                              << "' on quantized values has no generic kernel (only the "
                                 "target's native kernels read u8 codes of a grid)";
+  if (auto f = dyn_cast<FusedConvOp>(op); f && f.getOutputQuantization())
+    return op->emitError() << "a fused_conv with an output_quantization has no generic kernel "
+                              "(only the target's depthwise kernel rounds to the grid)";
   MLIRContext *ctx = kernels.getContext();
   ctx->loadDialect<func::FuncDialect, arith::ArithDialect, math::MathDialect,
                    memref::MemRefDialect, scf::SCFDialect, vector::VectorDialect>();

@@ -415,6 +415,11 @@ struct QdqGemmToLinear : OpRewritePattern<GemmOp> {
         !matchPattern(dqW.getInput(), m_Constant(&wAttr)))
       return failure();
     bool transB = op.getTransB() != 0;
+    // Checked on Wq as it is, before the transposed copy exists: a pattern
+    // that fails must leave the IR unchanged.
+    if (!isQuantizedWeight(dqW.getInput(), dqW.getScale(), dqW.getZeroPoint(),
+                           transB ? Int8WeightLayout{2, 0} : kLinearWeight, dqW.getAxis()))
+      return failure();
     int64_t n = wType.getDimSize(transB ? 0 : 1);
     std::optional<Tensor> bias;
     if (op.getC() && op.getBeta().convertToFloat() != 0.f) {

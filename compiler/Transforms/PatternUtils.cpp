@@ -175,35 +175,52 @@ std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zer
       0, 255));
 }
 
-FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
-                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis) {
+/// The weight's scales when quantizedWeight takes it.
+static std::optional<SmallVector<float>> weightScales(Value wq, Value scale, Value zeroPoint,
+                                                      Int8WeightLayout layout,
+                                                      int64_t scaleAxis) {
   ElementsAttr wAttr;
   auto wType = dyn_cast<RankedTensorType>(wq.getType());
   if (!wType || wType.getRank() != layout.rank || !wType.hasStaticShape() ||
       !wType.getElementType().isSignlessInteger(8) || !matchPattern(wq, m_Constant(&wAttr)))
-    return failure();
-  int64_t dim = layout.axis;
-  int64_t n = wType.getDimSize(dim);
+    return std::nullopt;
+  int64_t n = wType.getDimSize(layout.axis);
   std::optional<SmallVector<float>> ws = getConstantFloats(scale);
   if (!ws || (ws->size() != 1 &&
               (static_cast<int64_t>(ws->size()) != n || scaleAxis < -layout.rank ||
-               scaleAxis >= layout.rank || shape::wrapAxis(scaleAxis, layout.rank) != dim)))
-    return failure();
+               scaleAxis >= layout.rank || shape::wrapAxis(scaleAxis, layout.rank) != layout.axis)))
+    return std::nullopt;
   if (llvm::any_of(*ws, [](float v) { return !(v > 0) || !std::isfinite(v); }))
-    return failure();
+    return std::nullopt;
   if (zeroPoint) {
     ElementsAttr zAttr;
     if (!matchPattern(zeroPoint, m_Constant(&zAttr)))
-      return failure();
+      return std::nullopt;
     llvm::Expected<Tensor> z = tensorFromAttr(zAttr);
     if (!z) {
       llvm::consumeError(z.takeError());
-      return failure();
+      return std::nullopt;
     }
     for (int64_t i = 0; i < z->numElements(); ++i)
       if (z->getInt(i) != 0)
-        return failure();
+        return std::nullopt;
   }
+  return ws;
+}
+
+bool isQuantizedWeight(Value wq, Value scale, Value zeroPoint, Int8WeightLayout layout,
+                       int64_t scaleAxis) {
+  return weightScales(wq, scale, zeroPoint, layout, scaleAxis).has_value();
+}
+
+FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
+                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis) {
+  std::optional<SmallVector<float>> ws = weightScales(wq, scale, zeroPoint, layout, scaleAxis);
+  if (!ws)
+    return failure();
+  auto wType = cast<RankedTensorType>(wq.getType());
+  int64_t dim = layout.axis;
+  int64_t n = wType.getDimSize(dim);
   MLIRContext *ctx = rewriter.getContext();
   Type i8 = IntegerType::get(ctx, 8), f32 = rewriter.getF32Type();
   Type element;

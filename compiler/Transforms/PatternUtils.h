@@ -81,6 +81,10 @@ inline constexpr Int8WeightLayout kLinearWeight{2, 1}, kConvWeight{4, 0};
 /// the same dim. Fails, creating nothing, for anything else.
 FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
                                  Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis);
+/// Whether quantizedWeight would take these (creates nothing): for patterns
+/// that must check before they rewrite anything.
+bool isQuantizedWeight(Value wq, Value scale, Value zeroPoint, Int8WeightLayout layout,
+                       int64_t scaleAxis);
 
 /// onnxruntime's `quantize_dynamic` product around an integer op `IntOp`
 /// (MatMulInteger, ConvInteger):

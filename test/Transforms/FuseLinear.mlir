@@ -577,6 +577,10 @@ func.func @qdq_matmul(%x: tensor<2x3xf32>, %y: tensor<2x3xf32>) -> (tensor<2x2xf
 // CHECK: nunc.quantized_linear %[[X]], %[[W2]] bias %[[B2]] : tensor<2xf32> {activation_quantization = "static"
 // CHECK: nunc.gemm
 // CHECK-NOT: nunc.gemm
+// CHECK-LABEL: func.func @qdq_gemm_refused(
+// CHECK-NOT: quantized_linear
+// CHECK-NOT: tensor<3x2xi8>
+// CHECK: nunc.gemm
 func.func @qdq_gemm(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>) {
   %w = nunc.constant dense<[[1, -2, 3], [-5, 6, 7]]> : tensor<2x3xi8>
   %ws = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
@@ -594,6 +598,23 @@ func.func @qdq_gemm(%x: tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>, t
   %z = nunc.gemm %dq, %dwkn, %b : tensor<2xf32> {beta = 5.000000e-01 : f32} : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>
   %u = nunc.gemm %dq, %dwkn, %b : tensor<2xf32> {alpha = 2.000000e+00 : f32} : tensor<2x3xf32>, tensor<3x2xf32> -> tensor<2x2xf32>
   return %y, %z, %u : tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>
+}
+
+// A transB QDQ Gemm whose weight has a nonzero zero point has no int8 form:
+// it stays a Gemm, with no transposed copy of its weight left behind, and
+// the pass succeeds.
+func.func @qdq_gemm_refused(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = nunc.constant dense<[[1, -2, 3], [-5, 6, 7]]> : tensor<2x3xi8>
+  %ws = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %wzp = nunc.constant dense<[0, 3]> : tensor<2xi8>
+  %b = nunc.constant dense<[1.0, -2.0]> : tensor<2xf32>
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xui8>
+  %dq = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+  %dw = nunc.dequantize_linear %w, %ws, %wzp : tensor<2xi8> {axis = 0 : i64} : tensor<2x3xi8>, tensor<2xf32> -> tensor<2x3xf32>
+  %y = nunc.gemm %dq, %dw, %b : tensor<2xf32> {transB = 1 : i64} : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
 }
 
 // -----

@@ -1275,6 +1275,20 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                        getStrides(), types)) ||
       failed(checkResidual(*this, getResidual(), types.front())))
     return failure();
+  // u8 codes in and grids out are a depthwise conv's (one filter per
+  // channel), the form the kernels that handle them take.
+  bool quantizedInput = isa<quant::QuantizedType>(element);
+  if (quantizedInput || getOutputQuantization() || getU8Output()) {
+    auto in = dimsOf(getInput()), w = dimsOf(getWeight());
+    int64_t group = static_cast<int64_t>(getGroup());
+    if (group <= 1 || !in || in->size() < 2 || (*in)[1] != group || !w || w->size() < 2 ||
+        (*w)[1] != 1)
+      return emitError() << "u8 codes and output_quantization need a depthwise conv (group = "
+                            "input channels > 1, one filter each)";
+    if (quantizedInput && (!elementOf(getWeight()).isF32() ||
+                           (getBias() && !elementOf(getBias()).isF32())))
+      return emitError() << "with a quantized input, weight and bias must be f32";
+  }
   if (std::optional<Type> grid = getOutputQuantization(); grid && !isTensorGrid(*grid))
     return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "
                           "bits over f32 with a positive scale and a zero point in range, not "

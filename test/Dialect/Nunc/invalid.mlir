@@ -1151,6 +1151,22 @@ func.func @fused_conv_u8_output_with_residual(%x: tensor<1x4x5x6xf32>, %w: tenso
 
 // -----
 
+func.func @fused_conv_u8_output_not_depthwise(%x: tensor<1x4x5x6xf32>, %w: tensor<4x4x3x3xf32>) {
+  // expected-error @+1 {{u8 codes and output_quantization need a depthwise conv (group = input channels > 1, one filter each)}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.5>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @fused_conv_codes_with_f16_weight(%x: tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5>>, %w: tensor<4x1x3x3xf16>) {
+  // expected-error @+1 {{with a quantized input, weight and bias must be f32}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5>>, tensor<4x1x3x3xf16> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
 func.func @quantized_conv_codes_with_input_quantization(%x: tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5:3>>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
   // expected-error @+1 {{a quantized input needs activation_quantization "static" and no input_quantization (its type is the quantization)}}
   %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.5:3>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5:3>>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>

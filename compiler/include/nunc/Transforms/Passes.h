@@ -20,9 +20,10 @@ namespace mlir::nunc {
 #define GEN_PASS_REGISTRATION
 #include "nunc/Transforms/Passes.h.inc"
 
-/// nunc-fuse-conv-activation-quantization handing u8 codes only to the
-/// depthwise convolutions `readsU8Input` accepts (the target's kernels; the
-/// op as it is before the rewrite, reading f32).
+/// nunc-fuse-conv-activation-quantization handing u8 codes only to and from
+/// the depthwise convolutions `readsU8Input` accepts (the target's kernels;
+/// asked before each rewrite, with the op as it is then: reading f32, or
+/// already reading codes when they are to go on to an int8 conv).
 std::unique_ptr<Pass>
 createFuseConvActivationQuantization(std::function<bool(Operation *)> readsU8Input);
 

@@ -27,7 +27,7 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     the input shapes are pinned. Dead constants are erased.
     DequantizeLinear of a constant folds whatever its size (a weight, at most
     4x its integer form), except, with `keep-quantized-weights`, the large
-    ones that feed only MatMuls or Gathers, and (`keep-conv-weights`) those
+    ones that feed only MatMuls, Gathers or a Gemm's B, and (`keep-conv-weights`) those
     that feed only the weights of one-group Convs whose input is dequantized
     too: nunc-fuse-linear, nunc-fuse-conv and nunc-fuse-quantize-dequantize
     take those in their integer form.
@@ -37,7 +37,7 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
            "Largest result (in elements) the pass materializes as a constant">,
     Option<"keepQuantizedWeights", "keep-quantized-weights", "bool", "true",
            "Leave DequantizeLinears of more than 4096 constant elements that feed only "
-           "MatMuls or Gathers, and those feeding only Conv weights, for fusion (int8 "
+           "MatMuls, Gathers or a Gemm's B, and those feeding only Conv weights, for fusion (int8 "
            "weights, embedding tables)">,
     Option<"keepConvWeights", "keep-conv-weights", "bool", "true",
            "With keep-quantized-weights: also leave the dequantized weights of one-group "
