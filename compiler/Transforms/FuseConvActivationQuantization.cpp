@@ -99,18 +99,36 @@ struct FuseConvActivationQuantizationPass
     reader.removeInputQuantizationAttr();
   }
 
-  /// quantized_conv (its last grid u8) -> depthwise conv, that its only use:
-  /// the int8 conv writes the grid's u8 codes (u8_output) and the depthwise
-  /// conv reads them, where the f32 tensor between them was those codes'
-  /// values already (4x the bytes written and read back).
+  /// quantized_conv (its last grid u8) -> depthwise conv, or a static
+  /// quantized_conv on that grid, that its only use: the int8 conv writes
+  /// the grid's u8 codes (u8_output) and the reader takes them, where the
+  /// f32 tensor between them was those codes' values already (4x the bytes
+  /// written and read back).
   void handOver(QuantizedConvOp op) {
     std::optional<Type> grid =
         op.getNormScale() ? op.getNormQuantization() : op.getOutputQuantization();
     Value result = op.getResult();
-    if (op.getU8Output() || !isU8Grid(grid) || !result.hasOneUse())
+    if (op.getU8Output() || !result.hasOneUse())
       return;
     Operation *user = *result.getUsers().begin();
-    if (!isDepthwiseReader(user, result) || (readsU8Input && !readsU8Input(user)))
+    if (auto reader = dyn_cast<QuantizedConvOp>(user)) {
+      // Another int8 conv quantizing this result on its own u8 grid (a
+      // ResNet block's second conv): the first writes that grid's codes
+      // (taking it as its output grid when it has none: the same
+      // rounding), the second takes them as they are.
+      std::optional<Type> input = reader.getInputQuantization();
+      if (reader.getInput() != result || reader.getActivationQuantization() != "static" ||
+          !isU8Grid(input) || (grid && grid != input) || (!grid && op.getNormScale()))
+        return;
+      if (!grid)
+        op.setOutputQuantizationAttr(TypeAttr::get(*input));
+      op.setU8Output(true);
+      result.setType(cast<RankedTensorType>(result.getType()).clone(*input));
+      reader.removeInputQuantizationAttr();
+      return;
+    }
+    if (!isU8Grid(grid) || !isDepthwiseReader(user, result) ||
+        (readsU8Input && !readsU8Input(user)))
       return;
     op.setU8Output(true);
     result.setType(cast<RankedTensorType>(result.getType()).clone(*grid));

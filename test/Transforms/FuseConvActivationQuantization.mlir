@@ -62,6 +62,34 @@ func.func @block(%x: tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32> {
 
 // -----
 
+// An int8 conv whose only use is a static int8 conv hands it the codes of
+// that conv's input grid: taken as its output grid when it has none, kept
+// when it is the same; another grid stays.
+// CHECK-LABEL: func.func @conv_then_conv(
+// CHECK: %[[A:.*]] = nunc.quantized_conv {{.*}}output_quantization = !quant.uniform<u8:f32, 3.125000e-02:64>{{.*}}u8_output{{.*}} -> tensor<1x8x5x6x!quant.uniform<u8:f32, 3.125000e-02:64>>
+// CHECK: nunc.quantized_conv %[[A]], %{{.*}} {activation_quantization = "static", dilations
+// CHECK-NOT: input_quantization
+// CHECK-SAME: -> tensor<1x4x5x6xf32>
+// CHECK: %[[B:.*]] = nunc.quantized_conv {{.*}}u8_output{{.*}} -> tensor<1x8x5x6x!quant.uniform<u8:f32, 3.125000e-02:64>>
+// CHECK: nunc.quantized_conv %[[B]],
+// CHECK: %[[C:.*]] = nunc.quantized_conv {{.*}} -> tensor<1x8x5x6xf32>
+// CHECK: nunc.quantized_conv %[[C]], {{.*}}input_quantization = !quant.uniform<u8:f32, 3.125000e-02:64>
+func.func @conv_then_conv(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %pw = nunc.constant dense<-2> : tensor<4x8x1x1xi8>
+  %qp = quant.scast %pw : tensor<4x8x1x1xi8> to tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>>
+  %a = nunc.quantized_conv %x, %qw {activation = "relu", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %ra = nunc.quantized_conv %a, %qp {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:64>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x4x5x6xf32>
+  %b = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.03125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %rb = nunc.quantized_conv %b, %qp {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:64>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x4x5x6xf32>
+  %c = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0625:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %rc = nunc.quantized_conv %c, %qp {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:64>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x4x5x6xf32>
+  return %ra, %rb, %rc : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}
+
+// -----
+
 // A depthwise conv before a dynamic int8 conv (its input range measured at
 // run time), or with a residual, keeps writing f32.
 // CHECK-LABEL: func.func @depthwise_stays(

@@ -816,9 +816,10 @@ def assert_tracks_onnxruntime(qdq_model, name, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("name,int8_convs,depthwise,fake_quantize",
-                         [("resnet", 16, 0, 5), ("mobilenet", 17, 8, 1)])
-def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, fake_quantize):
+@pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,fake_quantize",
+                         [("resnet", 16, 0, 6, 5), ("mobilenet", 17, 8, 4, 1)])
+def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, conv_pairs,
+                          fake_quantize):
     """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
     with static activations. These exports keep BatchNormalization after the
@@ -851,8 +852,10 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, f
     assert all(k.endswith(("+requantize +normalize +requantize",
                            "+requantize +normalize +requantize -> u8")) for k in convs), convs
     # Each depthwise (f32) conv reads the u8 codes of the int8 conv before
-    # it, not their f32 values (nunc-fuse-conv-activation-quantization).
-    assert sum(k.endswith("-> u8") for k in convs) == depthwise, convs
+    # it, not their f32 values, and so does an int8 conv right after another
+    # (nunc-fuse-conv-activation-quantization).
+    assert sum(k.endswith("-> u8") for k in convs) == depthwise + conv_pairs, convs
+    assert sum(", static, u8 in]" in k for k in convs) == conv_pairs, convs
     assert sum(k["op"] == "nunc.conv" for k in kernels) == 0
     dw = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
     assert len(dw) == depthwise and all(
@@ -874,8 +877,9 @@ def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path):
     says (quant_pre_process first, which folds each BatchNormalization into
     its conv): every inverted-residual block hands u8 codes from the
     expansion conv to the depthwise conv and from the depthwise conv to the
-    projection (nunc-fuse-conv-activation-quantization), where f32 tensors
-    4x their size went between them. The output agrees with onnxruntime's
+    projection, and a projection without a residual Add after it to the
+    next expansion (nunc-fuse-conv-activation-quantization), where f32
+    tensors 4x their size went between them. The output agrees with onnxruntime's
     as in test_imported_qdq_cnn."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -891,9 +895,11 @@ def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path):
     depthwise = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
     assert len(depthwise) == 8 and all(
         ", u8 in]" in k and k.endswith("-> u8") for k in depthwise), depthwise
+    # 8 expansions hand codes to depthwise convs, 8 projections take them
+    # from one; 4 projections hand them on to the next block's expansion.
     convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
-    assert sum(k.endswith("-> u8") for k in convs) == 8, convs
-    assert sum(", static, u8 in]" in k for k in convs) == 8, convs
+    assert sum(k.endswith("-> u8") for k in convs) == 12, convs
+    assert sum(", static, u8 in]" in k for k in convs) == 12, convs
     assert not any(k["op"] == "nunc.conv" for k in kernels), kernels
     # The largest f32 tensors are gone: 96 x 112 x 112 f32 alone is 4.8 MB.
     assert arena < 3 << 20, arena

@@ -266,7 +266,10 @@ def FuseConvActivationQuantization
     whose only use is the input of a static quantized_conv with a u8
     `input_quantization` writes the codes of that grid (output_quantization,
     u8_output), which the int8 conv reads as its quantized input (MobileNet's
-    depthwise conv and the projection after it). The compiler runs it with
+    depthwise conv and the projection after it). An int8 conv whose only use
+    is a static int8 conv quantizing its result with its own last grid
+    hands that conv the codes directly (a ResNet block's two convs). The
+    compiler runs it with
     its target's rule for which depthwise convolutions it has u8 kernels
     for; on its own (nunc-opt) it takes every depthwise conv.
   }];
