@@ -752,6 +752,33 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
       ((c.inputU8 || c.outputU8 || c.output.kind != x86::Activation::None) &&
        !x86::WindowKernel::readsU8(c, isa)))
     return std::nullopt;
+  if (c.inputU8 && c.outputU8) {
+    // |y| <= sum |w| max |x| + |b| per channel (x from the input grid; the
+    // activations keep a bound or make one): no clamp before the codes'
+    // conversion where that stays below 2^30 output scales.
+    std::optional<SmallVector<float>> wv = constantF32(w.weight), bv;
+    if (w.bias)
+      bv = constantF32(w.bias);
+    if (wv && (!w.bias || bv)) {
+      double maxX = std::max(c.inputZeroPoint, 255 - c.inputZeroPoint) *
+                    static_cast<double>(c.inputScale);
+      int64_t taps = c.kernelH * c.kernelW;
+      double bound = 0;
+      for (int64_t ch = 0; ch < c.channels; ++ch) {
+        double sum = bv ? std::fabs((*bv)[ch]) : 0;
+        for (int64_t t = 0; t < taps; ++t)
+          sum += std::fabs((*wv)[ch * taps + t]) * maxX;
+        bound = std::max(bound, sum);
+      }
+      if (c.activation.kind == x86::Activation::Clip)
+        bound = std::max({bound, std::fabs(double(c.activation.min)),
+                          std::fabs(double(c.activation.max))});
+      else if (c.activation.kind == x86::Activation::Sigmoid ||
+               c.activation.kind == x86::Activation::Tanh)
+        bound = std::max(bound, 1.0);
+      c.outputBounded = std::isfinite(bound) && bound < 0x1p30 * c.outputScale;
+    }
+  }
   if (auto avg = dyn_cast<AveragePoolOp>(op)) {
     c.countIncludePad = avg.getCountIncludePad() != 0;
     w.reciprocals = x86::WindowKernel::prepareDivisors(c, isa);

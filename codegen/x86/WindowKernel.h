@@ -63,6 +63,10 @@ struct WindowConfig {
   bool outputU8 = false;
   float outputScale = 1;
   int32_t outputZeroPoint = 0;
+  /// outputU8: every y lies within 2^30 output scales (known at compile
+  /// time, e.g. u8 input and constant filters), so the codes need no clamp
+  /// before the conversion.
+  bool outputBounded = false;
 };
 
 struct WindowKernel {

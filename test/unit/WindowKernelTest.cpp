@@ -203,17 +203,24 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
     coded.outputU8 = true;
     coded.outputScale = scale;
     coded.outputZeroPoint = zp;
+    // Bounded (x here is within +-2): the same codes without the clamp.
+    WindowConfig bounded = coded;
+    bounded.outputBounded = true;
     std::unique_ptr<JitKernel> r = WindowKernel::generate(rounded, isa),
-                               q = WindowKernel::generate(coded, isa);
-    ASSERT_TRUE(r && q);
+                               q = WindowKernel::generate(coded, isa),
+                               qb = WindowKernel::generate(bounded, isa);
+    ASSERT_TRUE(r && q && qb);
     std::vector<float> grid(outCount + 16, -777.f);
-    std::vector<uint8_t> codes(outCount + 64, 0xa5);
+    std::vector<uint8_t> codes(outCount + 64, 0xa5), boundedCodes(outCount + 64, 0xa5);
     const void *rArgs[] = {args[0], grid.data(), args[2], args[3], args[4], args[5]};
     const void *qArgs[] = {args[0], codes.data(), args[2], args[3], args[4], args[5]};
+    const void *bArgs[] = {args[0], boundedCodes.data(), args[2], args[3], args[4], args[5]};
     for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t) {
       ASSERT_EQ(r->function()(rArgs, t, 0), 0);
       ASSERT_EQ(q->function()(qArgs, t, 0), 0);
+      ASSERT_EQ(qb->function()(bArgs, t, 0), 0);
     }
+    ASSERT_EQ(codes, boundedCodes) << "codes without the clamp";
     int saturated = 0;
     for (int64_t i = 0; i < outCount; ++i) {
       float v = std::clamp(std::nearbyint(y[i] / scale) + zp, 0.f, 255.f);
