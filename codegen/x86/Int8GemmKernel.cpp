@@ -542,12 +542,56 @@ private:
       kStep(rows, vecsHere, u * 4, u * groupBytes);
 
     Address maskAddr = tailMask(lastLanes);
+    // u8 codes of a row's 2 or 3 vectors are packed and stored together
+    // (storeU8Row); the epilogue leaves each vector's quotient in place.
+    packU8Rows = kZmm && c.u8Output && vecsHere >= 2;
+    if (packU8Rows) {
+      const int64_t bytes = (vecsHere - 1) * kLanes + lastLanes;
+      mov(r13, bytes == 64 ? ~uint64_t(0) : (uint64_t(1) << bytes) - 1);
+      kmovq(k7, r13);
+    }
     for (int r = 0; r < rows; ++r) {
       rowConstants(r);
       for (int v = 0; v < vecsHere; ++v)
         epilogue(acc(r, v), r, v, v == vecsHere - 1 ? lastLanes : kLanes, maskAddr);
+      if (packU8Rows)
+        storeU8Row(r, vecsHere);
+    }
+    packU8Rows = false;
+  }
+
+  /// Whether the epilogue leaves u8 quotients for storeU8Row.
+  bool packU8Rows = false;
+
+  /// Row r's quotients in acc(r, 0..vecsHere) as u8 codes at rcx + r ldc
+  /// (k7: the row's bytes): packed with saturation to words, the zero point
+  /// added to 32 words at once (saturating), packed to bytes and put back
+  /// in order by one vpermd, one store: ~2 uops a vector where
+  /// vpaddd + vpmaxsd + vpmovusdb take 4.
+  void storeU8Row(int r, int vecsHere) {
+    if constexpr (kZmm) {
+      if (!u8PackConstants) {
+        std::vector<uint32_t> zpWords(kLanes,
+                                      static_cast<uint32_t>(c.u8Output->zeroPoint) * 0x10001u),
+            order(kLanes);
+        for (int d = 0; d < kLanes; ++d)
+          order[d] = d % 4 * 4 + d / 4;
+        u8PackConstants = {dataAddr(zpWords), dataAddr(order)};
+      }
+      Vmm a0 = acc(r, 0), a1 = acc(r, 1), a2 = vecsHere == 3 ? acc(r, 2) : a0;
+      vpackssdw(a0, a0, a1);
+      vpaddsw(a0, a0, u8PackConstants->first);
+      if (vecsHere == 3) {
+        vpackssdw(a2, a2, a2);
+        vpaddsw(a2, a2, u8PackConstants->first);
+      }
+      vpackuswb(a0, a0, a2);
+      vmovdqu32(temp(0), u8PackConstants->second);
+      vpermd(a0, temp(0), a0);
+      vmovdqu8(ptr[rcx + r * c.ldc] | k7, a0);
     }
   }
+  std::optional<std::pair<Address, Address>> u8PackConstants; // zp words, dword order
 
   /// The linear form's next-panel prefetch (rdi the cursor); none in the
   /// convolution form, whose weights are the rows.
@@ -816,6 +860,8 @@ private:
     vminps(x, x, constAddr(300.f * scale));
     emitQuotient(temp(0), x, scale);
     vcvtps2dq(x, temp(0));
+    if (packU8Rows)
+      return; // storeU8Row packs the row's quotients
     vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
     vpmaxsd(x, x, constAddrBits(0));
     if constexpr (!kZmm) // vpmovusdb saturates at 255 itself
