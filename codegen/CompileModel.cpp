@@ -411,6 +411,34 @@ x86::Activation roundToGrid(Type grid) {
 }
 
 /// The f32 values of a constant f32 operand.
+/// Whether an int8 GEMM's results all lie within 2^30 scales of its u8
+/// output grid, whatever its static u8 input holds (no residual): output j
+/// is |sum (q - zp) w| <= max(zp, 255 - zp) absWeights[j], times
+/// scales[j] (input scale x weight scale), + |bias[j]|; through the
+/// activation; with a normalization, rounded to `grid` first (its range),
+/// then times |a[j]| + |b[j]|. Then the codes need no clamp.
+bool u8OutputBounded(ArrayRef<double> absWeights, ArrayRef<float> scales, const float *bias,
+                     int32_t zeroPoint, const x86::Activation &act, const float *normA,
+                     const float *normB, const x86::Activation &grid, float outScale) {
+  double maxQ = std::max(zeroPoint, 255 - zeroPoint), bound = 0;
+  for (size_t j = 0; j < absWeights.size(); ++j) {
+    double y = maxQ * absWeights[j] * scales[j] + (bias ? std::fabs(bias[j]) : 0.0);
+    // Relu, GELU keep |y|; Clip, sigmoid, tanh bound it.
+    if (act.kind == x86::Activation::Clip)
+      y = std::max({y, std::fabs(double(act.min)), std::fabs(double(act.max))});
+    else if (act.kind == x86::Activation::Sigmoid || act.kind == x86::Activation::Tanh)
+      y = std::max(y, 1.0);
+    if (normA) {
+      if (grid.kind == x86::Activation::FakeQuant)
+        y = std::min(y + grid.scale, std::max(std::fabs(double(grid.min)),
+                                              std::fabs(double(grid.max))) * grid.scale);
+      y = y * std::fabs(normA[j]) + std::fabs(normB[j]);
+    }
+    bound = std::max(bound, y);
+  }
+  return std::isfinite(bound) && bound < 0x1p30 * outScale;
+}
+
 std::optional<SmallVector<float>> constantF32(Value v) {
   ElementsAttr attr;
   SmallVector<char> raw;
@@ -1400,10 +1428,6 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         return qc.emitError("quantized_conv needs a constant norm_scale and norm_shift");
     }
     cfg.ranges = step.resultSidecar >= 0;
-    std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
-    if (!kernel)
-      return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
-             << Xbyak::GetError() << ")";
     SmallVector<char> raw;
     readRawElements(g->weights, raw);
     std::vector<int8_t> packed = x86::Int8ConvGemm::packWeights(
@@ -1412,6 +1436,24 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
       return qc.emitError("quantized_conv needs a constant bias");
+    if (cfg.u8Output && qcfg.fixed && !cfg.residual) {
+      const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
+      std::vector<double> absSums(g->outChannels, 0);
+      SmallVector<float> scales(g->outChannels);
+      for (int64_t m = 0; m < g->outChannels; ++m) {
+        for (int64_t i = 0; i < perRow; ++i)
+          absSums[m] += std::abs(static_cast<int8_t>(raw[m * perRow + i]));
+        scales[m] = qcfg.scale * g->scales[g->scales.size() > 1 ? m : 0];
+      }
+      cfg.u8Bounded = u8OutputBounded(
+          absSums, scales, bias ? bias->data() : nullptr, qcfg.zeroPoint, cfg.activation,
+          normScale ? normScale->data() : nullptr, normShift ? normShift->data() : nullptr,
+          cfg.output, cfg.u8Output->scale);
+    }
+    std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
+    if (!kernel)
+      return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
+             << Xbyak::GetError() << ")";
     std::vector<uint32_t> rows = x86::Int8ConvGemm::packRows(
         packed, g->outChannels, g->scales.data(), g->scales.size() > 1,
         bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
@@ -1553,18 +1595,17 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       cfg.product = roundToGrid(*t);
     if (std::optional<Type> t = ql.getBiasQuantization())
       cfg.sum = roundToGrid(*t);
-    std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
-    if (!kernel)
-      return ql.emitError("generating the int8 GEMM failed (xbyak error ")
-             << Xbyak::GetError() << ")";
     SmallVector<char> raw;
     readRawElements(l->weights, raw);
     std::vector<int8_t> packed = x86::Int8GemmKernel::packWeights(
         reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n, qisa);
     std::vector<int32_t> sums(l->n, 0);
+    std::vector<double> absSums(l->n, 0);
     for (int64_t i = 0; i < l->k; ++i)
-      for (int64_t j = 0; j < l->n; ++j)
+      for (int64_t j = 0; j < l->n; ++j) {
         sums[j] += static_cast<int8_t>(raw[i * l->n + j]);
+        absSums[j] += std::abs(static_cast<int8_t>(raw[i * l->n + j]));
+      }
     std::optional<SmallVector<float>> bias;
     if (ql.getBias() && !(bias = constantF32(ql.getBias())))
       return ql.emitError("quantized_linear needs a constant bias");
@@ -1574,6 +1615,15 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         sums[j] *= qc.zeroPoint;
         scales[j] = qc.scale * scales[j];
       }
+    if (cfg.u8Output && !cfg.perRowA && !cfg.residual && cfg.product.kind == x86::Activation::None &&
+        cfg.sum.kind == x86::Activation::None)
+      cfg.u8Bounded = u8OutputBounded(absSums, scales, bias ? bias->data() : nullptr,
+                                      qc.zeroPoint, cfg.activation, nullptr, nullptr,
+                                      x86::Activation(), cfg.u8Output->scale);
+    std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
+    if (!kernel)
+      return ql.emitError("generating the int8 GEMM failed (xbyak error ")
+             << Xbyak::GetError() << ")";
     std::vector<uint32_t> columns = x86::Int8GemmKernel::packColumns(
         sums.data(), scales.data(), bias ? bias->data() : nullptr, l->n, qisa,
         x86::Int8GemmKernel::compensatesWithWordPairs(qisa, cfg.perRowA, l->k));

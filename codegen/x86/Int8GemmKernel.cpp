@@ -851,13 +851,15 @@ private:
 
   /// x quantized to u8 (the row quantizer's arithmetic: divide, round half
   /// to even, add the zero point, clamp) and its `lanes` bytes stored at
-  /// rcx + offset. x is clamped to +-300 scale first, where u8 results
-  /// saturate anyway: the conversion would turn a quotient past 2^31 into
-  /// INT_MIN, and so 0 (NaN ends at 0 either way).
+  /// rcx + offset. Unless bounded (u8Bounded), x is clamped to +-300 scale
+  /// first, where u8 results saturate anyway: the conversion would turn a
+  /// quotient past 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
   void storeU8(const Vmm &x, int64_t offset, int lanes) {
     const float scale = c.u8Output->scale;
-    vmaxps(x, x, constAddr(-300.f * scale));
-    vminps(x, x, constAddr(300.f * scale));
+    if (!c.u8Bounded) {
+      vmaxps(x, x, constAddr(-300.f * scale));
+      vminps(x, x, constAddr(300.f * scale));
+    }
     emitQuotient(temp(0), x, scale);
     vcvtps2dq(x, temp(0));
     if (packU8Rows)

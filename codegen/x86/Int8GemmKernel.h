@@ -69,6 +69,10 @@ struct Int8GemmConfig {
     int32_t zeroPoint = 0;
   };
   std::optional<U8Output> u8Output;
+  /// u8Output: every result lies within 2^30 output scales (known at
+  /// compile time from the static input grid, the weights and the bias:
+  /// u8OutputBound), so the codes need no clamp before their conversion.
+  bool u8Bounded = false;
   Int8Isa isa = Int8Isa::Avx512Vnni;
   /// AvxVnni only: encode `vpdpbusd` with EVEX (AVX512-VNNI + VL) instead of
   /// VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no

@@ -210,6 +210,15 @@ void check(const Conv &p, std::mt19937 &rng) {
       ASSERT_EQ(got[i], 0xa5) << what << ": wrote past C";
     for (size_t i = 0; i < u8Want.size(); ++i)
       ASSERT_EQ(got[i], u8Want[i]) << what << " at " << i << " (C " << out[i] << ")";
+    // These results are bounded (u8Bounded): the same codes unclamped.
+    c.u8Bounded = true;
+    std::unique_ptr<JitKernel> unclamped = Int8GemmKernel::generate(c);
+    ASSERT_TRUE(unclamped) << what;
+    std::vector<uint8_t> got2(got.size(), 0xa5);
+    args[5] = got2.data();
+    for (int64_t t = 0; t < Int8ConvGemm::numTasks(c); ++t)
+      ASSERT_EQ(unclamped->function()(args, t, 0), 0);
+    ASSERT_EQ(got2, got) << what << ": codes without the clamp";
   };
   ASSERT_NO_FATAL_FAILURE(checkU8(cfg, packed.data(), tails.data(), "u8 output"));
   {
