@@ -570,28 +570,14 @@ private:
   /// vpaddd + vpmaxsd + vpmovusdb take 4.
   void storeU8Row(int r, int vecsHere) {
     if constexpr (kZmm) {
-      if (!u8PackConstants) {
-        std::vector<uint32_t> zpWords(kLanes,
-                                      static_cast<uint32_t>(c.u8Output->zeroPoint) * 0x10001u),
-            order(kLanes);
-        for (int d = 0; d < kLanes; ++d)
-          order[d] = d % 4 * 4 + d / 4;
-        u8PackConstants = {dataAddr(zpWords), dataAddr(order)};
-      }
-      Vmm a0 = acc(r, 0), a1 = acc(r, 1), a2 = vecsHere == 3 ? acc(r, 2) : a0;
-      vpackssdw(a0, a0, a1);
-      vpaddsw(a0, a0, u8PackConstants->first);
-      if (vecsHere == 3) {
-        vpackssdw(a2, a2, a2);
-        vpaddsw(a2, a2, u8PackConstants->first);
-      }
-      vpackuswb(a0, a0, a2);
-      vmovdqu32(temp(0), u8PackConstants->second);
-      vpermd(a0, temp(0), a0);
-      vmovdqu8(ptr[rcx + r * c.ldc] | k7, a0);
+      if (!u8ZeroPointWords)
+        u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
+      Vmm a1 = acc(r, 1), a2 = vecsHere == 3 ? acc(r, 2) : a1;
+      emitPackCodes(acc(r, 0), a1, a2, a2, *u8ZeroPointWords, packCodeOrder(), temp(0));
+      vmovdqu8(ptr[rcx + r * c.ldc] | k7, acc(r, 0));
     }
   }
-  std::optional<std::pair<Address, Address>> u8PackConstants; // zp words, dword order
+  std::optional<Address> u8ZeroPointWords; // the output zero point in every word
 
   /// The linear form's next-panel prefetch (rdi the cursor); none in the
   /// convolution form, whose weights are the rows.
@@ -855,13 +841,7 @@ private:
   /// first, where u8 results saturate anyway: the conversion would turn a
   /// quotient past 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
   void storeU8(const Vmm &x, int64_t offset, int lanes) {
-    const float scale = c.u8Output->scale;
-    if (!c.u8Bounded) {
-      vmaxps(x, x, constAddr(-300.f * scale));
-      vminps(x, x, constAddr(300.f * scale));
-    }
-    emitQuotient(temp(0), x, scale);
-    vcvtps2dq(x, temp(0));
+    emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients
     vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));

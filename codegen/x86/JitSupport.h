@@ -23,6 +23,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <optional>
 #include <vector>
 
 namespace mlir::nunc::x86 {
@@ -175,6 +176,52 @@ protected:
     vfnmadd231ps(x, q, constAddr(scale)); // x - q * scale, exact
     vfmadd231ps(q, x, constAddr(r));
   }
+  /// The u8 code quotient of y on a grid of `scale`: y (clobbered) =
+  /// round_half_even(y / scale) as s32, the division exact. Unless
+  /// `bounded` (every |y| known below 2^30 scales), y is first clamped to
+  /// +-300 scale, where the codes saturate anyway, so that the conversion
+  /// cannot overflow (NaN stays NaN and ends at code 0). t: a temporary.
+  template <typename Vmm>
+  void emitCodeQuotient(const Vmm &y, const Vmm &t, float scale, bool bounded) {
+    if (!bounded) {
+      vmaxps(y, y, constAddr(-300.f * scale));
+      vminps(y, y, constAddr(300.f * scale));
+    }
+    emitQuotient(t, y, scale);
+    vcvtps2dq(y, t);
+  }
+  /// Four zmm of s32 quotients (consecutive 16-column vectors of one row)
+  /// as 64 u8 codes in q0, in column order: packed with saturation to
+  /// words, the zero point (`zpWords`: in every word) added to 32 words at
+  /// once (saturating), packed to bytes, and put back in order by one
+  /// vpermd (`order`: packCodeOrder(), loaded into t): 1.5 uops a vector
+  /// where vpaddd + vpmaxsd + a vpmovusdb store take 4. Fewer vectors
+  /// repeat the last as q3 (and q2) and store only their bytes.
+  void emitPackCodes(const Xbyak::Zmm &q0, const Xbyak::Zmm &q1, const Xbyak::Zmm &q2,
+                     const Xbyak::Zmm &q3, const Xbyak::Operand &zpWords,
+                     const Xbyak::Address &order, const Xbyak::Zmm &t) {
+    vpackssdw(q0, q0, q1);
+    vpackssdw(q2, q2, q3);
+    vpaddsw(q0, q0, zpWords);
+    vpaddsw(q2, q2, zpWords);
+    vpackuswb(q0, q0, q2);
+    vmovdqu32(t, order);
+    vpermd(q0, t, q0);
+  }
+  /// emitPackCodes' dword order, in the kernel's data once.
+  Xbyak::Address packCodeOrder() {
+    if (!codeOrderOffset) {
+      codeOrderOffset = static_cast<int64_t>(extraData.size()) * 4;
+      for (int d = 0; d < 16; ++d)
+        extraData.push_back(static_cast<uint32_t>(d % 4 * 4 + d / 4));
+    }
+    return ptr[rip + dataLabel + *codeOrderOffset];
+  }
+  /// A zero point in every 16-bit word of a vector, in the kernel's data.
+  Xbyak::Address zeroPointWords(int32_t zp) {
+    return dataAddr(std::vector<uint32_t>(16, static_cast<uint32_t>(zp) * 0x10001u));
+  }
+
   /// Scales for which emitQuotient's remainder stays normal (exact even
   /// under flush-to-zero) and 1 / scale finite: [2^-90, 2^100]; others (an
   /// almost constant or an infinite range) take the division.
@@ -244,6 +291,7 @@ protected:
   bool releaseTiles = false;
   int replicate = 1; // lanes per pool constant: 1 (EVEX broadcast) or 8 (AVX2)
   std::vector<uint32_t> extraData;
+  std::optional<int64_t> codeOrderOffset; // packCodeOrder's words in extraData
   Xbyak::Label poolLabel, dataLabel;
   std::vector<uint32_t> pool;
 };

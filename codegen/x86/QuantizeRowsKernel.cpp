@@ -55,13 +55,6 @@ public:
     add(rbx, rdx);
     mov(rcx, ptr[rdi + 16]); // row block
     lea(rcx, ptr[rcx + r10 * 8]);
-    if constexpr (kAvx512) {
-      // The dword order that turns four packed vectors back into q0..q3.
-      std::vector<uint32_t> order(kLanes);
-      for (int d = 0; d < kLanes; ++d)
-        order[d] = d % 4 * 4 + d / 4;
-      vmovdqu32(quadOrder, dataAddr(order));
-    }
     if (tail) {
       if constexpr (kAvx512) {
         mov(edx, (1u << tail) - 1);
@@ -401,9 +394,9 @@ private:
   // 1 / scale and +-fl(300 scale) (channel blocks); +-300.
   Vmm recip = Vmm(10), hi = Vmm(11), lo = Vmm(12), t300 = Vmm(13), t300n = Vmm(14);
   // The row form's four-vector packs (AVX-512): the quotients (the channel
-  // registers, unused there), zp in every word, the dword order.
+  // registers, unused there), zp in every word.
   Vmm quad(int j) { return Vmm(15 + j); }
-  Vmm zpWords = Vmm(26), quadOrder = Vmm(27);
+  Vmm zpWords = Vmm(26);
 
   /// The row's x[i * kLanes ...] into x; masked-off tail lanes read as 0.
   void loadChunk(int64_t i, int64_t offset = 0) {
@@ -506,23 +499,14 @@ private:
     const bool inRange = !c.fixed;
     int64_t i = 0;
     if constexpr (kAvx512) {
-      // Four vectors at a time, packed with saturation (s32 -> s16, the zero
-      // point added to 32 words at once, s16 -> u8) and put back in order
-      // by one vpermd: 1.5 uops a vector where vpaddd + vpmaxsd + the
-      // vpmovusdb store take 4. Every quotient is within +-300 (or INT_MIN
-      // for NaN, saturating to -32768), so zp + q cannot wrap in 16 bits,
-      // and NaN still gives 0.
+      // Four vectors at a time (emitPackCodes). NaN's INT_MIN saturates to
+      // -32768 and still gives 0.
       for (; i + 4 <= full; i += 4) {
         for (int j = 0; j < 4; ++j) {
           loadChunk(i + j);
           quotientToInt(quad(j), reciprocal, inRange);
         }
-        vpackssdw(quad(0), quad(0), quad(1));
-        vpackssdw(quad(2), quad(2), quad(3));
-        vpaddw(quad(0), quad(0), zpWords);
-        vpaddw(quad(2), quad(2), zpWords);
-        vpackuswb(quad(0), quad(0), quad(2));
-        vpermd(quad(0), quadOrder, quad(0));
+        emitPackCodes(quad(0), quad(1), quad(2), quad(3), zpWords, packCodeOrder(), t);
         vmovdqu32(ptr[rbx + i * 16], quad(0));
       }
     }

@@ -207,25 +207,12 @@ private:
   int64_t xBytes() const { return c.inputU8 ? 1 : 4; }
   int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
 
-  /// y (clobbered) = round_half_even(y / scale) of the output grid as s32,
-  /// the division exact (the row quantizer's arithmetic). Unless the
-  /// output is bounded (WindowConfig::outputBounded), y is first clamped to
-  /// +-300 scale, where the codes saturate anyway, so that the conversion
-  /// cannot overflow (NaN stays NaN and ends at code 0). t: a temporary.
-  void quotientOfGrid(const Vmm &y, const Vmm &t) {
-    const float scale = c.outputScale;
-    if (!c.outputBounded) {
-      vmaxps(y, y, constAddr(-300.f * scale));
-      vminps(y, y, constAddr(300.f * scale));
-    }
-    emitQuotient(t, y, scale);
-    vcvtps2dq(y, t);
-  }
+  std::optional<Address> zpWords; // the output zero point in every word
   /// y (clobbered) as the u8 codes of the output grid at `a` (k1: the
   /// tail's lanes): the quotient + zp, saturated. t: a temporary.
   void storeCodes(const Address &a, const Vmm &y, const Vmm &t, bool tail) {
     if constexpr (kAvx512) {
-      quotientOfGrid(y, t);
+      emitCodeQuotient(y, t, c.outputScale, c.outputBounded);
       vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.outputZeroPoint)));
       vpmaxsd(y, y, constAddrBits(0));
       if (tail)
@@ -234,31 +221,6 @@ private:
         vpmovusdb(a, y);
     }
   }
-  /// The quotients in q0..q3 (four consecutive vectors of a row) as 64
-  /// codes at `a`: packed with saturation to words, the zero point added
-  /// to 32 words at once (saturating), packed to bytes, put back in order:
-  /// 1.5 uops a vector where storeCodes' tail takes 4. t: a temporary.
-  void storePackedCodes(const Address &a, const Vmm &q0, const Vmm &q1, const Vmm &q2,
-                        const Vmm &q3, const Vmm &t) {
-    if constexpr (kAvx512) {
-      if (!packConstants) {
-        std::vector<uint32_t> zpWords(kLanes, static_cast<uint32_t>(c.outputZeroPoint) * 0x10001u),
-            order(kLanes);
-        for (int d = 0; d < kLanes; ++d)
-          order[d] = d % 4 * 4 + d / 4;
-        packConstants = {dataAddr(zpWords), dataAddr(order)};
-      }
-      vpackssdw(q0, q0, q1);
-      vpackssdw(q2, q2, q3);
-      vpaddsw(q0, q0, packConstants->first);
-      vpaddsw(q2, q2, packConstants->first);
-      vpackuswb(q0, q0, q2);
-      vmovdqu32(t, packConstants->second);
-      vpermd(q0, t, q0);
-      vmovdqu32(a, q0);
-    }
-  }
-  std::optional<std::pair<Address, Address>> packConstants; // zp words, dword order
 
   /// One vector of input at `a` into v; with `mask` (AVX-512: k2 or k3)
   /// only those lanes, the others 0. u8 codes (inputU8, AVX-512) are
@@ -531,11 +493,15 @@ private:
             bool packed = n == 4 && !(tail && g0 + 3 == chunks - 1);
             if (!packed) {
               storeCodes(ptr[r15 + outDisp], y, weight(0), isTail);
-            } else {
-              quotientOfGrid(y, weight(0));
-              if (j == 3)
-                storePackedCodes(ptr[r15 + i * rowBytes + g0 * kLanes], acc(i, 0), acc(i, 1),
-                                 acc(i, 2), acc(i, 3), weight(0));
+            } else if constexpr (kAvx512) {
+              emitCodeQuotient(y, weight(0), c.outputScale, c.outputBounded);
+              if (j == 3) {
+                if (!zpWords)
+                  zpWords = zeroPointWords(c.outputZeroPoint);
+                emitPackCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), *zpWords,
+                              packCodeOrder(), weight(0));
+                vmovdqu32(ptr[r15 + i * rowBytes + g0 * kLanes], acc(i, 0));
+              }
             }
             continue;
           }
