@@ -217,6 +217,10 @@ protected:
     }
     return ptr[rip + dataLabel + *codeOrderOffset];
   }
+  /// The AVX-512 GELU's cubic coefficients (4 tables of 32 floats, c0
+  /// first), in the kernel's data once, 64-byte aligned; the address of
+  /// table k's `half` (entries 0-15 or 16-31).
+  Xbyak::Address geluTable(int k, int half);
   /// A zero point in every 16-bit word of a vector, in the kernel's data.
   Xbyak::Address zeroPointWords(int32_t zp) {
     return dataAddr(std::vector<uint32_t>(16, static_cast<uint32_t>(zp) * 0x10001u));
@@ -292,6 +296,7 @@ protected:
   int replicate = 1; // lanes per pool constant: 1 (EVEX broadcast) or 8 (AVX2)
   std::vector<uint32_t> extraData;
   std::optional<int64_t> codeOrderOffset; // packCodeOrder's words in extraData
+  std::optional<int64_t> geluTableOffset;  // geluTable's words in extraData
   Xbyak::Label poolLabel, dataLabel;
   std::vector<uint32_t> pool;
 };
