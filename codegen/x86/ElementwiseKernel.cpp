@@ -200,6 +200,14 @@ private:
   Vmm scalar(int i) { return Vmm(8 + i); }   // 8, 9; 10: the affine shift
   Vmm mask() { return Vmm(15); }
 
+  /// A unary GELU with a QDQ model's grids and nothing else, on AVX-512:
+  /// the loop's four vectors go through it together (emitGeluOnGrids).
+  bool geluOnGrids() const {
+    return kLanes == 16 && c.inputs == 1 && c.op == ElementwiseConfig::Activate &&
+           c.activation.kind == Activation::Gelu && c.activation.hasGrids() &&
+           c.before.kind == Activation::None && c.after.kind == Activation::None;
+  }
+
   /// x = op(x, operand b at `bAddr` or its row scalar).
   void apply(const Vmm &x, const RegExp &bAt, bool bMasked) {
     if (c.inputs == 2) {
@@ -269,9 +277,23 @@ private:
       mov(r8, full / 4);
       xor_(edx, edx);
       L(loop);
-      for (int u = 0; u < 4; ++u)
-        vector(u, rax + rdx + u * kVecBytes, rbx + rdx + u * kVecBytes,
-               rcx + rdx + u * kVecBytes, false);
+      if (geluOnGrids()) {
+        if constexpr (kLanes == 16) {
+          std::vector<GeluLane> lanes;
+          for (int u = 0; u < 4; ++u) {
+            vmovups(value(u), ptr[rax + rdx + u * kVecBytes]);
+            lanes.push_back({value(u), {Vmm(16 + 4 * u), Vmm(17 + 4 * u), Vmm(18 + 4 * u),
+                                        Vmm(19 + 4 * u)}});
+          }
+          emitGeluOnGrids(lanes, c.activation);
+          for (int u = 0; u < 4; ++u)
+            vmovups(ptr[rcx + rdx + u * kVecBytes], value(u));
+        }
+      } else {
+        for (int u = 0; u < 4; ++u)
+          vector(u, rax + rdx + u * kVecBytes, rbx + rdx + u * kVecBytes,
+                 rcx + rdx + u * kVecBytes, false);
+      }
       add(rdx, 4 * kVecBytes);
       dec(r8);
       jnz(loop, T_NEAR);

@@ -191,6 +191,52 @@ void JitKernel::emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t
   emitOddRational(x, t0, t1, t2, kErfP, kErfQ);
 }
 
+void JitKernel::emitHalfErfOfScaled(const Xbyak::Zmm &x, const Xbyak::Zmm &h,
+                                    const Xbyak::Zmm &f, const Xbyak::Zmm &interval,
+                                    const Xbyak::Zmm &c) {
+  // sign(x) g(|x|), g a cubic in f per interval (kGeluCubic), its
+  // coefficients picked per lane by vpermt2ps from the two halves of a table.
+  vrangeps(f, x, constAddr(kGeluClamp), 0x0a); // min(|x|, clamp), sign cleared
+  vmulps(f, f, constAddr(kGeluScale));
+  vcvttps2dq(interval, f); // (NaN: any interval; f is NaN then)
+  vreduceps(f, f, 0x0b);   // f = t - trunc t
+  auto coefficient = [&](const Xbyak::Zmm &dst, int k) {
+    vmovups(dst, geluTable(k, 0));
+    vpermt2ps(dst, interval, geluTable(k, 1));
+  };
+  coefficient(h, 3);
+  for (int k = 2; k >= 0; --k) {
+    coefficient(c, k);
+    vfmadd213ps(h, f, c);
+  }
+  vpternlogd(h, x, constAddrBits(0x80000000u), 0xf8); // g | the sign of x
+}
+
+void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act) {
+  auto round = [&](auto pick, const Activation::Grid &g) {
+    if (g.scale)
+      for (const GeluLane &l : lanes) {
+        const Xbyak::Zmm &v = pick(l), &t = l.t[1];
+        emitActivation(v, Activation::fakeQuant(g.scale, g.min, g.max), t, t, t, t);
+      }
+  };
+  auto erf = [](const GeluLane &l) -> const Xbyak::Zmm & { return l.t[0]; };
+  auto value = [](const GeluLane &l) -> const Xbyak::Zmm & { return l.x; };
+  for (const GeluLane &l : lanes) {
+    emitHalfErfOfScaled(l.x, l.t[0], l.t[1], l.t[2], l.t[3]);
+    vaddps(l.t[0], l.t[0], l.t[0]);
+  }
+  round(erf, act.erfGrid);
+  for (const GeluLane &l : lanes)
+    vaddps(l.t[0], l.t[0], constAddr(1.f));
+  round(erf, act.sumGrid);
+  for (const GeluLane &l : lanes)
+    vmulps(l.x, l.x, l.t[0]);
+  round(value, act.productGrid);
+  for (const GeluLane &l : lanes)
+    vmulps(l.x, l.x, constAddr(0.5f));
+}
+
 template <typename Vmm>
 void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t0,
                                const Vmm &t1, const Vmm &t2, const Vmm &t3) {
@@ -253,8 +299,13 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
         if (g.scale)
           emitActivation(v, Activation::fakeQuant(g.scale, g.min, g.max), t1, t1, t1, t1);
       };
-      vmulps(t0, x, constAddr(0.70710678118654752f));
-      emitErf(t0, t1, t2, t3);
+      if constexpr (avx512) {
+        emitHalfErfOfScaled(x, t0, t1, t2, t3);
+        vaddps(t0, t0, t0);
+      } else {
+        vmulps(t0, x, constAddr(0.70710678118654752f));
+        emitErf(t0, t1, t2, t3);
+      }
       round(t0, act.erfGrid);
       vaddps(t0, t0, constAddr(1.f));
       round(t0, act.sumGrid);
@@ -264,23 +315,9 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
       return;
     }
     if constexpr (avx512) {
-      // x (1/2 + sign(x) g(|x|)) with g a cubic per interval (kGeluCubic),
-      // the coefficients picked by vpermt2ps: 14 vector uops and no
-      // division (GEMM epilogues are port-bound on them).
-      vrangeps(t0, x, constAddr(kGeluClamp), 0x0a); // min(|x|, clamp), sign cleared
-      vmulps(t0, t0, constAddr(kGeluScale));
-      vcvttps2dq(t1, t0);     // the interval (NaN: any; f is NaN then)
-      vreduceps(t0, t0, 0x0b); // f = t - trunc t
-      auto coefficient = [&](const Vmm &dst, int k) {
-        vmovups(dst, geluTable(k, 0));
-        vpermt2ps(dst, t1, geluTable(k, 1));
-      };
-      coefficient(t2, 3);
-      for (int k = 2; k >= 0; --k) {
-        coefficient(t3, k);
-        vfmadd213ps(t2, t0, t3);
-      }
-      vpternlogd(t2, x, constAddrBits(0x80000000u), 0xf8); // g | sign of x
+      // x (1/2 + erf(x / sqrt 2) / 2): 14 vector uops and no division
+      // (GEMM epilogues are port-bound on them).
+      emitHalfErfOfScaled(x, t2, t0, t1, t3);
       vaddps(t2, t2, constAddr(0.5f));
       vmulps(x, x, t2);
       return;
