@@ -552,8 +552,7 @@ private:
     }
     for (int r = 0; r < rows; ++r) {
       rowConstants(r);
-      for (int v = 0; v < vecsHere; ++v)
-        epilogue(acc(r, v), r, v, v == vecsHere - 1 ? lastLanes : kLanes, maskAddr);
+      rowEpilogues(r, vecsHere, lastLanes, maskAddr);
       if (packU8Rows)
         storeU8Row(r, vecsHere);
     }
@@ -737,6 +736,42 @@ private:
 
   /// compensation, scale, bias, residual, activation, store.
   void epilogue(const Vmm &x, int r, int v, int lanes, const Address &maskAddr) {
+    epilogueFront(x, r, v, lanes, maskAddr);
+    emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
+    epilogueBack(x, r, v, lanes, maskAddr);
+  }
+
+  /// Whether a row's vectors take the activation (a plain GELU) two at a
+  /// time, step by step, after all of their fronts (zmm24-27 free then):
+  /// one vector at a time, GELU's ~40-cycle chain filled the scheduler.
+  bool geluInPairs() const {
+    return kZmm && !c.convolution && c.activation.kind == Activation::Gelu &&
+           !c.activation.hasGrids() && !c.ranges;
+  }
+  void rowEpilogues(int r, int vecsHere, int lastLanes, const Address &maskAddr) {
+    auto lanesOf = [&](int v) { return v == vecsHere - 1 ? lastLanes : kLanes; };
+    if (!geluInPairs()) {
+      for (int v = 0; v < vecsHere; ++v)
+        epilogue(acc(r, v), r, v, lanesOf(v), maskAddr);
+      return;
+    }
+    if constexpr (kZmm) {
+      for (int v = 0; v < vecsHere; ++v)
+        epilogueFront(acc(r, v), r, v, lanesOf(v), maskAddr);
+      for (int v = 0; v < vecsHere; v += 2) {
+        std::vector<GeluLane> lanes = {{acc(r, v), {Vmm(24), Vmm(25), Vmm(26), Vmm(27)}}};
+        if (v + 1 < vecsHere)
+          lanes.push_back({acc(r, v + 1), {temp(0), temp(1), temp(2), temp(3)}});
+        emitGeluLanes(lanes);
+      }
+      for (int v = 0; v < vecsHere; ++v)
+        epilogueBack(acc(r, v), r, v, lanesOf(v), maskAddr);
+    }
+  }
+
+  /// The epilogue up to the activation: compensation, scale, bias,
+  /// residual.
+  void epilogueFront(const Vmm &x, int r, int v, int lanes, const Address &maskAddr) {
     const bool tailVec = lanes != kLanes;
     const int64_t nr = vecs * kLanes;
     const int64_t sums = 0, scales = nr * 4, biases = 2 * nr * 4;
@@ -793,7 +828,13 @@ private:
         vaddps(x, x, temp(0));
       }
     }
-    emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
+  }
+
+  /// The epilogue after the activation: output grid or u8 codes,
+  /// normalization, ranges, store.
+  void epilogueBack(const Vmm &x, int r, int v, int lanes, const Address &maskAddr) {
+    const bool tailVec = lanes != kLanes;
+    const int64_t col = v * kLanes * 4;
     // u8 codes replace the last grid: `output`, or `normalized` after the
     // normalization.
     if (c.u8Output && !c.normalize) {

@@ -274,18 +274,20 @@ protected:
   void emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t, const float (&c)[8]);
   /// y = erf(x) in place; t0..t2 are temporaries.
   template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);
-  /// h = erf(x / sqrt 2) / 2 from the GELU table (AVX-512; error 2e-7);
-  /// f, interval and c are temporaries.
-  void emitHalfErfOfScaled(const Xbyak::Zmm &x, const Xbyak::Zmm &h, const Xbyak::Zmm &f,
-                           const Xbyak::Zmm &interval, const Xbyak::Zmm &c);
   /// A vector and its four temporaries.
   struct GeluLane {
     Xbyak::Zmm x;
     std::array<Xbyak::Zmm, 4> t;
   };
+  /// t[0] = erf(x / sqrt 2) / 2 from the GELU table (AVX-512; error 2e-7)
+  /// for each lane, each step for all of them; t[1..3] are temporaries.
+  /// GELU's chains are long (~40 cycles, ~150 with a QDQ model's grids):
+  /// one vector at a time, its waiting uops filled the scheduler.
+  void emitHalfErfOfScaled(const std::vector<GeluLane> &lanes);
+  /// x = GELU(x) for each lane (AVX-512, no grids), step by step.
+  void emitGeluLanes(const std::vector<GeluLane> &lanes);
   /// GELU with a QDQ model's grids (act.hasGrids(); AVX-512) on several
-  /// vectors, each step for all of them: the chain of one vector is ~150
-  /// cycles long, and one at a time its waiting uops filled the scheduler.
+  /// lanes, step by step.
   void emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act);
   /// dst = clamp(src, -bound, bound), NaN staying NaN (min/max return
   /// their second source when either is NaN); t is a temporary.

@@ -191,25 +191,37 @@ void JitKernel::emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t
   emitOddRational(x, t0, t1, t2, kErfP, kErfQ);
 }
 
-void JitKernel::emitHalfErfOfScaled(const Xbyak::Zmm &x, const Xbyak::Zmm &h,
-                                    const Xbyak::Zmm &f, const Xbyak::Zmm &interval,
-                                    const Xbyak::Zmm &c) {
+void JitKernel::emitHalfErfOfScaled(const std::vector<GeluLane> &lanes) {
   // sign(x) g(|x|), g a cubic in f per interval (kGeluCubic), its
-  // coefficients picked per lane by vpermt2ps from the two halves of a table.
-  vrangeps(f, x, constAddr(kGeluClamp), 0x0a); // min(|x|, clamp), sign cleared
-  vmulps(f, f, constAddr(kGeluScale));
-  vcvttps2dq(interval, f); // (NaN: any interval; f is NaN then)
-  vreduceps(f, f, 0x0b);   // f = t - trunc t
-  auto coefficient = [&](const Xbyak::Zmm &dst, int k) {
+  // coefficients picked per lane by vpermt2ps from the two halves of a
+  // table; each step for every vector (t: h, f, the interval, c).
+  auto each = [&](auto step) {
+    for (const GeluLane &l : lanes)
+      step(l.x, l.t[0], l.t[1], l.t[2], l.t[3]);
+  };
+  using Z = const Xbyak::Zmm &;
+  each([&](Z x, Z, Z f, Z, Z) { vrangeps(f, x, constAddr(kGeluClamp), 0x0a); }); // min(|x|, clamp)
+  each([&](Z, Z, Z f, Z, Z) { vmulps(f, f, constAddr(kGeluScale)); });
+  each([&](Z, Z, Z f, Z i, Z) { vcvttps2dq(i, f); }); // (NaN: any interval; f is NaN then)
+  each([&](Z, Z, Z f, Z, Z) { vreduceps(f, f, 0x0b); }); // f = t - trunc t
+  auto coefficient = [&](Z dst, Z interval, int k) {
     vmovups(dst, geluTable(k, 0));
     vpermt2ps(dst, interval, geluTable(k, 1));
   };
-  coefficient(h, 3);
+  each([&](Z, Z h, Z, Z i, Z) { coefficient(h, i, 3); });
   for (int k = 2; k >= 0; --k) {
-    coefficient(c, k);
-    vfmadd213ps(h, f, c);
+    each([&](Z, Z, Z, Z i, Z c) { coefficient(c, i, k); });
+    each([&](Z, Z h, Z f, Z, Z c) { vfmadd213ps(h, f, c); });
   }
-  vpternlogd(h, x, constAddrBits(0x80000000u), 0xf8); // g | the sign of x
+  each([&](Z x, Z h, Z, Z, Z) { vpternlogd(h, x, constAddrBits(0x80000000u), 0xf8); }); // g | sign
+}
+
+void JitKernel::emitGeluLanes(const std::vector<GeluLane> &lanes) {
+  emitHalfErfOfScaled(lanes);
+  for (const GeluLane &l : lanes)
+    vaddps(l.t[0], l.t[0], constAddr(0.5f));
+  for (const GeluLane &l : lanes)
+    vmulps(l.x, l.x, l.t[0]);
 }
 
 void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act) {
@@ -222,10 +234,9 @@ void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activa
   };
   auto erf = [](const GeluLane &l) -> const Xbyak::Zmm & { return l.t[0]; };
   auto value = [](const GeluLane &l) -> const Xbyak::Zmm & { return l.x; };
-  for (const GeluLane &l : lanes) {
-    emitHalfErfOfScaled(l.x, l.t[0], l.t[1], l.t[2], l.t[3]);
+  emitHalfErfOfScaled(lanes);
+  for (const GeluLane &l : lanes)
     vaddps(l.t[0], l.t[0], l.t[0]);
-  }
   round(erf, act.erfGrid);
   for (const GeluLane &l : lanes)
     vaddps(l.t[0], l.t[0], constAddr(1.f));
@@ -300,7 +311,7 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
           emitActivation(v, Activation::fakeQuant(g.scale, g.min, g.max), t1, t1, t1, t1);
       };
       if constexpr (avx512) {
-        emitHalfErfOfScaled(x, t0, t1, t2, t3);
+        emitHalfErfOfScaled({{x, {t0, t1, t2, t3}}});
         vaddps(t0, t0, t0);
       } else {
         vmulps(t0, x, constAddr(0.70710678118654752f));
@@ -317,9 +328,7 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     if constexpr (avx512) {
       // x (1/2 + erf(x / sqrt 2) / 2): 14 vector uops and no division
       // (GEMM epilogues are port-bound on them).
-      emitHalfErfOfScaled(x, t2, t0, t1, t3);
-      vaddps(t2, t2, constAddr(0.5f));
-      vmulps(x, x, t2);
+      emitGeluLanes({{x, {t0, t1, t2, t3}}});
       return;
     }
     // x / 2 (1 + erf(x / sqrt 2)) = x (1/2 + c P(c^2) / Q(c^2)) with the erf
