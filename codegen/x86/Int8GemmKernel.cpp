@@ -742,15 +742,18 @@ private:
   }
 
   /// Whether a row's vectors take the activation (a plain GELU) two at a
-  /// time, step by step, after all of their fronts (zmm24-27 free then):
-  /// one vector at a time, GELU's ~40-cycle chain filled the scheduler.
+  /// time, step by step (zmm24-27 free after the fronts).
   bool geluInPairs() const {
     return kZmm && !c.convolution && c.activation.kind == Activation::Gelu &&
            !c.activation.hasGrids() && !c.ranges;
   }
+  /// Row r's epilogues. On zmm each phase runs for all of the row's vectors
+  /// before the next (fronts, activations, backs): a vector's epilogue is
+  /// one long dependency chain (~50-150 cycles with grids and GELU), and one
+  /// vector at a time its waiting uops filled the scheduler.
   void rowEpilogues(int r, int vecsHere, int lastLanes, const Address &maskAddr) {
     auto lanesOf = [&](int v) { return v == vecsHere - 1 ? lastLanes : kLanes; };
-    if (!geluInPairs()) {
+    if (!kZmm) {
       for (int v = 0; v < vecsHere; ++v)
         epilogue(acc(r, v), r, v, lanesOf(v), maskAddr);
       return;
@@ -758,7 +761,11 @@ private:
     if constexpr (kZmm) {
       for (int v = 0; v < vecsHere; ++v)
         epilogueFront(acc(r, v), r, v, lanesOf(v), maskAddr);
-      for (int v = 0; v < vecsHere; v += 2) {
+      for (int v = 0; v < vecsHere; v += geluInPairs() ? 2 : 1) {
+        if (!geluInPairs()) {
+          emitActivation(acc(r, v), c.activation, temp(0), temp(1), temp(2), temp(3));
+          continue;
+        }
         std::vector<GeluLane> lanes = {{acc(r, v), {Vmm(24), Vmm(25), Vmm(26), Vmm(27)}}};
         if (v + 1 < vecsHere)
           lanes.push_back({acc(r, v + 1), {temp(0), temp(1), temp(2), temp(3)}});
