@@ -225,6 +225,8 @@ void JitKernel::emitGeluLanes(const std::vector<GeluLane> &lanes) {
 }
 
 void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act) {
+  // round_p(x round_s(round_e(erf(x / sqrt 2)) + 1)) / 2, as a QDQ model's
+  // pairs inside GELU round it.
   auto round = [&](auto pick, const Activation::Grid &g) {
     if (g.scale)
       for (const GeluLane &l : lanes) {
@@ -304,19 +306,18 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     return;
   case Activation::Gelu: {
     if (act.hasGrids()) {
+      if constexpr (avx512) {
+        emitGeluOnGrids({{x, {t0, t1, t2, t3}}}, act);
+        return;
+      }
       // round_p(x round_s(round_e(erf(x / sqrt 2)) + 1)) / 2, as a QDQ
       // model's pairs inside GELU round it.
       auto round = [&](const Vmm &v, const Activation::Grid &g) {
         if (g.scale)
           emitActivation(v, Activation::fakeQuant(g.scale, g.min, g.max), t1, t1, t1, t1);
       };
-      if constexpr (avx512) {
-        emitHalfErfOfScaled({{x, {t0, t1, t2, t3}}});
-        vaddps(t0, t0, t0);
-      } else {
-        vmulps(t0, x, constAddr(0.70710678118654752f));
-        emitErf(t0, t1, t2, t3);
-      }
+      vmulps(t0, x, constAddr(0.70710678118654752f));
+      emitErf(t0, t1, t2, t3);
       round(t0, act.erfGrid);
       vaddps(t0, t0, constAddr(1.f));
       round(t0, act.sumGrid);
