@@ -459,11 +459,12 @@ private:
           emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
       }
       if constexpr (kAvx512)
-        for (int v = 0; geluInPairs && v < vecs; v += 2) {
-          std::vector<GeluLane> lanes = {{acc(r, v), {Vmm(24), Vmm(25), Vmm(26), Vmm(27)}}};
-          if (v + 1 < vecs)
-            lanes.push_back({acc(r, v + 1), {temp(0), temp(1), temp(2), temp(3)}});
-          emitGeluLanes(lanes);
+        if (geluInPairs) {
+          std::vector<Vmm> row;
+          for (int v = 0; v < vecs; ++v)
+            row.push_back(acc(r, v));
+          emitGeluInPairs(row, {Vmm(24), Vmm(25), Vmm(26), Vmm(27)},
+                          {temp(0), temp(1), temp(2), temp(3)});
         }
       for (int v = 0; v < vecs; ++v) {
         bool tailVec = masked && v == vecs - 1;

@@ -761,15 +761,15 @@ private:
     if constexpr (kZmm) {
       for (int v = 0; v < vecsHere; ++v)
         epilogueFront(acc(r, v), r, v, lanesOf(v), maskAddr);
-      for (int v = 0; v < vecsHere; v += geluInPairs() ? 2 : 1) {
-        if (!geluInPairs()) {
+      if (geluInPairs()) {
+        std::vector<Vmm> row;
+        for (int v = 0; v < vecsHere; ++v)
+          row.push_back(acc(r, v));
+        emitGeluInPairs(row, {Vmm(24), Vmm(25), Vmm(26), Vmm(27)},
+                        {temp(0), temp(1), temp(2), temp(3)});
+      } else {
+        for (int v = 0; v < vecsHere; ++v)
           emitActivation(acc(r, v), c.activation, temp(0), temp(1), temp(2), temp(3));
-          continue;
-        }
-        std::vector<GeluLane> lanes = {{acc(r, v), {Vmm(24), Vmm(25), Vmm(26), Vmm(27)}}};
-        if (v + 1 < vecsHere)
-          lanes.push_back({acc(r, v + 1), {temp(0), temp(1), temp(2), temp(3)}});
-        emitGeluLanes(lanes);
       }
       for (int v = 0; v < vecsHere; ++v)
         epilogueBack(acc(r, v), r, v, lanesOf(v), maskAddr);

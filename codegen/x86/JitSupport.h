@@ -22,9 +22,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <optional>
 #include <tuple>
 #include <type_traits>
-#include <optional>
 #include <vector>
 
 namespace mlir::nunc::x86 {
@@ -286,6 +286,10 @@ protected:
   void emitHalfErfOfScaled(const std::vector<GeluLane> &lanes);
   /// x = GELU(x) for each lane (AVX-512, no grids), step by step.
   void emitGeluLanes(const std::vector<GeluLane> &lanes);
+  /// GELU (no grids) on xs two at a time, with temporaries `a` for the
+  /// first of each pair and `b` for the second: a GEMM row's vectors.
+  void emitGeluInPairs(const std::vector<Xbyak::Zmm> &xs, const std::array<Xbyak::Zmm, 4> &a,
+                       const std::array<Xbyak::Zmm, 4> &b);
   /// GELU with a QDQ model's grids (act.hasGrids(); AVX-512) on several
   /// lanes, step by step.
   void emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act);

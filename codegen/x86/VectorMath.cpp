@@ -224,6 +224,17 @@ void JitKernel::emitGeluLanes(const std::vector<GeluLane> &lanes) {
     vmulps(l.x, l.x, l.t[0]);
 }
 
+void JitKernel::emitGeluInPairs(const std::vector<Xbyak::Zmm> &xs,
+                                const std::array<Xbyak::Zmm, 4> &a,
+                                const std::array<Xbyak::Zmm, 4> &b) {
+  for (size_t i = 0; i < xs.size(); i += 2) {
+    std::vector<GeluLane> lanes = {{xs[i], a}};
+    if (i + 1 < xs.size())
+      lanes.push_back({xs[i + 1], b});
+    emitGeluLanes(lanes);
+  }
+}
+
 void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act) {
   // round_p(x round_s(round_e(erf(x / sqrt 2)) + 1)) / 2, as a QDQ model's
   // pairs inside GELU round it.
