@@ -38,6 +38,11 @@ const float kErfP[] = {1.128378987312317f, 0.19627544283866882f, 0.0534703880548
                        0.004004636313766241f, 0.00028803767054341733f, 1.974276301552891e-06f};
 const float kErfQ[] = {1.0f, 0.5072757601737976f, 0.11648682504892349f,
                        0.015446405857801437f, 0.001216552802361548f, 3.747493610717356e-05f};
+/// 2^f on [0, 1) for the AVX-512 exp2, from the lowest power: degree 6,
+/// p(0) = 1 exactly, near minimax in relative error (scripts/exp2_poly.py:
+/// worst 6.6e-8 in float32).
+const float kExp2Poly[7] = {1.f,           0.693147063f,  0.240229309f,    0.0554852821f,
+                            0.00967545155f, 0.00124678458f, 0.000216129163f};
 /// The AVX-512 GELU's g(a) = erf(a / sqrt 2) / 2 for a = |x|: a cubic in
 /// the position f in [0, 1) within each 32nd of [0, 4 sqrt 2), the
 /// interval t = fl(min(a, kGeluClamp) kGeluScale) < 32, f = t - trunc t;
@@ -146,12 +151,19 @@ void JitKernel::emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t
 }
 
 template <typename Vmm> void JitKernel::emitExp2(const Vmm &x, const Vmm &t0, const Vmm &t1) {
-  constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
   vmaxps(x, x, constAddr(-126.f)); // the smallest normal result; NaN ends here too
-  if constexpr (avx512)
-    vrndscaleps(t0, x, 0); // n, round to nearest even
-  else
-    vroundps(t0, x, 0);
+  if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
+    // f = x - floor(x) in [0, 1) in one vreduceps, and vscalefps takes
+    // floor(x) from x itself: 9 vector uops where rounding to nearest took
+    // 12 (vrndscaleps is two, and the subtraction and a 7th FMA go).
+    vreduceps(t0, x, 0x09); // round down, no precision exception
+    vbroadcastss(t1, constScalar(kExp2Poly[6]));
+    for (int i = 5; i >= 0; --i)
+      vfmadd213ps(t1, t0, constAddr(kExp2Poly[i]));
+    vscalefps(x, t1, x);
+    return;
+  }
+  vroundps(t0, x, 0);
   vsubps(x, x, t0); // f = x - n in [-1/2, 1/2], exact
   // 2^f = e^(f ln 2): Taylor polynomial of degree 7 in f, coefficients
   // ln2^k / k! from the highest (relative error below 1e-8 on

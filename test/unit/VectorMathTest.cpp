@@ -1,0 +1,97 @@
+//===- VectorMathTest.cpp - the shared vector math emitters, lane by lane -===//
+//
+// The attention softmax's base-2 exponential is tested here on its own:
+// through the attention kernel its error hides behind the dot products'.
+//
+//===----------------------------------------------------------------------===//
+
+#include "JitSupport.h"
+#include "TestSupport.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+namespace {
+
+using nunc_test::hostHas;
+
+/// y = emitExp2(x), one vector per task: args {x, y}.
+template <typename Vmm> class Exp2Probe : public JitKernel {
+public:
+  static constexpr int kLanes = std::is_same_v<Vmm, Xbyak::Zmm> ? 16 : 8;
+  explicit Exp2Probe(int) { replicate = kLanes == 16 ? 1 : 8; }
+  void generate() {
+    prologue();
+    mov(rax, ptr[rdi]);
+    mov(rcx, ptr[rdi + 8]);
+    imul(rsi, rsi, kLanes * 4);
+    vmovups(Vmm(0), ptr[rax + rsi]);
+    emitExp2(Vmm(0), Vmm(1), Vmm(2));
+    vmovups(ptr[rcx + rsi], Vmm(0));
+    epilogueReturn(0);
+    emitConstants();
+  }
+};
+
+class VectorMathTest : public ::testing::TestWithParam<Isa> {};
+
+/// 2^x over the softmax's range [-126, 0]: every 1/256 (each fraction of an
+/// exponent step and every integer), the values just beside the integers,
+/// and a dense sweep of [-1, 0]; relative error against double within ~1
+/// ulp. Below -126, -inf and NaN give 2^-126 (the clamp); 0 gives exactly 1.
+TEST_P(VectorMathTest, Exp2IsAccurateOverTheSoftmaxRange) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::vector<float> x;
+  for (int i = 0; i <= 126 * 256; ++i)
+    x.push_back(-i / 256.f);
+  for (int n = 0; n <= 126; ++n) {
+    x.push_back(std::nextafter(-static_cast<float>(n), 0.f));
+    if (n < 126) // below -126 is the clamp's
+      x.push_back(std::nextafter(-static_cast<float>(n), -1000.f));
+  }
+  for (int i = 0; i < 100000; ++i)
+    x.push_back(-i / 100000.f);
+  const size_t checked = x.size();
+  for (float v : {-126.5f, -1000.f, -1e30f, -std::numeric_limits<float>::infinity(),
+                  std::numeric_limits<float>::quiet_NaN()})
+    x.push_back(v);
+  const int lanes = isa == Isa::Avx512 ? 16 : 8;
+  while (x.size() % lanes)
+    x.push_back(0.f);
+  auto kernel = generatedFor<Exp2Probe>(isa, 0);
+  ASSERT_TRUE(kernel);
+  std::vector<float> y(x.size(), -777.f);
+  const void *args[] = {x.data(), y.data()};
+  for (size_t t = 0; t < x.size() / lanes; ++t)
+    ASSERT_EQ(kernel->function()(args, t, t), 0);
+  double worst = 0;
+  float worstAt = 0;
+  for (size_t i = 0; i < checked; ++i) {
+    double want = std::exp2(static_cast<double>(x[i]));
+    double err = std::fabs(y[i] - want) / want;
+    if (!(err <= worst)) {
+      worst = err;
+      worstAt = x[i];
+    }
+  }
+  EXPECT_LT(worst, 1.2e-7) << "at x = " << worstAt;
+  for (size_t i = checked; i < checked + 5; ++i)
+    EXPECT_EQ(y[i], std::ldexp(1.f, -126)) << "x = " << x[i];
+  EXPECT_EQ(y[0], 1.f);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, VectorMathTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+                         [](const auto &info) {
+                           return info.param == Isa::Avx512 ? std::string("avx512")
+                                                            : std::string("avx2");
+                         });
+
+} // namespace
