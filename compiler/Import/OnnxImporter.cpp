@@ -505,8 +505,8 @@ OwningOpRef<ModuleOp> Importer::run() {
       }
       if (cast<ShapedType>(*declared).getElementType() != got) {
         emitError(v.getLoc()) << "graph output '" << vi.name() << "' is declared as "
-                              << cast<ShapedType>(*declared).getElementType()
-                              << " but computed as " << got;
+                              << onnxTypeName(cast<ShapedType>(*declared).getElementType())
+                              << " but computed as " << onnxTypeName(got);
         return nullptr;
       }
     }

@@ -15,6 +15,25 @@ using namespace mlir;
 
 namespace mlir::nunc {
 
+std::string onnxTypeName(Type t) {
+  std::string name;
+  if (t.isF32())
+    name = "float";
+  else if (t.isF16())
+    name = "float16";
+  else if (t.isBF16())
+    name = "bfloat16";
+  else if (t.isF64())
+    name = "double";
+  else if (t.isInteger(1))
+    name = "bool";
+  else if (auto i = dyn_cast<IntegerType>(t))
+    name = (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
+  else
+    llvm::raw_string_ostream(name) << t;
+  return "'" + name + "'";
+}
+
 int64_t getElementByteWidth(Type elementType) {
   if (auto q = dyn_cast<quant::QuantizedType>(elementType))
     elementType = q.getStorageType();

@@ -62,8 +62,8 @@ LogicalResult requireSameElement(Operation *op, ValueRange values) {
   Type first = elementOf(values.front());
   for (Value v : values.drop_front())
     if (elementOf(v) != first)
-      return op->emitError() << "operands have different element types: " << first
-                             << " and " << elementOf(v);
+      return op->emitError() << "operands have different element types: "
+                             << onnxTypeName(first) << " and " << onnxTypeName(elementOf(v));
   return success();
 }
 
@@ -222,8 +222,8 @@ LogicalResult ClipOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     if (!bound)
       continue;
     if (elementOf(bound) != elementOf(getInput()))
-      return emitError() << "bound type " << elementOf(bound)
-                         << " differs from input type " << elementOf(getInput());
+      return emitError() << "bound type " << onnxTypeName(elementOf(bound))
+                         << " differs from input type " << onnxTypeName(elementOf(getInput()));
     auto d = dimsOf(bound);
     if (d) {
       std::optional<int64_t> n = shape::numElements(*d);
@@ -853,10 +853,10 @@ LogicalResult QuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (!element.isInteger(8) && !element.isInteger(16))
     return emitError() << "output type must be a signed or unsigned 8- or 16-bit "
                           "integer, got "
-                       << element;
+                       << onnxTypeName(element);
   if (getZeroPoint() && elementOf(getZeroPoint()) != element)
-    return emitError() << "zero point type " << elementOf(getZeroPoint())
-                       << " differs from the output type " << element;
+    return emitError() << "zero point type " << onnxTypeName(elementOf(getZeroPoint()))
+                       << " differs from the output type " << onnxTypeName(element);
   if (elementOf(getScale()) != elementOf(getInput()))
     return emitError() << "scale type differs from the input type";
   if (failed(checkQuantParam(*this, getScale(), getInput(), getAxis(), "scale")))
@@ -870,8 +870,8 @@ LogicalResult QuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 
 LogicalResult DequantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (getZeroPoint() && elementOf(getZeroPoint()) != elementOf(getInput()))
-    return emitError() << "zero point type " << elementOf(getZeroPoint())
-                       << " differs from the input type " << elementOf(getInput());
+    return emitError() << "zero point type " << onnxTypeName(elementOf(getZeroPoint()))
+                       << " differs from the input type " << onnxTypeName(elementOf(getInput()));
   if (failed(checkQuantParam(*this, getScale(), getInput(), getAxis(), "scale")))
     return failure();
   if (getZeroPoint() &&

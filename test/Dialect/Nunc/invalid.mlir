@@ -46,7 +46,7 @@ func.func @equal_result_not_i1(%a: tensor<3xf32>) {
 // -----
 
 func.func @add_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3xf16>) {
-  // expected-error @+1 {{operands have different element types: 'f32' and 'f16'}}
+  // expected-error @+1 {{operands have different element types: 'float' and 'float16'}}
   %0 = nunc.add %a, %b : (tensor<2x3xf32>, tensor<3xf16>) -> tensor<2x3xf32>
   return
 }
@@ -54,7 +54,7 @@ func.func @add_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3xf16>) {
 // -----
 
 func.func @where_element_type_mismatch(%c: tensor<4xi1>, %x: tensor<4xf32>, %y: tensor<4xi32>) {
-  // expected-error @+1 {{operands have different element types: 'f32' and 'i32'}}
+  // expected-error @+1 {{operands have different element types: 'float' and 'int32'}}
   %0 = nunc.where %c, %x, %y : (tensor<4xi1>, tensor<4xf32>, tensor<4xi32>) -> tensor<4xf32>
   return
 }
@@ -104,7 +104,7 @@ func.func @clip_max_not_scalar(%x: tensor<4xf32>, %hi: tensor<1x2xf32>) {
 // -----
 
 func.func @clip_bound_type(%x: tensor<4xf32>, %lo: tensor<f16>) {
-  // expected-error @+1 {{bound type 'f16' differs from input type 'f32'}}
+  // expected-error @+1 {{bound type 'float16' differs from input type 'float'}}
   %0 = nunc.clip %x min %lo : tensor<f16> : tensor<4xf32> -> tensor<4xf32>
   return
 }
@@ -197,7 +197,7 @@ func.func @matmul_wrong_result(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
 // -----
 
 func.func @matmul_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<3x4xf64>) {
-  // expected-error @+1 {{operands have different element types: 'f32' and 'f64'}}
+  // expected-error @+1 {{operands have different element types: 'float' and 'double'}}
   %0 = nunc.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf64>) -> tensor<2x4xf32>
   return
 }
@@ -642,7 +642,7 @@ func.func @concat_dim_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x4xf32>) {
 // -----
 
 func.func @concat_element_type_mismatch(%a: tensor<2x3xf32>, %b: tensor<2x3xi32>) {
-  // expected-error @+1 {{operands have different element types: 'f32' and 'i32'}}
+  // expected-error @+1 {{operands have different element types: 'float' and 'int32'}}
   %0 = nunc.concat %a, %b {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi32>) -> tensor<*xf32>
   return
 }
@@ -813,7 +813,7 @@ func.func @conv_unranked_weight(%x: tensor<1x2x8x8xf32>, %w: tensor<*xf32>) {
 // -----
 
 func.func @conv_element_type_mismatch(%x: tensor<1x2x8x8xf32>, %w: tensor<6x2x3x3xf16>) {
-  // expected-error @+1 {{operands have different element types: 'f32' and 'f16'}}
+  // expected-error @+1 {{operands have different element types: 'float' and 'float16'}}
   %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x8x8xf32>, tensor<6x2x3x3xf16> -> tensor<*xf32>
   return
 }
@@ -922,7 +922,7 @@ func.func @global_average_pool_rank_2(%x: tensor<2x4xf32>) {
 // -----
 
 func.func @quantize_linear_32_bit_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
-  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'i32'}}
+  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'int32'}}
   %0 = nunc.quantize_linear %x, %s {output_element_type = i32} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
   return
 }
@@ -930,7 +930,7 @@ func.func @quantize_linear_32_bit_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
 // -----
 
 func.func @quantize_linear_float_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
-  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'f32'}}
+  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'float'}}
   %0 = nunc.quantize_linear %x, %s {output_element_type = f32} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
   return
 }
@@ -938,7 +938,7 @@ func.func @quantize_linear_float_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
 // -----
 
 func.func @quantize_linear_4_bit_output(%x: tensor<2x3xf32>, %s: tensor<f32>) {
-  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'i4'}}
+  // expected-error @+1 {{output type must be a signed or unsigned 8- or 16-bit integer, got 'int4'}}
   %0 = nunc.quantize_linear %x, %s {output_element_type = i4} : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xi8>
   return
 }
@@ -955,7 +955,7 @@ func.func @quantize_linear_attribute_result_mismatch(%x: tensor<2x3xf32>, %s: te
 // -----
 
 func.func @quantize_linear_zero_point_type(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i8>) {
-  // expected-error @+1 {{zero point type 'i8' differs from the output type 'ui8'}}
+  // expected-error @+1 {{zero point type 'int8' differs from the output type 'uint8'}}
   %0 = nunc.quantize_linear %x, %s, %z : tensor<i8> {output_element_type = ui8} : tensor<4xf32>, tensor<f32> -> tensor<4xui8>
   return
 }
@@ -995,7 +995,7 @@ func.func @quantize_linear_axis_out_of_range(%x: tensor<2x3xf32>, %s: tensor<3xf
 // -----
 
 func.func @dequantize_linear_zero_point_type(%x: tensor<2x4xi8>, %s: tensor<f32>, %z: tensor<ui8>) {
-  // expected-error @+1 {{zero point type 'ui8' differs from the input type 'i8'}}
+  // expected-error @+1 {{zero point type 'uint8' differs from the input type 'int8'}}
   %0 = nunc.dequantize_linear %x, %s, %z : tensor<ui8> : tensor<2x4xi8>, tensor<f32> -> tensor<2x4xf32>
   return
 }

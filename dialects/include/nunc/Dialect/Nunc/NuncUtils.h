@@ -25,6 +25,10 @@ bool readRawElements(ElementsAttr attr, llvm::SmallVectorImpl<char> &out);
 /// unpacked and not as a splat; an empty optional otherwise.
 std::optional<llvm::ArrayRef<char>> tryGetRawElements(ElementsAttr attr);
 
+/// An element type as ONNX names it, quoted ('float', 'int64', 'uint8'),
+/// for the messages a model's author reads; other types as MLIR prints them.
+std::string onnxTypeName(Type t);
+
 /// Bytes of one element as stored by nunc (i1 takes one byte).
 int64_t getElementByteWidth(Type elementType);
 
