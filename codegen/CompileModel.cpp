@@ -90,6 +90,7 @@ std::string indexSource(Value v) {
 }
 
 x86::Activation roundToGrid(Type grid);
+x86::Activation::Grid geluGrid(std::optional<Type> grid);
 
 /// The x86 attention kernel's view of an attention op, if it can run it.
 std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
@@ -410,6 +411,15 @@ x86::Activation roundToGrid(Type grid) {
                                     q.getStorageTypeMax() - q.getZeroPoint());
 }
 
+/// A GELU grid of the kernels (scale 0: none) from a gelu's optional
+/// `!quant.uniform`.
+x86::Activation::Grid geluGrid(std::optional<Type> grid) {
+  if (!grid)
+    return {};
+  x86::Activation a = roundToGrid(*grid);
+  return {a.scale, a.min, a.max};
+}
+
 /// The f32 values of a constant f32 operand.
 /// Whether an int8 GEMM's results all lie within 2^30 scales of its u8
 /// output grid, whatever its static u8 input holds (no residual): output j
@@ -539,17 +549,9 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
     }
     c.activation = x86::Activation::fromName(name, lo, hi);
     if (auto gelu = dyn_cast<GeluOp>(op)) {
-      auto grid = [](std::optional<Type> t) {
-        x86::Activation::Grid g;
-        if (t) {
-          x86::Activation a = roundToGrid(*t);
-          g = {a.scale, a.min, a.max};
-        }
-        return g;
-      };
-      c.activation.erfGrid = grid(gelu.getErfQuantization());
-      c.activation.sumGrid = grid(gelu.getSumQuantization());
-      c.activation.productGrid = grid(gelu.getProductQuantization());
+      c.activation.erfGrid = geluGrid(gelu.getErfQuantization());
+      c.activation.sumGrid = geluGrid(gelu.getSumQuantization());
+      c.activation.productGrid = geluGrid(gelu.getProductQuantization());
     }
   } else if (auto fq = dyn_cast<FakeQuantizeOp>(op)) {
     c.inputs = 1;
@@ -1595,6 +1597,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       cfg.product = roundToGrid(*t);
     if (std::optional<Type> t = ql.getBiasQuantization())
       cfg.sum = roundToGrid(*t);
+    if (std::optional<Type> t = ql.getActivationInputQuantization())
+      cfg.activationInput = roundToGrid(*t);
+    cfg.activation.erfGrid = geluGrid(ql.getGeluErfQuantization());
+    cfg.activation.sumGrid = geluGrid(ql.getGeluSumQuantization());
+    cfg.activation.productGrid = geluGrid(ql.getGeluProductQuantization());
     SmallVector<char> raw;
     readRawElements(l->weights, raw);
     std::vector<int8_t> packed = x86::Int8GemmKernel::packWeights(
@@ -1616,7 +1623,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         scales[j] = qc.scale * scales[j];
       }
     if (cfg.u8Output && !cfg.perRowA && !cfg.residual && cfg.product.kind == x86::Activation::None &&
-        cfg.sum.kind == x86::Activation::None)
+        cfg.sum.kind == x86::Activation::None &&
+        cfg.activationInput.kind == x86::Activation::None && !cfg.activation.hasGrids())
       cfg.u8Bounded = u8OutputBounded(absSums, scales, bias ? bias->data() : nullptr,
                                       qc.zeroPoint, cfg.activation, nullptr, nullptr,
                                       x86::Activation(), cfg.u8Output->scale);
@@ -1647,8 +1655,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       : qc.perTensor ? "dynamic tensor"
                                      : "dynamic rows",
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
-                      ql.getActivation() == "none" ? std::string()
-                                                   : " " + ql.getActivation().str(),
+                      (ql.getActivationInputQuantization() ? " +requantize" : "") +
+                          (ql.getActivation() == "none" ? std::string()
+                                                        : " " + ql.getActivation().str()) +
+                          (ql.hasGeluGrids() ? " on grids" : ""),
                       cfg.product.kind != x86::Activation::None ? " +rounded product" : "",
                       cfg.u8Output                 ? " -> u8"
                       : ql.getOutputQuantization() ? " +requantize"

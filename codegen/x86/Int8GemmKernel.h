@@ -59,6 +59,10 @@ struct Int8GemmConfig {
   /// Applied after the bias, before the residual: FakeQuant (the Q/DQ pair
   /// between a bias Add and a residual Add), or None. Linear form only.
   Activation sum;
+  /// Applied after the residual, before the activation: FakeQuant (the Q/DQ
+  /// pair between a QDQ model's GEMM and its GELU, which then carries its
+  /// own grids), or None. Linear form only.
+  Activation activationInput;
   /// C as u8 on this grid instead of f32 (quantized_linear's u8_output, the
   /// next GEMM's static input; quantized_conv's, a depthwise conv's input):
   /// clamp(round_half_even(y / scale) + zp, 0, 255), computed as the row

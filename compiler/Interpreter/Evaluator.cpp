@@ -296,12 +296,27 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         std::optional<Type> input;
         if (std::optional<quant::UniformQuantizedType> q = o.staticInputQuantization())
           input = *q;
+        // A grid before the activation, or grids inside it: the activation
+        // follows the rest of the epilogue on its own.
+        std::optional<kernels::Grid> beforeActivation =
+            gridOf(o.getActivationInputQuantization());
+        bool activationAfter = beforeActivation || o.hasGeluGrids();
         Expected<Tensor> y = quantizedLinear(
             get(o.getInput()), get(o.getWeight()), *scales,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
-            opt(o.getBias()), opt(o.getResidual()), o.getActivation(),
+            opt(o.getBias()), opt(o.getResidual()),
+            activationAfter ? StringRef("none") : o.getActivation(),
             o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat(),
             gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()));
+        if (y && activationAfter && beforeActivation)
+          y = roundToGrid(*y, *beforeActivation);
+        if (y && activationAfter)
+          y = o.hasGeluGrids()
+                  ? geluOnGrids(*y, GeluGrids{gridOf(o.getGeluErfQuantization()),
+                                              gridOf(o.getGeluSumQuantization()),
+                                              gridOf(o.getGeluProductQuantization())})
+                  : activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
+                               o.getActivationMax().convertToFloat());
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());

@@ -59,6 +59,9 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   // grids.
   pm.nest<func::FuncOp>().addPass(createFuseAttention());
   pm.nest<func::FuncOp>().addPass(createFuseGelu());
+  // Such a GELU (or any activation) after a quantized GEMM's output grid
+  // runs in that GEMM's epilogue.
+  pm.nest<func::FuncOp>().addPass(createFuseLinear());
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,

@@ -34,6 +34,10 @@ struct LinearParts {
   /// bias (product_quantization) and the sum after it
   /// (bias_quantization).
   TypeAttr productQuantization, biasQuantization;
+  /// quantized_linear only: the grid before the activation, and a QDQ
+  /// GELU's grids inside it.
+  TypeAttr activationInputQuantization, geluErfQuantization, geluSumQuantization,
+      geluProductQuantization;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -58,8 +62,14 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
       attrs.push_back(rewriter.getNamedAttr("input_quantization", p.inputQuantization));
     if (p.productQuantization)
       attrs.push_back(rewriter.getNamedAttr("product_quantization", p.productQuantization));
-    if (p.biasQuantization)
-      attrs.push_back(rewriter.getNamedAttr("bias_quantization", p.biasQuantization));
+    for (auto [name, grid] :
+         {std::pair("bias_quantization", p.biasQuantization),
+          std::pair("activation_input_quantization", p.activationInputQuantization),
+          std::pair("gelu_erf_quantization", p.geluErfQuantization),
+          std::pair("gelu_sum_quantization", p.geluSumQuantization),
+          std::pair("gelu_product_quantization", p.geluProductQuantization)})
+      if (grid)
+        attrs.push_back(rewriter.getNamedAttr(name, grid));
   }
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
@@ -99,7 +109,11 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getActivationQuantization(),
           op.getInputQuantizationAttr(),
           op.getProductQuantizationAttr(),
-          op.getBiasQuantizationAttr()};
+          op.getBiasQuantizationAttr(),
+          op.getActivationInputQuantizationAttr(),
+          op.getGeluErfQuantizationAttr(),
+          op.getGeluSumQuantizationAttr(),
+          op.getGeluProductQuantizationAttr()};
 }
 
 /// A constant as an evaluator tensor, if `v` is a float32 constant.
@@ -273,16 +287,27 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
   }
 };
 
-/// An activation op applied to a linear (or quantized_linear) result.
+/// An activation op applied to a linear (or quantized_linear) result. After
+/// a quantized_linear's output grid (a QDQ model's Q/DQ pair between the
+/// GEMM and a GELU), the activation follows that grid in the epilogue
+/// (activation_input_quantization), and a QDQ GELU brings its grids.
 template <typename ActOp, typename LinearTy>
 struct ActivationIntoLinear : OpRewritePattern<ActOp> {
   using OpRewritePattern<ActOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(ActOp act, PatternRewriter &rewriter) const override {
+    constexpr bool quantized = std::is_same_v<LinearTy, QuantizedLinearOp>;
     auto lin = singleUseDef<LinearTy>(act->getOperand(0));
-    if (!lin || lin.getActivation() != "none" || act.getType() != lin.getType() ||
-        roundsOutput(lin))
+    if (!lin || lin.getActivation() != "none" || act.getType() != lin.getType())
       return failure();
     LinearParts p = partsOf(lin);
+    if (roundsOutput(lin)) {
+      if constexpr (!quantized)
+        return failure();
+      else if (lin.getU8Output())
+        return failure();
+      else
+        p.activationInputQuantization = outputGrid(lin);
+    }
     if constexpr (std::is_same_v<ActOp, ReluOp>) {
       p.activation = "relu";
     } else if constexpr (std::is_same_v<ActOp, SigmoidOp>) {
@@ -290,8 +315,13 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
       p.activation = "tanh";
     } else if constexpr (std::is_same_v<ActOp, GeluOp>) {
-      if (act.hasGrids()) // the epilogue has no grids inside its activation
-        return failure();
+      if (act.hasGrids()) {
+        if constexpr (!quantized)
+          return failure();
+        p.geluErfQuantization = act.getErfQuantizationAttr();
+        p.geluSumQuantization = act.getSumQuantizationAttr();
+        p.geluProductQuantization = act.getProductQuantizationAttr();
+      }
       p.activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {
       std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -INFINITY;

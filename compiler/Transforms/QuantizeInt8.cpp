@@ -242,7 +242,10 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         b, op.getLoc(), op.getType(), op.getInput(), weight, op.getBias(), op.getResidual(),
         b.getStringAttr(calibration ? "static" : "dynamic_per_row"), *inputType, TypeAttr(),
         /*u8_output=*/UnitAttr(), /*product_quantization=*/TypeAttr(),
-        /*bias_quantization=*/TypeAttr(), op.getActivationAttr(), op.getActivationMinAttr(), op.getActivationMaxAttr());
+        /*bias_quantization=*/TypeAttr(), /*activation_input_quantization=*/TypeAttr(),
+        /*gelu_erf_quantization=*/TypeAttr(), /*gelu_sum_quantization=*/TypeAttr(),
+        /*gelu_product_quantization=*/TypeAttr(), op.getActivationAttr(),
+        op.getActivationMinAttr(), op.getActivationMaxAttr());
     Operation *oldWeight = op.getWeight().getDefiningOp();
     op.replaceAllUsesWith(quantized.getResult());
     op.erase();

@@ -665,3 +665,22 @@ func.func @qlinear_matmul(%x: tensor<2x3xf32>, %a: tensor<2x3xui8>) -> (tensor<2
   %z = nunc.qlinear_matmul %a, %s, %zp, %w, %ws, %wzp1, %ys, %yzp : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>) -> tensor<2x2xui8>
   return %y, %z : tensor<2x2xui8>, tensor<2x2xui8>
 }
+
+// -----
+
+// A GELU with a QDQ model's grids stays after an f32 linear (its epilogue
+// has no grids); a Relu after a quantized_linear's output grid folds in
+// after that grid.
+// CHECK-LABEL: func.func @activation_after_the_output_grid(
+// CHECK: nunc.linear
+// CHECK-NEXT: nunc.gelu {{.*}}erf_quantization
+// CHECK-NEXT: nunc.quantized_linear %{{.*}} {activation = "relu", activation_input_quantization = !quant.uniform<u8:f32, 5.000000e-01:3>} :
+// CHECK-NOT: nunc.relu
+func.func @activation_after_the_output_grid(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) -> (tensor<2x4xf32>, tensor<2x2xf32>) {
+  %c = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.matmul %x, %c : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.gelu %0 {erf_quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x4xf32> -> tensor<2x4xf32>
+  %2 = nunc.quantized_linear %x, %w {output_quantization = !quant.uniform<u8:f32, 0.5:3>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  %3 = nunc.relu %2 : tensor<2x2xf32> -> tensor<2x2xf32>
+  return %1, %3 : tensor<2x4xf32>, tensor<2x2xf32>
+}

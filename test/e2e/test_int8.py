@@ -736,8 +736,13 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
                for k in kernels) == 6, kernels
     assert not any(k["op"] in ("nunc.softmax", "nunc.matmul", "nunc.transpose")
                    for k in manifest["kernels"]), kernels
-    # GELU with the grids of its three pairs, one pass.
-    assert sum(k.startswith("elementwise.gelu.avx512[") for k in kernels) == 6, kernels
+    # GELU with the grids of its three pairs runs in FFN1's epilogue, after
+    # the grid of the pair between them, and writes FFN2's u8 input: no GELU
+    # pass, no quantize pass over its output.
+    assert sum(k.startswith("gemm.int8.avx512vnni[16x1536x384, static, u8 in]") and
+               k.endswith("+requantize gelu on grids -> u8") for k in kernels) == 6, kernels
+    assert not any(k["op"] == "nunc.gelu" for k in manifest["kernels"]), kernels
+    assert sum(k.startswith("quantize.avx512vnni[16x1536,") for k in kernels) == 0, kernels
     assert not any(k["op"] in ("nunc.erf", "nunc.div") for k in manifest["kernels"]), kernels
     # Left: the embeddings' pairs, and per layer the pairs on the two
     # LayerNorm results the residual Adds read.

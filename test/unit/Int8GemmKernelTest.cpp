@@ -470,6 +470,65 @@ TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
         }
 }
 
+/// A QDQ model's GELU in the epilogue (FFN1's): the result rounded to the
+/// grid of the Q/DQ pair before the GELU (activationInput), then GELU with
+/// its three grids, as f32 and as the next GEMM's u8 codes. Against the
+/// plain result taken through the same steps with erf in double: equal but
+/// where the kernels' erf (AVX-512 table 4e-7, AVX2 rational 1.2e-6) lands
+/// across a grid tie, then off by one product step at most. Rows of one to
+/// three vectors with tails, partial row tiles; AVX-512 VNNI runs a tile's
+/// GELUs four at a time through a stack block.
+TEST_P(Int8GemmKernelTest, GeluOnGridsAfterTheOutputGrid) {
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  using mlir::nunc::kernels::fakeQuantizeValue;
+  std::mt19937 rng(61);
+  Activation gelu = Activation::fromName("gelu", 0, 0);
+  gelu.erfGrid = {1 / 127.5f, -128, 127};
+  gelu.sumGrid = {1 / 127.5f, 0, 255};
+  gelu.productGrid = {0.0625f, -20, 235};
+  int64_t differ = 0, total = 0, distinct = 0;
+  for (int64_t m : {1, 7, 17, 45})
+    for (int64_t n : {7, 16, 47, 129}) {
+      SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n));
+      RandomOperands ops(m, n, 64, isa, /*perRow=*/false, 113, 0.03f, rng);
+      Int8GemmConfig cfg = ops.config();
+      cfg.bias = true;
+      std::vector<float> plain(m * n), got(m * n + 16, -777.f);
+      ops.run(cfg, ops.bias, plain.data());
+      cfg.activationInput = Activation::fakeQuant(0.05f, -128, 127);
+      cfg.activation = gelu;
+      ops.run(cfg, ops.bias, got.data());
+      std::vector<float> want(m * n);
+      for (int64_t i = 0; i < m * n; ++i) {
+        float x = fakeQuantizeValue(plain[i], 0.05f, 128, 0, 255);
+        float e = fakeQuantizeValue(static_cast<float>(std::erf(x / std::sqrt(2.0))),
+                                    1 / 127.5f, 128, 0, 255);
+        float sum = fakeQuantizeValue(e + 1, 1 / 127.5f, 0, 0, 255);
+        want[i] = fakeQuantizeValue(x * sum, 0.0625f, 20, 0, 255) * 0.5f;
+        distinct += i == 0 || want[i] != want[i - 1];
+        differ += got[i] != want[i];
+        ASSERT_LE(std::fabs(got[i] - want[i]), 0.0625f * 0.5f + 1e-6f)
+            << "at " << i / n << ", " << i % n << " from " << plain[i];
+      }
+      ASSERT_EQ(got[m * n], -777.f) << "wrote past C";
+      total += m * n;
+      // The same values as the next layer's u8 codes.
+      cfg.u8Output = Int8GemmConfig::U8Output{0.03125f, 8};
+      std::vector<uint8_t> codes(m * n + 64, 0xA5);
+      ops.run(cfg, ops.bias, codes.data());
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_EQ(int(codes[i]),
+                  int(std::clamp(std::nearbyint(got[i] / 0.03125f) + 8.f, 0.f, 255.f)))
+            << "at " << i / n << ", " << i % n;
+      for (int64_t i = m * n; i < m * n + 64; ++i)
+        ASSERT_EQ(codes[i], 0xA5) << "wrote past C";
+    }
+  EXPECT_LE(differ * 100, total) << "more than 1 % of the values off the reference";
+  EXPECT_GT(distinct * 4, total) << "the results should spread over the grid";
+}
+
 /// The row quantizer for `c` run over x: its u8 rows (then `sentinel`
 /// bytes of 0xcd) and row block.
 void runQuantizer(const QuantizeRowsConfig &c, const std::vector<float> &x,

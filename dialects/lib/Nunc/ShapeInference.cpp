@@ -1091,13 +1091,21 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
     return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "
                           "bits over f32 with a positive scale and a zero point in range, not "
                        << *getOutputQuantization();
-  for (auto [name, grid] : {std::pair("product_quantization", getProductQuantization()),
-                             std::pair("bias_quantization", getBiasQuantization())})
+  for (auto [name, grid] :
+       {std::pair("product_quantization", getProductQuantization()),
+        std::pair("bias_quantization", getBiasQuantization()),
+        std::pair("activation_input_quantization", getActivationInputQuantization()),
+        std::pair("gelu_erf_quantization", getGeluErfQuantization()),
+        std::pair("gelu_sum_quantization", getGeluSumQuantization()),
+        std::pair("gelu_product_quantization", getGeluProductQuantization())})
     if (grid && !isTensorGrid(*grid))
       return emitError() << name << " must be a per-tensor !quant.uniform of at most 16 bits "
                                     "over f32 with a positive scale and a zero point in range, "
                                     "not "
                          << *grid;
+  if (hasGeluGrids() && getActivation() != "gelu")
+    return emitError() << "gelu grids need activation \"gelu\", not \"" << getActivation()
+                       << "\"";
   if (getU8Output() && !isU8Activation(getOutputQuantization().value_or(Type())))
     return emitError() << "u8_output needs an output_quantization of !quant.uniform<u8:f32, "
                           "scale:zp>";

@@ -1094,6 +1094,22 @@ func.func @quantized_linear_s8_input(%x: tensor<2x3x!quant.uniform<i8:f32, 0.25>
 
 // -----
 
+func.func @quantized_linear_gelu_grids_without_gelu(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{gelu grids need activation "gelu", not "relu"}}
+  %0 = nunc.quantized_linear %x, %w {activation = "relu", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_activation_input_grid_signed_scale(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{activation_input_quantization must be a per-tensor !quant.uniform of at most 16 bits over f32}}
+  %0 = nunc.quantized_linear %x, %w {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32:1, {0.5, 0.25}>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
 func.func @quantized_linear_u8_output_without_grid(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
   // expected-error @+1 {{u8_output needs an output_quantization of !quant.uniform<u8:f32, scale:zp>}}
   %0 = nunc.quantized_linear %x, %w {u8_output} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>

@@ -101,7 +101,10 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
     constant s8 weight of zero point 0, Cast, Mul by the product of the
     scales) becomes nunc.quantized_linear with per-tensor dynamic
     activations; bias, residual and activation then fold into it the same
-    way.
+    way. An activation after a quantized_linear's output grid (a QDQ
+    model's Q/DQ pair between the GEMM and its GELU) follows that grid in
+    the epilogue (`activation_input_quantization`), and a QDQ GELU's own
+    grids come with it (`gelu_*_quantization`).
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

@@ -521,9 +521,14 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     dequantized product to that grid before the bias is added: a QDQ model's
     Q/DQ pair between the MatMul and its bias Add. `bias_quantization`
     rounds the sum after the bias (if any), before the residual: the Q/DQ
-    pair between the bias Add and a residual Add. The epilogue's order:
-    product, product grid, bias, bias grid, residual, activation, output
-    grid.
+    pair between the bias Add and a residual Add.
+    `activation_input_quantization` rounds the sum after the residual,
+    before the activation: the Q/DQ pair between a QDQ model's GEMM and its
+    GELU, whose own pairs inside are `gelu_erf_quantization`,
+    `gelu_sum_quantization` and `gelu_product_quantization` (as on
+    `nunc.gelu`; activation "gelu" only). The epilogue's order: product,
+    product grid, bias, bias grid, residual, activation input grid,
+    activation, output grid.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -534,13 +539,22 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             OptionalAttr<TypeAttr>:$output_quantization,
                             UnitAttr:$u8_output,
                             OptionalAttr<TypeAttr>:$product_quantization,
-                            OptionalAttr<TypeAttr>:$bias_quantization),
+                            OptionalAttr<TypeAttr>:$bias_quantization,
+                            OptionalAttr<TypeAttr>:$activation_input_quantization,
+                            OptionalAttr<TypeAttr>:$gelu_erf_quantization,
+                            OptionalAttr<TypeAttr>:$gelu_sum_quantization,
+                            OptionalAttr<TypeAttr>:$gelu_product_quantization),
                        activationAttrs);
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it
     /// arrives quantized, else input_quantization (absent: dynamic).
     std::optional<::mlir::quant::UniformQuantizedType> staticInputQuantization();
+    /// Whether a QDQ model's grids round inside the GELU activation.
+    bool hasGeluGrids() {
+      return getGeluErfQuantization() || getGeluSumQuantization() ||
+             getGeluProductQuantization();
+    }
   }];
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
