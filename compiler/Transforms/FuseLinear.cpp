@@ -60,10 +60,9 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
         "activation_quantization", rewriter.getStringAttr(p.activationQuantization)));
     if (p.inputQuantization)
       attrs.push_back(rewriter.getNamedAttr("input_quantization", p.inputQuantization));
-    if (p.productQuantization)
-      attrs.push_back(rewriter.getNamedAttr("product_quantization", p.productQuantization));
     for (auto [name, grid] :
-         {std::pair("bias_quantization", p.biasQuantization),
+         {std::pair("product_quantization", p.productQuantization),
+          std::pair("bias_quantization", p.biasQuantization),
           std::pair("activation_input_quantization", p.activationInputQuantization),
           std::pair("gelu_erf_quantization", p.geluErfQuantization),
           std::pair("gelu_sum_quantization", p.geluSumQuantization),
