@@ -308,7 +308,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             activationAfter ? StringRef("none") : o.getActivation(),
             o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat(),
             gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()));
-        if (y && activationAfter && beforeActivation)
+        if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
         if (y && activationAfter)
           y = o.hasGeluGrids()
