@@ -363,14 +363,20 @@ def main():
         isas = (["vnni", "vnni+cold"] + (["avxvnni"] if "avxvnni" in peak else []) +
                 ["int8avx2"]) if int8 else ["avx512" if "avx512" in peak else "avx2"]
         shapes = [(128, h, h), (128, f, h), (128, h, f)]
+        # The best of five runs, as the peak is the best of its runs: this
+        # machine's GEMMs lose ~30 % for seconds at a time (other tenants),
+        # while the register-only peak loop keeps its rate.
         for isa in isas:
-            g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-gemm"), isa] +
-                               [str(v) for s in shapes for v in s], capture_output=True,
-                               text=True, check=True).stdout.split("\n")
-            for line in filter(None, g):
-                m, n, k, gf = line.split()
-                extra.append((name, isa, f"{m}x{n}x{k}", float(gf),
-                              float(gf) / float(peak[isa.split("+")[0]])))
+            best = {}
+            for _ in range(5):
+                g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-gemm"), isa] +
+                                   [str(v) for s in shapes for v in s], capture_output=True,
+                                   text=True, check=True).stdout.split("\n")
+                for line in filter(None, g):
+                    m, n, k, gf = line.split()
+                    best[f"{m}x{n}x{k}"] = max(best.get(f"{m}x{n}x{k}", 0.0), float(gf))
+            for shape, gf in best.items():
+                extra.append((name, isa, shape, gf, gf / float(peak[isa.split("+")[0]])))
 
     cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"],
                          capture_output=True, text=True).stdout.strip()
@@ -435,7 +441,8 @@ def main():
                 "kernel of targets without VNNI, against the measured `vpmaddwd` + `vpaddd` "
                 "peak; avxvnni, where the host has AVX-VNNI, the ymm VEX `vpdpbusd` kernel "
                 "of `x86_64-avxvnni` against its own peak; vnni+cold reads its weights from copies rotated past L2, as a model "
-                "run does, where the others reuse one copy):\n\n"
+                "run does, where the others reuse one copy). Each row is the best of five runs "
+                "(each the median of many calls), as the peak is the best of its runs:\n\n"
                 "| model | kernel | M x N x K | G(FL)OP/s | of measured peak |\n"
                 "|---|---|---|---|---|\n")
         for name, isa, shape, gf, frac in extra:
