@@ -366,6 +366,19 @@ private:
   LogicalResult emitContraction();
   LogicalResult emitWindowed();
   LogicalResult emitQuantized();
+
+  /// x rounded half to even and saturated to the integer type outEl.
+  Value roundToInteger(Value x, Type outEl) {
+    Type ct = KernelBuilder::computeType(outEl);
+    unsigned w = ct.getIntOrFloatBitWidth();
+    bool u = KernelBuilder::isUnsigned(outEl);
+    double lo = u ? 0 : -std::ldexp(1.0, w - 1), hi = u ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+    Value r = math::RoundEvenOp::create(b, loc, x);
+    r = arith::MaximumFOp::create(b, loc, r, k.floatConst(lo, r.getType()));
+    r = arith::MinimumFOp::create(b, loc, r, k.floatConst(hi, r.getType()));
+    return u ? Value(arith::FPToUIOp::create(b, loc, ct, r))
+             : Value(arith::FPToSIOp::create(b, loc, ct, r));
+  }
 };
 
 FailureOr<Value> GenericEmitter::emit() {
@@ -381,7 +394,7 @@ FailureOr<Value> GenericEmitter::emit() {
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
-  else if (isa<ConvOp, FusedConvOp, ConvIntegerOp, MaxPoolOp, AveragePoolOp>(op))
+  else if (isa<ConvOp, FusedConvOp, ConvIntegerOp, QLinearConvOp, MaxPoolOp, AveragePoolOp>(op))
     r = emitWindowed();
   else if (isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp, DynamicQuantizeLinearOp,
                MatMulIntegerOp, QLinearMatMulOp>(op))
@@ -1228,26 +1241,39 @@ LogicalResult GenericEmitter::emitWindowed() {
     }
     return {xIdx, inside};
   };
-  if (auto ci = dyn_cast<ConvIntegerOp>(op)) {
+  if (isa<ConvIntegerOp, QLinearConvOp>(op)) {
     // (x - x_zp) * (w - w_zp[m]) summed in i32; padded taps contribute 0.
-    ArrayRef<int64_t> w = shapeOf(ci.getWeight());
-    int64_t group = ci.getGroup(), mg = w[0] / group, cg = w[1];
-    Type i32t = b.getI32Type(), wEl = elementOf(ci.getWeight());
-    unsigned next = 2;
-    int xzArg = ci.getInputZeroPoint() ? next++ : -1;
-    int wzArg = ci.getWeightZeroPoint() ? next++ : -1;
-    auto zeroPoint = [&](int arg, Type zEl, Value channel) -> Value {
-      if (arg < 0)
-        return k.intConst(0, i32t);
+    // QLinearConv adds its i32 bias and requantizes as the evaluator does.
+    auto qc = dyn_cast<QLinearConvOp>(op);
+    int wArg = qc ? 3 : 1;
+    ArrayRef<int64_t> w = shapeOf(op->getOperand(wArg));
+    int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt(), mg = w[0] / group,
+            cg = w[1];
+    Type i32t = b.getI32Type(), wEl = elementOf(op->getOperand(wArg));
+    int xzArg = -1, wzArg = -1;
+    if (qc) {
+      xzArg = 2;
+      wzArg = 5;
+    } else {
+      auto ci = cast<ConvIntegerOp>(op);
+      unsigned next = 2;
+      xzArg = ci.getInputZeroPoint() ? next++ : -1;
+      wzArg = ci.getWeightZeroPoint() ? next++ : -1;
+    }
+    // A scalar or per-output-channel parameter, converted to `to`.
+    auto param = [&](int arg, Type to, Value channel) -> Value {
       auto t = cast<RankedTensorType>(op->getOperand(arg).getType());
       SmallVector<Value> idx(t.getRank(), t.getNumElements() == 1 ? k.index(0) : channel);
-      return k.convert(k.read(operandMem(arg), idx, zEl), zEl, i32t);
+      return k.convert(k.read(operandMem(arg), idx, t.getElementType()), t.getElementType(), to);
+    };
+    auto zeroPoint = [&](int arg, Value channel) -> Value {
+      return arg < 0 ? k.intConst(0, i32t) : param(arg, i32t, channel);
     };
     SmallVector<int64_t> taps{cg};
     taps.append(w.begin() + 2, w.end());
     k.forEach(out, [&](ValueRange ivs) {
       Value gIdx = arith::DivUIOp::create(b, loc, ivs[1], k.index(mg));
-      Value xz = zeroPoint(xzArg, el, Value()), wz = zeroPoint(wzArg, wEl, ivs[1]);
+      Value xz = zeroPoint(xzArg, Value()), wz = zeroPoint(wzArg, ivs[1]);
       Value acc = k.reduce(taps, k.intConst(0, i32t), [&](ValueRange t, Value a) {
         auto [xIdx, inside] = convTap(ivs, t, gIdx, cg);
         Value xv = arith::SubIOp::create(
@@ -1256,10 +1282,23 @@ LogicalResult GenericEmitter::emitWindowed() {
         SmallVector<Value> wIdx{ivs[1], t[0]};
         wIdx.append(t.begin() + 1, t.end());
         Value wv = arith::SubIOp::create(
-            b, loc, k.convert(k.read(operandMem(1), wIdx, wEl), wEl, i32t), wz);
+            b, loc, k.convert(k.read(operandMem(wArg), wIdx, wEl), wEl, i32t), wz);
         return arith::AddIOp::create(b, loc, a, arith::MulIOp::create(b, loc, xv, wv));
       });
-      k.write(acc, resultMem(), ivs, i32t);
+      if (!qc) {
+        k.write(acc, resultMem(), ivs, i32t);
+        return;
+      }
+      if (qc.getBias())
+        acc = arith::AddIOp::create(b, loc, acc, param(8, i32t, ivs[1]));
+      Type f32 = b.getF32Type(), f64 = b.getF64Type(), outEl = elementOf(op->getResult(0));
+      Value mult = arith::DivFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, param(1, f32, Value()), param(4, f32, ivs[1])),
+          param(6, f32, Value()));
+      Value v = arith::MulFOp::create(b, loc, k.convert(acc, i32t, f64),
+                                      arith::ExtFOp::create(b, loc, f64, mult));
+      v = arith::AddFOp::create(b, loc, v, param(7, f64, Value()));
+      k.write(roundToInteger(v, outEl), resultMem(), ivs, outEl);
     });
     return success();
   }
@@ -1371,17 +1410,7 @@ LogicalResult GenericEmitter::emitWindowed() {
 
 LogicalResult GenericEmitter::emitQuantized() {
   /// round-half-even(x), clamped to the integer type's range, converted.
-  auto quantize = [&](Value x, Type outEl) -> Value {
-    Type ct = KernelBuilder::computeType(outEl);
-    unsigned w = ct.getIntOrFloatBitWidth();
-    bool u = KernelBuilder::isUnsigned(outEl);
-    double lo = u ? 0 : -std::ldexp(1.0, w - 1), hi = u ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
-    Value r = math::RoundEvenOp::create(b, loc, x);
-    r = arith::MaximumFOp::create(b, loc, r, k.floatConst(lo, r.getType()));
-    r = arith::MinimumFOp::create(b, loc, r, k.floatConst(hi, r.getType()));
-    return u ? Value(arith::FPToUIOp::create(b, loc, ct, r))
-             : Value(arith::FPToSIOp::create(b, loc, ct, r));
-  };
+  auto quantize = [&](Value x, Type outEl) { return roundToInteger(x, outEl); };
   Type f32 = b.getF32Type();
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](QuantizeLinearOp q) {

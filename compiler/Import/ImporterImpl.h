@@ -23,7 +23,8 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape",
     "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
     "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
-    "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger"};
+    "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
+    "QLinearConv"};
 
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";

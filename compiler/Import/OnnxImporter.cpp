@@ -92,7 +92,7 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Case("Expand", 8)
       .Cases({"Erf", "Where", "ConstantOfShape"}, 9)
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
-      .Case("ConvInteger", 10)
+      .Cases({"ConvInteger", "QLinearConv"}, 10)
       .Case("DynamicQuantizeLinear", 11)
       .Case("LayerNormalization", 17)
       .Case("Gelu", 20)

@@ -401,9 +401,12 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<ConstantOp>(n, {}, {attr("value", value)}));
   }
 
-  if (op == "Conv" || op == "ConvInteger" || op == "MaxPool" || op == "AveragePool") {
-    bool isConv = op == "Conv" || op == "ConvInteger";
-    if (failed(arity(isConv ? 2 : 1, op == "ConvInteger" ? 4 : isConv ? 3 : 1)))
+  if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv" || op == "MaxPool" ||
+      op == "AveragePool") {
+    bool isConv = op != "MaxPool" && op != "AveragePool";
+    bool qlinear = op == "QLinearConv";
+    if (failed(qlinear ? arity(8, 9)
+                       : arity(isConv ? 2 : 1, op == "ConvInteger" ? 4 : isConv ? 3 : 1)))
       return failure();
     FailureOr<std::string> autoPad = n.getString("auto_pad", "NOTSET");
     FailureOr<std::optional<SmallVector<int64_t>>> kernel = n.getInts("kernel_shape"),
@@ -420,10 +423,10 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     if (*kernel) {
       k = **kernel;
     } else if (isConv) {
-      auto w = dyn_cast<RankedTensorType>(in(1).getType());
+      auto w = dyn_cast<RankedTensorType>(in(qlinear ? 3 : 1).getType());
       if (!w || w.getRank() < 3 ||
           llvm::any_of(w.getShape().drop_front(2), ShapedType::isDynamic))
-        return n.error() << "Conv without kernel_shape needs a weight whose spatial "
+        return n.error() << op << " without kernel_shape needs a weight whose spatial "
                             "dims are known";
       k.assign(w.getShape().begin() + 2, w.getShape().end());
     } else {
@@ -450,6 +453,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
         attrs.push_back(segments(operands));
         return take(create<ConvIntegerOp>(n, present(operands), attrs));
       }
+      if (qlinear)
+        return take(create<QLinearConvOp>(n, present(n.inputs), attrs));
       return take(create<ConvOp>(n, present(n.inputs), attrs));
     }
     FailureOr<int64_t> ceil = n.getInt("ceil_mode", 0);

@@ -177,6 +177,16 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(convInteger(get(o.getInput()), get(o.getWeight()),
                                opt(o.getInputZeroPoint()), opt(o.getWeightZeroPoint()), w));
       })
+      .Case([&](QLinearConvOp o) {
+        WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
+                                    o.getDilations(), o.getPads());
+        w.group = o.getGroup();
+        return one(qlinearConv(get(o.getInput()), get(o.getInputScale()),
+                               get(o.getInputZeroPoint()), get(o.getWeight()),
+                               get(o.getWeightScale()), get(o.getWeightZeroPoint()),
+                               get(o.getOutputScale()), get(o.getOutputZeroPoint()),
+                               opt(o.getBias()), w));
+      })
       .Case([&](QLinearMatMulOp o) {
         return one(qlinearMatmul(get(o.getA()), get(o.getAScale()), get(o.getAZeroPoint()),
                                  get(o.getB()), get(o.getBScale()), get(o.getBZeroPoint()),

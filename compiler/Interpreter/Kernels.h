@@ -149,6 +149,13 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
 /// input's zero point.
 Expected<Tensor> convInteger(const Tensor &x, const Tensor &w, const Tensor *xZero,
                              const Tensor *wZero, const WindowAttrs &attrs);
+/// ONNX QLinearConv: ConvInteger's sums plus the i32 bias, times
+/// fl(fl(x_scale w_scale[m]) / y_scale), plus y_zero_point, rounded half to
+/// even and saturated to y_zero_point's type (as ONNX's reference).
+Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor &xZero,
+                             const Tensor &w, const Tensor &wScale, const Tensor &wZero,
+                             const Tensor &yScale, const Tensor &yZero, const Tensor *b,
+                             const WindowAttrs &attrs);
 /// nunc.quantized_conv: the f32 input quantized to u8 with one (scale, zero
 /// point), `fixed` or from its range (DynamicQuantizeLinear), padding the
 /// quantized zero; exact integer sums with the s8 weight [M, C, kh, kw]

@@ -395,6 +395,43 @@ Expected<Tensor> convInteger(const Tensor &x, const Tensor &w, const Tensor *xZe
   return out;
 }
 
+Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor &xZero,
+                             const Tensor &w, const Tensor &wScale, const Tensor &wZero,
+                             const Tensor &yScale, const Tensor &yZero, const Tensor *b,
+                             const WindowAttrs &attrs) {
+  if (xScale.numElements() != 1 || yScale.numElements() != 1 || yZero.numElements() != 1)
+    return kernelError("QLinearConv's x_scale, y_scale and y_zero_point must be scalars");
+  if (yZero.dtype() != DType::U8 && yZero.dtype() != DType::I8)
+    return kernelError("QLinearConv's y_zero_point must be uint8 or int8");
+  NUNC_ASSIGN_OR_RETURN(acc, convInteger(x, w, &xZero, &wZero, attrs));
+  int64_t m = acc.dim(1);
+  if (wScale.numElements() != 1 && (wScale.rank() != 1 || wScale.dim(0) != m))
+    return kernelError("QLinearConv's w_scale must be a scalar or have one value per output "
+                       "channel");
+  if (b && (b->dtype() != DType::I32 || b->rank() != 1 || b->dim(0) != m))
+    return kernelError("QLinearConv's bias must be int32 with one value per output channel");
+  int64_t pixels = acc.numElements() / std::max<int64_t>(1, acc.dim(0) * m);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(yZero.dtype(), acc.shape()));
+  // As ONNX's reference: (sum + B) * fl(fl(x_scale w_scale) / y_scale)
+  // exactly, plus y_zero_point, rounded half to even, saturated.
+  float xs = static_cast<float>(xScale.getDouble(0)), ys = static_cast<float>(yScale.getDouble(0));
+  double yz = static_cast<double>(yZero.getInt(0));
+  bool u8 = yZero.dtype() == DType::U8;
+  const int32_t *c = acc.as<int32_t>();
+  for (int64_t i = 0, total = acc.numElements(); i < total; ++i) {
+    int64_t oc = (i / pixels) % m;
+    float multiplier =
+        xs * static_cast<float>(wScale.getDouble(wScale.numElements() == 1 ? 0 : oc)) / ys;
+    double sum = static_cast<double>(c[i]) + (b ? b->as<int32_t>()[oc] : 0);
+    double v = std::nearbyint(sum * multiplier + yz);
+    if (u8)
+      out.mutableAs<uint8_t>()[i] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
+    else
+      out.mutableAs<int8_t>()[i] = static_cast<int8_t>(std::clamp(v, -128.0, 127.0));
+  }
+  return out;
+}
+
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,

@@ -211,6 +211,11 @@ std::string BatchAnalysis::check(Operation *op) {
         return imageWise(o, o->getOperand(0),
                          conv ? ArrayRef<Value>{o->getOperand(1)} : ArrayRef<Value>{});
       })
+      .Case<QLinearConvOp>([&](QLinearConvOp c) -> std::string {
+        countWeight(c.getWeight(), positionsPerItem(c.getResult()));
+        SmallVector<Value> params(c->getOperands().drop_front());
+        return imageWise(c, c.getInput(), params);
+      })
       .Case<QuantizedConvOp>([&](QuantizedConvOp c) -> std::string {
         std::string why = perTensorRange(c.getActivationQuantization());
         countWeight(c.getWeight(), positionsPerItem(c.getOutput()));

@@ -58,9 +58,9 @@ std::optional<int64_t> countMacs(func::FuncOp func) {
       ArrayRef<int64_t> out = staticShape(gemm.getOutput());
       if (known)
         macs += product(out) * a[gemm.getTransA() ? 0 : 1];
-    } else if (auto conv = dyn_cast<ConvOp>(op)) {
-      ArrayRef<int64_t> w = staticShape(conv.getWeight());
-      ArrayRef<int64_t> out = staticShape(conv.getOutput());
+    } else if (isa<ConvOp, ConvIntegerOp, QLinearConvOp>(op)) {
+      ArrayRef<int64_t> w = staticShape(op->getOperand(isa<QLinearConvOp>(op) ? 3 : 1));
+      ArrayRef<int64_t> out = staticShape(op->getResult(0));
       if (known)
         macs += product(out) * product(w.drop_front(1));
     }

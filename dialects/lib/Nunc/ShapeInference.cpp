@@ -803,6 +803,42 @@ LogicalResult ConvIntegerOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult QLinearConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (elementOf(getInputZeroPoint()) != elementOf(getInput()))
+    return emitError() << "x_zero_point type " << onnxTypeName(elementOf(getInputZeroPoint()))
+                       << " differs from the input type " << onnxTypeName(elementOf(getInput()));
+  if (elementOf(getWeightZeroPoint()) != elementOf(getWeight()))
+    return emitError() << "w_zero_point type " << onnxTypeName(elementOf(getWeightZeroPoint()))
+                       << " differs from the weight type " << onnxTypeName(elementOf(getWeight()));
+  for (auto [v, what] : {std::pair(getInputScale(), "x_scale"),
+                         std::pair(getInputZeroPoint(), "x_zero_point"),
+                         std::pair(getOutputScale(), "y_scale"),
+                         std::pair(getOutputZeroPoint(), "y_zero_point")})
+    if (auto d = dimsOf(v); d && shape::allStatic(*d) && shape::numElements(*d) != 1)
+      return emitError() << what << " must be a scalar";
+  // w_scale and w_zero_point: a scalar or one per output channel (axis 0).
+  for (auto [v, what] : {std::pair(getWeightScale(), "w_scale"),
+                         std::pair(getWeightZeroPoint(), "w_zero_point")})
+    if (failed(checkQuantParam(*this, v, getWeight(), 0, what)))
+      return failure();
+  if (getBias()) {
+    auto b = dimsOf(getBias()), w = dimsOf(getWeight());
+    if (b && (b->size() != 1 || (w && !w->empty() && !ShapedType::isDynamic((*b)[0]) &&
+                                 !ShapedType::isDynamic((*w)[0]) && (*b)[0] != (*w)[0])))
+      return emitError() << "bias must be 1-D with one entry per output channel";
+  }
+  if (failed(inferConv(*this, getInput(), getWeight(), Value(), getAutoPad(), getDilations(),
+                       getGroup(), getKernelShape(), getPads(), getStrides(), types,
+                       /*quantizedWeight=*/true)))
+    return failure();
+  Type element = elementOf(getOutputZeroPoint());
+  if (auto r = dyn_cast<RankedTensorType>(types.back()))
+    types.back() = r.clone(element);
+  else
+    types.back() = UnrankedTensorType::get(element);
+  return success();
+}
+
 LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(

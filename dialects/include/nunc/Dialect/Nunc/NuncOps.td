@@ -197,6 +197,30 @@ def Nunc_ConvIntegerOp : Nunc_Op<"conv_integer", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Nunc_QLinearConvOp : Nunc_Op<"qlinear_conv"> {
+  let summary = "Requantized (x - x_zero_point) conv (w - w_zero_point) + B (ONNX QLinearConv)";
+  let description = [{
+    The i32 sums of ConvInteger plus the i32 bias B (scale x_scale *
+    w_scale, zero point 0), times x_scale * w_scale / y_scale in f32, plus
+    y_zero_point, rounded half to even and saturated to y's type (that of
+    y_zero_point). x_scale, x_zero_point, y_scale and y_zero_point are
+    scalars; w_scale and w_zero_point a scalar or one per output channel.
+  }];
+  let arguments = (ins Nunc_QuantTensor:$input, Nunc_FloatTensor:$input_scale,
+                       Nunc_QuantTensor:$input_zero_point,
+                       Nunc_QuantTensor:$weight, Nunc_FloatTensor:$weight_scale,
+                       Nunc_QuantTensor:$weight_zero_point,
+                       Nunc_FloatTensor:$output_scale, Nunc_QuantTensor:$output_zero_point,
+                       Optional<TensorOf<[I32]>>:$bias,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+  let results = (outs Nunc_QuantTensor:$output);
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
 def Nunc_QLinearMatMulOp : Nunc_Op<"qlinear_matmul"> {
   let summary = "Quantized matmul with per-tensor or per-row/column scales and zero points";
   let arguments = (ins Nunc_QuantTensor:$a, Nunc_FloatTensor:$a_scale,
