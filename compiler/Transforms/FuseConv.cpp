@@ -76,7 +76,8 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
 }
 
 /// The per-tensor u8/s8 grid x was rounded to, and x: a QuantizeLinear /
-/// DequantizeLinear pair, the fake_quantize it became, or a batch_norm or
+/// DequantizeLinear pair, a DequantizeLinear of other integers (then x is
+/// its result), the fake_quantize a pair became, or a batch_norm or
 /// quantized_conv that took the pair as its output_quantization (then x is
 /// that result, already on the grid, which the conv's quantizer maps back
 /// exactly).
@@ -95,10 +96,20 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
                             t.getZeroPoint() + shift, 0, 255)));
   };
   if (auto dq = v.getDefiningOp<DequantizeLinearOp>()) {
+    Type storage = cast<ShapedType>(dq.getInput().getType()).getElementType();
     auto q = dq.getInput().getDefiningOp<QuantizeLinearOp>();
-    if (!q || !cast<ShapedType>(q.getInput().getType()).getElementType().isF32())
+    if (!q) {
+      // Integers from elsewhere (a u8 graph input): their dequantized values
+      // lie on the grid, which quantizes them back exactly.
+      if (!cast<ShapedType>(dq.getType()).getElementType().isF32())
+        return std::nullopt;
+      if (std::optional<TypeAttr> grid =
+              staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage))
+        return std::pair(v, *grid);
       return std::nullopt;
-    Type storage = cast<ShapedType>(q.getType()).getElementType();
+    }
+    if (!cast<ShapedType>(q.getInput().getType()).getElementType().isF32())
+      return std::nullopt;
     std::optional<TypeAttr> grid = staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage);
     if (!grid || grid != staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage))
       return std::nullopt;

@@ -227,7 +227,7 @@ func.func @batch_norm_after_conv_keeps_folding(%x: tensor<1x1x2x2xf32>) -> tenso
   %b = nunc.constant dense<[0.5, -0.5]> : tensor<2xf32>
   %m = nunc.constant dense<[0.0, 1.0]> : tensor<2xf32>
   %v = nunc.constant dense<[1.0, 4.0]> : tensor<2xf32>
-  %c = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32> -> tensor<1x2x2x2xf32>
+  %c = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32> -> tensor<1x2x2x2xf32>
   %n = nunc.batch_norm %c, %g, %b, %m, %v : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
   %s = nunc.constant dense<0.25> : tensor<f32>
   %zp = nunc.constant dense<8> : tensor<ui8>
@@ -278,4 +278,55 @@ func.func @repeated_grids(%x: tensor<2x6xf32>, %w: tensor<6x2x!quant.uniform<i8:
   %q5 = nunc.quantize_linear %relu, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x6xf32>, tensor<f32> -> tensor<2x6xui8>
   %rq = nunc.dequantize_linear %q5, %s, %zp : tensor<ui8> : tensor<2x6xui8>, tensor<f32> -> tensor<2x6xf32>
   return %t1, %o, %lq, %rq : tensor<3x2x2xf32>, tensor<3x2x2xf32>, tensor<1x4xf32>, tensor<2x6xf32>
+}
+
+// -----
+
+// A QLinearConv with a constant weight becomes quantize_static's QDQ form:
+// DequantizeLinear of the input and (per output channel, axis 0) of the
+// weight, an f32 Conv with the attributes, the i32 bias as f32 with the
+// scale fl(sx sw[m]) (0.5 x 0.25 and 0.5 x 0.125: 8 -> 1, -16 -> -1), and a
+// QuantizeLinear to y's grid. The input's Q/DQ pair then fuses as usual.
+
+// CHECK-LABEL: func.func @qlinear_conv(
+// CHECK-SAME: %[[X:.*]]: tensor<1x2x5x5xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{.*}}> : tensor<2x2x3x3xi8>
+// CHECK-DAG: %[[SW:.*]] = nunc.constant dense<[2.500000e-01, 1.250000e-01]> : tensor<2xf32>
+// CHECK-DAG: %[[ZW:.*]] = nunc.constant dense<0> : tensor<2xi8>
+// CHECK-DAG: %[[SY:.*]] = nunc.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[ZY:.*]] = nunc.constant dense<3> : tensor<ui8>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[1.000000e+00, -1.000000e+00]> : tensor<2xf32>
+// CHECK-DAG: %[[XF:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 5.000000e-01:128>}
+// CHECK-DAG: %[[WF:.*]] = nunc.dequantize_linear %[[W]], %[[SW]], %[[ZW]] : tensor<2xi8> {axis = 0 : i64} : tensor<2x2x3x3xi8>, tensor<2xf32> -> tensor<2x2x3x3xf32>
+// CHECK: %[[C:.*]] = nunc.conv %[[XF]], %[[WF]], %[[B]] : tensor<2xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 1>} : tensor<1x2x5x5xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x3x3xf32>
+// CHECK: %[[Y:.*]] = nunc.quantize_linear %[[C]], %[[SY]], %[[ZY]] : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3x3xf32>, tensor<f32> -> tensor<1x2x3x3xui8>
+// CHECK: return %[[Y]]
+func.func @qlinear_conv(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xui8> {
+  %sx = nunc.constant dense<0.5> : tensor<f32>
+  %zx = nunc.constant dense<128> : tensor<ui8>
+  %w = nunc.constant dense<[[[[1, 2, 3], [4, 5, 6], [7, 8, 9]], [[-1, -2, -3], [-4, -5, -6], [-7, -8, -9]]], [[[9, 8, 7], [6, 5, 4], [3, 2, 1]], [[0, 1, 0], [1, 0, 1], [0, 1, 0]]]]> : tensor<2x2x3x3xi8>
+  %sw = nunc.constant dense<[0.25, 0.125]> : tensor<2xf32>
+  %zw = nunc.constant dense<0> : tensor<2xi8>
+  %sy = nunc.constant dense<2.0> : tensor<f32>
+  %zy = nunc.constant dense<3> : tensor<ui8>
+  %b = nunc.constant dense<[8, -16]> : tensor<2xi32>
+  %q = nunc.quantize_linear %x, %sx, %zx : tensor<ui8> {output_element_type = ui8} : tensor<1x2x5x5xf32>, tensor<f32> -> tensor<1x2x5x5xui8>
+  %y = nunc.qlinear_conv %q, %sx, %zx, %w, %sw, %zw, %sy, %zy, %b {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 0, 1, 0>, strides = array<i64: 2, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<2x2x3x3xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>, tensor<2xi32>) -> tensor<1x2x3x3xui8>
+  return %y : tensor<1x2x3x3xui8>
+}
+
+// -----
+
+// A weight computed at run time stays a QLinearConv (the exact generic
+// kernel runs it).
+
+// CHECK-LABEL: func.func @qlinear_conv_runtime_weight(
+// CHECK: nunc.qlinear_conv
+// CHECK-NOT: nunc.conv
+func.func @qlinear_conv_runtime_weight(%x: tensor<1x2x5x5xui8>, %w: tensor<2x2x3x3xi8>) -> tensor<1x2x3x3xui8> {
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %z = nunc.constant dense<128> : tensor<ui8>
+  %zw = nunc.constant dense<0> : tensor<i8>
+  %y = nunc.qlinear_conv %x, %s, %z, %w, %s, %zw, %s, %z {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<2x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x3x3xui8>
+  return %y : tensor<1x2x3x3xui8>
 }

@@ -806,6 +806,143 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
     assert float((diff > 0.5).mean()) < 0.01  # a unit off only on near-ties
 
 
+def small_cnn(path, seed):
+    """3x3 conv + bias, Relu, a strided depthwise conv, a 1x1 conv + bias,
+    on channel counts that are not multiples of the kernels' blocks."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    r = np.random.default_rng(seed)
+    c0, c1, c2 = 5, 24, 17
+    inits = []
+
+    def const(name, *shape, scale=0.3):
+        inits.append(numpy_helper.from_array(
+            (r.standard_normal(shape) * scale).astype(np.float32), name))
+        return name
+    nodes = [
+        helper.make_node("Conv", ["x", const("w1", c1, c0, 3, 3), const("b1", c1, scale=1)],
+                         ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", const("w2", c1, 1, 3, 3)], ["c2"], pads=[1, 1, 1, 1],
+                         group=c1, strides=[2, 2], name="depthwise"),
+        helper.make_node("Conv", ["c2", const("w3", c2, c1, 1, 1), const("b3", c2, scale=1)],
+                         ["y"], name="pointwise")]
+    graph = helper.make_graph(
+        nodes, "small_cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c0, 19, 23])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c2, 10, 12])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("activation,weight,per_channel,kernels", [
+    ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "elementwise.relu.avx512",
+                               "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
+                               "conv.int8.avx512vnni"]),
+    ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "elementwise.relu.avx512",
+                               "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
+                               "conv.int8.avx512vnni"]),
+    # u8 weights have zero points: f32 convolutions on the dequantized values.
+    ("QUInt8", "QUInt8", False, ["elementwise.fake_quantize.avx512",
+                                "conv.panel-im2col+gemm.avx512",
+                                "elementwise.fake_quantize.avx512", "elementwise.relu.avx512",
+                                "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
+                                "elementwise.fake_quantize.avx512",
+                                "conv.panel-im2col+gemm.avx512",
+                                "elementwise.fake_quantize.avx512"])])
+def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, weight,
+                                                   per_channel, kernels):
+    """quantize_static in QOperator format on a CNN (QuantizeLinear,
+    QLinearConv, DequantizeLinear): each QLinearConv takes the QDQ route, so
+    s8 weights run on the int8 convolution kernel (the depthwise one on the
+    f32 depthwise kernel, writing the next conv's u8 input), and the output
+    is within one unit of onnxruntime's (it requantizes (sum + B) with
+    sx*sw/sy in one step, nunc rounds sum*sx*sw + b first)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper as nh
+    small_cnn(str(tmp_path / "f32.onnx"), 3)
+    r = np.random.default_rng(4)
+    calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
+    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
+                    quant_format=QuantFormat.QOperator,
+                    activation_type=getattr(QuantType, activation),
+                    weight_type=getattr(QuantType, weight), per_channel=per_channel,
+                    op_types_to_quantize=["Conv"])
+    model = onnx.load(str(tmp_path / "q.onnx"))
+    ops = [n.op_type for n in model.graph.node]
+    assert ops.count("QLinearConv") == 3 and "Conv" not in ops, ops
+    nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "q.json").read_text())
+    assert [k["kernel"].split("[")[0] for k in manifest["kernels"]] == kernels, \
+        [k["kernel"] for k in manifest["kernels"]]
+    exe, man = harness.build(str(tmp_path / "out"))
+    inits = {i.name: nh.to_array(i) for i in model.graph.initializer}
+    unit = float(inits[[n for n in model.graph.node if n.op_type == "DequantizeLinear"][-1].input[1]])
+    session = ort.InferenceSession(str(tmp_path / "q.onnx"), providers=["CPUExecutionProvider"])
+    for seed in range(3):
+        x = np.random.default_rng(10 + seed).standard_normal((1, 5, 19, 23)).astype(np.float32)
+        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{seed}"))
+        assert outs is not None, log
+        diff = np.abs(outs["y"] - session.run(None, {"x": x})[0]) / unit
+        assert float(diff.max()) <= 1.001, float(diff.max())
+        assert float((diff > 0.5).mean()) < 0.01  # a unit off only on near-ties
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_qlinear_conv_on_a_u8_input(nunc, tmp_path):
+    """A QLinearConv whose u8 input is the graph's own: its dequantized
+    values lie on the input's grid, so the int8 kernel quantizes them back
+    exactly; a bias, stride and uneven padding. Checked
+    against ONNX's reference implementation and onnxruntime."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+    r = np.random.default_rng(7)
+    m, c = 9, 6
+    inits = [numpy_helper.from_array(np.float32(0.02), "sx"),
+             numpy_helper.from_array(np.uint8(117), "zx"),
+             numpy_helper.from_array(r.integers(-127, 128, (m, c, 3, 3)).astype(np.int8), "w"),
+             numpy_helper.from_array((r.random(m) * 0.01 + 0.002).astype(np.float32), "sw"),
+             numpy_helper.from_array(np.zeros(m, np.int8), "zw"),
+             numpy_helper.from_array(np.float32(0.35), "sy"),
+             numpy_helper.from_array(np.uint8(131), "zy"),
+             numpy_helper.from_array(r.integers(-3000, 3000, m).astype(np.int32), "b")]
+    node = helper.make_node("QLinearConv", ["xq", "sx", "zx", "w", "sw", "zw", "sy", "zy", "b"],
+                            ["y"], pads=[1, 0, 1, 2], strides=[2, 1], name="qconv")
+    graph = helper.make_graph(
+        [node], "qconv", [helper.make_tensor_value_info("xq", TensorProto.UINT8, [1, c, 11, 13])],
+        [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, m, 6, 13])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, str(tmp_path / "qconv.onnx"))
+    nunc("compile", tmp_path / "qconv.onnx", "--target", "x86_64-avx512vnni", "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "qconv.json").read_text())
+    # The integer graph input and output are dequantized and quantized by
+    # generic steps; the convolution is the int8 kernel.
+    assert [(k["op"], k["kernel"].split("[")[0]) for k in manifest["kernels"]] == [
+        ("nunc.dequantize_linear", "generic"),
+        ("nunc.quantized_conv", "conv.int8.avx512vnni"),
+        ("nunc.quantize_linear", "generic")], [k["kernel"] for k in manifest["kernels"]]
+    exe, man = harness.build(str(tmp_path / "out"))
+    x = r.integers(0, 256, (1, c, 11, 13)).astype(np.uint8)
+    outs, _, log = harness.run(exe, man, {"xq": x}, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["y"].astype(np.int32)
+    for ref in (ReferenceEvaluator(model).run(None, {"xq": x})[0],
+                ort.InferenceSession(str(tmp_path / "qconv.onnx"),
+                                     providers=["CPUExecutionProvider"]).run(None, {"xq": x})[0]):
+        diff = np.abs(got - ref.astype(np.int32))
+        assert diff.max() <= 1, diff.max()
+        assert (diff > 0).mean() < 0.01
+    assert len(np.unique(got)) > 50  # the outputs span the grid, not a saturated corner
+
+
 def assert_tracks_onnxruntime(qdq_model, name, tmp_path):
     """The library in tmp_path/out on one image agrees with onnxruntime's
     run of the same QDQ model at least as well as onnxruntime agrees with

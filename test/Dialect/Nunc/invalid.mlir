@@ -270,6 +270,38 @@ func.func @matmul_integer_zero_point_size(%a: tensor<3x4xi8>, %b: tensor<4x2xui8
 
 // -----
 
+func.func @qlinear_conv_zero_point_type(%x: tensor<1x2x5x5xui8>, %s: tensor<f32>, %z8: tensor<i8>, %w: tensor<4x2x3x3xi8>) {
+  // expected-error @+1 {{x_zero_point type 'int8' differs from the input type 'uint8'}}
+  %0 = nunc.qlinear_conv %x, %s, %z8, %w, %s, %z8, %s, %z8 {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<i8>, tensor<4x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<*xi8>
+  return
+}
+
+// -----
+
+func.func @qlinear_conv_input_scale(%x: tensor<1x2x5x5xui8>, %s: tensor<f32>, %s2: tensor<2xf32>, %z: tensor<ui8>, %w: tensor<4x2x3x3xi8>, %z8: tensor<i8>) {
+  // expected-error @+1 {{x_scale must be a scalar}}
+  %0 = nunc.qlinear_conv %x, %s2, %z, %w, %s, %z8, %s, %z {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<2xf32>, tensor<ui8>, tensor<4x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<*xui8>
+  return
+}
+
+// -----
+
+func.func @qlinear_conv_weight_scales(%x: tensor<1x2x5x5xui8>, %s: tensor<f32>, %s3: tensor<3xf32>, %z: tensor<ui8>, %w: tensor<4x2x3x3xi8>, %z8: tensor<i8>) {
+  // expected-error @+1 {{w_scale has 3 entries but axis 0 has size 4}}
+  %0 = nunc.qlinear_conv %x, %s, %z, %w, %s3, %z8, %s, %z {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<4x2x3x3xi8>, tensor<3xf32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<*xui8>
+  return
+}
+
+// -----
+
+func.func @qlinear_conv_bias(%x: tensor<1x2x5x5xui8>, %s: tensor<f32>, %z: tensor<ui8>, %w: tensor<4x2x3x3xi8>, %z8: tensor<i8>, %b: tensor<3xi32>) {
+  // expected-error @+1 {{bias must be 1-D with one entry per output channel}}
+  %0 = nunc.qlinear_conv %x, %s, %z, %w, %s, %z8, %s, %z, %b {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<4x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>, tensor<3xi32>) -> tensor<*xui8>
+  return
+}
+
+// -----
+
 func.func @qlinear_matmul_zero_point_type(%a: tensor<3x4xi8>, %s: tensor<f32>, %z: tensor<ui8>, %b: tensor<4x2xui8>) {
   // expected-error @+1 {{zero points must have the element types of A and B}}
   %0 = nunc.qlinear_matmul %a, %s, %z, %b, %s, %z, %s, %z : (tensor<3x4xi8>, tensor<f32>, tensor<ui8>, tensor<4x2xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<*xui8>

@@ -121,6 +121,9 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
     gathered rows are dequantized. A fake_quantize of a value already on its
     grid (after a fake_quantize or an int8 GEMM epilogue to the same grid,
     through Reshape and Transpose) goes: rounding it again changes nothing.
+    A QLinearConv with a constant weight becomes the QDQ form first
+    (QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), bias))),
+    so it fuses as quantize_static's QDQ convolutions do.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
