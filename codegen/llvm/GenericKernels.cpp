@@ -372,7 +372,8 @@ private:
     Type ct = KernelBuilder::computeType(outEl);
     unsigned w = ct.getIntOrFloatBitWidth();
     bool u = KernelBuilder::isUnsigned(outEl);
-    double lo = u ? 0 : -std::ldexp(1.0, w - 1), hi = u ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+    double lo = u ? 0 : -std::ldexp(1.0, w - 1);
+    double hi = u ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
     Value r = math::RoundEvenOp::create(b, loc, x);
     r = arith::MaximumFOp::create(b, loc, r, k.floatConst(lo, r.getType()));
     r = arith::MinimumFOp::create(b, loc, r, k.floatConst(hi, r.getType()));
@@ -1409,8 +1410,6 @@ LogicalResult GenericEmitter::emitWindowed() {
 }
 
 LogicalResult GenericEmitter::emitQuantized() {
-  /// round-half-even(x), clamped to the integer type's range, converted.
-  auto quantize = [&](Value x, Type outEl) { return roundToInteger(x, outEl); };
   Type f32 = b.getF32Type();
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](QuantizeLinearOp q) {
@@ -1426,7 +1425,7 @@ LogicalResult GenericEmitter::emitQuantized() {
           Value r = math::RoundEvenOp::create(b, loc, arith::DivFOp::create(b, loc, x, scale));
           if (s.size() > 2)
             r = arith::AddFOp::create(b, loc, r, k.convert(s[2], outEl, f32));
-          return quantize(r, outEl);
+          return roundToInteger(r, outEl);
         });
         return success();
       })
@@ -1481,10 +1480,10 @@ LogicalResult GenericEmitter::emitQuantized() {
               b, loc, math::RoundEvenOp::create(b, loc, arith::DivFOp::create(b, loc, k.read(in, i, f32), safe)),
               zpF);
           q = arith::SelectOp::create(b, loc, zeroScale, k.floatConst(0, f32), q);
-          k.write(quantize(q, u8), resultMem(0), i, u8);
+          k.write(roundToInteger(q, u8), resultMem(0), i, u8);
         });
         k.write(scale, resultMem(1), {}, f32);
-        k.write(quantize(zpF, u8), resultMem(2), {}, u8);
+        k.write(roundToInteger(zpF, u8), resultMem(2), {}, u8);
         return success();
       })
       .Case<MatMulIntegerOp, QLinearMatMulOp>([&](Operation *) {
@@ -1566,7 +1565,7 @@ LogicalResult GenericEmitter::emitQuantized() {
                                    k.index(0));
           Value yz = k.convert(k.read(operandMem(7), zeros, outEl), outEl, f64);
           v = arith::AddFOp::create(b, loc, v, yz);
-          k.write(quantize(v, outEl), resultMem(), ivs, outEl);
+          k.write(roundToInteger(v, outEl), resultMem(), ivs, outEl);
         });
         return success();
       })
