@@ -71,6 +71,19 @@ std::pair<double, double> percentileRange(const ValueHistogram &h, double percen
   return {lo, hi};
 }
 
+/// `h` without its exact zeros: any range's grid holds 0 exactly, so they
+/// carry neither quantization error nor shape for a level to blur.
+ValueHistogram withoutExactZeros(const ValueHistogram &h) {
+  ValueHistogram nonzero = h;
+  int64_t bins = h.counts.size();
+  if (h.zeros > 0 && bins > 0 && h.hi > h.lo) {
+    int64_t b = std::clamp<int64_t>((0.0 - h.lo) / ((h.hi - h.lo) / bins), 0, bins - 1);
+    nonzero.counts[b] = std::max(0.0, nonzero.counts[b] - h.zeros);
+  }
+  nonzero.zeros = 0;
+  return nonzero;
+}
+
 /// The u8 level of value v in range r (unclamped).
 double level(const ActivationRange &r, double v) {
   return std::nearbyint(v / r.scale) + r.zeroPoint;
@@ -78,7 +91,8 @@ double level(const ActivationRange &r, double v) {
 
 /// The range, shrunk from the observed one toward 0, whose quantization
 /// error over the histogram is smallest.
-std::pair<double, double> mseRange(const ValueHistogram &h) {
+std::pair<double, double> mseRange(const ValueHistogram &all) {
+  ValueHistogram h = withoutExactZeros(all);
   double bestErr = INFINITY, bestLo = h.lo, bestHi = h.hi;
   for (int step = 100; step >= 5; --step) {
     double a = step / 100.0;
@@ -109,7 +123,8 @@ std::pair<double, double> mseRange(const ValueHistogram &h) {
 /// and spreads it evenly over the level's non-empty bins. The range with the
 /// smallest KL(P || Q) wins: too wide and the levels blur the shape, too
 /// narrow and P's edge spikes are missing from Q.
-std::pair<double, double> entropyRange(const ValueHistogram &h) {
+std::pair<double, double> entropyRange(const ValueHistogram &all) {
+  ValueHistogram h = withoutExactZeros(all);
   int64_t bins = h.counts.size();
   double width = (h.hi - h.lo) / bins;
   double bestKl = INFINITY, bestLo = h.lo, bestHi = h.hi;
@@ -299,6 +314,7 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
         for (int64_t j = 0; j < n; ++j) {
           int b = width > 0 ? static_cast<int>((v[j] - h.lo) / width) : 0;
           h.counts[std::clamp(b, 0, kBins - 1)] += 1;
+          h.zeros += v[j] == 0.f;
         }
       };
       llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(func, sample, observe);

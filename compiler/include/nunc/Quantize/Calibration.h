@@ -59,9 +59,12 @@ struct CalibrationProfile {
 };
 
 /// Observed values of one tensor: counts in equal bins over [lo, hi].
+/// `zeros` of them are exact zeros (a Relu's output is half zeros); they lie
+/// in the bin holding 0 but every range's grid represents them exactly.
 struct ValueHistogram {
   double lo = 0, hi = 0;
   std::vector<double> counts;
+  double zeros = 0;
 };
 
 /// The range a histogram-based method ("percentile=P", "mse", "entropy")
