@@ -14,6 +14,7 @@ plus Gaussian pixel noise (--sigma per model, set so the fp32 model is right
 is ridge regression on the fp32 model's pooled features of --train samples
 (targets +1 / -1), folded into the Gemm. Agreement is then counted on 200
 fresh samples of the task; calibration (static) uses 32 training samples.
+Static builds run with bias correction (the default) and without it.
 
 Usage: python3 bench/cnn_top1.py [--build build] [--models resnet,mobilenet]
 """
@@ -101,9 +102,14 @@ def main():
     nunc = os.path.join(args.build, "bin", "nunc")
     work = tempfile.mkdtemp(prefix="nunc_top1_")
     sample = task(7)
-    print("| model | fp32 right | nunc int8 agrees (dynamic) | nunc int8 agrees (static) "
-          "| onnxruntime int8 agrees |")
-    print("|---|---|---|---|---|")
+    modes = (("dynamic", []),
+             ("static", ["--activations", "static"]),
+             ("static, no bias correction", ["--activations", "static",
+                                             "--bias-correction=false"]),
+             ("static mse", ["--activations", "static", "--calib-method", "mse"]))
+    print("| model | fp32 right | " + " | ".join(f"nunc {m}" for m, _ in modes)
+          + " | onnxruntime int8 (QDQ) |")
+    print("|---" * (len(modes) + 3) + "|")
     for name in args.models.split(","):
         d = os.path.join(work, name)
         subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "make_models.py"),
@@ -119,9 +125,10 @@ def main():
         for i in range(32):
             np.savez(os.path.join(calib, f"s{i}.npz"), input=xtrain[i:i + 1])
         agree = {}
-        for mode, flags in (("dynamic", []), ("static", ["--activations", "static",
-                                                        "--calibration", calib])):
-            out = os.path.join(d, mode)
+        for mode, flags in modes:
+            if "static" in flags:
+                flags = [*flags, "--calibration", calib]
+            out = os.path.join(d, mode.replace(" ", "_").replace(",", ""))
             subprocess.run([nunc, "compile", fitted, "--target", "x86_64-avx512vnni",
                             "--quantize", "int8", "--shape", "batch=4", *flags, "-o", out],
                            check=True, stderr=subprocess.DEVNULL)
@@ -149,8 +156,9 @@ def main():
                                 None, xtest)
         ort_agree = int((theirs.argmax(1) == want.argmax(1)).sum())
         right = int((want.argmax(1) == ytest).sum())
-        print(f"| {name} (sigma {SIGMA[name]}) | {right / 2:.1f} % | {agree['dynamic'] / 2:.1f} % "
-              f"| {agree['static'] / 2:.1f} % | {ort_agree / 2:.1f} % |")
+        print(f"| {name} (noise {SIGMA[name]}) | {right / 2:.1f} % | "
+              + " | ".join(f"{agree[m] / 2:.1f} %" for m, _ in modes)
+              + f" | {ort_agree / 2:.1f} % |")
     shutil.rmtree(work)
 
 

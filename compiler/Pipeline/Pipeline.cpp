@@ -65,9 +65,11 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
-                                   llvm::ArrayRef<std::string> keepF32, bool convs) {
+                                   llvm::ArrayRef<std::string> keepF32, bool convs,
+                                   bool biasCorrection) {
   QuantizeInt8Options options;
   options.convs = convs;
+  options.biasCorrection = biasCorrection;
   options.keepF32.assign(keepF32.begin(), keepF32.end());
   if (!profile.empty()) {
     options.activations = "static";

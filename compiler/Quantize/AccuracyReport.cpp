@@ -103,9 +103,22 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
         failure = weight.takeError();
         return;
       }
+      // The int8 op's own bias when it is a constant: bias correction
+      // changes it.
+      std::optional<Tensor> bias;
+      if (ElementsAttr b; qRoles[2] && matchPattern(qRoles[2], m_Constant(&b))) {
+        llvm::Expected<Tensor> t = tensorFromAttr(b);
+        if (!t) {
+          failure = t.takeError();
+          return;
+        }
+        bias = std::move(*t);
+      }
       auto quantOperand = [&](Value v) -> const Tensor & {
         if (v == qRoles[1])
           return *weight;
+        if (bias && v == qRoles[2])
+          return *bias;
         for (int r : {2, 3})
           if (v && v == qRoles[r] && fRoles[r])
             return operand(fRoles[r]);

@@ -25,6 +25,8 @@ constexpr const char *kFormat = "nunc-calibration-1";
 struct Stats {
   double min = 0, max = 0;
   bool seen = false;
+  std::vector<double> channelSum;
+  int64_t perChannel = 0; // values summed into each channel
   ValueHistogram histogram; // kBins over [min(min, 0), max(max, 0)]
 };
 
@@ -69,6 +71,31 @@ std::pair<double, double> percentileRange(const ValueHistogram &h, double percen
     }
   }
   return {lo, hi};
+}
+
+/// Adds x's values to the per-channel sums of `s`, channels along `axis`.
+void accumulateChannels(Stats &s, const Tensor &x, size_t axis) {
+  ArrayRef<int64_t> shape = x.shape();
+  if (axis >= shape.size())
+    return;
+  int64_t channels = shape[axis], inner = 1;
+  for (int64_t d : shape.drop_front(axis + 1))
+    inner *= d;
+  if (s.channelSum.empty())
+    s.channelSum.assign(channels, 0.0);
+  if (static_cast<int64_t>(s.channelSum.size()) != channels)
+    return;
+  const float *v = x.as<float>();
+  int64_t outer = x.numElements() / std::max<int64_t>(channels * inner, 1);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float *row = v + (o * channels + c) * inner;
+      double sum = 0;
+      for (int64_t i = 0; i < inner; ++i)
+        sum += row[i];
+      s.channelSum[c] += sum;
+    }
+  s.perChannel += outer * inner;
 }
 
 /// `h` without its exact zeros: any range's grid holds 0 exactly, so they
@@ -307,6 +334,7 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
             s.max = s.seen ? std::max<double>(s.max, v[j]) : v[j];
             s.seen = true;
           }
+          accumulateChannels(s, x, isa<LinearOp>(op) ? x.shape().size() - 1 : 1);
           return;
         }
         ValueHistogram &h = s.histogram;
@@ -346,6 +374,8 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
     r.max = s.max;
     auto [lo, hi] = *method == "minmax" ? std::pair(s.min, s.max) : chooseRange(*method, s.histogram);
     setParameters(r, lo, hi);
+    for (double sum : s.channelSum)
+      r.channelMean.push_back(static_cast<float>(sum / std::max<int64_t>(s.perChannel, 1)));
     profile.inputs[key] = r;
   }
   return profile;
@@ -353,10 +383,13 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
 
 std::string CalibrationProfile::toJson() const {
   llvm::json::Object tensors;
-  for (const auto &[key, r] : inputs)
-    tensors[key] = llvm::json::Object{{"min", r.min},     {"max", r.max},
-                                      {"lo", r.lo},       {"hi", r.hi},
-                                      {"scale", r.scale}, {"zero_point", r.zeroPoint}};
+  for (const auto &[key, r] : inputs) {
+    llvm::json::Object o{{"min", r.min}, {"max", r.max},     {"lo", r.lo},
+                         {"hi", r.hi},   {"scale", r.scale}, {"zero_point", r.zeroPoint}};
+    if (!r.channelMean.empty())
+      o["channel_mean"] = llvm::json::Array(r.channelMean);
+    tensors[key] = std::move(o);
+  }
   llvm::json::Object root{{"format", kFormat},
                           {"method", method},
                           {"samples", samples},
@@ -414,6 +447,19 @@ llvm::Expected<CalibrationProfile> CalibrationProfile::fromJson(llvm::StringRef 
     r.hi = o->getNumber("hi").value_or(0);
     r.scale = *scale;
     r.zeroPoint = *zp;
+    if (const llvm::json::Value *mv = o->get("channel_mean")) {
+      const llvm::json::Array *a = mv->getAsArray();
+      for (size_t i = 0; a && i < a->size(); ++i) {
+        std::optional<double> m = (*a)[i].getAsNumber();
+        if (!m || !std::isfinite(*m))
+          break;
+        r.channelMean.push_back(static_cast<float>(*m));
+      }
+      if (!a || r.channelMean.size() != a->size())
+        return llvm::createStringError("calibration profile entry '" + key.str() +
+                                       "' has a \"channel_mean\" that is not an array of "
+                                       "finite numbers");
+    }
     p.inputs[key.str()] = r;
   }
   if (const llvm::json::Value *sv = root->get("smoothing")) {

@@ -123,38 +123,101 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
       oldTable->erase();
   }
 
-  /// quant.scast of the s8 form of weight `w` (row-major `shape`): symmetric
-  /// per index of dim `axis` (an output column or channel), the largest
-  /// magnitude mapping to 127 (scale 1 for all zeros), round half to even.
-  Value symmetricInt8Weight(OpBuilder &b, Location loc, ArrayRef<float> w,
-                            ArrayRef<int64_t> shape, int64_t axis, StringRef name) {
+  /// The s8 form of a weight: symmetric per index of dim `axis` (an output
+  /// column or channel), the largest magnitude mapping to 127 (scale 1 for
+  /// all zeros), round half to even.
+  struct Int8Weight {
+    SmallVector<int8_t> values;
+    SmallVector<double> scales;
+  };
+
+  static Int8Weight quantizeSymmetric(ArrayRef<float> w, ArrayRef<int64_t> shape, int64_t axis) {
     int64_t channels = shape[axis], inner = 1;
     for (int64_t d : shape.drop_front(axis + 1))
       inner *= d;
     int64_t outer = static_cast<int64_t>(w.size()) / (channels * inner);
     auto at = [&](int64_t o, int64_t c, int64_t i) { return (o * channels + c) * inner + i; };
-    SmallVector<double> scales(channels);
-    SmallVector<int8_t> q(w.size());
+    Int8Weight q{SmallVector<int8_t>(w.size()), SmallVector<double>(channels)};
     for (int64_t c = 0; c < channels; ++c) {
       float top = 0.f;
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < inner; ++i)
           top = std::max(top, std::fabs(w[at(o, c, i)]));
-      scales[c] = top > 0.f ? static_cast<double>(top / 127.f) : 1.0;
+      q.scales[c] = top > 0.f ? static_cast<double>(top / 127.f) : 1.0;
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t i = 0; i < inner; ++i)
-          q[at(o, c, i)] = static_cast<int8_t>(std::clamp(
-              std::nearbyint(w[at(o, c, i)] / static_cast<float>(scales[c])), -127.f, 127.f));
+          q.values[at(o, c, i)] = static_cast<int8_t>(std::clamp(
+              std::nearbyint(w[at(o, c, i)] / static_cast<float>(q.scales[c])), -127.f, 127.f));
     }
+    return q;
+  }
+
+  /// quant.scast of `q` (row-major `shape`, scales along `axis`).
+  Value int8WeightValue(OpBuilder &b, Location loc, const Int8Weight &q, ArrayRef<int64_t> shape,
+                        int64_t axis, StringRef name) {
     MLIRContext *ctx = b.getContext();
     Type i8 = IntegerType::get(ctx, 8);
-    ElementsAttr attr =
-        attrFromTensor(cantFail(Tensor::fromValues<int8_t>(DType::I8, shape, q)), ctx, name);
+    ElementsAttr attr = attrFromTensor(
+        cantFail(Tensor::fromValues<int8_t>(DType::I8, shape, q.values)), ctx, name);
     Value storage = ConstantOp::create(b, loc, attr.getType(), attr);
     auto element = quant::UniformQuantizedPerAxisType::get(
-        quant::QuantizationFlags::Signed, i8, b.getF32Type(), scales,
-        SmallVector<int64_t>(channels, 0), axis, -127, 127);
+        quant::QuantizationFlags::Signed, i8, b.getF32Type(), q.scales,
+        SmallVector<int64_t>(shape[axis], 0), axis, -127, 127);
     return quant::StorageCastOp::create(b, loc, RankedTensorType::get(shape, element), storage);
+  }
+
+  /// Bias correction: with the mean m_c of each input channel, the int8
+  /// weight shifts output j's mean by sum_c m_c sum_k (dequantized - f32
+  /// weight)[c, k, j]; the returned bias (a new constant) subtracts that.
+  /// `shape` is [input channels, k, outputs] in `w`'s order for the linear
+  /// ([K, N]: k = 1) and [outputs, input channels, k] for the conv. Returns
+  /// `bias` unchanged without means, or when the bias is not a constant.
+  Value correctedBias(OpBuilder &b, Location loc, Value bias, ArrayRef<float> w,
+                      const Int8Weight &q, ArrayRef<float> mean, bool outputsFirst,
+                      int64_t outputs, int64_t inner) {
+    if (!biasCorrection || mean.empty())
+      return bias;
+    int64_t channels = static_cast<int64_t>(mean.size());
+    if (channels * inner * outputs != static_cast<int64_t>(w.size()))
+      return bias;
+    SmallVector<float> values(outputs, 0.f);
+    if (bias) {
+      std::optional<SmallVector<float>> b0 = getConstantFloats(bias);
+      if (!b0 || static_cast<int64_t>(b0->size()) != outputs)
+        return bias;
+      values = *b0;
+    }
+    for (int64_t j = 0; j < outputs; ++j) {
+      double shift = 0;
+      for (int64_t c = 0; c < channels; ++c) {
+        double err = 0;
+        for (int64_t i = 0; i < inner; ++i) {
+          int64_t at = outputsFirst ? (j * channels + c) * inner + i : (c * inner + i) * outputs + j;
+          err += q.values[at] * q.scales[j] - w[at];
+        }
+        shift += mean[c] * err;
+      }
+      values[j] = static_cast<float>(values[j] - shift);
+    }
+    ElementsAttr attr = attrFromTensor(
+        cantFail(Tensor::fromValues<float>(DType::F32, {outputs}, values)), b.getContext(),
+        "int8_corrected_bias");
+    return ConstantOp::create(b, loc, attr.getType(), attr);
+  }
+
+  static void eraseIfUnused(Operation *op) {
+    if (op && op->use_empty() && isa<ConstantOp>(op))
+      op->erase();
+  }
+
+  /// The profile's mean of each channel of the op's input (empty when none).
+  ArrayRef<float> inputChannelMean(const std::string &key) {
+    if (!calibration)
+      return {};
+    auto it = calibration->inputs.find(key);
+    if (it == calibration->inputs.end())
+      return {};
+    return it->second.channelMean;
   }
 
   /// The u8 grid of the op's input from the profile (null when dynamic).
@@ -191,8 +254,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     if (failed(inputType))
       return failure();
     OpBuilder b(op);
-    Value weight =
-        symmetricInt8Weight(b, op->getLoc(), *w, wType.getShape(), /*axis=*/0, "int8_conv_weight");
+    Int8Weight q = quantizeSymmetric(*w, wType.getShape(), /*axis=*/0);
+    Value weight = int8WeightValue(b, op->getLoc(), q, wType.getShape(), 0, "int8_conv_weight");
     Value bias, residual;
     StringAttr activation = b.getStringAttr("none");
     FloatAttr actMin = b.getF32FloatAttr(0), actMax = b.getF32FloatAttr(0);
@@ -205,6 +268,10 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     } else {
       bias = cast<ConvOp>(op).getBias();
     }
+    int64_t taps = wType.getDimSize(2) * wType.getDimSize(3);
+    Operation *oldBias = bias ? bias.getDefiningOp() : nullptr;
+    bias = correctedBias(b, op->getLoc(), bias, *w, q, inputChannelMean(key),
+                         /*outputsFirst=*/true, m, taps);
     auto quantized = QuantizedConvOp::create(
         b, op->getLoc(), op->getResult(0).getType(), op->getOperand(0), weight, bias, residual,
         Value(), Value(), b.getStringAttr(calibration ? "static" : "dynamic_per_tensor"),
@@ -216,8 +283,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     Operation *oldWeight = weightValue.getDefiningOp();
     op->getResult(0).replaceAllUsesWith(quantized.getResult());
     op->erase();
-    if (oldWeight && oldWeight->use_empty())
-      oldWeight->erase();
+    eraseIfUnused(oldWeight);
+    eraseIfUnused(oldBias);
     return success();
   }
 
@@ -237,9 +304,12 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     if (failed(inputType))
       return failure();
     OpBuilder b(op);
-    Value weight = symmetricInt8Weight(b, op.getLoc(), *w, {k, n}, /*axis=*/1, "int8_weight");
+    Int8Weight q = quantizeSymmetric(*w, {k, n}, /*axis=*/1);
+    Value weight = int8WeightValue(b, op.getLoc(), q, {k, n}, /*axis=*/1, "int8_weight");
+    Value bias = correctedBias(b, op.getLoc(), op.getBias(), *w, q, inputChannelMean(key),
+                               /*outputsFirst=*/false, n, /*inner=*/1);
     auto quantized = QuantizedLinearOp::create(
-        b, op.getLoc(), op.getType(), op.getInput(), weight, op.getBias(), op.getResidual(),
+        b, op.getLoc(), op.getType(), op.getInput(), weight, bias, op.getResidual(),
         b.getStringAttr(calibration ? "static" : "dynamic_per_row"), *inputType, TypeAttr(),
         /*u8_output=*/UnitAttr(), /*product_quantization=*/TypeAttr(),
         /*bias_quantization=*/TypeAttr(), /*activation_input_quantization=*/TypeAttr(),
@@ -247,10 +317,11 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         /*gelu_product_quantization=*/TypeAttr(), op.getActivationAttr(),
         op.getActivationMinAttr(), op.getActivationMaxAttr());
     Operation *oldWeight = op.getWeight().getDefiningOp();
+    Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;
     op.replaceAllUsesWith(quantized.getResult());
     op.erase();
-    if (oldWeight && oldWeight->use_empty())
-      oldWeight->erase();
+    eraseIfUnused(oldWeight);
+    eraseIfUnused(oldBias);
     return success();
   }
 };

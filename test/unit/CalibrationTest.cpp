@@ -105,6 +105,35 @@ TEST(Calibration, PercentileAndMseNarrowToo) {
   EXPECT_EQ(hi, h.hi);
 }
 
+TEST(Calibration, ProfileKeepsChannelMeans) {
+  const char *text = R"({"format": "nunc-calibration-1", "method": "minmax", "samples": 2,
+    "inputs": {"conv#0": {"scale": 0.5, "zero_point": 3, "channel_mean": [1.25, -0.1, 7]},
+               "linear#0": {"scale": 0.25, "zero_point": 0}}})";
+  llvm::Expected<CalibrationProfile> p = CalibrationProfile::fromJson(text);
+  ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  EXPECT_EQ(p->inputs["conv#0"].channelMean, (std::vector<float>{1.25f, -0.1f, 7.f}));
+  EXPECT_TRUE(p->inputs["linear#0"].channelMean.empty()); // older profiles: no correction
+  // Written and read back, the means are the same floats (a rebuild from a
+  // saved profile corrects the biases identically).
+  llvm::Expected<CalibrationProfile> again = CalibrationProfile::fromJson(p->toJson());
+  ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(again->inputs["conv#0"].channelMean, p->inputs["conv#0"].channelMean);
+  EXPECT_TRUE(again->inputs["linear#0"].channelMean.empty());
+}
+
+TEST(Calibration, ProfileRejectsBadChannelMeans) {
+  for (const char *mean : {R"([1, "x"])", R"(2.0)", R"([1, null])"}) {
+    std::string text = std::string(R"({"format": "nunc-calibration-1", "inputs": {"conv#0":
+        {"scale": 0.5, "zero_point": 3, "channel_mean": )") + mean + "}}}";
+    llvm::Expected<CalibrationProfile> p = CalibrationProfile::fromJson(text);
+    ASSERT_FALSE(static_cast<bool>(p)) << mean;
+    EXPECT_EQ(llvm::toString(p.takeError()),
+              "calibration profile entry 'conv#0' has a \"channel_mean\" that is not an array "
+              "of finite numbers")
+        << mean;
+  }
+}
+
 TEST(Calibration, EntropyIsAKnownMethod) {
   llvm::Expected<std::string> m = parseCalibrationMethod("entropy");
   ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());

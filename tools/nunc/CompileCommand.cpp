@@ -123,6 +123,12 @@ cl::opt<std::string> smoothQuant(
              "LayerNorm outputs into the weights of the linear ops that read them "
              "(SmoothQuant; migration strength alpha, default 0.5); saved in the profile"),
     cl::value_desc("alpha"), cl::ValueOptional, cl::sub(compileCommand), cl::cat(category));
+cl::opt<bool> biasCorrection(
+    "bias-correction",
+    cl::desc("With --activations static: take the mean output shift of each int8 weight (its "
+             "rounding error times the calibration mean of each input channel) back out of "
+             "the bias (default on; --bias-correction=false turns it off)"),
+    cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> report("report",
                             cl::desc("With --quantize int8: write per-layer SNR/cosine and "
                                      "output agreement with f32 on the --calibration samples "
@@ -338,6 +344,9 @@ int runCompile() {
   if (measure && calibration.empty())
     return fail("compile", "--report and --accuracy-target measure on the --calibration "
                            "samples; give them");
+  if (!staticInt8 && biasCorrection.getNumOccurrences())
+    return fail("compile", "--bias-correction goes with --quantize int8 --activations static "
+                           "(it needs the calibration means)");
   if (!staticInt8 && (!loadCalibration.empty() || !saveCalibration.empty() ||
                       (!calibration.empty() && !measure)))
     return fail("compile", "--calibration, --load-calibration and --save-calibration go "
@@ -419,7 +428,8 @@ int runCompile() {
     auto quantizeCopy = [&](ArrayRef<std::string> keep) -> OwningOpRef<ModuleOp> {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
-      buildInt8Pipeline(qpm, profilePath, keep, hasInt8Convolutions(options.target));
+      buildInt8Pipeline(qpm, profilePath, keep, hasInt8Convolutions(options.target),
+                        biasCorrection);
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;
@@ -474,6 +484,7 @@ int runCompile() {
       std::string settings =
           "int8, activations " + activations.getValue() +
           (staticInt8 ? " (calibration " + *method + ")" : std::string(" (per row; per tensor for convolutions)")) +
+          (staticInt8 && biasCorrection ? ", bias correction" : "") +
           (smoothAlpha > 0 ? ", SmoothQuant alpha " + shortNumber(smoothAlpha) : std::string()) +
           (targetCosine > 0 ? ", accuracy target " + accuracyTarget.getValue() : "");
       if (!writeFile(report, accuracyReportMarkdown(options.sourceName, settings,

@@ -32,9 +32,11 @@ void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true);
 /// After fusion, for `--quantize int8`: linear ops (and, with `convs`, 2-D
 /// convolutions of one group) to int8 (weights per output channel;
 /// activations per row / per tensor at run time, or, with `profile` naming
-/// a calibration profile, static), then simplify.
+/// a calibration profile, static; with `biasCorrection`, the profile's
+/// channel means correct the biases), then simplify.
 void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
-                       llvm::ArrayRef<std::string> keepF32 = {}, bool convs = true);
+                       llvm::ArrayRef<std::string> keepF32 = {}, bool convs = true,
+                       bool biasCorrection = true);
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);

@@ -30,6 +30,10 @@ struct ActivationRange {
   double lo = 0, hi = 0;   // the range chosen (contains 0)
   double scale = 1;
   int64_t zeroPoint = 0;
+  /// Mean of each input channel (a linear input's last dim, a conv input's
+  /// dim 1) over the samples: int8 weights shift each output by the mean
+  /// input times their rounding error, and bias correction takes that back.
+  std::vector<float> channelMean;
 };
 
 /// SmoothQuant-style smoothing (nunc-smooth-activations): a LayerNorm

@@ -170,7 +170,11 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     "dynamic_per_row"`), or, with `activations=static`, with the fixed u8
     range a calibration profile (`profile=<file.json>`, see
     nunc/Quantize/Calibration.h) gives for the op's input; every quantized op
-    must have an entry there. Linear ops whose weight is not a constant, or
+    must have an entry there. Where the entry holds the mean of each input
+    channel (`channel_mean`) and `bias-correction` is on (the default), the
+    op's bias loses the mean output shift of the weights' rounding:
+    b_j -= sum_c mean_c * sum_k (dequantized - f32 weight)[c, k, j].
+    Linear ops whose weight is not a constant, or
     whose input is not f32, stay as they are; so do those smaller than
     `min-macs` multiply-adds per row (K x N), where int8 gains nothing, and
     those listed in `keep-f32` (mixed precision).
@@ -205,7 +209,10 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
            "Quantize 2-D convolutions with one group (for targets with int8 convolution "
            "kernels)">,
     ListOption<"keepF32", "keep-f32", "std::string",
-               "Linear and conv ops (by key: their MatMul/Gemm/Conv node name) to leave in f32">
+               "Linear and conv ops (by key: their MatMul/Gemm/Conv node name) to leave in f32">,
+    Option<"biasCorrection", "bias-correction", "bool", /*default=*/"true",
+           "With a profile's channel means, take the mean output shift of the int8 weights "
+           "back out of the bias">
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
