@@ -66,15 +66,14 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
                                    llvm::ArrayRef<std::string> keepF32, bool convs,
-                                   bool biasCorrection) {
+                                   bool biasCorrection, bool staticActivations) {
   QuantizeInt8Options options;
   options.convs = convs;
   options.biasCorrection = biasCorrection;
   options.keepF32.assign(keepF32.begin(), keepF32.end());
-  if (!profile.empty()) {
+  options.profile = profile.str();
+  if (!profile.empty() && staticActivations)
     options.activations = "static";
-    options.profile = profile.str();
-  }
   pm.nest<func::FuncOp>().addPass(createQuantizeInt8(options));
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
 }

@@ -25,7 +25,10 @@ namespace {
 struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8Pass> {
   using QuantizeInt8Base::QuantizeInt8Base;
 
+  /// The profile: static ranges (activations=static) and the channel means
+  /// of bias correction (either mode).
   std::optional<CalibrationProfile> calibration;
+  bool staticActivations = false;
 
   void runOnOperation() override {
     if (activations != "dynamic" && activations != "static") {
@@ -34,7 +37,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
                                  << activations << "'";
       return signalPassFailure();
     }
-    if (activations == "static") {
+    staticActivations = activations == "static";
+    if (staticActivations || !profile.empty()) {
       llvm::Expected<CalibrationProfile> p = CalibrationProfile::read(profile);
       if (!p) {
         getOperation().emitError() << llvm::toString(p.takeError());
@@ -222,7 +226,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
 
   /// The u8 grid of the op's input from the profile (null when dynamic).
   FailureOr<TypeAttr> calibratedInput(Operation *op, const std::string &key, StringRef kind) {
-    if (!calibration)
+    if (!staticActivations)
       return TypeAttr();
     auto it = calibration->inputs.find(key);
     if (it == calibration->inputs.end())
@@ -274,7 +278,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
                          /*outputsFirst=*/true, m, taps);
     auto quantized = QuantizedConvOp::create(
         b, op->getLoc(), op->getResult(0).getType(), op->getOperand(0), weight, bias, residual,
-        Value(), Value(), b.getStringAttr(calibration ? "static" : "dynamic_per_tensor"),
+        Value(), Value(), b.getStringAttr(staticActivations ? "static" : "dynamic_per_tensor"),
         *inputType, TypeAttr(), TypeAttr(), cast<StringAttr>(op->getAttr("auto_pad")),
         cast<DenseI64ArrayAttr>(op->getAttr("dilations")),
         cast<DenseI64ArrayAttr>(op->getAttr("kernel_shape")),
@@ -310,7 +314,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
                                /*outputsFirst=*/false, n, /*inner=*/1);
     auto quantized = QuantizedLinearOp::create(
         b, op.getLoc(), op.getType(), op.getInput(), weight, bias, op.getResidual(),
-        b.getStringAttr(calibration ? "static" : "dynamic_per_row"), *inputType, TypeAttr(),
+        b.getStringAttr(staticActivations ? "static" : "dynamic_per_row"), *inputType, TypeAttr(),
         /*u8_output=*/UnitAttr(), /*product_quantization=*/TypeAttr(),
         /*bias_quantization=*/TypeAttr(), /*activation_input_quantization=*/TypeAttr(),
         /*gelu_erf_quantization=*/TypeAttr(), /*gelu_sum_quantization=*/TypeAttr(),

@@ -1,6 +1,7 @@
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1 activations=static profile=%S/Inputs/bias-correction-profile.json" | FileCheck %s
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1 activations=static profile=%S/Inputs/bias-correction-profile.json bias-correction=false" | FileCheck %s --check-prefix=OFF
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1" | FileCheck %s --check-prefix=OFF
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1 profile=%S/Inputs/bias-correction-profile.json" | FileCheck %s --check-prefix=DYN
 
 // Bias correction: the profile's mean m_c of each input channel times the
 // rounding error of the int8 weights is the mean shift of each output; the
@@ -15,6 +16,18 @@
 // OFF-LABEL: func.func @linear_without_bias(
 // OFF-NOT:       bias
 // OFF:           return
+// With dynamic activations, a profile brings only the means: the same
+// corrections, the input quantized per row at run time.
+// DYN-LABEL: func.func @linear_without_bias(
+// DYN:         %[[B:.*]] = nunc.constant dense<[1.250000e-01, -1.500000e+00]> : tensor<2xf32>
+// DYN:         nunc.quantized_linear %arg0, %{{.*}} bias %[[B]]
+// DYN-NOT:     static
+// DYN-LABEL: func.func @linear_with_bias(
+// DYN:         nunc.constant dense<[1.125000e+00, 5.000000e-01]>
+// DYN-LABEL: func.func @conv(
+// DYN:         %[[B:.*]] = nunc.constant dense<[3.125000e-01, 7.500000e-01]> : tensor<2xf32>
+// DYN:         nunc.quantized_conv %arg0, %{{.*}} bias %[[B]]
+// DYN-NOT:     static
 func.func @linear_without_bias(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %w = nunc.constant dense<[[7.9375, 63.5], [-3.0, -1.25], [0.03125, 0.75], [1.0, 0.0]]> : tensor<4x2xf32>
   %y = nunc.linear %x, %w : tensor<3x4xf32>, tensor<4x2xf32> -> tensor<3x2xf32>

@@ -375,6 +375,38 @@ def test_static_calibration_of_a_relu_cnn(nunc, models, tmp_path, method):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_dynamic_activations_with_calibration_samples(nunc, models, tmp_path):
+    """With dynamic activations, --calibration samples only bring the channel
+    means of bias correction: the convs still quantize their inputs per
+    tensor at run time, and the output is closer to fp32 than without."""
+    write_samples(tmp_path / "calib", "resnet", 8, 1, None)
+    common = ["--target", "x86_64-avx512vnni", "--quantize", "int8", *pins("resnet", 1, None)]
+    nunc("compile", os.path.join(models, "resnet.onnx"), *common, "--calibration",
+         tmp_path / "calib", "--save-calibration", tmp_path / "profile.json", "-o",
+         tmp_path / "out")
+    nunc("compile", os.path.join(models, "resnet.onnx"), *common, "-o", tmp_path / "plain")
+    manifest = json.loads((tmp_path / "out" / "resnet.json").read_text())
+    assert manifest["quantization"] == "int8-dynamic"
+    convs = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_conv"]
+    assert len(convs) == 16 and all("dynamic tensor" in k for k in convs), convs
+    profile = json.loads((tmp_path / "profile.json").read_text())
+    assert len(profile["inputs"]) == 17 and all("channel_mean" in r
+                                                for r in profile["inputs"].values())
+    errors = {}
+    for build in ("out", "plain"):
+        exe, man = harness.build(str(tmp_path / build))
+        err = []
+        for seed in (7, 8, 9):
+            feeds = random_inputs("resnet", 1, None, seed)
+            outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+            assert outs is not None, log
+            want = next(iter(reference(models, "resnet", feeds).values()))
+            err.append(np.linalg.norm(next(iter(outs.values())) - want) / np.linalg.norm(want))
+        errors[build] = np.mean(err)
+    assert errors["out"] < 0.8 * errors["plain"], errors
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("name,int8_convs", [("resnet", 16), ("mobilenet", 17)])
 def test_int8_cnn_tracks_float(nunc, models, tmp_path, name, int8_convs):
     """`--quantize int8` on the CNNs: one-group convolutions run on the int8
@@ -626,8 +658,19 @@ def test_static_calibration_errors(nunc, models, tmp_path):
     assert "needs exactly one of --calibration" in error("--activations", "static")
     assert "unknown calibration method 'kl' (expected minmax, percentile[=P], mse or entropy)" \
         in error("--calib-method", "kl")
-    assert "go with --quantize int8 --activations static" in error(
-        "--load-calibration", tmp_path / "x.json")
+    assert "--calib-method chooses static activation ranges; it goes with --quantize int8 " \
+        "--activations static" in error("--calib-method", "mse")
+    # With dynamic activations a profile brings the means of bias correction.
+    assert "cannot read the calibration profile" in error("--load-calibration",
+                                                          tmp_path / "x.json")
+    assert "--save-calibration writes the profile of the --calibration samples" in error(
+        "--save-calibration", tmp_path / "p.json")
+    assert "--bias-correction needs the channel means of --calibration samples or of a " \
+        "--load-calibration profile" in error("--bias-correction=false")
+    r = nunc("compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+             "--calibration", tmp_path / "x.npz", "-o", tmp_path / "out", check=False)
+    assert r.returncode == 1 and "--calibration, --load-calibration and --save-calibration go " \
+        "with --quantize int8" in r.stderr, r.stderr
     (tmp_path / "stale.json").write_text(json.dumps(
         {"format": "nunc-calibration-1", "method": "minmax", "samples": 1, "inputs": {}}))
     assert "has no range for the input of linear op '/encoder/layer.0/attention/self/query" \

@@ -99,9 +99,11 @@ cl::opt<std::string> activations("activations",
                                  cl::init("dynamic"), cl::sub(compileCommand),
                                  cl::cat(category));
 cl::opt<std::string> calibration("calibration",
-                                 cl::desc("Calibration samples for static activations: a "
-                                          ".npz (one sample, arrays by input name) or a "
-                                          "directory of them"),
+                                 cl::desc("Calibration samples: a .npz (one sample, arrays "
+                                          "by input name) or a directory of them; static "
+                                          "activation ranges and the means of bias "
+                                          "correction (with dynamic activations, only the "
+                                          "latter)"),
                                  cl::value_desc("file.npz|dir"), cl::sub(compileCommand),
                                  cl::cat(category));
 cl::opt<std::string> calibMethod("calib-method",
@@ -125,9 +127,10 @@ cl::opt<std::string> smoothQuant(
     cl::value_desc("alpha"), cl::ValueOptional, cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> biasCorrection(
     "bias-correction",
-    cl::desc("With --activations static: take the mean output shift of each int8 weight (its "
-             "rounding error times the calibration mean of each input channel) back out of "
-             "the bias (default on; --bias-correction=false turns it off)"),
+    cl::desc("With --quantize int8 and a calibration: take the mean output shift of each "
+             "int8 weight (its rounding error times the calibration mean of each input "
+             "channel) back out of the bias (default on; --bias-correction=false turns it "
+             "off)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> report("report",
                             cl::desc("With --quantize int8: write per-layer SNR/cosine and "
@@ -344,13 +347,19 @@ int runCompile() {
   if (measure && calibration.empty())
     return fail("compile", "--report and --accuracy-target measure on the --calibration "
                            "samples; give them");
-  if (!staticInt8 && biasCorrection.getNumOccurrences())
-    return fail("compile", "--bias-correction goes with --quantize int8 --activations static "
-                           "(it needs the calibration means)");
-  if (!staticInt8 && (!loadCalibration.empty() || !saveCalibration.empty() ||
-                      (!calibration.empty() && !measure)))
+  if (quantize != "int8" &&
+      (!loadCalibration.empty() || !saveCalibration.empty() || !calibration.empty()))
     return fail("compile", "--calibration, --load-calibration and --save-calibration go "
-                           "with --quantize int8 --activations static");
+                           "with --quantize int8");
+  if (!staticInt8 && !calibration.empty() && !loadCalibration.empty() && !measure)
+    return fail("compile", "--activations dynamic takes one of --calibration (samples) and "
+                           "--load-calibration (a saved profile) for bias correction");
+  if (!saveCalibration.empty() && (calibration.empty() || !loadCalibration.empty()))
+    return fail("compile", "--save-calibration writes the profile of the --calibration "
+                           "samples; give them instead of --load-calibration");
+  if (biasCorrection.getNumOccurrences() && calibration.empty() && loadCalibration.empty())
+    return fail("compile", "--bias-correction needs the channel means of --calibration "
+                           "samples or of a --load-calibration profile");
   double smoothAlpha = 0;
   if (smoothQuant.getNumOccurrences()) {
     if (!staticInt8 || calibration.empty() || !loadCalibration.empty())
@@ -373,6 +382,9 @@ int runCompile() {
   llvm::Expected<std::string> method = parseCalibrationMethod(calibMethod);
   if (!method)
     return fail("compile", llvm::toString(method.takeError()));
+  if (!staticInt8 && calibMethod.getNumOccurrences())
+    return fail("compile", "--calib-method chooses static activation ranges; it goes with "
+                           "--quantize int8 --activations static");
   options.quantization = quantize != "int8" ? "none" : staticInt8 ? "int8-static" : "int8-dynamic";
   options.sourceName = llvm::sys::path::filename(model).str();
   options.printMemoryPlan = printPlan;
@@ -402,13 +414,15 @@ int runCompile() {
   if (quantize == "int8") {
     std::string profilePath = loadCalibration;
     std::optional<TempFile> temp;
-    if (staticInt8 && profilePath.empty()) {
+    // With dynamic activations a profile only brings the channel means of
+    // bias correction.
+    if (profilePath.empty() && !calibration.empty() && (staticInt8 || biasCorrection)) {
       llvm::Expected<std::string> path =
           calibrateModel(*module, calibration, *method, smoothAlpha, saveCalibration, temp);
       if (!path)
         return fail("compile", llvm::toString(path.takeError()));
       profilePath = *path;
-    } else if (staticInt8) {
+    } else if (!profilePath.empty()) {
       // A saved profile's ranges are those of the smoothed inputs: smooth
       // as it says before quantizing (and before measuring against f32).
       PassManager spm(&tc.get());
@@ -429,7 +443,7 @@ int runCompile() {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
       buildInt8Pipeline(qpm, profilePath, keep, hasInt8Convolutions(options.target),
-                        biasCorrection);
+                        biasCorrection, staticInt8);
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;
@@ -484,7 +498,7 @@ int runCompile() {
       std::string settings =
           "int8, activations " + activations.getValue() +
           (staticInt8 ? " (calibration " + *method + ")" : std::string(" (per row; per tensor for convolutions)")) +
-          (staticInt8 && biasCorrection ? ", bias correction" : "") +
+          (!profilePath.empty() && biasCorrection ? ", bias correction" : "") +
           (smoothAlpha > 0 ? ", SmoothQuant alpha " + shortNumber(smoothAlpha) : std::string()) +
           (targetCosine > 0 ? ", accuracy target " + accuracyTarget.getValue() : "");
       if (!writeFile(report, accuracyReportMarkdown(options.sourceName, settings,

@@ -32,11 +32,12 @@ void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true);
 /// After fusion, for `--quantize int8`: linear ops (and, with `convs`, 2-D
 /// convolutions of one group) to int8 (weights per output channel;
 /// activations per row / per tensor at run time, or, with `profile` naming
-/// a calibration profile, static; with `biasCorrection`, the profile's
-/// channel means correct the biases), then simplify.
+/// a calibration profile and `staticActivations`, static; with
+/// `biasCorrection`, the profile's channel means correct the biases in
+/// either mode), then simplify.
 void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
                        llvm::ArrayRef<std::string> keepF32 = {}, bool convs = true,
-                       bool biasCorrection = true);
+                       bool biasCorrection = true, bool staticActivations = true);
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);

@@ -172,7 +172,8 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     nunc/Quantize/Calibration.h) gives for the op's input; every quantized op
     must have an entry there. Where the entry holds the mean of each input
     channel (`channel_mean`) and `bias-correction` is on (the default), the
-    op's bias loses the mean output shift of the weights' rounding:
+    op's bias (also with dynamic activations, given a `profile`) loses the
+    mean output shift of the weights' rounding:
     b_j -= sum_c mean_c * sum_k (dequantized - f32 weight)[c, k, j].
     Linear ops whose weight is not a constant, or
     whose input is not f32, stay as they are; so do those smaller than
@@ -202,7 +203,8 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     Option<"activations", "activations", "std::string", /*default=*/"\"dynamic\"",
            "dynamic (ranges per row at run time) or static (from the profile)">,
     Option<"profile", "profile", "std::string", /*default=*/"",
-           "Calibration profile (JSON) for activations=static">,
+           "Calibration profile (JSON): the input ranges for activations=static, and in "
+           "either mode the channel means of bias correction">,
     Option<"minEmbeddingElements", "min-embedding-elements", "int64_t", /*default=*/"65536",
            "Quantize Gather tables of at least this many elements (0: none)">,
     Option<"convs", "convs", "bool", /*default=*/"true",
