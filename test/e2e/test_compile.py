@@ -185,16 +185,27 @@ def test_dynamic_dims_must_be_pinned(nunc, models, tmp_path):
     assert [i["shape"] for i in manifest["inputs"]] == [[1, 16]] * 3
 
 
-def test_embed_c_example_builds_with_cmake_and_runs(models, tmp_path):
-    """examples/embed-c through find_package(nunc) + nunc_add_model()."""
+@pytest.mark.parametrize("quantize", ["none", "int8-static"])
+def test_embed_c_example_builds_with_cmake_and_runs(models, tmp_path, quantize):
+    """examples/embed-c through find_package(nunc) + nunc_add_model(), in f32
+    and in int8 with calibration samples (QUANTIZE, ACTIVATIONS, CALIBRATION)."""
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     bin_dir = os.environ.get("NUNC_BIN_DIR", os.path.join(root, "build", "bin"))
     config_dir = os.path.join(os.path.dirname(bin_dir), "cmake")
     build = tmp_path / "embed"
+    extra = []
+    if quantize != "none":
+        calib = tmp_path / "calib"
+        calib.mkdir()
+        for i in range(4):
+            np.savez(calib / f"s{i}.npz", **random_inputs("minilm", 1, 128, 500 + i))
+        extra = ["-DQUANTIZE=int8", f"-DCALIBRATION={calib}"]
     subprocess.run(["cmake", "-S", os.path.join(root, "examples", "embed-c"), "-B", build,
                     f"-Dnunc_DIR={config_dir}", f"-DMODEL={os.path.join(models, 'minilm.onnx')}",
-                    f"-DNUNC_TARGET={TARGETS[0]}"], check=True, capture_output=True)
+                    f"-DNUNC_TARGET={TARGETS[0]}", *extra], check=True, capture_output=True)
     subprocess.run(["cmake", "--build", build], check=True, capture_output=True)
+    manifest = json.loads((build / "nunc" / "minilm" / "minilm.json").read_text())
+    assert manifest["quantization"] == quantize
     r = subprocess.run([build / "embed_c"], capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
     first = [float(v) for v in r.stdout.splitlines()[0].split("=")[1].split()]
@@ -206,7 +217,8 @@ def test_embed_c_example_builds_with_cmake_and_runs(models, tmp_path):
         mask[0, i] = i <= 119
     want = reference(models, "minilm", {"input_ids": ids, "attention_mask": mask,
                                         "token_type_ids": np.zeros((1, 128), np.int64)})
-    np.testing.assert_allclose(first, want["last_hidden_state"][0, 0, :4], rtol=1e-4, atol=1e-4)
+    tol = 1e-4 if quantize == "none" else 0.1  # int8: ~3 % of LayerNorm's unit scale
+    np.testing.assert_allclose(first, want["last_hidden_state"][0, 0, :4], rtol=tol, atol=tol)
 
 
 def test_runtime_code_stays_small(nunc, models, tmp_path):
