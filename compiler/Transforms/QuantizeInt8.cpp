@@ -173,9 +173,10 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
   /// Bias correction: with the mean m_c of each input channel, the int8
   /// weight shifts output j's mean by sum_c m_c sum_k (dequantized - f32
   /// weight)[c, k, j]; the returned bias (a new constant) subtracts that.
-  /// `shape` is [input channels, k, outputs] in `w`'s order for the linear
-  /// ([K, N]: k = 1) and [outputs, input channels, k] for the conv. Returns
-  /// `bias` unchanged without means, or when the bias is not a constant.
+  /// `w` is [input channels, outputs] (a linear's [K, N], `inner` 1) or,
+  /// with `outputsFirst`, [outputs, input channels, inner] (a conv's [M, C,
+  /// kh x kw]). Returns `bias` unchanged without means, or when the bias is
+  /// not a constant.
   Value correctedBias(OpBuilder &b, Location loc, Value bias, ArrayRef<float> w,
                       const Int8Weight &q, ArrayRef<float> mean, bool outputsFirst,
                       int64_t outputs, int64_t inner) {

@@ -416,7 +416,8 @@ int runCompile() {
     std::optional<TempFile> temp;
     // With dynamic activations a profile only brings the channel means of
     // bias correction.
-    if (profilePath.empty() && !calibration.empty() && (staticInt8 || biasCorrection)) {
+    if (profilePath.empty() && !calibration.empty() &&
+        (staticInt8 || biasCorrection || !saveCalibration.empty())) {
       llvm::Expected<std::string> path =
           calibrateModel(*module, calibration, *method, smoothAlpha, saveCalibration, temp);
       if (!path)
@@ -430,6 +431,9 @@ int runCompile() {
       if (failed(spm.run(*module)))
         return 1;
     }
+    if (!profilePath.empty() && biasCorrection)
+      llvm::errs() << "nunc compile: int8: biases corrected with the calibration profile's "
+                      "input means\n";
     std::vector<std::vector<Tensor>> samples;
     if (measure) {
       llvm::Expected<std::vector<std::vector<Tensor>>> read =
