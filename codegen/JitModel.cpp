@@ -51,21 +51,10 @@ llvm::Expected<std::unique_ptr<JitModel>> JitModel::load(const CompiledModel &mo
     return process.takeError();
   (*jit)->getMainJITDylib().addGenerator(std::move(*process));
 
-  auto archiveBuffer = llvm::MemoryBuffer::getMemBuffer(model.archive, "lib.a", false);
-  llvm::Error err = llvm::Error::success();
-  llvm::object::Archive archive(archiveBuffer->getMemBufferRef(), err);
-  if (err)
-    return std::move(err);
-  for (const llvm::object::Archive::Child &child : archive.children(err)) {
-    llvm::Expected<llvm::MemoryBufferRef> ref = child.getMemoryBufferRef();
-    if (!ref)
-      return ref.takeError();
-    if (llvm::Error e = (*jit)->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
-            ref->getBuffer(), ref->getBufferIdentifier())))
+  for (const ObjectFile &object : model.objects)
+    if (llvm::Error e = (*jit)->addObjectFile(
+            llvm::MemoryBuffer::getMemBufferCopy(object.bytes, object.name)))
       return std::move(e);
-  }
-  if (err)
-    return std::move(err);
 
   auto lookup = [&](llvm::StringRef suffix) -> llvm::Expected<void *> {
     auto sym = (*jit)->lookup((name + suffix).str());

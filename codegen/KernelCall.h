@@ -3,6 +3,8 @@
 #ifndef NUNC_CODEGEN_KERNELCALL_H
 #define NUNC_CODEGEN_KERNELCALL_H
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,22 +37,33 @@ struct KernelCall {
 };
 
 /// The weights blob: constants (as is, or re-laid out by a kernel), each at
-/// a 64-byte aligned offset.
+/// a 64-byte aligned offset. Its buffer starts with room for an ELF header,
+/// so that it becomes the weights' object file in place (weightsObject)
+/// instead of through a copy of the largest thing the compiler holds.
 class WeightBlob {
 public:
+  static constexpr int64_t kHeaderBytes = 64;
   int64_t add(const char *data, int64_t size) {
-    int64_t offset = (bytes.size() + 63) / 64 * 64;
-    bytes.resize(offset);
+    int64_t offset = (this->size() + 63) / 64 * 64;
+    bytes.resize(kHeaderBytes + offset);
     bytes.append(data, size);
     return offset;
   }
   /// Zero-fills to a multiple of `align` bytes.
-  void padTo(int64_t align) { bytes.resize((bytes.size() + align - 1) / align * align); }
-  const std::string &data() const { return bytes; }
-  int64_t size() const { return bytes.size(); }
+  void padTo(int64_t align) {
+    bytes.resize(kHeaderBytes + (size() + align - 1) / align * align);
+  }
+  llvm::StringRef data() const { return llvm::StringRef(bytes).drop_front(kHeaderBytes); }
+  int64_t size() const { return static_cast<int64_t>(bytes.size()) - kHeaderBytes; }
+  /// The buffer: kHeaderBytes of room, then the data. The blob is empty after.
+  std::string take() {
+    std::string out = std::move(bytes);
+    bytes.assign(kHeaderBytes, '\0');
+    return out;
+  }
 
 private:
-  std::string bytes;
+  std::string bytes = std::string(kHeaderBytes, '\0');
 };
 
 } // namespace mlir::nunc

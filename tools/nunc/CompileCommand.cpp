@@ -167,7 +167,9 @@ std::string defaultName(llvm::StringRef path) {
   return out;
 }
 
-bool writeFile(const std::string &path, llvm::StringRef bytes) {
+/// Writes `path` through `path`.tmp, renamed when complete.
+bool writeFileWith(const std::string &path,
+                   llvm::function_ref<llvm::Error(llvm::raw_ostream &)> write) {
   std::string tmp = path + ".tmp";
   {
     std::error_code ec;
@@ -176,7 +178,10 @@ bool writeFile(const std::string &path, llvm::StringRef bytes) {
       fail("compile", "cannot write " + tmp + ": " + ec.message());
       return false;
     }
-    os << bytes;
+    if (llvm::Error e = write(os)) {
+      fail("compile", "cannot write " + tmp + ": " + llvm::toString(std::move(e)));
+      return false;
+    }
     os.close();
     if (os.has_error()) {
       fail("compile", "cannot write " + tmp);
@@ -188,6 +193,13 @@ bool writeFile(const std::string &path, llvm::StringRef bytes) {
     return false;
   }
   return true;
+}
+
+bool writeFile(const std::string &path, llvm::StringRef bytes) {
+  return writeFileWith(path, [&](llvm::raw_ostream &os) {
+    os << bytes;
+    return llvm::Error::success();
+  });
 }
 /// A file removed when this goes away.
 struct TempFile {
@@ -517,7 +529,8 @@ int runCompile() {
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir))
     return fail("compile", "cannot create " + outDir + ": " + ec.message());
   std::string base = outDir + "/";
-  if (!writeFile(base + "lib" + options.name + ".a", compiled->archive) ||
+  if (!writeFileWith(base + "lib" + options.name + ".a",
+                     [&](llvm::raw_ostream &os) { return writeArchive(*compiled, os); }) ||
       !writeFile(base + options.name + ".h", compiled->header) ||
       !writeFile(base + options.name + ".json", compiled->manifest) ||
       (options.externalWeights && !writeFile(base + options.name + ".weights", compiled->weights)))

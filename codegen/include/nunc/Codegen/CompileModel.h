@@ -41,8 +41,14 @@ struct KernelChoice {
   int64_t tasks = 1;
 };
 
+/// One member of lib<name>.a.
+struct ObjectFile {
+  std::string name;  // <name>.o, <name>_runtime.o, <name>_weights.o
+  std::string bytes; // a relocatable ELF object
+};
+
 struct CompiledModel {
-  std::string archive;      // lib<name>.a bytes
+  std::vector<ObjectFile> objects; // lib<name>.a's members (writeArchive)
   std::string header;       // <name>.h
   std::string manifest;     // <name>.json
   std::string weights;      // <name>.weights bytes (external weights only)
@@ -53,6 +59,10 @@ struct CompiledModel {
 /// Compiles `module` (nunc dialect, shapes static). Diagnostics go to the
 /// context.
 FailureOr<CompiledModel> compileModel(ModuleOp module, const CompileOptions &options);
+
+/// Writes lib<name>.a (the model's objects, with a symbol index) to `os`,
+/// member by member. Deterministic: no timestamps, uids or modes.
+llvm::Error writeArchive(const CompiledModel &model, llvm::raw_ostream &os);
 
 } // namespace mlir::nunc
 
