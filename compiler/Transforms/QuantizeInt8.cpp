@@ -215,14 +215,22 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
       op->erase();
   }
 
-  /// The profile's mean of each channel of the op's input (empty when none).
-  ArrayRef<float> inputChannelMean(const std::string &key) {
+  /// The profile's mean of each of the op's `channels` input channels
+  /// (empty when it has none); a different count is a stale profile.
+  FailureOr<ArrayRef<float>> inputChannelMean(Operation *op, const std::string &key,
+                                              StringRef kind, int64_t channels) {
     if (!calibration)
-      return {};
+      return ArrayRef<float>();
     auto it = calibration->inputs.find(key);
-    if (it == calibration->inputs.end())
-      return {};
-    return it->second.channelMean;
+    if (it == calibration->inputs.end() || it->second.channelMean.empty())
+      return ArrayRef<float>();
+    const std::vector<float> &mean = it->second.channelMean;
+    if (static_cast<int64_t>(mean.size()) != channels)
+      return op->emitError() << "the calibration profile '" << profile << "' has "
+                             << mean.size() << " channel means for the input of " << kind
+                             << " op '" << key << "', which has " << channels
+                             << " channels (recalibrate for this model)";
+    return ArrayRef<float>(mean);
   }
 
   /// The u8 grid of the op's input from the profile (null when dynamic).
@@ -258,6 +266,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<TypeAttr> inputType = calibratedInput(op, key, "conv");
     if (failed(inputType))
       return failure();
+    FailureOr<ArrayRef<float>> mean = inputChannelMean(op, key, "conv", wType.getDimSize(1));
+    if (failed(mean))
+      return failure();
     OpBuilder b(op);
     Int8Weight q = quantizeSymmetric(*w, wType.getShape(), /*axis=*/0);
     Value weight = int8WeightValue(b, op->getLoc(), q, wType.getShape(), 0, "int8_conv_weight");
@@ -275,8 +286,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     }
     int64_t taps = wType.getDimSize(2) * wType.getDimSize(3);
     Operation *oldBias = bias ? bias.getDefiningOp() : nullptr;
-    bias = correctedBias(b, op->getLoc(), bias, *w, q, inputChannelMean(key),
-                         /*outputsFirst=*/true, m, taps);
+    bias = correctedBias(b, op->getLoc(), bias, *w, q, *mean, /*outputsFirst=*/true, m, taps);
     auto quantized = QuantizedConvOp::create(
         b, op->getLoc(), op->getResult(0).getType(), op->getOperand(0), weight, bias, residual,
         Value(), Value(), b.getStringAttr(staticActivations ? "static" : "dynamic_per_tensor"),
@@ -308,10 +318,13 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<TypeAttr> inputType = calibratedInput(op, key, "linear");
     if (failed(inputType))
       return failure();
+    FailureOr<ArrayRef<float>> mean = inputChannelMean(op, key, "linear", k);
+    if (failed(mean))
+      return failure();
     OpBuilder b(op);
     Int8Weight q = quantizeSymmetric(*w, {k, n}, /*axis=*/1);
     Value weight = int8WeightValue(b, op.getLoc(), q, {k, n}, /*axis=*/1, "int8_weight");
-    Value bias = correctedBias(b, op.getLoc(), op.getBias(), *w, q, inputChannelMean(key),
+    Value bias = correctedBias(b, op.getLoc(), op.getBias(), *w, q, *mean,
                                /*outputsFirst=*/false, n, /*inner=*/1);
     auto quantized = QuantizedLinearOp::create(
         b, op.getLoc(), op.getType(), op.getInput(), weight, bias, op.getResidual(),

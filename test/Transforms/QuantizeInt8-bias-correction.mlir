@@ -2,6 +2,8 @@
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1 activations=static profile=%S/Inputs/bias-correction-profile.json bias-correction=false" | FileCheck %s --check-prefix=OFF
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1" | FileCheck %s --check-prefix=OFF
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1 profile=%S/Inputs/bias-correction-profile.json" | FileCheck %s --check-prefix=DYN
+// RUN: not nunc-opt %s -split-input-file --nunc-quantize-int8="min-macs=1 min-conv-macs=1 profile=%S/Inputs/bias-correction-profile-stale.json" 2>&1 | FileCheck %s --check-prefix=STALE
+// STALE: error: the calibration profile '{{.*}}bias-correction-profile-stale.json' has 3 channel means for the input of linear op 'linear#0', which has 4 channels (recalibrate for this model)
 
 // Bias correction: the profile's mean m_c of each input channel times the
 // rounding error of the int8 weights is the mean shift of each output; the

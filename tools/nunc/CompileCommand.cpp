@@ -444,7 +444,7 @@ int runCompile() {
         return 1;
     }
     if (!profilePath.empty() && biasCorrection)
-      llvm::errs() << "nunc compile: int8: biases corrected with the calibration profile's "
+      llvm::errs() << "nunc compile: int8: correcting the biases with the calibration profile's "
                       "input means\n";
     std::vector<std::vector<Tensor>> samples;
     if (measure) {
