@@ -182,9 +182,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
                       int64_t outputs, int64_t inner) {
     if (!biasCorrection || mean.empty())
       return bias;
-    int64_t channels = static_cast<int64_t>(mean.size());
-    if (channels * inner * outputs != static_cast<int64_t>(w.size()))
-      return bias;
+    int64_t channels = static_cast<int64_t>(mean.size()); // checked by inputChannelMean
     SmallVector<float> values(outputs, 0.f);
     if (bias) {
       std::optional<SmallVector<float>> b0 = getConstantFloats(bias);
