@@ -26,8 +26,20 @@ inline const llvm::StringRef kSupportedOps[] = {
     "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
     "QLinearConv"};
 
+/// onnxruntime's quantized operators (com.microsoft, version 1), which its
+/// quantize_static writes in QOperator format; each is imported as the
+/// DequantizeLinear -> f32 op -> QuantizeLinear it stands for.
+inline constexpr llvm::StringLiteral kContribDomain = "com.microsoft";
+inline const llvm::StringRef kSupportedContribOps[] = {
+    "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearSoftmax",
+    "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
+}
+inline bool isSupportedNode(const onnx::NodeProto &n) {
+  if (isDefaultDomain(n.domain()))
+    return llvm::is_contained(kSupportedOps, n.op_type());
+  return n.domain() == kContribDomain && llvm::is_contained(kSupportedContribOps, n.op_type());
 }
 
 /// Where and what a node is; the attribute readers report errors at it and
@@ -119,6 +131,16 @@ private:
                                      llvm::StringRef what);
   LogicalResult convertNode(const onnx::NodeProto &node, int index);
   LogicalResult convert(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// The com.microsoft ops of kSupportedContribOps (OnnxContribNodes.cpp).
+  LogicalResult convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// Softmax along `axis`; `flattened`: over all dims from `axis` on, as
+  /// Softmax before opset 13.
+  FailureOr<Value> softmax(NodeContext &n, Value x, int64_t axis, bool flattened);
+  /// auto_pad, kernel_shape (from `weight`'s spatial dims when absent and a
+  /// weight is given), strides, dilations and pads with their defaults.
+  FailureOr<SmallVector<NamedAttribute>> windowAttributes(NodeContext &n, Value weight);
+  /// windowAttributes plus AveragePool's ceil_mode and count_include_pad.
+  FailureOr<SmallVector<NamedAttribute>> averagePoolAttributes(NodeContext &n);
 
   /// Creates an op, infers its result types (reporting errors at its
   /// location) and returns it, or fails and leaves nothing behind.
@@ -158,6 +180,7 @@ private:
   Location fileLoc = UnknownLoc::get(ctx);
   onnx::ModelProto model;
   int64_t opset = 0;
+  int64_t contribOpset = 1; // the model's com.microsoft version
   llvm::StringMap<Value> values;
 };
 

@@ -70,6 +70,8 @@ LogicalResult Importer::checkOpsets() {
     if (isDefaultDomain(o.domain())) {
       haveDefault = true;
       opset = o.version();
+    } else if (o.domain() == kContribDomain) {
+      contribOpset = o.version();
     }
   }
   if (!haveDefault) {
@@ -106,8 +108,8 @@ LogicalResult Importer::checkSupportedOps() {
   const onnx::GraphProto &g = model.graph();
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto &n = g.node(i);
-    bool ok = isDefaultDomain(n.domain()) && llvm::is_contained(kSupportedOps, n.op_type());
-    int64_t since = ok ? opsetIntroducing(n.op_type()) : 0;
+    bool ok = isSupportedNode(n);
+    int64_t since = ok && isDefaultDomain(n.domain()) ? opsetIntroducing(n.op_type()) : 0;
     if (ok && since <= opset)
       continue;
     std::string key = isDefaultDomain(n.domain()) ? n.op_type()
@@ -529,8 +531,8 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &node, int index) {
   NodeContext n{node,
                 makeOnnxNodeLocation(ctx, path, name, node.op_type(),
                                      isDefaultDomain(node.domain()) ? "" : node.domain(),
-                                     opset),
-                opset,
+                                     isDefaultDomain(node.domain()) ? opset : contribOpset),
+                isDefaultDomain(node.domain()) ? opset : contribOpset,
                 {},
                 {}};
   for (const std::string &in : node.input()) {
@@ -550,7 +552,7 @@ LogicalResult Importer::convertNode(const onnx::NodeProto &node, int index) {
   for (const onnx::AttributeProto &a : node.attribute())
     if (!n.readAttributes.contains(a.name()))
       return n.error() << "unexpected attribute '" << a.name() << "' for "
-                       << node.op_type() << " at opset " << opset;
+                       << node.op_type() << " at opset " << n.opset;
   // Declared outputs beyond what the op produces must be unused.
   for (int i = 0; i < node.output_size(); ++i) {
     const std::string &out = node.output(i);

@@ -59,7 +59,7 @@ llvm::Expected<OnnxModelInfo> readOnnxModelInfo(llvm::StringRef path) {
     bool dflt = import_detail::isDefaultDomain(n.domain());
     std::string key = dflt ? n.op_type() : n.domain() + "." + n.op_type();
     ++info.opHistogram[key];
-    if (!dflt || !llvm::is_contained(import_detail::kSupportedOps, n.op_type())) {
+    if (!import_detail::isSupportedNode(n)) {
       if (info.unsupportedOps[key]++ == 0)
         info.firstUnsupportedNode[key] = n.name();
     }

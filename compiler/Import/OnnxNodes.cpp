@@ -27,6 +27,8 @@ std::optional<int64_t> rankOf(Value v) {
 } // namespace
 
 LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs) {
+  if (!isDefaultDomain(n.node.domain()))
+    return convertContrib(n, outputs);
   llvm::StringRef op = n.node.op_type();
   Location loc = n.loc;
   auto in = [&](unsigned i) { return n.input(i); };
@@ -177,29 +179,11 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     FailureOr<int64_t> axis = n.getInt("axis", n.opset < 13 ? 1 : -1);
     if (failed(arity(1, 1)) || failed(axis))
       return failure();
-    if (n.opset >= 13)
-      return take(create<SoftmaxOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(*axis))}));
-    // Before opset 13, Softmax normalized over all dims from `axis` on.
-    std::optional<int64_t> rank = rankOf(in(0));
-    if (!rank)
-      return n.error() << "Softmax before opset 13 needs an input of known rank";
-    int64_t a = *axis < 0 ? *axis + *rank : *axis;
-    if (a < 0 || a >= std::max<int64_t>(*rank, 1))
-      return n.error() << "Softmax axis " << *axis << " is out of range for rank " << *rank;
-    if (a == *rank - 1)
-      return take(create<SoftmaxOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(-1))}));
-    FailureOr<Operation *> flat =
-        create<FlattenOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(a))});
-    if (failed(flat))
+    FailureOr<Value> y = softmax(n, in(0), *axis, /*flattened=*/n.opset < 13);
+    if (failed(y))
       return failure();
-    FailureOr<Operation *> soft = create<SoftmaxOp>(
-        n, (*flat)->getResults(), {attr("axis", builder.getI64IntegerAttr(1))});
-    FailureOr<Operation *> shape =
-        create<ShapeOp>(n, n.inputs, {attr("start", builder.getI64IntegerAttr(0))});
-    if (failed(soft) || failed(shape))
-      return failure();
-    return take(create<ReshapeOp>(n, {(*soft)->getResult(0), (*shape)->getResult(0)},
-                                  {attr("allowzero", builder.getI64IntegerAttr(0))}));
+    outputs.push_back(*y);
+    return success();
   }
 
   if (op == "LayerNormalization") {
@@ -408,68 +392,33 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     if (failed(qlinear ? arity(8, 9)
                        : arity(isConv ? 2 : 1, op == "ConvInteger" ? 4 : isConv ? 3 : 1)))
       return failure();
-    FailureOr<std::string> autoPad = n.getString("auto_pad", "NOTSET");
-    FailureOr<std::optional<SmallVector<int64_t>>> kernel = n.getInts("kernel_shape"),
-                                                    strides = n.getInts("strides"),
-                                                    dilations = n.getInts("dilations"),
-                                                    pads = n.getInts("pads");
-    if (failed(autoPad) || failed(kernel) || failed(strides) || failed(dilations) ||
-        failed(pads))
+    FailureOr<SmallVector<NamedAttribute>> attrs =
+        op == "AveragePool" ? averagePoolAttributes(n)
+                            : windowAttributes(n, isConv ? in(qlinear ? 3 : 1) : Value());
+    if (failed(attrs))
       return failure();
-    if (*autoPad != "NOTSET" && *autoPad != "SAME_UPPER" && *autoPad != "SAME_LOWER" &&
-        *autoPad != "VALID")
-      return n.error() << "unknown auto_pad '" << *autoPad << "'";
-    SmallVector<int64_t> k;
-    if (*kernel) {
-      k = **kernel;
-    } else if (isConv) {
-      auto w = dyn_cast<RankedTensorType>(in(qlinear ? 3 : 1).getType());
-      if (!w || w.getRank() < 3 ||
-          llvm::any_of(w.getShape().drop_front(2), ShapedType::isDynamic))
-        return n.error() << op << " without kernel_shape needs a weight whose spatial "
-                            "dims are known";
-      k.assign(w.getShape().begin() + 2, w.getShape().end());
-    } else {
-      return n.error() << op << " needs the 'kernel_shape' attribute";
-    }
-    size_t nd = k.size();
-    auto orDefault = [&](const std::optional<SmallVector<int64_t>> &v, size_t count,
-                         int64_t dflt) {
-      return v ? *v : SmallVector<int64_t>(count, dflt);
-    };
-    SmallVector<NamedAttribute> attrs{
-        attr("auto_pad", builder.getStringAttr(*autoPad)),
-        attr("kernel_shape", builder.getDenseI64ArrayAttr(k)),
-        attr("strides", builder.getDenseI64ArrayAttr(orDefault(*strides, nd, 1))),
-        attr("dilations", builder.getDenseI64ArrayAttr(orDefault(*dilations, nd, 1))),
-        attr("pads", builder.getDenseI64ArrayAttr(orDefault(*pads, 2 * nd, 0)))};
     if (isConv) {
       FailureOr<int64_t> group = n.getInt("group", 1);
       if (failed(group))
         return failure();
-      attrs.push_back(attr("group", builder.getI64IntegerAttr(*group)));
+      attrs->push_back(attr("group", builder.getI64IntegerAttr(*group)));
       if (op == "ConvInteger") {
         SmallVector<Value> operands{in(0), in(1), in(2), in(3)};
-        attrs.push_back(segments(operands));
-        return take(create<ConvIntegerOp>(n, present(operands), attrs));
+        attrs->push_back(segments(operands));
+        return take(create<ConvIntegerOp>(n, present(operands), *attrs));
       }
       if (qlinear)
-        return take(create<QLinearConvOp>(n, present(n.inputs), attrs));
-      return take(create<ConvOp>(n, present(n.inputs), attrs));
+        return take(create<QLinearConvOp>(n, present(n.inputs), *attrs));
+      return take(create<ConvOp>(n, present(n.inputs), *attrs));
     }
+    if (op == "AveragePool")
+      return take(create<AveragePoolOp>(n, n.inputs, *attrs));
     FailureOr<int64_t> ceil = n.getInt("ceil_mode", 0);
     if (failed(ceil))
       return failure();
-    attrs.push_back(attr("ceil_mode", builder.getI64IntegerAttr(*ceil)));
-    if (op == "MaxPool") {
-      n.ignore("storage_order"); // only affects the Indices output
-      return take(create<MaxPoolOp>(n, n.inputs, attrs));
-    }
-    FailureOr<int64_t> includePad = n.getInt("count_include_pad", 0);
-    if (failed(includePad))
-      return failure();
-    attrs.push_back(attr("count_include_pad", builder.getI64IntegerAttr(*includePad)));
-    return take(create<AveragePoolOp>(n, n.inputs, attrs));
+    attrs->push_back(attr("ceil_mode", builder.getI64IntegerAttr(*ceil)));
+    n.ignore("storage_order"); // only affects the Indices output
+    return take(create<MaxPoolOp>(n, n.inputs, *attrs));
   }
 
   if (op == "QuantizeLinear" || op == "DequantizeLinear") {
@@ -513,4 +462,83 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
 
   // checkSupportedOps() rejects everything else before conversion starts.
   return n.error() << "no converter for " << op;
+}
+
+FailureOr<Value> Importer::softmax(NodeContext &n, Value x, int64_t axis, bool flattened) {
+  auto make = [&](FailureOr<Operation *> op) -> FailureOr<Value> {
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  };
+  if (!flattened)
+    return make(create<SoftmaxOp>(n, x, {attr("axis", builder.getI64IntegerAttr(axis))}));
+  // Before opset 13, Softmax normalized over all dims from `axis` on.
+  std::optional<int64_t> rank = rankOf(x);
+  if (!rank)
+    return n.error() << "Softmax before opset 13 needs an input of known rank";
+  int64_t a = axis < 0 ? axis + *rank : axis;
+  if (a < 0 || a >= std::max<int64_t>(*rank, 1))
+    return n.error() << "Softmax axis " << axis << " is out of range for rank " << *rank;
+  if (a == *rank - 1)
+    return make(create<SoftmaxOp>(n, x, {attr("axis", builder.getI64IntegerAttr(-1))}));
+  FailureOr<Operation *> flat =
+      create<FlattenOp>(n, x, {attr("axis", builder.getI64IntegerAttr(a))});
+  if (failed(flat))
+    return failure();
+  FailureOr<Operation *> soft = create<SoftmaxOp>(
+      n, (*flat)->getResults(), {attr("axis", builder.getI64IntegerAttr(1))});
+  FailureOr<Operation *> shape =
+      create<ShapeOp>(n, x, {attr("start", builder.getI64IntegerAttr(0))});
+  if (failed(soft) || failed(shape))
+    return failure();
+  return make(create<ReshapeOp>(n, {(*soft)->getResult(0), (*shape)->getResult(0)},
+                                {attr("allowzero", builder.getI64IntegerAttr(0))}));
+}
+
+FailureOr<SmallVector<NamedAttribute>> Importer::windowAttributes(NodeContext &n,
+                                                                  Value weight) {
+  llvm::StringRef op = n.node.op_type();
+  FailureOr<std::string> autoPad = n.getString("auto_pad", "NOTSET");
+  FailureOr<std::optional<SmallVector<int64_t>>> kernel = n.getInts("kernel_shape"),
+                                                  strides = n.getInts("strides"),
+                                                  dilations = n.getInts("dilations"),
+                                                  pads = n.getInts("pads");
+  if (failed(autoPad) || failed(kernel) || failed(strides) || failed(dilations) ||
+      failed(pads))
+    return failure();
+  if (*autoPad != "NOTSET" && *autoPad != "SAME_UPPER" && *autoPad != "SAME_LOWER" &&
+      *autoPad != "VALID")
+    return n.error() << "unknown auto_pad '" << *autoPad << "'";
+  SmallVector<int64_t> k;
+  if (*kernel) {
+    k = **kernel;
+  } else if (weight) {
+    auto w = dyn_cast<RankedTensorType>(weight.getType());
+    if (!w || w.getRank() < 3 || llvm::any_of(w.getShape().drop_front(2), ShapedType::isDynamic))
+      return n.error() << op << " without kernel_shape needs a weight whose spatial "
+                          "dims are known";
+    k.assign(w.getShape().begin() + 2, w.getShape().end());
+  } else {
+    return n.error() << op << " needs the 'kernel_shape' attribute";
+  }
+  size_t nd = k.size();
+  auto orDefault = [&](const std::optional<SmallVector<int64_t>> &v, size_t count,
+                       int64_t dflt) { return v ? *v : SmallVector<int64_t>(count, dflt); };
+  return SmallVector<NamedAttribute>{
+      attr("auto_pad", builder.getStringAttr(*autoPad)),
+      attr("kernel_shape", builder.getDenseI64ArrayAttr(k)),
+      attr("strides", builder.getDenseI64ArrayAttr(orDefault(*strides, nd, 1))),
+      attr("dilations", builder.getDenseI64ArrayAttr(orDefault(*dilations, nd, 1))),
+      attr("pads", builder.getDenseI64ArrayAttr(orDefault(*pads, 2 * nd, 0)))};
+}
+
+FailureOr<SmallVector<NamedAttribute>> Importer::averagePoolAttributes(NodeContext &n) {
+  FailureOr<SmallVector<NamedAttribute>> attrs = windowAttributes(n, Value());
+  FailureOr<int64_t> ceil = n.getInt("ceil_mode", 0);
+  FailureOr<int64_t> includePad = n.getInt("count_include_pad", 0);
+  if (failed(attrs) || failed(ceil) || failed(includePad))
+    return failure();
+  attrs->push_back(attr("ceil_mode", builder.getI64IntegerAttr(*ceil)));
+  attrs->push_back(attr("count_include_pad", builder.getI64IntegerAttr(*includePad)));
+  return attrs;
 }

@@ -35,6 +35,7 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
 void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createQOperatorToQdq());
   fpm.addPass(createFuseGelu());
   fpm.addPass(createFuseLayerNorm());
   fpm.addPass(createFuseAttention());

@@ -1,7 +1,6 @@
 //===- FuseQuantizeDequantize.cpp - the Q/DQ pairs of QDQ models ----------===//
 
 #include "PatternUtils.h"
-#include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -256,82 +255,11 @@ struct BatchNormIntoConvEpilogue : OpRewritePattern<BatchNormOp> {
   }
 };
 
-/// ONNX QLinearConv(x, sx, zx, w, sw, zw, sy, zy, B) with a constant weight
-/// and constant quantization parameters -> the QDQ form onnxruntime's
-/// quantize_static writes:
-///   QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), b), sy, zy)
-/// with the f32 bias b[m] = B[m] fl(sx sw[m]). The pairs then fuse as any
-/// QDQ model's do (an s8 weight of zero point 0 and one group: an int8
-/// convolution; otherwise an f32 one on the dequantized values). The integer
-/// sums are QLinearConv's; the result rounds once in f32 (sum fl(sx sw) + b)
-/// and once to y's grid, where QLinearConv scales (sum + B) by
-/// fl(sx sw / sy) in one step: they can differ by one unit of y on a tie.
-struct QLinearConvToQdq : OpRewritePattern<QLinearConvOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(QLinearConvOp op, PatternRewriter &rewriter) const override {
-    auto inType = dyn_cast<RankedTensorType>(op.getInput().getType());
-    auto wType = dyn_cast<RankedTensorType>(op.getWeight().getType());
-    auto outType = dyn_cast<RankedTensorType>(op.getType());
-    if (!inType || !wType || !outType || !inType.hasStaticShape() || !wType.hasStaticShape() ||
-        !outType.hasStaticShape() || !matchPattern(op.getWeight(), m_Constant()))
-      return failure();
-    for (Value scale : {op.getInputScale(), op.getWeightScale(), op.getOutputScale()})
-      if (!cast<ShapedType>(scale.getType()).getElementType().isF32())
-        return failure();
-    std::optional<double> sx = scalarConstant(op.getInputScale());
-    std::optional<SmallVector<float>> sw = getConstantFloats(op.getWeightScale());
-    if (!sx || !sw || !scalarConstant(op.getOutputScale()) ||
-        !scalarConstant(op.getInputZeroPoint()) || !scalarConstant(op.getOutputZeroPoint()) ||
-        !matchPattern(op.getWeightZeroPoint(), m_Constant()))
-      return failure();
-    int64_t m = wType.getDimSize(0);
-    ElementsAttr biasAttr;
-    if (op.getBias() && !matchPattern(op.getBias(), m_Constant(&biasAttr)))
-      return failure();
-    std::optional<Tensor> biasValues;
-    if (biasAttr) {
-      llvm::Expected<Tensor> t = tensorFromAttr(biasAttr);
-      if (!t) {
-        llvm::consumeError(t.takeError());
-        return failure();
-      }
-      if (t->numElements() != m)
-        return failure();
-      biasValues = std::move(*t);
-    }
-    Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    Value x = DequantizeLinearOp::create(rewriter, loc, inType.clone(f32), op.getInput(),
-                                         op.getInputScale(), op.getInputZeroPoint(),
-                                         rewriter.getI64IntegerAttr(1));
-    Value w = DequantizeLinearOp::create(rewriter, loc, wType.clone(f32), op.getWeight(),
-                                         op.getWeightScale(), op.getWeightZeroPoint(),
-                                         rewriter.getI64IntegerAttr(0));
-    Value bias;
-    if (biasValues) {
-      // The bias's scale is fl(sx sw[m]), as quantize_static writes it.
-      SmallVector<float> b;
-      for (int64_t i = 0; i < m; ++i) {
-        float scale = static_cast<float>(*sx) * (*sw)[sw->size() == 1 ? 0 : i];
-        b.push_back(static_cast<float>(static_cast<double>(biasValues->getInt(i)) * scale));
-      }
-      bias = createF32Constant(rewriter, loc, {m}, b, "bias");
-    }
-    auto conv = ConvOp::create(rewriter, loc, outType.clone(f32), x, w, bias,
-                               op.getAutoPadAttr(), op.getDilationsAttr(), op.getGroupAttr(),
-                               op.getKernelShapeAttr(), op.getPadsAttr(), op.getStridesAttr());
-    rewriter.replaceOpWithNewOp<QuantizeLinearOp>(
-        op, outType, conv.getResult(), op.getOutputScale(), op.getOutputZeroPoint(),
-        rewriter.getI64IntegerAttr(1), TypeAttr::get(outType.getElementType()));
-    return success();
-  }
-};
-
 struct FuseQuantizeDequantizePass
     : public mlir::nunc::impl::FuseQuantizeDequantizeBase<FuseQuantizeDequantizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QLinearConvToQdq, QuantizeDequantizeToFakeQuantize, FakeQuantizeOfGridValue,
+    patterns.add<QuantizeDequantizeToFakeQuantize, FakeQuantizeOfGridValue,
                  GatherOfDequantize,
                  FakeQuantizeIntoLinear,
                  FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm,

@@ -128,6 +128,24 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def QOperatorToQdq : Pass<"nunc-qoperator-to-qdq", "func::FuncOp"> {
+  let summary = "Rewrites QOperator-format quantized ops into the QDQ form the fusions take";
+  let description = [{
+    Runs before the fusions. A QLinearConv with a constant weight becomes
+    QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), bias)), as
+    quantize_static's QDQ convolutions are. A QLinearMatMul whose B is
+    computed at run time (attention) becomes QuantizeLinear(MatMul(
+    DequantizeLinear(a), DequantizeLinear(b))). A per-tensor
+    DequantizeLinear of an 8-bit tensor that Reshape, Transpose, Flatten,
+    Squeeze, Unsqueeze or MaxPool moved becomes that op on the dequantized
+    values between a QuantizeLinear/DequantizeLinear pair of the same grid
+    (the same values), so the pairs fuse into the producer and the
+    consumer as a QDQ model's do. (The importer expands onnxruntime's
+    com.microsoft QLinear ops into their QDQ form itself.)
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
   let summary = "Folds inference BatchNormalization into the preceding Conv's constants";
   let dependentDialects = ["::mlir::nunc::NuncDialect"];

@@ -1,0 +1,200 @@
+//===- OnnxContribNodes.cpp - onnxruntime's quantized ops (com.microsoft) -===//
+//
+// onnxruntime's quantize_static in QOperator format writes QLinearConv and
+// QLinearMatMul (ai.onnx) and, for everything else it quantizes, its own
+// com.microsoft ops. Each is defined as dequantize -> the f32 op -> quantize,
+// and is imported as exactly that: the QDQ form, which the Q/DQ fusions then
+// turn into the same int8 kernels as a QDQ model's (nunc-fuse-quantize-
+// dequantize and the passes after it). onnxruntime computes some of them
+// with integer shortcuts (a rescaled integer sum for QLinearAdd and the
+// pools, an exp table for QLinearSoftmax, C added to the int32 sums of
+// QGemm); the results differ from the f32 definition by at most one unit of
+// the output grid, on near-ties.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+using namespace mlir;
+using namespace mlir::nunc;
+using namespace mlir::nunc::import_detail;
+
+LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs) {
+  llvm::StringRef op = n.node.op_type();
+  auto in = [&](unsigned i) { return n.input(i); };
+  // At most `max` inputs, of which those at `required` are given (zero
+  // points are optional: 0 of the quantized input's type).
+  auto arity = [&](unsigned max, ArrayRef<unsigned> required) -> LogicalResult {
+    if (n.inputs.size() > max)
+      return n.error() << op << " takes at most " << max << " inputs, got " << n.inputs.size();
+    for (unsigned i : required)
+      if (!in(i))
+        return n.error() << op << " needs input #" << i;
+    return success();
+  };
+  auto result = [](FailureOr<Operation *> op) -> FailureOr<Value> {
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  };
+  auto elementOf = [](Value v) { return cast<ShapedType>(v.getType()).getElementType(); };
+  // x's quantization parameters are one scale (and zero point) for the
+  // whole tensor, except where `axis` is given (QGemm's B).
+  auto dequantize = [&](Value x, Value scale, Value zeroPoint,
+                        int64_t axis = 1) -> FailureOr<Value> {
+    return result(create<DequantizeLinearOp>(n, present({x, scale, zeroPoint}),
+                                             {attr("axis", builder.getI64IntegerAttr(axis))}));
+  };
+  // The result's element type: the zero point's, else that of `like` (the
+  // quantized input, as the contrib ops' type constraints tie them).
+  auto quantize = [&](FailureOr<Value> x, Value scale, Value zeroPoint,
+                      Type like) -> LogicalResult {
+    if (failed(x))
+      return failure();
+    Type element = zeroPoint ? elementOf(zeroPoint) : like;
+    FailureOr<Value> q = result(create<QuantizeLinearOp>(
+        n, present({*x, scale, zeroPoint}),
+        {attr("axis", builder.getI64IntegerAttr(1)),
+         attr("output_element_type", TypeAttr::get(element))}));
+    if (failed(q))
+      return failure();
+    outputs.push_back(*q);
+    return success();
+  };
+  // Every quantized operand must be 8-bit, as onnxruntime's kernels take.
+  auto eightBit = [&](ArrayRef<unsigned> indices) -> LogicalResult {
+    for (unsigned i : indices) {
+      Type t = elementOf(in(i));
+      if (!t.isUnsignedInteger(8) && !t.isSignlessInteger(8))
+        return n.error() << op << " input #" << i << " must be uint8 or int8, got " << t;
+    }
+    return success();
+  };
+
+  // (A, A_scale, A_zero_point?, B, B_scale, B_zero_point?, C_scale, C_zero_point?)
+  if (op == "QLinearAdd" || op == "QLinearMul") {
+    if (failed(arity(8, {0, 1, 3, 4, 6})) || failed(eightBit({0, 3})))
+      return failure();
+    FailureOr<Value> a = dequantize(in(0), in(1), in(2));
+    FailureOr<Value> b = dequantize(in(3), in(4), in(5));
+    if (failed(a) || failed(b))
+      return failure();
+    FailureOr<Value> sum = op == "QLinearAdd" ? result(create<AddOp>(n, {*a, *b}))
+                                              : result(create<MulOp>(n, {*a, *b}));
+    return quantize(sum, in(6), in(7), elementOf(in(0)));
+  }
+
+  // (X, X_scale, X_zero_point?, Y_scale, Y_zero_point?)
+  if (op == "QLinearSigmoid" || op == "QLinearSoftmax" || op == "QLinearGlobalAveragePool" ||
+      op == "QLinearAveragePool") {
+    if (failed(arity(5, {0, 1, 3})) || failed(eightBit({0})))
+      return failure();
+    FailureOr<int64_t> channelsLast =
+        op.ends_with("AveragePool") ? n.getInt("channels_last", 0) : FailureOr<int64_t>(0);
+    if (failed(channelsLast))
+      return failure();
+    if (*channelsLast)
+      return n.error() << op << " with channels_last = 1 (NHWC) is not supported";
+    FailureOr<SmallVector<NamedAttribute>> poolAttrs;
+    FailureOr<int64_t> axis = 0, version = 13;
+    if (op == "QLinearAveragePool" && failed(poolAttrs = averagePoolAttributes(n)))
+      return failure();
+    if (op == "QLinearSoftmax") {
+      // `opset` is the ai.onnx Softmax whose axis semantics this follows.
+      axis = n.getInt("axis", -1);
+      version = n.getInt("opset", std::nullopt);
+      if (failed(axis) || failed(version))
+        return failure();
+    }
+    FailureOr<Value> x = dequantize(in(0), in(1), in(2));
+    if (failed(x))
+      return failure();
+    FailureOr<Value> y;
+    if (op == "QLinearSigmoid")
+      y = result(create<SigmoidOp>(n, *x));
+    else if (op == "QLinearSoftmax")
+      y = softmax(n, *x, *axis, /*flattened=*/*version < 13);
+    else if (op == "QLinearGlobalAveragePool")
+      y = result(create<GlobalAveragePoolOp>(n, *x));
+    else
+      y = result(create<AveragePoolOp>(n, *x, *poolAttrs));
+    return quantize(y, in(3), in(4), elementOf(in(0)));
+  }
+
+  // (Y_scale, Y_zero_point, then X, X_scale, X_zero_point per input)
+  if (op == "QLinearConcat") {
+    FailureOr<int64_t> axis = n.getInt("axis", std::nullopt);
+    if (failed(axis))
+      return failure();
+    if (n.inputs.size() < 5 || (n.inputs.size() - 2) % 3 != 0)
+      return n.error() << "QLinearConcat takes Y_scale, Y_zero_point and a (tensor, scale, "
+                          "zero point) triple per input, got "
+                       << n.inputs.size() << " inputs";
+    SmallVector<Value> parts;
+    for (unsigned i = 2; i < n.inputs.size(); i += 3) {
+      if (failed(arity(n.inputs.size(), {0, i, i + 1})) || failed(eightBit({i})))
+        return failure();
+      FailureOr<Value> x = dequantize(in(i), in(i + 1), in(i + 2));
+      if (failed(x))
+        return failure();
+      parts.push_back(*x);
+    }
+    return quantize(result(create<ConcatOp>(n, parts,
+                                            {attr("axis", builder.getI64IntegerAttr(*axis))})),
+                    in(0), in(1), elementOf(in(2)));
+  }
+
+  // (A, a_scale, a_zero_point, B, b_scale, b_zero_point, C?, y_scale?,
+  // y_zero_point?): alpha a_scale b_scale ((A - za)(B - zb) + C), C an
+  // int32 of scale alpha a_scale b_scale; quantized to y's grid when y_scale
+  // is given, else f32.
+  if (op == "QGemm") {
+    FailureOr<float> alpha = n.getFloat("alpha", 1.f);
+    FailureOr<int64_t> ta = n.getInt("transA", 0), tb = n.getInt("transB", 0);
+    if (failed(arity(9, {0, 1, 3, 4})) || failed(alpha) || failed(ta) || failed(tb) ||
+        failed(eightBit({0, 3})))
+      return failure();
+    if (in(8) && !in(7))
+      return n.error() << "QGemm has y_zero_point but no y_scale";
+    // b_scale and b_zero_point are one per column of B: B's axis 1, or 0
+    // when B is transposed.
+    FailureOr<Value> a = dequantize(in(0), in(1), in(2));
+    FailureOr<Value> b = dequantize(in(3), in(4), in(5), *tb ? 0 : 1);
+    if (failed(a) || failed(b))
+      return failure();
+    Value bias;
+    if (in(6)) {
+      if (!elementOf(in(6)).isSignlessInteger(32))
+        return n.error() << "QGemm's C must be int32, got " << elementOf(in(6));
+      Type f32 = builder.getF32Type();
+      FailureOr<Value> c = result(create<CastOp>(
+          n, in(6),
+          {attr("to", TypeAttr::get(f32)), attr("saturate", builder.getI64IntegerAttr(1))}));
+      FailureOr<Value> scale = result(create<MulOp>(n, {in(1), in(4)}));
+      if (failed(c) || failed(scale))
+        return failure();
+      if (*alpha != 1.f && failed(scale = result(create<MulOp>(
+                                      n, {*scale, constScalar(n.loc, f32, *alpha)}))))
+        return failure();
+      FailureOr<Value> scaled = result(create<MulOp>(n, {*c, *scale}));
+      if (failed(scaled))
+        return failure();
+      bias = *scaled;
+    }
+    FailureOr<Value> y = result(create<GemmOp>(
+        n, present({*a, *b, bias}),
+        {attr("alpha", builder.getF32FloatAttr(*alpha)), attr("beta", builder.getF32FloatAttr(1.f)),
+         attr("transA", builder.getI64IntegerAttr(*ta)),
+         attr("transB", builder.getI64IntegerAttr(*tb))}));
+    if (failed(y))
+      return failure();
+    if (!in(7)) {
+      outputs.push_back(*y);
+      return success();
+    }
+    return quantize(y, in(7), in(8), IntegerType::get(ctx, 8, IntegerType::Unsigned));
+  }
+
+  // checkSupportedOps() rejects everything else before conversion starts.
+  return n.error() << "no converter for " << n.node.domain() << "." << op;
+}
