@@ -61,6 +61,20 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     outputs.push_back(*q);
     return success();
   };
+  // Scales and zero points of one element (per tensor), where the op has
+  // no other form: a longer one would otherwise read as per-axis.
+  auto perTensor = [&](ArrayRef<unsigned> indices) -> LogicalResult {
+    for (unsigned i : indices) {
+      if (!in(i))
+        continue;
+      auto t = dyn_cast<RankedTensorType>(in(i).getType());
+      if (!t || !t.hasStaticShape() || t.getNumElements() != 1)
+        return n.error() << op << " input #" << i
+                         << " (a scale or zero point) must have one element, got "
+                         << in(i).getType();
+    }
+    return success();
+  };
   // Every quantized operand must be 8-bit, as onnxruntime's kernels take.
   auto eightBit = [&](ArrayRef<unsigned> indices) -> LogicalResult {
     for (unsigned i : indices) {
@@ -73,7 +87,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
 
   // (A, A_scale, A_zero_point?, B, B_scale, B_zero_point?, C_scale, C_zero_point?)
   if (op == "QLinearAdd" || op == "QLinearMul") {
-    if (failed(arity(8, {0, 1, 3, 4, 6})) || failed(eightBit({0, 3})))
+    if (failed(arity(8, {0, 1, 3, 4, 6})) || failed(eightBit({0, 3})) ||
+        failed(perTensor({1, 2, 4, 5, 6, 7})))
       return failure();
     FailureOr<Value> a = dequantize(in(0), in(1), in(2));
     FailureOr<Value> b = dequantize(in(3), in(4), in(5));
@@ -87,7 +102,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
   // (X, X_scale, X_zero_point?, Y_scale, Y_zero_point?)
   if (op == "QLinearSigmoid" || op == "QLinearSoftmax" || op == "QLinearGlobalAveragePool" ||
       op == "QLinearAveragePool") {
-    if (failed(arity(5, {0, 1, 3})) || failed(eightBit({0})))
+    if (failed(arity(5, {0, 1, 3})) || failed(eightBit({0})) || failed(perTensor({1, 2, 3, 4})))
       return failure();
     FailureOr<int64_t> channelsLast =
         op.ends_with("AveragePool") ? n.getInt("channels_last", 0) : FailureOr<int64_t>(0);
@@ -132,7 +147,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
                        << n.inputs.size() << " inputs";
     SmallVector<Value> parts;
     for (unsigned i = 2; i < n.inputs.size(); i += 3) {
-      if (failed(arity(n.inputs.size(), {0, i, i + 1})) || failed(eightBit({i})))
+      if (failed(arity(n.inputs.size(), {0, i, i + 1})) || failed(eightBit({i})) ||
+          failed(perTensor({0, 1, i + 1, i + 2})))
         return failure();
       FailureOr<Value> x = dequantize(in(i), in(i + 1), in(i + 2));
       if (failed(x))
@@ -152,7 +168,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     FailureOr<float> alpha = n.getFloat("alpha", 1.f);
     FailureOr<int64_t> ta = n.getInt("transA", 0), tb = n.getInt("transB", 0);
     if (failed(arity(9, {0, 1, 3, 4})) || failed(alpha) || failed(ta) || failed(tb) ||
-        failed(eightBit({0, 3})))
+        failed(eightBit({0, 3})) || failed(perTensor({1, 2, 7, 8})))
       return failure();
     if (in(8) && !in(7))
       return n.error() << "QGemm has y_zero_point but no y_scale";
