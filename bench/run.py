@@ -203,7 +203,9 @@ def main():
                    help="which rows to measure: fp32, int8 (nunc PTQ vs ORT quantize_dynamic), "
                         "int8-static (nunc PTQ with static calibrated activations vs ORT "
                         "quantize_dynamic; encoders), qdq (ORT quantize_static model on both "
-                        "engines)")
+                        "engines), qop (the same in QOperator format: QLinearConv, "
+                        "QLinearMatMul and the com.microsoft QLinear ops; not in the default "
+                        "set)")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -230,7 +232,7 @@ def main():
         jobs += [(name, "int8") for name in models if "int8" in modes]
         jobs += [(name, "int8-static") for name in models
                  if "int8-static" in modes and name in HIDDEN]
-        jobs += [(name, "qdq") for name in models if "qdq" in modes]
+        jobs += [(name, fmt) for fmt in ("qdq", "qop") for name in models if fmt in modes]
 
     class Samples:
         def __init__(self, feeds):
@@ -248,23 +250,25 @@ def main():
             ort_path = os.path.join(work, f"{name}_ort_int8.onnx")
             if stale(ort_path, path):
                 quantize_dynamic(path, ort_path, weight_type=QuantType.QInt8)
-        if mode == "qdq" or (mode == "int8" and cnn):
+        if mode in ("qdq", "qop") or (mode == "int8" and cnn):
             # onnxruntime's int8 CNN is its static QDQ model (quantize_dynamic
             # leaves convolutions to ConvInteger, far slower), made as its
             # documentation says: quant_pre_process first (folds each
             # BatchNormalization into its conv), which makes onnxruntime's
             # own int8 CNN about twice as fast as quantizing the export.
-            ort_path = os.path.join(work, f"{name}_ort_qdq.onnx")
+            fmt = "qop" if mode == "qop" else "qdq"
+            ort_path = os.path.join(work, f"{name}_ort_{fmt}.onnx")
             source_model = path
             if cnn:
                 source_model = os.path.join(work, f"{name}_pre.onnx")
-                ort_path = os.path.join(work, f"{name}_ort_qdq_pre.onnx")
+                ort_path = os.path.join(work, f"{name}_ort_{fmt}_pre.onnx")
                 if stale(source_model, path):
                     quant_pre_process(path, source_model)
             if stale(ort_path, source_model):
                 quantize_static(source_model, ort_path,
                                 Samples(random_inputs(name, 1, 128, 100 + i) for i in range(8)),
-                                quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                                quant_format=QuantFormat.QOperator if fmt == "qop"
+                                else QuantFormat.QDQ, activation_type=QuantType.QUInt8,
                                 weight_type=QuantType.QInt8, per_channel=cnn)
         configs = (CONFIGS[name] if mode in ("", "int8")
                    else [(1, None if cnn else 128)])
@@ -281,7 +285,7 @@ def main():
                              **random_inputs(name, batch, seq, 100 + i))
                 quant += ["--activations", "static", "--calibration", calib]
             target = "x86_64-avx512vnni" if int8 else args.target
-            source = ort_path if mode == "qdq" else path
+            source = ort_path if mode in ("qdq", "qop") else path
             lib_name = os.path.splitext(os.path.basename(source))[0]
             t0 = time.perf_counter()
             r = subprocess.run([nunc, "compile", source, "--target", target, *pins, *quant,
@@ -357,7 +361,7 @@ def main():
                 attention.append((name, f"{ss}x{tt}", f"{hh}x{dd}", float(gf), float(us),
                                   float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
-        if name not in HIDDEN or mode in ("qdq", "int8-static"):
+        if name not in HIDDEN or mode in ("qdq", "qop", "int8-static"):
             continue
         h, f, _ = HIDDEN[name]
         isas = (["vnni", "vnni+cold"] + (["avxvnni"] if "avxvnni" in peak else []) +
