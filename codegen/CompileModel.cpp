@@ -11,6 +11,7 @@
 #include "Int8GemmKernel.h"
 #include "QuantizeRowsKernel.h"
 #include "LayerNormKernel.h"
+#include "RowReduceKernel.h"
 #include "SoftmaxKernel.h"
 #include "WindowKernel.h"
 #include "GenericKernels.h"
@@ -666,6 +667,45 @@ std::optional<x86::SoftmaxConfig> softmaxConfig(SoftmaxOp op) {
     return std::nullopt;
   int64_t n = in.getShape().back();
   return x86::SoftmaxConfig{in.getNumElements() / n, n};
+}
+
+/// A ReduceMean / ReduceSum of an f32 tensor over its trailing axes (all
+/// of them when none are given), for the row-reduction kernel.
+std::optional<x86::RowReduceConfig> rowReduceConfig(Operation *op) {
+  auto mean = dyn_cast<ReduceMeanOp>(op);
+  auto sum = dyn_cast<ReduceSumOp>(op);
+  if (!mean && !sum)
+    return std::nullopt;
+  Value axesValue = mean ? mean.getAxes() : sum.getAxes();
+  bool noop = (mean ? mean.getNoopWithEmptyAxes() : sum.getNoopWithEmptyAxes()) != 0;
+  auto in = cast<RankedTensorType>(op->getOperand(0).getType());
+  if (!in.getElementType().isF32() || !in.hasStaticShape() || in.getNumElements() == 0 ||
+      !cast<ShapedType>(op->getResult(0).getType()).getElementType().isF32())
+    return std::nullopt;
+  int64_t rank = in.getRank();
+  SmallVector<int64_t> axes;
+  if (axesValue) {
+    DenseIntElementsAttr attr;
+    if (!matchPattern(axesValue, m_Constant(&attr)))
+      return std::nullopt;
+    for (const APInt &a : attr.getValues<APInt>())
+      axes.push_back(shape::wrapAxis(a.getSExtValue(), rank));
+  }
+  if (axes.empty()) {
+    if (noop)
+      return std::nullopt;
+    for (int64_t a = 0; a < rank; ++a)
+      axes.push_back(a);
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  int64_t n = 1;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] != rank - static_cast<int64_t>(axes.size() - i))
+      return std::nullopt;
+    n *= in.getDimSize(axes[i]);
+  }
+  return x86::RowReduceConfig{in.getNumElements() / n, n, static_cast<bool>(mean)};
 }
 
 /// A pooling op or depthwise conv for the window kernel (2-D, f32), with the
@@ -1710,6 +1750,20 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.description = llvm::formatv("gather.{0}[{1} rows of {2} B from {3}]",
                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg->indices,
                                      cfg->rowBytes, cfg->dim)
+                           .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (std::optional<x86::RowReduceConfig> cfg = rowReduceConfig(step.op)) {
+    std::unique_ptr<x86::JitKernel> kernel = x86::RowReduceKernel::generate(*cfg, isa);
+    if (!kernel)
+      return step.op->emitError("generating the row reduction kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0])};
+    call.tasks = x86::RowReduceKernel::numTasks(*cfg);
+    call.description = llvm::formatv("{0}.{1}[{2} rows of {3}]",
+                                     cfg->mean ? "reduce_mean" : "reduce_sum",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg->rows, cfg->n)
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

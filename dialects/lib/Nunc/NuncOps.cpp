@@ -8,6 +8,8 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -57,6 +59,35 @@ OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();
   return {};
+}
+
+namespace {
+/// x ^ 2 -> x * x (see PowOp's description).
+struct SquareAsMultiplication : OpRewritePattern<PowOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PowOp op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!type || op.getLhs().getType() != type || !isa<FloatType>(type.getElementType()))
+      return failure();
+    DenseElementsAttr exponent;
+    if (!matchPattern(op.getRhs(), m_Constant(&exponent)) || !exponent.isSplat())
+      return failure();
+    Type element = exponent.getElementType();
+    bool two = false;
+    if (isa<FloatType>(element))
+      two = exponent.getSplatValue<APFloat>().convertToDouble() == 2.0;
+    else if (isa<IntegerType>(element))
+      two = exponent.getSplatValue<APInt>().getSExtValue() == 2;
+    if (!two)
+      return failure();
+    rewriter.replaceOpWithNewOp<MulOp>(op, type, op.getLhs(), op.getLhs());
+    return success();
+  }
+};
+} // namespace
+
+void PowOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *ctx) {
+  results.add<SquareAsMultiplication>(ctx);
 }
 
 OpFoldResult ShapeOp::fold(FoldAdaptor) {

@@ -122,6 +122,12 @@ def Nunc_DivOp : Nunc_BinaryOp<"div"> {
 }
 def Nunc_PowOp : Nunc_BinaryOp<"pow"> {
   let summary = "Broadcasting lhs ^ rhs; the result has the type of lhs";
+  let description = [{
+    Canonicalizes x ^ 2 (a constant exponent of 2 that does not broadcast x)
+    to x * x: the same correctly rounded square (numpy and onnxruntime
+    square for that exponent too), computed by the elementwise kernels.
+  }];
+  let hasCanonicalizer = 1;
 }
 def Nunc_EqualOp : Nunc_BinaryOp<"equal", [], Nunc_Tensor> {
   let summary = "Broadcasting lhs == rhs, as i1";
