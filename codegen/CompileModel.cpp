@@ -554,6 +554,11 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
       c.activation.sumGrid = geluGrid(gelu.getSumQuantization());
       c.activation.productGrid = geluGrid(gelu.getProductQuantization());
     }
+  } else if (auto leaky = dyn_cast<LeakyReluOp>(op)) {
+    c.inputs = 1;
+    c.op = Config::Activate;
+    c.activation.kind = x86::Activation::LeakyRelu;
+    c.activation.alpha = leaky.getAlpha().convertToFloat();
   } else if (auto fq = dyn_cast<FakeQuantizeOp>(op)) {
     c.inputs = 1;
     c.op = Config::Activate;

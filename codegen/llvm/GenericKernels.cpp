@@ -386,7 +386,7 @@ FailureOr<Value> GenericEmitter::emit() {
   Value status = k.i32(0);
   LogicalResult r = success();
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp,
-          ReluOp, SigmoidOp, GeluOp, ClipOp, CastOp, ExpandOp, BatchNormOp>(op))
+          ReluOp, LeakyReluOp, SigmoidOp, GeluOp, ClipOp, CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
   else if (isa<TransposeOp, SliceOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
                UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
@@ -535,6 +535,17 @@ LogicalResult GenericEmitter::emitElementwise() {
           Value zero = isa<FloatType>(s[0].getType()) ? k.floatConst(0, s[0].getType())
                                                       : k.intConst(0, s[0].getType());
           return k.max(s[0], zero, false);
+        });
+        return success();
+      })
+      .Case([&](LeakyReluOp l) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          Type t = s[0].getType();
+          Value negative =
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, s[0], k.floatConst(0, t));
+          Value scaled = arith::MulFOp::create(
+              b, loc, s[0], k.floatConst(l.getAlpha().convertToDouble(), t));
+          return arith::SelectOp::create(b, loc, negative, scaled, s[0]);
         });
         return success();
       })
@@ -1581,8 +1592,8 @@ LogicalResult GenericEmitter::emitQuantized() {
 bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
-  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, SigmoidOp,
-           GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp>(op) ||
+  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp,
+           SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp>(op) ||
       op->getNumResults() != 1)
     return false;
   auto in = cast<RankedTensorType>(op->getOperand(operand).getType());

@@ -33,8 +33,10 @@ struct Im2colConfig;
 
 /// The activation a kernel applies in its epilogue.
 struct Activation {
-  enum Kind { None, Relu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, FakeQuant } kind = None;
+  enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, FakeQuant } kind = None;
   float min = 0, max = 0;
+  /// LeakyRelu: x < 0 ? alpha * x : x.
+  float alpha = 0;
   /// FakeQuant: x -> clamp(round_half_even(x / scale), min, max) * scale, with
   /// min/max the storage range less the zero point.
   float scale = 1;

@@ -297,6 +297,13 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
   case Activation::Relu:
     vmaxps(x, x, constAddr(0.f));
     return;
+  case Activation::LeakyRelu:
+    // max(x, 0) + alpha min(x, 0): alpha x rounded once where x < 0, x
+    // itself elsewhere.
+    vminps(t0, x, constAddr(0.f));
+    vmaxps(x, x, constAddr(0.f));
+    vfmadd231ps(x, t0, constAddr(act.alpha));
+    return;
   case Activation::Clip:
     vmaxps(x, x, constAddr(act.min));
     vminps(x, x, constAddr(act.max));

@@ -17,7 +17,7 @@
 namespace mlir::nunc::import_detail {
 
 inline const llvm::StringRef kSupportedOps[] = {
-    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf", "Tanh", "Relu", "Sigmoid",
+    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf", "Tanh", "Relu", "LeakyRelu", "Sigmoid",
     "Clip", "Gelu", "Where", "Equal", "Cast", "MatMul", "Gemm", "ReduceMean",
     "ReduceSum", "Softmax", "LayerNormalization", "Gather", "Reshape", "Transpose",
     "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape",
@@ -31,7 +31,7 @@ inline const llvm::StringRef kSupportedOps[] = {
 /// DequantizeLinear -> f32 op -> QuantizeLinear it stands for.
 inline constexpr llvm::StringLiteral kContribDomain = "com.microsoft";
 inline const llvm::StringRef kSupportedContribOps[] = {
-    "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearSoftmax",
+    "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
     "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";

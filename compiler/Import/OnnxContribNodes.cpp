@@ -100,8 +100,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
   }
 
   // (X, X_scale, X_zero_point?, Y_scale, Y_zero_point?)
-  if (op == "QLinearSigmoid" || op == "QLinearSoftmax" || op == "QLinearGlobalAveragePool" ||
-      op == "QLinearAveragePool") {
+  if (op == "QLinearSigmoid" || op == "QLinearLeakyRelu" || op == "QLinearSoftmax" ||
+      op == "QLinearGlobalAveragePool" || op == "QLinearAveragePool") {
     if (failed(arity(5, {0, 1, 3})) || failed(eightBit({0})) || failed(perTensor({1, 2, 3, 4})))
       return failure();
     FailureOr<int64_t> channelsLast =
@@ -111,6 +111,9 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     if (*channelsLast)
       return n.error() << op << " with channels_last = 1 (NHWC) is not supported";
     FailureOr<SmallVector<NamedAttribute>> poolAttrs;
+    FailureOr<float> alpha = op == "QLinearLeakyRelu" ? n.getFloat("alpha", 0.01f) : 0.f;
+    if (failed(alpha))
+      return failure();
     FailureOr<int64_t> axis = 0, version = 13;
     if (op == "QLinearAveragePool" && failed(poolAttrs = averagePoolAttributes(n)))
       return failure();
@@ -127,6 +130,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     FailureOr<Value> y;
     if (op == "QLinearSigmoid")
       y = result(create<SigmoidOp>(n, *x));
+    else if (op == "QLinearLeakyRelu")
+      y = result(create<LeakyReluOp>(n, *x, {attr("alpha", builder.getF32FloatAttr(*alpha))}));
     else if (op == "QLinearSoftmax")
       y = softmax(n, *x, *axis, /*flattened=*/*version < 13);
     else if (op == "QLinearGlobalAveragePool")

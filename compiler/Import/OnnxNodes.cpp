@@ -91,6 +91,13 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<DynamicQuantizeLinearOp>(n, n.inputs, {}, 3));
   }
 
+  if (op == "LeakyRelu") {
+    FailureOr<float> alpha = n.getFloat("alpha", 0.01f);
+    if (failed(arity(1, 1)) || failed(alpha))
+      return failure();
+    return take(create<LeakyReluOp>(n, n.inputs, {attr("alpha", builder.getF32FloatAttr(*alpha))}));
+  }
+
   if (op == "Gelu") {
     FailureOr<std::string> approx = n.getString("approximate", "none");
     if (failed(arity(1, 1)) || failed(approx))

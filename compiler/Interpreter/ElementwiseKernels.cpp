@@ -115,6 +115,26 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
   return out;
 }
 
+Expected<Tensor> leakyRelu(const Tensor &x, float alpha) {
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
+  llvm::Error err = llvm::Error::success();
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    if constexpr (!isFloatType<T>()) {
+      err = kernelError("LeakyRelu needs a floating-point input, got " + dtypeName(x.dtype()));
+    } else {
+      const T *in = x.as<T>();
+      T *o = out.mutableAs<T>();
+      for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
+        ComputeType<T> v = in[i];
+        o[i] = v < ComputeType<T>(0) ? T(v * ComputeType<T>(alpha)) : in[i];
+      }
+    }
+  });
+  if (err)
+    return std::move(err);
+  return out;
+}
+
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
   if (kind != BinaryKind::Pow && a.dtype() != b.dtype())
     return kernelError("operands have different types: " + a.describe() + " and " +

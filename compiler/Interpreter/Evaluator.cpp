@@ -130,6 +130,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](ErfOp o) { return one(unary(UnaryKind::Erf, get(o.getInput()))); })
       .Case([&](TanhOp o) { return one(unary(UnaryKind::Tanh, get(o.getInput()))); })
       .Case([&](ReluOp o) { return one(unary(UnaryKind::Relu, get(o.getInput()))); })
+      .Case([&](LeakyReluOp o) {
+        return one(leakyRelu(get(o.getInput()), o.getAlpha().convertToFloat()));
+      })
       .Case([&](SigmoidOp o) { return one(unary(UnaryKind::Sigmoid, get(o.getInput()))); })
       .Case([&](GeluOp o) {
         if (o.hasGrids())

@@ -21,6 +21,8 @@ using llvm::Expected;
 
 enum class UnaryKind { Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh };
 Expected<Tensor> unary(UnaryKind kind, const Tensor &x);
+/// x < 0 ? alpha * x : x (floating-point x; the product in x's compute type).
+Expected<Tensor> leakyRelu(const Tensor &x, float alpha);
 
 enum class BinaryKind { Add, Sub, Mul, Div, Pow, Equal };
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b);

@@ -141,6 +141,29 @@ TEST_P(ElementwiseKernelTest, UnaryOpsMatchTheReference) {
     }
 }
 
+/// LeakyRelu equals the evaluator bit for bit (alpha x rounded once where
+/// x < 0, x elsewhere), for alphas below, at and above 1 and negative.
+TEST_P(ElementwiseKernelTest, LeakyReluMatchesTheReferenceExactly) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(44);
+  for (float alpha : {0.01f, 0.1f, 1.f, 2.5f, -0.3f})
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{1}, {17}, {129}, {3, 7}, {9000}}) {
+      Tensor a = randomTensor(rng, shape, -6.f, 6.f);
+      llvm::Expected<Tensor> want = kernels::leakyRelu(a, alpha);
+      ASSERT_TRUE(static_cast<bool>(want));
+      ElementwiseConfig c;
+      c.op = ElementwiseConfig::Activate;
+      c.inputs = 1;
+      c.activation.kind = Activation::LeakyRelu;
+      c.activation.alpha = alpha;
+      std::vector<float> y = runKernel(isa, c, shape, a, nullptr);
+      for (int64_t i = 0; i < want->numElements(); ++i)
+        ASSERT_EQ(y[i], want->as<float>()[i]) << "alpha " << alpha << " at " << i;
+    }
+}
+
 /// Erf and GELU keep NaN (ONNX: NaN in, NaN out); erf saturates at +-inf.
 /// Their argument clamp once turned NaN into erf = 1.
 TEST_P(ElementwiseKernelTest, ErfAndGeluPropagateNaN) {

@@ -28,6 +28,9 @@ float reference(Activation::Kind kind, float x, float lo, float hi) {
   switch (kind) {
   case Activation::None: return x;
   case Activation::Relu: return std::max(x, 0.f);
+  case Activation::LeakyRelu:
+    ADD_FAILURE() << "LeakyRelu runs as an elementwise step, not in GEMM epilogues";
+    break;
   case Activation::Clip: return std::min(std::max(x, lo), hi);
   case Activation::Sigmoid: return 1.f / (1.f + std::exp(-x));
   case Activation::Tanh: return std::tanh(x);

@@ -62,6 +62,12 @@ def Nunc_ReluOp : Nunc_UnaryOp<"relu", [], Nunc_SignedNumericTensor> {
   let summary = "Elementwise max(x, 0)";
 }
 def Nunc_SigmoidOp : Nunc_UnaryOp<"sigmoid"> { let summary = "Elementwise 1/(1+exp(-x))"; }
+def Nunc_LeakyReluOp : Nunc_Op<"leaky_relu"> {
+  let summary = "Elementwise x < 0 ? alpha * x : x";
+  let arguments = (ins Nunc_FloatTensor:$input, DefaultValuedAttr<F32Attr, "0.01">:$alpha);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
 def Nunc_IdentityOp : Nunc_UnaryOp<"identity", [], Nunc_Tensor> {
   let summary = "Returns its input";
   let hasFolder = 1;
