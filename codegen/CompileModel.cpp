@@ -140,7 +140,7 @@ struct ConvGeometry {
   int64_t outChannels = 0;
   Value input, weight, bias, residual;
   StringRef activation = "none";
-  float actMin = 0, actMax = 0;
+  float actMin = 0, actMax = 0, actAlpha = 0.01f;
   int64_t ck() const { return pack.channels * pack.kernelH * pack.kernelW; }
   int64_t positions() const { return pack.outH * pack.outW; }
   int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
@@ -196,7 +196,7 @@ struct ConvGeometry {
     cfg.wBatchStride = panels() * pack.panelWidth * cfg.k;
     cfg.cBatchStride = cfg.m * cfg.n;
     cfg.rBatchStride = cfg.m * cfg.n;
-    cfg.activation = x86::Activation::fromName(activation.str(), actMin, actMax);
+    cfg.activation = x86::Activation::fromName(activation.str(), actMin, actMax, actAlpha);
     cfg.im2col = panelIm2col(isa);
     return cfg;
   }
@@ -229,6 +229,7 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
     g.activation = f.getActivation();
     g.actMin = f.getActivationMin().convertToFloat();
     g.actMax = f.getActivationMax().convertToFloat();
+    g.actAlpha = f.getActivationAlpha().convertToFloat();
   }
   auto in = cast<RankedTensorType>(g.input.getType());
   auto w = cast<RankedTensorType>(g.weight.getType());
@@ -778,7 +779,8 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
       w.residual = f.getResidual();
       c.activation = x86::Activation::fromName(f.getActivation().str(),
                                                f.getActivationMin().convertToFloat(),
-                                               f.getActivationMax().convertToFloat());
+                                               f.getActivationMax().convertToFloat(),
+                                               f.getActivationAlpha().convertToFloat());
       if (std::optional<Type> grid = f.getOutputQuantization()) {
         if (f.getU8Output()) {
           auto q = cast<quant::UniformQuantizedType>(*grid);
@@ -897,7 +899,8 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   cfg.im2col = g.panelIm2col();
   cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
                                              qc.getActivationMin().convertToFloat(),
-                                             qc.getActivationMax().convertToFloat());
+                                             qc.getActivationMax().convertToFloat(),
+                                             qc.getActivationAlpha().convertToFloat());
   // u8_output: the u8 codes of the last grid instead of its values.
   auto lastGrid = [&](std::optional<Type> t, x86::Activation &grid) {
     if (!t)
@@ -1147,7 +1150,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.residual = static_cast<bool>(lin.getResidual());
     cfg.activation = x86::Activation::fromName(lin.getActivation().str(),
                                                lin.getActivationMin().convertToFloat(),
-                                               lin.getActivationMax().convertToFloat());
+                                               lin.getActivationMax().convertToFloat(),
+                                               lin.getActivationAlpha().convertToFloat());
     std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
     if (!kernel)
       return lin.emitError("generating the GEMM kernel failed (xbyak error ")
@@ -1629,7 +1633,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.residual = static_cast<bool>(ql.getResidual());
     cfg.activation = x86::Activation::fromName(ql.getActivation().str(),
                                                ql.getActivationMin().convertToFloat(),
-                                               ql.getActivationMax().convertToFloat());
+                                               ql.getActivationMax().convertToFloat(),
+                                               ql.getActivationAlpha().convertToFloat());
     if (ql.getU8Output()) {
       auto out = cast<quant::UniformQuantizedType>(*ql.getOutputQuantization());
       cfg.u8Output = x86::Int8GemmConfig::U8Output{static_cast<float>(out.getScale()),

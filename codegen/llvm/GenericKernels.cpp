@@ -222,10 +222,14 @@ public:
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
 
   /// act(x) for the fused ops' activation names.
-  Value activation(Value x, StringRef kind, float lo, float hi) {
+  Value activation(Value x, StringRef kind, float lo, float hi, float alpha = 0.01f) {
     Type t = x.getType();
     if (kind == "none")
       return x;
+    if (kind == "leaky_relu")
+      return arith::SelectOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, floatConst(0, t)),
+          arith::MulFOp::create(b, loc, x, floatConst(alpha, t)), x);
     if (kind == "relu")
       return arith::MaxNumFOp::create(b, loc, x, floatConst(0, t));
     if (kind == "clip")
@@ -1116,6 +1120,7 @@ LogicalResult GenericEmitter::emitContraction() {
         int residualArg = l.getResidual() ? next++ : -1;
         StringRef act = l.getActivation();
         float lo = l.getActivationMin().convertToFloat(), hi = l.getActivationMax().convertToFloat();
+        float alpha = l.getActivationAlpha().convertToFloat();
         k.forEach(out, [&](ValueRange ivs) {
           Value acc = dot(kDim, ct,
                           [&](Value kk) {
@@ -1131,7 +1136,7 @@ LogicalResult GenericEmitter::emitContraction() {
                                         k.read(operandMem(biasArg), ValueRange{ivs.back()}, el));
           if (residualArg >= 0)
             acc = arith::AddFOp::create(b, loc, acc, k.read(operandMem(residualArg), ivs, el));
-          k.write(k.activation(acc, act, lo, hi), resultMem(), ivs, el);
+          k.write(k.activation(acc, act, lo, hi, alpha), resultMem(), ivs, el);
         });
         return success();
       })
@@ -1321,7 +1326,7 @@ LogicalResult GenericEmitter::emitWindowed() {
     int64_t mg = w[0] / group, cg = w[1];
     Value bias, residual;
     StringRef act = "none";
-    float lo = 0, hi = 0;
+    float lo = 0, hi = 0, alpha = 0.01f;
     unsigned next = 2;
     if (auto f = dyn_cast<FusedConvOp>(op)) {
       if (f.getBias())
@@ -1331,6 +1336,7 @@ LogicalResult GenericEmitter::emitWindowed() {
       act = f.getActivation();
       lo = f.getActivationMin().convertToFloat();
       hi = f.getActivationMax().convertToFloat();
+      alpha = f.getActivationAlpha().convertToFloat();
     } else if (cast<ConvOp>(op).getBias()) {
       bias = operandMem(2);
     }
@@ -1350,7 +1356,7 @@ LogicalResult GenericEmitter::emitWindowed() {
       });
       if (residual)
         acc = arith::AddFOp::create(b, loc, acc, k.read(residual, ivs, el));
-      k.write(k.activation(acc, act, lo, hi), resultMem(), ivs, el);
+      k.write(k.activation(acc, act, lo, hi, alpha), resultMem(), ivs, el);
     });
     return success();
   }

@@ -48,7 +48,8 @@ struct Activation {
   };
   Grid erfGrid, sumGrid, productGrid;
   bool hasGrids() const { return erfGrid.scale || sumGrid.scale || productGrid.scale; }
-  static Activation fromName(const std::string &name, float min, float max);
+  static Activation fromName(const std::string &name, float min, float max,
+                             float alpha = 0.01f);
   static Activation fakeQuant(float scale, float min, float max) {
     Activation a;
     a.kind = FakeQuant;

@@ -17,11 +17,13 @@
 
 namespace mlir::nunc::x86 {
 
-Activation Activation::fromName(const std::string &name, float min, float max) {
+Activation Activation::fromName(const std::string &name, float min, float max, float alpha) {
   Activation a;
   a.min = min;
   a.max = max;
+  a.alpha = alpha;
   if (name == "relu") a.kind = Relu;
+  else if (name == "leaky_relu") a.kind = LeakyRelu;
   else if (name == "clip") a.kind = Clip;
   else if (name == "sigmoid") a.kind = Sigmoid;
   else if (name == "tanh") a.kind = Tanh;

@@ -35,6 +35,18 @@ template <unsigned N> Expected<Results> many(Expected<llvm::SmallVector<Tensor, 
   return Results(ts->begin(), ts->end());
 }
 
+/// The fused GEMM and conv kernels take their activation by (name, min,
+/// max); leaky_relu also needs its alpha, so it runs after them instead
+/// (it is their last step either way).
+StringRef kernelActivation(StringRef activation) {
+  return activation == "leaky_relu" ? StringRef("none") : activation;
+}
+template <typename FusedOp> Expected<Tensor> leakyAfter(Expected<Tensor> y, FusedOp op) {
+  if (!y || op.getActivation() != "leaky_relu")
+    return y;
+  return kernels::leakyRelu(*y, op.getActivationAlpha().convertToFloat());
+}
+
 kernels::WindowAttrs windowAttrs(StringRef autoPad, ArrayRef<int64_t> kernel,
                                  ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
                                  ArrayRef<int64_t> pads) {
@@ -296,10 +308,11 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return many(dynamicQuantizeLinear(get(o.getInput())));
       })
       .Case([&](LinearOp o) {
-        return one(linear(get(o.getInput()), get(o.getWeight()), opt(o.getBias()),
-                          opt(o.getResidual()), o.getActivation(),
-                          o.getActivationMin().convertToFloat(),
-                          o.getActivationMax().convertToFloat()));
+        return one(leakyAfter(linear(get(o.getInput()), get(o.getWeight()), opt(o.getBias()),
+                                     opt(o.getResidual()), kernelActivation(o.getActivation()),
+                                     o.getActivationMin().convertToFloat(),
+                                     o.getActivationMax().convertToFloat()),
+                              o));
       })
       .Case([&](quant::StorageCastOp o) { return one(get(o.getInput())); })
       .Case([&](QuantizedLinearOp o) -> Expected<Results> {
@@ -318,9 +331,11 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             get(o.getInput()), get(o.getWeight()), *scales,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()),
-            activationAfter ? StringRef("none") : o.getActivation(),
+            activationAfter ? StringRef("none") : kernelActivation(o.getActivation()),
             o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat(),
             gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()));
+        if (!activationAfter)
+          y = leakyAfter(std::move(y), o);
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
         if (y && activationAfter)
@@ -329,7 +344,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                               gridOf(o.getGeluSumQuantization()),
                                               gridOf(o.getGeluProductQuantization())})
                   : activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
-                               o.getActivationMax().convertToFloat());
+                               o.getActivationMax().convertToFloat(),
+                               o.getActivationAlpha().convertToFloat());
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());
@@ -349,8 +365,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         Expected<Tensor> y = quantizedConv(
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),
-            opt(o.getResidual()), w, o.getActivation(), o.getActivationMin().convertToFloat(),
-            o.getActivationMax().convertToFloat());
+            opt(o.getResidual()), w, kernelActivation(o.getActivation()),
+            o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat());
+        y = leakyAfter(std::move(y), o);
         if (!o.getNormScale()) {
           if (y && o.getU8Output())
             return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
@@ -411,7 +428,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             return y.takeError();
         }
         y = activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
-                       o.getActivationMax().convertToFloat());
+                       o.getActivationMax().convertToFloat(),
+                       o.getActivationAlpha().convertToFloat());
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());

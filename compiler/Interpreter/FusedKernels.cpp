@@ -14,11 +14,14 @@
 
 namespace mlir::nunc::kernels {
 
-Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max) {
+Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max,
+                            float alpha) {
   if (kind == "none")
     return x;
   if (kind == "relu")
     return unary(UnaryKind::Relu, x);
+  if (kind == "leaky_relu")
+    return leakyRelu(x, alpha);
   if (kind == "gelu")
     return unary(UnaryKind::GeluErf, x);
   if (kind == "gelu_tanh")

@@ -108,8 +108,9 @@ Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale,
                                const Tensor &yScale, const Tensor &yZero);
 
 /// Fused ops: activation by name ("none", "relu", "gelu", "gelu_tanh",
-/// "sigmoid", "tanh", "clip" with [min, max]).
-Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max);
+/// "sigmoid", "tanh", "clip" with [min, max], "leaky_relu" with alpha).
+Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max,
+                            float alpha = 0.01f);
 /// activation(input x weight + bias + residual).
 /// y + residual (same shape; none: y), then the activation: the tail of the
 /// fused ops.

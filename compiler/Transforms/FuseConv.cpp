@@ -24,7 +24,7 @@ struct ConvParts {
   Operation *op = nullptr;
   Value input, weight, bias, residual;
   StringRef activation = "none";
-  float min = 0, max = 0;
+  float min = 0, max = 0, alpha = 0.01f;
 };
 
 std::optional<ConvParts> convParts(Value v) {
@@ -34,13 +34,14 @@ std::optional<ConvParts> convParts(Value v) {
   } else if (auto fused = singleUseDef<FusedConvOp>(v)) {
     p = {fused, fused.getInput(), fused.getWeight(), fused.getBias(), fused.getResidual(),
          fused.getActivation(), fused.getActivationMin().convertToFloat(),
-         fused.getActivationMax().convertToFloat()};
+         fused.getActivationMax().convertToFloat(), fused.getActivationAlpha().convertToFloat()};
   } else if (auto q = singleUseDef<QuantizedConvOp>(v)) {
     // Nothing folds after the rounding to an output grid or a normalization.
     if (q.getOutputQuantization() || q.getNormScale())
       return std::nullopt;
     p = {q, q.getInput(), q.getWeight(), q.getBias(), q.getResidual(), q.getActivation(),
-         q.getActivationMin().convertToFloat(), q.getActivationMax().convertToFloat()};
+         q.getActivationMin().convertToFloat(), q.getActivationMax().convertToFloat(),
+         q.getActivationAlpha().convertToFloat()};
   } else {
     return std::nullopt;
   }
@@ -69,6 +70,7 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
   attrs.push_back(rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)));
   attrs.push_back(rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)));
   attrs.push_back(rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max)));
+  attrs.push_back(rewriter.getNamedAttr("activation_alpha", rewriter.getF32FloatAttr(p.alpha)));
   return createInferred(rewriter, loc,
                         quantized ? QuantizedConvOp::getOperationName()
                                   : FusedConvOp::getOperationName(),
@@ -151,18 +153,20 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
     Value residual;
     StringAttr activation = rewriter.getStringAttr("none");
     FloatAttr lo = rewriter.getF32FloatAttr(0), hi = rewriter.getF32FloatAttr(0);
+    FloatAttr alpha = rewriter.getF32FloatAttr(0.01f);
     if constexpr (std::is_same_v<ConvTy, FusedConvOp>) {
       residual = conv.getResidual();
       activation = conv.getActivationAttr();
       lo = conv.getActivationMinAttr();
       hi = conv.getActivationMaxAttr();
+      alpha = conv.getActivationAlphaAttr();
     }
     auto q = QuantizedConvOp::create(
         rewriter, loc, conv.getType(), x->first, *weight, conv.getBias(), residual, Value(),
         Value(), rewriter.getStringAttr("static"), x->second, TypeAttr(), TypeAttr(),
         conv.getAutoPadAttr(),
         conv.getDilationsAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
-        conv.getStridesAttr(), activation, lo, hi);
+        conv.getStridesAttr(), activation, lo, hi, alpha);
     rewriter.replaceOp(conv, q.getResult());
     return success();
   }
@@ -207,7 +211,7 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
         Value(), Value(), rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
         TypeAttr(), ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
         ci.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
-        rewriter.getF32FloatAttr(0));
+        rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0.01f));
     rewriter.replaceOp(mul, q.getResult());
     return success();
   }
@@ -265,7 +269,7 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
         Value(), Value(), conv.getActivationQuantizationAttr(), conv.getInputQuantizationAttr(),
         TypeAttr(), TypeAttr(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), conv.getActivationAttr(),
-        conv.getActivationMinAttr(), conv.getActivationMaxAttr());
+        conv.getActivationMinAttr(), conv.getActivationMaxAttr(), conv.getActivationAlphaAttr());
     rewriter.replaceOp(bn, result.getResult());
     return success();
   }
@@ -301,6 +305,9 @@ template <typename ActOp> struct ActivationIntoConv : OpRewritePattern<ActOp> {
       return failure();
     if constexpr (std::is_same_v<ActOp, ReluOp>) {
       p->activation = "relu";
+    } else if constexpr (std::is_same_v<ActOp, LeakyReluOp>) {
+      p->activation = "leaky_relu";
+      p->alpha = act.getAlpha().convertToFloat();
     } else if constexpr (std::is_same_v<ActOp, SigmoidOp>) {
       p->activation = "sigmoid";
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
@@ -336,7 +343,8 @@ struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
       patterns.add<QdqConvToQuantizedConv<ConvOp>, QdqConvToQuantizedConv<FusedConvOp>,
                    DynamicQuantizedConvToQuantizedConv>(&getContext(), /*benefit=*/2);
     patterns.add<BatchNormIntoQuantizedConv>(&getContext());
-    patterns.add<AddIntoConv, ActivationIntoConv<ReluOp>, ActivationIntoConv<ClipOp>,
+    patterns.add<AddIntoConv, ActivationIntoConv<ReluOp>, ActivationIntoConv<LeakyReluOp>,
+                 ActivationIntoConv<ClipOp>,
                  ActivationIntoConv<SigmoidOp>, ActivationIntoConv<TanhOp>,
                  ActivationIntoConv<GeluOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

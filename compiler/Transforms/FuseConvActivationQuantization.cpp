@@ -88,7 +88,8 @@ struct FuseConvActivationQuantizationPass
                                   conv.getGroupAttr(), conv.getKernelShapeAttr(),
                                   conv.getPadsAttr(), conv.getStridesAttr(),
                                   b.getStringAttr("none"), b.getF32FloatAttr(0),
-                                  b.getF32FloatAttr(0), /*output_quantization=*/TypeAttr(),
+                                  b.getF32FloatAttr(0), b.getF32FloatAttr(0.01f),
+                                  /*output_quantization=*/TypeAttr(),
                                   /*u8_output=*/UnitAttr());
       conv.replaceAllUsesWith(fused.getResult());
       conv.erase();
@@ -140,7 +141,8 @@ struct FuseConvActivationQuantizationPass
           /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(),
           conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
           conv.getStridesAttr(), b.getStringAttr("none"), b.getF32FloatAttr(0),
-          b.getF32FloatAttr(0), /*output_quantization=*/TypeAttr(), /*u8_output=*/UnitAttr());
+          b.getF32FloatAttr(0), b.getF32FloatAttr(0.01f), /*output_quantization=*/TypeAttr(),
+          /*u8_output=*/UnitAttr());
       conv.replaceAllUsesWith(fused.getResult());
       conv.erase();
     }

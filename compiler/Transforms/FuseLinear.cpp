@@ -38,6 +38,8 @@ struct LinearParts {
   /// GELU's grids inside it.
   TypeAttr activationInputQuantization, geluErfQuantization, geluSumQuantization,
       geluProductQuantization;
+  /// leaky_relu's slope below 0.
+  float alpha = 0.01f;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -52,7 +54,8 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
       rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments)),
       rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)),
       rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)),
-      rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max))};
+      rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max)),
+      rewriter.getNamedAttr("activation_alpha", rewriter.getF32FloatAttr(p.alpha))};
   StringRef name = LinearOp::getOperationName();
   if (!p.activationQuantization.empty()) {
     name = QuantizedLinearOp::getOperationName();
@@ -92,13 +95,15 @@ TypeAttr outputGrid(LinearOp) { return {}; }
 TypeAttr outputGrid(QuantizedLinearOp op) { return op.getOutputQuantizationAttr(); }
 
 LinearParts partsOf(LinearOp op) {
-  return {op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
-          op.getActivation(), op.getActivationMin().convertToFloat(),
-          op.getActivationMax().convertToFloat()};
+  LinearParts p{op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
+                op.getActivation(), op.getActivationMin().convertToFloat(),
+                op.getActivationMax().convertToFloat()};
+  p.alpha = op.getActivationAlpha().convertToFloat();
+  return p;
 }
 
 LinearParts partsOf(QuantizedLinearOp op) {
-  return {op.getInput(),
+  LinearParts p{op.getInput(),
           op.getWeight(),
           op.getBias(),
           op.getResidual(),
@@ -113,6 +118,8 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getGeluErfQuantizationAttr(),
           op.getGeluSumQuantizationAttr(),
           op.getGeluProductQuantizationAttr()};
+  p.alpha = op.getActivationAlpha().convertToFloat();
+  return p;
 }
 
 /// A constant as an evaluator tensor, if `v` is a float32 constant.
@@ -309,6 +316,9 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
     }
     if constexpr (std::is_same_v<ActOp, ReluOp>) {
       p.activation = "relu";
+    } else if constexpr (std::is_same_v<ActOp, LeakyReluOp>) {
+      p.activation = "leaky_relu";
+      p.alpha = act.getAlpha().convertToFloat();
     } else if constexpr (std::is_same_v<ActOp, SigmoidOp>) {
       p.activation = "sigmoid";
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
@@ -562,10 +572,12 @@ struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> 
     patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear, QdqMatMulToLinear,
                  QdqGemmToLinear, QLinearMatMulToLinear, SkipRequantizedInput,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
-                 ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<SigmoidOp, LinearOp>,
+                 ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<LeakyReluOp, LinearOp>,
+                 ActivationIntoLinear<SigmoidOp, LinearOp>,
                  ActivationIntoLinear<TanhOp, LinearOp>, ActivationIntoLinear<GeluOp, LinearOp>,
                  ActivationIntoLinear<ClipOp, LinearOp>,
                  ActivationIntoLinear<ReluOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<LeakyReluOp, QuantizedLinearOp>,
                  ActivationIntoLinear<SigmoidOp, QuantizedLinearOp>,
                  ActivationIntoLinear<TanhOp, QuantizedLinearOp>,
                  ActivationIntoLinear<GeluOp, QuantizedLinearOp>,

@@ -273,12 +273,14 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     Value bias, residual;
     StringAttr activation = b.getStringAttr("none");
     FloatAttr actMin = b.getF32FloatAttr(0), actMax = b.getF32FloatAttr(0);
+    FloatAttr actAlpha = b.getF32FloatAttr(0.01f);
     if (auto f = dyn_cast<FusedConvOp>(op)) {
       bias = f.getBias();
       residual = f.getResidual();
       activation = f.getActivationAttr();
       actMin = f.getActivationMinAttr();
       actMax = f.getActivationMaxAttr();
+      actAlpha = f.getActivationAlphaAttr();
     } else {
       bias = cast<ConvOp>(op).getBias();
     }
@@ -292,7 +294,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         cast<DenseI64ArrayAttr>(op->getAttr("dilations")),
         cast<DenseI64ArrayAttr>(op->getAttr("kernel_shape")),
         cast<DenseI64ArrayAttr>(op->getAttr("pads")),
-        cast<DenseI64ArrayAttr>(op->getAttr("strides")), activation, actMin, actMax);
+        cast<DenseI64ArrayAttr>(op->getAttr("strides")), activation, actMin, actMax, actAlpha);
     Operation *oldWeight = weightValue.getDefiningOp();
     op->getResult(0).replaceAllUsesWith(quantized.getResult());
     op->erase();
@@ -331,7 +333,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         /*bias_quantization=*/TypeAttr(), /*activation_input_quantization=*/TypeAttr(),
         /*gelu_erf_quantization=*/TypeAttr(), /*gelu_sum_quantization=*/TypeAttr(),
         /*gelu_product_quantization=*/TypeAttr(), op.getActivationAttr(),
-        op.getActivationMinAttr(), op.getActivationMaxAttr());
+        op.getActivationMinAttr(), op.getActivationMaxAttr(), op.getActivationAlphaAttr());
     Operation *oldWeight = op.getWeight().getDefiningOp();
     Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;
     op.replaceAllUsesWith(quantized.getResult());

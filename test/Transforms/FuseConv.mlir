@@ -20,6 +20,23 @@ func.func @residual_relu(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>, %b: t
 
 // -----
 
+// LeakyRelu folds with its alpha (activation_alpha; 0.01, its default, is
+// not printed).
+
+// CHECK-LABEL: func.func @leaky_relu(
+// CHECK-NEXT: %[[A:.*]] = nunc.fused_conv %arg0, %arg1 {activation = "leaky_relu", activation_alpha = 2.000000e-01 : f32,
+// CHECK-NEXT: %[[B:.*]] = nunc.fused_conv %arg0, %arg1 {activation = "leaky_relu", dilations
+// CHECK-NEXT: return %[[A]], %[[B]]
+func.func @leaky_relu(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.leaky_relu %0 {alpha = 0.2 : f32} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %2 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x4x4xf32>
+  %3 = nunc.leaky_relu %2 : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %1, %3 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // The residual first in the Add; no bias, no activation; strides, dilations
 // and group carried over.
 

@@ -26,6 +26,20 @@ func.func @matmul_bias_relu(%x: tensor<2x5x3xf32>) -> tensor<2x5x4xf32> {
 
 // -----
 
+// LeakyRelu folds with its alpha.
+
+// CHECK-LABEL: func.func @matmul_leaky_relu(
+// CHECK: %[[Y:.*]] = nunc.linear %arg0, %{{.*}} {activation = "leaky_relu", activation_alpha = 3.000000e-01 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @matmul_leaky_relu(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<1.0> : tensor<3x4xf32>
+  %0 = nunc.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = nunc.leaky_relu %0 {alpha = 0.3 : f32} : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %1 : tensor<2x4xf32>
+}
+
+// -----
+
 // A plain MatMul with a constant weight, no bias, no activation.
 
 // CHECK-LABEL: func.func @matmul_only(

@@ -1432,3 +1432,94 @@ def test_imported_qdq_bert_with_unfused_layer_norms(nunc, models, tmp_path):
     ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
     assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, \
         (cosine(got, ort_q), cosine(ort_q, ort_plain))
+
+
+def leaky_cnn(path, seed):
+    """LeakyRelu (alphas 0.1 and 0.2) after a 3x3 conv, a depthwise conv,
+    a 1x1 conv with a residual Add, and a Gemm; awkward channel counts."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    r = np.random.default_rng(seed)
+    c0, c1, c2 = 5, 24, 17
+    inits = []
+
+    def const(name, *shape, scale=0.3):
+        inits.append(numpy_helper.from_array(
+            (r.standard_normal(shape) * scale).astype(np.float32), name))
+        return name
+    inits.append(numpy_helper.from_array(np.array([1, -1], np.int64), "flat"))
+    nodes = [
+        helper.make_node("Conv", ["x", const("w1", c1, c0, 3, 3), const("b1", c1, scale=1)],
+                         ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("LeakyRelu", ["c1"], ["r1"], alpha=0.1, name="leaky1"),
+        helper.make_node("Conv", ["r1", const("w2", c1, 1, 3, 3)], ["c2"], pads=[1, 1, 1, 1],
+                         group=c1, strides=[2, 2], name="depthwise"),
+        helper.make_node("LeakyRelu", ["c2"], ["r2"], alpha=0.2, name="leaky2"),
+        helper.make_node("Conv", ["r2", const("w3", c1, c1, 1, 1), const("b3", c1, scale=1)],
+                         ["c3"], name="pointwise"),
+        helper.make_node("Add", ["c3", "r2"], ["s3"], name="residual"),
+        helper.make_node("LeakyRelu", ["s3"], ["r3"], alpha=0.1, name="leaky3"),
+        helper.make_node("GlobalAveragePool", ["r3"], ["p"], name="pool"),
+        helper.make_node("Reshape", ["p", "flat"], ["f"], name="flatten"),
+        helper.make_node("Gemm", ["f", const("w4", c2, c1), const("b4", c2, scale=1)], ["g"],
+                         transB=1, name="fc"),
+        helper.make_node("LeakyRelu", ["g"], ["y"], alpha=0.2, name="leaky4")]
+    graph = helper.make_graph(
+        nodes, "leaky_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c0, 19, 23])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c2])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("mode", ["f32", "int8", "qoperator"])
+def test_leaky_relu_runs_in_the_epilogues(nunc, tmp_path, mode):
+    """LeakyRelu folds into the epilogue of the conv, depthwise conv,
+    residual conv and GEMM before it (activation leaky_relu with its alpha),
+    in f32 and in nunc's int8: no LeakyRelu step is left. In onnxruntime's
+    QOperator model each QLinearLeakyRelu has grids on both sides (as
+    onnxruntime runs it, a separate op): it stays an elementwise step
+    between fake_quantize passes, and nothing takes the generic path.
+    Outputs track onnxruntime's."""
+    import onnxruntime as ort
+    path = str(tmp_path / "leaky.onnx")
+    leaky_cnn(path, 5)
+    r = np.random.default_rng(6)
+    model, flags = path, []
+    if mode == "int8":
+        flags = ["--quantize", "int8"]
+    elif mode == "qoperator":
+        from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+        model = str(tmp_path / "leaky_qop.onnx")
+        calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
+        quantize_static(path, model, Samples(calib), quant_format=QuantFormat.QOperator,
+                        activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                        per_channel=True)
+        assert "QLinearLeakyRelu" in {n.op_type for n in __import__("onnx").load(model).graph.node}
+    nunc("compile", model, "--target", "x86_64-avx512vnni", *flags, "-o", tmp_path / "out")
+    name = os.path.splitext(os.path.basename(model))[0]
+    kernels = json.loads((tmp_path / "out" / f"{name}.json").read_text())["kernels"]
+    assert not any(k["kernel"] == "generic" for k in kernels), kernels
+    if mode != "qoperator":
+        assert not any(k["op"] == "nunc.leaky_relu" for k in kernels), kernels
+        fused = [k for k in kernels if k["op"] in ("nunc.fused_conv", "nunc.quantized_conv",
+                                                   "nunc.linear", "nunc.quantized_linear")]
+        assert len(fused) == 4, kernels
+    exe, man = harness.build(str(tmp_path / "out"))
+    want_f32 = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    want_q = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    for seed in range(3):
+        x = np.random.default_rng(20 + seed).standard_normal((1, 5, 19, 23)).astype(np.float32)
+        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{seed}"))
+        assert outs is not None, log
+        got, ref = outs["y"], want_f32.run(None, {"x": x})[0]
+        assert (ref < 0).any() and (ref > 0).any()  # both sides of the slope
+        if mode == "f32":
+            np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-4 * np.abs(ref).max())
+        else:
+            assert cosine(got, ref) >= 0.999, cosine(got, ref)
+            if mode == "qoperator":
+                theirs = want_q.run(None, {"x": x})[0]
+                assert cosine(got, theirs) >= 0.9995, cosine(got, theirs)

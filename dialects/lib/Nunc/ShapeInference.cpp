@@ -932,7 +932,8 @@ LogicalResult DynamicQuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &t
 //===----------------------------------------------------------------------===//
 
 static LogicalResult checkActivation(Operation *op, StringRef activation) {
-  if (!llvm::is_contained({"none", "relu", "gelu", "gelu_tanh", "sigmoid", "tanh", "clip"},
+  if (!llvm::is_contained({"none", "relu", "leaky_relu", "gelu", "gelu_tanh", "sigmoid", "tanh",
+                           "clip"},
                           activation))
     return op->emitError() << "unknown activation '" << activation << "'";
   return success();

@@ -494,11 +494,13 @@ def Nunc_DynamicQuantizeLinearOp : Nunc_Op<"dynamic_quantize_linear"> {
 //===----------------------------------------------------------------------===//
 
 // Activations a fused op applies last: none, relu, gelu (erf), gelu_tanh,
-// sigmoid, tanh, clip (clamp to [activation_min, activation_max]).
+// sigmoid, tanh, clip (clamp to [activation_min, activation_max]),
+// leaky_relu (x < 0 ? activation_alpha * x : x).
 class Nunc_ActivationAttrs {
   dag activationAttrs = (ins DefaultValuedStrAttr<StrAttr, "none">:$activation,
                              DefaultValuedAttr<F32Attr, "0.0">:$activation_min,
-                             DefaultValuedAttr<F32Attr, "0.0">:$activation_max);
+                             DefaultValuedAttr<F32Attr, "0.0">:$activation_max,
+                             DefaultValuedAttr<F32Attr, "0.01">:$activation_alpha);
 }
 
 def Nunc_LinearOp : Nunc_Op<"linear", [AttrSizedOperandSegments]>, Nunc_ActivationAttrs {
