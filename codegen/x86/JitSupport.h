@@ -90,6 +90,30 @@ protected:
     push(r14);
     push(r15);
   }
+  /// The row kernels' task split: r10 = the first row of task rsi (`per`
+  /// rows a task), r11 = its row count, min(per, rows - first); r12 scratch.
+  void rowsOfTask(int64_t per, int64_t rows) {
+    imul(r10, rsi, per);
+    mov(r11, rows);
+    sub(r11, r10);
+    mov(r12, per);
+    cmp(r11, r12);
+    cmovg(r11, r12);
+  }
+  /// The mask of a row's last `tail` lanes (tail < lanes): k1 on AVX-512,
+  /// `mask` (all-ones lanes for vmaskmovps) on AVX2; `scratch` is clobbered.
+  template <typename Vmm>
+  void tailMask(int tail, const Vmm &mask, const Xbyak::Reg32 &scratch) {
+    if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
+      mov(scratch, (1u << tail) - 1);
+      kmovw(k1, scratch);
+    } else {
+      std::vector<uint32_t> bits(8, 0);
+      for (int i = 0; i < tail; ++i)
+        bits[i] = 0xffffffffu;
+      vmovups(mask, dataAddr(bits));
+    }
+  }
   void epilogueReturn(int32_t status = 0) {
     if (releaseTiles)
       tilerelease();

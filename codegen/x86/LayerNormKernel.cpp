@@ -30,29 +30,14 @@ public:
     mov(rcx, ptr[rdi + 24]); // y
     mov(r8, ptr[rdi + 32]);  // mean
     mov(r9, ptr[rdi + 40]);  // inv_std_dev
-    // first row = task * per; count = min(per, rows - first)
-    imul(r10, rsi, per);
-    mov(r11, c.rows);
-    sub(r11, r10);
-    mov(r12, per);
-    cmp(r11, r12);
-    cmovg(r11, r12); // r11 = rows of this task
+    rowsOfTask(per, c.rows);
     imul(r13, r10, c.n * 4);
     add(rax, r13);
     add(rcx, r13);
     lea(r8, ptr[r8 + r10 * 4]);
     lea(r9, ptr[r9 + r10 * 4]);
-    if (tail) {
-      if constexpr (kAvx512) {
-        mov(r13d, (1u << tail) - 1);
-        kmovw(k1, r13d);
-      } else {
-        std::vector<uint32_t> bits(kLanes, 0);
-        for (int i = 0; i < tail; ++i)
-          bits[i] = 0xffffffffu;
-        vmovups(maskReg(), dataAddr(bits));
-      }
-    }
+    if (tail)
+      tailMask(tail, maskReg(), r13d);
     // Rows two at a time: each row's passes are chains of dependent adds
     // and reductions, so one row alone left the vector ports idle (LayerNorm
     // was latency-bound, ~2x its uop count).

@@ -28,27 +28,12 @@ public:
     prologue();
     mov(rax, ptr[rdi + 0]); // x
     mov(rcx, ptr[rdi + 8]); // y
-    // first row = task * per; r11 = rows of this task
-    imul(r10, rsi, per);
-    mov(r11, c.rows);
-    sub(r11, r10);
-    mov(r12, per);
-    cmp(r11, r12);
-    cmovg(r11, r12);
+    rowsOfTask(per, c.rows);
     imul(r10, r10, c.n * 4);
     add(rax, r10);
     add(rcx, r10);
-    if (tail) {
-      if constexpr (kAvx512) {
-        mov(r12d, (1u << tail) - 1);
-        kmovw(k1, r12d);
-      } else {
-        std::vector<uint32_t> bits(kLanes, 0);
-        for (int i = 0; i < tail; ++i)
-          bits[i] = 0xffffffffu;
-        vmovups(maskReg(), dataAddr(bits));
-      }
-    }
+    if (tail)
+      tailMask(tail, maskReg(), r12d);
     Label rowLoop;
     L(rowLoop);
     row();

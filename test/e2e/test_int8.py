@@ -890,19 +890,27 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
     assert float((diff > 0.5).mean()) < 0.01  # a unit off only on near-ties
 
 
-def small_cnn(path, seed):
-    """3x3 conv + bias, Relu, a strided depthwise conv, a 1x1 conv + bias,
-    on channel counts that are not multiples of the kernels' blocks."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
+def random_initializers(seed):
+    """A list of initializers and const(name, *shape, scale=0.3), which adds
+    a normal random f32 one to it and returns its name."""
+    from onnx import numpy_helper
     r = np.random.default_rng(seed)
-    c0, c1, c2 = 5, 24, 17
     inits = []
 
     def const(name, *shape, scale=0.3):
         inits.append(numpy_helper.from_array(
             (r.standard_normal(shape) * scale).astype(np.float32), name))
         return name
+    return inits, const
+
+
+def small_cnn(path, seed):
+    """3x3 conv + bias, Relu, a strided depthwise conv, a 1x1 conv + bias,
+    on channel counts that are not multiples of the kernels' blocks."""
+    import onnx
+    from onnx import TensorProto, helper
+    c0, c1, c2 = 5, 24, 17
+    inits, const = random_initializers(seed)
     nodes = [
         helper.make_node("Conv", ["x", const("w1", c1, c0, 3, 3), const("b1", c1, scale=1)],
                          ["c1"], pads=[1, 1, 1, 1], name="conv1"),
@@ -1438,16 +1446,10 @@ def leaky_cnn(path, seed):
     """LeakyRelu (alphas 0.1 and 0.2) after a 3x3 conv, a depthwise conv,
     a 1x1 conv with a residual Add, and a Gemm; awkward channel counts."""
     import onnx
-    from onnx import TensorProto, helper, numpy_helper
-    r = np.random.default_rng(seed)
+    from onnx import TensorProto, helper
     c0, c1, c2 = 5, 24, 17
-    inits = []
-
-    def const(name, *shape, scale=0.3):
-        inits.append(numpy_helper.from_array(
-            (r.standard_normal(shape) * scale).astype(np.float32), name))
-        return name
-    inits.append(numpy_helper.from_array(np.array([1, -1], np.int64), "flat"))
+    inits, const = random_initializers(seed)
+    inits.append(onnx.numpy_helper.from_array(np.array([1, -1], np.int64), "flat"))
     nodes = [
         helper.make_node("Conv", ["x", const("w1", c1, c0, 3, 3), const("b1", c1, scale=1)],
                          ["c1"], pads=[1, 1, 1, 1], name="conv1"),
