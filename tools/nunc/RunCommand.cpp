@@ -160,11 +160,22 @@ int runRun() {
       return 1;
   }
   auto func = module->lookupSymbol<func::FuncOp>("main");
+  if (!func)
+    return fail("run", "the module has no func.func @main (the graph to run)");
+  // Hand-written IR may leave out the ONNX names: arg<i> and result<i> then.
+  auto argName = [&](unsigned i) {
+    auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
+    return name ? name.str() : "arg" + std::to_string(i);
+  };
+  auto resultName = [&](unsigned i) {
+    auto name = func.getResultAttrOfType<StringAttr>(i, "nunc.name");
+    return name ? name.str() : "result" + std::to_string(i);
+  };
 
   SmallVector<Tensor> inputs;
   std::mt19937_64 rng(seed);
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    std::string name = func.getArgAttrOfType<StringAttr>(i, "nunc.name").str();
+    std::string name = argName(i);
     auto type = cast<ShapedType>(func.getArgumentTypes()[i]);
     if (randomInputs) {
       if (!type.hasStaticShape())
@@ -182,7 +193,7 @@ int runRun() {
   for (auto &[name, t] : given) {
     bool known = false;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      known |= func.getArgAttrOfType<StringAttr>(i, "nunc.name").getValue() == name;
+      known |= argName(i) == name;
     if (!known)
       return fail("run", "'" + inputFile + "' holds '" + name +
                              "', which is not an input of the model");
@@ -227,7 +238,7 @@ int runRun() {
     return fail("run", llvm::toString(outputs.takeError()));
   NamedTensors named;
   for (auto [i, t] : llvm::enumerate(*outputs))
-    named.emplace_back(func.getResultAttrOfType<StringAttr>(i, "nunc.name").str(), t);
+    named.emplace_back(resultName(i), t);
   if (output.empty()) {
     for (auto &[name, t] : named)
       printSummary(name, t);
