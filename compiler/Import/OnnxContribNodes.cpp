@@ -15,6 +15,8 @@
 
 #include "ImporterImpl.h"
 
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
 using namespace mlir;
 using namespace mlir::nunc;
 using namespace mlir::nunc::import_detail;
@@ -80,7 +82,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     for (unsigned i : indices) {
       Type t = elementOf(in(i));
       if (!t.isUnsignedInteger(8) && !t.isSignlessInteger(8))
-        return n.error() << op << " input #" << i << " must be uint8 or int8, got " << t;
+        return n.error() << op << " input #" << i << " must be uint8 or int8, got "
+                         << onnxTypeName(t);
     }
     return success();
   };
@@ -186,7 +189,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     Value bias;
     if (in(6)) {
       if (!elementOf(in(6)).isSignlessInteger(32))
-        return n.error() << "QGemm's C must be int32, got " << elementOf(in(6));
+        return n.error() << "QGemm's C must be int32, got " << onnxTypeName(elementOf(in(6)));
       Type f32 = builder.getF32Type();
       FailureOr<Value> c = result(create<CastOp>(
           n, in(6),
