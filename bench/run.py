@@ -400,7 +400,9 @@ def main():
                 "weights; made from the `quant_pre_process` output, BatchNormalization folded, "
                 "as onnxruntime's documentation says); rows marked qdq run onnxruntime's "
                 "`quantize_static` QDQ model (u8 activations, s8 weights, calibrated on 8 "
-                "random inputs; CNNs pre-processed likewise) on both engines; the "
+                "random inputs; CNNs pre-processed likewise) on both engines, rows marked "
+                "qop the same in QOperator format (QLinearConv, QLinearMatMul and "
+                "onnxruntime's com.microsoft QLinear ops); the "
                 "int8-static rows compile with `--activations static` (u8 activations per tensor, "
                 "calibrated on 8 random inputs; u8 handed from GEMM to GEMM) against the same "
                 "`quantize_dynamic` model; the other rows are fp32 on both sides.\n\n")
@@ -434,8 +436,8 @@ def main():
         acc = [r for r in rows if "cos_nunc" in r]
         if acc:
             f.write("\nint8 accuracy: cosine similarity of the output with onnxruntime fp32 "
-                    "on the benchmark's inputs (qdq: both engines run the same QDQ "
-                    "model).\n\n| model | input | nunc int8 | "
+                    "on the benchmark's inputs (qdq, qop: both engines run the same "
+                    "quantized model).\n\n| model | input | nunc int8 | "
                     "onnxruntime int8 |\n|---|---|---|---|\n")
             for r in acc:
                 f.write(f"| {r['model']} | {config_label(r['batch'], r['seq'])} | "
