@@ -435,8 +435,11 @@ bool u8OutputBounded(ArrayRef<double> absWeights, ArrayRef<float> scales, const 
   double maxQ = std::max(zeroPoint, 255 - zeroPoint), bound = 0;
   for (size_t j = 0; j < absWeights.size(); ++j) {
     double y = maxQ * absWeights[j] * scales[j] + (bias ? std::fabs(bias[j]) : 0.0);
-    // Relu, GELU keep |y|; Clip, sigmoid, tanh bound it.
-    if (act.kind == x86::Activation::Clip)
+    // Relu, GELU keep |y|; LeakyRelu scales it by at most |alpha|; Clip,
+    // sigmoid, tanh bound it.
+    if (act.kind == x86::Activation::LeakyRelu)
+      y *= std::max(1.0, std::fabs(double(act.alpha)));
+    else if (act.kind == x86::Activation::Clip)
       y = std::max({y, std::fabs(double(act.min)), std::fabs(double(act.max))});
     else if (act.kind == x86::Activation::Sigmoid || act.kind == x86::Activation::Tanh)
       y = std::max(y, 1.0);
@@ -847,7 +850,9 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
           sum += std::fabs((*wv)[ch * taps + t]) * maxX;
         bound = std::max(bound, sum);
       }
-      if (c.activation.kind == x86::Activation::Clip)
+      if (c.activation.kind == x86::Activation::LeakyRelu)
+        bound *= std::max(1.0, std::fabs(double(c.activation.alpha)));
+      else if (c.activation.kind == x86::Activation::Clip)
         bound = std::max({bound, std::fabs(double(c.activation.min)),
                           std::fabs(double(c.activation.max))});
       else if (c.activation.kind == x86::Activation::Sigmoid ||
