@@ -71,7 +71,7 @@ public:
     mov(r8, ptr[rdi + 16]);
     imul(rdx, rdx, plane.floats * 4);
     add(r8, rdx); // the padded plane of the call's scratch slot (nunc_rt_task)
-    taskPlanes(per, c.batch * c.channels);
+    taskShare(per, c.batch * c.channels, r9, rax); // r9 = planes of this task
     mov(rax, ptr[rdi + 0]);
     imul(rdx, r10, c.height * c.width * 4);
     add(rax, rdx); // input plane
@@ -354,7 +354,7 @@ public:
     const int64_t tasks = PanelIm2col::paddingTasks(c);
     const int64_t per = (planes + tasks - 1) / tasks;
     prologue();
-    taskPlanes(per, planes);
+    taskShare(per, planes, r9, rax); // r9 = planes of this task
     mov(rax, ptr[rdi + 0]);
     imul(rdx, r10, c.height * c.width * 4);
     add(rax, rdx); // the first input plane

@@ -90,15 +90,17 @@ protected:
     push(r14);
     push(r15);
   }
-  /// The row kernels' task split: r10 = the first row of task rsi (`per`
-  /// rows a task), r11 = its row count, min(per, rows - first); r12 scratch.
-  void rowsOfTask(int64_t per, int64_t rows) {
+  /// The task split of kernels whose tasks take `per` of `total` units
+  /// (rows, planes) each, the last one fewer: r10 = the first unit of task
+  /// rsi, `count` = its number of units; `scratch` is clobbered.
+  void taskShare(int64_t per, int64_t total, const Xbyak::Reg64 &count,
+                 const Xbyak::Reg64 &scratch) {
     imul(r10, rsi, per);
-    mov(r11, rows);
-    sub(r11, r10);
-    mov(r12, per);
-    cmp(r11, r12);
-    cmovg(r11, r12);
+    mov(count, total);
+    sub(count, r10);
+    mov(scratch, per);
+    cmp(count, scratch);
+    cmovg(count, scratch);
   }
   /// The mask of a row's last `tail` lanes (tail < lanes): k1 on AVX-512,
   /// `mask` (all-ones lanes for vmaskmovps) on AVX2; `scratch` is clobbered.

@@ -30,7 +30,7 @@ public:
     mov(rcx, ptr[rdi + 24]); // y
     mov(r8, ptr[rdi + 32]);  // mean
     mov(r9, ptr[rdi + 40]);  // inv_std_dev
-    rowsOfTask(per, c.rows);
+    taskShare(per, c.rows, r11, r12); // r11 = rows of this task
     imul(r13, r10, c.n * 4);
     add(rax, r13);
     add(rcx, r13);

@@ -80,16 +80,6 @@ protected:
       vmaskmovps(v, avx2Mask, a);
   }
 
-  /// r10 = the first of the planes of task rsi, r9 = how many (tasks of
-  /// `per` planes, the last one shorter); clobbers rax.
-  void taskPlanes(int64_t per, int64_t planes) {
-    imul(r10, rsi, per);
-    mov(r9, planes);
-    sub(r9, r10);
-    mov(rax, per);
-    cmp(r9, rax);
-    cmovg(r9, rax);
-  }
   /// Every lane of `v` = the padding: 0, or the s32 zero point at task
   /// argument `zeroPointArg` in each byte (u8 channel blocks); clobbers rdx.
   template <typename Vmm> void setPadding(const Vmm &v, bool zeroPoint, int zeroPointArg) {

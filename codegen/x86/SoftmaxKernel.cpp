@@ -28,7 +28,7 @@ public:
     prologue();
     mov(rax, ptr[rdi + 0]); // x
     mov(rcx, ptr[rdi + 8]); // y
-    rowsOfTask(per, c.rows);
+    taskShare(per, c.rows, r11, r12); // r11 = rows of this task
     imul(r10, r10, c.n * 4);
     add(rax, r10);
     add(rcx, r10);

@@ -149,7 +149,7 @@ public:
     }
     int64_t per = WindowKernel::planesPerTask(c);
     int64_t planes = c.batch * c.channels;
-    taskPlanes(per, planes);
+    taskShare(per, planes, r9, rax); // r9 = planes of this task
     int64_t inPlane = c.height * c.width * xBytes();
     int64_t outPlane = c.kind == WindowConfig::GlobalAverage ? 4 : c.outH * c.outW * yBytes();
     mov(rax, ptr[rdi + 0]);
