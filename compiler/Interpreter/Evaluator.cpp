@@ -35,16 +35,10 @@ template <unsigned N> Expected<Results> many(Expected<llvm::SmallVector<Tensor, 
   return Results(ts->begin(), ts->end());
 }
 
-/// The fused GEMM and conv kernels take their activation by (name, min,
-/// max); leaky_relu also needs its alpha, so it runs after them instead
-/// (it is their last step either way).
-StringRef kernelActivation(StringRef activation) {
-  return activation == "leaky_relu" ? StringRef("none") : activation;
-}
-template <typename FusedOp> Expected<Tensor> leakyAfter(Expected<Tensor> y, FusedOp op) {
-  if (!y || op.getActivation() != "leaky_relu")
-    return y;
-  return kernels::leakyRelu(*y, op.getActivationAlpha().convertToFloat());
+/// A fused op's activation attributes.
+template <typename FusedOp> kernels::FusedActivation activationOf(FusedOp op) {
+  return {op.getActivation(), op.getActivationMin().convertToFloat(),
+          op.getActivationMax().convertToFloat(), op.getActivationAlpha().convertToFloat()};
 }
 
 kernels::WindowAttrs windowAttrs(StringRef autoPad, ArrayRef<int64_t> kernel,
@@ -308,11 +302,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return many(dynamicQuantizeLinear(get(o.getInput())));
       })
       .Case([&](LinearOp o) {
-        return one(leakyAfter(linear(get(o.getInput()), get(o.getWeight()), opt(o.getBias()),
-                                     opt(o.getResidual()), kernelActivation(o.getActivation()),
-                                     o.getActivationMin().convertToFloat(),
-                                     o.getActivationMax().convertToFloat()),
-                              o));
+        return one(linear(get(o.getInput()), get(o.getWeight()), opt(o.getBias()),
+                          opt(o.getResidual()), activationOf(o)));
       })
       .Case([&](quant::StorageCastOp o) { return one(get(o.getInput())); })
       .Case([&](QuantizedLinearOp o) -> Expected<Results> {
@@ -331,11 +322,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             get(o.getInput()), get(o.getWeight()), *scales,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()),
-            activationAfter ? StringRef("none") : kernelActivation(o.getActivation()),
-            o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat(),
+            activationAfter ? kernels::FusedActivation() : activationOf(o),
             gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()));
-        if (!activationAfter)
-          y = leakyAfter(std::move(y), o);
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
         if (y && activationAfter)
@@ -343,9 +331,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                   ? geluOnGrids(*y, GeluGrids{gridOf(o.getGeluErfQuantization()),
                                               gridOf(o.getGeluSumQuantization()),
                                               gridOf(o.getGeluProductQuantization())})
-                  : activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
-                               o.getActivationMax().convertToFloat(),
-                               o.getActivationAlpha().convertToFloat());
+                  : activation(*y, activationOf(o));
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());
@@ -365,9 +351,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         Expected<Tensor> y = quantizedConv(
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),
-            opt(o.getResidual()), w, kernelActivation(o.getActivation()),
-            o.getActivationMin().convertToFloat(), o.getActivationMax().convertToFloat());
-        y = leakyAfter(std::move(y), o);
+            opt(o.getResidual()), w, activationOf(o));
         if (!o.getNormScale()) {
           if (y && o.getU8Output())
             return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
@@ -427,9 +411,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           if (!y)
             return y.takeError();
         }
-        y = activation(*y, o.getActivation(), o.getActivationMin().convertToFloat(),
-                       o.getActivationMax().convertToFloat(),
-                       o.getActivationAlpha().convertToFloat());
+        y = activation(*y, activationOf(o));
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
         return roundedToGrid(std::move(y), o.getOutputQuantization());

@@ -14,14 +14,14 @@
 
 namespace mlir::nunc::kernels {
 
-Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max,
-                            float alpha) {
+Expected<Tensor> activation(const Tensor &x, const FusedActivation &act) {
+  llvm::StringRef kind = act.kind;
   if (kind == "none")
     return x;
   if (kind == "relu")
     return unary(UnaryKind::Relu, x);
   if (kind == "leaky_relu")
-    return leakyRelu(x, alpha);
+    return leakyRelu(x, act.alpha);
   if (kind == "gelu")
     return unary(UnaryKind::GeluErf, x);
   if (kind == "gelu_tanh")
@@ -31,9 +31,9 @@ Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, fl
   if (kind == "tanh")
     return unary(UnaryKind::Tanh, x);
   if (kind == "clip") {
-    NUNC_ASSIGN_OR_RETURN(lo, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {min})),
+    NUNC_ASSIGN_OR_RETURN(lo, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {act.min})),
                                    x.dtype()));
-    NUNC_ASSIGN_OR_RETURN(hi, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {max})),
+    NUNC_ASSIGN_OR_RETURN(hi, cast(cantFail(Tensor::fromValues<float>(DType::F32, {}, {act.max})),
                                    x.dtype()));
     return clip(x, &lo, &hi);
   }
@@ -72,8 +72,8 @@ Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q) {
   return y;
 }
 
-Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual, llvm::StringRef act,
-                                       float min, float max) {
+Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual,
+                                       const FusedActivation &act) {
   if (residual) {
     if (residual->shape() != y.shape())
       return kernelError("residual " + residual->describe() + " does not match " +
@@ -81,24 +81,24 @@ Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual, llvm::S
     NUNC_ASSIGN_OR_RETURN(r, binary(BinaryKind::Add, y, *residual));
     y = r;
   }
-  return activation(y, act, min, max);
+  return activation(y, act);
 }
 
 Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
-                        const Tensor *residual, llvm::StringRef act, float min, float max) {
+                        const Tensor *residual, const FusedActivation &act) {
   NUNC_ASSIGN_OR_RETURN(y, matmul(input, weight));
   if (bias) {
     NUNC_ASSIGN_OR_RETURN(b, binary(BinaryKind::Add, y, *bias));
     y = b;
   }
-  return residualAndActivation(std::move(y), residual, act, min, max);
+  return residualAndActivation(std::move(y), residual, act);
 }
 
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
-                                 const Tensor *residual, llvm::StringRef act, float min,
-                                 float max, std::optional<Grid> product,
+                                 const Tensor *residual, const FusedActivation &act,
+                                 std::optional<Grid> product,
                                  std::optional<Grid> sum) {
   bool u8Input = input.dtype() == DType::U8 && fixed;
   if ((input.dtype() != DType::F32 && !u8Input) || weight.dtype() != DType::I8 ||
@@ -141,7 +141,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       out[r * n + j] = sum ? sum->round(v) : v;
     }
   }
-  return residualAndActivation(std::move(y), residual, act, min, max);
+  return residualAndActivation(std::move(y), residual, act);
 }
 
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,

@@ -107,17 +107,20 @@ Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale,
                                const Tensor &bScale, const Tensor &bZero,
                                const Tensor &yScale, const Tensor &yZero);
 
-/// Fused ops: activation by name ("none", "relu", "gelu", "gelu_tanh",
-/// "sigmoid", "tanh", "clip" with [min, max], "leaky_relu" with alpha).
-Expected<Tensor> activation(const Tensor &x, llvm::StringRef kind, float min, float max,
-                            float alpha = 0.01f);
-/// activation(input x weight + bias + residual).
+/// A fused op's activation: "none", "relu", "gelu", "gelu_tanh", "sigmoid",
+/// "tanh", "clip" to [min, max], "leaky_relu" with slope alpha below 0.
+struct FusedActivation {
+  llvm::StringRef kind = "none";
+  float min = 0, max = 0, alpha = 0.01f;
+};
+Expected<Tensor> activation(const Tensor &x, const FusedActivation &act);
 /// y + residual (same shape; none: y), then the activation: the tail of the
 /// fused ops.
-Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual, llvm::StringRef act,
-                                       float min, float max);
+Expected<Tensor> residualAndActivation(Tensor y, const Tensor *residual,
+                                       const FusedActivation &act);
+/// activation(input x weight + bias + residual).
 Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor *bias,
-                        const Tensor *residual, llvm::StringRef act, float min, float max);
+                        const Tensor *residual, const FusedActivation &act);
 /// nunc.quantized_linear with dynamic activations: each row of the f32
 /// input (or, perTensor, the whole input at once) is quantized to u8 as
 /// DynamicQuantizeLinear does (scale 1 for all zeros), multiplied exactly
@@ -144,8 +147,8 @@ Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q);
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
-                                 const Tensor *residual, llvm::StringRef act, float min,
-                                 float max, std::optional<Grid> product = std::nullopt,
+                                 const Tensor *residual, const FusedActivation &act,
+                                 std::optional<Grid> product = std::nullopt,
                                  std::optional<Grid> sum = std::nullopt);
 /// ONNX ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in i32; the
 /// weight's zero point is a scalar or one per output channel; padding is the
@@ -167,7 +170,7 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
-                               llvm::StringRef act, float min, float max);
+                               const FusedActivation &act);
 /// The grids a QDQ model rounds attention's intermediates to (see
 /// nunc.attention): Q K^T, scaled, masked, the softmax output, P V.
 struct AttentionGrids {

@@ -435,7 +435,7 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
-                               llvm::StringRef act, float min, float max) {
+                               const FusedActivation &act) {
   if (x.dtype() != DType::F32 || w.dtype() != DType::I8 || (b && b->dtype() != DType::F32))
     return kernelError("quantized_conv needs an f32 input and bias and an s8 weight");
   NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
@@ -477,7 +477,7 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
         of[at + p] = b ? v + bias : v;
       }
     }
-  return residualAndActivation(std::move(out), residual, act, min, max);
+  return residualAndActivation(std::move(out), residual, act);
 }
 
 namespace {

@@ -128,7 +128,7 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
     *want = std::move(*sum);
   }
   if (k.kind == WindowConfig::Depthwise) {
-    llvm::Expected<Tensor> act = kernels::activation(*want, k.activation, 0.f, 1.5f);
+    llvm::Expected<Tensor> act = kernels::activation(*want, {k.activation, 0.f, 1.5f});
     ASSERT_TRUE(static_cast<bool>(act));
     *want = std::move(*act);
   }
