@@ -1,11 +1,13 @@
 //===- AttentionBench.cpp - GFLOP/s of nunc's fused attention kernel -------===//
 //
-//   nunc-bench-attention [avx2] S T H D [S T H D ...]
+//   nunc-bench-attention [avx2] [qdq] S T H D [S T H D ...]
 // prints "S T H D GFLOP/s us code-bytes" per shape: median of many runs of
 // all heads of one batch item on one thread (AVX-512 kernel, or the AVX2
 // one with `avx2` first), with a key-padding mask as BERT-style models
-// have. FLOPs count Q K^T and P V (4 S T D per head); the softmax is not
-// counted but is timed.
+// have; `qdq` adds the five u8 grids of a quantize_static model (scores,
+// scaled, masked, probabilities, output). FLOPs count Q K^T and P V
+// (4 S T D per head); the softmax and the grids are not counted but are
+// timed. All heads run in one scratch slot, as on one thread of a model.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +26,13 @@ int main(int argc, char **argv) {
   Isa isa;
   if (!nunc_bench::takeIsa(argc, argv, isa))
     return 1;
+  bool qdq = argc > 1 && std::string(argv[1]) == "qdq";
+  if (qdq) {
+    --argc;
+    ++argv;
+  }
   if (argc < 5 || (argc - 1) % 4 != 0) {
-    std::fprintf(stderr, "usage: %s [avx2] S T H D [S T H D ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [avx2] [qdq] S T H D [S T H D ...]\n", argv[0]);
     return 2;
   }
   for (int a = 1; a + 4 <= argc; a += 4) {
@@ -37,6 +44,14 @@ int main(int argc, char **argv) {
     c.scale = 1.f / 8;
     c.mask = true;
     c.maskStrides[3] = 1; // one row of T, broadcast over heads and queries
+    if (qdq) {
+      // As quantize_static calibrates MiniLM: the scaled (and masked)
+      // scores' grid is the scores' grid times the scale.
+      c.scores = Activation::fakeQuant(0.25f, -128, 127);
+      c.scaled = c.logits = Activation::fakeQuant(0.25f * c.scale, -128, 127);
+      c.probs = Activation::fakeQuant(1.f / 255, 0, 255);
+      c.output = Activation::fakeQuant(0.015f, -114, 141);
+    }
     if (!AttentionKernel::supports(c, isa)) {
       std::fprintf(stderr, "shape not supported\n");
       return 1;
@@ -61,7 +76,7 @@ int main(int argc, char **argv) {
     double s = nunc_bench::medianSeconds(
         [&](int64_t) {
           for (int64_t t = 0; t < AttentionKernel::numTasks(c); ++t)
-            kernel->function()(args, t, t);
+            kernel->function()(args, t, 0);
         },
         flops, 50);
     std::printf("%lld %lld %lld %lld %.1f %.1f %zu\n", (long long)c.seq, (long long)c.keys,

@@ -25,6 +25,22 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
          (!c.mask || c.maskStrides[3] == 0 || c.maskStrides[3] == 1);
 }
 
+bool AttentionKernel::scaledGridFollows(const AttentionConfig &c) {
+  const Activation &a = c.scores, &b = c.scaled;
+  if (a.kind != Activation::FakeQuant || b.kind != Activation::FakeQuant || a.max - a.min > 65535)
+    return false;
+  // Each integer of the scores' grid through the kernel's float steps:
+  // its value, times the scale, clamped, correctly rounded quotient,
+  // rounded half to even.
+  const float lo = b.min * b.scale, hi = b.max * b.scale;
+  for (float k = a.min; k <= a.max; ++k) {
+    float scaled = std::min(std::max(k * a.scale * c.scale, lo), hi);
+    if (std::nearbyint(scaled / b.scale) != k)
+      return false;
+  }
+  return true;
+}
+
 int64_t AttentionKernel::scratchBytes(const AttentionConfig &c, Isa isa) {
   int64_t tp = paddedKeys(c, isa);
   return numTasks(c) * taskScratchFloats(c, tp) * 4;
@@ -60,6 +76,7 @@ public:
     // uops per score vector besides the dot products).
     scaledKeys = kAvx512 && base2;
     maskRow = scaledKeys && c.mask && c.maskStrides[2] == 0;
+    scaledGridFollows = AttentionKernel::scaledGridFollows(c);
   }
 
   void generate() {
@@ -120,6 +137,7 @@ private:
   bool base2 = false;
   bool scaledKeys = false; // KT holds k * scale * log2(e)
   bool maskRow = false;    // the score tiles start from the scaled mask row
+  bool scaledGridFollows = false;
 
   /// KT[d][t] = k[t][d]; columns [T, Tp) are zero.
   void transposeKeys() {
@@ -296,8 +314,7 @@ private:
     // them before P is stored (the rows' dependency chains interleave,
     // where row by row through memory each row waited on its own maximum,
     // exponentials and sum).
-    const bool inRegisters =
-        kAvx512 && tp <= chunkVecs * kLanes && c.probs.kind == Activation::None;
+    const bool inRegisters = kAvx512 && tp <= chunkVecs * kLanes;
     auto block = [&](int rows) {
       if (inRegisters) {
         scoreTile(rows, static_cast<int>(tp / kLanes), 0, /*softmax=*/true);
@@ -357,47 +374,71 @@ private:
           vfmadd231ps(acc(r, v, vecs), kv, qReg(r));
       }
     }
-    // (grid,) scale, (grid,) mask, (grid,) store
-    Vmm gridTemp = Vmm(q0.getIdx() + rows);
-    auto round = [&](const Vmm &x, const Activation &grid) {
-      if (grid.kind != Activation::None)
-        emitActivation(x, grid, gridTemp, gridTemp, gridTemp, gridTemp);
-    };
-    // x += mask (kv holds it), times log2(e) in base 2.
-    auto addMask = [&](const Vmm &x) {
-      if (base2)
-        vfmadd231ps(x, kv, constAddr(kLog2e));
-      else
-        vaddps(x, x, kv);
-    };
-    for (int r = 0; r < rows; ++r)
-      for (int v = 0; v < vecs; ++v) {
-        Vmm x = acc(r, v, vecs);
-        round(x, c.scores);
+    // (grid,) scale, (grid,) mask, (grid,) store, in groups of as many
+    // vectors as there are free registers, each step for the whole group
+    // before the next: one vector's steps form a dependency chain (~110
+    // cycles through three grids) too long for the scheduler to overlap
+    // enough of them when emitted vector after vector.
+    const int firstTemp = q0.getIdx();
+    const int group = kRegs - firstTemp;
+    for (int g0 = 0; g0 < rows * vecs; g0 += group) {
+      const int n = std::min(group, rows * vecs - g0);
+      auto row = [&](int i) { return (g0 + i) / vecs; };
+      auto col = [&](int i) { return c0 + (g0 + i) % vecs * kLanes; };
+      auto x = [&](int i) { return acc(row(i), (g0 + i) % vecs, vecs); };
+      auto temp = [&](int i) { return Vmm(firstTemp + i); };
+      if (scaledGridFollows) {
+        // Scores rounded on their grid, then scaled and rounded again,
+        // land on the same integer: its value on the second grid.
+        emitGrid(n, x, temp, c.scores, c.scaled.scale);
+      } else {
+        emitGrid(n, x, temp, c.scores);
         if (!scaledKeys)
-          vmulps(x, x, constAddr(base2 ? c.scale * kLog2e : c.scale));
-        round(x, c.scaled);
-        int64_t col = c0 + v * kLanes;
-        if (c.mask && !maskRow) {
-          int64_t valid = std::min<int64_t>(kLanes, c.keys - col);
-          Address m = ptr[rdx + r * c.maskStrides[2] * 4 + (c.maskStrides[3] ? col * 4 : 0)];
-          if (valid > 0) {
-            loadMask(kv, m, valid, qReg(0));
-            addMask(x);
-          }
-        }
-        round(x, c.logits);
-        if (!softmax)
-          vmovups(ptr[rcx + r * tp * 4 + col * 4], x);
+          for (int i = 0; i < n; ++i)
+            vmulps(x(i), x(i), constAddr(base2 ? c.scale * kLog2e : c.scale));
+        emitGrid(n, x, temp, c.scaled);
       }
+      if (c.mask && !maskRow)
+        for (int i = 0; i < n; ++i) {
+          int64_t valid = std::min<int64_t>(kLanes, c.keys - col(i));
+          if (valid <= 0)
+            continue;
+          // x += mask (kv holds it), times log2(e) in base 2.
+          loadMask(kv,
+                   ptr[rdx + row(i) * c.maskStrides[2] * 4 +
+                       (c.maskStrides[3] ? col(i) * 4 : 0)],
+                   valid, temp(0));
+          if (base2)
+            vfmadd231ps(x(i), kv, constAddr(kLog2e));
+          else
+            vaddps(x(i), x(i), kv);
+        }
+      emitGrid(n, x, temp, c.logits);
+      if (!softmax)
+        for (int i = 0; i < n; ++i)
+          vmovups(ptr[rcx + row(i) * tp * 4 + col(i) * 4], x(i));
+    }
     if (softmax)
       softmaxInRegisters(rows, vecs);
   }
 
+  /// x(i) = grid(x(i)) for i < n (none, or a FakeQuant: emitFakeQuants,
+  /// its integer's value at `valueScale`, 0: its own step).
+  template <typename X, typename T>
+  void emitGrid(int n, X x, T temp, const Activation &grid, float valueScale = 0) {
+    if (grid.kind == Activation::FakeQuant)
+      emitFakeQuants<Vmm>(n, x, temp, grid, valueScale);
+    else
+      for (int i = 0; i < n; ++i)
+        emitActivation(x(i), grid, temp(i), temp(i), temp(i), temp(i));
+  }
+
   /// The softmax of whole score rows held in acc(r, v) (zmm), stored to P
   /// with 1/sum in inv, as softmaxRow computes it. Each row's maximum and
-  /// sum run as two interleaved chains. Uses zmm24..31, free after the
-  /// score tile.
+  /// sum run as two interleaved chains. With a grid on the probabilities
+  /// they stay in registers until the sum is known, and are stored
+  /// normalized and rounded (inv 1). Uses zmm24..31, free after the score
+  /// tile.
   void softmaxInRegisters(int rows, int vecs) {
     auto a = [&](int r, int v) { return acc(r, v, vecs); };
     auto rowReg = [](int r) { return Vmm(24 + r); }; // max, then sum
@@ -435,6 +476,7 @@ private:
         horizontal(rowReg(r), t0, max);
       }
     };
+    const bool probsGrid = c.probs.kind != Activation::None;
     reduce(/*max=*/true);
     for (int v = 0; v < vecs; ++v)
       for (int r = 0; r < rows; ++r) {
@@ -443,13 +485,30 @@ private:
           emitExp2(a(r, v), t0, t1);
         else
           emitExp(a(r, v), t0, t1);
-        vmovups(ptr[rcx + r * tp * 4 + v * kLanes * 4], a(r, v));
+        if (!probsGrid)
+          vmovups(ptr[rcx + r * tp * 4 + v * kLanes * 4], a(r, v));
       }
     reduce(/*max=*/false);
     loadConstant(t1, 1.f);
     for (int r = 0; r < rows; ++r) {
-      vdivps(t0, t1, rowReg(r));
-      vmovss(ptr[rsi + r * 4], Xmm(t0.getIdx()));
+      vdivps(rowReg(r), t1, rowReg(r));
+      vmovss(ptr[rsi + r * 4], Xmm(probsGrid ? t1.getIdx() : rowReg(r).getIdx()));
+    }
+    if (!probsGrid)
+      return;
+    // Normalized and rounded in groups (as in scoreTile), with auxReg and
+    // t0, t1 (zmm27..31) as temporaries.
+    const int group = 5;
+    for (int g0 = 0; g0 < rows * vecs; g0 += group) {
+      const int n = std::min(group, rows * vecs - g0);
+      auto row = [&](int i) { return (g0 + i) % rows; };
+      auto vec = [&](int i) { return (g0 + i) / rows; };
+      auto x = [&](int i) { return a(row(i), vec(i)); };
+      for (int i = 0; i < n; ++i)
+        vmulps(x(i), rowReg(row(i)), x(i));
+      emitGrid(n, x, [](int i) { return Vmm(27 + i); }, c.probs);
+      for (int i = 0; i < n; ++i)
+        vmovups(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes * 4], x(i));
     }
   }
 

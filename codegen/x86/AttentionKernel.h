@@ -54,6 +54,11 @@ struct AttentionKernel {
   static bool supports(const AttentionConfig &c, Isa isa);
   static int64_t numTasks(const AttentionConfig &c) { return c.batch * c.heads; }
   static int64_t scratchBytes(const AttentionConfig &c, Isa isa);
+  /// Whether every score on its grid (c.scores), once scaled, rounds on
+  /// c.scaled to the same integer (a QDQ model calibrates the scaled
+  /// scores' range as the scores' range times the scale): the kernel then
+  /// rounds once and takes the integer's value on the second grid.
+  static bool scaledGridFollows(const AttentionConfig &c);
   static std::unique_ptr<JitKernel> generate(const AttentionConfig &c, Isa isa);
 };
 

@@ -206,6 +206,35 @@ protected:
     vfnmadd231ps(x, q, constAddr(scale)); // x - q * scale, exact
     vfmadd231ps(q, x, constAddr(r));
   }
+  /// x(i) = act(x(i)) for i < n, act a FakeQuant, each step for all n
+  /// before the next: a rounding is a dependency chain of ~30 cycles, and
+  /// several in a row (a QDQ model's attention rounds each score three
+  /// times) keep too few vectors in flight when emitted one vector after
+  /// another. temp(i) is x(i)'s temporary. The integer is multiplied by
+  /// `valueScale` (0: act.scale): its value on another grid.
+  template <typename Vmm, typename X, typename T>
+  void emitFakeQuants(int n, X x, T temp, const Activation &act, float valueScale = 0) {
+    // As QuantizeLinear + DequantizeLinear: x / scale correctly rounded
+    // (emitQuotient), round half to even, clamp, scale back. The clamp
+    // comes first, on x against fl(min * scale) and fl(max * scale) (their
+    // quotients round to min and max): the same result, and q cannot
+    // overflow; NaN still ends at the lower bound.
+    const float scale = act.scale;
+    for (int i = 0; i < n; ++i)
+      vmaxps(x(i), x(i), constAddr(act.min * scale));
+    for (int i = 0; i < n; ++i)
+      vminps(x(i), x(i), constAddr(act.max * scale));
+    for (int i = 0; i < n; ++i)
+      emitQuotient(temp(i), x(i), scale);
+    for (int i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
+        vrndscaleps(x(i), temp(i), 0x08);
+      else
+        vroundps(x(i), temp(i), 0x08);
+    }
+    for (int i = 0; i < n; ++i)
+      vmulps(x(i), x(i), constAddr(valueScale ? valueScale : scale));
+  }
   /// The u8 code quotient of y on a grid of `scale`: y (clobbered) =
   /// round_half_even(y / scale) as s32, the division exact. Unless
   /// `bounded` (every |y| known below 2^30 scales), y is first clamped to

@@ -254,10 +254,9 @@ void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activa
   // pairs inside GELU round it.
   auto round = [&](auto pick, const Activation::Grid &g) {
     if (g.scale)
-      for (const GeluLane &l : lanes) {
-        const Xbyak::Zmm &v = pick(l), &t = l.t[1];
-        emitActivation(v, Activation::fakeQuant(g.scale, g.min, g.max), t, t, t, t);
-      }
+      emitFakeQuants<Xbyak::Zmm>(
+          static_cast<int>(lanes.size()), [&](int i) { return pick(lanes[i]); },
+          [&](int i) { return lanes[i].t[1]; }, Activation::fakeQuant(g.scale, g.min, g.max));
   };
   auto erf = [](const GeluLane &l) -> const Xbyak::Zmm & { return l.t[0]; };
   auto value = [](const GeluLane &l) -> const Xbyak::Zmm & { return l.x; };
@@ -310,23 +309,9 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     vmaxps(x, x, constAddr(act.min));
     vminps(x, x, constAddr(act.max));
     return;
-  case Activation::FakeQuant: {
-    // As QuantizeLinear + DequantizeLinear: x / scale correctly rounded
-    // (emitQuotient), round half to even, clamp, scale back. The clamp
-    // comes first, on x against fl(min * scale) and fl(max * scale) (their
-    // quotients round to min and max): the same result, and q cannot
-    // overflow; NaN still ends at the lower bound.
-    float scale = act.scale;
-    vmaxps(x, x, constAddr(act.min * scale));
-    vminps(x, x, constAddr(act.max * scale));
-    emitQuotient(t0, x, scale);
-    if constexpr (avx512)
-      vrndscaleps(x, t0, 0x08);
-    else
-      vroundps(x, t0, 0x08);
-    vmulps(x, x, constAddr(act.scale));
+  case Activation::FakeQuant:
+    emitFakeQuants<Vmm>(1, [&](int) { return x; }, [&](int) { return t0; }, act);
     return;
-  }
   case Activation::Sigmoid:
     sigmoid();
     return;

@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -163,10 +164,73 @@ TEST_P(AttentionKernelTest, ReadsPackedOperands) {
   }
 }
 
-/// A QDQ model's attention: every intermediate rounded to its grid. The
-/// kernel's own exp and sums may put a value at a rounding tie on the
-/// neighbouring grid point, so the output must lie on its grid, within one
-/// step of the reference everywhere and equal to it almost everywhere.
+/// u8 grids (zero point 0..255) as the kernel's FakeQuant and the
+/// evaluator's Grid.
+Activation kernelGrid(float scale, int64_t zeroPoint) {
+  return Activation::fakeQuant(scale, static_cast<float>(-zeroPoint),
+                               static_cast<float>(255 - zeroPoint));
+}
+kernels::Grid referenceGrid(float scale, int64_t zeroPoint) {
+  return kernels::Grid{scale, zeroPoint, 0, 255};
+}
+
+/// A QDQ model's attention: every intermediate rounded to its grid
+/// ((scale, zero point) of scores, scaled, masked, softmax, P V; no
+/// probability grid where its scale is 0). The kernel's own exp and sums
+/// may put a value at a rounding tie on the neighbouring grid point, so
+/// the output must lie on its grid, within one step of the reference
+/// everywhere and equal to it almost everywhere. Inputs uniform in
+/// [-range, range]; a mask of random values.
+void expectOnTheReferenceGrids(Isa isa, const std::vector<Case> &cases, float scale,
+                               const std::array<std::pair<float, int64_t>, 5> &grids,
+                               float range, uint32_t seed) {
+  const auto [outStep, outZero] = grids[4];
+  kernels::AttentionGrids want{referenceGrid(grids[0].first, grids[0].second),
+                               referenceGrid(grids[1].first, grids[1].second),
+                               referenceGrid(grids[2].first, grids[2].second), std::nullopt,
+                               referenceGrid(outStep, outZero)};
+  if (grids[3].first)
+    want.probs = referenceGrid(grids[3].first, grids[3].second);
+  std::mt19937 rng(seed);
+  auto random = [&](std::vector<int64_t> shape) {
+    return nunc_test::randomTensor(rng, std::move(shape), -range, range);
+  };
+  for (const Case &c : cases) {
+    AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, scale, !c.maskShape.empty()};
+    if (!AttentionKernel::supports(cfg, isa))
+      continue;
+    cfg.scores = kernelGrid(grids[0].first, grids[0].second);
+    cfg.scaled = kernelGrid(grids[1].first, grids[1].second);
+    cfg.logits = kernelGrid(grids[2].first, grids[2].second);
+    if (grids[3].first)
+      cfg.probs = kernelGrid(grids[3].first, grids[3].second);
+    cfg.output = kernelGrid(outStep, outZero);
+    int64_t e = c.h * c.d;
+    Tensor q = random({c.b, c.s, e}), k = random({c.b, c.t, e}), v = random({c.b, c.t, e});
+    std::optional<Tensor> mask;
+    if (!c.maskShape.empty()) {
+      mask = random(c.maskShape);
+      cfg.maskStrides[0] = c.maskShape[0] == 1 ? 0 : c.t;
+      cfg.maskStrides[3] = 1;
+    }
+    llvm::Expected<Tensor> ref =
+        kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale, want);
+    ASSERT_TRUE(static_cast<bool>(ref)) << llvm::toString(ref.takeError());
+    std::vector<float> out;
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));
+    int64_t equal = 0, n = ref->numElements();
+    for (int64_t i = 0; i < n; ++i) {
+      float got = out[i], r = ref->as<float>()[i];
+      ASSERT_EQ(got / outStep, std::nearbyint(got / outStep)) << "off the output grid at " << i;
+      ASSERT_LE(std::fabs(got - r), outStep * 1.0001f) << "at " << i;
+      equal += got == r;
+    }
+    EXPECT_GE(equal, n * 0.95) << "B=" << c.b << " S=" << c.s << " T=" << c.t << " H=" << c.h
+                               << " D=" << c.d
+                               << (grids[3].first ? "" : ", no probability grid");
+  }
+}
+
 TEST_P(AttentionKernelTest, RoundsToTheQdqGrids) {
   Isa isa = GetParam();
   if (!hostHas(isa))
@@ -176,59 +240,46 @@ TEST_P(AttentionKernelTest, RoundsToTheQdqGrids) {
                              {2, 17, 9, 3, 32, {2, 1, 1, 9}},
                              {1, 128, 128, 12, 32, {1, 1, 1, 128}},
                              {1, 5, 129, 1, 64, {}}};
-  // (scale, zero point) of u8 grids for Q K^T, scaled, masked, softmax, P V.
-  const float outStep = 1.f / 64;
-  Activation scores = Activation::fakeQuant(0.0625f, -128, 127);
-  Activation scaled = Activation::fakeQuant(0.05f, -128, 127);
-  Activation logits = Activation::fakeQuant(0.0625f, -200, 55);
-  Activation probs = Activation::fakeQuant(1.f / 256, 0, 255);
-  Activation output = Activation::fakeQuant(outStep, -128, 127);
-  kernels::AttentionGrids grids{kernels::Grid{0.0625f, 128, 0, 255},
-                                kernels::Grid{0.05f, 128, 0, 255},
-                                kernels::Grid{0.0625f, 200, 0, 255},
-                                kernels::Grid{1.f / 256, 0, 0, 255},
-                                kernels::Grid{outStep, 128, 0, 255}};
-  std::mt19937 rng(11);
-  auto random = [&](std::vector<int64_t> shape) {
-    return nunc_test::randomTensor(rng, std::move(shape), -1.f, 1.f);
-  };
-  // Without a grid on the probabilities, rows of at most 128 keys take the
-  // AVX-512 kernel's softmax in registers (in base e here).
-  for (bool probsGrid : {true, false})
-  for (const Case &c : cases) {
-    AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.5f, !c.maskShape.empty()};
-    if (!AttentionKernel::supports(cfg, isa))
-      continue;
-    cfg.scores = scores;
-    cfg.scaled = scaled;
-    cfg.logits = logits;
-    cfg.probs = probsGrid ? probs : Activation();
-    cfg.output = output;
-    grids.probs = probsGrid ? std::optional<kernels::Grid>(kernels::Grid{1.f / 256, 0, 0, 255})
-                            : std::nullopt;
-    int64_t e = c.h * c.d;
-    Tensor q = random({c.b, c.s, e}), k = random({c.b, c.t, e}), v = random({c.b, c.t, e});
-    std::optional<Tensor> mask;
-    if (!c.maskShape.empty()) {
-      mask = random(c.maskShape);
-      cfg.maskStrides[0] = c.maskShape[0] == 1 ? 0 : c.t;
-      cfg.maskStrides[3] = 1;
-    }
-    llvm::Expected<Tensor> want =
-        kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale, grids);
-    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
-    std::vector<float> out;
-    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));
-    int64_t equal = 0, n = want->numElements();
-    for (int64_t i = 0; i < n; ++i) {
-      float got = out[i], ref = want->as<float>()[i];
-      ASSERT_EQ(got / outStep, std::nearbyint(got / outStep)) << "off the output grid at " << i;
-      ASSERT_LE(std::fabs(got - ref), outStep * 1.0001f) << "at " << i;
-      equal += got == ref;
-    }
-    EXPECT_GE(equal, n * 0.95) << "B=" << c.b << " S=" << c.s << " T=" << c.t << " H=" << c.h
-                               << " D=" << c.d << (probsGrid ? "" : ", no probability grid");
-  }
+  // With and without a grid on the probabilities: rows of at most 128 keys
+  // take the AVX-512 kernel's softmax in registers either way (in base e).
+  for (float probs : {1.f / 256, 0.f})
+    expectOnTheReferenceGrids(isa, cases, 0.5f,
+                              {{{0.0625f, 128}, {0.05f, 128}, {0.0625f, 200}, {probs, 0},
+                                {1.f / 64, 128}}},
+                              1.f, 11);
+}
+
+/// quantize_static calibrates the scaled scores' range as the scores' range
+/// times the scale, so their grid follows (MiniLM's first attention: step
+/// 0.2594 times 1/sqrt(32) is 0.04585, zero point 128 on both): the kernel
+/// then rounds the scores once and takes the integer's value on the second
+/// grid. A step off by a hair, or a narrower second range, does not follow.
+/// The reference rounds twice; the results agree in all three cases
+/// (scores reach past the grids' ends: inputs in [-3, 3]).
+TEST_P(AttentionKernelTest, RoundsTheScaledScoresOnceWhereTheirGridFollows) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const float scale = 0.176776692f, scoresStep = 0.25938662886619568f,
+              scaledStep = 0.045853510499000549f;
+  AttentionConfig follows{1, 1, 1, 1, 16, scale};
+  follows.scores = kernelGrid(scoresStep, 128);
+  follows.scaled = kernelGrid(scaledStep, 128);
+  EXPECT_TRUE(AttentionKernel::scaledGridFollows(follows));
+  AttentionConfig offByAHair = follows;
+  offByAHair.scaled = kernelGrid(scaledStep * 1.01f, 128);
+  EXPECT_FALSE(AttentionKernel::scaledGridFollows(offByAHair));
+  AttentionConfig narrower = follows;
+  narrower.scaled = kernelGrid(scaledStep, 100);
+  EXPECT_FALSE(AttentionKernel::scaledGridFollows(narrower));
+  std::vector<Case> cases = {{1, 7, 17, 2, 16, {1, 1, 1, 17}},
+                             {1, 128, 128, 12, 32, {1, 1, 1, 128}}};
+  for (auto [step, zero] : {std::pair<float, int64_t>{scaledStep, 128},
+                            {scaledStep * 1.01f, 128}, {scaledStep, 100}})
+    expectOnTheReferenceGrids(isa, cases, scale,
+                              {{{scoresStep, 128}, {step, zero}, {step, zero}, {1.f / 255, 0},
+                                {1.f / 64, 114}}},
+                              3.f, 13);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, AttentionKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
