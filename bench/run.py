@@ -350,16 +350,18 @@ def main():
                 k, c, hh, ww, kk, ss, pp, gf, gbs, _ = line.split()
                 windows.append((name, k, f"{c}x{hh}x{ww} {kk}x{kk}/{ss}", float(gf), float(gbs),
                                 float(gf) / float(peak["avx512"])))
-        # Fused attention on the model's shapes (fp32 runs: int8 models keep it f32).
-        if name in HEADS and not mode and "avx512" in peak:
+        # Fused attention on the model's shapes (f32 in fp32 and int8 runs; a
+        # QDQ model's rounds its intermediates to five grids).
+        if name in HEADS and mode in ("", "qdq") and "avx512" in peak:
             heads, dim = HEADS[name]
             g = subprocess.run([os.path.join(args.build, "bin", "nunc-bench-attention")] +
+                               (["qdq"] if mode else []) +
                                [str(v) for s in (128, 32) for v in (s, s, heads, dim)],
                                capture_output=True, text=True, check=True).stdout.split("\n")
             for line in filter(None, g):
                 ss, tt, hh, dd, gf, us, _ = line.split()
-                attention.append((name, f"{ss}x{tt}", f"{hh}x{dd}", float(gf), float(us),
-                                  float(gf) / float(peak["avx512"])))
+                attention.append((name + (" qdq" if mode else ""), f"{ss}x{tt}", f"{hh}x{dd}",
+                                  float(gf), float(us), float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
         if name not in HIDDEN or mode in ("qdq", "qop", "int8-static"):
             continue
@@ -464,8 +466,9 @@ def main():
                 f.write(f"| {name} | {kind} | {shape} | {gf:.1f} | {gbs:.1f} | {frac*100:.0f} % |\n")
         if attention:
             f.write("\nFused attention (one thread, AVX-512, key-padding mask, all heads of one "
-                    "item; `nunc-bench-attention`): GFLOP/s counting Q K^T and P V (4 S T D a "
-                    "head; the softmax is timed, not counted):\n\n"
+                    "item, one scratch slot; `nunc-bench-attention`; qdq: with a quantize_static "
+                    "model's five grids): GFLOP/s counting Q K^T and P V (4 S T D a "
+                    "head; the softmax and the grids are timed, not counted):\n\n"
                     "| model | S x T | heads x dim | GFLOP/s | us | of FMA peak |\n"
                     "|---|---|---|---|---|---|\n")
             for name, st, hd, gf, us, frac in attention:
