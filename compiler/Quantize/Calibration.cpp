@@ -297,6 +297,9 @@ llvm::Expected<std::string> mlir::nunc::parseCalibrationMethod(llvm::StringRef m
     double p;
     if (!method.getAsDouble(p) && p > 0 && p <= 100)
       return ("percentile=" + method).str();
+    return llvm::createStringError("calibration method percentile=P takes a percentile P with "
+                                   "0 < P <= 100, got '" +
+                                   method + "'");
   }
   return llvm::createStringError("unknown calibration method '" + method +
                                  "' (expected minmax, percentile[=P], mse or entropy)");

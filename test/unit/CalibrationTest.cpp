@@ -140,4 +140,24 @@ TEST(Calibration, EntropyIsAKnownMethod) {
   EXPECT_EQ(*m, "entropy");
 }
 
+TEST(Calibration, MethodNamesAndPercentiles) {
+  for (auto [name, want] : {std::pair<const char *, const char *>{"percentile", "percentile=99.99"},
+                            {"percentile=99.9", "percentile=99.9"},
+                            {"percentile=100", "percentile=100"}}) {
+    llvm::Expected<std::string> m = parseCalibrationMethod(name);
+    ASSERT_TRUE(static_cast<bool>(m)) << name << ": " << llvm::toString(m.takeError());
+    EXPECT_EQ(*m, want);
+  }
+  for (const char *bad : {"percentile=150", "percentile=0", "percentile=abc", "percentile="}) {
+    llvm::Expected<std::string> m = parseCalibrationMethod(bad);
+    ASSERT_FALSE(static_cast<bool>(m)) << bad;
+    std::string message = llvm::toString(m.takeError());
+    EXPECT_NE(message.find("0 < P <= 100"), std::string::npos) << message;
+  }
+  llvm::Expected<std::string> m = parseCalibrationMethod("kl");
+  ASSERT_FALSE(static_cast<bool>(m));
+  EXPECT_EQ(llvm::toString(m.takeError()),
+            "unknown calibration method 'kl' (expected minmax, percentile[=P], mse or entropy)");
+}
+
 } // namespace
