@@ -379,6 +379,53 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
   }
 };
 
+/// DynamicQuantizedMatMulToLinear's product with a constant weight the int8
+/// GEMM cannot take (u8 weights, or zero points: quantize_dynamic with
+/// weight_type QUInt8) -> MatMul(DequantizeLinear(q, s, zp),
+/// DequantizeLinear(W, sW, zW)): the same sum of products, in f32 (rounding
+/// once per product and sum where MatMulInteger sums exactly). The weight's
+/// DequantizeLinear folds after fusion and the MatMul becomes an f32 GEMM,
+/// where MatMulInteger would run as generic integer loops (~45x slower on
+/// MiniLM).
+struct DynamicQuantizedMatMulToDequantized : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    std::optional<DynamicQuantizedProduct<MatMulIntegerOp>> m =
+        matchDynamicQuantizedProduct<MatMulIntegerOp>(mul);
+    if (!m)
+      return failure();
+    Value w = m->op.getB(), wScale = m->weightScale, wZero = m->op.getBZeroPoint();
+    auto wType = dyn_cast<RankedTensorType>(w.getType());
+    if (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
+        !matchPattern(w, m_Constant()) ||
+        isQuantizedWeight(w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1))
+      return failure();
+    // Scales and zero points as DequantizeLinear takes them along axis 1: a
+    // scalar, or one per column.
+    auto perTensorOrColumn = [&](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && matchPattern(v, m_Constant()) &&
+             (t.getRank() == 0 ||
+              (t.getRank() == 1 && t.getDimSize(0) == wType.getDimSize(1)));
+    };
+    if (!perTensorOrColumn(wScale) ||
+        !cast<ShapedType>(wScale.getType()).getElementType().isF32() ||
+        (wZero && !perTensorOrColumn(wZero)))
+      return failure();
+    Location loc = fusedLoc({m->dq, m->op, m->castOp, mul});
+    rewriter.setInsertionPoint(mul);
+    Type f32 = rewriter.getF32Type();
+    auto axis = rewriter.getI64IntegerAttr(1);
+    auto qType = cast<RankedTensorType>(m->dq.getOutput().getType());
+    Value x = DequantizeLinearOp::create(rewriter, loc, qType.clone(f32), m->dq.getOutput(),
+                                         m->dq.getScale(), m->dq.getZeroPoint(), axis);
+    Value weight =
+        DequantizeLinearOp::create(rewriter, loc, wType.clone(f32), w, wScale, wZero, axis);
+    rewriter.replaceOpWithNewOp<MatMulOp>(mul, mul.getType(), x, weight);
+    return success();
+  }
+};
+
 /// A MatMul of a QDQ model (onnxruntime's quantize_static, QDQ format):
 ///   MatMul(DequantizeLinear(QuantizeLinear(x, sx, zx), sx, zx),
 ///          DequantizeLinear(Wq, sW, 0))
@@ -569,7 +616,8 @@ struct SkipRequantizedInput : OpRewritePattern<QuantizedLinearOp> {
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear, QdqMatMulToLinear,
+    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear,
+                 DynamicQuantizedMatMulToDequantized, QdqMatMulToLinear,
                  QdqGemmToLinear, QLinearMatMulToLinear, SkipRequantizedInput,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<LeakyReluOp, LinearOp>,

@@ -184,24 +184,33 @@ struct DequantizeOfMovedQuantized : OpRewritePattern<DequantizeLinearOp> {
   }
 };
 
-/// QLinearMatMul(a, sa, za, b, sb, zb, sy, zy) with a b computed at run
-/// time (attention's Q K^T and P V) and per-tensor parameters ->
-/// QuantizeLinear(MatMul(DequantizeLinear(a), DequantizeLinear(b)), sy, zy),
-/// which nunc-fuse-attention takes as the QDQ form's. (A constant b becomes
-/// an int8 GEMM in nunc-fuse-linear.) The integer sums are exact either
-/// way; the f32 product rounds once more before y's grid: at most one unit
-/// of y apart, on near-ties.
-struct ActivationQLinearMatMulToQdq : OpRewritePattern<QLinearMatMulOp> {
+/// QLinearMatMul(a, sa, za, b, sb, zb, sy, zy) with per-tensor parameters
+/// and a b computed at run time (attention's Q K^T and P V), or a constant
+/// b the int8 GEMM cannot take (u8, or s8 with zero points: vpdpbusd
+/// multiplies by the weight itself; b's parameters may then be per column)
+/// -> QuantizeLinear(MatMul(DequantizeLinear(a), DequantizeLinear(b)), sy,
+/// zy), the QDQ form: nunc-fuse-attention takes the first, the second
+/// becomes an f32 GEMM on the dequantized weight (instead of generic
+/// integer loops). A constant s8 b of zero point 0 becomes an int8 GEMM in
+/// nunc-fuse-linear. The integer sums are exact either way; the f32 product
+/// rounds once more before y's grid: at most one unit of y apart, on
+/// near-ties.
+struct QLinearMatMulToQdq : OpRewritePattern<QLinearMatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QLinearMatMulOp op, PatternRewriter &rewriter) const override {
     auto aType = dyn_cast<RankedTensorType>(op.getA().getType());
     auto bType = dyn_cast<RankedTensorType>(op.getB().getType());
     auto outType = dyn_cast<RankedTensorType>(op.getType());
-    if (!aType || !bType || !outType || matchPattern(op.getB(), m_Constant()) ||
-        !perTensor(op.getAScale(), op.getAZeroPoint()) ||
-        !perTensor(op.getBScale(), op.getBZeroPoint()) ||
+    if (!aType || !bType || !outType || !perTensor(op.getAScale(), op.getAZeroPoint()) ||
         !perTensor(op.getYScale(), op.getYZeroPoint()))
       return failure();
+    if (matchPattern(op.getB(), m_Constant())) {
+      if (bType.getRank() != 2 || isQuantizedWeight(op.getB(), op.getBScale(),
+                                                    op.getBZeroPoint(), kLinearWeight, 1))
+        return failure();
+    } else if (!perTensor(op.getBScale(), op.getBZeroPoint())) {
+      return failure();
+    }
     for (Value scale : {op.getAScale(), op.getBScale(), op.getYScale()})
       if (!cast<ShapedType>(scale.getType()).getElementType().isF32())
         return failure();
@@ -223,7 +232,7 @@ struct ActivationQLinearMatMulToQdq : OpRewritePattern<QLinearMatMulOp> {
 struct QOperatorToQdqPass : public mlir::nunc::impl::QOperatorToQdqBase<QOperatorToQdqPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QLinearConvToQdq, ActivationQLinearMatMulToQdq, MoveQuantizedOnDequantized,
+    patterns.add<QLinearConvToQdq, QLinearMatMulToQdq, MoveQuantizedOnDequantized,
                  DequantizeOfMovedQuantized>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

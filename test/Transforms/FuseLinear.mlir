@@ -525,11 +525,21 @@ func.func @quantize_dynamic_per_channel(%x: tensor<2x3xf32>) -> tensor<2x2xf32> 
 // -----
 
 // A weight zero point other than 0 (asymmetric weights) is not what the VNNI
-// kernel computes: the graph stays as it is.
+// kernel computes: the product becomes a MatMul of the dequantized
+// activations and weights (the weight's DequantizeLinear folds after
+// fusion, the MatMul then an f32 linear), not generic integer loops.
 
 // CHECK-LABEL: func.func @quantize_dynamic_asymmetric_weight(
-// CHECK: nunc.matmul_integer
-// CHECK-NOT: quantized_linear
+// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>)
+// CHECK: %[[W:.*]] = nunc.constant dense<{{\[}}[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+// CHECK: %[[WZ:.*]] = nunc.constant dense<3> : tensor<i8>
+// CHECK: %[[WS:.*]] = nunc.constant dense<2.500000e-01> : tensor<f32>
+// CHECK: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = nunc.dynamic_quantize_linear %[[X]]
+// CHECK-DAG: %[[DX:.*]] = nunc.dequantize_linear %[[Q]], %[[S]], %[[Z]] : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+// CHECK-DAG: %[[DW:.*]] = nunc.dequantize_linear %[[W]], %[[WS]], %[[WZ]] : tensor<i8> : tensor<3x2xi8>, tensor<f32> -> tensor<3x2xf32>
+// CHECK: %[[Y:.*]] = nunc.matmul %[[DX]], %[[DW]]
+// CHECK-NOT: matmul_integer
+// CHECK: return %[[Y]]
 func.func @quantize_dynamic_asymmetric_weight(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
   %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
   %wzp = nunc.constant dense<3> : tensor<i8>
@@ -539,6 +549,27 @@ func.func @quantize_dynamic_asymmetric_weight(%x: tensor<2x3xf32>) -> tensor<2x2
   %acc = nunc.matmul_integer %q, %w a_zero_point %zp : tensor<ui8> b_zero_point %wzp : tensor<i8> : tensor<2x3xui8>, tensor<3x2xi8> -> tensor<2x2xi32>
   %f = nunc.cast %acc {to = f32} : tensor<2x2xi32> -> tensor<2x2xf32>
   %y = nunc.mul %f, %scale : (tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// -----
+
+// u8 weights (quantize_dynamic with weight_type QUInt8), zero points and
+// scales per column: the same, DequantizeLinear along the columns.
+
+// CHECK-LABEL: func.func @quantize_dynamic_u8_weight(
+// CHECK: %[[DW:.*]] = nunc.dequantize_linear %{{.*}}, %{{.*}}, %{{.*}} : tensor<2xui8> : tensor<3x2xui8>, tensor<2xf32> -> tensor<3x2xf32>
+// CHECK: nunc.matmul %{{.*}}, %[[DW]]
+// CHECK-NOT: matmul_integer
+func.func @quantize_dynamic_u8_weight(%x: tensor<2x3xf32>) -> tensor<2x2xf32> {
+  %w = nunc.constant dense<[[1, 200], [30, 4], [255, 0]]> : tensor<3x2xui8>
+  %wzp = nunc.constant dense<[120, 131]> : tensor<2xui8>
+  %ws = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  %q, %s, %zp = nunc.dynamic_quantize_linear %x : tensor<2x3xf32> -> tensor<2x3xui8>, tensor<f32>, tensor<ui8>
+  %scale = nunc.mul %s, %ws : (tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
+  %acc = nunc.matmul_integer %q, %w a_zero_point %zp : tensor<ui8> b_zero_point %wzp : tensor<2xui8> : tensor<2x3xui8>, tensor<3x2xui8> -> tensor<2x2xi32>
+  %f = nunc.cast %acc {to = f32} : tensor<2x2xi32> -> tensor<2x2xf32>
+  %y = nunc.mul %f, %scale : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
   return %y : tensor<2x2xf32>
 }
 

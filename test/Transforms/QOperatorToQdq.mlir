@@ -120,7 +120,10 @@ func.func @per_axis_stays(%x: tensor<2x3xi8>) -> tensor<3x2xf32> {
 // -----
 
 // A QLinearMatMul of two run-time tensors (attention's Q K^T) becomes the
-// QDQ form; one with a constant B stays for nunc-fuse-linear's int8 GEMM.
+// QDQ form, and so does one with a constant B the int8 GEMM cannot take
+// (u8 with zero point 128, per column here; it then runs as an f32 GEMM on
+// the dequantized weight); one with a constant s8 B of zero point 0 stays
+// for nunc-fuse-linear's int8 GEMM.
 
 // CHECK-LABEL: func.func @qlinear_matmul(
 // CHECK-SAME: %[[A:.*]]: tensor<4x8xui8>, %[[B:.*]]: tensor<8x3xui8>
@@ -128,15 +131,24 @@ func.func @per_axis_stays(%x: tensor<2x3xi8>) -> tensor<3x2xf32> {
 // CHECK-DAG: %[[DB:.*]] = nunc.dequantize_linear %[[B]], %{{.*}}, %{{.*}} : tensor<ui8> : tensor<8x3xui8>, tensor<f32> -> tensor<8x3xf32>
 // CHECK: %[[M:.*]] = nunc.matmul %[[DA]], %[[DB]] : (tensor<4x8xf32>, tensor<8x3xf32>) -> tensor<4x3xf32>
 // CHECK: %[[Y:.*]] = nunc.quantize_linear %[[M]], %{{.*}}, %{{.*}} : tensor<i8> {output_element_type = i8} : tensor<4x3xf32>, tensor<f32> -> tensor<4x3xi8>
-// CHECK: %[[W:.*]] = nunc.qlinear_matmul %[[A]]
-// CHECK: return %[[Y]], %[[W]]
-func.func @qlinear_matmul(%a: tensor<4x8xui8>, %b: tensor<8x3xui8>) -> (tensor<4x3xi8>, tensor<4x3xi8>) {
+// CHECK-DAG: %[[DW:.*]] = nunc.dequantize_linear %[[W:.*]], %[[SW:.*]], %[[ZW:.*]] : tensor<3xui8> : tensor<8x3xui8>, tensor<3xf32> -> tensor<8x3xf32>
+// CHECK-DAG: %[[DA2:.*]] = nunc.dequantize_linear %[[A]]
+// CHECK: %[[M2:.*]] = nunc.matmul %[[DA2]], %[[DW]]
+// CHECK: %[[C:.*]] = nunc.quantize_linear %[[M2]]
+// CHECK: %[[S8:.*]] = nunc.qlinear_matmul %[[A]]
+// CHECK: return %[[Y]], %[[C]], %[[S8]]
+func.func @qlinear_matmul(%a: tensor<4x8xui8>, %b: tensor<8x3xui8>) -> (tensor<4x3xi8>, tensor<4x3xi8>, tensor<4x3xi8>) {
   %s = nunc.constant dense<0.5> : tensor<f32>
   %z = nunc.constant dense<128> : tensor<ui8>
   %sy = nunc.constant dense<4.0> : tensor<f32>
   %zy = nunc.constant dense<-3> : tensor<i8>
   %w = nunc.constant dense<1> : tensor<8x3xui8>
+  %sw = nunc.constant dense<[0.5, 0.25, 2.0]> : tensor<3xf32>
+  %zw = nunc.constant dense<128> : tensor<3xui8>
+  %w8 = nunc.constant dense<-7> : tensor<8x3xi8>
+  %z8 = nunc.constant dense<0> : tensor<i8>
   %y = nunc.qlinear_matmul %a, %s, %z, %b, %s, %z, %sy, %zy : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>, tensor<8x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>) -> tensor<4x3xi8>
-  %c = nunc.qlinear_matmul %a, %s, %z, %w, %s, %z, %sy, %zy : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>, tensor<8x3xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<i8>) -> tensor<4x3xi8>
-  return %y, %c : tensor<4x3xi8>, tensor<4x3xi8>
+  %c = nunc.qlinear_matmul %a, %s, %z, %w, %sw, %zw, %sy, %zy : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>, tensor<8x3xui8>, tensor<3xf32>, tensor<3xui8>, tensor<f32>, tensor<i8>) -> tensor<4x3xi8>
+  %c8 = nunc.qlinear_matmul %a, %s, %z, %w8, %s, %z8, %sy, %zy : (tensor<4x8xui8>, tensor<f32>, tensor<ui8>, tensor<8x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<4x3xi8>
+  return %y, %c, %c8 : tensor<4x3xi8>, tensor<4x3xi8>, tensor<4x3xi8>
 }

@@ -193,22 +193,29 @@ def one_layer_model(path, m, k, n, seed, bias=True):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
 @pytest.mark.parametrize("per_channel", [False, True])
-def test_imported_quantize_dynamic_layer_matches_onnxruntime(nunc, tmp_path, per_channel):
+def test_imported_quantize_dynamic_layer_matches_onnxruntime(nunc, tmp_path, per_channel, weight):
     """onnxruntime's own quantize_dynamic output (DynamicQuantizeLinear,
     MatMulInteger, Cast, Mul, Add) compiles onto the VNNI kernels and gives
     onnxruntime's numbers: the same u8 activations and s32 sums, the same
     scale product; bit-identical here, and the bar is one quantization unit
-    (x_scale * w_scale)."""
+    (x_scale * w_scale). u8 weights (QUInt8, with zero points, which
+    vpdpbusd cannot take) run the f32 GEMM on the dequantized activations
+    and weights: the same products, summed in f32, not generic integer
+    loops."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
     import onnxruntime as ort
     one_layer_model(str(tmp_path / "f32.onnx"), 64, 387, 129, 3)  # K, N not multiples of 4/48
     quantize_dynamic(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"),
-                     weight_type=QuantType.QInt8, per_channel=per_channel)
+                     weight_type=getattr(QuantType, weight), per_channel=per_channel)
     nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
     kernels = [k["kernel"] for k in manifest["kernels"]]
-    assert kernels == ["gemm.int8.avx512vnni[64x129x387, dynamic tensor] +bias"], kernels
+    if weight == "QInt8":
+        assert kernels == ["gemm.int8.avx512vnni[64x129x387, dynamic tensor] +bias"], kernels
+    else:
+        assert kernels == ["generic", "generic", "gemm.avx512[64x129x387] +bias"], kernels
     exe, man = harness.build(str(tmp_path / "out"))
     x = (np.random.default_rng(4).standard_normal((64, 387)) * 2).astype(np.float32)
     outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
@@ -257,6 +264,33 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     assert cosine(got, ort_q) >= 0.999, cosine(got, ort_q)
     assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
 
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path):
+    """quantize_dynamic with u8 weights (QUInt8: zero points, which vpdpbusd
+    cannot take) runs its GEMMs on the f32 kernel over the dequantized
+    values, Q, K and V as one GEMM, instead of generic MatMulInteger loops
+    (~45x slower). Tracks onnxruntime's int8 output and fp32."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    import onnxruntime as ort
+    src = os.path.join(models, "minilm.onnx")
+    q = str(tmp_path / "minilm_u8.onnx")
+    quantize_dynamic(src, q, weight_type=QuantType.QUInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 32), "-o",
+         tmp_path / "out")
+    kernels = json.loads((tmp_path / "out" / "minilm_u8.json").read_text())["kernels"]
+    assert not any(k["op"] == "nunc.matmul_integer" for k in kernels), kernels
+    linear = [k["kernel"] for k in kernels if k["op"] == "nunc.linear"]
+    assert len(linear) == 24 and all(k.startswith("gemm.avx512") for k in linear), linear
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 32, 7)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    ort_f = reference(models, "minilm", feeds)["last_hidden_state"]
+    assert cosine(got, ort_q) >= 0.9995, cosine(got, ort_q)
+    assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_quantize_dynamic_cnn(nunc, models, tmp_path):
@@ -851,13 +885,16 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
 @pytest.mark.parametrize("per_channel", [False, True])
-def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel):
+def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel, weight):
     """quantize_static in QOperator format (QuantizeLinear, QLinearMatMul,
     DequantizeLinear): the QLinearMatMul runs on the VNNI kernel with no
     standalone quantize pass over its input, and its u8 output is within one
     unit of onnxruntime's (onnxruntime requantizes with sa*sW/sy in one step,
-    nunc rounds the f32 product first; they differ on near-ties)."""
+    nunc rounds the f32 product first; they differ on near-ties). u8 weights
+    (zero points) run the f32 GEMM on the dequantized values between the
+    input's and the output's grids, as a QDQ model's do."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     import onnxruntime as ort
@@ -867,7 +904,7 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
     calib = [{"x": (r.standard_normal((64, 387)) * 2).astype(np.float32)} for _ in range(4)]
     quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
                     quant_format=QuantFormat.QOperator, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, per_channel=per_channel)
+                    weight_type=getattr(QuantType, weight), per_channel=per_channel)
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
     assert ops == ["QuantizeLinear", "QLinearMatMul", "DequantizeLinear"], ops
     nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
@@ -875,8 +912,12 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
     steps = [(k["op"], k["kernel"]) for k in manifest["kernels"]]
     # Quantize x, the VNNI GEMM, requantize its result to y's grid in the
     # epilogue: one step (plus the kernel's own input quantization).
-    assert steps == [("nunc.quantized_linear",
-                      "gemm.int8.avx512vnni[64x129x387, static] +requantize")], steps
+    if weight == "QInt8":
+        assert steps == [("nunc.quantized_linear",
+                          "gemm.int8.avx512vnni[64x129x387, static] +requantize")], steps
+    else:
+        assert [op for op, _ in steps] == ["nunc.fake_quantize", "nunc.linear",
+                                           "nunc.fake_quantize"], steps
     exe, man = harness.build(str(tmp_path / "out"))
     x = (r.standard_normal((64, 387)) * 2).astype(np.float32)
     outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
