@@ -48,8 +48,11 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
   // Quantized weights the int8 patterns could not take (u8 weights with a
   // zero point, 16-bit activations) are constants only now: their MatMuls
-  // become f32 linear ops here instead of generic loops.
+  // become f32 linear ops here instead of generic loops, and their convs
+  // take the BatchNormalization after them and their bias and activation.
   pm.nest<func::FuncOp>().addPass(createFuseLinear());
+  pm.nest<func::FuncOp>().addPass(createFoldBatchNorm());
+  pm.nest<func::FuncOp>().addPass(createFuseConv(conv));
   // A QDQ GEMM's bias Add folded there leaves its Q/DQ pair for the
   // epilogue; then the residual Add after that pair, and its own pair.
   pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());

@@ -217,6 +217,69 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
   }
 };
 
+/// DynamicQuantizedConvToQuantizedConv's product with a constant weight the
+/// int8 convolution cannot take (u8 weights or zero points: quantize_dynamic
+/// with weight_type QUInt8; groups; any, where the target has no int8
+/// convolution) -> Conv(DequantizeLinear(q, s, zp),
+/// DequantizeLinear(W, sW, zW)): the same products (padding contributes
+/// nothing either way), summed in f32. The weight's DequantizeLinear folds
+/// after fusion and the conv runs on the f32 kernels, where ConvInteger
+/// would run as generic integer loops.
+struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
+  DynamicQuantizedConvToDequantized(MLIRContext *ctx, bool int8Convs)
+      : OpRewritePattern(ctx), int8Convs(int8Convs) {}
+  bool int8Convs;
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    std::optional<DynamicQuantizedProduct<ConvIntegerOp>> m =
+        matchDynamicQuantizedProduct<ConvIntegerOp>(mul);
+    if (!m)
+      return failure();
+    ConvIntegerOp ci = m->op;
+    Value w = ci.getWeight(), wZero = ci.getWeightZeroPoint();
+    auto wType = dyn_cast<RankedTensorType>(w.getType());
+    auto qType = dyn_cast<RankedTensorType>(m->dq.getOutput().getType());
+    std::optional<SmallVector<float>> scales = getConstantFloats(m->weightScale);
+    if (!wType || !wType.hasStaticShape() || !qType || !scales ||
+        !matchPattern(w, m_Constant()) ||
+        (int8Convs && ci.getGroup() == 1 &&
+         isQuantizedWeight(w, m->weightScale, wZero, kConvWeight, 0)))
+      return failure();
+    int64_t channels = wType.getDimSize(0);
+    // One scale, or one per output channel along dim 1 of the result ([M,
+    // 1, 1] or [1, M, 1, 1]): DequantizeLinear takes them along the
+    // weight's dim 0 as a scalar or [M].
+    auto wsType = cast<RankedTensorType>(m->weightScale.getType());
+    bool perChannel = scales->size() != 1;
+    if (perChannel && !((int64_t)scales->size() == channels && wsType.getRank() >= 3 &&
+                        wsType.getDimSize(wsType.getRank() - 3) == channels))
+      return failure();
+    if (wZero) {
+      auto zType = dyn_cast<RankedTensorType>(wZero.getType());
+      if (!zType || !matchPattern(wZero, m_Constant()) ||
+          !(zType.getRank() == 0 || (zType.getRank() == 1 && zType.getDimSize(0) == channels)))
+        return failure();
+    }
+    Location loc = fusedLoc({m->dq, ci, m->castOp, mul});
+    rewriter.setInsertionPoint(mul);
+    Type f32 = rewriter.getF32Type();
+    auto axis0 = rewriter.getI64IntegerAttr(0);
+    Value x = DequantizeLinearOp::create(rewriter, loc, qType.clone(f32), m->dq.getOutput(),
+                                         m->dq.getScale(), m->dq.getZeroPoint(),
+                                         rewriter.getI64IntegerAttr(1));
+    Value scale = createF32Constant(rewriter, loc,
+                                    perChannel ? ArrayRef<int64_t>{channels}
+                                               : ArrayRef<int64_t>{},
+                                    *scales, "weight_scale");
+    Value weight =
+        DequantizeLinearOp::create(rewriter, loc, wType.clone(f32), w, scale, wZero, axis0);
+    auto conv = ConvOp::create(rewriter, loc, mul.getType(), x, weight, Value(),
+                               ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getGroupAttr(),
+                               ci.getKernelShapeAttr(), ci.getPadsAttr(), ci.getStridesAttr());
+    rewriter.replaceOp(mul, conv.getResult());
+    return success();
+  }
+};
+
 /// BatchNormalization after a quantized_conv (a quantize_dynamic model keeps
 /// the BN the f32 model had): y = (sum * fl(sx sW[c]) + b[c]) * a[c] + beta'[c]
 /// with a = gamma / sqrt(var + eps) folds into the weight scales (sW[c] a[c])
@@ -343,6 +406,7 @@ struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
       patterns.add<QdqConvToQuantizedConv<ConvOp>, QdqConvToQuantizedConv<FusedConvOp>,
                    DynamicQuantizedConvToQuantizedConv>(&getContext(), /*benefit=*/2);
     patterns.add<BatchNormIntoQuantizedConv>(&getContext());
+    patterns.add<DynamicQuantizedConvToDequantized>(&getContext(), int8);
     patterns.add<AddIntoConv, ActivationIntoConv<ReluOp>, ActivationIntoConv<LeakyReluOp>,
                  ActivationIntoConv<ClipOp>,
                  ActivationIntoConv<SigmoidOp>, ActivationIntoConv<TanhOp>,

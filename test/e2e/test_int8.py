@@ -292,24 +292,37 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path):
     assert cosine(got, ort_q) >= 0.9995, cosine(got, ort_q)
     assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
 
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-def test_imported_quantize_dynamic_cnn(nunc, models, tmp_path):
+@pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
+def test_imported_quantize_dynamic_cnn(nunc, models, tmp_path, weight):
     """quantize_dynamic's ResNet (DynamicQuantizeLinear, ConvInteger, Cast,
     Mul, then the BatchNormalization the f32 model had): every conv runs on
     the int8 convolution kernels with per-tensor dynamic activations, the
     BN folded into its weight scales and bias, residual and Relu in the
-    epilogue; the output follows onnxruntime's int8 and fp32 ones."""
+    epilogue; the output follows onnxruntime's int8 and fp32 ones. u8
+    weights (QUInt8, zero points the int8 kernels cannot take) run f32
+    convolutions on the dequantized values, the BN folded into them, not
+    generic ConvInteger loops."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
     import onnxruntime as ort
     q = str(tmp_path / "resnet_dyn.onnx")
-    quantize_dynamic(os.path.join(models, "resnet.onnx"), q, weight_type=QuantType.QInt8)
+    quantize_dynamic(os.path.join(models, "resnet.onnx"), q,
+                     weight_type=getattr(QuantType, weight))
     nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("resnet", 1, None), "-o",
          tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "resnet_dyn.json").read_text())
     ops = [k["op"] for k in manifest["kernels"]]
-    convs = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_conv"]
-    assert len(convs) == 16 and all("dynamic tensor" in k for k in convs), convs
-    assert not any(o in ("nunc.conv_integer", "nunc.batch_norm", "nunc.relu") for o in ops), ops
+    if weight == "QInt8":
+        convs = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_conv"]
+        assert len(convs) == 16 and all("dynamic tensor" in k for k in convs), convs
+        assert not any(o in ("nunc.batch_norm", "nunc.relu") for o in ops), ops
+    else:
+        convs = [k["kernel"] for k in manifest["kernels"]
+                 if k["op"] in ("nunc.conv", "nunc.fused_conv")]
+        assert len(convs) == 16 and all(k.startswith("conv.") for k in convs), convs
+        assert not any(o == "nunc.batch_norm" for o in ops), ops
+    assert "nunc.conv_integer" not in ops, ops
     exe, man = harness.build(str(tmp_path / "out"))
     feeds = random_inputs("resnet", 1, None, 12)
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
