@@ -400,17 +400,9 @@ struct DynamicQuantizedMatMulToDequantized : OpRewritePattern<MulOp> {
         !matchPattern(w, m_Constant()) ||
         isQuantizedWeight(w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1))
       return failure();
-    // Scales and zero points as DequantizeLinear takes them along axis 1: a
-    // scalar, or one per column.
-    auto perTensorOrColumn = [&](Value v) {
-      auto t = dyn_cast<RankedTensorType>(v.getType());
-      return t && matchPattern(v, m_Constant()) &&
-             (t.getRank() == 0 ||
-              (t.getRank() == 1 && t.getDimSize(0) == wType.getDimSize(1)));
-    };
-    if (!perTensorOrColumn(wScale) ||
+    if (!perTensorOrColumn(wScale, wType.getDimSize(1)) ||
         !cast<ShapedType>(wScale.getType()).getElementType().isF32() ||
-        (wZero && !perTensorOrColumn(wZero)))
+        (wZero && !perTensorOrColumn(wZero, wType.getDimSize(1))))
       return failure();
     Location loc = fusedLoc({m->dq, m->op, m->castOp, mul});
     rewriter.setInsertionPoint(mul);

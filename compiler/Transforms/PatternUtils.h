@@ -86,6 +86,14 @@ FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value 
 bool isQuantizedWeight(Value wq, Value scale, Value zeroPoint, Int8WeightLayout layout,
                        int64_t scaleAxis);
 
+/// Whether `v` is a constant quantization parameter that DequantizeLinear
+/// takes along the last axis of a [K, N] weight: one element, or [N].
+inline bool perTensorOrColumn(Value v, int64_t n) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && matchPattern(v, m_Constant()) &&
+         (t.getNumElements() == 1 || (t.getRank() == 1 && t.getDimSize(0) == n));
+}
+
 /// onnxruntime's `quantize_dynamic` product around an integer op `IntOp`
 /// (MatMulInteger, ConvInteger):
 ///   (q, s, zp) = DynamicQuantizeLinear(x)

@@ -205,8 +205,10 @@ struct QLinearMatMulToQdq : OpRewritePattern<QLinearMatMulOp> {
         !perTensor(op.getYScale(), op.getYZeroPoint()))
       return failure();
     if (matchPattern(op.getB(), m_Constant())) {
-      if (bType.getRank() != 2 || isQuantizedWeight(op.getB(), op.getBScale(),
-                                                    op.getBZeroPoint(), kLinearWeight, 1))
+      if (bType.getRank() != 2 || !bType.hasStaticShape() ||
+          !perTensorOrColumn(op.getBScale(), bType.getDimSize(1)) ||
+          !perTensorOrColumn(op.getBZeroPoint(), bType.getDimSize(1)) ||
+          isQuantizedWeight(op.getB(), op.getBScale(), op.getBZeroPoint(), kLinearWeight, 1))
         return failure();
     } else if (!perTensor(op.getBScale(), op.getBZeroPoint())) {
       return failure();
