@@ -237,9 +237,9 @@ struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
     ConvIntegerOp ci = m->op;
     Value w = ci.getWeight(), wZero = ci.getWeightZeroPoint();
     auto wType = dyn_cast<RankedTensorType>(w.getType());
-    auto qType = dyn_cast<RankedTensorType>(m->dq.getOutput().getType());
     std::optional<SmallVector<float>> scales = getConstantFloats(m->weightScale);
-    if (!wType || !wType.hasStaticShape() || !qType || !scales ||
+    if (!wType || !wType.hasStaticShape() || !isa<RankedTensorType>(m->dq.getOutput().getType()) ||
+        !scales ||
         !matchPattern(w, m_Constant()) ||
         (int8Convs && ci.getGroup() == 1 &&
          isQuantizedWeight(w, m->weightScale, wZero, kConvWeight, 0)))
@@ -253,28 +253,20 @@ struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
     if (perChannel && !((int64_t)scales->size() == channels && wsType.getRank() >= 3 &&
                         wsType.getDimSize(wsType.getRank() - 3) == channels))
       return failure();
-    if (wZero) {
-      auto zType = dyn_cast<RankedTensorType>(wZero.getType());
-      if (!zType || !matchPattern(wZero, m_Constant()) ||
-          !(zType.getRank() == 0 || (zType.getRank() == 1 && zType.getDimSize(0) == channels)))
-        return failure();
-    }
+    if (wZero && !perTensorOrAxis(wZero, channels))
+      return failure();
     Location loc = fusedLoc({m->dq, ci, m->castOp, mul});
     rewriter.setInsertionPoint(mul);
-    Type f32 = rewriter.getF32Type();
-    auto axis0 = rewriter.getI64IntegerAttr(0);
-    Value x = DequantizeLinearOp::create(rewriter, loc, qType.clone(f32), m->dq.getOutput(),
-                                         m->dq.getScale(), m->dq.getZeroPoint(),
-                                         rewriter.getI64IntegerAttr(1));
     Value scale = createF32Constant(rewriter, loc,
                                     perChannel ? ArrayRef<int64_t>{channels}
                                                : ArrayRef<int64_t>{},
                                     *scales, "weight_scale");
-    Value weight =
-        DequantizeLinearOp::create(rewriter, loc, wType.clone(f32), w, scale, wZero, axis0);
-    auto conv = ConvOp::create(rewriter, loc, mul.getType(), x, weight, Value(),
-                               ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getGroupAttr(),
-                               ci.getKernelShapeAttr(), ci.getPadsAttr(), ci.getStridesAttr());
+    Value weight = DequantizeLinearOp::create(rewriter, loc, wType.clone(rewriter.getF32Type()),
+                                              w, scale, wZero, rewriter.getI64IntegerAttr(0));
+    auto conv = ConvOp::create(rewriter, loc, mul.getType(), dequantizedInput(rewriter, loc, m->dq),
+                               weight, Value(), ci.getAutoPadAttr(), ci.getDilationsAttr(),
+                               ci.getGroupAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
+                               ci.getStridesAttr());
     rewriter.replaceOp(mul, conv.getResult());
     return success();
   }

@@ -353,41 +353,18 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
 
 /// The MatMul of an onnxruntime `quantize_dynamic` model:
 ///   (q, s, zp) = DynamicQuantizeLinear(x)
-///   y = Cast<f32>(MatMulInteger(q, W, zp, 0)) * (s * sW)
-/// with W a constant s8 [K, N] of zero point 0 and sW a constant scale (one,
-/// or one per column) -> quantized_linear(x, W as !quant.uniform) with
-/// activations quantized per tensor at run time, the same arithmetic.
+///   y = Cast<f32>(MatMulInteger(q, W, zp, zW)) * (s * sW)
+/// with W a constant [K, N] and sW a constant scale (one, or one per column):
+///  - W s8 of zero point 0 -> quantized_linear(x, W as !quant.uniform) with
+///    activations quantized per tensor at run time, the same arithmetic;
+///  - otherwise (u8 weights, or zero points: quantize_dynamic with
+///    weight_type QUInt8; vpdpbusd multiplies by W itself) ->
+///    MatMul(DequantizeLinear(q, s, zp), DequantizeLinear(W, sW, zW)): the
+///    same sum of products, in f32 (rounding once per product and sum where
+///    MatMulInteger sums exactly). The weight's DequantizeLinear folds after
+///    fusion and the MatMul becomes an f32 GEMM, where MatMulInteger would
+///    run as generic integer loops (~45x slower on MiniLM).
 struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
-    std::optional<DynamicQuantizedProduct<MatMulIntegerOp>> m =
-        matchDynamicQuantizedProduct<MatMulIntegerOp>(mul);
-    if (!m)
-      return failure();
-    Location loc = fusedLoc({m->dq, m->op, m->castOp, mul});
-    rewriter.setInsertionPoint(mul);
-    // Symmetric s8 weights only (vpdpbusd multiplies by W itself), one
-    // scale or one per column.
-    FailureOr<Value> weight =
-        quantizedWeight(rewriter, loc, m->op.getB(), m->weightScale, m->op.getBZeroPoint(),
-                        kLinearWeight, /*scaleAxis=*/1);
-    if (failed(weight))
-      return failure();
-    LinearParts p{m->dq.getInput(), *weight};
-    p.activationQuantization = "dynamic_per_tensor";
-    return replaceByLinear(rewriter, mul, loc, p);
-  }
-};
-
-/// DynamicQuantizedMatMulToLinear's product with a constant weight the int8
-/// GEMM cannot take (u8 weights, or zero points: quantize_dynamic with
-/// weight_type QUInt8) -> MatMul(DequantizeLinear(q, s, zp),
-/// DequantizeLinear(W, sW, zW)): the same sum of products, in f32 (rounding
-/// once per product and sum where MatMulInteger sums exactly). The weight's
-/// DequantizeLinear folds after fusion and the MatMul becomes an f32 GEMM,
-/// where MatMulInteger would run as generic integer loops (~45x slower on
-/// MiniLM).
-struct DynamicQuantizedMatMulToDequantized : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
     std::optional<DynamicQuantizedProduct<MatMulIntegerOp>> m =
@@ -396,24 +373,28 @@ struct DynamicQuantizedMatMulToDequantized : OpRewritePattern<MulOp> {
       return failure();
     Value w = m->op.getB(), wScale = m->weightScale, wZero = m->op.getBZeroPoint();
     auto wType = dyn_cast<RankedTensorType>(w.getType());
-    if (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
-        !matchPattern(w, m_Constant()) ||
-        isQuantizedWeight(w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1))
-      return failure();
-    if (!perTensorOrColumn(wScale, wType.getDimSize(1)) ||
-        !cast<ShapedType>(wScale.getType()).getElementType().isF32() ||
-        (wZero && !perTensorOrColumn(wZero, wType.getDimSize(1))))
+    bool int8 = isQuantizedWeight(w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1);
+    if (!int8 && (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
+                  !matchPattern(w, m_Constant()) ||
+                  !perTensorOrAxis(wScale, wType.getDimSize(1)) ||
+                  !cast<ShapedType>(wScale.getType()).getElementType().isF32() ||
+                  (wZero && !perTensorOrAxis(wZero, wType.getDimSize(1)))))
       return failure();
     Location loc = fusedLoc({m->dq, m->op, m->castOp, mul});
     rewriter.setInsertionPoint(mul);
-    Type f32 = rewriter.getF32Type();
-    auto axis = rewriter.getI64IntegerAttr(1);
-    auto qType = cast<RankedTensorType>(m->dq.getOutput().getType());
-    Value x = DequantizeLinearOp::create(rewriter, loc, qType.clone(f32), m->dq.getOutput(),
-                                         m->dq.getScale(), m->dq.getZeroPoint(), axis);
-    Value weight =
-        DequantizeLinearOp::create(rewriter, loc, wType.clone(f32), w, wScale, wZero, axis);
-    rewriter.replaceOpWithNewOp<MatMulOp>(mul, mul.getType(), x, weight);
+    if (int8) {
+      FailureOr<Value> weight =
+          quantizedWeight(rewriter, loc, w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1);
+      if (failed(weight))
+        return failure();
+      LinearParts p{m->dq.getInput(), *weight};
+      p.activationQuantization = "dynamic_per_tensor";
+      return replaceByLinear(rewriter, mul, loc, p);
+    }
+    Value weight = DequantizeLinearOp::create(rewriter, loc, wType.clone(rewriter.getF32Type()),
+                                              w, wScale, wZero, rewriter.getI64IntegerAttr(1));
+    rewriter.replaceOpWithNewOp<MatMulOp>(mul, mul.getType(),
+                                          dequantizedInput(rewriter, loc, m->dq), weight);
     return success();
   }
 };
@@ -608,8 +589,7 @@ struct SkipRequantizedInput : OpRewritePattern<QuantizedLinearOp> {
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear,
-                 DynamicQuantizedMatMulToDequantized, QdqMatMulToLinear,
+    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear, QdqMatMulToLinear,
                  QdqGemmToLinear, QLinearMatMulToLinear, SkipRequantizedInput,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<LeakyReluOp, LinearOp>,

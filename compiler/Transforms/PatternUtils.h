@@ -87,11 +87,21 @@ bool isQuantizedWeight(Value wq, Value scale, Value zeroPoint, Int8WeightLayout 
                        int64_t scaleAxis);
 
 /// Whether `v` is a constant quantization parameter that DequantizeLinear
-/// takes along the last axis of a [K, N] weight: one element, or [N].
-inline bool perTensorOrColumn(Value v, int64_t n) {
+/// takes for an axis of `n` indices: one element, or [n].
+inline bool perTensorOrAxis(Value v, int64_t n) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
   return t && t.hasStaticShape() && matchPattern(v, m_Constant()) &&
          (t.getNumElements() == 1 || (t.getRank() == 1 && t.getDimSize(0) == n));
+}
+
+/// DequantizeLinear of a DynamicQuantizeLinear's codes with its own scale
+/// and zero point: the f32 values an integer op on those codes multiplies.
+inline Value dequantizedInput(PatternRewriter &rewriter, Location loc,
+                              DynamicQuantizeLinearOp dq) {
+  auto type = cast<RankedTensorType>(dq.getOutput().getType());
+  return DequantizeLinearOp::create(rewriter, loc, type.clone(rewriter.getF32Type()),
+                                    dq.getOutput(), dq.getScale(), dq.getZeroPoint(),
+                                    rewriter.getI64IntegerAttr(1));
 }
 
 /// onnxruntime's `quantize_dynamic` product around an integer op `IntOp`

@@ -206,8 +206,8 @@ struct QLinearMatMulToQdq : OpRewritePattern<QLinearMatMulOp> {
       return failure();
     if (matchPattern(op.getB(), m_Constant())) {
       if (bType.getRank() != 2 || !bType.hasStaticShape() ||
-          !perTensorOrColumn(op.getBScale(), bType.getDimSize(1)) ||
-          !perTensorOrColumn(op.getBZeroPoint(), bType.getDimSize(1)) ||
+          !perTensorOrAxis(op.getBScale(), bType.getDimSize(1)) ||
+          !perTensorOrAxis(op.getBZeroPoint(), bType.getDimSize(1)) ||
           isQuantizedWeight(op.getB(), op.getBScale(), op.getBZeroPoint(), kLinearWeight, 1))
         return failure();
     } else if (!perTensor(op.getBScale(), op.getBZeroPoint())) {

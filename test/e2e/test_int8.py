@@ -232,6 +232,21 @@ def test_imported_quantize_dynamic_layer_matches_onnxruntime(nunc, tmp_path, per
     assert diff <= unit, f"max difference {diff} > one unit {unit}"
 
 
+def assert_minilm_tracks(models, tmp_path, q, feeds, min_cosine_q):
+    """Builds and runs the library in tmp_path/out on feeds: its output has
+    cosine >= min_cosine_q with onnxruntime running the quantized model q,
+    and >= 0.999 with fp32."""
+    import onnxruntime as ort
+    exe, man = harness.build(str(tmp_path / "out"))
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    ort_f = reference(models, "minilm", feeds)["last_hidden_state"]
+    assert cosine(got, ort_q) >= min_cosine_q, cosine(got, ort_q)
+    assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     """The whole quantize_dynamic MiniLM runs on int8 kernels. Over six layers
@@ -239,7 +254,6 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     itself between optimization levels by as much), so the check is cosine
     similarity with onnxruntime's int8 output and with fp32."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    import onnxruntime as ort
     src = os.path.join(models, "minilm.onnx")
     q = str(tmp_path / "minilm_q.onnx")
     quantize_dynamic(src, q, weight_type=QuantType.QInt8)
@@ -254,15 +268,7 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert_fused_projections([k for k in kernels if k.startswith("gemm.int8.avx512vnni")])
     assert not any("matmul_integer" in k["op"] for k in manifest["kernels"])
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 2, 32, 6)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-    ort_f = reference(models, "minilm", feeds)["last_hidden_state"]
-    assert cosine(got, ort_q) >= 0.999, cosine(got, ort_q)
-    assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
+    assert_minilm_tracks(models, tmp_path, q, random_inputs("minilm", 2, 32, 6), 0.999)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -272,7 +278,6 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path):
     values, Q, K and V as one GEMM, instead of generic MatMulInteger loops
     (~45x slower). Tracks onnxruntime's int8 output and fp32."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    import onnxruntime as ort
     src = os.path.join(models, "minilm.onnx")
     q = str(tmp_path / "minilm_u8.onnx")
     quantize_dynamic(src, q, weight_type=QuantType.QUInt8)
@@ -282,15 +287,7 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path):
     assert not any(k["op"] == "nunc.matmul_integer" for k in kernels), kernels
     linear = [k["kernel"] for k in kernels if k["op"] == "nunc.linear"]
     assert len(linear) == 24 and all(k.startswith("gemm.avx512") for k in linear), linear
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 32, 7)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q = ort.InferenceSession(q, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-    ort_f = reference(models, "minilm", feeds)["last_hidden_state"]
-    assert cosine(got, ort_q) >= 0.9995, cosine(got, ort_q)
-    assert cosine(got, ort_f) >= 0.999, cosine(got, ort_f)
+    assert_minilm_tracks(models, tmp_path, q, random_inputs("minilm", 1, 32, 7), 0.9995)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
