@@ -590,6 +590,27 @@ int64_t rowsOf(Value v) {
   return t.getNumElements() / t.getShape().back();
 }
 
+/// The rounding kernel of a dynamic_fake_quantize (AVX-512): the tensor as
+/// rows of its last dim, or of its last two where the last is short (a 7 x
+/// 7 plane), for vectors with few masked lanes. Its range comes from the
+/// kernel that wrote the input, or from a range pass of its own.
+std::optional<x86::QuantizeRowsConfig> dynamicFakeQuantizeRows(DynamicFakeQuantizeOp op,
+                                                              Isa isa) {
+  auto t = dyn_cast<RankedTensorType>(op.getInput().getType());
+  if (isa != Isa::Avx512 || !t || !t.hasStaticShape() || t.getRank() == 0 ||
+      t.getNumElements() == 0)
+    return std::nullopt;
+  int64_t k = t.getShape().back();
+  if (k < 64 && t.getRank() >= 2)
+    k *= t.getShape()[t.getRank() - 2];
+  x86::QuantizeRowsConfig c;
+  c.rows = t.getNumElements() / k;
+  c.k = c.lda = k;
+  c.perTensor = true;
+  c.dequantized = true;
+  return c;
+}
+
 /// The row quantizer with the fixed (scale, zero point) of static
 /// activations.
 void setStaticQuantization(x86::QuantizeRowsConfig &c, quant::UniformQuantizedType q) {
@@ -988,6 +1009,9 @@ LogicalResult ModelCompiler::selectKernels() {
         return l->scratchBytes();
     if (auto q = dyn_cast<QuantizeOp>(op)) // the row quantizer's row block
       return rowsOf(q.getInput()) * 8;
+    if (auto f = dyn_cast<DynamicFakeQuantizeOp>(op)) // its range pass's partial ranges
+      if (std::optional<x86::QuantizeRowsConfig> c = dynamicFakeQuantizeRows(f, isa))
+        return x86::QuantizeRowsKernel::rangeTasks(*c) * 8;
     if (auto qc = dyn_cast<QuantizedConvOp>(op))
       if (std::optional<Int8Conv> g = int8Conv(qc))
         return g->scratchBytes();
@@ -1052,15 +1076,15 @@ LogicalResult ModelCompiler::selectKernels() {
     return candidates;
   };
   // Kernels that measure the range of what they store, for an int8
-  // convolution that quantizes their result per tensor at run time: the
-  // partial ranges, one (max, min) per task, replace that convolution's
-  // range pass over the tensor.
+  // convolution that quantizes their result per tensor at run time, or a
+  // dynamic_fake_quantize of it: the partial ranges, one (max, min) per
+  // task, replace that step's range pass over the tensor.
   auto rangesOf = [&](Operation *op) -> int64_t {
-    if (!hasInt8Convolutions(options.target))
-      return 0;
     bool read = llvm::any_of(op->getResult(0).getUsers(), [&](Operation *user) {
+      if (auto f = dyn_cast<DynamicFakeQuantizeOp>(user))
+        return dynamicFakeQuantizeRows(f, isa).has_value();
       auto qc = dyn_cast<QuantizedConvOp>(user);
-      return qc && qc.getInput() == op->getResult(0) &&
+      return qc && hasInt8Convolutions(options.target) && qc.getInput() == op->getResult(0) &&
              qc.getActivationQuantization() == "dynamic_per_tensor" && int8Conv(qc);
     });
     if (!read)
@@ -1559,6 +1583,40 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                ? llvm::formatv(", last {0} columns as dot products", x86::Int8ConvGemm::tailColumns(cfg)).str()
                                : std::string()))
             .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto f = dyn_cast<DynamicFakeQuantizeOp>(step.op)) {
+    std::optional<x86::QuantizeRowsConfig> qcfg = dynamicFakeQuantizeRows(f, isa);
+    if (!qcfg)
+      return false;
+    auto produced = producedRanges.find(f.getInput());
+    if (produced != producedRanges.end())
+      qcfg->producedRanges = produced->second.parts;
+    if (x86::QuantizeRowsKernel::needsRangePass(*qcfg)) {
+      std::unique_ptr<x86::JitKernel> ranger = x86::QuantizeRowsKernel::generateRange(*qcfg);
+      if (!ranger)
+        return f.emitError("generating the range pass failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      KernelCall range;
+      range.symbol = call.symbol + "_range";
+      range.tasks = x86::QuantizeRowsKernel::rangeTasks(*qcfg);
+      range.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch)};
+      range.description = "range (partial per task)";
+      nativeCode.push_back({range.symbol, ranger->bytes()});
+      call.prelude.push_back(std::move(range));
+    }
+    std::unique_ptr<x86::JitKernel> kernel = x86::QuantizeRowsKernel::generate(*qcfg);
+    if (!kernel)
+      return f.emitError("generating the dynamic fake-quantize kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0]),
+                 qcfg->producedRanges ? KernelArg::storage(produced->second.storage)
+                                      : KernelArg::storage(step.scratch)};
+    call.tasks = x86::QuantizeRowsKernel::numTasks(*qcfg);
+    call.description = llvm::formatv("dynamic_fake_quantize.avx512[{0}x{1}]{2}", qcfg->rows,
+                                     qcfg->k, qcfg->producedRanges ? ", producer's range" : "")
+                           .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }

@@ -402,7 +402,7 @@ FailureOr<Value> GenericEmitter::emit() {
   else if (isa<ConvOp, FusedConvOp, ConvIntegerOp, QLinearConvOp, MaxPoolOp, AveragePoolOp>(op))
     r = emitWindowed();
   else if (isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp, DynamicQuantizeLinearOp,
-               MatMulIntegerOp, QLinearMatMulOp>(op))
+               DynamicFakeQuantizeOp, MatMulIntegerOp, QLinearMatMulOp>(op))
     r = emitQuantized();
   else
     r = unsupported("no generic lowering for " + op->getName().getStringRef());
@@ -1468,8 +1468,10 @@ LogicalResult GenericEmitter::emitQuantized() {
                     [&](ArrayRef<Value> s) { return roundToGrid(s[0], f.getQuantization()); });
         return success();
       })
-      .Case([&](DynamicQuantizeLinearOp d) {
-        ArrayRef<int64_t> shape = shapeOf(d.getInput());
+      .Case<DynamicQuantizeLinearOp, DynamicFakeQuantizeOp>([&](Operation *) {
+        // DynamicQuantizeLinear's grid from the whole tensor's range, then
+        // its codes (and scale, zero point), or the codes' values in f32.
+        ArrayRef<int64_t> shape = shapeOf(op->getOperand(0));
         Value in = operandMem(0);
         Value lo = k.reduce(shape, k.floatConst(0, f32), [&](ValueRange i, Value acc) {
           return arith::MinNumFOp::create(b, loc, acc, k.read(in, i, f32));
@@ -1492,15 +1494,24 @@ LogicalResult GenericEmitter::emitQuantized() {
             k.floatConst(255, f32));
         zpF = arith::SelectOp::create(b, loc, zeroScale, k.floatConst(0, f32),
                                       math::RoundEvenOp::create(b, loc, zpF));
+        bool codes = isa<DynamicQuantizeLinearOp>(op);
         k.forEach(shape, [&](ValueRange i) {
           Value q = arith::AddFOp::create(
               b, loc, math::RoundEvenOp::create(b, loc, arith::DivFOp::create(b, loc, k.read(in, i, f32), safe)),
               zpF);
           q = arith::SelectOp::create(b, loc, zeroScale, k.floatConst(0, f32), q);
-          k.write(roundToInteger(q, u8), resultMem(0), i, u8);
+          Value code = roundToInteger(q, u8);
+          if (codes) {
+            k.write(code, resultMem(0), i, u8);
+            return;
+          }
+          Value centered = arith::SubFOp::create(b, loc, k.convert(code, u8, f32), zpF);
+          k.write(arith::MulFOp::create(b, loc, centered, safe), resultMem(0), i, f32);
         });
-        k.write(scale, resultMem(1), {}, f32);
-        k.write(roundToInteger(zpF, u8), resultMem(2), {}, u8);
+        if (codes) {
+          k.write(safe, resultMem(1), {}, f32);
+          k.write(roundToInteger(zpF, u8), resultMem(2), {}, u8);
+        }
         return success();
       })
       .Case<MatMulIntegerOp, QLinearMatMulOp>([&](Operation *) {
@@ -1599,7 +1610,8 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
   if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp,
-           SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp>(op) ||
+           SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp,
+           DynamicFakeQuantizeOp>(op) ||
       op->getNumResults() != 1)
     return false;
   auto in = cast<RankedTensorType>(op->getOperand(operand).getType());

@@ -28,6 +28,17 @@ public:
     prologue();
     loadConstant(t300, 300.f);
     loadConstant(t300n, -300.f);
+    if (c.rangePass || c.dequantized) {
+      if constexpr (kAvx512) {
+        if (tail)
+          tailMask(tail, mask, edx);
+        if (c.rangePass)
+          generateRangePass();
+        else
+          generateDequantized();
+      }
+      return;
+    }
     if (c.channels) {
       if constexpr (kAvx512) {
         // vpshufb within each 128-bit lane: byte 4 p + ch = byte 4 ch + p.
@@ -152,10 +163,6 @@ private:
         kmovw(k1, edx);
       }
     }
-    if (c.rangePass) {
-      generateRangePass();
-      return;
-    }
     bool reciprocal = true;
     Label byDivision;
     if (c.fixed) {
@@ -164,24 +171,7 @@ private:
       vbroadcastss(scale, constScalar(c.scale));
       reciprocal = reciprocalDivides(c.scale);
     } else {
-      // The range: the partial ranges combined (every task alike, so the
-      // tasks need not wait for one another).
-      mov(rax, ptr[rdi + 24]);
-      Xmm high = Xmm(mx.getIdx()), low = Xmm(mn.getIdx());
-      vmovss(high, ptr[rax]);
-      vmovss(low, ptr[rax + 4]);
-      if (int64_t parts = QuantizeRowsKernel::partialRanges(c); parts > 1) {
-        Label partLoop;
-        mov(rcx, parts - 1);
-        L(partLoop);
-        add(rax, 8);
-        vmaxss(high, high, ptr[rax]);
-        vminss(low, low, ptr[rax + 4]);
-        dec(rcx);
-        jnz(partLoop, T_NEAR);
-      }
-      vbroadcastss(mx, high);
-      vbroadcastss(mn, low);
+      combinePartialRanges(24);
       computeParameters();
     }
     // Task 0 publishes the (zero point, scale) pair.
@@ -217,6 +207,115 @@ private:
       epilogueReturn(0);
     }
     emitConstants();
+  }
+
+  /// The range: the partial ranges at task argument `argOffset` combined
+  /// into mx and mn (every task alike, so the tasks need not wait for one
+  /// another).
+  void combinePartialRanges(int argOffset) {
+    mov(rax, ptr[rdi + argOffset]);
+    Xmm high = Xmm(mx.getIdx()), low = Xmm(mn.getIdx());
+    vmovss(high, ptr[rax]);
+    vmovss(low, ptr[rax + 4]);
+    if (int64_t parts = QuantizeRowsKernel::partialRanges(c); parts > 1) {
+      Label partLoop;
+      mov(rcx, parts - 1);
+      L(partLoop);
+      add(rax, 8);
+      vmaxss(high, high, ptr[rax]);
+      vminss(low, low, ptr[rax + 4]);
+      dec(rcx);
+      jnz(partLoop, T_NEAR);
+    }
+    vbroadcastss(mx, high);
+    vbroadcastss(mn, low);
+  }
+
+  /// The dequantized form: this task's rows of x rounded to the grid of the
+  /// combined range, (q - zp) * scale, into y. In f32 throughout: the
+  /// quotient rounded by adding and subtracting 1.5 * 2^23 (round half to
+  /// even; +0 where round-then-add-zp-then-subtract gives +0, where
+  /// vrndscaleps would keep -0), clamped to [-zp, 255 - zp] (NaN to -zp, as
+  /// its code 0) and scaled. Past +-2^22 the rounding is off, but those
+  /// quotients clamp anyway.
+  void generateDequantized() {
+    const int64_t per = QuantizeRowsKernel::rowsPerTask(c);
+    combinePartialRanges(16);
+    computeParameters();
+    Xmm z = Xmm(qlo.getIdx());
+    vcvtsi2ss(z, z, r8d);
+    vbroadcastss(qlo, z);
+    vbroadcastss(qhi, constScalar(255.f));
+    vsubps(qhi, qhi, qlo); // 255 - zp
+    vpxord(t, t, t);
+    vsubps(qlo, t, qlo); // -zp
+    vbroadcastss(magic, constScalar(12582912.f));
+    // rax = x, rbx = y at the task's first row; r9 = its rows.
+    taskShare(per, c.rows, r9, rdx);
+    imul(rax, r10, c.k * 4);
+    mov(rbx, rax);
+    add(rax, ptr[rdi + 0]);
+    add(rbx, ptr[rdi + 8]);
+    Label byDivision;
+    jumpUnlessReciprocalWorks(byDivision);
+    setReciprocal();
+    roundRows(true);
+    epilogueReturn(0);
+    L(byDivision);
+    roundRows(false);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+  /// r9 rows of k floats from rax to rbx (see generateDequantized).
+  void roundRows(bool reciprocal) {
+    auto chunk = [&](bool masked) {
+      Address in = ptr[rax + r10], out = ptr[rbx + r10];
+      if (masked)
+        vmovups(x | k1 | T_z, in);
+      else
+        vmovups(x, in);
+      if (reciprocal) {
+        // A producer's partial ranges may miss values next to a NaN: past
+        // +-300 scale the quotient could overflow (and FMA inf - inf).
+        if (c.producedRanges) {
+          vmaxps(x, lo, x);
+          vminps(x, hi, x);
+        }
+        vmulps(t, x, recip);
+        vfnmadd231ps(x, t, scale);
+        vfmadd231ps(t, x, recip);
+      } else {
+        vdivps(t, x, scale);
+      }
+      vaddps(t, t, magic);
+      vsubps(t, t, magic);
+      vmaxps(t, t, qlo); // NaN: the second operand
+      vminps(t, t, qhi);
+      vmulps(t, t, scale);
+      if (masked)
+        vmovups(out | k1, t);
+      else
+        vmovups(out, t);
+    };
+    Label rowLoop;
+    L(rowLoop);
+    xor_(r10d, r10d);
+    if (full) {
+      Label loop;
+      mov(r11, full);
+      L(loop);
+      chunk(false);
+      add(r10, kLanes * 4);
+      dec(r11);
+      jnz(loop, T_NEAR);
+    }
+    if (tail)
+      chunk(true);
+    add(rax, c.k * 4);
+    add(rbx, c.k * 4);
+    dec(r9);
+    jnz(rowLoop, T_NEAR);
   }
 
   /// The group at rax (rdx = its index) into the blocks at rbx.
@@ -397,6 +496,8 @@ private:
   // registers, unused there), zp in every word.
   Vmm quad(int j) { return Vmm(15 + j); }
   Vmm zpWords = Vmm(26);
+  // The dequantized form: -zp and 255 - zp; 1.5 * 2^23.
+  Vmm qlo = Vmm(27), qhi = Vmm(28), magic = Vmm(29);
 
   /// The row's x[i * kLanes ...] into x; masked-off tail lanes read as 0.
   void loadChunk(int64_t i, int64_t offset = 0) {
@@ -554,6 +655,10 @@ std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig
     return nullptr; // the convolution form is AVX-512 only
   if (config.codes && (!config.channels || !config.fixed))
     return nullptr; // u8 codes are a static grid's, blocked for a convolution
+  if ((config.rangePass || config.dequantized) && !zmm)
+    return nullptr; // AVX-512 only
+  if (config.dequantized && (config.fixed || config.channels))
+    return nullptr; // a run-time grid, rows
   return generatedFor<QuantizeRowsGenerator>(zmm ? Isa::Avx512 : Isa::Avx2, config);
 }
 

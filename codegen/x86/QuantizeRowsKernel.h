@@ -20,6 +20,12 @@
 // that its range pass (`generateRange`, run first; arguments [0] x, [1] the
 // partial ranges [rangeTasks][2] f32) wrote, a block of planes per task.
 //
+// With `dequantized` set (dynamic_fake_quantize) it writes the values of
+// the codes, (q - zp) * scale in f32, instead of the codes, with one range
+// for the whole tensor from partial ranges (its range pass's or those of
+// the kernel that wrote x): tasks are blocks of rows. Task arguments: [0]
+// x f32 [M][K], [1] y f32 [M][K] (x itself allowed), [2] the partial ranges.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NUNC_CODEGEN_X86_QUANTIZEROWSKERNEL_H
@@ -63,6 +69,9 @@ struct QuantizeRowsConfig {
   /// task of its, `ranges` in its config) instead of a range pass: their
   /// number.
   int64_t producedRanges = 0;
+  /// Row form, dynamic per tensor from partial ranges: x rounded to the
+  /// grid, in f32, instead of codes (see above). AVX-512 only.
+  bool dequantized = false;
 };
 
 struct QuantizeRowsKernel {
@@ -71,14 +80,16 @@ struct QuantizeRowsKernel {
     return c.channels ? c.rows / c.channels : 0;
   }
   static int64_t rowsPerTask(const QuantizeRowsConfig &c) {
-    if (c.perTensor && !c.fixed)
+    if (c.perTensor && !c.fixed && !c.dequantized)
       return c.rows;
     int64_t byWork = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, c.k));
     return std::max<int64_t>(byWork, (c.rows + 31) / 32);
   }
   static int64_t numTasks(const QuantizeRowsConfig &c) {
+    if (c.rangePass)
+      return rangeTasks(c);
     if (c.channels)
-      return c.rangePass ? rangeTasks(c) : images(c) * channelGroups(c);
+      return images(c) * channelGroups(c);
     return (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c);
   }
   /// The dynamic channel form's range pass: blocks of at least ~16K floats,
@@ -92,7 +103,7 @@ struct QuantizeRowsKernel {
     return (c.rows + planesPerRangeTask(c) - 1) / planesPerRangeTask(c);
   }
   static bool needsRangePass(const QuantizeRowsConfig &c) {
-    return c.channels && !c.fixed && !c.producedRanges;
+    return (c.channels || c.dequantized) && !c.fixed && !c.producedRanges;
   }
   /// The partial ranges the quantizer combines.
   static int64_t partialRanges(const QuantizeRowsConfig &c) {

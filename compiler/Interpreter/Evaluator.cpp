@@ -301,6 +301,12 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](DynamicQuantizeLinearOp o) {
         return many(dynamicQuantizeLinear(get(o.getInput())));
       })
+      .Case([&](DynamicFakeQuantizeOp o) -> Expected<Results> {
+        Expected<SmallVector<Tensor, 3>> q = dynamicQuantizeLinear(get(o.getInput()));
+        if (!q)
+          return q.takeError();
+        return one(dequantizeLinear((*q)[0], (*q)[1], &(*q)[2], 1));
+      })
       .Case([&](LinearOp o) {
         return one(linear(get(o.getInput()), get(o.getWeight()), opt(o.getBias()),
                           opt(o.getResidual()), activationOf(o)));

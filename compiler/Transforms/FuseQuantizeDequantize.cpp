@@ -79,6 +79,21 @@ struct QuantizeDequantizeToFakeQuantize : OpRewritePattern<DequantizeLinearOp> {
   }
 };
 
+/// DequantizeLinear(DynamicQuantizeLinear(x)) with the DynamicQuantizeLinear's
+/// own scale and zero point -> dynamic_fake_quantize(x): the grid comes from
+/// x's range at run time, and the rounding needs no u8 tensor in between.
+struct DynamicQuantizeDequantizeToFakeQuantize : OpRewritePattern<DequantizeLinearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeLinearOp dq, PatternRewriter &rewriter) const override {
+    auto q = dq.getInput().getDefiningOp<DynamicQuantizeLinearOp>();
+    if (!q || dq.getInput() != q.getOutput() || dq.getScale() != q.getScale() ||
+        dq.getZeroPoint() != q.getZeroPoint() || dq.getType() != q.getInput().getType())
+      return failure();
+    rewriter.replaceOpWithNewOp<DynamicFakeQuantizeOp>(dq, dq.getType(), q.getInput());
+    return success();
+  }
+};
+
 /// Whether every value of `v` already lies on `grid`: a fake_quantize to it,
 /// a quantized_linear whose epilogue ends with it, or a reshape / transpose
 /// of such a value (they move values without changing them).
@@ -259,7 +274,8 @@ struct FuseQuantizeDequantizePass
     : public mlir::nunc::impl::FuseQuantizeDequantizeBase<FuseQuantizeDequantizePass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<QuantizeDequantizeToFakeQuantize, FakeQuantizeOfGridValue,
+    patterns.add<QuantizeDequantizeToFakeQuantize, DynamicQuantizeDequantizeToFakeQuantize,
+                 FakeQuantizeOfGridValue,
                  GatherOfDequantize,
                  FakeQuantizeIntoLinear,
                  FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm,

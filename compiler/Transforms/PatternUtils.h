@@ -94,14 +94,12 @@ inline bool perTensorOrAxis(Value v, int64_t n) {
          (t.getNumElements() == 1 || (t.getRank() == 1 && t.getDimSize(0) == n));
 }
 
-/// DequantizeLinear of a DynamicQuantizeLinear's codes with its own scale
-/// and zero point: the f32 values an integer op on those codes multiplies.
+/// The f32 values an integer op on a DynamicQuantizeLinear's codes
+/// multiplies (their DequantizeLinear with its own scale and zero point),
+/// as one dynamic_fake_quantize of its input.
 inline Value dequantizedInput(PatternRewriter &rewriter, Location loc,
                               DynamicQuantizeLinearOp dq) {
-  auto type = cast<RankedTensorType>(dq.getOutput().getType());
-  return DequantizeLinearOp::create(rewriter, loc, type.clone(rewriter.getF32Type()),
-                                    dq.getOutput(), dq.getScale(), dq.getZeroPoint(),
-                                    rewriter.getI64IntegerAttr(1));
+  return DynamicFakeQuantizeOp::create(rewriter, loc, dq.getInput().getType(), dq.getInput());
 }
 
 /// onnxruntime's `quantize_dynamic` product around an integer op `IntOp`

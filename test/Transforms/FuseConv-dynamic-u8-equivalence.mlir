@@ -13,8 +13,7 @@
 // RUN: %python -c "import sys, numpy as np; a = np.load(sys.argv[1]); b = np.load(sys.argv[2]); [np.testing.assert_allclose(b[k], a[k], rtol=1e-5, atol=1e-5 * np.abs(a[k]).max(), err_msg=k) for k in ('y', 'z')]" %t.ref.npz %t.fused.npz
 
 // CHECK-LABEL: func.func @main(
-// CHECK-DAG: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = nunc.dynamic_quantize_linear %arg0
-// CHECK-DAG: %[[X:.*]] = nunc.dequantize_linear %[[Q]], %[[S]], %[[Z]] : tensor<ui8> : tensor<1x3x5x6xui8>, tensor<f32> -> tensor<1x3x5x6xf32>
+// CHECK-DAG: %[[X:.*]] = nunc.dynamic_fake_quantize %arg0 : tensor<1x3x5x6xf32> -> tensor<1x3x5x6xf32>
 // CHECK-DAG: %[[WS:.*]] = nunc.constant dense<[6.250000e-02, 1.562500e-02]> : tensor<2xf32>
 // CHECK-DAG: %[[W:.*]] = nunc.dequantize_linear %{{.*}}, %[[WS]], %{{.*}} : tensor<2xui8> {axis = 0 : i64} : tensor<2x3x3x3xui8>, tensor<2xf32> -> tensor<2x3x3x3xf32>
 // CHECK: %[[Y:.*]] = nunc.conv %[[X]], %[[W]]

@@ -534,8 +534,8 @@ func.func @quantize_dynamic_per_channel(%x: tensor<2x3xf32>) -> tensor<2x2xf32> 
 // CHECK: %[[W:.*]] = nunc.constant dense<{{\[}}[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
 // CHECK: %[[WZ:.*]] = nunc.constant dense<3> : tensor<i8>
 // CHECK: %[[WS:.*]] = nunc.constant dense<2.500000e-01> : tensor<f32>
-// CHECK: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = nunc.dynamic_quantize_linear %[[X]]
-// CHECK-DAG: %[[DX:.*]] = nunc.dequantize_linear %[[Q]], %[[S]], %[[Z]] : tensor<ui8> : tensor<2x3xui8>, tensor<f32> -> tensor<2x3xf32>
+// CHECK-NOT: dynamic_quantize_linear
+// CHECK-DAG: %[[DX:.*]] = nunc.dynamic_fake_quantize %[[X]] : tensor<2x3xf32> -> tensor<2x3xf32>
 // CHECK-DAG: %[[DW:.*]] = nunc.dequantize_linear %[[W]], %[[WS]], %[[WZ]] : tensor<i8> : tensor<3x2xi8>, tensor<f32> -> tensor<3x2xf32>
 // CHECK: %[[Y:.*]] = nunc.matmul %[[DX]], %[[DW]]
 // CHECK-NOT: matmul_integer

@@ -279,3 +279,24 @@ func.func @repeated_grids(%x: tensor<2x6xf32>, %w: tensor<6x2x!quant.uniform<i8:
   %rq = nunc.dequantize_linear %q5, %s, %zp : tensor<ui8> : tensor<2x6xui8>, tensor<f32> -> tensor<2x6xf32>
   return %t1, %o, %lq, %rq : tensor<3x2x2xf32>, tensor<3x2x2xf32>, tensor<1x4xf32>, tensor<2x6xf32>
 }
+
+// -----
+
+// DequantizeLinear of a DynamicQuantizeLinear's codes with its own scale and
+// zero point becomes one dynamic_fake_quantize of the input (the codes of a
+// DynamicQuantizeLinear with other uses stay for them); with another scale
+// the DequantizeLinear stays.
+
+// CHECK-LABEL: func.func @dynamic_pair(
+// CHECK-SAME: %[[X:.*]]: tensor<2x5xf32>)
+// CHECK-DAG: %[[Y:.*]] = nunc.dynamic_fake_quantize %[[X]] : tensor<2x5xf32> -> tensor<2x5xf32>
+// CHECK-DAG: %[[Q:.*]], %[[S:.*]], %[[Z:.*]] = nunc.dynamic_quantize_linear %[[X]]
+// CHECK-DAG: %[[OTHER:.*]] = nunc.dequantize_linear %[[Q]], %{{.*}}, %[[Z]]
+// CHECK: return %[[Y]], %[[OTHER]], %[[Q]]
+func.func @dynamic_pair(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xui8>) {
+  %q, %s, %zp = nunc.dynamic_quantize_linear %x : tensor<2x5xf32> -> tensor<2x5xui8>, tensor<f32>, tensor<ui8>
+  %y = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  %s2 = nunc.constant dense<0.5> : tensor<f32>
+  %other = nunc.dequantize_linear %q, %s2, %zp : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  return %y, %other, %q : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xui8>
+}

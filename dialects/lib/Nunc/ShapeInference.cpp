@@ -1020,6 +1020,11 @@ LogicalResult FakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult DynamicFakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  types.push_back(getInput().getType());
+  return success();
+}
+
 /// The activation quantization modes and the optional input/output grids
 /// of quantized_linear and quantized_conv.
 static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,

@@ -115,7 +115,9 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
     Runs after nunc-fuse-linear, which already took the pairs that feed a
     MatMul (into quantized_linear). A remaining DequantizeLinear of a
     QuantizeLinear with the same per-tensor scale and zero point becomes
-    nunc.fake_quantize (one f32 pass that rounds to the grid). A Gather of a
+    nunc.fake_quantize (one f32 pass that rounds to the grid); a
+    DequantizeLinear of a DynamicQuantizeLinear with its own scale and zero
+    point, nunc.dynamic_fake_quantize. A Gather of a
     per-tensor DequantizeLinear (a QDQ embedding table) becomes a
     DequantizeLinear of the Gather, so the table stays integer and only the
     gathered rows are dequantized. A fake_quantize of a value already on its

@@ -675,6 +675,22 @@ def Nunc_FakeQuantizeOp : Nunc_Op<"fake_quantize"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Nunc_DynamicFakeQuantizeOp : Nunc_Op<"dynamic_fake_quantize"> {
+  let summary = "x rounded to the u8 grid DynamicQuantizeLinear picks for it, kept in f32";
+  let description = [{
+    DequantizeLinear(DynamicQuantizeLinear(x)) in one op: the grid is the
+    one DynamicQuantizeLinear derives from the whole tensor's range (0
+    included), the result (q - zero_point) * scale. onnxruntime's
+    `quantize_dynamic` puts it before every integer op nunc runs in f32
+    (u8 weights with zero points, grouped convolutions); without the u8
+    tensor in between, a producer that measures the range as it stores
+    leaves one rounding pass.
+  }];
+  let arguments = (ins TensorOf<[F32]>:$input);
+  let results = (outs TensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+
 def Nunc_QuantizeOp : Nunc_Op<"quantize"> {
   let summary = "f32 to the u8 of a per-tensor !quant.uniform (a static int8 GEMM's input)";
   let description = [{
