@@ -19,7 +19,8 @@ writes bench/RESULTS.md:
   onnxruntime; int8-static rows (the encoders, b1 s128): `nunc compile
   --quantize int8 --activations static`
   calibrated on 8 random inputs, against onnxruntime's `quantize_dynamic`
-  model. Ratios nunc/ORT are the result; absolute times hold for this
+  model; dyn and dyn-u8 rows (not in the default set): onnxruntime's
+  `quantize_dynamic` model (QInt8 / QUInt8 weights) on both engines. Ratios nunc/ORT are the result; absolute times hold for this
   machine.
 
 Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert,resnet,mobilenet]
@@ -205,7 +206,8 @@ def main():
                         "quantize_dynamic; encoders), qdq (ORT quantize_static model on both "
                         "engines), qop (the same in QOperator format: QLinearConv, "
                         "QLinearMatMul and the com.microsoft QLinear ops; not in the default "
-                        "set)")
+                        "set), dyn / dyn-u8 (ORT quantize_dynamic model with QInt8 / QUInt8 "
+                        "weights on both engines; not in the default set)")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -232,7 +234,8 @@ def main():
         jobs += [(name, "int8") for name in models if "int8" in modes]
         jobs += [(name, "int8-static") for name in models
                  if "int8-static" in modes and name in HIDDEN]
-        jobs += [(name, fmt) for fmt in ("qdq", "qop") for name in models if fmt in modes]
+        jobs += [(name, fmt) for fmt in ("qdq", "qop", "dyn", "dyn-u8") for name in models
+                 if fmt in modes]
 
     class Samples:
         def __init__(self, feeds):
@@ -250,6 +253,11 @@ def main():
             ort_path = os.path.join(work, f"{name}_ort_int8.onnx")
             if stale(ort_path, path):
                 quantize_dynamic(path, ort_path, weight_type=QuantType.QInt8)
+        if mode in ("dyn", "dyn-u8"):
+            weight = QuantType.QUInt8 if mode == "dyn-u8" else QuantType.QInt8
+            ort_path = os.path.join(work, f"{name}_ort_{mode.replace('-', '_')}.onnx")
+            if stale(ort_path, path):
+                quantize_dynamic(path, ort_path, weight_type=weight)
         if mode in ("qdq", "qop") or (mode == "int8" and cnn):
             # onnxruntime's int8 CNN is its static QDQ model (quantize_dynamic
             # leaves convolutions to ConvInteger, far slower), made as its
@@ -285,7 +293,7 @@ def main():
                              **random_inputs(name, batch, seq, 100 + i))
                 quant += ["--activations", "static", "--calibration", calib]
             target = "x86_64-avx512vnni" if int8 else args.target
-            source = ort_path if mode in ("qdq", "qop") else path
+            source = ort_path if mode in ("qdq", "qop", "dyn", "dyn-u8") else path
             lib_name = os.path.splitext(os.path.basename(source))[0]
             t0 = time.perf_counter()
             r = subprocess.run([nunc, "compile", source, "--target", target, *pins, *quant,
@@ -363,7 +371,7 @@ def main():
                 attention.append((name + (" qdq" if mode else ""), f"{ss}x{tt}", f"{hh}x{dd}",
                                   float(gf), float(us), float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
-        if name not in HIDDEN or mode in ("qdq", "qop", "int8-static"):
+        if name not in HIDDEN or mode in ("qdq", "qop", "int8-static", "dyn", "dyn-u8"):
             continue
         h, f, _ = HIDDEN[name]
         isas = (["vnni", "vnni+cold"] + (["avxvnni"] if "avxvnni" in peak else []) +
@@ -404,7 +412,9 @@ def main():
                 "`quantize_static` QDQ model (u8 activations, s8 weights, calibrated on 8 "
                 "random inputs; CNNs pre-processed likewise) on both engines, rows marked "
                 "qop the same in QOperator format (QLinearConv, QLinearMatMul and "
-                "onnxruntime's com.microsoft QLinear ops); the "
+                "onnxruntime's com.microsoft QLinear ops), rows marked dyn / dyn-u8 "
+                "onnxruntime's `quantize_dynamic` model with QInt8 / QUInt8 weights on both "
+                "engines; the "
                 "int8-static rows compile with `--activations static` (u8 activations per tensor, "
                 "calibrated on 8 random inputs; u8 handed from GEMM to GEMM) against the same "
                 "`quantize_dynamic` model; the other rows are fp32 on both sides.\n\n")
