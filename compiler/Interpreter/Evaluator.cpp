@@ -67,6 +67,22 @@ Expected<llvm::SmallVector<float>> weightScales(Value weight) {
   return scales;
 }
 
+/// The zero points of an int8 weight: none for s8 (all 0), else one or one
+/// per column.
+llvm::SmallVector<int32_t> weightZeroPoints(Value weight) {
+  llvm::SmallVector<int32_t> zps;
+  Type element = cast<ShapedType>(weight.getType()).getElementType();
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
+    if (!axis.isSigned())
+      for (int64_t z : axis.getZeroPoints())
+        zps.push_back(static_cast<int32_t>(z));
+  } else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element)) {
+    if (!tensor.isSigned())
+      zps.push_back(static_cast<int32_t>(tensor.getZeroPoint()));
+  }
+  return zps;
+}
+
 std::optional<kernels::InputQuantization> inputQuantization(std::optional<Type> t) {
   if (!t)
     return std::nullopt;
@@ -329,7 +345,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()),
             activationAfter ? kernels::FusedActivation() : activationOf(o),
-            gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()));
+            gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()),
+            weightZeroPoints(o.getWeight()));
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
         if (y && activationAfter)

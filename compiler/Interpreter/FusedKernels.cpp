@@ -99,23 +99,38 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
                                  const Tensor *residual, const FusedActivation &act,
                                  std::optional<Grid> product,
-                                 std::optional<Grid> sum) {
+                                 std::optional<Grid> sum,
+                                 llvm::ArrayRef<int32_t> weightZeroPoints) {
   bool u8Input = input.dtype() == DType::U8 && fixed;
-  if ((input.dtype() != DType::F32 && !u8Input) || weight.dtype() != DType::I8 ||
-      weight.rank() != 2 || input.rank() < 1 || input.dim(input.rank() - 1) != weight.dim(0))
+  bool u8Weight = weight.dtype() == DType::U8;
+  if ((input.dtype() != DType::F32 && !u8Input) ||
+      (weight.dtype() != DType::I8 && !u8Weight) || weight.rank() != 2 || input.rank() < 1 ||
+      input.dim(input.rank() - 1) != weight.dim(0))
     return kernelError("quantized_linear operands " + input.describe() + " and " +
-                       weight.describe() + " do not fit (f32 or u8 [..., K] and s8 [K, N])");
+                       weight.describe() + " do not fit (f32 or u8 [..., K] and s8 or u8 [K, N])");
   int64_t k = weight.dim(0), n = weight.dim(1), m = input.numElements() / std::max<int64_t>(k, 1);
   if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != n)
     return kernelError("quantized_linear has " + llvm::Twine(scales.size()) +
                        " weight scales for " + llvm::Twine(n) + " columns");
+  if (!weightZeroPoints.empty() && weightZeroPoints.size() != 1 &&
+      static_cast<int64_t>(weightZeroPoints.size()) != n)
+    return kernelError("quantized_linear has " + llvm::Twine(weightZeroPoints.size()) +
+                       " weight zero points for " + llvm::Twine(n) + " columns");
   if (bias && (bias->dtype() != DType::F32 || bias->numElements() != n))
     return kernelError("quantized_linear bias " + bias->describe() + " does not fit");
   llvm::SmallVector<int64_t, 6> shape(input.shape());
   shape.back() = n;
   NUNC_ASSIGN_OR_RETURN(y, Tensor::create(DType::F32, shape));
   const float *x = u8Input ? nullptr : input.as<float>();
-  const int8_t *w = weight.as<int8_t>();
+  // The weights minus their zero points (exact in s32).
+  std::vector<int32_t> w(k * n);
+  for (int64_t i = 0; i < k * n; ++i) {
+    int64_t j = i % n;
+    int32_t zw = weightZeroPoints.empty()       ? 0
+                 : weightZeroPoints.size() == 1 ? weightZeroPoints[0]
+                                                : weightZeroPoints[j];
+    w[i] = (u8Weight ? weight.as<uint8_t>()[i] : weight.as<int8_t>()[i]) - zw;
+  }
   float *out = y.mutableAs<float>();
   std::vector<int32_t> q(k);
   std::optional<InputQuantization> tensor = fixed;

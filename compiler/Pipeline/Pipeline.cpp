@@ -32,14 +32,16 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
   fpm.addPass(createShapeInference());
 }
 
-void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
+void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u8Weights) {
+  FuseLinearOptions linear;
+  linear.u8Weights = u8Weights;
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createQOperatorToQdq());
   fpm.addPass(createFuseGelu());
   fpm.addPass(createFuseLayerNorm());
   fpm.addPass(createFuseAttention());
-  fpm.addPass(createFuseLinear());
+  fpm.addPass(createFuseLinear(linear));
   fpm.addPass(createFuseQuantizeDequantize());
   fpm.addPass(createFoldBatchNorm());
   FuseConvOptions conv;
@@ -50,13 +52,13 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   // zero point, 16-bit activations) are constants only now: their MatMuls
   // become f32 linear ops here instead of generic loops, and their convs
   // take the BatchNormalization after them and their bias and activation.
-  pm.nest<func::FuncOp>().addPass(createFuseLinear());
+  pm.nest<func::FuncOp>().addPass(createFuseLinear(linear));
   pm.nest<func::FuncOp>().addPass(createFoldBatchNorm());
   pm.nest<func::FuncOp>().addPass(createFuseConv(conv));
   // A QDQ GEMM's bias Add folded there leaves its Q/DQ pair for the
   // epilogue; then the residual Add after that pair, and its own pair.
   pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
-  pm.nest<func::FuncOp>().addPass(createFuseLinear());
+  pm.nest<func::FuncOp>().addPass(createFuseLinear(linear));
   pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
   // A QDQ model's attention and GELU, their pairs now fake_quantize ops
   // (the repeated ones after Reshape and Transpose gone), fuse with their
@@ -65,7 +67,7 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
   pm.nest<func::FuncOp>().addPass(createFuseGelu());
   // Such a GELU (or any activation) after a quantized GEMM's output grid
   // runs in that GEMM's epilogue.
-  pm.nest<func::FuncOp>().addPass(createFuseLinear());
+  pm.nest<func::FuncOp>().addPass(createFuseLinear(linear));
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,

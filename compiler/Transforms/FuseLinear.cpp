@@ -357,15 +357,19 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
 /// with W a constant [K, N] and sW a constant scale (one, or one per column):
 ///  - W s8 of zero point 0 -> quantized_linear(x, W as !quant.uniform) with
 ///    activations quantized per tensor at run time, the same arithmetic;
-///  - otherwise (u8 weights, or zero points: quantize_dynamic with
-///    weight_type QUInt8; vpdpbusd multiplies by W itself) ->
+///  - W u8 with zero points (quantize_dynamic with weight_type QUInt8),
+///    where the target's int8 GEMM takes them (`u8-weights`): the same,
+///    the weight's zero points in its !quant.uniform;
+///  - otherwise (those on other targets, s8 with zero points) ->
 ///    MatMul(DequantizeLinear(q, s, zp), DequantizeLinear(W, sW, zW)): the
 ///    same sum of products, in f32 (rounding once per product and sum where
 ///    MatMulInteger sums exactly). The weight's DequantizeLinear folds after
 ///    fusion and the MatMul becomes an f32 GEMM, where MatMulInteger would
 ///    run as generic integer loops (~45x slower on MiniLM).
 struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  DynamicQuantizedMatMulToLinear(MLIRContext *ctx, bool u8Weights)
+      : OpRewritePattern(ctx), u8Weights(u8Weights) {}
+  bool u8Weights;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
     std::optional<DynamicQuantizedProduct<MatMulIntegerOp>> m =
         matchDynamicQuantizedProduct<MatMulIntegerOp>(mul);
@@ -373,7 +377,9 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
       return failure();
     Value w = m->op.getB(), wScale = m->weightScale, wZero = m->op.getBZeroPoint();
     auto wType = dyn_cast<RankedTensorType>(w.getType());
-    bool int8 = isQuantizedWeight(w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1);
+    // u8 weights need K < 2^14 (the kernel's word-pair compensation).
+    bool u8 = u8Weights && wType && wType.getRank() == 2 && wType.getDimSize(0) < 16384;
+    bool int8 = isQuantizedWeight(w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1, u8);
     if (!int8 && (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
                   !matchPattern(w, m_Constant()) ||
                   !perTensorOrAxis(wScale, wType.getDimSize(1)) ||
@@ -384,7 +390,7 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
     rewriter.setInsertionPoint(mul);
     if (int8) {
       FailureOr<Value> weight =
-          quantizedWeight(rewriter, loc, w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1);
+          quantizedWeight(rewriter, loc, w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1, u8);
       if (failed(weight))
         return failure();
       LinearParts p{m->dq.getInput(), *weight};
@@ -589,7 +595,8 @@ struct SkipRequantizedInput : OpRewritePattern<QuantizedLinearOp> {
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<MatMulToLinear, GemmToLinear, DynamicQuantizedMatMulToLinear, QdqMatMulToLinear,
+    patterns.add<DynamicQuantizedMatMulToLinear>(&getContext(), u8Weights);
+    patterns.add<MatMulToLinear, GemmToLinear, QdqMatMulToLinear,
                  QdqGemmToLinear, QLinearMatMulToLinear, SkipRequantizedInput,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<LeakyReluOp, LinearOp>,

@@ -175,14 +175,21 @@ std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zer
       0, 255));
 }
 
-/// The weight's scales when quantizedWeight takes it.
-static std::optional<SmallVector<float>> weightScales(Value wq, Value scale, Value zeroPoint,
+/// The weight's scales (and, for u8 weights, zero points: one, or one per
+/// index of the layout's axis) when quantizedWeight takes it.
+struct WeightQuantization {
+  SmallVector<float> scales;
+  SmallVector<int64_t> zeroPoints;
+};
+static std::optional<WeightQuantization> weightScales(Value wq, Value scale, Value zeroPoint,
                                                       Int8WeightLayout layout,
-                                                      int64_t scaleAxis) {
+                                                      int64_t scaleAxis, bool u8Weights) {
   ElementsAttr wAttr;
   auto wType = dyn_cast<RankedTensorType>(wq.getType());
+  bool u8 = u8Weights && wType && wType.getElementType().isUnsignedInteger(8);
   if (!wType || wType.getRank() != layout.rank || !wType.hasStaticShape() ||
-      !wType.getElementType().isSignlessInteger(8) || !matchPattern(wq, m_Constant(&wAttr)))
+      !(wType.getElementType().isSignlessInteger(8) || u8) ||
+      !matchPattern(wq, m_Constant(&wAttr)))
     return std::nullopt;
   int64_t n = wType.getDimSize(layout.axis);
   std::optional<SmallVector<float>> ws = getConstantFloats(scale);
@@ -192,6 +199,7 @@ static std::optional<SmallVector<float>> weightScales(Value wq, Value scale, Val
     return std::nullopt;
   if (llvm::any_of(*ws, [](float v) { return !(v > 0) || !std::isfinite(v); }))
     return std::nullopt;
+  WeightQuantization q{*ws, {}};
   if (zeroPoint) {
     ElementsAttr zAttr;
     if (!matchPattern(zeroPoint, m_Constant(&zAttr)))
@@ -201,30 +209,57 @@ static std::optional<SmallVector<float>> weightScales(Value wq, Value scale, Val
       llvm::consumeError(z.takeError());
       return std::nullopt;
     }
-    for (int64_t i = 0; i < z->numElements(); ++i)
-      if (z->getInt(i) != 0)
+    // u8: one zero point, or one per index of the scales' axis.
+    if (u8 && z->numElements() != 1 &&
+        !(z->rank() == 1 && z->numElements() == n && ws->size() != 1))
+      return std::nullopt;
+    for (int64_t i = 0; i < z->numElements(); ++i) {
+      if (!u8 && z->getInt(i) != 0)
         return std::nullopt;
+      q.zeroPoints.push_back(z->getInt(i));
+    }
   }
-  return ws;
+  if (u8 && q.zeroPoints.empty())
+    q.zeroPoints.push_back(0);
+  if (!u8)
+    q.zeroPoints.clear();
+  return q;
 }
 
 bool isQuantizedWeight(Value wq, Value scale, Value zeroPoint, Int8WeightLayout layout,
-                       int64_t scaleAxis) {
-  return weightScales(wq, scale, zeroPoint, layout, scaleAxis).has_value();
+                       int64_t scaleAxis, bool u8Weights) {
+  return weightScales(wq, scale, zeroPoint, layout, scaleAxis, u8Weights).has_value();
 }
 
 FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
-                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis) {
-  std::optional<SmallVector<float>> ws = weightScales(wq, scale, zeroPoint, layout, scaleAxis);
-  if (!ws)
+                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis,
+                                 bool u8Weights) {
+  std::optional<WeightQuantization> wqz =
+      weightScales(wq, scale, zeroPoint, layout, scaleAxis, u8Weights);
+  if (!wqz)
     return failure();
+  SmallVector<float> *ws = &wqz->scales;
   auto wType = cast<RankedTensorType>(wq.getType());
   int64_t dim = layout.axis;
   int64_t n = wType.getDimSize(dim);
   MLIRContext *ctx = rewriter.getContext();
   Type i8 = IntegerType::get(ctx, 8), f32 = rewriter.getF32Type();
   Type element;
-  if (ws->size() == 1) {
+  if (!wqz->zeroPoints.empty()) {
+    // u8 with zero points: per tensor where both are one, else per axis.
+    SmallVector<int64_t> &zps = wqz->zeroPoints;
+    if (ws->size() == 1 && zps.size() == 1) {
+      element = quant::UniformQuantizedType::get(0, i8, f32, (*ws)[0], zps[0], 0, 255);
+    } else {
+      SmallVector<double> scales(n);
+      SmallVector<int64_t> zeros(n);
+      for (int64_t j = 0; j < n; ++j) {
+        scales[j] = (*ws)[ws->size() == 1 ? 0 : j];
+        zeros[j] = zps[zps.size() == 1 ? 0 : j];
+      }
+      element = quant::UniformQuantizedPerAxisType::get(0, i8, f32, scales, zeros, dim, 0, 255);
+    }
+  } else if (ws->size() == 1) {
     element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8, f32,
                                                (*ws)[0], 0, -128, 127);
   } else {

@@ -78,13 +78,16 @@ inline constexpr Int8WeightLayout kLinearWeight{2, 1}, kConvWeight{4, 0};
 /// quant.scast of a constant s8 weight `wq` of the `layout` with zero
 /// point(s) 0 and one scale, or one per index of the layout's axis when the
 /// scales apply along `scaleAxis` (a DequantizeLinear's axis) and that is
-/// the same dim. Fails, creating nothing, for anything else.
+/// the same dim; with `u8Weights`, also a u8 weight with any zero points
+/// (one, or one per index of that axis). Fails, creating nothing, for
+/// anything else.
 FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
-                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis);
+                                 Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis,
+                                 bool u8Weights = false);
 /// Whether quantizedWeight would take these (creates nothing): for patterns
 /// that must check before they rewrite anything.
 bool isQuantizedWeight(Value wq, Value scale, Value zeroPoint, Int8WeightLayout layout,
-                       int64_t scaleAxis);
+                       int64_t scaleAxis, bool u8Weights = false);
 
 /// Whether `v` is a constant quantization parameter that DequantizeLinear
 /// takes for an axis of `n` indices: one element, or [n].

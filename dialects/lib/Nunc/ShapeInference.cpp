@@ -1058,25 +1058,32 @@ static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
 }
 
 /// An s8 symmetric weight of f32, per tensor or per `axis` with `count`
-/// scales (count dynamic: unchecked).
+/// scales (count dynamic: unchecked); with `u8Weights`, also u8 with zero
+/// points in [0, 255].
 static LogicalResult checkInt8Weight(Operation *op, Value weight, int64_t axis,
-                                     StringRef axisName, int64_t count) {
+                                     StringRef axisName, int64_t count, bool u8Weights = false) {
   Type wElement = cast<ShapedType>(weight.getType()).getElementType();
   auto q = dyn_cast<quant::QuantizedType>(wElement);
-  if (!q || !q.getStorageType().isInteger(8) || !q.isSigned() ||
+  bool u8 = q && u8Weights && q.getStorageType().isInteger(8) && !q.isSigned() &&
+            q.getStorageTypeMin() == 0 && q.getStorageTypeMax() == 255;
+  if (!q || !q.getStorageType().isInteger(8) || !(q.isSigned() || u8) ||
       !q.getExpressedType().isF32())
-    return op->emitError() << "weight must hold !quant.uniform<i8:f32...>, not " << wElement;
+    return op->emitError() << "weight must hold !quant.uniform<i8:f32...>"
+                           << (u8Weights ? " or !quant.uniform<u8:f32...>" : "") << ", not "
+                           << wElement;
   if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(q)) {
     if (perAxis.getQuantizedDimension() != axis ||
-        llvm::any_of(perAxis.getZeroPoints(), [](int64_t z) { return z != 0; }))
+        llvm::any_of(perAxis.getZeroPoints(), [&](int64_t z) { return u8 ? z < 0 || z > 255 : z != 0; }))
       return op->emitError() << "a per-axis weight must be quantized along dim " << axis << " (its "
-                             << axisName << ") with zero points 0";
+                             << axisName << ") with zero points "
+                             << (u8 ? "in [0, 255]" : "0");
     if (!ShapedType::isDynamic(count) && static_cast<int64_t>(perAxis.getScales().size()) != count)
       return op->emitError() << "weight has " << perAxis.getScales().size() << " scales for "
                              << count << " " << axisName;
   } else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(q)) {
-    if (tensor.getZeroPoint() != 0)
-      return op->emitError() << "the weight's zero point must be 0 (symmetric)";
+    if (u8 ? tensor.getZeroPoint() < 0 || tensor.getZeroPoint() > 255 : tensor.getZeroPoint() != 0)
+      return op->emitError() << "the weight's zero point must be "
+                             << (u8 ? "in [0, 255]" : "0 (symmetric)");
   } else {
     return op->emitError() << "weight must be uniformly quantized, not " << wElement;
   }
@@ -1157,7 +1164,11 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";
-  if (failed(checkInt8Weight(*this, getWeight(), 1, "columns", (*w)[1])))
+  // u8 weights with zero points: dynamic activations only (their row sums
+  // come from the row quantizer).
+  if (failed(checkInt8Weight(*this, getWeight(), 1, "columns", (*w)[1],
+                             /*u8Weights=*/!u8Input &&
+                                 getActivationQuantization().starts_with("dynamic"))))
     return failure();
   Builder b(getContext());
   if (failed(inferLinearResult(*this, getBias(), getResidual(), in, *w, b.getF32Type(), types)))
