@@ -622,13 +622,19 @@ void setStaticQuantization(x86::QuantizeRowsConfig &c, quant::UniformQuantizedTy
 /// A quantized_linear as the row quantizer + int8 GEMM see it.
 struct Int8Linear {
   int64_t m = 0, n = 0, k = 0, lda = 0;
-  ElementsAttr weights; // s8 [K, N]
+  ElementsAttr weights; // s8 (or u8, with weightZeroPoints) [K, N]
   SmallVector<float> scales;
+  /// u8 weights: their zero points, one per column (empty for s8).
+  SmallVector<int32_t> weightZeroPoints;
   /// The input arrives as dense u8 rows (lda = K): no quantizer, no scratch.
   bool u8Input = false;
   /// Scratch: the u8 rows (lda bytes each), then the row block.
   int64_t rowBlockOffset() const { return (m * lda + 63) / 64 * 64; }
-  int64_t scratchBytes() const { return u8Input ? 0 : rowBlockOffset() + m * 8; }
+  int64_t scratchBytes() const {
+    return u8Input ? 0
+                   : rowBlockOffset() +
+                         m * 4 * x86::Int8GemmKernel::rowBlockWords(!weightZeroPoints.empty());
+  }
 };
 
 std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
@@ -649,12 +655,23 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
     l.u8Input = true;
   }
   Type element = wt.getElementType();
-  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
     for (double s : axis.getScales())
       l.scales.push_back(static_cast<float>(s));
-  else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element))
+    if (!axis.isSigned())
+      for (int64_t z : axis.getZeroPoints())
+        l.weightZeroPoints.push_back(static_cast<int32_t>(z));
+  } else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element)) {
     l.scales.assign(l.n, static_cast<float>(tensor.getScale()));
-  else
+    if (!tensor.isSigned())
+      l.weightZeroPoints.assign(l.n, static_cast<int32_t>(tensor.getZeroPoint()));
+  } else {
+    return std::nullopt;
+  }
+  // u8 weights: dynamic activations on a GEMM that takes them.
+  if (!l.weightZeroPoints.empty() &&
+      (l.u8Input || op.getActivationQuantization() == "static" ||
+       !(isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx) || l.k >= 16384))
     return std::nullopt;
   return l;
 }
@@ -1652,7 +1669,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<Int8Linear> l = int8Linear(ql, qisa);
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
-                          "constant)")
+                          "constant; u8 weights with zero points need dynamic activations, "
+                          "K < 16384 and an x86_64-avx512vnni or x86_64-amx target)")
              << (llvm::isa<quant::QuantizedType>(
                      cast<ShapedType>(ql.getInput().getType()).getElementType())
                      ? std::string(" and, for a u8 input, a K the target's kernels read as "
@@ -1661,6 +1679,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
     qc.isa = qisa;
+    qc.rowSums = !l->weightZeroPoints.empty();
     if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization())
       setStaticQuantization(qc, *q);
     if (!l->u8Input) {
@@ -1691,6 +1710,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // activations have one pair, folded into the column block at compile
     // time (the same integers and products).
     cfg.perRowA = !qc.fixed;
+    cfg.u8Weights = qc.rowSums;
     cfg.isa = qisa;
     cfg.bias = static_cast<bool>(ql.getBias());
     cfg.residual = static_cast<bool>(ql.getResidual());
@@ -1716,15 +1736,24 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.activation.productGrid = geluGrid(ql.getGeluProductQuantization());
     SmallVector<char> raw;
     readRawElements(l->weights, raw);
-    std::vector<int8_t> packed = x86::Int8GemmKernel::packWeights(
-        reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n, qisa);
+    // u8 weights: the kernel multiplies by the codes minus 128 (s8); the
+    // compensation takes the column sums of the codes minus their zero
+    // points (Int8GemmConfig::u8Weights).
     std::vector<int32_t> sums(l->n, 0);
     std::vector<double> absSums(l->n, 0);
     for (int64_t i = 0; i < l->k; ++i)
       for (int64_t j = 0; j < l->n; ++j) {
-        sums[j] += static_cast<int8_t>(raw[i * l->n + j]);
-        absSums[j] += std::abs(static_cast<int8_t>(raw[i * l->n + j]));
+        char &w = raw[i * l->n + j];
+        int32_t v = static_cast<int8_t>(w);
+        if (cfg.u8Weights) {
+          v = static_cast<uint8_t>(w) - l->weightZeroPoints[j];
+          w = static_cast<char>(static_cast<int8_t>(static_cast<uint8_t>(w) - 128));
+        }
+        sums[j] += v;
+        absSums[j] += std::abs(v);
       }
+    std::vector<int8_t> packed = x86::Int8GemmKernel::packWeights(
+        reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n, qisa);
     std::optional<SmallVector<float>> bias;
     if (ql.getBias() && !(bias = constantF32(ql.getBias())))
       return ql.emitError("quantized_linear needs a constant bias");
@@ -1746,7 +1775,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
              << Xbyak::GetError() << ")";
     std::vector<uint32_t> columns = x86::Int8GemmKernel::packColumns(
         sums.data(), scales.data(), bias ? bias->data() : nullptr, l->n, qisa,
-        x86::Int8GemmKernel::compensatesWithWordPairs(qisa, cfg.perRowA, l->k));
+        x86::Int8GemmKernel::compensatesWithWordPairs(qisa, cfg.perRowA, l->k),
+        cfg.u8Weights ? l->weightZeroPoints.data() : nullptr);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
     int residual = ql.getResidual() ? step.operands.back() : step.operands[0];
@@ -1762,10 +1792,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.tasks = x86::Int8GemmKernel::numTasks(cfg);
     call.description =
         llvm::formatv("gemm.int8.{9}[{0}x{1}x{2}, {3}]{7}{4}{10}{5}{6}{8}", cfg.m, cfg.n, cfg.k,
-                      l->u8Input  ? "static, u8 in"
-                      : qc.fixed  ? "static"
-                      : qc.perTensor ? "dynamic tensor"
-                                     : "dynamic rows",
+                      std::string(l->u8Input     ? "static, u8 in"
+                                  : qc.fixed     ? "static"
+                                  : qc.perTensor ? "dynamic tensor"
+                                                 : "dynamic rows") +
+                          (cfg.u8Weights ? ", u8 weights" : ""),
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       (ql.getActivationInputQuantization() ? " +requantize" : "") +
                           (ql.getActivation() == "none" ? std::string()

@@ -22,11 +22,20 @@ std::vector<int8_t> Int8GemmKernel::packWeights(const int8_t *w, int64_t k, int6
 
 std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const float *scales,
                                                   const float *bias, int64_t n, Int8Isa isa,
-                                                  bool wordPairs) {
+                                                  bool wordPairs,
+                                                  const int32_t *weightZeroPoints) {
   int64_t nr = panelWidth(isa);
-  std::vector<uint32_t> out(numPanels(n, isa) * 3 * nr, 0);
+  const int64_t rowsPerPanel = weightZeroPoints ? 4 : 3;
+  std::vector<uint32_t> out(numPanels(n, isa) * rowsPerPanel * nr, 0);
   for (int64_t j = 0; j < n; ++j) {
-    int64_t base = j / nr * 3 * nr + j % nr;
+    int64_t base = j / nr * rowsPerPanel * nr + j % nr;
+    if (weightZeroPoints) {
+      int32_t shift = 128 - weightZeroPoints[j];
+      out[base + 3 * nr] = static_cast<uint16_t>(static_cast<int16_t>(shift)) |
+                           static_cast<uint32_t>(static_cast<uint16_t>(
+                               static_cast<int16_t>(128 * shift)))
+                               << 16;
+    }
     if (wordPairs) {
       // -sum = lo + 128 hi with lo in [-64, 63] (floor division).
       int64_t minus = -static_cast<int64_t>(sums[j]);
@@ -188,7 +197,7 @@ public:
       mov(rsi, ptr[rdi + 24]); // row block
       imul(r14, r13, kp * nr); // W panel: kp/g groups of nr x g bytes
       add(rbx, r14);
-      imul(r14, r13, 3 * nr * 4);
+      imul(r14, r13, (c.u8Weights ? 4 : 3) * nr * 4);
       add(rdx, r14);
       imul(r14, r13, nr * 4);
       add(r12, r14);
@@ -467,7 +476,7 @@ private:
       add(rax, rowsPerTile * c.lda);
       add(rcx, rowsPerTile * c.ldc * cBytes());
       add(r12, rowsPerTile * c.ldr * 4);
-      add(rsi, rowsPerTile * (c.convolution ? Int8ConvGemm::rowBlockBytes(c) : 8));
+      add(rsi, rowsPerTile * (c.convolution ? Int8ConvGemm::rowBlockBytes(c) : rowBytes()));
       dec(rbp);
       jnz(rows, T_NEAR);
     }
@@ -724,6 +733,10 @@ private:
   /// that reaches the epilogue): the (zp, 128 zp) pair and the row's scale.
   Vmm rowPair() { return Vmm(24); }
   Vmm rowScale() { return Vmm(25); }
+  /// u8 weights: the row's (S mod 128, S / 128) pair (zmm26, free as 24/25).
+  Vmm rowSumPair() { return Vmm(26); }
+  /// Bytes of a row of the linear form's row block.
+  int64_t rowBytes() const { return Int8GemmKernel::rowBlockWords(c.u8Weights) * 4; }
 
   /// What the epilogue of row r needs once per row: convRowConstants in the
   /// convolution form, the word pair and scale with wordPairs.
@@ -731,10 +744,12 @@ private:
     if (c.convolution) {
       convRowConstants(r);
     } else if (wordPairs) {
-      vpbroadcastd(rowPair(), ptr[rsi + r * 8]);
+      vpbroadcastd(rowPair(), ptr[rsi + r * rowBytes()]);
       vpslld(rowScale(), rowPair(), 23); // (128 zp) << 16
       vpaddd(rowPair(), rowPair(), rowScale());
-      vbroadcastss(rowScale(), ptr[rsi + r * 8 + 4]);
+      vbroadcastss(rowScale(), ptr[rsi + r * rowBytes() + 4]);
+      if (c.u8Weights)
+        vpbroadcastd(rowSumPair(), ptr[rsi + r * rowBytes() + 8]);
     }
   }
 
@@ -853,8 +868,11 @@ private:
       }
     } else {
       if (wordPairs) {
-        if constexpr (kZmm)
+        if constexpr (kZmm) {
           vpdpwssd(x, rowPair(), ptr[rdx + sums + col], EvexEncoding);
+          if (c.u8Weights) // + (128 - zw) S
+            vpdpwssd(x, rowSumPair(), ptr[rdx + 3 * nr * 4 + col], EvexEncoding);
+        }
       } else if (c.perRowA) {
         vpbroadcastd(temp(0), ptr[rsi + r * 8]);
         vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
@@ -1016,6 +1034,10 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the partial ranges are the convolution form's
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
+  if (config.u8Weights &&
+      (config.convolution || config.k >= 16384 ||
+       !Int8GemmKernel::compensatesWithWordPairs(config.isa, config.perRowA, config.k)))
+    return nullptr; // u8 weights: the linear form's word-pair epilogue
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 

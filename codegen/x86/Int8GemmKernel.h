@@ -27,6 +27,14 @@
 // s32 zero point and f32 scale of each A row (dynamic); [4] residual, [5] C
 // (f32, or u8 with `u8Output`).
 //
+// u8 weights with zero points (`u8Weights`, dynamic activations, zmm):
+// W holds the codes minus 128 (s8), so sum (a - zpA)(w - zw) = sum a (w -
+// 128) + (128 - zw) S - zpA sum (w - zw), S the row's sum of u8 codes. The
+// column sums are those of w - zw, the column block gains a fourth row of
+// word pairs (128 - zw, 128 (128 - zw)), and the row block is [M][4]
+// words: zero point, scale, the word pair (S mod 128, S / 128), 0. One
+// more `vpdpwssd` a vector adds (128 - zw) S.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NUNC_CODEGEN_X86_INT8GEMMKERNEL_H
@@ -101,6 +109,9 @@ struct Int8GemmConfig {
   /// instead of a range pass over C. Needs an epilogue whose activations
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
+  /// u8 weights with zero points (see above): perRowA, zmm, linear form,
+  /// K < 2^14.
+  bool u8Weights = false;
   /// Convolution form: the kernel builds each task's panel itself from the
   /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is
   /// then the panel buffers ([task][Kp/4][48][4] bytes; a call fills the
@@ -153,10 +164,15 @@ struct Int8GemmKernel {
   /// The column block [panel][3][NR] from per-column sums (or
   /// compensations), scales and bias (null: zero), as 32-bit words. With
   /// `wordPairs` (compensatesWithWordPairs), each sum is stored as the
-  /// 16-bit pair (lo, hi) with -sum = lo + 128 hi.
+  /// 16-bit pair (lo, hi) with -sum = lo + 128 hi. With the zero points of
+  /// u8 weights (one per column), [panel][4][NR]: the fourth row holds the
+  /// pairs (128 - zw, 128 (128 - zw)).
   static std::vector<uint32_t> packColumns(const int32_t *sums, const float *scales,
                                            const float *bias, int64_t n, Int8Isa isa,
-                                           bool wordPairs);
+                                           bool wordPairs,
+                                           const int32_t *weightZeroPoints = nullptr);
+  /// Words of a row of the row block: 2, or 4 with u8 weights.
+  static int64_t rowBlockWords(bool u8Weights) { return u8Weights ? 4 : 2; }
   /// Whether the per-row zero-point compensation is one `vpdpwssd` of the
   /// row's (zp, 128 zp) word pair with the column's pair (the zmm epilogue
   /// of AVX-512 VNNI and AMX, per-row activations): -zp sum exactly, as

@@ -66,6 +66,8 @@ public:
     add(rbx, rdx);
     mov(rcx, ptr[rdi + 16]); // row block
     lea(rcx, ptr[rcx + r10 * 8]);
+    if (c.rowSums) // 16-byte rows
+      lea(rcx, ptr[rcx + r10 * 8]);
     if (tail) {
       if constexpr (kAvx512) {
         mov(edx, (1u << tail) - 1);
@@ -80,7 +82,7 @@ public:
     auto advance = [&](Label &loop) {
       add(rax, c.k * 4);
       add(rbx, c.lda);
-      add(rcx, 8);
+      add(rcx, c.rowSums ? 16 : 8);
       dec(r9);
       jnz(loop, T_NEAR);
     };
@@ -634,7 +636,7 @@ private:
         }
       }
     }
-    if constexpr (kAvx512)
+    if constexpr (kAvx512) {
       for (int64_t b = c.k; b < c.lda;) {
         if (c.lda - b >= 16) { // AMX rows pad K to 64
           vmovdqu(ptr[rbx + b], Xmm(zero.getIdx()));
@@ -644,6 +646,45 @@ private:
           ++b;
         }
       }
+      if (c.rowSums)
+        storeRowSum();
+    }
+  }
+
+  /// The sum S of the u8 row just written at rbx (its padding is 0), read
+  /// back 64 bytes at a time (vpsadbw against 0: eight 8-byte sums), into
+  /// the row block at rcx as the word pair (S mod 128, S / 128) and a 0.
+  void storeRowSum() {
+    if constexpr (kAvx512) {
+      Zmm sum = Zmm(30), bytes = Zmm(31);
+      vpxord(sum, sum, sum);
+      const int64_t full64 = c.lda / 64, rest = c.lda % 64;
+      for (int64_t i = 0; i < full64; ++i) {
+        vpsadbw(bytes, Zmm(zero.getIdx()), ptr[rbx + i * 64]);
+        vpaddq(sum, sum, bytes);
+      }
+      if (rest) {
+        mov(rdx, (uint64_t(1) << rest) - 1);
+        kmovq(k2, rdx);
+        vmovdqu8(bytes | k2 | T_z, ptr[rbx + full64 * 64]);
+        vpsadbw(bytes, bytes, Zmm(zero.getIdx()));
+        vpaddq(sum, sum, bytes);
+      }
+      vextracti64x4(Ymm(bytes.getIdx()), sum, 1);
+      vpaddq(Ymm(sum.getIdx()), Ymm(sum.getIdx()), Ymm(bytes.getIdx()));
+      vextracti32x4(Xmm(bytes.getIdx()), Ymm(sum.getIdx()), 1);
+      vpaddq(Xmm(sum.getIdx()), Xmm(sum.getIdx()), Xmm(bytes.getIdx()));
+      vpshufd(Xmm(bytes.getIdx()), Xmm(sum.getIdx()), 0x4e);
+      vpaddq(Xmm(sum.getIdx()), Xmm(sum.getIdx()), Xmm(bytes.getIdx()));
+      vmovq(rdx, Xmm(sum.getIdx()));
+      mov(r11, rdx);
+      and_(edx, 127);
+      shr(r11, 7);
+      shl(r11, 16);
+      or_(rdx, r11);
+      mov(dword[rcx + 8], edx);
+      mov(dword[rcx + 12], 0);
+    }
   }
 };
 
@@ -659,6 +700,8 @@ std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig
     return nullptr; // AVX-512 only
   if (config.dequantized && (config.fixed || config.channels))
     return nullptr; // a run-time grid, rows
+  if (config.rowSums && (config.channels || config.dequantized || !zmm))
+    return nullptr; // the row form's u8 rows
   return generatedFor<QuantizeRowsGenerator>(zmm ? Isa::Avx512 : Isa::Avx2, config);
 }
 

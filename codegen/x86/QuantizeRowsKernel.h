@@ -72,6 +72,10 @@ struct QuantizeRowsConfig {
   /// Row form, dynamic per tensor from partial ranges: x rounded to the
   /// grid, in f32, instead of codes (see above). AVX-512 only.
   bool dequantized = false;
+  /// Row form, u8 rows (AVX-512): the row block is [M][4] words, (zero
+  /// point, scale, (S mod 128) | (S / 128) << 16, 0) with S the sum of the
+  /// row's codes: the int8 GEMM's u8-weight term (Int8GemmConfig::u8Weights).
+  bool rowSums = false;
 };
 
 struct QuantizeRowsKernel {

@@ -593,6 +593,7 @@ struct SkipRequantizedInput : OpRewritePattern<QuantizedLinearOp> {
 };
 
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
+  using FuseLinearBase::FuseLinearBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DynamicQuantizedMatMulToLinear>(&getContext(), u8Weights);

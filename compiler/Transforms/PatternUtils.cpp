@@ -268,8 +268,23 @@ FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value 
                                                       scales, SmallVector<int64_t>(n, 0), dim,
                                                       -128, 127);
   }
+  Value storage = wq;
+  if (!wqz->zeroPoints.empty()) {
+    // quant.scast takes signless storage: the same bytes as i8.
+    ElementsAttr attr;
+    matchPattern(wq, m_Constant(&attr));
+    llvm::Expected<Tensor> codes = tensorFromAttr(attr);
+    if (!codes) {
+      llvm::consumeError(codes.takeError());
+      return failure();
+    }
+    std::vector<int8_t> bytes(codes->as<uint8_t>(), codes->as<uint8_t>() + codes->numElements());
+    ElementsAttr signless = attrFromTensor(
+        cantFail(Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), bytes)), ctx, "weight");
+    storage = ConstantOp::create(rewriter, loc, signless.getType(), signless);
+  }
   return quant::StorageCastOp::create(rewriter, loc,
-                                      RankedTensorType::get(wType.getShape(), element), wq)
+                                      RankedTensorType::get(wType.getShape(), element), storage)
       .getResult();
 }
 

@@ -201,9 +201,9 @@ def test_imported_quantize_dynamic_layer_matches_onnxruntime(nunc, tmp_path, per
     onnxruntime's numbers: the same u8 activations and s32 sums, the same
     scale product; bit-identical here, and the bar is one quantization unit
     (x_scale * w_scale). u8 weights (QUInt8, with zero points, which
-    vpdpbusd cannot take) run the f32 GEMM on the dequantized activations
-    (one dynamic_fake_quantize kernel: range pass, rounding) and weights:
-    the same products, summed in f32, not generic integer loops."""
+    vpdpbusd multiplies as s8) run on the int8 kernel too: the codes minus
+    128, and (128 - zw) times each row's sum of u8 codes added in the
+    epilogue, the same integer sums."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
     import onnxruntime as ort
     one_layer_model(str(tmp_path / "f32.onnx"), 64, 387, 129, 3)  # K, N not multiples of 4/48
@@ -215,8 +215,8 @@ def test_imported_quantize_dynamic_layer_matches_onnxruntime(nunc, tmp_path, per
     if weight == "QInt8":
         assert kernels == ["gemm.int8.avx512vnni[64x129x387, dynamic tensor] +bias"], kernels
     else:
-        assert kernels == ["dynamic_fake_quantize.avx512[64x387]",
-                           "gemm.avx512[64x129x387] +bias"], kernels
+        assert kernels == ["gemm.int8.avx512vnni[64x129x387, dynamic tensor, u8 weights] +bias"], \
+            kernels
     exe, man = harness.build(str(tmp_path / "out"))
     x = (np.random.default_rng(4).standard_normal((64, 387)) * 2).astype(np.float32)
     outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
@@ -273,21 +273,30 @@ def test_imported_quantize_dynamic_minilm(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path):
-    """quantize_dynamic with u8 weights (QUInt8: zero points, which vpdpbusd
-    cannot take) runs its GEMMs on the f32 kernel over the dequantized
-    values, Q, K and V as one GEMM, instead of generic MatMulInteger loops
-    (~45x slower). Tracks onnxruntime's int8 output and fp32."""
+@pytest.mark.parametrize("target", ["x86_64-avx512vnni", "x86_64-avx2"])
+def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path, target):
+    """quantize_dynamic with u8 weights (QUInt8: zero points). On AVX-512
+    VNNI its 36 GEMMs run on the int8 kernel: the codes minus 128 as s8
+    weights, the row sums of the u8 activations times (128 - zw) added in
+    the epilogue, MatMulInteger's integer sums exactly. The AVX2 target,
+    whose int8 GEMM does not take them, runs f32 GEMMs over the dequantized
+    values, Q, K and V as one GEMM (24), not generic MatMulInteger loops
+    (~45x slower). Both track onnxruntime's int8 output and fp32."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
     src = os.path.join(models, "minilm.onnx")
     q = str(tmp_path / "minilm_u8.onnx")
     quantize_dynamic(src, q, weight_type=QuantType.QUInt8)
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 32), "-o",
-         tmp_path / "out")
+    nunc("compile", q, "--target", target, *pins("minilm", 1, 32), "-o", tmp_path / "out")
     kernels = json.loads((tmp_path / "out" / "minilm_u8.json").read_text())["kernels"]
     assert not any(k["op"] == "nunc.matmul_integer" for k in kernels), kernels
-    linear = [k["kernel"] for k in kernels if k["op"] == "nunc.linear"]
-    assert len(linear) == 24 and all(k.startswith("gemm.avx512") for k in linear), linear
+    if target == "x86_64-avx512vnni":
+        linear = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_linear"]
+        assert len(linear) == 36 and all(
+            k.startswith("gemm.int8.avx512vnni[") and "dynamic tensor, u8 weights" in k
+            for k in linear), linear
+    else:
+        linear = [k["kernel"] for k in kernels if k["op"] == "nunc.linear"]
+        assert len(linear) == 24 and all(k.startswith("gemm.avx2") for k in linear), linear
     assert_minilm_tracks(models, tmp_path, q, random_inputs("minilm", 1, 32, 7), 0.9995)
 
 
@@ -329,11 +338,12 @@ def test_imported_quantize_dynamic_cnn(nunc, models, tmp_path, weight, model):
                  if k["op"] in ("nunc.conv", "nunc.fused_conv")]
         assert len(convs) == {"resnet": 16, "mobilenet": 25}[model], convs
         assert all(k.startswith(("conv.", "depthwise_conv.")) for k in convs), convs
-        # One per conv input and the classifier's (ResNet's 3 downsample
-        # convs share their block's); ResNet's first block reads the max
-        # pool's result and range, MobileNet's 8 projections a depthwise
-        # kernel's.
-        assert len(rounded) == {"resnet": 14, "mobilenet": 26}[model], rounded
+        # One per conv input (ResNet's 3 downsample convs share their
+        # block's; the classifier is an int8 GEMM with u8 weights); ResNet's
+        # first block reads the max pool's result and range, MobileNet's 8
+        # projections a depthwise kernel's.
+        assert len(rounded) == {"resnet": 13, "mobilenet": 25}[model], rounded
+        assert any("u8 weights" in k for k in kernels), kernels
         produced = [k for k in rounded if k.endswith("producer's range")]
         assert len(produced) == {"resnet": 1, "mobilenet": 8}[model], rounded
         assert not any(o == "nunc.batch_norm" for o in ops), ops

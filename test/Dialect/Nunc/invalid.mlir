@@ -1055,8 +1055,26 @@ func.func @dynamic_quantize_linear_scale_rank(%x: tensor<2x3xf32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @quantized_linear_float_weight(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) {
-  // expected-error @+1 {{weight must hold !quant.uniform<i8:f32...>, not 'f32'}}
+  // expected-error @+1 {{weight must hold !quant.uniform<i8:f32...> or !quant.uniform<u8:f32...>, not 'f32'}}
   %0 = nunc.quantized_linear %x, %w : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return
+}
+
+// -----
+
+// u8 weights with zero points need dynamic activations (the row quantizer
+// supplies the rows' code sums).
+func.func @quantized_linear_u8_weight_static(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<u8:f32, 0.5:3>>) {
+  // expected-error @+1 {{weight must hold !quant.uniform<i8:f32...>, not '!quant.uniform<u8:f32, 5.000000e-01:3>'}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.25:10>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<u8:f32, 0.5:3>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_u8_weight_rows_axis(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<u8:f32:0, {0.5:1, 0.25:2, 1.0:3}>>) {
+  // expected-error @+1 {{a per-axis weight must be quantized along dim 1 (its columns) with zero points in [0, 255]}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "dynamic_per_tensor"} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<u8:f32:0, {0.5:1, 0.25:2, 1.0:3}>> -> tensor<2x2xf32>
   return
 }
 
