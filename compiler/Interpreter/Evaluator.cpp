@@ -327,7 +327,16 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(linear(get(o.getInput()), get(o.getWeight()), opt(o.getBias()),
                           opt(o.getResidual()), activationOf(o)));
       })
-      .Case([&](quant::StorageCastOp o) { return one(get(o.getInput())); })
+      .Case([&](quant::StorageCastOp o) -> Expected<Results> {
+        // u8 storage arrives as the signless i8 quant.scast takes: the
+        // same bytes.
+        const Tensor &in = get(o.getInput());
+        auto q = dyn_cast<quant::QuantizedType>(getElementTypeOrSelf(o.getType()));
+        if (q && !q.isSigned() && q.getStorageTypeIntegralWidth() == 8 &&
+            in.dtype() == DType::I8)
+          return one(Tensor::copyOf(DType::U8, in.shape(), in.raw()));
+        return one(in);
+      })
       .Case([&](QuantizedLinearOp o) -> Expected<Results> {
         Expected<SmallVector<float>> scales = weightScales(o.getWeight());
         if (!scales)

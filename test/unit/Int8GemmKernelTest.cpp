@@ -785,6 +785,117 @@ TEST_P(Int8GemmKernelTest, QuantizeRowsRoundsAsDivision) {
 
 /// AVX-VNNI kernels must use the VEX `vpdpbusd` (Alder Lake-class CPUs have
 /// no EVEX); the test hook switches to EVEX.
+/// u8 weights with zero points (Int8GemmConfig::u8Weights): the row
+/// quantizer writes each row's code sum beside its (zero point, scale), the
+/// GEMM multiplies by the codes minus 128 and adds (128 - zw) times that
+/// sum. Against sum (a - za)(w - zw) in integers and the epilogue's float
+/// operations: bit for bit. Zero points 0, 255 and per column; the extreme
+/// sums (codes 255 times weights 0 with zero point 255, over K = 3072).
+/// The zmm epilogue's only (AVX-512 VNNI, AMX; the other targets keep f32
+/// GEMMs for such weights).
+TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
+  if (!hostHasAvx512Vnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  for (Int8Isa isa : {Int8Isa::Avx512Vnni, Int8Isa::Amx}) {
+    SCOPED_TRACE(isaName(isa));
+    ASSERT_TRUE(hostRuns(isa));
+    std::mt19937 rng(71);
+    struct Case {
+      int64_t m, n, k;
+      int zeroPoints; // 0: all 0, 1: all 255, 2: random per column
+      bool extremes;
+    };
+    std::vector<Case> cases;
+    for (int64_t m : {1, 4, 17, 128})
+      for (int64_t n : {1, 47, 129})
+        for (int64_t k : {1, 7, 129, 384})
+          cases.push_back({m, n, k, static_cast<int>((m + n + k) % 3), false});
+    cases.push_back({17, 49, 3072, 1, true});
+    cases.push_back({4, 48, 3072, 0, true});
+    for (const Case &cs : cases) {
+      SCOPED_TRACE("M " + std::to_string(cs.m) + " N " + std::to_string(cs.n) + " K " +
+                   std::to_string(cs.k) + " zero points " + std::to_string(cs.zeroPoints) +
+                   (cs.extremes ? " extremes" : ""));
+      int64_t lda = Int8GemmKernel::rowBytes(cs.k, isa);
+      std::vector<float> x(cs.m * cs.k);
+      std::uniform_real_distribution<float> dist(-3.f, 5.f);
+      for (float &v : x)
+        v = cs.extremes ? 2.5f : dist(rng); // all equal and positive: every code 255
+      QuantizeRowsConfig qc{cs.m, cs.k, lda, /*perTensor=*/true};
+      qc.isa = isa;
+      qc.rowSums = true;
+      std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
+      ASSERT_TRUE(quantizer);
+      std::vector<uint8_t> a(cs.m * lda);
+      std::vector<uint32_t> rows(cs.m * 4, 0xdeadbeef);
+      const void *qargs[] = {x.data(), a.data(), rows.data()};
+      for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(qc); ++t)
+        ASSERT_EQ(quantizer->function()(qargs, t, t), 0);
+      for (int64_t i = 0; i < cs.m; ++i) {
+        int64_t sum = 0;
+        for (int64_t kk = 0; kk < cs.k; ++kk)
+          sum += a[i * lda + kk];
+        if (cs.extremes)
+          ASSERT_EQ(sum, 255 * cs.k);
+        ASSERT_EQ(rows[4 * i + 2], static_cast<uint32_t>(sum % 128 | (sum / 128) << 16))
+            << "row " << i << "'s code sum";
+        ASSERT_EQ(rows[4 * i + 3], 0u);
+      }
+
+      std::vector<uint8_t> w(cs.k * cs.n);
+      for (uint8_t &v : w)
+        v = cs.extremes ? (cs.zeroPoints == 1 ? 0 : 255) : static_cast<uint8_t>(rng() % 256);
+      std::vector<int32_t> zw(cs.n);
+      for (int32_t &z : zw)
+        z = cs.zeroPoints == 0 ? 0 : cs.zeroPoints == 1 ? 255 : static_cast<int32_t>(rng() % 256);
+      std::vector<float> wScale(cs.n), bias(cs.n);
+      std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
+      for (int64_t j = 0; j < cs.n; ++j) {
+        wScale[j] = unit(rng);
+        bias[j] = sym(rng);
+      }
+      std::vector<int8_t> shifted(w.size());
+      std::vector<int32_t> sums(cs.n, 0);
+      for (int64_t i = 0; i < cs.k * cs.n; ++i) {
+        shifted[i] = static_cast<int8_t>(w[i] - 128);
+        sums[i % cs.n] += w[i] - zw[i % cs.n];
+      }
+      std::vector<int8_t> packed = Int8GemmKernel::packWeights(shifted.data(), cs.k, cs.n, isa);
+      std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
+          sums.data(), wScale.data(), bias.data(), cs.n, isa, true, zw.data());
+      Int8GemmConfig cfg;
+      cfg.m = cs.m;
+      cfg.n = cs.n;
+      cfg.k = cs.k;
+      cfg.lda = lda;
+      cfg.ldc = cfg.ldr = cs.n;
+      cfg.perRowA = true;
+      cfg.u8Weights = true;
+      cfg.bias = true;
+      cfg.isa = isa;
+      std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+      ASSERT_TRUE(kernel);
+      std::vector<float> out(cs.m * cs.n + 1, -777.f);
+      const void *args[] = {a.data(),    packed.data(), columns.data(),
+                            rows.data(), nullptr,       out.data()};
+      for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
+        ASSERT_EQ(kernel->function()(args, t, t), 0);
+      EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+      for (int64_t i = 0; i < cs.m; ++i) {
+        auto [za, scale] =
+            rowParameters(std::vector<uint32_t>(rows.begin() + 4 * i, rows.begin() + 4 * i + 2), 0);
+        for (int64_t j = 0; j < cs.n; ++j) {
+          int64_t acc = 0;
+          for (int64_t kk = 0; kk < cs.k; ++kk)
+            acc += (int64_t(a[i * lda + kk]) - za) * (int64_t(w[kk * cs.n + j]) - zw[j]);
+          float want = static_cast<float>(acc) * (scale * wScale[j]) + bias[j];
+          ASSERT_EQ(out[i * cs.n + j], want) << "at " << i << ", " << j << " (sum " << acc << ")";
+        }
+      }
+    }
+  }
+}
+
 TEST(Int8GemmKernelEncodingTest, AvxVnniUsesTheVexDotProduct) {
   auto count = [](bool evex) {
     Int8GemmConfig cfg;
