@@ -302,18 +302,7 @@ private:
     };
     Label rowLoop;
     L(rowLoop);
-    xor_(r10d, r10d);
-    if (full) {
-      Label loop;
-      mov(r11, full);
-      L(loop);
-      chunk(false);
-      add(r10, kLanes * 4);
-      dec(r11);
-      jnz(loop, T_NEAR);
-    }
-    if (tail)
-      chunk(true);
+    forEachChunk(chunk, /*byteOffsets=*/false);
     add(rax, c.k * 4);
     add(rbx, c.k * 4);
     dec(r9);
@@ -441,15 +430,24 @@ private:
       else
         vmovdqu32(ptr[rbx + r10], channel(0));
     };
+    forEachChunk(chunk, /*byteOffsets=*/true);
+  }
+
+  /// chunk(masked) for each whole vector of a row, then (masked) for its
+  /// tail: r10 walks the row's floats in bytes, r12 (with `byteOffsets`)
+  /// one byte per element; r11 counts.
+  template <typename Chunk> void forEachChunk(Chunk chunk, bool byteOffsets) {
     xor_(r10d, r10d);
-    xor_(r12d, r12d);
+    if (byteOffsets)
+      xor_(r12d, r12d);
     if (full) {
       Label loop;
       mov(r11, full);
       L(loop);
       chunk(false);
       add(r10, kLanes * 4);
-      add(r12, kLanes);
+      if (byteOffsets)
+        add(r12, kLanes);
       dec(r11);
       jnz(loop, T_NEAR);
     }
