@@ -209,9 +209,9 @@ static std::optional<WeightQuantization> weightScales(Value wq, Value scale, Val
       llvm::consumeError(z.takeError());
       return std::nullopt;
     }
-    // u8: one zero point, or one per index of the scales' axis.
-    if (u8 && z->numElements() != 1 &&
-        !(z->rank() == 1 && z->numElements() == n && ws->size() != 1))
+    // u8: one zero point, or one per index of the layout's axis (along
+    // which per-index scales apply too; either may be one for all).
+    if (u8 && z->numElements() != 1 && !(z->rank() == 1 && z->numElements() == n))
       return std::nullopt;
     for (int64_t i = 0; i < z->numElements(); ++i) {
       if (!u8 && z->getInt(i) != 0)

@@ -1,8 +1,9 @@
 // quantize_dynamic's MatMul with u8 weights (weight_type QUInt8) on a
 // target whose int8 GEMM takes them (`u8-weights`): quantized_linear with
 // the codes as a !quant.uniform<u8...> weight (its bytes as signless i8, as
-// quant.scast takes them) and their zero points, per column (y) or per
-// tensor (z). The products are MatMulInteger's integer sums and the scale
+// quant.scast takes them) and their zero points, per column (y), per
+// tensor (z), or per column with one scale (u: per axis, the scale
+// repeated). The products are MatMulInteger's integer sums and the scale
 // product is rounded once, as the Mul of the original computes it: the
 // reference evaluator gives the same outputs before and after, bit for bit,
 // and so does the compiled library (the AVX-512 VNNI kernel adds (128 - zw)
@@ -20,12 +21,14 @@
 // CHECK-DAG: %[[V:.*]] = quant.scast %{{.*}} : tensor<19x3xi8> to tensor<19x3x!quant.uniform<u8:f32, 3.125000e-02:77>>
 // CHECK-DAG: nunc.quantized_linear %arg0, %[[W]] {activation_quantization = "dynamic_per_tensor"}
 // CHECK-DAG: nunc.quantized_linear %arg0, %[[V]] {activation_quantization = "dynamic_per_tensor"}
+// CHECK-DAG: %[[U:.*]] = quant.scast %{{.*}} : tensor<19x3xi8> to tensor<19x3x!quant.uniform<u8:f32:1, {3.125000e-02:1,3.125000e-02:128,3.125000e-02:254}>>
+// CHECK-DAG: nunc.quantized_linear %arg0, %[[U]] {activation_quantization = "dynamic_per_tensor"}
 // CHECK-NOT: matmul_integer
 
 // Without the option: f32 MatMuls of the dequantized values.
-// F32-COUNT-2: nunc.matmul
+// F32-COUNT-3: nunc.matmul
 // F32-NOT: quantized_linear
-func.func @main(%x: tensor<7x19xf32> {nunc.name = "x"}) -> (tensor<7x5xf32> {nunc.name = "y"}, tensor<7x3xf32> {nunc.name = "z"}) {
+func.func @main(%x: tensor<7x19xf32> {nunc.name = "x"}) -> (tensor<7x5xf32> {nunc.name = "y"}, tensor<7x3xf32> {nunc.name = "z"}, tensor<7x3xf32> {nunc.name = "u"}) {
   %w = nunc.constant dense<[[255, 255, 255, 255, 255], [0, 0, 0, 0, 0], [71, 98, 146, 104, 33], [11, 0, 12, 38, 255], [48, 167, 192, 60, 72], [111, 67, 249, 45, 229], [204, 216, 29, 100, 160], [126, 170, 173, 169, 15], [245, 142, 231, 69, 92], [225, 47, 16, 95, 173], [31, 222, 87, 58, 139], [229, 226, 223, 78, 4], [199, 181, 197, 0, 9], [128, 85, 111, 238, 52], [135, 83, 75, 206, 39], [81, 30, 38, 71, 178], [148, 114, 43, 204, 204], [60, 15, 81, 37, 204], [133, 129, 74, 129, 247]]> : tensor<19x5xui8>
   %wzp = nunc.constant dense<[120, 131, 0, 255, 7]> : tensor<5xui8>
   %ws = nunc.constant dense<[0.25, 0.5, 0.125, 0.0625, 2.0]> : tensor<5xf32>
@@ -41,5 +44,9 @@ func.func @main(%x: tensor<7x19xf32> {nunc.name = "x"}) -> (tensor<7x5xf32> {nun
   %acc2 = nunc.matmul_integer %q, %v a_zero_point %zp : tensor<ui8> b_zero_point %vzp : tensor<ui8> : tensor<7x19xui8>, tensor<19x3xui8> -> tensor<7x3xi32>
   %f2 = nunc.cast %acc2 {to = f32} : tensor<7x3xi32> -> tensor<7x3xf32>
   %z = nunc.mul %f2, %vscale : (tensor<7x3xf32>, tensor<f32>) -> tensor<7x3xf32>
-  return %y, %z : tensor<7x5xf32>, tensor<7x3xf32>
+  %uzp = nunc.constant dense<[1, 128, 254]> : tensor<3xui8>
+  %acc3 = nunc.matmul_integer %q, %v a_zero_point %zp : tensor<ui8> b_zero_point %uzp : tensor<3xui8> : tensor<7x19xui8>, tensor<19x3xui8> -> tensor<7x3xi32>
+  %f3 = nunc.cast %acc3 {to = f32} : tensor<7x3xi32> -> tensor<7x3xf32>
+  %u = nunc.mul %f3, %vscale : (tensor<7x3xf32>, tensor<f32>) -> tensor<7x3xf32>
+  return %y, %z, %u : tensor<7x5xf32>, tensor<7x3xf32>, tensor<7x3xf32>
 }

@@ -835,8 +835,9 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
         int64_t sum = 0;
         for (int64_t kk = 0; kk < cs.k; ++kk)
           sum += a[i * lda + kk];
-        if (cs.extremes)
+        if (cs.extremes) {
           ASSERT_EQ(sum, 255 * cs.k);
+        }
         ASSERT_EQ(rows[4 * i + 2], static_cast<uint32_t>(sum % 128 | (sum / 128) << 16))
             << "row " << i << "'s code sum";
         ASSERT_EQ(rows[4 * i + 3], 0u);
