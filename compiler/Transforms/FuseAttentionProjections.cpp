@@ -31,12 +31,14 @@ struct Projection {
   Operation *op;
   int64_t n = 0;
   SmallVector<float> weight, bias; // linear
-  Tensor weightI8;                 // quantized_linear: the s8 storage
+  Tensor weightI8;                 // quantized_linear: the 8-bit storage
   SmallVector<double> scales;      // quantized_linear: one per column
+  SmallVector<int64_t> zeroPoints; // quantized_linear: one per column (u8)
 };
 
-/// The s8 weight of a quantized_linear: its storage and one scale per output
-/// column (a per-tensor scale repeated). Fails for other forms.
+/// The s8 weight of a quantized_linear (zero points 0), or a u8 one with
+/// zero points: its storage and one scale and zero point per output column
+/// (per-tensor ones repeated). Fails for other forms.
 LogicalResult readQuantizedWeight(Value weight, Projection &p, int64_t &qmin, int64_t &qmax) {
   auto scast = weight.getDefiningOp<quant::StorageCastOp>();
   if (!scast)
@@ -52,17 +54,22 @@ LogicalResult readQuantizedWeight(Value weight, Projection &p, int64_t &qmin, in
   if (storage->dtype() != DType::I8)
     return failure();
   Type element = cast<ShapedType>(scast.getType()).getElementType();
+  // u8 storage and zero points: the qmin / qmax comparison keeps the three
+  // of one kind.
   if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
     if (perAxis.getQuantizedDimension() != 1 ||
-        llvm::any_of(perAxis.getZeroPoints(), [](int64_t z) { return z != 0; }))
+        (perAxis.isSigned() &&
+         llvm::any_of(perAxis.getZeroPoints(), [](int64_t z) { return z != 0; })))
       return failure();
     p.scales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
+    p.zeroPoints.assign(perAxis.getZeroPoints().begin(), perAxis.getZeroPoints().end());
     qmin = perAxis.getStorageTypeMin();
     qmax = perAxis.getStorageTypeMax();
   } else if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(element)) {
-    if (perTensor.getZeroPoint() != 0)
+    if (perTensor.isSigned() && perTensor.getZeroPoint() != 0)
       return failure();
     p.scales.assign(p.n, perTensor.getScale());
+    p.zeroPoints.assign(p.n, perTensor.getZeroPoint());
     qmin = perTensor.getStorageTypeMin();
     qmax = perTensor.getStorageTypeMax();
   } else {
@@ -153,12 +160,14 @@ struct ProjectionsIntoOneGemm : OpRewritePattern<AttentionOp> {
     if (quantized) {
       SmallVector<int8_t> w(k * total);
       SmallVector<double> scales;
+      SmallVector<int64_t> zeroPoints;
       for (auto [i, p] : llvm::enumerate(projections)) {
         const int8_t *from = p.weightI8.as<int8_t>();
         for (int64_t row = 0; row < k; ++row)
           std::copy(from + row * width, from + (row + 1) * width,
                     w.begin() + row * total + i * width);
         scales.append(p.scales);
+        zeroPoints.append(p.zeroPoints);
       }
       MLIRContext *ctx = rewriter.getContext();
       Type i8 = IntegerType::get(ctx, 8);
@@ -166,8 +175,8 @@ struct ProjectionsIntoOneGemm : OpRewritePattern<AttentionOp> {
           cantFail(Tensor::fromValues<int8_t>(DType::I8, {k, total}, w)), ctx, "qkv_weight");
       Value storage = ConstantOp::create(rewriter, loc, attr.getType(), attr);
       auto element = quant::UniformQuantizedPerAxisType::get(
-          quant::QuantizationFlags::Signed, i8, rewriter.getF32Type(), scales,
-          SmallVector<int64_t>(total, 0), /*quantizedDimension=*/1, qmin, qmax);
+          qmin < 0 ? quant::QuantizationFlags::Signed : 0, i8, rewriter.getF32Type(), scales,
+          zeroPoints, /*quantizedDimension=*/1, qmin, qmax);
       weight = quant::StorageCastOp::create(rewriter, loc,
                                             RankedTensorType::get({k, total}, element), storage);
     } else {

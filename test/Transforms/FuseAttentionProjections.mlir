@@ -51,6 +51,46 @@ func.func @quantized(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
 
 // -----
 
+// u8 weights with zero points (quantize_dynamic QUInt8): the bytes side by
+// side, scales and zero points concatenated (per-tensor ones repeated).
+// CHECK-LABEL: func.func @quantized_u8(
+// CHECK: %[[W:.*]] = quant.scast %{{.*}} : tensor<2x6xi8> to tensor<2x6x!quant.uniform<u8:f32:1, {5.000000e-01:3,2.500000e-01:200,1.250000e-01:128,1.250000e-01:128,6.250000e-02,1.000000e+00:255}>>
+// CHECK-NEXT: %[[QKV:.*]] = nunc.quantized_linear %arg0, %[[W]] {activation_quantization = "dynamic_per_tensor"}
+// CHECK-NEXT: nunc.attention %[[QKV]], %[[QKV]], %[[QKV]] {input_offsets = array<i64: 0, 2, 4>
+// CHECK-NOT: nunc.quantized_linear
+func.func @quantized_u8(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %iq = nunc.constant dense<[[1, -2], [3, 4]]> : tensor<2x2xi8>
+  %ik = nunc.constant dense<[[5, 6], [-7, 8]]> : tensor<2x2xi8>
+  %iv = nunc.constant dense<[[9, 10], [11, -12]]> : tensor<2x2xi8>
+  %wq = quant.scast %iq : tensor<2x2xi8> to tensor<2x2x!quant.uniform<u8:f32:1, {0.5:3, 0.25:200}>>
+  %wk = quant.scast %ik : tensor<2x2xi8> to tensor<2x2x!quant.uniform<u8:f32, 0.125:128>>
+  %wv = quant.scast %iv : tensor<2x2xi8> to tensor<2x2x!quant.uniform<u8:f32:1, {0.0625, 1.0:255}>>
+  %q = nunc.quantized_linear %x, %wq {activation_quantization = "dynamic_per_tensor"} : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<u8:f32:1, {0.5:3, 0.25:200}>> -> tensor<1x3x2xf32>
+  %k = nunc.quantized_linear %x, %wk {activation_quantization = "dynamic_per_tensor"} : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<u8:f32, 0.125:128>> -> tensor<1x3x2xf32>
+  %v = nunc.quantized_linear %x, %wv {activation_quantization = "dynamic_per_tensor"} : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<u8:f32:1, {0.0625, 1.0:255}>> -> tensor<1x3x2xf32>
+  %a = nunc.attention %q, %k, %v {num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x2xf32>, tensor<1x3x2xf32>, tensor<1x3x2xf32> -> tensor<1x3x2xf32>
+  return %a : tensor<1x3x2xf32>
+}
+
+// -----
+
+// s8 and u8 projections do not mix.
+// CHECK-LABEL: func.func @mixed_signedness(
+// CHECK-COUNT-3: nunc.quantized_linear
+// CHECK-NOT: input_offsets
+func.func @mixed_signedness(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %i = nunc.constant dense<[[1, -2], [3, 4]]> : tensor<2x2xi8>
+  %ws = quant.scast %i : tensor<2x2xi8> to tensor<2x2x!quant.uniform<i8:f32, 0.5>>
+  %wu = quant.scast %i : tensor<2x2xi8> to tensor<2x2x!quant.uniform<u8:f32, 0.5>>
+  %q = nunc.quantized_linear %x, %ws {activation_quantization = "dynamic_per_tensor"} : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<i8:f32, 0.5>> -> tensor<1x3x2xf32>
+  %k = nunc.quantized_linear %x, %wu {activation_quantization = "dynamic_per_tensor"} : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<u8:f32, 0.5>> -> tensor<1x3x2xf32>
+  %v = nunc.quantized_linear %x, %ws {activation_quantization = "dynamic_per_tensor"} : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<i8:f32, 0.5>> -> tensor<1x3x2xf32>
+  %a = nunc.attention %q, %k, %v {num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x2xf32>, tensor<1x3x2xf32>, tensor<1x3x2xf32> -> tensor<1x3x2xf32>
+  return %a : tensor<1x3x2xf32>
+}
+
+// -----
+
 // Left alone: K and V from another input (cross-attention), projections
 // with different activations, a projection with a second use, and a
 // projection with a residual.

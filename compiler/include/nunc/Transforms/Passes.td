@@ -326,7 +326,8 @@ def FuseAttentionProjections : Pass<"nunc-fuse-attention-projections", "func::Fu
     input, constant weights of E columns, and the same attributes (bias in
     all or none, no residual, the same activation and quantization), the
     three become one op with the weights side by side ([K, 3E], Q, K, V;
-    per-column s8 scales concatenated, a per-tensor scale repeated) and the
+    per-column scales, and the zero points of u8 weights, concatenated, a
+    per-tensor one repeated; s8 and u8 weights do not mix) and the
     biases likewise, and the attention reads its heads from that result
     (`input_offsets = [0, E, 2E]`, `input_width = E`). The input is then
     quantized once instead of three times, and the GEMM has N = 3E.
