@@ -671,7 +671,7 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   // u8 weights: dynamic activations on a GEMM that takes them.
   if (!l.weightZeroPoints.empty() &&
       (l.u8Input || op.getActivationQuantization() == "static" ||
-       !(isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx) || l.k >= 16384))
+       !x86::Int8GemmKernel::takesU8Weights(isa, l.k)))
     return std::nullopt;
   return l;
 }

@@ -25,7 +25,7 @@ std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const flo
                                                   bool wordPairs,
                                                   const int32_t *weightZeroPoints) {
   int64_t nr = panelWidth(isa);
-  const int64_t rowsPerPanel = weightZeroPoints ? 4 : 3;
+  const int64_t rowsPerPanel = columnBlockRows(weightZeroPoints != nullptr);
   std::vector<uint32_t> out(numPanels(n, isa) * rowsPerPanel * nr, 0);
   for (int64_t j = 0; j < n; ++j) {
     int64_t base = j / nr * rowsPerPanel * nr + j % nr;
@@ -197,7 +197,7 @@ public:
       mov(rsi, ptr[rdi + 24]); // row block
       imul(r14, r13, kp * nr); // W panel: kp/g groups of nr x g bytes
       add(rbx, r14);
-      imul(r14, r13, (c.u8Weights ? 4 : 3) * nr * 4);
+      imul(r14, r13, Int8GemmKernel::columnBlockRows(c.u8Weights) * nr * 4);
       add(rdx, r14);
       imul(r14, r13, nr * 4);
       add(r12, r14);
@@ -1035,7 +1035,7 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
   if (config.u8Weights &&
-      (config.convolution || config.k >= 16384 ||
+      (config.convolution || !Int8GemmKernel::takesU8Weights(config.isa, config.k) ||
        !Int8GemmKernel::compensatesWithWordPairs(config.isa, config.perRowA, config.k)))
     return nullptr; // u8 weights: the linear form's word-pair epilogue
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);

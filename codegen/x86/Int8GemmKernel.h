@@ -173,6 +173,13 @@ struct Int8GemmKernel {
                                            const int32_t *weightZeroPoints = nullptr);
   /// Words of a row of the row block: 2, or 4 with u8 weights.
   static int64_t rowBlockWords(bool u8Weights) { return u8Weights ? 4 : 2; }
+  /// Rows of NR words of a panel's column block: 3, or 4 with u8 weights.
+  static int64_t columnBlockRows(bool u8Weights) { return u8Weights ? 4 : 3; }
+  /// Whether the GEMM takes u8 weights with zero points (u8Weights): the
+  /// zmm epilogue's word pairs, K < 2^14 so that S / 128 fits a word.
+  static bool takesU8Weights(Int8Isa isa, int64_t k) {
+    return (isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx) && k < 16384;
+  }
   /// Whether the per-row zero-point compensation is one `vpdpwssd` of the
   /// row's (zp, 128 zp) word pair with the column's pair (the zmm epilogue
   /// of AVX-512 VNNI and AMX, per-row activations): -zp sum exactly, as

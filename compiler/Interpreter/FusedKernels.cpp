@@ -102,9 +102,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<Grid> sum,
                                  llvm::ArrayRef<int32_t> weightZeroPoints) {
   bool u8Input = input.dtype() == DType::U8 && fixed;
-  // u8 weights (those with zero points) may hold their bytes as i8 (the
-  // signless storage of quant.scast).
-  bool u8Weight = weight.dtype() == DType::U8 || !weightZeroPoints.empty();
+  bool u8Weight = weight.dtype() == DType::U8;
   if ((input.dtype() != DType::F32 && !u8Input) ||
       (weight.dtype() != DType::I8 && !u8Weight) || weight.rank() != 2 || input.rank() < 1 ||
       input.dim(input.rank() - 1) != weight.dim(0))

@@ -238,7 +238,7 @@ FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value 
       weightScales(wq, scale, zeroPoint, layout, scaleAxis, u8Weights);
   if (!wqz)
     return failure();
-  SmallVector<float> *ws = &wqz->scales;
+  SmallVector<float> &ws = wqz->scales;
   auto wType = cast<RankedTensorType>(wq.getType());
   int64_t dim = layout.axis;
   int64_t n = wType.getDimSize(dim);
@@ -248,22 +248,22 @@ FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value 
   if (!wqz->zeroPoints.empty()) {
     // u8 with zero points: per tensor where both are one, else per axis.
     SmallVector<int64_t> &zps = wqz->zeroPoints;
-    if (ws->size() == 1 && zps.size() == 1) {
-      element = quant::UniformQuantizedType::get(0, i8, f32, (*ws)[0], zps[0], 0, 255);
+    if (ws.size() == 1 && zps.size() == 1) {
+      element = quant::UniformQuantizedType::get(0, i8, f32, ws[0], zps[0], 0, 255);
     } else {
       SmallVector<double> scales(n);
       SmallVector<int64_t> zeros(n);
       for (int64_t j = 0; j < n; ++j) {
-        scales[j] = (*ws)[ws->size() == 1 ? 0 : j];
+        scales[j] = ws[ws.size() == 1 ? 0 : j];
         zeros[j] = zps[zps.size() == 1 ? 0 : j];
       }
       element = quant::UniformQuantizedPerAxisType::get(0, i8, f32, scales, zeros, dim, 0, 255);
     }
-  } else if (ws->size() == 1) {
+  } else if (ws.size() == 1) {
     element = quant::UniformQuantizedType::get(quant::QuantizationFlags::Signed, i8, f32,
-                                               (*ws)[0], 0, -128, 127);
+                                               ws[0], 0, -128, 127);
   } else {
-    SmallVector<double> scales(ws->begin(), ws->end());
+    SmallVector<double> scales(ws.begin(), ws.end());
     element = quant::UniformQuantizedPerAxisType::get(quant::QuantizationFlags::Signed, i8, f32,
                                                       scales, SmallVector<int64_t>(n, 0), dim,
                                                       -128, 127);
