@@ -259,8 +259,10 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
 struct Int8Conv {
   ConvPackConfig pack; // channels: groups of four input channels
   int64_t channels = 0, outChannels = 0, depth = 0;
-  ElementsAttr weights; // s8 [M, C, kh, kw]
+  ElementsAttr weights; // s8 (or u8 codes) [M, C, kh, kw]
   SmallVector<float> scales;
+  /// u8 weights: their zero points, one per output channel (empty for s8).
+  SmallVector<int32_t> weightZeroPoints;
   static int64_t round64(int64_t v) { return (v + 63) / 64 * 64; }
   int64_t plane() const { return pack.height * pack.width; }
   int64_t positions() const { return pack.outH * pack.outW; }
@@ -362,16 +364,24 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op) {
     return std::nullopt;
   }
   Type element = wt.getElementType();
-  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
-    for (double s : axis.getScales())
-      g.scales.push_back(static_cast<float>(s));
-  else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element))
-    g.scales.push_back(static_cast<float>(tensor.getScale()));
-  else
-    return std::nullopt;
   g.channels = in.getDimSize(1);
   g.outChannels = wt.getDimSize(0);
   g.depth = x86::Int8ConvGemm::depth(g.channels, geom->kernel[0], geom->kernel[1]);
+  if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
+    for (double s : axis.getScales())
+      g.scales.push_back(static_cast<float>(s));
+    if (!axis.isSigned())
+      for (int64_t z : axis.getZeroPoints())
+        g.weightZeroPoints.push_back(static_cast<int32_t>(z));
+  } else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element)) {
+    g.scales.push_back(static_cast<float>(tensor.getScale()));
+    if (!tensor.isSigned())
+      g.weightZeroPoints.assign(g.outChannels, static_cast<int32_t>(tensor.getZeroPoint()));
+  } else {
+    return std::nullopt;
+  }
+  if (!g.weightZeroPoints.empty() && !x86::Int8ConvGemm::takesU8Weights(g.depth))
+    return std::nullopt;
   g.pack = {in.getDimSize(0), (g.channels + 3) / 4, in.getDimSize(2), in.getDimSize(3),
             geom->kernel[0], geom->kernel[1], geom->strides[0], geom->strides[1],
             geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
@@ -936,6 +946,7 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   cfg.convolution = true;
   cfg.batch = g.pack.batch;
   cfg.isa = Int8Isa::Avx512Vnni;
+  cfg.u8Weights = !g.weightZeroPoints.empty();
   if (g.direct())
     cfg.blockPlane = g.plane();
   // Decides the tasks (and so the partial ranges' sidecar): set everywhere.
@@ -1414,7 +1425,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<Int8Conv> g = int8Conv(qc);
     if (!g)
       return qc.emitError("quantized_conv needs a 4-D static input and a constant weight "
-                          "(quant.scast of an i8 constant) and bias");
+                          "(quant.scast of an i8 constant) and bias; u8 weights need fewer "
+                          "than 16384 input channels x taps");
     // 1. The input into u8 channel blocks and its (zero point, scale).
     x86::QuantizeRowsConfig qcfg;
     qcfg.rows = g->pack.batch * g->channels;
@@ -1528,11 +1540,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     readRawElements(g->weights, raw);
     std::vector<int8_t> packed = x86::Int8ConvGemm::packWeights(
         reinterpret_cast<const int8_t *>(raw.data()), g->outChannels, g->channels,
-        g->pack.kernelH, g->pack.kernelW);
+        g->pack.kernelH, g->pack.kernelW, cfg.u8Weights);
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
       return qc.emitError("quantized_conv needs a constant bias");
-    if (cfg.u8Output && qcfg.fixed && !cfg.residual) {
+    if (cfg.u8Output && qcfg.fixed && !cfg.residual && !cfg.u8Weights) {
       const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
       std::vector<double> absSums(g->outChannels, 0);
       SmallVector<float> scales(g->outChannels);
@@ -1553,7 +1565,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::vector<uint32_t> rows = x86::Int8ConvGemm::packRows(
         packed, g->outChannels, g->scales.data(), g->scales.size() > 1,
         bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
-        normShift ? normShift->data() : nullptr);
+        normShift ? normShift->data() : nullptr,
+        cfg.u8Weights ? g->weightZeroPoints.data() : nullptr);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
     // The residual is not the last operand when norm_scale / norm_shift follow.
@@ -1593,6 +1606,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           (qc.getNormQuantization() ? " +requantize" : "") +
                           (cfg.ranges ? " +range" : "") + (cfg.u8Output ? " -> u8" : ""),
                       std::string(panelIm2col ? ", panel im2col" : "") +
+                          (cfg.u8Weights ? ", u8 weights" : "") +
                           (x86::Int8ConvGemm::rowChunks(cfg) > 1
                                ? llvm::formatv(", {0} row chunks", x86::Int8ConvGemm::rowChunks(cfg)).str()
                                : std::string()) +

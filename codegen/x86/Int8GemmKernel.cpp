@@ -54,20 +54,25 @@ std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const flo
 }
 
 std::vector<int8_t> Int8ConvGemm::packWeights(const int8_t *w, int64_t m, int64_t channels,
-                                              int64_t kh, int64_t kw) {
+                                              int64_t kh, int64_t kw, bool u8Codes) {
   int64_t depth = Int8ConvGemm::depth(channels, kh, kw), taps = kh * kw;
   std::vector<int8_t> out(m * depth, 0);
   for (int64_t o = 0; o < m; ++o)
     for (int64_t ch = 0; ch < channels; ++ch)
-      for (int64_t t = 0; t < taps; ++t)
-        out[o * depth + ((ch / 4) * taps + t) * 4 + ch % 4] = w[(o * channels + ch) * taps + t];
+      for (int64_t t = 0; t < taps; ++t) {
+        int8_t v = w[(o * channels + ch) * taps + t];
+        // code - 128 in s8: the code's top bit flipped.
+        out[o * depth + ((ch / 4) * taps + t) * 4 + ch % 4] =
+            u8Codes ? static_cast<int8_t>(static_cast<uint8_t>(v) ^ 0x80) : v;
+      }
   return out;
 }
 
 std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, int64_t m,
                                              const float *scales, bool perRow,
                                              const float *bias, const float *normScale,
-                                             const float *normShift) {
+                                             const float *normShift,
+                                             const int32_t *weightZeroPoints) {
   int64_t depth = static_cast<int64_t>(packed.size()) / m;
   const int64_t words = normScale ? 8 : 4;
   std::vector<uint32_t> out(m * words, 0);
@@ -76,6 +81,13 @@ std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, 
     for (int64_t i = 0; i < depth; ++i)
       sum += packed[o * depth + i];
     float scale = scales[perRow ? o : 0], b = bias ? bias[o] : 0.f;
+    if (weightZeroPoints) {
+      // (128 - zw) depth: the zp depth the positions' code sums P carry on
+      // top of sum (a - zp) (see the header); the pair for (128 - zw) P.
+      int32_t d = 128 - weightZeroPoints[o];
+      sum += d * static_cast<int32_t>(depth);
+      out[words * o + 3] = static_cast<uint16_t>(d) | static_cast<uint32_t>(128 * d) << 16;
+    }
     std::memcpy(&out[words * o], &sum, 4);
     std::memcpy(&out[words * o + 1], &scale, 4);
     std::memcpy(&out[words * o + 2], &b, 4);
@@ -401,25 +413,11 @@ private:
       kmovw(k1, r13d);
       step(true);
     }
-    for (int j = 0; j < cols; ++j) {
-      mov(r13d, 1u << j);
-      kmovw(Opmask(2 + j), r13d);
-    }
     for (int i = 0; i < rows; ++i) {
       Zmm x(16 + i);
       vpxord(x, x, x);
-      for (int j = 0; j < cols; ++j) {
-        Zmm v = dacc(i, j);
-        vshufi32x4(t, v, v, 0x4e);
-        vpaddd(v, v, t);
-        vshufi32x4(t, v, v, 0xb1);
-        vpaddd(v, v, t);
-        vpshufd(t, v, 0x4e);
-        vpaddd(v, v, t);
-        vpshufd(t, v, 0xb1);
-        vpaddd(v, v, t);
-        vmovdqa32(x | Opmask(2 + j), v);
-      }
+      for (int j = 0; j < cols; ++j)
+        sumLanesInto(x, dacc(i, j), t, j);
     }
     Address maskAddr = tailMask(cols);
     for (int i = 0; i < rows; ++i) {
@@ -457,6 +455,10 @@ private:
   void rowLoop(int vecsHere, int lastLanes, int64_t tail = 0) {
     const int64_t rowsHere = c.m / Int8ConvGemm::rowChunks(c); // the task's chunk
     int64_t fullTiles = rowsHere / rowsPerTile, rest = rowsHere % rowsPerTile;
+    if (positionPairs()) {
+      sub(rsp, kPairBlockBytes);
+      emitPositionPairs(vecsHere, tail);
+    }
     auto tile = [&](int rows) {
       call(microLabel(rows, vecsHere, lastLanes));
       // At most 16 dot accumulators: rows x tail.
@@ -486,6 +488,106 @@ private:
     pop(r12);
     pop(rcx);
     pop(rax);
+    if (positionPairs())
+      add(rsp, kPairBlockBytes);
+  }
+
+  /// u8 weights in the convolution form: the panel's columns' code sums P
+  /// as word pairs (P mod 128, P / 128), one vector per panel vector and
+  /// one for the joined tail columns, in a block under rowLoop's pushes.
+  bool positionPairs() const { return kZmm && c.convolution && c.u8Weights; }
+  static constexpr int64_t kPairBlockBytes = 4 * 64;
+  /// Vector v of the pairs, as the micro-kernels and dot kernels (called
+  /// from rowLoop: a return address above its four pushes) address it.
+  Address positionPair(int v) { return ptr[rsp + 8 + 4 * 8 + v * 64]; }
+
+  /// The pairs of the panel at rbx (vecsHere vectors) and of the `tail`
+  /// joined columns (transposed at rdi) into the block at rsp: sums with
+  /// ones by `vpdpbusd` (the panel's bytes as the u8 operand), two k groups
+  /// at a time in separate accumulators. zmm0-13; r13, r14.
+  void emitPositionPairs(int vecsHere, int64_t tail) {
+    if constexpr (kZmm) {
+      const int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / 4;
+      const Zmm ones(12), t(13);
+      auto sum = [&](int u, int v) { return Zmm(u * 3 + v); };
+      auto load = [&](int u, int v) { return Zmm(6 + u * 3 + v); };
+      vpternlogd(ones, ones, ones, 0xff); // s8 ones: |-1|
+      vpabsb(ones, ones);
+      for (int u = 0; u < 2; ++u)
+        for (int v = 0; v < vecsHere; ++v)
+          vpxord(sum(u, v), sum(u, v), sum(u, v));
+      auto step = [&](int unroll) {
+        for (int u = 0; u < unroll; ++u)
+          for (int v = 0; v < vecsHere; ++v)
+            vmovdqu32(load(u, v), ptr[r14 + u * groupBytes + v * 64]);
+        for (int u = 0; u < unroll; ++u)
+          for (int v = 0; v < vecsHere; ++v)
+            vpdpbusd(sum(u, v), load(u, v), ones, EvexEncoding);
+      };
+      mov(r14, rbx);
+      if (groups / 2) {
+        Label loop;
+        mov(r13, groups / 2);
+        L(loop);
+        step(2);
+        add(r14, 2 * groupBytes);
+        dec(r13);
+        jnz(loop, T_NEAR);
+      }
+      if (groups % 2)
+        step(1);
+      for (int v = 0; v < vecsHere; ++v) {
+        vpaddd(sum(0, v), sum(0, v), sum(1, v));
+        storePair(sum(0, v), t, ptr[rsp + v * 64]);
+      }
+      if (tail) {
+        // Lane j: the sum of tail column j's K codes (its row of the
+        // transposed buffer; the bytes past K are not its own).
+        const int64_t rowBytes = Int8ConvGemm::tailBytes(c) / tail;
+        const Zmm x(0), acc(1), part(2);
+        vpxord(x, x, x);
+        for (int64_t j = 0; j < tail; ++j) {
+          vpxord(acc, acc, acc);
+          for (int64_t b = 0; b * 64 < c.k; ++b) {
+            int64_t bytes = std::min<int64_t>(64, c.k - b * 64);
+            if (bytes == 64) {
+              vmovdqu32(part, ptr[rdi + j * rowBytes + b * 64]);
+            } else {
+              mov(r13d, (1u << (bytes / 4)) - 1);
+              kmovw(k1, r13d);
+              vmovdqu32(part | k1 | T_z, ptr[rdi + j * rowBytes + b * 64]);
+            }
+            vpdpbusd(acc, part, ones, EvexEncoding);
+          }
+          sumLanesInto(x, acc, t, static_cast<int>(j));
+        }
+        storePair(x, t, ptr[rsp + vecs * 64]);
+      }
+    }
+  }
+
+  /// x's s32 lanes (P >= 0) as word pairs (P mod 128, P / 128), stored.
+  void storePair(const Zmm &x, const Zmm &t, const Address &to) {
+    vpsrld(t, x, 7);
+    vpslld(t, t, 16);
+    vpandd(x, x, constAddrBits(127));
+    vpord(x, x, t);
+    vmovdqu32(to, x);
+  }
+
+  /// Lane `lane` of x = the sum of v's 16 s32 lanes (v, t clobbered; k2).
+  void sumLanesInto(const Zmm &x, const Zmm &v, const Zmm &t, int lane) {
+    vshufi32x4(t, v, v, 0x4e);
+    vpaddd(v, v, t);
+    vshufi32x4(t, v, v, 0xb1);
+    vpaddd(v, v, t);
+    vpshufd(t, v, 0x4e);
+    vpaddd(v, v, t);
+    vpshufd(t, v, 0xb1);
+    vpaddd(v, v, t);
+    mov(r13d, 1u << lane);
+    kmovw(k2, r13d);
+    vmovdqa32(x | k2, v);
   }
 
   void dotProduct(const Vmm &accumulator, const Vmm &a, const Vmm &b) {
@@ -725,6 +827,8 @@ private:
       vpmulld(bReg(0), bReg(0), ptr_b[rdx]);
       vbroadcastss(bReg(1), ptr[rdx + 4]);
       vmulps(bReg(1), bReg(1), ptr_b[rsi + row + 4]);
+      if (positionPairs())
+        vpbroadcastd(bReg(2), ptr[rsi + row + 12]);
     }
   }
 
@@ -861,6 +965,8 @@ private:
         // The row's constants from convRowConstants.
         const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
         vpsubd(x, x, bReg(0));
+        if (positionPairs()) // + (128 - zw) P
+          vpdpwssd(x, bReg(2), positionPair(v), EvexEncoding);
         vcvtdq2ps(x, x);
         vmulps(x, x, bReg(1));
         if (c.bias)
@@ -1035,9 +1141,12 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
   if (config.u8Weights &&
-      (config.convolution || !Int8GemmKernel::takesU8Weights(config.isa, config.k) ||
-       !Int8GemmKernel::compensatesWithWordPairs(config.isa, config.perRowA, config.k)))
-    return nullptr; // u8 weights: the linear form's word-pair epilogue
+      (config.convolution
+           ? !Int8ConvGemm::takesU8Weights(config.k)
+           : !Int8GemmKernel::takesU8Weights(config.isa, config.k) ||
+                 !Int8GemmKernel::compensatesWithWordPairs(config.isa, config.perRowA,
+                                                           config.k)))
+    return nullptr; // u8 weights: the word-pair epilogues
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 

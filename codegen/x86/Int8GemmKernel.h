@@ -109,8 +109,8 @@ struct Int8GemmConfig {
   /// instead of a range pass over C. Needs an epilogue whose activations
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
-  /// u8 weights with zero points (see above): perRowA, zmm, linear form,
-  /// K < 2^14.
+  /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
+  /// the linear form needs perRowA and zmm.
   bool u8Weights = false;
   /// Convolution form: the kernel builds each task's panel itself from the
   /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is
@@ -203,28 +203,47 @@ struct Int8GemmKernel {
 /// panel vector and the broadcast s8 weights. Epilogue per row m:
 /// (sum - zp * rowSum[m]) * fl(scale_input * scale_weight[m]) + bias[m],
 /// residual, activation, grid.
+//
+// u8 weights with zero points (`u8Weights`, quantize_dynamic's QUInt8):
+// the rows hold the codes minus 128 (s8) and sum (a - zp)(w - zw) =
+// sum (a - zp)(w - 128) + (128 - zw) sum (a - zp). Every byte of a panel
+// that is not input data holds zp (padding, channels past the last), so the
+// last sum is P - K zp with P the column's sum of all K codes. The row's
+// weight sum folds in (128 - zw) K; each task first sums its panel's columns
+// (one `vpdpbusd` with ones per vector and k group, ~1/M of the GEMM) into
+// word pairs (P mod 128, P / 128) on its stack, and the epilogue adds
+// (128 - zw) P with one `vpdpwssd` against the row's pair (128 - zw,
+// 128 (128 - zw)) (word 3 of its row block).
+//
 // Task arguments: [0] packed weights [M][K], [1] panels, [2] row block
-// [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0), [3] the
-// input's (s32 zero point, f32 scale), [4] residual, [5] C, [6] (`ranges`)
-// the partial ranges, [7] (`im2col`) the padded planes or the tasks'
-// transposed tail columns (tailColumns); task = (image x itemPanels +
-// panel) x rowChunks + chunk of output channels.
+// [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0 or the u8
+// weights' pair), [3] the input's (s32 zero point, f32 scale), [4]
+// residual, [5] C, [6] (`ranges`) the partial ranges, [7] (`im2col`) the
+// padded planes or the tasks' transposed tail columns (tailColumns); task =
+// (image x itemPanels + panel) x rowChunks + chunk of output channels.
 struct Int8ConvGemm {
   /// K of a convolution with `channels` inputs and kh x kw taps.
   static int64_t depth(int64_t channels, int64_t kh, int64_t kw) {
     return (channels + 3) / 4 * kh * kw * 4;
   }
-  /// w [M][C][kh][kw] s8 into [M][depth], zero for channels past C.
+  /// w [M][C][kh][kw] s8 into [M][depth], zero for channels past C. With
+  /// `u8Codes`, w holds u8 codes, packed as the codes minus 128.
   static std::vector<int8_t> packWeights(const int8_t *w, int64_t m, int64_t channels,
-                                         int64_t kh, int64_t kw);
+                                         int64_t kh, int64_t kw, bool u8Codes = false);
   /// The row block from the packed weights' row sums, scales (one, or one
   /// per row) and bias (null: zero): [M][4] words (sum, scale, bias, 0),
   /// or with the normalization (non-null normScale, normShift) [M][8]:
-  /// (sum, scale, bias, 0, a, b, 0, 0).
+  /// (sum, scale, bias, 0, a, b, 0, 0). With u8 weights' zero points (one
+  /// per row), the sum gains (128 - zw) depth and word 3 holds the pair
+  /// (128 - zw, 128 (128 - zw)).
   static std::vector<uint32_t> packRows(const std::vector<int8_t> &packed, int64_t m,
                                         const float *scales, bool perRow, const float *bias,
                                         const float *normScale = nullptr,
-                                        const float *normShift = nullptr);
+                                        const float *normShift = nullptr,
+                                        const int32_t *weightZeroPoints = nullptr);
+  /// Whether the convolution takes u8 weights with zero points: the
+  /// positions' code sums as word pairs need K < 2^14.
+  static bool takesU8Weights(int64_t k) { return k < 16384; }
   /// Bytes of one row's entry in the row block.
   static int64_t rowBlockBytes(const Int8GemmConfig &c) { return c.normalize ? 32 : 16; }
   /// Output-channel chunks per (image, panel): a conv with few panels

@@ -383,7 +383,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         Expected<Tensor> y = quantizedConv(
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),
-            opt(o.getResidual()), w, activationOf(o));
+            opt(o.getResidual()), w, activationOf(o), weightZeroPoints(o.getWeight()));
         if (!o.getNormScale()) {
           if (y && o.getU8Output())
             return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));

@@ -167,13 +167,15 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
                              const WindowAttrs &attrs);
 /// nunc.quantized_conv: the f32 input quantized to u8 with one (scale, zero
 /// point), `fixed` or from its range (DynamicQuantizeLinear), padding the
-/// quantized zero; exact integer sums with the s8 weight [M, C, kh, kw]
-/// whose output channel m has scale scales[m] (or scales[0] for all);
+/// quantized zero; exact integer sums with the s8 (or u8, minus its zero
+/// points: one, or one per output channel) weight [M, C, kh, kw] whose
+/// output channel m has scale scales[m] (or scales[0] for all);
 /// float(sum) * (scale * scales[m]) + bias, then residual and activation.
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
-                               const FusedActivation &act);
+                               const FusedActivation &act,
+                               llvm::ArrayRef<int32_t> weightZeroPoints = {});
 /// The grids a QDQ model rounds attention's intermediates to (see
 /// nunc.attention): Q K^T, scaled, masked, the softmax output, P V.
 struct AttentionGrids {

@@ -435,9 +435,11 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
-                               const FusedActivation &act) {
-  if (x.dtype() != DType::F32 || w.dtype() != DType::I8 || (b && b->dtype() != DType::F32))
-    return kernelError("quantized_conv needs an f32 input and bias and an s8 weight");
+                               const FusedActivation &act,
+                               llvm::ArrayRef<int32_t> weightZeroPoints) {
+  if (x.dtype() != DType::F32 || !(w.dtype() == DType::I8 || w.dtype() == DType::U8) ||
+      (b && b->dtype() != DType::F32))
+    return kernelError("quantized_conv needs an f32 input and bias and an s8 or u8 weight");
   NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
   int64_t m = w.dim(0), cin = x.dim(1);
   if (w.rank() != x.rank() || w.dim(1) != cin)
@@ -448,6 +450,9 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
                        " weight scales for " + llvm::Twine(m) + " output channels");
   if (b && (b->rank() != 1 || b->dim(0) != m))
     return kernelError("quantized_conv bias must have " + llvm::Twine(m) + " entries");
+  if (weightZeroPoints.size() > 1 && static_cast<int64_t>(weightZeroPoints.size()) != m)
+    return kernelError("quantized_conv has " + llvm::Twine(weightZeroPoints.size()) +
+                       " weight zero points for " + llvm::Twine(m) + " output channels");
   int64_t outPixels = 1;
   for (int64_t d : win.out)
     outPixels *= d;
@@ -462,7 +467,16 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
   float scale = iq.scale;
   std::vector<int32_t> q(x.numElements());
   quantizeU8MinusZeroPoint(x.as<float>(), x.numElements(), iq, q.data());
-  NUNC_ASSIGN_OR_RETURN(wq, shifted(w, nullptr, "w"));
+  // The weights minus their zero points (exact in s32).
+  std::vector<int32_t> wq(w.numElements());
+  int64_t perChannel = w.numElements() / std::max<int64_t>(m, 1);
+  for (int64_t i = 0; i < w.numElements(); ++i) {
+    int64_t oc = i / perChannel;
+    int32_t zw = weightZeroPoints.empty()       ? 0
+                 : weightZeroPoints.size() == 1 ? weightZeroPoints[0]
+                                                : weightZeroPoints[oc];
+    wq[i] = static_cast<int32_t>(w.getInt(i)) - zw;
+  }
   std::vector<int64_t> sums = integerConvSums(win, q, cin, wq, m, /*group=*/1);
   float *of = out.mutableAs<float>();
   for (int64_t n = 0; n < win.batch; ++n)

@@ -172,14 +172,26 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
   }
 };
 
+/// Whether the int8 convolution takes quantize_dynamic's u8 weights with
+/// zero points for this ConvInteger: its kernel compensates with the word
+/// pairs of each position's code sum, which need K (input channels rounded
+/// up to 4, times the taps) < 2^14.
+bool takesU8ConvWeight(ConvIntegerOp ci) {
+  auto w = dyn_cast<RankedTensorType>(ci.getWeight().getType());
+  if (!w || w.getRank() != 4 || !w.hasStaticShape())
+    return false;
+  return (w.getDimSize(1) + 3) / 4 * 4 * w.getDimSize(2) * w.getDimSize(3) < 16384;
+}
+
 /// The convolution of an onnxruntime `quantize_dynamic` model:
 ///   (q, s, zp) = DynamicQuantizeLinear(x)
-///   y = Cast<f32>(ConvInteger(q, W, zp, 0)) * (s * sW)
-/// with W a constant s8 [M, C, kh, kw] of zero point 0, one group, and sW a
-/// constant scale (one, or one per output channel shaped to broadcast along
-/// dim 1) -> quantized_conv(x, W) with activations quantized per tensor at
-/// run time: DynamicQuantizeLinear's arithmetic, the same integer sums, the
-/// same rounding of the scale product.
+///   y = Cast<f32>(ConvInteger(q, W, zp, zW)) * (s * sW)
+/// with W a constant [M, C, kh, kw] (s8 of zero point 0, or u8 with zero
+/// points, one or one per output channel, where takesU8ConvWeight), one
+/// group, and sW a constant scale (one, or one per output channel shaped to
+/// broadcast along dim 1) -> quantized_conv(x, W) with activations
+/// quantized per tensor at run time: DynamicQuantizeLinear's arithmetic, the
+/// same integer sums, the same rounding of the scale product.
 struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
@@ -202,7 +214,8 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
     rewriter.setInsertionPoint(mul);
     FailureOr<Value> weight =
         quantizedWeight(rewriter, loc, m->op.getWeight(), m->weightScale,
-                        m->op.getWeightZeroPoint(), kConvWeight, /*scaleAxis=*/0);
+                        m->op.getWeightZeroPoint(), kConvWeight, /*scaleAxis=*/0,
+                        takesU8ConvWeight(m->op));
     if (failed(weight))
       return failure();
     ConvIntegerOp ci = m->op;
@@ -218,8 +231,8 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
 };
 
 /// DynamicQuantizedConvToQuantizedConv's product with a constant weight the
-/// int8 convolution cannot take (u8 weights or zero points: quantize_dynamic
-/// with weight_type QUInt8; groups; any, where the target has no int8
+/// int8 convolution cannot take (s8 zero points; u8 weights past
+/// takesU8ConvWeight; groups; any, where the target has no int8
 /// convolution) -> Conv(DequantizeLinear(q, s, zp),
 /// DequantizeLinear(W, sW, zW)): the same products (padding contributes
 /// nothing either way), summed in f32. The weight's DequantizeLinear folds
@@ -242,7 +255,7 @@ struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
         !scales ||
         !matchPattern(w, m_Constant()) ||
         (int8Convs && ci.getGroup() == 1 &&
-         isQuantizedWeight(w, m->weightScale, wZero, kConvWeight, 0)))
+         isQuantizedWeight(w, m->weightScale, wZero, kConvWeight, 0, takesU8ConvWeight(ci))))
       return failure();
     int64_t channels = wType.getDimSize(0);
     // One scale, or one per output channel along dim 1 of the result ([M,
@@ -295,11 +308,16 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
     if (!scast || !p)
       return failure();
     SmallVector<double> scales(m);
+    SmallVector<int64_t> zeroPoints(m);
     Type element = wType.getElementType();
-    if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element))
+    if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
       scales.assign(axis.getScales().begin(), axis.getScales().end());
-    else
-      scales.assign(m, cast<quant::UniformQuantizedType>(element).getScale());
+      zeroPoints.assign(axis.getZeroPoints().begin(), axis.getZeroPoints().end());
+    } else {
+      auto tensor = cast<quant::UniformQuantizedType>(element);
+      scales.assign(m, tensor.getScale());
+      zeroPoints.assign(m, tensor.getZeroPoint());
+    }
     SmallVector<float> newB(m);
     for (int64_t c = 0; c < m; ++c) {
       double a = p->scale[c];
@@ -310,10 +328,11 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
       scales[c] *= a;
       newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - p->mean[c]) * a + p->beta[c]);
     }
+    // The integer weights and their zero points (u8 weights) stay.
     auto q = cast<quant::QuantizedType>(element);
     auto folded = quant::UniformQuantizedPerAxisType::get(
-        quant::QuantizationFlags::Signed, q.getStorageType(), q.getExpressedType(), scales,
-        SmallVector<int64_t>(m, 0), 0, q.getStorageTypeMin(), q.getStorageTypeMax());
+        q.getFlags(), q.getStorageType(), q.getExpressedType(), scales, zeroPoints, 0,
+        q.getStorageTypeMin(), q.getStorageTypeMax());
     rewriter.setInsertionPoint(bn);
     Location loc = fusedLoc({conv, bn});
     Value weight = quant::StorageCastOp::create(rewriter, loc, wType.clone(folded),

@@ -308,12 +308,12 @@ def test_imported_quantize_dynamic_cnn(nunc, models, tmp_path, weight, model):
     Mul, then the BatchNormalization the f32 model had): every conv of one
     group runs on the int8 convolution kernels with per-tensor dynamic
     activations, the BN folded into its weight scales and bias, residual
-    and Relu in the epilogue; the output follows onnxruntime's int8 and fp32
-    ones. u8 weights (QUInt8, zero points the int8 kernels cannot take) and
-    MobileNet's depthwise convs run f32 convolutions on the dequantized
-    values, the BN folded into them, the activations rounded to their
-    dynamic grid by one dynamic_fake_quantize kernel each (taking the range
-    its producer measured, where that is an int8 conv): no generic step."""
+    and Relu in the epilogue, u8 weights (QUInt8) with their zero points;
+    the output follows onnxruntime's int8 and fp32 ones. MobileNet's
+    depthwise convs run f32 convolutions on the dequantized values, the BN
+    folded into them, their inputs rounded to the dynamic grid by one
+    dynamic_fake_quantize kernel each (taking the range the int8 conv that
+    wrote it measured): no generic step."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
     import onnxruntime as ort
     q = str(tmp_path / f"{model}_dyn.onnx")
@@ -326,27 +326,17 @@ def test_imported_quantize_dynamic_cnn(nunc, models, tmp_path, weight, model):
     kernels = [k["kernel"] for k in manifest["kernels"]]
     convs = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_conv"]
     rounded = [k for k in kernels if k.startswith("dynamic_fake_quantize.avx512")]
-    if weight == "QInt8":
-        assert len(convs) == {"resnet": 16, "mobilenet": 17}[model], convs
-        assert all("dynamic tensor" in k for k in convs), convs
-        assert not any(o in ("nunc.batch_norm", "nunc.relu") for o in ops), ops
-        # MobileNet's 8 depthwise inputs, each an int8 conv's result.
-        assert len(rounded) == {"resnet": 0, "mobilenet": 8}[model], rounded
-        assert all(k.endswith("producer's range") for k in rounded), rounded
-    else:
-        convs = [k["kernel"] for k in manifest["kernels"]
-                 if k["op"] in ("nunc.conv", "nunc.fused_conv")]
-        assert len(convs) == {"resnet": 16, "mobilenet": 25}[model], convs
-        assert all(k.startswith(("conv.", "depthwise_conv.")) for k in convs), convs
-        # One per conv input (ResNet's 3 downsample convs share their
-        # block's; the classifier is an int8 GEMM with u8 weights); ResNet's
-        # first block reads the max pool's result and range, MobileNet's 8
-        # projections a depthwise kernel's.
-        assert len(rounded) == {"resnet": 13, "mobilenet": 25}[model], rounded
-        assert any("u8 weights" in k for k in kernels), kernels
-        produced = [k for k in rounded if k.endswith("producer's range")]
-        assert len(produced) == {"resnet": 1, "mobilenet": 8}[model], rounded
-        assert not any(o == "nunc.batch_norm" for o in ops), ops
+    assert len(convs) == {"resnet": 16, "mobilenet": 17}[model], convs
+    assert all("dynamic tensor" in k for k in convs), convs
+    assert all(("u8 weights" in k) == (weight == "QUInt8") for k in convs), convs
+    assert not any(o in ("nunc.batch_norm", "nunc.relu") for o in ops), ops
+    # MobileNet's 8 depthwise inputs, each an int8 conv's result.
+    assert len(rounded) == {"resnet": 0, "mobilenet": 8}[model], rounded
+    assert all(k.endswith("producer's range") for k in rounded), rounded
+    if weight == "QUInt8":
+        # The classifier: an int8 GEMM with u8 weights too.
+        gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
+        assert len(gemms) == 1 and "u8 weights" in gemms[0], gemms
     assert "generic" not in kernels, kernels
     assert "nunc.conv_integer" not in ops, ops
     exe, man = harness.build(str(tmp_path / "out"))

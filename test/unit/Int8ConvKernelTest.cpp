@@ -62,6 +62,10 @@ struct Conv {
   bool fixed, bias, residual;
   /// Output grid, then y * a[m] + b[m], then a second grid.
   bool normalize = false;
+  /// u8 weights with zero points (quantize_dynamic's QUInt8), one per
+  /// output channel: 0, 255 and others; the first row all 255 (the
+  /// largest positive products with u8 inputs of 0).
+  bool u8Weights = false;
   int64_t outH() const { return (height + 2 * pad - kh) / stride + 1; }
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
@@ -74,16 +78,29 @@ void check(const Conv &p, std::mt19937 &rng) {
                std::to_string(p.m) + " kernel " + std::to_string(p.kh) + "x" +
                std::to_string(p.kw) + " stride " + std::to_string(p.stride) + " pad " +
                std::to_string(p.pad) + (p.fixed ? " static" : " dynamic") +
-               (p.normalize ? " normalized" : ""));
+               (p.normalize ? " normalized" : "") + (p.u8Weights ? " u8 weights" : ""));
   const int64_t plane = p.height * p.width, groups = (p.channels + 3) / 4;
   const int64_t oh = p.outH(), ow = p.outW(), positions = oh * ow;
   std::uniform_real_distribution<float> dist(-2.f, 3.f), unit(0.001f, 0.02f), sym(-1.f, 1.f);
   std::vector<float> x(p.batch * p.channels * plane);
   for (float &v : x)
     v = dist(rng);
-  std::vector<int8_t> w(p.m * p.channels * p.kh * p.kw);
-  for (int8_t &v : w)
-    v = static_cast<int8_t>(rng() % 255 - 127);
+  // w: the bytes (s8, or u8 codes); wv: the values the products take
+  // (the codes minus their zero points).
+  const int64_t perRow = p.channels * p.kh * p.kw;
+  std::vector<int8_t> w(p.m * perRow);
+  std::vector<int32_t> wv(w.size()), zeroPoints(p.m, 0);
+  for (size_t i = 0; i < w.size(); ++i) {
+    if (p.u8Weights)
+      w[i] = static_cast<int8_t>(i < static_cast<size_t>(perRow) ? 255 : rng() % 256);
+    else
+      w[i] = static_cast<int8_t>(rng() % 255 - 127);
+  }
+  if (p.u8Weights)
+    for (int64_t o = 0; o < p.m; ++o)
+      zeroPoints[o] = o % 4 == 1 ? 255 : o % 4 == 2 ? 0 : static_cast<int32_t>(rng() % 256);
+  for (size_t i = 0; i < w.size(); ++i)
+    wv[i] = p.u8Weights ? static_cast<uint8_t>(w[i]) - zeroPoints[i / perRow] : w[i];
   std::vector<float> scales(p.m), bias(p.m), residual(p.batch * p.m * positions);
   for (float &v : scales)
     v = unit(rng);
@@ -148,7 +165,8 @@ void check(const Conv &p, std::mt19937 &rng) {
     ASSERT_EQ(im2col->function()(iArgs, t, 0), 0);
 
   // 3. The GEMM with the weights as rows.
-  std::vector<int8_t> pw = Int8ConvGemm::packWeights(w.data(), p.m, p.channels, p.kh, p.kw);
+  std::vector<int8_t> pw =
+      Int8ConvGemm::packWeights(w.data(), p.m, p.channels, p.kh, p.kw, p.u8Weights);
   std::vector<float> normScale(p.m), normShift(p.m);
   for (float &v : normScale)
     v = dist(rng);
@@ -156,7 +174,8 @@ void check(const Conv &p, std::mt19937 &rng) {
     v = sym(rng);
   std::vector<uint32_t> rows = Int8ConvGemm::packRows(
       pw, p.m, scales.data(), true, p.bias ? bias.data() : nullptr,
-      p.normalize ? normScale.data() : nullptr, p.normalize ? normShift.data() : nullptr);
+      p.normalize ? normScale.data() : nullptr, p.normalize ? normShift.data() : nullptr,
+      p.u8Weights ? zeroPoints.data() : nullptr);
   // Grids: {scale, zero point, qmin, qmax}; the second one saturates often.
   const float gridA[4] = {0.03125f, 120, 0, 255}, gridB[4] = {0.0234375f, 10, 0, 255};
   Int8GemmConfig cfg;
@@ -170,6 +189,7 @@ void check(const Conv &p, std::mt19937 &rng) {
   cfg.convolution = true;
   cfg.batch = p.batch;
   cfg.isa = Int8Isa::Avx512Vnni;
+  cfg.u8Weights = p.u8Weights;
   if (p.normalize) {
     cfg.output = Activation::fakeQuant(gridA[0], gridA[2] - gridA[1], gridA[3] - gridA[1]);
     cfg.normalize = true;
@@ -381,7 +401,7 @@ void check(const Conv &p, std::mt19937 &rng) {
                 int64_t iy = y * p.stride - p.pad + ky, ix = xx * p.stride - p.pad + kx;
                 bool inside = iy >= 0 && iy < p.height && ix >= 0 && ix < p.width;
                 int32_t v = inside ? q[((n * p.channels + ch) * p.height + iy) * p.width + ix] : zp;
-                acc += int64_t(v - zp) * w[((o * p.channels + ch) * p.kh + ky) * p.kw + kx];
+                acc += int64_t(v - zp) * wv[((o * p.channels + ch) * p.kh + ky) * p.kw + kx];
               }
           float want = static_cast<float>(acc) * (scale * scales[o]);
           if (p.bias)
@@ -572,10 +592,23 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
                  // 51 positions: 3 joined columns (rows 4 at a time), 5 row
                  // chunks; a direct 1x1 conv of 2 images with 4 joined.
                  Conv{1, 9, 3, 17, 40, 3, 3, 1, 1, true, true, true},
-                 Conv{2, 5, 4, 13, 24, 1, 1, 1, 0, false, true, true}})
+                 Conv{2, 5, 4, 13, 24, 1, 1, 1, 0, false, true, true},
+                 // u8 weights: C not a multiple of 4 (channels past the last
+                 // hold the zero point too), padding, stride 2, 49 and 51
+                 // positions (joined columns, row chunks), direct 1x1
+                 // convs, the normalization, K = 4, a last tile of 1 row.
+                 Conv{1, 1, 1, 1, 1, 1, 1, 1, 0, false, false, false, false, true},
+                 Conv{1, 3, 9, 13, 7, 3, 3, 1, 1, true, true, false, false, true},
+                 Conv{2, 17, 10, 11, 33, 3, 3, 2, 1, false, true, true, false, true},
+                 Conv{1, 64, 8, 8, 129, 3, 3, 1, 1, false, true, true, false, true},
+                 Conv{1, 32, 7, 7, 64, 1, 1, 1, 0, false, true, true, false, true},
+                 Conv{1, 9, 3, 17, 40, 3, 3, 1, 1, false, true, true, false, true},
+                 Conv{2, 9, 7, 9, 20, 1, 1, 1, 0, false, true, true, false, true},
+                 Conv{2, 12, 7, 7, 48, 3, 3, 1, 1, false, true, true, true, true},
+                 Conv{1, 3, 15, 17, 9, 7, 7, 2, 3, false, true, false, false, true}})
     check(p, rng);
-  EXPECT_GE(panelIm2colCases, 10);
-  EXPECT_GE(tailCases, 7);
+  EXPECT_GE(panelIm2colCases, 14);
+  EXPECT_GE(tailCases, 10);
 }
 
 } // namespace
