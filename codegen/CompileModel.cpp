@@ -1544,13 +1544,17 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
       return qc.emitError("quantized_conv needs a constant bias");
-    if (cfg.u8Output && qcfg.fixed && !cfg.residual && !cfg.u8Weights) {
+    if (cfg.u8Output && qcfg.fixed && !cfg.residual) {
       const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
       std::vector<double> absSums(g->outChannels, 0);
       SmallVector<float> scales(g->outChannels);
       for (int64_t m = 0; m < g->outChannels; ++m) {
-        for (int64_t i = 0; i < perRow; ++i)
-          absSums[m] += std::abs(static_cast<int8_t>(raw[m * perRow + i]));
+        for (int64_t i = 0; i < perRow; ++i) {
+          int32_t v = cfg.u8Weights ? static_cast<uint8_t>(raw[m * perRow + i]) -
+                                          g->weightZeroPoints[m]
+                                    : static_cast<int8_t>(raw[m * perRow + i]);
+          absSums[m] += std::abs(v);
+        }
         scales[m] = qcfg.scale * g->scales[g->scales.size() > 1 ? m : 0];
       }
       cfg.u8Bounded = u8OutputBounded(

@@ -129,9 +129,20 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
   return std::nullopt;
 }
 
-/// Conv(Q/DQ(x), DequantizeLinear(Wq, sW, 0), bias) of a QDQ model (or the
-/// fused_conv it became) -> quantized_conv(x, Wq) with static activations
-/// (see the pass).
+/// Whether the int8 convolution takes u8 weights with zero points of this
+/// [M, C, kh, kw] shape: its kernel compensates with the word pairs of each
+/// position's code sum, which need K (C rounded up to 4, times the taps) <
+/// 2^14.
+bool takesU8ConvWeight(Value weight) {
+  auto w = dyn_cast<RankedTensorType>(weight.getType());
+  if (!w || w.getRank() != 4 || !w.hasStaticShape())
+    return false;
+  return (w.getDimSize(1) + 3) / 4 * 4 * w.getDimSize(2) * w.getDimSize(3) < 16384;
+}
+
+/// Conv(Q/DQ(x), DequantizeLinear(Wq, sW, zW), bias) of a QDQ model (or the
+/// fused_conv it became; zW 0 for s8, any for u8 where takesU8ConvWeight) ->
+/// quantized_conv(x, Wq) with static activations (see the pass).
 template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<ConvTy> {
   using OpRewritePattern<ConvTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvTy conv, PatternRewriter &rewriter) const override {
@@ -146,8 +157,9 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
       return failure();
     Location loc = fusedLoc({conv.getInput().getDefiningOp(), dqW, conv});
     rewriter.setInsertionPoint(conv);
-    FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
-                                              dqW.getZeroPoint(), kConvWeight, dqW.getAxis());
+    FailureOr<Value> weight =
+        quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(), dqW.getZeroPoint(),
+                        kConvWeight, dqW.getAxis(), takesU8ConvWeight(dqW.getInput()));
     if (failed(weight))
       return failure();
     Value residual;
@@ -171,17 +183,6 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
     return success();
   }
 };
-
-/// Whether the int8 convolution takes quantize_dynamic's u8 weights with
-/// zero points for this ConvInteger: its kernel compensates with the word
-/// pairs of each position's code sum, which need K (input channels rounded
-/// up to 4, times the taps) < 2^14.
-bool takesU8ConvWeight(ConvIntegerOp ci) {
-  auto w = dyn_cast<RankedTensorType>(ci.getWeight().getType());
-  if (!w || w.getRank() != 4 || !w.hasStaticShape())
-    return false;
-  return (w.getDimSize(1) + 3) / 4 * 4 * w.getDimSize(2) * w.getDimSize(3) < 16384;
-}
 
 /// The convolution of an onnxruntime `quantize_dynamic` model:
 ///   (q, s, zp) = DynamicQuantizeLinear(x)
@@ -215,7 +216,7 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
     FailureOr<Value> weight =
         quantizedWeight(rewriter, loc, m->op.getWeight(), m->weightScale,
                         m->op.getWeightZeroPoint(), kConvWeight, /*scaleAxis=*/0,
-                        takesU8ConvWeight(m->op));
+                        takesU8ConvWeight(m->op.getWeight()));
     if (failed(weight))
       return failure();
     ConvIntegerOp ci = m->op;
@@ -255,7 +256,7 @@ struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
         !scales ||
         !matchPattern(w, m_Constant()) ||
         (int8Convs && ci.getGroup() == 1 &&
-         isQuantizedWeight(w, m->weightScale, wZero, kConvWeight, 0, takesU8ConvWeight(ci))))
+         isQuantizedWeight(w, m->weightScale, wZero, kConvWeight, 0, takesU8ConvWeight(w))))
       return failure();
     int64_t channels = wType.getDimSize(0);
     // One scale, or one per output channel along dim 1 of the result ([M,

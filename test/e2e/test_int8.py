@@ -1008,20 +1008,17 @@ def small_cnn(path, seed):
     ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "elementwise.relu.avx512",
                                "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
                                "conv.int8.avx512vnni"]),
-    # u8 weights have zero points: f32 convolutions on the dequantized values.
-    ("QUInt8", "QUInt8", False, ["elementwise.fake_quantize.avx512",
-                                "conv.panel-im2col+gemm.avx512",
-                                "elementwise.fake_quantize.avx512", "elementwise.relu.avx512",
+    # u8 weights with zero points: the same int8 kernels.
+    ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "elementwise.relu.avx512",
                                 "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
-                                "elementwise.fake_quantize.avx512",
-                                "conv.panel-im2col+gemm.avx512",
-                                "elementwise.fake_quantize.avx512"])])
+                                "conv.int8.avx512vnni"])])
 def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, weight,
                                                    per_channel, kernels):
     """quantize_static in QOperator format on a CNN (QuantizeLinear,
     QLinearConv, DequantizeLinear): each QLinearConv takes the QDQ route, so
-    s8 weights run on the int8 convolution kernel (the depthwise one on the
-    f32 depthwise kernel, writing the next conv's u8 input), and the output
+    s8 weights and u8 ones with zero points run on the int8 convolution
+    kernel (the depthwise one on the f32 depthwise kernel, writing the next
+    conv's u8 input), and the output
     is within one unit of onnxruntime's (it requantizes (sum + B) with
     sx*sw/sy in one step, nunc rounds sum*sx*sw + b first)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static

@@ -1201,11 +1201,10 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto w = dimsOf(getWeight());
   if (!w || w->size() != 4)
     return emitError() << "weight must be 4-D [M, C, kh, kw]";
-  // u8 weights with zero points: f32 inputs quantized at run time, as
-  // quantize_dynamic makes them (the kernel's compensation would serve any
-  // input grid; no importer makes the others).
-  bool u8Weights = element.isF32() && getActivationQuantization() == "dynamic_per_tensor";
-  if (failed(checkInt8Weight(*this, getWeight(), 0, "output channels", (*w)[0], u8Weights)) ||
+  // u8 weights with zero points, any input quantization (the kernel sums
+  // each position's codes itself).
+  if (failed(checkInt8Weight(*this, getWeight(), 0, "output channels", (*w)[0],
+                             /*u8Weights=*/true)) ||
       failed(inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(), getDilations(),
                        /*group=*/1, getKernelShape(), getPads(), getStrides(), types,
                        /*quantizedWeight=*/true)))

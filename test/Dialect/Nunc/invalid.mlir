@@ -1176,16 +1176,6 @@ func.func @quantized_linear_u8_output_signed(%x: tensor<2x3xf32>, %w: tensor<3x2
 
 // -----
 
-// u8 weights with zero points: dynamic activations only (what
-// quantize_dynamic makes).
-func.func @quantized_conv_u8_weight_static(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<u8:f32, 0.5:3>>) {
-  // expected-error @+1 {{weight must hold !quant.uniform<i8:f32...>, not '!quant.uniform<u8:f32, 5.000000e-01:3>'}}
-  %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.25:10>, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<u8:f32, 0.5:3>> -> tensor<1x8x5x6xf32>
-  return
-}
-
-// -----
-
 func.func @quantized_conv_u8_weight_zero_point_axis(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<u8:f32:1, {0.5:1, 0.25:2, 1.0:3, 1.0:4}>>) {
   // expected-error @+1 {{a per-axis weight must be quantized along dim 0 (its output channels) with zero points in [0, 255]}}
   %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<u8:f32:1, {0.5:1, 0.25:2, 1.0:3, 1.0:4}>> -> tensor<1x8x5x6xf32>
