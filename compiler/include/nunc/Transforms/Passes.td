@@ -167,16 +167,19 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
     activation (Relu, Clip, Sigmoid, Tanh, GELU) becomes nunc.fused_conv, or
     folds into a quantized_conv the same way.
     With `int8` (the default), a QDQ model's 2-D convolution of one group,
-    Conv(x', DequantizeLinear(Wq, sW, 0)) with x' a per-tensor u8/s8
+    Conv(x', DequantizeLinear(Wq, sW, zW)) with x' a per-tensor u8/s8
     Quantize/DequantizeLinear pair of x (or the fake_quantize it became) and
-    Wq a constant s8 weight (per tensor or per output channel), becomes
-    quantized_conv(x, Wq) with static activations: the same integers, summed
-    exactly. So does onnxruntime's `quantize_dynamic` convolution,
-    Cast(ConvInteger(DynamicQuantizeLinear(x), Wq)) * (s * sW), with
-    activations quantized per tensor at run time. Targets without int8
-    convolution kernels turn `int8` off. A BatchNormalization after a
-    quantized_conv folds into its per-channel weight scales and bias (the
-    integer weights stay).
+    Wq a constant s8 weight of zero point 0 or a u8 one with zero points
+    (per tensor or per output channel; u8 where K = 4 ceil(C / 4) kh kw <
+    2^14, for the kernel's word pairs), becomes quantized_conv(x, Wq) with
+    static activations: the same integers, summed exactly. So does
+    onnxruntime's `quantize_dynamic` convolution,
+    Cast(ConvInteger(DynamicQuantizeLinear(x), Wq, zx, zW)) * (s * sW), with
+    activations quantized per tensor at run time; the ConvIntegers it cannot
+    take (groups, larger K) become f32 Convs of the dequantized values.
+    Targets without int8 convolution kernels turn `int8` off. A
+    BatchNormalization after a quantized_conv folds into its per-channel
+    weight scales and bias (the integer weights and zero points stay).
   }];
   let options = [
     Option<"int8", "int8", "bool", /*default=*/"true",

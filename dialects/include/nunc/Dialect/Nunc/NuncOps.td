@@ -611,8 +611,10 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
   let description = [{
     The int8 form of a 2-D `fused_conv` with one group. weight is [M, C, kh,
     kw] of `!quant.uniform<i8:f32:0, {...}>` (s8, symmetric, one scale per
-    output channel; a per-tensor type is accepted too), from `quant.scast` of
-    an i8 constant. The f32 NCHW input is quantized to u8 with one (scale,
+    output channel; a per-tensor type is accepted too), or of
+    `!quant.uniform<u8:f32:0, {scale:zp, ...}>` (u8 with zero points in
+    [0, 255], per channel or per tensor: the products are (w - zp) x), from
+    `quant.scast` of an i8 constant (u8 codes as their bytes). The f32 NCHW input is quantized to u8 with one (scale,
     zero point) for the whole tensor: at run time from its range, as ONNX
     DynamicQuantizeLinear does (`activation_quantization =
     "dynamic_per_tensor"`, the default), or with the fixed
