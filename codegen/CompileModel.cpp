@@ -681,7 +681,7 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   // u8 weights: dynamic activations on a GEMM that takes them.
   if (!l.weightZeroPoints.empty() &&
       (l.u8Input || op.getActivationQuantization() == "static" ||
-       !x86::Int8GemmKernel::takesU8Weights(isa, l.k)))
+       !x86::Int8GemmKernel::takesU8Weights(l.k)))
     return std::nullopt;
   return l;
 }
@@ -1687,8 +1687,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<Int8Linear> l = int8Linear(ql, qisa);
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
-                          "constant; u8 weights with zero points need dynamic activations, "
-                          "K < 16384 and an x86_64-avx512vnni or x86_64-amx target)")
+                          "constant; u8 weights with zero points need dynamic activations "
+                          "and K < 16384)")
              << (llvm::isa<quant::QuantizedType>(
                      cast<ShapedType>(ql.getInput().getType()).getElementType())
                      ? std::string(" and, for a u8 input, a K the target's kernels read as "

@@ -980,9 +980,19 @@ private:
             vpdpwssd(x, rowSumPair(), ptr[rdx + 3 * nr * 4 + col], EvexEncoding);
         }
       } else if (c.perRowA) {
-        vpbroadcastd(temp(0), ptr[rsi + r * 8]);
+        vpbroadcastd(temp(0), ptr[rsi + r * rowBytes()]);
         vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
         vpsubd(x, x, temp(0));
+        if (c.u8Weights) { // + (128 - zw) S: the row's pair by the column's
+          vpbroadcastd(temp(0), ptr[rsi + r * rowBytes() + 8]);
+          if (c.isa == Int8Isa::AvxVnni) {
+            vpdpwssd(x, temp(0), ptr[rdx + 3 * nr * 4 + col],
+                     c.evexVnni ? EvexEncoding : VexEncoding);
+          } else {
+            vpmaddwd(temp(0), temp(0), ptr[rdx + 3 * nr * 4 + col]);
+            vpaddd(x, x, temp(0));
+          }
+        }
       } else {
         vpsubd(x, x, ptr[rdx + sums + col]);
       }
@@ -993,7 +1003,7 @@ private:
         if (wordPairs) {
           vmulps(temp(0), rowScale(), ptr[rdx + scales + col]);
         } else {
-          vbroadcastss(temp(0), ptr[rsi + r * 8 + 4]);
+          vbroadcastss(temp(0), ptr[rsi + r * rowBytes() + 4]);
           vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
         }
         vmulps(x, x, temp(0));
@@ -1141,12 +1151,9 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
   if (config.u8Weights &&
-      (config.convolution
-           ? !Int8ConvGemm::takesU8Weights(config.k)
-           : !Int8GemmKernel::takesU8Weights(config.isa, config.k) ||
-                 !Int8GemmKernel::compensatesWithWordPairs(config.isa, config.perRowA,
-                                                           config.k)))
-    return nullptr; // u8 weights: the word-pair epilogues
+      (config.convolution ? !Int8ConvGemm::takesU8Weights(config.k)
+                          : !config.perRowA || !Int8GemmKernel::takesU8Weights(config.k)))
+    return nullptr; // u8 weights: the rows' code sums as word pairs
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }
 

@@ -27,13 +27,13 @@
 // s32 zero point and f32 scale of each A row (dynamic); [4] residual, [5] C
 // (f32, or u8 with `u8Output`).
 //
-// u8 weights with zero points (`u8Weights`, dynamic activations, zmm):
+// u8 weights with zero points (`u8Weights`, dynamic activations):
 // W holds the codes minus 128 (s8), so sum (a - zpA)(w - zw) = sum a (w -
 // 128) + (128 - zw) S - zpA sum (w - zw), S the row's sum of u8 codes. The
 // column sums are those of w - zw, the column block gains a fourth row of
 // word pairs (128 - zw, 128 (128 - zw)), and the row block is [M][4]
 // words: zero point, scale, the word pair (S mod 128, S / 128), 0. One
-// more `vpdpwssd` a vector adds (128 - zw) S.
+// more `vpdpwssd` a vector adds (128 - zw) S (AVX2: `vpmaddwd` + `vpaddd`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,7 +110,7 @@ struct Int8GemmConfig {
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
   /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
-  /// the linear form needs perRowA and zmm.
+  /// the linear form needs perRowA.
   bool u8Weights = false;
   /// Convolution form: the kernel builds each task's panel itself from the
   /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is
@@ -175,11 +175,9 @@ struct Int8GemmKernel {
   static int64_t rowBlockWords(bool u8Weights) { return u8Weights ? 4 : 2; }
   /// Rows of NR words of a panel's column block: 3, or 4 with u8 weights.
   static int64_t columnBlockRows(bool u8Weights) { return u8Weights ? 4 : 3; }
-  /// Whether the GEMM takes u8 weights with zero points (u8Weights): the
-  /// zmm epilogue's word pairs, K < 2^14 so that S / 128 fits a word.
-  static bool takesU8Weights(Int8Isa isa, int64_t k) {
-    return (isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx) && k < 16384;
-  }
+  /// Whether the GEMM takes u8 weights with zero points (u8Weights, every
+  /// form): K < 2^14, so that the word pair's S / 128 fits.
+  static bool takesU8Weights(int64_t k) { return k < 16384; }
   /// Whether the per-row zero-point compensation is one `vpdpwssd` of the
   /// row's (zp, 128 zp) word pair with the column's pair (the zmm epilogue
   /// of AVX-512 VNNI and AMX, per-row activations): -zp sum exactly, as

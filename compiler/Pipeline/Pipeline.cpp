@@ -32,9 +32,10 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
   fpm.addPass(createShapeInference());
 }
 
-void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u8Weights) {
+void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
+  // Every int8 GEMM takes u8 weights with zero points (dynamic activations).
   FuseLinearOptions linear;
-  linear.u8Weights = u8Weights;
+  linear.u8Weights = true;
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createQOperatorToQdq());

@@ -410,7 +410,7 @@ int runCompile() {
   if (!module)
     return 1;
   PassManager pm(&tc.get());
-  buildFusionPipeline(pm, hasInt8Convolutions(options.target), hasU8WeightGemms(options.target));
+  buildFusionPipeline(pm, hasInt8Convolutions(options.target));
   // Before quantization: ranges taken at run time then cover one image.
   if (splitBatch)
     pm.nest<func::FuncOp>().addPass(createSplitBatch());

@@ -150,11 +150,10 @@ int runRun() {
     // compiled; the evaluator takes either.
     llvm::Expected<TargetInfo> host = resolveTarget("native");
     bool int8Convs = reference || (host && hasInt8Convolutions(*host));
-    bool u8Weights = reference || (host && hasU8WeightGemms(*host));
     if (!host)
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
-    buildFusionPipeline(pm, int8Convs, u8Weights);
+    buildFusionPipeline(pm, int8Convs);
     if (quantize == "int8")
       buildInt8Pipeline(pm, "", {}, int8Convs);
     if (failed(pm.run(*module)))

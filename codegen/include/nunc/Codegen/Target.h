@@ -48,11 +48,6 @@ struct TargetInfo {
 inline bool hasInt8Convolutions(const TargetInfo &t) {
   return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
 }
-/// Whether the int8 GEMM takes u8 weights with zero points (dynamic
-/// activations): the zmm epilogue, which compensates with word pairs.
-inline bool hasU8WeightGemms(const TargetInfo &t) {
-  return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
-}
 
 /// The targets `nunc compile --target` accepts, in the order --help lists them.
 std::vector<std::string> targetNames();

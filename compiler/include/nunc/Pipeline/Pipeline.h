@@ -26,9 +26,10 @@ void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true,
 /// into Conv, conv epilogues), simplify again, and fuse linear ops once more
 /// for weights that only the second simplification made constant.
 /// `int8Convs`: QDQ convolutions become quantized_conv (targets with int8
-/// convolution kernels). `u8Weights`: quantize_dynamic's u8 weights with
-/// zero points become quantized_linear (targets whose int8 GEMM takes them).
-void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true, bool u8Weights = false);
+/// convolution kernels). quantize_dynamic's u8 weights with zero points
+/// become quantized_linear (FuseLinear's `u8-weights`: every int8 GEMM takes
+/// them).
+void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true);
 
 /// After fusion, for `--quantize int8`: linear ops (and, with `convs`, 2-D
 /// convolutions of one group) to int8 (weights per output channel;

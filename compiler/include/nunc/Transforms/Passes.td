@@ -101,9 +101,10 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
     constant s8 weight of zero point 0, Cast, Mul by the product of the
     scales) becomes nunc.quantized_linear with per-tensor dynamic
     activations; bias, residual and activation then fold into it the same
-    way. With `u8-weights` (targets whose int8 GEMM takes them), a u8 weight
-    with zero points (`weight_type=QUInt8`) does too; otherwise such a
-    product becomes an f32 MatMul of the dequantized values. An activation
+    way. With `u8-weights` (K < 2^14; the fusion pipeline sets it: every
+    int8 GEMM takes them), a u8 weight with zero points
+    (`weight_type=QUInt8`) does too; otherwise such a product becomes an f32
+    MatMul of the dequantized values. An activation
     after a quantized_linear's output grid (a QDQ
     model's Q/DQ pair between the GEMM and its GELU) follows that grid in
     the epilogue (`activation_input_quantization`), and a QDQ GELU's own
