@@ -196,7 +196,8 @@ def main():
                    help="alternations of onnxruntime and nunc the runs are split into")
     p.add_argument("--models", default="minilm,bert,resnet,mobilenet")
     p.add_argument("--threads", default="1,2")
-    p.add_argument("--target", default="native")
+    p.add_argument("--target", default="native",
+                   help="nunc's target (int8 rows: x86_64-avx512vnni unless named)")
     p.add_argument("--out", default=os.path.join(ROOT, "bench", "RESULTS.md"))
     p.add_argument("--no-int8", action="store_true",
                    help="skip the int8 and qdq rows")
@@ -292,7 +293,8 @@ def main():
                     np.savez(os.path.join(calib, f"{i}.npz"),
                              **random_inputs(name, batch, seq, 100 + i))
                 quant += ["--activations", "static", "--calibration", calib]
-            target = "x86_64-avx512vnni" if int8 else args.target
+            # int8 rows: the AVX-512 VNNI target unless one is named.
+            target = "x86_64-avx512vnni" if int8 and args.target == "native" else args.target
             source = ort_path if mode in ("qdq", "qop", "dyn", "dyn-u8") else path
             lib_name = os.path.splitext(os.path.basename(source))[0]
             t0 = time.perf_counter()
@@ -403,7 +405,9 @@ def main():
                 f"target `{args.target}`. Measured FMA peak of one core: "
                 + ", ".join(f"{k} {v} {'GOP/s' if 'int8' in k or 'vnni' in k else 'GFLOP/s'}"
                             for k, v in peak.items()) + ". Rows marked int8 compare "
-                "`nunc compile --quantize int8` (x86_64-avx512vnni; weights and embedding "
+                "`nunc compile --quantize int8` ("
+                + ("x86_64-avx512vnni" if args.target == "native" else args.target) +
+                "; weights and embedding "
                 "tables s8, activations u8 per row (linear) or per tensor (convolutions) at "
                 "run time) with onnxruntime running its own `quantize_dynamic` (QInt8 "
                 "weights) model, or for the CNNs its `quantize_static` QDQ model (per-channel "
