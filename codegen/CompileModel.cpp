@@ -678,10 +678,8 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   } else {
     return std::nullopt;
   }
-  // u8 weights: dynamic activations on a GEMM that takes them.
-  if (!l.weightZeroPoints.empty() &&
-      (l.u8Input || op.getActivationQuantization() == "static" ||
-       !x86::Int8GemmKernel::takesU8Weights(l.k)))
+  // u8 weights: the row quantizer sums each row's codes.
+  if (!l.weightZeroPoints.empty() && (l.u8Input || !x86::Int8GemmKernel::takesU8Weights(l.k)))
     return std::nullopt;
   return l;
 }
@@ -1687,8 +1685,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<Int8Linear> l = int8Linear(ql, qisa);
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
-                          "constant; u8 weights with zero points need dynamic activations "
-                          "and K < 16384)")
+                          "constant; u8 weights with zero points need an f32 input and "
+                          "K < 16384)")
              << (llvm::isa<quant::QuantizedType>(
                      cast<ShapedType>(ql.getInput().getType()).getElementType())
                      ? std::string(" and, for a u8 input, a K the target's kernels read as "

@@ -789,7 +789,7 @@ private:
     Address maskAddr = tailMask(lastLanes);
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecsHere; ++v) {
-        if (v == 0 && wordPairs)
+        if (v == 0 && (wordPairs || c.u8Weights))
           rowConstants(r);
         // Rotate registers so consecutive vectors' epilogues overlap.
         Vmm x = Vmm((r * vecsHere + v) % 24);
@@ -852,8 +852,26 @@ private:
       vpslld(rowScale(), rowPair(), 23); // (128 zp) << 16
       vpaddd(rowPair(), rowPair(), rowScale());
       vbroadcastss(rowScale(), ptr[rsi + r * rowBytes() + 4]);
-      if (c.u8Weights)
-        vpbroadcastd(rowSumPair(), ptr[rsi + r * rowBytes() + 8]);
+    }
+    if (kZmm && !c.convolution && c.u8Weights)
+      vpbroadcastd(rowSumPair(), ptr[rsi + r * rowBytes() + 8]);
+  }
+
+  /// u8 weights, linear form: x += (128 - zw) S, the row's (S mod 128,
+  /// S / 128) pair (rowSumPair on zmm) by the column's pair (the column
+  /// block's fourth row).
+  void addU8WeightTerm(const Vmm &x, int r, int64_t col) {
+    const int64_t pairs = 3 * vecs * kLanes * 4 + col;
+    if constexpr (kZmm) {
+      vpdpwssd(x, rowSumPair(), ptr[rdx + pairs], EvexEncoding);
+    } else {
+      vpbroadcastd(temp(0), ptr[rsi + r * rowBytes() + 8]);
+      if (c.isa == Int8Isa::AvxVnni) {
+        vpdpwssd(x, temp(0), ptr[rdx + pairs], c.evexVnni ? EvexEncoding : VexEncoding);
+      } else {
+        vpmaddwd(temp(0), temp(0), ptr[rdx + pairs]);
+        vpaddd(x, x, temp(0));
+      }
     }
   }
 
@@ -974,28 +992,17 @@ private:
       }
     } else {
       if (wordPairs) {
-        if constexpr (kZmm) {
+        if constexpr (kZmm)
           vpdpwssd(x, rowPair(), ptr[rdx + sums + col], EvexEncoding);
-          if (c.u8Weights) // + (128 - zw) S
-            vpdpwssd(x, rowSumPair(), ptr[rdx + 3 * nr * 4 + col], EvexEncoding);
-        }
       } else if (c.perRowA) {
         vpbroadcastd(temp(0), ptr[rsi + r * rowBytes()]);
         vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
         vpsubd(x, x, temp(0));
-        if (c.u8Weights) { // + (128 - zw) S: the row's pair by the column's
-          vpbroadcastd(temp(0), ptr[rsi + r * rowBytes() + 8]);
-          if (c.isa == Int8Isa::AvxVnni) {
-            vpdpwssd(x, temp(0), ptr[rdx + 3 * nr * 4 + col],
-                     c.evexVnni ? EvexEncoding : VexEncoding);
-          } else {
-            vpmaddwd(temp(0), temp(0), ptr[rdx + 3 * nr * 4 + col]);
-            vpaddd(x, x, temp(0));
-          }
-        }
       } else {
         vpsubd(x, x, ptr[rdx + sums + col]);
       }
+      if (c.u8Weights)
+        addU8WeightTerm(x, r, col);
       vcvtdq2ps(x, x);
       if (c.perRowA) {
         // One rounding of scaleA * scaleW, then one of the product (as
@@ -1152,7 +1159,7 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the normalization and block reading are the convolution form's
   if (config.u8Weights &&
       (config.convolution ? !Int8ConvGemm::takesU8Weights(config.k)
-                          : !config.perRowA || !Int8GemmKernel::takesU8Weights(config.k)))
+                          : !Int8GemmKernel::takesU8Weights(config.k)))
     return nullptr; // u8 weights: the rows' code sums as word pairs
   return generatedFor<Int8GemmGenerator>(zmm(config.isa) ? Isa::Avx512 : Isa::Avx2, config);
 }

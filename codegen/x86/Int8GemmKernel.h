@@ -24,10 +24,12 @@
 // Task arguments: [0] A, [1] packed W, [2] column block [panel][3][NR]:
 // s32 column sums (dynamic) or zpA * column sums (static), f32 column scales
 // (scaleW, or scaleA * scaleW when static), f32 bias; [3] row block [M][2]:
-// s32 zero point and f32 scale of each A row (dynamic); [4] residual, [5] C
-// (f32, or u8 with `u8Output`).
+// s32 zero point and f32 scale of each A row (dynamic; [M][4] with the code
+// sums of u8Weights, static too); [4] residual, [5] C (f32, or u8 with
+// `u8Output`).
 //
-// u8 weights with zero points (`u8Weights`, dynamic activations):
+// u8 weights with zero points (`u8Weights`; S from the row quantizer, so A
+// must come from it, dynamic or static):
 // W holds the codes minus 128 (s8), so sum (a - zpA)(w - zw) = sum a (w -
 // 128) + (128 - zw) S - zpA sum (w - zw), S the row's sum of u8 codes. The
 // column sums are those of w - zw, the column block gains a fourth row of
@@ -110,7 +112,7 @@ struct Int8GemmConfig {
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
   /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
-  /// the linear form needs perRowA.
+  /// the linear form reads the rows' code sums from the row block.
   bool u8Weights = false;
   /// Convolution form: the kernel builds each task's panel itself from the
   /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is

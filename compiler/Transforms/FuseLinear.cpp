@@ -351,6 +351,16 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
   }
 };
 
+/// A pattern that takes u8 weights with zero points where `u8Weights` (the
+/// pass option) and K < 2^14 (the kernels' word pairs of the rows' code
+/// sums).
+template <typename Op> struct U8WeightPattern : OpRewritePattern<Op> {
+  U8WeightPattern(MLIRContext *ctx, bool u8Weights)
+      : OpRewritePattern<Op>(ctx), u8Weights(u8Weights) {}
+  bool u8Weights;
+  bool takesU8(int64_t k) const { return u8Weights && k < 16384; }
+};
+
 /// The MatMul of an onnxruntime `quantize_dynamic` model:
 ///   (q, s, zp) = DynamicQuantizeLinear(x)
 ///   y = Cast<f32>(MatMulInteger(q, W, zp, zW)) * (s * sW)
@@ -358,18 +368,17 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
 ///  - W s8 of zero point 0 -> quantized_linear(x, W as !quant.uniform) with
 ///    activations quantized per tensor at run time, the same arithmetic;
 ///  - W u8 with zero points (quantize_dynamic with weight_type QUInt8),
-///    where the target's int8 GEMM takes them (`u8-weights`): the same,
-///    the weight's zero points in its !quant.uniform;
-///  - otherwise (those on other targets, s8 with zero points) ->
+///    where the int8 GEMM takes them (U8WeightPattern): the same, the
+///    weight's zero points in its !quant.uniform;
+///  - otherwise (those without `u8-weights` or with K >= 2^14, s8 with zero
+///    points) ->
 ///    MatMul(DequantizeLinear(q, s, zp), DequantizeLinear(W, sW, zW)): the
 ///    same sum of products, in f32 (rounding once per product and sum where
 ///    MatMulInteger sums exactly). The weight's DequantizeLinear folds after
 ///    fusion and the MatMul becomes an f32 GEMM, where MatMulInteger would
 ///    run as generic integer loops (~45x slower on MiniLM).
-struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
-  DynamicQuantizedMatMulToLinear(MLIRContext *ctx, bool u8Weights)
-      : OpRewritePattern(ctx), u8Weights(u8Weights) {}
-  bool u8Weights;
+struct DynamicQuantizedMatMulToLinear : U8WeightPattern<MulOp> {
+  using U8WeightPattern::U8WeightPattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
     std::optional<DynamicQuantizedProduct<MatMulIntegerOp>> m =
         matchDynamicQuantizedProduct<MatMulIntegerOp>(mul);
@@ -377,8 +386,7 @@ struct DynamicQuantizedMatMulToLinear : OpRewritePattern<MulOp> {
       return failure();
     Value w = m->op.getB(), wScale = m->weightScale, wZero = m->op.getBZeroPoint();
     auto wType = dyn_cast<RankedTensorType>(w.getType());
-    // u8 weights need K < 2^14 (the kernel's word-pair compensation).
-    bool u8 = u8Weights && wType && wType.getRank() == 2 && wType.getDimSize(0) < 16384;
+    bool u8 = wType && wType.getRank() == 2 && takesU8(wType.getDimSize(0));
     bool int8 = isQuantizedWeight(w, wScale, wZero, kLinearWeight, /*scaleAxis=*/1, u8);
     if (!int8 && (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
                   !matchPattern(w, m_Constant()) ||
@@ -439,8 +447,8 @@ LogicalResult replaceByStaticLinear(PatternRewriter &rewriter, Operation *op, Lo
   return replaceByLinear(rewriter, op, loc, p);
 }
 
-struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct QdqMatMulToLinear : U8WeightPattern<MatMulOp> {
+  using U8WeightPattern::U8WeightPattern;
   LogicalResult matchAndRewrite(MatMulOp mm, PatternRewriter &rewriter) const override {
     auto dqW = mm.getB().getDefiningOp<DequantizeLinearOp>();
     std::optional<std::pair<QuantizeLinearOp, TypeAttr>> input = qdqActivation(mm.getA());
@@ -450,8 +458,10 @@ struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
     auto [q, grid] = *input;
     Location loc = fusedLoc({q, mm.getA().getDefiningOp(), dqW, mm});
     rewriter.setInsertionPoint(mm);
+    auto wType = dyn_cast<RankedTensorType>(dqW.getInput().getType());
+    bool u8 = wType && wType.getRank() == 2 && takesU8(wType.getDimSize(0));
     FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
-                                              dqW.getZeroPoint(), kLinearWeight, dqW.getAxis());
+                                              dqW.getZeroPoint(), kLinearWeight, dqW.getAxis(), u8);
     if (failed(weight))
       return failure();
     return replaceByStaticLinear(rewriter, mm, loc, q.getInput(), grid, *weight);
@@ -465,8 +475,8 @@ struct QdqMatMulToLinear : OpRewritePattern<MatMulOp> {
 /// PyTorch exports it: Wq [N, K], scales per row), Wq is transposed at
 /// compile time, its scales then per column. Unfused, the weight folded to
 /// f32 (4x the bytes, the f32 GEMM reading them: ~7 % of a QDQ MobileNet).
-struct QdqGemmToLinear : OpRewritePattern<GemmOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct QdqGemmToLinear : U8WeightPattern<GemmOp> {
+  using U8WeightPattern::U8WeightPattern;
   LogicalResult matchAndRewrite(GemmOp op, PatternRewriter &rewriter) const override {
     auto dqW = op.getB().getDefiningOp<DequantizeLinearOp>();
     std::optional<std::pair<QuantizeLinearOp, TypeAttr>> input = qdqActivation(op.getA());
@@ -476,14 +486,15 @@ struct QdqGemmToLinear : OpRewritePattern<GemmOp> {
     ElementsAttr wAttr;
     auto wType = dyn_cast<RankedTensorType>(dqW.getInput().getType());
     if (!wType || wType.getRank() != 2 || !wType.hasStaticShape() ||
-        !wType.getElementType().isSignlessInteger(8) ||
+        !wType.getElementType().isInteger(8) ||
         !matchPattern(dqW.getInput(), m_Constant(&wAttr)))
       return failure();
     bool transB = op.getTransB() != 0;
+    bool u8 = takesU8(wType.getDimSize(transB ? 1 : 0));
     // Checked on Wq as it is, before the transposed copy exists: a pattern
     // that fails must leave the IR unchanged.
     if (!isQuantizedWeight(dqW.getInput(), dqW.getScale(), dqW.getZeroPoint(),
-                           transB ? Int8WeightLayout{2, 0} : kLinearWeight, dqW.getAxis()))
+                           transB ? Int8WeightLayout{2, 0} : kLinearWeight, dqW.getAxis(), u8))
       return failure();
     int64_t n = wType.getDimSize(transB ? 0 : 1);
     std::optional<Tensor> bias;
@@ -503,17 +514,19 @@ struct QdqGemmToLinear : OpRewritePattern<GemmOp> {
         llvm::consumeError(w.takeError());
         return failure();
       }
+      // The bytes of s8 or u8 codes, transposed.
       int64_t k = wType.getDimSize(1);
-      SmallVector<int8_t> t(n * k);
+      const auto *bytes = w->as<uint8_t>();
+      SmallVector<uint8_t> t(n * k);
       for (int64_t i = 0; i < n; ++i)
         for (int64_t j = 0; j < k; ++j)
-          t[j * n + i] = w->as<int8_t>()[i * k + j];
+          t[j * n + i] = bytes[i * k + j];
       wq = constantOf(rewriter, loc,
-                      cantFail(Tensor::fromValues<int8_t>(DType::I8, {k, n}, t)), "weight");
+                      cantFail(Tensor::fromValues<uint8_t>(w->dtype(), {k, n}, t)), "weight");
       axis = shape::wrapAxis(axis, 2) == 0 ? 1 : 0;
     }
     FailureOr<Value> weight = quantizedWeight(rewriter, loc, wq, dqW.getScale(),
-                                              dqW.getZeroPoint(), kLinearWeight, axis);
+                                              dqW.getZeroPoint(), kLinearWeight, axis, u8);
     if (failed(weight))
       return failure();
     return replaceByStaticLinear(rewriter, op, loc, q.getInput(), grid, *weight,
@@ -529,8 +542,8 @@ struct QdqGemmToLinear : OpRewritePattern<GemmOp> {
 /// (acc * fl(sa sW)) and once to y's grid, where QLinearMatMul scales by
 /// sa sW / sy in one step: the two can differ by one unit of y on a tie.
 /// When `a` is itself QuantizeLinear(x), the Q/DQ pair then fuses below.
-struct QLinearMatMulToLinear : OpRewritePattern<QLinearMatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+struct QLinearMatMulToLinear : U8WeightPattern<QLinearMatMulOp> {
+  using U8WeightPattern::U8WeightPattern;
   LogicalResult matchAndRewrite(QLinearMatMulOp mm, PatternRewriter &rewriter) const override {
     auto aType = dyn_cast<RankedTensorType>(mm.getA().getType());
     auto outType = dyn_cast<RankedTensorType>(mm.getType());
@@ -545,9 +558,10 @@ struct QLinearMatMulToLinear : OpRewritePattern<QLinearMatMulOp> {
     Location loc = mm.getLoc();
     rewriter.setInsertionPoint(mm);
     // b_scale of a 2-D b is a scalar or one per column.
-    FailureOr<Value> weight = quantizedWeight(rewriter, loc, mm.getB(), mm.getBScale(),
-                                              mm.getBZeroPoint(), kLinearWeight,
-                                              /*scaleAxis=*/1);
+    auto bType = dyn_cast<RankedTensorType>(mm.getB().getType());
+    FailureOr<Value> weight = quantizedWeight(
+        rewriter, loc, mm.getB(), mm.getBScale(), mm.getBZeroPoint(), kLinearWeight,
+        /*scaleAxis=*/1, bType && bType.getRank() == 2 && takesU8(bType.getDimSize(0)));
     if (failed(weight))
       return failure();
     Type f32 = rewriter.getF32Type();
@@ -596,9 +610,9 @@ struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> 
   using FuseLinearBase::FuseLinearBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DynamicQuantizedMatMulToLinear>(&getContext(), u8Weights);
-    patterns.add<MatMulToLinear, GemmToLinear, QdqMatMulToLinear,
-                 QdqGemmToLinear, QLinearMatMulToLinear, SkipRequantizedInput,
+    patterns.add<DynamicQuantizedMatMulToLinear, QdqMatMulToLinear, QdqGemmToLinear,
+                 QLinearMatMulToLinear>(&getContext(), u8Weights);
+    patterns.add<MatMulToLinear, GemmToLinear, SkipRequantizedInput,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<LeakyReluOp, LinearOp>,
                  ActivationIntoLinear<SigmoidOp, LinearOp>,

@@ -797,15 +797,17 @@ class Samples:
 @pytest.mark.parametrize("activation,weight,kernel", [
     ("QUInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
     ("QInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QUInt8", "QUInt8", "gemm.avx512[64x130x384]"),
+    ("QUInt8", "QUInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 weights] +rounded product +bias +requantize"),
     ("QUInt16", "QInt8", "gemm.avx512[64x130x384]")])
 def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, kernel):
     """A quantize_static (QDQ) layer: with 8-bit activations and s8 weights
     the MatMul runs on the VNNI kernel, reading the input quantized with the
     model's static activation quantization (a quantize step of its own),
     with the Q/DQ pairs after the MatMul and after its bias Add in the
-    epilogue (product_quantization, output_quantization); u8 weights (zero point 128) or 16-bit activations take the
-    f32 GEMM on the folded weight and the fake-quantized input. Either way
+    epilogue (product_quantization, output_quantization), u8 weights (zero
+    point 128) too (the quantizer also sums each row's codes); 16-bit
+    activations take the f32 GEMM on the folded weight and the
+    fake-quantized input. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
     its scale from onnxruntime's."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -921,9 +923,8 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
     DequantizeLinear): the QLinearMatMul runs on the VNNI kernel with no
     standalone quantize pass over its input, and its u8 output is within one
     unit of onnxruntime's (onnxruntime requantizes with sa*sW/sy in one step,
-    nunc rounds the f32 product first; they differ on near-ties). u8 weights
-    (zero points) run the f32 GEMM on the dequantized values between the
-    input's and the output's grids, as a QDQ model's do."""
+    nunc rounds the f32 product first; they differ on near-ties); so do u8
+    weights (zero points), as a QDQ model's do."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     import onnxruntime as ort
@@ -941,12 +942,9 @@ def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel
     steps = [(k["op"], k["kernel"]) for k in manifest["kernels"]]
     # Quantize x, the VNNI GEMM, requantize its result to y's grid in the
     # epilogue: one step (plus the kernel's own input quantization).
-    if weight == "QInt8":
-        assert steps == [("nunc.quantized_linear",
-                          "gemm.int8.avx512vnni[64x129x387, static] +requantize")], steps
-    else:
-        assert [op for op, _ in steps] == ["nunc.fake_quantize", "nunc.linear",
-                                           "nunc.fake_quantize"], steps
+    u8 = ", u8 weights" if weight == "QUInt8" else ""
+    assert steps == [("nunc.quantized_linear",
+                      f"gemm.int8.avx512vnni[64x129x387, static{u8}] +requantize")], steps
     exe, man = harness.build(str(tmp_path / "out"))
     x = (r.standard_normal((64, 387)) * 2).astype(np.float32)
     outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))

@@ -806,26 +806,34 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
       int64_t m, n, k;
       int zeroPoints; // 0: all 0, 1: all 255, 2: random per column
       bool extremes;
+      bool fixed = false; // static activations (scale 0.03, zero point 37)
     };
     std::vector<Case> cases;
     for (int64_t m : {1, 4, 17, 128})
       for (int64_t n : {1, 47, 129})
         for (int64_t k : {1, 7, 129, 384})
-          cases.push_back({m, n, k, static_cast<int>((m + n + k) % 3), false});
+          for (bool fixed : {false, true})
+            cases.push_back({m, n, k, static_cast<int>((m + n + k) % 3), false, fixed});
     cases.push_back({17, 49, 3072, 1, true});
     cases.push_back({4, 48, 3072, 0, true});
+    cases.push_back({17, 49, 3072, 1, true, true});
     for (const Case &cs : cases) {
       SCOPED_TRACE("M " + std::to_string(cs.m) + " N " + std::to_string(cs.n) + " K " +
                    std::to_string(cs.k) + " zero points " + std::to_string(cs.zeroPoints) +
-                   (cs.extremes ? " extremes" : ""));
+                   (cs.extremes ? " extremes" : "") + (cs.fixed ? " static" : " dynamic"));
       int64_t lda = Int8GemmKernel::rowBytes(cs.k, isa);
       std::vector<float> x(cs.m * cs.k);
       std::uniform_real_distribution<float> dist(-3.f, 5.f);
       for (float &v : x)
-        v = cs.extremes ? 2.5f : dist(rng); // all equal and positive: every code 255
+        // Extremes: all equal and positive (dynamic), or past the static
+        // grid's top: every code 255.
+        v = cs.extremes ? (cs.fixed ? 10.f : 2.5f) : dist(rng);
       QuantizeRowsConfig qc{cs.m, cs.k, lda, /*perTensor=*/true};
       qc.isa = isa;
       qc.rowSums = true;
+      qc.fixed = cs.fixed;
+      qc.scale = 0.03f;
+      qc.zeroPoint = 37; // [-3, 5] saturates at both ends
       std::unique_ptr<JitKernel> quantizer = QuantizeRowsKernel::generate(qc);
       ASSERT_TRUE(quantizer);
       std::vector<uint8_t> a(cs.m * lda);
@@ -864,16 +872,25 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
         sums[i % cs.n] += w[i] - zw[i % cs.n];
       }
       std::vector<int8_t> packed = Int8GemmKernel::packWeights(shifted.data(), cs.k, cs.n, isa);
+      // Static: the zero point's compensation and the scale product folded
+      // per column, as CompileModel does.
+      std::vector<int32_t> compensation = sums;
+      std::vector<float> columnScale = wScale;
+      if (cs.fixed)
+        for (int64_t j = 0; j < cs.n; ++j) {
+          compensation[j] *= qc.zeroPoint;
+          columnScale[j] = qc.scale * wScale[j];
+        }
       std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
-          sums.data(), wScale.data(), bias.data(), cs.n, isa,
-          Int8GemmKernel::compensatesWithWordPairs(isa, true, cs.k), zw.data());
+          compensation.data(), columnScale.data(), bias.data(), cs.n, isa,
+          Int8GemmKernel::compensatesWithWordPairs(isa, !cs.fixed, cs.k), zw.data());
       Int8GemmConfig cfg;
       cfg.m = cs.m;
       cfg.n = cs.n;
       cfg.k = cs.k;
       cfg.lda = lda;
       cfg.ldc = cfg.ldr = cs.n;
-      cfg.perRowA = true;
+      cfg.perRowA = !cs.fixed;
       cfg.u8Weights = true;
       cfg.bias = true;
       cfg.isa = isa;
@@ -889,6 +906,10 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
       for (int64_t i = 0; i < cs.m; ++i) {
         auto [za, scale] =
             rowParameters(std::vector<uint32_t>(rows.begin() + 4 * i, rows.begin() + 4 * i + 2), 0);
+        if (cs.fixed) {
+          ASSERT_EQ(za, 37);
+          ASSERT_EQ(scale, 0.03f);
+        }
         for (int64_t j = 0; j < cs.n; ++j) {
           int64_t acc = 0;
           for (int64_t kk = 0; kk < cs.k; ++kk)

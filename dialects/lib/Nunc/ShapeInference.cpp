@@ -1164,11 +1164,10 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";
-  // u8 weights with zero points: dynamic activations only (their row sums
+  // u8 weights with zero points: f32 inputs only (their rows' code sums
   // come from the row quantizer).
   if (failed(checkInt8Weight(*this, getWeight(), 1, "columns", (*w)[1],
-                             /*u8Weights=*/!u8Input &&
-                                 getActivationQuantization().starts_with("dynamic"))))
+                             /*u8Weights=*/!u8Input)))
     return failure();
   Builder b(getContext());
   if (failed(inferLinearResult(*this, getBias(), getResidual(), in, *w, b.getF32Type(), types)))
