@@ -649,38 +649,25 @@ private:
       storeRowSum();
   }
 
-  /// The sum S of the u8 row just written at rbx, read back 64 bytes at a
-  /// time (vpsadbw against 0: eight 8-byte sums; its padding is 0), or on
-  /// ymm 32 (the AVX-VNNI bytes or the AVX2 16-bit elements, whose high
-  /// bytes are 0, in whole groups of 8 values: the padding holds the zero
-  /// point, r8d, and is taken off), into the row block at rcx as the word
-  /// pair (S mod 128, S / 128) and a 0.
+  /// The sum S of the u8 row just written at rbx (rowSumToRdx) into the row
+  /// block at rcx as the word pair (S mod 128, S / 128) and a 0.
   void storeRowSum() {
-    if constexpr (!kAvx512) {
-      Ymm sum = Ymm(9), bytes = Ymm(15); // free in the row form
-      const int64_t values = (c.k + 7) / 8 * 8;
-      const int64_t written = values * (c.isa == Int8Isa::Avx2 ? 2 : 1);
-      vpxor(sum, sum, sum);
-      int64_t at = 0;
-      for (; at + 32 <= written; at += 32) {
-        vpsadbw(bytes, Ymm(zero.getIdx()), ptr[rbx + at]);
-        vpaddq(sum, sum, bytes);
-      }
-      for (; at < written; at += 8) { // whole groups of 8 bytes
-        vmovq(Xmm(bytes.getIdx()), ptr[rbx + at]);
-        vpsadbw(Xmm(bytes.getIdx()), Xmm(bytes.getIdx()), Xmm(zero.getIdx()));
-        vpaddq(sum, sum, bytes);
-      }
-      vextracti128(Xmm(bytes.getIdx()), sum, 1);
-      vpaddq(Xmm(sum.getIdx()), Xmm(sum.getIdx()), Xmm(bytes.getIdx()));
-      vpshufd(Xmm(bytes.getIdx()), Xmm(sum.getIdx()), 0x4e);
-      vpaddq(Xmm(sum.getIdx()), Xmm(sum.getIdx()), Xmm(bytes.getIdx()));
-      vmovq(rdx, Xmm(sum.getIdx()));
-      if (values > c.k) {
-        imul(r11d, r8d, static_cast<uint32_t>(values - c.k));
-        sub(rdx, r11);
-      }
-    }
+    rowSumToRdx();
+    mov(r11, rdx);
+    and_(edx, 127);
+    shr(r11, 7);
+    shl(r11, 16);
+    or_(rdx, r11);
+    mov(dword[rcx + 8], edx);
+    mov(dword[rcx + 12], 0);
+  }
+
+  /// rdx = the sum of the row at rbx, read back by `vpsadbw` against 0
+  /// (8-byte sums): 64 bytes at a time on zmm (the padding to lda is 0);
+  /// on ymm 32 (the AVX-VNNI bytes, or the AVX2 16-bit elements, whose high
+  /// bytes are 0), in whole groups of 8 values whose padding holds the zero
+  /// point (r8d), taken off.
+  void rowSumToRdx() {
     if constexpr (kAvx512) {
       Zmm sum = Zmm(30), bytes = Zmm(31);
       vpxord(sum, sum, sum);
@@ -703,15 +690,30 @@ private:
       vpshufd(Xmm(bytes.getIdx()), Xmm(sum.getIdx()), 0x4e);
       vpaddq(Xmm(sum.getIdx()), Xmm(sum.getIdx()), Xmm(bytes.getIdx()));
       vmovq(rdx, Xmm(sum.getIdx()));
-    }
-    {
-      mov(r11, rdx);
-      and_(edx, 127);
-      shr(r11, 7);
-      shl(r11, 16);
-      or_(rdx, r11);
-      mov(dword[rcx + 8], edx);
-      mov(dword[rcx + 12], 0);
+    } else {
+      Ymm sum = Ymm(9), bytes = Ymm(15); // free in the row form
+      const int64_t values = (c.k + 7) / 8 * 8;
+      const int64_t written = values * (c.isa == Int8Isa::Avx2 ? 2 : 1);
+      vpxor(sum, sum, sum);
+      int64_t at = 0;
+      for (; at + 32 <= written; at += 32) {
+        vpsadbw(bytes, Ymm(zero.getIdx()), ptr[rbx + at]);
+        vpaddq(sum, sum, bytes);
+      }
+      for (; at < written; at += 8) {
+        vmovq(Xmm(bytes.getIdx()), ptr[rbx + at]);
+        vpsadbw(Xmm(bytes.getIdx()), Xmm(bytes.getIdx()), Xmm(zero.getIdx()));
+        vpaddq(sum, sum, bytes);
+      }
+      vextracti128(Xmm(bytes.getIdx()), sum, 1);
+      vpaddq(Xmm(sum.getIdx()), Xmm(sum.getIdx()), Xmm(bytes.getIdx()));
+      vpshufd(Xmm(bytes.getIdx()), Xmm(sum.getIdx()), 0x4e);
+      vpaddq(Xmm(sum.getIdx()), Xmm(sum.getIdx()), Xmm(bytes.getIdx()));
+      vmovq(rdx, Xmm(sum.getIdx()));
+      if (values > c.k) {
+        imul(r11d, r8d, static_cast<uint32_t>(values - c.k));
+        sub(rdx, r11);
+      }
     }
   }
 };

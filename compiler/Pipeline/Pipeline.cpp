@@ -33,7 +33,7 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
 }
 
 void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
-  // Every int8 GEMM takes u8 weights with zero points (dynamic activations).
+  // Every int8 GEMM takes u8 weights with zero points.
   FuseLinearOptions linear;
   linear.u8Weights = true;
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);

@@ -130,14 +130,13 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
 }
 
 /// Whether the int8 convolution takes u8 weights with zero points of this
-/// [M, C, kh, kw] shape: its kernel compensates with the word pairs of each
-/// position's code sum, which need K (C rounded up to 4, times the taps) <
-/// 2^14.
+/// [M, C, kh, kw] shape (K = C rounded up to 4, times the taps, within
+/// kU8WeightMaxDepth).
 bool takesU8ConvWeight(Value weight) {
   auto w = dyn_cast<RankedTensorType>(weight.getType());
   if (!w || w.getRank() != 4 || !w.hasStaticShape())
     return false;
-  return (w.getDimSize(1) + 3) / 4 * 4 * w.getDimSize(2) * w.getDimSize(3) < 16384;
+  return (w.getDimSize(1) + 3) / 4 * 4 * w.getDimSize(2) * w.getDimSize(3) <= kU8WeightMaxDepth;
 }
 
 /// Conv(Q/DQ(x), DequantizeLinear(Wq, sW, zW), bias) of a QDQ model (or the

@@ -352,13 +352,12 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
 };
 
 /// A pattern that takes u8 weights with zero points where `u8Weights` (the
-/// pass option) and K < 2^14 (the kernels' word pairs of the rows' code
-/// sums).
+/// pass option) and K fits the kernels (kU8WeightMaxDepth).
 template <typename Op> struct U8WeightPattern : OpRewritePattern<Op> {
   U8WeightPattern(MLIRContext *ctx, bool u8Weights)
       : OpRewritePattern<Op>(ctx), u8Weights(u8Weights) {}
   bool u8Weights;
-  bool takesU8(int64_t k) const { return u8Weights && k < 16384; }
+  bool takesU8(int64_t k) const { return u8Weights && k <= kU8WeightMaxDepth; }
 };
 
 /// The MatMul of an onnxruntime `quantize_dynamic` model:

@@ -75,6 +75,13 @@ struct Int8WeightLayout {
 };
 inline constexpr Int8WeightLayout kLinearWeight{2, 1}, kConvWeight{4, 0};
 
+/// The int8 kernels take u8 weights with zero points for K (the GEMM's
+/// depth; a convolution's input channels rounded up to 4, times its taps)
+/// below this: they add (128 - zw) times the rows' (positions') code sums
+/// S as the word pair (S mod 128, S / 128), and S / 128 < 2^15 needs
+/// 255 K / 128 < 2^15 (x86::Int8GemmKernel::takesU8Weights).
+inline constexpr int64_t kU8WeightMaxDepth = 16383;
+
 /// quant.scast of a constant s8 weight `wq` of the `layout` with zero
 /// point(s) 0 and one scale, or one per index of the layout's axis when the
 /// scales apply along `scaleAxis` (a DequantizeLinear's axis) and that is
