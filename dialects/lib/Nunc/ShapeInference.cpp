@@ -792,6 +792,10 @@ LogicalResult ConvIntegerOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     if (auto z = dimsOf(getInputZeroPoint());
         z && shape::allStatic(*z) && llvm::any_of(*z, [](int64_t d) { return d != 1; }))
       return emitError() << "input_zero_point must be a scalar";
+  // One weight zero point, or one per output channel (ONNX's w_zero_point).
+  if (getWeightZeroPoint() &&
+      failed(checkQuantParam(*this, getWeightZeroPoint(), getWeight(), 0, "w_zero_point")))
+    return failure();
   if (failed(inferConv(*this, getInput(), getWeight(), Value(), getAutoPad(), getDilations(),
                        getGroup(), getKernelShape(), getPads(), getStrides(), types,
                        /*quantizedWeight=*/true)))

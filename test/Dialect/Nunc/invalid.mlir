@@ -270,6 +270,15 @@ func.func @matmul_integer_zero_point_size(%a: tensor<3x4xi8>, %b: tensor<4x2xui8
 
 // -----
 
+// ConvInteger's w_zero_point: one, or one per output channel.
+func.func @conv_integer_weight_zero_point_size(%x: tensor<1x2x5x5xui8>, %w: tensor<3x2x3x3xui8>, %z: tensor<2xui8>) {
+  // expected-error @+1 {{w_zero_point has 2 entries but axis 0 has size 3}}
+  %0 = nunc.conv_integer %x, %w weight_zero_point %z : tensor<2xui8> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x5x5xui8>, tensor<3x2x3x3xui8> -> tensor<*xi32>
+  return
+}
+
+// -----
+
 func.func @qlinear_conv_zero_point_type(%x: tensor<1x2x5x5xui8>, %s: tensor<f32>, %z8: tensor<i8>, %w: tensor<4x2x3x3xi8>) {
   // expected-error @+1 {{x_zero_point type 'int8' differs from the input type 'uint8'}}
   %0 = nunc.qlinear_conv %x, %s, %z8, %w, %s, %z8, %s, %z8 {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<i8>, tensor<4x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<i8>) -> tensor<*xi8>
