@@ -916,6 +916,46 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
+    """quantize_static's QDQ MiniLM with u8 weights (weight_type QUInt8, zero
+    points): all 36 MatMuls on the int8 GEMM with static activations and
+    their u8 weights, each quantizing its own input (whose row sums it
+    needs); the output tracks onnxruntime's as closely as the s8 model's
+    does (above)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    from onnx import numpy_helper as nh
+    q = str(tmp_path / "minilm_qdq_u8.onnx")
+    quantize_static(os.path.join(models, "minilm.onnx"), q,
+                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QUInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "minilm_qdq_u8.json").read_text())
+    gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
+    assert len(gemms) == 36 and all(
+        k.startswith("gemm.int8.avx512vnni[") and "static, u8 weights]" in k for k in gemms), gemms
+    assert not any(k["op"] in ("nunc.linear", "nunc.matmul", "nunc.quantize")
+                   for k in manifest["kernels"]), manifest["kernels"]
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
+    inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
+    unit = float(inits["last_hidden_state_scale"])
+
+    def within_one_unit(a, b):
+        return float((np.abs(a - b) <= unit * 1.001).mean())
+
+    assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
+    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
+    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_imported_qlinear_matmul_matches_onnxruntime(nunc, tmp_path, per_channel, weight):
