@@ -1155,10 +1155,11 @@ def assert_tracks_onnxruntime(qdq_model, name, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
 @pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,fake_quantize",
                          [("resnet", 16, 0, 6, 5), ("mobilenet", 17, 8, 4, 1)])
 def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, conv_pairs,
-                          fake_quantize):
+                          fake_quantize, weight):
     """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
     with static activations. These exports keep BatchNormalization after the
@@ -1174,13 +1175,13 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     after the Reshape of the pooled values repeats the pooling's grid and
     is the classifier's input quantization). The output agrees with onnxruntime at least as well
     as onnxruntime agrees with itself across optimization levels (see the
-    MiniLM case)."""
+    MiniLM case). u8 weights (QUInt8, zero points) take the same kernels."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     q = str(tmp_path / f"{name}_qdq.onnx")
     quantize_static(os.path.join(models, f"{name}.onnx"), q,
                     Samples(random_inputs(name, 1, None, 40 + i) for i in range(2)),
                     quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8)
+                    weight_type=getattr(QuantType, weight))
     nunc("compile", q, "--target", "x86_64-avx512vnni", *pins(name, 1, None), "-o",
          tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / f"{name}_qdq.json").read_text())
@@ -1188,6 +1189,7 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
     assert len(convs) == int8_convs and all(k.startswith("conv.int8.avx512vnni[") and
                                             "static" in k for k in convs), convs
+    assert all(("u8 weights" in k) == (weight == "QUInt8") for k in convs), convs
     assert all(k.endswith(("+requantize +normalize +requantize",
                            "+requantize +normalize +requantize -> u8")) for k in convs), convs
     # Each depthwise (f32) conv reads the u8 codes of the int8 conv before
