@@ -851,6 +851,30 @@ def onnxruntime_both_ways(model, feeds):
             .run(None, feeds)[0] for opts in ((), (plain,))]
 
 
+def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path):
+    """The QDQ MiniLM library in tmp_path/out agrees with onnxruntime's run of
+    model q at least as well as onnxruntime agrees with itself across
+    optimization levels (within one unit of the output grid, and cosine),
+    and stays within cosine 0.99 of fp32."""
+    import onnx
+    from onnx import numpy_helper as nh
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
+    inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
+    unit = float(inits["last_hidden_state_scale"])
+
+    def within_one_unit(a, b):
+        return float((np.abs(a - b) <= unit * 1.001).mean())
+
+    assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
+    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
+    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_minilm(nunc, models, tmp_path):
     """quantize_static's QDQ MiniLM: every MatMul with a constant weight runs
@@ -866,8 +890,6 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     outputs to within one unit (cosine ~0.9988). nunc must agree with
     onnxruntime at least as well as onnxruntime agrees with itself."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    import onnx
-    from onnx import numpy_helper as nh
     src = os.path.join(models, "minilm.onnx")
     q = str(tmp_path / "minilm_qdq.onnx")
     quantize_static(src, q, Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
@@ -898,21 +920,7 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     assert sum(k.startswith("elementwise.fake_quantize") for k in kernels) <= 8 + 2 * 6
     # Only the gathered embedding rows are dequantized: no table-sized arena.
     assert manifest["arena_bytes"] < 1 << 20, manifest["arena_bytes"]
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 16, 3)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
-    inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
-    unit = float(inits["last_hidden_state_scale"])
-
-    def within_one_unit(a, b):
-        return float((np.abs(a - b) <= unit * 1.001).mean())
-
-    assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
-    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
-    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -923,8 +931,6 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     needs); the output tracks onnxruntime's as closely as the s8 model's
     does (above)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    import onnx
-    from onnx import numpy_helper as nh
     q = str(tmp_path / "minilm_qdq_u8.onnx")
     quantize_static(os.path.join(models, "minilm.onnx"), q,
                     Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
@@ -938,21 +944,7 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
         k.startswith("gemm.int8.avx512vnni[") and "static, u8 weights]" in k for k in gemms), gemms
     assert not any(k["op"] in ("nunc.linear", "nunc.matmul", "nunc.quantize")
                    for k in manifest["kernels"]), manifest["kernels"]
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 16, 3)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
-    inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
-    unit = float(inits["last_hidden_state_scale"])
-
-    def within_one_unit(a, b):
-        return float((np.abs(a - b) <= unit * 1.001).mean())
-
-    assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
-    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
-    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
