@@ -1,11 +1,12 @@
 //===- GemmBench.cpp - GFLOP/s of nunc's GEMM kernel on given shapes ------===//
 //
-//   nunc-bench-gemm avx512|avx2|vnni|avxvnni|amx|int8avx2[+gelu][+u8][+cold] M N K [M N K ...]
+//   nunc-bench-gemm avx512|avx2|vnni|avxvnni|amx|int8avx2[+gelu|+qdqgelu][+u8][+cold] M N K [M N K ...]
 // prints "M N K GFLOP/s" (GOP/s for the int8 kernels) per shape: median
 // of many runs of all column-panel tasks on one thread, the kernel with a
 // bias epilogue (as in the models; int8 with per-row dynamic activations).
 // The int8 kernels take epilogue variants to measure their cost: +gelu
-// (FFN1's activation), +u8 (static activations, u8 output); vnni+conv runs
+// (FFN1's activation), +qdqgelu (a QDQ model's FFN1: the grid before GELU
+// and the three inside it), +u8 (static activations, u8 output); vnni+conv runs
 // the convolution form (M output channels x N positions x K, one image).
 // +cold (f32 and the int8 linear form) rotates over copies of the packed
 // weights, 96 MB in all, so each run reads its weights from beyond L2, as a
@@ -71,7 +72,8 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k) {
   return int8KernelGops(cfg, args, Int8ConvGemm::numTasks(cfg));
 }
 
-double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8, bool cold) {
+double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool qdqGelu, bool u8,
+                bool cold) {
   int64_t lda = Int8GemmKernel::rowBytes(k, isa);
   std::vector<uint8_t> x(m * lda, 3);
   std::vector<int8_t> w(k * n, -2);
@@ -91,8 +93,15 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool u8
   cfg.perRowA = !u8;
   cfg.bias = true;
   cfg.isa = isa;
-  if (gelu)
+  if (gelu || qdqGelu)
     cfg.activation = Activation::fromName("gelu", 0, 0);
+  if (qdqGelu) {
+    // Grids as onnxruntime's quantize_static calibrates them on MiniLM's FFN1.
+    cfg.activationInput = Activation::fakeQuant(0.047f, -172, 83);
+    cfg.activation.erfGrid = {2.f / 255, -128, 127};
+    cfg.activation.sumGrid = {2.f / 255, 0, 255};
+    cfg.activation.productGrid = {0.036f, -10, 245};
+  }
   if (u8)
     cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
   const void *args[] = {x.data(), pw.data(), cols.data(), rows.data(), c.data(), c.data()};
@@ -120,7 +129,7 @@ int main(int argc, char **argv) {
     kind.erase(at, suffix.size());
     return true;
   };
-  bool gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
+  bool qdqGelu = option("+qdqgelu"), gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
        cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
   std::optional<Int8Isa> int8;
@@ -144,7 +153,7 @@ int main(int argc, char **argv) {
       continue;
     }
     if (int8) {
-      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8, gelu, u8, cold));
+      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8Gops(m, n, k, *int8, gelu, qdqGelu, u8, cold));
       continue;
     }
     std::vector<float> x(m * k, 0.5f), w(k * n, 0.25f), b(n, 0.f), c(m * n);

@@ -48,6 +48,9 @@ struct Activation {
   };
   Grid erfGrid, sumGrid, productGrid;
   bool hasGrids() const { return erfGrid.scale || sumGrid.scale || productGrid.scale; }
+  /// Gelu with grids: GELU of one value through the grids, as the
+  /// evaluator computes it (std::erf): the entries of a lookup table.
+  float geluOnGrids(float x) const;
   static Activation fromName(const std::string &name, float min, float max,
                              float alpha = 0.01f);
   static Activation fakeQuant(float scale, float min, float max) {
@@ -351,6 +354,23 @@ protected:
   /// GELU with a QDQ model's grids (act.hasGrids(); AVX-512) on several
   /// lanes, step by step.
   void emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act);
+  /// Codes of a grid hold at most this many values for a lookup table.
+  static constexpr int64_t kTableEntries = 256;
+  /// `values` (at most kTableEntries) in the kernel's data, 64-byte aligned
+  /// and padded to kTableEntries; returns their byte offset for
+  /// emitTableLookup.
+  int64_t tableData(const std::vector<float> &values);
+  /// x = the index of x's code on `grid` (a FakeQuant): clamp(round_half_
+  /// even(x / scale), min, max) - min as s32, the quotient correctly
+  /// rounded as emitFakeQuants takes it (NaN: index 0, the lower bound, as
+  /// there). t is a temporary.
+  void emitGridIndex(const Xbyak::Zmm &x, const Xbyak::Zmm &t, const Activation &grid);
+  /// y = table[index] per lane (AVX-512; index's s32 lanes read modulo
+  /// kTableEntries, so no lane reads beyond the table), the table at
+  /// `offset` (tableData): eight 32-entry vpermt2ps merged by the index's
+  /// bits 5-7 (k3-k5), ~20 uops where a QDQ GELU takes ~60.
+  void emitTableLookup(const Xbyak::Zmm &y, const Xbyak::Zmm &index, const Xbyak::Zmm &t0,
+                       const Xbyak::Zmm &t1, const Xbyak::Zmm &t2, int64_t offset);
   /// dst = clamp(src, -bound, bound), NaN staying NaN (min/max return
   /// their second source when either is NaN); t is a temporary.
   template <typename Vmm>

@@ -11,7 +11,10 @@
 
 #include "JitSupport.h"
 
+#include <algorithm>
 #include <array>
+#include <cassert>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -272,6 +275,66 @@ void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activa
   round(value, act.productGrid);
   for (const GeluLane &l : lanes)
     vmulps(l.x, l.x, constAddr(0.5f));
+}
+
+float Activation::geluOnGrids(float x) const {
+  // The evaluator's steps (geluOnGrids, fakeQuantizeValue) in its order.
+  auto round = [](float v, const Grid &g) {
+    return g.scale ? std::clamp(std::nearbyint(v / g.scale), g.min, g.max) * g.scale : v;
+  };
+  float e = round(std::erf(x * static_cast<float>(M_SQRT1_2)), erfGrid);
+  float s = round(e + 1.f, sumGrid);
+  return round(x * s, productGrid) * 0.5f;
+}
+
+int64_t JitKernel::tableData(const std::vector<float> &values) {
+  assert(values.size() <= static_cast<size_t>(kTableEntries) && !values.empty());
+  extraData.resize((extraData.size() + 15) / 16 * 16); // 64-byte aligned
+  int64_t offset = static_cast<int64_t>(extraData.size()) * 4;
+  for (int64_t i = 0; i < kTableEntries; ++i) {
+    float v = values[std::min<size_t>(i, values.size() - 1)];
+    uint32_t bits;
+    std::memcpy(&bits, &v, 4);
+    extraData.push_back(bits);
+  }
+  return offset;
+}
+
+void JitKernel::emitGridIndex(const Xbyak::Zmm &x, const Xbyak::Zmm &t, const Activation &grid) {
+  vmaxps(x, x, constAddr(grid.min * grid.scale));
+  vminps(x, x, constAddr(grid.max * grid.scale));
+  emitQuotient(t, x, grid.scale);
+  vcvtps2dq(x, t); // round half to even (MXCSR's default, as every code here)
+  vpsubd(x, x, constAddrBits(static_cast<uint32_t>(static_cast<int32_t>(grid.min))));
+}
+
+void JitKernel::emitTableLookup(const Xbyak::Zmm &y, const Xbyak::Zmm &index,
+                                const Xbyak::Zmm &t0, const Xbyak::Zmm &t1,
+                                const Xbyak::Zmm &t2, int64_t offset) {
+  // Entries 32 g .. 32 g + 31 at the index's bits 0-4 (vpermt2ps reads
+  // only those); the 8 groups merged pairwise by bits 5, 6, 7.
+  auto group = [&](const Xbyak::Zmm &dst, int g) {
+    vmovaps(dst, ptr[rip + dataLabel + offset + g * 128]);
+    vpermt2ps(dst, index, ptr[rip + dataLabel + offset + g * 128 + 64]);
+  };
+  vptestmd(k3, index, constAddrBits(32));
+  vptestmd(k4, index, constAddrBits(64));
+  vptestmd(k5, index, constAddrBits(128));
+  group(y, 0);
+  group(t0, 1);
+  vmovaps(y | k3, t0);
+  group(t0, 2);
+  group(t1, 3);
+  vmovaps(t0 | k3, t1);
+  vmovaps(y | k4, t0);
+  group(t0, 4);
+  group(t1, 5);
+  vmovaps(t0 | k3, t1);
+  group(t1, 6);
+  group(t2, 7);
+  vmovaps(t1 | k3, t2);
+  vmovaps(t0 | k4, t1);
+  vmovaps(y | k5, t0);
 }
 
 template <typename Vmm>

@@ -476,8 +476,11 @@ TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
 /// plain result taken through the same steps with erf in double: equal but
 /// where the kernels' erf (AVX-512 table 4e-7, AVX2 rational 1.2e-6) lands
 /// across a grid tie, then off by one product step at most. Rows of one to
-/// three vectors with tails, partial row tiles; AVX-512 VNNI runs a tile's
-/// GELUs four at a time through a stack block.
+/// three vectors with tails, partial row tiles. AVX-512 VNNI looks a GELU
+/// up in a table of the input grid's codes (computed with erf as the
+/// evaluator takes it: equal to its steps bit for bit) where that grid has
+/// at most 256 codes (u8, s8 or narrower), else runs a tile's GELUs four at
+/// a time through a stack block (a 401-code grid here).
 TEST_P(Int8GemmKernelTest, GeluOnGridsAfterTheOutputGrid) {
   Int8Isa isa = GetParam();
   if (!hostRuns(isa))
@@ -488,43 +491,66 @@ TEST_P(Int8GemmKernelTest, GeluOnGridsAfterTheOutputGrid) {
   gelu.erfGrid = {1 / 127.5f, -128, 127};
   gelu.sumGrid = {1 / 127.5f, 0, 255};
   gelu.productGrid = {0.0625f, -20, 235};
+  struct InputGrid {
+    float scale;
+    int zeroPoint, codes;
+  };
   int64_t differ = 0, total = 0, distinct = 0;
-  for (int64_t m : {1, 7, 17, 45})
-    for (int64_t n : {7, 16, 47, 129}) {
-      SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n));
-      RandomOperands ops(m, n, 64, isa, /*perRow=*/false, 113, 0.03f, rng);
-      Int8GemmConfig cfg = ops.config();
-      cfg.bias = true;
-      std::vector<float> plain(m * n), got(m * n + 16, -777.f);
-      ops.run(cfg, ops.bias, plain.data());
-      cfg.activationInput = Activation::fakeQuant(0.05f, -128, 127);
-      cfg.activation = gelu;
-      ops.run(cfg, ops.bias, got.data());
-      std::vector<float> want(m * n);
-      for (int64_t i = 0; i < m * n; ++i) {
-        float x = fakeQuantizeValue(plain[i], 0.05f, 128, 0, 255);
-        float e = fakeQuantizeValue(static_cast<float>(std::erf(x / std::sqrt(2.0))),
-                                    1 / 127.5f, 128, 0, 255);
-        float sum = fakeQuantizeValue(e + 1, 1 / 127.5f, 0, 0, 255);
-        want[i] = fakeQuantizeValue(x * sum, 0.0625f, 20, 0, 255) * 0.5f;
-        distinct += i == 0 || want[i] != want[i - 1];
-        differ += got[i] != want[i];
-        ASSERT_LE(std::fabs(got[i] - want[i]), 0.0625f * 0.5f + 1e-6f)
-            << "at " << i / n << ", " << i % n << " from " << plain[i];
+  for (InputGrid in : {InputGrid{0.05f, 128, 256}, InputGrid{0.04f, 60, 128},
+                       InputGrid{0.05f, 200, 401}})
+    for (int64_t m : {1, 7, 17, 45})
+      for (int64_t n : {7, 16, 47, 129}) {
+        SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + ", " +
+                     std::to_string(in.codes) + " input codes");
+        RandomOperands ops(m, n, 64, isa, /*perRow=*/false, 113, 0.03f, rng);
+        Int8GemmConfig cfg = ops.config();
+        cfg.bias = true;
+        std::vector<float> plain(m * n), got(m * n + 16, -777.f);
+        ops.run(cfg, ops.bias, plain.data());
+        cfg.activationInput = Activation::fakeQuant(
+            in.scale, static_cast<float>(-in.zeroPoint),
+            static_cast<float>(in.codes - 1 - in.zeroPoint));
+        cfg.activation = gelu;
+        ops.run(cfg, ops.bias, got.data());
+        const bool table = isa == Int8Isa::Avx512Vnni && in.codes <= 256;
+        std::vector<float> want(m * n);
+        int64_t clamped = 0;
+        for (int64_t i = 0; i < m * n; ++i) {
+          float x = fakeQuantizeValue(plain[i], in.scale, in.zeroPoint, 0, in.codes - 1);
+          clamped += x != fakeQuantizeValue(plain[i], in.scale, in.zeroPoint, -1000, 1000);
+          if (table) {
+            // The evaluator's steps (geluOnGrids): erf in float.
+            float e = fakeQuantizeValue(std::erf(x * static_cast<float>(M_SQRT1_2)),
+                                        1 / 127.5f, 128, 0, 255);
+            float sum = fakeQuantizeValue(e + 1, 1 / 127.5f, 0, 0, 255);
+            ASSERT_EQ(got[i], fakeQuantizeValue(x * sum, 0.0625f, 20, 0, 255) * 0.5f)
+                << "at " << i / n << ", " << i % n << " from " << plain[i];
+          }
+          float e = fakeQuantizeValue(static_cast<float>(std::erf(x / std::sqrt(2.0))),
+                                      1 / 127.5f, 128, 0, 255);
+          float sum = fakeQuantizeValue(e + 1, 1 / 127.5f, 0, 0, 255);
+          want[i] = fakeQuantizeValue(x * sum, 0.0625f, 20, 0, 255) * 0.5f;
+          distinct += i == 0 || want[i] != want[i - 1];
+          differ += got[i] != want[i];
+          ASSERT_LE(std::fabs(got[i] - want[i]), 0.0625f * 0.5f + 1e-6f)
+              << "at " << i / n << ", " << i % n << " from " << plain[i];
+        }
+        if (in.codes == 128 && m * n > 200) {
+          EXPECT_GT(clamped, 0) << "the narrow grid should clamp some results";
+        }
+        ASSERT_EQ(got[m * n], -777.f) << "wrote past C";
+        total += m * n;
+        // The same values as the next layer's u8 codes.
+        cfg.u8Output = Int8GemmConfig::U8Output{0.03125f, 8};
+        std::vector<uint8_t> codes(m * n + 64, 0xA5);
+        ops.run(cfg, ops.bias, codes.data());
+        for (int64_t i = 0; i < m * n; ++i)
+          ASSERT_EQ(int(codes[i]),
+                    int(std::clamp(std::nearbyint(got[i] / 0.03125f) + 8.f, 0.f, 255.f)))
+              << "at " << i / n << ", " << i % n;
+        for (int64_t i = m * n; i < m * n + 64; ++i)
+          ASSERT_EQ(codes[i], 0xA5) << "wrote past C";
       }
-      ASSERT_EQ(got[m * n], -777.f) << "wrote past C";
-      total += m * n;
-      // The same values as the next layer's u8 codes.
-      cfg.u8Output = Int8GemmConfig::U8Output{0.03125f, 8};
-      std::vector<uint8_t> codes(m * n + 64, 0xA5);
-      ops.run(cfg, ops.bias, codes.data());
-      for (int64_t i = 0; i < m * n; ++i)
-        ASSERT_EQ(int(codes[i]),
-                  int(std::clamp(std::nearbyint(got[i] / 0.03125f) + 8.f, 0.f, 255.f)))
-            << "at " << i / n << ", " << i % n;
-      for (int64_t i = m * n; i < m * n + 64; ++i)
-        ASSERT_EQ(codes[i], 0xA5) << "wrote past C";
-    }
   EXPECT_LE(differ * 100, total) << "more than 1 % of the values off the reference";
   EXPECT_GT(distinct * 4, total) << "the results should spread over the grid";
 }
