@@ -28,11 +28,14 @@ inline const llvm::StringRef kSupportedOps[] = {
 
 /// onnxruntime's quantized operators (com.microsoft, version 1), which its
 /// quantize_static writes in QOperator format; each is imported as the
-/// DequantizeLinear -> f32 op -> QuantizeLinear it stands for.
+/// DequantizeLinear -> f32 op -> QuantizeLinear it stands for. Its own
+/// QuantizeLinear and DequantizeLinear (QDQ format with UseQDQContribOps)
+/// are the ai.onnx ops.
 inline constexpr llvm::StringLiteral kContribDomain = "com.microsoft";
 inline const llvm::StringRef kSupportedContribOps[] = {
-    "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
-    "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm"};
+    "QLinearAdd",       "QLinearMul",     "QLinearSigmoid",   "QLinearLeakyRelu",
+    "QLinearSoftmax",   "QLinearGlobalAveragePool", "QLinearAveragePool",
+    "QLinearConcat",    "QGemm",          "QuantizeLinear",   "DequantizeLinear"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }

@@ -27,9 +27,14 @@ std::optional<int64_t> rankOf(Value v) {
 } // namespace
 
 LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs) {
-  if (!isDefaultDomain(n.node.domain()))
-    return convertContrib(n, outputs);
   llvm::StringRef op = n.node.op_type();
+  // onnxruntime's own QuantizeLinear and DequantizeLinear (com.microsoft,
+  // what its quantizer writes with UseQDQContribOps) compute what the
+  // ai.onnx ops do, with the same inputs and `axis`: converted as those.
+  bool contribQdq = n.node.domain() == kContribDomain &&
+                    (op == "QuantizeLinear" || op == "DequantizeLinear");
+  if (!isDefaultDomain(n.node.domain()) && !contribQdq)
+    return convertContrib(n, outputs);
   Location loc = n.loc;
   auto in = [&](unsigned i) { return n.input(i); };
   auto take = [&](FailureOr<Operation *> r) -> LogicalResult {

@@ -794,12 +794,15 @@ class Samples:
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("activation,weight,kernel", [
-    ("QUInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QInt8", "QInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QUInt8", "QUInt8", "gemm.int8.avx512vnni[64x130x384, static, u8 weights] +rounded product +bias +requantize"),
-    ("QUInt16", "QInt8", "gemm.avx512[64x130x384]")])
-def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, kernel):
+@pytest.mark.parametrize("activation,weight,contrib,kernel", [
+    ("QUInt8", "QInt8", False, "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QInt8", "QInt8", False, "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QUInt8", "QUInt8", False, "gemm.int8.avx512vnni[64x130x384, static, u8 weights] +rounded product +bias +requantize"),
+    ("QUInt16", "QInt8", False, "gemm.avx512[64x130x384]"),
+    ("QUInt8", "QInt8", True, "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QUInt16", "QInt8", True, "gemm.avx512[64x130x384]")])
+def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, contrib,
+                                                kernel):
     """A quantize_static (QDQ) layer: with 8-bit activations and s8 weights
     the MatMul runs on the VNNI kernel, reading the input quantized with the
     model's static activation quantization (a quantize step of its own),
@@ -809,7 +812,9 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     activations take the f32 GEMM on the folded weight and the
     fake-quantized input. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
-    its scale from onnxruntime's."""
+    its scale from onnxruntime's. `contrib`: the model written with
+    onnxruntime's own com.microsoft Q/DQ ops (UseQDQContribOps), which nunc
+    takes as the ai.onnx ones: the same kernels and results."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     from onnx import numpy_helper as nh
@@ -818,7 +823,11 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     calib = [{"x": (r.standard_normal((64, 384)) * 2).astype(np.float32)} for _ in range(4)]
     quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
                     quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, activation),
-                    weight_type=getattr(QuantType, weight))
+                    weight_type=getattr(QuantType, weight),
+                    extra_options={"UseQDQContribOps": contrib})
+    domains = {n.domain for n in onnx.load(str(tmp_path / "q.onnx")).graph.node
+               if n.op_type.endswith("QuantizeLinear")}
+    assert domains == ({"com.microsoft"} if contrib else {""}), domains
     nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"].endswith("linear")]
