@@ -7,6 +7,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace mlir::nunc {
@@ -112,7 +113,17 @@ struct ConstantFoldingPass
     // weights (a Conv's in a QDQ model, say), and it is at most 4x the
     // integer constant already held.
     bool dequantize = isa<DequantizeLinearOp>(op);
-    if (!hasStaticResults(op, dequantize ? std::numeric_limits<int64_t>::max() : maxElements))
+    // An op whose results are no larger than an operand (a weight's
+    // QuantizeLinear, Transpose or Cast) never grows what the constants
+    // hold: it folds whatever its size too. A model that keeps its weights
+    // in f32 behind QuantizeLinear -> DequantizeLinear (TensorRT-style QDQ,
+    // onnxruntime's AddQDQPairToWeight) thus gets its integer weights.
+    int64_t largestOperand = 0;
+    for (Value v : op->getOperands())
+      if (auto t = dyn_cast<ShapedType>(v.getType()); t && t.hasStaticShape())
+        largestOperand = std::max(largestOperand, t.getNumElements());
+    if (!hasStaticResults(op, dequantize ? std::numeric_limits<int64_t>::max()
+                                         : std::max<int64_t>(maxElements, largestOperand)))
       return success();
     // Before fusion, quantized weights of MatMuls, Convs and embedding
     // tables stay quantized: the int8 kernels read them as they are

@@ -390,3 +390,34 @@ func.func @dequantized_gemm_weight(%x: tensor<65x65xf32>) -> (tensor<65x65xf32>,
   %z = nunc.gemm %x, %x, %c : tensor<65x65xf32> : tensor<65x65xf32>, tensor<65x65xf32> -> tensor<65x65xf32>
   return %y, %z : tensor<65x65xf32>, tensor<65x65xf32>
 }
+
+// -----
+
+// An op whose result is no larger than an operand folds whatever its size:
+// even with max-elements=4, the QuantizeLinear of an f32 weight (a
+// TensorRT-style QDQ model's) becomes its integer constant, which stays
+// behind its DequantizeLinear for the int8 GEMM, and a weight's Transpose
+// folds; a broadcast larger than both operands does not (@max_elements).
+// CHECK-LABEL: func.func @no_larger_than_an_operand(
+// CHECK:         %[[Q:.*]] = nunc.constant dense<3> : tensor<65x65xi8>
+// CHECK:         %[[W:.*]] = nunc.dequantize_linear %[[Q]], %{{.*}} : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
+// CHECK:         nunc.matmul %arg0, %[[W]]
+// CHECK:         %[[T:.*]] = nunc.constant dense<{{.*}}> : tensor<3x2xf32>
+// CHECK:         return %{{.*}}, %[[T]]
+// LIMIT-LABEL: func.func @no_larger_than_an_operand(
+// LIMIT-NOT:     nunc.quantize_linear
+// LIMIT:         %[[Q:.*]] = nunc.constant dense<3> : tensor<65x65xi8>
+// LIMIT:         nunc.dequantize_linear %[[Q]]
+// LIMIT-NOT:     nunc.transpose
+// LIMIT:         return
+func.func @no_larger_than_an_operand(%x: tensor<2x65xf32>) -> (tensor<2x65xf32>, tensor<3x2xf32>) {
+  %w = nunc.constant dense<1.5> : tensor<65x65xf32>
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %zp = nunc.constant dense<0> : tensor<i8>
+  %q = nunc.quantize_linear %w, %s, %zp : tensor<i8> {output_element_type = i8} : tensor<65x65xf32>, tensor<f32> -> tensor<65x65xi8>
+  %dq = nunc.dequantize_linear %q, %s, %zp : tensor<i8> : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
+  %y = nunc.matmul %x, %dq : (tensor<2x65xf32>, tensor<65x65xf32>) -> tensor<2x65xf32>
+  %m = nunc.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %t = nunc.transpose %m {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  return %y, %t : tensor<2x65xf32>, tensor<3x2xf32>
+}

@@ -794,14 +794,15 @@ class Samples:
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("activation,weight,contrib,kernel", [
-    ("QUInt8", "QInt8", False, "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QInt8", "QInt8", False, "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QUInt8", "QUInt8", False, "gemm.int8.avx512vnni[64x130x384, static, u8 weights] +rounded product +bias +requantize"),
-    ("QUInt16", "QInt8", False, "gemm.avx512[64x130x384]"),
-    ("QUInt8", "QInt8", True, "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QUInt16", "QInt8", True, "gemm.avx512[64x130x384]")])
-def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, contrib,
+@pytest.mark.parametrize("activation,weight,form,kernel", [
+    ("QUInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QUInt8", "QUInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 weights] +rounded product +bias +requantize"),
+    ("QUInt16", "QInt8", "", "gemm.avx512[64x130x384]"),
+    ("QUInt8", "QInt8", "contrib", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QUInt16", "QInt8", "contrib", "gemm.avx512[64x130x384]"),
+    ("QUInt8", "QInt8", "f32 weight", "gemm.int8.avx512vnni[64x260x384, static, u8 in] +rounded product +bias +requantize")])
+def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, form,
                                                 kernel):
     """A quantize_static (QDQ) layer: with 8-bit activations and s8 weights
     the MatMul runs on the VNNI kernel, reading the input quantized with the
@@ -812,22 +813,30 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     activations take the f32 GEMM on the folded weight and the
     fake-quantized input. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
-    its scale from onnxruntime's. `contrib`: the model written with
-    onnxruntime's own com.microsoft Q/DQ ops (UseQDQContribOps), which nunc
-    takes as the ai.onnx ones: the same kernels and results."""
+    its scale from onnxruntime's. Other forms of the same model: "contrib"
+    written with onnxruntime's own com.microsoft Q/DQ ops
+    (UseQDQContribOps), which nunc takes as the ai.onnx ones; "f32 weight"
+    with the weight kept in f32 behind its own QuantizeLinear ->
+    DequantizeLinear (AddQDQPairToWeight, as TensorRT-style QDQ models
+    are), which constant folding quantizes at compile time (a weight past
+    its max-elements, 65536). The same kernels and results."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     from onnx import numpy_helper as nh
-    one_layer_model(str(tmp_path / "f32.onnx"), 64, 384, 130, 8)
+    one_layer_model(str(tmp_path / "f32.onnx"), 64, 384, 260 if form == "f32 weight" else 130, 8)
     r = np.random.default_rng(9)
     calib = [{"x": (r.standard_normal((64, 384)) * 2).astype(np.float32)} for _ in range(4)]
     quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
                     quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, activation),
                     weight_type=getattr(QuantType, weight),
-                    extra_options={"UseQDQContribOps": contrib})
-    domains = {n.domain for n in onnx.load(str(tmp_path / "q.onnx")).graph.node
-               if n.op_type.endswith("QuantizeLinear")}
-    assert domains == ({"com.microsoft"} if contrib else {""}), domains
+                    extra_options={"UseQDQContribOps": form == "contrib",
+                                   "AddQDQPairToWeight": form == "f32 weight"})
+    graph = onnx.load(str(tmp_path / "q.onnx")).graph
+    domains = {n.domain for n in graph.node if n.op_type.endswith("QuantizeLinear")}
+    assert domains == ({"com.microsoft"} if form == "contrib" else {""}), domains
+    f32_weights = [i.name for i in graph.initializer if i.data_type == onnx.TensorProto.FLOAT
+                   and len(i.dims) == 2]
+    assert len(f32_weights) == (form == "f32 weight"), f32_weights
     nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"].endswith("linear")]
