@@ -122,7 +122,7 @@ public:
                   Int8GemmKernel::compensatesWithWordPairs(config.isa, config.perRowA,
                                                            config.k)) {
     replicate = kZmm ? 1 : 8;
-    geluTable = geluTableOffset();
+    geluCodeTable = buildGeluCodeTable();
   }
 
   void generate() {
@@ -434,7 +434,7 @@ private:
   int rowsPerTile;  // rows per micro-kernel call
   int64_t groupBytes; // W bytes per k group of a panel
   bool wordPairs;     // per-row compensation by vpdpwssd (packColumns)
-  std::optional<int64_t> geluTable; // geluTableOffset()
+  std::optional<int64_t> geluCodeTable; // buildGeluCodeTable()
   static constexpr int64_t kTileBlockBytes = 32 * 32 * 4;
 
   /// Bytes of one C element: f32, or u8 (U8Output).
@@ -895,17 +895,17 @@ private:
   /// a time through a stack block (stashedGeluEpilogues).
   bool stashedGelu() const {
     return kZmm && !amx && !c.convolution && c.activation.kind == Activation::Gelu &&
-           c.activation.hasGrids() && !geluTable;
+           c.activation.hasGrids() && !geluCodeTable;
   }
   /// With a grid before a QDQ GELU (at most kTableEntries codes), the
   /// GELU's values on that grid, computed at compile time: a row's
   /// epilogues then take each value's code index and look its GELU up
   /// (rowEpilogues) instead of its erf and three roundings (stashed). The
   /// table's byte offset in the kernel's data.
-  std::optional<int64_t> geluTableOffset() {
+  std::optional<int64_t> buildGeluCodeTable() {
     const Activation &in = c.activationInput;
     if (!kZmm || amx || c.convolution || c.ranges || c.activation.kind != Activation::Gelu ||
-        !c.activation.hasGrids() || in.kind != Activation::FakeQuant ||
+        !c.activation.hasGrids() || in.kind != Activation::FakeQuant || in.max < in.min ||
         in.max - in.min + 1 > kTableEntries)
       return std::nullopt;
     std::vector<float> values;
@@ -972,11 +972,11 @@ private:
     if constexpr (kZmm) {
       for (int v = 0; v < vecsHere; ++v)
         epilogueFront(acc(r, v), r, v, lanesOf(v), maskAddr);
-      if (geluTable) {
+      if (geluCodeTable) {
         for (int v = 0; v < vecsHere; ++v)
           emitGridIndex(acc(r, v), temp(0), c.activationInput);
         for (int v = 0; v < vecsHere; ++v) {
-          emitTableLookup(temp(0), acc(r, v), temp(1), temp(2), temp(3), *geluTable);
+          emitTableLookup(temp(0), acc(r, v), temp(1), temp(2), temp(3), *geluCodeTable);
           vmovaps(acc(r, v), temp(0));
         }
         for (int v = 0; v < vecsHere; ++v)

@@ -356,9 +356,9 @@ protected:
   void emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act);
   /// Codes of a grid hold at most this many values for a lookup table.
   static constexpr int64_t kTableEntries = 256;
-  /// `values` (at most kTableEntries) in the kernel's data, 64-byte aligned
-  /// and padded to kTableEntries; returns their byte offset for
-  /// emitTableLookup.
+  /// The first kTableEntries of `values` in the kernel's data, 64-byte
+  /// aligned, padded to kTableEntries with the last; returns their byte
+  /// offset for emitTableLookup.
   int64_t tableData(const std::vector<float> &values);
   /// x = the index of x's code on `grid` (a FakeQuant): clamp(round_half_
   /// even(x / scale), min, max) - min as s32, the quotient correctly

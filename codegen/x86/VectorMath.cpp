@@ -13,7 +13,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cassert>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -288,11 +287,10 @@ float Activation::geluOnGrids(float x) const {
 }
 
 int64_t JitKernel::tableData(const std::vector<float> &values) {
-  assert(values.size() <= static_cast<size_t>(kTableEntries) && !values.empty());
   extraData.resize((extraData.size() + 15) / 16 * 16); // 64-byte aligned
   int64_t offset = static_cast<int64_t>(extraData.size()) * 4;
   for (int64_t i = 0; i < kTableEntries; ++i) {
-    float v = values[std::min<size_t>(i, values.size() - 1)];
+    float v = values.empty() ? 0.f : values[std::min<size_t>(i, values.size() - 1)];
     uint32_t bits;
     std::memcpy(&bits, &v, 4);
     extraData.push_back(bits);
@@ -304,7 +302,7 @@ void JitKernel::emitGridIndex(const Xbyak::Zmm &x, const Xbyak::Zmm &t, const Ac
   vmaxps(x, x, constAddr(grid.min * grid.scale));
   vminps(x, x, constAddr(grid.max * grid.scale));
   emitQuotient(t, x, grid.scale);
-  vcvtps2dq(x, t); // round half to even (MXCSR's default, as every code here)
+  vcvtps2dq(x, t | T_rn_sae); // round half to even whatever MXCSR says
   vpsubd(x, x, constAddrBits(static_cast<uint32_t>(static_cast<int32_t>(grid.min))));
 }
 

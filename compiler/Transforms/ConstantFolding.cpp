@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace mlir::nunc {
 #define GEN_PASS_DEF_CONSTANTFOLDING
@@ -27,6 +28,37 @@ bool hasStaticResults(Operation *op, int64_t maxElements) {
       return false;
   }
   return true;
+}
+
+/// Bytes of a static tensor of integers or floats, else nullopt.
+std::optional<int64_t> staticBytes(Type t) {
+  auto shaped = dyn_cast<RankedTensorType>(t);
+  if (!shaped || !shaped.hasStaticShape() || !shaped.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return shaped.getNumElements() * ((shaped.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// Whether `op` folds past max-elements: an op whose work is one step per
+/// result element (no contraction: a constant MatMul of any size would
+/// make the evaluator's loops the compile time), whose results take no
+/// more bytes than an operand that only it uses, so folding never grows
+/// what the constants hold: a weight's QuantizeLinear (an f32 weight behind
+/// QuantizeLinear -> DequantizeLinear, as TensorRT-style QDQ models and
+/// onnxruntime's AddQDQPairToWeight keep it, thus gets its integer form),
+/// a weight's Transpose, a narrowing Cast.
+bool foldsPastMaxElements(Operation *op) {
+  if (!isa<QuantizeLinearOp, FakeQuantizeOp, CastOp, TransposeOp, ReshapeOp, FlattenOp,
+           SqueezeOp, UnsqueezeOp, SliceOp, IdentityOp, AddOp, SubOp, MulOp, DivOp, SqrtOp,
+           ReluOp, ClipOp>(op))
+    return false;
+  int64_t freed = 0;
+  for (Value v : op->getOperands())
+    if (std::optional<int64_t> bytes = staticBytes(v.getType()); bytes && v.hasOneUse())
+      freed = std::max(freed, *bytes);
+  return llvm::all_of(op->getResultTypes(), [&](Type t) {
+    std::optional<int64_t> bytes = staticBytes(t);
+    return bytes && *bytes <= freed;
+  });
 }
 
 /// Folds `op` through its own folder. Returns true when the op was replaced.
@@ -113,17 +145,9 @@ struct ConstantFoldingPass
     // weights (a Conv's in a QDQ model, say), and it is at most 4x the
     // integer constant already held.
     bool dequantize = isa<DequantizeLinearOp>(op);
-    // An op whose results are no larger than an operand (a weight's
-    // QuantizeLinear, Transpose or Cast) never grows what the constants
-    // hold: it folds whatever its size too. A model that keeps its weights
-    // in f32 behind QuantizeLinear -> DequantizeLinear (TensorRT-style QDQ,
-    // onnxruntime's AddQDQPairToWeight) thus gets its integer weights.
-    int64_t largestOperand = 0;
-    for (Value v : op->getOperands())
-      if (auto t = dyn_cast<ShapedType>(v.getType()); t && t.hasStaticShape())
-        largestOperand = std::max(largestOperand, t.getNumElements());
-    if (!hasStaticResults(op, dequantize ? std::numeric_limits<int64_t>::max()
-                                         : std::max<int64_t>(maxElements, largestOperand)))
+    if (!hasStaticResults(op, dequantize || foldsPastMaxElements(op)
+                                  ? std::numeric_limits<int64_t>::max()
+                                  : maxElements))
       return success();
     // Before fusion, quantized weights of MatMuls, Convs and embedding
     // tables stay quantized: the int8 kernels read them as they are

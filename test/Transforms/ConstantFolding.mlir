@@ -393,24 +393,31 @@ func.func @dequantized_gemm_weight(%x: tensor<65x65xf32>) -> (tensor<65x65xf32>,
 
 // -----
 
-// An op whose result is no larger than an operand folds whatever its size:
-// even with max-elements=4, the QuantizeLinear of an f32 weight (a
-// TensorRT-style QDQ model's) becomes its integer constant, which stays
-// behind its DequantizeLinear for the int8 GEMM, and a weight's Transpose
-// folds; a broadcast larger than both operands does not (@max_elements).
+// Past max-elements, an elementwise or data-movement op folds when its
+// result takes no more bytes than an operand only it uses: even with
+// max-elements=4, the QuantizeLinear of an f32 weight (a TensorRT-style QDQ
+// model's) becomes its integer constant, which stays behind its
+// DequantizeLinear for the int8 GEMM, and a weight's Transpose folds. Not
+// past it: a constant MatMul (a contraction: its work is not one step per
+// result), a Transpose of a constant that something else also uses (both
+// copies would stay), a widening Cast (4x the bytes).
 // CHECK-LABEL: func.func @no_larger_than_an_operand(
 // CHECK:         %[[Q:.*]] = nunc.constant dense<3> : tensor<65x65xi8>
 // CHECK:         %[[W:.*]] = nunc.dequantize_linear %[[Q]], %{{.*}} : tensor<65x65xi8>, tensor<f32> -> tensor<65x65xf32>
 // CHECK:         nunc.matmul %arg0, %[[W]]
-// CHECK:         %[[T:.*]] = nunc.constant dense<{{.*}}> : tensor<3x2xf32>
-// CHECK:         return %{{.*}}, %[[T]]
+// CHECK-NOT:     nunc.transpose
+// CHECK-NOT:     nunc.cast
+// CHECK:         return
 // LIMIT-LABEL: func.func @no_larger_than_an_operand(
 // LIMIT-NOT:     nunc.quantize_linear
 // LIMIT:         %[[Q:.*]] = nunc.constant dense<3> : tensor<65x65xi8>
 // LIMIT:         nunc.dequantize_linear %[[Q]]
-// LIMIT-NOT:     nunc.transpose
-// LIMIT:         return
-func.func @no_larger_than_an_operand(%x: tensor<2x65xf32>) -> (tensor<2x65xf32>, tensor<3x2xf32>) {
+// LIMIT:         %[[T:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// LIMIT:         %[[P:.*]] = nunc.matmul %{{.*}}, %{{.*}} : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+// LIMIT:         %[[U:.*]] = nunc.transpose %[[S:.*]] {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+// LIMIT:         %[[C:.*]] = nunc.cast %{{.*}} {to = f32} : tensor<2x3xi8> -> tensor<2x3xf32>
+// LIMIT:         return %{{.*}}, %[[T]], %[[P]], %[[U]], %[[S]], %[[C]]
+func.func @no_larger_than_an_operand(%x: tensor<2x65xf32>) -> (tensor<2x65xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
   %w = nunc.constant dense<1.5> : tensor<65x65xf32>
   %s = nunc.constant dense<0.5> : tensor<f32>
   %zp = nunc.constant dense<0> : tensor<i8>
@@ -419,5 +426,12 @@ func.func @no_larger_than_an_operand(%x: tensor<2x65xf32>) -> (tensor<2x65xf32>,
   %y = nunc.matmul %x, %dq : (tensor<2x65xf32>, tensor<65x65xf32>) -> tensor<2x65xf32>
   %m = nunc.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
   %t = nunc.transpose %m {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
-  return %y, %t : tensor<2x65xf32>, tensor<3x2xf32>
+  %a = nunc.constant dense<1.0> : tensor<3x4xf32>
+  %b = nunc.constant dense<2.0> : tensor<4x2xf32>
+  %p = nunc.matmul %a, %b : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  %shared = nunc.constant dense<[[7.0, 8.0, 9.0], [1.0, 2.0, 3.0]]> : tensor<2x3xf32>
+  %u = nunc.transpose %shared {perm = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<3x2xf32>
+  %i = nunc.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+  %c = nunc.cast %i {to = f32} : tensor<2x3xi8> -> tensor<2x3xf32>
+  return %y, %t, %p, %u, %shared, %c : tensor<2x65xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }

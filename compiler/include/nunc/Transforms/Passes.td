@@ -20,8 +20,10 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
   let description = [{
     Walks the function in order, refining each op's result types first, and
     replaces every op whose operands are constants (and whose results have
-    static shapes within `max-elements`, or no larger than an operand: a
-    weight's QuantizeLinear, Transpose or Cast) by the constants the reference
+    static shapes within `max-elements`; past it, elementwise and
+    data-movement ops whose results take no more bytes than an operand only
+    they use: a weight's QuantizeLinear, Transpose or narrowing Cast) by the
+    constants the reference
     evaluator computes, and every op whose folder answers (Shape of a static
     tensor, Identity) by that answer. Shape subgraphs
     (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) collapse in one run once
@@ -35,8 +37,9 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
   }];
   let options = [
     Option<"maxElements", "max-elements", "int64_t", "65536",
-           "Largest result (in elements) the pass materializes as a constant, unless "
-           "no larger than one of the op's operands">,
+           "Largest result (in elements) the pass materializes as a constant, except "
+           "elementwise and data-movement results no larger (in bytes) than an operand "
+           "used only by that op">,
     Option<"keepQuantizedWeights", "keep-quantized-weights", "bool", "true",
            "Leave DequantizeLinears of more than 4096 constant elements that feed only "
            "MatMuls, Gathers or a Gemm's B, and those feeding only Conv weights, for fusion (int8 "
