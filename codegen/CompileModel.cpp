@@ -567,6 +567,8 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
       c.activation.erfGrid = geluGrid(gelu.getErfQuantization());
       c.activation.sumGrid = geluGrid(gelu.getSumQuantization());
       c.activation.productGrid = geluGrid(gelu.getProductQuantization());
+      c.activation.geluOne = gelu.getOne().convertToFloat();
+      c.activation.geluHalf = gelu.getHalf().convertToFloat();
     }
   } else if (auto leaky = dyn_cast<LeakyReluOp>(op)) {
     c.inputs = 1;
@@ -1750,6 +1752,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.activation.erfGrid = geluGrid(ql.getGeluErfQuantization());
     cfg.activation.sumGrid = geluGrid(ql.getGeluSumQuantization());
     cfg.activation.productGrid = geluGrid(ql.getGeluProductQuantization());
+    cfg.activation.geluOne = ql.getGeluOne().convertToFloat();
+    cfg.activation.geluHalf = ql.getGeluHalf().convertToFloat();
     SmallVector<char> raw;
     readRawElements(l->weights, raw);
     // u8 weights: the kernel multiplies by the codes minus 128 (s8); the

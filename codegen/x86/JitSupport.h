@@ -47,6 +47,9 @@ struct Activation {
     float scale = 0, min = 0, max = 0;
   };
   Grid erfGrid, sumGrid, productGrid;
+  /// Gelu with grids: the model's constants for GELU's 1 and 1/2 (a QDQ
+  /// model may have quantized them).
+  float geluOne = 1.f, geluHalf = 0.5f;
   bool hasGrids() const { return erfGrid.scale || sumGrid.scale || productGrid.scale; }
   /// Gelu with grids: GELU of one value through the grids, as the
   /// evaluator computes it (std::erf): the entries of a lookup table.

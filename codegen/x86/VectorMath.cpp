@@ -252,7 +252,7 @@ void JitKernel::emitGeluInPairs(const std::vector<Xbyak::Zmm> &xs,
 }
 
 void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act) {
-  // round_p(x round_s(round_e(erf(x / sqrt 2)) + 1)) / 2, as a QDQ model's
+  // round_p(x round_s(round_e(erf(x / sqrt 2)) + one)) half, as a QDQ model's
   // pairs inside GELU round it.
   auto round = [&](auto pick, const Activation::Grid &g) {
     if (g.scale)
@@ -267,13 +267,13 @@ void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activa
     vaddps(l.t[0], l.t[0], l.t[0]);
   round(erf, act.erfGrid);
   for (const GeluLane &l : lanes)
-    vaddps(l.t[0], l.t[0], constAddr(1.f));
+    vaddps(l.t[0], l.t[0], constAddr(act.geluOne));
   round(erf, act.sumGrid);
   for (const GeluLane &l : lanes)
     vmulps(l.x, l.x, l.t[0]);
   round(value, act.productGrid);
   for (const GeluLane &l : lanes)
-    vmulps(l.x, l.x, constAddr(0.5f));
+    vmulps(l.x, l.x, constAddr(act.geluHalf));
 }
 
 float Activation::geluOnGrids(float x) const {
@@ -282,8 +282,8 @@ float Activation::geluOnGrids(float x) const {
     return g.scale ? std::clamp(std::nearbyint(v / g.scale), g.min, g.max) * g.scale : v;
   };
   float e = round(std::erf(x * static_cast<float>(M_SQRT1_2)), erfGrid);
-  float s = round(e + 1.f, sumGrid);
-  return round(x * s, productGrid) * 0.5f;
+  float s = round(e + geluOne, sumGrid);
+  return round(x * s, productGrid) * geluHalf;
 }
 
 int64_t JitKernel::tableData(const std::vector<float> &values) {
@@ -318,19 +318,17 @@ void JitKernel::emitTableLookup(const Xbyak::Zmm &y, const Xbyak::Zmm &index,
   vptestmd(k3, index, constAddrBits(32));
   vptestmd(k4, index, constAddrBits(64));
   vptestmd(k5, index, constAddrBits(128));
-  group(y, 0);
-  group(t0, 1);
-  vmovaps(y | k3, t0);
-  group(t0, 2);
-  group(t1, 3);
-  vmovaps(t0 | k3, t1);
+  // Groups 2 h and 2 h + 1 merged by bit 5 into dst (tmp: a temporary).
+  auto pair = [&](const Xbyak::Zmm &dst, const Xbyak::Zmm &tmp, int h) {
+    group(dst, 2 * h);
+    group(tmp, 2 * h + 1);
+    vmovaps(dst | k3, tmp);
+  };
+  pair(y, t0, 0);
+  pair(t0, t1, 1);
   vmovaps(y | k4, t0);
-  group(t0, 4);
-  group(t1, 5);
-  vmovaps(t0 | k3, t1);
-  group(t1, 6);
-  group(t2, 7);
-  vmovaps(t1 | k3, t2);
+  pair(t0, t1, 2);
+  pair(t1, t2, 3);
   vmovaps(t0 | k4, t1);
   vmovaps(y | k5, t0);
 }
@@ -388,7 +386,7 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
         emitGeluOnGrids({{x, {t0, t1, t2, t3}}}, act);
         return;
       }
-      // round_p(x round_s(round_e(erf(x / sqrt 2)) + 1)) / 2, as a QDQ
+      // round_p(x round_s(round_e(erf(x / sqrt 2)) + one)) half, as a QDQ
       // model's pairs inside GELU round it.
       auto round = [&](const Vmm &v, const Activation::Grid &g) {
         if (g.scale)
@@ -397,11 +395,11 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
       vmulps(t0, x, constAddr(0.70710678118654752f));
       emitErf(t0, t1, t2, t3);
       round(t0, act.erfGrid);
-      vaddps(t0, t0, constAddr(1.f));
+      vaddps(t0, t0, constAddr(act.geluOne));
       round(t0, act.sumGrid);
       vmulps(x, x, t0);
       round(x, act.productGrid);
-      vmulps(x, x, constAddr(0.5f));
+      vmulps(x, x, constAddr(act.geluHalf));
       return;
     }
     if constexpr (avx512) {

@@ -33,9 +33,9 @@ inline const llvm::StringRef kSupportedOps[] = {
 /// are the ai.onnx ops.
 inline constexpr llvm::StringLiteral kContribDomain = "com.microsoft";
 inline const llvm::StringRef kSupportedContribOps[] = {
-    "QLinearAdd",       "QLinearMul",     "QLinearSigmoid",   "QLinearLeakyRelu",
-    "QLinearSoftmax",   "QLinearGlobalAveragePool", "QLinearAveragePool",
-    "QLinearConcat",    "QGemm",          "QuantizeLinear",   "DequantizeLinear"};
+    "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
+    "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm",
+    "QuantizeLinear", "DequantizeLinear"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }

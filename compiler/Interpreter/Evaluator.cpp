@@ -161,7 +161,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           return one(geluOnGrids(get(o.getInput()),
                                  GeluGrids{gridOf(o.getErfQuantization()),
                                            gridOf(o.getSumQuantization()),
-                                           gridOf(o.getProductQuantization())}));
+                                           gridOf(o.getProductQuantization()),
+                                           o.getOne().convertToFloat(),
+                                           o.getHalf().convertToFloat()}));
         return one(unary(o.getApproximate() == "tanh" ? UnaryKind::GeluTanh
                                                       : UnaryKind::GeluErf,
                          get(o.getInput())));
@@ -362,7 +364,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           y = o.hasGeluGrids()
                   ? geluOnGrids(*y, GeluGrids{gridOf(o.getGeluErfQuantization()),
                                               gridOf(o.getGeluSumQuantization()),
-                                              gridOf(o.getGeluProductQuantization())})
+                                              gridOf(o.getGeluProductQuantization()),
+                                              o.getGeluOne().convertToFloat(),
+                                              o.getGeluHalf().convertToFloat()})
                   : activation(*y, activationOf(o));
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));

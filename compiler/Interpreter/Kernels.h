@@ -95,8 +95,10 @@ struct Grid {
 /// The grids a QDQ model rounds GELU's intermediates to (see nunc.gelu).
 struct GeluGrids {
   std::optional<Grid> erf, sum, product;
+  /// The model's constants for GELU's 1 and 1/2 (quantized in some QDQ models).
+  float one = 1.f, half = 0.5f;
 };
-/// round_p(x * round_s(round_e(erf(x / sqrt 2)) + 1)) * 0.5, f32.
+/// round_p(x * round_s(round_e(erf(x / sqrt 2)) + one)) * half, f32.
 Expected<Tensor> geluOnGrids(const Tensor &x, const GeluGrids &grids);
 /// Returns {y, y_scale, y_zero_point}.
 Expected<llvm::SmallVector<Tensor, 3>> dynamicQuantizeLinear(const Tensor &x);

@@ -137,8 +137,8 @@ Expected<Tensor> geluOnGrids(const Tensor &x, const GeluGrids &grids) {
   for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
     float v = in[i];
     float e = round(std::erf(v * static_cast<float>(M_SQRT1_2)), grids.erf);
-    float s = round(e + 1.f, grids.sum);
-    o[i] = round(v * s, grids.product) * 0.5f;
+    float s = round(e + grids.one, grids.sum);
+    o[i] = round(v * s, grids.product) * grids.half;
   }
   return out;
 }

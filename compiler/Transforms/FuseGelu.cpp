@@ -176,22 +176,35 @@ std::pair<Value, TypeAttr> withoutGrid(Value v, SmallVectorImpl<Operation *> &op
   return {fq.getInput(), fq.getQuantizationAttr()};
 }
 
+/// The f32 value of a one-element constant within `tolerance` (relative)
+/// of `want`.
+std::optional<float> constantNear(Value v, double want, double tolerance) {
+  std::optional<double> c = getUniformFloat(v);
+  if (!c || !isFloatConstant(v, want, tolerance) ||
+      !getElementTypeOrSelf(v.getType()).isF32())
+    return std::nullopt;
+  return static_cast<float>(*c);
+}
+
 /// GELU as a QDQ model (quantize_static) keeps it, a Q/DQ pair (by now a
 /// fake_quantize) after the Erf, the Add of 1 and the Mul by x:
-/// Mul(round_p(Mul(x, round_s(Add(round_e(Erf(x / sqrt 2)), 1)))), 0.5),
-/// operands of each Add/Mul in either order. The 1 and 0.5 are the
-/// model's dequantized constants, folded; they must be exactly 1 and 0.5,
-/// and sqrt 2 (or 1 / sqrt 2) the float nearest it: between the grids a
-/// constant a little off would move values across rounding boundaries.
+/// Mul(round_p(Mul(x, round_s(Add(round_e(Erf(x / sqrt 2)), one)))), half),
+/// operands of each Add/Mul in either order. `one` and `half` are the
+/// model's dequantized constants, folded: 1 and 0.5, or within 1 % of them
+/// where the model quantized them too (symmetric activations: 0.99608,
+/// 0.49804); nunc.gelu carries their exact values. sqrt 2 (or 1 / sqrt 2)
+/// must be the float nearest it: between the grids a divisor a little off
+/// would move values across rounding boundaries.
 struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MulOp root, PatternRewriter &rewriter) const override {
     // f32 sqrt 2 and 1 / sqrt 2 are within 3e-8 (relative) of the reals.
-    constexpr double kExact = 0, kNearestFloat = 6e-8;
-    for (auto [product, half] : {std::pair(root.getLhs(), root.getRhs()),
-                                 std::pair(root.getRhs(), root.getLhs())}) {
-      if (!isFloatConstant(half, 0.5, kExact))
+    constexpr double kNearestFloat = 6e-8, kQuantizedConstant = 0.01;
+    for (auto [product, halfValue] : {std::pair(root.getLhs(), root.getRhs()),
+                                      std::pair(root.getRhs(), root.getLhs())}) {
+      std::optional<float> half = constantNear(halfValue, 0.5, kQuantizedConstant);
+      if (!half)
         continue;
       SmallVector<Operation *> ops{root};
       auto [unrounded, productGrid] = withoutGrid(product, ops);
@@ -203,21 +216,33 @@ struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
                              std::pair(mul.getRhs(), mul.getLhs())}) {
         SmallVector<Operation *> matched(ops);
         auto [sum, sumGrid] = withoutGrid(gate, matched);
-        Value rounded = matchOnePlus(sum, matched, kExact);
-        if (!rounded)
+        auto add = singleUseDef<AddOp>(sum);
+        if (!add)
           continue;
-        auto [erf, erfGrid] = withoutGrid(rounded, matched);
-        if (!(productGrid || sumGrid || erfGrid) ||
-            matchErfArgument(erf, matched, kNearestFloat) != x || x.getType() != root.getType())
-          continue;
-        SmallVector<NamedAttribute> attrs{
-            rewriter.getNamedAttr("approximate", rewriter.getStringAttr("none"))};
-        for (auto [name, grid] : {std::pair("erf_quantization", erfGrid),
-                                  std::pair("sum_quantization", sumGrid),
-                                  std::pair("product_quantization", productGrid)})
-          if (grid)
-            attrs.push_back(rewriter.getNamedAttr(name, grid));
-        return replaceWithGelu(rewriter, root, x, attrs, matched);
+        matched.push_back(add);
+        for (auto [rounded, oneValue] : {std::pair(add.getLhs(), add.getRhs()),
+                                         std::pair(add.getRhs(), add.getLhs())}) {
+          std::optional<float> one = constantNear(oneValue, 1.0, kQuantizedConstant);
+          if (!one)
+            continue;
+          SmallVector<Operation *> inner(matched);
+          auto [erf, erfGrid] = withoutGrid(rounded, inner);
+          if (!(productGrid || sumGrid || erfGrid) ||
+              matchErfArgument(erf, inner, kNearestFloat) != x || x.getType() != root.getType())
+            continue;
+          SmallVector<NamedAttribute> attrs{
+              rewriter.getNamedAttr("approximate", rewriter.getStringAttr("none"))};
+          for (auto [name, grid] : {std::pair("erf_quantization", erfGrid),
+                                    std::pair("sum_quantization", sumGrid),
+                                    std::pair("product_quantization", productGrid)})
+            if (grid)
+              attrs.push_back(rewriter.getNamedAttr(name, grid));
+          if (*one != 1.f)
+            attrs.push_back(rewriter.getNamedAttr("one", rewriter.getF32FloatAttr(*one)));
+          if (*half != 0.5f)
+            attrs.push_back(rewriter.getNamedAttr("half", rewriter.getF32FloatAttr(*half)));
+          return replaceWithGelu(rewriter, root, x, attrs, inner);
+        }
       }
     }
     return failure();

@@ -38,6 +38,8 @@ struct LinearParts {
   /// GELU's grids inside it.
   TypeAttr activationInputQuantization, geluErfQuantization, geluSumQuantization,
       geluProductQuantization;
+  /// quantized_linear only: that GELU's constants for 1 and 1/2.
+  FloatAttr geluOne, geluHalf;
   /// leaky_relu's slope below 0.
   float alpha = 0.01f;
 };
@@ -72,6 +74,10 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
           std::pair("gelu_product_quantization", p.geluProductQuantization)})
       if (grid)
         attrs.push_back(rewriter.getNamedAttr(name, grid));
+    for (auto [name, constant] :
+         {std::pair("gelu_one", p.geluOne), std::pair("gelu_half", p.geluHalf)})
+      if (constant)
+        attrs.push_back(rewriter.getNamedAttr(name, constant));
   }
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
@@ -118,6 +124,8 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getGeluErfQuantizationAttr(),
           op.getGeluSumQuantizationAttr(),
           op.getGeluProductQuantizationAttr()};
+  p.geluOne = op.getGeluOneAttr();
+  p.geluHalf = op.getGeluHalfAttr();
   p.alpha = op.getActivationAlpha().convertToFloat();
   return p;
 }
@@ -330,6 +338,8 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
         p.geluErfQuantization = act.getErfQuantizationAttr();
         p.geluSumQuantization = act.getSumQuantizationAttr();
         p.geluProductQuantization = act.getProductQuantizationAttr();
+        p.geluOne = act.getOneAttr();
+        p.geluHalf = act.getHalfAttr();
       }
       p.activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {

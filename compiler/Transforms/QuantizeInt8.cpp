@@ -332,7 +332,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         /*u8_output=*/UnitAttr(), /*product_quantization=*/TypeAttr(),
         /*bias_quantization=*/TypeAttr(), /*activation_input_quantization=*/TypeAttr(),
         /*gelu_erf_quantization=*/TypeAttr(), /*gelu_sum_quantization=*/TypeAttr(),
-        /*gelu_product_quantization=*/TypeAttr(), op.getActivationAttr(),
+        /*gelu_product_quantization=*/TypeAttr(), /*gelu_one=*/b.getF32FloatAttr(1.f),
+        /*gelu_half=*/b.getF32FloatAttr(0.5f), op.getActivationAttr(),
         op.getActivationMinAttr(), op.getActivationMaxAttr(), op.getActivationAlphaAttr());
     Operation *oldWeight = op.getWeight().getDefiningOp();
     Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;

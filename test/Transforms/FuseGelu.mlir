@@ -453,16 +453,41 @@ func.func @erf_qdq(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
-// The same with a dequantized 1 that is not exactly 1 (a grid that cannot
-// hold it), though close enough for a plain GELU: with a grid after it,
-// 0.99995 moves values across rounding boundaries, so nothing fuses.
+// The same with a dequantized 1 and 0.5 that are not exactly 1 and 0.5:
+// quantize_static with symmetric activations quantizes them too (0.99608,
+// 0.49804). With grids around them a constant a little off moves values
+// across rounding boundaries, so the gelu carries them exactly (`one`,
+// `half`).
 
-// CHECK-LABEL: func.func @erf_qdq_inexact_one(
+// CHECK-LABEL: func.func @erf_qdq_quantized_constants(
+// CHECK-SAME: %[[X:.*]]: tensor<2x8xf32>)
+// CHECK-NEXT: %[[G:.*]] = nunc.gelu %[[X]] {erf_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, half = 0.498039246 : f32, one = 0.996078491 : f32, product_quantization = !quant.uniform<u8:f32, 6.250000e-02:20>, sum_quantization = !quant.uniform<u8:f32, 7.812500e-03>} : tensor<2x8xf32> -> tensor<2x8xf32>
+// CHECK-NEXT: return %[[G]] : tensor<2x8xf32>
+func.func @erf_qdq_quantized_constants(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %sqrt2 = nunc.constant dense<1.41421354> : tensor<f32>
+  %one = nunc.constant dense<0.996078491> : tensor<f32>
+  %half = nunc.constant dense<0.498039246> : tensor<f32>
+  %0 = nunc.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = nunc.erf %0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %e = nunc.fake_quantize %1 {quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %2 = nunc.add %e, %one : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %s = nunc.fake_quantize %2 {quantization = !quant.uniform<u8:f32, 0.0078125>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %3 = nunc.mul %s, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = nunc.fake_quantize %3 {quantization = !quant.uniform<u8:f32, 0.0625:20>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %4 = nunc.mul %p, %half : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  return %4 : tensor<2x8xf32>
+}
+
+// -----
+
+// Constants further than 1 % from 1 and 0.5 are not GELU's: nothing fuses.
+
+// CHECK-LABEL: func.func @erf_qdq_other_constant(
 // CHECK-NOT: nunc.gelu
 // CHECK: nunc.erf
-func.func @erf_qdq_inexact_one(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+func.func @erf_qdq_other_constant(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %sqrt2 = nunc.constant dense<1.41421354> : tensor<f32>
-  %one = nunc.constant dense<0.99995> : tensor<f32>
+  %one = nunc.constant dense<0.98> : tensor<f32>
   %half = nunc.constant dense<0.5> : tensor<f32>
   %0 = nunc.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
   %1 = nunc.erf %0 : tensor<2x8xf32> -> tensor<2x8xf32>

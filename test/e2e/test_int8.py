@@ -942,6 +942,30 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_minilm_symmetric_activations(nunc, models, tmp_path):
+    """quantize_static's QDQ MiniLM with symmetric activations
+    (ActivationSymmetric: u8 grids with zero point 128) quantizes GELU's
+    constants too (1 -> 0.99608, 0.5 -> 0.49804): the GELU still runs in
+    FFN1's epilogue, with those constants, and the output tracks
+    onnxruntime's as the asymmetric model's does (above)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    q = str(tmp_path / "minilm_qdq_sym.onnx")
+    quantize_static(os.path.join(models, "minilm.onnx"), q,
+                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, extra_options={"ActivationSymmetric": True})
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "minilm_qdq_sym.json").read_text())
+    kernels = [k["kernel"] for k in manifest["kernels"]]
+    assert sum(k.startswith("gemm.int8.avx512vnni[16x1536x384, static, u8 in]") and
+               k.endswith("gelu on grids -> u8") for k in kernels) == 6, kernels
+    assert not any(k["op"] in ("nunc.erf", "nunc.div", "nunc.gelu")
+                   for k in manifest["kernels"]), kernels
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     """quantize_static's QDQ MiniLM with u8 weights (weight_type QUInt8, zero
     points): all 36 MatMuls on the int8 GEMM with static activations and

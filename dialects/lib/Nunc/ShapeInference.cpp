@@ -197,6 +197,8 @@ LogicalResult GeluOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (getApproximate() != "none" && getApproximate() != "tanh")
     return emitError() << "approximate must be \"none\" or \"tanh\", got \""
                        << getApproximate() << "\"";
+  if (!hasGrids() && (getOne().convertToFloat() != 1.f || getHalf().convertToFloat() != 0.5f))
+    return emitError() << "one and half other than 1 and 0.5 need quantization grids";
   for (std::optional<Type> grid :
        {getErfQuantization(), getSumQuantization(), getProductQuantization()}) {
     if (!grid)
@@ -1160,6 +1162,9 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   if (hasGeluGrids() && getActivation() != "gelu")
     return emitError() << "gelu grids need activation \"gelu\", not \"" << getActivation()
                        << "\"";
+  if (!hasGeluGrids() &&
+      (getGeluOne().convertToFloat() != 1.f || getGeluHalf().convertToFloat() != 0.5f))
+    return emitError() << "gelu_one and gelu_half other than 1 and 0.5 need gelu grids";
   if (getU8Output() && !isU8Activation(getOutputQuantization().value_or(Type())))
     return emitError() << "u8_output needs an output_quantization of !quant.uniform<u8:f32, "
                           "scale:zp>";

@@ -1153,6 +1153,22 @@ func.func @quantized_linear_s8_input(%x: tensor<2x3x!quant.uniform<i8:f32, 0.25>
 
 // -----
 
+func.func @gelu_constants_without_grids(%x: tensor<4xf32>) {
+  // expected-error @+1 {{one and half other than 1 and 0.5 need quantization grids}}
+  %0 = nunc.gelu %x {one = 0.99 : f32} : tensor<4xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_gelu_constants_without_grids(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{gelu_one and gelu_half other than 1 and 0.5 need gelu grids}}
+  %0 = nunc.quantized_linear %x, %w {activation = "gelu", gelu_half = 0.49 : f32} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
 func.func @quantized_linear_gelu_grids_without_gelu(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
   // expected-error @+1 {{gelu grids need activation "gelu", not "relu"}}
   %0 = nunc.quantized_linear %x, %w {activation = "relu", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>

@@ -77,14 +77,19 @@ def Nunc_GeluOp : Nunc_UnaryOp<"gelu"> {
   let description = [{
     The optional grids (per-tensor `!quant.uniform`, erf form only) are the
     Quantize/DequantizeLinear pairs a QDQ model keeps inside GELU: y =
-    round_p(x * round_s(round_e(erf(x / sqrt 2)) + 1)) * 0.5 with
+    round_p(x * round_s(round_e(erf(x / sqrt 2)) + one)) * half with
     `erf_quantization` e, `sum_quantization` s, `product_quantization` p.
+    `one` and `half` (with grids only; 1 and 0.5 unless given) are the
+    model's own constants, which a QDQ model may have quantized too
+    (quantize_static with symmetric activations: 0.99608 and 0.49804).
   }];
   let arguments = (ins Nunc_FloatTensor:$input,
                        DefaultValuedStrAttr<StrAttr, "none">:$approximate,
                        OptionalAttr<TypeAttr>:$erf_quantization,
                        OptionalAttr<TypeAttr>:$sum_quantization,
-                       OptionalAttr<TypeAttr>:$product_quantization);
+                       OptionalAttr<TypeAttr>:$product_quantization,
+                       DefaultValuedAttr<F32Attr, "1.0">:$one,
+                       DefaultValuedAttr<F32Attr, "0.5">:$half);
   let extraClassDeclaration = [{
     /// Whether a QDQ model's grid rounds an intermediate.
     bool hasGrids() {
@@ -567,8 +572,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     `activation_input_quantization` rounds the sum after the residual,
     before the activation: the Q/DQ pair between a QDQ model's GEMM and its
     GELU, whose own pairs inside are `gelu_erf_quantization`,
-    `gelu_sum_quantization` and `gelu_product_quantization` (as on
-    `nunc.gelu`; activation "gelu" only). The epilogue's order: product,
+    `gelu_sum_quantization` and `gelu_product_quantization`, with its
+    constants `gelu_one` and `gelu_half` (as on `nunc.gelu`; activation
+    "gelu" only). The epilogue's order: product,
     product grid, bias, bias grid, residual, activation input grid,
     activation, output grid.
   }];
@@ -585,7 +591,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             OptionalAttr<TypeAttr>:$activation_input_quantization,
                             OptionalAttr<TypeAttr>:$gelu_erf_quantization,
                             OptionalAttr<TypeAttr>:$gelu_sum_quantization,
-                            OptionalAttr<TypeAttr>:$gelu_product_quantization),
+                            OptionalAttr<TypeAttr>:$gelu_product_quantization,
+                            DefaultValuedAttr<F32Attr, "1.0">:$gelu_one,
+                            DefaultValuedAttr<F32Attr, "0.5">:$gelu_half),
                        activationAttrs);
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
