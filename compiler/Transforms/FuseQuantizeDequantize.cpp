@@ -4,6 +4,7 @@
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::nunc {
@@ -120,6 +121,47 @@ struct FakeQuantizeOfGridValue : OpRewritePattern<FakeQuantizeOp> {
         !onGrid(fq.getInput(), fq.getQuantizationAttr()))
       return failure();
     rewriter.replaceOp(fq, fq.getInput());
+    return success();
+  }
+};
+
+/// fake_quantize of a Reshape/Transpose chain (each op used only by the
+/// next) whose users are all MatMuls of two computed operands (attention's
+/// Q K^T and P V) -> the chain applied to the fake_quantize of its source.
+/// Rounding commutes with moving values; a model that quantizes only its
+/// MatMuls keeps the Q/DQ pairs of Q, K and V on the head splits, and once
+/// moved they round in the GEMM epilogue (FakeQuantizeIntoLinear) and
+/// attention fuses (nunc-fuse-attention). Only for such MatMuls: a pair
+/// before a GEMM with a constant weight is that GEMM's static input
+/// quantization (nunc-fuse-linear), which must stay where it is.
+struct FakeQuantizeBeforeHeadSplit : OpRewritePattern<FakeQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
+    auto computed = [](Value v) { return !v.getDefiningOp<ConstantOp>(); };
+    if (fq->use_empty() || !llvm::all_of(fq->getUsers(), [&](Operation *u) {
+          auto mm = dyn_cast<MatMulOp>(u);
+          return mm && computed(mm.getA()) && computed(mm.getB());
+        }))
+      return failure();
+    SmallVector<Operation *> chain; // from the fake_quantize back to the source
+    Value source = fq.getInput();
+    while (Operation *def = source.getDefiningOp()) {
+      if (!isa<ReshapeOp, TransposeOp>(def) || !source.hasOneUse())
+        break;
+      chain.push_back(def);
+      source = def->getOperand(0);
+    }
+    if (chain.empty() || !isa<RankedTensorType>(source.getType()))
+      return failure();
+    Value moved = FakeQuantizeOp::create(rewriter, fusedLoc({fq, chain.back()}),
+                                         source.getType(), source,
+                                         fq.getQuantizationAttr());
+    for (Operation *op : llvm::reverse(chain)) {
+      IRMapping mapping;
+      mapping.map(op->getOperand(0), moved);
+      moved = rewriter.clone(*op, mapping)->getResult(0);
+    }
+    rewriter.replaceOp(fq, moved);
     return success();
   }
 };
@@ -275,7 +317,7 @@ struct FuseQuantizeDequantizePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<QuantizeDequantizeToFakeQuantize, DynamicQuantizeDequantizeToFakeQuantize,
-                 FakeQuantizeOfGridValue,
+                 FakeQuantizeOfGridValue, FakeQuantizeBeforeHeadSplit,
                  GatherOfDequantize,
                  FakeQuantizeIntoLinear,
                  FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm,

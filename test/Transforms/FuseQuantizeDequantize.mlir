@@ -282,6 +282,44 @@ func.func @repeated_grids(%x: tensor<2x6xf32>, %w: tensor<6x2x!quant.uniform<i8:
 
 // -----
 
+// A model that quantizes only its MatMuls keeps the pairs of Q and K on the
+// head splits, right before Q K^T (a MatMul of two computed operands): the
+// rounding moves before the Reshape and Transpose, into the epilogue of the
+// GEMM that made the value. A pair before a MatMul with a constant weight
+// (that GEMM's static input quantization) stays where it is.
+
+// CHECK-LABEL: func.func @pairs_before_attention_matmuls(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x6xf32>
+// CHECK: %[[L:.*]] = nunc.quantized_linear %[[X]], {{.*}}output_quantization = !quant.uniform<u8:f32, 1.250000e-01:3>
+// CHECK-NEXT: %[[R:.*]] = nunc.reshape %[[L]]
+// CHECK-NEXT: %[[T:.*]] = nunc.transpose %[[R]]
+// CHECK-NEXT: %[[K:.*]] = nunc.reshape %[[X]]
+// CHECK-NEXT: nunc.matmul %[[T]], %[[K]]
+// CHECK-NEXT: %[[R2:.*]] = nunc.reshape %[[X]]
+// CHECK-NEXT: %[[G:.*]] = nunc.fake_quantize %[[R2]]
+// CHECK-NEXT: nunc.matmul %[[G]], %{{.*}}
+func.func @pairs_before_attention_matmuls(%x: tensor<2x6xf32>, %w: tensor<6x6x!quant.uniform<i8:f32, 0.5>>) -> (tensor<2x3x3xf32>, tensor<3x2xf32>) {
+  %s = nunc.constant dense<0.125> : tensor<f32>
+  %zp = nunc.constant dense<3> : tensor<ui8>
+  %shape = nunc.constant dense<[2, 2, 3]> : tensor<3xi64>
+  %l = nunc.quantized_linear %x, %w : tensor<2x6xf32>, tensor<6x6x!quant.uniform<i8:f32, 0.5>> -> tensor<2x6xf32>
+  %r = nunc.reshape %l, %shape : (tensor<2x6xf32>, tensor<3xi64>) -> tensor<2x2x3xf32>
+  %t = nunc.transpose %r {perm = array<i64: 1, 2, 0>} : tensor<2x2x3xf32> -> tensor<2x3x2xf32>
+  %q = nunc.quantize_linear %t, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<2x3x2xf32>, tensor<f32> -> tensor<2x3x2xui8>
+  %g = nunc.dequantize_linear %q, %s, %zp : tensor<ui8> : tensor<2x3x2xui8>, tensor<f32> -> tensor<2x3x2xf32>
+  %kt = nunc.reshape %x, %shape : (tensor<2x6xf32>, tensor<3xi64>) -> tensor<2x2x3xf32>
+  %scores = nunc.matmul %g, %kt : (tensor<2x3x2xf32>, tensor<2x2x3xf32>) -> tensor<2x3x3xf32>
+  %flat = nunc.constant dense<[3, 4]> : tensor<2xi64>
+  %r2 = nunc.reshape %x, %flat : (tensor<2x6xf32>, tensor<2xi64>) -> tensor<3x4xf32>
+  %q2 = nunc.quantize_linear %r2, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<3x4xf32>, tensor<f32> -> tensor<3x4xui8>
+  %g2 = nunc.dequantize_linear %q2, %s, %zp : tensor<ui8> : tensor<3x4xui8>, tensor<f32> -> tensor<3x4xf32>
+  %cw = nunc.constant dense<1.0> : tensor<4x2xf32>
+  %y = nunc.matmul %g2, %cw : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
+  return %scores, %y : tensor<2x3x3xf32>, tensor<3x2xf32>
+}
+
+// -----
+
 // DequantizeLinear of a DynamicQuantizeLinear's codes with its own scale and
 // zero point becomes one dynamic_fake_quantize of the input (the codes of a
 // DynamicQuantizeLinear with other uses stay for them); with another scale

@@ -966,6 +966,41 @@ def test_imported_qdq_minilm_symmetric_activations(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_minilm_matmuls_only(nunc, models, tmp_path):
+    """quantize_static's QDQ MiniLM with only its MatMuls quantized
+    (op_types_to_quantize=["MatMul"]): the pairs of Q, K and V sit on the
+    head splits, before Q K^T and P V; they move into the epilogues of the
+    GEMMs that make Q, K and V, and attention fuses (it ran as generic
+    transposes and matmuls), tracking onnxruntime as the full QDQ model
+    does (above)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    q = str(tmp_path / "minilm_qdq_mm.onnx")
+    quantize_static(os.path.join(models, "minilm.onnx"), q,
+                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "minilm_qdq_mm.json").read_text())
+    kernels = [k["kernel"] for k in manifest["kernels"]]
+    assert sum(k.startswith("attention.avx512[") for k in kernels) == 6, kernels
+    assert sum(k.startswith("gemm.int8.avx512vnni") for k in kernels) == 36, kernels
+    assert not any(k["op"] in ("nunc.matmul", "nunc.transpose", "nunc.softmax")
+                   for k in manifest["kernels"]), kernels
+    # The output is f32 (the LayerNorm after the last GEMM is not
+    # quantized): cosine against onnxruntime, as in
+    # assert_qdq_minilm_tracks_onnxruntime.
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
+    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
+    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     """quantize_static's QDQ MiniLM with u8 weights (weight_type QUInt8, zero
     points): all 36 MatMuls on the int8 GEMM with static activations and
