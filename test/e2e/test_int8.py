@@ -869,11 +869,13 @@ def onnxruntime_both_ways(model, feeds):
             .run(None, feeds)[0] for opts in ((), (plain,))]
 
 
-def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path):
+def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=False):
     """The QDQ MiniLM library in tmp_path/out agrees with onnxruntime's run of
     model q at least as well as onnxruntime agrees with itself across
     optimization levels (within one unit of the output grid, and cosine),
-    and stays within cosine 0.99 of fp32."""
+    and stays within cosine 0.99 of fp32. `f32_output`: the model leaves its
+    last LayerNorm unquantized (QOperator; only MatMuls quantized), so there
+    is no output grid to count units on, only the cosines."""
     import onnx
     from onnx import numpy_helper as nh
     exe, man = harness.build(str(tmp_path / "out"))
@@ -883,12 +885,14 @@ def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path):
     got = outs["last_hidden_state"]
     ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
     inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
-    unit = float(inits["last_hidden_state_scale"])
+    assert ("last_hidden_state_scale" not in inits) == f32_output
+    if not f32_output:
+        unit = float(inits["last_hidden_state_scale"])
 
-    def within_one_unit(a, b):
-        return float((np.abs(a - b) <= unit * 1.001).mean())
+        def within_one_unit(a, b):
+            return float((np.abs(a - b) <= unit * 1.001).mean())
 
-    assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
+        assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
     assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
     assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
 
@@ -987,17 +991,7 @@ def test_imported_qdq_minilm_matmuls_only(nunc, models, tmp_path):
     assert sum(k.startswith("gemm.int8.avx512vnni") for k in kernels) == 36, kernels
     assert not any(k["op"] in ("nunc.matmul", "nunc.transpose", "nunc.softmax")
                    for k in manifest["kernels"]), kernels
-    # The output is f32 (the LayerNorm after the last GEMM is not
-    # quantized): cosine against onnxruntime, as in
-    # assert_qdq_minilm_tracks_onnxruntime.
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 16, 3)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
-    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
-    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=True)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -1584,16 +1578,9 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path):
                for k in kernels) == 6, kernels
     assert not any(k["op"] in ("nunc.softmax", "nunc.matmul", "nunc.transpose",
                                "nunc.qlinear_matmul") for k in manifest["kernels"]), kernels
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 16, 3)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
     # The output is the last LayerNorm's f32 result (QOperator leaves
-    # LayerNormalization unquantized): no grid to count units on.
-    assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
-    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+    # LayerNormalization unquantized).
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=True)
 
 
 def leaky_cnn(path, seed):
