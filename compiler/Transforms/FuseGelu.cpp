@@ -53,14 +53,18 @@ Value matchScaledBy(Value v, double c, SmallVectorImpl<Operation *> &ops,
   return nullptr;
 }
 
-/// Matches `1 + f` (either order; the 1 within `tolerance`); returns f.
-Value matchOnePlus(Value v, SmallVectorImpl<Operation *> &ops, double tolerance = 1e-4) {
+/// Matches `1 + f` (either order; the 1 within `tolerance`); returns f,
+/// and the constant's value in `one` if given.
+Value matchOnePlus(Value v, SmallVectorImpl<Operation *> &ops, double tolerance = 1e-4,
+                   float *one = nullptr) {
   auto add = singleUseDef<AddOp>(v);
   if (!add)
     return nullptr;
   for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                       std::pair(add.getRhs(), add.getLhs())})
     if (isFloatConstant(b, 1.0, tolerance)) {
+      if (one)
+        *one = static_cast<float>(*getUniformFloat(b));
       ops.push_back(add);
       return a;
     }
@@ -216,33 +220,26 @@ struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
                              std::pair(mul.getRhs(), mul.getLhs())}) {
         SmallVector<Operation *> matched(ops);
         auto [sum, sumGrid] = withoutGrid(gate, matched);
-        auto add = singleUseDef<AddOp>(sum);
-        if (!add)
+        float one = 1.f;
+        Value rounded = matchOnePlus(sum, matched, kQuantizedConstant, &one);
+        if (!rounded)
           continue;
-        matched.push_back(add);
-        for (auto [rounded, oneValue] : {std::pair(add.getLhs(), add.getRhs()),
-                                         std::pair(add.getRhs(), add.getLhs())}) {
-          std::optional<float> one = constantNear(oneValue, 1.0, kQuantizedConstant);
-          if (!one)
-            continue;
-          SmallVector<Operation *> inner(matched);
-          auto [erf, erfGrid] = withoutGrid(rounded, inner);
-          if (!(productGrid || sumGrid || erfGrid) ||
-              matchErfArgument(erf, inner, kNearestFloat) != x || x.getType() != root.getType())
-            continue;
-          SmallVector<NamedAttribute> attrs{
-              rewriter.getNamedAttr("approximate", rewriter.getStringAttr("none"))};
-          for (auto [name, grid] : {std::pair("erf_quantization", erfGrid),
-                                    std::pair("sum_quantization", sumGrid),
-                                    std::pair("product_quantization", productGrid)})
-            if (grid)
-              attrs.push_back(rewriter.getNamedAttr(name, grid));
-          if (*one != 1.f)
-            attrs.push_back(rewriter.getNamedAttr("one", rewriter.getF32FloatAttr(*one)));
-          if (*half != 0.5f)
-            attrs.push_back(rewriter.getNamedAttr("half", rewriter.getF32FloatAttr(*half)));
-          return replaceWithGelu(rewriter, root, x, attrs, inner);
-        }
+        auto [erf, erfGrid] = withoutGrid(rounded, matched);
+        if (!(productGrid || sumGrid || erfGrid) ||
+            matchErfArgument(erf, matched, kNearestFloat) != x || x.getType() != root.getType())
+          continue;
+        SmallVector<NamedAttribute> attrs{
+            rewriter.getNamedAttr("approximate", rewriter.getStringAttr("none"))};
+        for (auto [name, grid] : {std::pair("erf_quantization", erfGrid),
+                                  std::pair("sum_quantization", sumGrid),
+                                  std::pair("product_quantization", productGrid)})
+          if (grid)
+            attrs.push_back(rewriter.getNamedAttr(name, grid));
+        if (one != 1.f)
+          attrs.push_back(rewriter.getNamedAttr("one", rewriter.getF32FloatAttr(one)));
+        if (*half != 0.5f)
+          attrs.push_back(rewriter.getNamedAttr("half", rewriter.getF32FloatAttr(*half)));
+        return replaceWithGelu(rewriter, root, x, attrs, matched);
       }
     }
     return failure();
