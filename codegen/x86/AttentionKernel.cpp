@@ -10,9 +10,10 @@ namespace mlir::nunc::x86 {
 namespace {
 int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
 /// One task's scratch: KT [D][Tp], P [S][Tp], inv [S], V [T][D], the
-/// mask row [Tp].
+/// mask row [Tp]; with u8 inputs, V's column terms [D] after that.
 int64_t taskScratchFloats(const AttentionConfig &c, int64_t tp) {
-  return c.headDim * tp + c.seq * tp + c.seq + c.keys * c.headDim + tp;
+  return c.headDim * tp + c.seq * tp + c.seq + c.keys * c.headDim + tp +
+         (c.u8Inputs ? c.headDim : 0);
 }
 int64_t paddedKeys(const AttentionConfig &c, Isa isa) {
   int64_t l = lanesOf(isa);
@@ -21,6 +22,12 @@ int64_t paddedKeys(const AttentionConfig &c, Isa isa) {
 } // namespace
 
 bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
+  auto codes = [](const Activation &g) {
+    return g.kind == Activation::FakeQuant && g.min <= 0 && g.max >= 0 && g.max - g.min <= 255;
+  };
+  if (c.u8Inputs && (isa != Isa::Avx512 || !codes(c.probs) ||
+                     !llvm::all_of(c.inputGrids, codes)))
+    return false;
   return c.headDim % lanesOf(isa) == 0 && c.headDim <= 256 &&
          (!c.mask || c.maskStrides[3] == 0 || c.maskStrides[3] == 1);
 }
@@ -60,6 +67,8 @@ public:
     replicate = kAvx512 ? 1 : 8;
     tp = (c.keys + kLanes - 1) / kLanes * kLanes;
     e = c.heads * c.headDim;
+    u8 = c.u8Inputs;
+    eb = u8 ? 1 : 4;
     qs = c.inputStrides[0] ? c.inputStrides[0] : e;
     ks = c.inputStrides[1] ? c.inputStrides[1] : e;
     vs = c.inputStrides[2] ? c.inputStrides[2] : e;
@@ -74,7 +83,7 @@ public:
     // times log2(e), is where the score tiles start: the scores need no
     // multiplication and no mask addition of their own (2 of ~17 vector
     // uops per score vector besides the dot products).
-    scaledKeys = kAvx512 && base2;
+    scaledKeys = kAvx512 && base2 && !c.u8Inputs;
     maskRow = scaledKeys && c.mask && c.maskStrides[2] == 0;
     scaledGridFollows = AttentionKernel::scaledGridFollows(c);
   }
@@ -90,19 +99,20 @@ public:
     mov(rbx, rax); // b
     mov(rbp, rdx); // h
     // q, k, v, out bases of this head; mask row base at i = 0.
-    auto base = [&](const Reg64 &dst, int arg, int64_t rows, int64_t stride, int64_t offset) {
+    auto base = [&](const Reg64 &dst, int arg, int64_t rows, int64_t stride, int64_t offset,
+                    int64_t bytes) {
       mov(dst, ptr[rdi + arg * 8]);
-      imul(rax, rbx, rows * stride * 4);
+      imul(rax, rbx, rows * stride * bytes);
       add(dst, rax);
-      imul(rax, rbp, c.headDim * 4);
+      imul(rax, rbp, c.headDim * bytes);
       add(dst, rax);
       if (offset)
-        add(dst, offset * 4);
+        add(dst, offset * bytes);
     };
-    base(r8, 0, c.seq, qs, c.inputOffsets[0]);   // q head
-    base(r9, 1, c.keys, ks, c.inputOffsets[1]);  // k head
-    base(r12, 2, c.keys, vs, c.inputOffsets[2]); // v head
-    base(r13, 4, c.seq, e, 0);                   // out head
+    base(r8, 0, c.seq, qs, c.inputOffsets[0], eb);   // q head
+    base(r9, 1, c.keys, ks, c.inputOffsets[1], eb);  // k head
+    base(r12, 2, c.keys, vs, c.inputOffsets[2], eb); // v head
+    base(r13, 4, c.seq, e, 0, 4);                    // out head
     if (c.mask) {
       mov(r11, ptr[rdi + 24]);
       imul(rax, rbx, c.maskStrides[0] * 4);
@@ -119,8 +129,17 @@ public:
     lea(r14, ptr[r10 + c.headDim * tp * 4]); // P
     lea(r15, ptr[r14 + c.seq * tp * 4]);     // inv
 
-    transposeKeys();
-    packValues();
+    if constexpr (kAvx512) {
+      if (u8) {
+        transposeKeyCodes();
+        packValueCodes();
+        queryRowTerms();
+      }
+    }
+    if (!u8) {
+      transposeKeys();
+      packValues();
+    }
     if (maskRow)
       writeMaskRow();
     scoresAndSoftmax();
@@ -138,8 +157,186 @@ private:
   bool scaledKeys = false; // KT holds k * scale * log2(e)
   bool maskRow = false;    // the score tiles start from the scaled mask row
   bool scaledGridFollows = false;
+  bool u8 = false;    // u8 inputs (AttentionConfig::u8Inputs)
+  int64_t eb = 4;     // bytes of an input element
 
-  /// KT[d][t] = k[t][d]; columns [T, Tp) are zero.
+  /// With u8 inputs, each integer n = code + min of Q, K, V (min = -zero
+  /// point) and P (code index + min) is a vpdpbusd operand a (u8: Q's code,
+  /// P's index) or b (s8: K's or V's code - 128), n = a + m or b + beta
+  /// with beta = 128 + min, so that sum (a + m)(b + beta) = sum ab +
+  /// beta sum a + m sum b + count m beta: the s32 dot product plus a row
+  /// term and a column term.
+  int32_t minOf(const Activation &g) const { return static_cast<int32_t>(g.min); }
+  int32_t betaOf(const Activation &g) const { return 128 + minOf(g); }
+
+  /// K's codes - 128 (s8) as KB[D/4][Tp] dwords (4 dims of one key: the
+  /// s8 operand of vpdpbusd against 4 broadcast bytes of a Q row), keys
+  /// [T, Tp) zero, in KT's place; then the scores' column terms
+  /// m_q (sum_d b + D beta_k) as Tp s32 after it (kColumnTerms).
+  void transposeKeyCodes() {
+    const int64_t dwords = c.headDim / 4, fullBlocks = c.keys / 16, lastKeys = c.keys % 16;
+    const int32_t mq = minOf(c.inputGrids[0]), bk = betaOf(c.inputGrids[1]);
+    auto block = [&](int64_t keys) {
+      for (int64_t g0 = 0; g0 < dwords; g0 += 16) {
+        const int64_t n = std::min<int64_t>(16, dwords - g0);
+        if (n < 16) {
+          mov(esi, (1u << n) - 1);
+          kmovw(k1, esi);
+        }
+        for (int l = 0; l < 16; ++l) {
+          if (l < keys) {
+            Address row = ptr[rax + l * ks + g0 * 4];
+            if (n < 16)
+              vmovdqu32(Zmm(l) | k1 | T_z, row);
+            else
+              vmovdqu32(Zmm(l), row);
+            vpxord(Zmm(l), Zmm(l), constAddrBits(0x80808080u));
+          } else {
+            vpxord(Zmm(l), Zmm(l), Zmm(l));
+          }
+        }
+        transpose16x16();
+        for (int64_t g = 0; g < n; ++g)
+          vmovdqu32(ptr[rcx + (g0 + g) * tp * 4], Zmm(g));
+      }
+      // The column terms of these 16 keys from the stored groups.
+      vpxord(zmm0, zmm0, zmm0);
+      mov(esi, 0x01010101);
+      vpbroadcastd(zmm1, esi);
+      for (int64_t g = 0; g < dwords; ++g)
+        vpdpbusd(zmm0, zmm1, ptr[rcx + g * tp * 4], EvexEncoding);
+      vpaddd(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(c.headDim * bk)));
+      vpmulld(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(mq)));
+      vmovdqu32(ptr[rcx + c.headDim * tp], zmm0);
+    };
+    mov(rax, r9);  // k row t
+    mov(rcx, r10); // KB column t
+    if (fullBlocks) {
+      Label loop;
+      mov(rdx, fullBlocks);
+      L(loop);
+      block(16);
+      add(rax, 16 * ks);
+      add(rcx, 16 * 4);
+      dec(rdx);
+      jnz(loop, T_NEAR);
+    }
+    if (lastKeys)
+      block(lastKeys);
+  }
+  /// The scores' column terms (transposeKeyCodes), after KB.
+  Address kColumnTerms(int64_t col) { return ptr[r10 + c.headDim * tp + col * 4]; }
+
+  /// V's codes - 128 (s8) as VB[ceil(T/4)][D] dwords (the same dim of 4
+  /// consecutive keys: the s8 operand of vpdpbusd against 4 broadcast
+  /// probability codes), keys past T zero, in V's place (r12 then points
+  /// at it); then P V's column terms m_p (sum_t b + T beta_v) as D s32
+  /// after the mask row (vColumnTerms).
+  void packValueCodes() {
+    const int64_t groups = (c.keys + 3) / 4;
+    lea(rcx, ptr[r15 + c.seq * 4]);
+    mov(rax, r12);
+    mov(r12, rcx);
+    // 4 rows x 16 dims of bytes interleaved: bytes of rows 0/1 and 2/3,
+    // then words of those, 4 dims a register.
+    auto group = [&](int64_t keys) {
+      for (int64_t d0 = 0; d0 < c.headDim; d0 += 16) {
+        for (int l = 0; l < 4; ++l) {
+          if (l < keys) {
+            vmovdqu8(Xmm(l), ptr[rax + l * vs + d0]);
+            vpxord(Xmm(l), Xmm(l), constAddrBits(0x80808080u));
+          } else {
+            vpxord(Xmm(l), Xmm(l), Xmm(l));
+          }
+        }
+        vpunpcklbw(xmm4, xmm0, xmm1);
+        vpunpckhbw(xmm5, xmm0, xmm1);
+        vpunpcklbw(xmm6, xmm2, xmm3);
+        vpunpckhbw(xmm7, xmm2, xmm3);
+        vpunpcklwd(xmm0, xmm4, xmm6);
+        vpunpckhwd(xmm1, xmm4, xmm6);
+        vpunpcklwd(xmm2, xmm5, xmm7);
+        vpunpckhwd(xmm3, xmm5, xmm7);
+        for (int i = 0; i < 4; ++i)
+          vmovdqu32(ptr[rcx + (d0 + 4 * i) * 4], Xmm(i));
+      }
+    };
+    if (int64_t full = c.keys / 4) {
+      Label loop;
+      mov(rdx, full);
+      L(loop);
+      group(4);
+      add(rax, 4 * vs);
+      add(rcx, c.headDim * 4);
+      dec(rdx);
+      jnz(loop, T_NEAR);
+    }
+    if (int64_t rest = c.keys % 4)
+      group(rest);
+    // Column sums of the stored groups, 16 dims at a time.
+    const int32_t mp = minOf(c.probs), bv = betaOf(c.inputGrids[2]);
+    mov(esi, 0x01010101);
+    vpbroadcastd(zmm1, esi);
+    for (int64_t d0 = 0; d0 < c.headDim; d0 += 16) {
+      vpxord(zmm0, zmm0, zmm0);
+      for (int64_t g = 0; g < groups; ++g)
+        vpdpbusd(zmm0, zmm1, ptr[r12 + (g * c.headDim + d0) * 4], EvexEncoding);
+      vpaddd(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(c.keys * bv)));
+      vpmulld(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(mp)));
+      vmovdqu32(vColumnTerms(d0), zmm0);
+    }
+  }
+  /// P V's column terms (packValueCodes), after the mask row.
+  Address vColumnTerms(int64_t d) { return ptr[r12 + (c.keys * c.headDim + tp + d) * 4]; }
+
+  /// eax = the sum of v's s32 lanes (t: a temporary).
+  void horizontalSumToEax(const Zmm &v, const Zmm &t) {
+    vextracti64x4(Ymm(t.getIdx()), v, 1);
+    vpaddd(Ymm(v.getIdx()), Ymm(v.getIdx()), Ymm(t.getIdx()));
+    vextracti32x4(Xmm(t.getIdx()), Ymm(v.getIdx()), 1);
+    vpaddd(Xmm(v.getIdx()), Xmm(v.getIdx()), Xmm(t.getIdx()));
+    vpshufd(Xmm(t.getIdx()), Xmm(v.getIdx()), 0x4e);
+    vpaddd(Xmm(v.getIdx()), Xmm(v.getIdx()), Xmm(t.getIdx()));
+    vpshufd(Xmm(t.getIdx()), Xmm(v.getIdx()), 0xb1);
+    vpaddd(Xmm(v.getIdx()), Xmm(v.getIdx()), Xmm(t.getIdx()));
+    vmovd(eax, Xmm(v.getIdx()));
+  }
+
+  /// The scores' row terms beta_k sum_d a (+ D m_q beta_k is in the column
+  /// terms) of every Q row, as s32 in inv (which the softmax overwrites
+  /// row by row after the scores have read them): byte sums by vpsadbw.
+  void queryRowTerms() {
+    const int32_t bk = betaOf(c.inputGrids[1]);
+    const int64_t tail = c.headDim % 64;
+    vpxord(zmm2, zmm2, zmm2);
+    if (tail) {
+      mov(rsi, (uint64_t(1) << tail) - 1);
+      kmovq(k1, rsi);
+    }
+    mov(rbx, r8);  // q row
+    mov(rcx, r15); // inv
+    mov(rdx, c.seq);
+    Label loop;
+    L(loop);
+    vpxord(zmm0, zmm0, zmm0);
+    for (int64_t d0 = 0; d0 < c.headDim; d0 += 64) {
+      if (c.headDim - d0 < 64)
+        vmovdqu8(zmm1 | k1 | T_z, ptr[rbx + d0]);
+      else
+        vmovdqu8(zmm1, ptr[rbx + d0]);
+      vpsadbw(zmm1, zmm1, zmm2);
+      vpaddq(zmm0, zmm0, zmm1);
+    }
+    // The qword sums are below 2^32: the dword sum is theirs.
+    horizontalSumToEax(zmm0, zmm1);
+    imul(eax, eax, bk);
+    mov(ptr[rcx], eax);
+    add(rbx, qs);
+    add(rcx, 4);
+    dec(rdx);
+    jnz(loop, T_NEAR);
+  }
+
   void transposeKeys() {
     if constexpr (kAvx512) {
       transposeKeyBlocks();
@@ -343,7 +540,7 @@ private:
   }
 
   void advanceRows(int rows) {
-    add(rbx, rows * qs * 4);
+    add(rbx, rows * qs * eb);
     add(rcx, rows * tp * 4);
     add(rsi, rows * 4);
     if (c.mask)
@@ -360,12 +557,26 @@ private:
     auto qReg = [&](int r) { return Vmm(q0.getIdx() + r); };
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecs; ++v) {
-        if (maskRow)
+        if (u8) {
+          // The column terms plus the row's term (in inv).
+          vmovdqu32(acc(r, v, vecs), kColumnTerms(c0 + v * kLanes));
+          vpaddd(acc(r, v, vecs), acc(r, v, vecs), ptr_b[rsi + r * 4]);
+        } else if (maskRow) {
           vmovups(acc(r, v, vecs), maskRowAddress(c0 + v * kLanes));
-        else
+        } else {
           vxorps(acc(r, v, vecs), acc(r, v, vecs), acc(r, v, vecs));
+        }
       }
-    for (int64_t d = 0; d < c.headDim; ++d) {
+    for (int64_t g = 0; u8 && g < c.headDim / 4; ++g) {
+      for (int r = 0; r < rows; ++r)
+        vpbroadcastd(qReg(r), ptr[rbx + r * qs + g * 4]);
+      for (int v = 0; v < vecs; ++v) {
+        vmovdqu32(kv, ptr[r10 + (g * tp + c0 + v * kLanes) * 4]);
+        for (int r = 0; r < rows; ++r)
+          vpdpbusd(acc(r, v, vecs), qReg(r), kv, EvexEncoding);
+      }
+    }
+    for (int64_t d = 0; !u8 && d < c.headDim; ++d) {
       for (int r = 0; r < rows; ++r)
         vbroadcastss(qReg(r), ptr[rbx + r * qs * 4 + d * 4]);
       for (int v = 0; v < vecs; ++v) {
@@ -387,6 +598,11 @@ private:
       auto col = [&](int i) { return c0 + (g0 + i) % vecs * kLanes; };
       auto x = [&](int i) { return acc(row(i), (g0 + i) % vecs, vecs); };
       auto temp = [&](int i) { return Vmm(firstTemp + i); };
+      if (u8)
+        for (int i = 0; i < n; ++i) {
+          vcvtdq2ps(x(i), x(i));
+          vmulps(x(i), x(i), constAddr(c.inputGrids[0].scale * c.inputGrids[1].scale));
+        }
       if (scaledGridFollows) {
         // Scores rounded on their grid, then scaled and rounded again,
         // land on the same integer: its value on the second grid.
@@ -496,6 +712,11 @@ private:
     }
     if (!probsGrid)
       return;
+    if constexpr (kAvx512)
+      if (u8) {
+        probabilityCodes(rows, vecs);
+        return;
+      }
     // Normalized and rounded in groups (as in scoreTile), with auxReg and
     // t0, t1 (zmm27..31) as temporaries.
     const int group = 5;
@@ -509,6 +730,43 @@ private:
       emitGrid(n, x, [](int i) { return Vmm(27 + i); }, c.probs);
       for (int i = 0; i < n; ++i)
         vmovups(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes * 4], x(i));
+    }
+  }
+
+  /// With u8 inputs: the probabilities of softmaxInRegisters, normalized,
+  /// as their code indices (u8) in the first Tp bytes of their P rows, keys
+  /// past T 0; each row's term beta_v sum_t a into inv. The sums gather in
+  /// each row's first vector once it is stored.
+  void probabilityCodes(int rows, int vecs) {
+    auto a = [&](int r, int v) { return acc(r, v, vecs); };
+    auto rowReg = [](int r) { return Vmm(24 + r); };
+    const int64_t valid = c.keys - (tp - kLanes);
+    if (valid < kLanes) {
+      mov(eax, (1u << valid) - 1);
+      kmovw(k6, eax);
+    }
+    const int group = 5; // temporaries zmm27..31
+    for (int g0 = 0; g0 < rows * vecs; g0 += group) {
+      const int n = std::min(group, rows * vecs - g0);
+      auto row = [&](int i) { return (g0 + i) % rows; };
+      auto vec = [&](int i) { return (g0 + i) / rows; };
+      auto x = [&](int i) { return a(row(i), vec(i)); };
+      for (int i = 0; i < n; ++i)
+        vmulps(x(i), rowReg(row(i)), x(i));
+      for (int i = 0; i < n; ++i)
+        emitGridIndex(x(i), Vmm(27 + i), c.probs);
+      for (int i = 0; i < n; ++i) {
+        if (vec(i) == vecs - 1 && valid < kLanes)
+          vmovdqa32(x(i) | k6 | T_z, x(i));
+        vpmovdb(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes], x(i));
+        if (vec(i) > 0)
+          vpaddd(a(row(i), 0), a(row(i), 0), x(i));
+      }
+    }
+    for (int r = 0; r < rows; ++r) {
+      horizontalSumToEax(a(r, 0), Vmm(27));
+      imul(eax, eax, betaOf(c.inputGrids[2]));
+      mov(ptr[rsi + r * 4], eax);
     }
   }
 
@@ -542,6 +800,29 @@ private:
       vmovss(ptr[rsi + r * 4], Xmm(t0.getIdx()));
       return;
     }
+    if constexpr (kAvx512)
+      if (u8) {
+        // Their code indices, as probabilityCodes stores them: each
+        // vector's bytes overwrite floats already read.
+        const int64_t valid = c.keys - (tp - kLanes);
+        if (valid < kLanes) {
+          mov(eax, (1u << valid) - 1);
+          kmovw(k6, eax);
+        }
+        vpxord(sum, sum, sum);
+        for (int64_t i = 0; i < n; ++i) {
+          vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
+          emitGridIndex(x, t1, c.probs);
+          if (i == n - 1 && valid < kLanes)
+            vmovdqa32(x | k6 | T_z, x);
+          vpmovdb(ptr[rcx + r * tp * 4 + i * kLanes], x);
+          vpaddd(sum, sum, x);
+        }
+        horizontalSumToEax(sum, t1);
+        imul(eax, eax, betaOf(c.inputGrids[2]));
+        mov(ptr[rsi + r * 4], eax);
+        return;
+      }
     // The probabilities themselves are rounded: normalize them now, and
     // P V is not divided again.
     for (int64_t i = 0; i < n; ++i) {
@@ -572,16 +853,30 @@ private:
     auto tile = [&](int rows, int v0, int nv) {
       Vmm b0 = Vmm(rows * nv), pr = Vmm(rows * nv + nv);
       for (int r = 0; r < rows; ++r)
-        for (int v = 0; v < nv; ++v)
-          vxorps(Vmm(r * nv + v), Vmm(r * nv + v), Vmm(r * nv + v));
+        for (int v = 0; v < nv; ++v) {
+          Vmm a = Vmm(r * nv + v);
+          if (u8) {
+            // The column terms plus the row's term (in inv).
+            vmovdqu32(a, vColumnTerms((v0 + v) * kLanes));
+            vpaddd(a, a, ptr_b[rdx + r * 4]);
+          } else {
+            vxorps(a, a, a);
+          }
+        }
       Label loop;
-      mov(rax, r12); // V row t
-      xor_(esi, esi); // t * 4
-      mov(rdi, c.keys);
+      mov(rax, r12); // V row t (u8: VB group t / 4)
+      xor_(esi, esi); // t * 4 (u8: t)
+      mov(rdi, u8 ? (c.keys + 3) / 4 : c.keys);
       L(loop);
       for (int v = 0; v < nv; ++v)
         vmovups(Vmm(b0.getIdx() + v), ptr[rax + (v0 + v) * kLanes * 4]);
       for (int r = 0; r < rows; ++r) {
+        if (u8) {
+          vpbroadcastd(pr, ptr[rcx + rsi + r * tp * 4]);
+          for (int v = 0; v < nv; ++v)
+            vpdpbusd(Vmm(r * nv + v), pr, Vmm(b0.getIdx() + v), EvexEncoding);
+          continue;
+        }
         vbroadcastss(pr, ptr[rcx + rsi + r * tp * 4]);
         for (int v = 0; v < nv; ++v)
           vfmadd231ps(Vmm(r * nv + v), Vmm(b0.getIdx() + v), pr);
@@ -591,8 +886,13 @@ private:
       dec(rdi);
       jnz(loop, T_NEAR);
       for (int r = 0; r < rows; ++r) {
-        vbroadcastss(pr, ptr[rdx + r * 4]);
+        if (u8)
+          vbroadcastss(pr, constScalar(c.probs.scale * c.inputGrids[2].scale));
+        else
+          vbroadcastss(pr, ptr[rdx + r * 4]);
         for (int v = 0; v < nv; ++v) {
+          if (u8)
+            vcvtdq2ps(Vmm(r * nv + v), Vmm(r * nv + v));
           vmulps(Vmm(r * nv + v), Vmm(r * nv + v), pr);
           if (c.output.kind != Activation::None)
             emitActivation(Vmm(r * nv + v), c.output, b0, b0, b0, b0);

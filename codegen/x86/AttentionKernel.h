@@ -18,6 +18,14 @@
 // (normalized there, so P V is not divided again), and the output as it is
 // stored.
 //
+// With u8 inputs (a QDQ model's Q, K and V codes, see AttentionConfig), K's
+// codes (minus 128, as s8) are transposed in 4-byte groups of dims, V's in
+// 4-key groups, and the rounded probabilities are kept as their u8 codes:
+// Q K^T and P V are vpdpbusd sums of codes, whose zero points come back
+// through row and column sums (a K column sum, a Q row sum, a V column
+// sum, a P row sum) precomputed per task; the scores and P V are then
+// scaled to f32 and go through the grids as above. Scratch: D more floats.
+//
 // Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch (a
 // block per task; a call works in the block of its scratch slot).
 //
@@ -47,6 +55,12 @@ struct AttentionConfig {
   /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
   /// softmax output (then normalized before P V instead of after), P V.
   Activation scores, scaled, logits, probs, output;
+  /// q, k and v are the u8 codes of these per-tensor grids (FakeQuant:
+  /// scale, min = -zero point), read as their values; with a probability
+  /// grid of at most 256 codes (AVX-512 with VNNI): Q K^T and P V are
+  /// vpdpbusd products of the codes, summed exactly in s32.
+  bool u8Inputs = false;
+  Activation inputGrids[3];
 };
 
 struct AttentionKernel {

@@ -282,6 +282,95 @@ TEST_P(AttentionKernelTest, RoundsTheScaledScoresOnceWhereTheirGridFollows) {
                               3.f, 13);
 }
 
+/// u8 inputs (AttentionConfig::u8Inputs): Q, K and V are the codes of
+/// their QDQ grids, and Q K^T and P V run as vpdpbusd on codes. The
+/// reference runs on the codes' values with the same grids; the kernel's
+/// sums are exact where the reference's are float, so as with f32 inputs a
+/// value at a rounding tie may land on the neighbouring grid point. Zero
+/// points 0, 255 and between; codes uniform with runs of 0 and 255 (the
+/// largest products); keys not a multiple of 4 or 16, rows past 128 keys
+/// (softmax through memory), head dims with tails of 16 and 48 bytes.
+TEST_P(AttentionKernelTest, ComputesOnTheU8CodesOfQdqGrids) {
+  Isa isa = GetParam();
+  if (isa != Isa::Avx512 || !hostHas(isa) || !__builtin_cpu_supports("avx512vnni"))
+    GTEST_SKIP() << "u8 inputs are for AVX-512 VNNI hosts";
+  std::vector<Case> cases = {{1, 1, 1, 1, 16, {}},
+                             {1, 7, 7, 2, 16, {1, 1, 1, 7}},
+                             {2, 17, 17, 3, 32, {2, 1, 1, 17}},
+                             {1, 128, 128, 12, 32, {1, 1, 1, 128}},
+                             {1, 5, 129, 1, 64, {1, 1, 1, 129}},
+                             {1, 6, 33, 2, 48, {}},
+                             {1, 4, 130, 1, 208, {1, 1, 1, 130}},
+                             {1, 3, 40, 1, 256, {}}};
+  struct Zeros {
+    int64_t q, k, v;
+  };
+  std::mt19937 rng(17);
+  for (Zeros z : {Zeros{128, 128, 128}, Zeros{0, 255, 37}, Zeros{255, 0, 200}}) {
+    const float qStep = 0.04f, kStep = 0.035f, vStep = 0.02f, scale = 0.25f;
+    kernels::AttentionGrids want{referenceGrid(0.25f, 128), referenceGrid(0.0625f, 128),
+                                 referenceGrid(0.0625f, 200), referenceGrid(1.f / 255, 0),
+                                 referenceGrid(1.f / 64, 114)};
+    for (const Case &c : cases) {
+      AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, scale, !c.maskShape.empty()};
+      cfg.scores = kernelGrid(0.25f, 128);
+      cfg.scaled = kernelGrid(0.0625f, 128);
+      cfg.logits = kernelGrid(0.0625f, 200);
+      cfg.probs = kernelGrid(1.f / 255, 0);
+      cfg.output = kernelGrid(1.f / 64, 114);
+      cfg.u8Inputs = true;
+      cfg.inputGrids[0] = kernelGrid(qStep, z.q);
+      cfg.inputGrids[1] = kernelGrid(kStep, z.k);
+      cfg.inputGrids[2] = kernelGrid(vStep, z.v);
+      ASSERT_TRUE(AttentionKernel::supports(cfg, isa)) << "D=" << c.d;
+      const int64_t e = c.h * c.d;
+      // Codes and their values.
+      auto operand = [&](int64_t rows, float step, int64_t zero, Tensor &values) {
+        std::vector<uint8_t> codes(c.b * rows * e);
+        std::uniform_int_distribution<int> code(0, 255), run(0, 9);
+        for (size_t i = 0; i < codes.size(); ++i) {
+          int r = run(rng);
+          codes[i] = r == 0 ? 0 : r == 1 ? 255 : static_cast<uint8_t>(code(rng));
+        }
+        std::vector<float> f(codes.size());
+        for (size_t i = 0; i < codes.size(); ++i)
+          f[i] = step * static_cast<float>(codes[i] - zero);
+        values = llvm::cantFail(Tensor::copyOf(DType::F32, {c.b, rows, e}, f.data()));
+        return llvm::cantFail(Tensor::copyOf(DType::U8, {c.b, rows, e}, codes.data()));
+      };
+      Tensor qv, kv, vv;
+      Tensor q = operand(c.s, qStep, z.q, qv), k = operand(c.t, kStep, z.k, kv),
+             v = operand(c.t, vStep, z.v, vv);
+      std::optional<Tensor> mask;
+      if (!c.maskShape.empty()) {
+        mask = nunc_test::randomTensor(rng, c.maskShape, -1.f, 1.f);
+        cfg.maskStrides[0] = c.maskShape[0] == 1 ? 0 : c.t;
+        cfg.maskStrides[3] = 1;
+      }
+      llvm::Expected<Tensor> ref =
+          kernels::attention(qv, kv, vv, mask ? &*mask : nullptr, c.h, scale, want);
+      ASSERT_TRUE(static_cast<bool>(ref)) << llvm::toString(ref.takeError());
+      std::vector<float> out, oneSlot;
+      ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));
+      ASSERT_NO_FATAL_FAILURE(
+          runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, oneSlot, /*slots=*/1));
+      EXPECT_EQ(std::memcmp(out.data(), oneSlot.data(), out.size() * 4), 0);
+      const float outStep = 1.f / 64;
+      int64_t equal = 0, n = ref->numElements();
+      for (int64_t i = 0; i < n; ++i) {
+        float got = out[i], r = ref->as<float>()[i];
+        ASSERT_EQ(got / outStep, std::nearbyint(got / outStep)) << "off the output grid at " << i;
+        ASSERT_LE(std::fabs(got - r), outStep * 1.0001f)
+            << "at " << i << " B=" << c.b << " S=" << c.s << " T=" << c.t << " H=" << c.h
+            << " D=" << c.d << " zero points " << z.q << " " << z.k << " " << z.v;
+        equal += got == r;
+      }
+      EXPECT_GE(equal, n * 0.95) << "B=" << c.b << " S=" << c.s << " T=" << c.t
+                                 << " H=" << c.h << " D=" << c.d;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, AttentionKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")
