@@ -93,13 +93,25 @@ std::string indexSource(Value v) {
 x86::Activation roundToGrid(Type grid);
 x86::Activation::Grid geluGrid(std::optional<Type> grid);
 
+/// Whether the attention kernels of targets with this int8 family read u8
+/// query, key and value (AVX-512 VNNI's vpdpbusd).
+bool readsU8AttentionInputs(Int8Isa int8) {
+  return int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx;
+}
+
 /// The x86 attention kernel's view of an attention op, if it can run it.
 std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
   auto k = cast<RankedTensorType>(op.getKey().getType());
-  if (!q.getElementType().isF32())
-    return std::nullopt;
   x86::AttentionConfig c;
+  if (llvm::isa<quant::QuantizedType>(q.getElementType())) {
+    // u8 codes (the verifier checked all three).
+    c.u8Inputs = true;
+    for (unsigned i = 0; i < 3; ++i)
+      c.inputGrids[i] = roundToGrid(getElementTypeOrSelf(op->getOperand(i)));
+  } else if (!q.getElementType().isF32()) {
+    return std::nullopt;
+  }
   c.batch = q.getDimSize(0);
   c.seq = q.getDimSize(1);
   c.keys = k.getDimSize(1);
@@ -1910,6 +1922,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
   }
   if (auto at = dyn_cast<AttentionOp>(step.op)) {
     std::optional<x86::AttentionConfig> cfg = attentionConfig(at, isa);
+    const bool codes = llvm::isa<quant::QuantizedType>(getElementTypeOrSelf(at.getQuery()));
+    if (codes && (!cfg || !readsU8AttentionInputs(options.target.int8)))
+      return at.emitError("this target has no attention kernel for these u8 query, key and "
+                          "value (they need an x86_64-avx512vnni or x86_64-amx target, a grid "
+                          "on the probabilities and heads of a multiple of 16)");
     if (!cfg)
       return false;
     std::unique_ptr<x86::JitKernel> kernel = x86::AttentionKernel::generate(*cfg, isa);
@@ -1927,9 +1944,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                      &cfg->output})
       grids += g->kind == x86::Activation::FakeQuant;
     call.description =
-        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}{7}",
-                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg->batch, cfg->seq, cfg->keys,
-                      cfg->heads, cfg->headDim, cfg->mask ? " +mask" : "",
+        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}{7}{8}",
+                      cfg->u8Inputs          ? "avx512vnni"
+                      : isa == Isa::Avx512 ? "avx512"
+                                           : "avx2",
+                      cfg->batch, cfg->seq, cfg->keys, cfg->heads, cfg->headDim,
+                      cfg->u8Inputs ? " u8 q k v" : "", cfg->mask ? " +mask" : "",
                       grids ? llvm::formatv(" +{0} grids", grids).str() : std::string())
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
@@ -2362,6 +2382,21 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   {
     PassManager pm(module.getContext());
     pm.nest<func::FuncOp>().addPass(createFuseAttentionProjections());
+    // A QDQ model's Q, K and V go to its attention as codes where the
+    // target's kernel computes on them.
+    pm.nest<func::FuncOp>().addPass(createFuseAttentionQuantization(
+        [isa = options.target.isa, int8 = options.target.int8](AttentionOp op,
+                                                               ArrayRef<Type> grids) {
+          if (!readsU8AttentionInputs(int8))
+            return false;
+          std::optional<x86::AttentionConfig> c = attentionConfig(op, isa);
+          if (!c)
+            return false;
+          c->u8Inputs = true;
+          for (unsigned i = 0; i < 3; ++i)
+            c->inputGrids[i] = roundToGrid(grids[i]);
+          return x86::AttentionKernel::supports(*c, isa);
+        }));
     FuseActivationQuantizationOptions handover;
     handover.rowAlignment = x86::Int8GemmKernel::denseRowAlignment(options.target.int8);
     pm.nest<func::FuncOp>().addPass(createFuseActivationQuantization(handover));

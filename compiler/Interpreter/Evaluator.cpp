@@ -408,8 +408,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                              gridOf(o.getLogitsQuantization()),
                              gridOf(o.getProbsQuantization()),
                              gridOf(o.getOutputQuantization())};
+        auto values = [&](Value x) { return valuesOf(get(x), getElementTypeOrSelf(x)); };
         if (!o.getInputOffsets())
-          return one(attention(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
+          return one(attention(values(o.getQuery()), values(o.getKey()), values(o.getValue()),
                                opt(o.getMask()), o.getNumHeads(), o.getScale().convertToFloat(),
                                grids));
         // Packed operands: each one's E columns at its offset.

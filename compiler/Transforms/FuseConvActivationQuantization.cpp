@@ -15,16 +15,6 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// A grid whose codes a u8 tensor holds as the kernels write them: per
-/// tensor, u8 over f32, the full range [0, 255] (the kernels saturate
-/// there).
-bool isU8Grid(std::optional<Type> t) {
-  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
-  return q && q.getStorageTypeIntegralWidth() == 8 && !q.isSigned() &&
-         q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == 0 &&
-         q.getStorageTypeMax() == 255;
-}
-
 /// A depthwise conv or fused_conv (one single-channel filter per channel)
 /// reading `v` as its input.
 bool isDepthwiseReader(Operation *user, Value v) {

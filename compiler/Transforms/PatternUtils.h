@@ -35,6 +35,11 @@ template <typename OpTy> OpTy singleUseDef(Value v) {
   return v.getDefiningOp<OpTy>();
 }
 
+/// A grid whose codes a u8 tensor holds as the kernels write them: per
+/// tensor, u8 over f32, the full range [0, 255] (the kernels saturate
+/// there).
+bool isU8Grid(std::optional<Type> t);
+
 /// The elements of a constant as floats (a copy), when `v` is a constant.
 std::optional<SmallVector<float>> getConstantFloats(Value v);
 

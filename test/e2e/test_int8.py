@@ -902,7 +902,8 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     """quantize_static's QDQ MiniLM: every MatMul with a constant weight runs
     on the VNNI kernel with the model's static input quantization; attention
     fuses with the grids of its five Q/DQ pairs (Q K^T, scaled, masked,
-    softmax, P V), GELU with its three, the pairs repeated after Reshape and
+    softmax, P V) and reads the u8 codes the Q, K and V GEMMs write on the
+    grids of their pairs (Q K^T and P V as vpdpbusd), GELU with its three, the pairs repeated after Reshape and
     Transpose go, every other Q/DQ pair is one fake_quantize pass, the
     embedding tables stay s8.
     A whole QDQ graph rounds every activation to a coarse grid, so a 1-ulp
@@ -925,8 +926,10 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     assert [k["op"] for k in manifest["kernels"] if k["op"] == "nunc.quantize_linear"] == []
     # The one DequantizeLinear left is of the gathered word-embedding rows.
     assert [k["op"] for k in manifest["kernels"]].count("nunc.dequantize_linear") == 1
-    assert sum(k.startswith("attention.avx512[") and k.endswith("+mask +5 grids")
+    assert sum(k.startswith("attention.avx512vnni[") and k.endswith(" u8 q k v +mask +5 grids")
                for k in kernels) == 6, kernels
+    assert sum(k.startswith("gemm.int8.avx512vnni[16x384x384, static, u8 in]") and
+               k.endswith("+rounded product +bias -> u8") for k in kernels) == 18, kernels
     assert not any(k["op"] in ("nunc.softmax", "nunc.matmul", "nunc.transpose")
                    for k in manifest["kernels"]), kernels
     # GELU with the grids of its three pairs runs in FFN1's epilogue, after
@@ -975,8 +978,8 @@ def test_imported_qdq_minilm_matmuls_only(nunc, models, tmp_path):
     (op_types_to_quantize=["MatMul"]): the pairs of Q, K and V sit on the
     head splits, before Q K^T and P V; they move into the epilogues of the
     GEMMs that make Q, K and V, and attention fuses (it ran as generic
-    transposes and matmuls), tracking onnxruntime as the full QDQ model
-    does (above)."""
+    transposes and matmuls) and reads those GEMMs' u8 codes, tracking
+    onnxruntime as the full QDQ model does (above)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     q = str(tmp_path / "minilm_qdq_mm.onnx")
     quantize_static(os.path.join(models, "minilm.onnx"), q,
@@ -987,7 +990,8 @@ def test_imported_qdq_minilm_matmuls_only(nunc, models, tmp_path):
          tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "minilm_qdq_mm.json").read_text())
     kernels = [k["kernel"] for k in manifest["kernels"]]
-    assert sum(k.startswith("attention.avx512[") for k in kernels) == 6, kernels
+    assert sum(k.startswith("attention.avx512vnni[") and " u8 q k v " in k
+               for k in kernels) == 6, kernels
     assert sum(k.startswith("gemm.int8.avx512vnni") for k in kernels) == 36, kernels
     assert not any(k["op"] in ("nunc.matmul", "nunc.transpose", "nunc.softmax")
                    for k in manifest["kernels"]), kernels
@@ -1556,7 +1560,8 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path):
     """quantize_static's MiniLM in QOperator format (QLinearMatMul,
     QLinearAdd, QLinearMul, QLinearSoftmax; Reshape and Transpose on u8)
     reaches the kernels of the QDQ one: the 36 weight MatMuls on the VNNI
-    GEMM with static inputs, attention fused with its five grids, and it
+    GEMM with static inputs, attention fused with its five grids (on the
+    u8 codes of Q, K and V), and it
     agrees with onnxruntime as well as onnxruntime agrees with itself
     (see the QDQ case)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -1574,7 +1579,7 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path):
     manifest = json.loads((tmp_path / "out" / "minilm_qop.json").read_text())
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum(k.startswith("gemm.int8.avx512vnni") and "static" in k for k in kernels) == 36
-    assert sum(k.startswith("attention.avx512[") and k.endswith("+mask +5 grids")
+    assert sum(k.startswith("attention.avx512vnni[") and k.endswith(" u8 q k v +mask +5 grids")
                for k in kernels) == 6, kernels
     assert not any(k["op"] in ("nunc.softmax", "nunc.matmul", "nunc.transpose",
                                "nunc.qlinear_matmul") for k in manifest["kernels"]), kernels

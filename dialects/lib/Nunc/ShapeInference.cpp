@@ -1247,17 +1247,34 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 }
 
 LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  SmallVector<Value> values{getQuery(), getKey(), getValue()};
-  if (getMask())
-    values.push_back(getMask());
-  if (failed(requireSameElement(*this, values)))
+  // u8 codes (all three operands, each its own grid) read as f32 values.
+  const bool codes = isa<quant::QuantizedType>(elementOf(getQuery())) ||
+                     isa<quant::QuantizedType>(elementOf(getKey())) ||
+                     isa<quant::QuantizedType>(elementOf(getValue()));
+  SmallVector<Value> values;
+  if (codes) {
+    for (Value x : {getQuery(), getKey(), getValue()})
+      if (!isU8Activation(elementOf(x)))
+        return emitError() << "query, key and value must all be float tensors or all hold "
+                              "!quant.uniform<u8:f32, scale:zp>, not "
+                           << elementOf(x);
+    if (getInputOffsets() || getInputWidthAttr())
+      return emitError() << "packed operands (input_offsets) must be f32";
+    if (getMask() && !elementOf(getMask()).isF32())
+      return emitError() << "the mask of u8 operands must be f32";
+  } else {
+    values = {getQuery(), getKey(), getValue()};
+    if (getMask())
+      values.push_back(getMask());
+  }
+  if (!values.empty() && failed(requireSameElement(*this, values)))
     return failure();
   for (std::optional<Type> grid :
        {getScoresQuantization(), getScaledQuantization(), getLogitsQuantization(),
         getProbsQuantization(), getOutputQuantization()}) {
     if (!grid)
       continue;
-    if (!elementOf(getQuery()).isF32())
+    if (!codes && !elementOf(getQuery()).isF32())
       return emitError() << "quantization grids need f32 operands";
     if (!isTensorGrid(*grid))
       return emitError() << "quantization grids must be per-tensor !quant.uniform of at most "
@@ -1320,6 +1337,11 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
       return emitError() << "packed query, key and value need ranked types";
     types.push_back(RankedTensorType::get(
         {query.getDimSize(0), query.getDimSize(1), width}, query.getElementType()));
+    return success();
+  }
+  if (codes) {
+    types.push_back(
+        cast<TensorType>(getQuery().getType()).clone(Float32Type::get(getContext())));
     return success();
   }
   types.push_back(getQuery().getType());

@@ -27,6 +27,12 @@ namespace mlir::nunc {
 std::unique_ptr<Pass>
 createFuseConvActivationQuantization(std::function<bool(Operation *)> readsU8Input);
 
+/// nunc-fuse-attention-quantization handing codes only to the attentions
+/// `readsU8Inputs` accepts (the target's kernel), given the u8 grids of
+/// query, key and value.
+std::unique_ptr<Pass> createFuseAttentionQuantization(
+    std::function<bool(AttentionOp, ArrayRef<Type> inputGrids)> readsU8Inputs);
+
 /// Re-infers the result types of `op` and keeps, per result, the more precise
 /// of the current and the inferred type. Returns failure when inference
 /// reports an error (emitted at the op), and sets `changed` when a type moved.

@@ -327,6 +327,23 @@ def FuseConvActivationQuantization
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def FuseAttentionQuantization : Pass<"nunc-fuse-attention-quantization", "func::FuncOp"> {
+  let summary = "Hands a QDQ model's Q, K and V to its attention as u8 codes";
+  let description = [{
+    Target lowering for QDQ transformers. When an attention has a grid on
+    its probabilities and its query, key and value each come from a
+    quantized_linear used only there whose `output_quantization` is a u8
+    grid (the Q/DQ pairs of the projections' outputs), the three GEMMs
+    write that grid's codes (`u8_output`) and the attention reads them as
+    their values: the same numbers, a quarter of the bytes, and the target
+    computes Q K^T and P V on the codes (x86: vpdpbusd, with the
+    probabilities kept as the codes of their grid). The compiler runs it
+    with its target's rule for which attentions its kernel takes this way;
+    on its own (nunc-opt) it takes every one.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
+}
+
 def FuseAttentionProjections : Pass<"nunc-fuse-attention-projections", "func::FuncOp"> {
   let summary = "Computes self-attention's Q, K and V with one GEMM";
   let description = [{

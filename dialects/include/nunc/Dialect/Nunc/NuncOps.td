@@ -727,6 +727,12 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     broadcasts to [B, H, S, T]. The result is [B, S, H*D] with the heads
     merged back, which is what the exported Reshape/Transpose chains compute.
 
+    query, key and value are f32, or all three hold the u8 codes of their
+    own per-tensor grids (element type `!quant.uniform<u8:f32, scale:zp>`),
+    read as their values (q - zp) * scale: a QDQ model's Q, K and V as
+    their GEMMs write them (nunc-fuse-attention-quantization). The mask and
+    the result are f32.
+
     The optional grids (per-tensor `!quant.uniform`, as fake_quantize's) are
     the Quantize/DequantizeLinear pairs a QDQ model keeps inside attention,
     each rounding one intermediate: `scores_quantization` Q K^T,
@@ -742,8 +748,8 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     and V from the one GEMM that computes all three ([B, S, 3E], the same
     value three times).
   }];
-  let arguments = (ins Nunc_FloatTensor:$query, Nunc_FloatTensor:$key,
-                       Nunc_FloatTensor:$value, Optional<Nunc_FloatTensor>:$mask,
+  let arguments = (ins AnyTensor:$query, AnyTensor:$key,
+                       AnyTensor:$value, Optional<Nunc_FloatTensor>:$mask,
                        I64Attr:$num_heads, F32Attr:$scale,
                        OptionalAttr<DenseI64ArrayAttr>:$input_offsets,
                        OptionalAttr<I64Attr>:$input_width,
