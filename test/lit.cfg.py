@@ -25,3 +25,13 @@ onnx_from_text = os.path.join(config.test_source_root, "tools", "onnx_from_text.
 config.substitutions.insert(0, ("%python", config.python_executable))
 config.substitutions.append(
     ("%onnx-from-text", f"{config.python_executable} {onnx_from_text}"))
+
+# Host ISA features, for tests that run kernels only some x86 hosts have
+# (`REQUIRES: avx512vnni`; CI's machine kinds have it).
+try:
+    with open("/proc/cpuinfo") as f:
+        flags = next((l.split(":", 1)[1].split() for l in f if l.startswith("flags")), [])
+except OSError:
+    flags = []
+if "avx512_vnni" in flags:
+    config.available_features.add("avx512vnni")

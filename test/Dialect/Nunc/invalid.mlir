@@ -1407,3 +1407,28 @@ func.func @attention_columns_outside_the_operand(%x: tensor<1x3x6xf32>) {
   %0 = nunc.attention %x, %x, %x {input_offsets = array<i64: 0, 2, 5>, input_width = 2 : i64, num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x6xf32>, tensor<1x3x6xf32>, tensor<1x3x6xf32> -> tensor<1x3x2xf32>
   return
 }
+
+// -----
+
+func.func @attention_mixed_codes_and_floats(%c: tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, %x: tensor<1x3x8xf32>) {
+  // expected-error @+1 {{query, key and value must all be float tensors or all hold !quant.uniform<u8:f32, scale:zp>, not 'f32'}}
+  %0 = nunc.attention %c, %c, %x {num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_s8_codes(%c: tensor<1x3x8x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{query, key and value must all be float tensors or all hold !quant.uniform<u8:f32, scale:zp>, not '!quant.uniform<i8:f32, 5.000000e-01>'}}
+  %0 = nunc.attention %c, %c, %c {num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x8x!quant.uniform<i8:f32, 0.5>>, tensor<1x3x8x!quant.uniform<i8:f32, 0.5>>, tensor<1x3x8x!quant.uniform<i8:f32, 0.5>> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_packed_codes(%c: tensor<1x3x6x!quant.uniform<u8:f32, 0.5:128>>) {
+  // expected-error @+1 {{packed operands (input_offsets) must be f32}}
+  %0 = nunc.attention %c, %c, %c {input_offsets = array<i64: 0, 2, 4>, input_width = 2 : i64, num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x6x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x6x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x6x!quant.uniform<u8:f32, 0.5:128>> -> tensor<1x3x2xf32>
+  return
+}
+
