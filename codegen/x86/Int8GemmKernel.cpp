@@ -3,6 +3,7 @@
 #include "Int8GemmKernel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -123,6 +124,7 @@ public:
                                                            config.k)) {
     replicate = kZmm ? 1 : 8;
     geluCodeTable = buildGeluCodeTable();
+    geluU8CodeTable = buildGeluU8CodeTable();
   }
 
   void generate() {
@@ -434,7 +436,8 @@ private:
   int rowsPerTile;  // rows per micro-kernel call
   int64_t groupBytes; // W bytes per k group of a panel
   bool wordPairs;     // per-row compensation by vpdpwssd (packColumns)
-  std::optional<int64_t> geluCodeTable; // buildGeluCodeTable()
+  std::optional<int64_t> geluCodeTable;   // buildGeluCodeTable()
+  std::optional<int64_t> geluU8CodeTable; // buildGeluU8CodeTable()
   static constexpr int64_t kTileBlockBytes = 32 * 32 * 4;
 
   /// Bytes of one C element: f32, or u8 (U8Output).
@@ -686,10 +689,24 @@ private:
   /// vpaddd + vpmaxsd + vpmovusdb take 4.
   void storeU8Row(int r, int vecsHere) {
     if constexpr (kZmm) {
-      if (!u8ZeroPointWords)
-        u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
       Vmm a1 = acc(r, 1), a2 = vecsHere == 3 ? acc(r, 2) : a1;
-      emitPackCodes(acc(r, 0), a1, a2, a2, *u8ZeroPointWords, packCodeOrder(), temp(0));
+      if (geluU8CodeTable) {
+        // The grid indices (0-255) as words, their codes looked up, then
+        // packed and ordered as emitPackCodes does.
+        vpackssdw(acc(r, 0), acc(r, 0), a1);
+        emitWordTableLookup(acc(r, 0), temp(1), temp(2), temp(3), *geluU8CodeTable);
+        if (vecsHere == 3) {
+          vpackssdw(a2, a2, a2);
+          emitWordTableLookup(a2, temp(1), temp(2), temp(3), *geluU8CodeTable);
+        }
+        vpackuswb(acc(r, 0), acc(r, 0), a2);
+        vmovdqu32(temp(0), packCodeOrder());
+        vpermd(acc(r, 0), temp(0), acc(r, 0));
+      } else {
+        if (!u8ZeroPointWords)
+          u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
+        emitPackCodes(acc(r, 0), a1, a2, a2, *u8ZeroPointWords, packCodeOrder(), temp(0));
+      }
       vmovdqu8(ptr[rcx + r * c.ldc] | k7, acc(r, 0));
     }
   }
@@ -913,6 +930,28 @@ private:
       values.push_back(c.activation.geluOnGrids(q * in.scale));
     return tableData(values);
   }
+  /// With that table and u8 output (nothing between the GELU and its
+  /// codes): the u8 code of each table entry, as storeU8 and storeU8Row
+  /// compute it (clamp unless bounded, correctly rounded quotient, round
+  /// half to even, zero point, saturation). Rows packed by storeU8Row then
+  /// look their codes up from the grid indices in one word lookup per 32
+  /// values, instead of a float lookup and a quotient per 16.
+  std::optional<int64_t> buildGeluU8CodeTable() {
+    if (!geluCodeTable || !c.u8Output || c.normalize)
+      return std::nullopt;
+    const Activation &in = c.activationInput;
+    const float s = c.u8Output->scale;
+    std::vector<uint16_t> codes;
+    for (float q = in.min; q <= in.max; ++q) {
+      float x = c.activation.geluOnGrids(q * in.scale);
+      if (!c.u8Bounded)
+        x = std::min(std::max(x, -300.f * s), 300.f * s);
+      const auto n = static_cast<int64_t>(std::nearbyint(x / s));
+      codes.push_back(static_cast<uint16_t>(
+          std::clamp<int64_t>(n + c.u8Output->zeroPoint, 0, 255)));
+    }
+    return wordTableData(codes);
+  }
   /// The tile's epilogues with a QDQ GELU: the rows' fronts (and the grid
   /// before the activation) into a 64-byte aligned stack block, the GELU
   /// on the block four vectors at a time, then the rows' backs. Its chains
@@ -975,6 +1014,8 @@ private:
       if (geluCodeTable) {
         for (int v = 0; v < vecsHere; ++v)
           emitGridIndex(acc(r, v), temp(0), c.activationInput);
+        if (packU8Rows && geluU8CodeTable)
+          return; // storeU8Row looks the codes up
         for (int v = 0; v < vecsHere; ++v) {
           emitTableLookup(temp(0), acc(r, v), temp(1), temp(2), temp(3), *geluCodeTable);
           vmovaps(acc(r, v), temp(0));

@@ -368,6 +368,16 @@ protected:
   /// rounded as emitFakeQuants takes it (NaN: index 0, the lower bound, as
   /// there). t is a temporary.
   void emitGridIndex(const Xbyak::Zmm &x, const Xbyak::Zmm &t, const Activation &grid);
+  /// The first kTableEntries of `codes` (u8 values as 16-bit words) in the
+  /// kernel's data, 64-byte aligned, padded with the last (then the two
+  /// masks emitWordTableLookup tests); returns their byte offset for it.
+  int64_t wordTableData(const std::vector<uint16_t> &codes);
+  /// x = table[x] per 16-bit lane (AVX-512 BW; indices below kTableEntries),
+  /// the table at `offset` (wordTableData): four 64-entry vpermt2w merged
+  /// by the index's bits 6 and 7 (k3, k4), 13 uops for 32 lanes where the
+  /// f32 lookup takes ~20 for 16. t0-t2 are temporaries.
+  void emitWordTableLookup(const Xbyak::Zmm &x, const Xbyak::Zmm &t0, const Xbyak::Zmm &t1,
+                           const Xbyak::Zmm &t2, int64_t offset);
   /// y = table[index] per lane (AVX-512; index's s32 lanes read modulo
   /// kTableEntries, so no lane reads beyond the table), the table at
   /// `offset` (tableData): eight 32-entry vpermt2ps merged by the index's

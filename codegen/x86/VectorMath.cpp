@@ -298,6 +298,41 @@ int64_t JitKernel::tableData(const std::vector<float> &values) {
   return offset;
 }
 
+int64_t JitKernel::wordTableData(const std::vector<uint16_t> &codes) {
+  extraData.resize((extraData.size() + 15) / 16 * 16); // 64-byte aligned
+  int64_t offset = static_cast<int64_t>(extraData.size()) * 4;
+  auto code = [&](int64_t i) -> uint32_t {
+    return codes.empty() ? 0 : codes[std::min<size_t>(i, codes.size() - 1)];
+  };
+  for (int64_t i = 0; i < kTableEntries; i += 2)
+    extraData.push_back(code(i) | code(i + 1) << 16);
+  // Then the index bits 6 and 7 in every word, for emitWordTableLookup.
+  extraData.insert(extraData.end(), 16, 0x00400040u);
+  extraData.insert(extraData.end(), 16, 0x00800080u);
+  return offset;
+}
+
+void JitKernel::emitWordTableLookup(const Xbyak::Zmm &x, const Xbyak::Zmm &t0,
+                                    const Xbyak::Zmm &t1, const Xbyak::Zmm &t2,
+                                    int64_t offset) {
+  // Entries 64 p .. 64 p + 63 (two registers of 32 words) at the index's
+  // bits 0-5; the four blocks merged by bits 6 and 7.
+  auto block = [&](const Xbyak::Zmm &dst, int p) {
+    vmovdqu16(dst, ptr[rip + dataLabel + offset + p * 128]);
+    vpermt2w(dst, x, ptr[rip + dataLabel + offset + p * 128 + 64]);
+  };
+  vptestmw(k3, x, ptr[rip + dataLabel + offset + kTableEntries * 2]);
+  vptestmw(k4, x, ptr[rip + dataLabel + offset + kTableEntries * 2 + 64]);
+  block(t0, 0);
+  block(t1, 1);
+  vmovdqu16(t0 | k3, t1);
+  block(t1, 2);
+  block(t2, 3);
+  vmovdqu16(t1 | k3, t2);
+  vmovdqu16(t0 | k4, t1);
+  vmovdqa64(x, t0);
+}
+
 void JitKernel::emitGridIndex(const Xbyak::Zmm &x, const Xbyak::Zmm &t, const Activation &grid) {
   vmaxps(x, x, constAddr(grid.min * grid.scale));
   vminps(x, x, constAddr(grid.max * grid.scale));
