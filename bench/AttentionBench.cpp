@@ -1,11 +1,13 @@
 //===- AttentionBench.cpp - GFLOP/s of nunc's fused attention kernel -------===//
 //
-//   nunc-bench-attention [avx2] [qdq] S T H D [S T H D ...]
+//   nunc-bench-attention [avx2] [qdq [u8]] S T H D [S T H D ...]
 // prints "S T H D GFLOP/s us code-bytes" per shape: median of many runs of
 // all heads of one batch item on one thread (AVX-512 kernel, or the AVX2
 // one with `avx2` first), with a key-padding mask as BERT-style models
 // have; `qdq` adds the five u8 grids of a quantize_static model (scores,
-// scaled, masked, probabilities, output). FLOPs count Q K^T and P V
+// scaled, masked, probabilities, output), and `qdq u8` has Q, K and V as
+// the u8 codes of their grids (AVX-512 VNNI: Q K^T and P V on codes).
+// FLOPs (integer operations with u8) count Q K^T and P V
 // (4 S T D per head); the softmax and the grids are not counted but are
 // timed. All heads run in one scratch slot, as on one thread of a model.
 //
@@ -14,6 +16,7 @@
 #include "AttentionKernel.h"
 #include "BenchSupport.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -31,8 +34,13 @@ int main(int argc, char **argv) {
     --argc;
     ++argv;
   }
+  bool u8 = qdq && argc > 1 && std::string(argv[1]) == "u8";
+  if (u8) {
+    --argc;
+    ++argv;
+  }
   if (argc < 5 || (argc - 1) % 4 != 0) {
-    std::fprintf(stderr, "usage: %s [avx2] [qdq] S T H D [S T H D ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [avx2] [qdq [u8]] S T H D [S T H D ...]\n", argv[0]);
     return 2;
   }
   for (int a = 1; a + 4 <= argc; a += 4) {
@@ -51,6 +59,9 @@ int main(int argc, char **argv) {
       c.scaled = c.logits = Activation::fakeQuant(0.25f * c.scale, -128, 127);
       c.probs = Activation::fakeQuant(1.f / 255, 0, 255);
       c.output = Activation::fakeQuant(0.015f, -114, 141);
+      c.u8Inputs = u8;
+      for (Activation &g : c.inputGrids)
+        g = Activation::fakeQuant(1.f / 128, -128, 127);
     }
     if (!AttentionKernel::supports(c, isa)) {
       std::fprintf(stderr, "shape not supported\n");
@@ -69,6 +80,12 @@ int main(int argc, char **argv) {
       k[i] = static_cast<float>((i * 31) % 13) / 13.f - 0.5f;
       v[i] = static_cast<float>((i * 17) % 11) / 11.f - 0.5f;
     }
+    if (u8) // the codes of those values (the vectors are large enough)
+      for (std::vector<float> *x : {&q, &k, &v}) {
+        auto *codes = reinterpret_cast<uint8_t *>(x->data());
+        for (size_t i = 0; i < x->size(); ++i)
+          codes[i] = static_cast<uint8_t>(std::lround((*x)[i] * 128) + 128);
+      }
     std::vector<char> scratch(AttentionKernel::scratchBytes(c, isa) + 64);
     void *aligned = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64);
     const void *args[] = {q.data(), k.data(), v.data(), mask.data(), out.data(), aligned};

@@ -697,10 +697,7 @@ private:
     for (int v = 0; v < vecs; ++v)
       for (int r = 0; r < rows; ++r) {
         vsubps(a(r, v), a(r, v), rowReg(r));
-        if (base2)
-          emitExp2(a(r, v), t0, t1);
-        else
-          emitExp(a(r, v), t0, t1);
+        emitSoftmaxExp(a(r, v), t0, t1);
         if (!probsGrid)
           vmovups(ptr[rcx + r * tp * 4 + v * kLanes * 4], a(r, v));
       }
@@ -754,7 +751,7 @@ private:
       for (int i = 0; i < n; ++i)
         vmulps(x(i), rowReg(row(i)), x(i));
       for (int i = 0; i < n; ++i)
-        emitGridIndex(x(i), Vmm(27 + i), c.probs);
+        emitProbabilityIndex(x(i), Vmm(27 + i));
       for (int i = 0; i < n; ++i) {
         if (vec(i) == vecs - 1 && valid < kLanes)
           vmovdqa32(x(i) | k6 | T_z, x(i));
@@ -785,10 +782,7 @@ private:
       Address a = ptr[rcx + r * tp * 4 + i * kLanes * 4];
       vmovups(x, a);
       vsubps(x, x, mx);
-      if (base2)
-        emitExp2(x, t0, t1);
-      else
-        emitExp(x, t0, t1);
+      emitSoftmaxExp(x, t0, t1);
       vmovups(a, x);
       vaddps(sum, sum, x);
     }
@@ -812,7 +806,7 @@ private:
         vpxord(sum, sum, sum);
         for (int64_t i = 0; i < n; ++i) {
           vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
-          emitGridIndex(x, t1, c.probs);
+          emitProbabilityIndex(x, t1);
           if (i == n - 1 && valid < kLanes)
             vmovdqa32(x | k6 | T_z, x);
           vpmovdb(ptr[rcx + r * tp * 4 + i * kLanes], x);
@@ -833,6 +827,34 @@ private:
     }
     loadConstant(t1, 1.f);
     vmovss(ptr[rsi + r * 4], Xmm(t1.getIdx()));
+  }
+
+  /// x = e^x for x = a logit minus its row's maximum (<= 0): 2^x for
+  /// base-2 logits, else 2^(x log2 e), where the exponential's own
+  /// range reduction and polynomial cost ~16 uops and the multiplication
+  /// and 2^x ~10 (the relative error of the product, |x| 2^-24, stays far
+  /// below a probability grid's step).
+  void emitSoftmaxExp(const Vmm &x, const Vmm &t0, const Vmm &t1) {
+    if (!base2)
+      vmulps(x, x, constAddr(kLog2e));
+    emitExp2(x, t0, t1);
+  }
+
+  /// x = the code index of the normalized probability x on c.probs (as
+  /// emitGridIndex). The clamps go where the grid holds every probability
+  /// (p in [0, 1 + 2^-22]: lowest code <= 0 and 1 + 2^-20 below the top
+  /// code's rounding bound), and the subtraction where the lowest code is 0.
+  void emitProbabilityIndex(const Zmm &x, const Zmm &t) {
+    const Activation &g = c.probs;
+    if (g.min > 0 || (g.max + 0.5) * g.scale <= 1 + 0x1p-20 ||
+        !reciprocalDivides(g.scale)) {
+      emitGridIndex(x, t, g);
+      return;
+    }
+    emitQuotient(t, x, g.scale);
+    vcvtps2dq(x, t | T_rn_sae);
+    if (g.min != 0)
+      vpsubd(x, x, constAddrBits(static_cast<uint32_t>(static_cast<int32_t>(g.min))));
   }
 
   /// Reduces the lanes of v (max or sum) into every lane.
