@@ -94,9 +94,9 @@ x86::Activation roundToGrid(Type grid);
 x86::Activation::Grid geluGrid(std::optional<Type> grid);
 
 /// Whether the attention kernels of targets with this int8 family read u8
-/// query, key and value (AVX-512 VNNI's vpdpbusd).
+/// query, key and value (vpdpbusd: AVX-512 VNNI, or AVX-VNNI on ymm).
 bool readsU8AttentionInputs(Int8Isa int8) {
-  return int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx;
+  return int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx || int8 == Int8Isa::AvxVnni;
 }
 
 /// The x86 attention kernel's view of an attention op, if it can run it.
@@ -1925,8 +1925,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     const bool codes = llvm::isa<quant::QuantizedType>(getElementTypeOrSelf(at.getQuery()));
     if (codes && (!cfg || !readsU8AttentionInputs(options.target.int8)))
       return at.emitError("this target has no attention kernel for these u8 query, key and "
-                          "value (they need an x86_64-avx512vnni or x86_64-amx target, a grid "
-                          "on the probabilities and heads of a multiple of 16)");
+                          "value (they need an x86_64-avx512vnni, x86_64-amx or x86_64-avxvnni "
+                          "target, a grid on the probabilities and heads of a multiple of 16)");
     if (!cfg)
       return false;
     std::unique_ptr<x86::JitKernel> kernel = x86::AttentionKernel::generate(*cfg, isa);
@@ -1945,7 +1945,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       grids += g->kind == x86::Activation::FakeQuant;
     call.description =
         llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}{7}{8}",
-                      cfg->u8Inputs          ? "avx512vnni"
+                      cfg->u8Inputs ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
                       cfg->batch, cfg->seq, cfg->keys, cfg->heads, cfg->headDim,

@@ -25,7 +25,7 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
   auto codes = [](const Activation &g) {
     return g.kind == Activation::FakeQuant && g.min <= 0 && g.max >= 0 && g.max - g.min <= 255;
   };
-  if (c.u8Inputs && (isa != Isa::Avx512 || !codes(c.probs) ||
+  if (c.u8Inputs && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || !codes(c.probs) ||
                      !llvm::all_of(c.inputGrids, codes)))
     return false;
   return c.headDim % lanesOf(isa) == 0 && c.headDim <= 256 &&
@@ -129,14 +129,11 @@ public:
     lea(r14, ptr[r10 + c.headDim * tp * 4]); // P
     lea(r15, ptr[r14 + c.seq * tp * 4]);     // inv
 
-    if constexpr (kAvx512) {
-      if (u8) {
-        transposeKeyCodes();
-        packValueCodes();
-        queryRowTerms();
-      }
-    }
-    if (!u8) {
+    if (u8) {
+      transposeKeyCodes();
+      packValueCodes();
+      queryRowTerms();
+    } else {
       transposeKeys();
       packValues();
     }
@@ -169,45 +166,101 @@ private:
   int32_t minOf(const Activation &g) const { return static_cast<int32_t>(g.min); }
   int32_t betaOf(const Activation &g) const { return 128 + minOf(g); }
 
+  /// Whole-vector integer moves and xor: EVEX on AVX-512, VEX on AVX2.
+  void movdqu(const Vmm &dst, const Address &src) {
+    if constexpr (kAvx512)
+      vmovdqu32(dst, src);
+    else
+      vmovdqu(dst, src);
+  }
+  void movdqu(const Address &dst, const Vmm &src) {
+    if constexpr (kAvx512)
+      vmovdqu32(dst, src);
+    else
+      vmovdqu(dst, src);
+  }
+  void pxor(const Vmm &dst, const Vmm &a, const Operand &b) {
+    if constexpr (kAvx512)
+      vpxord(dst, a, b);
+    else
+      vpxor(dst, a, b);
+  }
+  /// vpdpbusd (u8 a, s8 b): EVEX on AVX-512 and where asked (evexVnni),
+  /// else VEX (AVX-VNNI).
+  void dpbusd(const Vmm &acc, const Vmm &a, const Operand &b) {
+    vpdpbusd(acc, a, b, kAvx512 || c.evexVnni ? EvexEncoding : VexEncoding);
+  }
+  /// Every byte of dst = 1 (the u8 operand that sums s8 bytes), via esi.
+  void loadOnes(const Vmm &dst) {
+    mov(esi, 0x01010101);
+    if constexpr (kAvx512) {
+      vpbroadcastd(dst, esi);
+    } else {
+      vmovd(Xmm(dst.getIdx()), esi);
+      vpbroadcastd(dst, Xmm(dst.getIdx()));
+    }
+  }
+
   /// K's codes - 128 (s8) as KB[D/4][Tp] dwords (4 dims of one key: the
   /// s8 operand of vpdpbusd against 4 broadcast bytes of a Q row), keys
   /// [T, Tp) zero, in KT's place; then the scores' column terms
-  /// m_q (sum_d b + D beta_k) as Tp s32 after it (kColumnTerms).
+  /// m_q (sum_d b + D beta_k) as Tp s32 after it (kColumnTerms). Blocks of
+  /// lanes x lanes dwords transposed in registers (transpose16x16, or
+  /// transpose8x8 into the upper 8 registers on AVX2).
   void transposeKeyCodes() {
-    const int64_t dwords = c.headDim / 4, fullBlocks = c.keys / 16, lastKeys = c.keys % 16;
+    const int64_t dwords = c.headDim / 4, fullBlocks = c.keys / kLanes,
+                  lastKeys = c.keys % kLanes;
     const int32_t mq = minOf(c.inputGrids[0]), bk = betaOf(c.inputGrids[1]);
+    auto column = [](int64_t g) { return Vmm(kAvx512 ? g : 8 + g); };
     auto block = [&](int64_t keys) {
-      for (int64_t g0 = 0; g0 < dwords; g0 += 16) {
-        const int64_t n = std::min<int64_t>(16, dwords - g0);
-        if (n < 16) {
-          mov(esi, (1u << n) - 1);
-          kmovw(k1, esi);
+      for (int64_t g0 = 0; g0 < dwords; g0 += kLanes) {
+        const int64_t n = std::min<int64_t>(kLanes, dwords - g0);
+        if (n < kLanes) {
+          if constexpr (kAvx512) {
+            mov(esi, (1u << n) - 1);
+            kmovw(k1, esi);
+          } else {
+            // The row mask in a register the transpose only writes later.
+            std::vector<uint32_t> bits(kLanes, 0);
+            std::fill(bits.begin(), bits.begin() + n, 0xffffffffu);
+            vmovdqu(Vmm(15), dataAddr(bits));
+          }
         }
-        for (int l = 0; l < 16; ++l) {
-          if (l < keys) {
-            Address row = ptr[rax + l * ks + g0 * 4];
-            if (n < 16)
+        for (int l = 0; l < kLanes; ++l) {
+          if (l >= keys) {
+            pxor(Vmm(l), Vmm(l), Vmm(l));
+            continue;
+          }
+          Address row = ptr[rax + l * ks + g0 * 4];
+          if constexpr (kAvx512) {
+            if (n < kLanes)
               vmovdqu32(Zmm(l) | k1 | T_z, row);
             else
               vmovdqu32(Zmm(l), row);
             vpxord(Zmm(l), Zmm(l), constAddrBits(0x80808080u));
           } else {
-            vpxord(Zmm(l), Zmm(l), Zmm(l));
+            if (n < kLanes)
+              vpmaskmovd(Vmm(l), Vmm(15), row);
+            else
+              vmovdqu(Vmm(l), row);
+            vpxor(Vmm(l), Vmm(l), constAddrBits(0x80808080u));
           }
         }
-        transpose16x16();
+        if constexpr (kAvx512)
+          transpose16x16();
+        else
+          transpose8x8();
         for (int64_t g = 0; g < n; ++g)
-          vmovdqu32(ptr[rcx + (g0 + g) * tp * 4], Zmm(g));
+          movdqu(ptr[rcx + (g0 + g) * tp * 4], column(g));
       }
-      // The column terms of these 16 keys from the stored groups.
-      vpxord(zmm0, zmm0, zmm0);
-      mov(esi, 0x01010101);
-      vpbroadcastd(zmm1, esi);
+      // The column terms of these keys from the stored groups.
+      pxor(Vmm(0), Vmm(0), Vmm(0));
+      loadOnes(Vmm(1));
       for (int64_t g = 0; g < dwords; ++g)
-        vpdpbusd(zmm0, zmm1, ptr[rcx + g * tp * 4], EvexEncoding);
-      vpaddd(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(c.headDim * bk)));
-      vpmulld(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(mq)));
-      vmovdqu32(ptr[rcx + c.headDim * tp], zmm0);
+        dpbusd(Vmm(0), Vmm(1), ptr[rcx + g * tp * 4]);
+      vpaddd(Vmm(0), Vmm(0), constAddrBits(static_cast<uint32_t>(c.headDim * bk)));
+      vpmulld(Vmm(0), Vmm(0), constAddrBits(static_cast<uint32_t>(mq)));
+      movdqu(ptr[rcx + c.headDim * tp], Vmm(0));
     };
     mov(rax, r9);  // k row t
     mov(rcx, r10); // KB column t
@@ -215,9 +268,9 @@ private:
       Label loop;
       mov(rdx, fullBlocks);
       L(loop);
-      block(16);
-      add(rax, 16 * ks);
-      add(rcx, 16 * 4);
+      block(kLanes);
+      add(rax, kLanes * ks);
+      add(rcx, kLanes * 4);
       dec(rdx);
       jnz(loop, T_NEAR);
     }
@@ -226,6 +279,28 @@ private:
   }
   /// The scores' column terms (transposeKeyCodes), after KB.
   Address kColumnTerms(int64_t col) { return ptr[r10 + c.headDim * tp + col * 4]; }
+
+  /// ymm0..7 (rows) transposed (columns) into ymm8..15: pairs of rows
+  /// interleaved, pairs of those (each 128-bit lane a transposed 4 x 4
+  /// block), then the lanes of rows 0-3 and 4-7 joined.
+  void transpose8x8() {
+    auto r = [](int i) { return Ymm(i); };
+    auto t = [](int i) { return Ymm(8 + i); };
+    for (int i = 0; i < 8; i += 2) {
+      vunpcklps(t(i), r(i), r(i + 1));
+      vunpckhps(t(i + 1), r(i), r(i + 1));
+    }
+    for (int i = 0; i < 8; i += 4) {
+      vshufps(r(i), t(i), t(i + 2), 0x44);
+      vshufps(r(i + 1), t(i), t(i + 2), 0xee);
+      vshufps(r(i + 2), t(i + 1), t(i + 3), 0x44);
+      vshufps(r(i + 3), t(i + 1), t(i + 3), 0xee);
+    }
+    for (int j = 0; j < 4; ++j) {
+      vperm2f128(t(j), r(j), r(j + 4), 0x20);
+      vperm2f128(t(j + 4), r(j), r(j + 4), 0x31);
+    }
+  }
 
   /// V's codes - 128 (s8) as VB[ceil(T/4)][D] dwords (the same dim of 4
   /// consecutive keys: the s8 operand of vpdpbusd against 4 broadcast
@@ -242,11 +317,14 @@ private:
     auto group = [&](int64_t keys) {
       for (int64_t d0 = 0; d0 < c.headDim; d0 += 16) {
         for (int l = 0; l < 4; ++l) {
-          if (l < keys) {
+          if (l >= keys) {
+            vpxor(Xmm(l), Xmm(l), Xmm(l));
+          } else if constexpr (kAvx512) {
             vmovdqu8(Xmm(l), ptr[rax + l * vs + d0]);
             vpxord(Xmm(l), Xmm(l), constAddrBits(0x80808080u));
           } else {
-            vpxord(Xmm(l), Xmm(l), Xmm(l));
+            vmovdqu(Xmm(l), ptr[rax + l * vs + d0]);
+            vpxor(Xmm(l), Xmm(l), constAddrBits(0x80808080u));
           }
         }
         vpunpcklbw(xmm4, xmm0, xmm1);
@@ -258,7 +336,7 @@ private:
         vpunpcklwd(xmm2, xmm5, xmm7);
         vpunpckhwd(xmm3, xmm5, xmm7);
         for (int i = 0; i < 4; ++i)
-          vmovdqu32(ptr[rcx + (d0 + 4 * i) * 4], Xmm(i));
+          vmovdqu(ptr[rcx + (d0 + 4 * i) * 4], Xmm(i));
       }
     };
     if (int64_t full = c.keys / 4) {
@@ -273,33 +351,37 @@ private:
     }
     if (int64_t rest = c.keys % 4)
       group(rest);
-    // Column sums of the stored groups, 16 dims at a time.
+    // Column sums of the stored groups, a vector of dims at a time.
     const int32_t mp = minOf(c.probs), bv = betaOf(c.inputGrids[2]);
-    mov(esi, 0x01010101);
-    vpbroadcastd(zmm1, esi);
-    for (int64_t d0 = 0; d0 < c.headDim; d0 += 16) {
-      vpxord(zmm0, zmm0, zmm0);
+    loadOnes(Vmm(1));
+    for (int64_t d0 = 0; d0 < c.headDim; d0 += kLanes) {
+      pxor(Vmm(0), Vmm(0), Vmm(0));
       for (int64_t g = 0; g < groups; ++g)
-        vpdpbusd(zmm0, zmm1, ptr[r12 + (g * c.headDim + d0) * 4], EvexEncoding);
-      vpaddd(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(c.keys * bv)));
-      vpmulld(zmm0, zmm0, constAddrBits(static_cast<uint32_t>(mp)));
-      vmovdqu32(vColumnTerms(d0), zmm0);
+        dpbusd(Vmm(0), Vmm(1), ptr[r12 + (g * c.headDim + d0) * 4]);
+      vpaddd(Vmm(0), Vmm(0), constAddrBits(static_cast<uint32_t>(c.keys * bv)));
+      vpmulld(Vmm(0), Vmm(0), constAddrBits(static_cast<uint32_t>(mp)));
+      movdqu(vColumnTerms(d0), Vmm(0));
     }
   }
   /// P V's column terms (packValueCodes), after the mask row.
   Address vColumnTerms(int64_t d) { return ptr[r12 + (c.keys * c.headDim + tp + d) * 4]; }
 
-  /// eax = the sum of v's s32 lanes (t: a temporary).
-  void horizontalSumToEax(const Zmm &v, const Zmm &t) {
-    vextracti64x4(Ymm(t.getIdx()), v, 1);
-    vpaddd(Ymm(v.getIdx()), Ymm(v.getIdx()), Ymm(t.getIdx()));
-    vextracti32x4(Xmm(t.getIdx()), Ymm(v.getIdx()), 1);
-    vpaddd(Xmm(v.getIdx()), Xmm(v.getIdx()), Xmm(t.getIdx()));
-    vpshufd(Xmm(t.getIdx()), Xmm(v.getIdx()), 0x4e);
-    vpaddd(Xmm(v.getIdx()), Xmm(v.getIdx()), Xmm(t.getIdx()));
-    vpshufd(Xmm(t.getIdx()), Xmm(v.getIdx()), 0xb1);
-    vpaddd(Xmm(v.getIdx()), Xmm(v.getIdx()), Xmm(t.getIdx()));
-    vmovd(eax, Xmm(v.getIdx()));
+  /// eax = the sum of v's s32 lanes (v is clobbered; t: a temporary).
+  void horizontalSumToEax(const Vmm &v, const Vmm &t) {
+    const Xmm xv(v.getIdx()), xt(t.getIdx());
+    if constexpr (kAvx512) {
+      vextracti64x4(Ymm(t.getIdx()), v, 1);
+      vpaddd(Ymm(v.getIdx()), Ymm(v.getIdx()), Ymm(t.getIdx()));
+      vextracti32x4(xt, Ymm(v.getIdx()), 1);
+    } else {
+      vextracti128(xt, v, 1);
+    }
+    vpaddd(xv, xv, xt);
+    vpshufd(xt, xv, 0x4e);
+    vpaddd(xv, xv, xt);
+    vpshufd(xt, xv, 0xb1);
+    vpaddd(xv, xv, xt);
+    vmovd(eax, xv);
   }
 
   /// The scores' row terms beta_k sum_d a (+ D m_q beta_k is in the column
@@ -307,28 +389,32 @@ private:
   /// row by row after the scores have read them): byte sums by vpsadbw.
   void queryRowTerms() {
     const int32_t bk = betaOf(c.inputGrids[1]);
-    const int64_t tail = c.headDim % 64;
-    vpxord(zmm2, zmm2, zmm2);
-    if (tail) {
-      mov(rsi, (uint64_t(1) << tail) - 1);
-      kmovq(k1, rsi);
+    const int64_t chunk = kLanes * 4, tail = c.headDim % chunk; // bytes
+    pxor(Vmm(2), Vmm(2), Vmm(2));
+    if constexpr (kAvx512) {
+      if (tail) {
+        mov(rsi, (uint64_t(1) << tail) - 1);
+        kmovq(k1, rsi);
+      }
     }
     mov(rbx, r8);  // q row
     mov(rcx, r15); // inv
     mov(rdx, c.seq);
     Label loop;
     L(loop);
-    vpxord(zmm0, zmm0, zmm0);
-    for (int64_t d0 = 0; d0 < c.headDim; d0 += 64) {
-      if (c.headDim - d0 < 64)
-        vmovdqu8(zmm1 | k1 | T_z, ptr[rbx + d0]);
-      else
-        vmovdqu8(zmm1, ptr[rbx + d0]);
-      vpsadbw(zmm1, zmm1, zmm2);
-      vpaddq(zmm0, zmm0, zmm1);
+    pxor(Vmm(0), Vmm(0), Vmm(0));
+    for (int64_t d0 = 0; d0 < c.headDim; d0 += chunk) {
+      if (c.headDim - d0 >= chunk)
+        movdqu(Vmm(1), ptr[rbx + d0]);
+      else if constexpr (kAvx512)
+        vmovdqu8(Zmm(1) | k1 | T_z, ptr[rbx + d0]);
+      else // a 16-byte tail (D is a multiple of 16), the upper lane zero
+        vmovdqu(xmm1, ptr[rbx + d0]);
+      vpsadbw(Vmm(1), Vmm(1), Vmm(2));
+      vpaddq(Vmm(0), Vmm(0), Vmm(1));
     }
     // The qword sums are below 2^32: the dword sum is theirs.
-    horizontalSumToEax(zmm0, zmm1);
+    horizontalSumToEax(Vmm(0), Vmm(1));
     imul(eax, eax, bk);
     mov(ptr[rcx], eax);
     add(rbx, qs);
@@ -337,6 +423,7 @@ private:
     jnz(loop, T_NEAR);
   }
 
+  /// KT[d][t] = k[t][d]; columns [T, Tp) are zero.
   void transposeKeys() {
     if constexpr (kAvx512) {
       transposeKeyBlocks();
@@ -558,9 +645,15 @@ private:
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecs; ++v) {
         if (u8) {
-          // The column terms plus the row's term (in inv).
-          vmovdqu32(acc(r, v, vecs), kColumnTerms(c0 + v * kLanes));
-          vpaddd(acc(r, v, vecs), acc(r, v, vecs), ptr_b[rsi + r * 4]);
+          // The column terms plus the row's term (in inv; AVX2 broadcasts
+          // it into q0 first).
+          movdqu(acc(r, v, vecs), kColumnTerms(c0 + v * kLanes));
+          if constexpr (kAvx512) {
+            vpaddd(acc(r, v, vecs), acc(r, v, vecs), ptr_b[rsi + r * 4]);
+          } else {
+            vpbroadcastd(q0, ptr[rsi + r * 4]);
+            vpaddd(acc(r, v, vecs), acc(r, v, vecs), q0);
+          }
         } else if (maskRow) {
           vmovups(acc(r, v, vecs), maskRowAddress(c0 + v * kLanes));
         } else {
@@ -571,9 +664,9 @@ private:
       for (int r = 0; r < rows; ++r)
         vpbroadcastd(qReg(r), ptr[rbx + r * qs + g * 4]);
       for (int v = 0; v < vecs; ++v) {
-        vmovdqu32(kv, ptr[r10 + (g * tp + c0 + v * kLanes) * 4]);
+        movdqu(kv, ptr[r10 + (g * tp + c0 + v * kLanes) * 4]);
         for (int r = 0; r < rows; ++r)
-          vpdpbusd(acc(r, v, vecs), qReg(r), kv, EvexEncoding);
+          dpbusd(acc(r, v, vecs), qReg(r), kv);
       }
     }
     for (int64_t d = 0; !u8 && d < c.headDim; ++d) {
@@ -794,29 +887,48 @@ private:
       vmovss(ptr[rsi + r * 4], Xmm(t0.getIdx()));
       return;
     }
-    if constexpr (kAvx512)
-      if (u8) {
-        // Their code indices, as probabilityCodes stores them: each
-        // vector's bytes overwrite floats already read.
-        const int64_t valid = c.keys - (tp - kLanes);
-        if (valid < kLanes) {
+    if (u8) {
+      // Their code indices, as probabilityCodes stores them: each
+      // vector's bytes overwrite floats already read. Keys past T are 0
+      // (k6, or AVX2's lane mask in the register after sum).
+      const int64_t valid = c.keys - (tp - kLanes);
+      if (valid < kLanes) {
+        if constexpr (kAvx512) {
           mov(eax, (1u << valid) - 1);
           kmovw(k6, eax);
+        } else {
+          std::vector<uint32_t> bits(kLanes, 0);
+          std::fill(bits.begin(), bits.begin() + valid, 0xffffffffu);
+          vmovdqu(Vmm(5), dataAddr(bits));
         }
-        vpxord(sum, sum, sum);
-        for (int64_t i = 0; i < n; ++i) {
-          vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
-          emitProbabilityIndex(x, t1);
+      }
+      pxor(sum, sum, sum);
+      for (int64_t i = 0; i < n; ++i) {
+        vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
+        emitProbabilityIndex(x, t1);
+        const Address codes = ptr[rcx + r * tp * 4 + i * kLanes];
+        if constexpr (kAvx512) {
           if (i == n - 1 && valid < kLanes)
             vmovdqa32(x | k6 | T_z, x);
-          vpmovdb(ptr[rcx + r * tp * 4 + i * kLanes], x);
+          vpmovdb(codes, x);
           vpaddd(sum, sum, x);
+        } else {
+          if (i == n - 1 && valid < kLanes)
+            vpand(x, x, Vmm(5));
+          vpaddd(sum, sum, x);
+          // 8 indices (0-255) as bytes: words, the halves' low qwords
+          // together, bytes.
+          vpackusdw(x, x, x);
+          vpermq(x, x, 0x08);
+          vpackuswb(x, x, x);
+          vmovq(codes, Xmm(x.getIdx()));
         }
-        horizontalSumToEax(sum, t1);
-        imul(eax, eax, betaOf(c.inputGrids[2]));
-        mov(ptr[rsi + r * 4], eax);
-        return;
       }
+      horizontalSumToEax(sum, t1);
+      imul(eax, eax, betaOf(c.inputGrids[2]));
+      mov(ptr[rsi + r * 4], eax);
+      return;
+    }
     // The probabilities themselves are rounded: normalize them now, and
     // P V is not divided again.
     for (int64_t i = 0; i < n; ++i) {
@@ -844,15 +956,25 @@ private:
   /// emitGridIndex). The clamps go where the grid holds every probability
   /// (p in [0, 1 + 2^-22]: lowest code <= 0 and 1 + 2^-20 below the top
   /// code's rounding bound), and the subtraction where the lowest code is 0.
-  void emitProbabilityIndex(const Zmm &x, const Zmm &t) {
+  /// AVX2 rounds as MXCSR says (half to even, as the runtime keeps it).
+  void emitProbabilityIndex(const Vmm &x, const Vmm &t) {
     const Activation &g = c.probs;
-    if (g.min > 0 || (g.max + 0.5) * g.scale <= 1 + 0x1p-20 ||
-        !reciprocalDivides(g.scale)) {
-      emitGridIndex(x, t, g);
-      return;
+    const bool clamp = g.min > 0 || (g.max + 0.5) * g.scale <= 1 + 0x1p-20 ||
+                       !reciprocalDivides(g.scale);
+    if constexpr (kAvx512)
+      if (clamp) {
+        emitGridIndex(x, t, g);
+        return;
+      }
+    if (clamp) {
+      vmaxps(x, x, constAddr(g.min * g.scale));
+      vminps(x, x, constAddr(g.max * g.scale));
     }
     emitQuotient(t, x, g.scale);
-    vcvtps2dq(x, t | T_rn_sae);
+    if constexpr (kAvx512)
+      vcvtps2dq(x, t | T_rn_sae);
+    else
+      vcvtps2dq(x, t);
     if (g.min != 0)
       vpsubd(x, x, constAddrBits(static_cast<uint32_t>(static_cast<int32_t>(g.min))));
   }
@@ -879,8 +1001,13 @@ private:
           Vmm a = Vmm(r * nv + v);
           if (u8) {
             // The column terms plus the row's term (in inv).
-            vmovdqu32(a, vColumnTerms((v0 + v) * kLanes));
-            vpaddd(a, a, ptr_b[rdx + r * 4]);
+            movdqu(a, vColumnTerms((v0 + v) * kLanes));
+            if constexpr (kAvx512) {
+              vpaddd(a, a, ptr_b[rdx + r * 4]);
+            } else {
+              vpbroadcastd(pr, ptr[rdx + r * 4]);
+              vpaddd(a, a, pr);
+            }
           } else {
             vxorps(a, a, a);
           }
@@ -896,7 +1023,7 @@ private:
         if (u8) {
           vpbroadcastd(pr, ptr[rcx + rsi + r * tp * 4]);
           for (int v = 0; v < nv; ++v)
-            vpdpbusd(Vmm(r * nv + v), pr, Vmm(b0.getIdx() + v), EvexEncoding);
+            dpbusd(Vmm(r * nv + v), pr, Vmm(b0.getIdx() + v));
           continue;
         }
         vbroadcastss(pr, ptr[rcx + rsi + r * tp * 4]);

@@ -57,10 +57,15 @@ struct AttentionConfig {
   Activation scores, scaled, logits, probs, output;
   /// q, k and v are the u8 codes of these per-tensor grids (FakeQuant:
   /// scale, min = -zero point), read as their values; with a probability
-  /// grid of at most 256 codes (AVX-512 with VNNI): Q K^T and P V are
-  /// vpdpbusd products of the codes, summed exactly in s32.
+  /// grid of at most 256 codes (AVX-512 VNNI, or AVX2 with AVX-VNNI and a
+  /// head dim of a multiple of 16): Q K^T and P V are vpdpbusd products of
+  /// the codes, summed exactly in s32.
   bool u8Inputs = false;
   Activation inputGrids[3];
+  /// u8 inputs on AVX2 (AVX-VNNI hosts): encode vpdpbusd with EVEX
+  /// (AVX512-VNNI + VL) instead of VEX; the same instruction, for hosts
+  /// with AVX-512 VNNI but no AVX-VNNI (tests on AMD Zen 4).
+  bool evexVnni = false;
 };
 
 struct AttentionKernel {

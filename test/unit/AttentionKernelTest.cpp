@@ -289,11 +289,17 @@ TEST_P(AttentionKernelTest, RoundsTheScaledScoresOnceWhereTheirGridFollows) {
 /// value at a rounding tie may land on the neighbouring grid point. Zero
 /// points 0, 255 and between; codes uniform with runs of 0 and 255 (the
 /// largest products); keys not a multiple of 4 or 16, rows past 128 keys
-/// (softmax through memory), head dims with tails of 16 and 48 bytes.
-TEST(AttentionKernelU8Test, ComputesOnTheU8CodesOfQdqGrids) {
-  const Isa isa = Isa::Avx512;
-  if (!hostHas(isa) || !__builtin_cpu_supports("avx512vnni"))
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+/// (softmax through memory), head dims with tails of 16 and 48 bytes. The
+/// AVX2 kernel (AVX-VNNI hosts; EVEX-encoded where the host has AVX-512
+/// VNNI instead) as well.
+TEST_P(AttentionKernelTest, ComputesOnTheU8CodesOfQdqGrids) {
+  const Isa isa = GetParam();
+  const bool avxVnni = __builtin_cpu_supports("avxvnni");
+  const bool evexVnni = !avxVnni && __builtin_cpu_supports("avx512vnni") &&
+                        __builtin_cpu_supports("avx512vl");
+  if (!hostHas(isa) ||
+      (isa == Isa::Avx512 ? !__builtin_cpu_supports("avx512vnni") : !avxVnni && !evexVnni))
+    GTEST_SKIP() << "the host lacks VNNI for this ISA";
   EXPECT_FALSE(AttentionKernel::supports(
       [] {
         AttentionConfig u8{1, 1, 1, 1, 16};
@@ -327,6 +333,7 @@ TEST(AttentionKernelU8Test, ComputesOnTheU8CodesOfQdqGrids) {
       cfg.probs = kernelGrid(1.f / 255, 0);
       cfg.output = kernelGrid(1.f / 64, 114);
       cfg.u8Inputs = true;
+      cfg.evexVnni = isa == Isa::Avx2 && evexVnni;
       cfg.inputGrids[0] = kernelGrid(qStep, z.q);
       cfg.inputGrids[1] = kernelGrid(kStep, z.k);
       cfg.inputGrids[2] = kernelGrid(vStep, z.v);
