@@ -66,6 +66,10 @@ int main(int argc, char **argv) {
       for (Activation &g : c.inputGrids)
         g = Activation::fakeQuant(1.f / 128, -128, 127);
     }
+    if (u8 && !__builtin_cpu_supports("avx512vnni") && !__builtin_cpu_supports("avxvnni")) {
+      std::fprintf(stderr, "u8 inputs need a host with VNNI\n");
+      return 1;
+    }
     if (!AttentionKernel::supports(c, isa)) {
       std::fprintf(stderr, "shape not supported\n");
       return 1;

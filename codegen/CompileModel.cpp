@@ -93,6 +93,16 @@ std::string indexSource(Value v) {
 x86::Activation roundToGrid(Type grid);
 x86::Activation::Grid geluGrid(std::optional<Type> grid);
 
+/// The kernels' grid of a tensor of u8 codes typed `grid`: bytes 0-255
+/// read as (code - zp) * scale (min = -zp), whatever storage range the
+/// type names.
+x86::Activation u8CodesGrid(Type grid) {
+  auto q = cast<quant::UniformQuantizedType>(grid);
+  return x86::Activation::fakeQuant(static_cast<float>(q.getScale()),
+                                    static_cast<float>(-q.getZeroPoint()),
+                                    static_cast<float>(255 - q.getZeroPoint()));
+}
+
 /// Whether the attention kernels of targets with this int8 family read u8
 /// query, key and value (vpdpbusd: AVX-512 VNNI, or AVX-VNNI on ymm).
 bool readsU8AttentionInputs(Int8Isa int8) {
@@ -105,10 +115,11 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   auto k = cast<RankedTensorType>(op.getKey().getType());
   x86::AttentionConfig c;
   if (llvm::isa<quant::QuantizedType>(q.getElementType())) {
-    // u8 codes (the verifier checked all three).
+    // u8 codes (the verifier checked all three), whatever storage range
+    // the type names: bytes 0-255 read as (code - zp) * scale.
     c.u8Inputs = true;
     for (unsigned i = 0; i < 3; ++i)
-      c.inputGrids[i] = roundToGrid(getElementTypeOrSelf(op->getOperand(i)));
+      c.inputGrids[i] = u8CodesGrid(getElementTypeOrSelf(op->getOperand(i)));
   } else if (!q.getElementType().isF32()) {
     return std::nullopt;
   }
@@ -1926,7 +1937,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (codes && (!cfg || !readsU8AttentionInputs(options.target.int8)))
       return at.emitError("this target has no attention kernel for these u8 query, key and "
                           "value (they need an x86_64-avx512vnni, x86_64-amx or x86_64-avxvnni "
-                          "target, a grid on the probabilities and heads of a multiple of 16)");
+                          "target, a grid of at most 256 codes on the probabilities, a head "
+                          "dim of a multiple of 16 and a mask that broadcasts or is "
+                          "contiguous along the keys)");
     if (!cfg)
       return false;
     std::unique_ptr<x86::JitKernel> kernel = x86::AttentionKernel::generate(*cfg, isa);
@@ -2394,7 +2407,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
             return false;
           c->u8Inputs = true;
           for (unsigned i = 0; i < 3; ++i)
-            c->inputGrids[i] = roundToGrid(grids[i]);
+            c->inputGrids[i] = u8CodesGrid(grids[i]);
           return x86::AttentionKernel::supports(*c, isa);
         }));
     FuseActivationQuantizationOptions handover;

@@ -221,9 +221,7 @@ private:
             kmovw(k1, esi);
           } else {
             // The row mask in a register the transpose only writes later.
-            std::vector<uint32_t> bits(kLanes, 0);
-            std::fill(bits.begin(), bits.begin() + n, 0xffffffffu);
-            vmovdqu(Vmm(15), dataAddr(bits));
+            vmovdqu(Vmm(15), laneMask(n, kLanes));
           }
         }
         for (int l = 0; l < kLanes; ++l) {
@@ -351,13 +349,20 @@ private:
     }
     if (int64_t rest = c.keys % 4)
       group(rest);
-    // Column sums of the stored groups, a vector of dims at a time.
+    // Column sums of the stored groups, a vector of dims at a time (a loop
+    // over the groups: code size independent of T).
     const int32_t mp = minOf(c.probs), bv = betaOf(c.inputGrids[2]);
     loadOnes(Vmm(1));
     for (int64_t d0 = 0; d0 < c.headDim; d0 += kLanes) {
       pxor(Vmm(0), Vmm(0), Vmm(0));
-      for (int64_t g = 0; g < groups; ++g)
-        dpbusd(Vmm(0), Vmm(1), ptr[r12 + (g * c.headDim + d0) * 4]);
+      Label loop;
+      mov(rax, r12);
+      mov(rdx, groups);
+      L(loop);
+      dpbusd(Vmm(0), Vmm(1), ptr[rax + d0 * 4]);
+      add(rax, c.headDim * 4);
+      dec(rdx);
+      jnz(loop, T_NEAR);
       vpaddd(Vmm(0), Vmm(0), constAddrBits(static_cast<uint32_t>(c.keys * bv)));
       vpmulld(Vmm(0), Vmm(0), constAddrBits(static_cast<uint32_t>(mp)));
       movdqu(vColumnTerms(d0), Vmm(0));
@@ -560,10 +565,7 @@ private:
       kmovw(k1, eax);
       vmovups(dst | k1 | T_z, m);
     } else {
-      std::vector<uint32_t> bits(kLanes, 0);
-      for (int64_t i = 0; i < valid; ++i)
-        bits[i] = 0xffffffffu;
-      vmovups(tmp, dataAddr(bits));
+      vmovups(tmp, laneMask(valid, kLanes));
       vmaskmovps(dst, tmp, m);
     }
   }
@@ -897,9 +899,7 @@ private:
           mov(eax, (1u << valid) - 1);
           kmovw(k6, eax);
         } else {
-          std::vector<uint32_t> bits(kLanes, 0);
-          std::fill(bits.begin(), bits.begin() + valid, 0xffffffffu);
-          vmovdqu(Vmm(5), dataAddr(bits));
+          vmovdqu(Vmm(5), laneMask(valid, kLanes));
         }
       }
       pxor(sum, sum, sum);
@@ -916,11 +916,7 @@ private:
           if (i == n - 1 && valid < kLanes)
             vpand(x, x, Vmm(5));
           vpaddd(sum, sum, x);
-          // 8 indices (0-255) as bytes: words, the halves' low qwords
-          // together, bytes.
-          vpackusdw(x, x, x);
-          vpermq(x, x, 0x08);
-          vpackuswb(x, x, x);
+          emitDwordsToBytes(Ymm(x.getIdx()));
           vmovq(codes, Xmm(x.getIdx()));
         }
       }
@@ -953,14 +949,14 @@ private:
   }
 
   /// x = the code index of the normalized probability x on c.probs (as
-  /// emitGridIndex). The clamps go where the grid holds every probability
-  /// (p in [0, 1 + 2^-22]: lowest code <= 0 and 1 + 2^-20 below the top
-  /// code's rounding bound), and the subtraction where the lowest code is 0.
-  /// AVX2 rounds as MXCSR says (half to even, as the runtime keeps it).
+  /// emitGridIndex). Without the clamps where the grid holds every
+  /// probability (p in [0, 1 + 2^-22]; supports() has the lowest code <= 0,
+  /// and 1 + 2^-20 must lie below the top code's rounding bound), without
+  /// the subtraction where the lowest code is 0. AVX2 rounds as MXCSR says
+  /// (half to even, as the runtime keeps it).
   void emitProbabilityIndex(const Vmm &x, const Vmm &t) {
     const Activation &g = c.probs;
-    const bool clamp = g.min > 0 || (g.max + 0.5) * g.scale <= 1 + 0x1p-20 ||
-                       !reciprocalDivides(g.scale);
+    const bool clamp = (g.max + 0.5) * g.scale <= 1 + 0x1p-20 || !reciprocalDivides(g.scale);
     if constexpr (kAvx512)
       if (clamp) {
         emitGridIndex(x, t, g);

@@ -22,8 +22,9 @@
 // codes (minus 128, as s8) are transposed in 4-byte groups of dims, V's in
 // 4-key groups, and the rounded probabilities are kept as their u8 codes:
 // Q K^T and P V are vpdpbusd sums of codes, whose zero points come back
-// through row and column sums (a K column sum, a Q row sum, a V column
-// sum, a P row sum) precomputed per task; the scores and P V are then
+// through row and column terms (a K column sum, a Q row sum and a V
+// column sum computed per task before the products, a P row sum as the
+// probabilities' codes are stored); the scores and P V are then
 // scaled to f32 and go through the grids as above. Scratch: D more floats.
 //
 // Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch (a

@@ -124,7 +124,7 @@ public:
                                                            config.k)) {
     replicate = kZmm ? 1 : 8;
     geluCodeTable = buildGeluCodeTable();
-    geluU8CodeTable = buildGeluU8CodeTable();
+    geluU8Codes = geluCodeTable && c.u8Output && !c.normalize;
   }
 
   void generate() {
@@ -437,7 +437,8 @@ private:
   int64_t groupBytes; // W bytes per k group of a panel
   bool wordPairs;     // per-row compensation by vpdpwssd (packColumns)
   std::optional<int64_t> geluCodeTable;   // buildGeluCodeTable()
-  std::optional<int64_t> geluU8CodeTable; // buildGeluU8CodeTable()
+  bool geluU8Codes = false; // rows of 2-3 vectors look their codes up
+  std::optional<int64_t> geluU8CodeTable; // buildGeluU8CodeTable(), at first use
   static constexpr int64_t kTileBlockBytes = 32 * 32 * 4;
 
   /// Bytes of one C element: f32, or u8 (U8Output).
@@ -690,7 +691,9 @@ private:
   void storeU8Row(int r, int vecsHere) {
     if constexpr (kZmm) {
       Vmm a1 = acc(r, 1), a2 = vecsHere == 3 ? acc(r, 2) : a1;
-      if (geluU8CodeTable) {
+      if (geluU8Codes) {
+        if (!geluU8CodeTable)
+          geluU8CodeTable = buildGeluU8CodeTable();
         // The grid indices (0-255) as words, their codes looked up, then
         // packed and ordered as emitPackCodes does.
         vpackssdw(acc(r, 0), acc(r, 0), a1);
@@ -936,9 +939,7 @@ private:
   /// half to even, zero point, saturation). Rows packed by storeU8Row then
   /// look their codes up from the grid indices in one word lookup per 32
   /// values, instead of a float lookup and a quotient per 16.
-  std::optional<int64_t> buildGeluU8CodeTable() {
-    if (!geluCodeTable || !c.u8Output || c.normalize)
-      return std::nullopt;
+  int64_t buildGeluU8CodeTable() {
     const Activation &in = c.activationInput;
     const float s = c.u8Output->scale;
     std::vector<uint16_t> codes;
@@ -1014,7 +1015,7 @@ private:
       if (geluCodeTable) {
         for (int v = 0; v < vecsHere; ++v)
           emitGridIndex(acc(r, v), temp(0), c.activationInput);
-        if (packU8Rows && geluU8CodeTable)
+        if (packU8Rows && geluU8Codes)
           return; // storeU8Row looks the codes up
         for (int v = 0; v < vecsHere; ++v) {
           emitTableLookup(temp(0), acc(r, v), temp(1), temp(2), temp(3), *geluCodeTable);
@@ -1171,9 +1172,7 @@ private:
       else
         vpmovusdb(ptr[rcx + offset] | k1, x);
     } else {
-      vpackusdw(x, x, x); // words 0-3 | 4-7 in the low half of each lane
-      vpermq(x, x, 0x08); // both halves into the low 128 bits
-      vpackuswb(x, x, x); // bytes 0-7 in the low 64 bits
+      emitDwordsToBytes(x);
       if (lanes == kLanes)
         vmovq(ptr[rcx + offset], Xmm(x.getIdx()));
       else

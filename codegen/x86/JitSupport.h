@@ -15,6 +15,7 @@
 
 #include <xbyak/xbyak.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -272,6 +273,19 @@ protected:
     vpackuswb(q0, q0, q2);
     vmovdqu32(t, order);
     vpermd(q0, t, q0);
+  }
+  /// x's eight s32 lanes (0-255) as bytes in its low 64 bits (AVX2: words,
+  /// the halves' low qwords together, bytes).
+  void emitDwordsToBytes(const Xbyak::Ymm &x) {
+    vpackusdw(x, x, x); // words 0-3 | 4-7 in the low half of each lane
+    vpermq(x, x, 0x08); // both halves into the low 128 bits
+    vpackuswb(x, x, x); // bytes 0-7 in the low 64 bits
+  }
+  /// A 32-bit lane mask in the kernel's data: `valid` of `lanes` set.
+  Xbyak::Address laneMask(int64_t valid, int64_t lanes) {
+    std::vector<uint32_t> bits(lanes, 0);
+    std::fill(bits.begin(), bits.begin() + valid, 0xffffffffu);
+    return dataAddr(bits);
   }
   /// emitPackCodes' dword order, in the kernel's data once.
   Xbyak::Address packCodeOrder() {

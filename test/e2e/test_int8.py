@@ -946,6 +946,17 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     # Only the gathered embedding rows are dequantized: no table-sized arena.
     assert manifest["arena_bytes"] < 1 << 20, manifest["arena_bytes"]
     assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
+    # AVX-VNNI takes the codes too (the ymm kernel, unit-tested EVEX-encoded
+    # where the host lacks AVX-VNNI); plain AVX-512 keeps f32 values.
+    for target, family in (("x86_64-avxvnni", "avxvnni"), ("x86_64-avx512", None)):
+        nunc("compile", q, "--target", target, *pins("minilm", 1, 16), "-o", tmp_path / target)
+        kernels = [k["kernel"] for k in json.loads(
+            (tmp_path / target / "minilm_qdq.json").read_text())["kernels"]]
+        attention = [k for k in kernels if k.startswith("attention.")]
+        assert len(attention) == 6, kernels
+        assert all((" u8 q k v " in k) == bool(family) for k in attention), attention
+        if family:
+            assert all(k.startswith(f"attention.{family}[") for k in attention), attention
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

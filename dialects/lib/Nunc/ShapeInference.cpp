@@ -1263,6 +1263,10 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     if (getMask() && !elementOf(getMask()).isF32())
       return emitError() << "the mask of u8 operands must be f32";
   } else {
+    if (!isa<FloatType>(elementOf(getQuery())))
+      return emitError() << "query, key and value must be float tensors or hold "
+                            "!quant.uniform<u8:f32, scale:zp>, not "
+                         << elementOf(getQuery());
     values = {getQuery(), getKey(), getValue()};
     if (getMask())
       values.push_back(getMask());

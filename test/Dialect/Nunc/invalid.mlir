@@ -1432,3 +1432,11 @@ func.func @attention_packed_codes(%c: tensor<1x3x6x!quant.uniform<u8:f32, 0.5:12
   return
 }
 
+
+// -----
+
+func.func @attention_integer_operands(%x: tensor<1x3x8xi32>) {
+  // expected-error @+1 {{query, key and value must be float tensors or hold !quant.uniform<u8:f32, scale:zp>, not 'i32'}}
+  %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x8xi32>, tensor<1x3x8xi32>, tensor<1x3x8xi32> -> tensor<1x3x8xf32>
+  return
+}
