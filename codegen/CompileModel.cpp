@@ -655,20 +655,27 @@ void setStaticQuantization(x86::QuantizeRowsConfig &c, quant::UniformQuantizedTy
 }
 
 /// A quantized_linear as the row quantizer + int8 GEMM see it.
+/// Whether this family's row quantizer sums u8 rows it did not write (the
+/// code sums a u8-weight GEMM reading handed-over rows needs).
+bool sumsU8Rows(Int8Isa isa) { return isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx; }
+
 struct Int8Linear {
   int64_t m = 0, n = 0, k = 0, lda = 0;
   ElementsAttr weights; // s8 (or u8, with weightZeroPoints) [K, N]
   SmallVector<float> scales;
   /// u8 weights: their zero points, one per column (empty for s8).
   SmallVector<int32_t> weightZeroPoints;
-  /// The input arrives as dense u8 rows (lda = K): no quantizer, no scratch.
+  /// The input arrives as dense u8 rows (lda = K): no quantizer; u8
+  /// weights then take the rows' code sums from a row-sum step.
   bool u8Input = false;
-  /// Scratch: the u8 rows (lda bytes each), then the row block.
-  int64_t rowBlockOffset() const { return (m * lda + 63) / 64 * 64; }
+  /// Scratch: the u8 rows (lda bytes each; none with a u8 input), then the
+  /// row block (with a u8 input, only for u8 weights).
+  int64_t rowBlockOffset() const { return u8Input ? 0 : (m * lda + 63) / 64 * 64; }
   int64_t scratchBytes() const {
-    return u8Input ? 0
-                   : rowBlockOffset() +
-                         m * 4 * x86::Int8GemmKernel::rowBlockWords(!weightZeroPoints.empty());
+    if (u8Input && weightZeroPoints.empty())
+      return 0;
+    return rowBlockOffset() +
+           m * 4 * x86::Int8GemmKernel::rowBlockWords(!weightZeroPoints.empty());
   }
 };
 
@@ -703,8 +710,10 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   } else {
     return std::nullopt;
   }
-  // u8 weights: the row quantizer sums each row's codes.
-  if (!l.weightZeroPoints.empty() && (l.u8Input || !x86::Int8GemmKernel::takesU8Weights(l.k)))
+  // u8 weights: the row quantizer sums each row's codes (for a u8 input, an
+  // AVX-512 row-sum step: sumsU8Rows).
+  if (!l.weightZeroPoints.empty() && (!x86::Int8GemmKernel::takesU8Weights(l.k) ||
+                                      (l.u8Input && !sumsU8Rows(isa))))
     return std::nullopt;
   return l;
 }
@@ -1723,7 +1732,23 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     qc.rowSums = !l->weightZeroPoints.empty();
     if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization())
       setStaticQuantization(qc, *q);
-    if (!l->u8Input) {
+    if (l->u8Input && qc.rowSums) {
+      // Handed-over u8 rows and u8 weights: the rows' code sums into the
+      // row block, then the int8 GEMM.
+      qc.sumsOnly = true;
+      std::unique_ptr<x86::JitKernel> sums = x86::QuantizeRowsKernel::generate(qc);
+      if (!sums)
+        return ql.emitError("generating the row-sum step failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      KernelCall rowSums;
+      rowSums.symbol = call.symbol + "_sums";
+      rowSums.tasks = x86::QuantizeRowsKernel::numTasks(qc);
+      rowSums.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.operands[0]),
+                      KernelArg::storage(step.scratch, l->rowBlockOffset())};
+      rowSums.description = "row sums (u8)";
+      nativeCode.push_back({rowSums.symbol, sums->bytes()});
+      call.prelude.push_back(std::move(rowSums));
+    } else if (!l->u8Input) {
       // Quantize the input rows into scratch, then the int8 GEMM.
       std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
       if (!quantizer)
@@ -1825,7 +1850,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     int residual = ql.getResidual() ? step.operands.back() : step.operands[0];
     KernelArg rowsA = l->u8Input ? KernelArg::storage(step.operands[0])
                                  : KernelArg::storage(step.scratch);
-    KernelArg rowBlock = l->u8Input ? rowsA : KernelArg::storage(step.scratch, l->rowBlockOffset());
+    KernelArg rowBlock = l->u8Input && !cfg.u8Weights
+                             ? rowsA
+                             : KernelArg::storage(step.scratch, l->rowBlockOffset());
     call.args = {rowsA,
                  KernelArg::blob(wOffset),
                  KernelArg::blob(cOffset),
@@ -2412,6 +2439,8 @@ FailureOr<CompiledModel> ModelCompiler::run() {
         }));
     FuseActivationQuantizationOptions handover;
     handover.rowAlignment = x86::Int8GemmKernel::denseRowAlignment(options.target.int8);
+    handover.u8WeightMaxK =
+        sumsU8Rows(options.target.int8) ? x86::Int8GemmKernel::kMaxU8WeightK : 0;
     pm.nest<func::FuncOp>().addPass(createFuseActivationQuantization(handover));
     // And from an int8 convolution to the depthwise conv after it, where
     // this target's depthwise kernel reads u8 codes.

@@ -179,7 +179,8 @@ struct Int8GemmKernel {
   static int64_t columnBlockRows(bool u8Weights) { return u8Weights ? 4 : 3; }
   /// Whether the GEMM takes u8 weights with zero points (u8Weights, every
   /// form): K < 2^14, so that the word pair's S / 128 fits.
-  static bool takesU8Weights(int64_t k) { return k < 16384; }
+  static constexpr int64_t kMaxU8WeightK = 16383;
+  static bool takesU8Weights(int64_t k) { return k <= kMaxU8WeightK; }
   /// Whether the per-row zero-point compensation is one `vpdpwssd` of the
   /// row's (zp, 128 zp) word pair with the column's pair (the zmm epilogue
   /// of AVX-512 VNNI and AMX, per-row activations): -zp sum exactly, as

@@ -93,6 +93,25 @@ public:
       quantizeRow(reciprocal);
       advance(rowLoop);
     };
+    if (c.sumsOnly) {
+      // The rows at [1] are already the grid's codes: only the row block.
+      mov(r8d, c.zeroPoint);
+      vbroadcastss(scale, constScalar(c.scale));
+      if constexpr (kAvx512)
+        vpxord(zero, zero, zero);
+      Label rowLoop;
+      L(rowLoop);
+      mov(ptr[rcx], r8d);
+      vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
+      storeRowSum();
+      add(rbx, c.lda);
+      add(rcx, 16);
+      dec(r9);
+      jnz(rowLoop, T_NEAR);
+      epilogueReturn(0);
+      emitConstants();
+      return;
+    }
     if (c.fixed) {
       // Static: the calibrated parameters, set once.
       mov(r8d, c.zeroPoint);
@@ -732,6 +751,8 @@ std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig
     return nullptr; // a run-time grid, rows
   if (config.rowSums && (config.channels || config.dequantized))
     return nullptr; // the row form's u8 rows
+  if (config.sumsOnly && (!config.rowSums || !config.fixed || !zmm || config.channels))
+    return nullptr; // a static grid's u8 rows, AVX-512
   return generatedFor<QuantizeRowsGenerator>(zmm ? Isa::Avx512 : Isa::Avx2, config);
 }
 

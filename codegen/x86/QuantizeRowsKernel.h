@@ -76,6 +76,10 @@ struct QuantizeRowsConfig {
   /// point, scale, (S mod 128) | (S / 128) << 16, 0) with S the sum of the
   /// row's codes: the int8 GEMM's u8-weight term (Int8GemmConfig::u8Weights).
   bool rowSums = false;
+  /// With rowSums and a static grid (fixed; AVX-512): the rows at [1] are
+  /// already that grid's u8 codes (a producer's u8 output) and only the row
+  /// block is written: a u8-weight GEMM reading handed-over rows.
+  bool sumsOnly = false;
 };
 
 struct QuantizeRowsKernel {

@@ -32,9 +32,8 @@ struct FuseActivationQuantizationPass
   }
 
   /// Every static quantized_linear with an f32 input, an aligned K and s8
-  /// weights reads the u8 tensor of one quantize per (input, grid) (u8
-  /// weights need their own quantizer's row sums). Returns the quantizes in
-  /// creation order.
+  /// weights (or u8 weights, K <= u8WeightMaxK) reads the u8 tensor of one
+  /// quantize per (input, grid). Returns the quantizes in creation order.
   std::vector<QuantizeOp> shareInputQuantization() {
     SmallVector<QuantizedLinearOp> gemms;
     getOperation().walk([&](QuantizedLinearOp op) {
@@ -42,8 +41,8 @@ struct FuseActivationQuantizationPass
       auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
       auto q = w ? dyn_cast<quant::QuantizedType>(w.getElementType()) : nullptr;
       if (op.getInputQuantization() && in && in.getElementType().isF32() && w && q &&
-          q.isSigned() && w.getRank() == 2 && !w.isDynamicDim(0) &&
-          w.getDimSize(0) % rowAlignment == 0)
+          w.getRank() == 2 && !w.isDynamicDim(0) && w.getDimSize(0) % rowAlignment == 0 &&
+          (q.isSigned() || w.getDimSize(0) <= u8WeightMaxK))
         gemms.push_back(op);
     });
     std::map<std::pair<const void *, const void *>, size_t> index;

@@ -2,6 +2,7 @@
 // RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization="row-alignment=8" | FileCheck %s --check-prefix=ALIGN8
 // RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization="producer-epilogue=false" | FileCheck %s --check-prefix=NOEPI
 // RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization="row-alignment=0" | FileCheck %s --check-prefix=OFF
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-activation-quantization="u8-weight-max-k=4" | FileCheck %s --check-prefix=MAXK4
 
 // Q, K and V read the same tensor (a LayerNorm's output in a transformer)
 // on the same grid: one quantize serves all three; the f32 tensor still
@@ -52,6 +53,27 @@ func.func @chain(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %g = nunc.quantized_linear %h, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.03125:7>, output_quantization = !quant.uniform<u8:f32, 0.25:9>} : tensor<2x8xf32>, tensor<8x8x!quant.uniform<i8:f32, 0.125>> -> tensor<2x8xf32>
   %y = nunc.quantized_linear %g, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.25:9>} : tensor<2x8xf32>, tensor<8x8x!quant.uniform<i8:f32, 0.125>> -> tensor<2x8xf32>
   return %y : tensor<2x8xf32>
+}
+
+// -----
+
+// u8 weights (zero points) read the u8 rows too, up to u8-weight-max-k (the
+// target sums the rows' codes); past it (K = 8 with a maximum of 4) the GEMM keeps
+// quantizing its own input, and the producer writes f32.
+// CHECK-LABEL: func.func @u8_weights(
+// CHECK: %[[X:.*]] = nunc.quantize %arg0 {quantization = !quant.uniform<u8:f32, 1.250000e-01:100>}
+// CHECK: %[[H:.*]] = nunc.quantized_linear %[[X]], %{{.*}} {activation_quantization = "static", output_quantization = !quant.uniform<u8:f32, 3.125000e-02:7>, u8_output} : tensor<2x8x!quant.uniform<u8:f32, 1.250000e-01:100>>, tensor<8x8x!quant.uniform<u8:f32, 5.000000e-01:3>> -> tensor<2x8x!quant.uniform<u8:f32, 3.125000e-02:7>>
+// CHECK: nunc.quantized_linear %[[H]], %{{.*}} {activation_quantization = "static"} : tensor<2x8x!quant.uniform<u8:f32, 3.125000e-02:7>>, tensor<8x8x!quant.uniform<u8:f32, 5.000000e-01:3>> -> tensor<2x8xf32>
+// MAXK4-LABEL: func.func @u8_weights(
+// MAXK4-NOT: nunc.quantize %
+// MAXK4-NOT: u8_output
+// MAXK4-COUNT-2: input_quantization
+func.func @u8_weights(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
+  %i = nunc.constant dense<[[1, 2, 3, 4, 5, 6, 7, 8], [9, 10, 11, 12, 13, 14, 15, 16], [1, 1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2, 2], [3, 3, 3, 3, 3, 3, 3, 3], [4, 4, 4, 4, 4, 4, 4, 4], [-56, 5, 5, 5, 5, 5, 5, 5], [6, 6, 6, 6, 6, 6, 6, -1]]> : tensor<8x8xi8>
+  %w = quant.scast %i : tensor<8x8xi8> to tensor<8x8x!quant.uniform<u8:f32, 0.5:3>>
+  %h = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<2x8xf32>, tensor<8x8x!quant.uniform<u8:f32, 0.5:3>> -> tensor<2x8xf32>
+  %q = nunc.quantized_linear %h, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.03125:7>} : tensor<2x8xf32>, tensor<8x8x!quant.uniform<u8:f32, 0.5:3>> -> tensor<2x8xf32>
+  return %q : tensor<2x8xf32>
 }
 
 // -----

@@ -797,7 +797,7 @@ class Samples:
 @pytest.mark.parametrize("activation,weight,form,kernel", [
     ("QUInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
     ("QInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QUInt8", "QUInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 weights] +rounded product +bias +requantize"),
+    ("QUInt8", "QUInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in, u8 weights] +rounded product +bias +requantize"),
     ("QUInt16", "QInt8", "", "gemm.avx512[64x130x384]"),
     ("QUInt8", "QInt8", "contrib", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
     ("QUInt16", "QInt8", "contrib", "gemm.avx512[64x130x384]"),
@@ -809,7 +809,7 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     model's static activation quantization (a quantize step of its own),
     with the Q/DQ pairs after the MatMul and after its bias Add in the
     epilogue (product_quantization, output_quantization), u8 weights (zero
-    point 128) too (the quantizer also sums each row's codes); 16-bit
+    point 128) too (a row-sum step sums each row's codes); 16-bit
     activations take the f32 GEMM on the folded weight and the
     fake-quantized input. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
@@ -1013,9 +1013,10 @@ def test_imported_qdq_minilm_matmuls_only(nunc, models, tmp_path):
 def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     """quantize_static's QDQ MiniLM with u8 weights (weight_type QUInt8, zero
     points): all 36 MatMuls on the int8 GEMM with static activations and
-    their u8 weights, each quantizing its own input (whose row sums it
-    needs); the output tracks onnxruntime's as closely as the s8 model's
-    does (above)."""
+    their u8 weights, reading u8 rows as the s8 model's do (one quantize
+    for Q, K and V, FFN1 writing FFN2's codes), each summing its rows' codes
+    for the weights' zero points in a row-sum step; the output tracks
+    onnxruntime's as closely as the s8 model's does (above)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     q = str(tmp_path / "minilm_qdq_u8.onnx")
     quantize_static(os.path.join(models, "minilm.onnx"), q,
@@ -1027,8 +1028,13 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     manifest = json.loads((tmp_path / "out" / "minilm_qdq_u8.json").read_text())
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
     assert len(gemms) == 36 and all(
-        k.startswith("gemm.int8.avx512vnni[") and "static, u8 weights]" in k for k in gemms), gemms
-    assert not any(k["op"] in ("nunc.linear", "nunc.matmul", "nunc.quantize")
+        k.startswith("gemm.int8.avx512vnni[") and "static, u8 in, u8 weights]" in k
+        for k in gemms), gemms
+    assert sum(k.endswith("gelu on grids -> u8") for k in gemms) == 6, gemms
+    # Per layer: the quantize Q, K and V share, the attention output's and
+    # the second LayerNorm's; none over FFN1's output.
+    assert [k["op"] for k in manifest["kernels"]].count("nunc.quantize") == 18
+    assert not any(k["op"] in ("nunc.linear", "nunc.matmul")
                    for k in manifest["kernels"]), manifest["kernels"]
     assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
 

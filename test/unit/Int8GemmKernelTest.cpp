@@ -880,6 +880,19 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
             << "row " << i << "'s code sum";
         ASSERT_EQ(rows[4 * i + 3], 0u);
       }
+      if (cs.fixed && (isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx)) {
+        // Rows handed over as codes (a producer's u8 output): the row-sum
+        // step writes the same row block from them.
+        QuantizeRowsConfig sc = qc;
+        sc.sumsOnly = true;
+        std::unique_ptr<JitKernel> sumsStep = QuantizeRowsKernel::generate(sc);
+        ASSERT_TRUE(sumsStep);
+        std::vector<uint32_t> summed(cs.m * 4, 0xdeadbeef);
+        const void *sargs[] = {a.data(), a.data(), summed.data()};
+        for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(sc); ++t)
+          ASSERT_EQ(sumsStep->function()(sargs, t, t), 0);
+        ASSERT_EQ(summed, rows) << "the row-sum step's row block";
+      }
 
       std::vector<uint8_t> w(cs.k * cs.n);
       for (uint8_t &v : w)

@@ -1173,10 +1173,10 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";
-  // u8 weights with zero points: f32 inputs only (their rows' code sums
-  // come from the row quantizer).
+  // u8 weights with zero points, for f32 and u8 inputs alike (x86 takes
+  // the rows' code sums from its row quantizer, or sums u8 rows).
   if (failed(checkInt8Weight(*this, getWeight(), 1, "columns", (*w)[1],
-                             /*u8Weights=*/!u8Input)))
+                             /*u8Weights=*/true)))
     return failure();
   Builder b(getContext());
   if (failed(inferLinearResult(*this, getBias(), getResidual(), in, *w, b.getF32Type(), types)))

@@ -1071,15 +1071,6 @@ func.func @quantized_linear_float_weight(%x: tensor<2x3xf32>, %w: tensor<3x4xf32
 
 // -----
 
-// u8 weights with zero points need an f32 input (the row quantizer
-// supplies the rows' code sums), not u8 codes.
-func.func @quantized_linear_u8_weight_u8_input(%x: tensor<2x3x!quant.uniform<u8:f32, 0.25:10>>, %w: tensor<3x2x!quant.uniform<u8:f32, 0.5:3>>) {
-  // expected-error @+1 {{weight must hold !quant.uniform<i8:f32...>, not '!quant.uniform<u8:f32, 5.000000e-01:3>'}}
-  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static"} : tensor<2x3x!quant.uniform<u8:f32, 0.25:10>>, tensor<3x2x!quant.uniform<u8:f32, 0.5:3>> -> tensor<2x2xf32>
-  return
-}
-
-// -----
 
 func.func @quantized_linear_u8_weight_rows_axis(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<u8:f32:0, {0.5:1, 0.25:2, 1.0:3}>>) {
   // expected-error @+1 {{a per-axis weight must be quantized along dim 1 (its columns) with zero points in [0, 255]}}

@@ -283,7 +283,9 @@ def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func
     Target lowering for static int8 (calibrated or QDQ) models. A
     quantized_linear with an f32 input and a static `input_quantization` G
     reads `nunc.quantize(x) : G` instead, one quantize per (tensor, G):
-    Q, K and V after a LayerNorm share it. Then a quantize whose input is a
+    Q, K and V after a LayerNorm share it; GEMMs with u8 weights (zero
+    points) too, up to `u8-weight-max-k`, the target then summing each
+    row's codes for their compensation. Then a quantize whose input is a
     quantized_linear result with no other use (and no other output grid)
     folds into that GEMM: `u8_output` with `output_quantization = G`, so
     the producing epilogue writes the u8 rows and no pass over the f32
@@ -298,6 +300,9 @@ def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func
            "K multiple a u8 activation needs (0: leave every GEMM quantizing its input)">,
     Option<"producerEpilogue", "producer-epilogue", "bool", /*default=*/"true",
            "Fold a quantize into the quantized_linear that produces its only input use">,
+    Option<"u8WeightMaxK", "u8-weight-max-k", "int64_t", /*default=*/"16383",
+           "The largest K of a GEMM with u8 weights that reads u8 rows (its code sums "
+           "then come from a row-sum step; 0: such GEMMs quantize their own input)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
