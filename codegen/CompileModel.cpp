@@ -1732,34 +1732,23 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     qc.rowSums = !l->weightZeroPoints.empty();
     if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization())
       setStaticQuantization(qc, *q);
-    if (l->u8Input && qc.rowSums) {
-      // Handed-over u8 rows and u8 weights: the rows' code sums into the
-      // row block, then the int8 GEMM.
-      qc.sumsOnly = true;
-      std::unique_ptr<x86::JitKernel> sums = x86::QuantizeRowsKernel::generate(qc);
-      if (!sums)
-        return ql.emitError("generating the row-sum step failed (xbyak error ")
-               << Xbyak::GetError() << ")";
-      KernelCall rowSums;
-      rowSums.symbol = call.symbol + "_sums";
-      rowSums.tasks = x86::QuantizeRowsKernel::numTasks(qc);
-      rowSums.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.operands[0]),
-                      KernelArg::storage(step.scratch, l->rowBlockOffset())};
-      rowSums.description = "row sums (u8)";
-      nativeCode.push_back({rowSums.symbol, sums->bytes()});
-      call.prelude.push_back(std::move(rowSums));
-    } else if (!l->u8Input) {
-      // Quantize the input rows into scratch, then the int8 GEMM.
+    if (!l->u8Input || qc.rowSums) {
+      // The input rows quantized into scratch (or, handed-over u8 rows and
+      // u8 weights, only their code sums into the row block), then the
+      // int8 GEMM.
+      qc.sumsOnly = l->u8Input;
       std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qc);
       if (!quantizer)
         return ql.emitError("generating the row quantizer failed (xbyak error ")
                << Xbyak::GetError() << ")";
       KernelCall quantize;
-      quantize.symbol = call.symbol + "_quantize";
+      quantize.symbol = call.symbol + (qc.sumsOnly ? "_sums" : "_quantize");
       quantize.tasks = x86::QuantizeRowsKernel::numTasks(qc);
-      quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
+      quantize.args = {KernelArg::storage(step.operands[0]),
+                       KernelArg::storage(qc.sumsOnly ? step.operands[0] : step.scratch),
                        KernelArg::storage(step.scratch, l->rowBlockOffset())};
-      quantize.description = qc.fixed       ? "quantize (u8, static)"
+      quantize.description = qc.sumsOnly    ? "row sums (u8)"
+                             : qc.fixed     ? "quantize (u8, static)"
                              : qc.perTensor ? "quantize tensor (u8, dynamic)"
                                             : "quantize rows (u8, dynamic)";
       nativeCode.push_back({quantize.symbol, quantizer->bytes()});

@@ -185,6 +185,16 @@ private:
     else
       vpxor(dst, a, b);
   }
+  /// The first `valid` lanes as a mask: in k (AVX-512, through tmp), or in
+  /// reg (AVX2).
+  void loadLaneMask(int64_t valid, const Opmask &k, const Vmm &reg, const Reg32 &tmp) {
+    if constexpr (kAvx512) {
+      mov(tmp, (1u << valid) - 1);
+      kmovw(k, tmp);
+    } else {
+      vmovdqu(reg, laneMask(valid, kLanes));
+    }
+  }
   /// vpdpbusd (u8 a, s8 b): EVEX on AVX-512 and where asked (evexVnni),
   /// else VEX (AVX-VNNI).
   void dpbusd(const Vmm &acc, const Vmm &a, const Operand &b) {
@@ -208,22 +218,15 @@ private:
   /// lanes x lanes dwords transposed in registers (transpose16x16, or
   /// transpose8x8 into the upper 8 registers on AVX2).
   void transposeKeyCodes() {
-    const int64_t dwords = c.headDim / 4, fullBlocks = c.keys / kLanes,
-                  lastKeys = c.keys % kLanes;
+    const int64_t dwords = c.headDim / 4;
     const int32_t mq = minOf(c.inputGrids[0]), bk = betaOf(c.inputGrids[1]);
     auto column = [](int64_t g) { return Vmm(kAvx512 ? g : 8 + g); };
     auto block = [&](int64_t keys) {
       for (int64_t g0 = 0; g0 < dwords; g0 += kLanes) {
         const int64_t n = std::min<int64_t>(kLanes, dwords - g0);
-        if (n < kLanes) {
-          if constexpr (kAvx512) {
-            mov(esi, (1u << n) - 1);
-            kmovw(k1, esi);
-          } else {
-            // The row mask in a register the transpose only writes later.
-            vmovdqu(Vmm(15), laneMask(n, kLanes));
-          }
-        }
+        // AVX2: the row mask in a register the transpose only writes later.
+        if (n < kLanes)
+          loadLaneMask(n, k1, Vmm(15), esi);
         for (int l = 0; l < kLanes; ++l) {
           if (l >= keys) {
             pxor(Vmm(l), Vmm(l), Vmm(l));
@@ -260,20 +263,26 @@ private:
       vpmulld(Vmm(0), Vmm(0), constAddrBits(static_cast<uint32_t>(mq)));
       movdqu(ptr[rcx + c.headDim * tp], Vmm(0));
     };
-    mov(rax, r9);  // k row t
-    mov(rcx, r10); // KB column t
-    if (fullBlocks) {
+    keyBlocks(kLanes, ks, block);
+  }
+  /// block(keys) for each block of `n` keys of the head (a loop over the
+  /// full blocks, then the rest), rax at the block's first K row (rows
+  /// `rowBytes` apart), rcx at its column of the transposed keys (r10).
+  template <typename F> void keyBlocks(int64_t n, int64_t rowBytes, F block) {
+    mov(rax, r9);
+    mov(rcx, r10);
+    if (int64_t full = c.keys / n) {
       Label loop;
-      mov(rdx, fullBlocks);
+      mov(rdx, full);
       L(loop);
-      block(kLanes);
-      add(rax, kLanes * ks);
-      add(rcx, kLanes * 4);
+      block(n);
+      add(rax, n * rowBytes);
+      add(rcx, n * 4);
       dec(rdx);
       jnz(loop, T_NEAR);
     }
-    if (lastKeys)
-      block(lastKeys);
+    if (int64_t rest = c.keys % n)
+      block(rest);
   }
   /// The scores' column terms (transposeKeyCodes), after KB.
   Address kColumnTerms(int64_t col) { return ptr[r10 + c.headDim * tp + col * 4]; }
@@ -284,16 +293,7 @@ private:
   void transpose8x8() {
     auto r = [](int i) { return Ymm(i); };
     auto t = [](int i) { return Ymm(8 + i); };
-    for (int i = 0; i < 8; i += 2) {
-      vunpcklps(t(i), r(i), r(i + 1));
-      vunpckhps(t(i + 1), r(i), r(i + 1));
-    }
-    for (int i = 0; i < 8; i += 4) {
-      vshufps(r(i), t(i), t(i + 2), 0x44);
-      vshufps(r(i + 1), t(i), t(i + 2), 0xee);
-      vshufps(r(i + 2), t(i + 1), t(i + 3), 0x44);
-      vshufps(r(i + 3), t(i + 1), t(i + 3), 0xee);
-    }
+    transpose4x4Blocks(8, r, t);
     for (int j = 0; j < 4; ++j) {
       vperm2f128(t(j), r(j), r(j + 4), 0x20);
       vperm2f128(t(j + 4), r(j), r(j + 4), 0x31);
@@ -457,7 +457,7 @@ private:
   /// last block's missing keys are zero rows, which write the zero columns
   /// [T, Tp). Uses every zmm register; D is a multiple of 16 (supports).
   void transposeKeyBlocks() {
-    const int64_t rowBytes = ks * 4, fullBlocks = c.keys / 16, lastKeys = c.keys % 16;
+    const int64_t rowBytes = ks * 4;
     auto block = [&](int64_t keys) {
       for (int64_t d0 = 0; d0 < c.headDim; d0 += 16) {
         for (int l = 0; l < 16; ++l) {
@@ -474,20 +474,23 @@ private:
         }
       }
     };
-    mov(rax, r9);  // k row t
-    mov(rcx, r10); // KT column t
-    if (fullBlocks) {
-      Label loop;
-      mov(rdx, fullBlocks);
-      L(loop);
-      block(16);
-      add(rax, 16 * rowBytes);
-      add(rcx, 16 * 4);
-      dec(rdx);
-      jnz(loop, T_NEAR);
+    keyBlocks(16, rowBytes, block);
+  }
+
+  /// The first two steps of a transpose of rows r(0..n-1) (t: temporaries):
+  /// pairs of rows interleaved, then pairs of those, so that each 128-bit
+  /// lane of r(i) holds one transposed 4 x 4 block.
+  template <typename R, typename T> void transpose4x4Blocks(int n, R r, T t) {
+    for (int i = 0; i < n; i += 2) {
+      vunpcklps(t(i), r(i), r(i + 1));
+      vunpckhps(t(i + 1), r(i), r(i + 1));
     }
-    if (lastKeys)
-      block(lastKeys);
+    for (int i = 0; i < n; i += 4) {
+      vshufps(r(i), t(i), t(i + 2), 0x44);
+      vshufps(r(i + 1), t(i), t(i + 2), 0xee);
+      vshufps(r(i + 2), t(i + 1), t(i + 3), 0x44);
+      vshufps(r(i + 3), t(i + 1), t(i + 3), 0xee);
+    }
   }
 
   /// zmm0..15 (rows) transposed in place (columns), zmm16..31 temporaries:
@@ -497,16 +500,7 @@ private:
   void transpose16x16() {
     auto r = [](int i) { return Zmm(i); };
     auto t = [](int i) { return Zmm(16 + i); };
-    for (int i = 0; i < 16; i += 2) {
-      vunpcklps(t(i), r(i), r(i + 1));
-      vunpckhps(t(i + 1), r(i), r(i + 1));
-    }
-    for (int i = 0; i < 16; i += 4) {
-      vshufps(r(i), t(i), t(i + 2), 0x44);
-      vshufps(r(i + 1), t(i), t(i + 2), 0xee);
-      vshufps(r(i + 2), t(i + 1), t(i + 3), 0x44);
-      vshufps(r(i + 3), t(i + 1), t(i + 3), 0xee);
-    }
+    transpose4x4Blocks(16, r, t);
     for (int h = 0; h < 16; h += 8)
       for (int i = 0; i < 4; ++i) {
         vshuff32x4(t(h + i), r(h + i), r(h + i + 4), 0x88);
@@ -804,13 +798,14 @@ private:
     }
     if (!probsGrid)
       return;
-    if constexpr (kAvx512)
-      if (u8) {
-        probabilityCodes(rows, vecs);
-        return;
-      }
     // Normalized and rounded in groups (as in scoreTile), with auxReg and
-    // t0, t1 (zmm27..31) as temporaries.
+    // t0, t1 (zmm27..31) as temporaries. With u8 inputs they are stored as
+    // their code indices (u8) in the first Tp bytes of their P rows, keys
+    // past T 0, and each row's term beta_v sum_t a goes into inv: the sums
+    // gather in each row's first vector once it is stored.
+    const int64_t valid = c.keys - (tp - kLanes);
+    if (u8 && valid < kLanes)
+      loadLaneMask(valid, k6, t0, eax);
     const int group = 5;
     for (int g0 = 0; g0 < rows * vecs; g0 += group) {
       const int n = std::min(group, rows * vecs - g0);
@@ -819,43 +814,25 @@ private:
       auto x = [&](int i) { return a(row(i), vec(i)); };
       for (int i = 0; i < n; ++i)
         vmulps(x(i), rowReg(row(i)), x(i));
-      emitGrid(n, x, [](int i) { return Vmm(27 + i); }, c.probs);
-      for (int i = 0; i < n; ++i)
-        vmovups(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes * 4], x(i));
-    }
-  }
-
-  /// With u8 inputs: the probabilities of softmaxInRegisters, normalized,
-  /// as their code indices (u8) in the first Tp bytes of their P rows, keys
-  /// past T 0; each row's term beta_v sum_t a into inv. The sums gather in
-  /// each row's first vector once it is stored.
-  void probabilityCodes(int rows, int vecs) {
-    auto a = [&](int r, int v) { return acc(r, v, vecs); };
-    auto rowReg = [](int r) { return Vmm(24 + r); };
-    const int64_t valid = c.keys - (tp - kLanes);
-    if (valid < kLanes) {
-      mov(eax, (1u << valid) - 1);
-      kmovw(k6, eax);
-    }
-    const int group = 5; // temporaries zmm27..31
-    for (int g0 = 0; g0 < rows * vecs; g0 += group) {
-      const int n = std::min(group, rows * vecs - g0);
-      auto row = [&](int i) { return (g0 + i) % rows; };
-      auto vec = [&](int i) { return (g0 + i) / rows; };
-      auto x = [&](int i) { return a(row(i), vec(i)); };
-      for (int i = 0; i < n; ++i)
-        vmulps(x(i), rowReg(row(i)), x(i));
-      for (int i = 0; i < n; ++i)
-        emitProbabilityIndex(x(i), Vmm(27 + i));
-      for (int i = 0; i < n; ++i) {
-        if (vec(i) == vecs - 1 && valid < kLanes)
-          vmovdqa32(x(i) | k6 | T_z, x(i));
-        vpmovdb(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes], x(i));
-        if (vec(i) > 0)
-          vpaddd(a(row(i), 0), a(row(i), 0), x(i));
+      if (!u8) {
+        emitGrid(n, x, [](int i) { return Vmm(27 + i); }, c.probs);
+        for (int i = 0; i < n; ++i)
+          vmovups(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes * 4], x(i));
+        continue;
+      }
+      if constexpr (kAvx512) {
+        for (int i = 0; i < n; ++i)
+          emitProbabilityIndex(x(i), Vmm(27 + i));
+        for (int i = 0; i < n; ++i) {
+          if (vec(i) == vecs - 1 && valid < kLanes)
+            vmovdqa32(x(i) | k6 | T_z, x(i));
+          vpmovdb(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes], x(i));
+          if (vec(i) > 0)
+            vpaddd(a(row(i), 0), a(row(i), 0), x(i));
+        }
       }
     }
-    for (int r = 0; r < rows; ++r) {
+    for (int r = 0; u8 && r < rows; ++r) {
       horizontalSumToEax(a(r, 0), Vmm(27));
       imul(eax, eax, betaOf(c.inputGrids[2]));
       mov(ptr[rsi + r * 4], eax);
@@ -890,18 +867,12 @@ private:
       return;
     }
     if (u8) {
-      // Their code indices, as probabilityCodes stores them: each
+      // Their code indices, as softmaxInRegisters stores them: each
       // vector's bytes overwrite floats already read. Keys past T are 0
       // (k6, or AVX2's lane mask in the register after sum).
       const int64_t valid = c.keys - (tp - kLanes);
-      if (valid < kLanes) {
-        if constexpr (kAvx512) {
-          mov(eax, (1u << valid) - 1);
-          kmovw(k6, eax);
-        } else {
-          vmovdqu(Vmm(5), laneMask(valid, kLanes));
-        }
-      }
+      if (valid < kLanes)
+        loadLaneMask(valid, k6, Vmm(5), eax);
       pxor(sum, sum, sum);
       for (int64_t i = 0; i < n; ++i) {
         vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
