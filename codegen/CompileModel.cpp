@@ -654,11 +654,11 @@ void setStaticQuantization(x86::QuantizeRowsConfig &c, quant::UniformQuantizedTy
   c.zeroPoint = static_cast<int32_t>(q.getZeroPoint());
 }
 
-/// A quantized_linear as the row quantizer + int8 GEMM see it.
 /// Whether this family's row quantizer sums u8 rows it did not write (the
 /// code sums a u8-weight GEMM reading handed-over rows needs).
 bool sumsU8Rows(Int8Isa isa) { return isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx; }
 
+/// A quantized_linear as the row quantizer + int8 GEMM see it.
 struct Int8Linear {
   int64_t m = 0, n = 0, k = 0, lda = 0;
   ElementsAttr weights; // s8 (or u8, with weightZeroPoints) [K, N]
@@ -1719,8 +1719,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<Int8Linear> l = int8Linear(ql, qisa);
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
-                          "constant; u8 weights with zero points need an f32 input and "
-                          "K < 16384)")
+                          "constant; u8 weights with zero points need K < 16384, and with "
+                          "a u8 input an x86_64-avx512vnni or x86_64-amx target)")
              << (llvm::isa<quant::QuantizedType>(
                      cast<ShapedType>(ql.getInput().getType()).getElementType())
                      ? std::string(" and, for a u8 input, a K the target's kernels read as "

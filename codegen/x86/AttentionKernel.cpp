@@ -2,6 +2,7 @@
 
 #include "AttentionKernel.h"
 
+#include <cassert>
 #include <cmath>
 #include <type_traits>
 
@@ -745,6 +746,10 @@ private:
   /// normalized and rounded (inv 1). Uses zmm24..31, free after the score
   /// tile.
   void softmaxInRegisters(int rows, int vecs) {
+    if constexpr (!kAvx512) {
+      assert(false && "the softmax in registers is AVX-512 only (scoresAndSoftmax)");
+      return;
+    }
     auto a = [&](int r, int v) { return acc(r, v, vecs); };
     auto rowReg = [](int r) { return Vmm(24 + r); }; // max, then sum
     auto auxReg = [](int r) { return Vmm(27 + r); };

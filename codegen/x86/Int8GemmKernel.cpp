@@ -830,10 +830,7 @@ private:
       kmovw(k1, r13d);
       return ptr[rip];
     } else {
-      std::vector<uint32_t> laneMask(kLanes, 0);
-      for (int i = 0; i < lastLanes; ++i)
-        laneMask[i] = 0xffffffffu;
-      return dataAddr(laneMask);
+      return laneMask(lastLanes, kLanes);
     }
   }
 

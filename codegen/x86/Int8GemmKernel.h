@@ -28,8 +28,8 @@
 // sums of u8Weights, static too); [4] residual, [5] C (f32, or u8 with
 // `u8Output`).
 //
-// u8 weights with zero points (`u8Weights`; S from the row quantizer, so A
-// must come from it, dynamic or static):
+// u8 weights with zero points (`u8Weights`; S from the row quantizer, or,
+// for rows it did not write, its row-sum step: QuantizeRowsConfig::sumsOnly):
 // W holds the codes minus 128 (s8), so sum (a - zpA)(w - zw) = sum a (w -
 // 128) + (128 - zw) S - zpA sum (w - zw), S the row's sum of u8 codes. The
 // column sums are those of w - zw, the column block gains a fourth row of

@@ -73,10 +73,7 @@ public:
         mov(edx, (1u << tail) - 1);
         kmovw(k1, edx);
       } else {
-        std::vector<uint32_t> laneMask(kLanes, 0);
-        for (int i = 0; i < tail; ++i)
-          laneMask[i] = 0xffffffffu;
-        vmovups(mask, dataAddr(laneMask));
+        vmovups(mask, laneMask(tail, kLanes));
       }
     }
     auto advance = [&](Label &loop) {

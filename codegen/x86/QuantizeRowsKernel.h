@@ -12,6 +12,8 @@
 // Tasks are blocks of rows.
 //
 // Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2].
+// The row-sum step (`sumsOnly`) reads [1] (u8 rows whose padding to lda is
+// 0, or none: dense rows) and writes only [2]; [0] is unused.
 //
 // With `channels` set it quantizes a convolution's NCHW input instead, into
 // the channel-blocked u8 layout the int8 convolution reads (see the config):

@@ -42,7 +42,7 @@ struct FuseActivationQuantizationPass
       auto q = w ? dyn_cast<quant::QuantizedType>(w.getElementType()) : nullptr;
       if (op.getInputQuantization() && in && in.getElementType().isF32() && w && q &&
           w.getRank() == 2 && !w.isDynamicDim(0) && w.getDimSize(0) % rowAlignment == 0 &&
-          (q.isSigned() || w.getDimSize(0) <= u8WeightMaxK))
+          (q.isSigned() || (u8WeightMaxK > 0 && w.getDimSize(0) <= u8WeightMaxK)))
         gemms.push_back(op);
     });
     std::map<std::pair<const void *, const void *>, size_t> index;

@@ -1037,6 +1037,16 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     assert not any(k["op"] in ("nunc.linear", "nunc.matmul")
                    for k in manifest["kernels"]), manifest["kernels"]
     assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
+    # AMX sums the handed-over rows the same way; AVX-VNNI has no row-sum
+    # step, so each such GEMM keeps quantizing its own input there.
+    for target, family, u8_in in (("x86_64-amx", "amx", 36), ("x86_64-avxvnni", "avxvnni", 0)):
+        nunc("compile", q, "--target", target, *pins("minilm", 1, 16), "-o", tmp_path / target)
+        gemms = [k["kernel"] for k in json.loads(
+            (tmp_path / target / "minilm_qdq_u8.json").read_text())["kernels"]
+                 if k["op"] == "nunc.quantized_linear"]
+        assert len(gemms) == 36 and all(
+            k.startswith(f"gemm.int8.{family}[") and "u8 weights]" in k for k in gemms), gemms
+        assert sum(", u8 in, " in k for k in gemms) == u8_in, gemms
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -536,10 +536,11 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     [K, N] of `!quant.uniform<i8:f32:1, {...}>`: s8, symmetric (zero points
     0), one scale per output column (a per-tensor `!quant.uniform<i8:f32,
     s>` is accepted too); it comes from `quant.scast` of an i8 constant.
-    With dynamic activations the weight may also be u8 with zero points
-    (`!quant.uniform<u8:f32:1, {s:zp, ...}>` or per tensor, from a ui8
-    constant: onnxruntime's `quantize_dynamic` with QUInt8 weights); the
-    products are then (a - za) (w - zw), still exact in s32.
+    The weight may also be u8 with zero points (`!quant.uniform<u8:f32:1,
+    {s:zp, ...}>` or per tensor, from an i8 constant holding the codes:
+    onnxruntime's QUInt8 weights), with dynamic or static activations and
+    an f32 or u8 input; the products are then (a - za) (w - zw), still
+    exact in s32.
     `activation_quantization = "dynamic_per_row"`: each row of the f32
     input is quantized at run time to u8 with its own scale and zero point
     (ONNX DynamicQuantizeLinear applied row by row); `"dynamic_per_tensor"`
