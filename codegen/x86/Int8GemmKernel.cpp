@@ -24,12 +24,15 @@ std::vector<int8_t> Int8GemmKernel::packWeights(const int8_t *w, int64_t k, int6
 std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const float *scales,
                                                   const float *bias, int64_t n, Int8Isa isa,
                                                   bool wordPairs,
-                                                  const int32_t *weightZeroPoints) {
+                                                  const int32_t *weightZeroPoints,
+                                                  const int32_t *highSums) {
   int64_t nr = panelWidth(isa);
-  const int64_t rowsPerPanel = columnBlockRows(weightZeroPoints != nullptr);
+  const int64_t rowsPerPanel = columnBlockRows(weightZeroPoints != nullptr, highSums != nullptr);
   std::vector<uint32_t> out(numPanels(n, isa) * rowsPerPanel * nr, 0);
   for (int64_t j = 0; j < n; ++j) {
     int64_t base = j / nr * rowsPerPanel * nr + j % nr;
+    if (highSums)
+      std::memcpy(&out[base + 3 * nr], &highSums[j], 4);
     if (weightZeroPoints) {
       int32_t shift = 128 - weightZeroPoints[j];
       out[base + 3 * nr] = static_cast<uint16_t>(static_cast<int16_t>(shift)) |
@@ -212,7 +215,7 @@ public:
       mov(rsi, ptr[rdi + 24]); // row block
       imul(r14, r13, kp * nr); // W panel: kp/g groups of nr x g bytes
       add(rbx, r14);
-      imul(r14, r13, Int8GemmKernel::columnBlockRows(c.u8Weights) * nr * 4);
+      imul(r14, r13, Int8GemmKernel::columnBlockRows(c.u8Weights, c.u16Input) * nr * 4);
       add(rdx, r14);
       imul(r14, r13, nr * 4);
       add(r12, r14);
@@ -629,34 +632,11 @@ private:
   }
 
   void microKernel(int rows, int vecsHere, int lastLanes) {
-    for (int r = 0; r < rows; ++r)
-      for (int v = 0; v < vecsHere; ++v)
-        if constexpr (kZmm)
-          vpxord(acc(r, v), acc(r, v), acc(r, v));
-        else
-          vpxor(acc(r, v), acc(r, v), acc(r, v));
+    clearAccumulators(rows, vecsHere);
     mov(r14, rax);
-    mov(r15, rbx);
-    int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / group;
-    int64_t blocks = groups / kUnroll, rest = groups % kUnroll;
-    const int lines = prefetchLines(blocks);
-    if (blocks) {
-      Label loop;
-      mov(r13, blocks);
-      L(loop);
-      for (int u = 0; u < kUnroll; ++u) {
-        kStep(rows, vecsHere, u * 4, u * groupBytes);
-        prefetchNextPanel(rdi, lines, u, kUnroll);
-      }
-      if (lines)
-        add(rdi, lines * 64);
-      add(r14, kUnroll * 4);
-      add(r15, kUnroll * groupBytes);
-      dec(r13);
-      jnz(loop, T_NEAR);
-    }
-    for (int u = 0; u < rest; ++u)
-      kStep(rows, vecsHere, u * 4, u * groupBytes);
+    accumulate(rows, vecsHere, /*prefetch=*/true);
+    if (c.u16Input)
+      addLowPlane(rows, vecsHere);
 
     Address maskAddr = tailMask(lastLanes);
     // u8 codes of a row's 2 or 3 vectors are packed and stored together
@@ -682,6 +662,72 @@ private:
 
   /// Whether the epilogue leaves u8 quotients for storeU8Row.
   bool packU8Rows = false;
+
+  void clearAccumulators(int rows, int vecsHere) {
+    for (int r = 0; r < rows; ++r)
+      for (int v = 0; v < vecsHere; ++v)
+        if constexpr (kZmm)
+          vpxord(acc(r, v), acc(r, v), acc(r, v));
+        else
+          vpxor(acc(r, v), acc(r, v), acc(r, v));
+  }
+
+  /// The dot products of the tile's A rows from r14 with the panel's
+  /// weights (from rbx) over all of K, into the accumulators; `prefetch`:
+  /// with the next panel's share of prefetches.
+  void accumulate(int rows, int vecsHere, bool prefetch) {
+    mov(r15, rbx);
+    int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / group;
+    int64_t blocks = groups / kUnroll, rest = groups % kUnroll;
+    const int lines = prefetch ? prefetchLines(blocks) : 0;
+    if (blocks) {
+      Label loop;
+      mov(r13, blocks);
+      L(loop);
+      for (int u = 0; u < kUnroll; ++u) {
+        kStep(rows, vecsHere, u * 4, u * groupBytes);
+        prefetchNextPanel(rdi, lines, u, kUnroll);
+      }
+      if (lines)
+        add(rdi, lines * 64);
+      add(r14, kUnroll * 4);
+      add(r15, kUnroll * groupBytes);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    }
+    for (int u = 0; u < rest; ++u)
+      kStep(rows, vecsHere, u * 4, u * groupBytes);
+  }
+
+  /// u16 input: the accumulators hold the high bytes' sums. They become
+  /// 256 (sum - zh colSum) in f32 and wait on the stack while the low
+  /// bytes' sums accumulate, which then become (sum - zl colSum) + that:
+  /// the products in f32, as epilogueFront takes them.
+  void addLowPlane(int rows, int vecsHere) {
+    if constexpr (kZmm) {
+      const int64_t nr = vecs * kLanes;
+      const int n = rows * vecsHere;
+      auto slot = [&](int r, int v) { return ptr[rsp + (r * vecsHere + v) * 64]; };
+      sub(rsp, n * 64);
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < vecsHere; ++v) {
+          vpsubd(acc(r, v), acc(r, v), ptr[rdx + 3 * nr * 4 + v * kLanes * 4]);
+          vcvtdq2ps(acc(r, v), acc(r, v));
+          vmulps(acc(r, v), acc(r, v), constAddr(256.f)); // exact
+          vmovups(slot(r, v), acc(r, v));
+        }
+      clearAccumulators(rows, vecsHere);
+      lea(r14, ptr[rax + c.lda / 2]);
+      accumulate(rows, vecsHere, /*prefetch=*/false);
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < vecsHere; ++v) {
+          vpsubd(acc(r, v), acc(r, v), ptr[rdx + v * kLanes * 4]);
+          vcvtdq2ps(acc(r, v), acc(r, v));
+          vaddps(acc(r, v), acc(r, v), slot(r, v));
+        }
+      add(rsp, n * 64);
+    }
+  }
 
   /// Row r's quotients in acc(r, 0..vecsHere) as u8 codes at rcx + r ldc
   /// (k7: the row's bytes): packed with saturation to words, the zero point
@@ -1059,7 +1105,9 @@ private:
           vaddps(x, x, ptr_b[rsi + row + 8]);
       }
     } else {
-      if (wordPairs) {
+      if (c.u16Input) {
+        // Compensated and in f32 already (addLowPlane).
+      } else if (wordPairs) {
         if constexpr (kZmm)
           vpdpwssd(x, rowPair(), ptr[rdx + sums + col], EvexEncoding);
       } else if (c.perRowA) {
@@ -1071,7 +1119,8 @@ private:
       }
       if (c.u8Weights)
         addU8WeightTerm(x, r, col);
-      vcvtdq2ps(x, x);
+      if (!c.u16Input)
+        vcvtdq2ps(x, x);
       if (c.perRowA) {
         // One rounding of scaleA * scaleW, then one of the product (as
         // onnxruntime's MatMulInteger -> Cast -> Mul does).
@@ -1215,6 +1264,9 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                              config.sum.kind != Activation::None ||
                              config.activationInput.kind != Activation::None))
     return nullptr; // the convolution form is AVX-512 VNNI only
+  if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
+                          config.perRowA || config.u8Weights || config.lda % 2))
+    return nullptr; // a static u16 input in two planes: AVX-512 VNNI, linear, s8 weights
   if (config.u8Output && (config.ranges || config.normalized.kind != Activation::None ||
                           (!config.normalize && config.output.kind != Activation::None)))
     return nullptr; // u8 codes replace the last grid; no ranges of them

@@ -37,6 +37,15 @@
 // words: zero point, scale, the word pair (S mod 128, S / 128), 0. One
 // more `vpdpwssd` a vector adds (128 - zw) S (AVX2: `vpmaddwd` + `vpaddd`).
 //
+// A static u16 input (`u16Input`, an A16W8 QDQ model's 16-bit activations;
+// AVX-512 VNNI, s8 weights): each A row holds the codes' high bytes, then,
+// from byte lda / 2, their low bytes (QuantizeRowsConfig::u16Planes). With
+// zp = 256 zh + zl, sum (a - zp) w = 256 (sum hi w - zh colSum) + (sum lo
+// w - zl colSum): the k loop runs once per plane on the same weights, each
+// part exact in s32 (the whole would not be: 65535 x 128 x K), the two
+// added in f32. The column block gains a fourth row, zh colSum (the first
+// holds zl colSum, as for u8 inputs).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NUNC_CODEGEN_X86_INT8GEMMKERNEL_H
@@ -100,6 +109,9 @@ struct Int8GemmConfig {
   /// then the `normalized` grid (FakeQuant or None).
   bool normalize = false;
   Activation normalized;
+  /// A u16 input in two byte planes (see above): linear form, static,
+  /// AVX-512 VNNI, s8 weights.
+  bool u16Input = false;
   /// Convolution form: 0 reads the im2col panels; > 0 reads the quantizer's
   /// u8 channel blocks [batch][K/4][blockPlane words] as they are (a 1x1,
   /// stride-1, unpadded conv, whose im2col is the identity): panel p at
@@ -168,15 +180,20 @@ struct Int8GemmKernel {
   /// `wordPairs` (compensatesWithWordPairs), each sum is stored as the
   /// 16-bit pair (lo, hi) with -sum = lo + 128 hi. With the zero points of
   /// u8 weights (one per column), [panel][4][NR]: the fourth row holds the
-  /// pairs (128 - zw, 128 (128 - zw)).
+  /// pairs (128 - zw, 128 (128 - zw)). With `highSums` (a u16 input: zh
+  /// colSum), [panel][4][NR] with those in the fourth row.
   static std::vector<uint32_t> packColumns(const int32_t *sums, const float *scales,
                                            const float *bias, int64_t n, Int8Isa isa,
                                            bool wordPairs,
-                                           const int32_t *weightZeroPoints = nullptr);
+                                           const int32_t *weightZeroPoints = nullptr,
+                                           const int32_t *highSums = nullptr);
   /// Words of a row of the row block: 2, or 4 with u8 weights.
   static int64_t rowBlockWords(bool u8Weights) { return u8Weights ? 4 : 2; }
-  /// Rows of NR words of a panel's column block: 3, or 4 with u8 weights.
-  static int64_t columnBlockRows(bool u8Weights) { return u8Weights ? 4 : 3; }
+  /// Rows of NR words of a panel's column block: 3, or 4 with u8 weights or
+  /// a u16 input.
+  static int64_t columnBlockRows(bool u8Weights, bool u16Input = false) {
+    return u8Weights || u16Input ? 4 : 3;
+  }
   /// Whether the GEMM takes u8 weights with zero points (u8Weights, every
   /// form): K < 2^14, so that the word pair's S / 128 fits.
   static constexpr int64_t kMaxU8WeightK = 16383;

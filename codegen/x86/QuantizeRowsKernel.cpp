@@ -109,7 +109,16 @@ public:
       emitConstants();
       return;
     }
-    if (c.fixed) {
+    if (c.u16Planes) {
+      mov(r8d, c.zeroPoint);
+      broadcastParameters();
+      mov(edx, 65535);
+      vpbroadcastd(top, edx);
+      vbroadcastss(scale, constScalar(c.scale));
+      vbroadcastss(hi, constScalar(kU16Bound));
+      vbroadcastss(lo, constScalar(-kU16Bound));
+      allRows(false);
+    } else if (c.fixed) {
       // Static: the calibrated parameters, set once.
       mov(r8d, c.zeroPoint);
       broadcastParameters();
@@ -611,6 +620,10 @@ private:
   void quantizeRow(bool reciprocal) {
     mov(ptr[rcx], r8d);
     vmovss(ptr[rcx + 4], Xmm(scale.getIdx()));
+    if (c.u16Planes) {
+      quantizeRowU16();
+      return;
+    }
     // A dynamic range holds every value but NaN (accumulateRange), so the
     // quotients lie within +-255 without the clamp.
     const bool inRange = !c.fixed;
@@ -663,6 +676,42 @@ private:
     }
     if (c.rowSums)
       storeRowSum();
+  }
+
+  /// Quotients beyond this many scales saturate a u16 code whatever the
+  /// zero point; clamped to it first, they cannot overflow the conversion.
+  static constexpr float kU16Bound = 70000.f;
+
+  /// u16Planes: the row at rax as u16 codes, the high bytes at rbx and the
+  /// low bytes at rbx + lda / 2 (hi, lo: +-kU16Bound; top: 65535). NaN
+  /// converts to INT_MIN and ends at code 0, as in the u8 rows.
+  void quantizeRowU16() {
+    if constexpr (kAvx512) {
+      const int64_t plane = c.lda / 2;
+      for (int64_t i = 0; i < full + (tail ? 1 : 0); ++i) {
+        loadChunk(i);
+        vdivps(x, x, scale);
+        vmaxps(x, lo, x); // NaN stays NaN (the second operand)
+        vminps(x, hi, x);
+        vcvtps2dq(x, x);
+        vpaddd(x, x, zp);
+        vpmaxsd(x, x, zero);
+        vpminsd(x, x, top);
+        auto store = [&](int64_t at) {
+          if (i < full)
+            vpmovdb(ptr[rbx + at + i * 16], x); // the low byte of each code
+          else
+            vpmovdb(ptr[rbx + at + i * 16] | k1, x);
+        };
+        store(plane);
+        vpsrld(x, x, 8);
+        store(0);
+      }
+      for (int64_t b = c.k; b < plane; ++b) {
+        mov(byte[rbx + b], 0);
+        mov(byte[rbx + plane + b], 0);
+      }
+    }
   }
 
   /// The sum S of the u8 row just written at rbx (rowSumToRdx) into the row
@@ -750,6 +799,10 @@ std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig
     return nullptr; // the row form's u8 rows
   if (config.sumsOnly && (!config.rowSums || !config.fixed || !zmm || config.channels))
     return nullptr; // a static grid's u8 rows, AVX-512
+  if (config.u16Planes && (!config.fixed || !zmm || config.channels || config.dequantized ||
+                           config.rowSums || config.perTensor || config.lda % 2 ||
+                           config.lda / 2 < config.k))
+    return nullptr; // a static grid's rows in two planes, AVX-512
   return generatedFor<QuantizeRowsGenerator>(zmm ? Isa::Avx512 : Isa::Avx2, config);
 }
 

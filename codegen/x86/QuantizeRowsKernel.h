@@ -22,6 +22,9 @@
 // that its range pass (`generateRange`, run first; arguments [0] x, [1] the
 // partial ranges [rangeTasks][2] f32) wrote, a block of planes per task.
 //
+// With `u16Planes` set it writes a static u16 grid's codes as two byte
+// planes per row (see the config).
+//
 // With `dequantized` set (dynamic_fake_quantize) it writes the values of
 // the codes, (q - zp) * scale in f32, instead of the codes, with one range
 // for the whole tensor from partial ranges (its range pass's or those of
@@ -82,6 +85,13 @@ struct QuantizeRowsConfig {
   /// already that grid's u8 codes (a producer's u8 output) and only the row
   /// block is written: a u8-weight GEMM reading handed-over rows.
   bool sumsOnly = false;
+  /// Row form with a static u16 grid (fixed; AVX-512): the codes
+  /// clamp(round_half_even(x / scale) + zp, 0, 65535) as two byte planes
+  /// per row, the high bytes from byte 0 and the low bytes from lda / 2,
+  /// each zero padded: the rows of an int8 GEMM with a u16 input
+  /// (Int8GemmConfig::u16Input). Divides (the reciprocal form is checked
+  /// only up to 300 scales).
+  bool u16Planes = false;
 };
 
 struct QuantizeRowsKernel {

@@ -966,6 +966,183 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
     GTEST_SKIP() << "the host runs none of the int8 GEMMs";
 }
 
+/// A16W8: static u16 inputs (QuantizeRowsConfig::u16Planes, then
+/// Int8GemmConfig::u16Input). The quantizer's codes must be
+/// clamp(round_half_even(x / scale) + zp, 0, 65535) in their two planes;
+/// the GEMM's result the exact integer sum of (code - zp) w, scaled, within
+/// the few f32 roundings of its two parts. Zero points 0, 65535 and in
+/// between; the extreme sums (codes 65535 or 0 against weights -128 over
+/// K = 1536: 2^33, past s32 as a whole); M and N off the tile and panel
+/// sizes; bias, residual and an output grid.
+TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
+  if (!hostRuns(Int8Isa::Avx512Vnni))
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  const Int8Isa isa = Int8Isa::Avx512Vnni;
+  std::mt19937 rng(83);
+  struct Case {
+    int64_t m, n, k;
+    int32_t zp;
+    bool extremes, bias, residual;
+    float grid = 0; // output grid step (codes 0..65535 less 30000: steps -30000..35535)
+  };
+  std::vector<Case> cases;
+  for (int64_t m : {1, 7, 17, 128})
+    for (int64_t n : {1, 17, 48, 129})
+      for (int64_t k : {1, 3, 7, 64, 129, 384})
+        cases.push_back({m, n, k, static_cast<int32_t>((m * 977 + n * 31 + k) % 65536),
+                         false, (m + n) % 2 == 0, (n + k) % 2 == 1});
+  for (int32_t zp : {0, 65535, 32768})
+    cases.push_back({9, 50, 1536, zp, true, true, false});
+  cases.push_back({17, 100, 384, 12345, false, true, true, 1e-4f}); // clamps too
+  for (const Case &t : cases) {
+    SCOPED_TRACE("M " + std::to_string(t.m) + " N " + std::to_string(t.n) + " K " +
+                 std::to_string(t.k) + " zp " + std::to_string(t.zp) +
+                 (t.extremes ? " extremes" : ""));
+    const float scale = 0.0007f;
+    const int64_t plane = Int8GemmKernel::rowBytes(t.k, isa) + 4; // junk-free padding
+    QuantizeRowsConfig qc{t.m, t.k, 2 * plane};
+    qc.isa = isa;
+    qc.fixed = true;
+    qc.u16Planes = true;
+    qc.scale = scale;
+    qc.zeroPoint = t.zp;
+    std::vector<float> x(t.m * t.k);
+    std::uniform_real_distribution<float> dist(-30.f, 30.f); // past the grid at both ends
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (t.extremes)
+        x[i] = t.zp == 0 ? 1e9f : -1e9f; // codes 65535 (zp 0) or 0
+      else
+        x[i] = i % 97 == 5 ? std::nearbyint(dist(rng) / scale) * scale + scale / 2 // ties
+                           : dist(rng);
+    }
+    if (!t.extremes && x.size() > 3) {
+      x[1] = NAN;
+      x[2] = INFINITY;
+      x[3] = -INFINITY;
+    }
+    std::vector<uint8_t> a;
+    std::vector<uint32_t> block;
+    ASSERT_NO_FATAL_FAILURE(runQuantizer(qc, x, a, block, /*sentinel=*/16));
+    std::vector<int32_t> codes(t.m * t.k);
+    for (int64_t r = 0; r < t.m; ++r) {
+      for (int64_t i = 0; i < t.k; ++i) {
+        float v = x[r * t.k + i];
+        int32_t want = std::isnan(v) ? 0
+                                     : static_cast<int32_t>(std::clamp(
+                                           double(std::nearbyint(v / scale)) + t.zp, 0.0, 65535.0));
+        int32_t got = a[r * qc.lda + i] * 256 + a[r * qc.lda + plane + i];
+        ASSERT_EQ(got, want) << "code of row " << r << " element " << i << " (" << v << ")";
+        codes[r * t.k + i] = got;
+      }
+      for (int64_t i = t.k; i < plane; ++i)
+        ASSERT_TRUE(a[r * qc.lda + i] == 0 && a[r * qc.lda + plane + i] == 0) << "padding";
+    }
+    for (size_t i = t.m * qc.lda; i < a.size(); ++i)
+      ASSERT_EQ(a[i], 0xcd) << "wrote past the rows";
+
+    std::vector<int8_t> w(t.k * t.n);
+    for (int8_t &v : w)
+      v = t.extremes ? -128 : static_cast<int8_t>(rng() % 256 - 128);
+    std::vector<float> wScale(t.n), bias(t.n), residual(t.m * t.n);
+    std::uniform_real_distribution<float> unit(0.001f, 0.02f), sym(-1.f, 1.f);
+    for (int64_t j = 0; j < t.n; ++j) {
+      wScale[j] = unit(rng);
+      bias[j] = sym(rng);
+    }
+    for (float &v : residual)
+      v = sym(rng);
+    std::vector<int32_t> lowSums(t.n, 0), highSums(t.n, 0);
+    std::vector<float> colScales(t.n);
+    for (int64_t j = 0; j < t.n; ++j) {
+      int32_t sum = 0;
+      for (int64_t kk = 0; kk < t.k; ++kk)
+        sum += w[kk * t.n + j];
+      lowSums[j] = (t.zp & 255) * sum;
+      highSums[j] = (t.zp >> 8) * sum;
+      colScales[j] = scale * wScale[j];
+    }
+    std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), t.k, t.n, isa);
+    std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
+        lowSums.data(), colScales.data(), t.bias ? bias.data() : nullptr, t.n, isa,
+        /*wordPairs=*/false, nullptr, highSums.data());
+    Int8GemmConfig cfg;
+    cfg.m = t.m;
+    cfg.n = t.n;
+    cfg.k = t.k;
+    cfg.lda = qc.lda;
+    cfg.ldc = cfg.ldr = t.n;
+    cfg.bias = t.bias;
+    cfg.residual = t.residual;
+    cfg.isa = isa;
+    cfg.u16Input = true;
+    if (t.grid > 0)
+      cfg.output = Activation::fakeQuant(t.grid, -30000.f, 35535.f);
+    std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+    ASSERT_TRUE(kernel);
+    std::vector<float> out(t.m * t.n + 1, -777.f);
+    const void *args[] = {a.data(), packed.data(), columns.data(),
+                          block.data(), residual.data(), out.data()};
+    for (int64_t task = 0; task < Int8GemmKernel::numTasks(cfg); ++task)
+      ASSERT_EQ(kernel->function()(args, task, task), 0);
+    EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+    for (int64_t i = 0; i < t.m; ++i)
+      for (int64_t j = 0; j < t.n; ++j) {
+        int64_t acc = 0, high = 0, low = 0;
+        for (int64_t kk = 0; kk < t.k; ++kk) {
+          int64_t c = codes[i * t.k + kk], wv = w[kk * t.n + j];
+          acc += (c - t.zp) * wv;
+          high += ((c >> 8) - (t.zp >> 8)) * wv;
+          low += ((c & 255) - (t.zp & 255)) * wv;
+        }
+        ASSERT_EQ(acc, 256 * high + low);
+        double want = double(acc) * scale * wScale[j];
+        if (t.bias)
+          want += bias[j];
+        if (t.residual)
+          want += residual[i * t.n + j];
+        // Each part rounds to f32 once, their sum once, the scale products
+        // once or twice.
+        double parts = (256 * std::fabs(double(high)) + std::fabs(double(low))) * scale * wScale[j];
+        double tol = 5e-7 * parts + 1e-6;
+        float got = out[i * t.n + j];
+        if (t.grid > 0) {
+          double steps = std::clamp(want / t.grid, -30000.0, 35535.0);
+          ASSERT_TRUE(got == float(std::floor(steps) * t.grid) ||
+                      got == float(std::ceil(steps) * t.grid))
+              << "at " << i << ", " << j << " want " << want;
+          ASSERT_NEAR(got, steps * t.grid, t.grid / 2 + tol);
+          continue;
+        }
+        ASSERT_NEAR(got, want, tol) << "at " << i << ", " << j;
+      }
+  }
+}
+
+/// The u16 forms take only what they compute: static AVX-512 VNNI rows.
+TEST(Int8GemmKernelU16InputTest, RejectsTheFormsItDoesNotCover) {
+  Int8GemmConfig cfg;
+  cfg.m = cfg.n = cfg.k = 16;
+  cfg.lda = 2 * 16;
+  cfg.ldc = cfg.ldr = 16;
+  cfg.u16Input = true;
+  for (Int8Isa isa : {Int8Isa::Amx, Int8Isa::AvxVnni, Int8Isa::Avx2}) {
+    cfg.isa = isa;
+    EXPECT_FALSE(Int8GemmKernel::generate(cfg)) << isaName(isa);
+  }
+  cfg.isa = Int8Isa::Avx512Vnni;
+  cfg.perRowA = true;
+  EXPECT_FALSE(Int8GemmKernel::generate(cfg)) << "dynamic rows";
+  cfg.perRowA = false;
+  cfg.u8Weights = true;
+  EXPECT_FALSE(Int8GemmKernel::generate(cfg)) << "u8 weights";
+  QuantizeRowsConfig qc{4, 16, 32};
+  qc.u16Planes = true;
+  EXPECT_FALSE(QuantizeRowsKernel::generate(qc)) << "dynamic u16";
+  qc.fixed = true;
+  qc.lda = 24; // planes of 12 < K
+  EXPECT_FALSE(QuantizeRowsKernel::generate(qc)) << "short planes";
+}
+
 TEST(Int8GemmKernelEncodingTest, AvxVnniUsesTheVexDotProduct) {
   auto count = [](bool evex) {
     Int8GemmConfig cfg;
