@@ -668,6 +668,9 @@ struct Int8Linear {
   /// The input arrives as dense u8 rows (lda = K): no quantizer; u8
   /// weights then take the rows' code sums from a row-sum step.
   bool u8Input = false;
+  /// A static u16 input grid: the quantizer writes each row's codes as two
+  /// byte planes (lda = twice a u8 row), the GEMM runs once per plane.
+  bool u16Input = false;
   /// Scratch: the u8 rows (lda bytes each; none with a u8 input), then the
   /// row block (with a u8 input, only for u8 weights).
   int64_t rowBlockOffset() const { return u8Input ? 0 : (m * lda + 63) / 64 * 64; }
@@ -690,6 +693,13 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   l.n = wt.getDimSize(1);
   l.m = in.getNumElements() / l.k;
   l.lda = x86::Int8GemmKernel::rowBytes(l.k, isa);
+  if (std::optional<quant::UniformQuantizedType> q = op.staticInputQuantization();
+      q && q.value().getStorageTypeIntegralWidth() == 16) {
+    if (isa != Int8Isa::Avx512Vnni) // Int8GemmConfig::u16Input
+      return std::nullopt;
+    l.u16Input = true;
+    l.lda *= 2;
+  }
   if (llvm::isa<quant::QuantizedType>(in.getElementType())) {
     // Only where this family reads the dense rows as they are.
     if (l.lda != l.k)
@@ -1720,7 +1730,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!l)
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
                           "constant; u8 weights with zero points need K < 16384, and with "
-                          "a u8 input an x86_64-avx512vnni or x86_64-amx target)")
+                          "a u8 input an x86_64-avx512vnni or x86_64-amx target; a u16 "
+                          "input grid needs x86_64-avx512vnni)")
              << (llvm::isa<quant::QuantizedType>(
                      cast<ShapedType>(ql.getInput().getType()).getElementType())
                      ? std::string(" and, for a u8 input, a K the target's kernels read as "
@@ -1730,6 +1741,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
     qc.isa = qisa;
     qc.rowSums = !l->weightZeroPoints.empty();
+    qc.u16Planes = l->u16Input;
     if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization())
       setStaticQuantization(qc, *q);
     if (!l->u8Input || qc.rowSums) {
@@ -1748,6 +1760,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                        KernelArg::storage(qc.sumsOnly ? step.operands[0] : step.scratch),
                        KernelArg::storage(step.scratch, l->rowBlockOffset())};
       quantize.description = qc.sumsOnly    ? "row sums (u8)"
+                             : qc.u16Planes ? "quantize (u16 planes, static)"
                              : qc.fixed     ? "quantize (u8, static)"
                              : qc.perTensor ? "quantize tensor (u8, dynamic)"
                                             : "quantize rows (u8, dynamic)";
@@ -1766,6 +1779,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // time (the same integers and products).
     cfg.perRowA = !qc.fixed;
     cfg.u8Weights = qc.rowSums;
+    cfg.u16Input = l->u16Input;
     cfg.isa = qisa;
     cfg.bias = static_cast<bool>(ql.getBias());
     cfg.residual = static_cast<bool>(ql.getResidual());
@@ -1815,12 +1829,18 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (ql.getBias() && !(bias = constantF32(ql.getBias())))
       return ql.emitError("quantized_linear needs a constant bias");
     SmallVector<float> scales = l->scales;
+    // A u16 input's zero point 256 zh + zl compensates plane by plane.
+    std::vector<int32_t> highSums;
+    if (cfg.u16Input)
+      for (int64_t j = 0; j < l->n; ++j)
+        highSums.push_back(sums[j] * (qc.zeroPoint >> 8));
     if (!cfg.perRowA)
       for (int64_t j = 0; j < l->n; ++j) {
-        sums[j] *= qc.zeroPoint;
+        sums[j] *= cfg.u16Input ? qc.zeroPoint & 255 : qc.zeroPoint;
         scales[j] = qc.scale * scales[j];
       }
-    if (cfg.u8Output && !cfg.perRowA && !cfg.residual && cfg.product.kind == x86::Activation::None &&
+    // (The bound assumes u8 codes.)
+    if (cfg.u8Output && !cfg.perRowA && !cfg.residual && !cfg.u16Input && cfg.product.kind == x86::Activation::None &&
         cfg.sum.kind == x86::Activation::None &&
         cfg.activationInput.kind == x86::Activation::None && !cfg.activation.hasGrids())
       cfg.u8Bounded = u8OutputBounded(absSums, scales, bias ? bias->data() : nullptr,
@@ -1833,7 +1853,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::vector<uint32_t> columns = x86::Int8GemmKernel::packColumns(
         sums.data(), scales.data(), bias ? bias->data() : nullptr, l->n, qisa,
         x86::Int8GemmKernel::compensatesWithWordPairs(qisa, cfg.perRowA, l->k),
-        cfg.u8Weights ? l->weightZeroPoints.data() : nullptr);
+        cfg.u8Weights ? l->weightZeroPoints.data() : nullptr,
+        cfg.u16Input ? highSums.data() : nullptr);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
     int residual = ql.getResidual() ? step.operands.back() : step.operands[0];
@@ -1852,6 +1873,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.description =
         llvm::formatv("gemm.int8.{9}[{0}x{1}x{2}, {3}]{7}{4}{10}{5}{6}{8}", cfg.m, cfg.n, cfg.k,
                       std::string(l->u8Input     ? "static, u8 in"
+                                  : l->u16Input  ? "static, u16 in"
                                   : qc.fixed     ? "static"
                                   : qc.perTensor ? "dynamic tensor"
                                                  : "dynamic rows") +

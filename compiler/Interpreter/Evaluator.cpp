@@ -88,7 +88,8 @@ std::optional<kernels::InputQuantization> inputQuantization(std::optional<Type> 
     return std::nullopt;
   auto q = cast<quant::UniformQuantizedType>(*t);
   return kernels::InputQuantization{static_cast<float>(q.getScale()),
-                                    static_cast<int32_t>(q.getZeroPoint())};
+                                    static_cast<int32_t>(q.getZeroPoint()),
+                                    static_cast<int32_t>(q.getStorageTypeMax())};
 }
 
 /// The grid a per-tensor !quant.uniform type describes (none for none).

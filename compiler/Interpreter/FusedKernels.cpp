@@ -56,7 +56,7 @@ void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q
   for (int64_t i = 0; i < count; ++i)
     out[i] = static_cast<int32_t>(std::clamp(std::nearbyint(x[i] / q.scale) +
                                                  static_cast<float>(q.zeroPoint),
-                                             0.f, 255.f)) -
+                                             0.f, static_cast<float>(q.qmax))) -
              q.zeroPoint;
 }
 
@@ -145,9 +145,10 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
     else
       quantizeU8MinusZeroPoint(x + r * k, k, rq, q.data());
     for (int64_t j = 0; j < n; ++j) {
-      int32_t acc = 0;
+      // s64: u16 inputs' sums pass s32.
+      int64_t acc = 0;
       for (int64_t i = 0; i < k; ++i)
-        acc += q[i] * w[i * n + j];
+        acc += int64_t(q[i]) * w[i * n + j];
       float v = static_cast<float>(acc) * (scale * scales[scales.size() == 1 ? 0 : j]);
       if (product)
         v = product->round(v);

@@ -137,12 +137,14 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 struct InputQuantization {
   float scale;
   int32_t zeroPoint;
+  /// The codes' top: 255, or 65535 for a u16 grid (quantized_linear only).
+  int32_t qmax = 255;
 };
 /// DynamicQuantizeLinear's u8 parameters for `count` values: the range
 /// widened to include 0, scale (hi - lo) / 255 (1 when all zeros), zero
 /// point round(clamp(-lo / scale, 0, 255)).
 InputQuantization u8RangeQuantization(const float *x, int64_t count);
-/// clamp(round_half_even(x / scale) + zp, 0, 255) - zp for `count` values.
+/// clamp(round_half_even(x / scale) + zp, 0, qmax) - zp for `count` values.
 void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out);
 /// nunc.quantize: clamp(round_half_even(x / scale) + zp, 0, 255) as u8.
 Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q);

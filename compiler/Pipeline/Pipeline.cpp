@@ -32,10 +32,11 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
   fpm.addPass(createShapeInference());
 }
 
-void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs) {
+void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16Gemms) {
   // Every int8 GEMM takes u8 weights with zero points.
   FuseLinearOptions linear;
   linear.u8Weights = true;
+  linear.u16Inputs = u16Gemms;
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createQOperatorToQdq());

@@ -40,7 +40,7 @@ struct FuseActivationQuantizationPass
       auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
       auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
       auto q = w ? dyn_cast<quant::QuantizedType>(w.getElementType()) : nullptr;
-      if (op.getInputQuantization() && in && in.getElementType().isF32() && w && q &&
+      if (isU8Grid(op.getInputQuantization()) && in && in.getElementType().isF32() && w && q &&
           w.getRank() == 2 && !w.isDynamicDim(0) && w.getDimSize(0) % rowAlignment == 0 &&
           (q.isSigned() || (u8WeightMaxK > 0 && w.getDimSize(0) <= u8WeightMaxK)))
         gemms.push_back(op);

@@ -364,9 +364,11 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
 /// A pattern that takes u8 weights with zero points where `u8Weights` (the
 /// pass option) and K fits the kernels (kU8WeightMaxDepth).
 template <typename Op> struct U8WeightPattern : OpRewritePattern<Op> {
-  U8WeightPattern(MLIRContext *ctx, bool u8Weights)
-      : OpRewritePattern<Op>(ctx), u8Weights(u8Weights) {}
+  U8WeightPattern(MLIRContext *ctx, bool u8Weights, bool u16Inputs = false)
+      : OpRewritePattern<Op>(ctx), u8Weights(u8Weights), u16Inputs(u16Inputs) {}
   bool u8Weights;
+  /// 16-bit static activations (QDQ A16W8) with s8 weights too.
+  bool u16Inputs;
   bool takesU8(int64_t k) const { return u8Weights && k <= kU8WeightMaxDepth; }
 };
 
@@ -422,16 +424,10 @@ struct DynamicQuantizedMatMulToLinear : U8WeightPattern<MulOp> {
   }
 };
 
-/// A MatMul of a QDQ model (onnxruntime's quantize_static, QDQ format):
-///   MatMul(DequantizeLinear(QuantizeLinear(x, sx, zx), sx, zx),
-///          DequantizeLinear(Wq, sW, 0))
-/// with per-tensor u8 (or s8) activations and constant s8 weights of zero
-/// point 0, per tensor or per column -> quantized_linear(x, Wq) with static
-/// activations (sx, zx). Quantize/Dequantize pairs around the result stay as
-/// they are.
 /// The f32 input x and its static grid when `a` is DequantizeLinear(
-/// QuantizeLinear(x)) on one per-tensor grid (a QDQ model's activation).
-std::optional<std::pair<QuantizeLinearOp, TypeAttr>> qdqActivation(Value a) {
+/// QuantizeLinear(x)) on one per-tensor grid (a QDQ model's activation);
+/// `u16`: 16-bit grids too.
+std::optional<std::pair<QuantizeLinearOp, TypeAttr>> qdqActivation(Value a, bool u16) {
   auto dq = a.getDefiningOp<DequantizeLinearOp>();
   if (!dq)
     return std::nullopt;
@@ -440,8 +436,9 @@ std::optional<std::pair<QuantizeLinearOp, TypeAttr>> qdqActivation(Value a) {
     return std::nullopt;
   Type storage = cast<ShapedType>(q.getType()).getElementType();
   MLIRContext *ctx = a.getContext();
-  std::optional<TypeAttr> grid = staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage);
-  if (!grid || grid != staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage))
+  std::optional<TypeAttr> grid =
+      staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage, u16);
+  if (!grid || grid != staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage, u16))
     return std::nullopt;
   return std::make_pair(q, *grid);
 }
@@ -456,11 +453,20 @@ LogicalResult replaceByStaticLinear(PatternRewriter &rewriter, Operation *op, Lo
   return replaceByLinear(rewriter, op, loc, p);
 }
 
+/// A MatMul of a QDQ model (onnxruntime's quantize_static, QDQ format):
+///   MatMul(DequantizeLinear(QuantizeLinear(x, sx, zx), sx, zx),
+///          DequantizeLinear(Wq, sW, 0))
+/// with per-tensor u8 (or s8) activations and constant s8 weights of zero
+/// point 0, per tensor or per column -> quantized_linear(x, Wq) with static
+/// activations (sx, zx). With `u16Inputs`, 16-bit activations and s8
+/// weights (A16W8) too. Quantize/Dequantize pairs around the result stay as
+/// they are.
 struct QdqMatMulToLinear : U8WeightPattern<MatMulOp> {
   using U8WeightPattern::U8WeightPattern;
   LogicalResult matchAndRewrite(MatMulOp mm, PatternRewriter &rewriter) const override {
     auto dqW = mm.getB().getDefiningOp<DequantizeLinearOp>();
-    std::optional<std::pair<QuantizeLinearOp, TypeAttr>> input = qdqActivation(mm.getA());
+    std::optional<std::pair<QuantizeLinearOp, TypeAttr>> input =
+        qdqActivation(mm.getA(), u16Inputs);
     if (!input || !dqW || !isStatic(mm.getType()) ||
         !cast<ShapedType>(mm.getType()).getElementType().isF32())
       return failure();
@@ -468,7 +474,7 @@ struct QdqMatMulToLinear : U8WeightPattern<MatMulOp> {
     Location loc = fusedLoc({q, mm.getA().getDefiningOp(), dqW, mm});
     rewriter.setInsertionPoint(mm);
     auto wType = dyn_cast<RankedTensorType>(dqW.getInput().getType());
-    bool u8 = wType && wType.getRank() == 2 && takesU8(wType.getDimSize(0));
+    bool u8 = wType && wType.getRank() == 2 && takesU8(wType.getDimSize(0)) && !isU16Grid(grid.getValue());
     FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
                                               dqW.getZeroPoint(), kLinearWeight, dqW.getAxis(), u8);
     if (failed(weight))
@@ -488,7 +494,8 @@ struct QdqGemmToLinear : U8WeightPattern<GemmOp> {
   using U8WeightPattern::U8WeightPattern;
   LogicalResult matchAndRewrite(GemmOp op, PatternRewriter &rewriter) const override {
     auto dqW = op.getB().getDefiningOp<DequantizeLinearOp>();
-    std::optional<std::pair<QuantizeLinearOp, TypeAttr>> input = qdqActivation(op.getA());
+    std::optional<std::pair<QuantizeLinearOp, TypeAttr>> input =
+        qdqActivation(op.getA(), u16Inputs);
     if (!input || !dqW || op.getTransA() || op.getAlpha().convertToFloat() != 1.f ||
         !isStatic(op.getType()) || !cast<ShapedType>(op.getType()).getElementType().isF32())
       return failure();
@@ -499,7 +506,7 @@ struct QdqGemmToLinear : U8WeightPattern<GemmOp> {
         !matchPattern(dqW.getInput(), m_Constant(&wAttr)))
       return failure();
     bool transB = op.getTransB() != 0;
-    bool u8 = takesU8(wType.getDimSize(transB ? 1 : 0));
+    bool u8 = takesU8(wType.getDimSize(transB ? 1 : 0)) && !isU16Grid(input->second.getValue());
     // Checked on Wq as it is, before the transposed copy exists: a pattern
     // that fails must leave the IR unchanged.
     if (!isQuantizedWeight(dqW.getInput(), dqW.getScale(), dqW.getZeroPoint(),
@@ -606,9 +613,10 @@ struct SkipRequantizedInput : OpRewritePattern<QuantizedLinearOp> {
       return failure();
     Type storage = cast<ShapedType>(q.getType()).getElementType();
     MLIRContext *ctx = rewriter.getContext();
-    std::optional<TypeAttr> qGrid = staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage);
+    std::optional<TypeAttr> qGrid =
+        staticInputGrid(ctx, q.getScale(), q.getZeroPoint(), storage, /*u16=*/true);
     if (!qGrid || qGrid->getValue() != *grid ||
-        staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage) != qGrid)
+        staticInputGrid(ctx, dq.getScale(), dq.getZeroPoint(), storage, /*u16=*/true) != qGrid)
       return failure();
     rewriter.modifyOpInPlace(op, [&] { op.getInputMutable().assign(q.getInput()); });
     return success();
@@ -619,8 +627,9 @@ struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> 
   using FuseLinearBase::FuseLinearBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DynamicQuantizedMatMulToLinear, QdqMatMulToLinear, QdqGemmToLinear,
-                 QLinearMatMulToLinear>(&getContext(), u8Weights);
+    patterns.add<DynamicQuantizedMatMulToLinear, QLinearMatMulToLinear>(&getContext(),
+                                                                         u8Weights);
+    patterns.add<QdqMatMulToLinear, QdqGemmToLinear>(&getContext(), u8Weights, u16Inputs);
     patterns.add<MatMulToLinear, GemmToLinear, SkipRequantizedInput,
                  AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<LeakyReluOp, LinearOp>,

@@ -19,6 +19,13 @@ bool isU8Grid(std::optional<Type> t) {
          q.getStorageTypeMax() == 255;
 }
 
+bool isU16Grid(std::optional<Type> t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
+  return q && q.getStorageTypeIntegralWidth() == 16 && !q.isSigned() &&
+         q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == 0 &&
+         q.getStorageTypeMax() == 65535;
+}
+
 std::optional<SmallVector<float>> getConstantFloats(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)) ||
@@ -167,19 +174,29 @@ Location fusedLoc(ArrayRef<Operation *> ops) {
 }
 
 std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zeroPoint,
-                                        Type storage) {
+                                        Type storage, bool u16) {
   std::optional<double> s = scalarConstant(scale);
   std::optional<double> z = zeroPoint ? scalarConstant(zeroPoint) : std::optional<double>(0);
   if (!s || !z || !(*s > 0))
     return std::nullopt;
   int64_t zp = static_cast<int64_t>(*z);
-  if (storage.isSignlessInteger(8))
+  unsigned bits = 8;
+  if (storage.isSignlessInteger(8)) {
     zp += 128;
-  else if (!storage.isUnsignedInteger(8))
+  } else if (u16 && storage.isSignlessInteger(16)) {
+    zp += 32768;
+    bits = 16;
+  } else if (u16 && storage.isUnsignedInteger(16)) {
+    bits = 16;
+  } else if (!storage.isUnsignedInteger(8)) {
+    return std::nullopt;
+  }
+  const int64_t top = (int64_t(1) << bits) - 1;
+  if (zp < 0 || zp > top)
     return std::nullopt;
   return TypeAttr::get(quant::UniformQuantizedType::get(
-      /*flags=*/0, IntegerType::get(ctx, 8), Float32Type::get(ctx), static_cast<float>(*s), zp,
-      0, 255));
+      /*flags=*/0, IntegerType::get(ctx, bits), Float32Type::get(ctx), static_cast<float>(*s), zp,
+      0, top));
 }
 
 /// The weight's scales (and, for u8 weights, zero points: one, or one per

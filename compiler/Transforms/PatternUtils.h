@@ -39,6 +39,9 @@ template <typename OpTy> OpTy singleUseDef(Value v) {
 /// tensor, u8 over f32, the full range [0, 255] (the kernels saturate
 /// there).
 bool isU8Grid(std::optional<Type> t);
+/// A 16-bit static input grid (staticInputGrid with u16): u16 over f32,
+/// the full range [0, 65535].
+bool isU16Grid(std::optional<Type> t);
 
 /// The elements of a constant as floats (a copy), when `v` is a constant.
 std::optional<SmallVector<float>> getConstantFloats(Value v);
@@ -68,9 +71,10 @@ inline bool isStatic(Type t) {
 /// The static input grid of an int8 op (quantized_linear, quantized_conv)
 /// for activations quantized per tensor with (scale, zero point) to u8 or
 /// s8: an s8 activation becomes the u8 one 128 higher, which rounds and
-/// saturates identically.
+/// saturates identically. With `u16`, 16-bit activations (quantized_linear
+/// only) likewise give a u16 grid (s16: 32768 higher).
 std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zeroPoint,
-                                        Type storage);
+                                        Type storage, bool u16 = false);
 
 /// The weight layouts the int8 ops take: rank and the dim of per-axis
 /// scales (quantized_linear: [K, N] per column; quantized_conv: [M, C, kh,

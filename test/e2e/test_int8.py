@@ -798,9 +798,10 @@ class Samples:
     ("QUInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
     ("QInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
     ("QUInt8", "QUInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in, u8 weights] +rounded product +bias +requantize"),
-    ("QUInt16", "QInt8", "", "gemm.avx512[64x130x384]"),
+    ("QUInt16", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
+    ("QInt16", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
     ("QUInt8", "QInt8", "contrib", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QUInt16", "QInt8", "contrib", "gemm.avx512[64x130x384]"),
+    ("QUInt16", "QInt8", "contrib", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
     ("QUInt8", "QInt8", "f32 weight", "gemm.int8.avx512vnni[64x260x384, static, u8 in] +rounded product +bias +requantize")])
 def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, form,
                                                 kernel):
@@ -810,8 +811,9 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     with the Q/DQ pairs after the MatMul and after its bias Add in the
     epilogue (product_quantization, output_quantization), u8 weights (zero
     point 128) too (a row-sum step sums each row's codes); 16-bit
-    activations take the f32 GEMM on the folded weight and the
-    fake-quantized input. Either way
+    activations (u16, or s16 as the u16 grid 32768 higher) with s8 weights
+    run the same kernel once per byte of the codes, reading both byte
+    planes of their quantize step. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
     its scale from onnxruntime's. Other forms of the same model: "contrib"
     written with onnxruntime's own com.microsoft Q/DQ ops
@@ -855,7 +857,7 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     # is only ~1000 ulps of the outputs).
     bound = unit + 4 * float(np.spacing(np.abs(plain).max()))
     assert float(np.abs(outs["y"] - plain).max()) <= bound
-    if activation != "QUInt16":
+    if "16" not in activation:
         assert float(np.abs(outs["y"] - optimized).max()) <= bound
 
 
@@ -1047,6 +1049,52 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
         assert len(gemms) == 36 and all(
             k.startswith(f"gemm.int8.{family}[") and "u8 weights]" in k for k in gemms), gemms
         assert sum(", u8 in, " in k for k in gemms) == u8_in, gemms
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_minilm_a16w8(nunc, models, tmp_path):
+    """quantize_static's A16W8 MiniLM (activation_type QUInt16, s8 weights,
+    onnxruntime's contrib Q/DQ ops): all 36 MatMuls run on the int8 GEMM
+    with the static u16 input grid, once per byte of the codes, each
+    after a quantize step writing both byte planes. onnxruntime has no
+    16-bit kernels (it dequantizes and runs f32 MatMuls), and its
+    optimized run drops some of the model's Q/DQ rounding: hundreds of
+    16-bit units off its own unoptimized run, the model as ONNX defines
+    it. nunc stays within a few units of that one, and as close to fp32."""
+    import onnx
+    from onnx import numpy_helper as nh
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    q = str(tmp_path / "minilm_a16.onnx")
+    quantize_static(os.path.join(models, "minilm.onnx"), q,
+                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(4)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt16,
+                    weight_type=QuantType.QInt8, extra_options={"UseQDQContribOps": True})
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
+         tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "minilm_a16.json").read_text())
+    gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
+    assert len(gemms) == 36 and all(
+        k.startswith("gemm.int8.avx512vnni[") and ", static, u16 in]" in k for k in gemms), gemms
+    assert not any(k["op"] in ("nunc.linear", "nunc.matmul")
+                   for k in manifest["kernels"]), manifest["kernels"]
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    got = outs["last_hidden_state"]
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
+    unit = float({i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}[
+        "last_hidden_state_scale"])
+    assert float(np.abs(got - ort_plain).max()) <= 16 * unit, np.abs(got - ort_plain).max() / unit
+    assert float(np.abs(ort_q - ort_plain).max()) > 16 * unit  # what the bound is held against
+    fp32 = reference(models, "minilm", feeds)["last_hidden_state"]
+    assert cosine(got, fp32) >= cosine(ort_plain, fp32) - 1e-5, (cosine(got, fp32),
+                                                                 cosine(ort_plain, fp32))
+    # Targets without the u16 form keep f32 GEMMs on the rounded values.
+    nunc("compile", q, "--target", "x86_64-avx512", *pins("minilm", 1, 16), "-o",
+         tmp_path / "avx512")
+    kernels = json.loads((tmp_path / "avx512" / "minilm_a16.json").read_text())["kernels"]
+    assert sum(k["op"] == "nunc.linear" for k in kernels) == 36, kernels
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -410,7 +410,8 @@ int runCompile() {
   if (!module)
     return 1;
   PassManager pm(&tc.get());
-  buildFusionPipeline(pm, hasInt8Convolutions(options.target));
+  buildFusionPipeline(pm, hasInt8Convolutions(options.target),
+                      hasU16InputGemms(options.target));
   // Before quantization: ranges taken at run time then cover one image.
   if (splitBatch)
     pm.nest<func::FuncOp>().addPass(createSplitBatch());

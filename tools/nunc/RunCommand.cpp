@@ -150,10 +150,11 @@ int runRun() {
     // compiled; the evaluator takes either.
     llvm::Expected<TargetInfo> host = resolveTarget("native");
     bool int8Convs = reference || (host && hasInt8Convolutions(*host));
+    bool u16Gemms = reference || (host && hasU16InputGemms(*host));
     if (!host)
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
-    buildFusionPipeline(pm, int8Convs);
+    buildFusionPipeline(pm, int8Convs, u16Gemms);
     if (quantize == "int8")
       buildInt8Pipeline(pm, "", {}, int8Convs);
     if (failed(pm.run(*module)))

@@ -1033,10 +1033,21 @@ LogicalResult DynamicFakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &typ
 
 /// The activation quantization modes and the optional input/output grids
 /// of quantized_linear and quantized_conv.
+/// The u16 grid a static GEMM input may take (quantized_linear: an A16W8
+/// model's 16-bit activations): per tensor, u16 over f32, positive scale,
+/// the full range.
+static bool isU16Activation(Type t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t);
+  return q && q.getStorageType().isInteger(16) && !q.isSigned() && q.getExpressedType().isF32() &&
+         q.getScale() > 0 && q.getStorageTypeMin() == 0 && q.getStorageTypeMax() == 65535;
+}
+
+/// `u16Input`: input_quantization may also be a u16 grid (isU16Activation).
 static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
                                             ArrayRef<StringRef> modes,
                                             std::optional<Type> input,
-                                            std::optional<Type> output) {
+                                            std::optional<Type> output,
+                                            bool u16Input = false) {
   if (!llvm::is_contained(modes, mode)) {
     std::string known;
     for (auto [i, m] : llvm::enumerate(modes))
@@ -1047,12 +1058,12 @@ static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
   if ((mode == "static") != input.has_value())
     return op->emitError() << "input_quantization must be given exactly when "
                               "activation_quantization is static";
-  if (input) {
+  if (input && !(u16Input && isU16Activation(*input))) {
     auto q = dyn_cast<quant::UniformQuantizedType>(*input);
     if (!q || !q.getStorageType().isInteger(8) || q.isSigned() ||
         !q.getExpressedType().isF32() || q.getScale() <= 0)
-      return op->emitError() << "input_quantization must be !quant.uniform<u8:f32, scale:zp> "
-                                "with a positive scale, not "
+      return op->emitError() << "input_quantization must be !quant.uniform<u8:f32, scale:zp>"
+                             << (u16Input ? " (or u16)" : "") << " with a positive scale, not "
                              << *input;
   }
   if (output && !isTensorGrid(*output))
@@ -1140,8 +1151,14 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
       return failure();
   } else if (failed(checkQuantizationModes(*this, getActivationQuantization(),
                                            {"dynamic_per_row", "dynamic_per_tensor", "static"},
-                                           getInputQuantization(), std::nullopt))) {
+                                           getInputQuantization(), std::nullopt,
+                                           /*u16Input=*/true))) {
     return failure();
+  }
+  if (getInputQuantization() && isU16Activation(*getInputQuantization())) {
+    auto w = dyn_cast<quant::QuantizedType>(elementOf(getWeight()));
+    if (!w || !w.isSigned())
+      return emitError() << "a u16 input_quantization needs s8 weights";
   }
   if (getOutputQuantization() && !isTensorGrid(*getOutputQuantization()))
     return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "

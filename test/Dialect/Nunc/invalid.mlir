@@ -1121,8 +1121,35 @@ func.func @quantized_linear_static_without_type(%x: tensor<2x3xf32>, %w: tensor<
 // -----
 
 func.func @quantized_linear_static_signed_input(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
-  // expected-error @+1 {{input_quantization must be !quant.uniform<u8:f32, scale:zp> with a positive scale, not '!quant.uniform<i8:f32, 2.500000e-01>'}}
+  // expected-error @+1 {{input_quantization must be !quant.uniform<u8:f32, scale:zp> (or u16) with a positive scale, not '!quant.uniform<i8:f32, 2.500000e-01>'}}
   %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<i8:f32, 0.25>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// A u16 input grid covers the whole range (the quantizer saturates at 0
+// and 65535).
+func.func @quantized_linear_narrow_u16_input(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{input_quantization must be !quant.uniform<u8:f32, scale:zp> (or u16) with a positive scale, not '!quant.uniform<u16<1:65535>:f32, 2.500000e-01:7>'}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u16<1:65535>:f32, 0.25:7>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_linear_u16_input_u8_weights(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<u8:f32, 0.5:128>>) {
+  // expected-error @+1 {{a u16 input_quantization needs s8 weights}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u16:f32, 0.25:30000>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<u8:f32, 0.5:128>> -> tensor<2x2xf32>
+  return
+}
+
+// -----
+
+// 16-bit inputs are quantized_linear's only.
+func.func @quantized_conv_u16_input(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{input_quantization must be !quant.uniform<u8:f32, scale:zp> with a positive scale, not '!quant.uniform<u16:f32, 5.000000e-01:3>'}}
+  %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u16:f32, 0.5:3>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>
   return
 }
 

@@ -28,8 +28,10 @@ void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true,
 /// `int8Convs`: QDQ convolutions become quantized_conv (targets with int8
 /// convolution kernels). quantize_dynamic's u8 weights with zero points
 /// become quantized_linear (FuseLinear's `u8-weights`: every int8 GEMM takes
-/// them).
-void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true);
+/// them). `u16Gemms`: so do QDQ MatMuls with 16-bit activations and s8
+/// weights (FuseLinear's `u16-inputs`; targets whose int8 GEMM reads u16
+/// inputs), which otherwise stay f32 linear ops.
+void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true, bool u16Gemms = false);
 
 /// After fusion, for `--quantize int8`: linear ops (and, with `convs`, 2-D
 /// convolutions of one group) to int8 (weights per output channel;

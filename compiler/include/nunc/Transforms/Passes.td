@@ -113,11 +113,18 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
     after a quantized_linear's output grid (a QDQ
     model's Q/DQ pair between the GEMM and its GELU) follows that grid in
     the epilogue (`activation_input_quantization`), and a QDQ GELU's own
-    grids come with it (`gelu_*_quantization`).
+    grids come with it (`gelu_*_quantization`). With `u16-inputs`, a QDQ
+    MatMul or Gemm whose activation pair is 16-bit (u16, or s16 as the u16
+    grid 32768 higher) with s8 weights becomes quantized_linear with that
+    u16 `input_quantization` (compile sets it for x86_64-avx512vnni);
+    otherwise its weight folds to f32 and it stays an f32 linear.
   }];
   let options = [
     Option<"u8Weights", "u8-weights", "bool", /*default=*/"false",
            "quantize_dynamic's u8 weights with zero points become quantized_linear">,
+    Option<"u16Inputs", "u16-inputs", "bool", /*default=*/"false",
+           "QDQ MatMuls with 16-bit activations and s8 weights (A16W8) become "
+           "quantized_linear with a u16 input grid (targets whose int8 GEMM takes them)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

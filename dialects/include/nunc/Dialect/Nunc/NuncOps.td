@@ -547,7 +547,10 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     quantizes the whole input with one range, as DynamicQuantizeLinear does
     (what onnxruntime's `quantize_dynamic` models compute); `"static"`
     quantizes with the fixed `input_quantization` type, e.g.
-    `!quant.uniform<u8:f32, 0.0235:118>` (from calibration). Products
+    `!quant.uniform<u8:f32, 0.0235:118>` (from calibration), or a u16 grid
+    `!quant.uniform<u16:f32, s:zp>` (an A16W8 QDQ model's 16-bit
+    activations; s8 weights only): clamp(round_half_even(x / s) + zp, 0,
+    65535). Products
     accumulate exactly in s32; the result is dequantized as
     float(sum) * (scale_input * scale_weight), then bias, residual and the
     activation apply in f32, as in `linear`. With `output_quantization`
