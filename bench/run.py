@@ -208,7 +208,9 @@ def main():
                         "engines), qop (the same in QOperator format: QLinearConv, "
                         "QLinearMatMul and the com.microsoft QLinear ops; not in the default "
                         "set), dyn / dyn-u8 (ORT quantize_dynamic model with QInt8 / QUInt8 "
-                        "weights on both engines; not in the default set)")
+                        "weights on both engines; not in the default set), qdq-a16 (ORT "
+                        "quantize_static QDQ model with u16 activations and s8 weights on both "
+                        "engines; encoders; not in the default set)")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -237,6 +239,7 @@ def main():
                  if "int8-static" in modes and name in HIDDEN]
         jobs += [(name, fmt) for fmt in ("qdq", "qop", "dyn", "dyn-u8") for name in models
                  if fmt in modes]
+        jobs += [(name, "qdq-a16") for name in models if "qdq-a16" in modes and name in HIDDEN]
 
     class Samples:
         def __init__(self, feeds):
@@ -259,6 +262,14 @@ def main():
             ort_path = os.path.join(work, f"{name}_ort_{mode.replace('-', '_')}.onnx")
             if stale(ort_path, path):
                 quantize_dynamic(path, ort_path, weight_type=weight)
+        if mode == "qdq-a16":
+            ort_path = os.path.join(work, f"{name}_ort_qdq_a16.onnx")
+            if stale(ort_path, path):
+                quantize_static(path, ort_path,
+                                Samples(random_inputs(name, 1, 128, 100 + i) for i in range(8)),
+                                quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt16,
+                                weight_type=QuantType.QInt8,
+                                extra_options={"UseQDQContribOps": True})
         if mode in ("qdq", "qop") or (mode == "int8" and cnn):
             # onnxruntime's int8 CNN is its static QDQ model (quantize_dynamic
             # leaves convolutions to ConvInteger, far slower), made as its
@@ -295,7 +306,7 @@ def main():
                 quant += ["--activations", "static", "--calibration", calib]
             # int8 rows: the AVX-512 VNNI target unless one is named.
             target = "x86_64-avx512vnni" if int8 and args.target == "native" else args.target
-            source = ort_path if mode in ("qdq", "qop", "dyn", "dyn-u8") else path
+            source = ort_path if mode in ("qdq", "qop", "dyn", "dyn-u8", "qdq-a16") else path
             lib_name = os.path.splitext(os.path.basename(source))[0]
             t0 = time.perf_counter()
             r = subprocess.run([nunc, "compile", source, "--target", target, *pins, *quant,
@@ -373,7 +384,7 @@ def main():
                 attention.append((name + (" qdq" if mode else ""), f"{ss}x{tt}", f"{hh}x{dd}",
                                   float(gf), float(us), float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
-        if name not in HIDDEN or mode in ("qdq", "qop", "int8-static", "dyn", "dyn-u8"):
+        if name not in HIDDEN or mode in ("qdq", "qop", "int8-static", "dyn", "dyn-u8", "qdq-a16"):
             continue
         h, f, _ = HIDDEN[name]
         isas = (["vnni", "vnni+cold"] + (["avxvnni"] if "avxvnni" in peak else []) +
@@ -418,7 +429,8 @@ def main():
                 "qop the same in QOperator format (QLinearConv, QLinearMatMul and "
                 "onnxruntime's com.microsoft QLinear ops), rows marked dyn / dyn-u8 "
                 "onnxruntime's `quantize_dynamic` model with QInt8 / QUInt8 weights on both "
-                "engines; the "
+                "engines, rows marked qdq-a16 its `quantize_static` QDQ model with u16 "
+                "activations (A16W8, its com.microsoft Q/DQ ops) on both engines; the "
                 "int8-static rows compile with `--activations static` (u8 activations per tensor, "
                 "calibrated on 8 random inputs; u8 handed from GEMM to GEMM) against the same "
                 "`quantize_dynamic` model; the other rows are fp32 on both sides.\n\n")

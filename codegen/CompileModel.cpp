@@ -671,6 +671,9 @@ struct Int8Linear {
   /// A static u16 input grid: the quantizer writes each row's codes as two
   /// byte planes (lda = twice a u8 row), the GEMM runs once per plane.
   bool u16Input = false;
+  /// The kernels' family: the target's, except that AMX targets run u16
+  /// inputs on their AVX-512 VNNI kernel.
+  Int8Isa isa = Int8Isa::Avx512Vnni;
   /// Scratch: the u8 rows (lda bytes each; none with a u8 input), then the
   /// row block (with a u8 input, only for u8 weights).
   int64_t rowBlockOffset() const { return u8Input ? 0 : (m * lda + 63) / 64 * 64; }
@@ -692,14 +695,15 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   l.k = wt.getDimSize(0);
   l.n = wt.getDimSize(1);
   l.m = in.getNumElements() / l.k;
-  l.lda = x86::Int8GemmKernel::rowBytes(l.k, isa);
   if (std::optional<quant::UniformQuantizedType> q = op.staticInputQuantization();
       q && q.value().getStorageTypeIntegralWidth() == 16) {
-    if (isa != Int8Isa::Avx512Vnni) // Int8GemmConfig::u16Input
+    if (isa != Int8Isa::Avx512Vnni && isa != Int8Isa::Amx) // Int8GemmConfig::u16Input
       return std::nullopt;
     l.u16Input = true;
-    l.lda *= 2;
+    isa = Int8Isa::Avx512Vnni;
   }
+  l.isa = isa;
+  l.lda = x86::Int8GemmKernel::rowBytes(l.k, isa) * (l.u16Input ? 2 : 1);
   if (llvm::isa<quant::QuantizedType>(in.getElementType())) {
     // Only where this family reads the dense rows as they are.
     if (l.lda != l.k)
@@ -1731,12 +1735,13 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       return ql.emitError("quantized_linear needs a constant weight (quant.scast of an i8 "
                           "constant; u8 weights with zero points need K < 16384, and with "
                           "a u8 input an x86_64-avx512vnni or x86_64-amx target; a u16 "
-                          "input grid needs x86_64-avx512vnni)")
+                          "input grid needs x86_64-avx512vnni or x86_64-amx)")
              << (llvm::isa<quant::QuantizedType>(
                      cast<ShapedType>(ql.getInput().getType()).getElementType())
                      ? std::string(" and, for a u8 input, a K the target's kernels read as "
                                    "dense rows")
                      : std::string());
+    qisa = l->isa;
     x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
     qc.isa = qisa;

@@ -1090,11 +1090,14 @@ def test_imported_qdq_minilm_a16w8(nunc, models, tmp_path):
     fp32 = reference(models, "minilm", feeds)["last_hidden_state"]
     assert cosine(got, fp32) >= cosine(ort_plain, fp32) - 1e-5, (cosine(got, fp32),
                                                                  cosine(ort_plain, fp32))
-    # Targets without the u16 form keep f32 GEMMs on the rounded values.
-    nunc("compile", q, "--target", "x86_64-avx512", *pins("minilm", 1, 16), "-o",
-         tmp_path / "avx512")
-    kernels = json.loads((tmp_path / "avx512" / "minilm_a16.json").read_text())["kernels"]
-    assert sum(k["op"] == "nunc.linear" for k in kernels) == 36, kernels
+    # AMX targets run them on the AVX-512 VNNI kernel; targets without the
+    # u16 form keep f32 GEMMs on the rounded values.
+    for target, int8 in (("x86_64-amx", 36), ("x86_64-avxvnni", 0), ("x86_64-avx512", 0)):
+        nunc("compile", q, "--target", target, *pins("minilm", 1, 16), "-o", tmp_path / target)
+        kernels = json.loads((tmp_path / target / "minilm_a16.json").read_text())["kernels"]
+        assert sum(k["kernel"].startswith("gemm.int8.avx512vnni[") and ", u16 in]" in k["kernel"]
+                   for k in kernels) == int8, kernels
+        assert sum(k["op"] == "nunc.linear" for k in kernels) == 36 - int8, kernels
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -49,9 +49,12 @@ inline bool hasInt8Convolutions(const TargetInfo &t) {
   return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
 }
 
-/// Whether the target's int8 GEMM reads static u16 inputs (A16W8 QDQ
-/// models; Int8GemmConfig::u16Input).
-inline bool hasU16InputGemms(const TargetInfo &t) { return t.int8 == Int8Isa::Avx512Vnni; }
+/// Whether the target's int8 GEMMs read static u16 inputs (A16W8 QDQ
+/// models; Int8GemmConfig::u16Input): the AVX-512 VNNI kernel, which AMX
+/// targets use for them too.
+inline bool hasU16InputGemms(const TargetInfo &t) {
+  return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
+}
 
 /// The targets `nunc compile --target` accepts, in the order --help lists them.
 std::vector<std::string> targetNames();
