@@ -1070,10 +1070,22 @@ private:
   llvm::DenseMap<Value, PartialRanges> producedRanges;
 };
 
+/// Whether an operand or result of `op` has no elements: the x86 kernels
+/// split rows and channels into tasks, so such an op takes the generic
+/// kernel (or, for the int8 ops, which have none, a located error).
+static bool hasEmptyTensor(Operation *op) {
+  return llvm::any_of(llvm::concat<Value>(op->getOperands(), op->getResults()), [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getNumElements() == 0;
+  });
+}
+
 LogicalResult ModelCompiler::selectKernels() {
-  // Scratch memory per op, known before the plan.
+  // Scratch memory per op, known before the plan (none where a tensor is
+  // empty: no native kernel sizes it, selectNativeKernel says why).
   Isa isa = options.target.isa;
   auto scratch = [&](Operation *op) -> int64_t {
+    if (hasEmptyTensor(op))
+      return 0;
     if (std::optional<ConvGeometry> g = convGeometry(op, isa))
       return g->scratchBytes(isa);
     if (std::optional<WindowStep> w = windowStep(op, isa))
@@ -1099,6 +1111,8 @@ LogicalResult ModelCompiler::selectKernels() {
   };
   auto inPlace = [&](Operation *op) {
     SmallVector<unsigned> candidates;
+    if (hasEmptyTensor(op))
+      return candidates;
     // GEMM epilogues read the residual element just before writing it.
     if (auto lin = dyn_cast<LinearOp>(op)) {
       if (lin.getResidual() && nativeLinear(lin))
@@ -1154,6 +1168,8 @@ LogicalResult ModelCompiler::selectKernels() {
   // dynamic_fake_quantize of it: the partial ranges, one (max, min) per
   // task, replace that step's range pass over the tensor.
   auto rangesOf = [&](Operation *op) -> int64_t {
+    if (hasEmptyTensor(op))
+      return 0;
     bool read = llvm::any_of(op->getResult(0).getUsers(), [&](Operation *user) {
       if (auto f = dyn_cast<DynamicFakeQuantizeOp>(user))
         return dynamicFakeQuantizeRows(f, isa).has_value();
@@ -1218,16 +1234,15 @@ LogicalResult ModelCompiler::selectKernels() {
 
 FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &call) {
   Isa isa = options.target.isa;
-  // The x86 kernels split rows and channels into tasks: a tensor without
-  // elements takes the generic kernel, which the int8 ops do not have.
-  for (Value v : llvm::concat<Value>(step.op->getOperands(), step.op->getResults()))
-    if (cast<RankedTensorType>(v.getType()).getNumElements() == 0) {
-      if (llvm::isa<QuantizedLinearOp, QuantizedConvOp, QuantizeOp>(step.op))
+  if (hasEmptyTensor(step.op)) {
+    if (!llvm::isa<QuantizedLinearOp, QuantizedConvOp, QuantizeOp>(step.op))
+      return false;
+    for (Value v : llvm::concat<Value>(step.op->getOperands(), step.op->getResults()))
+      if (cast<RankedTensorType>(v.getType()).getNumElements() == 0)
         return step.op->emitError()
                << (v.getDefiningOp() == step.op ? "its result" : "an operand") << " of type "
                << v.getType() << " has no elements; this op's kernels need at least one";
-      return false;
-    }
+  }
   if (auto lin = dyn_cast<LinearOp>(step.op)) {
     auto in = cast<RankedTensorType>(lin.getInput().getType());
     auto w = cast<RankedTensorType>(lin.getWeight().getType());
@@ -2462,6 +2477,8 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     // this target's depthwise kernel reads u8 codes.
     Isa isa = options.target.isa;
     pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization([isa](Operation *op) {
+      if (hasEmptyTensor(op))
+        return false;
       std::optional<WindowStep> w = windowStep(op, isa);
       return w && x86::WindowKernel::readsU8(w->config, isa);
     }));

@@ -53,11 +53,13 @@ InputQuantization u8RangeQuantization(const float *x, int64_t count) {
 }
 
 void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out) {
-  for (int64_t i = 0; i < count; ++i)
-    out[i] = static_cast<int32_t>(std::clamp(std::nearbyint(x[i] / q.scale) +
-                                                 static_cast<float>(q.zeroPoint),
-                                             0.f, static_cast<float>(q.qmax))) -
+  for (int64_t i = 0; i < count; ++i) {
+    float v = std::nearbyint(x[i] / q.scale) + static_cast<float>(q.zeroPoint);
+    // NaN: code 0, as the kernels' quantizers give.
+    out[i] = (std::isnan(v) ? 0 : static_cast<int32_t>(
+                                      std::clamp(v, 0.f, static_cast<float>(q.qmax)))) -
              q.zeroPoint;
+  }
 }
 
 Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q) {

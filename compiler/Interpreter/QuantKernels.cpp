@@ -38,8 +38,11 @@ Expected<ParamIndexer> paramIndexer(const Tensor &x, const Tensor &param, int64_
 }
 
 template <typename Q> Q saturateRound(float v) {
-  if (std::isnan(v)) // 0, as the kernels' conversions and onnxruntime's give
-    return 0;
+  // NaN: the lowest code, as onnxruntime gives (its clamp takes the bound)
+  // and the compiled kernels do (code 0 of their u8 form; an s8 grid is
+  // that u8 one 128 higher).
+  if (std::isnan(v))
+    return std::numeric_limits<Q>::min();
   float r = std::nearbyint(v); // round half to even (default rounding mode)
   r = std::clamp(r, (float)std::numeric_limits<Q>::min(), (float)std::numeric_limits<Q>::max());
   return static_cast<Q>(r);
@@ -147,7 +150,8 @@ float fakeQuantizeValue(float x, float scale, int64_t zeroPoint, int64_t qmin, i
   // The two ONNX ops' steps, in their order.
   float zp = static_cast<float>(zeroPoint);
   float q = std::nearbyint(x / scale) + zp;
-  q = std::clamp(q, static_cast<float>(qmin), static_cast<float>(qmax));
+  q = std::isnan(q) ? static_cast<float>(qmin) // as saturateRound
+                    : std::clamp(q, static_cast<float>(qmin), static_cast<float>(qmax));
   return (q - zp) * scale;
 }
 

@@ -97,7 +97,8 @@ def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None, s
     slots > 1 gives the library a workspace for that many items at once."""
     os.makedirs(work_dir, exist_ok=True)
     for i, io in enumerate(manifest["inputs"]):
-        arr = np.ascontiguousarray(feeds[io["name"]], dtype=NP_TYPES[io["dtype"]])
+        # (np.ascontiguousarray would make a 0-d input 1-d.)
+        arr = np.asarray(feeds[io["name"]], dtype=NP_TYPES[io["dtype"]], order="C")
         assert list(arr.shape) == io["shape"], (io["name"], arr.shape, io["shape"])
         arr.tofile(os.path.join(work_dir, f"in{i}.bin"))
     args = [exe, work_dir, str(threads), str(repeat)]

@@ -505,6 +505,25 @@ TEST(Evaluator, QuantizeRoundsHalfToEvenAndSaturates) {
   EXPECT_THAT(v, ElementsAre(130, 132, 126, 255, 0));
 }
 
+TEST(Evaluator, QuantizeTakesNaNToTheLowestCode) {
+  // As onnxruntime and the compiled kernels do, for every storage type (an
+  // s8 NaN is not the zero point), and through a fused Q/DQ pair.
+  for (auto [type, lowest] : {std::pair("i8", -128), std::pair("ui8", 0),
+                              std::pair("i16", -32768), std::pair("ui16", 0)}) {
+    std::string t = std::string("tensor<3x") + type + ">";
+    auto v = run1(fn({"tensor<3xf32>", "tensor<f32>"}, t,
+                     std::string("nunc.quantize_linear %a, %b {output_element_type = ") + type +
+                         "} : tensor<3xf32>, tensor<f32> -> " + t),
+                  {makeTensor(F32, {3}, {NAN, 1.f, -NAN}), makeTensor(F32, {}, {0.5})});
+    EXPECT_THAT(v, ElementsAre(lowest, 2, lowest)) << type;
+  }
+  auto v = run1(fn({"tensor<2xf32>"}, "tensor<2xf32>",
+                   "nunc.fake_quantize %a {quantization = !quant.uniform<i8:f32, 0.5>} : "
+                   "tensor<2xf32> -> tensor<2xf32>"),
+                {makeTensor(F32, {2}, {NAN, 3.f})});
+  EXPECT_THAT(v, ElementsAre(-64.f, 3.f));
+}
+
 TEST(Evaluator, PerAxisQuantizeAndDequantize) {
   // Axis 1 with scales [1, 0.5]: column 1 doubles.
   auto v = run1(fn({"tensor<2x2xf32>", "tensor<2xf32>"}, "tensor<2x2xi8>",
