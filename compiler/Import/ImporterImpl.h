@@ -26,16 +26,19 @@ inline const llvm::StringRef kSupportedOps[] = {
     "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
     "QLinearConv"};
 
-/// onnxruntime's quantized operators (com.microsoft, version 1), which its
-/// quantize_static writes in QOperator format; each is imported as the
-/// DequantizeLinear -> f32 op -> QuantizeLinear it stands for. Its own
-/// QuantizeLinear and DequantizeLinear (QDQ format with UseQDQContribOps)
-/// are the ai.onnx ops.
+/// onnxruntime's com.microsoft operators (version 1): the quantized ones
+/// its quantize_static writes in QOperator format, each imported as the
+/// DequantizeLinear -> f32 op -> QuantizeLinear it stands for (its own
+/// QuantizeLinear and DequantizeLinear, QDQ format with UseQDQContribOps,
+/// are the ai.onnx ops), and those its graph optimizer fuses a transformer
+/// into (a model saved with `optimized_model_filepath`), each imported as
+/// the ai.onnx ops it fused.
 inline constexpr llvm::StringLiteral kContribDomain = "com.microsoft";
 inline const llvm::StringRef kSupportedContribOps[] = {
     "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
     "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm",
-    "QuantizeLinear", "DequantizeLinear"};
+    "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat",
+    "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }

@@ -1,4 +1,4 @@
-//===- OnnxContribNodes.cpp - onnxruntime's quantized ops (com.microsoft) -===//
+//===- OnnxContribNodes.cpp - onnxruntime's com.microsoft ops -------------===//
 //
 // onnxruntime's quantize_static in QOperator format writes QLinearConv and
 // QLinearMatMul (ai.onnx) and, for everything else it quantizes, its own
@@ -10,6 +10,15 @@
 // pools, an exp table for QLinearSoftmax, C added to the int32 sums of
 // QGemm); the results differ from the f32 definition by at most one unit of
 // the output grid, on near-ties.
+//
+// Its graph optimizer fuses a transformer's ops into others of its own
+// (what a model saved with `optimized_model_filepath` holds):
+// DynamicQuantizeMatMul and MatMulIntegerToFloat (a quantize_dynamic
+// MatMul and its bias), FusedMatMul (transposes and a scale around a
+// MatMul), Gelu, FastGelu and BiasGelu, SkipLayerNormalization (the
+// residual Add and LayerNorm). Each is imported as the ai.onnx ops it
+// fused, which nunc's own fusions then take as they take the unoptimized
+// model's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -217,6 +226,122 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return success();
     }
     return quantize(y, in(7), in(8), IntegerType::get(ctx, 8, IntegerType::Unsigned));
+  }
+
+  // The graph optimizer's fusions.
+  auto add = [&](FailureOr<Value> a, Value b) -> FailureOr<Value> {
+    if (failed(a) || !b)
+      return a;
+    return result(create<AddOp>(n, {*a, b}));
+  };
+  auto push = [&](FailureOr<Value> y) -> LogicalResult {
+    if (failed(y))
+      return failure();
+    outputs.push_back(*y);
+    return success();
+  };
+  // Cast<f32>(MatMulInteger(a, b, za, zb)) * (a_scale * b_scale) + bias: a
+  // quantize_dynamic MatMul as nunc-fuse-linear matches it.
+  auto integerMatMul = [&](Value a, Value b, Value aZero, Value bZero, Value aScale,
+                           Value bScale, Value bias) -> LogicalResult {
+    SmallVector<Value> operands{a, b, aZero, bZero};
+    FailureOr<Value> acc =
+        result(create<MatMulIntegerOp>(n, present(operands), {segments(operands)}));
+    if (failed(acc))
+      return failure();
+    FailureOr<Value> f = result(create<CastOp>(
+        n, *acc,
+        {attr("to", TypeAttr::get(builder.getF32Type())),
+         attr("saturate", builder.getI64IntegerAttr(1))}));
+    FailureOr<Value> scale = result(create<MulOp>(n, {aScale, bScale}));
+    if (failed(f) || failed(scale))
+      return failure();
+    return push(add(result(create<MulOp>(n, {*f, *scale})), bias));
+  };
+
+  // (A f32, B, b_scale, b_zero_point?, bias?): A quantized per tensor at run
+  // time as DynamicQuantizeLinear does.
+  if (op == "DynamicQuantizeMatMul") {
+    if (failed(arity(5, {0, 1, 2})) || failed(eightBit({1})))
+      return failure();
+    FailureOr<Operation *> q = create<DynamicQuantizeLinearOp>(n, in(0), {}, 3);
+    if (failed(q))
+      return failure();
+    return integerMatMul((*q)->getResult(0), in(1), (*q)->getResult(2), in(3),
+                         (*q)->getResult(1), in(2), in(4));
+  }
+
+  // (A, B, a_scale, b_scale, a_zero_point?, b_zero_point?, bias?)
+  if (op == "MatMulIntegerToFloat") {
+    if (failed(arity(7, {0, 1, 2, 3})) || failed(eightBit({0, 1})))
+      return failure();
+    return integerMatMul(in(0), in(1), in(4), in(5), in(2), in(3), in(6));
+  }
+
+  // alpha op(A) op(B), op a transpose of the last two dims where asked.
+  if (op == "FusedMatMul") {
+    FailureOr<float> alpha = n.getFloat("alpha", 1.f);
+    FailureOr<int64_t> ta = n.getInt("transA", 0), tb = n.getInt("transB", 0);
+    FailureOr<int64_t> tba = n.getInt("transBatchA", 0), tbb = n.getInt("transBatchB", 0);
+    if (failed(arity(2, {0, 1})) || failed(alpha) || failed(ta) || failed(tb) || failed(tba) ||
+        failed(tbb))
+      return failure();
+    if (*tba || *tbb)
+      return n.error() << "FusedMatMul with transBatchA or transBatchB is not supported";
+    auto transposed = [&](Value x, bool t) -> FailureOr<Value> {
+      if (!t)
+        return x;
+      auto type = dyn_cast<RankedTensorType>(x.getType());
+      if (!type || type.getRank() < 2)
+        return n.error() << "FusedMatMul transposes a ranked operand of at least 2 dims, got "
+                         << x.getType();
+      SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+      std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
+      return result(create<TransposeOp>(n, x, {attr("perm", builder.getDenseI64ArrayAttr(perm))}));
+    };
+    FailureOr<Value> a = transposed(in(0), *ta), b = transposed(in(1), *tb);
+    if (failed(a) || failed(b))
+      return failure();
+    FailureOr<Value> y = result(create<MatMulOp>(n, {*a, *b}));
+    if (failed(y) || *alpha == 1.f)
+      return push(y);
+    return push(result(create<MulOp>(n, {*y, constScalar(n.loc, elementOf(*y), *alpha)})));
+  }
+
+  // Gelu(X), BiasGelu(A, B) = Gelu(A + B) with erf; FastGelu(X, bias?) with
+  // the tanh approximation.
+  if (op == "Gelu" || op == "BiasGelu" || op == "FastGelu") {
+    bool bias = op != "Gelu";
+    if (failed(arity(bias ? 2 : 1, op == "BiasGelu" ? ArrayRef<unsigned>{0, 1}
+                                                     : ArrayRef<unsigned>{0})))
+      return failure();
+    FailureOr<Value> x = add(FailureOr<Value>(in(0)), bias ? in(1) : Value());
+    if (failed(x))
+      return failure();
+    return push(result(create<GeluOp>(
+        n, *x,
+        {attr("approximate", builder.getStringAttr(op == "FastGelu" ? "tanh" : "none"))})));
+  }
+
+  // (input, skip, gamma, beta?, bias?) -> (LayerNorm(input + skip + bias),
+  // mean, inv_std_var, input + skip + bias); the mean and inverse standard
+  // deviation (training outputs) are not.
+  if (op == "SkipLayerNormalization") {
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-12f);
+    if (failed(arity(5, {0, 1, 2})) || failed(eps))
+      return failure();
+    FailureOr<Value> sum = add(result(create<AddOp>(n, {in(0), in(1)})), in(4));
+    if (failed(sum))
+      return failure();
+    FailureOr<Operation *> norm = create<LayerNormOp>(
+        n, present({*sum, in(2), in(3)}),
+        {attr("axis", builder.getI64IntegerAttr(-1)), attr("epsilon", builder.getF32FloatAttr(*eps)),
+         attr("stash_type", builder.getI64IntegerAttr(1))},
+        3);
+    if (failed(norm))
+      return failure();
+    outputs.append({(*norm)->getResult(0), Value(), Value(), *sum});
+    return success();
   }
 
   // checkSupportedOps() rejects everything else before conversion starts.

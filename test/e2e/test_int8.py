@@ -1562,6 +1562,164 @@ def qoperator_contrib_model(path):
     onnx.save(model, path)
 
 
+def optimizer_contrib_model(path, error=None):
+    """One graph with each com.microsoft op onnxruntime's graph optimizer
+    fuses a transformer into (what a model saved with
+    `optimized_model_filepath` holds), on awkward shapes. `error` swaps in
+    a form nunc rejects: "transBatch" (FusedMatMul with transBatchA) or
+    "mean" (SkipLayerNormalization's mean output used)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    r = np.random.default_rng(12)
+
+    def c(name, value):
+        return numpy_helper.from_array(np.asarray(value), name)
+    inits = [c("w", r.integers(-127, 128, (17, 7)).astype(np.int8)),
+             c("sw", (r.random(7) * 0.02 + 0.005).astype(np.float32)),
+             c("zw", np.zeros(7, np.int8)),
+             c("bias", r.standard_normal(7).astype(np.float32)),
+             c("wu", r.integers(0, 256, (17, 7)).astype(np.uint8)),
+             c("swu", np.float32(0.01)), c("zwu", np.uint8(131)),
+             c("sa", np.float32(0.04)),
+             c("gb", r.standard_normal(40).astype(np.float32)),
+             c("gamma", (r.random(16) + 0.5).astype(np.float32)),
+             c("beta", r.standard_normal(16).astype(np.float32)),
+             c("sbias", r.standard_normal(16).astype(np.float32))]
+    ms = "com.microsoft"
+    nodes = [
+        helper.make_node("DynamicQuantizeMatMul", ["x", "w", "sw", "zw", "bias"], ["dqmm"],
+                         domain=ms, name="dqmm"),
+        helper.make_node("DynamicQuantizeMatMul", ["x", "wu", "swu", "zwu"], ["dqmm_u8"],
+                         domain=ms, name="dqmm_u8"),
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"], name="dql"),
+        helper.make_node("MatMulIntegerToFloat", ["xq", "w", "xs", "sw", "xz", "zw", "bias"],
+                         ["mitf"], domain=ms, name="mitf"),
+        helper.make_node("MatMulIntegerToFloat", ["a", "w", "sa", "sw"], ["mitf_nozp"],
+                         domain=ms, name="mitf_nozp"),
+        helper.make_node("FusedMatMul", ["p", "q"], ["fmm"], domain=ms, transB=1, alpha=0.125,
+                         name="fmm", **({"transBatchA": 1} if error == "transBatch" else {})),
+        helper.make_node("FusedMatMul", ["pt", "qt"], ["fmm_t"], domain=ms, transA=1, name="fmm_t"),
+        helper.make_node("Gelu", ["g"], ["gelu"], domain=ms, name="gelu"),
+        helper.make_node("FastGelu", ["g", "gb"], ["fastgelu"], domain=ms, name="fastgelu"),
+        helper.make_node("FastGelu", ["g"], ["fastgelu_nobias"], domain=ms, name="fastgelu_nb"),
+        helper.make_node("BiasGelu", ["g", "gb"], ["biasgelu"], domain=ms, name="biasgelu"),
+        helper.make_node("SkipLayerNormalization", ["h", "skip", "gamma", "beta", "sbias"],
+                         ["sln", "mean" if error == "mean" else "", "", "sln_sum"], domain=ms,
+                         epsilon=1e-5, name="sln"),
+        helper.make_node("SkipLayerNormalization", ["h", "skip", "gamma"], ["sln2"], domain=ms,
+                         name="sln2"),
+    ]
+    f32, u8 = TensorProto.FLOAT, TensorProto.UINT8
+    outputs = [("dqmm", [4, 7]), ("dqmm_u8", [4, 7]), ("mitf", [4, 7]), ("mitf_nozp", [4, 7]),
+               ("fmm", [2, 3, 5, 6]), ("fmm_t", [3, 5, 6]), ("gelu", [3, 40]),
+               ("fastgelu", [3, 40]), ("fastgelu_nobias", [3, 40]), ("biasgelu", [3, 40]),
+               ("sln", [2, 5, 16]), ("sln_sum", [2, 5, 16]), ("sln2", [2, 5, 16])]
+    if error == "mean":
+        outputs.append(("mean", [2, 5, 1]))
+    graph = helper.make_graph(
+        nodes, "optimized",
+        [helper.make_tensor_value_info("x", f32, [4, 17]),
+         helper.make_tensor_value_info("a", u8, [4, 17]),
+         helper.make_tensor_value_info("p", f32, [2, 3, 5, 4]),
+         helper.make_tensor_value_info("q", f32, [2, 3, 6, 4]),
+         helper.make_tensor_value_info("pt", f32, [3, 4, 5]),
+         helper.make_tensor_value_info("qt", f32, [3, 4, 6]),
+         helper.make_tensor_value_info("g", f32, [3, 40]),
+         helper.make_tensor_value_info("h", f32, [2, 5, 16]),
+         helper.make_tensor_value_info("skip", f32, [2, 5, 16])],
+        [helper.make_tensor_value_info(name, f32, shape) for name, shape in outputs], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid(ms, 1)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def test_imported_optimizer_contrib_ops_match_onnxruntime(nunc, tmp_path):
+    """The com.microsoft ops of onnxruntime's graph optimizer, each imported
+    as the ai.onnx ops it fused: the int8 MatMuls (s8 and u8 weights, with
+    and without zero points and bias) equal onnxruntime's up to the float
+    rounding of their scales, the rest within float rounding (FastGelu is
+    the tanh approximation on both sides). Rejected forms give located
+    errors."""
+    import onnxruntime as ort
+    path = str(tmp_path / "opt.onnx")
+    optimizer_contrib_model(path)
+    nunc("compile", path, "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "opt.json").read_text())
+    kernels = {k["op"] for k in manifest["kernels"]}
+    assert "nunc.quantized_linear" in kernels, manifest["kernels"]
+    exe, man = harness.build(str(tmp_path / "out"))
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    r = np.random.default_rng(31)
+    feeds = {"x": r.standard_normal((4, 17)).astype(np.float32),
+             "a": r.integers(0, 256, (4, 17)).astype(np.uint8),
+             "p": r.standard_normal((2, 3, 5, 4)).astype(np.float32),
+             "q": r.standard_normal((2, 3, 6, 4)).astype(np.float32),
+             "pt": r.standard_normal((3, 4, 5)).astype(np.float32),
+             "qt": r.standard_normal((3, 4, 6)).astype(np.float32),
+             "g": (r.standard_normal((3, 40)) * 3).astype(np.float32),
+             "h": r.standard_normal((2, 5, 16)).astype(np.float32),
+             "skip": r.standard_normal((2, 5, 16)).astype(np.float32)}
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    assert sorted(outs) == sorted(want)
+    for name, ref in want.items():
+        np.testing.assert_allclose(outs[name], ref, rtol=1e-5, atol=2e-5 * np.abs(ref).max(),
+                                   err_msg=name)
+        assert len(np.unique(ref)) > 10, name
+    for error, message in (("transBatch", "FusedMatMul with transBatchA or transBatchB is not "
+                                          "supported"),
+                           ("mean", "output #1 ('mean') of SkipLayerNormalization is not "
+                                    "supported")):
+        bad = str(tmp_path / f"bad_{error}.onnx")
+        optimizer_contrib_model(bad, error)
+        r = nunc("compile", bad, "--target", "x86_64-avx512vnni", "-o", tmp_path / error,
+                 check=False)
+        assert r.returncode == 1 and message in r.stderr and "(com.microsoft." in r.stderr, \
+            r.stderr
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_onnxruntime_optimized_minilm_compiles_as_the_original(nunc, models, tmp_path):
+    """MiniLM as onnxruntime's graph optimizer saves it (fp32: FusedMatMul,
+    BiasGelu; its quantize_dynamic model: also DynamicQuantizeMatMul,
+    MatMulIntegerToFloat, Gelu, SkipLayerNormalization) compiles to the
+    kernels of the model it came from, with the same outputs."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    src = os.path.join(models, "minilm.onnx")
+    dyn = str(tmp_path / "minilm_dyn.onnx")
+    quantize_dynamic(src, dyn, weight_type=QuantType.QInt8)
+    feeds = random_inputs("minilm", 2, 7, 5)
+    for name, model in (("f32", src), ("dyn", dyn)):
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        so.optimized_model_filepath = str(tmp_path / f"{name}_opt.onnx")
+        ort.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+        import onnx
+        contrib = {n.op_type for n in onnx.load(so.optimized_model_filepath).graph.node
+                   if n.domain == "com.microsoft"}
+        assert {"FusedMatMul"} <= contrib, contrib
+        if name == "dyn":
+            assert {"DynamicQuantizeMatMul", "MatMulIntegerToFloat",
+                    "SkipLayerNormalization"} <= contrib, contrib
+        libs = []
+        for tag, path in (("orig", model), ("opt", so.optimized_model_filepath)):
+            out = tmp_path / f"{name}_{tag}"
+            nunc("compile", path, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 7),
+                 "-o", out)
+            lib = os.path.splitext(os.path.basename(path))[0]
+            kernels = sorted(k["kernel"] for k in json.loads(
+                (out / f"{lib}.json").read_text())["kernels"])
+            exe, man = harness.build(str(out))
+            outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
+            assert outs is not None, log
+            libs.append((kernels, outs["last_hidden_state"]))
+        assert libs[0][0] == libs[1][0], (libs[0][0], libs[1][0])
+        np.testing.assert_allclose(libs[1][1], libs[0][1], rtol=1e-5, atol=1e-5)
+
+
 def test_imported_qoperator_contrib_ops_match_onnxruntime(nunc, tmp_path):
     """onnxruntime's com.microsoft quantized ops, each imported as its QDQ
     form: every 8-bit output within one unit of onnxruntime's (which uses
