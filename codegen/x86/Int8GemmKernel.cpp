@@ -1265,7 +1265,8 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                              config.activationInput.kind != Activation::None))
     return nullptr; // the convolution form is AVX-512 VNNI only
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
-                          config.perRowA || config.u8Weights || config.lda % 2))
+                          config.perRowA || config.u8Weights || config.lda % 2 ||
+                          config.lda / 2 < Int8GemmKernel::paddedK(config.k, config.isa)))
     return nullptr; // a static u16 input in two planes: AVX-512 VNNI, linear, s8 weights
   if (config.u8Output && (config.ranges || config.normalized.kind != Activation::None ||
                           (!config.normalize && config.output.kind != Activation::None)))

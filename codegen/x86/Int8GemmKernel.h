@@ -2,8 +2,8 @@
 //
 //   C[M, N] = act(((A - zpA) x W) * scaleA * scaleW[N] + bias[N] + residual)
 //
-// A is u8 [M][lda bytes] (lda >= rowBytes(K); the padding bytes may hold
-// anything), W is s8 [K][N] quantized per output column (symmetric) and
+// A is u8 [M][lda bytes] (lda >= rowBytes(K), or two such planes with a
+// u16 input; the padding bytes may hold anything), W is s8 [K][N] quantized per output column (symmetric) and
 // packed at compile time into panels of NR columns, g k at a time
 // ([panel][Kp/g][NR][g], zero padded). Accumulation is exact in s32; the
 // zero point of A is compensated in the epilogue with the column sums of W
@@ -21,7 +21,7 @@
 //               tiles stored to a stack block and the AVX-512 epilogue run
 //               over it.
 //
-// Task arguments: [0] A, [1] packed W, [2] column block [panel][3][NR]:
+// Task arguments: [0] A, [1] packed W, [2] column block [panel][3 or 4][NR]:
 // s32 column sums (dynamic) or zpA * column sums (static), f32 column scales
 // (scaleW, or scaleA * scaleW when static), f32 bias; [3] row block [M][2]:
 // s32 zero point and f32 scale of each A row (dynamic; [M][4] with the code
@@ -43,7 +43,8 @@
 // zp = 256 zh + zl, sum (a - zp) w = 256 (sum hi w - zh colSum) + (sum lo
 // w - zl colSum): the k loop runs once per plane on the same weights, each
 // part exact in s32 (the whole would not be: 65535 x 128 x K), the two
-// added in f32. The column block gains a fourth row, zh colSum (the first
+// converted to f32 and added (each conversion exact below 2^24, so one
+// rounding for K < 514; above, up to three, ~1 ulp). The column block gains a fourth row, zh colSum (the first
 // holds zl colSum, as for u8 inputs).
 //
 //===----------------------------------------------------------------------===//

@@ -89,7 +89,10 @@ std::optional<kernels::InputQuantization> inputQuantization(std::optional<Type> 
   auto q = cast<quant::UniformQuantizedType>(*t);
   return kernels::InputQuantization{static_cast<float>(q.getScale()),
                                     static_cast<int32_t>(q.getZeroPoint()),
-                                    static_cast<int32_t>(q.getStorageTypeMax())};
+                                    // The width's top, as the kernels clamp
+                                    // (narrow u8 grids included).
+                                    static_cast<int32_t>(
+                                        (int64_t(1) << q.getStorageTypeIntegralWidth()) - 1)};
 }
 
 /// The grid a per-tensor !quant.uniform type describes (none for none).

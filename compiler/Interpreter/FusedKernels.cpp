@@ -52,7 +52,7 @@ InputQuantization u8RangeQuantization(const float *x, int64_t count) {
   return {scale, static_cast<int32_t>(std::nearbyint(std::clamp(0.f - lo / scale, 0.f, 255.f)))};
 }
 
-void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out) {
+void quantizeMinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out) {
   for (int64_t i = 0; i < count; ++i) {
     float v = std::nearbyint(x[i] / q.scale) + static_cast<float>(q.zeroPoint);
     // NaN: code 0, as the kernels' quantizers give.
@@ -67,7 +67,7 @@ Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q) {
     return kernelError("quantize needs an f32 tensor, not " + x.describe());
   NUNC_ASSIGN_OR_RETURN(y, Tensor::create(DType::U8, x.shape()));
   std::vector<int32_t> centered(x.numElements());
-  quantizeU8MinusZeroPoint(x.as<float>(), x.numElements(), q, centered.data());
+  quantizeMinusZeroPoint(x.as<float>(), x.numElements(), q, centered.data());
   uint8_t *out = y.mutableAs<uint8_t>();
   for (size_t i = 0; i < centered.size(); ++i)
     out[i] = static_cast<uint8_t>(centered[i] + q.zeroPoint);
@@ -145,7 +145,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       for (int64_t i = 0; i < k; ++i)
         q[i] = input.as<uint8_t>()[r * k + i] - rq.zeroPoint;
     else
-      quantizeU8MinusZeroPoint(x + r * k, k, rq, q.data());
+      quantizeMinusZeroPoint(x + r * k, k, rq, q.data());
     for (int64_t j = 0; j < n; ++j) {
       // s64: u16 inputs' sums pass s32.
       int64_t acc = 0;

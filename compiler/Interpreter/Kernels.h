@@ -130,7 +130,8 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
 /// scales[0] for all), dequantized as float(sum) * (scaleA * scales[n]),
 /// then bias, residual and activation.
 /// With `fixed` set, the input is quantized with that (scale, zero point)
-/// instead (static activations), or is already u8 on that grid. With
+/// instead (static activations; codes up to its qmax: a u16 grid's too,
+/// their sums then in s64), or is already u8 on that grid. With
 /// `product`, the dequantized product is rounded to that grid before the
 /// bias is added; with `sum`, the result after the bias, before the
 /// residual.
@@ -145,7 +146,7 @@ struct InputQuantization {
 /// point round(clamp(-lo / scale, 0, 255)).
 InputQuantization u8RangeQuantization(const float *x, int64_t count);
 /// clamp(round_half_even(x / scale) + zp, 0, qmax) - zp for `count` values.
-void quantizeU8MinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out);
+void quantizeMinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out);
 /// nunc.quantize: clamp(round_half_even(x / scale) + zp, 0, 255) as u8.
 Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q);
 /// quantized_linear: s8 weights (zero points 0), or u8 ones with

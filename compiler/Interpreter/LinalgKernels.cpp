@@ -466,7 +466,7 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
   InputQuantization iq = fixed ? *fixed : u8RangeQuantization(x.as<float>(), x.numElements());
   float scale = iq.scale;
   std::vector<int32_t> q(x.numElements());
-  quantizeU8MinusZeroPoint(x.as<float>(), x.numElements(), iq, q.data());
+  quantizeMinusZeroPoint(x.as<float>(), x.numElements(), iq, q.data());
   // The weights minus their zero points (exact in s32).
   std::vector<int32_t> wq(w.numElements());
   int64_t perChannel = w.numElements() / std::max<int64_t>(m, 1);

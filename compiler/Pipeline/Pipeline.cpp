@@ -51,7 +51,8 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   fpm.addPass(createFuseConv(conv));
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
   // Quantized weights the int8 patterns could not take (u8 weights with a
-  // zero point, 16-bit activations) are constants only now: their MatMuls
+  // zero point past K 2^14, 16-bit activations without `u16Gemms` or with
+  // u8 weights) are constants only now: their MatMuls
   // become f32 linear ops here instead of generic loops, and their convs
   // take the BatchNormalization after them and their bias and activation.
   pm.nest<func::FuncOp>().addPass(createFuseLinear(linear));

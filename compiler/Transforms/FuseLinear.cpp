@@ -370,6 +370,10 @@ template <typename Op> struct U8WeightPattern : OpRewritePattern<Op> {
   /// 16-bit static activations (QDQ A16W8) with s8 weights too.
   bool u16Inputs;
   bool takesU8(int64_t k) const { return u8Weights && k <= kU8WeightMaxDepth; }
+  /// The same for a static input on `grid`: u16 inputs take s8 weights only.
+  bool takesU8(int64_t k, TypeAttr grid) const {
+    return takesU8(k) && !isU16Grid(grid.getValue());
+  }
 };
 
 /// The MatMul of an onnxruntime `quantize_dynamic` model:
@@ -474,7 +478,7 @@ struct QdqMatMulToLinear : U8WeightPattern<MatMulOp> {
     Location loc = fusedLoc({q, mm.getA().getDefiningOp(), dqW, mm});
     rewriter.setInsertionPoint(mm);
     auto wType = dyn_cast<RankedTensorType>(dqW.getInput().getType());
-    bool u8 = wType && wType.getRank() == 2 && takesU8(wType.getDimSize(0)) && !isU16Grid(grid.getValue());
+    bool u8 = wType && wType.getRank() == 2 && takesU8(wType.getDimSize(0), grid);
     FailureOr<Value> weight = quantizedWeight(rewriter, loc, dqW.getInput(), dqW.getScale(),
                                               dqW.getZeroPoint(), kLinearWeight, dqW.getAxis(), u8);
     if (failed(weight))
@@ -506,7 +510,7 @@ struct QdqGemmToLinear : U8WeightPattern<GemmOp> {
         !matchPattern(dqW.getInput(), m_Constant(&wAttr)))
       return failure();
     bool transB = op.getTransB() != 0;
-    bool u8 = takesU8(wType.getDimSize(transB ? 1 : 0)) && !isU16Grid(input->second.getValue());
+    bool u8 = takesU8(wType.getDimSize(transB ? 1 : 0), input->second);
     // Checked on Wq as it is, before the transposed copy exists: a pattern
     // that fails must leave the IR unchanged.
     if (!isQuantizedWeight(dqW.getInput(), dqW.getScale(), dqW.getZeroPoint(),

@@ -19,13 +19,6 @@ bool isU8Grid(std::optional<Type> t) {
          q.getStorageTypeMax() == 255;
 }
 
-bool isU16Grid(std::optional<Type> t) {
-  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
-  return q && q.getStorageTypeIntegralWidth() == 16 && !q.isSigned() &&
-         q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == 0 &&
-         q.getStorageTypeMax() == 65535;
-}
-
 std::optional<SmallVector<float>> getConstantFloats(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)) ||

@@ -39,9 +39,6 @@ template <typename OpTy> OpTy singleUseDef(Value v) {
 /// tensor, u8 over f32, the full range [0, 255] (the kernels saturate
 /// there).
 bool isU8Grid(std::optional<Type> t);
-/// A 16-bit static input grid (staticInputGrid with u16): u16 over f32,
-/// the full range [0, 65535].
-bool isU16Grid(std::optional<Type> t);
 
 /// The elements of a constant as floats (a copy), when `v` is a constant.
 std::optional<SmallVector<float>> getConstantFloats(Value v);

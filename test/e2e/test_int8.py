@@ -868,6 +868,10 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     assert float(np.abs(outs["y"] - plain).max()) <= bound
     if "16" not in activation:
         assert float(np.abs(outs["y"] - optimized).max()) <= bound
+    else:  # nunc run compiles for this host as nunc compile does
+        r = nunc("run", tmp_path / "q.onnx", "--random-inputs", "-o", tmp_path / "run.npz",
+                 "--explain")
+        assert "gemm.int8.avx512vnni[64x130x384, static, u16 in]" in r.stderr, r.stderr
 
 
 def onnxruntime_both_ways(model, feeds):
@@ -880,6 +884,21 @@ def onnxruntime_both_ways(model, feeds):
             .run(None, feeds)[0] for opts in ((), (plain,))]
 
 
+def qdq_minilm_outputs(q, tmp_path):
+    """The output of the MiniLM library in tmp_path/out (model q) on one
+    random input at batch 1, seq 16; onnxruntime's with and without graph
+    optimizations; q's initializers; the input."""
+    import onnx
+    from onnx import numpy_helper as nh
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
+    inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
+    return outs["last_hidden_state"], ort_q, ort_plain, inits, feeds
+
+
 def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=False):
     """The QDQ MiniLM library in tmp_path/out agrees with onnxruntime's run of
     model q at least as well as onnxruntime agrees with itself across
@@ -887,15 +906,7 @@ def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=False):
     and stays within cosine 0.99 of fp32. `f32_output`: the model leaves its
     last LayerNorm unquantized (QOperator; only MatMuls quantized), so there
     is no output grid to count units on, only the cosines."""
-    import onnx
-    from onnx import numpy_helper as nh
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 16, 3)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
-    inits = {i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}
+    got, ort_q, ort_plain, inits, feeds = qdq_minilm_outputs(q, tmp_path)
     assert ("last_hidden_state_scale" not in inits) == f32_output
     if not f32_output:
         unit = float(inits["last_hidden_state_scale"])
@@ -906,6 +917,22 @@ def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=False):
         assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
     assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
     assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+
+
+def qdq_minilm(nunc, models, tmp_path, name, samples=8, **options):
+    """quantize_static's QDQ MiniLM (u8 activations and s8 weights unless
+    `options` say otherwise), calibrated on `samples` random inputs, as
+    tmp_path/<name>.onnx, compiled for x86_64-avx512vnni at batch 1, seq 16
+    into tmp_path/out: the model's path and the library's manifest."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    q = str(tmp_path / f"{name}.onnx")
+    quantize_static(os.path.join(models, "minilm.onnx"), q,
+                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(samples)),
+                    **{"quant_format": QuantFormat.QDQ, "activation_type": QuantType.QUInt8,
+                       "weight_type": QuantType.QInt8, **options})
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
+         tmp_path / "out")
+    return q, json.loads((tmp_path / "out" / f"{name}.json").read_text())
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -923,15 +950,7 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     with and without its graph optimizations, agrees on only ~2/3 of the
     outputs to within one unit (cosine ~0.9988). nunc must agree with
     onnxruntime at least as well as onnxruntime agrees with itself."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    src = os.path.join(models, "minilm.onnx")
-    q = str(tmp_path / "minilm_qdq.onnx")
-    quantize_static(src, q, Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8)
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
-         tmp_path / "out")
-    manifest = json.loads((tmp_path / "out" / "minilm_qdq.json").read_text())
+    q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq")
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum(k.startswith("gemm.int8.avx512vnni") and "static" in k for k in kernels) == 36
     assert [k["op"] for k in manifest["kernels"] if k["op"] == "nunc.quantize_linear"] == []
@@ -977,15 +996,8 @@ def test_imported_qdq_minilm_symmetric_activations(nunc, models, tmp_path):
     constants too (1 -> 0.99608, 0.5 -> 0.49804): the GELU still runs in
     FFN1's epilogue, with those constants, and the output tracks
     onnxruntime's as the asymmetric model's does (above)."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    q = str(tmp_path / "minilm_qdq_sym.onnx")
-    quantize_static(os.path.join(models, "minilm.onnx"), q,
-                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, extra_options={"ActivationSymmetric": True})
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
-         tmp_path / "out")
-    manifest = json.loads((tmp_path / "out" / "minilm_qdq_sym.json").read_text())
+    q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq_sym",
+                             extra_options={"ActivationSymmetric": True})
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum(k.startswith("gemm.int8.avx512vnni[16x1536x384, static, u8 in]") and
                k.endswith("gelu on grids -> u8") for k in kernels) == 6, kernels
@@ -1002,15 +1014,8 @@ def test_imported_qdq_minilm_matmuls_only(nunc, models, tmp_path):
     GEMMs that make Q, K and V, and attention fuses (it ran as generic
     transposes and matmuls) and reads those GEMMs' u8 codes, tracking
     onnxruntime as the full QDQ model does (above)."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    q = str(tmp_path / "minilm_qdq_mm.onnx")
-    quantize_static(os.path.join(models, "minilm.onnx"), q,
-                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, op_types_to_quantize=["MatMul"])
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
-         tmp_path / "out")
-    manifest = json.loads((tmp_path / "out" / "minilm_qdq_mm.json").read_text())
+    q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq_mm",
+                             op_types_to_quantize=["MatMul"])
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum(k.startswith("attention.avx512vnni[") and " u8 q k v " in k
                for k in kernels) == 6, kernels
@@ -1028,15 +1033,9 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     for Q, K and V, FFN1 writing FFN2's codes), each summing its rows' codes
     for the weights' zero points in a row-sum step; the output tracks
     onnxruntime's as closely as the s8 model's does (above)."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    q = str(tmp_path / "minilm_qdq_u8.onnx")
-    quantize_static(os.path.join(models, "minilm.onnx"), q,
-                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QUInt8)
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
-         tmp_path / "out")
-    manifest = json.loads((tmp_path / "out" / "minilm_qdq_u8.json").read_text())
+    from onnxruntime.quantization import QuantType
+    q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq_u8",
+                             weight_type=QuantType.QUInt8)
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
     assert len(gemms) == 36 and all(
         k.startswith("gemm.int8.avx512vnni[") and "static, u8 in, u8 weights]" in k
@@ -1070,30 +1069,17 @@ def test_imported_qdq_minilm_a16w8(nunc, models, tmp_path):
     optimized run drops some of the model's Q/DQ rounding: hundreds of
     16-bit units off its own unoptimized run, the model as ONNX defines
     it. nunc stays within a few units of that one, and as close to fp32."""
-    import onnx
-    from onnx import numpy_helper as nh
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    q = str(tmp_path / "minilm_a16.onnx")
-    quantize_static(os.path.join(models, "minilm.onnx"), q,
-                    Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(4)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt16,
-                    weight_type=QuantType.QInt8, extra_options={"UseQDQContribOps": True})
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16), "-o",
-         tmp_path / "out")
-    manifest = json.loads((tmp_path / "out" / "minilm_a16.json").read_text())
+    from onnxruntime.quantization import QuantType
+    q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_a16", samples=4,
+                             activation_type=QuantType.QUInt16,
+                             extra_options={"UseQDQContribOps": True})
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
     assert len(gemms) == 36 and all(
         k.startswith("gemm.int8.avx512vnni[") and ", static, u16 in]" in k for k in gemms), gemms
     assert not any(k["op"] in ("nunc.linear", "nunc.matmul")
                    for k in manifest["kernels"]), manifest["kernels"]
-    exe, man = harness.build(str(tmp_path / "out"))
-    feeds = random_inputs("minilm", 1, 16, 3)
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
-    got = outs["last_hidden_state"]
-    ort_q, ort_plain = onnxruntime_both_ways(q, feeds)
-    unit = float({i.name: nh.to_array(i) for i in onnx.load(q).graph.initializer}[
-        "last_hidden_state_scale"])
+    got, ort_q, ort_plain, inits, feeds = qdq_minilm_outputs(q, tmp_path)
+    unit = float(inits["last_hidden_state_scale"])
     assert float(np.abs(got - ort_plain).max()) <= 16 * unit, np.abs(got - ort_plain).max() / unit
     assert float(np.abs(ort_q - ort_plain).max()) > 16 * unit  # what the bound is held against
     fp32 = reference(models, "minilm", feeds)["last_hidden_state"]

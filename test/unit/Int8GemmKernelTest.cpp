@@ -984,6 +984,7 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
     int32_t zp;
     bool extremes, bias, residual;
     float grid = 0; // output grid step (codes 0..65535 less 30000: steps -30000..35535)
+    float u8Scale = 0; // u8 output codes on this scale, zero point 100 (a u8 GEMM's input)
   };
   std::vector<Case> cases;
   for (int64_t m : {1, 7, 17, 128})
@@ -994,6 +995,7 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
   for (int32_t zp : {0, 65535, 32768})
     cases.push_back({9, 50, 1536, zp, true, true, false});
   cases.push_back({17, 100, 384, 12345, false, true, true, 1e-4f}); // clamps too
+  cases.push_back({9, 50, 129, 40000, false, true, true, 0, 20.f}); // saturates too
   for (const Case &t : cases) {
     SCOPED_TRACE("M " + std::to_string(t.m) + " N " + std::to_string(t.n) + " K " +
                  std::to_string(t.k) + " zp " + std::to_string(t.zp) +
@@ -1077,14 +1079,24 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
     cfg.u16Input = true;
     if (t.grid > 0)
       cfg.output = Activation::fakeQuant(t.grid, -30000.f, 35535.f);
+    if (t.u8Scale > 0)
+      cfg.u8Output = Int8GemmConfig::U8Output{t.u8Scale, 100};
     std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
     ASSERT_TRUE(kernel);
     std::vector<float> out(t.m * t.n + 1, -777.f);
-    const void *args[] = {a.data(), packed.data(), columns.data(),
-                          block.data(), residual.data(), out.data()};
+    std::vector<uint8_t> codesOut(t.m * t.n + 1, 0xcd);
+    const void *args[] = {a.data(),     packed.data(),   columns.data(),
+                          block.data(), residual.data(),
+                          t.u8Scale > 0 ? static_cast<void *>(codesOut.data()) : out.data()};
     for (int64_t task = 0; task < Int8GemmKernel::numTasks(cfg); ++task)
       ASSERT_EQ(kernel->function()(args, task, task), 0);
     EXPECT_EQ(out.back(), -777.f) << "wrote past C";
+    EXPECT_EQ(codesOut.back(), 0xcd) << "wrote past C";
+    if (t.u8Scale > 0) { // mostly codes, some saturated
+      ASSERT_GT(std::count_if(codesOut.begin(), codesOut.end() - 1,
+                              [](uint8_t c) { return c > 0 && c < 255; }),
+                t.m * t.n / 2);
+    }
     for (int64_t i = 0; i < t.m; ++i)
       for (int64_t j = 0; j < t.n; ++j) {
         int64_t acc = 0, high = 0, low = 0;
@@ -1104,6 +1116,18 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
         // once or twice.
         double parts = (256 * std::fabs(double(high)) + std::fabs(double(low))) * scale * wScale[j];
         double tol = 5e-7 * parts + 1e-6;
+        if (t.u8Scale > 0) {
+          // The nearest code (either neighbour of a near-tie), saturated.
+          double steps = want / t.u8Scale;
+          auto code = [](double k) { return static_cast<int>(std::clamp(k + 100, 0.0, 255.0)); };
+          int got = codesOut[i * t.n + j];
+          bool nearTie = std::fabs(std::fabs(steps - std::floor(steps)) - 0.5) < tol / t.u8Scale;
+          if (nearTie)
+            ASSERT_TRUE(got == code(std::floor(steps)) || got == code(std::ceil(steps)));
+          else
+            ASSERT_EQ(got, code(std::nearbyint(steps))) << "at " << i << ", " << j;
+          continue;
+        }
         float got = out[i * t.n + j];
         if (t.grid > 0) {
           double steps = std::clamp(want / t.grid, -30000.0, 35535.0);
@@ -1118,29 +1142,47 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
   }
 }
 
-/// The u16 forms take only what they compute: static AVX-512 VNNI rows.
+/// The u16 forms take only what they compute: static AVX-512 VNNI rows in
+/// two whole planes. Each change to a form they take is refused alone.
 TEST(Int8GemmKernelU16InputTest, RejectsTheFormsItDoesNotCover) {
-  Int8GemmConfig cfg;
-  cfg.m = cfg.n = cfg.k = 16;
-  cfg.lda = 2 * 16;
-  cfg.ldc = cfg.ldr = 16;
-  cfg.u16Input = true;
-  for (Int8Isa isa : {Int8Isa::Amx, Int8Isa::AvxVnni, Int8Isa::Avx2}) {
-    cfg.isa = isa;
-    EXPECT_FALSE(Int8GemmKernel::generate(cfg)) << isaName(isa);
-  }
-  cfg.isa = Int8Isa::Avx512Vnni;
-  cfg.perRowA = true;
-  EXPECT_FALSE(Int8GemmKernel::generate(cfg)) << "dynamic rows";
-  cfg.perRowA = false;
-  cfg.u8Weights = true;
-  EXPECT_FALSE(Int8GemmKernel::generate(cfg)) << "u8 weights";
-  QuantizeRowsConfig qc{4, 16, 32};
-  qc.u16Planes = true;
-  EXPECT_FALSE(QuantizeRowsKernel::generate(qc)) << "dynamic u16";
-  qc.fixed = true;
-  qc.lda = 24; // planes of 12 < K
-  EXPECT_FALSE(QuantizeRowsKernel::generate(qc)) << "short planes";
+  Int8GemmConfig base;
+  base.m = base.n = 16;
+  base.k = 17;
+  base.lda = 2 * 20;
+  base.ldc = base.ldr = 16;
+  base.u16Input = true;
+  ASSERT_TRUE(Int8GemmKernel::generate(base));
+  auto refuses = [&](const char *what, auto change) {
+    Int8GemmConfig c = base;
+    change(c);
+    EXPECT_FALSE(Int8GemmKernel::generate(c)) << what;
+  };
+  refuses("AMX", [](Int8GemmConfig &c) { c.isa = Int8Isa::Amx; });
+  refuses("AVX-VNNI", [](Int8GemmConfig &c) { c.isa = Int8Isa::AvxVnni; });
+  refuses("AVX2", [](Int8GemmConfig &c) { c.isa = Int8Isa::Avx2; });
+  refuses("dynamic rows", [](Int8GemmConfig &c) { c.perRowA = true; });
+  refuses("u8 weights", [](Int8GemmConfig &c) { c.u8Weights = true; });
+  refuses("a convolution", [](Int8GemmConfig &c) { c.convolution = true; });
+  refuses("an odd row", [](Int8GemmConfig &c) { c.lda = 41; });
+  refuses("short planes", [](Int8GemmConfig &c) { c.lda = 2 * 19; });
+
+  QuantizeRowsConfig qbase{4, 17, 2 * 20};
+  qbase.u16Planes = true;
+  qbase.fixed = true;
+  ASSERT_TRUE(QuantizeRowsKernel::generate(qbase));
+  auto quantizerRefuses = [&](const char *what, auto change) {
+    QuantizeRowsConfig c = qbase;
+    change(c);
+    EXPECT_FALSE(QuantizeRowsKernel::generate(c)) << what;
+  };
+  quantizerRefuses("dynamic", [](QuantizeRowsConfig &c) { c.fixed = false; });
+  quantizerRefuses("per tensor", [](QuantizeRowsConfig &c) { c.perTensor = true; });
+  quantizerRefuses("row sums", [](QuantizeRowsConfig &c) { c.rowSums = true; });
+  quantizerRefuses("dequantized", [](QuantizeRowsConfig &c) { c.dequantized = true; });
+  quantizerRefuses("channels", [](QuantizeRowsConfig &c) { c.channels = 4; });
+  quantizerRefuses("AVX2", [](QuantizeRowsConfig &c) { c.isa = Int8Isa::Avx2; });
+  quantizerRefuses("an odd row", [](QuantizeRowsConfig &c) { c.lda = 41; });
+  quantizerRefuses("short planes", [](QuantizeRowsConfig &c) { c.lda = 2 * 16; });
 }
 
 TEST(Int8GemmKernelEncodingTest, AvxVnniUsesTheVexDotProduct) {

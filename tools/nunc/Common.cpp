@@ -59,4 +59,14 @@ bool parseShapePins(llvm::StringRef subcommand, const std::vector<std::string> &
   return true;
 }
 
+void printKernelChoices(const mlir::nunc::CompiledModel &compiled, llvm::raw_ostream &os) {
+  int generic = 0;
+  for (const mlir::nunc::KernelChoice &k : compiled.kernels) {
+    os << (k.generic ? "generic  " : "kernel   ") << k.op << "  " << k.kernel << "  ; " << k.node
+       << "\n";
+    generic += k.generic;
+  }
+  os << compiled.kernels.size() << " steps, " << generic << " on the generic path\n";
+}
+
 } // namespace nunc_tool

@@ -3,6 +3,7 @@
 #ifndef NUNC_TOOLS_NUNC_COMMON_H
 #define NUNC_TOOLS_NUNC_COMMON_H
 
+#include "nunc/Codegen/CompileModel.h"
 #include "nunc/Import/OnnxImporter.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -36,6 +37,9 @@ private:
 
 /// Prints "nunc <sub>: error: message" and returns 1.
 int fail(llvm::StringRef subcommand, const llvm::Twine &message);
+
+/// --explain: the kernel of every step, and how many took the generic path.
+void printKernelChoices(const mlir::nunc::CompiledModel &compiled, llvm::raw_ostream &os);
 
 /// Parses the --shape pins into `options`; false (after printing) on errors.
 bool parseShapePins(llvm::StringRef subcommand, const std::vector<std::string> &pins,

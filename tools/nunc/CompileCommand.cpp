@@ -536,16 +536,8 @@ int runCompile() {
       !writeFile(base + options.name + ".json", compiled->manifest) ||
       (options.externalWeights && !writeFile(base + options.name + ".weights", compiled->weights)))
     return 1;
-  if (explain) {
-    int generic = 0;
-    for (const KernelChoice &k : compiled->kernels) {
-      llvm::outs() << (k.generic ? "generic  " : "kernel   ") << k.op << "  " << k.kernel
-                   << "  ; " << k.node << "\n";
-      generic += k.generic;
-    }
-    llvm::outs() << compiled->kernels.size() << " steps, " << generic
-                 << " on the generic path\n";
-  }
+  if (explain)
+    printKernelChoices(*compiled, llvm::outs());
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::errs() << "nunc compile: " << options.name << " for " << options.target.name

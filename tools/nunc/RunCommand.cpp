@@ -39,6 +39,10 @@ cl::opt<bool> reference("reference",
                         cl::sub(runCommand), cl::cat(category));
 cl::opt<int> threads("threads", cl::desc("Threads of the compiled model (default 1)"),
                      cl::init(1), cl::sub(runCommand), cl::cat(category));
+cl::opt<bool> explain("explain",
+                      cl::desc("List the kernel chosen for every step of the compiled model "
+                               "(on stderr), as nunc compile --explain does"),
+                      cl::sub(runCommand), cl::cat(category));
 cl::opt<std::string> inputFile("input",
                                cl::desc("Inputs as a .npz with one array per graph input, "
                                         "by name"),
@@ -215,6 +219,8 @@ int runRun() {
     FailureOr<CompiledModel> compiled = compileModel(*module, copts);
     if (failed(compiled))
       return 1;
+    if (explain)
+      printKernelChoices(*compiled, llvm::errs());
     llvm::Expected<std::unique_ptr<JitModel>> jit = JitModel::load(*compiled, copts.name, threads);
     if (!jit)
       return fail("run", llvm::toString(jit.takeError()));

@@ -301,4 +301,11 @@ std::string describeLocation(Location loc) {
   return s;
 }
 
+bool isU16Grid(std::optional<Type> t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
+  return q && q.getStorageTypeIntegralWidth() == 16 && !q.isSigned() &&
+         q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == 0 &&
+         q.getStorageTypeMax() == 65535;
+}
+
 } // namespace mlir::nunc

@@ -1032,17 +1032,8 @@ LogicalResult DynamicFakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &typ
 }
 
 /// The activation quantization modes and the optional input/output grids
-/// of quantized_linear and quantized_conv.
-/// The u16 grid a static GEMM input may take (quantized_linear: an A16W8
-/// model's 16-bit activations): per tensor, u16 over f32, positive scale,
-/// the full range.
-static bool isU16Activation(Type t) {
-  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t);
-  return q && q.getStorageType().isInteger(16) && !q.isSigned() && q.getExpressedType().isF32() &&
-         q.getScale() > 0 && q.getStorageTypeMin() == 0 && q.getStorageTypeMax() == 65535;
-}
-
-/// `u16Input`: input_quantization may also be a u16 grid (isU16Activation).
+/// of quantized_linear and quantized_conv. `u16Input`: input_quantization
+/// may also be a u16 grid (isU16Grid; quantized_linear).
 static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
                                             ArrayRef<StringRef> modes,
                                             std::optional<Type> input,
@@ -1058,7 +1049,7 @@ static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
   if ((mode == "static") != input.has_value())
     return op->emitError() << "input_quantization must be given exactly when "
                               "activation_quantization is static";
-  if (input && !(u16Input && isU16Activation(*input))) {
+  if (input && !(u16Input && isU16Grid(*input))) {
     auto q = dyn_cast<quant::UniformQuantizedType>(*input);
     if (!q || !q.getStorageType().isInteger(8) || q.isSigned() ||
         !q.getExpressedType().isF32() || q.getScale() <= 0)
@@ -1155,7 +1146,7 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
                                            /*u16Input=*/true))) {
     return failure();
   }
-  if (getInputQuantization() && isU16Activation(*getInputQuantization())) {
+  if (getInputQuantization() && isU16Grid(*getInputQuantization())) {
     auto w = dyn_cast<quant::QuantizedType>(elementOf(getWeight()));
     if (!w || !w.isSigned())
       return emitError() << "a u16 input_quantization needs s8 weights";

@@ -116,7 +116,8 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
     grids come with it (`gelu_*_quantization`). With `u16-inputs`, a QDQ
     MatMul or Gemm whose activation pair is 16-bit (u16, or s16 as the u16
     grid 32768 higher) with s8 weights becomes quantized_linear with that
-    u16 `input_quantization` (compile sets it for x86_64-avx512vnni);
+    u16 `input_quantization` (the fusion pipeline sets it for targets whose
+    int8 GEMM reads u16 inputs: x86_64-avx512vnni and x86_64-amx);
     otherwise its weight folds to f32 and it stays an f32 linear.
   }];
   let options = [

@@ -550,7 +550,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     `!quant.uniform<u8:f32, 0.0235:118>` (from calibration), or a u16 grid
     `!quant.uniform<u16:f32, s:zp>` (an A16W8 QDQ model's 16-bit
     activations; s8 weights only): clamp(round_half_even(x / s) + zp, 0,
-    65535). Products
+    65535); the sums are then exact in s64 (x86 computes the high and low
+    bytes' sums each exactly in s32 and adds them in f32, which rounds
+    again where they pass 2^24: ~1 ulp, K > 514). Products
     accumulate exactly in s32; the result is dequantized as
     float(sum) * (scale_input * scale_weight), then bias, residual and the
     activation apply in f32, as in `linear`. With `output_quantization`

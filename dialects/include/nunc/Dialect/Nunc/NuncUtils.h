@@ -59,6 +59,11 @@ std::string describeLocation(Location loc);
 /// The ONNX node names in `loc` (several for a fused op), in order.
 SmallVector<std::string> onnxNodeNames(Location loc);
 
+/// A 16-bit static input grid of quantized_linear (an A16W8 model's
+/// activations): per tensor, u16 over f32, positive scale, the full range
+/// [0, 65535].
+bool isU16Grid(std::optional<Type> t);
+
 /// The location the importer gives an op made from an ONNX node.
 Location makeOnnxNodeLocation(MLIRContext *ctx, llvm::StringRef file,
                               llvm::StringRef nodeName, llvm::StringRef opType,
