@@ -324,8 +324,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
   }
 
   // (input, skip, gamma, beta?, bias?) -> (LayerNorm(input + skip + bias),
-  // mean, inv_std_var, input + skip + bias); the mean and inverse standard
-  // deviation (training outputs) are not.
+  // mean, inv_std_var, input + skip + bias): LayerNormalization's mean and
+  // inverse standard deviation ([..., 1]) are the same.
   if (op == "SkipLayerNormalization") {
     FailureOr<float> eps = n.getFloat("epsilon", 1e-12f);
     if (failed(arity(5, {0, 1, 2})) || failed(eps))
@@ -340,7 +340,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
         3);
     if (failed(norm))
       return failure();
-    outputs.append({(*norm)->getResult(0), Value(), Value(), *sum});
+    outputs.append({(*norm)->getResult(0), (*norm)->getResult(1), (*norm)->getResult(2), *sum});
     return success();
   }
 
