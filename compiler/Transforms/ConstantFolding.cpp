@@ -8,6 +8,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -175,6 +176,20 @@ struct ConstantFoldingPass
       // Constant data that makes the op fail (an out-of-range index, a
       // division by zero) would fail every run: report it now.
       return op->emitError() << llvm::toString(results.takeError());
+    }
+    if (dequantize) {
+      // A scale times a code past the f32 range (quantize_static's
+      // symmetric int8 grid of a -3.4e38 attention mask, say) is the
+      // model's own overflow: say so, since it turns results into NaN.
+      const Tensor &t = (*results)[0];
+      int64_t bad = 0;
+      for (int64_t i = 0, n = t.numElements(); i < n; ++i)
+        bad += !std::isfinite(t.getDouble(i));
+      if (bad)
+        op->emitWarning() << "dequantizing this constant gives " << bad
+                          << " infinite or NaN value" << (bad == 1 ? "" : "s")
+                          << " (scale times code past the float range); results that "
+                             "depend on them may be inf or NaN, as in onnxruntime";
     }
     builder.setInsertionPoint(op);
     for (auto [result, t] : llvm::zip(op->getResults(), *results)) {

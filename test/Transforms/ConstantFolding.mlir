@@ -435,3 +435,19 @@ func.func @no_larger_than_an_operand(%x: tensor<2x65xf32>) -> (tensor<2x65xf32>,
   %c = nunc.cast %i {to = f32} : tensor<2x3xi8> -> tensor<2x3xf32>
   return %y, %t, %p, %u, %shared, %c : tensor<2x65xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<3x2xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
+
+// -----
+
+// A dequantized constant past the float range (a symmetric int8 grid of a
+// -3.4e38 attention mask: scale 2.68e36, code -127) is the model's own
+// overflow; it folds, with a warning, and the infinity stays.
+
+// CHECK-LABEL: func.func @dequantized_overflow(
+// CHECK:         nunc.constant dense<[0xFF800000, 0.000000e+00, 2.680000e+36]> : tensor<3xf32>
+func.func @dequantized_overflow() -> tensor<3xf32> {
+  %q = nunc.constant dense<[-127, 0, 1]> : tensor<3xi8>
+  %s = nunc.constant dense<2.68e36> : tensor<f32>
+  // expected-warning @+1 {{dequantizing this constant gives 1 infinite or NaN value (scale times code past the float range); results that depend on them may be inf or NaN, as in onnxruntime}}
+  %dq = nunc.dequantize_linear %q, %s : tensor<3xi8>, tensor<f32> -> tensor<3xf32>
+  return %dq : tensor<3xf32>
+}
