@@ -38,7 +38,8 @@ inline const llvm::StringRef kSupportedContribOps[] = {
     "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
     "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm",
     "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat",
-    "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization"};
+    "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization",
+    "EmbedLayerNormalization"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }

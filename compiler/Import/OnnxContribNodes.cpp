@@ -16,7 +16,8 @@
 // DynamicQuantizeMatMul and MatMulIntegerToFloat (a quantize_dynamic
 // MatMul and its bias), FusedMatMul (transposes and a scale around a
 // MatMul), Gelu, FastGelu and BiasGelu, SkipLayerNormalization (the
-// residual Add and LayerNorm). Each is imported as the ai.onnx ops it
+// residual Add and LayerNorm), EmbedLayerNormalization (the embeddings'
+// Gathers, Adds and LayerNorm; its transformer optimizer writes it too). Each is imported as the ai.onnx ops it
 // fused, which nunc's own fusions then take as they take the unoptimized
 // model's.
 //
@@ -330,7 +331,12 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     FailureOr<float> eps = n.getFloat("epsilon", 1e-12f);
     if (failed(arity(5, {0, 1, 2})) || failed(eps))
       return failure();
-    FailureOr<Value> sum = add(result(create<AddOp>(n, {in(0), in(1)})), in(4));
+    // The bias first: a GEMM's result then takes it as its bias and the
+    // skip as its residual (nunc-fuse-linear), in its epilogue.
+    FailureOr<Value> biased = add(FailureOr<Value>(in(0)), in(4));
+    if (failed(biased))
+      return failure();
+    FailureOr<Value> sum = result(create<AddOp>(n, {*biased, in(1)}));
     if (failed(sum))
       return failure();
     FailureOr<Operation *> norm = create<LayerNormOp>(
@@ -341,6 +347,81 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     if (failed(norm))
       return failure();
     outputs.append({(*norm)->getResult(0), (*norm)->getResult(1), (*norm)->getResult(2), *sum});
+    return success();
+  }
+
+  // (input_ids, segment_ids?, word_embedding, position_embedding,
+  // segment_embedding?, gamma, beta, mask?, position_ids?) -> (LayerNorm(
+  // word[input_ids] + position[position_ids, or 0 .. S-1] +
+  // segment[segment_ids]), mask_index: each row's count of mask ones (0
+  // without a mask), the sum before the LayerNorm).
+  if (op == "EmbedLayerNormalization") {
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-12f);
+    FailureOr<int64_t> maskIndexType = n.getInt("mask_index_type", 1);
+    if (failed(arity(9, {0, 2, 3, 5, 6})) || failed(eps) || failed(maskIndexType))
+      return failure();
+    if (*maskIndexType != 1)
+      return n.error() << "EmbedLayerNormalization with mask_index_type " << *maskIndexType
+                       << " is not supported (only 1, the mask's count of ones per row)";
+    if (in(1).operator bool() != in(4).operator bool())
+      return n.error() << "EmbedLayerNormalization needs both segment_ids and "
+                          "segment_embedding, or neither";
+    auto gather = [&](Value table, Value ids) -> FailureOr<Value> {
+      return result(create<GatherOp>(n, {table, ids}, {attr("axis", builder.getI64IntegerAttr(0))}));
+    };
+    // Dims [from, from + 1) of input_ids' shape.
+    auto dim = [&](int64_t from) -> FailureOr<Value> {
+      return result(create<ShapeOp>(n, in(0),
+                                    {attr("start", builder.getI64IntegerAttr(from)),
+                                     attr("end", builder.getI64IntegerAttr(from + 1))}));
+    };
+    FailureOr<Value> positions;
+    if (in(8)) {
+      positions = gather(in(3), in(8));
+    } else {
+      FailureOr<Value> seq = dim(1);
+      if (failed(seq))
+        return failure();
+      SmallVector<Value> operands{in(3), constI64(n.loc, {0}), *seq, constI64(n.loc, {0}),
+                                  Value()};
+      positions = result(create<SliceOp>(n, present(operands), {segments(operands)}));
+    }
+    FailureOr<Value> sum = gather(in(2), in(0));
+    if (failed(sum) || failed(positions))
+      return failure();
+    sum = result(create<AddOp>(n, {*sum, *positions}));
+    if (in(1)) {
+      FailureOr<Value> segments = gather(in(4), in(1));
+      if (failed(segments) || failed(sum))
+        return failure();
+      sum = result(create<AddOp>(n, {*sum, *segments}));
+    }
+    if (failed(sum))
+      return failure();
+    FailureOr<Operation *> norm = create<LayerNormOp>(
+        n, {*sum, in(5), in(6)},
+        {attr("axis", builder.getI64IntegerAttr(-1)), attr("epsilon", builder.getF32FloatAttr(*eps)),
+         attr("stash_type", builder.getI64IntegerAttr(1))},
+        3);
+    if (failed(norm))
+      return failure();
+    FailureOr<Value> maskIndex;
+    if (in(7)) {
+      maskIndex = result(create<ReduceSumOp>(
+          n, {in(7), constI64(n.loc, {1})},
+          {attr("keepdims", builder.getI64IntegerAttr(0)),
+           attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))}));
+    } else {
+      FailureOr<Value> batch = dim(0);
+      if (failed(batch))
+        return failure();
+      auto zero = DenseElementsAttr::get(RankedTensorType::get({1}, builder.getI32Type()),
+                                         static_cast<int32_t>(0));
+      maskIndex = result(create<ConstantOfShapeOp>(n, *batch, {attr("value", zero)}));
+    }
+    if (failed(maskIndex))
+      return failure();
+    outputs.append({(*norm)->getResult(0), *maskIndex, *sum});
     return success();
   }
 

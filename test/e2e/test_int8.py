@@ -1569,6 +1569,9 @@ def optimizer_contrib_model(path, error=None):
              c("sa", np.float32(0.04)), c("zs", np.int8(-9)),
              c("gb", r.standard_normal(40).astype(np.float32)),
              c("gamma", (r.random(16) + 0.5).astype(np.float32)),
+             c("we", r.standard_normal((50, 16)).astype(np.float32)),
+             c("pe", r.standard_normal((20, 16)).astype(np.float32)),
+             c("se", r.standard_normal((2, 16)).astype(np.float32)),
              c("beta", r.standard_normal(16).astype(np.float32)),
              c("sbias", r.standard_normal(16).astype(np.float32))]
     ms = "com.microsoft"
@@ -1600,6 +1603,13 @@ def optimizer_contrib_model(path, error=None):
                          epsilon=1e-2, name="sln"),
         helper.make_node("SkipLayerNormalization", ["h2", "skip2", "gamma"], ["sln2"], domain=ms,
                          name="sln2"),
+        helper.make_node("EmbedLayerNormalization",
+                         ["ids", "seg", "we", "pe", "se", "gamma", "beta", "mask"],
+                         ["eln", "eln_mask_index", "eln_sum"], domain=ms, epsilon=1e-5,
+                         name="eln"),
+        helper.make_node("EmbedLayerNormalization",
+                         ["ids", "", "we", "pe", "", "gamma", "beta", "", "pos"],
+                         ["eln2", "eln2_mask_index"], domain=ms, name="eln2"),
     ]
     f32, u8 = TensorProto.FLOAT, TensorProto.UINT8
     outputs = [("dqmm", [4, 7]), ("dqmm_u8", [4, 7]), ("dqmm_u8c", [4, 7]), ("mitf", [4, 7]),
@@ -1607,7 +1617,8 @@ def optimizer_contrib_model(path, error=None):
                ("fmm_t", [3, 5, 6]), ("gelu", [3, 40]), ("fastgelu", [3, 40]),
                ("fastgelu_nobias", [3, 40]), ("biasgelu", [3, 40]), ("sln", [2, 5, 16]),
                ("sln_mean", [2, 5, 1]), ("sln_inv_std", [2, 5, 1]), ("sln_sum", [2, 5, 16]),
-               ("sln2", [2, 5, 16])]
+               ("sln2", [2, 5, 16]), ("eln", [2, 5, 16]), ("eln_sum", [2, 5, 16]),
+               ("eln2", [2, 5, 16])]
     graph = helper.make_graph(
         nodes, "optimized",
         [helper.make_tensor_value_info("x", f32, [4, 17]),
@@ -1621,8 +1632,14 @@ def optimizer_contrib_model(path, error=None):
          helper.make_tensor_value_info("h", f32, [2, 5, 16]),
          helper.make_tensor_value_info("skip", f32, [2, 5, 16]),
          helper.make_tensor_value_info("h2", f32, [2, 5, 16]),
-         helper.make_tensor_value_info("skip2", f32, [2, 5, 16])],
-        [helper.make_tensor_value_info(name, f32, shape) for name, shape in outputs], inits)
+         helper.make_tensor_value_info("skip2", f32, [2, 5, 16]),
+         helper.make_tensor_value_info("ids", TensorProto.INT32, [2, 5]),
+         helper.make_tensor_value_info("seg", TensorProto.INT32, [2, 5]),
+         helper.make_tensor_value_info("mask", TensorProto.INT32, [2, 5]),
+         helper.make_tensor_value_info("pos", TensorProto.INT32, [2, 5])],
+        [helper.make_tensor_value_info(name, f32, shape) for name, shape in outputs] +
+        [helper.make_tensor_value_info(name, TensorProto.INT32, [2])
+         for name in ("eln_mask_index", "eln2_mask_index")], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
                                                     helper.make_opsetid(ms, 1)])
     model.ir_version = 8
@@ -1637,7 +1654,9 @@ def test_imported_optimizer_contrib_ops_match_onnxruntime(nunc, tmp_path):
     inputs) equal onnxruntime's up to the float rounding of their scales,
     the rest within float rounding (FastGelu is the tanh approximation on
     both sides; SkipLayerNormalization's epsilon, given or the default,
-    shows in its outputs). A rejected form gives a located error."""
+    shows in its outputs; EmbedLayerNormalization with segments and a mask,
+    and with position ids and neither, its mask index exactly). A rejected
+    form gives a located error."""
     import onnxruntime as ort
     path = str(tmp_path / "opt.onnx")
     optimizer_contrib_model(path)
@@ -1659,15 +1678,23 @@ def test_imported_optimizer_contrib_ops_match_onnxruntime(nunc, tmp_path):
              "h": r.standard_normal((2, 5, 16)).astype(np.float32),
              "skip": r.standard_normal((2, 5, 16)).astype(np.float32),
              "h2": (r.standard_normal((2, 5, 16)) * 1e-3).astype(np.float32),
-             "skip2": (r.standard_normal((2, 5, 16)) * 1e-4).astype(np.float32)}
+             "skip2": (r.standard_normal((2, 5, 16)) * 1e-4).astype(np.float32),
+             "ids": r.integers(0, 50, (2, 5)).astype(np.int32),
+             "seg": r.integers(0, 2, (2, 5)).astype(np.int32),
+             "mask": np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], np.int32),
+             "pos": r.integers(0, 20, (2, 5)).astype(np.int32)}
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert outs is not None, log
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
     assert sorted(outs) == sorted(want)
     for name, ref in want.items():
+        if ref.dtype == np.int32:  # mask_index: the mask's ones per row, 0 without a mask
+            np.testing.assert_array_equal(outs[name], ref, err_msg=name)
+            continue
         np.testing.assert_allclose(outs[name], ref, rtol=1e-5, atol=2e-5 * np.abs(ref).max(),
                                    err_msg=name)
         assert len(np.unique(ref)) >= min(10, ref.size), name
+    np.testing.assert_array_equal(want["eln_mask_index"], [3, 5])
     bad = str(tmp_path / "bad.onnx")
     optimizer_contrib_model(bad, "transBatch")
     r = nunc("compile", bad, "--target", "x86_64-avx512vnni", "-o", tmp_path / "bad", check=False)
@@ -1680,7 +1707,10 @@ def test_onnxruntime_optimized_minilm_compiles_as_the_original(nunc, models, tmp
     """MiniLM as onnxruntime's graph optimizer saves it (fp32: FusedMatMul,
     BiasGelu; its quantize_dynamic model: also DynamicQuantizeMatMul,
     MatMulIntegerToFloat, Gelu, SkipLayerNormalization) compiles to the
-    kernels of the model it came from, with the same outputs."""
+    kernels of the model it came from, with the same outputs; so does its
+    transformer optimizer's model (EmbedLayerNormalization,
+    SkipLayerNormalization with the bias, BiasGelu), but for the two Casts
+    of the ids to int32 it adds."""
     import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
     src = os.path.join(models, "minilm.onnx")
@@ -1713,6 +1743,26 @@ def test_onnxruntime_optimized_minilm_compiles_as_the_original(nunc, models, tmp
             libs.append((kernels, outs["last_hidden_state"]))
         assert libs[0][0] == libs[1][0], (libs[0][0], libs[1][0])
         np.testing.assert_allclose(libs[1][1], libs[0][1], rtol=1e-5, atol=1e-5)
+    from onnxruntime.transformers import optimizer
+    tf = str(tmp_path / "minilm_tf.onnx")
+    optimizer.optimize_model(src, model_type="bert", num_heads=12, hidden_size=384,
+                             opt_level=0).save_model_to_file(tf)
+    import onnx
+    contrib = {n.op_type for n in onnx.load(tf).graph.node if n.domain == "com.microsoft"}
+    assert {"EmbedLayerNormalization", "SkipLayerNormalization", "BiasGelu"} <= contrib, contrib
+    nunc("compile", tf, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 7), "-o",
+         tmp_path / "tf")
+    kernels = sorted(k["kernel"] for k in json.loads(
+        (tmp_path / "tf" / "minilm_tf.json").read_text())["kernels"])
+    original = sorted(k["kernel"] for k in json.loads(
+        (tmp_path / "f32_orig" / "minilm.json").read_text())["kernels"])
+    assert [k for k in kernels if k != "generic"] == [k for k in original if k != "generic"]
+    assert kernels.count("generic") == original.count("generic") + 2
+    exe, man = harness.build(str(tmp_path / "tf"))
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "tf" / "w"))
+    assert outs is not None, log
+    np.testing.assert_allclose(outs["last_hidden_state"], ort.InferenceSession(
+        tf, providers=["CPUExecutionProvider"]).run(None, feeds)[0], rtol=1e-4, atol=1e-4)
 
 
 def test_imported_qoperator_contrib_ops_match_onnxruntime(nunc, tmp_path):
