@@ -39,7 +39,7 @@ inline const llvm::StringRef kSupportedContribOps[] = {
     "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm",
     "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat",
     "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization",
-    "EmbedLayerNormalization"};
+    "EmbedLayerNormalization", "FusedConv", "FusedGemm"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }
@@ -111,6 +111,15 @@ struct NodeContext {
       return wrongType(*a, "a list of ints");
     return std::optional<SmallVector<int64_t>>(
         SmallVector<int64_t>(a->ints().begin(), a->ints().end()));
+  }
+  /// Empty when absent.
+  FailureOr<SmallVector<float>> getFloats(llvm::StringRef name) {
+    const onnx::AttributeProto *a = find(name);
+    if (!a)
+      return SmallVector<float>();
+    if (a->type() != onnx::AttributeProto::FLOATS)
+      return wrongType(*a, "a list of floats");
+    return SmallVector<float>(a->floats().begin(), a->floats().end());
   }
   /// Accepts an attribute nunc has no use for.
   void ignore(llvm::StringRef name) { readAttributes.insert(name); }

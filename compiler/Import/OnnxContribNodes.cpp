@@ -17,7 +17,8 @@
 // MatMul and its bias), FusedMatMul (transposes and a scale around a
 // MatMul), Gelu, FastGelu and BiasGelu, SkipLayerNormalization (the
 // residual Add and LayerNorm), EmbedLayerNormalization (the embeddings'
-// Gathers, Adds and LayerNorm; its transformer optimizer writes it too). Each is imported as the ai.onnx ops it
+// Gathers, Adds and LayerNorm; its transformer optimizer writes it too),
+// FusedConv and FusedGemm (a Conv or Gemm and its activation). Each is imported as the ai.onnx ops it
 // fused, which nunc's own fusions then take as they take the unoptimized
 // model's.
 //
@@ -26,6 +27,8 @@
 #include "ImporterImpl.h"
 
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include <cfloat>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -423,6 +426,71 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return failure();
     outputs.append({(*norm)->getResult(0), *maskIndex, *sum});
     return success();
+  }
+
+  // The activation FusedConv and FusedGemm apply last: `kind` with its
+  // parameters (LeakyRelu: alpha; Clip: min, max).
+  auto activate = [&](FailureOr<Value> x, StringRef kind,
+                      ArrayRef<float> params) -> FailureOr<Value> {
+    if (failed(x))
+      return failure();
+    auto param = [&](size_t i, float dflt) { return i < params.size() ? params[i] : dflt; };
+    Type element = elementOf(*x);
+    if (kind == "Relu")
+      return result(create<ReluOp>(n, *x));
+    if (kind == "Tanh")
+      return result(create<TanhOp>(n, *x));
+    if (kind == "Sigmoid")
+      return result(create<SigmoidOp>(n, *x));
+    if (kind == "LeakyRelu")
+      return result(create<LeakyReluOp>(
+          n, *x, {attr("alpha", builder.getF32FloatAttr(param(0, 0.01f)))}));
+    if (kind == "Clip") {
+      SmallVector<Value> operands{*x, constScalar(n.loc, element, param(0, -FLT_MAX)),
+                                  constScalar(n.loc, element, param(1, FLT_MAX))};
+      return result(create<ClipOp>(n, operands, {segments(operands)}));
+    }
+    return n.error() << op << " with activation '" << kind
+                     << "' is not supported (Relu, Tanh, Sigmoid, LeakyRelu, Clip)";
+  };
+
+  // (X, W, B?, Z?) -> activation(Conv(X, W, B) + Z), Conv's attributes.
+  if (op == "FusedConv") {
+    FailureOr<std::string> kind = n.getString("activation", "");
+    FailureOr<SmallVector<float>> params = n.getFloats("activation_params");
+    FailureOr<int64_t> group = n.getInt("group", 1);
+    if (failed(arity(4, {0, 1})) || failed(kind) || failed(params) || failed(group))
+      return failure();
+    FailureOr<SmallVector<NamedAttribute>> attrs = windowAttributes(n, in(1));
+    if (failed(attrs))
+      return failure();
+    attrs->push_back(attr("group", builder.getI64IntegerAttr(*group)));
+    FailureOr<Value> y = result(create<ConvOp>(n, present({in(0), in(1), in(2)}), *attrs));
+    if (in(3))
+      y = add(y, in(3));
+    return push(kind->empty() ? y : activate(y, *kind, *params));
+  }
+
+  // (A, B, C?) -> activation(Gemm(A, B, C)); activation_alpha, _beta and
+  // _gamma are the activation's parameters.
+  if (op == "FusedGemm") {
+    FailureOr<float> alpha = n.getFloat("alpha", 1.f), beta = n.getFloat("beta", 1.f);
+    FailureOr<int64_t> ta = n.getInt("transA", 0), tb = n.getInt("transB", 0);
+    FailureOr<std::string> kind = n.getString("activation", "");
+    FailureOr<float> a0 = n.getFloat("activation_alpha", 0.01f);
+    FailureOr<float> a1 = n.getFloat("activation_beta", FLT_MAX);
+    FailureOr<float> a2 = n.getFloat("activation_gamma", 0.f);
+    if (failed(arity(3, {0, 1})) || failed(alpha) || failed(beta) || failed(ta) || failed(tb) ||
+        failed(kind) || failed(a0) || failed(a1) || failed(a2))
+      return failure();
+    if (*kind == "Clip")
+      return n.error() << "FusedGemm with activation 'Clip' is not supported";
+    FailureOr<Value> y = result(create<GemmOp>(
+        n, present({in(0), in(1), in(2)}),
+        {attr("alpha", builder.getF32FloatAttr(*alpha)), attr("beta", builder.getF32FloatAttr(*beta)),
+         attr("transA", builder.getI64IntegerAttr(*ta)),
+         attr("transB", builder.getI64IntegerAttr(*tb))}));
+    return push(kind->empty() ? y : activate(y, *kind, {*a0}));
   }
 
   // checkSupportedOps() rejects everything else before conversion starts.

@@ -89,6 +89,8 @@ LogicalResult Importer::checkOpsets() {
 }
 
 /// The opset that added an op (only those newer than nunc's minimum opset).
+/// LayerNormalization (ai.onnx opset 17) is taken at any opset, as
+/// onnxruntime does: its graph optimizer writes it into older models.
 static int64_t opsetIntroducing(llvm::StringRef op) {
   return llvm::StringSwitch<int64_t>(op)
       .Case("Expand", 8)
@@ -96,7 +98,6 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
       .Case("DynamicQuantizeLinear", 11)
-      .Case("LayerNormalization", 17)
       .Case("Gelu", 20)
       .Default(1);
 }

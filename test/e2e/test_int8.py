@@ -1572,6 +1572,10 @@ def optimizer_contrib_model(path, error=None):
              c("we", r.standard_normal((50, 16)).astype(np.float32)),
              c("pe", r.standard_normal((20, 16)).astype(np.float32)),
              c("se", r.standard_normal((2, 16)).astype(np.float32)),
+             c("cw", (r.standard_normal((6, 3, 3, 3)) * 0.3).astype(np.float32)),
+             c("cb", r.standard_normal(6).astype(np.float32)),
+             c("gw", r.standard_normal((9, 17)).astype(np.float32)),
+             c("gc", r.standard_normal(9).astype(np.float32)),
              c("beta", r.standard_normal(16).astype(np.float32)),
              c("sbias", r.standard_normal(16).astype(np.float32))]
     ms = "com.microsoft"
@@ -1610,6 +1614,16 @@ def optimizer_contrib_model(path, error=None):
         helper.make_node("EmbedLayerNormalization",
                          ["ids", "", "we", "pe", "", "gamma", "beta", "", "pos"],
                          ["eln2", "eln2_mask_index"], domain=ms, name="eln2"),
+        helper.make_node("FusedConv", ["img", "cw", "cb", "zsum"], ["fconv"], domain=ms,
+                         activation="Clip", activation_params=[-0.5, 1.5], pads=[1, 1, 1, 1],
+                         strides=[1, 1], name="fconv"),
+        helper.make_node("FusedConv", ["img", "cw"], ["fconv_leaky"], domain=ms,
+                         activation="LeakyRelu", activation_params=[0.2], strides=[2, 2],
+                         name="fconv_leaky"),
+        helper.make_node("FusedGemm", ["x", "gw", "gc"], ["fgemm"], domain=ms, transB=1,
+                         alpha=0.5, activation="LeakyRelu", activation_alpha=0.1, name="fgemm"),
+        helper.make_node("FusedGemm", ["x", "gw"], ["fgemm_sig"], domain=ms, transB=1,
+                         activation="Sigmoid", name="fgemm_sig"),
     ]
     f32, u8 = TensorProto.FLOAT, TensorProto.UINT8
     outputs = [("dqmm", [4, 7]), ("dqmm_u8", [4, 7]), ("dqmm_u8c", [4, 7]), ("mitf", [4, 7]),
@@ -1618,7 +1632,8 @@ def optimizer_contrib_model(path, error=None):
                ("fastgelu_nobias", [3, 40]), ("biasgelu", [3, 40]), ("sln", [2, 5, 16]),
                ("sln_mean", [2, 5, 1]), ("sln_inv_std", [2, 5, 1]), ("sln_sum", [2, 5, 16]),
                ("sln2", [2, 5, 16]), ("eln", [2, 5, 16]), ("eln_sum", [2, 5, 16]),
-               ("eln2", [2, 5, 16])]
+               ("eln2", [2, 5, 16]), ("fconv", [2, 6, 7, 9]), ("fconv_leaky", [2, 6, 3, 4]),
+               ("fgemm", [4, 9]), ("fgemm_sig", [4, 9])]
     graph = helper.make_graph(
         nodes, "optimized",
         [helper.make_tensor_value_info("x", f32, [4, 17]),
@@ -1636,7 +1651,9 @@ def optimizer_contrib_model(path, error=None):
          helper.make_tensor_value_info("ids", TensorProto.INT32, [2, 5]),
          helper.make_tensor_value_info("seg", TensorProto.INT32, [2, 5]),
          helper.make_tensor_value_info("mask", TensorProto.INT32, [2, 5]),
-         helper.make_tensor_value_info("pos", TensorProto.INT32, [2, 5])],
+         helper.make_tensor_value_info("pos", TensorProto.INT32, [2, 5]),
+         helper.make_tensor_value_info("img", f32, [2, 3, 7, 9]),
+         helper.make_tensor_value_info("zsum", f32, [2, 6, 7, 9])],
         [helper.make_tensor_value_info(name, f32, shape) for name, shape in outputs] +
         [helper.make_tensor_value_info(name, TensorProto.INT32, [2])
          for name in ("eln_mask_index", "eln2_mask_index")], inits)
@@ -1655,8 +1672,9 @@ def test_imported_optimizer_contrib_ops_match_onnxruntime(nunc, tmp_path):
     the rest within float rounding (FastGelu is the tanh approximation on
     both sides; SkipLayerNormalization's epsilon, given or the default,
     shows in its outputs; EmbedLayerNormalization with segments and a mask,
-    and with position ids and neither, its mask index exactly). A rejected
-    form gives a located error."""
+    and with position ids and neither, its mask index exactly; FusedConv
+    with its sum input and Clip or LeakyRelu, FusedGemm with LeakyRelu or
+    Sigmoid). A rejected form gives a located error."""
     import onnxruntime as ort
     path = str(tmp_path / "opt.onnx")
     optimizer_contrib_model(path)
@@ -1682,7 +1700,9 @@ def test_imported_optimizer_contrib_ops_match_onnxruntime(nunc, tmp_path):
              "ids": r.integers(0, 50, (2, 5)).astype(np.int32),
              "seg": r.integers(0, 2, (2, 5)).astype(np.int32),
              "mask": np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], np.int32),
-             "pos": r.integers(0, 20, (2, 5)).astype(np.int32)}
+             "pos": r.integers(0, 20, (2, 5)).astype(np.int32),
+             "img": r.standard_normal((2, 3, 7, 9)).astype(np.float32),
+             "zsum": r.standard_normal((2, 6, 7, 9)).astype(np.float32)}
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert outs is not None, log
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
@@ -1743,6 +1763,26 @@ def test_onnxruntime_optimized_minilm_compiles_as_the_original(nunc, models, tmp
             libs.append((kernels, outs["last_hidden_state"]))
         assert libs[0][0] == libs[1][0], (libs[0][0], libs[1][0])
         np.testing.assert_allclose(libs[1][1], libs[0][1], rtol=1e-5, atol=1e-5)
+    # Its CNNs (FusedConv, FusedGemm) and its opset-11 BERT (a
+    # LayerNormalization it writes into opset 11) likewise.
+    for name, shapes, dims in (("mobilenet", ["--shape", "batch=1"], (1, 3, 224, 224)),
+                               ("bert", ["--shape", "batch=1", "--shape", "sequence=16"], None)):
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        so.optimized_model_filepath = str(tmp_path / f"{name}_opt.onnx")
+        ort.InferenceSession(os.path.join(models, f"{name}.onnx"), so,
+                             providers=["CPUExecutionProvider"])
+        nunc("compile", so.optimized_model_filepath, "--target", "x86_64-avx512vnni", *shapes,
+             "-o", tmp_path / f"{name}_opt")
+        exe, man = harness.build(str(tmp_path / f"{name}_opt"))
+        feed = ({"input": np.random.default_rng(2).standard_normal(dims).astype(np.float32)}
+                if dims else random_inputs("bert", 1, 16, 2))
+        outs, _, log = harness.run(exe, man, feed, str(tmp_path / f"{name}_opt" / "w"))
+        assert outs is not None, log
+        want = ort.InferenceSession(so.optimized_model_filepath,
+                                    providers=["CPUExecutionProvider"]).run(None, feed)[0]
+        got = list(outs.values())[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
     from onnxruntime.transformers import optimizer
     tf = str(tmp_path / "minilm_tf.onnx")
     optimizer.optimize_model(src, model_type="bert", num_heads=12, hidden_size=384,
