@@ -1142,6 +1142,14 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
   }
 }
 
+/// That `generate` refuses `base` once `change` (named `what`) is applied.
+template <typename Config, typename Generate, typename Change>
+void expectRefused(const Config &base, Generate generate, const char *what, Change change) {
+  Config c = base;
+  change(c);
+  EXPECT_FALSE(generate(c)) << what;
+}
+
 /// The u16 forms take only what they compute: static AVX-512 VNNI rows in
 /// two whole planes. Each change to a form they take is refused alone.
 TEST(Int8GemmKernelU16InputTest, RejectsTheFormsItDoesNotCover) {
@@ -1153,9 +1161,7 @@ TEST(Int8GemmKernelU16InputTest, RejectsTheFormsItDoesNotCover) {
   base.u16Input = true;
   ASSERT_TRUE(Int8GemmKernel::generate(base));
   auto refuses = [&](const char *what, auto change) {
-    Int8GemmConfig c = base;
-    change(c);
-    EXPECT_FALSE(Int8GemmKernel::generate(c)) << what;
+    expectRefused(base, Int8GemmKernel::generate, what, change);
   };
   refuses("AMX", [](Int8GemmConfig &c) { c.isa = Int8Isa::Amx; });
   refuses("AVX-VNNI", [](Int8GemmConfig &c) { c.isa = Int8Isa::AvxVnni; });
@@ -1171,9 +1177,7 @@ TEST(Int8GemmKernelU16InputTest, RejectsTheFormsItDoesNotCover) {
   qbase.fixed = true;
   ASSERT_TRUE(QuantizeRowsKernel::generate(qbase));
   auto quantizerRefuses = [&](const char *what, auto change) {
-    QuantizeRowsConfig c = qbase;
-    change(c);
-    EXPECT_FALSE(QuantizeRowsKernel::generate(c)) << what;
+    expectRefused(qbase, QuantizeRowsKernel::generate, what, change);
   };
   quantizerRefuses("dynamic", [](QuantizeRowsConfig &c) { c.fixed = false; });
   quantizerRefuses("per tensor", [](QuantizeRowsConfig &c) { c.perTensor = true; });
