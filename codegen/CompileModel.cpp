@@ -1860,8 +1860,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         scales[j] = qc.scale * scales[j];
       }
     // (The bound assumes u8 codes.)
-    if (cfg.u8Output && !cfg.perRowA && !cfg.residual && !cfg.u16Input && cfg.product.kind == x86::Activation::None &&
-        cfg.sum.kind == x86::Activation::None &&
+    if (cfg.u8Output && !cfg.perRowA && !cfg.residual && !cfg.u16Input &&
+        cfg.product.kind == x86::Activation::None && cfg.sum.kind == x86::Activation::None &&
         cfg.activationInput.kind == x86::Activation::None && !cfg.activation.hasGrids())
       cfg.u8Bounded = u8OutputBounded(absSums, scales, bias ? bias->data() : nullptr,
                                       qc.zeroPoint, cfg.activation, nullptr, nullptr,

@@ -3,8 +3,9 @@
 //   C[M, N] = act(((A - zpA) x W) * scaleA * scaleW[N] + bias[N] + residual)
 //
 // A is u8 [M][lda bytes] (lda >= rowBytes(K), or two such planes with a
-// u16 input; the padding bytes may hold anything), W is s8 [K][N] quantized per output column (symmetric) and
-// packed at compile time into panels of NR columns, g k at a time
+// u16 input; the padding bytes may hold anything), W is s8 [K][N]
+// quantized per output column (symmetric) and packed at compile time into
+// panels of NR columns, g k at a time
 // ([panel][Kp/g][NR][g], zero padded). Accumulation is exact in s32; the
 // zero point of A is compensated in the epilogue with the column sums of W
 // computed at compile time: per tensor (static activations: zpA * colSum
@@ -44,8 +45,9 @@
 // w - zl colSum): the k loop runs once per plane on the same weights, each
 // part exact in s32 (the whole would not be: 65535 x 128 x K), the two
 // converted to f32 and added (each conversion exact below 2^24, so one
-// rounding for K < 514; above, up to three, ~1 ulp). The column block gains a fourth row, zh colSum (the first
-// holds zl colSum, as for u8 inputs).
+// rounding for K < 514; above, up to three, ~1 ulp). The column block
+// gains a fourth row, zh colSum (the first holds zl colSum, as for u8
+// inputs).
 //
 //===----------------------------------------------------------------------===//
 

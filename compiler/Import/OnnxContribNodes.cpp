@@ -18,9 +18,9 @@
 // MatMul), Gelu, FastGelu and BiasGelu, SkipLayerNormalization (the
 // residual Add and LayerNorm), EmbedLayerNormalization (the embeddings'
 // Gathers, Adds and LayerNorm; its transformer optimizer writes it too),
-// FusedConv and FusedGemm (a Conv or Gemm and its activation). Each is imported as the ai.onnx ops it
-// fused, which nunc's own fusions then take as they take the unoptimized
-// model's.
+// FusedConv and FusedGemm (a Conv or Gemm and its activation). Each is
+// imported as the ai.onnx ops it fused, which nunc's own fusions then take
+// as they take the unoptimized model's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -344,7 +344,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return failure();
     FailureOr<Operation *> norm = create<LayerNormOp>(
         n, present({*sum, in(2), in(3)}),
-        {attr("axis", builder.getI64IntegerAttr(-1)), attr("epsilon", builder.getF32FloatAttr(*eps)),
+        {attr("axis", builder.getI64IntegerAttr(-1)),
+         attr("epsilon", builder.getF32FloatAttr(*eps)),
          attr("stash_type", builder.getI64IntegerAttr(1))},
         3);
     if (failed(norm))
@@ -370,7 +371,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return n.error() << "EmbedLayerNormalization needs both segment_ids and "
                           "segment_embedding, or neither";
     auto gather = [&](Value table, Value ids) -> FailureOr<Value> {
-      return result(create<GatherOp>(n, {table, ids}, {attr("axis", builder.getI64IntegerAttr(0))}));
+      return result(
+          create<GatherOp>(n, {table, ids}, {attr("axis", builder.getI64IntegerAttr(0))}));
     };
     // Dims [from, from + 1) of input_ids' shape.
     auto dim = [&](int64_t from) -> FailureOr<Value> {
@@ -403,7 +405,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return failure();
     FailureOr<Operation *> norm = create<LayerNormOp>(
         n, {*sum, in(5), in(6)},
-        {attr("axis", builder.getI64IntegerAttr(-1)), attr("epsilon", builder.getF32FloatAttr(*eps)),
+        {attr("axis", builder.getI64IntegerAttr(-1)),
+         attr("epsilon", builder.getF32FloatAttr(*eps)),
          attr("stash_type", builder.getI64IntegerAttr(1))},
         3);
     if (failed(norm))
@@ -487,7 +490,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return n.error() << "FusedGemm with activation 'Clip' is not supported";
     FailureOr<Value> y = result(create<GemmOp>(
         n, present({in(0), in(1), in(2)}),
-        {attr("alpha", builder.getF32FloatAttr(*alpha)), attr("beta", builder.getF32FloatAttr(*beta)),
+        {attr("alpha", builder.getF32FloatAttr(*alpha)),
+         attr("beta", builder.getF32FloatAttr(*beta)),
          attr("transA", builder.getI64IntegerAttr(*ta)),
          attr("transB", builder.getI64IntegerAttr(*tb))}));
     return push(kind->empty() ? y : activate(y, *kind, {*a0}));
