@@ -697,7 +697,7 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   l.m = in.getNumElements() / l.k;
   if (std::optional<quant::UniformQuantizedType> q = op.staticInputQuantization();
       q && q.value().getStorageTypeIntegralWidth() == 16) {
-    if (isa != Int8Isa::Avx512Vnni && isa != Int8Isa::Amx) // Int8GemmConfig::u16Input
+    if (!readsU16Inputs(isa))
       return std::nullopt;
     l.u16Input = true;
     isa = Int8Isa::Avx512Vnni;

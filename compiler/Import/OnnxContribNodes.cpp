@@ -327,6 +327,16 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
         {attr("approximate", builder.getStringAttr(op == "FastGelu" ? "tanh" : "none"))})));
   }
 
+  // LayerNormalization over the last axis (results: y, mean, inverse
+  // standard deviation).
+  auto layerNorm = [&](Value x, Value gamma, Value beta, float eps) {
+    return create<LayerNormOp>(n, present({x, gamma, beta}),
+                               {attr("axis", builder.getI64IntegerAttr(-1)),
+                                attr("epsilon", builder.getF32FloatAttr(eps)),
+                                attr("stash_type", builder.getI64IntegerAttr(1))},
+                               3);
+  };
+
   // (input, skip, gamma, beta?, bias?) -> (LayerNorm(input + skip + bias),
   // mean, inv_std_var, input + skip + bias): LayerNormalization's mean and
   // inverse standard deviation ([..., 1]) are the same.
@@ -342,12 +352,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     FailureOr<Value> sum = result(create<AddOp>(n, {*biased, in(1)}));
     if (failed(sum))
       return failure();
-    FailureOr<Operation *> norm = create<LayerNormOp>(
-        n, present({*sum, in(2), in(3)}),
-        {attr("axis", builder.getI64IntegerAttr(-1)),
-         attr("epsilon", builder.getF32FloatAttr(*eps)),
-         attr("stash_type", builder.getI64IntegerAttr(1))},
-        3);
+    FailureOr<Operation *> norm = layerNorm(*sum, in(2), in(3), *eps);
     if (failed(norm))
       return failure();
     outputs.append({(*norm)->getResult(0), (*norm)->getResult(1), (*norm)->getResult(2), *sum});
@@ -403,12 +408,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     }
     if (failed(sum))
       return failure();
-    FailureOr<Operation *> norm = create<LayerNormOp>(
-        n, {*sum, in(5), in(6)},
-        {attr("axis", builder.getI64IntegerAttr(-1)),
-         attr("epsilon", builder.getF32FloatAttr(*eps)),
-         attr("stash_type", builder.getI64IntegerAttr(1))},
-        3);
+    FailureOr<Operation *> norm = layerNorm(*sum, in(5), in(6), *eps);
     if (failed(norm))
       return failure();
     FailureOr<Value> maskIndex;

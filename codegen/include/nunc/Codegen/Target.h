@@ -49,12 +49,13 @@ inline bool hasInt8Convolutions(const TargetInfo &t) {
   return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
 }
 
-/// Whether the target's int8 GEMMs read static u16 inputs (A16W8 QDQ
+/// Whether a target of this int8 family reads static u16 inputs (A16W8 QDQ
 /// models; Int8GemmConfig::u16Input): the AVX-512 VNNI kernel, which AMX
 /// targets use for them too.
-inline bool hasU16InputGemms(const TargetInfo &t) {
-  return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
+inline bool readsU16Inputs(Int8Isa isa) {
+  return isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx;
 }
+inline bool hasU16InputGemms(const TargetInfo &t) { return readsU16Inputs(t.int8); }
 
 /// The targets `nunc compile --target` accepts, in the order --help lists them.
 std::vector<std::string> targetNames();
