@@ -963,14 +963,25 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
 }
 
 /// What a generic kernel's code depends on: the op, its attributes, its
-/// operand and result types (buffers are arguments), and whether it runs in
-/// place (no `noalias`).
+/// operand and result types (buffers are arguments), the small integer
+/// constants it bakes in (Slice's starts, ends, axes and steps, reduction
+/// axes), and whether it runs in place (no `noalias`).
 std::string genericKernelKey(Operation *op, bool inPlace) {
   std::string key;
   llvm::raw_string_ostream os(key);
   os << op->getName() << (inPlace ? " inplace " : " ") << op->getAttrDictionary() << " (";
-  for (Type t : op->getOperandTypes())
-    os << t << ", ";
+  for (Value v : op->getOperands()) {
+    os << v.getType();
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (type && isa<IntegerType>(type.getElementType()) && type.hasStaticShape() &&
+        type.getNumElements() <= 64)
+      if (std::optional<SmallVector<int64_t>> values = getConstantInts(v)) {
+        os << " = [";
+        llvm::interleaveComma(*values, os);
+        os << "]";
+      }
+    os << ", ";
+  }
   os << ") -> (";
   for (Type t : op->getResultTypes())
     os << t << ", ";

@@ -343,3 +343,39 @@ def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
                                        threads=threads)
             assert outs is not None, log
             np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
+
+
+def test_generic_kernels_bake_their_own_indices(nunc, tmp_path):
+    """Two Slices of one tensor with the same types but different starts
+    (the halves of a [2, 4] input), and two ReduceSums with the same types
+    but different axes (a [3, 3] input, keepdims 0), on the generic path
+    for every target: each gets code for its own indices, not the first
+    one's (the kernels bake them in, so they are part of what makes two
+    kernels the same)."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    ints = lambda name, v: nh.from_array(np.array(v, np.int64), name)
+    nodes = [h.make_node("Slice", ["x", "s0", "s2", "a1"], ["lo"]),
+             h.make_node("Slice", ["x", "s2", "s4", "a1"], ["hi"]),
+             h.make_node("ReduceSum", ["m", "a0"], ["rows"], keepdims=0),
+             h.make_node("ReduceSum", ["m", "a1"], ["cols"], keepdims=0)]
+    g = h.make_graph(nodes, "idx", [h.make_tensor_value_info("x", 1, [2, 4]),
+                                    h.make_tensor_value_info("m", 1, [3, 3])],
+                     [h.make_tensor_value_info(n, 1, None) for n in ("lo", "hi", "rows", "cols")],
+                     [ints("s0", [0]), ints("s2", [2]), ints("s4", [4]), ints("a0", [0]),
+                      ints("a1", [1])])
+    path = str(tmp_path / "idx.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    r = np.random.default_rng(4)
+    feeds = {"x": r.standard_normal((2, 4)).astype(np.float32),
+             "m": r.standard_normal((3, 3)).astype(np.float32)}
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    for target in TARGETS:
+        out = tmp_path / target
+        nunc("compile", path, "--target", target, "-o", out)
+        exe, man = harness.build(str(out))
+        outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
+        assert outs is not None, log
+        for name, ref in want.items():
+            np.testing.assert_allclose(outs[name], ref, rtol=1e-6, atol=1e-6, err_msg=name)
