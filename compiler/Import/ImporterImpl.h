@@ -39,7 +39,8 @@ inline const llvm::StringRef kSupportedContribOps[] = {
     "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat", "QGemm",
     "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat",
     "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization",
-    "EmbedLayerNormalization", "FusedConv", "FusedGemm"};
+    "EmbedLayerNormalization", "FusedConv", "FusedGemm", "Attention", "QAttention",
+    "QEmbedLayerNormalization"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }
@@ -149,6 +150,8 @@ private:
   LogicalResult convert(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// The com.microsoft ops of kSupportedContribOps (OnnxContribNodes.cpp).
   LogicalResult convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// com.microsoft Attention and QAttention (OnnxAttentionNodes.cpp).
+  LogicalResult convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// Softmax along `axis`; `flattened`: over all dims from `axis` on, as
   /// Softmax before opset 13.
   FailureOr<Value> softmax(NodeContext &n, Value x, int64_t axis, bool flattened);

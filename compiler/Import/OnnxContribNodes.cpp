@@ -17,10 +17,12 @@
 // MatMul and its bias), FusedMatMul (transposes and a scale around a
 // MatMul), Gelu, FastGelu and BiasGelu, SkipLayerNormalization (the
 // residual Add and LayerNorm), EmbedLayerNormalization (the embeddings'
-// Gathers, Adds and LayerNorm; its transformer optimizer writes it too),
-// FusedConv and FusedGemm (a Conv or Gemm and its activation). Each is
-// imported as the ai.onnx ops it fused, which nunc's own fusions then take
-// as they take the unoptimized model's.
+// Gathers, Adds and LayerNorm; its transformer optimizer writes it too, and
+// quantize_dynamic makes it QEmbedLayerNormalization, 8-bit tables),
+// FusedConv and FusedGemm (a Conv or Gemm and its activation), Attention
+// and QAttention (OnnxAttentionNodes.cpp). Each is imported as the ai.onnx
+// ops it fused, which nunc's own fusions then take as they take the
+// unoptimized model's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +38,8 @@ using namespace mlir::nunc::import_detail;
 
 LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs) {
   llvm::StringRef op = n.node.op_type();
+  if (op == "Attention" || op == "QAttention")
+    return convertAttention(n, outputs);
   auto in = [&](unsigned i) { return n.input(i); };
   // At most `max` inputs, of which those at `required` are given (zero
   // points are optional: 0 of the quantized input's type).
@@ -362,19 +366,45 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
   // (input_ids, segment_ids?, word_embedding, position_embedding,
   // segment_embedding?, gamma, beta, mask?, position_ids?) -> (LayerNorm(
   // word[input_ids] + position[position_ids, or 0 .. S-1] +
-  // segment[segment_ids]), mask_index: each row's count of mask ones (0
-  // without a mask), the sum before the LayerNorm).
-  if (op == "EmbedLayerNormalization") {
+  // segment[segment_ids]), mask_index: each row's count of mask entries
+  // equal to 1 (0 without a mask), the sum before the LayerNorm).
+  // QEmbedLayerNormalization: the same with 8-bit tables, gamma and beta
+  // (inputs 2-6), their scales (8-12) and zero points (13-17), no
+  // position_ids and no sum output.
+  if (op == "EmbedLayerNormalization" || op == "QEmbedLayerNormalization") {
+    bool quantized = op == "QEmbedLayerNormalization";
     FailureOr<float> eps = n.getFloat("epsilon", 1e-12f);
-    FailureOr<int64_t> maskIndexType = n.getInt("mask_index_type", 1);
-    if (failed(arity(9, {0, 2, 3, 5, 6})) || failed(eps) || failed(maskIndexType))
+    FailureOr<int64_t> maskIndexType =
+        quantized ? FailureOr<int64_t>(1) : n.getInt("mask_index_type", 1);
+    if (failed(quantized ? arity(18, {0, 2, 3, 5, 6, 8, 9, 11, 12, 13, 14, 16, 17})
+                         : arity(9, {0, 2, 3, 5, 6})) ||
+        failed(eps) || failed(maskIndexType))
       return failure();
     if (*maskIndexType != 1)
       return n.error() << "EmbedLayerNormalization with mask_index_type " << *maskIndexType
                        << " is not supported (only 1, the mask's count of ones per row)";
-    if (in(1).operator bool() != in(4).operator bool())
-      return n.error() << "EmbedLayerNormalization needs both segment_ids and "
-                          "segment_embedding, or neither";
+    if (in(1).operator bool() != in(4).operator bool() ||
+        (quantized && (in(4).operator bool() != in(10).operator bool() ||
+                       in(4).operator bool() != in(15).operator bool())))
+      return n.error() << op << " needs segment_ids and segment_embedding"
+                       << (quantized ? " (with its scale and zero point)" : "")
+                       << ", or none of them";
+    // The f32 tables, gamma and beta (inputs 2-6).
+    SmallVector<Value> tables;
+    for (unsigned i = 2; i <= 6; ++i) {
+      if (!in(i) || !quantized) {
+        tables.push_back(in(i));
+        continue;
+      }
+      if (failed(eightBit({i})) || failed(perTensor({i + 6, i + 11})))
+        return failure();
+      FailureOr<Value> table = dequantize(in(i), in(i + 6), in(i + 11));
+      if (failed(table))
+        return failure();
+      tables.push_back(*table);
+    }
+    Value word = tables[0], position = tables[1], segment = tables[2], gamma = tables[3],
+          beta = tables[4], positionIds = quantized ? Value() : in(8);
     auto gather = [&](Value table, Value ids) -> FailureOr<Value> {
       return result(
           create<GatherOp>(n, {table, ids}, {attr("axis", builder.getI64IntegerAttr(0))}));
@@ -386,35 +416,45 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
                                      attr("end", builder.getI64IntegerAttr(from + 1))}));
     };
     FailureOr<Value> positions;
-    if (in(8)) {
-      positions = gather(in(3), in(8));
+    if (positionIds) {
+      positions = gather(position, positionIds);
     } else {
       FailureOr<Value> seq = dim(1);
       if (failed(seq))
         return failure();
-      SmallVector<Value> operands{in(3), constI64(n.loc, {0}), *seq, constI64(n.loc, {0}),
+      SmallVector<Value> operands{position, constI64(n.loc, {0}), *seq, constI64(n.loc, {0}),
                                   Value()};
       positions = result(create<SliceOp>(n, present(operands), {segments(operands)}));
     }
-    FailureOr<Value> sum = gather(in(2), in(0));
+    FailureOr<Value> sum = gather(word, in(0));
     if (failed(sum) || failed(positions))
       return failure();
     sum = result(create<AddOp>(n, {*sum, *positions}));
     if (in(1)) {
-      FailureOr<Value> segments = gather(in(4), in(1));
+      FailureOr<Value> segments = gather(segment, in(1));
       if (failed(segments) || failed(sum))
         return failure();
       sum = result(create<AddOp>(n, {*sum, *segments}));
     }
     if (failed(sum))
       return failure();
-    FailureOr<Operation *> norm = layerNorm(*sum, in(5), in(6), *eps);
+    FailureOr<Operation *> norm = layerNorm(*sum, gamma, beta, *eps);
     if (failed(norm))
       return failure();
     FailureOr<Value> maskIndex;
     if (in(7)) {
+      // onnxruntime counts the entries equal to 1, not their sum.
+      Type i32 = builder.getI32Type();
+      FailureOr<Value> ones = result(create<EqualOp>(n, {in(7), constScalar(n.loc, i32, 1)}));
+      if (failed(ones))
+        return failure();
+      ones = result(create<CastOp>(n, *ones,
+                                   {attr("to", TypeAttr::get(i32)),
+                                    attr("saturate", builder.getI64IntegerAttr(1))}));
+      if (failed(ones))
+        return failure();
       maskIndex = result(create<ReduceSumOp>(
-          n, {in(7), constI64(n.loc, {1})},
+          n, {*ones, constI64(n.loc, {1})},
           {attr("keepdims", builder.getI64IntegerAttr(0)),
            attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))}));
     } else {
@@ -427,7 +467,9 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     }
     if (failed(maskIndex))
       return failure();
-    outputs.append({(*norm)->getResult(0), *maskIndex, *sum});
+    outputs.append({(*norm)->getResult(0), *maskIndex});
+    if (!quantized)
+      outputs.push_back(*sum);
     return success();
   }
 

@@ -46,12 +46,27 @@ std::optional<int64_t> staticBytes(Type t) {
 /// what the constants hold: a weight's QuantizeLinear (an f32 weight behind
 /// QuantizeLinear -> DequantizeLinear, as TensorRT-style QDQ models and
 /// onnxruntime's AddQDQPairToWeight keep it, thus gets its integer form),
-/// a weight's Transpose, a narrowing Cast.
+/// a weight's Transpose, a narrowing Cast. Also Slices that are all the
+/// uses of a constant and together take no more bytes than it: onnxruntime's
+/// Attention keeps Q's, K's and V's weights side by side in one.
 bool foldsPastMaxElements(Operation *op) {
   if (!isa<QuantizeLinearOp, FakeQuantizeOp, CastOp, TransposeOp, ReshapeOp, FlattenOp,
            SqueezeOp, UnsqueezeOp, SliceOp, IdentityOp, AddOp, SubOp, MulOp, DivOp, SqrtOp,
            ReluOp, ClipOp>(op))
     return false;
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    Value whole = slice.getData();
+    std::optional<int64_t> wholeBytes = staticBytes(whole.getType());
+    int64_t partBytes = 0;
+    if (wholeBytes && llvm::all_of(whole.getUsers(), [&](Operation *user) {
+          auto part = dyn_cast<SliceOp>(user);
+          std::optional<int64_t> bytes = part ? staticBytes(part.getType()) : std::nullopt;
+          partBytes += bytes.value_or(0);
+          return bytes && part.getData() == whole;
+        }) &&
+        partBytes <= *wholeBytes)
+      return true;
+  }
   int64_t freed = 0;
   for (Value v : op->getOperands())
     if (std::optional<int64_t> bytes = staticBytes(v.getType()); bytes && v.hasOneUse())

@@ -1,0 +1,276 @@
+//===- OnnxAttentionNodes.cpp - onnxruntime's Attention and QAttention ----===//
+//
+// onnxruntime's transformer optimizer fuses a BERT layer's self-attention
+// (the Q, K and V projections, the head split, softmax(Q K^T * scale +
+// mask) V and the head merge) into com.microsoft.Attention, the three
+// projections' weights side by side in one matrix; quantize_dynamic turns
+// that into QAttention (8-bit input and weights). Each is imported as the
+// ai.onnx ops it fused, as an export writes them: a MatMul (for QAttention
+// MatMulInteger -> Cast -> Mul) on each projection's columns plus its bias,
+// Reshape and Transpose to heads, the scaled scores plus an additive mask,
+// Softmax, the second MatMul and the merge. nunc-fuse-attention,
+// nunc-fuse-attention-projections and nunc-fuse-linear then take them as
+// they take the export's.
+//
+// The mask is what onnxruntime's CPU kernel adds to the scaled scores, all
+// parts summed: mask_filter_value where mask_index masks a key (a raw
+// [B, T] or [B, S, T] mask: where it is <= 0; [B] key lengths: keys from
+// the length on; [2B] end then start positions: keys outside [start,
+// end); [B, 1] and [1, 1] mask nothing), -10000 on keys after the query
+// with `unidirectional`, and attention_bias.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nunc;
+using namespace mlir::nunc::import_detail;
+
+LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs) {
+  llvm::StringRef op = n.node.op_type();
+  bool quantized = op == "QAttention";
+  auto in = [&](unsigned i) { return n.input(i); };
+  Type f32 = builder.getF32Type();
+
+  // One op of the expansion; null where it or an operand failed (its
+  // error already reported), so a chain is checked once, at its end.
+  auto make = [&](llvm::StringRef name, ArrayRef<Value> operands,
+                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
+    if (llvm::any_of(operands, [](Value v) { return !v; }))
+      return Value();
+    FailureOr<Operation *> r = create(n, name, operands, attrs, 1);
+    return failed(r) ? Value() : (*r)->getResult(0);
+  };
+  auto add = [&](Value a, Value b) { return make(AddOp::getOperationName(), {a, b}); };
+  auto sub = [&](Value a, Value b) { return make(SubOp::getOperationName(), {a, b}); };
+  auto mul = [&](Value a, Value b) { return make(MulOp::getOperationName(), {a, b}); };
+  auto matmul = [&](Value a, Value b) { return make(MatMulOp::getOperationName(), {a, b}); };
+  auto scalar = [&](double v) { return constScalar(n.loc, f32, v); };
+  auto reshape = [&](Value x, ArrayRef<int64_t> shape) {
+    return make(ReshapeOp::getOperationName(), {x, constI64(n.loc, shape)});
+  };
+  auto transpose = [&](Value x, ArrayRef<int64_t> perm) {
+    return make(TransposeOp::getOperationName(), {x},
+                {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+  };
+  auto slice = [&](Value x, int64_t start, int64_t end, int64_t axis) {
+    SmallVector<Value> operands{x, constI64(n.loc, {start}), constI64(n.loc, {end}),
+                                constI64(n.loc, {axis}), Value()};
+    return make(SliceOp::getOperationName(), present(operands), {segments(operands)});
+  };
+  auto toF32 = [&](Value x) {
+    return make(CastOp::getOperationName(), {x},
+                {attr("to", TypeAttr::get(f32)), attr("saturate", builder.getI64IntegerAttr(1))});
+  };
+  // min(max(x, 0), 1): on integers (held exactly in f32), 1 where x >= 1.
+  auto clip01 = [&](Value x) {
+    SmallVector<Value> operands{x, scalar(0), scalar(1)};
+    return make(ClipOp::getOperationName(), operands, {segments(operands)});
+  };
+  auto f32Constant = [&](ArrayRef<int64_t> shape, ArrayRef<float> values) -> Value {
+    auto type = RankedTensorType::get(shape, f32);
+    return ConstantOp::create(builder, n.loc, type, DenseElementsAttr::get(type, values));
+  };
+  auto numElements = [](Value v) -> std::optional<int64_t> {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return std::nullopt;
+    return t.getNumElements();
+  };
+
+  // Attention: (input, weights, bias?, mask_index?, past?, attention_bias?,
+  // past_sequence_length?). QAttention: (input, weight, bias, input_scale,
+  // weight_scale, mask_index?, input_zero_point?, weight_zero_point?, past?).
+  const unsigned maxInputs = quantized ? 9 : 7, maskAt = quantized ? 5 : 3,
+                 pastAt = quantized ? 8 : 4;
+  if (n.inputs.size() > maxInputs)
+    return n.error() << op << " takes at most " << maxInputs << " inputs, got "
+                     << n.inputs.size();
+  for (unsigned i = 0, required = quantized ? 5 : 2; i < required; ++i)
+    if (!in(i))
+      return n.error() << op << " needs input #" << i;
+  FailureOr<int64_t> heads = n.getInt("num_heads", std::nullopt);
+  FailureOr<int64_t> unidirectional = n.getInt("unidirectional", 0);
+  FailureOr<float> scaleAttr = n.getFloat("scale", 0.f);
+  FailureOr<float> filter = n.getFloat("mask_filter_value", -10000.f);
+  FailureOr<int64_t> rotary = n.getInt("do_rotary", 0);
+  FailureOr<int64_t> shareBuffer = n.getInt("past_present_share_buffer", 0);
+  FailureOr<std::optional<SmallVector<int64_t>>> qkvSizes = std::optional<SmallVector<int64_t>>();
+  if (!quantized) {
+    qkvSizes = n.getInts("qkv_hidden_sizes");
+    // Only read with do_rotary, which is refused below.
+    n.ignore("rotary_embedding_dim");
+  }
+  if (failed(heads) || failed(unidirectional) || failed(scaleAttr) || failed(filter) ||
+      failed(rotary) || failed(shareBuffer) || failed(qkvSizes))
+    return failure();
+  if (*rotary)
+    return n.error() << op << " with do_rotary is not supported";
+  if (in(pastAt) || *shareBuffer || (!quantized && in(6)))
+    return n.error() << op << " with a past state (past, past_present_share_buffer, "
+                            "past_sequence_length) is not supported";
+  if (*unidirectional != 0 && *unidirectional != 1)
+    return n.error() << op << "'s unidirectional must be 0 or 1, got " << *unidirectional;
+  if (!std::isfinite(*filter))
+    return n.error() << op << "'s mask_filter_value must be finite, got " << *filter;
+
+  auto xType = dyn_cast<RankedTensorType>(in(0).getType());
+  auto wType = dyn_cast<RankedTensorType>(in(1).getType());
+  if (!xType || xType.getRank() != 3)
+    return n.error() << op << "'s input must be 3-D (batch, sequence, input_hidden), got "
+                     << in(0).getType();
+  if (!wType || wType.getRank() != 2 || wType.isDynamicDim(1))
+    return n.error() << op << "'s weights must be 2-D with a known second dim, got "
+                     << in(1).getType();
+  int64_t total = wType.getDimSize(1);
+  SmallVector<int64_t> hidden(3, total / 3);
+  if (*qkvSizes) {
+    if ((*qkvSizes)->size() != 3)
+      return n.error() << op << "'s qkv_hidden_sizes must have 3 values";
+    hidden = **qkvSizes;
+  } else if (total % 3) {
+    return n.error() << op << "'s weights have " << total
+                     << " columns, not a multiple of 3 (without qkv_hidden_sizes)";
+  }
+  if (*heads <= 0)
+    return n.error() << op << "'s num_heads must be positive, got " << *heads;
+  if (hidden[0] != hidden[1] || hidden[0] + hidden[1] + hidden[2] != total ||
+      llvm::any_of(hidden, [&](int64_t h) { return h <= 0 || h % *heads; }))
+    return n.error() << op << ": Q, K and V hidden sizes " << hidden[0] << ", " << hidden[1]
+                     << ", " << hidden[2] << " must be positive multiples of num_heads ("
+                     << *heads << "), Q's equal to K's, summing to the weights' " << total
+                     << " columns";
+  const int64_t headDim = hidden[0] / *heads, valueDim = hidden[2] / *heads;
+  const float scale = *scaleAttr != 0.f ? *scaleAttr : 1.f / std::sqrt(float(headDim));
+
+  if (quantized) {
+    for (unsigned i : {0u, 1u}) {
+      Type t = cast<ShapedType>(in(i).getType()).getElementType();
+      if (!t.isUnsignedInteger(8) && !t.isSignlessInteger(8))
+        return n.error() << op << " input #" << i << " must be uint8 or int8, got "
+                         << onnxTypeName(t);
+    }
+    for (unsigned i : {3u, 6u})
+      if (in(i) && numElements(in(i)) != 1)
+        return n.error() << op << " input #" << i << " (the input's "
+                         << (i == 3 ? "scale" : "zero point") << ") must have one element, got "
+                         << in(i).getType();
+    for (unsigned i : {4u, 7u})
+      if (in(i) && numElements(in(i)) != 1 && numElements(in(i)) != total)
+        return n.error() << op << " input #" << i << " (the weight's "
+                         << (i == 4 ? "scale" : "zero point") << ") must have 1 or " << total
+                         << " elements, got " << in(i).getType();
+  }
+
+  // Projection i (0 Q, 1 K, 2 V): input x the weights' columns [lo, hi),
+  // plus the bias's.
+  int64_t offsets[3] = {0, hidden[0], hidden[0] + hidden[1]};
+  auto project = [&](int i) -> Value {
+    int64_t lo = offsets[i], hi = lo + hidden[i];
+    Value bias = in(2) ? slice(in(2), lo, hi, 0) : Value();
+    if (!quantized) {
+      Value y = matmul(in(0), slice(in(1), lo, hi, 1));
+      return bias ? add(y, bias) : y;
+    }
+    // Per-column scales and zero points (3 * hidden) take the same slice.
+    auto columns = [&](Value v) { return numElements(v) == 1 ? v : slice(v, lo, hi, 0); };
+    Value weight = slice(in(1), lo, hi, 1), weightZero = in(7) ? columns(in(7)) : Value();
+    if (!weight || (in(7) && !weightZero))
+      return Value();
+    SmallVector<Value> operands{in(0), weight, in(6), weightZero};
+    Value acc = make(MatMulIntegerOp::getOperationName(), present(operands), {segments(operands)});
+    return add(mul(toF32(acc), mul(in(3), columns(in(4)))), bias);
+  };
+  // [B, S, heads * d] -> [B, heads, S, d] (perm {0, 2, 1, 3}) or, for K,
+  // [B, heads, d, S] ({0, 2, 3, 1}).
+  auto splitHeads = [&](Value y, int64_t d, ArrayRef<int64_t> perm) {
+    return transpose(reshape(y, {0, 0, *heads, d}), perm);
+  };
+  Value q = splitHeads(project(0), headDim, {0, 2, 1, 3});
+  Value kT = splitHeads(project(1), headDim, {0, 2, 3, 1});
+  Value v = splitHeads(project(2), valueDim, {0, 2, 1, 3});
+  Value scores = mul(matmul(q, kT), scalar(scale));
+
+  // The additive mask, broadcasting to [B, heads, S, T].
+  Value mask;
+  auto addToMask = [&](Value m) { mask = mask ? add(mask, m) : m; };
+  // mask_filter_value where keep (0 or 1) is 0.
+  auto filtered = [&](Value keep) { return mul(sub(scalar(1), keep), scalar(*filter)); };
+  // The key-position forms need the sequence length when importing.
+  auto staticDims = [&]() -> LogicalResult {
+    if (xType.isDynamicDim(0) || xType.isDynamicDim(1))
+      return n.error() << op << " with this mask needs the batch and sequence dims when "
+                              "compiling; pin them with --shape (input is "
+                       << xType << ")";
+    return success();
+  };
+  if (Value index = in(maskAt)) {
+    auto t = dyn_cast<RankedTensorType>(index.getType());
+    if (!t || !t.hasStaticShape() || !t.getElementType().isSignlessInteger(32))
+      return n.error() << op << "'s mask_index must be int32 of a known shape (pin the "
+                              "model's dims with --shape), got "
+                       << index.getType();
+    if (t.getRank() == 1) {
+      if (failed(staticDims()))
+        return failure();
+      int64_t batch = xType.getDimSize(0), seq = xType.getDimSize(1), len = t.getDimSize(0);
+      if (len != batch && len != 2 * batch)
+        return n.error() << op << "'s 1-D mask_index must have batch_size (" << batch
+                         << ") or 2 * batch_size elements, got " << len
+                         << " (3 * batch_size + 2 is not supported)";
+      SmallVector<float> positions, nextPositions;
+      for (int64_t j = 0; j < seq; ++j) {
+        positions.push_back(float(j));
+        nextPositions.push_back(float(j + 1));
+      }
+      Value key = f32Constant({1, seq}, positions);
+      Value bounds = toF32(index);
+      // Keys before each row's end (exclusive): end - j >= 1.
+      Value keep = clip01(sub(reshape(slice(bounds, 0, batch, 0), {-1, 1}), key));
+      // And from its start (inclusive) on: j + 1 - start >= 1.
+      if (len == 2 * batch)
+        keep = mul(keep, clip01(sub(f32Constant({1, seq}, nextPositions),
+                                    reshape(slice(bounds, batch, 2 * batch, 0), {-1, 1}))));
+      addToMask(reshape(filtered(keep), {0, 1, 1, -1}));
+    } else if (t.getRank() == 2) {
+      if (t.getDimSize(1) != 1)
+        addToMask(reshape(filtered(clip01(toF32(index))), {0, 1, 1, -1}));
+    } else if (t.getRank() == 3) {
+      addToMask(make(UnsqueezeOp::getOperationName(),
+                     {filtered(clip01(toF32(index))), constI64(n.loc, {1})}));
+    } else {
+      return n.error() << op << " with a " << t.getRank()
+                       << "-D mask_index is not supported (1-D lengths or positions, "
+                          "2-D or 3-D raw masks)";
+    }
+  }
+  if (*unidirectional) {
+    if (failed(staticDims()))
+      return failure();
+    int64_t seq = xType.getDimSize(1);
+    SmallVector<float> causal(seq * seq, 0.f);
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = i + 1; j < seq; ++j)
+        causal[i * seq + j] = -10000.f;
+    addToMask(f32Constant({seq, seq}, causal));
+  }
+  if (!quantized && in(5))
+    addToMask(in(5));
+
+  Value logits = mask ? add(scores, mask) : scores;
+  if (!logits)
+    return failure();
+  FailureOr<Value> probs = softmax(n, logits, -1, /*flattened=*/false);
+  if (failed(probs))
+    return failure();
+  Value merged = reshape(transpose(matmul(*probs, v), {0, 2, 1, 3}), {0, 0, hidden[2]});
+  if (!merged)
+    return failure();
+  outputs.push_back(merged);
+  return success();
+}
