@@ -230,8 +230,10 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
       }
       Value key = f32Constant({1, seq}, positions);
       Value bounds = toF32(index);
-      // Keys before each row's end (exclusive): end - j >= 1.
-      Value keep = clip01(sub(reshape(slice(bounds, 0, batch, 0), {-1, 1}), key));
+      // Keys before each row's end (exclusive): end - j >= 1. (No Slice for
+      // the lengths alone, which would keep nunc-split-batch off.)
+      Value ends = len == batch ? bounds : slice(bounds, 0, batch, 0);
+      Value keep = clip01(sub(reshape(ends, {-1, 1}), key));
       // And from its start (inclusive) on: j + 1 - start >= 1.
       if (len == 2 * batch)
         keep = mul(keep, clip01(sub(f32Constant({1, seq}, nextPositions),
