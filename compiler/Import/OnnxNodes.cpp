@@ -441,6 +441,25 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       return failure();
     if (*block != 0)
       return n.error() << op << " with block_size (blocked quantization) is not supported";
+    // A per-axis scale takes a zero point of its shape, not a scalar one.
+    auto scaleType = dyn_cast<RankedTensorType>(in(1).getType());
+    auto zeroType = in(2) ? dyn_cast<RankedTensorType>(in(2).getType()) : RankedTensorType();
+    if (scaleType && zeroType && scaleType.hasStaticShape() && scaleType.getNumElements() > 1 &&
+        zeroType.getShape() != scaleType.getShape())
+      return n.error() << op << "'s zero point must have the shape of its per-axis scale ("
+                       << scaleType << "), got " << zeroType;
+    // Before opset 21, ai.onnx's Q/DQ take 8-bit codes (DequantizeLinear
+    // int32 too), as onnxruntime checks; its com.microsoft ops take 16 bits
+    // at any version.
+    auto codesBefore21 = [&](Type codes) -> LogicalResult {
+      if (!isDefaultDomain(n.node.domain()) || n.opset >= 21 || codes.isInteger(8) ||
+          (!quantize && codes.isSignlessInteger(32)))
+        return success();
+      return n.error() << op << " at opset " << n.opset << " takes uint8 or int8"
+                       << (quantize ? "" : " (or int32)") << " codes, got " << onnxTypeName(codes)
+                       << " (16-bit codes need opset 21, or onnxruntime's com.microsoft." << op
+                       << ")";
+    };
     if (quantize) {
       FailureOr<int64_t> saturate = n.getInt("saturate", 1);
       FailureOr<int64_t> precision = n.getInt("precision", 0);
@@ -458,6 +477,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                            << " is not supported";
         outType = *t;
       }
+      if (failed(codesBefore21(outType)))
+        return failure();
       return take(create<QuantizeLinearOp>(
           n, present(n.inputs),
           {attr("axis", builder.getI64IntegerAttr(*axis)),
@@ -468,6 +489,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       if (!t || *t != element(in(1)))
         return n.error() << "DequantizeLinear's output_dtype must match its scale's type";
     }
+    if (failed(codesBefore21(element(in(0)))))
+      return failure();
     return take(create<DequantizeLinearOp>(n, present(n.inputs),
                                            {attr("axis", builder.getI64IntegerAttr(*axis))}));
   }
