@@ -24,7 +24,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
     "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
     "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
-    "QLinearConv"};
+    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish"};
 
 /// onnxruntime's com.microsoft operators (version 1): the quantized ones
 /// its quantize_static writes in QOperator format, each imported as the
@@ -155,6 +155,8 @@ private:
   /// Softmax along `axis`; `flattened`: over all dims from `axis` on, as
   /// Softmax before opset 13.
   FailureOr<Value> softmax(NodeContext &n, Value x, int64_t axis, bool flattened);
+  /// clip(alpha x + beta, 0, 1), as Mul, Add and Clip.
+  FailureOr<Value> hardSigmoid(NodeContext &n, Value x, float alpha, float beta);
   /// auto_pad, kernel_shape (from `weight`'s spatial dims when absent and a
   /// weight is given), strides, dilations and pads with their defaults.
   FailureOr<SmallVector<NamedAttribute>> windowAttributes(NodeContext &n, Value weight);

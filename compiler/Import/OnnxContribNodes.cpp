@@ -495,8 +495,10 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
                                   constScalar(n.loc, element, param(1, FLT_MAX))};
       return result(create<ClipOp>(n, operands, {segments(operands)}));
     }
+    if (kind == "HardSigmoid")
+      return hardSigmoid(n, *x, param(0, 0.2f), param(1, 0.5f));
     return n.error() << op << " with activation '" << kind
-                     << "' is not supported (Relu, Tanh, Sigmoid, LeakyRelu, Clip)";
+                     << "' is not supported (Relu, Tanh, Sigmoid, LeakyRelu, Clip, HardSigmoid)";
   };
 
   // (X, W, B?, Z?) -> activation(Conv(X, W, B) + Z), Conv's attributes.
@@ -536,7 +538,10 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
          attr("beta", builder.getF32FloatAttr(*beta)),
          attr("transA", builder.getI64IntegerAttr(*ta)),
          attr("transB", builder.getI64IntegerAttr(*tb))}));
-    return push(kind->empty() ? y : activate(y, *kind, {*a0}));
+    SmallVector<float> params{*a0};
+    if (*kind == "HardSigmoid")
+      params = {n.find("activation_alpha") ? *a0 : 0.2f, n.find("activation_beta") ? *a1 : 0.5f};
+    return push(kind->empty() ? y : activate(y, *kind, params));
   }
 
   // checkSupportedOps() rejects everything else before conversion starts.

@@ -320,6 +320,150 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<SliceOp>(n, present(operands), {segments(operands)}));
   }
 
+  // Split as one Slice per output along `axis`: the sizes from `split` (an
+  // attribute before opset 13, a constant input since), else equal parts
+  // (opset 18's num_outputs: ceil-sized, the last one smaller).
+  if (op == "Split") {
+    FailureOr<int64_t> axis = n.getInt("axis", 0);
+    FailureOr<int64_t> numOutputs = n.opset >= 18 ? n.getInt("num_outputs", 0) : 0;
+    FailureOr<std::optional<SmallVector<int64_t>>> splitAttr =
+        n.opset < 13 ? n.getInts("split") : std::optional<SmallVector<int64_t>>();
+    if (failed(arity(1, 2)) || failed(axis) || failed(numOutputs) || failed(splitAttr))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(in(0).getType());
+    int64_t rank = type ? type.getRank() : 0;
+    if (!type || *axis < -rank || *axis >= rank)
+      return n.error() << "Split's axis " << *axis << " is out of range for "
+                       << in(0).getType();
+    int64_t a = *axis < 0 ? *axis + rank : *axis, dim = type.getDimSize(a);
+    int64_t parts = n.node.output_size();
+    SmallVector<int64_t> sizes;
+    if (in(1) && !getConstantInts(in(1))) {
+      // Sizes known only from values: each part's end is the sum of the
+      // sizes up to it (Slices that fold once the sizes are constants).
+      auto sizesType = dyn_cast<RankedTensorType>(in(1).getType());
+      if (!sizesType || sizesType.getRank() != 1 || sizesType.getDimSize(0) != parts)
+        return n.error() << "Split's 'split' input must hold " << parts << " sizes, got "
+                         << in(1).getType();
+      Value start = constI64(loc, {0});
+      for (int64_t i = 0; i < parts; ++i) {
+        SmallVector<Value> upTo{in(1), constI64(loc, {0}), constI64(loc, {i + 1}),
+                                constI64(loc, {0}), Value()};
+        FailureOr<Operation *> head = create<SliceOp>(n, present(upTo), {segments(upTo)});
+        if (failed(head))
+          return failure();
+        FailureOr<Operation *> end = create<ReduceSumOp>(
+            n, {(*head)->getResult(0), constI64(loc, {0})},
+            {attr("keepdims", builder.getI64IntegerAttr(1)),
+             attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))});
+        if (failed(end))
+          return failure();
+        SmallVector<Value> operands{in(0), start, (*end)->getResult(0), constI64(loc, {a}),
+                                    Value()};
+        if (failed(take(create<SliceOp>(n, present(operands), {segments(operands)}))))
+          return failure();
+        start = (*end)->getResult(0);
+      }
+      return success();
+    }
+    if (in(1)) {
+      sizes = *getConstantInts(in(1));
+    } else if (*splitAttr) {
+      sizes = **splitAttr;
+    } else if (ShapedType::isDynamic(dim)) {
+      // Equal parts of a size known at run time: part i ends at chunk *
+      // (i + 1), chunk = ceil(size / parts) (Slice clamps the last end).
+      if (*numOutputs > 0 && *numOutputs != parts)
+        return n.error() << "Split's num_outputs (" << *numOutputs << ") differs from its "
+                         << parts << " outputs";
+      FailureOr<Operation *> size =
+          create<ShapeOp>(n, in(0),
+                          {attr("start", builder.getI64IntegerAttr(a)),
+                           attr("end", builder.getI64IntegerAttr(a + 1))});
+      if (failed(size))
+        return failure();
+      FailureOr<Operation *> rounded =
+          create<AddOp>(n, {(*size)->getResult(0), constI64(loc, {parts - 1})});
+      if (failed(rounded))
+        return failure();
+      FailureOr<Operation *> chunk =
+          create<DivOp>(n, {(*rounded)->getResult(0), constI64(loc, {parts})});
+      if (failed(chunk))
+        return failure();
+      Value start = constI64(loc, {0});
+      for (int64_t i = 0; i < parts; ++i) {
+        FailureOr<Operation *> end =
+            create<MulOp>(n, {(*chunk)->getResult(0), constI64(loc, {i + 1})});
+        if (failed(end))
+          return failure();
+        SmallVector<Value> operands{in(0), start, (*end)->getResult(0), constI64(loc, {a}),
+                                    Value()};
+        if (failed(take(create<SliceOp>(n, present(operands), {segments(operands)}))))
+          return failure();
+        start = (*end)->getResult(0);
+      }
+      return success();
+    } else if (*numOutputs > 0) {
+      if (*numOutputs != parts)
+        return n.error() << "Split's num_outputs (" << *numOutputs << ") differs from its "
+                         << parts << " outputs";
+      int64_t chunk = (dim + parts - 1) / parts;
+      sizes.assign(parts, chunk);
+      sizes.back() = dim - chunk * (parts - 1);
+    } else {
+      if (dim % parts)
+        return n.error() << "Split into " << parts << " equal parts needs a size along axis "
+                         << a << " divisible by " << parts << ", got " << dim;
+      sizes.assign(parts, dim / parts);
+    }
+    int64_t total = 0;
+    for (int64_t size : sizes)
+      total += size;
+    if ((int64_t)sizes.size() != parts || (!ShapedType::isDynamic(dim) && total != dim) ||
+        llvm::any_of(sizes, [](int64_t size) { return size < 0; })) {
+      InFlightDiagnostic d = n.error();
+      d << "Split's sizes (" << sizes.size() << " of them, summing to " << total << ") must be "
+        << parts << " non-negative sizes";
+      if (!ShapedType::isDynamic(dim))
+        d << " summing to " << dim;
+      return d;
+    }
+    int64_t start = 0;
+    for (int64_t size : sizes) {
+      SmallVector<Value> operands{in(0), constI64(loc, {start}), constI64(loc, {start + size}),
+                                  constI64(loc, {a}), Value()};
+      if (failed(take(create<SliceOp>(n, present(operands), {segments(operands)}))))
+        return failure();
+      start += size;
+    }
+    return success();
+  }
+
+  // Neg as x * -1: exact, the sign of zeros and NaNs included.
+  if (op == "Neg") {
+    if (failed(arity(1, 1)))
+      return failure();
+    return take(create<MulOp>(n, {in(0), constScalar(loc, element(in(0)), -1)}));
+  }
+
+  // HardSigmoid: clip(alpha x + beta, 0, 1); HardSwish: x times the same
+  // with alpha 1/6, beta 1/2.
+  if (op == "HardSigmoid" || op == "HardSwish") {
+    bool swish = op == "HardSwish";
+    FailureOr<float> alpha = swish ? 1.f / 6 : n.getFloat("alpha", 0.2f);
+    FailureOr<float> beta = swish ? 0.5f : n.getFloat("beta", 0.5f);
+    if (failed(arity(1, 1)) || failed(alpha) || failed(beta))
+      return failure();
+    FailureOr<Value> y = hardSigmoid(n, in(0), *alpha, *beta);
+    if (failed(y))
+      return failure();
+    if (!swish) {
+      outputs.push_back(*y);
+      return success();
+    }
+    return take(create<MulOp>(n, {in(0), *y}));
+  }
+
   if (op == "Shape") {
     FailureOr<int64_t> start = n.getInt("start", 0);
     const onnx::AttributeProto *endAttr = n.find("end");
@@ -497,6 +641,23 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
 
   // checkSupportedOps() rejects everything else before conversion starts.
   return n.error() << "no converter for " << op;
+}
+
+FailureOr<Value> Importer::hardSigmoid(NodeContext &n, Value x, float alpha, float beta) {
+  Type element = cast<ShapedType>(x.getType()).getElementType();
+  FailureOr<Operation *> scaled = create<MulOp>(n, {x, constScalar(n.loc, element, alpha)});
+  if (failed(scaled))
+    return failure();
+  FailureOr<Operation *> shifted =
+      create<AddOp>(n, {(*scaled)->getResult(0), constScalar(n.loc, element, beta)});
+  if (failed(shifted))
+    return failure();
+  SmallVector<Value> operands{(*shifted)->getResult(0), constScalar(n.loc, element, 0),
+                              constScalar(n.loc, element, 1)};
+  FailureOr<Operation *> clipped = create<ClipOp>(n, operands, {segments(operands)});
+  if (failed(clipped))
+    return failure();
+  return (*clipped)->getResult(0);
 }
 
 FailureOr<Value> Importer::softmax(NodeContext &n, Value x, int64_t axis, bool flattened) {
