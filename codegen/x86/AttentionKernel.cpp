@@ -4,6 +4,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace mlir::nunc::x86 {
@@ -148,6 +149,7 @@ public:
 
 private:
   static constexpr float kLog2e = 1.44269504088896341f;
+  static constexpr float kLowest = std::numeric_limits<float>::lowest();
   AttentionConfig c;
   int64_t tp = 0, e = 0;
   int64_t qs = 0, ks = 0, vs = 0; // row strides of q, k, v (floats)
@@ -572,6 +574,10 @@ private:
       loadMask(Vmm(0), ptr[r11 + (c.maskStrides[3] ? col * 4 : 0)],
                std::min<int64_t>(kLanes, c.keys - col), Vmm(1));
       vmulps(Vmm(0), Vmm(0), constAddr(kLog2e));
+      // A mask of about the lowest float (what exporters and onnxruntime's
+      // optimizer use) overflows to -inf times log2(e): keep it finite, so
+      // a row masked throughout averages its keys, as onnxruntime's does.
+      vmaxps(Vmm(0), Vmm(0), constAddr(kLowest));
       vmovups(maskRowAddress(col), Vmm(0));
     }
   }
@@ -714,10 +720,12 @@ private:
                    ptr[rdx + row(i) * c.maskStrides[2] * 4 +
                        (c.maskStrides[3] ? col(i) * 4 : 0)],
                    valid, temp(0));
-          if (base2)
+          if (base2) {
             vfmadd231ps(x(i), kv, constAddr(kLog2e));
-          else
+            vmaxps(x(i), x(i), constAddr(kLowest)); // finite, as in writeMaskRow
+          } else {
             vaddps(x(i), x(i), kv);
+          }
         }
       emitGrid(n, x, temp, c.logits);
       if (!softmax)

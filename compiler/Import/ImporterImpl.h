@@ -24,7 +24,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
     "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
     "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
-    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish"};
+    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish", "Range"};
 
 /// onnxruntime's com.microsoft operators (version 1): the quantized ones
 /// its quantize_static writes in QOperator format, each imported as the

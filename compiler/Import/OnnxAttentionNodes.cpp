@@ -12,12 +12,13 @@
 // nunc-fuse-attention-projections and nunc-fuse-linear then take them as
 // they take the export's.
 //
-// The mask is what onnxruntime's CPU kernel adds to the scaled scores, all
-// parts summed: mask_filter_value where mask_index masks a key (a raw
+// The mask is what onnxruntime's CPU kernel adds to the scaled scores:
+// mask_filter_value where mask_index masks a key (a raw
 // [B, T] or [B, S, T] mask: where it is <= 0; [B] key lengths: keys from
 // the length on; [2B] end then start positions: keys outside [start,
-// end); [B, 1] and [1, 1] mask nothing), -10000 on keys after the query
-// with `unidirectional`, and attention_bias.
+// end); [B, 1] and [1, 1] mask nothing), replaced by the lowest float on
+// keys after the query with `unidirectional` (which onnxruntime never
+// attends to, whatever the padding mask says), plus attention_bias.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -251,15 +253,28 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
                           "2-D or 3-D raw masks)";
     }
   }
+  // Keys after the query get the lowest float in place of the padding
+  // mask's value (a Where, not a sum, which could overflow to -inf).
   if (*unidirectional) {
     if (failed(staticDims()))
       return failure();
     int64_t seq = xType.getDimSize(1);
-    SmallVector<float> causal(seq * seq, 0.f);
-    for (int64_t i = 0; i < seq; ++i)
-      for (int64_t j = i + 1; j < seq; ++j)
-        causal[i * seq + j] = -10000.f;
-    addToMask(f32Constant({seq, seq}, causal));
+    const float lowest = std::numeric_limits<float>::lowest();
+    if (!mask) {
+      SmallVector<float> causal(seq * seq, 0.f);
+      for (int64_t i = 0; i < seq; ++i)
+        for (int64_t j = i + 1; j < seq; ++j)
+          causal[i * seq + j] = lowest;
+      mask = f32Constant({seq, seq}, causal);
+    } else {
+      SmallVector<bool> later(seq * seq, false);
+      for (int64_t i = 0; i < seq; ++i)
+        for (int64_t j = i + 1; j < seq; ++j)
+          later[i * seq + j] = true;
+      auto type = RankedTensorType::get({seq, seq}, builder.getI1Type());
+      Value after = ConstantOp::create(builder, n.loc, type, DenseElementsAttr::get(type, later));
+      mask = make(WhereOp::getOperationName(), {after, scalar(lowest), mask});
+    }
   }
   if (!quantized && in(5))
     addToMask(in(5));

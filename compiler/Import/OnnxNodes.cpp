@@ -88,6 +88,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
   NUNC_SIMPLE("Expand", ExpandOp, 2)
   NUNC_SIMPLE("GlobalAveragePool", GlobalAveragePoolOp, 1)
   NUNC_SIMPLE("QLinearMatMul", QLinearMatMulOp, 8)
+  NUNC_SIMPLE("Range", RangeOp, 3)
 #undef NUNC_SIMPLE
 
   if (op == "DynamicQuantizeLinear") {

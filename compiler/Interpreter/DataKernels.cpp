@@ -191,4 +191,34 @@ Expected<Tensor> constantOfShape(const Tensor &shapeT, const Tensor &value) {
   return out;
 }
 
+Expected<Tensor> range(const Tensor &start, const Tensor &limit, const Tensor &delta) {
+  if (start.numElements() != 1 || limit.numElements() != 1 || delta.numElements() != 1 ||
+      start.dtype() != limit.dtype() || start.dtype() != delta.dtype())
+    return kernelError("Range takes three scalars of one type");
+  DType dtype = start.dtype();
+  bool integer = dtype == DType::I16 || dtype == DType::I32 || dtype == DType::I64;
+  if (!integer && !isFloat(dtype))
+    return kernelError("Range over " + start.describe() + " is not supported");
+  Expected<int64_t> length =
+      integer ? shape::rangeLength(start.getInt(0), limit.getInt(0), delta.getInt(0))
+              : shape::rangeLength(start.getDouble(0), limit.getDouble(0), delta.getDouble(0));
+  if (!length)
+    return length.takeError();
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(dtype, {*length}));
+  // ONNX: output[i] = start + i * delta, in the operands' type (16-bit
+  // floats through float, rounded as ONNX's reference evaluator rounds).
+  dispatchDType(dtype, [&]<typename T>() {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      T first = start.as<T>()[0], step = delta.as<T>()[0];
+      for (int64_t i = 0; i < *length; ++i)
+        out.mutableAs<T>()[i] = static_cast<T>(first + static_cast<T>(i) * step);
+    } else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      float first = start.as<T>()[0], step = delta.as<T>()[0];
+      for (int64_t i = 0; i < *length; ++i)
+        out.mutableAs<T>()[i] = T(float(first + float(T(float(i) * step))));
+    }
+  });
+  return out;
+}
+
 } // namespace mlir::nunc::kernels

@@ -152,6 +152,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           return value.takeError();
         return one(constantOfShape(get(c.getShape()), *value));
       })
+      .Case([&](RangeOp r) {
+        return one(range(get(r.getStart()), get(r.getLimit()), get(r.getDelta())));
+      })
       .Case([&](SqrtOp o) { return one(unary(UnaryKind::Sqrt, get(o.getInput()))); })
       .Case([&](ErfOp o) { return one(unary(UnaryKind::Erf, get(o.getInput()))); })
       .Case([&](TanhOp o) { return one(unary(UnaryKind::Tanh, get(o.getInput()))); })

@@ -75,6 +75,8 @@ Expected<Tensor> expand(const Tensor &x, const Tensor &shape);
 Expected<Tensor> shapeOf(const Tensor &x, int64_t start, std::optional<int64_t> end);
 /// `value` holds one element.
 Expected<Tensor> constantOfShape(const Tensor &shape, const Tensor &value);
+/// ONNX Range: start + i * delta, max(ceil((limit - start) / delta), 0) values.
+Expected<Tensor> range(const Tensor &start, const Tensor &limit, const Tensor &delta);
 
 Expected<Tensor> quantizeLinear(const Tensor &x, const Tensor &scale,
                                 const Tensor *zeroPoint, int64_t axis, DType out);

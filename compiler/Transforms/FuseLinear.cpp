@@ -420,6 +420,23 @@ struct DynamicQuantizedMatMulToLinear : U8WeightPattern<MulOp> {
       p.activationQuantization = "dynamic_per_tensor";
       return replaceByLinear(rewriter, mul, loc, p);
     }
+    // DequantizeLinear takes a scale and zero point of one size: where one
+    // is per column and the other per tensor, the latter repeats.
+    const int64_t columns = wType.getDimSize(1);
+    auto perColumn = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      if (type.getNumElements() == columns)
+        return v;
+      auto shapeType = RankedTensorType::get({1}, rewriter.getI64Type());
+      Value shape = ConstantOp::create(rewriter, loc, shapeType,
+                                       DenseIntElementsAttr::get(shapeType, {columns}));
+      return ExpandOp::create(rewriter, loc, type.clone(ArrayRef<int64_t>{columns}), v, shape);
+    };
+    if (wZero && cast<ShapedType>(wZero.getType()).getNumElements() !=
+                     cast<ShapedType>(wScale.getType()).getNumElements()) {
+      wScale = perColumn(wScale);
+      wZero = perColumn(wZero);
+    }
     Value weight = DequantizeLinearOp::create(rewriter, loc, wType.clone(rewriter.getF32Type()),
                                               w, wScale, wZero, rewriter.getI64IntegerAttr(1));
     rewriter.replaceOpWithNewOp<MatMulOp>(mul, mul.getType(),

@@ -451,3 +451,49 @@ func.func @dequantized_overflow() -> tensor<3xf32> {
   %dq = nunc.dequantize_linear %q, %s : tensor<3xi8>, tensor<f32> -> tensor<3xf32>
   return %dq : tensor<3xf32>
 }
+
+// -----
+
+// Range of constants (what a position-ids arange becomes once the sequence
+// length is pinned): its length is known, and it folds; ceil((limit -
+// start) / delta) values, none where delta points away from the limit. The
+// f16 range is start + i * delta rounded to f16, as ONNX's reference
+// evaluator gives it (1.2002 third, where numpy's arange accumulates to
+// 1.1992).
+// CHECK-LABEL: func.func @range()
+// CHECK-NEXT: %[[POS:.*]] = nunc.constant dense<[0, 1, 2, 3, 4]> : tensor<5xi64>
+// CHECK-NEXT: %[[DOWN:.*]] = nunc.constant dense<[1.000000e+01, 7.500000e+00, 5.000000e+00, 2.500000e+00]> : tensor<4xf32>
+// CHECK-NEXT: %[[NONE:.*]] = nunc.constant dense<> : tensor<0xi32>
+// CHECK-NEXT: %[[HALF:.*]] = nunc.constant dense<[1.000000e+00, 1.099610e+00, 1.200200e+00]> : tensor<3xf16>
+// CHECK-NEXT: return %[[POS]], %[[DOWN]], %[[NONE]], %[[HALF]]
+func.func @range() -> (tensor<?xi64>, tensor<?xf32>, tensor<?xi32>, tensor<?xf16>) {
+  %s = nunc.constant dense<0> : tensor<i64>
+  %l = nunc.constant dense<5> : tensor<i64>
+  %d = nunc.constant dense<1> : tensor<i64>
+  %0 = nunc.range %s, %l, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %fs = nunc.constant dense<10.0> : tensor<f32>
+  %fl = nunc.constant dense<0.5> : tensor<f32>
+  %fd = nunc.constant dense<-2.5> : tensor<f32>
+  %1 = nunc.range %fs, %fl, %fd : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  %is = nunc.constant dense<3> : tensor<i32>
+  %il = nunc.constant dense<7> : tensor<i32>
+  %id = nunc.constant dense<-1> : tensor<i32>
+  %2 = nunc.range %is, %il, %id : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<?xi32>
+  %hs = nunc.constant dense<1.0> : tensor<f16>
+  %hl = nunc.constant dense<1.25> : tensor<f16>
+  %hd = nunc.constant dense<0.1> : tensor<f16>
+  %3 = nunc.range %hs, %hl, %hd : (tensor<f16>, tensor<f16>, tensor<f16>) -> tensor<?xf16>
+  return %0, %1, %2, %3 : tensor<?xi64>, tensor<?xf32>, tensor<?xi32>, tensor<?xf16>
+}
+
+// -----
+
+// A zero delta has no length: a located error, not a fold.
+func.func @range_zero_delta() -> tensor<?xi64> {
+  %s = nunc.constant dense<0> : tensor<i64>
+  %l = nunc.constant dense<5> : tensor<i64>
+  %d = nunc.constant dense<0> : tensor<i64>
+  // expected-error @+1 {{Range's delta is 0}}
+  %0 = nunc.range %s, %l, %d : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %0 : tensor<?xi64>
+}

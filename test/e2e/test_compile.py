@@ -379,3 +379,34 @@ def test_generic_kernels_bake_their_own_indices(nunc, tmp_path):
         assert outs is not None, log
         for name, ref in want.items():
             np.testing.assert_allclose(outs[name], ref, rtol=1e-6, atol=1e-6, err_msg=name)
+
+
+def test_range_of_the_pinned_sequence_length_folds(nunc, tmp_path):
+    """Position ids as exports with dynamic axes write them, Range(0,
+    Shape(ids)[1], 1) into a Gather: with the dims pinned the Range folds to
+    a constant (no kernel of its own) and the library matches onnxruntime."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    table = np.random.default_rng(0).standard_normal((16, 4)).astype(np.float32)
+    nodes = [h.make_node("Shape", ["ids"], ["shape"]),
+             h.make_node("Gather", ["shape", "one"], ["seq"], axis=0),
+             h.make_node("Range", ["zero", "seq", "one"], ["positions"]),
+             h.make_node("Gather", ["table", "positions"], ["pe"], axis=0),
+             h.make_node("Gather", ["table", "ids"], ["we"], axis=0),
+             h.make_node("Add", ["we", "pe"], ["y"])]
+    g = h.make_graph(nodes, "range", [h.make_tensor_value_info("ids", 7, ["b", "s"])],
+                     [h.make_tensor_value_info("y", 1, None)],
+                     [nh.from_array(table, "table"), nh.from_array(np.array(0, np.int64), "zero"),
+                      nh.from_array(np.array(1, np.int64), "one")])
+    path = str(tmp_path / "range.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    out = tmp_path / "out"
+    nunc("compile", path, "--target", TARGETS[0], "--shape", "b=2", "--shape", "s=5", "-o", out)
+    ops = [k["op"] for k in json.loads((out / "range.json").read_text())["kernels"]]
+    assert "nunc.range" not in ops, ops
+    feeds = {"ids": np.random.default_rng(1).integers(0, 16, (2, 5)).astype(np.int64)}
+    exe, man = harness.build(str(out))
+    outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
+    assert outs is not None, log
+    want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    np.testing.assert_array_equal(outs["y"], want)

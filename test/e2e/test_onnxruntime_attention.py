@@ -62,9 +62,13 @@ def attention_ops_model(path):
     attention("causal", ["lengths"], unidirectional=1)
     attention("causal_raw", ["raw2d"], unidirectional=1, mask_filter_value=-20000.0)
     attention("attention_bias", ["raw2d", "", "attention_bias"])
+    # The lowest float as the filter (what onnxruntime's optimizer writes
+    # for exports that mask with it), on a mask with a row masked throughout.
+    attention("lowest_filter", ["raw3d", "", "attention_bias"],
+              mask_filter_value=float(np.finfo(np.float32).min))
     narrow_v = attention("narrow_v", inputs=["x", weights("narrow_v_w", 20)], scale=0.7)
     narrow_v.attribute.append(h.make_attribute("qkv_hidden_sizes", [8, 8, 4]))
-    fused = 9
+    fused = 10
 
     nodes.append(h.make_node("DynamicQuantizeLinear", ["x"], ["xq", "xs", "xz"]))
     wq = init("wq", r.integers(-128, 128, (HIDDEN, 3 * HIDDEN)).astype(np.int8))
@@ -76,6 +80,10 @@ def attention_ops_model(path):
     zeros = init("wuz", r.integers(100, 150, 3 * HIDDEN).astype(np.uint8))
     attention("q_u8_per_column", op="QAttention", unidirectional=1,
               inputs=["xq", wu, bias, "xs", scales, "raw2d", "xz", zeros])
+    # s8 weights with zero points per column but one scale: f32 projections.
+    attention("q_s8_zero_points", op="QAttention",
+              inputs=["xq", wq, bias, "xs", "ws", "", "xz",
+                      init("wqz", r.integers(-3, 4, 3 * HIDDEN).astype(np.int8))])
 
     def quantized(name, shape):
         a = r.standard_normal(shape).astype(np.float32)
@@ -111,48 +119,59 @@ def attention_ops_model(path):
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_attention_ops_match_onnxruntime(nunc, tmp_path):
     """Every Attention mask form (none; key lengths, one with a key length
-    of 0; end and start positions; raw [B, T] masks holding 2, 0 and -1;
-    raw [B, S, T]; the [B, 1] one that masks nothing; unidirectional alone,
-    and with a mask whose mask_filter_value is larger than its own -10000;
-    attention_bias), the scale attribute, V heads narrower than Q's and K's
-    (qkv_hidden_sizes), QAttention with s8 weights and with u8 weights and
-    per-column scales and zero points, and QEmbedLayerNormalization with a
-    mask holding a 2 (its mask index counts the ones): each equals
-    onnxruntime within float rounding (a small mask_filter_value shows
-    where it is added). All but the narrow-V Attention become nunc's fused
-    attention kernel with one GEMM for Q, K and V; the QAttentions' GEMMs
-    are int8."""
+    of 0; end and start positions; raw [B, T] masks holding 2, 0 and -1,
+    the first key of a row masked; raw [B, S, T] with a query row masked
+    throughout; the [B, 1] one that masks nothing; unidirectional alone, and
+    with masks whose filter is larger than its own value: a query whose
+    keys up to it are all masked still attends to none after it, as in
+    onnxruntime; the lowest float as mask_filter_value; attention_bias),
+    the scale attribute, V heads narrower than Q's and K's
+    (qkv_hidden_sizes), QAttention with s8 weights, with u8 weights and
+    per-column scales and zero points, and with s8 weights, per-column zero
+    points and one scale, and QEmbedLayerNormalization with a mask holding a
+    2 (its mask index counts the ones): each equals onnxruntime within
+    float rounding (a small mask_filter_value shows where it is added), on
+    the AVX-512 VNNI and the AVX2 kernels. All but the narrow-V Attention
+    become nunc's fused attention kernel with one GEMM for Q, K and V; the
+    QAttentions' GEMMs are int8 but for the s8 weights with zero points
+    (f32)."""
     path = str(tmp_path / "att.onnx")
     fused = attention_ops_model(path)
-    out = tmp_path / "out"
-    nunc("compile", path, "--target", "x86_64-avx512vnni", "-o", out)
-    ops = [k["op"] for k in json.loads((out / "att.json").read_text())["kernels"]]
-    assert ops.count("nunc.attention") == fused + 2, ops
-    # One GEMM per fused attention; narrow V's three projections stay apart.
-    assert ops.count("nunc.quantized_linear") == 2 and ops.count("nunc.linear") == fused + 3, ops
     r = np.random.default_rng(5)
+    raw3d = r.integers(0, 2, (B, S, S)).astype(np.int32)
+    raw3d[1, 2] = 0
     feeds = {"x": r.standard_normal((B, S, HIDDEN)).astype(np.float32),
              "lengths": np.array([3, 0], np.int32),
              "end_start": np.array([4, 5, 1, 0], np.int32),
-             "raw2d": np.array([[1, 2, 0, 1, -1], [1, 1, 1, 1, 0]], np.int32),
-             "raw3d": r.integers(0, 2, (B, S, S)).astype(np.int32),
+             "raw2d": np.array([[0, 2, 0, 1, -1], [1, 1, 1, 1, 0]], np.int32),
+             "raw3d": raw3d,
              "dummy": np.array([[0], [1]], np.int32),
              "attention_bias": r.standard_normal((1, HEADS, S, S)).astype(np.float32),
              "ids": r.integers(0, 30, (B, S)).astype(np.int32),
              "segments": r.integers(0, 2, (B, S)).astype(np.int32),
              "mask": np.array([[1, 1, 2, 0, 1], [1, 1, 1, 1, 1]], np.int32)}
-    exe, man = harness.build(str(out))
-    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert outs is not None, log
     session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
-    assert sorted(outs) == sorted(want)
     np.testing.assert_array_equal(want["qeln_mask_index"], [3, 5])
-    for name, ref in want.items():
-        np.testing.assert_allclose(outs[name], ref, rtol=1e-5, atol=2e-6 * np.abs(ref).max(),
-                                   err_msg=name)
     # The small mask_filter_values change the results: they are added.
     assert np.abs(want["y_end_start"] - want["y_none"]).max() > 0.1
+    for target in ("x86_64-avx512vnni", "x86_64-avx2"):
+        out = tmp_path / target
+        nunc("compile", path, "--target", target, "-o", out)
+        ops = [k["op"] for k in json.loads((out / "att.json").read_text())["kernels"]]
+        assert ops.count("nunc.attention") == fused + 3, ops
+        # One GEMM per fused attention (and for the f32 QAttention); narrow
+        # V's three projections stay apart.
+        assert ops.count("nunc.quantized_linear") == 2, ops
+        assert ops.count("nunc.linear") == fused + 3 + 1, ops
+        exe, man = harness.build(str(out))
+        outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
+        assert outs is not None, log
+        assert sorted(outs) == sorted(want)
+        for name, ref in want.items():
+            np.testing.assert_allclose(outs[name], ref, rtol=1e-5,
+                                       atol=2e-6 * np.abs(ref).max(),
+                                       err_msg=f"{name} on {target}")
 
 
 @pytest.mark.parametrize("form,message", [

@@ -9,7 +9,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
+#include <tuple>
 
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
@@ -113,6 +115,45 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
                            << " D=" << c.d;
     EXPECT_LT(worstMasked, 2e-3) << "B=" << c.b << " S=" << c.s << " T=" << c.t
                                  << " H=" << c.h << " D=" << c.d;
+  }
+}
+
+/// Masks holding the lowest float (exporters' and onnxruntime's optimizer's
+/// mask value), times log2(e) past the float range: a row masked
+/// throughout averages its keys, as the reference's (and onnxruntime's)
+/// softmax of equal logits does; other rows ignore the masked keys. Both
+/// the mask that broadcasts over query rows and the one per row.
+TEST_P(AttentionKernelTest, MasksOfTheLowestFloatStayFinite) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const float lowest = std::numeric_limits<float>::lowest();
+  std::mt19937 rng(11);
+  for (auto [s, t, perRow] : {std::tuple<int64_t, int64_t, bool>{5, 7, false},
+                              {5, 7, true}, {3, 17, true}, {4, 129, false}, {4, 129, true}}) {
+    const int64_t h = 2, d = 16;
+    AttentionConfig cfg{1, s, t, h, d, 0.37f, true};
+    if (!AttentionKernel::supports(cfg, isa))
+      continue;
+    cfg.maskStrides[2] = perRow ? t : 0;
+    cfg.maskStrides[3] = 1;
+    Tensor q = nunc_test::randomTensor(rng, {1, s, h * d}, -2.f, 2.f);
+    Tensor k = nunc_test::randomTensor(rng, {1, t, h * d}, -2.f, 2.f);
+    Tensor v = nunc_test::randomTensor(rng, {1, t, h * d}, -2.f, 2.f);
+    Tensor mask = cantFail(Tensor::create(DType::F32, {1, 1, perRow ? s : 1, t}));
+    // Every other key masked; with a mask per row, row 0 masked throughout.
+    for (int64_t i = 0; i < mask.numElements(); ++i)
+      mask.mutableAs<float>()[i] = (i % 2 || (perRow && i < t)) ? lowest : 0.f;
+    llvm::Expected<Tensor> want = kernels::attention(q, k, v, &mask, h, cfg.scale);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    std::vector<float> out;
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, &mask, out));
+    double worst = 0;
+    for (size_t i = 0; i < out.size(); ++i)
+      worst = std::max<double>(worst, std::isfinite(out[i])
+                                          ? std::fabs(out[i] - want->as<float>()[i])
+                                          : INFINITY);
+    EXPECT_LT(worst, 2e-5) << "S=" << s << " T=" << t << " per row " << perRow;
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
+#include <cmath>
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -291,6 +293,26 @@ Expected<Dims> concat(ArrayRef<ArrayRef<int64_t>> inputs, int64_t axis) {
     }
   }
   return out;
+}
+
+Expected<int64_t> rangeLength(int64_t start, int64_t limit, int64_t delta) {
+  if (delta == 0)
+    return makeError("Range's delta is 0");
+  // Differences that overflow int64 are past any tensor size anyway.
+  __int128 span = (__int128)limit - start;
+  __int128 n = span / delta + (span % delta != 0 && ((span > 0) == (delta > 0)) ? 1 : 0);
+  if (n > INT64_MAX)
+    return makeError("Range has more than 2^63 elements");
+  return n < 0 ? 0 : (int64_t)n;
+}
+
+Expected<int64_t> rangeLength(double start, double limit, double delta) {
+  if (delta == 0 || std::isnan(delta))
+    return makeError("Range's delta is 0 or NaN");
+  double n = std::ceil((limit - start) / delta);
+  if (std::isnan(n) || n >= 9.2e18)
+    return makeError("Range's length is not a finite count");
+  return n < 0 ? 0 : (int64_t)n;
 }
 
 Expected<Dims> gather(ArrayRef<int64_t> data, ArrayRef<int64_t> indices,

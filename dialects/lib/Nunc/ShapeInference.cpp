@@ -12,6 +12,9 @@
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -162,6 +165,54 @@ LogicalResult ConstantOfShapeOp::inferResultTypes(SmallVectorImpl<Type> &types) 
       return emitError() << "shape " << shape::toString(*dims)
                          << " has a negative dim";
   types.push_back(RankedTensorType::get(*dims, element));
+  return success();
+}
+
+LogicalResult RangeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getStart());
+  if (elementOf(getLimit()) != element || elementOf(getDelta()) != element)
+    return emitError() << "start, limit and delta must have one type";
+  for (Value v : {getStart(), getLimit(), getDelta()})
+    if (auto dims = dimsOf(v); dims && !dims->empty())
+      return emitError() << "start, limit and delta must be scalars, got " << v.getType();
+  // The length, where all three are constants.
+  SmallVector<ElementsAttr, 3> values(3);
+  if (!matchPattern(getStart(), m_Constant(&values[0])) ||
+      !matchPattern(getLimit(), m_Constant(&values[1])) ||
+      !matchPattern(getDelta(), m_Constant(&values[2]))) {
+    types.push_back(RankedTensorType::get({ShapedType::kDynamic}, element));
+    return success();
+  }
+  auto lengthOf = [&]() -> llvm::Expected<int64_t> {
+    if (isa<IntegerType>(element)) {
+      SmallVector<int64_t, 3> ints;
+      for (ElementsAttr v : values)
+        if (std::optional<SmallVector<int64_t>> i = readIntElements(v); i && i->size() == 1)
+          ints.push_back((*i)[0]);
+      if (ints.size() == 3)
+        return shape::rangeLength(ints[0], ints[1], ints[2]);
+    } else if (auto floatType = dyn_cast<FloatType>(element)) {
+      // The raw bits of any float width, read through APFloat.
+      unsigned width = floatType.getWidth();
+      SmallVector<double, 3> floats;
+      for (ElementsAttr v : values) {
+        SmallVector<char> raw;
+        if (!readRawElements(v, raw) || raw.size() * 8 != width || width > 64)
+          break;
+        uint64_t bits = 0;
+        std::memcpy(&bits, raw.data(), raw.size());
+        llvm::APFloat value(floatType.getFloatSemantics(), llvm::APInt(width, bits));
+        floats.push_back(value.convertToDouble());
+      }
+      if (floats.size() == 3)
+        return shape::rangeLength(floats[0], floats[1], floats[2]);
+    }
+    return shape::makeError("Range over " + onnxTypeName(element) + " is not supported");
+  };
+  llvm::Expected<int64_t> length = lengthOf();
+  if (!length)
+    return emitError() << llvm::toString(length.takeError());
+  types.push_back(RankedTensorType::get({*length}, element));
   return success();
 }
 

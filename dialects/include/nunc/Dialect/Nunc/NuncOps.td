@@ -43,6 +43,20 @@ def Nunc_ConstantOfShapeOp : Nunc_Op<"constant_of_shape"> {
   let assemblyFormat = "$shape attr-dict `:` type($shape) `->` type($output)";
 }
 
+def Nunc_RangeOp : Nunc_Op<"range"> {
+  let summary = "start + i * delta for i < max(ceil((limit - start) / delta), 0)";
+  let description = [{
+    start, limit and delta are scalars of one type. The result's length is
+    known once they are constants; constant folding then replaces the op
+    (nunc compiles static shapes, so a range of run-time values does not
+    compile).
+  }];
+  let arguments = (ins Nunc_NumericTensor:$start, Nunc_NumericTensor:$limit,
+                       Nunc_NumericTensor:$delta);
+  let results = (outs Nunc_NumericTensor:$output);
+  let assemblyFormat = "$start `,` $limit `,` $delta attr-dict `:` functional-type(operands, results)";
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//

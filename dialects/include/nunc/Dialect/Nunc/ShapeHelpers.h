@@ -94,6 +94,11 @@ llvm::Expected<Dims> reduce(llvm::ArrayRef<int64_t> input,
 llvm::Expected<Dims> reducedAxes(int64_t rank, llvm::ArrayRef<int64_t> axes,
                                  bool noopWithEmptyAxes);
 
+/// Range's element count, max(ceil((limit - start) / delta), 0): exact for
+/// integers, in double for floats (as numpy's arange). Fails for delta 0.
+llvm::Expected<int64_t> rangeLength(int64_t start, int64_t limit, int64_t delta);
+llvm::Expected<int64_t> rangeLength(double start, double limit, double delta);
+
 /// One sliced dim: first element, step and number of elements.
 struct SliceDim {
   int64_t start = 0;
