@@ -130,6 +130,18 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
     return n.error() << op << "'s weights must be 2-D with a known second dim, got "
                      << in(1).getType();
   int64_t total = wType.getDimSize(1);
+  // Shapes each of the three projections would otherwise report alone.
+  if (!xType.isDynamicDim(2) && !wType.isDynamicDim(0) &&
+      xType.getDimSize(2) != wType.getDimSize(0))
+    return n.error() << op << "'s weights have " << wType.getDimSize(0)
+                     << " rows for an input of hidden size " << xType.getDimSize(2);
+  if (in(2)) {
+    auto biasType = dyn_cast<RankedTensorType>(in(2).getType());
+    if (!biasType || biasType.getRank() != 1 ||
+        (!biasType.isDynamicDim(0) && biasType.getDimSize(0) != total))
+      return n.error() << op << "'s bias must have the weights' " << total
+                       << " columns, got " << in(2).getType();
+  }
   SmallVector<int64_t> hidden(3, total / 3);
   if (*qkvSizes) {
     if ((*qkvSizes)->size() != 3)
@@ -167,6 +179,11 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
         return n.error() << op << " input #" << i << " (the weight's "
                          << (i == 4 ? "scale" : "zero point") << ") must have 1 or " << total
                          << " elements, got " << in(i).getType();
+    for (auto [zero, of] : {std::pair(6u, 0u), std::pair(7u, 1u)})
+      if (in(zero) && cast<ShapedType>(in(zero).getType()).getElementType() !=
+                          cast<ShapedType>(in(of).getType()).getElementType())
+        return n.error() << op << " input #" << zero << " (a zero point) must have input #"
+                         << of << "'s type, got " << in(zero).getType();
   }
 
   // Projection i (0 Q, 1 K, 2 V): input x the weights' columns [lo, hi),
@@ -217,6 +234,24 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
       return n.error() << op << "'s mask_index must be int32 of a known shape (pin the "
                               "model's dims with --shape), got "
                        << index.getType();
+    // Raw masks are [B, T] ([B, 1] and [1, 1] mask nothing) or [B, S, T],
+    // T = S without past state.
+    auto matches = [](int64_t got, int64_t want) {
+      return ShapedType::isDynamic(want) || got == want;
+    };
+    int64_t batch = xType.getDimSize(0), seq = xType.getDimSize(1);
+    bool fits = true;
+    if (t.getRank() == 2 && t.getDimSize(1) == 1)
+      fits = t.getDimSize(0) == 1 || matches(t.getDimSize(0), batch);
+    else if (t.getRank() == 2)
+      fits = matches(t.getDimSize(0), batch) && matches(t.getDimSize(1), seq);
+    else if (t.getRank() == 3)
+      fits = matches(t.getDimSize(0), batch) && matches(t.getDimSize(1), seq) &&
+             matches(t.getDimSize(2), seq);
+    if (!fits)
+      return n.error() << op << "'s " << t.getRank() << "-D mask_index must be "
+                       << (t.getRank() == 2 ? "[batch, sequence]" : "[batch, sequence, sequence]")
+                       << " for input " << xType << ", got " << index.getType();
     if (t.getRank() == 1) {
       if (failed(staticDims()))
         return failure();
@@ -276,8 +311,23 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
       mask = make(WhereOp::getOperationName(), {after, scalar(lowest), mask});
     }
   }
-  if (!quantized && in(5))
+  if (!quantized && in(5)) {
+    // [B or 1, heads or 1, S, T].
+    auto biasType = dyn_cast<RankedTensorType>(in(5).getType());
+    SmallVector<int64_t> full{xType.getDimSize(0), *heads, xType.getDimSize(1),
+                              xType.getDimSize(1)};
+    bool fits = biasType && biasType.getRank() == 4;
+    for (int i = 0; fits && i < 4; ++i) {
+      int64_t got = biasType.getDimSize(i);
+      fits = ShapedType::isDynamic(got) || ShapedType::isDynamic(full[i]) || got == full[i] ||
+             (i < 2 && got == 1);
+    }
+    if (!fits)
+      return n.error() << op << "'s attention_bias must be [batch or 1, num_heads or 1, "
+                              "sequence, sequence] for input "
+                       << xType << " and " << *heads << " heads, got " << in(5).getType();
     addToMask(in(5));
+  }
 
   Value logits = mask ? add(scores, mask) : scores;
   if (!logits)

@@ -405,6 +405,24 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     }
     Value word = tables[0], position = tables[1], segment = tables[2], gamma = tables[3],
           beta = tables[4], positionIds = quantized ? Value() : in(8);
+    // The ids and the mask are [batch, sequence] integers; without position
+    // ids the positions are the table's first rows, one per token.
+    for (unsigned i : {0u, 1u, 7u, 8u}) {
+      if (!in(i) || (quantized && i == 8))
+        continue;
+      auto type = dyn_cast<RankedTensorType>(in(i).getType());
+      if (!type || type.getRank() != 2 || !isa<IntegerType>(type.getElementType()))
+        return n.error() << op << " input #" << i
+                         << " (ids or mask) must be 2-D [batch, sequence] integers, got "
+                         << in(i).getType();
+    }
+    auto idsType = cast<RankedTensorType>(in(0).getType());
+    auto positionType = dyn_cast<RankedTensorType>(position.getType());
+    if (!positionIds && positionType && positionType.getRank() == 2 &&
+        !idsType.isDynamicDim(1) && !positionType.isDynamicDim(0) &&
+        positionType.getDimSize(0) < idsType.getDimSize(1))
+      return n.error() << op << "'s position_embedding has " << positionType.getDimSize(0)
+                       << " rows for a sequence of " << idsType.getDimSize(1);
     auto gather = [&](Value table, Value ids) -> FailureOr<Value> {
       return result(
           create<GatherOp>(n, {table, ids}, {attr("axis", builder.getI64IntegerAttr(0))}));
@@ -445,7 +463,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     if (in(7)) {
       // onnxruntime counts the entries equal to 1, not their sum.
       Type i32 = builder.getI32Type();
-      FailureOr<Value> ones = result(create<EqualOp>(n, {in(7), constScalar(n.loc, i32, 1)}));
+      FailureOr<Value> ones =
+          result(create<EqualOp>(n, {in(7), constScalar(n.loc, elementOf(in(7)), 1)}));
       if (failed(ones))
         return failure();
       ones = result(create<CastOp>(n, *ones,

@@ -185,6 +185,12 @@ def test_attention_ops_match_onnxruntime(nunc, tmp_path):
     ("dynamic", "Attention with this mask needs the batch and sequence dims when compiling; "
                 "pin them with --shape"),
     ("qscale", "QAttention input #4 (the weight's scale) must have 1 or 24 elements"),
+    ("bias", "Attention's bias must have the weights' 24 columns, got 'tensor<25xf32>'"),
+    ("mask", "Attention's 2-D mask_index must be [batch, sequence] for input "
+             "'tensor<2x5x8xf32>', got 'tensor<2x7xi32>'"),
+    ("attention_bias", "Attention's attention_bias must be [batch or 1, num_heads or 1, "
+                       "sequence, sequence] for input 'tensor<2x5x8xf32>' and 2 heads, got "
+                       "'tensor<2x5x5xf32>'"),
 ])
 def test_attention_forms_nunc_refuses(nunc, tmp_path, form, message):
     """Each refused form is a located error at its node, exit code 1."""
@@ -207,6 +213,15 @@ def test_attention_forms_nunc_refuses(nunc, tmp_path, form, message):
         graph_inputs = [h.make_tensor_value_info("x", TP.FLOAT, ["batch", "seq", HIDDEN]),
                         lengths]
         inputs += ["", "lengths"]
+    elif form == "bias":
+        inits.append(nh.from_array(np.zeros(3 * HIDDEN + 1, np.float32), "b"))
+        inputs.append("b")
+    elif form == "mask":
+        graph_inputs.append(h.make_tensor_value_info("m", TP.INT32, [B, S + 2]))
+        inputs += ["", "m"]
+    elif form == "attention_bias":
+        graph_inputs.append(h.make_tensor_value_info("ab", TP.FLOAT, [B, S, S]))
+        inputs += ["", "", "", "ab"]
     elif form == "qscale":
         op = "QAttention"
         graph_inputs = [h.make_tensor_value_info("x", TP.UINT8, [B, S, HIDDEN])]
