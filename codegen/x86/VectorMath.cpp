@@ -400,8 +400,13 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     vfmadd231ps(x, t0, constAddr(act.alpha));
     return;
   case Activation::Clip:
-    vmaxps(x, x, constAddr(act.min));
-    vminps(x, x, constAddr(act.max));
+    // maxps and minps return their second source where either is NaN: with
+    // the bound first, a NaN stays NaN, as ONNX's Clip (and onnxruntime's)
+    // keep it.
+    loadConst(t0, act.min);
+    vmaxps(x, t0, x);
+    loadConst(t0, act.max);
+    vminps(x, t0, x);
     return;
   case Activation::FakeQuant:
     emitFakeQuants<Vmm>(1, [&](int) { return x; }, [&](int) { return t0; }, act);

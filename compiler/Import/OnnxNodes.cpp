@@ -338,35 +338,54 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                        << in(0).getType();
     int64_t a = *axis < 0 ? *axis + rank : *axis, dim = type.getDimSize(a);
     int64_t parts = n.node.output_size();
-    SmallVector<int64_t> sizes;
+    // One Slice per part along the axis, part i ending at endOf(i) (an i64
+    // [1], a constant or computed) and starting where part i - 1 ends.
+    auto emitParts = [&](llvm::function_ref<FailureOr<Value>(int64_t)> endOf) -> LogicalResult {
+      Value start = constI64(loc, {0});
+      for (int64_t i = 0; i < parts; ++i) {
+        FailureOr<Value> end = endOf(i);
+        if (failed(end))
+          return failure();
+        SmallVector<Value> operands{in(0), start, *end, constI64(loc, {a}), Value()};
+        if (failed(take(create<SliceOp>(n, present(operands), {segments(operands)}))))
+          return failure();
+        start = *end;
+      }
+      return success();
+    };
+    auto value = [](FailureOr<Operation *> op) -> FailureOr<Value> {
+      if (failed(op))
+        return failure();
+      return (*op)->getResult(0);
+    };
+    // Opset 18 takes exactly one of the two.
+    if (n.opset >= 18 && static_cast<bool>(in(1)) == (*numOutputs > 0))
+      return n.error() << "Split at opset " << n.opset
+                       << " takes either the 'split' input or num_outputs, not "
+                       << (in(1) ? "both" : "neither");
     if (in(1) && !getConstantInts(in(1))) {
-      // Sizes known only from values: each part's end is the sum of the
-      // sizes up to it (Slices that fold once the sizes are constants).
+      // Sizes known only from values: part i ends at the sum of the sizes up
+      // to it (Slices that fold once the sizes are constants).
       auto sizesType = dyn_cast<RankedTensorType>(in(1).getType());
       if (!sizesType || sizesType.getRank() != 1 || sizesType.getDimSize(0) != parts)
         return n.error() << "Split's 'split' input must hold " << parts << " sizes, got "
                          << in(1).getType();
-      Value start = constI64(loc, {0});
-      for (int64_t i = 0; i < parts; ++i) {
+      return emitParts([&](int64_t i) -> FailureOr<Value> {
         SmallVector<Value> upTo{in(1), constI64(loc, {0}), constI64(loc, {i + 1}),
                                 constI64(loc, {0}), Value()};
-        FailureOr<Operation *> head = create<SliceOp>(n, present(upTo), {segments(upTo)});
+        FailureOr<Value> head = value(create<SliceOp>(n, present(upTo), {segments(upTo)}));
         if (failed(head))
           return failure();
-        FailureOr<Operation *> end = create<ReduceSumOp>(
-            n, {(*head)->getResult(0), constI64(loc, {0})},
+        return value(create<ReduceSumOp>(
+            n, {*head, constI64(loc, {0})},
             {attr("keepdims", builder.getI64IntegerAttr(1)),
-             attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))});
-        if (failed(end))
-          return failure();
-        SmallVector<Value> operands{in(0), start, (*end)->getResult(0), constI64(loc, {a}),
-                                    Value()};
-        if (failed(take(create<SliceOp>(n, present(operands), {segments(operands)}))))
-          return failure();
-        start = (*end)->getResult(0);
-      }
-      return success();
+             attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))}));
+      });
     }
+    if (*numOutputs > 0 && *numOutputs != parts)
+      return n.error() << "Split's num_outputs (" << *numOutputs << ") differs from its "
+                       << parts << " outputs";
+    SmallVector<int64_t> sizes;
     if (in(1)) {
       sizes = *getConstantInts(in(1));
     } else if (*splitAttr) {
@@ -374,40 +393,22 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     } else if (ShapedType::isDynamic(dim)) {
       // Equal parts of a size known at run time: part i ends at chunk *
       // (i + 1), chunk = ceil(size / parts) (Slice clamps the last end).
-      if (*numOutputs > 0 && *numOutputs != parts)
-        return n.error() << "Split's num_outputs (" << *numOutputs << ") differs from its "
-                         << parts << " outputs";
-      FailureOr<Operation *> size =
-          create<ShapeOp>(n, in(0),
-                          {attr("start", builder.getI64IntegerAttr(a)),
-                           attr("end", builder.getI64IntegerAttr(a + 1))});
+      FailureOr<Value> size =
+          value(create<ShapeOp>(n, in(0),
+                                {attr("start", builder.getI64IntegerAttr(a)),
+                                 attr("end", builder.getI64IntegerAttr(a + 1))}));
       if (failed(size))
         return failure();
-      FailureOr<Operation *> rounded =
-          create<AddOp>(n, {(*size)->getResult(0), constI64(loc, {parts - 1})});
+      FailureOr<Value> rounded = value(create<AddOp>(n, {*size, constI64(loc, {parts - 1})}));
       if (failed(rounded))
         return failure();
-      FailureOr<Operation *> chunk =
-          create<DivOp>(n, {(*rounded)->getResult(0), constI64(loc, {parts})});
+      FailureOr<Value> chunk = value(create<DivOp>(n, {*rounded, constI64(loc, {parts})}));
       if (failed(chunk))
         return failure();
-      Value start = constI64(loc, {0});
-      for (int64_t i = 0; i < parts; ++i) {
-        FailureOr<Operation *> end =
-            create<MulOp>(n, {(*chunk)->getResult(0), constI64(loc, {i + 1})});
-        if (failed(end))
-          return failure();
-        SmallVector<Value> operands{in(0), start, (*end)->getResult(0), constI64(loc, {a}),
-                                    Value()};
-        if (failed(take(create<SliceOp>(n, present(operands), {segments(operands)}))))
-          return failure();
-        start = (*end)->getResult(0);
-      }
-      return success();
+      return emitParts([&](int64_t i) -> FailureOr<Value> {
+        return value(create<MulOp>(n, {*chunk, constI64(loc, {i + 1})}));
+      });
     } else if (*numOutputs > 0) {
-      if (*numOutputs != parts)
-        return n.error() << "Split's num_outputs (" << *numOutputs << ") differs from its "
-                         << parts << " outputs";
       int64_t chunk = (dim + parts - 1) / parts;
       sizes.assign(parts, chunk);
       sizes.back() = dim - chunk * (parts - 1);
@@ -429,15 +430,11 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
         d << " summing to " << dim;
       return d;
     }
-    int64_t start = 0;
-    for (int64_t size : sizes) {
-      SmallVector<Value> operands{in(0), constI64(loc, {start}), constI64(loc, {start + size}),
-                                  constI64(loc, {a}), Value()};
-      if (failed(take(create<SliceOp>(n, present(operands), {segments(operands)}))))
-        return failure();
-      start += size;
-    }
-    return success();
+    int64_t end = 0;
+    return emitParts([&](int64_t i) -> FailureOr<Value> {
+      end += sizes[i];
+      return constI64(loc, {end});
+    });
   }
 
   // Neg as x * -1: exact, the sign of zeros and NaNs included.
@@ -451,6 +448,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
   // with alpha 1/6, beta 1/2.
   if (op == "HardSigmoid" || op == "HardSwish") {
     bool swish = op == "HardSwish";
+    if (swish && n.opset < 14)
+      return n.error() << "HardSwish is an opset-14 op, the model imports opset " << n.opset;
     FailureOr<float> alpha = swish ? 1.f / 6 : n.getFloat("alpha", 0.2f);
     FailureOr<float> beta = swish ? 0.5f : n.getFloat("beta", 0.5f);
     if (failed(arity(1, 1)) || failed(alpha) || failed(beta))

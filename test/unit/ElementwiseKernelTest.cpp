@@ -195,6 +195,29 @@ TEST_P(ElementwiseKernelTest, ErfAndGeluPropagateNaN) {
   }
 }
 
+/// Clip keeps NaN (ONNX and onnxruntime: NaN in, NaN out) and clamps the
+/// rest, infinities included; maxps/minps once returned the bound for NaN.
+TEST_P(ElementwiseKernelTest, ClipPropagatesNaN) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const float nan = std::nanf(""), inf = INFINITY;
+  std::vector<float> values = {nan, 1.5f, -2.f, 0.3f, inf, -inf, nan, 0.f, -0.f, 7.f,
+                               -nan, 0.99f, 0.01f, nan, -0.5f, 2.f, nan};
+  Tensor a = cantFail(Tensor::fromValues<float>(DType::F32, {17}, values));
+  ElementwiseConfig c;
+  c.op = ElementwiseConfig::Activate;
+  c.inputs = 1;
+  c.activation = Activation::fromName("clip", 0.f, 1.f);
+  std::vector<float> y = runKernel(isa, c, {17}, a, nullptr);
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (std::isnan(values[i]))
+      EXPECT_TRUE(std::isnan(y[i])) << "at " << i << ": " << y[i];
+    else
+      EXPECT_EQ(y[i], std::min(std::max(values[i], 0.f), 1.f)) << "at " << i;
+  }
+}
+
 /// GELU against double precision at every interval edge of the AVX-512
 /// table (32 per 4 sqrt 2; t = |x| 4 sqrt 2 crossing an integer), just
 /// beside them, midway, past the clamp (GELU(-1e30) is 0, not x times a
