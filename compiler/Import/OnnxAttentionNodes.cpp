@@ -255,7 +255,7 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
     if (t.getRank() == 1) {
       if (failed(staticDims()))
         return failure();
-      int64_t batch = xType.getDimSize(0), seq = xType.getDimSize(1), len = t.getDimSize(0);
+      int64_t len = t.getDimSize(0);
       if (len != batch && len != 2 * batch)
         return n.error() << op << "'s 1-D mask_index must have batch_size (" << batch
                          << ") or 2 * batch_size elements, got " << len

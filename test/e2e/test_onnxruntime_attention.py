@@ -31,7 +31,7 @@ def opset_model(nodes, inputs, outputs, initializers):
 
 def attention_ops_model(path):
     """One Attention per mask form and attribute, each with its own weights
-    (as a model's layers have), two QAttentions after a DynamicQuantizeLinear,
+    (as a model's layers have), three QAttentions after a DynamicQuantizeLinear,
     and a QEmbedLayerNormalization. Returns the fused-attention count nunc
     should reach: every Attention but the one whose V heads are narrower."""
     r = np.random.default_rng(3)
