@@ -8,6 +8,7 @@
 #include "nunc/Interpreter/Tensor.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -117,6 +118,16 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
     }
     InFlightDiagnostic d = where ? where->emitError() : func.emitError();
     d << "cannot compile a tensor of type " << v.getType() << ": " << why;
+    // Sizes that come from run-time values, not from the pinned dims.
+    Operation *producer = v.getDefiningOp();
+    if (isa_and_nonnull<RangeOp>(producer))
+      d << " (Range's length follows from its start, limit and delta, which must be "
+           "constants when compiling, or follow from the pinned dims)";
+    else if (auto slice = dyn_cast_or_null<SliceOp>(producer);
+             slice && (!matchPattern(slice.getStarts(), m_Constant()) ||
+                       !matchPattern(slice.getEnds(), m_Constant())))
+      d << " (its Slice's bounds, e.g. a Split's sizes, are run-time values; they must be "
+           "constants when compiling, or follow from the pinned dims)";
     return failure();
   };
   auto newStorage = [&](StorageKind kind, int64_t bytes, int64_t index, int step) {

@@ -410,3 +410,31 @@ def test_range_of_the_pinned_sequence_length_folds(nunc, tmp_path):
     assert outs is not None, log
     want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
     np.testing.assert_array_equal(outs["y"], want)
+
+
+@pytest.mark.parametrize("op", ["Range", "Split"])
+def test_sizes_from_run_time_values_are_a_located_error(nunc, tmp_path, op):
+    """A Range of run-time floats, or a Split by run-time sizes, has shapes
+    only its inputs' values decide: the compile error names the node and
+    says which values must be constants (nunc compiles static shapes)."""
+    import onnx
+    from onnx import helper as h
+    if op == "Range":
+        node = h.make_node("Range", ["s", "l", "d"], ["y"], name="node")
+        inputs = [h.make_tensor_value_info(n, 1, []) for n in "sld"]
+        outputs = ["y"]
+        why = "Range's length follows from its start, limit and delta"
+    else:
+        node = h.make_node("Split", ["x", "sizes"], ["a", "b"], name="node", axis=1)
+        inputs = [h.make_tensor_value_info("x", 1, [2, 6]),
+                  h.make_tensor_value_info("sizes", 7, [2])]
+        outputs = ["a", "b"]
+        why = "a Split's sizes, are run-time values"
+    g = h.make_graph([node], "sizes", inputs, [h.make_tensor_value_info(o, 1, None)
+                                               for o in outputs])
+    path = str(tmp_path / "sizes.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    r = nunc("compile", path, "--target", TARGETS[0], "-o", tmp_path / "out", check=False)
+    assert r.returncode == 1, r.stderr
+    assert f'node "node" ({op}, opset 17): error: cannot compile a tensor' in r.stderr, r.stderr
+    assert why in r.stderr, r.stderr
