@@ -174,6 +174,12 @@ private:
                                 unsigned numResults = 1) {
     return create(n, OpTy::getOperationName(), operands, attrs, numResults);
   }
+  /// The result of a one-result op `create` made, or its failure.
+  static FailureOr<Value> firstResult(FailureOr<Operation *> op) {
+    if (failed(op))
+      return failure();
+    return (*op)->getResult(0);
+  }
   Value constI64(Location loc, ArrayRef<int64_t> values, bool scalar = false);
   Value constScalar(Location loc, Type element, double value);
 

@@ -45,8 +45,8 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
                   ArrayRef<NamedAttribute> attrs = {}) -> Value {
     if (llvm::any_of(operands, [](Value v) { return !v; }))
       return Value();
-    FailureOr<Operation *> r = create(n, name, operands, attrs, 1);
-    return failed(r) ? Value() : (*r)->getResult(0);
+    FailureOr<Value> r = firstResult(create(n, name, operands, attrs, 1));
+    return failed(r) ? Value() : *r;
   };
   auto add = [&](Value a, Value b) { return make(AddOp::getOperationName(), {a, b}); };
   auto sub = [&](Value a, Value b) { return make(SubOp::getOperationName(), {a, b}); };

@@ -51,18 +51,13 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
         return n.error() << op << " needs input #" << i;
     return success();
   };
-  auto result = [](FailureOr<Operation *> op) -> FailureOr<Value> {
-    if (failed(op))
-      return failure();
-    return (*op)->getResult(0);
-  };
   auto elementOf = [](Value v) { return cast<ShapedType>(v.getType()).getElementType(); };
   // x's quantization parameters are one scale (and zero point) for the
   // whole tensor, except where `axis` is given (QGemm's B).
   auto dequantize = [&](Value x, Value scale, Value zeroPoint,
                         int64_t axis = 1) -> FailureOr<Value> {
-    return result(create<DequantizeLinearOp>(n, present({x, scale, zeroPoint}),
-                                             {attr("axis", builder.getI64IntegerAttr(axis))}));
+    return firstResult(create<DequantizeLinearOp>(n, present({x, scale, zeroPoint}),
+                                                  {attr("axis", builder.getI64IntegerAttr(axis))}));
   };
   // The result's element type: the zero point's, else that of `like` (the
   // quantized input, as the contrib ops' type constraints tie them).
@@ -71,7 +66,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     if (failed(x))
       return failure();
     Type element = zeroPoint ? elementOf(zeroPoint) : like;
-    FailureOr<Value> q = result(create<QuantizeLinearOp>(
+    FailureOr<Value> q = firstResult(create<QuantizeLinearOp>(
         n, present({*x, scale, zeroPoint}),
         {attr("axis", builder.getI64IntegerAttr(1)),
          attr("output_element_type", TypeAttr::get(element))}));
@@ -114,8 +109,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     FailureOr<Value> b = dequantize(in(3), in(4), in(5));
     if (failed(a) || failed(b))
       return failure();
-    FailureOr<Value> sum = op == "QLinearAdd" ? result(create<AddOp>(n, {*a, *b}))
-                                              : result(create<MulOp>(n, {*a, *b}));
+    FailureOr<Value> sum = op == "QLinearAdd" ? firstResult(create<AddOp>(n, {*a, *b}))
+                                              : firstResult(create<MulOp>(n, {*a, *b}));
     return quantize(sum, in(6), in(7), elementOf(in(0)));
   }
 
@@ -149,15 +144,15 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return failure();
     FailureOr<Value> y;
     if (op == "QLinearSigmoid")
-      y = result(create<SigmoidOp>(n, *x));
+      y = firstResult(create<SigmoidOp>(n, *x));
     else if (op == "QLinearLeakyRelu")
-      y = result(create<LeakyReluOp>(n, *x, {attr("alpha", builder.getF32FloatAttr(*alpha))}));
+      y = firstResult(create<LeakyReluOp>(n, *x, {attr("alpha", builder.getF32FloatAttr(*alpha))}));
     else if (op == "QLinearSoftmax")
       y = softmax(n, *x, *axis, /*flattened=*/*version < 13);
     else if (op == "QLinearGlobalAveragePool")
-      y = result(create<GlobalAveragePoolOp>(n, *x));
+      y = firstResult(create<GlobalAveragePoolOp>(n, *x));
     else
-      y = result(create<AveragePoolOp>(n, *x, *poolAttrs));
+      y = firstResult(create<AveragePoolOp>(n, *x, *poolAttrs));
     return quantize(y, in(3), in(4), elementOf(in(0)));
   }
 
@@ -180,8 +175,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
         return failure();
       parts.push_back(*x);
     }
-    return quantize(result(create<ConcatOp>(n, parts,
-                                            {attr("axis", builder.getI64IntegerAttr(*axis))})),
+    return quantize(firstResult(create<ConcatOp>(n, parts,
+                                                 {attr("axis", builder.getI64IntegerAttr(*axis))})),
                     in(0), in(1), elementOf(in(2)));
   }
 
@@ -208,21 +203,21 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       if (!elementOf(in(6)).isSignlessInteger(32))
         return n.error() << "QGemm's C must be int32, got " << onnxTypeName(elementOf(in(6)));
       Type f32 = builder.getF32Type();
-      FailureOr<Value> c = result(create<CastOp>(
+      FailureOr<Value> c = firstResult(create<CastOp>(
           n, in(6),
           {attr("to", TypeAttr::get(f32)), attr("saturate", builder.getI64IntegerAttr(1))}));
-      FailureOr<Value> scale = result(create<MulOp>(n, {in(1), in(4)}));
+      FailureOr<Value> scale = firstResult(create<MulOp>(n, {in(1), in(4)}));
       if (failed(c) || failed(scale))
         return failure();
-      if (*alpha != 1.f && failed(scale = result(create<MulOp>(
-                                      n, {*scale, constScalar(n.loc, f32, *alpha)}))))
+      if (*alpha != 1.f && failed(scale = firstResult(create<MulOp>(
+                                           n, {*scale, constScalar(n.loc, f32, *alpha)}))))
         return failure();
-      FailureOr<Value> scaled = result(create<MulOp>(n, {*c, *scale}));
+      FailureOr<Value> scaled = firstResult(create<MulOp>(n, {*c, *scale}));
       if (failed(scaled))
         return failure();
       bias = *scaled;
     }
-    FailureOr<Value> y = result(create<GemmOp>(
+    FailureOr<Value> y = firstResult(create<GemmOp>(
         n, present({*a, *b, bias}),
         {attr("alpha", builder.getF32FloatAttr(*alpha)), attr("beta", builder.getF32FloatAttr(1.f)),
          attr("transA", builder.getI64IntegerAttr(*ta)),
@@ -240,7 +235,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
   auto add = [&](FailureOr<Value> a, Value b) -> FailureOr<Value> {
     if (failed(a) || !b)
       return a;
-    return result(create<AddOp>(n, {*a, b}));
+    return firstResult(create<AddOp>(n, {*a, b}));
   };
   auto push = [&](FailureOr<Value> y) -> LogicalResult {
     if (failed(y))
@@ -254,17 +249,17 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
                            Value bScale, Value bias) -> LogicalResult {
     SmallVector<Value> operands{a, b, aZero, bZero};
     FailureOr<Value> acc =
-        result(create<MatMulIntegerOp>(n, present(operands), {segments(operands)}));
+        firstResult(create<MatMulIntegerOp>(n, present(operands), {segments(operands)}));
     if (failed(acc))
       return failure();
-    FailureOr<Value> f = result(create<CastOp>(
+    FailureOr<Value> f = firstResult(create<CastOp>(
         n, *acc,
         {attr("to", TypeAttr::get(builder.getF32Type())),
          attr("saturate", builder.getI64IntegerAttr(1))}));
-    FailureOr<Value> scale = result(create<MulOp>(n, {aScale, bScale}));
+    FailureOr<Value> scale = firstResult(create<MulOp>(n, {aScale, bScale}));
     if (failed(f) || failed(scale))
       return failure();
-    return push(add(result(create<MulOp>(n, {*f, *scale})), bias));
+    return push(add(firstResult(create<MulOp>(n, {*f, *scale})), bias));
   };
 
   // (A f32, B, b_scale, b_zero_point?, bias?): A quantized per tensor at run
@@ -305,15 +300,16 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
                          << x.getType();
       SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
       std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
-      return result(create<TransposeOp>(n, x, {attr("perm", builder.getDenseI64ArrayAttr(perm))}));
+      return firstResult(
+          create<TransposeOp>(n, x, {attr("perm", builder.getDenseI64ArrayAttr(perm))}));
     };
     FailureOr<Value> a = transposed(in(0), *ta), b = transposed(in(1), *tb);
     if (failed(a) || failed(b))
       return failure();
-    FailureOr<Value> y = result(create<MatMulOp>(n, {*a, *b}));
+    FailureOr<Value> y = firstResult(create<MatMulOp>(n, {*a, *b}));
     if (failed(y) || *alpha == 1.f)
       return push(y);
-    return push(result(create<MulOp>(n, {*y, constScalar(n.loc, elementOf(*y), *alpha)})));
+    return push(firstResult(create<MulOp>(n, {*y, constScalar(n.loc, elementOf(*y), *alpha)})));
   }
 
   // Gelu(X), BiasGelu(A, B) = Gelu(A + B) with erf; FastGelu(X, bias?) with
@@ -326,7 +322,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     FailureOr<Value> x = add(FailureOr<Value>(in(0)), bias ? in(1) : Value());
     if (failed(x))
       return failure();
-    return push(result(create<GeluOp>(
+    return push(firstResult(create<GeluOp>(
         n, *x,
         {attr("approximate", builder.getStringAttr(op == "FastGelu" ? "tanh" : "none"))})));
   }
@@ -353,7 +349,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     FailureOr<Value> biased = add(FailureOr<Value>(in(0)), in(4));
     if (failed(biased))
       return failure();
-    FailureOr<Value> sum = result(create<AddOp>(n, {*biased, in(1)}));
+    FailureOr<Value> sum = firstResult(create<AddOp>(n, {*biased, in(1)}));
     if (failed(sum))
       return failure();
     FailureOr<Operation *> norm = layerNorm(*sum, in(2), in(3), *eps);
@@ -424,14 +420,14 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return n.error() << op << "'s position_embedding has " << positionType.getDimSize(0)
                        << " rows for a sequence of " << idsType.getDimSize(1);
     auto gather = [&](Value table, Value ids) -> FailureOr<Value> {
-      return result(
+      return firstResult(
           create<GatherOp>(n, {table, ids}, {attr("axis", builder.getI64IntegerAttr(0))}));
     };
     // Dims [from, from + 1) of input_ids' shape.
     auto dim = [&](int64_t from) -> FailureOr<Value> {
-      return result(create<ShapeOp>(n, in(0),
-                                    {attr("start", builder.getI64IntegerAttr(from)),
-                                     attr("end", builder.getI64IntegerAttr(from + 1))}));
+      return firstResult(create<ShapeOp>(n, in(0),
+                                         {attr("start", builder.getI64IntegerAttr(from)),
+                                          attr("end", builder.getI64IntegerAttr(from + 1))}));
     };
     FailureOr<Value> positions;
     if (positionIds) {
@@ -442,17 +438,17 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
         return failure();
       SmallVector<Value> operands{position, constI64(n.loc, {0}), *seq, constI64(n.loc, {0}),
                                   Value()};
-      positions = result(create<SliceOp>(n, present(operands), {segments(operands)}));
+      positions = firstResult(create<SliceOp>(n, present(operands), {segments(operands)}));
     }
     FailureOr<Value> sum = gather(word, in(0));
     if (failed(sum) || failed(positions))
       return failure();
-    sum = result(create<AddOp>(n, {*sum, *positions}));
+    sum = firstResult(create<AddOp>(n, {*sum, *positions}));
     if (in(1)) {
       FailureOr<Value> segments = gather(segment, in(1));
       if (failed(segments) || failed(sum))
         return failure();
-      sum = result(create<AddOp>(n, {*sum, *segments}));
+      sum = firstResult(create<AddOp>(n, {*sum, *segments}));
     }
     if (failed(sum))
       return failure();
@@ -464,15 +460,15 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       // onnxruntime counts the entries equal to 1, not their sum.
       Type i32 = builder.getI32Type();
       FailureOr<Value> ones =
-          result(create<EqualOp>(n, {in(7), constScalar(n.loc, elementOf(in(7)), 1)}));
+          firstResult(create<EqualOp>(n, {in(7), constScalar(n.loc, elementOf(in(7)), 1)}));
       if (failed(ones))
         return failure();
-      ones = result(create<CastOp>(n, *ones,
-                                   {attr("to", TypeAttr::get(i32)),
-                                    attr("saturate", builder.getI64IntegerAttr(1))}));
+      ones = firstResult(create<CastOp>(n, *ones,
+                                        {attr("to", TypeAttr::get(i32)),
+                                         attr("saturate", builder.getI64IntegerAttr(1))}));
       if (failed(ones))
         return failure();
-      maskIndex = result(create<ReduceSumOp>(
+      maskIndex = firstResult(create<ReduceSumOp>(
           n, {*ones, constI64(n.loc, {1})},
           {attr("keepdims", builder.getI64IntegerAttr(0)),
            attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))}));
@@ -482,7 +478,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
         return failure();
       auto zero = DenseElementsAttr::get(RankedTensorType::get({1}, builder.getI32Type()),
                                          static_cast<int32_t>(0));
-      maskIndex = result(create<ConstantOfShapeOp>(n, *batch, {attr("value", zero)}));
+      maskIndex = firstResult(create<ConstantOfShapeOp>(n, *batch, {attr("value", zero)}));
     }
     if (failed(maskIndex))
       return failure();
@@ -501,18 +497,18 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     auto param = [&](size_t i, float dflt) { return i < params.size() ? params[i] : dflt; };
     Type element = elementOf(*x);
     if (kind == "Relu")
-      return result(create<ReluOp>(n, *x));
+      return firstResult(create<ReluOp>(n, *x));
     if (kind == "Tanh")
-      return result(create<TanhOp>(n, *x));
+      return firstResult(create<TanhOp>(n, *x));
     if (kind == "Sigmoid")
-      return result(create<SigmoidOp>(n, *x));
+      return firstResult(create<SigmoidOp>(n, *x));
     if (kind == "LeakyRelu")
-      return result(create<LeakyReluOp>(
+      return firstResult(create<LeakyReluOp>(
           n, *x, {attr("alpha", builder.getF32FloatAttr(param(0, 0.01f)))}));
     if (kind == "Clip") {
       SmallVector<Value> operands{*x, constScalar(n.loc, element, param(0, -FLT_MAX)),
                                   constScalar(n.loc, element, param(1, FLT_MAX))};
-      return result(create<ClipOp>(n, operands, {segments(operands)}));
+      return firstResult(create<ClipOp>(n, operands, {segments(operands)}));
     }
     if (kind == "HardSigmoid")
       return hardSigmoid(n, *x, param(0, 0.2f), param(1, 0.5f));
@@ -531,7 +527,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
     if (failed(attrs))
       return failure();
     attrs->push_back(attr("group", builder.getI64IntegerAttr(*group)));
-    FailureOr<Value> y = result(create<ConvOp>(n, present({in(0), in(1), in(2)}), *attrs));
+    FailureOr<Value> y = firstResult(create<ConvOp>(n, present({in(0), in(1), in(2)}), *attrs));
     if (in(3))
       y = add(y, in(3));
     return push(kind->empty() ? y : activate(y, *kind, *params));
@@ -551,7 +547,7 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return failure();
     if (*kind == "Clip")
       return n.error() << "FusedGemm with activation 'Clip' is not supported";
-    FailureOr<Value> y = result(create<GemmOp>(
+    FailureOr<Value> y = firstResult(create<GemmOp>(
         n, present({in(0), in(1), in(2)}),
         {attr("alpha", builder.getF32FloatAttr(*alpha)),
          attr("beta", builder.getF32FloatAttr(*beta)),

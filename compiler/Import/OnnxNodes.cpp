@@ -353,11 +353,6 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       }
       return success();
     };
-    auto value = [](FailureOr<Operation *> op) -> FailureOr<Value> {
-      if (failed(op))
-        return failure();
-      return (*op)->getResult(0);
-    };
     // Opset 18 takes exactly one of the two.
     if (n.opset >= 18 && static_cast<bool>(in(1)) == (*numOutputs > 0))
       return n.error() << "Split at opset " << n.opset
@@ -373,10 +368,10 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       return emitParts([&](int64_t i) -> FailureOr<Value> {
         SmallVector<Value> upTo{in(1), constI64(loc, {0}), constI64(loc, {i + 1}),
                                 constI64(loc, {0}), Value()};
-        FailureOr<Value> head = value(create<SliceOp>(n, present(upTo), {segments(upTo)}));
+        FailureOr<Value> head = firstResult(create<SliceOp>(n, present(upTo), {segments(upTo)}));
         if (failed(head))
           return failure();
-        return value(create<ReduceSumOp>(
+        return firstResult(create<ReduceSumOp>(
             n, {*head, constI64(loc, {0})},
             {attr("keepdims", builder.getI64IntegerAttr(1)),
              attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))}));
@@ -394,19 +389,19 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       // Equal parts of a size known at run time: part i ends at chunk *
       // (i + 1), chunk = ceil(size / parts) (Slice clamps the last end).
       FailureOr<Value> size =
-          value(create<ShapeOp>(n, in(0),
-                                {attr("start", builder.getI64IntegerAttr(a)),
-                                 attr("end", builder.getI64IntegerAttr(a + 1))}));
+          firstResult(create<ShapeOp>(n, in(0),
+                                      {attr("start", builder.getI64IntegerAttr(a)),
+                                       attr("end", builder.getI64IntegerAttr(a + 1))}));
       if (failed(size))
         return failure();
-      FailureOr<Value> rounded = value(create<AddOp>(n, {*size, constI64(loc, {parts - 1})}));
+      FailureOr<Value> rounded = firstResult(create<AddOp>(n, {*size, constI64(loc, {parts - 1})}));
       if (failed(rounded))
         return failure();
-      FailureOr<Value> chunk = value(create<DivOp>(n, {*rounded, constI64(loc, {parts})}));
+      FailureOr<Value> chunk = firstResult(create<DivOp>(n, {*rounded, constI64(loc, {parts})}));
       if (failed(chunk))
         return failure();
       return emitParts([&](int64_t i) -> FailureOr<Value> {
-        return value(create<MulOp>(n, {*chunk, constI64(loc, {i + 1})}));
+        return firstResult(create<MulOp>(n, {*chunk, constI64(loc, {i + 1})}));
       });
     } else if (*numOutputs > 0) {
       int64_t chunk = (dim + parts - 1) / parts;
@@ -645,29 +640,22 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
 
 FailureOr<Value> Importer::hardSigmoid(NodeContext &n, Value x, float alpha, float beta) {
   Type element = cast<ShapedType>(x.getType()).getElementType();
-  FailureOr<Operation *> scaled = create<MulOp>(n, {x, constScalar(n.loc, element, alpha)});
+  FailureOr<Value> scaled =
+      firstResult(create<MulOp>(n, {x, constScalar(n.loc, element, alpha)}));
   if (failed(scaled))
     return failure();
-  FailureOr<Operation *> shifted =
-      create<AddOp>(n, {(*scaled)->getResult(0), constScalar(n.loc, element, beta)});
+  FailureOr<Value> shifted =
+      firstResult(create<AddOp>(n, {*scaled, constScalar(n.loc, element, beta)}));
   if (failed(shifted))
     return failure();
-  SmallVector<Value> operands{(*shifted)->getResult(0), constScalar(n.loc, element, 0),
+  SmallVector<Value> operands{*shifted, constScalar(n.loc, element, 0),
                               constScalar(n.loc, element, 1)};
-  FailureOr<Operation *> clipped = create<ClipOp>(n, operands, {segments(operands)});
-  if (failed(clipped))
-    return failure();
-  return (*clipped)->getResult(0);
+  return firstResult(create<ClipOp>(n, operands, {segments(operands)}));
 }
 
 FailureOr<Value> Importer::softmax(NodeContext &n, Value x, int64_t axis, bool flattened) {
-  auto make = [&](FailureOr<Operation *> op) -> FailureOr<Value> {
-    if (failed(op))
-      return failure();
-    return (*op)->getResult(0);
-  };
   if (!flattened)
-    return make(create<SoftmaxOp>(n, x, {attr("axis", builder.getI64IntegerAttr(axis))}));
+    return firstResult(create<SoftmaxOp>(n, x, {attr("axis", builder.getI64IntegerAttr(axis))}));
   // Before opset 13, Softmax normalized over all dims from `axis` on.
   std::optional<int64_t> rank = rankOf(x);
   if (!rank)
@@ -676,7 +664,7 @@ FailureOr<Value> Importer::softmax(NodeContext &n, Value x, int64_t axis, bool f
   if (a < 0 || a >= std::max<int64_t>(*rank, 1))
     return n.error() << "Softmax axis " << axis << " is out of range for rank " << *rank;
   if (a == *rank - 1)
-    return make(create<SoftmaxOp>(n, x, {attr("axis", builder.getI64IntegerAttr(-1))}));
+    return firstResult(create<SoftmaxOp>(n, x, {attr("axis", builder.getI64IntegerAttr(-1))}));
   FailureOr<Operation *> flat =
       create<FlattenOp>(n, x, {attr("axis", builder.getI64IntegerAttr(a))});
   if (failed(flat))
@@ -687,8 +675,8 @@ FailureOr<Value> Importer::softmax(NodeContext &n, Value x, int64_t axis, bool f
       create<ShapeOp>(n, x, {attr("start", builder.getI64IntegerAttr(0))});
   if (failed(soft) || failed(shape))
     return failure();
-  return make(create<ReshapeOp>(n, {(*soft)->getResult(0), (*shape)->getResult(0)},
-                                {attr("allowzero", builder.getI64IntegerAttr(0))}));
+  return firstResult(create<ReshapeOp>(n, {(*soft)->getResult(0), (*shape)->getResult(0)},
+                                       {attr("allowzero", builder.getI64IntegerAttr(0))}));
 }
 
 FailureOr<SmallVector<NamedAttribute>> Importer::windowAttributes(NodeContext &n,
