@@ -229,7 +229,9 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
   }
   SmallVector<int64_t> dims;
   for (const onnx::TensorShapeProto::Dimension &d : tt.shape().dim()) {
-    if (d.has_dim_value()) {
+    // Some exporters (paddle2onnx, old tf2onnx) write -1 for a dim they do
+    // not know; onnxruntime reads it as dynamic, and so does nunc.
+    if (d.has_dim_value() && d.dim_value() != -1) {
       if (d.dim_value() < 0)
         return emitError(fileLoc) << "graph input/output '" << vi.name()
                                   << "' has a negative dim " << d.dim_value();
@@ -237,7 +239,9 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
       dimNames.push_back("");
     } else {
       dims.push_back(ShapedType::kDynamic);
-      dimNames.push_back(d.has_dim_param() ? d.dim_param() : "");
+      // paddle2onnx names every unknown dim "?": not one symbol but none.
+      bool named = d.has_dim_param() && d.dim_param() != "?";
+      dimNames.push_back(named ? d.dim_param() : "");
     }
   }
   if (pin) {

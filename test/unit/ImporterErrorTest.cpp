@@ -337,6 +337,36 @@ TEST(ImporterErrors, ShapePinsAreChecked) {
   EXPECT_THAT(parseShapePin("x", bad), HasSubstr("expected --shape NAME=DIMS"));
 }
 
+TEST(ImporterErrors, PaddleUnknownDimsAreDynamic) {
+  // paddle2onnx writes dim_value -1 for an unknown dim; onnxruntime reads it
+  // as dynamic. Other negative dims stay errors.
+  ModelBuilder b(17);
+  b.input("x", {2, 3}).output("y");
+  b.node("Relu", {"x"}, {"y"});
+  auto *dims = b.model.mutable_graph()->mutable_input(0)->mutable_type()
+                   ->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_value(-1);
+  std::string path = b.save();
+  ImportOptions pins;
+  EXPECT_EQ(parseShapePin("x=5x3", pins), "");
+  auto [ok, diag] = import(path, pins);
+  EXPECT_TRUE(ok) << diag;
+  ImportOptions contradicts;
+  parseShapePin("x=5x4", contradicts);
+  EXPECT_THAT(import(path, contradicts).second,
+              HasSubstr("sets dim 1 to 4, but the model fixes it at 3"));
+  // ... and so are the dims it names "?", each its own (not one symbol).
+  dims->mutable_dim(0)->set_dim_param("?");
+  dims->mutable_dim(1)->set_dim_param("?");
+  std::string named = b.save();
+  EXPECT_TRUE(import(named, pins).first);
+  dims->mutable_dim(1)->set_dim_value(3);
+  dims->mutable_dim(0)->set_dim_value(-3);
+  auto [ok2, diag2] = import(b.save(), pins);
+  EXPECT_FALSE(ok2);
+  EXPECT_THAT(diag2, HasSubstr("graph input/output 'x' has a negative dim -3"));
+}
+
 TEST(ImporterErrors, GarbageAndTruncatedFiles) {
   ModelBuilder b(17);
   b.input("x", {2}).output("y");
