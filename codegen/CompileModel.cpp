@@ -157,13 +157,22 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   return c;
 }
 
+/// The epilogue activation of a fused op, as the x86 kernels take it.
+x86::Activation epilogueActivation(Operation *op) {
+  EpilogueActivation e = EpilogueActivation::of(op);
+  x86::Activation a = x86::Activation::fromName(e.kind, e.min, e.max, e.alpha);
+  a.beta = e.beta;
+  a.postMul = e.postMul;
+  a.postAdd = e.postAdd;
+  return a;
+}
+
 /// What the implicit-GEMM convolution needs to know about a conv.
 struct ConvGeometry {
   ConvPackConfig pack;
   int64_t outChannels = 0;
   Value input, weight, bias, residual;
-  StringRef activation = "none";
-  float actMin = 0, actMax = 0, actAlpha = 0.01f;
+  x86::Activation activation;
   int64_t ck() const { return pack.channels * pack.kernelH * pack.kernelW; }
   int64_t positions() const { return pack.outH * pack.outW; }
   int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
@@ -219,7 +228,7 @@ struct ConvGeometry {
     cfg.wBatchStride = panels() * pack.panelWidth * cfg.k;
     cfg.cBatchStride = cfg.m * cfg.n;
     cfg.rBatchStride = cfg.m * cfg.n;
-    cfg.activation = x86::Activation::fromName(activation.str(), actMin, actMax, actAlpha);
+    cfg.activation = activation;
     cfg.im2col = panelIm2col(isa);
     return cfg;
   }
@@ -249,10 +258,7 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
       return std::nullopt; // a depthwise conv's (the verifier says so)
     g.bias = f.getBias();
     g.residual = f.getResidual();
-    g.activation = f.getActivation();
-    g.actMin = f.getActivationMin().convertToFloat();
-    g.actMax = f.getActivationMax().convertToFloat();
-    g.actAlpha = f.getActivationAlpha().convertToFloat();
+    g.activation = epilogueActivation(f);
   }
   auto in = cast<RankedTensorType>(g.input.getType());
   auto w = cast<RankedTensorType>(g.weight.getType());
@@ -474,8 +480,10 @@ bool u8OutputBounded(ArrayRef<double> absWeights, ArrayRef<float> scales, const 
       y *= std::max(1.0, std::fabs(double(act.alpha)));
     else if (act.kind == x86::Activation::Clip)
       y = std::max({y, std::fabs(double(act.min)), std::fabs(double(act.max))});
-    else if (act.kind == x86::Activation::Sigmoid || act.kind == x86::Activation::Tanh)
-      y = std::max(y, 1.0);
+    else if (act.kind == x86::Activation::Sigmoid || act.kind == x86::Activation::Tanh ||
+             act.kind == x86::Activation::HardSigmoid)
+      y = std::max(y, 1.0); // (HardSwish keeps |y| too)
+    y = y * std::fabs(double(act.postMul)) + std::fabs(double(act.postAdd));
     if (normA) {
       if (grid.kind == x86::Activation::FakeQuant)
         y = std::min(y + grid.scale, std::max(std::fabs(double(grid.min)),
@@ -598,6 +606,13 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
     c.op = Config::Activate;
     c.activation.kind = x86::Activation::LeakyRelu;
     c.activation.alpha = leaky.getAlpha().convertToFloat();
+  } else if (isa<HardSigmoidOp, HardSwishOp>(op)) {
+    c.inputs = 1;
+    c.op = Config::Activate;
+    c.activation.kind =
+        isa<HardSigmoidOp>(op) ? x86::Activation::HardSigmoid : x86::Activation::HardSwish;
+    c.activation.alpha = cast<FloatAttr>(op->getAttr("alpha")).getValue().convertToFloat();
+    c.activation.beta = cast<FloatAttr>(op->getAttr("beta")).getValue().convertToFloat();
   } else if (auto fq = dyn_cast<FakeQuantizeOp>(op)) {
     c.inputs = 1;
     c.op = Config::Activate;
@@ -874,10 +889,7 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
       auto f = cast<FusedConvOp>(op);
       w.bias = f.getBias();
       w.residual = f.getResidual();
-      c.activation = x86::Activation::fromName(f.getActivation().str(),
-                                               f.getActivationMin().convertToFloat(),
-                                               f.getActivationMax().convertToFloat(),
-                                               f.getActivationAlpha().convertToFloat());
+      c.activation = epilogueActivation(f);
       if (std::optional<Type> grid = f.getOutputQuantization()) {
         if (f.getU8Output()) {
           auto q = cast<quant::UniformQuantizedType>(*grid);
@@ -1008,10 +1020,7 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
     cfg.blockPlane = g.plane();
   // Decides the tasks (and so the partial ranges' sidecar): set everywhere.
   cfg.im2col = g.panelIm2col();
-  cfg.activation = x86::Activation::fromName(qc.getActivation().str(),
-                                             qc.getActivationMin().convertToFloat(),
-                                             qc.getActivationMax().convertToFloat(),
-                                             qc.getActivationAlpha().convertToFloat());
+  cfg.activation = epilogueActivation(qc);
   // u8_output: the u8 codes of the last grid instead of its values.
   auto lastGrid = [&](std::optional<Type> t, x86::Activation &grid) {
     if (!t)
@@ -1277,10 +1286,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.ldr = cfg.n;
     cfg.bias = static_cast<bool>(bias);
     cfg.residual = static_cast<bool>(lin.getResidual());
-    cfg.activation = x86::Activation::fromName(lin.getActivation().str(),
-                                               lin.getActivationMin().convertToFloat(),
-                                               lin.getActivationMax().convertToFloat(),
-                                               lin.getActivationAlpha().convertToFloat());
+    cfg.activation = epilogueActivation(lin);
     std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
     if (!kernel)
       return lin.emitError("generating the GEMM kernel failed (xbyak error ")
@@ -1391,7 +1397,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       isa == Isa::Avx512 ? "avx512" : "avx2", cfg.m, cfg.n, cfg.k,
                       g->pack.kernelH, g->pack.kernelW, cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
-                      g->activation == "none" ? std::string() : " " + g->activation.str(),
+                      g->activation.kind == x86::Activation::None
+                          ? std::string()
+                          : " " + EpilogueActivation::of(step.op).kind,
                       padOnly ? "panel-im2col" : "im2col", splitWhat)
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
@@ -1814,10 +1822,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.isa = qisa;
     cfg.bias = static_cast<bool>(ql.getBias());
     cfg.residual = static_cast<bool>(ql.getResidual());
-    cfg.activation = x86::Activation::fromName(ql.getActivation().str(),
-                                               ql.getActivationMin().convertToFloat(),
-                                               ql.getActivationMax().convertToFloat(),
-                                               ql.getActivationAlpha().convertToFloat());
+    cfg.activation = epilogueActivation(ql);
     if (ql.getU8Output()) {
       auto out = cast<quant::UniformQuantizedType>(*ql.getOutputQuantization());
       cfg.u8Output = x86::Int8GemmConfig::U8Output{static_cast<float>(out.getScale()),

@@ -222,10 +222,19 @@ public:
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
 
   /// act(x) for the fused ops' activation names.
-  Value activation(Value x, StringRef kind, float lo, float hi, float alpha = 0.01f) {
+  Value activation(Value x, StringRef kind, float lo, float hi, float alpha = 0.01f,
+                   float beta = 0) {
     Type t = x.getType();
     if (kind == "none")
       return x;
+    if (kind == "hard_sigmoid" || kind == "hard_swish") {
+      // The bounds as Clip's (NaN stays NaN), after alpha x + beta rounded twice.
+      Value h = arith::AddFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, x, floatConst(alpha, t)), floatConst(beta, t));
+      h = arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, h, floatConst(0, t)),
+                                   floatConst(1, t));
+      return kind == "hard_swish" ? Value(arith::MulFOp::create(b, loc, x, h)) : h;
+    }
     if (kind == "leaky_relu")
       return arith::SelectOp::create(
           b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, floatConst(0, t)),
@@ -256,6 +265,17 @@ public:
     return arith::MulFOp::create(
         b, loc, arith::MulFOp::create(b, loc, x, floatConst(0.5, t)),
         arith::AddFOp::create(b, loc, math::TanhOp::create(b, loc, inner), floatConst(1, t)));
+  }
+
+  /// A fused op's epilogue activation: its kind, then the post Mul and Add.
+  Value epilogue(Value x, const EpilogueActivation &e) {
+    Value y = activation(x, e.kind, e.min, e.max, e.alpha, e.beta);
+    Type t = x.getType();
+    if (e.postMul != 1.f)
+      y = arith::MulFOp::create(b, loc, y, floatConst(e.postMul, t));
+    if (e.postAdd != 0.f)
+      y = arith::AddFOp::create(b, loc, y, floatConst(e.postAdd, t));
+    return y;
   }
 
   /// Converts a compute-type value to the compute type of `to` with ONNX
@@ -390,7 +410,8 @@ FailureOr<Value> GenericEmitter::emit() {
   Value status = k.i32(0);
   LogicalResult r = success();
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp,
-          ReluOp, LeakyReluOp, SigmoidOp, GeluOp, ClipOp, CastOp, ExpandOp, BatchNormOp>(op))
+          ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SigmoidOp, GeluOp, ClipOp, CastOp,
+          ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
   else if (isa<TransposeOp, SliceOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
                UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
@@ -539,6 +560,20 @@ LogicalResult GenericEmitter::emitElementwise() {
           Value zero = isa<FloatType>(s[0].getType()) ? k.floatConst(0, s[0].getType())
                                                       : k.intConst(0, s[0].getType());
           return k.max(s[0], zero, false);
+        });
+        return success();
+      })
+      .Case([&](HardSigmoidOp h) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) {
+          return k.activation(s[0], "hard_sigmoid", 0, 0, h.getAlpha().convertToFloat(),
+                              h.getBeta().convertToFloat());
+        });
+        return success();
+      })
+      .Case([&](HardSwishOp h) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) {
+          return k.activation(s[0], "hard_swish", 0, 0, h.getAlpha().convertToFloat(),
+                              h.getBeta().convertToFloat());
         });
         return success();
       })
@@ -1118,9 +1153,7 @@ LogicalResult GenericEmitter::emitContraction() {
         unsigned next = 2;
         int biasArg = l.getBias() ? next++ : -1;
         int residualArg = l.getResidual() ? next++ : -1;
-        StringRef act = l.getActivation();
-        float lo = l.getActivationMin().convertToFloat(), hi = l.getActivationMax().convertToFloat();
-        float alpha = l.getActivationAlpha().convertToFloat();
+        EpilogueActivation act = EpilogueActivation::of(l);
         k.forEach(out, [&](ValueRange ivs) {
           Value acc = dot(kDim, ct,
                           [&](Value kk) {
@@ -1136,7 +1169,7 @@ LogicalResult GenericEmitter::emitContraction() {
                                         k.read(operandMem(biasArg), ValueRange{ivs.back()}, el));
           if (residualArg >= 0)
             acc = arith::AddFOp::create(b, loc, acc, k.read(operandMem(residualArg), ivs, el));
-          k.write(k.activation(acc, act, lo, hi, alpha), resultMem(), ivs, el);
+          k.write(k.epilogue(acc, act), resultMem(), ivs, el);
         });
         return success();
       })
@@ -1325,18 +1358,14 @@ LogicalResult GenericEmitter::emitWindowed() {
     int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
     int64_t mg = w[0] / group, cg = w[1];
     Value bias, residual;
-    StringRef act = "none";
-    float lo = 0, hi = 0, alpha = 0.01f;
+    EpilogueActivation act;
     unsigned next = 2;
     if (auto f = dyn_cast<FusedConvOp>(op)) {
       if (f.getBias())
         bias = operandMem(next++);
       if (f.getResidual())
         residual = operandMem(next++);
-      act = f.getActivation();
-      lo = f.getActivationMin().convertToFloat();
-      hi = f.getActivationMax().convertToFloat();
-      alpha = f.getActivationAlpha().convertToFloat();
+      act = EpilogueActivation::of(f);
     } else if (cast<ConvOp>(op).getBias()) {
       bias = operandMem(2);
     }
@@ -1356,7 +1385,7 @@ LogicalResult GenericEmitter::emitWindowed() {
       });
       if (residual)
         acc = arith::AddFOp::create(b, loc, acc, k.read(residual, ivs, el));
-      k.write(k.activation(acc, act, lo, hi, alpha), resultMem(), ivs, el);
+      k.write(k.epilogue(acc, act), resultMem(), ivs, el);
     });
     return success();
   }
@@ -1610,7 +1639,7 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
   if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp,
-           SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp,
+           HardSigmoidOp, HardSwishOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp,
            DynamicFakeQuantizeOp>(op) ||
       op->getNumResults() != 1)
     return false;

@@ -205,6 +205,7 @@ private:
   bool geluOnGrids() const {
     return kLanes == 16 && c.inputs == 1 && c.op == ElementwiseConfig::Activate &&
            c.activation.kind == Activation::Gelu && c.activation.hasGrids() &&
+           !c.activation.hasPostAffine() &&
            c.before.kind == Activation::None && c.after.kind == Activation::None;
   }
 

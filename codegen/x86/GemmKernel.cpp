@@ -438,7 +438,7 @@ private:
     // by step (zmm24-27 free after the k loop): its ~40-cycle chain, one
     // vector at a time, filled the scheduler.
     const bool geluInPairs = kAvx512 && c.activation.kind == Activation::Gelu &&
-                             !c.activation.hasGrids();
+                             !c.activation.hasGrids() && !c.activation.hasPostAffine();
     for (int r = 0; r < rows; ++r) {
       for (int v = 0; v < vecs; ++v) {
         bool tailVec = masked && v == vecs - 1;

@@ -952,13 +952,13 @@ private:
   /// time, step by step (zmm24-27 free after the fronts).
   bool geluInPairs() const {
     return kZmm && !c.convolution && c.activation.kind == Activation::Gelu &&
-           !c.activation.hasGrids() && !c.ranges;
+           !c.activation.hasGrids() && !c.ranges && !c.activation.hasPostAffine();
   }
   /// Whether the tile's GELU with a QDQ model's grids runs four vectors at
   /// a time through a stack block (stashedGeluEpilogues).
   bool stashedGelu() const {
     return kZmm && !amx && !c.convolution && c.activation.kind == Activation::Gelu &&
-           c.activation.hasGrids() && !geluCodeTable;
+           c.activation.hasGrids() && !geluCodeTable && !c.activation.hasPostAffine();
   }
   /// With a grid before a QDQ GELU (at most kTableEntries codes), the
   /// GELU's values on that grid, computed at compile time: a row's
@@ -968,6 +968,7 @@ private:
   std::optional<int64_t> buildGeluCodeTable() {
     const Activation &in = c.activationInput;
     if (!kZmm || amx || c.convolution || c.ranges || c.activation.kind != Activation::Gelu ||
+        c.activation.hasPostAffine() ||
         !c.activation.hasGrids() || in.kind != Activation::FakeQuant || in.max < in.min ||
         in.max - in.min + 1 > kTableEntries)
       return std::nullopt;

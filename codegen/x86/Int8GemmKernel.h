@@ -295,7 +295,8 @@ struct Int8ConvGemm {
   static bool epilogueLeavesRangeRegisters(const Int8GemmConfig &c) {
     auto few = [](const Activation &a) {
       return a.kind == Activation::None || a.kind == Activation::Relu ||
-             a.kind == Activation::Clip || a.kind == Activation::FakeQuant;
+             a.kind == Activation::Clip || a.kind == Activation::FakeQuant ||
+             a.kind == Activation::HardSigmoid || a.kind == Activation::HardSwish;
     };
     return few(c.activation) && few(c.output) && few(c.normalized);
   }

@@ -34,10 +34,16 @@ struct Im2colConfig;
 
 /// The activation a kernel applies in its epilogue.
 struct Activation {
-  enum Kind { None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, FakeQuant } kind = None;
+  enum Kind {
+    None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, HardSigmoid, HardSwish, FakeQuant
+  } kind = None;
   float min = 0, max = 0;
-  /// LeakyRelu: x < 0 ? alpha * x : x.
-  float alpha = 0;
+  /// LeakyRelu: x < 0 ? alpha * x : x. HardSigmoid: clamp(alpha x + beta,
+  /// 0, 1); HardSwish: x times that.
+  float alpha = 0, beta = 0;
+  /// After the activation (any kind): x * postMul + postAdd, rounded as a
+  /// Mul then an Add.
+  float postMul = 1, postAdd = 0;
   /// FakeQuant: x -> clamp(round_half_even(x / scale), min, max) * scale, with
   /// min/max the storage range less the zero point.
   float scale = 1;
@@ -52,6 +58,7 @@ struct Activation {
   /// model may have quantized them).
   float geluOne = 1.f, geluHalf = 0.5f;
   bool hasGrids() const { return erfGrid.scale || sumGrid.scale || productGrid.scale; }
+  bool hasPostAffine() const { return postMul != 1.f || postAdd != 0.f; }
   /// Gelu with grids: GELU of one value through the grids, as the
   /// evaluator computes it (std::erf): the entries of a lookup table.
   float geluOnGrids(float x) const;
@@ -411,6 +418,11 @@ protected:
   template <typename Vmm>
   void emitActivation(const Vmm &x, const Activation &act, const Vmm &t0, const Vmm &t1,
                       const Vmm &t2, const Vmm &t3);
+
+  /// The activation's kind alone (emitActivation adds the post affine).
+  template <typename Vmm>
+  void emitActivationKind(const Vmm &x, const Activation &act, const Vmm &t0, const Vmm &t1,
+                          const Vmm &t2, const Vmm &t3);
 
   bool isAvx = true;
   /// Stack bytes the task reserved after prologue(), given back on return.

@@ -31,7 +31,10 @@ Activation Activation::fromName(const std::string &name, float min, float max, f
   else if (name == "tanh") a.kind = Tanh;
   else if (name == "gelu") a.kind = Gelu;
   else if (name == "gelu_tanh") a.kind = GeluTanh;
-  else a.kind = None;
+  else if (name == "hard_sigmoid") a.kind = HardSigmoid;
+  else if (name == "hard_swish") a.kind = HardSwish;
+  else if (name == "none") a.kind = None;
+  else llvm::report_fatal_error(llvm::Twine("unknown activation '") + name + "'");
   return a;
 }
 
@@ -371,6 +374,16 @@ void JitKernel::emitTableLookup(const Xbyak::Zmm &y, const Xbyak::Zmm &index,
 template <typename Vmm>
 void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t0,
                                const Vmm &t1, const Vmm &t2, const Vmm &t3) {
+  emitActivationKind(x, act, t0, t1, t2, t3);
+  if (act.postMul != 1.f)
+    vmulps(x, x, constAddr(act.postMul));
+  if (act.postAdd != 0.f)
+    vaddps(x, x, constAddr(act.postAdd));
+}
+
+template <typename Vmm>
+void JitKernel::emitActivationKind(const Vmm &x, const Activation &act, const Vmm &t0,
+                                   const Vmm &t1, const Vmm &t2, const Vmm &t3) {
   constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
   auto loadConst = [&](const Vmm &dst, float v) {
     if constexpr (avx512)
@@ -407,6 +420,24 @@ void JitKernel::emitActivation(const Vmm &x, const Activation &act, const Vmm &t
     vmaxps(x, t0, x);
     loadConst(t0, act.max);
     vminps(x, t0, x);
+    return;
+  case Activation::HardSigmoid:
+    // alpha x + beta rounded twice, as the Mul and Add ONNX spells it with;
+    // the bounds first, so that NaN stays NaN.
+    vmulps(x, x, constAddr(act.alpha));
+    vaddps(x, x, constAddr(act.beta));
+    loadConst(t0, 0.f);
+    vmaxps(x, t0, x);
+    loadConst(t0, 1.f);
+    vminps(x, t0, x);
+    return;
+  case Activation::HardSwish:
+    // (x times the clamp gives NaN for a NaN x whatever the clamp gave.)
+    vmulps(t0, x, constAddr(act.alpha));
+    vaddps(t0, t0, constAddr(act.beta));
+    vmaxps(t0, t0, constAddr(0.f));
+    vminps(t0, t0, constAddr(1.f));
+    vmulps(x, x, t0);
     return;
   case Activation::FakeQuant:
     emitFakeQuants<Vmm>(1, [&](int) { return x; }, [&](int) { return t0; }, act);

@@ -135,6 +135,20 @@ Expected<Tensor> leakyRelu(const Tensor &x, float alpha) {
   return out;
 }
 
+Expected<Tensor> hardSigmoid(const Tensor &x, float alpha, float beta, bool swish) {
+  if (x.dtype() != DType::F32)
+    return kernelError("HardSigmoid needs an f32 input, got " + dtypeName(x.dtype()));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
+  const float *in = x.as<float>();
+  float *o = out.mutableAs<float>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
+    float h = in[i] * alpha + beta;
+    h = h < 0.f ? 0.f : h > 1.f ? 1.f : h; // NaN stays NaN
+    o[i] = swish ? in[i] * h : h;
+  }
+  return out;
+}
+
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
   if (kind != BinaryKind::Pow && a.dtype() != b.dtype())
     return kernelError("operands have different types: " + a.describe() + " and " +

@@ -37,8 +37,13 @@ template <unsigned N> Expected<Results> many(Expected<llvm::SmallVector<Tensor, 
 
 /// A fused op's activation attributes.
 template <typename FusedOp> kernels::FusedActivation activationOf(FusedOp op) {
-  return {op.getActivation(), op.getActivationMin().convertToFloat(),
-          op.getActivationMax().convertToFloat(), op.getActivationAlpha().convertToFloat()};
+  return {op.getActivation(),
+          op.getActivationMin().convertToFloat(),
+          op.getActivationMax().convertToFloat(),
+          op.getActivationAlpha().convertToFloat(),
+          op.getActivationBeta().convertToFloat(),
+          op.getActivationPostMul().convertToFloat(),
+          op.getActivationPostAdd().convertToFloat()};
 }
 
 kernels::WindowAttrs windowAttrs(StringRef autoPad, ArrayRef<int64_t> kernel,
@@ -163,6 +168,14 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(leakyRelu(get(o.getInput()), o.getAlpha().convertToFloat()));
       })
       .Case([&](SigmoidOp o) { return one(unary(UnaryKind::Sigmoid, get(o.getInput()))); })
+      .Case([&](HardSigmoidOp o) {
+        return one(hardSigmoid(get(o.getInput()), o.getAlpha().convertToFloat(),
+                               o.getBeta().convertToFloat(), /*swish=*/false));
+      })
+      .Case([&](HardSwishOp o) {
+        return one(hardSigmoid(get(o.getInput()), o.getAlpha().convertToFloat(),
+                               o.getBeta().convertToFloat(), /*swish=*/true));
+      })
       .Case([&](GeluOp o) {
         if (o.hasGrids())
           return one(geluOnGrids(get(o.getInput()),

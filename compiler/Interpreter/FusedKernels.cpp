@@ -14,10 +14,13 @@
 
 namespace mlir::nunc::kernels {
 
-Expected<Tensor> activation(const Tensor &x, const FusedActivation &act) {
+namespace {
+Expected<Tensor> activationKind(const Tensor &x, const FusedActivation &act) {
   llvm::StringRef kind = act.kind;
   if (kind == "none")
     return x;
+  if (kind == "hard_sigmoid" || kind == "hard_swish")
+    return hardSigmoid(x, act.alpha, act.beta, kind == "hard_swish");
   if (kind == "relu")
     return unary(UnaryKind::Relu, x);
   if (kind == "leaky_relu")
@@ -38,6 +41,23 @@ Expected<Tensor> activation(const Tensor &x, const FusedActivation &act) {
     return clip(x, &lo, &hi);
   }
   return kernelError("unknown activation '" + kind + "'");
+}
+} // namespace
+
+Expected<Tensor> activation(const Tensor &x, const FusedActivation &act) {
+  NUNC_ASSIGN_OR_RETURN(y, activationKind(x, act));
+  if (act.postMul == 1.f && act.postAdd == 0.f)
+    return y;
+  if (y.dtype() != DType::F32)
+    return kernelError("an activation's post_mul/post_add needs f32, got " + y.describe());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(y.dtype(), y.shape()));
+  const float *in = y.as<float>();
+  float *o = out.mutableAs<float>();
+  for (int64_t i = 0, n = y.numElements(); i < n; ++i) {
+    float v = in[i] * act.postMul; // two roundings, as the Mul and the Add
+    o[i] = v + act.postAdd;
+  }
+  return out;
 }
 
 InputQuantization u8RangeQuantization(const float *x, int64_t count) {

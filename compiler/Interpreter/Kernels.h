@@ -23,6 +23,9 @@ enum class UnaryKind { Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh };
 Expected<Tensor> unary(UnaryKind kind, const Tensor &x);
 /// x < 0 ? alpha * x : x (floating-point x; the product in x's compute type).
 Expected<Tensor> leakyRelu(const Tensor &x, float alpha);
+/// clamp(alpha x + beta, 0, 1), and x times that (`swish`); f32 only. The
+/// clamp keeps NaN, as ONNX's Clip does.
+Expected<Tensor> hardSigmoid(const Tensor &x, float alpha, float beta, bool swish);
 
 enum class BinaryKind { Add, Sub, Mul, Div, Pow, Equal };
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b);
@@ -116,6 +119,8 @@ Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale,
 struct FusedActivation {
   llvm::StringRef kind = "none";
   float min = 0, max = 0, alpha = 0.01f;
+  /// hard_sigmoid/hard_swish's offset; then y * postMul + postAdd.
+  float beta = 0, postMul = 1, postAdd = 0;
 };
 Expected<Tensor> activation(const Tensor &x, const FusedActivation &act);
 /// y + residual (same shape; none: y), then the activation: the tail of the

@@ -1,4 +1,4 @@
-//===- FoldBatchNorm.cpp - BatchNormalization into Conv constants ---------===//
+//===- FoldBatchNorm.cpp - BatchNormalization, scales, shifts into Conv ---===//
 
 #include "PatternUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
@@ -61,10 +61,81 @@ struct BatchNormIntoConv : OpRewritePattern<BatchNormOp> {
   }
 };
 
+/// The per-output-channel values of a constant `k` that an elementwise op
+/// applies to the conv result of type `out` [N, M, ...] without changing its
+/// shape: a scalar, or ones in every dim but M's (right-aligned).
+std::optional<SmallVector<float>> perChannel(Value k, RankedTensorType out) {
+  auto kt = dyn_cast<RankedTensorType>(k.getType());
+  std::optional<SmallVector<float>> values = getConstantFloats(k);
+  if (!kt || !values || !kt.getElementType().isF32() || out.getRank() < 2 ||
+      kt.getRank() > out.getRank() || !out.hasStaticShape())
+    return std::nullopt;
+  int64_t m = out.getDimSize(1);
+  if (values->size() == 1)
+    return SmallVector<float>(m, values->front());
+  int64_t channelDim = 1 - (out.getRank() - kt.getRank()); // k's dim that meets M
+  for (int64_t d = 0; d < kt.getRank(); ++d)
+    if (kt.getDimSize(d) != (d == channelDim ? m : 1))
+      return std::nullopt;
+  return values;
+}
+
+/// conv(x, W, b) * k and conv(x, W, b) + k with k per output channel (or a
+/// scalar): conv(x, W k, b k) and conv(x, W, b + k), as exporters write a
+/// scale and shift after a conv (paddle's learnable affine blocks).
+template <typename BinOp> struct ConstantIntoConv : OpRewritePattern<BinOp> {
+  using OpRewritePattern<BinOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(BinOp op, PatternRewriter &rewriter) const override {
+    for (auto [a, k] : {std::pair(op.getLhs(), op.getRhs()), std::pair(op.getRhs(), op.getLhs())}) {
+      auto conv = singleUseDef<ConvOp>(a);
+      auto out = dyn_cast<RankedTensorType>(op.getType());
+      if (!conv || !out || conv.getType() != out)
+        continue;
+      std::optional<SmallVector<float>> c = perChannel(k, out);
+      std::optional<SmallVector<float>> w = getConstantFloats(conv.getWeight());
+      auto wType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
+      if (!c || !w || !wType || !wType.hasStaticShape() || !wType.getElementType().isF32())
+        continue;
+      int64_t m = wType.getDimSize(0);
+      SmallVector<float> b(m, 0.f);
+      if (conv.getBias()) {
+        std::optional<SmallVector<float>> given = getConstantFloats(conv.getBias());
+        if (!given || static_cast<int64_t>(given->size()) != m)
+          continue;
+        b = *given;
+      }
+      int64_t perChannel = wType.getNumElements() / m;
+      for (int64_t ch = 0; ch < m; ++ch) {
+        if constexpr (std::is_same_v<BinOp, MulOp>) {
+          for (int64_t i = 0; i < perChannel; ++i)
+            (*w)[ch * perChannel + i] *= (*c)[ch];
+          b[ch] *= (*c)[ch];
+        } else {
+          b[ch] += (*c)[ch];
+        }
+      }
+      rewriter.setInsertionPoint(op);
+      Location loc = fusedLoc({conv, op});
+      Value weight = std::is_same_v<BinOp, MulOp>
+                         ? createF32Constant(rewriter, loc, wType.getShape(), *w, "conv_weight")
+                         : conv.getWeight();
+      Value bias = createF32Constant(rewriter, loc, {m}, b, "conv_bias");
+      auto folded = ConvOp::create(rewriter, loc, conv.getType(), conv.getInput(), weight, bias,
+                                   conv.getAutoPadAttr(), conv.getDilationsAttr(),
+                                   conv.getGroupAttr(), conv.getKernelShapeAttr(),
+                                   conv.getPadsAttr(), conv.getStridesAttr());
+      rewriter.replaceOp(op, folded->getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct FoldBatchNormPass : public mlir::nunc::impl::FoldBatchNormBase<FoldBatchNormPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<BatchNormIntoConv>(&getContext());
+    patterns.add<BatchNormIntoConv, ConstantIntoConv<MulOp>, ConstantIntoConv<AddOp>>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -23,8 +23,7 @@ namespace {
 struct ConvParts {
   Operation *op = nullptr;
   Value input, weight, bias, residual;
-  StringRef activation = "none";
-  float min = 0, max = 0, alpha = 0.01f;
+  EpilogueActivation act;
 };
 
 std::optional<ConvParts> convParts(Value v) {
@@ -33,15 +32,13 @@ std::optional<ConvParts> convParts(Value v) {
     p = {conv, conv.getInput(), conv.getWeight(), conv.getBias()};
   } else if (auto fused = singleUseDef<FusedConvOp>(v)) {
     p = {fused, fused.getInput(), fused.getWeight(), fused.getBias(), fused.getResidual(),
-         fused.getActivation(), fused.getActivationMin().convertToFloat(),
-         fused.getActivationMax().convertToFloat(), fused.getActivationAlpha().convertToFloat()};
+         EpilogueActivation::of(fused)};
   } else if (auto q = singleUseDef<QuantizedConvOp>(v)) {
     // Nothing folds after the rounding to an output grid or a normalization.
     if (q.getOutputQuantization() || q.getNormScale())
       return std::nullopt;
-    p = {q, q.getInput(), q.getWeight(), q.getBias(), q.getResidual(), q.getActivation(),
-         q.getActivationMin().convertToFloat(), q.getActivationMax().convertToFloat(),
-         q.getActivationAlpha().convertToFloat()};
+    p = {q, q.getInput(), q.getWeight(), q.getBias(), q.getResidual(),
+         EpilogueActivation::of(q)};
   } else {
     return std::nullopt;
   }
@@ -67,10 +64,7 @@ FailureOr<Operation *> buildFusedConv(PatternRewriter &rewriter, Location loc,
     segments.append({0, 0}); // norm_scale, norm_shift: convParts takes no normalized conv
   attrs.push_back(
       rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments)));
-  attrs.push_back(rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)));
-  attrs.push_back(rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)));
-  attrs.push_back(rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max)));
-  attrs.push_back(rewriter.getNamedAttr("activation_alpha", rewriter.getF32FloatAttr(p.alpha)));
+  p.act.appendTo(rewriter, attrs);
   return createInferred(rewriter, loc,
                         quantized ? QuantizedConvOp::getOperationName()
                                   : FusedConvOp::getOperationName(),
@@ -162,22 +156,15 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
     if (failed(weight))
       return failure();
     Value residual;
-    StringAttr activation = rewriter.getStringAttr("none");
-    FloatAttr lo = rewriter.getF32FloatAttr(0), hi = rewriter.getF32FloatAttr(0);
-    FloatAttr alpha = rewriter.getF32FloatAttr(0.01f);
-    if constexpr (std::is_same_v<ConvTy, FusedConvOp>) {
+    if constexpr (std::is_same_v<ConvTy, FusedConvOp>)
       residual = conv.getResidual();
-      activation = conv.getActivationAttr();
-      lo = conv.getActivationMinAttr();
-      hi = conv.getActivationMaxAttr();
-      alpha = conv.getActivationAlphaAttr();
-    }
     auto q = QuantizedConvOp::create(
         rewriter, loc, conv.getType(), x->first, *weight, conv.getBias(), residual, Value(),
         Value(), rewriter.getStringAttr("static"), x->second, TypeAttr(), TypeAttr(),
-        conv.getAutoPadAttr(),
-        conv.getDilationsAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
-        conv.getStridesAttr(), activation, lo, hi, alpha);
+        conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
+        conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
+        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr());
+    EpilogueActivation::of(conv).setOn(q);
     rewriter.replaceOp(conv, q.getResult());
     return success();
   }
@@ -223,8 +210,8 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
         rewriter, loc, mul.getType(), m->dq.getInput(), *weight, Value(), Value(),
         Value(), Value(), rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
         TypeAttr(), ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
-        ci.getStridesAttr(), rewriter.getStringAttr("none"), rewriter.getF32FloatAttr(0),
-        rewriter.getF32FloatAttr(0), rewriter.getF32FloatAttr(0.01f));
+        ci.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
+        FloatAttr(), FloatAttr());
     rewriter.replaceOp(mul, q.getResult());
     return success();
   }
@@ -295,7 +282,7 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
     auto conv = singleUseDef<QuantizedConvOp>(bn.getInput());
     if (!conv || bn.getType() != conv.getType() || conv.getResidual() ||
-        conv.getActivation() != "none" || conv.getOutputQuantization() || conv.getNormScale() ||
+        !EpilogueActivation::of(conv).isIdentity() || conv.getOutputQuantization() || conv.getNormScale() ||
         bn.getInputQuantization() || bn.getOutputQuantization())
       return failure();
     auto scast = conv.getWeight().getDefiningOp<quant::StorageCastOp>();
@@ -342,8 +329,9 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
         rewriter, loc, conv.getType(), conv.getInput(), weight, bias, Value(),
         Value(), Value(), conv.getActivationQuantizationAttr(), conv.getInputQuantizationAttr(),
         TypeAttr(), TypeAttr(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
-        conv.getPadsAttr(), conv.getStridesAttr(), conv.getActivationAttr(),
-        conv.getActivationMinAttr(), conv.getActivationMaxAttr(), conv.getActivationAlphaAttr());
+        conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
+        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr());
+    EpilogueActivation::of(conv).setOn(result);
     rewriter.replaceOp(bn, result.getResult());
     return success();
   }
@@ -355,7 +343,7 @@ struct AddIntoConv : OpRewritePattern<AddOp> {
     for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                         std::pair(add.getRhs(), add.getLhs())}) {
       std::optional<ConvParts> p = convParts(a);
-      if (!p || p->residual || p->activation != "none" || b.getType() != add.getType() ||
+      if (!p || p->residual || !p->act.isIdentity() || b.getType() != add.getType() ||
           a.getType() != add.getType())
         continue;
       p->residual = b;
@@ -375,29 +363,34 @@ template <typename ActOp> struct ActivationIntoConv : OpRewritePattern<ActOp> {
   using OpRewritePattern<ActOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(ActOp act, PatternRewriter &rewriter) const override {
     std::optional<ConvParts> p = convParts(act->getOperand(0));
-    if (!p || p->activation != "none" || act->getOperand(0).getType() != act.getType())
+    if (!p || !p->act.isIdentity() || act->getOperand(0).getType() != act.getType())
       return failure();
     if constexpr (std::is_same_v<ActOp, ReluOp>) {
-      p->activation = "relu";
+      p->act.kind = "relu";
     } else if constexpr (std::is_same_v<ActOp, LeakyReluOp>) {
-      p->activation = "leaky_relu";
-      p->alpha = act.getAlpha().convertToFloat();
+      p->act.kind = "leaky_relu";
+      p->act.alpha = act.getAlpha().convertToFloat();
     } else if constexpr (std::is_same_v<ActOp, SigmoidOp>) {
-      p->activation = "sigmoid";
+      p->act.kind = "sigmoid";
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
-      p->activation = "tanh";
+      p->act.kind = "tanh";
+    } else if constexpr (std::is_same_v<ActOp, HardSigmoidOp> ||
+                         std::is_same_v<ActOp, HardSwishOp>) {
+      p->act.kind = std::is_same_v<ActOp, HardSigmoidOp> ? "hard_sigmoid" : "hard_swish";
+      p->act.alpha = act.getAlpha().convertToFloat();
+      p->act.beta = act.getBeta().convertToFloat();
     } else if constexpr (std::is_same_v<ActOp, GeluOp>) {
       if (act.hasGrids()) // the epilogue has no grids inside its activation
         return failure();
-      p->activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
+      p->act.kind = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {
       std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -INFINITY;
       std::optional<double> hi = act.getMax() ? getUniformFloat(act.getMax()) : INFINITY;
       if (!lo || !hi)
         return failure();
-      p->activation = "clip";
-      p->min = *lo;
-      p->max = *hi;
+      p->act.kind = "clip";
+      p->act.min = *lo;
+      p->act.max = *hi;
     }
     rewriter.setInsertionPoint(act);
     FailureOr<Operation *> fused = buildFusedConv(rewriter, fusedLoc({p->op, act}), *p);
@@ -406,6 +399,33 @@ template <typename ActOp> struct ActivationIntoConv : OpRewritePattern<ActOp> {
     keepResultTypes(*fused, act);
     rewriter.replaceOp(act, (*fused)->getResults());
     return success();
+  }
+};
+
+/// A Mul, then an Add, by one f32 scalar after a conv's activation: its
+/// post_mul and post_add (a Mul or Add before any activation folds into the
+/// weights instead: nunc-fold-batch-norm).
+template <typename BinOp> struct PostAffineIntoConv : OpRewritePattern<BinOp> {
+  using OpRewritePattern<BinOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(BinOp op, PatternRewriter &rewriter) const override {
+    for (auto [a, b] : {std::pair(op.getLhs(), op.getRhs()), std::pair(op.getRhs(), op.getLhs())}) {
+      std::optional<ConvParts> p = convParts(a);
+      std::optional<float> c = getUniformF32(b);
+      if (!p || !c || p->act.kind == "none" || a.getType() != op.getType())
+        continue;
+      // Each of the two roundings once, in the model's order.
+      if (std::is_same_v<BinOp, MulOp> ? p->act.hasPostAffine() : p->act.postAdd != 0.f)
+        continue;
+      (std::is_same_v<BinOp, MulOp> ? p->act.postMul : p->act.postAdd) = *c;
+      rewriter.setInsertionPoint(op);
+      FailureOr<Operation *> fused = buildFusedConv(rewriter, fusedLoc({p->op, op}), *p);
+      if (failed(fused))
+        return failure();
+      keepResultTypes(*fused, op);
+      rewriter.replaceOp(op, (*fused)->getResults());
+      return success();
+    }
+    return failure();
   }
 };
 
@@ -421,7 +441,9 @@ struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
     patterns.add<AddIntoConv, ActivationIntoConv<ReluOp>, ActivationIntoConv<LeakyReluOp>,
                  ActivationIntoConv<ClipOp>,
                  ActivationIntoConv<SigmoidOp>, ActivationIntoConv<TanhOp>,
-                 ActivationIntoConv<GeluOp>>(&getContext());
+                 ActivationIntoConv<GeluOp>, ActivationIntoConv<HardSigmoidOp>,
+                 ActivationIntoConv<HardSwishOp>, PostAffineIntoConv<MulOp>,
+                 PostAffineIntoConv<AddOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

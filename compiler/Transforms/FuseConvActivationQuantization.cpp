@@ -77,8 +77,8 @@ struct FuseConvActivationQuantizationPass
                                   conv.getAutoPadAttr(), conv.getDilationsAttr(),
                                   conv.getGroupAttr(), conv.getKernelShapeAttr(),
                                   conv.getPadsAttr(), conv.getStridesAttr(),
-                                  b.getStringAttr("none"), b.getF32FloatAttr(0),
-                                  b.getF32FloatAttr(0), b.getF32FloatAttr(0.01f),
+                                  StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
+                                  FloatAttr(), FloatAttr(), FloatAttr(),
                                   /*output_quantization=*/TypeAttr(),
                                   /*u8_output=*/UnitAttr());
       conv.replaceAllUsesWith(fused.getResult());
@@ -130,8 +130,8 @@ struct FuseConvActivationQuantizationPass
           b, conv.getLoc(), conv.getType(), result, conv.getWeight(), conv.getBias(),
           /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(),
           conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
-          conv.getStridesAttr(), b.getStringAttr("none"), b.getF32FloatAttr(0),
-          b.getF32FloatAttr(0), b.getF32FloatAttr(0.01f), /*output_quantization=*/TypeAttr(),
+          conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
+          FloatAttr(), FloatAttr(), FloatAttr(), /*output_quantization=*/TypeAttr(),
           /*u8_output=*/UnitAttr());
       conv.replaceAllUsesWith(fused.getResult());
       conv.erase();

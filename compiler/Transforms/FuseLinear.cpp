@@ -24,8 +24,7 @@ namespace {
 /// The attributes of a linear (or quantized_linear) op, with its operands.
 struct LinearParts {
   Value input, weight, bias, residual;
-  StringRef activation = "none";
-  float min = 0, max = 0;
+  EpilogueActivation act;
   /// quantized_linear only: how the input is quantized (else empty), and
   /// its fixed quantization when static.
   StringRef activationQuantization;
@@ -40,8 +39,6 @@ struct LinearParts {
       geluProductQuantization;
   /// quantized_linear only: that GELU's constants for 1 and 1/2.
   FloatAttr geluOne, geluHalf;
-  /// leaky_relu's slope below 0.
-  float alpha = 0.01f;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -53,11 +50,7 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
   if (p.residual)
     operands.push_back(p.residual);
   SmallVector<NamedAttribute> attrs{
-      rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments)),
-      rewriter.getNamedAttr("activation", rewriter.getStringAttr(p.activation)),
-      rewriter.getNamedAttr("activation_min", rewriter.getF32FloatAttr(p.min)),
-      rewriter.getNamedAttr("activation_max", rewriter.getF32FloatAttr(p.max)),
-      rewriter.getNamedAttr("activation_alpha", rewriter.getF32FloatAttr(p.alpha))};
+      rewriter.getNamedAttr("operandSegmentSizes", rewriter.getDenseI32ArrayAttr(segments))};
   StringRef name = LinearOp::getOperationName();
   if (!p.activationQuantization.empty()) {
     name = QuantizedLinearOp::getOperationName();
@@ -79,6 +72,7 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
       if (constant)
         attrs.push_back(rewriter.getNamedAttr(name, constant));
   }
+  p.act.appendTo(rewriter, attrs);
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
 }
 
@@ -101,11 +95,8 @@ TypeAttr outputGrid(LinearOp) { return {}; }
 TypeAttr outputGrid(QuantizedLinearOp op) { return op.getOutputQuantizationAttr(); }
 
 LinearParts partsOf(LinearOp op) {
-  LinearParts p{op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
-                op.getActivation(), op.getActivationMin().convertToFloat(),
-                op.getActivationMax().convertToFloat()};
-  p.alpha = op.getActivationAlpha().convertToFloat();
-  return p;
+  return {op.getInput(), op.getWeight(), op.getBias(), op.getResidual(),
+          EpilogueActivation::of(op)};
 }
 
 LinearParts partsOf(QuantizedLinearOp op) {
@@ -113,9 +104,7 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getWeight(),
           op.getBias(),
           op.getResidual(),
-          op.getActivation(),
-          op.getActivationMin().convertToFloat(),
-          op.getActivationMax().convertToFloat(),
+          EpilogueActivation::of(op),
           op.getActivationQuantization(),
           op.getInputQuantizationAttr(),
           op.getProductQuantizationAttr(),
@@ -126,7 +115,6 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getGeluProductQuantizationAttr()};
   p.geluOne = op.getGeluOneAttr();
   p.geluHalf = op.getGeluHalfAttr();
-  p.alpha = op.getActivationAlpha().convertToFloat();
   return p;
 }
 
@@ -261,7 +249,7 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
     for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
                         std::pair(add.getRhs(), add.getLhs())}) {
       auto lin = singleUseDef<LinearTy>(a);
-      if (!lin || lin.getActivation() != "none" || lin.getResidual())
+      if (!lin || !EpilogueActivation::of(lin).isIdentity() || lin.getResidual())
         continue;
       LinearParts p = partsOf(lin);
       bool rounded = roundsOutput(lin);
@@ -311,7 +299,7 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
   LogicalResult matchAndRewrite(ActOp act, PatternRewriter &rewriter) const override {
     constexpr bool quantized = std::is_same_v<LinearTy, QuantizedLinearOp>;
     auto lin = singleUseDef<LinearTy>(act->getOperand(0));
-    if (!lin || lin.getActivation() != "none" || act.getType() != lin.getType())
+    if (!lin || !EpilogueActivation::of(lin).isIdentity() || act.getType() != lin.getType())
       return failure();
     LinearParts p = partsOf(lin);
     if (roundsOutput(lin)) {
@@ -323,14 +311,19 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
         p.activationInputQuantization = outputGrid(lin);
     }
     if constexpr (std::is_same_v<ActOp, ReluOp>) {
-      p.activation = "relu";
+      p.act.kind = "relu";
     } else if constexpr (std::is_same_v<ActOp, LeakyReluOp>) {
-      p.activation = "leaky_relu";
-      p.alpha = act.getAlpha().convertToFloat();
+      p.act.kind = "leaky_relu";
+      p.act.alpha = act.getAlpha().convertToFloat();
     } else if constexpr (std::is_same_v<ActOp, SigmoidOp>) {
-      p.activation = "sigmoid";
+      p.act.kind = "sigmoid";
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
-      p.activation = "tanh";
+      p.act.kind = "tanh";
+    } else if constexpr (std::is_same_v<ActOp, HardSigmoidOp> ||
+                         std::is_same_v<ActOp, HardSwishOp>) {
+      p.act.kind = std::is_same_v<ActOp, HardSigmoidOp> ? "hard_sigmoid" : "hard_swish";
+      p.act.alpha = act.getAlpha().convertToFloat();
+      p.act.beta = act.getBeta().convertToFloat();
     } else if constexpr (std::is_same_v<ActOp, GeluOp>) {
       if (act.hasGrids()) {
         if constexpr (!quantized)
@@ -341,15 +334,15 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
         p.geluOne = act.getOneAttr();
         p.geluHalf = act.getHalfAttr();
       }
-      p.activation = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
+      p.act.kind = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {
       std::optional<double> lo = act.getMin() ? getUniformFloat(act.getMin()) : -INFINITY;
       std::optional<double> hi = act.getMax() ? getUniformFloat(act.getMax()) : INFINITY;
       if (!lo || !hi)
         return failure();
-      p.activation = "clip";
-      p.min = *lo;
-      p.max = *hi;
+      p.act.kind = "clip";
+      p.act.min = *lo;
+      p.act.max = *hi;
     }
     rewriter.setInsertionPoint(act);
     FailureOr<Operation *> fused = buildLinear(rewriter, fusedLoc({lin, act}), p);
@@ -644,6 +637,28 @@ struct SkipRequantizedInput : OpRewritePattern<QuantizedLinearOp> {
   }
 };
 
+/// A Mul, then an Add, by one f32 scalar after a linear op's activation:
+/// its post_mul and post_add (not after an output grid).
+template <typename BinOp, typename LinearTy> struct PostAffineIntoLinear : OpRewritePattern<BinOp> {
+  using OpRewritePattern<BinOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(BinOp op, PatternRewriter &rewriter) const override {
+    for (auto [a, b] : {std::pair(op.getLhs(), op.getRhs()), std::pair(op.getRhs(), op.getLhs())}) {
+      auto lin = singleUseDef<LinearTy>(a);
+      std::optional<float> c = getUniformF32(b);
+      if (!lin || !c || roundsOutput(lin) || a.getType() != op.getType())
+        continue;
+      LinearParts p = partsOf(lin);
+      if (p.act.kind == "none" ||
+          (std::is_same_v<BinOp, MulOp> ? p.act.hasPostAffine() : p.act.postAdd != 0.f))
+        continue;
+      (std::is_same_v<BinOp, MulOp> ? p.act.postMul : p.act.postAdd) = *c;
+      rewriter.setInsertionPoint(op);
+      return replaceByLinear(rewriter, op, fusedLoc({lin, op}), p);
+    }
+    return failure();
+  }
+};
+
 struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> {
   using FuseLinearBase::FuseLinearBase;
   void runOnOperation() override {
@@ -662,7 +677,14 @@ struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> 
                  ActivationIntoLinear<SigmoidOp, QuantizedLinearOp>,
                  ActivationIntoLinear<TanhOp, QuantizedLinearOp>,
                  ActivationIntoLinear<GeluOp, QuantizedLinearOp>,
-                 ActivationIntoLinear<ClipOp, QuantizedLinearOp>>(&getContext());
+                 ActivationIntoLinear<ClipOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<HardSigmoidOp, LinearOp>,
+                 ActivationIntoLinear<HardSwishOp, LinearOp>,
+                 ActivationIntoLinear<HardSigmoidOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<HardSwishOp, QuantizedLinearOp>,
+                 PostAffineIntoLinear<MulOp, LinearOp>, PostAffineIntoLinear<AddOp, LinearOp>,
+                 PostAffineIntoLinear<MulOp, QuantizedLinearOp>,
+                 PostAffineIntoLinear<AddOp, QuantizedLinearOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

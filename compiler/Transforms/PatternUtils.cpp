@@ -104,6 +104,13 @@ std::optional<double> getUniformFloat(Value v) {
   return values->front();
 }
 
+std::optional<float> getUniformF32(Value v) {
+  if (!v || !getElementTypeOrSelf(v.getType()).isF32())
+    return std::nullopt;
+  std::optional<double> d = getUniformFloat(v);
+  return d ? std::optional<float>(static_cast<float>(*d)) : std::nullopt;
+}
+
 bool isFloatConstant(Value v, double want, double tolerance) {
   std::optional<double> got = getUniformFloat(v);
   // A constant stored in a 16-bit float is only as close as its precision.

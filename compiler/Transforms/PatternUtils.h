@@ -18,6 +18,9 @@ namespace mlir::nunc {
 /// a splat; integers convert), or std::nullopt.
 std::optional<double> getUniformFloat(Value v);
 
+/// The value of an f32 constant whose elements are all equal.
+std::optional<float> getUniformF32(Value v);
+
 /// The value of a one-element constant of any numeric type (unsigned ones
 /// read as unsigned), or std::nullopt.
 std::optional<double> scalarConstant(Value v);

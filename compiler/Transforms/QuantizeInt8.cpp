@@ -271,16 +271,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     Int8Weight q = quantizeSymmetric(*w, wType.getShape(), /*axis=*/0);
     Value weight = int8WeightValue(b, op->getLoc(), q, wType.getShape(), 0, "int8_conv_weight");
     Value bias, residual;
-    StringAttr activation = b.getStringAttr("none");
-    FloatAttr actMin = b.getF32FloatAttr(0), actMax = b.getF32FloatAttr(0);
-    FloatAttr actAlpha = b.getF32FloatAttr(0.01f);
     if (auto f = dyn_cast<FusedConvOp>(op)) {
       bias = f.getBias();
       residual = f.getResidual();
-      activation = f.getActivationAttr();
-      actMin = f.getActivationMinAttr();
-      actMax = f.getActivationMaxAttr();
-      actAlpha = f.getActivationAlphaAttr();
     } else {
       bias = cast<ConvOp>(op).getBias();
     }
@@ -294,7 +287,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         cast<DenseI64ArrayAttr>(op->getAttr("dilations")),
         cast<DenseI64ArrayAttr>(op->getAttr("kernel_shape")),
         cast<DenseI64ArrayAttr>(op->getAttr("pads")),
-        cast<DenseI64ArrayAttr>(op->getAttr("strides")), activation, actMin, actMax, actAlpha);
+        cast<DenseI64ArrayAttr>(op->getAttr("strides")), StringAttr(), FloatAttr(), FloatAttr(),
+        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr());
+    EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = weightValue.getDefiningOp();
     op->getResult(0).replaceAllUsesWith(quantized.getResult());
     op->erase();
@@ -333,8 +328,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         /*bias_quantization=*/TypeAttr(), /*activation_input_quantization=*/TypeAttr(),
         /*gelu_erf_quantization=*/TypeAttr(), /*gelu_sum_quantization=*/TypeAttr(),
         /*gelu_product_quantization=*/TypeAttr(), /*gelu_one=*/b.getF32FloatAttr(1.f),
-        /*gelu_half=*/b.getF32FloatAttr(0.5f), op.getActivationAttr(),
-        op.getActivationMinAttr(), op.getActivationMaxAttr(), op.getActivationAlphaAttr());
+        /*gelu_half=*/b.getF32FloatAttr(0.5f), StringAttr(), FloatAttr(), FloatAttr(),
+        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr());
+    EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = op.getWeight().getDefiningOp();
     Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;
     op.replaceAllUsesWith(quantized.getResult());

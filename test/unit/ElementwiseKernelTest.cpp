@@ -118,8 +118,8 @@ TEST_P(ElementwiseKernelTest, UnaryOpsMatchTheReference) {
     float tolerance; // absolute, on values of magnitude <= ~6
   };
   const Unary ops[] = {
-      {ElementwiseConfig::Sqrt, "", kernels::UnaryKind::Sqrt, 1e-6f},
-      {ElementwiseConfig::Erf, "", kernels::UnaryKind::Erf, 1e-6f},
+      {ElementwiseConfig::Sqrt, "none", kernels::UnaryKind::Sqrt, 1e-6f},
+      {ElementwiseConfig::Erf, "none", kernels::UnaryKind::Erf, 1e-6f},
       {ElementwiseConfig::Activate, "relu", kernels::UnaryKind::Relu, 0.f},
       {ElementwiseConfig::Activate, "sigmoid", kernels::UnaryKind::Sigmoid, 1e-6f},
       {ElementwiseConfig::Activate, "tanh", kernels::UnaryKind::Tanh, 2e-6f},
@@ -178,7 +178,7 @@ TEST_P(ElementwiseKernelTest, ErfAndGeluPropagateNaN) {
     ElementwiseConfig c;
     c.op = std::string(op) == "erf" ? ElementwiseConfig::Erf : ElementwiseConfig::Activate;
     c.inputs = 1;
-    c.activation = Activation::fromName(op, 0, 0);
+    c.activation = Activation::fromName(std::string(op) == "erf" ? "none" : op, 0, 0);
     std::vector<float> y = runKernel(isa, c, {17}, a, nullptr);
     for (size_t i = 0; i < values.size(); ++i) {
       if (std::isnan(values[i])) {
@@ -216,6 +216,47 @@ TEST_P(ElementwiseKernelTest, ClipPropagatesNaN) {
     else
       EXPECT_EQ(y[i], std::min(std::max(values[i], 0.f), 1.f)) << "at " << i;
   }
+}
+
+/// HardSigmoid and HardSwish equal the evaluator bit for bit (alpha x and
+/// + beta rounded apart, as ONNX spells them), on both sides of both bounds,
+/// with NaN kept, for ONNX's defaults and paddle's 1/6, 1/2.
+TEST_P(ElementwiseKernelTest, HardSigmoidAndHardSwishMatchTheReferenceExactly) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(45);
+  const float nan = std::nanf("");
+  for (auto [alpha, beta] : {std::pair(0.2f, 0.5f), std::pair(1.f / 6.f, 0.5f),
+                             std::pair(-0.7f, 0.25f)})
+    for (bool swish : {false, true})
+      for (std::vector<int64_t> shape : {std::vector<int64_t>{1}, {17}, {129}, {3, 7}, {9000}}) {
+        Tensor a = randomTensor(rng, shape, -8.f, 8.f);
+        float *v = a.mutableAs<float>();
+        v[0] = nan;
+        if (a.numElements() > 3) {
+          v[1] = -beta / alpha; // exactly at the lower bound where it lands
+          v[2] = INFINITY;
+          v[3] = -0.f;
+        }
+        llvm::Expected<Tensor> want = kernels::hardSigmoid(a, alpha, beta, swish);
+        ASSERT_TRUE(static_cast<bool>(want));
+        ElementwiseConfig c;
+        c.op = ElementwiseConfig::Activate;
+        c.inputs = 1;
+        c.activation.kind = swish ? Activation::HardSwish : Activation::HardSigmoid;
+        c.activation.alpha = alpha;
+        c.activation.beta = beta;
+        std::vector<float> y = runKernel(isa, c, shape, a, nullptr);
+        for (int64_t i = 0; i < want->numElements(); ++i) {
+          float w = want->as<float>()[i];
+          if (std::isnan(w))
+            ASSERT_TRUE(std::isnan(y[i])) << (swish ? "hard_swish" : "hard_sigmoid") << " at " << i;
+          else
+            ASSERT_EQ(y[i], w) << (swish ? "hard_swish" : "hard_sigmoid") << " alpha " << alpha
+                               << " at " << i << " x=" << v[i];
+        }
+      }
 }
 
 /// GELU against double precision at every interval edge of the AVX-512

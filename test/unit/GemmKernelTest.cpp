@@ -24,8 +24,9 @@ namespace {
 
 using nunc_test::hostHas;
 
-float reference(Activation::Kind kind, float x, float lo, float hi) {
-  switch (kind) {
+float referenceKind(const Activation &act, float x) {
+  const float lo = act.min, hi = act.max;
+  switch (act.kind) {
   case Activation::None: return x;
   case Activation::Relu: return std::max(x, 0.f);
   case Activation::LeakyRelu:
@@ -37,11 +38,27 @@ float reference(Activation::Kind kind, float x, float lo, float hi) {
   case Activation::Gelu: return 0.5f * x * (1.f + std::erf(x / std::sqrt(2.f)));
   case Activation::GeluTanh:
     return 0.5f * x * (1.f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x)));
+  case Activation::HardSigmoid:
+    return std::min(std::max(x * act.alpha + act.beta, 0.f), 1.f);
+  case Activation::HardSwish:
+    return x * std::min(std::max(x * act.alpha + act.beta, 0.f), 1.f);
   case Activation::FakeQuant:
     ADD_FAILURE() << "no reference for FakeQuant here (the int8 tests check grids)";
     break;
   }
   return x;
+}
+
+/// The activation, then its post Mul and Add.
+float reference(const Activation &act, float x) {
+  float y = referenceKind(act, x) * act.postMul;
+  return y + act.postAdd;
+}
+
+Activation withKind(Activation::Kind kind) {
+  Activation a;
+  a.kind = kind;
+  return a;
 }
 
 /// Runs the kernel on random data and returns the max abs error relative to
@@ -82,7 +99,7 @@ double runCase(Isa isa, int64_t m, int64_t n, int64_t k, bool bias, bool residua
         acc += double(a[i * lda + kk]) * w[kk * n + j];
       if (residual)
         acc += r[i * n + j];
-      double want = reference(act.kind, (float)acc, act.min, act.max);
+      double want = reference(act, (float)acc);
       worst = std::max(worst, std::fabs(out[i * n + j] - want) / std::max(1.0, std::fabs(want)));
     }
   return worst;
@@ -136,9 +153,11 @@ TEST_P(GemmKernelTest, EpiloguesMatchTheReference) {
   Isa isa = GetParam();
   if (!hostHas(isa))
     GTEST_SKIP() << "the host lacks this ISA";
-  Activation::Kind kinds[] = {Activation::None, Activation::Relu, Activation::Clip,
-                              Activation::Sigmoid, Activation::Tanh, Activation::Gelu,
-                              Activation::GeluTanh};
+  Activation::Kind kinds[] = {Activation::None,        Activation::Relu,
+                              Activation::Clip,        Activation::Sigmoid,
+                              Activation::Tanh,        Activation::Gelu,
+                              Activation::GeluTanh,    Activation::HardSigmoid,
+                              Activation::HardSwish};
   uint32_t seed = 100;
   for (Activation::Kind kind : kinds)
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{17, 50, 33},
@@ -149,6 +168,14 @@ TEST_P(GemmKernelTest, EpiloguesMatchTheReference) {
           act.kind = kind;
           act.min = -0.3f;
           act.max = 0.6f;
+          // Both bounds of the hard sigmoid within the sums' range.
+          act.alpha = 0.4f;
+          act.beta = 0.5f;
+          // Every other case with a post Mul and Add (paddle's affine block).
+          if (seed % 2) {
+            act.postMul = -1.25f;
+            act.postAdd = 0.375f;
+          }
           double err = runCase(isa, m, n, k, bias, residual, act, seed++);
           ASSERT_LT(err, 2e-5) << "activation " << kind << " M=" << m << " N=" << n
                                << " K=" << k << " bias " << bias << " residual " << residual;
@@ -172,7 +199,7 @@ TEST_P(GemmKernelTest, ActivationsAreAccurateOverAWideRange) {
     cfg.ldc = n;
     cfg.ldr = n;
     cfg.bias = true;
-    cfg.activation.kind = kind;
+    cfg.activation = withKind(kind);
     std::vector<float> bias(n);
     for (int64_t j = 0; j < n; ++j)
       bias[j] = -12.f + 24.f * j / (n - 1); // the epilogue input is the bias
@@ -184,7 +211,7 @@ TEST_P(GemmKernelTest, ActivationsAreAccurateOverAWideRange) {
     for (int64_t t = 0; t < GemmKernel::numPanels(n, isa); ++t)
       kernel->function()(args, t, 0);
     for (int64_t j = 0; j < n; ++j) {
-      double want = reference(kind, bias[j], 0, 0);
+      double want = reference(withKind(kind), bias[j]);
       EXPECT_NEAR(out[j], want, 1e-6 + 2e-6 * std::fabs(want))
           << "activation " << kind << " at x=" << bias[j];
     }

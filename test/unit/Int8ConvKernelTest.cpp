@@ -349,8 +349,13 @@ void check(const Conv &p, std::mt19937 &rng) {
     // The activations such an epilogue may have (they leave the range
     // registers alone): the same C with and without ranges, and ranges of
     // what was stored after the activation.
+    Activation hardSwish = Activation::fromName("hard_swish", 0, 0);
+    hardSwish.alpha = 1.f / 6.f;
+    hardSwish.beta = 0.5f;
+    hardSwish.postMul = 1.5f;
+    hardSwish.postAdd = 0.25f;
     for (Activation act : {Activation::fromName("relu", 0, 0),
-                           Activation::fromName("clip", -0.25f, 0.75f)}) {
+                           Activation::fromName("clip", -0.25f, 0.75f), hardSwish}) {
       Int8GemmConfig plain = cfg;
       plain.activation = act;
       Int8GemmConfig ranged = plain;

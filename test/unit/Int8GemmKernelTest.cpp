@@ -389,6 +389,15 @@ TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
   // clamped first.
   for (float scale : {1e-6f, 1e-20f, 1e-30f})
     checkU8Output(17, 47, 64, true, Activation(), rng, isa, scale);
+  // MobileNetV3's and paddle's epilogue: hard swish, then a scalar Mul and Add.
+  Activation hardSwish = Activation::fromName("hard_swish", 0, 0);
+  hardSwish.alpha = 1.f / 6.f;
+  hardSwish.beta = 0.5f;
+  hardSwish.postMul = 0.75f;
+  hardSwish.postAdd = -0.125f;
+  for (int64_t m : {1, 17, 128})
+    for (int64_t n : {7, 129})
+      checkU8Output(m, n, 64, m == 17, hardSwish, rng, isa);
 }
 
 /// The GELU epilogue (FFN1's) equals GELU of the plain result, in double

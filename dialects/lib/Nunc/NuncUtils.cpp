@@ -308,4 +308,38 @@ bool isU16Grid(std::optional<Type> t) {
          q.getStorageTypeMax() == 65535;
 }
 
+EpilogueActivation EpilogueActivation::of(Operation *op) {
+  EpilogueActivation a;
+  if (auto kind = op->getAttrOfType<StringAttr>("activation"))
+    a.kind = kind.getValue().str();
+  auto read = [&](StringRef name, float &dst) {
+    if (auto v = op->getAttrOfType<FloatAttr>(name))
+      dst = v.getValue().convertToFloat();
+  };
+  read("activation_min", a.min);
+  read("activation_max", a.max);
+  read("activation_alpha", a.alpha);
+  read("activation_beta", a.beta);
+  read("activation_post_mul", a.postMul);
+  read("activation_post_add", a.postAdd);
+  return a;
+}
+
+void EpilogueActivation::appendTo(Builder &b, SmallVectorImpl<NamedAttribute> &attrs) const {
+  attrs.push_back(b.getNamedAttr("activation", b.getStringAttr(kind)));
+  for (auto [name, value] :
+       {std::pair("activation_min", min), std::pair("activation_max", max),
+        std::pair("activation_alpha", alpha), std::pair("activation_beta", beta),
+        std::pair("activation_post_mul", postMul), std::pair("activation_post_add", postAdd)})
+    attrs.push_back(b.getNamedAttr(name, b.getF32FloatAttr(value)));
+}
+
+void EpilogueActivation::setOn(Operation *op) const {
+  Builder b(op->getContext());
+  SmallVector<NamedAttribute> attrs;
+  appendTo(b, attrs);
+  for (NamedAttribute a : attrs)
+    op->setAttr(a.getName(), a.getValue());
+}
+
 } // namespace mlir::nunc

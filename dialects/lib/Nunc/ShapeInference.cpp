@@ -230,6 +230,8 @@ NUNC_SAME_TYPE_AS_INPUT(ErfOp)
 NUNC_SAME_TYPE_AS_INPUT(TanhOp)
 NUNC_SAME_TYPE_AS_INPUT(ReluOp)
 NUNC_SAME_TYPE_AS_INPUT(LeakyReluOp)
+NUNC_SAME_TYPE_AS_INPUT(HardSigmoidOp)
+NUNC_SAME_TYPE_AS_INPUT(HardSwishOp)
 NUNC_SAME_TYPE_AS_INPUT(SigmoidOp)
 NUNC_SAME_TYPE_AS_INPUT(IdentityOp)
 #undef NUNC_SAME_TYPE_AS_INPUT
@@ -990,7 +992,7 @@ LogicalResult DynamicQuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &t
 
 static LogicalResult checkActivation(Operation *op, StringRef activation) {
   if (!llvm::is_contained({"none", "relu", "leaky_relu", "gelu", "gelu_tanh", "sigmoid", "tanh",
-                           "clip"},
+                           "clip", "hard_sigmoid", "hard_swish"},
                           activation))
     return op->emitError() << "unknown activation '" << activation << "'";
   return success();

@@ -68,6 +68,22 @@ def FuseGelu : Pass<"nunc-fuse-gelu", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def FuseHardActivations : Pass<"nunc-fuse-hard-activations", "func::FuncOp"> {
+  let summary = "Rewrites exported HardSigmoid/HardSwish subgraphs into nunc ops";
+  let description = [{
+    f32 only. clamp(x * a + b, 0, 1) (ONNX's HardSigmoid as the importer
+    spells it) becomes nunc.hard_sigmoid {alpha = a, beta = b}, and
+    clamp(x + c, 0, d) / d (or times 1 / d; d > 0), as exporters write
+    relu6(x + 3) / 6, nunc.hard_sigmoid {alpha = 1 / d, beta = c / d}.
+    x * hard_sigmoid(x) (ONNX's HardSwish) and x * clamp(x + c, 0, d) / d
+    (paddle2onnx's hardswish) become nunc.hard_swish. The fused forms round
+    alpha x + beta where the exported ones round x + c and the division:
+    they agree to a few ulp. Fusion then takes them into the producing
+    convolution or GEMM as its epilogue activation.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FuseLayerNorm : Pass<"nunc-fuse-layer-norm", "func::FuncOp"> {
   let summary = "Rewrites decomposed LayerNorm subgraphs into nunc.layer_norm";
   let description = [{
@@ -100,8 +116,10 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
     as [K, N] (Gemm's transB, a Transpose of W and alpha/beta are folded into
     the constants at compile time). Then a following Add of a constant [N]
     vector becomes the bias, an Add of a same-shaped tensor the residual, and
-    a following Relu, GELU, Sigmoid, Tanh or Clip the activation, as long as
-    each intermediate has a single use. The int8 MatMul of onnxruntime's
+    a following Relu, LeakyRelu, GELU, Sigmoid, Tanh, Clip, HardSigmoid or
+    HardSwish the activation, and after it a Mul, then an Add, of an f32
+    scalar its post_mul and post_add, as long as each intermediate has a
+    single use. The int8 MatMul of onnxruntime's
     `quantize_dynamic` models (DynamicQuantizeLinear, MatMulInteger with a
     constant s8 weight of zero point 0, Cast, Mul by the product of the
     scales) becomes nunc.quantized_linear with per-tensor dynamic
@@ -171,6 +189,12 @@ def QOperatorToQdq : Pass<"nunc-qoperator-to-qdq", "func::FuncOp"> {
 
 def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
   let summary = "Folds inference BatchNormalization into the preceding Conv's constants";
+  let description = [{
+    BatchNormalization(Conv(x, W, b)) becomes a Conv with W and b scaled
+    and shifted per output channel (in double). So do a Mul and an Add of a
+    constant per output channel (or a scalar) after a Conv: a scale and
+    shift an exporter wrote apart (paddle's learnable affine blocks).
+  }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
@@ -178,8 +202,10 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
   let summary = "Folds a residual Add and an activation into the preceding Conv; QDQ convs to int8";
   let description = [{
     Conv followed by an Add of a same-shaped tensor (residual) and/or an
-    activation (Relu, Clip, Sigmoid, Tanh, GELU) becomes nunc.fused_conv, or
-    folds into a quantized_conv the same way.
+    activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, GELU, HardSigmoid,
+    HardSwish) becomes nunc.fused_conv, or folds into a quantized_conv the
+    same way. A Mul, then an Add, of an f32 scalar after the activation
+    become its post_mul and post_add.
     With `int8` (the default), a QDQ model's 2-D convolution of one group,
     Conv(x', DequantizeLinear(Wq, sW, zW)) with x' a per-tensor u8/s8
     Quantize/DequantizeLinear pair of x (or the fake_quantize it became) and

@@ -82,6 +82,22 @@ def Nunc_LeakyReluOp : Nunc_Op<"leaky_relu"> {
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
+def Nunc_HardSigmoidOp : Nunc_Op<"hard_sigmoid"> {
+  let summary = "Elementwise clamp(alpha * x + beta, 0, 1)";
+  let description = [{
+    Made by nunc-fuse-hard-activations from ONNX's HardSigmoid (as the
+    importer spells it) and the clip(x + 3, 0, 6) / 6 that exporters write.
+  }];
+  let arguments = (ins TensorOf<[F32]>:$input, F32Attr:$alpha, F32Attr:$beta);
+  let results = (outs TensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+def Nunc_HardSwishOp : Nunc_Op<"hard_swish"> {
+  let summary = "Elementwise x * clamp(alpha * x + beta, 0, 1)";
+  let arguments = (ins TensorOf<[F32]>:$input, F32Attr:$alpha, F32Attr:$beta);
+  let results = (outs TensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
 def Nunc_IdentityOp : Nunc_UnaryOp<"identity", [], Nunc_Tensor> {
   let summary = "Returns its input";
   let hasFolder = 1;
@@ -514,12 +530,18 @@ def Nunc_DynamicQuantizeLinearOp : Nunc_Op<"dynamic_quantize_linear"> {
 
 // Activations a fused op applies last: none, relu, gelu (erf), gelu_tanh,
 // sigmoid, tanh, clip (clamp to [activation_min, activation_max]),
-// leaky_relu (x < 0 ? activation_alpha * x : x).
+// leaky_relu (x < 0 ? activation_alpha * x : x), hard_sigmoid
+// (clamp(activation_alpha * x + activation_beta, 0, 1)), hard_swish
+// (x * hard_sigmoid(x)); then y * activation_post_mul + activation_post_add
+// (a scalar Mul and Add after the activation, rounded as those two ops).
 class Nunc_ActivationAttrs {
   dag activationAttrs = (ins DefaultValuedStrAttr<StrAttr, "none">:$activation,
                              DefaultValuedAttr<F32Attr, "0.0">:$activation_min,
                              DefaultValuedAttr<F32Attr, "0.0">:$activation_max,
-                             DefaultValuedAttr<F32Attr, "0.01">:$activation_alpha);
+                             DefaultValuedAttr<F32Attr, "0.01">:$activation_alpha,
+                             DefaultValuedAttr<F32Attr, "0.0">:$activation_beta,
+                             DefaultValuedAttr<F32Attr, "1.0">:$activation_post_mul,
+                             DefaultValuedAttr<F32Attr, "0.0">:$activation_post_add);
 }
 
 def Nunc_LinearOp : Nunc_Op<"linear", [AttrSizedOperandSegments]>, Nunc_ActivationAttrs {

@@ -64,6 +64,21 @@ SmallVector<std::string> onnxNodeNames(Location loc);
 /// [0, 65535].
 bool isU16Grid(std::optional<Type> t);
 
+/// The epilogue activation of a fused op (the attributes of
+/// Nunc_ActivationAttrs), as passes and code generators read and write it.
+struct EpilogueActivation {
+  std::string kind = "none";
+  float min = 0, max = 0, alpha = 0.01f, beta = 0, postMul = 1, postAdd = 0;
+  /// The attributes of `op`, their defaults where it has none.
+  static EpilogueActivation of(Operation *op);
+  /// All of them as named attributes (for an op about to be created).
+  void appendTo(Builder &b, SmallVectorImpl<NamedAttribute> &attrs) const;
+  /// Sets all of them on `op`.
+  void setOn(Operation *op) const;
+  bool hasPostAffine() const { return postMul != 1.f || postAdd != 0.f; }
+  bool isIdentity() const { return kind == "none" && !hasPostAffine(); }
+};
+
 /// The location the importer gives an op made from an ONNX node.
 Location makeOnnxNodeLocation(MLIRContext *ctx, llvm::StringRef file,
                               llvm::StringRef nodeName, llvm::StringRef opType,

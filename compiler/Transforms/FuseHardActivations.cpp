@@ -1,0 +1,164 @@
+//===- FuseHardActivations.cpp - exported HardSigmoid/HardSwish to nunc ops -===//
+
+#include "PatternUtils.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_FUSEHARDACTIVATIONS
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+/// The f32 scalar `c` of `x op c` or `c op x` (either order for a
+/// commutative op); returns x.
+template <typename BinOp> Value matchScalarOperand(Value v, float &c, bool commutative = true) {
+  auto op = singleUseDef<BinOp>(v);
+  if (!op)
+    return nullptr;
+  if (std::optional<float> r = getUniformF32(op.getRhs())) {
+    c = *r;
+    return op.getLhs();
+  }
+  if (commutative)
+    if (std::optional<float> l = getUniformF32(op.getLhs())) {
+      c = *l;
+      return op.getRhs();
+    }
+  return nullptr;
+}
+
+/// clamp(x + c, 0, d) with d > 0: returns x, c and d.
+std::optional<std::tuple<Value, float, float>> matchShiftedRelu6(Value v) {
+  auto clip = singleUseDef<ClipOp>(v);
+  if (!clip || !clip.getMin() || !clip.getMax())
+    return std::nullopt;
+  std::optional<float> lo = getUniformF32(clip.getMin()), hi = getUniformF32(clip.getMax());
+  if (!lo || !hi || *lo != 0.f || !(*hi > 0.f))
+    return std::nullopt;
+  float c;
+  Value x = matchScalarOperand<AddOp>(clip.getInput(), c);
+  if (!x)
+    return std::nullopt;
+  return std::tuple(x, c, *hi);
+}
+
+template <typename OpTy>
+LogicalResult replaceWith(PatternRewriter &rewriter, Operation *root, Value x, float alpha,
+                          float beta) {
+  if (x.getType() != root->getResult(0).getType())
+    return failure();
+  rewriter.replaceOpWithNewOp<OpTy>(root, root->getResult(0).getType(), x,
+                                    rewriter.getF32FloatAttr(alpha),
+                                    rewriter.getF32FloatAttr(beta));
+  return success();
+}
+
+/// clamp(x * a + b, 0, 1) at a Clip.
+struct UnitClampToHardSigmoid : OpRewritePattern<ClipOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClipOp clip, PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(clip.getType()).isF32())
+      return failure();
+    Value inner = clip.getInput();
+    std::optional<float> lo = clip.getMin() ? getUniformF32(clip.getMin()) : std::nullopt;
+    std::optional<float> hi = clip.getMax() ? getUniformF32(clip.getMax()) : std::nullopt;
+    if (!lo || !hi || *lo != 0.f || *hi != 1.f)
+      return failure();
+    float a, b;
+    Value scaled = matchScalarOperand<AddOp>(inner, b);
+    Value x = scaled ? matchScalarOperand<MulOp>(scaled, a) : Value();
+    if (!x)
+      return failure();
+    return replaceWith<HardSigmoidOp>(rewriter, clip, x, a, b);
+  }
+};
+
+/// clamp(x + c, 0, d) / d at the Div (or the Mul by 1 / d).
+template <typename RootOp> struct ScaledRelu6ToHardSigmoid : OpRewritePattern<RootOp> {
+  using OpRewritePattern<RootOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(RootOp root, PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(root.getType()).isF32())
+      return failure();
+    for (auto [v, k] : {std::pair(root.getLhs(), root.getRhs()),
+                        std::pair(root.getRhs(), root.getLhs())}) {
+      std::optional<float> f = getUniformF32(k);
+      std::optional<std::tuple<Value, float, float>> m = matchShiftedRelu6(v);
+      if (!f || !m)
+        continue;
+      auto [x, c, d] = *m;
+      bool scaled = std::is_same_v<RootOp, DivOp> ? *f == d : std::fabs(*f * d - 1.f) <= 1e-6f;
+      if (!scaled)
+        continue;
+      return replaceWith<HardSigmoidOp>(rewriter, root, x, 1.f / d, c / d);
+    }
+    return failure();
+  }
+};
+
+/// x * hard_sigmoid(x) at the Mul, and x * clamp(x + c, 0, d) / d at the
+/// Div (or the Mul by 1 / d).
+struct HardSwishPattern : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(mul.getType()).isF32())
+      return failure();
+    for (auto [x, h] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto hs = singleUseDef<HardSigmoidOp>(h);
+      if (hs && hs.getInput() == x)
+        return replaceWith<HardSwishOp>(rewriter, mul, x, hs.getAlpha().convertToFloat(),
+                                        hs.getBeta().convertToFloat());
+    }
+    return failure();
+  }
+};
+
+template <typename RootOp> struct DividedProductToHardSwish : OpRewritePattern<RootOp> {
+  using OpRewritePattern<RootOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(RootOp root, PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(root.getType()).isF32())
+      return failure();
+    for (auto [p, k] : {std::pair(root.getLhs(), root.getRhs()),
+                        std::pair(root.getRhs(), root.getLhs())}) {
+      std::optional<float> f = getUniformF32(k);
+      auto product = singleUseDef<MulOp>(p);
+      if (!f || !product)
+        continue;
+      for (auto [x, clipped] : {std::pair(product.getLhs(), product.getRhs()),
+                                std::pair(product.getRhs(), product.getLhs())}) {
+        std::optional<std::tuple<Value, float, float>> m = matchShiftedRelu6(clipped);
+        if (!m || std::get<0>(*m) != x)
+          continue;
+        auto [_, c, d] = *m;
+        bool scaled =
+            std::is_same_v<RootOp, DivOp> ? *f == d : std::fabs(*f * d - 1.f) <= 1e-6f;
+        if (scaled)
+          return replaceWith<HardSwishOp>(rewriter, root, x, 1.f / d, c / d);
+      }
+      if constexpr (std::is_same_v<RootOp, DivOp>)
+        break; // only the dividend
+    }
+    return failure();
+  }
+};
+
+struct FuseHardActivationsPass
+    : public mlir::nunc::impl::FuseHardActivationsBase<FuseHardActivationsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<UnitClampToHardSigmoid, ScaledRelu6ToHardSigmoid<DivOp>,
+                 ScaledRelu6ToHardSigmoid<MulOp>, HardSwishPattern,
+                 DividedProductToHardSwish<DivOp>, DividedProductToHardSwish<MulOp>>(
+        &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
