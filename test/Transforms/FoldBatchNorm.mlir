@@ -193,3 +193,56 @@ func.func @bn_with_grids_stays(%x: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
   %y = nunc.batch_norm %c, %g, %b, %m, %v {input_quantization = !quant.uniform<u8:f32, 0.25:8>} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
   return %y : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// A Mul and an Add of constants per output channel ([C, 1, 1]) or scalars
+// after a conv fold into its weights and bias (paddle's learnable affine
+// blocks): W' = W * 2 (then * [1, -0.5]), b' = (b * 2 + 0.25) * ...
+// W = [[1, 2], [3, 4]], b = [1, -1]
+//   Mul 2          -> W = [[2, 4], [6, 8]], b = [2, -2]
+//   Add [0.5, 1]   -> b = [2.5, -1]
+//   Mul [1, -0.5]  -> W = [[2, 4], [-3, -4]], b = [2.5, 0.5]
+
+// CHECK-LABEL: func.func @scale_shift(
+// CHECK-SAME: %[[X:.*]]: tensor<1x2x3x3xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[\[\[\[}}2.000000e+00]], {{\[\[}}4.000000e+00]]], {{\[\[\[}}-3.000000e+00]], {{\[\[}}-4.000000e+00]]]]> : tensor<2x2x1x1xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[2.500000e+00, 5.000000e-01]> : tensor<2xf32>
+// CHECK-NOT: nunc.{{(mul|add)}}
+// CHECK: %[[Y:.*]] = nunc.conv %[[X]], %[[W]], %[[B]]
+// CHECK-NEXT: return %[[Y]] : tensor<1x2x3x3xf32>
+func.func @scale_shift(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = nunc.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %b = nunc.constant dense<[1.0, -1.0]> : tensor<2xf32>
+  %two = nunc.constant dense<2.0> : tensor<1xf32>
+  %shift = nunc.constant dense<[[[0.5]], [[1.0]]]> : tensor<2x1x1xf32>
+  %scale = nunc.constant dense<[[[[1.0]], [[-0.5]]]]> : tensor<1x2x1x1xf32>
+  %0 = nunc.conv %x, %w, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %1 = nunc.mul %two, %0 : (tensor<1xf32>, tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %2 = nunc.add %1, %shift : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %3 = nunc.mul %2, %scale : (tensor<1x2x3x3xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  return %3 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// What stays: a constant that varies along the spatial dims, one that
+// broadcasts the result to a larger shape, and a conv another op reads too.
+
+// CHECK-LABEL: func.func @not_per_channel(
+// CHECK: nunc.mul
+// CHECK: nunc.add
+// CHECK: nunc.mul
+func.func @not_per_channel(%x: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<2x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %w = nunc.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %spatial = nunc.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %batch = nunc.constant dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>
+  %two = nunc.constant dense<2.0> : tensor<f32>
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %1 = nunc.mul %0, %spatial : (tensor<1x2x3x3xf32>, tensor<3xf32>) -> tensor<1x2x3x3xf32>
+  %2 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %3 = nunc.add %2, %batch : (tensor<1x2x3x3xf32>, tensor<2x1x1x1xf32>) -> tensor<2x2x3x3xf32>
+  %4 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %5 = nunc.mul %4, %two : (tensor<1x2x3x3xf32>, tensor<f32>) -> tensor<1x2x3x3xf32>
+  return %1, %3, %5, %4 : tensor<1x2x3x3xf32>, tensor<2x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}

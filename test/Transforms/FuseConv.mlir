@@ -367,3 +367,30 @@ func.func @int8_leaves_alone(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xf32>, t
   %n = nunc.batch_norm %qc, %gamma, %beta, %mean, %var {epsilon = 1.0 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
   return %c, %n : tensor<1x3x4x4xf32>, tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// HardSwish (and HardSigmoid) fold as activations, and a scalar Mul, then
+// Add, after the activation become its post_mul and post_add. A Mul after
+// the Add (it would round differently) and a non-scalar Mul stay.
+
+// CHECK-LABEL: func.func @hard_swish_post_affine(
+// CHECK: %[[A:.*]] = nunc.fused_conv %arg0, %arg1 {activation = "hard_swish", activation_alpha = 0.166666672 : f32, activation_beta = 5.000000e-01 : f32, activation_post_add = -2.500000e-01 : f32, activation_post_mul = 1.500000e+00 : f32,
+// CHECK-NEXT: %[[M:.*]] = nunc.mul %[[A]], %{{.*}}
+// CHECK-NEXT: %[[S:.*]] = nunc.fused_conv %arg0, %arg1 {activation = "hard_sigmoid", activation_alpha = 2.000000e-01 : f32, activation_beta = 5.000000e-01 : f32, dilations
+// CHECK-NEXT: %[[N:.*]] = nunc.mul %[[S]], %arg2
+// CHECK-NEXT: return %[[M]], %[[N]]
+func.func @hard_swish_post_affine(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf32>, %t: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %m = nunc.constant dense<1.5> : tensor<1xf32>
+  %a = nunc.constant dense<-0.25> : tensor<1xf32>
+  %m2 = nunc.constant dense<3.0> : tensor<f32>
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x4x4xf32>
+  %1 = nunc.hard_swish %0 {alpha = 0.166666672 : f32, beta = 5.000000e-01 : f32} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %2 = nunc.mul %1, %m : (tensor<1x2x4x4xf32>, tensor<1xf32>) -> tensor<1x2x4x4xf32>
+  %3 = nunc.add %a, %2 : (tensor<1xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  %4 = nunc.mul %3, %m2 : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  %5 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x3x3xf32> -> tensor<1x2x4x4xf32>
+  %6 = nunc.hard_sigmoid %5 {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %7 = nunc.mul %6, %t : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %4, %7 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
