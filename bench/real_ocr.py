@@ -13,7 +13,7 @@ one run of this script; p50 with min and max (ms). Rows:
 Accuracy on --samples fresh rendered lines (classifier: every other one
 turned 180 degrees): the recognizer's text (spaces ignored) against the
 rendered truth and against f32's, the per-step argmax agreement with f32;
-the classifier's top-1 agreement with f32.
+the classifier's orientation (against the turn) and top-1 agreement with f32.
 
 Usage: python3 bench/real_ocr.py [--build build] [--runs 200] [--samples 100]
 Needs: pip install --no-deps rapidocr_onnxruntime; pip install pillow.
@@ -91,6 +91,8 @@ def main():
             raise SystemExit("pip install --no-deps rapidocr_onnxruntime")
         shape = real_ocr.INPUT_SHAPE[name]
         calib, _ = real_ocr.render_lines(32, 100, width=shape[2])
+        if name == "cls":
+            real_ocr.turn_odd_lines(calib)
         cal_dir = os.path.join(tmp, f"{name}_calibration")
         os.makedirs(cal_dir)
         for i in range(len(calib)):
@@ -98,7 +100,7 @@ def main():
         x, texts = real_ocr.render_lines(args.samples, 7, width=shape[2])
         labels = np.zeros(len(x), np.int64)
         if name == "cls":
-            x[1::2] = x[1::2, :, ::-1, ::-1]
+            real_ocr.turn_odd_lines(x)
             labels[1::2] = 1
 
         class Reader(CalibrationDataReader):

@@ -482,7 +482,7 @@ bool u8OutputBounded(ArrayRef<double> absWeights, ArrayRef<float> scales, const 
       y = std::max({y, std::fabs(double(act.min)), std::fabs(double(act.max))});
     else if (act.kind == x86::Activation::Sigmoid || act.kind == x86::Activation::Tanh ||
              act.kind == x86::Activation::HardSigmoid)
-      y = std::max(y, 1.0); // (HardSwish keeps |y| too)
+      y = std::max(y, 1.0); // (HardSwish and SiLU keep |y| too)
     y = y * std::fabs(double(act.postMul)) + std::fabs(double(act.postAdd));
     if (normA) {
       if (grid.kind == x86::Activation::FakeQuant)
@@ -606,6 +606,10 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
     c.op = Config::Activate;
     c.activation.kind = x86::Activation::LeakyRelu;
     c.activation.alpha = leaky.getAlpha().convertToFloat();
+  } else if (isa<SiluOp>(op)) {
+    c.inputs = 1;
+    c.op = Config::Activate;
+    c.activation.kind = x86::Activation::Silu;
   } else if (isa<HardSigmoidOp, HardSwishOp>(op)) {
     c.inputs = 1;
     c.op = Config::Activate;

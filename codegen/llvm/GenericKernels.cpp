@@ -227,6 +227,8 @@ public:
     Type t = x.getType();
     if (kind == "none")
       return x;
+    if (kind == "silu")
+      return arith::MulFOp::create(b, loc, x, activation(x, "sigmoid", 0, 0));
     if (kind == "hard_sigmoid" || kind == "hard_swish") {
       // The bounds as Clip's (NaN stays NaN), after alpha x + beta rounded twice.
       Value h = arith::AddFOp::create(
@@ -410,7 +412,7 @@ FailureOr<Value> GenericEmitter::emit() {
   Value status = k.i32(0);
   LogicalResult r = success();
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp,
-          ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SigmoidOp, GeluOp, ClipOp, CastOp,
+          ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp,
           ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
   else if (isa<TransposeOp, SliceOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
@@ -567,6 +569,12 @@ LogicalResult GenericEmitter::emitElementwise() {
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) {
           return k.activation(s[0], "hard_sigmoid", 0, 0, h.getAlpha().convertToFloat(),
                               h.getBeta().convertToFloat());
+        });
+        return success();
+      })
+      .Case([&](SiluOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) {
+          return k.activation(s[0], "silu", 0, 0);
         });
         return success();
       })
@@ -1639,7 +1647,7 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
   if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp,
-           HardSigmoidOp, HardSwishOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp,
+           HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp,
            DynamicFakeQuantizeOp>(op) ||
       op->getNumResults() != 1)
     return false;

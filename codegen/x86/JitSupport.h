@@ -35,7 +35,8 @@ struct Im2colConfig;
 /// The activation a kernel applies in its epilogue.
 struct Activation {
   enum Kind {
-    None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, HardSigmoid, HardSwish, FakeQuant
+    None, Relu, LeakyRelu, Clip, Sigmoid, Tanh, Gelu, GeluTanh, HardSigmoid, HardSwish, Silu,
+    FakeQuant
   } kind = None;
   float min = 0, max = 0;
   /// LeakyRelu: x < 0 ? alpha * x : x. HardSigmoid: clamp(alpha x + beta,

@@ -33,6 +33,7 @@ Activation Activation::fromName(const std::string &name, float min, float max, f
   else if (name == "gelu_tanh") a.kind = GeluTanh;
   else if (name == "hard_sigmoid") a.kind = HardSigmoid;
   else if (name == "hard_swish") a.kind = HardSwish;
+  else if (name == "silu") a.kind = Silu;
   else if (name == "none") a.kind = None;
   else llvm::report_fatal_error(llvm::Twine("unknown activation '") + name + "'");
   return a;
@@ -444,6 +445,11 @@ void JitKernel::emitActivationKind(const Vmm &x, const Activation &act, const Vm
     return;
   case Activation::Sigmoid:
     sigmoid();
+    return;
+  case Activation::Silu: // x sigmoid(x), the product rounded once more as ONNX's Mul
+    vmovaps(t3, x);
+    sigmoid();
+    vmulps(x, x, t3);
     return;
   case Activation::Tanh: // 2 sigmoid(2x) - 1
     vaddps(x, x, x);

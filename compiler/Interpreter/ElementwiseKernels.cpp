@@ -149,6 +149,17 @@ Expected<Tensor> hardSigmoid(const Tensor &x, float alpha, float beta, bool swis
   return out;
 }
 
+Expected<Tensor> silu(const Tensor &x) {
+  if (x.dtype() != DType::F32)
+    return kernelError("SiLU needs an f32 input, got " + dtypeName(x.dtype()));
+  NUNC_ASSIGN_OR_RETURN(s, unary(UnaryKind::Sigmoid, x));
+  float *o = s.mutableAs<float>();
+  const float *in = x.as<float>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i)
+    o[i] = in[i] * o[i];
+  return s;
+}
+
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
   if (kind != BinaryKind::Pow && a.dtype() != b.dtype())
     return kernelError("operands have different types: " + a.describe() + " and " +

@@ -172,6 +172,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(hardSigmoid(get(o.getInput()), o.getAlpha().convertToFloat(),
                                o.getBeta().convertToFloat(), /*swish=*/false));
       })
+      .Case([&](SiluOp o) { return one(silu(get(o.getInput()))); })
       .Case([&](HardSwishOp o) {
         return one(hardSigmoid(get(o.getInput()), o.getAlpha().convertToFloat(),
                                o.getBeta().convertToFloat(), /*swish=*/true));

@@ -21,6 +21,8 @@ Expected<Tensor> activationKind(const Tensor &x, const FusedActivation &act) {
     return x;
   if (kind == "hard_sigmoid" || kind == "hard_swish")
     return hardSigmoid(x, act.alpha, act.beta, kind == "hard_swish");
+  if (kind == "silu")
+    return silu(x);
   if (kind == "relu")
     return unary(UnaryKind::Relu, x);
   if (kind == "leaky_relu")

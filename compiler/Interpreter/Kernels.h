@@ -26,6 +26,8 @@ Expected<Tensor> leakyRelu(const Tensor &x, float alpha);
 /// clamp(alpha x + beta, 0, 1), and x times that (`swish`); f32 only. The
 /// clamp keeps NaN, as ONNX's Clip does.
 Expected<Tensor> hardSigmoid(const Tensor &x, float alpha, float beta, bool swish);
+/// x * sigmoid(x), rounded as those two ops; f32 only.
+Expected<Tensor> silu(const Tensor &x);
 
 enum class BinaryKind { Add, Sub, Mul, Div, Pow, Equal };
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b);

@@ -41,7 +41,7 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createQOperatorToQdq());
   fpm.addPass(createFuseGelu());
-  fpm.addPass(createFuseHardActivations());
+  fpm.addPass(createFuseActivations());
   fpm.addPass(createFuseLayerNorm());
   fpm.addPass(createFuseAttention());
   fpm.addPass(createFuseLinear(linear));

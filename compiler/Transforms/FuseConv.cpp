@@ -374,6 +374,8 @@ template <typename ActOp> struct ActivationIntoConv : OpRewritePattern<ActOp> {
       p->act.kind = "sigmoid";
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
       p->act.kind = "tanh";
+    } else if constexpr (std::is_same_v<ActOp, SiluOp>) {
+      p->act.kind = "silu";
     } else if constexpr (std::is_same_v<ActOp, HardSigmoidOp> ||
                          std::is_same_v<ActOp, HardSwishOp>) {
       p->act.kind = std::is_same_v<ActOp, HardSigmoidOp> ? "hard_sigmoid" : "hard_swish";
@@ -442,7 +444,8 @@ struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
                  ActivationIntoConv<ClipOp>,
                  ActivationIntoConv<SigmoidOp>, ActivationIntoConv<TanhOp>,
                  ActivationIntoConv<GeluOp>, ActivationIntoConv<HardSigmoidOp>,
-                 ActivationIntoConv<HardSwishOp>, PostAffineIntoConv<MulOp>,
+                 ActivationIntoConv<HardSwishOp>, ActivationIntoConv<SiluOp>,
+                 PostAffineIntoConv<MulOp>,
                  PostAffineIntoConv<AddOp>>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -319,6 +319,8 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
       p.act.kind = "sigmoid";
     } else if constexpr (std::is_same_v<ActOp, TanhOp>) {
       p.act.kind = "tanh";
+    } else if constexpr (std::is_same_v<ActOp, SiluOp>) {
+      p.act.kind = "silu";
     } else if constexpr (std::is_same_v<ActOp, HardSigmoidOp> ||
                          std::is_same_v<ActOp, HardSwishOp>) {
       p.act.kind = std::is_same_v<ActOp, HardSigmoidOp> ? "hard_sigmoid" : "hard_swish";
@@ -682,6 +684,8 @@ struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> 
                  ActivationIntoLinear<HardSwishOp, LinearOp>,
                  ActivationIntoLinear<HardSigmoidOp, QuantizedLinearOp>,
                  ActivationIntoLinear<HardSwishOp, QuantizedLinearOp>,
+                 ActivationIntoLinear<SiluOp, LinearOp>,
+                 ActivationIntoLinear<SiluOp, QuantizedLinearOp>,
                  PostAffineIntoLinear<MulOp, LinearOp>, PostAffineIntoLinear<AddOp, LinearOp>,
                  PostAffineIntoLinear<MulOp, QuantizedLinearOp>,
                  PostAffineIntoLinear<AddOp, QuantizedLinearOp>>(&getContext());

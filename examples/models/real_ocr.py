@@ -15,7 +15,7 @@ words and numbers, jitter, noise), normalized as PaddleOCR does
 ((x / 255 - 0.5) / 0.5), left-aligned and zero-padded to the input width.
 
 Importable: ``model_path(name)`` ("rec" or "cls"), ``INPUT_SHAPE``,
-``render_lines(n, seed, width)``, ``charset(path)``,
+``render_lines(n, seed, width)``, ``turn_odd_lines(x)``, ``charset(path)``,
 ``ctc_decode(probs, chars)``, ``ort_quantizable_copy(path, out)``.
 
 Usage: python3 real_ocr.py --check   (fp32 onnxruntime reads the rendered lines)
@@ -84,6 +84,18 @@ def render_lines(n, seed, width=320, height=48):
     rng = np.random.default_rng(seed)
     texts = [_text(rng) for _ in range(n)]
     return np.stack([_render(s, rng, height, width) for s in texts]), texts
+
+
+def turn_odd_lines(x):
+    """Turns every other line of x [n, 3, H, W] by 180 degrees in place (the
+    classifier's label 1), as the OCR pipeline turns a crop and then pads
+    it: the zero padding stays on the right, or its side alone would tell
+    the orientation. (No column of a rendered line is all 0: its pixels
+    are k / 127.5 - 1.)"""
+    for line in x[1::2]:
+        used = int(np.any(line != 0, axis=(0, 1)).sum())
+        line[:, :, :used] = line[:, ::-1, used - 1::-1].copy()
+    return x
 
 
 def charset(path):

@@ -259,6 +259,31 @@ TEST_P(ElementwiseKernelTest, HardSigmoidAndHardSwishMatchTheReferenceExactly) {
       }
 }
 
+/// SiLU is x times the kernels' sigmoid: within the sigmoid's error times
+/// |x| of the evaluator, NaN kept, over [-20, 20] and odd lengths.
+TEST_P(ElementwiseKernelTest, SiluMatchesTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(46);
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{1}, {17}, {129}, {3, 7}, {9000}}) {
+    Tensor a = randomTensor(rng, shape, -20.f, 20.f);
+    a.mutableAs<float>()[0] = std::nanf("");
+    llvm::Expected<Tensor> want = kernels::silu(a);
+    ASSERT_TRUE(static_cast<bool>(want));
+    ElementwiseConfig c;
+    c.op = ElementwiseConfig::Activate;
+    c.inputs = 1;
+    c.activation.kind = Activation::Silu;
+    std::vector<float> y = runKernel(isa, c, shape, a, nullptr);
+    ASSERT_TRUE(std::isnan(y[0]));
+    for (int64_t i = 1; i < want->numElements(); ++i) {
+      float w = want->as<float>()[i];
+      ASSERT_NEAR(y[i], w, 1e-6f * std::max(1.f, std::fabs(a.as<float>()[i]))) << "at " << i;
+    }
+  }
+}
+
 /// GELU against double precision at every interval edge of the AVX-512
 /// table (32 per 4 sqrt 2; t = |x| 4 sqrt 2 crossing an integer), just
 /// beside them, midway, past the clamp (GELU(-1e30) is 0, not x times a

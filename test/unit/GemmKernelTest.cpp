@@ -42,6 +42,7 @@ float referenceKind(const Activation &act, float x) {
     return std::min(std::max(x * act.alpha + act.beta, 0.f), 1.f);
   case Activation::HardSwish:
     return x * std::min(std::max(x * act.alpha + act.beta, 0.f), 1.f);
+  case Activation::Silu: return x / (1.f + std::exp(-x));
   case Activation::FakeQuant:
     ADD_FAILURE() << "no reference for FakeQuant here (the int8 tests check grids)";
     break;
@@ -157,7 +158,7 @@ TEST_P(GemmKernelTest, EpiloguesMatchTheReference) {
                               Activation::Clip,        Activation::Sigmoid,
                               Activation::Tanh,        Activation::Gelu,
                               Activation::GeluTanh,    Activation::HardSigmoid,
-                              Activation::HardSwish};
+                              Activation::HardSwish,   Activation::Silu};
   uint32_t seed = 100;
   for (Activation::Kind kind : kinds)
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{17, 50, 33},
@@ -190,7 +191,7 @@ TEST_P(GemmKernelTest, ActivationsAreAccurateOverAWideRange) {
   const int64_t m = 1, n = 1000, k = 1;
   std::vector<float> a(1), w(n, 0.f), out(n);
   for (Activation::Kind kind : {Activation::Sigmoid, Activation::Tanh, Activation::Gelu,
-                                Activation::GeluTanh}) {
+                                Activation::GeluTanh, Activation::Silu}) {
     GemmConfig cfg;
     cfg.m = m;
     cfg.n = n;

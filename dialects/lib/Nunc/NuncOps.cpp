@@ -55,6 +55,20 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) {
   return {};
 }
 
+OpFoldResult MulOp::fold(FoldAdaptor) {
+  for (auto [x, one] : {std::pair(getLhs(), getRhs()), std::pair(getRhs(), getLhs())}) {
+    ElementsAttr attr;
+    if (x.getType() != getType() || !cast<ShapedType>(x.getType()).getElementType().isF32() ||
+        !matchPattern(one, m_Constant(&attr)) || !attr.getElementType().isF32() ||
+        attr.getNumElements() == 0 || attr.getNumElements() > 64)
+      continue;
+    auto values = attr.tryGetValues<float>();
+    if (values && llvm::all_of(*values, [](float v) { return v == 1.f; }))
+      return x;
+  }
+  return {};
+}
+
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getType())
     return getInput();

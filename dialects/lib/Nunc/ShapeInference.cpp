@@ -232,6 +232,7 @@ NUNC_SAME_TYPE_AS_INPUT(ReluOp)
 NUNC_SAME_TYPE_AS_INPUT(LeakyReluOp)
 NUNC_SAME_TYPE_AS_INPUT(HardSigmoidOp)
 NUNC_SAME_TYPE_AS_INPUT(HardSwishOp)
+NUNC_SAME_TYPE_AS_INPUT(SiluOp)
 NUNC_SAME_TYPE_AS_INPUT(SigmoidOp)
 NUNC_SAME_TYPE_AS_INPUT(IdentityOp)
 #undef NUNC_SAME_TYPE_AS_INPUT
@@ -992,7 +993,7 @@ LogicalResult DynamicQuantizeLinearOp::inferResultTypes(SmallVectorImpl<Type> &t
 
 static LogicalResult checkActivation(Operation *op, StringRef activation) {
   if (!llvm::is_contained({"none", "relu", "leaky_relu", "gelu", "gelu_tanh", "sigmoid", "tanh",
-                           "clip", "hard_sigmoid", "hard_swish"},
+                           "clip", "hard_sigmoid", "hard_swish", "silu"},
                           activation))
     return op->emitError() << "unknown activation '" << activation << "'";
   return success();

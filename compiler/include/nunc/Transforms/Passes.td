@@ -68,8 +68,8 @@ def FuseGelu : Pass<"nunc-fuse-gelu", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
-def FuseHardActivations : Pass<"nunc-fuse-hard-activations", "func::FuncOp"> {
-  let summary = "Rewrites exported HardSigmoid/HardSwish subgraphs into nunc ops";
+def FuseActivations : Pass<"nunc-fuse-activations", "func::FuncOp"> {
+  let summary = "Rewrites exported HardSigmoid, HardSwish and SiLU subgraphs into nunc ops";
   let description = [{
     f32 only. clamp(x * a + b, 0, 1) (ONNX's HardSigmoid as the importer
     spells it) becomes nunc.hard_sigmoid {alpha = a, beta = b}, and
@@ -78,8 +78,9 @@ def FuseHardActivations : Pass<"nunc-fuse-hard-activations", "func::FuncOp"> {
     x * hard_sigmoid(x) (ONNX's HardSwish) and x * clamp(x + c, 0, d) / d
     (paddle2onnx's hardswish) become nunc.hard_swish. The fused forms round
     alpha x + beta where the exported ones round x + c and the division:
-    they agree to a few ulp. Fusion then takes them into the producing
-    convolution or GEMM as its epilogue activation.
+    they agree to a few ulp. x * sigmoid(x) (SiLU, Swish) becomes nunc.silu.
+    Fusion then takes them into the producing convolution or GEMM as its
+    epilogue activation.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
@@ -116,8 +117,8 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
     as [K, N] (Gemm's transB, a Transpose of W and alpha/beta are folded into
     the constants at compile time). Then a following Add of a constant [N]
     vector becomes the bias, an Add of a same-shaped tensor the residual, and
-    a following Relu, LeakyRelu, GELU, Sigmoid, Tanh, Clip, HardSigmoid or
-    HardSwish the activation, and after it a Mul, then an Add, of an f32
+    a following Relu, LeakyRelu, GELU, Sigmoid, Tanh, Clip, HardSigmoid,
+    HardSwish or SiLU the activation, and after it a Mul, then an Add, of an f32
     scalar its post_mul and post_add, as long as each intermediate has a
     single use. The int8 MatMul of onnxruntime's
     `quantize_dynamic` models (DynamicQuantizeLinear, MatMulInteger with a
@@ -203,7 +204,7 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
   let description = [{
     Conv followed by an Add of a same-shaped tensor (residual) and/or an
     activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, GELU, HardSigmoid,
-    HardSwish) becomes nunc.fused_conv, or folds into a quantized_conv the
+    HardSwish, SiLU) becomes nunc.fused_conv, or folds into a quantized_conv the
     same way. A Mul, then an Add, of an f32 scalar after the activation
     become its post_mul and post_add.
     With `int8` (the default), a QDQ model's 2-D convolution of one group,

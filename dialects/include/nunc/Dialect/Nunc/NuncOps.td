@@ -85,10 +85,20 @@ def Nunc_LeakyReluOp : Nunc_Op<"leaky_relu"> {
 def Nunc_HardSigmoidOp : Nunc_Op<"hard_sigmoid"> {
   let summary = "Elementwise clamp(alpha * x + beta, 0, 1)";
   let description = [{
-    Made by nunc-fuse-hard-activations from ONNX's HardSigmoid (as the
+    Made by nunc-fuse-activations from ONNX's HardSigmoid (as the
     importer spells it) and the clip(x + 3, 0, 6) / 6 that exporters write.
   }];
   let arguments = (ins TensorOf<[F32]>:$input, F32Attr:$alpha, F32Attr:$beta);
+  let results = (outs TensorOf<[F32]>:$output);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+}
+def Nunc_SiluOp : Nunc_Op<"silu"> {
+  let summary = "Elementwise x * sigmoid(x) (SiLU, Swish)";
+  let description = [{
+    Made by nunc-fuse-activations from x * sigmoid(x); rounded as those two
+    ops.
+  }];
+  let arguments = (ins TensorOf<[F32]>:$input);
   let results = (outs TensorOf<[F32]>:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
@@ -157,7 +167,14 @@ class Nunc_BinaryOp<string mnemonic, list<Trait> traits = [],
 
 def Nunc_AddOp : Nunc_BinaryOp<"add"> { let summary = "Broadcasting lhs + rhs"; }
 def Nunc_SubOp : Nunc_BinaryOp<"sub"> { let summary = "Broadcasting lhs - rhs"; }
-def Nunc_MulOp : Nunc_BinaryOp<"mul"> { let summary = "Broadcasting lhs * rhs"; }
+def Nunc_MulOp : Nunc_BinaryOp<"mul"> {
+  let summary = "Broadcasting lhs * rhs";
+  let description = [{
+    Folds x * 1 (f32, either order, the 1 not widening x): exact for every
+    x (exporters write paddle's Swish beta of 1 so).
+  }];
+  let hasFolder = 1;
+}
 def Nunc_DivOp : Nunc_BinaryOp<"div"> {
   let summary = "Broadcasting lhs / rhs (integer division truncates)";
 }
@@ -532,7 +549,7 @@ def Nunc_DynamicQuantizeLinearOp : Nunc_Op<"dynamic_quantize_linear"> {
 // sigmoid, tanh, clip (clamp to [activation_min, activation_max]),
 // leaky_relu (x < 0 ? activation_alpha * x : x), hard_sigmoid
 // (clamp(activation_alpha * x + activation_beta, 0, 1)), hard_swish
-// (x * hard_sigmoid(x)); then y * activation_post_mul + activation_post_add
+// (x * hard_sigmoid(x)), silu (x * sigmoid(x)); then y * activation_post_mul + activation_post_add
 // (a scalar Mul and Add after the activation, rounded as those two ops).
 class Nunc_ActivationAttrs {
   dag activationAttrs = (ins DefaultValuedStrAttr<StrAttr, "none">:$activation,

@@ -1,4 +1,4 @@
-// RUN: nunc-opt %s -split-input-file --nunc-fuse-hard-activations | FileCheck %s
+// RUN: nunc-opt %s -split-input-file --nunc-fuse-activations | FileCheck %s
 
 // ONNX's HardSigmoid as the importer spells it (Mul, Add, Clip to [0, 1])
 // and HardSwish (x times that) become nunc.hard_sigmoid / nunc.hard_swish
@@ -112,4 +112,25 @@ func.func @other_factor(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
   %2 = nunc.clip %1 min %zero : tensor<f32> max %one : tensor<f32> : tensor<8xf32> -> tensor<8xf32>
   %3 = nunc.mul %y, %2 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   return %3 : tensor<8xf32>
+}
+
+// -----
+
+// SiLU: x * sigmoid(x) in either order; a Mul by 1 (paddle's Swish beta)
+// folds away first. A sigmoid another op reads too stays.
+
+// CHECK-LABEL: func.func @silu(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<8xf32>
+// CHECK-NEXT: %[[A:.*]] = nunc.silu %[[X]] : tensor<8xf32> -> tensor<8xf32>
+// CHECK-NEXT: %[[S:.*]] = nunc.sigmoid %[[X]]
+// CHECK-NEXT: %[[B:.*]] = nunc.mul %[[S]], %[[X]]
+// CHECK-NEXT: return %[[A]], %[[B]], %[[S]]
+func.func @silu(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %one = nunc.constant dense<1.0> : tensor<1xf32>
+  %0 = nunc.mul %x, %one : (tensor<8xf32>, tensor<1xf32>) -> tensor<8xf32>
+  %1 = nunc.sigmoid %0 : tensor<8xf32> -> tensor<8xf32>
+  %2 = nunc.mul %1, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %3 = nunc.sigmoid %x : tensor<8xf32> -> tensor<8xf32>
+  %4 = nunc.mul %3, %x : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %2, %4, %3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }

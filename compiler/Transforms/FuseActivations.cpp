@@ -1,4 +1,4 @@
-//===- FuseHardActivations.cpp - exported HardSigmoid/HardSwish to nunc ops -===//
+//===- FuseActivations.cpp - exported HardSigmoid/HardSwish/SiLU to nunc ops -===//
 
 #include "PatternUtils.h"
 #include "nunc/Transforms/Passes.h"
@@ -6,7 +6,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::nunc {
-#define GEN_PASS_DEF_FUSEHARDACTIVATIONS
+#define GEN_PASS_DEF_FUSEACTIVATIONS
 #include "nunc/Transforms/Passes.h.inc"
 } // namespace mlir::nunc
 
@@ -119,6 +119,24 @@ struct HardSwishPattern : OpRewritePattern<MulOp> {
   }
 };
 
+/// x * sigmoid(x) at the Mul (x read by both, the sigmoid by the Mul only).
+struct SiluPattern : OpRewritePattern<MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(mul.getType()).isF32())
+      return failure();
+    for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
+                        std::pair(mul.getRhs(), mul.getLhs())}) {
+      auto sigmoid = singleUseDef<SigmoidOp>(s);
+      if (sigmoid && sigmoid.getInput() == x && x.getType() == mul.getType()) {
+        rewriter.replaceOpWithNewOp<SiluOp>(mul, mul.getType(), x);
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
 template <typename RootOp> struct DividedProductToHardSwish : OpRewritePattern<RootOp> {
   using OpRewritePattern<RootOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(RootOp root, PatternRewriter &rewriter) const override {
@@ -148,13 +166,14 @@ template <typename RootOp> struct DividedProductToHardSwish : OpRewritePattern<R
   }
 };
 
-struct FuseHardActivationsPass
-    : public mlir::nunc::impl::FuseHardActivationsBase<FuseHardActivationsPass> {
+struct FuseActivationsPass
+    : public mlir::nunc::impl::FuseActivationsBase<FuseActivationsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<UnitClampToHardSigmoid, ScaledRelu6ToHardSigmoid<DivOp>,
                  ScaledRelu6ToHardSigmoid<MulOp>, HardSwishPattern,
-                 DividedProductToHardSwish<DivOp>, DividedProductToHardSwish<MulOp>>(
+                 DividedProductToHardSwish<DivOp>, DividedProductToHardSwish<MulOp>,
+                 SiluPattern>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
