@@ -15,9 +15,8 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// The f32 scalar `c` of `x op c` or `c op x` (either order for a
-/// commutative op); returns x.
-template <typename BinOp> Value matchScalarOperand(Value v, float &c, bool commutative = true) {
+/// The f32 scalar `c` of `x op c` or `c op x` (a commutative op); returns x.
+template <typename BinOp> Value matchScalarOperand(Value v, float &c) {
   auto op = singleUseDef<BinOp>(v);
   if (!op)
     return nullptr;
@@ -25,11 +24,10 @@ template <typename BinOp> Value matchScalarOperand(Value v, float &c, bool commu
     c = *r;
     return op.getLhs();
   }
-  if (commutative)
-    if (std::optional<float> l = getUniformF32(op.getLhs())) {
-      c = *l;
-      return op.getRhs();
-    }
+  if (std::optional<float> l = getUniformF32(op.getLhs())) {
+    c = *l;
+    return op.getRhs();
+  }
   return nullptr;
 }
 
@@ -46,6 +44,15 @@ std::optional<std::tuple<Value, float, float>> matchShiftedRelu6(Value v) {
   if (!x)
     return std::nullopt;
   return std::tuple(x, c, *hi);
+}
+
+/// (value, constant) operand pairs to try: a Div's dividend and divisor, a
+/// Mul's operands in either order.
+template <typename RootOp> SmallVector<std::pair<Value, Value>, 2> operandOrders(RootOp root) {
+  SmallVector<std::pair<Value, Value>, 2> orders{{root.getLhs(), root.getRhs()}};
+  if constexpr (std::is_same_v<RootOp, MulOp>)
+    orders.push_back({root.getRhs(), root.getLhs()});
+  return orders;
 }
 
 template <typename OpTy>
@@ -85,24 +92,21 @@ template <typename RootOp> struct ScaledRelu6ToHardSigmoid : OpRewritePattern<Ro
   LogicalResult matchAndRewrite(RootOp root, PatternRewriter &rewriter) const override {
     if (!getElementTypeOrSelf(root.getType()).isF32())
       return failure();
-    for (auto [v, k] : {std::pair(root.getLhs(), root.getRhs()),
-                        std::pair(root.getRhs(), root.getLhs())}) {
+    for (auto [v, k] : operandOrders(root)) {
       std::optional<float> f = getUniformF32(k);
       std::optional<std::tuple<Value, float, float>> m = matchShiftedRelu6(v);
       if (!f || !m)
         continue;
       auto [x, c, d] = *m;
       bool scaled = std::is_same_v<RootOp, DivOp> ? *f == d : std::fabs(*f * d - 1.f) <= 1e-6f;
-      if (!scaled)
-        continue;
-      return replaceWith<HardSigmoidOp>(rewriter, root, x, 1.f / d, c / d);
+      if (scaled)
+        return replaceWith<HardSigmoidOp>(rewriter, root, x, 1.f / d, c / d);
     }
     return failure();
   }
 };
 
-/// x * hard_sigmoid(x) at the Mul, and x * clamp(x + c, 0, d) / d at the
-/// Div (or the Mul by 1 / d).
+/// x * hard_sigmoid(x) at the Mul.
 struct HardSwishPattern : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
@@ -137,13 +141,13 @@ struct SiluPattern : OpRewritePattern<MulOp> {
   }
 };
 
+/// x * clamp(x + c, 0, d) / d at the Div (or the Mul by 1 / d).
 template <typename RootOp> struct DividedProductToHardSwish : OpRewritePattern<RootOp> {
   using OpRewritePattern<RootOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(RootOp root, PatternRewriter &rewriter) const override {
     if (!getElementTypeOrSelf(root.getType()).isF32())
       return failure();
-    for (auto [p, k] : {std::pair(root.getLhs(), root.getRhs()),
-                        std::pair(root.getRhs(), root.getLhs())}) {
+    for (auto [p, k] : operandOrders(root)) {
       std::optional<float> f = getUniformF32(k);
       auto product = singleUseDef<MulOp>(p);
       if (!f || !product)
@@ -159,8 +163,6 @@ template <typename RootOp> struct DividedProductToHardSwish : OpRewritePattern<R
         if (scaled)
           return replaceWith<HardSwishOp>(rewriter, root, x, 1.f / d, c / d);
       }
-      if constexpr (std::is_same_v<RootOp, DivOp>)
-        break; // only the dividend
     }
     return failure();
   }

@@ -60,12 +60,12 @@ func.func @relu6_forms(%x: tensor<1x4x3x3xf32>) -> (tensor<1x4x3x3xf32>, tensor<
 
 // What stays: a clamp to other bounds than [0, 1] (or [0, d] divided by
 // another d), an intermediate another op also reads (the Mul, returned),
-// and f16.
+// f16, and d divided by the clamp (or its product) rather than by d.
 
 // CHECK-LABEL: func.func @not_hard(
 // CHECK-NOT: nunc.hard_
 // CHECK: return
-func.func @not_hard(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf16>) {
+func.func @not_hard(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>) {
   %a = nunc.constant dense<0.2> : tensor<f32>
   %b = nunc.constant dense<0.5> : tensor<f32>
   %zero = nunc.constant dense<0.0> : tensor<f32>
@@ -90,7 +90,14 @@ func.func @not_hard(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, ten
   %10 = nunc.mul %h, %ha : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
   %11 = nunc.add %10, %hb : (tensor<8xf16>, tensor<f16>) -> tensor<8xf16>
   %12 = nunc.clip %11 min %h0 : tensor<f16> max %h1 : tensor<f16> : tensor<8xf16> -> tensor<8xf16>
-  return %2, %5, %8, %6, %12 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf16>
+  %13 = nunc.add %x, %three : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %14 = nunc.clip %13 min %zero : tensor<f32> max %six : tensor<f32> : tensor<8xf32> -> tensor<8xf32>
+  %15 = nunc.div %six, %14 : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+  %16 = nunc.add %x, %three : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %17 = nunc.clip %16 min %zero : tensor<f32> max %six : tensor<f32> : tensor<8xf32> -> tensor<8xf32>
+  %18 = nunc.mul %x, %17 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %19 = nunc.div %six, %18 : (tensor<f32>, tensor<8xf32>) -> tensor<8xf32>
+  return %2, %5, %8, %6, %12, %15, %19 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf16>, tensor<8xf32>, tensor<8xf32>
 }
 
 // -----
