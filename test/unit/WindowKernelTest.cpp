@@ -299,7 +299,9 @@ TEST_P(WindowKernelTest, DepthwiseConvMatchesTheReference) {
     // Width 64 (size 63): whole vector pairs; 41 rows: blocks in a loop.
     for (int64_t size : {3, 7, 17, 40, 63})
       for (auto [kernel, stride, pad, dilation] : std::vector<std::array<int64_t, 4>>{
-               {3, 1, 1, 1}, {3, 2, 1, 1}, {5, 2, 2, 1}, {3, 1, 2, 2}, {1, 1, 0, 1}})
+               {3, 1, 1, 1}, {3, 2, 1, 1}, {5, 2, 2, 1}, {3, 1, 2, 2}, {1, 1, 0, 1},
+               // Filters too large for registers (read as broadcasts).
+               {5, 1, 2, 1}, {7, 1, 3, 1}})
         for (int variant = 0; variant < 3; ++variant) {
           Case k{WindowConfig::Depthwise, channels, size, size + 1, kernel, stride, pad,
                  dilation};
@@ -338,15 +340,22 @@ TEST_P(WindowKernelTest, UnusualWindowsMatchTheReference) {
         // Padding wider than a vector (windows that see only padding).
         check(isa, make(3, 3, 2, 2, 17, 1), rng);
         check(isa, make(3, 3, 1, 1, 17, 1), rng);
-        // Activations that use every temporary register.
-        for (const char *activation : {"gelu", "sigmoid", "tanh"}) {
-          Case k = make(3, 3, 2, 2, 1, 1);
-          k.bias = k.residual = true;
-          k.activation = activation;
-          check(isa, k, rng);
-          k.stride = k.strideW = 1;
-          check(isa, k, rng);
-        }
+        // Filters past the registers at stride 1 along W: 3 x 5, stride 2
+        // down the rows, dilation 2.
+        check(isa, make(3, 5, 1, 1, 2, 1), rng);
+        check(isa, make(5, 5, 2, 1, 2, 1), rng);
+        check(isa, make(5, 5, 1, 1, 4, 2), rng);
+        // Activations that use every temporary register, with filters in
+        // registers (3 x 3) and read from memory (5 x 5).
+        for (const char *activation : {"gelu", "sigmoid", "tanh", "silu", "hard_swish"})
+          for (int64_t kernel : {3, 5}) {
+            Case k = make(kernel, kernel, 2, 2, 1, 1);
+            k.bias = k.residual = true;
+            k.activation = activation;
+            check(isa, k, rng);
+            k.stride = k.strideW = 1;
+            check(isa, k, rng);
+          }
       }
     }
 }
