@@ -24,7 +24,10 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
     "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
     "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
-    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish", "Range"};
+    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish", "Range",
+    // onnxruntime's own, in the default domain (its optimizer writes it for
+    // RMSNorm): OnnxContribNodes.cpp.
+    "SimplifiedLayerNormalization"};
 
 /// onnxruntime's com.microsoft operators (version 1): the quantized ones
 /// its quantize_static writes in QOperator format, each imported as the
@@ -40,7 +43,7 @@ inline const llvm::StringRef kSupportedContribOps[] = {
     "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat",
     "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization",
     "EmbedLayerNormalization", "FusedConv", "FusedGemm", "Attention", "QAttention",
-    "QEmbedLayerNormalization"};
+    "QEmbedLayerNormalization", "QuickGelu", "SkipSimplifiedLayerNormalization"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }
@@ -157,6 +160,10 @@ private:
   FailureOr<Value> softmax(NodeContext &n, Value x, int64_t axis, bool flattened);
   /// clip(alpha x + beta, 0, 1), as Mul, Add and Clip.
   FailureOr<Value> hardSigmoid(NodeContext &n, Value x, float alpha, float beta);
+  /// RMSNorm over the dims from `axis` on: x / sqrt(mean(x^2) + eps) * scale
+  /// and 1 / sqrt(mean(x^2) + eps), as Mul, ReduceMean, Add, Sqrt, Div, Mul.
+  FailureOr<std::pair<Value, Value>> rmsNorm(NodeContext &n, Value x, Value scale, int64_t axis,
+                                             float eps);
   /// auto_pad, kernel_shape (from `weight`'s spatial dims when absent and a
   /// weight is given), strides, dilations and pads with their defaults.
   FailureOr<SmallVector<NamedAttribute>> windowAttributes(NodeContext &n, Value weight);

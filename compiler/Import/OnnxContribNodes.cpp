@@ -340,6 +340,41 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
   // (input, skip, gamma, beta?, bias?) -> (LayerNorm(input + skip + bias),
   // mean, inv_std_var, input + skip + bias): LayerNormalization's mean and
   // inverse standard deviation ([..., 1]) are the same.
+  // (input, skip, gamma, bias?) -> (RMSNorm(input + bias + skip) * gamma,
+  // mean (RMSNorm has none: refused), 1 / sqrt(mean(sum^2) + eps), the sum).
+  if (op == "SkipSimplifiedLayerNormalization") {
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-12f);
+    if (failed(arity(4, {0, 1, 2})) || failed(eps))
+      return failure();
+    if (n.node.output_size() > 1 && !n.node.output(1).empty())
+      return n.error() << "SkipSimplifiedLayerNormalization's output #1 (mean) has no value "
+                          "in an RMS normalization; nunc does not produce it";
+    FailureOr<Value> biased = add(FailureOr<Value>(in(0)), in(3));
+    FailureOr<Value> sum = failed(biased) ? biased : firstResult(create<AddOp>(n, {*biased, in(1)}));
+    if (failed(sum))
+      return failure();
+    FailureOr<std::pair<Value, Value>> y = rmsNorm(n, *sum, in(2), -1, *eps);
+    if (failed(y))
+      return failure();
+    outputs.append({y->first, Value(), y->second, *sum});
+    return success();
+  }
+
+  // x * sigmoid(alpha x) (CLIP's GELU approximation; alpha 1 is SiLU).
+  if (op == "QuickGelu") {
+    FailureOr<float> alpha = n.getFloat("alpha", 1.702f);
+    if (failed(arity(1, {0})) || failed(alpha))
+      return failure();
+    Type element = elementOf(in(0));
+    FailureOr<Value> scaled =
+        firstResult(create<MulOp>(n, {in(0), constScalar(n.loc, element, *alpha)}));
+    FailureOr<Value> gate =
+        failed(scaled) ? scaled : firstResult(create<SigmoidOp>(n, {*scaled}));
+    if (failed(gate))
+      return failure();
+    return push(firstResult(create<MulOp>(n, {in(0), *gate})));
+  }
+
   if (op == "SkipLayerNormalization") {
     FailureOr<float> eps = n.getFloat("epsilon", 1e-12f);
     if (failed(arity(5, {0, 1, 2})) || failed(eps))

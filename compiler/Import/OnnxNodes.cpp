@@ -439,6 +439,25 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<MulOp>(n, {in(0), constScalar(loc, element(in(0)), -1)}));
   }
 
+  // onnxruntime's RMSNorm (its default domain, version 1): (X, scale) ->
+  // (X / sqrt(mean(X^2) + epsilon) * scale, that reciprocal), the mean over
+  // the dims from `axis` on, in f32.
+  if (op == "SimplifiedLayerNormalization") {
+    FailureOr<int64_t> axis = n.getInt("axis", -1);
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-5f);
+    FailureOr<int64_t> stash = n.getInt("stash_type", 1);
+    if (failed(arity(2, 2)) || failed(axis) || failed(eps) || failed(stash))
+      return failure();
+    if (*stash != 1 || !cast<ShapedType>(in(0).getType()).getElementType().isF32())
+      return n.error() << "SimplifiedLayerNormalization is imported for f32 inputs with "
+                          "stash_type 1 only";
+    FailureOr<std::pair<Value, Value>> y = rmsNorm(n, in(0), in(1), *axis, *eps);
+    if (failed(y))
+      return failure();
+    outputs.append({y->first, y->second});
+    return success();
+  }
+
   // HardSigmoid: clip(alpha x + beta, 0, 1); HardSwish: x times the same
   // with alpha 1/6, beta 1/2.
   if (op == "HardSigmoid" || op == "HardSwish") {
@@ -651,6 +670,44 @@ FailureOr<Value> Importer::hardSigmoid(NodeContext &n, Value x, float alpha, flo
   SmallVector<Value> operands{*shifted, constScalar(n.loc, element, 0),
                               constScalar(n.loc, element, 1)};
   return firstResult(create<ClipOp>(n, operands, {segments(operands)}));
+}
+
+FailureOr<std::pair<Value, Value>> Importer::rmsNorm(NodeContext &n, Value x, Value scale,
+                                                     int64_t axis, float eps) {
+  std::optional<int64_t> rank = rankOf(x);
+  if (!rank)
+    return n.error() << "RMS normalization needs an input of known rank";
+  if (axis < -*rank || axis >= *rank)
+    return n.error() << "axis " << axis << " is out of range for rank " << *rank;
+  if (axis < 0)
+    axis += *rank;
+  SmallVector<int64_t> axes;
+  for (int64_t d = axis; d < *rank; ++d)
+    axes.push_back(d);
+  Type element = cast<ShapedType>(x.getType()).getElementType();
+  FailureOr<Value> squares = firstResult(create<MulOp>(n, {x, x}));
+  if (failed(squares))
+    return failure();
+  FailureOr<Value> mean = firstResult(create<ReduceMeanOp>(
+      n, {*squares, constI64(n.loc, axes)}, {attr("keepdims", builder.getI64IntegerAttr(1))}));
+  if (failed(mean))
+    return failure();
+  FailureOr<Value> shifted =
+      firstResult(create<AddOp>(n, {*mean, constScalar(n.loc, element, eps)}));
+  if (failed(shifted))
+    return failure();
+  FailureOr<Value> root = firstResult(create<SqrtOp>(n, {*shifted}));
+  if (failed(root))
+    return failure();
+  FailureOr<Value> normalized = firstResult(create<DivOp>(n, {x, *root}));
+  if (failed(normalized))
+    return failure();
+  FailureOr<Value> y = firstResult(create<MulOp>(n, {*normalized, scale}));
+  FailureOr<Value> inverse =
+      firstResult(create<DivOp>(n, {constScalar(n.loc, element, 1), *root}));
+  if (failed(y) || failed(inverse))
+    return failure();
+  return std::pair(*y, *inverse);
 }
 
 FailureOr<Value> Importer::softmax(NodeContext &n, Value x, int64_t axis, bool flattened) {

@@ -1577,7 +1577,8 @@ def optimizer_contrib_model(path, error=None):
              c("gw", r.standard_normal((9, 17)).astype(np.float32)),
              c("gc", r.standard_normal(9).astype(np.float32)),
              c("beta", r.standard_normal(16).astype(np.float32)),
-             c("sbias", r.standard_normal(16).astype(np.float32))]
+             c("sbias", r.standard_normal(16).astype(np.float32)),
+             c("gamma5", (r.random((4, 5)) + 0.5).astype(np.float32))]
     ms = "com.microsoft"
     nodes = [
         helper.make_node("DynamicQuantizeMatMul", ["x", "w", "sw", "zw", "bias"], ["dqmm"],
@@ -1624,6 +1625,21 @@ def optimizer_contrib_model(path, error=None):
                          alpha=0.5, activation="LeakyRelu", activation_alpha=0.1, name="fgemm"),
         helper.make_node("FusedGemm", ["x", "gw"], ["fgemm_sig"], domain=ms, transB=1,
                          activation="Sigmoid", name="fgemm_sig"),
+        # CLIP's QuickGelu (its alpha, and 1: SiLU), the RMSNorms of
+        # LLaMA/T5-style exports: onnxruntime's SimplifiedLayerNormalization
+        # (its default domain) and SkipSimplifiedLayerNormalization.
+        helper.make_node("QuickGelu", ["g"], ["quickgelu"], domain=ms, name="quickgelu"),
+        helper.make_node("QuickGelu", ["g"], ["quickgelu_silu"], domain=ms, alpha=1.0,
+                         name="quickgelu_silu"),
+        helper.make_node("SimplifiedLayerNormalization", ["h", "gamma"], ["rms", "rms_inv"],
+                         epsilon=1e-2, name="rms"),
+        helper.make_node("SimplifiedLayerNormalization", ["pt", "gamma5"], ["rms_axis"], axis=1,
+                         name="rms_axis"),
+        helper.make_node("SkipSimplifiedLayerNormalization", ["h", "skip", "gamma", "sbias"],
+                         ["srms", "srms_mean" if error == "rmsMean" else "", "srms_inv",
+                          "srms_sum"], domain=ms, epsilon=1e-2, name="srms"),
+        helper.make_node("SkipSimplifiedLayerNormalization", ["h2", "skip2", "gamma"], ["srms2"],
+                         domain=ms, name="srms2"),
     ]
     f32, u8 = TensorProto.FLOAT, TensorProto.UINT8
     outputs = [("dqmm", [4, 7]), ("dqmm_u8", [4, 7]), ("dqmm_u8c", [4, 7]), ("mitf", [4, 7]),
@@ -1633,7 +1649,10 @@ def optimizer_contrib_model(path, error=None):
                ("sln_mean", [2, 5, 1]), ("sln_inv_std", [2, 5, 1]), ("sln_sum", [2, 5, 16]),
                ("sln2", [2, 5, 16]), ("eln", [2, 5, 16]), ("eln_sum", [2, 5, 16]),
                ("eln2", [2, 5, 16]), ("fconv", [2, 6, 7, 9]), ("fconv_leaky", [2, 6, 3, 4]),
-               ("fgemm", [4, 9]), ("fgemm_sig", [4, 9])]
+               ("fgemm", [4, 9]), ("fgemm_sig", [4, 9]), ("quickgelu", [3, 40]),
+               ("quickgelu_silu", [3, 40]), ("rms", [2, 5, 16]), ("rms_inv", [2, 5, 1]),
+               ("rms_axis", [3, 4, 5]), ("srms", [2, 5, 16]), ("srms_inv", [2, 5, 1]),
+               ("srms_sum", [2, 5, 16]), ("srms2", [2, 5, 16])]
     graph = helper.make_graph(
         nodes, "optimized",
         [helper.make_tensor_value_info("x", f32, [4, 17]),
@@ -1674,7 +1693,11 @@ def test_imported_optimizer_contrib_ops_match_onnxruntime(nunc, tmp_path):
     shows in its outputs; EmbedLayerNormalization with segments and a mask,
     and with position ids and neither, its mask index exactly; FusedConv
     with its sum input and Clip or LeakyRelu, FusedGemm with LeakyRelu or
-    Sigmoid). A rejected form gives a located error."""
+    Sigmoid; QuickGelu; the RMSNorms SimplifiedLayerNormalization, over the
+    last dim or two, and SkipSimplifiedLayerNormalization, with the bias and
+    all its outputs but the mean it has none of, and on rows of tiny values
+    where its default epsilon shows). A rejected form gives a located
+    error."""
     import onnxruntime as ort
     path = str(tmp_path / "opt.onnx")
     optimizer_contrib_model(path)
@@ -1720,6 +1743,11 @@ def test_imported_optimizer_contrib_ops_match_onnxruntime(nunc, tmp_path):
     r = nunc("compile", bad, "--target", "x86_64-avx512vnni", "-o", tmp_path / "bad", check=False)
     assert r.returncode == 1 and 'node "fmm" (com.microsoft.FusedMatMul, opset 1)' in r.stderr \
         and "FusedMatMul with transBatchA or transBatchB is not supported" in r.stderr, r.stderr
+    optimizer_contrib_model(bad, "rmsMean")
+    r = nunc("compile", bad, "--target", "x86_64-avx512vnni", "-o", tmp_path / "bad", check=False)
+    assert r.returncode == 1 and \
+        'node "srms" (com.microsoft.SkipSimplifiedLayerNormalization, opset 1)' in r.stderr \
+        and "output #1 (mean) has no value" in r.stderr, r.stderr
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
