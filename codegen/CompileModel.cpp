@@ -157,6 +157,14 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   return c;
 }
 
+/// " <activation>" (and " +post" for a post Mul/Add) for --explain, or "".
+std::string describeActivation(Operation *op) {
+  EpilogueActivation e = EpilogueActivation::of(op);
+  if (e.isIdentity())
+    return "";
+  return (e.kind == "none" ? "" : " " + e.kind) + (e.hasPostAffine() ? " +post" : "");
+}
+
 /// The epilogue activation of a fused op, as the x86 kernels take it.
 x86::Activation epilogueActivation(Operation *op) {
   EpilogueActivation e = EpilogueActivation::of(op);
@@ -1312,9 +1320,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.m, cfg.n,
                                      cfg.k, cfg.bias ? " +bias" : "",
                                      cfg.residual ? " +residual" : "",
-                                     lin.getActivation() == "none"
-                                         ? std::string()
-                                         : " " + lin.getActivation().str())
+                                     describeActivation(lin))
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -1401,9 +1407,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       isa == Isa::Avx512 ? "avx512" : "avx2", cfg.m, cfg.n, cfg.k,
                       g->pack.kernelH, g->pack.kernelW, cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
-                      g->activation.kind == x86::Activation::None
-                          ? std::string()
-                          : " " + EpilogueActivation::of(step.op).kind,
+                      describeActivation(step.op),
                       padOnly ? "panel-im2col" : "im2col", splitWhat)
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
@@ -1491,8 +1495,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += " +bias";
     if (cfg.residual)
       what += " +residual";
-    if (cfg.kind == x86::WindowConfig::Depthwise && cfg.activation.kind != x86::Activation::None)
-      what += " " + cast<FusedConvOp>(step.op).getActivation().str();
+    if (cfg.kind == x86::WindowConfig::Depthwise)
+      what += describeActivation(step.op);
     if (cfg.ranges)
       what += " +range";
     if (cfg.outputU8)
@@ -1687,8 +1691,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
                       qcfg.codes ? "static, u8 in" : qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
-                      qc.getActivation() == "none" ? std::string()
-                                                   : " " + qc.getActivation().str(),
+                      describeActivation(qc),
                       std::string(qc.getOutputQuantization() ? " +requantize" : "") +
                           (qc.getNormScale() ? " +normalize" : "") +
                           (qc.getNormQuantization() ? " +requantize" : "") +
@@ -1920,8 +1923,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           (cfg.u8Weights ? ", u8 weights" : ""),
                       cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
                       (ql.getActivationInputQuantization() ? " +requantize" : "") +
-                          (ql.getActivation() == "none" ? std::string()
-                                                        : " " + ql.getActivation().str()) +
+                          describeActivation(ql) +
                           (ql.hasGeluGrids() ? " on grids" : ""),
                       cfg.product.kind != x86::Activation::None ? " +rounded product" : "",
                       cfg.u8Output                 ? " -> u8"

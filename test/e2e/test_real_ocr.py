@@ -102,7 +102,7 @@ class OcrModel:
     calibration lines, and its compiled libraries (each compiled once)."""
 
     def __init__(self, nunc, work, name, n_eval, seed, flip_odd):
-        self.nunc, self.work = nunc, work
+        self.nunc, self.work, self.name = nunc, work, name
         self.shape = real_ocr.INPUT_SHAPE[name]
         self.path = real_ocr.model_path(name)
         width = self.shape[2]
@@ -199,9 +199,13 @@ def test_hard_swish_and_batch_norm_fused_into_convolutions(model):
             if op in UNFUSED or kernel.startswith(("elementwise.div", "elementwise.clip"))]
     assert not left, left
     clips = sum(n.op_type == "Clip" for n in onnx.load(model.path).graph.node)
-    epilogues = sum("conv" in op and kernel.endswith(" hard_swish")
+    epilogues = sum("conv" in op and kernel.endswith((" hard_swish", " hard_swish +post"))
                     for _, op, kernel in steps)
     assert clips > 0 and epilogues == clips, (epilogues, clips)
+    # PP-LCNetV3's learnable affine block after the hardswish (a scalar Mul
+    # and Add) is the epilogue's post Mul/Add; the classifier has none.
+    posts = sum(kernel.endswith(" +post") for _, _, kernel in steps)
+    assert (posts > 0) == (model.name == "rec"), posts
 
 
 def assert_convolutions_in_int8(model):
