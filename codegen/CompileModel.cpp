@@ -570,6 +570,8 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
            : llvm::isa<SubOp>(op) ? Config::Sub
            : llvm::isa<MulOp>(op) ? Config::Mul
                                   : Config::Div;
+    if (auto grid = op->getAttrOfType<TypeAttr>("output_quantization"))
+      c.after = roundToGrid(grid.getValue());
   } else if (llvm::isa<SqrtOp>(op)) {
     c.inputs = 1;
     c.op = Config::Sqrt;

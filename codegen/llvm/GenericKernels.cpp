@@ -437,10 +437,13 @@ FailureOr<Value> GenericEmitter::emit() {
 LogicalResult GenericEmitter::emitElementwise() {
   Type outElem = elementOf(op->getResult(0));
   bool outUnsigned = KernelBuilder::isUnsigned(outElem);
+  // Add/Sub/Mul/Div's output grid, last (f32 only: the verifier says so).
+  auto outputGrid = op->getAttrOfType<TypeAttr>("output_quantization");
+  auto rounded = [&](Value v) { return outputGrid ? roundToGrid(v, outputGrid.getValue()) : v; };
   auto binaryArith = [&](auto floatOp, auto intOp) {
     elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
       if (isa<FloatType>(s[0].getType()))
-        return decltype(floatOp)::create(b, loc, s[0], s[1]);
+        return rounded(decltype(floatOp)::create(b, loc, s[0], s[1]));
       return decltype(intOp)::create(b, loc, s[0], s[1]);
     });
   };
@@ -451,7 +454,7 @@ LogicalResult GenericEmitter::emitElementwise() {
       .Case([&](DivOp) {
         elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
           if (isa<FloatType>(s[0].getType()))
-            return arith::DivFOp::create(b, loc, s[0], s[1]);
+            return rounded(arith::DivFOp::create(b, loc, s[0], s[1]));
           // Integer division by zero gives 0 instead of a trap; x / -1 is
           // 0 - x so that INT_MIN / -1 wraps.
           Type t = s[0].getType();

@@ -199,10 +199,22 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](ClipOp o) {
         return one(clip(get(o.getInput()), opt(o.getMin()), opt(o.getMax())));
       })
-      .Case([&](AddOp o) { return one(binary(BinaryKind::Add, get(o.getLhs()), get(o.getRhs()))); })
-      .Case([&](SubOp o) { return one(binary(BinaryKind::Sub, get(o.getLhs()), get(o.getRhs()))); })
-      .Case([&](MulOp o) { return one(binary(BinaryKind::Mul, get(o.getLhs()), get(o.getRhs()))); })
-      .Case([&](DivOp o) { return one(binary(BinaryKind::Div, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](AddOp o) {
+        return roundedToGrid(binary(BinaryKind::Add, get(o.getLhs()), get(o.getRhs())),
+                             o.getOutputQuantization());
+      })
+      .Case([&](SubOp o) {
+        return roundedToGrid(binary(BinaryKind::Sub, get(o.getLhs()), get(o.getRhs())),
+                             o.getOutputQuantization());
+      })
+      .Case([&](MulOp o) {
+        return roundedToGrid(binary(BinaryKind::Mul, get(o.getLhs()), get(o.getRhs())),
+                             o.getOutputQuantization());
+      })
+      .Case([&](DivOp o) {
+        return roundedToGrid(binary(BinaryKind::Div, get(o.getLhs()), get(o.getRhs())),
+                             o.getOutputQuantization());
+      })
       .Case([&](PowOp o) { return one(binary(BinaryKind::Pow, get(o.getLhs()), get(o.getRhs()))); })
       .Case([&](EqualOp o) { return one(binary(BinaryKind::Equal, get(o.getLhs()), get(o.getRhs()))); })
       .Case([&](WhereOp o) {

@@ -72,6 +72,8 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   // Such a GELU (or any activation) after a quantized GEMM's output grid
   // runs in that GEMM's epilogue.
   pm.nest<func::FuncOp>().addPass(createFuseLinear(linear));
+  // Last: the grids left after elementwise ops round in their kernels.
+  pm.nest<func::FuncOp>().addPass(createFuseElementwiseQuantization());
 }
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,

@@ -1296,10 +1296,10 @@ def assert_tracks_onnxruntime(qdq_model, name, tmp_path):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
-@pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,fake_quantize",
-                         [("resnet", 16, 0, 6, 5), ("mobilenet", 17, 8, 4, 1)])
+@pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,fake_quantize,rounded_adds",
+                         [("resnet", 16, 0, 6, 4, 1), ("mobilenet", 17, 8, 4, 1, 0)])
 def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, conv_pairs,
-                          fake_quantize, weight):
+                          fake_quantize, rounded_adds, weight):
     """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
     with static activations. These exports keep BatchNormalization after the
@@ -1346,6 +1346,10 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
         k.startswith("elementwise.batch_norm.avx512[") and
         k.endswith("+rounded input +requantize") for k in norms), norms
     assert sum(k["op"] == "nunc.fake_quantize" for k in kernels) == fake_quantize, kernels
+    # A residual Add whose only use is its Q/DQ pair rounds in its own pass
+    # (nunc-fuse-elementwise-quantization).
+    adds = [k["kernel"] for k in kernels if k["op"] == "nunc.add"]
+    assert sum(k.endswith(" +requantize") for k in adds) == rounded_adds, adds
     linear = [k["kernel"] for k in kernels if k["op"].endswith("linear")]
     assert len(linear) == 1 and linear[0].startswith("gemm.int8.avx512vnni[1x1000x") and \
         linear[0].endswith("+bias +requantize"), linear

@@ -56,6 +56,8 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor) {
+  if (getOutputQuantization())
+    return {};
   for (auto [x, one] : {std::pair(getLhs(), getRhs()), std::pair(getRhs(), getLhs())}) {
     ElementsAttr attr;
     if (x.getType() != getType() || !cast<ShapedType>(x.getType()).getElementType().isF32() ||
@@ -94,7 +96,7 @@ struct SquareAsMultiplication : OpRewritePattern<PowOp> {
       two = exponent.getSplatValue<APInt>().getSExtValue() == 2;
     if (!two)
       return failure();
-    rewriter.replaceOpWithNewOp<MulOp>(op, type, op.getLhs(), op.getLhs());
+    rewriter.replaceOpWithNewOp<MulOp>(op, type, op.getLhs(), op.getLhs(), TypeAttr());
     return success();
   }
 };

@@ -293,9 +293,21 @@ LogicalResult ClipOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+/// An Add/Sub/Mul/Div's output grid: per tensor, on an f32 result.
+static LogicalResult checkOutputGrid(Operation *op, std::optional<Type> grid) {
+  if (!grid)
+    return success();
+  if (!elementOf(op->getOperand(0)).isF32() || !isTensorGrid(*grid))
+    return op->emitError() << "output_quantization must be a per-tensor grid over f32 on an "
+                              "f32 result, got "
+                           << *grid;
+  return success();
+}
+
 #define NUNC_BROADCAST_SAME_ELEMENT(OP)                                        \
   LogicalResult OP::inferResultTypes(SmallVectorImpl<Type> &types) {           \
-    if (failed(requireSameElement(*this, getOperands())))                      \
+    if (failed(requireSameElement(*this, getOperands())) ||                    \
+        failed(checkOutputGrid(*this, getOutputQuantization())))               \
       return failure();                                                        \
     return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);   \
   }

@@ -85,6 +85,21 @@ def FuseActivations : Pass<"nunc-fuse-activations", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def FuseElementwiseQuantization
+    : Pass<"nunc-fuse-elementwise-quantization", "func::FuncOp"> {
+  let summary = "Folds a fake_quantize into the Add/Sub/Mul/Div it rounds";
+  let description = [{
+    fake_quantize(a op b) where the fake_quantize is the op's only use
+    becomes the op with that grid as its `output_quantization`: the x86
+    elementwise kernel rounds in the same pass. A QDQ model keeps a
+    Quantize/DequantizeLinear pair after every such op (the scale and
+    shift around a QDQ MobileNetV3's or PP-LCNet's activations, residual
+    Adds). The pipeline runs it last, so that the fusions before it never
+    see an Add or Mul that rounds its result.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FuseLayerNorm : Pass<"nunc-fuse-layer-norm", "func::FuncOp"> {
   let summary = "Rewrites decomposed LayerNorm subgraphs into nunc.layer_norm";
   let description = [{

@@ -165,17 +165,29 @@ class Nunc_BinaryOp<string mnemonic, list<Trait> traits = [],
   }];
 }
 
-def Nunc_AddOp : Nunc_BinaryOp<"add"> { let summary = "Broadcasting lhs + rhs"; }
-def Nunc_SubOp : Nunc_BinaryOp<"sub"> { let summary = "Broadcasting lhs - rhs"; }
-def Nunc_MulOp : Nunc_BinaryOp<"mul"> {
+// Add, Sub, Mul, Div: an f32 result may be rounded to a per-tensor
+// `output_quantization` grid last (a QDQ model's Quantize/DequantizeLinear
+// pair after the op: nunc-fuse-elementwise-quantization), in the same pass.
+class Nunc_ArithOp<string mnemonic> : Nunc_Op<mnemonic> {
+  let arguments = (ins Nunc_NumericTensor:$lhs, Nunc_NumericTensor:$rhs,
+                       OptionalAttr<TypeAttr>:$output_quantization);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Nunc_AddOp : Nunc_ArithOp<"add"> { let summary = "Broadcasting lhs + rhs"; }
+def Nunc_SubOp : Nunc_ArithOp<"sub"> { let summary = "Broadcasting lhs - rhs"; }
+def Nunc_MulOp : Nunc_ArithOp<"mul"> {
   let summary = "Broadcasting lhs * rhs";
   let description = [{
-    Folds x * 1 (f32, either order, the 1 not widening x): exact for every
-    x (exporters write paddle's Swish beta of 1 so).
+    Folds x * 1 (f32, either order, the 1 not widening x, no output grid):
+    exact for every x (exporters write paddle's Swish beta of 1 so).
   }];
   let hasFolder = 1;
 }
-def Nunc_DivOp : Nunc_BinaryOp<"div"> {
+def Nunc_DivOp : Nunc_ArithOp<"div"> {
   let summary = "Broadcasting lhs / rhs (integer division truncates)";
 }
 def Nunc_PowOp : Nunc_BinaryOp<"pow"> {
