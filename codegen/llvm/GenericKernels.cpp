@@ -412,8 +412,8 @@ FailureOr<Value> GenericEmitter::emit() {
   Value status = k.i32(0);
   LogicalResult r = success();
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp,
-          ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp,
-          ExpandOp, BatchNormOp>(op))
+          ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
+          CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
   else if (isa<TransposeOp, SliceOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
                UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
@@ -1650,7 +1650,8 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
   if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp,
-           HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp, BatchNormOp, FakeQuantizeOp,
+           HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp,
+           BatchNormOp, FakeQuantizeOp,
            DynamicFakeQuantizeOp>(op) ||
       op->getNumResults() != 1)
     return false;

@@ -350,7 +350,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
       return n.error() << "SkipSimplifiedLayerNormalization's output #1 (mean) has no value "
                           "in an RMS normalization; nunc does not produce it";
     FailureOr<Value> biased = add(FailureOr<Value>(in(0)), in(3));
-    FailureOr<Value> sum = failed(biased) ? biased : firstResult(create<AddOp>(n, {*biased, in(1)}));
+    FailureOr<Value> sum =
+        failed(biased) ? biased : firstResult(create<AddOp>(n, {*biased, in(1)}));
     if (failed(sum))
       return failure();
     FailureOr<std::pair<Value, Value>> y = rmsNorm(n, *sum, in(2), -1, *eps);

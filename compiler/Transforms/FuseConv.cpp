@@ -282,8 +282,8 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
     auto conv = singleUseDef<QuantizedConvOp>(bn.getInput());
     if (!conv || bn.getType() != conv.getType() || conv.getResidual() ||
-        !EpilogueActivation::of(conv).isIdentity() || conv.getOutputQuantization() || conv.getNormScale() ||
-        bn.getInputQuantization() || bn.getOutputQuantization())
+        !EpilogueActivation::of(conv).isIdentity() || conv.getOutputQuantization() ||
+        conv.getNormScale() || bn.getInputQuantization() || bn.getOutputQuantization())
       return failure();
     auto scast = conv.getWeight().getDefiningOp<quant::StorageCastOp>();
     std::optional<SmallVector<float>> b;

@@ -182,7 +182,8 @@ std::string BatchAnalysis::check(Operation *op) {
   };
   return llvm::TypeSwitch<Operation *, std::string>(op)
       // Elementwise, numpy broadcasting.
-      .Case<SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, IdentityOp, GeluOp, CastOp, ClipOp, AddOp,
+      .Case<SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
+            SigmoidOp, IdentityOp, GeluOp, CastOp, ClipOp, AddOp,
             SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp>(
           [&](Operation *o) { return elementwise(o); })
       .Case<FakeQuantizeOp, QuantizeOp>([&](Operation *o) {
