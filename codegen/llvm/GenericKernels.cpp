@@ -568,9 +568,10 @@ LogicalResult GenericEmitter::emitElementwise() {
         });
         return success();
       })
-      .Case([&](HardSigmoidOp h) {
+      .Case<HardSigmoidOp, HardSwishOp>([&](auto h) {
+        StringRef kind = isa<HardSigmoidOp>(op) ? "hard_sigmoid" : "hard_swish";
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) {
-          return k.activation(s[0], "hard_sigmoid", 0, 0, h.getAlpha().convertToFloat(),
+          return k.activation(s[0], kind, 0, 0, h.getAlpha().convertToFloat(),
                               h.getBeta().convertToFloat());
         });
         return success();
@@ -578,13 +579,6 @@ LogicalResult GenericEmitter::emitElementwise() {
       .Case([&](SiluOp) {
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) {
           return k.activation(s[0], "silu", 0, 0);
-        });
-        return success();
-      })
-      .Case([&](HardSwishOp h) {
-        elementwise({bcast(0)}, [&](ArrayRef<Value> s) {
-          return k.activation(s[0], "hard_swish", 0, 0, h.getAlpha().convertToFloat(),
-                              h.getBeta().convertToFloat());
         });
         return success();
       })

@@ -199,20 +199,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](ClipOp o) {
         return one(clip(get(o.getInput()), opt(o.getMin()), opt(o.getMax())));
       })
-      .Case([&](AddOp o) {
-        return roundedToGrid(binary(BinaryKind::Add, get(o.getLhs()), get(o.getRhs())),
-                             o.getOutputQuantization());
-      })
-      .Case([&](SubOp o) {
-        return roundedToGrid(binary(BinaryKind::Sub, get(o.getLhs()), get(o.getRhs())),
-                             o.getOutputQuantization());
-      })
-      .Case([&](MulOp o) {
-        return roundedToGrid(binary(BinaryKind::Mul, get(o.getLhs()), get(o.getRhs())),
-                             o.getOutputQuantization());
-      })
-      .Case([&](DivOp o) {
-        return roundedToGrid(binary(BinaryKind::Div, get(o.getLhs()), get(o.getRhs())),
+      .Case<AddOp, SubOp, MulOp, DivOp>([&](auto o) {
+        using Op = decltype(o);
+        BinaryKind kind = std::is_same_v<Op, AddOp>   ? BinaryKind::Add
+                          : std::is_same_v<Op, SubOp> ? BinaryKind::Sub
+                          : std::is_same_v<Op, MulOp> ? BinaryKind::Mul
+                                                      : BinaryKind::Div;
+        return roundedToGrid(binary(kind, get(o.getLhs()), get(o.getRhs())),
                              o.getOutputQuantization());
       })
       .Case([&](PowOp o) { return one(binary(BinaryKind::Pow, get(o.getLhs()), get(o.getRhs()))); })

@@ -16,6 +16,24 @@ using namespace mlir::nunc;
 
 namespace {
 
+/// Replaces `replaced` (an op after conv) by conv with the bias `bias` and
+/// the weight `weight` (none: conv's own).
+void replaceByFoldedConv(PatternRewriter &rewriter, ConvOp conv, Operation *replaced,
+                         std::optional<ArrayRef<float>> weight, ArrayRef<float> bias) {
+  rewriter.setInsertionPoint(replaced);
+  Location loc = fusedLoc({conv, replaced});
+  auto wType = cast<RankedTensorType>(conv.getWeight().getType());
+  Value w = weight ? createF32Constant(rewriter, loc, wType.getShape(), *weight, "conv_weight")
+                   : conv.getWeight();
+  Value b = createF32Constant(rewriter, loc, {static_cast<int64_t>(bias.size())}, bias,
+                              "conv_bias");
+  auto folded = ConvOp::create(rewriter, loc, conv.getType(), conv.getInput(), w, b,
+                               conv.getAutoPadAttr(), conv.getDilationsAttr(),
+                               conv.getGroupAttr(), conv.getKernelShapeAttr(),
+                               conv.getPadsAttr(), conv.getStridesAttr());
+  rewriter.replaceOp(replaced, folded->getResults());
+}
+
 /// BN(conv(x, W, b)) = conv(x, W * s, (b - mean) * s + beta) with
 /// s = gamma / sqrt(var + eps), per output channel. Folded in double.
 struct BatchNormIntoConv : OpRewritePattern<BatchNormOp> {
@@ -48,15 +66,7 @@ struct BatchNormIntoConv : OpRewritePattern<BatchNormOp> {
         newW[c * perChannel + i] = static_cast<float>((*w)[c * perChannel + i] * s);
       newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - p->mean[c]) * s + p->beta[c]);
     }
-    rewriter.setInsertionPoint(bn);
-    Location loc = fusedLoc({conv, bn});
-    Value weight = createF32Constant(rewriter, loc, wType.getShape(), newW, "conv_weight");
-    Value bias = createF32Constant(rewriter, loc, {m}, newB, "conv_bias");
-    auto folded = ConvOp::create(rewriter, loc, conv.getType(), conv.getInput(), weight, bias,
-                                 conv.getAutoPadAttr(), conv.getDilationsAttr(),
-                                 conv.getGroupAttr(), conv.getKernelShapeAttr(),
-                                 conv.getPadsAttr(), conv.getStridesAttr());
-    rewriter.replaceOp(bn, folded->getResults());
+    replaceByFoldedConv(rewriter, conv, bn, ArrayRef<float>(newW), newB);
     return success();
   }
 };
@@ -114,17 +124,10 @@ template <typename BinOp> struct ConstantIntoConv : OpRewritePattern<BinOp> {
           b[ch] += (*c)[ch];
         }
       }
-      rewriter.setInsertionPoint(op);
-      Location loc = fusedLoc({conv, op});
-      Value weight = std::is_same_v<BinOp, MulOp>
-                         ? createF32Constant(rewriter, loc, wType.getShape(), *w, "conv_weight")
-                         : conv.getWeight();
-      Value bias = createF32Constant(rewriter, loc, {m}, b, "conv_bias");
-      auto folded = ConvOp::create(rewriter, loc, conv.getType(), conv.getInput(), weight, bias,
-                                   conv.getAutoPadAttr(), conv.getDilationsAttr(),
-                                   conv.getGroupAttr(), conv.getKernelShapeAttr(),
-                                   conv.getPadsAttr(), conv.getStridesAttr());
-      rewriter.replaceOp(op, folded->getResults());
+      replaceByFoldedConv(rewriter, conv, op,
+                          std::is_same_v<BinOp, MulOp> ? std::optional<ArrayRef<float>>(*w)
+                                                       : std::nullopt,
+                          b);
       return success();
     }
     return failure();

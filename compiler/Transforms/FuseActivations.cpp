@@ -46,6 +46,11 @@ std::optional<std::tuple<Value, float, float>> matchShiftedRelu6(Value v) {
   return std::tuple(x, c, *hi);
 }
 
+/// Whether the root (a Div by f, or a Mul by f) divides by d.
+template <typename RootOp> bool dividesBy(float f, float d) {
+  return std::is_same_v<RootOp, DivOp> ? f == d : std::fabs(f * d - 1.f) <= 1e-6f;
+}
+
 /// (value, constant) operand pairs to try: a Div's dividend and divisor, a
 /// Mul's operands in either order.
 template <typename RootOp> SmallVector<std::pair<Value, Value>, 2> operandOrders(RootOp root) {
@@ -98,41 +103,27 @@ template <typename RootOp> struct ScaledRelu6ToHardSigmoid : OpRewritePattern<Ro
       if (!f || !m)
         continue;
       auto [x, c, d] = *m;
-      bool scaled = std::is_same_v<RootOp, DivOp> ? *f == d : std::fabs(*f * d - 1.f) <= 1e-6f;
-      if (scaled)
+      if (dividesBy<RootOp>(*f, d))
         return replaceWith<HardSigmoidOp>(rewriter, root, x, 1.f / d, c / d);
     }
     return failure();
   }
 };
 
-/// x * hard_sigmoid(x) at the Mul.
-struct HardSwishPattern : OpRewritePattern<MulOp> {
+/// x * hard_sigmoid(x) (hard swish) and x * sigmoid(x) (SiLU) at the Mul:
+/// x read by both, the gate by the Mul only.
+struct SelfGatedPattern : OpRewritePattern<MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
     if (!getElementTypeOrSelf(mul.getType()).isF32())
       return failure();
-    for (auto [x, h] : {std::pair(mul.getLhs(), mul.getRhs()),
-                        std::pair(mul.getRhs(), mul.getLhs())}) {
-      auto hs = singleUseDef<HardSigmoidOp>(h);
-      if (hs && hs.getInput() == x)
+    for (auto [x, gate] : {std::pair(mul.getLhs(), mul.getRhs()),
+                           std::pair(mul.getRhs(), mul.getLhs())}) {
+      if (auto hs = singleUseDef<HardSigmoidOp>(gate); hs && hs.getInput() == x)
         return replaceWith<HardSwishOp>(rewriter, mul, x, hs.getAlpha().convertToFloat(),
                                         hs.getBeta().convertToFloat());
-    }
-    return failure();
-  }
-};
-
-/// x * sigmoid(x) at the Mul (x read by both, the sigmoid by the Mul only).
-struct SiluPattern : OpRewritePattern<MulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(mul.getType()).isF32())
-      return failure();
-    for (auto [x, s] : {std::pair(mul.getLhs(), mul.getRhs()),
-                        std::pair(mul.getRhs(), mul.getLhs())}) {
-      auto sigmoid = singleUseDef<SigmoidOp>(s);
-      if (sigmoid && sigmoid.getInput() == x && x.getType() == mul.getType()) {
+      if (auto s = singleUseDef<SigmoidOp>(gate);
+          s && s.getInput() == x && x.getType() == mul.getType()) {
         rewriter.replaceOpWithNewOp<SiluOp>(mul, mul.getType(), x);
         return success();
       }
@@ -158,9 +149,7 @@ template <typename RootOp> struct DividedProductToHardSwish : OpRewritePattern<R
         if (!m || std::get<0>(*m) != x)
           continue;
         auto [_, c, d] = *m;
-        bool scaled =
-            std::is_same_v<RootOp, DivOp> ? *f == d : std::fabs(*f * d - 1.f) <= 1e-6f;
-        if (scaled)
+        if (dividesBy<RootOp>(*f, d))
           return replaceWith<HardSwishOp>(rewriter, root, x, 1.f / d, c / d);
       }
     }
@@ -173,9 +162,8 @@ struct FuseActivationsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<UnitClampToHardSigmoid, ScaledRelu6ToHardSigmoid<DivOp>,
-                 ScaledRelu6ToHardSigmoid<MulOp>, HardSwishPattern,
-                 DividedProductToHardSwish<DivOp>, DividedProductToHardSwish<MulOp>,
-                 SiluPattern>(
+                 ScaledRelu6ToHardSigmoid<MulOp>, SelfGatedPattern,
+                 DividedProductToHardSwish<DivOp>, DividedProductToHardSwish<MulOp>>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -413,12 +413,9 @@ template <typename BinOp> struct PostAffineIntoConv : OpRewritePattern<BinOp> {
     for (auto [a, b] : {std::pair(op.getLhs(), op.getRhs()), std::pair(op.getRhs(), op.getLhs())}) {
       std::optional<ConvParts> p = convParts(a);
       std::optional<float> c = getUniformF32(b);
-      if (!p || !c || p->act.kind == "none" || a.getType() != op.getType())
+      if (!p || !c || a.getType() != op.getType() ||
+          !p->act.takePost(std::is_same_v<BinOp, MulOp>, *c))
         continue;
-      // Each of the two roundings once, in the model's order.
-      if (std::is_same_v<BinOp, MulOp> ? p->act.hasPostAffine() : p->act.postAdd != 0.f)
-        continue;
-      (std::is_same_v<BinOp, MulOp> ? p->act.postMul : p->act.postAdd) = *c;
       rewriter.setInsertionPoint(op);
       FailureOr<Operation *> fused = buildFusedConv(rewriter, fusedLoc({p->op, op}), *p);
       if (failed(fused))

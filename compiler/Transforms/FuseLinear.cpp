@@ -650,10 +650,8 @@ template <typename BinOp, typename LinearTy> struct PostAffineIntoLinear : OpRew
       if (!lin || !c || roundsOutput(lin) || a.getType() != op.getType())
         continue;
       LinearParts p = partsOf(lin);
-      if (p.act.kind == "none" ||
-          (std::is_same_v<BinOp, MulOp> ? p.act.hasPostAffine() : p.act.postAdd != 0.f))
+      if (!p.act.takePost(std::is_same_v<BinOp, MulOp>, *c))
         continue;
-      (std::is_same_v<BinOp, MulOp> ? p.act.postMul : p.act.postAdd) = *c;
       rewriter.setInsertionPoint(op);
       return replaceByLinear(rewriter, op, fusedLoc({lin, op}), p);
     }

@@ -76,6 +76,16 @@ struct EpilogueActivation {
   /// Sets all of them on `op`.
   void setOn(Operation *op) const;
   bool hasPostAffine() const { return postMul != 1.f || postAdd != 0.f; }
+  /// Takes a scalar Mul (`mul`) or Add by c after the activation as the post
+  /// affine where it stays one rounding in the model's order (a Mul before
+  /// any post, an Add once) and there is an activation (before one, a Mul or
+  /// Add folds into the weights or bias instead); false, unchanged, else.
+  bool takePost(bool mul, float c) {
+    if (kind == "none" || (mul ? hasPostAffine() : postAdd != 0.f))
+      return false;
+    (mul ? postMul : postAdd) = c;
+    return true;
+  }
   bool isIdentity() const { return kind == "none" && !hasPostAffine(); }
 };
 
