@@ -392,6 +392,10 @@ private:
   LogicalResult emitContraction();
   LogicalResult emitWindowed();
   LogicalResult emitQuantized();
+  /// Resize (per-dim tap tables as constant globals) and Col2Im.
+  LogicalResult emitResampling();
+  /// A constant global of `values` in the kernel module, read here.
+  Value constantTable(ArrayRef<int64_t> shape, Type element, ArrayRef<Attribute> values);
 
   /// x rounded half to even and saturated to the integer type outEl.
   Value roundToInteger(Value x, Type outEl) {
@@ -424,6 +428,8 @@ FailureOr<Value> GenericEmitter::emit() {
     r = emitContraction();
   else if (isa<ConvOp, FusedConvOp, ConvIntegerOp, QLinearConvOp, MaxPoolOp, AveragePoolOp>(op))
     r = emitWindowed();
+  else if (isa<ResizeOp, Col2ImOp>(op))
+    r = emitResampling();
   else if (isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp, DynamicQuantizeLinearOp,
                DynamicFakeQuantizeOp, MatMulIntegerOp, QLinearMatMulOp>(op))
     r = emitQuantized();
@@ -1456,6 +1462,182 @@ LogicalResult GenericEmitter::emitWindowed() {
       result = arith::DivFOp::create(b, loc, result, n);
     }
     k.write(result, resultMem(), ivs, el);
+  });
+  return success();
+}
+
+Value GenericEmitter::constantTable(ArrayRef<int64_t> shape, Type element,
+                                    ArrayRef<Attribute> values) {
+  auto fn = b.getInsertionBlock()->getParent()->getParentOfType<func::FuncOp>();
+  auto module = fn->getParentOfType<ModuleOp>();
+  std::string name;
+  for (int i = 0;; ++i) {
+    name = (fn.getSymName() + "_table" + Twine(i)).str();
+    if (!module.lookupSymbol(name))
+      break;
+  }
+  auto type = MemRefType::get(shape, element);
+  auto init = DenseElementsAttr::get(RankedTensorType::get(shape, element), values);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(fn);
+    memref::GlobalOp::create(b, loc, name, b.getStringAttr("private"), type, init,
+                             /*constant=*/true, /*alignment=*/IntegerAttr());
+  }
+  return memref::GetGlobalOp::create(b, loc, type, name);
+}
+
+LogicalResult GenericEmitter::emitResampling() {
+  Value in = operandMem(0), out = resultMem();
+  Type element = elementOf(op->getResult(0));
+  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0)), outShape = shapeOf(op->getResult(0));
+  Type ct = KernelBuilder::computeType(element);
+  auto lt = [&](Value a, int64_t c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, k.index(c));
+  };
+  auto ge = [&](Value a, int64_t c) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, a, k.index(c));
+  };
+
+  if (auto c = dyn_cast<Col2ImOp>(op)) {
+    // Gathers each image element's sum: block l's tap `offset` lands on
+    // position l * stride - pad + offset * dilation.
+    std::optional<SmallVector<int64_t>> image = getConstantInts(c.getImageShape()),
+                                        block = getConstantInts(c.getBlockShape());
+    if (!image || !block)
+      return unsupported("Col2Im whose image_shape or block_shape is not a constant");
+    ArrayRef<int64_t> strides = c.getStrides(), dilations = c.getDilations(),
+                      pads = c.getPads();
+    int64_t nd = block->size();
+    auto blocks = shape::col2imBlocks(*image, *block, strides, dilations, pads);
+    if (!blocks) {
+      llvm::consumeError(blocks.takeError());
+      return unsupported("bad Col2Im parameters");
+    }
+    k.forEach(outShape, [&](ValueRange ivs) {
+      Value sum = k.reduce(*block, k.floatConst(0, ct), [&](ValueRange taps, Value acc) {
+        Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+        Value row = ivs[1], l = k.index(0);
+        for (int64_t d = 0; d < nd; ++d) {
+          row = arith::AddIOp::create(b, loc,
+                                      arith::MulIOp::create(b, loc, row, k.index((*block)[d])),
+                                      taps[d]);
+          // q = pos + pad - tap * dilation must be a block start.
+          Value q = arith::SubIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, ivs[2 + d], k.index(pads[d])),
+              arith::MulIOp::create(b, loc, taps[d], k.index(dilations[d])));
+          Value qc = arith::MaxSIOp::create(b, loc, q, k.index(0));
+          Value bi = arith::DivUIOp::create(b, loc, qc, k.index(strides[d]));
+          Value aligned = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(b, loc, qc, k.index(strides[d])), k.index(0));
+          ok = arith::AndIOp::create(
+              b, loc, ok,
+              arith::AndIOp::create(b, loc, arith::AndIOp::create(b, loc, ge(q, 0), aligned),
+                                    lt(bi, (*blocks)[d])));
+          bi = arith::MinUIOp::create(b, loc, bi, k.index((*blocks)[d] - 1));
+          l = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, l, k.index((*blocks)[d])),
+                                    bi);
+        }
+        Value v = k.read(in, ValueRange{ivs[0], row, l}, element);
+        return arith::AddFOp::create(
+            b, loc, acc, arith::SelectOp::create(b, loc, ok, v, k.floatConst(0, ct)));
+      });
+      k.write(sum, out, ivs, element);
+    });
+    return success();
+  }
+
+  auto resize = cast<ResizeOp>(op);
+  std::optional<SmallVector<double>> roi, scales;
+  std::optional<SmallVector<int64_t>> sizes;
+  if (!resize.getConstantInputs(roi, scales, sizes))
+    return unsupported("Resize whose roi, scales or sizes are not constants");
+  auto view = [](auto &v) {
+    using T = std::decay_t<decltype((*v)[0])>;
+    return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
+  };
+  shape::ResizeParams params = resize.getResizeParams();
+  auto plan = shape::resize(inShape, params, view(roi), view(scales), view(sizes));
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return unsupported("bad Resize parameters");
+  }
+  int64_t rank = inShape.size();
+  bool nearest = params.mode == "nearest";
+  // Per resized dim: its taps' input positions and weights, and where the
+  // output is the extrapolation value.
+  struct Table {
+    int64_t dim, taps;
+    Value index, weight, extrapolated;
+  };
+  SmallVector<Table> tables;
+  Type i32 = b.getI32Type(), f32 = b.getF32Type(), i8 = b.getI8Type();
+  for (int64_t d = 0; d < rank; ++d) {
+    shape::ResizeAxis a = shape::resizeAxis(params, inShape[d], outShape[d], plan->scales[d],
+                                            plan->roiStart[d], plan->roiEnd[d]);
+    if (a.identity)
+      continue;
+    Table t{d, a.taps, {}, {}, {}};
+    SmallVector<Attribute> idx, w, ex;
+    for (int64_t v : a.index)
+      idx.push_back(b.getI32IntegerAttr(static_cast<int32_t>(v)));
+    t.index = constantTable({outShape[d], a.taps}, i32, idx);
+    if (!nearest) {
+      for (double v : a.weight)
+        w.push_back(b.getF32FloatAttr(static_cast<float>(v)));
+      t.weight = constantTable({outShape[d], a.taps}, f32, w);
+    }
+    if (llvm::is_contained(a.extrapolated, 1)) {
+      for (uint8_t v : a.extrapolated)
+        ex.push_back(b.getI8IntegerAttr(v));
+      t.extrapolated = constantTable({outShape[d]}, i8, ex);
+    }
+    tables.push_back(t);
+  }
+  float extrapolation = resize.getExtrapolationValue().convertToFloat();
+  k.forEach(outShape, [&](ValueRange ivs) {
+    auto source = [&](ValueRange taps) {
+      SmallVector<Value> idx(ivs.begin(), ivs.end());
+      for (auto [j, t] : llvm::enumerate(tables))
+        idx[t.dim] = k.toIndex(memref::LoadOp::create(
+            b, loc, t.index, ValueRange{ivs[t.dim], taps.empty() ? k.index(0) : taps[j]}));
+      return idx;
+    };
+    Value v;
+    if (nearest) {
+      v = k.read(in, source({}), element);
+    } else {
+      SmallVector<int64_t> tapDims;
+      for (const Table &t : tables)
+        tapDims.push_back(t.taps);
+      v = k.reduce(tapDims, k.floatConst(0, ct), [&](ValueRange taps, Value acc) {
+        Value w = k.floatConst(1, f32);
+        for (auto [j, t] : llvm::enumerate(tables))
+          w = arith::MulFOp::create(
+              b, loc, w, memref::LoadOp::create(b, loc, t.weight, ValueRange{ivs[t.dim], taps[j]}));
+        if (ct != f32)
+          w = arith::ExtFOp::create(b, loc, ct, w);
+        return arith::AddFOp::create(
+            b, loc, acc, arith::MulFOp::create(b, loc, w, k.read(in, source(taps), element)));
+      });
+    }
+    Value outside;
+    for (const Table &t : tables) {
+      if (!t.extrapolated)
+        continue;
+      Value flag = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          memref::LoadOp::create(b, loc, t.extrapolated, ValueRange{ivs[t.dim]}),
+          k.intConst(0, i8));
+      outside = outside ? Value(arith::OrIOp::create(b, loc, outside, flag)) : flag;
+    }
+    if (outside) {
+      Value e = isa<FloatType>(ct) ? k.floatConst(extrapolation, ct)
+                                   : k.intConst(static_cast<int64_t>(extrapolation), ct);
+      v = arith::SelectOp::create(b, loc, outside, e, v);
+    }
+    k.write(v, out, ivs, element);
   });
   return success();
 }

@@ -24,7 +24,8 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
     "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
     "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
-    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish", "Range",
+    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish", "Range", "ConvTranspose",
+    "Col2Im", "Resize", "Upsample",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

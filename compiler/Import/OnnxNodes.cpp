@@ -591,6 +591,124 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<MaxPoolOp>(n, n.inputs, *attrs));
   }
 
+  if (op == "ConvTranspose") {
+    if (failed(arity(2, 3)))
+      return failure();
+    FailureOr<SmallVector<NamedAttribute>> attrs = windowAttributes(n, in(1));
+    FailureOr<int64_t> group = n.getInt("group", 1);
+    FailureOr<std::optional<SmallVector<int64_t>>> outPadding = n.getInts("output_padding"),
+                                                    outShape = n.getInts("output_shape");
+    if (failed(attrs) || failed(group) || failed(outPadding) || failed(outShape))
+      return failure();
+    size_t nd = 0;
+    for (NamedAttribute a : *attrs)
+      if (a.getName() == "kernel_shape")
+        nd = cast<DenseI64ArrayAttr>(a.getValue()).size();
+    attrs->push_back(attr("group", builder.getI64IntegerAttr(*group)));
+    attrs->push_back(attr("output_padding", builder.getDenseI64ArrayAttr(
+                                                *outPadding ? **outPadding
+                                                            : SmallVector<int64_t>(nd, 0))));
+    attrs->push_back(attr("output_shape", builder.getDenseI64ArrayAttr(
+                                              *outShape ? **outShape : SmallVector<int64_t>())));
+    return take(create<ConvTransposeOp>(n, present(n.inputs), *attrs));
+  }
+
+  if (op == "Col2Im") {
+    if (failed(arity(3, 3)))
+      return failure();
+    auto rank = [](Value v) -> int64_t {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getRank() == 1 && !t.isDynamicDim(0) ? t.getDimSize(0) : -1;
+    };
+    size_t nd = std::max(rank(in(1)), rank(in(2)));
+    if (rank(in(1)) < 0 && rank(in(2)) < 0)
+      return n.error() << "Col2Im needs image_shape or block_shape of known length";
+    FailureOr<std::optional<SmallVector<int64_t>>> strides = n.getInts("strides"),
+                                                    dilations = n.getInts("dilations"),
+                                                    pads = n.getInts("pads");
+    if (failed(strides) || failed(dilations) || failed(pads))
+      return failure();
+    auto orDefault = [&](const std::optional<SmallVector<int64_t>> &v, size_t count,
+                         int64_t dflt) { return v ? *v : SmallVector<int64_t>(count, dflt); };
+    return take(create<Col2ImOp>(
+        n, n.inputs,
+        {attr("strides", builder.getDenseI64ArrayAttr(orDefault(*strides, nd, 1))),
+         attr("dilations", builder.getDenseI64ArrayAttr(orDefault(*dilations, nd, 1))),
+         attr("pads", builder.getDenseI64ArrayAttr(orDefault(*pads, 2 * nd, 0)))}));
+  }
+
+  if (op == "Resize" || op == "Upsample") {
+    // Resize-10 and Upsample: (X, scales), asymmetric coordinates, and
+    // onnxruntime's nearest rounding for them (floor up, ceil down).
+    bool legacy = op == "Upsample" || n.opset < 11;
+    bool scalesAttr = op == "Upsample" && n.opset < 9;
+    if (failed(legacy ? arity(scalesAttr ? 1 : 2, scalesAttr ? 1 : 2) : arity(1, 4)))
+      return failure();
+    FailureOr<std::string> mode = n.getString("mode", "nearest");
+    if (failed(mode))
+      return failure();
+    Value roi, scales, sizes;
+    SmallVector<NamedAttribute> attrs{attr("mode", builder.getStringAttr(*mode))};
+    if (legacy) {
+      if (*mode != "nearest" && *mode != "linear")
+        return n.error() << op << " mode must be 'nearest' or 'linear' at opset " << n.opset
+                         << ", got '" << *mode << "'";
+      attrs.push_back(attr("coordinate_transformation_mode", builder.getStringAttr("asymmetric")));
+      attrs.push_back(attr("nearest_mode", builder.getStringAttr("simple")));
+      if (scalesAttr) {
+        FailureOr<SmallVector<float>> values = n.getFloats("scales");
+        if (failed(values))
+          return failure();
+        if (values->empty())
+          return n.error() << "Upsample needs the 'scales' attribute at opset " << n.opset;
+        auto type = RankedTensorType::get({(int64_t)values->size()}, builder.getF32Type());
+        scales = ConstantOp::create(builder, loc, type,
+                                    DenseElementsAttr::get(type, ArrayRef<float>(*values)));
+      } else {
+        scales = in(1);
+      }
+    } else {
+      FailureOr<std::string> ctm = n.getString("coordinate_transformation_mode", "half_pixel"),
+                             nearest = n.getString("nearest_mode", "round_prefer_floor"),
+                             keep = n.getString("keep_aspect_ratio_policy", "stretch");
+      FailureOr<float> cubicA = n.getFloat("cubic_coeff_a", -0.75f),
+                       extrapolation = n.getFloat("extrapolation_value", 0.f);
+      FailureOr<int64_t> exclude = n.getInt("exclude_outside", 0),
+                         antialias = n.getInt("antialias", 0);
+      FailureOr<std::optional<SmallVector<int64_t>>> axes = n.getInts("axes");
+      if (failed(ctm) || failed(nearest) || failed(keep) || failed(cubicA) ||
+          failed(extrapolation) || failed(exclude) || failed(antialias) || failed(axes))
+        return failure();
+      attrs.append({attr("coordinate_transformation_mode", builder.getStringAttr(*ctm)),
+                    attr("nearest_mode", builder.getStringAttr(*nearest)),
+                    attr("keep_aspect_ratio_policy", builder.getStringAttr(*keep)),
+                    attr("cubic_coeff_a", builder.getF32FloatAttr(*cubicA)),
+                    attr("extrapolation_value", builder.getF32FloatAttr(*extrapolation)),
+                    attr("exclude_outside", builder.getI64IntegerAttr(*exclude)),
+                    attr("antialias", builder.getI64IntegerAttr(*antialias))});
+      if (*axes)
+        attrs.push_back(attr("axes", builder.getDenseI64ArrayAttr(**axes)));
+      roi = in(1);
+      scales = in(2);
+      sizes = in(3);
+    }
+    // An empty roi, scales or sizes (opset 11-12 models pass one) is absent.
+    auto presentNonEmpty = [](Value v) {
+      auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+      return t && t.hasStaticShape() && t.getNumElements() == 0 ? Value() : v;
+    };
+    roi = presentNonEmpty(roi);
+    scales = presentNonEmpty(scales);
+    sizes = presentNonEmpty(sizes);
+    if (scales && !element(scales).isF32())
+      return n.error() << op << "'s scales must be float, got " << onnxTypeName(element(scales));
+    if (sizes && !element(sizes).isSignlessInteger(64))
+      return n.error() << op << "'s sizes must be int64, got " << onnxTypeName(element(sizes));
+    SmallVector<Value> operands{in(0), roi, scales, sizes};
+    attrs.push_back(segments(operands));
+    return take(create<ResizeOp>(n, present(operands), attrs));
+  }
+
   if (op == "QuantizeLinear" || op == "DequantizeLinear") {
     bool quantize = op == "QuantizeLinear";
     FailureOr<int64_t> axis = n.getInt("axis", 1), block = n.getInt("block_size", 0),

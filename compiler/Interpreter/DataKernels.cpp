@@ -221,4 +221,114 @@ Expected<Tensor> range(const Tensor &start, const Tensor &limit, const Tensor &d
   return out;
 }
 
+Expected<Tensor> col2im(const Tensor &x, ArrayRef<int64_t> image, ArrayRef<int64_t> block,
+                        ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                        ArrayRef<int64_t> pads) {
+  if (!isFloat(x.dtype()))
+    return kernelError("Col2Im takes float data");
+  NUNC_ASSIGN_OR_RETURN(blocks, shape::col2imBlocks(image, block, strides, dilations, pads));
+  int64_t nd = image.size();
+  int64_t blockSize = *shape::numElements(block), numBlocks = *shape::numElements(blocks);
+  if (x.rank() != 3 || x.dim(1) % blockSize != 0 || x.dim(2) != numBlocks)
+    return kernelError("Col2Im input " + x.describe() + " does not fit " +
+                       llvm::Twine(numBlocks) + " blocks of " + llvm::Twine(blockSize));
+  int64_t batch = x.dim(0), channels = x.dim(1) / blockSize;
+  int64_t pixels = *shape::numElements(image);
+  shape::Dims outShape{batch, channels};
+  outShape.append(image.begin(), image.end());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  std::vector<double> acc(out.numElements(), 0.0);
+  llvm::SmallVector<int64_t, 6> blockIdx(nd), offset(nd);
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t k = 0; k < blockSize; ++k) {
+        for (int64_t d = nd - 1, r = k; d >= 0; --d) {
+          offset[d] = r % block[d];
+          r /= block[d];
+        }
+        for (int64_t l = 0; l < numBlocks; ++l) {
+          int64_t pos = 0;
+          bool inside = true;
+          for (int64_t d = nd - 1, r = l; d >= 0; --d) {
+            blockIdx[d] = r % blocks[d];
+            r /= blocks[d];
+          }
+          for (int64_t d = 0; d < nd && inside; ++d) {
+            int64_t p = blockIdx[d] * strides[d] - pads[d] + offset[d] * dilations[d];
+            inside = p >= 0 && p < image[d];
+            pos = pos * image[d] + p;
+          }
+          if (inside)
+            acc[(n * channels + c) * pixels + pos] +=
+                x.getDouble((n * x.dim(1) + c * blockSize + k) * numBlocks + l);
+        }
+      }
+  dispatchDType(out.dtype(), [&]<typename T>() {
+    if constexpr (isFloatType<T>())
+      for (size_t i = 0; i < acc.size(); ++i)
+        out.mutableAs<T>()[i] = static_cast<T>(static_cast<ComputeType<T>>(acc[i]));
+  });
+  return out;
+}
+
+Expected<Tensor> resize(const Tensor &x, const shape::ResizeParams &params,
+                        const shape::ResizePlan &plan, float extrapolationValue) {
+  int64_t rank = x.rank();
+  bool nearest = params.mode == "nearest";
+  if (!nearest && !isFloat(x.dtype()))
+    return kernelError("linear and cubic Resize take float data");
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), plan.output));
+  if (out.numElements() == 0)
+    return out;
+  std::vector<shape::ResizeAxis> axes;
+  for (int64_t d = 0; d < rank; ++d)
+    axes.push_back(shape::resizeAxis(params, x.dim(d), plan.output[d], plan.scales[d],
+                                     plan.roiStart[d], plan.roiEnd[d]));
+  llvm::SmallVector<int64_t, 6> inStrides = rowMajorStrides(x.shape());
+  llvm::SmallVector<int64_t, 6> o(rank, 0), t(rank, 0);
+  size_t width = dtypeSize(x.dtype());
+  for (int64_t i = 0; i < out.numElements(); ++i) {
+    bool extrapolated = false;
+    for (int64_t d = 0; d < rank; ++d)
+      extrapolated |= axes[d].extrapolated[o[d]] != 0;
+    if (nearest && !extrapolated) {
+      int64_t src = 0;
+      for (int64_t d = 0; d < rank; ++d)
+        src += axes[d].index[o[d]] * inStrides[d];
+      std::memcpy(out.mutableRaw() + i * width, x.raw() + src * width, width);
+    } else {
+      double sum = extrapolationValue;
+      if (!extrapolated) {
+        // Every combination of one tap per dim.
+        sum = 0;
+        std::fill(t.begin(), t.end(), 0);
+        while (true) {
+          double weight = 1;
+          int64_t src = 0;
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t at = o[d] * axes[d].taps + t[d];
+            weight *= axes[d].weight[at];
+            src += axes[d].index[at] * inStrides[d];
+          }
+          sum += weight * x.getDouble(src);
+          int64_t d = rank - 1;
+          while (d >= 0 && ++t[d] == axes[d].taps)
+            t[d--] = 0;
+          if (d < 0)
+            break;
+        }
+      }
+      dispatchDType(out.dtype(), [&]<typename T>() {
+        if constexpr (isFloatType<T>())
+          out.mutableAs<T>()[i] = static_cast<T>(static_cast<ComputeType<T>>(sum));
+        else if constexpr (!std::is_same_v<T, bool>)
+          out.mutableAs<T>()[i] = static_cast<T>(sum); // nearest only (extrapolated)
+      });
+    }
+    for (int64_t d = rank - 1; d >= 0 && ++o[d] == plan.output[d]; --d)
+      o[d] = 0;
+  }
+  return out;
+}
+
 } // namespace mlir::nunc::kernels

@@ -311,6 +311,53 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         w.group = o.getGroup();
         return one(conv(get(o.getInput()), get(o.getWeight()), opt(o.getBias()), w));
       })
+      .Case([&](ConvTransposeOp o) -> Expected<Results> {
+        const Tensor &x = get(o.getInput());
+        llvm::SmallVector<int64_t, 6> spatial(x.shape().drop_front(2));
+        NUNC_ASSIGN_OR_RETURN(g, shape::convTranspose(spatial, o.getKernelShape(),
+                                                      o.getStrides(), o.getDilations(),
+                                                      o.getPads(), o.getOutputPadding(),
+                                                      o.getOutputShape(), o.getAutoPad()));
+        return one(convTranspose(x, get(o.getWeight()), opt(o.getBias()), o.getGroup(), g));
+      })
+      .Case([&](Col2ImOp o) {
+        auto ints = [](const Tensor &t) {
+          SmallVector<int64_t> v;
+          for (int64_t i = 0; i < t.numElements(); ++i)
+            v.push_back(t.getInt(i));
+          return v;
+        };
+        return one(col2im(get(o.getInput()), ints(get(o.getImageShape())),
+                          ints(get(o.getBlockShape())), o.getStrides(), o.getDilations(),
+                          o.getPads()));
+      })
+      .Case([&](ResizeOp o) -> Expected<Results> {
+        auto values = [](const Tensor *t) {
+          std::optional<SmallVector<double>> v;
+          if (t && t->numElements() > 0) {
+            v.emplace();
+            for (int64_t i = 0; i < t->numElements(); ++i)
+              v->push_back(t->getDouble(i));
+          }
+          return v;
+        };
+        std::optional<SmallVector<double>> roi, scales = values(opt(o.getScales())),
+                                                sizesF = values(opt(o.getSizes()));
+        if (o.getCoordinateTransformationMode() == "tf_crop_and_resize")
+          roi = values(opt(o.getRoi()));
+        std::optional<SmallVector<int64_t>> sizes;
+        if (sizesF)
+          sizes = SmallVector<int64_t>(sizesF->begin(), sizesF->end());
+        auto view = [](auto &v) {
+          using T = std::decay_t<decltype((*v)[0])>;
+          return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
+        };
+        const Tensor &x = get(o.getInput());
+        shape::ResizeParams params = o.getResizeParams();
+        NUNC_ASSIGN_OR_RETURN(
+            plan, shape::resize(x.shape(), params, view(roi), view(scales), view(sizes)));
+        return one(resize(x, params, plan, o.getExtrapolationValue().convertToFloat()));
+      })
       .Case([&](MaxPoolOp o) {
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
                                     o.getDilations(), o.getPads());

@@ -9,6 +9,7 @@
 #ifndef NUNC_INTERPRETER_KERNELS_H
 #define NUNC_INTERPRETER_KERNELS_H
 
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Interpreter/Tensor.h"
 
 #include <optional>
@@ -50,6 +51,18 @@ struct WindowAttrs {
 Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
                       const WindowAttrs &attrs);
 Expected<Tensor> maxPool(const Tensor &x, const WindowAttrs &attrs);
+/// ConvTranspose with resolved geometry (shape::convTranspose), summed in
+/// double: the oracle its lowering to conv + col2im is checked against.
+Expected<Tensor> convTranspose(const Tensor &x, const Tensor &w, const Tensor *b, int64_t group,
+                               const shape::WindowGeometry &g);
+/// ONNX Col2Im, summed in double.
+Expected<Tensor> col2im(const Tensor &x, llvm::ArrayRef<int64_t> image,
+                        llvm::ArrayRef<int64_t> block, llvm::ArrayRef<int64_t> strides,
+                        llvm::ArrayRef<int64_t> dilations, llvm::ArrayRef<int64_t> pads);
+/// ONNX Resize on the resolved plan: per dim tables (shape::resizeAxis),
+/// the taps' weights multiplied and summed in double.
+Expected<Tensor> resize(const Tensor &x, const shape::ResizeParams &params,
+                        const shape::ResizePlan &plan, float extrapolationValue);
 Expected<Tensor> averagePool(const Tensor &x, const WindowAttrs &attrs);
 Expected<Tensor> globalAveragePool(const Tensor &x);
 

@@ -263,6 +263,71 @@ private:
 
 } // namespace
 
+Expected<Tensor> convTranspose(const Tensor &x, const Tensor &w, const Tensor *b, int64_t group,
+                               const shape::WindowGeometry &g) {
+  if (!isFloat(x.dtype()) || x.dtype() != w.dtype() || (b && b->dtype() != x.dtype()))
+    return kernelError("ConvTranspose needs floating-point operands of one type");
+  int64_t nd = g.output.size();
+  if (x.rank() != nd + 2 || w.rank() != nd + 2 || group <= 0 || x.dim(1) != w.dim(0) ||
+      w.dim(0) % group != 0)
+    return kernelError("ConvTranspose weight " + w.describe() + " does not fit input " +
+                       x.describe() + " with " + llvm::Twine(group) + " groups");
+  int64_t cg = w.dim(0) / group, mg = w.dim(1), m = mg * group;
+  if (b && (b->rank() != 1 || b->dim(0) != m))
+    return kernelError("ConvTranspose bias must have " + llvm::Twine(m) + " entries");
+  shape::Dims outShape{x.dim(0), m};
+  outShape.append(g.output.begin(), g.output.end());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  int64_t inPixels = 1, outPixels = 1, taps = 1;
+  for (int64_t d = 0; d < nd; ++d) {
+    inPixels *= x.dim(d + 2);
+    outPixels *= g.output[d];
+    taps *= g.kernel[d];
+  }
+  std::vector<double> acc(out.numElements(), 0.0);
+  llvm::SmallVector<int64_t, 6> in(nd), tap(nd);
+  for (int64_t n = 0; n < x.dim(0); ++n)
+    for (int64_t c = 0; c < x.dim(1); ++c) {
+      int64_t grp = c / cg;
+      for (int64_t p = 0; p < inPixels; ++p) {
+        for (int64_t d = nd - 1, r = p; d >= 0; --d) {
+          in[d] = r % x.dim(d + 2);
+          r /= x.dim(d + 2);
+        }
+        double v = x.getDouble((n * x.dim(1) + c) * inPixels + p);
+        for (int64_t k = 0; k < taps; ++k) {
+          int64_t pos = 0;
+          bool inside = true;
+          for (int64_t d = nd - 1, r = k; d >= 0; --d) {
+            tap[d] = r % g.kernel[d];
+            r /= g.kernel[d];
+          }
+          for (int64_t d = 0; d < nd && inside; ++d) {
+            int64_t q = in[d] * g.strides[d] - g.padsBegin[d] + tap[d] * g.dilations[d];
+            inside = q >= 0 && q < g.output[d];
+            pos = pos * g.output[d] + q;
+          }
+          if (!inside)
+            continue;
+          for (int64_t j = 0; j < mg; ++j)
+            acc[(n * m + grp * mg + j) * outPixels + pos] +=
+                v * w.getDouble((c * mg + j) * taps + k);
+        }
+      }
+    }
+  if (b)
+    for (int64_t n = 0; n < x.dim(0); ++n)
+      for (int64_t oc = 0; oc < m; ++oc)
+        for (int64_t p = 0; p < outPixels; ++p)
+          acc[(n * m + oc) * outPixels + p] += b->getDouble(oc);
+  dispatchDType(out.dtype(), [&]<typename T>() {
+    if constexpr (isFloatType<T>())
+      for (size_t i = 0; i < acc.size(); ++i)
+        out.mutableAs<T>()[i] = static_cast<T>(static_cast<ComputeType<T>>(acc[i]));
+  });
+  return out;
+}
+
 Expected<Tensor> conv(const Tensor &x, const Tensor &w, const Tensor *b,
                       const WindowAttrs &attrs) {
   if (!isFloat(x.dtype()) || x.dtype() != w.dtype() || (b && b->dtype() != x.dtype()))

@@ -47,6 +47,7 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   fpm.addPass(createFuseLinear(linear));
   fpm.addPass(createFuseQuantizeDequantize());
   fpm.addPass(createFoldBatchNorm());
+  fpm.addPass(createLowerConvTranspose());
   FuseConvOptions conv;
   conv.int8 = int8Convs;
   fpm.addPass(createFuseConv(conv));

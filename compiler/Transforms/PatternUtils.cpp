@@ -139,6 +139,11 @@ Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   return ConstantOp::create(b, loc, attr.getType(), attr);
 }
 
+Value createI64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
+  auto type = RankedTensorType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
+  return ConstantOp::create(b, loc, type, DenseIntElementsAttr::get(type, values));
+}
+
 bool broadcastsTo(Value v, ArrayRef<int64_t> target, Type element) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type || !type.hasStaticShape() || type.getElementType() != element ||

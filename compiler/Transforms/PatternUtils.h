@@ -50,6 +50,9 @@ std::optional<SmallVector<float>> getConstantFloats(Value v);
 Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         ArrayRef<float> values, StringRef name);
 
+/// A 1-D int64 constant (a shape operand).
+Value createI64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> values);
+
 /// Gives `fused` the result types of `replaced` where those are the more
 /// precise (declared types may know dims the operands do not).
 void keepResultTypes(Operation *fused, Operation *replaced);

@@ -132,6 +132,27 @@ std::optional<SmallVector<int64_t>> getConstantInts(Value v) {
   return readIntElements(attr);
 }
 
+std::optional<SmallVector<double>> getConstantDoubles(Value v) {
+  ElementsAttr attr;
+  if (!v || !matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  auto ft = dyn_cast<FloatType>(attr.getElementType());
+  SmallVector<char> raw;
+  if (!ft || !readRawElements(attr, raw))
+    return std::nullopt;
+  unsigned bytes = ft.getWidth() / 8;
+  SmallVector<double> out;
+  for (size_t at = 0; at + bytes <= raw.size(); at += bytes) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, raw.data() + at, bytes);
+    APFloat f(ft.getFloatSemantics(), APInt(ft.getWidth(), bits));
+    bool lost;
+    f.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven, &lost);
+    out.push_back(f.convertToDouble());
+  }
+  return out;
+}
+
 static std::optional<SmallVector<int64_t>> partialShapeValue(Value v, int depth) {
   if (std::optional<SmallVector<int64_t>> c = getConstantInts(v))
     return c;

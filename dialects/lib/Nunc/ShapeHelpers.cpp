@@ -472,4 +472,293 @@ Expected<WindowGeometry> window(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
   return g;
 }
 
+Expected<WindowGeometry> convTranspose(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                                       ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                                       ArrayRef<int64_t> pads, ArrayRef<int64_t> outputPadding,
+                                       ArrayRef<int64_t> outputShape, llvm::StringRef autoPad) {
+  size_t n = in.size();
+  if (kernel.size() != n || strides.size() != n || dilations.size() != n ||
+      pads.size() != 2 * n || outputPadding.size() != n ||
+      (!outputShape.empty() && outputShape.size() != n))
+    return makeError("ConvTranspose attributes do not match " + llvm::Twine(n) +
+                     " spatial dims (kernel " + toString(kernel) + ", strides " +
+                     toString(strides) + ", dilations " + toString(dilations) + ", pads " +
+                     toString(pads) + ", output_padding " + toString(outputPadding) +
+                     ", output_shape " + toString(outputShape) + ")");
+  bool same = autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER";
+  if (!same && autoPad != "NOTSET" && autoPad != "VALID")
+    return makeError("unknown auto_pad '" + autoPad + "'");
+  WindowGeometry g;
+  g.kernel.assign(kernel.begin(), kernel.end());
+  g.strides.assign(strides.begin(), strides.end());
+  g.dilations.assign(dilations.begin(), dilations.end());
+  for (size_t i = 0; i < n; ++i) {
+    if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0)
+      return makeError("kernel, strides and dilations must be positive");
+    if (pads[i] < 0 || pads[i + n] < 0 || outputPadding[i] < 0)
+      return makeError("pads and output_padding must not be negative");
+    if (outputPadding[i] >= std::max(strides[i], dilations[i]))
+      return makeError("output_padding " + llvm::Twine(outputPadding[i]) +
+                       " must be smaller than the stride or the dilation");
+    int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
+    int64_t pb = 0, pe = 0, out = kDynamic;
+    bool targeted = !outputShape.empty() || same;
+    if (!targeted && autoPad == "NOTSET") {
+      pb = pads[i];
+      pe = pads[i + n];
+    }
+    if (!isDynamic(in[i])) {
+      int64_t natural = strides[i] * (in[i] - 1) + outputPadding[i] + extent;
+      if (targeted) {
+        out = !outputShape.empty() ? outputShape[i] : in[i] * strides[i];
+        int64_t total = natural - out;
+        if (total > 0) {
+          pb = autoPad == "SAME_UPPER" ? total / 2 : total - total / 2;
+          pe = total - pb;
+        } else if ((out - extent) / strides[i] + 1 != in[i]) {
+          return makeError("output_shape " + toString(outputShape) + " does not fit input dims " +
+                           toString(in) + " (dim " + llvm::Twine(i) + " gives at most " +
+                           llvm::Twine(natural + strides[i] - 1) + ")");
+        }
+      } else {
+        out = natural - pb - pe;
+      }
+      if (out <= 0)
+        return makeError("the pads leave no output (dim " + llvm::Twine(i) + ")");
+    } else if (!outputShape.empty()) {
+      out = outputShape[i];
+    }
+    g.padsBegin.push_back(pb);
+    g.padsEnd.push_back(pe);
+    g.output.push_back(out);
+  }
+  return g;
+}
+
+Expected<Dims> col2imBlocks(ArrayRef<int64_t> image, ArrayRef<int64_t> block,
+                            ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                            ArrayRef<int64_t> pads) {
+  size_t n = image.size();
+  if (n == 0 || block.size() != n || strides.size() != n || dilations.size() != n ||
+      pads.size() != 2 * n)
+    return makeError("Col2Im attributes do not match image_shape " + toString(image) +
+                     " (block_shape " + toString(block) + ", strides " + toString(strides) +
+                     ", dilations " + toString(dilations) + ", pads " + toString(pads) + ")");
+  Dims blocks;
+  for (size_t i = 0; i < n; ++i) {
+    if (image[i] <= 0 || block[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0)
+      return makeError("image_shape, block_shape, strides and dilations must be positive");
+    if (pads[i] < 0 || pads[i + n] < 0)
+      return makeError("pads must not be negative");
+    int64_t span = image[i] + pads[i] + pads[i + n] - (dilations[i] * (block[i] - 1) + 1);
+    if (span < 0)
+      return makeError("a block of extent " + llvm::Twine(dilations[i] * (block[i] - 1) + 1) +
+                       " does not fit the padded image of size " +
+                       llvm::Twine(image[i] + pads[i] + pads[i + n]));
+    blocks.push_back(span / strides[i] + 1);
+  }
+  return blocks;
+}
+
+Expected<ResizePlan> resize(ArrayRef<int64_t> input, const ResizeParams &p,
+                            std::optional<ArrayRef<double>> roi,
+                            std::optional<ArrayRef<double>> scales,
+                            std::optional<ArrayRef<int64_t>> sizes) {
+  int64_t rank = input.size();
+  auto oneOf = [](llvm::StringRef v, std::initializer_list<llvm::StringRef> set) {
+    return llvm::is_contained(set, v);
+  };
+  if (!oneOf(p.mode, {"nearest", "linear", "cubic"}))
+    return makeError("unknown Resize mode '" + p.mode + "'");
+  if (!oneOf(p.coordinateMode, {"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                                "align_corners", "asymmetric", "tf_crop_and_resize",
+                                "tf_half_pixel_for_nn"}))
+    return makeError("unknown coordinate_transformation_mode '" + p.coordinateMode + "'");
+  if (!oneOf(p.nearestMode, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil",
+                             "simple"}))
+    return makeError("unknown nearest_mode '" + p.nearestMode + "'");
+  if (!oneOf(p.keepAspectRatioPolicy, {"stretch", "not_larger", "not_smaller"}))
+    return makeError("unknown keep_aspect_ratio_policy '" + p.keepAspectRatioPolicy + "'");
+  if (p.antialias && p.mode == "nearest")
+    return makeError("antialias is defined for linear and cubic Resize only");
+  Dims axes;
+  if (p.axes.empty()) {
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  } else {
+    Expected<Dims> a = normalizeAxes(p.axes, rank, "Resize axes");
+    if (!a)
+      return a.takeError();
+    axes = *a;
+  }
+  size_t na = axes.size();
+  if (scales.has_value() == sizes.has_value())
+    return makeError("Resize needs exactly one of scales and sizes");
+  if ((scales ? scales->size() : sizes->size()) != na)
+    return makeError("Resize " + llvm::Twine(scales ? "scales" : "sizes") + " has " +
+                     llvm::Twine(scales ? scales->size() : sizes->size()) + " entries for " +
+                     llvm::Twine(na) + " resized dims");
+  if (p.keepAspectRatioPolicy != "stretch" && !sizes)
+    return makeError("keep_aspect_ratio_policy '" + p.keepAspectRatioPolicy +
+                     "' needs sizes, not scales");
+  ResizePlan plan;
+  plan.output.assign(input.begin(), input.end());
+  plan.scales.assign(rank, 1.0);
+  plan.roiStart.assign(rank, 0.0);
+  plan.roiEnd.assign(rank, 1.0);
+  if (p.coordinateMode == "tf_crop_and_resize") {
+    if (!roi || (roi->size() != 2 * na && roi->size() != 2 * static_cast<size_t>(rank)))
+      return makeError("tf_crop_and_resize needs a roi of " + llvm::Twine(2 * na) + " values");
+    bool perAxis = roi->size() == 2 * na;
+    size_t half = roi->size() / 2;
+    for (size_t i = 0; i < na; ++i) {
+      size_t at = perAxis ? i : axes[i];
+      plan.roiStart[axes[i]] = (*roi)[at];
+      plan.roiEnd[axes[i]] = (*roi)[at + half];
+    }
+  }
+  if (scales) {
+    for (size_t i = 0; i < na; ++i) {
+      double s = (*scales)[i];
+      if (!(s > 0))
+        return makeError("Resize scales must be positive, got " + llvm::formatv("{0}", s));
+      int64_t d = axes[i];
+      plan.scales[d] = s;
+      plan.output[d] = isDynamic(input[d]) ? kDynamic : static_cast<int64_t>(s * input[d]);
+    }
+    return plan;
+  }
+  for (size_t i = 0; i < na; ++i) {
+    int64_t d = axes[i];
+    if ((*sizes)[i] <= 0)
+      return makeError("Resize sizes must be positive, got " + toString(*sizes));
+    if (isDynamic(input[d]))
+      return makeError("Resize with sizes needs the input dims it resizes to be known");
+    if (input[d] == 0)
+      return makeError("Resize cannot resize an empty dim");
+    plan.scales[d] = static_cast<double>((*sizes)[i]) / input[d];
+    plan.output[d] = (*sizes)[i];
+  }
+  if (p.keepAspectRatioPolicy != "stretch") {
+    double s = plan.scales[axes[0]];
+    for (int64_t d : axes)
+      s = p.keepAspectRatioPolicy == "not_larger" ? std::min(s, plan.scales[d])
+                                                  : std::max(s, plan.scales[d]);
+    for (int64_t d : axes) {
+      plan.scales[d] = s;
+      plan.output[d] = static_cast<int64_t>(s * input[d] + 0.5);
+    }
+  }
+  return plan;
+}
+
+namespace {
+/// Interpolation weights of the taps around the source coordinate, whose
+/// fractional part is `ratio` (1 at an integer), as ONNX's reference.
+std::vector<double> resizeCoefficients(const ResizeParams &p, double ratio, double scale) {
+  double a = p.cubicA;
+  auto cubic = [a](double x) {
+    x = std::fabs(x);
+    if (x <= 1)
+      return ((a + 2) * x - (a + 3)) * x * x + 1;
+    if (x < 2)
+      return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+    return 0.0;
+  };
+  std::vector<double> c;
+  if (!p.antialias) {
+    if (p.mode == "linear")
+      return {1 - ratio, ratio};
+    return {cubic(ratio + 1), cubic(ratio), cubic(1 - ratio), cubic(2 - ratio)};
+  }
+  // Downsampling stretches the filter by 1 / scale (never narrower than 1).
+  double s = std::min(scale, 1.0);
+  int64_t start = static_cast<int64_t>(std::floor((p.mode == "linear" ? -1 : -2) / s)) + 1;
+  double sum = 0;
+  for (int64_t i = start; i < 2 - start; ++i) {
+    double x = s * (i - ratio);
+    c.push_back(p.mode == "linear" ? std::clamp(1 - std::fabs(x), 0.0, 1.0) : cubic(x));
+    sum += c.back();
+  }
+  for (double &v : c)
+    v /= sum;
+  return c;
+}
+} // namespace
+
+ResizeAxis resizeAxis(const ResizeParams &p, int64_t in, int64_t out, double scale,
+                      double roiStart, double roiEnd) {
+  ResizeAxis r;
+  auto isClose = [](double x, double y) {
+    return std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
+  };
+  // As ONNX's reference: a dim of scale ~1, same size and the whole roi is
+  // left as it is.
+  if (isClose(scale, 1.0) && out == in && roiStart == 0.0 && roiEnd == 1.0)
+    r.identity = true;
+  bool nearest = p.mode == "nearest";
+  r.taps = nearest || r.identity ? 1 : resizeCoefficients(p, 0.5, scale).size();
+  r.index.resize(out * r.taps);
+  r.weight.resize(out * r.taps, 1.0);
+  r.extrapolated.assign(out, 0);
+  if (r.identity) {
+    for (int64_t o = 0; o < out; ++o)
+      r.index[o] = o;
+    return r;
+  }
+  double outF = scale * in; // the fractional output size the modes refer to
+  llvm::StringRef mode = p.coordinateMode;
+  for (int64_t o = 0; o < out; ++o) {
+    double x;
+    if (mode == "align_corners") {
+      x = outF == 1 ? 0.0 : o * static_cast<double>(in - 1) / (outF - 1);
+    } else if (mode == "asymmetric") {
+      x = o / scale;
+    } else if (mode == "tf_crop_and_resize") {
+      x = outF == 1 ? (roiEnd - roiStart) * (in - 1) / 2
+                    : o * (roiEnd - roiStart) * (in - 1) / (outF - 1);
+      x += roiStart * (in - 1);
+      r.extrapolated[o] = x < 0 || x > in - 1;
+    } else if (mode == "pytorch_half_pixel") {
+      x = outF == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
+    } else if (mode == "tf_half_pixel_for_nn") {
+      x = (o + 0.5) / scale;
+    } else if (mode == "half_pixel_symmetric") {
+      double offset = in / 2.0 * (1 - out / outF);
+      x = offset + (o + 0.5) / scale - 0.5;
+    } else {
+      x = (o + 0.5) / scale - 0.5;
+    }
+    double fl = std::floor(x);
+    bool integral = x == fl;
+    double ratio = integral ? 1.0 : x - fl;
+    auto at = static_cast<int64_t>(fl);
+    if (nearest) {
+      int64_t i = at;
+      if (!integral) {
+        llvm::StringRef nm = p.nearestMode;
+        bool up = nm == "ceil" || (nm == "round_prefer_floor" && ratio > 0.5) ||
+                  (nm == "round_prefer_ceil" && ratio >= 0.5) || (nm == "simple" && scale < 1);
+        i += up ? 1 : 0;
+      }
+      r.index[o] = std::clamp<int64_t>(i, 0, in - 1);
+      continue;
+    }
+    std::vector<double> c = resizeCoefficients(p, ratio, scale);
+    int64_t first = at - r.taps / 2 + (integral ? 0 : 1);
+    double sum = 0;
+    for (int64_t t = 0; t < r.taps; ++t) {
+      int64_t i = first + t;
+      if (p.excludeOutside && (i < 0 || i >= in))
+        c[t] = 0;
+      sum += c[t];
+    }
+    for (int64_t t = 0; t < r.taps; ++t) {
+      r.index[o * r.taps + t] = std::clamp<int64_t>(first + t, 0, in - 1);
+      r.weight[o * r.taps + t] = p.excludeOutside && sum != 0 ? c[t] / sum : c[t];
+    }
+  }
+  return r;
+}
+
 } // namespace mlir::nunc::shape

@@ -912,6 +912,161 @@ LogicalResult QLinearConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult ConvTransposeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  SmallVector<Value> values{getInput(), getWeight()};
+  if (getBias())
+    values.push_back(getBias());
+  if (failed(requireSameElement(*this, values)))
+    return failure();
+  Type element = elementOf(getInput());
+  auto in = dimsOf(getInput()), w = dimsOf(getWeight());
+  if (!w)
+    return emitError() << "the weight's rank must be known";
+  int64_t group = getGroup();
+  if (group <= 0)
+    return emitError() << "group must be positive, got " << group;
+  if (w->size() < 3)
+    return emitError() << "weight must have rank >= 3, got " << w->size();
+  if (getKernelShape() != w->drop_front(2) && shape::allStatic(w->drop_front(2)))
+    return emitError() << "kernel_shape " << shape::toString(getKernelShape())
+                       << " differs from the weight's spatial dims "
+                       << shape::toString(w->drop_front(2));
+  int64_t c = (*w)[0], m = ShapedType::isDynamic((*w)[1]) ? (*w)[1] : (*w)[1] * group;
+  if (!ShapedType::isDynamic(c) && c % group != 0)
+    return emitError() << c << " input channels do not divide into " << group << " groups";
+  if (getBias()) {
+    auto b = dimsOf(getBias());
+    if (b && (b->size() != 1 || (!ShapedType::isDynamic((*b)[0]) &&
+                                 !ShapedType::isDynamic(m) && (*b)[0] != m)))
+      return emitError() << "bias must be 1-D with " << m << " entries";
+  }
+  if (!in) {
+    types.push_back(rankedDynamic(w->size(), element));
+    return success();
+  }
+  if (in->size() != w->size())
+    return emitError() << "input rank " << in->size() << " differs from weight rank "
+                       << w->size();
+  if (!ShapedType::isDynamic((*in)[1]) && !ShapedType::isDynamic(c) && (*in)[1] != c)
+    return emitError() << "input has " << (*in)[1] << " channels, the weight expects " << c;
+  FailureOr<shape::WindowGeometry> g = check(
+      *this, shape::convTranspose(in->drop_front(2), getKernelShape(), getStrides(),
+                                  getDilations(), getPads(), getOutputPadding(),
+                                  getOutputShape(), getAutoPad()));
+  if (failed(g))
+    return failure();
+  Dims out{(*in)[0], m};
+  out.append(g->output.begin(), g->output.end());
+  types.push_back(RankedTensorType::get(out, element));
+  return success();
+}
+
+LogicalResult Col2ImOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  auto in = dimsOf(getInput());
+  std::optional<SmallVector<int64_t>> image = getConstantInts(getImageShape()),
+                                      block = getConstantInts(getBlockShape());
+  if (!image || !block) {
+    // The rank is known from image_shape's length.
+    auto len = dimsOf(getImageShape());
+    if (len && len->size() == 1 && !ShapedType::isDynamic((*len)[0]))
+      types.push_back(rankedDynamic(2 + (*len)[0], element));
+    else
+      types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  FailureOr<Dims> blocks = check(
+      *this, shape::col2imBlocks(*image, *block, getStrides(), getDilations(), getPads()));
+  if (failed(blocks))
+    return failure();
+  int64_t blockSize = shape::numElements(*block).value_or(0);
+  int64_t channels = ShapedType::kDynamic;
+  if (in) {
+    if (in->size() != 3)
+      return emitError() << "input must be [N, C * prod(block_shape), L], got rank "
+                         << in->size();
+    int64_t rows = (*in)[1], l = (*in)[2];
+    if (!ShapedType::isDynamic(rows)) {
+      if (blockSize <= 0 || rows % blockSize != 0)
+        return emitError() << "input dim 1 (" << rows << ") is not a multiple of the block size "
+                           << blockSize;
+      channels = rows / blockSize;
+    }
+    int64_t expected = shape::numElements(*blocks).value_or(-1);
+    if (!ShapedType::isDynamic(l) && l != expected)
+      return emitError() << "input has " << l << " blocks, but image_shape "
+                         << shape::toString(*image) << " with these block_shape, "
+                         << "strides, dilations and pads takes " << expected;
+  }
+  Dims out{in ? (*in)[0] : ShapedType::kDynamic, channels};
+  out.append(image->begin(), image->end());
+  types.push_back(RankedTensorType::get(out, element));
+  return success();
+}
+
+shape::ResizeParams ResizeOp::getResizeParams() {
+  shape::ResizeParams p;
+  p.mode = getMode();
+  p.coordinateMode = getCoordinateTransformationMode();
+  p.nearestMode = getNearestMode();
+  p.keepAspectRatioPolicy = getKeepAspectRatioPolicy();
+  p.cubicA = getCubicCoeffA().convertToFloat();
+  p.excludeOutside = getExcludeOutside() != 0;
+  p.antialias = getAntialias() != 0;
+  if (getAxes())
+    p.axes = *getAxes();
+  return p;
+}
+
+bool ResizeOp::getConstantInputs(std::optional<SmallVector<double>> &roi,
+                                 std::optional<SmallVector<double>> &scales,
+                                 std::optional<SmallVector<int64_t>> &sizes) {
+  auto empty = [](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() && t.getNumElements() == 0;
+  };
+  roi.reset();
+  scales.reset();
+  sizes.reset();
+  if (getRoi() && !empty(getRoi()) &&
+      getCoordinateTransformationMode() == "tf_crop_and_resize" &&
+      !(roi = getConstantDoubles(getRoi())))
+    return false;
+  if (getScales() && !empty(getScales()) && !(scales = getConstantDoubles(getScales())))
+    return false;
+  if (getSizes() && !empty(getSizes()) && !(sizes = getConstantInts(getSizes())))
+    return false;
+  return true;
+}
+
+LogicalResult ResizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  if (getMode() != "nearest" && !isa<FloatType>(element))
+    return emitError() << getMode() << " Resize takes float data, got " << onnxTypeName(element)
+                       << " (nearest takes any type)";
+  auto in = dimsOf(getInput());
+  if (!in) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  std::optional<SmallVector<double>> roi, scales;
+  std::optional<SmallVector<int64_t>> sizes;
+  if (!getConstantInputs(roi, scales, sizes)) {
+    types.push_back(rankedDynamic(in->size(), element));
+    return success();
+  }
+  auto opt = [](auto &v) {
+    using T = std::decay_t<decltype((*v)[0])>;
+    return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
+  };
+  FailureOr<shape::ResizePlan> plan =
+      check(*this, shape::resize(*in, getResizeParams(), opt(roi), opt(scales), opt(sizes)));
+  if (failed(plan))
+    return failure();
+  types.push_back(RankedTensorType::get(plan->output, element));
+  return success();
+}
+
 LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(

@@ -214,6 +214,19 @@ def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def LowerConvTranspose : Pass<"nunc-lower-conv-transpose", "func::FuncOp"> {
+  let summary = "Rewrites ConvTranspose into a grouped 1x1 Conv and a Col2Im";
+  let description = [{
+    ConvTranspose(x, W, b) = Col2Im(Conv1x1(x, W'), ...) + b, where W'
+    [group * M/group * prod(kernel), C/group, 1...] is W [C, M/group, k...]
+    transposed per group (Reshape, Transpose, Reshape: constant folding
+    folds them for a constant weight). The 1x1 convolution is a GEMM over
+    the input's pixels, so the f32 and int8 convolution kernels run it;
+    the col2im sums each output pixel's taps. Needs static input dims.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
   let summary = "Folds a residual Add and an activation into the preceding Conv; QDQ convs to int8";
   let description = [{

@@ -484,6 +484,86 @@ def Nunc_ConvOp : Nunc_Op<"conv"> {
   }];
 }
 
+def Nunc_ConvTransposeOp : Nunc_Op<"conv_transpose"> {
+  let summary = "Grouped N-d transposed convolution, NCHW, weights [C, M/group, k...]";
+  let description = [{
+    ONNX ConvTranspose. The output's spatial dims and the pads come from
+    `output_shape` (when not empty), `auto_pad`, `pads` and `output_padding`
+    as ONNX says (shape::convTranspose). nunc-lower-conv-transpose rewrites
+    it into a 1x1 convolution (the GEMM) and a col2im, the form the kernels
+    and int8 run.
+  }];
+  let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$weight,
+                       Optional<Nunc_FloatTensor>:$bias,
+                       DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
+                       DenseI64ArrayAttr:$dilations,
+                       DefaultValuedAttr<I64Attr, "1">:$group,
+                       DenseI64ArrayAttr:$kernel_shape,
+                       DenseI64ArrayAttr:$output_padding,
+                       DenseI64ArrayAttr:$output_shape,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,`
+    type($weight) `->` type($output)
+  }];
+}
+
+def Nunc_Col2ImOp : Nunc_Op<"col2im"> {
+  let summary = "Sums sliding blocks [N, C*prod(block), L] into images [N, C, image...] (ONNX Col2Im)";
+  let description = [{
+    Block l's element (c, offset) adds to image position
+    l_i * strides_i - pads_begin_i + offset_i * dilations_i along each
+    spatial dim i, where it falls inside the image. `image_shape` and
+    `block_shape` must be constants once shapes are known (as Reshape's
+    shape).
+  }];
+  let arguments = (ins Nunc_FloatTensor:$input, TensorOf<[I64]>:$image_shape,
+                       TensorOf<[I64]>:$block_shape, DenseI64ArrayAttr:$dilations,
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+  let results = (outs Nunc_FloatTensor:$output);
+  let assemblyFormat = [{
+    $input `,` $image_shape `,` $block_shape attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def Nunc_ResizeOp : Nunc_Op<"resize", [AttrSizedOperandSegments]> {
+  let summary = "Nearest, linear or cubic interpolation along any dims (ONNX Resize)";
+  let description = [{
+    ONNX Resize (opset 11-19 attributes; Resize-10 and Upsample import with
+    coordinate_transformation_mode "asymmetric" and nearest_mode "simple":
+    floor when upsampling a dim, ceil when downsampling it, as onnxruntime
+    reads them). roi, scales and sizes must be constants once shapes are
+    known; every dim is interpolated separably with a fixed number of taps
+    (shape::resizeAxis), so the kernels read per-dim tables computed at
+    compile time. linear and cubic take float data; nearest any type.
+  }];
+  let arguments = (ins Nunc_Tensor:$input, Optional<Nunc_FloatTensor>:$roi,
+                       Optional<TensorOf<[F32]>>:$scales, Optional<TensorOf<[I64]>>:$sizes,
+                       DefaultValuedStrAttr<StrAttr, "nearest">:$mode,
+                       DefaultValuedStrAttr<StrAttr, "half_pixel">:$coordinate_transformation_mode,
+                       DefaultValuedStrAttr<StrAttr, "round_prefer_floor">:$nearest_mode,
+                       DefaultValuedAttr<F32Attr, "-0.75f">:$cubic_coeff_a,
+                       DefaultValuedAttr<I64Attr, "0">:$exclude_outside,
+                       DefaultValuedAttr<F32Attr, "0.0f">:$extrapolation_value,
+                       DefaultValuedAttr<I64Attr, "0">:$antialias,
+                       OptionalAttr<DenseI64ArrayAttr>:$axes,
+                       DefaultValuedStrAttr<StrAttr, "stretch">:$keep_aspect_ratio_policy);
+  let results = (outs Nunc_Tensor:$output);
+  let extraClassDeclaration = [{
+    shape::ResizeParams getResizeParams();
+    /// roi, scales and sizes as shape::resize takes them (an absent or
+    /// empty one as std::nullopt); false when one is not a constant.
+    bool getConstantInputs(std::optional<llvm::SmallVector<double>> &roi,
+                           std::optional<llvm::SmallVector<double>> &scales,
+                           std::optional<llvm::SmallVector<int64_t>> &sizes);
+  }];
+  let assemblyFormat = [{
+    $input (`roi` $roi^ `:` type($roi))? (`scales` $scales^ `:` type($scales))?
+    (`sizes` $sizes^ `:` type($sizes))? attr-dict `:` type($input) `->` type($output)
+  }];
+}
+
 def Nunc_MaxPoolOp : Nunc_Op<"max_pool"> {
   let summary = "N-d max pooling, NCHW";
   let arguments = (ins Nunc_NumericTensor:$input,

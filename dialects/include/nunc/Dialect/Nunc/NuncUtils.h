@@ -35,6 +35,10 @@ int64_t getElementByteWidth(Type elementType);
 /// The values of `v` when it is a constant of integer elements.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(Value v);
 
+/// The values of `v` when it is a constant of float elements (f16, bf16,
+/// f32, f64), widened to double.
+std::optional<llvm::SmallVector<double>> getConstantDoubles(Value v);
+
 /// What is known of the values of a 1-D (or scalar) integer tensor that holds
 /// a shape, with unknown entries as ShapedType::kDynamic. Follows the
 /// Shape -> Gather -> Unsqueeze -> Concat chains that exporters emit, so a

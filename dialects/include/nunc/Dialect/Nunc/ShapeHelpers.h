@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace mlir::nunc::shape {
 
@@ -125,6 +126,63 @@ llvm::Expected<WindowGeometry>
 window(llvm::ArrayRef<int64_t> inputSpatial, llvm::ArrayRef<int64_t> kernel,
        llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
        llvm::ArrayRef<int64_t> pads, llvm::StringRef autoPad, bool ceilMode);
+
+/// A transposed convolution's spatial geometry, as onnxruntime resolves it
+/// (and ONNX's reference, where that one is defined): with `outputShape`
+/// (or auto_pad SAME_*, whose target is input * stride), the padding that
+/// makes the natural size stride (in - 1) + output_padding + extent fit the
+/// target, more of it at the start for SAME_LOWER and NOTSET; a target past
+/// the natural size extends the end (as output_padding) when the blocks
+/// still match. Otherwise `pads` (none for VALID).
+llvm::Expected<WindowGeometry>
+convTranspose(llvm::ArrayRef<int64_t> inputSpatial, llvm::ArrayRef<int64_t> kernel,
+              llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations,
+              llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> outputPadding,
+              llvm::ArrayRef<int64_t> outputShape, llvm::StringRef autoPad);
+
+/// Col2Im's number of blocks along each spatial dim of `image`; fails when
+/// the attributes do not fit (a block extent past the padded image).
+llvm::Expected<Dims> col2imBlocks(llvm::ArrayRef<int64_t> image, llvm::ArrayRef<int64_t> block,
+                                  llvm::ArrayRef<int64_t> strides,
+                                  llvm::ArrayRef<int64_t> dilations,
+                                  llvm::ArrayRef<int64_t> pads);
+
+/// Resize's attributes (ONNX names).
+struct ResizeParams {
+  llvm::StringRef mode = "nearest";
+  llvm::StringRef coordinateMode = "half_pixel";
+  llvm::StringRef nearestMode = "round_prefer_floor";
+  llvm::StringRef keepAspectRatioPolicy = "stretch";
+  double cubicA = -0.75;
+  bool excludeOutside = false;
+  bool antialias = false;
+  llvm::ArrayRef<int64_t> axes; // empty: all dims
+};
+/// Resize's output shape and, per dim, its scale and roi [start, end].
+struct ResizePlan {
+  Dims output;
+  llvm::SmallVector<double, 6> scales, roiStart, roiEnd;
+};
+/// Checks the attributes and resolves scales or sizes (one of them given,
+/// one entry per resized dim) and roi. Dims of `input` may be dynamic when
+/// `scales` are given (their outputs are then dynamic).
+llvm::Expected<ResizePlan> resize(llvm::ArrayRef<int64_t> input, const ResizeParams &params,
+                                  std::optional<llvm::ArrayRef<double>> roi,
+                                  std::optional<llvm::ArrayRef<double>> scales,
+                                  std::optional<llvm::ArrayRef<int64_t>> sizes);
+/// One dim's interpolation: output position o reads input positions
+/// index[o * taps + t] (clamped into the input) with weight[o * taps + t];
+/// where extrapolated[o] (tf_crop_and_resize outside the input), the
+/// output is extrapolation_value instead.
+struct ResizeAxis {
+  int64_t taps = 1;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<uint8_t> extrapolated;
+  bool identity = false; // output o reads input o, nothing else
+};
+ResizeAxis resizeAxis(const ResizeParams &params, int64_t inSize, int64_t outSize, double scale,
+                      double roiStart, double roiEnd);
 
 } // namespace mlir::nunc::shape
 
