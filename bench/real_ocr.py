@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
 """nunc vs onnxruntime on real trained models: PaddleOCR's text recognizer
-(PP-OCRv4 rec, 48 x 320 lines) and orientation classifier (mobile v2.0 cls,
-48 x 192), from the PyPI wheel rapidocr_onnxruntime (examples/models/real_ocr.py).
+(PP-OCRv4 rec, 48 x 320 lines), orientation classifier (mobile v2.0 cls,
+48 x 192) and text detector (PP-OCRv4 det, DBNet, 256 x 320 pages), from the
+PyPI wheel rapidocr_onnxruntime (examples/models/real_ocr.py).
 
 Batch 1, one thread, both engines alternating in --blocks blocks of runs in
 one run of this script; p50 with min and max (ms). Rows:
   f32:  nunc's library vs onnxruntime on the model as shipped;
   int8: `nunc compile --quantize int8 --activations static` calibrated on 32
-        rendered lines vs onnxruntime's quantize_static (QDQ, per-channel s8
-        weights, u8 activations, MinMax on the same 32 lines) of the
-        pre-processed model, run by onnxruntime.
+        rendered lines (detector: 16 pages) vs onnxruntime's quantize_static
+        (QDQ, per-channel s8 weights, u8 activations, MinMax on the same
+        inputs) of the pre-processed model, run by onnxruntime.
 Accuracy on --samples fresh rendered lines (classifier: every other one
-turned 180 degrees): the recognizer's text (spaces ignored) against the
-rendered truth and against f32's, the per-step argmax agreement with f32;
-the classifier's orientation (against the turn) and top-1 agreement with f32.
+turned 180 degrees) or pages: the recognizer's text (spaces ignored) against
+the rendered truth and against f32's, the per-step argmax agreement with f32;
+the classifier's orientation (against the turn) and top-1 agreement with f32;
+the detector's boxes (real_ocr.db_boxes) matched one to one at IoU >= 0.5
+with the rendered lines' and with f32 onnxruntime's, and its text bitmap
+(probability > 0.3) against f32's: the pixels that agree, and the IoU of the
+text pixels.
 
 Usage: python3 bench/real_ocr.py [--build build] [--runs 200] [--samples 100]
+                                 [--models rec,cls,det]
 Needs: pip install --no-deps rapidocr_onnxruntime; pip install pillow.
 """
 import argparse
@@ -73,35 +79,74 @@ class Library:
         return next(iter(outs.values())), list(times)
 
 
+def inputs(name, samples):
+    """(calibration inputs, evaluation inputs, truth) of a model; truth: the
+    recognizer's texts, the classifier's labels, the detector's line boxes."""
+    shape = real_ocr.INPUT_SHAPE[name]
+    if name == "det":
+        calib, _ = real_ocr.render_pages(16, 100, *shape[1:])
+        x, boxes = real_ocr.render_pages(samples, 7, *shape[1:])
+        return calib, x, boxes
+    calib, _ = real_ocr.render_lines(32, 100, width=shape[2])
+    x, texts = real_ocr.render_lines(samples, 7, width=shape[2])
+    if name == "rec":
+        return calib, x, texts
+    real_ocr.turn_odd_lines(calib)
+    real_ocr.turn_odd_lines(x)
+    return calib, x, np.arange(len(x)) % 2
+
+
+def accuracy(name, path, y, ref, truth):
+    """The table's (right (truth), text or boxes as f32, argmax or pixels as f32)."""
+    n = len(y)
+    if name == "rec":
+        chars = real_ocr.charset(path)
+        got = [s.replace(" ", "") for s in real_ocr.ctc_decode(y, chars)]
+        want = [s.replace(" ", "") for s in real_ocr.ctc_decode(ref, chars)]
+        right = sum(g == t.replace(" ", "") for g, t in zip(got, truth))
+        same = sum(g == w for g, w in zip(got, want))
+        step = float((y.argmax(-1) == ref.argmax(-1)).mean())
+        return f"{right}/{n}", f"{same}/{n}", f"{step * 100:.2f} %"
+    if name == "cls":
+        step = float((y.argmax(-1) == ref.argmax(-1)).mean())
+        return f"{int((y.argmax(-1) == truth).sum())}/{n}", "", f"{step * 100:.2f} %"
+    right = lines = same = boxes = 0
+    for page, page_ref, want in zip(y, ref, truth):
+        found = real_ocr.db_boxes(page, unclip_ratio=real_ocr.TRUTH_UNCLIP_RATIO)
+        right += len(real_ocr.box_match(found, want))
+        lines += len(want)
+        f32 = real_ocr.db_boxes(page_ref)
+        same += len(real_ocr.box_match(real_ocr.db_boxes(page), f32))
+        boxes += len(f32)
+    ours, f32 = y > 0.3, ref > 0.3
+    iou = (ours & f32).sum() / max((ours | f32).sum(), 1)
+    return (f"{right}/{lines}", f"{same}/{boxes}",
+            f"{(ours == f32).mean() * 100:.2f} % (IoU {iou:.3f})")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--runs", type=int, default=200)
     p.add_argument("--blocks", type=int, default=4)
     p.add_argument("--samples", type=int, default=100)
+    p.add_argument("--models", default="rec,cls,det", help="a subset of rec,cls,det")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
                                           quantize_static)
-    rows, accuracy = [], []
+    rows, accuracy_rows = [], []
     tmp = tempfile.mkdtemp(prefix="nunc-real-ocr-")
-    for name in ("rec", "cls"):
+    for name in args.models.split(","):
         path = real_ocr.model_path(name)
         if path is None:
             raise SystemExit("pip install --no-deps rapidocr_onnxruntime")
         shape = real_ocr.INPUT_SHAPE[name]
-        calib, _ = real_ocr.render_lines(32, 100, width=shape[2])
-        if name == "cls":
-            real_ocr.turn_odd_lines(calib)
+        calib, x, truth = inputs(name, args.samples)
         cal_dir = os.path.join(tmp, f"{name}_calibration")
         os.makedirs(cal_dir)
         for i in range(len(calib)):
             np.savez(os.path.join(cal_dir, f"{i}.npz"), x=calib[i:i + 1])
-        x, texts = real_ocr.render_lines(args.samples, 7, width=shape[2])
-        labels = np.zeros(len(x), np.int64)
-        if name == "cls":
-            real_ocr.turn_odd_lines(x)
-            labels[1::2] = 1
 
         class Reader(CalibrationDataReader):
             def __init__(self):
@@ -130,19 +175,7 @@ def main():
             ours = np.concatenate([lib.run(x[i:i + 1])[0] for i in range(len(x))])
             theirs = np.concatenate([sess.run(None, {"x": x[i:i + 1]})[0] for i in range(len(x))])
             for engine, y in (("nunc", ours), ("onnxruntime", theirs)):
-                step = float((y.argmax(-1) == ref.argmax(-1)).mean())
-                if name == "rec":
-                    chars = real_ocr.charset(path)
-                    got = [s.replace(" ", "") for s in real_ocr.ctc_decode(y, chars)]
-                    want = [s.replace(" ", "") for s in real_ocr.ctc_decode(ref, chars)]
-                    truth = sum(g == t.replace(" ", "") for g, t in zip(got, texts))
-                    same = sum(g == w for g, w in zip(got, want))
-                    accuracy.append((name, mode, engine, f"{truth}/{len(x)}", f"{same}/{len(x)}",
-                                     f"{step * 100:.2f} %"))
-                else:
-                    right = int((y.argmax(-1) == labels).sum())
-                    accuracy.append((name, mode, engine, f"{right}/{len(x)}", "",
-                                     f"{step * 100:.2f} %"))
+                accuracy_rows.append((name, mode, engine, *accuracy(name, path, y, ref, truth)))
             x1 = x[:1]
             lib.run(x1, repeat=10)
             ort_times(sess, x1, 10)
@@ -160,9 +193,10 @@ def main():
     for name, mode, a, b in rows:
         print(f"| {name} | {mode} | {a[0]:.3f} ({a[1]:.3f}-{a[2]:.3f}) | "
               f"{b[0]:.3f} ({b[1]:.3f}-{b[2]:.3f}) | {a[0] / b[0]:.3f} |")
-    print("\n| model | mode | engine | right (truth) | text as f32 | argmax as f32 |")
+    print("\n| model | mode | engine | right (truth) | text or boxes as f32 "
+          "| argmax or pixels as f32 |")
     print("|---|---|---|---|---|---|")
-    for r in accuracy:
+    for r in accuracy_rows:
         print("| " + " | ".join(r) + " |")
 
 

