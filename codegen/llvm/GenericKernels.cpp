@@ -1514,9 +1514,15 @@ LogicalResult GenericEmitter::emitResampling() {
       llvm::consumeError(blocks.takeError());
       return unsupported("bad Col2Im parameters");
     }
+    // Where no block is longer than its stride (undilated), a position has
+    // one tap per dim at most: (pos + pad) mod stride. ConvTranspose with
+    // kernel = stride, the decoders' upsampling, is that case.
+    bool oneTap = true;
+    for (int64_t d = 0; d < nd; ++d)
+      oneTap &= (*block)[d] <= strides[d] && dilations[d] == 1;
     k.forEach(outShape, [&](ValueRange ivs) {
-      Value sum = k.reduce(*block, k.floatConst(0, ct), [&](ValueRange taps, Value acc) {
-        Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+      // The tap `taps` of this position, or 0 where it falls on no block.
+      auto term = [&](ValueRange taps, Value ok) {
         Value row = ivs[1], l = k.index(0);
         for (int64_t d = 0; d < nd; ++d) {
           row = arith::AddIOp::create(b, loc,
@@ -1540,9 +1546,26 @@ LogicalResult GenericEmitter::emitResampling() {
                                     bi);
         }
         Value v = k.read(in, ValueRange{ivs[0], row, l}, element);
-        return arith::AddFOp::create(
-            b, loc, acc, arith::SelectOp::create(b, loc, ok, v, k.floatConst(0, ct)));
-      });
+        return Value(arith::SelectOp::create(b, loc, ok, v, k.floatConst(0, ct)));
+      };
+      Value all = arith::ConstantIntOp::create(b, loc, 1, 1);
+      Value sum;
+      if (oneTap) {
+        SmallVector<Value> taps;
+        Value ok = all;
+        for (int64_t d = 0; d < nd; ++d) {
+          Value t = arith::RemUIOp::create(
+              b, loc, arith::AddIOp::create(b, loc, ivs[2 + d], k.index(pads[d])),
+              k.index(strides[d]));
+          ok = arith::AndIOp::create(b, loc, ok, lt(t, (*block)[d]));
+          taps.push_back(arith::MinUIOp::create(b, loc, t, k.index((*block)[d] - 1)));
+        }
+        sum = term(taps, ok);
+      } else {
+        sum = k.reduce(*block, k.floatConst(0, ct), [&](ValueRange taps, Value acc) {
+          return arith::AddFOp::create(b, loc, acc, term(taps, all));
+        });
+      }
       k.write(sum, out, ivs, element);
     });
     return success();

@@ -6,6 +6,8 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <functional>
+
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FOLDBATCHNORM
 #include "nunc/Transforms/Passes.h.inc"
@@ -18,20 +20,81 @@ namespace {
 
 /// Replaces `replaced` (an op after conv) by conv with the bias `bias` and
 /// the weight `weight` (none: conv's own).
-void replaceByFoldedConv(PatternRewriter &rewriter, ConvOp conv, Operation *replaced,
+void replaceByFoldedConv(PatternRewriter &rewriter, Operation *conv, Operation *replaced,
                          std::optional<ArrayRef<float>> weight, ArrayRef<float> bias) {
   rewriter.setInsertionPoint(replaced);
   Location loc = fusedLoc({conv, replaced});
-  auto wType = cast<RankedTensorType>(conv.getWeight().getType());
-  Value w = weight ? createF32Constant(rewriter, loc, wType.getShape(), *weight, "conv_weight")
-                   : conv.getWeight();
+  Value w = conv->getOperand(1);
+  if (weight)
+    w = createF32Constant(rewriter, loc, cast<RankedTensorType>(w.getType()).getShape(), *weight,
+                          "conv_weight");
   Value b = createF32Constant(rewriter, loc, {static_cast<int64_t>(bias.size())}, bias,
                               "conv_bias");
-  auto folded = ConvOp::create(rewriter, loc, conv.getType(), conv.getInput(), w, b,
-                               conv.getAutoPadAttr(), conv.getDilationsAttr(),
-                               conv.getGroupAttr(), conv.getKernelShapeAttr(),
-                               conv.getPadsAttr(), conv.getStridesAttr());
+  Operation *folded = rewriter.clone(*conv);
+  folded->setLoc(loc);
+  folded->setOperand(1, w);
+  if (folded->getNumOperands() > 2)
+    folded->setOperand(2, b);
+  else
+    folded->insertOperands(2, b);
   rewriter.replaceOp(replaced, folded->getResults());
+}
+
+/// A Conv's or ConvTranspose's constant f32 weight and bias (zeros when it
+/// has none), and how its weight elements map to output channels.
+struct FoldableConv {
+  SmallVector<float> weight, bias;
+  int64_t outputs = 0;
+  /// Calls fn(i) for the index of every weight element of output channel ch.
+  std::function<void(int64_t ch, llvm::function_ref<void(int64_t)> fn)> forChannel;
+
+  static std::optional<FoldableConv> of(Operation *op) {
+    if (!isa<ConvOp, ConvTransposeOp>(op))
+      return std::nullopt;
+    auto wType = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    std::optional<SmallVector<float>> w = getConstantFloats(op->getOperand(1));
+    if (!w || !wType || !wType.hasStaticShape() || !wType.getElementType().isF32())
+      return std::nullopt;
+    FoldableConv f;
+    f.weight = *w;
+    int64_t perRow = wType.getNumElements() / wType.getDimSize(0);
+    if (isa<ConvOp>(op)) {
+      // W [M, C/group, k...]: channel ch is row ch.
+      f.outputs = wType.getDimSize(0);
+      f.forChannel = [perRow](int64_t ch, llvm::function_ref<void(int64_t)> fn) {
+        for (int64_t i = 0; i < perRow; ++i)
+          fn(ch * perRow + i);
+      };
+    } else {
+      // W [C, M/group, k...]: channel ch = g * M/group + j is column j of
+      // group g's C/group rows.
+      int64_t group = cast<ConvTransposeOp>(op).getGroup(), mg = wType.getDimSize(1);
+      int64_t cg = wType.getDimSize(0) / group, taps = perRow / mg;
+      f.outputs = mg * group;
+      f.forChannel = [=](int64_t ch, llvm::function_ref<void(int64_t)> fn) {
+        int64_t g = ch / mg, j = ch % mg;
+        for (int64_t c = g * cg; c < (g + 1) * cg; ++c)
+          for (int64_t t = 0; t < taps; ++t)
+            fn((c * mg + j) * taps + t);
+      };
+    }
+    f.bias.assign(f.outputs, 0.f);
+    if (op->getNumOperands() > 2) {
+      std::optional<SmallVector<float>> b = getConstantFloats(op->getOperand(2));
+      if (!b || static_cast<int64_t>(b->size()) != f.outputs)
+        return std::nullopt;
+      f.bias = *b;
+    }
+    return f;
+  }
+};
+
+/// The Conv or ConvTranspose defining `v`, used only there.
+Operation *singleUseConv(Value v) {
+  if (!v || !v.hasOneUse())
+    return nullptr;
+  Operation *def = v.getDefiningOp();
+  return isa_and_nonnull<ConvOp, ConvTransposeOp>(def) ? def : nullptr;
 }
 
 /// BN(conv(x, W, b)) = conv(x, W * s, (b - mean) * s + beta) with
@@ -39,32 +102,22 @@ void replaceByFoldedConv(PatternRewriter &rewriter, ConvOp conv, Operation *repl
 struct BatchNormIntoConv : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
-    auto conv = singleUseDef<ConvOp>(bn.getInput());
+    Operation *conv = singleUseConv(bn.getInput());
     // Grids around the BN (a QDQ model's) round the conv's output: no fold.
-    if (!conv || bn.getType() != conv.getType() || bn.getInputQuantization() ||
+    if (!conv || bn.getType() != conv->getResult(0).getType() || bn.getInputQuantization() ||
         bn.getOutputQuantization())
       return failure();
-    std::optional<SmallVector<float>> w = getConstantFloats(conv.getWeight());
-    std::optional<SmallVector<float>> b;
-    if (conv.getBias()) {
-      b = getConstantFloats(conv.getBias());
-      if (!b)
-        return failure();
-    }
-    auto wType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-    if (!w || !wType || !wType.hasStaticShape() || !wType.getElementType().isF32())
+    std::optional<FoldableConv> f = FoldableConv::of(conv);
+    if (!f)
       return failure();
-    int64_t m = wType.getDimSize(0);
-    std::optional<BatchNormParams> p = batchNormParams(bn, m);
+    std::optional<BatchNormParams> p = batchNormParams(bn, f->outputs);
     if (!p)
       return failure();
-    int64_t perChannel = wType.getNumElements() / m;
-    SmallVector<float> newW(*w), newB(m);
-    for (int64_t c = 0; c < m; ++c) {
+    SmallVector<float> newW(f->weight), newB(f->outputs);
+    for (int64_t c = 0; c < f->outputs; ++c) {
       double s = p->scale[c];
-      for (int64_t i = 0; i < perChannel; ++i)
-        newW[c * perChannel + i] = static_cast<float>((*w)[c * perChannel + i] * s);
-      newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - p->mean[c]) * s + p->beta[c]);
+      f->forChannel(c, [&](int64_t i) { newW[i] = static_cast<float>(f->weight[i] * s); });
+      newB[c] = static_cast<float>((f->bias[c] - p->mean[c]) * s + p->beta[c]);
     }
     replaceByFoldedConv(rewriter, conv, bn, ArrayRef<float>(newW), newB);
     return success();
@@ -92,42 +145,32 @@ std::optional<SmallVector<float>> perChannel(Value k, RankedTensorType out) {
 
 /// conv(x, W, b) * k and conv(x, W, b) + k with k per output channel (or a
 /// scalar): conv(x, W k, b k) and conv(x, W, b + k), as exporters write a
-/// scale and shift after a conv (paddle's learnable affine blocks).
+/// scale and shift after a conv (paddle's learnable affine blocks), or a
+/// ConvTranspose's bias apart (paddle2onnx).
 template <typename BinOp> struct ConstantIntoConv : OpRewritePattern<BinOp> {
   using OpRewritePattern<BinOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(BinOp op, PatternRewriter &rewriter) const override {
     for (auto [a, k] : {std::pair(op.getLhs(), op.getRhs()), std::pair(op.getRhs(), op.getLhs())}) {
-      auto conv = singleUseDef<ConvOp>(a);
+      Operation *conv = singleUseConv(a);
       auto out = dyn_cast<RankedTensorType>(op.getType());
-      if (!conv || !out || conv.getType() != out)
+      if (!conv || conv->getResult(0).getType() != out)
         continue;
       std::optional<SmallVector<float>> c = perChannel(k, out);
-      std::optional<SmallVector<float>> w = getConstantFloats(conv.getWeight());
-      auto wType = dyn_cast<RankedTensorType>(conv.getWeight().getType());
-      if (!c || !w || !wType || !wType.hasStaticShape() || !wType.getElementType().isF32())
+      std::optional<FoldableConv> f = FoldableConv::of(conv);
+      if (!c || !f || static_cast<int64_t>(c->size()) != f->outputs)
         continue;
-      int64_t m = wType.getDimSize(0);
-      SmallVector<float> b(m, 0.f);
-      if (conv.getBias()) {
-        std::optional<SmallVector<float>> given = getConstantFloats(conv.getBias());
-        if (!given || static_cast<int64_t>(given->size()) != m)
-          continue;
-        b = *given;
-      }
-      int64_t perChannel = wType.getNumElements() / m;
-      for (int64_t ch = 0; ch < m; ++ch) {
+      for (int64_t ch = 0; ch < f->outputs; ++ch) {
         if constexpr (std::is_same_v<BinOp, MulOp>) {
-          for (int64_t i = 0; i < perChannel; ++i)
-            (*w)[ch * perChannel + i] *= (*c)[ch];
-          b[ch] *= (*c)[ch];
+          f->forChannel(ch, [&](int64_t i) { f->weight[i] *= (*c)[ch]; });
+          f->bias[ch] *= (*c)[ch];
         } else {
-          b[ch] += (*c)[ch];
+          f->bias[ch] += (*c)[ch];
         }
       }
       replaceByFoldedConv(rewriter, conv, op,
-                          std::is_same_v<BinOp, MulOp> ? std::optional<ArrayRef<float>>(*w)
+                          std::is_same_v<BinOp, MulOp> ? std::optional<ArrayRef<float>>(f->weight)
                                                        : std::nullopt,
-                          b);
+                          f->bias);
       return success();
     }
     return failure();

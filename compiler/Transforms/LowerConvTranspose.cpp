@@ -85,7 +85,11 @@ struct ConvTransposeToCol2Im : OpRewritePattern<ConvTransposeOp> {
         {rewriter.getNamedAttr("dilations", rewriter.getDenseI64ArrayAttr(g->dilations)),
          rewriter.getNamedAttr("pads", rewriter.getDenseI64ArrayAttr(pads)),
          rewriter.getNamedAttr("strides", rewriter.getDenseI64ArrayAttr(g->strides))});
-    if (succeeded(out) && op.getBias()) {
+    // A zero bias (what folding a scale into a bias-free ConvTranspose
+    // leaves) adds nothing.
+    std::optional<SmallVector<float>> bias = getConstantFloats(op.getBias());
+    bool zeroBias = bias && llvm::all_of(*bias, [](float v) { return v == 0.f; });
+    if (succeeded(out) && op.getBias() && !zeroBias) {
       SmallVector<int64_t> biasShape{m};
       biasShape.append(ones);
       FailureOr<Value> bias =

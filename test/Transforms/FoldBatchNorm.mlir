@@ -246,3 +246,47 @@ func.func @not_per_channel(%x: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, ten
   %5 = nunc.mul %4, %two : (tensor<1x2x3x3xf32>, tensor<f32>) -> tensor<1x2x3x3xf32>
   return %1, %3, %5, %4 : tensor<1x2x3x3xf32>, tensor<2x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
 }
+
+// -----
+
+// ConvTranspose: W [C, M, k...] scales along M (channel ch is column ch of
+// every row). paddle2onnx's bias Add folds first, then the BN (the
+// numbers above): W = [[1, 2], [3, 4]] -> [[0.5, 6], [1.5, 12]],
+// b = [1, -1] -> [-0.25, -3.5].
+
+// CHECK-LABEL: func.func @conv_transpose_bias_add_bn(
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[\[\[\[}}5.000000e-01]], {{\[\[}}6.000000e+00]]], {{\[\[\[}}1.500000e+00]], {{\[\[}}1.200000e+01]]]]> : tensor<2x2x1x1xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[-2.500000e-01, -3.500000e+00]> : tensor<2xf32>
+// CHECK: %[[Y:.*]] = nunc.conv_transpose %arg0, %[[W]], %[[B]] : tensor<2xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @conv_transpose_bias_add_bn(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = nunc.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %b = nunc.constant dense<[[[1.0]], [[-1.0]]]> : tensor<2x1x1xf32>
+  %gamma = nunc.constant dense<[1.0, 3.0]> : tensor<2xf32>
+  %beta = nunc.constant dense<[0.25, 1.0]> : tensor<2xf32>
+  %mean = nunc.constant dense<[2.0, 0.5]> : tensor<2xf32>
+  %var = nunc.constant dense<[3.75, 0.75]> : tensor<2xf32>
+  %0 = nunc.conv_transpose %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_padding = array<i64: 0, 0>, output_shape = array<i64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %1 = nunc.add %0, %b : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  %2 = nunc.batch_norm %1, %gamma, %beta, %mean, %var {epsilon = 0.25 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %2 : tensor<1x2x3x3xf32>
+}
+
+// -----
+
+// Two groups, C/group = 2 rows each, M/group = 1: channel g scales rows
+// 2g and 2g + 1 (both taps): W rows [1, 2], [3, 4], [5, 6], [7, 8] times
+// s = [0.5, 3].
+
+// CHECK-LABEL: func.func @conv_transpose_grouped_mul(
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[\[\[\[}}5.000000e-01, 1.000000e+00]]], {{\[\[\[}}1.500000e+00, 2.000000e+00]]], {{\[\[\[}}1.500000e+01, 1.800000e+01]]], {{\[\[\[}}2.100000e+01, 2.400000e+01]]]]> : tensor<4x1x1x2xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<0.000000e+00> : tensor<2xf32>
+// CHECK: nunc.conv_transpose %arg0, %[[W]], %[[B]] : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64
+// CHECK-NOT: nunc.mul
+func.func @conv_transpose_grouped_mul(%x: tensor<1x4x3x3xf32>) -> tensor<1x2x3x4xf32> {
+  %w = nunc.constant dense<[[[[1.0, 2.0]]], [[[3.0, 4.0]]], [[[5.0, 6.0]]], [[[7.0, 8.0]]]]> : tensor<4x1x1x2xf32>
+  %s = nunc.constant dense<[[[0.5]], [[3.0]]]> : tensor<2x1x1xf32>
+  %0 = nunc.conv_transpose %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 2>, output_padding = array<i64: 0, 0>, output_shape = array<i64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x3x3xf32>, tensor<4x1x1x2xf32> -> tensor<1x2x3x4xf32>
+  %1 = nunc.mul %0, %s : (tensor<1x2x3x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x4xf32>
+  return %1 : tensor<1x2x3x4xf32>
+}

@@ -3,19 +3,21 @@
 // col2im), and the compiled library (the conv kernel, the generic col2im
 // and Resize loops) computes what the evaluator does: a grouped, strided,
 // padded ConvTranspose with output_padding, dilation and bias; one with
-// auto_pad SAME_LOWER and 3 groups; and two Resizes on awkward shapes.
+// auto_pad SAME_LOWER and 3 groups; two whose kernel is no longer than
+// the stride (one tap per position: the generic col2im's fast path), one
+// with gaps between the blocks; and two Resizes on awkward shapes.
 // RUN: nunc-opt %s --nunc-lower-conv-transpose -o %t.lowered.mlir
 // RUN: FileCheck %s --input-file %t.lowered.mlir
 // RUN: %python -c "import sys, numpy as np; r = np.random.default_rng(3); np.savez(sys.argv[1], x=r.uniform(-2, 2, (2, 6, 5, 7)).astype(np.float32), v=r.uniform(-2, 2, (1, 3, 7, 9)).astype(np.float32))" %t.in.npz
 // RUN: nunc run --reference %s --input %t.in.npz -o %t.ref.npz
 // RUN: nunc run --reference %t.lowered.mlir --input %t.in.npz -o %t.lowered.npz
 // RUN: nunc run %t.lowered.mlir --input %t.in.npz -o %t.jit.npz
-// RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_allclose(b[k], a[k], rtol=1e-5, atol=1e-5, err_msg=k) for k in a.files]; [np.testing.assert_allclose(c[k], b[k], rtol=1e-5, atol=1e-5, err_msg=k) for k in a.files]; assert sorted(a.files) == ['cubic', 'linear_aa', 'y', 'z'], a.files" %t.ref.npz %t.lowered.npz %t.jit.npz
+// RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_allclose(b[k], a[k], rtol=1e-5, atol=1e-5, err_msg=k) for k in a.files]; [np.testing.assert_allclose(c[k], b[k], rtol=1e-5, atol=1e-5, err_msg=k) for k in a.files]; assert sorted(a.files) == ['cubic', 'gaps', 'linear_aa', 'one_tap', 'y', 'z'], a.files" %t.ref.npz %t.lowered.npz %t.jit.npz
 
 // CHECK-LABEL: func.func @main
 // CHECK-NOT: nunc.conv_transpose
-// CHECK-COUNT-2: nunc.col2im
-func.func @main(%x: tensor<2x6x5x7xf32> {nunc.name = "x"}, %v: tensor<1x3x7x9xf32> {nunc.name = "v"}) -> (tensor<2x4x12x14xf32> {nunc.name = "y"}, tensor<2x9x10x14xf32> {nunc.name = "z"}, tensor<1x3x17x13xf32> {nunc.name = "cubic"}, tensor<1x3x4x5xf32> {nunc.name = "linear_aa"}) {
+// CHECK-COUNT-4: nunc.col2im
+func.func @main(%x: tensor<2x6x5x7xf32> {nunc.name = "x"}, %v: tensor<1x3x7x9xf32> {nunc.name = "v"}) -> (tensor<2x4x12x14xf32> {nunc.name = "y"}, tensor<2x9x10x14xf32> {nunc.name = "z"}, tensor<1x3x17x13xf32> {nunc.name = "cubic"}, tensor<1x3x4x5xf32> {nunc.name = "linear_aa"}, tensor<2x2x9x20xf32> {nunc.name = "one_tap"}, tensor<2x3x10x22xf32> {nunc.name = "gaps"}) {
   %w1 = nunc.constant dense<[[[[-0.7429999709129333, -0.0010000000474974513, 0.2029999941587448],
    [-0.9430000185966492, -0.7039999961853027, 0.8560000061988831],
    [-0.859000027179718, -0.7400000095367432, 0.8970000147819519]],
@@ -151,5 +153,88 @@ func.func @main(%x: tensor<2x6x5x7xf32> {nunc.name = "x"}, %v: tensor<1x3x7x9xf3
   %cubic = nunc.resize %v sizes %sizes : tensor<2xi64> {axes = array<i64: 2, 3>, mode = "cubic", exclude_outside = 1 : i64} : tensor<1x3x7x9xf32> -> tensor<1x3x17x13xf32>
   %scales = nunc.constant dense<[1.0, 1.0, 0.6, 0.6]> : tensor<4xf32>
   %aa = nunc.resize %v scales %scales : tensor<4xf32> {mode = "linear", antialias = 1 : i64} : tensor<1x3x7x9xf32> -> tensor<1x3x4x5xf32>
-  return %y, %z, %cubic, %aa : tensor<2x4x12x14xf32>, tensor<2x9x10x14xf32>, tensor<1x3x17x13xf32>, tensor<1x3x4x5xf32>
+  %w3 = nunc.constant dense<[[[[0.7300000190734863, 0.7110000252723694, 0.621999979019165],
+   [-0.47699999809265137, -0.8460000157356262, 0.8930000066757202]],
+
+  [[0.2280000001192093, -0.9950000047683716, 0.8209999799728394],
+   [0.9700000286102295, -0.4269999861717224, 0.6269999742507935]]],
+
+
+ [[[-0.8349999785423279, -0.12300000339746475, 0.6349999904632568],
+   [-0.18299999833106995, 0.03500000014901161, -0.765999972820282]],
+
+  [[0.628000020980835, -0.004000000189989805, -0.503000020980835],
+   [0.5529999732971191, 0.9580000042915344, 0.07699999958276749]]],
+
+
+ [[[0.4740000069141388, 0.9860000014305115, -0.9399999976158142],
+   [0.1979999989271164, 0.9350000023841858, -0.7649999856948853]],
+
+  [[-0.5540000200271606, 0.10000000149011612, 0.4449999928474426],
+   [0.10599999874830246, 0.0949999988079071, -0.8970000147819519]]],
+
+
+ [[[0.4779999852180481, -0.35899999737739563, -0.8519999980926514],
+   [0.9169999957084656, 0.3190000057220459, -0.08799999952316284]],
+
+  [[0.4650000035762787, -0.04399999976158142, -0.7509999871253967],
+   [0.20900000631809235, 0.49399998784065247, 0.4880000054836273]]],
+
+
+ [[[0.10300000011920929, 0.8569999933242798, 0.890999972820282],
+   [0.75, -0.25699999928474426, -0.46399998664855957]],
+
+  [[0.05999999865889549, 0.3089999854564667, -0.6790000200271606],
+   [0.11900000274181366, -0.12200000137090683, -0.996999979019165]]],
+
+
+ [[[-0.16200000047683716, -0.20000000298023224, 0.9269999861717224],
+   [-0.890999972820282, 0.8569999933242798, 0.8169999718666077]],
+
+  [[0.20000000298023224, -0.6259999871253967, 0.5830000042915344],
+   [-0.6769999861717224, -0.35899999737739563, 0.3330000042915344]]]]> : tensor<6x2x2x3xf32>
+  %one_tap = nunc.conv_transpose %x, %w3 {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 3>, output_padding = array<i64: 0, 0>, output_shape = array<i64>, pads = array<i64: 1, 0, 0, 1>, strides = array<i64: 2, 3>} : tensor<2x6x5x7xf32>, tensor<6x2x2x3xf32> -> tensor<2x2x9x20xf32>
+  %w4 = nunc.constant dense<[[[[-0.15000000596046448, -0.07800000160932541]],
+
+  [[-0.39399999380111694, -0.9259999990463257]],
+
+  [[-0.27799999713897705, 0.652999997138977]]],
+
+
+ [[[0.6600000262260437, -0.8379999995231628]],
+
+  [[0.10599999874830246, -0.2919999957084656]],
+
+  [[-0.20200000703334808, 0.9760000109672546]]],
+
+
+ [[[0.6179999709129333, 0.014000000432133675]],
+
+  [[0.014999999664723873, 0.8339999914169312]],
+
+  [[-0.25, 0.5640000104904175]]],
+
+
+ [[[0.45899999141693115, 0.4749999940395355]],
+
+  [[-0.08900000154972076, 0.3709999918937683]],
+
+  [[0.675000011920929, -0.4090000092983246]]],
+
+
+ [[[0.5260000228881836, -0.035999998450279236]],
+
+  [[0.0689999982714653, -0.07000000029802322]],
+
+  [[-0.25, 0.5049999952316284]]],
+
+
+ [[[-0.2160000056028366, -0.6370000243186951]],
+
+  [[0.574999988079071, -0.20100000500679016]],
+
+  [[0.15800000727176666, 0.9649999737739563]]]]> : tensor<6x3x1x2xf32>
+  %b4 = nunc.constant dense<[0.29499998688697815, 0.04899999871850014, -0.4320000112056732]> : tensor<3xf32>
+  %gaps = nunc.conv_transpose %x, %w4, %b4 : tensor<3xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 2>, output_padding = array<i64: 1, 2>, output_shape = array<i64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 3>} : tensor<2x6x5x7xf32>, tensor<6x3x1x2xf32> -> tensor<2x3x10x22xf32>
+  return %y, %z, %cubic, %aa, %one_tap, %gaps : tensor<2x4x12x14xf32>, tensor<2x9x10x14xf32>, tensor<1x3x17x13xf32>, tensor<1x3x4x5xf32>, tensor<2x2x9x20xf32>, tensor<2x3x10x22xf32>
 }

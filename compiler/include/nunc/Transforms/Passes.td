@@ -204,12 +204,14 @@ def QOperatorToQdq : Pass<"nunc-qoperator-to-qdq", "func::FuncOp"> {
 }
 
 def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
-  let summary = "Folds inference BatchNormalization into the preceding Conv's constants";
+  let summary = "Folds inference BatchNormalization into the preceding Conv's (or ConvTranspose's) constants";
   let description = [{
     BatchNormalization(Conv(x, W, b)) becomes a Conv with W and b scaled
     and shifted per output channel (in double). So do a Mul and an Add of a
     constant per output channel (or a scalar) after a Conv: a scale and
-    shift an exporter wrote apart (paddle's learnable affine blocks).
+    shift an exporter wrote apart (paddle's learnable affine blocks). The
+    same for ConvTranspose (its weight [C, M/group, k...] scaled along M),
+    whose bias paddle2onnx writes as an Add.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
