@@ -487,6 +487,57 @@ TEST_P(ElementwiseKernelTest, BatchNormAffineWithGridsMatchesAPlainReference) {
   }
 }
 
+/// A QDQ model's grid after an Add/Sub/Mul/Div (nunc-fuse-elementwise-
+/// quantization's output_quantization): the op, then the rounding to the
+/// grid, on broadcasting shapes with rows cut at awkward lengths, the
+/// grid's ties and both clamps reached.
+TEST_P(ElementwiseKernelTest, BinaryOpsWithAnOutputGridMatchTheReference) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(47);
+  struct Shapes {
+    std::vector<int64_t> a, b;
+  };
+  const std::vector<Shapes> cases = {{{1, 7}, {7}},        {{2, 3, 17}, {3, 1}},
+                                     {{129}, {}},          {{1, 16, 3, 3}, {1, 16, 1, 1}},
+                                     {{3, 1, 9000}, {1}},  {{4, 1}, {1, 33}}};
+  const float grid[4] = {1.f / 16, 37, 0, 255}; // steps of 1/16, clamps at -2.3125 and 13.625
+  const std::pair<ElementwiseConfig::Op, kernels::BinaryKind> ops[] = {
+      {ElementwiseConfig::Add, kernels::BinaryKind::Add},
+      {ElementwiseConfig::Sub, kernels::BinaryKind::Sub},
+      {ElementwiseConfig::Mul, kernels::BinaryKind::Mul},
+      {ElementwiseConfig::Div, kernels::BinaryKind::Div}};
+  for (const Shapes &s : cases)
+    for (auto [op, kind] : ops) {
+      Tensor a = randomTensor(rng, s.a, -6.f, 16.f);
+      Tensor b = randomTensor(rng, s.b, 0.25f, 2.f);
+      // Every third element of a on a tie of the grid after the op with b = 1.
+      for (int64_t i = 0; i < a.numElements(); i += 3)
+        a.mutableAs<float>()[i] = (std::floor(a.as<float>()[i] * 16) + 0.5f) / 16;
+      a.mutableAs<float>()[1] = -50.f; // past both clamps, whatever the op and b
+      a.mutableAs<float>()[2] = 100.f;
+      llvm::Expected<Tensor> plain = kernels::binary(kind, a, b);
+      ASSERT_TRUE(static_cast<bool>(plain));
+      ElementwiseConfig c;
+      c.op = op;
+      c.inputs = 2;
+      c.after = Activation::fakeQuant(grid[0], grid[2] - grid[1], grid[3] - grid[1]);
+      std::vector<float> y = runKernel(isa, c, plain->shape(), a, &b);
+      ASSERT_EQ(y.size(), size_t(plain->numElements()));
+      bool low = false, high = false;
+      for (int64_t i = 0; i < plain->numElements(); ++i) {
+        float want =
+            kernels::fakeQuantizeValue(plain->as<float>()[i], grid[0], grid[1], grid[2], grid[3]);
+        low |= want == (grid[2] - grid[1]) * grid[0];
+        high |= want == (grid[3] - grid[1]) * grid[0];
+        ASSERT_EQ(y[i], want) << "op " << op << " case " << (&s - cases.data()) << " at " << i;
+      }
+      EXPECT_TRUE(low && high) << "op " << op << " case " << (&s - cases.data())
+                               << ": both clamps of the grid";
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, ElementwiseKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")
