@@ -1595,6 +1595,9 @@ LogicalResult GenericEmitter::emitResampling() {
     Value index, weight, extrapolated;
   };
   SmallVector<Table> tables;
+  // Nearest: whether output row o + 1 (along dim rank - 2) reads the input
+  // row that row o reads.
+  SmallVector<bool> repeatsRow;
   Type i32 = b.getI32Type(), f32 = b.getF32Type(), i8 = b.getI8Type();
   for (int64_t d = 0; d < rank; ++d) {
     shape::ResizeAxis a = shape::resizeAxis(params, inShape[d], outShape[d], plan->scales[d],
@@ -1611,6 +1614,9 @@ LogicalResult GenericEmitter::emitResampling() {
         w.push_back(b.getF32FloatAttr(static_cast<float>(v)));
       t.weight = constantTable({outShape[d], a.taps}, f32, w);
     }
+    if (nearest && d == rank - 2)
+      for (int64_t o = 1; o < outShape[d]; ++o)
+        repeatsRow.push_back(a.index[o] == a.index[o - 1]);
     if (llvm::is_contained(a.extrapolated, 1)) {
       for (uint8_t v : a.extrapolated)
         ex.push_back(b.getI8IntegerAttr(v));
@@ -1619,6 +1625,43 @@ LogicalResult GenericEmitter::emitResampling() {
     tables.push_back(t);
   }
   float extrapolation = resize.getExtrapolationValue().convertToFloat();
+  bool anyExtrapolated = llvm::any_of(tables, [](const Table &t) { return !!t.extrapolated; });
+  if (llvm::is_contained(repeatsRow, true) && !anyExtrapolated) {
+    // Nearest upsampling (an FPN's): a row that reads the previous row's
+    // input row copies that output row (contiguous, vectorized) instead of
+    // gathering it again.
+    SmallVector<Attribute> flags{b.getI8IntegerAttr(0)};
+    for (bool r : repeatsRow)
+      flags.push_back(b.getI8IntegerAttr(r));
+    Value repeat = constantTable({outShape[rank - 2]}, i8, flags);
+    int64_t width = outShape[rank - 1];
+    k.forEach(outShape.drop_back(), [&](ValueRange rowIvs) {
+      Value again = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ne,
+          memref::LoadOp::create(b, loc, repeat, ValueRange{rowIvs[rank - 2]}), k.intConst(0, i8));
+      auto ifOp = scf::IfOp::create(b, loc, again, /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifOp.thenBlock());
+      k.forEach({width}, [&](ValueRange j) {
+        SmallVector<Value> from(rowIvs.begin(), rowIvs.end()), to(rowIvs.begin(), rowIvs.end());
+        from[rank - 2] = arith::SubIOp::create(b, loc, rowIvs[rank - 2], k.index(1));
+        from.push_back(j[0]);
+        to.push_back(j[0]);
+        memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, out, from), out, to);
+      });
+      b.setInsertionPointToStart(ifOp.elseBlock());
+      k.forEach({width}, [&](ValueRange j) {
+        SmallVector<Value> ivs(rowIvs.begin(), rowIvs.end());
+        ivs.push_back(j[0]);
+        SmallVector<Value> idx(ivs);
+        for (const Table &t : tables)
+          idx[t.dim] = k.toIndex(
+              memref::LoadOp::create(b, loc, t.index, ValueRange{ivs[t.dim], k.index(0)}));
+        memref::StoreOp::create(b, loc, memref::LoadOp::create(b, loc, in, idx), out, ivs);
+      });
+    });
+    return success();
+  }
   k.forEach(outShape, [&](ValueRange ivs) {
     auto source = [&](ValueRange taps) {
       SmallVector<Value> idx(ivs.begin(), ivs.end());
