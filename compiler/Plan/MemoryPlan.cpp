@@ -128,6 +128,11 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
                        !matchPattern(slice.getEnds(), m_Constant())))
       d << " (its Slice's bounds, e.g. a Split's sizes, are run-time values; they must be "
            "constants when compiling, or follow from the pinned dims)";
+    else if (isa_and_nonnull<ResizeOp>(producer))
+      d << " (Resize's scales, sizes and roi must be constants when compiling, or follow "
+           "from the pinned dims)";
+    else if (isa_and_nonnull<Col2ImOp>(producer))
+      d << " (Col2Im's image_shape and block_shape must be constants when compiling)";
     return failure();
   };
   auto newStorage = [&](StorageKind kind, int64_t bytes, int64_t index, int step) {
