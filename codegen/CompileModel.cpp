@@ -36,6 +36,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -998,14 +999,20 @@ std::string genericKernelKey(Operation *op, bool inPlace) {
   os << op->getName() << (inPlace ? " inplace " : " ") << op->getAttrDictionary() << " (";
   for (Value v : op->getOperands()) {
     os << v.getType();
+    // Small constants that generic kernels bake in (Slice bounds, Resize's
+    // scales and roi, ...) tell kernels of the same types apart.
     auto type = dyn_cast<RankedTensorType>(v.getType());
-    if (type && isa<IntegerType>(type.getElementType()) && type.hasStaticShape() &&
-        type.getNumElements() <= 64)
+    if (type && type.hasStaticShape() && type.getNumElements() <= 64) {
       if (std::optional<SmallVector<int64_t>> values = getConstantInts(v)) {
         os << " = [";
         llvm::interleaveComma(*values, os);
         os << "]";
+      } else if (std::optional<SmallVector<double>> floats = getConstantDoubles(v)) {
+        os << " = [";
+        llvm::interleaveComma(*floats, os, [&](double f) { os << llvm::format("%a", f); });
+        os << "]";
       }
+    }
     os << ", ";
   }
   os << ") -> (";
