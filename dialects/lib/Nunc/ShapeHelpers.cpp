@@ -497,9 +497,12 @@ Expected<WindowGeometry> convTranspose(ArrayRef<int64_t> in, ArrayRef<int64_t> k
       return makeError("kernel, strides and dilations must be positive");
     if (pads[i] < 0 || pads[i + n] < 0 || outputPadding[i] < 0)
       return makeError("pads and output_padding must not be negative");
-    if (outputPadding[i] >= std::max(strides[i], dilations[i]))
+    // ONNX (as PyTorch) allows output_padding up to the dilation; past the
+    // stride those rows are beyond every block, which onnxruntime refuses.
+    if (outputPadding[i] >= strides[i])
       return makeError("output_padding " + llvm::Twine(outputPadding[i]) +
-                       " must be smaller than the stride or the dilation");
+                       " must be smaller than the stride " + llvm::Twine(strides[i]) +
+                       " (as onnxruntime requires)");
     int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
     int64_t pb = 0, pe = 0, out = kDynamic;
     bool targeted = !outputShape.empty() || same;
@@ -624,7 +627,12 @@ Expected<ResizePlan> resize(ArrayRef<int64_t> input, const ResizeParams &p,
         return makeError("Resize scales must be positive, got " + llvm::formatv("{0}", s));
       int64_t d = axes[i];
       plan.scales[d] = s;
-      plan.output[d] = isDynamic(input[d]) ? kDynamic : static_cast<int64_t>(s * input[d]);
+      // floor(scale * dim) in f32, as onnxruntime and PyTorch compute it
+      // (10 x 0.7f is 7, not 6.99999988).
+      plan.output[d] = isDynamic(input[d])
+                           ? kDynamic
+                           : static_cast<int64_t>(static_cast<float>(s) *
+                                                  static_cast<float>(input[d]));
     }
     return plan;
   }
@@ -706,29 +714,37 @@ ResizeAxis resizeAxis(const ResizeParams &p, int64_t in, int64_t out, double sca
       r.index[o] = o;
     return r;
   }
-  double outF = scale * in; // the fractional output size the modes refer to
+  // align_corners, tf_crop_and_resize and pytorch_half_pixel divide by the
+  // output length, as onnxruntime and PyTorch do (ONNX's reference takes
+  // scale x length, a fraction when the scale does not divide: two of its
+  // node tests, see expected_failures.txt); half_pixel_symmetric by both.
+  // In f32, as onnxruntime computes them: a source coordinate that lands
+  // on a rounding tie (3.5 / 0.7f) rounds as there.
+  float sc = static_cast<float>(scale), inF = static_cast<float>(in),
+        outN = static_cast<float>(out), outF = sc * inF;
+  float roiS = static_cast<float>(roiStart), roiE = static_cast<float>(roiEnd);
   llvm::StringRef mode = p.coordinateMode;
   for (int64_t o = 0; o < out; ++o) {
-    double x;
+    float y = static_cast<float>(o), xf;
     if (mode == "align_corners") {
-      x = outF == 1 ? 0.0 : o * static_cast<double>(in - 1) / (outF - 1);
+      xf = out == 1 ? 0.f : y * (inF - 1) / (outN - 1);
     } else if (mode == "asymmetric") {
-      x = o / scale;
+      xf = y / sc;
     } else if (mode == "tf_crop_and_resize") {
-      x = outF == 1 ? (roiEnd - roiStart) * (in - 1) / 2
-                    : o * (roiEnd - roiStart) * (in - 1) / (outF - 1);
-      x += roiStart * (in - 1);
-      r.extrapolated[o] = x < 0 || x > in - 1;
+      xf = out == 1 ? 0.5f * (roiS + roiE) * (inF - 1)
+                    : roiS * (inF - 1) + y * (roiE - roiS) * (inF - 1) / (outN - 1);
+      r.extrapolated[o] = xf < 0 || xf > inF - 1;
     } else if (mode == "pytorch_half_pixel") {
-      x = outF == 1 ? -0.5 : (o + 0.5) / scale - 0.5;
+      xf = out == 1 ? 0.f : (y + 0.5f) / sc - 0.5f;
     } else if (mode == "tf_half_pixel_for_nn") {
-      x = (o + 0.5) / scale;
+      xf = (y + 0.5f) / sc;
     } else if (mode == "half_pixel_symmetric") {
-      double offset = in / 2.0 * (1 - out / outF);
-      x = offset + (o + 0.5) / scale - 0.5;
+      float offset = inF / 2 * (1 - outN / outF);
+      xf = offset + (y + 0.5f) / sc - 0.5f;
     } else {
-      x = (o + 0.5) / scale - 0.5;
+      xf = (y + 0.5f) / sc - 0.5f;
     }
+    double x = xf;
     double fl = std::floor(x);
     bool integral = x == fl;
     double ratio = integral ? 1.0 : x - fl;

@@ -536,7 +536,9 @@ def Nunc_ResizeOp : Nunc_Op<"resize", [AttrSizedOperandSegments]> {
     reads them). roi, scales and sizes must be constants once shapes are
     known; every dim is interpolated separably with a fixed number of taps
     (shape::resizeAxis), so the kernels read per-dim tables computed at
-    compile time. linear and cubic take float data; nearest any type.
+    compile time; coordinates and output sizes as onnxruntime computes them
+    (f32, over the integer output length). linear and cubic take float
+    data; nearest any type.
   }];
   let arguments = (ins Nunc_Tensor:$input, Optional<Nunc_FloatTensor>:$roi,
                        Optional<TensorOf<[F32]>>:$scales, Optional<TensorOf<[I64]>>:$sizes,
