@@ -415,7 +415,8 @@ private:
 FailureOr<Value> GenericEmitter::emit() {
   Value status = k.i32(0);
   LogicalResult r = success();
-  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp,
+  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp, FloorOp,
+          CeilOp, RoundOp,
           ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
           CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
@@ -540,6 +541,24 @@ LogicalResult GenericEmitter::emitElementwise() {
       .Case([&](SqrtOp) {
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
           return math::SqrtOp::create(b, loc, s[0]);
+        });
+        return success();
+      })
+      .Case([&](FloorOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          return math::FloorOp::create(b, loc, s[0]);
+        });
+        return success();
+      })
+      .Case([&](CeilOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          return math::CeilOp::create(b, loc, s[0]);
+        });
+        return success();
+      })
+      .Case([&](RoundOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          return math::RoundEvenOp::create(b, loc, s[0]);
         });
         return success();
       })
@@ -1891,7 +1910,8 @@ LogicalResult GenericEmitter::emitQuantized() {
 bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
-  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp,
+  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, FloorOp, CeilOp, RoundOp,
+           ReluOp, LeakyReluOp,
            HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp,
            BatchNormOp, FakeQuantizeOp,
            DynamicFakeQuantizeOp>(op) ||

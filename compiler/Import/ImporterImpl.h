@@ -17,8 +17,8 @@
 namespace mlir::nunc::import_detail {
 
 inline const llvm::StringRef kSupportedOps[] = {
-    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Erf", "Tanh", "Relu", "LeakyRelu", "Sigmoid",
-    "Clip", "Gelu", "Where", "Equal", "Cast", "MatMul", "Gemm", "ReduceMean",
+    "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Floor", "Ceil", "Round", "Erf", "Tanh", "Relu",
+    "LeakyRelu", "Sigmoid", "Clip", "Gelu", "Where", "Equal", "Cast", "MatMul", "Gemm", "ReduceMean",
     "ReduceSum", "Softmax", "LayerNormalization", "Gather", "Reshape", "Transpose",
     "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape",
     "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",

@@ -88,6 +88,9 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
         ComputeType<T> r = v;
         switch (kind) {
         case UnaryKind::Sqrt: r = std::sqrt(v); break;
+        case UnaryKind::Floor: r = std::floor(v); break;
+        case UnaryKind::Ceil: r = std::ceil(v); break;
+        case UnaryKind::Round: r = std::nearbyint(v); break; // the default mode: halves to even
         case UnaryKind::Erf: r = std::erf(v); break;
         case UnaryKind::Tanh: r = std::tanh(v); break;
         case UnaryKind::Sigmoid:

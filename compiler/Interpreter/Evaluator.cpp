@@ -161,6 +161,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(range(get(r.getStart()), get(r.getLimit()), get(r.getDelta())));
       })
       .Case([&](SqrtOp o) { return one(unary(UnaryKind::Sqrt, get(o.getInput()))); })
+      .Case([&](FloorOp o) { return one(unary(UnaryKind::Floor, get(o.getInput()))); })
+      .Case([&](CeilOp o) { return one(unary(UnaryKind::Ceil, get(o.getInput()))); })
+      .Case([&](RoundOp o) { return one(unary(UnaryKind::Round, get(o.getInput()))); })
       .Case([&](ErfOp o) { return one(unary(UnaryKind::Erf, get(o.getInput()))); })
       .Case([&](TanhOp o) { return one(unary(UnaryKind::Tanh, get(o.getInput()))); })
       .Case([&](ReluOp o) { return one(unary(UnaryKind::Relu, get(o.getInput()))); })

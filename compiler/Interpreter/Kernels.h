@@ -20,7 +20,7 @@ namespace mlir::nunc::kernels {
 
 using llvm::Expected;
 
-enum class UnaryKind { Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh };
+enum class UnaryKind { Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh, Floor, Ceil, Round };
 Expected<Tensor> unary(UnaryKind kind, const Tensor &x);
 /// x < 0 ? alpha * x : x (floating-point x; the product in x's compute type).
 Expected<Tensor> leakyRelu(const Tensor &x, float alpha);

@@ -182,7 +182,7 @@ std::string BatchAnalysis::check(Operation *op) {
   };
   return llvm::TypeSwitch<Operation *, std::string>(op)
       // Elementwise, numpy broadcasting.
-      .Case<SqrtOp, ErfOp, TanhOp, ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
+      .Case<SqrtOp, ErfOp, TanhOp, FloorOp, CeilOp, RoundOp, ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
             SigmoidOp, IdentityOp, GeluOp, CastOp, ClipOp, AddOp,
             SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp>(
           [&](Operation *o) { return elementwise(o); })

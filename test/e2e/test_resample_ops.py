@@ -261,8 +261,9 @@ def test_resize_matches_onnxruntime(nunc, tmp_path, shape, opset, spec):
 
 def test_resize_scales_constant_and_sizes_from_shape(nunc, tmp_path):
     """What torch writes: scales from a Constant node; sizes computed from the
-    input's shape (Shape, Gather, Cast, Mul, Cast, Unsqueeze, Slice, Concat)
-    on symbolic dims, which --shape pins and nunc folds to constants."""
+    input's shape (Shape, Gather, Cast, Mul, Floor, Cast, Unsqueeze, Slice,
+    Concat) on symbolic dims, which --shape pins and nunc folds to
+    constants."""
     def const(name, value):
         return h.make_node("Constant", [], [name], value=nh.from_array(value))
 
@@ -271,12 +272,13 @@ def test_resize_scales_constant_and_sizes_from_shape(nunc, tmp_path):
         const("two_i", np.array(2, np.int64)), const("three_i", np.array(3, np.int64)),
         h.make_node("Gather", ["shape", "two_i"], ["height"], axis=0),
         h.make_node("Gather", ["shape", "three_i"], ["width"], axis=0),
-        # height * 2.5 through float, truncated back (torch's floor on a
-        # positive size), width * 2 in int64
+        # floor(height * 2.5) through float, as torch's scale_factor export;
+        # width * 2 in int64
         h.make_node("Cast", ["height"], ["height_f"], to=TP.FLOAT),
         const("factor", np.array(2.5, np.float32)),
         h.make_node("Mul", ["height_f", "factor"], ["height_scaled"]),
-        h.make_node("Cast", ["height_scaled"], ["out_height"], to=TP.INT64),
+        h.make_node("Floor", ["height_scaled"], ["height_floor"]),
+        h.make_node("Cast", ["height_floor"], ["out_height"], to=TP.INT64),
         h.make_node("Mul", ["width", "two_i"], ["out_width"]),
         h.make_node("Unsqueeze", ["out_height", "axis0"], ["h1"]),
         h.make_node("Unsqueeze", ["out_width", "axis0"], ["w1"]),

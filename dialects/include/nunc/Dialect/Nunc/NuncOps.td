@@ -72,6 +72,11 @@ class Nunc_UnaryOp<string mnemonic, list<Trait> traits = [],
 def Nunc_SqrtOp : Nunc_UnaryOp<"sqrt"> { let summary = "Elementwise square root"; }
 def Nunc_ErfOp : Nunc_UnaryOp<"erf"> { let summary = "Elementwise error function"; }
 def Nunc_TanhOp : Nunc_UnaryOp<"tanh"> { let summary = "Elementwise tanh"; }
+def Nunc_FloorOp : Nunc_UnaryOp<"floor"> { let summary = "Elementwise round down"; }
+def Nunc_CeilOp : Nunc_UnaryOp<"ceil"> { let summary = "Elementwise round up"; }
+def Nunc_RoundOp : Nunc_UnaryOp<"round"> {
+  let summary = "Elementwise round to the nearest integer, halves to even";
+}
 def Nunc_ReluOp : Nunc_UnaryOp<"relu", [], Nunc_SignedNumericTensor> {
   let summary = "Elementwise max(x, 0)";
 }
