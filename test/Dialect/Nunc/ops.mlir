@@ -68,6 +68,12 @@ func.func @unary(%x: tensor<?x3xf32>, %u: tensor<*xf16>, %s: tensor<f64>, %i: te
   %4 = nunc.sigmoid %x : tensor<?x3xf32> -> tensor<?x3xf32>
   // CHECK-NEXT: nunc.identity %[[U]] : tensor<*xf16> -> tensor<*xf16>
   %5 = nunc.identity %u : tensor<*xf16> -> tensor<*xf16>
+  // CHECK-NEXT: nunc.floor %[[X]] : tensor<?x3xf32> -> tensor<?x3xf32>
+  %f = nunc.floor %x : tensor<?x3xf32> -> tensor<?x3xf32>
+  // CHECK-NEXT: nunc.ceil %[[U]] : tensor<*xf16> -> tensor<*xf16>
+  %c = nunc.ceil %u : tensor<*xf16> -> tensor<*xf16>
+  // CHECK-NEXT: nunc.round %[[S]] : tensor<f64> -> tensor<f64>
+  %r = nunc.round %s : tensor<f64> -> tensor<f64>
   // A declared type may be less precise than the inferred one.
   // CHECK-NEXT: nunc.identity %[[X]] : tensor<?x3xf32> -> tensor<*xf32>
   %6 = nunc.identity %x : tensor<?x3xf32> -> tensor<*xf32>
@@ -398,6 +404,32 @@ func.func @conv(%x: tensor<?x4x7x?xf32>, %w: tensor<6x2x3x3xf32>, %b: tensor<6xf
   %1 = nunc.conv %x1, %w1 {auto_pad = "SAME_UPPER", dilations = array<i64: 2>, kernel_shape = array<i64: 2>, pads = array<i64: 0, 0>, strides = array<i64: 2>} : tensor<1x2x5xf16>, tensor<3x2x2xf16> -> tensor<1x3x3xf16>
   // CHECK-NEXT: nunc.conv %[[U]], %[[W]] {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<*xf32>, tensor<6x2x3x3xf32> -> tensor<?x?x?x?xf32>
   %2 = nunc.conv %u, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<*xf32>, tensor<6x2x3x3xf32> -> tensor<?x?x?x?xf32>
+  // CHECK-NEXT: return
+  return
+}
+
+// CHECK-LABEL: func.func @resample(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x4x5x6xf32>, %[[W:[a-z0-9]+]]: tensor<4x3x3x3xf32>, %[[B:[a-z0-9]+]]: tensor<6xf32>, %[[C:[a-z0-9]+]]: tensor<2x12x6xf32>, %[[Q:[a-z0-9]+]]: tensor<1x2x3x3xui8>)
+func.func @resample(%x: tensor<1x4x5x6xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<6xf32>, %c: tensor<2x12x6xf32>, %q: tensor<1x2x3x3xui8>) {
+  // H: 2 (5 - 1) + 1 + 3 - 2 = 10, W: 2 (6 - 1) + 3 - 2 = 11.
+  // CHECK-NEXT: nunc.conv_transpose %[[X]], %[[W]], %[[B]] : tensor<6xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, output_padding = array<i64: 1, 0>, output_shape = array<i64>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x4x5x6xf32>, tensor<4x3x3x3xf32> -> tensor<1x6x10x11xf32>
+  %0 = nunc.conv_transpose %x, %w, %b : tensor<6xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, output_padding = array<i64: 1, 0>, output_shape = array<i64>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : tensor<1x4x5x6xf32>, tensor<4x3x3x3xf32> -> tensor<1x6x10x11xf32>
+  // CHECK-NEXT: %[[IMG:.*]] = nunc.constant dense<[3, 4]> : tensor<2xi64>
+  %image = nunc.constant dense<[3, 4]> : tensor<2xi64>
+  // CHECK-NEXT: %[[BLK:.*]] = nunc.constant dense<2> : tensor<2xi64>
+  %block = nunc.constant dense<2> : tensor<2xi64>
+  // CHECK-NEXT: nunc.col2im %[[C]], %[[IMG]], %[[BLK]] {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x12x6xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3x3x4xf32>
+  %1 = nunc.col2im %c, %image, %block {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x12x6xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3x3x4xf32>
+  // CHECK-NEXT: %[[SC:.*]] = nunc.constant dense<[1.000000e+00, 1.000000e+00, 2.000000e+00, 1.500000e+00]> : tensor<4xf32>
+  %scales = nunc.constant dense<[1.0, 1.0, 2.0, 1.5]> : tensor<4xf32>
+  // CHECK-NEXT: nunc.resize %[[Q]] scales %[[SC]] : tensor<4xf32> {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : tensor<1x2x3x3xui8> -> tensor<1x2x6x4xui8>
+  %2 = nunc.resize %q scales %scales : tensor<4xf32> {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : tensor<1x2x3x3xui8> -> tensor<1x2x6x4xui8>
+  // CHECK-NEXT: %[[ROI:.*]] = nunc.constant
+  %roi = nunc.constant dense<[0.1, 0.2, 0.9, 0.8]> : tensor<4xf32>
+  // CHECK-NEXT: %[[SZ:.*]] = nunc.constant dense<[7, 3]> : tensor<2xi64>
+  %sizes = nunc.constant dense<[7, 3]> : tensor<2xi64>
+  // CHECK-NEXT: nunc.resize %[[X]] roi %[[ROI]] : tensor<4xf32> sizes %[[SZ]] : tensor<2xi64> {antialias = 1 : i64, axes = array<i64: 2, 3>, coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = 1 : i64, extrapolation_value = 2.000000e+00 : f32, mode = "cubic"} : tensor<1x4x5x6xf32> -> tensor<1x4x7x3xf32>
+  %3 = nunc.resize %x roi %roi : tensor<4xf32> sizes %sizes : tensor<2xi64> {antialias = 1 : i64, axes = array<i64: 2, 3>, coordinate_transformation_mode = "tf_crop_and_resize", cubic_coeff_a = -0.5 : f32, exclude_outside = 1 : i64, extrapolation_value = 2.0 : f32, keep_aspect_ratio_policy = "stretch", mode = "cubic"} : tensor<1x4x5x6xf32> -> tensor<1x4x7x3xf32>
   // CHECK-NEXT: return
   return
 }
