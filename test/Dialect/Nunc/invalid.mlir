@@ -1458,3 +1458,39 @@ func.func @attention_integer_operands(%x: tensor<1x3x8xi32>) {
   %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x8xi32>, tensor<1x3x8xi32>, tensor<1x3x8xi32> -> tensor<1x3x8xf32>
   return
 }
+
+// -----
+
+func.func @resize_unknown_coordinate_mode(%x: tensor<1x1x3x3xf32>) {
+  %s = nunc.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  // expected-error @+1 {{unknown coordinate_transformation_mode 'corners'}}
+  %0 = nunc.resize %x scales %s : tensor<4xf32> {coordinate_transformation_mode = "corners"} : tensor<1x1x3x3xf32> -> tensor<1x1x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @resize_scales_per_axis(%x: tensor<1x1x3x3xf32>) {
+  %s = nunc.constant dense<[2.0, 2.0]> : tensor<2xf32>
+  // expected-error @+1 {{Resize scales has 2 entries for 4 resized dims}}
+  %0 = nunc.resize %x scales %s : tensor<2xf32> : tensor<1x1x3x3xf32> -> tensor<1x1x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_transpose_channels(%x: tensor<1x3x4x4xf32>, %w: tensor<4x2x3x3xf32>) {
+  // expected-error @+1 {{input has 3 channels, the weight expects 4}}
+  %0 = nunc.conv_transpose %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, output_padding = array<i64: 0, 0>, output_shape = array<i64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x4x4xf32>, tensor<4x2x3x3xf32> -> tensor<1x2x6x6xf32>
+  return
+}
+
+// -----
+
+func.func @col2im_block_size(%x: tensor<1x10x4xf32>) {
+  %image = nunc.constant dense<[3, 3]> : tensor<2xi64>
+  %block = nunc.constant dense<2> : tensor<2xi64>
+  // expected-error @+1 {{input dim 1 (10) is not a multiple of the block size 4}}
+  %0 = nunc.col2im %x, %image, %block {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x10x4xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x2x3x3xf32>
+  return
+}
