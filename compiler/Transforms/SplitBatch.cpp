@@ -359,6 +359,38 @@ std::string BatchAnalysis::check(Operation *op) {
         return dim0(g.getData()) == dim0(g.getOutput()) ? ""
                                                          : "the result's leading dim is not the input's";
       })
+      // Per image, with constant image and block shapes.
+      .Case<Col2ImOp>([&](Col2ImOp c) -> std::string {
+        if (isBatched(c.getImageShape()) || isBatched(c.getBlockShape()))
+          return "its image or block shape depends on the inputs";
+        return dim0(c.getInput()) == dim0(c.getOutput()) ? ""
+                                                         : "the result's leading dim is not the input's";
+      })
+      // Per image where the batch dim is left as it is (scale 1, whole roi).
+      .Case<ResizeOp>([&](ResizeOp r) -> std::string {
+        std::string why = onlyFirstBatched(r);
+        if (!why.empty())
+          return why;
+        std::optional<SmallVector<double>> roi, scales;
+        std::optional<SmallVector<int64_t>> sizes;
+        auto view = [](auto &v) {
+          using T = std::decay_t<decltype((*v)[0])>;
+          return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
+        };
+        auto in = cast<RankedTensorType>(r.getInput().getType()).getShape();
+        shape::ResizeParams params = r.getResizeParams();
+        if (!r.getConstantInputs(roi, scales, sizes))
+          return "its scales or sizes are not constants";
+        auto plan = shape::resize(in, params, view(roi), view(scales), view(sizes));
+        if (!plan) {
+          llvm::consumeError(plan.takeError());
+          return "its parameters do not fit";
+        }
+        shape::ResizeAxis batch = shape::resizeAxis(params, in[0], plan->output[0],
+                                                    plan->scales[0], plan->roiStart[0],
+                                                    plan->roiEnd[0]);
+        return batch.identity ? "" : "it resizes the batch dim";
+      })
       .Default([](Operation *) { return std::string("not known to keep images apart"); });
 }
 
@@ -409,9 +441,9 @@ struct SplitBatchPass : public mlir::nunc::impl::SplitBatchBase<SplitBatchPass> 
     OpBuilder b(ctx);
     for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
       // Literal leading dims of target shapes shrink with the tensors.
-      auto shrinkShape = [&](OpOperand &operand, int64_t dim0) {
+      auto shrinkShape = [&](OpOperand &operand, int64_t dim0, size_t at = 0) {
         SmallVector<int64_t> shape = *getConstantInts(operand.get());
-        shape[0] = dim0;
+        shape[at] = dim0;
         auto type = RankedTensorType::get({(int64_t)shape.size()}, b.getI64Type());
         b.setInsertionPoint(&op);
         Operation *old = operand.get().getDefiningOp();
@@ -426,6 +458,19 @@ struct SplitBatchPass : public mlir::nunc::impl::SplitBatchBase<SplitBatchPass> 
       } else if (auto e = dyn_cast<ExpandOp>(op);
                  e && analysis.batchedValues().contains(e.getInput())) {
         shrinkShape(e.getShapeMutable(), 1); // the input supplies the leading dim
+      } else if (auto r = dyn_cast<ResizeOp>(op);
+                 r && r.getSizes() && analysis.batchedValues().contains(r.getInput())) {
+        // Sizes for the batch dim (all dims, or axes naming it) become 1.
+        int64_t rank = r.getInput().getType().getRank();
+        std::optional<size_t> at = 0;
+        if (r.getAxes()) {
+          at.reset();
+          for (auto [i, a] : llvm::enumerate(*r.getAxes()))
+            if (shape::wrapAxis(a, rank) == 0)
+              at = i;
+        }
+        if (at)
+          shrinkShape(r.getSizesMutable()[0], 1, *at);
       }
     }
     for (Value v : analysis.batchedValues())

@@ -272,3 +272,49 @@ func.func @dequantize_along_batch(%x: tensor<2x3xi8>) -> tensor<2x3xf32> {
   %0 = nunc.dequantize_linear %x, %s {axis = 0 : i64} : tensor<2x3xi8>, tensor<2xf32> -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// A decoder at batch 2: an FPN's nearest Resize by sizes (the batch entry
+// of the sizes becomes 1; the scales' 1 for the batch stays) and the col2im
+// of a lowered ConvTranspose, item by item.
+// CHECK-LABEL: func.func @decoder(
+// CHECK-SAME: %[[X:.*]]: tensor<1x3x4x5xf32>, %[[C:.*]]: tensor<1x12x20xf32>) -> (tensor<1x3x8x10xf32>, tensor<1x3x8x15xf32>, tensor<1x3x8x10xf32>)
+// CHECK-SAME: nunc.batch_split = 2 : i64
+// CHECK: %[[SIZES:.*]] = nunc.constant dense<[1, 3, 8, 10]> : tensor<4xi64>
+// CHECK: nunc.resize %[[X]] sizes %[[SIZES]] : tensor<4xi64> {{.*}} : tensor<1x3x4x5xf32> -> tensor<1x3x8x10xf32>
+// CHECK: nunc.resize %[[X]] scales %{{.*}} : tensor<4xf32> {{.*}} : tensor<1x3x4x5xf32> -> tensor<1x3x8x15xf32>
+// CHECK: nunc.col2im %[[C]], %{{.*}}, %{{.*}} {{.*}} : (tensor<1x12x20xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x3x8x10xf32>
+func.func @decoder(%x: tensor<2x3x4x5xf32>, %c: tensor<2x12x20xf32>) -> (tensor<2x3x8x10xf32>, tensor<2x3x8x15xf32>, tensor<2x3x8x10xf32>) {
+  %sizes = nunc.constant dense<[2, 3, 8, 10]> : tensor<4xi64>
+  %0 = nunc.resize %x sizes %sizes : tensor<4xi64> {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor"} : tensor<2x3x4x5xf32> -> tensor<2x3x8x10xf32>
+  %scales = nunc.constant dense<[1.0, 1.0, 2.0, 3.0]> : tensor<4xf32>
+  %1 = nunc.resize %x scales %scales : tensor<4xf32> {mode = "linear"} : tensor<2x3x4x5xf32> -> tensor<2x3x8x15xf32>
+  %image = nunc.constant dense<[8, 10]> : tensor<2xi64>
+  %block = nunc.constant dense<2> : tensor<2xi64>
+  %2 = nunc.col2im %c, %image, %block {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<2x12x20xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x3x8x10xf32>
+  return %0, %1, %2 : tensor<2x3x8x10xf32>, tensor<2x3x8x15xf32>, tensor<2x3x8x10xf32>
+}
+
+// -----
+
+// A Resize along the batch dim mixes items: the batch runs as a whole.
+// CHECK-LABEL: func.func @resize_batch_dim(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.resize at {{.*}}: the result's leading dim is not the input's"
+func.func @resize_batch_dim(%x: tensor<2x3x4x5xf32>) -> tensor<4x3x4x5xf32> {
+  %scales = nunc.constant dense<[2.0, 1.0, 1.0, 1.0]> : tensor<4xf32>
+  %0 = nunc.resize %x scales %scales : tensor<4xf32> : tensor<2x3x4x5xf32> -> tensor<4x3x4x5xf32>
+  return %0 : tensor<4x3x4x5xf32>
+}
+
+// -----
+
+// Same size, but a crop along the batch dim: blocked too.
+// CHECK-LABEL: func.func @resize_crops_batch(
+// CHECK-SAME: nunc.batch_split_blocked = "nunc.resize at {{.*}}: it resizes the batch dim"
+func.func @resize_crops_batch(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %roi = nunc.constant dense<[0.5, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]> : tensor<8xf32>
+  %sizes = nunc.constant dense<[2, 3, 4, 5]> : tensor<4xi64>
+  %0 = nunc.resize %x roi %roi : tensor<8xf32> sizes %sizes : tensor<4xi64> {coordinate_transformation_mode = "tf_crop_and_resize", mode = "linear"} : tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
