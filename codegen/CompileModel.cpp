@@ -1000,14 +1000,15 @@ std::string genericKernelKey(Operation *op, bool inPlace) {
   for (Value v : op->getOperands()) {
     os << v.getType();
     // Small constants that generic kernels bake in (Slice bounds, Resize's
-    // scales and roi, ...) tell kernels of the same types apart.
+    // scales and roi) tell kernels of the same types apart.
     auto type = dyn_cast<RankedTensorType>(v.getType());
     if (type && type.hasStaticShape() && type.getNumElements() <= 64) {
       if (std::optional<SmallVector<int64_t>> values = getConstantInts(v)) {
         os << " = [";
         llvm::interleaveComma(*values, os);
         os << "]";
-      } else if (std::optional<SmallVector<double>> floats = getConstantDoubles(v)) {
+      } else if (std::optional<SmallVector<double>> floats =
+                     isa<ResizeOp>(op) ? getConstantDoubles(v) : std::nullopt) {
         os << " = [";
         llvm::interleaveComma(*floats, os, [&](double f) { os << llvm::format("%a", f); });
         os << "]";

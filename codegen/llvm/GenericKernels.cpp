@@ -1595,12 +1595,8 @@ LogicalResult GenericEmitter::emitResampling() {
   std::optional<SmallVector<int64_t>> sizes;
   if (!resize.getConstantInputs(roi, scales, sizes))
     return unsupported("Resize whose roi, scales or sizes are not constants");
-  auto view = [](auto &v) {
-    using T = std::decay_t<decltype((*v)[0])>;
-    return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
-  };
   shape::ResizeParams params = resize.getResizeParams();
-  auto plan = shape::resize(inShape, params, view(roi), view(scales), view(sizes));
+  auto plan = shape::resize(inShape, params, roi, scales, sizes);
   if (!plan) {
     llvm::consumeError(plan.takeError());
     return unsupported("bad Resize parameters");
@@ -1718,8 +1714,9 @@ LogicalResult GenericEmitter::emitResampling() {
       outside = outside ? Value(arith::OrIOp::create(b, loc, outside, flag)) : flag;
     }
     if (outside) {
-      Value e = isa<FloatType>(ct) ? k.floatConst(extrapolation, ct)
-                                   : k.intConst(static_cast<int64_t>(extrapolation), ct);
+      Value e = isa<FloatType>(ct)  ? k.floatConst(extrapolation, ct)
+                : ct.isInteger(1) ? k.intConst(extrapolation != 0, ct)
+                                  : k.intConst(static_cast<int64_t>(extrapolation), ct);
       v = arith::SelectOp::create(b, loc, outside, e, v);
     }
     k.write(v, out, ivs, element);

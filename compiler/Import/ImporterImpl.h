@@ -18,14 +18,13 @@ namespace mlir::nunc::import_detail {
 
 inline const llvm::StringRef kSupportedOps[] = {
     "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Floor", "Ceil", "Round", "Erf", "Tanh", "Relu",
-    "LeakyRelu", "Sigmoid", "Clip", "Gelu", "Where", "Equal", "Cast", "MatMul", "Gemm", "ReduceMean",
-    "ReduceSum", "Softmax", "LayerNormalization", "Gather", "Reshape", "Transpose",
-    "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape",
-    "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool",
-    "AveragePool", "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear",
-    "DynamicQuantizeLinear", "MatMulInteger", "QLinearMatMul", "ConvInteger",
-    "QLinearConv", "Split", "Neg", "HardSigmoid", "HardSwish", "Range", "ConvTranspose",
-    "Col2Im", "Resize", "Upsample",
+    "LeakyRelu", "Sigmoid", "Clip", "Gelu", "Where", "Equal", "Cast", "MatMul", "Gemm",
+    "ReduceMean", "ReduceSum", "Softmax", "LayerNormalization", "Gather", "Reshape", "Transpose",
+    "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape", "Constant",
+    "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool", "AveragePool",
+    "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
+    "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "Split", "Neg", "HardSigmoid",
+    "HardSwish", "Range", "ConvTranspose", "Col2Im", "Resize", "Upsample",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

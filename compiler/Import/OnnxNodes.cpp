@@ -623,9 +623,9 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       auto t = dyn_cast<RankedTensorType>(v.getType());
       return t && t.getRank() == 1 && !t.isDynamicDim(0) ? t.getDimSize(0) : -1;
     };
-    size_t nd = std::max(rank(in(1)), rank(in(2)));
     if (rank(in(1)) < 0 && rank(in(2)) < 0)
       return n.error() << "Col2Im needs image_shape or block_shape of known length";
+    size_t nd = std::max(rank(in(1)), rank(in(2)));
     FailureOr<std::optional<SmallVector<int64_t>>> strides = n.getInts("strides"),
                                                     dilations = n.getInts("dilations"),
                                                     pads = n.getInts("pads");

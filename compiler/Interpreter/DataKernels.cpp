@@ -321,8 +321,10 @@ Expected<Tensor> resize(const Tensor &x, const shape::ResizeParams &params,
       dispatchDType(out.dtype(), [&]<typename T>() {
         if constexpr (isFloatType<T>())
           out.mutableAs<T>()[i] = static_cast<T>(static_cast<ComputeType<T>>(sum));
-        else if constexpr (!std::is_same_v<T, bool>)
-          out.mutableAs<T>()[i] = static_cast<T>(sum); // nearest only (extrapolated)
+        else if constexpr (std::is_same_v<T, bool>)
+          out.mutableAs<T>()[i] = sum != 0; // nearest only (extrapolated)
+        else // truncated, then wrapped to the type, as the compiled kernel
+          out.mutableAs<T>()[i] = static_cast<T>(static_cast<int64_t>(sum));
       });
     }
     for (int64_t d = rank - 1; d >= 0 && ++o[d] == plan.output[d]; --d)

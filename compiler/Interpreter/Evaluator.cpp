@@ -316,6 +316,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       })
       .Case([&](ConvTransposeOp o) -> Expected<Results> {
         const Tensor &x = get(o.getInput());
+        if (x.rank() < 3)
+          return llvm::createStringError("ConvTranspose input must have rank >= 3, got " +
+                                         x.describe());
         llvm::SmallVector<int64_t, 6> spatial(x.shape().drop_front(2));
         NUNC_ASSIGN_OR_RETURN(g, shape::convTranspose(spatial, o.getKernelShape(),
                                                       o.getStrides(), o.getDilations(),
@@ -351,14 +354,10 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         std::optional<SmallVector<int64_t>> sizes;
         if (sizesF)
           sizes = SmallVector<int64_t>(sizesF->begin(), sizesF->end());
-        auto view = [](auto &v) {
-          using T = std::decay_t<decltype((*v)[0])>;
-          return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
-        };
         const Tensor &x = get(o.getInput());
         shape::ResizeParams params = o.getResizeParams();
         NUNC_ASSIGN_OR_RETURN(
-            plan, shape::resize(x.shape(), params, view(roi), view(scales), view(sizes)));
+            plan, shape::resize(x.shape(), params, roi, scales, sizes));
         return one(resize(x, params, plan, o.getExtrapolationValue().convertToFloat()));
       })
       .Case([&](MaxPoolOp o) {

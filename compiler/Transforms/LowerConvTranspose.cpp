@@ -37,7 +37,7 @@ struct ConvTransposeToCol2Im : OpRewritePattern<ConvTransposeOp> {
                                   op.getOutputShape(), op.getAutoPad());
     if (!g) {
       llvm::consumeError(g.takeError());
-      return failure();
+      return rewriter.notifyMatchFailure(op, "the geometry does not fit");
     }
     Location loc = op.getLoc();
     int64_t nd = spatial.size(), group = op.getGroup();
@@ -87,8 +87,9 @@ struct ConvTransposeToCol2Im : OpRewritePattern<ConvTransposeOp> {
          rewriter.getNamedAttr("strides", rewriter.getDenseI64ArrayAttr(g->strides))});
     // A zero bias (what folding a scale into a bias-free ConvTranspose
     // leaves) adds nothing.
-    std::optional<SmallVector<float>> bias = getConstantFloats(op.getBias());
-    bool zeroBias = bias && llvm::all_of(*bias, [](float v) { return v == 0.f; });
+    std::optional<SmallVector<float>> biasValues = getConstantFloats(op.getBias());
+    bool zeroBias =
+        biasValues && llvm::all_of(*biasValues, [](float v) { return v == 0.f; });
     if (succeeded(out) && op.getBias() && !zeroBias) {
       SmallVector<int64_t> biasShape{m};
       biasShape.append(ones);

@@ -182,7 +182,8 @@ std::string BatchAnalysis::check(Operation *op) {
   };
   return llvm::TypeSwitch<Operation *, std::string>(op)
       // Elementwise, numpy broadcasting.
-      .Case<SqrtOp, ErfOp, TanhOp, FloorOp, CeilOp, RoundOp, ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
+      .Case<SqrtOp, ErfOp, TanhOp, FloorOp, CeilOp, RoundOp,
+            ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
             SigmoidOp, IdentityOp, GeluOp, CastOp, ClipOp, AddOp,
             SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp>(
           [&](Operation *o) { return elementwise(o); })
@@ -363,8 +364,9 @@ std::string BatchAnalysis::check(Operation *op) {
       .Case<Col2ImOp>([&](Col2ImOp c) -> std::string {
         if (isBatched(c.getImageShape()) || isBatched(c.getBlockShape()))
           return "its image or block shape depends on the inputs";
-        return dim0(c.getInput()) == dim0(c.getOutput()) ? ""
-                                                         : "the result's leading dim is not the input's";
+        if (dim0(c.getInput()) != dim0(c.getOutput()))
+          return "the result's leading dim is not the input's";
+        return "";
       })
       // Per image where the batch dim is left as it is (scale 1, whole roi).
       .Case<ResizeOp>([&](ResizeOp r) -> std::string {
@@ -373,15 +375,11 @@ std::string BatchAnalysis::check(Operation *op) {
           return why;
         std::optional<SmallVector<double>> roi, scales;
         std::optional<SmallVector<int64_t>> sizes;
-        auto view = [](auto &v) {
-          using T = std::decay_t<decltype((*v)[0])>;
-          return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
-        };
         auto in = cast<RankedTensorType>(r.getInput().getType()).getShape();
         shape::ResizeParams params = r.getResizeParams();
         if (!r.getConstantInputs(roi, scales, sizes))
           return "its scales or sizes are not constants";
-        auto plan = shape::resize(in, params, view(roi), view(scales), view(sizes));
+        auto plan = shape::resize(in, params, roi, scales, sizes);
         if (!plan) {
           llvm::consumeError(plan.takeError());
           return "its parameters do not fit";
@@ -459,7 +457,9 @@ struct SplitBatchPass : public mlir::nunc::impl::SplitBatchBase<SplitBatchPass> 
                  e && analysis.batchedValues().contains(e.getInput())) {
         shrinkShape(e.getShapeMutable(), 1); // the input supplies the leading dim
       } else if (auto r = dyn_cast<ResizeOp>(op);
-                 r && r.getSizes() && analysis.batchedValues().contains(r.getInput())) {
+                 r && r.getSizes() &&
+                 !getConstantInts(r.getSizes()).value_or(SmallVector<int64_t>()).empty() &&
+                 analysis.batchedValues().contains(r.getInput())) {
         // Sizes for the batch dim (all dims, or axes naming it) become 1.
         int64_t rank = r.getInput().getType().getRank();
         std::optional<size_t> at = 0;

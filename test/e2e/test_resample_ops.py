@@ -219,6 +219,18 @@ RESIZE_CASES = [
     ("linear_half_pixel_symmetric", [1, 3, 7, 9], 19,
      dict(scales=[1, 1, 1.7, 0.7], mode="linear",
           coordinate_transformation_mode="half_pixel_symmetric")),
+    # Row 8's source: onnxruntime rounds offset + (8 + 0.5) / 2.5 - 0.5 once
+    # (its 0.5s are doubles): 3.0, which ceil keeps; three f32 roundings
+    # give 3.0000002 and row 4.
+    ("nearest_half_pixel_symmetric_ceil", [1, 1, 5, 6], 19,
+     dict(scales=[1, 1, 2.5, 0.35], mode="nearest", nearest_mode="ceil",
+          coordinate_transformation_mode="half_pixel_symmetric")),
+    # 7 / 6 * 27 = 31.5 in double, 31.4999981 in f32: onnxruntime rounds the
+    # f32 product to 31 columns. (Linear: in nearest mode onnxruntime's
+    # column 17, at 14.500001 in f32, reads column 14, as if it multiplied
+    # by the reciprocal scale; nunc divides, as for every other mode.)
+    ("keep_aspect_tie", [1, 1, 6, 27], 18,
+     dict(sizes=[7, 1], axes=[2, 3], mode="linear", keep_aspect_ratio_policy="not_smaller")),
     ("cubic_half_pixel_symmetric", [1, 3, 7, 9], 19,
      dict(sizes=[1, 3, 10, 4], mode="cubic",
           coordinate_transformation_mode="half_pixel_symmetric")),

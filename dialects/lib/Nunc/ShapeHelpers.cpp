@@ -623,38 +623,44 @@ Expected<ResizePlan> resize(ArrayRef<int64_t> input, const ResizeParams &p,
   if (scales) {
     for (size_t i = 0; i < na; ++i) {
       double s = (*scales)[i];
-      if (!(s > 0))
-        return makeError("Resize scales must be positive, got " + llvm::formatv("{0}", s));
       int64_t d = axes[i];
-      plan.scales[d] = s;
       // floor(scale * dim) in f32, as onnxruntime and PyTorch compute it
       // (10 x 0.7f is 7, not 6.99999988).
-      plan.output[d] = isDynamic(input[d])
-                           ? kDynamic
-                           : static_cast<int64_t>(static_cast<float>(s) *
-                                                  static_cast<float>(input[d]));
+      float out = static_cast<float>(s) * static_cast<float>(isDynamic(input[d]) ? 1 : input[d]);
+      if (!(s > 0) || !(out < 0x1p40f))
+        return makeError("Resize scales must be positive and finite, and give dims below 2^40, "
+                         "got " + llvm::formatv("{0}", s));
+      plan.scales[d] = s;
+      plan.output[d] = isDynamic(input[d]) ? kDynamic : static_cast<int64_t>(out);
     }
     return plan;
   }
+  bool stretch = p.keepAspectRatioPolicy == "stretch";
   for (size_t i = 0; i < na; ++i) {
     int64_t d = axes[i];
     if ((*sizes)[i] <= 0)
       return makeError("Resize sizes must be positive, got " + toString(*sizes));
-    if (isDynamic(input[d]))
-      return makeError("Resize with sizes needs the input dims it resizes to be known");
+    // Stretched to known sizes: the output is known before the input dims
+    // are (their scales are, once the dims are pinned).
+    if (isDynamic(input[d])) {
+      plan.output[d] = stretch ? (*sizes)[i] : kDynamic;
+      plan.scales[d] = std::nan("");
+      continue;
+    }
     if (input[d] == 0)
       return makeError("Resize cannot resize an empty dim");
-    plan.scales[d] = static_cast<double>((*sizes)[i]) / input[d];
+    // In f32, as onnxruntime.
+    plan.scales[d] = static_cast<float>((*sizes)[i]) / static_cast<float>(input[d]);
     plan.output[d] = (*sizes)[i];
   }
-  if (p.keepAspectRatioPolicy != "stretch") {
-    double s = plan.scales[axes[0]];
+  if (!stretch && llvm::all_of(axes, [&](int64_t d) { return !isDynamic(input[d]); })) {
+    auto s = static_cast<float>(plan.scales[axes[0]]);
     for (int64_t d : axes)
-      s = p.keepAspectRatioPolicy == "not_larger" ? std::min(s, plan.scales[d])
-                                                  : std::max(s, plan.scales[d]);
+      s = p.keepAspectRatioPolicy == "not_larger" ? std::min(s, static_cast<float>(plan.scales[d]))
+                                                  : std::max(s, static_cast<float>(plan.scales[d]));
     for (int64_t d : axes) {
       plan.scales[d] = s;
-      plan.output[d] = static_cast<int64_t>(s * input[d] + 0.5);
+      plan.output[d] = static_cast<int64_t>(std::round(s * static_cast<float>(input[d])));
     }
   }
   return plan;
@@ -739,8 +745,9 @@ ResizeAxis resizeAxis(const ResizeParams &p, int64_t in, int64_t out, double sca
     } else if (mode == "tf_half_pixel_for_nn") {
       xf = (y + 0.5f) / sc;
     } else if (mode == "half_pixel_symmetric") {
+      // onnxruntime adds the double 0.5s here: one rounding, at the end.
       float offset = inF / 2 * (1 - outN / outF);
-      xf = offset + (y + 0.5f) / sc - 0.5f;
+      xf = static_cast<float>(double(offset) + (double(y) + 0.5) / double(sc) - 0.5);
     } else {
       xf = (y + 0.5f) / sc - 0.5f;
     }

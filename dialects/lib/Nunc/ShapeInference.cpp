@@ -1058,12 +1058,8 @@ LogicalResult ResizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     types.push_back(rankedDynamic(in->size(), element));
     return success();
   }
-  auto opt = [](auto &v) {
-    using T = std::decay_t<decltype((*v)[0])>;
-    return v ? std::optional<ArrayRef<T>>(ArrayRef<T>(*v)) : std::nullopt;
-  };
   FailureOr<shape::ResizePlan> plan =
-      check(*this, shape::resize(*in, getResizeParams(), opt(roi), opt(scales), opt(sizes)));
+      check(*this, shape::resize(*in, getResizeParams(), roi, scales, sizes));
   if (failed(plan))
     return failure();
   types.push_back(RankedTensorType::get(plan->output, element));

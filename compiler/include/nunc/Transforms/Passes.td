@@ -204,7 +204,8 @@ def QOperatorToQdq : Pass<"nunc-qoperator-to-qdq", "func::FuncOp"> {
 }
 
 def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
-  let summary = "Folds inference BatchNormalization into the preceding Conv's (or ConvTranspose's) constants";
+  let summary = "Folds inference BatchNormalization into the preceding Conv's (or "
+                "ConvTranspose's) constants";
   let description = [{
     BatchNormalization(Conv(x, W, b)) becomes a Conv with W and b scaled
     and shifted per output channel (in double). So do a Mul and an Add of a

@@ -515,7 +515,7 @@ def Nunc_ConvTransposeOp : Nunc_Op<"conv_transpose"> {
 }
 
 def Nunc_Col2ImOp : Nunc_Op<"col2im"> {
-  let summary = "Sums sliding blocks [N, C*prod(block), L] into images [N, C, image...] (ONNX Col2Im)";
+  let summary = "Sums blocks [N, C*prod(block), L] into images [N, C, image...] (ONNX Col2Im)";
   let description = [{
     Block l's element (c, offset) adds to image position
     l_i * strides_i - pads_begin_i + offset_i * dilations_i along each

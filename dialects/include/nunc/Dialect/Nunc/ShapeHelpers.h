@@ -164,12 +164,25 @@ struct ResizePlan {
   llvm::SmallVector<double, 6> scales, roiStart, roiEnd;
 };
 /// Checks the attributes and resolves scales or sizes (one of them given,
-/// one entry per resized dim) and roi. Dims of `input` may be dynamic when
-/// `scales` are given (their outputs are then dynamic).
+/// one entry per resized dim) and roi. Dims of `input` may be dynamic: with
+/// scales their outputs are dynamic, with sizes (stretched) the sizes, and
+/// their scales NaN until the dims are known.
 llvm::Expected<ResizePlan> resize(llvm::ArrayRef<int64_t> input, const ResizeParams &params,
                                   std::optional<llvm::ArrayRef<double>> roi,
                                   std::optional<llvm::ArrayRef<double>> scales,
                                   std::optional<llvm::ArrayRef<int64_t>> sizes);
+/// The same on the lists ResizeOp::getConstantInputs gives.
+inline llvm::Expected<ResizePlan>
+resize(llvm::ArrayRef<int64_t> input, const ResizeParams &params,
+       const std::optional<llvm::SmallVector<double>> &roi,
+       const std::optional<llvm::SmallVector<double>> &scales,
+       const std::optional<llvm::SmallVector<int64_t>> &sizes) {
+  auto ref = [](const auto &v) {
+    using T = typename std::decay_t<decltype(*v)>::value_type;
+    return v ? std::optional<llvm::ArrayRef<T>>(llvm::ArrayRef<T>(*v)) : std::nullopt;
+  };
+  return resize(input, params, ref(roi), ref(scales), ref(sizes));
+}
 /// One dim's interpolation: output position o reads input positions
 /// index[o * taps + t] (clamped into the input) with weight[o * taps + t];
 /// where extrapolated[o] (tf_crop_and_resize outside the input), the
