@@ -130,3 +130,82 @@ TEST(ShapeHelpers, ElementCountsRejectOverflow) {
   EXPECT_EQ(numElements({D, 3}), std::nullopt);
   EXPECT_EQ(numElements({int64_t(1) << 40, int64_t(1) << 40}), std::nullopt);
 }
+
+// ConvTranspose over an input of 3 with kernel 3, stride 2: the natural
+// size is 2 (3 - 1) + 3 = 7.
+TEST(ShapeHelpers, ConvTransposeGeometry) {
+  auto g = [](llvm::StringRef autoPad, std::vector<int64_t> pads, std::vector<int64_t> outPad,
+              std::vector<int64_t> outShape) {
+    return convTranspose({3}, {3}, {2}, {1}, pads, outPad, outShape, autoPad);
+  };
+  // SAME_* aim at 3 * 2 = 6: one pad, at the end for SAME_UPPER.
+  WindowGeometry upper = ok(g("SAME_UPPER", {0, 0}, {0}, {}));
+  EXPECT_THAT(upper.output, ElementsAre(6));
+  EXPECT_THAT(upper.padsBegin, ElementsAre(0));
+  EXPECT_THAT(upper.padsEnd, ElementsAre(1));
+  EXPECT_THAT(ok(g("SAME_LOWER", {0, 0}, {0}, {})).padsBegin, ElementsAre(1));
+  // output_shape 5: two pads, one each side; 8: the end grows, no pads.
+  WindowGeometry five = ok(g("NOTSET", {0, 0}, {0}, {5}));
+  EXPECT_THAT(five.padsBegin, ElementsAre(1));
+  EXPECT_THAT(five.padsEnd, ElementsAre(1));
+  WindowGeometry eight = ok(g("NOTSET", {0, 0}, {0}, {8}));
+  EXPECT_THAT(eight.output, ElementsAre(8));
+  EXPECT_THAT(eight.padsEnd, ElementsAre(0));
+  EXPECT_THAT(err(g("NOTSET", {0, 0}, {0}, {9})), HasSubstr("does not fit"));
+  // Explicit pads and output_padding: 7 + 1 - 1 - 2 = 5.
+  EXPECT_THAT(ok(g("NOTSET", {1, 2}, {1}, {})).output, ElementsAre(5));
+  EXPECT_THAT(err(g("NOTSET", {0, 0}, {2}, {})), HasSubstr("smaller than the stride"));
+}
+
+TEST(ShapeHelpers, Col2ImBlocks) {
+  // (5 - 2) / 1 + 1 = 4 and (6 - 3) / 2 + 1 = 2 (floor).
+  EXPECT_THAT(ok(col2imBlocks({5, 6}, {2, 3}, {1, 2}, {1, 1}, {0, 0, 0, 0})), ElementsAre(4, 2));
+  // Dilation 2 stretches a block of 2 to 3; pads widen the image.
+  EXPECT_THAT(ok(col2imBlocks({4}, {2}, {1}, {2}, {1, 0})), ElementsAre(3));
+  EXPECT_THAT(err(col2imBlocks({2}, {3}, {1}, {1}, {0, 0})), HasSubstr("does not fit"));
+}
+
+TEST(ShapeHelpers, ResizeOutputSizes) {
+  ResizeParams p;
+  std::vector<double> scales{0.7};
+  // 10 x 0.7f is 7 in f32 (6.99999988 exactly): onnxruntime's 7 rows.
+  EXPECT_THAT(ok(resize({10}, p, std::nullopt, llvm::ArrayRef<double>(scales), std::nullopt))
+                  .output,
+              ElementsAre(7));
+  // not_smaller: max(7 / 6, 1 / 27) x 27 = 31.4999981 in f32, rounded: 31.
+  ResizeParams keep;
+  keep.keepAspectRatioPolicy = "not_smaller";
+  std::vector<int64_t> sizes{7, 1};
+  EXPECT_THAT(ok(resize({6, 27}, keep, std::nullopt, std::nullopt, llvm::ArrayRef<int64_t>(sizes)))
+                  .output,
+              ElementsAre(7, 31));
+  // Sizes on dims not known yet: the sizes.
+  EXPECT_THAT(ok(resize({D, 3}, p, std::nullopt, std::nullopt, llvm::ArrayRef<int64_t>(sizes)))
+                  .output,
+              ElementsAre(7, 1));
+  std::vector<double> huge{1e30};
+  EXPECT_THAT(err(resize({10}, p, std::nullopt, llvm::ArrayRef<double>(huge), std::nullopt)),
+              HasSubstr("below 2^40"));
+}
+
+TEST(ShapeHelpers, ResizeAxisTaps) {
+  ResizeParams nearest;
+  nearest.coordinateMode = "asymmetric";
+  nearest.nearestMode = "floor";
+  EXPECT_THAT(resizeAxis(nearest, 3, 6, 2.0, 0, 1).index, ElementsAre(0, 0, 1, 1, 2, 2));
+  // half_pixel x2 on 2: sources -0.25, 0.25, 0.75, 1.25; the taps outside
+  // read the edge.
+  ResizeParams linear;
+  linear.mode = "linear";
+  ResizeAxis l = resizeAxis(linear, 2, 4, 2.0, 0, 1);
+  EXPECT_EQ(l.taps, 2);
+  EXPECT_THAT(l.index, ElementsAre(0, 0, 0, 1, 0, 1, 1, 1));
+  EXPECT_THAT(l.weight, ElementsAre(0.25, 0.75, 0.75, 0.25, 0.25, 0.75, 0.75, 0.25));
+  // Antialiased linear at scale 1/2: the filter is twice as wide, 4 taps.
+  linear.antialias = true;
+  EXPECT_EQ(resizeAxis(linear, 8, 4, 0.5, 0, 1).taps, 4);
+  // pytorch_half_pixel to one element reads position 0.
+  ResizeParams torch;
+  torch.coordinateMode = "pytorch_half_pixel";
+  EXPECT_THAT(resizeAxis(torch, 5, 1, 0.2, 0, 1).index, ElementsAre(0));
+}
