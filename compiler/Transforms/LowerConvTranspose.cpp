@@ -41,7 +41,11 @@ struct ConvTransposeToCol2Im : OpRewritePattern<ConvTransposeOp> {
     }
     Location loc = op.getLoc();
     int64_t nd = spatial.size(), group = op.getGroup();
-    int64_t c = wType.getDimSize(0), mg = wType.getDimSize(1), cg = c / group, m = mg * group;
+    int64_t c = wType.getDimSize(0), mg = wType.getDimSize(1);
+    // What the verifier checks; here so that no op is made before a failure.
+    if (group <= 0 || c % group != 0 || xType.getDimSize(1) != c)
+      return rewriter.notifyMatchFailure(op, "the weight does not fit the input");
+    int64_t cg = c / group, m = mg * group;
     int64_t taps = *shape::numElements(op.getKernelShape());
     auto i64s = [&](ArrayRef<int64_t> v) {
       return createI64Constant(rewriter, loc, v);
