@@ -392,8 +392,10 @@ private:
   LogicalResult emitContraction();
   LogicalResult emitWindowed();
   LogicalResult emitQuantized();
-  /// Resize (per-dim tap tables as constant globals) and Col2Im.
-  LogicalResult emitResampling();
+  /// Col2Im: each output pixel gathers its taps.
+  LogicalResult emitCol2Im();
+  /// Resize: per-dim tap tables as constant globals.
+  LogicalResult emitResize();
   /// A constant global of `values` in the kernel module, read here.
   Value constantTable(ArrayRef<int64_t> shape, Type element, ArrayRef<Attribute> values);
 
@@ -429,8 +431,10 @@ FailureOr<Value> GenericEmitter::emit() {
     r = emitContraction();
   else if (isa<ConvOp, FusedConvOp, ConvIntegerOp, QLinearConvOp, MaxPoolOp, AveragePoolOp>(op))
     r = emitWindowed();
-  else if (isa<ResizeOp, Col2ImOp>(op))
-    r = emitResampling();
+  else if (isa<Col2ImOp>(op))
+    r = emitCol2Im();
+  else if (isa<ResizeOp>(op))
+    r = emitResize();
   else if (isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp, DynamicQuantizeLinearOp,
                DynamicFakeQuantizeOp, MatMulIntegerOp, QLinearMatMulOp>(op))
     r = emitQuantized();
@@ -1506,10 +1510,11 @@ Value GenericEmitter::constantTable(ArrayRef<int64_t> shape, Type element,
   return memref::GetGlobalOp::create(b, loc, type, name);
 }
 
-LogicalResult GenericEmitter::emitResampling() {
+LogicalResult GenericEmitter::emitCol2Im() {
+  auto col2im = cast<Col2ImOp>(op);
   Value in = operandMem(0), out = resultMem();
   Type element = elementOf(op->getResult(0));
-  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0)), outShape = shapeOf(op->getResult(0));
+  ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
   Type ct = KernelBuilder::computeType(element);
   auto lt = [&](Value a, int64_t c) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, a, k.index(c));
@@ -1518,77 +1523,83 @@ LogicalResult GenericEmitter::emitResampling() {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, a, k.index(c));
   };
 
-  if (auto c = dyn_cast<Col2ImOp>(op)) {
-    // Gathers each image element's sum: block l's tap `offset` lands on
-    // position l * stride - pad + offset * dilation.
-    std::optional<SmallVector<int64_t>> image = getConstantInts(c.getImageShape()),
-                                        block = getConstantInts(c.getBlockShape());
-    if (!image || !block)
-      return unsupported("Col2Im whose image_shape or block_shape is not a constant");
-    ArrayRef<int64_t> strides = c.getStrides(), dilations = c.getDilations(),
-                      pads = c.getPads();
-    int64_t nd = block->size();
-    auto blocks = shape::col2imBlocks(*image, *block, strides, dilations, pads);
-    if (!blocks) {
-      llvm::consumeError(blocks.takeError());
-      return unsupported("bad Col2Im parameters");
-    }
-    // Where no block is longer than its stride (undilated), a position has
-    // one tap per dim at most: (pos + pad) mod stride. ConvTranspose with
-    // kernel = stride, the decoders' upsampling, is that case.
-    bool oneTap = true;
-    for (int64_t d = 0; d < nd; ++d)
-      oneTap &= (*block)[d] <= strides[d] && dilations[d] == 1;
-    k.forEach(outShape, [&](ValueRange ivs) {
-      // The tap `taps` of this position, or 0 where it falls on no block.
-      auto term = [&](ValueRange taps, Value ok) {
-        Value row = ivs[1], l = k.index(0);
-        for (int64_t d = 0; d < nd; ++d) {
-          row = arith::AddIOp::create(b, loc,
-                                      arith::MulIOp::create(b, loc, row, k.index((*block)[d])),
-                                      taps[d]);
-          // q = pos + pad - tap * dilation must be a block start.
-          Value q = arith::SubIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, ivs[2 + d], k.index(pads[d])),
-              arith::MulIOp::create(b, loc, taps[d], k.index(dilations[d])));
-          Value qc = arith::MaxSIOp::create(b, loc, q, k.index(0));
-          Value bi = arith::DivUIOp::create(b, loc, qc, k.index(strides[d]));
-          Value aligned = arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::eq,
-              arith::RemUIOp::create(b, loc, qc, k.index(strides[d])), k.index(0));
-          ok = arith::AndIOp::create(
-              b, loc, ok,
-              arith::AndIOp::create(b, loc, arith::AndIOp::create(b, loc, ge(q, 0), aligned),
-                                    lt(bi, (*blocks)[d])));
-          bi = arith::MinUIOp::create(b, loc, bi, k.index((*blocks)[d] - 1));
-          l = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, l, k.index((*blocks)[d])),
-                                    bi);
-        }
-        Value v = k.read(in, ValueRange{ivs[0], row, l}, element);
-        return Value(arith::SelectOp::create(b, loc, ok, v, k.floatConst(0, ct)));
-      };
-      Value all = arith::ConstantIntOp::create(b, loc, 1, 1);
-      Value sum;
-      if (oneTap) {
-        SmallVector<Value> taps;
-        Value ok = all;
-        for (int64_t d = 0; d < nd; ++d) {
-          Value t = arith::RemUIOp::create(
-              b, loc, arith::AddIOp::create(b, loc, ivs[2 + d], k.index(pads[d])),
-              k.index(strides[d]));
-          ok = arith::AndIOp::create(b, loc, ok, lt(t, (*block)[d]));
-          taps.push_back(arith::MinUIOp::create(b, loc, t, k.index((*block)[d] - 1)));
-        }
-        sum = term(taps, ok);
-      } else {
-        sum = k.reduce(*block, k.floatConst(0, ct), [&](ValueRange taps, Value acc) {
-          return arith::AddFOp::create(b, loc, acc, term(taps, all));
-        });
-      }
-      k.write(sum, out, ivs, element);
-    });
-    return success();
+  // Gathers each image element's sum: block l's tap `offset` lands on
+  // position l * stride - pad + offset * dilation.
+  std::optional<SmallVector<int64_t>> image = getConstantInts(col2im.getImageShape()),
+                                      block = getConstantInts(col2im.getBlockShape());
+  if (!image || !block)
+    return unsupported("Col2Im whose image_shape or block_shape is not a constant");
+  ArrayRef<int64_t> strides = col2im.getStrides(), dilations = col2im.getDilations(),
+                    pads = col2im.getPads();
+  int64_t nd = block->size();
+  auto blocks = shape::col2imBlocks(*image, *block, strides, dilations, pads);
+  if (!blocks) {
+    llvm::consumeError(blocks.takeError());
+    return unsupported("bad Col2Im parameters");
   }
+  // Where no block is longer than its stride (undilated), a position has
+  // one tap per dim at most: (pos + pad) mod stride. ConvTranspose with
+  // kernel = stride, the decoders' upsampling, is that case.
+  bool oneTap = true;
+  for (int64_t d = 0; d < nd; ++d)
+    oneTap &= (*block)[d] <= strides[d] && dilations[d] == 1;
+  k.forEach(outShape, [&](ValueRange ivs) {
+    // The tap `taps` of this position, or 0 where it falls on no block.
+    auto term = [&](ValueRange taps, Value ok) {
+      Value row = ivs[1], l = k.index(0);
+      for (int64_t d = 0; d < nd; ++d) {
+        row = arith::AddIOp::create(b, loc,
+                                    arith::MulIOp::create(b, loc, row, k.index((*block)[d])),
+                                    taps[d]);
+        // q = pos + pad - tap * dilation must be a block start.
+        Value q = arith::SubIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, ivs[2 + d], k.index(pads[d])),
+            arith::MulIOp::create(b, loc, taps[d], k.index(dilations[d])));
+        Value qc = arith::MaxSIOp::create(b, loc, q, k.index(0));
+        Value bi = arith::DivUIOp::create(b, loc, qc, k.index(strides[d]));
+        Value aligned = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, loc, qc, k.index(strides[d])), k.index(0));
+        ok = arith::AndIOp::create(
+            b, loc, ok,
+            arith::AndIOp::create(b, loc, arith::AndIOp::create(b, loc, ge(q, 0), aligned),
+                                  lt(bi, (*blocks)[d])));
+        bi = arith::MinUIOp::create(b, loc, bi, k.index((*blocks)[d] - 1));
+        l = arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, l, k.index((*blocks)[d])),
+                                  bi);
+      }
+      Value v = k.read(in, ValueRange{ivs[0], row, l}, element);
+      return Value(arith::SelectOp::create(b, loc, ok, v, k.floatConst(0, ct)));
+    };
+    Value all = arith::ConstantIntOp::create(b, loc, 1, 1);
+    Value sum;
+    if (oneTap) {
+      SmallVector<Value> taps;
+      Value ok = all;
+      for (int64_t d = 0; d < nd; ++d) {
+        Value t = arith::RemUIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, ivs[2 + d], k.index(pads[d])),
+            k.index(strides[d]));
+        ok = arith::AndIOp::create(b, loc, ok, lt(t, (*block)[d]));
+        taps.push_back(arith::MinUIOp::create(b, loc, t, k.index((*block)[d] - 1)));
+      }
+      sum = term(taps, ok);
+    } else {
+      sum = k.reduce(*block, k.floatConst(0, ct), [&](ValueRange taps, Value acc) {
+        return arith::AddFOp::create(b, loc, acc, term(taps, all));
+      });
+    }
+    k.write(sum, out, ivs, element);
+  });
+  return success();
+
+}
+
+LogicalResult GenericEmitter::emitResize() {
+  Value in = operandMem(0), out = resultMem();
+  Type element = elementOf(op->getResult(0));
+  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0)), outShape = shapeOf(op->getResult(0));
+  Type ct = KernelBuilder::computeType(element);
 
   auto resize = cast<ResizeOp>(op);
   std::optional<SmallVector<double>> roi, scales;
