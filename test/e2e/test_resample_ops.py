@@ -532,6 +532,51 @@ def test_conv_transpose_int8(nunc, tmp_path):
                                    atol=1e-5 * np.abs(ref).max(), err_msg=f"item {i}")
 
 
+def test_conv_transpose_qdq_matches_onnxruntime(nunc, tmp_path):
+    """onnxruntime's quantize_static QDQ model of a ConvTranspose (k4 s2 p1)
+    + Relu (u8 activations, s8 weights per channel): nunc lowers it through
+    the weight's DequantizeLinear (the Reshape/Transpose fold once that is
+    a constant) and rounds to the model's grids. It must agree with
+    onnxruntime (which runs the QDQ node in int8) within one step of the
+    output grid."""
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quantize_static)
+    model, feeds = conv_transpose_model([1, 8, 6, 7], 6, 4, 9, relu=True, strides=[2, 2],
+                                        pads=[1, 1, 1, 1])
+    f32 = tmp_path / "f32.onnx"
+    onnx.save(model, str(f32))
+    rng = np.random.default_rng(10)
+    samples = [rng.standard_normal([1, 8, 6, 7]).astype(np.float32) for _ in range(8)]
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.it = iter(samples)
+
+        def get_next(self):
+            x = next(self.it, None)
+            return None if x is None else {"x": x}
+
+    qdq = tmp_path / "qdq.onnx"
+    quantize_static(str(f32), str(qdq), Reader(), quant_format=QuantFormat.QDQ,
+                    per_channel=True, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8)
+    qmodel = onnx.load(str(qdq))
+    assert any(n.op_type == "DequantizeLinear" for n in qmodel.graph.node)
+    # The output grid: the scale of the last DequantizeLinear.
+    last = [n for n in qmodel.graph.node if n.op_type == "DequantizeLinear"][-1]
+    scale = float(nh.to_array(next(i for i in qmodel.graph.initializer
+                                   if i.name == last.input[1])))
+    exe, manifest, r = compile_model(nunc, tmp_path, qmodel, "--shape", "x=1x8x6x7")
+    want = onnxruntime_outputs(qmodel, feeds)["y"]
+    for threads, outs in run_library(exe, manifest, feeds, tmp_path).items():
+        diff = np.abs(outs["y"] - want)
+        print(f"QDQ ConvTranspose ({threads} threads): max |nunc - ort| {diff.max():.4g}, "
+              f"grid step {scale:.4g}, same step {(diff < scale / 2).mean():.2%}")
+        assert diff.max() <= scale * 1.01, (threads, diff.max(), scale)
+        # Most elements on the same step (a rounding tie may differ).
+        assert (diff < scale / 2).mean() >= 0.98, (threads, (diff < scale / 2).mean())
+
+
 # (id, input shape [N, C * prod(block), L], image_shape, block_shape, attributes)
 COL2IM_CASES = [
     ("plain", [1, 2 * 3 * 3, 35], [7, 9], [3, 3], {}),
