@@ -309,6 +309,23 @@ def test_resize_scales_constant_and_sizes_from_shape(nunc, tmp_path):
     compare(nunc, tmp_path, model, {"x": x}, "--shape", "x=2x3x7x9")
 
 
+def test_tf_crop_and_resize_crops_a_dim_of_unchanged_size(nunc, tmp_path):
+    """A roi on a dim whose size does not change still crops it, as ONNX's
+    reference does (onnxruntime 1.32 skips such a dim and ignores its
+    roi); compared with onnx.reference here."""
+    from onnx.reference import ReferenceEvaluator
+    model = resize_model([1, 2, 4, 5], 19, roi=[0, 0, 0.1, 0.2, 1, 1, 0.8, 0.9],
+                         sizes=[1, 2, 4, 5], mode="linear",
+                         coordinate_transformation_mode="tf_crop_and_resize")
+    x = np.random.default_rng(4).standard_normal([1, 2, 4, 5]).astype(np.float32)
+    want = ReferenceEvaluator(model).run(None, {"x": x})[0]
+    assert not np.allclose(want, x), "the roi must change the values"
+    exe, manifest, _ = compile_model(nunc, tmp_path, model)
+    for threads, outs in run_library(exe, manifest, {"x": x}, tmp_path).items():
+        np.testing.assert_allclose(outs["y"], want, rtol=1e-5, atol=1e-5,
+                                   err_msg=f"{threads} threads")
+
+
 def test_resize_nearest_on_uint8(nunc, tmp_path):
     x = np.random.default_rng(2).integers(0, 256, (2, 3, 7, 9)).astype(np.uint8)
     model = resize_model([2, 3, 7, 9], 19, scales=[1, 1, 1.5, 2], dtype=TP.UINT8,
