@@ -542,33 +542,15 @@ LogicalResult GenericEmitter::emitElementwise() {
         });
         return success();
       })
-      .Case([&](SqrtOp) {
+      .Case<SqrtOp, FloorOp, CeilOp, RoundOp, ErfOp>([&](Operation *o) {
+        // One math op each (Round: halves to even, as ONNX).
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
-          return math::SqrtOp::create(b, loc, s[0]);
-        });
-        return success();
-      })
-      .Case([&](FloorOp) {
-        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
-          return math::FloorOp::create(b, loc, s[0]);
-        });
-        return success();
-      })
-      .Case([&](CeilOp) {
-        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
-          return math::CeilOp::create(b, loc, s[0]);
-        });
-        return success();
-      })
-      .Case([&](RoundOp) {
-        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
-          return math::RoundEvenOp::create(b, loc, s[0]);
-        });
-        return success();
-      })
-      .Case([&](ErfOp) {
-        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
-          return math::ErfOp::create(b, loc, s[0]);
+          return llvm::TypeSwitch<Operation *, Value>(o)
+              .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, s[0]); })
+              .Case([&](FloorOp) { return math::FloorOp::create(b, loc, s[0]); })
+              .Case([&](CeilOp) { return math::CeilOp::create(b, loc, s[0]); })
+              .Case([&](RoundOp) { return math::RoundEvenOp::create(b, loc, s[0]); })
+              .Default([&](Operation *) { return math::ErfOp::create(b, loc, s[0]); });
         });
         return success();
       })

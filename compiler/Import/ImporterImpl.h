@@ -167,6 +167,9 @@ private:
   /// auto_pad, kernel_shape (from `weight`'s spatial dims when absent and a
   /// weight is given), strides, dilations and pads with their defaults.
   FailureOr<SmallVector<NamedAttribute>> windowAttributes(NodeContext &n, Value weight);
+  /// strides, dilations (1 each) and pads (0) for `nd` spatial dims, given
+  /// or defaulted.
+  FailureOr<SmallVector<NamedAttribute>> stepAttributes(NodeContext &n, size_t nd);
   /// windowAttributes plus AveragePool's ceil_mode and count_include_pad.
   FailureOr<SmallVector<NamedAttribute>> averagePoolAttributes(NodeContext &n);
 

@@ -625,19 +625,11 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     };
     if (rank(in(1)) < 0 && rank(in(2)) < 0)
       return n.error() << "Col2Im needs image_shape or block_shape of known length";
-    size_t nd = std::max(rank(in(1)), rank(in(2)));
-    FailureOr<std::optional<SmallVector<int64_t>>> strides = n.getInts("strides"),
-                                                    dilations = n.getInts("dilations"),
-                                                    pads = n.getInts("pads");
-    if (failed(strides) || failed(dilations) || failed(pads))
+    FailureOr<SmallVector<NamedAttribute>> attrs =
+        stepAttributes(n, std::max(rank(in(1)), rank(in(2))));
+    if (failed(attrs))
       return failure();
-    auto orDefault = [&](const std::optional<SmallVector<int64_t>> &v, size_t count,
-                         int64_t dflt) { return v ? *v : SmallVector<int64_t>(count, dflt); };
-    return take(create<Col2ImOp>(
-        n, n.inputs,
-        {attr("strides", builder.getDenseI64ArrayAttr(orDefault(*strides, nd, 1))),
-         attr("dilations", builder.getDenseI64ArrayAttr(orDefault(*dilations, nd, 1))),
-         attr("pads", builder.getDenseI64ArrayAttr(orDefault(*pads, 2 * nd, 0)))}));
+    return take(create<Col2ImOp>(n, n.inputs, *attrs));
   }
 
   if (op == "Resize" || op == "Upsample") {
@@ -696,10 +688,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       sizes = in(3);
     }
     // An empty roi, scales or sizes (opset 11-12 models pass one) is absent.
-    auto presentNonEmpty = [](Value v) {
-      auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
-      return t && t.hasStaticShape() && t.getNumElements() == 0 ? Value() : v;
-    };
+    auto presentNonEmpty = [](Value v) { return isEmptyTensor(v) ? Value() : v; };
     roi = presentNonEmpty(roi);
     scales = presentNonEmpty(scales);
     sizes = presentNonEmpty(sizes);
@@ -861,12 +850,8 @@ FailureOr<SmallVector<NamedAttribute>> Importer::windowAttributes(NodeContext &n
                                                                   Value weight) {
   llvm::StringRef op = n.node.op_type();
   FailureOr<std::string> autoPad = n.getString("auto_pad", "NOTSET");
-  FailureOr<std::optional<SmallVector<int64_t>>> kernel = n.getInts("kernel_shape"),
-                                                  strides = n.getInts("strides"),
-                                                  dilations = n.getInts("dilations"),
-                                                  pads = n.getInts("pads");
-  if (failed(autoPad) || failed(kernel) || failed(strides) || failed(dilations) ||
-      failed(pads))
+  FailureOr<std::optional<SmallVector<int64_t>>> kernel = n.getInts("kernel_shape");
+  if (failed(autoPad) || failed(kernel))
     return failure();
   if (*autoPad != "NOTSET" && *autoPad != "SAME_UPPER" && *autoPad != "SAME_LOWER" &&
       *autoPad != "VALID")
@@ -883,12 +868,23 @@ FailureOr<SmallVector<NamedAttribute>> Importer::windowAttributes(NodeContext &n
   } else {
     return n.error() << op << " needs the 'kernel_shape' attribute";
   }
-  size_t nd = k.size();
+  FailureOr<SmallVector<NamedAttribute>> attrs = stepAttributes(n, k.size());
+  if (failed(attrs))
+    return failure();
+  attrs->append({attr("auto_pad", builder.getStringAttr(*autoPad)),
+                 attr("kernel_shape", builder.getDenseI64ArrayAttr(k))});
+  return attrs;
+}
+
+FailureOr<SmallVector<NamedAttribute>> Importer::stepAttributes(NodeContext &n, size_t nd) {
+  FailureOr<std::optional<SmallVector<int64_t>>> strides = n.getInts("strides"),
+                                                  dilations = n.getInts("dilations"),
+                                                  pads = n.getInts("pads");
+  if (failed(strides) || failed(dilations) || failed(pads))
+    return failure();
   auto orDefault = [&](const std::optional<SmallVector<int64_t>> &v, size_t count,
                        int64_t dflt) { return v ? *v : SmallVector<int64_t>(count, dflt); };
   return SmallVector<NamedAttribute>{
-      attr("auto_pad", builder.getStringAttr(*autoPad)),
-      attr("kernel_shape", builder.getDenseI64ArrayAttr(k)),
       attr("strides", builder.getDenseI64ArrayAttr(orDefault(*strides, nd, 1))),
       attr("dilations", builder.getDenseI64ArrayAttr(orDefault(*dilations, nd, 1))),
       attr("pads", builder.getDenseI64ArrayAttr(orDefault(*pads, 2 * nd, 0)))};

@@ -91,10 +91,9 @@ struct FoldableConv {
 
 /// The Conv or ConvTranspose defining `v`, used only there.
 Operation *singleUseConv(Value v) {
-  if (!v || !v.hasOneUse())
-    return nullptr;
-  Operation *def = v.getDefiningOp();
-  return isa_and_nonnull<ConvOp, ConvTransposeOp>(def) ? def : nullptr;
+  if (auto conv = singleUseDef<ConvOp>(v))
+    return conv;
+  return singleUseDef<ConvTransposeOp>(v);
 }
 
 /// BN(conv(x, W, b)) = conv(x, W * s, (b - mean) * s + beta) with

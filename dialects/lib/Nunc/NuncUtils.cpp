@@ -132,6 +132,11 @@ std::optional<SmallVector<int64_t>> getConstantInts(Value v) {
   return readIntElements(attr);
 }
 
+bool isEmptyTensor(Value v) {
+  auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : RankedTensorType();
+  return t && t.hasStaticShape() && t.getNumElements() == 0;
+}
+
 std::optional<SmallVector<double>> getConstantDoubles(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)))

@@ -1024,20 +1024,16 @@ shape::ResizeParams ResizeOp::getResizeParams() {
 bool ResizeOp::getConstantInputs(std::optional<SmallVector<double>> &roi,
                                  std::optional<SmallVector<double>> &scales,
                                  std::optional<SmallVector<int64_t>> &sizes) {
-  auto empty = [](Value v) {
-    auto t = dyn_cast<RankedTensorType>(v.getType());
-    return t && t.hasStaticShape() && t.getNumElements() == 0;
-  };
   roi.reset();
   scales.reset();
   sizes.reset();
-  if (getRoi() && !empty(getRoi()) &&
+  if (getRoi() && !isEmptyTensor(getRoi()) &&
       getCoordinateTransformationMode() == "tf_crop_and_resize" &&
       !(roi = getConstantDoubles(getRoi())))
     return false;
-  if (getScales() && !empty(getScales()) && !(scales = getConstantDoubles(getScales())))
+  if (getScales() && !isEmptyTensor(getScales()) && !(scales = getConstantDoubles(getScales())))
     return false;
-  if (getSizes() && !empty(getSizes()) && !(sizes = getConstantInts(getSizes())))
+  if (getSizes() && !isEmptyTensor(getSizes()) && !(sizes = getConstantInts(getSizes())))
     return false;
   return true;
 }

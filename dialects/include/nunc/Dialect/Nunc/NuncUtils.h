@@ -35,6 +35,10 @@ int64_t getElementByteWidth(Type elementType);
 /// The values of `v` when it is a constant of integer elements.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(Value v);
 
+/// True for a tensor known to hold no elements (ONNX's way of leaving an
+/// optional input out, as Resize's roi and scales before opset 13).
+bool isEmptyTensor(Value v);
+
 /// The values of `v` when it is a constant of float elements (f16, bf16,
 /// f32, f64), widened to double.
 std::optional<llvm::SmallVector<double>> getConstantDoubles(Value v);
