@@ -10,7 +10,8 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libxbyak-dev protobuf-compiler libprotobuf-dev libgtest-dev libgmock-dev
 )
-PIP_PACKAGES=(numpy onnx onnxruntime pytest)
+# onnx_ir: onnxruntime's MatMulNBitsQuantizer imports it (test_matmul_nbits.py).
+PIP_PACKAGES=(numpy onnx onnxruntime pytest onnx_ir)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

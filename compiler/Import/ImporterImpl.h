@@ -35,7 +35,9 @@ inline const llvm::StringRef kSupportedOps[] = {
 /// QuantizeLinear and DequantizeLinear, QDQ format with UseQDQContribOps,
 /// are the ai.onnx ops), and those its graph optimizer fuses a transformer
 /// into (a model saved with `optimized_model_filepath`), each imported as
-/// the ai.onnx ops it fused.
+/// the ai.onnx ops it fused; and MatMulNBits, its weight-only quantizers'
+/// block-quantized MatMul, imported as the f32 MatMul of its dequantized
+/// weight.
 inline constexpr llvm::StringLiteral kContribDomain = "com.microsoft";
 inline const llvm::StringRef kSupportedContribOps[] = {
     "QLinearAdd", "QLinearMul", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
@@ -43,7 +45,7 @@ inline const llvm::StringRef kSupportedContribOps[] = {
     "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat",
     "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization",
     "EmbedLayerNormalization", "FusedConv", "FusedGemm", "Attention", "QAttention",
-    "QEmbedLayerNormalization", "QuickGelu", "SkipSimplifiedLayerNormalization"};
+    "QEmbedLayerNormalization", "QuickGelu", "SkipSimplifiedLayerNormalization", "MatMulNBits"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }
@@ -155,6 +157,8 @@ private:
   LogicalResult convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// com.microsoft Attention and QAttention (OnnxAttentionNodes.cpp).
   LogicalResult convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// com.microsoft MatMulNBits, its weight dequantized (OnnxMatMulNBits.cpp).
+  LogicalResult convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// Softmax along `axis`; `flattened`: over all dims from `axis` on, as
   /// Softmax before opset 13.
   FailureOr<Value> softmax(NodeContext &n, Value x, int64_t axis, bool flattened);

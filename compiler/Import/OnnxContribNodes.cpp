@@ -40,6 +40,8 @@ LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &o
   llvm::StringRef op = n.node.op_type();
   if (op == "Attention" || op == "QAttention")
     return convertAttention(n, outputs);
+  if (op == "MatMulNBits")
+    return convertMatMulNBits(n, outputs);
   auto in = [&](unsigned i) { return n.input(i); };
   // At most `max` inputs, of which those at `required` are given (zero
   // points are optional: 0 of the quantized input's type).

@@ -1,0 +1,177 @@
+//===- OnnxMatMulNBits.cpp - onnxruntime's block-quantized MatMul ---------===//
+//
+// com.microsoft MatMulNBits is what onnxruntime's weight-only quantizers
+// (MatMulNBitsQuantizer: RTN, GPTQ, HQQ; bits 2, 4 or 8) and its EXTENDED
+// graph optimizer (an A16W8 QDQ model's weights) write for a MatMul with a
+// constant weight: Y = A x dequant(B)^T (+ bias), B [N][K] in blocks of
+// block_size along K, each block with its scale and zero point, the codes
+// packed low bits first. nunc dequantizes the weight at import, exactly in
+// f32 ((code - zero point) x scale, as onnxruntime), and the node becomes the
+// f32 MatMul (+ Add) it stands for: with `--quantize int8` that weight is
+// quantized again, per output channel, like any other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::nunc;
+using namespace mlir::nunc::import_detail;
+
+LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value> &outputs) {
+  FailureOr<int64_t> kAttr = n.getInt("K", std::nullopt), nAttr = n.getInt("N", std::nullopt);
+  FailureOr<int64_t> bitsAttr = n.getInt("bits", 4), blockAttr = n.getInt("block_size", std::nullopt);
+  // A compute-precision hint (4: onnxruntime may quantize A to int8); the
+  // weight's values do not depend on it.
+  n.ignore("accuracy_level");
+  if (failed(kAttr) || failed(nAttr) || failed(bitsAttr) || failed(blockAttr))
+    return failure();
+  const int64_t K = *kAttr, N = *nAttr, bits = *bitsAttr, blockSize = *blockAttr;
+  if (n.inputs.size() > 6)
+    return n.error() << "MatMulNBits takes at most 6 inputs (A, B, scales, zero_points, g_idx, "
+                        "bias), got "
+                     << n.inputs.size();
+  for (unsigned i : {0u, 1u, 2u})
+    if (!n.input(i))
+      return n.error() << "MatMulNBits needs input #" << i;
+  if (K < 1 || N < 1)
+    return n.error() << "MatMulNBits needs K >= 1 and N >= 1, got K = " << K << ", N = " << N;
+  if (bits != 2 && bits != 4 && bits != 8)
+    return n.error() << "MatMulNBits with bits = " << bits << " is not supported (2, 4 or 8)";
+  if (blockSize < 16 || (blockSize & (blockSize - 1)))
+    return n.error() << "MatMulNBits block_size must be a power of 2 of at least 16, got "
+                     << blockSize;
+
+  Value a = n.input(0);
+  auto aType = cast<ShapedType>(a.getType());
+  Type element = aType.getElementType();
+  if (!isa<FloatType>(element))
+    return n.error() << "MatMulNBits takes a float A, got " << a.getType();
+  if (aType.hasRank() && (aType.getRank() < 1 || (!aType.isDynamicDim(aType.getRank() - 1) &&
+                                                  aType.getShape().back() != K)))
+    return n.error() << "MatMulNBits: A " << a.getType() << " must have K = " << K
+                     << " as its last dim";
+
+  const int64_t blocks = (K + blockSize - 1) / blockSize;
+  const int64_t blobBytes = blockSize * bits / 8;
+  auto count = [](Value v) -> int64_t {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() ? t.getNumElements() : -1;
+  };
+  auto isU8 = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementType().isUnsignedInteger(8);
+  };
+  // The weight's parts must be constants: they are dequantized here.
+  auto constant = [&](unsigned i, llvm::StringRef what) -> LogicalResult {
+    if (!matchPattern(n.input(i), m_Constant()))
+      return n.error() << "MatMulNBits needs " << what
+                       << " as an initializer (a constant), to dequantize the weight when "
+                          "compiling";
+    return success();
+  };
+  Value b = n.input(1), scales = n.input(2), zeroPoints = n.input(3), gIdx = n.input(4),
+        bias = n.input(5);
+  if (failed(constant(1, "B")) || failed(constant(2, "scales")) ||
+      (zeroPoints && failed(constant(3, "zero_points"))) || (gIdx && failed(constant(4, "g_idx"))))
+    return failure();
+  if (!isU8(b) || count(b) != N * blocks * blobBytes)
+    return n.error() << "MatMulNBits B must be uint8 [N, ceil(K / block_size), block_size x bits "
+                        "/ 8] = ["
+                     << N << ", " << blocks << ", " << blobBytes << "], got " << b.getType();
+  if (!isa<FloatType>(cast<ShapedType>(scales.getType()).getElementType()) ||
+      count(scales) != N * blocks)
+    return n.error() << "MatMulNBits scales must be " << N * blocks
+                     << " floats (N x ceil(K / block_size)), got " << scales.getType();
+  // Zero points: packed like B (uint8, each row of N starting on a byte),
+  // or one float per block; absent, the middle code 2^(bits - 1).
+  const int64_t zpRowBytes = (blocks * bits + 7) / 8;
+  const bool floatZeroPoints =
+      zeroPoints && isa<FloatType>(cast<ShapedType>(zeroPoints.getType()).getElementType());
+  if (zeroPoints && !floatZeroPoints &&
+      (!isU8(zeroPoints) || count(zeroPoints) != N * zpRowBytes))
+    return n.error() << "MatMulNBits zero_points must be uint8 packed as B (" << N * zpRowBytes
+                     << " bytes) or one float per block (" << N * blocks << "), got "
+                     << zeroPoints.getType();
+  if (floatZeroPoints && count(zeroPoints) != N * blocks)
+    return n.error() << "MatMulNBits float zero_points must be " << N * blocks
+                     << " values (one per block), got " << zeroPoints.getType();
+  if (gIdx && (!cast<ShapedType>(gIdx.getType()).getElementType().isInteger(32) ||
+               count(gIdx) != K))
+    return n.error() << "MatMulNBits g_idx must be " << K << " int32 block indices, got "
+                     << gIdx.getType();
+  if (bias && count(bias) != N)
+    return n.error() << "MatMulNBits bias must be [" << N << "], got " << bias.getType();
+
+  std::optional<SmallVector<int64_t>> codes = getConstantInts(b);
+  std::optional<SmallVector<double>> scaleValues = getConstantDoubles(scales);
+  std::optional<SmallVector<int64_t>> zpCodes =
+      zeroPoints && !floatZeroPoints ? getConstantInts(zeroPoints) : std::nullopt;
+  std::optional<SmallVector<double>> zpValues =
+      floatZeroPoints ? getConstantDoubles(zeroPoints) : std::nullopt;
+  std::optional<SmallVector<int64_t>> blockOf = gIdx ? getConstantInts(gIdx) : std::nullopt;
+  if (!codes || !scaleValues || (zeroPoints && !zpCodes && !zpValues) || (gIdx && !blockOf))
+    return n.error() << "MatMulNBits: cannot read its constant inputs";
+  if (blockOf)
+    for (int64_t k = 0; k < K; ++k)
+      if ((*blockOf)[k] < 0 || (*blockOf)[k] >= blocks)
+        return n.error() << "MatMulNBits g_idx[" << k << "] = " << (*blockOf)[k]
+                         << " is not a block index (0 to " << blocks - 1 << ")";
+
+  // The packed field of `bits` bits at bit offset `at` of a byte array.
+  const int64_t mask = (int64_t(1) << bits) - 1;
+  auto field = [&](ArrayRef<int64_t> bytes, int64_t base, int64_t index) {
+    int64_t at = index * bits;
+    return (bytes[base + at / 8] >> (at % 8)) & mask;
+  };
+  // W [K][N], the MatMul's layout; each value rounded once to f32, as
+  // onnxruntime's f32 dequantization: (code - zero point) x scale.
+  std::vector<float> weight(K * N);
+  for (int64_t col = 0; col < N; ++col)
+    for (int64_t k = 0; k < K; ++k) {
+      int64_t block = blockOf ? (*blockOf)[k] : k / blockSize;
+      float scale = static_cast<float>((*scaleValues)[col * blocks + block]);
+      float zero = zpValues   ? static_cast<float>((*zpValues)[col * blocks + block])
+                   : zpCodes ? static_cast<float>(field(*zpCodes, col * zpRowBytes, block))
+                             : static_cast<float>(int64_t(1) << (bits - 1));
+      float code = static_cast<float>(
+          field(*codes, (col * blocks + k / blockSize) * blobBytes, k % blockSize));
+      weight[k * N + col] = (code - zero) * scale;
+    }
+
+  // Small weights stay inline and readable, as small initializers do;
+  // large ones are resource blobs.
+  auto wType = RankedTensorType::get({K, N}, builder.getF32Type());
+  ElementsAttr values;
+  if (weight.size() * 4 <= 256) {
+    values = DenseElementsAttr::get(wType, ArrayRef<float>(weight));
+  } else {
+    auto *owned = new std::vector<float>(std::move(weight));
+    AsmResourceBlob blob(ArrayRef<char>(reinterpret_cast<const char *>(owned->data()),
+                                        owned->size() * 4),
+                         alignof(float), [owned](void *, size_t, size_t) { delete owned; },
+                         /*dataIsMutable=*/false);
+    std::string key = (n.node.name().empty() ? std::string("matmul_nbits") : n.node.name()) +
+                      "_dequantized";
+    values = DenseResourceElementsAttr::get(wType, key, std::move(blob));
+  }
+  Value w = ConstantOp::create(builder, n.loc, wType, values);
+  if (element != builder.getF32Type()) {
+    FailureOr<Value> cast = firstResult(create<CastOp>(
+        n, w, {attr("to", TypeAttr::get(element)), attr("saturate", builder.getI64IntegerAttr(1))}));
+    if (failed(cast))
+      return failure();
+    w = *cast;
+  }
+  FailureOr<Value> y = firstResult(create<MatMulOp>(n, {a, w}));
+  if (succeeded(y) && bias)
+    y = firstResult(create<AddOp>(n, {*y, bias}));
+  if (failed(y))
+    return failure();
+  outputs.push_back(*y);
+  return success();
+}
