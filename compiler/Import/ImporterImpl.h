@@ -45,7 +45,8 @@ inline const llvm::StringRef kSupportedContribOps[] = {
     "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeMatMul", "MatMulIntegerToFloat",
     "FusedMatMul", "Gelu", "FastGelu", "BiasGelu", "SkipLayerNormalization",
     "EmbedLayerNormalization", "FusedConv", "FusedGemm", "Attention", "QAttention",
-    "QEmbedLayerNormalization", "QuickGelu", "SkipSimplifiedLayerNormalization", "MatMulNBits"};
+    "QEmbedLayerNormalization", "QuickGelu", "SkipSimplifiedLayerNormalization", "MatMulNBits",
+    "MultiHeadAttention"};
 inline bool isDefaultDomain(llvm::StringRef domain) {
   return domain.empty() || domain == "ai.onnx";
 }
@@ -155,7 +156,8 @@ private:
   LogicalResult convert(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// The com.microsoft ops of kSupportedContribOps (OnnxContribNodes.cpp).
   LogicalResult convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs);
-  /// com.microsoft Attention and QAttention (OnnxAttentionNodes.cpp).
+  /// com.microsoft Attention, QAttention and MultiHeadAttention
+  /// (OnnxAttentionNodes.cpp).
   LogicalResult convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// com.microsoft MatMulNBits, its weight dequantized (OnnxMatMulNBits.cpp).
   LogicalResult convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value> &outputs);

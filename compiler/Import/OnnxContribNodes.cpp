@@ -38,7 +38,7 @@ using namespace mlir::nunc::import_detail;
 
 LogicalResult Importer::convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs) {
   llvm::StringRef op = n.node.op_type();
-  if (op == "Attention" || op == "QAttention")
+  if (op == "Attention" || op == "QAttention" || op == "MultiHeadAttention")
     return convertAttention(n, outputs);
   if (op == "MatMulNBits")
     return convertMatMulNBits(n, outputs);

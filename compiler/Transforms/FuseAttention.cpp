@@ -23,10 +23,14 @@ struct HeadSplit {
 /// Matches Transpose(Reshape(source [B,S,E] -> [B,S,H,D]), perm).
 std::optional<HeadSplit> matchHeadSplit(Value v, ArrayRef<int64_t> perm,
                                         SmallVectorImpl<Operation *> &ops) {
-  auto transpose = singleUseDef<TransposeOp>(v);
+  // The head split may be shared: CSE makes one of the splits of an input
+  // that several attentions read (MultiHeadAttention's key and value
+  // input, or a query that two of them take), and the fused attention
+  // reads the source itself, so the split is dropped with its last reader.
+  auto transpose = v.getDefiningOp<TransposeOp>();
   if (!transpose || transpose.getPerm() != perm)
     return std::nullopt;
-  auto reshape = singleUseDef<ReshapeOp>(transpose.getInput());
+  auto reshape = transpose.getInput().getDefiningOp<ReshapeOp>();
   if (!reshape)
     return std::nullopt;
   auto src = dyn_cast<RankedTensorType>(reshape.getData().getType());

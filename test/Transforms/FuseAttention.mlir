@@ -598,3 +598,69 @@ func.func @qdq_shared_scores(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: t
   %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
   return %out, %scoresq : tensor<1x4x8xf32>, tensor<1x2x4x5xf32>
 }
+
+// -----
+
+// Cross-attention whose keys and values are one input (MultiHeadAttention's
+// key and value after CSE): K^T and V are two transposes of one reshape.
+// The shared reshape only relabels dims; the attention reads the input.
+
+// CHECK-LABEL: func.func @key_value_share_a_reshape(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x8xf32>, %[[KV:[^:]*]]: tensor<1x5x8xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[KV]], %[[KV]] {num_heads = 2 : i64, scale = 5.000000e-01 : f32}
+// CHECK-NEXT: return %[[A]]
+func.func @key_value_share_a_reshape(%q: tensor<1x4x8xf32>, %kv: tensor<1x5x8xf32>) -> tensor<1x4x8xf32> {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %kv4 = nunc.reshape %kv, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %kv4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %vh = nunc.transpose %kv4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %c = nunc.constant dense<0.5> : tensor<f32>
+  %scaled = nunc.mul %scores, %c : (tensor<1x2x4x5xf32>, tensor<f32>) -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %scaled : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out : tensor<1x4x8xf32>
+}
+
+// -----
+
+// Two attentions over one query split (the same query input, CSE'd), each
+// with its own keys and values: both fuse, and the split goes with them.
+
+// CHECK-LABEL: func.func @two_attentions_share_a_query_split(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x8xf32>, %[[K1:[^:]*]]: tensor<1x5x8xf32>, %[[K2:[^:]*]]: tensor<1x5x8xf32>)
+// CHECK-NOT: nunc.transpose
+// CHECK: nunc.attention %[[Q]], %[[K1]], %[[K1]]
+// CHECK-NOT: nunc.transpose
+// CHECK: nunc.attention %[[Q]], %[[K2]], %[[K2]]
+// CHECK-NOT: nunc.transpose
+func.func @two_attentions_share_a_query_split(%q: tensor<1x4x8xf32>, %k1: tensor<1x5x8xf32>, %k2: tensor<1x5x8xf32>) -> (tensor<1x4x8xf32>, tensor<1x4x8xf32>) {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %a4 = nunc.reshape %k1, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %akt = nunc.transpose %a4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %avh = nunc.transpose %a4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %as = nunc.matmul %qh, %akt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %ap = nunc.softmax %as : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ac = nunc.matmul %ap, %avh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %act = nunc.transpose %ac {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %aout = nunc.reshape %act, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  %b4 = nunc.reshape %k2, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %bkt = nunc.transpose %b4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %bvh = nunc.transpose %b4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %bs = nunc.matmul %qh, %bkt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %bp = nunc.softmax %bs : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %bc = nunc.matmul %bp, %bvh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %bct = nunc.transpose %bc {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %bout = nunc.reshape %bct, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %aout, %bout : tensor<1x4x8xf32>, tensor<1x4x8xf32>
+}

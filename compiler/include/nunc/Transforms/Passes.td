@@ -117,7 +117,9 @@ def FuseAttention : Pass<"nunc-fuse-attention", "func::FuncOp"> {
     Recognizes Reshape/Transpose head splits of Q, K (to K^T) and V, MatMul,
     scaling by Div or Mul, an optional additive mask, Softmax over the last
     axis, MatMul with V and the Transpose/Reshape that merges the heads, all
-    with static shapes. A QDQ model's fake_quantize ops on the intermediates
+    with static shapes. A head split may have other readers (K and V of one
+    input, or a query two attentions read, merged by CSE): the attention
+    reads the unsplit input. A QDQ model's fake_quantize ops on the intermediates
     (Q K^T, scaled, masked, the softmax output, P V) become the attention's
     grids; the pipeline runs the pass again after
     nunc-fuse-quantize-dequantize has turned the pairs into fake_quantize.
