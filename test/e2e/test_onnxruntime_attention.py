@@ -364,13 +364,15 @@ def test_multi_head_attention_forms_nunc_refuses(nunc, tmp_path, form, message):
         in r.stderr, r.stderr
 
 
-def transformer_optimized_minilm(models, tmp_path):
+def transformer_optimized_minilm(models, tmp_path, multi_head=False):
     """MiniLM through onnxruntime's transformer optimizer with its Attention
-    fusion: its basic graph optimizations first (what optimize_model's
+    fusion (or, `multi_head`, MultiHeadAttention after separate Q, K and V
+    MatMuls): its basic graph optimizations first (what optimize_model's
     opt_level 1 runs, here without the torch it would import), and the
     mask's Unsqueeze written as the two single-axis Unsqueezes of older
     exports, the form that fusion matches."""
     from onnxruntime.transformers import optimizer
+    from onnxruntime.transformers.fusion_options import FusionOptions
     so = ort.SessionOptions()
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
     so.optimized_model_filepath = str(tmp_path / "basic.onnx")
@@ -390,11 +392,15 @@ def transformer_optimized_minilm(models, tmp_path):
     model.graph.node.extend(nodes)
     split = str(tmp_path / "split_mask.onnx")
     onnx.save(model, split)
+    options = FusionOptions("bert")
+    options.use_multi_head_attention = multi_head
     optimized = optimizer.optimize_model(split, model_type="bert", num_heads=12,
-                                         hidden_size=384, opt_level=0)
+                                         hidden_size=384, opt_level=0,
+                                         optimization_options=options)
     fused = {k: v for k, v in optimized.get_fused_operator_statistics().items() if v}
-    assert fused.get("Attention") == 6 and fused.get("EmbedLayerNormalization") == 1, fused
-    path = str(tmp_path / "minilm_attention.onnx")
+    op = "MultiHeadAttention" if multi_head else "Attention"
+    assert fused.get(op) == 6 and fused.get("EmbedLayerNormalization") == 1, fused
+    path = str(tmp_path / f"minilm_{'multi_head' if multi_head else 'attention'}.onnx")
     optimized.save_model_to_file(path)
     return path
 
@@ -443,3 +449,41 @@ def test_transformer_optimized_minilm_with_attention(nunc, models, tmp_path):
     cos = float((got * want).sum() / np.linalg.norm(got) / np.linalg.norm(want))
     assert cos > 0.99999 and np.abs(got - want).max() < 0.02 * np.abs(want).max(), \
         (cos, np.abs(got - want).max())
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_transformer_optimized_minilm_with_multi_head_attention(nunc, models, tmp_path):
+    """The same optimizer with use_multi_head_attention writes six
+    MultiHeadAttention ops after separate Q, K and V MatMuls (their biases
+    in the op): nunc compiles it to the original model's kernels (one Q/K/V
+    GEMM, the attention kernel) with onnxruntime's outputs, and with
+    `--quantize int8` to the int8 GEMMs."""
+    path = transformer_optimized_minilm(models, tmp_path, multi_head=True)
+    feeds = random_inputs("minilm", 2, 7, 5)
+    feeds["attention_mask"][1, 4:] = 0
+    want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+
+    def compiled(model, tag, *flags):
+        out = tmp_path / tag
+        nunc("compile", model, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 7), *flags,
+             "-o", out)
+        lib = os.path.splitext(os.path.basename(model))[0]
+        kernels = [k["kernel"] for k in json.loads((out / f"{lib}.json").read_text())["kernels"]]
+        exe, man = harness.build(str(out))
+        outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
+        assert outs is not None, log
+        return kernels, outs["last_hidden_state"]
+
+    def main_kernels(kernels):
+        return sorted(k for k in kernels if k.startswith(("gemm", "attention", "layer_norm")))
+
+    original, _ = compiled(os.path.join(models, "minilm.onnx"), "original")
+    kernels, got = compiled(path, "multi_head")
+    assert main_kernels(kernels) == main_kernels(original)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+    kernels, got = compiled(path, "multi_head_int8", "--quantize", "int8")
+    gemms = [k for k in kernels if k.startswith("gemm")]
+    assert len(gemms) == 24 and all(k.startswith("gemm.int8.avx512vnni") for k in gemms), kernels
+    assert sum(k.startswith("attention") for k in kernels) == 6, kernels
+    cos = float((got * want).sum() / np.linalg.norm(got) / np.linalg.norm(want))
+    assert cos > 0.999, cos
