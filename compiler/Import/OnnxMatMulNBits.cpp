@@ -107,10 +107,18 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
   if (bias && count(bias) != N)
     return n.error() << "MatMulNBits bias must be [" << N << "], got " << bias.getType();
 
-  std::optional<SmallVector<int64_t>> codes = getConstantInts(b);
+  // The packed bytes as they are (B is most of a model's bytes).
+  auto bytesOf = [](Value v) -> std::optional<SmallVector<char>> {
+    ElementsAttr attr;
+    SmallVector<char> raw;
+    if (!matchPattern(v, m_Constant(&attr)) || !readRawElements(attr, raw))
+      return std::nullopt;
+    return raw;
+  };
+  std::optional<SmallVector<char>> codes = bytesOf(b);
   std::optional<SmallVector<double>> scaleValues = getConstantDoubles(scales);
-  std::optional<SmallVector<int64_t>> zpCodes =
-      zeroPoints && !floatZeroPoints ? getConstantInts(zeroPoints) : std::nullopt;
+  std::optional<SmallVector<char>> zpCodes =
+      zeroPoints && !floatZeroPoints ? bytesOf(zeroPoints) : std::nullopt;
   std::optional<SmallVector<double>> zpValues =
       floatZeroPoints ? getConstantDoubles(zeroPoints) : std::nullopt;
   std::optional<SmallVector<int64_t>> blockOf = gIdx ? getConstantInts(gIdx) : std::nullopt;
@@ -124,9 +132,9 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
 
   // The packed field of `bits` bits at bit offset `at` of a byte array.
   const int64_t mask = (int64_t(1) << bits) - 1;
-  auto field = [&](ArrayRef<int64_t> bytes, int64_t base, int64_t index) {
+  auto field = [&](ArrayRef<char> bytes, int64_t base, int64_t index) {
     int64_t at = index * bits;
-    return (bytes[base + at / 8] >> (at % 8)) & mask;
+    return (static_cast<uint8_t>(bytes[base + at / 8]) >> (at % 8)) & mask;
   };
   // W [K][N], the MatMul's layout; each value rounded once to f32, as
   // onnxruntime's f32 dequantization: (code - zero point) x scale.
