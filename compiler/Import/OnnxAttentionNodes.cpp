@@ -97,7 +97,7 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
   // cache_indirection?).
   const bool multiHead = op == "MultiHeadAttention";
   const unsigned maxInputs = multiHead ? 10 : quantized ? 9 : 7,
-                 maskAt = quantized ? 5 : multiHead ? 4 : 3, pastAt = quantized ? 8 : multiHead ? 6 : 4;
+                 maskAt = quantized ? 5 : multiHead ? 4 : 3, pastAt = quantized ? 8 : 4;
   if (n.inputs.size() > maxInputs)
     return n.error() << op << " takes at most " << maxInputs << " inputs, got "
                      << n.inputs.size();
@@ -169,7 +169,7 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
         !matches(kType.getDimSize(1), vType.getDimSize(1)))
       return n.error() << op << ": key " << kType << " and value " << vType
                        << " must have the query's batch and one key sequence length";
-    keys = kType.getDimSize(1);
+    keys = kType.isDynamicDim(1) ? vType.getDimSize(1) : kType.getDimSize(1);
     Value bias = in(3);
     if (bias) {
       auto biasType = dyn_cast<RankedTensorType>(bias.getType());
@@ -179,7 +179,7 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
         return n.error() << op << "'s bias must be [" << total
                          << "] (query's, key's and value's), got " << bias.getType();
     }
-    for (int i = 0, lo = 0; i < 3; lo += hidden[i], ++i)
+    for (int64_t i = 0, lo = 0; i < 3; lo += hidden[i], ++i)
       projected[i] = bias ? add(in(i), slice(bias, lo, lo + hidden[i], 0)) : in(i);
   } else {
     auto wType = dyn_cast<RankedTensorType>(in(1).getType());
@@ -255,7 +255,8 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
       if (!weight || (in(7) && !weightZero))
         return Value();
       SmallVector<Value> operands{in(0), weight, in(6), weightZero};
-      Value acc = make(MatMulIntegerOp::getOperationName(), present(operands), {segments(operands)});
+      Value acc =
+          make(MatMulIntegerOp::getOperationName(), present(operands), {segments(operands)});
       return add(mul(toF32(acc), mul(in(3), columns(in(4)))), bias);
     };
     for (int i = 0; i < 3; ++i)
@@ -281,11 +282,15 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
   auto filtered = [&](Value keep) { return mul(sub(scalar(1), keep), scalar(*filter)); };
   // The key-position forms need the sequence length when importing.
   auto staticDims = [&]() -> LogicalResult {
-    if (xType.isDynamicDim(0) || xType.isDynamicDim(1) || ShapedType::isDynamic(keys))
-      return n.error() << op << " with this mask needs the batch and sequence dims when "
-                              "compiling; pin them with --shape (input is "
-                       << xType << ")";
-    return success();
+    if (!xType.isDynamicDim(0) && !xType.isDynamicDim(1) && !ShapedType::isDynamic(keys))
+      return success();
+    InFlightDiagnostic diag = n.error()
+                              << op << " with this mask needs the batch and sequence dims when "
+                                       "compiling; pin them with --shape (input is "
+                              << xType;
+    if (multiHead)
+      diag << ", key " << in(1).getType();
+    return diag << ")";
   };
   if (Value index = in(maskAt)) {
     auto t = dyn_cast<RankedTensorType>(index.getType());

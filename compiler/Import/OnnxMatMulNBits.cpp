@@ -5,10 +5,11 @@
 // graph optimizer (an A16W8 QDQ model's weights) write for a MatMul with a
 // constant weight: Y = A x dequant(B)^T (+ bias), B [N][K] in blocks of
 // block_size along K, each block with its scale and zero point, the codes
-// packed low bits first. nunc dequantizes the weight at import, exactly in
-// f32 ((code - zero point) x scale, as onnxruntime), and the node becomes the
-// f32 MatMul (+ Add) it stands for: with `--quantize int8` that weight is
-// quantized again, per output channel, like any other.
+// packed low bits first. nunc dequantizes the weight at import, as the spec
+// says ((code - zero point) x scale, rounded once to f32; onnxruntime's
+// code x scale - zero point x scale differs by an ulp or so), and the node
+// becomes the f32 MatMul (+ Add) it stands for: with `--quantize int8` that
+// weight is quantized again, per output channel, like any other.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,8 @@ using namespace mlir::nunc::import_detail;
 
 LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value> &outputs) {
   FailureOr<int64_t> kAttr = n.getInt("K", std::nullopt), nAttr = n.getInt("N", std::nullopt);
-  FailureOr<int64_t> bitsAttr = n.getInt("bits", 4), blockAttr = n.getInt("block_size", std::nullopt);
+  FailureOr<int64_t> bitsAttr = n.getInt("bits", 4);
+  FailureOr<int64_t> blockAttr = n.getInt("block_size", std::nullopt);
   // A compute-precision hint (4: onnxruntime may quantize A to int8); the
   // weight's values do not depend on it.
   n.ignore("accuracy_level");
@@ -39,12 +41,15 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
   for (unsigned i : {0u, 1u, 2u})
     if (!n.input(i))
       return n.error() << "MatMulNBits needs input #" << i;
-  if (K < 1 || N < 1)
-    return n.error() << "MatMulNBits needs K >= 1 and N >= 1, got K = " << K << ", N = " << N;
+  // Bounds that keep every size below in int64 (the weight is K x N f32).
+  constexpr int64_t kMaxDim = int64_t(1) << 24;
+  if (K < 1 || N < 1 || K > kMaxDim || N > kMaxDim || K * N > (int64_t(1) << 32))
+    return n.error() << "MatMulNBits needs 1 <= K, N <= 2^24 and K x N <= 2^32, got K = " << K
+                     << ", N = " << N;
   if (bits != 2 && bits != 4 && bits != 8)
     return n.error() << "MatMulNBits with bits = " << bits << " is not supported (2, 4 or 8)";
-  if (blockSize < 16 || (blockSize & (blockSize - 1)))
-    return n.error() << "MatMulNBits block_size must be a power of 2 of at least 16, got "
+  if (blockSize < 16 || blockSize > kMaxDim || (blockSize & (blockSize - 1)))
+    return n.error() << "MatMulNBits block_size must be a power of 2 from 16 to 2^24, got "
                      << blockSize;
 
   Value a = n.input(0);
@@ -100,25 +105,33 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
   if (floatZeroPoints && count(zeroPoints) != N * blocks)
     return n.error() << "MatMulNBits float zero_points must be " << N * blocks
                      << " values (one per block), got " << zeroPoints.getType();
+  // g_idx: one block index per k (K of them, or K padded to whole blocks,
+  // as onnxruntime also takes; the padding's are not read).
   if (gIdx && (!cast<ShapedType>(gIdx.getType()).getElementType().isInteger(32) ||
-               count(gIdx) != K))
-    return n.error() << "MatMulNBits g_idx must be " << K << " int32 block indices, got "
-                     << gIdx.getType();
-  if (bias && count(bias) != N)
+               (count(gIdx) != K && count(gIdx) != blocks * blockSize)))
+    return n.error() << "MatMulNBits g_idx must be " << K << " (or " << blocks * blockSize
+                     << ") int32 block indices, got " << gIdx.getType();
+  auto biasType = bias ? dyn_cast<RankedTensorType>(bias.getType()) : RankedTensorType();
+  if (bias && (!biasType || biasType.getShape() != ArrayRef<int64_t>{N}))
     return n.error() << "MatMulNBits bias must be [" << N << "], got " << bias.getType();
 
-  // The packed bytes as they are (B is most of a model's bytes).
-  auto bytesOf = [](Value v) -> std::optional<SmallVector<char>> {
+  // The packed bytes where they are stored (B is most of a model's bytes),
+  // else (a splat) a copy.
+  SmallVector<char> codeCopy, zpCopy;
+  auto bytesOf = [](Value v, SmallVector<char> &copy) -> std::optional<ArrayRef<char>> {
     ElementsAttr attr;
-    SmallVector<char> raw;
-    if (!matchPattern(v, m_Constant(&attr)) || !readRawElements(attr, raw))
+    if (!matchPattern(v, m_Constant(&attr)))
       return std::nullopt;
-    return raw;
+    if (std::optional<ArrayRef<char>> raw = tryGetRawElements(attr))
+      return raw;
+    if (!readRawElements(attr, copy))
+      return std::nullopt;
+    return ArrayRef<char>(copy);
   };
-  std::optional<SmallVector<char>> codes = bytesOf(b);
+  std::optional<ArrayRef<char>> codes = bytesOf(b, codeCopy);
   std::optional<SmallVector<double>> scaleValues = getConstantDoubles(scales);
-  std::optional<SmallVector<char>> zpCodes =
-      zeroPoints && !floatZeroPoints ? bytesOf(zeroPoints) : std::nullopt;
+  std::optional<ArrayRef<char>> zpCodes =
+      zeroPoints && !floatZeroPoints ? bytesOf(zeroPoints, zpCopy) : std::nullopt;
   std::optional<SmallVector<double>> zpValues =
       floatZeroPoints ? getConstantDoubles(zeroPoints) : std::nullopt;
   std::optional<SmallVector<int64_t>> blockOf = gIdx ? getConstantInts(gIdx) : std::nullopt;
@@ -136,11 +149,11 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
     int64_t at = index * bits;
     return (static_cast<uint8_t>(bytes[base + at / 8]) >> (at % 8)) & mask;
   };
-  // W [K][N], the MatMul's layout; each value rounded once to f32, as
-  // onnxruntime's f32 dequantization: (code - zero point) x scale.
+  // W [K][N], the MatMul's layout: (code - zero point) x scale, rounded
+  // once to f32. Row by row of W, so that the writes are sequential.
   std::vector<float> weight(K * N);
-  for (int64_t col = 0; col < N; ++col)
-    for (int64_t k = 0; k < K; ++k) {
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t col = 0; col < N; ++col) {
       int64_t block = blockOf ? (*blockOf)[k] : k / blockSize;
       float scale = static_cast<float>((*scaleValues)[col * blocks + block]);
       float zero = zpValues   ? static_cast<float>((*zpValues)[col * blocks + block])
@@ -170,7 +183,8 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
   Value w = ConstantOp::create(builder, n.loc, wType, values);
   if (element != builder.getF32Type()) {
     FailureOr<Value> cast = firstResult(create<CastOp>(
-        n, w, {attr("to", TypeAttr::get(element)), attr("saturate", builder.getI64IntegerAttr(1))}));
+        n, w,
+        {attr("to", TypeAttr::get(element)), attr("saturate", builder.getI64IntegerAttr(1))}));
     if (failed(cast))
       return failure();
     w = *cast;

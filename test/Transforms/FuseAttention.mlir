@@ -664,3 +664,30 @@ func.func @two_attentions_share_a_query_split(%q: tensor<1x4x8xf32>, %k1: tensor
   %bout = nunc.reshape %bct, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
   return %aout, %bout : tensor<1x4x8xf32>, tensor<1x4x8xf32>
 }
+
+// -----
+
+// A head split that something else also reads (here returned) stays for
+// that reader; the attention fuses all the same and reads the input.
+
+// CHECK-LABEL: func.func @query_split_read_elsewhere(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x8xf32>, %[[K:[^:]*]]: tensor<1x5x8xf32>)
+// CHECK: %[[QH:.*]] = nunc.transpose
+// CHECK: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[K]]
+// CHECK: return %[[A]], %[[QH]]
+func.func @query_split_read_elsewhere(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>) -> (tensor<1x4x8xf32>, tensor<1x2x4x4xf32>) {
+  %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 5, 2, 4]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 4, 8]> : tensor<3xi64>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x4x8xf32>, tensor<4xi64>) -> tensor<1x4x2x4xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x4xf32> -> tensor<1x2x4x4xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x8xf32>, tensor<4xi64>) -> tensor<1x5x2x4xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x5x2x4xf32> -> tensor<1x2x4x5xf32>
+  %vh = nunc.transpose %k4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x4xf32> -> tensor<1x2x5x4xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x2x4x4xf32>, tensor<1x2x4x5xf32>) -> tensor<1x2x4x5xf32>
+  %probs = nunc.softmax %scores : tensor<1x2x4x5xf32> -> tensor<1x2x4x5xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x4x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x4x4xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
+  return %out, %qh : tensor<1x4x8xf32>, tensor<1x2x4x4xf32>
+}

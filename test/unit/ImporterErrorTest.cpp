@@ -146,13 +146,13 @@ TEST(ImporterErrors, ListsEveryUnsupportedOpOnceWithCounts) {
   b.input("x", {2}).output("z");
   b.node("Foo", {"x"}, {"a"}, "f1");
   b.node("Foo", {"a"}, {"b"}, "f2");
-  b.node("MultiHeadAttention", {"b"}, {"c"}, "attn").set_domain("com.microsoft");
+  b.node("GroupQueryAttention", {"b"}, {"c"}, "attn").set_domain("com.microsoft");
   b.node("Relu", {"c"}, {"z"}, "r");
   auto [ok, diag] = import(b.save());
   EXPECT_FALSE(ok);
   EXPECT_THAT(diag, HasSubstr("2 unsupported op types (3 nodes)"));
   EXPECT_THAT(diag, HasSubstr("Foo x2 (first: node \"f1\")"));
-  EXPECT_THAT(diag, HasSubstr("com.microsoft.MultiHeadAttention x1 (first: node \"attn\")"));
+  EXPECT_THAT(diag, HasSubstr("com.microsoft.GroupQueryAttention x1 (first: node \"attn\")"));
   // One diagnostic, not one per node.
   EXPECT_EQ(std::count(diag.begin(), diag.end(), '\n'), 3);
 }
