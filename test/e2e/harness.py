@@ -114,3 +114,13 @@ def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None, s
                                        dtype=NP_TYPES[io["dtype"]]).reshape(io["shape"])
     times = np.fromfile(os.path.join(work_dir, "times.bin"), dtype=np.float64)
     return outs, times, r.stdout
+
+
+def onnxruntime_outputs(model, feeds):
+    """onnxruntime's (CPU) outputs of a ModelProto: {name: array}."""
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    sess = ort.InferenceSession(model.SerializeToString(), options,
+                                providers=["CPUExecutionProvider"])
+    return {o.name: v for o, v in zip(sess.get_outputs(), sess.run(None, feeds))}

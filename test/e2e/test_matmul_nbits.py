@@ -26,7 +26,6 @@ import zlib
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto as TP
 from onnx import helper as h
@@ -100,14 +99,6 @@ def nbits_model(rng, k, n, bits, block, a_shape, zero_points=None, g_idx=False, 
     return model, w.T
 
 
-def onnxruntime_outputs(model, feeds):
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), options,
-                                providers=["CPUExecutionProvider"])
-    return {o.name: v for o, v in zip(sess.get_outputs(), sess.run(None, feeds))}
-
-
 def compile_and_run(nunc, tmp_path, model, feeds, *options):
     """{threads: outputs} of the compiled model, and nunc's result."""
     path = tmp_path / "model.onnx"
@@ -143,7 +134,7 @@ def test_matches_onnxruntime(nunc, tmp_path, case):
     rng = np.random.default_rng(zlib.crc32(case.encode()))
     model, w = nbits_model(rng, k, n, bits, block, a_shape, zp, g_idx, bias)
     feeds = {"A": rng.standard_normal(a_shape).astype(np.float32)}
-    want = onnxruntime_outputs(model, feeds)["y"]
+    want = harness.onnxruntime_outputs(model, feeds)["y"]
     # onnxruntime computes what the spec says: the f64 product with the
     # dequantized weight (a check of this test's packing, too).
     exact = feeds["A"].astype(np.float64) @ w
@@ -186,7 +177,7 @@ def test_accuracy_level_4_is_a_hint(nunc, tmp_path):
     for a in level0.graph.node[0].attribute:
         if a.name == "accuracy_level":
             a.i = 0
-    want = onnxruntime_outputs(level0, feeds)["y"]
+    want = harness.onnxruntime_outputs(level0, feeds)["y"]
     results, _ = compile_and_run(nunc, tmp_path, model, feeds)
     for outs in results.values():
         np.testing.assert_allclose(outs["y"], want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
@@ -196,7 +187,7 @@ def test_float16_a(nunc, tmp_path):
     rng = np.random.default_rng(11)
     model, _ = nbits_model(rng, 64, 16, 4, 32, [3, 64], "packed", bias=True, dtype=np.float16)
     feeds = {"A": rng.standard_normal((3, 64)).astype(np.float16)}
-    want = onnxruntime_outputs(model, feeds)["y"]
+    want = harness.onnxruntime_outputs(model, feeds)["y"]
     results, _ = compile_and_run(nunc, tmp_path, model, feeds)
     for outs in results.values():
         assert outs["y"].dtype == np.float16
@@ -253,7 +244,7 @@ def cosine(a, b):
 
 def test_minilm_4bit_f32(nunc, tmp_path, minilm_4bit):
     feeds = minilm_feeds()
-    want = onnxruntime_outputs(onnx.load(str(minilm_4bit)), feeds)
+    want = harness.onnxruntime_outputs(onnx.load(str(minilm_4bit)), feeds)
     results, _ = compile_and_run(nunc, tmp_path, onnx.load(str(minilm_4bit)), feeds,
                                  "--shape", "batch=1", "--shape", "sequence=16")
     for threads, outs in results.items():
@@ -264,7 +255,7 @@ def test_minilm_4bit_f32(nunc, tmp_path, minilm_4bit):
 
 def test_minilm_4bit_int8(nunc, tmp_path, minilm_4bit):
     feeds = minilm_feeds()
-    want = onnxruntime_outputs(onnx.load(str(minilm_4bit)), feeds)
+    want = harness.onnxruntime_outputs(onnx.load(str(minilm_4bit)), feeds)
     results, r = compile_and_run(nunc, tmp_path, onnx.load(str(minilm_4bit)), feeds,
                                  "--shape", "batch=1", "--shape", "sequence=16",
                                  "--quantize", "int8", "--explain")

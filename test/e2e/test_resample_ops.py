@@ -44,7 +44,6 @@ import re
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto as TP
 from onnx import helper as h
@@ -67,14 +66,6 @@ def make_model(nodes, inputs, initializers, opset, outputs=("y",), dtype=TP.FLOA
     model = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
     model.ir_version = 8
     return model
-
-
-def onnxruntime_outputs(model, feeds):
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), options,
-                                providers=["CPUExecutionProvider"])
-    return {o.name: v for o, v in zip(sess.get_outputs(), sess.run(None, feeds))}
 
 
 def compile_model(nunc, tmp_path, model, *options):
@@ -114,7 +105,7 @@ def assert_matches(got, want, what):
 def compare(nunc, tmp_path, model, feeds, *options):
     """Compiles and runs the model and checks every output against onnxruntime."""
     exe, manifest, r = compile_model(nunc, tmp_path, model, *options)
-    want = onnxruntime_outputs(model, feeds)
+    want = harness.onnxruntime_outputs(model, feeds)
     for threads, outs in run_library(exe, manifest, feeds, tmp_path).items():
         for name, ref in want.items():
             assert_matches(outs[name], ref, f"{name} ({threads} threads)")
@@ -488,7 +479,7 @@ def test_conv_transpose_output_padding_below_dilation(nunc, tmp_path):
     attrs = dict(dilations=[2, 2], strides=[1, 1])
     model, feeds = conv_transpose_model([1, 3, 5, 7], 7, 3, 11, output_padding=[1, 1], **attrs)
     plain, _ = conv_transpose_model([1, 3, 5, 7], 7, 3, 11, **attrs)
-    want = onnxruntime_outputs(plain, feeds)["y"]
+    want = harness.onnxruntime_outputs(plain, feeds)["y"]
     bias = nh.to_array(next(i for i in model.graph.initializer if i.name == "b"))
     want = np.pad(want, [(0, 0), (0, 0), (0, 1), (0, 1)])
     want[:, :, -1, :] = want[:, :, :, -1] = bias[None, :, None]
@@ -531,7 +522,7 @@ def test_conv_transpose_int8(nunc, tmp_path):
             if 'node "up" (ConvTranspose, opset 17)' in where]
     assert [op for op, _ in ours][:2] == ["nunc.quantized_conv", "nunc.col2im"], r.stdout
     assert ours[0][1].startswith("conv.int8.avx512vnni[") and "1x1 kernel" in ours[0][1], ours
-    want = onnxruntime_outputs(model, feeds)["y"]
+    want = harness.onnxruntime_outputs(model, feeds)["y"]
     results = run_library(exe, manifest, feeds, tmp_path)
     for threads, outs in results.items():
         c = cosine(outs["y"], want)
@@ -584,7 +575,7 @@ def test_conv_transpose_qdq_matches_onnxruntime(nunc, tmp_path):
     scale = float(nh.to_array(next(i for i in qmodel.graph.initializer
                                    if i.name == last.input[1])))
     exe, manifest, r = compile_model(nunc, tmp_path, qmodel, "--shape", "x=1x8x6x7")
-    want = onnxruntime_outputs(qmodel, feeds)["y"]
+    want = harness.onnxruntime_outputs(qmodel, feeds)["y"]
     for threads, outs in run_library(exe, manifest, feeds, tmp_path).items():
         diff = np.abs(outs["y"] - want)
         print(f"QDQ ConvTranspose ({threads} threads): max |nunc - ort| {diff.max():.4g}, "
