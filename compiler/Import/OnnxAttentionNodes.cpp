@@ -157,10 +157,11 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
     if (llvm::any_of(hidden, ShapedType::isDynamic))
       return n.error() << op << " needs the hidden sizes (last dims) of query, key and value "
                               "when importing";
-    if (hidden[0] != hidden[1] || hidden[0] % *heads || hidden[2] % *heads)
+    if (hidden[0] != hidden[1] || hidden[0] <= 0 || hidden[2] <= 0 || hidden[0] % *heads ||
+        hidden[2] % *heads)
       return n.error() << op << ": query and key hidden sizes " << hidden[0] << " and "
                        << hidden[1] << " must be equal, and they and value's " << hidden[2]
-                       << " multiples of num_heads (" << *heads << ")";
+                       << " positive multiples of num_heads (" << *heads << ")";
     auto matches = [](int64_t a, int64_t b) {
       return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
     };

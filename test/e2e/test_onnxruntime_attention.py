@@ -332,7 +332,7 @@ def test_multi_head_attention_matches_onnxruntime(nunc, tmp_path):
                      "queries, got 7 keys for 5 queries"),
     ("present", "output #1 ('present_key') of MultiHeadAttention is not supported"),
     ("key_size", "MultiHeadAttention: query and key hidden sizes 8 and 6 must be equal, and "
-                 "they and value's 6 multiples of num_heads (2)"),
+                 "they and value's 6 positive multiples of num_heads (2)"),
 ])
 def test_multi_head_attention_forms_nunc_refuses(nunc, tmp_path, form, message):
     """Each refused form is a located error at its node, exit code 1."""
