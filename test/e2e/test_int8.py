@@ -748,6 +748,11 @@ def test_static_calibration_errors(nunc, models, tmp_path):
     np.savez(tmp_path / "calib" / "bad.npz", input_ids=np.zeros((1, 8), np.int64))
     assert "has no array named 'attention_mask'" in error(
         "--activations", "static", "--calibration", tmp_path / "calib")
+    # A file that is no .npz: named once, with what is wrong.
+    (tmp_path / "garbage.npz").write_bytes(b"PK\x03\x04 not a zip")
+    message = error("--activations", "static", "--calibration", tmp_path / "garbage.npz")
+    assert f"error: {tmp_path / 'garbage.npz'}: not a .npz (zip) file" in message, message
+    assert message.count("garbage.npz") == 1, message
     assert not (tmp_path / "out" / "libminilm.a").exists()
     # A batch of 2 run item by item takes samples of the batch or of one item.
     np.savez(tmp_path / "four.npz", **random_inputs("minilm", 4, 16, 1))

@@ -231,9 +231,9 @@ llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
   }
   std::vector<std::vector<Tensor>> samples;
   for (const std::string &file : files) {
-    llvm::Expected<NamedTensors> arrays = readNpz(file);
+    llvm::Expected<NamedTensors> arrays = readNpz(file); // (its errors name the file)
     if (!arrays)
-      return llvm::createStringError(file + ": " + llvm::toString(arrays.takeError()));
+      return arrays.takeError();
     // A split function takes one image: a sample of the whole batch gives
     // one sample per image (a sample of one image is taken as it is).
     auto images = func->getAttrOfType<IntegerAttr>("nunc.batch_split");
