@@ -293,10 +293,12 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
       diag << ", key " << in(1).getType();
     return diag << ")";
   };
+  const char *maskName = multiHead ? "key_padding_mask" : "mask_index";
   if (Value index = in(maskAt)) {
     auto t = dyn_cast<RankedTensorType>(index.getType());
     if (!t || !t.hasStaticShape() || !t.getElementType().isSignlessInteger(32))
-      return n.error() << op << "'s mask_index must be int32 of a known shape (pin the "
+      return n.error() << op << "'s " << maskName
+                       << " must be int32 of a known shape (pin the "
                               "model's dims with --shape), got "
                        << index.getType();
     // Raw masks are [B, T] ([B, 1] and [1, 1] mask nothing) or [B, S, T];
@@ -314,7 +316,7 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
       fits = matches(t.getDimSize(0), batch) && matches(t.getDimSize(1), seq) &&
              matches(t.getDimSize(2), keys);
     if (!fits)
-      return n.error() << op << "'s " << t.getRank() << "-D mask_index must be "
+      return n.error() << op << "'s " << t.getRank() << "-D " << maskName << " must be "
                        << (t.getRank() == 2 ? "[batch, key sequence]"
                                             : "[batch, sequence, key sequence]")
                        << " for input " << xType << ", got " << index.getType();
@@ -323,7 +325,7 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
         return failure();
       int64_t len = t.getDimSize(0);
       if (len != batch && len != 2 * batch)
-        return n.error() << op << "'s 1-D mask_index must have batch_size (" << batch
+        return n.error() << op << "'s 1-D " << maskName << " must have batch_size (" << batch
                          << ") or 2 * batch_size elements, got " << len
                          << " (3 * batch_size + 2 is not supported)";
       SmallVector<float> positions, nextPositions;
@@ -349,9 +351,8 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
       addToMask(make(UnsqueezeOp::getOperationName(),
                      {filtered(clip01(toF32(index))), constI64(n.loc, {1})}));
     } else {
-      return n.error() << op << " with a " << t.getRank()
-                       << "-D mask_index is not supported (1-D lengths or positions, "
-                          "2-D or 3-D raw masks)";
+      return n.error() << op << " with a " << t.getRank() << "-D " << maskName
+                       << " is not supported (1-D lengths or positions, 2-D or 3-D raw masks)";
     }
   }
   // Keys after the query get the lowest float in place of the padding

@@ -333,6 +333,8 @@ def test_multi_head_attention_matches_onnxruntime(nunc, tmp_path):
     ("present", "output #1 ('present_key') of MultiHeadAttention is not supported"),
     ("key_size", "MultiHeadAttention: query and key hidden sizes 8 and 6 must be equal, and "
                  "they and value's 6 positive multiples of num_heads (2)"),
+    ("dynamic_mask", "MultiHeadAttention's key_padding_mask must be int32 of a known shape (pin "
+                     "the model's dims with --shape), got 'tensor<?x?xi32>'"),
 ])
 def test_multi_head_attention_forms_nunc_refuses(nunc, tmp_path, form, message):
     """Each refused form is a located error at its node, exit code 1."""
@@ -352,6 +354,11 @@ def test_multi_head_attention_forms_nunc_refuses(nunc, tmp_path, form, message):
         outputs.append("present_key")
     elif form == "key_size":
         graph_inputs[1] = h.make_tensor_value_info("kv", TP.FLOAT, [B, T, 6])
+    elif form == "dynamic_mask":
+        graph_inputs = [h.make_tensor_value_info("x", TP.FLOAT, ["b", "s", HIDDEN]),
+                        h.make_tensor_value_info("kv", TP.FLOAT, ["b", "t", HIDDEN]),
+                        h.make_tensor_value_info("m", TP.INT32, ["b", "t"])]
+        inputs += ["", "m"]
     node = h.make_node("MultiHeadAttention", inputs, outputs, name="att",
                        domain="com.microsoft", num_heads=HEADS, **attrs)
     path = str(tmp_path / "bad.onnx")
