@@ -31,8 +31,14 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
   // A compute-precision hint (4: onnxruntime may quantize A to int8); the
   // weight's values do not depend on it.
   n.ignore("accuracy_level");
-  if (failed(kAttr) || failed(nAttr) || failed(bitsAttr) || failed(blockAttr))
+  // 1: B in the layout onnxruntime packed it into for its own kernels.
+  FailureOr<int64_t> prepacked = n.getInt("weight_prepacked", 0);
+  if (failed(kAttr) || failed(nAttr) || failed(bitsAttr) || failed(blockAttr) ||
+      failed(prepacked))
     return failure();
+  if (*prepacked)
+    return n.error() << "MatMulNBits with weight_prepacked = " << *prepacked
+                     << " (onnxruntime's own packed layout of B) is not supported";
   const int64_t K = *kAttr, N = *nAttr, bits = *bitsAttr, blockSize = *blockAttr;
   if (n.inputs.size() > 6)
     return n.error() << "MatMulNBits takes at most 6 inputs (A, B, scales, zero_points, g_idx, "
