@@ -9,7 +9,9 @@
 // says ((code - zero point) x scale, rounded once to f32; onnxruntime's
 // code x scale - zero point x scale differs by an ulp or so), and the node
 // becomes the f32 MatMul (+ Add) it stands for: with `--quantize int8` that
-// weight is quantized again, per output channel, like any other.
+// weight is quantized again, per output channel, like any other. 8-bit
+// codes with one scale and zero point per column (a per-channel weight)
+// stay codes behind a DequantizeLinear, as a QDQ model's int8 weight.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,8 @@
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -155,45 +159,90 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
     int64_t at = index * bits;
     return (static_cast<uint8_t>(bytes[base + at / 8]) >> (at % 8)) & mask;
   };
-  // W [K][N], the MatMul's layout: (code - zero point) x scale, rounded
-  // once to f32. Row by row of W, so that the writes are sequential.
-  std::vector<float> weight(K * N);
-  for (int64_t k = 0; k < K; ++k)
-    for (int64_t col = 0; col < N; ++col) {
-      int64_t block = blockOf ? (*blockOf)[k] : k / blockSize;
-      float scale = static_cast<float>((*scaleValues)[col * blocks + block]);
-      float zero = zpValues   ? static_cast<float>((*zpValues)[col * blocks + block])
-                   : zpCodes ? static_cast<float>(field(*zpCodes, col * zpRowBytes, block))
-                             : static_cast<float>(int64_t(1) << (bits - 1));
-      float code = static_cast<float>(
-          field(*codes, (col * blocks + k / blockSize) * blobBytes, k % blockSize));
-      weight[k * N + col] = (code - zero) * scale;
+  // A constant of `type` holding `bytes`: inline when small and readable,
+  // as small initializers are; else a resource blob.
+  auto constantOf = [&](RankedTensorType type, std::vector<char> bytes) -> Value {
+    ElementsAttr values;
+    if (bytes.size() <= 256) {
+      values = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(bytes));
+    } else {
+      auto *owned = new std::vector<char>(std::move(bytes));
+      AsmResourceBlob blob(ArrayRef<char>(*owned), alignof(float),
+                           [owned](void *, size_t, size_t) { delete owned; },
+                           /*dataIsMutable=*/false);
+      std::string key = (n.node.name().empty() ? std::string("matmul_nbits") : n.node.name()) +
+                        "_weight";
+      values = DenseResourceElementsAttr::get(type, key, std::move(blob));
     }
+    return ConstantOp::create(builder, n.loc, type, values);
+  };
+  auto scaleAt = [&](int64_t col, int64_t block) {
+    return static_cast<float>((*scaleValues)[col * blocks + block]);
+  };
+  auto zeroAt = [&](int64_t col, int64_t block) {
+    return zpValues  ? static_cast<float>((*zpValues)[col * blocks + block])
+           : zpCodes ? static_cast<float>(field(*zpCodes, col * zpRowBytes, block))
+                     : static_cast<float>(int64_t(1) << (bits - 1));
+  };
+  auto codeAt = [&](int64_t k, int64_t col) {
+    return field(*codes, (col * blocks + k / blockSize) * blobBytes, k % blockSize);
+  };
 
-  // Small weights stay inline and readable, as small initializers do;
-  // large ones are resource blobs.
-  auto wType = RankedTensorType::get({K, N}, builder.getF32Type());
-  ElementsAttr values;
-  if (weight.size() * 4 <= 256) {
-    values = DenseElementsAttr::get(wType, ArrayRef<float>(weight));
-  } else {
-    auto *owned = new std::vector<float>(std::move(weight));
-    AsmResourceBlob blob(ArrayRef<char>(reinterpret_cast<const char *>(owned->data()),
-                                        owned->size() * 4),
-                         alignof(float), [owned](void *, size_t, size_t) { delete owned; },
-                         /*dataIsMutable=*/false);
-    std::string key = (n.node.name().empty() ? std::string("matmul_nbits") : n.node.name()) +
-                      "_dequantized";
-    values = DenseResourceElementsAttr::get(wType, key, std::move(blob));
+  // 8-bit codes whose blocks share their column's scale and zero point (a
+  // per-channel or per-tensor weight: onnxruntime's optimizer writes an
+  // A16W8 QDQ model's so) stay codes, behind a per-column DequantizeLinear:
+  // the Q/DQ fusions take them as a QDQ model's int8 weight, and where
+  // nothing else is quantized constant folding makes the same f32 weight.
+  bool perColumn = bits == 8 && !blockOf && !zpValues && element.isF32();
+  bool allMiddle = true; // every zero point 128: s8 codes, no zero point
+  for (int64_t col = 0; perColumn && col < N; ++col) {
+    allMiddle = allMiddle && zeroAt(col, 0) == 128.f;
+    for (int64_t block = 1; perColumn && block < blocks; ++block)
+      perColumn = scaleAt(col, block) == scaleAt(col, 0) && zeroAt(col, block) == zeroAt(col, 0);
   }
-  Value w = ConstantOp::create(builder, n.loc, wType, values);
-  if (element != builder.getF32Type()) {
-    FailureOr<Value> cast = firstResult(create<CastOp>(
-        n, w,
-        {attr("to", TypeAttr::get(element)), attr("saturate", builder.getI64IntegerAttr(1))}));
-    if (failed(cast))
+  Value w;
+  if (perColumn) {
+    Type code = IntegerType::get(ctx, 8, allMiddle ? IntegerType::Signless
+                                                   : IntegerType::Unsigned);
+    std::vector<char> bytes(K * N), scaleBytes(N * 4), zeroBytes(N);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t col = 0; col < N; ++col)
+        bytes[k * N + col] = static_cast<char>(codeAt(k, col) - (allMiddle ? 128 : 0));
+    for (int64_t col = 0; col < N; ++col) {
+      float scale = scaleAt(col, 0);
+      std::memcpy(&scaleBytes[col * 4], &scale, 4);
+      zeroBytes[col] = static_cast<char>(zeroAt(col, 0));
+    }
+    SmallVector<Value> operands{
+        constantOf(RankedTensorType::get({K, N}, code), std::move(bytes)),
+        constantOf(RankedTensorType::get({N}, builder.getF32Type()), std::move(scaleBytes))};
+    if (!allMiddle)
+      operands.push_back(constantOf(RankedTensorType::get({N}, code), std::move(zeroBytes)));
+    FailureOr<Value> dq = firstResult(
+        create<DequantizeLinearOp>(n, operands, {attr("axis", builder.getI64IntegerAttr(1))}));
+    if (failed(dq))
       return failure();
-    w = *cast;
+    w = *dq;
+  } else {
+    // W [K][N], the MatMul's layout: (code - zero point) x scale, rounded
+    // once to f32. Row by row of W, so that the writes are sequential.
+    std::vector<char> bytes(K * N * 4);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t col = 0; col < N; ++col) {
+        int64_t block = blockOf ? (*blockOf)[k] : k / blockSize;
+        float value = (static_cast<float>(codeAt(k, col)) - zeroAt(col, block)) *
+                      scaleAt(col, block);
+        std::memcpy(&bytes[(k * N + col) * 4], &value, 4);
+      }
+    w = constantOf(RankedTensorType::get({K, N}, builder.getF32Type()), std::move(bytes));
+    if (element != builder.getF32Type()) {
+      FailureOr<Value> cast = firstResult(create<CastOp>(
+          n, w,
+          {attr("to", TypeAttr::get(element)), attr("saturate", builder.getI64IntegerAttr(1))}));
+      if (failed(cast))
+        return failure();
+      w = *cast;
+    }
   }
   FailureOr<Value> y = firstResult(create<MatMulOp>(n, {a, w}));
   if (succeeded(y) && bias)
