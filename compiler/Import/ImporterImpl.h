@@ -152,6 +152,11 @@ private:
                                 SmallVectorImpl<std::string> &dimNames);
   FailureOr<ElementsAttr> tensorAttr(onnx::TensorProto &t, Location loc,
                                      llvm::StringRef what);
+  /// `raw` as the elements of `type`: inline up to kInlineConstantBytes,
+  /// else a resource blob named `key` that takes over the string.
+  ElementsAttr rawElementsAttr(RankedTensorType type, std::unique_ptr<std::string> raw,
+                               int64_t alignment, llvm::StringRef key);
+  static constexpr int64_t kInlineConstantBytes = 256;
   LogicalResult convertNode(const onnx::NodeProto &node, int index);
   LogicalResult convert(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// The com.microsoft ops of kSupportedContribOps (OnnxContribNodes.cpp).

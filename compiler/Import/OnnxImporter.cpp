@@ -281,23 +281,26 @@ FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &t, Location loc,
   auto type = RankedTensorType::get(SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
                                     *element);
 
+  if (bytes <= kInlineConstantBytes && element->isInteger(1)) {
+    SmallVector<bool> b;
+    for (char c : *raw)
+      b.push_back(c != 0);
+    return ElementsAttr(DenseElementsAttr::get(type, b));
+  }
+  return rawElementsAttr(type, std::move(raw), width, t.name().empty() ? "constant" : t.name());
+}
+
+ElementsAttr Importer::rawElementsAttr(RankedTensorType type, std::unique_ptr<std::string> raw,
+                                       int64_t alignment, llvm::StringRef key) {
   // Small constants stay inline and readable; large ones are resource blobs
   // that take over the heap string without copying it.
-  if (bytes <= 256) {
-    if (element->isInteger(1)) {
-      SmallVector<bool> b;
-      for (char c : *raw)
-        b.push_back(c != 0);
-      return ElementsAttr(DenseElementsAttr::get(type, b));
-    }
+  if ((int64_t)raw->size() <= kInlineConstantBytes)
     return ElementsAttr(DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(*raw)));
-  }
   std::string *owned = raw.release();
   ArrayRef<char> data(owned->data(), owned->size());
-  AsmResourceBlob blob(data, width,
+  AsmResourceBlob blob(data, alignment,
                        [owned](void *, size_t, size_t) { delete owned; },
                        /*dataIsMutable=*/false);
-  std::string key = t.name().empty() ? "constant" : t.name();
   return ElementsAttr(DenseResourceElementsAttr::get(type, key, std::move(blob)));
 }
 

@@ -19,7 +19,6 @@
 
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
@@ -159,22 +158,13 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
     int64_t at = index * bits;
     return (static_cast<uint8_t>(bytes[base + at / 8]) >> (at % 8)) & mask;
   };
-  // A constant of `type` holding `bytes`: inline when small and readable,
-  // as small initializers are; else a resource blob.
-  auto constantOf = [&](RankedTensorType type, std::vector<char> bytes) -> Value {
-    ElementsAttr values;
-    if (bytes.size() <= 256) {
-      values = DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(bytes));
-    } else {
-      auto *owned = new std::vector<char>(std::move(bytes));
-      AsmResourceBlob blob(ArrayRef<char>(*owned), alignof(float),
-                           [owned](void *, size_t, size_t) { delete owned; },
-                           /*dataIsMutable=*/false);
-      std::string key = (n.node.name().empty() ? std::string("matmul_nbits") : n.node.name()) +
-                        "_weight";
-      values = DenseResourceElementsAttr::get(type, key, std::move(blob));
-    }
-    return ConstantOp::create(builder, n.loc, type, values);
+  // A constant of `type` holding `bytes` (inline or a blob, as initializers).
+  auto constantOf = [&](RankedTensorType type, std::string bytes) -> Value {
+    std::string key =
+        (n.node.name().empty() ? std::string("matmul_nbits") : n.node.name()) + "_weight";
+    return ConstantOp::create(
+        builder, n.loc, type,
+        rawElementsAttr(type, std::make_unique<std::string>(std::move(bytes)), 4, key));
   };
   auto scaleAt = [&](int64_t col, int64_t block) {
     return static_cast<float>((*scaleValues)[col * blocks + block]);
@@ -204,7 +194,7 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
   if (perColumn) {
     Type code = IntegerType::get(ctx, 8, allMiddle ? IntegerType::Signless
                                                    : IntegerType::Unsigned);
-    std::vector<char> bytes(K * N), scaleBytes(N * 4), zeroBytes(N);
+    std::string bytes(K * N, 0), scaleBytes(N * 4, 0), zeroBytes(N, 0);
     for (int64_t k = 0; k < K; ++k)
       for (int64_t col = 0; col < N; ++col)
         bytes[k * N + col] = static_cast<char>(codeAt(k, col) - (allMiddle ? 128 : 0));
@@ -226,7 +216,7 @@ LogicalResult Importer::convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value
   } else {
     // W [K][N], the MatMul's layout: (code - zero point) x scale, rounded
     // once to f32. Row by row of W, so that the writes are sequential.
-    std::vector<char> bytes(K * N * 4);
+    std::string bytes(K * N * 4, 0);
     for (int64_t k = 0; k < K; ++k)
       for (int64_t col = 0; col < N; ++col) {
         int64_t block = blockOf ? (*blockOf)[k] : k / blockSize;

@@ -124,3 +124,13 @@ def onnxruntime_outputs(model, feeds):
     sess = ort.InferenceSession(model.SerializeToString(), options,
                                 providers=["CPUExecutionProvider"])
     return {o.name: v for o, v in zip(sess.get_outputs(), sess.run(None, feeds))}
+
+
+def run_threads(exe, manifest, feeds, work_dir, threads=(1, 2)):
+    """The program's outputs with each thread count: {threads: {name: array}}."""
+    results = {}
+    for n in threads:
+        outs, _, log = run(exe, manifest, feeds, os.path.join(str(work_dir), f"w{n}"), threads=n)
+        assert outs is not None, log
+        results[n] = outs
+    return results

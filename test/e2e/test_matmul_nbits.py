@@ -110,13 +110,7 @@ def compile_and_run(nunc, tmp_path, model, feeds, *options):
     onnx.save(model, str(path))
     r = nunc("compile", path, "-o", tmp_path / "out", *options)
     exe, manifest = harness.build(str(tmp_path / "out"))
-    results = {}
-    for threads in (1, 2):
-        outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / f"w{threads}"),
-                                   threads=threads)
-        assert outs is not None, log
-        results[threads] = outs
-    return results, r
+    return harness.run_threads(exe, manifest, feeds, tmp_path), r
 
 
 CASES = {

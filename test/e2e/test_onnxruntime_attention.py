@@ -412,6 +412,24 @@ def transformer_optimized_minilm(models, tmp_path, multi_head=False):
     return path
 
 
+def compiled_minilm(nunc, tmp_path, model, tag, feeds, *flags):
+    """A MiniLM variant compiled for batch 2, sequence 7 and run on `feeds`:
+    (its kernels, last_hidden_state)."""
+    out = tmp_path / tag
+    nunc("compile", model, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 7), *flags,
+         "-o", out)
+    lib = os.path.splitext(os.path.basename(model))[0]
+    kernels = [k["kernel"] for k in json.loads((out / f"{lib}.json").read_text())["kernels"]]
+    exe, man = harness.build(str(out))
+    outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
+    assert outs is not None, log
+    return kernels, outs["last_hidden_state"]
+
+
+def main_kernels(kernels):
+    return sorted(k for k in kernels if k.startswith(("gemm", "attention", "layer_norm")))
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_transformer_optimized_minilm_with_attention(nunc, models, tmp_path):
     """MiniLM as onnxruntime's transformer optimizer writes it with its six
@@ -432,18 +450,9 @@ def test_transformer_optimized_minilm_with_attention(nunc, models, tmp_path):
     feeds["attention_mask"][1, 4:] = 0
 
     def compiled(model, tag):
-        out = tmp_path / tag
-        nunc("compile", model, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 7), "-o", out)
-        lib = os.path.splitext(os.path.basename(model))[0]
-        kernels = [k["kernel"] for k in json.loads((out / f"{lib}.json").read_text())["kernels"]]
-        exe, man = harness.build(str(out))
-        outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
-        assert outs is not None, log
+        kernels, got = compiled_minilm(nunc, tmp_path, model, tag, feeds)
         want = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-        return kernels, outs["last_hidden_state"], want
-
-    def main_kernels(kernels):
-        return sorted(k for k in kernels if k.startswith(("gemm", "attention", "layer_norm")))
+        return kernels, got, want
 
     original, _, _ = compiled(os.path.join(models, "minilm.onnx"), "original")
     kernels, got, want = compiled(path, "attention")
@@ -471,18 +480,7 @@ def test_transformer_optimized_minilm_with_multi_head_attention(nunc, models, tm
     want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
 
     def compiled(model, tag, *flags):
-        out = tmp_path / tag
-        nunc("compile", model, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 7), *flags,
-             "-o", out)
-        lib = os.path.splitext(os.path.basename(model))[0]
-        kernels = [k["kernel"] for k in json.loads((out / f"{lib}.json").read_text())["kernels"]]
-        exe, man = harness.build(str(out))
-        outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
-        assert outs is not None, log
-        return kernels, outs["last_hidden_state"]
-
-    def main_kernels(kernels):
-        return sorted(k for k in kernels if k.startswith(("gemm", "attention", "layer_norm")))
+        return compiled_minilm(nunc, tmp_path, model, tag, feeds, *flags)
 
     original, _ = compiled(os.path.join(models, "minilm.onnx"), "original")
     kernels, got = compiled(path, "multi_head")

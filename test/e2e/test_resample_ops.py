@@ -77,17 +77,6 @@ def compile_model(nunc, tmp_path, model, *options):
     return exe, manifest, r
 
 
-def run_library(exe, manifest, feeds, tmp_path):
-    """The library's outputs on 1 and 2 threads: {threads: {name: array}}."""
-    results = {}
-    for threads in (1, 2):
-        outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / f"w{threads}"),
-                                   threads=threads)
-        assert outs is not None, log
-        results[threads] = outs
-    return results
-
-
 def assert_matches(got, want, what):
     assert got.shape == want.shape, f"{what}: nunc shape {got.shape}, onnxruntime {want.shape}"
     assert got.dtype == want.dtype, f"{what}: nunc dtype {got.dtype}, onnxruntime {want.dtype}"
@@ -106,7 +95,7 @@ def compare(nunc, tmp_path, model, feeds, *options):
     """Compiles and runs the model and checks every output against onnxruntime."""
     exe, manifest, r = compile_model(nunc, tmp_path, model, *options)
     want = harness.onnxruntime_outputs(model, feeds)
-    for threads, outs in run_library(exe, manifest, feeds, tmp_path).items():
+    for threads, outs in harness.run_threads(exe, manifest, feeds, tmp_path).items():
         for name, ref in want.items():
             assert_matches(outs[name], ref, f"{name} ({threads} threads)")
     return r
@@ -312,7 +301,7 @@ def test_tf_crop_and_resize_crops_a_dim_of_unchanged_size(nunc, tmp_path):
     want = ReferenceEvaluator(model).run(None, {"x": x})[0]
     assert not np.allclose(want, x), "the roi must change the values"
     exe, manifest, _ = compile_model(nunc, tmp_path, model)
-    for threads, outs in run_library(exe, manifest, {"x": x}, tmp_path).items():
+    for threads, outs in harness.run_threads(exe, manifest, {"x": x}, tmp_path).items():
         np.testing.assert_allclose(outs["y"], want, rtol=1e-5, atol=1e-5,
                                    err_msg=f"{threads} threads")
 
@@ -492,7 +481,7 @@ def test_conv_transpose_output_padding_below_dilation(nunc, tmp_path):
             'node "up" (ConvTranspose, opset 17)' in errors[0], r.stderr
         return
     exe, manifest = harness.build(str(tmp_path / "out"))
-    for threads, outs in run_library(exe, manifest, feeds, tmp_path).items():
+    for threads, outs in harness.run_threads(exe, manifest, feeds, tmp_path).items():
         assert_matches(outs["y"], want, f"y ({threads} threads)")
 
 
@@ -523,7 +512,7 @@ def test_conv_transpose_int8(nunc, tmp_path):
     assert [op for op, _ in ours][:2] == ["nunc.quantized_conv", "nunc.col2im"], r.stdout
     assert ours[0][1].startswith("conv.int8.avx512vnni[") and "1x1 kernel" in ours[0][1], ours
     want = harness.onnxruntime_outputs(model, feeds)["y"]
-    results = run_library(exe, manifest, feeds, tmp_path)
+    results = harness.run_threads(exe, manifest, feeds, tmp_path)
     for threads, outs in results.items():
         c = cosine(outs["y"], want)
         assert c >= 0.999, f"{threads} threads: cosine {c:.6f}"
@@ -576,7 +565,7 @@ def test_conv_transpose_qdq_matches_onnxruntime(nunc, tmp_path):
                                    if i.name == last.input[1])))
     exe, manifest, r = compile_model(nunc, tmp_path, qmodel, "--shape", "x=1x8x6x7")
     want = harness.onnxruntime_outputs(qmodel, feeds)["y"]
-    for threads, outs in run_library(exe, manifest, feeds, tmp_path).items():
+    for threads, outs in harness.run_threads(exe, manifest, feeds, tmp_path).items():
         diff = np.abs(outs["y"] - want)
         print(f"QDQ ConvTranspose ({threads} threads): max |nunc - ort| {diff.max():.4g}, "
               f"grid step {scale:.4g}, same step {(diff < scale / 2).mean():.2%}")
