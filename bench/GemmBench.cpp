@@ -7,7 +7,10 @@
 // The int8 kernels take epilogue variants to measure their cost: +gelu
 // (FFN1's activation), +qdqgelu (a QDQ model's FFN1: the grid before GELU
 // and the three inside it), +u8 (static activations, u8 output); vnni+conv runs
-// the convolution form (M output channels x N positions x K, one image).
+// the convolution form (M output channels x N positions x K, one image);
+// avx512+conv takes M C S: the f32 convolution GEMM that builds its own
+// panels (GemmConfig::im2col), M output channels of a 3x3 convolution with
+// padding 1 over C channels of S x S, +bias relu (ResNet's body).
 // +cold (f32 and the int8 linear form) rotates over copies of the packed
 // weights, 96 MB in all, so each run reads its weights from beyond L2, as a
 // model does whose layers each touch their weights once per inference.
@@ -115,6 +118,54 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool qd
   return int8KernelGops(cfg, args, Int8GemmKernel::numTasks(cfg), weights);
 }
 
+/// GFLOP/s of the f32 convolution GEMM building its panels from the padded
+/// planes (the padding pass runs once, outside the timing).
+double f32ConvGflops(int64_t m, int64_t channels, int64_t side) {
+  const Isa isa = Isa::Avx512;
+  Im2colConfig ic;
+  ic.channels = channels;
+  ic.height = ic.width = side;
+  ic.kernelH = ic.kernelW = 3;
+  ic.padTop = ic.padLeft = 1;
+  ic.outH = ic.outW = side;
+  ic.panelWidth = GemmKernel::panelWidth(isa);
+  if (!PanelIm2col::supports(ic, isa))
+    return 0;
+  GemmConfig cfg;
+  cfg.m = m;
+  cfg.n = side * side;
+  cfg.k = channels * 9;
+  cfg.lda = cfg.k;
+  cfg.ldc = cfg.ldr = cfg.n;
+  cfg.bias = cfg.rowBias = true;
+  cfg.activation = Activation::fromName("relu", 0, 0);
+  cfg.im2col = ic;
+  auto padding = PanelIm2col::generatePadding(ic);
+  auto kernel = GemmKernel::generate(cfg, isa);
+  if (!padding || !kernel)
+    return 0;
+  // With row chunks argument [1] is the im2col, packed before (not timed).
+  const bool packed = !GemmKernel::im2colSplit(cfg).packPerItem;
+  std::vector<float> in(channels * side * side, 0.5f), a(m * cfg.k, 0.25f), bias(m, 0.f),
+      c(m * cfg.n), planes(PanelIm2col::planesBytes(ic) / 4),
+      panels(packed ? GemmKernel::numPanels(cfg.n, isa) * cfg.k * ic.panelWidth : 0, 0.5f),
+      buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4);
+  const void *padArgs[] = {in.data(), planes.data()};
+  for (int64_t t = 0; t < PanelIm2col::paddingTasks(ic); ++t)
+    padding->function()(padArgs, t, 0);
+  const void *args[] = {a.data(),  packed ? panels.data() : planes.data(), bias.data(), c.data(),
+                        c.data(), buffers.data()};
+  const int64_t tasks = GemmKernel::numTasks(cfg, isa);
+  double ops = 2.0 * m * cfg.n * cfg.k;
+  double median = nunc_bench::medianSeconds(
+      [&](int) {
+        for (int64_t t = 0; t < tasks; ++t)
+          kernel->function()(args, t, t);
+      },
+      ops);
+  return ops / median / 1e9;
+}
+
 int main(int argc, char **argv) {
   if (argc < 5 || (argc - 2) % 3) {
     std::fprintf(stderr, "usage: %s avx512|avx2|vnni|avxvnni|amx|int8avx2 M N K [M N K ...]\n",
@@ -149,7 +200,8 @@ int main(int argc, char **argv) {
   for (int a = 2; a + 2 < argc; a += 3) {
     int64_t m = std::atoll(argv[a]), n = std::atoll(argv[a + 1]), k = std::atoll(argv[a + 2]);
     if (conv) {
-      std::printf("%ld %ld %ld %.1f\n", m, n, k, int8ConvGops(m, n, k));
+      std::printf("%ld %ld %ld %.1f\n", m, n, k,
+                  int8 ? int8ConvGops(m, n, k) : f32ConvGflops(m, n, k));
       continue;
     }
     if (int8) {
