@@ -16,10 +16,10 @@ writes bench/RESULTS.md:
   `quantize_dynamic` model (CNNs: its `quantize_static` model of the
   `quant_pre_process` output); qdq rows: onnxruntime's `quantize_static`
   (QDQ) model (CNNs pre-processed), compiled by nunc and run by
-  onnxruntime; int8-static rows (the encoders, b1 s128): `nunc compile
+  onnxruntime; int8-static rows (b1; the encoders at s128): `nunc compile
   --quantize int8 --activations static`
   calibrated on 8 random inputs, against onnxruntime's `quantize_dynamic`
-  model; dyn and dyn-u8 rows (not in the default set): onnxruntime's
+  model (CNNs: its `quantize_static` model, as in their int8 rows); dyn and dyn-u8 rows (not in the default set): onnxruntime's
   `quantize_dynamic` model (QInt8 / QUInt8 weights) on both engines. Ratios nunc/ORT are the result; absolute times hold for this
   machine.
 
@@ -204,7 +204,7 @@ def main():
     p.add_argument("--modes", default="fp32,int8,int8-static,qdq",
                    help="which rows to measure: fp32, int8 (nunc PTQ vs ORT quantize_dynamic), "
                         "int8-static (nunc PTQ with static calibrated activations vs ORT "
-                        "quantize_dynamic; encoders), qdq (ORT quantize_static model on both "
+                        "quantize_dynamic; CNNs: quantize_static), qdq (ORT quantize_static model on both "
                         "engines), qop (the same in QOperator format: QLinearConv, "
                         "QLinearMatMul and the com.microsoft QLinear ops; not in the default "
                         "set), dyn / dyn-u8 (ORT quantize_dynamic model with QInt8 / QUInt8 "
@@ -235,8 +235,7 @@ def main():
                                               quantize_static)
         from onnxruntime.quantization.shape_inference import quant_pre_process
         jobs += [(name, "int8") for name in models if "int8" in modes]
-        jobs += [(name, "int8-static") for name in models
-                 if "int8-static" in modes and name in HIDDEN]
+        jobs += [(name, "int8-static") for name in models if "int8-static" in modes]
         jobs += [(name, fmt) for fmt in ("qdq", "qop", "dyn", "dyn-u8") for name in models
                  if fmt in modes]
         jobs += [(name, "qdq-a16") for name in models if "qdq-a16" in modes and name in HIDDEN]
@@ -270,7 +269,7 @@ def main():
                                 quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt16,
                                 weight_type=QuantType.QInt8,
                                 extra_options={"UseQDQContribOps": True})
-        if mode in ("qdq", "qop") or (mode == "int8" and cnn):
+        if mode in ("qdq", "qop") or (mode in ("int8", "int8-static") and cnn):
             # onnxruntime's int8 CNN is its static QDQ model (quantize_dynamic
             # leaves convolutions to ConvInteger, far slower), made as its
             # documentation says: quant_pre_process first (folds each
@@ -433,7 +432,8 @@ def main():
                 "activations (A16W8, its com.microsoft Q/DQ ops) on both engines; the "
                 "int8-static rows compile with `--activations static` (u8 activations per tensor, "
                 "calibrated on 8 random inputs; u8 handed from GEMM to GEMM) against the same "
-                "`quantize_dynamic` model; the other rows are fp32 on both sides.\n\n")
+                "onnxruntime model as the int8 rows (`quantize_dynamic`; CNNs: `quantize_static`); "
+                "the other rows are fp32 on both sides.\n\n")
         f.write("Latency in ms (p50 / p90 / p99 over the runs after warm-up); ratio = nunc p50 "
                 "/ ORT p50 (lower is better). nunc runs a batch of several items one item at "
                 "a time (`nunc-split-batch`, where no op mixes items); with 2 threads its "
