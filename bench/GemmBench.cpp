@@ -168,8 +168,10 @@ double f32ConvGflops(int64_t m, int64_t channels, int64_t side) {
 
 int main(int argc, char **argv) {
   if (argc < 5 || (argc - 2) % 3) {
-    std::fprintf(stderr, "usage: %s avx512|avx2|vnni|avxvnni|amx|int8avx2 M N K [M N K ...]\n",
-                 argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s avx512|avx2|vnni|avxvnni|amx|int8avx2[+options] M N K [M N K ...]\n"
+                 "       %s avx512+conv M C S [M C S ...]\n",
+                 argv[0], argv[0]);
     return 2;
   }
   std::string kind = argv[1];
@@ -183,6 +185,10 @@ int main(int argc, char **argv) {
   bool qdqGelu = option("+qdqgelu"), gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
        cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
+  if (conv && (kind == "avx2" || kind == "avxvnni" || kind == "amx" || kind == "int8avx2")) {
+    std::fprintf(stderr, "+conv: avx512 or vnni only\n");
+    return 2;
+  }
   std::optional<Int8Isa> int8;
   if (kind == "vnni")
     int8 = Int8Isa::Avx512Vnni;

@@ -38,7 +38,8 @@ public:
   static constexpr int kVecs = kAvx512 ? 3 : 2;
   static constexpr int kUnroll = 4;
 
-  explicit GemmGenerator(GemmConfig config) : c(config) {
+  explicit GemmGenerator(GemmConfig config)
+      : c(config), im2colTail(c.im2col ? GemmKernel::im2colSplit(c).tail : 0) {
     replicate = kAvx512 ? 1 : 8;
   }
 
@@ -85,6 +86,7 @@ public:
 
 private:
   GemmConfig c;
+  int64_t im2colTail; // Im2colSplit::tail
 
   /// A block of K that micro-kernels run over (Im2colSplit::kBlocks). The
   /// sums between blocks go to the item's partial sums in the task's buffer
@@ -97,6 +99,8 @@ private:
     bool last = true;  // the epilogue and C follow, else the partial sums
     bool storesPartial() const { return !last; }
     bool loadsPartial() const { return !first; }
+    /// Where the block reads the partial sums (see above).
+    Xbyak::Reg64 partialIn() const { return last ? Xbyak::util::rdx : Xbyak::util::rcx; }
   };
 
   /// C, the residual and a column bias to image r14 (where `byImage`) and
@@ -117,10 +121,10 @@ private:
   }
 
   /// The convolution building its own panels: the task's (image, panel,
-  /// row chunk) items one after another (GemmKernel::im2colSplit), each
-  /// panel packed into the task's buffer and run from there. Locals: [rsp]
-  /// item, [rsp + 8] arguments, [rsp + 16] buffer, [rsp + 24] row chunk,
-  /// [rsp + 32] image, runKBlocks' from [rsp + 40] on.
+  /// row chunk) items one after another (GemmKernel::im2colSplit), each in
+  /// blocks of K (runKBlocks). Locals: [rsp] item, [rsp + 8] arguments,
+  /// [rsp + 16] buffer, [rsp + 24] row chunk, [rsp + 32] image, runKBlocks'
+  /// from [rsp + 40] on.
   void generateWithIm2col() {
     const Im2colConfig &ic = *c.im2col;
     const GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(c);
@@ -135,7 +139,7 @@ private:
     imul(rdx, rdx, split.bufferFloats * 4); // the scratch slot's buffer (nunc_rt_task)
     add(rax, rdx);
     mov(ptr[rsp + 16], rax);
-    Label item, next;
+    Label item;
     L(item);
     // item = (image x panels + panel) x chunks + chunk
     mov(rax, ptr[rsp]);
@@ -149,12 +153,14 @@ private:
     mov(r14, rax); // image
     mov(rsi, rdx); // panel
     mov(ptr[rsp + 32], r14);
-    // The image's (padded) input planes.
-    mov(rdi, ptr[rsp + 8]);
-    mov(rax, ptr[rdi + 8]);
-    imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
-    lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]);
-    mov(ptr[rsp + 40], rax);
+    if (split.packPerItem) {
+      // The image's (padded) input planes.
+      mov(rdi, ptr[rsp + 8]);
+      mov(rax, ptr[rdi + 8]);
+      imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
+      lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]);
+      mov(ptr[rsp + 40], rax);
+    }
     // The last item panel's joined tail columns, transposed: from the
     // planes, or from the packed last panel (after this one).
     if (split.tail) {
@@ -174,31 +180,29 @@ private:
       L(notLast);
     }
     runKBlocks(split);
-    L(next);
     mov(rax, ptr[rsp]);
     add(rax, tasks);
     mov(ptr[rsp], rax);
     cmp(rax, items);
     jb(item, T_NEAR);
     epilogueReturn(0);
-    emitMicroKernels([&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
     for (auto &[key, label] : dotLabels) {
       L(*label);
-      auto [rows, cols, first, kRows, firstBlock, lastBlock] = key;
-      dotKernel(rows, cols, first, KBlock{kRows, firstBlock, lastBlock});
+      auto [rows, cols, first, blockRows, firstBlock, lastBlock] = key;
+      dotKernel(rows, cols, first, KBlock{blockRows, firstBlock, lastBlock});
       ret();
     }
     for (auto &[key, label] : blockLabels) {
       L(*label);
-      auto [rows, vecs, lanes, kRows, first, last] = key;
-      microKernel(rows, vecs, lanes, KBlock{kRows, first, last});
+      auto [rows, vecs, lanes, blockRows, first, last] = key;
+      microKernel(rows, vecs, lanes, KBlock{blockRows, first, last});
       ret();
     }
     emitConstants();
   }
 
   /// Floats per row of the item's partial sums: the panel, then the tail.
-  int64_t partialStride() const { return kVecs * kLanes + GemmKernel::im2colSplit(c).tail; }
+  int64_t partialStride() const { return kVecs * kLanes + im2colTail; }
   /// While set, the row loops call the micro-kernels of this block.
   std::optional<KBlock> activeBlock;
   std::map<std::tuple<int, int, int, int64_t, bool, bool>, std::unique_ptr<Label>> blockLabels;
@@ -411,7 +415,7 @@ private:
         int64_t col = nr + first + j;
         emitHorizontal(x, temp(0), Reduction::Add);
         if (kb.loadsPartial())
-          vaddss(xs, xs, ptr[(kb.last ? rdx : rcx) + (r * partialStride() + col) * 4]);
+          vaddss(xs, xs, ptr[kb.partialIn() + (r * partialStride() + col) * 4]);
         else if (c.bias)
           vaddss(xs, xs, ptr[rdx + (c.rowBias ? r : col) * 4]);
         if (kb.storesPartial()) {
@@ -444,7 +448,7 @@ private:
       }
       for (int64_t j = 0; j < tail; j += 2)
         call(dotLabel(tileRows, static_cast<int>(std::min<int64_t>(2, tail - j)),
-                      static_cast<int>(j), activeBlock.value_or(KBlock{c.k})));
+                      static_cast<int>(j), *activeBlock)); // (tails: im2col only)
     };
     push(rax);
     push(rcx);
@@ -456,7 +460,7 @@ private:
       L(loop);
       tile(kRows);
       const bool storesPartial = activeBlock && activeBlock->storesPartial();
-      const bool lastLoadsPartial = activeBlock && activeBlock->last && !activeBlock->first;
+      const bool lastLoadsPartial = activeBlock && activeBlock->last && activeBlock->loadsPartial();
       add(rax, kRows * c.lda * 4);
       add(rcx, kRows * (storesPartial ? partialStride() : c.ldc) * 4);
       add(r12, kRows * c.ldr * 4);
@@ -507,7 +511,7 @@ private:
     auto partialAddr = [&](const Reg64 &base, int r, int v) {
       return ptr[base + (r * partialStride() + v * kLanes) * 4];
     };
-    const Reg64 partialIn = kb.last ? rdx : rcx;
+    const Reg64 partialIn = kb.partialIn();
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecs; ++v) {
         if constexpr (kAvx512)
@@ -635,7 +639,8 @@ GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
   int64_t channels = c.im2col ? c.im2col->channels : 1;
   s.blockChannels = channels;
   if (c.im2col) {
-    // Blocks as even as whole channels make them.
+    // As few blocks as `most` channels each allow, as even as they can be
+    // (the last may be smaller); one channel at least.
     int64_t taps = c.im2col->kernelH * c.im2col->kernelW;
     int64_t most = std::max<int64_t>(1, kBlockRows / taps);
     int64_t blocks = (channels + most - 1) / most;

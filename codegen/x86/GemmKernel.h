@@ -14,9 +14,10 @@
 // A convolution can instead have the kernel build W's panels itself
 // (`im2col`, see PanelIm2col): [1] is then the padded input planes and [5]
 // the tasks' buffers; each of at most 32 tasks takes every 32nd (image,
-// panel) item, copies its im2col columns into the buffer of its scratch
-// slot (nunc_rt_task) and runs the panel from there (but see Im2colSplit:
-// with row chunks [1] stays the packed im2col).
+// panel) item and runs it in blocks of K, copying each block's im2col
+// columns into the buffer of its scratch slot (nunc_rt_task) and running
+// the panel's row tiles over them (see Im2colSplit; with row chunks [1]
+// stays the packed im2col).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,7 +70,7 @@ struct GemmKernel {
   /// im2col kernel (packing it again for every chunk costs more than one
   /// im2col pass, measured), and each item only transposes its tail.
   /// An item runs K in blocks of whole input channels, each at most
-  /// kBlockRows of K: all its row tiles over one block (packed into the
+  /// kBlockRows of K (or one channel): all its row tiles over one block (packed into the
   /// buffer first where the item packs its panel), then the next. The
   /// block's [rows][48] of the panel stays in L1, where a whole panel
   /// ([576][48] in a 3x3 conv over 64 channels, 110 KB; [4608][48] over
@@ -89,7 +90,7 @@ struct GemmKernel {
     /// argument [1] is the packed im2col as without `im2col`.
     bool packPerItem = true;
     int64_t kBlocks = 1;       // blocks of K per item
-    int64_t blockChannels = 0; // input channels per block, fewer in the last
+    int64_t blockChannels = 0; // input channels per block, at most as many in the last
     /// a task's buffer: the panel's block, [block rows][48] (packPerItem),
     /// the tail, [tail][paddedK], then (kBlocks > 1) the partial sums
     /// between blocks, [rowsPerChunk][48 + tail]

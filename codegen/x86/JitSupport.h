@@ -188,12 +188,13 @@ protected:
       for (int r = 0; r < replicate; ++r)
         dd(bits);
   }
-  /// Raw 32-bit words (mask tables) placed before the pool; returns their
-  /// address.
+  /// Raw 32-bit words (mask tables) placed before the pool, once however
+  /// often asked for; returns their address.
   Xbyak::Address dataAddr(const std::vector<uint32_t> &words) {
-    int64_t offset = extraData.size() * 4;
-    extraData.insert(extraData.end(), words.begin(), words.end());
-    return ptr[rip + dataLabel + offset];
+    auto [at, added] = dataOffsets.try_emplace(words, extraData.size() * 4);
+    if (added)
+      extraData.insert(extraData.end(), words.begin(), words.end());
+    return ptr[rip + dataLabel + at->second];
   }
 
   /// Every lane of `dst` = v.
@@ -433,6 +434,7 @@ protected:
   bool releaseTiles = false;
   int replicate = 1; // lanes per pool constant: 1 (EVEX broadcast) or 8 (AVX2)
   std::vector<uint32_t> extraData;
+  std::map<std::vector<uint32_t>, int64_t> dataOffsets; // dataAddr's blocks in extraData
   std::optional<int64_t> codeOrderOffset; // packCodeOrder's words in extraData
   std::optional<int64_t> geluTableOffset;  // geluTable's words in extraData
   Xbyak::Label poolLabel, dataLabel;
@@ -460,7 +462,7 @@ public:
   }
 
 protected:
-  /// The im2col columns of panel `panel` into `buffer` ([K][48] words),
+  /// The im2col columns of panel `panel` into `buffer` ([rows][48] words),
   /// read from one image's padded `planes` (PanelIm2col; defined in
   /// Im2colKernel.cpp): one vector of positions at a time, its row masks
   /// in k1..k7, channel by channel, every tap unrolled. `channels` (all
