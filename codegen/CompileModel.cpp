@@ -1386,8 +1386,6 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         splitWhat += llvm::formatv(", {0} row chunks", split.chunks).str();
       if (split.tail)
         splitWhat += llvm::formatv(", last {0} columns as dot products", split.tail).str();
-      if (split.kBlocks > 1)
-        splitWhat += llvm::formatv(", {0} blocks of K", split.kBlocks).str();
     }
     std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(cfg, isa);
     if (!kernel)

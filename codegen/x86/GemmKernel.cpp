@@ -38,8 +38,7 @@ public:
   static constexpr int kVecs = kAvx512 ? 3 : 2;
   static constexpr int kUnroll = 4;
 
-  explicit GemmGenerator(GemmConfig config)
-      : c(config), im2colTail(c.im2col ? GemmKernel::im2colSplit(c).tail : 0) {
+  explicit GemmGenerator(GemmConfig config) : c(config) {
     replicate = kAvx512 ? 1 : 8;
   }
 
@@ -86,22 +85,6 @@ public:
 
 private:
   GemmConfig c;
-  int64_t im2colTail; // Im2colSplit::tail
-
-  /// A block of K that micro-kernels run over (Im2colSplit::kBlocks). The
-  /// sums between blocks go to the item's partial sums in the task's buffer
-  /// ([rows][partialStride]), not to C, which may share its storage with
-  /// the residual: rcx points there while a block stores them, rdx (the
-  /// bias is in by then) in the last block, which loads them.
-  struct KBlock {
-    int64_t rows = 0;
-    bool first = true; // the sums start from the bias, else the partial sums
-    bool last = true;  // the epilogue and C follow, else the partial sums
-    bool storesPartial() const { return !last; }
-    bool loadsPartial() const { return !first; }
-    /// Where the block reads the partial sums (see above).
-    Xbyak::Reg64 partialIn() const { return last ? Xbyak::util::rdx : Xbyak::util::rcx; }
-  };
 
   /// C, the residual and a column bias to image r14 (where `byImage`) and
   /// panel rsi; uses r13.
@@ -121,17 +104,16 @@ private:
   }
 
   /// The convolution building its own panels: the task's (image, panel,
-  /// row chunk) items one after another (GemmKernel::im2colSplit), each in
-  /// blocks of K (runKBlocks). Locals: [rsp] item, [rsp + 8] arguments,
-  /// [rsp + 16] buffer, [rsp + 24] row chunk, [rsp + 32] image, runKBlocks'
-  /// from [rsp + 40] on.
+  /// row chunk) items one after another (GemmKernel::im2colSplit), each
+  /// panel packed into the task's buffer and run from there. Locals: [rsp]
+  /// item, [rsp + 8] arguments, [rsp + 16] buffer, [rsp + 24] row chunk.
   void generateWithIm2col() {
     const Im2colConfig &ic = *c.im2col;
     const GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(c);
     const int64_t nr = kVecs * kLanes, items = split.items(c.batch);
     const int64_t tasks = std::min<int64_t>(items, GemmKernel::kMaxIm2colTasks);
     prologue();
-    frameBytes = 64;
+    frameBytes = 32;
     sub(rsp, frameBytes);
     mov(ptr[rsp + 8], rdi);
     mov(ptr[rsp], rsi);
@@ -139,7 +121,7 @@ private:
     imul(rdx, rdx, split.bufferFloats * 4); // the scratch slot's buffer (nunc_rt_task)
     add(rax, rdx);
     mov(ptr[rsp + 16], rax);
-    Label item;
+    Label item, next;
     L(item);
     // item = (image x panels + panel) x chunks + chunk
     mov(rax, ptr[rsp]);
@@ -152,16 +134,16 @@ private:
     div(rcx);
     mov(r14, rax); // image
     mov(rsi, rdx); // panel
-    mov(ptr[rsp + 32], r14);
+    // The panel, from the (padded) input planes.
     if (split.packPerItem) {
-      // The image's (padded) input planes.
       mov(rdi, ptr[rsp + 8]);
       mov(rax, ptr[rdi + 8]);
       imul(rdx, r14, ic.channels * PanelIm2col::plane(ic).floats * 4);
-      lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]);
-      mov(ptr[rsp + 40], rax);
+      lea(rax, ptr[rax + rdx + PanelIm2col::guardElements(ic) * 4]); // the image's planes
+      mov(rbx, ptr[rsp + 16]);
+      emitPanelIm2col(ic, rax, rsi, rbx);
     }
-    // The last item panel's joined tail columns, transposed: from the
+    // The last item panel's joined tail columns, transposed: from the same
     // planes, or from the packed last panel (after this one).
     if (split.tail) {
       Label notLast;
@@ -174,122 +156,25 @@ private:
         add(rax, rdx);
         imul(rdx, rsi, c.k * nr * 4);
         lea(rax, ptr[rax + rdx + c.k * nr * 4]);
+        mov(rbx, ptr[rsp + 16]);
       }
-      mov(rbx, ptr[rsp + 16]);
       packTail(split, rax, rbx, !split.packPerItem);
       L(notLast);
     }
-    runKBlocks(split);
-    mov(rax, ptr[rsp]);
-    add(rax, tasks);
-    mov(ptr[rsp], rax);
-    cmp(rax, items);
-    jb(item, T_NEAR);
-    epilogueReturn(0);
-    for (auto &[key, label] : dotLabels) {
-      L(*label);
-      auto [rows, cols, first, blockRows, firstBlock, lastBlock] = key;
-      dotKernel(rows, cols, first, KBlock{blockRows, firstBlock, lastBlock});
-      ret();
-    }
-    for (auto &[key, label] : blockLabels) {
-      L(*label);
-      auto [rows, vecs, lanes, blockRows, first, last] = key;
-      microKernel(rows, vecs, lanes, KBlock{blockRows, first, last});
-      ret();
-    }
-    emitConstants();
-  }
-
-  /// Floats per row of the item's partial sums: the panel, then the tail.
-  int64_t partialStride() const { return kVecs * kLanes + im2colTail; }
-  /// While set, the row loops call the micro-kernels of this block.
-  std::optional<KBlock> activeBlock;
-  std::map<std::tuple<int, int, int, int64_t, bool, bool>, std::unique_ptr<Label>> blockLabels;
-
-  /// The item (image [rsp + 32], panel rsi, row chunk [rsp + 24]) in
-  /// blocks of K (one block: all of it): the block's channels packed into
-  /// the buffer (packPerItem), then every row tile over them, each followed
-  /// by the joined columns' dot products over the block in the last item
-  /// panel. Locals: [rsp + 40] the block's first input plane, [rsp + 48]
-  /// the block's first column of A (bytes), [rsp + 56] middle blocks left.
-  void runKBlocks(const GemmKernel::Im2colSplit &split) {
-    const Im2colConfig &ic = *c.im2col;
-    const int64_t taps = ic.kernelH * ic.kernelW;
-    const int64_t planeBytes = PanelIm2col::plane(ic).floats * 4;
-    mov(qword[rsp + 48], 0);
-    auto block = [&](int64_t channels, bool first, bool last) {
-      if (split.packPerItem) {
-        mov(rax, ptr[rsp + 40]);
-        mov(rbx, ptr[rsp + 16]);
-        emitPanelIm2col(ic, rax, rsi, rbx, channels);
-        add(qword[rsp + 40], static_cast<uint32_t>(channels * planeBytes));
-      }
-      activeBlock = KBlock{channels * taps, first, last};
-      setItemPointers(split);
-      if (split.tail) {
-        // Every item panel is whole.
-        Label notLast, done;
-        cmp(rsi, split.panels - 1);
-        jne(notLast, T_NEAR);
-        // rdi: the block's first row in the transposed tail columns.
-        mov(rdi, ptr[rsp + 16]);
-        add(rdi, static_cast<uint32_t>(split.panelFloats * 4));
-        add(rdi, ptr[rsp + 48]);
-        rowLoop(kVecs, kLanes, split.rowsPerChunk, split.tail);
-        jmp(done, T_NEAR);
-        L(notLast);
-        rowLoop(kVecs, kLanes, split.rowsPerChunk);
-        L(done);
-      } else {
-        panelDispatch(rsi, c.n, kVecs, kLanes,
-                      [&](int vecs, int lanes) { rowLoop(vecs, lanes, split.rowsPerChunk); });
-      }
-      activeBlock.reset();
-      add(qword[rsp + 48], static_cast<uint32_t>(channels * taps * 4));
-    };
-    if (split.kBlocks == 1) {
-      block(ic.channels, true, true);
-      return;
-    }
-    block(split.blockChannels, true, false);
-    if (split.kBlocks > 2) {
-      mov(qword[rsp + 56], split.kBlocks - 2);
-      Label middle;
-      L(middle);
-      block(split.blockChannels, false, false);
-      dec(qword[rsp + 56]);
-      jnz(middle, T_NEAR);
-    }
-    block(ic.channels - (split.kBlocks - 1) * split.blockChannels, false, true);
-  }
-
-  /// For the item and activeBlock: A from the block's first column, the
-  /// panel (the task's buffer, or the packed panel from the block's row),
-  /// the bias, the residual and C, or the partial sums in place of C (a
-  /// block that stores them) or of the bias (the last, which loads them);
-  /// the row strides in r8..r11.
-  void setItemPointers(const GemmKernel::Im2colSplit &split) {
-    const int64_t nr = kVecs * kLanes;
-    const int64_t partialOffset = (split.panelFloats + split.tail * split.paddedK) * 4;
     mov(rdi, ptr[rsp + 8]);
     if (split.packPerItem) {
       mov(rbx, ptr[rsp + 16]);
     } else {
-      mov(rbx, ptr[rdi + 8]);
-      imul(rdx, ptr[rsp + 32], c.wBatchStride * 4);
+      mov(rbx, ptr[rdi + 8]); // the packed panel
+      imul(rdx, r14, c.wBatchStride * 4);
       add(rbx, rdx);
       imul(rdx, rsi, c.k * nr * 4);
       add(rbx, rdx);
-      imul(rdx, ptr[rsp + 48], nr);
-      add(rbx, rdx);
     }
     mov(rax, ptr[rdi + 0]);
-    add(rax, ptr[rsp + 48]);
     mov(rdx, ptr[rdi + 16]);
     mov(r12, ptr[rdi + 24]);
     mov(rcx, ptr[rdi + 32]);
-    mov(r14, ptr[rsp + 32]);
     seekImageAndPanel(true);
     if (split.chunks > 1) {
       // The chunk's first row in A, C, the residual and a row bias.
@@ -304,14 +189,38 @@ private:
       imul(r15, r13, c.ldr);
       add(r12, r15);
     }
-    if (activeBlock->storesPartial()) {
-      mov(rcx, ptr[rsp + 16]);
-      add(rcx, static_cast<uint32_t>(partialOffset));
-    } else if (activeBlock->loadsPartial()) {
-      mov(rdx, ptr[rsp + 16]);
-      add(rdx, static_cast<uint32_t>(partialOffset));
-    }
     setRowStrides(c.lda * 4);
+    if (split.tail) {
+      Label notLast;
+      cmp(rsi, split.panels - 1);
+      jne(notLast, T_NEAR);
+      // rdi: the transposed tail columns for the dot products.
+      if (split.packPerItem)
+        lea(rdi, ptr[rbx + c.k * nr * 4]);
+      else
+        mov(rdi, ptr[rsp + 16]);
+      rowLoop(kVecs, kLanes, split.rowsPerChunk, split.tail);
+      jmp(next, T_NEAR);
+      L(notLast);
+      rowLoop(kVecs, kLanes, split.rowsPerChunk);
+    } else {
+      panelDispatch(rsi, c.n, kVecs, kLanes,
+                    [&](int vecs, int lanes) { rowLoop(vecs, lanes, split.rowsPerChunk); });
+    }
+    L(next);
+    mov(rax, ptr[rsp]);
+    add(rax, tasks);
+    mov(ptr[rsp], rax);
+    cmp(rax, items);
+    jb(item, T_NEAR);
+    epilogueReturn(0);
+    emitMicroKernels([&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
+    for (auto &[key, label] : dotLabels) {
+      L(*label);
+      dotKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+      ret();
+    }
+    emitConstants();
   }
 
   /// The joined tail columns' im2col, transposed ([tail][paddedK] at
@@ -336,7 +245,7 @@ private:
       int64_t p = positions - split.tail + j, oy = p / ic.outW, ox = p % ic.outW;
       int64_t at = fromPanel ? j : oy * ic.strideH * plane.cols + ox * ic.strideW;
       lea(rdx, ptr[src + at * 4]);
-      lea(r8, ptr[dst + (split.panelFloats + j * split.paddedK) * 4]);
+      lea(r8, ptr[dst + ((split.packPerItem ? c.k * nr : 0) + j * split.paddedK) * 4]);
       xor_(r9, r9);
       mov(r10, split.paddedK / kLanes);
       Label block;
@@ -351,8 +260,8 @@ private:
     }
   }
 
-  Label &dotLabel(int rows, int cols, int first, KBlock kb) {
-    auto &l = dotLabels[{rows, cols, first, kb.rows, kb.first, kb.last}];
+  Label &dotLabel(int rows, int cols, int first) {
+    auto &l = dotLabels[{rows, cols, first}];
     if (!l)
       l = std::make_unique<Label>();
     return *l;
@@ -360,11 +269,10 @@ private:
 
   /// rows x cols of the joined tail columns (from column `first` of the
   /// tail, at panel column 48 + first): each a dot product of an A row and
-  /// a transposed im2col column over the K block `kb`, 16 k at a time,
-  /// summed across the lanes at the end, plus the bias (first block) or the
-  /// partial sum (later ones); then, after the last block, the same
-  /// epilogue as the panel's, one element at a time.
-  void dotKernel(int rows, int cols, int first, KBlock kb) {
+  /// a transposed im2col column over K, 16 k at a time, summed across the
+  /// lanes at the end; then the same epilogue as the panel's, one element
+  /// at a time.
+  void dotKernel(int rows, int cols, int first) {
     const GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(c);
     const int64_t nr = kVecs * kLanes;
     auto accOf = [&](int r, int j) { return Zmm(r * cols + j); };
@@ -392,7 +300,7 @@ private:
           vfmadd231ps(accOf(r, j), a, bOf(j));
       }
     };
-    const int64_t blocks = kb.rows / kLanes, rest = kb.rows % kLanes;
+    const int64_t blocks = c.k / kLanes, rest = c.k % kLanes;
     if (blocks) {
       Label loop;
       mov(r13, blocks);
@@ -414,14 +322,8 @@ private:
         Xmm xs(x.getIdx());
         int64_t col = nr + first + j;
         emitHorizontal(x, temp(0), Reduction::Add);
-        if (kb.loadsPartial())
-          vaddss(xs, xs, ptr[kb.partialIn() + (r * partialStride() + col) * 4]);
-        else if (c.bias)
+        if (c.bias)
           vaddss(xs, xs, ptr[rdx + (c.rowBias ? r : col) * 4]);
-        if (kb.storesPartial()) {
-          vmovss(ptr[rcx + (r * partialStride() + col) * 4], xs);
-          continue;
-        }
         if (c.residual)
           vaddss(xs, xs, ptr[r12 + (r * c.ldr + col) * 4]);
         emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
@@ -429,7 +331,7 @@ private:
       }
   }
 
-  std::map<std::tuple<int, int, int, int64_t, bool, bool>, std::unique_ptr<Label>> dotLabels;
+  std::map<std::tuple<int, int, int>, std::unique_ptr<Label>> dotLabels;
 
   /// The row tiles of `rows` rows of the current panel (pointers advance;
   /// restored after), each followed by the dot products of the `tail`
@@ -437,18 +339,10 @@ private:
   void rowLoop(int vecs, int lastLanes, int64_t rows, int64_t tail = 0) {
     int64_t fullTiles = rows / kRows, rest = rows % kRows;
     auto tile = [&](int tileRows) {
-      if (activeBlock) {
-        auto &l = blockLabels[{tileRows, vecs, lastLanes, activeBlock->rows,
-                               activeBlock->first, activeBlock->last}];
-        if (!l)
-          l = std::make_unique<Label>();
-        call(*l);
-      } else {
-        call(microLabel(tileRows, vecs, lastLanes));
-      }
+      call(microLabel(tileRows, vecs, lastLanes));
       for (int64_t j = 0; j < tail; j += 2)
         call(dotLabel(tileRows, static_cast<int>(std::min<int64_t>(2, tail - j)),
-                      static_cast<int>(j), *activeBlock)); // (tails: im2col only)
+                      static_cast<int>(j)));
     };
     push(rax);
     push(rcx);
@@ -459,14 +353,10 @@ private:
       mov(rbp, fullTiles);
       L(loop);
       tile(kRows);
-      const bool storesPartial = activeBlock && activeBlock->storesPartial();
-      const bool lastLoadsPartial = activeBlock && activeBlock->last && activeBlock->loadsPartial();
       add(rax, kRows * c.lda * 4);
-      add(rcx, kRows * (storesPartial ? partialStride() : c.ldc) * 4);
+      add(rcx, kRows * c.ldc * 4);
       add(r12, kRows * c.ldr * 4);
-      if (lastLoadsPartial)
-        add(rdx, kRows * partialStride() * 4);
-      else if (c.rowBias)
+      if (c.rowBias)
         add(rdx, kRows * 4);
       dec(rbp);
       jnz(loop, T_NEAR);
@@ -496,29 +386,12 @@ private:
     }
   }
 
-  /// rows x vecs tile; the last vector has lastLanes valid lanes. Runs K,
-  /// or the K block `kb` (AVX-512).
-  void microKernel(int rows, int vecs, int lastLanes, KBlock kb = {}) {
+  /// rows x vecs tile; the last vector has lastLanes valid lanes.
+  void microKernel(int rows, int vecs, int lastLanes) {
     const int64_t nr = kVecs * kLanes;
     bool masked = lastLanes != kLanes;
-    if (!kb.rows)
-      kb.rows = c.k;
-    if (masked && kAvx512) {
-      mov(r13d, (1u << lastLanes) - 1);
-      kmovw(k1, r13d);
-    }
-    auto cAddr = [&](int r, int v) { return ptr[rcx + r * c.ldc * 4 + v * kLanes * 4]; };
-    auto partialAddr = [&](const Reg64 &base, int r, int v) {
-      return ptr[base + (r * partialStride() + v * kLanes) * 4];
-    };
-    const Reg64 partialIn = kb.partialIn();
     for (int r = 0; r < rows; ++r)
       for (int v = 0; v < vecs; ++v) {
-        if constexpr (kAvx512)
-          if (kb.loadsPartial()) {
-            vmovups(acc(r, v), partialAddr(partialIn, r, v));
-            continue;
-          }
         if (c.bias && c.rowBias)
           vbroadcastss(acc(r, v), ptr[rdx + r * 4]);
         else if (c.bias)
@@ -528,7 +401,7 @@ private:
       }
     mov(r14, rax);
     mov(r15, rbx);
-    int64_t blocks = kb.rows / kUnroll, rest = kb.rows % kUnroll;
+    int64_t blocks = c.k / kUnroll, rest = c.k % kUnroll;
     // rdi: the next-panel prefetch cursor (the im2col form has its own
     // panels, built per task, and no cursor).
     const int lines = c.im2col ? 0
@@ -551,19 +424,16 @@ private:
     }
     for (int u = 0; u < rest; ++u)
       kStep(rows, vecs, u * 4, u * nr * 4);
-    if constexpr (kAvx512)
-      if (kb.storesPartial()) {
-        for (int r = 0; r < rows; ++r)
-          for (int v = 0; v < vecs; ++v)
-            vmovups(partialAddr(rcx, r, v), acc(r, v));
-        return;
-      }
 
     // Epilogue: residual, activation, store (masked in the last vector).
     std::vector<uint32_t> laneMask(kLanes, 0);
     for (int i = 0; i < lastLanes; ++i)
       laneMask[i] = 0xffffffffu;
     Address maskAddr = masked && !kAvx512 ? dataAddr(laneMask) : ptr[rip];
+    if (masked && kAvx512) {
+      mov(r13d, (1u << lastLanes) - 1);
+      kmovw(k1, r13d);
+    }
     // On AVX-512 a plain GELU runs on two vectors of a row at a time, step
     // by step (zmm24-27 free after the k loop): its ~40-cycle chain, one
     // vector at a time, filled the scheduler.
@@ -599,13 +469,14 @@ private:
       for (int v = 0; v < vecs; ++v) {
         bool tailVec = masked && v == vecs - 1;
         Vmm x = acc(r, v);
+        Address cAddr = ptr[rcx + r * c.ldc * 4 + v * kLanes * 4];
         if (!tailVec) {
-          vmovups(cAddr(r, v), x);
+          vmovups(cAddr, x);
         } else if constexpr (kAvx512) {
-          vmovups(cAddr(r, v) | k1, x);
+          vmovups(cAddr | k1, x);
         } else {
           vmovups(temp(0), maskAddr);
-          vmaskmovps(cAddr(r, v), temp(0), x);
+          vmaskmovps(cAddr, temp(0), x);
         }
       }
     }
@@ -636,21 +507,7 @@ GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
   }
   s.paddedK = (c.k + 15) / 16 * 16;
   s.packPerItem = s.chunks == 1;
-  int64_t channels = c.im2col ? c.im2col->channels : 1;
-  s.blockChannels = channels;
-  if (c.im2col) {
-    // As few blocks as `most` channels each allow, as even as they can be
-    // (the last may be smaller); one channel at least.
-    int64_t taps = c.im2col->kernelH * c.im2col->kernelW;
-    int64_t most = std::max<int64_t>(1, kBlockRows / taps);
-    int64_t blocks = (channels + most - 1) / most;
-    s.blockChannels = (channels + blocks - 1) / blocks;
-    s.kBlocks = (channels + s.blockChannels - 1) / s.blockChannels;
-  }
-  s.panelFloats = s.packPerItem ? c.k / channels * s.blockChannels * nr : 0;
-  s.bufferFloats = s.panelFloats + s.tail * s.paddedK;
-  if (s.kBlocks > 1)
-    s.bufferFloats += s.rowsPerChunk * (nr + s.tail);
+  s.bufferFloats = (s.packPerItem ? c.k * nr : 0) + s.tail * s.paddedK;
   return s;
 }
 

@@ -14,10 +14,9 @@
 // A convolution can instead have the kernel build W's panels itself
 // (`im2col`, see PanelIm2col): [1] is then the padded input planes and [5]
 // the tasks' buffers; each of at most 32 tasks takes every 32nd (image,
-// panel) item and runs it in blocks of K, copying each block's im2col
-// columns into the buffer of its scratch slot (nunc_rt_task) and running
-// the panel's row tiles over them (see Im2colSplit; with row chunks [1]
-// stays the packed im2col).
+// panel) item, copies its im2col columns into the buffer of its scratch
+// slot (nunc_rt_task) and runs the panel from there (but see Im2colSplit:
+// with row chunks [1] stays the packed im2col).
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,17 +68,6 @@ struct GemmKernel {
   /// chunks of a panel then share it, packed before the GEMM by the
   /// im2col kernel (packing it again for every chunk costs more than one
   /// im2col pass, measured), and each item only transposes its tail.
-  /// An item runs K in blocks of whole input channels, each at most
-  /// kBlockRows of K (or one channel): all its row tiles over one block (packed into the
-  /// buffer first where the item packs its panel), then the next. The
-  /// block's [rows][48] of the panel stays in L1, where a whole panel
-  /// ([576][48] in a 3x3 conv over 64 channels, 110 KB; [4608][48] over
-  /// 512) would be read from L2 or beyond by every row tile. The tiles keep
-  /// their sums in the task's buffer between blocks (same summation order:
-  /// the same bits; not in C, which may be the residual's storage); bias
-  /// comes in with the first block, the epilogue with the last. The joined
-  /// columns' dot products add each block's sum to the partial sums.
-  static constexpr int64_t kBlockRows = 160;
   struct Im2colSplit {
     int64_t panels = 1;       // item panels (the small last one joined)
     int64_t tail = 0;         // columns joined to the last item panel
@@ -89,12 +77,7 @@ struct GemmKernel {
     /// Each item packs its panel from the padded planes (one chunk); else
     /// argument [1] is the packed im2col as without `im2col`.
     bool packPerItem = true;
-    int64_t kBlocks = 1;       // blocks of K per item
-    int64_t blockChannels = 0; // input channels per block, at most as many in the last
-    /// a task's buffer: the panel's block, [block rows][48] (packPerItem),
-    /// the tail, [tail][paddedK], then (kBlocks > 1) the partial sums
-    /// between blocks, [rowsPerChunk][48 + tail]
-    int64_t panelFloats = 0, bufferFloats = 0;
+    int64_t bufferFloats = 0; // a task's buffer: [K][48] (packPerItem), then [tail][paddedK]
     int64_t items(int64_t batch) const { return batch * panels * chunks; }
   };
   static Im2colSplit im2colSplit(const GemmConfig &c);

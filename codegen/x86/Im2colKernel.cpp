@@ -192,7 +192,7 @@ std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config,
 
 void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic,
                                       const Reg64 &planes, const Reg64 &panel,
-                                      const Reg64 &buffer, int64_t channels) {
+                                      const Reg64 &buffer) {
   constexpr int kVecs = 3, kLanes = 16;
   const PanelIm2col::Table table = PanelIm2col::table(ic);
   const PaddedPlane plane = PanelIm2col::plane(ic);
@@ -223,7 +223,7 @@ void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic,
               ptr[rcx + v * entryBytes + 4 + 4 * r]);
     }
     lea(r9, ptr[buffer + v0 * kLanes * 4]);
-    mov(r10, channels ? channels : ic.channels);
+    mov(r10, ic.channels);
     Label channel;
     L(channel);
     for (int64_t t = 0; t < taps; ++t) {

@@ -462,15 +462,13 @@ public:
   }
 
 protected:
-  /// The im2col columns of panel `panel` into `buffer` ([rows][48] words),
+  /// The im2col columns of panel `panel` into `buffer` ([K][48] words),
   /// read from one image's padded `planes` (PanelIm2col; defined in
   /// Im2colKernel.cpp): one vector of positions at a time, its row masks
-  /// in k1..k7, channel by channel, every tap unrolled. `channels` (all
-  /// when 0) from the plane at `planes` on: a block of K's rows. Clobbers
-  /// rcx, rdx, r8..r12, zmm0..zmm8 and the mask registers.
+  /// in k1..k7, channel by channel, every tap unrolled. Clobbers rcx, rdx,
+  /// r8..r12, zmm0..zmm8 and the mask registers.
   void emitPanelIm2col(const Im2colConfig &c, const Xbyak::Reg64 &planes,
-                       const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer,
-                       int64_t channels = 0);
+                       const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer);
 
   /// r8..r11 for aRow().
   void setRowStrides(int64_t rowBytes) {

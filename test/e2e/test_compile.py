@@ -4,7 +4,6 @@ with onnxruntime (relative error <= 1e-4). Also: deterministic output,
 run-time input checks, external weights, two models in one program."""
 import json
 import os
-import re
 import subprocess
 
 import numpy as np
@@ -62,16 +61,12 @@ def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, na
         # split their rows and take the last position as dot products.
         convs = [k["kernel"] for k in manifest["kernels"] if k["kernel"].startswith("conv.")]
         assert (len(convs) > 0) == (name in ("resnet", "mobilenet"))
-        # The f32 GEMMs run K deeper than 160 in blocks (of whole channels;
-        # every CNN conv here that is deeper has at least 18 channels of 3x3).
         for k in convs:
             if "x49x" in k:
                 assert k.startswith("conv.im2col+gemm.avx512[") and \
-                    "row chunks, last 1 columns as dot products" in k, k
+                    "row chunks, last 1 columns as dot products]" in k, k
             elif "x3136x" in k or "x12544x" in k:
                 assert k.startswith("conv.panel-im2col+gemm.avx512["), k
-            depth = int(re.match(r"conv\.[a-z0-9-]+\+gemm\.avx512\[\d+x\d+x(\d+)", k).group(1))
-            assert ("blocks of K" in k) == (depth > 160), k
     feeds = random_inputs(name, batch, seq or 16, 1)
     for threads in (1, 2):
         outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / f"w{threads}"),

@@ -108,9 +108,8 @@ TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
 
 /// The convolution GEMM that builds its own panels from padded planes must
 /// equal, bit for bit, the GEMM over the separately packed im2col (same
-/// panels, same summation order, also where it runs K in blocks), whatever
-/// the scratch held before; the
-/// few last columns it joins to the panel before (dot products over K, in
+/// panels, same summation order), whatever the scratch held before and
+/// with C in the residual's storage; the few last columns it joins to the panel before (dot products over K, in
 /// another order) agree with the double-precision convolution.
 TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   if (!hostHas(Isa::Avx512))
@@ -118,10 +117,9 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   const Isa isa = Isa::Avx512;
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  int tested = 0, joined = 0, chunked = 0, readInput = 0, kBlocked = 0, kMiddle = 0,
-      kBlockedJoined = 0, kBlockedChunked = 0;
+  int tested = 0, joined = 0, chunked = 0, readInput = 0;
   std::set<int64_t> tails;
-  for (int64_t channels : {1, 3, 17, 37})
+  for (int64_t channels : {1, 3, 17})
     for (auto [height, width] : std::vector<std::array<int64_t, 2>>{
              {1, 4}, {7, 10}, {17, 20}, {30, 33}, {7, 7}, {14, 14}, {5, 10}, {3, 17},
              {10, 10}})
@@ -232,22 +230,11 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           tails.insert(split.tail);
           joined += split.tail > 0;
           chunked += split.chunks > 1;
-          kBlocked += split.kBlocks > 1;
-          kMiddle += split.kBlocks > 2;
-          kBlockedJoined += split.kBlocks > 1 && split.tail > 0;
-          kBlockedChunked += split.kBlocks > 1 && split.chunks > 1;
         }
   EXPECT_GT(tested, 300);
   EXPECT_GT(joined, 20);
   EXPECT_GT(chunked, 20);
   EXPECT_GT(readInput, 20);
-  // Blocks of K: first and last, and middle ones between (7x7 over 17
-  // channels: 6 blocks, 3 channels each but 2 in the last), also with
-  // joined columns and with row chunks.
-  EXPECT_GT(kBlocked, 10);
-  EXPECT_GT(kMiddle, 5);
-  EXPECT_GT(kBlockedJoined, 3);
-  EXPECT_GT(kBlockedChunked, 3);
   EXPECT_EQ(tails, (std::set<int64_t>{0, 1, 2, 3, 4})) << "joined tails of every width";
 }
 
