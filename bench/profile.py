@@ -63,6 +63,30 @@ def aggregate(report, manifest, by_call):
     return shares
 
 
+def prepared_model(model, work, batch, seq, shapes):
+    """(path, nunc's --shape pins, feeds or None) for an example model's name
+    (written into `work` as bench/run.py makes it) or an .onnx path."""
+    if model in CONFIGS:
+        subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models",
+                                                     "make_models.py"),
+                        "--out", work, "--models", model], check=True,
+                       stdout=subprocess.DEVNULL)
+        seq = None if model in ("resnet", "mobilenet") else seq
+        return (os.path.join(work, f"{model}.onnx"), shape_pins(model, batch, seq),
+                random_inputs(model, batch, seq, 1))
+    return model, [a for s in shapes for a in ("--shape", s)], None
+
+
+def manifest_feeds(manifest):
+    """Random floats (zeros for other types) for every input of a library."""
+    import numpy as np
+    rng = np.random.default_rng(1)
+    return {io["name"]: rng.standard_normal(io["shape"]).astype(harness.NP_TYPES[io["dtype"]])
+            if io["dtype"].startswith("f") else
+            np.zeros(io["shape"], dtype=harness.NP_TYPES[io["dtype"]])
+            for io in manifest["inputs"]}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("model", help="an example model's name or an .onnx path")
@@ -91,17 +115,7 @@ def main():
         os.makedirs(args.keep, exist_ok=True)
     with (contextlib.nullcontext(os.path.abspath(args.keep)) if args.keep else
           tempfile.TemporaryDirectory(prefix="nunc-profile-")) as work:
-        if args.model in CONFIGS:
-            subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models",
-                                                         "make_models.py"),
-                            "--out", work, "--models", args.model], check=True,
-                           stdout=subprocess.DEVNULL)
-            path = os.path.join(work, f"{args.model}.onnx")
-            seq = None if args.model in ("resnet", "mobilenet") else args.seq
-            pins = shape_pins(args.model, args.batch, seq)
-            feeds = random_inputs(args.model, args.batch, seq, 1)
-        else:
-            path, pins, feeds = args.model, [a for s in args.shape for a in ("--shape", s)], None
+        path, pins, feeds = prepared_model(args.model, work, args.batch, args.seq, args.shape)
         target = args.target or ("x86_64-avx512vnni" if args.quantize else "native")
         quant = ["--quantize", args.quantize] if args.quantize else []
         out = os.path.join(work, "out")
@@ -111,12 +125,7 @@ def main():
             sys.exit(r.stderr)
         exe, manifest = harness.build(out)
         if feeds is None:
-            import numpy as np
-            rng = np.random.default_rng(1)
-            feeds = {io["name"]: rng.standard_normal(io["shape"]).astype(harness.NP_TYPES[
-                io["dtype"]]) if io["dtype"].startswith("f") else
-                np.zeros(io["shape"], dtype=harness.NP_TYPES[io["dtype"]])
-                for io in manifest["inputs"]}
+            feeds = manifest_feeds(manifest)
         run_dir = os.path.join(work, "run")
         # As bench/run.py runs it: a batch split into items runs k at once.
         slots = args.threads if manifest.get("batch_split", 1) > 1 else 1
