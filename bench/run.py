@@ -17,11 +17,12 @@ writes bench/RESULTS.md:
   `quant_pre_process` output); qdq rows: onnxruntime's `quantize_static`
   (QDQ) model (CNNs pre-processed), compiled by nunc and run by
   onnxruntime; int8-static rows (b1; the encoders at s128): `nunc compile
-  --quantize int8 --activations static`
-  calibrated on 8 random inputs, against onnxruntime's `quantize_dynamic`
-  model (CNNs: its `quantize_static` model, as in their int8 rows); dyn and dyn-u8 rows (not in the default set): onnxruntime's
-  `quantize_dynamic` model (QInt8 / QUInt8 weights) on both engines. Ratios nunc/ORT are the result; absolute times hold for this
-  machine.
+  --quantize int8 --activations static` calibrated on 8 random inputs,
+  against onnxruntime's `quantize_dynamic` model (CNNs: its
+  `quantize_static` model, as in their int8 rows); dyn and dyn-u8 rows (not
+  in the default set): onnxruntime's `quantize_dynamic` model (QInt8 /
+  QUInt8 weights) on both engines. Ratios nunc/ORT are the result;
+  absolute times hold for this machine.
 
 Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert,resnet,mobilenet]
 """
@@ -204,7 +205,8 @@ def main():
     p.add_argument("--modes", default="fp32,int8,int8-static,qdq",
                    help="which rows to measure: fp32, int8 (nunc PTQ vs ORT quantize_dynamic), "
                         "int8-static (nunc PTQ with static calibrated activations vs ORT "
-                        "quantize_dynamic; CNNs: quantize_static), qdq (ORT quantize_static model on both "
+                        "quantize_dynamic; CNNs: quantize_static), "
+                        "qdq (ORT quantize_static model on both "
                         "engines), qop (the same in QOperator format: QLinearConv, "
                         "QLinearMatMul and the com.microsoft QLinear ops; not in the default "
                         "set), dyn / dyn-u8 (ORT quantize_dynamic model with QInt8 / QUInt8 "

@@ -109,8 +109,9 @@ TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
 /// The convolution GEMM that builds its own panels from padded planes must
 /// equal, bit for bit, the GEMM over the separately packed im2col (same
 /// panels, same summation order), whatever the scratch held before and
-/// with C in the residual's storage; the few last columns it joins to the panel before (dot products over K, in
-/// another order) agree with the double-precision convolution.
+/// with C in the residual's storage; the few last columns it joins to the
+/// panel before (dot products over K, in another order) agree with the
+/// double-precision convolution.
 TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   if (!hostHas(Isa::Avx512))
     GTEST_SKIP() << "the host lacks AVX-512";
@@ -177,7 +178,8 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           std::vector<float> padded(PanelIm2col::planesBytes(c) / 4, std::nanf(""));
           // A sentinel right after the buffers (every task runs in the last
           // scratch slot's) and after the output.
-          std::vector<float> buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4 + 1, std::nanf(""));
+          std::vector<float> buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4 + 1,
+                                     std::nanf(""));
           buffers.back() = -555.f;
           const void *padArgs[] = {in.data(), padded.data()};
           for (int64_t t = 0; padding && t < PanelIm2col::paddingTasks(c); ++t)
