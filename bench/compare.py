@@ -48,19 +48,11 @@ manifest_feeds, prepared_model = _profile.manifest_feeds, _profile.prepared_mode
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("model", help="an example model's name or an .onnx path")
+    _profile.add_model_arguments(p)
     p.add_argument("--a", default=os.path.join(ROOT, "build"), help="build directory of A")
     p.add_argument("--b", default=None, help="build directory of B (default: A's)")
     p.add_argument("--a-flags", default="", help="extra `nunc compile` flags for A")
     p.add_argument("--b-flags", default="", help="extra `nunc compile` flags for B")
-    p.add_argument("--target", default=None,
-                   help="default: x86_64-avx512vnni with --quantize, else native")
-    p.add_argument("--quantize", default=None)
-    p.add_argument("--batch", type=int, default=1)
-    p.add_argument("--seq", type=int, default=128, help="encoders' sequence length")
-    p.add_argument("--shape", action="append", default=[],
-                   help="nunc's --shape pins for an .onnx path")
-    p.add_argument("--threads", type=int, default=1)
     p.add_argument("--rounds", type=int, default=20)
     p.add_argument("--runs", type=int, default=25, help="inferences per side and round")
     p.add_argument("--tolerance", type=float, default=1e-4,

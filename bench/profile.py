@@ -87,10 +87,9 @@ def manifest_feeds(manifest):
             for io in manifest["inputs"]}
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_model_arguments(p):
+    """The model and how to compile and run it (prepared_model's arguments)."""
     p.add_argument("model", help="an example model's name or an .onnx path")
-    p.add_argument("--build", default=os.path.join(ROOT, "build"))
     p.add_argument("--target", default=None,
                    help="default: x86_64-avx512vnni with --quantize, else native")
     p.add_argument("--quantize", default=None)
@@ -98,8 +97,14 @@ def main():
     p.add_argument("--seq", type=int, default=128, help="encoders' sequence length")
     p.add_argument("--shape", action="append", default=[],
                    help="nunc's --shape pins for an .onnx path")
-    p.add_argument("--runs", type=int, default=300, help="inferences under perf")
     p.add_argument("--threads", type=int, default=1)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_model_arguments(p)
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--runs", type=int, default=300, help="inferences under perf")
     p.add_argument("--by-call", action="store_true", help="one line per kernel call")
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--keep", metavar="DIR", default=None,
