@@ -15,8 +15,9 @@ their range, and in how many rounds B was faster.
 
 Usage:
   python3 bench/compare.py resnet --a build-main --b build [--rounds 20]
-  python3 bench/compare.py minilm --quantize int8 \
-      --b-flags="--activations static --calibration calib/"   (flags after =)
+  python3 bench/compare.py minilm --quantize int8 --tolerance 1 \
+      --b-flags="--activations static --calibration calib/"   (flags after =;
+      --tolerance 1: outputs that differ by design are not compared)
   python3 bench/compare.py path/to/model.onnx --shape x=1x64 ...
   ... [--threads 1] [--batch 1] [--seq 128] [--target native] [--runs 25]
 """
