@@ -261,6 +261,12 @@ public:
                   if (c.ranges)
                     storePartialRange(rangeMax(), rangeMin(), temp(0));
               });
+    for (auto &[key, label] : deferredLabels) {
+      L(*label);
+      auto [d, rows, vecsHere, lastLanes] = key;
+      deferredMicroKernel(static_cast<Deferral>(d), rows, vecsHere, lastLanes);
+      ret();
+    }
     for (auto &[key, label] : dotLabels) {
       L(*label);
       if constexpr (kZmm)
@@ -475,24 +481,50 @@ private:
       for (int first = 0; tail && first < rows; first += step)
         call(dotLabel(std::min(step, rows - first), first, static_cast<int>(tail)));
     };
-    push(rax);
-    push(rcx);
-    push(r12);
-    push(rsi);
-    if (fullTiles) {
-      Label rows;
-      mov(rbp, fullTiles);
-      L(rows);
-      tile(rowsPerTile);
+    auto nextTile = [&] {
       add(rax, rowsPerTile * c.lda);
       add(rcx, rowsPerTile * c.ldc * cBytes());
       add(r12, rowsPerTile * c.ldr * 4);
       add(rsi, rowsPerTile * (c.convolution ? Int8ConvGemm::rowBlockBytes(c) : rowBytes()));
+    };
+    push(rax);
+    push(rcx);
+    push(r12);
+    push(rsi);
+    if (deferredGelu() && !tail && fullTiles >= 2) {
+      // The stash (64-byte aligned, the caller's rsp above it).
+      const int64_t bytes = stashBytes(vecsHere);
+      mov(rbp, rsp);
+      sub(rsp, bytes + 8);
+      and_(rsp, -64);
+      mov(ptr[rsp + bytes], rbp);
+      auto call = [&](Deferral d, int rows) {
+        this->call(deferredLabel(d, rows, vecsHere, lastLanes));
+      };
+      call(Deferral::First, rowsPerTile);
+      nextTile();
+      Label rows;
+      mov(rbp, fullTiles - 1);
+      L(rows);
+      call(Deferral::Middle, rowsPerTile);
+      nextTile();
       dec(rbp);
       jnz(rows, T_NEAR);
+      call(rest ? Deferral::Rest : Deferral::Drain, rest ? static_cast<int>(rest) : 0);
+      mov(rsp, ptr[rsp + bytes]);
+    } else {
+      if (fullTiles) {
+        Label rows;
+        mov(rbp, fullTiles);
+        L(rows);
+        tile(rowsPerTile);
+        nextTile();
+        dec(rbp);
+        jnz(rows, T_NEAR);
+      }
+      if (rest)
+        tile(static_cast<int>(rest));
     }
-    if (rest)
-      tile(static_cast<int>(rest));
     pop(rsi);
     pop(r12);
     pop(rcx);
@@ -637,8 +669,11 @@ private:
     accumulate(rows, vecsHere, /*prefetch=*/true);
     if (c.u16Input)
       addLowPlane(rows, vecsHere);
+    tileEpilogue(rows, vecsHere, lastLanes, tailMask(lastLanes));
+  }
 
-    Address maskAddr = tailMask(lastLanes);
+  /// The tile's epilogues, after its dot products.
+  void tileEpilogue(int rows, int vecsHere, int lastLanes, const Address &maskAddr) {
     // u8 codes of a row's 2 or 3 vectors are packed and stored together
     // (storeU8Row); the epilogue leaves each vector's quotient in place.
     packU8Rows = kZmm && c.u8Output && vecsHere >= 2;
@@ -675,18 +710,29 @@ private:
   /// The dot products of the tile's A rows from r14 with the panel's
   /// weights (from rbx) over all of K, into the accumulators; `prefetch`:
   /// with the next panel's share of prefetches.
-  void accumulate(int rows, int vecsHere, bool prefetch) {
+  /// `pending`: the deferred GELU of that many stashed vectors (r12 the
+  /// first), woven into the k loop's iterations, the rest after it.
+  void accumulate(int rows, int vecsHere, bool prefetch, int pending = 0) {
     mov(r15, rbx);
     int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / group;
     int64_t blocks = groups / kUnroll, rest = groups % kUnroll;
     const int lines = prefetch ? prefetchLines(blocks) : 0;
-    if (blocks) {
+    // Vectors per woven iteration: as few as spread them over the loop.
+    const int per = blocks ? static_cast<int>(std::min<int64_t>(
+                                 kUnroll, (pending + blocks - 1) / blocks))
+                           : 0;
+    const int64_t woven = per ? std::min<int64_t>(blocks, pending / per) : 0;
+    auto loop = [&](int64_t iterations, int weave) {
+      if (!iterations)
+        return;
       Label loop;
-      mov(r13, blocks);
+      mov(r13, iterations);
       L(loop);
       for (int u = 0; u < kUnroll; ++u) {
         kStep(rows, vecsHere, u * 4, u * groupBytes);
         prefetchNextPanel(rdi, lines, u, kUnroll);
+        if (u < weave)
+          deferredGeluVector();
       }
       if (lines)
         add(rdi, lines * 64);
@@ -694,9 +740,123 @@ private:
       add(r15, kUnroll * groupBytes);
       dec(r13);
       jnz(loop, T_NEAR);
-    }
+    };
+    loop(woven, per);
+    loop(blocks - woven, 0);
+    for (int64_t i = woven * per; i < pending; ++i)
+      deferredGeluVector();
     for (int u = 0; u < rest; ++u)
       kStep(rows, vecsHere, u * 4, u * groupBytes);
+  }
+
+  /// A panel's full tiles of FFN1's form leave their GELU (and u8 codes)
+  /// to the next tile's k loop, which has two of the four vector pipes
+  /// idle (vpdpbusd takes the other two) but only four registers free: the
+  /// GELU's ~20 uops a vector cost MiniLM's FFN1 13-15 % when they ran
+  /// after the k loop. The last tile's wait for the rest tile's k loop, or
+  /// a drain.
+  bool deferredGelu() const {
+    return geluInPairs() && !amx && !c.residual && !c.normalize &&
+           c.output.kind == Activation::None;
+  }
+  enum class Deferral {
+    First,  // the panel's first full tile: stashes its epilogue inputs
+    Middle, // the previous tile's GELU in its k loop, its own stashed
+    Rest,   // the previous tile's GELU in its k loop, its own epilogue
+    Drain,  // no tile: the previous one's GELU
+  };
+  Label &deferredLabel(Deferral d, int rows, int vecsHere, int lastLanes) {
+    auto &l = deferredLabels[{static_cast<int>(d), rows, vecsHere, lastLanes}];
+    if (!l)
+      l = std::make_unique<Label>();
+    return *l;
+  }
+  std::map<std::tuple<int, int, int, int>, std::unique_ptr<Label>> deferredLabels;
+  /// A full tile's stash: one 64-byte slot per vector, row by row.
+  int64_t stashBytes(int vecsHere) const { return kRows * vecsHere * 64; }
+  /// Slot i of the stash, as a deferred micro-kernel (called from rowLoop,
+  /// the stash at its rsp) addresses it.
+  Address stashSlot(int64_t i) { return ptr[rsp + 8 + i * 64]; }
+
+  /// A micro-kernel of a panel whose full tiles defer their GELU.
+  void deferredMicroKernel(Deferral d, int rows, int vecsHere, int lastLanes) {
+    if constexpr (kZmm) {
+      const int pending = d == Deferral::First ? 0 : kRows * vecsHere;
+      if (pending)
+        lea(r12, stashSlot(0));
+      if (d == Deferral::Drain) {
+        for (int i = 0; i < pending; ++i)
+          deferredGeluVector();
+      } else {
+        clearAccumulators(rows, vecsHere);
+        mov(r14, rax);
+        accumulate(rows, vecsHere, /*prefetch=*/true, pending);
+        if (c.u16Input)
+          addLowPlane(rows, vecsHere);
+      }
+      Address maskAddr = tailMask(lastLanes);
+      if (pending)
+        copyDeferredOut(vecsHere, lastLanes);
+      if (d == Deferral::Rest)
+        tileEpilogue(rows, vecsHere, lastLanes, maskAddr);
+      if (d != Deferral::First && d != Deferral::Middle)
+        return;
+      for (int r = 0; r < rows; ++r) {
+        rowConstants(r);
+        for (int v = 0; v < vecsHere; ++v) {
+          const int lanes = v == vecsHere - 1 ? lastLanes : kLanes;
+          epilogueFront(acc(r, v), r, v, lanes, maskAddr);
+          emitActivation(acc(r, v), c.activationInput, temp(0), temp(1), temp(2), temp(3));
+          vmovups(stashSlot(r * vecsHere + v), acc(r, v));
+        }
+      }
+    }
+  }
+
+  /// The GELU of the stashed vector at r12, in place: f32, or its u8 codes
+  /// in the slot's first 16 bytes; r12 to the next slot. temp(0..3) only.
+  void deferredGeluVector() {
+    if constexpr (kZmm) {
+      const Vmm y = temp(0);
+      emitGeluOfStored(ptr[r12], {temp(0), temp(1), temp(2), temp(3)});
+      if (c.u8Output) {
+        emitCodeQuotient(y, temp(1), c.u8Output->scale, c.u8Bounded);
+        vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
+        vpmaxsd(y, y, constAddrBits(0));
+        vpmovusdb(ptr[r12], y); // saturates at 255
+      } else {
+        vmovups(ptr[r12], y);
+      }
+      add(r12, 64);
+    }
+  }
+
+  /// The previous full tile's results from the stash into its C rows (rcx
+  /// has moved on by a tile); k1: the last vector's lanes.
+  void copyDeferredOut(int vecsHere, int lastLanes) {
+    if constexpr (kZmm) {
+      for (int r = 0; r < kRows; ++r)
+        for (int v = 0; v < vecsHere; ++v) {
+          const int i = r * vecsHere + v;
+          const bool partial = v == vecsHere - 1 && lastLanes != kLanes;
+          const Vmm t = temp(i % 4);
+          const int64_t at = ((r - kRows) * c.ldc + v * kLanes) * cBytes();
+          if (c.u8Output) {
+            const Xmm x(t.getIdx());
+            vmovdqu8(x, stashSlot(i));
+            if (partial)
+              vmovdqu8(ptr[rcx + at] | k1, x);
+            else
+              vmovdqu8(ptr[rcx + at], x);
+          } else {
+            vmovups(t, stashSlot(i));
+            if (partial)
+              vmovups(ptr[rcx + at] | k1, t);
+            else
+              vmovups(ptr[rcx + at], t);
+          }
+        }
+    }
   }
 
   /// u16 input: the accumulators hold the high bytes' sums. They become

@@ -371,6 +371,13 @@ protected:
   /// GELU's chains are long (~40 cycles, ~150 with a QDQ model's grids):
   /// one vector at a time, its waiting uops filled the scheduler.
   void emitHalfErfOfScaled(const std::vector<GeluLane> &lanes);
+  /// t[0] = |erf(x / sqrt 2)| / 2, emitHalfErfOfScaled without the sign;
+  /// x may be t[1].
+  void emitHalfErfMagnitude(const std::vector<GeluLane> &lanes);
+  /// t[0] = GELU of the vector at x (AVX-512, no grids) with no other
+  /// register than t: x is read twice. For work woven into a loop that
+  /// leaves only four registers free.
+  void emitGeluOfStored(const Xbyak::Address &x, const std::array<Xbyak::Zmm, 4> &t);
   /// x = GELU(x) for each lane (AVX-512, no grids), step by step.
   void emitGeluLanes(const std::vector<GeluLane> &lanes);
   /// GELU (no grids) on xs two at a time, with temporaries `a` for the

@@ -211,10 +211,10 @@ void JitKernel::emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t
   emitOddRational(x, t0, t1, t2, kErfP, kErfQ);
 }
 
-void JitKernel::emitHalfErfOfScaled(const std::vector<GeluLane> &lanes) {
-  // sign(x) g(|x|), g a cubic in f per interval (kGeluCubic), its
-  // coefficients picked per lane by vpermt2ps from the two halves of a
-  // table; each step for every vector (t: h, f, the interval, c).
+void JitKernel::emitHalfErfMagnitude(const std::vector<GeluLane> &lanes) {
+  // g(|x|), g a cubic in f per interval (kGeluCubic), its coefficients
+  // picked per lane by vpermt2ps from the two halves of a table; each step
+  // for every vector (t: h, f, the interval, c). x may be f.
   auto each = [&](auto step) {
     for (const GeluLane &l : lanes)
       step(l.x, l.t[0], l.t[1], l.t[2], l.t[3]);
@@ -233,7 +233,22 @@ void JitKernel::emitHalfErfOfScaled(const std::vector<GeluLane> &lanes) {
     each([&](Z, Z, Z, Z i, Z c) { coefficient(c, i, k); });
     each([&](Z, Z h, Z f, Z, Z c) { vfmadd213ps(h, f, c); });
   }
-  each([&](Z x, Z h, Z, Z, Z) { vpternlogd(h, x, constAddrBits(0x80000000u), 0xf8); }); // g | sign
+}
+
+void JitKernel::emitHalfErfOfScaled(const std::vector<GeluLane> &lanes) {
+  emitHalfErfMagnitude(lanes);
+  for (const GeluLane &l : lanes) // g | sign
+    vpternlogd(l.t[0], l.x, constAddrBits(0x80000000u), 0xf8);
+}
+
+void JitKernel::emitGeluOfStored(const Xbyak::Address &x, const std::array<Xbyak::Zmm, 4> &t) {
+  const Xbyak::Zmm &h = t[0], &f = t[1];
+  vmovups(f, x);
+  emitHalfErfMagnitude({{f, t}});
+  vmovups(f, x);
+  vpternlogd(h, f, constAddrBits(0x80000000u), 0xf8); // g | sign
+  vaddps(h, h, constAddr(0.5f));
+  vmulps(h, h, f);
 }
 
 void JitKernel::emitGeluLanes(const std::vector<GeluLane> &lanes) {

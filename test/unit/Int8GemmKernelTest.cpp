@@ -412,13 +412,22 @@ TEST_P(Int8GemmKernelTest, GeluEpilogueIsTheGeluOfThePlainResult) {
   std::mt19937 rng(59);
   const double tolerance = isa == Int8Isa::Avx512Vnni || isa == Int8Isa::Amx ? 4e-7 : 1.2e-6;
   int64_t central = 0, total = 0;
+  // M 16, 17, 45: full tiles that leave their GELU to the next tile's k
+  // loop (AVX-512 VNNI), then a drain or a rest tile; K 4, 64, 1000: none,
+  // some and all of those GELUs woven into the k loop.
+  struct Shape {
+    int64_t m, k;
+  };
   for (bool perRow : {true, false})
-    for (int64_t m : {1, 7, 17})
+    for (Shape shape : {Shape{1, 64}, Shape{7, 64}, Shape{16, 64}, Shape{17, 64}, Shape{45, 4},
+                        Shape{16, 1000}, Shape{45, 1000}})
       for (int64_t n : {1, 7, 16, 47, 129}) {
-        SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) +
-                     (perRow ? " per row" : " static"));
-        const int64_t k = 64;
-        RandomOperands ops(m, n, k, isa, perRow, 113, 0.003f, rng);
+        const int64_t m = shape.m, k = shape.k;
+        SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
+                     std::to_string(k) + (perRow ? " per row" : " static"));
+        // Results of one spread whatever K.
+        const float scaleA = 0.003f * std::sqrt(64.f / static_cast<float>(k));
+        RandomOperands ops(m, n, k, isa, perRow, 113, scaleA, rng);
         Int8GemmConfig cfg = ops.config();
         cfg.bias = true;
         std::vector<float> plain(m * n), gelu(m * n + 16, -777.f);
