@@ -10,7 +10,9 @@
 // the convolution form (M output channels x N positions x K, one image);
 // avx512+conv takes M C S: the f32 convolution GEMM that builds its own
 // panels (GemmConfig::im2col), M output channels of a 3x3 convolution with
-// padding 1 over C channels of S x S, +bias relu (ResNet's body).
+// padding 1 over C channels of S x S, +bias relu (ResNet's body);
+// avx512+winograd the same convolution by the Winograd kernel, in GFLOP/s of
+// the direct convolution's count.
 // +cold (f32 and the int8 linear form) rotates over copies of the packed
 // weights, 96 MB in all, so each run reads its weights from beyond L2, as a
 // model does whose layers each touch their weights once per inference.
@@ -20,6 +22,7 @@
 #include "GemmKernel.h"
 #include "BenchSupport.h"
 #include "Int8GemmKernel.h"
+#include "WinogradKernel.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -166,11 +169,46 @@ double f32ConvGflops(int64_t m, int64_t channels, int64_t side) {
   return ops / median / 1e9;
 }
 
+/// The same convolution by the Winograd kernel: GFLOP/s of the direct
+/// convolution's count (2 M C S^2 9), so that it compares with f32ConvGflops.
+double winogradGflops(int64_t m, int64_t channels, int64_t side) {
+  WinogradConfig wc;
+  wc.channels = channels;
+  wc.outChannels = m;
+  wc.height = wc.width = side;
+  wc.bias = true;
+  wc.activation = Activation::fromName("relu", 0, 0);
+  if (!WinogradKernel::supports(wc, Isa::Avx512))
+    return 0;
+  const Im2colConfig ic = WinogradKernel::paddingConfig(wc);
+  auto padding = PanelIm2col::generatePadding(ic);
+  auto kernel = WinogradKernel::generate(wc, Isa::Avx512);
+  if (!padding || !kernel)
+    return 0;
+  std::vector<float> in(channels * side * side, 0.5f), w(m * channels * 9, 0.25f),
+      bias(m, 0.f), c(m * side * side), planes(PanelIm2col::planesBytes(ic) / 4);
+  const int64_t tasks = WinogradKernel::numTasks(wc);
+  std::vector<float> u = WinogradKernel::transformWeights(w.data(), m, channels),
+                     buffers(tasks * WinogradKernel::bufferBytes(wc) / 4);
+  const void *padArgs[] = {in.data(), planes.data()};
+  for (int64_t t = 0; t < PanelIm2col::paddingTasks(ic); ++t)
+    padding->function()(padArgs, t, 0);
+  const void *args[] = {u.data(), planes.data(), bias.data(), c.data(), c.data(), buffers.data()};
+  double ops = 2.0 * m * side * side * channels * 9;
+  double median = nunc_bench::medianSeconds(
+      [&](int) {
+        for (int64_t t = 0; t < tasks; ++t)
+          kernel->function()(args, t, t);
+      },
+      ops);
+  return ops / median / 1e9;
+}
+
 int main(int argc, char **argv) {
   if (argc < 5 || (argc - 2) % 3) {
     std::fprintf(stderr,
                  "usage: %s avx512|avx2|vnni|avxvnni|amx|int8avx2[+options] M N K [M N K ...]\n"
-                 "       %s avx512+conv M C S [M C S ...]\n",
+                 "       %s avx512+conv|avx512+winograd M C S [M C S ...]\n",
                  argv[0], argv[0]);
     return 2;
   }
@@ -183,7 +221,7 @@ int main(int argc, char **argv) {
     return true;
   };
   bool qdqGelu = option("+qdqgelu"), gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
-       cold = option("+cold");
+       winograd = option("+winograd"), cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
   if (conv && (kind == "avx2" || kind == "avxvnni" || kind == "amx" || kind == "int8avx2")) {
     std::fprintf(stderr, "+conv: avx512 or vnni only\n");
@@ -205,6 +243,14 @@ int main(int argc, char **argv) {
   }
   for (int a = 2; a + 2 < argc; a += 3) {
     int64_t m = std::atoll(argv[a]), n = std::atoll(argv[a + 1]), k = std::atoll(argv[a + 2]);
+    if (winograd) {
+      if (kind != "avx512") {
+        std::fprintf(stderr, "+winograd: avx512 only\n");
+        return 2;
+      }
+      std::printf("%ld %ld %ld %.1f\n", m, n, k, winogradGflops(m, n, k));
+      continue;
+    }
     if (conv) {
       std::printf("%ld %ld %ld %.1f\n", m, n, k,
                   int8 ? int8ConvGops(m, n, k) : f32ConvGflops(m, n, k));

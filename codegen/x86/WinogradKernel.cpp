@@ -128,7 +128,7 @@ private:
   Im2colConfig pc;
   PaddedPlane plane;
 
-  int64_t vBytesPerPosition() const { return c.channels * 48 * 4; }
+  int64_t vBytesPerPosition() const { return WinogradKernel::positionBytes(c); }
   int64_t vBytes() const { return 16 * vBytesPerPosition(); }
   static constexpr int64_t kMBytesPerPosition = kRows * 48 * 4;
   int64_t planeBytes() const { return c.height * c.width * 4; }

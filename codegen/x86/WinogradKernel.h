@@ -69,9 +69,18 @@ struct WinogradKernel {
   /// The padding pass that writes the planes the kernel reads (input
   /// padded by 1 on every side, and to an even size).
   static Im2colConfig paddingConfig(const WinogradConfig &c);
-  /// One task's buffer: V [16][C][48], then M [16][8][48].
+  /// Bytes from one position's V [C][48] to the next: an odd number of
+  /// cache lines, so that the 16 stores of a patch's transform fall in 16
+  /// different L1 sets (C x 192 bytes is a multiple of 4 KB for C of 64 or
+  /// 128, where they all fell in one: the input transform ran 2x slower).
+  static int64_t positionBytes(const WinogradConfig &c) {
+    const int64_t lines = 3 * c.channels;
+    return (lines % 2 ? lines : lines + 1) * 64;
+  }
+  /// One task's buffer: V [16][C][48] (positions positionBytes apart), then
+  /// M [16][8][48].
   static int64_t bufferBytes(const WinogradConfig &c) {
-    return 16 * 48 * (c.channels + kRowsPerTile) * 4;
+    return 16 * (positionBytes(c) + 48 * kRowsPerTile * 4);
   }
   /// Geometry the kernel takes (a 3x3, stride 1, padding 1 convolution on
   /// AVX-512). Whether it pays is the caller's choice (see laneUse).
