@@ -14,6 +14,7 @@
 #include "RowReduceKernel.h"
 #include "SoftmaxKernel.h"
 #include "WindowKernel.h"
+#include "WinogradKernel.h"
 #include "GenericKernels.h"
 #include "Header.h"
 #include "KernelCall.h"
@@ -241,9 +242,20 @@ struct ConvGeometry {
     cfg.im2col = panelIm2col(isa);
     return cfg;
   }
+  /// Set where the conv runs as Winograd F(2x2, 3x3) instead (see
+  /// convGeometry).
+  std::optional<x86::WinogradConfig> winograd;
+  /// The Winograd kernel's padded planes, before its tasks' buffers.
+  int64_t winogradPlanesBytes() const {
+    return x86::PanelIm2col::planesBytes(x86::WinogradKernel::paddingConfig(*winograd));
+  }
   /// Scratch: the padded planes, then the GEMM tasks' panel buffers; or the
-  /// packed panels, then the im2col kernel's padded planes.
+  /// packed panels, then the im2col kernel's padded planes; or Winograd's
+  /// padded planes and task buffers.
   int64_t scratchBytes(Isa isa) const {
+    if (winograd)
+      return winogradPlanesBytes() +
+             x86::WinogradKernel::numTasks(*winograd) * x86::WinogradKernel::bufferBytes(*winograd);
     if (std::optional<x86::Im2colConfig> c = panelIm2col(isa))
       return sharedPanelsBytes(isa) + x86::GemmKernel::panelBufferBytes(gemmConfig(isa), isa);
     std::optional<x86::Im2colConfig> c = im2col(isa);
@@ -251,9 +263,37 @@ struct ConvGeometry {
   }
 };
 
+/// The Winograd kernel's view of a conv, where it takes it (3x3, stride 1,
+/// padding 1 on every side, no dilation) and pays: its products run on
+/// vectors of 16 tiles of a tile row, so rows of fewer than 10 tiles (planes
+/// narrower than 19) waste too many lanes, and a few input channels leave
+/// the input transform most of the work (nunc-bench-gemm avx512+winograd
+/// against avx512+conv: 64 channels of 56x56 1.9x, 128 of 28x28 2x, 20x20
+/// 1.3x, 16x16 even, 3 channels slower).
+std::optional<x86::WinogradConfig> winogradConfig(const ConvGeometry &g, Isa isa) {
+  const ConvPackConfig &p = g.pack;
+  if (p.kernelH != 3 || p.kernelW != 3 || p.strideH != 1 || p.strideW != 1 ||
+      p.dilationH != 1 || p.dilationW != 1 || p.padTop != 1 || p.padLeft != 1 ||
+      p.outH != p.height || p.outW != p.width || p.channels < 8)
+    return std::nullopt;
+  x86::WinogradConfig c;
+  c.batch = p.batch;
+  c.channels = p.channels;
+  c.outChannels = g.outChannels;
+  c.height = p.height;
+  c.width = p.width;
+  c.bias = static_cast<bool>(g.bias);
+  c.residual = static_cast<bool>(g.residual);
+  c.activation = g.activation;
+  if (!x86::WinogradKernel::supports(c, isa) || x86::WinogradKernel::laneUse(c) < 0.6)
+    return std::nullopt;
+  return c;
+}
+
 /// The conv (or fused_conv) as an implicit GEMM, if it is a 2-D f32 conv with
-/// one group and constant weights.
-std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
+/// one group and constant weights; with `winograd`, as Winograd F(2x2, 3x3)
+/// where that takes it.
+std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa, bool winograd) {
   if (!isa_and_nonnull<ConvOp, FusedConvOp>(op))
     return std::nullopt;
   ConvGeometry g;
@@ -288,6 +328,8 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa) {
             geom->kernel[0], geom->kernel[1], geom->strides[0], geom->strides[1],
             geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
             geom->output[0], geom->output[1], x86::GemmKernel::panelWidth(isa)};
+  if (winograd)
+    g.winograd = winogradConfig(g, isa);
   return g;
 }
 
@@ -1077,6 +1119,8 @@ private:
   LogicalResult selectKernels();
   /// A fast x86 kernel for the step, or false when none fits (generic path).
   FailureOr<bool> selectNativeKernel(const Step &step, KernelCall &call);
+  /// The conv as Winograd F(2x2, 3x3): the padding pass, then the kernel.
+  FailureOr<bool> selectWinogradConv(const Step &step, KernelCall &call, const ConvGeometry &g);
   int64_t constantOffset(int storage);
   FailureOr<std::unique_ptr<llvm::Module>> translate(llvm::LLVMContext &llvmContext);
   void emitGlue(llvm::Module &m);
@@ -1128,7 +1172,7 @@ LogicalResult ModelCompiler::selectKernels() {
   auto scratch = [&](Operation *op) -> int64_t {
     if (hasEmptyTensor(op))
       return 0;
-    if (std::optional<ConvGeometry> g = convGeometry(op, isa))
+    if (std::optional<ConvGeometry> g = convGeometry(op, isa, options.winograd))
       return g->scratchBytes(isa);
     if (std::optional<WindowStep> w = windowStep(op, isa))
       return x86::WindowKernel::scratchBytes(w->config, isa);
@@ -1161,7 +1205,7 @@ LogicalResult ModelCompiler::selectKernels() {
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
-    if (std::optional<ConvGeometry> g = convGeometry(op, isa)) {
+    if (std::optional<ConvGeometry> g = convGeometry(op, isa, options.winograd)) {
       // (A residual that is also the input shares its storage: the plan
       // never writes over it, so GEMM tasks reading the input directly
       // still see it.)
@@ -1274,6 +1318,53 @@ LogicalResult ModelCompiler::selectKernels() {
   return success();
 }
 
+FailureOr<bool> ModelCompiler::selectWinogradConv(const Step &step, KernelCall &call,
+                                                  const ConvGeometry &g) {
+  const x86::WinogradConfig &c = *g.winograd;
+  const x86::Im2colConfig planes = x86::WinogradKernel::paddingConfig(c);
+  std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(planes);
+  std::unique_ptr<x86::JitKernel> kernel = x86::WinogradKernel::generate(c, Isa::Avx512);
+  if (!padding || !kernel)
+    return step.op->emitError("generating the Winograd convolution failed (xbyak error ")
+           << Xbyak::GetError() << ")";
+  KernelCall pad;
+  pad.symbol = call.symbol + "_pad";
+  pad.tasks = x86::PanelIm2col::paddingTasks(planes);
+  pad.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch)};
+  pad.description = "padded planes";
+  nativeCode.push_back({pad.symbol, padding->bytes()});
+  call.prelude.push_back(std::move(pad));
+
+  ElementsAttr wAttr;
+  SmallVector<char> raw;
+  matchPattern(g.weight, m_Constant(&wAttr));
+  readRawElements(wAttr, raw);
+  std::vector<float> u = x86::WinogradKernel::transformWeights(
+      reinterpret_cast<const float *>(raw.data()), c.outChannels, c.channels);
+  int64_t uOffset = blob.add(reinterpret_cast<const char *>(u.data()), u.size() * 4);
+  int64_t bOffset = uOffset;
+  if (g.bias) {
+    ElementsAttr bAttr;
+    SmallVector<char> braw;
+    matchPattern(g.bias, m_Constant(&bAttr));
+    readRawElements(bAttr, braw);
+    bOffset = blob.add(braw.data(), braw.size());
+  }
+  int residual = g.residual ? step.operands.back() : step.operands[0];
+  call.args = {KernelArg::blob(uOffset),         KernelArg::storage(step.scratch),
+               KernelArg::blob(bOffset),         KernelArg::storage(residual),
+               KernelArg::storage(step.results[0]),
+               KernelArg::storage(step.scratch, g.winogradPlanesBytes())};
+  call.tasks = x86::WinogradKernel::numTasks(c);
+  call.description =
+      llvm::formatv("conv.winograd.avx512[{0}x{1}x{2}, 3x3 kernel, F(2x2,3x3)]{3}{4}{5}",
+                    c.outChannels, g.positions(), g.ck(), c.bias ? " +bias" : "",
+                    c.residual ? " +residual" : "", describeActivation(step.op))
+          .str();
+  nativeCode.push_back({call.symbol, kernel->bytes()});
+  return true;
+}
+
 FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &call) {
   Isa isa = options.target.isa;
   if (hasEmptyTensor(step.op)) {
@@ -1335,7 +1426,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }
-  if (std::optional<ConvGeometry> g = convGeometry(step.op, isa)) {
+  if (std::optional<ConvGeometry> g = convGeometry(step.op, isa, options.winograd)) {
+    if (g->winograd)
+      return selectWinogradConv(step, call, *g);
     // im2col into the GEMM's panel layout, then the GEMM with the weights as
     // A ([M][C*kh*kw] as stored) and one bias per row.
     KernelCall pack;

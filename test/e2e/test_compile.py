@@ -57,12 +57,19 @@ def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, na
     exe, manifest = compile_model(nunc, models, tmp_path, name, target, batch, seq)
     if "avx512" in target:
         # The one-group convolutions of the CNNs with many panels build them
-        # inside their GEMM tasks; those of 7x7 planes (48 + 1 positions)
-        # split their rows and take the last position as dot products.
+        # inside their GEMM tasks, but the 3x3 stride-1 ones over 56x56 and
+        # 28x28 run as Winograd F(2x2, 3x3); those of 7x7 planes (48 + 1
+        # positions) split their rows and take the last position as dot
+        # products.
         convs = [k["kernel"] for k in manifest["kernels"] if k["kernel"].startswith("conv.")]
         assert (len(convs) > 0) == (name in ("resnet", "mobilenet"))
+        winograd = [k for k in convs if k.startswith("conv.winograd.avx512[")]
+        # ResNet's layer1 (4 convs) and layer2 after its strided first (3).
+        assert len(winograd) == (7 if name == "resnet" else 0), convs
         for k in convs:
-            if "x49x" in k:
+            if k in winograd:
+                assert "3x3 kernel" in k and ("x3136x" in k or "x784x" in k), k
+            elif "x49x" in k:
                 assert k.startswith("conv.im2col+gemm.avx512[") and \
                     "row chunks, last 1 columns as dot products]" in k, k
             elif "x3136x" in k or "x12544x" in k:
@@ -298,6 +305,47 @@ def test_split_batch_checks_every_item(nunc, models, tmp_path):
                                    slots=slots)
         assert outs is None and log.startswith("run 2 "), log
         assert "input 'input_ids' holds an index out of range" in log
+
+
+@pytest.mark.skipif("x86_64-avx512" not in TARGETS, reason="the host lacks AVX-512")
+def test_winograd_convolution_matches_onnxruntime(nunc, tmp_path):
+    """Relu(Conv3x3(x) + b + r) over planes wide enough for Winograd F(2x2,
+    3x3): odd sides (half tiles at the bottom and right), tile rows of 12 and
+    10 tiles, channels that fill neither the k loop's unroll nor a row tile,
+    two images; against onnxruntime on 1 and 2 threads. --winograd=false
+    takes the im2col GEMM instead, and the two agree as closely."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(13)
+    for n, c, m, height, width in ((2, 9, 10, 21, 23), (1, 16, 16, 60, 20)):
+        w = (r.standard_normal((m, c, 3, 3)) * 0.2).astype(np.float32)
+        b = (r.standard_normal(m) * 0.1).astype(np.float32)
+        nodes = [h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1] * 4),
+                 h.make_node("Add", ["c", "r"], ["s"]), h.make_node("Relu", ["s"], ["y"])]
+        g = h.make_graph(nodes, "wino",
+                         [h.make_tensor_value_info("x", 1, [n, c, height, width]),
+                          h.make_tensor_value_info("r", 1, [n, m, height, width])],
+                         [h.make_tensor_value_info("y", 1, [n, m, height, width])],
+                         [nh.from_array(w, "w"), nh.from_array(b, "b")])
+        path = str(tmp_path / f"wino{height}x{width}.onnx")
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+        feeds = {"x": r.standard_normal((n, c, height, width)).astype(np.float32),
+                 "r": r.standard_normal((n, m, height, width)).astype(np.float32)}
+        want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        for flag, kind in (("--winograd=true", "conv.winograd.avx512["),
+                           ("--winograd=false", "conv.panel-im2col+gemm.avx512[")):
+            out = tmp_path / f"out{height}x{width}{flag[-4:]}"
+            res = nunc("compile", path, "--target", "x86_64-avx512", "--explain", flag,
+                       "-o", out)
+            conv = [line for line in res.stdout.splitlines() if "nunc.fused_conv" in line]
+            assert len(conv) == 1 and kind in conv[0] and "+residual relu" in conv[0], \
+                res.stdout
+            exe, man = harness.build(str(out))
+            for threads in (1, 2):
+                outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
+                                           threads=threads)
+                assert outs is not None, log
+                np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.skipif("x86_64-avx512" not in TARGETS, reason="the host lacks AVX-512")

@@ -152,6 +152,12 @@ cl::opt<bool> splitBatch("split-batch",
                                   "(default on; --split-batch=false runs every layer on the "
                                   "whole batch)"),
                          cl::init(true), cl::sub(compileCommand), cl::cat(category));
+cl::opt<bool> winograd("winograd",
+                       cl::desc("Run 3x3 stride-1 f32 convolutions over planes at least 19 "
+                                "wide as Winograd F(2x2, 3x3) on AVX-512 targets, ~2x faster "
+                                "(default on; --winograd=false keeps every convolution an "
+                                "im2col GEMM, whose sums round as a direct convolution's)"),
+                       cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
                                "the generic path"),
@@ -341,6 +347,7 @@ int runCompile() {
   if (weightsMode != "rodata" && weightsMode != "external")
     return fail("compile", "--weights must be rodata or external");
   options.externalWeights = weightsMode == "external";
+  options.winograd = winograd;
   llvm::Expected<TargetInfo> t = resolveTarget(target);
   if (!t)
     return fail("compile", llvm::toString(t.takeError()));

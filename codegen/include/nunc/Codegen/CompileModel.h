@@ -29,6 +29,9 @@ struct CompileOptions {
   std::string sourceName;      // for the manifest
   std::string quantization = "none"; // for the manifest: "none" or "int8-dynamic"
   bool printMemoryPlan = false;
+  /// 3x3 stride-1 f32 convolutions on planes wide enough run as Winograd
+  /// F(2x2, 3x3) (AVX-512) instead of an im2col GEMM.
+  bool winograd = true;
   llvm::raw_ostream *planStream = nullptr;
 };
 
