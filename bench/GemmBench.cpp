@@ -189,11 +189,14 @@ double winogradGflops(int64_t m, int64_t channels, int64_t side) {
       bias(m, 0.f), c(m * side * side), planes(PanelIm2col::planesBytes(ic) / 4);
   const int64_t tasks = WinogradKernel::numTasks(wc);
   std::vector<float> u = WinogradKernel::transformWeights(w.data(), m, channels),
-                     buffers(tasks * WinogradKernel::bufferBytes(wc) / 4);
+                     buffers(tasks * WinogradKernel::bufferBytes(wc) / 4 + 16);
   const void *padArgs[] = {in.data(), planes.data()};
   for (int64_t t = 0; t < PanelIm2col::paddingTasks(ic); ++t)
     padding->function()(padArgs, t, 0);
-  const void *args[] = {u.data(), planes.data(), bias.data(), c.data(), c.data(), buffers.data()};
+  // The buffers 64-byte aligned, as the memory plan places them.
+  auto *aligned = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(buffers.data()) + 63) &
+                                            ~uintptr_t(63));
+  const void *args[] = {u.data(), planes.data(), bias.data(), c.data(), c.data(), aligned};
   double ops = 2.0 * m * side * side * channels * 9;
   double median = nunc_bench::medianSeconds(
       [&](int) {

@@ -245,9 +245,11 @@ struct ConvGeometry {
   /// Set where the conv runs as Winograd F(2x2, 3x3) instead (see
   /// convGeometry).
   std::optional<x86::WinogradConfig> winograd;
-  /// The Winograd kernel's padded planes, before its tasks' buffers.
+  /// The Winograd kernel's padded planes, before its tasks' buffers (which
+  /// start on a cache line).
   int64_t winogradPlanesBytes() const {
-    return x86::PanelIm2col::planesBytes(x86::WinogradKernel::paddingConfig(*winograd));
+    int64_t bytes = x86::PanelIm2col::planesBytes(x86::WinogradKernel::paddingConfig(*winograd));
+    return (bytes + 63) / 64 * 64;
   }
   /// Scratch: the padded planes, then the GEMM tasks' panel buffers; or the
   /// packed panels, then the im2col kernel's padded planes; or Winograd's
