@@ -267,11 +267,13 @@ struct ConvGeometry {
 
 /// The Winograd kernel's view of a conv, where it takes it (3x3, stride 1,
 /// padding 1 on every side, no dilation) and pays: its products run on
-/// vectors of 16 tiles of a tile row, so rows of fewer than 10 tiles (planes
-/// narrower than 19) waste too many lanes, and a few input channels leave
-/// the input transform most of the work (nunc-bench-gemm avx512+winograd
-/// against avx512+conv: 64 channels of 56x56 1.9x, 128 of 28x28 2x, 20x20
-/// 1.3x, 16x16 even, 3 channels slower).
+/// vectors of 16 tiles of a tile row (or two rows of 8), so tile rows that
+/// fill less than 60 % of their lanes (planes 17 or 18 wide, or narrower
+/// than 9) waste too many, and a few input channels leave the input
+/// transform most of the work (nunc-bench-gemm avx512+winograd against
+/// avx512+conv, Zen 5: 64 channels of 56x56 1.9x, 128 of 28x28 2x, 20x20
+/// 1.3x, 256 of 14x14 1.4x, 64 of 16x16 1.8x, 10x10 1.2x, 9x9 even, 3
+/// channels slower).
 std::optional<x86::WinogradConfig> winogradConfig(const ConvGeometry &g, Isa isa) {
   const ConvPackConfig &p = g.pack;
   if (p.kernelH != 3 || p.kernelW != 3 || p.strideH != 1 || p.strideW != 1 ||

@@ -120,10 +120,14 @@ public:
 
 private:
   static constexpr int kLanes = 16, kRows = 8, kVecs = 3, kUnroll = 4;
-  /// A segment's entry: its patch origin in a padded plane and its output
-  /// origin in an output plane (elements), the four masks of its raw input
-  /// loads, the four of its stores (row 0 low / high half, row 1).
-  static constexpr int kEntryWords = 10, kEntryBytes = kEntryWords * 4;
+  /// A segment's entry (elements, masks of 16 lanes): where its lanes 0-7
+  /// and 8-15 read their patches in a padded plane (the second 16 columns
+  /// further on, or the next tile row's origin where rows pair), where the
+  /// low and high halves of its output rows go in an output plane (16
+  /// columns apart, or the two rows' origins), the masks of its four raw
+  /// input loads (low at 0 and 2, high at 0 and 2 from the second origin),
+  /// and of its four stores (row 0 low / high, row 1 low / high).
+  static constexpr int kEntryWords = 12, kEntryBytes = kEntryWords * 4;
   WinogradConfig c;
   Im2colConfig pc;
   PaddedPlane plane;
@@ -144,23 +148,50 @@ private:
           m |= 1u << p;
       return m;
     };
+    const int64_t th = WinogradKernel::tileRows(c);
+    auto planeAt = [&](int64_t ty, int64_t tx) { return 2 * ty * plane.cols + 2 * tx; };
+    auto outAt = [&](int64_t ty, int64_t tx) { return 2 * ty * c.width + 2 * tx; };
+    // Output columns of tiles [tx, tx + w) of a row; none past the last row.
+    auto outCols = [&](int64_t ty, int64_t tx, int64_t w) {
+      return ty < th ? std::min<int64_t>(2 * w, c.width - 2 * tx) : 0;
+    };
+    auto secondRow = [&](int64_t ty, uint32_t m) { return 2 * ty + 1 < c.height ? m : 0; };
     for (int64_t s = 0; s < WinogradKernel::segments(c); ++s) {
+      uint32_t *e = &t[s * kEntryWords];
+      if (WinogradKernel::pairsRows(c)) {
+        // Rows 2s and 2s + 1 (which may not exist: its masks are 0).
+        const int64_t ty = 2 * s, raw = 2 * tw + 2;
+        const int64_t rawB = ty + 1 < th ? raw : 0;
+        e[0] = static_cast<uint32_t>(planeAt(ty, 0));
+        e[1] = static_cast<uint32_t>(planeAt(std::min(ty + 1, th - 1), 0));
+        e[2] = static_cast<uint32_t>(outAt(ty, 0));
+        e[3] = static_cast<uint32_t>(outAt(std::min(ty + 1, th - 1), 0));
+        e[4] = bits(0, raw);
+        e[5] = bits(0, rawB);
+        e[6] = bits(2, raw);
+        e[7] = bits(2, rawB);
+        e[8] = bits(0, outCols(ty, 0, tw));
+        e[9] = bits(0, outCols(ty + 1, 0, tw));
+        e[10] = secondRow(ty, e[8]);
+        e[11] = secondRow(ty + 1, e[9]);
+        continue;
+      }
       const int64_t ty = s / perRow, tx0 = s % perRow * kLanes;
       const int64_t w = std::min<int64_t>(kLanes, tw - tx0);
-      uint32_t *e = &t[s * kEntryWords];
-      e[0] = static_cast<uint32_t>(2 * ty * plane.cols + 2 * tx0);
-      e[1] = static_cast<uint32_t>(2 * ty * c.width + 2 * tx0);
+      e[0] = static_cast<uint32_t>(planeAt(ty, tx0));
+      e[1] = e[0] + 16;
+      e[2] = static_cast<uint32_t>(outAt(ty, tx0));
+      e[3] = e[2] + 16;
       const int64_t raw = 2 * w + 2; // patch columns the segment reads
-      e[2] = bits(0, raw);
-      e[3] = bits(16, raw);
-      e[4] = bits(2, raw);
-      e[5] = bits(18, raw);
-      const int64_t cols = std::min<int64_t>(2 * w, c.width - 2 * tx0);
-      e[6] = bits(0, cols);
-      e[7] = bits(16, cols);
-      const bool second = 2 * ty + 1 < c.height;
-      e[8] = second ? e[6] : 0;
-      e[9] = second ? e[7] : 0;
+      e[4] = bits(0, raw);
+      e[5] = bits(16, raw);
+      e[6] = bits(2, raw);
+      e[7] = bits(18, raw);
+      const int64_t cols = outCols(ty, tx0, w);
+      e[8] = bits(0, cols);
+      e[9] = bits(16, cols);
+      e[10] = secondRow(ty, e[8]);
+      e[11] = secondRow(ty, e[9]);
     }
     return t;
   }
@@ -217,13 +248,18 @@ private:
     for (int s = 0; s < vecs; ++s) {
       movsxd(rax, dword[rdi + s * kEntryBytes]);
       lea(rbx, ptr[r8 + rax * 4]);
+      movsxd(rax, dword[rdi + s * kEntryBytes + 4]);
+      lea(rax, ptr[r8 + rax * 4]);
       for (int q = 0; q < 4; ++q)
-        kmovw(masks[q], word[rdi + s * kEntryBytes + (2 + q) * 4]);
+        kmovw(masks[q], word[rdi + s * kEntryBytes + (4 + q) * 4]);
       for (int i = 0; i < 4; ++i) {
         const int64_t row = i * plane.cols * 4;
-        const int64_t at[4] = {0, 64, 8, 72};
+        // Columns 0 and 2 from each origin: raw[0] and raw[1] hold the
+        // tiles' even and odd columns, raw[2] and raw[3] those two on.
+        const Reg64 *origin[4] = {&rbx, &rax, &rbx, &rax};
+        const int64_t at[4] = {0, 0, 8, 8};
         for (int q = 0; q < 4; ++q)
-          vmovups(raw[q] | masks[q] | T_z, ptr[rbx + row + at[q]]);
+          vmovups(raw[q] | masks[q] | T_z, ptr[*origin[q] + row + at[q]]);
         for (int q = 0; q < 4; ++q) {
           vmovaps(d[q], q % 2 ? odd : even);
           vpermi2ps(d[q], raw[q / 2 * 2], raw[q / 2 * 2 + 1]);
@@ -321,13 +357,18 @@ private:
     mov(rbx, ptr[rsp + 16]);
     add(rbx, vBytes()); // M
     mov(rdi, ptr[rsp + 24]);
+    // The low and high halves' output places and residuals: r14 / r15,
+    // rsi / r13 (free after the products; r13 last, it holds the offset).
+    const Reg64 outs[2] = {r14, rsi}, residuals[2] = {r15, r13};
     for (int v = 0; v < vecs; ++v) {
-      movsxd(r13, dword[rdi + v * kEntryBytes + 4]);
-      lea(r14, ptr[rcx + r13 * 4]);
-      lea(r15, ptr[r12 + r13 * 4]);
+      for (int h = 0; h < 2; ++h) {
+        movsxd(r13, dword[rdi + v * kEntryBytes + (2 + h) * 4]);
+        lea(outs[h], ptr[rcx + r13 * 4]);
+        lea(residuals[h], ptr[r12 + r13 * 4]);
+      }
       for (int row = 0; row < 2; ++row)
         for (int h = 0; h < 2; ++h)
-          kmovw(masks[row][h], word[rdi + v * kEntryBytes + (6 + 2 * row + h) * 4]);
+          kmovw(masks[row][h], word[rdi + v * kEntryBytes + (8 + 2 * row + h) * 4]);
       for (int r = 0; r < rows; ++r) {
         for (int l = 0; l < 4; ++l) {
           for (int k = 0; k < 4; ++k)
@@ -357,11 +398,11 @@ private:
         }
         for (int row = 0; row < 2; ++row)
           for (int h = 0; h < 2; ++h) {
-            const int64_t at = r * planeBytes() + row * c.width * 4 + h * 64;
+            const int64_t at = r * planeBytes() + row * c.width * 4;
             if (c.residual)
-              vaddps(out[row][h] | masks[row][h], out[row][h], ptr[r15 + at]);
+              vaddps(out[row][h] | masks[row][h], out[row][h], ptr[residuals[h] + at]);
             emitActivation(out[row][h], c.activation, Zmm(24), Zmm(25), Zmm(26), Zmm(27));
-            vmovups(ptr[r14 + at] | masks[row][h], out[row][h]);
+            vmovups(ptr[outs[h] + at] | masks[row][h], out[row][h]);
           }
       }
     }

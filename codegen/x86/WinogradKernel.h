@@ -10,7 +10,8 @@
 // [16][M][C] floats (position xi = 4 row + column of the 4x4 transform).
 //
 // The tiles of a tile row are cut into segments of at most 16 (one vector
-// of tiles); a panel is three segments (48 columns, the GEMM tile's width).
+// of tiles), or two rows of at most 8 tiles share one (pairsRows); a panel
+// is three segments (48 columns, the GEMM tile's width).
 // A task takes every 32nd (image, panel) item: it transforms the panel's
 // input patches, from the padded planes (PanelIm2col's padding pass, see
 // paddingConfig) into its buffer's V [16][C][48], then for each row tile of
@@ -49,11 +50,15 @@ struct WinogradKernel {
   static constexpr int64_t kMaxTasks = 32;
   static int64_t tileRows(const WinogradConfig &c) { return (c.height + 1) / 2; }
   static int64_t tileCols(const WinogradConfig &c) { return (c.width + 1) / 2; }
+  /// Tile rows of at most 8 tiles pair up: a segment's lanes 0-7 hold one
+  /// row's tiles, lanes 8-15 the next row's (14x14 planes: 7 of 8 lanes
+  /// used where one row a vector used 7 of 16).
+  static bool pairsRows(const WinogradConfig &c) { return tileCols(c) <= kTileLanes / 2; }
   static int64_t segmentsPerRow(const WinogradConfig &c) {
     return (tileCols(c) + kTileLanes - 1) / kTileLanes;
   }
   static int64_t segments(const WinogradConfig &c) {
-    return tileRows(c) * segmentsPerRow(c);
+    return pairsRows(c) ? (tileRows(c) + 1) / 2 : tileRows(c) * segmentsPerRow(c);
   }
   static int64_t panels(const WinogradConfig &c) {
     return (segments(c) + kSegmentsPerPanel - 1) / kSegmentsPerPanel;
@@ -64,7 +69,7 @@ struct WinogradKernel {
   /// products that are not wasted on lanes past a tile row's end.
   static double laneUse(const WinogradConfig &c) {
     return static_cast<double>(tileCols(c)) /
-           static_cast<double>(segmentsPerRow(c) * kTileLanes);
+           static_cast<double>(pairsRows(c) ? kTileLanes / 2 : segmentsPerRow(c) * kTileLanes);
   }
   /// The padding pass that writes the planes the kernel reads (input
   /// padded by 1 on every side, and to an even size).

@@ -57,18 +57,19 @@ def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, na
     exe, manifest = compile_model(nunc, models, tmp_path, name, target, batch, seq)
     if "avx512" in target:
         # The one-group convolutions of the CNNs with many panels build them
-        # inside their GEMM tasks, but the 3x3 stride-1 ones over 56x56 and
-        # 28x28 run as Winograd F(2x2, 3x3); those of 7x7 planes (48 + 1
-        # positions) split their rows and take the last position as dot
-        # products.
+        # inside their GEMM tasks, but the 3x3 stride-1 ones over 56x56,
+        # 28x28 and 14x14 run as Winograd F(2x2, 3x3); those of 7x7 planes
+        # (48 + 1 positions) split their rows and take the last position as
+        # dot products.
         convs = [k["kernel"] for k in manifest["kernels"] if k["kernel"].startswith("conv.")]
         assert (len(convs) > 0) == (name in ("resnet", "mobilenet"))
         winograd = [k for k in convs if k.startswith("conv.winograd.avx512[")]
-        # ResNet's layer1 (4 convs) and layer2 after its strided first (3).
-        assert len(winograd) == (7 if name == "resnet" else 0), convs
+        # ResNet's layer1 (4 convs), layer2 and layer3 after their strided
+        # first (3 and 1).
+        assert len(winograd) == (8 if name == "resnet" else 0), convs
         for k in convs:
             if k in winograd:
-                assert "3x3 kernel" in k and ("x3136x" in k or "x784x" in k), k
+                assert "3x3 kernel" in k and any(f"x{n}x" in k for n in (3136, 784, 196)), k
             elif "x49x" in k:
                 assert k.startswith("conv.im2col+gemm.avx512[") and \
                     "row chunks, last 1 columns as dot products]" in k, k
@@ -311,13 +312,13 @@ def test_split_batch_checks_every_item(nunc, models, tmp_path):
 def test_winograd_convolution_matches_onnxruntime(nunc, tmp_path):
     """Relu(Conv3x3(x) + b + r) over planes wide enough for Winograd F(2x2,
     3x3): odd sides (half tiles at the bottom and right), tile rows of 12 and
-    10 tiles, channels that fill neither the k loop's unroll nor a row tile,
+    10 tiles and of 7 in pairs (the last one alone), channels that fill neither the k loop's unroll nor a row tile,
     two images; against onnxruntime on 1 and 2 threads. --winograd=false
     takes the im2col GEMM instead, and the two agree as closely."""
     import onnx
     from onnx import helper as h, numpy_helper as nh
     r = np.random.default_rng(13)
-    for n, c, m, height, width in ((2, 9, 10, 21, 23), (1, 16, 16, 60, 20)):
+    for n, c, m, height, width in ((2, 9, 10, 21, 23), (1, 16, 16, 60, 20), (1, 12, 8, 13, 14)):
         w = (r.standard_normal((m, c, 3, 3)) * 0.2).astype(np.float32)
         b = (r.standard_normal(m) * 0.1).astype(np.float32)
         nodes = [h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1] * 4),
@@ -355,7 +356,9 @@ def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
     store results (the plan never writes over an operand that is also the
     residual); the padded 3x3 conv copies x first. Both against onnxruntime on 1 and 2 threads, with a
     last panel of 1 or 4 columns (49, 100 positions: row chunks sharing a
-    packed im2col, the columns as dot products) or of 25 (121 positions)."""
+    packed im2col, the columns as dot products) or of 25 (121 positions).
+    The 3x3 convs over 10x10 and 11x11 also as Winograd (the default there;
+    these GEMM forms with --winograd=false), x as its residual too."""
     import onnx
     from onnx import helper as h, numpy_helper as nh
     r = np.random.default_rng(9)
@@ -372,25 +375,30 @@ def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
                          [nh.from_array(w, "w"), nh.from_array(b, "b")])
         path = str(tmp_path / f"res{kernel}_{size}.onnx")
         onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
-        out = tmp_path / f"out{kernel}_{size}"
-        res = nunc("compile", path, "--target", "x86_64-avx512", "--explain", "-o", out)
-        conv = [line for line in res.stdout.splitlines() if "+gemm.avx512[" in line]
-        assert len(conv) == 1 and "+residual relu" in conv[0], res.stdout
-        # 11x11 (20 channels): panels from x itself (1x1) or from its padded
-        # copy (3x3); 7x7 and 10x10: row chunks sharing one im2col pass.
-        if size == 11:
-            assert "conv.panel-im2col+gemm" in conv[0], conv[0]
-            assert ("panels from the input" in conv[0]) == (kernel == 1), conv[0]
-        else:
-            assert "conv.im2col+gemm" in conv[0] and "row chunks" in conv[0], conv[0]
-        exe, man = harness.build(str(out))
         feeds = {"x": r.standard_normal((1, c, size, size)).astype(np.float32)}
         want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
-        for threads in (1, 2):
-            outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
-                                       threads=threads)
-            assert outs is not None, log
-            np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
+        winograd = kernel == 3 and size > 7
+        for flag in ("--winograd=false", "--winograd=true") if winograd else ("--winograd=false",):
+            out = tmp_path / f"out{kernel}_{size}{flag[-4:]}"
+            res = nunc("compile", path, "--target", "x86_64-avx512", "--explain", flag, "-o", out)
+            conv = [line for line in res.stdout.splitlines() if "nunc.fused_conv" in line]
+            assert len(conv) == 1 and "+residual relu" in conv[0], res.stdout
+            # 11x11 (20 channels): panels from x itself (1x1) or from its
+            # padded copy (3x3); 7x7 and 10x10: row chunks sharing one im2col
+            # pass.
+            if flag == "--winograd=true":
+                assert "conv.winograd.avx512[" in conv[0], conv[0]
+            elif size == 11:
+                assert "conv.panel-im2col+gemm" in conv[0], conv[0]
+                assert ("panels from the input" in conv[0]) == (kernel == 1), conv[0]
+            else:
+                assert "conv.im2col+gemm" in conv[0] and "row chunks" in conv[0], conv[0]
+            exe, man = harness.build(str(out))
+            for threads in (1, 2):
+                outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
+                                           threads=threads)
+                assert outs is not None, log
+                np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
 
 
 def test_generic_kernels_bake_their_own_indices(nunc, tmp_path):

@@ -125,16 +125,18 @@ void checkShape(const Shape &shape, bool bias, bool residual, bool relu, std::mt
 
 /// Shapes with odd and even sides (the last tile row or column half
 /// outside), tile rows of one, 16 (a whole segment) and 17 tiles (a second
-/// segment of one), panels of one to three segments, channels not a
+/// segment of one), rows of at most 8 tiles in pairs (an odd number of
+/// rows: the last pair's second missing), panels of one to three segments, channels not a
 /// multiple of the k loop's unroll, output channels not a multiple of the
 /// row tile, two images.
 TEST(WinogradKernelTest, MatchesTheDirectConvolution) {
   if (!hostHas(Isa::Avx512))
     GTEST_SKIP() << "the host lacks AVX-512";
   std::mt19937 rng(71);
-  const Shape shapes[] = {{1, 1, 1, 3, 3},   {1, 3, 7, 7, 7},    {2, 5, 9, 17, 33},
+  const Shape shapes[] = {{1, 1, 1, 3, 3},    {1, 3, 7, 7, 7},    {2, 5, 9, 17, 33},
                           {1, 17, 16, 32, 32}, {1, 8, 17, 6, 40}, {2, 4, 8, 35, 4},
-                          {1, 64, 24, 12, 30}};
+                          {1, 64, 24, 12, 30}, {2, 9, 10, 14, 14}, {1, 6, 8, 13, 16},
+                          {1, 5, 3, 40, 17}};
   for (const Shape &s : shapes)
     for (int form = 0; form < 4; ++form)
       ASSERT_NO_FATAL_FAILURE(checkShape(s, form & 1, form & 2, form == 3 || form == 0, rng));
