@@ -65,7 +65,9 @@ public:
   void generate() {
     const int64_t panels = WinogradKernel::panels(c), items = WinogradKernel::items(c);
     const int64_t tasks = WinogradKernel::numTasks(c);
-    const int64_t last = WinogradKernel::segments(c) - (panels - 1) * kVecs;
+    // The first `wideOnes` panels take `wide` segments, the rest one fewer.
+    const int64_t wide = WinogradKernel::widePanelSegments(c);
+    const int64_t wideOnes = WinogradKernel::widePanels(c);
     prologue();
     frameBytes = 64;
     sub(rsp, frameBytes);
@@ -75,18 +77,24 @@ public:
     imul(rdx, rdx, WinogradKernel::bufferBytes(c)); // the scratch slot's buffer
     add(rax, rdx);
     mov(ptr[rsp + 16], rax);
-    Label item, next, lastPanel;
+    Label item, next, narrowPanel;
     L(item);
     mov(rax, ptr[rsp]); // item = image x panels + panel
     xor_(edx, edx);
     mov(rcx, panels);
     div(rcx);
     mov(r14, rax);
-    lea(rcx, dataAddr(segmentTable()));
-    imul(rdx, rdx, kVecs * kEntryBytes);
-    add(rcx, rdx);
-    mov(ptr[rsp + 24], rcx); // the panel's first segment
     mov(rsi, rdx);
+    // The panel's first segment: panel x (wide - 1) + min(panel, wideOnes).
+    mov(rcx, wideOnes);
+    cmp(rdx, rcx);
+    cmovae(rdx, rcx);
+    imul(rax, rsi, wide - 1);
+    add(rax, rdx);
+    imul(rax, rax, kEntryBytes);
+    lea(rcx, dataAddr(segmentTable()));
+    add(rcx, rax);
+    mov(ptr[rsp + 24], rcx);
     mov(rdi, ptr[rsp + 8]);
     mov(r8, ptr[rdi + 8]); // the image's first padded plane
     imul(rdx, r14, c.channels * plane.floats * 4);
@@ -98,15 +106,15 @@ public:
     mov(rax, ptr[rdi + 24]);
     add(rax, rdx);
     mov(ptr[rsp + 40], rax); // and residual
-    if (last != kVecs) {
-      cmp(rsi, (panels - 1) * kVecs * kEntryBytes);
-      je(lastPanel, T_NEAR);
+    if (wideOnes < panels) {
+      cmp(rsi, wideOnes);
+      jae(narrowPanel, T_NEAR);
     }
-    panel(kVecs);
-    if (last != kVecs) {
+    panel(static_cast<int>(wide));
+    if (wideOnes < panels) {
       jmp(next, T_NEAR);
-      L(lastPanel);
-      panel(static_cast<int>(last));
+      L(narrowPanel);
+      panel(static_cast<int>(wide - 1));
     }
     L(next);
     mov(rax, ptr[rsp]);
@@ -140,7 +148,7 @@ private:
   std::vector<uint32_t> segmentTable() const {
     const int64_t perRow = WinogradKernel::segmentsPerRow(c);
     const int64_t tw = WinogradKernel::tileCols(c);
-    std::vector<uint32_t> t(WinogradKernel::panels(c) * kVecs * kEntryWords, 0);
+    std::vector<uint32_t> t(WinogradKernel::segments(c) * kEntryWords, 0);
     auto bits = [](int64_t first, int64_t limit) { // lanes p with first + p < limit
       uint32_t m = 0;
       for (int p = 0; p < kLanes; ++p)

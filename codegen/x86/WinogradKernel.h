@@ -11,7 +11,8 @@
 //
 // The tiles of a tile row are cut into segments of at most 16 (one vector
 // of tiles), or two rows of at most 8 tiles share one (pairsRows); a panel
-// is three segments (48 columns, the GEMM tile's width).
+// is at most three segments (48 columns, the GEMM tile's width), the
+// segments shared evenly.
 // A task takes every 32nd (image, panel) item: it transforms the panel's
 // input patches, from the padded planes (PanelIm2col's padding pass, see
 // paddingConfig) into its buffer's V [16][C][48], then for each row tile of
@@ -62,6 +63,16 @@ struct WinogradKernel {
   }
   static int64_t panels(const WinogradConfig &c) {
     return (segments(c) + kSegmentsPerPanel - 1) / kSegmentsPerPanel;
+  }
+  /// Segments of the wider panels: the panels share the segments evenly
+  /// (4 as 2 + 2, not 3 + 1, whose one-vector panel is load-bound and, on
+  /// two threads, idles the other task's thread), the first widePanels of
+  /// them one more than the rest.
+  static int64_t widePanelSegments(const WinogradConfig &c) {
+    return (segments(c) + panels(c) - 1) / panels(c);
+  }
+  static int64_t widePanels(const WinogradConfig &c) {
+    return segments(c) - panels(c) * (widePanelSegments(c) - 1);
   }
   static int64_t items(const WinogradConfig &c) { return c.batch * panels(c); }
   static int64_t numTasks(const WinogradConfig &c) { return std::min(items(c), kMaxTasks); }
