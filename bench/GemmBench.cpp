@@ -121,6 +121,18 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool qd
   return int8KernelGops(cfg, args, Int8GemmKernel::numTasks(cfg), weights);
 }
 
+/// GFLOP/s of `ops` floating-point operations done by running all `tasks`
+/// of `kernel` on `args` (median of many runs).
+double tasksGflops(const JitKernel &kernel, const void **args, int64_t tasks, double ops) {
+  double median = nunc_bench::medianSeconds(
+      [&](int) {
+        for (int64_t t = 0; t < tasks; ++t)
+          kernel.function()(args, t, t);
+      },
+      ops);
+  return ops / median / 1e9;
+}
+
 /// GFLOP/s of the f32 convolution GEMM building its panels from the padded
 /// planes (the padding pass runs once, outside the timing).
 double f32ConvGflops(int64_t m, int64_t channels, int64_t side) {
@@ -158,15 +170,7 @@ double f32ConvGflops(int64_t m, int64_t channels, int64_t side) {
     padding->function()(padArgs, t, 0);
   const void *args[] = {a.data(),  packed ? panels.data() : planes.data(), bias.data(), c.data(),
                         c.data(), buffers.data()};
-  const int64_t tasks = GemmKernel::numTasks(cfg, isa);
-  double ops = 2.0 * m * cfg.n * cfg.k;
-  double median = nunc_bench::medianSeconds(
-      [&](int) {
-        for (int64_t t = 0; t < tasks; ++t)
-          kernel->function()(args, t, t);
-      },
-      ops);
-  return ops / median / 1e9;
+  return tasksGflops(*kernel, args, GemmKernel::numTasks(cfg, isa), 2.0 * m * cfg.n * cfg.k);
 }
 
 /// The same convolution by the Winograd kernel: GFLOP/s of the direct
@@ -197,14 +201,7 @@ double winogradGflops(int64_t m, int64_t channels, int64_t side) {
   auto *aligned = reinterpret_cast<float *>((reinterpret_cast<uintptr_t>(buffers.data()) + 63) &
                                             ~uintptr_t(63));
   const void *args[] = {u.data(), planes.data(), bias.data(), c.data(), c.data(), aligned};
-  double ops = 2.0 * m * side * side * channels * 9;
-  double median = nunc_bench::medianSeconds(
-      [&](int) {
-        for (int64_t t = 0; t < tasks; ++t)
-          kernel->function()(args, t, t);
-      },
-      ops);
-  return ops / median / 1e9;
+  return tasksGflops(*kernel, args, tasks, 2.0 * m * side * side * channels * 9);
 }
 
 int main(int argc, char **argv) {

@@ -208,11 +208,7 @@ private:
                     [&](int vecs, int lanes) { rowLoop(vecs, lanes, split.rowsPerChunk); });
     }
     L(next);
-    mov(rax, ptr[rsp]);
-    add(rax, tasks);
-    mov(ptr[rsp], rax);
-    cmp(rax, items);
-    jb(item, T_NEAR);
+    nextItem(item, tasks, items);
     epilogueReturn(0);
     emitMicroKernels([&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
     for (auto &[key, label] : dotLabels) {

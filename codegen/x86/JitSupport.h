@@ -131,6 +131,16 @@ protected:
       vmovups(mask, dataAddr(bits));
     }
   }
+  /// A task's next item, for tasks that take every `tasks`-th of `items`
+  /// ([rsp] holds the current one): the item advances, back to `item`
+  /// while one is left.
+  void nextItem(Xbyak::Label &item, int64_t tasks, int64_t items) {
+    mov(rax, ptr[rsp]);
+    add(rax, tasks);
+    mov(ptr[rsp], rax);
+    cmp(rax, items);
+    jb(item, T_NEAR);
+  }
   void epilogueReturn(int32_t status = 0) {
     if (releaseTiles)
       tilerelease();

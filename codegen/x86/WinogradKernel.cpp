@@ -117,11 +117,7 @@ public:
       panel(static_cast<int>(wide - 1));
     }
     L(next);
-    mov(rax, ptr[rsp]);
-    add(rax, tasks);
-    mov(ptr[rsp], rax);
-    cmp(rax, items);
-    jb(item, T_NEAR);
+    nextItem(item, tasks, items);
     epilogueReturn(0);
     emitConstants();
   }

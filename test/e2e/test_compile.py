@@ -308,6 +308,17 @@ def test_split_batch_checks_every_item(nunc, models, tmp_path):
         assert "input 'input_ids' holds an index out of range" in log
 
 
+def conv_output_matches(out, feeds, want, tmp_path):
+    """The library compiled into `out` gives onnxruntime's y on 1 and 2
+    threads."""
+    exe, man = harness.build(str(out))
+    for threads in (1, 2):
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
+                                   threads=threads)
+        assert outs is not None, log
+        np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.skipif("x86_64-avx512" not in TARGETS, reason="the host lacks AVX-512")
 def test_winograd_convolution_matches_onnxruntime(nunc, tmp_path):
     """Relu(Conv3x3(x) + b + r) over planes wide enough for Winograd F(2x2,
@@ -341,12 +352,7 @@ def test_winograd_convolution_matches_onnxruntime(nunc, tmp_path):
             conv = [line for line in res.stdout.splitlines() if "nunc.fused_conv" in line]
             assert len(conv) == 1 and kind in conv[0] and "+residual relu" in conv[0], \
                 res.stdout
-            exe, man = harness.build(str(out))
-            for threads in (1, 2):
-                outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
-                                           threads=threads)
-                assert outs is not None, log
-                np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
+            conv_output_matches(out, feeds, want, tmp_path)
 
 
 @pytest.mark.skipif("x86_64-avx512" not in TARGETS, reason="the host lacks AVX-512")
@@ -393,12 +399,7 @@ def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
                 assert ("panels from the input" in conv[0]) == (kernel == 1), conv[0]
             else:
                 assert "conv.im2col+gemm" in conv[0] and "row chunks" in conv[0], conv[0]
-            exe, man = harness.build(str(out))
-            for threads in (1, 2):
-                outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
-                                           threads=threads)
-                assert outs is not None, log
-                np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
+            conv_output_matches(out, feeds, want, tmp_path)
 
 
 def test_generic_kernels_bake_their_own_indices(nunc, tmp_path):
