@@ -269,16 +269,17 @@ struct ConvGeometry {
 /// padding 1 on every side, no dilation) and pays: its products run on
 /// vectors of 16 tiles of a tile row (or two rows of 8), so tile rows that
 /// fill less than 60 % of their lanes (planes 17 or 18 wide, or narrower
-/// than 9) waste too many, and a few input channels leave the input
-/// transform most of the work (nunc-bench-gemm avx512+winograd against
-/// avx512+conv, Zen 5: 64 channels of 56x56 1.9x, 128 of 28x28 2x, 20x20
-/// 1.3x, 256 of 14x14 1.4x, 64 of 16x16 1.8x, 10x10 1.2x, 9x9 even, 3
-/// channels slower).
+/// than 9) waste too many, a few input channels leave the input transform
+/// most of the work, and past ~320 a panel's V (3 KB per input channel)
+/// no longer stays in L2 (nunc-bench-gemm avx512+winograd against
+/// avx512+conv, Zen 5: 64 channels of 56x56 1.9x, 128 of 28x28 2x, 256 of
+/// 28x28 1.8x, 20x20 1.3x, 256 of 14x14 1.5x, 64 of 16x16 1.8x, 10x10
+/// 1.2x, 9x9 even, 3 channels slower, 512 of 14x14 even).
 std::optional<x86::WinogradConfig> winogradConfig(const ConvGeometry &g, Isa isa) {
   const ConvPackConfig &p = g.pack;
   if (p.kernelH != 3 || p.kernelW != 3 || p.strideH != 1 || p.strideW != 1 ||
       p.dilationH != 1 || p.dilationW != 1 || p.padTop != 1 || p.padLeft != 1 ||
-      p.outH != p.height || p.outW != p.width || p.channels < 8)
+      p.outH != p.height || p.outW != p.width || p.channels < 8 || p.channels > 320)
     return std::nullopt;
   x86::WinogradConfig c;
   c.batch = p.batch;
