@@ -268,8 +268,8 @@ struct ConvGeometry {
 /// The Winograd kernel's view of a conv, where it takes it (3x3, stride 1,
 /// padding 1 on every side, no dilation) and pays: its products run on
 /// vectors of 16 tiles of a tile row (or two rows of 8), so tile rows that
-/// fill less than 60 % of their lanes (planes 17 or 18 wide, or narrower
-/// than 9) waste too many, a few input channels leave the input transform
+/// fill less than 60 % of their lanes (planes narrower than 9, 17-18 or
+/// 33-38 wide) waste too many, a few input channels leave the input transform
 /// most of the work, and past ~320 a panel's V (3 KB per input channel)
 /// no longer stays in L2 (nunc-bench-gemm avx512+winograd against
 /// avx512+conv, Zen 5: 64 channels of 56x56 1.9x, 128 of 28x28 2x, 256 of

@@ -26,7 +26,7 @@ Im2colConfig WinogradKernel::paddingConfig(const WinogradConfig &c) {
 bool WinogradKernel::supports(const WinogradConfig &c, Isa isa) {
   if (isa != Isa::Avx512 || c.batch < 1 || c.channels < 1 || c.outChannels < 1 ||
       c.height < 3 || c.width < 3 || c.activation.hasGrids() ||
-      c.activation.kind == Activation::FakeQuant) // (their lookups take k3-k5)
+      c.activation.kind == Activation::FakeQuant) // (f32 convolutions have no grids)
     return false;
   const Im2colConfig p = paddingConfig(c);
   const int64_t limit = int64_t(1) << 31;
@@ -129,8 +129,9 @@ private:
   /// further on, or the next tile row's origin where rows pair), where the
   /// low and high halves of its output rows go in an output plane (16
   /// columns apart, or the two rows' origins), the masks of its four raw
-  /// input loads (low at 0 and 2, high at 0 and 2 from the second origin),
-  /// and of its four stores (row 0 low / high, row 1 low / high).
+  /// input loads (column 0 from the first origin, 0 from the second, 2 from
+  /// the first, 2 from the second), and of its four stores (row 0 low /
+  /// high, row 1 low / high).
   static constexpr int kEntryWords = 12, kEntryBytes = kEntryWords * 4;
   WinogradConfig c;
   Im2colConfig pc;
@@ -258,8 +259,9 @@ private:
         kmovw(masks[q], word[rdi + s * kEntryBytes + (4 + q) * 4]);
       for (int i = 0; i < 4; ++i) {
         const int64_t row = i * plane.cols * 4;
-        // Columns 0 and 2 from each origin: raw[0] and raw[1] hold the
-        // tiles' even and odd columns, raw[2] and raw[3] those two on.
+        // Columns 0-15 from each origin (raw[0], raw[1]) and 2-17 (raw[2],
+        // raw[3]); the even and odd elements of each pair are the tiles'
+        // patch columns 0 and 1, and 2 and 3.
         const Reg64 *origin[4] = {&rbx, &rax, &rbx, &rax};
         const int64_t at[4] = {0, 0, 8, 8};
         for (int q = 0; q < 4; ++q)

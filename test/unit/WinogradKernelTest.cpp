@@ -5,6 +5,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -52,6 +53,10 @@ std::vector<double> directConv(const WinogradConfig &c, const std::vector<float>
           }
           if (c.activation.kind == Activation::Relu)
             sum = std::max(sum, 0.0);
+          else if (c.activation.kind == Activation::Clip)
+            sum = std::clamp(sum, double(c.activation.min), double(c.activation.max));
+          else if (c.activation.kind == Activation::Sigmoid)
+            sum = 1 / (1 + std::exp(-sum));
           out[at] = sum;
           scale[at] = mag;
         }
@@ -62,7 +67,8 @@ std::vector<double> directConv(const WinogradConfig &c, const std::vector<float>
 /// float roundings of the terms' magnitude; the padding pass first, every
 /// task in the last scratch slot (its buffer's sentinel after it), C
 /// preset to garbage and guarded past its end.
-void checkShape(const Shape &shape, bool bias, bool residual, bool relu, std::mt19937 &rng) {
+void checkShape(const Shape &shape, bool bias, bool residual, const std::string &activation,
+                std::mt19937 &rng) {
   WinogradConfig c;
   c.batch = shape.batch;
   c.channels = shape.channels;
@@ -71,12 +77,12 @@ void checkShape(const Shape &shape, bool bias, bool residual, bool relu, std::mt
   c.width = shape.width;
   c.bias = bias;
   c.residual = residual;
-  if (relu)
-    c.activation = Activation::fromName("relu", 0, 0);
+  if (!activation.empty())
+    c.activation = Activation::fromName(activation, 0, 6);
   SCOPED_TRACE("N " + std::to_string(c.batch) + " C " + std::to_string(c.channels) + " M " +
                std::to_string(c.outChannels) + " " + std::to_string(c.height) + "x" +
                std::to_string(c.width) + (bias ? " +bias" : "") +
-               (residual ? " +residual" : "") + (relu ? " relu" : ""));
+               (residual ? " +residual" : "") + " " + activation);
   ASSERT_TRUE(WinogradKernel::supports(c, Isa::Avx512));
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   auto random = [&](int64_t n) {
@@ -124,11 +130,13 @@ void checkShape(const Shape &shape, bool bias, bool residual, bool relu, std::mt
 } // namespace
 
 /// Shapes with odd and even sides (the last tile row or column half
-/// outside), tile rows of one, 16 (a whole segment) and 17 tiles (a second
+/// outside), tile rows of 16 tiles (a whole segment) and 17 (a second
 /// segment of one), rows of at most 8 tiles in pairs (an odd number of
-/// rows: the last pair's second missing), panels of one to three segments, channels not a
-/// multiple of the k loop's unroll, output channels not a multiple of the
-/// row tile, two images.
+/// rows: the last pair's second missing), panels of one to three segments,
+/// more (image, panel) items than tasks (2 x 56x56: 38 items, so tasks
+/// take a second), channels not a multiple of the k loop's unroll, output
+/// channels not a multiple of the row tile, two images; no activation,
+/// Relu, Clip and Sigmoid (whose temporaries are zmm24-27).
 TEST(WinogradKernelTest, MatchesTheDirectConvolution) {
   if (!hostHas(Isa::Avx512))
     GTEST_SKIP() << "the host lacks AVX-512";
@@ -136,10 +144,11 @@ TEST(WinogradKernelTest, MatchesTheDirectConvolution) {
   const Shape shapes[] = {{1, 1, 1, 3, 3},    {1, 3, 7, 7, 7},    {2, 5, 9, 17, 33},
                           {1, 17, 16, 32, 32}, {1, 8, 17, 6, 40}, {2, 4, 8, 35, 4},
                           {1, 64, 24, 12, 30}, {2, 9, 10, 14, 14}, {1, 6, 8, 13, 16},
-                          {1, 5, 3, 40, 17}};
+                          {1, 5, 3, 40, 17},   {2, 8, 8, 56, 56}};
+  const char *activations[] = {"", "relu", "clip", "sigmoid"};
   for (const Shape &s : shapes)
     for (int form = 0; form < 4; ++form)
-      ASSERT_NO_FATAL_FAILURE(checkShape(s, form & 1, form & 2, form == 3 || form == 0, rng));
+      ASSERT_NO_FATAL_FAILURE(checkShape(s, form & 1, form & 2, activations[form], rng));
 }
 
 /// U = G g G^T: a filter with one 1 at (i, j) transforms into the outer

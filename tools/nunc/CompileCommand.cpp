@@ -154,10 +154,10 @@ cl::opt<bool> splitBatch("split-batch",
                          cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> winograd("winograd",
                        cl::desc("Run 3x3 stride-1 f32 convolutions of 8-320 input channels "
-                                "over planes 9-16 or at least 19 wide as Winograd F(2x2, 3x3) on AVX-512 targets, "
-                                "1.2-2x faster "
-                                "(default on; --winograd=false keeps every convolution an "
-                                "im2col GEMM, whose sums round as a direct convolution's)"),
+                                "over planes 9-16, 19-32 or at least 39 wide as Winograd "
+                                "F(2x2, 3x3) on AVX-512 targets, 1.2-2x faster (default on; "
+                                "--winograd=false keeps every convolution an im2col GEMM, "
+                                "whose sums round as a direct convolution's)"),
                        cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
