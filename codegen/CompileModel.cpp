@@ -159,6 +159,16 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   return c;
 }
 
+/// The bytes of a constant operand (its kernel's geometry checked that it
+/// is one).
+SmallVector<char> constantBytes(Value v) {
+  ElementsAttr attr;
+  SmallVector<char> raw;
+  matchPattern(v, m_Constant(&attr));
+  readRawElements(attr, raw);
+  return raw;
+}
+
 /// " <activation>" (and " +post" for a post Mul/Add) for --explain, or "".
 std::string describeActivation(Operation *op) {
   EpilogueActivation e = EpilogueActivation::of(op);
@@ -1340,20 +1350,14 @@ FailureOr<bool> ModelCompiler::selectWinogradConv(const Step &step, KernelCall &
   nativeCode.push_back({pad.symbol, padding->bytes()});
   call.prelude.push_back(std::move(pad));
 
-  ElementsAttr wAttr;
-  SmallVector<char> raw;
-  matchPattern(g.weight, m_Constant(&wAttr));
-  readRawElements(wAttr, raw);
+  SmallVector<char> raw = constantBytes(g.weight);
   std::vector<float> u = x86::WinogradKernel::transformWeights(
       reinterpret_cast<const float *>(raw.data()), c.outChannels, c.channels);
   int64_t uOffset = blob.add(reinterpret_cast<const char *>(u.data()), u.size() * 4);
   int64_t bOffset = uOffset;
   if (g.bias) {
-    ElementsAttr bAttr;
-    SmallVector<char> braw;
-    matchPattern(g.bias, m_Constant(&bAttr));
-    readRawElements(bAttr, braw);
-    bOffset = blob.add(braw.data(), braw.size());
+    SmallVector<char> bias = constantBytes(g.bias);
+    bOffset = blob.add(bias.data(), bias.size());
   }
   int residual = g.residual ? step.operands.back() : step.operands[0];
   call.args = {KernelArg::blob(uOffset),         KernelArg::storage(step.scratch),
@@ -1489,18 +1493,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!kernel)
       return step.op->emitError("generating the convolution GEMM failed (xbyak error ")
              << Xbyak::GetError() << ")";
-    ElementsAttr wAttr;
-    SmallVector<char> raw;
-    matchPattern(g->weight, m_Constant(&wAttr));
-    readRawElements(wAttr, raw);
+    SmallVector<char> raw = constantBytes(g->weight);
     int64_t wOffset = blob.add(raw.data(), raw.size());
     int64_t bOffset = wOffset;
     if (g->bias) {
-      ElementsAttr bAttr;
-      SmallVector<char> braw;
-      matchPattern(g->bias, m_Constant(&bAttr));
-      readRawElements(bAttr, braw);
-      bOffset = blob.add(braw.data(), braw.size());
+      SmallVector<char> bias = constantBytes(g->bias);
+      bOffset = blob.add(bias.data(), bias.size());
     }
     int residual = g->residual ? step.operands.back() : step.operands[0];
     call.args = {KernelArg::blob(wOffset),
@@ -1557,20 +1555,14 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     KernelArg none = KernelArg::storage(step.operands[0]);
     KernelArg table = none, bias = none, residual = none;
     if (w->weight) {
-      ElementsAttr attr;
-      SmallVector<char> raw;
-      matchPattern(w->weight, m_Constant(&attr));
-      readRawElements(attr, raw);
+      SmallVector<char> raw = constantBytes(w->weight);
       table = KernelArg::blob(blob.add(raw.data(), raw.size()));
     } else if (!w->reciprocals.empty()) {
       table = KernelArg::blob(
           blob.add((const char *)w->reciprocals.data(), w->reciprocals.size() * 4));
     }
     if (w->bias) {
-      ElementsAttr attr;
-      SmallVector<char> raw;
-      matchPattern(w->bias, m_Constant(&attr));
-      readRawElements(attr, raw);
+      SmallVector<char> raw = constantBytes(w->bias);
       bias = KernelArg::blob(blob.add(raw.data(), raw.size()));
     }
     if (w->residual)

@@ -817,16 +817,13 @@ private:
   /// in the slot's first 16 bytes; r12 to the next slot. temp(0..3) only.
   void deferredGeluVector() {
     if constexpr (kZmm) {
-      const Vmm y = temp(0);
-      emitGeluOfStored(ptr[r12], {temp(0), temp(1), temp(2), temp(3)});
-      if (c.u8Output) {
-        emitCodeQuotient(y, temp(1), c.u8Output->scale, c.u8Bounded);
-        vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
-        vpmaxsd(y, y, constAddrBits(0));
-        vpmovusdb(ptr[r12], y); // saturates at 255
-      } else {
+      // The GELU in temp(1): storeU8 takes temp(0) for its quotient.
+      const Vmm y = temp(1);
+      emitGeluOfStored(ptr[r12], {temp(1), temp(0), temp(2), temp(3)});
+      if (c.u8Output)
+        storeU8(y, r12, 0, kLanes); // (packU8Rows is off outside tileEpilogue)
+      else
         vmovups(ptr[r12], y);
-      }
       add(r12, 64);
     }
   }
@@ -1322,7 +1319,7 @@ private:
     // u8 codes replace the last grid: `output`, or `normalized` after the
     // normalization.
     if (c.u8Output && !c.normalize) {
-      storeU8(x, r * c.ldc + v * kLanes, lanes);
+      storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
       return;
     }
     emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
@@ -1334,7 +1331,7 @@ private:
         emitActivation(x, c.normalized, temp(0), temp(1), temp(2), temp(3));
       }
       if (c.u8Output) {
-        storeU8(x, r * c.ldc + v * kLanes, lanes);
+        storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
         return;
       }
     }
@@ -1362,10 +1359,10 @@ private:
 
   /// x quantized to u8 (the row quantizer's arithmetic: divide, round half
   /// to even, add the zero point, clamp) and its `lanes` bytes stored at
-  /// rcx + offset. Unless bounded (u8Bounded), x is clamped to +-300 scale
+  /// base + offset (C at rcx, or a deferred GELU's stash slot). Unless bounded (u8Bounded), x is clamped to +-300 scale
   /// first, where u8 results saturate anyway: the conversion would turn a
   /// quotient past 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
-  void storeU8(const Vmm &x, int64_t offset, int lanes) {
+  void storeU8(const Vmm &x, const Reg64 &base, int64_t offset, int lanes) {
     emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients
@@ -1375,16 +1372,16 @@ private:
       vpminsd(x, x, constAddrBits(255));
     if constexpr (kZmm) {
       if (lanes == kLanes)
-        vpmovusdb(ptr[rcx + offset], x);
+        vpmovusdb(ptr[base + offset], x);
       else
-        vpmovusdb(ptr[rcx + offset] | k1, x);
+        vpmovusdb(ptr[base + offset] | k1, x);
     } else {
       emitDwordsToBytes(x);
       if (lanes == kLanes)
-        vmovq(ptr[rcx + offset], Xmm(x.getIdx()));
+        vmovq(ptr[base + offset], Xmm(x.getIdx()));
       else
         for (int i = 0; i < lanes; ++i)
-          vpextrb(ptr[rcx + offset + i], Xmm(x.getIdx()), i);
+          vpextrb(ptr[base + offset + i], Xmm(x.getIdx()), i);
     }
   }
 };
