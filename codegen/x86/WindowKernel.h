@@ -81,6 +81,9 @@ struct WindowKernel {
   static bool readsU8(const WindowConfig &c, Isa isa) {
     return isa == Isa::Avx512 && c.kind == WindowConfig::Depthwise;
   }
+  /// Stride-1 depthwise on AVX-512 with f32 input: the taps read the input
+  /// itself (border lanes masked, padding rows skipped) and no scratch.
+  static bool readsDirectly(const WindowConfig &c, Isa isa);
   static int64_t planesPerTask(const WindowConfig &c);
   static int64_t numTasks(const WindowConfig &c);
   /// The padded planes of all tasks.

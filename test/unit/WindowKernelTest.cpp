@@ -151,6 +151,30 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
   for (int64_t i = outCount; i < outCount + 16; ++i)
     ASSERT_EQ(y[i], -777.f) << "wrote past the output at " << i;
 
+  // Reading the input in place (stride 1): the border lanes are masked, so
+  // an input right after or right before memory the process may not read
+  // gives the same output bit for bit.
+  if (WindowKernel::readsDirectly(c, isa)) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = (x.numElements() * 4 + page - 1) / page * page;
+    for (bool guardAfter : {true, false}) {
+      char *mem = static_cast<char *>(mmap(nullptr, bytes + 2 * page, PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+      ASSERT_NE(mem, MAP_FAILED);
+      ASSERT_EQ(mprotect(mem, page, PROT_NONE), 0);
+      ASSERT_EQ(mprotect(mem + page + bytes, page, PROT_NONE), 0);
+      char *at = mem + page + (guardAfter ? bytes - x.numElements() * 4 : 0);
+      std::memcpy(at, x.raw(), x.numElements() * 4);
+      std::vector<float> again(outCount + 16, -777.f);
+      const void *dArgs[] = {at, again.data(), args[2], args[3], args[4], args[5]};
+      for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t)
+        ASSERT_EQ(gen->function()(dArgs, t, 0), 0);
+      munmap(mem, bytes + 2 * page);
+      for (int64_t i = 0; i < outCount + 16; ++i)
+        ASSERT_EQ(again[i], y[i]) << "input by a guard page, at " << i;
+    }
+  }
+
   // Reading u8 codes of a grid (an int8 convolution's u8_output): the same
   // output bit for bit as from their f32 values, and no read past the codes
   // (they end where the process may not read).
@@ -179,7 +203,10 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
     ASSERT_TRUE(fromCodes);
     std::vector<float> want(outCount + 16, -777.f), got(outCount + 16, -777.f);
     const void *fArgs[] = {values.data(), want.data(), args[2], args[3], args[4], args[5]};
-    const void *uArgs[] = {codes, got.data(), args[2], args[3], args[4], args[5]};
+    // Codes take the padded-copy path (f32 may read its input directly):
+    // scratch of their own.
+    std::vector<char> uScratch(WindowKernel::scratchBytes(u, isa) + 64, char(0x7f));
+    const void *uArgs[] = {codes, got.data(), uScratch.data(), args[3], args[4], args[5]};
     for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t) {
       ASSERT_EQ(gen->function()(fArgs, t, 0), 0);
       ASSERT_EQ(fromCodes->function()(uArgs, t, 0), 0);
@@ -313,6 +340,40 @@ TEST_P(WindowKernelTest, DepthwiseConvMatchesTheReference) {
   if (isa == Isa::Avx512) {
     EXPECT_GT(u8Saturated, 1000) << "the u8 output grid hardly saturates";
   }
+}
+
+TEST(WindowKernelDirectReads, TakesStrideOneF32DepthwiseWithFewBorderMasks) {
+  auto depthwise = [](int64_t width, int64_t kernel, int64_t stride, int64_t pad) {
+    WindowConfig c;
+    c.kind = WindowConfig::Depthwise;
+    c.channels = 8;
+    c.height = 20;
+    c.width = width;
+    c.kernelH = c.kernelW = kernel;
+    c.strideH = c.strideW = stride;
+    c.padTop = c.padLeft = c.padBottom = c.padRight = pad;
+    c.outH = (c.height + 2 * pad - kernel) / stride + 1;
+    c.outW = (width + 2 * pad - kernel) / stride + 1;
+    return c;
+  };
+  // MobileNet's stride-1 depthwise convs read their input in place, with
+  // no scratch.
+  for (int64_t width : {7, 14, 28, 56, 112}) {
+    EXPECT_TRUE(WindowKernel::readsDirectly(depthwise(width, 3, 1, 1), Isa::Avx512)) << width;
+    EXPECT_EQ(WindowKernel::scratchBytes(depthwise(width, 3, 1, 1), Isa::Avx512), 0) << width;
+  }
+  // Not: stride 2, AVX2, u8 codes, pooling, and a 7-wide filter over a
+  // 4-wide row (7 partial masks for one vector, past k2..k7).
+  EXPECT_FALSE(WindowKernel::readsDirectly(depthwise(56, 3, 2, 1), Isa::Avx512));
+  EXPECT_FALSE(WindowKernel::readsDirectly(depthwise(56, 3, 1, 1), Isa::Avx2));
+  WindowConfig codes = depthwise(56, 3, 1, 1);
+  codes.inputU8 = true;
+  EXPECT_FALSE(WindowKernel::readsDirectly(codes, Isa::Avx512));
+  WindowConfig pool = depthwise(56, 3, 1, 1);
+  pool.kind = WindowConfig::Max;
+  EXPECT_FALSE(WindowKernel::readsDirectly(pool, Isa::Avx512));
+  EXPECT_FALSE(WindowKernel::readsDirectly(depthwise(4, 7, 1, 3), Isa::Avx512));
+  EXPECT_GT(WindowKernel::scratchBytes(depthwise(4, 7, 1, 3), Isa::Avx512), 0);
 }
 
 TEST_P(WindowKernelTest, UnusualWindowsMatchTheReference) {
