@@ -19,8 +19,16 @@ PaddedPlane paddedPlane(const WindowConfig &c, Isa isa) {
                                 lanesOf(isa));
 }
 
-/// Output rows computed together (see WindowGenerator::kRows).
-int64_t rowsPerBlock(Isa isa) { return isa == Isa::Avx512 ? 4 : 2; }
+/// A block of output rows x a group of output vectors is computed together
+/// (WindowGenerator::rowBlock): 4 x 4 on AVX-512, 8 x 2 at stride 2 in W,
+/// where each split input row then serves more outputs (+20-25 % on
+/// MobileNet's stride-2 depthwise convs); 2 x 2 on AVX2.
+int64_t rowsPerBlock(const WindowConfig &c, Isa isa) {
+  return isa == Isa::Avx512 ? (c.strideW == 2 ? 8 : 4) : 2;
+}
+int64_t vectorsPerGroup(const WindowConfig &c, Isa isa) {
+  return isa == Isa::Avx512 ? (c.strideW == 2 ? 2 : 4) : 2;
+}
 
 /// Stride 2 in W: the rows a block of output rows reads are split straight
 /// from the input into their even and odd padded columns (`half` floats
@@ -49,7 +57,6 @@ uint32_t directLanes(const WindowConfig &c, int64_t chunk, int64_t kw, int64_t l
 
 /// Maximum masks one group of output vectors needs at once (k2..k7).
 constexpr int kDirectMasks = 6;
-constexpr int64_t kDirectGroup = 4; // = WindowGenerator::kGroup on AVX-512
 
 /// The distinct partial lane masks of the group of output vectors from
 /// `g0` (direct reads).
@@ -57,7 +64,8 @@ std::vector<uint32_t> groupMasks(const WindowConfig &c, int64_t g0, int64_t lane
   std::vector<uint32_t> masks;
   int64_t chunks = (c.outW + lanes - 1) / lanes;
   uint32_t full = lanes == 32 ? ~0u : (1u << lanes) - 1;
-  for (int64_t chunk = g0; chunk < std::min(chunks, g0 + kDirectGroup); ++chunk)
+  for (int64_t chunk = g0; chunk < std::min(chunks, g0 + vectorsPerGroup(c, Isa::Avx512));
+       ++chunk)
     for (int64_t kw = 0; kw < c.kernelW; ++kw) {
       uint32_t bits = directLanes(c, chunk, kw, lanes);
       if (bits && bits != full && std::find(masks.begin(), masks.end(), bits) == masks.end())
@@ -83,7 +91,7 @@ SplitRows splitRows(const WindowConfig &c, Isa isa) {
   int64_t read = chunksOf(c, lanes) * lanes + (c.kernelW - 1) * c.dilationW / 2;
   int64_t written = std::max(s.evenAt, s.oddAt) + s.pairs * lanes;
   s.half = (std::max(read, written) + lanes - 1) / lanes * lanes;
-  s.rows = (rowsPerBlock(isa) - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
+  s.rows = (rowsPerBlock(c, isa) - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
   s.taskFloats = s.rows * 2 * s.half;
   return s;
 }
@@ -100,7 +108,7 @@ bool WindowKernel::readsDirectly(const WindowConfig &c, Isa isa) {
   if (isa != Isa::Avx512 || c.kind != WindowConfig::Depthwise || c.strideW != 1 || c.inputU8)
     return false;
   int64_t lanes = lanesOf(isa);
-  for (int64_t g0 = 0; g0 < chunksOf(c, lanes); g0 += kDirectGroup)
+  for (int64_t g0 = 0; g0 < chunksOf(c, lanes); g0 += vectorsPerGroup(c, isa))
     if (groupMasks(c, g0, lanes).size() > static_cast<size_t>(kDirectMasks))
       return false;
   return true;
@@ -166,18 +174,15 @@ public:
   static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
   static constexpr int kLanes = kAvx512 ? 16 : 8;
   static constexpr int kVecBytes = kLanes * 4;
-  /// A block of kRows output rows x kGroup output vectors is computed
-  /// together: each input vector loaded serves every output row whose
-  /// window covers it (up to 3 for a 3x3 stride-1 window).
-  static constexpr int kRows = kAvx512 ? 4 : 2; // = rowsPerBlock
-  static constexpr int kGroup = kAvx512 ? 4 : 2;
+  static constexpr Isa kIsa = kAvx512 ? Isa::Avx512 : Isa::Avx2;
   /// Depthwise filters of at most this many taps stay in registers.
   static constexpr int kWeightRegs = 9;
 
   explicit WindowGenerator(const WindowConfig &config)
-      : c(config), plane(paddedPlane(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)),
-        split(splitRows(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)),
-        direct(WindowKernel::readsDirectly(config, kAvx512 ? Isa::Avx512 : Isa::Avx2)) {
+      : c(config), plane(paddedPlane(config, kIsa)), split(splitRows(config, kIsa)),
+        direct(WindowKernel::readsDirectly(config, kIsa)),
+        blockRows(static_cast<int>(rowsPerBlock(config, kIsa))),
+        groupVectors(static_cast<int>(vectorsPerGroup(config, kIsa))) {
     replicate = kAvx512 ? 1 : 8;
   }
 
@@ -237,6 +242,10 @@ private:
   /// (whose stores the taps read back at once, ~20-40 % of the kernel's
   /// time at 112x112 to 28x28 planes).
   bool direct;
+  /// A block of blockRows output rows x groupVectors output vectors is
+  /// computed together: each input vector loaded serves every output row
+  /// whose window covers it (up to 3 for a 3x3 stride-1 window).
+  const int blockRows, groupVectors;
   /// Direct reads: the partial lane masks of the current group, in k2..k7.
   std::vector<uint32_t> masks;
 
@@ -244,7 +253,7 @@ private:
   // pad value 28, the partial range 29..30. AVX2: accumulators 0..3, taps
   // 4..5, weights 6..14 (the pad value of max pooling, which has none, in
   // 6), the tail mask 15.
-  Vmm acc(int i, int j) { return Vmm(i * kGroup + j); }
+  Vmm acc(int i, int j) { return Vmm(i * groupVectors + j); }
   Vmm tap(int t) { return Vmm((kAvx512 ? 16 : 4) + t); }
   Vmm weight(int t) { return Vmm((kAvx512 ? 18 : 6) + t); }
   Vmm padReg() { return Vmm(kAvx512 ? 28 : 6); }
@@ -496,8 +505,8 @@ private:
     int64_t rowBytes = c.outW * yBytes();
     if (c.strideW == 2)
       splitBlockRows(inRows, validRows);
-    for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
-      int n = static_cast<int>(std::min<int64_t>(kGroup, chunks - g0));
+    for (int64_t g0 = 0; g0 < chunks; g0 += groupVectors) {
+      int n = static_cast<int>(std::min<int64_t>(groupVectors, chunks - g0));
       if (direct) {
         masks = groupMasks(c, g0, kLanes);
         for (size_t m = 0; m < masks.size(); ++m) {
@@ -635,9 +644,9 @@ private:
   std::vector<Block> blockSchedule() const {
     std::vector<Block> blocks;
     int64_t copied = 0; // source rows [0, copied) are in the padded plane
-    for (int64_t first = 0; first < c.outH; first += kRows) {
+    for (int64_t first = 0; first < c.outH; first += blockRows) {
       Block b;
-      b.rows = static_cast<int>(std::min<int64_t>(kRows, c.outH - first));
+      b.rows = static_cast<int>(std::min<int64_t>(blockRows, c.outH - first));
       int64_t base = first * c.strideH; // the block's first padded row
       int64_t end = base + (b.rows - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
       if (c.strideW == 2 || direct) {
