@@ -628,9 +628,10 @@ private:
   }
 
   /// Input row copies scheduled with the blocks: a block first copies the
-  /// source rows it is the first to read, so that they are still in L1 when
-  /// it reads them (copying the whole plane first measured 1.3-2x slower:
-  /// the plane does not fit L1 and was read back from L2).
+  /// source rows that it or the next block is the first to read, so that
+  /// they are still in L1 when read (copying the whole plane first
+  /// measured 1.3-2x slower: the plane does not fit L1 and was read back
+  /// from L2).
   struct Block {
     int rows;              // output rows
     int64_t copyRows = 0;  // stride 1: source rows copied before it
@@ -654,6 +655,14 @@ private:
         b.valid = {std::clamp<int64_t>(-first, 0, end - base),
                    std::clamp<int64_t>(c.height - first, 0, end - base)};
       } else {
+        // Also the rows the next block reads first: by the time it reads
+        // them, their stores have left the store queue (a load straddling
+        // two stores still in it waits for them; 7x7 to 28x28 planes
+        // measured 20-40 % faster).
+        if (int64_t next = first + blockRows; next < c.outH)
+          end = next * c.strideH +
+                (std::min<int64_t>(blockRows, c.outH - next) - 1) * c.strideH +
+                (c.kernelH - 1) * c.dilationH + 1;
         int64_t need = std::clamp<int64_t>(end - c.padTop, copied, c.height);
         b.copyRows = need - copied;
         b.copyTo = copied + c.padTop - base;
