@@ -8,6 +8,7 @@
 #include "GatherKernel.h"
 #include "GemmKernel.h"
 #include "Im2colKernel.h"
+#include "Int8DepthwiseKernel.h"
 #include "Int8GemmKernel.h"
 #include "QuantizeRowsKernel.h"
 #include "LayerNormKernel.h"
@@ -907,7 +908,22 @@ struct WindowStep {
   std::vector<float> reciprocals;
 };
 
-std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
+/// The integer depthwise kernel's filters and epilogue constants, where
+/// its filter lies on an s8 grid.
+std::optional<x86::Int8DepthwiseKernel::Tables> int8DepthwiseTables(const x86::WindowConfig &c,
+                                                                    const WindowStep &w) {
+  std::optional<SmallVector<float>> weights = constantF32(w.weight), biases;
+  if (w.bias && !(biases = constantF32(w.bias)))
+    return std::nullopt;
+  if (!weights)
+    return std::nullopt;
+  std::vector<float> b;
+  if (biases)
+    b.assign(biases->begin(), biases->end());
+  return x86::Int8DepthwiseKernel::tables(c, {weights->begin(), weights->end()}, b);
+}
+
+std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
   WindowStep w;
   x86::WindowConfig &c = w.config;
   auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
@@ -1038,6 +1054,14 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa) {
         bound = std::max(bound, 1.0);
       c.outputBounded = std::isfinite(bound) && bound < 0x1p30 * c.outputScale;
     }
+  }
+  // u8 codes in, on a target with vpdpbusd on zmm, and filters on an s8
+  // grid (a QDQ model's): the integer taps.
+  if (c.inputU8 && (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx)) {
+    x86::WindowConfig integer = c;
+    integer.int8 = true;
+    if (x86::Int8DepthwiseKernel::supports(integer) && int8DepthwiseTables(integer, w))
+      c.int8 = true;
   }
   if (auto avg = dyn_cast<AveragePoolOp>(op)) {
     c.countIncludePad = avg.getCountIncludePad() != 0;
@@ -1189,7 +1213,7 @@ LogicalResult ModelCompiler::selectKernels() {
       return 0;
     if (std::optional<ConvGeometry> g = convGeometry(op, isa, options.winograd))
       return g->scratchBytes(isa);
-    if (std::optional<WindowStep> w = windowStep(op, isa))
+    if (std::optional<WindowStep> w = windowStep(op, isa, options.target.int8))
       return x86::WindowKernel::scratchBytes(w->config, isa);
     if (auto ql = dyn_cast<QuantizedLinearOp>(op))
       if (std::optional<Int8Linear> l = int8Linear(ql, options.target.int8))
@@ -1228,9 +1252,10 @@ LogicalResult ModelCompiler::selectKernels() {
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
     }
-    // The window kernel reads its input from a padded copy, and the residual
-    // just before writing the same element.
-    if (std::optional<WindowStep> w = windowStep(op, isa)) {
+    // The window kernel reads the residual just before writing the same
+    // element (never in place over its input: stride 1 reads input rows
+    // after earlier output rows are stored).
+    if (std::optional<WindowStep> w = windowStep(op, isa, options.target.int8)) {
       if (w->residual)
         candidates.push_back(op->getNumOperands() - 1);
       return candidates;
@@ -1280,7 +1305,7 @@ LogicalResult ModelCompiler::selectKernels() {
     });
     if (!read)
       return 0;
-    if (std::optional<WindowStep> w = windowStep(op, isa))
+    if (std::optional<WindowStep> w = windowStep(op, isa, options.target.int8))
       return x86::WindowKernel::canWriteRanges(w->config, isa)
                  ? x86::WindowKernel::numTasks(w->config) * 8
                  : 0;
@@ -1545,7 +1570,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }
-  if (std::optional<WindowStep> w = windowStep(step.op, isa)) {
+  if (std::optional<WindowStep> w = windowStep(step.op, isa, options.target.int8)) {
     x86::WindowConfig &cfg = w->config;
     cfg.ranges = step.resultSidecar >= 0;
     std::unique_ptr<x86::JitKernel> kernel = x86::WindowKernel::generate(cfg, isa);
@@ -1554,14 +1579,18 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
              << Xbyak::GetError() << ")";
     KernelArg none = KernelArg::storage(step.operands[0]);
     KernelArg table = none, bias = none, residual = none;
-    if (w->weight) {
+    if (cfg.int8) {
+      x86::Int8DepthwiseKernel::Tables t = *int8DepthwiseTables(cfg, *w);
+      table = KernelArg::blob(blob.add((const char *)t.filters.data(), t.filters.size() * 4));
+      bias = KernelArg::blob(blob.add((const char *)t.scaleBias.data(), t.scaleBias.size() * 4));
+    } else if (w->weight) {
       SmallVector<char> raw = constantBytes(w->weight);
       table = KernelArg::blob(blob.add(raw.data(), raw.size()));
     } else if (!w->reciprocals.empty()) {
       table = KernelArg::blob(
           blob.add((const char *)w->reciprocals.data(), w->reciprocals.size() * 4));
     }
-    if (w->bias) {
+    if (w->bias && !cfg.int8) {
       SmallVector<char> raw = constantBytes(w->bias);
       bias = KernelArg::blob(blob.add(raw.data(), raw.size()));
     }
@@ -1581,7 +1610,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     const char *names[] = {"max_pool", "average_pool", "depthwise_conv", "global_average_pool"};
     std::string what = llvm::formatv("{0}.{1}[{2}x{3}x{4}x{5}", names[cfg.kind],
-                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.batch,
+                                      cfg.int8              ? "int8.avx512vnni"
+                                      : isa == Isa::Avx512 ? "avx512"
+                                                           : "avx2",
+                                      cfg.batch,
                                       cfg.channels, cfg.height, cfg.width)
                            .str();
     if (cfg.kind != x86::WindowConfig::GlobalAverage)
@@ -2598,10 +2630,11 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     // And from an int8 convolution to the depthwise conv after it, where
     // this target's depthwise kernel reads u8 codes.
     Isa isa = options.target.isa;
-    pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization([isa](Operation *op) {
+    Int8Isa int8 = options.target.int8;
+    pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization([isa, int8](Operation *op) {
       if (hasEmptyTensor(op))
         return false;
-      std::optional<WindowStep> w = windowStep(op, isa);
+      std::optional<WindowStep> w = windowStep(op, isa, int8);
       return w && x86::WindowKernel::readsU8(w->config, isa);
     }));
     if (failed(pm.run(module)))

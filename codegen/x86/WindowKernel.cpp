@@ -1,6 +1,7 @@
 //===- WindowKernel.cpp - pooling and depthwise conv (xbyak) --------------===//
 
 #include "WindowKernel.h"
+#include "Int8DepthwiseKernel.h"
 #include "PaddedPlane.h"
 
 #include <algorithm>
@@ -127,7 +128,7 @@ int64_t WindowKernel::numTasks(const WindowConfig &c) {
 }
 
 int64_t WindowKernel::scratchBytes(const WindowConfig &c, Isa isa) {
-  if (c.kind == WindowConfig::GlobalAverage || readsDirectly(c, isa))
+  if (c.kind == WindowConfig::GlobalAverage || c.int8 || readsDirectly(c, isa))
     return 0;
   return numTasks(c) * splitRows(c, isa).taskFloats * 4;
 }
@@ -852,6 +853,8 @@ std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Is
       (config.outputU8 && (config.residual || config.ranges ||
                            config.output.kind != Activation::None)))
     return nullptr;
+  if (config.int8)
+    return isa == Isa::Avx512 ? Int8DepthwiseKernel::generate(config) : nullptr;
   return generatedFor<WindowGenerator>(isa, config);
 }
 

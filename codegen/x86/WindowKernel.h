@@ -63,6 +63,10 @@ struct WindowConfig {
   bool outputU8 = false;
   float outputScale = 1;
   int32_t outputZeroPoint = 0;
+  /// Depthwise with inputU8 (Int8DepthwiseKernel::supports, AVX-512 VNNI):
+  /// integer taps, s8 filters per channel; arguments [3] and [4] are
+  /// Int8DepthwiseKernel::tables'.
+  bool int8 = false;
   /// outputU8: every y lies within 2^30 output scales (known at compile
   /// time, e.g. u8 input and constant filters), so the codes need no clamp
   /// before the conversion.
@@ -74,7 +78,7 @@ struct WindowKernel {
   static bool supports(const WindowConfig &c);
   /// Whether the kernel can write the partial ranges of its output.
   static bool canWriteRanges(const WindowConfig &c, Isa isa) {
-    return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage;
+    return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage && !c.int8;
   }
   /// Whether the kernel can read and write u8 codes (WindowConfig's
   /// inputU8, output, outputU8).

@@ -1311,7 +1311,7 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     convs, so quantize_static puts a Q/DQ pair on each side of every BN:
     after an int8 conv, the pairs and the BN run in that conv's epilogue,
     which writes the u8 codes of the last pair's grid where a depthwise
-    (f32) conv reads them; after a depthwise conv, the BN kernel rounds its
+    conv reads them; after a depthwise conv, the BN kernel rounds its
     input and its result itself (one pass, no generic step). The next conv reads the
     rounded result as its u8 input. The classifier's Gemm (transB, weights
     per row) runs on the int8 GEMM, its input quantized to its pair's grid
@@ -1343,9 +1343,13 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     assert sum(k.endswith("-> u8") for k in convs) == depthwise + conv_pairs, convs
     assert sum(", static, u8 in]" in k for k in convs) == conv_pairs, convs
     assert sum(k["op"] == "nunc.conv" for k in kernels) == 0
+    # The depthwise convs take the integer kernel where their s8 filters
+    # come back exactly (QInt8); u8 filters (QUInt8, zero points) whose
+    # steps do not fit s8 keep the f32 one.
     dw = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
-    assert len(dw) == depthwise and all(
-        k.startswith("depthwise_conv.avx512[") and ", u8 in]" in k for k in dw), dw
+    integer = "depthwise_conv.int8.avx512vnni[" if weight == "QInt8" else "depthwise_conv.avx512["
+    assert len(dw) == depthwise and all(k.startswith(integer) and ", u8 in]" in k
+                                        for k in dw), dw
     norms = [k["kernel"] for k in kernels if k["op"] == "nunc.batch_norm"]
     assert len(norms) == depthwise and all(
         k.startswith("elementwise.batch_norm.avx512[") and
@@ -1916,7 +1920,7 @@ def test_imported_qoperator_cnn(nunc, models, tmp_path, name, int8_convs):
     convs = [k["kernel"] for k in kernels if k["op"] in ("nunc.quantized_conv", "nunc.fused_conv")]
     assert len(convs) == int8_convs and all(
         k.startswith("conv.int8.avx512vnni[") and "static" in k or
-        k.startswith("depthwise_conv.avx512[") and "u8 in" in k for k in convs), convs
+        k.startswith("depthwise_conv.int8.avx512vnni[") and "u8 in" in k for k in convs), convs
     linear = [k["kernel"] for k in kernels if k["op"].endswith("linear")]
     assert len(linear) == 1 and linear[0].startswith("gemm.int8.avx512vnni[1x1000x"), linear
     assert_tracks_onnxruntime(q, name, tmp_path)

@@ -1,0 +1,358 @@
+//===- Int8DepthwiseKernel.cpp - depthwise conv on u8 codes (VNNI) --------===//
+
+#include "Int8DepthwiseKernel.h"
+#include "PaddedPlane.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace mlir::nunc::x86 {
+
+namespace {
+
+using namespace Xbyak;
+
+constexpr int kLanes = 16;
+constexpr int kRows = 4;    // output rows of a block
+constexpr int kGroup = 4;   // output vectors of a group
+constexpr int kMaxKernelH = 7;
+
+/// Bytes loaded per input row and output vector: what the 16 outputs'
+/// taps span (at most 15 s + 4).
+int64_t loadBytes(const WindowConfig &c) { return c.strideW == 1 ? 32 : 64; }
+
+/// The loaded bytes of output vector `chunk` that lie inside the input row
+/// (bit b: byte b); the others take the zero point.
+uint64_t rowBytes(const WindowConfig &c, int64_t chunk) {
+  uint64_t bits = 0;
+  for (int64_t b = 0; b < loadBytes(c); ++b) {
+    int64_t column = chunk * kLanes * c.strideW - c.padLeft + b;
+    if (column >= 0 && column < c.width)
+      bits |= uint64_t(1) << b;
+  }
+  return bits;
+}
+
+class Int8DepthwiseGenerator : public PlaneGenerator {
+public:
+  explicit Int8DepthwiseGenerator(const WindowConfig &config) : c(config) {}
+
+  void generate() {
+    prologue();
+    int64_t per = WindowKernel::planesPerTask(c);
+    taskShare(per, c.batch * c.channels, r9, rax); // r9 = planes of this task
+    int64_t inPlane = c.height * c.width, outPlane = c.outH * c.outW * yBytes();
+    mov(rax, ptr[rdi + 0]);
+    imul(rdx, r10, inPlane);
+    add(rax, rdx);
+    mov(rbx, ptr[rdi + 8]);
+    imul(rdx, r10, outPlane);
+    add(rbx, rdx);
+    // The rearrangement: 128-bit lane L takes dwords L s .. L s + 3, and
+    // its output i the bytes i s .. i s + 3 of them.
+    std::vector<uint32_t> dwords(kLanes), bytes(kLanes);
+    for (int l = 0; l < kLanes; ++l)
+      dwords[l] = static_cast<uint32_t>(l / 4 * c.strideW + l % 4);
+    for (int i = 0; i < 4; ++i) {
+      uint32_t word = 0;
+      for (int t = 0; t < 4; ++t)
+        word |= static_cast<uint32_t>(i * c.strideW + t) << (8 * t);
+      for (int lane = 0; lane < 4; ++lane)
+        bytes[lane * 4 + i] = word;
+    }
+    vmovdqu32(dwordOrder(), dataAddr(dwords));
+    vmovdqu32(byteOrder(), dataAddr(bytes));
+    mov(edx, static_cast<uint32_t>(c.inputZeroPoint) * 0x01010101u);
+    vpbroadcastd(zeroPoints(), edx);
+    if (int tail = static_cast<int>(c.outW % kLanes))
+      setTailMask(tail, Zmm(0)); // k1
+    Label planeLoop;
+    L(planeLoop);
+    plane();
+    add(rax, inPlane);
+    add(rbx, outPlane);
+    inc(r10);
+    dec(r9);
+    jnz(planeLoop, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  WindowConfig c;
+  std::optional<Address> zpWords;
+
+  // zmm0..15 the block's sums (row i, vector j), 16..22 the filter rows,
+  // 23..24 the rearranged taps, 25..27 the rearrangement and the zero
+  // point's codes, 28..29 the channel's scale and bias, 30..31 (and
+  // 23..24 after the taps) the epilogue's temporaries.
+  Zmm acc(int i, int j) const { return Zmm(i * kGroup + j); }
+  Zmm filterRow(int64_t kh) const { return Zmm(16 + static_cast<int>(kh)); }
+  Zmm taps(int j) const { return Zmm(23 + (j & 1)); }
+  Zmm dwordOrder() const { return Zmm(25); }
+  Zmm byteOrder() const { return Zmm(26); }
+  Zmm zeroPoints() const { return Zmm(27); }
+  Zmm scale() const { return Zmm(28); }
+  Zmm bias() const { return Zmm(29); }
+  int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
+  const Opmask &byteMask(int j) const {
+    const Opmask *regs[kGroup] = {&k2, &k3, &k4, &k5};
+    return *regs[j];
+  }
+
+  /// One plane (rax: its codes, rbx: its output, r10: its index).
+  void plane() {
+    // r11 = this channel's filter rows, r12 = its scale (bias C floats on).
+    push(rax);
+    mov(rax, r10);
+    xor_(edx, edx);
+    mov(rcx, c.channels);
+    div(rcx);
+    pop(rax);
+    mov(r11, ptr[rdi + 24]);
+    imul(rcx, rdx, c.kernelH * 4);
+    add(r11, rcx);
+    mov(r12, ptr[rdi + 32]);
+    lea(r12, ptr[r12 + rdx * 4]);
+    for (int64_t kh = 0; kh < c.kernelH; ++kh)
+      vpbroadcastd(filterRow(kh), ptr[r11 + kh * 4]);
+    vbroadcastss(scale(), ptr[r12]);
+    vbroadcastss(bias(), ptr[r12 + c.channels * 4]);
+    lea(r14, ptr[rax - c.padTop * c.width]); // the first block's input row 0
+    mov(r15, rbx);
+    // Blocks of output rows; the longest run of identical ones (the same
+    // input rows inside the plane) is a loop.
+    struct Block {
+      int rows;
+      int64_t validBegin, validEnd; // its input rows inside the plane
+      bool operator==(const Block &o) const {
+        return rows == o.rows && validBegin == o.validBegin && validEnd == o.validEnd;
+      }
+    };
+    std::vector<Block> blocks;
+    for (int64_t first = 0; first < c.outH; first += kRows) {
+      Block b;
+      b.rows = static_cast<int>(std::min<int64_t>(kRows, c.outH - first));
+      int64_t inRows = (b.rows - 1) * c.strideH + c.kernelH;
+      int64_t top = first * c.strideH - c.padTop; // input row of its row 0
+      b.validBegin = std::clamp<int64_t>(-top, 0, inRows);
+      b.validEnd = std::clamp<int64_t>(c.height - top, 0, inRows);
+      blocks.push_back(b);
+    }
+    size_t runBegin = 0, runEnd = 0;
+    for (size_t i = 0; i < blocks.size();) {
+      size_t j = i;
+      while (j < blocks.size() && blocks[j] == blocks[i])
+        ++j;
+      if (j - i > runEnd - runBegin) {
+        runBegin = i;
+        runEnd = j;
+      }
+      i = j;
+    }
+    auto emitBlock = [&](const Block &b) {
+      block(b.rows, b.validBegin, b.validEnd);
+      add(r14, b.rows * c.strideH * c.width);
+      add(r15, b.rows * c.outW * yBytes());
+    };
+    for (size_t i = 0; i < runBegin; ++i)
+      emitBlock(blocks[i]);
+    if (runEnd - runBegin >= 2) {
+      mov(r13, runEnd - runBegin);
+      Label loop;
+      L(loop);
+      emitBlock(blocks[runBegin]);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    } else if (runEnd > runBegin) {
+      emitBlock(blocks[runBegin]);
+    }
+    for (size_t i = runEnd; i < blocks.size(); ++i)
+      emitBlock(blocks[i]);
+  }
+
+  /// Output rows [0, rows) at r15 from the input rows at r14 (those before
+  /// validBegin or from validEnd on outside the plane).
+  void block(int rows, int64_t validBegin, int64_t validEnd) {
+    const int64_t chunks = (c.outW + kLanes - 1) / kLanes;
+    const int64_t inRows = (rows - 1) * c.strideH + c.kernelH;
+    const uint64_t all = loadBytes(c) == 64 ? ~uint64_t(0) : (uint64_t(1) << loadBytes(c)) - 1;
+    for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
+      const int n = static_cast<int>(std::min<int64_t>(kGroup, chunks - g0));
+      for (int j = 0; j < n; ++j)
+        if (uint64_t bits = rowBytes(c, g0 + j); bits != all) {
+          mov(rdx, bits);
+          kmovq(byteMask(j), rdx);
+        }
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < n; ++j)
+          vpxord(acc(i, j), acc(i, j), acc(i, j));
+      for (int64_t r = 0; r < inRows; ++r) {
+        // The (output row, filter row) pairs that read input row r.
+        std::vector<std::pair<int, int64_t>> uses;
+        for (int i = 0; i < rows; ++i) {
+          int64_t kh = r - i * c.strideH;
+          if (kh >= 0 && kh < c.kernelH)
+            uses.push_back({i, kh});
+        }
+        if (uses.empty())
+          continue;
+        const bool inside = r >= validBegin && r < validEnd;
+        for (int j = 0; j < n; ++j) {
+          Zmm t = taps(j);
+          if (inside) {
+            int64_t at = r * c.width + (g0 + j) * kLanes * c.strideW - c.padLeft;
+            uint64_t bits = rowBytes(c, g0 + j);
+            if (bits == all) {
+              if (loadBytes(c) == 32)
+                vmovdqu8(Ymm(t.getIdx()), ptr[r14 + at]);
+              else
+                vmovdqu8(t, ptr[r14 + at]);
+            } else {
+              // Masked-off bytes keep the zero point's code (and do not
+              // fault past the row's ends).
+              vmovdqa64(t, zeroPoints());
+              if (loadBytes(c) == 32)
+                vmovdqu8(Ymm(t.getIdx()) | byteMask(j), ptr[r14 + at]);
+              else
+                vmovdqu8(t | byteMask(j), ptr[r14 + at]);
+            }
+            vpermd(t, dwordOrder(), t);
+            vpshufb(t, t, byteOrder());
+          }
+          // A row of padding: the zero point's code in every tap.
+          const Zmm &a = inside ? t : zeroPoints();
+          for (auto [i, kh] : uses)
+            vpdpbusd(acc(i, j), a, filterRow(kh));
+        }
+      }
+      epilogue(rows, g0, n, chunks);
+    }
+  }
+
+  void epilogue(int rows, int64_t g0, int n, int64_t chunks) {
+    const bool tail = c.outW % kLanes != 0;
+    const int64_t rowBytesOut = c.outW * yBytes();
+    Zmm t0 = Zmm(30), t1 = Zmm(31), t2 = Zmm(23), t3 = Zmm(24);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < n; ++j) {
+        Zmm y = acc(i, j);
+        int64_t chunk = g0 + j;
+        bool isTail = tail && chunk == chunks - 1;
+        int64_t at = i * rowBytesOut + chunk * kLanes * yBytes();
+        vcvtdq2ps(y, y);
+        vfmadd213ps(y, scale(), bias());
+        emitActivation(y, c.activation, t0, t1, t2, t3);
+        if (!c.outputU8) {
+          if (isTail)
+            vmovups(ptr[r15 + at] | k1, y);
+          else
+            vmovups(ptr[r15 + at], y);
+          continue;
+        }
+        emitCodeQuotient(y, t0, c.outputScale, c.outputBounded);
+        // A row's four whole vectors pack together; others one by one.
+        bool packed = n == 4 && !(tail && g0 + 3 == chunks - 1);
+        if (packed) {
+          if (j == 3) {
+            if (!zpWords)
+              zpWords = zeroPointWords(c.outputZeroPoint);
+            emitPackCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), *zpWords, packCodeOrder(),
+                          t0);
+            vmovdqu32(ptr[r15 + i * rowBytesOut + g0 * kLanes], acc(i, 0));
+          }
+          continue;
+        }
+        vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.outputZeroPoint)));
+        vpmaxsd(y, y, constAddrBits(0));
+        if (isTail)
+          vpmovusdb(ptr[r15 + at] | k1, y); // saturates at 255
+        else
+          vpmovusdb(ptr[r15 + at], y);
+      }
+  }
+};
+
+} // namespace
+
+bool Int8DepthwiseKernel::supports(const WindowConfig &c) {
+  return c.kind == WindowConfig::Depthwise && c.inputU8 && c.kernelW <= 4 &&
+         c.kernelH <= kMaxKernelH && c.dilationH == 1 && c.dilationW == 1 &&
+         (c.strideW == 1 || c.strideW == 2) && !c.residual && !c.ranges &&
+         c.output.kind == Activation::None && c.outH > 0 && c.outW > 0 && c.padTop >= 0 &&
+         c.padLeft >= 0;
+}
+
+std::optional<Int8DepthwiseKernel::Tables>
+Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &weights,
+                            const std::vector<float> &bias) {
+  Tables t;
+  const int64_t taps = c.kernelH * c.kernelW;
+  t.filters.assign(c.channels * c.kernelH, 0);
+  t.scaleBias.assign(2 * c.channels, 0.f);
+  float largest = 0, lowest = 0, highest = 0;
+  for (float w : weights) {
+    largest = std::max(largest, std::fabs(w));
+    lowest = std::min(lowest, w);
+    highest = std::max(highest, w);
+  }
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    const float *w = weights.data() + ch * taps;
+    float own = 0, ownLow = 0, ownHigh = 0;
+    for (int64_t k = 0; k < taps; ++k) {
+      own = std::max(own, std::fabs(w[k]));
+      ownLow = std::min(ownLow, w[k]);
+      ownHigh = std::max(ownHigh, w[k]);
+    }
+    // The grids onnxruntime puts weights on: symmetric s8 per channel or
+    // per tensor (max |w| / 127), asymmetric likewise ((max - min) / 255,
+    // 0 in the range; its steps fit s8 where the zero point is 128). The
+    // first on which the filter lies, its steps within s8, is its scale.
+    std::optional<float> sw;
+    if (own == 0)
+      sw = 1.f;
+    for (float candidate :
+         {own / 127.f, largest / 127.f, (ownHigh - ownLow) / 255.f, (highest - lowest) / 255.f}) {
+      if (sw || !(candidate > 0) || !std::isfinite(candidate))
+        continue;
+      bool onGrid = true;
+      for (int64_t k = 0; k < taps && onGrid; ++k) {
+        float q = w[k] / candidate;
+        onGrid = std::fabs(q - std::nearbyint(q)) <= 1e-3f && std::nearbyint(q) >= -128 &&
+                 std::nearbyint(q) <= 127;
+      }
+      if (onGrid)
+        sw = candidate;
+    }
+    if (!sw)
+      return std::nullopt;
+    int64_t sum = 0;
+    for (int64_t kh = 0; kh < c.kernelH; ++kh) {
+      uint32_t word = 0;
+      for (int64_t kw = 0; kw < c.kernelW; ++kw) {
+        int32_t v = static_cast<int32_t>(std::nearbyint(w[kh * c.kernelW + kw] / *sw));
+        sum += v;
+        word |= (static_cast<uint32_t>(v) & 0xffu) << (8 * kw);
+      }
+      t.filters[ch * c.kernelH + kh] = static_cast<int32_t>(word);
+    }
+    const double scale = static_cast<double>(c.inputScale) * *sw;
+    t.scaleBias[ch] = static_cast<float>(scale);
+    t.scaleBias[c.channels + ch] = static_cast<float>(
+        (bias.empty() ? 0.0 : static_cast<double>(bias[ch])) - scale * c.inputZeroPoint * sum);
+  }
+  return t;
+}
+
+std::unique_ptr<JitKernel> Int8DepthwiseKernel::generate(const WindowConfig &c) {
+  if (!supports(c))
+    return nullptr;
+  auto gen = std::make_unique<Int8DepthwiseGenerator>(c);
+  gen->generate();
+  if (!gen->finish())
+    return nullptr;
+  return gen;
+}
+
+} // namespace mlir::nunc::x86

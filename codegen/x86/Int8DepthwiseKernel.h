@@ -1,0 +1,60 @@
+//===- Int8DepthwiseKernel.h - depthwise conv on u8 codes (VNNI) -*- C++ -*-===//
+//
+// The window kernel's depthwise conv in integers (WindowConfig::int8): u8
+// input codes (a per-tensor grid, zero point zx), s8 filters with a scale
+// sw[c] per channel (a QDQ model's own, recovered from its f32 filters at
+// compile time), s32 sums by vpdpbusd, then y = float(sum) * sx sw[c] +
+// bias'[c] with bias' = bias - sx sw[c] zx sum(w[c]) (the padding is the
+// zero point's code, so that term is the same at every output), the
+// activation, and u8 codes of the output grid or f32. The sums are exact
+// where the f32 kernel rounds each of its products and additions.
+//
+// Each input row's part that a vector of 16 outputs reads (19 bytes at
+// stride 1, 34 at stride 2) is loaded once (the bytes outside the row
+// masked, taking the zero point), and rearranged by one vpermd (dwords to
+// 128-bit lanes) and one vpshufb into 16 dwords of that output's taps
+// (x[o s], x[o s + 1], x[o s + 2], x[o s + 3]); one vpdpbusd against a
+// filter row (w0, w1, w2, 0 for 3 taps) adds that row's taps for all 16
+// outputs, and each such vector serves every output row of the block that
+// reads the input row. Stride 2 costs what stride 1 does. Rows outside the
+// input are the zero point's codes in every byte.
+//
+// Task arguments (those of WindowKernel): [0] x (u8 codes), [1] y (u8 codes
+// or f32), [2] unused, [3] filters [C][kh] (one dword of kw <= 4 s8 taps
+// each), [4] [2][C] f32: sx sw[c], then bias'[c].
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NUNC_CODEGEN_X86_INT8DEPTHWISEKERNEL_H
+#define NUNC_CODEGEN_X86_INT8DEPTHWISEKERNEL_H
+
+#include "JitSupport.h"
+#include "WindowKernel.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace mlir::nunc::x86 {
+
+struct Int8DepthwiseKernel {
+  /// Depthwise on u8 codes: filters up to 7 x 4, stride 1 or 2 along W, no
+  /// dilation, no residual, ranges or output rounding (codes or f32 out).
+  static bool supports(const WindowConfig &c);
+  struct Tables {
+    std::vector<int32_t> filters; // [C][kh] packed s8 taps
+    std::vector<float> scaleBias; // [2][C]
+  };
+  /// The filters as s8 steps of a per-channel scale and the epilogue's
+  /// scales and biases (`bias` may be empty), where every channel's f32
+  /// filter lies exactly on an s8 grid (a QDQ model's dequantized weights:
+  /// symmetric or asymmetric, per channel or per tensor), else none: the
+  /// integer kernel then gives the f32 kernel's results up to roundings.
+  static std::optional<Tables> tables(const WindowConfig &c, const std::vector<float> &weights,
+                                      const std::vector<float> &bias);
+  static std::unique_ptr<JitKernel> generate(const WindowConfig &c);
+};
+
+} // namespace mlir::nunc::x86
+
+#endif // NUNC_CODEGEN_X86_INT8DEPTHWISEKERNEL_H

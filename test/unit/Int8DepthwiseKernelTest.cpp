@@ -1,0 +1,241 @@
+//===- Int8DepthwiseKernelTest.cpp - integer depthwise conv vs a reference ===//
+//
+// The kernel against an exact integer reference of the same arithmetic:
+// s32 sums of the s8 filters (Int8DepthwiseKernel::tables) over the u8
+// codes, the padding the input zero point's code, then sum * scale + bias'
+// and the activation in double; codes of the output grid or f32.
+
+#include "Int8DepthwiseKernel.h"
+#include "WindowKernel.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <random>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+using namespace mlir::nunc;
+using namespace mlir::nunc::x86;
+
+namespace {
+
+bool hostHasVnni() {
+  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl");
+}
+
+struct Shape {
+  int64_t channels, height, width, kernelH, kernelW, stride, pad;
+  const char *activation;
+  bool codes; // u8 output (else f32)
+};
+
+WindowConfig configOf(const Shape &s) {
+  WindowConfig c;
+  c.kind = WindowConfig::Depthwise;
+  c.int8 = true;
+  c.inputU8 = true;
+  c.inputScale = 0.0213f;
+  c.inputZeroPoint = 131;
+  c.batch = 2;
+  c.channels = s.channels;
+  c.height = s.height;
+  c.width = s.width;
+  c.kernelH = s.kernelH;
+  c.kernelW = s.kernelW;
+  c.strideH = c.strideW = s.stride;
+  c.padTop = c.padLeft = c.padBottom = c.padRight = s.pad;
+  c.outH = (s.height + 2 * s.pad - s.kernelH) / s.stride + 1;
+  c.outW = (s.width + 2 * s.pad - s.kernelW) / s.stride + 1;
+  c.bias = true;
+  c.activation = Activation::fromName(s.activation, 0.f, 6.f);
+  if (s.codes) {
+    c.outputU8 = true;
+    c.outputScale = 0.031f;
+    c.outputZeroPoint = 9;
+  }
+  return c;
+}
+
+/// Runs the kernel on codes placed right before a page the process may not
+/// read (a tap past the plane's end faults) and checks every output.
+void check(const Shape &s, std::mt19937 &rng) {
+  WindowConfig c = configOf(s);
+  SCOPED_TRACE(testing::Message() << "C" << s.channels << " " << s.height << "x" << s.width
+                                  << " k" << s.kernelH << "x" << s.kernelW << " s" << s.stride
+                                  << " p" << s.pad << " " << s.activation
+                                  << (s.codes ? " -> u8" : " -> f32"));
+  ASSERT_TRUE(Int8DepthwiseKernel::supports(c));
+  const int64_t planes = c.batch * c.channels, inPlane = c.height * c.width;
+  const int64_t outPlane = c.outH * c.outW, taps = c.kernelH * c.kernelW;
+  std::uniform_int_distribution<int> byte(0, 255), step(-127, 127);
+  std::normal_distribution<float> normal(0.f, 0.4f);
+  // Filters on an s8 grid per channel (as a QDQ model's).
+  std::vector<float> weights(c.channels * taps), bias(c.channels);
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    float scale = 0.004f + 0.001f * static_cast<float>(ch % 5);
+    for (int64_t t = 0; t < taps; ++t)
+      weights[ch * taps + t] = static_cast<float>(step(rng)) * scale;
+    weights[ch * taps] = 127 * scale;
+  }
+  for (float &b : bias)
+    b = normal(rng);
+  // Extremes: a channel of +-127 steps (u8 255 x s8 127 sums), a channel
+  // of zeros.
+  for (int64_t t = 0; t < taps; ++t) {
+    weights[t] = t % 2 ? -1.5f : 1.5f;
+    if (c.channels > 2)
+      weights[2 * taps + t] = 0.f;
+  }
+  std::optional<Int8DepthwiseKernel::Tables> found = Int8DepthwiseKernel::tables(c, weights, bias);
+  ASSERT_TRUE(found);
+  const Int8DepthwiseKernel::Tables &tables = *found;
+
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = (planes * inPlane + page - 1) / page * page;
+  char *mem = static_cast<char *>(mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE,
+                                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(mem, MAP_FAILED);
+  ASSERT_EQ(mprotect(mem + bytes, page, PROT_NONE), 0);
+  uint8_t *x = reinterpret_cast<uint8_t *>(mem + bytes - planes * inPlane);
+  for (int64_t i = 0; i < planes * inPlane; ++i)
+    x[i] = static_cast<uint8_t>(i % 97 == 0 ? 255 : byte(rng));
+
+  std::unique_ptr<JitKernel> kernel = WindowKernel::generate(c, Isa::Avx512);
+  ASSERT_TRUE(kernel);
+  EXPECT_EQ(WindowKernel::scratchBytes(c, Isa::Avx512), 0);
+  const int64_t yBytes = s.codes ? 1 : 4, total = planes * outPlane;
+  std::vector<uint8_t> y(total * yBytes + 64, 0xa5);
+  const void *args[] = {x, y.data(), nullptr, tables.filters.data(), tables.scaleBias.data(),
+                        nullptr};
+  for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t)
+    ASSERT_EQ(kernel->function()(args, t, 0), 0);
+  const std::vector<uint8_t> codes(x, x + planes * inPlane);
+  munmap(mem, bytes + page);
+
+  for (int64_t p = 0; p < planes; ++p) {
+    const int64_t ch = p % c.channels;
+    const int32_t *rows = tables.filters.data() + ch * c.kernelH;
+    for (int64_t oh = 0; oh < c.outH; ++oh)
+      for (int64_t ow = 0; ow < c.outW; ++ow) {
+        int64_t sum = 0;
+        for (int64_t kh = 0; kh < c.kernelH; ++kh)
+          for (int64_t kw = 0; kw < c.kernelW; ++kw) {
+            int64_t ih = oh * c.strideH - c.padTop + kh, iw = ow * c.strideW - c.padLeft + kw;
+            int32_t code = ih >= 0 && ih < c.height && iw >= 0 && iw < c.width
+                               ? codes[p * inPlane + ih * c.width + iw]
+                               : c.inputZeroPoint;
+            sum += static_cast<int8_t>(rows[kh] >> (8 * kw) & 0xff) * code;
+          }
+        double v = double(sum) * tables.scaleBias[ch] + tables.scaleBias[c.channels + ch];
+        if (c.activation.kind == Activation::Relu)
+          v = std::max(v, 0.0);
+        else if (c.activation.kind == Activation::Clip)
+          v = std::clamp(v, 0.0, 6.0);
+        const int64_t at = p * outPlane + oh * c.outW + ow;
+        if (s.codes) {
+          double q = std::clamp(std::nearbyint(v / c.outputScale) + c.outputZeroPoint, 0.0, 255.0);
+          // f32 rounding of the product may move a tie by one code.
+          ASSERT_NEAR(y[at], q, 1) << "code at plane " << p << " (" << oh << ", " << ow << ")";
+        } else {
+          float got;
+          std::memcpy(&got, y.data() + at * 4, 4);
+          ASSERT_NEAR(got, v, 1e-5 + 1e-5 * std::fabs(v))
+              << "at plane " << p << " (" << oh << ", " << ow << ")";
+        }
+      }
+  }
+  for (int64_t i = total * yBytes; i < total * yBytes + 64; ++i)
+    ASSERT_EQ(y[i], 0xa5) << "wrote past the output at byte " << i;
+}
+
+TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(21);
+  for (bool codes : {true, false})
+    for (int64_t side : {1, 7, 17, 40, 64, 65})
+      for (int64_t stride : {1, 2}) {
+        check({17, side, side + 1, 3, 3, stride, 1, "clip", codes}, rng);
+        check({3, side, side, 3, 3, stride, 1, "relu", codes}, rng);
+      }
+  // MobileNet's shapes (codes out), other filters and paddings.
+  check({32, 112, 112, 3, 3, 1, 1, "clip", true}, rng);
+  check({24, 56, 56, 3, 3, 2, 1, "clip", true}, rng);
+  check({9, 7, 7, 3, 3, 1, 1, "none", true}, rng);
+  check({5, 30, 129, 3, 3, 1, 0, "none", false}, rng);
+  check({5, 30, 129, 1, 4, 2, 3, "none", false}, rng);
+  check({5, 19, 23, 7, 2, 1, 3, "relu", true}, rng);
+  check({5, 19, 23, 5, 4, 2, 2, "clip", false}, rng);
+}
+
+TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
+  WindowConfig c = configOf({2, 5, 5, 3, 3, 1, 1, "none", false});
+  // Channel 0 is an s8 filter times 0.01 (a QDQ model's): it comes back
+  // exactly; channel 1 all zeros.
+  std::vector<float> w(18, 0.f), bias = {0.5f, -0.25f};
+  const int8_t q[9] = {127, -127, 3, 0, -1, 64, -64, 100, 2};
+  for (int t = 0; t < 9; ++t)
+    w[t] = q[t] * 0.01f;
+  std::optional<Int8DepthwiseKernel::Tables> found = Int8DepthwiseKernel::tables(c, w, bias);
+  ASSERT_TRUE(found);
+  const Int8DepthwiseKernel::Tables &t = *found;
+  ASSERT_EQ(t.filters.size(), 6u);
+  for (int kh = 0; kh < 3; ++kh)
+    for (int kw = 0; kw < 3; ++kw)
+      EXPECT_EQ(static_cast<int8_t>(t.filters[kh] >> (8 * kw) & 0xff), q[kh * 3 + kw]);
+  for (int kh = 0; kh < 3; ++kh)
+    EXPECT_EQ(t.filters[kh] >> 24, 0) << "the fourth tap";
+  EXPECT_NEAR(t.scaleBias[0], c.inputScale * 0.01f, 1e-9);
+  int sum = 0;
+  for (int8_t v : q)
+    sum += v;
+  EXPECT_NEAR(t.scaleBias[2], 0.5 - double(c.inputScale) * 0.01 * c.inputZeroPoint * sum, 1e-6);
+  EXPECT_EQ(t.filters[3], 0);
+  EXPECT_EQ(t.scaleBias[3], -0.25f);
+  EXPECT_EQ(t.scaleBias[1], c.inputScale); // scale 1 for an all-zero filter
+
+  // A per-tensor grid (channel 1's largest step 50 of 0.01), and an
+  // asymmetric one: u8 weights of zero point 128 and scale 0.002 span
+  // steps -128..127 (their range / 255); with zero point 100 (steps
+  // -100..155) they do not fit s8.
+  for (int t = 0; t < 9; ++t)
+    w[9 + t] = (50 - 11 * t) * 0.01f;
+  found = Int8DepthwiseKernel::tables(c, w, bias);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(static_cast<int8_t>(found->filters[3] & 0xff), 50);
+  EXPECT_NEAR(found->scaleBias[1], c.inputScale * 0.01f, 1e-9);
+  std::vector<float> asym(18, 0.f);
+  for (int t = 0; t < 9; ++t)
+    asym[t] = (t == 0 ? -128 : t == 1 ? 127 : 20 * t - 90) * 0.002f;
+  found = Int8DepthwiseKernel::tables(c, asym, bias);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(static_cast<int8_t>(found->filters[0] & 0xff), -128);
+  EXPECT_NEAR(found->scaleBias[0], c.inputScale * 0.002f, 1e-9);
+  asym[0] = -100 * 0.002f;
+  asym[1] = 155 * 0.002f;
+  EXPECT_FALSE(Int8DepthwiseKernel::tables(c, asym, bias)) << "155 steps do not fit s8";
+  // Off every grid (f32 filters of an f32 model): none.
+  w[4] = 0.0123456f;
+  EXPECT_FALSE(Int8DepthwiseKernel::tables(c, w, bias));
+  // Not taken: filters wider than a dword, dilation, a residual, ranges.
+  WindowConfig wide = c;
+  wide.kernelW = 5;
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(wide));
+  WindowConfig dilated = c;
+  dilated.dilationW = 2;
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(dilated));
+  WindowConfig residual = c;
+  residual.residual = true;
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(residual));
+  WindowConfig ranges = c;
+  ranges.ranges = true;
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(ranges));
+}
+
+} // namespace
