@@ -34,6 +34,18 @@ uint64_t rowBytes(const WindowConfig &c, int64_t chunk) {
   return bits;
 }
 
+/// u8 codes out with every result bounded (WindowConfig::outputBounded)
+/// and no activation but Relu or Clip: the epilogue works in code units,
+/// sum * (sx sw / sy) + (bias' / sy + zy), the activation as bounds on
+/// that, then one rounding conversion and the saturating pack: 4.5 uops a
+/// vector where the exact quotient of the f32 kernel's epilogue takes 9.
+/// (A code can differ from that by one at a rounding tie.)
+bool inCodeUnits(const WindowConfig &c) {
+  return c.outputU8 && c.outputBounded && !c.activation.hasPostAffine() &&
+         (c.activation.kind == Activation::None || c.activation.kind == Activation::Relu ||
+          c.activation.kind == Activation::Clip);
+}
+
 class Int8DepthwiseGenerator : public PlaneGenerator {
 public:
   explicit Int8DepthwiseGenerator(const WindowConfig &config) : c(config) {}
@@ -243,6 +255,19 @@ private:
         int64_t at = i * rowBytesOut + chunk * kLanes * yBytes();
         vcvtdq2ps(y, y);
         vfmadd213ps(y, scale(), bias());
+        if (inCodeUnits(c)) {
+          // The activation's bounds in code units (rounding is monotonic:
+          // clamping before it is clamping the codes).
+          const Activation &a = c.activation;
+          const float zy = static_cast<float>(c.outputZeroPoint), sy = c.outputScale;
+          if (a.kind != Activation::None)
+            vmaxps(y, y, constAddr(zy + (a.kind == Activation::Relu ? 0.f : a.min / sy)));
+          if (a.kind == Activation::Clip)
+            vminps(y, y, constAddr(zy + a.max / sy));
+          vcvtps2dq(y, y);
+          storeCodes(i, j, g0, n, chunks, /*zeroPoint=*/0);
+          continue;
+        }
         emitActivation(y, c.activation, t0, t1, t2, t3);
         if (!c.outputU8) {
           if (isTail)
@@ -252,25 +277,35 @@ private:
           continue;
         }
         emitCodeQuotient(y, t0, c.outputScale, c.outputBounded);
-        // A row's four whole vectors pack together; others one by one.
-        bool packed = n == 4 && !(tail && g0 + 3 == chunks - 1);
-        if (packed) {
-          if (j == 3) {
-            if (!zpWords)
-              zpWords = zeroPointWords(c.outputZeroPoint);
-            emitPackCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), *zpWords, packCodeOrder(),
-                          t0);
-            vmovdqu32(ptr[r15 + i * rowBytesOut + g0 * kLanes], acc(i, 0));
-          }
-          continue;
-        }
-        vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.outputZeroPoint)));
-        vpmaxsd(y, y, constAddrBits(0));
-        if (isTail)
-          vpmovusdb(ptr[r15 + at] | k1, y); // saturates at 255
-        else
-          vpmovusdb(ptr[r15 + at], y);
+        storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
       }
+  }
+
+  /// The s32 code quotients of acc(i, j) plus `zeroPoint` as u8 codes: a
+  /// row's four whole vectors packed together (once the fourth is ready),
+  /// others one by one.
+  void storeCodes(int i, int j, int64_t g0, int n, int64_t chunks, int32_t zeroPoint) {
+    const bool tail = c.outW % kLanes != 0;
+    const int64_t rowBytesOut = c.outW;
+    Zmm y = acc(i, j), t = Zmm(30);
+    bool packed = n == 4 && !(tail && g0 + 3 == chunks - 1);
+    if (packed) {
+      if (j == 3) {
+        if (!zpWords)
+          zpWords = zeroPointWords(zeroPoint);
+        emitPackCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), *zpWords, packCodeOrder(), t);
+        vmovdqu32(ptr[r15 + i * rowBytesOut + g0 * kLanes], acc(i, 0));
+      }
+      return;
+    }
+    const int64_t chunk = g0 + j, at = i * rowBytesOut + chunk * kLanes;
+    if (zeroPoint)
+      vpaddd(y, y, constAddrBits(static_cast<uint32_t>(zeroPoint)));
+    vpmaxsd(y, y, constAddrBits(0));
+    if (tail && chunk == chunks - 1)
+      vpmovusdb(ptr[r15 + at] | k1, y); // saturates at 255
+    else
+      vpmovusdb(ptr[r15 + at], y);
   }
 };
 
@@ -338,9 +373,16 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
       t.filters[ch * c.kernelH + kh] = static_cast<int32_t>(word);
     }
     const double scale = static_cast<double>(c.inputScale) * *sw;
+    double shift = (bias.empty() ? 0.0 : static_cast<double>(bias[ch])) -
+                   scale * c.inputZeroPoint * sum;
+    if (inCodeUnits(c)) {
+      t.scaleBias[ch] = static_cast<float>(scale / c.outputScale);
+      t.scaleBias[c.channels + ch] =
+          static_cast<float>(shift / c.outputScale + c.outputZeroPoint);
+      continue;
+    }
     t.scaleBias[ch] = static_cast<float>(scale);
-    t.scaleBias[c.channels + ch] = static_cast<float>(
-        (bias.empty() ? 0.0 : static_cast<double>(bias[ch])) - scale * c.inputZeroPoint * sum);
+    t.scaleBias[c.channels + ch] = static_cast<float>(shift);
   }
   return t;
 }

@@ -62,6 +62,9 @@ WindowConfig configOf(const Shape &s) {
   return c;
 }
 
+/// Which output codes the checks saw (both saturated ends must occur).
+bool codesSeen[256];
+
 /// Runs the kernel on codes placed right before a page the process may not
 /// read (a tap past the plane's end faults) and checks every output.
 void check(const Shape &s, std::mt19937 &rng) {
@@ -106,15 +109,29 @@ void check(const Shape &s, std::mt19937 &rng) {
   for (int64_t i = 0; i < planes * inPlane; ++i)
     x[i] = static_cast<uint8_t>(i % 97 == 0 ? 255 : byte(rng));
 
-  std::unique_ptr<JitKernel> kernel = WindowKernel::generate(c, Isa::Avx512);
-  ASSERT_TRUE(kernel);
   EXPECT_EQ(WindowKernel::scratchBytes(c, Isa::Avx512), 0);
   const int64_t yBytes = s.codes ? 1 : 4, total = planes * outPlane;
-  std::vector<uint8_t> y(total * yBytes + 64, 0xa5);
-  const void *args[] = {x, y.data(), nullptr, tables.filters.data(), tables.scaleBias.data(),
-                        nullptr};
-  for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t)
-    ASSERT_EQ(kernel->function()(args, t, 0), 0);
+  // Codes out: also with every result known bounded (the epilogue in code
+  // units), whose tables differ.
+  WindowConfig bounded = c;
+  bounded.outputBounded = true;
+  std::optional<Int8DepthwiseKernel::Tables> boundedTables =
+      Int8DepthwiseKernel::tables(bounded, weights, bias);
+  ASSERT_TRUE(boundedTables);
+  std::vector<std::vector<uint8_t>> outputs;
+  for (bool isBounded : {false, true}) {
+    if (isBounded && !s.codes)
+      break;
+    const WindowConfig &k = isBounded ? bounded : c;
+    const Int8DepthwiseKernel::Tables &kt = isBounded ? *boundedTables : tables;
+    std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, Isa::Avx512);
+    ASSERT_TRUE(kernel);
+    std::vector<uint8_t> y(total * yBytes + 64, 0xa5);
+    const void *args[] = {x, y.data(), nullptr, kt.filters.data(), kt.scaleBias.data(), nullptr};
+    for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
+      ASSERT_EQ(kernel->function()(args, t, 0), 0);
+    outputs.push_back(std::move(y));
+  }
   const std::vector<uint8_t> codes(x, x + planes * inPlane);
   munmap(mem, bytes + page);
 
@@ -141,17 +158,22 @@ void check(const Shape &s, std::mt19937 &rng) {
         if (s.codes) {
           double q = std::clamp(std::nearbyint(v / c.outputScale) + c.outputZeroPoint, 0.0, 255.0);
           // f32 rounding of the product may move a tie by one code.
-          ASSERT_NEAR(y[at], q, 1) << "code at plane " << p << " (" << oh << ", " << ow << ")";
+          for (size_t o = 0; o < outputs.size(); ++o) {
+            ASSERT_NEAR(outputs[o][at], q, 1) << "code at plane " << p << " (" << oh << ", "
+                                              << ow << ")" << (o ? ", bounded" : "");
+            codesSeen[outputs[o][at]] = true;
+          }
         } else {
           float got;
-          std::memcpy(&got, y.data() + at * 4, 4);
+          std::memcpy(&got, outputs[0].data() + at * 4, 4);
           ASSERT_NEAR(got, v, 1e-5 + 1e-5 * std::fabs(v))
               << "at plane " << p << " (" << oh << ", " << ow << ")";
         }
       }
   }
-  for (int64_t i = total * yBytes; i < total * yBytes + 64; ++i)
-    ASSERT_EQ(y[i], 0xa5) << "wrote past the output at byte " << i;
+  for (const std::vector<uint8_t> &y : outputs)
+    for (int64_t i = total * yBytes; i < total * yBytes + 64; ++i)
+      ASSERT_EQ(y[i], 0xa5) << "wrote past the output at byte " << i;
 }
 
 TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
@@ -172,6 +194,7 @@ TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
   check({5, 30, 129, 1, 4, 2, 3, "none", false}, rng);
   check({5, 19, 23, 7, 2, 1, 3, "relu", true}, rng);
   check({5, 19, 23, 5, 4, 2, 2, "clip", false}, rng);
+  EXPECT_TRUE(codesSeen[0] && codesSeen[255]) << "the output grid hardly saturates";
 }
 
 TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
