@@ -56,15 +56,21 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     SmallVector<std::string> keys;
     for (Operation *op : targets)
       keys.push_back(quantizationKey(op));
+    SmallVector<std::pair<Operation *, std::string>> depthwise;
     for (auto [op, key] : llvm::zip(targets, keys)) {
       LogicalResult done = success();
       if (auto lin = dyn_cast<LinearOp>(op))
         done = quantize(lin, key);
+      else if (convs && isDepthwise(op))
+        depthwise.push_back({op, key});
       else if (convs)
         done = quantizeConv(op, key);
       if (failed(done))
         return signalPassFailure();
     }
+    for (auto [op, key] : depthwise)
+      if (failed(quantizeDepthwiseInput(op, key)))
+        return signalPassFailure();
     if (minEmbeddingElements > 0) {
       SmallVector<GatherOp> gathers;
       getOperation().walk([&](GatherOp op) { gathers.push_back(op); });
@@ -243,6 +249,88 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     return TypeAttr::get(quant::UniformQuantizedType::get(
         /*flags=*/0, IntegerType::get(&getContext(), 8), Float32Type::get(&getContext()),
         it->second.scale, it->second.zeroPoint, 0, 255));
+  }
+
+  /// A conv or fused_conv with one filter per channel, 2-D, its f32
+  /// weight [C, 1, kh, kw] a constant.
+  static bool isDepthwise(Operation *op) {
+    auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+    int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
+    return in && in.getRank() == 4 && in.getElementType().isF32() && w && w.hasStaticShape() &&
+           w.getRank() == 4 && w.getElementType().isF32() && group > 1 &&
+           in.getDimSize(1) == group && w.getDimSize(0) == group && w.getDimSize(1) == 1 &&
+           matchPattern(op->getOperand(1), m_Constant());
+  }
+
+  /// Static activations: a depthwise conv whose input only an int8 conv
+  /// reads gets that input's u8 grid from the profile as the int8 conv's
+  /// output_quantization (which then hands it the grid's codes,
+  /// nunc-fuse-conv-activation-quantization), and its filter rounded to a
+  /// symmetric s8 grid per channel (still f32 values: the code generator's
+  /// integer depthwise kernel takes filters on such a grid), the bias
+  /// corrected for that rounding as the others' are. The depthwise conv's
+  /// input and filter are then what onnxruntime's static int8 model has.
+  LogicalResult quantizeDepthwiseInput(Operation *op, const std::string &key) {
+    auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
+    if (!staticActivations || !producer || !producer->hasOneUse() ||
+        producer.getOutputQuantization() || producer.getNormScale() ||
+        llvm::is_contained(keepF32, key))
+      return success();
+    FailureOr<TypeAttr> grid = calibratedInput(op, key, "conv");
+    if (failed(grid))
+      return failure();
+    auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
+    int64_t channels = wType.getDimSize(0), taps = wType.getNumElements() / channels;
+    std::optional<SmallVector<float>> w = getConstantFloats(op->getOperand(1));
+    if (!w)
+      return success();
+    FailureOr<ArrayRef<float>> mean = inputChannelMean(op, key, "conv", channels);
+    if (failed(mean))
+      return failure();
+    Int8Weight q = quantizeSymmetric(*w, wType.getShape(), /*axis=*/0);
+    SmallVector<float> rounded(w->size());
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        rounded[c * taps + t] =
+            static_cast<float>(q.values[c * taps + t] * static_cast<float>(q.scales[c]));
+    OpBuilder b(op);
+    producer.setOutputQuantizationAttr(*grid);
+    Operation *oldWeight = op->getOperand(1).getDefiningOp();
+    ElementsAttr attr =
+        attrFromTensor(cantFail(Tensor::fromValues<float>(DType::F32, wType.getShape(), rounded)),
+                       &getContext(), "int8_depthwise_weight");
+    op->setOperand(1, ConstantOp::create(b, op->getLoc(), attr.getType(), attr));
+    eraseIfUnused(oldWeight);
+    // Each output channel reads one input channel: its shift is that
+    // channel's mean times the sum of its filter's rounding errors.
+    auto fused = dyn_cast<FusedConvOp>(op);
+    Value bias = fused ? fused.getBias() : cast<ConvOp>(op).getBias();
+    if (biasCorrection && !mean->empty()) {
+      SmallVector<float> values(channels, 0.f);
+      std::optional<SmallVector<float>> b0;
+      if (bias && (!(b0 = getConstantFloats(bias)) || static_cast<int64_t>(b0->size()) != channels))
+        return success();
+      if (b0)
+        values = *b0;
+      for (int64_t c = 0; c < channels; ++c) {
+        double err = 0;
+        for (int64_t t = 0; t < taps; ++t)
+          err += double(rounded[c * taps + t]) - (*w)[c * taps + t];
+        values[c] = static_cast<float>(values[c] - (*mean)[c] * err);
+      }
+      ElementsAttr battr = attrFromTensor(
+          cantFail(Tensor::fromValues<float>(DType::F32, {channels}, values)), &getContext(),
+          "int8_corrected_bias");
+      Value corrected = ConstantOp::create(b, op->getLoc(), battr.getType(), battr);
+      Operation *oldBias = bias ? bias.getDefiningOp() : nullptr;
+      if (fused)
+        fused.getBiasMutable().assign(corrected);
+      else
+        cast<ConvOp>(op).getBiasMutable().assign(corrected);
+      eraseIfUnused(oldBias);
+    }
+    return success();
   }
 
   /// conv / fused_conv (one group, 2-D, constant f32 weight) ->

@@ -289,8 +289,13 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     become
     `nunc.quantized_conv`: s8 weights per output channel (symmetric, as
     above), the input quantized per tensor at run time
-    (`"dynamic_per_tensor"`) or with the profile's range (static). Depthwise
-    and grouped convolutions stay f32.
+    (`"dynamic_per_tensor"`) or with the profile's range (static). Grouped
+    convolutions stay f32, and so do depthwise ones (one filter per channel),
+    except that with static activations a depthwise conv whose input only an
+    int8 conv reads hands its profile grid to that conv as
+    `output_quantization` and gets its filter rounded to a symmetric s8 grid
+    per channel (still f32 values; its bias corrected as above), which the
+    code generator's integer depthwise kernel takes.
     Embedding tables (a Gather along axis 0 of a constant f32 [V, D] of at
     least `min-embedding-elements` elements) become s8 with one symmetric
     scale per row: Cast(Gather(table_s8, ids)) * Gather(row_scales, ids).

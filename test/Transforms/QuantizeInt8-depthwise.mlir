@@ -1,0 +1,50 @@
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json" | FileCheck %s
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json keep-f32=conv#1" | FileCheck %s --check-prefix=KEEP
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1" | FileCheck %s --check-prefix=DYNAMIC
+
+// Static activations: the int8 conv whose only use is a depthwise conv
+// takes the depthwise conv's calibrated input range (profile entry conv#1:
+// scale 0.05, zero point 0) as its output grid, and the depthwise filter is
+// rounded per channel to 127 steps of max |w| / 127 (channel 0: steps of
+// 0.01, 0.005 -> 0 and -0.635 -> -0.64 by ties to even, 0.015 -> 0.02,
+// 0.0149 -> 0.01). Bias correction with conv#1's channel means (2, 1):
+// channel 0's rounding errors sum to -0.0099, so its bias 0.5 becomes
+// 0.5 + 2 x 0.0099 = 0.5198; channel 1 (all +-127 steps) keeps -0.25.
+// CHECK-LABEL: func.func @handover(
+// CHECK:         %[[Y:.*]] = nunc.quantized_conv %arg0, %{{.*}} {activation = "relu", activation_quantization = "static",{{.*}} input_quantization = !quant.uniform<u8:f32, 1.562500e-02:64>,{{.*}} output_quantization = !quant.uniform<u8:f32, 5.000000e-02>,
+// CHECK:         %[[W:.*]] = nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 0.000000e+00, 2.000000e-02], [0.00999999977, -6.400000e-01, 0.000000e+00], [2.000000e-02, 0.000000e+00, -1.270000e+00]]], {{\[}}{{\[}}[5.000000e-01, 5.000000e-01, 5.000000e-01], [5.000000e-01, 5.000000e-01, 5.000000e-01], [5.000000e-01, 5.000000e-01, -5.000000e-01]]]]> : tensor<2x1x3x3xf32>
+// CHECK:         %[[B:.*]] = nunc.constant dense<[5.198000e-01, -2.500000e-01]> : tensor<2xf32>
+// CHECK:         nunc.conv %[[Y]], %[[W]], %[[B]] : tensor<2xf32> {{.*}}group = 2
+// KEEP-LABEL: func.func @handover(
+// KEEP-NOT:      output_quantization
+// KEEP:          nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02]
+// KEEP:          nunc.conv
+// DYNAMIC-LABEL: func.func @handover(
+// DYNAMIC:       nunc.quantized_conv %arg0, %{{.*}} {activation = "relu", dilations
+// DYNAMIC-NOT:   output_quantization
+// DYNAMIC:       nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02]
+// DYNAMIC:       nunc.conv
+func.func @handover(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = nunc.constant dense<[[[[1.0]], [[-0.5]]], [[[0.25]], [[2.0]]]]> : tensor<2x2x1x1xf32>
+  %y = nunc.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %d = nunc.constant dense<[[[[1.27, 0.005, 0.015], [0.0149, -0.635, 0.0], [0.02, 0.0, -1.27]]], [[[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.5, 0.5, -0.5]]]]> : tensor<2x1x3x3xf32>
+  %b = nunc.constant dense<[0.5, -0.25]> : tensor<2xf32>
+  %z = nunc.conv %y, %d, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %z : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// An int8 conv read by more than the depthwise conv keeps its f32 output,
+// and the depthwise filter its f32 values.
+// CHECK-LABEL: func.func @shared(
+// CHECK-NOT:     output_quantization
+// CHECK:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02]
+// CHECK:         nunc.conv
+func.func @shared(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = nunc.constant dense<[[[[1.0]], [[-0.5]]], [[[0.25]], [[2.0]]]]> : tensor<2x2x1x1xf32>
+  %y = nunc.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %d = nunc.constant dense<[[[[1.27, 0.005, 0.015], [0.0149, -0.635, 0.0], [0.02, 0.0, -1.27]]], [[[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.5, 0.5, -0.5]]]]> : tensor<2x1x3x3xf32>
+  %z = nunc.conv %y, %d {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %y, %z : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
