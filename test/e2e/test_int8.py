@@ -599,6 +599,55 @@ def test_static_calibration_cnn(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_static_calibration_of_mobilenet_runs_integer_depthwise_convs(nunc, models, tmp_path):
+    """Static PTQ of MobileNet: each depthwise conv an int8 conv feeds gets
+    its calibrated input grid as that conv's output grid (the conv writes
+    u8 codes) and its filter rounded to s8 per channel, so it runs the
+    integer depthwise kernel; dynamic activations keep it on the f32 kernel.
+    On 10 random inputs the static library stays closer to fp32 than
+    onnxruntime's static int8 model calibrated on the same samples."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnxruntime as ort
+    model = os.path.join(models, "mobilenet.onnx")
+    samples = [random_inputs("mobilenet", 1, None, 300 + i) for i in range(8)]
+    calib = tmp_path / "calib"
+    calib.mkdir()
+    for i, feeds in enumerate(samples):
+        np.savez(calib / f"sample{i}.npz", **feeds)
+    for mode in ("static", "dynamic"):
+        nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+             "--activations", mode, "--calibration", calib, *pins("mobilenet", 1, None),
+             "-o", tmp_path / mode)
+        kernels = json.loads((tmp_path / mode / "mobilenet.json").read_text())["kernels"]
+        depthwise = [k["kernel"] for k in kernels if k["kernel"].startswith("depthwise_conv.")]
+        assert len(depthwise) == 8, depthwise
+        if mode == "static":
+            assert all(k.startswith("depthwise_conv.int8.avx512vnni[") and "u8 in]" in k
+                       for k in depthwise), depthwise
+            convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
+            # The stem and the 7 expansions hand their codes to a depthwise conv.
+            assert sum(k.endswith("-> u8") and "requantize" in k for k in convs) >= 8, convs
+        else:
+            assert all(k.startswith("depthwise_conv.avx512[") and "u8 in" not in k
+                       for k in depthwise), depthwise
+    qdq = str(tmp_path / "qdq.onnx")
+    quantize_static(model, qdq, Samples(samples), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    per_channel=True)
+    f32 = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+    ort_int8 = ort.InferenceSession(qdq, providers=["CPUExecutionProvider"])
+    exe, man = harness.build(str(tmp_path / "static"))
+    for i in range(10):
+        feeds = random_inputs("mobilenet", 1, None, 2000 + i)
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+        assert outs is not None, log
+        got, want = next(iter(outs.values())), f32.run(None, feeds)[0]
+        theirs = ort_int8.run(None, feeds)[0]
+        assert cosine(got, want) >= max(0.998, cosine(theirs, want)), \
+            (i, cosine(got, want), cosine(theirs, want))
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_calibration_of_a_split_batch(nunc, models, tmp_path):
     """Calibrating a batch-2 model that runs one item at a time: each batch
     sample counts as two one-item samples, so the minmax profile is the one
