@@ -49,6 +49,23 @@ struct Agreement {
   double snrDb() const { return errSq > 0 ? 10 * std::log10(wantSq / errSq) : INFINITY; }
 };
 
+/// x rounded to the u8 grid that the int8 conv producing `depthwise`'s
+/// input writes (round half to even, clamped to the grid's codes).
+Tensor roundedToProducerGrid(Operation *depthwise, const Tensor &x) {
+  auto producer = depthwise->getOperand(0).getDefiningOp<QuantizedConvOp>();
+  auto grid = cast<quant::UniformQuantizedType>(*producer.getOutputQuantization());
+  float scale = static_cast<float>(grid.getScale());
+  float zp = static_cast<float>(grid.getZeroPoint());
+  float lo = static_cast<float>(grid.getStorageTypeMin());
+  float hi = static_cast<float>(grid.getStorageTypeMax());
+  Tensor r = cantFail(Tensor::create(DType::F32, x.shape()));
+  const float *in = x.as<float>();
+  float *out = r.mutableAs<float>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i)
+    out[i] = (std::clamp(std::nearbyint(in[i] / scale) + zp, lo, hi) - zp) * scale;
+  return r;
+}
+
 } // namespace
 
 llvm::Expected<std::vector<LayerError>>
@@ -57,7 +74,7 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
   std::map<std::string, Operation *> byKey;
   std::vector<std::string> order;
   quantized.walk([&](Operation *op) {
-    if (!isa<QuantizedLinearOp, QuantizedConvOp>(op))
+    if (!isa<QuantizedLinearOp, QuantizedConvOp>(op) && !isInt8Depthwise(op))
       return;
     std::string key = quantizationKey(op);
     byKey[key] = op;
@@ -93,16 +110,25 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
         return;
       Operation *q = it->second;
       std::array<Value, 4> qRoles = roles(q), fRoles = roles(op);
-      // The quantized weight: the i8 constant under its quant.scast.
-      auto cast = qRoles[1].getDefiningOp<quant::StorageCastOp>();
+      // The quantized weight: the i8 constant under its quant.scast, or a
+      // depthwise conv's f32 filter on its s8 grid.
       ElementsAttr attr;
-      if (!cast || !matchPattern(cast.getInput(), m_Constant(&attr)))
+      if (auto cast = qRoles[1].getDefiningOp<quant::StorageCastOp>()) {
+        if (!matchPattern(cast.getInput(), m_Constant(&attr)))
+          return;
+      } else if (!matchPattern(qRoles[1], m_Constant(&attr))) {
         return;
+      }
       llvm::Expected<Tensor> weight = tensorFromAttr(attr);
       if (!weight) {
         failure = weight.takeError();
         return;
       }
+      // A depthwise conv reads its f32 input rounded to the grid its
+      // producer writes.
+      std::optional<Tensor> input;
+      if (isInt8Depthwise(q))
+        input = roundedToProducerGrid(q, operand(fRoles[0]));
       // The int8 op's own bias when it is a constant: bias correction
       // changes it.
       std::optional<Tensor> bias;
@@ -115,6 +141,8 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
         bias = std::move(*t);
       }
       auto quantOperand = [&](Value v) -> const Tensor & {
+        if (input && v == qRoles[0])
+          return *input;
         if (v == qRoles[1])
           return *weight;
         if (bias && v == qRoles[2])

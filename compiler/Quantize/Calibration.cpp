@@ -220,6 +220,16 @@ std::pair<double, double> mlir::nunc::chooseRange(llvm::StringRef method,
 
 bool mlir::nunc::isQuantizable(Operation *op) { return isa<LinearOp, ConvOp, FusedConvOp>(op); }
 
+bool mlir::nunc::isInt8Depthwise(Operation *op) {
+  if (!isa<ConvOp, FusedConvOp>(op))
+    return false;
+  auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
+  auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
+  return producer && producer.getOutputQuantization() && w && w.getRank() == 4 && group > 1 &&
+         w.getDimSize(0) == group && w.getDimSize(1) == 1;
+}
+
 namespace {
 /// `target`'s first ONNX node name, or "<prefix>#<index>" with its index in
 /// program order among the ops `sameKind` accepts.

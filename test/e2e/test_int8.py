@@ -615,21 +615,32 @@ def test_static_calibration_of_mobilenet_runs_integer_depthwise_convs(nunc, mode
     for i, feeds in enumerate(samples):
         np.savez(calib / f"sample{i}.npz", **feeds)
     for mode in ("static", "dynamic"):
-        nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
-             "--activations", mode, "--calibration", calib, *pins("mobilenet", 1, None),
-             "-o", tmp_path / mode)
+        r = nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+                 "--activations", mode, "--calibration", calib, *pins("mobilenet", 1, None),
+                 "--report", tmp_path / f"{mode}.md", "-o", tmp_path / mode)
         kernels = json.loads((tmp_path / mode / "mobilenet.json").read_text())["kernels"]
         depthwise = [k["kernel"] for k in kernels if k["kernel"].startswith("depthwise_conv.")]
         assert len(depthwise) == 8, depthwise
+        # The report measures each quantized layer: with static activations
+        # the depthwise convs too (their input grid and s8 filter).
+        layers = [l.split("|")[1].strip() for l in
+                  (tmp_path / f"{mode}.md").read_text().splitlines() if l.startswith("| /")]
+        names = [n for k in kernels if k["kernel"].startswith("depthwise_conv.")
+                 for n in re.findall(r'node "([^"]*/Conv)"', k["node"])]
+        assert len(names) == 8, names
         if mode == "static":
+            assert "17 convolutions, 8 depthwise convolutions on u8 inputs" in r.stderr, r.stderr
             assert all(k.startswith("depthwise_conv.int8.avx512vnni[") and "u8 in]" in k
                        for k in depthwise), depthwise
             convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
             # The stem and the 7 expansions hand their codes to a depthwise conv.
             assert sum(k.endswith("-> u8") and "requantize" in k for k in convs) >= 8, convs
+            assert len(layers) == 26 and set(names) <= set(layers), layers
         else:
+            assert "8 convolutions stay f32" in r.stderr, r.stderr
             assert all(k.startswith("depthwise_conv.avx512[") and "u8 in" not in k
                        for k in depthwise), depthwise
+            assert len(layers) == 18 and not set(names) & set(layers), layers
     qdq = str(tmp_path / "qdq.onnx")
     quantize_static(model, qdq, Samples(samples), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,

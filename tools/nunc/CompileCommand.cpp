@@ -29,7 +29,7 @@ namespace {
 /// Says what --quantize int8 made int8 and what stayed f32 (and why), so a
 /// CNN's user learns that its convolutions did not change.
 void printInt8Coverage(ModuleOp module, bool int8Convs) {
-  int quantized = 0, linearF32 = 0, convs = 0, quantizedConvs = 0, tables = 0;
+  int quantized = 0, linearF32 = 0, convs = 0, quantizedConvs = 0, depthwise = 0, tables = 0;
   module.walk([&](Operation *op) {
     if (isa<QuantizedLinearOp>(op))
       ++quantized;
@@ -37,6 +37,8 @@ void printInt8Coverage(ModuleOp module, bool int8Convs) {
       ++linearF32;
     else if (isa<QuantizedConvOp>(op))
       ++quantizedConvs;
+    else if (isInt8Depthwise(op))
+      ++depthwise;
     else if (isa<ConvOp, FusedConvOp>(op))
       ++convs;
     else if (auto g = dyn_cast<GatherOp>(op))
@@ -47,6 +49,9 @@ void printInt8Coverage(ModuleOp module, bool int8Convs) {
                << (quantized == 1 ? "" : "s") << ", ";
   if (quantizedConvs)
     llvm::errs() << quantizedConvs << " convolution" << (quantizedConvs == 1 ? "" : "s") << ", ";
+  if (depthwise)
+    llvm::errs() << depthwise << " depthwise convolution" << (depthwise == 1 ? "" : "s")
+                 << " on u8 inputs and s8-grid filters, ";
   llvm::errs() << tables << " embedding table" << (tables == 1 ? "" : "s");
   if (linearF32)
     llvm::errs() << "; " << linearF32 << " linear op" << (linearF32 == 1 ? "" : "s")

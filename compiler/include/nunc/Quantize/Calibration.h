@@ -88,6 +88,12 @@ std::string layerNormKey(Operation *op);
 /// linear, conv or fused_conv.
 bool isQuantizable(Operation *op);
 
+/// Whether `op` is a depthwise conv (conv or fused_conv, one filter per
+/// channel) whose input an int8 conv rounds to a u8 grid
+/// (`output_quantization`): static int8 quantization gives such a conv an
+/// s8-grid filter, and the code generator runs it in integers.
+bool isInt8Depthwise(Operation *op);
+
 /// Checks `method` ("minmax", "percentile", "percentile=P" with 0 < P <= 100,
 /// "mse", "entropy"); returns it normalized (percentile defaults to 99.99).
 llvm::Expected<std::string> parseCalibrationMethod(llvm::StringRef method);
