@@ -263,14 +263,29 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
            matchPattern(op->getOperand(1), m_Constant());
   }
 
+  /// Whether the code generator's integer depthwise kernel takes a filter
+  /// of this shape (x86::Int8DepthwiseKernel::supports): at most 4 taps a
+  /// row and 7 rows, no dilation, horizontal stride 1 or 2, no residual.
+  static bool integerDepthwiseShape(Operation *op) {
+    auto w = cast<RankedTensorType>(op->getOperand(1).getType());
+    auto dilations = cast<DenseI64ArrayAttr>(op->getAttr("dilations")).asArrayRef();
+    auto strides = cast<DenseI64ArrayAttr>(op->getAttr("strides")).asArrayRef();
+    auto fused = dyn_cast<FusedConvOp>(op);
+    return w.getDimSize(2) <= 7 && w.getDimSize(3) <= 4 &&
+           llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && strides.size() == 2 &&
+           (strides[1] == 1 || strides[1] == 2) && !(fused && fused.getResidual());
+  }
+
   /// Static activations: a depthwise conv whose input only an int8 conv
   /// reads gets that input's u8 grid from the profile as the int8 conv's
   /// output_quantization (which then hands it the grid's codes,
-  /// nunc-fuse-conv-activation-quantization), and its filter rounded to a
-  /// symmetric s8 grid per channel (still f32 values: the code generator's
-  /// integer depthwise kernel takes filters on such a grid), the bias
-  /// corrected for that rounding as the others' are. The depthwise conv's
-  /// input and filter are then what onnxruntime's static int8 model has.
+  /// nunc-fuse-conv-activation-quantization), and, where the integer
+  /// depthwise kernel takes its shape, its filter rounded to a symmetric s8
+  /// grid per channel (still f32 values: that kernel takes filters on such
+  /// a grid), the bias corrected for that rounding as the others' are. The
+  /// depthwise conv's input and filter are then what onnxruntime's static
+  /// int8 model has. Other shapes keep their f32 filter: the f32 kernel
+  /// would gain nothing from the rounding.
   LogicalResult quantizeDepthwiseInput(Operation *op, const std::string &key) {
     auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
     if (!staticActivations || !producer || !producer->hasOneUse() ||
@@ -288,6 +303,9 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<ArrayRef<float>> mean = inputChannelMean(op, key, "conv", channels);
     if (failed(mean))
       return failure();
+    producer.setOutputQuantizationAttr(*grid);
+    if (!integerDepthwiseShape(op))
+      return success();
     Int8Weight q = quantizeSymmetric(*w, wType.getShape(), /*axis=*/0);
     SmallVector<float> rounded(w->size());
     for (int64_t c = 0; c < channels; ++c)
@@ -295,7 +313,6 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         rounded[c * taps + t] =
             static_cast<float>(q.values[c * taps + t] * static_cast<float>(q.scales[c]));
     OpBuilder b(op);
-    producer.setOutputQuantizationAttr(*grid);
     Operation *oldWeight = op->getOperand(1).getDefiningOp();
     ElementsAttr attr =
         attrFromTensor(cantFail(Tensor::fromValues<float>(DType::F32, wType.getShape(), rounded)),

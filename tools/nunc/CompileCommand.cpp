@@ -51,7 +51,7 @@ void printInt8Coverage(ModuleOp module, bool int8Convs) {
     llvm::errs() << quantizedConvs << " convolution" << (quantizedConvs == 1 ? "" : "s") << ", ";
   if (depthwise)
     llvm::errs() << depthwise << " depthwise convolution" << (depthwise == 1 ? "" : "s")
-                 << " on u8 inputs and s8-grid filters, ";
+                 << " on u8 inputs, ";
   llvm::errs() << tables << " embedding table" << (tables == 1 ? "" : "s");
   if (linearF32)
     llvm::errs() << "; " << linearF32 << " linear op" << (linearF32 == 1 ? "" : "s")
