@@ -32,7 +32,9 @@ bool hostHasVnni() {
 struct Shape {
   int64_t channels, height, width, kernelH, kernelW, stride, pad;
   const char *activation;
-  bool codes; // u8 output (else f32)
+  bool codes;             // u8 output (else f32)
+  int64_t strideH = 0;    // 0: stride
+  int64_t padEnd = -1;    // bottom and right padding; -1: pad
 };
 
 WindowConfig configOf(const Shape &s) {
@@ -48,10 +50,12 @@ WindowConfig configOf(const Shape &s) {
   c.width = s.width;
   c.kernelH = s.kernelH;
   c.kernelW = s.kernelW;
-  c.strideH = c.strideW = s.stride;
-  c.padTop = c.padLeft = c.padBottom = c.padRight = s.pad;
-  c.outH = (s.height + 2 * s.pad - s.kernelH) / s.stride + 1;
-  c.outW = (s.width + 2 * s.pad - s.kernelW) / s.stride + 1;
+  c.strideW = s.stride;
+  c.strideH = s.strideH ? s.strideH : s.stride;
+  c.padTop = c.padLeft = s.pad;
+  c.padBottom = c.padRight = s.padEnd < 0 ? s.pad : s.padEnd;
+  c.outH = (s.height + c.padTop + c.padBottom - s.kernelH) / c.strideH + 1;
+  c.outW = (s.width + c.padLeft + c.padRight - s.kernelW) / c.strideW + 1;
   c.bias = true;
   c.activation = Activation::fromName(s.activation, 0.f, 6.f);
   if (s.codes) {
@@ -66,12 +70,14 @@ WindowConfig configOf(const Shape &s) {
 bool codesSeen[256];
 
 /// Runs the kernel on codes placed right before a page the process may not
-/// read (a tap past the plane's end faults) and checks every output.
+/// read (a tap past the plane's end faults), and again right after one (a
+/// tap before its start faults), and checks every output.
 void check(const Shape &s, std::mt19937 &rng) {
   WindowConfig c = configOf(s);
   SCOPED_TRACE(testing::Message() << "C" << s.channels << " " << s.height << "x" << s.width
-                                  << " k" << s.kernelH << "x" << s.kernelW << " s" << s.stride
-                                  << " p" << s.pad << " " << s.activation
+                                  << " k" << s.kernelH << "x" << s.kernelW << " s" << c.strideH
+                                  << "x" << c.strideW << " p" << s.pad << "/" << c.padBottom
+                                  << " " << s.activation
                                   << (s.codes ? " -> u8" : " -> f32"));
   ASSERT_TRUE(Int8DepthwiseKernel::supports(c));
   const int64_t planes = c.batch * c.channels, inPlane = c.height * c.width;
@@ -101,13 +107,16 @@ void check(const Shape &s, std::mt19937 &rng) {
 
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   const size_t bytes = (planes * inPlane + page - 1) / page * page;
-  char *mem = static_cast<char *>(mmap(nullptr, bytes + page, PROT_READ | PROT_WRITE,
+  char *mem = static_cast<char *>(mmap(nullptr, bytes + 2 * page, PROT_READ | PROT_WRITE,
                                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   ASSERT_NE(mem, MAP_FAILED);
-  ASSERT_EQ(mprotect(mem + bytes, page, PROT_NONE), 0);
-  uint8_t *x = reinterpret_cast<uint8_t *>(mem + bytes - planes * inPlane);
+  ASSERT_EQ(mprotect(mem, page, PROT_NONE), 0);
+  ASSERT_EQ(mprotect(mem + page + bytes, page, PROT_NONE), 0);
+  std::vector<uint8_t> codes(planes * inPlane);
   for (int64_t i = 0; i < planes * inPlane; ++i)
-    x[i] = static_cast<uint8_t>(i % 97 == 0 ? 255 : byte(rng));
+    codes[i] = static_cast<uint8_t>(i % 97 == 0 ? 255 : byte(rng));
+  uint8_t *atEnd = reinterpret_cast<uint8_t *>(mem + page + bytes - planes * inPlane);
+  uint8_t *atStart = reinterpret_cast<uint8_t *>(mem + page);
 
   EXPECT_EQ(WindowKernel::scratchBytes(c, Isa::Avx512), 0);
   const int64_t yBytes = s.codes ? 1 : 4, total = planes * outPlane;
@@ -119,21 +128,24 @@ void check(const Shape &s, std::mt19937 &rng) {
       Int8DepthwiseKernel::tables(bounded, weights, bias);
   ASSERT_TRUE(boundedTables);
   std::vector<std::vector<uint8_t>> outputs;
-  for (bool isBounded : {false, true}) {
-    if (isBounded && !s.codes)
-      break;
-    const WindowConfig &k = isBounded ? bounded : c;
-    const Int8DepthwiseKernel::Tables &kt = isBounded ? *boundedTables : tables;
-    std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, Isa::Avx512);
-    ASSERT_TRUE(kernel);
-    std::vector<uint8_t> y(total * yBytes + 64, 0xa5);
-    const void *args[] = {x, y.data(), nullptr, kt.filters.data(), kt.scaleBias.data(), nullptr};
-    for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
-      ASSERT_EQ(kernel->function()(args, t, 0), 0);
-    outputs.push_back(std::move(y));
+  for (uint8_t *x : {atEnd, atStart}) {
+    std::memcpy(x, codes.data(), codes.size());
+    for (bool isBounded : {false, true}) {
+      if (isBounded && !s.codes)
+        break;
+      const WindowConfig &k = isBounded ? bounded : c;
+      const Int8DepthwiseKernel::Tables &kt = isBounded ? *boundedTables : tables;
+      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, Isa::Avx512);
+      ASSERT_TRUE(kernel);
+      std::vector<uint8_t> y(total * yBytes + 64, 0xa5);
+      const void *args[] = {x, y.data(), nullptr, kt.filters.data(), kt.scaleBias.data(),
+                            nullptr};
+      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
+        ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      outputs.push_back(std::move(y));
+    }
   }
-  const std::vector<uint8_t> codes(x, x + planes * inPlane);
-  munmap(mem, bytes + page);
+  munmap(mem, bytes + 2 * page);
 
   for (int64_t p = 0; p < planes; ++p) {
     const int64_t ch = p % c.channels;
@@ -160,14 +172,16 @@ void check(const Shape &s, std::mt19937 &rng) {
           // f32 rounding of the product may move a tie by one code.
           for (size_t o = 0; o < outputs.size(); ++o) {
             ASSERT_NEAR(outputs[o][at], q, 1) << "code at plane " << p << " (" << oh << ", "
-                                              << ow << ")" << (o ? ", bounded" : "");
+                                              << ow << "), output " << o;
             codesSeen[outputs[o][at]] = true;
           }
         } else {
-          float got;
-          std::memcpy(&got, outputs[0].data() + at * 4, 4);
-          ASSERT_NEAR(got, v, 1e-5 + 1e-5 * std::fabs(v))
-              << "at plane " << p << " (" << oh << ", " << ow << ")";
+          for (size_t o = 0; o < outputs.size(); ++o) {
+            float got;
+            std::memcpy(&got, outputs[o].data() + at * 4, 4);
+            ASSERT_NEAR(got, v, 1e-5 + 1e-5 * std::fabs(v))
+                << "at plane " << p << " (" << oh << ", " << ow << "), output " << o;
+          }
         }
       }
   }
@@ -194,6 +208,18 @@ TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
   check({5, 30, 129, 1, 4, 2, 3, "none", false}, rng);
   check({5, 19, 23, 7, 2, 1, 3, "relu", true}, rng);
   check({5, 19, 23, 5, 4, 2, 2, "clip", false}, rng);
+  // Strides that differ across and down, TF-SAME padding (none before, one
+  // after), top padding over a whole block of rows, planes 1-3 wide at
+  // stride 2, a full 7x4 filter, one channel.
+  check({6, 21, 33, 3, 3, 1, 1, "relu", true, /*strideH=*/2}, rng);
+  check({6, 21, 33, 3, 3, 2, 1, "clip", false, /*strideH=*/1}, rng);
+  check({7, 14, 14, 3, 3, 2, 0, "clip", true, 0, /*padEnd=*/1}, rng);
+  check({7, 15, 15, 3, 3, 1, 0, "none", false, 0, /*padEnd=*/2}, rng);
+  check({4, 12, 9, 7, 3, 1, 6, "relu", true}, rng);
+  for (int64_t width : {1, 2, 3})
+    check({3, 9, width, 3, 3, 2, 1, "clip", true}, rng);
+  check({3, 11, 10, 7, 4, 1, 3, "none", false}, rng);
+  check({1, 5, 5, 3, 3, 1, 1, "clip", true}, rng);
   EXPECT_TRUE(codesSeen[0] && codesSeen[255]) << "the output grid hardly saturates";
 }
 

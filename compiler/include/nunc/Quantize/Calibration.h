@@ -90,8 +90,9 @@ bool isQuantizable(Operation *op);
 
 /// Whether `op` is a depthwise conv (conv or fused_conv, one filter per
 /// channel) whose input an int8 conv rounds to a u8 grid
-/// (`output_quantization`): static int8 quantization gives such a conv an
-/// s8-grid filter, and the code generator runs it in integers.
+/// (`output_quantization`), as static int8 quantization hands them over
+/// (and, where the integer depthwise kernel takes the filter's shape,
+/// rounds the filter to an s8 grid).
 bool isInt8Depthwise(Operation *op);
 
 /// Checks `method` ("minmax", "percentile", "percentile=P" with 0 < P <= 100,
