@@ -66,3 +66,20 @@ func.func @wide(%x: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
   %z = nunc.conv %y, %d, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 5>, pads = array<i64: 0, 2, 0, 2>, strides = array<i64: 1, 1>} : tensor<1x2x4x8xf32>, tensor<2x1x1x5xf32> -> tensor<1x2x4x8xf32>
   return %z : tensor<1x2x4x8xf32>
 }
+
+// -----
+
+// No bias: the correction makes one (channel 0: 0 + 2 x 0.0099, less the
+// f32 weights' own rounding).
+// CHECK-LABEL: func.func @no_bias(
+// CHECK:         %[[B:.*]] = nunc.constant dense<[0.019799{{[0-9]*}}, 0.000000e+00]> : tensor<2xf32>
+// CHECK:         nunc.conv %{{.*}}, %{{.*}}, %[[B]] : tensor<2xf32>
+// KEEP-LABEL: func.func @no_bias(
+// KEEP:          nunc.conv %{{[^,]*}}, %{{[^,]*}} {
+func.func @no_bias(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = nunc.constant dense<[[[[1.0]], [[-0.5]]], [[[0.25]], [[2.0]]]]> : tensor<2x2x1x1xf32>
+  %y = nunc.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  %d = nunc.constant dense<[[[[1.27, 0.005, 0.015], [0.0149, -0.635, 0.0], [0.02, 0.0, -1.27]]], [[[0.5, 0.5, 0.5], [0.5, 0.5, 0.5], [0.5, 0.5, -0.5]]]]> : tensor<2x1x3x3xf32>
+  %z = nunc.conv %y, %d {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %z : tensor<1x2x4x4xf32>
+}
