@@ -454,6 +454,9 @@ def main():
                     f"{n['p50']:.2f} / {n['p90']:.2f} / {n['p99']:.2f} | "
                     f"{o['p50']:.2f} / {o['p90']:.2f} / {o['p99']:.2f} | **{r['ratio']:.3f}** | "
                     f"{r['throughput_nunc']:.1f} | {r['throughput_ort']:.1f} | {r['rtt']} |\n")
+        f.write("\nCold start: nunc from exec of its C program to the first output (includes "
+                "init and the first run); ORT from session creation to the first output, "
+                "Python import excluded. Peak RSS: maximum resident set of the whole process.\n")
         f.write("\n| model | input | cold start nunc / ORT (ms) | ratio | peak RSS nunc / ORT "
                 "(MB) | library (MB) | compile (s) |\n|---|---|---|---|---|---|---|\n")
         for r in rows:
@@ -509,9 +512,6 @@ def main():
                     "| model | input | nunc | onnxruntime |\n|---|---|---|---|\n")
             for name, label, n, o in crowded:
                 f.write(f"| {name} | {label} | {n:.2f} | {o:.2f} |\n")
-        f.write("\nCold start: nunc from exec of its C program to the first output (includes "
-                "init and the first run); ORT from session creation to the first output, "
-                "Python import excluded. Peak RSS: maximum resident set of the whole process.\n")
     json.dump(rows, open(os.path.join(work, "results.json"), "w"), indent=1)
     print(f"wrote {args.out}")
 
