@@ -19,7 +19,7 @@ constexpr int kGroup = 4;   // output vectors of a group
 constexpr int kMaxKernelH = 7;
 
 /// Bytes loaded per input row and output vector: what the 16 outputs'
-/// taps span (at most 15 s + 4).
+/// taps span (at most 15 s + 8).
 int64_t loadBytes(const WindowConfig &c) { return c.strideW == 1 ? 32 : 64; }
 
 /// The loaded bytes of output vector `chunk` that lie inside the input row
@@ -75,6 +75,11 @@ public:
     }
     vmovdqu32(dwordOrder(), dataAddr(dwords));
     vmovdqu32(byteOrder(), dataAddr(bytes));
+    // Taps 4-7 (filters 5-8 wide): the same lanes' bytes 4 further on.
+    for (uint32_t &word : bytes)
+      word += 0x04040404u;
+    if (Int8DepthwiseKernel::filterWords(c) == 2)
+      highByteOrder = dataAddr(bytes);
     mov(edx, static_cast<uint32_t>(c.inputZeroPoint) * 0x01010101u);
     vpbroadcastd(zeroPoints(), edx);
     if (int tail = static_cast<int>(c.outW % kLanes))
@@ -94,14 +99,17 @@ public:
 private:
   WindowConfig c;
   std::optional<Address> zpWords;
+  std::optional<Address> highByteOrder;
 
-  // zmm0..15 the block's sums (row i, vector j), 16..22 the filter rows,
-  // 23..24 the rearranged taps, 25..27 the rearrangement and the zero
-  // point's codes, 28..29 the channel's scale and bias, 30..31 (and
-  // 23..24 after the taps) the epilogue's temporaries.
+  // zmm0..15 the block's sums (row i, vector j), 16..22 the filter rows
+  // (their taps 0-3; taps 4-7 are broadcast from memory), 23..24 the
+  // rearranged taps 0-3, 30..31 taps 4-7, 25..27 the rearrangement and the
+  // zero point's codes, 28..29 the channel's scale and bias; 30..31 and
+  // 23..24 are the epilogue's temporaries after the taps.
   Zmm acc(int i, int j) const { return Zmm(i * kGroup + j); }
   Zmm filterRow(int64_t kh) const { return Zmm(16 + static_cast<int>(kh)); }
   Zmm taps(int j) const { return Zmm(23 + (j & 1)); }
+  Zmm highTaps(int j) const { return Zmm(30 + (j & 1)); }
   Zmm dwordOrder() const { return Zmm(25); }
   Zmm byteOrder() const { return Zmm(26); }
   Zmm zeroPoints() const { return Zmm(27); }
@@ -122,13 +130,14 @@ private:
     mov(rcx, c.channels);
     div(rcx);
     pop(rax);
+    const int64_t words = Int8DepthwiseKernel::filterWords(c);
     mov(r11, ptr[rdi + 24]);
-    imul(rcx, rdx, c.kernelH * 4);
+    imul(rcx, rdx, c.kernelH * words * 4);
     add(r11, rcx);
     mov(r12, ptr[rdi + 32]);
     lea(r12, ptr[r12 + rdx * 4]);
     for (int64_t kh = 0; kh < c.kernelH; ++kh)
-      vpbroadcastd(filterRow(kh), ptr[r11 + kh * 4]);
+      vpbroadcastd(filterRow(kh), ptr[r11 + kh * words * 4]);
     vbroadcastss(scale(), ptr[r12]);
     vbroadcastss(bias(), ptr[r12 + c.channels * 4]);
     lea(r14, ptr[rax - c.padTop * c.width]); // the first block's input row 0
@@ -231,12 +240,18 @@ private:
                 vmovdqu8(t | byteMask(j), ptr[r14 + at]);
             }
             vpermd(t, dwordOrder(), t);
+            if (highByteOrder)
+              vpshufb(highTaps(j), t, *highByteOrder);
             vpshufb(t, t, byteOrder());
           }
           // A row of padding: the zero point's code in every tap.
           const Zmm &a = inside ? t : zeroPoints();
-          for (auto [i, kh] : uses)
+          const Zmm &high = inside ? highTaps(j) : zeroPoints();
+          for (auto [i, kh] : uses) {
             vpdpbusd(acc(i, j), a, filterRow(kh));
+            if (highByteOrder)
+              vpdpbusd(acc(i, j), high, ptr_b[r11 + (kh * 2 + 1) * 4]);
+          }
         }
       }
       epilogue(rows, g0, n, chunks);
@@ -312,7 +327,7 @@ private:
 } // namespace
 
 bool Int8DepthwiseKernel::supports(const WindowConfig &c) {
-  return c.kind == WindowConfig::Depthwise && c.inputU8 && c.kernelW <= 4 &&
+  return c.kind == WindowConfig::Depthwise && c.inputU8 && c.kernelW <= 8 &&
          c.kernelH <= kMaxKernelH && c.dilationH == 1 && c.dilationW == 1 &&
          (c.strideW == 1 || c.strideW == 2) && !c.residual && !c.ranges &&
          c.output.kind == Activation::None && c.outH > 0 && c.outW > 0 && c.padTop >= 0 &&
@@ -324,7 +339,8 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
                             const std::vector<float> &bias) {
   Tables t;
   const int64_t taps = c.kernelH * c.kernelW;
-  t.filters.assign(c.channels * c.kernelH, 0);
+  const int64_t words = filterWords(c);
+  t.filters.assign(c.channels * c.kernelH * words, 0);
   t.scaleBias.assign(2 * c.channels, 0.f);
   float largest = 0, lowest = 0, highest = 0;
   for (float w : weights) {
@@ -364,13 +380,14 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
       return std::nullopt;
     int64_t sum = 0;
     for (int64_t kh = 0; kh < c.kernelH; ++kh) {
-      uint32_t word = 0;
+      uint32_t word[2] = {0, 0};
       for (int64_t kw = 0; kw < c.kernelW; ++kw) {
         int32_t v = static_cast<int32_t>(std::nearbyint(w[kh * c.kernelW + kw] / *sw));
         sum += v;
-        word |= (static_cast<uint32_t>(v) & 0xffu) << (8 * kw);
+        word[kw / 4] |= (static_cast<uint32_t>(v) & 0xffu) << (8 * (kw % 4));
       }
-      t.filters[ch * c.kernelH + kh] = static_cast<int32_t>(word);
+      for (int64_t i = 0; i < words; ++i)
+        t.filters[(ch * c.kernelH + kh) * words + i] = static_cast<int32_t>(word[i]);
     }
     const double scale = static_cast<double>(c.inputScale) * *sw;
     double shift = (bias.empty() ? 0.0 : static_cast<double>(bias[ch])) -

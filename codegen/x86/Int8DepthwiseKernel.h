@@ -16,12 +16,15 @@
 // (x[o s], x[o s + 1], x[o s + 2], x[o s + 3]); one vpdpbusd against a
 // filter row (w0, w1, w2, 0 for 3 taps) adds that row's taps for all 16
 // outputs, and each such vector serves every output row of the block that
-// reads the input row. Stride 2 costs what stride 1 does. Rows outside the
-// input are the zero point's codes in every byte.
+// reads the input row. Filters 5-8 wide (MobileNetV3's and PP-LCNet's 5x5)
+// take a second vpshufb of the same vpermd result for taps 4-7 and a
+// second vpdpbusd against the row's second dword. Stride 2 costs what
+// stride 1 does. Rows outside the input are the zero point's codes in
+// every byte.
 //
 // Task arguments (those of WindowKernel): [0] x (u8 codes), [1] y (u8 codes
-// or f32), [2] unused, [3] filters [C][kh] (one dword of kw <= 4 s8 taps
-// each), [4] [2][C] f32: sx sw[c], then bias'[c].
+// or f32), [2] unused, [3] filters [C][kh][filterWords] (dwords of four s8
+// taps, zero past kw), [4] [2][C] f32: sx sw[c], then bias'[c].
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,11 +41,13 @@
 namespace mlir::nunc::x86 {
 
 struct Int8DepthwiseKernel {
-  /// Depthwise on u8 codes: filters up to 7 x 4, stride 1 or 2 along W, no
+  /// Depthwise on u8 codes: filters up to 7 x 8, stride 1 or 2 along W, no
   /// dilation, no residual, ranges or output rounding (codes or f32 out).
   static bool supports(const WindowConfig &c);
+  /// Dwords of s8 taps per filter row: 1 (kw <= 4) or 2.
+  static int64_t filterWords(const WindowConfig &c) { return c.kernelW > 4 ? 2 : 1; }
   struct Tables {
-    std::vector<int32_t> filters; // [C][kh] packed s8 taps
+    std::vector<int32_t> filters; // [C][kh][filterWords] packed s8 taps
     std::vector<float> scaleBias; // [2][C]
   };
   /// The filters as s8 steps of a per-channel scale and the epilogue's

@@ -264,14 +264,14 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
   }
 
   /// Whether the code generator's integer depthwise kernel takes a filter
-  /// of this shape (x86::Int8DepthwiseKernel::supports): at most 4 taps a
+  /// of this shape (x86::Int8DepthwiseKernel::supports): at most 8 taps a
   /// row and 7 rows, no dilation, horizontal stride 1 or 2, no residual.
   static bool integerDepthwiseShape(Operation *op) {
     auto w = cast<RankedTensorType>(op->getOperand(1).getType());
     auto dilations = cast<DenseI64ArrayAttr>(op->getAttr("dilations")).asArrayRef();
     auto strides = cast<DenseI64ArrayAttr>(op->getAttr("strides")).asArrayRef();
     auto fused = dyn_cast<FusedConvOp>(op);
-    return w.getDimSize(2) <= 7 && w.getDimSize(3) <= 4 &&
+    return w.getDimSize(2) <= 7 && w.getDimSize(3) <= 8 &&
            llvm::all_of(dilations, [](int64_t d) { return d == 1; }) && strides.size() == 2 &&
            (strides[1] == 1 || strides[1] == 2) && !(fused && fused.getResidual());
   }

@@ -51,19 +51,38 @@ func.func @shared(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4
 
 // -----
 
-// A depthwise filter 5 taps wide (wider than the integer kernel takes):
-// the int8 conv still hands over the grid, the filter and bias stay f32.
-// CHECK-LABEL: func.func @wide(
+// A depthwise filter 5 taps wide (two dwords a row in the integer
+// kernel): rounded as @handover's (0.005 -> 0, 0.015 -> 0.02, 0.0149 ->
+// 0.01, -0.635 -> -0.64: errors -0.0099, bias 0.5 + 2 x 0.0099).
+// CHECK-LABEL: func.func @five_wide(
 // CHECK:         nunc.quantized_conv {{.*}} output_quantization = !quant.uniform<u8:f32, 5.000000e-02>,
-// CHECK:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02, 1.490000e-02, -6.350000e-01]]]
-// CHECK:         nunc.constant dense<[5.000000e-01, -2.500000e-01]> : tensor<2xf32>
+// CHECK:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 0.000000e+00, 2.000000e-02, 0.00999999977, -6.400000e-01]]]
+// CHECK:         nunc.constant dense<[5.198000e-01, -2.500000e-01]> : tensor<2xf32>
 // CHECK:         nunc.conv
-func.func @wide(%x: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+func.func @five_wide(%x: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
   %w = nunc.constant dense<[[[[1.0]], [[-0.5]]], [[[0.25]], [[2.0]]]]> : tensor<2x2x1x1xf32>
   %y = nunc.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x8xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x8xf32>
   %d = nunc.constant dense<[[[[1.27, 0.005, 0.015, 0.0149, -0.635]]], [[[0.5, 0.5, 0.5, 0.5, -0.5]]]]> : tensor<2x1x1x5xf32>
   %b = nunc.constant dense<[0.5, -0.25]> : tensor<2xf32>
   %z = nunc.conv %y, %d, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 5>, pads = array<i64: 0, 2, 0, 2>, strides = array<i64: 1, 1>} : tensor<1x2x4x8xf32>, tensor<2x1x1x5xf32> -> tensor<1x2x4x8xf32>
+  return %z : tensor<1x2x4x8xf32>
+}
+
+// -----
+
+// A depthwise filter 9 taps wide (wider than the integer kernel takes):
+// the int8 conv still hands over the grid, the filter and bias stay f32.
+// CHECK-LABEL: func.func @wide(
+// CHECK:         nunc.quantized_conv {{.*}} output_quantization = !quant.uniform<u8:f32, 5.000000e-02>,
+// CHECK:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02, 1.490000e-02, -6.350000e-01, 0.000000e+00, 0.000000e+00, 0.000000e+00, 2.000000e-02]]]
+// CHECK:         nunc.constant dense<[5.000000e-01, -2.500000e-01]> : tensor<2xf32>
+// CHECK:         nunc.conv
+func.func @wide(%x: tensor<1x2x4x8xf32>) -> tensor<1x2x4x8xf32> {
+  %w = nunc.constant dense<[[[[1.0]], [[-0.5]]], [[[0.25]], [[2.0]]]]> : tensor<2x2x1x1xf32>
+  %y = nunc.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x8xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x8xf32>
+  %d = nunc.constant dense<[[[[1.27, 0.005, 0.015, 0.0149, -0.635, 0.0, 0.0, 0.0, 0.02]]], [[[0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0.5, 0.5, 0.5]]]]> : tensor<2x1x1x9xf32>
+  %b = nunc.constant dense<[0.5, -0.25]> : tensor<2xf32>
+  %z = nunc.conv %y, %d, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 9>, pads = array<i64: 0, 4, 0, 4>, strides = array<i64: 1, 1>} : tensor<1x2x4x8xf32>, tensor<2x1x1x9xf32> -> tensor<1x2x4x8xf32>
   return %z : tensor<1x2x4x8xf32>
 }
 

@@ -149,7 +149,8 @@ void check(const Shape &s, std::mt19937 &rng) {
 
   for (int64_t p = 0; p < planes; ++p) {
     const int64_t ch = p % c.channels;
-    const int32_t *rows = tables.filters.data() + ch * c.kernelH;
+    const int64_t words = Int8DepthwiseKernel::filterWords(c);
+    const int32_t *rows = tables.filters.data() + ch * c.kernelH * words;
     for (int64_t oh = 0; oh < c.outH; ++oh)
       for (int64_t ow = 0; ow < c.outW; ++ow) {
         int64_t sum = 0;
@@ -159,7 +160,7 @@ void check(const Shape &s, std::mt19937 &rng) {
             int32_t code = ih >= 0 && ih < c.height && iw >= 0 && iw < c.width
                                ? codes[p * inPlane + ih * c.width + iw]
                                : c.inputZeroPoint;
-            sum += static_cast<int8_t>(rows[kh] >> (8 * kw) & 0xff) * code;
+            sum += static_cast<int8_t>(rows[kh * words + kw / 4] >> (8 * (kw % 4)) & 0xff) * code;
           }
         double v = double(sum) * tables.scaleBias[ch] + tables.scaleBias[c.channels + ch];
         if (c.activation.kind == Activation::Relu)
@@ -220,6 +221,19 @@ TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
     check({3, 9, width, 3, 3, 2, 1, "clip", true}, rng);
   check({3, 11, 10, 7, 4, 1, 3, "none", false}, rng);
   check({1, 5, 5, 3, 3, 1, 1, "clip", true}, rng);
+  // Filters 5-8 wide (two dwords a row): 5x5 at strides 1 and 2 and 2x1
+  // on PP-LCNet's planes, odd sides, planes narrower than the filter, the
+  // widest 7x8 (taps reaching byte 37 of a stride-2 load), a 1x6 row.
+  for (bool codes : {true, false}) {
+    check({13, 17, 33, 5, 5, 1, 2, "relu", codes}, rng);
+    check({13, 17, 33, 5, 5, 2, 2, "clip", codes}, rng);
+  }
+  check({8, 12, 80, 5, 5, 1, 2, "clip", true, /*strideH=*/2}, rng);
+  check({5, 3, 3, 5, 5, 1, 2, "none", false}, rng);
+  check({5, 4, 2, 5, 5, 2, 2, "clip", true}, rng);
+  check({3, 20, 65, 7, 8, 2, 3, "none", false}, rng);
+  check({3, 20, 47, 7, 8, 1, 4, "relu", true, 0, /*padEnd=*/3}, rng);
+  check({2, 9, 129, 1, 6, 1, 0, "none", false}, rng);
   EXPECT_TRUE(codesSeen[0] && codesSeen[255]) << "the output grid hardly saturates";
 }
 
@@ -272,9 +286,24 @@ TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
   // Off every grid (f32 filters of an f32 model): none.
   w[4] = 0.0123456f;
   EXPECT_FALSE(Int8DepthwiseKernel::tables(c, w, bias));
-  // Not taken: filters wider than a dword, dilation, a residual, ranges.
+  // A 5-wide filter's taps 4-7 in each row's second dword.
+  WindowConfig five = configOf({1, 6, 6, 2, 5, 1, 2, "none", false});
+  std::vector<float> w5(10);
+  const int8_t q5[10] = {1, -2, 3, -4, 5, -128, 127, 6, 7, -8};
+  for (int t = 0; t < 10; ++t)
+    w5[t] = q5[t] * 0.5f;
+  found = Int8DepthwiseKernel::tables(five, w5, {});
+  ASSERT_TRUE(found);
+  ASSERT_EQ(found->filters.size(), 4u);
+  for (int kh = 0; kh < 2; ++kh) {
+    for (int kw = 0; kw < 5; ++kw)
+      EXPECT_EQ(static_cast<int8_t>(found->filters[kh * 2 + kw / 4] >> (8 * (kw % 4)) & 0xff),
+                q5[kh * 5 + kw]);
+    EXPECT_EQ(found->filters[kh * 2 + 1] >> 8, 0) << "taps past the fifth";
+  }
+  // Not taken: filters wider than two dwords, dilation, a residual, ranges.
   WindowConfig wide = c;
-  wide.kernelW = 5;
+  wide.kernelW = 9;
   EXPECT_FALSE(Int8DepthwiseKernel::supports(wide));
   WindowConfig dilated = c;
   dilated.dilationW = 2;
