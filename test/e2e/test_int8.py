@@ -1293,6 +1293,81 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
         assert float((diff > 0.5).mean()) < 0.01  # a unit off only on near-ties
 
 
+def wide_depthwise_cnn(path, seed):
+    """PP-LCNet's block shape: a 3x3 conv + Relu, a 5x5 depthwise conv
+    (stride 1) + Relu, a 1x1 conv + Relu, a 5x5 depthwise conv at stride 2
+    + Relu, a 1x1 conv + bias; channel counts off the kernels' blocks."""
+    import onnx
+    from onnx import TensorProto, helper
+    c0, c1, c2 = 5, 24, 17
+    inits, const = random_initializers(seed)
+    nodes = [
+        helper.make_node("Conv", ["x", const("w1", c1, c0, 3, 3), const("b1", c1, scale=1)],
+                         ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("Conv", ["r1", const("w2", c1, 1, 5, 5, scale=0.1),
+                                  const("b2", c1, scale=0.5)], ["c2"], pads=[2, 2, 2, 2],
+                         group=c1, name="depthwise1"),
+        helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
+        helper.make_node("Conv", ["r2", const("w3", c1, c1, 1, 1), const("b3", c1, scale=1)],
+                         ["c3"], name="pointwise1"),
+        helper.make_node("Relu", ["c3"], ["r3"], name="relu3"),
+        helper.make_node("Conv", ["r3", const("w4", c1, 1, 5, 5, scale=0.1),
+                                  const("b4", c1, scale=0.5)], ["c4"], pads=[2, 2, 2, 2],
+                         group=c1, strides=[2, 2], name="depthwise2"),
+        helper.make_node("Relu", ["c4"], ["r4"], name="relu4"),
+        helper.make_node("Conv", ["r4", const("w5", c2, c1, 1, 1), const("b5", c2, scale=1)],
+                         ["y"], name="pointwise2")]
+    graph = helper.make_graph(
+        nodes, "wide_depthwise_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c0, 19, 23])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c2, 10, 12])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_5x5_depthwise_convs_run_in_integers(nunc, tmp_path):
+    """quantize_static's QDQ model of a CNN with 5x5 depthwise convs: each
+    takes the integer depthwise kernel (two dwords of taps a filter row) on
+    the u8 codes the conv before it writes, and hands its own codes to the
+    next conv; the output is within one unit of onnxruntime's (ties in the
+    code-unit epilogues move a code by one)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper as nh
+    wide_depthwise_cnn(str(tmp_path / "f32.onnx"), 5)
+    r = np.random.default_rng(6)
+    calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
+    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+    nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    kernels = [k["kernel"] for k in
+               json.loads((tmp_path / "out" / "q.json").read_text())["kernels"]]
+    depthwise = [k for k in kernels if k.startswith("depthwise_conv")]
+    assert len(depthwise) == 2 and all(
+        k.startswith("depthwise_conv.int8.avx512vnni[") and "5x5" in k and ", u8 in]" in k
+        and k.endswith("-> u8") for k in depthwise), kernels
+    assert sum(k.startswith("conv.int8.avx512vnni[") for k in kernels) == 3, kernels
+    exe, man = harness.build(str(tmp_path / "out"))
+    model = onnx.load(str(tmp_path / "q.onnx"))
+    inits = {i.name: nh.to_array(i) for i in model.graph.initializer}
+    unit = float(inits[[n for n in model.graph.node if n.op_type == "DequantizeLinear"][-1].input[1]])
+    session = ort.InferenceSession(str(tmp_path / "q.onnx"), providers=["CPUExecutionProvider"])
+    for seed in range(3):
+        x = np.random.default_rng(30 + seed).standard_normal((1, 5, 19, 23)).astype(np.float32)
+        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{seed}"))
+        assert outs is not None, log
+        ref = session.run(None, {"x": x})[0]
+        diff = np.abs(outs["y"] - ref) / unit
+        assert float(diff.max()) <= 1.001, float(diff.max())
+        assert float((diff > 0.5).mean()) < 0.02, float((diff > 0.5).mean())
+        assert float(np.abs(ref).max()) > 20 * unit  # not a saturated or empty output
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_qlinear_conv_on_a_u8_input(nunc, tmp_path):
     """A QLinearConv whose u8 input is the graph's own: its dequantized
