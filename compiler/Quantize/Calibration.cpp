@@ -27,6 +27,8 @@ struct Stats {
   bool seen = false;
   std::vector<double> channelSum;
   int64_t perChannel = 0; // values summed into each channel
+  double sumSquares = 0;
+  int64_t count = 0;
   ValueHistogram histogram; // kBins over [min(min, 0), max(max, 0)]
 };
 
@@ -346,7 +348,9 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
             s.min = s.seen ? std::min<double>(s.min, v[j]) : v[j];
             s.max = s.seen ? std::max<double>(s.max, v[j]) : v[j];
             s.seen = true;
+            s.sumSquares += double(v[j]) * v[j];
           }
+          s.count += n;
           accumulateChannels(s, x, isa<LinearOp>(op) ? x.shape().size() - 1 : 1);
           return;
         }
@@ -389,9 +393,17 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
     setParameters(r, lo, hi);
     for (double sum : s.channelSum)
       r.channelMean.push_back(static_cast<float>(sum / std::max<int64_t>(s.perChannel, 1)));
+    if (s.count > 0)
+      r.meanSquare = s.sumSquares / s.count;
     profile.inputs[key] = r;
   }
   return profile;
+}
+
+double ActivationRange::gridSnrDb() const {
+  if (!std::isfinite(meanSquare) || !(scale > 0))
+    return std::numeric_limits<double>::quiet_NaN();
+  return 10 * std::log10(meanSquare / (scale * scale / 12));
 }
 
 std::string CalibrationProfile::toJson() const {
@@ -401,6 +413,8 @@ std::string CalibrationProfile::toJson() const {
                          {"hi", r.hi},   {"scale", r.scale}, {"zero_point", r.zeroPoint}};
     if (!r.channelMean.empty())
       o["channel_mean"] = llvm::json::Array(r.channelMean);
+    if (std::isfinite(r.meanSquare))
+      o["mean_square"] = r.meanSquare;
     tensors[key] = std::move(o);
   }
   llvm::json::Object root{{"format", kFormat},
@@ -460,6 +474,14 @@ llvm::Expected<CalibrationProfile> CalibrationProfile::fromJson(llvm::StringRef 
     r.hi = o->getNumber("hi").value_or(0);
     r.scale = *scale;
     r.zeroPoint = *zp;
+    if (const llvm::json::Value *ms = o->get("mean_square")) {
+      std::optional<double> m = ms->getAsNumber();
+      if (!m || !std::isfinite(*m) || *m < 0)
+        return llvm::createStringError("calibration profile entry '" + key.str() +
+                                       "' has a \"mean_square\" that is not a finite number "
+                                       ">= 0");
+      r.meanSquare = *m;
+    }
     if (const llvm::json::Value *mv = o->get("channel_mean")) {
       const llvm::json::Array *a = mv->getAsArray();
       for (size_t i = 0; a && i < a->size(); ++i) {

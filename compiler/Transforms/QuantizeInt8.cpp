@@ -285,7 +285,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
   /// a grid), the bias corrected for that rounding as the others' are. The
   /// depthwise conv's input and filter are then what onnxruntime's static
   /// int8 model has. Other shapes keep their f32 filter: the f32 kernel
-  /// would gain nothing from the rounding.
+  /// would gain nothing from the rounding. Inputs whose grid measures
+  /// below min-handover-snr stay f32 (Passes.td).
   LogicalResult quantizeDepthwiseInput(Operation *op, const std::string &key) {
     auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
     if (!staticActivations || !producer || !producer->hasOneUse() ||
@@ -295,6 +296,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<TypeAttr> grid = calibratedInput(op, key, "conv");
     if (failed(grid))
       return failure();
+    if (calibration->inputs.at(key).gridSnrDb() < minHandoverSnr) // false for NaN
+      return success();
     auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
     int64_t channels = wType.getDimSize(0), taps = wType.getNumElements() / channels;
     std::optional<SmallVector<float>> w = getConstantFloats(op->getOperand(1));

@@ -445,6 +445,9 @@ def test_static_calibration_of_a_relu_cnn(nunc, models, tmp_path, method):
     images = np.concatenate([np.load(calib / f)["input"] for f in sorted(os.listdir(calib))])
     np.testing.assert_allclose(profile["/conv1/Conv"]["channel_mean"],
                                images.mean(axis=(0, 2, 3)), rtol=1e-4, atol=1e-6)
+    # And their mean square, which estimates each grid's SNR.
+    np.testing.assert_allclose(profile["/conv1/Conv"]["mean_square"],
+                               np.mean(images.astype(np.float64) ** 2), rtol=1e-6)
     assert all(len(r["channel_mean"]) in (64, 128, 256, 512) for r in relu_fed)
     (error, worst_cosine), (plain_error, _) = (resnet_errors(models, tmp_path, b)
                                                 for b in ("out", "plain"))

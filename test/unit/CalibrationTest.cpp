@@ -134,6 +134,31 @@ TEST(Calibration, ProfileRejectsBadChannelMeans) {
   }
 }
 
+TEST(Calibration, ProfileKeepsMeanSquaresForTheGridSnr) {
+  const char *text = R"({"format": "nunc-calibration-1", "method": "minmax", "samples": 2,
+    "inputs": {"conv#0": {"scale": 0.05, "zero_point": 0, "mean_square": 1.0},
+               "conv#1": {"scale": 0.5, "zero_point": 3}}})";
+  llvm::Expected<CalibrationProfile> p = CalibrationProfile::fromJson(text);
+  ASSERT_TRUE(static_cast<bool>(p)) << llvm::toString(p.takeError());
+  // 1 / (0.05^2 / 12) = 4800: 36.81 dB; an older entry has no estimate.
+  EXPECT_NEAR(p->inputs["conv#0"].gridSnrDb(), 36.812, 1e-3);
+  EXPECT_TRUE(std::isnan(p->inputs["conv#1"].gridSnrDb()));
+  llvm::Expected<CalibrationProfile> again = CalibrationProfile::fromJson(p->toJson());
+  ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
+  EXPECT_EQ(again->inputs["conv#0"].meanSquare, 1.0);
+  EXPECT_TRUE(std::isnan(again->inputs["conv#1"].meanSquare));
+  for (const char *bad : {R"(-1)", R"("x")", R"(null)"}) {
+    std::string t = std::string(R"({"format": "nunc-calibration-1", "inputs": {"conv#0":
+        {"scale": 0.5, "zero_point": 3, "mean_square": )") + bad + "}}}";
+    llvm::Expected<CalibrationProfile> q = CalibrationProfile::fromJson(t);
+    ASSERT_FALSE(static_cast<bool>(q)) << bad;
+    EXPECT_EQ(llvm::toString(q.takeError()),
+              "calibration profile entry 'conv#0' has a \"mean_square\" that is not a finite "
+              "number >= 0")
+        << bad;
+  }
+}
+
 TEST(Calibration, EntropyIsAKnownMethod) {
   llvm::Expected<std::string> m = parseCalibrationMethod("entropy");
   ASSERT_TRUE(static_cast<bool>(m)) << llvm::toString(m.takeError());

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/Error.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -34,6 +35,12 @@ struct ActivationRange {
   /// dim 1) over the samples: int8 weights shift each output by the mean
   /// input times their rounding error, and bias correction takes that back.
   std::vector<float> channelMean;
+  /// Mean of the squared values over the samples (NaN: not measured, a
+  /// profile written before it was): with the grid's rounding noise,
+  /// scale^2 / 12, it estimates the grid's SNR (gridSnrDb).
+  double meanSquare = std::numeric_limits<double>::quiet_NaN();
+  /// 10 log10(meanSquare / (scale^2 / 12)), NaN where unmeasured.
+  double gridSnrDb() const;
 };
 
 /// SmoothQuant-style smoothing (nunc-smooth-activations): a LayerNorm
