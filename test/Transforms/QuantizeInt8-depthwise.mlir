@@ -1,10 +1,10 @@
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json" | FileCheck %s
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json keep-f32=conv#1" | FileCheck %s --check-prefix=KEEP
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1" | FileCheck %s --check-prefix=DYNAMIC
-// conv#1's grid: mean square 1 over the noise 0.05^2 / 12 is 36.8 dB, handed
-// over at the default 35 dB, not at 37.
-// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json min-handover-snr=36.7" | FileCheck %s --check-prefix=SNR36
-// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json min-handover-snr=37" | FileCheck %s --check-prefix=SNR37
+// conv#1's grid: mean square 4 over the noise 0.05^2 / 12 is 42.8 dB, handed
+// over at the default 40 dB and at 42.7, not at 43.
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json min-handover-snr=42.7" | FileCheck %s --check-prefix=SNR42
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json min-handover-snr=43" | FileCheck %s --check-prefix=SNR43
 
 // Static activations: the int8 conv whose only use is a depthwise conv
 // takes the depthwise conv's calibrated input range (profile entry conv#1:
@@ -28,14 +28,14 @@
 // DYNAMIC-NOT:   output_quantization
 // DYNAMIC:       nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02]
 // DYNAMIC:       nunc.conv
-// SNR36-LABEL: func.func @handover(
-// SNR36:         nunc.quantized_conv {{.*}} output_quantization = !quant.uniform<u8:f32, 5.000000e-02>,
-// SNR36:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 0.000000e+00, 2.000000e-02]
-// SNR37-LABEL: func.func @handover(
-// SNR37-NOT:     output_quantization
-// SNR37:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02]
-// SNR37:         nunc.constant dense<[5.000000e-01, -2.500000e-01]>
-// SNR37:         nunc.conv
+// SNR42-LABEL: func.func @handover(
+// SNR42:         nunc.quantized_conv {{.*}} output_quantization = !quant.uniform<u8:f32, 5.000000e-02>,
+// SNR42:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 0.000000e+00, 2.000000e-02]
+// SNR43-LABEL: func.func @handover(
+// SNR43-NOT:     output_quantization
+// SNR43:         nunc.constant dense<{{\[}}{{\[}}{{\[}}[1.270000e+00, 5.000000e-03, 1.500000e-02]
+// SNR43:         nunc.constant dense<[5.000000e-01, -2.500000e-01]>
+// SNR43:         nunc.conv
 func.func @handover(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %w = nunc.constant dense<[[[[1.0]], [[-0.5]]], [[[0.25]], [[2.0]]]]> : tensor<2x2x1x1xf32>
   %y = nunc.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
