@@ -79,9 +79,12 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
 
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
                                    llvm::ArrayRef<std::string> keepF32, bool convs,
-                                   bool biasCorrection, bool staticActivations) {
+                                   bool biasCorrection, bool staticActivations,
+                                   std::optional<double> minHandoverSnr) {
   QuantizeInt8Options options;
   options.convs = convs;
+  if (minHandoverSnr)
+    options.minHandoverSnr = *minHandoverSnr;
   options.biasCorrection = biasCorrection;
   options.keepF32.assign(keepF32.begin(), keepF32.end());
   options.profile = profile.str();

@@ -606,7 +606,8 @@ def test_static_calibration_of_mobilenet_runs_integer_depthwise_convs(nunc, mode
     """Static PTQ of MobileNet: each depthwise conv an int8 conv feeds gets
     its calibrated input grid as that conv's output grid (the conv writes
     u8 codes) and its filter rounded to s8 per channel, so it runs the
-    integer depthwise kernel; dynamic activations keep it on the f32 kernel.
+    integer depthwise kernel, where that grid keeps --min-handover-snr;
+    dynamic activations keep it on the f32 kernel.
     On 10 random inputs the static library stays closer to fp32 than
     onnxruntime's static int8 model calibrated on the same samples."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -644,6 +645,15 @@ def test_static_calibration_of_mobilenet_runs_integer_depthwise_convs(nunc, mode
             assert all(k.startswith("depthwise_conv.avx512[") and "u8 in" not in k
                        for k in depthwise), depthwise
             assert len(layers) == 18 and not set(names) & set(layers), layers
+    # Its ReLU6 inputs fill their grids (42-46 dB, above the default 40):
+    # above 50 dB none is handed over, and the depthwise convs keep f32 inputs.
+    nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+         "--activations", "static", "--calibration", calib, *pins("mobilenet", 1, None),
+         "--min-handover-snr", "50", "-o", tmp_path / "strict")
+    kernels = json.loads((tmp_path / "strict" / "mobilenet.json").read_text())["kernels"]
+    depthwise = [k["kernel"] for k in kernels if k["kernel"].startswith("depthwise_conv.")]
+    assert len(depthwise) == 8 and all(k.startswith("depthwise_conv.avx512[") and
+                                       "u8 in" not in k for k in depthwise), depthwise
     qdq = str(tmp_path / "qdq.onnx")
     quantize_static(model, qdq, Samples(samples), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
@@ -798,6 +808,10 @@ def test_static_calibration_errors(nunc, models, tmp_path):
         "--save-calibration", tmp_path / "p.json")
     assert "--bias-correction needs the channel means of --calibration samples or of a " \
         "--load-calibration profile" in error("--bias-correction=false")
+    assert "--min-handover-snr goes with --quantize int8 --activations static" in error(
+        "--min-handover-snr", "30")
+    assert "--min-handover-snr takes a number of dB >= 0" in error(
+        "--activations", "static", "--calibration", tmp_path / "x.npz", "--min-handover-snr=-1")
     r = nunc("compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
              "--calibration", tmp_path / "x.npz", "-o", tmp_path / "out", check=False)
     assert r.returncode == 1 and "--calibration, --load-calibration and --save-calibration go " \

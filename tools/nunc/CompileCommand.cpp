@@ -19,6 +19,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace cl = llvm::cl;
 using namespace mlir;
@@ -137,6 +138,12 @@ cl::opt<bool> biasCorrection(
              "channel) back out of the bias (default on; --bias-correction=false turns it "
              "off)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
+cl::opt<double> minHandoverSnr(
+    "min-handover-snr",
+    cl::desc("With --activations static: a depthwise conv reads u8 codes from the int8 conv "
+             "before it (integer kernel, faster) only where its calibrated grid keeps the "
+             "input's estimated SNR at this many dB (default 40; 0: everywhere)"),
+    cl::value_desc("dB"), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> report("report",
                             cl::desc("With --quantize int8: write per-layer SNR/cosine and "
                                      "output agreement with f32 on the --calibration samples "
@@ -385,6 +392,14 @@ int runCompile() {
   if (biasCorrection.getNumOccurrences() && calibration.empty() && loadCalibration.empty())
     return fail("compile", "--bias-correction needs the channel means of --calibration "
                            "samples or of a --load-calibration profile");
+  if (minHandoverSnr.getNumOccurrences() && !staticInt8)
+    return fail("compile", "--min-handover-snr goes with --quantize int8 --activations static");
+  std::optional<double> handoverSnr;
+  if (minHandoverSnr.getNumOccurrences()) {
+    if (!(minHandoverSnr >= 0))
+      return fail("compile", "--min-handover-snr takes a number of dB >= 0");
+    handoverSnr = minHandoverSnr;
+  }
   double smoothAlpha = 0;
   if (smoothQuant.getNumOccurrences()) {
     if (!staticInt8 || calibration.empty() || !loadCalibration.empty())
@@ -473,7 +488,7 @@ int runCompile() {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
       buildInt8Pipeline(qpm, profilePath, keep, hasInt8Convolutions(options.target),
-                        biasCorrection, staticInt8);
+                        biasCorrection, staticInt8, handoverSnr);
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;

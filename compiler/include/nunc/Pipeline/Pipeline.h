@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <optional>
+
 namespace mlir::nunc {
 
 /// Registers the dialects nunc's IR uses.
@@ -38,10 +40,12 @@ void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true, bool u16Gemms
 /// activations per row / per tensor at run time, or, with `profile` naming
 /// a calibration profile and `staticActivations`, static; with
 /// `biasCorrection`, the profile's channel means correct the biases in
-/// either mode), then simplify.
+/// either mode; `minHandoverSnr`: nunc-quantize-int8's min-handover-snr
+/// instead of its default), then simplify.
 void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
                        llvm::ArrayRef<std::string> keepF32 = {}, bool convs = true,
-                       bool biasCorrection = true, bool staticActivations = true);
+                       bool biasCorrection = true, bool staticActivations = true,
+                       std::optional<double> minHandoverSnr = std::nullopt);
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);
