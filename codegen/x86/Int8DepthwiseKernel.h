@@ -9,8 +9,8 @@
 // activation, and u8 codes of the output grid or f32. The sums are exact
 // where the f32 kernel rounds each of its products and additions.
 //
-// Each input row's part that a vector of 16 outputs reads (19 bytes at
-// stride 1, 34 at stride 2) is loaded once (the bytes outside the row
+// Each input row's part that a vector of 16 outputs reads (15 s + kw
+// bytes: up to 23 at stride 1, 38 at stride 2) is loaded once (the bytes outside the row
 // masked, taking the zero point), and rearranged by one vpermd (dwords to
 // 128-bit lanes) and one vpshufb into 16 dwords of that output's taps
 // (x[o s], x[o s + 1], x[o s + 2], x[o s + 3]); one vpdpbusd against a

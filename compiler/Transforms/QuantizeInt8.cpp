@@ -296,7 +296,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<TypeAttr> grid = calibratedInput(op, key, "conv");
     if (failed(grid))
       return failure();
-    if (calibration->inputs.at(key).gridSnrDb() < minHandoverSnr) // false for NaN
+    // Unmeasured (NaN) grids pass; a threshold of 0 or less passes all.
+    if (minHandoverSnr > 0 && calibration->inputs.at(key).gridSnrDb() < minHandoverSnr)
       return success();
     auto wType = cast<RankedTensorType>(op->getOperand(1).getType());
     int64_t channels = wType.getDimSize(0), taps = wType.getNumElements() / channels;

@@ -5,6 +5,10 @@
 // over at the default 40 dB and at 42.7, not at 43.
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json min-handover-snr=42.7" | FileCheck %s --check-prefix=SNR42
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json min-handover-snr=43" | FileCheck %s --check-prefix=SNR43
+// An all-zero input (mean square 0: -inf dB) is handed over only when the
+// threshold is 0.
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile-silent.json" | FileCheck %s --check-prefix=SNR43
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile-silent.json min-handover-snr=0" | FileCheck %s --check-prefix=SNR42
 
 // Static activations: the int8 conv whose only use is a depthwise conv
 // takes the depthwise conv's calibrated input range (profile entry conv#1:

@@ -143,6 +143,9 @@ TEST(Calibration, ProfileKeepsMeanSquaresForTheGridSnr) {
   // 1 / (0.05^2 / 12) = 4800: 36.81 dB; an older entry has no estimate.
   EXPECT_NEAR(p->inputs["conv#0"].gridSnrDb(), 36.812, 1e-3);
   EXPECT_TRUE(std::isnan(p->inputs["conv#1"].gridSnrDb()));
+  ActivationRange silent = p->inputs["conv#0"];
+  silent.meanSquare = 0; // an all-zero input: below any positive threshold
+  EXPECT_EQ(silent.gridSnrDb(), -std::numeric_limits<double>::infinity());
   llvm::Expected<CalibrationProfile> again = CalibrationProfile::fromJson(p->toJson());
   ASSERT_TRUE(static_cast<bool>(again)) << llvm::toString(again.takeError());
   EXPECT_EQ(again->inputs["conv#0"].meanSquare, 1.0);

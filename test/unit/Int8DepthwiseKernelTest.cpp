@@ -229,6 +229,8 @@ TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
     check({13, 17, 33, 5, 5, 2, 2, "clip", codes}, rng);
   }
   check({8, 12, 80, 5, 5, 1, 2, "clip", true, /*strideH=*/2}, rng);
+  check({4, 9, 150, 5, 5, 2, 2, "relu", true}, rng); // 5 vectors: unmasked loads
+  check({4, 9, 150, 5, 5, 2, 2, "none", false}, rng);
   check({5, 3, 3, 5, 5, 1, 2, "none", false}, rng);
   check({5, 4, 2, 5, 5, 2, 2, "clip", true}, rng);
   check({3, 20, 65, 7, 8, 2, 3, "none", false}, rng);
