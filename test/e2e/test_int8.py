@@ -634,6 +634,7 @@ def test_static_calibration_of_mobilenet_runs_integer_depthwise_convs(nunc, mode
         assert len(names) == 8, names
         if mode == "static":
             assert "17 convolutions, 8 depthwise convolutions on u8 inputs, " in r.stderr, r.stderr
+            assert "read f32 (input grid below" not in r.stderr, r.stderr
             assert all(k.startswith("depthwise_conv.int8.avx512vnni[") and "u8 in]" in k
                        for k in depthwise), depthwise
             convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
@@ -647,9 +648,11 @@ def test_static_calibration_of_mobilenet_runs_integer_depthwise_convs(nunc, mode
             assert len(layers) == 18 and not set(names) & set(layers), layers
     # Its ReLU6 inputs fill their grids (42-46 dB, above the default 40):
     # above 50 dB none is handed over, and the depthwise convs keep f32 inputs.
-    nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
-         "--activations", "static", "--calibration", calib, *pins("mobilenet", 1, None),
-         "--min-handover-snr", "50", "-o", tmp_path / "strict")
+    r = nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+             "--activations", "static", "--calibration", calib, *pins("mobilenet", 1, None),
+             "--min-handover-snr", "50", "-o", tmp_path / "strict")
+    assert "; 8 depthwise convolutions after an int8 one read f32 (input grid below " \
+        "--min-handover-snr, or kept)" in r.stderr, r.stderr
     kernels = json.loads((tmp_path / "strict" / "mobilenet.json").read_text())["kernels"]
     depthwise = [k["kernel"] for k in kernels if k["kernel"].startswith("depthwise_conv.")]
     assert len(depthwise) == 8 and all(k.startswith("depthwise_conv.avx512[") and

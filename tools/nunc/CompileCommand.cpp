@@ -27,11 +27,27 @@ using namespace mlir::nunc;
 
 namespace {
 
+/// Whether `op` is a depthwise conv that only an int8 conv feeds, on f32
+/// values: with static activations, one whose input grid missed
+/// --min-handover-snr or that --accuracy-target kept.
+bool depthwiseOnF32FromInt8(Operation *op) {
+  if (!isa<ConvOp, FusedConvOp>(op) || isInt8Depthwise(op))
+    return false;
+  auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
+  auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
+  return producer && producer->hasOneUse() && w && w.getRank() == 4 && group > 1 &&
+         w.getDimSize(0) == group && w.getDimSize(1) == 1;
+}
+
 /// Says what --quantize int8 made int8 and what stayed f32 (and why), so a
 /// CNN's user learns that its convolutions did not change.
-void printInt8Coverage(ModuleOp module, bool int8Convs) {
+void printInt8Coverage(ModuleOp module, bool int8Convs, bool staticActivations) {
   int quantized = 0, linearF32 = 0, convs = 0, quantizedConvs = 0, depthwise = 0, tables = 0;
+  int depthwiseOnF32 = 0;
   module.walk([&](Operation *op) {
+    if (staticActivations && depthwiseOnF32FromInt8(op))
+      ++depthwiseOnF32;
     if (isa<QuantizedLinearOp>(op))
       ++quantized;
     else if (isa<LinearOp>(op))
@@ -61,6 +77,10 @@ void printInt8Coverage(ModuleOp module, bool int8Convs) {
     llvm::errs() << "; " << convs << " convolution" << (convs == 1 ? "" : "s")
                  << (int8Convs ? " stay f32 (grouped/depthwise, below min-conv-macs, or kept)"
                                : " stay f32 (this target has no int8 convolution kernels)");
+  if (depthwiseOnF32)
+    llvm::errs() << "; " << depthwiseOnF32 << " depthwise convolution"
+                 << (depthwiseOnF32 == 1 ? "" : "s")
+                 << " after an int8 one read f32 (input grid below --min-handover-snr, or kept)";
   llvm::errs() << "\n";
 }
 
@@ -530,7 +550,7 @@ int runCompile() {
     if (!quantized)
       return 1;
     module = std::move(quantized);
-    printInt8Coverage(*module, hasInt8Convolutions(options.target));
+    printInt8Coverage(*module, hasInt8Convolutions(options.target), staticInt8);
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
           layerErrors(mainOf(*f32), mainOf(*module), samples);
