@@ -1237,27 +1237,60 @@ def random_initializers(seed):
     return inits, const
 
 
-def small_cnn(path, seed):
-    """3x3 conv + bias, Relu, a strided depthwise conv, a 1x1 conv + bias,
-    on channel counts that are not multiples of the kernels' blocks."""
+def assert_small_cnn_within_a_unit(tmp_path, seed, near_ties):
+    """The library in tmp_path/out, on 3 inputs [1, 5, 19, 23] from `seed`
+    on, is within one unit (the last DequantizeLinear's scale) of
+    onnxruntime's run of tmp_path/q.onnx, and a unit off on at most a
+    `near_ties` fraction of the outputs (rounding ties). Returns the
+    largest |output| in units."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper as nh
+    exe, man = harness.build(str(tmp_path / "out"))
+    model = onnx.load(str(tmp_path / "q.onnx"))
+    inits = {i.name: nh.to_array(i) for i in model.graph.initializer}
+    unit = float(inits[[n for n in model.graph.node if n.op_type == "DequantizeLinear"][-1].input[1]])
+    session = ort.InferenceSession(str(tmp_path / "q.onnx"), providers=["CPUExecutionProvider"])
+    largest = 0.0
+    for i in range(3):
+        x = np.random.default_rng(seed + i).standard_normal((1, 5, 19, 23)).astype(np.float32)
+        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{i}"))
+        assert outs is not None, log
+        ref = session.run(None, {"x": x})[0]
+        diff = np.abs(outs["y"] - ref) / unit
+        assert float(diff.max()) <= 1.001, float(diff.max())
+        assert float((diff > 0.5).mean()) < near_ties, float((diff > 0.5).mean())
+        largest = max(largest, float(np.abs(ref).max()) / unit)
+    return largest
+
+
+def save_small_cnn(path, name, seed, body):
+    """A 3x3 conv + bias and Relu from x [1, 5, 19, 23] to r1 [1, 24, 19,
+    23], then the nodes body(const, helper) from r1 to y [1, 17, 10, 12]:
+    channel counts that are not multiples of the kernels' blocks."""
     import onnx
     from onnx import TensorProto, helper
-    c0, c1, c2 = 5, 24, 17
     inits, const = random_initializers(seed)
     nodes = [
-        helper.make_node("Conv", ["x", const("w1", c1, c0, 3, 3), const("b1", c1, scale=1)],
+        helper.make_node("Conv", ["x", const("w1", 24, 5, 3, 3), const("b1", 24, scale=1)],
                          ["c1"], pads=[1, 1, 1, 1], name="conv1"),
         helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("Conv", ["r1", const("w2", c1, 1, 3, 3)], ["c2"], pads=[1, 1, 1, 1],
-                         group=c1, strides=[2, 2], name="depthwise"),
-        helper.make_node("Conv", ["c2", const("w3", c2, c1, 1, 1), const("b3", c2, scale=1)],
-                         ["y"], name="pointwise")]
+        *body(const, helper)]
     graph = helper.make_graph(
-        nodes, "small_cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c0, 19, 23])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c2, 10, 12])], inits)
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5, 19, 23])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 17, 10, 12])], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.save(model, path)
+
+
+def small_cnn(path, seed):
+    """3x3 conv + bias, Relu, a strided depthwise conv, a 1x1 conv + bias."""
+    save_small_cnn(path, "small_cnn", seed, lambda const, helper: [
+        helper.make_node("Conv", ["r1", const("w2", 24, 1, 3, 3)], ["c2"], pads=[1, 1, 1, 1],
+                         group=24, strides=[2, 2], name="depthwise"),
+        helper.make_node("Conv", ["c2", const("w3", 17, 24, 1, 1), const("b3", 17, scale=1)],
+                         ["y"], name="pointwise")])
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -1283,8 +1316,6 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     sx*sw/sy in one step, nunc rounds sum*sx*sw + b first)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
-    import onnxruntime as ort
-    from onnx import numpy_helper as nh
     small_cnn(str(tmp_path / "f32.onnx"), 3)
     r = np.random.default_rng(4)
     calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
@@ -1300,51 +1331,27 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
     assert [k["kernel"].split("[")[0] for k in manifest["kernels"]] == kernels, \
         [k["kernel"] for k in manifest["kernels"]]
-    exe, man = harness.build(str(tmp_path / "out"))
-    inits = {i.name: nh.to_array(i) for i in model.graph.initializer}
-    unit = float(inits[[n for n in model.graph.node if n.op_type == "DequantizeLinear"][-1].input[1]])
-    session = ort.InferenceSession(str(tmp_path / "q.onnx"), providers=["CPUExecutionProvider"])
-    for seed in range(3):
-        x = np.random.default_rng(10 + seed).standard_normal((1, 5, 19, 23)).astype(np.float32)
-        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{seed}"))
-        assert outs is not None, log
-        diff = np.abs(outs["y"] - session.run(None, {"x": x})[0]) / unit
-        assert float(diff.max()) <= 1.001, float(diff.max())
-        assert float((diff > 0.5).mean()) < 0.01  # a unit off only on near-ties
+    assert_small_cnn_within_a_unit(tmp_path, 10, near_ties=0.01)
 
 
 def wide_depthwise_cnn(path, seed):
     """PP-LCNet's block shape: a 3x3 conv + Relu, a 5x5 depthwise conv
     (stride 1) + Relu, a 1x1 conv + Relu, a 5x5 depthwise conv at stride 2
-    + Relu, a 1x1 conv + bias; channel counts off the kernels' blocks."""
-    import onnx
-    from onnx import TensorProto, helper
-    c0, c1, c2 = 5, 24, 17
-    inits, const = random_initializers(seed)
-    nodes = [
-        helper.make_node("Conv", ["x", const("w1", c1, c0, 3, 3), const("b1", c1, scale=1)],
-                         ["c1"], pads=[1, 1, 1, 1], name="conv1"),
-        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
-        helper.make_node("Conv", ["r1", const("w2", c1, 1, 5, 5, scale=0.1),
-                                  const("b2", c1, scale=0.5)], ["c2"], pads=[2, 2, 2, 2],
-                         group=c1, name="depthwise1"),
+    + Relu, a 1x1 conv + bias."""
+    save_small_cnn(path, "wide_depthwise_cnn", seed, lambda const, helper: [
+        helper.make_node("Conv", ["r1", const("w2", 24, 1, 5, 5, scale=0.1),
+                                  const("b2", 24, scale=0.5)], ["c2"], pads=[2, 2, 2, 2],
+                         group=24, name="depthwise1"),
         helper.make_node("Relu", ["c2"], ["r2"], name="relu2"),
-        helper.make_node("Conv", ["r2", const("w3", c1, c1, 1, 1), const("b3", c1, scale=1)],
+        helper.make_node("Conv", ["r2", const("w3", 24, 24, 1, 1), const("b3", 24, scale=1)],
                          ["c3"], name="pointwise1"),
         helper.make_node("Relu", ["c3"], ["r3"], name="relu3"),
-        helper.make_node("Conv", ["r3", const("w4", c1, 1, 5, 5, scale=0.1),
-                                  const("b4", c1, scale=0.5)], ["c4"], pads=[2, 2, 2, 2],
-                         group=c1, strides=[2, 2], name="depthwise2"),
+        helper.make_node("Conv", ["r3", const("w4", 24, 1, 5, 5, scale=0.1),
+                                  const("b4", 24, scale=0.5)], ["c4"], pads=[2, 2, 2, 2],
+                         group=24, strides=[2, 2], name="depthwise2"),
         helper.make_node("Relu", ["c4"], ["r4"], name="relu4"),
-        helper.make_node("Conv", ["r4", const("w5", c2, c1, 1, 1), const("b5", c2, scale=1)],
-                         ["y"], name="pointwise2")]
-    graph = helper.make_graph(
-        nodes, "wide_depthwise_cnn",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, c0, 19, 23])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, c2, 10, 12])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, path)
+        helper.make_node("Conv", ["r4", const("w5", 17, 24, 1, 1), const("b5", 17, scale=1)],
+                         ["y"], name="pointwise2")])
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -1355,9 +1362,6 @@ def test_imported_qdq_5x5_depthwise_convs_run_in_integers(nunc, tmp_path):
     next conv; the output is within one unit of onnxruntime's (ties in the
     code-unit epilogues move a code by one)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    import onnx
-    import onnxruntime as ort
-    from onnx import numpy_helper as nh
     wide_depthwise_cnn(str(tmp_path / "f32.onnx"), 5)
     r = np.random.default_rng(6)
     calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
@@ -1372,20 +1376,8 @@ def test_imported_qdq_5x5_depthwise_convs_run_in_integers(nunc, tmp_path):
         k.startswith("depthwise_conv.int8.avx512vnni[") and "5x5" in k and ", u8 in]" in k
         and k.endswith("-> u8") for k in depthwise), kernels
     assert sum(k.startswith("conv.int8.avx512vnni[") for k in kernels) == 3, kernels
-    exe, man = harness.build(str(tmp_path / "out"))
-    model = onnx.load(str(tmp_path / "q.onnx"))
-    inits = {i.name: nh.to_array(i) for i in model.graph.initializer}
-    unit = float(inits[[n for n in model.graph.node if n.op_type == "DequantizeLinear"][-1].input[1]])
-    session = ort.InferenceSession(str(tmp_path / "q.onnx"), providers=["CPUExecutionProvider"])
-    for seed in range(3):
-        x = np.random.default_rng(30 + seed).standard_normal((1, 5, 19, 23)).astype(np.float32)
-        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{seed}"))
-        assert outs is not None, log
-        ref = session.run(None, {"x": x})[0]
-        diff = np.abs(outs["y"] - ref) / unit
-        assert float(diff.max()) <= 1.001, float(diff.max())
-        assert float((diff > 0.5).mean()) < 0.02, float((diff > 0.5).mean())
-        assert float(np.abs(ref).max()) > 20 * unit  # not a saturated or empty output
+    # Not a saturated or empty output:
+    assert assert_small_cnn_within_a_unit(tmp_path, 30, near_ties=0.02) > 20
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
