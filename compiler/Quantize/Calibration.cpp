@@ -395,6 +395,8 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
       r.channelMean.push_back(static_cast<float>(sum / std::max<int64_t>(s.perChannel, 1)));
     if (s.count > 0)
       r.meanSquare = s.sumSquares / s.count;
+    if (needsHistogram)
+      r.clipSquare = clippingMeanSquare(s.histogram, r.lo, r.hi);
     profile.inputs[key] = r;
   }
   return profile;
@@ -403,7 +405,19 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
 double ActivationRange::gridSnrDb() const {
   if (!std::isfinite(meanSquare) || !(scale > 0))
     return std::numeric_limits<double>::quiet_NaN();
-  return 10 * std::log10(meanSquare / (scale * scale / 12));
+  return 10 * std::log10(meanSquare / (scale * scale / 12 + clipSquare));
+}
+
+double mlir::nunc::clippingMeanSquare(const ValueHistogram &h, double lo, double hi) {
+  const int bins = static_cast<int>(h.counts.size());
+  double width = bins ? (h.hi - h.lo) / bins : 0, sum = 0, total = 0;
+  for (int b = 0; b < bins; ++b) {
+    double center = h.lo + (b + 0.5) * width;
+    double e = center < lo ? lo - center : center > hi ? center - hi : 0;
+    sum += h.counts[b] * e * e;
+    total += h.counts[b];
+  }
+  return total > 0 ? sum / total : 0;
 }
 
 std::string CalibrationProfile::toJson() const {
@@ -415,6 +429,8 @@ std::string CalibrationProfile::toJson() const {
       o["channel_mean"] = llvm::json::Array(r.channelMean);
     if (std::isfinite(r.meanSquare))
       o["mean_square"] = r.meanSquare;
+    if (r.clipSquare > 0)
+      o["clip_square"] = r.clipSquare;
     tensors[key] = std::move(o);
   }
   llvm::json::Object root{{"format", kFormat},
@@ -481,6 +497,14 @@ llvm::Expected<CalibrationProfile> CalibrationProfile::fromJson(llvm::StringRef 
                                        "' has a \"mean_square\" that is not a finite number "
                                        ">= 0");
       r.meanSquare = *m;
+    }
+    if (const llvm::json::Value *cs = o->get("clip_square")) {
+      std::optional<double> c = cs->getAsNumber();
+      if (!c || !std::isfinite(*c) || *c < 0)
+        return llvm::createStringError("calibration profile entry '" + key.str() +
+                                       "' has a \"clip_square\" that is not a finite number "
+                                       ">= 0");
+      r.clipSquare = *c;
     }
     if (const llvm::json::Value *mv = o->get("channel_mean")) {
       const llvm::json::Array *a = mv->getAsArray();

@@ -449,6 +449,12 @@ def test_static_calibration_of_a_relu_cnn(nunc, models, tmp_path, method):
     np.testing.assert_allclose(profile["/conv1/Conv"]["mean_square"],
                                np.mean(images.astype(np.float64) ** 2), rtol=1e-6)
     assert all(len(r["channel_mean"]) in (64, 128, 256, 512) for r in relu_fed)
+    # A clipping method records what its ranges cut off (minmax cuts nothing).
+    clipped = [r for r in profile.values() if r.get("clip_square", 0) > 0]
+    if method == "minmax":
+        assert not clipped, profile
+    else:
+        assert clipped and all(r["hi"] < r["max"] or r["lo"] > r["min"] for r in clipped), profile
     (error, worst_cosine), (plain_error, _) = (resnet_errors(models, tmp_path, b)
                                                 for b in ("out", "plain"))
     assert worst_cosine >= 0.998, f"cosine {worst_cosine:.5f}"

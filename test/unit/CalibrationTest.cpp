@@ -55,6 +55,21 @@ TEST(Calibration, EntropyClipsRareOutliers) {
   EXPECT_GE(hi, 0.0);
 }
 
+TEST(Calibration, ClippingErrorOfARange) {
+  std::vector<double> v = bellWithOutliers();
+  ValueHistogram h = histogramOf(v);
+  auto [lo, hi] = chooseRange("entropy", h);
+  double direct = 0;
+  for (double x : v)
+    direct += (x - std::clamp(x, lo, hi)) * (x - std::clamp(x, lo, hi));
+  direct /= v.size();
+  // The four outliers dominate; bins 0.04 wide put each within a bin's
+  // width of its value.
+  EXPECT_GT(direct, 0.0);
+  EXPECT_NEAR(clippingMeanSquare(h, lo, hi), direct, 0.02 * direct);
+  EXPECT_EQ(clippingMeanSquare(h, h.lo, h.hi), 0.0);
+}
+
 TEST(Calibration, EntropyKeepsAUniformRange) {
   std::mt19937 rng(8);
   std::uniform_real_distribution<double> u(-2.0, 10.0);
@@ -160,6 +175,22 @@ TEST(Calibration, ProfileKeepsMeanSquaresForTheGridSnr) {
               "number >= 0")
         << bad;
   EXPECT_EQ(profileEntryError("mean_square", "0"), "");
+  // A clipping method's error adds to the rounding noise: 1 / (0.05^2 / 12
+  // + 1 / 4800) is 4800 / 2, 3 dB less.
+  ActivationRange clipped = p->inputs["conv#0"];
+  clipped.clipSquare = 1.0 / 4800;
+  EXPECT_NEAR(clipped.gridSnrDb(), 36.812 - 3.0103, 1e-3);
+  CalibrationProfile withClip = *p;
+  withClip.inputs["conv#0"] = clipped;
+  llvm::Expected<CalibrationProfile> read = CalibrationProfile::fromJson(withClip.toJson());
+  ASSERT_TRUE(static_cast<bool>(read)) << llvm::toString(read.takeError());
+  EXPECT_EQ(read->inputs["conv#0"].clipSquare, 1.0 / 4800);
+  EXPECT_EQ(read->inputs["conv#1"].clipSquare, 0.0);
+  for (const char *bad : {R"(-1)", R"("x")"})
+    EXPECT_EQ(profileEntryError("clip_square", bad),
+              "calibration profile entry 'conv#0' has a \"clip_square\" that is not a finite "
+              "number >= 0")
+        << bad;
 }
 
 TEST(Calibration, EntropyIsAKnownMethod) {

@@ -37,9 +37,13 @@ struct ActivationRange {
   std::vector<float> channelMean;
   /// Mean of the squared values over the samples (NaN: not measured, a
   /// profile written before it was): with the grid's rounding noise,
-  /// scale^2 / 12, it estimates the grid's SNR (gridSnrDb).
+  /// scale^2 / 12, and clipSquare it estimates the grid's SNR (gridSnrDb).
   double meanSquare = std::numeric_limits<double>::quiet_NaN();
-  /// 10 log10(meanSquare / (scale^2 / 12)), NaN where unmeasured.
+  /// Mean squared error of clamping the samples' values to [lo, hi] (the
+  /// histogram methods clip; 0 for minmax): clippingMeanSquare.
+  double clipSquare = 0;
+  /// 10 log10(meanSquare / (scale^2 / 12 + clipSquare)), NaN where
+  /// unmeasured.
   double gridSnrDb() const;
 };
 
@@ -81,6 +85,10 @@ struct ValueHistogram {
 /// The range a histogram-based method ("percentile=P", "mse", "entropy")
 /// picks; [lo, hi] of the histogram for any other.
 std::pair<double, double> chooseRange(llvm::StringRef method, const ValueHistogram &h);
+
+/// The mean squared error of clamping h's values to [lo, hi], each bin's
+/// values taken at its center, over all of h's values.
+double clippingMeanSquare(const ValueHistogram &h, double lo, double hi);
 
 /// A stable name for a linear or conv op: its first ONNX node (the
 /// MatMul/Gemm/Conv), or "linear#<index>" / "conv#<index>" in program order

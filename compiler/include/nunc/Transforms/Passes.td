@@ -300,9 +300,9 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     scale^2 / 12, from the profile) at `min-handover-snr` dB or more: a
     long-tailed input (hard-swish outputs) would lose more accuracy in the
     extra rounding than the integer kernel gains in time. The estimate
-    counts rounding only (not what a clipping calibration method cuts off).
-    Profiles without mean squares, and a threshold of 0 or less, hand every
-    such input over.
+    counts the rounding and what a clipping calibration method cuts off
+    (the profile's clip_square). Profiles without mean squares, and a
+    threshold of 0 or less, hand every such input over.
     Embedding tables (a Gather along axis 0 of a constant f32 [V, D] of at
     least `min-embedding-elements` elements) become s8 with one symmetric
     scale per row: Cast(Gather(table_s8, ids)) * Gather(row_scales, ids).
