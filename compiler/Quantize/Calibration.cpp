@@ -222,14 +222,20 @@ std::pair<double, double> mlir::nunc::chooseRange(llvm::StringRef method,
 
 bool mlir::nunc::isQuantizable(Operation *op) { return isa<LinearOp, ConvOp, FusedConvOp>(op); }
 
-bool mlir::nunc::isInt8Depthwise(Operation *op) {
+Operation *mlir::nunc::int8ProducerOfDepthwise(Operation *op) {
   if (!isa<ConvOp, FusedConvOp>(op))
-    return false;
+    return nullptr;
   auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
   auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
   int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
-  return producer && producer.getOutputQuantization() && w && w.getRank() == 4 && group > 1 &&
-         w.getDimSize(0) == group && w.getDimSize(1) == 1;
+  bool depthwise = w && w.getRank() == 4 && group > 1 && w.getDimSize(0) == group &&
+                   w.getDimSize(1) == 1;
+  return depthwise ? producer : nullptr;
+}
+
+bool mlir::nunc::isInt8Depthwise(Operation *op) {
+  auto producer = dyn_cast_or_null<QuantizedConvOp>(int8ProducerOfDepthwise(op));
+  return producer && producer.getOutputQuantization();
 }
 
 namespace {
@@ -490,21 +496,17 @@ llvm::Expected<CalibrationProfile> CalibrationProfile::fromJson(llvm::StringRef 
     r.hi = o->getNumber("hi").value_or(0);
     r.scale = *scale;
     r.zeroPoint = *zp;
-    if (const llvm::json::Value *ms = o->get("mean_square")) {
-      std::optional<double> m = ms->getAsNumber();
-      if (!m || !std::isfinite(*m) || *m < 0)
-        return llvm::createStringError("calibration profile entry '" + key.str() +
-                                       "' has a \"mean_square\" that is not a finite number "
-                                       ">= 0");
-      r.meanSquare = *m;
-    }
-    if (const llvm::json::Value *cs = o->get("clip_square")) {
-      std::optional<double> c = cs->getAsNumber();
-      if (!c || !std::isfinite(*c) || *c < 0)
-        return llvm::createStringError("calibration profile entry '" + key.str() +
-                                       "' has a \"clip_square\" that is not a finite number "
-                                       ">= 0");
-      r.clipSquare = *c;
+    // Optional non-negative statistics: absent keeps the default.
+    for (auto [field, dst] : {std::pair<const char *, double *>{"mean_square", &r.meanSquare},
+                              {"clip_square", &r.clipSquare}}) {
+      const llvm::json::Value *fv = o->get(field);
+      if (!fv)
+        continue;
+      std::optional<double> d = fv->getAsNumber();
+      if (!d || !std::isfinite(*d) || *d < 0)
+        return llvm::createStringError("calibration profile entry '" + key.str() + "' has a \"" +
+                                       field + "\" that is not a finite number >= 0");
+      *dst = *d;
     }
     if (const llvm::json::Value *mv = o->get("channel_mean")) {
       const llvm::json::Array *a = mv->getAsArray();

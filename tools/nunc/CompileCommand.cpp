@@ -31,13 +31,8 @@ namespace {
 /// values: with static activations, one whose input grid missed
 /// --min-handover-snr or that --accuracy-target kept.
 bool depthwiseOnF32FromInt8(Operation *op) {
-  if (!isa<ConvOp, FusedConvOp>(op) || isInt8Depthwise(op))
-    return false;
-  auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
-  auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
-  int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
-  return producer && producer->hasOneUse() && w && w.getRank() == 4 && group > 1 &&
-         w.getDimSize(0) == group && w.getDimSize(1) == 1;
+  auto producer = dyn_cast_or_null<QuantizedConvOp>(int8ProducerOfDepthwise(op));
+  return producer && producer->hasOneUse() && !producer.getOutputQuantization();
 }
 
 /// Says what --quantize int8 made int8 and what stayed f32 (and why), so a

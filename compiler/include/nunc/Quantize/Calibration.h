@@ -103,6 +103,11 @@ std::string layerNormKey(Operation *op);
 /// linear, conv or fused_conv.
 bool isQuantizable(Operation *op);
 
+/// The int8 conv (quantized_conv) that writes the input of `op`, a
+/// depthwise conv (conv or fused_conv, one filter per channel); null for
+/// other ops and inputs.
+Operation *int8ProducerOfDepthwise(Operation *op);
+
 /// Whether `op` is a depthwise conv (conv or fused_conv, one filter per
 /// channel) whose input an int8 conv rounds to a u8 grid
 /// (`output_quantization`), as static int8 quantization hands them over
