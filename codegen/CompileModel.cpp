@@ -4,6 +4,7 @@
 
 #include "Archive.h"
 #include "AttentionKernel.h"
+#include "ElementwiseChainKernel.h"
 #include "ElementwiseKernel.h"
 #include "GatherKernel.h"
 #include "GemmKernel.h"
@@ -705,6 +706,47 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
   return ElementwiseStep{c, std::move(table), {}};
 }
 
+/// The chain kernel's configuration of an elementwise_chain (verified: f32
+/// inputs of the result's shape, well-formed steps).
+x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op) {
+  using Step = ElementwiseChainOp::Step;
+  using KernelStep = x86::ElementwiseChainConfig::Step;
+  x86::ElementwiseChainConfig c;
+  c.elements = cast<RankedTensorType>(op.getType()).getNumElements();
+  c.inputs = static_cast<int>(op.getInputs().size());
+  for (const Step &step : op.getDecodedSteps()) {
+    KernelStep k;
+    k.a = static_cast<int>(step.args[0]);
+    if (step.binary()) {
+      k.op = static_cast<KernelStep::Op>(step.kind - Step::Add + KernelStep::Add);
+      k.b = static_cast<int>(step.args[1]);
+      k.constant = step.constant;
+    } else {
+      k.op = KernelStep::Activate;
+      const float inf = std::numeric_limits<float>::infinity();
+      switch (step.kind) {
+      case Step::Relu: k.activation.kind = x86::Activation::Relu; break;
+      case Step::Clip:
+        k.activation = x86::Activation::fromName("clip", step.min.value_or(-inf),
+                                                 step.max.value_or(inf));
+        break;
+      case Step::HardSigmoid:
+      case Step::HardSwish:
+        k.activation.kind = step.kind == Step::HardSigmoid ? x86::Activation::HardSigmoid
+                                                           : x86::Activation::HardSwish;
+        k.activation.alpha = step.alpha;
+        k.activation.beta = step.beta;
+        break;
+      default: break; // fake_quantize: the grid alone
+      }
+    }
+    if (step.grid)
+      k.grid = roundToGrid(*step.grid);
+    c.steps.push_back(k);
+  }
+  return c;
+}
+
 /// Rows of a tensor as the row-wise kernels see it: all dims but the last.
 int64_t rowsOf(Value v) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -1270,6 +1312,12 @@ LogicalResult ModelCompiler::selectKernels() {
     if (auto qc = dyn_cast<QuantizedConvOp>(op)) {
       if (qc.getResidual() && int8Conv(qc))
         candidates.push_back(residualOperand(qc));
+      return candidates;
+    }
+    // The chain kernel reads element i of every input before writing y's.
+    if (llvm::isa<ElementwiseChainOp>(op)) {
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+        candidates.push_back(i);
       return candidates;
     }
     // The softmax kernel reads each element before writing it (pass 2).
@@ -2067,6 +2115,29 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }
+  if (auto chain = dyn_cast<ElementwiseChainOp>(step.op)) {
+    x86::ElementwiseChainConfig cfg = chainConfig(chain);
+    std::unique_ptr<x86::JitKernel> kernel = x86::ElementwiseChainKernel::generate(cfg, isa);
+    if (!kernel)
+      return chain.emitError("generating the elementwise chain kernel failed (")
+             << (Xbyak::GetError() ? "xbyak error " + std::to_string(Xbyak::GetError())
+                                   : "more inputs or live values than it has registers for")
+             << ")";
+    for (int operand : step.operands)
+      call.args.push_back(KernelArg::storage(operand));
+    call.args.push_back(KernelArg::storage(step.results[0]));
+    call.tasks = x86::ElementwiseChainKernel::numTasks(cfg);
+    std::string what;
+    for (const ElementwiseChainOp::Step &s : chain.getDecodedSteps())
+      what += (what.empty() ? "" : " ") + ElementwiseChainOp::kindName(s.kind).str() +
+              (s.grid && s.kind != ElementwiseChainOp::Step::FakeQuantize ? "+rq" : "");
+    call.description = llvm::formatv("elementwise.chain.{0}[{1} x {2}: {3}]",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg.elements,
+                                     cfg.inputs, what)
+                           .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
   if (auto ew = elementwiseStep(step.op)) {
     const x86::ElementwiseConfig &cfg = ew->config;
     std::unique_ptr<x86::JitKernel> kernel = x86::ElementwiseKernel::generate(cfg, isa);
@@ -2637,6 +2708,8 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       std::optional<WindowStep> w = windowStep(op, isa, int8);
       return w && x86::WindowKernel::readsU8(w->config, isa);
     }));
+    // Last: the elementwise ops no epilogue took, in runs of one pass each.
+    pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
     if (failed(pm.run(module)))
       return failure();
   }

@@ -211,6 +211,55 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return roundedToGrid(binary(kind, get(o.getLhs()), get(o.getRhs())),
                              o.getOutputQuantization());
       })
+      .Case([&](ElementwiseChainOp o) -> Expected<Results> {
+        // Step by step with the tensor kernels of the ops the steps stand for.
+        std::vector<Tensor> values;
+        for (Value in : o.getInputs())
+          values.push_back(get(in));
+        for (const ElementwiseChainOp::Step &step : o.getDecodedSteps()) {
+          Expected<Tensor> constant = Tensor::fromValues<float>(DType::F32, {}, step.constant);
+          if (!constant)
+            return constant.takeError();
+          auto arg = [&](int i) -> const Tensor & {
+            return step.args[i] < 0 ? *constant : values[step.args[i]];
+          };
+          Expected<Tensor> y = Tensor();
+          switch (step.kind) {
+          case ElementwiseChainOp::Step::Add:
+          case ElementwiseChainOp::Step::Sub:
+          case ElementwiseChainOp::Step::Mul:
+          case ElementwiseChainOp::Step::Div: {
+            const BinaryKind kinds[] = {BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul,
+                                        BinaryKind::Div};
+            y = binary(kinds[step.kind], arg(0), arg(1));
+            break;
+          }
+          case ElementwiseChainOp::Step::Relu: y = unary(UnaryKind::Relu, arg(0)); break;
+          case ElementwiseChainOp::Step::Clip: {
+            Expected<Tensor> lo = Tensor::fromValues<float>(DType::F32, {}, step.min.value_or(0));
+            Expected<Tensor> hi = Tensor::fromValues<float>(DType::F32, {}, step.max.value_or(0));
+            if (!lo || !hi)
+              return llvm::joinErrors(lo.takeError(), hi.takeError());
+            y = clip(arg(0), step.min ? &*lo : nullptr, step.max ? &*hi : nullptr);
+            break;
+          }
+          case ElementwiseChainOp::Step::HardSigmoid:
+          case ElementwiseChainOp::Step::HardSwish:
+            y = hardSigmoid(arg(0), step.alpha, step.beta,
+                            step.kind == ElementwiseChainOp::Step::HardSwish);
+            break;
+          case ElementwiseChainOp::Step::FakeQuantize: y = arg(0); break;
+          }
+          if (!y)
+            return y.takeError();
+          if (step.grid)
+            y = roundToGrid(*y, *gridOf(Type(*step.grid)));
+          if (!y)
+            return y.takeError();
+          values.push_back(std::move(*y));
+        }
+        return one(std::move(values.back()));
+      })
       .Case([&](PowOp o) { return one(binary(BinaryKind::Pow, get(o.getLhs()), get(o.getRhs()))); })
       .Case([&](EqualOp o) { return one(binary(BinaryKind::Equal, get(o.getLhs()), get(o.getRhs()))); })
       .Case([&](WhereOp o) {

@@ -140,3 +140,125 @@ std::optional<quant::UniformQuantizedType> QuantizedLinearOp::staticInputQuantiz
     return dyn_cast<quant::UniformQuantizedType>(*t);
   return std::nullopt;
 }
+
+//===----------------------------------------------------------------------===//
+// ElementwiseChainOp
+//===----------------------------------------------------------------------===//
+
+namespace {
+using ChainStep = ElementwiseChainOp::Step;
+constexpr std::pair<llvm::StringLiteral, ChainStep::Kind> kChainKinds[] = {
+    {"add", ChainStep::Add},          {"sub", ChainStep::Sub},
+    {"mul", ChainStep::Mul},          {"div", ChainStep::Div},
+    {"relu", ChainStep::Relu},        {"clip", ChainStep::Clip},
+    {"hard_sigmoid", ChainStep::HardSigmoid}, {"hard_swish", ChainStep::HardSwish},
+    {"fake_quantize", ChainStep::FakeQuantize}};
+} // namespace
+
+llvm::StringRef ElementwiseChainOp::kindName(Step::Kind kind) {
+  for (const auto &[name, k] : kChainKinds)
+    if (k == kind)
+      return name;
+  return "";
+}
+
+FailureOr<ElementwiseChainOp::Step>
+ElementwiseChainOp::decodeStep(Attribute entry,
+                               llvm::function_ref<InFlightDiagnostic()> emitError) {
+  auto dict = dyn_cast<DictionaryAttr>(entry);
+  if (!dict)
+    return emitError() << "a step must be a dictionary, not " << entry;
+  Step step;
+  auto name = dict.getAs<StringAttr>("op");
+  const auto *kind = name ? llvm::find_if(kChainKinds, [&](const auto &k) {
+    return k.first == name.getValue();
+  })
+                          : std::end(kChainKinds);
+  if (kind == std::end(kChainKinds))
+    return emitError() << "step " << dict << " needs an `op` among add, sub, mul, div, relu, "
+                          "clip, hard_sigmoid, hard_swish, fake_quantize";
+  step.kind = kind->second;
+  auto args = dict.getAs<DenseI64ArrayAttr>("args");
+  const size_t arity = step.binary() ? 2 : 1;
+  if (!args || args.size() != arity)
+    return emitError() << "step '" << name.getValue() << "' needs `args` of " << arity
+                       << " value" << (arity == 1 ? "" : "s");
+  step.args.assign(args.asArrayRef().begin(), args.asArrayRef().end());
+  auto f32 = [&](llvm::StringRef key) -> std::optional<float> {
+    if (auto a = dict.getAs<FloatAttr>(key))
+      return static_cast<float>(a.getValueAsDouble());
+    return std::nullopt;
+  };
+  int constants = llvm::count(step.args, -1);
+  if (constants) {
+    if (!step.binary() || constants > 1 || !f32("constant"))
+      return emitError() << "step '" << name.getValue()
+                         << "': -1 stands for the f32 `constant`, once in a binary step";
+    step.constant = *f32("constant");
+  }
+  step.min = f32("min");
+  step.max = f32("max");
+  if (step.kind == Step::HardSigmoid || step.kind == Step::HardSwish) {
+    if (!f32("alpha") || !f32("beta"))
+      return emitError() << "step '" << name.getValue() << "' needs f32 `alpha` and `beta`";
+    step.alpha = *f32("alpha");
+    step.beta = *f32("beta");
+  }
+  if (auto grid = dict.getAs<TypeAttr>("grid")) {
+    auto q = dyn_cast<quant::UniformQuantizedType>(grid.getValue());
+    if (!q || !q.getExpressedType().isF32())
+      return emitError() << "step '" << name.getValue()
+                         << "': `grid` must be a per-tensor !quant.uniform of f32";
+    step.grid = q;
+  }
+  if (step.kind == Step::FakeQuantize && !step.grid)
+    return emitError() << "step 'fake_quantize' needs a `grid`";
+  return step;
+}
+
+DictionaryAttr ElementwiseChainOp::encodeStep(MLIRContext *context, const Step &step) {
+  Builder b(context);
+  SmallVector<NamedAttribute> entries;
+  entries.push_back(b.getNamedAttr("op", b.getStringAttr(kindName(step.kind))));
+  entries.push_back(b.getNamedAttr("args", b.getDenseI64ArrayAttr(step.args)));
+  if (llvm::is_contained(step.args, -1))
+    entries.push_back(b.getNamedAttr("constant", b.getF32FloatAttr(step.constant)));
+  if (step.min)
+    entries.push_back(b.getNamedAttr("min", b.getF32FloatAttr(*step.min)));
+  if (step.max)
+    entries.push_back(b.getNamedAttr("max", b.getF32FloatAttr(*step.max)));
+  if (step.kind == Step::HardSigmoid || step.kind == Step::HardSwish) {
+    entries.push_back(b.getNamedAttr("alpha", b.getF32FloatAttr(step.alpha)));
+    entries.push_back(b.getNamedAttr("beta", b.getF32FloatAttr(step.beta)));
+  }
+  if (step.grid)
+    entries.push_back(b.getNamedAttr("grid", TypeAttr::get(*step.grid)));
+  return b.getDictionaryAttr(entries);
+}
+
+SmallVector<ElementwiseChainOp::Step> ElementwiseChainOp::getDecodedSteps() {
+  SmallVector<Step> steps;
+  for (Attribute entry : getSteps())
+    steps.push_back(*decodeStep(entry, [&] { return emitError(); }));
+  return steps;
+}
+
+LogicalResult ElementwiseChainOp::verify() {
+  auto out = cast<RankedTensorType>(getOutput().getType());
+  for (Value in : getInputs())
+    if (cast<RankedTensorType>(in.getType()).getShape() != out.getShape())
+      return emitOpError("needs inputs of the result's shape ") << out;
+  if (getSteps().empty())
+    return emitOpError("needs at least one step");
+  const int64_t inputs = getInputs().size();
+  for (auto [i, entry] : llvm::enumerate(getSteps())) {
+    FailureOr<Step> step = decodeStep(entry, [&] { return emitOpError(); });
+    if (failed(step))
+      return failure();
+    for (int64_t a : step->args)
+      if (a < -1 || a >= inputs + static_cast<int64_t>(i))
+        return emitOpError("step ") << i << " reads value " << a << ", not an input (0-"
+                                    << inputs - 1 << ") or an earlier step's result";
+  }
+  return success();
+}

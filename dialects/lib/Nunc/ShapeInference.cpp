@@ -1626,3 +1626,18 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   }
   return success();
 }
+
+LogicalResult ElementwiseChainOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  for (auto [i, entry] : llvm::enumerate(getSteps())) {
+    FailureOr<Step> step = decodeStep(entry, [&] { return emitError(); });
+    if (failed(step))
+      return failure();
+    if (step->grid && !isTensorGrid(*step->grid))
+      return emitError() << "step " << i << ": grid must be a per-tensor !quant.uniform of "
+                         << "at most 16 bits over f32 with a positive scale and a zero point "
+                            "in range, not "
+                         << *step->grid;
+  }
+  types.push_back(getInputs().empty() ? getOutput().getType() : getInputs().front().getType());
+  return success();
+}

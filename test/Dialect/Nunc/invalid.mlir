@@ -1494,3 +1494,51 @@ func.func @col2im_block_size(%x: tensor<1x10x4xf32>) {
   %0 = nunc.col2im %x, %image, %block {dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x10x4xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x2x3x3xf32>
   return
 }
+
+// -----
+
+func.func @chain_input_shape(%a: tensor<4xf32>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{needs inputs of the result's shape 'tensor<4xf32>'}}
+  %0 = nunc.elementwise_chain %a, %b {steps = [{op = "add", args = array<i64: 0, 1>}]} : (tensor<4xf32>, tensor<2xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @chain_later_value(%a: tensor<4xf32>) {
+  // expected-error @+1 {{step 0 reads value 1, not an input (0-0) or an earlier step's result}}
+  %0 = nunc.elementwise_chain %a {steps = [{op = "mul", args = array<i64: 0, 1>}]} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @chain_unknown_op(%a: tensor<4xf32>) {
+  // expected-error @+1 {{needs an `op` among add, sub, mul, div, relu, clip, hard_sigmoid, hard_swish, fake_quantize}}
+  %0 = nunc.elementwise_chain %a {steps = [{op = "exp", args = array<i64: 0>}]} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @chain_constant_missing(%a: tensor<4xf32>) {
+  // expected-error @+1 {{-1 stands for the f32 `constant`, once in a binary step}}
+  %0 = nunc.elementwise_chain %a {steps = [{op = "sub", args = array<i64: -1, 0>}]} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @chain_fake_quantize_grid(%a: tensor<4xf32>) {
+  // expected-error @+1 {{step 'fake_quantize' needs a `grid`}}
+  %0 = nunc.elementwise_chain %a {steps = [{op = "fake_quantize", args = array<i64: 0>}]} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @chain_per_axis_grid(%a: tensor<4xf32>) {
+  // expected-error @+1 {{`grid` must be a per-tensor !quant.uniform of f32}}
+  %0 = nunc.elementwise_chain %a {steps = [{op = "relu", args = array<i64: 0>, grid = !quant.uniform<u8:f32:0, {0.1:1, 0.2:2}>}]} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}

@@ -100,6 +100,27 @@ def FuseElementwiseQuantization
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def FuseElementwiseChains : Pass<"nunc-fuse-elementwise-chains", "func::FuncOp"> {
+  let summary = "Runs of elementwise ops into one nunc.elementwise_chain";
+  let description = [{
+    Add, Sub, Mul, Div (with their `output_quantization`), Relu, Clip,
+    HardSigmoid, HardSwish and fake_quantize ops on f32 tensors of one shape,
+    whose other operands are one-element constants, join into one
+    nunc.elementwise_chain when every value between them is read only
+    inside the run: a QDQ model's scale, shift and decomposed hard-swish
+    with a grid after each op (PP-LCNet) become one pass over memory instead
+    of one per op. A run keeps at most `max-inputs` tensor inputs, 32 steps
+    and 8 values alive at once (the kernel holds them in registers); a
+    single op stays as it is. Code generation runs it last, after every
+    fusion that takes elementwise ops into a GEMM or convolution epilogue.
+  }];
+  let options = [
+    Option<"maxInputs", "max-inputs", "int64_t", "4",
+           "Most tensor inputs of one chain">,
+  ];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FuseLayerNorm : Pass<"nunc-fuse-layer-norm", "func::FuncOp"> {
   let summary = "Rewrites decomposed LayerNorm subgraphs into nunc.layer_norm";
   let description = [{

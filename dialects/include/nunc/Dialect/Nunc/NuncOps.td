@@ -847,6 +847,52 @@ def Nunc_FakeQuantizeOp : Nunc_Op<"fake_quantize"> {
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
 
+def Nunc_ElementwiseChainOp : Nunc_Op<"elementwise_chain"> {
+  let summary = "A chain of f32 elementwise steps computed in one pass";
+  let description = [{
+    Values 0 .. n-1 are the inputs (f32, each of the result's shape); step
+    i computes value n + i, and the result is the last step's value. Each
+    entry of `steps` is a dictionary:
+      `op`: "add", "sub", "mul", "div" (two `args`), "relu", "clip"
+        (optional f32 `min`, `max`), "hard_sigmoid", "hard_swish" (f32
+        `alpha`, `beta`) or "fake_quantize" (one `args`, `grid` required);
+      `args`: array<i64> of earlier values; -1 stands for the f32
+        `constant` (at most one of a binary step's two);
+      `grid` (optional, a per-tensor `!quant.uniform`): the step's result
+        rounded to it last, as a fake_quantize after the op.
+    Each step computes exactly what the op it stands for computes on a
+    tensor, element by element, so the chain equals those ops in sequence.
+    nunc-fuse-elementwise-chains makes it from a QDQ model's runs of
+    elementwise ops with a grid after each (PP-LCNet's scale and shift
+    around a decomposed hard-swish); the x86 kernel keeps every value in
+    registers instead of a pass over memory per op.
+  }];
+  let arguments = (ins Variadic<TensorOf<[F32]>>:$inputs, ArrayAttr:$steps);
+  let results = (outs TensorOf<[F32]>:$output);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// One entry of `steps`, decoded.
+    struct Step {
+      enum Kind { Add, Sub, Mul, Div, Relu, Clip, HardSigmoid, HardSwish, FakeQuantize };
+      Kind kind = Add;
+      ::llvm::SmallVector<int64_t, 2> args; // -1: `constant`
+      float constant = 0;
+      std::optional<float> min, max; // clip
+      float alpha = 0, beta = 0;     // hard_sigmoid, hard_swish
+      std::optional<::mlir::quant::UniformQuantizedType> grid;
+      bool binary() const { return kind <= Div; }
+    };
+    /// The entry as a Step, or a failure reported through `emitError`.
+    static ::mlir::FailureOr<Step> decodeStep(
+        ::mlir::Attribute entry, ::llvm::function_ref<::mlir::InFlightDiagnostic()> emitError);
+    static ::mlir::DictionaryAttr encodeStep(::mlir::MLIRContext *context, const Step &step);
+    static ::llvm::StringRef kindName(Step::Kind kind);
+    /// The verified steps.
+    ::llvm::SmallVector<Step> getDecodedSteps();
+  }];
+}
+
 def Nunc_DynamicFakeQuantizeOp : Nunc_Op<"dynamic_fake_quantize"> {
   let summary = "x rounded to the u8 grid DynamicQuantizeLinear picks for it, kept in f32";
   let description = [{

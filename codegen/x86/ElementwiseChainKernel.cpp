@@ -1,0 +1,237 @@
+//===- ElementwiseChainKernel.cpp - a chain of f32 elementwise steps ------===//
+
+#include "ElementwiseChainKernel.h"
+#include "PaddedPlane.h"
+
+#include <algorithm>
+#include <set>
+#include <type_traits>
+
+namespace mlir::nunc::x86 {
+
+namespace {
+
+/// Each value's register slot (inputs first, then the steps' results) and
+/// the number of slots: a slot is free again after its value's last read,
+/// so a step's result may take its operand's register.
+std::vector<int> assignSlots(const ElementwiseChainConfig &c, int &count) {
+  const int n = c.inputs, values = n + static_cast<int>(c.steps.size());
+  std::vector<int> lastUse(values, -1);
+  for (int s = 0; s < static_cast<int>(c.steps.size()); ++s) {
+    const ElementwiseChainConfig::Step &step = c.steps[s];
+    if (step.a >= 0)
+      lastUse[step.a] = s;
+    if (step.op != ElementwiseChainConfig::Step::Activate && step.b >= 0)
+      lastUse[step.b] = s;
+  }
+  std::vector<int> slots(values, -1);
+  std::set<int> free;
+  count = 0;
+  auto take = [&] {
+    if (free.empty())
+      return count++;
+    int slot = *free.begin();
+    free.erase(free.begin());
+    return slot;
+  };
+  for (int i = 0; i < n; ++i)
+    slots[i] = take();
+  for (int s = 0; s < static_cast<int>(c.steps.size()); ++s) {
+    const ElementwiseChainConfig::Step &step = c.steps[s];
+    const bool binary = step.op != ElementwiseChainConfig::Step::Activate;
+    for (int v : {step.a, binary ? step.b : -1})
+      if (v >= 0 && lastUse[v] == s && !free.count(slots[v]))
+        free.insert(slots[v]);
+    slots[n + s] = take();
+  }
+  return slots;
+}
+
+bool valid(const ElementwiseChainConfig &c) {
+  if (c.inputs < 1 || c.inputs > ElementwiseChainKernel::kMaxInputs || c.steps.empty() ||
+      c.elements <= 0)
+    return false;
+  for (int s = 0; s < static_cast<int>(c.steps.size()); ++s) {
+    const ElementwiseChainConfig::Step &step = c.steps[s];
+    const bool binary = step.op != ElementwiseChainConfig::Step::Activate;
+    for (int v : {step.a, binary ? step.b : 0})
+      if (v < -1 || v >= c.inputs + s)
+        return false;
+    if (!binary && step.a < 0)
+      return false;
+    if (binary && step.a < 0 && step.b < 0)
+      return false;
+  }
+  return true;
+}
+
+using namespace Xbyak;
+
+template <typename Vmm> class ElementwiseChainGenerator : public PlaneGenerator {
+public:
+  static constexpr bool kZmm = std::is_same_v<Vmm, Zmm>;
+  static constexpr int kLanes = kZmm ? 16 : 8;
+  static constexpr int kVecBytes = kLanes * 4;
+  /// Value registers: zmm0-27 (temporaries zmm28-31); ymm0-10 (ymm11 the
+  /// tail mask, temporaries ymm12-15).
+  static constexpr int kSlots = kZmm ? 28 : 11;
+
+  explicit ElementwiseChainGenerator(const ElementwiseChainConfig &config) : c(config) {
+    replicate = kZmm ? 1 : 8;
+    slots = assignSlots(c, perVector);
+    unroll = std::min(4, kSlots / std::max(1, perVector));
+  }
+
+  void generate() {
+    const int64_t per = ElementwiseChainKernel::elementsPerTask(c);
+    const int64_t tasks = ElementwiseChainKernel::numTasks(c);
+    const int64_t last = c.elements - (tasks - 1) * per;
+    prologue();
+    for (int i = 0; i < c.inputs; ++i)
+      mov(input(i), ptr[rdi + 8 * i]);
+    mov(rbx, ptr[rdi + 8 * c.inputs]);
+    imul(rax, rsi, per * 4);
+    for (int i = 0; i < c.inputs; ++i)
+      add(input(i), rax);
+    add(rbx, rax);
+    if (tasks > 1 && last != per) {
+      Label lastTask, done;
+      cmp(rsi, tasks - 1);
+      je(lastTask, T_NEAR);
+      emitRange(per);
+      jmp(done, T_NEAR);
+      L(lastTask);
+      emitRange(last);
+      L(done);
+    } else {
+      emitRange(last);
+    }
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+  int perVector = 0;
+
+private:
+  ElementwiseChainConfig c;
+  std::vector<int> slots;
+  int unroll = 1;
+
+  Reg64 input(int i) { return Reg64(Operand::R12 + i); }
+  Vmm value(int v, int u) { return Vmm(slots[v] + u * perVector); }
+  Vmm temp(int i) { return Vmm((kZmm ? 28 : 12) + i); }
+  Vmm mask() { return Vmm(11); } // AVX2 only
+
+  /// `count` vectors (unroll copies) at byte offset `at(u)` from each base.
+  template <typename At> void vectors(int count, At at, bool masked) {
+    for (int i = 0; i < c.inputs; ++i)
+      for (int u = 0; u < count; ++u) {
+        if (masked)
+          loadMasked(value(i, u), at(input(i), u), mask());
+        else
+          vmovups(value(i, u), at(input(i), u));
+      }
+    for (int s = 0; s < static_cast<int>(c.steps.size()); ++s) {
+      const ElementwiseChainConfig::Step &step = c.steps[s];
+      const int result = c.inputs + s;
+      for (int u = 0; u < count; ++u) {
+        const Vmm y = value(result, u);
+        if (step.op == ElementwiseChainConfig::Step::Activate) {
+          if (y.getIdx() != value(step.a, u).getIdx())
+            vmovaps(y, value(step.a, u));
+          emitActivation(y, step.activation, temp(0), temp(1), temp(2), temp(3));
+          continue;
+        }
+        Vmm a = temp(0);
+        if (step.a < 0)
+          vbroadcastss(a, constScalar(step.constant));
+        else
+          a = value(step.a, u);
+        auto apply = [&](const Operand &b) {
+          switch (step.op) {
+          case ElementwiseChainConfig::Step::Add: vaddps(y, a, b); break;
+          case ElementwiseChainConfig::Step::Sub: vsubps(y, a, b); break;
+          case ElementwiseChainConfig::Step::Mul: vmulps(y, a, b); break;
+          default: vdivps(y, a, b); break;
+          }
+        };
+        if (step.b < 0)
+          apply(constAddr(step.constant));
+        else
+          apply(value(step.b, u));
+      }
+      // The roundings of the copies together: each is a ~30-cycle chain.
+      if (step.grid.kind == Activation::FakeQuant)
+        emitFakeQuants<Vmm>(
+            count, [&](int u) { return value(result, u); }, [&](int u) { return temp(u); },
+            step.grid);
+    }
+    const int y = c.inputs + static_cast<int>(c.steps.size()) - 1;
+    for (int u = 0; u < count; ++u) {
+      if (masked)
+        storeMasked(at(rbx, u), value(y, u), mask());
+      else
+        vmovups(at(rbx, u), value(y, u));
+    }
+  }
+
+  /// `len` elements from the task's bases.
+  void emitRange(int64_t len) {
+    const int64_t full = len / kLanes;
+    const int tail = static_cast<int>(len % kLanes);
+    const int64_t groups = full / unroll;
+    if (groups) {
+      Label loop;
+      mov(r8, groups);
+      xor_(edx, edx);
+      L(loop);
+      vectors(
+          unroll, [&](const Reg64 &base, int u) { return ptr[base + rdx + u * kVecBytes]; },
+          false);
+      add(rdx, unroll * kVecBytes);
+      dec(r8);
+      jnz(loop, T_NEAR);
+    }
+    for (int64_t j = groups * unroll; j < full; ++j)
+      vectors(
+          1, [&](const Reg64 &base, int) { return ptr[base + j * kVecBytes]; }, false);
+    if (tail) {
+      setTailMask(tail, mask());
+      vectors(
+          1, [&](const Reg64 &base, int) { return ptr[base + full * kVecBytes]; }, true);
+    }
+  }
+};
+
+} // namespace
+
+int64_t ElementwiseChainKernel::elementsPerTask(const ElementwiseChainConfig &c) {
+  // At least ~16K elements a task, at most 32 tasks; whole groups of four
+  // 16-lane vectors.
+  int64_t per = std::max<int64_t>(16384, (c.elements + 31) / 32);
+  return (per + 63) / 64 * 64;
+}
+
+int64_t ElementwiseChainKernel::numTasks(const ElementwiseChainConfig &c) {
+  const int64_t per = elementsPerTask(c);
+  return std::max<int64_t>(1, (c.elements + per - 1) / per);
+}
+
+int ElementwiseChainKernel::registersPerVector(const ElementwiseChainConfig &c) {
+  int count = 0;
+  assignSlots(c, count);
+  return count;
+}
+
+std::unique_ptr<JitKernel> ElementwiseChainKernel::generate(const ElementwiseChainConfig &c,
+                                                            Isa isa) {
+  if (!valid(c))
+    return nullptr;
+  const int slots = isa == Isa::Avx512 ? ElementwiseChainGenerator<Zmm>::kSlots
+                                       : ElementwiseChainGenerator<Ymm>::kSlots;
+  if (registersPerVector(c) > slots)
+    return nullptr;
+  return generatedFor<ElementwiseChainGenerator>(isa, c);
+}
+
+} // namespace mlir::nunc::x86
