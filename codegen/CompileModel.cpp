@@ -23,6 +23,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
+#include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Plan/MemoryPlan.h"
 #include "nunc/Transforms/BatchNormParams.h"
 #include "nunc/Transforms/Passes.h"
@@ -706,9 +707,77 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
   return ElementwiseStep{c, std::move(table), {}};
 }
 
+/// The grid an f32 value's producer rounds it to last, so that it holds
+/// only that grid's values (a QDQ model's conv output, or an elementwise
+/// op's): per tensor, or none.
+std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
+  Operation *def = v.getDefiningOp();
+  std::optional<Type> grid;
+  if (auto qc = dyn_cast_or_null<QuantizedConvOp>(def)) {
+    if (!qc.getU8Output())
+      grid = qc.getNormScale() ? qc.getNormQuantization() : qc.getOutputQuantization();
+  } else if (auto fc = dyn_cast_or_null<FusedConvOp>(def)) {
+    if (!fc.getU8Output())
+      grid = fc.getOutputQuantization();
+  } else if (auto fq = dyn_cast_or_null<FakeQuantizeOp>(def)) {
+    grid = fq.getQuantization();
+  } else if (def && isa<AddOp, SubOp, MulOp, DivOp>(def)) {
+    if (auto t = def->getAttrOfType<TypeAttr>("output_quantization"))
+      grid = t.getValue();
+  } else if (auto chain = dyn_cast_or_null<ElementwiseChainOp>(def)) {
+    if (std::optional<quant::UniformQuantizedType> last = chain.getDecodedSteps().back().grid)
+      grid = *last;
+  }
+  if (!grid)
+    return std::nullopt;
+  auto q = dyn_cast<quant::UniformQuantizedType>(*grid);
+  if (!q)
+    return std::nullopt;
+  return q;
+}
+
+/// The chain's result at each code of a grid its one input holds, when it
+/// depends on the input only through that grid: the input's producer
+/// rounds to it last (lastGridOf), or the first step does and no other
+/// reads the input (a QDQ model's scale, shift and hard-swish after a
+/// conv). The values are the evaluator's own, so the lookup gives its bits.
+std::optional<std::vector<float>> chainTable(ElementwiseChainOp op, x86::Activation &grid) {
+  SmallVector<ElementwiseChainOp::Step> steps = op.getDecodedSteps();
+  if (op.getInputs().size() != 1)
+    return std::nullopt;
+  if (std::optional<quant::UniformQuantizedType> produced = lastGridOf(op.getInputs()[0])) {
+    grid = roundToGrid(*produced);
+  } else {
+    if (steps[0].kind != ElementwiseChainOp::Step::FakeQuantize)
+      return std::nullopt;
+    for (const ElementwiseChainOp::Step &step : ArrayRef(steps).drop_front())
+      if (llvm::is_contained(step.args, 0))
+        return std::nullopt;
+    grid = roundToGrid(*steps[0].grid);
+  }
+  const int64_t codes = static_cast<int64_t>(grid.max - grid.min) + 1;
+  if (codes > x86::ElementwiseChainKernel::kMaxTableCodes)
+    return std::nullopt;
+  std::vector<float> values;
+  for (int64_t q = 0; q < codes; ++q)
+    values.push_back((grid.min + static_cast<float>(q)) * grid.scale);
+  llvm::Expected<Tensor> in = Tensor::fromValues<float>(DType::F32, {codes}, values);
+  if (!in) {
+    llvm::consumeError(in.takeError());
+    return std::nullopt;
+  }
+  auto out = evaluateOp(op, [&](Value) -> const Tensor & { return *in; });
+  if (!out) {
+    llvm::consumeError(out.takeError());
+    return std::nullopt;
+  }
+  const float *y = (*out)[0].as<float>();
+  return std::vector<float>(y, y + codes);
+}
+
 /// The chain kernel's configuration of an elementwise_chain (verified: f32
 /// inputs of the result's shape, well-formed steps).
-x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op) {
+x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op, Isa isa) {
   using Step = ElementwiseChainOp::Step;
   using KernelStep = x86::ElementwiseChainConfig::Step;
   x86::ElementwiseChainConfig c;
@@ -744,6 +813,9 @@ x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op) {
       k.grid = roundToGrid(*step.grid);
     c.steps.push_back(k);
   }
+  if (isa == Isa::Avx512)
+    if (std::optional<std::vector<float>> table = chainTable(op, c.tableGrid))
+      c.table = std::move(*table);
   return c;
 }
 
@@ -2116,7 +2188,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto chain = dyn_cast<ElementwiseChainOp>(step.op)) {
-    x86::ElementwiseChainConfig cfg = chainConfig(chain);
+    x86::ElementwiseChainConfig cfg = chainConfig(chain, isa);
     std::unique_ptr<x86::JitKernel> kernel = x86::ElementwiseChainKernel::generate(cfg, isa);
     if (!kernel)
       return chain.emitError("generating the elementwise chain kernel failed (")
@@ -2131,9 +2203,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     for (const ElementwiseChainOp::Step &s : chain.getDecodedSteps())
       what += (what.empty() ? "" : " ") + ElementwiseChainOp::kindName(s.kind).str() +
               (s.grid && s.kind != ElementwiseChainOp::Step::FakeQuantize ? "+rq" : "");
-    call.description = llvm::formatv("elementwise.chain.{0}[{1} x {2}: {3}]",
+    call.description = llvm::formatv("elementwise.chain.{0}[{1} x {2}: {3}]{4}",
                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.elements,
-                                     cfg.inputs, what)
+                                     cfg.inputs, what,
+                                     cfg.table.empty() ? "" : " lookup of " +
+                                         std::to_string(cfg.table.size()) + " codes")
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -2709,7 +2783,8 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       return w && x86::WindowKernel::readsU8(w->config, isa);
     }));
     // Last: the elementwise ops no epilogue took, in runs of one pass each.
-    pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
+    if (options.elementwiseChains)
+      pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
     if (failed(pm.run(module)))
       return failure();
   }

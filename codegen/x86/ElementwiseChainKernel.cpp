@@ -4,6 +4,7 @@
 #include "PaddedPlane.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <type_traits>
 
@@ -75,11 +76,21 @@ public:
   /// Value registers: zmm0-27 (temporaries zmm28-31); ymm0-10 (ymm11 the
   /// tail mask, temporaries ymm12-15).
   static constexpr int kSlots = kZmm ? 28 : 11;
+  /// Vectors through each step together. A QDQ chain's steps each end in a
+  /// ~30-cycle rounding, so a vector's chain is a few hundred cycles long:
+  /// four in flight left the pipes mostly idle (slower than a pass per op).
+  static constexpr int kMaxUnroll = 8;
+  static_assert(ElementwiseChainKernel::kMaxTableCodes == kTableEntries);
 
   explicit ElementwiseChainGenerator(const ElementwiseChainConfig &config) : c(config) {
     replicate = kZmm ? 1 : 8;
     slots = assignSlots(c, perVector);
-    unroll = std::min(4, kSlots / std::max(1, perVector));
+    unroll = std::min(kMaxUnroll, kSlots / std::max(1, perVector));
+    if constexpr (kZmm)
+      if (!c.table.empty()) {
+        tableOffset = tableData(c.table);
+        unroll = 4;
+      }
   }
 
   void generate() {
@@ -122,6 +133,13 @@ private:
   Vmm temp(int i) { return Vmm((kZmm ? 28 : 12) + i); }
   Vmm mask() { return Vmm(11); } // AVX2 only
 
+  template <typename At> void run(int count, At at, bool masked) {
+    if (tableOffset)
+      lookups(count, at, masked);
+    else
+      vectors(count, at, masked);
+  }
+
   /// `count` vectors (unroll copies) at byte offset `at(u)` from each base.
   template <typename At> void vectors(int count, At at, bool masked) {
     for (int i = 0; i < c.inputs; ++i)
@@ -160,11 +178,13 @@ private:
         else
           apply(value(step.b, u));
       }
-      // The roundings of the copies together: each is a ~30-cycle chain.
+      // The roundings of the copies together, four at a time (a temporary
+      // each): each is a ~30-cycle chain.
       if (step.grid.kind == Activation::FakeQuant)
-        emitFakeQuants<Vmm>(
-            count, [&](int u) { return value(result, u); }, [&](int u) { return temp(u); },
-            step.grid);
+        for (int first = 0; first < count; first += 4)
+          emitFakeQuants<Vmm>(
+              std::min(4, count - first), [&](int u) { return value(result, first + u); },
+              [&](int u) { return temp(u); }, step.grid);
     }
     const int y = c.inputs + static_cast<int>(c.steps.size()) - 1;
     for (int u = 0; u < count; ++u) {
@@ -174,6 +194,31 @@ private:
         vmovups(at(rbx, u), value(y, u));
     }
   }
+
+  /// The table form: y = table[code index of x], for `count` vectors, each
+  /// with its own registers (x, y, three temporaries: 5 u .. 5 u + 4).
+  template <typename At> void lookups(int count, At at, bool masked) {
+    if constexpr (kZmm) {
+      auto reg = [](int u, int i) { return Zmm(5 * u + i); };
+      for (int u = 0; u < count; ++u) {
+        if (masked)
+          loadMasked(reg(u, 0), at(input(0), u), mask());
+        else
+          vmovups(reg(u, 0), at(input(0), u));
+      }
+      for (int u = 0; u < count; ++u)
+        emitGridIndex(reg(u, 0), reg(u, 1), c.tableGrid);
+      for (int u = 0; u < count; ++u)
+        emitTableLookup(reg(u, 1), reg(u, 0), reg(u, 2), reg(u, 3), reg(u, 4), *tableOffset);
+      for (int u = 0; u < count; ++u) {
+        if (masked)
+          storeMasked(at(rbx, u), reg(u, 1), mask());
+        else
+          vmovups(at(rbx, u), reg(u, 1));
+      }
+    }
+  }
+  std::optional<int64_t> tableOffset;
 
   /// `len` elements from the task's bases.
   void emitRange(int64_t len) {
@@ -185,7 +230,7 @@ private:
       mov(r8, groups);
       xor_(edx, edx);
       L(loop);
-      vectors(
+      run(
           unroll, [&](const Reg64 &base, int u) { return ptr[base + rdx + u * kVecBytes]; },
           false);
       add(rdx, unroll * kVecBytes);
@@ -193,11 +238,11 @@ private:
       jnz(loop, T_NEAR);
     }
     for (int64_t j = groups * unroll; j < full; ++j)
-      vectors(
+      run(
           1, [&](const Reg64 &base, int) { return ptr[base + j * kVecBytes]; }, false);
     if (tail) {
       setTailMask(tail, mask());
-      vectors(
+      run(
           1, [&](const Reg64 &base, int) { return ptr[base + full * kVecBytes]; }, true);
     }
   }
@@ -230,6 +275,11 @@ std::unique_ptr<JitKernel> ElementwiseChainKernel::generate(const ElementwiseCha
   const int slots = isa == Isa::Avx512 ? ElementwiseChainGenerator<Zmm>::kSlots
                                        : ElementwiseChainGenerator<Ymm>::kSlots;
   if (registersPerVector(c) > slots)
+    return nullptr;
+  if (!c.table.empty() &&
+      (isa != Isa::Avx512 || c.inputs != 1 || c.tableGrid.kind != Activation::FakeQuant ||
+       c.table.size() != static_cast<size_t>(c.tableGrid.max - c.tableGrid.min + 1) ||
+       c.table.size() > static_cast<size_t>(kMaxTableCodes)))
     return nullptr;
   return generatedFor<ElementwiseChainGenerator>(isa, c);
 }

@@ -186,6 +186,12 @@ cl::opt<bool> winograd("winograd",
                                 "--winograd=false keeps every convolution an im2col GEMM, "
                                 "whose sums round as a direct convolution's)"),
                        cl::init(true), cl::sub(compileCommand), cl::cat(category));
+cl::opt<bool> elementwiseChains(
+    "elementwise-chains",
+    cl::desc("Run each run of elementwise ops (a QDQ model's scale, shift and hard-swish with "
+             "a grid after each op) as one kernel pass that keeps the values in registers "
+             "(default on; --elementwise-chains=false runs a pass per op, the same values)"),
+    cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
                                "the generic path"),
@@ -376,6 +382,7 @@ int runCompile() {
     return fail("compile", "--weights must be rodata or external");
   options.externalWeights = weightsMode == "external";
   options.winograd = winograd;
+  options.elementwiseChains = elementwiseChains;
   llvm::Expected<TargetInfo> t = resolveTarget(target);
   if (!t)
     return fail("compile", llvm::toString(t.takeError()));

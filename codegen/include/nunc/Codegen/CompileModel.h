@@ -32,6 +32,9 @@ struct CompileOptions {
   /// 3x3 stride-1 f32 convolutions on planes wide enough run as Winograd
   /// F(2x2, 3x3) (AVX-512) instead of an im2col GEMM.
   bool winograd = true;
+  /// Runs of elementwise ops become one nunc.elementwise_chain each, one
+  /// kernel pass (nunc-fuse-elementwise-chains).
+  bool elementwiseChains = true;
   llvm::raw_ostream *planStream = nullptr;
 };
 
