@@ -1386,6 +1386,85 @@ def test_imported_qdq_5x5_depthwise_convs_run_in_integers(nunc, tmp_path):
     assert assert_small_cnn_within_a_unit(tmp_path, 30, near_ties=0.02) > 20
 
 
+def hard_swish_block_cnn(path, seed):
+    """PP-LCNetV3's block after a depthwise conv, as paddle2onnx writes it:
+    a learnable affine (Mul, Add by scalars), hard-swish decomposed as
+    x * clip(x + 3, 0, 6) / 6, the affine again, then a 1x1 conv + bias."""
+    from onnx import numpy_helper
+
+    def scalar(name, value):
+        return numpy_helper.from_array(np.array(value, np.float32), name)
+
+    def body(const, helper):
+        extra.extend([scalar("s1", [1.3]), scalar("t1", [-0.2]), scalar("three", 3.0),
+                      scalar("zero", 0.0), scalar("six", 6.0), scalar("s2", [0.8]),
+                      scalar("t2", [0.1])])
+        return [
+            helper.make_node("Conv", ["r1", const("w2", 24, 1, 3, 3)], ["c2"],
+                             pads=[1, 1, 1, 1], group=24, strides=[2, 2], name="depthwise"),
+            helper.make_node("Mul", ["c2", "s1"], ["a1"], name="scale1"),
+            helper.make_node("Add", ["a1", "t1"], ["a2"], name="shift1"),
+            helper.make_node("Add", ["a2", "three"], ["h1"], name="plus3"),
+            helper.make_node("Clip", ["h1", "zero", "six"], ["h2"], name="clip06"),
+            helper.make_node("Mul", ["a2", "h2"], ["h3"], name="times"),
+            helper.make_node("Div", ["h3", "six"], ["h4"], name="over6"),
+            helper.make_node("Mul", ["h4", "s2"], ["a3"], name="scale2"),
+            helper.make_node("Add", ["a3", "t2"], ["a4"], name="shift2"),
+            helper.make_node("Conv", ["a4", const("w3", 17, 24, 1, 1), const("b3", 17, scale=1)],
+                             ["y"], name="pointwise")]
+    import onnx
+    extra = []
+    save_small_cnn(path, "hard_swish_block_cnn", seed, body)
+    model = onnx.load(path)
+    model.graph.initializer.extend(extra)
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
+    """quantize_static's QDQ model of a PP-LCNet block keeps a Q/DQ pair
+    after each of the affine and hard-swish ops: nunc runs them as one
+    elementwise chain, a lookup of the 256 values the depthwise conv's
+    rounded output can take (the evaluator's own values of the chain), the
+    same bits as a kernel pass per op (--elementwise-chains=false), and
+    within one unit of onnxruntime's output."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    hard_swish_block_cnn(str(tmp_path / "f32.onnx"), 8)
+    r = np.random.default_rng(9)
+    calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
+    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+    ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
+    assert ops.count("QuantizeLinear") >= 9, ops  # a pair after every op of the block
+    outs = {}
+    for chains in ("true", "false"):
+        out = tmp_path / ("out" if chains == "true" else "per_op")
+        nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni",
+             f"--elementwise-chains={chains}", "-o", out)
+        kernels = [k["kernel"] for k in json.loads((out / "q.json").read_text())["kernels"]]
+        chain = [k for k in kernels if k.startswith("elementwise.chain")]
+        if chains == "true":
+            assert len(chain) == 1 and chain[0].startswith(
+                "elementwise.chain.avx512[2880 x 1: ") and chain[0].endswith(
+                    "lookup of 256 codes"), kernels
+            assert not any(k.startswith(("elementwise.mul", "elementwise.add",
+                                         "elementwise.div")) for k in kernels), kernels
+        else:
+            assert not chain and sum(k.startswith("elementwise.") for k in kernels) >= 7, kernels
+        exe, man = harness.build(str(out))
+        # Inputs up to 10x the calibration's: the grids' ends saturate too.
+        for i, scale in enumerate((1, 3, 10)):
+            x = (np.random.default_rng(30 + i).standard_normal((1, 5, 19, 23)) *
+                 scale).astype(np.float32)
+            outs[chains, i], _, log = harness.run(exe, man, {"x": x}, str(out / f"w{i}"))
+            assert outs[chains, i] is not None, log
+    for i in range(3):
+        np.testing.assert_array_equal(outs["true", i]["y"], outs["false", i]["y"])
+    assert assert_small_cnn_within_a_unit(tmp_path, 30, near_ties=0.02) > 20
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_qlinear_conv_on_a_u8_input(nunc, tmp_path):
     """A QLinearConv whose u8 input is the graph's own: its dequantized

@@ -149,6 +149,63 @@ TEST_P(ElementwiseChainKernelTest, QdqHardSwishBlockMatchesTheOpsExactly) {
   }
 }
 
+/// The same block as a lookup: its values at the 256 codes of its first
+/// grid (what the compiler computes with the evaluator), looked up per
+/// element, give the steps' bits, NaN and both saturated ends included.
+/// Only AVX-512 has the lookup.
+TEST_P(ElementwiseChainKernelTest, LookupOfTheFirstGridsCodesMatchesTheSteps) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const Grid first{0.03f, 120, 0, 255};
+  const std::vector<std::optional<Grid>> grids = {
+      first, Grid{0.04f, 110, 0, 255}, Grid{6.f / 255, 0, 0, 255}, Grid{0.1f, 60, 0, 255},
+      std::nullopt, Grid{0.015f, 55, 0, 255}};
+  Activation hardSwish;
+  hardSwish.kind = Activation::HardSwish;
+  hardSwish.alpha = 1.f / 6.f;
+  hardSwish.beta = 0.5f;
+  ElementwiseChainConfig c;
+  c.inputs = 1;
+  c.steps = {rounded(activate(0, Activation()), *grids[0]),
+             rounded(binary(Step::Mul, -1, 1, 1.25f), *grids[1]),
+             rounded(binary(Step::Add, 2, -1, 3.f), *grids[2]),
+             rounded(binary(Step::Mul, 2, 3), *grids[3]),
+             activate(4, hardSwish),
+             rounded(binary(Step::Sub, -1, 5, 0.5f), *grids[5])};
+  // The table: the steps on the grid's values, codes 0-255 in order.
+  ElementwiseChainConfig values = c;
+  values.elements = 256;
+  Tensor codes = cantFail(Tensor::create(DType::F32, {256}));
+  for (int q = 0; q < 256; ++q)
+    codes.mutableAs<float>()[q] = static_cast<float>(q - first.zeroPoint) * first.scale;
+  Tensor table = reference(values, {codes}, grids);
+  c.table.assign(table.as<float>(), table.as<float>() + 256);
+  c.tableGrid = first.kernel();
+  std::mt19937 rng(10);
+  for (int64_t n : {1, 7, 17, 129, 16384 + 64 + 5, 100003}) {
+    c.elements = n;
+    if (isa != Isa::Avx512) {
+      EXPECT_FALSE(ElementwiseChainKernel::generate(c, isa));
+      break;
+    }
+    Tensor x = randomTensor(rng, {n}, -10.f, 10.f);
+    float *v = x.mutableAs<float>();
+    v[0] = std::nanf("");
+    if (n > 2) {
+      v[1] = 1e30f;
+      v[2] = -1e30f;
+    }
+    Tensor want = reference(c, {x}, grids);
+    std::vector<float> got = runKernel(isa, c, {x});
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(got[i], want.as<float>()[i]) << "n=" << n << " at " << i << " x=" << v[i];
+  }
+  c.elements = 64;
+  c.table.pop_back(); // a table that does not cover the grid
+  EXPECT_FALSE(ElementwiseChainKernel::generate(c, isa));
+}
+
 /// Two inputs, constants on either side of Sub and Div, every activation;
 /// y written over either input (in place) gives the same values.
 TEST_P(ElementwiseChainKernelTest, TwoInputsAndActivationsInPlace) {
