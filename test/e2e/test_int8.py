@@ -1301,23 +1301,21 @@ def small_cnn(path, seed):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,weight,per_channel,kernels", [
-    ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "elementwise.relu.avx512",
-                               "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
-                               "conv.int8.avx512vnni"]),
-    ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "elementwise.relu.avx512",
-                               "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
-                               "conv.int8.avx512vnni"]),
+    ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "elementwise.chain.avx512",
+                               "depthwise_conv.avx512", "conv.int8.avx512vnni"]),
+    ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "elementwise.chain.avx512",
+                               "depthwise_conv.avx512", "conv.int8.avx512vnni"]),
     # u8 weights with zero points: the same int8 kernels.
-    ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "elementwise.relu.avx512",
-                                "elementwise.fake_quantize.avx512", "depthwise_conv.avx512",
-                                "conv.int8.avx512vnni"])])
+    ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "elementwise.chain.avx512",
+                                "depthwise_conv.avx512", "conv.int8.avx512vnni"])])
 def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, weight,
                                                    per_channel, kernels):
     """quantize_static in QOperator format on a CNN (QuantizeLinear,
     QLinearConv, DequantizeLinear): each QLinearConv takes the QDQ route, so
     s8 weights and u8 ones with zero points run on the int8 convolution
     kernel (the depthwise one on the f32 depthwise kernel, writing the next
-    conv's u8 input), and the output
+    conv's u8 input; the Relu and the grid between them are one elementwise
+    chain), and the output
     is within one unit of onnxruntime's (it requantizes (sum + B) with
     sx*sw/sy in one step, nunc rounds sum*sx*sw + b first)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -1533,10 +1531,10 @@ def assert_tracks_onnxruntime(qdq_model, name, tmp_path):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
-@pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,fake_quantize,rounded_adds",
-                         [("resnet", 16, 0, 6, 4, 1), ("mobilenet", 17, 8, 4, 1, 0)])
+@pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,fake_quantize,rounded_adds,chains",
+                         [("resnet", 16, 0, 6, 1, 1, 3), ("mobilenet", 17, 8, 4, 1, 0, 0)])
 def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, conv_pairs,
-                          fake_quantize, rounded_adds, weight):
+                          fake_quantize, rounded_adds, chains, weight):
     """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
     with static activations. These exports keep BatchNormalization after the
@@ -1548,7 +1546,8 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     rounded result as its u8 input. The classifier's Gemm (transB, weights
     per row) runs on the int8 GEMM, its input quantized to its pair's grid
     and its output pair in the epilogue. Only ResNet's pairs after residual
-    Adds and the pair after the pooling stay fake_quantize steps (the pair
+    Adds and the pair after the pooling stay f32 elementwise steps, the
+    pair on a branch and the Add it feeds in one elementwise chain (the pair
     after the Reshape of the pooled values repeats the pooling's grid and
     is the classifier's input quantization). The output agrees with onnxruntime at least as well
     as onnxruntime agrees with itself across optimization levels (see the
@@ -1587,6 +1586,8 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
         k.startswith("elementwise.batch_norm.avx512[") and
         k.endswith("+rounded input +requantize") for k in norms), norms
     assert sum(k["op"] == "nunc.fake_quantize" for k in kernels) == fake_quantize, kernels
+    assert sum(k["kernel"].startswith("elementwise.chain.avx512[") and
+               k["kernel"].endswith(": fake_quantize add]") for k in kernels) == chains, kernels
     # A residual Add whose only use is its Q/DQ pair rounds in its own pass
     # (nunc-fuse-elementwise-quantization).
     adds = [k["kernel"] for k in kernels if k["op"] == "nunc.add"]
