@@ -121,10 +121,9 @@ public:
     emitConstants();
   }
 
-  int perVector = 0;
-
 private:
   ElementwiseChainConfig c;
+  int perVector = 0; // registers of one vector's values
   std::vector<int> slots;
   int unroll = 1;
 
@@ -251,8 +250,8 @@ private:
 } // namespace
 
 int64_t ElementwiseChainKernel::elementsPerTask(const ElementwiseChainConfig &c) {
-  // At least ~16K elements a task, at most 32 tasks; whole groups of four
-  // 16-lane vectors.
+  // At least ~16K elements a task, at most 32 tasks; a multiple of 64
+  // elements (whole 16-lane vectors).
   int64_t per = std::max<int64_t>(16384, (c.elements + 31) / 32);
   return (per + 63) / 64 * 64;
 }

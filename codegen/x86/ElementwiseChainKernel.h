@@ -5,7 +5,7 @@
 // earlier values (or one and a compile-time constant) or an activation of
 // one, then optionally a fake-quantize grid. The values of a vector stay in
 // registers from the inputs' loads to y's store, assigned at compile time
-// (a value's register is free after its last read); up to four vectors go
+// (a value's register is free after its last read); up to eight vectors go
 // through each step together, as many as the registers hold. Element i of
 // every input is read before element i of y is written, so y may be any
 // input (in place).
@@ -42,11 +42,12 @@ struct ElementwiseChainConfig {
   int64_t elements = 0;
   int inputs = 1;
   std::vector<Step> steps;
-  /// AVX-512, one input whose first step rounds it to a grid of at most
-  /// 256 codes that no later step reads past: y is a function of the code,
-  /// `table` its values at the grid's codes in order (computed at compile
-  /// time), looked up instead of the steps: ~30 uops a vector where a QDQ
-  /// hard-swish block's steps take ~60. `tableGrid` is that first grid.
+  /// AVX-512, one input that holds only the values of a grid of at most
+  /// 256 codes (its producer rounds to it last, or the first step does and
+  /// no later step reads the input): y is a function of the code, `table`
+  /// its values at the grid's codes in order (computed at compile time),
+  /// looked up instead of the steps: ~30 uops a vector where a QDQ
+  /// hard-swish block's steps take ~60. `tableGrid` is that grid.
   std::vector<float> table;
   Activation tableGrid;
 };

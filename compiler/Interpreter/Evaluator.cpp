@@ -223,40 +223,47 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           auto arg = [&](int i) -> const Tensor & {
             return step.args[i] < 0 ? *constant : values[step.args[i]];
           };
-          Expected<Tensor> y = Tensor();
-          switch (step.kind) {
-          case ElementwiseChainOp::Step::Add:
-          case ElementwiseChainOp::Step::Sub:
-          case ElementwiseChainOp::Step::Mul:
-          case ElementwiseChainOp::Step::Div: {
-            const BinaryKind kinds[] = {BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul,
-                                        BinaryKind::Div};
-            y = binary(kinds[step.kind], arg(0), arg(1));
-            break;
-          }
-          case ElementwiseChainOp::Step::Relu: y = unary(UnaryKind::Relu, arg(0)); break;
-          case ElementwiseChainOp::Step::Clip: {
-            Expected<Tensor> lo = Tensor::fromValues<float>(DType::F32, {}, step.min.value_or(0));
-            Expected<Tensor> hi = Tensor::fromValues<float>(DType::F32, {}, step.max.value_or(0));
-            if (!lo || !hi)
-              return llvm::joinErrors(lo.takeError(), hi.takeError());
-            y = clip(arg(0), step.min ? &*lo : nullptr, step.max ? &*hi : nullptr);
-            break;
-          }
-          case ElementwiseChainOp::Step::HardSigmoid:
-          case ElementwiseChainOp::Step::HardSwish:
-            y = hardSigmoid(arg(0), step.alpha, step.beta,
-                            step.kind == ElementwiseChainOp::Step::HardSwish);
-            break;
-          case ElementwiseChainOp::Step::FakeQuantize: y = arg(0); break;
-          }
+          auto compute = [&]() -> Expected<Tensor> {
+            switch (step.kind) {
+            case ElementwiseChainOp::Step::Add:
+            case ElementwiseChainOp::Step::Sub:
+            case ElementwiseChainOp::Step::Mul:
+            case ElementwiseChainOp::Step::Div: {
+              const BinaryKind kinds[] = {BinaryKind::Add, BinaryKind::Sub, BinaryKind::Mul,
+                                          BinaryKind::Div};
+              return binary(kinds[step.kind], arg(0), arg(1));
+            }
+            case ElementwiseChainOp::Step::Relu: return unary(UnaryKind::Relu, arg(0));
+            case ElementwiseChainOp::Step::Clip: {
+              Expected<Tensor> lo =
+                  Tensor::fromValues<float>(DType::F32, {}, step.min.value_or(0));
+              if (!lo)
+                return lo.takeError();
+              Expected<Tensor> hi =
+                  Tensor::fromValues<float>(DType::F32, {}, step.max.value_or(0));
+              if (!hi)
+                return hi.takeError();
+              return clip(arg(0), step.min ? &*lo : nullptr, step.max ? &*hi : nullptr);
+            }
+            case ElementwiseChainOp::Step::HardSigmoid:
+            case ElementwiseChainOp::Step::HardSwish:
+              return hardSigmoid(arg(0), step.alpha, step.beta,
+                                 step.kind == ElementwiseChainOp::Step::HardSwish);
+            case ElementwiseChainOp::Step::FakeQuantize: return arg(0);
+            }
+            llvm_unreachable("a verified step kind");
+          };
+          Expected<Tensor> y = compute();
           if (!y)
             return y.takeError();
-          if (step.grid)
-            y = roundToGrid(*y, *gridOf(Type(*step.grid)));
-          if (!y)
-            return y.takeError();
-          values.push_back(std::move(*y));
+          if (step.grid) {
+            Expected<Tensor> rounded = roundToGrid(*y, *gridOf(Type(*step.grid)));
+            if (!rounded)
+              return rounded.takeError();
+            values.push_back(std::move(*rounded));
+          } else {
+            values.push_back(std::move(*y));
+          }
         }
         return one(std::move(values.back()));
       })

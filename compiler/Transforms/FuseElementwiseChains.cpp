@@ -17,18 +17,11 @@ namespace {
 
 using Step = ElementwiseChainOp::Step;
 
-// What the x86 kernel keeps in registers (ElementwiseChainKernel).
+// What the x86 kernel takes (ElementwiseChainKernel): its input pointers,
+// and the values it keeps in registers.
+constexpr int64_t kKernelInputs = 4;
 constexpr size_t kMaxSteps = 32;
 constexpr int64_t kMaxLive = 8;
-
-/// The f32 value of a one-element f32 constant.
-std::optional<float> scalarF32(Value v) {
-  ElementsAttr attr;
-  if (!v || !matchPattern(v, m_Constant(&attr)) || attr.getNumElements() != 1 ||
-      !attr.getElementType().isF32())
-    return std::nullopt;
-  return *attr.getValues<float>().begin();
-}
 
 /// The per-tensor grid of an optional quantization attribute: nullopt when
 /// absent, failure when it is not a per-tensor !quant.uniform over f32.
@@ -73,7 +66,7 @@ std::optional<Step> stepOf(Operation *op, SmallVectorImpl<Value> &tensors) {
     for (Value v : op->getOperands()) {
       if (fullShape(v)) {
         tensorArg(v);
-      } else if (std::optional<float> c = scalarF32(v); c && !constants++) {
+      } else if (std::optional<float> c = getUniformF32(v); c && !constants++) {
         step.constant = *c;
         step.args.push_back(-1);
       } else {
@@ -88,9 +81,9 @@ std::optional<Step> stepOf(Operation *op, SmallVectorImpl<Value> &tensors) {
     step.kind = Step::Relu;
   } else if (auto clip = dyn_cast<ClipOp>(op)) {
     step.kind = Step::Clip;
-    if (clip.getMin() && !(step.min = scalarF32(clip.getMin())))
+    if (clip.getMin() && !(step.min = getUniformF32(clip.getMin())))
       return std::nullopt;
-    if (clip.getMax() && !(step.max = scalarF32(clip.getMax())))
+    if (clip.getMax() && !(step.max = getUniformF32(clip.getMax())))
       return std::nullopt;
   } else if (isa<HardSigmoidOp, HardSwishOp>(op)) {
     step.kind = isa<HardSigmoidOp>(op) ? Step::HardSigmoid : Step::HardSwish;
@@ -182,7 +175,8 @@ struct FuseElementwiseChainsPass
       steps.push_back(step);
       index[op->getResult(0)] = -3 - static_cast<int64_t>(steps.size() - 1); // step result
     }
-    if (static_cast<int64_t>(inputs.size()) > maxInputs || steps.size() > kMaxSteps)
+    if (static_cast<int64_t>(inputs.size()) > std::min(maxInputs.getValue(), kKernelInputs) ||
+        steps.size() > kMaxSteps)
       return failure();
     // Value numbers: inputs first, then the steps' results.
     const int64_t n = inputs.size();

@@ -72,3 +72,48 @@ func.func @not_taken(%x: tensor<4xf32>, %lo: tensor<f32>, %i: tensor<4xi32>) -> 
   %3 = nunc.mul %2, %i : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %1, %3 : tensor<4xf32>, tensor<4xi32>
 }
+
+// -----
+
+// The kernel holds at most 8 values alive: nine products of x all read by
+// the sum make the whole run too wide, and so is the run up to the eighth
+// product's add; the run up to the seventh (x and seven products alive)
+// becomes a chain, the rest stay single ops.
+
+// CHECK-LABEL: func.func @too_wide(
+// CHECK: %[[C:.*]] = nunc.elementwise_chain %arg0 {steps = [
+// CHECK-SAME: array<i64: 0, -1>, constant = 1.000000e+00
+// CHECK-SAME: array<i64: 0, -1>, constant = 7.000000e+00
+// CHECK-SAME: {args = array<i64: 12, 7>, op = "add"}]}
+// CHECK-NOT: elementwise_chain
+// CHECK: nunc.add %[[C]]
+// CHECK: return
+func.func @too_wide(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c1 = nunc.constant dense<1.0> : tensor<f32>
+  %c2 = nunc.constant dense<2.0> : tensor<f32>
+  %c3 = nunc.constant dense<3.0> : tensor<f32>
+  %c4 = nunc.constant dense<4.0> : tensor<f32>
+  %c5 = nunc.constant dense<5.0> : tensor<f32>
+  %c6 = nunc.constant dense<6.0> : tensor<f32>
+  %c7 = nunc.constant dense<7.0> : tensor<f32>
+  %c8 = nunc.constant dense<8.0> : tensor<f32>
+  %c9 = nunc.constant dense<9.0> : tensor<f32>
+  %1 = nunc.mul %x, %c1 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %2 = nunc.mul %x, %c2 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %3 = nunc.mul %x, %c3 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %4 = nunc.mul %x, %c4 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %5 = nunc.mul %x, %c5 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %6 = nunc.mul %x, %c6 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %7 = nunc.mul %x, %c7 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %8 = nunc.mul %x, %c8 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %9 = nunc.mul %x, %c9 : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %10 = nunc.add %1, %2 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %11 = nunc.add %10, %3 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %12 = nunc.add %11, %4 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %13 = nunc.add %12, %5 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %14 = nunc.add %13, %6 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %15 = nunc.add %14, %7 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %16 = nunc.add %15, %8 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %17 = nunc.add %16, %9 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %17 : tensor<8xf32>
+}

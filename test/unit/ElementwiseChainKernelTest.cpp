@@ -57,31 +57,30 @@ Tensor reference(const ElementwiseChainConfig &c, const std::vector<Tensor> &inp
     const Step &step = c.steps[s];
     Tensor constant = cantFail(Tensor::fromValues<float>(DType::F32, {}, step.constant));
     auto value = [&](int i) -> const Tensor & { return i < 0 ? constant : values[i]; };
-    llvm::Expected<Tensor> y = Tensor();
-    if (step.op == Step::Activate) {
+    auto compute = [&]() -> llvm::Expected<Tensor> {
+      if (step.op != Step::Activate) {
+        const kernels::BinaryKind kinds[] = {kernels::BinaryKind::Add, kernels::BinaryKind::Sub,
+                                             kernels::BinaryKind::Mul, kernels::BinaryKind::Div};
+        return kernels::binary(kinds[step.op], value(step.a), value(step.b));
+      }
       const Activation &a = step.activation;
-      if (a.kind == Activation::Relu) {
-        y = kernels::unary(kernels::UnaryKind::Relu, value(step.a));
-      } else if (a.kind == Activation::Clip) {
+      if (a.kind == Activation::Relu)
+        return kernels::unary(kernels::UnaryKind::Relu, value(step.a));
+      if (a.kind == Activation::Clip) {
         Tensor lo = cantFail(Tensor::fromValues<float>(DType::F32, {}, a.min));
         Tensor hi = cantFail(Tensor::fromValues<float>(DType::F32, {}, a.max));
-        y = kernels::clip(value(step.a), &lo, &hi);
-      } else if (a.kind == Activation::HardSigmoid || a.kind == Activation::HardSwish) {
-        y = kernels::hardSigmoid(value(step.a), a.alpha, a.beta,
-                                 a.kind == Activation::HardSwish);
-      } else {
-        y = value(step.a);
+        return kernels::clip(value(step.a), &lo, &hi);
       }
-    } else {
-      const kernels::BinaryKind kinds[] = {kernels::BinaryKind::Add, kernels::BinaryKind::Sub,
-                                           kernels::BinaryKind::Mul, kernels::BinaryKind::Div};
-      y = kernels::binary(kinds[step.op], value(step.a), value(step.b));
-    }
-    EXPECT_TRUE(static_cast<bool>(y));
+      if (a.kind == Activation::HardSigmoid || a.kind == Activation::HardSwish)
+        return kernels::hardSigmoid(value(step.a), a.alpha, a.beta,
+                                    a.kind == Activation::HardSwish);
+      return value(step.a);
+    };
+    Tensor y = cantFail(compute());
     if (grids[s])
-      y = kernels::fakeQuantize(*y, grids[s]->scale, grids[s]->zeroPoint, grids[s]->qmin,
-                                grids[s]->qmax);
-    values.push_back(cantFail(std::move(y)));
+      y = cantFail(kernels::fakeQuantize(y, grids[s]->scale, grids[s]->zeroPoint,
+                                         grids[s]->qmin, grids[s]->qmax));
+    values.push_back(std::move(y));
   }
   return values.back();
 }

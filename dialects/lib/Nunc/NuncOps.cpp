@@ -244,10 +244,14 @@ SmallVector<ElementwiseChainOp::Step> ElementwiseChainOp::getDecodedSteps() {
 }
 
 LogicalResult ElementwiseChainOp::verify() {
-  auto out = cast<RankedTensorType>(getOutput().getType());
-  for (Value in : getInputs())
-    if (cast<RankedTensorType>(in.getType()).getShape() != out.getShape())
+  auto out = dyn_cast<RankedTensorType>(getOutput().getType());
+  if (!out)
+    return emitOpError("needs a ranked result");
+  for (Value in : getInputs()) {
+    auto t = dyn_cast<RankedTensorType>(in.getType());
+    if (!t || t.getShape() != out.getShape())
       return emitOpError("needs inputs of the result's shape ") << out;
+  }
   if (getSteps().empty())
     return emitOpError("needs at least one step");
   const int64_t inputs = getInputs().size();

@@ -105,7 +105,7 @@ def FuseElementwiseChains : Pass<"nunc-fuse-elementwise-chains", "func::FuncOp">
   let description = [{
     Add, Sub, Mul, Div (with their `output_quantization`), Relu, Clip,
     HardSigmoid, HardSwish and fake_quantize ops on f32 tensors of one shape,
-    whose other operands are one-element constants, join into one
+    whose other operands are constants of one value, join into one
     nunc.elementwise_chain when every value between them is read only
     inside the run: a QDQ model's scale, shift and decomposed hard-swish
     with a grid after each op (PP-LCNet) become one pass over memory instead
@@ -116,7 +116,7 @@ def FuseElementwiseChains : Pass<"nunc-fuse-elementwise-chains", "func::FuncOp">
   }];
   let options = [
     Option<"maxInputs", "max-inputs", "int64_t", "4",
-           "Most tensor inputs of one chain">,
+           "Most tensor inputs of one chain (at most the kernel's 4)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
