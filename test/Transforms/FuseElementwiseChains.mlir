@@ -65,6 +65,7 @@ func.func @residual(%x: tensor<16xf32>, %r: tensor<16xf32>) -> tensor<16xf32> {
 
 // CHECK-LABEL: func.func @not_taken(
 // CHECK-NOT: elementwise_chain
+// ONE-LABEL: func.func @not_taken(
 func.func @not_taken(%x: tensor<4xf32>, %lo: tensor<f32>, %i: tensor<4xi32>) -> (tensor<4xf32>, tensor<4xi32>) {
   %0 = nunc.clip %x min %lo : tensor<f32> : tensor<4xf32> -> tensor<4xf32>
   %1 = nunc.relu %0 : tensor<4xf32> -> tensor<4xf32>
