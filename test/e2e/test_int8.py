@@ -1385,33 +1385,37 @@ def test_imported_qdq_5x5_depthwise_convs_run_in_integers(nunc, tmp_path):
 
 
 def hard_swish_block_cnn(path, seed):
-    """PP-LCNetV3's block after a depthwise conv, as paddle2onnx writes it:
-    a learnable affine (Mul, Add by scalars), hard-swish decomposed as
-    x * clip(x + 3, 0, 6) / 6, the affine again, then a 1x1 conv + bias."""
+    """PP-LCNetV3's blocks, as paddle2onnx writes them: after a depthwise
+    conv and after a pointwise one, a learnable affine (Mul, Add by
+    scalars), hard-swish decomposed as x * clip(x + 3, 0, 6) / 6 and the
+    affine again; then a 1x1 conv + bias."""
+    import onnx
     from onnx import numpy_helper
+    extra = [numpy_helper.from_array(np.array(v, np.float32), n) for n, v in
+             (("three", 3.0), ("zero", 0.0), ("six", 6.0))]
 
-    def scalar(name, value):
-        return numpy_helper.from_array(np.array(value, np.float32), name)
+    def block(helper, p, x, y, s1, t1, s2, t2):
+        extra.extend(numpy_helper.from_array(np.array([v], np.float32), p + n) for n, v in
+                     (("s1", s1), ("t1", t1), ("s2", s2), ("t2", t2)))
+        return [helper.make_node("Mul", [x, p + "s1"], [p + "a1"], name=p + "scale1"),
+                helper.make_node("Add", [p + "a1", p + "t1"], [p + "a2"], name=p + "shift1"),
+                helper.make_node("Add", [p + "a2", "three"], [p + "h1"], name=p + "plus3"),
+                helper.make_node("Clip", [p + "h1", "zero", "six"], [p + "h2"], name=p + "clip"),
+                helper.make_node("Mul", [p + "a2", p + "h2"], [p + "h3"], name=p + "times"),
+                helper.make_node("Div", [p + "h3", "six"], [p + "h4"], name=p + "over6"),
+                helper.make_node("Mul", [p + "h4", p + "s2"], [p + "a3"], name=p + "scale2"),
+                helper.make_node("Add", [p + "a3", p + "t2"], [y], name=p + "shift2")]
 
     def body(const, helper):
-        extra.extend([scalar("s1", [1.3]), scalar("t1", [-0.2]), scalar("three", 3.0),
-                      scalar("zero", 0.0), scalar("six", 6.0), scalar("s2", [0.8]),
-                      scalar("t2", [0.1])])
         return [
             helper.make_node("Conv", ["r1", const("w2", 24, 1, 3, 3)], ["c2"],
                              pads=[1, 1, 1, 1], group=24, strides=[2, 2], name="depthwise"),
-            helper.make_node("Mul", ["c2", "s1"], ["a1"], name="scale1"),
-            helper.make_node("Add", ["a1", "t1"], ["a2"], name="shift1"),
-            helper.make_node("Add", ["a2", "three"], ["h1"], name="plus3"),
-            helper.make_node("Clip", ["h1", "zero", "six"], ["h2"], name="clip06"),
-            helper.make_node("Mul", ["a2", "h2"], ["h3"], name="times"),
-            helper.make_node("Div", ["h3", "six"], ["h4"], name="over6"),
-            helper.make_node("Mul", ["h4", "s2"], ["a3"], name="scale2"),
-            helper.make_node("Add", ["a3", "t2"], ["a4"], name="shift2"),
-            helper.make_node("Conv", ["a4", const("w3", 17, 24, 1, 1), const("b3", 17, scale=1)],
-                             ["y"], name="pointwise")]
-    import onnx
-    extra = []
+            *block(helper, "d_", "c2", "b2", 1.3, -0.2, 0.8, 0.1),
+            helper.make_node("Conv", ["b2", const("w3", 17, 24, 1, 1), const("b3", 17, scale=1)],
+                             ["c3"], name="pointwise"),
+            *block(helper, "p_", "c3", "e3", 0.9, 0.3, 1.1, -0.1),
+            helper.make_node("Conv", ["e3", const("w4", 17, 17, 1, 1), const("b4", 17, scale=1)],
+                             ["y"], name="last")]
     save_small_cnn(path, "hard_swish_block_cnn", seed, body)
     model = onnx.load(path)
     model.graph.initializer.extend(extra)
@@ -1420,12 +1424,14 @@ def hard_swish_block_cnn(path, seed):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
-    """quantize_static's QDQ model of a PP-LCNet block keeps a Q/DQ pair
-    after each of the affine and hard-swish ops: nunc runs them as one
-    elementwise chain, a lookup of the 256 values the depthwise conv's
-    rounded output can take (the evaluator's own values of the chain), the
-    same bits as a kernel pass per op (--elementwise-chains=false), and
-    within one unit of onnxruntime's output."""
+    """quantize_static's QDQ model of PP-LCNet blocks keeps a Q/DQ pair
+    after each of the affine and hard-swish ops: nunc runs each block as one
+    elementwise chain, a lookup of the 256 values its input can take (the
+    evaluator's own values of the chain): after the f32 depthwise conv the
+    chain's first step rounds its input, after the int8 pointwise conv the
+    conv's epilogue does. The same values as a kernel pass per op
+    (--elementwise-chains=false), and within one unit of onnxruntime's
+    output."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     hard_swish_block_cnn(str(tmp_path / "f32.onnx"), 8)
@@ -1435,7 +1441,7 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
                     quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, per_channel=True)
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
-    assert ops.count("QuantizeLinear") >= 9, ops  # a pair after every op of the block
+    assert ops.count("QuantizeLinear") >= 18, ops  # a pair after every op of the blocks
     outs = {}
     for chains in ("true", "false"):
         out = tmp_path / ("out" if chains == "true" else "per_op")
@@ -1444,13 +1450,14 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
         kernels = [k["kernel"] for k in json.loads((out / "q.json").read_text())["kernels"]]
         chain = [k for k in kernels if k.startswith("elementwise.chain")]
         if chains == "true":
-            assert len(chain) == 1 and chain[0].startswith(
-                "elementwise.chain.avx512[2880 x 1: ") and chain[0].endswith(
-                    "lookup of 256 codes"), kernels
+            assert len(chain) == 2 and all(k.endswith("lookup of 256 codes") for k in chain), \
+                kernels
+            assert chain[0].startswith("elementwise.chain.avx512[2880 x 1: fake_quantize mul+rq")
+            assert chain[1].startswith("elementwise.chain.avx512[2040 x 1: mul+rq add+rq"), chain
             assert not any(k.startswith(("elementwise.mul", "elementwise.add",
                                          "elementwise.div")) for k in kernels), kernels
         else:
-            assert not chain and sum(k.startswith("elementwise.") for k in kernels) >= 7, kernels
+            assert not chain and sum(k.startswith("elementwise.") for k in kernels) >= 14, kernels
         exe, man = harness.build(str(out))
         # Inputs up to 10x the calibration's: the grids' ends saturate too.
         for i, scale in enumerate((1, 3, 10)):
@@ -1461,6 +1468,50 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     for i in range(3):
         np.testing.assert_array_equal(outs["true", i]["y"], outs["false", i]["y"])
     assert assert_small_cnn_within_a_unit(tmp_path, 30, near_ties=0.02) > 20
+
+
+@pytest.mark.skipif(not host_has("avx512f"), reason="the host lacks AVX-512")
+def test_elementwise_chain_lookup_needs_an_input_of_few_values(nunc, tmp_path):
+    """A chain is a lookup only where its input can take at most 256 values:
+    not after a 16-bit grid (65536 codes), nor when a step reads the input
+    again past the rounding (x * round(x)); those chains run their steps,
+    with onnxruntime's results."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    def init(name, value, dtype=np.float32):
+        return numpy_helper.from_array(np.array(value, dtype), name)
+    inits = [init("s16", 0.001), init("z16", 0, np.int16), init("s8", 0.05),
+             init("z8", 128, np.uint8), init("m", [1.5]), init("t", [-0.25])]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s16", "z16"], ["q16"]),
+             helper.make_node("DequantizeLinear", ["q16", "s16", "z16"], ["d16"]),
+             helper.make_node("Mul", ["d16", "m"], ["m16"]),
+             helper.make_node("Add", ["m16", "t"], ["y16"]),
+             helper.make_node("QuantizeLinear", ["x", "s8", "z8"], ["q8"]),
+             helper.make_node("DequantizeLinear", ["q8", "s8", "z8"], ["d8"]),
+             helper.make_node("Mul", ["d8", "x"], ["xx"]),
+             helper.make_node("Add", ["xx", "t"], ["y8"])]
+    graph = helper.make_graph(
+        nodes, "chains", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 9, 11])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, 4, 9, 11])
+         for n in ("y16", "y8")], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model.ir_version = 10
+    onnx.checker.check_model(model, full_check=True)
+    onnx.save(model, str(tmp_path / "chains.onnx"))
+    nunc("compile", tmp_path / "chains.onnx", "--target", "x86_64-avx512", "-o", tmp_path / "out")
+    kernels = [k["kernel"] for k in
+               json.loads((tmp_path / "out" / "chains.json").read_text())["kernels"]]
+    assert kernels == ["elementwise.chain.avx512[396 x 1: fake_quantize mul add]"] * 2, kernels
+    exe, man = harness.build(str(tmp_path / "out"))
+    session = ort.InferenceSession(str(tmp_path / "chains.onnx"),
+                                   providers=["CPUExecutionProvider"])
+    x = (np.random.default_rng(11).standard_normal((1, 4, 9, 11)) * 8).astype(np.float32)
+    outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
+    assert outs is not None, log
+    for name, want in zip(("y16", "y8"), session.run(None, {"x": x})):
+        np.testing.assert_allclose(outs[name], want, rtol=1e-6, atol=1e-6, err_msg=name)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
