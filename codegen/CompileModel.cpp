@@ -777,7 +777,7 @@ std::optional<std::vector<float>> chainTable(ElementwiseChainOp op, x86::Activat
 
 /// The chain kernel's configuration of an elementwise_chain (verified: f32
 /// inputs of the result's shape, well-formed steps).
-x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op, Isa isa) {
+x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op) {
   using Step = ElementwiseChainOp::Step;
   using KernelStep = x86::ElementwiseChainConfig::Step;
   x86::ElementwiseChainConfig c;
@@ -813,9 +813,8 @@ x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op, Isa isa) {
       k.grid = roundToGrid(*step.grid);
     c.steps.push_back(k);
   }
-  if (isa == Isa::Avx512)
-    if (std::optional<std::vector<float>> table = chainTable(op, c.tableGrid))
-      c.table = std::move(*table);
+  if (std::optional<std::vector<float>> table = chainTable(op, c.tableGrid))
+    c.table = std::move(*table);
   return c;
 }
 
@@ -2188,7 +2187,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto chain = dyn_cast<ElementwiseChainOp>(step.op)) {
-    x86::ElementwiseChainConfig cfg = chainConfig(chain, isa);
+    x86::ElementwiseChainConfig cfg = chainConfig(chain);
     std::unique_ptr<x86::JitKernel> kernel = x86::ElementwiseChainKernel::generate(cfg, isa);
     if (!kernel)
       return chain.emitError("generating the elementwise chain kernel failed (")

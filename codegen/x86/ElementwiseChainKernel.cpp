@@ -86,11 +86,10 @@ public:
     replicate = kZmm ? 1 : 8;
     slots = assignSlots(c, perVector);
     unroll = std::min(kMaxUnroll, kSlots / std::max(1, perVector));
-    if constexpr (kZmm)
-      if (!c.table.empty()) {
-        tableOffset = tableData(c.table);
-        unroll = 4;
-      }
+    if (!c.table.empty()) {
+      tableOffset = tableData(c.table);
+      unroll = kZmm ? 4 : 3; // (ymm11 is the tail mask)
+    }
   }
 
   void generate() {
@@ -105,6 +104,8 @@ public:
     for (int i = 0; i < c.inputs; ++i)
       add(input(i), rax);
     add(rbx, rax);
+    if (!kZmm && tableOffset)
+      lea(r9, ptr[rip + dataLabel + *tableOffset]); // the gathers' base
     if (tasks > 1 && last != per) {
       Label lastTask, done;
       cmp(rsi, tasks - 1);
@@ -215,6 +216,38 @@ private:
         else
           vmovups(at(rbx, u), reg(u, 1));
       }
+    } else {
+      // AVX2: the index as the AVX-512 form computes it (clamp first, the
+      // correctly rounded quotient, round half to even), then a gather from
+      // the table at r9; a masked tail's lanes load 0, an index in range.
+      auto reg = [](int u, int i) { return Ymm(3 * u + i); };
+      const Activation &g = c.tableGrid;
+      for (int u = 0; u < count; ++u) {
+        if (masked)
+          loadMasked(reg(u, 0), at(input(0), u), mask());
+        else
+          vmovups(reg(u, 0), at(input(0), u));
+      }
+      for (int u = 0; u < count; ++u) {
+        vmaxps(reg(u, 0), reg(u, 0), constAddr(g.min * g.scale));
+        vminps(reg(u, 0), reg(u, 0), constAddr(g.max * g.scale));
+      }
+      for (int u = 0; u < count; ++u)
+        emitQuotient(reg(u, 1), reg(u, 0), g.scale);
+      for (int u = 0; u < count; ++u) {
+        vroundps(reg(u, 1), reg(u, 1), 0x08);
+        vcvttps2dq(reg(u, 0), reg(u, 1));
+        vpsubd(reg(u, 0), reg(u, 0),
+               constAddrBits(static_cast<uint32_t>(static_cast<int32_t>(g.min))));
+        vpcmpeqd(reg(u, 2), reg(u, 2), reg(u, 2));
+        vgatherdps(reg(u, 1), ptr[r9 + reg(u, 0) * 4], reg(u, 2));
+      }
+      for (int u = 0; u < count; ++u) {
+        if (masked)
+          storeMasked(at(rbx, u), reg(u, 1), mask());
+        else
+          vmovups(at(rbx, u), reg(u, 1));
+      }
     }
   }
   std::optional<int64_t> tableOffset;
@@ -276,7 +309,7 @@ std::unique_ptr<JitKernel> ElementwiseChainKernel::generate(const ElementwiseCha
   if (registersPerVector(c) > slots)
     return nullptr;
   if (!c.table.empty() &&
-      (isa != Isa::Avx512 || c.inputs != 1 || c.tableGrid.kind != Activation::FakeQuant ||
+      (c.inputs != 1 || c.tableGrid.kind != Activation::FakeQuant ||
        c.table.size() != static_cast<size_t>(c.tableGrid.max - c.tableGrid.min + 1) ||
        c.table.size() > static_cast<size_t>(kMaxTableCodes)))
     return nullptr;

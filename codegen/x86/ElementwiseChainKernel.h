@@ -42,12 +42,13 @@ struct ElementwiseChainConfig {
   int64_t elements = 0;
   int inputs = 1;
   std::vector<Step> steps;
-  /// AVX-512, one input that holds only the values of a grid of at most
-  /// 256 codes (its producer rounds to it last, or the first step does and
-  /// no later step reads the input): y is a function of the code, `table`
-  /// its values at the grid's codes in order (computed at compile time),
-  /// looked up instead of the steps: ~30 uops a vector where a QDQ
-  /// hard-swish block's steps take ~60. `tableGrid` is that grid.
+  /// One input that holds only the values of a grid of at most 256 codes
+  /// (its producer rounds to it last, or the first step does and no later
+  /// step reads the input): y is a function of the code, `table` its
+  /// values at the grid's codes in order (computed at compile time), looked
+  /// up instead of the steps (AVX-512: eight 32-entry `vpermt2ps`, ~30 uops
+  /// a vector where a QDQ hard-swish block's steps take ~60; AVX2: a
+  /// gather). `tableGrid` is that grid.
   std::vector<float> table;
   Activation tableGrid;
 };

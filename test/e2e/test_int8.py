@@ -1443,13 +1443,21 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
     assert ops.count("QuantizeLinear") >= 18, ops  # a pair after every op of the blocks
     outs = {}
-    for chains in ("true", "false"):
-        out = tmp_path / ("out" if chains == "true" else "per_op")
-        nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni",
+    for chains, target in (("true", "x86_64-avx512vnni"), ("false", "x86_64-avx512vnni"),
+                           ("true", "x86_64-avx2"), ("false", "x86_64-avx2")):
+        out = tmp_path / (("out" if chains == "true" else "per_op") +
+                          ("" if target == "x86_64-avx512vnni" else "_avx2"))
+        nunc("compile", tmp_path / "q.onnx", "--target", target,
              f"--elementwise-chains={chains}", "-o", out)
         kernels = [k["kernel"] for k in json.loads((out / "q.json").read_text())["kernels"]]
         chain = [k for k in kernels if k.startswith("elementwise.chain")]
-        if chains == "true":
+        if target == "x86_64-avx2":
+            # f32 convolutions there: each block's first step rounds the
+            # conv's output, and the AVX2 lookup gathers.
+            assert len(chain) == (2 if chains == "true" else 0) and all(
+                k.startswith("elementwise.chain.avx2[") and k.endswith("lookup of 256 codes")
+                for k in chain), kernels
+        elif chains == "true":
             assert len(chain) == 2 and all(k.endswith("lookup of 256 codes") for k in chain), \
                 kernels
             assert chain[0].startswith("elementwise.chain.avx512[2880 x 1: fake_quantize mul+rq")
@@ -1463,10 +1471,13 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
         for i, scale in enumerate((1, 3, 10)):
             x = (np.random.default_rng(30 + i).standard_normal((1, 5, 19, 23)) *
                  scale).astype(np.float32)
-            outs[chains, i], _, log = harness.run(exe, man, {"x": x}, str(out / f"w{i}"))
-            assert outs[chains, i] is not None, log
-    for i in range(3):
-        np.testing.assert_array_equal(outs["true", i]["y"], outs["false", i]["y"])
+            outs[chains, target, i], _, log = harness.run(exe, man, {"x": x},
+                                                          str(out / f"w{i}"))
+            assert outs[chains, target, i] is not None, log
+    for target in ("x86_64-avx512vnni", "x86_64-avx2"):
+        for i in range(3):
+            np.testing.assert_array_equal(outs["true", target, i]["y"],
+                                          outs["false", target, i]["y"])
     assert assert_small_cnn_within_a_unit(tmp_path, 30, near_ties=0.02) > 20
 
 
