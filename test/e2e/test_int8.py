@@ -1338,6 +1338,19 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     assert_small_cnn_within_a_unit(tmp_path, 10, near_ties=0.01)
 
 
+def small_cnn_qdq(tmp_path, build, seed, calib_seed):
+    """tmp_path/f32.onnx from build(path, seed) (a save_small_cnn model) and
+    tmp_path/q.onnx, quantize_static's QDQ model of it (u8 activations
+    calibrated on 8 normal inputs, s8 weights per channel)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    build(str(tmp_path / "f32.onnx"), seed)
+    r = np.random.default_rng(calib_seed)
+    calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
+    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+
+
 def wide_depthwise_cnn(path, seed):
     """PP-LCNet's block shape: a 3x3 conv + Relu, a 5x5 depthwise conv
     (stride 1) + Relu, a 1x1 conv + Relu, a 5x5 depthwise conv at stride 2
@@ -1365,13 +1378,7 @@ def test_imported_qdq_5x5_depthwise_convs_run_in_integers(nunc, tmp_path):
     the u8 codes the conv before it writes, and hands its own codes to the
     next conv; the output is within one unit of onnxruntime's (ties in the
     code-unit epilogues move a code by one)."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
-    wide_depthwise_cnn(str(tmp_path / "f32.onnx"), 5)
-    r = np.random.default_rng(6)
-    calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
-    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, per_channel=True)
+    small_cnn_qdq(tmp_path, wide_depthwise_cnn, 5, 6)
     nunc("compile", tmp_path / "q.onnx", "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
     kernels = [k["kernel"] for k in
                json.loads((tmp_path / "out" / "q.json").read_text())["kernels"]]
@@ -1432,14 +1439,8 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     conv's epilogue does. The same values as a kernel pass per op
     (--elementwise-chains=false), and within one unit of onnxruntime's
     output."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
-    hard_swish_block_cnn(str(tmp_path / "f32.onnx"), 8)
-    r = np.random.default_rng(9)
-    calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(8)]
-    quantize_static(str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx"), Samples(calib),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8, per_channel=True)
+    small_cnn_qdq(tmp_path, hard_swish_block_cnn, 8, 9)
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
     assert ops.count("QuantizeLinear") >= 18, ops  # a pair after every op of the blocks
     outs = {}
