@@ -741,8 +741,9 @@ std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
 /// rounds to it last (lastGridOf), or the first step does and no other
 /// reads the input (a QDQ model's scale, shift and hard-swish after a
 /// conv). The values are the evaluator's own, so the lookup gives its bits.
-std::optional<std::vector<float>> chainTable(ElementwiseChainOp op, x86::Activation &grid) {
-  SmallVector<ElementwiseChainOp::Step> steps = op.getDecodedSteps();
+std::optional<std::vector<float>> chainTable(ElementwiseChainOp op,
+                                             ArrayRef<ElementwiseChainOp::Step> steps,
+                                             x86::Activation &grid) {
   if (op.getInputs().size() != 1)
     return std::nullopt;
   if (std::optional<quant::UniformQuantizedType> produced = lastGridOf(op.getInputs()[0])) {
@@ -750,7 +751,7 @@ std::optional<std::vector<float>> chainTable(ElementwiseChainOp op, x86::Activat
   } else {
     if (steps[0].kind != ElementwiseChainOp::Step::FakeQuantize)
       return std::nullopt;
-    for (const ElementwiseChainOp::Step &step : ArrayRef(steps).drop_front())
+    for (const ElementwiseChainOp::Step &step : steps.drop_front())
       if (llvm::is_contained(step.args, 0))
         return std::nullopt;
     grid = roundToGrid(*steps[0].grid);
@@ -776,14 +777,15 @@ std::optional<std::vector<float>> chainTable(ElementwiseChainOp op, x86::Activat
 }
 
 /// The chain kernel's configuration of an elementwise_chain (verified: f32
-/// inputs of the result's shape, well-formed steps).
-x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op) {
+/// inputs of the result's shape, well-formed steps), given its steps.
+x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op,
+                                        ArrayRef<ElementwiseChainOp::Step> steps) {
   using Step = ElementwiseChainOp::Step;
   using KernelStep = x86::ElementwiseChainConfig::Step;
   x86::ElementwiseChainConfig c;
   c.elements = cast<RankedTensorType>(op.getType()).getNumElements();
   c.inputs = static_cast<int>(op.getInputs().size());
-  for (const Step &step : op.getDecodedSteps()) {
+  for (const Step &step : steps) {
     KernelStep k;
     k.a = static_cast<int>(step.args[0]);
     if (step.binary()) {
@@ -813,7 +815,7 @@ x86::ElementwiseChainConfig chainConfig(ElementwiseChainOp op) {
       k.grid = roundToGrid(*step.grid);
     c.steps.push_back(k);
   }
-  if (std::optional<std::vector<float>> table = chainTable(op, c.tableGrid))
+  if (std::optional<std::vector<float>> table = chainTable(op, steps, c.tableGrid))
     c.table = std::move(*table);
   return c;
 }
@@ -2187,7 +2189,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto chain = dyn_cast<ElementwiseChainOp>(step.op)) {
-    x86::ElementwiseChainConfig cfg = chainConfig(chain);
+    SmallVector<ElementwiseChainOp::Step> steps = chain.getDecodedSteps();
+    x86::ElementwiseChainConfig cfg = chainConfig(chain, steps);
     std::unique_ptr<x86::JitKernel> kernel = x86::ElementwiseChainKernel::generate(cfg, isa);
     if (!kernel)
       return chain.emitError("generating the elementwise chain kernel failed (")
@@ -2199,7 +2202,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.args.push_back(KernelArg::storage(step.results[0]));
     call.tasks = x86::ElementwiseChainKernel::numTasks(cfg);
     std::string what;
-    for (const ElementwiseChainOp::Step &s : chain.getDecodedSteps())
+    for (const ElementwiseChainOp::Step &s : steps)
       what += (what.empty() ? "" : " ") + ElementwiseChainOp::kindName(s.kind).str() +
               (s.grid && s.kind != ElementwiseChainOp::Step::FakeQuantize ? "+rq" : "");
     call.description = llvm::formatv("elementwise.chain.{0}[{1} x {2}: {3}]{4}",

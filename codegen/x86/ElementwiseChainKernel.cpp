@@ -196,58 +196,33 @@ private:
   }
 
   /// The table form: y = table[code index of x], for `count` vectors, each
-  /// with its own registers (x, y, three temporaries: 5 u .. 5 u + 4).
+  /// with its own registers: x, y and, on zmm, three temporaries of the
+  /// `vpermt2ps` lookup (5 u .. 5 u + 4); on ymm the gather's lane mask
+  /// (3 u .. 3 u + 2; the table's address in r9). A masked tail's lanes
+  /// load 0, whose index is in range.
   template <typename At> void lookups(int count, At at, bool masked) {
-    if constexpr (kZmm) {
-      auto reg = [](int u, int i) { return Zmm(5 * u + i); };
-      for (int u = 0; u < count; ++u) {
-        if (masked)
-          loadMasked(reg(u, 0), at(input(0), u), mask());
-        else
-          vmovups(reg(u, 0), at(input(0), u));
-      }
-      for (int u = 0; u < count; ++u)
-        emitGridIndex(reg(u, 0), reg(u, 1), c.tableGrid);
-      for (int u = 0; u < count; ++u)
+    auto reg = [](int u, int i) { return Vmm((kZmm ? 5 : 3) * u + i); };
+    for (int u = 0; u < count; ++u) {
+      if (masked)
+        loadMasked(reg(u, 0), at(input(0), u), mask());
+      else
+        vmovups(reg(u, 0), at(input(0), u));
+    }
+    for (int u = 0; u < count; ++u)
+      emitGridIndex(reg(u, 0), reg(u, 1), c.tableGrid);
+    for (int u = 0; u < count; ++u) {
+      if constexpr (kZmm) {
         emitTableLookup(reg(u, 1), reg(u, 0), reg(u, 2), reg(u, 3), reg(u, 4), *tableOffset);
-      for (int u = 0; u < count; ++u) {
-        if (masked)
-          storeMasked(at(rbx, u), reg(u, 1), mask());
-        else
-          vmovups(at(rbx, u), reg(u, 1));
-      }
-    } else {
-      // AVX2: the index as the AVX-512 form computes it (clamp first, the
-      // correctly rounded quotient, round half to even), then a gather from
-      // the table at r9; a masked tail's lanes load 0, an index in range.
-      auto reg = [](int u, int i) { return Ymm(3 * u + i); };
-      const Activation &g = c.tableGrid;
-      for (int u = 0; u < count; ++u) {
-        if (masked)
-          loadMasked(reg(u, 0), at(input(0), u), mask());
-        else
-          vmovups(reg(u, 0), at(input(0), u));
-      }
-      for (int u = 0; u < count; ++u) {
-        vmaxps(reg(u, 0), reg(u, 0), constAddr(g.min * g.scale));
-        vminps(reg(u, 0), reg(u, 0), constAddr(g.max * g.scale));
-      }
-      for (int u = 0; u < count; ++u)
-        emitQuotient(reg(u, 1), reg(u, 0), g.scale);
-      for (int u = 0; u < count; ++u) {
-        vroundps(reg(u, 1), reg(u, 1), 0x08);
-        vcvttps2dq(reg(u, 0), reg(u, 1));
-        vpsubd(reg(u, 0), reg(u, 0),
-               constAddrBits(static_cast<uint32_t>(static_cast<int32_t>(g.min))));
+      } else {
         vpcmpeqd(reg(u, 2), reg(u, 2), reg(u, 2));
         vgatherdps(reg(u, 1), ptr[r9 + reg(u, 0) * 4], reg(u, 2));
       }
-      for (int u = 0; u < count; ++u) {
-        if (masked)
-          storeMasked(at(rbx, u), reg(u, 1), mask());
-        else
-          vmovups(at(rbx, u), reg(u, 1));
-      }
+    }
+    for (int u = 0; u < count; ++u) {
+      if (masked)
+        storeMasked(at(rbx, u), reg(u, 1), mask());
+      else
+        vmovups(at(rbx, u), reg(u, 1));
     }
   }
   std::optional<int64_t> tableOffset;

@@ -407,7 +407,7 @@ protected:
   /// even(x / scale), min, max) - min as s32, the quotient correctly
   /// rounded as emitFakeQuants takes it (NaN: index 0, the lower bound, as
   /// there). t is a temporary.
-  void emitGridIndex(const Xbyak::Zmm &x, const Xbyak::Zmm &t, const Activation &grid);
+  template <typename Vmm> void emitGridIndex(const Vmm &x, const Vmm &t, const Activation &grid);
   /// The first kTableEntries of `codes` (u8 values as 16-bit words) in the
   /// kernel's data, 64-byte aligned, padded with the last (then the two
   /// masks emitWordTableLookup tests); returns their byte offset for it.

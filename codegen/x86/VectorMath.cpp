@@ -352,11 +352,18 @@ void JitKernel::emitWordTableLookup(const Xbyak::Zmm &x, const Xbyak::Zmm &t0,
   vmovdqa64(x, t0);
 }
 
-void JitKernel::emitGridIndex(const Xbyak::Zmm &x, const Xbyak::Zmm &t, const Activation &grid) {
+template <typename Vmm>
+void JitKernel::emitGridIndex(const Vmm &x, const Vmm &t, const Activation &grid) {
   vmaxps(x, x, constAddr(grid.min * grid.scale));
   vminps(x, x, constAddr(grid.max * grid.scale));
   emitQuotient(t, x, grid.scale);
-  vcvtps2dq(x, t | T_rn_sae); // round half to even whatever MXCSR says
+  // Round half to even whatever MXCSR says.
+  if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
+    vcvtps2dq(x, t | T_rn_sae);
+  } else {
+    vroundps(t, t, 0x08);
+    vcvttps2dq(x, t);
+  }
   vpsubd(x, x, constAddrBits(static_cast<uint32_t>(static_cast<int32_t>(grid.min))));
 }
 
@@ -589,6 +596,10 @@ template void JitKernel::emitErf<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zm
                                             const Xbyak::Zmm &, const Xbyak::Zmm &);
 template void JitKernel::emitErf<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
                                             const Xbyak::Ymm &, const Xbyak::Ymm &);
+template void JitKernel::emitGridIndex<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
+                                                  const Activation &);
+template void JitKernel::emitGridIndex<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,
+                                                  const Activation &);
 template void JitKernel::emitActivation<Xbyak::Zmm>(const Xbyak::Zmm &, const Activation &,
                                                     const Xbyak::Zmm &, const Xbyak::Zmm &,
                                                     const Xbyak::Zmm &, const Xbyak::Zmm &);

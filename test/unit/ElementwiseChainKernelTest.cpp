@@ -43,6 +43,14 @@ Step activate(int a, Activation act) {
   s.activation = act;
   return s;
 }
+/// HardSigmoid (or HardSwish with `swish`) clamp(alpha x + beta, 0, 1).
+Activation hard(bool swish, float alpha, float beta = 0.5f) {
+  Activation a;
+  a.kind = swish ? Activation::HardSwish : Activation::HardSigmoid;
+  a.alpha = alpha;
+  a.beta = beta;
+  return a;
+}
 Step rounded(Step s, const Grid &g) {
   s.grid = g.kernel();
   return s;
@@ -160,17 +168,13 @@ TEST_P(ElementwiseChainKernelTest, LookupOfTheFirstGridsCodesMatchesTheSteps) {
   const std::vector<std::optional<Grid>> grids = {
       first, Grid{0.04f, 110, 0, 255}, Grid{6.f / 255, 0, 0, 255}, Grid{0.1f, 60, 0, 255},
       std::nullopt, Grid{0.015f, 55, 0, 255}};
-  Activation hardSwish;
-  hardSwish.kind = Activation::HardSwish;
-  hardSwish.alpha = 1.f / 6.f;
-  hardSwish.beta = 0.5f;
   ElementwiseChainConfig c;
   c.inputs = 1;
   c.steps = {rounded(activate(0, Activation()), *grids[0]),
              rounded(binary(Step::Mul, -1, 1, 1.25f), *grids[1]),
              rounded(binary(Step::Add, 2, -1, 3.f), *grids[2]),
              rounded(binary(Step::Mul, 2, 3), *grids[3]),
-             activate(4, hardSwish),
+             activate(4, hard(true, 1.f / 6.f)),
              rounded(binary(Step::Sub, -1, 5, 0.5f), *grids[5])};
   // The table: the steps on the grid's values, codes 0-255 in order.
   ElementwiseChainConfig values = c;
@@ -209,22 +213,16 @@ TEST_P(ElementwiseChainKernelTest, TwoInputsAndActivationsInPlace) {
     GTEST_SKIP() << "the host lacks this ISA";
   ElementwiseChainConfig c;
   c.inputs = 2;
-  Activation hardSwish, hardSigmoid, relu;
-  hardSwish.kind = Activation::HardSwish;
-  hardSwish.alpha = 1.f / 6.f;
-  hardSwish.beta = 0.5f;
-  hardSigmoid = hardSwish;
-  hardSigmoid.kind = Activation::HardSigmoid;
-  hardSigmoid.alpha = 0.2f;
+  Activation relu;
   relu.kind = Activation::Relu;
   c.steps = {binary(Step::Sub, -1, 0, 6.f),             // 2 = 6 - x
-             activate(2, hardSwish),                    // 3
+             activate(2, hard(true, 1.f / 6.f)),        // 3
              binary(Step::Div, 3, 1),                   // 4 = 3 / r
              activate(1, Activation::fromName("clip", -0.5f, 3.f)), // 5
              binary(Step::Div, -1, 5, 2.f),             // 6 = 2 / 5
              binary(Step::Add, 4, 6),                   // 7
              activate(7, relu),                         // 8
-             activate(8, hardSigmoid),                  // 9
+             activate(8, hard(false, 0.2f)),            // 9
              binary(Step::Mul, 9, 0)};                  // 10 = 9 * x
   const std::vector<std::optional<Grid>> grids(c.steps.size());
   std::mt19937 rng(8);
