@@ -715,7 +715,7 @@ std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
   std::optional<Type> grid;
   if (auto qc = dyn_cast_or_null<QuantizedConvOp>(def)) {
     if (!qc.getU8Output())
-      grid = qc.getNormScale() ? qc.getNormQuantization() : qc.getOutputQuantization();
+      grid = qc.getLastGrid();
   } else if (auto fc = dyn_cast_or_null<FusedConvOp>(def)) {
     if (!fc.getU8Output())
       grid = fc.getOutputQuantization();

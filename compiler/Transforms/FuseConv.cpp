@@ -117,8 +117,7 @@ std::optional<std::pair<Value, TypeAttr>> quantizedInput(Value v) {
     if (std::optional<Type> grid = bn.getOutputQuantization())
       return u8Grid(bn.getResult(), *grid);
   if (auto conv = v.getDefiningOp<QuantizedConvOp>())
-    if (std::optional<Type> grid = conv.getNormScale() ? conv.getNormQuantization()
-                                                        : conv.getOutputQuantization())
+    if (std::optional<Type> grid = conv.getLastGrid())
       return u8Grid(conv.getResult(), *grid);
   return std::nullopt;
 }

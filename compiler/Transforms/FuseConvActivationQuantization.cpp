@@ -96,8 +96,7 @@ struct FuseConvActivationQuantizationPass
   /// f32 tensor between them was those codes' values already (4x the bytes
   /// written and read back).
   void handOver(QuantizedConvOp op) {
-    std::optional<Type> grid =
-        op.getNormScale() ? op.getNormQuantization() : op.getOutputQuantization();
+    std::optional<Type> grid = op.getLastGrid();
     Value result = op.getResult();
     if (op.getU8Output() || !result.hasOneUse())
       return;

@@ -215,8 +215,7 @@ struct FakeQuantizeIntoConv : OpRewritePattern<FakeQuantizeOp> {
     auto conv = singleUseDef<QuantizedConvOp>(fq.getInput());
     // After a normalization in the epilogue, the grid is the last step.
     bool normalized = conv && conv.getNormScale();
-    if (!conv || conv.getType() != fq.getType() ||
-        (normalized ? conv.getNormQuantization() : conv.getOutputQuantization()))
+    if (!conv || conv.getType() != fq.getType() || conv.getLastGrid())
       return failure();
     rewriter.modifyOpInPlace(conv, [&] {
       if (normalized)

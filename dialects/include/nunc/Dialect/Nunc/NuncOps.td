@@ -830,6 +830,13 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     (`norm` $norm_scale^ `,` $norm_shift `:` type($norm_scale) `,` type($norm_shift))?
     attr-dict `:` type($input) `,` type($weight) `->` type($output)
   }];
+  let extraClassDeclaration = [{
+    /// The grid the epilogue rounds to last (norm_quantization after a
+    /// normalization, else output_quantization), if any.
+    std::optional<::mlir::Type> getLastGrid() {
+      return getNormScale() ? getNormQuantization() : getOutputQuantization();
+    }
+  }];
 }
 
 def Nunc_FakeQuantizeOp : Nunc_Op<"fake_quantize"> {
