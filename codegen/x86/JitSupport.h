@@ -258,8 +258,16 @@ protected:
       else
         vroundps(x(i), temp(i), 0x08);
     }
-    for (int i = 0; i < n; ++i)
-      vmulps(x(i), x(i), constAddr(valueScale ? valueScale : scale));
+    // x scale + 0 in one FMA: a quotient rounded to -0 gives +0, as
+    // (q - zp) scale does in QuantizeLinear + DequantizeLinear (the one
+    // rounding of the product is unchanged). temp(i) becomes the +0.
+    for (int i = 0; i < n; ++i) {
+      if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
+        vpxord(temp(i), temp(i), temp(i));
+      else
+        vxorps(temp(i), temp(i), temp(i));
+      vfmadd132ps(x(i), temp(i), constAddr(valueScale ? valueScale : scale));
+    }
   }
   /// The u8 code quotient of y on a grid of `scale`: y (clobbered) =
   /// round_half_even(y / scale) as s32, the division exact. Unless

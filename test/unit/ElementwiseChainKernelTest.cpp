@@ -120,8 +120,11 @@ std::vector<float> runKernel(Isa isa, const ElementwiseChainConfig &c,
 
 void expectSame(const std::vector<float> &got, const Tensor &want, const std::string &what) {
   ASSERT_EQ(static_cast<int64_t>(got.size()), want.numElements()) << what;
+  // Bits, so that -0 differs from +0; any NaN equals any NaN.
   for (int64_t i = 0; i < want.numElements(); ++i)
-    ASSERT_EQ(got[i], want.as<float>()[i]) << what << " at " << i;
+    if (!std::isnan(got[i]) || !std::isnan(want.as<float>()[i]))
+      ASSERT_EQ(nunc_test::bits(got[i]), nunc_test::bits(want.as<float>()[i]))
+          << what << " at " << i << ": " << got[i] << " vs " << want.as<float>()[i];
 }
 
 class ElementwiseChainKernelTest : public ::testing::TestWithParam<Isa> {};

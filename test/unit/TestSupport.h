@@ -8,6 +8,8 @@
 
 #include "mlir/IR/MLIRContext.h"
 
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -36,6 +38,13 @@ std::vector<Tensor> evaluate(const std::string &mlir, const std::vector<Tensor> 
 inline bool hostHas(mlir::nunc::Isa isa) {
   return isa == mlir::nunc::Isa::Avx512 ? __builtin_cpu_supports("avx512f")
                                         : __builtin_cpu_supports("avx2");
+}
+
+/// The bits of an f32 (tells -0 from +0 and keeps NaN's payload).
+inline uint32_t bits(float v) {
+  uint32_t b;
+  std::memcpy(&b, &v, 4);
+  return b;
 }
 
 /// Diagnostics of a failed evaluation, e.g. for EXPECT_THAT(..., HasSubstr(..)).
