@@ -536,7 +536,7 @@ private:
   /// u8 weights in the convolution form: the panel's columns' code sums P
   /// as word pairs (P mod 128, P / 128), one vector per panel vector and
   /// one for the joined tail columns, in a block under rowLoop's pushes.
-  bool positionPairs() const { return kZmm && c.convolution && c.u8Weights; }
+  bool positionPairs() const { return !amx && c.convolution && c.u8Weights; }
   static constexpr int64_t kPairBlockBytes = 4 * 64;
   /// Vector v of the pairs, as the micro-kernels and dot kernels (called
   /// from rowLoop: a return address above its four pushes) address it.
@@ -545,9 +545,49 @@ private:
   /// The pairs of the panel at rbx (vecsHere vectors) and of the `tail`
   /// joined columns (transposed at rdi) into the block at rsp: sums with
   /// ones by `vpdpbusd` (the panel's bytes as the u8 operand), two k groups
-  /// at a time in separate accumulators. zmm0-13; r13, r14.
+  /// at a time in separate accumulators. zmm0-13 (ymm0-9); r13, r14.
   void emitPositionPairs(int vecsHere, int64_t tail) {
-    if constexpr (kZmm) {
+    if constexpr (!kZmm) {
+      // AVX-VNNI: the same sums on ymm0-9 (no joined tails).
+      const int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / 4;
+      const PreferredEncoding encoding = c.evexVnni ? EvexEncoding : VexEncoding;
+      const Ymm ones(8), t(9);
+      auto sum = [&](int u, int v) { return Ymm(u * 2 + v); };
+      auto load = [&](int u, int v) { return Ymm(4 + u * 2 + v); };
+      vpcmpeqd(ones, ones, ones);
+      vpabsb(ones, ones);
+      for (int u = 0; u < 2; ++u)
+        for (int v = 0; v < vecsHere; ++v)
+          vpxor(sum(u, v), sum(u, v), sum(u, v));
+      auto step = [&](int unroll) {
+        for (int u = 0; u < unroll; ++u)
+          for (int v = 0; v < vecsHere; ++v)
+            vmovdqu(load(u, v), ptr[r14 + u * groupBytes + v * kLanes * 4]);
+        for (int u = 0; u < unroll; ++u)
+          for (int v = 0; v < vecsHere; ++v)
+            vpdpbusd(sum(u, v), load(u, v), ones, encoding);
+      };
+      mov(r14, rbx);
+      if (groups / 2) {
+        Label loop;
+        mov(r13, groups / 2);
+        L(loop);
+        step(2);
+        add(r14, 2 * groupBytes);
+        dec(r13);
+        jnz(loop, T_NEAR);
+      }
+      if (groups % 2)
+        step(1);
+      for (int v = 0; v < vecsHere; ++v) {
+        vpaddd(sum(0, v), sum(0, v), sum(1, v));
+        vpsrld(t, sum(0, v), 7);
+        vpslld(t, t, 16);
+        vpand(sum(0, v), sum(0, v), constAddrBits(127));
+        vpor(sum(0, v), sum(0, v), t);
+        vmovdqu(ptr[rsp + v * 64], sum(0, v));
+      }
+    } else {
       const int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / 4;
       const Zmm ones(12), t(13);
       auto sum = [&](int u, int v) { return Zmm(u * 3 + v); };
@@ -639,7 +679,11 @@ private:
       else
         vpdpbusd(accumulator, a, b, EvexEncoding);
     } else if (c.isa == Int8Isa::AvxVnni) {
-      vpdpbusd(accumulator, a, b, c.evexVnni ? EvexEncoding : VexEncoding);
+      const PreferredEncoding encoding = c.evexVnni ? EvexEncoding : VexEncoding;
+      if (c.convolution)
+        vpdpbusd(accumulator, b, a, encoding);
+      else
+        vpdpbusd(accumulator, a, b, encoding);
     } else {
       vpmaddwd(product(), a, b);
       vpaddd(accumulator, accumulator, product());
@@ -1251,9 +1295,9 @@ private:
     const int64_t sums = 0, scales = nr * 4, biases = 2 * nr * 4;
     int64_t col = v * kLanes * 4;
     if (c.convolution) {
+      const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
       if constexpr (kZmm) {
         // The row's constants from convRowConstants.
-        const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
         vpsubd(x, x, bReg(0));
         if (positionPairs()) // + (128 - zw) P
           vpdpwssd(x, bReg(2), positionPair(v), EvexEncoding);
@@ -1261,6 +1305,26 @@ private:
         vmulps(x, x, bReg(1));
         if (c.bias)
           vaddps(x, x, ptr_b[rsi + row + 8]);
+      } else {
+        // No registers to keep them for the row: the same constants, per
+        // vector (the k loop dominates: K >= 4 x 9 in a 3x3 conv).
+        vpbroadcastd(temp(0), ptr[rsi + row]);
+        vpbroadcastd(temp(1), ptr[rdx]);
+        vpmulld(temp(0), temp(0), temp(1));
+        vpsubd(x, x, temp(0));
+        if (positionPairs()) { // + (128 - zw) P
+          vpbroadcastd(temp(0), ptr[rsi + row + 12]);
+          vpdpwssd(x, temp(0), positionPair(v), c.evexVnni ? EvexEncoding : VexEncoding);
+        }
+        vcvtdq2ps(x, x);
+        vbroadcastss(temp(0), ptr[rdx + 4]);
+        vbroadcastss(temp(1), ptr[rsi + row + 4]);
+        vmulps(temp(0), temp(0), temp(1));
+        vmulps(x, x, temp(0));
+        if (c.bias) {
+          vbroadcastss(temp(0), ptr[rsi + row + 8]);
+          vaddps(x, x, temp(0));
+        }
       }
     } else {
       if (c.u16Input) {
@@ -1324,12 +1388,15 @@ private:
     }
     emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
     if (c.normalize) {
+      const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
+      vbroadcastss(temp(0), ptr[rsi + row + 16]);
       if constexpr (kZmm) {
-        const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
-        vbroadcastss(temp(0), ptr[rsi + row + 16]);
         vfmadd213ps(x, temp(0), ptr_b[rsi + row + 20]);
-        emitActivation(x, c.normalized, temp(0), temp(1), temp(2), temp(3));
+      } else {
+        vbroadcastss(temp(1), ptr[rsi + row + 20]);
+        vfmadd213ps(x, temp(0), temp(1));
       }
+      emitActivation(x, c.normalized, temp(0), temp(1), temp(2), temp(3));
       if (c.u8Output) {
         storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
         return;
@@ -1417,11 +1484,14 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                             config.im2col->channels * config.im2col->kernelH *
                                 config.im2col->kernelW * 4))
     return nullptr;
-  if (config.convolution && (config.isa != Int8Isa::Avx512Vnni ||
+  if (config.convolution && ((config.isa != Int8Isa::Avx512Vnni &&
+                              config.isa != Int8Isa::AvxVnni) ||
                              config.product.kind != Activation::None ||
                              config.sum.kind != Activation::None ||
                              config.activationInput.kind != Activation::None))
-    return nullptr; // the convolution form is AVX-512 VNNI only
+    return nullptr; // the convolution form: AVX-512 VNNI and AVX-VNNI
+  if (config.convolution && config.isa == Int8Isa::AvxVnni && (config.im2col || config.ranges))
+    return nullptr; // the AVX-VNNI convolution reads im2col panels, writes no ranges
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
                           config.perRowA || config.u8Weights || config.lda % 2 ||
                           config.lda / 2 < Int8GemmKernel::paddedK(config.k, config.isa)))

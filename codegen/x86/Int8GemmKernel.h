@@ -104,7 +104,8 @@ struct Int8GemmConfig {
   /// VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no
   /// AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in tests.
   bool evexVnni = false;
-  /// A convolution (Avx512Vnni only; see Int8ConvGemm below).
+  /// A convolution (Avx512Vnni, or AvxVnni with plain im2col panels, s8
+  /// weights and no ranges; see Int8ConvGemm below).
   bool convolution = false;
   int64_t batch = 1;
   /// Convolution form: after the output grid, y = fma(y, a[m], b[m]) with
@@ -223,7 +224,10 @@ struct Int8GemmKernel {
 /// those u8 panels [batch][panel][K/4][48][4]. `vpdpbusd` takes the u8
 /// panel vector and the broadcast s8 weights. Epilogue per row m:
 /// (sum - zp * rowSum[m]) * fl(scale_input * scale_weight[m]) + bias[m],
-/// residual, activation, grid.
+/// residual, activation, grid. AVX-VNNI (ymm): panels of 16 columns, tiles
+/// of 6 rows, the row's constants loaded per vector (no registers are left
+/// to keep them); no row chunks, joined tails, panel im2col, ranges or u8
+/// weights (Int8GemmKernel::generate refuses those).
 //
 // u8 weights with zero points (`u8Weights`, quantize_dynamic's QUInt8):
 // the rows hold the codes minus 128 (s8) and sum (a - zp)(w - zw) =

@@ -29,26 +29,16 @@ public:
     loadConstant(t300, 300.f);
     loadConstant(t300n, -300.f);
     if (c.rangePass || c.dequantized) {
-      if constexpr (kAvx512) {
-        if (tail)
-          tailMask(tail, mask, edx);
-        if (c.rangePass)
-          generateRangePass();
-        else
-          generateDequantized();
+      if (tail)
+        tailMask(tail, mask, edx);
+      if (c.rangePass) {
+        generateRangePass();
+      } else if constexpr (kAvx512) {
+        generateDequantized();
       }
       return;
     }
     if (c.channels) {
-      if constexpr (kAvx512) {
-        // vpshufb within each 128-bit lane: byte 4 p + ch = byte 4 ch + p.
-        std::vector<uint32_t> order(kLanes);
-        for (int i = 0; i < kLanes; ++i) {
-          int p = i % 4; // dword within the lane = position
-          order[i] = p | (4 + p) << 8 | (8 + p) << 16 | (12 + p) << 24;
-        }
-        vmovdqu32(interleave, dataAddr(order));
-      }
       generateBlocks();
       return;
     }
@@ -184,12 +174,8 @@ private:
   void generateBlocks() {
     const int64_t groups = QuantizeRowsKernel::channelGroups(c);
     const int64_t planeBytes = c.k * 4;
-    if (tail) {
-      if constexpr (kAvx512) {
-        mov(edx, (1u << tail) - 1);
-        kmovw(k1, edx);
-      }
-    }
+    if (tail)
+      tailMask(tail, mask, edx);
     bool reciprocal = true;
     Label byDivision;
     if (c.fixed) {
@@ -201,6 +187,17 @@ private:
       combinePartialRanges(24);
       computeParameters();
     }
+    // vpshufb within each 128-bit lane: byte 4 p + ch = byte 4 ch + p
+    // (loaded after the parameters: on ymm its register is the range's).
+    std::vector<uint32_t> order(kLanes);
+    for (int i = 0; i < kLanes; ++i) {
+      int p = i % 4; // dword within the lane = position
+      order[i] = p | (4 + p) << 8 | (8 + p) << 16 | (12 + p) << 24;
+    }
+    if constexpr (kAvx512)
+      vmovdqu32(interleave, dataAddr(order));
+    else
+      vmovdqu(interleave, dataAddr(order));
     // Task 0 publishes the (zero point, scale) pair.
     Label notFirst;
     test(rsi, rsi);
@@ -426,7 +423,19 @@ private:
       for (int j = 0; j < 4; ++j) {
         Vmm q = channel(j);
         if (j >= count) {
-          vmovdqa32(q, zp);
+          if constexpr (kAvx512)
+            vmovdqa32(q, zp);
+          else
+            vmovdqa(q, zp);
+          continue;
+        }
+        if constexpr (!kAvx512) { // (no `codes` on ymm)
+          if (masked)
+            vmaskmovps(x, mask, ptr[rax + r10 + j * planeBytes]);
+          else
+            vmovups(x, ptr[rax + r10 + j * planeBytes]);
+          quotientToInt(q, reciprocal);
+          vpaddd(q, q, zp);
           continue;
         }
         if (c.codes) {
@@ -450,10 +459,17 @@ private:
       vpackusdw(channel(2), channel(2), channel(3));
       vpackuswb(channel(0), channel(0), channel(2));
       vpshufb(channel(0), channel(0), interleave);
-      if (masked)
-        vmovdqu32(ptr[rbx + r10] | k1, channel(0));
-      else
-        vmovdqu32(ptr[rbx + r10], channel(0));
+      if constexpr (kAvx512) {
+        if (masked)
+          vmovdqu32(ptr[rbx + r10] | k1, channel(0));
+        else
+          vmovdqu32(ptr[rbx + r10], channel(0));
+      } else {
+        if (masked)
+          vmaskmovps(ptr[rbx + r10], mask, channel(0));
+        else
+          vmovdqu(ptr[rbx + r10], channel(0));
+      }
     };
     forEachChunk(chunk, /*byteOffsets=*/true);
   }
@@ -509,8 +525,11 @@ private:
   }
 
   QuantizeRowsConfig c;
-  Vmm channel(int j) { return Vmm(15 + j); } // channel blocks: 15..18
-  Vmm interleave = Vmm(19);
+  /// Channel blocks: zmm15-18 and 19; on ymm the range's registers (mx,
+  /// mn, its second chain) and top, free once the parameters are set.
+  static constexpr int kYmmChannels[4] = {0, 1, 9, 15};
+  Vmm channel(int j) { return Vmm(kAvx512 ? 15 + j : kYmmChannels[j]); }
+  Vmm interleave = Vmm(kAvx512 ? 19 : 7);
   int64_t full = 0;
   int tail = 0;
   Vmm mx = Vmm(0), mn = Vmm(1), x = Vmm(2), t = Vmm(3), scale = Vmm(4), zp = Vmm(5),
@@ -787,11 +806,9 @@ private:
 
 std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig &config) {
   bool zmm = config.isa == Int8Isa::Avx512Vnni || config.isa == Int8Isa::Amx;
-  if (config.channels && !zmm)
-    return nullptr; // the convolution form is AVX-512 only
-  if (config.codes && (!config.channels || !config.fixed))
+  if (config.codes && (!config.channels || !config.fixed || !zmm))
     return nullptr; // u8 codes are a static grid's, blocked for a convolution
-  if ((config.rangePass || config.dequantized) && !zmm)
+  if (config.dequantized && !zmm)
     return nullptr; // AVX-512 only
   if (config.dequantized && (config.fixed || config.channels))
     return nullptr; // a run-time grid, rows

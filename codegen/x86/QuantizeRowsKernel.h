@@ -63,12 +63,13 @@ struct QuantizeRowsConfig {
   /// of `k` floats (NCHW); the output is [batch][ceil(channels / 4)][k][4]
   /// u8, four channels in each 32-bit element (channels past the last hold
   /// the zero point), and one (zero point, scale) pair. Dynamic ranges are
-  /// per tensor. AVX-512 only.
+  /// per tensor. Any isa: the blocks are the same bytes (zmm or ymm code).
   int64_t channels = 0;
   /// The dynamic channel form's range pass (set by generateRange).
   bool rangePass = false;
   /// Channel form with `fixed`: x holds the u8 codes of that grid already
   /// (a depthwise conv's u8 output, NCHW bytes), blocked as they are.
+  /// AVX-512 only.
   bool codes = false;
   /// > 0: the partial ranges come from the kernel that wrote x (one per
   /// task of its, `ranges` in its config) instead of a range pass: their

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -35,6 +36,23 @@ namespace {
 bool hostRuns() {
   return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vl");
+}
+
+/// The kernels' family: AVX-512 VNNI (zmm), or AVX-VNNI (ymm; `evex`: its
+/// `vpdpbusd` EVEX-encoded, on hosts with AVX-512 VNNI but no AVX-VNNI).
+struct Form {
+  Int8Isa isa = Int8Isa::Avx512Vnni;
+  bool evex = false;
+  Isa vectors() const { return isa == Int8Isa::Avx512Vnni ? Isa::Avx512 : Isa::Avx2; }
+};
+
+/// The AVX-VNNI form this host runs, if any.
+std::optional<Form> hostAvxVnni() {
+  if (__builtin_cpu_supports("avxvnni"))
+    return Form{Int8Isa::AvxVnni, false};
+  if (hostRuns())
+    return Form{Int8Isa::AvxVnni, true};
+  return std::nullopt;
 }
 
 /// The channel-block quantizer as CompileModel runs it: the range pass
@@ -72,7 +90,7 @@ struct Conv {
 
 int panelIm2colCases = 0, tailCases = 0;
 
-void check(const Conv &p, std::mt19937 &rng) {
+void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
   SCOPED_TRACE("N " + std::to_string(p.batch) + " C " + std::to_string(p.channels) + " " +
                std::to_string(p.height) + "x" + std::to_string(p.width) + " M " +
                std::to_string(p.m) + " kernel " + std::to_string(p.kh) + "x" +
@@ -114,6 +132,7 @@ void check(const Conv &p, std::mt19937 &rng) {
   qc.rows = p.batch * p.channels;
   qc.k = plane;
   qc.channels = p.channels;
+  qc.isa = form.isa;
   qc.fixed = p.fixed;
   qc.scale = 0.021f;
   qc.zeroPoint = 93; // with [-2, 3] inputs: saturates on both sides
@@ -151,15 +170,15 @@ void check(const Conv &p, std::mt19937 &rng) {
 
   // 2. im2col of the blocks, padded with the zero point.
   Im2colConfig ic{p.batch, groups,   p.height, p.width, p.kh,  p.kw, p.stride, p.stride,
-                  1,       1,        p.pad,    p.pad,   oh,    ow,   Int8GemmKernel::panelWidth(Int8Isa::Avx512Vnni)};
+                  1,       1,        p.pad,    p.pad,   oh,    ow,   Int8GemmKernel::panelWidth(form.isa)};
   ic.padWithZeroPoint = true;
-  ASSERT_TRUE(Im2colKernel::supports(ic, Isa::Avx512));
-  std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(ic, Isa::Avx512);
+  ASSERT_TRUE(Im2colKernel::supports(ic, form.vectors()));
+  std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(ic, form.vectors());
   ASSERT_TRUE(im2col);
   int64_t depth = Int8ConvGemm::depth(p.channels, p.kh, p.kw);
-  int64_t panels = Int8GemmKernel::numPanels(positions, Int8Isa::Avx512Vnni);
+  int64_t panels = Int8GemmKernel::numPanels(positions, form.isa);
   std::vector<uint8_t> packed(p.batch * panels * depth * ic.panelWidth);
-  std::vector<uint8_t> scratch(Im2colKernel::scratchBytes(ic, Isa::Avx512));
+  std::vector<uint8_t> scratch(Im2colKernel::scratchBytes(ic, form.vectors()));
   const void *iArgs[] = {blocks.data(), packed.data(), scratch.data(), params};
   for (int64_t t = 0; t < Im2colKernel::numTasks(ic); ++t)
     ASSERT_EQ(im2col->function()(iArgs, t, 0), 0);
@@ -188,7 +207,8 @@ void check(const Conv &p, std::mt19937 &rng) {
   cfg.residual = p.residual;
   cfg.convolution = true;
   cfg.batch = p.batch;
-  cfg.isa = Int8Isa::Avx512Vnni;
+  cfg.isa = form.isa;
+  cfg.evexVnni = form.evex;
   cfg.u8Weights = p.u8Weights;
   if (p.normalize) {
     cfg.output = Activation::fakeQuant(gridA[0], gridA[2] - gridA[1], gridA[3] - gridA[1]);
@@ -248,7 +268,7 @@ void check(const Conv &p, std::mt19937 &rng) {
     (p.normalize ? rangedU8.normalized : rangedU8.output) = Activation();
     EXPECT_FALSE(Int8GemmKernel::generate(rangedU8)) << "ranges of u8 codes";
   }
-  if (PanelIm2col::supports(ic, Isa::Avx512)) {
+  if (PanelIm2col::supports(ic, form.vectors())) {
     // The GEMM building each task's panel from the blocks padded with the
     // zero point (PanelIm2col), its scratch full of garbage: the same output.
     // Unpadded at stride 1, the tasks copy from the blocks themselves.
@@ -300,7 +320,12 @@ void check(const Conv &p, std::mt19937 &rng) {
   // With the partial ranges of C (the next int8 convolution's input): the
   // same C bit for bit, every task's (max, min) written; the next conv's
   // quantizer reading them gives what its own range pass over C gives.
-  {
+  // (AVX-VNNI: no ranges; the next conv makes its own range pass.)
+  if (form.isa == Int8Isa::AvxVnni) {
+    Int8GemmConfig ranged = cfg;
+    ranged.ranges = true;
+    EXPECT_FALSE(Int8GemmKernel::generate(ranged)) << "ranges on AVX-VNNI";
+  } else {
     Int8GemmConfig ranged = cfg;
     ranged.ranges = true;
     std::unique_ptr<JitKernel> rangedGemm = Int8GemmKernel::generate(ranged);
@@ -427,13 +452,14 @@ void check(const Conv &p, std::mt19937 &rng) {
 /// The channel-block quantizer's bytes against x / scale with division
 /// (round half to even, + zero point, saturated to [0, 255]).
 void checkQuantizer(const std::vector<float> &x, int64_t channels, int64_t plane, bool fixed,
-                    float fixedScale, int32_t fixedZp) {
+                    float fixedScale, int32_t fixedZp, Int8Isa isa) {
   const int64_t batch = static_cast<int64_t>(x.size()) / (channels * plane);
   const int64_t groups = (channels + 3) / 4;
   QuantizeRowsConfig qc;
   qc.rows = batch * channels;
   qc.k = plane;
   qc.channels = channels;
+  qc.isa = isa;
   qc.fixed = fixed;
   qc.scale = fixedScale;
   qc.zeroPoint = fixedZp;
@@ -473,9 +499,10 @@ void checkQuantizer(const std::vector<float> &x, int64_t channels, int64_t plane
       }
 }
 
-TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
-  if (!hostRuns())
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+/// The channel-block quantizer of `isa`: zmm (AVX-512 VNNI) or ymm code
+/// (AVX-VNNI, AVX2 hosts), the same bytes.
+void checkChannelQuantizer(Int8Isa isa) {
+  SCOPED_TRACE(int8IsaName(isa));
   std::mt19937 rng(62);
   {
     QuantizeRowsConfig c;
@@ -509,19 +536,29 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
       // In different range-pass tasks where there are several.
       x[x.size() - 1] = range;
       x[x.size() / 2] = -range * 0.4f;
-      checkQuantizer(x, channels, plane, false, 1.f, 0);
+      checkQuantizer(x, channels, plane, false, 1.f, 0, isa);
     }
     // Dynamic, a range so small that the scale is subnormal (the division
     // path), and all zeros (scale 1).
     std::uniform_real_distribution<float> tiny(-1e-38f, 2e-38f);
     for (float &v : x)
       v = tiny(rng);
-    checkQuantizer(x, channels, plane, false, 1.f, 0);
+    checkQuantizer(x, channels, plane, false, 1.f, 0, isa);
     std::fill(x.begin(), x.end(), 0.f);
-    checkQuantizer(x, channels, plane, false, 1.f, 0);
+    checkQuantizer(x, channels, plane, false, 1.f, 0, isa);
     // u8 codes of a static grid (a depthwise conv's u8 output) block as
-    // the quantizer blocks their values.
-    {
+    // the quantizer blocks their values (AVX-512 only: the depthwise
+    // kernels that write them are).
+    if (isa != Int8Isa::Avx512Vnni) {
+      QuantizeRowsConfig qc;
+      qc.rows = channels;
+      qc.k = plane;
+      qc.channels = channels;
+      qc.isa = isa;
+      qc.fixed = true;
+      qc.codes = true;
+      EXPECT_FALSE(QuantizeRowsKernel::generate(qc)) << "u8 codes on ymm";
+    } else {
       std::uniform_int_distribution<int> byte(0, 255);
       std::vector<uint8_t> codes(x.size());
       std::vector<float> values(x.size());
@@ -535,6 +572,7 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
       qc.rows = batch * channels;
       qc.k = plane;
       qc.channels = channels;
+      qc.isa = isa;
       qc.fixed = true;
       qc.scale = 0.0375f;
       qc.zeroPoint = 61;
@@ -554,11 +592,25 @@ TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
     std::uniform_real_distribution<float> normal(-3.f, 4.f);
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = i % 3 == 0 ? outliers[(i / 3) % 8] : normal(rng);
-    checkQuantizer(x, channels, plane, true, 0.021f, 93);
+    checkQuantizer(x, channels, plane, true, 0.021f, 93, isa);
     // Static with a scale outside the reciprocal path's range.
-    checkQuantizer(x, channels, plane, true, 0x1p-110f, 7);
+    checkQuantizer(x, channels, plane, true, 0x1p-110f, 7, isa);
   }
 }
+
+TEST(Int8ConvKernelTest, ChannelQuantizerRoundsAsDivision) {
+  if (!hostRuns())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  checkChannelQuantizer(Int8Isa::Avx512Vnni);
+}
+
+TEST(Int8ConvKernelTest, YmmChannelQuantizerRoundsAsDivision) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma"))
+    GTEST_SKIP() << "the host lacks AVX2";
+  checkChannelQuantizer(Int8Isa::AvxVnni);
+}
+
+const std::vector<Conv> &convCases();
 
 TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
   if (!hostRuns())
@@ -572,8 +624,26 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
     ASSERT_EQ(Int8ConvGemm::rowChunks(small), 8) << "the row-chunk cases below test chunks";
   }
   std::mt19937 rng(61);
+  for (const Conv &p : convCases())
+    check(p, rng);
+  EXPECT_GE(panelIm2colCases, 14);
+  EXPECT_GE(tailCases, 10);
+}
+
+/// The AVX-VNNI form (ymm: panels of 16, tiles of 6 rows, plain im2col
+/// panels) on the same cases, its quantizer and im2col the ymm code.
+TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
+  std::optional<Form> form = hostAvxVnni();
+  if (!form)
+    GTEST_SKIP() << "the host has neither AVX-VNNI nor AVX-512 VNNI";
+  std::mt19937 rng(63);
+  for (const Conv &p : convCases())
+    check(p, rng, *form);
+}
+
+const std::vector<Conv> &convCases() {
   // N, C, H, W, M, kh, kw, stride, pad, static, bias, residual
-  for (Conv p : {Conv{1, 1, 1, 1, 1, 1, 1, 1, 0, false, false, false},
+  static const std::vector<Conv> cases = {Conv{1, 1, 1, 1, 1, 1, 1, 1, 0, false, false, false},
                  Conv{1, 3, 9, 13, 7, 3, 3, 1, 1, true, true, false},
                  Conv{2, 5, 7, 7, 17, 3, 3, 1, 1, false, true, true},
                  Conv{1, 4, 16, 16, 64, 1, 1, 1, 0, true, true, true},
@@ -610,10 +680,8 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
                  Conv{1, 9, 3, 17, 40, 3, 3, 1, 1, false, true, true, false, true},
                  Conv{2, 9, 7, 9, 20, 1, 1, 1, 0, false, true, true, false, true},
                  Conv{2, 12, 7, 7, 48, 3, 3, 1, 1, false, true, true, true, true},
-                 Conv{1, 3, 15, 17, 9, 7, 7, 2, 3, false, true, false, false, true}})
-    check(p, rng);
-  EXPECT_GE(panelIm2colCases, 14);
-  EXPECT_GE(tailCases, 10);
+                 Conv{1, 3, 15, 17, 9, 7, 7, 2, 3, false, true, false, false, true}};
+  return cases;
 }
 
 } // namespace
