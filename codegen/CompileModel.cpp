@@ -355,6 +355,9 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa, bool winograd) 
 /// quantized into channel blocks, their im2col panels, the GEMM with the
 /// weights as rows (x86::Int8ConvGemm).
 struct Int8Conv {
+  /// The kernels' family: AVX-512 VNNI or AVX-VNNI (int8ConvolutionIsa).
+  Int8Isa isa = Int8Isa::Avx512Vnni;
+  Isa vectors() const { return isa == Int8Isa::Avx512Vnni ? Isa::Avx512 : Isa::Avx2; }
   ConvPackConfig pack; // channels: groups of four input channels
   int64_t channels = 0, outChannels = 0, depth = 0;
   ElementsAttr weights; // s8 (or u8 codes) [M, C, kh, kw]
@@ -384,7 +387,7 @@ struct Int8Conv {
     c.k = depth;
     c.batch = pack.batch;
     c.convolution = true;
-    c.isa = Int8Isa::Avx512Vnni;
+    c.isa = isa;
     c.im2col = im2col;
     return c;
   }
@@ -400,7 +403,7 @@ struct Int8Conv {
                         p.kernelW,   p.strideH,   p.strideW,   p.dilationH, p.dilationW,
                         p.padTop,    p.padLeft,   p.outH,      p.outW,   p.panelWidth};
     c.padWithZeroPoint = true;
-    if (!x86::Im2colKernel::supports(c, Isa::Avx512))
+    if (!x86::Im2colKernel::supports(c, vectors()))
       return std::nullopt;
     return c;
   }
@@ -418,7 +421,7 @@ struct Int8Conv {
   /// 14x14 convs).
   std::optional<x86::Im2colConfig> panelIm2col() const {
     std::optional<x86::Im2colConfig> c = im2col();
-    if (direct() || !c || !x86::PanelIm2col::supports(*c, Isa::Avx512) ||
+    if (direct() || !c || isa != Int8Isa::Avx512Vnni || !x86::PanelIm2col::supports(*c, Isa::Avx512) ||
         x86::Int8ConvGemm::rowChunks(gemmShape(std::nullopt)) > 1)
       return std::nullopt;
     return c;
@@ -430,7 +433,7 @@ struct Int8Conv {
     if (std::optional<x86::Im2colConfig> c = panelIm2col())
       return planesOffset() + x86::PanelIm2col::planesBytes(*c);
     std::optional<x86::Im2colConfig> c = im2col();
-    return planesOffset() + (c ? x86::Im2colKernel::scratchBytes(*c, Isa::Avx512) : 0);
+    return planesOffset() + (c ? x86::Im2colKernel::scratchBytes(*c, vectors()) : 0);
   }
   /// Then the GEMM tasks' transposed tail columns, if it joins any
   /// (x86::Int8ConvGemm::tailColumns).
@@ -447,7 +450,12 @@ unsigned residualOperand(QuantizedConvOp op) {
   return op.getODSOperandIndexAndLength(3).first;
 }
 
-std::optional<Int8Conv> int8Conv(QuantizedConvOp op) {
+/// The quantized_conv as the int8 convolution kernels of the target's int8
+/// family `target` run it, if they can.
+std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
+  std::optional<Int8Isa> isa = int8ConvolutionIsa(target);
+  if (!isa)
+    return std::nullopt;
   auto in = cast<RankedTensorType>(op.getInput().getType());
   auto wt = cast<RankedTensorType>(op.getWeight().getType());
   auto cast = op.getWeight().getDefiningOp<quant::StorageCastOp>();
@@ -462,6 +470,7 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op) {
     return std::nullopt;
   }
   Type element = wt.getElementType();
+  g.isa = *isa;
   g.channels = in.getDimSize(1);
   g.outChannels = wt.getDimSize(0);
   g.depth = x86::Int8ConvGemm::depth(g.channels, geom->kernel[0], geom->kernel[1]);
@@ -483,8 +492,7 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op) {
   g.pack = {in.getDimSize(0), (g.channels + 3) / 4, in.getDimSize(2), in.getDimSize(3),
             geom->kernel[0], geom->kernel[1], geom->strides[0], geom->strides[1],
             geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
-            geom->output[0], geom->output[1],
-            x86::Int8GemmKernel::panelWidth(Int8Isa::Avx512Vnni)};
+            geom->output[0], geom->output[1], x86::Int8GemmKernel::panelWidth(g.isa)};
   g.pack.zeroPointPadding = true;
   return g;
 }
@@ -1232,7 +1240,7 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   cfg.residual = static_cast<bool>(qc.getResidual());
   cfg.convolution = true;
   cfg.batch = g.pack.batch;
-  cfg.isa = Int8Isa::Avx512Vnni;
+  cfg.isa = g.isa;
   cfg.u8Weights = !g.weightZeroPoints.empty();
   if (g.direct())
     cfg.blockPlane = g.plane();
@@ -1339,7 +1347,7 @@ LogicalResult ModelCompiler::selectKernels() {
       if (std::optional<x86::QuantizeRowsConfig> c = dynamicFakeQuantizeRows(f, isa))
         return x86::QuantizeRowsKernel::rangeTasks(*c) * 8;
     if (auto qc = dyn_cast<QuantizedConvOp>(op))
-      if (std::optional<Int8Conv> g = int8Conv(qc))
+      if (std::optional<Int8Conv> g = int8Conv(qc, options.target.int8))
         return g->scratchBytes();
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
@@ -1383,7 +1391,7 @@ LogicalResult ModelCompiler::selectKernels() {
       return candidates;
     }
     if (auto qc = dyn_cast<QuantizedConvOp>(op)) {
-      if (qc.getResidual() && int8Conv(qc))
+      if (qc.getResidual() && int8Conv(qc, options.target.int8))
         candidates.push_back(residualOperand(qc));
       return candidates;
     }
@@ -1421,8 +1429,9 @@ LogicalResult ModelCompiler::selectKernels() {
       if (auto f = dyn_cast<DynamicFakeQuantizeOp>(user))
         return dynamicFakeQuantizeRows(f, isa).has_value();
       auto qc = dyn_cast<QuantizedConvOp>(user);
-      return qc && hasInt8Convolutions(options.target) && qc.getInput() == op->getResult(0) &&
-             qc.getActivationQuantization() == "dynamic_per_tensor" && int8Conv(qc);
+      return qc && qc.getInput() == op->getResult(0) &&
+             qc.getActivationQuantization() == "dynamic_per_tensor" &&
+             int8Conv(qc, options.target.int8);
     });
     if (!read)
       return 0;
@@ -1431,9 +1440,9 @@ LogicalResult ModelCompiler::selectKernels() {
                  ? x86::WindowKernel::numTasks(w->config) * 8
                  : 0;
     if (auto qc = dyn_cast<QuantizedConvOp>(op))
-      if (std::optional<Int8Conv> g = int8Conv(qc)) {
+      if (std::optional<Int8Conv> g = int8Conv(qc, options.target.int8)) {
         x86::Int8GemmConfig cfg = convGemmConfig(qc, *g);
-        return x86::Int8ConvGemm::epilogueLeavesRangeRegisters(cfg)
+        return x86::Int8ConvGemm::writesRanges(cfg)
                    ? x86::Int8ConvGemm::numTasks(cfg) * 8
                    : 0;
       }
@@ -1761,9 +1770,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
   if (auto qc = dyn_cast<QuantizedConvOp>(step.op)) {
     if (!hasInt8Convolutions(options.target))
       return qc.emitError("quantized_conv needs a target with int8 convolution kernels "
-                          "(x86_64-avx512vnni, x86_64-amx), not ")
+                          "(x86_64-avx512vnni, x86_64-amx, x86_64-avxvnni), not ")
              << options.target.name;
-    std::optional<Int8Conv> g = int8Conv(qc);
+    std::optional<Int8Conv> g = int8Conv(qc, options.target.int8);
     if (!g)
       return qc.emitError("quantized_conv needs a 4-D static input and a constant weight "
                           "(quant.scast of an i8 constant) and bias; u8 weights need fewer "
@@ -1773,7 +1782,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     qcfg.rows = g->pack.batch * g->channels;
     qcfg.k = g->plane();
     qcfg.channels = g->channels;
-    qcfg.isa = Int8Isa::Avx512Vnni;
+    qcfg.isa = g->isa;
     if (std::optional<Type> t = qc.getInputQuantization())
       setStaticQuantization(qcfg, cast<quant::UniformQuantizedType>(*t));
     // u8 codes (a depthwise conv's u8_output) are blocked as they are.
@@ -1842,7 +1851,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       nativeCode.push_back({pack.symbol, padding->bytes()});
       pack.description = "padded planes (u8 blocks)";
     } else if (std::optional<x86::Im2colConfig> ic = g->im2col()) {
-      std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, Isa::Avx512);
+      std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, g->vectors());
       if (!packer)
         return qc.emitError("generating the im2col kernel failed (xbyak error ")
                << Xbyak::GetError() << ")";
@@ -1903,6 +1912,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
           normScale ? normScale->data() : nullptr, normShift ? normShift->data() : nullptr,
           cfg.output, cfg.u8Output->scale);
     }
+    cfg.evexVnni = options.target.evexVnni;
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
@@ -1940,7 +1950,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       call.args.push_back(KernelArg::storage(step.scratch, at));
     }
     call.description =
-        llvm::formatv("conv.int8.avx512vnni[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,
+        llvm::formatv("conv.int8.{11}[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
                       qcfg.codes ? "static, u8 in" : qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
@@ -1956,7 +1966,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                : std::string()) +
                           (x86::Int8ConvGemm::tailColumns(cfg)
                                ? llvm::formatv(", last {0} columns as dot products", x86::Int8ConvGemm::tailColumns(cfg)).str()
-                               : std::string()))
+                               : std::string()),
+                      int8IsaName(g->isa))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -2142,6 +2153,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       cfg.u8Bounded = u8OutputBounded(absSums, scales, bias ? bias->data() : nullptr,
                                       qc.zeroPoint, cfg.activation, nullptr, nullptr,
                                       x86::Activation(), cfg.u8Output->scale);
+    cfg.evexVnni = options.target.evexVnni;
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return ql.emitError("generating the int8 GEMM failed (xbyak error ")
@@ -2301,6 +2313,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           "contiguous along the keys)");
     if (!cfg)
       return false;
+    cfg->evexVnni = options.target.evexVnni;
     std::unique_ptr<x86::JitKernel> kernel = x86::AttentionKernel::generate(*cfg, isa);
     if (!kernel)
       return at.emitError("generating the attention kernel failed (xbyak error ")

@@ -1490,8 +1490,8 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                              config.sum.kind != Activation::None ||
                              config.activationInput.kind != Activation::None))
     return nullptr; // the convolution form: AVX-512 VNNI and AVX-VNNI
-  if (config.convolution && config.isa == Int8Isa::AvxVnni && (config.im2col || config.ranges))
-    return nullptr; // the AVX-VNNI convolution reads im2col panels, writes no ranges
+  if (config.convolution && config.isa == Int8Isa::AvxVnni && config.im2col)
+    return nullptr; // the AVX-VNNI convolution reads im2col panels
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
                           config.perRowA || config.u8Weights || config.lda % 2 ||
                           config.lda / 2 < Int8GemmKernel::paddedK(config.k, config.isa)))
@@ -1499,9 +1499,8 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
   if (config.u8Output && (config.ranges || config.normalized.kind != Activation::None ||
                           (!config.normalize && config.output.kind != Activation::None)))
     return nullptr; // u8 codes replace the last grid; no ranges of them
-  if (config.ranges &&
-      (!config.convolution || !Int8ConvGemm::epilogueLeavesRangeRegisters(config)))
-    return nullptr; // the partial ranges are the convolution form's
+  if (config.ranges && !Int8ConvGemm::writesRanges(config))
+    return nullptr; // the partial ranges are the AVX-512 VNNI convolution form's
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
   if (config.u8Weights &&

@@ -294,6 +294,11 @@ struct Int8ConvGemm {
   static int64_t tailBytes(const Int8GemmConfig &c) {
     return tailColumns(c) * ((c.k + 63) / 64 * 64);
   }
+  /// Whether the GEMM writes the partial ranges of C (`ranges`): the
+  /// AVX-512 VNNI form, where the epilogue leaves their two registers.
+  static bool writesRanges(const Int8GemmConfig &c) {
+    return c.convolution && c.isa == Int8Isa::Avx512Vnni && epilogueLeavesRangeRegisters(c);
+  }
   /// Whether the epilogue leaves two vector registers for the partial range
   /// (its activations and grids need at most two temporaries).
   static bool epilogueLeavesRangeRegisters(const Int8GemmConfig &c) {

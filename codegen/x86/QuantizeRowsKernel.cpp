@@ -429,7 +429,21 @@ private:
             vmovdqa(q, zp);
           continue;
         }
-        if constexpr (!kAvx512) { // (no `codes` on ymm)
+        if constexpr (!kAvx512) {
+          if (c.codes) {
+            // The tail's bytes one by one: 8-byte loads would read past x.
+            const int64_t at = j * planeBytes;
+            if (!masked) {
+              vpmovzxbd(q, ptr[rax + r12 + at]);
+            } else {
+              Xmm b(q.getIdx());
+              vpxor(b, b, b);
+              for (int i = 0; i < tail; ++i)
+                vpinsrb(b, b, byte[rax + r12 + at + i], i);
+              vpmovzxbd(q, b);
+            }
+            continue;
+          }
           if (masked)
             vmaskmovps(x, mask, ptr[rax + r10 + j * planeBytes]);
           else
@@ -806,7 +820,7 @@ private:
 
 std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig &config) {
   bool zmm = config.isa == Int8Isa::Avx512Vnni || config.isa == Int8Isa::Amx;
-  if (config.codes && (!config.channels || !config.fixed || !zmm))
+  if (config.codes && (!config.channels || !config.fixed))
     return nullptr; // u8 codes are a static grid's, blocked for a convolution
   if (config.dequantized && !zmm)
     return nullptr; // AVX-512 only

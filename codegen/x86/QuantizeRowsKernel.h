@@ -69,7 +69,6 @@ struct QuantizeRowsConfig {
   bool rangePass = false;
   /// Channel form with `fixed`: x holds the u8 codes of that grid already
   /// (a depthwise conv's u8 output, NCHW bytes), blocked as they are.
-  /// AVX-512 only.
   bool codes = false;
   /// > 0: the partial ranges come from the kernel that wrote x (one per
   /// task of its, `ranges` in its config) instead of a range pass: their

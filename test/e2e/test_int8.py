@@ -306,6 +306,77 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path, tar
     assert_minilm_tracks(models, tmp_path, q, random_inputs("minilm", 1, 32, 7), 0.9995)
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI, which runs the "
+                    "EVEX-encoded AVX-VNNI kernels")
+@pytest.mark.parametrize("model,source", [("resnet", "int8"), ("mobilenet", "int8"),
+                                          ("resnet", "QUInt8"), ("mobilenet", "qdq")])
+def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
+    """x86_64-avxvnni runs every one-group conv on its int8 convolution
+    kernels (ymm: the channel-block quantizer, im2col of the u8 blocks, the
+    AVX-VNNI GEMM with the weights as rows): `--quantize int8` (dynamic per
+    tensor, s8 weights), quantize_dynamic's QUInt8 model (u8 weights with
+    zero points) and quantize_static's QDQ model (static grids). Its
+    testing twin x86_64-avxvnni-evex (the same kernels, VNNI instructions
+    EVEX-encoded) runs them here: the integers and the epilogue's f32 steps
+    are those of the AVX-512 VNNI kernels, so the output follows that
+    library's (the f32 code around the convs is AVX2's: a sum in another
+    order can move a dynamic range, and so a code) and onnxruntime's."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, \
+        quantize_static
+    import onnxruntime as ort
+    path = os.path.join(models, f"{model}.onnx")
+    flags = []
+    if source == "int8":
+        flags = ["--quantize", "int8"]
+    elif source == "QUInt8":
+        path = str(tmp_path / f"{model}_dyn.onnx")
+        quantize_dynamic(os.path.join(models, f"{model}.onnx"), path,
+                         weight_type=QuantType.QUInt8)
+    else:
+        path = str(tmp_path / f"{model}_qdq.onnx")
+        quantize_static(os.path.join(models, f"{model}.onnx"), path,
+                        Samples(random_inputs(model, 1, None, 40 + i) for i in range(4)),
+                        quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8, per_channel=True)
+    name = os.path.splitext(os.path.basename(path))[0]
+    libs, convs = {}, {}
+    for t in ("x86_64-avxvnni", "x86_64-avxvnni-evex", "x86_64-avx512vnni"):
+        nunc("compile", path, "--target", t, *flags, *pins(model, 1, None), "-o", tmp_path / t)
+        kernels = json.loads((tmp_path / t / f"{name}.json").read_text())["kernels"]
+        convs[t] = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
+        if t != "x86_64-avxvnni":
+            libs[t] = harness.build(str(tmp_path / t))
+    want_convs = {"resnet": 16, "mobilenet": 17}[model]
+    for t in ("x86_64-avxvnni", "x86_64-avxvnni-evex"):
+        assert len(convs[t]) == want_convs and all(
+            k.startswith("conv.int8.avxvnni[") for k in convs[t]), convs[t]
+        assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs[t]), convs[t]
+        assert all(("static" in k) == (source == "qdq") for k in convs[t]), convs[t]
+    assert convs["x86_64-avxvnni"] == convs["x86_64-avxvnni-evex"]
+    assert len(convs["x86_64-avx512vnni"]) == want_convs
+    f32 = ort.InferenceSession(os.path.join(models, f"{model}.onnx"),
+                               providers=["CPUExecutionProvider"])
+    for seed in (21, 22):
+        feeds = random_inputs(model, 1, None, seed)
+        outs = {}
+        for t, (exe, man) in libs.items():
+            got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{t}"))
+            assert got is not None, log
+            outs[t] = next(iter(got.values()))
+        ymm, zmm = outs["x86_64-avxvnni-evex"], outs["x86_64-avx512vnni"]
+        assert cosine(ymm, zmm) >= 0.99999, cosine(ymm, zmm)
+        want = f32.run(None, feeds)[0]
+        assert cosine(ymm, want) >= min(0.998, cosine(zmm, want) - 1e-4), \
+            (cosine(ymm, want), cosine(zmm, want))
+    # Without AVX-VNNI the shipped library's init names what it lacks.
+    exe, man = harness.build(str(tmp_path / "x86_64-avxvnni"))
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "wv"))
+    if not host_has("avx_vnni"):
+        assert outs is None and "init 3 the CPU lacks: avxvnni" in log, log
+    else:
+        np.testing.assert_array_equal(next(iter(outs.values())), ymm)
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("model", ["resnet", "mobilenet"])
 @pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])

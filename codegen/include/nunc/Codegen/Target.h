@@ -7,6 +7,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,16 +38,29 @@ struct TargetInfo {
   Isa isa = Isa::Avx512;
   /// The int8 GEMMs' instructions.
   Int8Isa int8 = Int8Isa::Avx2;
+  /// AvxVnni kernels with vpdpbusd / vpdpwssd EVEX-encoded (the testing
+  /// target x86_64-avxvnni-evex).
+  bool evexVnni = false;
   std::string llvmCpu;     // CPU for llvm::TargetMachine
   std::string llvmFeatures;
   uint32_t runtimeFeatures = 0; // NUNC_CPU_* bits the library checks at init
   std::vector<std::string> featureNames;
 };
 
-/// Whether the target has int8 convolution kernels (the AVX-512 VNNI ones,
-/// which AMX targets use too).
+/// The int8 convolution kernels of a target's int8 family: AVX-512 VNNI
+/// (which AMX targets use too) or AVX-VNNI; none on AVX2 (f32 convs).
+inline std::optional<Int8Isa> int8ConvolutionIsa(Int8Isa isa) {
+  switch (isa) {
+  case Int8Isa::Avx512Vnni:
+  case Int8Isa::Amx: return Int8Isa::Avx512Vnni;
+  case Int8Isa::AvxVnni: return Int8Isa::AvxVnni;
+  case Int8Isa::Avx2: return std::nullopt;
+  }
+  return std::nullopt;
+}
+/// Whether the target has int8 convolution kernels.
 inline bool hasInt8Convolutions(const TargetInfo &t) {
-  return t.int8 == Int8Isa::Avx512Vnni || t.int8 == Int8Isa::Amx;
+  return int8ConvolutionIsa(t.int8).has_value();
 }
 
 /// Whether a target of this int8 family reads static u16 inputs (A16W8 QDQ
