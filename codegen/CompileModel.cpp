@@ -843,8 +843,7 @@ int64_t rowsOf(Value v) {
 std::optional<x86::QuantizeRowsConfig> dynamicFakeQuantizeRows(DynamicFakeQuantizeOp op,
                                                               Isa isa) {
   auto t = dyn_cast<RankedTensorType>(op.getInput().getType());
-  if (isa != Isa::Avx512 || !t || !t.hasStaticShape() || t.getRank() == 0 ||
-      t.getNumElements() == 0)
+  if (!t || !t.hasStaticShape() || t.getRank() == 0 || t.getNumElements() == 0)
     return std::nullopt;
   int64_t k = t.getShape().back();
   if (k < 64 && t.getRank() >= 2)
@@ -854,6 +853,7 @@ std::optional<x86::QuantizeRowsConfig> dynamicFakeQuantizeRows(DynamicFakeQuanti
   c.k = c.lda = k;
   c.perTensor = true;
   c.dequantized = true;
+  c.isa = isa == Isa::Avx512 ? Int8Isa::Avx512Vnni : Int8Isa::Avx2; // zmm or ymm code
   return c;
 }
 
@@ -2000,9 +2000,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  qcfg->producedRanges ? KernelArg::storage(produced->second.storage)
                                       : KernelArg::storage(step.scratch)};
     call.tasks = x86::QuantizeRowsKernel::numTasks(*qcfg);
-    call.description = llvm::formatv("dynamic_fake_quantize.avx512[{0}x{1}]{2}", qcfg->rows,
-                                     qcfg->k, qcfg->producedRanges ? ", producer's range" : "")
-                           .str();
+    call.description =
+        llvm::formatv("dynamic_fake_quantize.{3}[{0}x{1}]{2}", qcfg->rows, qcfg->k,
+                      qcfg->producedRanges ? ", producer's range" : "",
+                      isa == Isa::Avx512 ? "avx512" : "avx2")
+            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }

@@ -31,11 +31,10 @@ public:
     if (c.rangePass || c.dequantized) {
       if (tail)
         tailMask(tail, mask, edx);
-      if (c.rangePass) {
+      if (c.rangePass)
         generateRangePass();
-      } else if constexpr (kAvx512) {
+      else
         generateDequantized();
-      }
       return;
     }
     if (c.channels) {
@@ -271,7 +270,7 @@ private:
     vbroadcastss(qlo, z);
     vbroadcastss(qhi, constScalar(255.f));
     vsubps(qhi, qhi, qlo); // 255 - zp
-    vpxord(t, t, t);
+    clear(t);
     vsubps(qlo, t, qlo); // -zp
     vbroadcastss(magic, constScalar(12582912.f));
     // rax = x, rbx = y at the task's first row; r9 = its rows.
@@ -295,10 +294,12 @@ private:
   void roundRows(bool reciprocal) {
     auto chunk = [&](bool masked) {
       Address in = ptr[rax + r10], out = ptr[rbx + r10];
-      if (masked)
+      if (!masked)
+        vmovups(x, in);
+      else if constexpr (kAvx512)
         vmovups(x | k1 | T_z, in);
       else
-        vmovups(x, in);
+        vmaskmovps(x, mask, in);
       if (reciprocal) {
         // A producer's partial ranges may miss values next to a NaN: past
         // +-300 scale the quotient could overflow (and FMA inf - inf).
@@ -317,10 +318,12 @@ private:
       vmaxps(t, t, qlo); // NaN: the second operand
       vminps(t, t, qhi);
       vmulps(t, t, scale);
-      if (masked)
+      if (!masked)
+        vmovups(out, t);
+      else if constexpr (kAvx512)
         vmovups(out | k1, t);
       else
-        vmovups(out, t);
+        vmaskmovps(out, mask, t);
     };
     Label rowLoop;
     L(rowLoop);
@@ -554,8 +557,9 @@ private:
   // registers, unused there), zp in every word.
   Vmm quad(int j) { return Vmm(15 + j); }
   Vmm zpWords = Vmm(26);
-  // The dequantized form: -zp and 255 - zp; 1.5 * 2^23.
-  Vmm qlo = Vmm(27), qhi = Vmm(28), magic = Vmm(29);
+  // The dequantized form: -zp and 255 - zp; 1.5 * 2^23 (on ymm the range's
+  // registers, free once the parameters are set).
+  Vmm qlo = Vmm(kAvx512 ? 27 : 0), qhi = Vmm(kAvx512 ? 28 : 1), magic = Vmm(kAvx512 ? 29 : 9);
 
   /// The row's x[i * kLanes ...] into x; masked-off tail lanes read as 0.
   void loadChunk(int64_t i, int64_t offset = 0) {
@@ -822,8 +826,6 @@ std::unique_ptr<JitKernel> QuantizeRowsKernel::generate(const QuantizeRowsConfig
   bool zmm = config.isa == Int8Isa::Avx512Vnni || config.isa == Int8Isa::Amx;
   if (config.codes && (!config.channels || !config.fixed))
     return nullptr; // u8 codes are a static grid's, blocked for a convolution
-  if (config.dequantized && !zmm)
-    return nullptr; // AVX-512 only
   if (config.dequantized && (config.fixed || config.channels))
     return nullptr; // a run-time grid, rows
   if (config.rowSums && (config.channels || config.dequantized))

@@ -75,7 +75,7 @@ struct QuantizeRowsConfig {
   /// number.
   int64_t producedRanges = 0;
   /// Row form, dynamic per tensor from partial ranges: x rounded to the
-  /// grid, in f32, instead of codes (see above). AVX-512 only.
+  /// grid, in f32, instead of codes (see above).
   bool dequantized = false;
   /// Row form, u8 rows (AVX-512): the row block is [M][4] words, (zero
   /// point, scale, (S mod 128) | (S / 128) << 16, 0) with S the sum of the

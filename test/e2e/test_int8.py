@@ -309,7 +309,8 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path, tar
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI, which runs the "
                     "EVEX-encoded AVX-VNNI kernels")
 @pytest.mark.parametrize("model,source", [("resnet", "int8"), ("mobilenet", "int8"),
-                                          ("resnet", "QUInt8"), ("mobilenet", "qdq")])
+                                          ("resnet", "QUInt8"), ("mobilenet", "QUInt8"),
+                                          ("mobilenet", "qdq")])
 def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     """x86_64-avxvnni runs every one-group conv on its int8 convolution
     kernels (ymm: the channel-block quantizer, im2col of the u8 blocks, the
@@ -320,7 +321,9 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     EVEX-encoded) runs them here: the integers and the epilogue's f32 steps
     are those of the AVX-512 VNNI kernels, so the output follows that
     library's (the f32 code around the convs is AVX2's: a sum in another
-    order can move a dynamic range, and so a code) and onnxruntime's."""
+    order can move a dynamic range, and so a code) and onnxruntime's.
+    Nothing takes the generic path: quantize_dynamic's depthwise inputs are
+    rounded to their dynamic grid by the ymm dynamic_fake_quantize kernel."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, \
         quantize_static
     import onnxruntime as ort
@@ -344,6 +347,9 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
         nunc("compile", path, "--target", t, *flags, *pins(model, 1, None), "-o", tmp_path / t)
         kernels = json.loads((tmp_path / t / f"{name}.json").read_text())["kernels"]
         convs[t] = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
+        assert "generic" not in [k["kernel"] for k in kernels], kernels
+        rounded = [k["kernel"] for k in kernels if k["op"] == "nunc.dynamic_fake_quantize"]
+        assert len(rounded) == (8 if (model, source) == ("mobilenet", "QUInt8") else 0), rounded
         if t != "x86_64-avxvnni":
             libs[t] = harness.build(str(tmp_path / t))
     want_convs = {"resnet": 16, "mobilenet": 17}[model]

@@ -18,10 +18,15 @@
 #include <random>
 
 using namespace mlir::nunc::x86;
+using mlir::nunc::Int8Isa;
 
 namespace {
 
-bool hostRuns() {
+/// zmm code (Avx512Vnni) or ymm code (Avx2: the AVX2 and AVX-VNNI
+/// targets').
+bool hostRuns(Int8Isa isa) {
+  if (isa == Int8Isa::Avx2)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vl");
 }
@@ -70,11 +75,15 @@ void run(const QuantizeRowsConfig &c, const float *x, float *y,
     ASSERT_EQ(kernel->function()(args, t, 0), 0);
 }
 
-QuantizeRowsConfig config(int64_t rows, int64_t k) {
-  QuantizeRowsConfig c{rows, k, k, /*perTensor=*/true};
-  c.dequantized = true;
-  return c;
-}
+class DynamicFakeQuantizeKernelTest : public ::testing::TestWithParam<Int8Isa> {
+protected:
+  QuantizeRowsConfig config(int64_t rows, int64_t k) const {
+    QuantizeRowsConfig c{rows, k, k, /*perTensor=*/true};
+    c.dequantized = true;
+    c.isa = GetParam();
+    return c;
+  }
+};
 
 void expectBitIdentical(const std::vector<float> &got, const std::vector<float> &want,
                         const std::string &what) {
@@ -84,9 +93,9 @@ void expectBitIdentical(const std::vector<float> &got, const std::vector<float> 
         << what << " at " << i << ": " << got[i] << " vs " << want[i];
 }
 
-TEST(DynamicFakeQuantizeKernelTest, MatchesDequantizeOfDynamicQuantizeLinear) {
-  if (!hostRuns())
-    GTEST_SKIP() << "the host lacks AVX-512";
+TEST_P(DynamicFakeQuantizeKernelTest, MatchesDequantizeOfDynamicQuantizeLinear) {
+  if (!hostRuns(GetParam()))
+    GTEST_SKIP() << "the host lacks the ISA";
   std::mt19937 rng(61);
   for (int64_t rows : {1, 7, 17, 129})
     for (int64_t k : {1, 7, 16, 17, 129, 384}) {
@@ -124,9 +133,9 @@ TEST(DynamicFakeQuantizeKernelTest, MatchesDequantizeOfDynamicQuantizeLinear) {
 /// with a zero point above 0 (+0, as the code minus the zero point gives,
 /// not -0), NaN (code 0; the range skips it), and scales outside the
 /// reciprocal's range (tiny, huge: the division).
-TEST(DynamicFakeQuantizeKernelTest, RoundsTiesZerosNaNAndExtremeScalesAsDefined) {
-  if (!hostRuns())
-    GTEST_SKIP() << "the host lacks AVX-512";
+TEST_P(DynamicFakeQuantizeKernelTest, RoundsTiesZerosNaNAndExtremeScalesAsDefined) {
+  if (!hostRuns(GetParam()))
+    GTEST_SKIP() << "the host lacks the ISA";
   std::mt19937 rng(62);
   for (float magnitude : {1.f, 1e-37f, 1e36f}) {
     QuantizeRowsConfig c = config(5, 37);
@@ -151,9 +160,9 @@ TEST(DynamicFakeQuantizeKernelTest, RoundsTiesZerosNaNAndExtremeScalesAsDefined)
 /// The partial ranges of the kernel that wrote x (a window or int8 conv
 /// kernel's, one (max, min) per task of its, each with 0 in it) replace
 /// the range pass; how the tensor was split does not matter.
-TEST(DynamicFakeQuantizeKernelTest, TakesTheProducersPartialRanges) {
-  if (!hostRuns())
-    GTEST_SKIP() << "the host lacks AVX-512";
+TEST_P(DynamicFakeQuantizeKernelTest, TakesTheProducersPartialRanges) {
+  if (!hostRuns(GetParam()))
+    GTEST_SKIP() << "the host lacks the ISA";
   std::mt19937 rng(63);
   for (int64_t parts : {1, 3, 32}) {
     QuantizeRowsConfig c = config(17, 129);
@@ -181,5 +190,11 @@ TEST(DynamicFakeQuantizeKernelTest, TakesTheProducersPartialRanges) {
     expectBitIdentical(y, reference(x), std::to_string(parts) + " parts");
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Isas, DynamicFakeQuantizeKernelTest,
+                         ::testing::Values(Int8Isa::Avx512Vnni, Int8Isa::Avx2),
+                         [](const ::testing::TestParamInfo<Int8Isa> &info) {
+                           return std::string(mlir::nunc::int8IsaName(info.param));
+                         });
 
 } // namespace
