@@ -754,34 +754,20 @@ std::optional<std::vector<float>> chainTable(ElementwiseChainOp op,
                                              x86::Activation &grid) {
   if (op.getInputs().size() != 1)
     return std::nullopt;
-  if (std::optional<quant::UniformQuantizedType> produced = lastGridOf(op.getInputs()[0])) {
-    grid = roundToGrid(*produced);
-  } else {
+  std::optional<quant::UniformQuantizedType> held = lastGridOf(op.getInputs()[0]);
+  if (!held) {
     if (steps[0].kind != ElementwiseChainOp::Step::FakeQuantize)
       return std::nullopt;
     for (const ElementwiseChainOp::Step &step : steps.drop_front())
       if (llvm::is_contained(step.args, 0))
         return std::nullopt;
-    grid = roundToGrid(*steps[0].grid);
+    held = steps[0].grid;
   }
+  grid = roundToGrid(*held);
   const int64_t codes = static_cast<int64_t>(grid.max - grid.min) + 1;
   if (codes > x86::ElementwiseChainKernel::kMaxTableCodes)
     return std::nullopt;
-  std::vector<float> values;
-  for (int64_t q = 0; q < codes; ++q)
-    values.push_back((grid.min + static_cast<float>(q)) * grid.scale);
-  llvm::Expected<Tensor> in = Tensor::fromValues<float>(DType::F32, {codes}, values);
-  if (!in) {
-    llvm::consumeError(in.takeError());
-    return std::nullopt;
-  }
-  auto out = evaluateOp(op, [&](Value) -> const Tensor & { return *in; });
-  if (!out) {
-    llvm::consumeError(out.takeError());
-    return std::nullopt;
-  }
-  const float *y = (*out)[0].as<float>();
-  return std::vector<float>(y, y + codes);
+  return tabulateOnGrid(op, *held);
 }
 
 /// The chain kernel's configuration of an elementwise_chain (verified: f32
@@ -1267,6 +1253,8 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   } else {
     lastGrid(qc.getOutputQuantization(), cfg.output);
   }
+  if (std::optional<ArrayRef<float>> table = qc.getOutputTable())
+    cfg.outputTable.assign(table->begin(), table->end());
   return cfg;
 }
 
@@ -1958,6 +1946,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       std::string(qc.getOutputQuantization() ? " +requantize" : "") +
                           (qc.getNormScale() ? " +normalize" : "") +
                           (qc.getNormQuantization() ? " +requantize" : "") +
+                          (cfg.outputTable.empty()
+                               ? std::string()
+                               : llvm::formatv(" +lookup of {0} codes", cfg.outputTable.size())
+                                     .str()) +
                           (cfg.ranges ? " +range" : "") + (cfg.u8Output ? " -> u8" : ""),
                       std::string(panelIm2col ? ", panel im2col" : "") +
                           (cfg.u8Weights ? ", u8 weights" : "") +
@@ -2799,9 +2791,14 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       std::optional<WindowStep> w = windowStep(op, isa, int8);
       return w && x86::WindowKernel::readsU8(w->config, isa);
     }));
-    // Last: the elementwise ops no epilogue took, in runs of one pass each.
-    if (options.elementwiseChains)
+    // Last: the elementwise ops no epilogue took, in runs of one pass each;
+    // those after an int8 conv's last grid, looked up in its epilogue where
+    // the target's convolution kernel has the lookup (AVX-512 VNNI).
+    if (options.elementwiseChains) {
       pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
+      if (int8ConvolutionIsa(options.target.int8) == Int8Isa::Avx512Vnni)
+        pm.nest<func::FuncOp>().addPass(createFuseChainIntoConv());
+    }
     if (failed(pm.run(module)))
       return failure();
   }

@@ -961,6 +961,7 @@ private:
     }
   }
   std::optional<Address> u8ZeroPointWords; // the output zero point in every word
+  std::optional<int64_t> outputTableOffset; // tableData(c.outputTable), at first use
 
   /// The linear form's next-panel prefetch (rdi the cursor); none in the
   /// convolution form, whose weights are the rows.
@@ -1386,8 +1387,22 @@ private:
       storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
       return;
     }
-    emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
+    // The last grid: rounded to, or (outputTable) its code's entry.
+    auto lastGrid = [&](const Activation &grid) {
+      if constexpr (kZmm) {
+        if (!c.outputTable.empty()) {
+          if (!outputTableOffset)
+            outputTableOffset = tableData(c.outputTable);
+          emitGridIndex(x, temp(0), grid);
+          emitTableLookup(temp(0), x, temp(1), temp(2), temp(3), *outputTableOffset);
+          vmovaps(x, temp(0));
+          return;
+        }
+      }
+      emitActivation(x, grid, temp(0), temp(1), temp(2), temp(3));
+    };
     if (c.normalize) {
+      emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
       const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
       vbroadcastss(temp(0), ptr[rsi + row + 16]);
       if constexpr (kZmm) {
@@ -1396,11 +1411,13 @@ private:
         vbroadcastss(temp(1), ptr[rsi + row + 20]);
         vfmadd213ps(x, temp(0), temp(1));
       }
-      emitActivation(x, c.normalized, temp(0), temp(1), temp(2), temp(3));
+      lastGrid(c.normalized);
       if (c.u8Output) {
         storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
         return;
       }
+    } else {
+      lastGrid(c.output);
     }
     Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
     if constexpr (kZmm)
@@ -1492,6 +1509,11 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the convolution form: AVX-512 VNNI and AVX-VNNI
   if (config.convolution && config.isa == Int8Isa::AvxVnni && config.im2col)
     return nullptr; // the AVX-VNNI convolution reads im2col panels
+  if (!config.outputTable.empty() &&
+      (!config.convolution || config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
+       config.outputTable.size() > 256 ||
+       (config.normalize ? config.normalized : config.output).kind != Activation::FakeQuant))
+    return nullptr; // a table of the last grid's codes: the AVX-512 VNNI convolution
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
                           config.perRowA || config.u8Weights || config.lda % 2 ||
                           config.lda / 2 < Int8GemmKernel::paddedK(config.k, config.isa)))

@@ -127,6 +127,11 @@ struct Int8GemmConfig {
   /// instead of a range pass over C. Needs an epilogue whose activations
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
+  /// Convolution form (AVX-512 VNNI): instead of the last grid's value
+  /// (`normalized` with `normalize`, else `output`, a FakeQuant), entry
+  /// q - qmin of this table for its code q (quantized_conv's
+  /// output_table; at most 256 entries).
+  std::vector<float> outputTable;
   /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
   /// the linear form reads the rows' code sums from the row block.
   bool u8Weights = false;
@@ -307,7 +312,7 @@ struct Int8ConvGemm {
              a.kind == Activation::Clip || a.kind == Activation::FakeQuant ||
              a.kind == Activation::HardSigmoid || a.kind == Activation::HardSwish;
     };
-    return few(c.activation) && few(c.output) && few(c.normalized);
+    return few(c.activation) && few(c.output) && few(c.normalized) && c.outputTable.empty();
   }
 };
 

@@ -298,7 +298,8 @@ void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activa
 float Activation::geluOnGrids(float x) const {
   // The evaluator's steps (geluOnGrids, fakeQuantizeValue) in its order.
   auto round = [](float v, const Grid &g) {
-    return g.scale ? std::clamp(std::nearbyint(v / g.scale), g.min, g.max) * g.scale : v;
+    // + 0: a code of 0 from below gives +0, as (q - zp) * scale does.
+    return g.scale ? std::clamp(std::nearbyint(v / g.scale), g.min, g.max) * g.scale + 0.f : v;
   };
   float e = round(std::erf(x * static_cast<float>(M_SQRT1_2)), erfGrid);
   float s = round(e + geluOne, sumGrid);

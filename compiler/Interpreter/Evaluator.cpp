@@ -121,6 +121,27 @@ Expected<Results> roundedToGrid(Expected<Tensor> y, std::optional<Type> grid) {
   return one(roundToGrid(*y, *gridOf(grid)));
 }
 
+/// x (on the per-tensor grid `g`) with each value replaced by
+/// table[q - qmin], q its code (quantized_conv's output_table).
+Tensor lookUpCodes(const Tensor &x, quant::UniformQuantizedType g, ArrayRef<float> table) {
+  Tensor y = cantFail(Tensor::create(DType::F32, x.shape()));
+  const float scale = static_cast<float>(g.getScale());
+  const int64_t zp = g.getZeroPoint(), qmin = g.getStorageTypeMin(),
+                qmax = g.getStorageTypeMax();
+  const float *in = x.as<float>();
+  float *out = y.mutableAs<float>();
+  for (int64_t i = 0; i < x.numElements(); ++i) {
+    // Exact: a grid value divided by the scale is within an ulp of its
+    // integer (NaN never reaches here: the grid rounds it to qmin).
+    int64_t q = std::isnan(in[i]) ? qmin
+                                  : std::clamp<int64_t>(
+                                        static_cast<int64_t>(std::nearbyint(in[i] / scale)) + zp,
+                                        qmin, qmax);
+    out[i] = table[q - qmin];
+  }
+  return y;
+}
+
 /// u8 codes of the per-tensor grid `t` (x's element type) as their f32
 /// values float(q - zp) * scale; x itself when it is not quantized.
 Tensor valuesOf(const Tensor &x, Type t) {
@@ -137,6 +158,28 @@ Tensor valuesOf(const Tensor &x, Type t) {
 }
 
 } // namespace
+
+std::optional<std::vector<float>> mlir::nunc::tabulateOnGrid(Operation *op,
+                                                             quant::UniformQuantizedType grid) {
+  const int64_t qmin = grid.getStorageTypeMin(), qmax = grid.getStorageTypeMax();
+  const float scale = static_cast<float>(grid.getScale());
+  std::vector<float> values;
+  for (int64_t q = qmin; q <= qmax; ++q)
+    values.push_back(static_cast<float>(q - grid.getZeroPoint()) * scale);
+  Expected<Tensor> in =
+      Tensor::fromValues<float>(DType::F32, {static_cast<int64_t>(values.size())}, values);
+  if (!in) {
+    consumeError(in.takeError());
+    return std::nullopt;
+  }
+  Expected<Results> out = evaluateOp(op, [&](Value) -> const Tensor & { return *in; });
+  if (!out) {
+    consumeError(out.takeError());
+    return std::nullopt;
+  }
+  const float *y = (*out)[0].as<float>();
+  return std::vector<float>(y, y + values.size());
+}
 
 Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                          llvm::function_ref<const Tensor &(Value)> get) {
@@ -519,6 +562,20 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),
             opt(o.getResidual()), w, activationOf(o), weightZeroPoints(o.getWeight()));
+        if (std::optional<ArrayRef<float>> table = o.getOutputTable()) {
+          // The last grid's codes looked up (verified: a per-tensor grid,
+          // no u8_output).
+          Expected<Results> rounded = roundedToGrid(std::move(y), o.getOutputQuantization());
+          if (rounded && o.getNormScale()) {
+            Expected<Tensor> n = channelAffine((*rounded)[0], get(o.getNormScale()),
+                                               get(o.getNormShift()));
+            rounded = roundedToGrid(std::move(n), o.getNormQuantization());
+          }
+          if (!rounded)
+            return rounded.takeError();
+          auto last = cast<quant::UniformQuantizedType>(*o.getLastGrid());
+          return one(lookUpCodes((*rounded)[0], last, *table));
+        }
         if (!o.getNormScale()) {
           if (y && o.getU8Output())
             return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));

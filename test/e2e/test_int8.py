@@ -1378,21 +1378,22 @@ def small_cnn(path, seed):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,weight,per_channel,kernels", [
-    ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "elementwise.chain.avx512",
-                               "depthwise_conv.avx512", "conv.int8.avx512vnni"]),
-    ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "elementwise.chain.avx512",
-                               "depthwise_conv.avx512", "conv.int8.avx512vnni"]),
+    ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
+                               "conv.int8.avx512vnni"]),
+    ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
+                               "conv.int8.avx512vnni"]),
     # u8 weights with zero points: the same int8 kernels.
-    ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "elementwise.chain.avx512",
-                                "depthwise_conv.avx512", "conv.int8.avx512vnni"])])
+    ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
+                                "conv.int8.avx512vnni"])])
 def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, weight,
                                                    per_channel, kernels):
     """quantize_static in QOperator format on a CNN (QuantizeLinear,
     QLinearConv, DequantizeLinear): each QLinearConv takes the QDQ route, so
     s8 weights and u8 ones with zero points run on the int8 convolution
     kernel (the depthwise one on the f32 depthwise kernel, writing the next
-    conv's u8 input; the Relu and the grid between them are one elementwise
-    chain), and the output
+    conv's u8 input; the Relu and the grid between the first conv and it,
+    one elementwise chain, are looked up in that conv's epilogue by the code
+    of its output grid), and the output
     is within one unit of onnxruntime's (it requantizes (sum + B) with
     sx*sw/sy in one step, nunc rounds sum*sx*sw + b first)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -1412,6 +1413,8 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
     assert [k["kernel"].split("[")[0] for k in manifest["kernels"]] == kernels, \
         [k["kernel"] for k in manifest["kernels"]]
+    assert manifest["kernels"][0]["kernel"].endswith("+requantize +lookup of 256 codes"), \
+        manifest["kernels"][0]
     assert_small_cnn_within_a_unit(tmp_path, 10, near_ties=0.01)
 
 
@@ -1512,8 +1515,9 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     after each of the affine and hard-swish ops: nunc runs each block as one
     elementwise chain, a lookup of the 256 values its input can take (the
     evaluator's own values of the chain): after the f32 depthwise conv the
-    chain's first step rounds its input, after the int8 pointwise conv the
-    conv's epilogue does. The same values as a kernel pass per op
+    chain's first step rounds its input; after the int8 pointwise conv the
+    conv's epilogue does, and on AVX-512 VNNI looks the values up itself
+    (output_table, no chain). The same values as a kernel pass per op
     (--elementwise-chains=false), and within one unit of onnxruntime's
     output."""
     import onnx
@@ -1536,10 +1540,10 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
                 k.startswith("elementwise.chain.avx2[") and k.endswith("lookup of 256 codes")
                 for k in chain), kernels
         elif chains == "true":
-            assert len(chain) == 2 and all(k.endswith("lookup of 256 codes") for k in chain), \
-                kernels
+            assert len(chain) == 1 and chain[0].endswith("lookup of 256 codes"), kernels
             assert chain[0].startswith("elementwise.chain.avx512[2880 x 1: fake_quantize mul+rq")
-            assert chain[1].startswith("elementwise.chain.avx512[2040 x 1: mul+rq add+rq"), chain
+            assert sum(k.startswith("conv.int8.avx512vnni[17x120x24, 1x1 kernel") and
+                       k.endswith("+lookup of 256 codes") for k in kernels) == 1, kernels
             assert not any(k.startswith(("elementwise.mul", "elementwise.add",
                                          "elementwise.div")) for k in kernels), kernels
         else:

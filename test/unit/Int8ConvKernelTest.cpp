@@ -261,6 +261,44 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_EQ(got2, got) << what << ": codes without the clamp";
   };
   ASSERT_NO_FATAL_FAILURE(checkU8(cfg, packed.data(), tails.data(), "u8 output"));
+  if (form.isa == Int8Isa::Avx512Vnni) {
+    // A table of the last grid's codes (output_table): each result is the
+    // entry of the code the grid gives it. Without the normalization the
+    // grid is gridA on C; the rounded C is then checked against it too.
+    Int8GemmConfig gridded = cfg, tabled = cfg;
+    if (!p.normalize)
+      gridded.output = tabled.output =
+          Activation::fakeQuant(gridA[0], gridA[2] - gridA[1], gridA[3] - gridA[1]);
+    const float *grid = p.normalize ? gridB : gridA;
+    tabled.outputTable.resize(256);
+    for (float &v : tabled.outputTable)
+      v = sym(rng) * 100.f;
+    std::unique_ptr<JitKernel> g = Int8GemmKernel::generate(gridded),
+                               t = Int8GemmKernel::generate(tabled);
+    ASSERT_TRUE(g && t);
+    std::vector<float> rounded(out.size(), -777.f), looked(out.size(), -777.f);
+    const void *gArgs2[] = {pw.data(),       packed.data(),  rows.data(), params,
+                            residual.data(), rounded.data(), nullptr,     tails.data()};
+    const void *tArgs[] = {pw.data(),       packed.data(), rows.data(), params,
+                           residual.data(), looked.data(), nullptr,     tails.data()};
+    for (int64_t task = 0; task < Int8ConvGemm::numTasks(cfg); ++task) {
+      ASSERT_EQ(g->function()(gArgs2, task, 0), 0);
+      ASSERT_EQ(t->function()(tArgs, task, 0), 0);
+    }
+    ASSERT_EQ(looked.back(), -777.f) << "wrote past C";
+    for (size_t i = 0; i + 1 < out.size(); ++i) {
+      if (!p.normalize)
+        ASSERT_EQ(rounded[i], kernels::fakeQuantizeValue(out[i], grid[0], grid[1], grid[2],
+                                                         grid[3]))
+            << "at " << i;
+      int code = static_cast<int>(std::nearbyint(rounded[i] / grid[0]) + grid[1]);
+      ASSERT_EQ(looked[i], tabled.outputTable[code - static_cast<int>(grid[2])])
+          << "at " << i << " (code " << code << ")";
+    }
+    Int8GemmConfig ranged = tabled;
+    ranged.ranges = true;
+    EXPECT_FALSE(Int8GemmKernel::generate(ranged)) << "a table leaves no range registers";
+  }
   {
     Int8GemmConfig rangedU8 = cfg;
     rangedU8.ranges = true;
@@ -518,7 +556,7 @@ void checkChannelQuantizer(Int8Isa isa) {
   }
   for (auto [channels, plane] :
        std::vector<std::pair<int64_t, int64_t>>{
-           {1, 1}, {5, 17}, {4, 129}, {7, 40}, {64, 1024}, {61, 1000}}) {
+           {1, 1}, {5, 17}, {4, 129}, {7, 40}, {3, 13}, {6, 63}, {64, 1024}, {61, 1000}}) {
     SCOPED_TRACE("C " + std::to_string(channels) + " plane " + std::to_string(plane));
     std::vector<float> x(2 * channels * plane);
     // Dynamic: quotients on and next to the rounding ties of the scale the

@@ -1467,6 +1467,13 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                             "output_quantization) of !quant.uniform<u8:f32, scale:zp>";
     types.front() = cast<TensorType>(types.front()).clone(*grid);
   }
+  if (std::optional<ArrayRef<float>> table = getOutputTable()) {
+    auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(getLastGrid().value_or(Type()));
+    if (!grid || getU8Output() ||
+        static_cast<int64_t>(table->size()) != grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1)
+      return emitError() << "output_table needs a last grid (norm_quantization with a norm, else "
+                            "output_quantization), one entry per code of it, and no u8_output";
+  }
   return success();
 }
 

@@ -1203,6 +1203,22 @@ func.func @quantized_linear_activation_input_grid_signed_scale(%x: tensor<2x3xf3
 
 // -----
 
+func.func @quantized_conv_output_table_size(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{output_table needs a last grid (norm_quantization with a norm, else output_quantization), one entry per code of it, and no u8_output}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.5>, output_table = array<f32: 1.0, 2.0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_output_table_without_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{output_table needs a last grid}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_table = array<f32: 1.0, 2.0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>
+  return
+}
+
+// -----
+
 func.func @quantized_linear_u8_output_without_grid(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) {
   // expected-error @+1 {{u8_output needs an output_quantization of !quant.uniform<u8:f32, scale:zp>}}
   %0 = nunc.quantized_linear %x, %w {u8_output} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>

@@ -13,8 +13,12 @@
 #include "nunc/Interpreter/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <optional>
+#include <vector>
 
 namespace mlir::nunc {
 
@@ -23,6 +27,12 @@ namespace mlir::nunc {
 /// callers add it.
 llvm::Expected<llvm::SmallVector<Tensor>>
 evaluateOp(Operation *op, llvm::function_ref<const Tensor &(Value)> operand);
+
+/// The values of a one-input op (an elementwise_chain) at every code of a
+/// per-tensor grid, in code order: what it computes on an input that holds
+/// only that grid's values, to look up instead. None for an op the
+/// evaluator cannot run on them.
+std::optional<std::vector<float>> tabulateOnGrid(Operation *op, quant::UniformQuantizedType grid);
 
 /// Sees each op just before it is evaluated, with its operands' tensors
 /// (calibration collects activation statistics this way).

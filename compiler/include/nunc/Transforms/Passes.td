@@ -121,6 +121,27 @@ def FuseElementwiseChains : Pass<"nunc-fuse-elementwise-chains", "func::FuncOp">
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def FuseChainIntoConv : Pass<"nunc-fuse-chain-into-conv", "func::FuncOp"> {
+  let summary = "An elementwise chain after a quantized_conv as the conv's output table";
+  let description = [{
+    A one-input nunc.elementwise_chain whose input is a quantized_conv's
+    result, read by nothing else, depends on it only through the conv's
+    last grid (the conv rounds its result to it): the chain's values at
+    that grid's codes (at most `max-codes` of them), computed now with the
+    evaluator, become the conv's `output_table`, and the chain goes. The
+    epilogue then looks each result up by its code: a QDQ model's scale,
+    shift and hard-swish after a pointwise conv (PP-LCNet) cost no pass
+    over memory of their own. Code generation runs it after
+    nunc-fuse-elementwise-chains, on targets whose int8 convolution
+    epilogue has the lookup.
+  }];
+  let options = [
+    Option<"maxCodes", "max-codes", "int64_t", "256",
+           "Most codes of a grid to tabulate (the kernel's table holds 256)">,
+  ];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FuseLayerNorm : Pass<"nunc-fuse-layer-norm", "func::FuncOp"> {
   let summary = "Rewrites decomposed LayerNorm subgraphs into nunc.layer_norm";
   let description = [{

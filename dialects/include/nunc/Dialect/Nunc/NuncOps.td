@@ -807,6 +807,13 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     hold u8 codes (`!quant.uniform<u8:f32, scale:zp>`, a depthwise conv's
     u8 output): they are the quantized input itself, with
     `activation_quantization = "static"` and no `input_quantization`.
+
+    With `output_table` (f32, one entry per code of the last grid, which
+    it needs) the result at code q of that grid is output_table[q - qmin]
+    instead of the code's value: an elementwise function of the rounded
+    result (an `elementwise_chain` a QDQ model applies after the conv,
+    tabulated at compile time; see nunc-fuse-chain-into-conv), looked up
+    in the epilogue. Not with `u8_output`.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -822,7 +829,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
                             DenseI64ArrayAttr:$dilations,
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
-                       activationAttrs, (ins UnitAttr:$u8_output));
+                       activationAttrs, (ins UnitAttr:$u8_output,
+                                             OptionalAttr<DenseF32ArrayAttr>:$output_table));
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
