@@ -100,12 +100,12 @@ struct Int8GemmConfig {
   /// u8OutputBound), so the codes need no clamp before their conversion.
   bool u8Bounded = false;
   Int8Isa isa = Int8Isa::Avx512Vnni;
-  /// AvxVnni only: encode `vpdpbusd` with EVEX (AVX512-VNNI + VL) instead of
-  /// VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no
+  /// AvxVnni only: encode `vpdpbusd` and `vpdpwssd` with EVEX (AVX512-VNNI
+  /// + VL) instead of VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no
   /// AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in tests.
   bool evexVnni = false;
-  /// A convolution (Avx512Vnni, or AvxVnni with plain im2col panels, s8
-  /// weights and no ranges; see Int8ConvGemm below).
+  /// A convolution (Avx512Vnni, or AvxVnni with plain im2col panels and no
+  /// ranges; see Int8ConvGemm below).
   bool convolution = false;
   int64_t batch = 1;
   /// Convolution form: after the output grid, y = fma(y, a[m], b[m]) with
@@ -119,7 +119,8 @@ struct Int8GemmConfig {
   /// Convolution form: 0 reads the im2col panels; > 0 reads the quantizer's
   /// u8 channel blocks [batch][K/4][blockPlane words] as they are (a 1x1,
   /// stride-1, unpadded conv, whose im2col is the identity): panel p at
-  /// word 48 p of each k group, which may read up to 48 words past the end.
+  /// word NR p of each k group (NR = panelWidth), which may read up to NR
+  /// words past the end.
   int64_t blockPlane = 0;
   /// Convolution form: each task also writes the (max, min) of what it
   /// stored, with 0 in the range, to [task][2] f32 (argument 6), the partial
@@ -231,8 +232,9 @@ struct Int8GemmKernel {
 /// (sum - zp * rowSum[m]) * fl(scale_input * scale_weight[m]) + bias[m],
 /// residual, activation, grid. AVX-VNNI (ymm): panels of 16 columns, tiles
 /// of 6 rows, the row's constants loaded per vector (no registers are left
-/// to keep them); no row chunks, joined tails, panel im2col, ranges or u8
-/// weights (Int8GemmKernel::generate refuses those).
+/// to keep them); it takes no row chunks or joined tails (rowChunks and
+/// tailColumns give 1 and 0 for it), and Int8GemmKernel::generate refuses
+/// panel im2col, ranges and an output table for it.
 //
 // u8 weights with zero points (`u8Weights`, quantize_dynamic's QUInt8):
 // the rows hold the codes minus 128 (s8) and sum (a - zp)(w - zw) =

@@ -10,8 +10,10 @@ namespace {
 
 using namespace Xbyak;
 
-/// AVX-512 (zmm, k-masked tails, u8 stores) or AVX2 (ymm, vmaskmovps tails,
-/// stores of whole vectors of 8: u8 for AVX-VNNI, 16-bit for the AVX2 GEMM).
+/// AVX-512 (zmm, k-masked tails, u8 stores) or AVX2 (ymm, vmaskmovps tails;
+/// the row form stores whole vectors of 8: u8 for AVX-VNNI, 16-bit for the
+/// AVX2 GEMM). The channel-block, range-pass and dequantized forms are the
+/// same on both.
 template <typename Vmm> class QuantizeRowsGenerator : public JitKernel {
 public:
   static constexpr bool kAvx512 = std::is_same_v<Vmm, Zmm>;
@@ -415,7 +417,7 @@ private:
   /// point), dividing by the scale or (`reciprocal`, after setReciprocal)
   /// without vdivps. r10 walks the chunks, r11 counts them.
   void quantizeGroup(int count, bool reciprocal) {
-    // u8 codes (`codes`): each channel's 16 bytes widened to dwords, r12
+    // u8 codes (`codes`): each channel's 16 (ymm: 8) bytes widened to dwords, r12
     // walking the planes' bytes.
     const int64_t planeBytes = c.codes ? c.k : c.k * 4;
     // Each channel's quotients + zero point as dwords; the packs saturate

@@ -80,9 +80,11 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
 void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
                                    llvm::ArrayRef<std::string> keepF32, bool convs,
                                    bool biasCorrection, bool staticActivations,
-                                   std::optional<double> minHandoverSnr) {
+                                   std::optional<double> minHandoverSnr,
+                                   bool depthwiseHandover) {
   QuantizeInt8Options options;
   options.convs = convs;
+  options.depthwiseHandover = depthwiseHandover;
   if (minHandoverSnr)
     options.minHandoverSnr = *minHandoverSnr;
   options.biasCorrection = biasCorrection;

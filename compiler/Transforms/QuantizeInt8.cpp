@@ -289,7 +289,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
   /// below min-handover-snr stay f32 (Passes.td).
   LogicalResult quantizeDepthwiseInput(Operation *op, const std::string &key) {
     auto producer = op->getOperand(0).getDefiningOp<QuantizedConvOp>();
-    if (!staticActivations || !producer || !producer->hasOneUse() ||
+    if (!staticActivations || !depthwiseHandover || !producer || !producer->hasOneUse() ||
         producer.getOutputQuantization() || producer.getNormScale() ||
         llvm::is_contained(keepF32, key))
       return success();

@@ -310,7 +310,7 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path, tar
                     "EVEX-encoded AVX-VNNI kernels")
 @pytest.mark.parametrize("model,source", [("resnet", "int8"), ("mobilenet", "int8"),
                                           ("resnet", "QUInt8"), ("mobilenet", "QUInt8"),
-                                          ("mobilenet", "qdq")])
+                                          ("mobilenet", "qdq"), ("mobilenet", "static")])
 def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     """x86_64-avxvnni runs every one-group conv on its int8 convolution
     kernels (ymm: the channel-block quantizer, im2col of the u8 blocks, the
@@ -323,7 +323,10 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     library's (the f32 code around the convs is AVX2's: a sum in another
     order can move a dynamic range, and so a code) and onnxruntime's.
     Nothing takes the generic path: quantize_dynamic's depthwise inputs are
-    rounded to their dynamic grid by the ymm dynamic_fake_quantize kernel."""
+    rounded to their dynamic grid by the ymm dynamic_fake_quantize kernel.
+    With static activations (`--activations static`) the depthwise convs
+    keep f32 inputs and filters: AVX-VNNI has no integer depthwise kernel to
+    hand u8 codes to (AVX-512 VNNI does, so that library differs more)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, \
         quantize_static
     import onnxruntime as ort
@@ -331,6 +334,10 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     flags = []
     if source == "int8":
         flags = ["--quantize", "int8"]
+    elif source == "static":
+        write_samples(tmp_path / "calib", model, 8, 1, None)
+        flags = ["--quantize", "int8", "--activations", "static", "--calibration",
+                 tmp_path / "calib"]
     elif source == "QUInt8":
         path = str(tmp_path / f"{model}_dyn.onnx")
         quantize_dynamic(os.path.join(models, f"{model}.onnx"), path,
@@ -344,7 +351,11 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     name = os.path.splitext(os.path.basename(path))[0]
     libs, convs = {}, {}
     for t in ("x86_64-avxvnni", "x86_64-avxvnni-evex", "x86_64-avx512vnni"):
-        nunc("compile", path, "--target", t, *flags, *pins(model, 1, None), "-o", tmp_path / t)
+        r = nunc("compile", path, "--target", t, *flags, *pins(model, 1, None), "-o",
+                 tmp_path / t)
+        if source == "static":
+            handover = t == "x86_64-avx512vnni"
+            assert ("depthwise convolutions on u8 inputs" in r.stderr) == handover, r.stderr
         kernels = json.loads((tmp_path / t / f"{name}.json").read_text())["kernels"]
         convs[t] = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
         assert "generic" not in [k["kernel"] for k in kernels], kernels
@@ -357,7 +368,8 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
         assert len(convs[t]) == want_convs and all(
             k.startswith("conv.int8.avxvnni[") for k in convs[t]), convs[t]
         assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs[t]), convs[t]
-        assert all(("static" in k) == (source == "qdq") for k in convs[t]), convs[t]
+        assert all(("static" in k) == (source in ("qdq", "static")) for k in convs[t]), \
+            convs[t]
     assert convs["x86_64-avxvnni"] == convs["x86_64-avxvnni-evex"]
     assert len(convs["x86_64-avx512vnni"]) == want_convs
     f32 = ort.InferenceSession(os.path.join(models, f"{model}.onnx"),
@@ -370,7 +382,7 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
             assert got is not None, log
             outs[t] = next(iter(got.values()))
         ymm, zmm = outs["x86_64-avxvnni-evex"], outs["x86_64-avx512vnni"]
-        assert cosine(ymm, zmm) >= 0.99999, cosine(ymm, zmm)
+        assert cosine(ymm, zmm) >= (0.995 if source == "static" else 0.99999), cosine(ymm, zmm)
         want = f32.run(None, feeds)[0]
         assert cosine(ymm, want) >= min(0.998, cosine(zmm, want) - 1e-4), \
             (cosine(ymm, want), cosine(zmm, want))

@@ -37,11 +37,13 @@ bool depthwiseOnF32FromInt8(Operation *op) {
 
 /// Says what --quantize int8 made int8 and what stayed f32 (and why), so a
 /// CNN's user learns that its convolutions did not change.
-void printInt8Coverage(ModuleOp module, bool int8Convs, bool staticActivations) {
+/// `depthwiseHandover`: static activations on a target whose depthwise
+/// kernel reads u8 codes.
+void printInt8Coverage(ModuleOp module, bool int8Convs, bool depthwiseHandover) {
   int quantized = 0, linearF32 = 0, convs = 0, quantizedConvs = 0, depthwise = 0, tables = 0;
   int depthwiseOnF32 = 0;
   module.walk([&](Operation *op) {
-    if (staticActivations && depthwiseOnF32FromInt8(op))
+    if (depthwiseHandover && depthwiseOnF32FromInt8(op))
       ++depthwiseOnF32;
     if (isa<QuantizedLinearOp>(op))
       ++quantized;
@@ -510,7 +512,8 @@ int runCompile() {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
       buildInt8Pipeline(qpm, profilePath, keep, hasInt8Convolutions(options.target),
-                        biasCorrection, staticInt8, handoverSnr);
+                        biasCorrection, staticInt8, handoverSnr,
+                        hasInt8DepthwiseConvolutions(options.target));
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;
@@ -552,7 +555,8 @@ int runCompile() {
     if (!quantized)
       return 1;
     module = std::move(quantized);
-    printInt8Coverage(*module, hasInt8Convolutions(options.target), staticInt8);
+    printInt8Coverage(*module, hasInt8Convolutions(options.target),
+                      staticInt8 && hasInt8DepthwiseConvolutions(options.target));
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
           layerErrors(mainOf(*f32), mainOf(*module), samples);

@@ -41,11 +41,13 @@ void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true, bool u16Gemms
 /// a calibration profile and `staticActivations`, static; with
 /// `biasCorrection`, the profile's channel means correct the biases in
 /// either mode; `minHandoverSnr`: nunc-quantize-int8's min-handover-snr
-/// instead of its default), then simplify.
+/// instead of its default; `depthwiseHandover`: its depthwise-handover, for
+/// targets whose depthwise kernel reads u8 codes), then simplify.
 void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
                        llvm::ArrayRef<std::string> keepF32 = {}, bool convs = true,
                        bool biasCorrection = true, bool staticActivations = true,
-                       std::optional<double> minHandoverSnr = std::nullopt);
+                       std::optional<double> minHandoverSnr = std::nullopt,
+                       bool depthwiseHandover = true);
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);

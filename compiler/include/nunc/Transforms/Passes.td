@@ -368,6 +368,10 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     Option<"convs", "convs", "bool", /*default=*/"true",
            "Quantize 2-D convolutions with one group (for targets with int8 convolution "
            "kernels)">,
+    Option<"depthwiseHandover", "depthwise-handover", "bool", /*default=*/"true",
+           "Static activations: give a depthwise conv after an int8 conv its input grid "
+           "(and its filter an s8 grid) to read u8 codes (for targets whose depthwise "
+           "kernel reads them)">,
     ListOption<"keepF32", "keep-f32", "std::string",
                "Linear and conv ops (by key: their MatMul/Gemm/Conv node name) to leave in f32">,
     Option<"biasCorrection", "bias-correction", "bool", /*default=*/"true",
