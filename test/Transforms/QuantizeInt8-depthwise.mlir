@@ -9,6 +9,9 @@
 // threshold is 0.
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile-silent.json" | FileCheck %s --check-prefix=SNR43
 // RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile-silent.json min-handover-snr=0" | FileCheck %s --check-prefix=SNR42
+// Without the handover (targets whose depthwise kernel reads only f32), as
+// below the threshold.
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-int8="min-conv-macs=1 activations=static profile=%S/Inputs/depthwise-profile.json depthwise-handover=false" | FileCheck %s --check-prefix=SNR43
 
 // Static activations: the int8 conv whose only use is a depthwise conv
 // takes the depthwise conv's calibrated input range (profile entry conv#1:
