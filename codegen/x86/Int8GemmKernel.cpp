@@ -547,80 +547,45 @@ private:
   /// ones by `vpdpbusd` (the panel's bytes as the u8 operand), two k groups
   /// at a time in separate accumulators. zmm0-13 (ymm0-9); r13, r14.
   void emitPositionPairs(int vecsHere, int64_t tail) {
-    if constexpr (!kZmm) {
-      // AVX-VNNI: the same sums on ymm0-9 (no joined tails).
-      const int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / 4;
-      const PreferredEncoding encoding = c.evexVnni ? EvexEncoding : VexEncoding;
-      const Ymm ones(8), t(9);
-      auto sum = [&](int u, int v) { return Ymm(u * 2 + v); };
-      auto load = [&](int u, int v) { return Ymm(4 + u * 2 + v); };
+    const int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / 4;
+    const Vmm ones(4 * vecs), t(4 * vecs + 1);
+    auto sum = [&](int u, int v) { return Vmm(u * vecs + v); };
+    auto load = [&](int u, int v) { return Vmm((2 + u) * vecs + v); };
+    if constexpr (kZmm) // s8 ones: |-1|
+      vpternlogd(ones, ones, ones, 0xff);
+    else
       vpcmpeqd(ones, ones, ones);
-      vpabsb(ones, ones);
-      for (int u = 0; u < 2; ++u)
+    vpabsb(ones, ones);
+    // (A VEX xor of the ymm clears the whole zmm too.)
+    for (int u = 0; u < 2; ++u)
+      for (int v = 0; v < vecsHere; ++v)
+        vpxor(Ymm(sum(u, v).getIdx()), Ymm(sum(u, v).getIdx()), Ymm(sum(u, v).getIdx()));
+    auto step = [&](int unroll) {
+      for (int u = 0; u < unroll; ++u)
         for (int v = 0; v < vecsHere; ++v)
-          vpxor(sum(u, v), sum(u, v), sum(u, v));
-      auto step = [&](int unroll) {
-        for (int u = 0; u < unroll; ++u)
-          for (int v = 0; v < vecsHere; ++v)
-            vmovdqu(load(u, v), ptr[r14 + u * groupBytes + v * kLanes * 4]);
-        for (int u = 0; u < unroll; ++u)
-          for (int v = 0; v < vecsHere; ++v)
-            vpdpbusd(sum(u, v), load(u, v), ones, encoding);
-      };
-      mov(r14, rbx);
-      if (groups / 2) {
-        Label loop;
-        mov(r13, groups / 2);
-        L(loop);
-        step(2);
-        add(r14, 2 * groupBytes);
-        dec(r13);
-        jnz(loop, T_NEAR);
-      }
-      if (groups % 2)
-        step(1);
-      for (int v = 0; v < vecsHere; ++v) {
-        vpaddd(sum(0, v), sum(0, v), sum(1, v));
-        vpsrld(t, sum(0, v), 7);
-        vpslld(t, t, 16);
-        vpand(sum(0, v), sum(0, v), constAddrBits(127));
-        vpor(sum(0, v), sum(0, v), t);
-        vmovdqu(ptr[rsp + v * 64], sum(0, v));
-      }
-    } else {
-      const int64_t groups = Int8GemmKernel::paddedK(c.k, c.isa) / 4;
-      const Zmm ones(12), t(13);
-      auto sum = [&](int u, int v) { return Zmm(u * 3 + v); };
-      auto load = [&](int u, int v) { return Zmm(6 + u * 3 + v); };
-      vpternlogd(ones, ones, ones, 0xff); // s8 ones: |-1|
-      vpabsb(ones, ones);
-      for (int u = 0; u < 2; ++u)
+          vmovups(load(u, v), ptr[r14 + u * groupBytes + v * kLanes * 4]);
+      for (int u = 0; u < unroll; ++u)
         for (int v = 0; v < vecsHere; ++v)
-          vpxord(sum(u, v), sum(u, v), sum(u, v));
-      auto step = [&](int unroll) {
-        for (int u = 0; u < unroll; ++u)
-          for (int v = 0; v < vecsHere; ++v)
-            vmovdqu32(load(u, v), ptr[r14 + u * groupBytes + v * 64]);
-        for (int u = 0; u < unroll; ++u)
-          for (int v = 0; v < vecsHere; ++v)
-            vpdpbusd(sum(u, v), load(u, v), ones, EvexEncoding);
-      };
-      mov(r14, rbx);
-      if (groups / 2) {
-        Label loop;
-        mov(r13, groups / 2);
-        L(loop);
-        step(2);
-        add(r14, 2 * groupBytes);
-        dec(r13);
-        jnz(loop, T_NEAR);
-      }
-      if (groups % 2)
-        step(1);
-      for (int v = 0; v < vecsHere; ++v) {
-        vpaddd(sum(0, v), sum(0, v), sum(1, v));
-        storePair(sum(0, v), t, ptr[rsp + v * 64]);
-      }
+          vpdpbusd(sum(u, v), load(u, v), ones,
+                   kZmm || c.evexVnni ? EvexEncoding : VexEncoding);
+    };
+    mov(r14, rbx);
+    if (groups / 2) {
+      Label loop;
+      mov(r13, groups / 2);
+      L(loop);
+      step(2);
+      add(r14, 2 * groupBytes);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    }
+    if (groups % 2)
+      step(1);
+    for (int v = 0; v < vecsHere; ++v) {
+      vpaddd(sum(0, v), sum(0, v), sum(1, v));
+      storePair(sum(0, v), t, ptr[rsp + v * 64]);
+    }
+    if constexpr (kZmm) {
       if (tail) {
         // Lane j: the sum of tail column j's K codes (its row of the
         // transposed buffer; the bytes past K are not its own).
@@ -648,12 +613,17 @@ private:
   }
 
   /// x's s32 lanes (P >= 0) as word pairs (P mod 128, P / 128), stored.
-  void storePair(const Zmm &x, const Zmm &t, const Address &to) {
+  void storePair(const Vmm &x, const Vmm &t, const Address &to) {
     vpsrld(t, x, 7);
     vpslld(t, t, 16);
-    vpandd(x, x, constAddrBits(127));
-    vpord(x, x, t);
-    vmovdqu32(to, x);
+    if constexpr (kZmm) {
+      vpandd(x, x, constAddrBits(127));
+      vpord(x, x, t);
+    } else {
+      vpand(x, x, constAddrBits(127));
+      vpor(x, x, t);
+    }
+    vmovups(to, x);
   }
 
   /// Lane `lane` of x = the sum of v's 16 s32 lanes (v, t clobbered; k2).
