@@ -24,6 +24,9 @@
 #include <random>
 #include <string>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
@@ -609,8 +612,18 @@ void checkChannelQuantizer(Int8Isa isa) {
       ASSERT_NO_FATAL_FAILURE(
           runChannelQuantizer(qc, values.data(), want.data(), wantParams));
       qc.codes = true;
+      // The codes end against an inaccessible page: a read past them faults.
+      const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+      const size_t mapped = (codes.size() + page - 1) / page * page;
+      char *mem = static_cast<char *>(mmap(nullptr, mapped + page, PROT_READ | PROT_WRITE,
+                                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+      ASSERT_NE(mem, MAP_FAILED);
+      ASSERT_EQ(mprotect(mem + mapped, page, PROT_NONE), 0);
+      uint8_t *atEnd = reinterpret_cast<uint8_t *>(mem + mapped - codes.size());
+      std::memcpy(atEnd, codes.data(), codes.size());
       ASSERT_NO_FATAL_FAILURE(runChannelQuantizer(
-          qc, reinterpret_cast<const float *>(codes.data()), got.data(), gotParams));
+          qc, reinterpret_cast<const float *>(atEnd), got.data(), gotParams));
+      munmap(mem, mapped + page);
       ASSERT_EQ(std::memcmp(wantParams, gotParams, 8), 0);
       ASSERT_EQ(want, got) << "C " << channels << " plane " << plane;
     }
