@@ -421,7 +421,8 @@ struct Int8Conv {
   /// 14x14 convs).
   std::optional<x86::Im2colConfig> panelIm2col() const {
     std::optional<x86::Im2colConfig> c = im2col();
-    if (direct() || !c || isa != Int8Isa::Avx512Vnni || !x86::PanelIm2col::supports(*c, Isa::Avx512) ||
+    if (direct() || !c || isa != Int8Isa::Avx512Vnni ||
+        !x86::PanelIm2col::supports(*c, Isa::Avx512) ||
         x86::Int8ConvGemm::rowChunks(gemmShape(std::nullopt)) > 1)
       return std::nullopt;
     return c;

@@ -1481,7 +1481,7 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the AVX-VNNI convolution reads im2col panels
   if (!config.outputTable.empty() &&
       (!config.convolution || config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
-       config.outputTable.size() > 256 ||
+       config.outputTable.size() > static_cast<size_t>(JitKernel::kTableEntries) ||
        (config.normalize ? config.normalized : config.output).kind != Activation::FakeQuant))
     return nullptr; // a table of the last grid's codes: the AVX-512 VNNI convolution
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||

@@ -101,8 +101,9 @@ struct Int8GemmConfig {
   bool u8Bounded = false;
   Int8Isa isa = Int8Isa::Avx512Vnni;
   /// AvxVnni only: encode `vpdpbusd` and `vpdpwssd` with EVEX (AVX512-VNNI
-  /// + VL) instead of VEX. Same instruction and results; lets hosts with AVX-512 VNNI but no
-  /// AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in tests.
+  /// + VL) instead of VEX. Same instructions and results; lets hosts with
+  /// AVX-512 VNNI but no AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in
+  /// tests.
   bool evexVnni = false;
   /// A convolution (Avx512Vnni, or AvxVnni with plain im2col panels and no
   /// ranges; see Int8ConvGemm below).

@@ -79,6 +79,8 @@ struct Activation {
 /// and a constant pool addressed rip-relative.
 class JitKernel : public Xbyak::CodeGenerator {
 public:
+  /// Codes of a grid hold at most this many values for a lookup table.
+  static constexpr int64_t kTableEntries = 256;
   JitKernel() : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow) {}
 
   /// Resolves labels; returns false when xbyak reported an error.
@@ -405,8 +407,6 @@ protected:
   /// GELU with a QDQ model's grids (act.hasGrids(); AVX-512) on several
   /// lanes, step by step.
   void emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activation &act);
-  /// Codes of a grid hold at most this many values for a lookup table.
-  static constexpr int64_t kTableEntries = 256;
   /// The first kTableEntries of `values` in the kernel's data, 64-byte
   /// aligned, padded to kTableEntries with the last; returns their byte
   /// offset for emitTableLookup.

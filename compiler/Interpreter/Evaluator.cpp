@@ -562,33 +562,22 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),
             opt(o.getResidual()), w, activationOf(o), weightZeroPoints(o.getWeight()));
-        if (std::optional<ArrayRef<float>> table = o.getOutputTable()) {
-          // The last grid's codes looked up (verified: a per-tensor grid,
-          // no u8_output).
+        // With a normalization: rounded to the output grid, then normalized;
+        // the last grid (getLastGrid) applies to that.
+        if (o.getNormScale()) {
           Expected<Results> rounded = roundedToGrid(std::move(y), o.getOutputQuantization());
-          if (rounded && o.getNormScale()) {
-            Expected<Tensor> n = channelAffine((*rounded)[0], get(o.getNormScale()),
-                                               get(o.getNormShift()));
-            rounded = roundedToGrid(std::move(n), o.getNormQuantization());
-          }
           if (!rounded)
             return rounded.takeError();
-          auto last = cast<quant::UniformQuantizedType>(*o.getLastGrid());
-          return one(lookUpCodes((*rounded)[0], last, *table));
+          y = channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift()));
         }
-        if (!o.getNormScale()) {
-          if (y && o.getU8Output())
-            return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
-          return roundedToGrid(std::move(y), o.getOutputQuantization());
-        }
-        Expected<Results> rounded = roundedToGrid(std::move(y), o.getOutputQuantization());
-        if (!rounded)
-          return rounded.takeError();
-        Expected<Tensor> normalized =
-            channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift()));
-        if (normalized && o.getU8Output())
-          return one(quantizeU8(*normalized, *inputQuantization(o.getNormQuantization())));
-        return roundedToGrid(std::move(normalized), o.getNormQuantization());
+        std::optional<Type> last = o.getLastGrid();
+        if (y && o.getU8Output())
+          return one(quantizeU8(*y, *inputQuantization(last)));
+        Expected<Results> out = roundedToGrid(std::move(y), last);
+        // output_table (verified: a per-tensor last grid): its codes' entries.
+        if (std::optional<ArrayRef<float>> table = o.getOutputTable(); out && table)
+          return one(lookUpCodes((*out)[0], cast<quant::UniformQuantizedType>(*last), *table));
+        return out;
       })
       .Case([&](AttentionOp o) -> Expected<Results> {
         AttentionGrids grids{gridOf(o.getScoresQuantization()),
