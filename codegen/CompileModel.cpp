@@ -1088,12 +1088,27 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
       w.bias = f.getBias();
       w.residual = f.getResidual();
       c.activation = epilogueActivation(f);
-      if (std::optional<Type> grid = f.getOutputQuantization()) {
+      // With a table: its index grid, then the table's grid (or codes).
+      std::optional<Type> grid = f.getOutputQuantization();
+      if (std::optional<ArrayRef<float>> table = f.getOutputTable()) {
+        c.outputTable.assign(table->begin(), table->end());
+        c.output = roundToGrid(*grid);
+        grid = f.getTableQuantization();
+      }
+      if (grid) {
         if (f.getU8Output()) {
           auto q = cast<quant::UniformQuantizedType>(*grid);
           c.outputU8 = true;
           c.outputScale = static_cast<float>(q.getScale());
           c.outputZeroPoint = static_cast<int32_t>(q.getZeroPoint());
+          // The entries bound y: no clamp before the codes' conversion.
+          float bound = 0;
+          for (float v : c.outputTable)
+            bound = std::max(bound, std::fabs(v));
+          c.outputBounded = !c.outputTable.empty() && std::isfinite(bound) &&
+                            bound < 0x1p30f * c.outputScale;
+        } else if (!c.outputTable.empty()) {
+          c.tableOutput = roundToGrid(*grid);
         } else {
           c.output = roundToGrid(*grid);
         }
@@ -1136,7 +1151,7 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
       ((c.inputU8 || c.outputU8 || c.output.kind != x86::Activation::None) &&
        !x86::WindowKernel::readsU8(c, isa)))
     return std::nullopt;
-  if (c.inputU8 && c.outputU8) {
+  if (c.inputU8 && c.outputU8 && c.outputTable.empty()) {
     // |y| <= sum |w| max |x| + |b| per channel (x from the input grid; the
     // activations keep a bound or make one): no clamp before the codes'
     // conversion where that stays below 2^30 output scales.
@@ -1166,8 +1181,9 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
     }
   }
   // u8 codes in, on a target with vpdpbusd on zmm, and filters on an s8
-  // grid (a QDQ model's): the integer taps.
-  if (c.inputU8 && (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx)) {
+  // grid (a QDQ model's): the integer taps (whose epilogue has no lookup).
+  if (c.inputU8 && c.outputTable.empty() &&
+      (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx)) {
     x86::WindowConfig integer = c;
     integer.int8 = true;
     if (x86::Int8DepthwiseKernel::supports(integer) && int8DepthwiseTables(integer, w))
@@ -1740,7 +1756,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                             cfg.strideH, cfg.strideW)
                   .str();
     what += cfg.inputU8 ? ", u8 in]" : "]";
-    if (cfg.output.kind != x86::Activation::None)
+    if (cfg.output.kind != x86::Activation::None && cfg.outputTable.empty())
       what += " +requantize";
     if (cfg.bias)
       what += " +bias";
@@ -1748,6 +1764,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += " +residual";
     if (cfg.kind == x86::WindowConfig::Depthwise)
       what += describeActivation(step.op);
+    if (!cfg.outputTable.empty())
+      what += llvm::formatv(" +lookup of {0} codes", cfg.outputTable.size()).str();
+    if (cfg.tableOutput.kind != x86::Activation::None)
+      what += " +requantize";
     if (cfg.ranges)
       what += " +range";
     if (cfg.outputU8)
@@ -2786,19 +2806,31 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     // this target's depthwise kernel reads u8 codes.
     Isa isa = options.target.isa;
     Int8Isa int8 = options.target.int8;
-    pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization([isa, int8](Operation *op) {
+    auto readsU8 = [isa, int8](Operation *op) {
       if (hasEmptyTensor(op))
         return false;
       std::optional<WindowStep> w = windowStep(op, isa, int8);
       return w && x86::WindowKernel::readsU8(w->config, isa);
-    }));
+    };
+    pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization(readsU8));
     // Last: the elementwise ops no epilogue took, in runs of one pass each;
-    // those after an int8 conv's last grid, looked up in its epilogue where
-    // the target's convolution kernel has the lookup (AVX-512 VNNI).
+    // those after an int8 conv's last grid or a depthwise conv's rounding,
+    // looked up in its epilogue where the target's kernel has the lookup
+    // (int8 convs: AVX-512 VNNI; depthwise: AVX-512).
     if (options.elementwiseChains) {
       pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
-      if (int8ConvolutionIsa(options.target.int8) == Int8Isa::Avx512Vnni)
-        pm.nest<func::FuncOp>().addPass(createFuseChainIntoConv());
+      pm.nest<func::FuncOp>().addPass(createFuseChainIntoConv(
+          [isa, int8, target = options.target.int8](Operation *op) {
+            if (llvm::isa<QuantizedConvOp>(op))
+              return int8ConvolutionIsa(target) == Int8Isa::Avx512Vnni;
+            if (hasEmptyTensor(op))
+              return false;
+            std::optional<WindowStep> w = windowStep(op, isa, int8);
+            return w && x86::WindowKernel::readsU8(w->config, isa);
+          }));
+      // Then a depthwise conv's table goes to the int8 conv after it as the
+      // codes of that conv's input grid.
+      pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization(readsU8));
     }
     if (failed(pm.run(module)))
       return failure();

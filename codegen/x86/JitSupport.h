@@ -429,9 +429,11 @@ protected:
   /// y = table[index] per lane (AVX-512; index's s32 lanes read modulo
   /// kTableEntries, so no lane reads beyond the table), the table at
   /// `offset` (tableData): eight 32-entry vpermt2ps merged by the index's
-  /// bits 5-7 (k3-k5), ~20 uops where a QDQ GELU takes ~60.
+  /// bits 5-7 (masks k<firstMask> to k<firstMask + 2>), ~20 uops where a
+  /// QDQ GELU takes ~60.
   void emitTableLookup(const Xbyak::Zmm &y, const Xbyak::Zmm &index, const Xbyak::Zmm &t0,
-                       const Xbyak::Zmm &t1, const Xbyak::Zmm &t2, int64_t offset);
+                       const Xbyak::Zmm &t1, const Xbyak::Zmm &t2, int64_t offset,
+                       int firstMask = 3);
   /// dst = clamp(src, -bound, bound), NaN staying NaN (min/max return
   /// their second source when either is NaN); t is a temporary.
   template <typename Vmm>

@@ -370,29 +370,30 @@ void JitKernel::emitGridIndex(const Vmm &x, const Vmm &t, const Activation &grid
 
 void JitKernel::emitTableLookup(const Xbyak::Zmm &y, const Xbyak::Zmm &index,
                                 const Xbyak::Zmm &t0, const Xbyak::Zmm &t1,
-                                const Xbyak::Zmm &t2, int64_t offset) {
+                                const Xbyak::Zmm &t2, int64_t offset, int firstMask) {
+  const Xbyak::Opmask bit5(firstMask), bit6(firstMask + 1), bit7(firstMask + 2);
   // Entries 32 g .. 32 g + 31 at the index's bits 0-4 (vpermt2ps reads
   // only those); the 8 groups merged pairwise by bits 5, 6, 7.
   auto group = [&](const Xbyak::Zmm &dst, int g) {
     vmovaps(dst, ptr[rip + dataLabel + offset + g * 128]);
     vpermt2ps(dst, index, ptr[rip + dataLabel + offset + g * 128 + 64]);
   };
-  vptestmd(k3, index, constAddrBits(32));
-  vptestmd(k4, index, constAddrBits(64));
-  vptestmd(k5, index, constAddrBits(128));
+  vptestmd(bit5, index, constAddrBits(32));
+  vptestmd(bit6, index, constAddrBits(64));
+  vptestmd(bit7, index, constAddrBits(128));
   // Groups 2 h and 2 h + 1 merged by bit 5 into dst (tmp: a temporary).
   auto pair = [&](const Xbyak::Zmm &dst, const Xbyak::Zmm &tmp, int h) {
     group(dst, 2 * h);
     group(tmp, 2 * h + 1);
-    vmovaps(dst | k3, tmp);
+    vmovaps(dst | bit5, tmp);
   };
   pair(y, t0, 0);
   pair(t0, t1, 1);
-  vmovaps(y | k4, t0);
+  vmovaps(y | bit6, t0);
   pair(t0, t1, 2);
   pair(t1, t2, 3);
-  vmovaps(t0 | k4, t1);
-  vmovaps(y | k5, t0);
+  vmovaps(t0 | bit6, t1);
+  vmovaps(y | bit7, t0);
 }
 
 template <typename Vmm>

@@ -268,6 +268,7 @@ private:
   int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
 
   std::optional<Address> zpWords; // the output zero point in every word
+  std::optional<int64_t> tableOffset; // tableData(c.outputTable), at first use
   /// y (clobbered) as the u8 codes of the output grid at `a` (k1: the
   /// tail's lanes): the quotient + zp, saturated. t: a temporary.
   void storeCodes(const Address &a, const Vmm &y, const Vmm &t, bool tail) {
@@ -590,7 +591,19 @@ private:
           // The filter is no longer needed: its registers are the temporaries.
           if (depthwise()) {
             emitActivation(y, c.activation, weight(0), weight(1), weight(2), weight(3));
-            emitActivation(y, c.output, weight(0), weight(1), weight(2), weight(3));
+            if (c.outputTable.empty()) {
+              emitActivation(y, c.output, weight(0), weight(1), weight(2), weight(3));
+            } else if constexpr (kAvx512) {
+              // k4-k6: k2 and k3 may hold the plane's input masks for the
+              // next block; the direct reads reload theirs per group.
+              if (!tableOffset)
+                tableOffset = tableData(c.outputTable);
+              emitGridIndex(y, weight(0), c.output);
+              emitTableLookup(weight(0), y, weight(1), weight(2), weight(3), *tableOffset,
+                              /*firstMask=*/4);
+              vmovaps(y, weight(0));
+              emitActivation(y, c.tableOutput, weight(0), weight(1), weight(2), weight(3));
+            }
           }
           if (c.outputU8) {
             // A row's four whole vectors pack together; others one by one.
@@ -847,11 +860,20 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Isa isa) {
+  const bool table = !config.outputTable.empty();
+  const Activation &grid = config.output;
   if (!supports(config) || (config.ranges && !canWriteRanges(config, isa)) ||
-      ((config.inputU8 || config.outputU8 || config.output.kind != Activation::None) &&
+      ((config.inputU8 || config.outputU8 || grid.kind != Activation::None || table) &&
        !readsU8(config, isa)) ||
       (config.outputU8 && (config.residual || config.ranges ||
-                           config.output.kind != Activation::None)))
+                           (!table && grid.kind != Activation::None) ||
+                           config.tableOutput.kind != Activation::None)) ||
+      (!table && config.tableOutput.kind != Activation::None))
+    return nullptr;
+  // A table: one entry per code of the output grid, the f32 kernel's.
+  if (table && (config.int8 || grid.kind != Activation::FakeQuant ||
+                static_cast<int64_t>(config.outputTable.size()) != grid.max - grid.min + 1 ||
+                static_cast<int64_t>(config.outputTable.size()) > JitKernel::kTableEntries))
     return nullptr;
   if (config.int8)
     return isa == Isa::Avx512 ? Int8DepthwiseKernel::generate(config) : nullptr;

@@ -67,6 +67,14 @@ struct WindowConfig {
   /// integer taps, s8 filters per channel; arguments [3] and [4] are
   /// Int8DepthwiseKernel::tables'.
   bool int8 = false;
+  /// Depthwise with `output` (its FakeQuant grid, AVX-512, not int8): y
+  /// replaced by outputTable[q - min], q its code on that grid (an
+  /// elementwise chain tabulated at compile time; at most
+  /// JitKernel::kTableEntries entries), then rounded to `tableOutput` (a
+  /// FakeQuant, or None) or, with outputU8, stored as the codes of
+  /// (outputScale, outputZeroPoint).
+  std::vector<float> outputTable;
+  Activation tableOutput;
   /// outputU8: every y lies within 2^30 output scales (known at compile
   /// time, e.g. u8 input and constant filters), so the codes need no clamp
   /// before the conversion.
@@ -81,7 +89,7 @@ struct WindowKernel {
     return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage && !c.int8;
   }
   /// Whether the kernel can read and write u8 codes (WindowConfig's
-  /// inputU8, output, outputU8).
+  /// inputU8, output, outputU8) and look an output table up.
   static bool readsU8(const WindowConfig &c, Isa isa) {
     return isa == Isa::Avx512 && c.kind == WindowConfig::Depthwise;
   }

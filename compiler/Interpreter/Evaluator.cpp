@@ -122,7 +122,8 @@ Expected<Results> roundedToGrid(Expected<Tensor> y, std::optional<Type> grid) {
 }
 
 /// x (on the per-tensor grid `g`) with each value replaced by
-/// table[q - qmin], q its code (quantized_conv's output_table).
+/// table[q - qmin], q its code (quantized_conv's and fused_conv's
+/// output_table).
 Tensor lookUpCodes(const Tensor &x, quant::UniformQuantizedType g, ArrayRef<float> table) {
   Tensor y = cantFail(Tensor::create(DType::F32, x.shape()));
   const float scale = static_cast<float>(g.getScale());
@@ -626,9 +627,19 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             return y.takeError();
         }
         y = activation(*y, activationOf(o));
+        // output_table (verified: a per-tensor output grid): its codes'
+        // entries, then the table's own grid.
+        std::optional<Type> last = o.getOutputQuantization();
+        if (std::optional<ArrayRef<float>> table = o.getOutputTable(); y && table) {
+          y = roundToGrid(*y, *gridOf(last));
+          if (!y)
+            return y.takeError();
+          y = lookUpCodes(*y, cast<quant::UniformQuantizedType>(*last), *table);
+          last = o.getTableQuantization();
+        }
         if (y && o.getU8Output())
-          return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
-        return roundedToGrid(std::move(y), o.getOutputQuantization());
+          return one(quantizeU8(*y, *inputQuantization(last)));
+        return roundedToGrid(std::move(y), last);
       })
       .Default([&](Operation *other) -> Expected<Results> {
         return llvm::createStringError("the evaluator has no kernel for '" +

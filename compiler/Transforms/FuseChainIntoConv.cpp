@@ -1,5 +1,6 @@
 //===- FuseChainIntoConv.cpp - an elementwise chain as a conv's table -----===//
 
+#include "PatternUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Transforms/Passes.h"
 
@@ -17,35 +18,95 @@ struct FuseChainIntoConvPass
     : public mlir::nunc::impl::FuseChainIntoConvBase<FuseChainIntoConvPass> {
   using FuseChainIntoConvBase::FuseChainIntoConvBase;
 
+  /// The target's rule for which convs look a table up (null: all).
+  std::function<bool(Operation *)> looksUp;
+
   void runOnOperation() override {
     SmallVector<ElementwiseChainOp> chains;
     getOperation().walk([&](ElementwiseChainOp op) { chains.push_back(op); });
-    for (ElementwiseChainOp chain : chains)
-      fuse(chain);
+    for (ElementwiseChainOp chain : chains) {
+      if (chain.getInputs().size() != 1)
+        continue;
+      Value x = chain.getInputs()[0];
+      if (!x.hasOneUse() || x.getType() != chain.getType())
+        continue;
+      if (auto conv = x.getDefiningOp<QuantizedConvOp>())
+        fuseIntoQuantizedConv(chain, conv);
+      else if (Operation *def = x.getDefiningOp(); def && isa<ConvOp, FusedConvOp>(def))
+        fuseIntoDepthwiseConv(chain, def);
+    }
   }
 
-  /// chain(quantized_conv(...)), the chain the conv result's only reader:
-  /// the conv looks the chain's values up at its last grid's codes.
-  void fuse(ElementwiseChainOp chain) {
-    if (chain.getInputs().size() != 1)
-      return;
-    Value x = chain.getInputs()[0];
-    auto conv = x.getDefiningOp<QuantizedConvOp>();
-    if (!conv || !x.hasOneUse() || conv.getU8Output() || conv.getOutputTable() ||
-        conv.getType() != chain.getType())
+  /// The chain's values at the codes of `grid` (at most maxCodes).
+  std::optional<std::vector<float>> tabulate(ElementwiseChainOp chain,
+                                             quant::UniformQuantizedType grid) {
+    if (!grid || grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1 > maxCodes)
+      return std::nullopt;
+    return tabulateOnGrid(chain, grid);
+  }
+
+  /// The conv's result stands for the chain's; its node names join the
+  /// chain's (the chain ran after it).
+  void replaceChain(ElementwiseChainOp chain, Operation *conv) {
+    chain.getResult().replaceAllUsesWith(conv->getResult(0));
+    conv->setLoc(FusedLoc::get(&getContext(), {conv->getLoc(), chain.getLoc()}));
+    chain.erase();
+  }
+
+  /// chain(quantized_conv(...)): the conv looks the chain's values up at
+  /// its last grid's codes.
+  void fuseIntoQuantizedConv(ElementwiseChainOp chain, QuantizedConvOp conv) {
+    if (conv.getU8Output() || conv.getOutputTable() || (looksUp && !looksUp(conv)))
       return;
     auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(conv.getLastGrid().value_or(Type()));
-    if (!grid || grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1 > maxCodes)
-      return;
-    std::optional<std::vector<float>> table = tabulateOnGrid(chain, grid);
+    std::optional<std::vector<float>> table = tabulate(chain, grid);
     if (!table)
       return;
     conv.setOutputTableAttr(DenseF32ArrayAttr::get(&getContext(), *table));
-    // The conv's node names join the chain's (the chain ran after it).
-    chain.getResult().replaceAllUsesWith(conv.getResult());
-    conv->setLoc(FusedLoc::get(&getContext(), {conv.getLoc(), chain.getLoc()}));
-    chain.erase();
+    replaceChain(chain, conv);
+  }
+
+  /// chain(depthwise conv), the chain's first step rounding the conv's
+  /// result to a grid: the conv (as a fused_conv) rounds to that grid and
+  /// looks the chain's values up at its codes.
+  void fuseIntoDepthwiseConv(ElementwiseChainOp chain, Operation *op) {
+    auto fused = dyn_cast<FusedConvOp>(op);
+    if (!isDepthwiseConv(op) ||
+        (fused && (fused.getOutputQuantization() || fused.getOutputTable())) ||
+        (looksUp && !looksUp(op)))
+      return;
+    SmallVector<ElementwiseChainOp::Step> steps = chain.getDecodedSteps();
+    if (steps.empty() || steps[0].kind != ElementwiseChainOp::Step::FakeQuantize ||
+        steps[0].args.size() != 1 || steps[0].args[0] != 0)
+      return;
+    quant::UniformQuantizedType grid = *steps[0].grid;
+    std::optional<std::vector<float>> table = tabulate(chain, grid);
+    if (!table)
+      return;
+    if (auto conv = dyn_cast<ConvOp>(op)) {
+      OpBuilder b(conv);
+      fused = FusedConvOp::create(
+          b, conv.getLoc(), conv.getType(), conv.getInput(), conv.getWeight(), conv.getBias(),
+          /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(),
+          conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
+          conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
+          FloatAttr(), FloatAttr(), FloatAttr(), /*output_quantization=*/TypeAttr(),
+          /*u8_output=*/UnitAttr(), /*output_table=*/DenseF32ArrayAttr(),
+          /*table_quantization=*/TypeAttr());
+      conv.replaceAllUsesWith(fused.getResult());
+      conv.erase();
+    }
+    fused.setOutputQuantizationAttr(TypeAttr::get(grid));
+    fused.setOutputTableAttr(DenseF32ArrayAttr::get(&getContext(), *table));
+    replaceChain(chain, fused);
   }
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::nunc::createFuseChainIntoConv(std::function<bool(Operation *)> looksUp) {
+  auto pass = std::make_unique<FuseChainIntoConvPass>();
+  pass->looksUp = std::move(looksUp);
+  return pass;
+}

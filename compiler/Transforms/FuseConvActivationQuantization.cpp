@@ -15,16 +15,9 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// A depthwise conv or fused_conv (one single-channel filter per channel)
-/// reading `v` as its input.
+/// A depthwise conv or fused_conv reading `v` as its input.
 bool isDepthwiseReader(Operation *user, Value v) {
-  if (!isa<ConvOp, FusedConvOp>(user) || user->getOperand(0) != v)
-    return false;
-  auto in = dyn_cast<RankedTensorType>(v.getType());
-  auto w = dyn_cast<RankedTensorType>(user->getOperand(1).getType());
-  int64_t group = cast<IntegerAttr>(user->getAttr("group")).getInt();
-  return in && w && in.getRank() == 4 && w.getRank() == 4 && group > 1 &&
-         in.getDimSize(1) == group && w.getDimSize(0) == group && w.getDimSize(1) == 1;
+  return isDepthwiseConv(user) && user->getOperand(0) == v;
 }
 
 struct FuseConvActivationQuantizationPass
@@ -57,10 +50,14 @@ struct FuseConvActivationQuantizationPass
   /// (output_quantization, u8_output) and the int8 conv reads them as its
   /// quantized input, where it quantized the f32 values itself (the same
   /// codes; a quarter of the bytes between them).
+  /// With an output table (no table grid yet), the depthwise conv rounds
+  /// its entries to that grid (table_quantization) and writes their codes.
   void handOverFromDepthwise(Operation *op) {
     Value result = op->getResult(0);
     auto fused = dyn_cast<FusedConvOp>(op);
-    if ((fused && (fused.getOutputQuantization() || fused.getResidual())) ||
+    const bool table = fused && fused.getOutputTable();
+    if ((fused && (fused.getU8Output() || fused.getResidual() || fused.getTableQuantization() ||
+                   (fused.getOutputQuantization() && !table))) ||
         !result.hasOneUse())
       return;
     auto reader = dyn_cast<QuantizedConvOp>(*result.getUsers().begin());
@@ -80,11 +77,15 @@ struct FuseConvActivationQuantizationPass
                                   StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
                                   FloatAttr(), FloatAttr(), FloatAttr(),
                                   /*output_quantization=*/TypeAttr(),
-                                  /*u8_output=*/UnitAttr());
+                                  /*u8_output=*/UnitAttr(), /*output_table=*/DenseF32ArrayAttr(),
+                                  /*table_quantization=*/TypeAttr());
       conv.replaceAllUsesWith(fused.getResult());
       conv.erase();
     }
-    fused.setOutputQuantizationAttr(TypeAttr::get(grid));
+    if (table)
+      fused.setTableQuantizationAttr(TypeAttr::get(grid));
+    else
+      fused.setOutputQuantizationAttr(TypeAttr::get(grid));
     fused.setU8Output(true);
     fused.getResult().setType(cast<RankedTensorType>(fused.getType()).clone(grid));
     reader.removeInputQuantizationAttr();
@@ -98,7 +99,8 @@ struct FuseConvActivationQuantizationPass
   void handOver(QuantizedConvOp op) {
     std::optional<Type> grid = op.getLastGrid();
     Value result = op.getResult();
-    if (op.getU8Output() || !result.hasOneUse())
+    // (A table's entries are not the last grid's values.)
+    if (op.getU8Output() || op.getOutputTable() || !result.hasOneUse())
       return;
     Operation *user = *result.getUsers().begin();
     if (auto reader = dyn_cast<QuantizedConvOp>(user)) {
@@ -131,7 +133,8 @@ struct FuseConvActivationQuantizationPass
           conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
           conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
           FloatAttr(), FloatAttr(), FloatAttr(), /*output_quantization=*/TypeAttr(),
-          /*u8_output=*/UnitAttr());
+          /*u8_output=*/UnitAttr(), /*output_table=*/DenseF32ArrayAttr(),
+          /*table_quantization=*/TypeAttr());
       conv.replaceAllUsesWith(fused.getResult());
       conv.erase();
     }

@@ -318,3 +318,13 @@ FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value 
 }
 
 } // namespace mlir::nunc
+
+bool mlir::nunc::isDepthwiseConv(Operation *op) {
+  if (!isa<ConvOp, FusedConvOp>(op))
+    return false;
+  auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto w = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  int64_t group = cast<IntegerAttr>(op->getAttr("group")).getInt();
+  return in && w && in.getRank() == 4 && w.getRank() == 4 && group > 1 &&
+         in.getDimSize(1) == group && w.getDimSize(0) == group && w.getDimSize(1) == 1;
+}

@@ -43,6 +43,10 @@ template <typename OpTy> OpTy singleUseDef(Value v) {
 /// there).
 bool isU8Grid(std::optional<Type> t);
 
+/// A depthwise nunc.conv or fused_conv: one single-channel filter per
+/// input channel (group = channels > 1), 4-D.
+bool isDepthwiseConv(Operation *op);
+
 /// The elements of a constant as floats (a copy), when `v` is a constant.
 std::optional<SmallVector<float>> getConstantFloats(Value v);
 

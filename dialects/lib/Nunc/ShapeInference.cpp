@@ -1623,13 +1623,29 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "
                           "bits over f32 with a positive scale and a zero point in range, not "
                        << *grid;
+  if (std::optional<ArrayRef<float>> table = getOutputTable()) {
+    auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(
+        getOutputQuantization().value_or(Type()));
+    if (!grid ||
+        static_cast<int64_t>(table->size()) != grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1)
+      return emitError() << "output_table needs an output_quantization and one entry per code "
+                            "of it";
+  }
+  std::optional<Type> tableGrid = getTableQuantization();
+  if (tableGrid && (!getOutputTable() || !isTensorGrid(*tableGrid)))
+    return emitError() << "table_quantization needs an output_table and must be a per-tensor "
+                          "!quant.uniform of at most 16 bits over f32 with a positive scale and "
+                          "a zero point in range, not "
+                       << *tableGrid;
   if (getU8Output()) {
-    if (!isU8Activation(getOutputQuantization().value_or(Type())))
-      return emitError() << "u8_output needs an output_quantization of !quant.uniform<u8:f32, "
-                            "scale:zp>";
+    // The codes of the table's grid with a table, else of the output grid.
+    std::optional<Type> grid = getOutputTable() ? tableGrid : getOutputQuantization();
+    if (!isU8Activation(grid.value_or(Type())))
+      return emitError() << "u8_output needs an output_quantization (table_quantization with an "
+                            "output_table) of !quant.uniform<u8:f32, scale:zp>";
     if (getResidual())
       return emitError() << "u8_output takes no residual";
-    types.front() = cast<TensorType>(types.front()).clone(*getOutputQuantization());
+    types.front() = cast<TensorType>(types.front()).clone(*grid);
   }
   return success();
 }

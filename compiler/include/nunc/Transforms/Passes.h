@@ -27,6 +27,11 @@ namespace mlir::nunc {
 std::unique_ptr<Pass>
 createFuseConvActivationQuantization(std::function<bool(Operation *)> readsU8Input);
 
+/// nunc-fuse-chain-into-conv tabulating chains only into the convs
+/// (quantized_conv, or a depthwise nunc.conv or fused_conv as it is before
+/// the rewrite) that `looksUp` accepts: the target's kernels with the lookup.
+std::unique_ptr<Pass> createFuseChainIntoConv(std::function<bool(Operation *)> looksUp);
+
 /// nunc-fuse-attention-quantization handing codes only to the attentions
 /// `readsU8Inputs` accepts (the target's kernel), given the u8 grids of
 /// query, key and value.

@@ -122,7 +122,7 @@ def FuseElementwiseChains : Pass<"nunc-fuse-elementwise-chains", "func::FuncOp">
 }
 
 def FuseChainIntoConv : Pass<"nunc-fuse-chain-into-conv", "func::FuncOp"> {
-  let summary = "An elementwise chain after a quantized_conv as the conv's output table";
+  let summary = "An elementwise chain after a conv as the conv's output table";
   let description = [{
     A one-input nunc.elementwise_chain whose input is a quantized_conv's
     result, read by nothing else, depends on it only through the conv's
@@ -131,9 +131,17 @@ def FuseChainIntoConv : Pass<"nunc-fuse-chain-into-conv", "func::FuncOp"> {
     evaluator, become the conv's `output_table`, and the chain goes. The
     epilogue then looks each result up by its code: a QDQ model's scale,
     shift and hard-swish after a pointwise conv (PP-LCNet) cost no pass
-    over memory of their own. Code generation runs it after
-    nunc-fuse-elementwise-chains, on targets whose int8 convolution
-    epilogue has the lookup.
+    over memory of their own.
+
+    Likewise a chain after a depthwise conv (nunc.conv, or a fused_conv
+    with no output grid) whose first step rounds the conv's result to a
+    grid (fake_quantize): that grid becomes the conv's (a fused_conv's)
+    `output_quantization` and the chain its `output_table` (PP-LCNet's
+    depthwise convs).
+
+    Code generation runs it after nunc-fuse-elementwise-chains with its
+    target's rule for which convolution kernels have the lookup; on its own
+    (nunc-opt) it takes every conv.
   }];
   let options = [
     Option<"maxCodes", "max-codes", "int64_t", "256",
@@ -455,12 +463,15 @@ def FuseConvActivationQuantization
     whose only use is the input of a static quantized_conv with a u8
     `input_quantization` writes the codes of that grid (output_quantization,
     u8_output), which the int8 conv reads as its quantized input (MobileNet's
-    depthwise conv and the projection after it). An int8 conv whose only use
-    is a static int8 conv quantizing its result with its own last grid
+    depthwise conv and the projection after it); a depthwise conv with an
+    `output_table` (nunc-fuse-chain-into-conv) rounds the entries to that
+    grid instead (table_quantization) and writes their codes: the int8
+    conv's own quantization of the chain's values. An int8 conv whose only
+    use is a static int8 conv quantizing its result with its own last grid
     hands that conv the codes directly (a ResNet block's two convs). The
-    compiler runs it with
-    its target's rule for which depthwise convolutions it has u8 kernels
-    for; on its own (nunc-opt) it takes every depthwise conv.
+    compiler runs it with its target's rule for which depthwise
+    convolutions it has u8 kernels for; on its own (nunc-opt) it takes
+    every depthwise conv.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }

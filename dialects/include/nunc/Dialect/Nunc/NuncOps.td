@@ -1005,6 +1005,14 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
     to that grid, last; with `u8_output` (a u8 grid, no residual) the result
     is the grid's u8 codes instead, with that element type: the static
     input of the int8 convolution that reads it.
+
+    With `output_table` (f32, one entry per code of `output_quantization`,
+    which it needs) the result at code q of that grid is
+    output_table[q - qmin] instead of the code's value: an elementwise
+    chain a QDQ model applies after the conv, tabulated at compile time
+    (nunc-fuse-chain-into-conv). `table_quantization` (a per-tensor grid,
+    with a table only) rounds the entries; with `u8_output` it is the u8
+    grid whose codes the result holds, in place of `output_quantization`.
   }];
   let arguments = !con((ins AnyTensor:$input, Nunc_FloatTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -1015,7 +1023,9 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
                        activationAttrs,
-                       (ins OptionalAttr<TypeAttr>:$output_quantization, UnitAttr:$u8_output));
+                       (ins OptionalAttr<TypeAttr>:$output_quantization, UnitAttr:$u8_output,
+                            OptionalAttr<DenseF32ArrayAttr>:$output_table,
+                            OptionalAttr<TypeAttr>:$table_quantization));
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
