@@ -422,10 +422,11 @@ protected:
   int64_t wordTableData(const std::vector<uint16_t> &codes);
   /// x = table[x] per 16-bit lane (AVX-512 BW; indices below kTableEntries),
   /// the table at `offset` (wordTableData): four 64-entry vpermt2w merged
-  /// by the index's bits 6 and 7 (k3, k4), 13 uops for 32 lanes where the
-  /// f32 lookup takes ~20 for 16. t0-t2 are temporaries.
+  /// by the index's bits 6 and 7 (masks k<firstMask>, k<firstMask + 1>),
+  /// 13 uops for 32 lanes where the f32 lookup takes ~20 for 16. t0-t2 are
+  /// temporaries.
   void emitWordTableLookup(const Xbyak::Zmm &x, const Xbyak::Zmm &t0, const Xbyak::Zmm &t1,
-                           const Xbyak::Zmm &t2, int64_t offset);
+                           const Xbyak::Zmm &t2, int64_t offset, int firstMask = 3);
   /// y = table[index] per lane (AVX-512; index's s32 lanes read modulo
   /// kTableEntries, so no lane reads beyond the table), the table at
   /// `offset` (tableData): eight 32-entry vpermt2ps merged by the index's

@@ -334,22 +334,23 @@ int64_t JitKernel::wordTableData(const std::vector<uint16_t> &codes) {
 
 void JitKernel::emitWordTableLookup(const Xbyak::Zmm &x, const Xbyak::Zmm &t0,
                                     const Xbyak::Zmm &t1, const Xbyak::Zmm &t2,
-                                    int64_t offset) {
+                                    int64_t offset, int firstMask) {
+  const Xbyak::Opmask bit6(firstMask), bit7(firstMask + 1);
   // Entries 64 p .. 64 p + 63 (two registers of 32 words) at the index's
   // bits 0-5; the four blocks merged by bits 6 and 7.
   auto block = [&](const Xbyak::Zmm &dst, int p) {
     vmovdqu16(dst, ptr[rip + dataLabel + offset + p * 128]);
     vpermt2w(dst, x, ptr[rip + dataLabel + offset + p * 128 + 64]);
   };
-  vptestmw(k3, x, ptr[rip + dataLabel + offset + kTableEntries * 2]);
-  vptestmw(k4, x, ptr[rip + dataLabel + offset + kTableEntries * 2 + 64]);
+  vptestmw(bit6, x, ptr[rip + dataLabel + offset + kTableEntries * 2]);
+  vptestmw(bit7, x, ptr[rip + dataLabel + offset + kTableEntries * 2 + 64]);
   block(t0, 0);
   block(t1, 1);
-  vmovdqu16(t0 | k3, t1);
+  vmovdqu16(t0 | bit6, t1);
   block(t1, 2);
   block(t2, 3);
-  vmovdqu16(t1 | k3, t2);
-  vmovdqu16(t0 | k4, t1);
+  vmovdqu16(t1 | bit6, t2);
+  vmovdqu16(t0 | bit7, t1);
   vmovdqa64(x, t0);
 }
 

@@ -5,6 +5,7 @@
 #include "PaddedPlane.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -269,6 +270,51 @@ private:
 
   std::optional<Address> zpWords; // the output zero point in every word
   std::optional<int64_t> tableOffset; // tableData(c.outputTable), at first use
+  std::optional<int64_t> codeTableOffset; // codeTable(), at first use
+
+  /// outputU8 with a table: the u8 code of each entry, as the evaluator
+  /// quantizes it (quotient rounded half to even, + zp, saturated; NaN 0),
+  /// in the kernel's data as words for emitWordTableLookup.
+  int64_t codeTable() {
+    if (!codeTableOffset) {
+      std::vector<uint16_t> codes;
+      for (float v : c.outputTable) {
+        float q = std::nearbyint(v / c.outputScale) + static_cast<float>(c.outputZeroPoint);
+        codes.push_back(std::isnan(q) ? 0 : static_cast<uint16_t>(std::clamp(q, 0.f, 255.f)));
+      }
+      codeTableOffset = wordTableData(codes);
+    }
+    return *codeTableOffset;
+  }
+  /// The codes of y's grid indices (clobbered) at `a` (k1: the tail's
+  /// lanes): as 16 words, looked up, narrowed to bytes.
+  void storeTableCodes(const Address &a, const Vmm &y, bool tail) {
+    if constexpr (kAvx512) {
+      const Xbyak::Zmm w(weight(0).getIdx());
+      vpmovdw(Xbyak::Ymm(w.getIdx()), y);
+      emitWordTableLookup(w, weight(1), weight(2), weight(3), codeTable(), /*firstMask=*/4);
+      if (tail)
+        vpmovwb(a | k1, Xbyak::Ymm(w.getIdx()));
+      else
+        vpmovwb(a, Xbyak::Ymm(w.getIdx()));
+    }
+  }
+  /// The codes of four vectors' grid indices (q0-q3, clobbered) as 64
+  /// bytes at `a`: packed to words two vectors at a time, looked up, packed
+  /// to bytes and ordered as emitPackCodes does.
+  void storeTableCodeRow(const Vmm &q0, const Vmm &q1, const Vmm &q2, const Vmm &q3,
+                         const Address &a) {
+    if constexpr (kAvx512) {
+      vpackssdw(q0, q0, q1);
+      emitWordTableLookup(q0, weight(1), weight(2), weight(3), codeTable(), /*firstMask=*/4);
+      vpackssdw(q2, q2, q3);
+      emitWordTableLookup(q2, weight(1), weight(2), weight(3), codeTable(), /*firstMask=*/4);
+      vpackuswb(q0, q0, q2);
+      vmovdqu32(weight(0), packCodeOrder());
+      vpermd(q0, weight(0), q0);
+      vmovdqu32(a, q0);
+    }
+  }
   /// y (clobbered) as the u8 codes of the output grid at `a` (k1: the
   /// tail's lanes): the quotient + zp, saturated. t: a temporary.
   void storeCodes(const Address &a, const Vmm &y, const Vmm &t, bool tail) {
@@ -593,6 +639,10 @@ private:
             emitActivation(y, c.activation, weight(0), weight(1), weight(2), weight(3));
             if (c.outputTable.empty()) {
               emitActivation(y, c.output, weight(0), weight(1), weight(2), weight(3));
+            } else if (c.outputU8) {
+              // The index; its code is looked up as a word below.
+              if constexpr (kAvx512)
+                emitGridIndex(y, weight(0), c.output);
             } else if constexpr (kAvx512) {
               // k4-k6: k2 and k3 may hold the plane's input masks for the
               // next block; the direct reads reload theirs per group.
@@ -608,6 +658,16 @@ private:
           if (c.outputU8) {
             // A row's four whole vectors pack together; others one by one.
             bool packed = n == 4 && !(tail && g0 + 3 == chunks - 1);
+            if (!c.outputTable.empty()) {
+              if constexpr (kAvx512) {
+                if (!packed)
+                  storeTableCodes(ptr[r15 + outDisp], y, isTail);
+                else if (j == 3)
+                  storeTableCodeRow(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3),
+                                    ptr[r15 + i * rowBytes + g0 * kLanes]);
+              }
+              continue;
+            }
             if (!packed) {
               storeCodes(ptr[r15 + outDisp], y, weight(0), isTail);
             } else if constexpr (kAvx512) {
