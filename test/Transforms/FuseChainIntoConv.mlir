@@ -56,3 +56,55 @@ func.func @not_taken(%x: tensor<1x4x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x
   %y4 = nunc.elementwise_chain %c4, %c2 {steps = [{args = array<i64: 0, 1>, op = "mul"}, {args = array<i64: 2>, op = "relu"}]} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
   return %y1, %c1, %y2, %y3, %y4 : tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>
 }
+
+// -----
+
+// A chain after a depthwise nunc.conv whose first step rounds the conv's
+// result to a grid (u8, scale 0.5): the conv becomes a fused_conv rounding
+// to that grid, and the chain's values at its codes, 0.5 q + 1, its
+// output_table.
+// CHECK-LABEL: func.func @depthwise_then_chain(
+// CHECK: %[[D:.*]] = nunc.fused_conv %arg0, {{.*}}output_quantization = !quant.uniform<u8:f32, 5.000000e-01>, output_table = array<f32: 1.000000e+00, 1.500000e+00, 2.000000e+00,
+// CHECK-SAME: 1.280000e+02, 1.285000e+02>
+// CHECK-NOT: nunc.elementwise_chain
+// CHECK: return %[[D]]
+func.func @depthwise_then_chain(%x: tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32> {
+  %w = nunc.constant dense<0.5> : tensor<4x1x3x3xf32>
+  %b = nunc.constant dense<0.25> : tensor<4xf32>
+  %d = nunc.conv %x, %w, %b : tensor<4xf32> {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  %y = nunc.elementwise_chain %d {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0 : f32, op = "add"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  return %y : tensor<1x4x5x6xf32>
+}
+
+// -----
+
+// A fused_conv keeps its activation; the table follows it.
+// CHECK-LABEL: func.func @fused_depthwise_then_chain(
+// CHECK: nunc.fused_conv {{.*}}activation = "relu"{{.*}}output_quantization = !quant.uniform<u8:f32, 5.000000e-01>, output_table = array<f32: 1.000000e+00,
+// CHECK-NOT: nunc.elementwise_chain
+func.func @fused_depthwise_then_chain(%x: tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32> {
+  %w = nunc.constant dense<0.5> : tensor<4x1x3x3xf32>
+  %d = nunc.fused_conv %x, %w {activation = "relu", dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  %y = nunc.elementwise_chain %d {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0 : f32, op = "add"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  return %y : tensor<1x4x5x6xf32>
+}
+
+// -----
+
+// Chains that stay: one whose first step is not a rounding of the conv's
+// result (it depends on more than its codes), one after a conv that is not
+// depthwise, one after a fused_conv that already rounds to a grid.
+// CHECK-LABEL: func.func @depthwise_chains_stay(
+// CHECK-COUNT-3: nunc.elementwise_chain
+// CHECK-NOT: output_table
+func.func @depthwise_chains_stay(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
+  %w = nunc.constant dense<0.5> : tensor<4x1x3x3xf32>
+  %d = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  %y0 = nunc.elementwise_chain %d {steps = [{args = array<i64: 0, -1>, constant = 2.0 : f32, grid = !quant.uniform<u8:f32, 0.5>, op = "mul"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  %wf = nunc.constant dense<0.5> : tensor<4x4x3x3xf32>
+  %f = nunc.conv %x, %wf {dilations = array<i64: 1, 1>, group = 1 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3xf32> -> tensor<1x4x5x6xf32>
+  %y1 = nunc.elementwise_chain %f {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0 : f32, op = "add"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  %g = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.25>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  %y2 = nunc.elementwise_chain %g {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0 : f32, op = "add"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  return %y0, %y1, %y2 : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}

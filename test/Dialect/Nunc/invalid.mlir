@@ -1269,7 +1269,7 @@ func.func @fused_conv_signed_codes(%x: tensor<1x4x5x6x!quant.uniform<i8:f32, 0.5
 // -----
 
 func.func @fused_conv_u8_output_without_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
-  // expected-error @+1 {{u8_output needs an output_quantization of !quant.uniform<u8:f32, scale:zp>}}
+  // expected-error @+1 {{u8_output needs an output_quantization (table_quantization with an output_table) of !quant.uniform<u8:f32, scale:zp>}}
   %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
   return
 }
@@ -1556,5 +1556,37 @@ func.func @chain_fake_quantize_grid(%a: tensor<4xf32>) {
 func.func @chain_per_axis_grid(%a: tensor<4xf32>) {
   // expected-error @+1 {{`grid` must be a per-tensor !quant.uniform of f32}}
   %0 = nunc.elementwise_chain %a {steps = [{op = "relu", args = array<i64: 0>, grid = !quant.uniform<u8:f32:0, {0.1:1, 0.2:2}>}]} : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_output_table_size(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{output_table needs an output_quantization and one entry per code of it}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.5>, output_table = array<f32: 1.0, 2.0>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_output_table_without_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{output_table needs an output_quantization}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_table = array<f32: 1.0, 2.0>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_table_grid_without_table(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{table_quantization needs an output_table}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.5>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, table_quantization = !quant.uniform<u8:f32, 0.25>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @fused_conv_table_codes_without_table_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
+  // expected-error @+1 {{u8_output needs an output_quantization (table_quantization with an output_table) of !quant.uniform<u8:f32, scale:zp>}}
+  %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.5>, output_table = array<f32: 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5>>
   return
 }
