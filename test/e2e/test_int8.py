@@ -1528,10 +1528,11 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     elementwise chain, a lookup of the 256 values its input can take (the
     evaluator's own values of the chain): after the f32 depthwise conv the
     chain's first step rounds its input; after the int8 pointwise conv the
-    conv's epilogue does, and on AVX-512 VNNI looks the values up itself
-    (output_table, no chain). The same values as a kernel pass per op
-    (--elementwise-chains=false), and within one unit of onnxruntime's
-    output."""
+    conv's epilogue does. On AVX-512 VNNI the convs look the values up
+    themselves (output_table, no chain), the depthwise conv's written as
+    the codes the int8 conv after it reads. The same values as a kernel
+    pass per op (--elementwise-chains=false), and within one unit of
+    onnxruntime's output."""
     import onnx
     small_cnn_qdq(tmp_path, hard_swish_block_cnn, 8, 9)
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
@@ -1552,10 +1553,14 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
                 k.startswith("elementwise.chain.avx2[") and k.endswith("lookup of 256 codes")
                 for k in chain), kernels
         elif chains == "true":
-            assert len(chain) == 1 and chain[0].endswith("lookup of 256 codes"), kernels
-            assert chain[0].startswith("elementwise.chain.avx512[2880 x 1: fake_quantize mul+rq")
+            # Both chains in the convs' epilogues: the depthwise conv's
+            # table written as the next int8 conv's input codes.
+            assert not chain, kernels
+            assert sum(k.startswith("depthwise_conv.avx512[1x24x19x23") and
+                       k.endswith("+lookup of 256 codes -> u8") for k in kernels) == 1, kernels
             assert sum(k.startswith("conv.int8.avx512vnni[17x120x24, 1x1 kernel") and
-                       k.endswith("+lookup of 256 codes") for k in kernels) == 1, kernels
+                       "u8 in]" in k and k.endswith("+lookup of 256 codes")
+                       for k in kernels) == 1, kernels
             assert not any(k.startswith(("elementwise.mul", "elementwise.add",
                                          "elementwise.div")) for k in kernels), kernels
         else:
