@@ -1250,14 +1250,19 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   // Decides the tasks (and so the partial ranges' sidecar): set everywhere.
   cfg.im2col = g.panelIm2col();
   cfg.activation = epilogueActivation(qc);
-  // u8_output: the u8 codes of the last grid instead of its values.
+  // u8_output: the u8 codes of the last grid instead of its values (with a
+  // table: the last grid indexes it, the codes are of the table's grid).
+  std::optional<ArrayRef<float>> table = qc.getOutputTable();
+  auto u8Output = [](Type t) {
+    auto q = cast<quant::UniformQuantizedType>(t);
+    return x86::Int8GemmConfig::U8Output{static_cast<float>(q.getScale()),
+                                         static_cast<int32_t>(q.getZeroPoint())};
+  };
   auto lastGrid = [&](std::optional<Type> t, x86::Activation &grid) {
     if (!t)
       return;
-    if (qc.getU8Output()) {
-      auto q = cast<quant::UniformQuantizedType>(*t);
-      cfg.u8Output = x86::Int8GemmConfig::U8Output{static_cast<float>(q.getScale()),
-                                                   static_cast<int32_t>(q.getZeroPoint())};
+    if (qc.getU8Output() && !table) {
+      cfg.u8Output = u8Output(*t);
     } else {
       grid = roundToGrid(*t);
     }
@@ -1270,8 +1275,15 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   } else {
     lastGrid(qc.getOutputQuantization(), cfg.output);
   }
-  if (std::optional<ArrayRef<float>> table = qc.getOutputTable())
+  if (table) {
     cfg.outputTable.assign(table->begin(), table->end());
+    if (std::optional<Type> t = qc.getTableQuantization()) {
+      if (qc.getU8Output())
+        cfg.u8Output = u8Output(*t);
+      else
+        cfg.tableOutput = roundToGrid(*t);
+    }
+  }
   return cfg;
 }
 
@@ -1903,7 +1915,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
       return qc.emitError("quantized_conv needs a constant bias");
-    if (cfg.u8Output && qcfg.fixed && !cfg.residual) {
+    if (cfg.u8Output && qcfg.fixed && !cfg.residual && cfg.outputTable.empty()) {
       const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
       std::vector<double> absSums(g->outChannels, 0);
       SmallVector<float> scales(g->outChannels);
@@ -1971,6 +1983,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                ? std::string()
                                : llvm::formatv(" +lookup of {0} codes", cfg.outputTable.size())
                                      .str()) +
+                          (cfg.tableOutput.kind != x86::Activation::None ? " +requantize" : "") +
                           (cfg.ranges ? " +range" : "") + (cfg.u8Output ? " -> u8" : ""),
                       std::string(panelIm2col ? ", panel im2col" : "") +
                           (cfg.u8Weights ? ", u8 weights" : "") +

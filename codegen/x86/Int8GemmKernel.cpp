@@ -908,16 +908,17 @@ private:
   void storeU8Row(int r, int vecsHere) {
     if constexpr (kZmm) {
       Vmm a1 = acc(r, 1), a2 = vecsHere == 3 ? acc(r, 2) : a1;
-      if (geluU8Codes) {
-        if (!geluU8CodeTable)
-          geluU8CodeTable = buildGeluU8CodeTable();
+      if (geluU8Codes || tableCodes()) {
+        std::optional<int64_t> &table = geluU8Codes ? geluU8CodeTable : outputU8CodeTable;
+        if (!table)
+          table = geluU8Codes ? buildGeluU8CodeTable() : buildOutputU8CodeTable();
         // The grid indices (0-255) as words, their codes looked up, then
         // packed and ordered as emitPackCodes does.
         vpackssdw(acc(r, 0), acc(r, 0), a1);
-        emitWordTableLookup(acc(r, 0), temp(1), temp(2), temp(3), *geluU8CodeTable);
+        emitWordTableLookup(acc(r, 0), temp(1), temp(2), temp(3), *table);
         if (vecsHere == 3) {
           vpackssdw(a2, a2, a2);
-          emitWordTableLookup(a2, temp(1), temp(2), temp(3), *geluU8CodeTable);
+          emitWordTableLookup(a2, temp(1), temp(2), temp(3), *table);
         }
         vpackuswb(acc(r, 0), acc(r, 0), a2);
         vmovdqu32(temp(0), packCodeOrder());
@@ -932,6 +933,7 @@ private:
   }
   std::optional<Address> u8ZeroPointWords; // the output zero point in every word
   std::optional<int64_t> outputTableOffset; // tableData(c.outputTable), at first use
+  std::optional<int64_t> outputU8CodeTable; // buildOutputU8CodeTable(), at first use
 
   /// The linear form's next-panel prefetch (rdi the cursor); none in the
   /// convolution form, whose weights are the rows.
@@ -1352,20 +1354,25 @@ private:
     const bool tailVec = lanes != kLanes;
     const int64_t col = v * kLanes * 4;
     // u8 codes replace the last grid: `output`, or `normalized` after the
-    // normalization.
-    if (c.u8Output && !c.normalize) {
+    // normalization (with a table, the table's grid's codes follow it).
+    if (c.u8Output && !c.normalize && !tableCodes()) {
       storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
       return;
     }
-    // The last grid: rounded to, or (outputTable) its code's entry.
+    // The last grid: rounded to, or (outputTable) its code's entry: with
+    // u8 codes, the code's index, their codes looked up as words at the
+    // store (storeTableCodes, storeU8Row).
     auto lastGrid = [&](const Activation &grid) {
       if constexpr (kZmm) {
         if (!c.outputTable.empty()) {
+          emitGridIndex(x, temp(0), grid);
+          if (tableCodes())
+            return;
           if (!outputTableOffset)
             outputTableOffset = tableData(c.outputTable);
-          emitGridIndex(x, temp(0), grid);
           emitTableLookup(temp(0), x, temp(1), temp(2), temp(3), *outputTableOffset);
           vmovaps(x, temp(0));
+          emitActivation(x, c.tableOutput, temp(0), temp(1), temp(2), temp(3));
           return;
         }
       }
@@ -1383,11 +1390,18 @@ private:
       }
       lastGrid(c.normalized);
       if (c.u8Output) {
-        storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
+        if (tableCodes())
+          storeTableCodes(x, r * c.ldc + v * kLanes, lanes);
+        else
+          storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
         return;
       }
     } else {
       lastGrid(c.output);
+      if (tableCodes()) {
+        storeTableCodes(x, r * c.ldc + v * kLanes, lanes);
+        return;
+      }
     }
     Address cAddr = ptr[rcx + r * c.ldc * 4 + col];
     if constexpr (kZmm)
@@ -1408,6 +1422,37 @@ private:
     } else {
       vmovups(temp(0), maskAddr);
       vmaskmovps(cAddr, temp(0), x);
+    }
+  }
+
+  /// outputTable with u8Output (AVX-512 VNNI convolutions): the codes are
+  /// looked up from the last grid's indices.
+  bool tableCodes() const { return kZmm && !c.outputTable.empty() && c.u8Output.has_value(); }
+  /// The u8 code (u8Output's grid) of each outputTable entry, as the
+  /// evaluator quantizes it (quotient rounded half to even, + zp,
+  /// saturated; NaN 0), as words for emitWordTableLookup.
+  int64_t buildOutputU8CodeTable() {
+    std::vector<uint16_t> codes;
+    for (float v : c.outputTable) {
+      float q = std::nearbyint(v / c.u8Output->scale) + static_cast<float>(c.u8Output->zeroPoint);
+      codes.push_back(std::isnan(q) ? 0 : static_cast<uint16_t>(std::clamp(q, 0.f, 255.f)));
+    }
+    return wordTableData(codes);
+  }
+  /// The codes of x's grid indices (clobbered) at rcx + offset, `lanes` of
+  /// them (k1: the tail's); in rows that storeU8Row packs, left to it.
+  void storeTableCodes(const Vmm &x, int64_t offset, int lanes) {
+    if constexpr (kZmm) {
+      if (packU8Rows)
+        return;
+      if (!outputU8CodeTable)
+        outputU8CodeTable = buildOutputU8CodeTable();
+      vpmovdw(Ymm(temp(0).getIdx()), x);
+      emitWordTableLookup(temp(0), temp(1), temp(2), temp(3), *outputU8CodeTable);
+      if (lanes == kLanes)
+        vpmovwb(ptr[rcx + offset], Ymm(temp(0).getIdx()));
+      else
+        vpmovwb(ptr[rcx + offset] | k1, Ymm(temp(0).getIdx()));
     }
   }
 
@@ -1480,17 +1525,23 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
   if (config.convolution && config.isa == Int8Isa::AvxVnni && config.im2col)
     return nullptr; // the AVX-VNNI convolution reads im2col panels
   if (!config.outputTable.empty() &&
-      (!config.convolution || config.isa != Int8Isa::Avx512Vnni || config.u8Output ||
+      (!config.convolution || config.isa != Int8Isa::Avx512Vnni ||
        config.outputTable.size() > static_cast<size_t>(JitKernel::kTableEntries) ||
-       (config.normalize ? config.normalized : config.output).kind != Activation::FakeQuant))
+       (config.normalize ? config.normalized : config.output).kind != Activation::FakeQuant ||
+       (config.u8Output && config.tableOutput.kind != Activation::None)))
     return nullptr; // a table of the last grid's codes: the AVX-512 VNNI convolution
+  if (config.outputTable.empty() && config.tableOutput.kind != Activation::None)
+    return nullptr; // the table's grid needs a table
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
                           config.perRowA || config.u8Weights || config.lda % 2 ||
                           config.lda / 2 < Int8GemmKernel::paddedK(config.k, config.isa)))
     return nullptr; // a static u16 input in two planes: AVX-512 VNNI, linear, s8 weights
-  if (config.u8Output && (config.ranges || config.normalized.kind != Activation::None ||
-                          (!config.normalize && config.output.kind != Activation::None)))
-    return nullptr; // u8 codes replace the last grid; no ranges of them
+  if (config.u8Output &&
+      (config.ranges ||
+       (config.outputTable.empty() && (config.normalized.kind != Activation::None ||
+                                       (!config.normalize &&
+                                        config.output.kind != Activation::None)))))
+    return nullptr; // u8 codes replace the last grid (or a table's); no ranges of them
   if (config.ranges && !Int8ConvGemm::writesRanges(config))
     return nullptr; // the partial ranges are the AVX-512 VNNI convolution form's
   if ((config.normalize || config.blockPlane) && !config.convolution)

@@ -132,8 +132,11 @@ struct Int8GemmConfig {
   /// Convolution form (AVX-512 VNNI): instead of the last grid's value
   /// (`normalized` with `normalize`, else `output`, a FakeQuant), entry
   /// q - qmin of this table for its code q (quantized_conv's
-  /// output_table; at most 256 entries).
+  /// output_table; at most 256 entries), then rounded to `tableOutput` (a
+  /// FakeQuant, or None) or, with u8Output, stored as that grid's codes
+  /// (looked up as words from the index).
   std::vector<float> outputTable;
+  Activation tableOutput;
   /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
   /// the linear form reads the rows' code sums from the row block.
   bool u8Weights = false;

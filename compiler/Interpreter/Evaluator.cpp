@@ -572,13 +572,18 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           y = channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift()));
         }
         std::optional<Type> last = o.getLastGrid();
+        // output_table (verified: a per-tensor last grid): its codes'
+        // entries, then the table's own grid.
+        if (std::optional<ArrayRef<float>> table = o.getOutputTable(); y && table) {
+          y = roundToGrid(*y, *gridOf(last));
+          if (!y)
+            return y.takeError();
+          y = lookUpCodes(*y, cast<quant::UniformQuantizedType>(*last), *table);
+          last = o.getTableQuantization();
+        }
         if (y && o.getU8Output())
           return one(quantizeU8(*y, *inputQuantization(last)));
-        Expected<Results> out = roundedToGrid(std::move(y), last);
-        // output_table (verified: a per-tensor last grid): its codes' entries.
-        if (std::optional<ArrayRef<float>> table = o.getOutputTable(); out && table)
-          return one(lookUpCodes((*out)[0], cast<quant::UniformQuantizedType>(*last), *table));
-        return out;
+        return roundedToGrid(std::move(y), last);
       })
       .Case([&](AttentionOp o) -> Expected<Results> {
         AttentionGrids grids{gridOf(o.getScoresQuantization()),

@@ -46,8 +46,13 @@ struct FuseChainIntoConvPass
   }
 
   /// The conv's result stands for the chain's; its node names join the
-  /// chain's (the chain ran after it).
+  /// chain's (the chain ran after it). A chain that ends on a grid gives
+  /// the table that grid (its entries lie on it): the codes a handover to
+  /// the next conv writes.
   void replaceChain(ElementwiseChainOp chain, Operation *conv) {
+    SmallVector<ElementwiseChainOp::Step> steps = chain.getDecodedSteps();
+    if (!steps.empty() && steps.back().grid)
+      conv->setAttr("table_quantization", TypeAttr::get(*steps.back().grid));
     chain.getResult().replaceAllUsesWith(conv->getResult(0));
     conv->setLoc(FusedLoc::get(&getContext(), {conv->getLoc(), chain.getLoc()}));
     chain.erase();

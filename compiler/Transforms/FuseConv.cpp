@@ -162,7 +162,8 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
         Value(), rewriter.getStringAttr("static"), x->second, TypeAttr(), TypeAttr(),
         conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
-        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr());
+        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
+        TypeAttr());
     EpilogueActivation::of(conv).setOn(q);
     rewriter.replaceOp(conv, q.getResult());
     return success();
@@ -210,7 +211,7 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
         Value(), Value(), rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
         TypeAttr(), ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
         ci.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
-        FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr());
+        FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(), TypeAttr());
     rewriter.replaceOp(mul, q.getResult());
     return success();
   }
@@ -329,7 +330,8 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
         Value(), Value(), conv.getActivationQuantizationAttr(), conv.getInputQuantizationAttr(),
         TypeAttr(), TypeAttr(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
-        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr());
+        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
+        TypeAttr());
     EpilogueActivation::of(conv).setOn(result);
     rewriter.replaceOp(bn, result.getResult());
     return success();

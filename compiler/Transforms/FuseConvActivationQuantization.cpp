@@ -50,13 +50,14 @@ struct FuseConvActivationQuantizationPass
   /// (output_quantization, u8_output) and the int8 conv reads them as its
   /// quantized input, where it quantized the f32 values itself (the same
   /// codes; a quarter of the bytes between them).
-  /// With an output table (no table grid yet), the depthwise conv rounds
-  /// its entries to that grid (table_quantization) and writes their codes.
+  /// With an output table, the depthwise conv rounds its entries to that
+  /// grid (table_quantization, unless they have another) and writes their
+  /// codes.
   void handOverFromDepthwise(Operation *op) {
     Value result = op->getResult(0);
     auto fused = dyn_cast<FusedConvOp>(op);
     const bool table = fused && fused.getOutputTable();
-    if ((fused && (fused.getU8Output() || fused.getResidual() || fused.getTableQuantization() ||
+    if ((fused && (fused.getU8Output() || fused.getResidual() ||
                    (fused.getOutputQuantization() && !table))) ||
         !result.hasOneUse())
       return;
@@ -67,6 +68,9 @@ struct FuseConvActivationQuantizationPass
     if (readsU8Input && !readsU8Input(op))
       return;
     Type grid = *reader.getInputQuantization();
+    // A table already rounded to another grid: its codes are not these.
+    if (table && fused.getTableQuantization() && *fused.getTableQuantization() != grid)
+      return;
     if (auto conv = dyn_cast<ConvOp>(op)) {
       OpBuilder b(conv);
       fused = FusedConvOp::create(b, conv.getLoc(), conv.getType(), conv.getInput(),
@@ -91,16 +95,17 @@ struct FuseConvActivationQuantizationPass
     reader.removeInputQuantizationAttr();
   }
 
-  /// quantized_conv (its last grid u8) -> depthwise conv, or a static
-  /// quantized_conv on that grid, that its only use: the int8 conv writes
-  /// the grid's u8 codes (u8_output) and the reader takes them, where the
-  /// f32 tensor between them was those codes' values already (4x the bytes
-  /// written and read back).
+  /// quantized_conv (its last grid u8; with an output table, the table's
+  /// grid) -> depthwise conv, or a static quantized_conv on that grid, that
+  /// its only use: the int8 conv writes the grid's u8 codes (u8_output) and
+  /// the reader takes them, where the f32 tensor between them was those
+  /// codes' values already (4x the bytes written and read back).
   void handOver(QuantizedConvOp op) {
-    std::optional<Type> grid = op.getLastGrid();
+    // With a table, its entries' grid (table_quantization), if any.
+    const bool table = static_cast<bool>(op.getOutputTable());
+    std::optional<Type> grid = table ? op.getTableQuantization() : op.getLastGrid();
     Value result = op.getResult();
-    // (A table's entries are not the last grid's values.)
-    if (op.getU8Output() || op.getOutputTable() || !result.hasOneUse())
+    if (op.getU8Output() || !result.hasOneUse())
       return;
     Operation *user = *result.getUsers().begin();
     if (auto reader = dyn_cast<QuantizedConvOp>(user)) {
@@ -110,7 +115,8 @@ struct FuseConvActivationQuantizationPass
       // rounding), the second takes them as they are.
       std::optional<Type> input = reader.getInputQuantization();
       if (reader.getInput() != result || reader.getActivationQuantization() != "static" ||
-          !isU8Grid(input) || (grid && grid != input) || (!grid && op.getNormScale()))
+          !isU8Grid(input) || (grid && grid != input) ||
+          (!grid && (op.getNormScale() || table)))
         return;
       if (!grid)
         op.setOutputQuantizationAttr(TypeAttr::get(*input));

@@ -108,3 +108,18 @@ func.func @depthwise_chains_stay(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32
   %y2 = nunc.elementwise_chain %g {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0 : f32, op = "add"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
   return %y0, %y1, %y2 : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
 }
+
+// -----
+
+// A chain that ends on a grid: that grid is the table's
+// table_quantization (its entries lie on it).
+// CHECK-LABEL: func.func @chain_ending_on_a_grid(
+// CHECK: nunc.quantized_conv {{.*}}output_table = array<f32: {{.*}}>, pads = {{.*}}table_quantization = !quant.uniform<u8:f32, 2.500000e-01:4>}
+// CHECK-NOT: nunc.elementwise_chain
+func.func @chain_ending_on_a_grid(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6xf32> {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %c = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.5>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %y = nunc.elementwise_chain %c {steps = [{args = array<i64: 0, -1>, constant = 0.5 : f32, grid = !quant.uniform<u8:f32, 0.25:4>, op = "mul"}]} : (tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  return %y : tensor<1x8x5x6xf32>
+}

@@ -14,6 +14,7 @@
 #include "Int8GemmKernel.h"
 #include "Kernels.h"
 #include "QuantizeRowsKernel.h"
+#include "TestSupport.h"
 
 #include "gtest/gtest.h"
 
@@ -92,6 +93,8 @@ struct Conv {
 };
 
 int panelIm2colCases = 0, tailCases = 0;
+/// Codes of table entries at the ends of their grid (saturated).
+int64_t tableCodeEnds = 0;
 
 void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
   SCOPED_TRACE("N " + std::to_string(p.batch) + " C " + std::to_string(p.channels) + " " +
@@ -298,6 +301,43 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
       ASSERT_EQ(looked[i], tabled.outputTable[code - static_cast<int>(grid[2])])
           << "at " << i << " (code " << code << ")";
     }
+    // The entries rounded to a grid of their own (table_quantization), or
+    // stored as its u8 codes (looked up as words from the index: rows of
+    // vectors packed, or one vector at a time), which saturate both ways.
+    const float scale2 = 0.75f;
+    const int32_t zp2 = 120;
+    Int8GemmConfig tabledRounded = tabled, tabledCodes = tabled;
+    tabledRounded.tableOutput = Activation::fakeQuant(scale2, -zp2, 255 - zp2);
+    tabledCodes.u8Output = Int8GemmConfig::U8Output{scale2, zp2};
+    std::unique_ptr<JitKernel> tr = Int8GemmKernel::generate(tabledRounded),
+                               tq = Int8GemmKernel::generate(tabledCodes);
+    ASSERT_TRUE(tr && tq);
+    std::vector<float> lookedRounded(out.size(), -777.f);
+    std::vector<uint8_t> lookedCodes(out.size() - 1 + 64, 0xa5);
+    const void *trArgs[] = {pw.data(),       packed.data(),        rows.data(), params,
+                            residual.data(), lookedRounded.data(), nullptr,     tails.data()};
+    const void *tqArgs[] = {pw.data(),       packed.data(),      rows.data(), params,
+                            residual.data(), lookedCodes.data(), nullptr,     tails.data()};
+    for (int64_t task = 0; task < Int8ConvGemm::numTasks(cfg); ++task) {
+      ASSERT_EQ(tr->function()(trArgs, task, 0), 0);
+      ASSERT_EQ(tq->function()(tqArgs, task, 0), 0);
+    }
+    ASSERT_EQ(lookedRounded.back(), -777.f) << "wrote past C";
+    for (size_t i = out.size() - 1; i < lookedCodes.size(); ++i)
+      ASSERT_EQ(lookedCodes[i], 0xa5) << "wrote past the codes at " << i;
+    for (size_t i = 0; i + 1 < out.size(); ++i) {
+      const float q2 = std::clamp(std::nearbyint(looked[i] / scale2) + zp2, 0.f, 255.f);
+      tableCodeEnds += q2 == 0.f || q2 == 255.f;
+      ASSERT_EQ(nunc_test::bits(lookedRounded[i]), nunc_test::bits((q2 - zp2) * scale2 + 0.f))
+          << "rounded entry at " << i;
+      ASSERT_EQ(lookedCodes[i], static_cast<uint8_t>(q2)) << "entry's code at " << i;
+    }
+    Int8GemmConfig both = tabledCodes;
+    both.tableOutput = tabledRounded.tableOutput;
+    EXPECT_FALSE(Int8GemmKernel::generate(both)) << "a table grid both rounded to and coded";
+    Int8GemmConfig gridAlone = cfg;
+    gridAlone.tableOutput = tabledRounded.tableOutput;
+    EXPECT_FALSE(Int8GemmKernel::generate(gridAlone)) << "a table grid without a table";
     Int8GemmConfig ranged = tabled;
     ranged.ranges = true;
     EXPECT_FALSE(Int8GemmKernel::generate(ranged)) << "a table leaves no range registers";
@@ -669,6 +709,7 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
     check(p, rng);
   EXPECT_GE(panelIm2colCases, 14);
   EXPECT_GE(tailCases, 10);
+  EXPECT_GT(tableCodeEnds, 100) << "the table's u8 grid hardly saturates";
 }
 
 /// The AVX-VNNI form (ymm: panels of 16, tiles of 6 rows, plain im2col

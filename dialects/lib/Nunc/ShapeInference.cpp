@@ -1460,19 +1460,29 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   }
   if (failed(checkResidual(*this, getResidual(), types.front())))
     return failure();
-  if (getU8Output()) {
-    std::optional<Type> grid = getNormScale() ? getNormQuantization() : getOutputQuantization();
-    if (!isU8Activation(grid.value_or(Type())))
-      return emitError() << "u8_output needs a last grid (norm_quantization with a norm, else "
-                            "output_quantization) of !quant.uniform<u8:f32, scale:zp>";
-    types.front() = cast<TensorType>(types.front()).clone(*grid);
-  }
   if (std::optional<ArrayRef<float>> table = getOutputTable()) {
     auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(getLastGrid().value_or(Type()));
-    if (!grid || getU8Output() ||
+    if (!grid ||
         static_cast<int64_t>(table->size()) != grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1)
       return emitError() << "output_table needs a last grid (norm_quantization with a norm, else "
-                            "output_quantization), one entry per code of it, and no u8_output";
+                            "output_quantization) and one entry per code of it";
+  }
+  std::optional<Type> tableGrid = getTableQuantization();
+  if (tableGrid && (!getOutputTable() || !isTensorGrid(*tableGrid)))
+    return emitError() << "table_quantization needs an output_table and must be a per-tensor "
+                          "!quant.uniform of at most 16 bits over f32 with a positive scale and "
+                          "a zero point in range, not "
+                       << *tableGrid;
+  if (getU8Output()) {
+    // The codes of the table's grid with a table, else of the last grid.
+    std::optional<Type> grid = getOutputTable() ? tableGrid
+                               : getNormScale() ? getNormQuantization()
+                                                : getOutputQuantization();
+    if (!isU8Activation(grid.value_or(Type())))
+      return emitError() << "u8_output needs a last grid (norm_quantization with a norm, else "
+                            "output_quantization; table_quantization with an output_table) of "
+                            "!quant.uniform<u8:f32, scale:zp>";
+    types.front() = cast<TensorType>(types.front()).clone(*grid);
   }
   return success();
 }

@@ -1204,7 +1204,7 @@ func.func @quantized_linear_activation_input_grid_signed_scale(%x: tensor<2x3xf3
 // -----
 
 func.func @quantized_conv_output_table_size(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
-  // expected-error @+1 {{output_table needs a last grid (norm_quantization with a norm, else output_quantization), one entry per code of it, and no u8_output}}
+  // expected-error @+1 {{output_table needs a last grid (norm_quantization with a norm, else output_quantization) and one entry per code of it}}
   %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.5>, output_table = array<f32: 1.0, 2.0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>
   return
 }
@@ -1244,7 +1244,7 @@ func.func @quantized_conv_u8_weight_zero_point_axis(%x: tensor<1x4x5x6xf32>, %w:
 // -----
 
 func.func @quantized_conv_u8_output_without_u8_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
-  // expected-error @+1 {{u8_output needs a last grid (norm_quantization with a norm, else output_quantization) of !quant.uniform<u8:f32, scale:zp>}}
+  // expected-error @+1 {{u8_output needs a last grid (norm_quantization with a norm, else output_quantization; table_quantization with an output_table) of !quant.uniform<u8:f32, scale:zp>}}
   %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<i8:f32, 0.5>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6x!quant.uniform<i8:f32, 0.5>>
   return
 }
@@ -1588,5 +1588,21 @@ func.func @fused_conv_table_grid_without_table(%x: tensor<1x4x5x6xf32>, %w: tens
 func.func @fused_conv_table_codes_without_table_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<4x1x3x3xf32>) {
   // expected-error @+1 {{u8_output needs an output_quantization (table_quantization with an output_table) of !quant.uniform<u8:f32, scale:zp>}}
   %0 = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.5>, output_table = array<f32: 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6x!quant.uniform<u8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_table_grid_without_table(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{table_quantization needs an output_table}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.5>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, table_quantization = !quant.uniform<u8:f32, 0.25>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_table_codes_without_table_grid(%x: tensor<1x4x5x6xf32>, %w: tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{u8_output needs a last grid (norm_quantization with a norm, else output_quantization; table_quantization with an output_table)}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.5>, output_table = array<f32: 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.5>>
   return
 }

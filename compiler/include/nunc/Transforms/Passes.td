@@ -137,7 +137,8 @@ def FuseChainIntoConv : Pass<"nunc-fuse-chain-into-conv", "func::FuncOp"> {
     with no output grid) whose first step rounds the conv's result to a
     grid (fake_quantize): that grid becomes the conv's (a fused_conv's)
     `output_quantization` and the chain its `output_table` (PP-LCNet's
-    depthwise convs).
+    depthwise convs). Where the chain ends on a grid, that grid is the
+    table's `table_quantization` (the entries lie on it).
 
     Code generation runs it after nunc-fuse-elementwise-chains with its
     target's rule for which convolution kernels have the lookup; on its own

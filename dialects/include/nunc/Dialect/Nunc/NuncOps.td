@@ -813,7 +813,9 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     instead of the code's value: an elementwise function of the rounded
     result (an `elementwise_chain` a QDQ model applies after the conv,
     tabulated at compile time; see nunc-fuse-chain-into-conv), looked up
-    in the epilogue. Not with `u8_output`.
+    in the epilogue. `table_quantization` (a per-tensor grid, with a table
+    only) rounds the entries; with `u8_output` it is the u8 grid whose
+    codes the result holds, in place of the last grid.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -830,7 +832,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
                             DenseI64ArrayAttr:$kernel_shape,
                             DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
                        activationAttrs, (ins UnitAttr:$u8_output,
-                                             OptionalAttr<DenseF32ArrayAttr>:$output_table));
+                                             OptionalAttr<DenseF32ArrayAttr>:$output_table,
+                                             OptionalAttr<TypeAttr>:$table_quantization));
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
