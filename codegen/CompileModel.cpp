@@ -530,6 +530,22 @@ x86::Activation roundToGrid(Type grid) {
                                     q.getStorageTypeMax() - q.getZeroPoint());
 }
 
+/// The rounding of an output table's entries to its table_quantization,
+/// None where every entry lies on that grid already (a chain that ends on
+/// it): rounding them again changes no bit.
+x86::Activation roundTableToGrid(ArrayRef<float> table, Type grid) {
+  auto q = cast<quant::UniformQuantizedType>(grid);
+  const float scale = static_cast<float>(q.getScale());
+  for (float v : table) {
+    float code = std::nearbyint(v / scale) + static_cast<float>(q.getZeroPoint());
+    if (!(code >= q.getStorageTypeMin() && code <= q.getStorageTypeMax()) ||
+        llvm::bit_cast<uint32_t>((code - q.getZeroPoint()) * scale + 0.f) !=
+            llvm::bit_cast<uint32_t>(v))
+      return roundToGrid(grid);
+  }
+  return {};
+}
+
 /// A GELU grid of the kernels (scale 0: none) from a gelu's optional
 /// `!quant.uniform`.
 x86::Activation::Grid geluGrid(std::optional<Type> grid) {
@@ -1108,7 +1124,7 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
           c.outputBounded = !c.outputTable.empty() && std::isfinite(bound) &&
                             bound < 0x1p30f * c.outputScale;
         } else if (!c.outputTable.empty()) {
-          c.tableOutput = roundToGrid(*grid);
+          c.tableOutput = roundTableToGrid(c.outputTable, *grid);
         } else {
           c.output = roundToGrid(*grid);
         }
@@ -1281,7 +1297,7 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
       if (qc.getU8Output())
         cfg.u8Output = u8Output(*t);
       else
-        cfg.tableOutput = roundToGrid(*t);
+        cfg.tableOutput = roundTableToGrid(*table, *t);
     }
   }
   return cfg;

@@ -1390,11 +1390,13 @@ def small_cnn(path, seed):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,weight,per_channel,kernels", [
-    ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
+    ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "depthwise_conv.int8.avx512vnni",
                                "conv.int8.avx512vnni"]),
+    # s8 activations: the depthwise conv reads f32 (its codes are u8).
     ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
                                "conv.int8.avx512vnni"]),
-    # u8 weights with zero points: the same int8 kernels.
+    # u8 weights with zero points: the same int8 convolutions; the depthwise
+    # conv reads the codes as values (its integer taps take s8 filters).
     ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
                                 "conv.int8.avx512vnni"])])
 def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, weight,
@@ -1402,10 +1404,11 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     """quantize_static in QOperator format on a CNN (QuantizeLinear,
     QLinearConv, DequantizeLinear): each QLinearConv takes the QDQ route, so
     s8 weights and u8 ones with zero points run on the int8 convolution
-    kernel (the depthwise one on the f32 depthwise kernel, writing the next
-    conv's u8 input; the Relu and the grid between the first conv and it,
-    one elementwise chain, are looked up in that conv's epilogue by the code
-    of its output grid), and the output
+    kernel (the depthwise one writing the next conv's u8 input; the Relu
+    and the grid between the first conv and it, one elementwise chain, are
+    looked up in that conv's epilogue by the code of its output grid, and
+    with u8 activations written as the codes of the chain's last grid, which
+    the depthwise conv reads in integers), and the output
     is within one unit of onnxruntime's (it requantizes (sum + B) with
     sx*sw/sy in one step, nunc rounds sum*sx*sw + b first)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
@@ -1425,7 +1428,8 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     manifest = json.loads((tmp_path / "out" / "q.json").read_text())
     assert [k["kernel"].split("[")[0] for k in manifest["kernels"]] == kernels, \
         [k["kernel"] for k in manifest["kernels"]]
-    assert manifest["kernels"][0]["kernel"].endswith("+requantize +lookup of 256 codes"), \
+    assert manifest["kernels"][0]["kernel"].endswith(
+        "+requantize +lookup of 256 codes" + (" -> u8" if activation == "QUInt8" else "")), \
         manifest["kernels"][0]
     assert_small_cnn_within_a_unit(tmp_path, 10, near_ties=0.01)
 
