@@ -1117,12 +1117,6 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
           c.outputU8 = true;
           c.outputScale = static_cast<float>(q.getScale());
           c.outputZeroPoint = static_cast<int32_t>(q.getZeroPoint());
-          // The entries bound y: no clamp before the codes' conversion.
-          float bound = 0;
-          for (float v : c.outputTable)
-            bound = std::max(bound, std::fabs(v));
-          c.outputBounded = !c.outputTable.empty() && std::isfinite(bound) &&
-                            bound < 0x1p30f * c.outputScale;
         } else if (!c.outputTable.empty()) {
           c.tableOutput = roundTableToGrid(c.outputTable, *grid);
         } else {
@@ -1197,9 +1191,8 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
     }
   }
   // u8 codes in, on a target with vpdpbusd on zmm, and filters on an s8
-  // grid (a QDQ model's): the integer taps (whose epilogue has no lookup).
-  if (c.inputU8 && c.outputTable.empty() &&
-      (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx)) {
+  // grid (a QDQ model's): the integer taps.
+  if (c.inputU8 && (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx)) {
     x86::WindowConfig integer = c;
     integer.int8 = true;
     if (x86::Int8DepthwiseKernel::supports(integer) && int8DepthwiseTables(integer, w))

@@ -41,7 +41,8 @@ uint64_t rowBytes(const WindowConfig &c, int64_t chunk) {
 /// vector where the exact quotient of the f32 kernel's epilogue takes 9.
 /// (A code can differ from that by one at a rounding tie.)
 bool inCodeUnits(const WindowConfig &c) {
-  return c.outputU8 && c.outputBounded && !c.activation.hasPostAffine() &&
+  return c.outputU8 && c.outputBounded && c.outputTable.empty() &&
+         !c.activation.hasPostAffine() &&
          (c.activation.kind == Activation::None || c.activation.kind == Activation::Relu ||
           c.activation.kind == Activation::Clip);
 }
@@ -284,6 +285,20 @@ private:
           continue;
         }
         emitActivation(y, c.activation, t0, t1, t2, t3);
+        if (!c.outputTable.empty()) {
+          // The output grid's index, its entry (k5-k7 or k6-k7; k2-k5, the
+          // byte masks, are reloaded per group) or its entry's code.
+          emitGridIndex(y, t0, c.output);
+          if (c.outputU8) {
+            storeTableCodes(i, j, g0, n, chunks);
+            continue;
+          }
+          if (!tableOffset)
+            tableOffset = tableData(c.outputTable);
+          emitTableLookup(t0, y, t1, t2, t3, *tableOffset, /*firstMask=*/5);
+          vmovaps(y, t0);
+          emitActivation(y, c.tableOutput, t0, t1, t2, t3);
+        }
         if (!c.outputU8) {
           if (isTail)
             vmovups(ptr[r15 + at] | k1, y);
@@ -295,6 +310,38 @@ private:
         storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
       }
   }
+
+  /// The codes of acc(i, j)'s grid indices (outputTable with outputU8),
+  /// looked up as words: a row's four whole vectors packed together (once
+  /// the fourth is ready), others one by one.
+  void storeTableCodes(int i, int j, int64_t g0, int n, int64_t chunks) {
+    const bool tail = c.outW % kLanes != 0;
+    const int64_t rowBytesOut = c.outW;
+    const Zmm t0 = Zmm(30), t1 = Zmm(31), t2 = Zmm(23), t3 = Zmm(24);
+    if (!codeTableOffset)
+      codeTableOffset = codeWordTableData(c.outputTable, c.outputScale, c.outputZeroPoint);
+    if (n == 4 && !(tail && g0 + 3 == chunks - 1)) {
+      if (j == 3) {
+        vpackssdw(acc(i, 0), acc(i, 0), acc(i, 1));
+        emitWordTableLookup(acc(i, 0), t1, t2, t3, *codeTableOffset, /*firstMask=*/6);
+        vpackssdw(acc(i, 2), acc(i, 2), acc(i, 3));
+        emitWordTableLookup(acc(i, 2), t1, t2, t3, *codeTableOffset, /*firstMask=*/6);
+        vpackuswb(acc(i, 0), acc(i, 0), acc(i, 2));
+        vmovdqu32(t0, packCodeOrder());
+        vpermd(acc(i, 0), t0, acc(i, 0));
+        vmovdqu32(ptr[r15 + i * rowBytesOut + g0 * kLanes], acc(i, 0));
+      }
+      return;
+    }
+    const int64_t chunk = g0 + j, at = i * rowBytesOut + chunk * kLanes;
+    vpmovdw(Ymm(t0.getIdx()), acc(i, j));
+    emitWordTableLookup(t0, t1, t2, t3, *codeTableOffset, /*firstMask=*/6);
+    if (tail && chunk == chunks - 1)
+      vpmovwb(ptr[r15 + at] | k1, Ymm(t0.getIdx()));
+    else
+      vpmovwb(ptr[r15 + at], Ymm(t0.getIdx()));
+  }
+  std::optional<int64_t> tableOffset, codeTableOffset; // at first use
 
   /// The s32 code quotients of acc(i, j) plus `zeroPoint` as u8 codes: a
   /// row's four whole vectors packed together (once the fourth is ready),
@@ -330,8 +377,14 @@ bool Int8DepthwiseKernel::supports(const WindowConfig &c) {
   return c.kind == WindowConfig::Depthwise && c.inputU8 && c.kernelW <= 8 &&
          c.kernelH <= kMaxKernelH && c.dilationH == 1 && c.dilationW == 1 &&
          (c.strideW == 1 || c.strideW == 2) && !c.residual && !c.ranges &&
-         c.output.kind == Activation::None && c.outH > 0 && c.outW > 0 && c.padTop >= 0 &&
-         c.padLeft >= 0;
+         (c.outputTable.empty() ? c.output.kind == Activation::None
+                                : c.output.kind == Activation::FakeQuant &&
+                                      static_cast<int64_t>(c.outputTable.size()) ==
+                                          c.output.max - c.output.min + 1 &&
+                                      static_cast<int64_t>(c.outputTable.size()) <=
+                                          JitKernel::kTableEntries) &&
+         (!c.outputU8 || c.tableOutput.kind == Activation::None) && c.outH > 0 &&
+         c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0;
 }
 
 std::optional<Int8DepthwiseKernel::Tables>

@@ -1428,16 +1428,9 @@ private:
   /// outputTable with u8Output (AVX-512 VNNI convolutions): the codes are
   /// looked up from the last grid's indices.
   bool tableCodes() const { return kZmm && !c.outputTable.empty() && c.u8Output.has_value(); }
-  /// The u8 code (u8Output's grid) of each outputTable entry, as the
-  /// evaluator quantizes it (quotient rounded half to even, + zp,
-  /// saturated; NaN 0), as words for emitWordTableLookup.
+  /// The u8 codes (u8Output's grid) of the outputTable entries, as words.
   int64_t buildOutputU8CodeTable() {
-    std::vector<uint16_t> codes;
-    for (float v : c.outputTable) {
-      float q = std::nearbyint(v / c.u8Output->scale) + static_cast<float>(c.u8Output->zeroPoint);
-      codes.push_back(std::isnan(q) ? 0 : static_cast<uint16_t>(std::clamp(q, 0.f, 255.f)));
-    }
-    return wordTableData(codes);
+    return codeWordTableData(c.outputTable, c.u8Output->scale, c.u8Output->zeroPoint);
   }
   /// The codes of x's grid indices (clobbered) at rcx + offset, `lanes` of
   /// them (k1: the tail's); in rows that storeU8Row packs, left to it.

@@ -420,6 +420,10 @@ protected:
   /// kernel's data, 64-byte aligned, padded with the last (then the two
   /// masks emitWordTableLookup tests); returns their byte offset for it.
   int64_t wordTableData(const std::vector<uint16_t> &codes);
+  /// wordTableData of the u8 codes of `values` on the grid (scale,
+  /// zeroPoint) as the evaluator quantizes them (quotient rounded half to
+  /// even, + zero point, saturated; NaN 0): an output table's codes.
+  int64_t codeWordTableData(const std::vector<float> &values, float scale, int32_t zeroPoint);
   /// x = table[x] per 16-bit lane (AVX-512 BW; indices below kTableEntries),
   /// the table at `offset` (wordTableData): four 64-entry vpermt2w merged
   /// by the index's bits 6 and 7 (masks k<firstMask>, k<firstMask + 1>),

@@ -318,6 +318,16 @@ int64_t JitKernel::tableData(const std::vector<float> &values) {
   return offset;
 }
 
+int64_t JitKernel::codeWordTableData(const std::vector<float> &values, float scale,
+                                     int32_t zeroPoint) {
+  std::vector<uint16_t> codes;
+  for (float v : values) {
+    float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
+    codes.push_back(std::isnan(q) ? 0 : static_cast<uint16_t>(std::clamp(q, 0.f, 255.f)));
+  }
+  return wordTableData(codes);
+}
+
 int64_t JitKernel::wordTableData(const std::vector<uint16_t> &codes) {
   extraData.resize((extraData.size() + 15) / 16 * 16); // 64-byte aligned
   int64_t offset = static_cast<int64_t>(extraData.size()) * 4;

@@ -272,18 +272,10 @@ private:
   std::optional<int64_t> tableOffset; // tableData(c.outputTable), at first use
   std::optional<int64_t> codeTableOffset; // codeTable(), at first use
 
-  /// outputU8 with a table: the u8 code of each entry, as the evaluator
-  /// quantizes it (quotient rounded half to even, + zp, saturated; NaN 0),
-  /// in the kernel's data as words for emitWordTableLookup.
+  /// outputU8 with a table: the u8 codes of its entries, as words.
   int64_t codeTable() {
-    if (!codeTableOffset) {
-      std::vector<uint16_t> codes;
-      for (float v : c.outputTable) {
-        float q = std::nearbyint(v / c.outputScale) + static_cast<float>(c.outputZeroPoint);
-        codes.push_back(std::isnan(q) ? 0 : static_cast<uint16_t>(std::clamp(q, 0.f, 255.f)));
-      }
-      codeTableOffset = wordTableData(codes);
-    }
+    if (!codeTableOffset)
+      codeTableOffset = codeWordTableData(c.outputTable, c.outputScale, c.outputZeroPoint);
     return *codeTableOffset;
   }
   /// The codes of y's grid indices (clobbered) at `a` (k1: the tail's
@@ -930,8 +922,8 @@ std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Is
                            config.tableOutput.kind != Activation::None)) ||
       (!table && config.tableOutput.kind != Activation::None))
     return nullptr;
-  // A table: one entry per code of the output grid, the f32 kernel's.
-  if (table && (config.int8 || grid.kind != Activation::FakeQuant ||
+  // A table: one entry per code of the output grid.
+  if (table && (grid.kind != Activation::FakeQuant ||
                 static_cast<int64_t>(config.outputTable.size()) != grid.max - grid.min + 1 ||
                 static_cast<int64_t>(config.outputTable.size()) > JitKernel::kTableEntries))
     return nullptr;

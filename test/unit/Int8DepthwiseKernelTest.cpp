@@ -319,3 +319,89 @@ TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
 }
 
 } // namespace
+
+/// An output table at the output grid's codes (a QDQ model's elementwise
+/// chain, nunc-fuse-chain-into-conv): each result is the entry of the code
+/// the grid gives the kernel's own f32 result, as f32, rounded to a grid of
+/// the table's own, or as that grid's u8 codes (word lookups: rows of four
+/// vectors packed, others one at a time, tails masked).
+TEST(Int8DepthwiseKernel, LooksAnOutputTableUp) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> byte(0, 255), step(-127, 127);
+  std::vector<float> table(256);
+  for (int i = 0; i < 256; ++i)
+    table[i] = 2.3f * std::cos(0.29f * static_cast<float>(i)) - 0.004f * static_cast<float>(i);
+  const float scale2 = 0.0173f;
+  const int32_t zp2 = 117;
+  int64_t ends = 0;
+  for (const Shape &s : {Shape{17, 17, 18, 3, 3, 1, 1, "clip", false},
+                         Shape{13, 17, 33, 5, 5, 2, 2, "relu", false},
+                         Shape{5, 9, 129, 3, 3, 1, 0, "none", false},
+                         Shape{8, 12, 80, 5, 5, 1, 2, "none", false},
+                         Shape{3, 9, 2, 3, 3, 2, 1, "clip", false}}) {
+    WindowConfig plain = configOf(s);
+    SCOPED_TRACE(testing::Message() << "C" << s.channels << " " << s.height << "x" << s.width
+                                    << " k" << s.kernelH << "x" << s.kernelW << " s"
+                                    << s.stride);
+    const int64_t taps = plain.kernelH * plain.kernelW;
+    std::vector<float> weights(plain.channels * taps), bias(plain.channels);
+    for (int64_t ch = 0; ch < plain.channels; ++ch) {
+      for (int64_t t = 0; t < taps; ++t)
+        weights[ch * taps + t] = static_cast<float>(step(rng)) * 0.006f;
+      weights[ch * taps] = 127 * 0.006f;
+      bias[ch] = 0.1f * static_cast<float>(ch % 7) - 0.3f;
+    }
+    std::optional<Int8DepthwiseKernel::Tables> tables =
+        Int8DepthwiseKernel::tables(plain, weights, bias);
+    ASSERT_TRUE(tables);
+    // The index grid: 256 codes around the results' range.
+    const Activation grid = Activation::fakeQuant(0.011f, -140, 115);
+    WindowConfig tf = plain, tr, tq;
+    tf.output = grid;
+    tf.outputTable = table;
+    tr = tq = tf;
+    tr.tableOutput = Activation::fakeQuant(scale2, -zp2, 255 - zp2);
+    tq.outputU8 = true;
+    tq.outputScale = scale2;
+    tq.outputZeroPoint = zp2;
+    const int64_t planes = plain.batch * plain.channels;
+    const int64_t total = planes * plain.outH * plain.outW;
+    std::vector<uint8_t> codes(planes * plain.height * plain.width);
+    for (uint8_t &q : codes)
+      q = static_cast<uint8_t>(byte(rng));
+    std::vector<float> y(total + 16, -777.f), looked(total + 16, -777.f),
+        rounded(total + 16, -777.f);
+    std::vector<uint8_t> coded(total + 64, 0xa5);
+    auto run = [&](const WindowConfig &k, void *out) {
+      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, Isa::Avx512);
+      ASSERT_TRUE(kernel);
+      const void *args[] = {codes.data(), out, nullptr, tables->filters.data(),
+                            tables->scaleBias.data(), nullptr};
+      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
+        ASSERT_EQ(kernel->function()(args, t, 0), 0);
+    };
+    ASSERT_NO_FATAL_FAILURE(run(plain, y.data()));
+    ASSERT_NO_FATAL_FAILURE(run(tf, looked.data()));
+    ASSERT_NO_FATAL_FAILURE(run(tr, rounded.data()));
+    ASSERT_NO_FATAL_FAILURE(run(tq, coded.data()));
+    for (int64_t i = 0; i < total; ++i) {
+      const float code = std::clamp(std::nearbyint(y[i] / grid.scale), grid.min, grid.max);
+      const float entry = table[static_cast<int64_t>(code - grid.min)];
+      const float q2 = std::clamp(std::nearbyint(entry / scale2) + zp2, 0.f, 255.f);
+      ends += q2 == 0.f || q2 == 255.f;
+      uint32_t got, want;
+      std::memcpy(&got, &looked[i], 4);
+      std::memcpy(&want, &entry, 4);
+      ASSERT_EQ(got, want) << "entry at " << i << " (y " << y[i] << ")";
+      ASSERT_EQ(rounded[i], (q2 - zp2) * scale2) << "rounded entry at " << i;
+      ASSERT_EQ(coded[i], static_cast<uint8_t>(q2)) << "entry's code at " << i;
+    }
+    for (int64_t i = total; i < total + 16; ++i)
+      ASSERT_TRUE(looked[i] == -777.f && rounded[i] == -777.f) << "wrote past y at " << i;
+    for (int64_t i = total; i < total + 64; ++i)
+      ASSERT_EQ(coded[i], 0xa5) << "wrote past the codes at " << i;
+  }
+  EXPECT_GT(ends, 100) << "the table's u8 grid hardly saturates";
+}
