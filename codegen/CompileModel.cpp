@@ -738,12 +738,14 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
 std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
   Operation *def = v.getDefiningOp();
   std::optional<Type> grid;
+  // (With an output table, the table's grid, if any: the result holds its
+  // entries.)
   if (auto qc = dyn_cast_or_null<QuantizedConvOp>(def)) {
     if (!qc.getU8Output())
-      grid = qc.getLastGrid();
+      grid = qc.getOutputTable() ? qc.getTableQuantization() : qc.getLastGrid();
   } else if (auto fc = dyn_cast_or_null<FusedConvOp>(def)) {
     if (!fc.getU8Output())
-      grid = fc.getOutputQuantization();
+      grid = fc.getOutputTable() ? fc.getTableQuantization() : fc.getOutputQuantization();
   } else if (auto fq = dyn_cast_or_null<FakeQuantizeOp>(def)) {
     grid = fq.getQuantization();
   } else if (def && isa<AddOp, SubOp, MulOp, DivOp>(def)) {

@@ -84,6 +84,10 @@ struct FuseChainIntoConvPass
     if (steps.empty() || steps[0].kind != ElementwiseChainOp::Step::FakeQuantize ||
         steps[0].args.size() != 1 || steps[0].args[0] != 0)
       return;
+    // A later step reading the conv's result itself sees more than its code.
+    for (const ElementwiseChainOp::Step &step : ArrayRef(steps).drop_front())
+      if (llvm::is_contained(step.args, 0))
+        return;
     quant::UniformQuantizedType grid = *steps[0].grid;
     std::optional<std::vector<float>> table = tabulate(chain, grid);
     if (!table)

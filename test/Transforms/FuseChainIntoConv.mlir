@@ -93,11 +93,12 @@ func.func @fused_depthwise_then_chain(%x: tensor<1x4x5x6xf32>) -> tensor<1x4x5x6
 
 // Chains that stay: one whose first step is not a rounding of the conv's
 // result (it depends on more than its codes), one after a conv that is not
-// depthwise, one after a fused_conv that already rounds to a grid.
+// depthwise, one after a fused_conv that already rounds to a grid, and one
+// whose later step reads the conv's result itself, past the rounding.
 // CHECK-LABEL: func.func @depthwise_chains_stay(
-// CHECK-COUNT-3: nunc.elementwise_chain
+// CHECK-COUNT-4: nunc.elementwise_chain
 // CHECK-NOT: output_table
-func.func @depthwise_chains_stay(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
+func.func @depthwise_chains_stay(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
   %w = nunc.constant dense<0.5> : tensor<4x1x3x3xf32>
   %d = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
   %y0 = nunc.elementwise_chain %d {steps = [{args = array<i64: 0, -1>, constant = 2.0 : f32, grid = !quant.uniform<u8:f32, 0.5>, op = "mul"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
@@ -106,7 +107,9 @@ func.func @depthwise_chains_stay(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32
   %y1 = nunc.elementwise_chain %f {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0 : f32, op = "add"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
   %g = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.25>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
   %y2 = nunc.elementwise_chain %g {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0 : f32, op = "add"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
-  return %y0, %y1, %y2 : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+  %h = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x1x3x3xf32> -> tensor<1x4x5x6xf32>
+  %y3 = nunc.elementwise_chain %h {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.5>, op = "fake_quantize"}, {args = array<i64: 1, 0>, op = "mul"}]} : (tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  return %y0, %y1, %y2, %y3 : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
 }
 
 // -----

@@ -1558,9 +1558,10 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
                 for k in chain), kernels
         elif chains == "true":
             # Both chains in the convs' epilogues: the depthwise conv's
-            # table written as the next int8 conv's input codes.
+            # (integer taps on the first conv's codes) table written as the
+            # next int8 conv's input codes.
             assert not chain, kernels
-            assert sum(k.startswith("depthwise_conv.avx512[1x24x19x23") and
+            assert sum(k.startswith("depthwise_conv.int8.avx512vnni[1x24x19x23") and
                        k.endswith("+lookup of 256 codes -> u8") for k in kernels) == 1, kernels
             assert sum(k.startswith("conv.int8.avx512vnni[17x120x24, 1x1 kernel") and
                        "u8 in]" in k and k.endswith("+lookup of 256 codes")
