@@ -20,6 +20,7 @@ Usage:
       --tolerance 1: outputs that differ by design are not compared)
   python3 bench/compare.py path/to/model.onnx --shape x=1x64 ...
   ... [--threads 1] [--batch 1] [--seq 128] [--target native] [--runs 25]
+  ... [--onnxruntime]   (onnxruntime in each round too, on the model file)
 """
 import argparse
 import os
@@ -27,6 +28,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -58,6 +60,9 @@ def main():
     p.add_argument("--runs", type=int, default=25, help="inferences per side and round")
     p.add_argument("--tolerance", type=float, default=1e-4,
                    help="largest |A - B| over the outputs' largest |A|")
+    p.add_argument("--onnxruntime", action="store_true",
+                   help="also time onnxruntime on the model file in each round (as given: "
+                        "with --quantize, the f32 model) and print A and B over it")
     args = p.parse_args()
     b_build = args.b or args.a
     if b_build == args.a and args.a_flags == args.b_flags:
@@ -94,8 +99,23 @@ def main():
             if diff > args.tolerance * scale:
                 sys.exit(f"output {name}: A and B differ by {diff:.3g} (scale {scale:.3g})")
         times = {"A": [], "B": []}
+        sess = None
+        if args.onnxruntime:
+            import onnxruntime as ort
+            so = ort.SessionOptions()
+            so.intra_op_num_threads = args.threads
+            so.inter_op_num_threads = 1
+            sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+            times["onnxruntime"] = []
         ratios = []
         for r in range(args.rounds):
+            if sess is not None:
+                for _ in range(2):  # warm-up, as the sides' first two runs
+                    sess.run(None, feeds)
+                for _ in range(args.runs):
+                    t0 = time.perf_counter()
+                    sess.run(None, feeds)
+                    times["onnxruntime"].append((time.perf_counter() - t0) * 1e3)
             order = ("A", "B") if r % 2 == 0 else ("B", "A")
             medians = {}
             for side in order:
@@ -119,6 +139,13 @@ def main():
         print(f"  B / A per round: median {np.median(ratios):.3f} "
               f"(min {ratios.min():.3f}, max {ratios.max():.3f}); "
               f"B faster in {int((ratios < 1).sum())} of {len(ratios)} rounds")
+        if sess is not None:
+            t = np.array(times["onnxruntime"])
+            o = np.median(t)
+            print(f"  onnxruntime: median {o:.3f} ms, p10 {np.percentile(t, 10):.3f}, "
+                  f"p90 {np.percentile(t, 90):.3f}; A / onnxruntime "
+                  f"{np.median(times['A']) / o:.3f}, B / onnxruntime "
+                  f"{np.median(times['B']) / o:.3f}")
 
 
 if __name__ == "__main__":
