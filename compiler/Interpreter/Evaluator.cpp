@@ -143,6 +143,25 @@ Tensor lookUpCodes(const Tensor &x, quant::UniformQuantizedType g, ArrayRef<floa
   return y;
 }
 
+/// The end of a conv's epilogue: y rounded to its last grid; with an
+/// output_table (verified: the last grid is per tensor), the entries at
+/// its codes, rounded to the table's grid; as the u8 codes of the grid
+/// that comes last with u8_output.
+Expected<Results> lastGridAndTable(Expected<Tensor> y, std::optional<Type> last,
+                                   std::optional<ArrayRef<float>> table,
+                                   std::optional<Type> tableGrid, bool u8Output) {
+  if (y && table) {
+    y = roundToGrid(*y, *gridOf(last));
+    if (!y)
+      return y.takeError();
+    y = lookUpCodes(*y, cast<quant::UniformQuantizedType>(*last), *table);
+    last = tableGrid;
+  }
+  if (y && u8Output)
+    return one(kernels::quantizeU8(*y, *inputQuantization(last)));
+  return roundedToGrid(std::move(y), last);
+}
+
 /// u8 codes of the per-tensor grid `t` (x's element type) as their f32
 /// values float(q - zp) * scale; x itself when it is not quantized.
 Tensor valuesOf(const Tensor &x, Type t) {
@@ -571,19 +590,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             return rounded.takeError();
           y = channelAffine((*rounded)[0], get(o.getNormScale()), get(o.getNormShift()));
         }
-        std::optional<Type> last = o.getLastGrid();
-        // output_table (verified: a per-tensor last grid): its codes'
-        // entries, then the table's own grid.
-        if (std::optional<ArrayRef<float>> table = o.getOutputTable(); y && table) {
-          y = roundToGrid(*y, *gridOf(last));
-          if (!y)
-            return y.takeError();
-          y = lookUpCodes(*y, cast<quant::UniformQuantizedType>(*last), *table);
-          last = o.getTableQuantization();
-        }
-        if (y && o.getU8Output())
-          return one(quantizeU8(*y, *inputQuantization(last)));
-        return roundedToGrid(std::move(y), last);
+        return lastGridAndTable(std::move(y), o.getLastGrid(), o.getOutputTable(),
+                                o.getTableQuantization(), o.getU8Output());
       })
       .Case([&](AttentionOp o) -> Expected<Results> {
         AttentionGrids grids{gridOf(o.getScoresQuantization()),
@@ -632,19 +640,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             return y.takeError();
         }
         y = activation(*y, activationOf(o));
-        // output_table (verified: a per-tensor output grid): its codes'
-        // entries, then the table's own grid.
-        std::optional<Type> last = o.getOutputQuantization();
-        if (std::optional<ArrayRef<float>> table = o.getOutputTable(); y && table) {
-          y = roundToGrid(*y, *gridOf(last));
-          if (!y)
-            return y.takeError();
-          y = lookUpCodes(*y, cast<quant::UniformQuantizedType>(*last), *table);
-          last = o.getTableQuantization();
-        }
-        if (y && o.getU8Output())
-          return one(quantizeU8(*y, *inputQuantization(last)));
-        return roundedToGrid(std::move(y), last);
+        return lastGridAndTable(std::move(y), o.getOutputQuantization(), o.getOutputTable(),
+                                o.getTableQuantization(), o.getU8Output());
       })
       .Default([&](Operation *other) -> Expected<Results> {
         return llvm::createStringError("the evaluator has no kernel for '" +

@@ -1250,6 +1250,27 @@ LogicalResult DynamicFakeQuantizeOp::inferResultTypes(SmallVectorImpl<Type> &typ
 /// The activation quantization modes and the optional input/output grids
 /// of quantized_linear and quantized_conv. `u16Input`: input_quantization
 /// may also be a u16 grid (isU16Grid; quantized_linear).
+/// A conv's output_table: one entry per code of the grid it indexes
+/// (`indexGrid`, described as `gridName`, which it needs); its
+/// table_quantization, only with a table, a per-tensor grid.
+static LogicalResult checkOutputTable(Operation *op, std::optional<ArrayRef<float>> table,
+                                      std::optional<Type> indexGrid,
+                                      std::optional<Type> tableGrid, StringRef gridName) {
+  if (table) {
+    auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(indexGrid.value_or(Type()));
+    if (!grid || static_cast<int64_t>(table->size()) !=
+                     grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1)
+      return op->emitError() << "output_table needs " << gridName
+                             << " and one entry per code of it";
+  }
+  if (tableGrid && (!table || !isTensorGrid(*tableGrid)))
+    return op->emitError() << "table_quantization needs an output_table and must be a "
+                              "per-tensor !quant.uniform of at most 16 bits over f32 with a "
+                              "positive scale and a zero point in range, not "
+                           << *tableGrid;
+  return success();
+}
+
 static LogicalResult checkQuantizationModes(Operation *op, StringRef mode,
                                             ArrayRef<StringRef> modes,
                                             std::optional<Type> input,
@@ -1460,19 +1481,11 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   }
   if (failed(checkResidual(*this, getResidual(), types.front())))
     return failure();
-  if (std::optional<ArrayRef<float>> table = getOutputTable()) {
-    auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(getLastGrid().value_or(Type()));
-    if (!grid ||
-        static_cast<int64_t>(table->size()) != grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1)
-      return emitError() << "output_table needs a last grid (norm_quantization with a norm, else "
-                            "output_quantization) and one entry per code of it";
-  }
+  if (failed(checkOutputTable(*this, getOutputTable(), getLastGrid(), getTableQuantization(),
+                              "a last grid (norm_quantization with a norm, else "
+                              "output_quantization)")))
+    return failure();
   std::optional<Type> tableGrid = getTableQuantization();
-  if (tableGrid && (!getOutputTable() || !isTensorGrid(*tableGrid)))
-    return emitError() << "table_quantization needs an output_table and must be a per-tensor "
-                          "!quant.uniform of at most 16 bits over f32 with a positive scale and "
-                          "a zero point in range, not "
-                       << *tableGrid;
   if (getU8Output()) {
     // The codes of the table's grid with a table, else of the last grid.
     std::optional<Type> grid = getOutputTable() ? tableGrid
@@ -1633,20 +1646,10 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return emitError() << "output_quantization must be a per-tensor !quant.uniform of at most 16 "
                           "bits over f32 with a positive scale and a zero point in range, not "
                        << *grid;
-  if (std::optional<ArrayRef<float>> table = getOutputTable()) {
-    auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(
-        getOutputQuantization().value_or(Type()));
-    if (!grid ||
-        static_cast<int64_t>(table->size()) != grid.getStorageTypeMax() - grid.getStorageTypeMin() + 1)
-      return emitError() << "output_table needs an output_quantization and one entry per code "
-                            "of it";
-  }
+  if (failed(checkOutputTable(*this, getOutputTable(), getOutputQuantization(),
+                              getTableQuantization(), "an output_quantization")))
+    return failure();
   std::optional<Type> tableGrid = getTableQuantization();
-  if (tableGrid && (!getOutputTable() || !isTensorGrid(*tableGrid)))
-    return emitError() << "table_quantization needs an output_table and must be a per-tensor "
-                          "!quant.uniform of at most 16 bits over f32 with a positive scale and "
-                          "a zero point in range, not "
-                       << *tableGrid;
   if (getU8Output()) {
     // The codes of the table's grid with a table, else of the output grid.
     std::optional<Type> grid = getOutputTable() ? tableGrid : getOutputQuantization();
