@@ -10,7 +10,8 @@ one run of this script; p50 with min and max (ms). Rows:
   int8: `nunc compile --quantize int8 --activations static` calibrated on 32
         rendered lines (detector: 16 pages) vs onnxruntime's quantize_static
         (QDQ, per-channel s8 weights, u8 activations, MinMax on the same
-        inputs) of the pre-processed model, run by onnxruntime.
+        inputs) of the pre-processed model, run by onnxruntime;
+  qdq:  that QDQ model on both engines (nunc imports its Q/DQ pairs).
 Accuracy on --samples fresh rendered lines (classifier: every other one
 turned 180 degrees) or pages: the recognizer's text (spaces ignored) against
 the rendered truth and against f32's, the per-step argmax agreement with f32;
@@ -168,6 +169,8 @@ def main():
             "int8": (Library(nunc, path, shape, os.path.join(tmp, f"{name}_int8"),
                              ["--quantize", "int8", "--activations", "static",
                               "--calibration", cal_dir]), session(qdq)),
+            "qdq": (Library(nunc, qdq, shape, os.path.join(tmp, f"{name}_qdq"), []),
+                    session(qdq)),
         }
         f32_ref = engines["f32"][1]
         ref = np.concatenate([f32_ref.run(None, {"x": x[i:i + 1]})[0] for i in range(len(x))])
