@@ -1542,10 +1542,10 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
     assert ops.count("QuantizeLinear") >= 18, ops  # a pair after every op of the blocks
     outs = {}
-    for chains, target in (("true", "x86_64-avx512vnni"), ("false", "x86_64-avx512vnni"),
-                           ("true", "x86_64-avx2"), ("false", "x86_64-avx2")):
+    targets = ("x86_64-avx512vnni", "x86_64-avx512", "x86_64-avx2")
+    for chains, target in ((c, t) for t in targets for c in ("true", "false")):
         out = tmp_path / (("out" if chains == "true" else "per_op") +
-                          ("" if target == "x86_64-avx512vnni" else "_avx2"))
+                          ("" if target == "x86_64-avx512vnni" else target[6:]))
         nunc("compile", tmp_path / "q.onnx", "--target", target,
              f"--elementwise-chains={chains}", "-o", out)
         kernels = [k["kernel"] for k in json.loads((out / "q.json").read_text())["kernels"]]
@@ -1556,6 +1556,12 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
             assert len(chain) == (2 if chains == "true" else 0) and all(
                 k.startswith("elementwise.chain.avx2[") and k.endswith("lookup of 256 codes")
                 for k in chain), kernels
+        elif target == "x86_64-avx512" and chains == "true":
+            # f32 convolutions (no VNNI): the first conv's chain stays; the
+            # depthwise conv's is its table, looked up by the f32 taps.
+            assert len(chain) == 1 and chain[0].endswith("lookup of 256 codes"), kernels
+            assert sum(k.startswith("depthwise_conv.avx512[1x24x19x23") and
+                       k.endswith("+lookup of 256 codes") for k in kernels) == 1, kernels
         elif chains == "true":
             # Both chains in the convs' epilogues: the depthwise conv's
             # (integer taps on the first conv's codes) table written as the
@@ -1578,7 +1584,7 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
             outs[chains, target, i], _, log = harness.run(exe, man, {"x": x},
                                                           str(out / f"w{i}"))
             assert outs[chains, target, i] is not None, log
-    for target in ("x86_64-avx512vnni", "x86_64-avx2"):
+    for target in targets:
         for i in range(3):
             np.testing.assert_array_equal(outs["true", target, i]["y"],
                                           outs["false", target, i]["y"])
