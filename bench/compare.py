@@ -20,7 +20,8 @@ Usage:
       --tolerance 1: outputs that differ by design are not compared)
   python3 bench/compare.py path/to/model.onnx --shape x=1x64 ...
   ... [--threads 1] [--batch 1] [--seq 128] [--target native] [--runs 25]
-  ... [--onnxruntime]   (onnxruntime in each round too, on the model file)
+  ... [--onnxruntime [--onnxruntime-model ORT.onnx]]   (onnxruntime in each
+      round too, on the model file or the one given)
 """
 import argparse
 import os
@@ -63,6 +64,10 @@ def main():
     p.add_argument("--onnxruntime", action="store_true",
                    help="also time onnxruntime on the model file in each round (as given: "
                         "with --quantize, the f32 model) and print A and B over it")
+    p.add_argument("--onnxruntime-model", default=None,
+                   help="with --onnxruntime: the model onnxruntime runs instead (its int8 "
+                        "model, e.g. build/bench/minilm_ort_int8.onnx from bench/run.py); "
+                        "the same inputs")
     args = p.parse_args()
     b_build = args.b or args.a
     if b_build == args.a and args.a_flags == args.b_flags:
@@ -105,7 +110,8 @@ def main():
             so = ort.SessionOptions()
             so.intra_op_num_threads = args.threads
             so.inter_op_num_threads = 1
-            sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+            sess = ort.InferenceSession(args.onnxruntime_model or path, so,
+                                        providers=["CPUExecutionProvider"])
             times["onnxruntime"] = []
         ratios = []
         for r in range(args.rounds):
