@@ -191,8 +191,10 @@ cl::opt<bool> winograd("winograd",
 cl::opt<bool> elementwiseChains(
     "elementwise-chains",
     cl::desc("Run each run of elementwise ops (a QDQ model's scale, shift and hard-swish with "
-             "a grid after each op) as one kernel pass that keeps the values in registers "
-             "(default on; --elementwise-chains=false runs a pass per op, the same values)"),
+             "a grid after each op) as one kernel pass that keeps the values in registers, or "
+             "as a table in the conv before it (default on; --elementwise-chains=false runs a "
+             "pass per op, the same values, except that a depthwise conv then reading u8 codes "
+             "on AVX-512 VNNI sums in integers and may round a tie the other way)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
