@@ -322,20 +322,15 @@ private:
       codeTableOffset = codeWordTableData(c.outputTable, c.outputScale, c.outputZeroPoint);
     if (n == 4 && !(tail && g0 + 3 == chunks - 1)) {
       if (j == 3) {
-        vpackssdw(acc(i, 0), acc(i, 0), acc(i, 1));
-        emitWordTableLookup(acc(i, 0), t1, t2, t3, *codeTableOffset, /*firstMask=*/6);
-        vpackssdw(acc(i, 2), acc(i, 2), acc(i, 3));
-        emitWordTableLookup(acc(i, 2), t1, t2, t3, *codeTableOffset, /*firstMask=*/6);
-        vpackuswb(acc(i, 0), acc(i, 0), acc(i, 2));
-        vmovdqu32(t0, packCodeOrder());
-        vpermd(acc(i, 0), t0, acc(i, 0));
+        emitPackTableCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), /*pairs=*/2,
+                           *codeTableOffset, packCodeOrder(), t0, t1, t2, t3,
+                           /*firstMask=*/6);
         vmovdqu32(ptr[r15 + i * rowBytesOut + g0 * kLanes], acc(i, 0));
       }
       return;
     }
     const int64_t chunk = g0 + j, at = i * rowBytesOut + chunk * kLanes;
-    vpmovdw(Ymm(t0.getIdx()), acc(i, j));
-    emitWordTableLookup(t0, t1, t2, t3, *codeTableOffset, /*firstMask=*/6);
+    emitTableCodes(acc(i, j), t0, t1, t2, t3, *codeTableOffset, /*firstMask=*/6);
     if (tail && chunk == chunks - 1)
       vpmovwb(ptr[r15 + at] | k1, Ymm(t0.getIdx()));
     else
@@ -378,11 +373,7 @@ bool Int8DepthwiseKernel::supports(const WindowConfig &c) {
          c.kernelH <= kMaxKernelH && c.dilationH == 1 && c.dilationW == 1 &&
          (c.strideW == 1 || c.strideW == 2) && !c.residual && !c.ranges &&
          (c.outputTable.empty() ? c.output.kind == Activation::None
-                                : c.output.kind == Activation::FakeQuant &&
-                                      static_cast<int64_t>(c.outputTable.size()) ==
-                                          c.output.max - c.output.min + 1 &&
-                                      static_cast<int64_t>(c.outputTable.size()) <=
-                                          JitKernel::kTableEntries) &&
+                                : JitKernel::tableFits(c.outputTable, c.output)) &&
          (!c.outputU8 || c.tableOutput.kind == Activation::None) && c.outH > 0 &&
          c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0;
 }

@@ -912,17 +912,9 @@ private:
         std::optional<int64_t> &table = geluU8Codes ? geluU8CodeTable : outputU8CodeTable;
         if (!table)
           table = geluU8Codes ? buildGeluU8CodeTable() : buildOutputU8CodeTable();
-        // The grid indices (0-255) as words, their codes looked up, then
-        // packed and ordered as emitPackCodes does.
-        vpackssdw(acc(r, 0), acc(r, 0), a1);
-        emitWordTableLookup(acc(r, 0), temp(1), temp(2), temp(3), *table);
-        if (vecsHere == 3) {
-          vpackssdw(a2, a2, a2);
-          emitWordTableLookup(a2, temp(1), temp(2), temp(3), *table);
-        }
-        vpackuswb(acc(r, 0), acc(r, 0), a2);
-        vmovdqu32(temp(0), packCodeOrder());
-        vpermd(acc(r, 0), temp(0), acc(r, 0));
+        // The grid indices (0-255): their codes looked up as words.
+        emitPackTableCodes(acc(r, 0), a1, a2, a2, vecsHere == 3 ? 2 : 1, *table, packCodeOrder(),
+                           temp(0), temp(1), temp(2), temp(3), /*firstMask=*/3);
       } else {
         if (!u8ZeroPointWords)
           u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
@@ -1440,8 +1432,8 @@ private:
         return;
       if (!outputU8CodeTable)
         outputU8CodeTable = buildOutputU8CodeTable();
-      vpmovdw(Ymm(temp(0).getIdx()), x);
-      emitWordTableLookup(temp(0), temp(1), temp(2), temp(3), *outputU8CodeTable);
+      emitTableCodes(x, temp(0), temp(1), temp(2), temp(3), *outputU8CodeTable,
+                     /*firstMask=*/3);
       if (lanes == kLanes)
         vpmovwb(ptr[rcx + offset], Ymm(temp(0).getIdx()));
       else
@@ -1519,8 +1511,8 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the AVX-VNNI convolution reads im2col panels
   if (!config.outputTable.empty() &&
       (!config.convolution || config.isa != Int8Isa::Avx512Vnni ||
-       config.outputTable.size() > static_cast<size_t>(JitKernel::kTableEntries) ||
-       (config.normalize ? config.normalized : config.output).kind != Activation::FakeQuant ||
+       !JitKernel::tableFits(config.outputTable,
+                             config.normalize ? config.normalized : config.output) ||
        (config.u8Output && config.tableOutput.kind != Activation::None)))
     return nullptr; // a table of the last grid's codes: the AVX-512 VNNI convolution
   if (config.outputTable.empty() && config.tableOutput.kind != Activation::None)

@@ -81,6 +81,13 @@ class JitKernel : public Xbyak::CodeGenerator {
 public:
   /// Codes of a grid hold at most this many values for a lookup table.
   static constexpr int64_t kTableEntries = 256;
+  /// Whether `table` holds one entry per code of `grid` (a FakeQuant), at
+  /// most kTableEntries: an output table the kernels can look up.
+  static bool tableFits(const std::vector<float> &table, const Activation &grid) {
+    const auto size = static_cast<int64_t>(table.size());
+    return grid.kind == Activation::FakeQuant && size == grid.max - grid.min + 1 &&
+           size <= kTableEntries;
+  }
   JitKernel() : Xbyak::CodeGenerator(4096, Xbyak::AutoGrow) {}
 
   /// Resolves labels; returns false when xbyak reported an error.
@@ -302,6 +309,37 @@ protected:
     vpackuswb(q0, q0, q2);
     vmovdqu32(t, order);
     vpermd(q0, t, q0);
+  }
+  /// A zmm of s32 grid indices (0 .. kTableEntries - 1) as their 16 codes
+  /// from the word table at `table` (codeWordTableData), as words in the
+  /// low half of t0, which vpmovwb stores as bytes. t1-t3 are temporaries,
+  /// k<firstMask> and k<firstMask + 1> the lookup's masks.
+  void emitTableCodes(const Xbyak::Zmm &index, const Xbyak::Zmm &t0, const Xbyak::Zmm &t1,
+                      const Xbyak::Zmm &t2, const Xbyak::Zmm &t3, int64_t table,
+                      int firstMask) {
+    vpmovdw(Xbyak::Ymm(t0.getIdx()), index);
+    emitWordTableLookup(t0, t1, t2, t3, table, firstMask);
+  }
+  /// emitPackCodes for grid indices: zmm of s32 indices (consecutive
+  /// 16-column vectors of one row) as their codes in q0, in column order,
+  /// looked up in the word table at `table` two vectors at a time. Four
+  /// vectors fill 64 bytes; three repeat q2 as q3; with two (`pairs` 1)
+  /// only q0's lower 32 bytes are codes. t0 holds the order (`order`:
+  /// packCodeOrder()); t1-t3 and the masks as in emitTableCodes.
+  void emitPackTableCodes(const Xbyak::Zmm &q0, const Xbyak::Zmm &q1, const Xbyak::Zmm &q2,
+                          const Xbyak::Zmm &q3, int pairs, int64_t table,
+                          const Xbyak::Address &order, const Xbyak::Zmm &t0,
+                          const Xbyak::Zmm &t1, const Xbyak::Zmm &t2, const Xbyak::Zmm &t3,
+                          int firstMask) {
+    vpackssdw(q0, q0, q1);
+    emitWordTableLookup(q0, t1, t2, t3, table, firstMask);
+    if (pairs == 2) {
+      vpackssdw(q2, q2, q3);
+      emitWordTableLookup(q2, t1, t2, t3, table, firstMask);
+    }
+    vpackuswb(q0, q0, pairs == 2 ? q2 : q0);
+    vmovdqu32(t0, order);
+    vpermd(q0, t0, q0);
   }
   /// x's eight s32 lanes (0-255) as bytes in its low 64 bits (AVX2: words,
   /// the halves' low qwords together, bytes).

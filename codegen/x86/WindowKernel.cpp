@@ -278,33 +278,17 @@ private:
       codeTableOffset = codeWordTableData(c.outputTable, c.outputScale, c.outputZeroPoint);
     return *codeTableOffset;
   }
-  /// The codes of y's grid indices (clobbered) at `a` (k1: the tail's
-  /// lanes): as 16 words, looked up, narrowed to bytes.
+  /// The codes of y's grid indices at `a` (k1: the tail's lanes). Masks
+  /// k4-k5: k2 and k3 may hold the plane's input masks for the next block.
   void storeTableCodes(const Address &a, const Vmm &y, bool tail) {
     if constexpr (kAvx512) {
-      const Xbyak::Zmm w(weight(0).getIdx());
-      vpmovdw(Xbyak::Ymm(w.getIdx()), y);
-      emitWordTableLookup(w, weight(1), weight(2), weight(3), codeTable(), /*firstMask=*/4);
+      const Xbyak::Ymm words(weight(0).getIdx());
+      emitTableCodes(y, weight(0), weight(1), weight(2), weight(3), codeTable(),
+                     /*firstMask=*/4);
       if (tail)
-        vpmovwb(a | k1, Xbyak::Ymm(w.getIdx()));
+        vpmovwb(a | k1, words);
       else
-        vpmovwb(a, Xbyak::Ymm(w.getIdx()));
-    }
-  }
-  /// The codes of four vectors' grid indices (q0-q3, clobbered) as 64
-  /// bytes at `a`: packed to words two vectors at a time, looked up, packed
-  /// to bytes and ordered as emitPackCodes does.
-  void storeTableCodeRow(const Vmm &q0, const Vmm &q1, const Vmm &q2, const Vmm &q3,
-                         const Address &a) {
-    if constexpr (kAvx512) {
-      vpackssdw(q0, q0, q1);
-      emitWordTableLookup(q0, weight(1), weight(2), weight(3), codeTable(), /*firstMask=*/4);
-      vpackssdw(q2, q2, q3);
-      emitWordTableLookup(q2, weight(1), weight(2), weight(3), codeTable(), /*firstMask=*/4);
-      vpackuswb(q0, q0, q2);
-      vmovdqu32(weight(0), packCodeOrder());
-      vpermd(q0, weight(0), q0);
-      vmovdqu32(a, q0);
+        vpmovwb(a, words);
     }
   }
   /// y (clobbered) as the u8 codes of the output grid at `a` (k1: the
@@ -652,11 +636,14 @@ private:
             bool packed = n == 4 && !(tail && g0 + 3 == chunks - 1);
             if (!c.outputTable.empty()) {
               if constexpr (kAvx512) {
-                if (!packed)
+                if (!packed) {
                   storeTableCodes(ptr[r15 + outDisp], y, isTail);
-                else if (j == 3)
-                  storeTableCodeRow(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3),
-                                    ptr[r15 + i * rowBytes + g0 * kLanes]);
+                } else if (j == 3) {
+                  emitPackTableCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), /*pairs=*/2,
+                                     codeTable(), packCodeOrder(), weight(0), weight(1),
+                                     weight(2), weight(3), /*firstMask=*/4);
+                  vmovdqu32(ptr[r15 + i * rowBytes + g0 * kLanes], acc(i, 0));
+                }
               }
               continue;
             }
@@ -922,10 +909,7 @@ std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Is
                            config.tableOutput.kind != Activation::None)) ||
       (!table && config.tableOutput.kind != Activation::None))
     return nullptr;
-  // A table: one entry per code of the output grid.
-  if (table && (grid.kind != Activation::FakeQuant ||
-                static_cast<int64_t>(config.outputTable.size()) != grid.max - grid.min + 1 ||
-                static_cast<int64_t>(config.outputTable.size()) > JitKernel::kTableEntries))
+  if (table && !JitKernel::tableFits(config.outputTable, grid))
     return nullptr;
   if (config.int8)
     return isa == Isa::Avx512 ? Int8DepthwiseKernel::generate(config) : nullptr;

@@ -30,10 +30,11 @@ struct FuseChainIntoConvPass
       Value x = chain.getInputs()[0];
       if (!x.hasOneUse() || x.getType() != chain.getType())
         continue;
+      SmallVector<ElementwiseChainOp::Step> steps = chain.getDecodedSteps();
       if (auto conv = x.getDefiningOp<QuantizedConvOp>())
-        fuseIntoQuantizedConv(chain, conv);
+        fuseIntoQuantizedConv(chain, steps, conv);
       else if (Operation *def = x.getDefiningOp(); def && isa<ConvOp, FusedConvOp>(def))
-        fuseIntoDepthwiseConv(chain, def);
+        fuseIntoDepthwiseConv(chain, steps, def);
     }
   }
 
@@ -45,14 +46,15 @@ struct FuseChainIntoConvPass
     return tabulateOnGrid(chain, grid);
   }
 
+  /// The grid a chain ends on, if any: its table's table_quantization (the
+  /// entries lie on it), the codes a handover to the next conv writes.
+  static TypeAttr lastGrid(ArrayRef<ElementwiseChainOp::Step> steps) {
+    return steps.back().grid ? TypeAttr::get(*steps.back().grid) : TypeAttr();
+  }
+
   /// The conv's result stands for the chain's; its node names join the
-  /// chain's (the chain ran after it). A chain that ends on a grid gives
-  /// the table that grid (its entries lie on it): the codes a handover to
-  /// the next conv writes.
+  /// chain's (the chain ran after it).
   void replaceChain(ElementwiseChainOp chain, Operation *conv) {
-    SmallVector<ElementwiseChainOp::Step> steps = chain.getDecodedSteps();
-    if (!steps.empty() && steps.back().grid)
-      conv->setAttr("table_quantization", TypeAttr::get(*steps.back().grid));
     chain.getResult().replaceAllUsesWith(conv->getResult(0));
     conv->setLoc(FusedLoc::get(&getContext(), {conv->getLoc(), chain.getLoc()}));
     chain.erase();
@@ -60,7 +62,8 @@ struct FuseChainIntoConvPass
 
   /// chain(quantized_conv(...)): the conv looks the chain's values up at
   /// its last grid's codes.
-  void fuseIntoQuantizedConv(ElementwiseChainOp chain, QuantizedConvOp conv) {
+  void fuseIntoQuantizedConv(ElementwiseChainOp chain, ArrayRef<ElementwiseChainOp::Step> steps,
+                             QuantizedConvOp conv) {
     if (conv.getU8Output() || conv.getOutputTable() || (looksUp && !looksUp(conv)))
       return;
     auto grid = dyn_cast_or_null<quant::UniformQuantizedType>(conv.getLastGrid().value_or(Type()));
@@ -68,45 +71,36 @@ struct FuseChainIntoConvPass
     if (!table)
       return;
     conv.setOutputTableAttr(DenseF32ArrayAttr::get(&getContext(), *table));
+    conv.setTableQuantizationAttr(lastGrid(steps));
     replaceChain(chain, conv);
   }
 
   /// chain(depthwise conv), the chain's first step rounding the conv's
   /// result to a grid: the conv (as a fused_conv) rounds to that grid and
   /// looks the chain's values up at its codes.
-  void fuseIntoDepthwiseConv(ElementwiseChainOp chain, Operation *op) {
+  void fuseIntoDepthwiseConv(ElementwiseChainOp chain, ArrayRef<ElementwiseChainOp::Step> steps,
+                             Operation *op) {
     auto fused = dyn_cast<FusedConvOp>(op);
     if (!isDepthwiseConv(op) ||
         (fused && (fused.getOutputQuantization() || fused.getOutputTable())) ||
         (looksUp && !looksUp(op)))
       return;
-    SmallVector<ElementwiseChainOp::Step> steps = chain.getDecodedSteps();
-    if (steps.empty() || steps[0].kind != ElementwiseChainOp::Step::FakeQuantize ||
+    if (steps[0].kind != ElementwiseChainOp::Step::FakeQuantize ||
         steps[0].args.size() != 1 || steps[0].args[0] != 0)
       return;
     // A later step reading the conv's result itself sees more than its code.
-    for (const ElementwiseChainOp::Step &step : ArrayRef(steps).drop_front())
+    for (const ElementwiseChainOp::Step &step : steps.drop_front())
       if (llvm::is_contained(step.args, 0))
         return;
     quant::UniformQuantizedType grid = *steps[0].grid;
     std::optional<std::vector<float>> table = tabulate(chain, grid);
     if (!table)
       return;
-    if (auto conv = dyn_cast<ConvOp>(op)) {
-      OpBuilder b(conv);
-      fused = FusedConvOp::create(
-          b, conv.getLoc(), conv.getType(), conv.getInput(), conv.getWeight(), conv.getBias(),
-          /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(),
-          conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
-          conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
-          FloatAttr(), FloatAttr(), FloatAttr(), /*output_quantization=*/TypeAttr(),
-          /*u8_output=*/UnitAttr(), /*output_table=*/DenseF32ArrayAttr(),
-          /*table_quantization=*/TypeAttr());
-      conv.replaceAllUsesWith(fused.getResult());
-      conv.erase();
-    }
+    if (auto conv = dyn_cast<ConvOp>(op))
+      fused = replaceWithFusedConv(conv);
     fused.setOutputQuantizationAttr(TypeAttr::get(grid));
     fused.setOutputTableAttr(DenseF32ArrayAttr::get(&getContext(), *table));
+    fused.setTableQuantizationAttr(lastGrid(steps));
     replaceChain(chain, fused);
   }
 };

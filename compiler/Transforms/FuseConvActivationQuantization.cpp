@@ -71,21 +71,8 @@ struct FuseConvActivationQuantizationPass
     // A table already rounded to another grid: its codes are not these.
     if (table && fused.getTableQuantization() && *fused.getTableQuantization() != grid)
       return;
-    if (auto conv = dyn_cast<ConvOp>(op)) {
-      OpBuilder b(conv);
-      fused = FusedConvOp::create(b, conv.getLoc(), conv.getType(), conv.getInput(),
-                                  conv.getWeight(), conv.getBias(), /*residual=*/Value(),
-                                  conv.getAutoPadAttr(), conv.getDilationsAttr(),
-                                  conv.getGroupAttr(), conv.getKernelShapeAttr(),
-                                  conv.getPadsAttr(), conv.getStridesAttr(),
-                                  StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
-                                  FloatAttr(), FloatAttr(), FloatAttr(),
-                                  /*output_quantization=*/TypeAttr(),
-                                  /*u8_output=*/UnitAttr(), /*output_table=*/DenseF32ArrayAttr(),
-                                  /*table_quantization=*/TypeAttr());
-      conv.replaceAllUsesWith(fused.getResult());
-      conv.erase();
-    }
+    if (auto conv = dyn_cast<ConvOp>(op))
+      fused = replaceWithFusedConv(conv);
     if (table)
       fused.setTableQuantizationAttr(TypeAttr::get(grid));
     else
@@ -130,20 +117,9 @@ struct FuseConvActivationQuantizationPass
       return;
     op.setU8Output(true);
     result.setType(cast<RankedTensorType>(result.getType()).clone(*grid));
-    if (auto conv = dyn_cast<ConvOp>(user)) {
-      // Only fused_conv takes u8 codes.
-      OpBuilder b(conv);
-      auto fused = FusedConvOp::create(
-          b, conv.getLoc(), conv.getType(), result, conv.getWeight(), conv.getBias(),
-          /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(),
-          conv.getGroupAttr(), conv.getKernelShapeAttr(), conv.getPadsAttr(),
-          conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
-          FloatAttr(), FloatAttr(), FloatAttr(), /*output_quantization=*/TypeAttr(),
-          /*u8_output=*/UnitAttr(), /*output_table=*/DenseF32ArrayAttr(),
-          /*table_quantization=*/TypeAttr());
-      conv.replaceAllUsesWith(fused.getResult());
-      conv.erase();
-    }
+    // Only fused_conv takes u8 codes.
+    if (auto conv = dyn_cast<ConvOp>(user))
+      replaceWithFusedConv(conv);
   }
 };
 

@@ -328,3 +328,17 @@ bool mlir::nunc::isDepthwiseConv(Operation *op) {
   return in && w && in.getRank() == 4 && w.getRank() == 4 && group > 1 &&
          in.getDimSize(1) == group && w.getDimSize(0) == group && w.getDimSize(1) == 1;
 }
+
+mlir::nunc::FusedConvOp mlir::nunc::replaceWithFusedConv(ConvOp conv) {
+  OpBuilder b(conv);
+  auto fused = FusedConvOp::create(
+      b, conv.getLoc(), conv.getType(), conv.getInput(), conv.getWeight(), conv.getBias(),
+      /*residual=*/Value(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
+      conv.getKernelShapeAttr(), conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(),
+      FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
+      /*output_quantization=*/TypeAttr(), /*u8_output=*/UnitAttr(),
+      /*output_table=*/DenseF32ArrayAttr(), /*table_quantization=*/TypeAttr());
+  conv.replaceAllUsesWith(fused.getResult());
+  conv.erase();
+  return fused;
+}

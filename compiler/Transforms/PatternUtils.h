@@ -47,6 +47,10 @@ bool isU8Grid(std::optional<Type> t);
 /// input channel (group = channels > 1), 4-D.
 bool isDepthwiseConv(Operation *op);
 
+/// Replaces `conv` by the fused_conv that computes the same (no epilogue
+/// yet), for a pass to give it one, and returns it.
+FusedConvOp replaceWithFusedConv(ConvOp conv);
+
 /// The elements of a constant as floats (a copy), when `v` is a constant.
 std::optional<SmallVector<float>> getConstantFloats(Value v);
 
