@@ -1051,16 +1051,21 @@ std::optional<x86::Int8DepthwiseKernel::Tables> int8DepthwiseTables(const x86::W
   return x86::Int8DepthwiseKernel::tables(c, {weights->begin(), weights->end()}, b);
 }
 
-std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
+/// The window kernel's step for `op`; with `inputCodes`, for `op` reading
+/// the u8 codes of that grid instead of its input (whether the target's
+/// kernel would take them).
+std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
+                                     Type inputCodes = nullptr) {
   WindowStep w;
   x86::WindowConfig &c = w.config;
   auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (!in || op->getNumResults() != 1)
     return std::nullopt;
-  if (auto q = dyn_cast<quant::UniformQuantizedType>(in.getElementType())) {
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(inputCodes ? inputCodes
+                                                                : in.getElementType())) {
     // A fused_conv reading an int8 convolution's u8 codes (depthwise only,
     // checked below with the rest).
-    if (!llvm::isa<FusedConvOp>(op))
+    if (!inputCodes && !llvm::isa<FusedConvOp>(op))
       return std::nullopt;
     c.inputU8 = true;
     c.inputScale = static_cast<float>(q.getScale());
@@ -1159,9 +1164,19 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
   c.padRight = geom->padsEnd[1];
   c.outH = geom->output[0];
   c.outW = geom->output[1];
-  if (!x86::WindowKernel::supports(c) ||
-      ((c.inputU8 || c.outputU8 || c.output.kind != x86::Activation::None) &&
-       !x86::WindowKernel::readsU8(c, isa)))
+  if (!x86::WindowKernel::supports(c))
+    return std::nullopt;
+  // u8 codes in, on a target with vpdpbusd (zmm, or ymm on AVX-VNNI), and
+  // filters on an s8 grid (a QDQ model's): the integer taps.
+  if (c.inputU8 &&
+      (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx || int8 == Int8Isa::AvxVnni)) {
+    x86::WindowConfig integer = c;
+    integer.int8 = true;
+    if (x86::Int8DepthwiseKernel::supports(integer, isa) && int8DepthwiseTables(integer, w))
+      c.int8 = true;
+  }
+  if ((c.inputU8 || c.outputU8 || c.output.kind != x86::Activation::None) &&
+      !x86::WindowKernel::readsU8(c, isa))
     return std::nullopt;
   if (c.inputU8 && c.outputU8 && c.outputTable.empty()) {
     // |y| <= sum |w| max |x| + |b| per channel (x from the input grid; the
@@ -1191,14 +1206,6 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8) {
         bound = std::max(bound, 1.0);
       c.outputBounded = std::isfinite(bound) && bound < 0x1p30 * c.outputScale;
     }
-  }
-  // u8 codes in, on a target with vpdpbusd on zmm, and filters on an s8
-  // grid (a QDQ model's): the integer taps.
-  if (c.inputU8 && (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx)) {
-    x86::WindowConfig integer = c;
-    integer.int8 = true;
-    if (x86::Int8DepthwiseKernel::supports(integer) && int8DepthwiseTables(integer, w))
-      c.int8 = true;
   }
   if (auto avg = dyn_cast<AveragePoolOp>(op)) {
     c.countIncludePad = avg.getCountIncludePad() != 0;
@@ -1731,6 +1738,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
   if (std::optional<WindowStep> w = windowStep(step.op, isa, options.target.int8)) {
     x86::WindowConfig &cfg = w->config;
     cfg.ranges = step.resultSidecar >= 0;
+    cfg.evexVnni = options.target.evexVnni;
     std::unique_ptr<x86::JitKernel> kernel = x86::WindowKernel::generate(cfg, isa);
     if (!kernel)
       return step.op->emitError("generating the window kernel failed (xbyak error ")
@@ -1768,7 +1776,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     const char *names[] = {"max_pool", "average_pool", "depthwise_conv", "global_average_pool"};
     std::string what = llvm::formatv("{0}.{1}[{2}x{3}x{4}x{5}", names[cfg.kind],
-                                      cfg.int8              ? "int8.avx512vnni"
+                                      cfg.int8 ? (isa == Isa::Avx512 ? "int8.avx512vnni"
+                                                                     : "int8.avxvnni")
                                       : isa == Isa::Avx512 ? "avx512"
                                                            : "avx2",
                                       cfg.batch,
@@ -2830,10 +2839,10 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     // this target's depthwise kernel reads u8 codes.
     Isa isa = options.target.isa;
     Int8Isa int8 = options.target.int8;
-    auto readsU8 = [isa, int8](Operation *op) {
+    auto readsU8 = [isa, int8](Operation *op, Type inputCodes) {
       if (hasEmptyTensor(op))
         return false;
-      std::optional<WindowStep> w = windowStep(op, isa, int8);
+      std::optional<WindowStep> w = windowStep(op, isa, int8, inputCodes);
       return w && x86::WindowKernel::readsU8(w->config, isa);
     };
     pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization(readsU8));
@@ -2849,8 +2858,10 @@ FailureOr<CompiledModel> ModelCompiler::run() {
               return int8ConvolutionIsa(target) == Int8Isa::Avx512Vnni;
             if (hasEmptyTensor(op))
               return false;
+            // Depthwise tables: AVX-512 kernels only (not the AVX-VNNI
+            // integer kernel).
             std::optional<WindowStep> w = windowStep(op, isa, int8);
-            return w && x86::WindowKernel::readsU8(w->config, isa);
+            return isa == Isa::Avx512 && w && x86::WindowKernel::readsU8(w->config, isa);
           }));
       // Then a depthwise conv's table goes to the int8 conv after it as the
       // codes of that conv's input grid.

@@ -4,6 +4,7 @@
 #include "PaddedPlane.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 
@@ -366,16 +367,367 @@ private:
   }
 };
 
+
+/// The same on ymm with VEX vpdpbusd (AVX-VNNI; EVEX-encoded where asked,
+/// WindowConfig::evexVnni): 8 outputs a vector. Each 128-bit lane loads
+/// its four outputs' bytes itself (16 bytes, lane 1's 4 s bytes after lane
+/// 0's), so that one vpshufb per filter dword arranges both lanes. AVX2
+/// has no byte masks: bytes outside the input row get shuffle index 0x80
+/// (zero) and the zero point's code ORed in, and a lane whose 16 bytes
+/// would leave the plane loads from inside it, its indices shifted by as
+/// much (planes of at least 16 bytes). Filter rows are broadcast to the
+/// stack once per plane (16 ymm registers hold the sums, taps and orders).
+constexpr int kYmmLanes = 8;
+constexpr int kYmmGroup = 2;
+constexpr int kLaneBytes = 16;
+
+class Int8DepthwiseYmmGenerator : public PlaneGenerator {
+public:
+  explicit Int8DepthwiseYmmGenerator(const WindowConfig &config) : c(config) { replicate = 8; }
+
+  void generate() {
+    prologue();
+    frameBytes = kMaxKernelH * 2 * 32;
+    sub(rsp, frameBytes);
+    int64_t per = WindowKernel::planesPerTask(c);
+    taskShare(per, c.batch * c.channels, r9, rax); // r9 = planes of this task
+    int64_t inPlane = c.height * c.width, outPlane = c.outH * c.outW * yBytes();
+    mov(rax, ptr[rdi + 0]);
+    imul(rdx, r10, inPlane);
+    add(rax, rdx);
+    mov(rbx, ptr[rdi + 8]);
+    imul(rdx, r10, outPlane);
+    add(rbx, rdx);
+    vmovdqu(byteOrder(), dataAddr(order(/*chunk=*/-1, /*high=*/false, {0, 0})));
+    mov(edx, static_cast<uint32_t>(c.inputZeroPoint) * 0x01010101u);
+    vmovd(Xmm(zeroPoints().getIdx()), edx);
+    vpbroadcastd(zeroPoints(), Xmm(zeroPoints().getIdx()));
+    Label planeLoop;
+    L(planeLoop);
+    plane();
+    add(rax, inPlane);
+    add(rbx, outPlane);
+    inc(r10);
+    dec(r9);
+    jnz(planeLoop, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  WindowConfig c;
+
+  // ymm0..7 the block's sums (row i, vector j), 8..9 the taps 0-3 of the
+  // group's vectors, 10..11 their taps 4-7, 12 the usual order of taps
+  // 0-3, 14 the zero point's codes; 8-11, 13 and 15 are the epilogue's
+  // scale, bias and temporaries.
+  Ymm acc(int i, int j) const { return Ymm(i * kYmmGroup + j); }
+  Ymm taps(int j) const { return Ymm(8 + j); }
+  Ymm highTaps(int j) const { return Ymm(10 + j); }
+  Ymm byteOrder() const { return Ymm(12); }
+  Ymm zeroPoints() const { return Ymm(14); }
+  int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
+  bool high() const { return Int8DepthwiseKernel::filterWords(c) == 2; }
+  int64_t filterSlot(int64_t kh, int64_t word) const {
+    return (kh * Int8DepthwiseKernel::filterWords(c) + word) * 32;
+  }
+  void vnni(const Ymm &acc, const Ymm &a, const Operand &b) {
+    vpdpbusd(acc, a, b, c.evexVnni ? EvexEncoding : VexEncoding);
+  }
+
+  /// The first input column lane `lane` of vector `chunk` loads, before any
+  /// shift.
+  int64_t laneColumn(int64_t chunk, int lane) const {
+    return (chunk * kYmmLanes + 4 * lane) * c.strideW - c.padLeft;
+  }
+  /// How far lane `lane` of vector `chunk` loads after laneColumn on input
+  /// row `ih` of the plane: its 16 bytes stay inside the plane.
+  int64_t laneShift(int64_t chunk, int lane, int64_t ih) const {
+    int64_t begin = laneColumn(chunk, lane);
+    int64_t lo = -ih * c.width, hi = (c.height - ih) * c.width;
+    return std::clamp(begin, lo, hi - kLaneBytes) - begin;
+  }
+  /// The vpshufb order of taps 0-3 (or 4-7, `high`) of vector `chunk`
+  /// whose lanes load `shifts` bytes further on (chunk -1: a vector inside
+  /// the row, unshifted), or the zero point's codes where that order has
+  /// 0x80 for a tap outside the row (`fill`). Taps past the filter take 0.
+  std::vector<uint32_t> order(int64_t chunk, bool highTaps, std::array<int64_t, 2> shifts,
+                              bool fill = false) const {
+    std::vector<uint32_t> words(kYmmLanes, 0);
+    for (int lane = 0; lane < 2; ++lane)
+      for (int i = 0; i < 4; ++i)
+        for (int t = 0; t < 4; ++t) {
+          int64_t tap = t + (highTaps ? 4 : 0);
+          int64_t index = i * c.strideW + tap;
+          int64_t column = laneColumn(chunk, lane) + index;
+          bool outside = chunk >= 0 && (column < 0 || column >= c.width);
+          uint32_t byte;
+          if (fill)
+            byte = tap < c.kernelW && outside ? static_cast<uint32_t>(c.inputZeroPoint) : 0;
+          else
+            byte = tap >= c.kernelW || outside ? 0x80 : static_cast<uint32_t>(index - shifts[lane]);
+          words[lane * 4 + i] |= byte << (8 * t);
+        }
+    return words;
+  }
+  /// Whether a tap of vector `chunk` lies outside the row.
+  bool reachesOut(int64_t chunk) const {
+    int64_t first = chunk * kYmmLanes * c.strideW - c.padLeft;
+    int64_t last = (chunk * kYmmLanes + kYmmLanes - 1) * c.strideW - c.padLeft + c.kernelW - 1;
+    return first < 0 || last >= c.width;
+  }
+
+  /// One plane (rax: its codes, rbx: its output, r10: its index).
+  void plane() {
+    // r11 = this channel's filter rows, r12 = its scale (bias C floats on).
+    push(rax);
+    mov(rax, r10);
+    xor_(edx, edx);
+    mov(rcx, c.channels);
+    div(rcx);
+    pop(rax);
+    const int64_t words = Int8DepthwiseKernel::filterWords(c);
+    mov(r11, ptr[rdi + 24]);
+    imul(rcx, rdx, c.kernelH * words * 4);
+    add(r11, rcx);
+    mov(r12, ptr[rdi + 32]);
+    lea(r12, ptr[r12 + rdx * 4]);
+    for (int64_t kh = 0; kh < c.kernelH; ++kh)
+      for (int64_t w = 0; w < words; ++w) {
+        vpbroadcastd(Ymm(15), ptr[r11 + (kh * words + w) * 4]);
+        vmovdqu(ptr[rsp + filterSlot(kh, w)], Ymm(15));
+      }
+    lea(r14, ptr[rax - c.padTop * c.width]); // the first block's input row 0
+    mov(r15, rbx);
+    // Blocks of output rows; the longest run of identical ones (the same
+    // input rows inside the plane, no load shifted) is a loop.
+    struct Block {
+      int rows;
+      int64_t validBegin, validEnd; // its input rows inside the plane
+      int64_t top;                  // the plane row of its input row 0
+      bool shifted;                 // a load kept inside the plane
+      bool operator==(const Block &o) const {
+        return rows == o.rows && validBegin == o.validBegin && validEnd == o.validEnd &&
+               shifted == o.shifted && (!shifted || top == o.top);
+      }
+    };
+    const int64_t chunks = (c.outW + kYmmLanes - 1) / kYmmLanes;
+    std::vector<Block> blocks;
+    for (int64_t first = 0; first < c.outH; first += kRows) {
+      Block b;
+      b.rows = static_cast<int>(std::min<int64_t>(kRows, c.outH - first));
+      int64_t inRows = (b.rows - 1) * c.strideH + c.kernelH;
+      b.top = first * c.strideH - c.padTop;
+      b.validBegin = std::clamp<int64_t>(-b.top, 0, inRows);
+      b.validEnd = std::clamp<int64_t>(c.height - b.top, 0, inRows);
+      b.shifted = false;
+      for (int64_t r = b.validBegin; r < b.validEnd; ++r)
+        for (int64_t chunk = 0; chunk < chunks; ++chunk)
+          for (int lane = 0; lane < 2; ++lane)
+            b.shifted |= laneShift(chunk, lane, b.top + r) != 0;
+      blocks.push_back(b);
+    }
+    size_t runBegin = 0, runEnd = 0;
+    for (size_t i = 0; i < blocks.size();) {
+      size_t j = i;
+      while (j < blocks.size() && blocks[j] == blocks[i])
+        ++j;
+      if (j - i > runEnd - runBegin) {
+        runBegin = i;
+        runEnd = j;
+      }
+      i = j;
+    }
+    auto emitBlock = [&](const Block &b) {
+      block(b.rows, b.validBegin, b.validEnd, b.top);
+      add(r14, b.rows * c.strideH * c.width);
+      add(r15, b.rows * c.outW * yBytes());
+    };
+    for (size_t i = 0; i < runBegin; ++i)
+      emitBlock(blocks[i]);
+    if (runEnd - runBegin >= 2) {
+      mov(r13, runEnd - runBegin);
+      Label loop;
+      L(loop);
+      emitBlock(blocks[runBegin]);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    } else if (runEnd > runBegin) {
+      emitBlock(blocks[runBegin]);
+    }
+    for (size_t i = runEnd; i < blocks.size(); ++i)
+      emitBlock(blocks[i]);
+  }
+
+  /// Output rows [0, rows) at r15 from the input rows at r14 (those before
+  /// validBegin or from validEnd on outside the plane; row 0 is plane row
+  /// `top`).
+  void block(int rows, int64_t validBegin, int64_t validEnd, int64_t top) {
+    const int64_t chunks = (c.outW + kYmmLanes - 1) / kYmmLanes;
+    const int64_t inRows = (rows - 1) * c.strideH + c.kernelH;
+    for (int64_t g0 = 0; g0 < chunks; g0 += kYmmGroup) {
+      const int n = static_cast<int>(std::min<int64_t>(kYmmGroup, chunks - g0));
+      for (int i = 0; i < rows; ++i)
+        for (int j = 0; j < n; ++j)
+          vpxor(acc(i, j), acc(i, j), acc(i, j));
+      for (int64_t r = 0; r < inRows; ++r) {
+        // The (output row, filter row) pairs that read input row r.
+        std::vector<std::pair<int, int64_t>> uses;
+        for (int i = 0; i < rows; ++i) {
+          int64_t kh = r - i * c.strideH;
+          if (kh >= 0 && kh < c.kernelH)
+            uses.push_back({i, kh});
+        }
+        if (uses.empty())
+          continue;
+        const bool inside = r >= validBegin && r < validEnd;
+        for (int j = 0; j < n; ++j) {
+          const int64_t chunk = g0 + j;
+          Ymm t = taps(j), h = highTaps(j);
+          if (inside) {
+            std::array<int64_t, 2> shifts = {laneShift(chunk, 0, top + r),
+                                             laneShift(chunk, 1, top + r)};
+            int64_t row = r * c.width;
+            vmovdqu(Xmm(t.getIdx()), ptr[r14 + row + laneColumn(chunk, 0) + shifts[0]]);
+            vinserti128(t, t, ptr[r14 + row + laneColumn(chunk, 1) + shifts[1]], 1);
+            const bool out = reachesOut(chunk);
+            const bool plain = !out && shifts[0] == 0 && shifts[1] == 0;
+            std::array<int64_t, 2> noShift = {0, 0};
+            if (high()) {
+              vpshufb(h, t,
+                      dataAddr(order(plain ? -1 : chunk, true, plain ? noShift : shifts)));
+              if (out)
+                vpor(h, h, dataAddr(order(chunk, true, shifts, /*fill=*/true)));
+            }
+            if (plain) {
+              vpshufb(t, t, byteOrder());
+            } else {
+              vpshufb(t, t, dataAddr(order(chunk, false, shifts)));
+              if (out)
+                vpor(t, t, dataAddr(order(chunk, false, shifts, /*fill=*/true)));
+            }
+          }
+          // A row of padding: the zero point's code in every tap.
+          const Ymm &a = inside ? t : zeroPoints();
+          const Ymm &b = inside ? h : zeroPoints();
+          for (auto [i, kh] : uses) {
+            vnni(acc(i, j), a, ptr[rsp + filterSlot(kh, 0)]);
+            if (high())
+              vnni(acc(i, j), b, ptr[rsp + filterSlot(kh, 1)]);
+          }
+        }
+      }
+      epilogue(rows, g0, n, chunks);
+    }
+  }
+
+  void epilogue(int rows, int64_t g0, int n, int64_t chunks) {
+    const bool tail = c.outW % kYmmLanes != 0;
+    const int64_t rowBytesOut = c.outW * yBytes();
+    const Ymm scale = Ymm(8), bias = Ymm(9);
+    const Ymm t0 = Ymm(10), t1 = Ymm(11), t2 = Ymm(13), t3 = Ymm(15);
+    vbroadcastss(scale, ptr[r12]);
+    vbroadcastss(bias, ptr[r12 + c.channels * 4]);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < n; ++j) {
+        Ymm y = acc(i, j);
+        int64_t chunk = g0 + j;
+        bool isTail = tail && chunk == chunks - 1;
+        int64_t at = i * rowBytesOut + chunk * kYmmLanes * yBytes();
+        vcvtdq2ps(y, y);
+        vfmadd213ps(y, scale, bias);
+        if (inCodeUnits(c)) {
+          // The activation's bounds in code units (see the AVX-512 kernel).
+          const Activation &a = c.activation;
+          const float zy = static_cast<float>(c.outputZeroPoint), sy = c.outputScale;
+          if (a.kind != Activation::None)
+            vmaxps(y, y, constAddr(zy + (a.kind == Activation::Relu ? 0.f : a.min / sy)));
+          if (a.kind == Activation::Clip)
+            vminps(y, y, constAddr(zy + a.max / sy));
+          vcvtps2dq(y, y);
+          storeCodes(i, j, g0, n, chunks, /*zeroPoint=*/0);
+          continue;
+        }
+        emitActivation(y, c.activation, t0, t1, t2, t3);
+        if (!c.outputU8) {
+          if (isTail) {
+            vmovdqu(t0, laneMask(c.outW % kYmmLanes, kYmmLanes));
+            vmaskmovps(ptr[r15 + at], t0, y);
+          } else {
+            vmovups(ptr[r15 + at], y);
+          }
+          continue;
+        }
+        emitCodeQuotient(y, t0, c.outputScale, c.outputBounded);
+        storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
+      }
+  }
+
+  /// The s32 code quotients of acc(i, j) plus `zeroPoint` as u8 codes: a
+  /// row's two whole vectors packed together (once the second is ready),
+  /// others one by one.
+  void storeCodes(int i, int j, int64_t g0, int n, int64_t chunks, int32_t zeroPoint) {
+    const int64_t tailLanes = c.outW % kYmmLanes;
+    const int64_t rowBytesOut = c.outW;
+    Ymm y = acc(i, j);
+    if (n == 2 && !(tailLanes && g0 + 1 == chunks - 1)) {
+      if (j == 1) {
+        // Words in column order (packssdw interleaves the lanes' halves),
+        // the zero point added saturating, bytes, both lanes' low qwords.
+        Ymm a = acc(i, 0);
+        vpackssdw(a, a, y);
+        vpermq(a, a, 0xd8);
+        if (zeroPoint)
+          vpaddsw(a, a, dataAddr(std::vector<uint32_t>(
+                            kYmmLanes, static_cast<uint32_t>(zeroPoint) * 0x10001u)));
+        vpackuswb(a, a, a);
+        vpermq(a, a, 0x08);
+        vmovdqu(ptr[r15 + i * rowBytesOut + g0 * kYmmLanes], Xmm(a.getIdx()));
+      }
+      return;
+    }
+    const int64_t chunk = g0 + j, at = i * rowBytesOut + chunk * kYmmLanes;
+    if (zeroPoint)
+      vpaddd(y, y, constAddrBits(static_cast<uint32_t>(zeroPoint)));
+    emitDwordsToBytes(y); // saturates at 0 and 255
+    if (!(tailLanes && chunk == chunks - 1)) {
+      vmovq(ptr[r15 + at], Xmm(y.getIdx()));
+      return;
+    }
+    // The tail's bytes, from a general register (no byte masks on AVX2).
+    vmovq(rdx, Xmm(y.getIdx()));
+    int64_t done = 0, left = tailLanes;
+    if (left >= 4) {
+      mov(dword[r15 + at], edx);
+      shr(rdx, 32);
+      done += 4;
+      left -= 4;
+    }
+    if (left >= 2) {
+      mov(word[r15 + at + done], dx);
+      shr(rdx, 16);
+      done += 2;
+      left -= 2;
+    }
+    if (left)
+      mov(byte[r15 + at + done], dl);
+  }
+};
 } // namespace
 
-bool Int8DepthwiseKernel::supports(const WindowConfig &c) {
-  return c.kind == WindowConfig::Depthwise && c.inputU8 && c.kernelW <= 8 &&
+bool Int8DepthwiseKernel::supports(const WindowConfig &c, Isa isa) {
+  const bool common =
+      c.kind == WindowConfig::Depthwise && c.inputU8 && c.kernelW <= 8 &&
          c.kernelH <= kMaxKernelH && c.dilationH == 1 && c.dilationW == 1 &&
          (c.strideW == 1 || c.strideW == 2) && !c.residual && !c.ranges &&
          (c.outputTable.empty() ? c.output.kind == Activation::None
                                 : JitKernel::tableFits(c.outputTable, c.output)) &&
          (!c.outputU8 || c.tableOutput.kind == Activation::None) && c.outH > 0 &&
          c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0;
+  if (isa == Isa::Avx512)
+    return common;
+  // ymm: no output tables; planes of at least one lane's load.
+  return common && c.outputTable.empty() && c.height * c.width >= kLaneBytes;
 }
 
 std::optional<Int8DepthwiseKernel::Tables>
@@ -448,9 +800,16 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
   return t;
 }
 
-std::unique_ptr<JitKernel> Int8DepthwiseKernel::generate(const WindowConfig &c) {
-  if (!supports(c))
+std::unique_ptr<JitKernel> Int8DepthwiseKernel::generate(const WindowConfig &c, Isa isa) {
+  if (!supports(c, isa))
     return nullptr;
+  if (isa != Isa::Avx512) {
+    auto gen = std::make_unique<Int8DepthwiseYmmGenerator>(c);
+    gen->generate();
+    if (!gen->finish())
+      return nullptr;
+    return gen;
+  }
   auto gen = std::make_unique<Int8DepthwiseGenerator>(c);
   gen->generate();
   if (!gen->finish())

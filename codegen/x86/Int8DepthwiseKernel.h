@@ -22,6 +22,12 @@
 // stride 1 does. Rows outside the input are the zero point's codes in
 // every byte.
 //
+// AVX-VNNI (ymm, Isa::Avx2 with WindowConfig::int8): 8 outputs a vector,
+// each 128-bit lane's taps from a 16-byte load of its own; bytes outside
+// the row are zeroed by the shuffle and given the zero point's code, and
+// loads that would leave the plane are shifted inside it (no byte masks).
+// No output tables there.
+//
 // Task arguments (those of WindowKernel): [0] x (u8 codes), [1] y (u8 codes
 // or f32), [2] unused, [3] filters [C][kh][filterWords] (dwords of four s8
 // taps, zero past kw), [4] [2][C] f32: sx sw[c], then bias'[c].
@@ -42,8 +48,10 @@ namespace mlir::nunc::x86 {
 
 struct Int8DepthwiseKernel {
   /// Depthwise on u8 codes: filters up to 7 x 8, stride 1 or 2 along W, no
-  /// dilation, no residual, ranges or output rounding (codes or f32 out).
-  static bool supports(const WindowConfig &c);
+  /// dilation, no residual, ranges or output rounding (codes or f32 out);
+  /// on ymm (`isa` Avx2: AVX-VNNI) no output table and planes of at least
+  /// 16 codes.
+  static bool supports(const WindowConfig &c, Isa isa);
   /// Dwords of s8 taps per filter row: 1 (kw <= 4) or 2.
   static int64_t filterWords(const WindowConfig &c) { return c.kernelW > 4 ? 2 : 1; }
   struct Tables {
@@ -57,7 +65,7 @@ struct Int8DepthwiseKernel {
   /// integer kernel then gives the f32 kernel's results up to roundings.
   static std::optional<Tables> tables(const WindowConfig &c, const std::vector<float> &weights,
                                       const std::vector<float> &bias);
-  static std::unique_ptr<JitKernel> generate(const WindowConfig &c);
+  static std::unique_ptr<JitKernel> generate(const WindowConfig &c, Isa isa);
 };
 
 } // namespace mlir::nunc::x86

@@ -912,7 +912,7 @@ std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Is
   if (table && !JitKernel::tableFits(config.outputTable, grid))
     return nullptr;
   if (config.int8)
-    return isa == Isa::Avx512 ? Int8DepthwiseKernel::generate(config) : nullptr;
+    return Int8DepthwiseKernel::generate(config, isa);
   return generatedFor<WindowGenerator>(isa, config);
 }
 

@@ -63,10 +63,12 @@ struct WindowConfig {
   bool outputU8 = false;
   float outputScale = 1;
   int32_t outputZeroPoint = 0;
-  /// Depthwise with inputU8 (Int8DepthwiseKernel::supports, AVX-512 VNNI):
-  /// integer taps, s8 filters per channel; arguments [3] and [4] are
-  /// Int8DepthwiseKernel::tables'.
+  /// Depthwise with inputU8 (Int8DepthwiseKernel::supports: AVX-512 VNNI,
+  /// or AVX-VNNI on Isa::Avx2): integer taps, s8 filters per channel;
+  /// arguments [3] and [4] are Int8DepthwiseKernel::tables'. evexVnni: the
+  /// ymm kernel's vpdpbusd EVEX-encoded (the x86_64-avxvnni-evex target).
   bool int8 = false;
+  bool evexVnni = false;
   /// Depthwise with `output` (its FakeQuant grid, AVX-512, not int8): y
   /// replaced by outputTable[q - min], q its code on that grid (an
   /// elementwise chain tabulated at compile time; at most
@@ -89,9 +91,11 @@ struct WindowKernel {
     return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage && !c.int8;
   }
   /// Whether the kernel can read and write u8 codes (WindowConfig's
-  /// inputU8, output, outputU8) and look an output table up.
+  /// inputU8, output, outputU8): depthwise on AVX-512 (which also looks
+  /// output tables up); elsewhere only the integer kernel (int8), whose
+  /// `supports` says which.
   static bool readsU8(const WindowConfig &c, Isa isa) {
-    return isa == Isa::Avx512 && c.kind == WindowConfig::Depthwise;
+    return c.kind == WindowConfig::Depthwise && (isa == Isa::Avx512 || c.int8);
   }
   /// Stride-1 depthwise on AVX-512 with f32 input: the taps read the input
   /// itself (border lanes masked, padding rows skipped) and no scratch.

@@ -27,7 +27,7 @@ struct FuseConvActivationQuantizationPass
 
   /// The target's rule for which depthwise convolutions read u8 codes
   /// (null: all of them).
-  std::function<bool(Operation *)> readsU8Input;
+  std::function<bool(Operation *, Type)> readsU8Input;
 
   void runOnOperation() override {
     SmallVector<QuantizedConvOp> producers;
@@ -65,7 +65,7 @@ struct FuseConvActivationQuantizationPass
     if (!reader || reader.getInput() != result || reader.getActivationQuantization() != "static" ||
         !isU8Grid(reader.getInputQuantization()))
       return;
-    if (readsU8Input && !readsU8Input(op))
+    if (readsU8Input && !readsU8Input(op, Type()))
       return;
     Type grid = *reader.getInputQuantization();
     // A table already rounded to another grid: its codes are not these.
@@ -113,7 +113,7 @@ struct FuseConvActivationQuantizationPass
       return;
     }
     if (!isU8Grid(grid) || !isDepthwiseReader(user, result) ||
-        (readsU8Input && !readsU8Input(user)))
+        (readsU8Input && !readsU8Input(user, *grid)))
       return;
     op.setU8Output(true);
     result.setType(cast<RankedTensorType>(result.getType()).clone(*grid));
@@ -126,7 +126,8 @@ struct FuseConvActivationQuantizationPass
 } // namespace
 
 std::unique_ptr<Pass>
-mlir::nunc::createFuseConvActivationQuantization(std::function<bool(Operation *)> readsU8Input) {
+mlir::nunc::createFuseConvActivationQuantization(
+    std::function<bool(Operation *, Type)> readsU8Input) {
   auto pass = std::make_unique<FuseConvActivationQuantizationPass>();
   pass->readsU8Input = std::move(readsU8Input);
   return pass;

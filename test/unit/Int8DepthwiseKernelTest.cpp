@@ -29,6 +29,11 @@ bool hostHasVnni() {
          __builtin_cpu_supports("avx512vl");
 }
 
+/// The ymm kernel runs with VEX vpdpbusd on AVX-VNNI hosts, EVEX-encoded
+/// on AVX-512 VNNI hosts without it (the x86_64-avxvnni-evex target).
+bool hostRunsYmmVnni() { return __builtin_cpu_supports("avxvnni") || hostHasVnni(); }
+bool ymmNeedsEvex() { return !__builtin_cpu_supports("avxvnni"); }
+
 struct Shape {
   int64_t channels, height, width, kernelH, kernelW, stride, pad;
   const char *activation;
@@ -71,15 +76,22 @@ bool codesSeen[256];
 
 /// Runs the kernel on codes placed right before a page the process may not
 /// read (a tap past the plane's end faults), and again right after one (a
-/// tap before its start faults), and checks every output.
-void check(const Shape &s, std::mt19937 &rng) {
+/// tap before its start faults), and checks every output. `isa` Avx2: the
+/// ymm (AVX-VNNI) kernel, which takes no plane of fewer than 16 codes.
+void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
   WindowConfig c = configOf(s);
+  c.evexVnni = isa == Isa::Avx2 && ymmNeedsEvex();
   SCOPED_TRACE(testing::Message() << "C" << s.channels << " " << s.height << "x" << s.width
                                   << " k" << s.kernelH << "x" << s.kernelW << " s" << c.strideH
                                   << "x" << c.strideW << " p" << s.pad << "/" << c.padBottom
                                   << " " << s.activation
-                                  << (s.codes ? " -> u8" : " -> f32"));
-  ASSERT_TRUE(Int8DepthwiseKernel::supports(c));
+                                  << (s.codes ? " -> u8" : " -> f32")
+                                  << (isa == Isa::Avx2 ? " ymm" : " zmm"));
+  if (isa == Isa::Avx2 && c.height * c.width < 16) {
+    EXPECT_FALSE(Int8DepthwiseKernel::supports(c, isa));
+    return;
+  }
+  ASSERT_TRUE(Int8DepthwiseKernel::supports(c, isa));
   const int64_t planes = c.batch * c.channels, inPlane = c.height * c.width;
   const int64_t outPlane = c.outH * c.outW, taps = c.kernelH * c.kernelW;
   std::uniform_int_distribution<int> byte(0, 255), step(-127, 127);
@@ -118,7 +130,7 @@ void check(const Shape &s, std::mt19937 &rng) {
   uint8_t *atEnd = reinterpret_cast<uint8_t *>(mem + page + bytes - planes * inPlane);
   uint8_t *atStart = reinterpret_cast<uint8_t *>(mem + page);
 
-  EXPECT_EQ(WindowKernel::scratchBytes(c, Isa::Avx512), 0);
+  EXPECT_EQ(WindowKernel::scratchBytes(c, isa), 0);
   const int64_t yBytes = s.codes ? 1 : 4, total = planes * outPlane;
   // Codes out: also with every result known bounded (the epilogue in code
   // units), whose tables differ.
@@ -135,7 +147,7 @@ void check(const Shape &s, std::mt19937 &rng) {
         break;
       const WindowConfig &k = isBounded ? bounded : c;
       const Int8DepthwiseKernel::Tables &kt = isBounded ? *boundedTables : tables;
-      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, Isa::Avx512);
+      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, isa);
       ASSERT_TRUE(kernel);
       std::vector<uint8_t> y(total * yBytes + 64, 0xa5);
       const void *args[] = {x, y.data(), nullptr, kt.filters.data(), kt.scaleBias.data(),
@@ -191,53 +203,72 @@ void check(const Shape &s, std::mt19937 &rng) {
       ASSERT_EQ(y[i], 0xa5) << "wrote past the output at byte " << i;
 }
 
-TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
-  if (!hostHasVnni())
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+void checkAllShapes(Isa isa) {
   std::mt19937 rng(21);
   for (bool codes : {true, false})
     for (int64_t side : {1, 7, 17, 40, 64, 65})
       for (int64_t stride : {1, 2}) {
-        check({17, side, side + 1, 3, 3, stride, 1, "clip", codes}, rng);
-        check({3, side, side, 3, 3, stride, 1, "relu", codes}, rng);
+        check({17, side, side + 1, 3, 3, stride, 1, "clip", codes}, rng, isa);
+        check({3, side, side, 3, 3, stride, 1, "relu", codes}, rng, isa);
       }
   // MobileNet's shapes (codes out), other filters and paddings.
-  check({32, 112, 112, 3, 3, 1, 1, "clip", true}, rng);
-  check({24, 56, 56, 3, 3, 2, 1, "clip", true}, rng);
-  check({9, 7, 7, 3, 3, 1, 1, "none", true}, rng);
-  check({5, 30, 129, 3, 3, 1, 0, "none", false}, rng);
-  check({5, 30, 129, 1, 4, 2, 3, "none", false}, rng);
-  check({5, 19, 23, 7, 2, 1, 3, "relu", true}, rng);
-  check({5, 19, 23, 5, 4, 2, 2, "clip", false}, rng);
+  check({32, 112, 112, 3, 3, 1, 1, "clip", true}, rng, isa);
+  check({24, 56, 56, 3, 3, 2, 1, "clip", true}, rng, isa);
+  check({9, 7, 7, 3, 3, 1, 1, "none", true}, rng, isa);
+  check({5, 30, 129, 3, 3, 1, 0, "none", false}, rng, isa);
+  check({5, 30, 129, 1, 4, 2, 3, "none", false}, rng, isa);
+  check({5, 19, 23, 7, 2, 1, 3, "relu", true}, rng, isa);
+  check({5, 19, 23, 5, 4, 2, 2, "clip", false}, rng, isa);
   // Strides that differ across and down, TF-SAME padding (none before, one
   // after), top padding over a whole block of rows, planes 1-3 wide at
   // stride 2, a full 7x4 filter, one channel.
-  check({6, 21, 33, 3, 3, 1, 1, "relu", true, /*strideH=*/2}, rng);
-  check({6, 21, 33, 3, 3, 2, 1, "clip", false, /*strideH=*/1}, rng);
-  check({7, 14, 14, 3, 3, 2, 0, "clip", true, 0, /*padEnd=*/1}, rng);
-  check({7, 15, 15, 3, 3, 1, 0, "none", false, 0, /*padEnd=*/2}, rng);
-  check({4, 12, 9, 7, 3, 1, 6, "relu", true}, rng);
+  check({6, 21, 33, 3, 3, 1, 1, "relu", true, /*strideH=*/2}, rng, isa);
+  check({6, 21, 33, 3, 3, 2, 1, "clip", false, /*strideH=*/1}, rng, isa);
+  check({7, 14, 14, 3, 3, 2, 0, "clip", true, 0, /*padEnd=*/1}, rng, isa);
+  check({7, 15, 15, 3, 3, 1, 0, "none", false, 0, /*padEnd=*/2}, rng, isa);
+  check({4, 12, 9, 7, 3, 1, 6, "relu", true}, rng, isa);
   for (int64_t width : {1, 2, 3})
-    check({3, 9, width, 3, 3, 2, 1, "clip", true}, rng);
-  check({3, 11, 10, 7, 4, 1, 3, "none", false}, rng);
-  check({1, 5, 5, 3, 3, 1, 1, "clip", true}, rng);
+    check({3, 9, width, 3, 3, 2, 1, "clip", true}, rng, isa);
+  check({3, 11, 10, 7, 4, 1, 3, "none", false}, rng, isa);
+  check({1, 5, 5, 3, 3, 1, 1, "clip", true}, rng, isa);
   // Filters 5-8 wide (two dwords a row): 5x5 at strides 1 and 2 and 2x1
   // on PP-LCNet's planes, odd sides, planes narrower than the filter, the
   // widest 7x8 (taps reaching byte 37 of a stride-2 load), a 1x6 row.
   for (bool codes : {true, false}) {
-    check({13, 17, 33, 5, 5, 1, 2, "relu", codes}, rng);
-    check({13, 17, 33, 5, 5, 2, 2, "clip", codes}, rng);
+    check({13, 17, 33, 5, 5, 1, 2, "relu", codes}, rng, isa);
+    check({13, 17, 33, 5, 5, 2, 2, "clip", codes}, rng, isa);
   }
-  check({8, 12, 80, 5, 5, 1, 2, "clip", true, /*strideH=*/2}, rng);
-  check({4, 9, 150, 5, 5, 2, 2, "relu", true}, rng); // 5 vectors: unmasked loads
-  check({4, 9, 150, 5, 5, 2, 2, "none", false}, rng);
-  check({5, 3, 3, 5, 5, 1, 2, "none", false}, rng);
-  check({5, 4, 2, 5, 5, 2, 2, "clip", true}, rng);
-  check({3, 20, 65, 7, 8, 2, 3, "none", false}, rng);
-  check({3, 20, 47, 7, 8, 1, 4, "relu", true, 0, /*padEnd=*/3}, rng);
-  check({2, 9, 129, 1, 6, 1, 0, "none", false}, rng);
+  check({8, 12, 80, 5, 5, 1, 2, "clip", true, /*strideH=*/2}, rng, isa);
+  check({4, 9, 150, 5, 5, 2, 2, "relu", true}, rng, isa); // 5 vectors: unmasked loads
+  check({4, 9, 150, 5, 5, 2, 2, "none", false}, rng, isa);
+  check({5, 3, 3, 5, 5, 1, 2, "none", false}, rng, isa);
+  check({5, 4, 2, 5, 5, 2, 2, "clip", true}, rng, isa);
+  check({3, 20, 65, 7, 8, 2, 3, "none", false}, rng, isa);
+  check({3, 20, 47, 7, 8, 1, 4, "relu", true, 0, /*padEnd=*/3}, rng, isa);
+  check({2, 9, 129, 1, 6, 1, 0, "none", false}, rng, isa);
+  // Planes of 16-18 codes (the ymm kernel's loads shifted inside them at
+  // both ends), and rows narrower than a lane's load.
+  check({3, 4, 4, 3, 3, 1, 1, "clip", true}, rng, isa);
+  check({3, 2, 9, 3, 3, 2, 1, "relu", false}, rng, isa);
+  check({3, 6, 3, 3, 5, 1, 2, "none", true}, rng, isa);
+  check({2, 1, 18, 1, 5, 1, 2, "clip", true}, rng, isa);
+  check({2, 3, 6, 3, 3, 2, 1, "none", false}, rng, isa);
   EXPECT_TRUE(codesSeen[0] && codesSeen[255]) << "the output grid hardly saturates";
 }
+
+TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
+  if (!hostHasVnni())
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  checkAllShapes(Isa::Avx512);
+}
+
+TEST(Int8DepthwiseKernel, MatchesTheIntegerReferenceOnYmm) {
+  if (!hostRunsYmmVnni())
+    GTEST_SKIP() << "the host lacks AVX-VNNI and AVX-512 VNNI";
+  std::fill(std::begin(codesSeen), std::end(codesSeen), false);
+  checkAllShapes(Isa::Avx2);
+}
+
 
 TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
   WindowConfig c = configOf({2, 5, 5, 3, 3, 1, 1, "none", false});
@@ -306,16 +337,30 @@ TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
   // Not taken: filters wider than two dwords, dilation, a residual, ranges.
   WindowConfig wide = c;
   wide.kernelW = 9;
-  EXPECT_FALSE(Int8DepthwiseKernel::supports(wide));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(wide, Isa::Avx512));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(wide, Isa::Avx2));
   WindowConfig dilated = c;
   dilated.dilationW = 2;
-  EXPECT_FALSE(Int8DepthwiseKernel::supports(dilated));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(dilated, Isa::Avx512));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(dilated, Isa::Avx2));
   WindowConfig residual = c;
   residual.residual = true;
-  EXPECT_FALSE(Int8DepthwiseKernel::supports(residual));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(residual, Isa::Avx512));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(residual, Isa::Avx2));
   WindowConfig ranges = c;
   ranges.ranges = true;
-  EXPECT_FALSE(Int8DepthwiseKernel::supports(ranges));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(ranges, Isa::Avx512));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(ranges, Isa::Avx2));
+  // Output tables: the zmm kernel only; planes under 16 codes: not on ymm.
+  WindowConfig table = c;
+  table.output = Activation::fakeQuant(0.01f, -128, 127);
+  table.outputTable.assign(256, 0.5f);
+  EXPECT_TRUE(Int8DepthwiseKernel::supports(table, Isa::Avx512));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(table, Isa::Avx2));
+  EXPECT_TRUE(Int8DepthwiseKernel::supports(c, Isa::Avx2)) << "5x5 = 25 codes";
+  WindowConfig small = configOf({2, 3, 5, 3, 3, 1, 1, "none", false});
+  EXPECT_TRUE(Int8DepthwiseKernel::supports(small, Isa::Avx512));
+  EXPECT_FALSE(Int8DepthwiseKernel::supports(small, Isa::Avx2));
 }
 
 } // namespace

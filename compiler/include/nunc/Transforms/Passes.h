@@ -22,10 +22,11 @@ namespace mlir::nunc {
 
 /// nunc-fuse-conv-activation-quantization handing u8 codes only to and from
 /// the depthwise convolutions `readsU8Input` accepts (the target's kernels;
-/// asked before each rewrite, with the op as it is then: reading f32, or
-/// already reading codes when they are to go on to an int8 conv).
-std::unique_ptr<Pass>
-createFuseConvActivationQuantization(std::function<bool(Operation *)> readsU8Input);
+/// asked before each rewrite: whether the op reads the u8 codes of grid
+/// `inputCodes`, or, with a null one, reads and writes codes as it is then,
+/// reading f32 or already codes, when they are to go on to an int8 conv).
+std::unique_ptr<Pass> createFuseConvActivationQuantization(
+    std::function<bool(Operation *, Type inputCodes)> readsU8Input);
 
 /// nunc-fuse-chain-into-conv tabulating chains only into the convs
 /// (quantized_conv, or a depthwise nunc.conv or fused_conv as it is before
