@@ -63,10 +63,9 @@ inline bool hasInt8Convolutions(const TargetInfo &t) {
   return int8ConvolutionIsa(t.int8).has_value();
 }
 /// Whether the target's depthwise convolutions read u8 codes (the integer
-/// depthwise kernel: AVX-512 VNNI, which AMX targets use too).
-inline bool hasInt8DepthwiseConvolutions(const TargetInfo &t) {
-  return int8ConvolutionIsa(t.int8) == Int8Isa::Avx512Vnni;
-}
+/// depthwise kernels: AVX-512 VNNI, which AMX targets use too, and the ymm
+/// one of AVX-VNNI).
+inline bool hasInt8DepthwiseConvolutions(const TargetInfo &t) { return hasInt8Convolutions(t); }
 
 /// Whether a target of this int8 family reads static u16 inputs (A16W8 QDQ
 /// models; Int8GemmConfig::u16Input): the AVX-512 VNNI kernel, which AMX
