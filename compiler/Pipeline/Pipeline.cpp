@@ -40,6 +40,7 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createQOperatorToQdq());
+  fpm.addPass(createUnsignQuantizeDequantize());
   fpm.addPass(createFuseGelu());
   fpm.addPass(createFuseActivations());
   fpm.addPass(createFuseLayerNorm());

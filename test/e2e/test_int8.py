@@ -1192,6 +1192,25 @@ def test_imported_qdq_minilm_symmetric_activations(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_minilm_signed_activations(nunc, models, tmp_path):
+    """quantize_static's QDQ MiniLM with s8 activations (QInt8): its pairs
+    hold the u8 codes of the same grids (nunc-unsign-quantize-dequantize),
+    so attention reads the u8 codes of Q, K and V and FFN1 writes FFN2's,
+    as with u8 activations; the output tracks onnxruntime's as the u8
+    model's does."""
+    from onnxruntime.quantization import QuantType
+    q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq_s8",
+                             activation_type=QuantType.QInt8)
+    kernels = [k["kernel"] for k in manifest["kernels"]]
+    assert sum(k.startswith("attention.avx512vnni[") and k.endswith(" u8 q k v +mask +5 grids")
+               for k in kernels) == 6, kernels
+    assert sum(k.startswith("gemm.int8.avx512vnni[16x1536x384, static, u8 in]") and
+               k.endswith("+requantize gelu on grids -> u8") for k in kernels) == 6, kernels
+    assert [k["op"] for k in manifest["kernels"] if k["op"] == "nunc.quantize_linear"] == []
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_minilm_matmuls_only(nunc, models, tmp_path):
     """quantize_static's QDQ MiniLM with only its MatMuls quantized
     (op_types_to_quantize=["MatMul"]): the pairs of Q, K and V sit on the
@@ -1397,8 +1416,9 @@ def small_cnn(path, seed):
 @pytest.mark.parametrize("activation,weight,per_channel,kernels", [
     ("QUInt8", "QInt8", True, ["conv.int8.avx512vnni", "depthwise_conv.int8.avx512vnni",
                                "conv.int8.avx512vnni"]),
-    # s8 activations: the depthwise conv reads f32 (its codes are u8).
-    ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
+    # s8 activations: the pairs hold u8 codes of the same grids
+    # (nunc-unsign-quantize-dequantize), so the same kernels.
+    ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.int8.avx512vnni",
                                "conv.int8.avx512vnni"]),
     # u8 weights with zero points: the same int8 convolutions; the depthwise
     # conv reads the codes as values (its integer taps take s8 filters).
@@ -1434,7 +1454,7 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     assert [k["kernel"].split("[")[0] for k in manifest["kernels"]] == kernels, \
         [k["kernel"] for k in manifest["kernels"]]
     assert manifest["kernels"][0]["kernel"].endswith(
-        "+requantize +lookup of 256 codes" + (" -> u8" if activation == "QUInt8" else "")), \
+        "+requantize +lookup of 256 codes -> u8"), \
         manifest["kernels"][0]
     assert_small_cnn_within_a_unit(tmp_path, 10, near_ties=0.01)
 
@@ -1776,7 +1796,8 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path):
+@pytest.mark.parametrize("activation", ["QUInt8", "QInt8"])
+def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path, activation):
     """quantize_static's QDQ MobileNet made as onnxruntime's documentation
     says (quant_pre_process first, which folds each BatchNormalization into
     its conv): every inverted-residual block hands u8 codes from the
@@ -1784,13 +1805,15 @@ def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path):
     projection, and a projection without a residual Add after it to the
     next expansion (nunc-fuse-conv-activation-quantization), where f32
     tensors 4x their size went between them. The output agrees with onnxruntime's
-    as in test_imported_qdq_cnn."""
+    as in test_imported_qdq_cnn. With s8 activations (QInt8) the pairs hold
+    the u8 codes of the same grids (nunc-unsign-quantize-dequantize): the
+    same kernels."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
     pre, q = str(tmp_path / "pre.onnx"), str(tmp_path / "mobilenet_qdq.onnx")
     quant_pre_process(os.path.join(models, "mobilenet.onnx"), pre)
     quantize_static(pre, q, Samples(random_inputs("mobilenet", 1, None, 40 + i) for i in range(2)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, activation),
                     weight_type=QuantType.QInt8, per_channel=True)
     r = nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("mobilenet", 1, None), "-o",
              tmp_path / "out")

@@ -256,6 +256,22 @@ def QOperatorToQdq : Pass<"nunc-qoperator-to-qdq", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def UnsignQuantizeDequantize : Pass<"nunc-unsign-quantize-dequantize", "func::FuncOp"> {
+  let summary = "Gives Q/DQ pairs on s8 (s16) grids the u8 (u16) codes of the same grid";
+  let description = [{
+    Runs before the fusions. A per-tensor QuantizeLinear to s8 or s16 codes
+    whose users are all per-tensor DequantizeLinears with constant zero
+    points becomes a QuantizeLinear to u8 (u16) codes with its zero point
+    moved by 128 (32768), and each DequantizeLinear's zero point moves as
+    far: the same rounding, saturation and dequantized values. Models with
+    signed activations (onnxruntime's quantize_static with
+    activation_type=QInt8, or QOperator models of it) then reach the int8
+    kernels and u8 handovers that unsigned ones do. Codes that leave the
+    pairs (a graph output, an integer op's input) keep their type.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
   let summary = "Folds inference BatchNormalization into the preceding Conv's (or "
                 "ConvTranspose's) constants";
