@@ -756,21 +756,35 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
     // per tensor (max |w| / 127), asymmetric likewise ((max - min) / 255,
     // 0 in the range; its steps fit s8 where the zero point is 128). The
     // first on which the filter lies, its steps within s8, is its scale.
+    auto onGrid = [&](float candidate) {
+      if (!(candidate > 0) || !std::isfinite(candidate))
+        return false;
+      for (int64_t k = 0; k < taps; ++k) {
+        float q = w[k] / candidate;
+        if (!(std::fabs(q - std::nearbyint(q)) <= 1e-3f) || std::nearbyint(q) < -128 ||
+            std::nearbyint(q) > 127)
+          return false;
+      }
+      return true;
+    };
     std::optional<float> sw;
     if (own == 0)
       sw = 1.f;
     for (float candidate :
-         {own / 127.f, largest / 127.f, (ownHigh - ownLow) / 255.f, (highest - lowest) / 255.f}) {
-      if (sw || !(candidate > 0) || !std::isfinite(candidate))
-        continue;
-      bool onGrid = true;
-      for (int64_t k = 0; k < taps && onGrid; ++k) {
-        float q = w[k] / candidate;
-        onGrid = std::fabs(q - std::nearbyint(q)) <= 1e-3f && std::nearbyint(q) >= -128 &&
-                 std::nearbyint(q) <= 127;
-      }
-      if (onGrid)
+         {own / 127.f, largest / 127.f, (ownHigh - ownLow) / 255.f, (highest - lowest) / 255.f})
+      if (!sw && onGrid(candidate))
         sw = candidate;
+    // Other grids (reduce_range's 7-bit ones, max |w| / 64; a per-tensor
+    // scale of another tensor): the smallest nonzero |w| is some k steps,
+    // k <= 128, so one of its quotients is a step of the grid.
+    if (!sw) {
+      float smallest = own;
+      for (int64_t k = 0; k < taps; ++k)
+        if (w[k] != 0)
+          smallest = std::min(smallest, std::fabs(w[k]));
+      for (int steps = 1; steps <= 128 && !sw; ++steps)
+        if (onGrid(smallest / static_cast<float>(steps)))
+          sw = smallest / static_cast<float>(steps);
     }
     if (!sw)
       return std::nullopt;

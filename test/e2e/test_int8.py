@@ -1796,8 +1796,10 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("activation", ["QUInt8", "QInt8"])
-def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path, activation):
+@pytest.mark.parametrize("activation,reduce_range", [("QUInt8", False), ("QInt8", False),
+                                                     ("QUInt8", True)])
+def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path, activation,
+                                                      reduce_range):
     """quantize_static's QDQ MobileNet made as onnxruntime's documentation
     says (quant_pre_process first, which folds each BatchNormalization into
     its conv): every inverted-residual block hands u8 codes from the
@@ -1807,21 +1809,23 @@ def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path, ac
     tensors 4x their size went between them. The output agrees with onnxruntime's
     as in test_imported_qdq_cnn. With s8 activations (QInt8) the pairs hold
     the u8 codes of the same grids (nunc-unsign-quantize-dequantize): the
-    same kernels."""
+    same kernels. With reduce_range (7-bit weights, max |w| / 64) the
+    depthwise filters' grid is found all the same (integer taps)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
     pre, q = str(tmp_path / "pre.onnx"), str(tmp_path / "mobilenet_qdq.onnx")
     quant_pre_process(os.path.join(models, "mobilenet.onnx"), pre)
     quantize_static(pre, q, Samples(random_inputs("mobilenet", 1, None, 40 + i) for i in range(2)),
                     quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, activation),
-                    weight_type=QuantType.QInt8, per_channel=True)
+                    weight_type=QuantType.QInt8, per_channel=True, reduce_range=reduce_range)
     r = nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("mobilenet", 1, None), "-o",
              tmp_path / "out")
     arena = int(re.search(r"arena (\d+) B", r.stderr).group(1))
     kernels = json.loads((tmp_path / "out" / "mobilenet_qdq.json").read_text())["kernels"]
     depthwise = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
     assert len(depthwise) == 8 and all(
-        ", u8 in]" in k and k.endswith("-> u8") for k in depthwise), depthwise
+        k.startswith("depthwise_conv.int8.avx512vnni[") and ", u8 in]" in k and
+        k.endswith("-> u8") for k in depthwise), depthwise
     # 8 expansions hand codes to depthwise convs, 8 projections take them
     # from one; 4 projections hand them on to the next block's expansion.
     convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]

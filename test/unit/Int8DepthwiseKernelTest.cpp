@@ -299,7 +299,8 @@ TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
   // A per-tensor grid (channel 1's largest step 50 of 0.01), and an
   // asymmetric one: u8 weights of zero point 128 and scale 0.002 span
   // steps -128..127 (their range / 255); with zero point 100 (steps
-  // -100..155) they do not fit s8.
+  // -100..155, all even) they lie on a grid of 0.01 (-20..31); steps
+  // -128..255 fit no s8 grid.
   for (int t = 0; t < 9; ++t)
     w[9 + t] = (50 - 11 * t) * 0.01f;
   found = Int8DepthwiseKernel::tables(c, w, bias);
@@ -315,7 +316,32 @@ TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
   EXPECT_NEAR(found->scaleBias[0], c.inputScale * 0.002f, 1e-9);
   asym[0] = -100 * 0.002f;
   asym[1] = 155 * 0.002f;
-  EXPECT_FALSE(Int8DepthwiseKernel::tables(c, asym, bias)) << "155 steps do not fit s8";
+  found = Int8DepthwiseKernel::tables(c, asym, bias);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(static_cast<int8_t>(found->filters[0] >> 8 & 0xff), 31);
+  EXPECT_NEAR(found->scaleBias[0], c.inputScale * 0.01f, 1e-9);
+  asym[0] = -128 * 0.002f;
+  asym[1] = 255 * 0.002f;
+  EXPECT_FALSE(Int8DepthwiseKernel::tables(c, asym, bias)) << "steps -128..255 do not fit s8";
+  // reduce_range's 7-bit grid (max |w| / 64, steps -64..64), and a grid
+  // whose smallest step count is 3: found from the smallest |w|.
+  std::vector<float> seven(18, 0.f);
+  const int8_t q7[9] = {64, -64, 3, 0, -1, 33, -17, 50, 2};
+  for (int t = 0; t < 9; ++t) {
+    seven[t] = q7[t] * (0.9f / 64);
+    seven[9 + t] = (3 * (t + 1) - (t == 4 ? 30 : 0)) * 0.0037f;
+  }
+  found = Int8DepthwiseKernel::tables(c, seven, bias);
+  ASSERT_TRUE(found);
+  for (int t = 0; t < 9; ++t) {
+    const int32_t *rows = found->filters.data();
+    int8_t got = static_cast<int8_t>(rows[t / 3] >> (8 * (t % 3)) & 0xff);
+    int8_t got1 = static_cast<int8_t>(rows[3 + t / 3] >> (8 * (t % 3)) & 0xff);
+    EXPECT_EQ(got, q7[t]) << t;
+    EXPECT_NEAR(found->scaleBias[0], 0.9 / 64 * c.inputScale, 1e-9);
+    EXPECT_NEAR(got1 * double(found->scaleBias[1]), seven[9 + t] * double(c.inputScale), 1e-9)
+        << t;
+  }
   // Off every grid (f32 filters of an f32 model): none.
   w[4] = 0.0123456f;
   EXPECT_FALSE(Int8DepthwiseKernel::tables(c, w, bias));
