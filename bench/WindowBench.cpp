@@ -1,21 +1,25 @@
 //===- WindowBench.cpp - GFLOP/s of nunc's depthwise conv / pooling kernels ===//
 //
-//   nunc-bench-window [avx2] depthwise|max|average C H W kernel stride pad [...]
+//   nunc-bench-window [avx2] depthwise|depthwise-int8|max|average C H W kernel stride pad [...]
 // prints "kind C H W kernel stride pad GFLOP/s GB/s code-bytes" per shape: median of
 // many runs of all tasks of one image on one thread (AVX-512 kernels, or
 // the AVX2 ones with `avx2` first), with a bias and a
-// clip(0, 6) epilogue for depthwise (as in MobileNet). FLOPs count 2 per
-// tap of a depthwise conv and 1 per tap of a pool; GB/s counts one read of
-// the input and one write of the output.
+// clip(0, 6) epilogue for depthwise (as in MobileNet). depthwise-int8: the
+// integer-tap kernel on u8 codes, writing u8 codes (AVX-512 VNNI, or with
+// `avx2` the AVX-VNNI one, EVEX-encoded on hosts without AVX-VNNI).
+// FLOPs count 2 per tap of a depthwise conv and 1 per tap of a pool; GB/s
+// counts one read of the input and one write of the output.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Int8DepthwiseKernel.h"
 #include "WindowKernel.h"
 #include "BenchSupport.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,13 +32,14 @@ int main(int argc, char **argv) {
     return 1;
   if (argc < 8 || (argc - 2) % 6 != 0) {
     std::fprintf(stderr,
-                 "usage: %s depthwise|max|average C H W kernel stride pad [C H W kernel stride "
-                 "pad ...]\n",
+                 "usage: %s depthwise|depthwise-int8|max|average C H W kernel stride pad [C H W "
+                 "kernel stride pad ...]\n",
                  argv[0]);
     return 2;
   }
   std::string kind = argv[1];
-  WindowConfig::Kind k = kind == "depthwise" ? WindowConfig::Depthwise
+  const bool int8 = kind == "depthwise-int8";
+  WindowConfig::Kind k = kind == "depthwise" || int8 ? WindowConfig::Depthwise
                          : kind == "max"     ? WindowConfig::Max
                          : kind == "average" ? WindowConfig::Average
                                              : WindowConfig::GlobalAverage;
@@ -60,22 +65,35 @@ int main(int argc, char **argv) {
     std::vector<float> map;
     if (k == WindowConfig::Average)
       map = WindowKernel::prepareDivisors(c, isa);
-    auto kernel = WindowKernel::generate(c, isa);
-    if (!kernel) {
-      std::fprintf(stderr, "shape not supported\n");
-      return 1;
-    }
     std::vector<float> x(c.channels * c.height * c.width), y(c.channels * c.outH * c.outW);
     std::vector<float> w(c.channels * c.kernelH * c.kernelW), b(c.channels);
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = static_cast<float>((i * 7919) % 97) / 97.f - 0.5f;
     for (size_t i = 0; i < w.size(); ++i)
       w[i] = static_cast<float>((i * 31) % 13) / 13.f - 0.5f;
+    std::optional<Int8DepthwiseKernel::Tables> tables;
+    if (int8) {
+      // u8 codes in and out, filters on an s8 grid of 1/26 (their steps).
+      c.int8 = c.inputU8 = c.outputU8 = true;
+      c.inputScale = 0.05f;
+      c.inputZeroPoint = 3;
+      c.outputScale = 0.03f;
+      c.evexVnni = isa == Isa::Avx2 && !__builtin_cpu_supports("avxvnni");
+      for (size_t i = 0; i < x.size(); ++i)
+        reinterpret_cast<uint8_t *>(x.data())[i] = static_cast<uint8_t>(i * 7919 % 251);
+      tables = Int8DepthwiseKernel::tables(c, w, b);
+    }
+    auto kernel = WindowKernel::generate(c, isa);
+    if (!kernel || (int8 && !tables)) {
+      std::fprintf(stderr, "shape not supported\n");
+      return 1;
+    }
     std::vector<char> scratch(WindowKernel::scratchBytes(c, isa) + 64);
     const void *args[] = {x.data(), y.data(), scratch.data(),
-                          k == WindowConfig::Depthwise ? (const void *)w.data()
-                                                       : (const void *)map.data(),
-                          b.data(), nullptr};
+                          int8                         ? (const void *)tables->filters.data()
+                          : k == WindowConfig::Depthwise ? (const void *)w.data()
+                                                         : (const void *)map.data(),
+                          int8 ? (const void *)tables->scaleBias.data() : b.data(), nullptr};
     int64_t tasks = WindowKernel::numTasks(c);
     double flops = double(c.channels) * c.outH * c.outW * c.kernelH * c.kernelW *
                    (k == WindowConfig::Depthwise ? 2 : 1);
@@ -85,7 +103,7 @@ int main(int argc, char **argv) {
             kernel->function()(args, t, t);
         },
         flops, 50);
-    double bytes = 4.0 * (x.size() + y.size());
+    double bytes = (int8 ? 1.0 : 4.0) * (x.size() + y.size());
     std::printf("%s %lld %lld %lld %lld %lld %lld %.1f %.1f %zu\n", argv[1],
                 (long long)c.channels, (long long)c.height, (long long)c.width,
                 (long long)c.kernelH, (long long)c.strideH, (long long)c.padTop, flops / s / 1e9,
