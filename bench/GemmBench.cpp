@@ -6,8 +6,10 @@
 // bias epilogue (as in the models; int8 with per-row dynamic activations).
 // The int8 kernels take epilogue variants to measure their cost: +gelu
 // (FFN1's activation), +qdqgelu (a QDQ model's FFN1: the grid before GELU
-// and the three inside it), +u8 (static activations, u8 output); vnni+conv runs
-// the convolution form (M output channels x N positions x K, one image);
+// and the three inside it), +u8 (static activations, u8 output); vnni+conv
+// (avxvnni+conv) runs the convolution form (M output channels x N positions
+// x K, one image); avxvnni EVEX-encodes its VNNI instructions on hosts
+// without AVX-VNNI (as x86_64-avxvnni-evex);
 // avx512+conv takes M C S: the f32 convolution GEMM that builds its own
 // panels (GemmConfig::im2col), M output channels of a 3x3 convolution with
 // padding 1 over C channels of S x S, +bias relu (ResNet's body);
@@ -37,10 +39,15 @@
 using namespace mlir::nunc;
 using namespace mlir::nunc::x86;
 
+/// AVX-VNNI kernels EVEX-encoded (hosts with AVX-512 VNNI but no AVX-VNNI,
+/// as the x86_64-avxvnni-evex target).
+bool evexVnni = false;
+
 /// GOP/s of the int8 kernel for `cfg` running all `tasks` on `args`; with
 /// several `weights`, run r reads weights[r % size] as argument 1.
-double int8KernelGops(const Int8GemmConfig &cfg, const void **args, int64_t tasks,
+double int8KernelGops(Int8GemmConfig cfg, const void **args, int64_t tasks,
                       const std::vector<const void *> &weights = {}) {
+  cfg.evexVnni = evexVnni && cfg.isa == Int8Isa::AvxVnni;
   auto kernel = Int8GemmKernel::generate(cfg);
   if (!kernel)
     return 0;
@@ -56,11 +63,13 @@ double int8KernelGops(const Int8GemmConfig &cfg, const void **args, int64_t task
   return ops / s / 1e9;
 }
 
-double int8ConvGops(int64_t m, int64_t n, int64_t k) {
-  const Int8Isa isa = Int8Isa::Avx512Vnni;
+double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8) {
   int64_t nr = Int8GemmKernel::panelWidth(isa), panels = Int8GemmKernel::numPanels(n, isa);
-  std::vector<int8_t> w(m * k, -2);
-  std::vector<uint8_t> panelBytes(panels * k * nr, 3);
+  // Weight rows and panels with slack past K rounded up (the kernels read
+  // whole groups of 4 or 64 bytes).
+  const int64_t kRounded = (k + 63) / 64 * 64;
+  std::vector<int8_t> w(m * kRounded + 4096, -2);
+  std::vector<uint8_t> panelBytes((panels + 1) * kRounded * nr, 3);
   std::vector<uint32_t> rowBlock(m * 4, 0), input(2, 0);
   std::vector<float> c(m * n);
   Int8GemmConfig cfg;
@@ -73,8 +82,10 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k) {
   cfg.activation = Activation::fromName("relu", 0, 0);
   cfg.isa = isa;
   cfg.convolution = true;
+  if (u8)
+    cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
   const void *args[] = {w.data(), panelBytes.data(), rowBlock.data(), input.data(), c.data(),
-                        c.data()};
+                        c.data(), nullptr, nullptr};
   return int8KernelGops(cfg, args, Int8ConvGemm::numTasks(cfg));
 }
 
@@ -223,15 +234,17 @@ int main(int argc, char **argv) {
   bool qdqGelu = option("+qdqgelu"), gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
        winograd = option("+winograd"), cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
-  if (conv && (kind == "avx2" || kind == "avxvnni" || kind == "amx" || kind == "int8avx2")) {
-    std::fprintf(stderr, "+conv: avx512 or vnni only\n");
+  if (conv && (kind == "avx2" || kind == "amx" || kind == "int8avx2")) {
+    std::fprintf(stderr, "+conv: avx512, vnni or avxvnni only\n");
     return 2;
   }
   std::optional<Int8Isa> int8;
   if (kind == "vnni")
     int8 = Int8Isa::Avx512Vnni;
-  else if (kind == "avxvnni")
+  else if (kind == "avxvnni") {
     int8 = Int8Isa::AvxVnni;
+    evexVnni = !__builtin_cpu_supports("avxvnni");
+  }
   else if (kind == "amx")
     int8 = Int8Isa::Amx;
   else if (kind == "int8avx2")
@@ -253,7 +266,7 @@ int main(int argc, char **argv) {
     }
     if (conv) {
       std::printf("%ld %ld %ld %.1f\n", m, n, k,
-                  int8 ? int8ConvGops(m, n, k) : f32ConvGflops(m, n, k));
+                  int8 ? int8ConvGops(m, n, k, *int8, u8) : f32ConvGflops(m, n, k));
       continue;
     }
     if (int8) {

@@ -1451,9 +1451,8 @@ private:
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients
     vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
-    vpmaxsd(x, x, constAddrBits(0));
-    if constexpr (!kZmm) // vpmovusdb saturates at 255 itself
-      vpminsd(x, x, constAddrBits(255));
+    if constexpr (kZmm) // vpmovusdb saturates at 255 itself (AVX2's packs at both ends)
+      vpmaxsd(x, x, constAddrBits(0));
     if constexpr (kZmm) {
       if (lanes == kLanes)
         vpmovusdb(ptr[base + offset], x);

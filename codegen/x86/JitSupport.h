@@ -341,10 +341,11 @@ protected:
     vmovdqu32(t0, order);
     vpermd(q0, t0, q0);
   }
-  /// x's eight s32 lanes (0-255) as bytes in its low 64 bits (AVX2: words,
-  /// the halves' low qwords together, bytes).
+  /// x's eight s32 lanes as bytes in its low 64 bits, saturated to 0-255
+  /// (AVX2: words with signed saturation, the halves' low qwords together,
+  /// bytes with unsigned saturation).
   void emitDwordsToBytes(const Xbyak::Ymm &x) {
-    vpackusdw(x, x, x); // words 0-3 | 4-7 in the low half of each lane
+    vpackssdw(x, x, x); // words 0-3 | 4-7 in the low half of each lane
     vpermq(x, x, 0x08); // both halves into the low 128 bits
     vpackuswb(x, x, x); // bytes 0-7 in the low 64 bits
   }

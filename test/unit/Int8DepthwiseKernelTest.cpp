@@ -40,6 +40,7 @@ struct Shape {
   bool codes;             // u8 output (else f32)
   int64_t strideH = 0;    // 0: stride
   int64_t padEnd = -1;    // bottom and right padding; -1: pad
+  float outputScale = 0.031f;
 };
 
 WindowConfig configOf(const Shape &s) {
@@ -65,7 +66,7 @@ WindowConfig configOf(const Shape &s) {
   c.activation = Activation::fromName(s.activation, 0.f, 6.f);
   if (s.codes) {
     c.outputU8 = true;
-    c.outputScale = 0.031f;
+    c.outputScale = s.outputScale;
     c.outputZeroPoint = 9;
   }
   return c;
@@ -253,6 +254,10 @@ void checkAllShapes(Isa isa) {
   check({3, 6, 3, 3, 5, 1, 2, "none", true}, rng, isa);
   check({2, 1, 18, 1, 5, 1, 2, "clip", true}, rng, isa);
   check({2, 3, 6, 3, 3, 2, 1, "none", false}, rng, isa);
+  // Codes far past the grid's ends (|y| / scale up to ~10^5, also in code
+  // units): 0 and 255, in whole vectors and tails.
+  check({3, 9, 13, 3, 3, 1, 1, "relu", true, 0, -1, 1e-5f}, rng, isa);
+  check({3, 9, 21, 3, 3, 1, 1, "none", true, 0, -1, 1e-5f}, rng, isa);
   EXPECT_TRUE(codesSeen[0] && codesSeen[255]) << "the output grid hardly saturates";
 }
 
