@@ -690,8 +690,9 @@ private:
   void tileEpilogue(int rows, int vecsHere, int lastLanes, const Address &maskAddr) {
     // u8 codes of a row's 2 or 3 vectors are packed and stored together
     // (storeU8Row); the epilogue leaves each vector's quotient in place.
-    packU8Rows = kZmm && c.u8Output && vecsHere >= 2;
-    if (packU8Rows) {
+    packU8Rows = c.u8Output && vecsHere >= 2;
+    lastRowLanes = lastLanes;
+    if (kZmm && packU8Rows) {
       const int64_t bytes = (vecsHere - 1) * kLanes + lastLanes;
       mov(r13, bytes == 64 ? ~uint64_t(0) : (uint64_t(1) << bytes) - 1);
       kmovq(k7, r13);
@@ -709,8 +710,10 @@ private:
     packU8Rows = false;
   }
 
-  /// Whether the epilogue leaves u8 quotients for storeU8Row.
+  /// Whether the epilogue leaves u8 quotients for storeU8Row, and the
+  /// lanes of the tile's last vector.
   bool packU8Rows = false;
+  int lastRowLanes = 0;
 
   void clearAccumulators(int rows, int vecsHere) {
     for (int r = 0; r < rows; ++r)
@@ -906,6 +909,28 @@ private:
   /// in order by one vpermd, one store: ~2 uops a vector where
   /// vpaddd + vpmaxsd + vpmovusdb take 4.
   void storeU8Row(int r, int vecsHere) {
+    if (!u8ZeroPointWords && !geluU8Codes && !tableCodes())
+      u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
+    if constexpr (!kZmm) {
+      // ymm: words in column order (vpackssdw interleaves the lanes'
+      // halves), the zero point added saturating, bytes, both lanes' low
+      // qwords: 5 uops for the row's 16 codes where each vector took 6.
+      const Vmm a = acc(r, 0);
+      vpackssdw(a, a, acc(r, 1));
+      vpermq(a, a, 0xd8);
+      vpaddsw(a, a, *u8ZeroPointWords);
+      vpackuswb(a, a, a);
+      vpermq(a, a, 0x08);
+      const Xmm x(a.getIdx());
+      const int64_t at = r * c.ldc;
+      if (lastRowLanes == kLanes) {
+        vmovdqu(ptr[rcx + at], x);
+      } else {
+        vmovq(ptr[rcx + at], x);
+        for (int i = 0; i < lastRowLanes; ++i)
+          vpextrb(ptr[rcx + at + kLanes + i], x, kLanes + i);
+      }
+    }
     if constexpr (kZmm) {
       Vmm a1 = acc(r, 1), a2 = vecsHere == 3 ? acc(r, 2) : a1;
       if (geluU8Codes || tableCodes()) {
@@ -916,8 +941,6 @@ private:
         emitPackTableCodes(acc(r, 0), a1, a2, a2, vecsHere == 3 ? 2 : 1, *table, packCodeOrder(),
                            temp(0), temp(1), temp(2), temp(3), /*firstMask=*/3);
       } else {
-        if (!u8ZeroPointWords)
-          u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
         emitPackCodes(acc(r, 0), a1, a2, a2, *u8ZeroPointWords, packCodeOrder(), temp(0));
       }
       vmovdqu8(ptr[rcx + r * c.ldc] | k7, acc(r, 0));
