@@ -1954,6 +1954,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
           cfg.output, cfg.u8Output->scale);
     }
     cfg.evexVnni = options.target.evexVnni;
+    // A static input's epilogue constants, folded and broadcast here where
+    // the ymm kernel would build them per vector.
+    cfg.broadcastRows = cfg.isa == Int8Isa::AvxVnni && qcfg.fixed && !cfg.normalize &&
+                        !cfg.u8Weights;
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
@@ -1963,6 +1967,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
         normShift ? normShift->data() : nullptr,
         cfg.u8Weights ? g->weightZeroPoints.data() : nullptr);
+    if (cfg.broadcastRows)
+      rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, qcfg.zeroPoint, qcfg.scale);
     int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
     // The residual is not the last operand when norm_scale / norm_shift follow.

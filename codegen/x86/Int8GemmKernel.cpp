@@ -103,6 +103,29 @@ std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, 
   return out;
 }
 
+std::vector<uint32_t> Int8ConvGemm::broadcastRows(const std::vector<uint32_t> &rows, int64_t m,
+                                                  int32_t zeroPoint, float scale) {
+  std::vector<uint32_t> out(m * 24);
+  for (int64_t o = 0; o < m; ++o) {
+    int32_t sum;
+    float weightScale;
+    std::memcpy(&sum, &rows[4 * o], 4);
+    std::memcpy(&weightScale, &rows[4 * o + 1], 4);
+    // What the epilogue computed per vector: vpmulld (mod 2^32) and one
+    // f32 product.
+    const uint32_t compensation = static_cast<uint32_t>(sum) * static_cast<uint32_t>(zeroPoint);
+    const float product = scale * weightScale;
+    uint32_t productBits;
+    std::memcpy(&productBits, &product, 4);
+    for (int l = 0; l < 8; ++l) {
+      out[24 * o + l] = compensation;
+      out[24 * o + 8 + l] = productBits;
+      out[24 * o + 16 + l] = rows[4 * o + 2];
+    }
+  }
+  return out;
+}
+
 namespace {
 
 using namespace Xbyak;
@@ -1293,6 +1316,13 @@ private:
         vmulps(x, x, bReg(1));
         if (c.bias)
           vaddps(x, x, ptr_b[rsi + row + 8]);
+      } else if (c.broadcastRows) {
+        // The row's constants, broadcast at compile time.
+        vpsubd(x, x, ptr[rsi + row]);
+        vcvtdq2ps(x, x);
+        vmulps(x, x, ptr[rsi + row + 32]);
+        if (c.bias)
+          vaddps(x, x, ptr[rsi + row + 64]);
       } else {
         // No registers to keep them for the row: the same constants, per
         // vector (the k loop dominates: K >= 4 x 9 in a 3x3 conv).
@@ -1531,6 +1561,9 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the convolution form: AVX-512 VNNI and AVX-VNNI
   if (config.convolution && config.isa == Int8Isa::AvxVnni && config.im2col)
     return nullptr; // the AVX-VNNI convolution reads im2col panels
+  if (config.broadcastRows && (!config.convolution || config.isa != Int8Isa::AvxVnni ||
+                               config.normalize || config.u8Weights))
+    return nullptr; // broadcast row constants: the AVX-VNNI convolution's plain rows
   if (!config.outputTable.empty() &&
       (!config.convolution || config.isa != Int8Isa::Avx512Vnni ||
        !JitKernel::tableFits(config.outputTable,

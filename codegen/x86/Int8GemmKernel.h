@@ -140,6 +140,14 @@ struct Int8GemmConfig {
   /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
   /// the linear form reads the rows' code sums from the row block.
   bool u8Weights = false;
+  /// Convolution form on ymm (AVX-VNNI) with a static input: the row block
+  /// holds each row's epilogue constants broadcast, [M][3][8] words
+  /// (Int8ConvGemm::broadcastRows): the compensation sum x zp, fl(sx x sw)
+  /// and the bias, which the epilogue takes as memory operands where it
+  /// would broadcast and multiply them per vector (VEX has no embedded
+  /// broadcast, and 12 accumulators leave 4 registers). The same results,
+  /// bit for bit; no normalization or u8 weights.
+  bool broadcastRows = false;
   /// Convolution form: the kernel builds each task's panel itself from the
   /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is
   /// then the panel buffers ([task][Kp/4][48][4] bytes; a call fills the
@@ -281,7 +289,15 @@ struct Int8ConvGemm {
   /// positions' code sums as word pairs need K < 2^14.
   static bool takesU8Weights(int64_t k) { return k < 16384; }
   /// Bytes of one row's entry in the row block.
-  static int64_t rowBlockBytes(const Int8GemmConfig &c) { return c.normalize ? 32 : 16; }
+  static int64_t rowBlockBytes(const Int8GemmConfig &c) {
+    return c.broadcastRows ? 96 : c.normalize ? 32 : 16;
+  }
+  /// packRows' block (no normalization, s8 weights) for a static input of
+  /// zero point `zeroPoint` and scale `scale`, as Int8GemmConfig::
+  /// broadcastRows reads it: per row 8 x (sum x zeroPoint), 8 x fl(scale x
+  /// weight scale), 8 x bias.
+  static std::vector<uint32_t> broadcastRows(const std::vector<uint32_t> &rows, int64_t m,
+                                             int32_t zeroPoint, float scale);
   /// Output-channel chunks per (image, panel): a conv with few panels
   /// (small planes: 49 positions are 2 panels, one of them a single column)
   /// also splits its rows, for ~8 tasks to share among threads. A chunk is

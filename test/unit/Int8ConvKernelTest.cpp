@@ -92,7 +92,7 @@ struct Conv {
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
 
-int panelIm2colCases = 0, tailCases = 0;
+int panelIm2colCases = 0, tailCases = 0, broadcastCases = 0;
 /// Codes of table entries at the ends of their grid (saturated).
 int64_t tableCodeEnds = 0;
 
@@ -267,6 +267,34 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_EQ(got2, got) << what << ": codes without the clamp";
   };
   ASSERT_NO_FATAL_FAILURE(checkU8(cfg, packed.data(), tails.data(), "u8 output"));
+  if (form.isa == Int8Isa::AvxVnni && p.fixed && !p.normalize && !p.u8Weights) {
+    // The static input's row constants broadcast at compile time: the same
+    // C and u8 codes, bit for bit.
+    Int8GemmConfig broadcast = cfg;
+    broadcast.broadcastRows = true;
+    std::vector<uint32_t> wide = Int8ConvGemm::broadcastRows(rows, p.m, zp, scale);
+    ASSERT_EQ(wide.size(), static_cast<size_t>(p.m * 24));
+    for (bool u8 : {false, true}) {
+      if (u8)
+        broadcast.u8Output = Int8GemmConfig::U8Output{gridA[0], static_cast<int32_t>(gridA[1])};
+      std::unique_ptr<JitKernel> k = Int8GemmKernel::generate(broadcast);
+      ASSERT_TRUE(k);
+      std::vector<uint8_t> got((out.size() - 1) * (u8 ? 1 : 4) + 64, 0xa5);
+      const void *args[] = {pw.data(),       packed.data(), wide.data(), params,
+                            residual.data(), got.data(),    nullptr,     tails.data()};
+      for (int64_t t = 0; t < Int8ConvGemm::numTasks(broadcast); ++t)
+        ASSERT_EQ(k->function()(args, t, 0), 0);
+      for (size_t i = got.size() - 64; i < got.size(); ++i)
+        ASSERT_EQ(got[i], 0xa5) << "broadcast rows wrote past C";
+      if (u8)
+        ASSERT_EQ(std::memcmp(got.data(), u8Want.data(), u8Want.size()), 0)
+            << "broadcast rows, u8 codes";
+      else
+        ASSERT_EQ(std::memcmp(got.data(), out.data(), (out.size() - 1) * 4), 0)
+            << "broadcast rows, C";
+    }
+    broadcastCases++;
+  }
   if (form.isa == Int8Isa::Avx512Vnni) {
     // A table of the last grid's codes (output_table): each result is the
     // entry of the code the grid gives it. Without the normalization the
@@ -721,6 +749,7 @@ TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
   std::mt19937 rng(63);
   for (const Conv &p : convCases())
     check(p, rng, *form);
+  EXPECT_GE(broadcastCases, 5);
 }
 
 const std::vector<Conv> &convCases() {
