@@ -1400,7 +1400,7 @@ private:
     const int64_t col = v * kLanes * 4;
     // u8 codes replace the last grid: `output`, or `normalized` after the
     // normalization (with a table, the table's grid's codes follow it).
-    if (c.u8Output && !c.normalize && !tableCodes()) {
+    if (c.u8Output && !c.normalize && c.outputTable.empty()) {
       storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
       return;
     }
@@ -1408,6 +1408,26 @@ private:
     // u8 codes, the code's index, their codes looked up as words at the
     // store (storeTableCodes, storeU8Row).
     auto lastGrid = [&](const Activation &grid) {
+      if constexpr (!kZmm) {
+        if (!c.outputTable.empty()) {
+          // AVX2: one gather of the entries (f32, or with u8 codes out the
+          // codes minus the zero point) by the grid index; VSIB takes a
+          // base register (r11, which nothing else here uses).
+          emitGridIndex(x, temp(0), grid);
+          if (!outputTableOffset)
+            outputTableOffset =
+                c.u8Output ? codeDwordTableData(c.outputTable, c.u8Output->scale,
+                                                c.u8Output->zeroPoint)
+                           : tableData(c.outputTable);
+          lea(r11, ptr[rip + dataLabel + *outputTableOffset]);
+          vpcmpeqd(temp(1), temp(1), temp(1));
+          vpgatherdd(temp(0), ptr[r11 + x * 4], temp(1));
+          vmovdqa(x, temp(0));
+          if (!c.u8Output)
+            emitActivation(x, c.tableOutput, temp(0), temp(1), temp(2), temp(3));
+          return;
+        }
+      }
       if constexpr (kZmm) {
         if (!c.outputTable.empty()) {
           emitGridIndex(x, temp(0), grid);
@@ -1438,13 +1458,17 @@ private:
         if (tableCodes())
           storeTableCodes(x, r * c.ldc + v * kLanes, lanes);
         else
-          storeU8(x, rcx, r * c.ldc + v * kLanes, lanes);
+          storeU8(x, rcx, r * c.ldc + v * kLanes, lanes, /*quotient=*/c.outputTable.empty());
         return;
       }
     } else {
       lastGrid(c.output);
       if (tableCodes()) {
         storeTableCodes(x, r * c.ldc + v * kLanes, lanes);
+        return;
+      }
+      if (c.u8Output) { // ymm: the looked-up codes minus the zero point
+        storeU8(x, rcx, r * c.ldc + v * kLanes, lanes, /*quotient=*/false);
         return;
       }
     }
@@ -1495,12 +1519,14 @@ private:
   }
 
   /// x quantized to u8 (the row quantizer's arithmetic: divide, round half
-  /// to even, add the zero point, clamp) and its `lanes` bytes stored at
+  /// to even, add the zero point, clamp; without `quotient`, x holds codes
+  /// minus the zero point already) and its `lanes` bytes stored at
   /// base + offset (C at rcx, or a deferred GELU's stash slot). Unless bounded (u8Bounded), x is clamped to +-300 scale
   /// first, where u8 results saturate anyway: the conversion would turn a
   /// quotient past 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
-  void storeU8(const Vmm &x, const Reg64 &base, int64_t offset, int lanes) {
-    emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);
+  void storeU8(const Vmm &x, const Reg64 &base, int64_t offset, int lanes, bool quotient = true) {
+    if (quotient)
+      emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients
     vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
@@ -1565,11 +1591,12 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                                config.normalize || config.u8Weights))
     return nullptr; // broadcast row constants: the AVX-VNNI convolution's plain rows
   if (!config.outputTable.empty() &&
-      (!config.convolution || config.isa != Int8Isa::Avx512Vnni ||
+      (!config.convolution ||
+       (config.isa != Int8Isa::Avx512Vnni && config.isa != Int8Isa::AvxVnni) ||
        !JitKernel::tableFits(config.outputTable,
                              config.normalize ? config.normalized : config.output) ||
        (config.u8Output && config.tableOutput.kind != Activation::None)))
-    return nullptr; // a table of the last grid's codes: the AVX-512 VNNI convolution
+    return nullptr; // a table of the last grid's codes: the VNNI convolutions
   if (config.outputTable.empty() && config.tableOutput.kind != Activation::None)
     return nullptr; // the table's grid needs a table
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||

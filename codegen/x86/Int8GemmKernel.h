@@ -129,7 +129,8 @@ struct Int8GemmConfig {
   /// instead of a range pass over C. Needs an epilogue whose activations
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
-  /// Convolution form (AVX-512 VNNI): instead of the last grid's value
+  /// Convolution form (AVX-512 VNNI: vpermt2ps / vpermt2w lookups;
+  /// AVX-VNNI: one vpgatherdd a vector): instead of the last grid's value
   /// (`normalized` with `normalize`, else `output`, a FakeQuant), entry
   /// q - qmin of this table for its code q (quantized_conv's
   /// output_table; at most 256 entries), then rounded to `tableOutput` (a

@@ -463,6 +463,10 @@ protected:
   /// zeroPoint) as the evaluator quantizes them (quotient rounded half to
   /// even, + zero point, saturated; NaN 0): an output table's codes.
   int64_t codeWordTableData(const std::vector<float> &values, float scale, int32_t zeroPoint);
+  /// The same codes minus zeroPoint as s32 (kTableEntries of them, 64-byte
+  /// aligned): the AVX2 gathers' table, whose results then take the zero
+  /// point as quotients do.
+  int64_t codeDwordTableData(const std::vector<float> &values, float scale, int32_t zeroPoint);
   /// x = table[x] per 16-bit lane (AVX-512 BW; indices below kTableEntries),
   /// the table at `offset` (wordTableData): four 64-entry vpermt2w merged
   /// by the index's bits 6 and 7 (masks k<firstMask>, k<firstMask + 1>),

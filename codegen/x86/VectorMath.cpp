@@ -328,6 +328,19 @@ int64_t JitKernel::codeWordTableData(const std::vector<float> &values, float sca
   return wordTableData(codes);
 }
 
+int64_t JitKernel::codeDwordTableData(const std::vector<float> &values, float scale,
+                                      int32_t zeroPoint) {
+  extraData.resize((extraData.size() + 15) / 16 * 16); // 64-byte aligned
+  int64_t offset = static_cast<int64_t>(extraData.size()) * 4;
+  for (int64_t i = 0; i < kTableEntries; ++i) {
+    float v = values.empty() ? 0.f : values[std::min<size_t>(i, values.size() - 1)];
+    float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
+    int32_t code = std::isnan(q) ? 0 : static_cast<int32_t>(std::clamp(q, 0.f, 255.f));
+    extraData.push_back(static_cast<uint32_t>(code - zeroPoint));
+  }
+  return offset;
+}
+
 int64_t JitKernel::wordTableData(const std::vector<uint16_t> &codes) {
   extraData.resize((extraData.size() + 15) / 16 * 16); // 64-byte aligned
   int64_t offset = static_cast<int64_t>(extraData.size()) * 4;

@@ -295,7 +295,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     }
     broadcastCases++;
   }
-  if (form.isa == Int8Isa::Avx512Vnni) {
+  {
     // A table of the last grid's codes (output_table): each result is the
     // entry of the code the grid gives it. Without the normalization the
     // grid is gridA on C; the rounded C is then checked against it too.
