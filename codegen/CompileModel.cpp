@@ -2855,13 +2855,13 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     // Last: the elementwise ops no epilogue took, in runs of one pass each;
     // those after an int8 conv's last grid or a depthwise conv's rounding,
     // looked up in its epilogue where the target's kernel has the lookup
-    // (int8 convs: AVX-512 VNNI; depthwise: AVX-512).
+    // (int8 convs: AVX-512 VNNI and AVX-VNNI; depthwise: AVX-512).
     if (options.elementwiseChains) {
       pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
       pm.nest<func::FuncOp>().addPass(createFuseChainIntoConv(
           [isa, int8, target = options.target.int8](Operation *op) {
             if (llvm::isa<QuantizedConvOp>(op))
-              return int8ConvolutionIsa(target) == Int8Isa::Avx512Vnni;
+              return int8ConvolutionIsa(target).has_value();
             if (hasEmptyTensor(op))
               return false;
             // Depthwise tables: AVX-512 kernels only (not the AVX-VNNI
