@@ -1559,7 +1559,9 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     chain's first step rounds its input; after the int8 pointwise conv the
     conv's epilogue does. On AVX-512 VNNI the convs look the values up
     themselves (output_table, no chain), the depthwise conv's written as
-    the codes the int8 conv after it reads. The same values as a kernel
+    the codes the int8 conv after it reads; on AVX-VNNI the int8 pointwise
+    conv does (a gather), and the depthwise conv's chain stays. The same
+    values as a kernel
     pass per op (--elementwise-chains=false), and within one unit of
     onnxruntime's output."""
     import onnx
@@ -1567,7 +1569,7 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     ops = [n.op_type for n in onnx.load(str(tmp_path / "q.onnx")).graph.node]
     assert ops.count("QuantizeLinear") >= 18, ops  # a pair after every op of the blocks
     outs = {}
-    targets = ("x86_64-avx512vnni", "x86_64-avx512", "x86_64-avx2")
+    targets = ("x86_64-avx512vnni", "x86_64-avx512", "x86_64-avx2", "x86_64-avxvnni-evex")
     for chains, target in ((c, t) for t in targets for c in ("true", "false")):
         out = tmp_path / (("out" if chains == "true" else "per_op") +
                           ("" if target == "x86_64-avx512vnni" else target[6:]))
@@ -1581,6 +1583,12 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
             assert len(chain) == (2 if chains == "true" else 0) and all(
                 k.startswith("elementwise.chain.avx2[") and k.endswith("lookup of 256 codes")
                 for k in chain), kernels
+        elif target == "x86_64-avxvnni-evex" and chains == "true":
+            assert len(chain) == 1 and chain[0].startswith("elementwise.chain.avx2["), kernels
+            assert sum(k.startswith("conv.int8.avxvnni[17x120x24, 1x1 kernel") and
+                       k.endswith("+lookup of 256 codes") for k in kernels) == 1, kernels
+            assert sum(k.startswith("depthwise_conv.int8.avxvnni[1x24x19x23") and
+                       ", u8 in]" in k for k in kernels) == 1, kernels
         elif target == "x86_64-avx512" and chains == "true":
             # f32 convolutions (no VNNI): the first conv's chain stays; the
             # depthwise conv's is its table, looked up by the f32 taps.
