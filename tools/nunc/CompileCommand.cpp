@@ -194,7 +194,7 @@ cl::opt<bool> elementwiseChains(
              "a grid after each op) as one kernel pass that keeps the values in registers, or "
              "as a table in the conv before it (default on; --elementwise-chains=false runs a "
              "pass per op, the same values, except that a depthwise conv then reading u8 codes "
-             "on AVX-512 VNNI sums in integers and may round a tie the other way)"),
+             "on AVX-512 VNNI or AVX-VNNI sums in integers and may round a tie the other way)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
