@@ -1412,7 +1412,9 @@ private:
         if (!c.outputTable.empty()) {
           // AVX2: one gather of the entries (f32, or with u8 codes out the
           // codes minus the zero point) by the grid index; VSIB takes a
-          // base register (r11, which nothing else here uses).
+          // base register: r11, aRow's stride of row 7, which ymm tiles
+          // never reach.
+          static_assert(kRows < 8, "r11 holds aRow's row-7 stride");
           emitGridIndex(x, temp(0), grid);
           if (!outputTableOffset)
             outputTableOffset =
