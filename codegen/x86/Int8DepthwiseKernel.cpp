@@ -48,21 +48,128 @@ bool inCodeUnits(const WindowConfig &c) {
           c.activation.kind == Activation::Clip);
 }
 
-class Int8DepthwiseGenerator : public PlaneGenerator {
+/// What both generators share: the task's planes, each plane's channel
+/// constants, and its blocks of output rows, the longest run of identical
+/// ones a loop.
+class DepthwiseGeneratorBase : public PlaneGenerator {
+protected:
+  explicit DepthwiseGeneratorBase(const WindowConfig &config) : c(config) {}
+  WindowConfig c;
+
+  int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
+  int64_t inPlane() const { return c.height * c.width; }
+  int64_t outPlane() const { return c.outH * c.outW * yBytes(); }
+
+  /// r9 = this task's planes, r10 the first's index, rax / rbx its input
+  /// codes and output.
+  void taskPlanes() {
+    taskShare(WindowKernel::planesPerTask(c), c.batch * c.channels, r9, rax);
+    mov(rax, ptr[rdi + 0]);
+    imul(rdx, r10, inPlane());
+    add(rax, rdx);
+    mov(rbx, ptr[rdi + 8]);
+    imul(rdx, r10, outPlane());
+    add(rbx, rdx);
+  }
+  /// Each plane in turn (`plane`), then the return and the constants.
+  template <typename Plane> void planeLoop(Plane plane) {
+    Label loop;
+    L(loop);
+    plane();
+    add(rax, inPlane());
+    add(rbx, outPlane());
+    inc(r10);
+    dec(r9);
+    jnz(loop, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+  /// r11 = plane r10's filter rows, r12 = its scale (its bias C floats on).
+  void channelPointers() {
+    push(rax);
+    mov(rax, r10);
+    xor_(edx, edx);
+    mov(rcx, c.channels);
+    div(rcx);
+    pop(rax);
+    mov(r11, ptr[rdi + 24]);
+    imul(rcx, rdx, c.kernelH * Int8DepthwiseKernel::filterWords(c) * 4);
+    add(r11, rcx);
+    mov(r12, ptr[rdi + 32]);
+    lea(r12, ptr[r12 + rdx * 4]);
+  }
+
+  struct Block {
+    int rows;
+    int64_t validBegin, validEnd; // its input rows inside the plane
+    int64_t top;                  // the plane row of its input row 0
+    bool shifted;                 // code that depends on `top` (a shifted load)
+    bool operator==(const Block &o) const {
+      return rows == o.rows && validBegin == o.validBegin && validEnd == o.validEnd &&
+             shifted == o.shifted && (!shifted || top == o.top);
+    }
+  };
+  /// The plane's blocks of up to kRows output rows, `shifted(block)` set.
+  template <typename Shifted> std::vector<Block> blocks(Shifted shifted) const {
+    std::vector<Block> list;
+    for (int64_t first = 0; first < c.outH; first += kRows) {
+      Block b;
+      b.rows = static_cast<int>(std::min<int64_t>(kRows, c.outH - first));
+      int64_t inRows = (b.rows - 1) * c.strideH + c.kernelH;
+      b.top = first * c.strideH - c.padTop;
+      b.validBegin = std::clamp<int64_t>(-b.top, 0, inRows);
+      b.validEnd = std::clamp<int64_t>(c.height - b.top, 0, inRows);
+      b.shifted = shifted(b);
+      list.push_back(b);
+    }
+    return list;
+  }
+  /// Every block (`block`) with r14 at its input row 0 and r15 at its
+  /// output; the longest run of identical ones (the same input rows inside
+  /// the plane) is a loop (r13).
+  template <typename BlockFn> void emitBlocks(const std::vector<Block> &list, BlockFn block) {
+    lea(r14, ptr[rax - c.padTop * c.width]);
+    mov(r15, rbx);
+    size_t runBegin = 0, runEnd = 0;
+    for (size_t i = 0; i < list.size();) {
+      size_t j = i;
+      while (j < list.size() && list[j] == list[i])
+        ++j;
+      if (j - i > runEnd - runBegin) {
+        runBegin = i;
+        runEnd = j;
+      }
+      i = j;
+    }
+    auto emit = [&](const Block &b) {
+      block(b);
+      add(r14, b.rows * c.strideH * c.width);
+      add(r15, b.rows * c.outW * yBytes());
+    };
+    for (size_t i = 0; i < runBegin; ++i)
+      emit(list[i]);
+    if (runEnd - runBegin >= 2) {
+      mov(r13, runEnd - runBegin);
+      Label loop;
+      L(loop);
+      emit(list[runBegin]);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    } else if (runEnd > runBegin) {
+      emit(list[runBegin]);
+    }
+    for (size_t i = runEnd; i < list.size(); ++i)
+      emit(list[i]);
+  }
+};
+
+class Int8DepthwiseGenerator : public DepthwiseGeneratorBase {
 public:
-  explicit Int8DepthwiseGenerator(const WindowConfig &config) : c(config) {}
+  explicit Int8DepthwiseGenerator(const WindowConfig &config) : DepthwiseGeneratorBase(config) {}
 
   void generate() {
     prologue();
-    int64_t per = WindowKernel::planesPerTask(c);
-    taskShare(per, c.batch * c.channels, r9, rax); // r9 = planes of this task
-    int64_t inPlane = c.height * c.width, outPlane = c.outH * c.outW * yBytes();
-    mov(rax, ptr[rdi + 0]);
-    imul(rdx, r10, inPlane);
-    add(rax, rdx);
-    mov(rbx, ptr[rdi + 8]);
-    imul(rdx, r10, outPlane);
-    add(rbx, rdx);
+    taskPlanes();
     // The rearrangement: 128-bit lane L takes dwords L s .. L s + 3, and
     // its output i the bytes i s .. i s + 3 of them.
     std::vector<uint32_t> dwords(kLanes), bytes(kLanes);
@@ -86,20 +193,10 @@ public:
     vpbroadcastd(zeroPoints(), edx);
     if (int tail = static_cast<int>(c.outW % kLanes))
       setTailMask(tail, Zmm(0)); // k1
-    Label planeLoop;
-    L(planeLoop);
-    plane();
-    add(rax, inPlane);
-    add(rbx, outPlane);
-    inc(r10);
-    dec(r9);
-    jnz(planeLoop, T_NEAR);
-    epilogueReturn(0);
-    emitConstants();
+    planeLoop([&] { plane(); });
   }
 
 private:
-  WindowConfig c;
   std::optional<Address> zpWords;
   std::optional<Address> highByteOrder;
 
@@ -117,7 +214,6 @@ private:
   Zmm zeroPoints() const { return Zmm(27); }
   Zmm scale() const { return Zmm(28); }
   Zmm bias() const { return Zmm(29); }
-  int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
   const Opmask &byteMask(int j) const {
     const Opmask *regs[kGroup] = {&k2, &k3, &k4, &k5};
     return *regs[j];
@@ -125,74 +221,14 @@ private:
 
   /// One plane (rax: its codes, rbx: its output, r10: its index).
   void plane() {
-    // r11 = this channel's filter rows, r12 = its scale (bias C floats on).
-    push(rax);
-    mov(rax, r10);
-    xor_(edx, edx);
-    mov(rcx, c.channels);
-    div(rcx);
-    pop(rax);
+    channelPointers();
     const int64_t words = Int8DepthwiseKernel::filterWords(c);
-    mov(r11, ptr[rdi + 24]);
-    imul(rcx, rdx, c.kernelH * words * 4);
-    add(r11, rcx);
-    mov(r12, ptr[rdi + 32]);
-    lea(r12, ptr[r12 + rdx * 4]);
     for (int64_t kh = 0; kh < c.kernelH; ++kh)
       vpbroadcastd(filterRow(kh), ptr[r11 + kh * words * 4]);
     vbroadcastss(scale(), ptr[r12]);
     vbroadcastss(bias(), ptr[r12 + c.channels * 4]);
-    lea(r14, ptr[rax - c.padTop * c.width]); // the first block's input row 0
-    mov(r15, rbx);
-    // Blocks of output rows; the longest run of identical ones (the same
-    // input rows inside the plane) is a loop.
-    struct Block {
-      int rows;
-      int64_t validBegin, validEnd; // its input rows inside the plane
-      bool operator==(const Block &o) const {
-        return rows == o.rows && validBegin == o.validBegin && validEnd == o.validEnd;
-      }
-    };
-    std::vector<Block> blocks;
-    for (int64_t first = 0; first < c.outH; first += kRows) {
-      Block b;
-      b.rows = static_cast<int>(std::min<int64_t>(kRows, c.outH - first));
-      int64_t inRows = (b.rows - 1) * c.strideH + c.kernelH;
-      int64_t top = first * c.strideH - c.padTop; // input row of its row 0
-      b.validBegin = std::clamp<int64_t>(-top, 0, inRows);
-      b.validEnd = std::clamp<int64_t>(c.height - top, 0, inRows);
-      blocks.push_back(b);
-    }
-    size_t runBegin = 0, runEnd = 0;
-    for (size_t i = 0; i < blocks.size();) {
-      size_t j = i;
-      while (j < blocks.size() && blocks[j] == blocks[i])
-        ++j;
-      if (j - i > runEnd - runBegin) {
-        runBegin = i;
-        runEnd = j;
-      }
-      i = j;
-    }
-    auto emitBlock = [&](const Block &b) {
-      block(b.rows, b.validBegin, b.validEnd);
-      add(r14, b.rows * c.strideH * c.width);
-      add(r15, b.rows * c.outW * yBytes());
-    };
-    for (size_t i = 0; i < runBegin; ++i)
-      emitBlock(blocks[i]);
-    if (runEnd - runBegin >= 2) {
-      mov(r13, runEnd - runBegin);
-      Label loop;
-      L(loop);
-      emitBlock(blocks[runBegin]);
-      dec(r13);
-      jnz(loop, T_NEAR);
-    } else if (runEnd > runBegin) {
-      emitBlock(blocks[runBegin]);
-    }
-    for (size_t i = runEnd; i < blocks.size(); ++i)
-      emitBlock(blocks[i]);
+    emitBlocks(blocks([](const Block &) { return false; }),
+               [&](const Block &b) { block(b.rows, b.validBegin, b.validEnd); });
   }
 
   /// Output rows [0, rows) at r15 from the input rows at r14 (those before
@@ -381,41 +417,26 @@ constexpr int kYmmLanes = 8;
 constexpr int kYmmGroup = 2;
 constexpr int kLaneBytes = 16;
 
-class Int8DepthwiseYmmGenerator : public PlaneGenerator {
+class Int8DepthwiseYmmGenerator : public DepthwiseGeneratorBase {
 public:
-  explicit Int8DepthwiseYmmGenerator(const WindowConfig &config) : c(config) { replicate = 8; }
+  explicit Int8DepthwiseYmmGenerator(const WindowConfig &config)
+      : DepthwiseGeneratorBase(config) {
+    replicate = 8;
+  }
 
   void generate() {
     prologue();
     frameBytes = kMaxKernelH * 2 * 32;
     sub(rsp, frameBytes);
-    int64_t per = WindowKernel::planesPerTask(c);
-    taskShare(per, c.batch * c.channels, r9, rax); // r9 = planes of this task
-    int64_t inPlane = c.height * c.width, outPlane = c.outH * c.outW * yBytes();
-    mov(rax, ptr[rdi + 0]);
-    imul(rdx, r10, inPlane);
-    add(rax, rdx);
-    mov(rbx, ptr[rdi + 8]);
-    imul(rdx, r10, outPlane);
-    add(rbx, rdx);
+    taskPlanes();
     vmovdqu(byteOrder(), dataAddr(order(/*chunk=*/-1, /*high=*/false, {0, 0})));
     mov(edx, static_cast<uint32_t>(c.inputZeroPoint) * 0x01010101u);
     vmovd(Xmm(zeroPoints().getIdx()), edx);
     vpbroadcastd(zeroPoints(), Xmm(zeroPoints().getIdx()));
-    Label planeLoop;
-    L(planeLoop);
-    plane();
-    add(rax, inPlane);
-    add(rbx, outPlane);
-    inc(r10);
-    dec(r9);
-    jnz(planeLoop, T_NEAR);
-    epilogueReturn(0);
-    emitConstants();
+    planeLoop([&] { plane(); });
   }
 
 private:
-  WindowConfig c;
 
   // ymm0..7 the block's sums (row i, vector j), 8..9 the taps 0-3 of the
   // group's vectors, 10..11 their taps 4-7, 12 the usual order of taps
@@ -426,7 +447,6 @@ private:
   Ymm highTaps(int j) const { return Ymm(10 + j); }
   Ymm byteOrder() const { return Ymm(12); }
   Ymm zeroPoints() const { return Ymm(14); }
-  int64_t yBytes() const { return c.outputU8 ? 1 : 4; }
   bool high() const { return Int8DepthwiseKernel::filterWords(c) == 2; }
   int64_t filterSlot(int64_t kh, int64_t word) const {
     return (kh * Int8DepthwiseKernel::filterWords(c) + word) * 32;
@@ -479,84 +499,27 @@ private:
 
   /// One plane (rax: its codes, rbx: its output, r10: its index).
   void plane() {
-    // r11 = this channel's filter rows, r12 = its scale (bias C floats on).
-    push(rax);
-    mov(rax, r10);
-    xor_(edx, edx);
-    mov(rcx, c.channels);
-    div(rcx);
-    pop(rax);
+    channelPointers();
     const int64_t words = Int8DepthwiseKernel::filterWords(c);
-    mov(r11, ptr[rdi + 24]);
-    imul(rcx, rdx, c.kernelH * words * 4);
-    add(r11, rcx);
-    mov(r12, ptr[rdi + 32]);
-    lea(r12, ptr[r12 + rdx * 4]);
     for (int64_t kh = 0; kh < c.kernelH; ++kh)
       for (int64_t w = 0; w < words; ++w) {
         vpbroadcastd(Ymm(15), ptr[r11 + (kh * words + w) * 4]);
         vmovdqu(ptr[rsp + filterSlot(kh, w)], Ymm(15));
       }
-    lea(r14, ptr[rax - c.padTop * c.width]); // the first block's input row 0
-    mov(r15, rbx);
-    // Blocks of output rows; the longest run of identical ones (the same
-    // input rows inside the plane, no load shifted) is a loop.
-    struct Block {
-      int rows;
-      int64_t validBegin, validEnd; // its input rows inside the plane
-      int64_t top;                  // the plane row of its input row 0
-      bool shifted;                 // a load kept inside the plane
-      bool operator==(const Block &o) const {
-        return rows == o.rows && validBegin == o.validBegin && validEnd == o.validEnd &&
-               shifted == o.shifted && (!shifted || top == o.top);
-      }
-    };
+    // A block whose loads shift (at the plane's ends) is emitted for its
+    // own rows, never in the loop.
     const int64_t chunks = (c.outW + kYmmLanes - 1) / kYmmLanes;
-    std::vector<Block> blocks;
-    for (int64_t first = 0; first < c.outH; first += kRows) {
-      Block b;
-      b.rows = static_cast<int>(std::min<int64_t>(kRows, c.outH - first));
-      int64_t inRows = (b.rows - 1) * c.strideH + c.kernelH;
-      b.top = first * c.strideH - c.padTop;
-      b.validBegin = std::clamp<int64_t>(-b.top, 0, inRows);
-      b.validEnd = std::clamp<int64_t>(c.height - b.top, 0, inRows);
-      b.shifted = false;
+    auto shifted = [&](const Block &b) {
       for (int64_t r = b.validBegin; r < b.validEnd; ++r)
         for (int64_t chunk = 0; chunk < chunks; ++chunk)
           for (int lane = 0; lane < 2; ++lane)
-            b.shifted |= laneShift(chunk, lane, b.top + r) != 0;
-      blocks.push_back(b);
-    }
-    size_t runBegin = 0, runEnd = 0;
-    for (size_t i = 0; i < blocks.size();) {
-      size_t j = i;
-      while (j < blocks.size() && blocks[j] == blocks[i])
-        ++j;
-      if (j - i > runEnd - runBegin) {
-        runBegin = i;
-        runEnd = j;
-      }
-      i = j;
-    }
-    auto emitBlock = [&](const Block &b) {
-      block(b.rows, b.validBegin, b.validEnd, b.top);
-      add(r14, b.rows * c.strideH * c.width);
-      add(r15, b.rows * c.outW * yBytes());
+            if (laneShift(chunk, lane, b.top + r) != 0)
+              return true;
+      return false;
     };
-    for (size_t i = 0; i < runBegin; ++i)
-      emitBlock(blocks[i]);
-    if (runEnd - runBegin >= 2) {
-      mov(r13, runEnd - runBegin);
-      Label loop;
-      L(loop);
-      emitBlock(blocks[runBegin]);
-      dec(r13);
-      jnz(loop, T_NEAR);
-    } else if (runEnd > runBegin) {
-      emitBlock(blocks[runBegin]);
-    }
-    for (size_t i = runEnd; i < blocks.size(); ++i)
-      emitBlock(blocks[i]);
+    emitBlocks(blocks(shifted), [&](const Block &b) {
+      block(b.rows, b.validBegin, b.validEnd, b.top);
+    });
   }
 
   /// Output rows [0, rows) at r15 from the input rows at r14 (those before
