@@ -130,36 +130,22 @@ protected:
   template <typename BlockFn> void emitBlocks(const std::vector<Block> &list, BlockFn block) {
     lea(r14, ptr[rax - c.padTop * c.width]);
     mov(r15, rbx);
-    size_t runBegin = 0, runEnd = 0;
-    for (size_t i = 0; i < list.size();) {
-      size_t j = i;
-      while (j < list.size() && list[j] == list[i])
-        ++j;
-      if (j - i > runEnd - runBegin) {
-        runBegin = i;
-        runEnd = j;
-      }
-      i = j;
-    }
-    auto emit = [&](const Block &b) {
+    emitRuns(list, [&](const Block &b) {
       block(b);
       add(r14, b.rows * c.strideH * c.width);
       add(r15, b.rows * c.outW * yBytes());
-    };
-    for (size_t i = 0; i < runBegin; ++i)
-      emit(list[i]);
-    if (runEnd - runBegin >= 2) {
-      mov(r13, runEnd - runBegin);
-      Label loop;
-      L(loop);
-      emit(list[runBegin]);
-      dec(r13);
-      jnz(loop, T_NEAR);
-    } else if (runEnd > runBegin) {
-      emit(list[runBegin]);
+    });
+  }
+  /// The (output row, filter row) pairs of a block of `rows` output rows
+  /// that read its input row r.
+  std::vector<std::pair<int, int64_t>> filterRowUses(int64_t r, int rows) const {
+    std::vector<std::pair<int, int64_t>> uses;
+    for (int i = 0; i < rows; ++i) {
+      int64_t kh = r - i * c.strideH;
+      if (kh >= 0 && kh < c.kernelH)
+        uses.push_back({i, kh});
     }
-    for (size_t i = runEnd; i < list.size(); ++i)
-      emit(list[i]);
+    return uses;
   }
 };
 
@@ -248,13 +234,7 @@ private:
         for (int j = 0; j < n; ++j)
           vpxord(acc(i, j), acc(i, j), acc(i, j));
       for (int64_t r = 0; r < inRows; ++r) {
-        // The (output row, filter row) pairs that read input row r.
-        std::vector<std::pair<int, int64_t>> uses;
-        for (int i = 0; i < rows; ++i) {
-          int64_t kh = r - i * c.strideH;
-          if (kh >= 0 && kh < c.kernelH)
-            uses.push_back({i, kh});
-        }
+        const std::vector<std::pair<int, int64_t>> uses = filterRowUses(r, rows);
         if (uses.empty())
           continue;
         const bool inside = r >= validBegin && r < validEnd;
@@ -534,13 +514,7 @@ private:
         for (int j = 0; j < n; ++j)
           vpxor(acc(i, j), acc(i, j), acc(i, j));
       for (int64_t r = 0; r < inRows; ++r) {
-        // The (output row, filter row) pairs that read input row r.
-        std::vector<std::pair<int, int64_t>> uses;
-        for (int i = 0; i < rows; ++i) {
-          int64_t kh = r - i * c.strideH;
-          if (kh >= 0 && kh < c.kernelH)
-            uses.push_back({i, kh});
-        }
+        const std::vector<std::pair<int, int64_t>> uses = filterRowUses(r, rows);
         if (uses.empty())
           continue;
         const bool inside = r >= validBegin && r < validEnd;

@@ -48,6 +48,35 @@ struct PaddedPlane {
 /// on zmm (AVX-512) or ymm (AVX2) registers, as its arguments say.
 class PlaneGenerator : public JitKernel {
 protected:
+  /// emit(item) for each of `items` in order, the longest run of equal
+  /// ones (blocks of rows whose code is the same) as a loop on r13.
+  template <typename T, typename Emit> void emitRuns(const std::vector<T> &items, Emit emit) {
+    size_t runBegin = 0, runEnd = 0;
+    for (size_t i = 0; i < items.size();) {
+      size_t j = i;
+      while (j < items.size() && items[j] == items[i])
+        ++j;
+      if (j - i > runEnd - runBegin) {
+        runBegin = i;
+        runEnd = j;
+      }
+      i = j;
+    }
+    for (size_t i = 0; i < runBegin; ++i)
+      emit(items[i]);
+    if (runEnd - runBegin >= 2) {
+      mov(r13, runEnd - runBegin);
+      Xbyak::Label loop;
+      L(loop);
+      emit(items[runBegin]);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    } else if (runEnd > runBegin) {
+      emit(items[runBegin]);
+    }
+    for (size_t i = runEnd; i < items.size(); ++i)
+      emit(items[i]);
+  }
   template <typename Vmm> static constexpr bool isZmm() {
     return std::is_same_v<Vmm, Xbyak::Zmm>;
   }

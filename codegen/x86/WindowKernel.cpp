@@ -822,36 +822,11 @@ private:
     // The longest run of identical blocks is a loop; the others (where the
     // padding or the last rows change the copies) are emitted one by one.
     std::vector<Block> blocks = blockSchedule();
-    size_t runBegin = 0, runEnd = 0;
-    for (size_t i = 0; i < blocks.size();) {
-      size_t j = i;
-      while (j < blocks.size() && blocks[j] == blocks[i])
-        ++j;
-      if (j - i > runEnd - runBegin) {
-        runBegin = i;
-        runEnd = j;
-      }
-      i = j;
-    }
-    auto emitBlock = [&](const Block &b) {
+    emitRuns(blocks, [&](const Block &b) {
       copyBlockRows(b);
       rowBlock(b.rows, b.valid);
       advance(b.rows);
-    };
-    for (size_t i = 0; i < runBegin; ++i)
-      emitBlock(blocks[i]);
-    if (runEnd - runBegin >= 2) {
-      mov(r13, runEnd - runBegin);
-      Label blockLoop;
-      L(blockLoop);
-      emitBlock(blocks[runBegin]);
-      dec(r13);
-      jnz(blockLoop, T_NEAR);
-    } else if (runEnd > runBegin) {
-      emitBlock(blocks[runBegin]);
-    }
-    for (size_t i = runEnd; i < blocks.size(); ++i)
-      emitBlock(blocks[i]);
+    });
   }
 
   /// y[plane] = mean of the plane's H*W floats.
