@@ -84,6 +84,19 @@ protected:
     epilogueReturn(0);
     emitConstants();
   }
+  /// inCodeUnits: y (in code units, the zero point in its folded bias) as
+  /// s32 codes, the
+  /// activation's bounds in code units first (rounding is monotonic:
+  /// clamping before it is clamping the codes).
+  template <typename Vmm> void emitCodeUnits(const Vmm &y) {
+    const Activation &a = c.activation;
+    const float zy = static_cast<float>(c.outputZeroPoint), sy = c.outputScale;
+    if (a.kind != Activation::None)
+      vmaxps(y, y, constAddr(zy + (a.kind == Activation::Relu ? 0.f : a.min / sy)));
+    if (a.kind == Activation::Clip)
+      vminps(y, y, constAddr(zy + a.max / sy));
+    vcvtps2dq(y, y);
+  }
   /// r11 = plane r10's filter rows, r12 = its scale (its bias C floats on).
   void channelPointers() {
     push(rax);
@@ -289,15 +302,7 @@ private:
         vcvtdq2ps(y, y);
         vfmadd213ps(y, scale(), bias());
         if (inCodeUnits(c)) {
-          // The activation's bounds in code units (rounding is monotonic:
-          // clamping before it is clamping the codes).
-          const Activation &a = c.activation;
-          const float zy = static_cast<float>(c.outputZeroPoint), sy = c.outputScale;
-          if (a.kind != Activation::None)
-            vmaxps(y, y, constAddr(zy + (a.kind == Activation::Relu ? 0.f : a.min / sy)));
-          if (a.kind == Activation::Clip)
-            vminps(y, y, constAddr(zy + a.max / sy));
-          vcvtps2dq(y, y);
+          emitCodeUnits(y);
           storeCodes(i, j, g0, n, chunks, /*zeroPoint=*/0);
           continue;
         }
@@ -574,14 +579,7 @@ private:
         vcvtdq2ps(y, y);
         vfmadd213ps(y, scale, bias);
         if (inCodeUnits(c)) {
-          // The activation's bounds in code units (see the AVX-512 kernel).
-          const Activation &a = c.activation;
-          const float zy = static_cast<float>(c.outputZeroPoint), sy = c.outputScale;
-          if (a.kind != Activation::None)
-            vmaxps(y, y, constAddr(zy + (a.kind == Activation::Relu ? 0.f : a.min / sy)));
-          if (a.kind == Activation::Clip)
-            vminps(y, y, constAddr(zy + a.max / sy));
-          vcvtps2dq(y, y);
+          emitCodeUnits(y);
           storeCodes(i, j, g0, n, chunks, /*zeroPoint=*/0);
           continue;
         }
