@@ -85,9 +85,8 @@ protected:
     emitConstants();
   }
   /// inCodeUnits: y (in code units, the zero point in its folded bias) as
-  /// s32 codes, the
-  /// activation's bounds in code units first (rounding is monotonic:
-  /// clamping before it is clamping the codes).
+  /// s32 codes, the activation's bounds in code units first (rounding is
+  /// monotonic: clamping before it is clamping the codes).
   template <typename Vmm> void emitCodeUnits(const Vmm &y) {
     const Activation &a = c.activation;
     const float zy = static_cast<float>(c.outputZeroPoint), sy = c.outputScale;
