@@ -98,12 +98,7 @@ protected:
   }
   /// r11 = plane r10's filter rows, r12 = its scale (its bias C floats on).
   void channelPointers() {
-    push(rax);
-    mov(rax, r10);
-    xor_(edx, edx);
-    mov(rcx, c.channels);
-    div(rcx);
-    pop(rax);
+    planeChannel(c.channels);
     mov(r11, ptr[rdi + 24]);
     imul(rcx, rdx, c.kernelH * Int8DepthwiseKernel::filterWords(c) * 4);
     add(r11, rcx);
@@ -148,16 +143,22 @@ protected:
       add(r15, b.rows * c.outW * yBytes());
     });
   }
-  /// The (output row, filter row) pairs of a block of `rows` output rows
-  /// that read its input row r.
-  std::vector<std::pair<int, int64_t>> filterRowUses(int64_t r, int rows) const {
-    std::vector<std::pair<int, int64_t>> uses;
-    for (int i = 0; i < rows; ++i) {
-      int64_t kh = r - i * c.strideH;
-      if (kh >= 0 && kh < c.kernelH)
-        uses.push_back({i, kh});
+  /// fn(r, uses, inside) for each input row r of a block of `rows` output
+  /// rows that some of them read: `uses` its (output row, filter row)
+  /// pairs, `inside` whether it lies in the plane (else padding).
+  template <typename Fn>
+  void forInputRows(int rows, int64_t validBegin, int64_t validEnd, Fn fn) const {
+    const int64_t inRows = (rows - 1) * c.strideH + c.kernelH;
+    for (int64_t r = 0; r < inRows; ++r) {
+      std::vector<std::pair<int, int64_t>> uses;
+      for (int i = 0; i < rows; ++i) {
+        int64_t kh = r - i * c.strideH;
+        if (kh >= 0 && kh < c.kernelH)
+          uses.push_back({i, kh});
+      }
+      if (!uses.empty())
+        fn(r, uses, r >= validBegin && r < validEnd);
     }
-    return uses;
   }
 };
 
@@ -233,7 +234,6 @@ private:
   /// validBegin or from validEnd on outside the plane).
   void block(int rows, int64_t validBegin, int64_t validEnd) {
     const int64_t chunks = (c.outW + kLanes - 1) / kLanes;
-    const int64_t inRows = (rows - 1) * c.strideH + c.kernelH;
     const uint64_t all = loadBytes(c) == 64 ? ~uint64_t(0) : (uint64_t(1) << loadBytes(c)) - 1;
     for (int64_t g0 = 0; g0 < chunks; g0 += kGroup) {
       const int n = static_cast<int>(std::min<int64_t>(kGroup, chunks - g0));
@@ -245,11 +245,7 @@ private:
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < n; ++j)
           vpxord(acc(i, j), acc(i, j), acc(i, j));
-      for (int64_t r = 0; r < inRows; ++r) {
-        const std::vector<std::pair<int, int64_t>> uses = filterRowUses(r, rows);
-        if (uses.empty())
-          continue;
-        const bool inside = r >= validBegin && r < validEnd;
+      forInputRows(rows, validBegin, validEnd, [&](int64_t r, const auto &uses, bool inside) {
         for (int j = 0; j < n; ++j) {
           Zmm t = taps(j);
           if (inside) {
@@ -283,7 +279,7 @@ private:
               vpdpbusd(acc(i, j), high, ptr_b[r11 + (kh * 2 + 1) * 4]);
           }
         }
-      }
+      });
       epilogue(rows, g0, n, chunks);
     }
   }
@@ -511,17 +507,12 @@ private:
   /// `top`).
   void block(int rows, int64_t validBegin, int64_t validEnd, int64_t top) {
     const int64_t chunks = (c.outW + kYmmLanes - 1) / kYmmLanes;
-    const int64_t inRows = (rows - 1) * c.strideH + c.kernelH;
     for (int64_t g0 = 0; g0 < chunks; g0 += kYmmGroup) {
       const int n = static_cast<int>(std::min<int64_t>(kYmmGroup, chunks - g0));
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < n; ++j)
           vpxor(acc(i, j), acc(i, j), acc(i, j));
-      for (int64_t r = 0; r < inRows; ++r) {
-        const std::vector<std::pair<int, int64_t>> uses = filterRowUses(r, rows);
-        if (uses.empty())
-          continue;
-        const bool inside = r >= validBegin && r < validEnd;
+      forInputRows(rows, validBegin, validEnd, [&](int64_t r, const auto &uses, bool inside) {
         for (int j = 0; j < n; ++j) {
           const int64_t chunk = g0 + j;
           Ymm t = taps(j), h = highTaps(j);
@@ -557,7 +548,7 @@ private:
               vnni(acc(i, j), b, ptr[rsp + filterSlot(kh, 1)]);
           }
         }
-      }
+      });
       epilogue(rows, g0, n, chunks);
     }
   }

@@ -256,6 +256,17 @@ public:
       mov(r9, nr * 4);
     } else {
       setRowStrides(c.lda);
+      if constexpr (!kZmm) {
+        if (!c.outputTable.empty()) {
+          // The gathers' table (VSIB takes a base register): r11, aRow's
+          // stride of row 7, which ymm tiles never reach.
+          static_assert(kRows < 8, "r11 holds aRow's row-7 stride");
+          outputTableOffset = c.u8Output ? codeDwordTableData(c.outputTable, c.u8Output->scale,
+                                                              c.u8Output->zeroPoint)
+                                         : tableData(c.outputTable);
+          lea(r11, ptr[rip + dataLabel + *outputTableOffset]);
+        }
+      }
     }
 
     panelBody(r13, tail ? Int8ConvGemm::itemPanels(c) * nr : c.n, vecs, kLanes,
@@ -970,7 +981,8 @@ private:
     }
   }
   std::optional<Address> u8ZeroPointWords; // the output zero point in every word
-  std::optional<int64_t> outputTableOffset; // tableData(c.outputTable), at first use
+  /// zmm: tableData(c.outputTable), at first use; ymm: the gathers' table.
+  std::optional<int64_t> outputTableOffset;
   std::optional<int64_t> outputU8CodeTable; // buildOutputU8CodeTable(), at first use
 
   /// The linear form's next-panel prefetch (rdi the cursor); none in the
@@ -1411,17 +1423,9 @@ private:
       if constexpr (!kZmm) {
         if (!c.outputTable.empty()) {
           // AVX2: one gather of the entries (f32, or with u8 codes out the
-          // codes minus the zero point) by the grid index; VSIB takes a
-          // base register: r11, aRow's stride of row 7, which ymm tiles
-          // never reach.
-          static_assert(kRows < 8, "r11 holds aRow's row-7 stride");
+          // codes minus the zero point; the table at r11, set up with the
+          // row strides) by the grid index.
           emitGridIndex(x, temp(0), grid);
-          if (!outputTableOffset)
-            outputTableOffset =
-                c.u8Output ? codeDwordTableData(c.outputTable, c.u8Output->scale,
-                                                c.u8Output->zeroPoint)
-                           : tableData(c.outputTable);
-          lea(r11, ptr[rip + dataLabel + *outputTableOffset]);
           vpcmpeqd(temp(1), temp(1), temp(1));
           vpgatherdd(temp(0), ptr[r11 + x * 4], temp(1));
           vmovdqa(x, temp(0));
@@ -1523,9 +1527,10 @@ private:
   /// x quantized to u8 (the row quantizer's arithmetic: divide, round half
   /// to even, add the zero point, clamp; without `quotient`, x holds codes
   /// minus the zero point already) and its `lanes` bytes stored at
-  /// base + offset (C at rcx, or a deferred GELU's stash slot). Unless bounded (u8Bounded), x is clamped to +-300 scale
-  /// first, where u8 results saturate anyway: the conversion would turn a
-  /// quotient past 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
+  /// base + offset (C at rcx, or a deferred GELU's stash slot). Unless
+  /// bounded (u8Bounded), x is clamped to +-300 scale first, where u8
+  /// results saturate anyway: the conversion would turn a quotient past
+  /// 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
   void storeU8(const Vmm &x, const Reg64 &base, int64_t offset, int lanes, bool quotient = true) {
     if (quotient)
       emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);

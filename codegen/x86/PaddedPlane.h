@@ -48,6 +48,16 @@ struct PaddedPlane {
 /// on zmm (AVX-512) or ymm (AVX2) registers, as its arguments say.
 class PlaneGenerator : public JitKernel {
 protected:
+  /// rdx = the channel of plane r10 (r10 mod `channels`); rax kept, rcx
+  /// clobbered.
+  void planeChannel(int64_t channels) {
+    push(rax);
+    mov(rax, r10);
+    xor_(edx, edx);
+    mov(rcx, channels);
+    div(rcx);
+    pop(rax);
+  }
   /// emit(item) for each of `items` in order, the longest run of equal
   /// ones (blocks of rows whose code is the same) as a loop on r13.
   template <typename T, typename Emit> void emitRuns(const std::vector<T> &items, Emit emit) {

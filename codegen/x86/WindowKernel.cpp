@@ -776,12 +776,7 @@ private:
     }
     if (depthwise()) {
       // r11 = this channel's filter, r12 = its bias: channel = plane % C.
-      push(rax);
-      mov(rax, r10);
-      xor_(edx, edx);
-      mov(rcx, c.channels);
-      div(rcx);
-      pop(rax);
+      planeChannel(c.channels);
       mov(r11, ptr[rdi + 24]);
       imul(rcx, rdx, taps() * 4);
       add(r11, rcx);
