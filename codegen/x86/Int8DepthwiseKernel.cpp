@@ -597,16 +597,9 @@ private:
     Ymm y = acc(i, j);
     if (n == 2 && !(tailLanes && g0 + 1 == chunks - 1)) {
       if (j == 1) {
-        // Words in column order (packssdw interleaves the lanes' halves),
-        // the zero point added saturating, bytes, both lanes' low qwords.
         Ymm a = acc(i, 0);
-        vpackssdw(a, a, y);
-        vpermq(a, a, 0xd8);
-        if (zeroPoint)
-          vpaddsw(a, a, dataAddr(std::vector<uint32_t>(
-                            kYmmLanes, static_cast<uint32_t>(zeroPoint) * 0x10001u)));
-        vpackuswb(a, a, a);
-        vpermq(a, a, 0x08);
+        emitPackCodePair(a, y, zeroPoint ? std::optional<Address>(zeroPointWords(zeroPoint))
+                                         : std::nullopt);
         vmovdqu(ptr[r15 + i * rowBytesOut + g0 * kYmmLanes], Xmm(a.getIdx()));
       }
       return;

@@ -946,15 +946,9 @@ private:
     if (!u8ZeroPointWords && !geluU8Codes && !tableCodes())
       u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
     if constexpr (!kZmm) {
-      // ymm: words in column order (vpackssdw interleaves the lanes'
-      // halves), the zero point added saturating, bytes, both lanes' low
-      // qwords: 5 uops for the row's 16 codes where each vector took 6.
+      // ymm: the row's two vectors packed together.
       const Vmm a = acc(r, 0);
-      vpackssdw(a, a, acc(r, 1));
-      vpermq(a, a, 0xd8);
-      vpaddsw(a, a, *u8ZeroPointWords);
-      vpackuswb(a, a, a);
-      vpermq(a, a, 0x08);
+      emitPackCodePair(a, acc(r, 1), u8ZeroPointWords);
       const Xmm x(a.getIdx());
       const int64_t at = r * c.ldc;
       if (lastRowLanes == kLanes) {

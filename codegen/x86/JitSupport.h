@@ -310,6 +310,20 @@ protected:
     vmovdqu32(t, order);
     vpermd(q0, t, q0);
   }
+  /// Two ymm of s32 quotients (consecutive 8-column vectors of one row) as
+  /// 16 u8 codes in q0's low 128 bits, in column order: words (vpackssdw
+  /// interleaves the lanes' halves, vpermq puts them back), the zero point
+  /// added saturating (`zpWords`: in every word; none: 0), bytes, both
+  /// lanes' low qwords together. 5 uops where each vector alone takes 4.
+  void emitPackCodePair(const Xbyak::Ymm &q0, const Xbyak::Ymm &q1,
+                        std::optional<Xbyak::Address> zpWords) {
+    vpackssdw(q0, q0, q1);
+    vpermq(q0, q0, 0xd8);
+    if (zpWords)
+      vpaddsw(q0, q0, *zpWords);
+    vpackuswb(q0, q0, q0);
+    vpermq(q0, q0, 0x08);
+  }
   /// A zmm of s32 grid indices (0 .. kTableEntries - 1) as their 16 codes
   /// from the word table at `table` (codeWordTableData), as words in the
   /// low half of t0, which vpmovwb stores as bytes. t1-t3 are temporaries,

@@ -318,13 +318,20 @@ int64_t JitKernel::tableData(const std::vector<float> &values) {
   return offset;
 }
 
+namespace {
+/// The u8 code of an output table's entry as the evaluator quantizes it
+/// (quotient rounded half to even, + zero point, saturated; NaN 0).
+int32_t entryCode(float v, float scale, int32_t zeroPoint) {
+  float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
+  return std::isnan(q) ? 0 : static_cast<int32_t>(std::clamp(q, 0.f, 255.f));
+}
+} // namespace
+
 int64_t JitKernel::codeWordTableData(const std::vector<float> &values, float scale,
                                      int32_t zeroPoint) {
   std::vector<uint16_t> codes;
-  for (float v : values) {
-    float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
-    codes.push_back(std::isnan(q) ? 0 : static_cast<uint16_t>(std::clamp(q, 0.f, 255.f)));
-  }
+  for (float v : values)
+    codes.push_back(static_cast<uint16_t>(entryCode(v, scale, zeroPoint)));
   return wordTableData(codes);
 }
 
@@ -334,9 +341,7 @@ int64_t JitKernel::codeDwordTableData(const std::vector<float> &values, float sc
   int64_t offset = static_cast<int64_t>(extraData.size()) * 4;
   for (int64_t i = 0; i < kTableEntries; ++i) {
     float v = values.empty() ? 0.f : values[std::min<size_t>(i, values.size() - 1)];
-    float q = std::nearbyint(v / scale) + static_cast<float>(zeroPoint);
-    int32_t code = std::isnan(q) ? 0 : static_cast<int32_t>(std::clamp(q, 0.f, 255.f));
-    extraData.push_back(static_cast<uint32_t>(code - zeroPoint));
+    extraData.push_back(static_cast<uint32_t>(entryCode(v, scale, zeroPoint) - zeroPoint));
   }
   return offset;
 }
