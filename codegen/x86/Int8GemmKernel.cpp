@@ -72,6 +72,14 @@ std::vector<int8_t> Int8ConvGemm::packWeights(const int8_t *w, int64_t m, int64_
   return out;
 }
 
+std::vector<int16_t> Int8ConvGemm::widenWeights(const std::vector<int8_t> &packed) {
+  std::vector<int16_t> out(packed.size());
+  static constexpr int order[4] = {0, 2, 1, 3};
+  for (size_t i = 0; i < packed.size(); ++i)
+    out[i] = packed[i / 4 * 4 + order[i % 4]];
+  return out;
+}
+
 std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, int64_t m,
                                              const float *scales, bool perRow,
                                              const float *bias, const float *normScale,
@@ -141,7 +149,10 @@ public:
   static constexpr int kLanes = kZmm ? 16 : 8, kRows = kZmm ? 8 : 6, kUnroll = 4;
 
   explicit Int8GemmGenerator(const Int8GemmConfig &config)
-      : c(config), amx(config.isa == Int8Isa::Amx), group(Int8GemmKernel::kGroup(config.isa)),
+      : c(config), amx(config.isa == Int8Isa::Amx),
+        splitQuads(config.convolution && config.isa == Int8Isa::Avx2),
+        group(splitQuads ? 4 : Int8GemmKernel::kGroup(config.isa)),
+        aGroupBytes(splitQuads ? 8 : 4),
         vecs(Int8GemmKernel::panelWidth(config.isa) / kLanes), rowsPerTile(amx ? 32 : kRows),
         groupBytes(config.convolution && config.blockPlane ? config.blockPlane * 4
                                                            : vecs * kLanes * group),
@@ -474,7 +485,12 @@ private:
 
   Int8GemmConfig c;
   bool amx;
+  /// The AVX2 convolution form: each 4-byte group of the u8 panels is read
+  /// as two vectors of words, its bytes (0, 2) and (1, 3), against the
+  /// row's s16 pairs (w0, w2) and (w1, w3) (Int8ConvGemm::widenWeights).
+  bool splitQuads;
   int group;        // k per weight group
+  int64_t aGroupBytes; // A bytes per k group: 4, or the AVX2 convolution's 4 words
   int vecs;         // vectors per panel
   int rowsPerTile;  // rows per micro-kernel call
   int64_t groupBytes; // W bytes per k group of a panel
@@ -599,9 +615,18 @@ private:
         for (int v = 0; v < vecsHere; ++v)
           vmovups(load(u, v), ptr[r14 + u * groupBytes + v * kLanes * 4]);
       for (int u = 0; u < unroll; ++u)
-        for (int v = 0; v < vecsHere; ++v)
-          vpdpbusd(sum(u, v), load(u, v), ones,
-                   kZmm || c.evexVnni ? EvexEncoding : VexEncoding);
+        for (int v = 0; v < vecsHere; ++v) {
+          if (splitQuads) {
+            // Byte pairs to words (at most 510: no saturation), word pairs
+            // to dwords.
+            vpmaddubsw(load(u, v), load(u, v), ones);
+            vpmaddwd(load(u, v), load(u, v), constAddrBits(0x00010001));
+            vpaddd(sum(u, v), sum(u, v), load(u, v));
+          } else {
+            vpdpbusd(sum(u, v), load(u, v), ones,
+                     kZmm || c.evexVnni ? EvexEncoding : VexEncoding);
+          }
+        }
     };
     mov(r14, rbx);
     if (groups / 2) {
@@ -694,8 +719,27 @@ private:
     }
   }
 
-  /// One group of k (one dword of each A row) at byte offsets aOff, bOff.
+  /// One group of k (aGroupBytes of each A row) at byte offsets aOff, bOff.
   void kStep(int rows, int vecsHere, int64_t aOff, int64_t bOff) {
+    if (splitQuads) {
+      // u8 x s8 as exact word products (vpmaddwd): the panel's even bytes,
+      // then its odd ones, each zero-extended within its word.
+      for (int odd = 0; odd < 2; ++odd) {
+        for (int v = 0; v < vecsHere; ++v) {
+          vmovdqu(bReg(v), ptr[r15 + bOff + v * kLanes * 4]);
+          if (odd)
+            vpsrlw(bReg(v), bReg(v), 8);
+          else
+            vpand(bReg(v), bReg(v), constAddrBits(0x00ff00ff));
+        }
+        for (int r = 0; r < rows; ++r) {
+          vpbroadcastd(aReg(), ptr[aRow(r14, r) + aOff + 4 * odd]);
+          for (int v = 0; v < vecsHere; ++v)
+            dotProduct(acc(r, v), aReg(), bReg(v));
+        }
+      }
+      return;
+    }
     for (int v = 0; v < vecsHere; ++v) {
       if (c.isa == Int8Isa::Avx2)
         vpmovsxbw(bReg(v), ptr[r15 + bOff + v * kLanes * 2]);
@@ -780,14 +824,14 @@ private:
       mov(r13, iterations);
       L(loop);
       for (int u = 0; u < kUnroll; ++u) {
-        kStep(rows, vecsHere, u * 4, u * groupBytes);
+        kStep(rows, vecsHere, u * aGroupBytes, u * groupBytes);
         prefetchNextPanel(rdi, lines, u, kUnroll);
         if (u < weave)
           deferredGeluVector();
       }
       if (lines)
         add(rdi, lines * 64);
-      add(r14, kUnroll * 4);
+      add(r14, kUnroll * aGroupBytes);
       add(r15, kUnroll * groupBytes);
       dec(r13);
       jnz(loop, T_NEAR);
@@ -797,7 +841,7 @@ private:
     for (int64_t i = woven * per; i < pending; ++i)
       deferredGeluVector();
     for (int u = 0; u < rest; ++u)
-      kStep(rows, vecsHere, u * 4, u * groupBytes);
+      kStep(rows, vecsHere, u * aGroupBytes, u * groupBytes);
   }
 
   /// A panel's full tiles of FFN1's form leave their GELU (and u8 codes)
@@ -1338,7 +1382,12 @@ private:
         vpsubd(x, x, temp(0));
         if (positionPairs()) { // + (128 - zw) P
           vpbroadcastd(temp(0), ptr[rsi + row + 12]);
-          vpdpwssd(x, temp(0), positionPair(v), c.evexVnni ? EvexEncoding : VexEncoding);
+          if (splitQuads) {
+            vpmaddwd(temp(0), temp(0), positionPair(v));
+            vpaddd(x, x, temp(0));
+          } else {
+            vpdpwssd(x, temp(0), positionPair(v), c.evexVnni ? EvexEncoding : VexEncoding);
+          }
         }
         vcvtdq2ps(x, x);
         vbroadcastss(temp(0), ptr[rdx + 4]);
@@ -1580,24 +1629,22 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                             config.im2col->channels * config.im2col->kernelH *
                                 config.im2col->kernelW * 4))
     return nullptr;
-  if (config.convolution && ((config.isa != Int8Isa::Avx512Vnni &&
-                              config.isa != Int8Isa::AvxVnni) ||
+  if (config.convolution && (config.isa == Int8Isa::Amx ||
                              config.product.kind != Activation::None ||
                              config.sum.kind != Activation::None ||
                              config.activationInput.kind != Activation::None))
-    return nullptr; // the convolution form: AVX-512 VNNI and AVX-VNNI
-  if (config.convolution && config.isa == Int8Isa::AvxVnni && config.im2col)
-    return nullptr; // the AVX-VNNI convolution reads im2col panels
-  if (config.broadcastRows && (!config.convolution || config.isa != Int8Isa::AvxVnni ||
+    return nullptr; // the convolution form: AVX-512 VNNI, AVX-VNNI and AVX2
+  if (config.convolution && !zmm(config.isa) && config.im2col)
+    return nullptr; // the ymm convolutions read im2col panels
+  if (config.broadcastRows && (!config.convolution || zmm(config.isa) ||
                                config.normalize || config.u8Weights))
-    return nullptr; // broadcast row constants: the AVX-VNNI convolution's plain rows
+    return nullptr; // broadcast row constants: the ymm convolutions' plain rows
   if (!config.outputTable.empty() &&
-      (!config.convolution ||
-       (config.isa != Int8Isa::Avx512Vnni && config.isa != Int8Isa::AvxVnni) ||
+      (!config.convolution || config.isa == Int8Isa::Amx ||
        !JitKernel::tableFits(config.outputTable,
                              config.normalize ? config.normalized : config.output) ||
        (config.u8Output && config.tableOutput.kind != Activation::None)))
-    return nullptr; // a table of the last grid's codes: the VNNI convolutions
+    return nullptr; // a table of the last grid's codes: the convolutions
   if (config.outputTable.empty() && config.tableOutput.kind != Activation::None)
     return nullptr; // the table's grid needs a table
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||

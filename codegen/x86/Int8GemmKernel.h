@@ -105,8 +105,8 @@ struct Int8GemmConfig {
   /// AVX-512 VNNI but no AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in
   /// tests.
   bool evexVnni = false;
-  /// A convolution (Avx512Vnni, or AvxVnni with plain im2col panels and no
-  /// ranges; see Int8ConvGemm below).
+  /// A convolution (Avx512Vnni, or the ymm AvxVnni and Avx2 with plain
+  /// im2col panels and no ranges; see Int8ConvGemm below).
   bool convolution = false;
   int64_t batch = 1;
   /// Convolution form: after the output grid, y = fma(y, a[m], b[m]) with
@@ -130,7 +130,7 @@ struct Int8GemmConfig {
   /// use at most two temporaries (`epilogueLeavesRangeRegisters`).
   bool ranges = false;
   /// Convolution form (AVX-512 VNNI: vpermt2ps / vpermt2w lookups;
-  /// AVX-VNNI: one vpgatherdd a vector): instead of the last grid's value
+  /// ymm: one vpgatherdd a vector): instead of the last grid's value
   /// (`normalized` with `normalize`, else `output`, a FakeQuant), entry
   /// q - qmin of this table for its code q (quantized_conv's
   /// output_table; at most 256 entries), then rounded to `tableOutput` (a
@@ -141,7 +141,7 @@ struct Int8GemmConfig {
   /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
   /// the linear form reads the rows' code sums from the row block.
   bool u8Weights = false;
-  /// Convolution form on ymm (AVX-VNNI) with a static input: the row block
+  /// Convolution form on ymm (AVX-VNNI, AVX2) with a static input: the row block
   /// holds each row's epilogue constants broadcast, [M][3][8] words
   /// (Int8ConvGemm::broadcastRows): the compensation sum x zp, fl(sx x sw)
   /// and the bias, which the epilogue takes as memory operands where it
@@ -247,7 +247,11 @@ struct Int8GemmKernel {
 /// of 6 rows, the row's constants loaded per vector (no registers are left
 /// to keep them); it takes no row chunks or joined tails (rowChunks and
 /// tailColumns give 1 and 0 for it), and Int8GemmKernel::generate refuses
-/// panel im2col, ranges and an output table for it.
+/// panel im2col and ranges for it. AVX2 (no VNNI, `x86_64-avx2` and
+/// `x86_64-avx512`): the AVX-VNNI form's panels, tiles and epilogue; the
+/// weights widened to s16 (widenWeights), each 4-byte group of the panel
+/// read as two vectors of words, its even and its odd bytes, multiplied
+/// exactly by `vpmaddwd` + `vpaddd` (no `vpmaddubsw` saturation).
 //
 // u8 weights with zero points (`u8Weights`, quantize_dynamic's QUInt8):
 // the rows hold the codes minus 128 (s8) and sum (a - zp)(w - zw) =
@@ -255,7 +259,8 @@ struct Int8GemmKernel {
 // that is not input data holds zp (padding, channels past the last), so the
 // last sum is P - K zp with P the column's sum of all K codes. The row's
 // weight sum folds in (128 - zw) K; each task first sums its panel's columns
-// (one `vpdpbusd` with ones per vector and k group, ~1/M of the GEMM) into
+// (one `vpdpbusd` with ones per vector and k group, ~1/M of the GEMM; AVX2:
+// `vpmaddubsw` + `vpmaddwd` with ones) into
 // word pairs (P mod 128, P / 128) on its stack, and the epilogue adds
 // (128 - zw) P with one `vpdpwssd` against the row's pair (128 - zw,
 // 128 (128 - zw)) (word 3 of its row block).
@@ -275,6 +280,13 @@ struct Int8ConvGemm {
   /// `u8Codes`, w holds u8 codes, packed as the codes minus 128.
   static std::vector<int8_t> packWeights(const int8_t *w, int64_t m, int64_t channels,
                                          int64_t kh, int64_t kw, bool u8Codes = false);
+  /// Bytes of one packed weight: 1, or 2 in the AVX2 form (widenWeights).
+  /// The rows' stride (Int8GemmConfig::lda) is depth x that.
+  static int64_t weightBytes(Int8Isa isa) { return isa == Int8Isa::Avx2 ? 2 : 1; }
+  /// The AVX2 form's rows from packWeights' [M][depth] s8: s16, each group
+  /// of four (w0, w1, w2, w3) as (w0, w2, w1, w3), the word pairs that
+  /// multiply the panel group's even and odd bytes.
+  static std::vector<int16_t> widenWeights(const std::vector<int8_t> &packed);
   /// The row block from the packed weights' row sums, scales (one, or one
   /// per row) and bias (null: zero): [M][4] words (sum, scale, bias, 0),
   /// or with the normalization (non-null normScale, normShift) [M][8]:

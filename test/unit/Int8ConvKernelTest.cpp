@@ -42,8 +42,9 @@ bool hostRuns() {
          __builtin_cpu_supports("avx512vl");
 }
 
-/// The kernels' family: AVX-512 VNNI (zmm), or AVX-VNNI (ymm; `evex`: its
-/// `vpdpbusd` EVEX-encoded, on hosts with AVX-512 VNNI but no AVX-VNNI).
+/// The kernels' family: AVX-512 VNNI (zmm), AVX-VNNI (ymm; `evex`: its
+/// `vpdpbusd` EVEX-encoded, on hosts with AVX-512 VNNI but no AVX-VNNI) or
+/// AVX2 (ymm).
 struct Form {
   Int8Isa isa = Int8Isa::Avx512Vnni;
   bool evex = false;
@@ -192,6 +193,9 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
   // 3. The GEMM with the weights as rows.
   std::vector<int8_t> pw =
       Int8ConvGemm::packWeights(w.data(), p.m, p.channels, p.kh, p.kw, p.u8Weights);
+  // The AVX2 form's rows are the same weights widened to s16 pairs.
+  std::vector<int16_t> wide16 = Int8ConvGemm::widenWeights(pw);
+  const void *weights = form.isa == Int8Isa::Avx2 ? (const void *)wide16.data() : pw.data();
   std::vector<float> normScale(p.m), normShift(p.m);
   for (float &v : normScale)
     v = dist(rng);
@@ -207,7 +211,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
   cfg.m = p.m;
   cfg.n = positions;
   cfg.k = depth;
-  cfg.lda = depth;
+  cfg.lda = depth * Int8ConvGemm::weightBytes(form.isa);
   cfg.ldc = cfg.ldr = positions;
   cfg.bias = p.bias;
   cfg.residual = p.residual;
@@ -229,7 +233,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
   tailCases += tail > 0;
   std::vector<uint8_t> tails(Int8ConvGemm::numTasks(cfg) * Int8ConvGemm::tailBytes(cfg) + 1,
                              0xcd);
-  const void *gArgs[] = {pw.data(),  packed.data(), rows.data(), params, residual.data(),
+  const void *gArgs[] = {weights,  packed.data(), rows.data(), params, residual.data(),
                          out.data(), nullptr,       tails.data()};
   for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
     ASSERT_EQ(gemm->function()(gArgs, t, 0), 0);
@@ -248,7 +252,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     std::unique_ptr<JitKernel> k = Int8GemmKernel::generate(c);
     ASSERT_TRUE(k) << what;
     std::vector<uint8_t> got(u8Want.size() + 64, 0xa5);
-    const void *args[] = {pw.data(), panels,     rows.data(), params,
+    const void *args[] = {weights, panels,     rows.data(), params,
                           residual.data(), got.data(), nullptr, extra};
     for (int64_t t = 0; t < Int8ConvGemm::numTasks(c); ++t)
       ASSERT_EQ(k->function()(args, t, 0), 0);
@@ -267,7 +271,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_EQ(got2, got) << what << ": codes without the clamp";
   };
   ASSERT_NO_FATAL_FAILURE(checkU8(cfg, packed.data(), tails.data(), "u8 output"));
-  if (form.isa == Int8Isa::AvxVnni && p.fixed && !p.normalize && !p.u8Weights) {
+  if (form.isa != Int8Isa::Avx512Vnni && p.fixed && !p.normalize && !p.u8Weights) {
     // The static input's row constants broadcast at compile time: the same
     // C and u8 codes, bit for bit.
     Int8GemmConfig broadcast = cfg;
@@ -280,7 +284,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
       std::unique_ptr<JitKernel> k = Int8GemmKernel::generate(broadcast);
       ASSERT_TRUE(k);
       std::vector<uint8_t> got((out.size() - 1) * (u8 ? 1 : 4) + 64, 0xa5);
-      const void *args[] = {pw.data(),       packed.data(), wide.data(), params,
+      const void *args[] = {weights,       packed.data(), wide.data(), params,
                             residual.data(), got.data(),    nullptr,     tails.data()};
       for (int64_t t = 0; t < Int8ConvGemm::numTasks(broadcast); ++t)
         ASSERT_EQ(k->function()(args, t, 0), 0);
@@ -311,9 +315,9 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
                                t = Int8GemmKernel::generate(tabled);
     ASSERT_TRUE(g && t);
     std::vector<float> rounded(out.size(), -777.f), looked(out.size(), -777.f);
-    const void *gArgs2[] = {pw.data(),       packed.data(),  rows.data(), params,
+    const void *gArgs2[] = {weights,       packed.data(),  rows.data(), params,
                             residual.data(), rounded.data(), nullptr,     tails.data()};
-    const void *tArgs[] = {pw.data(),       packed.data(), rows.data(), params,
+    const void *tArgs[] = {weights,       packed.data(), rows.data(), params,
                            residual.data(), looked.data(), nullptr,     tails.data()};
     for (int64_t task = 0; task < Int8ConvGemm::numTasks(cfg); ++task) {
       ASSERT_EQ(g->function()(gArgs2, task, 0), 0);
@@ -342,9 +346,9 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_TRUE(tr && tq);
     std::vector<float> lookedRounded(out.size(), -777.f);
     std::vector<uint8_t> lookedCodes(out.size() - 1 + 64, 0xa5);
-    const void *trArgs[] = {pw.data(),       packed.data(),        rows.data(), params,
+    const void *trArgs[] = {weights,       packed.data(),        rows.data(), params,
                             residual.data(), lookedRounded.data(), nullptr,     tails.data()};
-    const void *tqArgs[] = {pw.data(),       packed.data(),      rows.data(), params,
+    const void *tqArgs[] = {weights,       packed.data(),      rows.data(), params,
                             residual.data(), lookedCodes.data(), nullptr,     tails.data()};
     for (int64_t task = 0; task < Int8ConvGemm::numTasks(cfg); ++task) {
       ASSERT_EQ(tr->function()(trArgs, task, 0), 0);
@@ -394,7 +398,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     for (int64_t t = 0; padding && t < PanelIm2col::paddingTasks(ic); ++t)
       ASSERT_EQ(padding->function()(pArgs, t, 0), 0);
     std::vector<float> ownOut(out.size(), -777.f);
-    const void *oArgs[] = {pw.data(),     buffers.data(), rows.data(),
+    const void *oArgs[] = {weights,     buffers.data(), rows.data(),
                            params,        residual.data(), ownOut.data(),
                            nullptr,       direct ? (const void *)blocks.data() : planes.data()};
     for (int64_t t = 0; t < Int8ConvGemm::numTasks(own); ++t)
@@ -416,7 +420,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     std::vector<uint8_t> slack(blocks.begin(), blocks.end() - 1);
     slack.resize(slack.size() + ic.panelWidth * 4, 0xcd);
     std::vector<float> directOut(out.size(), -777.f);
-    const void *dArgs[] = {pw.data(),        slack.data(), rows.data(),  params,
+    const void *dArgs[] = {weights,        slack.data(), rows.data(),  params,
                            residual.data(), directOut.data(), nullptr, tails.data()};
     for (int64_t t = 0; t < Int8ConvGemm::numTasks(direct); ++t)
       ASSERT_EQ(directGemm->function()(dArgs, t, 0), 0);
@@ -429,11 +433,11 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
   // With the partial ranges of C (the next int8 convolution's input): the
   // same C bit for bit, every task's (max, min) written; the next conv's
   // quantizer reading them gives what its own range pass over C gives.
-  // (AVX-VNNI: no ranges; the next conv makes its own range pass.)
-  if (form.isa == Int8Isa::AvxVnni) {
+  // (ymm: no ranges; the next conv makes its own range pass.)
+  if (form.isa != Int8Isa::Avx512Vnni) {
     Int8GemmConfig ranged = cfg;
     ranged.ranges = true;
-    EXPECT_FALSE(Int8GemmKernel::generate(ranged)) << "ranges on AVX-VNNI";
+    EXPECT_FALSE(Int8GemmKernel::generate(ranged)) << "ranges on ymm";
   } else {
     Int8GemmConfig ranged = cfg;
     ranged.ranges = true;
@@ -441,7 +445,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_TRUE(rangedGemm);
     int64_t tasks = Int8ConvGemm::numTasks(ranged);
     std::vector<float> rangedOut(out.size(), -777.f), parts(tasks * 2, std::nanf(""));
-    const void *rArgs[] = {pw.data(),       packed.data(), rows.data(),  params,
+    const void *rArgs[] = {weights,       packed.data(), rows.data(),  params,
                            residual.data(), rangedOut.data(), parts.data(), tails.data()};
     for (int64_t t = 0; t < tasks; ++t)
       ASSERT_EQ(rangedGemm->function()(rArgs, t, 0), 0);
@@ -500,9 +504,9 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
       ASSERT_TRUE(a && b);
       std::vector<float> outA(out.size(), -777.f), outB(out.size(), -777.f);
       std::vector<float> actParts(tasks * 2, std::nanf(""));
-      const void *aArgs[] = {pw.data(),       packed.data(), rows.data(), params,
+      const void *aArgs[] = {weights,       packed.data(), rows.data(), params,
                              residual.data(), outA.data(),   nullptr,     tails.data()};
-      const void *bArgs[] = {pw.data(),       packed.data(), rows.data(),     params,
+      const void *bArgs[] = {weights,       packed.data(), rows.data(),     params,
                              residual.data(), outB.data(),   actParts.data(), tails.data()};
       for (int64_t t = 0; t < tasks; ++t) {
         ASSERT_EQ(a->function()(aArgs, t, 0), 0);
@@ -750,6 +754,24 @@ TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
   for (const Conv &p : convCases())
     check(p, rng, *form);
   EXPECT_GE(broadcastCases, 5);
+}
+
+/// The AVX2 form (no VNNI: the AVX-VNNI form's panels and tiles, s16
+/// weights against the panels' even and odd bytes as words) on the same
+/// cases.
+TEST(Int8ConvKernelTest, Avx2MatchesTheIntegerConvolution) {
+  if (!__builtin_cpu_supports("avx2"))
+    GTEST_SKIP() << "the host lacks AVX2";
+  {
+    const std::vector<int8_t> packed = {1, -2, 3, -4, 127, -128, 0, 5};
+    const std::vector<int16_t> want = {1, 3, -2, -4, 127, 0, -128, 5};
+    EXPECT_EQ(Int8ConvGemm::widenWeights(packed), want) << "each group as (w0, w2, w1, w3)";
+  }
+  const int before = broadcastCases;
+  std::mt19937 rng(65);
+  for (const Conv &p : convCases())
+    check(p, rng, Form{Int8Isa::Avx2, false});
+  EXPECT_GE(broadcastCases - before, 5);
 }
 
 const std::vector<Conv> &convCases() {
