@@ -7,8 +7,9 @@
 // The int8 kernels take epilogue variants to measure their cost: +gelu
 // (FFN1's activation), +qdqgelu (a QDQ model's FFN1: the grid before GELU
 // and the three inside it), +u8 (static activations, u8 output); vnni+conv
-// (avxvnni+conv) runs the convolution form (M output channels x N positions
-// x K, one image); avxvnni EVEX-encodes its VNNI instructions on hosts
+// (avxvnni+conv, int8avx2+conv) runs the convolution form (M output
+// channels x N positions x K, one image); avxvnni EVEX-encodes its VNNI
+// instructions on hosts
 // without AVX-VNNI (as x86_64-avxvnni-evex);
 // avx512+conv takes M C S: the f32 convolution GEMM that builds its own
 // panels (GemmConfig::im2col), M output channels of a 3x3 convolution with
@@ -68,7 +69,7 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8) {
   // Weight rows and panels with slack past K rounded up (the kernels read
   // whole groups of 4 or 64 bytes).
   const int64_t kRounded = (k + 63) / 64 * 64;
-  std::vector<int8_t> w(m * kRounded + 4096, -2);
+  std::vector<int8_t> w((m * kRounded + 4096) * Int8ConvGemm::weightBytes(isa), -2);
   std::vector<uint8_t> panelBytes((panels + 1) * kRounded * nr, 3);
   std::vector<uint32_t> rowBlock(m * 4, 0), input(2, 0);
   std::vector<float> c(m * n);
@@ -76,7 +77,7 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8) {
   cfg.m = m;
   cfg.n = n;
   cfg.k = k;
-  cfg.lda = k;
+  cfg.lda = k * Int8ConvGemm::weightBytes(isa);
   cfg.ldc = cfg.ldr = n;
   cfg.bias = true;
   cfg.activation = Activation::fromName("relu", 0, 0);
@@ -234,8 +235,8 @@ int main(int argc, char **argv) {
   bool qdqGelu = option("+qdqgelu"), gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
        winograd = option("+winograd"), cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
-  if (conv && (kind == "avx2" || kind == "amx" || kind == "int8avx2")) {
-    std::fprintf(stderr, "+conv: avx512, vnni or avxvnni only\n");
+  if (conv && (kind == "avx2" || kind == "amx")) {
+    std::fprintf(stderr, "+conv: avx512, vnni, avxvnni or int8avx2 only\n");
     return 2;
   }
   std::optional<Int8Isa> int8;

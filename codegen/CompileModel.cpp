@@ -355,7 +355,7 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa, bool winograd) 
 /// quantized into channel blocks, their im2col panels, the GEMM with the
 /// weights as rows (x86::Int8ConvGemm).
 struct Int8Conv {
-  /// The kernels' family: AVX-512 VNNI or AVX-VNNI (int8ConvolutionIsa).
+  /// The kernels' family: AVX-512 VNNI, AVX-VNNI or AVX2 (int8ConvolutionIsa).
   Int8Isa isa = Int8Isa::Avx512Vnni;
   Isa vectors() const { return isa == Int8Isa::Avx512Vnni ? Isa::Avx512 : Isa::Avx2; }
   ConvPackConfig pack; // channels: groups of four input channels
@@ -454,9 +454,6 @@ unsigned residualOperand(QuantizedConvOp op) {
 /// The quantized_conv as the int8 convolution kernels of the target's int8
 /// family `target` run it, if they can.
 std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
-  std::optional<Int8Isa> isa = int8ConvolutionIsa(target);
-  if (!isa)
-    return std::nullopt;
   auto in = cast<RankedTensorType>(op.getInput().getType());
   auto wt = cast<RankedTensorType>(op.getWeight().getType());
   auto cast = op.getWeight().getDefiningOp<quant::StorageCastOp>();
@@ -471,7 +468,7 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
     return std::nullopt;
   }
   Type element = wt.getElementType();
-  g.isa = *isa;
+  g.isa = int8ConvolutionIsa(target);
   g.channels = in.getDimSize(1);
   g.outChannels = wt.getDimSize(0);
   g.depth = x86::Int8ConvGemm::depth(g.channels, geom->kernel[0], geom->kernel[1]);
@@ -1255,7 +1252,7 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   cfg.m = g.outChannels;
   cfg.n = g.positions();
   cfg.k = g.depth;
-  cfg.lda = g.depth;
+  cfg.lda = g.depth * x86::Int8ConvGemm::weightBytes(g.isa);
   cfg.ldc = cfg.ldr = cfg.n;
   cfg.bias = static_cast<bool>(qc.getBias());
   cfg.residual = static_cast<bool>(qc.getResidual());
@@ -1809,10 +1806,6 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto qc = dyn_cast<QuantizedConvOp>(step.op)) {
-    if (!hasInt8Convolutions(options.target))
-      return qc.emitError("quantized_conv needs a target with int8 convolution kernels "
-                          "(x86_64-avx512vnni, x86_64-amx, x86_64-avxvnni), not ")
-             << options.target.name;
     std::optional<Int8Conv> g = int8Conv(qc, options.target.int8);
     if (!g)
       return qc.emitError("quantized_conv needs a 4-D static input and a constant weight "
@@ -1955,8 +1948,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     cfg.evexVnni = options.target.evexVnni;
     // A static input's epilogue constants, folded and broadcast here where
-    // the ymm kernel would build them per vector.
-    cfg.broadcastRows = cfg.isa == Int8Isa::AvxVnni && qcfg.fixed && !cfg.normalize &&
+    // the ymm kernels would build them per vector.
+    cfg.broadcastRows = !x86::Int8GemmKernel::zmm(cfg.isa) && qcfg.fixed && !cfg.normalize &&
                         !cfg.u8Weights;
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
@@ -1969,7 +1962,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         cfg.u8Weights ? g->weightZeroPoints.data() : nullptr);
     if (cfg.broadcastRows)
       rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, qcfg.zeroPoint, qcfg.scale);
-    int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
+    // (The AVX2 form's rows are s16.)
+    std::vector<int16_t> wide;
+    if (x86::Int8ConvGemm::weightBytes(cfg.isa) == 2)
+      wide = x86::Int8ConvGemm::widenWeights(packed);
+    int64_t wOffset = wide.empty() ? blob.add((const char *)packed.data(), packed.size())
+                                   : blob.add((const char *)wide.data(), wide.size() * 2);
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
     // The residual is not the last operand when norm_scale / norm_shift follow.
     int residual = qc.getResidual() ? step.operands[residualOperand(qc)] : step.operands[0];
@@ -2855,13 +2853,13 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     // Last: the elementwise ops no epilogue took, in runs of one pass each;
     // those after an int8 conv's last grid or a depthwise conv's rounding,
     // looked up in its epilogue where the target's kernel has the lookup
-    // (int8 convs: AVX-512 VNNI and AVX-VNNI; depthwise: AVX-512).
+    // (int8 convs: every target; depthwise: AVX-512).
     if (options.elementwiseChains) {
       pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
       pm.nest<func::FuncOp>().addPass(createFuseChainIntoConv(
-          [isa, int8, target = options.target.int8](Operation *op) {
+          [isa, int8](Operation *op) {
             if (llvm::isa<QuantizedConvOp>(op))
-              return int8ConvolutionIsa(target).has_value();
+              return true;
             if (hasEmptyTensor(op))
               return false;
             // Depthwise tables: AVX-512 kernels only (not the AVX-VNNI

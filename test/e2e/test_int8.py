@@ -306,6 +306,32 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path, tar
     assert_minilm_tracks(models, tmp_path, q, random_inputs("minilm", 1, 32, 7), 0.9995)
 
 
+def int8_cnn_source(models, tmp_path, model, source):
+    """An example CNN as int8 (model path, compile flags): `--quantize int8`
+    (source "int8", dynamic), with static grids calibrated on 8 samples
+    ("static"), onnxruntime's quantize_dynamic model with u8 weights
+    ("QUInt8") or its quantize_static QDQ model ("qdq": u8 activations, s8
+    weights per channel)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, \
+        quantize_static
+    path = os.path.join(models, f"{model}.onnx")
+    if source == "int8":
+        return path, ["--quantize", "int8"]
+    if source == "static":
+        write_samples(tmp_path / "calib", model, 8, 1, None)
+        return path, ["--quantize", "int8", "--activations", "static", "--calibration",
+                      tmp_path / "calib"]
+    if source == "QUInt8":
+        out = str(tmp_path / f"{model}_dyn.onnx")
+        quantize_dynamic(path, out, weight_type=QuantType.QUInt8)
+        return out, []
+    out = str(tmp_path / f"{model}_qdq.onnx")
+    quantize_static(path, out, Samples(random_inputs(model, 1, None, 40 + i) for i in range(4)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+    return out, []
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI, which runs the "
                     "EVEX-encoded AVX-VNNI kernels")
 @pytest.mark.parametrize("model,source", [("resnet", "int8"), ("mobilenet", "int8"),
@@ -327,27 +353,8 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     Static grids (the QDQ model, `--activations static`) hand u8 codes to
     the depthwise convs, which run on the ymm integer depthwise kernel
     (depthwise_conv.int8.avxvnni) as on the AVX-512 VNNI one."""
-    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, \
-        quantize_static
     import onnxruntime as ort
-    path = os.path.join(models, f"{model}.onnx")
-    flags = []
-    if source == "int8":
-        flags = ["--quantize", "int8"]
-    elif source == "static":
-        write_samples(tmp_path / "calib", model, 8, 1, None)
-        flags = ["--quantize", "int8", "--activations", "static", "--calibration",
-                 tmp_path / "calib"]
-    elif source == "QUInt8":
-        path = str(tmp_path / f"{model}_dyn.onnx")
-        quantize_dynamic(os.path.join(models, f"{model}.onnx"), path,
-                         weight_type=QuantType.QUInt8)
-    else:
-        path = str(tmp_path / f"{model}_qdq.onnx")
-        quantize_static(os.path.join(models, f"{model}.onnx"), path,
-                        Samples(random_inputs(model, 1, None, 40 + i) for i in range(4)),
-                        quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
-                        weight_type=QuantType.QInt8, per_channel=True)
+    path, flags = int8_cnn_source(models, tmp_path, model, source)
     name = os.path.splitext(os.path.basename(path))[0]
     libs, convs = {}, {}
     for t in ("x86_64-avxvnni", "x86_64-avxvnni-evex", "x86_64-avx512vnni"):
@@ -398,6 +405,78 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
         assert outs is None and "init 3 the CPU lacks: avxvnni" in log, log
     else:
         np.testing.assert_array_equal(next(iter(outs.values())), ymm)
+
+
+@pytest.mark.skipif(not host_has("avx2"), reason="the host lacks AVX2")
+@pytest.mark.parametrize("model,source", [("resnet", "int8"), ("mobilenet", "int8"),
+                                          ("resnet", "QUInt8"), ("resnet", "qdq"),
+                                          ("mobilenet", "qdq"), ("mobilenet", "static")])
+def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
+    """Targets without VNNI (x86_64-avx2, and x86_64-avx512, whose int8 code
+    is AVX2's) run every one-group conv on the AVX2 int8 convolution: the
+    AVX-VNNI form's channel blocks, im2col panels, tiles and epilogue, the
+    products exact word products (vpmaddwd). With dynamic grids (depthwise
+    convs f32 everywhere) x86_64-avx2's library equals x86_64-avxvnni-evex's
+    bit for bit. With static ones x86_64-avx2's depthwise convs stay f32 on
+    f32 inputs (no integer depthwise kernel without VNNI): a QDQ model's
+    are on their grids already, nunc's own calibration does not round them
+    (the VNNI libraries do); x86_64-avx512's f32 depthwise kernel reads the
+    convs' u8 codes. nunc's own int8 tracks the f32 model; imported models track
+    onnxruntime running them."""
+    import onnxruntime as ort
+    path, flags = int8_cnn_source(models, tmp_path, model, source)
+    name = os.path.splitext(os.path.basename(path))[0]
+    targets = ["x86_64-avx2", "x86_64-avx512"] + (["x86_64-avxvnni-evex"] if VNNI else [])
+    libs = {}
+    want_convs = {"resnet": 16, "mobilenet": 17}[model]
+    static = source in ("qdq", "static")
+    for t in targets:
+        nunc("compile", path, "--target", t, *flags, *pins(model, 1, None), "-o", tmp_path / t)
+        kernels = json.loads((tmp_path / t / f"{name}.json").read_text())["kernels"]
+        assert "generic" not in [k["kernel"] for k in kernels], kernels
+        if t == "x86_64-avxvnni-evex":
+            libs[t] = harness.build(str(tmp_path / t))
+            continue
+        convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
+        assert len(convs) == want_convs and all(
+            k.startswith("conv.int8.avx2[") for k in convs), convs
+        assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs), convs
+        assert all(("static" in k) == static for k in convs), convs
+        depthwise = [k["kernel"] for k in kernels if k["kernel"].startswith("depthwise_conv")]
+        assert not any(".int8." in k for k in depthwise), depthwise
+        if model == "mobilenet":
+            # u8 codes from the int8 convs into the depthwise convs on
+            # AVX-512 only, with static grids.
+            u8_in = [k for k in depthwise if "u8 in" in k]
+            assert len(depthwise) == 8 and len(u8_in) == (
+                8 if static and t == "x86_64-avx512" else 0), depthwise
+        libs[t] = harness.build(str(tmp_path / t))
+    f32 = ort.InferenceSession(os.path.join(models, f"{model}.onnx"),
+                               providers=["CPUExecutionProvider"])
+    quantized = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    for seed in (21, 22):
+        feeds = random_inputs(model, 1, None, seed)
+        outs = {}
+        for t, (exe, man) in libs.items():
+            got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{t}"))
+            assert got is not None, log
+            outs[t] = next(iter(got.values()))
+        # nunc's own quantization against the f32 model; an imported one
+        # against onnxruntime running it.
+        want = (f32 if source in ("int8", "static") else quantized).run(None, feeds)[0]
+        bound = 0.998 if source in ("int8", "static") else 0.9999
+        for t in ("x86_64-avx2", "x86_64-avx512"):
+            assert cosine(outs[t], want) >= bound, (t, cosine(outs[t], want))
+        if VNNI:
+            vnni = outs["x86_64-avxvnni-evex"]
+            if source == "static":
+                # Its depthwise inputs were rounded to their grids.
+                assert cosine(outs["x86_64-avx2"], want) >= cosine(vnni, want) - 1e-3
+            elif source == "qdq":
+                # Depthwise sums in f32 against integer ones.
+                assert cosine(outs["x86_64-avx2"], vnni) >= 0.99999
+            else:
+                np.testing.assert_array_equal(outs["x86_64-avx2"], vnni)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -1557,11 +1636,11 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
     elementwise chain, a lookup of the 256 values its input can take (the
     evaluator's own values of the chain): after the f32 depthwise conv the
     chain's first step rounds its input; after the int8 pointwise conv the
-    conv's epilogue does. On AVX-512 VNNI the convs look the values up
+    conv's epilogue does. On AVX-512 targets the convs look the values up
     themselves (output_table, no chain), the depthwise conv's written as
-    the codes the int8 conv after it reads; on AVX-VNNI the int8 pointwise
-    conv does (a gather), and the depthwise conv's chain stays. The same
-    values as a kernel
+    the codes the int8 conv after it reads; on ymm targets (AVX-VNNI, AVX2)
+    the int8 pointwise conv does (a gather), and the depthwise conv's chain
+    stays. The same values as a kernel
     pass per op (--elementwise-chains=false), and within one unit of
     onnxruntime's output."""
     import onnx
@@ -1577,32 +1656,30 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
              f"--elementwise-chains={chains}", "-o", out)
         kernels = [k["kernel"] for k in json.loads((out / "q.json").read_text())["kernels"]]
         chain = [k for k in kernels if k.startswith("elementwise.chain")]
-        if target == "x86_64-avx2":
-            # f32 convolutions there: each block's first step rounds the
-            # conv's output, and the AVX2 lookup gathers.
-            assert len(chain) == (2 if chains == "true" else 0) and all(
-                k.startswith("elementwise.chain.avx2[") and k.endswith("lookup of 256 codes")
-                for k in chain), kernels
-        elif target == "x86_64-avxvnni-evex" and chains == "true":
+        if target in ("x86_64-avxvnni-evex", "x86_64-avx2") and chains == "true":
+            # The depthwise conv's chain stays a pass (ymm depthwise kernels
+            # have no table); AVX-VNNI's integer taps read the first conv's
+            # codes, AVX2's f32 taps its values.
+            family = "avx2" if target == "x86_64-avx2" else "avxvnni"
             assert len(chain) == 1 and chain[0].startswith("elementwise.chain.avx2["), kernels
-            assert sum(k.startswith("conv.int8.avxvnni[17x120x24, 1x1 kernel") and
+            assert sum(k.startswith(f"conv.int8.{family}[17x120x24, 1x1 kernel") and
                        k.endswith("+lookup of 256 codes") for k in kernels) == 1, kernels
-            assert sum(k.startswith("depthwise_conv.int8.avxvnni[1x24x19x23") and
-                       ", u8 in]" in k for k in kernels) == 1, kernels
-        elif target == "x86_64-avx512" and chains == "true":
-            # f32 convolutions (no VNNI): the first conv's chain stays; the
-            # depthwise conv's is its table, looked up by the f32 taps.
-            assert len(chain) == 1 and chain[0].endswith("lookup of 256 codes"), kernels
-            assert sum(k.startswith("depthwise_conv.avx512[1x24x19x23") and
-                       k.endswith("+lookup of 256 codes") for k in kernels) == 1, kernels
+            depthwise = ("depthwise_conv.int8.avxvnni[1x24x19x23" if family == "avxvnni"
+                         else "depthwise_conv.avx2[1x24x19x23")
+            assert sum(k.startswith(depthwise) and (", u8 in]" in k) == (family == "avxvnni")
+                       for k in kernels) == 1, kernels
         elif chains == "true":
             # Both chains in the convs' epilogues: the depthwise conv's
-            # (integer taps on the first conv's codes) table written as the
-            # next int8 conv's input codes.
+            # (integer taps on the first conv's codes; f32 taps on
+            # x86_64-avx512) table written as the next int8 conv's input
+            # codes.
+            family = "avx2" if target == "x86_64-avx512" else "avx512vnni"
+            depthwise = ("depthwise_conv.avx512[1x24x19x23" if family == "avx2"
+                         else "depthwise_conv.int8.avx512vnni[1x24x19x23")
             assert not chain, kernels
-            assert sum(k.startswith("depthwise_conv.int8.avx512vnni[1x24x19x23") and
+            assert sum(k.startswith(depthwise) and
                        k.endswith("+lookup of 256 codes -> u8") for k in kernels) == 1, kernels
-            assert sum(k.startswith("conv.int8.avx512vnni[17x120x24, 1x1 kernel") and
+            assert sum(k.startswith(f"conv.int8.{family}[17x120x24, 1x1 kernel") and
                        "u8 in]" in k and k.endswith("+lookup of 256 codes")
                        for k in kernels) == 1, kernels
             assert not any(k.startswith(("elementwise.mul", "elementwise.add",

@@ -39,7 +39,7 @@ bool depthwiseOnF32FromInt8(Operation *op) {
 /// CNN's user learns that its convolutions did not change.
 /// `depthwiseHandover`: static activations on a target whose depthwise
 /// kernel reads u8 codes.
-void printInt8Coverage(ModuleOp module, bool int8Convs, bool depthwiseHandover) {
+void printInt8Coverage(ModuleOp module, bool depthwiseHandover) {
   int quantized = 0, linearF32 = 0, convs = 0, quantizedConvs = 0, depthwise = 0, tables = 0;
   int depthwiseOnF32 = 0;
   module.walk([&](Operation *op) {
@@ -72,8 +72,7 @@ void printInt8Coverage(ModuleOp module, bool int8Convs, bool depthwiseHandover) 
                  << " left in f32 (below min-macs, kept, or weight not constant)";
   if (convs)
     llvm::errs() << "; " << convs << " convolution" << (convs == 1 ? "" : "s")
-                 << (int8Convs ? " stay f32 (grouped/depthwise, below min-conv-macs, or kept)"
-                               : " stay f32 (this target has no int8 convolution kernels)");
+                 << " stay f32 (grouped/depthwise, below min-conv-macs, or kept)";
   if (depthwiseOnF32)
     llvm::errs() << "; " << depthwiseOnF32 << " depthwise convolution"
                  << (depthwiseOnF32 == 1 ? "" : "s")
@@ -464,8 +463,7 @@ int runCompile() {
   if (!module)
     return 1;
   PassManager pm(&tc.get());
-  buildFusionPipeline(pm, hasInt8Convolutions(options.target),
-                      hasU16InputGemms(options.target));
+  buildFusionPipeline(pm, /*int8Convs=*/true, hasU16InputGemms(options.target));
   // Before quantization: ranges taken at run time then cover one image.
   if (splitBatch)
     pm.nest<func::FuncOp>().addPass(createSplitBatch());
@@ -513,9 +511,8 @@ int runCompile() {
     auto quantizeCopy = [&](ArrayRef<std::string> keep) -> OwningOpRef<ModuleOp> {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
-      buildInt8Pipeline(qpm, profilePath, keep, hasInt8Convolutions(options.target),
-                        biasCorrection, staticInt8, handoverSnr,
-                        hasInt8DepthwiseConvolutions(options.target));
+      buildInt8Pipeline(qpm, profilePath, keep, /*convs=*/true, biasCorrection, staticInt8, handoverSnr,
+                        depthwiseReadsU8Codes(options.target));
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;
@@ -557,8 +554,7 @@ int runCompile() {
     if (!quantized)
       return 1;
     module = std::move(quantized);
-    printInt8Coverage(*module, hasInt8Convolutions(options.target),
-                      staticInt8 && hasInt8DepthwiseConvolutions(options.target));
+    printInt8Coverage(*module, staticInt8 && depthwiseReadsU8Codes(options.target));
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
           layerErrors(mainOf(*f32), mainOf(*module), samples);

@@ -150,17 +150,16 @@ int runRun() {
   if (!reference || quantize == "int8") {
     // Compile for this machine (and link the library into this process), or
     // give the evaluator the quantized ops.
-    // The convolutions' int8 form needs the host's kernels when it runs
-    // compiled; the evaluator takes either.
+    // u16 inputs need the host's kernels when it runs compiled; the
+    // evaluator takes them (every target has int8 convolutions).
     llvm::Expected<TargetInfo> host = resolveTarget("native");
-    bool int8Convs = reference || (host && hasInt8Convolutions(*host));
     bool u16Gemms = reference || (host && hasU16InputGemms(*host));
     if (!host)
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
-    buildFusionPipeline(pm, int8Convs, u16Gemms);
+    buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms);
     if (quantize == "int8")
-      buildInt8Pipeline(pm, "", {}, int8Convs);
+      buildInt8Pipeline(pm);
     if (failed(pm.run(*module)))
       return 1;
   }

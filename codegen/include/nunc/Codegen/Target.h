@@ -47,25 +47,19 @@ struct TargetInfo {
   std::vector<std::string> featureNames;
 };
 
-/// The int8 convolution kernels of a target's int8 family: AVX-512 VNNI
-/// (which AMX targets use too) or AVX-VNNI; none on AVX2 (f32 convs).
-inline std::optional<Int8Isa> int8ConvolutionIsa(Int8Isa isa) {
-  switch (isa) {
-  case Int8Isa::Avx512Vnni:
-  case Int8Isa::Amx: return Int8Isa::Avx512Vnni;
-  case Int8Isa::AvxVnni: return Int8Isa::AvxVnni;
-  case Int8Isa::Avx2: return std::nullopt;
-  }
-  return std::nullopt;
+/// The int8 convolution kernels of a target's int8 family (every family
+/// has them): AVX-512 VNNI's, which AMX targets use too, AVX-VNNI's, or the
+/// 16-bit AVX2 form's (ymm).
+inline Int8Isa int8ConvolutionIsa(Int8Isa isa) {
+  return isa == Int8Isa::Amx ? Int8Isa::Avx512Vnni : isa;
 }
-/// Whether the target has int8 convolution kernels.
-inline bool hasInt8Convolutions(const TargetInfo &t) {
-  return int8ConvolutionIsa(t.int8).has_value();
+/// Whether the target's depthwise convolutions read u8 codes, so that int8
+/// convolutions hand theirs over: every AVX-512 target (f32 taps, or the
+/// integer kernel with VNNI) and AVX-VNNI (its ymm integer kernel). AVX2
+/// targets' depthwise convolutions read f32.
+inline bool depthwiseReadsU8Codes(const TargetInfo &t) {
+  return t.isa == Isa::Avx512 || t.int8 == Int8Isa::AvxVnni;
 }
-/// Whether the target's depthwise convolutions read u8 codes (the integer
-/// depthwise kernels: AVX-512 VNNI, which AMX targets use too, and the ymm
-/// one of AVX-VNNI).
-inline bool hasInt8DepthwiseConvolutions(const TargetInfo &t) { return hasInt8Convolutions(t); }
 
 /// Whether a target of this int8 family reads static u16 inputs (A16W8 QDQ
 /// models; Int8GemmConfig::u16Input): the AVX-512 VNNI kernel, which AMX
