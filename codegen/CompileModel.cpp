@@ -2862,10 +2862,9 @@ FailureOr<CompiledModel> ModelCompiler::run() {
               return true;
             if (hasEmptyTensor(op))
               return false;
-            // Depthwise tables: AVX-512 kernels only (not the AVX-VNNI
-            // integer kernel).
+            // Depthwise tables: AVX-512 kernels only (not the ymm ones).
             std::optional<WindowStep> w = windowStep(op, isa, int8);
-            return isa == Isa::Avx512 && w && x86::WindowKernel::readsU8(w->config, isa);
+            return w && x86::WindowKernel::looksUpTables(w->config, isa);
           }));
       // Then a depthwise conv's table goes to the int8 conv after it as the
       // codes of that conv's input grid.

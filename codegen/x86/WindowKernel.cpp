@@ -291,10 +291,22 @@ private:
         vpmovwb(a, words);
     }
   }
-  /// y (clobbered) as the u8 codes of the output grid at `a` (k1: the
-  /// tail's lanes): the quotient + zp, saturated. t: a temporary.
-  void storeCodes(const Address &a, const Vmm &y, const Vmm &t, bool tail) {
-    if constexpr (kAvx512) {
+  /// y (clobbered) as the u8 codes of the output grid at `at` (AVX-512
+  /// k1: the tail's lanes; AVX2: the tail's bytes one by one): the
+  /// quotient + zp, saturated. t: a temporary.
+  void storeCodes(const Xbyak::RegExp &at, const Vmm &y, const Vmm &t, bool tail) {
+    if constexpr (!kAvx512) {
+      emitCodeQuotient(y, t, c.outputScale, c.outputBounded);
+      vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.outputZeroPoint)));
+      emitDwordsToBytes(y); // saturates at both ends
+      const Xbyak::Xmm x(y.getIdx());
+      if (!tail)
+        vmovq(ptr[at], x);
+      else
+        for (int i = 0; i < c.outW % kLanes; ++i)
+          vpextrb(ptr[at + i], x, i);
+    } else {
+      const Address a = ptr[at];
       emitCodeQuotient(y, t, c.outputScale, c.outputBounded);
       vpaddd(y, y, constAddrBits(static_cast<uint32_t>(c.outputZeroPoint)));
       vpmaxsd(y, y, constAddrBits(0));
@@ -306,10 +318,17 @@ private:
   }
 
   /// One vector of input at `a` into v; with `mask` (AVX-512: k2 or k3)
-  /// only those lanes, the others 0. u8 codes (inputU8, AVX-512) are
-  /// widened and dequantized exactly, float(q - zp) * scale, the masked-off
-  /// lanes zeroed after (they may be stored as padding).
+  /// only those lanes, the others 0. u8 codes (inputU8) are widened and
+  /// dequantized exactly, float(q - zp) * scale, the masked-off lanes
+  /// zeroed after (they may be stored as padding).
   void loadInput(const Vmm &v, const Address &a, const Xbyak::Opmask *mask = nullptr) {
+    if constexpr (!kAvx512) {
+      if (c.inputU8) {
+        vpmovzxbd(v, a);
+        dequantizeCodes(v);
+        return;
+      }
+    }
     if constexpr (kAvx512) {
       if (c.inputU8) {
         if (mask)
@@ -330,6 +349,23 @@ private:
       }
     }
     vmovups(v, a);
+  }
+  /// AVX2, u8 codes: the first `lanes` codes at `at` (byte by byte: none
+  /// past them is read) into v, dequantized, the other lanes 0 (`mask`:
+  /// those lanes set).
+  void loadCodeLanes(const Vmm &v, const Xbyak::RegExp &at, int64_t lanes, const Vmm &mask) {
+    const Xbyak::Xmm x(v.getIdx());
+    vpxor(x, x, x);
+    for (int64_t i = 0; i < lanes; ++i)
+      vpinsrb(x, x, byte[at + i], static_cast<uint8_t>(i));
+    vpmovzxbd(v, x);
+    dequantizeCodes(v);
+    vandps(v, v, mask);
+  }
+  void dequantizeCodes(const Vmm &v) {
+    vpsubd(v, v, constAddrBits(static_cast<uint32_t>(c.inputZeroPoint)));
+    vcvtdq2ps(v, v);
+    vmulps(v, v, constAddr(c.inputScale));
   }
   bool mapped() const { return c.kind == WindowConfig::Average && !c.uniformDivisor; }
   int64_t taps() const { return c.kernelH * c.kernelW; }
@@ -403,7 +439,8 @@ private:
     }
     // Loads one input vector; in the last pair the lanes past the row are
     // the padding.
-    auto load = [&](const Vmm &v, const Address &a, bool last, bool upper) {
+    auto load = [&](const Vmm &v, const Xbyak::RegExp &at, bool last, bool upper) {
+      const Address a = ptr[at];
       int64_t lanes = !last ? kLanes : upper ? std::max<int64_t>(0, rest - kLanes)
                                              : std::min<int64_t>(kLanes, rest);
       if (lanes == kLanes) {
@@ -417,6 +454,8 @@ private:
         } else {
           loadInput(v, a, upper ? &k3 : &k2);
         }
+      } else if (c.inputU8) { // (depthwise: zero padding)
+        loadCodeLanes(v, at, lanes, upper ? hiMask : loMask);
       } else {
         const Vmm &mask = upper ? hiMask : loMask;
         vmaskmovps(v, mask, a);
@@ -443,8 +482,8 @@ private:
       for (int64_t v = 0; v < split.pairs; ++v) {
         bool last = v == split.pairs - 1 && rest;
         int64_t from = (r * c.width + 2 * v * kLanes) * xBytes();
-        load(tap(0), ptr[rcx + from], last, false);
-        load(hi, ptr[rcx + from + kLanes * xBytes()], last, true);
+        load(tap(0), rcx + from, last, false);
+        load(hi, rcx + from + kLanes * xBytes(), last, true);
         if constexpr (kAvx512) {
           vmovaps(tap(1), tap(0));
           vpermt2ps(tap(0), evenIndex, hi);
@@ -633,7 +672,7 @@ private:
           }
           if (c.outputU8) {
             // A row's four whole vectors pack together; others one by one.
-            bool packed = n == 4 && !(tail && g0 + 3 == chunks - 1);
+            bool packed = kAvx512 && n == 4 && !(tail && g0 + 3 == chunks - 1);
             if (!c.outputTable.empty()) {
               if constexpr (kAvx512) {
                 if (!packed) {
@@ -648,7 +687,7 @@ private:
               continue;
             }
             if (!packed) {
-              storeCodes(ptr[r15 + outDisp], y, weight(0), isTail);
+              storeCodes(r15 + outDisp, y, weight(0), isTail);
             } else if constexpr (kAvx512) {
               emitCodeQuotient(y, weight(0), c.outputScale, c.outputBounded);
               if (j == 3) {
@@ -749,7 +788,10 @@ private:
           loadInput(tap(0), ptr[rcx + from + full * kLanes * xBytes()], &k2);
           vmovups(ptr[r14 + to + full * kVecBytes] | k2, tap(0));
         } else {
-          vmaskmovps(tap(0), copyMask, ptr[rcx + from + full * kVecBytes]);
+          if (c.inputU8)
+            loadCodeLanes(tap(0), rcx + from + full * kLanes, tail, copyMask);
+          else
+            vmaskmovps(tap(0), copyMask, ptr[rcx + from + full * kVecBytes]);
           vmaskmovps(ptr[r14 + to + full * kVecBytes], copyMask, tap(0));
         }
       }

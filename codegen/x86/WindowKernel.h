@@ -91,11 +91,16 @@ struct WindowKernel {
     return isa == Isa::Avx512 && c.kind != WindowConfig::GlobalAverage && !c.int8;
   }
   /// Whether the kernel can read and write u8 codes (WindowConfig's
-  /// inputU8, output, outputU8): depthwise on AVX-512 (which also looks
-  /// output tables up); elsewhere only the integer kernel (int8), whose
-  /// `supports` says which.
+  /// inputU8, output, outputU8): depthwise, f32 taps or the integer kernel
+  /// (int8, whose `supports` says which); output tables only on AVX-512
+  /// (looksUpTables).
   static bool readsU8(const WindowConfig &c, Isa isa) {
-    return c.kind == WindowConfig::Depthwise && (isa == Isa::Avx512 || c.int8);
+    return c.kind == WindowConfig::Depthwise &&
+           (c.outputTable.empty() || looksUpTables(c, isa) || c.int8);
+  }
+  /// Whether the f32 depthwise kernel looks output tables up: AVX-512.
+  static bool looksUpTables(const WindowConfig &c, Isa isa) {
+    return c.kind == WindowConfig::Depthwise && isa == Isa::Avx512;
   }
   /// Stride-1 depthwise on AVX-512 with f32 input: the taps read the input
   /// itself (border lanes masked, padding rows skipped) and no scratch.

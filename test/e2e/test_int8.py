@@ -417,11 +417,9 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
     AVX-VNNI form's channel blocks, im2col panels, tiles and epilogue, the
     products exact word products (vpmaddwd). With dynamic grids (depthwise
     convs f32 everywhere) x86_64-avx2's library equals x86_64-avxvnni-evex's
-    bit for bit. With static ones x86_64-avx2's depthwise convs stay f32 on
-    f32 inputs (no integer depthwise kernel without VNNI): a QDQ model's
-    are on their grids already, nunc's own calibration does not round them
-    (the VNNI libraries do); x86_64-avx512's f32 depthwise kernel reads the
-    convs' u8 codes. nunc's own int8 tracks the f32 model; imported models track
+    bit for bit. With static ones the convs hand their u8 codes to the
+    depthwise convs, whose f32 taps read them (no integer depthwise kernel
+    without VNNI): f32 sums where the VNNI libraries' are integers. nunc's own int8 tracks the f32 model; imported models track
     onnxruntime running them."""
     import onnxruntime as ort
     path, flags = int8_cnn_source(models, tmp_path, model, source)
@@ -445,11 +443,10 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
         depthwise = [k["kernel"] for k in kernels if k["kernel"].startswith("depthwise_conv")]
         assert not any(".int8." in k for k in depthwise), depthwise
         if model == "mobilenet":
-            # u8 codes from the int8 convs into the depthwise convs on
-            # AVX-512 only, with static grids.
+            # u8 codes from the int8 convs into the depthwise convs with
+            # static grids.
             u8_in = [k for k in depthwise if "u8 in" in k]
-            assert len(depthwise) == 8 and len(u8_in) == (
-                8 if static and t == "x86_64-avx512" else 0), depthwise
+            assert len(depthwise) == 8 and len(u8_in) == (8 if static else 0), depthwise
         libs[t] = harness.build(str(tmp_path / t))
     f32 = ort.InferenceSession(os.path.join(models, f"{model}.onnx"),
                                providers=["CPUExecutionProvider"])
@@ -469,12 +466,10 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
             assert cosine(outs[t], want) >= bound, (t, cosine(outs[t], want))
         if VNNI:
             vnni = outs["x86_64-avxvnni-evex"]
-            if source == "static":
-                # Its depthwise inputs were rounded to their grids.
-                assert cosine(outs["x86_64-avx2"], want) >= cosine(vnni, want) - 1e-3
-            elif source == "qdq":
+            if static:
                 # Depthwise sums in f32 against integer ones.
-                assert cosine(outs["x86_64-avx2"], vnni) >= 0.99999
+                assert cosine(outs["x86_64-avx2"], vnni) >= 0.99999, \
+                    cosine(outs["x86_64-avx2"], vnni)
             else:
                 np.testing.assert_array_equal(outs["x86_64-avx2"], vnni)
 
@@ -1659,15 +1654,15 @@ def test_imported_qdq_elementwise_chain_runs_in_one_pass(nunc, tmp_path):
         if target in ("x86_64-avxvnni-evex", "x86_64-avx2") and chains == "true":
             # The depthwise conv's chain stays a pass (ymm depthwise kernels
             # have no table); AVX-VNNI's integer taps read the first conv's
-            # codes, AVX2's f32 taps its values.
+            # codes, AVX2's f32 taps too.
             family = "avx2" if target == "x86_64-avx2" else "avxvnni"
             assert len(chain) == 1 and chain[0].startswith("elementwise.chain.avx2["), kernels
             assert sum(k.startswith(f"conv.int8.{family}[17x120x24, 1x1 kernel") and
                        k.endswith("+lookup of 256 codes") for k in kernels) == 1, kernels
             depthwise = ("depthwise_conv.int8.avxvnni[1x24x19x23" if family == "avxvnni"
                          else "depthwise_conv.avx2[1x24x19x23")
-            assert sum(k.startswith(depthwise) and (", u8 in]" in k) == (family == "avxvnni")
-                       for k in kernels) == 1, kernels
+            assert sum(k.startswith(depthwise) and ", u8 in]" in k for k in kernels) == 1, \
+                kernels
         elif chains == "true":
             # Both chains in the convs' epilogues: the depthwise conv's
             # (integer taps on the first conv's codes; f32 taps on

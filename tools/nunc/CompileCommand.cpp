@@ -511,8 +511,10 @@ int runCompile() {
     auto quantizeCopy = [&](ArrayRef<std::string> keep) -> OwningOpRef<ModuleOp> {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
-      buildInt8Pipeline(qpm, profilePath, keep, /*convs=*/true, biasCorrection, staticInt8, handoverSnr,
-                        depthwiseReadsU8Codes(options.target));
+      // Every target has int8 convolutions, and depthwise kernels that
+      // read their u8 codes.
+      buildInt8Pipeline(qpm, profilePath, keep, /*convs=*/true, biasCorrection, staticInt8,
+                        handoverSnr, /*depthwiseHandover=*/true);
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;
@@ -554,7 +556,7 @@ int runCompile() {
     if (!quantized)
       return 1;
     module = std::move(quantized);
-    printInt8Coverage(*module, staticInt8 && depthwiseReadsU8Codes(options.target));
+    printInt8Coverage(*module, staticInt8);
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
           layerErrors(mainOf(*f32), mainOf(*module), samples);

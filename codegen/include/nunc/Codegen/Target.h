@@ -53,13 +53,6 @@ struct TargetInfo {
 inline Int8Isa int8ConvolutionIsa(Int8Isa isa) {
   return isa == Int8Isa::Amx ? Int8Isa::Avx512Vnni : isa;
 }
-/// Whether the target's depthwise convolutions read u8 codes, so that int8
-/// convolutions hand theirs over: every AVX-512 target (f32 taps, or the
-/// integer kernel with VNNI) and AVX-VNNI (its ymm integer kernel). AVX2
-/// targets' depthwise convolutions read f32.
-inline bool depthwiseReadsU8Codes(const TargetInfo &t) {
-  return t.isa == Isa::Avx512 || t.int8 == Int8Isa::AvxVnni;
-}
 
 /// Whether a target of this int8 family reads static u16 inputs (A16W8 QDQ
 /// models; Int8GemmConfig::u16Input): the AVX-512 VNNI kernel, which AMX
