@@ -671,8 +671,9 @@ private:
             }
           }
           if (c.outputU8) {
-            // A row's four whole vectors pack together; others one by one.
-            bool packed = kAvx512 && n == 4 && !(tail && g0 + 3 == chunks - 1);
+            // A row's four whole vectors (two on AVX2) pack together; others
+            // one by one.
+            bool packed = n == (kAvx512 ? 4 : 2) && !(tail && g0 + n - 1 == chunks - 1);
             if (!c.outputTable.empty()) {
               if constexpr (kAvx512) {
                 if (!packed) {
@@ -688,14 +689,19 @@ private:
             }
             if (!packed) {
               storeCodes(r15 + outDisp, y, weight(0), isTail);
-            } else if constexpr (kAvx512) {
+            } else {
               emitCodeQuotient(y, weight(0), c.outputScale, c.outputBounded);
-              if (j == 3) {
+              if (j == n - 1) {
                 if (!zpWords)
                   zpWords = zeroPointWords(c.outputZeroPoint);
-                emitPackCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), *zpWords,
-                              packCodeOrder(), weight(0));
-                vmovdqu32(ptr[r15 + i * rowBytes + g0 * kLanes], acc(i, 0));
+                if constexpr (kAvx512) {
+                  emitPackCodes(acc(i, 0), acc(i, 1), acc(i, 2), acc(i, 3), *zpWords,
+                                packCodeOrder(), weight(0));
+                  vmovdqu32(ptr[r15 + i * rowBytes + g0 * kLanes], acc(i, 0));
+                } else {
+                  emitPackCodePair(acc(i, 0), acc(i, 1), zpWords);
+                  vmovdqu(ptr[r15 + i * rowBytes + g0 * kLanes], Xbyak::Xmm(acc(i, 0).getIdx()));
+                }
               }
             }
             continue;
