@@ -64,14 +64,14 @@ double int8KernelGops(Int8GemmConfig cfg, const void **args, int64_t tasks,
   return ops / s / 1e9;
 }
 
-double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8) {
+double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8, bool rows) {
   int64_t nr = Int8GemmKernel::panelWidth(isa), panels = Int8GemmKernel::numPanels(n, isa);
   // Weight rows and panels with slack past K rounded up (the kernels read
   // whole groups of 4 or 64 bytes).
   const int64_t kRounded = (k + 63) / 64 * 64;
   std::vector<int8_t> w((m * kRounded + 4096) * Int8ConvGemm::weightBytes(isa), -2);
   std::vector<uint8_t> panelBytes((panels + 1) * kRounded * nr, 3);
-  std::vector<uint32_t> rowBlock(m * 4, 0), input(2, 0);
+  std::vector<uint32_t> rowBlock(m * 24, 0), input(2, 0);
   std::vector<float> c(m * n);
   Int8GemmConfig cfg;
   cfg.m = m;
@@ -85,6 +85,7 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8) {
   cfg.convolution = true;
   if (u8)
     cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
+  cfg.broadcastRows = rows;
   const void *args[] = {w.data(), panelBytes.data(), rowBlock.data(), input.data(), c.data(),
                         c.data(), nullptr, nullptr};
   return int8KernelGops(cfg, args, Int8ConvGemm::numTasks(cfg));
@@ -233,6 +234,7 @@ int main(int argc, char **argv) {
     return true;
   };
   bool qdqGelu = option("+qdqgelu"), gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
+       rows = option("+rows"),
        winograd = option("+winograd"), cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
   if (conv && (kind == "avx2" || kind == "amx")) {
@@ -267,7 +269,7 @@ int main(int argc, char **argv) {
     }
     if (conv) {
       std::printf("%ld %ld %ld %.1f\n", m, n, k,
-                  int8 ? int8ConvGops(m, n, k, *int8, u8) : f32ConvGflops(m, n, k));
+                  int8 ? int8ConvGops(m, n, k, *int8, u8, rows) : f32ConvGflops(m, n, k));
       continue;
     }
     if (int8) {

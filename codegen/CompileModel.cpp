@@ -364,6 +364,10 @@ struct Int8Conv {
   SmallVector<float> scales;
   /// u8 weights: their zero points, one per output channel (empty for s8).
   SmallVector<int32_t> weightZeroPoints;
+  /// A ymm GEMM's row constants broadcast per call (dynamic input, s8
+  /// weights, no normalization): Int8ConvGemm::generateRowBroadcast writes
+  /// them into scratch after the tails.
+  bool rowBroadcast = false;
   static int64_t round64(int64_t v) { return (v + 63) / 64 * 64; }
   int64_t plane() const { return pack.height * pack.width; }
   int64_t positions() const { return pack.outH * pack.outW; }
@@ -439,10 +443,12 @@ struct Int8Conv {
   /// Then the GEMM tasks' transposed tail columns, if it joins any
   /// (x86::Int8ConvGemm::tailColumns).
   int64_t tailOffset() const { return round64(packingEnd()); }
-  int64_t scratchBytes() const {
+  int64_t rowsOffset() const {
     x86::Int8GemmConfig c = gemmShape(panelIm2col());
-    return tailOffset() + x86::Int8ConvGemm::numTasks(c) * x86::Int8ConvGemm::tailBytes(c);
+    return round64(tailOffset() +
+                   x86::Int8ConvGemm::numTasks(c) * x86::Int8ConvGemm::tailBytes(c));
   }
+  int64_t scratchBytes() const { return rowsOffset() + (rowBroadcast ? outChannels * 96 : 0); }
 };
 
 /// The operand index of a quantized_conv's residual (norm_scale and
@@ -492,6 +498,9 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
             geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
             geom->output[0], geom->output[1], x86::Int8GemmKernel::panelWidth(g.isa)};
   g.pack.zeroPointPadding = true;
+  g.rowBroadcast = !x86::Int8GemmKernel::zmm(g.isa) && g.weightZeroPoints.empty() &&
+                   !op.getNormScale() && !op.getInputQuantization() &&
+                   !isa<quant::UniformQuantizedType>(in.getElementType());
   return g;
 }
 
@@ -1947,10 +1956,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
           cfg.output, cfg.u8Output->scale);
     }
     cfg.evexVnni = options.target.evexVnni;
-    // A static input's epilogue constants, folded and broadcast here where
-    // the ymm kernels would build them per vector.
-    cfg.broadcastRows = !x86::Int8GemmKernel::zmm(cfg.isa) && qcfg.fixed && !cfg.normalize &&
-                        !cfg.u8Weights;
+    // The ymm kernels' epilogue constants broadcast, where they would
+    // build them per vector: folded here for a static input, by a step of
+    // their own for a dynamic one (rowBroadcast).
+    cfg.broadcastRows = g->rowBroadcast || (!x86::Int8GemmKernel::zmm(cfg.isa) && qcfg.fixed &&
+                                            !cfg.normalize && !cfg.u8Weights);
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
@@ -1960,7 +1970,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
         normShift ? normShift->data() : nullptr,
         cfg.u8Weights ? g->weightZeroPoints.data() : nullptr);
-    if (cfg.broadcastRows)
+    if (cfg.broadcastRows && !g->rowBroadcast)
       rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, qcfg.zeroPoint, qcfg.scale);
     // (The AVX2 form's rows are s16.)
     std::vector<int16_t> wide;
@@ -1969,11 +1979,30 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     int64_t wOffset = wide.empty() ? blob.add((const char *)packed.data(), packed.size())
                                    : blob.add((const char *)wide.data(), wide.size() * 2);
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
+    KernelArg rowArg = KernelArg::blob(rOffset);
+    if (g->rowBroadcast) {
+      std::unique_ptr<x86::JitKernel> broadcaster =
+          x86::Int8ConvGemm::generateRowBroadcast(g->outChannels);
+      if (!broadcaster)
+        return qc.emitError("generating the convolution's row-broadcast step failed (xbyak "
+                            "error ")
+               << Xbyak::GetError() << ")";
+      KernelCall broadcast;
+      broadcast.symbol = call.symbol + "_rows";
+      broadcast.tasks = 1;
+      broadcast.args = {KernelArg::storage(step.scratch, g->paramsOffset()),
+                        KernelArg::blob(rOffset),
+                        KernelArg::storage(step.scratch, g->rowsOffset())};
+      broadcast.description = "row constants of the dynamic input, broadcast";
+      nativeCode.push_back({broadcast.symbol, broadcaster->bytes()});
+      call.prelude.push_back(std::move(broadcast));
+      rowArg = KernelArg::storage(step.scratch, g->rowsOffset());
+    }
     // The residual is not the last operand when norm_scale / norm_shift follow.
     int residual = qc.getResidual() ? step.operands[residualOperand(qc)] : step.operands[0];
     call.args = {KernelArg::blob(wOffset),
                  KernelArg::storage(step.scratch, g->direct() ? 0 : g->panelsOffset()),
-                 KernelArg::blob(rOffset), KernelArg::storage(step.scratch, g->paramsOffset()),
+                 rowArg, KernelArg::storage(step.scratch, g->paramsOffset()),
                  KernelArg::storage(residual), KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8ConvGemm::numTasks(cfg);
     if (cfg.ranges) {
@@ -2011,6 +2040,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           (cfg.ranges ? " +range" : "") + (cfg.u8Output ? " -> u8" : ""),
                       std::string(panelIm2col ? ", panel im2col" : "") +
                           (cfg.u8Weights ? ", u8 weights" : "") +
+                          (g->rowBroadcast ? ", row constants per call" : "") +
                           (x86::Int8ConvGemm::rowChunks(cfg) > 1
                                ? llvm::formatv(", {0} row chunks", x86::Int8ConvGemm::rowChunks(cfg)).str()
                                : std::string()) +

