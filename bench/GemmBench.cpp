@@ -7,10 +7,10 @@
 // The int8 kernels take epilogue variants to measure their cost: +gelu
 // (FFN1's activation), +qdqgelu (a QDQ model's FFN1: the grid before GELU
 // and the three inside it), +u8 (static activations, u8 output); vnni+conv
-// (avxvnni+conv, int8avx2+conv) runs the convolution form (M output
-// channels x N positions x K, one image); avxvnni EVEX-encodes its VNNI
-// instructions on hosts
-// without AVX-VNNI (as x86_64-avxvnni-evex);
+// (avxvnni+conv, int8avx2+conv; +rows: broadcast row constants) runs the
+// convolution form (M output channels x N positions x K, one image);
+// avxvnni EVEX-encodes its VNNI instructions on hosts without AVX-VNNI (as
+// x86_64-avxvnni-evex);
 // avx512+conv takes M C S: the f32 convolution GEMM that builds its own
 // panels (GemmConfig::im2col), M output channels of a 3x3 convolution with
 // padding 1 over C channels of S x S, +bias relu (ResNet's body);

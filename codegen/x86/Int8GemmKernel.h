@@ -141,9 +141,10 @@ struct Int8GemmConfig {
   /// u8 weights with zero points (see above and Int8ConvGemm): K < 2^14;
   /// the linear form reads the rows' code sums from the row block.
   bool u8Weights = false;
-  /// Convolution form on ymm (AVX-VNNI, AVX2) with a static input: the row block
-  /// holds each row's epilogue constants broadcast, [M][3][8] words
-  /// (Int8ConvGemm::broadcastRows): the compensation sum x zp, fl(sx x sw)
+  /// Convolution form on ymm (AVX-VNNI, AVX2): the row block holds each
+  /// row's epilogue constants broadcast, [M][3][8] words (Int8ConvGemm::
+  /// broadcastRows for a static input, generateRowBroadcast's run-time
+  /// block for a dynamic one): the compensation sum x zp, fl(sx x sw)
   /// and the bias, which the epilogue takes as memory operands where it
   /// would broadcast and multiply them per vector (VEX has no embedded
   /// broadcast, and 12 accumulators leave 4 registers). The same results,
