@@ -1,12 +1,15 @@
 //===- WindowBench.cpp - GFLOP/s of nunc's depthwise conv / pooling kernels ===//
 //
-//   nunc-bench-window [avx2] depthwise|depthwise-int8|max|average C H W kernel stride pad [...]
+//   nunc-bench-window [avx2] depthwise|depthwise-int8|depthwise-u8|max|average C H W kernel
+//                     stride pad [...]
 // prints "kind C H W kernel stride pad GFLOP/s GB/s code-bytes" per shape: median of
 // many runs of all tasks of one image on one thread (AVX-512 kernels, or
 // the AVX2 ones with `avx2` first), with a bias and a
 // clip(0, 6) epilogue for depthwise (as in MobileNet). depthwise-int8: the
 // integer-tap kernel on u8 codes, writing u8 codes (AVX-512 VNNI, or with
-// `avx2` the AVX-VNNI one, EVEX-encoded on hosts without AVX-VNNI).
+// `avx2` the AVX-VNNI one, EVEX-encoded on hosts without AVX-VNNI);
+// depthwise-u8: the f32-tap kernel on u8 codes, writing u8 codes (a static
+// int8 CNN's depthwise conv on targets without the integer kernel).
 // FLOPs count 2 per tap of a depthwise conv and 1 per tap of a pool; GB/s
 // counts one read of the input and one write of the output.
 //
@@ -32,14 +35,14 @@ int main(int argc, char **argv) {
     return 1;
   if (argc < 8 || (argc - 2) % 6 != 0) {
     std::fprintf(stderr,
-                 "usage: %s depthwise|depthwise-int8|max|average C H W kernel stride pad [C H W "
+                 "usage: %s depthwise|depthwise-int8|depthwise-u8|max|average C H W kernel stride pad [C H W "
                  "kernel stride pad ...]\n",
                  argv[0]);
     return 2;
   }
   std::string kind = argv[1];
-  const bool int8 = kind == "depthwise-int8";
-  WindowConfig::Kind k = kind == "depthwise" || int8 ? WindowConfig::Depthwise
+  const bool int8 = kind == "depthwise-int8", u8 = int8 || kind == "depthwise-u8";
+  WindowConfig::Kind k = kind == "depthwise" || u8 ? WindowConfig::Depthwise
                          : kind == "max"     ? WindowConfig::Max
                          : kind == "average" ? WindowConfig::Average
                                              : WindowConfig::GlobalAverage;
@@ -72,16 +75,18 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < w.size(); ++i)
       w[i] = static_cast<float>((i * 31) % 13) / 13.f - 0.5f;
     std::optional<Int8DepthwiseKernel::Tables> tables;
-    if (int8) {
+    if (u8) {
       // u8 codes in and out, filters on an s8 grid of 1/26 (their steps).
-      c.int8 = c.inputU8 = c.outputU8 = true;
+      c.int8 = int8;
+      c.inputU8 = c.outputU8 = true;
       c.inputScale = 0.05f;
       c.inputZeroPoint = 3;
       c.outputScale = 0.03f;
       c.evexVnni = isa == Isa::Avx2 && !__builtin_cpu_supports("avxvnni");
       for (size_t i = 0; i < x.size(); ++i)
         reinterpret_cast<uint8_t *>(x.data())[i] = static_cast<uint8_t>(i * 7919 % 251);
-      tables = Int8DepthwiseKernel::tables(c, w, b);
+      if (int8)
+        tables = Int8DepthwiseKernel::tables(c, w, b);
     }
     auto kernel = WindowKernel::generate(c, isa);
     if (!kernel || (int8 && !tables)) {
@@ -103,7 +108,7 @@ int main(int argc, char **argv) {
             kernel->function()(args, t, t);
         },
         flops, 50);
-    double bytes = (int8 ? 1.0 : 4.0) * (x.size() + y.size());
+    double bytes = (u8 ? 1.0 : 4.0) * (x.size() + y.size());
     std::printf("%s %lld %lld %lld %lld %lld %lld %.1f %.1f %zu\n", argv[1],
                 (long long)c.channels, (long long)c.height, (long long)c.width,
                 (long long)c.kernelH, (long long)c.strideH, (long long)c.padTop, flops / s / 1e9,

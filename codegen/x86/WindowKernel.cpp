@@ -561,7 +561,7 @@ private:
 
   /// Output rows [0, rows) at r15 from the padded rows at r14 (stride 1)
   /// or the input rows at rcx (stride 2).
-  void rowBlock(int rows, std::pair<int64_t, int64_t> validRows) {
+  void rowBlock(int rows, std::pair<int64_t, int64_t> validRows, bool lastBlock) {
     int64_t chunks = chunksOf(c, kLanes);
     int tail = c.outW % kLanes;
     int64_t inRows = (rows - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
@@ -688,7 +688,7 @@ private:
               continue;
             }
             if (!packed) {
-              storeCodes(r15 + outDisp, y, weight(0), isTail);
+              storeCodes(r15 + outDisp, y, weight(0), isTail && !spillsTail(i, rows, lastBlock));
             } else {
               emitCodeQuotient(y, weight(0), c.outputScale, c.outputBounded);
               if (j == n - 1) {
@@ -706,7 +706,7 @@ private:
             }
             continue;
           }
-          if (isTail)
+          if (isTail && !spillsTail(i, rows, lastBlock))
             storeMasked(ptr[r15 + outDisp], y, tailMask());
           else
             vmovups(ptr[r15 + outDisp], y);
@@ -725,6 +725,20 @@ private:
     }
   }
 
+  /// AVX2: whether output row i of a block of `rows` stores its tail
+  /// vector whole, past the row's end into the next row's first columns,
+  /// which that row's own stores overwrite later: the plane's rows take one
+  /// group of vectors (so no vector of the next row is stored before), the
+  /// next row is at least as long as the spill, this is not the plane's
+  /// last row (the next plane may be another task's), and no residual is
+  /// read (it may be the output's buffer). Masked stores cost ~10x more on
+  /// AMD.
+  bool spillsTail(int i, int rows, bool lastBlock) const {
+    const int64_t chunks = chunksOf(c, kLanes);
+    return !kAvx512 && !c.residual && chunks <= groupVectors &&
+           chunks * kLanes - c.outW <= c.outW && !(lastBlock && i == rows - 1);
+  }
+
   /// Input row copies scheduled with the blocks: a block first copies the
   /// source rows that it or the next block is the first to read, so that
   /// they are still in L1 when read (copying the whole plane first
@@ -732,12 +746,13 @@ private:
   /// from L2).
   struct Block {
     int rows;              // output rows
+    bool last = false;     // the plane's last block
     int64_t copyRows = 0;  // stride 1: source rows copied before it
     int64_t copyTo = 0;    // their first padded row, relative to the block's
     std::pair<int64_t, int64_t> valid; // stride 2: its rows inside the input
     bool operator==(const Block &o) const {
-      return rows == o.rows && copyRows == o.copyRows && copyTo == o.copyTo &&
-             valid == o.valid;
+      return rows == o.rows && last == o.last && copyRows == o.copyRows &&
+             copyTo == o.copyTo && valid == o.valid;
     }
   };
   std::vector<Block> blockSchedule() const {
@@ -746,6 +761,7 @@ private:
     for (int64_t first = 0; first < c.outH; first += blockRows) {
       Block b;
       b.rows = static_cast<int>(std::min<int64_t>(blockRows, c.outH - first));
+      b.last = first + b.rows == c.outH;
       int64_t base = first * c.strideH; // the block's first padded row
       int64_t end = base + (b.rows - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
       if (c.strideW == 2 || direct) {
@@ -798,7 +814,14 @@ private:
             loadCodeLanes(tap(0), rcx + from + full * kLanes, tail, copyMask);
           else
             vmaskmovps(tap(0), copyMask, ptr[rcx + from + full * kVecBytes]);
-          vmaskmovps(ptr[r14 + to + full * kVecBytes], copyMask, tap(0));
+          // A whole vector: its lanes past the row hold the padding value
+          // (0; max pooling's -inf from padReg), as what follows it does
+          // (the right padding, the next row's left padding, and whatever
+          // the next row's copy overwrites; the plane's slack after the
+          // last row). Masked stores cost ~10x more on AMD.
+          if (c.kind == WindowConfig::Max)
+            vblendvps(tap(0), padReg(), tap(0), copyMask);
+          vmovups(ptr[r14 + to + full * kVecBytes], tap(0));
         }
       }
     }
@@ -867,7 +890,7 @@ private:
     std::vector<Block> blocks = blockSchedule();
     emitRuns(blocks, [&](const Block &b) {
       copyBlockRows(b);
-      rowBlock(b.rows, b.valid);
+      rowBlock(b.rows, b.valid, b.last);
       advance(b.rows);
     });
   }
