@@ -385,11 +385,7 @@ private:
 std::unique_ptr<JitKernel> PanelIm2col::generatePadding(const Im2colConfig &config) {
   if (!supports(config, Isa::Avx512) || readsInput(config))
     return nullptr;
-  auto g = std::make_unique<PaddingGenerator>(config);
-  g->generate();
-  if (!g->finish())
-    return nullptr;
-  return g;
+  return generated<PaddingGenerator>(config);
 }
 
 } // namespace mlir::nunc::x86

@@ -735,18 +735,9 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
 std::unique_ptr<JitKernel> Int8DepthwiseKernel::generate(const WindowConfig &c, Isa isa) {
   if (!supports(c, isa))
     return nullptr;
-  if (isa != Isa::Avx512) {
-    auto gen = std::make_unique<Int8DepthwiseYmmGenerator>(c);
-    gen->generate();
-    if (!gen->finish())
-      return nullptr;
-    return gen;
-  }
-  auto gen = std::make_unique<Int8DepthwiseGenerator>(c);
-  gen->generate();
-  if (!gen->finish())
-    return nullptr;
-  return gen;
+  if (isa != Isa::Avx512)
+    return generated<Int8DepthwiseYmmGenerator>(c);
+  return generated<Int8DepthwiseGenerator>(c);
 }
 
 } // namespace mlir::nunc::x86

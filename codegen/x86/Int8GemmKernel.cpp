@@ -1639,11 +1639,7 @@ private:
 std::unique_ptr<JitKernel> Int8ConvGemm::generateRowBroadcast(int64_t m) {
   if (m <= 0)
     return nullptr;
-  auto kernel = std::make_unique<RowBroadcastGenerator>(m);
-  kernel->generate();
-  if (!kernel->finish())
-    return nullptr;
-  return kernel;
+  return generated<RowBroadcastGenerator>(m);
 }
 
 int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {

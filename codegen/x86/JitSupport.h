@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <utility>
 #include <string>
 #include <optional>
 #include <tuple>
@@ -642,19 +643,24 @@ private:
   std::map<std::tuple<int, int, int>, std::unique_ptr<Xbyak::Label>> micro;
 };
 
+/// The kernel a generator (constructed from `args`) writes, labels
+/// resolved; null on an xbyak error.
+template <typename Generator, typename... Args>
+std::unique_ptr<JitKernel> generated(Args &&...args) {
+  auto g = std::make_unique<Generator>(std::forward<Args>(args)...);
+  g->generate();
+  if (!g->finish())
+    return nullptr;
+  return g;
+}
+
 /// The kernel `Generator<Zmm>` (AVX-512) or `Generator<Ymm>` (AVX2) writes
-/// for `config`, labels resolved; null on an xbyak error.
+/// for `config`.
 template <template <typename> class Generator, typename Config>
 std::unique_ptr<JitKernel> generatedFor(Isa isa, const Config &config) {
-  auto build = [&](auto g) -> std::unique_ptr<JitKernel> {
-    g->generate();
-    if (!g->finish())
-      return nullptr;
-    return g;
-  };
   if (isa == Isa::Avx512)
-    return build(std::make_unique<Generator<Xbyak::Zmm>>(config));
-  return build(std::make_unique<Generator<Xbyak::Ymm>>(config));
+    return generated<Generator<Xbyak::Zmm>>(config);
+  return generated<Generator<Xbyak::Ymm>>(config);
 }
 
 } // namespace mlir::nunc::x86

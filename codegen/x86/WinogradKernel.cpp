@@ -420,11 +420,7 @@ private:
 std::unique_ptr<JitKernel> WinogradKernel::generate(const WinogradConfig &config, Isa isa) {
   if (!supports(config, isa))
     return nullptr;
-  auto g = std::make_unique<WinogradGenerator>(config);
-  g->generate();
-  if (!g->finish())
-    return nullptr;
-  return g;
+  return generated<WinogradGenerator>(config);
 }
 
 } // namespace mlir::nunc::x86

@@ -306,6 +306,16 @@ def test_imported_quantize_dynamic_u8_weights_minilm(nunc, models, tmp_path, tar
     assert_minilm_tracks(models, tmp_path, q, random_inputs("minilm", 1, 32, 7), 0.9995)
 
 
+def first_outputs(libs, feeds, tmp_path):
+    """Each library's (target: (exe, manifest)) first output on `feeds`."""
+    outs = {}
+    for t, (exe, man) in libs.items():
+        got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{t}"))
+        assert got is not None, log
+        outs[t] = next(iter(got.values()))
+    return outs
+
+
 def int8_cnn_source(models, tmp_path, model, source):
     """An example CNN as int8 (model path, compile flags): `--quantize int8`
     (source "int8", dynamic), with static grids calibrated on 8 samples
@@ -390,11 +400,7 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
                                providers=["CPUExecutionProvider"])
     for seed in (21, 22):
         feeds = random_inputs(model, 1, None, seed)
-        outs = {}
-        for t, (exe, man) in libs.items():
-            got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{t}"))
-            assert got is not None, log
-            outs[t] = next(iter(got.values()))
+        outs = first_outputs(libs, feeds, tmp_path)
         ymm, zmm = outs["x86_64-avxvnni-evex"], outs["x86_64-avx512vnni"]
         assert cosine(ymm, zmm) >= 0.99999, cosine(ymm, zmm)
         want = f32.run(None, feeds)[0]
@@ -458,11 +464,7 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
     quantized = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     for seed in (21, 22):
         feeds = random_inputs(model, 1, None, seed)
-        outs = {}
-        for t, (exe, man) in libs.items():
-            got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{t}"))
-            assert got is not None, log
-            outs[t] = next(iter(got.values()))
+        outs = first_outputs(libs, feeds, tmp_path)
         # nunc's own quantization against the f32 model; an imported one
         # against onnxruntime running it.
         want = (f32 if source in ("int8", "static") else quantized).run(None, feeds)[0]
