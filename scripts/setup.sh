@@ -9,7 +9,10 @@ APT_PACKAGES=(
   cmake ninja-build g++ ccache pkg-config zlib1g-dev
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   libxbyak-dev protobuf-compiler libprotobuf-dev libgtest-dev libgmock-dev
+  qemu-user
 )
+# qemu-user: test_int8.py runs x86_64-avx2 libraries on an emulated Haswell,
+# a CPU without AVX-512.
 # onnx_ir: onnxruntime's MatMulNBitsQuantizer imports it (test_matmul_nbits.py).
 PIP_PACKAGES=(numpy onnx onnxruntime pytest onnx_ir)
 

@@ -92,16 +92,18 @@ def build(out_dir, cc="gcc"):
     return exe, manifest
 
 
-def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None, slots=1):
+def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None, slots=1,
+        wrapper=()):
     """Runs the program on feeds (dict name -> array); returns (outputs, times, stdout).
-    slots > 1 gives the library a workspace for that many items at once."""
+    slots > 1 gives the library a workspace for that many items at once; `wrapper`
+    is a command the program runs under (an emulator)."""
     os.makedirs(work_dir, exist_ok=True)
     for i, io in enumerate(manifest["inputs"]):
         # (np.ascontiguousarray would make a 0-d input 1-d.)
         arr = np.asarray(feeds[io["name"]], dtype=NP_TYPES[io["dtype"]], order="C")
         assert list(arr.shape) == io["shape"], (io["name"], arr.shape, io["shape"])
         arr.tofile(os.path.join(work_dir, f"in{i}.bin"))
-    args = [exe, work_dir, str(threads), str(repeat)]
+    args = [*wrapper, exe, work_dir, str(threads), str(repeat)]
     if weights_dir:
         args.append(weights_dir)
     env = dict(os.environ, NUNC_WORKSPACE_SLOTS=str(slots))

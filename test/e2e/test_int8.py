@@ -6,6 +6,7 @@ are refused with a clear error."""
 import json
 import os
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -479,6 +480,37 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
                     cosine(outs["x86_64-avx2"], vnni)
             else:
                 np.testing.assert_array_equal(outs["x86_64-avx2"], vnni)
+
+
+@pytest.mark.skipif(shutil.which("qemu-x86_64") is None, reason="qemu-user is not installed")
+@pytest.mark.parametrize("model,source", [("mobilenet", "f32"), ("mobilenet", "qdq"),
+                                          ("resnet", "int8"), ("minilm", "int8")])
+def test_avx2_libraries_run_on_a_cpu_without_avx512(nunc, models, tmp_path, model, source):
+    """An x86_64-avx2 library holds no AVX-512 instruction: it runs on an
+    emulated Haswell (qemu-user's TCG: AVX2 and FMA, no AVX-512, which it
+    refuses with SIGILL), its init's CPU check passes there, and it gives
+    the outputs it gives on this host. The hosts of the test suite have
+    AVX-512, so nothing else would notice a kernel that encodes one (a ymm
+    kernel reaching a register above 15, an EVEX-only instruction). The
+    emulator's float steps are IEEE as the hardware's; its approximate
+    reciprocals may differ in the last bits, hence a cosine."""
+    path, flags = (os.path.join(models, f"{model}.onnx"), []) if source == "f32" else \
+        int8_cnn_source(models, tmp_path, model, source) if model != "minilm" else \
+        (os.path.join(models, "minilm.onnx"), ["--quantize", "int8"])
+    seq = 32 if model == "minilm" else None
+    nunc("compile", path, "--target", "x86_64-avx2", *flags, *pins(model, 1, seq), "-o",
+         tmp_path / "out")
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs(model, 1, seq, 23)
+    native, _, log = harness.run(exe, man, feeds, str(tmp_path / "native"))
+    assert native is not None, log
+    emulated, _, log = harness.run(exe, man, feeds, str(tmp_path / "emulated"),
+                                   wrapper=("qemu-x86_64", "-cpu", "Haswell"))
+    assert emulated is not None, log
+    for name, want in native.items():
+        got = emulated[name]
+        assert np.all(np.isfinite(got)), name
+        assert cosine(got, want) >= 0.99999, (name, cosine(got, want))
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
