@@ -27,8 +27,8 @@ void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true,
 /// simplify, fuse (GELU, LayerNorm, attention, linear, Q/DQ pairs, BatchNorm
 /// into Conv, conv epilogues), simplify again, and fuse linear ops once more
 /// for weights that only the second simplification made constant.
-/// `int8Convs`: QDQ convolutions become quantized_conv (targets with int8
-/// convolution kernels). quantize_dynamic's u8 weights with zero points
+/// `int8Convs`: QDQ convolutions become quantized_conv (every x86 target
+/// has the kernels; off: they stay f32 convolutions). quantize_dynamic's u8 weights with zero points
 /// become quantized_linear (FuseLinear's `u8-weights`: every int8 GEMM takes
 /// them). `u16Gemms`: so do QDQ MatMuls with 16-bit activations and s8
 /// weights (FuseLinear's `u16-inputs`; targets whose int8 GEMM reads u16

@@ -318,7 +318,8 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
     Cast(ConvInteger(DynamicQuantizeLinear(x), Wq, zx, zW)) * (s * sW), with
     activations quantized per tensor at run time; the ConvIntegers it cannot
     take (groups, larger K) become f32 Convs of the dequantized values.
-    Targets without int8 convolution kernels turn `int8` off. A
+    (Every x86 target has int8 convolution kernels; `int8=false` keeps
+    QDQ convolutions f32, for experiments with nunc-opt.) A
     BatchNormalization after a quantized_conv folds into its per-channel
     weight scales and bias (the integer weights and zero points stay).
   }];
