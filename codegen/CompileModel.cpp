@@ -364,10 +364,12 @@ struct Int8Conv {
   SmallVector<float> scales;
   /// u8 weights: their zero points, one per output channel (empty for s8).
   SmallVector<int32_t> weightZeroPoints;
-  /// A ymm GEMM's row constants broadcast per call (dynamic input, s8
-  /// weights, no normalization): Int8ConvGemm::generateRowBroadcast writes
-  /// them into scratch after the tails.
-  bool rowBroadcast = false;
+  /// A ymm GEMM (s8 weights, no normalization) takes its row constants
+  /// broadcast (Int8GemmConfig::broadcastRows), where it would build them
+  /// per vector: folded at compile time for a static input; for a dynamic
+  /// one (`rowBroadcast`) written per call into scratch after the tails by
+  /// Int8ConvGemm::generateRowBroadcast.
+  bool broadcastRows = false, rowBroadcast = false;
   static int64_t round64(int64_t v) { return (v + 63) / 64 * 64; }
   int64_t plane() const { return pack.height * pack.width; }
   int64_t positions() const { return pack.outH * pack.outW; }
@@ -498,8 +500,9 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
             geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
             geom->output[0], geom->output[1], x86::Int8GemmKernel::panelWidth(g.isa)};
   g.pack.zeroPointPadding = true;
-  g.rowBroadcast = !x86::Int8GemmKernel::zmm(g.isa) && g.weightZeroPoints.empty() &&
-                   !op.getNormScale() && !op.getInputQuantization() &&
+  g.broadcastRows =
+      !x86::Int8GemmKernel::zmm(g.isa) && g.weightZeroPoints.empty() && !op.getNormScale();
+  g.rowBroadcast = g.broadcastRows && !op.getInputQuantization() &&
                    !isa<quant::UniformQuantizedType>(in.getElementType());
   return g;
 }
@@ -1269,6 +1272,7 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   cfg.batch = g.pack.batch;
   cfg.isa = g.isa;
   cfg.u8Weights = !g.weightZeroPoints.empty();
+  cfg.broadcastRows = g.broadcastRows;
   if (g.direct())
     cfg.blockPlane = g.plane();
   // Decides the tasks (and so the partial ranges' sidecar): set everywhere.
@@ -1956,11 +1960,6 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
           cfg.output, cfg.u8Output->scale);
     }
     cfg.evexVnni = options.target.evexVnni;
-    // The ymm kernels' epilogue constants broadcast, where they would
-    // build them per vector: folded here for a static input, by a step of
-    // their own for a dynamic one (rowBroadcast).
-    cfg.broadcastRows = g->rowBroadcast || (!x86::Int8GemmKernel::zmm(cfg.isa) && qcfg.fixed &&
-                                            !cfg.normalize && !cfg.u8Weights);
     std::unique_ptr<x86::JitKernel> kernel = x86::Int8GemmKernel::generate(cfg);
     if (!kernel)
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
