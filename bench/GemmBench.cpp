@@ -86,8 +86,11 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8, bool 
   if (u8)
     cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
   cfg.broadcastRows = rows;
+  // Joined tail columns (49 = 48 + 1 positions) need each task slot's
+  // transposed-tail buffer (argument [7]); the bench's slot is the task.
+  std::vector<uint8_t> tails(Int8ConvGemm::numTasks(cfg) * Int8ConvGemm::tailBytes(cfg) + 1);
   const void *args[] = {w.data(), panelBytes.data(), rowBlock.data(), input.data(), c.data(),
-                        c.data(), nullptr, nullptr};
+                        c.data(), nullptr, tails.data()};
   return int8KernelGops(cfg, args, Int8ConvGemm::numTasks(cfg));
 }
 

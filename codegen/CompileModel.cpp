@@ -210,10 +210,11 @@ struct ConvGeometry {
       return std::nullopt;
     return c;
   }
-  /// The GEMM building its own panels from padded planes, where it can.
+  /// The GEMM building its own panels from padded planes, where it can
+  /// (the AVX-512 f32 GEMM).
   std::optional<x86::Im2colConfig> panelIm2col(Isa isa) const {
     std::optional<x86::Im2colConfig> c = im2col(isa);
-    if (!c || !x86::PanelIm2col::supports(*c, isa))
+    if (!c || isa != Isa::Avx512 || !x86::PanelIm2col::supports(*c, isa))
       return std::nullopt;
     return c;
   }
@@ -427,8 +428,7 @@ struct Int8Conv {
   /// 14x14 convs).
   std::optional<x86::Im2colConfig> panelIm2col() const {
     std::optional<x86::Im2colConfig> c = im2col();
-    if (direct() || !c || isa != Int8Isa::Avx512Vnni ||
-        !x86::PanelIm2col::supports(*c, Isa::Avx512) ||
+    if (direct() || !c || !x86::PanelIm2col::supports(*c, vectors()) ||
         x86::Int8ConvGemm::rowChunks(gemmShape(std::nullopt)) > 1)
       return std::nullopt;
     return c;

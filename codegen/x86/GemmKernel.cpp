@@ -508,8 +508,8 @@ GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
 }
 
 std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa isa) {
-  if (config.im2col && !PanelIm2col::supports(*config.im2col, isa))
-    return nullptr;
+  if (config.im2col && (isa != Isa::Avx512 || !PanelIm2col::supports(*config.im2col, isa)))
+    return nullptr; // the f32 convolution form is the zmm kernel's
   return generatedFor<GemmGenerator>(isa, config);
 }
 

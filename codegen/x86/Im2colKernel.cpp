@@ -193,6 +193,10 @@ std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config,
 void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic,
                                       const Reg64 &planes, const Reg64 &panel,
                                       const Reg64 &buffer) {
+  if (ic.panelWidth != 48) {
+    emitPanelIm2colYmm(ic, planes, panel, buffer);
+    return;
+  }
   constexpr int kVecs = 3, kLanes = 16;
   const PanelIm2col::Table table = PanelIm2col::table(ic);
   const PaddedPlane plane = PanelIm2col::plane(ic);
@@ -263,9 +267,85 @@ void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic,
   }
 }
 
+void PanelGemmKernel::emitPanelIm2colYmm(const Im2colConfig &ic, const Reg64 &planes,
+                                         const Reg64 &panel, const Reg64 &buffer) {
+  constexpr int kVecs = 2, kLanes = 8;
+  const PanelIm2col::Table table = PanelIm2col::table(ic);
+  const PaddedPlane plane = PanelIm2col::plane(ic);
+  const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
+  const int64_t entryBytes = table.wordsPerVector() * 4;
+  const int64_t delta = PanelIm2col::rowDelta(ic);
+  const bool stride2 = ic.strideW == 2;
+  // Two value slots (ymm0-1) with their loads (ymm2-5); the row masks in
+  // ymm6-15, both vectors' at once where they fit.
+  auto value = [](int slot) { return Ymm(slot); };
+  auto loaded = [](int slot, int half) { return Ymm(2 + 2 * slot + half); };
+  const int group = kVecs * table.rows <= 10 ? kVecs : 1;
+  auto mask = [&](int v, int r) { return Ymm(6 + v * table.rows + r); };
+  lea(rcx, dataAddr(table.words));
+  imul(rdx, panel, kVecs * entryBytes);
+  add(rcx, rdx);
+  std::vector<uint32_t> bits(kLanes);
+  for (int i = 0; i < kLanes; ++i)
+    bits[i] = 1u << i;
+  const Reg64 base[] = {r8, r11};
+  for (int v0 = 0; v0 < kVecs; v0 += group) {
+    // Each row's lane mask: its bits broadcast, lane i kept where bit i is set.
+    vmovdqu(value(0), dataAddr(bits));
+    for (int v = v0; v < v0 + group; ++v) {
+      movsxd(rdx, dword[rcx + v * entryBytes]);
+      lea(base[v - v0], ptr[planes + rdx * 4]);
+      for (int r = 0; r < table.rows; ++r) {
+        Ymm m = mask(v - v0, r);
+        vpbroadcastd(m, ptr[rcx + v * entryBytes + 4 + 4 * r]);
+        vpand(m, m, value(0));
+        vpcmpeqd(m, m, value(0));
+      }
+    }
+    lea(r9, ptr[buffer + v0 * kLanes * 4]);
+    mov(r10, ic.channels);
+    Label channel;
+    L(channel);
+    for (int64_t t = 0; t < taps; ++t) {
+      int64_t ky = t / ic.kernelW, kx = t % ic.kernelW;
+      int64_t tapOffset = ky * ic.dilationH * plane.cols + kx * ic.dilationW;
+      for (int v = v0; v < v0 + group; ++v) {
+        const int slot = static_cast<int>((t * group + v - v0) % 2);
+        const Ymm z = value(slot), x = loaded(slot, 0);
+        for (int r = 0; r < table.rows; ++r) {
+          Address src = ptr[base[v - v0] + (tapOffset + r * delta) * 4];
+          if (stride2) {
+            // The even elements of 16: a0 a2 b0 b2 | a4 a6 b4 b6, then the
+            // middle quadwords swapped.
+            vmovdqu(x, src);
+            vshufps(x, x, ptr[base[v - v0] + (tapOffset + r * delta + kLanes) * 4], 0x88);
+            vpermq(x, x, 0xd8);
+          } else {
+            vmovdqu(x, src);
+          }
+          // Row 0 keeps its lanes (zero past the last position); each
+          // further row's lanes replace theirs.
+          if (r == 0)
+            vpand(z, x, mask(v - v0, 0));
+          else
+            vpblendvb(z, z, x, mask(v - v0, r));
+        }
+        vmovdqu(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
+      }
+    }
+    for (int v = v0; v < v0 + group; ++v)
+      add(base[v - v0], plane.floats * 4);
+    add(r9, taps * nr * 4);
+    dec(r10);
+    jnz(channel, T_NEAR);
+  }
+}
+
 bool PanelIm2col::readsInput(const Im2colConfig &c) {
+  // (The ymm copies load whole vectors, past a plane's end: padded planes
+  // with their guard only.)
   PaddedPlane p = paddedPlane(c, Isa::Avx512);
-  return c.strideW == 1 && c.padTop == 0 && c.padLeft == 0 && p.rows == c.height &&
+  return c.panelWidth == 48 && c.strideW == 1 && c.padTop == 0 && c.padLeft == 0 && p.rows == c.height &&
          p.cols == c.width;
 }
 
@@ -281,7 +361,7 @@ int64_t PanelIm2col::rowDelta(const Im2colConfig &c) {
 }
 
 PanelIm2col::Table PanelIm2col::table(const Im2colConfig &c) {
-  const int64_t lanes = 16, nr = c.panelWidth, positions = c.outH * c.outW;
+  const int64_t lanes = PanelIm2col::lanes(c), nr = c.panelWidth, positions = c.outH * c.outW;
   const int64_t vectors = panelsOf(c) * (nr / lanes);
   const int64_t cols = plane(c).cols;
   Table t;
@@ -326,9 +406,9 @@ int64_t PanelIm2col::planesBytes(const Im2colConfig &c) {
 }
 
 bool PanelIm2col::supports(const Im2colConfig &c, Isa isa) {
-  if (isa != Isa::Avx512 || c.panelWidth != 48 || !Im2colKernel::supports(c, isa))
+  if (c.panelWidth != (isa == Isa::Avx512 ? 48 : 16) || !Im2colKernel::supports(c, isa))
     return false;
-  int64_t rows = (16 + c.outW - 2) / c.outW + 1;
+  int64_t rows = (lanes(c) + c.outW - 2) / c.outW + 1;
   return rows <= 7 && !table(c).words.empty() && planesBytes(c) < (int64_t(1) << 31) &&
          c.channels * c.kernelH * c.kernelW * c.panelWidth * 4 < (int64_t(1) << 31);
 }
@@ -344,10 +424,12 @@ namespace {
 
 /// Copies planes [first, first + count) of the input into their padded
 /// places, padding with 0 or the zero point.
-class PaddingGenerator : public PlaneGenerator {
+template <typename Vmm> class PaddingGenerator : public PlaneGenerator {
 public:
   explicit PaddingGenerator(const Im2colConfig &config)
-      : c(config), plane(PanelIm2col::plane(config)) {}
+      : c(config), plane(PanelIm2col::plane(config)) {
+    replicate = isZmm<Vmm>() ? 1 : 8;
+  }
 
   void generate() {
     const int64_t planes = c.batch * c.channels;
@@ -365,7 +447,7 @@ public:
     Label planeLoop;
     L(planeLoop);
     fillPlane(r8, plane.floats, zero());
-    copyIntoPlane(plane, rax, r8, r13, Zmm(0), Zmm(1));
+    copyIntoPlane(plane, rax, r8, r13, Vmm(0), Vmm(1));
     add(rax, c.height * c.width * 4);
     add(r8, plane.floats * 4);
     dec(r9);
@@ -377,15 +459,16 @@ public:
 private:
   Im2colConfig c;
   PaddedPlane plane;
-  Zmm zero() { return Zmm(2); }
+  Vmm zero() { return Vmm(2); }
 };
 
 } // namespace
 
 std::unique_ptr<JitKernel> PanelIm2col::generatePadding(const Im2colConfig &config) {
-  if (!supports(config, Isa::Avx512) || readsInput(config))
+  const Isa isa = config.panelWidth == 48 ? Isa::Avx512 : Isa::Avx2;
+  if (!supports(config, isa) || readsInput(config))
     return nullptr;
-  return generated<PaddingGenerator>(config);
+  return generatedFor<PaddingGenerator>(isa, config);
 }
 
 } // namespace mlir::nunc::x86

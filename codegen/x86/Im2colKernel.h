@@ -48,15 +48,19 @@ struct Im2colKernel {
   static std::unique_ptr<JitKernel> generate(const Im2colConfig &c, Isa isa);
 };
 
-/// The convolution GEMM that builds its own panels (AVX-512, see
-/// GemmConfig::im2col): a padding pass copies every input plane once into
-/// padded planes, [guard][image][channel][PaddedPlane][guard]; each GEMM task
-/// then copies its panel's columns out of them into a buffer of its own,
-/// which stays in L2, instead of the whole im2col matrix going out to memory
-/// and back. A 16-position vector of a panel spans a few output rows; its
-/// lanes in row r are one masked load (stride 2: two loads, deinterleaved,
-/// blended under the mask) at a constant distance from the vector's base.
+/// The convolution GEMM that builds its own panels (see GemmConfig::im2col
+/// and Int8GemmConfig::im2col): a padding pass copies every input plane once
+/// into padded planes, [guard][image][channel][PaddedPlane][guard]; each GEMM
+/// task then copies its panel's columns out of them into a buffer of its
+/// own, which stays in L2, instead of the whole im2col matrix going out to
+/// memory and back. Panels of 48 positions on AVX-512 (three 16-lane
+/// vectors) or 16 on AVX2 (two 8-lane ones: the ymm int8 convolutions). A
+/// vector of a panel spans a few output rows; its lanes in row r are one
+/// load (stride 2: two loads, deinterleaved) at a constant distance from
+/// the vector's base, merged under that row's lane mask.
 struct PanelIm2col {
+  /// Lanes of a vector: 16 for panels of 48, 8 for panels of 16.
+  static int64_t lanes(const Im2colConfig &c) { return c.panelWidth == 48 ? 16 : 8; }
   /// Per (panel, vector): the padded-plane offset (elements) of lane 0 in
   /// the vector's first row, then `rows` lane masks, one per output row
   /// (empty past the vector's last row and past the last position).
@@ -78,11 +82,13 @@ struct PanelIm2col {
   /// stride-2 loads may touch (never used).
   static int64_t guardElements(const Im2colConfig &c);
   static int64_t planesBytes(const Im2colConfig &c);
-  /// AVX-512, strides 1 and 2 in W, NR of 48, vectors over at most 7 rows.
+  /// AVX-512 with NR of 48 or AVX2 with NR of 16, strides 1 and 2 in W,
+  /// vectors over at most 7 rows.
   static bool supports(const Im2colConfig &c, Isa isa);
 
-  /// The padding pass: task arguments [0] input NCHW, [1] the planes (their
-  /// guard first), [2] (padWithZeroPoint) the s32 zero point.
+  /// The padding pass (the GEMM's vectors: zmm for NR 48, ymm for 16): task
+  /// arguments [0] input NCHW, [1] the planes (their guard first), [2]
+  /// (padWithZeroPoint) the s32 zero point.
   static int64_t paddingTasks(const Im2colConfig &c);
   static std::unique_ptr<JitKernel> generatePadding(const Im2colConfig &c);
 };

@@ -221,12 +221,11 @@ public:
       sub(rsp, frameBytes);
       mov(ptr[rsp], rdx);
     }
-    if constexpr (kZmm) {
-      if (c.convolution && c.im2col)
-        packTaskPanel();
+    if (c.convolution && c.im2col)
+      packTaskPanel();
+    if constexpr (kZmm)
       if (tail)
         transposeTail();
-    }
     if constexpr (kZmm)
       if (c.ranges)
         beginPartialRange(6, rangeMax(), rangeMin());
@@ -1666,7 +1665,9 @@ int64_t Int8ConvGemm::tailColumns(const Int8GemmConfig &c) {
 
 std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config) {
   if (config.im2col && (!config.convolution || config.blockPlane ||
-                        !PanelIm2col::supports(*config.im2col, Isa::Avx512) ||
+                        config.im2col->panelWidth != panelWidth(config.isa) ||
+                        !PanelIm2col::supports(*config.im2col,
+                                               zmm(config.isa) ? Isa::Avx512 : Isa::Avx2) ||
                         Int8GemmKernel::paddedK(config.k, config.isa) !=
                             config.im2col->channels * config.im2col->kernelH *
                                 config.im2col->kernelW * 4))
@@ -1676,8 +1677,6 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
                              config.sum.kind != Activation::None ||
                              config.activationInput.kind != Activation::None))
     return nullptr; // the convolution form: AVX-512 VNNI, AVX-VNNI and AVX2
-  if (config.convolution && !zmm(config.isa) && config.im2col)
-    return nullptr; // the ymm convolutions read im2col panels
   if (config.broadcastRows && (!config.convolution || zmm(config.isa) ||
                                config.normalize || config.u8Weights))
     return nullptr; // broadcast row constants: the ymm convolutions' plain rows

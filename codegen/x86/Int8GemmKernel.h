@@ -105,8 +105,8 @@ struct Int8GemmConfig {
   /// AVX-512 VNNI but no AVX-VNNI (AMD Zen 4) run the AVX-VNNI kernel in
   /// tests.
   bool evexVnni = false;
-  /// A convolution (Avx512Vnni, or the ymm AvxVnni and Avx2 with plain
-  /// im2col panels and no ranges; see Int8ConvGemm below).
+  /// A convolution (Avx512Vnni, or the ymm AvxVnni and Avx2 without ranges;
+  /// see Int8ConvGemm below).
   bool convolution = false;
   int64_t batch = 1;
   /// Convolution form: after the output grid, y = fma(y, a[m], b[m]) with
@@ -151,9 +151,9 @@ struct Int8GemmConfig {
   /// bit for bit; no normalization or u8 weights.
   bool broadcastRows = false;
   /// Convolution form: the kernel builds each task's panel itself from the
-  /// input's padded u8 blocks (PanelIm2col; AVX-512 VNNI): argument [1] is
-  /// then the panel buffers ([task][Kp/4][48][4] bytes; a call fills the
-  /// one of its scratch slot, nunc_rt_task) and [7] the padded planes.
+  /// input's padded u8 blocks (PanelIm2col, panels of panelWidth): argument
+  /// [1] is then the panel buffers ([task][Kp/4][NR][4] bytes; a call fills
+  /// the one of its scratch slot, nunc_rt_task) and [7] the padded planes.
   std::optional<Im2colConfig> im2col;
 };
 
@@ -248,7 +248,7 @@ struct Int8GemmKernel {
 /// of 6 rows, the row's constants loaded per vector (no registers are left
 /// to keep them); it takes no row chunks or joined tails (rowChunks and
 /// tailColumns give 1 and 0 for it), and Int8GemmKernel::generate refuses
-/// panel im2col and ranges for it. AVX2 (no VNNI, `x86_64-avx2` and
+/// ranges for it. AVX2 (no VNNI, `x86_64-avx2` and
 /// `x86_64-avx512`): the AVX-VNNI form's panels, tiles and epilogue; the
 /// weights widened to s16 (widenWeights), each 4-byte group of the panel
 /// read as two vectors of words, its even and its odd bytes, multiplied

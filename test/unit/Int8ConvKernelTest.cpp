@@ -417,6 +417,20 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_NO_FATAL_FAILURE(checkU8(own, buffers.data(),
                                     direct ? (const void *)blocks.data() : planes.data(),
                                     "u8 output, own panels"));
+    // The copies read nothing outside the planes (or the blocks): they end
+    // against an inaccessible page, then start right after one.
+    const std::vector<uint8_t> &source = direct ? blocks : planes;
+    for (bool atEnd : {true, false}) {
+      nunc_test::GuardedBytes guarded(source.size(), atEnd);
+      std::memcpy(guarded.data(), source.data(), source.size());
+      std::vector<float> guardedOut(out.size(), -777.f);
+      const void *gArgs[] = {weights,         buffers.data(),    rows.data(), params,
+                             residual.data(), guardedOut.data(), nullptr,     guarded.data()};
+      for (int64_t t = 0; t < Int8ConvGemm::numTasks(own); ++t)
+        ASSERT_EQ(ownGemm->function()(gArgs, t, 0), 0);
+      ASSERT_EQ(std::memcmp(guardedOut.data(), out.data(), out.size() * 4), 0)
+          << "own panels from guarded planes, " << (atEnd ? "at the end" : "at the start");
+    }
     ++panelIm2colCases;
   }
   if (p.kh == 1 && p.kw == 1 && p.stride == 1 && p.pad == 0) {
@@ -753,16 +767,19 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
   EXPECT_GT(tableCodeEnds, 100) << "the table's u8 grid hardly saturates";
 }
 
-/// The AVX-VNNI form (ymm: panels of 16, tiles of 6 rows, plain im2col
-/// panels) on the same cases, its quantizer and im2col the ymm code.
+/// The AVX-VNNI form (ymm: panels of 16, tiles of 6 rows, each task's
+/// panel built by the ymm PanelIm2col where it can) on the same cases, its
+/// quantizer and im2col the ymm code.
 TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
   std::optional<Form> form = hostAvxVnni();
   if (!form)
     GTEST_SKIP() << "the host has neither AVX-VNNI nor AVX-512 VNNI";
+  const int before = broadcastCases, panelsBefore = panelIm2colCases;
   std::mt19937 rng(63);
   for (const Conv &p : convCases())
     check(p, rng, *form);
-  EXPECT_GE(broadcastCases, 5);
+  EXPECT_GE(broadcastCases - before, 5);
+  EXPECT_GE(panelIm2colCases - panelsBefore, 14);
 }
 
 /// The AVX2 form (no VNNI: the AVX-VNNI form's panels and tiles, s16
@@ -776,11 +793,12 @@ TEST(Int8ConvKernelTest, Avx2MatchesTheIntegerConvolution) {
     const std::vector<int16_t> want = {1, 3, -2, -4, 127, 0, -128, 5};
     EXPECT_EQ(Int8ConvGemm::widenWeights(packed), want) << "each group as (w0, w2, w1, w3)";
   }
-  const int before = broadcastCases;
+  const int before = broadcastCases, panelsBefore = panelIm2colCases;
   std::mt19937 rng(65);
   for (const Conv &p : convCases())
     check(p, rng, Form{Int8Isa::Avx2, false});
   EXPECT_GE(broadcastCases - before, 5);
+  EXPECT_GE(panelIm2colCases - panelsBefore, 14);
 }
 
 const std::vector<Conv> &convCases() {
@@ -810,6 +828,11 @@ const std::vector<Conv> &convCases() {
                  // chunks; a direct 1x1 conv of 2 images with 4 joined.
                  Conv{1, 9, 3, 17, 40, 3, 3, 1, 1, true, true, true},
                  Conv{2, 5, 4, 13, 24, 1, 1, 1, 0, false, true, true},
+                 // A 1x1 conv at stride 2 (a residual block's downsampling)
+                 // and an unpadded 3x3 one: the panel copies' loads of rows
+                 // past the plane's last reach into the planes' guard.
+                 Conv{2, 8, 13, 11, 10, 1, 1, 2, 0, false, true, false},
+                 Conv{1, 6, 9, 21, 12, 3, 3, 1, 0, true, true, true},
                  // u8 weights: C not a multiple of 4 (channels past the last
                  // hold the zero point too), padding, stride 2, 49 and 51
                  // positions (joined columns, row chunks), direct 1x1

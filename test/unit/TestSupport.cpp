@@ -2,6 +2,10 @@
 
 #include "TestSupport.h"
 
+#include <cstdlib>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Pipeline/Pipeline.h"
 
@@ -83,5 +87,19 @@ std::string evaluationError(const std::string &mlir, const std::vector<Tensor> &
   std::vector<Tensor> out = evaluate(mlir, inputs, &error);
   return out.empty() ? error : "";
 }
+
+GuardedBytes::GuardedBytes(size_t size, bool atEnd) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t body = (size + page - 1) / page * page;
+  mapped = body + 2 * page;
+  void *m = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED || mprotect(m, page, PROT_NONE) ||
+      mprotect(static_cast<char *>(m) + page + body, page, PROT_NONE))
+    std::abort();
+  map = static_cast<char *>(m);
+  bytes = reinterpret_cast<uint8_t *>(map + page + (atEnd ? body - size : 0));
+}
+
+GuardedBytes::~GuardedBytes() { munmap(map, mapped); }
 
 } // namespace nunc_test

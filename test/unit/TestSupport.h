@@ -47,6 +47,23 @@ inline uint32_t bits(float v) {
   return b;
 }
 
+/// `size` bytes between two inaccessible pages, flush against the one after
+/// them (`atEnd`) or the one before: a kernel that reads past that end
+/// faults instead of reading a neighbour's bytes.
+class GuardedBytes {
+public:
+  GuardedBytes(size_t size, bool atEnd);
+  ~GuardedBytes();
+  GuardedBytes(const GuardedBytes &) = delete;
+  GuardedBytes &operator=(const GuardedBytes &) = delete;
+  uint8_t *data() const { return bytes; }
+
+private:
+  char *map = nullptr;
+  size_t mapped = 0;
+  uint8_t *bytes = nullptr;
+};
+
 /// Diagnostics of a failed evaluation, e.g. for EXPECT_THAT(..., HasSubstr(..)).
 std::string evaluationError(const std::string &mlir, const std::vector<Tensor> &inputs);
 
