@@ -833,6 +833,9 @@ const std::vector<Conv> &convCases() {
                  // past the plane's last reach into the planes' guard.
                  Conv{2, 8, 13, 11, 10, 1, 1, 2, 0, false, true, false},
                  Conv{1, 6, 9, 21, 12, 3, 3, 1, 0, true, true, true},
+                 // K = 2304, 320 rows (zmm: 4 row chunks of 80 and a joined
+                 // column) over 2 images.
+                 Conv{2, 256, 7, 7, 320, 3, 3, 1, 1, false, true, true},
                  // u8 weights: C not a multiple of 4 (channels past the last
                  // hold the zero point too), padding, stride 2, 49 and 51
                  // positions (joined columns, row chunks), direct 1x1
