@@ -350,8 +350,8 @@ def int8_cnn_source(models, tmp_path, model, source):
                                           ("mobilenet", "qdq"), ("mobilenet", "static")])
 def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     """x86_64-avxvnni runs every one-group conv on its int8 convolution
-    kernels (ymm: the channel-block quantizer, im2col of the u8 blocks, the
-    AVX-VNNI GEMM with the weights as rows): `--quantize int8` (dynamic per
+    kernels (ymm: the channel-block quantizer, each GEMM task's im2col panel
+    of the u8 blocks, the AVX-VNNI GEMM with the weights as rows): `--quantize int8` (dynamic per
     tensor, s8 weights), quantize_dynamic's QUInt8 model (u8 weights with
     zero points) and quantize_static's QDQ model (static grids). Its
     testing twin x86_64-avxvnni-evex (the same kernels, VNNI instructions
@@ -390,6 +390,10 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     for t in ("x86_64-avxvnni", "x86_64-avxvnni-evex"):
         assert len(convs[t]) == want_convs and all(
             k.startswith("conv.int8.avxvnni[") for k in convs[t]), convs[t]
+        # Each GEMM task builds its panel (ResNet's convs; MobileNet's stem,
+        # its pointwise convs reading the blocks as they are).
+        assert sum("panel im2col" in k for k in convs[t]) == \
+            {"resnet": 16, "mobilenet": 1}[model], convs[t]
         assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs[t]), convs[t]
         assert all(("static" in k) == (source in ("qdq", "static")) for k in convs[t]), \
             convs[t]
@@ -447,6 +451,8 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
         convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
         assert len(convs) == want_convs and all(
             k.startswith("conv.int8.avx2[") for k in convs), convs
+        assert sum("panel im2col" in k for k in convs) == \
+            {"resnet": 16, "mobilenet": 1}[model], convs
         assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs), convs
         assert all(("static" in k) == static for k in convs), convs
         # A dynamic input's row constants, broadcast by a step of their own
