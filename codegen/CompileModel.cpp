@@ -210,11 +210,10 @@ struct ConvGeometry {
       return std::nullopt;
     return c;
   }
-  /// The GEMM building its own panels from padded planes, where it can
-  /// (the AVX-512 f32 GEMM).
+  /// The GEMM building its own panels from padded planes, where it can.
   std::optional<x86::Im2colConfig> panelIm2col(Isa isa) const {
     std::optional<x86::Im2colConfig> c = im2col(isa);
-    if (!c || isa != Isa::Avx512 || !x86::PanelIm2col::supports(*c, isa))
+    if (!c || !x86::PanelIm2col::supports(*c, isa))
       return std::nullopt;
     return c;
   }

@@ -43,11 +43,9 @@ public:
   }
 
   void generate() {
-    if constexpr (kAvx512) {
-      if (c.im2col) {
-        generateWithIm2col();
-        return;
-      }
+    if (c.im2col) {
+      generateWithIm2col();
+      return;
     }
     const int64_t nr = kVecs * kLanes;
     const int64_t panels = (c.n + nr - 1) / nr;
@@ -144,8 +142,8 @@ private:
       emitPanelIm2col(ic, rax, rsi, rbx);
     }
     // The last item panel's joined tail columns, transposed: from the same
-    // planes, or from the packed last panel (after this one).
-    if (split.tail) {
+    // planes, or from the packed last panel (after this one). (zmm only.)
+    if (kAvx512 && split.tail) {
       Label notLast;
       cmp(rsi, split.panels - 1);
       jne(notLast, T_NEAR);
@@ -190,7 +188,7 @@ private:
       add(r12, r15);
     }
     setRowStrides(c.lda * 4);
-    if (split.tail) {
+    if (kAvx512 && split.tail) {
       Label notLast;
       cmp(rsi, split.panels - 1);
       jne(notLast, T_NEAR);
@@ -211,11 +209,12 @@ private:
     nextItem(item, tasks, items);
     epilogueReturn(0);
     emitMicroKernels([&](int rows, int vecs, int lanes) { microKernel(rows, vecs, lanes); });
-    for (auto &[key, label] : dotLabels) {
-      L(*label);
-      dotKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
-      ret();
-    }
+    if constexpr (kAvx512)
+      for (auto &[key, label] : dotLabels) {
+        L(*label);
+        dotKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+        ret();
+      }
     emitConstants();
   }
 
@@ -225,6 +224,8 @@ private:
   /// padded planes at `src`, or from the packed last panel ([K][48]) there.
   void packTail(const GemmKernel::Im2colSplit &split, const Reg64 &src, const Reg64 &dst,
                 bool fromPanel) {
+    if constexpr (!kAvx512)
+      return;
     const Im2colConfig &ic = *c.im2col;
     const PaddedPlane plane = PanelIm2col::plane(ic);
     const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
@@ -269,6 +270,7 @@ private:
   /// lanes at the end; then the same epilogue as the panel's, one element
   /// at a time.
   void dotKernel(int rows, int cols, int first) {
+    static_assert(kAvx512, "joined tail columns: the zmm form");
     const GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(c);
     const int64_t nr = kVecs * kLanes;
     auto accOf = [&](int r, int j) { return Zmm(r * cols + j); };
@@ -482,11 +484,14 @@ private:
 } // namespace
 
 GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
-  const int64_t nr = 48, rowsPerTile = 8, wantItems = 8;
+  // zmm panels of 48 and tiles of 8 rows, or ymm ones of 16 and 6 (which
+  // join no tail columns).
+  const bool zmm = !c.im2col || c.im2col->panelWidth == 48;
+  const int64_t nr = zmm ? 48 : 16, rowsPerTile = zmm ? 8 : 6, wantItems = 8;
   Im2colSplit s;
   int64_t panels = (c.n + nr - 1) / nr, last = c.n - (panels - 1) * nr;
   s.panels = panels;
-  if (panels > 1 && last <= 4) {
+  if (zmm && panels > 1 && last <= 4) {
     s.panels = panels - 1;
     s.tail = last;
   }
@@ -508,8 +513,9 @@ GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
 }
 
 std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa isa) {
-  if (config.im2col && (isa != Isa::Avx512 || !PanelIm2col::supports(*config.im2col, isa)))
-    return nullptr; // the f32 convolution form is the zmm kernel's
+  if (config.im2col && (config.im2col->panelWidth != panelWidth(isa) ||
+                        !PanelIm2col::supports(*config.im2col, isa)))
+    return nullptr;
   return generatedFor<GemmGenerator>(isa, config);
 }
 

@@ -276,6 +276,9 @@ void PanelGemmKernel::emitPanelIm2colYmm(const Im2colConfig &ic, const Reg64 &pl
   const int64_t entryBytes = table.wordsPerVector() * 4;
   const int64_t delta = PanelIm2col::rowDelta(ic);
   const bool stride2 = ic.strideW == 2;
+  // From the input itself (no guard around it): masked loads, which touch
+  // no lane outside their row.
+  const bool masked = PanelIm2col::readsInput(ic);
   // Two value slots (ymm0-1) with their loads (ymm2-5); the row masks in
   // ymm6-15, both vectors' at once where they fit.
   auto value = [](int slot) { return Ymm(slot); };
@@ -314,6 +317,13 @@ void PanelGemmKernel::emitPanelIm2colYmm(const Im2colConfig &ic, const Reg64 &pl
         const Ymm z = value(slot), x = loaded(slot, 0);
         for (int r = 0; r < table.rows; ++r) {
           Address src = ptr[base[v - v0] + (tapOffset + r * delta) * 4];
+          if (masked) {
+            // Each row's lanes alone (zero elsewhere), or-ed together.
+            vpmaskmovd(r == 0 ? z : x, mask(v - v0, r), src);
+            if (r > 0)
+              vpor(z, z, x);
+            continue;
+          }
           if (stride2) {
             // The even elements of 16: a0 a2 b0 b2 | a4 a6 b4 b6, then the
             // middle quadwords swapped.
@@ -342,10 +352,8 @@ void PanelGemmKernel::emitPanelIm2colYmm(const Im2colConfig &ic, const Reg64 &pl
 }
 
 bool PanelIm2col::readsInput(const Im2colConfig &c) {
-  // (The ymm copies load whole vectors, past a plane's end: padded planes
-  // with their guard only.)
   PaddedPlane p = paddedPlane(c, Isa::Avx512);
-  return c.panelWidth == 48 && c.strideW == 1 && c.padTop == 0 && c.padLeft == 0 && p.rows == c.height &&
+  return c.strideW == 1 && c.padTop == 0 && c.padLeft == 0 && p.rows == c.height &&
          p.cols == c.width;
 }
 

@@ -560,9 +560,10 @@ protected:
   void emitPanelIm2col(const Im2colConfig &c, const Xbyak::Reg64 &planes,
                        const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer);
   /// The same for panels of 16 ([K][16] words) in two ymm vectors, each
-  /// row's lanes merged under a lane mask in a register (ymm6-15), the
-  /// loads unmasked (the planes' guard takes what lies past them). Clobbers
-  /// rcx, rdx, r8..r11 and ymm0..ymm15.
+  /// row's lanes merged under a lane mask in a register (ymm6-15): from
+  /// padded planes by unmasked loads (their guard takes what lies past
+  /// them) and vpblendvb; from the input itself (PanelIm2col::readsInput)
+  /// by masked loads. Clobbers rcx, rdx, r8..r11 and ymm0..ymm15.
   void emitPanelIm2colYmm(const Im2colConfig &c, const Xbyak::Reg64 &planes,
                           const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer);
 

@@ -75,6 +75,23 @@ def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, na
                     "row chunks, last 1 columns as dot products]" in k, k
             elif "x3136x" in k or "x12544x" in k:
                 assert k.startswith("conv.panel-im2col+gemm.avx512["), k
+    elif target == "x86_64-avx2":
+        # The ymm GEMM builds its panels of 16 positions inside its tasks
+        # too: from padded planes, or (1x1 stride-1 convs) from the input
+        # itself by masked loads; only convs with few panels split their
+        # rows and share an im2col pass.
+        convs = [k["kernel"] for k in manifest["kernels"] if k["kernel"].startswith("conv.")]
+        assert (len(convs) > 0) == (name in ("resnet", "mobilenet"))
+        for k in convs:
+            assert k.startswith("conv.panel-im2col+gemm.avx2[") or (
+                k.startswith("conv.im2col+gemm.avx2[") and "row chunks" in k), k
+        # MobileNet's pointwise convs read their input as it is (ResNet's
+        # 1x1 convs have stride 2).
+        reads = [k for k in convs if "panels from the input" in k]
+        assert all("1x1 kernel" in k for k in reads), reads
+        assert len(reads) == (0 if name != "mobilenet" else len(
+            [k for k in convs if "1x1 kernel" in k and "row chunks" not in k])), convs
+        assert name != "mobilenet" or len(reads) >= 14, convs
     feeds = random_inputs(name, batch, seq or 16, 1)
     for threads in (1, 2):
         outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / f"w{threads}"),

@@ -112,10 +112,12 @@ TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
 /// with C in the residual's storage; the few last columns it joins to the
 /// panel before (dot products over K, in another order) agree with the
 /// double-precision convolution.
-TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
-  if (!hostHas(Isa::Avx512))
-    GTEST_SKIP() << "the host lacks AVX-512";
-  const Isa isa = Isa::Avx512;
+class PanelIm2colTest : public ::testing::TestWithParam<Isa> {};
+
+TEST_P(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
+  const Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks the ISA";
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
   int tested = 0, joined = 0, chunked = 0, readInput = 0;
@@ -127,7 +129,7 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
       for (auto [kernel, stride, pad, dilation] : std::vector<std::array<int64_t, 4>>{
                {3, 1, 1, 1}, {3, 2, 1, 1}, {1, 1, 0, 1}, {1, 2, 0, 1}, {7, 2, 3, 1},
                {3, 1, 2, 2}, {2, 2, 0, 1}})
-        for (int64_t m : {7, 17, 64}) {
+        for (int64_t m : {7, 17, 48}) {
           Im2colConfig c =
               geometry(channels, height, width, kernel, stride, pad, dilation, isa);
           if (c.outH <= 0 || c.outW <= 0 || !PanelIm2col::supports(c, isa))
@@ -187,8 +189,12 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
 
           // With row chunks, the chunks share the im2col packed before.
           GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(cfg);
+          // The input ends against an inaccessible page: the copies read
+          // nothing past it.
+          nunc_test::GuardedBytes guardedIn(in.size() * 4, /*atEnd=*/true);
+          std::memcpy(guardedIn.data(), in.data(), in.size() * 4);
           const void *panels = !split.packPerItem ? (const void *)packed.data()
-                               : direct           ? (const void *)in.data()
+                               : direct           ? (const void *)guardedIn.data()
                                                   : (const void *)padded.data();
           readInput += direct && split.packPerItem;
           // C in the residual's storage, as the memory plan may put it.
@@ -234,11 +240,21 @@ TEST(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           chunked += split.chunks > 1;
         }
   EXPECT_GT(tested, 300);
-  EXPECT_GT(joined, 20);
   EXPECT_GT(chunked, 20);
   EXPECT_GT(readInput, 20);
-  EXPECT_EQ(tails, (std::set<int64_t>{0, 1, 2, 3, 4})) << "joined tails of every width";
+  if (isa == Isa::Avx512) {
+    EXPECT_GT(joined, 20);
+    EXPECT_EQ(tails, (std::set<int64_t>{0, 1, 2, 3, 4})) << "joined tails of every width";
+  } else {
+    EXPECT_EQ(joined, 0) << "panels of 16 join no columns";
+  }
 }
+
+INSTANTIATE_TEST_SUITE_P(Isas, PanelIm2colTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
+                         [](const auto &info) {
+                           return info.param == Isa::Avx512 ? std::string("avx512")
+                                                            : std::string("avx2");
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Isas, Im2colKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
