@@ -23,6 +23,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Plan/MemoryPlan.h"
 #include "nunc/Transforms/BatchNormParams.h"
@@ -1311,6 +1312,16 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
         cfg.tableOutput = roundTableToGrid(*table, *t);
     }
   }
+  if (qc.getOneStepRequantization()) {
+    // The bias and scales fold into the rows (packOneStepRows), the
+    // activation into the codes' bounds.
+    EpilogueActivation e = EpilogueActivation::of(qc);
+    auto [lo, hi] = oneStepCodeBounds(e.kind, e.min, e.max, cfg.u8Output->scale,
+                                      cfg.u8Output->zeroPoint);
+    cfg.oneStep = x86::Int8GemmConfig::OneStep{lo, hi};
+    cfg.bias = false;
+    cfg.activation = x86::Activation();
+  }
   return cfg;
 }
 
@@ -1940,7 +1951,23 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
       return qc.emitError("quantized_conv needs a constant bias");
-    if (cfg.u8Output && qcfg.fixed && !cfg.residual && cfg.outputTable.empty()) {
+    if (cfg.oneStep) {
+      // Every scaled sum within 2^30 (|sum| <= 255 sum |w| plus the bias
+      // code, times the row's scale): the conversion needs no clamp.
+      const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
+      double worst = 0;
+      for (int64_t m = 0; m < g->outChannels; ++m) {
+        double absSum = 0;
+        for (int64_t i = 0; i < perRow; ++i)
+          absSum += std::abs(cfg.u8Weights ? static_cast<uint8_t>(raw[m * perRow + i]) -
+                                                 g->weightZeroPoints[m]
+                                           : static_cast<int8_t>(raw[m * perRow + i]));
+        const float s = qcfg.scale * g->scales[g->scales.size() > 1 ? m : 0];
+        const double bq = bias ? std::abs(oneStepBiasCode((*bias)[m], s)) : 0;
+        worst = std::max(worst, (255 * absSum + bq) * (s / cfg.u8Output->scale));
+      }
+      cfg.u8Bounded = worst < 1073741824.0;
+    } else if (cfg.u8Output && qcfg.fixed && !cfg.residual && cfg.outputTable.empty()) {
       const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
       std::vector<double> absSums(g->outChannels, 0);
       SmallVector<float> scales(g->outChannels);
@@ -1968,8 +1995,15 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
         normShift ? normShift->data() : nullptr,
         cfg.u8Weights ? g->weightZeroPoints.data() : nullptr);
-    if (cfg.broadcastRows && !g->rowBroadcast)
+    if (cfg.oneStep) {
+      rows = x86::Int8ConvGemm::packOneStepRows(
+          rows, g->outChannels, g->scales.data(), g->scales.size() > 1,
+          bias ? bias->data() : nullptr, qcfg.zeroPoint, qcfg.scale, cfg.u8Output->scale);
+      if (cfg.broadcastRows)
+        rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, 1, 1.f);
+    } else if (cfg.broadcastRows && !g->rowBroadcast) {
       rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, qcfg.zeroPoint, qcfg.scale);
+    }
     // (The AVX2 form's rows are s16.)
     std::vector<int16_t> wide;
     if (x86::Int8ConvGemm::weightBytes(cfg.isa) == 2)
@@ -2024,10 +2058,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.description =
         llvm::formatv("conv.int8.{11}[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
-                      qcfg.codes ? "static, u8 in" : qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", cfg.bias ? " +bias" : "",
+                      qcfg.codes ? "static, u8 in" : qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", qc.getBias() ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
                       describeActivation(qc),
-                      std::string(qc.getOutputQuantization() ? " +requantize" : "") +
+                      std::string(!qc.getOutputQuantization() ? ""
+                                  : cfg.oneStep               ? " +requantize in one step"
+                                                              : " +requantize") +
                           (qc.getNormScale() ? " +normalize" : "") +
                           (qc.getNormQuantization() ? " +requantize" : "") +
                           (cfg.outputTable.empty()
@@ -2898,6 +2934,9 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       // codes of that conv's input grid.
       pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization(readsU8));
     }
+    // Last: the codes handed over, in one multiply.
+    if (options.oneStepRequantization)
+      pm.nest<func::FuncOp>().addPass(createOneStepRequantization());
     if (failed(pm.run(module)))
       return failure();
   }

@@ -1,6 +1,7 @@
 //===- Int8GemmKernel.cpp - u8 x s8 GEMMs (xbyak) -------------------------===//
 
 #include "Int8GemmKernel.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -107,6 +108,26 @@ std::vector<uint32_t> Int8ConvGemm::packRows(const std::vector<int8_t> &packed, 
       std::memcpy(&out[words * o + 4], &normScale[o], 4);
       std::memcpy(&out[words * o + 5], &normShift[o], 4);
     }
+  }
+  return out;
+}
+
+std::vector<uint32_t> Int8ConvGemm::packOneStepRows(const std::vector<uint32_t> &rows,
+                                                    int64_t m, const float *scales,
+                                                    bool perRow, const float *bias,
+                                                    int32_t zeroPoint, float scale,
+                                                    float outputScale) {
+  std::vector<uint32_t> out(rows);
+  for (int64_t o = 0; o < m; ++o) {
+    int32_t sum;
+    std::memcpy(&sum, &rows[4 * o], 4);
+    const float s = scale * scales[perRow ? o : 0];
+    const int32_t bq = bias ? oneStepBiasCode(bias[o], s) : 0;
+    out[4 * o] = static_cast<uint32_t>(sum) * static_cast<uint32_t>(zeroPoint) -
+                 static_cast<uint32_t>(bq);
+    const float multiplier = s / outputScale;
+    std::memcpy(&out[4 * o + 1], &multiplier, 4);
+    out[4 * o + 2] = 0;
   }
   return out;
 }
@@ -1186,9 +1207,13 @@ private:
     if constexpr (kZmm) {
       const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
       vpbroadcastd(bReg(0), ptr[rsi + row]);
-      vpmulld(bReg(0), bReg(0), ptr_b[rdx]);
-      vbroadcastss(bReg(1), ptr[rdx + 4]);
-      vmulps(bReg(1), bReg(1), ptr_b[rsi + row + 4]);
+      if (c.oneStep) { // both folded at compile time
+        vbroadcastss(bReg(1), ptr[rsi + row + 4]);
+      } else {
+        vpmulld(bReg(0), bReg(0), ptr_b[rdx]);
+        vbroadcastss(bReg(1), ptr[rdx + 4]);
+        vmulps(bReg(1), bReg(1), ptr_b[rsi + row + 4]);
+      }
       if (positionPairs())
         vpbroadcastd(bReg(2), ptr[rsi + row + 12]);
     }
@@ -1412,8 +1437,10 @@ private:
         // No registers to keep them for the row: the same constants, per
         // vector (the k loop dominates: K >= 4 x 9 in a 3x3 conv).
         vpbroadcastd(temp(0), ptr[rsi + row]);
-        vpbroadcastd(temp(1), ptr[rdx]);
-        vpmulld(temp(0), temp(0), temp(1));
+        if (!c.oneStep) {
+          vpbroadcastd(temp(1), ptr[rdx]);
+          vpmulld(temp(0), temp(0), temp(1));
+        }
         vpsubd(x, x, temp(0));
         if (positionPairs()) { // + (128 - zw) P
           vpbroadcastd(temp(0), ptr[rsi + row + 12]);
@@ -1425,9 +1452,11 @@ private:
           }
         }
         vcvtdq2ps(x, x);
-        vbroadcastss(temp(0), ptr[rdx + 4]);
-        vbroadcastss(temp(1), ptr[rsi + row + 4]);
-        vmulps(temp(0), temp(0), temp(1));
+        vbroadcastss(temp(0), ptr[rsi + row + 4]);
+        if (!c.oneStep) {
+          vbroadcastss(temp(1), ptr[rdx + 4]);
+          vmulps(temp(0), temp(1), temp(0)); // input scale x weight scale
+        }
         vmulps(x, x, temp(0));
         if (c.bias) {
           vbroadcastss(temp(0), ptr[rsi + row + 8]);
@@ -1610,8 +1639,18 @@ private:
   /// results saturate anyway: the conversion would turn a quotient past
   /// 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
   void storeU8(const Vmm &x, const Reg64 &base, int64_t offset, int lanes, bool quotient = true) {
-    if (quotient)
+    if (c.oneStep) {
+      // x is the scaled sum already: its codes minus the zero point,
+      // within the activation's bounds (and the conversion's range).
+      const int32_t zp = c.u8Output->zeroPoint;
+      if (!c.u8Bounded || c.oneStep->lo > 0 || c.oneStep->hi < 255) {
+        vmaxps(x, x, constAddr(static_cast<float>(c.oneStep->lo - zp)));
+        vminps(x, x, constAddr(static_cast<float>(c.oneStep->hi - zp)));
+      }
+      vcvtps2dq(x, x);
+    } else if (quotient) {
       emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);
+    }
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients
     vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
@@ -1688,6 +1727,13 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // a table of the last grid's codes: the convolutions
   if (config.outputTable.empty() && config.tableOutput.kind != Activation::None)
     return nullptr; // the table's grid needs a table
+  if (config.oneStep &&
+      (!config.convolution || !config.u8Output || config.normalize || config.bias ||
+       config.residual || config.ranges || !config.outputTable.empty() ||
+       config.activation.kind != Activation::None ||
+       config.activationInput.kind != Activation::None || config.oneStep->lo < 0 ||
+       config.oneStep->hi > 255 || config.oneStep->lo > config.oneStep->hi))
+    return nullptr; // one step: scale and bias folded, the activation as code bounds
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
                           config.perRowA || config.u8Weights || config.lda % 2 ||
                           config.lda / 2 < Int8GemmKernel::paddedK(config.k, config.isa)))

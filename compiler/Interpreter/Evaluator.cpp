@@ -578,6 +578,11 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         std::optional<Type> grid = o.getInputQuantization();
         if (isa<quant::QuantizedType>(element))
           grid = element;
+        if (o.getOneStepRequantization())
+          return one(quantizedConvOneStep(
+              valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
+              *inputQuantization(grid), opt(o.getBias()), w, activationOf(o),
+              *inputQuantization(o.getOutputQuantization()), weightZeroPoints(o.getWeight())));
         Expected<Tensor> y = quantizedConv(
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),

@@ -203,6 +203,17 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
                                const Tensor *residual, const WindowAttrs &attrs,
                                const FusedActivation &act,
                                llvm::ArrayRef<int32_t> weightZeroPoints = {});
+/// quantized_conv's one_step_requantization: the u8 codes of `output`,
+/// clamp(round_half_even(fl(float(acc + bq[m]) * fl(s[m] / output.scale)))
+/// + zp, lo, hi) with acc the exact s32 sums, s[m] = fl(input scale x
+/// weight scale[m]), bq = oneStepBiasCode and [lo, hi] = oneStepCodeBounds
+/// (nunc/Dialect/Nunc/OneStepRequantization.h).
+Expected<Tensor> quantizedConvOneStep(const Tensor &x, const Tensor &w,
+                                      llvm::ArrayRef<float> scales, InputQuantization input,
+                                      const Tensor *b, const WindowAttrs &attrs,
+                                      const FusedActivation &act, InputQuantization output,
+                                      llvm::ArrayRef<int32_t> weightZeroPoints = {});
+
 /// The grids a QDQ model rounds attention's intermediates to (see
 /// nunc.attention): Q K^T, scaled, masked, the softmax output, P V.
 struct AttentionGrids {

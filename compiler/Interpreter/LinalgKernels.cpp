@@ -2,6 +2,7 @@
 
 #include "KernelSupport.h"
 #include "Kernels.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -497,11 +498,45 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
   return out;
 }
 
+namespace {
+struct OneStep {
+  float scale;
+  int32_t zeroPoint;
+};
+
+Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
+                                   std::optional<InputQuantization> fixed, const Tensor *b,
+                                   const Tensor *residual, const WindowAttrs &attrs,
+                                   const FusedActivation &act,
+                                   llvm::ArrayRef<int32_t> weightZeroPoints,
+                                   std::optional<OneStep> oneStep);
+} // namespace
+
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
                                const FusedActivation &act,
                                llvm::ArrayRef<int32_t> weightZeroPoints) {
+  return quantizedConvImpl(x, w, scales, fixed, b, residual, attrs, act, weightZeroPoints,
+                           std::nullopt);
+}
+
+Expected<Tensor> quantizedConvOneStep(const Tensor &x, const Tensor &w,
+                                      llvm::ArrayRef<float> scales, InputQuantization input,
+                                      const Tensor *b, const WindowAttrs &attrs,
+                                      const FusedActivation &act, InputQuantization output,
+                                      llvm::ArrayRef<int32_t> weightZeroPoints) {
+  return quantizedConvImpl(x, w, scales, input, b, nullptr, attrs, act, weightZeroPoints,
+                           OneStep{output.scale, output.zeroPoint});
+}
+
+namespace {
+Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
+                                   std::optional<InputQuantization> fixed, const Tensor *b,
+                                   const Tensor *residual, const WindowAttrs &attrs,
+                                   const FusedActivation &act,
+                                   llvm::ArrayRef<int32_t> weightZeroPoints,
+                                   std::optional<OneStep> oneStep) {
   if (x.dtype() != DType::F32 || !(w.dtype() == DType::I8 || w.dtype() == DType::U8) ||
       (b && b->dtype() != DType::F32))
     return kernelError("quantized_conv needs an f32 input and bias and an s8 or u8 weight");
@@ -543,6 +578,29 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
     wq[i] = static_cast<int32_t>(w.getInt(i)) - zw;
   }
   std::vector<int64_t> sums = integerConvSums(win, q, cin, wq, m, /*group=*/1);
+  if (oneStep) {
+    // The codes of the output grid in one multiply (one_step_requantization).
+    NUNC_ASSIGN_OR_RETURN(codes, Tensor::create(DType::U8, outShape));
+    const auto [lo, hi] =
+        oneStepCodeBounds(act.kind, act.min, act.max, oneStep->scale, oneStep->zeroPoint);
+    uint8_t *oc8 = codes.mutableAs<uint8_t>();
+    for (int64_t n = 0; n < win.batch; ++n)
+      for (int64_t oc = 0; oc < m; ++oc) {
+        const float s = scale * scales[scales.size() == 1 ? 0 : oc];
+        const float multiplier = s / oneStep->scale;
+        const int32_t bq = b ? oneStepBiasCode(b->as<float>()[oc], s) : 0;
+        const int64_t at = (n * m + oc) * outPixels;
+        for (int64_t p = 0; p < outPixels; ++p) {
+          // s32 arithmetic as the kernels' (wrapping; the sums fit).
+          const auto acc = static_cast<int32_t>(
+              static_cast<uint32_t>(sums[at + p]) + static_cast<uint32_t>(bq));
+          const float t = static_cast<float>(acc) * multiplier;
+          const double code = std::nearbyint(static_cast<double>(t)) + oneStep->zeroPoint;
+          oc8[at + p] = static_cast<uint8_t>(std::clamp<double>(code, lo, hi));
+        }
+      }
+    return codes;
+  }
   float *of = out.mutableAs<float>();
   for (int64_t n = 0; n < win.batch; ++n)
     for (int64_t oc = 0; oc < m; ++oc) {
@@ -558,6 +616,7 @@ Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<
     }
   return residualAndActivation(std::move(out), residual, act);
 }
+} // namespace
 
 namespace {
 

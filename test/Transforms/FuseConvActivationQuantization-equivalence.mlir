@@ -4,15 +4,18 @@
 // The compiled library (where the pass runs with the target's kernels: on
 // AVX-512 hosts the int8 convs write u8 codes and the depthwise kernels read
 // them, the stride-2 one splitting rows, the stride-1 one copying them; 37
-// columns leave tails for both) agrees up to the order of the depthwise
+// columns leave tails for both; then nunc-one-step-requantization) agrees
+// with the reference of the one-step form up to the order of the depthwise
 // sums (its kernels alone: WindowKernelTest, bit for bit), which moves a
 // few of the projection's inputs across a rounding boundary of its grid.
 // RUN: nunc-opt %s --nunc-fuse-conv-activation-quantization -o %t.fused.mlir
 // RUN: FileCheck %s --input-file %t.fused.mlir
+// RUN: nunc-opt %t.fused.mlir --nunc-one-step-requantization -o %t.onestep.mlir
 // RUN: nunc run --reference %s --random-inputs --seed 5 -o %t.ref.npz
 // RUN: nunc run --reference %t.fused.mlir --random-inputs --seed 5 -o %t.fused.npz
+// RUN: nunc run --reference %t.onestep.mlir --random-inputs --seed 5 -o %t.onestep.npz
 // RUN: nunc run %s --random-inputs --seed 5 -o %t.jit.npz
-// RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(a[k], b[k]) for k in ('y', 'z', 'p', 'c')]; np.testing.assert_array_equal(c['c'], a['c']); [np.testing.assert_allclose(c[k], a[k], rtol=1e-5, atol=1e-6) for k in ('y', 'z')]; assert (np.abs(c['p'] - a['p']) > 1e-4).mean() < 0.01; assert all(np.unique(a[k]).size > 50 for k in ('y', 'z', 'p', 'c'))" %t.ref.npz %t.fused.npz %t.jit.npz
+// RUN: %python -c "import sys, numpy as np; a, b, o, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(a[k], b[k]) for k in ('y', 'z', 'p', 'c')]; np.testing.assert_array_equal(c['c'], o['c']); [np.testing.assert_allclose(c[k], o[k], rtol=1e-5, atol=1e-6) for k in ('y', 'z')]; assert (np.abs(c['p'] - o['p']) > 1e-4).mean() < 0.01; assert all(np.unique(a[k]).size > 50 for k in ('y', 'z', 'p', 'c'))" %t.ref.npz %t.fused.npz %t.onestep.npz %t.jit.npz
 
 // CHECK-COUNT-5: u8_output
 // CHECK-NOT: nunc.conv

@@ -15,6 +15,7 @@
 #include "Kernels.h"
 #include "QuantizeRowsKernel.h"
 #include "TestSupport.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 
 #include "gtest/gtest.h"
 
@@ -24,6 +25,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -93,7 +95,7 @@ struct Conv {
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
 
-int panelIm2colCases = 0, tailCases = 0, broadcastCases = 0;
+int panelIm2colCases = 0, tailCases = 0, broadcastCases = 0, oneStepCases = 0;
 /// Codes of table entries at the ends of their grid (saturated).
 int64_t tableCodeEnds = 0;
 
@@ -556,6 +558,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     EXPECT_FALSE(Int8GemmKernel::generate(gelu)) << "a range the epilogue would clobber";
   }
 
+  std::vector<int64_t> sums(out.size() - 1);
   for (int64_t n = 0; n < p.batch; ++n)
     for (int64_t o = 0; o < p.m; ++o)
       for (int64_t y = 0; y < oh; ++y)
@@ -582,7 +585,54 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
           }
           ASSERT_EQ(out[at], want) << "image " << n << " channel " << o << " at " << y << ", "
                                    << xx << " (sum " << acc << ")";
+          sums[at] = acc;
         }
+
+  // One-step requantization (quantized_conv's one_step_requantization): the
+  // bias and scales folded into the rows, the codes round(float(sum + bq)
+  // x fl(s / s_y)) + zp within an activation's bounds, from every form;
+  // with the rows broadcast where the codegen broadcasts them (ymm, s8
+  // weights).
+  if (!p.residual && !p.normalize) {
+    const float outScale = gridA[0];
+    const int32_t outZp = static_cast<int32_t>(gridA[1]);
+    std::vector<uint32_t> oneRows = Int8ConvGemm::packOneStepRows(
+        rows, p.m, scales.data(), true, p.bias ? bias.data() : nullptr, zp, scale, outScale);
+    Int8GemmConfig one = cfg;
+    one.bias = false;
+    one.u8Output = Int8GemmConfig::U8Output{outScale, outZp};
+    if (!Int8GemmKernel::zmm(form.isa) && !p.u8Weights) {
+      one.broadcastRows = true;
+      oneRows = Int8ConvGemm::broadcastRows(oneRows, p.m, 1, 1.f);
+    }
+    for (auto [lo, hi, bounded] : {std::tuple{0, 255, false}, std::tuple{0, 255, true},
+                                   std::tuple{outZp, 255, false}, std::tuple{30, 200, true}}) {
+      SCOPED_TRACE("one step [" + std::to_string(lo) + ", " + std::to_string(hi) + "]" +
+                   (bounded ? " bounded" : ""));
+      one.oneStep = Int8GemmConfig::OneStep{lo, hi};
+      one.u8Bounded = bounded;
+      std::unique_ptr<JitKernel> k = Int8GemmKernel::generate(one);
+      ASSERT_TRUE(k);
+      std::vector<uint8_t> codes(sums.size() + 64, 0xa5);
+      const void *oArgs[] = {weights,         packed.data(), oneRows.data(), params,
+                             residual.data(), codes.data(),  nullptr,        tails.data()};
+      for (int64_t t = 0; t < Int8ConvGemm::numTasks(one); ++t)
+        ASSERT_EQ(k->function()(oArgs, t, 0), 0);
+      for (size_t i = sums.size(); i < codes.size(); ++i)
+        ASSERT_EQ(codes[i], 0xa5) << "wrote past the codes";
+      for (size_t i = 0; i < sums.size(); ++i) {
+        const int64_t o = static_cast<int64_t>(i) / positions % p.m;
+        const float s = scale * scales[o];
+        const int32_t bq = p.bias ? oneStepBiasCode(bias[o], s) : 0;
+        const auto acc = static_cast<int32_t>(static_cast<uint32_t>(sums[i]) +
+                                              static_cast<uint32_t>(bq));
+        const float t = static_cast<float>(acc) * (s / outScale);
+        const double want = std::clamp<double>(std::nearbyint(t) + outZp, lo, hi);
+        ASSERT_EQ(codes[i], static_cast<uint8_t>(want)) << "at " << i << " (sum " << sums[i] << ")";
+      }
+    }
+    ++oneStepCases;
+  }
 }
 
 /// The channel-block quantizer's bytes against x / scale with division
@@ -764,6 +814,7 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
     check(p, rng);
   EXPECT_GE(panelIm2colCases, 14);
   EXPECT_GE(tailCases, 10);
+  EXPECT_GE(oneStepCases, 6);
   EXPECT_GT(tableCodeEnds, 100) << "the table's u8 grid hardly saturates";
 }
 
@@ -774,12 +825,14 @@ TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
   std::optional<Form> form = hostAvxVnni();
   if (!form)
     GTEST_SKIP() << "the host has neither AVX-VNNI nor AVX-512 VNNI";
-  const int before = broadcastCases, panelsBefore = panelIm2colCases;
+  const int before = broadcastCases, panelsBefore = panelIm2colCases,
+            oneStepBefore = oneStepCases;
   std::mt19937 rng(63);
   for (const Conv &p : convCases())
     check(p, rng, *form);
   EXPECT_GE(broadcastCases - before, 5);
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
+  EXPECT_GE(oneStepCases - oneStepBefore, 6);
 }
 
 /// The AVX2 form (no VNNI: the AVX-VNNI form's panels and tiles, s16
@@ -793,12 +846,14 @@ TEST(Int8ConvKernelTest, Avx2MatchesTheIntegerConvolution) {
     const std::vector<int16_t> want = {1, 3, -2, -4, 127, 0, -128, 5};
     EXPECT_EQ(Int8ConvGemm::widenWeights(packed), want) << "each group as (w0, w2, w1, w3)";
   }
-  const int before = broadcastCases, panelsBefore = panelIm2colCases;
+  const int before = broadcastCases, panelsBefore = panelIm2colCases,
+            oneStepBefore = oneStepCases;
   std::mt19937 rng(65);
   for (const Conv &p : convCases())
     check(p, rng, Form{Int8Isa::Avx2, false});
   EXPECT_GE(broadcastCases - before, 5);
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
+  EXPECT_GE(oneStepCases - oneStepBefore, 6);
 }
 
 const std::vector<Conv> &convCases() {

@@ -195,6 +195,14 @@ cl::opt<bool> elementwiseChains(
              "pass per op, the same values, except that a depthwise conv then reading u8 codes "
              "on AVX-512 VNNI or AVX-VNNI sums in integers and may round a tie the other way)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
+cl::opt<bool> oneStepRequantization(
+    "one-step-requantization",
+    cl::desc("Compute the u8 codes an int8 convolution hands to the next one as onnxruntime's "
+             "QLinearConv does: its sum plus the bias on the sum's grid, times one scale, "
+             "rounded (default on; --one-step-requantization=false rounds the f32 result, "
+             "scaled sum plus bias, to its grid by an exact division: a code apart where the two "
+             "straddle a rounding boundary)"),
+    cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
                                "the generic path"),
@@ -386,6 +394,7 @@ int runCompile() {
   options.externalWeights = weightsMode == "external";
   options.winograd = winograd;
   options.elementwiseChains = elementwiseChains;
+  options.oneStepRequantization = oneStepRequantization;
   llvm::Expected<TargetInfo> t = resolveTarget(target);
   if (!t)
     return fail("compile", llvm::toString(t.takeError()));

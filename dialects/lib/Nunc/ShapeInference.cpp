@@ -1497,6 +1497,18 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                             "!quant.uniform<u8:f32, scale:zp>";
     types.front() = cast<TensorType>(types.front()).clone(*grid);
   }
+  if (getOneStepRequantization()) {
+    const bool staticInput = isa<quant::QuantizedType>(element) ||
+                             (getActivationQuantization() == "static" && getInputQuantization());
+    const StringRef act = getActivation();
+    if (!getU8Output() || !staticInput || getResidual() || getNormScale() || getOutputTable() ||
+        !(act == "none" || act == "relu" || act == "clip") ||
+        getActivationPostMul().convertToFloat() != 1.f ||
+        getActivationPostAdd().convertToFloat() != 0.f)
+      return emitError() << "one_step_requantization needs u8_output, a static input, no "
+                            "residual, normalization or output table, and an activation of "
+                            "none, relu or clip";
+  }
   return success();
 }
 

@@ -35,6 +35,9 @@ struct CompileOptions {
   /// Runs of elementwise ops become one nunc.elementwise_chain each, one
   /// kernel pass (nunc-fuse-elementwise-chains).
   bool elementwiseChains = true;
+  /// Static int8 convs writing u8 codes requantize in one multiply
+  /// (nunc-one-step-requantization).
+  bool oneStepRequantization = true;
   llvm::raw_ostream *planStream = nullptr;
 };
 

@@ -494,6 +494,29 @@ def FuseConvActivationQuantization
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp"> {
+  let summary = "Requantizes int8 conv results into u8 codes in one multiply, as onnxruntime";
+  let description = [{
+    Target lowering for static int8 CNNs, after the u8 handovers
+    (nunc-fuse-conv-activation-quantization). A quantized_conv writing u8
+    codes (`u8_output`) from a static input, with no residual,
+    normalization or output table and an activation of none, Relu or Clip,
+    gets `one_step_requantization`: its codes become
+    round(float(sum + bias code) x fl(s[m] / s_y)) + zp within the
+    activation's code bounds, as onnxruntime's QLinearConv (and its QDQ
+    convs) requantize, where the two-step form rounds the f32 result
+    float(sum) x s[m] + bias to its grid (an exact quotient by s_y). A QDQ
+    model's bias is an int32 on s[m]'s grid, so it then computes as
+    onnxruntime runs that model; nunc's own static PTQ bias moves by at most
+    half of s[m] (far below s_y). The two forms differ where the scaled sum
+    lies within an ulp of a code's rounding boundary (a code apart). The
+    epilogue takes ~4 fewer instructions per vector (no bias add, exact
+    quotient or activation), which is most of what the small-K convs of
+    MobileNet-like networks cost.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def FuseAttentionQuantization : Pass<"nunc-fuse-attention-quantization", "func::FuncOp"> {
   let summary = "Hands a QDQ model's Q, K and V to its attention as u8 codes";
   let description = [{

@@ -816,6 +816,22 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     in the epilogue. `table_quantization` (a per-tensor grid, with a table
     only) rounds the entries; with `u8_output` it is the u8 grid whose
     codes the result holds, in place of the last grid.
+
+    `one_step_requantization` (with `u8_output` and a static input: fixed
+    `input_quantization` or u8 codes; no residual, normalization or table;
+    activation none, Relu or Clip) computes the codes as onnxruntime's
+    QLinearConv requantizes: with acc the exact s32 sum of
+    (x - zp_x)(w - zw) and s[m] = fl(scale_input * scale_weight[m]),
+    q = clamp(round_half_even(fl(float(acc + bq[m]) * fl(s[m] / s_y)))
+    + zp_y, lo, hi), where bq[m] = round_half_even(bias[m] / s[m]) (the
+    bias on the sums' own grid, in double; 0 without bias), float() rounds
+    to nearest even, and the activation bounds the codes: [lo, hi] =
+    [0, 255], with Relu [zp_y, 255], with Clip(a, b) [zp_y + round(a / s_y),
+    zp_y + round(b / s_y)] within [0, 255] (quotients correctly rounded,
+    then rounded half to even). One multiply per value where the two-step
+    form scales, adds the bias and divides by s_y exactly; a QDQ model's
+    bias, an int32 on s[m]'s grid, then computes exactly as onnxruntime
+    runs it (see nunc-one-step-requantization).
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -833,7 +849,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
                             DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides),
                        activationAttrs, (ins UnitAttr:$u8_output,
                                              OptionalAttr<DenseF32ArrayAttr>:$output_table,
-                                             OptionalAttr<TypeAttr>:$table_quantization));
+                                             OptionalAttr<TypeAttr>:$table_quantization,
+                                             UnitAttr:$one_step_requantization));
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?

@@ -1,0 +1,38 @@
+// RUN: nunc-opt %s -split-input-file --nunc-one-step-requantization | FileCheck %s
+
+// An int8 conv writing u8 codes from a static input, with a Clip (or Relu,
+// or none) before its grid: its codes come from one multiply.
+// CHECK-LABEL: func.func @static_codes(
+// CHECK: nunc.quantized_conv {{.*}}activation = "clip"{{.*}}one_step_requantization{{.*}}u8_output
+// CHECK: nunc.quantized_conv {{.*}}activation = "relu"{{.*}}one_step_requantization{{.*}}u8_output
+func.func @static_codes(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>> {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %w2 = nunc.constant dense<-2> : tensor<8x8x3x3xi8>
+  %qw2 = quant.scast %w2 : tensor<8x8x3x3xi8> to tensor<8x8x3x3x!quant.uniform<i8:f32, 0.0625>>
+  %b = nunc.constant dense<0.25> : tensor<8xf32>
+  %e = nunc.quantized_conv %x, %qw bias %b : tensor<8xf32> {activation = "clip", activation_max = 6.0 : f32, activation_min = 0.0 : f32, activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0234375>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0234375>>
+  // u8 codes in: as static as an input grid.
+  %f = nunc.quantized_conv %e, %qw2 {activation = "relu", activation_quantization = "static", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0078125:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0234375>>, tensor<8x8x3x3x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>>
+  return %f : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>>
+}
+
+// -----
+
+// What one multiply cannot express keeps the two-step form: f32 output, a
+// residual, a normalization between two grids, a hard_swish before the
+// grid.
+// CHECK-LABEL: func.func @two_steps(
+// CHECK-NOT: one_step_requantization
+// CHECK: return
+func.func @two_steps(%x: tensor<1x4x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>) {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %a = nunc.constant dense<0.75> : tensor<8xf32>
+  %s = nunc.constant dense<0.125> : tensor<8xf32>
+  %f32 = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %res = nunc.quantized_conv %x, %qw residual %r : tensor<1x8x5x6xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>
+  %norm = nunc.quantized_conv %x, %qw norm %a, %s : tensor<8xf32>, tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, norm_quantization = !quant.uniform<u8:f32, 0.01171875:100>, output_quantization = !quant.uniform<u8:f32, 0.015625:120>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>
+  %hs = nunc.quantized_conv %x, %qw {activation = "hard_swish", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
+  return %f32, %res, %norm, %hs : tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
+}
