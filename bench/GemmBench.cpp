@@ -7,7 +7,8 @@
 // The int8 kernels take epilogue variants to measure their cost: +gelu
 // (FFN1's activation), +qdqgelu (a QDQ model's FFN1: the grid before GELU
 // and the three inside it), +u8 (static activations, u8 output); vnni+conv
-// (avxvnni+conv, int8avx2+conv; +rows: broadcast row constants) runs the
+// (avxvnni+conv, int8avx2+conv; +rows: broadcast row constants; +onestep:
+// u8 output by one-step requantization, Int8GemmConfig::oneStep) runs the
 // convolution form (M output channels x N positions x K, one image);
 // avxvnni EVEX-encodes its VNNI instructions on hosts without AVX-VNNI (as
 // x86_64-avxvnni-evex);
@@ -64,7 +65,8 @@ double int8KernelGops(Int8GemmConfig cfg, const void **args, int64_t tasks,
   return ops / s / 1e9;
 }
 
-double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8, bool rows) {
+double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8, bool rows,
+                    bool oneStep) {
   int64_t nr = Int8GemmKernel::panelWidth(isa), panels = Int8GemmKernel::numPanels(n, isa);
   // Weight rows and panels with slack past K rounded up (the kernels read
   // whole groups of 4 or 64 bytes).
@@ -83,8 +85,14 @@ double int8ConvGops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool u8, bool 
   cfg.activation = Activation::fromName("relu", 0, 0);
   cfg.isa = isa;
   cfg.convolution = true;
-  if (u8)
+  if (u8 || oneStep)
     cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
+  if (oneStep) {
+    // Bias and scale folded into the rows, the Relu as the codes' bounds.
+    cfg.oneStep = Int8GemmConfig::OneStep{100, 255};
+    cfg.bias = false;
+    cfg.activation = Activation();
+  }
   cfg.broadcastRows = rows;
   // Joined tail columns (49 = 48 + 1 positions) need each task slot's
   // transposed-tail buffer (argument [7]); the bench's slot is the task.
@@ -237,7 +245,7 @@ int main(int argc, char **argv) {
     return true;
   };
   bool qdqGelu = option("+qdqgelu"), gelu = option("+gelu"), u8 = option("+u8"), conv = option("+conv"),
-       rows = option("+rows"),
+       rows = option("+rows"), oneStep = option("+onestep"),
        winograd = option("+winograd"), cold = option("+cold");
   Isa isa = kind == "avx2" ? Isa::Avx2 : Isa::Avx512;
   if (conv && (kind == "avx2" || kind == "amx")) {
@@ -272,7 +280,7 @@ int main(int argc, char **argv) {
     }
     if (conv) {
       std::printf("%ld %ld %ld %.1f\n", m, n, k,
-                  int8 ? int8ConvGops(m, n, k, *int8, u8, rows) : f32ConvGflops(m, n, k));
+                  int8 ? int8ConvGops(m, n, k, *int8, u8, rows, oneStep) : f32ConvGflops(m, n, k));
       continue;
     }
     if (int8) {
