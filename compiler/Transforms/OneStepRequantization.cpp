@@ -3,6 +3,9 @@
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cmath>
 
 namespace mlir::nunc {
 #define GEN_PASS_DEF_ONESTEPREQUANTIZATION
@@ -14,18 +17,49 @@ using namespace mlir::nunc;
 
 namespace {
 
+/// Whether every bias lies within 2^24 steps of its sums' grid
+/// s[m] = fl(input scale x weight scale[m]) (the bias code's range, far
+/// inside the sums' s32; a bias that is not a constant: no).
+bool biasFitsItsGrid(QuantizedConvOp op, quant::UniformQuantizedType input) {
+  if (!op.getBias())
+    return true;
+  DenseElementsAttr bias;
+  if (!matchPattern(op.getBias(), m_Constant(&bias)))
+    return false;
+  SmallVector<double> scales;
+  Type w = getElementTypeOrSelf(op.getWeight().getType());
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(w))
+    scales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
+  else if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(w))
+    scales.push_back(perTensor.getScale());
+  else
+    return false;
+  int64_t m = 0;
+  for (APFloat b : bias.getValues<APFloat>()) {
+    const float s = static_cast<float>(input.getScale()) *
+                    static_cast<float>(scales[scales.size() == 1 ? 0 : m++]);
+    if (!(std::fabs(static_cast<double>(b.convertToFloat()) / s) < 16777216.0))
+      return false;
+  }
+  return true;
+}
+
 /// Whether the conv's u8 codes can come from one multiply (see the op's
 /// one_step_requantization): static input, its last grid its output grid,
-/// and an activation the codes' bounds express.
+/// an activation the codes' bounds express, and a bias that fits its grid.
 bool takesOneStep(QuantizedConvOp op) {
-  const bool staticInput =
-      isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())) ||
-      (op.getActivationQuantization() == "static" && op.getInputQuantization());
+  std::optional<Type> grid = op.getInputQuantization();
+  Type element = getElementTypeOrSelf(op.getInput().getType());
+  if (isa<quant::QuantizedType>(element))
+    grid = element;
+  else if (op.getActivationQuantization() != "static")
+    grid.reset();
+  auto input = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type()));
   const StringRef act = op.getActivation();
-  return op.getU8Output() && staticInput && !op.getResidual() && !op.getNormScale() &&
+  return op.getU8Output() && input && !op.getResidual() && !op.getNormScale() &&
          !op.getOutputTable() && (act == "none" || act == "relu" || act == "clip") &&
          op.getActivationPostMul().convertToFloat() == 1.f &&
-         op.getActivationPostAdd().convertToFloat() == 0.f;
+         op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input);
 }
 
 struct OneStepRequantizationPass

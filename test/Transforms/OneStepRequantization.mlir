@@ -21,11 +21,12 @@ func.func @static_codes(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6x!quant.unifor
 
 // What one multiply cannot express keeps the two-step form: f32 output, a
 // residual, a normalization between two grids, a hard_swish before the
-// grid.
+// grid, a bias 2^24 steps of its sums' grid or more (0.0234375 x 0.03125 x
+// 2^24 = 12288).
 // CHECK-LABEL: func.func @two_steps(
 // CHECK-NOT: one_step_requantization
 // CHECK: return
-func.func @two_steps(%x: tensor<1x4x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>) {
+func.func @two_steps(%x: tensor<1x4x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>) {
   %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
   %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
   %a = nunc.constant dense<0.75> : tensor<8xf32>
@@ -34,5 +35,7 @@ func.func @two_steps(%x: tensor<1x4x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tenso
   %res = nunc.quantized_conv %x, %qw residual %r : tensor<1x8x5x6xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>
   %norm = nunc.quantized_conv %x, %qw norm %a, %s : tensor<8xf32>, tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, norm_quantization = !quant.uniform<u8:f32, 0.01171875:100>, output_quantization = !quant.uniform<u8:f32, 0.015625:120>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>
   %hs = nunc.quantized_conv %x, %qw {activation = "hard_swish", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
-  return %f32, %res, %norm, %hs : tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
+  %big = nunc.constant dense<[0.5, 0.5, 0.5, 12288.0, 0.5, 0.5, 0.5, 0.5]> : tensor<8xf32>
+  %far = nunc.quantized_conv %x, %qw bias %big : tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
+  return %f32, %res, %norm, %hs, %far : tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
 }
