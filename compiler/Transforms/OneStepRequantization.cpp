@@ -1,5 +1,6 @@
 //===- OneStepRequantization.cpp - u8 codes in one multiply ---------------===//
 
+#include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -23,9 +24,12 @@ namespace {
 bool biasFitsItsGrid(QuantizedConvOp op, quant::UniformQuantizedType input) {
   if (!op.getBias())
     return true;
-  DenseElementsAttr bias;
-  if (!matchPattern(op.getBias(), m_Constant(&bias)))
+  ElementsAttr attr;
+  SmallVector<char> raw;
+  if (!matchPattern(op.getBias(), m_Constant(&attr)) || !attr.getElementType().isF32() ||
+      !readRawElements(attr, raw))
     return false;
+  ArrayRef<float> bias(reinterpret_cast<const float *>(raw.data()), raw.size() / 4);
   SmallVector<double> scales;
   Type w = getElementTypeOrSelf(op.getWeight().getType());
   if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(w))
@@ -35,10 +39,10 @@ bool biasFitsItsGrid(QuantizedConvOp op, quant::UniformQuantizedType input) {
   else
     return false;
   int64_t m = 0;
-  for (APFloat b : bias.getValues<APFloat>()) {
+  for (float b : bias) {
     const float s = static_cast<float>(input.getScale()) *
                     static_cast<float>(scales[scales.size() == 1 ? 0 : m++]);
-    if (!(std::fabs(static_cast<double>(b.convertToFloat()) / s) < 16777216.0))
+    if (!(std::fabs(static_cast<double>(b) / s) < 16777216.0))
       return false;
   }
   return true;

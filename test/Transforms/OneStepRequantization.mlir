@@ -3,9 +3,11 @@
 // An int8 conv writing u8 codes from a static input, with a Clip (or Relu,
 // or none) before its grid: its codes come from one multiply.
 // CHECK-LABEL: func.func @static_codes(
+// A bias the importer keeps as a resource (large constants) is read too.
 // CHECK: nunc.quantized_conv {{.*}}activation = "clip"{{.*}}one_step_requantization{{.*}}u8_output
+// CHECK: nunc.quantized_conv {{.*}}bias {{.*}}one_step_requantization{{.*}}u8_output
 // CHECK: nunc.quantized_conv {{.*}}activation = "relu"{{.*}}one_step_requantization{{.*}}u8_output
-func.func @static_codes(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>> {
+func.func @static_codes(%x: tensor<1x4x5x6xf32>) -> (tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0234375>>) {
   %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
   %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
   %w2 = nunc.constant dense<-2> : tensor<8x8x3x3xi8>
@@ -13,9 +15,19 @@ func.func @static_codes(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6x!quant.unifor
   %b = nunc.constant dense<0.25> : tensor<8xf32>
   %e = nunc.quantized_conv %x, %qw bias %b : tensor<8xf32> {activation = "clip", activation_max = 6.0 : f32, activation_min = 0.0 : f32, activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0234375>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0234375>>
   // u8 codes in: as static as an input grid.
+  %rb = nunc.constant dense_resource<bias8> : tensor<8xf32>
+  %g = nunc.quantized_conv %x, %qw bias %rb : tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0234375>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0234375>>
   %f = nunc.quantized_conv %e, %qw2 {activation = "relu", activation_quantization = "static", dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0078125:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0234375>>, tensor<8x8x3x3x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>>
-  return %f : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>>
+  return %f, %g : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:3>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0234375>>
 }
+
+{-#
+  dialect_resources: {
+    builtin: {
+      bias8: "0x040000000000803E0000803E0000803E0000803E0000803E0000803E0000803E0000803E"
+    }
+  }
+#-}
 
 // -----
 
