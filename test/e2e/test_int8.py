@@ -1956,6 +1956,9 @@ def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path, ac
     convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
     assert sum(k.endswith("-> u8") for k in convs) == 12, convs
     assert sum(", static, u8 in]" in k for k in convs) == 12, convs
+    # Each of them requantizes as onnxruntime's QLinearConv does
+    # (nunc-one-step-requantization).
+    assert all("+requantize in one step -> u8" in k for k in convs if k.endswith("-> u8")), convs
     assert not any(k["op"] == "nunc.conv" for k in kernels), kernels
     # The largest f32 tensors are gone: 96 x 112 x 112 f32 alone is 4.8 MB.
     assert arena < 3 << 20, arena
