@@ -190,119 +190,61 @@ std::unique_ptr<JitKernel> Im2colKernel::generate(const Im2colConfig &config,
   return generatedFor<Im2colGenerator>(isa, config);
 }
 
-void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic,
-                                      const Reg64 &planes, const Reg64 &panel,
-                                      const Reg64 &buffer) {
-  if (ic.panelWidth != 48) {
-    emitPanelIm2colYmm(ic, planes, panel, buffer);
-    return;
-  }
-  constexpr int kVecs = 3, kLanes = 16;
+void PanelGemmKernel::emitPanelIm2col(const Im2colConfig &ic, const Reg64 &planes,
+                                      const Reg64 &panel, const Reg64 &buffer) {
+  if (ic.panelWidth == 48)
+    emitPanelCopy<Zmm>(ic, planes, panel, buffer);
+  else
+    emitPanelCopy<Ymm>(ic, planes, panel, buffer);
+}
+
+template <typename Vmm>
+void PanelGemmKernel::emitPanelCopy(const Im2colConfig &ic, const Reg64 &planes,
+                                    const Reg64 &panel, const Reg64 &buffer) {
+  constexpr bool kZmm = std::is_same_v<Vmm, Zmm>;
+  constexpr int kVecs = kZmm ? 3 : 2, kLanes = kZmm ? 16 : 8;
   const PanelIm2col::Table table = PanelIm2col::table(ic);
   const PaddedPlane plane = PanelIm2col::plane(ic);
   const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
   const int64_t entryBytes = table.wordsPerVector() * 4;
   const int64_t delta = PanelIm2col::rowDelta(ic);
   const bool stride2 = ic.strideW == 2;
+  // ymm from the input itself (no guard around it): masked loads, which
+  // touch no lane outside their row (zmm loads are masked anyway).
+  const bool masked = !kZmm && PanelIm2col::readsInput(ic);
+  // Value slots (zmm0-3; ymm0-1) with their loads (zmm4-7; ymm2-5), the
+  // row masks (k1..k7; ymm6-15): all vectors of a tap together where their
+  // masks fit (the tap's inputs are then read from L2 once), else vector by
+  // vector.
+  constexpr int slots = kZmm ? 4 : 2;
+  const int group = kVecs * table.rows <= (kZmm ? 7 : 10) ? kVecs : 1;
+  auto loaded = [](int slot, int half) { return Vmm(kZmm ? 4 + slot : 2 + 2 * slot + half); };
   const Zmm evenIndex(8);
   lea(rcx, dataAddr(table.words));
   imul(rdx, panel, kVecs * entryBytes);
   add(rcx, rdx);
-  if (stride2) {
-    std::vector<uint32_t> idx(kLanes);
-    for (int i = 0; i < kLanes; ++i)
-      idx[i] = 2 * i;
-    vmovups(evenIndex, dataAddr(idx));
-  }
-  // All vectors of a tap together where their row masks fit in k1..k7
-  // (the tap's inputs are then read from L2 once), else vector by vector.
-  const int group = kVecs * table.rows <= 7 ? kVecs : 1;
+  std::vector<uint32_t> words(kLanes);
+  for (int i = 0; i < kLanes; ++i)
+    words[i] = kZmm ? 2 * i : 1u << i; // the even lanes' index; each lane's bit
+  if (kZmm && stride2)
+    vmovups(evenIndex, dataAddr(words));
   const Reg64 base[] = {r8, r11, r12};
   for (int v0 = 0; v0 < kVecs; v0 += group) {
-    for (int v = v0; v < v0 + group; ++v) {
-      movsxd(rdx, dword[rcx + v * entryBytes]);
-      lea(base[v - v0], ptr[planes + rdx * 4]);
-      for (int r = 0; r < table.rows; ++r)
-        kmovw(Opmask(1 + (v - v0) * table.rows + r),
-              ptr[rcx + v * entryBytes + 4 + 4 * r]);
-    }
-    lea(r9, ptr[buffer + v0 * kLanes * 4]);
-    mov(r10, ic.channels);
-    Label channel;
-    L(channel);
-    for (int64_t t = 0; t < taps; ++t) {
-      int64_t ky = t / ic.kernelW, kx = t % ic.kernelW;
-      int64_t tapOffset = ky * ic.dilationH * plane.cols + kx * ic.dilationW;
-      for (int v = v0; v < v0 + group; ++v) {
-        int slot = static_cast<int>((t * group + v - v0) % 4);
-        Zmm z(slot);
-        for (int r = 0; r < table.rows; ++r) {
-          Address src = ptr[base[v - v0] + (tapOffset + r * delta) * 4];
-          Opmask k(1 + (v - v0) * table.rows + r);
-          if (!stride2) {
-            if (r == 0)
-              vmovups(z | k | T_z, src);
-            else
-              vmovups(z | k, src);
-            continue;
-          }
-          Zmm pair(4 + slot);
-          vmovups(pair, src);
-          vpermt2ps(
-              pair, evenIndex,
-              ptr[base[v - v0] + (tapOffset + r * delta) * 4 + kLanes * 4]);
-          if (r == 0)
-            vmovaps(z | k | T_z, pair);
-          else
-            vmovaps(z | k, pair);
-        }
-        vmovups(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
-      }
-    }
-    for (int v = v0; v < v0 + group; ++v)
-      add(base[v - v0], plane.floats * 4);
-    add(r9, taps * nr * 4);
-    dec(r10);
-    jnz(channel, T_NEAR);
-  }
-}
-
-void PanelGemmKernel::emitPanelIm2colYmm(const Im2colConfig &ic, const Reg64 &planes,
-                                         const Reg64 &panel, const Reg64 &buffer) {
-  constexpr int kVecs = 2, kLanes = 8;
-  const PanelIm2col::Table table = PanelIm2col::table(ic);
-  const PaddedPlane plane = PanelIm2col::plane(ic);
-  const int64_t nr = kVecs * kLanes, taps = ic.kernelH * ic.kernelW;
-  const int64_t entryBytes = table.wordsPerVector() * 4;
-  const int64_t delta = PanelIm2col::rowDelta(ic);
-  const bool stride2 = ic.strideW == 2;
-  // From the input itself (no guard around it): masked loads, which touch
-  // no lane outside their row.
-  const bool masked = PanelIm2col::readsInput(ic);
-  // Two value slots (ymm0-1) with their loads (ymm2-5); the row masks in
-  // ymm6-15, both vectors' at once where they fit.
-  auto value = [](int slot) { return Ymm(slot); };
-  auto loaded = [](int slot, int half) { return Ymm(2 + 2 * slot + half); };
-  const int group = kVecs * table.rows <= 10 ? kVecs : 1;
-  auto mask = [&](int v, int r) { return Ymm(6 + v * table.rows + r); };
-  lea(rcx, dataAddr(table.words));
-  imul(rdx, panel, kVecs * entryBytes);
-  add(rcx, rdx);
-  std::vector<uint32_t> bits(kLanes);
-  for (int i = 0; i < kLanes; ++i)
-    bits[i] = 1u << i;
-  const Reg64 base[] = {r8, r11};
-  for (int v0 = 0; v0 < kVecs; v0 += group) {
-    // Each row's lane mask: its bits broadcast, lane i kept where bit i is set.
-    vmovdqu(value(0), dataAddr(bits));
+    if constexpr (!kZmm)
+      vmovdqu(Vmm(0), dataAddr(words));
     for (int v = v0; v < v0 + group; ++v) {
       movsxd(rdx, dword[rcx + v * entryBytes]);
       lea(base[v - v0], ptr[planes + rdx * 4]);
       for (int r = 0; r < table.rows; ++r) {
-        Ymm m = mask(v - v0, r);
-        vpbroadcastd(m, ptr[rcx + v * entryBytes + 4 + 4 * r]);
-        vpand(m, m, value(0));
-        vpcmpeqd(m, m, value(0));
+        const int at = (v - v0) * table.rows + r;
+        if constexpr (kZmm) {
+          kmovw(Opmask(1 + at), ptr[rcx + v * entryBytes + 4 + 4 * r]);
+        } else {
+          // The row's bits broadcast: lane i kept where bit i is set.
+          vpbroadcastd(Vmm(6 + at), ptr[rcx + v * entryBytes + 4 + 4 * r]);
+          vpand(Vmm(6 + at), Vmm(6 + at), Vmm(0));
+          vpcmpeqd(Vmm(6 + at), Vmm(6 + at), Vmm(0));
+        }
       }
     }
     lea(r9, ptr[buffer + v0 * kLanes * 4]);
@@ -313,34 +255,48 @@ void PanelGemmKernel::emitPanelIm2colYmm(const Im2colConfig &ic, const Reg64 &pl
       int64_t ky = t / ic.kernelW, kx = t % ic.kernelW;
       int64_t tapOffset = ky * ic.dilationH * plane.cols + kx * ic.dilationW;
       for (int v = v0; v < v0 + group; ++v) {
-        const int slot = static_cast<int>((t * group + v - v0) % 2);
-        const Ymm z = value(slot), x = loaded(slot, 0);
+        const int slot = static_cast<int>((t * group + v - v0) % slots);
+        const Vmm z(slot), x = loaded(slot, 0);
         for (int r = 0; r < table.rows; ++r) {
-          Address src = ptr[base[v - v0] + (tapOffset + r * delta) * 4];
-          if (masked) {
+          const int at = (v - v0) * table.rows + r;
+          const RegExp src = base[v - v0] + (tapOffset + r * delta) * 4;
+          if constexpr (kZmm) {
+            // Row r's lanes (masked), the first row's zeroing the rest.
+            const Opmask k(1 + at);
+            if (stride2) {
+              vmovups(x, ptr[src]);
+              vpermt2ps(x, evenIndex, ptr[src + kLanes * 4]);
+              vmovaps(r == 0 ? z | k | T_z : z | k, x);
+            } else {
+              vmovups(r == 0 ? z | k | T_z : z | k, ptr[src]);
+            }
+          } else if (masked) {
             // Each row's lanes alone (zero elsewhere), or-ed together.
-            vpmaskmovd(r == 0 ? z : x, mask(v - v0, r), src);
+            vpmaskmovd(r == 0 ? z : x, Vmm(6 + at), ptr[src]);
             if (r > 0)
               vpor(z, z, x);
-            continue;
-          }
-          if (stride2) {
-            // The even elements of 16: a0 a2 b0 b2 | a4 a6 b4 b6, then the
-            // middle quadwords swapped.
-            vmovdqu(x, src);
-            vshufps(x, x, ptr[base[v - v0] + (tapOffset + r * delta + kLanes) * 4], 0x88);
-            vpermq(x, x, 0xd8);
           } else {
-            vmovdqu(x, src);
+            if (stride2) {
+              // The even elements of 16: a0 a2 b0 b2 | a4 a6 b4 b6, then the
+              // middle quadwords swapped.
+              vmovdqu(x, ptr[src]);
+              vshufps(x, x, ptr[src + kLanes * 4], 0x88);
+              vpermq(x, x, 0xd8);
+            } else {
+              vmovdqu(x, ptr[src]);
+            }
+            // Row 0 keeps its lanes (zero past the last position); each
+            // further row's lanes replace theirs.
+            if (r == 0)
+              vpand(z, x, Vmm(6 + at));
+            else
+              vpblendvb(z, z, x, Vmm(6 + at));
           }
-          // Row 0 keeps its lanes (zero past the last position); each
-          // further row's lanes replace theirs.
-          if (r == 0)
-            vpand(z, x, mask(v - v0, 0));
-          else
-            vpblendvb(z, z, x, mask(v - v0, r));
         }
-        vmovdqu(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
+        if constexpr (kZmm)
+          vmovups(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
+        else
+          vmovdqu(ptr[r9 + (t * nr + (v - v0) * kLanes) * 4], z);
       }
     }
     for (int v = v0; v < v0 + group; ++v)

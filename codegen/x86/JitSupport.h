@@ -552,20 +552,24 @@ public:
   }
 
 protected:
-  /// The im2col columns of panel `panel` into `buffer` ([K][48] words),
+  /// The im2col columns of panel `panel` into `buffer` ([K][NR] words),
   /// read from one image's padded `planes` (PanelIm2col; defined in
-  /// Im2colKernel.cpp): one vector of positions at a time, its row masks
-  /// in k1..k7, channel by channel, every tap unrolled. Clobbers rcx, rdx,
-  /// r8..r12, zmm0..zmm8 and the mask registers.
+  /// Im2colKernel.cpp): one vector of positions at a time, channel by
+  /// channel, every tap unrolled. Panels of 48 (zmm): each row's lanes a
+  /// masked load under its row mask in k1..k7. Panels of 16 (ymm): the row
+  /// masks in ymm6-15, each row's lanes an unmasked load (the planes'
+  /// guard takes what lies past them) merged by vpblendvb, or from the
+  /// input itself (PanelIm2col::readsInput) a masked load. Clobbers rcx,
+  /// rdx, r8..r12, the vector registers and the mask registers.
   void emitPanelIm2col(const Im2colConfig &c, const Xbyak::Reg64 &planes,
                        const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer);
-  /// The same for panels of 16 ([K][16] words) in two ymm vectors, each
-  /// row's lanes merged under a lane mask in a register (ymm6-15): from
-  /// padded planes by unmasked loads (their guard takes what lies past
-  /// them) and vpblendvb; from the input itself (PanelIm2col::readsInput)
-  /// by masked loads. Clobbers rcx, rdx, r8..r11 and ymm0..ymm15.
-  void emitPanelIm2colYmm(const Im2colConfig &c, const Xbyak::Reg64 &planes,
-                          const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer);
+
+private:
+  template <typename Vmm>
+  void emitPanelCopy(const Im2colConfig &c, const Xbyak::Reg64 &planes,
+                     const Xbyak::Reg64 &panel, const Xbyak::Reg64 &buffer);
+
+protected:
 
   /// r8..r11 for aRow().
   void setRowStrides(int64_t rowBytes) {
