@@ -244,9 +244,8 @@ public:
     }
     if (c.convolution && c.im2col)
       packTaskPanel();
-    if constexpr (kZmm)
-      if (tail)
-        transposeTail();
+    if (tail)
+      transposeTail();
     if constexpr (kZmm)
       if (c.ranges)
         beginPartialRange(6, rangeMax(), rangeMin());
@@ -372,6 +371,8 @@ public:
       L(*label);
       if constexpr (kZmm)
         dotKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+      else
+        ymmDotKernel(std::get<0>(key), std::get<1>(key), std::get<2>(key));
       ret();
     }
     emitConstants();
@@ -427,6 +428,10 @@ private:
   /// argument [7]), gathered 16 groups at a time from the packed panel
   /// after the task's (or the blocks, for a direct conv).
   void transposeTail() {
+    if constexpr (!kZmm) {
+      transposeTailYmm();
+      return;
+    }
     const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
     const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
     const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
@@ -469,6 +474,144 @@ private:
     L(skip);
     pop(rsi);
     pop(rdi);
+  }
+
+  /// transposeTail on ymm: each tail column's 4-byte groups copied one by
+  /// one from the packed last panel ([K/4][16][4]) into its row of the
+  /// slot's buffer; the AVX2 form's rows then hold each group's bytes as
+  /// (x0, x2, x1, x3), the order of its widened weights' pairs.
+  void transposeTailYmm() {
+    const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
+    const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
+    const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
+    const int64_t tail = Int8ConvGemm::tailColumns(c);
+    const int64_t groups = kp / 4, rowBytes = Int8ConvGemm::tailBytes(c) / tail;
+    Label skip;
+    push(rdi);
+    push(rsi);
+    decodeImageAndPanel();
+    cmp(rdx, itemPanels - 1);
+    jne(skip, T_NEAR);
+    // rax: the first tail column's group 0 in the image's last panel (or,
+    // for a direct conv, in its blocks), a group's words `stride` bytes
+    // apart; r8: the slot's buffer.
+    const int64_t stride = (c.blockPlane ? c.blockPlane : nr) * 4;
+    if (c.blockPlane) {
+      imul(rax, rax, kp * c.blockPlane);
+      add(rax, itemPanels * nr * 4);
+    } else {
+      imul(rax, rax, panels * kp * nr);
+      add(rax, itemPanels * kp * nr);
+    }
+    add(rax, ptr[rdi + 8]);
+    imul(r8, slotAddress(16), Int8ConvGemm::tailBytes(c)); // (under rdi, rsi)
+    add(r8, ptr[rdi + 56]);
+    for (int64_t j = 0; j < tail; ++j) {
+      lea(rcx, ptr[rax + j * 4]);
+      xor_(r9, r9);
+      Label group;
+      L(group);
+      mov(r10d, ptr[rcx]);
+      if (splitQuads) {
+        // (x0, x1, x2, x3) -> (x0, x2, x1, x3): bytes 1 and 2 swapped.
+        mov(r11d, r10d);
+        and_(r10d, 0xff0000ff);
+        and_(r11d, 0x00ffff00);
+        ror(r11d, 8); // x1 at byte 0, x2 at 1
+        rol(r11w, 8); // x2 at 0, x1 at 1
+        shl(r11d, 8); // x2 at 1, x1 at 2
+        or_(r10d, r11d);
+      }
+      mov(ptr[r8 + r9 + j * rowBytes], r10d);
+      add(rcx, stride);
+      add(r9, 4);
+      cmp(r9, groups * 4);
+      jb(group, T_NEAR);
+    }
+    L(skip);
+    pop(rsi);
+    pop(rdi);
+  }
+
+  /// Rows a ymm dot-kernel call takes for `cols` tail columns: their
+  /// accumulators, the columns' vectors, the row's and a product in 16.
+  static int ymmDotRows(int cols) { return std::min(kRows, (16 - 2 - cols) / cols); }
+
+  /// ymmDotKernel: rows [first, first + rows) of the tile by the `cols`
+  /// joined tail columns (rdi: their transposed groups), as dotKernel on
+  /// zmm: exact dot products over K (VNNI: 32 u8 x s8 at a time; AVX2: 16
+  /// u8 widened to words against the row's 16 s16 weights), the lanes
+  /// summed by vphaddd into lane j of one vector per row, then the
+  /// panel's epilogue for a last vector of `cols` lanes at column 16.
+  void ymmDotKernel(int rows, int first, int cols) {
+    const int64_t rowBytes = Int8ConvGemm::tailBytes(c) / cols;
+    auto dacc = [&](int i, int j) { return Ymm(i * cols + j); };
+    auto b = [&](int j) { return Ymm(16 - 2 - cols + j); };
+    const Ymm a(14), t(15);
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j)
+        vpxor(dacc(i, j), dacc(i, j), dacc(i, j));
+    mov(r14, rax);
+    mov(r15, rdi);
+    // k per step: 32 bytes of the u8 rows (VNNI), 16 (AVX2: their words
+    // against 32 bytes of s16 weights).
+    const int64_t kStep = splitQuads ? 16 : 32, wStep = kStep * (splitQuads ? 2 : 1);
+    auto step = [&](int64_t kBytes) {
+      // The weights' rest masked (4-byte lanes): nothing past the row is
+      // read, and the tail's bytes past K meet zeros.
+      const bool masked = kBytes < kStep;
+      Address maskAddr = masked ? laneMask(kBytes * wStep / kStep / 4, 8) : ptr[rip];
+      for (int j = 0; j < cols; ++j) {
+        if (splitQuads)
+          vpmovzxbw(b(j), ptr[r15 + j * rowBytes]);
+        else
+          vmovdqu(b(j), ptr[r15 + j * rowBytes]);
+      }
+      for (int i = 0; i < rows; ++i) {
+        if (masked) {
+          vmovdqu(t, maskAddr);
+          vpmaskmovd(a, t, ptr[aRow(r14, first + i)]);
+        } else {
+          vmovdqu(a, ptr[aRow(r14, first + i)]);
+        }
+        for (int j = 0; j < cols; ++j) {
+          if (splitQuads) {
+            vpmaddwd(t, a, b(j));
+            vpaddd(dacc(i, j), dacc(i, j), t);
+          } else {
+            vpdpbusd(dacc(i, j), b(j), a, c.evexVnni ? EvexEncoding : VexEncoding);
+          }
+        }
+      }
+    };
+    const int64_t blocks = c.k / kStep, rest = c.k % kStep; // K: whole groups of 4
+    if (blocks) {
+      Label loop;
+      mov(r13, blocks);
+      L(loop);
+      step(kStep);
+      add(r14, wStep);
+      add(r15, kStep);
+      dec(r13);
+      jnz(loop, T_NEAR);
+    }
+    if (rest)
+      step(rest);
+    // Row i's column sums into lane j of ymm i (lanes past cols: sums of
+    // zero vectors), rows in order: ymm i is no later row's accumulator.
+    for (int i = 0; i < rows; ++i) {
+      Ymm s[4];
+      for (int j = 0; j < 4; ++j)
+        s[j] = j < cols ? dacc(i, j) : dacc(i, cols - 1);
+      vphaddd(t, s[0], s[1]);
+      vphaddd(a, s[2], s[3]);
+      vphaddd(t, t, a);
+      vextracti128(Xmm(a.getIdx()), t, 1);
+      vpaddd(Xmm(i), Xmm(t.getIdx()), Xmm(a.getIdx())); // (VEX: the upper half zeroed)
+    }
+    Address maskAddr = tailMask(cols);
+    for (int i = 0; i < rows; ++i)
+      epilogue(Ymm(i), first + i, vecs, cols, maskAddr);
   }
 
   Label &dotLabel(int rows, int first, int cols) {
@@ -582,8 +725,9 @@ private:
     }
     auto tile = [&](int rows) {
       call(microLabel(rows, vecsHere, lastLanes));
-      // At most 16 dot accumulators: rows x tail.
-      int step = tail <= 2 ? rows : 4;
+      // At most 16 dot accumulators (zmm: rows x tail), or what 16 ymm
+      // registers leave besides the tail's and the row's.
+      int step = kZmm ? (tail <= 2 ? rows : 4) : tail ? ymmDotRows(static_cast<int>(tail)) : 1;
       for (int first = 0; tail && first < rows; first += step)
         call(dotLabel(std::min(step, rows - first), first, static_cast<int>(tail)));
     };
@@ -1697,8 +1841,9 @@ int64_t Int8ConvGemm::tailColumns(const Int8GemmConfig &c) {
   const int64_t nr = Int8GemmKernel::panelWidth(c.isa);
   const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
   const int64_t last = c.n - (panels - 1) * nr;
-  if (!c.convolution || c.isa != Int8Isa::Avx512Vnni || c.im2col || panels < 2 || last > 4)
-    return 0;
+  if (!c.convolution || c.isa == Int8Isa::Amx || c.im2col || panels < 2 || last > 4 ||
+      (c.u8Weights && !Int8GemmKernel::zmm(c.isa)))
+    return 0; // (ymm: no tail columns' code sums for u8 weights)
   return last;
 }
 

@@ -826,13 +826,14 @@ TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
   if (!form)
     GTEST_SKIP() << "the host has neither AVX-VNNI nor AVX-512 VNNI";
   const int before = broadcastCases, panelsBefore = panelIm2colCases,
-            oneStepBefore = oneStepCases;
+            oneStepBefore = oneStepCases, tailsBefore = tailCases;
   std::mt19937 rng(63);
   for (const Conv &p : convCases())
     check(p, rng, *form);
   EXPECT_GE(broadcastCases - before, 5);
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
   EXPECT_GE(oneStepCases - oneStepBefore, 6);
+  EXPECT_GE(tailCases - tailsBefore, 8) << "joined tail columns (panels of 16)";
 }
 
 /// The AVX2 form (no VNNI: the AVX-VNNI form's panels and tiles, s16
@@ -847,13 +848,14 @@ TEST(Int8ConvKernelTest, Avx2MatchesTheIntegerConvolution) {
     EXPECT_EQ(Int8ConvGemm::widenWeights(packed), want) << "each group as (w0, w2, w1, w3)";
   }
   const int before = broadcastCases, panelsBefore = panelIm2colCases,
-            oneStepBefore = oneStepCases;
+            oneStepBefore = oneStepCases, tailsBefore = tailCases;
   std::mt19937 rng(65);
   for (const Conv &p : convCases())
     check(p, rng, Form{Int8Isa::Avx2, false});
   EXPECT_GE(broadcastCases - before, 5);
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
   EXPECT_GE(oneStepCases - oneStepBefore, 6);
+  EXPECT_GE(tailCases - tailsBefore, 8) << "joined tail columns (panels of 16)";
 }
 
 const std::vector<Conv> &convCases() {
