@@ -348,8 +348,9 @@ struct Int8ConvGemm {
   static int64_t numTasks(const Int8GemmConfig &c) {
     return c.batch * itemPanels(c) * rowChunks(c);
   }
-  /// A last panel of at most 4 positions (49 = 48 + 1) joins the one before
-  /// it (not with `im2col`): its columns run as dot products over K in the
+  /// A last panel of at most 4 positions (49 = 48 + 1; ymm: 49 = 3 x 16 + 1,
+  /// at most 8 panels, s8 weights) joins the one before it (not with
+  /// `im2col`): its columns run as dot products over K in the
   /// same pass over the weight rows as that panel, instead of tasks of
   /// their own that read all the weights again for 1/48 of the work. Each
   /// task of the last panel first transposes those columns ([tail][K
