@@ -396,6 +396,7 @@ struct Int8Conv {
     c.convolution = true;
     c.isa = isa;
     c.im2col = im2col;
+    c.u8Weights = !weightZeroPoints.empty(); // (decides the joined tails on ymm)
     return c;
   }
   int64_t gemmTasks() const { return x86::Int8ConvGemm::numTasks(gemmShape(panelIm2col())); }

@@ -390,10 +390,15 @@ def test_avxvnni_int8_cnn(nunc, models, tmp_path, model, source):
     for t in ("x86_64-avxvnni", "x86_64-avxvnni-evex"):
         assert len(convs[t]) == want_convs and all(
             k.startswith("conv.int8.avxvnni[") for k in convs[t]), convs[t]
-        # Each GEMM task builds its panel (ResNet's convs; MobileNet's stem,
-        # its pointwise convs reading the blocks as they are).
+        # Each GEMM task builds its panel (ResNet's convs but those of 7x7
+        # planes, which join their 49th position as dot products to packed
+        # panels of 16; MobileNet's stem, its pointwise convs reading the
+        # blocks as they are). u8 weights join no columns.
+        joined = 0 if source == "QUInt8" else 3
         assert sum("panel im2col" in k for k in convs[t]) == \
-            {"resnet": 16, "mobilenet": 1}[model], convs[t]
+            {"resnet": 16 - joined, "mobilenet": 1}[model], convs[t]
+        assert sum("last 1 columns as dot products" in k for k in convs[t]) == \
+            {"resnet": joined, "mobilenet": 0 if source == "QUInt8" else 4}[model], convs[t]
         assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs[t]), convs[t]
         assert all(("static" in k) == (source in ("qdq", "static")) for k in convs[t]), \
             convs[t]
@@ -451,8 +456,11 @@ def test_avx2_int8_cnn(nunc, models, tmp_path, model, source):
         convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
         assert len(convs) == want_convs and all(
             k.startswith("conv.int8.avx2[") for k in convs), convs
+        joined = 0 if source == "QUInt8" else 3
         assert sum("panel im2col" in k for k in convs) == \
-            {"resnet": 16, "mobilenet": 1}[model], convs
+            {"resnet": 16 - joined, "mobilenet": 1}[model], convs
+        assert sum("last 1 columns as dot products" in k for k in convs) == \
+            {"resnet": joined, "mobilenet": 4}[model], convs
         assert all(("u8 weights" in k) == (source == "QUInt8") for k in convs), convs
         assert all(("static" in k) == static for k in convs), convs
         # A dynamic input's row constants, broadcast by a step of their own
