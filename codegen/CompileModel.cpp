@@ -429,11 +429,13 @@ struct Int8Conv {
   /// 14x14 convs).
   std::optional<x86::Im2colConfig> panelIm2col() const {
     std::optional<x86::Im2colConfig> c = im2col();
-    // (Nor where a last panel of a few positions joins the one before: its
-    // columns come out of the packed panels.)
+    // (Nor, on ymm, where a last panel of a few positions joins the one
+    // before: its columns come out of the packed panels. zmm keeps the
+    // panel im2col there and joins nothing.)
     if (direct() || !c || !x86::PanelIm2col::supports(*c, vectors()) ||
         x86::Int8ConvGemm::rowChunks(gemmShape(std::nullopt)) > 1 ||
-        x86::Int8ConvGemm::tailColumns(gemmShape(std::nullopt)) > 0)
+        (!x86::Int8GemmKernel::zmm(isa) &&
+         x86::Int8ConvGemm::tailColumns(gemmShape(std::nullopt)) > 0))
       return std::nullopt;
     return c;
   }
