@@ -1825,9 +1825,28 @@ std::unique_ptr<JitKernel> Int8ConvGemm::generateRowBroadcast(int64_t m) {
 }
 
 int64_t Int8ConvGemm::rowChunks(const Int8GemmConfig &c) {
+  constexpr int64_t wantTasks = 8;
+  if (!c.convolution)
+    return 1;
+  if (!Int8GemmKernel::zmm(c.isa)) {
+    // ymm: the small planes that join their last positions (7x7: 3 item
+    // panels, which 2 threads split 2 + 1) split their rows too, chunks
+    // ending in a tile of 0 or 4-5 of the 6 rows.
+    constexpr int64_t tileRows = Int8GemmGenerator<Xbyak::Ymm>::kRows;
+    if (!tailColumns(c))
+      return 1;
+    const int64_t tasks = c.batch * Int8ConvGemm::itemPanels(c);
+    const int64_t want = (wantTasks + tasks - 1) / tasks;
+    for (int64_t d = std::min(want, c.m / (2 * tileRows)); d > 1; --d) {
+      const int64_t rows = c.m / d;
+      if (c.m % d == 0 && (rows % tileRows == 0 || rows % tileRows >= 4))
+        return d;
+    }
+    return 1;
+  }
   // Chunks of whole tiles of the AVX-512 VNNI kernel that runs convolutions.
-  constexpr int64_t tileRows = Int8GemmGenerator<Xbyak::Zmm>::kRows, wantTasks = 8;
-  if (!c.convolution || c.isa != Int8Isa::Avx512Vnni || c.m % tileRows)
+  constexpr int64_t tileRows = Int8GemmGenerator<Xbyak::Zmm>::kRows;
+  if (c.isa != Int8Isa::Avx512Vnni || c.m % tileRows)
     return 1;
   int64_t tasks = c.batch * Int8ConvGemm::itemPanels(c);
   int64_t want = (wantTasks + tasks - 1) / tasks, tiles = c.m / tileRows;

@@ -343,7 +343,9 @@ struct Int8ConvGemm {
   /// Output-channel chunks per (image, panel): a conv with few panels
   /// (small planes: 49 positions are 2 panels, one of them a single column)
   /// also splits its rows, for ~8 tasks to share among threads. A chunk is
-  /// a whole number of the 8-row tiles, all chunks alike.
+  /// a whole number of the 8-row tiles, all chunks alike; on ymm (panels
+  /// of 16, where only convs with joined tails split) chunks of rows
+  /// ending in a tile of 0 or 4-5 of the 6 rows.
   static int64_t rowChunks(const Int8GemmConfig &c);
   static int64_t numTasks(const Int8GemmConfig &c) {
     return c.batch * itemPanels(c) * rowChunks(c);

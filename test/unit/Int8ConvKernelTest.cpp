@@ -95,7 +95,7 @@ struct Conv {
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
 
-int panelIm2colCases = 0, tailCases = 0, broadcastCases = 0, oneStepCases = 0;
+int panelIm2colCases = 0, tailCases = 0, broadcastCases = 0, oneStepCases = 0, ymmChunkCases = 0;
 /// Codes of table entries at the ends of their grid (saturated).
 int64_t tableCodeEnds = 0;
 
@@ -233,6 +233,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
   // The joined tail columns' transposed groups (garbage before).
   const int64_t tail = Int8ConvGemm::tailColumns(cfg);
   tailCases += tail > 0;
+  ymmChunkCases += !Int8GemmKernel::zmm(form.isa) && Int8ConvGemm::rowChunks(cfg) > 1;
   std::vector<uint8_t> tails(Int8ConvGemm::numTasks(cfg) * Int8ConvGemm::tailBytes(cfg) + 1,
                              0xcd);
   const void *gArgs[] = {weights,  packed.data(), rows.data(), params, residual.data(),
@@ -826,7 +827,8 @@ TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
   if (!form)
     GTEST_SKIP() << "the host has neither AVX-VNNI nor AVX-512 VNNI";
   const int before = broadcastCases, panelsBefore = panelIm2colCases,
-            oneStepBefore = oneStepCases, tailsBefore = tailCases;
+            oneStepBefore = oneStepCases, tailsBefore = tailCases,
+            chunksBefore = ymmChunkCases;
   std::mt19937 rng(63);
   for (const Conv &p : convCases())
     check(p, rng, *form);
@@ -834,6 +836,7 @@ TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
   EXPECT_GE(oneStepCases - oneStepBefore, 6);
   EXPECT_GE(tailCases - tailsBefore, 8) << "joined tail columns (panels of 16)";
+  EXPECT_GE(ymmChunkCases - chunksBefore, 2) << "row chunks with joined tails";
 }
 
 /// The AVX2 form (no VNNI: the AVX-VNNI form's panels and tiles, s16
@@ -848,7 +851,8 @@ TEST(Int8ConvKernelTest, Avx2MatchesTheIntegerConvolution) {
     EXPECT_EQ(Int8ConvGemm::widenWeights(packed), want) << "each group as (w0, w2, w1, w3)";
   }
   const int before = broadcastCases, panelsBefore = panelIm2colCases,
-            oneStepBefore = oneStepCases, tailsBefore = tailCases;
+            oneStepBefore = oneStepCases, tailsBefore = tailCases,
+            chunksBefore = ymmChunkCases;
   std::mt19937 rng(65);
   for (const Conv &p : convCases())
     check(p, rng, Form{Int8Isa::Avx2, false});
@@ -856,6 +860,7 @@ TEST(Int8ConvKernelTest, Avx2MatchesTheIntegerConvolution) {
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
   EXPECT_GE(oneStepCases - oneStepBefore, 6);
   EXPECT_GE(tailCases - tailsBefore, 8) << "joined tail columns (panels of 16)";
+  EXPECT_GE(ymmChunkCases - chunksBefore, 2) << "row chunks with joined tails";
 }
 
 const std::vector<Conv> &convCases() {
