@@ -425,77 +425,25 @@ private:
 
   /// A task of the last item panel: the joined tail columns' u8 groups,
   /// transposed into the slot's buffer ([tail][K rounded up to 64] bytes,
-  /// argument [7]), gathered 16 groups at a time from the packed panel
-  /// after the task's (or the blocks, for a direct conv).
-  void transposeTail() {
-    if constexpr (!kZmm) {
-      transposeTailYmm();
-      return;
-    }
-    const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
-    const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
-    const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
-    const int64_t tail = Int8ConvGemm::tailColumns(c);
-    const int64_t groups = kp / 4, rowBytes = Int8ConvGemm::tailBytes(c) / tail;
-    Label skip;
-    push(rdi);
-    push(rsi);
-    decodeImageAndPanel();
-    cmp(rdx, itemPanels - 1);
-    jne(skip, T_NEAR);
-    // rax: the first tail column's group 0; the table: each group's offset.
-    std::vector<uint32_t> offsets(rowBytes / 4, 0);
-    for (int64_t g = 0; g < groups; ++g)
-      offsets[g] = static_cast<uint32_t>(g * (c.blockPlane ? c.blockPlane : nr));
-    if (c.blockPlane) {
-      imul(rax, rax, kp * c.blockPlane);
-      add(rax, itemPanels * nr * 4);
-    } else {
-      imul(rax, rax, panels * kp * nr);
-      add(rax, itemPanels * kp * nr);
-    }
-    add(rax, ptr[rdi + 8]);
-    imul(r8, slotAddress(16), Int8ConvGemm::tailBytes(c)); // (under rdi, rsi)
-    add(r8, ptr[rdi + 56]);
-    lea(rcx, dataAddr(offsets));
-    for (int64_t j = 0; j < tail; ++j) {
-      xor_(r9, r9);
-      mov(r10, rowBytes / 64);
-      Label block;
-      L(block);
-      vmovdqu32(Zmm(1), ptr[rcx + r9]);
-      kxnorw(k1, k1, k1);
-      vpgatherdd(Zmm(0) | k1, ptr[rax + j * 4 + Zmm(1) * 4]);
-      vmovdqu32(ptr[r8 + r9 + j * rowBytes], Zmm(0));
-      add(r9, 64);
-      dec(r10);
-      jnz(block, T_NEAR);
-    }
-    L(skip);
-    pop(rsi);
-    pop(rdi);
-  }
-
-  /// transposeTail on ymm: each tail column's 4-byte groups copied one by
-  /// one from the packed last panel ([K/4][16][4]) into its row of the
-  /// slot's buffer; the AVX2 form's rows then hold each group's bytes as
+  /// argument [7]) from the packed panel after the task's (or the blocks,
+  /// for a direct conv): zmm gathers 16 groups at a time; ymm copies them
+  /// one by one, the AVX2 form's rows then holding each group's bytes as
   /// (x0, x2, x1, x3), the order of its widened weights' pairs.
-  void transposeTailYmm() {
+  void transposeTail() {
     const int64_t nr = vecs * kLanes, kp = Int8GemmKernel::paddedK(c.k, c.isa);
     const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
     const int64_t itemPanels = Int8ConvGemm::itemPanels(c);
     const int64_t tail = Int8ConvGemm::tailColumns(c);
     const int64_t groups = kp / 4, rowBytes = Int8ConvGemm::tailBytes(c) / tail;
+    // A group's words lie `stride` words apart.
+    const int64_t stride = c.blockPlane ? c.blockPlane : nr;
     Label skip;
     push(rdi);
     push(rsi);
     decodeImageAndPanel();
     cmp(rdx, itemPanels - 1);
     jne(skip, T_NEAR);
-    // rax: the first tail column's group 0 in the image's last panel (or,
-    // for a direct conv, in its blocks), a group's words `stride` bytes
-    // apart; r8: the slot's buffer.
-    const int64_t stride = (c.blockPlane ? c.blockPlane : nr) * 4;
+    // rax: the first tail column's group 0; r8: the slot's buffer.
     if (c.blockPlane) {
       imul(rax, rax, kp * c.blockPlane);
       add(rax, itemPanels * nr * 4);
@@ -506,27 +454,48 @@ private:
     add(rax, ptr[rdi + 8]);
     imul(r8, slotAddress(16), Int8ConvGemm::tailBytes(c)); // (under rdi, rsi)
     add(r8, ptr[rdi + 56]);
-    for (int64_t j = 0; j < tail; ++j) {
-      lea(rcx, ptr[rax + j * 4]);
-      xor_(r9, r9);
-      Label group;
-      L(group);
-      mov(r10d, ptr[rcx]);
-      if (splitQuads) {
-        // (x0, x1, x2, x3) -> (x0, x2, x1, x3): bytes 1 and 2 swapped.
-        mov(r11d, r10d);
-        and_(r10d, 0xff0000ff);
-        and_(r11d, 0x00ffff00);
-        ror(r11d, 8); // x1 at byte 0, x2 at 1
-        rol(r11w, 8); // x2 at 0, x1 at 1
-        shl(r11d, 8); // x2 at 1, x1 at 2
-        or_(r10d, r11d);
+    if constexpr (kZmm) {
+      // The table: each group's offset.
+      std::vector<uint32_t> offsets(rowBytes / 4, 0);
+      for (int64_t g = 0; g < groups; ++g)
+        offsets[g] = static_cast<uint32_t>(g * stride);
+      lea(rcx, dataAddr(offsets));
+      for (int64_t j = 0; j < tail; ++j) {
+        xor_(r9, r9);
+        mov(r10, rowBytes / 64);
+        Label block;
+        L(block);
+        vmovdqu32(Zmm(1), ptr[rcx + r9]);
+        kxnorw(k1, k1, k1);
+        vpgatherdd(Zmm(0) | k1, ptr[rax + j * 4 + Zmm(1) * 4]);
+        vmovdqu32(ptr[r8 + r9 + j * rowBytes], Zmm(0));
+        add(r9, 64);
+        dec(r10);
+        jnz(block, T_NEAR);
       }
-      mov(ptr[r8 + r9 + j * rowBytes], r10d);
-      add(rcx, stride);
-      add(r9, 4);
-      cmp(r9, groups * 4);
-      jb(group, T_NEAR);
+    } else {
+      for (int64_t j = 0; j < tail; ++j) {
+        lea(rcx, ptr[rax + j * 4]);
+        xor_(r9, r9);
+        Label group;
+        L(group);
+        mov(r10d, ptr[rcx]);
+        if (splitQuads) {
+          // (x0, x1, x2, x3) -> (x0, x2, x1, x3): bytes 1 and 2 swapped.
+          mov(r11d, r10d);
+          and_(r10d, 0xff0000ff);
+          and_(r11d, 0x00ffff00);
+          ror(r11d, 8); // x1 at byte 0, x2 at 1
+          rol(r11w, 8); // x2 at 0, x1 at 1
+          shl(r11d, 8); // x2 at 1, x1 at 2
+          or_(r10d, r11d);
+        }
+        mov(ptr[r8 + r9 + j * rowBytes], r10d);
+        add(rcx, stride * 4);
+        add(r9, 4);
+        cmp(r9, groups * 4);
+        jb(group, T_NEAR);
+      }
     }
     L(skip);
     pop(rsi);
