@@ -1322,9 +1322,11 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
     // The bias and scales fold into the rows (packOneStepRows), the
     // activation into the codes' bounds.
     EpilogueActivation e = EpilogueActivation::of(qc);
-    auto [lo, hi] = oneStepCodeBounds(e.kind, e.min, e.max, cfg.u8Output->scale,
-                                      cfg.u8Output->zeroPoint);
-    cfg.oneStep = x86::Int8GemmConfig::OneStep{lo, hi};
+    auto grid = cast<quant::UniformQuantizedType>(*qc.getOutputQuantization());
+    const auto scale = static_cast<float>(grid.getScale());
+    const auto zeroPoint = static_cast<int32_t>(grid.getZeroPoint());
+    auto [lo, hi] = oneStepCodeBounds(e.kind, e.min, e.max, scale, zeroPoint);
+    cfg.oneStep = x86::Int8GemmConfig::OneStep{lo, hi, scale, zeroPoint};
     cfg.bias = false;
     cfg.activation = x86::Activation();
   }
@@ -1957,7 +1959,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
       return qc.emitError("quantized_conv needs a constant bias");
-    if (cfg.oneStep) {
+    if (cfg.oneStep && cfg.u8Output && !cfg.normalize) {
       // Every scaled sum within 2^30 (|sum| <= 255 sum |w| plus the bias
       // code, times the row's scale): the conversion needs no clamp.
       const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
@@ -1970,7 +1972,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                            : static_cast<int8_t>(raw[m * perRow + i]));
         const float s = qcfg.scale * g->scales[g->scales.size() > 1 ? m : 0];
         const double bq = bias ? std::abs(oneStepBiasCode((*bias)[m], s)) : 0;
-        worst = std::max(worst, (255 * absSum + bq) * (s / cfg.u8Output->scale));
+        worst = std::max(worst, (255 * absSum + bq) * (s / cfg.oneStep->scale));
       }
       cfg.u8Bounded = worst < 1073741824.0;
     } else if (cfg.u8Output && qcfg.fixed && !cfg.residual && cfg.outputTable.empty()) {
@@ -2004,7 +2006,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (cfg.oneStep) {
       rows = x86::Int8ConvGemm::packOneStepRows(
           rows, g->outChannels, g->scales.data(), g->scales.size() > 1,
-          bias ? bias->data() : nullptr, qcfg.zeroPoint, qcfg.scale, cfg.u8Output->scale);
+          bias ? bias->data() : nullptr, qcfg.zeroPoint, qcfg.scale, cfg.oneStep->scale);
       if (cfg.broadcastRows)
         rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, 1, 1.f);
     } else if (cfg.broadcastRows && !g->rowBroadcast) {

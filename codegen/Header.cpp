@@ -2,6 +2,8 @@
 
 #include "Header.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -110,6 +112,11 @@ int64_t mlir::nunc::batchSplit(func::FuncOp func) {
 RankedTensorType mlir::nunc::ioType(func::FuncOp func, unsigned i, bool input) {
   auto type = cast<RankedTensorType>(input ? func.getArgumentTypes()[i]
                                            : func.getResultTypes()[i]);
+  // Quantized values cross the boundary as their integer codes.
+  if (auto q = dyn_cast<quant::QuantizedType>(type.getElementType()))
+    type = type.clone(IntegerType::get(func.getContext(), q.getStorageTypeIntegralWidth(),
+                                       q.isSigned() ? IntegerType::Signed
+                                                    : IntegerType::Unsigned));
   int64_t n = batchSplit(func);
   if (n == 1)
     return type;

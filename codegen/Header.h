@@ -26,7 +26,8 @@ std::string generateManifest(func::FuncOp func, const CompileOptions &options,
 int64_t batchSplit(func::FuncOp func);
 
 /// The type of input or output `i` as the library's caller sees it: the
-/// function's, with the leading dim times batchSplit(func).
+/// function's, with the leading dim times batchSplit(func); quantized
+/// elements as their integer codes (u8 codes: ui8).
 RankedTensorType ioType(func::FuncOp func, unsigned i, bool input);
 
 /// A C identifier made from `s` (invalid characters become '_').

@@ -118,16 +118,17 @@ std::vector<uint32_t> Int8ConvGemm::packOneStepRows(const std::vector<uint32_t> 
                                                     int32_t zeroPoint, float scale,
                                                     float outputScale) {
   std::vector<uint32_t> out(rows);
+  const int64_t words = static_cast<int64_t>(rows.size()) / m; // 8 with a normalization
   for (int64_t o = 0; o < m; ++o) {
     int32_t sum;
-    std::memcpy(&sum, &rows[4 * o], 4);
+    std::memcpy(&sum, &rows[words * o], 4);
     const float s = scale * scales[perRow ? o : 0];
     const int32_t bq = bias ? oneStepBiasCode(bias[o], s) : 0;
-    out[4 * o] = static_cast<uint32_t>(sum) * static_cast<uint32_t>(zeroPoint) -
-                 static_cast<uint32_t>(bq);
+    out[words * o] = static_cast<uint32_t>(sum) * static_cast<uint32_t>(zeroPoint) -
+                     static_cast<uint32_t>(bq);
     const float multiplier = s / outputScale;
-    std::memcpy(&out[4 * o + 1], &multiplier, 4);
-    out[4 * o + 2] = 0;
+    std::memcpy(&out[words * o + 1], &multiplier, 4);
+    out[words * o + 2] = 0;
   }
   return out;
 }
@@ -1670,7 +1671,10 @@ private:
       emitActivation(x, grid, temp(0), temp(1), temp(2), temp(3));
     };
     if (c.normalize) {
-      emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
+      if (c.oneStep)
+        oneStepValue(x);
+      else
+        emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
       const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
       vbroadcastss(temp(0), ptr[rsi + row + 16]);
       if constexpr (kZmm) {
@@ -1688,7 +1692,10 @@ private:
         return;
       }
     } else {
-      lastGrid(c.output);
+      if (c.oneStep)
+        oneStepValue(x);
+      else
+        lastGrid(c.output);
       if (tableCodes()) {
         storeTableCodes(x, r * c.ldc + v * kLanes, lanes);
         return;
@@ -1718,6 +1725,22 @@ private:
       vmovups(temp(0), maskAddr);
       vmaskmovps(cAddr, temp(0), x);
     }
+  }
+
+  /// One-step requantization with more epilogue after it: x, the scaled
+  /// sum (its code minus the zero point, unrounded) -> the value of its
+  /// code on the output grid, (q - zp) s_y: round half to even, the codes'
+  /// bounds, one product (onnxruntime's DequantizeLinear after its
+  /// QLinearConv).
+  void oneStepValue(const Vmm &x) {
+    const Int8GemmConfig::OneStep &o = *c.oneStep;
+    if constexpr (kZmm)
+      vrndscaleps(x, x, 0);
+    else
+      vroundps(x, x, 0);
+    vmaxps(x, x, constAddr(static_cast<float>(o.lo - o.zeroPoint)));
+    vminps(x, x, constAddr(static_cast<float>(o.hi - o.zeroPoint)));
+    vmulps(x, x, constAddr(o.scale));
   }
 
   /// outputTable with u8Output (AVX-512 VNNI convolutions): the codes are
@@ -1752,7 +1775,7 @@ private:
   /// results saturate anyway: the conversion would turn a quotient past
   /// 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
   void storeU8(const Vmm &x, const Reg64 &base, int64_t offset, int lanes, bool quotient = true) {
-    if (c.oneStep) {
+    if (c.oneStep && !c.normalize) {
       // x is the scaled sum already: its codes minus the zero point,
       // within the activation's bounds (and the conversion's range).
       const int32_t zp = c.u8Output->zeroPoint;
@@ -1866,11 +1889,14 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
   if (config.outputTable.empty() && config.tableOutput.kind != Activation::None)
     return nullptr; // the table's grid needs a table
   if (config.oneStep &&
-      (!config.convolution || !config.u8Output || config.normalize || config.bias ||
-       config.residual || config.ranges || !config.outputTable.empty() ||
-       config.activation.kind != Activation::None ||
+      (!config.convolution || config.bias || config.residual || config.ranges ||
+       !config.outputTable.empty() || config.activation.kind != Activation::None ||
        config.activationInput.kind != Activation::None || config.oneStep->lo < 0 ||
-       config.oneStep->hi > 255 || config.oneStep->lo > config.oneStep->hi))
+       config.oneStep->hi > 255 || config.oneStep->lo > config.oneStep->hi ||
+       !(config.oneStep->scale > 0) ||
+       (config.u8Output && !config.normalize &&
+        (config.u8Output->scale != config.oneStep->scale ||
+         config.u8Output->zeroPoint != config.oneStep->zeroPoint))))
     return nullptr; // one step: scale and bias folded, the activation as code bounds
   if (config.u16Input && (config.isa != Int8Isa::Avx512Vnni || config.convolution ||
                           config.perRowA || config.u8Weights || config.lda % 2 ||

@@ -150,16 +150,20 @@ struct Int8GemmConfig {
   /// broadcast, and 12 accumulators leave 4 registers). The same results,
   /// bit for bit; no normalization or u8 weights.
   bool broadcastRows = false;
-  /// Convolution form with u8Output (quantized_conv's
-  /// one_step_requantization: a static input, no bias, residual,
-  /// activation, normalization or table here): each row's words 0 and 1
-  /// are the s32 compensation minus the bias code and the f32 scale
-  /// fl(s[m] / s_y) (Int8ConvGemm::packOneStepRows; ymm: broadcast), and
-  /// the epilogue stores clamp(round(float(sum - word 0) x word 1) + zp,
-  /// lo, hi): no bias, quotient or activation. u8Bounded: no clamp before
-  /// the conversion where [lo, hi] is [0, 255] (the packs saturate).
+  /// Convolution form (quantized_conv's one_step_requantization: a
+  /// static input, no bias, residual, activation, table or ranges here):
+  /// each row's words 0 and 1 are the s32 compensation minus the bias code
+  /// and the f32 scale fl(s[m] / s_y) (Int8ConvGemm::packOneStepRows; ymm:
+  /// broadcast), and the output grid (s_y = scale, zp_y = zeroPoint) holds
+  /// q = clamp(round(float(sum - word 0) x word 1) + zp_y, lo, hi): no
+  /// bias, quotient or activation. With u8Output and no normalization the
+  /// epilogue stores q (u8Bounded: no clamp before the conversion where
+  /// [lo, hi] is [0, 255]; the packs saturate); otherwise it goes on with
+  /// the value (q - zp_y) s_y in place of `output`'s rounding.
   struct OneStep {
     int32_t lo = 0, hi = 255;
+    float scale = 1.f;
+    int32_t zeroPoint = 0;
   };
   std::optional<OneStep> oneStep;
   /// Convolution form: the kernel builds each task's panel itself from the
@@ -319,10 +323,11 @@ struct Int8ConvGemm {
     return c.broadcastRows ? 96 : c.normalize ? 32 : 16;
   }
   /// The rows of a one-step requantization (Int8GemmConfig::oneStep) for a
-  /// static input (zero point, scale) and output scale: [M][4] words
-  /// (sum x zeroPoint - bq[m] mod 2^32, fl(fl(scale x weight scale[m]) /
-  /// outputScale), 0, packRows' word 3), bq = oneStepBiasCode. On
-  /// ymm, broadcastRows(rows, m, 1, 1.f) broadcasts them.
+  /// static input (zero point, scale) and output scale: packRows' block
+  /// with words 0-2 of each row (sum x zeroPoint - bq[m] mod 2^32,
+  /// fl(fl(scale x weight scale[m]) / outputScale), 0), bq =
+  /// oneStepBiasCode. On ymm, broadcastRows(rows, m, 1, 1.f) broadcasts
+  /// them (no normalization there).
   static std::vector<uint32_t> packOneStepRows(const std::vector<uint32_t> &rows, int64_t m,
                                                const float *scales, bool perRow,
                                                const float *bias, int32_t zeroPoint,

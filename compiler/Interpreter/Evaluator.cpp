@@ -578,11 +578,21 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         std::optional<Type> grid = o.getInputQuantization();
         if (isa<quant::QuantizedType>(element))
           grid = element;
-        if (o.getOneStepRequantization())
-          return one(quantizedConvOneStep(
+        if (o.getOneStepRequantization()) {
+          // The output grid's codes in one multiply; what follows takes them.
+          Expected<Tensor> codes = quantizedConvOneStep(
               valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
               *inputQuantization(grid), opt(o.getBias()), w, activationOf(o),
-              *inputQuantization(o.getOutputQuantization()), weightZeroPoints(o.getWeight())));
+              *inputQuantization(o.getOutputQuantization()), weightZeroPoints(o.getWeight()));
+          if (!codes || (o.getU8Output() && !o.getNormScale()))
+            return one(std::move(codes));
+          Tensor values = valuesOf(*codes, *o.getOutputQuantization());
+          if (!o.getNormScale())
+            return one(std::move(values));
+          return lastGridAndTable(
+              channelAffine(values, get(o.getNormScale()), get(o.getNormShift())),
+              o.getLastGrid(), o.getOutputTable(), o.getTableQuantization(), o.getU8Output());
+        }
         Expected<Tensor> y = quantizedConv(
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),

@@ -48,9 +48,11 @@ bool biasFitsItsGrid(QuantizedConvOp op, quant::UniformQuantizedType input) {
   return true;
 }
 
-/// Whether the conv's u8 codes can come from one multiply (see the op's
-/// one_step_requantization): static input, its last grid its output grid,
-/// an activation the codes' bounds express, and a bias that fits its grid.
+/// Whether the codes of the conv's output grid can come from one multiply
+/// (see the op's one_step_requantization): a static input, a u8 output
+/// grid right after the activation (whatever follows it: u8 codes, f32
+/// values, a normalization and its grid), an activation the codes' bounds
+/// express, and a bias that fits its grid.
 bool takesOneStep(QuantizedConvOp op) {
   std::optional<Type> grid = op.getInputQuantization();
   Type element = getElementTypeOrSelf(op.getInput().getType());
@@ -60,8 +62,11 @@ bool takesOneStep(QuantizedConvOp op) {
     grid.reset();
   auto input = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type()));
   const StringRef act = op.getActivation();
-  return op.getU8Output() && input && !op.getResidual() && !op.getNormScale() &&
-         !op.getOutputTable() && (act == "none" || act == "relu" || act == "clip") &&
+  auto output = dyn_cast_or_null<quant::UniformQuantizedType>(
+      op.getOutputQuantization().value_or(Type()));
+  return output && output.getStorageType().isInteger(8) && !output.isSigned() && input &&
+         !op.getResidual() && !op.getOutputTable() &&
+         (act == "none" || act == "relu" || act == "clip") &&
          op.getActivationPostMul().convertToFloat() == 1.f &&
          op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input);
 }

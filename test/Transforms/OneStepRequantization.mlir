@@ -31,23 +31,45 @@ func.func @static_codes(%x: tensor<1x4x5x6xf32>) -> (tensor<1x8x5x6x!quant.unifo
 
 // -----
 
-// What one multiply cannot express keeps the two-step form: f32 output, a
-// residual, a normalization between two grids, a hard_swish before the
-// grid, a bias 2^24 steps of its sums' grid or more (0.0234375 x 0.03125 x
-// 2^24 = 12288).
-// CHECK-LABEL: func.func @two_steps(
-// CHECK-NOT: one_step_requantization
-// CHECK: return
-func.func @two_steps(%x: tensor<1x4x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>) {
+// The output grid's codes in one multiply whatever follows them: their f32
+// values (a QDQ conv before a residual Add), or a normalization with its
+// own grid (the BatchNormalization a QDQ export keeps between two pairs),
+// written as f32 or as u8 codes.
+// CHECK-LABEL: func.func @codes_then_more(
+// CHECK: nunc.quantized_conv {{.*}}one_step_requantization, output_quantization
+// CHECK-SAME: -> tensor<1x8x5x6xf32>
+// CHECK: nunc.quantized_conv {{.*}}norm {{.*}}one_step_requantization, output_quantization
+// CHECK-SAME: -> tensor<1x8x5x6xf32>
+// CHECK: nunc.quantized_conv {{.*}}norm {{.*}}one_step_requantization, output_quantization
+// CHECK-SAME: u8_output
+func.func @codes_then_more(%x: tensor<1x4x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>) {
   %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
   %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
   %a = nunc.constant dense<0.75> : tensor<8xf32>
   %s = nunc.constant dense<0.125> : tensor<8xf32>
   %f32 = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
-  %res = nunc.quantized_conv %x, %qw residual %r : tensor<1x8x5x6xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>
+  %normf = nunc.quantized_conv %x, %qw norm %a, %s : tensor<8xf32>, tensor<8xf32> {activation = "relu", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, norm_quantization = !quant.uniform<u8:f32, 0.01171875:100>, output_quantization = !quant.uniform<u8:f32, 0.015625:120>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
   %norm = nunc.quantized_conv %x, %qw norm %a, %s : tensor<8xf32>, tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, norm_quantization = !quant.uniform<u8:f32, 0.01171875:100>, output_quantization = !quant.uniform<u8:f32, 0.015625:120>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>
+  return %f32, %normf, %norm : tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>
+}
+
+// -----
+
+// What one multiply cannot express keeps the two-step form: no output grid
+// (nothing to round), a residual, a hard_swish before the grid, an s8
+// output grid, a bias 2^24 steps of its sums' grid or more (0.0234375 x
+// 0.03125 x 2^24 = 12288).
+// CHECK-LABEL: func.func @two_steps(
+// CHECK-NOT: one_step_requantization
+// CHECK: return
+func.func @two_steps(%x: tensor<1x4x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>) {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %f32 = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %res = nunc.quantized_conv %x, %qw residual %r : tensor<1x8x5x6xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>
+  %s8 = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<i8:f32, 0.0078125:-3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
   %hs = nunc.quantized_conv %x, %qw {activation = "hard_swish", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
   %big = nunc.constant dense<[0.5, 0.5, 0.5, 12288.0, 0.5, 0.5, 0.5, 0.5]> : tensor<8xf32>
   %far = nunc.quantized_conv %x, %qw bias %big : tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
-  return %f32, %res, %norm, %hs, %far : tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.01171875:100>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
+  return %f32, %res, %s8, %hs, %far : tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
 }

@@ -95,7 +95,8 @@ struct Conv {
   int64_t outW() const { return (width + 2 * pad - kw) / stride + 1; }
 };
 
-int panelIm2colCases = 0, tailCases = 0, broadcastCases = 0, oneStepCases = 0, ymmChunkCases = 0;
+int panelIm2colCases = 0, tailCases = 0, broadcastCases = 0, oneStepCases = 0, oneStepOnCases = 0,
+    ymmChunkCases = 0;
 /// Codes of table entries at the ends of their grid (saturated).
 int64_t tableCodeEnds = 0;
 
@@ -590,13 +591,69 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
         }
 
   // One-step requantization (quantized_conv's one_step_requantization): the
-  // bias and scales folded into the rows, the codes round(float(sum + bq)
-  // x fl(s / s_y)) + zp within an activation's bounds, from every form;
-  // with the rows broadcast where the codegen broadcasts them (ymm, s8
-  // weights).
+  // bias and scales folded into the rows, the codes of gridA round(float(sum
+  // + bq) x fl(s / s_y)) + zp within an activation's bounds, from every
+  // form; with the rows broadcast where the codegen broadcasts them (ymm,
+  // s8 weights).
+  const float outScale = gridA[0];
+  const int32_t outZp = static_cast<int32_t>(gridA[1]);
+  auto oneStepCode = [&](size_t i, int32_t lo, int32_t hi) {
+    const int64_t o = static_cast<int64_t>(i) / positions % p.m;
+    const float s = scale * scales[o];
+    const int32_t bq = p.bias ? oneStepBiasCode(bias[o], s) : 0;
+    const auto acc =
+        static_cast<int32_t>(static_cast<uint32_t>(sums[i]) + static_cast<uint32_t>(bq));
+    const float t = static_cast<float>(acc) * (s / outScale);
+    return static_cast<int32_t>(std::clamp<double>(std::nearbyint(t) + outZp, lo, hi));
+  };
+  if (!p.residual) {
+    // The codes' values (q - zp) s_y go on: f32 out, or normalized and
+    // rounded to gridB (f32 values or u8 codes).
+    std::vector<uint32_t> oneRows = Int8ConvGemm::packOneStepRows(
+        rows, p.m, scales.data(), true, p.bias ? bias.data() : nullptr, zp, scale, outScale);
+    for (bool u8 : {false, true}) {
+      if (u8 && !p.normalize)
+        continue; // (the codes themselves: below)
+      SCOPED_TRACE(std::string("one step, then ") + (p.normalize ? "normalized" : "f32") +
+                   (u8 ? " u8 codes" : ""));
+      Int8GemmConfig one = cfg;
+      one.bias = false;
+      one.output = Activation();
+      one.oneStep = Int8GemmConfig::OneStep{outZp, 250, outScale, outZp};
+      if (u8) {
+        one.normalized = Activation();
+        one.u8Output = Int8GemmConfig::U8Output{gridB[0], static_cast<int32_t>(gridB[1])};
+      }
+      std::unique_ptr<JitKernel> k = Int8GemmKernel::generate(one);
+      ASSERT_TRUE(k);
+      std::vector<uint8_t> got(sums.size() * (u8 ? 1 : 4) + 64, 0xa5);
+      const void *oArgs[] = {weights,         packed.data(), oneRows.data(), params,
+                             residual.data(), got.data(),    nullptr,        tails.data()};
+      for (int64_t t = 0; t < Int8ConvGemm::numTasks(one); ++t)
+        ASSERT_EQ(k->function()(oArgs, t, 0), 0);
+      for (size_t i = got.size() - 64; i < got.size(); ++i)
+        ASSERT_EQ(got[i], 0xa5) << "wrote past C";
+      for (size_t i = 0; i < sums.size(); ++i) {
+        const int64_t o = static_cast<int64_t>(i) / positions % p.m;
+        float want = static_cast<float>(oneStepCode(i, outZp, 250) - outZp) * outScale;
+        if (p.normalize) {
+          want = std::fma(want, normScale[o], normShift[o]);
+          want = kernels::fakeQuantizeValue(want, gridB[0], gridB[1], gridB[2], gridB[3]);
+        }
+        if (u8) {
+          const auto code = static_cast<uint8_t>(
+              std::clamp(std::nearbyint(want / gridB[0]) + gridB[1], 0.f, 255.f));
+          ASSERT_EQ(got[i], code) << "at " << i << " (sum " << sums[i] << ")";
+        } else {
+          float v;
+          std::memcpy(&v, &got[4 * i], 4);
+          ASSERT_EQ(v, want) << "at " << i << " (sum " << sums[i] << ")";
+        }
+      }
+      ++oneStepOnCases;
+    }
+  }
   if (!p.residual && !p.normalize) {
-    const float outScale = gridA[0];
-    const int32_t outZp = static_cast<int32_t>(gridA[1]);
     std::vector<uint32_t> oneRows = Int8ConvGemm::packOneStepRows(
         rows, p.m, scales.data(), true, p.bias ? bias.data() : nullptr, zp, scale, outScale);
     Int8GemmConfig one = cfg;
@@ -610,7 +667,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
                                    std::tuple{outZp, 255, false}, std::tuple{30, 200, true}}) {
       SCOPED_TRACE("one step [" + std::to_string(lo) + ", " + std::to_string(hi) + "]" +
                    (bounded ? " bounded" : ""));
-      one.oneStep = Int8GemmConfig::OneStep{lo, hi};
+      one.oneStep = Int8GemmConfig::OneStep{lo, hi, outScale, outZp};
       one.u8Bounded = bounded;
       std::unique_ptr<JitKernel> k = Int8GemmKernel::generate(one);
       ASSERT_TRUE(k);
@@ -621,16 +678,8 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
         ASSERT_EQ(k->function()(oArgs, t, 0), 0);
       for (size_t i = sums.size(); i < codes.size(); ++i)
         ASSERT_EQ(codes[i], 0xa5) << "wrote past the codes";
-      for (size_t i = 0; i < sums.size(); ++i) {
-        const int64_t o = static_cast<int64_t>(i) / positions % p.m;
-        const float s = scale * scales[o];
-        const int32_t bq = p.bias ? oneStepBiasCode(bias[o], s) : 0;
-        const auto acc = static_cast<int32_t>(static_cast<uint32_t>(sums[i]) +
-                                              static_cast<uint32_t>(bq));
-        const float t = static_cast<float>(acc) * (s / outScale);
-        const double want = std::clamp<double>(std::nearbyint(t) + outZp, lo, hi);
-        ASSERT_EQ(codes[i], static_cast<uint8_t>(want)) << "at " << i << " (sum " << sums[i] << ")";
-      }
+      for (size_t i = 0; i < sums.size(); ++i)
+        ASSERT_EQ(codes[i], oneStepCode(i, lo, hi)) << "at " << i << " (sum " << sums[i] << ")";
     }
     ++oneStepCases;
   }
@@ -816,6 +865,7 @@ TEST(Int8ConvKernelTest, MatchesTheIntegerConvolution) {
   EXPECT_GE(panelIm2colCases, 14);
   EXPECT_GE(tailCases, 10);
   EXPECT_GE(oneStepCases, 6);
+  EXPECT_GE(oneStepOnCases, 12) << "one step, then f32 values or a normalization";
   EXPECT_GT(tableCodeEnds, 100) << "the table's u8 grid hardly saturates";
 }
 
@@ -828,13 +878,14 @@ TEST(Int8ConvKernelTest, AvxVnniMatchesTheIntegerConvolution) {
     GTEST_SKIP() << "the host has neither AVX-VNNI nor AVX-512 VNNI";
   const int before = broadcastCases, panelsBefore = panelIm2colCases,
             oneStepBefore = oneStepCases, tailsBefore = tailCases,
-            chunksBefore = ymmChunkCases;
+            chunksBefore = ymmChunkCases, oneStepOnBefore = oneStepOnCases;
   std::mt19937 rng(63);
   for (const Conv &p : convCases())
     check(p, rng, *form);
   EXPECT_GE(broadcastCases - before, 5);
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
   EXPECT_GE(oneStepCases - oneStepBefore, 6);
+  EXPECT_GE(oneStepOnCases - oneStepOnBefore, 12);
   EXPECT_GE(tailCases - tailsBefore, 8) << "joined tail columns (panels of 16)";
   EXPECT_GE(ymmChunkCases - chunksBefore, 2) << "row chunks with joined tails";
 }
@@ -852,13 +903,14 @@ TEST(Int8ConvKernelTest, Avx2MatchesTheIntegerConvolution) {
   }
   const int before = broadcastCases, panelsBefore = panelIm2colCases,
             oneStepBefore = oneStepCases, tailsBefore = tailCases,
-            chunksBefore = ymmChunkCases;
+            chunksBefore = ymmChunkCases, oneStepOnBefore = oneStepOnCases;
   std::mt19937 rng(65);
   for (const Conv &p : convCases())
     check(p, rng, Form{Int8Isa::Avx2, false});
   EXPECT_GE(broadcastCases - before, 5);
   EXPECT_GE(panelIm2colCases - panelsBefore, 14);
   EXPECT_GE(oneStepCases - oneStepBefore, 6);
+  EXPECT_GE(oneStepOnCases - oneStepOnBefore, 12);
   EXPECT_GE(tailCases - tailsBefore, 8) << "joined tail columns (panels of 16)";
   EXPECT_GE(ymmChunkCases - chunksBefore, 2) << "row chunks with joined tails";
 }

@@ -1501,13 +1501,13 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     const bool staticInput = isa<quant::QuantizedType>(element) ||
                              (getActivationQuantization() == "static" && getInputQuantization());
     const StringRef act = getActivation();
-    if (!getU8Output() || !staticInput || getResidual() || getNormScale() || getOutputTable() ||
-        !(act == "none" || act == "relu" || act == "clip") ||
+    if (!isU8Activation(getOutputQuantization().value_or(Type())) || !staticInput ||
+        getResidual() || getOutputTable() || !(act == "none" || act == "relu" || act == "clip") ||
         getActivationPostMul().convertToFloat() != 1.f ||
         getActivationPostAdd().convertToFloat() != 0.f)
-      return emitError() << "one_step_requantization needs u8_output, a static input, no "
-                            "residual, normalization or output table, and an activation of "
-                            "none, relu or clip";
+      return emitError() << "one_step_requantization needs an output_quantization of "
+                            "!quant.uniform<u8:f32, scale:zp>, a static input, no residual or "
+                            "output table, and an activation of none, relu or clip";
   }
   return success();
 }

@@ -1609,11 +1609,22 @@ func.func @quantized_conv_table_codes_without_table_grid(%x: tensor<1x4x5x6xf32>
 
 // -----
 
-// one_step_requantization needs static u8 codes out (here: a dynamic input).
+// one_step_requantization needs a static input (here: a dynamic one).
 func.func @dynamic_input(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>> {
   %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
   %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
-  // expected-error@+1 {{one_step_requantization needs u8_output, a static input}}
+  // expected-error@+1 {{one_step_requantization needs an output_quantization of !quant.uniform<u8:f32, scale:zp>, a static input}}
   %e = nunc.quantized_conv %x, %qw {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.0078125>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>
   return %e : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>
+}
+
+// -----
+
+// one_step_requantization needs an output grid to compute the codes of.
+func.func @no_output_grid(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6xf32> {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  // expected-error@+1 {{one_step_requantization needs an output_quantization of !quant.uniform<u8:f32, scale:zp>}}
+  %e = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, one_step_requantization, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  return %e : tensor<1x8x5x6xf32>
 }

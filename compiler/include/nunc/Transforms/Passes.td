@@ -498,10 +498,10 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
   let summary = "Requantizes int8 conv results into u8 codes in one multiply, as onnxruntime";
   let description = [{
     Target lowering for static int8 CNNs, after the u8 handovers
-    (nunc-fuse-conv-activation-quantization). A quantized_conv writing u8
-    codes (`u8_output`) from a static input, with no residual,
-    normalization or output table and an activation of none, Relu or Clip,
-    gets `one_step_requantization`: its codes become
+    (nunc-fuse-conv-activation-quantization). A quantized_conv whose
+    result goes to a u8 output grid (`output_quantization`) from a static
+    input, with no residual or output table and an activation of none, Relu
+    or Clip, gets `one_step_requantization`: its codes on that grid become
     round(float(sum + bias code) x fl(s[m] / s_y)) + zp within the
     activation's code bounds, as onnxruntime's QLinearConv (and its QDQ
     convs) requantize, where the two-step form rounds the f32 result
@@ -512,7 +512,11 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     lies within an ulp of a code's rounding boundary (a code apart). The
     epilogue takes ~4 fewer instructions per vector (no bias add, exact
     quotient or activation), which is most of what the small-K convs of
-    MobileNet-like networks cost.
+    MobileNet-like networks cost. What follows the grid stays as it was:
+    the codes written (`u8_output`), or their f32 values, or a
+    normalization and its own grid (the BatchNormalization a QDQ export
+    keeps between two Q/DQ pairs, which onnxruntime runs after its
+    QLinearConv's codes).
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }

@@ -817,10 +817,11 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     only) rounds the entries; with `u8_output` it is the u8 grid whose
     codes the result holds, in place of the last grid.
 
-    `one_step_requantization` (with `u8_output` and a static input: fixed
-    `input_quantization` or u8 codes; no residual, normalization or table;
-    activation none, Relu or Clip) computes the codes as onnxruntime's
-    QLinearConv requantizes: with acc the exact s32 sum of
+    `one_step_requantization` (with an `output_quantization` of
+    `!quant.uniform<u8:f32, scale:zp>` and a static input: fixed
+    `input_quantization` or u8 codes; no residual or table; activation
+    none, Relu or Clip) computes the codes of the output grid as
+    onnxruntime's QLinearConv requantizes: with acc the exact s32 sum of
     (x - zp_x)(w - zw) and s[m] = fl(scale_input * scale_weight[m]),
     q = clamp(round_half_even(fl(float(acc + bq[m]) * fl(s[m] / s_y)))
     + zp_y, lo, hi), where bq[m] = round_half_even(bias[m] / s[m]) (the
@@ -831,7 +832,10 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     then rounded half to even). One multiply per value where the two-step
     form scales, adds the bias and divides by s_y exactly; a QDQ model's
     bias, an int32 on s[m]'s grid, then computes exactly as onnxruntime
-    runs it (see nunc-one-step-requantization).
+    runs it (see nunc-one-step-requantization). The rest of the epilogue
+    takes those codes: written as they are (`u8_output` without a
+    normalization), or as their values (q - zp_y) s_y, normalized and
+    rounded to the last grid as above.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
