@@ -232,7 +232,10 @@ private:
       case ElementwiseConfig::Sub: vsubps(x, x, b); break;
       case ElementwiseConfig::Mul: vmulps(x, x, b); break;
       case ElementwiseConfig::Div: vdivps(x, x, b); break;
-      case ElementwiseConfig::Affine: vfmadd213ps(x, b, shift); break;
+      case ElementwiseConfig::Affine: // x a + b as onnxruntime's BatchNormalization: no FMA
+        vmulps(x, x, b);
+        vaddps(x, x, shift);
+        break;
       default: break;
       }
       return;

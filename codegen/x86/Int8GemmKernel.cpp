@@ -1676,12 +1676,14 @@ private:
       else
         emitActivation(x, c.output, temp(0), temp(1), temp(2), temp(3));
       const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
+      // A product then a sum (onnxruntime's BatchNormalization), no FMA.
       vbroadcastss(temp(0), ptr[rsi + row + 16]);
+      vmulps(x, x, temp(0));
       if constexpr (kZmm) {
-        vfmadd213ps(x, temp(0), ptr_b[rsi + row + 20]);
+        vaddps(x, x, ptr_b[rsi + row + 20]);
       } else {
         vbroadcastss(temp(1), ptr[rsi + row + 20]);
-        vfmadd213ps(x, temp(0), temp(1));
+        vaddps(x, x, temp(1));
       }
       lastGrid(c.normalized);
       if (c.u8Output) {

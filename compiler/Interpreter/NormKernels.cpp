@@ -176,20 +176,25 @@ Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &b
   int64_t inner = 1;
   for (int64_t i = 2; i < x.rank(); ++i)
     inner *= x.dim(i);
-  std::vector<double> mul(c), add(c);
-  for (int64_t i = 0; i < c; ++i) {
-    mul[i] = scale.getDouble(i) / std::sqrt(var.getDouble(i) + static_cast<double>(epsilon));
-    add[i] = bias.getDouble(i) - mean.getDouble(i) * mul[i];
-  }
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
   dispatchDType(x.dtype(), [&]<typename T>() {
     using C = ComputeType<T>;
     if constexpr (std::is_floating_point_v<C>) {
+      // As onnxruntime computes it, each step rounded in the compute type:
+      // a = 1 / sqrt(var + eps) * scale, b = bias - mean * a, y = x a + b.
+      std::vector<C> mul(c), add(c);
+      for (int64_t i = 0; i < c; ++i) {
+        const C invStd = C(1) / std::sqrt(static_cast<C>(var.getDouble(i)) + C(epsilon));
+        mul[i] = invStd * static_cast<C>(scale.getDouble(i));
+        const C shifted = static_cast<C>(mean.getDouble(i)) * mul[i];
+        add[i] = static_cast<C>(bias.getDouble(i)) - shifted;
+      }
       const T *in = x.as<T>();
       T *o = out.mutableAs<T>();
       for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
         int64_t ch = (i / inner) % c;
-        o[i] = T(static_cast<C>(static_cast<C>(in[i]) * mul[ch] + add[ch]));
+        const C product = static_cast<C>(in[i]) * mul[ch];
+        o[i] = T(static_cast<C>(product + add[ch]));
       }
     }
   });
@@ -211,7 +216,8 @@ Expected<Tensor> channelAffine(const Tensor &x, const Tensor &scale, const Tenso
   float *o = out.mutableAs<float>();
   for (int64_t i = 0, n = x.numElements(); i < n; ++i) {
     int64_t ch = (i / inner) % c;
-    o[i] = std::fma(in[i], a[ch], b[ch]);
+    const float product = in[i] * a[ch]; // rounded, then the sum (no FMA)
+    o[i] = product + b[ch];
   }
   return out;
 }

@@ -47,6 +47,11 @@ std::optional<BatchNormParams> batchNormParams(BatchNormOp bn, int64_t channels)
     return std::nullopt;
   double eps = bn.getEpsilon().convertToFloat();
   BatchNormParams p;
+  p.gammaF32 = *gamma;
+  p.varF32 = *var;
+  p.betaF32 = *beta;
+  p.meanF32 = *mean;
+  p.epsilonF32 = bn.getEpsilon().convertToFloat();
   for (int64_t c = 0; c < channels; ++c) {
     p.scale.push_back((*gamma)[c] / std::sqrt(double((*var)[c]) + eps));
     p.beta.push_back((*beta)[c]);
@@ -58,9 +63,14 @@ std::optional<BatchNormParams> batchNormParams(BatchNormOp bn, int64_t channels)
 void BatchNormParams::affineF32(SmallVectorImpl<float> &a, SmallVectorImpl<float> &b) const {
   a.clear();
   b.clear();
-  for (size_t c = 0; c < scale.size(); ++c) {
-    a.push_back(static_cast<float>(scale[c]));
-    b.push_back(static_cast<float>(beta[c] - mean[c] * scale[c]));
+  // f32 steps in onnxruntime's order (this build targets baseline x86-64:
+  // no FMA to contract them into).
+  for (size_t c = 0; c < gammaF32.size(); ++c) {
+    const float invStd = 1.f / std::sqrt(varF32[c] + epsilonF32);
+    const float scaleF32 = invStd * gammaF32[c];
+    const float shifted = meanF32[c] * scaleF32;
+    a.push_back(scaleF32);
+    b.push_back(betaF32[c] - shifted);
   }
 }
 

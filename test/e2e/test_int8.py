@@ -1896,8 +1896,11 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     assert len(convs) == int8_convs and all(k.startswith("conv.int8.avx512vnni[") and
                                             "static" in k for k in convs), convs
     assert all(("u8 weights" in k) == (weight == "QUInt8") for k in convs), convs
-    assert all(k.endswith(("+requantize +normalize +requantize",
-                           "+requantize +normalize +requantize -> u8")) for k in convs), convs
+    # Each conv's own pair computes as onnxruntime's QLinearConv before the
+    # BatchNormalization (nunc-one-step-requantization).
+    assert all(k.endswith(("+requantize in one step +normalize +requantize",
+                           "+requantize in one step +normalize +requantize -> u8"))
+               for k in convs), convs
     # Each depthwise (f32) conv reads the u8 codes of the int8 conv before
     # it, not their f32 values, and so does an int8 conv right after another
     # (nunc-fuse-conv-activation-quantization).
@@ -1926,6 +1929,65 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     assert len(linear) == 1 and linear[0].startswith("gemm.int8.avx512vnni[1x1000x") and \
         linear[0].endswith("+bias +requantize"), linear
     assert_tracks_onnxruntime(q, name, tmp_path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_qdq_conv_before_batch_norm_rounds_as_onnxruntime(nunc, tmp_path):
+    """An export that keeps BatchNormalization after its conv gets a Q/DQ
+    pair on each side of the BN from quantize_static: onnxruntime runs the
+    conv and its pair as QLinearConv (one multiply by fl(s_x s_w / s_y)),
+    then the BN on the dequantized codes. nunc's conv epilogue computes the
+    first pair the same way (nunc-one-step-requantization), so the output
+    equals onnxruntime's bit for bit, per-channel weights and all; with
+    --one-step-requantization=false it rounds the f32 result, scaled sum
+    plus bias, by an exact division: a code apart where the two straddle a
+    rounding boundary (at most one step of the last grid)."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper as h, numpy_helper as nh
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    r = np.random.default_rng(7)
+    c, m, size = 32, 64, 56
+    inits = [nh.from_array((r.standard_normal((m, c, 3, 3)) * 0.1).astype(np.float32), "w"),
+             nh.from_array((r.standard_normal(m) * 0.1).astype(np.float32), "b"),
+             nh.from_array(r.uniform(0.5, 1.5, m).astype(np.float32), "gamma"),
+             nh.from_array((r.standard_normal(m) * 0.1).astype(np.float32), "beta"),
+             nh.from_array((r.standard_normal(m) * 0.1).astype(np.float32), "mean"),
+             nh.from_array(r.uniform(0.5, 1.5, m).astype(np.float32), "var")]
+    nodes = [h.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+             h.make_node("BatchNormalization", ["c", "gamma", "beta", "mean", "var"], ["n"]),
+             h.make_node("Relu", ["n"], ["y"])]
+    g = h.make_graph(nodes, "conv_bn", [h.make_tensor_value_info("x", 1, [1, c, size, size])],
+                     [h.make_tensor_value_info("y", 1, [1, m, size, size])], inits)
+    f32, q = str(tmp_path / "f32.onnx"), str(tmp_path / "conv_bn.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), f32)
+    quantize_static(f32, q, Samples({"x": r.standard_normal((1, c, size, size))
+                                     .astype(np.float32)} for _ in range(2)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+    sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
+    inputs = [{"x": r.standard_normal((1, c, size, size)).astype(np.float32)} for _ in range(3)]
+    wants = [sess.run(None, feeds)[0] for feeds in inputs]
+    step = float(nh.to_array(next(i for i in onnx.load(q).graph.initializer
+                                  if i.name == "y_scale")))
+    differ = {}
+    for one_step in ("true", "false"):
+        out = tmp_path / f"out_{one_step}"
+        res = nunc("compile", q, "--target", "x86_64-avx512vnni", "--explain",
+                   f"--one-step-requantization={one_step}", "-o", out)
+        conv = [line for line in res.stdout.splitlines() if "conv.int8.avx512vnni[" in line]
+        assert len(conv) == 1 and (("+requantize in one step +normalize +requantize" in conv[0])
+                                   == (one_step == "true")), conv
+        exe, man = harness.build(str(out))
+        differ[one_step] = 0
+        for i, (feeds, want) in enumerate(zip(inputs, wants)):
+            outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w_{one_step}_{i}"))
+            assert outs is not None, log
+            got = outs["y"]
+            assert np.abs(got - want).max() <= step * 1.001, (one_step, i)
+            differ[one_step] += int((got != want).sum())
+    assert differ["true"] == 0, differ
+    assert differ["false"] > 0, differ  # the inputs hold a boundary case
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

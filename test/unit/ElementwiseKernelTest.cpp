@@ -481,7 +481,8 @@ TEST_P(ElementwiseKernelTest, BatchNormAffineWithGridsMatchesAPlainReference) {
         float v = x.as<float>()[i];
         if (grids)
           v = kernels::fakeQuantizeValue(v, gridA[0], gridA[1], gridA[2], gridA[3]);
-        v = std::fma(v, params[ch], params[channels + ch]);
+        const float product = v * params[ch]; // rounded, then the sum
+        v = product + params[channels + ch];
         if (grids)
           v = kernels::fakeQuantizeValue(v, gridB[0], gridB[1], gridB[2], gridB[3]);
         ASSERT_EQ(y[i], v) << "shape [" << shape[0] << "," << shape[1] << ",...] at " << i

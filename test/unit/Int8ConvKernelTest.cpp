@@ -582,7 +582,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
             want += residual[at];
           if (p.normalize) {
             want = kernels::fakeQuantizeValue(want, gridA[0], gridA[1], gridA[2], gridA[3]);
-            want = std::fma(want, normScale[o], normShift[o]);
+            want = want * normScale[o] + normShift[o]; // a product, then the sum
             want = kernels::fakeQuantizeValue(want, gridB[0], gridB[1], gridB[2], gridB[3]);
           }
           ASSERT_EQ(out[at], want) << "image " << n << " channel " << o << " at " << y << ", "
@@ -637,7 +637,7 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
         const int64_t o = static_cast<int64_t>(i) / positions % p.m;
         float want = static_cast<float>(oneStepCode(i, outZp, 250) - outZp) * outScale;
         if (p.normalize) {
-          want = std::fma(want, normScale[o], normShift[o]);
+          want = want * normScale[o] + normShift[o];
           want = kernels::fakeQuantizeValue(want, gridB[0], gridB[1], gridB[2], gridB[3]);
         }
         if (u8) {

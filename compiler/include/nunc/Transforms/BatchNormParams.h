@@ -19,11 +19,16 @@ namespace mlir::nunc {
 
 /// The constant parameters of an inference BatchNormalization over
 /// `channels` channels: scale = gamma / sqrt(var + eps) in double, beta and
-/// mean.
+/// mean (what the folds into weights take), and the f32 constants as given.
 struct BatchNormParams {
   SmallVector<double> scale, beta, mean;
-  /// y = x * a + b with a = scale and b = beta - mean * scale, each rounded
-  /// to f32 once (the per-channel affine the kernels compute).
+  SmallVector<float> gammaF32, varF32, betaF32, meanF32;
+  float epsilonF32 = 0.f;
+  /// y = x * a + b, a and b as onnxruntime's BatchNormalization forms them
+  /// in f32 (a = 1 / sqrt(var + eps) * gamma, b = beta - mean * a, each
+  /// step rounded): the per-channel affine the kernels compute, a product
+  /// then a sum, where the BN stays an op of its own (a QDQ model's pairs
+  /// around it).
   void affineF32(SmallVectorImpl<float> &a, SmallVectorImpl<float> &b) const;
 };
 

@@ -792,11 +792,13 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     (optional) rounds the result to a grid, as in `quantized_linear`.
 
     `norm_scale` and `norm_shift` ([M] f32, together) then apply
-    y * norm_scale[m] + norm_shift[m] (one f32 fused multiply-add) and
+    y * norm_scale[m] + norm_shift[m] (an f32 product, then the sum, as
+    onnxruntime's BatchNormalization) and
     `norm_quantization` (optional) rounds that: a BatchNormalization a QDQ
     model keeps after the conv's output Q/DQ pair (with its own pair after
-    it), computed in the epilogue. Its a = gamma / sqrt(var + eps) and
-    b = beta - mean * a are rounded to f32 once, at compile time.
+    it), computed in the epilogue. Its a = 1 / sqrt(var + eps) * gamma and
+    b = beta - mean * a are formed at compile time in f32 steps as
+    onnxruntime forms them (BatchNormParams::affineF32).
 
     With `u8_output` the result is the u8 codes of the last grid (the
     `norm_quantization` with a norm, else `output_quantization`, a
