@@ -671,8 +671,36 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
            : llvm::isa<SubOp>(op) ? Config::Sub
            : llvm::isa<MulOp>(op) ? Config::Mul
                                   : Config::Div;
-    if (auto grid = op->getAttrOfType<TypeAttr>("output_quantization"))
+    auto add = dyn_cast<AddOp>(op);
+    if (add && add.addsCodes()) {
+      auto grid = [](std::optional<Type> t) { return cast<quant::UniformQuantizedType>(*t); };
+      auto a = grid(add.getLhsQuantization()), b = grid(add.getRhsQuantization()),
+           y = grid(add.getOutputQuantization());
+      // signed_codes: the s8 codes of the same grids.
+      const float shift = add.getSignedCodes() ? 128.f : 0.f;
+      Config::AddCodes q;
+      q.scaleA = static_cast<float>(a.getScale());
+      q.zpA = static_cast<float>(a.getZeroPoint()) - shift;
+      q.scaleB = static_cast<float>(b.getScale());
+      q.zpB = static_cast<float>(b.getZeroPoint()) - shift;
+      q.scaleC = static_cast<float>(y.getScale());
+      q.zpC = static_cast<float>(y.getZeroPoint()) - shift;
+      q.qmin = static_cast<float>(y.getStorageTypeMin()) - shift;
+      q.qmax = static_cast<float>(y.getStorageTypeMax()) - shift;
+      q.qminA = static_cast<float>(a.getStorageTypeMin()) - shift;
+      q.qmaxA = static_cast<float>(a.getStorageTypeMax()) - shift;
+      q.qminB = static_cast<float>(b.getStorageTypeMin()) - shift;
+      q.qmaxB = static_cast<float>(b.getStorageTypeMax()) - shift;
+      // onnxruntime's constants, each f32 step rounded (no FMA to
+      // contract them into on baseline x86-64).
+      q.ratioA = q.scaleA / q.scaleC;
+      q.ratioB = q.scaleB / q.scaleC;
+      const float za = q.ratioA * q.zpA, zb = q.ratioB * q.zpB;
+      q.fixed = q.zpC - (za + zb);
+      c.addCodes = q;
+    } else if (auto grid = op->getAttrOfType<TypeAttr>("output_quantization")) {
       c.after = roundToGrid(grid.getValue());
+    }
   } else if (llvm::isa<SqrtOp>(op)) {
     c.inputs = 1;
     c.op = Config::Sqrt;
@@ -745,37 +773,6 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
   std::vector<int32_t> table = x86::ElementwiseKernel::layout(
       c, out.getShape(), shapes[0], c.inputs == 2 ? shapes[1] : shapes[0]);
   return ElementwiseStep{c, std::move(table), {}};
-}
-
-/// The grid an f32 value's producer rounds it to last, so that it holds
-/// only that grid's values (a QDQ model's conv output, or an elementwise
-/// op's): per tensor, or none.
-std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
-  Operation *def = v.getDefiningOp();
-  std::optional<Type> grid;
-  // (With an output table, the table's grid, if any: the result holds its
-  // entries.)
-  if (auto qc = dyn_cast_or_null<QuantizedConvOp>(def)) {
-    if (!qc.getU8Output())
-      grid = qc.getOutputTable() ? qc.getTableQuantization() : qc.getLastGrid();
-  } else if (auto fc = dyn_cast_or_null<FusedConvOp>(def)) {
-    if (!fc.getU8Output())
-      grid = fc.getOutputTable() ? fc.getTableQuantization() : fc.getOutputQuantization();
-  } else if (auto fq = dyn_cast_or_null<FakeQuantizeOp>(def)) {
-    grid = fq.getQuantization();
-  } else if (def && isa<AddOp, SubOp, MulOp, DivOp>(def)) {
-    if (auto t = def->getAttrOfType<TypeAttr>("output_quantization"))
-      grid = t.getValue();
-  } else if (auto chain = dyn_cast_or_null<ElementwiseChainOp>(def)) {
-    if (std::optional<quant::UniformQuantizedType> last = chain.getDecodedSteps().back().grid)
-      grid = *last;
-  }
-  if (!grid)
-    return std::nullopt;
-  auto q = dyn_cast<quant::UniformQuantizedType>(*grid);
-  if (!q)
-    return std::nullopt;
-  return q;
 }
 
 /// The chain's result at each code of a grid its one input holds, when it
@@ -2372,7 +2369,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg.rows, cfg.inner, cfg.tail ? " + " + std::to_string(cfg.tail) : "",
                       std::string(cfg.table ? " table" : "") +
                           (cfg.before.kind != x86::Activation::None ? " +rounded input" : "") +
-                          (cfg.after.kind != x86::Activation::None ? " +requantize" : ""))
+                          (cfg.after.kind != x86::Activation::None ? " +requantize" : "") +
+                          (cfg.addCodes ? " +codes added in one step" : ""))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -2927,6 +2925,10 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     // looked up in its epilogue where the target's kernel has the lookup
     // (int8 convs: every target; depthwise: AVX-512).
     if (options.elementwiseChains) {
+      // A QDQ model's Adds between pairs stay Adds of codes (before the
+      // chains would take them).
+      if (options.oneStepRequantization)
+        pm.nest<func::FuncOp>().addPass(createOneStepRequantization({/*onlyAdds=*/true}));
       pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
       pm.nest<func::FuncOp>().addPass(createFuseChainIntoConv(
           [isa, int8](Operation *op) {

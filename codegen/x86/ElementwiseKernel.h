@@ -14,7 +14,8 @@
 // scales (laid out as a per-channel operand: one value per row, or along the
 // inner dim when channels are innermost) and each shift `affineShift`
 // elements after its scale. `before` rounds a and `after`
-// rounds y (fake-quantize grids) in the same pass.
+// rounds y (fake-quantize grids) in the same pass. AddCodes: the sum of two
+// operands on grids as onnxruntime's QLinearAdd computes its codes.
 //
 // Task arguments: [0] a, [1] b (or a), [2] y, [3] row offset table
 // ([rows][2] int32 elements) or unused.
@@ -45,6 +46,16 @@ struct ElementwiseConfig {
   bool scalarInner[2] = {false, false};  // one value per row, broadcast along it
   bool table = false;                    // row offsets from the table
   int64_t rowStep[2] = {0, 0};           // else: elements per row (0: the same row)
+  /// op == Add of two operands on grids, the sum on a grid (nunc.add's
+  /// lhs_quantization and rhs_quantization): each operand's code
+  /// clamp(round(v / scale) + zp, qminA|B, qmaxA|B), the sum's code round(fma(qa, ratioA, fma(qb, ratioB,
+  /// fixed))) within [qmin, qmax], as onnxruntime's QLinearAdd computes it;
+  /// written as its value (q - zpC) scaleC. No `before` or `after` then.
+  struct AddCodes {
+    float scaleA, zpA, scaleB, zpB, ratioA, ratioB, fixed, scaleC, zpC, qmin, qmax;
+    float qminA, qmaxA, qminB, qmaxB;
+  };
+  std::optional<AddCodes> addCodes;
 };
 
 struct ElementwiseKernel {

@@ -163,6 +163,36 @@ Expected<Tensor> silu(const Tensor &x) {
   return s;
 }
 
+Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
+                          const Grid &gc) {
+  if (a.dtype() != DType::F32 || b.dtype() != DType::F32)
+    return kernelError("an add of codes needs f32 operands: " + a.describe() + " and " +
+                       b.describe());
+  NUNC_ASSIGN_OR_RETURN(shape, shape::broadcast(a.shape(), b.shape()));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, shape));
+  std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {broadcastStrides(a.shape(), shape),
+                                                          broadcastStrides(b.shape(), shape)};
+  const float ra = ga.scale / gc.scale, rb = gb.scale / gc.scale;
+  const float zpa = static_cast<float>(ga.zeroPoint), zpb = static_cast<float>(gb.zeroPoint);
+  const float za = ra * zpa, zb = rb * zpb;
+  const float fixed = static_cast<float>(gc.zeroPoint) - (za + zb);
+  // An operand's code on its grid (a value on it: its own code).
+  auto code = [](float v, const Grid &g) {
+    return std::clamp(std::nearbyint(v / g.scale) + static_cast<float>(g.zeroPoint),
+                      static_cast<float>(g.qmin), static_cast<float>(g.qmax));
+  };
+  const float *pa = a.as<float>(), *pb = b.as<float>();
+  float *o = out.mutableAs<float>();
+  forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
+    const float qa = code(pa[off[0]], ga), qb = code(pb[off[1]], gb);
+    const float sum = std::fma(qa, ra, std::fma(qb, rb, fixed));
+    const float q = std::clamp(std::nearbyint(sum), static_cast<float>(gc.qmin),
+                               static_cast<float>(gc.qmax));
+    o[i] = (q - static_cast<float>(gc.zeroPoint)) * gc.scale;
+  });
+  return out;
+}
+
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
   if (kind != BinaryKind::Pow && a.dtype() != b.dtype())
     return kernelError("operands have different types: " + a.describe() + " and " +

@@ -118,6 +118,11 @@ struct GeluGrids {
   /// The model's constants for GELU's 1 and 1/2 (quantized in some QDQ models).
   float one = 1.f, half = 0.5f;
 };
+/// nunc.add with lhs_quantization and rhs_quantization: a + b (f32 values
+/// on grids ga and gb, broadcasting) as onnxruntime's QLinearAdd computes
+/// the codes on gc, returned as their f32 values (see the op).
+Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
+                          const Grid &gc);
 /// round_p(x * round_s(round_e(erf(x / sqrt 2)) + one)) * half, f32.
 Expected<Tensor> geluOnGrids(const Tensor &x, const GeluGrids &grids);
 /// Returns {y, y_scale, y_zero_point}.

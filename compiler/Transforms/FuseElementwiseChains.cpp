@@ -50,6 +50,8 @@ std::optional<Step> stepOf(Operation *op, SmallVectorImpl<Value> &tensors) {
     tensors.push_back(v);
     step.args.push_back(-2);
   };
+  if (auto add = dyn_cast<AddOp>(op); add && add.addsCodes())
+    return std::nullopt; // the codes' sum: a kernel of its own
   if (llvm::isa<AddOp, SubOp, MulOp, DivOp>(op)) {
     step.kind = isa<AddOp>(op)   ? Step::Add
                 : isa<SubOp>(op) ? Step::Sub

@@ -3,6 +3,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Matchers.h"
 
@@ -71,9 +72,82 @@ bool takesOneStep(QuantizedConvOp op) {
          op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input);
 }
 
+bool isU8Grid(std::optional<quant::UniformQuantizedType> q) {
+  return q && q->getStorageType().isInteger(8) && !q->isSigned() && q->getScale() > 0;
+}
+
+/// The grid every use of `v` rounds it to on reading it: static int8 convs
+/// quantizing it (input_quantization), fake_quantize ops and
+/// batch_norms rounding their input to the same grid; none when a use
+/// reads its f32 values.
+std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
+  std::optional<Type> grid;
+  for (OpOperand &use : v.getUses()) {
+    std::optional<Type> g;
+    Operation *user = use.getOwner();
+    if (auto qc = dyn_cast<QuantizedConvOp>(user)) {
+      if (use.getOperandNumber() == 0 && qc.getActivationQuantization() == "static")
+        g = qc.getInputQuantization();
+    } else if (auto fq = dyn_cast<FakeQuantizeOp>(user)) {
+      g = fq.getQuantization();
+    } else if (auto bn = dyn_cast<BatchNormOp>(user)) {
+      if (use.getOperandNumber() == 0)
+        g = bn.getInputQuantization();
+    }
+    if (!g || (grid && *grid != *g))
+      return std::nullopt;
+    grid = g;
+  }
+  if (auto q = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type())))
+    return q;
+  return std::nullopt;
+}
+
+/// A QDQ model's Add between Q/DQ pairs (its operands and its sum on u8
+/// grids): the sum's codes as onnxruntime's QLinearAdd computes them.
+/// Where the sum's grid is its readers' (each rounds it on reading), the
+/// Add rounds to it itself, so that the readers' rounding finds its
+/// values on the grid already.
+void addCodesInOneStep(AddOp op) {
+  if (op.addsCodes() || !getElementTypeOrSelf(op.getType()).isF32() ||
+      op.getLhs().getType() != op.getType() || op.getRhs().getType() != op.getType())
+    return;
+  // A fake_quantize that rounds an operand for this Add alone: the Add
+  // rounds it to the same code itself.
+  SmallVector<FakeQuantizeOp, 2> folded;
+  auto gridOfOperand = [&](Value v) -> std::optional<quant::UniformQuantizedType> {
+    auto fq = v.getDefiningOp<FakeQuantizeOp>();
+    if (fq && v.hasOneUse() && fq.getInput().getType() == v.getType())
+      folded.push_back(fq);
+    return lastGridOf(v);
+  };
+  std::optional<quant::UniformQuantizedType> lhs = gridOfOperand(op.getLhs()),
+                                             rhs = gridOfOperand(op.getRhs());
+  std::optional<quant::UniformQuantizedType> out;
+  if (std::optional<Type> t = op.getOutputQuantization())
+    out = dyn_cast<quant::UniformQuantizedType>(*t);
+  else
+    out = gridOfEveryUse(op.getResult());
+  if (!isU8Grid(lhs) || !isU8Grid(rhs) || !isU8Grid(out))
+    return;
+  op.setOutputQuantization(*out);
+  op.setLhsQuantization(*lhs);
+  op.setRhsQuantization(*rhs);
+  if (op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
+    op.setSignedCodes(true);
+  for (FakeQuantizeOp fq : folded) {
+    op->replaceUsesOfWith(fq.getResult(), fq.getInput());
+    fq.erase();
+  }
+}
+
 struct OneStepRequantizationPass
     : public mlir::nunc::impl::OneStepRequantizationBase<OneStepRequantizationPass> {
+  using OneStepRequantizationBase::OneStepRequantizationBase;
   void runOnOperation() override {
+    getOperation().walk([](AddOp op) { addCodesInOneStep(op); });
+    if (onlyAdds)
+      return;
     getOperation().walk([](QuantizedConvOp op) {
       if (!op.getOneStepRequantization() && takesOneStep(op))
         op.setOneStepRequantization(true);

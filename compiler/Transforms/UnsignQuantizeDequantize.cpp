@@ -81,10 +81,21 @@ struct UnsignedCodes : OpRewritePattern<QuantizeLinearOp> {
 struct UnsignQuantizeDequantizePass
     : public mlir::nunc::impl::UnsignQuantizeDequantizeBase<UnsignQuantizeDequantizePass> {
   void runOnOperation() override {
+    bool signedCodes = false;
+    getOperation().walk([&](QuantizeLinearOp q) {
+      auto type = dyn_cast<RankedTensorType>(q.getType());
+      auto storage = type ? dyn_cast<IntegerType>(type.getElementType()) : IntegerType();
+      signedCodes |= storage && storage.getWidth() == 8 && !storage.isUnsigned() &&
+                     !matchPattern(q.getInput(), m_Constant()); // (not a weight's pair)
+    });
     RewritePatternSet patterns(&getContext());
     patterns.add<UnsignedCodes>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+    // The model computed in s8 codes: kernels that follow its integer
+    // arithmetic step by step take them (nunc.add's signed_codes).
+    if (signedCodes)
+      getOperation()->setAttr(kSignedActivationCodes, UnitAttr::get(&getContext()));
   }
 };
 

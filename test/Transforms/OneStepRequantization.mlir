@@ -1,4 +1,5 @@
 // RUN: nunc-opt %s -split-input-file --nunc-one-step-requantization | FileCheck %s
+// RUN: nunc-opt %s -split-input-file --nunc-one-step-requantization="only-adds=true" | FileCheck %s --check-prefix=ADDS
 
 // An int8 conv writing u8 codes from a static input, with a Clip (or Relu,
 // or none) before its grid: its codes come from one multiply.
@@ -72,4 +73,51 @@ func.func @two_steps(%x: tensor<1x4x5x6xf32>, %r: tensor<1x8x5x6xf32>) -> (tenso
   %big = nunc.constant dense<[0.5, 0.5, 0.5, 12288.0, 0.5, 0.5, 0.5, 0.5]> : tensor<8xf32>
   %far = nunc.quantized_conv %x, %qw bias %big : tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
   return %f32, %res, %s8, %hs, %far : tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125>>, tensor<1x8x5x6xf32>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
+}
+
+// -----
+
+// A QDQ model's Add between pairs: its operands on u8 grids (a conv's
+// output grid; a fake_quantize the Add alone reads, folded: the Add rounds
+// that operand itself) and its sum rounded (by the Add, or by every reader:
+// the Add then rounds to that grid itself) adds codes, as onnxruntime's
+// QLinearAdd. A sum some reader takes as f32 stays a plain Add.
+// CHECK-LABEL: func.func @adds(
+// CHECK-NOT: nunc.fake_quantize
+// CHECK: %[[C:.*]] = nunc.quantized_conv
+// CHECK: nunc.add %arg1, %[[C]] {lhs_quantization = !quant.uniform<u8:f32, 3.125{{0*}}e-02:100>, output_quantization = !quant.uniform<u8:f32, 6.25{{0*}}e-02:90>, rhs_quantization = !quant.uniform<u8:f32, 7.8125{{0*}}e-03:3>}
+// CHECK: %[[S:.*]] = nunc.add %[[C]], %[[C]] {lhs_quantization = {{.*}}, output_quantization = !quant.uniform<u8:f32, 4.6875{{0*}}e-02:128>, rhs_quantization
+// CHECK: nunc.quantized_conv %[[S]]
+// CHECK: %[[F:.*]] = nunc.add %arg1, %arg1 :
+// CHECK: return {{.*}}%[[F]]
+// Only the Adds (before the code generator forms elementwise chains):
+// the conv keeps its two-step form.
+// ADDS-LABEL: func.func @adds(
+// ADDS: %[[C:.*]] = nunc.quantized_conv {{.*}}kernel_shape = array<i64: 1, 1>, output_quantization
+// ADDS: nunc.add %arg1, %[[C]] {lhs_quantization
+func.func @adds(%x: tensor<1x4x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %c = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %r = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %a = nunc.add %r, %c {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  %s = nunc.add %c, %c : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  %w2 = nunc.constant dense<2> : tensor<8x8x1x1xi8>
+  %qw2 = quant.scast %w2 : tensor<8x8x1x1xi8> to tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>>
+  %n = nunc.quantized_conv %s, %qw2 {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.046875:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x5x6xf32>
+  %f = nunc.add %y, %y : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  return %a, %n, %f : tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>
+}
+
+// -----
+
+// A model whose activations were s8 codes (nunc-unsign-quantize-dequantize
+// says so on the function) adds the s8 codes of the same grids.
+// CHECK-LABEL: func.func @signed(
+// CHECK: nunc.add {{.*}}signed_codes
+func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32> attributes {nunc.signed_activation_codes} {
+  %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  return %s : tensor<1x8x5x6xf32>
 }

@@ -543,6 +543,102 @@ TEST_P(ElementwiseKernelTest, BinaryOpsWithAnOutputGridMatchTheReference) {
     }
 }
 
+/// A QDQ model's Add between pairs as onnxruntime's QLinearAdd computes it
+/// (nunc.add's lhs_quantization and rhs_quantization): the operands' codes
+/// qa, qb on their grids, q = clamp(round(fma(qa, rA, fma(qb, rB, F)))),
+/// rA = fl(sA / sC), rB = fl(sB / sC), F = fl(zC - fl(fl(rA zA) + fl(rB zB))),
+/// written as (q - zC) sC; in u8 codes and in the s8 codes of the same grids
+/// (signed_codes). Operands on their grids, off them (rounded to them
+/// first) and past their ends; broadcasting shapes, rows cut at awkward
+/// lengths. The evaluator (kernels::addCodes) gives the same bits.
+TEST_P(ElementwiseKernelTest, AddsCodesAsQLinearAdd) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(53);
+  struct Shapes {
+    std::vector<int64_t> a, b;
+  };
+  const std::vector<Shapes> cases = {{{1, 7}, {7}},       {{2, 3, 17}, {3, 1}},
+                                     {{129}, {}},         {{1, 16, 3, 3}, {1, 16, 1, 1}},
+                                     {{3, 1, 9000}, {1}}, {{4, 1}, {1, 33}}};
+  // {scale, zero point} of a, b and the sum (u8 codes).
+  const float gridA[2] = {0.05f, 130}, gridB[2] = {0.0375f, 119}, gridC[2] = {0.0557f, 128};
+  std::uniform_int_distribution<int> code(0, 255);
+  auto onGrid = [&](Tensor &t, const float *g) {
+    float *v = t.mutableAs<float>();
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      v[i] = static_cast<float>(code(rng) - static_cast<int>(g[1])) * g[0];
+  };
+  bool low = false, high = false;
+  for (const Shapes &s : cases)
+    for (bool signedCodes : {false, true}) {
+      SCOPED_TRACE("case " + std::to_string(&s - cases.data()) +
+                   (signedCodes ? ", s8 codes" : ", u8 codes"));
+      Tensor a = randomTensor(rng, s.a, 0.f, 1.f), b = randomTensor(rng, s.b, 0.f, 1.f);
+      onGrid(a, gridA);
+      onGrid(b, gridB);
+      // Off the grid (rounded to it), past both ends.
+      if (a.numElements() > 3) {
+        a.mutableAs<float>()[1] = 0.3333f;
+        a.mutableAs<float>()[2] = -9.f;
+        a.mutableAs<float>()[3] = 9.f;
+      }
+      const float shift = signedCodes ? 128.f : 0.f;
+      const float zA = gridA[1] - shift, zB = gridB[1] - shift, zC = gridC[1] - shift;
+      const float lo = 0.f - shift, hi = 255.f - shift;
+      const float rA = gridA[0] / gridC[0], rB = gridB[0] / gridC[0];
+      const float pA = rA * zA, pB = rB * zB;
+      const float fixed = zC - (pA + pB);
+      ElementwiseConfig c;
+      c.op = ElementwiseConfig::Add;
+      c.inputs = 2;
+      c.addCodes = ElementwiseConfig::AddCodes{gridA[0], zA, gridB[0], zB, rA, rB, fixed,
+                                               gridC[0], zC, lo, hi, lo, hi, lo, hi};
+      llvm::Expected<Tensor> shape = kernels::binary(kernels::BinaryKind::Add, a, b);
+      ASSERT_TRUE(static_cast<bool>(shape));
+      std::vector<float> y = runKernel(isa, c, shape->shape(), a, &b);
+      llvm::Expected<Tensor> evaluated =
+          kernels::addCodes(a, b, kernels::Grid{gridA[0], int64_t(zA), int64_t(lo), int64_t(hi)},
+                            kernels::Grid{gridB[0], int64_t(zB), int64_t(lo), int64_t(hi)},
+                            kernels::Grid{gridC[0], int64_t(zC), int64_t(lo), int64_t(hi)});
+      ASSERT_TRUE(static_cast<bool>(evaluated));
+      // The operands broadcast as the plain sum's do: index them through it.
+      std::vector<int64_t> aIndex(shape->numElements()), bIndex(shape->numElements());
+      {
+        Tensor ai = llvm::cantFail(Tensor::create(DType::F32, a.shape())),
+               bi = llvm::cantFail(Tensor::create(DType::F32, b.shape()));
+        for (int64_t i = 0; i < a.numElements(); ++i)
+          ai.mutableAs<float>()[i] = static_cast<float>(i);
+        for (int64_t i = 0; i < b.numElements(); ++i)
+          bi.mutableAs<float>()[i] = 0.f;
+        llvm::Expected<Tensor> ia = kernels::binary(kernels::BinaryKind::Add, ai, bi);
+        for (int64_t i = 0; i < b.numElements(); ++i)
+          bi.mutableAs<float>()[i] = static_cast<float>(i);
+        for (int64_t i = 0; i < a.numElements(); ++i)
+          ai.mutableAs<float>()[i] = 0.f;
+        llvm::Expected<Tensor> ib = kernels::binary(kernels::BinaryKind::Add, ai, bi);
+        ASSERT_TRUE(ia && ib);
+        for (int64_t i = 0; i < shape->numElements(); ++i) {
+          aIndex[i] = static_cast<int64_t>(ia->as<float>()[i]);
+          bIndex[i] = static_cast<int64_t>(ib->as<float>()[i]);
+        }
+      }
+      for (int64_t i = 0; i < shape->numElements(); ++i) {
+        const float va = a.as<float>()[aIndex[i]], vb = b.as<float>()[bIndex[i]];
+        const float qa = std::clamp(std::nearbyint(va / gridA[0]) + zA, lo, hi);
+        const float qb = std::clamp(std::nearbyint(vb / gridB[0]) + zB, lo, hi);
+        const float q = std::clamp(std::nearbyint(std::fma(qa, rA, std::fma(qb, rB, fixed))), lo, hi);
+        const float want = (q - zC) * gridC[0];
+        low |= q == lo;
+        high |= q == hi;
+        ASSERT_EQ(y[i], want) << "at " << i << " (" << va << " + " << vb << ")";
+        ASSERT_EQ(evaluated->as<float>()[i], want) << "the evaluator, at " << i;
+      }
+    }
+  EXPECT_TRUE(low && high) << "both ends of the sum's codes";
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, ElementwiseKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")

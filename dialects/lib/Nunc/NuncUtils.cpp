@@ -15,6 +15,40 @@ using namespace mlir;
 
 namespace mlir::nunc {
 
+/// The grid an f32 value's producer rounds it to last, so that it holds
+/// only that grid's values (a QDQ model's conv output, or an elementwise
+/// op's): per tensor, or none.
+std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
+  Operation *def = v.getDefiningOp();
+  std::optional<Type> grid;
+  // (With an output table, the table's grid, if any: the result holds its
+  // entries.)
+  if (auto qc = dyn_cast_or_null<QuantizedConvOp>(def)) {
+    if (!qc.getU8Output())
+      grid = qc.getOutputTable() ? qc.getTableQuantization() : qc.getLastGrid();
+  } else if (auto fc = dyn_cast_or_null<FusedConvOp>(def)) {
+    if (!fc.getU8Output())
+      grid = fc.getOutputTable() ? fc.getTableQuantization() : fc.getOutputQuantization();
+  } else if (auto fq = dyn_cast_or_null<FakeQuantizeOp>(def)) {
+    grid = fq.getQuantization();
+  } else if (auto bn = dyn_cast_or_null<BatchNormOp>(def)) {
+    grid = bn.getOutputQuantization();
+  } else if (def && isa<AddOp, SubOp, MulOp, DivOp>(def)) {
+    if (auto t = def->getAttrOfType<TypeAttr>("output_quantization"))
+      grid = t.getValue();
+  } else if (auto chain = dyn_cast_or_null<ElementwiseChainOp>(def)) {
+    if (std::optional<quant::UniformQuantizedType> last = chain.getDecodedSteps().back().grid)
+      grid = *last;
+  }
+  if (!grid)
+    return std::nullopt;
+  auto q = dyn_cast<quant::UniformQuantizedType>(*grid);
+  if (!q)
+    return std::nullopt;
+  return q;
+}
+
+
 std::string onnxTypeName(Type t) {
   std::string name;
   if (t.isF32())

@@ -314,11 +314,30 @@ static LogicalResult checkOutputGrid(Operation *op, std::optional<Type> grid) {
       return failure();                                                        \
     return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);   \
   }
-NUNC_BROADCAST_SAME_ELEMENT(AddOp)
 NUNC_BROADCAST_SAME_ELEMENT(SubOp)
 NUNC_BROADCAST_SAME_ELEMENT(MulOp)
 NUNC_BROADCAST_SAME_ELEMENT(DivOp)
 #undef NUNC_BROADCAST_SAME_ELEMENT
+
+LogicalResult AddOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(*this, getOperands())) ||
+      failed(checkOutputGrid(*this, getOutputQuantization())))
+    return failure();
+  if (getSignedCodes() && !getLhsQuantization())
+    return emitError() << "signed_codes needs lhs_quantization and rhs_quantization";
+  if (getLhsQuantization() || getRhsQuantization()) {
+    auto u8Grid = [](std::optional<Type> t) {
+      auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
+      return q && q.getStorageType().isInteger(8) && !q.isSigned() &&
+             q.getExpressedType().isF32() && q.getScale() > 0;
+    };
+    if (!u8Grid(getLhsQuantization()) || !u8Grid(getRhsQuantization()) ||
+        !u8Grid(getOutputQuantization()))
+      return emitError() << "lhs_quantization and rhs_quantization need each other and an "
+                            "output_quantization, all !quant.uniform<u8:f32, scale:zp>";
+  }
+  return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);
+}
 
 LogicalResult PowOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);

@@ -1628,3 +1628,20 @@ func.func @no_output_grid(%x: tensor<1x4x5x6xf32>) -> tensor<1x8x5x6xf32> {
   %e = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, one_step_requantization, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
   return %e : tensor<1x8x5x6xf32>
 }
+
+// -----
+
+// An add of codes needs both operands' grids and the sum's.
+func.func @add_codes_half(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{lhs_quantization and rhs_quantization need each other and an output_quantization}}
+  %s = nunc.add %x, %y {lhs_quantization = !quant.uniform<u8:f32, 0.5:3>, output_quantization = !quant.uniform<u8:f32, 0.5:3>} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+func.func @signed_codes_alone(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{signed_codes needs lhs_quantization and rhs_quantization}}
+  %s = nunc.add %x, %y {signed_codes} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}

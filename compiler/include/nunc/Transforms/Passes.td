@@ -517,7 +517,19 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     normalization and its own grid (the BatchNormalization a QDQ export
     keeps between two Q/DQ pairs, which onnxruntime runs after its
     QLinearConv's codes).
+
+    A QDQ model's Add between pairs (its operands on u8 grids, the sum
+    rounded to one, by the Add or by every reader) gets `lhs_quantization`
+    and `rhs_quantization`: its codes come as onnxruntime's QLinearAdd
+    computes them (see nunc.add). An operand a fake_quantize rounds for
+    the Add alone is read before it (the Add rounds it to the same code).
+    `only-adds` marks the Adds alone: the code generator does so before it
+    forms elementwise chains, which then leave those Adds as they are.
   }];
+  let options = [
+    Option<"onlyAdds", "only-adds", "bool", "false",
+           "Mark only the Adds (the convs' codes after the last handover)">,
+  ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 

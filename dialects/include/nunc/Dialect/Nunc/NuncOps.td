@@ -182,7 +182,42 @@ class Nunc_ArithOp<string mnemonic> : Nunc_Op<mnemonic> {
   }];
 }
 
-def Nunc_AddOp : Nunc_ArithOp<"add"> { let summary = "Broadcasting lhs + rhs"; }
+def Nunc_AddOp : Nunc_Op<"add"> {
+  let summary = "Broadcasting lhs + rhs";
+  let description = [{
+    `output_quantization` (as for sub, mul and div) rounds the sum to a
+    per-tensor grid. With `lhs_quantization` and `rhs_quantization` too (u8
+    grids the f32 operands' values lie on: a QDQ model's Add between Q/DQ
+    pairs, see nunc-one-step-requantization) the codes of the sum come as
+    onnxruntime's QLinearAdd computes them: each operand's code
+    qa = clamp(round_half_even(lhs / s_a) + zp_a, qmin, qmax) (the quotient
+    correctly rounded; a value on the grid gives its own code), likewise
+    qb, and q = clamp(round_half_even(fma(qa, rA, fma(qb, rB, F))), qmin,
+    qmax) with rA = fl(s_a / s_c), rB = fl(s_b / s_c) and F = fl(zp_c -
+    fl(fl(rA zp_a) + fl(rB zp_b))); the result is (q - zp_c) s_c. Rounding
+    the f32 sum of the operands' values instead (the Q/DQ pairs' own
+    arithmetic) lands a code apart where the two straddle a rounding
+    boundary. With `signed_codes` the codes are the s8 codes of the same
+    grids (each zero point 128 less, q within [-128, 127]), as a model with
+    signed activations holds them (nunc-unsign-quantize-dequantize gave its
+    pairs the u8 codes): the same values, the fl steps of onnxruntime's s8
+    QLinearAdd.
+  }];
+  let arguments = (ins Nunc_NumericTensor:$lhs, Nunc_NumericTensor:$rhs,
+                       OptionalAttr<TypeAttr>:$output_quantization,
+                       OptionalAttr<TypeAttr>:$lhs_quantization,
+                       OptionalAttr<TypeAttr>:$rhs_quantization,
+                       UnitAttr:$signed_codes);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the sum's codes come from the operands' codes
+    /// (lhs_quantization and rhs_quantization).
+    bool addsCodes() { return getLhsQuantization().has_value(); }
+  }];
+}
 def Nunc_SubOp : Nunc_ArithOp<"sub"> { let summary = "Broadcasting lhs - rhs"; }
 def Nunc_MulOp : Nunc_ArithOp<"mul"> {
   let summary = "Broadcasting lhs * rhs";

@@ -3,6 +3,7 @@
 #ifndef NUNC_DIALECT_NUNC_NUNCUTILS_H
 #define NUNC_DIALECT_NUNC_NUNCUTILS_H
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Location.h"
@@ -63,6 +64,16 @@ FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc,
 ///   `model.onnx: node "/encoder/MatMul" (MatMul, opset 17)`
 /// for ops imported from ONNX, and MLIR's own `file:line:col` otherwise.
 std::string describeLocation(Location loc);
+
+/// Function attribute: the model's activations were s8 codes (quantize_
+/// static's QInt8), given the u8 codes of the same grids by
+/// nunc-unsign-quantize-dequantize.
+inline constexpr llvm::StringLiteral kSignedActivationCodes = "nunc.signed_activation_codes";
+
+/// The grid an f32 value's producer rounds it to last, so that it holds
+/// only that grid's values (a QDQ model's conv output, or an elementwise
+/// op's): per tensor, or none.
+std::optional<quant::UniformQuantizedType> lastGridOf(Value v);
 
 /// The ONNX node names in `loc` (several for a fused op), in order.
 SmallVector<std::string> onnxNodeNames(Location loc);
