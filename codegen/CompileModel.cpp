@@ -691,12 +691,11 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
       q.qmaxA = static_cast<float>(a.getStorageTypeMax()) - shift;
       q.qminB = static_cast<float>(b.getStorageTypeMin()) - shift;
       q.qmaxB = static_cast<float>(b.getStorageTypeMax()) - shift;
-      // onnxruntime's constants, each f32 step rounded (no FMA to
-      // contract them into on baseline x86-64).
-      q.ratioA = q.scaleA / q.scaleC;
-      q.ratioB = q.scaleB / q.scaleC;
-      const float za = q.ratioA * q.zpA, zb = q.ratioB * q.zpB;
-      q.fixed = q.zpC - (za + zb);
+      const CodeSumConstants k =
+          codeSumConstants(q.scaleA, q.zpA, q.scaleB, q.zpB, q.scaleC, q.zpC);
+      q.ratioA = k.ratioA;
+      q.ratioB = k.ratioB;
+      q.fixed = k.fixed;
       c.addCodes = q;
     } else if (auto grid = op->getAttrOfType<TypeAttr>("output_quantization")) {
       c.after = roundToGrid(grid.getValue());

@@ -251,32 +251,24 @@ private:
     }
   }
 
-  /// Round half to even, in place.
-  void roundEven(const Vmm &x) {
-    if constexpr (kLanes == 16)
-      vrndscaleps(x, x, 0);
-    else
-      vroundps(x, x, 0);
-  }
-
   /// x = the value of the sum's code from the operands' values x and b
   /// (ElementwiseConfig::AddCodes); b is kept.
   void addCodes(const Vmm &x, const Vmm &b) {
     const ElementwiseConfig::AddCodes &q = *c.addCodes;
     vdivps(temp(1), b, constAddr(q.scaleB));
-    roundEven(temp(1));
+    roundHalfEven(temp(1), temp(1));
     vaddps(temp(1), temp(1), constAddr(q.zpB));
     vmaxps(temp(1), temp(1), constAddr(q.qminB));
     vminps(temp(1), temp(1), constAddr(q.qmaxB));
     vbroadcastss(temp(2), constScalar(q.ratioB));
     vfmadd213ps(temp(1), temp(2), constAddr(q.fixed)); // qb rB + F
     vdivps(x, x, constAddr(q.scaleA));
-    roundEven(x);
+    roundHalfEven(x, x);
     vaddps(x, x, constAddr(q.zpA));
     vmaxps(x, x, constAddr(q.qminA));
     vminps(x, x, constAddr(q.qmaxA));
     vfmadd132ps(x, temp(1), constAddr(q.ratioA)); // qa rA + (qb rB + F)
-    roundEven(x);
+    roundHalfEven(x, x);
     vmaxps(x, x, constAddr(q.qmin));
     vminps(x, x, constAddr(q.qmax));
     vsubps(x, x, constAddr(q.zpC));
@@ -362,7 +354,6 @@ std::unique_ptr<JitKernel> ElementwiseKernel::generate(const ElementwiseConfig &
       (config.op != ElementwiseConfig::Add || config.inputs != 2 ||
        config.before.kind != Activation::None || config.after.kind != Activation::None))
     return nullptr; // the codes' sum replaces the grids
-
   return generatedFor<ElementwiseGenerator>(isa, config);
 }
 

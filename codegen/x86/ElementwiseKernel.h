@@ -48,9 +48,10 @@ struct ElementwiseConfig {
   int64_t rowStep[2] = {0, 0};           // else: elements per row (0: the same row)
   /// op == Add of two operands on grids, the sum on a grid (nunc.add's
   /// lhs_quantization and rhs_quantization): each operand's code
-  /// clamp(round(v / scale) + zp, qminA|B, qmaxA|B), the sum's code round(fma(qa, ratioA, fma(qb, ratioB,
-  /// fixed))) within [qmin, qmax], as onnxruntime's QLinearAdd computes it;
-  /// written as its value (q - zpC) scaleC. No `before` or `after` then.
+  /// clamp(round(v / scale) + zp, qminA|B, qmaxA|B), the sum's code
+  /// round(fma(qa, ratioA, fma(qb, ratioB, fixed))) within [qmin, qmax], as
+  /// onnxruntime's QLinearAdd computes it (CodeSumConstants); written as its
+  /// value (q - zpC) scaleC. No `before` or `after` then.
   struct AddCodes {
     float scaleA, zpA, scaleB, zpB, ratioA, ratioB, fixed, scaleC, zpC, qmin, qmax;
     float qminA, qmaxA, qminB, qmaxB;

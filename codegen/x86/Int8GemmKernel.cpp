@@ -1736,10 +1736,7 @@ private:
   /// QLinearConv).
   void oneStepValue(const Vmm &x) {
     const Int8GemmConfig::OneStep &o = *c.oneStep;
-    if constexpr (kZmm)
-      vrndscaleps(x, x, 0);
-    else
-      vroundps(x, x, 0);
+    roundHalfEven(x, x);
     vmaxps(x, x, constAddr(static_cast<float>(o.lo - o.zeroPoint)));
     vminps(x, x, constAddr(static_cast<float>(o.hi - o.zeroPoint)));
     vmulps(x, x, constAddr(o.scale));

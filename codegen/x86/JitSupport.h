@@ -193,6 +193,13 @@ protected:
     return replicate == 1 ? ptr_b[rip + poolLabel + i * 4]
                           : ptr[rip + poolLabel + i * 4 * replicate];
   }
+  /// x = y rounded half to even (the current rounding mode is not read).
+  template <typename Vmm> void roundHalfEven(const Vmm &x, const Vmm &y) {
+    if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
+      vrndscaleps(x, y, 0x08);
+    else
+      vroundps(x, y, 0x08);
+  }
   /// The first lane of constant `v` (for vbroadcastss / scalar loads).
   Xbyak::Address constScalar(float v) {
     return ptr[rip + poolLabel + constant(v) * 4 * replicate];
@@ -262,12 +269,8 @@ protected:
       vminps(x(i), x(i), constAddr(act.max * scale));
     for (int i = 0; i < n; ++i)
       emitQuotient(temp(i), x(i), scale);
-    for (int i = 0; i < n; ++i) {
-      if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
-        vrndscaleps(x(i), temp(i), 0x08);
-      else
-        vroundps(x(i), temp(i), 0x08);
-    }
+    for (int i = 0; i < n; ++i)
+      roundHalfEven(x(i), temp(i));
     // x scale + 0 in one FMA: a quotient rounded to -0 gives +0, as
     // (q - zp) scale does in QuantizeLinear + DequantizeLinear (the one
     // rounding of the product is unchanged). temp(i) becomes the +0.

@@ -3,6 +3,8 @@
 #include "KernelSupport.h"
 #include "Kernels.h"
 
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
+
 #include <cmath>
 #include <limits>
 
@@ -172,10 +174,9 @@ Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, cons
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, shape));
   std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {broadcastStrides(a.shape(), shape),
                                                           broadcastStrides(b.shape(), shape)};
-  const float ra = ga.scale / gc.scale, rb = gb.scale / gc.scale;
-  const float zpa = static_cast<float>(ga.zeroPoint), zpb = static_cast<float>(gb.zeroPoint);
-  const float za = ra * zpa, zb = rb * zpb;
-  const float fixed = static_cast<float>(gc.zeroPoint) - (za + zb);
+  const CodeSumConstants k = codeSumConstants(
+      ga.scale, static_cast<float>(ga.zeroPoint), gb.scale, static_cast<float>(gb.zeroPoint),
+      gc.scale, static_cast<float>(gc.zeroPoint));
   // An operand's code on its grid (a value on it: its own code).
   auto code = [](float v, const Grid &g) {
     return std::clamp(std::nearbyint(v / g.scale) + static_cast<float>(g.zeroPoint),
@@ -185,7 +186,7 @@ Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, cons
   float *o = out.mutableAs<float>();
   forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
     const float qa = code(pa[off[0]], ga), qb = code(pb[off[1]], gb);
-    const float sum = std::fma(qa, ra, std::fma(qb, rb, fixed));
+    const float sum = std::fma(qa, k.ratioA, std::fma(qb, k.ratioB, k.fixed));
     const float q = std::clamp(std::nearbyint(sum), static_cast<float>(gc.qmin),
                                static_cast<float>(gc.qmax));
     o[i] = (q - static_cast<float>(gc.zeroPoint)) * gc.scale;

@@ -63,17 +63,10 @@ bool takesOneStep(QuantizedConvOp op) {
     grid.reset();
   auto input = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type()));
   const StringRef act = op.getActivation();
-  auto output = dyn_cast_or_null<quant::UniformQuantizedType>(
-      op.getOutputQuantization().value_or(Type()));
-  return output && output.getStorageType().isInteger(8) && !output.isSigned() && input &&
-         !op.getResidual() && !op.getOutputTable() &&
+  return isU8Grid(op.getOutputQuantization()) && input && !op.getResidual() && !op.getOutputTable() &&
          (act == "none" || act == "relu" || act == "clip") &&
          op.getActivationPostMul().convertToFloat() == 1.f &&
          op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input);
-}
-
-bool isU8Grid(std::optional<quant::UniformQuantizedType> q) {
-  return q && q->getStorageType().isInteger(8) && !q->isSigned() && q->getScale() > 0;
 }
 
 /// The grid every use of `v` rounds it to on reading it: static int8 convs
@@ -128,7 +121,8 @@ void addCodesInOneStep(AddOp op) {
     out = dyn_cast<quant::UniformQuantizedType>(*t);
   else
     out = gridOfEveryUse(op.getResult());
-  if (!isU8Grid(lhs) || !isU8Grid(rhs) || !isU8Grid(out))
+  auto u8 = [](std::optional<quant::UniformQuantizedType> q) { return q && isU8Grid(*q); };
+  if (!u8(lhs) || !u8(rhs) || !u8(out))
     return;
   op.setOutputQuantization(*out);
   op.setLhsQuantization(*lhs);

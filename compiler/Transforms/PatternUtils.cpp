@@ -12,13 +12,6 @@
 
 namespace mlir::nunc {
 
-bool isU8Grid(std::optional<Type> t) {
-  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
-  return q && q.getStorageTypeIntegralWidth() == 8 && !q.isSigned() &&
-         q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == 0 &&
-         q.getStorageTypeMax() == 255;
-}
-
 std::optional<SmallVector<float>> getConstantFloats(Value v) {
   ElementsAttr attr;
   if (!v || !matchPattern(v, m_Constant(&attr)) ||

@@ -38,11 +38,6 @@ template <typename OpTy> OpTy singleUseDef(Value v) {
   return v.getDefiningOp<OpTy>();
 }
 
-/// A grid whose codes a u8 tensor holds as the kernels write them: per
-/// tensor, u8 over f32, the full range [0, 255] (the kernels saturate
-/// there).
-bool isU8Grid(std::optional<Type> t);
-
 /// A depthwise nunc.conv or fused_conv: one single-channel filter per
 /// input channel (group = channels > 1), 4-D.
 bool isDepthwiseConv(Operation *op);

@@ -361,6 +361,13 @@ std::string describeLocation(Location loc) {
   return s;
 }
 
+bool isU8Grid(std::optional<Type> t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
+  return q && q.getStorageTypeIntegralWidth() == 8 && !q.isSigned() &&
+         q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == 0 &&
+         q.getStorageTypeMax() == 255;
+}
+
 bool isU16Grid(std::optional<Type> t) {
   auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
   return q && q.getStorageTypeIntegralWidth() == 16 && !q.isSigned() &&

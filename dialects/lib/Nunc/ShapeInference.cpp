@@ -296,6 +296,14 @@ LogicalResult ClipOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+/// The u8 activation type a static int8 GEMM reads: per tensor, u8 over
+/// f32, positive scale (the zero point is in range by construction).
+static bool isU8Activation(Type t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t);
+  return q && q.getStorageType().isInteger(8) && !q.isSigned() && q.getExpressedType().isF32() &&
+         q.getScale() > 0;
+}
+
 /// An Add/Sub/Mul/Div's output grid: per tensor, on an f32 result.
 static LogicalResult checkOutputGrid(Operation *op, std::optional<Type> grid) {
   if (!grid)
@@ -326,13 +334,8 @@ LogicalResult AddOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (getSignedCodes() && !getLhsQuantization())
     return emitError() << "signed_codes needs lhs_quantization and rhs_quantization";
   if (getLhsQuantization() || getRhsQuantization()) {
-    auto u8Grid = [](std::optional<Type> t) {
-      auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
-      return q && q.getStorageType().isInteger(8) && !q.isSigned() &&
-             q.getExpressedType().isF32() && q.getScale() > 0;
-    };
-    if (!u8Grid(getLhsQuantization()) || !u8Grid(getRhsQuantization()) ||
-        !u8Grid(getOutputQuantization()))
+    auto u8 = [](std::optional<Type> t) { return isU8Activation(t.value_or(Type())); };
+    if (!u8(getLhsQuantization()) || !u8(getRhsQuantization()) || !u8(getOutputQuantization()))
       return emitError() << "lhs_quantization and rhs_quantization need each other and an "
                             "output_quantization, all !quant.uniform<u8:f32, scale:zp>";
   }
@@ -1354,13 +1357,6 @@ static LogicalResult checkInt8Weight(Operation *op, Value weight, int64_t axis,
   return success();
 }
 
-/// The u8 activation type a static int8 GEMM reads: per tensor, u8 over
-/// f32, positive scale (the zero point is in range by construction).
-static bool isU8Activation(Type t) {
-  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t);
-  return q && q.getStorageType().isInteger(8) && !q.isSigned() && q.getExpressedType().isF32() &&
-         q.getScale() > 0;
-}
 
 /// The rules for an int8 op's input that holds u8 codes (element type
 /// `element`, a quant type): the codes of a u8 grid, which is then the

@@ -78,6 +78,11 @@ std::optional<quant::UniformQuantizedType> lastGridOf(Value v);
 /// The ONNX node names in `loc` (several for a fused op), in order.
 SmallVector<std::string> onnxNodeNames(Location loc);
 
+/// A grid whose codes a u8 tensor holds as the kernels write them: per
+/// tensor, u8 over f32, the full range [0, 255] (the kernels saturate
+/// there).
+bool isU8Grid(std::optional<Type> t);
+
 /// A 16-bit static input grid of quantized_linear (an A16W8 model's
 /// activations): per tensor, u16 over f32, positive scale, the full range
 /// [0, 65535].

@@ -1,8 +1,8 @@
 //===- OneStepRequantization.h - quantized_conv's one-step codes -*- C++ -*-===//
 //
 // The compile-time constants of quantized_conv's one_step_requantization
-// (see NuncOps.td), shared by the evaluator and the kernels' row blocks so
-// that both compute the same codes.
+// and of nunc.add's sum of codes (see NuncOps.td), shared by the evaluator
+// and the kernels so that both compute the same codes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +40,23 @@ inline std::pair<int32_t, int32_t> oneStepCodeBounds(llvm::StringRef activation,
   if (activation == "clip")
     return {code(min), code(max)};
   return {0, 255};
+}
+
+/// nunc.add's sum of codes (lhs_quantization, rhs_quantization): the
+/// constants of onnxruntime's QLinearAdd for operand grids (sa, za), (sb,
+/// zb) and the sum's (sc, zc), zero points those of the codes the sum runs
+/// in: rA = fl(sa / sc), rB = fl(sb / sc), F = fl(zc - fl(fl(rA za) + fl(rB
+/// zb))), each f32 step rounded (nunc builds for baseline x86-64: no FMA
+/// to contract them into). The sum's code is round(fma(qa, rA, fma(qb, rB,
+/// F))).
+struct CodeSumConstants {
+  float ratioA, ratioB, fixed;
+};
+inline CodeSumConstants codeSumConstants(float sa, float za, float sb, float zb, float sc,
+                                         float zc) {
+  const float ratioA = sa / sc, ratioB = sb / sc;
+  const float pa = ratioA * za, pb = ratioB * zb;
+  return {ratioA, ratioB, zc - (pa + pb)};
 }
 
 } // namespace mlir::nunc
