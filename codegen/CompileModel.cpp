@@ -1045,6 +1045,9 @@ struct WindowStep {
   x86::WindowConfig config;
   Value weight, bias, residual;
   std::vector<float> reciprocals;
+  /// A depthwise conv's weight_quantization scales, one per channel (else
+  /// empty).
+  std::vector<float> weightScales;
 };
 
 /// The integer depthwise kernel's filters and epilogue constants, where
@@ -1059,7 +1062,8 @@ std::optional<x86::Int8DepthwiseKernel::Tables> int8DepthwiseTables(const x86::W
   std::vector<float> b;
   if (biases)
     b.assign(biases->begin(), biases->end());
-  return x86::Int8DepthwiseKernel::tables(c, {weights->begin(), weights->end()}, b);
+  return x86::Int8DepthwiseKernel::tables(c, {weights->begin(), weights->end()}, b,
+                                          w.weightScales);
 }
 
 /// The window kernel's step for `op`; with `inputCodes`, for `op` reading
@@ -1122,6 +1126,14 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
       w.bias = f.getBias();
       w.residual = f.getResidual();
       c.activation = epilogueActivation(f);
+      c.oneStep = f.getOneStepRequantization();
+      if (std::optional<Type> grid = f.getWeightQuantization()) {
+        if (auto q = dyn_cast<quant::UniformQuantizedType>(*grid))
+          w.weightScales.assign(wt.getDimSize(0), static_cast<float>(q.getScale()));
+        else
+          for (double s : cast<quant::UniformQuantizedPerAxisType>(*grid).getScales())
+            w.weightScales.push_back(static_cast<float>(s));
+      }
       // With a table: its index grid, then the table's grid (or codes).
       std::optional<Type> grid = f.getOutputQuantization();
       if (std::optional<ArrayRef<float>> table = f.getOutputTable()) {
@@ -1769,6 +1781,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
              << Xbyak::GetError() << ")";
     KernelArg none = KernelArg::storage(step.operands[0]);
     KernelArg table = none, bias = none, residual = none;
+    if (cfg.oneStep && !cfg.int8)
+      return step.op->emitError("internal error: one_step_requantization without the target's "
+                                "integer depthwise kernel");
     if (cfg.int8) {
       x86::Int8DepthwiseKernel::Tables t = *int8DepthwiseTables(cfg, *w);
       table = KernelArg::blob(blob.add((const char *)t.filters.data(), t.filters.size() * 4));
@@ -1816,6 +1831,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += " +requantize";
     if (cfg.bias)
       what += " +bias";
+    if (cfg.oneStep)
+      what += " +requantize in one step";
     if (cfg.residual)
       what += " +residual";
     if (cfg.kind == x86::WindowConfig::Depthwise)
@@ -2943,9 +2960,20 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       // codes of that conv's input grid.
       pm.nest<func::FuncOp>().addPass(createFuseConvActivationQuantization(readsU8));
     }
-    // Last: the codes handed over, in one multiply.
+    // Last: the codes handed over, in one multiply (depthwise convs where
+    // the target's integer kernel would run them).
     if (options.oneStepRequantization)
-      pm.nest<func::FuncOp>().addPass(createOneStepRequantization());
+      pm.nest<func::FuncOp>().addPass(createOneStepRequantization([isa, int8](FusedConvOp op) {
+        if (hasEmptyTensor(op))
+          return false;
+        std::optional<WindowStep> w = windowStep(op, isa, int8);
+        if (!w)
+          return false;
+        x86::WindowConfig c = w->config;
+        c.oneStep = true;
+        return c.int8 && x86::Int8DepthwiseKernel::supports(c, isa) &&
+               int8DepthwiseTables(c, *w).has_value();
+      }));
     if (failed(pm.run(module)))
       return failure();
   }

@@ -2,10 +2,12 @@
 
 #include "Int8DepthwiseKernel.h"
 #include "PaddedPlane.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 namespace mlir::nunc::x86 {
@@ -42,10 +44,25 @@ uint64_t rowBytes(const WindowConfig &c, int64_t chunk) {
 /// vector where the exact quotient of the f32 kernel's epilogue takes 9.
 /// (A code can differ from that by one at a rounding tie.)
 bool inCodeUnits(const WindowConfig &c) {
-  return c.outputU8 && c.outputBounded && c.outputTable.empty() &&
+  return !c.oneStep && c.outputU8 && c.outputBounded && c.outputTable.empty() &&
          !c.activation.hasPostAffine() &&
          (c.activation.kind == Activation::None || c.activation.kind == Activation::Relu ||
           c.activation.kind == Activation::Clip);
+}
+
+/// Whether the activation is one the codes' bounds express (oneStep).
+bool boundsExpress(const Activation &a) {
+  return !a.hasPostAffine() && (a.kind == Activation::None || a.kind == Activation::Relu ||
+                                a.kind == Activation::Clip);
+}
+
+/// oneStep: the activation's code bounds [lo, hi] on the output grid.
+std::pair<int32_t, int32_t> oneStepBounds(const WindowConfig &c) {
+  const Activation &a = c.activation;
+  return oneStepCodeBounds(a.kind == Activation::Relu   ? "relu"
+                           : a.kind == Activation::Clip ? "clip"
+                                                        : "none",
+                           a.min, a.max, c.outputScale, c.outputZeroPoint);
 }
 
 /// What both generators share: the task's planes, each plane's channel
@@ -94,6 +111,22 @@ protected:
       vmaxps(y, y, constAddr(zy + (a.kind == Activation::Relu ? 0.f : a.min / sy)));
     if (a.kind == Activation::Clip)
       vminps(y, y, constAddr(zy + a.max / sy));
+    vcvtps2dq(y, y);
+  }
+  /// oneStep: the s32 sums y plus the channel's offset, times its
+  /// multiplier, within the code bounds less zy (where they bind), as s32
+  /// (rounded half to even); zy is added when the codes are stored.
+  template <typename Vmm>
+  void emitOneStep(const Vmm &y, const Vmm &multiplier, const Vmm &offset) {
+    vpaddd(y, y, offset);
+    vcvtdq2ps(y, y);
+    vmulps(y, y, multiplier);
+    const auto [lo, hi] = oneStepBounds(c);
+    // Unbounded sums could leave the s32 range of the conversion.
+    if (lo > 0 || !c.outputBounded)
+      vmaxps(y, y, constAddr(static_cast<float>(lo - c.outputZeroPoint)));
+    if (hi < 255 || !c.outputBounded)
+      vminps(y, y, constAddr(static_cast<float>(hi - c.outputZeroPoint)));
     vcvtps2dq(y, y);
   }
   /// r11 = plane r10's filter rows, r12 = its scale (its bias C floats on).
@@ -294,6 +327,11 @@ private:
         int64_t chunk = g0 + j;
         bool isTail = tail && chunk == chunks - 1;
         int64_t at = i * rowBytesOut + chunk * kLanes * yBytes();
+        if (c.oneStep) {
+          emitOneStep(y, scale(), bias());
+          storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
+          continue;
+        }
         vcvtdq2ps(y, y);
         vfmadd213ps(y, scale(), bias());
         if (inCodeUnits(c)) {
@@ -566,6 +604,11 @@ private:
         int64_t chunk = g0 + j;
         bool isTail = tail && chunk == chunks - 1;
         int64_t at = i * rowBytesOut + chunk * kYmmLanes * yBytes();
+        if (c.oneStep) {
+          emitOneStep(y, scale, bias);
+          storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
+          continue;
+        }
         vcvtdq2ps(y, y);
         vfmadd213ps(y, scale, bias);
         if (inCodeUnits(c)) {
@@ -641,7 +684,8 @@ bool Int8DepthwiseKernel::supports(const WindowConfig &c, Isa isa) {
          (c.outputTable.empty() ? c.output.kind == Activation::None
                                 : JitKernel::tableFits(c.outputTable, c.output)) &&
          (!c.outputU8 || c.tableOutput.kind == Activation::None) && c.outH > 0 &&
-         c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0;
+         c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0 &&
+         (!c.oneStep || (c.outputU8 && c.outputTable.empty() && boundsExpress(c.activation)));
   if (isa == Isa::Avx512)
     return common;
   // ymm: no output tables; planes of at least one lane's load.
@@ -650,7 +694,11 @@ bool Int8DepthwiseKernel::supports(const WindowConfig &c, Isa isa) {
 
 std::optional<Int8DepthwiseKernel::Tables>
 Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &weights,
-                            const std::vector<float> &bias) {
+                            const std::vector<float> &bias,
+                            const std::vector<float> &weightScales) {
+  const bool given = static_cast<int64_t>(weightScales.size()) == c.channels;
+  if (c.oneStep && !given)
+    return std::nullopt;
   Tables t;
   const int64_t taps = c.kernelH * c.kernelW;
   const int64_t words = filterWords(c);
@@ -686,7 +734,21 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
       return true;
     };
     std::optional<float> sw;
-    if (own == 0)
+    if (given) {
+      // The model's grid: each tap its DequantizeLinear's one rounding of
+      // a step times the scale (else, not for oneStep, a recovered one).
+      const float s = weightScales[ch];
+      bool onModelGrid = true;
+      for (int64_t k = 0; k < taps && onModelGrid; ++k) {
+        const float q = std::nearbyint(w[k] / s);
+        onModelGrid = q >= -128 && q <= 127 && q * s == w[k];
+      }
+      if (onModelGrid)
+        sw = s;
+      else if (c.oneStep)
+        return std::nullopt;
+    }
+    if (own == 0 && !sw)
       sw = 1.f;
     for (float candidate :
          {own / 127.f, largest / 127.f, (ownHigh - ownLow) / 255.f, (highest - lowest) / 255.f})
@@ -716,6 +778,17 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
       }
       for (int64_t i = 0; i < words; ++i)
         t.filters[(ch * c.kernelH + kh) * words + i] = static_cast<int32_t>(word[i]);
+    }
+    if (c.oneStep) {
+      // onnxruntime's constants: fl(sx sw), fl(s / sy), the bias's code.
+      const float s = c.inputScale * *sw;
+      const float multiplier = s / c.outputScale;
+      const int32_t bq = bias.empty() ? 0 : oneStepBiasCode(bias[ch], s);
+      const uint32_t offset = static_cast<uint32_t>(bq) -
+                              static_cast<uint32_t>(c.inputZeroPoint) * static_cast<uint32_t>(sum);
+      t.scaleBias[ch] = multiplier;
+      std::memcpy(&t.scaleBias[c.channels + ch], &offset, 4);
+      continue;
     }
     const double scale = static_cast<double>(c.inputScale) * *sw;
     double shift = (bias.empty() ? 0.0 : static_cast<double>(bias[ch])) -

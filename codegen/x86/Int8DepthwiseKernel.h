@@ -28,9 +28,15 @@
 // loads that would leave the plane are shifted inside it (no byte masks).
 // No output tables there.
 //
+// With WindowConfig::oneStep the epilogue is onnxruntime's QLinearConv
+// requantization instead: the s32 bias code minus zx sum(w[c]) added as an
+// integer, one multiply by fl(fl(sx sw[c]) / sy), the activation's code
+// bounds, the rounding conversion, + zy as an integer.
+//
 // Task arguments (those of WindowKernel): [0] x (u8 codes), [1] y (u8 codes
 // or f32), [2] unused, [3] filters [C][kh][filterWords] (dwords of four s8
-// taps, zero past kw), [4] [2][C] f32: sx sw[c], then bias'[c].
+// taps, zero past kw), [4] [2][C] f32: sx sw[c], then bias'[c] (oneStep:
+// the multipliers, then the s32 offsets).
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,8 +69,13 @@ struct Int8DepthwiseKernel {
   /// filter lies exactly on an s8 grid (a QDQ model's dequantized weights:
   /// symmetric or asymmetric, per channel or per tensor), else none: the
   /// integer kernel then gives the f32 kernel's results up to roundings.
+  /// `weightScales` (one per channel) are the model's own grid; without
+  /// them the scale is recovered from the filter (not for oneStep, which
+  /// needs them: its multipliers are onnxruntime's, from the model's
+  /// scales).
   static std::optional<Tables> tables(const WindowConfig &c, const std::vector<float> &weights,
-                                      const std::vector<float> &bias);
+                                      const std::vector<float> &bias,
+                                      const std::vector<float> &weightScales = {});
   static std::unique_ptr<JitKernel> generate(const WindowConfig &c, Isa isa);
 };
 

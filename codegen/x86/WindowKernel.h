@@ -69,6 +69,12 @@ struct WindowConfig {
   /// ymm kernel's vpdpbusd EVEX-encoded (the x86_64-avxvnni-evex target).
   bool int8 = false;
   bool evexVnni = false;
+  /// int8 with outputU8 (no table; activation none, Relu or Clip): the
+  /// codes in one multiply, as onnxruntime's QLinearConv (fused_conv's
+  /// one_step_requantization): round(float(sum + bias code - zx sum k[c]) x
+  /// fl(s[c] / outputScale)) + zp within the activation's code bounds, s[c]
+  /// = fl(inputScale x the model's filter scale).
+  bool oneStep = false;
   /// Depthwise with `output` (its FakeQuant grid, AVX-512, not int8): y
   /// replaced by outputTable[q - min], q its code on that grid (an
   /// elementwise chain tabulated at compile time; at most

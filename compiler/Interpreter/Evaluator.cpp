@@ -661,9 +661,27 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
                                     o.getDilations(), o.getPads());
         w.group = o.getGroup();
-        Expected<Tensor> y =
-            conv(valuesOf(get(o.getInput()), getElementTypeOrSelf(o.getInput().getType())),
-                 get(o.getWeight()), opt(o.getBias()), w);
+        Type element = getElementTypeOrSelf(o.getInput().getType());
+        if (o.getOneStepRequantization()) {
+          // onnxruntime's QLinearConv on the weight's own codes.
+          const Tensor &weight = get(o.getWeight());
+          std::optional<ConvWeightCodes> codes = convWeightCodes(
+              ArrayRef<float>(weight.as<float>(), weight.numElements()), weight.dim(0),
+              *o.getWeightQuantization());
+          if (!codes)
+            return llvm::createStringError(
+                "one_step_requantization: the weight is not on its weight_quantization grid");
+          Expected<Tensor> k =
+              Tensor::fromValues<int8_t>(DType::I8, weight.shape(), codes->codes);
+          if (!k)
+            return k.takeError();
+          return one(quantizedConvOneStep(valuesOf(get(o.getInput()), element), *k,
+                                          codes->scales, *inputQuantization(element),
+                                          opt(o.getBias()), w, activationOf(o),
+                                          *inputQuantization(o.getOutputQuantization())));
+        }
+        Expected<Tensor> y = conv(valuesOf(get(o.getInput()), element), get(o.getWeight()),
+                                  opt(o.getBias()), w);
         if (!y)
           return y.takeError();
         if (o.getResidual()) {

@@ -541,8 +541,8 @@ Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::Array
       (b && b->dtype() != DType::F32))
     return kernelError("quantized_conv needs an f32 input and bias and an s8 or u8 weight");
   NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
-  int64_t m = w.dim(0), cin = x.dim(1);
-  if (w.rank() != x.rank() || w.dim(1) != cin)
+  int64_t m = w.dim(0), cin = x.dim(1), group = std::max<int64_t>(attrs.group, 1);
+  if (w.rank() != x.rank() || w.dim(1) * group != cin || m % group)
     return kernelError("quantized_conv weight " + w.describe() + " does not fit input " +
                        x.describe());
   if (scales.size() != 1 && static_cast<int64_t>(scales.size()) != m)
@@ -577,7 +577,7 @@ Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::Array
                                                 : weightZeroPoints[oc];
     wq[i] = static_cast<int32_t>(w.getInt(i)) - zw;
   }
-  std::vector<int64_t> sums = integerConvSums(win, q, cin, wq, m, /*group=*/1);
+  std::vector<int64_t> sums = integerConvSums(win, q, cin, wq, m, group);
   if (oneStep) {
     // The codes of the output grid in one multiply (one_step_requantization).
     NUNC_ASSIGN_OR_RETURN(codes, Tensor::create(DType::U8, outShape));

@@ -2,7 +2,10 @@
 
 #include "nunc/Transforms/Passes.h"
 
+#include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
+
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -156,6 +159,37 @@ struct ConstantFoldingPass
     });
   }
 
+  /// The grid of a constant weight's DequantizeLinear (8-bit codes, one
+  /// scale or one per index of dim 0) from its evaluated operands, for the
+  /// convs it feeds (their weight_quantization), else null.
+  static TypeAttr convWeightGrid(DequantizeLinearOp dq, ArrayRef<Tensor> operands) {
+    auto codes = cast<ShapedType>(dq.getInput().getType());
+    auto storage = dyn_cast<IntegerType>(codes.getElementType());
+    if (!storage || storage.getWidth() != 8 || !codes.hasRank() || codes.getRank() < 1)
+      return {};
+    const bool isSigned = !storage.isUnsigned();
+    const Tensor &scale = operands[1];
+    const int64_t n = scale.numElements(), channels = codes.getDimSize(0);
+    if (n != 1 && (n != channels || dq.getAxis() != 0))
+      return {};
+    SmallVector<double> scales;
+    SmallVector<int64_t> zeroPoints;
+    for (int64_t i = 0; i < n; ++i) {
+      scales.push_back(static_cast<float>(scale.getDouble(i)));
+      zeroPoints.push_back(operands.size() > 2 ? operands[2].getInt(i % operands[2].numElements())
+                                               : 0);
+    }
+    MLIRContext *ctx = dq.getContext();
+    Type i8 = IntegerType::get(ctx, 8), f32 = Float32Type::get(ctx);
+    const unsigned flags = isSigned ? quant::QuantizationFlags::Signed : 0;
+    const int64_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
+    Type grid = n == 1 ? Type(quant::UniformQuantizedType::get(flags, i8, f32, scales[0],
+                                                               zeroPoints[0], lo, hi))
+                       : Type(quant::UniformQuantizedPerAxisType::get(flags, i8, f32, scales,
+                                                                      zeroPoints, 0, lo, hi));
+    return isConvWeightGrid(grid, channels) ? TypeAttr::get(grid) : TypeAttr();
+  }
+
   LogicalResult foldByEvaluation(Operation *op, OpBuilder &builder, bool &changed) {
     // A dequantized weight folds whatever its size: kernels need constant
     // weights (a Conv's in a QDQ model, say), and it is at most 4x the
@@ -205,6 +239,17 @@ struct ConstantFoldingPass
                           << " infinite or NaN value" << (bad == 1 ? "" : "s")
                           << " (scale times code past the float range); results that "
                              "depend on them may be inf or NaN, as in onnxruntime";
+    }
+    if (dequantize) {
+      // A conv's weight keeps the model's grid (weight_quantization).
+      TypeAttr grid;
+      for (OpOperand &use : op->getResult(0).getUses())
+        if (auto conv = dyn_cast<ConvOp>(use.getOwner()); conv && use.getOperandNumber() == 1) {
+          if (!grid)
+            grid = convWeightGrid(cast<DequantizeLinearOp>(op), operands);
+          if (grid)
+            conv.setWeightQuantizationAttr(grid);
+        }
     }
     builder.setInsertionPoint(op);
     for (auto [result, t] : llvm::zip(op->getResults(), *results)) {

@@ -33,6 +33,9 @@ void replaceByFoldedConv(PatternRewriter &rewriter, Operation *conv, Operation *
   Operation *folded = rewriter.clone(*conv);
   folded->setLoc(loc);
   folded->setOperand(1, w);
+  // A new weight leaves the model's grid.
+  if (weight)
+    folded->removeAttr("weight_quantization");
   if (folded->getNumOperands() > 2)
     folded->setOperand(2, b);
   else

@@ -266,7 +266,7 @@ struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
     auto conv = ConvOp::create(rewriter, loc, mul.getType(), dequantizedInput(rewriter, loc, m->dq),
                                weight, Value(), ci.getAutoPadAttr(), ci.getDilationsAttr(),
                                ci.getGroupAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
-                               ci.getStridesAttr());
+                               ci.getStridesAttr(), /*weight_quantization=*/TypeAttr());
     rewriter.replaceOp(mul, conv.getResult());
     return success();
   }

@@ -8,6 +8,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace mlir::nunc {
 #define GEN_PASS_DEF_ONESTEPREQUANTIZATION
@@ -67,6 +68,50 @@ bool takesOneStep(QuantizedConvOp op) {
          (act == "none" || act == "relu" || act == "clip") &&
          op.getActivationPostMul().convertToFloat() == 1.f &&
          op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input);
+}
+
+/// The f32 elements of a constant, else none.
+std::optional<SmallVector<float>> constantFloats(Value v) {
+  ElementsAttr attr;
+  SmallVector<char> raw;
+  if (!v || !matchPattern(v, m_Constant(&attr)) || !attr.getElementType().isF32() ||
+      !readRawElements(attr, raw))
+    return std::nullopt;
+  SmallVector<float> values(raw.size() / 4);
+  std::memcpy(values.data(), raw.data(), raw.size());
+  return values;
+}
+
+/// Whether a depthwise fused_conv's codes can come from one multiply (see
+/// its one_step_requantization): u8 codes in and out, an activation the
+/// codes' bounds express, its constant weight on the model's grid (steps
+/// within s8) and a bias within 2^24 steps of its sums' grid.
+bool depthwiseTakesOneStep(FusedConvOp op) {
+  auto input = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(op.getInput().getType()));
+  const StringRef act = op.getActivation();
+  std::optional<Type> grid = op.getWeightQuantization();
+  if (!input || !grid || !op.getU8Output() || op.getOutputTable() || op.getResidual() ||
+      !(act == "none" || act == "relu" || act == "clip") ||
+      op.getActivationPostMul().convertToFloat() != 1.f ||
+      op.getActivationPostAdd().convertToFloat() != 0.f)
+    return false;
+  std::optional<SmallVector<float>> weight = constantFloats(op.getWeight());
+  const int64_t channels = cast<ShapedType>(op.getWeight().getType()).getDimSize(0);
+  std::optional<ConvWeightCodes> codes =
+      weight ? convWeightCodes(*weight, channels, *grid) : std::nullopt;
+  if (!codes)
+    return false;
+  if (!op.getBias())
+    return true;
+  std::optional<SmallVector<float>> bias = constantFloats(op.getBias());
+  if (!bias || static_cast<int64_t>(bias->size()) != channels)
+    return false;
+  for (int64_t c = 0; c < channels; ++c) {
+    const float s = static_cast<float>(input.getScale()) * codes->scales[c];
+    if (!(std::fabs(static_cast<double>((*bias)[c]) / s) < 16777216.0))
+      return false;
+  }
+  return true;
 }
 
 /// The grid every use of `v` rounds it to on reading it: static int8 convs
@@ -146,7 +191,22 @@ struct OneStepRequantizationPass
       if (!op.getOneStepRequantization() && takesOneStep(op))
         op.setOneStepRequantization(true);
     });
+    getOperation().walk([&](FusedConvOp op) {
+      if (!op.getOneStepRequantization() && depthwiseTakesOneStep(op) &&
+          (!integerDepthwise || integerDepthwise(op)))
+        op.setOneStepRequantization(true);
+    });
   }
+  /// The target's rule for which depthwise convs compute on integers (null:
+  /// all of them).
+  std::function<bool(FusedConvOp)> integerDepthwise;
 };
 
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::nunc::createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise) {
+  auto pass = std::make_unique<OneStepRequantizationPass>();
+  pass->integerDepthwise = std::move(integerDepthwise);
+  return pass;
+}

@@ -340,7 +340,8 @@ mlir::nunc::FusedConvOp mlir::nunc::replaceWithFusedConv(ConvOp conv) {
       conv.getKernelShapeAttr(), conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(),
       FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
       /*output_quantization=*/TypeAttr(), /*u8_output=*/UnitAttr(),
-      /*output_table=*/DenseF32ArrayAttr(), /*table_quantization=*/TypeAttr());
+      /*output_table=*/DenseF32ArrayAttr(), /*table_quantization=*/TypeAttr(),
+      conv.getWeightQuantizationAttr(), /*one_step_requantization=*/UnitAttr());
   conv.replaceAllUsesWith(fused.getResult());
   conv.erase();
   return fused;

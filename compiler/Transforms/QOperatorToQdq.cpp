@@ -97,7 +97,8 @@ struct QLinearConvToQdq : OpRewritePattern<QLinearConvOp> {
     }
     auto conv = ConvOp::create(rewriter, loc, outType.clone(f32), x, w, bias,
                                op.getAutoPadAttr(), op.getDilationsAttr(), op.getGroupAttr(),
-                               op.getKernelShapeAttr(), op.getPadsAttr(), op.getStridesAttr());
+                               op.getKernelShapeAttr(), op.getPadsAttr(), op.getStridesAttr(),
+                               /*weight_quantization=*/TypeAttr());
     rewriter.replaceOpWithNewOp<QuantizeLinearOp>(
         op, outType, conv.getResult(), op.getOutputScale(), op.getOutputZeroPoint(),
         rewriter.getI64IntegerAttr(1), TypeAttr::get(outType.getElementType()));

@@ -290,3 +290,26 @@ func.func @conv_transpose_grouped_mul(%x: tensor<1x4x3x3xf32>) -> tensor<1x2x3x4
   %1 = nunc.mul %0, %s : (tensor<1x2x3x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x4xf32>
   return %1 : tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// A new weight leaves the model's grid: a BatchNormalization folded into
+// the filter drops weight_quantization; an Add folded into the bias keeps
+// it (the filter is as the model's DequantizeLinear made it).
+// CHECK-LABEL: func.func @weight_grid(
+// CHECK: %[[A:.*]] = nunc.conv %{{.*}} {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} :
+// CHECK: %[[B:.*]] = nunc.conv %{{.*}} {{.*}}weight_quantization = !quant.uniform<i8:f32, 5.000000e-01>} :
+// CHECK: return %[[A]], %[[B]]
+func.func @weight_grid(%x: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %w = nunc.constant dense<[[[[1.0]]], [[[-2.0]]]]> : tensor<2x1x1x1xf32>
+  %gamma = nunc.constant dense<[1.0, 3.0]> : tensor<2xf32>
+  %beta = nunc.constant dense<[0.25, 1.0]> : tensor<2xf32>
+  %mean = nunc.constant dense<[2.0, 0.5]> : tensor<2xf32>
+  %var = nunc.constant dense<[3.75, 0.75]> : tensor<2xf32>
+  %0 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32, 0.5>} : tensor<1x2x3x3xf32>, tensor<2x1x1x1xf32> -> tensor<1x2x3x3xf32>
+  %1 = nunc.batch_norm %0, %gamma, %beta, %mean, %var {epsilon = 0.25 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %2 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32, 0.5>} : tensor<1x2x3x3xf32>, tensor<2x1x1x1xf32> -> tensor<1x2x3x3xf32>
+  %c = nunc.constant dense<[[[0.5]], [[-1.0]]]> : tensor<2x1x1xf32>
+  %3 = nunc.add %2, %c : (tensor<1x2x3x3xf32>, tensor<2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  return %1, %3 : tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>
+}

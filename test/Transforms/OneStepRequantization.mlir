@@ -121,3 +121,30 @@ func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x
   %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
   return %s : tensor<1x8x5x6xf32>
 }
+
+// -----
+
+// A depthwise conv on u8 codes writing those of its grid, its filter on the
+// model's grid (weight_quantization: every value the f32 product of a step
+// and its channel's scale, steps within s8): one step too. Not with a
+// filter off that grid (a value no step gives), without the grid, with f32
+// out, or with a LeakyRelu; and not with only-adds.
+// CHECK-LABEL: func.func @depthwise_codes(
+// CHECK: %[[A:.*]] = nunc.fused_conv {{.*}}one_step_requantization, output_quantization
+// CHECK: %[[B:.*]] = nunc.fused_conv {{.*}}one_step_requantization, output_quantization
+// CHECK-NOT: one_step_requantization
+// CHECK: return
+// ADDS-LABEL: func.func @depthwise_codes(
+// ADDS-NOT: one_step_requantization
+func.func @depthwise_codes(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>) -> (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>) {
+  %w = nunc.constant dense<[[[[1.5, -0.5, 1.0]]], [[[-32.0, 31.75, 0.25]]]]> : tensor<2x1x1x3xf32>
+  %off = nunc.constant dense<[[[[1.5, -0.5, 1.0]]], [[[-32.0, 31.7, 0.25]]]]> : tensor<2x1x1x3xf32>
+  %b = nunc.constant dense<[0.125, -0.25]> : tensor<2xf32>
+  %a = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {activation = "clip", activation_max = 6.0 : f32, activation_min = 0.0 : f32, dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+  %p = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+  %c = nunc.fused_conv %x, %off bias %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+  %d = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+  %e = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4xf32>
+  %l = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {activation = "leaky_relu", dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+  return %a, %p, %c, %d, %e, %l : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+}

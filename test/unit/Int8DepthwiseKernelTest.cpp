@@ -3,7 +3,9 @@
 // The kernel against an exact integer reference of the same arithmetic:
 // s32 sums of the s8 filters (Int8DepthwiseKernel::tables) over the u8
 // codes, the padding the input zero point's code, then sum * scale + bias'
-// and the activation in double; codes of the output grid or f32.
+// and the activation in double; codes of the output grid or f32. In one
+// step (onnxruntime's QLinearConv requantization, from the model's own
+// filter scales) the codes must be exact.
 
 #include "Int8DepthwiseKernel.h"
 #include "WindowKernel.h"
@@ -74,6 +76,8 @@ WindowConfig configOf(const Shape &s) {
 
 /// Which output codes the checks saw (both saturated ends must occur).
 bool codesSeen[256];
+/// Shapes checked in one step too.
+int oneStepChecks = 0;
 
 /// Runs the kernel on codes placed right before a page the process may not
 /// read (a tap past the plane's end faults), and again right after one (a
@@ -97,10 +101,11 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
   const int64_t outPlane = c.outH * c.outW, taps = c.kernelH * c.kernelW;
   std::uniform_int_distribution<int> byte(0, 255), step(-127, 127);
   std::normal_distribution<float> normal(0.f, 0.4f);
-  // Filters on an s8 grid per channel (as a QDQ model's).
-  std::vector<float> weights(c.channels * taps), bias(c.channels);
+  // Filters on an s8 grid per channel (as a QDQ model's: each value the
+  // f32 product of its step and the channel's scale).
+  std::vector<float> weights(c.channels * taps), bias(c.channels), scales(c.channels);
   for (int64_t ch = 0; ch < c.channels; ++ch) {
-    float scale = 0.004f + 0.001f * static_cast<float>(ch % 5);
+    float scale = scales[ch] = 0.004f + 0.001f * static_cast<float>(ch % 5);
     for (int64_t t = 0; t < taps; ++t)
       weights[ch * taps + t] = static_cast<float>(step(rng)) * scale;
     weights[ch * taps] = 127 * scale;
@@ -109,11 +114,15 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
     b = normal(rng);
   // Extremes: a channel of +-127 steps (u8 255 x s8 127 sums), a channel
   // of zeros.
+  scales[0] = 0.0118f;
   for (int64_t t = 0; t < taps; ++t) {
-    weights[t] = t % 2 ? -1.5f : 1.5f;
+    weights[t] = (t % 2 ? -127.f : 127.f) * scales[0];
     if (c.channels > 2)
       weights[2 * taps + t] = 0.f;
   }
+  // One step (onnxruntime's QLinearConv): codes out, an activation the
+  // codes' bounds express.
+  const bool oneStep = s.codes && c.activation.kind != Activation::LeakyRelu;
   std::optional<Int8DepthwiseKernel::Tables> found = Int8DepthwiseKernel::tables(c, weights, bias);
   ASSERT_TRUE(found);
   const Int8DepthwiseKernel::Tables &tables = *found;
@@ -140,7 +149,7 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
   std::optional<Int8DepthwiseKernel::Tables> boundedTables =
       Int8DepthwiseKernel::tables(bounded, weights, bias);
   ASSERT_TRUE(boundedTables);
-  std::vector<std::vector<uint8_t>> outputs;
+  std::vector<std::vector<uint8_t>> outputs, oneStepOutputs;
   for (uint8_t *x : {atEnd, atStart}) {
     std::memcpy(x, codes.data(), codes.size());
     for (bool isBounded : {false, true}) {
@@ -157,6 +166,28 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
         ASSERT_EQ(kernel->function()(args, t, 0), 0);
       outputs.push_back(std::move(y));
     }
+    // One step, with every result bounded or not (the conversion's clamp).
+    for (bool isBounded : {false, true}) {
+      if (!oneStep)
+        break;
+      WindowConfig k = c;
+      k.oneStep = true;
+      k.outputBounded = isBounded;
+      ASSERT_TRUE(Int8DepthwiseKernel::supports(k, isa));
+      std::optional<Int8DepthwiseKernel::Tables> kt =
+          Int8DepthwiseKernel::tables(k, weights, bias, scales);
+      ASSERT_TRUE(kt);
+      EXPECT_FALSE(Int8DepthwiseKernel::tables(k, weights, bias))
+          << "one step without the model's scales";
+      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, isa);
+      ASSERT_TRUE(kernel);
+      std::vector<uint8_t> y(total + 64, 0xa5);
+      const void *args[] = {x, y.data(), nullptr, kt->filters.data(), kt->scaleBias.data(),
+                            nullptr};
+      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
+        ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      oneStepOutputs.push_back(std::move(y));
+    }
   }
   munmap(mem, bytes + 2 * page);
 
@@ -166,15 +197,39 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
     const int32_t *rows = tables.filters.data() + ch * c.kernelH * words;
     for (int64_t oh = 0; oh < c.outH; ++oh)
       for (int64_t ow = 0; ow < c.outW; ++ow) {
-        int64_t sum = 0;
+        int64_t sum = 0, centered = 0;
         for (int64_t kh = 0; kh < c.kernelH; ++kh)
           for (int64_t kw = 0; kw < c.kernelW; ++kw) {
             int64_t ih = oh * c.strideH - c.padTop + kh, iw = ow * c.strideW - c.padLeft + kw;
             int32_t code = ih >= 0 && ih < c.height && iw >= 0 && iw < c.width
                                ? codes[p * inPlane + ih * c.width + iw]
                                : c.inputZeroPoint;
-            sum += static_cast<int8_t>(rows[kh * words + kw / 4] >> (8 * (kw % 4)) & 0xff) * code;
+            const int32_t k = static_cast<int8_t>(rows[kh * words + kw / 4] >> (8 * (kw % 4)) & 0xff);
+            sum += k * code;
+            // The model's step: the filter value over its scale.
+            const float w = weights[ch * taps + kh * c.kernelW + kw];
+            centered += static_cast<int64_t>(std::nearbyint(w / scales[ch])) *
+                        (code - c.inputZeroPoint);
           }
+        if (oneStep) {
+          // round(float(acc + bq) x fl(fl(sx sw) / sy)) + zy, within the
+          // activation's codes, exactly.
+          const float sxw = c.inputScale * scales[ch];
+          const double bq = std::nearbyint(double(bias[ch]) / double(sxw));
+          const float product = static_cast<float>(centered + static_cast<int64_t>(bq)) *
+                                (sxw / c.outputScale);
+          double lo = 0, hi = 255;
+          if (c.activation.kind != Activation::None)
+            lo = c.outputZeroPoint;
+          if (c.activation.kind == Activation::Clip)
+            hi = std::min(255.0, c.outputZeroPoint + std::nearbyint(double(6.f / c.outputScale)));
+          const double q = std::clamp(std::nearbyint(double(product)) + c.outputZeroPoint, lo, hi);
+          for (size_t o = 0; o < oneStepOutputs.size(); ++o) {
+            ASSERT_EQ(oneStepOutputs[o][p * outPlane + oh * c.outW + ow], q)
+                << "one-step code at plane " << p << " (" << oh << ", " << ow << "), output " << o;
+            codesSeen[static_cast<int>(q)] = true;
+          }
+        }
         double v = double(sum) * tables.scaleBias[ch] + tables.scaleBias[c.channels + ch];
         if (c.activation.kind == Activation::Relu)
           v = std::max(v, 0.0);
@@ -202,6 +257,11 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
   for (const std::vector<uint8_t> &y : outputs)
     for (int64_t i = total * yBytes; i < total * yBytes + 64; ++i)
       ASSERT_EQ(y[i], 0xa5) << "wrote past the output at byte " << i;
+  for (const std::vector<uint8_t> &y : oneStepOutputs)
+    for (int64_t i = total; i < total + 64; ++i)
+      ASSERT_EQ(y[i], 0xa5) << "one step wrote past the output at byte " << i;
+  if (oneStep)
+    ++oneStepChecks;
 }
 
 void checkAllShapes(Isa isa) {
@@ -259,6 +319,7 @@ void checkAllShapes(Isa isa) {
   check({3, 9, 13, 3, 3, 1, 1, "relu", true, 0, -1, 1e-5f}, rng, isa);
   check({3, 9, 21, 3, 3, 1, 1, "none", true, 0, -1, 1e-5f}, rng, isa);
   EXPECT_TRUE(codesSeen[0] && codesSeen[255]) << "the output grid hardly saturates";
+  EXPECT_GE(oneStepChecks, 40) << "shapes checked in one step";
 }
 
 TEST(Int8DepthwiseKernel, MatchesTheIntegerReference) {
@@ -271,9 +332,71 @@ TEST(Int8DepthwiseKernel, MatchesTheIntegerReferenceOnYmm) {
   if (!hostRunsYmmVnni())
     GTEST_SKIP() << "the host lacks AVX-VNNI and AVX-512 VNNI";
   std::fill(std::begin(codesSeen), std::end(codesSeen), false);
+  oneStepChecks = 0;
   checkAllShapes(Isa::Avx2);
 }
 
+
+/// One step at exact ties: fl(sx sw) / sy = 0.5, so every odd sum lies
+/// half-way between two codes; they round half to even before the zero
+/// point (odd, 9) is added, as onnxruntime's requantization does (adding it
+/// first would round 2.5 + 9 to 12, not 11), and the bias adds its code.
+TEST(Int8DepthwiseKernel, RoundsOneStepTiesBeforeTheZeroPoint) {
+  for (Isa isa : {Isa::Avx512, Isa::Avx2}) {
+    if (isa == Isa::Avx512 ? !hostHasVnni() : !hostRunsYmmVnni())
+      continue;
+    WindowConfig c = configOf({3, 9, 37, 3, 3, 1, 1, "relu", true});
+    c.evexVnni = isa == Isa::Avx2 && ymmNeedsEvex();
+    c.inputScale = 0.5f;
+    c.inputZeroPoint = 3;
+    c.outputScale = 0.25f;
+    c.outputZeroPoint = 9;
+    c.oneStep = true;
+    const int64_t taps = 9, planes = c.batch * c.channels;
+    std::vector<float> weights(c.channels * taps), bias = {0.f, 0.375f, -1.125f};
+    const std::vector<float> scales(c.channels, 0.25f);
+    for (int64_t i = 0; i < c.channels * taps; ++i)
+      weights[i] = static_cast<float>((i * 37) % 11 - 5) * 0.25f;
+    std::optional<Int8DepthwiseKernel::Tables> t =
+        Int8DepthwiseKernel::tables(c, weights, bias, scales);
+    ASSERT_TRUE(t);
+    std::vector<uint8_t> x(planes * c.height * c.width);
+    for (size_t i = 0; i < x.size(); ++i)
+      x[i] = static_cast<uint8_t>((i * 29 + 7) % 17);
+    std::vector<uint8_t> y(planes * c.outH * c.outW + 64, 0xa5);
+    std::unique_ptr<JitKernel> kernel = WindowKernel::generate(c, isa);
+    ASSERT_TRUE(kernel);
+    const void *args[] = {x.data(), y.data(), nullptr, t->filters.data(), t->scaleBias.data(),
+                          nullptr};
+    for (int64_t task = 0; task < WindowKernel::numTasks(c); ++task)
+      ASSERT_EQ(kernel->function()(args, task, 0), 0);
+    int64_t ties = 0;
+    for (int64_t p = 0; p < planes; ++p) {
+      const int64_t ch = p % c.channels;
+      const int64_t bq = static_cast<int64_t>(bias[ch] / 0.125f);
+      for (int64_t oh = 0; oh < c.outH; ++oh)
+        for (int64_t ow = 0; ow < c.outW; ++ow) {
+          int64_t acc = bq;
+          for (int64_t kh = 0; kh < 3; ++kh)
+            for (int64_t kw = 0; kw < 3; ++kw) {
+              int64_t ih = oh - 1 + kh, iw = ow - 1 + kw;
+              int64_t code = ih >= 0 && ih < c.height && iw >= 0 && iw < c.width
+                                 ? x[p * c.height * c.width + ih * c.width + iw]
+                                 : c.inputZeroPoint;
+              acc += static_cast<int64_t>(weights[ch * taps + kh * 3 + kw] / 0.25f) *
+                     (code - c.inputZeroPoint);
+            }
+          ties += acc % 2 != 0;
+          const double q =
+              std::clamp(std::nearbyint(0.5 * double(acc)) + c.outputZeroPoint, 9.0, 255.0);
+          ASSERT_EQ(y[p * c.outH * c.outW + oh * c.outW + ow], q)
+              << (isa == Isa::Avx2 ? "ymm" : "zmm") << " plane " << p << " (" << oh << ", " << ow
+              << "), sum " << acc;
+        }
+    }
+    EXPECT_GT(ties, 100);
+  }
+}
 
 TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
   WindowConfig c = configOf({2, 5, 5, 3, 3, 1, 1, "none", false});

@@ -9,6 +9,7 @@
 #include "mlir/IR/Matchers.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <cstring>
 
 using namespace mlir;
@@ -366,6 +367,40 @@ bool isU8Grid(std::optional<Type> t) {
   return q && q.getStorageTypeIntegralWidth() == 8 && !q.isSigned() &&
          q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == 0 &&
          q.getStorageTypeMax() == 255;
+}
+
+bool isConvWeightGrid(Type grid, int64_t channels) {
+  if (auto q = dyn_cast_or_null<quant::UniformQuantizedType>(grid))
+    return q.getStorageTypeIntegralWidth() == 8 && q.getExpressedType().isF32() &&
+           q.getScale() > 0 && std::isfinite(q.getScale());
+  auto axis = dyn_cast_or_null<quant::UniformQuantizedPerAxisType>(grid);
+  return axis && axis.getStorageTypeIntegralWidth() == 8 && axis.getExpressedType().isF32() &&
+         axis.getQuantizedDimension() == 0 &&
+         static_cast<int64_t>(axis.getScales().size()) == channels &&
+         llvm::all_of(axis.getScales(), [](double s) { return s > 0 && std::isfinite(s); });
+}
+
+std::optional<ConvWeightCodes> convWeightCodes(ArrayRef<float> weight, int64_t channels,
+                                               Type grid) {
+  if (channels <= 0 || weight.size() % channels || !isConvWeightGrid(grid, channels))
+    return std::nullopt;
+  ConvWeightCodes c;
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(grid))
+    c.scales.assign(channels, static_cast<float>(q.getScale()));
+  else
+    for (double s : cast<quant::UniformQuantizedPerAxisType>(grid).getScales())
+      c.scales.push_back(static_cast<float>(s));
+  const size_t perChannel = weight.size() / channels;
+  c.codes.resize(weight.size());
+  for (size_t i = 0; i < weight.size(); ++i) {
+    const float s = c.scales[i / perChannel];
+    const double k = std::nearbyint(static_cast<double>(weight[i]) / s);
+    // DequantizeLinear's one f32 rounding of (q - zp) * scale.
+    if (!(k >= -128 && k <= 127) || static_cast<float>(k) * s != weight[i])
+      return std::nullopt;
+    c.codes[i] = static_cast<int8_t>(k);
+  }
+  return c;
 }
 
 bool isU16Grid(std::optional<Type> t) {

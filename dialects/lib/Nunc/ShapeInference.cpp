@@ -871,7 +871,24 @@ static LogicalResult inferConv(Operation *op, Value input, Value weight, Value b
   return success();
 }
 
+/// weight_quantization of a conv or fused_conv: the grid of a weight of M
+/// output channels (isConvWeightGrid).
+static LogicalResult checkWeightGrid(Operation *op, Value weight, std::optional<Type> grid) {
+  if (!grid)
+    return success();
+  auto w = dimsOf(weight);
+  int64_t channels = w && !w->empty() ? (*w)[0] : ShapedType::kDynamic;
+  if (ShapedType::isDynamic(channels) || !isConvWeightGrid(*grid, channels))
+    return op->emitError() << "weight_quantization must be an 8-bit !quant.uniform over f32 with "
+                              "positive scales, per tensor or one per output channel (axis 0), "
+                              "not "
+                           << *grid;
+  return success();
+}
+
 LogicalResult ConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkWeightGrid(*this, getWeight(), getWeightQuantization())))
+    return failure();
   return inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(), getDilations(),
                    getGroup(), getKernelShape(), getPads(), getStrides(), types);
 }
@@ -1686,6 +1703,18 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     if (getResidual())
       return emitError() << "u8_output takes no residual";
     types.front() = cast<TensorType>(types.front()).clone(*grid);
+  }
+  if (failed(checkWeightGrid(*this, getWeight(), getWeightQuantization())))
+    return failure();
+  if (getOneStepRequantization()) {
+    const StringRef act = getActivation();
+    if (!isa<quant::QuantizedType>(element) || !getWeightQuantization() || !getU8Output() ||
+        getOutputTable() || !(act == "none" || act == "relu" || act == "clip") ||
+        getActivationPostMul().convertToFloat() != 1.f ||
+        getActivationPostAdd().convertToFloat() != 0.f)
+      return emitError() << "one_step_requantization needs u8 input codes, a "
+                            "weight_quantization, u8_output of the output_quantization (no "
+                            "table), and an activation of none, relu or clip";
   }
   return success();
 }

@@ -1645,3 +1645,37 @@ func.func @signed_codes_alone(%x: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4x
   %s = nunc.add %x, %y {signed_codes} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+func.func @conv_weight_grid_per_other_axis(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error@+1 {{weight_quantization must be an 8-bit !quant.uniform over f32 with positive scales, per tensor or one per output channel (axis 0)}}
+  %y = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32:2, {0.5, 0.25, 0.125}>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+func.func @conv_weight_grid_channels(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>> {
+  // expected-error@+1 {{weight_quantization must be an 8-bit !quant.uniform}}
+  %y = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.5:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25, 0.125}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>
+  return %y : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>
+}
+
+// -----
+
+// A depthwise conv's one step needs the filter's grid (and u8 codes in and
+// out).
+func.func @depthwise_one_step_without_grid(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>> {
+  // expected-error@+1 {{one_step_requantization needs u8 input codes, a weight_quantization, u8_output of the output_quantization (no table), and an activation of none, relu or clip}}
+  %y = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.5:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>
+  return %y : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>
+}
+
+// -----
+
+func.func @depthwise_one_step_f32_out(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4xf32> {
+  // expected-error@+1 {{one_step_requantization needs u8 input codes}}
+  %y = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.5:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32, 0.5>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}

@@ -28,6 +28,12 @@ namespace mlir::nunc {
 std::unique_ptr<Pass> createFuseConvActivationQuantization(
     std::function<bool(Operation *, Type inputCodes)> readsU8Input);
 
+/// nunc-one-step-requantization (all of it, not only the Adds) marking
+/// only the depthwise convs `integerDepthwise` accepts: the target's
+/// integer depthwise kernel, which computes their one-step codes.
+std::unique_ptr<Pass>
+createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise);
+
 /// nunc-fuse-chain-into-conv tabulating chains only into the convs
 /// (quantized_conv, or a depthwise nunc.conv or fused_conv as it is before
 /// the rewrite) that `looksUp` accepts: the target's kernels with the lookup.

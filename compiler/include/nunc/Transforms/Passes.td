@@ -518,6 +518,16 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     keeps between two Q/DQ pairs, which onnxruntime runs after its
     QLinearConv's codes).
 
+    A depthwise fused_conv reading u8 codes and writing those of its output
+    grid (no table, activation none, Relu or Clip) whose constant weight
+    lies on the model's grid (`weight_quantization`, steps within s8) gets
+    `one_step_requantization` likewise: the integer depthwise kernel then
+    adds the bias code and the zero points' term as integers and multiplies
+    once, as onnxruntime's depthwise QLinearConv, where it otherwise works
+    in code units with constants from the filter's recovered scale. The
+    code generator marks only those its target's integer depthwise kernel
+    runs.
+
     A QDQ model's Add between pairs (its operands on u8 grids, the sum
     rounded to one, by the Add or by every reader) gets `lhs_quantization`
     and `rhs_quantization`: its codes come as onnxruntime's QLinearAdd

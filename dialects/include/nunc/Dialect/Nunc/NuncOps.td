@@ -510,13 +510,24 @@ def Nunc_ShapeOp : Nunc_Op<"shape"> {
 // materialized), so passes and the evaluator read them without fallbacks.
 def Nunc_ConvOp : Nunc_Op<"conv"> {
   let summary = "Grouped N-d convolution, NCHW layout, weights [M, C/group, k...]";
+  let description = [{
+    ONNX Conv. `weight_quantization` (optional) records the grid a QDQ
+    model's DequantizeLinear put the constant weight on before it folded
+    (nunc-constant-folding): `!quant.uniform<i8:f32, s>` or u8 with a zero
+    point, per tensor or per output channel (axis 0). Every weight value is
+    fl((q - zp) * scale) of its channel's grid; it does not change what the
+    conv computes, and passes that change the weight drop it. The integer
+    depthwise kernel takes the model's own scales from it (see fused_conv's
+    `one_step_requantization`).
+  }];
   let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$weight,
                        Optional<Nunc_FloatTensor>:$bias,
                        DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
                        DenseI64ArrayAttr:$dilations,
                        DefaultValuedAttr<I64Attr, "1">:$group,
                        DenseI64ArrayAttr:$kernel_shape,
-                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides,
+                       OptionalAttr<TypeAttr>:$weight_quantization);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^ `:` type($bias))? attr-dict `:` type($input) `,`
@@ -1074,6 +1085,17 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
     (nunc-fuse-chain-into-conv). `table_quantization` (a per-tensor grid,
     with a table only) rounds the entries; with `u8_output` it is the u8
     grid whose codes the result holds, in place of `output_quantization`.
+
+    `weight_quantization`: as on `conv`, the grid of the model's constant
+    weight. With it, `one_step_requantization` (a depthwise conv reading u8
+    codes, `u8_output` of `output_quantization`, no residual or table,
+    activation none, Relu or Clip, the weight's codes k = w / scale within
+    s8) computes the output codes as onnxruntime's QLinearConv: with acc the
+    exact s32 sum of (x - zp_x) k and s[c] = fl(scale_input *
+    scale_weight[c]), q = clamp(round_half_even(fl(float(acc + bq[c]) *
+    fl(s[c] / s_y))) + zp_y, lo, hi), bq and [lo, hi] as quantized_conv's
+    one_step_requantization has them (nunc-one-step-requantization sets
+    it).
   }];
   let arguments = !con((ins AnyTensor:$input, Nunc_FloatTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -1086,7 +1108,9 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
                        activationAttrs,
                        (ins OptionalAttr<TypeAttr>:$output_quantization, UnitAttr:$u8_output,
                             OptionalAttr<DenseF32ArrayAttr>:$output_table,
-                            OptionalAttr<TypeAttr>:$table_quantization));
+                            OptionalAttr<TypeAttr>:$table_quantization,
+                            OptionalAttr<TypeAttr>:$weight_quantization,
+                            UnitAttr:$one_step_requantization));
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?

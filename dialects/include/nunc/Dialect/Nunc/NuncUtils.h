@@ -83,6 +83,23 @@ SmallVector<std::string> onnxNodeNames(Location loc);
 /// there).
 bool isU8Grid(std::optional<Type> t);
 
+/// A conv weight's grid (weight_quantization): 8-bit storage over f32,
+/// per tensor or per output channel (axis 0, `channels` scales), positive
+/// scales.
+bool isConvWeightGrid(Type grid, int64_t channels);
+
+/// A conv's f32 weight [channels, ...] as the steps of its
+/// weight_quantization grid: codes k with fl(k * scales[m]) == w exactly
+/// (k = q - zp of the model's codes), within s8. None where a value lies off
+/// its channel's grid or a step leaves s8 (the weight changed since, or u8
+/// codes far from their zero point).
+struct ConvWeightCodes {
+  SmallVector<int8_t> codes;
+  SmallVector<float> scales; // one per channel
+};
+std::optional<ConvWeightCodes> convWeightCodes(ArrayRef<float> weight, int64_t channels,
+                                               Type grid);
+
 /// A 16-bit static input grid of quantized_linear (an A16W8 model's
 /// activations): per tensor, u16 over f32, positive scale, the full range
 /// [0, 65535].
