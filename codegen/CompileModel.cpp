@@ -1098,6 +1098,17 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
     c.width = 1;
     if (c.height == 0)
       return std::nullopt;
+    auto pool = cast<GlobalAveragePoolOp>(op);
+    if (std::optional<Type> grid = pool.getInputQuantization()) {
+      auto input = cast<quant::UniformQuantizedType>(*grid);
+      auto output = cast<quant::UniformQuantizedType>(*pool.getOutputQuantization());
+      c.averageOfCodes = true;
+      c.inputScale = static_cast<float>(input.getScale());
+      c.outputScale = static_cast<float>(output.getScale());
+      c.outputZeroPoint = static_cast<int32_t>(output.getZeroPoint());
+      if (!x86::WindowKernel::supports(c))
+        return std::nullopt;
+    }
     return w;
   }
   if (in.getRank() != 4)
@@ -1833,6 +1844,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += " +bias";
     if (cfg.oneStep)
       what += " +requantize in one step";
+    if (cfg.averageOfCodes)
+      what += " +codes averaged in one step";
     if (cfg.residual)
       what += " +residual";
     if (cfg.kind == x86::WindowConfig::Depthwise)
@@ -2977,6 +2990,8 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     if (failed(pm.run(module)))
       return failure();
   }
+  if (options.loweredIrStream)
+    module.print(*options.loweredIrStream);
   if (failed(selectKernels()))
     return failure();
   if (options.printMemoryPlan && options.planStream)

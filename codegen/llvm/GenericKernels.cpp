@@ -976,7 +976,9 @@ LogicalResult GenericEmitter::emitReduction() {
         });
         return success();
       })
-      .Case([&](GlobalAveragePoolOp g) {
+      .Case([&](GlobalAveragePoolOp g) -> LogicalResult {
+        if (g.getInputQuantization())
+          return g.emitError("the generic kernels do not average codes (the window kernel does)");
         ArrayRef<int64_t> shape = shapeOf(g.getInput());
         Type el = elementOf(g.getInput());
         Type ct = KernelBuilder::computeType(el);

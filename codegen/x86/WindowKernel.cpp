@@ -101,8 +101,9 @@ SplitRows splitRows(const WindowConfig &c, Isa isa) {
 
 bool WindowKernel::supports(const WindowConfig &c) {
   if (c.kind == WindowConfig::GlobalAverage)
-    return true;
-  return (c.strideW == 1 || c.strideW == 2) && c.kernelH * c.kernelW <= 64 && c.outH > 0 &&
+    // The sum of steps stays exact in f32.
+    return !c.averageOfCodes || c.height * c.width * 255 < (int64_t(1) << 24);
+  return !c.averageOfCodes && (c.strideW == 1 || c.strideW == 2) && c.kernelH * c.kernelW <= 64 && c.outH > 0 &&
          c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0;
 }
 
@@ -904,31 +905,58 @@ private:
     if (tail)
       setTailMask(static_cast<int>(tail), tailMask());
     Label planeLoop;
+    if (c.averageOfCodes)
+      loadConstant(weight(0), 1.f / c.inputScale);
     L(planeLoop);
     for (int j = 0; j < sums; ++j)
       vxorps(sum(j), sum(j), sum(j));
     mov(rcx, rax);
+    // Adds a vector of values, or of their steps on the input grid
+    // (averageOfCodes: x / s_x within an ulp or three of an integer below
+    // 256, rounded to it).
+    auto accumulate = [&](const Vmm &acc, const Xbyak::Operand &x) {
+      if (!c.averageOfCodes) {
+        vaddps(acc, acc, x);
+        return;
+      }
+      vmulps(tap(1), weight(0), x);
+      if constexpr (kAvx512)
+        vrndscaleps(tap(1), tap(1), 0);
+      else
+        vroundps(tap(1), tap(1), 0);
+      vaddps(acc, acc, tap(1));
+    };
     if (full >= sums) {
       Label loop;
       mov(r13, full / sums);
       L(loop);
       for (int j = 0; j < sums; ++j)
-        vaddps(sum(j), sum(j), ptr[rcx + j * kVecBytes]);
+        accumulate(sum(j), ptr[rcx + j * kVecBytes]);
       add(rcx, sums * kVecBytes);
       dec(r13);
       jnz(loop, T_NEAR);
     }
     for (int64_t j = 0; j < full % sums; ++j)
-      vaddps(sum(j), sum(j), ptr[rcx + j * kVecBytes]);
+      accumulate(sum(j), ptr[rcx + j * kVecBytes]);
     if (tail) {
       loadMasked(tap(0), ptr[rcx + (full % sums) * kVecBytes], tailMask());
-      vaddps(sum(0), sum(0), tap(0));
+      accumulate(sum(0), tap(0));
     }
     vaddps(sum(0), sum(0), sum(1));
     vaddps(sum(2), sum(2), sum(3));
     vaddps(sum(0), sum(0), sum(2));
     emitHorizontal(sum(0), tap(1), Reduction::Add);
-    vmulss(Xmm(0), Xmm(0), constScalar(1.f / n));
+    if (c.averageOfCodes) {
+      // onnxruntime's requantization of the sum of steps, as a value.
+      const float multiplier = c.inputScale / (c.outputScale * static_cast<float>(n));
+      vmulss(Xmm(0), Xmm(0), constScalar(multiplier));
+      vroundss(Xmm(0), Xmm(0), Xmm(0), 0);
+      vmaxss(Xmm(0), Xmm(0), constScalar(static_cast<float>(-c.outputZeroPoint)));
+      vminss(Xmm(0), Xmm(0), constScalar(static_cast<float>(255 - c.outputZeroPoint)));
+      vmulss(Xmm(0), Xmm(0), constScalar(c.outputScale));
+    } else {
+      vmulss(Xmm(0), Xmm(0), constScalar(1.f / n));
+    }
     vmovss(ptr[rbx], Xmm(0));
     add(rax, n * 4);
     add(rbx, 4);

@@ -83,6 +83,13 @@ struct WindowConfig {
   /// (outputScale, outputZeroPoint).
   std::vector<float> outputTable;
   Activation tableOutput;
+  /// GlobalAverage of a grid's values (global_average_pool's grids), as
+  /// onnxruntime's QLinearGlobalAveragePool: each value's step on
+  /// inputScale, summed exactly (at most 65793 values), times
+  /// fl(inputScale / fl(outputScale x N)), rounded half to even within
+  /// [-outputZeroPoint, 255 - outputZeroPoint], times outputScale (f32 in
+  /// and out).
+  bool averageOfCodes = false;
   /// outputU8: every y lies within 2^30 output scales (known at compile
   /// time, e.g. u8 input and constant filters), so the codes need no clamp
   /// before the conversion.

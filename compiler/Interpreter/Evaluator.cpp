@@ -509,7 +509,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         w.countIncludePad = o.getCountIncludePad() != 0;
         return one(averagePool(get(o.getInput()), w));
       })
-      .Case([&](GlobalAveragePoolOp o) { return one(globalAveragePool(get(o.getInput()))); })
+      .Case([&](GlobalAveragePoolOp o) {
+        if (o.getInputQuantization())
+          return one(globalAveragePoolOfCodes(get(o.getInput()),
+                                              *inputQuantization(o.getInputQuantization()),
+                                              *inputQuantization(o.getOutputQuantization())));
+        return one(globalAveragePool(get(o.getInput())));
+      })
       .Case([&](QuantizeLinearOp o) -> Expected<Results> {
         Expected<DType> out = dtypeOfType(o.getOutputElementType());
         if (!out)

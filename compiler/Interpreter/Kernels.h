@@ -168,6 +168,11 @@ struct InputQuantization {
   /// The codes' top: 255, or 65535 for a u16 grid (quantized_linear only).
   int32_t qmax = 255;
 };
+/// nunc.global_average_pool with its grids: onnxruntime's
+/// QLinearGlobalAveragePool on the codes of `x`'s values (steps of `input`),
+/// the mean's values on `output` (see the op).
+Expected<Tensor> globalAveragePoolOfCodes(const Tensor &x, InputQuantization input,
+                                          InputQuantization output);
 /// DynamicQuantizeLinear's u8 parameters for `count` values: the range
 /// widened to include 0, scale (hi - lo) / 255 (1 when all zeros), zero
 /// point round(clamp(-lo / scale, 0, 255)).

@@ -736,4 +736,29 @@ Expected<Tensor> globalAveragePool(const Tensor &x) {
   return out;
 }
 
+Expected<Tensor> globalAveragePoolOfCodes(const Tensor &x, InputQuantization input,
+                                          InputQuantization output) {
+  if (x.rank() < 3 || x.dtype() != DType::F32)
+    return kernelError("expected an f32 NCHW input of rank >= 3, got " + x.describe());
+  shape::Dims outShape{x.dim(0), x.dim(1)};
+  outShape.append(x.rank() - 2, 1);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, outShape));
+  const int64_t planes = x.dim(0) * x.dim(1);
+  const int64_t pixels = planes ? x.numElements() / planes : 0;
+  // onnxruntime's multiplier: s_x / (s_y x N), each f32 step rounded.
+  const float multiplier = input.scale / (output.scale * static_cast<float>(pixels));
+  const float *in = x.as<float>();
+  float *o = out.mutableAs<float>();
+  for (int64_t p = 0; p < planes; ++p) {
+    int64_t acc = 0; // q - zp_x, each the value's step on its grid
+    for (int64_t i = 0; i < pixels; ++i)
+      acc += static_cast<int64_t>(std::nearbyint(double(in[p * pixels + i]) / input.scale));
+    const float scaled = static_cast<float>(acc) * multiplier;
+    const double q = std::clamp(std::nearbyint(double(scaled)), double(-output.zeroPoint),
+                                double(output.qmax - output.zeroPoint));
+    o[p] = static_cast<float>(q) * output.scale;
+  }
+  return out;
+}
+
 } // namespace mlir::nunc::kernels

@@ -50,12 +50,47 @@ bool biasFitsItsGrid(QuantizedConvOp op, quant::UniformQuantizedType input) {
   return true;
 }
 
-/// Whether the codes of the conv's output grid can come from one multiply
-/// (see the op's one_step_requantization): a static input, a u8 output
-/// grid right after the activation (whatever follows it: u8 codes, f32
-/// values, a normalization and its grid), an activation the codes' bounds
-/// express, and a bias that fits its grid.
-bool takesOneStep(QuantizedConvOp op) {
+/// The grid every use of `v` rounds it to on reading it: static int8 convs
+/// quantizing it (input_quantization), fake_quantize ops, batch_norms
+/// rounding their input and Adds of codes rounding their operand to the
+/// same grid; none when a use reads its f32 values.
+std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
+  std::optional<Type> grid;
+  for (OpOperand &use : v.getUses()) {
+    std::optional<Type> g;
+    Operation *user = use.getOwner();
+    if (auto qc = dyn_cast<QuantizedConvOp>(user)) {
+      if (use.getOperandNumber() == 0 && qc.getActivationQuantization() == "static")
+        g = qc.getInputQuantization();
+    } else if (auto fq = dyn_cast<FakeQuantizeOp>(user)) {
+      g = fq.getQuantization();
+    } else if (auto bn = dyn_cast<BatchNormOp>(user)) {
+      if (use.getOperandNumber() == 0)
+        g = bn.getInputQuantization();
+    } else if (auto add = dyn_cast<AddOp>(user); add && add.addsCodes()) {
+      g = use.getOperandNumber() == 0 ? add.getLhsQuantization() : add.getRhsQuantization();
+    }
+    if (!g || (grid && *grid != *g))
+      return std::nullopt;
+    grid = g;
+  }
+  if (auto q = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type())))
+    return q;
+  return std::nullopt;
+}
+
+/// The u8 grid the conv's codes would take one multiply to (see the op's
+/// one_step_requantization), if they can: a static input, a u8 output grid
+/// right after the activation (whatever follows it: u8 codes, f32 values,
+/// a normalization and its grid) or, for a plain f32 result, the one every
+/// reader rounds it to (a QDQ conv whose pair the readers took: the next
+/// conv's input quantization, an Add of codes); an activation the codes'
+/// bounds express, and a bias that fits its grid.
+std::optional<Type> oneStepGrid(QuantizedConvOp op) {
+  std::optional<Type> out = op.getOutputQuantization();
+  if (!out && !op.getU8Output() && !op.getNormScale() && !op.getOutputTable())
+    if (std::optional<quant::UniformQuantizedType> readers = gridOfEveryUse(op.getResult()))
+      out = *readers;
   std::optional<Type> grid = op.getInputQuantization();
   Type element = getElementTypeOrSelf(op.getInput().getType());
   if (isa<quant::QuantizedType>(element))
@@ -64,10 +99,12 @@ bool takesOneStep(QuantizedConvOp op) {
     grid.reset();
   auto input = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type()));
   const StringRef act = op.getActivation();
-  return isU8Grid(op.getOutputQuantization()) && input && !op.getResidual() && !op.getOutputTable() &&
-         (act == "none" || act == "relu" || act == "clip") &&
-         op.getActivationPostMul().convertToFloat() == 1.f &&
-         op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input);
+  if (isU8Grid(out) && input && !op.getResidual() && !op.getOutputTable() &&
+      (act == "none" || act == "relu" || act == "clip") &&
+      op.getActivationPostMul().convertToFloat() == 1.f &&
+      op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input))
+    return out;
+  return std::nullopt;
 }
 
 /// The f32 elements of a constant, else none.
@@ -114,33 +151,6 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
   return true;
 }
 
-/// The grid every use of `v` rounds it to on reading it: static int8 convs
-/// quantizing it (input_quantization), fake_quantize ops and
-/// batch_norms rounding their input to the same grid; none when a use
-/// reads its f32 values.
-std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
-  std::optional<Type> grid;
-  for (OpOperand &use : v.getUses()) {
-    std::optional<Type> g;
-    Operation *user = use.getOwner();
-    if (auto qc = dyn_cast<QuantizedConvOp>(user)) {
-      if (use.getOperandNumber() == 0 && qc.getActivationQuantization() == "static")
-        g = qc.getInputQuantization();
-    } else if (auto fq = dyn_cast<FakeQuantizeOp>(user)) {
-      g = fq.getQuantization();
-    } else if (auto bn = dyn_cast<BatchNormOp>(user)) {
-      if (use.getOperandNumber() == 0)
-        g = bn.getInputQuantization();
-    }
-    if (!g || (grid && *grid != *g))
-      return std::nullopt;
-    grid = g;
-  }
-  if (auto q = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type())))
-    return q;
-  return std::nullopt;
-}
-
 /// A QDQ model's Add between Q/DQ pairs (its operands and its sum on u8
 /// grids): the sum's codes as onnxruntime's QLinearAdd computes them.
 /// Where the sum's grid is its readers' (each rounds it on reading), the
@@ -180,6 +190,38 @@ void addCodesInOneStep(AddOp op) {
   }
 }
 
+/// A QDQ model's GlobalAveragePool between pairs: its input on a u8 grid
+/// (its producer's last), its mean rounded to another by a fake_quantize
+/// that only it feeds, or by every reader: the pool rounds as onnxruntime's
+/// QLinearGlobalAveragePool (its grids); a fake_quantize so folded goes.
+void poolCodesInOneStep(GlobalAveragePoolOp pool) {
+  std::optional<quant::UniformQuantizedType> in = lastGridOf(pool.getInput());
+  auto type = dyn_cast<RankedTensorType>(pool.getInput().getType());
+  if (pool.getInputQuantization() || !in || !isU8Grid(*in) || !type || !type.hasStaticShape() ||
+      type.getRank() < 3)
+    return;
+  // The kernels sum the steps in f32: exact below 2^24.
+  if (type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1)) * 255 >= (1 << 24))
+    return;
+  Value mean = pool.getResult();
+  auto fq = mean.hasOneUse() ? dyn_cast<FakeQuantizeOp>(*mean.user_begin()) : FakeQuantizeOp();
+  std::optional<quant::UniformQuantizedType> out;
+  if (fq && fq.getType() == mean.getType()) {
+    out = dyn_cast<quant::UniformQuantizedType>(fq.getQuantization());
+  } else {
+    fq = nullptr;
+    out = gridOfEveryUse(mean);
+  }
+  if (!out || !isU8Grid(*out))
+    return;
+  pool.setInputQuantizationAttr(TypeAttr::get(*in));
+  pool.setOutputQuantizationAttr(TypeAttr::get(*out));
+  if (fq) {
+    fq.replaceAllUsesWith(mean);
+    fq.erase();
+  }
+}
+
 struct OneStepRequantizationPass
     : public mlir::nunc::impl::OneStepRequantizationBase<OneStepRequantizationPass> {
   using OneStepRequantizationBase::OneStepRequantizationBase;
@@ -188,9 +230,18 @@ struct OneStepRequantizationPass
     if (onlyAdds)
       return;
     getOperation().walk([](QuantizedConvOp op) {
-      if (!op.getOneStepRequantization() && takesOneStep(op))
+      if (op.getOneStepRequantization())
+        return;
+      if (std::optional<Type> grid = oneStepGrid(op)) {
+        op.setOutputQuantization(*grid);
         op.setOneStepRequantization(true);
+      }
     });
+    // (Collected first: a folded fake_quantize is erased.)
+    SmallVector<GlobalAveragePoolOp> pools;
+    getOperation().walk([&](GlobalAveragePoolOp op) { pools.push_back(op); });
+    for (GlobalAveragePoolOp pool : pools)
+      poolCodesInOneStep(pool);
     getOperation().walk([&](FusedConvOp op) {
       if (!op.getOneStepRequantization() && depthwiseTakesOneStep(op) &&
           (!integerDepthwise || integerDepthwise(op)))

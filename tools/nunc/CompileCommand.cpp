@@ -15,6 +15,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -175,6 +176,11 @@ cl::opt<std::string> accuracyTarget("accuracy-target",
 cl::opt<bool> printPlan("print-memory-plan",
                         cl::desc("Print the static memory plan (every step's buffers)"),
                         cl::sub(compileCommand), cl::cat(category));
+cl::opt<std::string> printLoweredIr(
+    "print-lowered-ir",
+    cl::desc("Write the IR as the kernels take it (after the code generator's passes) to this "
+             "file, for compiler developers ('-': stdout)"),
+    cl::value_desc("file"), cl::sub(compileCommand), cl::cat(category), cl::Hidden);
 cl::opt<bool> splitBatch("split-batch",
                          cl::desc("Run a batch one item at a time when no op mixes its items "
                                   "(default on; --split-batch=false runs every layer on the "
@@ -463,6 +469,15 @@ int runCompile() {
   options.sourceName = llvm::sys::path::filename(model).str();
   options.printMemoryPlan = printPlan;
   options.planStream = &llvm::outs();
+  std::unique_ptr<llvm::ToolOutputFile> loweredIr;
+  if (!printLoweredIr.empty()) {
+    std::error_code ec;
+    loweredIr = std::make_unique<llvm::ToolOutputFile>(printLoweredIr, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return fail("compile", "cannot write '" + printLoweredIr + "': " + ec.message());
+    loweredIr->keep();
+    options.loweredIrStream = &loweredIr->os();
+  }
 
   ImportOptions importOptions;
   if (!parseShapePins("compile", shapes, importOptions))

@@ -34,6 +34,8 @@ std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
     grid = fq.getQuantization();
   } else if (auto bn = dyn_cast_or_null<BatchNormOp>(def)) {
     grid = bn.getOutputQuantization();
+  } else if (auto pool = dyn_cast_or_null<GlobalAveragePoolOp>(def)) {
+    grid = pool.getOutputQuantization();
   } else if (def && isa<AddOp, SubOp, MulOp, DivOp>(def)) {
     if (auto t = def->getAttrOfType<TypeAttr>("output_quantization"))
       grid = t.getValue();

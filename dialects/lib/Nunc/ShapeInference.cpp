@@ -1128,6 +1128,11 @@ LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 }
 
 LogicalResult GlobalAveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getInputQuantization().has_value() != getOutputQuantization().has_value() ||
+      (getInputQuantization() &&
+       (!isU8Grid(getInputQuantization()) || !isU8Grid(getOutputQuantization()))))
+    return emitError() << "input_quantization and output_quantization must both be "
+                          "!quant.uniform<u8:f32, scale:zp>, or neither";
   auto in = dimsOf(getInput());
   if (!in) {
     types.push_back(getInput().getType());

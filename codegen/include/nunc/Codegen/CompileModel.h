@@ -39,6 +39,9 @@ struct CompileOptions {
   /// (nunc-one-step-requantization).
   bool oneStepRequantization = true;
   llvm::raw_ostream *planStream = nullptr;
+  /// Where to print the module as the kernels take it (after the code
+  /// generator's own passes), for compiler developers; null: not printed.
+  llvm::raw_ostream *loweredIrStream = nullptr;
 };
 
 /// How one step of the model was compiled.

@@ -528,6 +528,12 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     code generator marks only those its target's integer depthwise kernel
     runs.
 
+    A GlobalAveragePool whose input lies on a u8 grid and whose mean a
+    fake_quantize (read by nothing else) or every reader rounds to one gets
+    both grids: its mean then rounds as onnxruntime's
+    QLinearGlobalAveragePool computes it from the codes (the folded
+    fake_quantize goes).
+
     A QDQ model's Add between pairs (its operands on u8 grids, the sum
     rounded to one, by the Add or by every reader) gets `lhs_quantization`
     and `rhs_quantization`: its codes come as onnxruntime's QLinearAdd

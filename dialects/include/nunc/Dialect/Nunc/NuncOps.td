@@ -642,7 +642,19 @@ def Nunc_AveragePoolOp : Nunc_Op<"average_pool"> {
 
 def Nunc_GlobalAveragePoolOp : Nunc_Op<"global_average_pool"> {
   let summary = "Mean over all spatial dims, keeping them as size 1";
-  let arguments = (ins Nunc_FloatTensor:$input);
+  let description = [{
+    With `input_quantization` and `output_quantization` (per-tensor u8
+    grids, both or neither; set by nunc-one-step-requantization) the input's
+    values lie on the first grid and the mean is rounded to the second as
+    onnxruntime's QLinearGlobalAveragePool computes it from the codes: with
+    acc = sum(q - zp_x) over the N = H x W positions (exact) and m =
+    fl(s_x / fl(s_y x N)), the result is (clamp(round_half_even(fl(float(acc)
+    x m)) + zp_y, 0, 255) - zp_y) x s_y (a QDQ model's GlobalAveragePool
+    between two pairs), where the plain mean sums f32 values and divides.
+  }];
+  let arguments = (ins Nunc_FloatTensor:$input,
+                       OptionalAttr<TypeAttr>:$input_quantization,
+                       OptionalAttr<TypeAttr>:$output_quantization);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
