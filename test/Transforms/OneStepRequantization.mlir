@@ -148,3 +148,69 @@ func.func @depthwise_codes(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:1
   %l = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {activation = "leaky_relu", dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
   return %a, %p, %c, %d, %e, %l : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
 }
+
+// -----
+
+// A QDQ conv whose pair its readers took (the next conv's static input
+// grid, an Add of codes's operand grid) writes the values of that grid in
+// one step: it gets the grid as its output grid. Not where a reader takes
+// the f32 result (a Relu) or the readers' grids differ.
+// CHECK-LABEL: func.func @readers_grid(
+// CHECK: %[[C:.*]] = nunc.quantized_conv {{.*}}one_step_requantization, output_quantization = !quant.uniform<u8:f32, 3.125{{0*}}e-02:100>
+// CHECK: nunc.quantized_conv %[[C]]
+// CHECK: nunc.add %[[C]]
+// CHECK: %[[R:.*]] = nunc.quantized_conv
+// CHECK-NOT: one_step_requantization
+// CHECK-SAME: -> tensor<1x8x5x6xf32>
+// CHECK: nunc.relu %[[R]]
+// CHECK: %[[D:.*]] = nunc.quantized_conv
+// CHECK-NOT: one_step_requantization
+// CHECK-SAME: -> tensor<1x8x5x6xf32>
+// ADDS-LABEL: func.func @readers_grid(
+// ADDS-NOT: one_step_requantization
+func.func @readers_grid(%x: tensor<1x4x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %w2 = nunc.constant dense<2> : tensor<8x8x1x1xi8>
+  %qw2 = quant.scast %w2 : tensor<8x8x1x1xi8> to tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>>
+  %c = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %n = nunc.quantized_conv %c, %qw2 {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:100>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x5x6xf32>
+  %a = nunc.add %c, %y {lhs_quantization = !quant.uniform<u8:f32, 0.03125:100>, output_quantization = !quant.uniform<u8:f32, 0.0625:90>, rhs_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  %r = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %rn = nunc.quantized_conv %r, %qw2 {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:100>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x5x6xf32>
+  %relu = nunc.relu %r : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %d = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %dn = nunc.quantized_conv %d, %qw2 {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.03125:100>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x5x6xf32>
+  %df = nunc.fake_quantize %d {quantization = !quant.uniform<u8:f32, 0.0625:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  return %n, %a, %rn, %relu, %df : tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>
+}
+
+// -----
+
+// A GlobalAveragePool between pairs (its input a conv's grid values, its
+// mean rounded by a fake_quantize that only it feeds, or by every reader)
+// averages the codes as onnxruntime's QLinearGlobalAveragePool: both grids
+// on the pool, the fake_quantize folded. Not on an input off any grid.
+// CHECK-LABEL: func.func @pool_codes(
+// CHECK-NOT: nunc.fake_quantize
+// CHECK: nunc.global_average_pool %{{.*}} {input_quantization = !quant.uniform<u8:f32, 3.125{{0*}}e-02:100>, output_quantization = !quant.uniform<u8:f32, 1.5625{{0*}}e-02:7>}
+// CHECK: %[[E:.*]] = nunc.global_average_pool %{{.*}} {input_quantization = !quant.uniform<u8:f32, 3.125{{0*}}e-02:100>, output_quantization = !quant.uniform<u8:f32, 2.34375{{0*}}e-02:128>}
+// CHECK: nunc.quantized_conv %[[E]]
+// CHECK: nunc.global_average_pool %arg0 :
+// CHECK: nunc.fake_quantize
+// ADDS-LABEL: func.func @pool_codes(
+// ADDS: nunc.fake_quantize
+func.func @pool_codes(%x: tensor<1x4x5x6xf32>) -> (tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x4x1x1xf32>) {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %c = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.03125:100>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6xf32>
+  %p = nunc.global_average_pool %c : tensor<1x8x5x6xf32> -> tensor<1x8x1x1xf32>
+  %q = nunc.fake_quantize %p {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x8x1x1xf32> -> tensor<1x8x1x1xf32>
+  %e = nunc.global_average_pool %c : tensor<1x8x5x6xf32> -> tensor<1x8x1x1xf32>
+  %w2 = nunc.constant dense<2> : tensor<8x8x1x1xi8>
+  %qw2 = quant.scast %w2 : tensor<8x8x1x1xi8> to tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>>
+  %n = nunc.quantized_conv %e, %qw2 {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x1x1xf32>, tensor<8x8x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x1x1xf32>
+  %g = nunc.global_average_pool %x : tensor<1x4x5x6xf32> -> tensor<1x4x1x1xf32>
+  %gq = nunc.fake_quantize %g {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x1x1xf32> -> tensor<1x4x1x1xf32>
+  return %q, %n, %gq : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x4x1x1xf32>
+}

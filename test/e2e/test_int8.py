@@ -1872,10 +1872,10 @@ def assert_tracks_onnxruntime(qdq_model, name, tmp_path, exact=False):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("weight", ["QInt8", "QUInt8"])
-@pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,fake_quantize,code_adds",
-                         [("resnet", 16, 0, 6, 1, 6), ("mobilenet", 17, 8, 4, 1, 2)])
+@pytest.mark.parametrize("name,int8_convs,depthwise,conv_pairs,code_adds",
+                         [("resnet", 16, 0, 6, 6), ("mobilenet", 17, 8, 4, 2)])
 def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, conv_pairs,
-                          fake_quantize, code_adds, weight):
+                          code_adds, weight):
     """quantize_static's QDQ CNNs: every one-group conv (its input a Q/DQ
     pair, its weight a dequantized s8 constant) becomes an int8 convolution
     with static activations. These exports keep BatchNormalization after the
@@ -1889,7 +1889,8 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     and its output pair in the epilogue. The residual Adds between pairs
     add the codes as onnxruntime's QLinearAdd (nunc-one-step-requantization;
     a pair on a branch that the Add alone reads is rounded in the Add); the
-    pair after the pooling stays an f32 elementwise step (the pair after the
+    pooling between pairs sums the codes and rounds its mean to the pair
+    after it as onnxruntime's QLinearGlobalAveragePool (the pair after the
     Reshape of the pooled values repeats the pooling's grid and is the
     classifier's input quantization). Each conv's own pair computes as
     onnxruntime's QLinearConv, the BNs as its BatchNormalization: the output
@@ -1931,7 +1932,9 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     assert len(norms) == depthwise and all(
         k.startswith("elementwise.batch_norm.avx512[") and
         k.endswith("+rounded input +requantize") for k in norms), norms
-    assert sum(k["op"] == "nunc.fake_quantize" for k in kernels) == fake_quantize, kernels
+    assert not any(k["op"] == "nunc.fake_quantize" for k in kernels), kernels
+    pools = [k["kernel"] for k in kernels if k["op"] == "nunc.global_average_pool"]
+    assert len(pools) == 1 and pools[0].endswith("+codes averaged in one step"), pools
     assert not any(k["op"] == "nunc.elementwise_chain" for k in kernels), kernels
     adds = [k["kernel"] for k in kernels if k["op"] == "nunc.add"]
     assert len(adds) == code_adds and all(k.endswith(" +codes added in one step")
@@ -2041,12 +2044,21 @@ def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path, ac
     assert sum(k.endswith("-> u8") for k in convs) == 12, convs
     assert sum(", static, u8 in]" in k for k in convs) == 12, convs
     # Each of them requantizes as onnxruntime's QLinearConv does
-    # (nunc-one-step-requantization).
+    # (nunc-one-step-requantization), and so does every other conv: those
+    # before a residual Add write their grid's values (its pair folded into
+    # the next conv's input grid and the Add of codes), the last one the
+    # values the pooling averages as codes.
+    assert all("+requantize in one step" in k for k in convs), convs
     assert all("+requantize in one step -> u8" in k for k in convs if k.endswith("-> u8")), convs
+    assert all(k.endswith("+requantize in one step -> u8") for k in depthwise), depthwise
     assert not any(k["op"] == "nunc.conv" for k in kernels), kernels
+    pools = [k["kernel"] for k in kernels if k["op"] == "nunc.global_average_pool"]
+    assert len(pools) == 1 and pools[0].endswith("+codes averaged in one step"), pools
     # The largest f32 tensors are gone: 96 x 112 x 112 f32 alone is 4.8 MB.
     assert arena < 3 << 20, arena
-    assert_tracks_onnxruntime(q, "mobilenet", tmp_path)
+    # Every step computes as onnxruntime's kernels do: bit for bit (u8
+    # activations; onnxruntime's s8 convs round some ties otherwise).
+    assert_tracks_onnxruntime(q, "mobilenet", tmp_path, exact=activation == "QUInt8")
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -2546,10 +2558,11 @@ def test_imported_qoperator_cnn(nunc, models, tmp_path, name, int8_convs):
     """quantize_static's CNNs in QOperator format (QLinearConv, QLinearAdd,
     QLinearGlobalAveragePool, QGemm; MaxPool and Flatten/Reshape on u8):
     after nunc-qoperator-to-qdq nothing takes a generic step. Every conv is
-    an int8 convolution (the depthwise ones the f32 depthwise kernel on u8
-    planes), the classifier the int8 GEMM; the output tracks onnxruntime's
-    as the QDQ models' do. (Preprocessed as onnxruntime's documentation
-    has it: the BatchNormalizations fold into the convs first.)"""
+    an int8 convolution (the depthwise ones the integer depthwise kernel on
+    u8 planes), the classifier the int8 GEMM; every step computes as
+    onnxruntime's kernel for it, so the output equals onnxruntime's bit for
+    bit. (Preprocessed as onnxruntime's documentation has it: the
+    BatchNormalizations fold into the convs first.)"""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
     import onnx
@@ -2572,7 +2585,7 @@ def test_imported_qoperator_cnn(nunc, models, tmp_path, name, int8_convs):
         k.startswith("depthwise_conv.int8.avx512vnni[") and "u8 in" in k for k in convs), convs
     linear = [k["kernel"] for k in kernels if k["op"].endswith("linear")]
     assert len(linear) == 1 and linear[0].startswith("gemm.int8.avx512vnni[1x1000x"), linear
-    assert_tracks_onnxruntime(q, name, tmp_path)
+    assert_tracks_onnxruntime(q, name, tmp_path, exact=True)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -490,6 +490,76 @@ TEST_P(WindowKernelTest, GlobalAveragePoolMatchesTheReference) {
       check(isa, {WindowConfig::GlobalAverage, channels, h, w, 1, 1, 0, 1}, rng);
 }
 
+/// GlobalAverage of a grid's values (averageOfCodes): onnxruntime's
+/// QLinearGlobalAveragePool, round_half_even(float(sum of steps) x fl(s_x /
+/// fl(s_y N))) within the output grid, as its values; planes of 1 to 4100
+/// values (vectors, tails, the unrolled loop), ties included (s_x / (s_y
+/// N) = 0.5 on 2x2 planes), saturated ends.
+TEST_P(WindowKernelTest, GlobalAverageOfCodesMatchesOnnxruntimesArithmetic) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(17);
+  std::uniform_int_distribution<int> code(0, 255);
+  int64_t ties = 0, ends = 0;
+  struct Case {
+    int64_t h, w;
+    float sx, sy;
+    int32_t zx, zy;
+  };
+  for (const Case &k : {Case{2, 2, 0.5f, 0.25f, 128, 128}, Case{1, 1, 0.02f, 0.015f, 3, 40},
+                        Case{1, 7, 0.03125f, 0.01f, 200, 7}, Case{7, 7, 0.0235294f, 0.0084167f, 0, 0},
+                        Case{1, 17, 0.1f, 0.003f, 128, 128}, Case{3, 43, 0.05f, 0.0125f, 77, 250},
+                        Case{41, 100, 0.02f, 0.0001f, 128, 128}}) {
+    WindowConfig c;
+    c.kind = WindowConfig::GlobalAverage;
+    c.batch = 2;
+    c.channels = 9;
+    c.height = k.h * k.w;
+    c.width = 1;
+    c.averageOfCodes = true;
+    c.inputScale = k.sx;
+    c.outputScale = k.sy;
+    c.outputZeroPoint = k.zy;
+    ASSERT_TRUE(WindowKernel::supports(c));
+    std::unique_ptr<JitKernel> kernel = WindowKernel::generate(c, isa);
+    ASSERT_TRUE(kernel);
+    const int64_t n = c.height, planes = c.batch * c.channels;
+    std::vector<int32_t> steps(planes * n);
+    std::vector<float> x(planes * n), y(planes + 16, -777.f);
+    for (int64_t i = 0; i < planes * n; ++i) {
+      // A plane of one end's codes now and then: the output's ends.
+      const int64_t p = i / n;
+      steps[i] = (p % 7 == 3 ? 255 : p % 7 == 5 ? 0 : code(rng)) - k.zx;
+      x[i] = static_cast<float>(steps[i]) * k.sx; // DequantizeLinear's value
+    }
+    const void *args[] = {x.data(), y.data(), nullptr, nullptr, nullptr, nullptr};
+    for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t)
+      ASSERT_EQ(kernel->function()(args, t, 0), 0);
+    const float m = k.sx / (k.sy * static_cast<float>(n));
+    for (int64_t p = 0; p < planes; ++p) {
+      int64_t acc = 0;
+      for (int64_t i = 0; i < n; ++i)
+        acc += steps[p * n + i];
+      const float scaled = static_cast<float>(acc) * m;
+      ties += scaled - std::floor(scaled) == 0.5f;
+      const float q = std::clamp(std::nearbyint(scaled), float(-k.zy), float(255 - k.zy));
+      ends += q == -k.zy || q == 255 - k.zy;
+      ASSERT_EQ(y[p], q * k.sy) << n << " values, plane " << p << ", sum " << acc;
+    }
+    for (int64_t p = planes; p < planes + 16; ++p)
+      ASSERT_EQ(y[p], -777.f) << "wrote past the output";
+  }
+  EXPECT_GT(ties, 4);
+  EXPECT_GT(ends, 10);
+  // Sums of steps past 2^24 (f32 exactness): not taken.
+  WindowConfig big;
+  big.kind = WindowConfig::GlobalAverage;
+  big.height = 65794;
+  big.averageOfCodes = true;
+  EXPECT_FALSE(WindowKernel::supports(big));
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, WindowKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")

@@ -1679,3 +1679,19 @@ func.func @depthwise_one_step_f32_out(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 
   %y = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.5:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32, 0.5>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
   return %y : tensor<1x2x4x4xf32>
 }
+
+// -----
+
+func.func @pool_with_one_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32> {
+  // expected-error@+1 {{input_quantization and output_quantization must both be !quant.uniform<u8:f32, scale:zp>, or neither}}
+  %y = nunc.global_average_pool %x {input_quantization = !quant.uniform<u8:f32, 0.5:3>} : tensor<1x2x4x4xf32> -> tensor<1x2x1x1xf32>
+  return %y : tensor<1x2x1x1xf32>
+}
+
+// -----
+
+func.func @pool_with_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32> {
+  // expected-error@+1 {{input_quantization and output_quantization must both be}}
+  %y = nunc.global_average_pool %x {input_quantization = !quant.uniform<u8:f32, 0.5:3>, output_quantization = !quant.uniform<i8:f32, 0.5:3>} : tensor<1x2x4x4xf32> -> tensor<1x2x1x1xf32>
+  return %y : tensor<1x2x1x1xf32>
+}
