@@ -2991,7 +2991,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       return failure();
   }
   if (options.loweredIrStream)
-    module.print(*options.loweredIrStream);
+    module.print(*options.loweredIrStream, OpPrintingFlags().enableDebugInfo());
   if (failed(selectKernels()))
     return failure();
   if (options.printMemoryPlan && options.planStream)

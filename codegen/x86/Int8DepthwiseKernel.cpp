@@ -113,12 +113,11 @@ protected:
       vminps(y, y, constAddr(zy + a.max / sy));
     vcvtps2dq(y, y);
   }
-  /// oneStep: the s32 sums y plus the channel's offset, times its
-  /// multiplier, within the code bounds less zy (where they bind), as s32
-  /// (rounded half to even); zy is added when the codes are stored.
-  template <typename Vmm>
-  void emitOneStep(const Vmm &y, const Vmm &multiplier, const Vmm &offset) {
-    vpaddd(y, y, offset);
+  /// oneStep: the s32 sums y (which started at the channel's offset, the
+  /// bias code less zx sum(k)) times the channel's multiplier, within the
+  /// code bounds less zy (where they bind), as s32 (rounded half to even);
+  /// zy is added when the codes are stored.
+  template <typename Vmm> void emitOneStep(const Vmm &y, const Vmm &multiplier) {
     vcvtdq2ps(y, y);
     vmulps(y, y, multiplier);
     const auto [lo, hi] = oneStepBounds(c);
@@ -275,9 +274,13 @@ private:
           mov(rdx, bits);
           kmovq(byteMask(j), rdx);
         }
+      // The sums start at 0, or (one step) at the channel's offset.
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < n; ++j)
-          vpxord(acc(i, j), acc(i, j), acc(i, j));
+          if (c.oneStep)
+            vmovdqa32(acc(i, j), bias());
+          else
+            vpxord(acc(i, j), acc(i, j), acc(i, j));
       forInputRows(rows, validBegin, validEnd, [&](int64_t r, const auto &uses, bool inside) {
         for (int j = 0; j < n; ++j) {
           Zmm t = taps(j);
@@ -328,7 +331,7 @@ private:
         bool isTail = tail && chunk == chunks - 1;
         int64_t at = i * rowBytesOut + chunk * kLanes * yBytes();
         if (c.oneStep) {
-          emitOneStep(y, scale(), bias());
+          emitOneStep(y, scale());
           storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
           continue;
         }
@@ -547,9 +550,13 @@ private:
     const int64_t chunks = (c.outW + kYmmLanes - 1) / kYmmLanes;
     for (int64_t g0 = 0; g0 < chunks; g0 += kYmmGroup) {
       const int n = static_cast<int>(std::min<int64_t>(kYmmGroup, chunks - g0));
+      // The sums start at 0, or (one step) at the channel's offset.
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < n; ++j)
-          vpxor(acc(i, j), acc(i, j), acc(i, j));
+          if (c.oneStep)
+            vpbroadcastd(acc(i, j), ptr[r12 + c.channels * 4]);
+          else
+            vpxor(acc(i, j), acc(i, j), acc(i, j));
       forInputRows(rows, validBegin, validEnd, [&](int64_t r, const auto &uses, bool inside) {
         for (int j = 0; j < n; ++j) {
           const int64_t chunk = g0 + j;
@@ -597,7 +604,8 @@ private:
     const Ymm scale = Ymm(8), bias = Ymm(9);
     const Ymm t0 = Ymm(10), t1 = Ymm(11), t2 = Ymm(13), t3 = Ymm(15);
     vbroadcastss(scale, ptr[r12]);
-    vbroadcastss(bias, ptr[r12 + c.channels * 4]);
+    if (!c.oneStep) // (one step: the sums started at the offset)
+      vbroadcastss(bias, ptr[r12 + c.channels * 4]);
     for (int i = 0; i < rows; ++i)
       for (int j = 0; j < n; ++j) {
         Ymm y = acc(i, j);
@@ -605,7 +613,7 @@ private:
         bool isTail = tail && chunk == chunks - 1;
         int64_t at = i * rowBytesOut + chunk * kYmmLanes * yBytes();
         if (c.oneStep) {
-          emitOneStep(y, scale, bias);
+          emitOneStep(y, scale);
           storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
           continue;
         }

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Where a compiled QDQ model's codes first leave onnxruntime's.
+
+Compiles the model with `nunc compile --print-lowered-ir` (the module as
+the kernels take it), makes its function also return every tensor that
+holds a quantization grid's codes or values (u8 results; f32 results of
+ops with a u8 `output_quantization` and no later step), runs that module
+compiled (`nunc run`, the same kernels as the library) and onnxruntime
+with the output of every QuantizeLinear exposed, and pairs each tensor
+with the QuantizeLinear after the last ONNX node its op was fused from
+(its location). One line per tensor, in order: its op, that
+QuantizeLinear's output, and how many codes differ. The first line with
+differences is the step to look at (a cut model would change the fusion
+of its last step: this reads the full model's own steps).
+
+Usage:
+  python3 bench/ort_trace.py model_qdq.onnx --model mobilenet [--seed 5]
+      [--target x86_64-avx512vnni] [--reference] [--work /tmp/ort_trace]
+
+--reference runs the lowered module in the evaluator instead (where the
+evaluator and the kernels agree, as the tests check, the same codes).
+
+The pairing goes by locations: an op whose location does not name the
+node whose pair it rounds to last (a rewrite that kept an earlier
+location) is paired with an earlier QuantizeLinear; sizes that differ are
+reported as "not paired", equal sizes with most codes off point at such a
+pairing rather than at arithmetic.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(ROOT, "examples", "models")]
+from make_models import random_inputs  # noqa: E402
+
+TEXT = ("minilm", "bert")
+GRID = re.compile(r"output_quantization = !quant\.uniform<u8:f32, ([0-9.e+-]+)(?::(\d+))?>")
+
+
+def locations(ir):
+    """#locN -> [(op type, node name)] of the ONNX nodes it names."""
+    defs = dict(re.findall(r"^(#loc\d*) = loc\((.*)\)$", ir, flags=re.M))
+    memo = {}
+
+    def nodes(ref):
+        if ref in memo:
+            return memo[ref]
+        body = defs.get(ref, "")
+        out = []
+        single = re.match(r'fused<#nunc\.onnx_node<"(\w+)", \d+>>\[#loc, (#loc\d+)\]$', body)
+        if single:
+            name = re.match(r'"(.*)"$', defs.get(single.group(2), ""))
+            out = [(single.group(1), name.group(1) if name else "")]
+        elif body.startswith("fused["):
+            for part in re.findall(r"#loc\d+", body):
+                out += nodes(part)
+        memo[ref] = out
+        return out
+
+    return nodes
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("model")
+    p.add_argument("--model", dest="name", default="mobilenet",
+                   help="example model whose random inputs to feed")
+    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--seq", type=int, default=16, help="encoders' sequence length")
+    p.add_argument("--target", default="x86_64-avx512vnni")
+    p.add_argument("--reference", action="store_true")
+    p.add_argument("--build", default=os.path.join(ROOT, "build"))
+    p.add_argument("--work", default="/tmp/ort_trace")
+    args = p.parse_args()
+    import onnx
+    import onnxruntime as ort
+
+    os.makedirs(args.work, exist_ok=True)
+    nunc = os.path.join(args.build, "bin", "nunc")
+    pins = (["--shape", "batch=1", "--shape", f"sequence={args.seq}"] if args.name in TEXT
+            else ["--shape", "input=1x3x224x224"])
+    lowered = os.path.join(args.work, "lowered.mlir")
+    subprocess.run([nunc, "compile", args.model, "--target", args.target, *pins, "-o",
+                    os.path.join(args.work, "out"), "--print-lowered-ir", lowered],
+                   check=True, capture_output=True)
+    ir = open(lowered).read()
+    nodes_of = locations(ir)
+
+    model = onnx.load(args.model)
+    graph = model.graph
+    order = {n.name: i for i, n in enumerate(graph.node)}
+    by_name = {n.name: n for n in graph.node}
+    producer = {o: n for n in graph.node for o in n.output}
+    readers = {}
+    for n in graph.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+
+    def quantize_after(names):
+        """The QuantizeLinear after the last of the op's ONNX nodes: reading
+        a compute node's output, or feeding one of its DequantizeLinears."""
+        found = []
+        for kind, name in names:
+            node = by_name.get(name)
+            if node is None:
+                continue
+            if kind == "DequantizeLinear":
+                q = producer.get(node.input[0])
+                src = producer.get(q.input[0]) if q is not None else None
+                if q is not None and q.op_type == "QuantizeLinear" and src is not None and \
+                        src.name in {n for _, n in names}:
+                    found.append(q)
+            elif kind != "QuantizeLinear":
+                found += [r for r in readers.get(node.output[0], [])
+                          if r.op_type == "QuantizeLinear"]
+        return max(found, key=lambda q: order[q.name]) if found else None
+
+    # The tensors to return: (value, type, op, quantize node, grid of f32 values).
+    picked = []
+    for line in ir.splitlines():
+        m = re.match(r"\s+(%\d+) = (nunc\.\w+) .*-> (tensor<[^>]*(?:<[^>]*>)?>) loc\((#loc\d+)\)$",
+                     line)
+        if not m:
+            continue
+        value, op, type_, loc = m.groups()
+        grid = None
+        if "u8:f32" not in type_:
+            g = GRID.search(line)
+            if not g or "norm_quantization" in line or "output_table" in line or \
+                    "u8_output" in line or not type_.endswith("xf32>"):
+                continue
+            grid = (float(g.group(1)), int(g.group(2) or 0))
+        q = quantize_after(nodes_of(loc))
+        if q is not None:
+            picked.append((value, type_, op, q, grid))
+    if not picked:
+        sys.exit("no quantized tensors found in the lowered module")
+
+    # The function also returns them.
+    head = re.search(r"(func\.func @\w+\(.*?\)) -> \((.*?)\) (?:attributes .*? )?\{\n", ir, re.S)
+    results = head.group(2) + "".join(
+        f', {t} {{nunc.name = "t{v[1:]}"}}' for v, t, *_ in picked)
+    ir = ir.replace(head.group(0), head.group(0).replace(head.group(2), results, 1), 1)
+    ret = re.search(r"\n(\s+)return (.*) : (.*?)( loc\(#loc\d*\))?\n", ir)
+    ir = ir.replace(ret.group(0), "\n" + ret.group(1) + "return " + ret.group(2) + ", " +
+                    ", ".join(v for v, *_ in picked) + " : " + ret.group(3) + ", " +
+                    ", ".join(t for _, t, *_ in picked) + (ret.group(4) or "") + "\n", 1)
+    traced = os.path.join(args.work, "traced.mlir")
+    open(traced, "w").write(ir)
+
+    feeds = random_inputs(args.name, 1, args.seq if args.name in TEXT else None, args.seed)
+    inputs, outputs = os.path.join(args.work, "in.npz"), os.path.join(args.work, "out.npz")
+    np.savez(inputs, **feeds)
+    subprocess.run([nunc, "run", traced, "--input", inputs, "-o", outputs,
+                    *(["--reference"] if args.reference else [])], check=True)
+    ours = np.load(outputs)
+
+    types = {i.name: i.data_type for i in graph.initializer}
+    for q in {q.output[0]: q for *_, q, _ in picked}.values():
+        zp = q.input[2] if len(q.input) > 2 else ""
+        graph.output.append(onnx.helper.make_tensor_value_info(
+            q.output[0], types.get(zp, onnx.TensorProto.UINT8), None))
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    sess = ort.InferenceSession(model.SerializeToString(), options,
+                                providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    theirs = dict(zip(names, sess.run(None, feeds)))
+    first = None
+    for value, _, op, q, grid in picked:
+        got = ours[f"t{value[1:]}"]
+        if grid is not None:
+            got = np.rint(got.astype(np.float64) / grid[0]) + grid[1]
+        want = theirs[q.output[0]].astype(np.int64)
+        if got.size != want.size:  # its location names a later pair too
+            print(f"{op:24s} {q.output[0][:72]:72s} not paired (sizes {got.size}, {want.size})")
+            continue
+        got = got.astype(np.int64).reshape(want.shape)
+        differ = int((got != want).sum())
+        print(f"{op:24s} {q.output[0][:72]:72s} {differ} of {want.size} differ"
+              + (f" (max {np.abs(got - want).max()})" if differ else ""))
+        if differ and first is None:
+            first = q.output[0]
+    print("first differing:", first or "none")
+
+
+if __name__ == "__main__":
+    main()
