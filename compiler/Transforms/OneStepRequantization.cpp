@@ -20,34 +20,44 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// Whether every bias lies within 2^24 steps of its sums' grid
-/// s[m] = fl(input scale x weight scale[m]) (the bias code's range, far
-/// inside the sums' s32; a bias that is not a constant: no).
-bool biasFitsItsGrid(QuantizedConvOp op, quant::UniformQuantizedType input) {
-  if (!op.getBias())
-    return true;
+/// The f32 elements of a constant, else none.
+std::optional<SmallVector<float>> constantFloats(Value v) {
   ElementsAttr attr;
   SmallVector<char> raw;
-  if (!matchPattern(op.getBias(), m_Constant(&attr)) || !attr.getElementType().isF32() ||
+  if (!v || !matchPattern(v, m_Constant(&attr)) || !attr.getElementType().isF32() ||
       !readRawElements(attr, raw))
+    return std::nullopt;
+  SmallVector<float> values(raw.size() / 4);
+  std::memcpy(values.data(), raw.data(), raw.size());
+  return values;
+}
+
+/// Whether every bias lies within 2^24 steps of its sums' grid
+/// s[m] = fl(input scale x weight scale[m]) (the bias code's range, far
+/// inside the sums' s32; no bias: yes; one that is not a constant: no).
+/// `weightScales`: one, or one per output channel.
+bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<double> weightScales) {
+  if (!bias)
+    return true;
+  std::optional<SmallVector<float>> values = constantFloats(bias);
+  if (!values || (weightScales.size() != 1 && weightScales.size() != values->size()))
     return false;
-  ArrayRef<float> bias(reinterpret_cast<const float *>(raw.data()), raw.size() / 4);
-  SmallVector<double> scales;
-  Type w = getElementTypeOrSelf(op.getWeight().getType());
-  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(w))
-    scales.assign(perAxis.getScales().begin(), perAxis.getScales().end());
-  else if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(w))
-    scales.push_back(perTensor.getScale());
-  else
-    return false;
-  int64_t m = 0;
-  for (float b : bias) {
-    const float s = static_cast<float>(input.getScale()) *
-                    static_cast<float>(scales[scales.size() == 1 ? 0 : m++]);
+  for (auto [m, b] : llvm::enumerate(*values)) {
+    const float s = static_cast<float>(inputScale) *
+                    static_cast<float>(weightScales[weightScales.size() == 1 ? 0 : m]);
     if (!(std::fabs(static_cast<double>(b) / s) < 16777216.0))
       return false;
   }
   return true;
+}
+
+/// A quantized weight type's scales (none for other types).
+SmallVector<double> scalesOf(Type weight) {
+  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(weight))
+    return SmallVector<double>(perAxis.getScales().begin(), perAxis.getScales().end());
+  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(weight))
+    return {perTensor.getScale()};
+  return {};
 }
 
 /// The grid every use of `v` rounds it to on reading it: static int8 convs
@@ -102,21 +112,11 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
   if (isU8Grid(out) && input && !op.getResidual() && !op.getOutputTable() &&
       (act == "none" || act == "relu" || act == "clip") &&
       op.getActivationPostMul().convertToFloat() == 1.f &&
-      op.getActivationPostAdd().convertToFloat() == 0.f && biasFitsItsGrid(op, input))
+      op.getActivationPostAdd().convertToFloat() == 0.f &&
+      biasFitsItsGrid(op.getBias(), input.getScale(),
+                      scalesOf(getElementTypeOrSelf(op.getWeight().getType()))))
     return out;
   return std::nullopt;
-}
-
-/// The f32 elements of a constant, else none.
-std::optional<SmallVector<float>> constantFloats(Value v) {
-  ElementsAttr attr;
-  SmallVector<char> raw;
-  if (!v || !matchPattern(v, m_Constant(&attr)) || !attr.getElementType().isF32() ||
-      !readRawElements(attr, raw))
-    return std::nullopt;
-  SmallVector<float> values(raw.size() / 4);
-  std::memcpy(values.data(), raw.data(), raw.size());
-  return values;
 }
 
 /// Whether a depthwise fused_conv's codes can come from one multiply (see
@@ -136,19 +136,8 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
   const int64_t channels = cast<ShapedType>(op.getWeight().getType()).getDimSize(0);
   std::optional<ConvWeightCodes> codes =
       weight ? convWeightCodes(*weight, channels, *grid) : std::nullopt;
-  if (!codes)
-    return false;
-  if (!op.getBias())
-    return true;
-  std::optional<SmallVector<float>> bias = constantFloats(op.getBias());
-  if (!bias || static_cast<int64_t>(bias->size()) != channels)
-    return false;
-  for (int64_t c = 0; c < channels; ++c) {
-    const float s = static_cast<float>(input.getScale()) * codes->scales[c];
-    if (!(std::fabs(static_cast<double>((*bias)[c]) / s) < 16777216.0))
-      return false;
-  }
-  return true;
+  return codes && biasFitsItsGrid(op.getBias(), input.getScale(),
+                                  SmallVector<double>(codes->scales.begin(), codes->scales.end()));
 }
 
 /// A QDQ model's Add between Q/DQ pairs (its operands and its sum on u8
@@ -198,7 +187,7 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
   std::optional<quant::UniformQuantizedType> in = lastGridOf(pool.getInput());
   auto type = dyn_cast<RankedTensorType>(pool.getInput().getType());
   if (pool.getInputQuantization() || !in || !isU8Grid(*in) || !type || !type.hasStaticShape() ||
-      type.getRank() < 3)
+      type.getRank() < 3 || type.getNumElements() == 0)
     return;
   // The kernels sum the steps in f32: exact below 2^24.
   if (type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1)) * 255 >= (1 << 24))
