@@ -11,7 +11,8 @@ compared with onnxruntime's run of the same model file (its default graph
 optimizations, which fuse Q/DQ pairs into QLinearConv, QLinearAdd,
 QLinearMatMul and friends). One line per variant: the share of images
 whose outputs are equal bit for bit, the share of output elements equal,
-the largest difference, cosines (nunc, onnxruntime, f32 model) and, for
+the largest difference (and in steps of the output's grid, where the
+model dequantizes its output: the issue's "within one step" bar), cosines (nunc, onnxruntime, f32 model) and, for
 the classifiers, top-1 agreement with onnxruntime. A variant nunc cannot
 compile is reported with the error, not skipped.
 
@@ -88,6 +89,20 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-300))
 
 
+def output_step(path):
+    """The step of the grid the model's first output is dequantized from
+    (a DequantizeLinear with a constant per-tensor scale), else None."""
+    import onnx
+    from onnx import numpy_helper
+    graph = onnx.load(path).graph
+    node = next((n for n in graph.node if graph.output[0].name in n.output), None)
+    if node is None or node.op_type != "DequantizeLinear":
+        return None
+    scale = next((numpy_helper.to_array(i) for i in graph.initializer if i.name == node.input[1]),
+                 None)
+    return float(scale) if scale is not None and scale.size == 1 else None
+
+
 def one(args, name, tag, kind, kw):
     import onnxruntime as ort
     from onnxruntime.quantization import quantize_dynamic, quantize_static
@@ -129,8 +144,10 @@ def one(args, name, tag, kind, kw):
         cos_ort_f32.append(cosine(want, ref))
         if name not in TEXT:
             top1.append(int(got.argmax() == want.argmax()))
+    step = output_step(q)
+    steps = f" ({worst / step:.2f} steps of its grid)" if step else ""
     text = (f"equal {equal_images}/{args.images} images, {np.mean(equal):.3f} of elements, "
-            f"max |d| {worst:.3g}; cos(nunc, ort) {min(cos_ort):.6f}, cos(nunc, f32) "
+            f"max |d| {worst:.3g}{steps}; cos(nunc, ort) {min(cos_ort):.6f}, cos(nunc, f32) "
             f"{np.mean(cos_nunc):.6f}, cos(ort, f32) {np.mean(cos_ort_f32):.6f}")
     if top1:
         text += f"; top-1 as ort {sum(top1)}/{len(top1)}"

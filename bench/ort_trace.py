@@ -4,12 +4,15 @@
 Compiles the model with `nunc compile --print-lowered-ir` (the module as
 the kernels take it), makes its function also return every tensor that
 holds a quantization grid's codes or values (u8 results; f32 results of
-ops with a u8 `output_quantization` and no later step), runs that module
+ops with a u8 `output_quantization` and no later step, fake_quantize
+ops, elementwise chains ending in one; a conv's normalized f32 values
+rounded on the pair after them), runs that module
 compiled (`nunc run`, the same kernels as the library) and onnxruntime
 with the output of every QuantizeLinear exposed, and pairs each tensor
 with the QuantizeLinear after the last ONNX node its op was fused from
-(its location). One line per tensor, in order: its op, that
-QuantizeLinear's output, and how many codes differ. The first line with
+(its location; a QOperator model's QLinearConv, QGemm, ... of its own).
+One line per tensor, in order: its op, those codes' name, and how many
+differ. The first line with
 differences is the step to look at (a cut model would change the fusion
 of its last step: this reads the full model's own steps).
 
@@ -20,11 +23,11 @@ Usage:
 --reference runs the lowered module in the evaluator instead (where the
 evaluator and the kernels agree, as the tests check, the same codes).
 
-The pairing goes by locations: an op whose location does not name the
-node whose pair it rounds to last (a rewrite that kept an earlier
-location) is paired with an earlier QuantizeLinear; sizes that differ are
-reported as "not paired", equal sizes with most codes off point at such a
-pairing rather than at arithmetic.
+The pairing goes by locations (the latest writer named whose codes are
+as many as the tensor's): an op whose location does not name the node
+whose pair it rounds to last (a rewrite that kept an earlier location) is
+paired with an earlier one or reported as "not paired"; most codes off by
+a lot point at such a pairing rather than at arithmetic.
 """
 import argparse
 import os
@@ -40,6 +43,8 @@ from make_models import random_inputs  # noqa: E402
 
 TEXT = ("minilm", "bert")
 GRID = re.compile(r"output_quantization = !quant\.uniform<u8:f32, ([0-9.e+-]+)(?::(\d+))?>")
+NORM_GRID = re.compile(r"norm_quantization = !quant\.uniform<u8:f32, ([0-9.e+-]+)(?::(\d+))?>")
+ANY_GRID = re.compile(r"!quant\.uniform<u8:f32, ([0-9.e+-]+)(?::(\d+))?>")
 
 
 def locations(ir):
@@ -52,7 +57,8 @@ def locations(ir):
             return memo[ref]
         body = defs.get(ref, "")
         out = []
-        single = re.match(r'fused<#nunc\.onnx_node<"(\w+)", \d+>>\[#loc, (#loc\d+)\]$', body)
+        single = re.match(r'fused<#nunc\.onnx_node<"(\w+)", \d+(?:, "[\w.]*")?>>\[#loc, (#loc\d+)\]$',
+                          body)
         if single:
             name = re.match(r'"(.*)"$', defs.get(single.group(2), ""))
             out = [(single.group(1), name.group(1) if name else "")]
@@ -102,14 +108,18 @@ def main():
             readers.setdefault(i, []).append(n)
 
     def quantize_after(names):
-        """The QuantizeLinear after the last of the op's ONNX nodes: reading
-        a compute node's output, or feeding one of its DequantizeLinears."""
+        """The node writing the codes after the last of the op's ONNX nodes:
+        a QuantizeLinear reading a compute node's output or feeding one of
+        its DequantizeLinears, or a QOperator node (QLinearConv, QGemm, ...)
+        of its own."""
         found = []
         for kind, name in names:
             node = by_name.get(name)
             if node is None:
                 continue
-            if kind == "DequantizeLinear":
+            if kind.startswith(("QLinear", "QGemm")):
+                found.append(node)
+            elif kind == "DequantizeLinear":
                 q = producer.get(node.input[0])
                 src = producer.get(q.input[0]) if q is not None else None
                 if q is not None and q.op_type == "QuantizeLinear" and src is not None and \
@@ -118,10 +128,10 @@ def main():
             elif kind != "QuantizeLinear":
                 found += [r for r in readers.get(node.output[0], [])
                           if r.op_type == "QuantizeLinear"]
-        return max(found, key=lambda q: order[q.name]) if found else None
+        return sorted(found, key=lambda q: order[q.name], reverse=True)
 
     # The tensors to return: (value, type, op, quantize node, grid of f32 values).
-    picked = []
+    picked, normalized_values = [], set()
     for line in ir.splitlines():
         m = re.match(r"\s+(%\d+) = (nunc\.\w+) .*-> (tensor<[^>]*(?:<[^>]*>)?>) loc\((#loc\d+)\)$",
                      line)
@@ -130,14 +140,34 @@ def main():
         value, op, type_, loc = m.groups()
         grid = None
         if "u8:f32" not in type_:
-            g = GRID.search(line)
-            if not g or "norm_quantization" in line or "output_table" in line or \
-                    "u8_output" in line or not type_.endswith("xf32>"):
+            if not type_.endswith("xf32>"):
                 continue
-            grid = (float(g.group(1)), int(g.group(2) or 0))
-        q = quantize_after(nodes_of(loc))
-        if q is not None:
-            picked.append((value, type_, op, q, grid))
+            if op == "nunc.fake_quantize":
+                g = ANY_GRID.search(line)
+            elif op == "nunc.elementwise_chain":
+                steps = re.findall(r"\{[^{}]*\}", line)
+                g = ANY_GRID.search(steps[-1]) if steps and \
+                    'op = "fake_quantize"' in steps[-1] else None
+            elif " norm " in line and "norm_quantization" in line:
+                g = NORM_GRID.search(line)
+                normalized_values.add(value)
+                if "output_table" in line or "u8_output" in line:
+                    g = None
+            elif " norm " in line:
+                # Normalized f32 values (a QDQ export's BatchNormalization
+                # after the conv's pair): their readers round them to the
+                # pair after the BN, the writer's grid.
+                g = "writer"
+            else:
+                g = GRID.search(line)
+                if " norm " in line or "output_table" in line or "u8_output" in line:
+                    g = None
+            if not g:
+                continue
+            grid = g if g == "writer" else (float(g.group(1)), int(g.group(2) or 0))
+        writers = quantize_after(nodes_of(loc))
+        if writers:
+            picked.append((value, type_, op, writers, grid))
     if not picked:
         sys.exit("no quantized tensors found in the lowered module")
 
@@ -160,11 +190,13 @@ def main():
                     *(["--reference"] if args.reference else [])], check=True)
     ours = np.load(outputs)
 
-    types = {i.name: i.data_type for i in graph.initializer}
-    for q in {q.output[0]: q for *_, q, _ in picked}.values():
-        zp = q.input[2] if len(q.input) > 2 else ""
+    # Each writer's codes' type: its (last) 8-bit zero point's, else u8.
+    types = {i.name: i.data_type for i in graph.initializer
+             if i.data_type in (onnx.TensorProto.UINT8, onnx.TensorProto.INT8)}
+    for q in {q.output[0]: q for *_, writers, _ in picked for q in writers}.values():
+        zps = [types[i] for i in q.input if i in types]
         graph.output.append(onnx.helper.make_tensor_value_info(
-            q.output[0], types.get(zp, onnx.TensorProto.UINT8), None))
+            q.output[0], zps[-1] if zps else onnx.TensorProto.UINT8, None))
     options = ort.SessionOptions()
     options.log_severity_level = 3
     sess = ort.InferenceSession(model.SerializeToString(), options,
@@ -172,14 +204,29 @@ def main():
     names = [o.name for o in sess.get_outputs()]
     theirs = dict(zip(names, sess.run(None, feeds)))
     first = None
-    for value, _, op, q, grid in picked:
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer}
+    for value, _, op, writers, grid in picked:
         got = ours[f"t{value[1:]}"]
-        if grid is not None:
+        # The last writer of as many codes (a location may also name the
+        # next layer's input pair, which a handover took); a normalization's
+        # values: the pair right after the BN.
+        candidates = writers
+        if grid == "writer" or value in normalized_values:
+            after_norm = [w for w in writers if w.op_type == "QuantizeLinear" and getattr(
+                producer.get(w.input[0]), "op_type", "") == "BatchNormalization"]
+            candidates = after_norm + writers
+        q = next((w for w in candidates if theirs[w.output[0]].size == got.size and
+                  (grid != "writer" or w.op_type == "QuantizeLinear")), None)
+        if q is None:
+            print(f"{op:24s} {writers[0].output[0][:72]:72s} not paired (sizes differ)")
+            continue
+        if grid == "writer":
+            zp = int(inits[q.input[2]]) if len(q.input) > 2 and q.input[2] in inits else 0
+            got = np.clip(np.rint(got.astype(np.float32) / np.float32(inits[q.input[1]])) + zp,
+                          0, 255)
+        elif grid is not None:
             got = np.rint(got.astype(np.float64) / grid[0]) + grid[1]
         want = theirs[q.output[0]].astype(np.int64)
-        if got.size != want.size:  # its location names a later pair too
-            print(f"{op:24s} {q.output[0][:72]:72s} not paired (sizes {got.size}, {want.size})")
-            continue
         got = got.astype(np.int64).reshape(want.shape)
         differ = int((got != want).sum())
         print(f"{op:24s} {q.output[0][:72]:72s} {differ} of {want.size} differ"
