@@ -29,9 +29,10 @@
 // No output tables there.
 //
 // With WindowConfig::oneStep the epilogue is onnxruntime's QLinearConv
-// requantization instead: the s32 bias code minus zx sum(w[c]) added as an
-// integer, one multiply by fl(fl(sx sw[c]) / sy), the activation's code
-// bounds, the rounding conversion, + zy as an integer.
+// requantization instead: the sums start at the s32 bias code minus zx
+// sum(w[c]) (an integer, exact), then one multiply by fl(fl(sx sw[c]) /
+// sy), the activation's code bounds, the rounding conversion, + zy as an
+// integer.
 //
 // Task arguments (those of WindowKernel): [0] x (u8 codes), [1] y (u8 codes
 // or f32), [2] unused, [3] filters [C][kh][filterWords] (dwords of four s8

@@ -170,19 +170,27 @@ struct ConstantFoldingPass
     const bool isSigned = !storage.isUnsigned();
     const Tensor &scale = operands[1];
     const int64_t n = scale.numElements(), channels = codes.getDimSize(0);
-    if (n != 1 && (n != channels || dq.getAxis() != 0))
+    // (I64Attr reads back unsigned.)
+    int64_t axis = static_cast<int64_t>(dq.getAxis());
+    if (axis < 0)
+      axis += codes.getRank();
+    if (n != 1 && (n != channels || axis != 0))
       return {};
+    const int64_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
     SmallVector<double> scales;
     SmallVector<int64_t> zeroPoints;
     for (int64_t i = 0; i < n; ++i) {
       scales.push_back(static_cast<float>(scale.getDouble(i)));
-      zeroPoints.push_back(operands.size() > 2 ? operands[2].getInt(i % operands[2].numElements())
-                                               : 0);
+      const int64_t zpCount = operands.size() > 2 ? operands[2].numElements() : 0;
+      zeroPoints.push_back(zpCount ? operands[2].getInt(i % zpCount) : 0);
+      // (The quant types assert what they hold.)
+      if (!(scales.back() > 0) || !std::isfinite(scales.back()) || zeroPoints.back() < lo ||
+          zeroPoints.back() > hi)
+        return {};
     }
     MLIRContext *ctx = dq.getContext();
     Type i8 = IntegerType::get(ctx, 8), f32 = Float32Type::get(ctx);
     const unsigned flags = isSigned ? quant::QuantizationFlags::Signed : 0;
-    const int64_t lo = isSigned ? -128 : 0, hi = isSigned ? 127 : 255;
     Type grid = n == 1 ? Type(quant::UniformQuantizedType::get(flags, i8, f32, scales[0],
                                                                zeroPoints[0], lo, hi))
                        : Type(quant::UniformQuantizedPerAxisType::get(flags, i8, f32, scales,

@@ -372,15 +372,18 @@ func.func @dequantized_weights(%x: tensor<2x65xf32>, %img: tensor<1x65x2x2xf32>)
 
 // A depthwise conv's dequantized filter folds, and the conv keeps the
 // model's grid as weight_quantization: per channel (s8, axis 0), or per
-// tensor (u8 with its zero point). A grid along another axis, or a
-// DequantizeLinear feeding something else, leaves no attribute.
+// tensor (u8 with its zero point), the axis also counted from the end. A
+// grid along another axis or with a zero scale leaves no attribute.
 // CHECK-LABEL: func.func @depthwise_weight_grid(
 // CHECK:         nunc.conv %arg0, %{{.*}} {{.*}}weight_quantization = !quant.uniform<i8:f32:0, {5.000000e-01,2.500000e-01}>}
 // CHECK:         nunc.conv %arg0, %{{.*}} {{.*}}weight_quantization = !quant.uniform<u8:f32, 1.250000e-01:128>}
 // CHECK:         nunc.conv %arg0, %{{.*}} {dilations
 // CHECK-NOT:     weight_quantization
+// CHECK:         nunc.conv %arg0, %{{.*}} {{.*}}weight_quantization = !quant.uniform<i8:f32:0, {5.000000e-01,2.500000e-01}>}
+// CHECK:         nunc.conv %arg0, %{{.*}} {dilations
+// CHECK-NOT:     weight_quantization
 // CHECK:         return
-func.func @depthwise_weight_grid(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+func.func @depthwise_weight_grid(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
   %q = nunc.constant dense<[[[[3, -1, 2], [0, 1, -5], [7, 2, 1]]], [[[-128, 127, 0], [1, 1, 1], [2, 3, 4]]]]> : tensor<2x1x3x3xi8>
   %s = nunc.constant dense<[0.5, 0.25]> : tensor<2xf32>
   %w = nunc.dequantize_linear %q, %s {axis = 0 : i64} : tensor<2x1x3x3xi8>, tensor<2xf32> -> tensor<2x1x3x3xf32>
@@ -394,7 +397,13 @@ func.func @depthwise_weight_grid(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32
   %q3 = nunc.constant dense<2> : tensor<2x1x3x3xi8>
   %w3 = nunc.dequantize_linear %q3, %s3 {axis = 3 : i64} : tensor<2x1x3x3xi8>, tensor<3xf32> -> tensor<2x1x3x3xf32>
   %a = nunc.conv %x, %w3 {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
-  return %y, %u, %a : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+  // The axis counted from the end; a zero scale (no grid).
+  %wn = nunc.dequantize_linear %q, %s {axis = -4 : i64} : tensor<2x1x3x3xi8>, tensor<2xf32> -> tensor<2x1x3x3xf32>
+  %n = nunc.conv %x, %wn {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  %s0 = nunc.constant dense<[0.5, 0.0]> : tensor<2xf32>
+  %w0 = nunc.dequantize_linear %q, %s0 {axis = 0 : i64} : tensor<2x1x3x3xi8>, tensor<2xf32> -> tensor<2x1x3x3xf32>
+  %z = nunc.conv %x, %w0 {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %y, %u, %a, %n, %z : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
 
 // -----
