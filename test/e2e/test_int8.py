@@ -2062,6 +2062,33 @@ def test_imported_qdq_mobilenet_runs_its_blocks_in_u8(nunc, models, tmp_path, ac
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qdq_mobilenet_on_ymm_equals_onnxruntime(nunc, models, tmp_path):
+    """The AVX-VNNI kernels (x86_64-avxvnni-evex: the same ymm code with
+    EVEX-encoded vpdpbusd, for AVX-512 VNNI hosts) compute the
+    preprocessed QDQ MobileNet's steps as onnxruntime does too: the ymm
+    integer depthwise kernel in one step, the pooling of codes; bit for
+    bit on three images."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    pre, q = str(tmp_path / "pre.onnx"), str(tmp_path / "mobilenet_qdq.onnx")
+    quant_pre_process(os.path.join(models, "mobilenet.onnx"), pre)
+    quantize_static(pre, q, Samples(random_inputs("mobilenet", 1, None, 40 + i) for i in range(2)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+    nunc("compile", q, "--target", "x86_64-avxvnni-evex", *pins("mobilenet", 1, None), "-o",
+         tmp_path / "out")
+    kernels = json.loads((tmp_path / "out" / "mobilenet_qdq.json").read_text())["kernels"]
+    depthwise = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
+    assert len(depthwise) == 8 and all(
+        k.startswith("depthwise_conv.int8.avxvnni[") and
+        k.endswith("+requantize in one step -> u8") for k in depthwise), depthwise
+    pools = [k["kernel"] for k in kernels if k["op"] == "nunc.global_average_pool"]
+    assert len(pools) == 1 and pools[0].startswith("global_average_pool.avx2[") and \
+        pools[0].endswith("+codes averaged in one step"), pools
+    assert_tracks_onnxruntime(q, "mobilenet", tmp_path, exact=True)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_bert(nunc, models, tmp_path):
     """The BERT example is an opset-11 export: its LayerNorms are ReduceMean,
     Sub, Pow, Sqrt, Div, Mul, Add, and quantize_static puts Q/DQ pairs
