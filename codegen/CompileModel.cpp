@@ -1206,8 +1206,16 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
       (int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx || int8 == Int8Isa::AvxVnni)) {
     x86::WindowConfig integer = c;
     integer.int8 = true;
-    if (x86::Int8DepthwiseKernel::supports(integer, isa) && int8DepthwiseTables(integer, w))
-      c.int8 = true;
+    if (x86::Int8DepthwiseKernel::supports(integer, isa)) {
+      if (int8DepthwiseTables(integer, w)) {
+        c.int8 = true;
+      } else if (!w.weightScales.empty()) {
+        // Steps past s8 (u8 weights, a per-tensor zero point): k1 + d.
+        integer.int8FilterOffsets = true;
+        if (int8DepthwiseTables(integer, w))
+          c.int8 = c.int8FilterOffsets = true;
+      }
+    }
   }
   if ((c.inputU8 || c.outputU8 || c.output.kind != x86::Activation::None) &&
       !x86::WindowKernel::readsU8(c, isa))
@@ -1842,6 +1850,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       what += " +requantize";
     if (cfg.bias)
       what += " +bias";
+    if (cfg.int8FilterOffsets)
+      what += " +filter offsets";
     if (cfg.oneStep)
       what += " +requantize in one step";
     if (cfg.averageOfCodes)

@@ -132,7 +132,7 @@ protected:
   void channelPointers() {
     planeChannel(c.channels);
     mov(r11, ptr[rdi + 24]);
-    imul(rcx, rdx, c.kernelH * Int8DepthwiseKernel::filterWords(c) * 4);
+    imul(rcx, rdx, Int8DepthwiseKernel::filterRows(c) * Int8DepthwiseKernel::filterWords(c) * 4);
     add(r11, rcx);
     mov(r12, ptr[rdi + 32]);
     lea(r12, ptr[r12 + rdx * 4]);
@@ -309,10 +309,17 @@ private:
           // A row of padding: the zero point's code in every tap.
           const Zmm &a = inside ? t : zeroPoints();
           const Zmm &high = inside ? highTaps(j) : zeroPoints();
+          const int64_t words = Int8DepthwiseKernel::filterWords(c);
           for (auto [i, kh] : uses) {
             vpdpbusd(acc(i, j), a, filterRow(kh));
             if (highByteOrder)
               vpdpbusd(acc(i, j), high, ptr_b[r11 + (kh * 2 + 1) * 4]);
+            // The filter's offset d times these taps (int8FilterOffsets).
+            if (c.int8FilterOffsets) {
+              vpdpbusd(acc(i, j), a, ptr_b[r11 + c.kernelH * words * 4]);
+              if (highByteOrder)
+                vpdpbusd(acc(i, j), high, ptr_b[r11 + (c.kernelH * words + 1) * 4]);
+            }
           }
         }
       });
@@ -447,7 +454,7 @@ public:
 
   void generate() {
     prologue();
-    frameBytes = kMaxKernelH * 2 * 32;
+    frameBytes = (kMaxKernelH + 1) * 2 * 32; // (+1: the offsets' row)
     sub(rsp, frameBytes);
     taskPlanes();
     vmovdqu(byteOrder(), dataAddr(order(/*chunk=*/-1, /*high=*/false, {0, 0})));
@@ -522,7 +529,7 @@ private:
   void plane() {
     channelPointers();
     const int64_t words = Int8DepthwiseKernel::filterWords(c);
-    for (int64_t kh = 0; kh < c.kernelH; ++kh)
+    for (int64_t kh = 0; kh < Int8DepthwiseKernel::filterRows(c); ++kh)
       for (int64_t w = 0; w < words; ++w) {
         vpbroadcastd(Ymm(15), ptr[r11 + (kh * words + w) * 4]);
         vmovdqu(ptr[rsp + filterSlot(kh, w)], Ymm(15));
@@ -591,6 +598,12 @@ private:
             vnni(acc(i, j), a, ptr[rsp + filterSlot(kh, 0)]);
             if (high())
               vnni(acc(i, j), b, ptr[rsp + filterSlot(kh, 1)]);
+            // The filter's offset d times these taps (int8FilterOffsets).
+            if (c.int8FilterOffsets) {
+              vnni(acc(i, j), a, ptr[rsp + filterSlot(c.kernelH, 0)]);
+              if (high())
+                vnni(acc(i, j), b, ptr[rsp + filterSlot(c.kernelH, 1)]);
+            }
           }
         }
       });
@@ -710,7 +723,8 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
   Tables t;
   const int64_t taps = c.kernelH * c.kernelW;
   const int64_t words = filterWords(c);
-  t.filters.assign(c.channels * c.kernelH * words, 0);
+  const int64_t rows = filterRows(c);
+  t.filters.assign(c.channels * rows * words, 0);
   t.scaleBias.assign(2 * c.channels, 0.f);
   float largest = 0, lowest = 0, highest = 0;
   for (float w : weights) {
@@ -745,11 +759,14 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
     if (given) {
       // The model's grid: each tap its DequantizeLinear's one rounding of
       // a step times the scale (else, not for oneStep, a recovered one).
+      // (Steps past s8 with int8FilterOffsets: u8 weights' q - zp.)
       const float s = weightScales[ch];
+      const float qLo = c.int8FilterOffsets ? -255.f : -128.f,
+                  qHi = c.int8FilterOffsets ? 255.f : 127.f;
       bool onModelGrid = true;
       for (int64_t k = 0; k < taps && onModelGrid; ++k) {
         const float q = std::nearbyint(w[k] / s);
-        onModelGrid = q >= -128 && q <= 127 && q * s == w[k];
+        onModelGrid = q >= qLo && q <= qHi && q * s == w[k];
       }
       if (onModelGrid)
         sw = s;
@@ -776,17 +793,32 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
     }
     if (!sw)
       return std::nullopt;
-    int64_t sum = 0;
-    for (int64_t kh = 0; kh < c.kernelH; ++kh) {
-      uint32_t word[2] = {0, 0};
-      for (int64_t kw = 0; kw < c.kernelW; ++kw) {
-        int32_t v = static_cast<int32_t>(std::nearbyint(w[kh * c.kernelW + kw] / *sw));
-        sum += v;
-        word[kw / 4] |= (static_cast<uint32_t>(v) & 0xffu) << (8 * (kw % 4));
-      }
-      for (int64_t i = 0; i < words; ++i)
-        t.filters[(ch * c.kernelH + kh) * words + i] = static_cast<int32_t>(word[i]);
+    // The steps k = k1 + d: k1 in the filter rows, d (int8FilterOffsets;
+    // else 0) times the window's inputs by the offsets' row, both in s8.
+    int64_t sum = 0, lo = 0, hi = 0;
+    for (int64_t k = 0; k < taps; ++k) {
+      const int64_t v = static_cast<int64_t>(std::nearbyint(w[k] / *sw));
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
     }
+    const int64_t d = hi > 127 ? hi - 127 : lo < -128 ? lo + 128 : 0;
+    if (hi - d > 127 || lo - d < -128 || d < -128 || d > 127 || (d && !c.int8FilterOffsets))
+      return std::nullopt;
+    auto packRow = [&](int64_t row, auto step) {
+      uint32_t word[2] = {0, 0};
+      for (int64_t kw = 0; kw < c.kernelW; ++kw)
+        word[kw / 4] |= (static_cast<uint32_t>(step(kw)) & 0xffu) << (8 * (kw % 4));
+      for (int64_t i = 0; i < words; ++i)
+        t.filters[(ch * rows + row) * words + i] = static_cast<int32_t>(word[i]);
+    };
+    for (int64_t kh = 0; kh < c.kernelH; ++kh)
+      packRow(kh, [&](int64_t kw) {
+        const int64_t v = static_cast<int64_t>(std::nearbyint(w[kh * c.kernelW + kw] / *sw));
+        sum += v;
+        return static_cast<int32_t>(v - d);
+      });
+    if (c.int8FilterOffsets)
+      packRow(c.kernelH, [&](int64_t) { return static_cast<int32_t>(d); });
     if (c.oneStep) {
       // onnxruntime's constants: fl(sx sw), fl(s / sy), the bias's code.
       const float s = c.inputScale * *sw;

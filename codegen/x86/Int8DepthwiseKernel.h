@@ -34,9 +34,13 @@
 // sy), the activation's code bounds, the rounding conversion, + zy as an
 // integer.
 //
+// Filters whose steps leave s8 (u8 weights' q - zp of a per-tensor zero
+// point, WindowConfig::int8FilterOffsets) are steps k1 + d with both in s8:
+// one more vpdpbusd per filter row adds d times the same taps.
+//
 // Task arguments (those of WindowKernel): [0] x (u8 codes), [1] y (u8 codes
-// or f32), [2] unused, [3] filters [C][kh][filterWords] (dwords of four s8
-// taps, zero past kw), [4] [2][C] f32: sx sw[c], then bias'[c] (oneStep:
+// or f32), [2] unused, [3] filters [C][filterRows][filterWords] (dwords of
+// four s8 taps, zero past kw; the offsets' row last), [4] [2][C] f32: sx sw[c], then bias'[c] (oneStep:
 // the multipliers, then the s32 offsets).
 //
 //===----------------------------------------------------------------------===//
@@ -61,6 +65,11 @@ struct Int8DepthwiseKernel {
   static bool supports(const WindowConfig &c, Isa isa);
   /// Dwords of s8 taps per filter row: 1 (kw <= 4) or 2.
   static int64_t filterWords(const WindowConfig &c) { return c.kernelW > 4 ? 2 : 1; }
+  /// Rows of filterWords per channel: the filter's kh, and with
+  /// int8FilterOffsets one more of its offset d in every tap.
+  static int64_t filterRows(const WindowConfig &c) {
+    return c.kernelH + (c.int8FilterOffsets ? 1 : 0);
+  }
   struct Tables {
     std::vector<int32_t> filters; // [C][kh][filterWords] packed s8 taps
     std::vector<float> scaleBias; // [2][C]

@@ -75,6 +75,11 @@ struct WindowConfig {
   /// fl(s[c] / outputScale)) + zp within the activation's code bounds, s[c]
   /// = fl(inputScale x the model's filter scale).
   bool oneStep = false;
+  /// int8 with the model's filter grid: steps k of up to +-255 (u8 weights'
+  /// q - zp where a per-tensor zero point leaves s8) as k1 + d[c], both s8,
+  /// d[c] times each window's inputs added by one more vpdpbusd per filter
+  /// row (Int8DepthwiseKernel::tables).
+  bool int8FilterOffsets = false;
   /// Depthwise with `output` (its FakeQuant grid, AVX-512, not int8): y
   /// replaced by outputTable[q - min], q its code on that grid (an
   /// elementwise chain tabulated at compile time; at most

@@ -677,14 +677,26 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           if (!codes)
             return llvm::createStringError(
                 "one_step_requantization: the weight is not on its weight_quantization grid");
-          Expected<Tensor> k =
-              Tensor::fromValues<int8_t>(DType::I8, weight.shape(), codes->codes);
+          // s8 steps as they are; u8 codes (steps past s8) with their zero
+          // points.
+          const bool asS8 = codes->stepsFitS8();
+          const size_t perChannel = codes->steps.size() / codes->scales.size();
+          std::vector<uint8_t> bytes(codes->steps.size());
+          for (size_t i = 0; i < bytes.size(); ++i)
+            bytes[i] = static_cast<uint8_t>(
+                asS8 ? codes->steps[i] : codes->steps[i] + codes->zeroPoints[i / perChannel]);
+          Expected<Tensor> k = Tensor::fromValues<uint8_t>(asS8 ? DType::I8 : DType::U8,
+                                                           weight.shape(), bytes);
           if (!k)
             return k.takeError();
-          return one(quantizedConvOneStep(valuesOf(get(o.getInput()), element), *k,
-                                          codes->scales, *inputQuantization(element),
-                                          opt(o.getBias()), w, activationOf(o),
-                                          *inputQuantization(o.getOutputQuantization())));
+          if (!asS8 && !codes->isUnsigned)
+            return llvm::createStringError(
+                "one_step_requantization: s8 weight codes whose steps leave s8");
+          return one(quantizedConvOneStep(
+              valuesOf(get(o.getInput()), element), *k, codes->scales,
+              *inputQuantization(element), opt(o.getBias()), w, activationOf(o),
+              *inputQuantization(o.getOutputQuantization()),
+              asS8 ? ArrayRef<int32_t>() : ArrayRef<int32_t>(codes->zeroPoints)));
         }
         Expected<Tensor> y = conv(valuesOf(get(o.getInput()), element), get(o.getWeight()),
                                   opt(o.getBias()), w);

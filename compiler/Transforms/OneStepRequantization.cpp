@@ -121,8 +121,9 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
 
 /// Whether a depthwise fused_conv's codes can come from one multiply (see
 /// its one_step_requantization): u8 codes in and out, an activation the
-/// codes' bounds express, its constant weight on the model's grid (steps
-/// within s8) and a bias within 2^24 steps of its sums' grid.
+/// codes' bounds express, its constant weight on the model's grid (s8
+/// codes, or u8 ones whose steps may leave s8) and a bias within 2^24 steps
+/// of its sums' grid.
 bool depthwiseTakesOneStep(FusedConvOp op) {
   auto input = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(op.getInput().getType()));
   const StringRef act = op.getActivation();
@@ -136,8 +137,11 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
   const int64_t channels = cast<ShapedType>(op.getWeight().getType()).getDimSize(0);
   std::optional<ConvWeightCodes> codes =
       weight ? convWeightCodes(*weight, channels, *grid) : std::nullopt;
-  return codes && biasFitsItsGrid(op.getBias(), input.getScale(),
-                                  SmallVector<double>(codes->scales.begin(), codes->scales.end()));
+  // (Steps past s8: u8 codes minus their zero points; the kernel adds an
+  // offset per channel.)
+  return codes && (codes->stepsFitS8() || codes->isUnsigned) &&
+         biasFitsItsGrid(op.getBias(), input.getScale(),
+                         SmallVector<double>(codes->scales.begin(), codes->scales.end()));
 }
 
 /// A QDQ model's Add between Q/DQ pairs (its operands and its sum on u8

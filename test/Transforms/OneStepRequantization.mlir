@@ -214,3 +214,15 @@ func.func @pool_codes(%x: tensor<1x4x5x6xf32>) -> (tensor<1x8x1x1xf32>, tensor<1
   %gq = nunc.fake_quantize %g {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x1x1xf32> -> tensor<1x4x1x1xf32>
   return %q, %n, %gq : tensor<1x8x1x1xf32>, tensor<1x8x1x1xf32>, tensor<1x4x1x1xf32>
 }
+
+// -----
+
+// u8 filter codes of one zero point whose steps leave s8 (q - 10 up to
+// 245): one step too (the kernel takes them as steps plus an offset).
+// CHECK-LABEL: func.func @depthwise_u8_steps(
+// CHECK: nunc.fused_conv {{.*}}one_step_requantization
+func.func @depthwise_u8_steps(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>> {
+  %w = nunc.constant dense<[[[[61.25, -2.5, 1.0]]], [[[-2.0, 31.75, 0.25]]]]> : tensor<2x1x1x3xf32>
+  %a = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<u8:f32, 0.25:10>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+  return %a : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+}

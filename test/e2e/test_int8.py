@@ -1894,8 +1894,8 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     Reshape of the pooled values repeats the pooling's grid and is the
     classifier's input quantization). Each conv's own pair computes as
     onnxruntime's QLinearConv, the BNs as its BatchNormalization: the output
-    equals onnxruntime's bit for bit (except where depthwise filters are u8
-    codes, below). u8 weights (QUInt8, zero points) take the same kernels."""
+    equals onnxruntime's bit for bit. u8 weights (QUInt8, zero points) take
+    the same kernels."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     q = str(tmp_path / f"{name}_qdq.onnx")
     quantize_static(os.path.join(models, f"{name}.onnx"), q,
@@ -1921,13 +1921,14 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     assert sum(k.endswith("-> u8") for k in convs) == depthwise + conv_pairs, convs
     assert sum(", static, u8 in]" in k for k in convs) == conv_pairs, convs
     assert sum(k["op"] == "nunc.conv" for k in kernels) == 0
-    # The depthwise convs take the integer kernel where their s8 filters
-    # come back exactly (QInt8); u8 filters (QUInt8, zero points) whose
-    # steps do not fit s8 keep the f32 one.
+    # The depthwise convs take the integer kernel on the model's filter
+    # grid: s8 steps (QInt8), or u8 codes (QUInt8, one zero point per
+    # tensor) whose steps leave s8 as steps k1 + d per channel (`+filter
+    # offsets`).
     dw = [k["kernel"] for k in kernels if k["op"] == "nunc.fused_conv"]
-    integer = "depthwise_conv.int8.avx512vnni[" if weight == "QInt8" else "depthwise_conv.avx512["
-    assert len(dw) == depthwise and all(k.startswith(integer) and ", u8 in]" in k
-                                        for k in dw), dw
+    assert len(dw) == depthwise and all(
+        k.startswith("depthwise_conv.int8.avx512vnni[") and ", u8 in]" in k and
+        ("+filter offsets" in k) == (weight == "QUInt8") for k in dw), dw
     norms = [k["kernel"] for k in kernels if k["op"] == "nunc.batch_norm"]
     assert len(norms) == depthwise and all(
         k.startswith("elementwise.batch_norm.avx512[") and
@@ -1942,10 +1943,7 @@ def test_imported_qdq_cnn(nunc, models, tmp_path, name, int8_convs, depthwise, c
     linear = [k["kernel"] for k in kernels if k["op"].endswith("linear")]
     assert len(linear) == 1 and linear[0].startswith("gemm.int8.avx512vnni[1x1000x") and \
         linear[0].endswith("+bias +requantize"), linear
-    # (MobileNet's depthwise convs with u8 filters compute in f32 where
-    # onnxruntime sums their codes: close, not equal.)
-    assert_tracks_onnxruntime(q, name, tmp_path,
-                              exact=not (depthwise and weight == "QUInt8"))
+    assert_tracks_onnxruntime(q, name, tmp_path, exact=True)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -398,6 +398,115 @@ TEST(Int8DepthwiseKernel, RoundsOneStepTiesBeforeTheZeroPoint) {
   }
 }
 
+/// u8 weights of one per-tensor zero point (onnxruntime's QUInt8): a
+/// channel's steps q - zp reach past s8 (here -100..155), so the kernel
+/// takes them as k1 + d[c] (int8FilterOffsets), d[c] times the window's
+/// inputs by one more vpdpbusd per filter row: exact sums, then one step
+/// (u8 codes) or f32; 3x3 and 5x5 filters (the offset in both dwords),
+/// padding, strides 1 and 2, both ISAs.
+TEST(Int8DepthwiseKernel, TakesU8FiltersWhoseStepsLeaveS8) {
+  std::mt19937 rng(29);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (Isa isa : {Isa::Avx512, Isa::Avx2}) {
+    if (isa == Isa::Avx512 ? !hostHasVnni() : !hostRunsYmmVnni())
+      continue;
+    for (const Shape &shape : {Shape{5, 13, 37, 3, 3, 1, 1, "relu", true},
+                               Shape{4, 17, 33, 5, 5, 2, 2, "clip", true},
+                               Shape{3, 9, 21, 3, 3, 2, 1, "none", false}})
+      for (bool oneStep : {true, false}) {
+        if (oneStep && !shape.codes)
+          continue;
+        WindowConfig c = configOf(shape);
+        c.evexVnni = isa == Isa::Avx2 && ymmNeedsEvex();
+        c.oneStep = oneStep;
+        SCOPED_TRACE(testing::Message() << (isa == Isa::Avx2 ? "ymm " : "zmm ") << c.kernelH
+                                        << "x" << c.kernelW << " s" << c.strideW
+                                        << (oneStep ? " one step" : ""));
+        const int64_t taps = c.kernelH * c.kernelW, planes = c.batch * c.channels;
+        const int32_t zw = 100;
+        const float sw = 0.0037f;
+        std::vector<float> weights(c.channels * taps), bias(c.channels),
+            scales(c.channels, sw);
+        for (int64_t ch = 0; ch < c.channels; ++ch) {
+          for (int64_t t = 0; t < taps; ++t)
+            weights[ch * taps + t] = static_cast<float>(byte(rng) - zw) * sw;
+          weights[ch * taps] = static_cast<float>(255 - zw) * sw; // step 155
+          weights[ch * taps + 1] = static_cast<float>(0 - zw) * sw;
+          bias[ch] = 0.05f * static_cast<float>(ch) - 0.1f;
+        }
+        // Without offsets: no integer form.
+        EXPECT_FALSE(Int8DepthwiseKernel::tables(c, weights, bias, scales));
+        c.int8FilterOffsets = true;
+        ASSERT_TRUE(Int8DepthwiseKernel::supports(c, isa));
+        std::optional<Int8DepthwiseKernel::Tables> t =
+            Int8DepthwiseKernel::tables(c, weights, bias, scales);
+        ASSERT_TRUE(t);
+        std::vector<uint8_t> x(planes * c.height * c.width);
+        for (uint8_t &v : x)
+          v = static_cast<uint8_t>(byte(rng));
+        const int64_t outPlane = c.outH * c.outW, yBytes = shape.codes ? 1 : 4;
+        std::vector<uint8_t> y(planes * outPlane * yBytes + 64, 0xa5);
+        std::unique_ptr<JitKernel> kernel = WindowKernel::generate(c, isa);
+        ASSERT_TRUE(kernel);
+        const void *args[] = {x.data(), y.data(), nullptr, t->filters.data(),
+                              t->scaleBias.data(), nullptr};
+        for (int64_t task = 0; task < WindowKernel::numTasks(c); ++task)
+          ASSERT_EQ(kernel->function()(args, task, 0), 0);
+        for (int64_t p = 0; p < planes; ++p) {
+          const int64_t ch = p % c.channels;
+          const float s = c.inputScale * sw;
+          for (int64_t oh = 0; oh < c.outH; ++oh)
+            for (int64_t ow = 0; ow < c.outW; ++ow) {
+              int64_t acc = 0; // sum of (x - zx) k
+              for (int64_t kh = 0; kh < c.kernelH; ++kh)
+                for (int64_t kw = 0; kw < c.kernelW; ++kw) {
+                  int64_t ih = oh * c.strideH - c.padTop + kh,
+                          iw = ow * c.strideW - c.padLeft + kw;
+                  int64_t code = ih >= 0 && ih < c.height && iw >= 0 && iw < c.width
+                                     ? x[p * c.height * c.width + ih * c.width + iw]
+                                     : c.inputZeroPoint;
+                  acc += static_cast<int64_t>(
+                             std::nearbyint(weights[ch * taps + kh * c.kernelW + kw] / sw)) *
+                         (code - c.inputZeroPoint);
+                }
+              const int64_t at = p * outPlane + oh * c.outW + ow;
+              if (oneStep) {
+                const double bq = std::nearbyint(double(bias[ch]) / double(s));
+                const float v = static_cast<float>(acc + static_cast<int64_t>(bq)) *
+                                (s / c.outputScale);
+                double lo = c.activation.kind == Activation::None ? 0 : c.outputZeroPoint;
+                double hi = c.activation.kind == Activation::Clip
+                                ? std::min(255.0, c.outputZeroPoint +
+                                                      std::nearbyint(double(6.f / c.outputScale)))
+                                : 255;
+                ASSERT_EQ(y[at], std::clamp(std::nearbyint(double(v)) + c.outputZeroPoint, lo, hi))
+                    << "plane " << p << " (" << oh << ", " << ow << ")";
+              } else {
+                double want = double(acc) * s + bias[ch];
+                if (c.activation.kind == Activation::Relu)
+                  want = std::max(want, 0.0);
+                else if (c.activation.kind == Activation::Clip)
+                  want = std::clamp(want, 0.0, 6.0);
+                if (shape.codes) {
+                  // Two steps (an f32 rounding may move a tie by a code).
+                  const double q = std::clamp(
+                      std::nearbyint(want / c.outputScale) + c.outputZeroPoint, 0.0, 255.0);
+                  ASSERT_NEAR(y[at], q, 1) << "plane " << p << " (" << oh << ", " << ow << ")";
+                  continue;
+                }
+                float got;
+                std::memcpy(&got, y.data() + at * 4, 4);
+                ASSERT_NEAR(got, want, 1e-5 + 1e-5 * std::fabs(want))
+                    << "plane " << p << " (" << oh << ", " << ow << ")";
+              }
+            }
+        }
+        for (size_t i = planes * outPlane * yBytes; i < y.size(); ++i)
+          ASSERT_EQ(y[i], 0xa5) << "wrote past the output";
+      }
+  }
+}
+
 TEST(Int8DepthwiseKernel, RecoversTheFiltersGridAndFoldsTheZeroPoint) {
   WindowConfig c = configOf({2, 5, 5, 3, 3, 1, 1, "none", false});
   // Channel 0 is an s8 filter times 0.01 (a QDQ model's): it comes back

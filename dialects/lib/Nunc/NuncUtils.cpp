@@ -382,25 +382,41 @@ bool isConvWeightGrid(Type grid, int64_t channels) {
          llvm::all_of(axis.getScales(), [](double s) { return s > 0 && std::isfinite(s); });
 }
 
+bool ConvWeightCodes::stepsFitS8() const {
+  return llvm::all_of(steps, [](int16_t k) { return k >= -128 && k <= 127; });
+}
+
 std::optional<ConvWeightCodes> convWeightCodes(ArrayRef<float> weight, int64_t channels,
                                                Type grid) {
   if (channels <= 0 || weight.size() % channels || !isConvWeightGrid(grid, channels))
     return std::nullopt;
   ConvWeightCodes c;
-  if (auto q = dyn_cast<quant::UniformQuantizedType>(grid))
+  int64_t lo, hi;
+  if (auto q = dyn_cast<quant::UniformQuantizedType>(grid)) {
     c.scales.assign(channels, static_cast<float>(q.getScale()));
-  else
-    for (double s : cast<quant::UniformQuantizedPerAxisType>(grid).getScales())
+    c.zeroPoints.assign(channels, static_cast<int32_t>(q.getZeroPoint()));
+    c.isUnsigned = !q.isSigned();
+    lo = q.getStorageTypeMin(), hi = q.getStorageTypeMax();
+  } else {
+    auto axis = cast<quant::UniformQuantizedPerAxisType>(grid);
+    for (auto [s, z] : llvm::zip(axis.getScales(), axis.getZeroPoints())) {
       c.scales.push_back(static_cast<float>(s));
+      c.zeroPoints.push_back(static_cast<int32_t>(z));
+    }
+    c.isUnsigned = !axis.isSigned();
+    lo = axis.getStorageTypeMin(), hi = axis.getStorageTypeMax();
+  }
   const size_t perChannel = weight.size() / channels;
-  c.codes.resize(weight.size());
+  c.steps.resize(weight.size());
   for (size_t i = 0; i < weight.size(); ++i) {
-    const float s = c.scales[i / perChannel];
+    const size_t m = i / perChannel;
+    const float s = c.scales[m];
     const double k = std::nearbyint(static_cast<double>(weight[i]) / s);
+    const double q = k + c.zeroPoints[m];
     // DequantizeLinear's one f32 rounding of (q - zp) * scale.
-    if (!(k >= -128 && k <= 127) || static_cast<float>(k) * s != weight[i])
+    if (!(q >= lo && q <= hi) || static_cast<float>(k) * s != weight[i])
       return std::nullopt;
-    c.codes[i] = static_cast<int8_t>(k);
+    c.steps[i] = static_cast<int16_t>(k);
   }
   return c;
 }

@@ -1101,9 +1101,9 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
     `weight_quantization`: as on `conv`, the grid of the model's constant
     weight. With it, `one_step_requantization` (a depthwise conv reading u8
     codes, `u8_output` of `output_quantization`, no residual or table,
-    activation none, Relu or Clip, the weight's codes k = w / scale within
-    s8) computes the output codes as onnxruntime's QLinearConv: with acc the
-    exact s32 sum of (x - zp_x) k and s[c] = fl(scale_input *
+    activation none, Relu or Clip) computes the output codes as
+    onnxruntime's QLinearConv: with k = q - zp_w the weight's steps on its
+    grid (w = fl(k scale)), acc the exact s32 sum of (x - zp_x) k and s[c] = fl(scale_input *
     scale_weight[c]), q = clamp(round_half_even(fl(float(acc + bq[c]) *
     fl(s[c] / s_y))) + zp_y, lo, hi), bq and [lo, hi] as quantized_conv's
     one_step_requantization has them (nunc-one-step-requantization sets

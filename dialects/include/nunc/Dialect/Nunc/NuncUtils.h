@@ -89,13 +89,17 @@ bool isU8Grid(std::optional<Type> t);
 bool isConvWeightGrid(Type grid, int64_t channels);
 
 /// A conv's f32 weight [channels, ...] as the steps of its
-/// weight_quantization grid: codes k with fl(k * scales[m]) == w exactly
-/// (k = q - zp of the model's codes), within s8. None where a value lies off
-/// its channel's grid or a step leaves s8 (the weight changed since, or u8
-/// codes far from their zero point).
+/// weight_quantization grid: k = q - zp of the model's codes q, with
+/// fl(k * scales[m]) == w exactly and q within the grid's storage range
+/// (s8, or u8 whose steps may reach +-255). None where a value lies off its
+/// channel's grid (the weight changed since).
 struct ConvWeightCodes {
-  SmallVector<int8_t> codes;
-  SmallVector<float> scales; // one per channel
+  SmallVector<int16_t> steps;
+  SmallVector<float> scales;         // one per channel
+  SmallVector<int32_t> zeroPoints;   // one per channel
+  bool isUnsigned = false;           // u8 codes q = step + zero point
+  /// Whether every step fits s8 (the weight as s8 codes with zero points 0).
+  bool stepsFitS8() const;
 };
 std::optional<ConvWeightCodes> convWeightCodes(ArrayRef<float> weight, int64_t channels,
                                                Type grid);
