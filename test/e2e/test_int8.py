@@ -1548,8 +1548,8 @@ def small_cnn(path, seed):
     ("QInt8", "QInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.int8.avx512vnni",
                                "conv.int8.avx512vnni"]),
     # u8 weights with zero points: the same int8 convolutions; the depthwise
-    # conv reads the codes as values (its integer taps take s8 filters).
-    ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.avx512",
+    # conv sums the filter codes' steps too (past s8: steps plus an offset).
+    ("QUInt8", "QUInt8", False, ["conv.int8.avx512vnni", "depthwise_conv.int8.avx512vnni",
                                 "conv.int8.avx512vnni"])])
 def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, weight,
                                                    per_channel, kernels):
