@@ -1139,11 +1139,8 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
       c.activation = epilogueActivation(f);
       c.oneStep = f.getOneStepRequantization();
       if (std::optional<Type> grid = f.getWeightQuantization()) {
-        if (auto q = dyn_cast<quant::UniformQuantizedType>(*grid))
-          w.weightScales.assign(wt.getDimSize(0), static_cast<float>(q.getScale()));
-        else
-          for (double s : cast<quant::UniformQuantizedPerAxisType>(*grid).getScales())
-            w.weightScales.push_back(static_cast<float>(s));
+        SmallVector<float> scales = channelScales(*grid, wt.getDimSize(0));
+        w.weightScales.assign(scales.begin(), scales.end());
       }
       // With a table: its index grid, then the table's grid (or codes).
       std::optional<Type> grid = f.getOutputQuantization();

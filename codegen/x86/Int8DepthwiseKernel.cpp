@@ -121,12 +121,7 @@ protected:
     vcvtdq2ps(y, y);
     vmulps(y, y, multiplier);
     const auto [lo, hi] = oneStepBounds(c);
-    // Unbounded sums could leave the s32 range of the conversion.
-    if (lo > 0 || !c.outputBounded)
-      vmaxps(y, y, constAddr(static_cast<float>(lo - c.outputZeroPoint)));
-    if (hi < 255 || !c.outputBounded)
-      vminps(y, y, constAddr(static_cast<float>(hi - c.outputZeroPoint)));
-    vcvtps2dq(y, y);
+    emitOneStepCodes(y, lo, hi, c.outputZeroPoint, c.outputBounded);
   }
   /// r11 = plane r10's filter rows, r12 = its scale (its bias C floats on).
   void channelPointers() {

@@ -1777,12 +1777,7 @@ private:
     if (c.oneStep && !c.normalize) {
       // x is the scaled sum already: its codes minus the zero point,
       // within the activation's bounds (and the conversion's range).
-      const int32_t zp = c.u8Output->zeroPoint;
-      if (!c.u8Bounded || c.oneStep->lo > 0 || c.oneStep->hi < 255) {
-        vmaxps(x, x, constAddr(static_cast<float>(c.oneStep->lo - zp)));
-        vminps(x, x, constAddr(static_cast<float>(c.oneStep->hi - zp)));
-      }
-      vcvtps2dq(x, x);
+      emitOneStepCodes(x, c.oneStep->lo, c.oneStep->hi, c.u8Output->zeroPoint, c.u8Bounded);
     } else if (quotient) {
       emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);
     }

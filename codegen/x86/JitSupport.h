@@ -296,6 +296,19 @@ protected:
     emitQuotient(t, y, scale);
     vcvtps2dq(y, t);
   }
+  /// One-step requantization's codes (onnxruntime's QLinearConv): x, the
+  /// scaled sum (its code less the zero point zp, unrounded) within the
+  /// activation's codes [lo, hi] less zp, each bound applied where it binds
+  /// (or, unless `bounded`, to keep the conversion in the s32 range), then
+  /// converted rounding half to even; zp is added as an integer after.
+  template <typename Vmm>
+  void emitOneStepCodes(const Vmm &x, int32_t lo, int32_t hi, int32_t zp, bool bounded) {
+    if (lo > 0 || !bounded)
+      vmaxps(x, x, constAddr(static_cast<float>(lo - zp)));
+    if (hi < 255 || !bounded)
+      vminps(x, x, constAddr(static_cast<float>(hi - zp)));
+    vcvtps2dq(x, x);
+  }
   /// Four zmm of s32 quotients (consecutive 16-column vectors of one row)
   /// as 64 u8 codes in q0, in column order: packed with saturation to
   /// words, the zero point (`zpWords`: in every word) added to 32 words at

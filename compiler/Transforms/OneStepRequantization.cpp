@@ -1,5 +1,6 @@
 //===- OneStepRequantization.cpp - u8 codes in one multiply ---------------===//
 
+#include "PatternUtils.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Transforms/Passes.h"
 
@@ -8,7 +9,6 @@
 #include "mlir/IR/Matchers.h"
 
 #include <cmath>
-#include <cstring>
 
 namespace mlir::nunc {
 #define GEN_PASS_DEF_ONESTEPREQUANTIZATION
@@ -20,44 +20,22 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// The f32 elements of a constant, else none.
-std::optional<SmallVector<float>> constantFloats(Value v) {
-  ElementsAttr attr;
-  SmallVector<char> raw;
-  if (!v || !matchPattern(v, m_Constant(&attr)) || !attr.getElementType().isF32() ||
-      !readRawElements(attr, raw))
-    return std::nullopt;
-  SmallVector<float> values(raw.size() / 4);
-  std::memcpy(values.data(), raw.data(), raw.size());
-  return values;
-}
-
 /// Whether every bias lies within 2^24 steps of its sums' grid
 /// s[m] = fl(input scale x weight scale[m]) (the bias code's range, far
 /// inside the sums' s32; no bias: yes; one that is not a constant: no).
-/// `weightScales`: one, or one per output channel.
-bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<double> weightScales) {
+/// `weightScales`: one per output channel (channelScales).
+bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales) {
   if (!bias)
     return true;
-  std::optional<SmallVector<float>> values = constantFloats(bias);
-  if (!values || (weightScales.size() != 1 && weightScales.size() != values->size()))
+  std::optional<SmallVector<float>> values = getConstantFloats(bias);
+  if (!values || weightScales.size() != values->size())
     return false;
-  for (auto [m, b] : llvm::enumerate(*values)) {
-    const float s = static_cast<float>(inputScale) *
-                    static_cast<float>(weightScales[weightScales.size() == 1 ? 0 : m]);
+  for (auto [b, w] : llvm::zip(*values, weightScales)) {
+    const float s = static_cast<float>(inputScale) * w;
     if (!(std::fabs(static_cast<double>(b) / s) < 16777216.0))
       return false;
   }
   return true;
-}
-
-/// A quantized weight type's scales (none for other types).
-SmallVector<double> scalesOf(Type weight) {
-  if (auto perAxis = dyn_cast<quant::UniformQuantizedPerAxisType>(weight))
-    return SmallVector<double>(perAxis.getScales().begin(), perAxis.getScales().end());
-  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(weight))
-    return {perTensor.getScale()};
-  return {};
 }
 
 /// The grid every use of `v` rounds it to on reading it: static int8 convs
@@ -114,7 +92,8 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
       op.getActivationPostMul().convertToFloat() == 1.f &&
       op.getActivationPostAdd().convertToFloat() == 0.f &&
       biasFitsItsGrid(op.getBias(), input.getScale(),
-                      scalesOf(getElementTypeOrSelf(op.getWeight().getType()))))
+                      channelScales(getElementTypeOrSelf(op.getWeight().getType()),
+                                    cast<ShapedType>(op.getWeight().getType()).getDimSize(0))))
     return out;
   return std::nullopt;
 }
@@ -133,15 +112,14 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
       op.getActivationPostMul().convertToFloat() != 1.f ||
       op.getActivationPostAdd().convertToFloat() != 0.f)
     return false;
-  std::optional<SmallVector<float>> weight = constantFloats(op.getWeight());
+  std::optional<SmallVector<float>> weight = getConstantFloats(op.getWeight());
   const int64_t channels = cast<ShapedType>(op.getWeight().getType()).getDimSize(0);
   std::optional<ConvWeightCodes> codes =
       weight ? convWeightCodes(*weight, channels, *grid) : std::nullopt;
   // (Steps past s8: u8 codes minus their zero points; the kernel adds an
   // offset per channel.)
   return codes && (codes->stepsFitS8() || codes->isUnsigned) &&
-         biasFitsItsGrid(op.getBias(), input.getScale(),
-                         SmallVector<double>(codes->scales.begin(), codes->scales.end()));
+         biasFitsItsGrid(op.getBias(), input.getScale(), codes->scales);
 }
 
 /// A QDQ model's Add between Q/DQ pairs (its operands and its sum on u8

@@ -382,6 +382,16 @@ bool isConvWeightGrid(Type grid, int64_t channels) {
          llvm::all_of(axis.getScales(), [](double s) { return s > 0 && std::isfinite(s); });
 }
 
+SmallVector<float> channelScales(Type quantized, int64_t channels) {
+  if (auto q = dyn_cast_or_null<quant::UniformQuantizedType>(quantized))
+    return SmallVector<float>(channels, static_cast<float>(q.getScale()));
+  SmallVector<float> scales;
+  if (auto axis = dyn_cast_or_null<quant::UniformQuantizedPerAxisType>(quantized))
+    for (double s : axis.getScales())
+      scales.push_back(static_cast<float>(s));
+  return scales;
+}
+
 bool ConvWeightCodes::stepsFitS8() const {
   return llvm::all_of(steps, [](int16_t k) { return k >= -128 && k <= 127; });
 }
@@ -391,21 +401,15 @@ std::optional<ConvWeightCodes> convWeightCodes(ArrayRef<float> weight, int64_t c
   if (channels <= 0 || weight.size() % channels || !isConvWeightGrid(grid, channels))
     return std::nullopt;
   ConvWeightCodes c;
-  int64_t lo, hi;
-  if (auto q = dyn_cast<quant::UniformQuantizedType>(grid)) {
-    c.scales.assign(channels, static_cast<float>(q.getScale()));
-    c.zeroPoints.assign(channels, static_cast<int32_t>(q.getZeroPoint()));
-    c.isUnsigned = !q.isSigned();
-    lo = q.getStorageTypeMin(), hi = q.getStorageTypeMax();
-  } else {
-    auto axis = cast<quant::UniformQuantizedPerAxisType>(grid);
-    for (auto [s, z] : llvm::zip(axis.getScales(), axis.getZeroPoints())) {
-      c.scales.push_back(static_cast<float>(s));
+  c.scales = channelScales(grid, channels);
+  auto q = cast<quant::QuantizedType>(grid);
+  c.isUnsigned = !q.isSigned();
+  const int64_t lo = q.getStorageTypeMin(), hi = q.getStorageTypeMax();
+  if (auto perTensor = dyn_cast<quant::UniformQuantizedType>(grid))
+    c.zeroPoints.assign(channels, static_cast<int32_t>(perTensor.getZeroPoint()));
+  else
+    for (int64_t z : cast<quant::UniformQuantizedPerAxisType>(grid).getZeroPoints())
       c.zeroPoints.push_back(static_cast<int32_t>(z));
-    }
-    c.isUnsigned = !axis.isSigned();
-    lo = axis.getStorageTypeMin(), hi = axis.getStorageTypeMax();
-  }
   const size_t perChannel = weight.size() / channels;
   c.steps.resize(weight.size());
   for (size_t i = 0; i < weight.size(); ++i) {

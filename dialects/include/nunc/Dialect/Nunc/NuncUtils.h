@@ -88,6 +88,11 @@ bool isU8Grid(std::optional<Type> t);
 /// scales.
 bool isConvWeightGrid(Type grid, int64_t channels);
 
+/// The f32 scales of a uniformly quantized type, one per channel: a per
+/// tensor scale repeated `channels` times, a per-axis type's own; empty
+/// for any other type.
+SmallVector<float> channelScales(Type quantized, int64_t channels);
+
 /// A conv's f32 weight [channels, ...] as the steps of its
 /// weight_quantization grid: k = q - zp of the model's codes q, with
 /// fl(k * scales[m]) == w exactly and q within the grid's storage range
