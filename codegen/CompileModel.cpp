@@ -147,6 +147,10 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
                            std::pair(op.getOutputQuantization(), &c.output)})
     if (grid)
       *dst = roundToGrid(*grid);
+  c.qlinear = op.getQlinearArithmetic();
+  c.scaleDivisor = op.divisorOrZero();
+  if (std::optional<Type> m = op.getMaskQuantization())
+    c.maskGrid = u8CodesGrid(*m);
   if (op.getMask()) {
     c.mask = true;
     auto m = cast<RankedTensorType>(op.getMask().getType());
@@ -2993,6 +2997,9 @@ FailureOr<CompiledModel> ModelCompiler::run() {
         c.oneStep = true;
         return c.int8 && x86::Int8DepthwiseKernel::supports(c, isa) &&
                int8DepthwiseTables(c, *w).has_value();
+      }, [isa](AttentionOp op) {
+        // (Asked with the attributes set.)
+        return attentionConfig(op, isa).has_value();
       }));
     if (failed(pm.run(module)))
       return failure();

@@ -2,8 +2,11 @@
 
 #include "AttentionKernel.h"
 
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
+
 #include <cassert>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -29,6 +32,15 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
   };
   if (c.u8Inputs && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || !codes(c.probs) ||
                      !llvm::all_of(c.inputGrids, codes)))
+    return false;
+  // onnxruntime's u8 steps: each grid all of [0, 255] (min = -zero point).
+  auto fullU8 = [](const Activation &g) {
+    return g.kind == Activation::FakeQuant && g.min <= 0 && g.max - g.min == 255;
+  };
+  if (c.qlinear &&
+      (isa != Isa::Avx512 || !c.u8Inputs || !fullU8(c.scores) || !fullU8(c.scaled) ||
+       !fullU8(c.probs) || !fullU8(c.output) || !llvm::all_of(c.inputGrids, fullU8) ||
+       (c.mask ? !fullU8(c.logits) || !fullU8(c.maskGrid) : c.logits.kind != Activation::None)))
     return false;
   return c.headDim % lanesOf(isa) == 0 && c.headDim <= 256 &&
          (!c.mask || c.maskStrides[3] == 0 || c.maskStrides[3] == 1);
@@ -88,6 +100,8 @@ public:
     scaledKeys = kAvx512 && base2 && !c.u8Inputs;
     maskRow = scaledKeys && c.mask && c.maskStrides[2] == 0;
     scaledGridFollows = AttentionKernel::scaledGridFollows(c);
+    if (c.qlinear)
+      qlinearConstants();
   }
 
   void generate() {
@@ -141,6 +155,8 @@ public:
     }
     if (maskRow)
       writeMaskRow();
+    if (c.qlinear && c.mask && c.maskStrides[2] == 0)
+      writeMaskTermRow();
     scoresAndSoftmax();
     weightedValues();
     epilogueReturn(0);
@@ -159,6 +175,65 @@ private:
   bool scaledGridFollows = false;
   bool u8 = false;    // u8 inputs (AttentionConfig::u8Inputs)
   int64_t eb = 4;     // bytes of an input element
+
+  // qlinear_arithmetic's compile-time constants (qlinearConstants).
+  float qkMultiplier = 0, pvMultiplier = 0, softmaxMultiplier = 0;
+  int32_t scoresZp = 0, probsZp = 0, outputZp = 0;
+  std::array<uint8_t, 256> scaledCodes{};
+  bool scaledShifts = false; // scaledCodes[k] = clamp(k + shift, lo, hi)
+  int32_t scaledShift = 0, scaledLo = 0, scaledHi = 255;
+  CodeSumConstants maskSum{};
+  std::array<float, 256> expTable{};
+
+  static int32_t zeroPointOf(const Activation &g) { return static_cast<int32_t>(-g.min); }
+  void qlinearConstants() {
+    const Activation &q = c.inputGrids[0], &k = c.inputGrids[1], &v = c.inputGrids[2];
+    scoresZp = zeroPointOf(c.scores);
+    probsZp = zeroPointOf(c.probs);
+    outputZp = zeroPointOf(c.output);
+    qkMultiplier = qlinearMatMulMultiplier(q.scale, k.scale, c.scores.scale);
+    pvMultiplier = qlinearMatMulMultiplier(c.probs.scale, v.scale, c.output.scale);
+    scaledCodes = qlinearScaledCodes(c.scores.scale, scoresZp, c.scaleDivisor, c.scale,
+                                     c.scaled.scale, zeroPointOf(c.scaled));
+    // Most models' scaled grid is the scores' grid times the scale: each
+    // code then moves by a constant (often 0), in place of a lookup.
+    scaledShift = scaledCodes[128] - 128;
+    scaledLo = scaledCodes[0];
+    scaledHi = scaledCodes[255];
+    scaledShifts = true;
+    for (int32_t i = 0; i < 256; ++i)
+      scaledShifts &= scaledCodes[i] == std::clamp(i + scaledShift, scaledLo, scaledHi);
+    if (c.mask)
+      maskSum = codeSumConstants(c.scaled.scale, static_cast<float>(zeroPointOf(c.scaled)),
+                                 c.maskGrid.scale, static_cast<float>(zeroPointOf(c.maskGrid)),
+                                 c.logits.scale, static_cast<float>(zeroPointOf(c.logits)));
+    expTable = qlinearSoftmaxTable(c.mask ? c.logits.scale : c.scaled.scale, c.keys);
+    softmaxMultiplier = qlinearSoftmaxMultiplier(c.probs.scale);
+  }
+
+  /// dst = fma(the mask's code, rB, F) of the f32 mask values in dst
+  /// (QLinearAdd's term of the mask operand; t: a temporary): the code
+  /// round(m / s_b) + z_b, an exact quotient of a value on the grid.
+  void emitMaskTerm(const Vmm &dst, const Vmm &t) {
+    emitQuotient(t, dst, c.maskGrid.scale);
+    vrndscaleps(t, t, 0x08);
+    vaddps(t, t, constAddr(static_cast<float>(zeroPointOf(c.maskGrid))));
+    vmaxps(t, t, constAddr(0.f));
+    vminps(t, t, constAddr(255.f));
+    vbroadcastss(dst, constScalar(maskSum.fixed));
+    vfmadd231ps(dst, t, constAddr(maskSum.ratioB));
+  }
+
+  /// The mask terms (emitMaskTerm) of this (batch, head)'s one mask row
+  /// into maskRowAddress (qlinear, a mask the same for every query row).
+  void writeMaskTermRow() {
+    for (int64_t col = 0; col < tp; col += kLanes) {
+      loadMask(Vmm(0), ptr[r11 + (c.maskStrides[3] ? col * 4 : 0)],
+               std::min<int64_t>(kLanes, c.keys - col), Vmm(1));
+      emitMaskTerm(Vmm(0), Vmm(1));
+      vmovups(maskRowAddress(col), Vmm(0));
+    }
+  }
 
   /// With u8 inputs, each integer n = code + min of Q, K, V (min = -zero
   /// point) and P (code index + min) is a vpdpbusd operand a (u8: Q's code,
@@ -601,7 +676,9 @@ private:
     // them before P is stored (the rows' dependency chains interleave,
     // where row by row through memory each row waited on its own maximum,
     // exponentials and sum).
-    const bool inRegisters = kAvx512 && tp <= chunkVecs * kLanes;
+    const bool inRegisters = kAvx512 && tp <= chunkVecs * kLanes && !c.qlinear;
+    if (c.qlinear && !scaledShifts)
+      lea(rdi, dataAddr(std::vector<uint32_t>(scaledCodes.begin(), scaledCodes.end())));
     auto block = [&](int rows) {
       if (inRegisters) {
         scoreTile(rows, static_cast<int>(tp / kLanes), 0, /*softmax=*/true);
@@ -610,6 +687,10 @@ private:
       for (int64_t c0 = 0; c0 < tp; c0 += chunkVecs * kLanes) {
         int vecs = std::min<int64_t>(chunkVecs, (tp - c0) / kLanes);
         scoreTile(rows, vecs, c0);
+      }
+      if (c.qlinear) {
+        qlinearSoftmaxRows(rows);
+        return;
       }
       for (int r = 0; r < rows; ++r)
         softmaxRow(r);
@@ -694,6 +775,14 @@ private:
       auto col = [&](int i) { return c0 + (g0 + i) % vecs * kLanes; };
       auto x = [&](int i) { return acc(row(i), (g0 + i) % vecs, vecs); };
       auto temp = [&](int i) { return Vmm(firstTemp + i); };
+      if (c.qlinear) {
+        if constexpr (kAvx512) {
+          qlinearLogitCodes(n, x, temp, row, col, kv);
+          for (int i = 0; i < n; ++i)
+            vmovdqu32(ptr[rcx + row(i) * tp * 4 + col(i) * 4], x(i));
+        }
+        continue;
+      }
       if (u8)
         for (int i = 0; i < n; ++i) {
           vcvtdq2ps(x(i), x(i));
@@ -850,6 +939,137 @@ private:
       imul(eax, eax, betaOf(c.inputGrids[2]));
       mov(ptr[rsi + r * 4], eax);
     }
+  }
+
+  /// qlinear: the tile's exact s32 sums of Q K^T in x(i) as the masked
+  /// scores' codes (s32): the scores' codes in one multiply
+  /// (qlinearMatMulCode), the scaled scores' (a shift and bounds, or the
+  /// scaledCodes table through rdi), the mask's code added as QLinearAdd
+  /// does (qlinearMaskedCode; kv a temporary).
+  template <typename X, typename T, typename R, typename C>
+  void qlinearLogitCodes(int n, X x, T temp, R row, C col, const Vmm &kv) {
+    for (int i = 0; i < n; ++i) {
+      vcvtdq2ps(x(i), x(i));
+      vmulps(x(i), x(i), constAddr(qkMultiplier));
+    }
+    for (int i = 0; i < n; ++i) {
+      emitOneStepCodes(x(i), 0, 255, scoresZp, /*bounded=*/false);
+      if (scoresZp + (scaledShifts ? scaledShift : 0))
+        vpaddd(x(i), x(i), constAddrBits(scoresZp + (scaledShifts ? scaledShift : 0)));
+    }
+    if (scaledShifts) {
+      for (int i = 0; i < n; ++i) {
+        if (scaledLo > 0 || scaledShift < 0)
+          vpmaxsd(x(i), x(i), constAddrBits(scaledLo));
+        if (scaledHi < 255 || scaledShift > 0)
+          vpminsd(x(i), x(i), constAddrBits(scaledHi));
+      }
+    } else {
+      for (int i = 0; i < n; ++i) {
+        kxnorw(k1, k1, k1);
+        vpgatherdd(temp(i) | k1, ptr[rdi + x(i) * 4]);
+        vmovdqa32(x(i), temp(i));
+      }
+    }
+    if (!c.mask)
+      return;
+    for (int i = 0; i < n; ++i) {
+      vcvtdq2ps(x(i), x(i));
+      if (c.maskStrides[2] == 0) {
+        vmovups(temp(i), maskRowAddress(col(i)));
+      } else {
+        const int64_t valid = std::max<int64_t>(1, std::min<int64_t>(kLanes, c.keys - col(i)));
+        loadMask(temp(i),
+                 ptr[rdx + row(i) * c.maskStrides[2] * 4 + (c.maskStrides[3] ? col(i) * 4 : 0)],
+                 valid, kv);
+        emitMaskTerm(temp(i), kv);
+      }
+      vfmadd132ps(x(i), temp(i), constAddr(maskSum.ratioA));
+      vcvtps2dq(x(i), x(i));
+      vpmaxsd(x(i), x(i), constAddrBits(0));
+      vpminsd(x(i), x(i), constAddrBits(255));
+    }
+  }
+
+  /// qlinear: P rows [0, rows) (relative to rcx) hold the masked scores'
+  /// codes (s32); each becomes its probabilities' codes (u8, in the first
+  /// Tp bytes, keys past T 0) as onnxruntime's QLinearSoftmax computes
+  /// them, with the row's term beta_v sum(codes) in inv: the table index
+  /// code + 255 - max, onnxruntime's exponential there, the row's f32 sum
+  /// in key order (scalar adds, the rows' chains interleaved: r9 the key's
+  /// offset, r8 the table), then min(255, round(fl(e c) / sum) + zp).
+  void qlinearSoftmaxRows(int rows) {
+    if constexpr (kAvx512) {
+      const int64_t n = tp / kLanes;
+      auto at = [&](int r, int64_t bytes) { return rcx + r * tp * 4 + bytes; };
+      const Zmm mx = Zmm(0), t = Zmm(1), y = Zmm(2), sums = Zmm(3);
+      for (int r = 0; r < rows; ++r) {
+        for (int64_t k = c.keys; k < tp; ++k)
+          mov(dword[at(r, k * 4)], 0); // below every maximum, not summed
+        vmovdqu32(mx, ptr[at(r, 0)]);
+        for (int64_t i = 1; i < n; ++i)
+          vpmaxsd(mx, mx, ptr[at(r, i * kLanes * 4)]);
+        vextracti64x4(Ymm(t.getIdx()), mx, 1);
+        vpmaxsd(Ymm(mx.getIdx()), Ymm(mx.getIdx()), Ymm(t.getIdx()));
+        vextracti32x4(Xmm(t.getIdx()), Ymm(mx.getIdx()), 1);
+        vpmaxsd(Xmm(mx.getIdx()), Xmm(mx.getIdx()), Xmm(t.getIdx()));
+        vpshufd(Xmm(t.getIdx()), Xmm(mx.getIdx()), 0x4e);
+        vpmaxsd(Xmm(mx.getIdx()), Xmm(mx.getIdx()), Xmm(t.getIdx()));
+        vpshufd(Xmm(t.getIdx()), Xmm(mx.getIdx()), 0xb1);
+        vpmaxsd(Xmm(mx.getIdx()), Xmm(mx.getIdx()), Xmm(t.getIdx()));
+        vpbroadcastd(mx, Xmm(mx.getIdx()));
+        mov(eax, 255);
+        vpbroadcastd(t, eax);
+        vpsubd(mx, t, mx); // 255 - max
+        for (int64_t i = 0; i < n; ++i) {
+          vpaddd(y, mx, ptr[at(r, i * kLanes * 4)]);
+          vmovdqu32(ptr[at(r, i * kLanes * 4)], y);
+        }
+      }
+      lea(r8, dataAddr(expWords())); // (the q head's base, no longer read)
+      for (int r = 0; r < rows; ++r)
+        vxorps(Xmm(4 + r), Xmm(4 + r), Xmm(4 + r));
+      Label key;
+      xor_(r9d, r9d);
+      L(key);
+      for (int r = 0; r < rows; ++r) {
+        mov(eax, ptr[rcx + r * tp * 4 + r9]);
+        vmovss(Xmm(8 + r), ptr[r8 + rax * 4]);
+        vaddss(Xmm(4 + r), Xmm(4 + r), Xmm(8 + r));
+        vmovss(ptr[rcx + r * tp * 4 + r9], Xmm(8 + r));
+      }
+      add(r9, 4);
+      cmp(r9, c.keys * 4);
+      jne(key, T_NEAR);
+      const int64_t valid = c.keys - (tp - kLanes);
+      if (valid < kLanes)
+        loadLaneMask(valid, k6, t, eax);
+      for (int r = 0; r < rows; ++r) {
+        vbroadcastss(mx, Xmm(4 + r));
+        vpxord(sums, sums, sums);
+        for (int64_t i = 0; i < n; ++i) {
+          vmovups(y, ptr[at(r, i * kLanes * 4)]);
+          vmulps(y, y, constAddr(softmaxMultiplier));
+          vdivps(y, y, mx);
+          vcvtps2dq(y, y);
+          if (probsZp)
+            vpaddd(y, y, constAddrBits(probsZp));
+          vpminsd(y, y, constAddrBits(255));
+          if (i == n - 1 && valid < kLanes)
+            vmovdqa32(y | k6 | T_z, y);
+          vpmovdb(ptr[rcx + r * tp * 4 + i * kLanes], y);
+          vpaddd(sums, sums, y);
+        }
+        horizontalSumToEax(sums, t);
+        imul(eax, eax, betaOf(c.inputGrids[2]));
+        mov(ptr[rsi + r * 4], eax);
+      }
+    }
+  }
+  std::vector<uint32_t> expWords() const {
+    std::vector<uint32_t> words(256);
+    std::memcpy(words.data(), expTable.data(), 256 * 4);
+    return words;
   }
 
   /// Softmax of P row r (relative to rcx) over Tp, padding set to -inf first.
@@ -1014,7 +1234,18 @@ private:
       add(rsi, 4);
       dec(rdi);
       jnz(loop, T_NEAR);
-      for (int r = 0; r < rows; ++r) {
+      for (int r = 0; r < rows && c.qlinear; ++r)
+        for (int v = 0; v < nv; ++v) {
+          // The output's code in one multiply (QLinearMatMul), as its value.
+          const Vmm a = Vmm(r * nv + v);
+          vcvtdq2ps(a, a);
+          vmulps(a, a, constAddr(pvMultiplier));
+          emitOneStepCodes(a, 0, 255, outputZp, /*bounded=*/false);
+          vcvtdq2ps(a, a);
+          vmulps(a, a, constAddr(c.output.scale));
+          vmovups(ptr[rbx + r * e * 4 + (v0 + v) * kLanes * 4], a);
+        }
+      for (int r = 0; r < rows && !c.qlinear; ++r) {
         if (u8)
           vbroadcastss(pr, constScalar(c.probs.scale * c.inputGrids[2].scale));
         else

@@ -27,6 +27,9 @@
 // probabilities' codes are stored); the scores and P V are then
 // scaled to f32 and go through the grids as above. Scratch: D more floats.
 //
+// With qlinear (AttentionConfig), the grids are computed as onnxruntime
+// computes a QDQ model's attention (see there).
+//
 // Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch (a
 // block per task; a call works in the block of its scratch slot).
 //
@@ -63,6 +66,17 @@ struct AttentionConfig {
   /// the codes, summed exactly in s32.
   bool u8Inputs = false;
   Activation inputGrids[3];
+  /// nunc.attention's qlinear_arithmetic (u8 inputs, AVX-512, every grid
+  /// the full u8 range): onnxruntime's steps (QLinearMatMul, the Div by
+  /// `scaleDivisor` or Mul by `scale`, QLinearAdd of the mask's codes on
+  /// `maskGrid`, QLinearSoftmax, QLinearMatMul). The scores of a tile are
+  /// stored as the masked scores' codes (s32); each block of rows then
+  /// looks up onnxruntime's exponentials, sums them in key order (scalar
+  /// f32 adds, the rows' chains interleaved) and stores the probabilities'
+  /// codes; P V is requantized in one multiply.
+  bool qlinear = false;
+  float scaleDivisor = 0;
+  Activation maskGrid;
   /// u8 inputs on AVX2 (AVX-VNNI hosts): encode vpdpbusd with EVEX
   /// (AVX512-VNNI + VL) instead of VEX; the same instruction, for hosts
   /// with AVX-512 VNNI but no AVX-VNNI (tests on AMD Zen 4).

@@ -637,6 +637,16 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                              gridOf(o.getLogitsQuantization()),
                              gridOf(o.getProbsQuantization()),
                              gridOf(o.getOutputQuantization())};
+        if (o.getQlinearArithmetic()) {
+          std::array<kernels::Grid, 3> inputs;
+          for (unsigned i = 0; i < 3; ++i)
+            inputs[i] = *gridOf(getElementTypeOrSelf(o->getOperand(i)));
+          return one(attentionQLinear(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
+                                      opt(o.getMask()), o.getNumHeads(),
+                                      o.getScale().convertToFloat(),
+                                      o.divisorOrZero(), grids, inputs,
+                                      gridOf(o.getMaskQuantization())));
+        }
         auto values = [&](Value x) { return valuesOf(get(x), getElementTypeOrSelf(x)); };
         if (!o.getInputOffsets())
           return one(attention(values(o.getQuery()), values(o.getKey()), values(o.getValue()),

@@ -7,6 +7,7 @@
 
 #include "KernelSupport.h"
 #include "Kernels.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 
 #include <algorithm>
 #include <cmath>
@@ -228,6 +229,99 @@ Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
   NUNC_ASSIGN_OR_RETURN(out, rounded(std::move(product2), grids.output));
   NUNC_ASSIGN_OR_RETURN(merged, transpose(out, {0, 2, 1, 3}));
   return merged.reshaped({b, s, heads * d});
+}
+
+Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor &v,
+                                  const Tensor *mask, int64_t heads, float scale,
+                                  float divisor, const AttentionGrids &grids,
+                                  const std::array<Grid, 3> &inputs,
+                                  const std::optional<Grid> &maskGrid) {
+  if (q.dtype() != DType::U8 || k.dtype() != DType::U8 || v.dtype() != DType::U8 ||
+      q.rank() != 3 || k.rank() != 3 || heads <= 0 || q.dim(2) % heads != 0 ||
+      k.shape() != v.shape() || k.dim(2) != q.dim(2) || k.dim(0) != q.dim(0))
+    return kernelError("qlinear attention operands " + q.describe() + ", " + k.describe() +
+                       ", " + v.describe() + " are not u8 codes of " + llvm::Twine(heads) +
+                       " heads");
+  if (!grids.scores || !grids.scaled || !grids.probs || !grids.output ||
+      (mask && (!grids.logits || !maskGrid)))
+    return kernelError("qlinear attention needs the scores', scaled, probabilities' and "
+                       "output's grids (and with a mask the logits' and the mask's)");
+  const int64_t b = q.dim(0), s = q.dim(1), t = k.dim(1), e = q.dim(2), d = e / heads;
+  const uint8_t *qc = q.as<uint8_t>(), *kc = k.as<uint8_t>(), *vc = v.as<uint8_t>();
+  auto zp = [](const Grid &g) { return static_cast<int32_t>(g.zeroPoint); };
+  const int32_t zq = zp(inputs[0]), zk = zp(inputs[1]), zv = zp(inputs[2]);
+  const float m1 = qlinearMatMulMultiplier(inputs[0].scale, inputs[1].scale, grids.scores->scale);
+  const float m2 = qlinearMatMulMultiplier(grids.probs->scale, inputs[2].scale,
+                                           grids.output->scale);
+  const std::array<uint8_t, 256> scaledCodes =
+      qlinearScaledCodes(grids.scores->scale, zp(*grids.scores), divisor, scale,
+                         grids.scaled->scale, zp(*grids.scaled));
+  const Grid &softmaxIn = mask ? *grids.logits : *grids.scaled;
+  const std::array<float, 256> table = qlinearSoftmaxTable(softmaxIn.scale, t);
+  const float multiplier = qlinearSoftmaxMultiplier(grids.probs->scale);
+  std::optional<CodeSumConstants> sum;
+  Tensor maskValues;
+  SmallVector<int64_t, 4> maskStrides;
+  if (mask) {
+    const Grid &l = *grids.logits;
+    sum = codeSumConstants(grids.scaled->scale, static_cast<float>(grids.scaled->zeroPoint),
+                           maskGrid->scale, static_cast<float>(maskGrid->zeroPoint), l.scale,
+                           static_cast<float>(l.zeroPoint));
+    const SmallVector<int64_t, 4> scores{b, heads, s, t};
+    auto shape = shape::broadcast(scores, mask->shape());
+    if (!shape || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(scores) ||
+        mask->dtype() != DType::F32) {
+      if (!shape)
+        consumeError(shape.takeError());
+      return kernelError("attention mask " + mask->describe() +
+                         " does not broadcast to the scores");
+    }
+    maskValues = *mask;
+    maskStrides.append(broadcastStrides(mask->shape(), scores));
+  }
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, {b, s, e}));
+  float *o = out.mutableAs<float>();
+  std::vector<int32_t> logits(t), probs(t);
+  std::vector<float> exps(t);
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < s; ++i) {
+        const uint8_t *qi = qc + (n * s + i) * e + h * d;
+        for (int64_t j = 0; j < t; ++j) {
+          const uint8_t *kj = kc + (n * t + j) * e + h * d;
+          int32_t acc = 0;
+          for (int64_t x = 0; x < d; ++x)
+            acc += (qi[x] - zq) * (kj[x] - zk);
+          int32_t code = scaledCodes[qlinearMatMulCode(acc, m1, zp(*grids.scores))];
+          if (mask) {
+            const float m = maskValues.as<float>()[n * maskStrides[0] + h * maskStrides[1] +
+                                                   i * maskStrides[2] + j * maskStrides[3]];
+            const float mc = std::clamp(std::nearbyint(m / maskGrid->scale) +
+                                            static_cast<float>(maskGrid->zeroPoint),
+                                        0.f, 255.f);
+            code = qlinearMaskedCode(code, qlinearMaskTerm(mc, *sum), *sum);
+          }
+          logits[j] = code;
+        }
+        const int32_t top = *std::max_element(logits.begin(), logits.end());
+        float rowSum = 0;
+        for (int64_t j = 0; j < t; ++j) {
+          exps[j] = table[255 - top + logits[j]];
+          rowSum += exps[j];
+        }
+        for (int64_t j = 0; j < t; ++j)
+          probs[j] = qlinearSoftmaxCode(exps[j], multiplier, rowSum, zp(*grids.probs)) -
+                     zp(*grids.probs);
+        for (int64_t x = 0; x < d; ++x) {
+          int32_t acc = 0;
+          for (int64_t j = 0; j < t; ++j)
+            acc += probs[j] * (vc[(n * t + j) * e + h * d + x] - zv);
+          const int32_t code = qlinearMatMulCode(acc, m2, zp(*grids.output));
+          o[(n * s + i) * e + h * d + x] =
+              static_cast<float>(code - zp(*grids.output)) * grids.output->scale;
+        }
+      }
+  return out;
 }
 
 } // namespace mlir::nunc::kernels

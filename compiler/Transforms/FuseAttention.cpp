@@ -112,6 +112,7 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
     MatMulOp qk;
     Value mask;
     double scale = 1.0;
+    std::optional<double> divisor; // a Div's constant
     for (auto [scaledCandidate, maskCandidate] : candidates) {
       SmallVector<Operation *> found;
       TypeAttr scaledHere, scoresHere;
@@ -121,12 +122,14 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
       if (!scaled.hasOneUse())
         continue;
       double s = 1.0;
+      std::optional<double> d;
       Value scores = scaled;
       if (auto div = singleUseDef<DivOp>(scaled)) {
         std::optional<double> c = getUniformFloat(div.getRhs());
         if (!c || *c == 0)
           continue;
         s = 1.0 / *c;
+        d = c;
         scores = div.getLhs();
         found.push_back(div);
       } else if (auto mul = singleUseDef<MulOp>(scaled)) {
@@ -149,6 +152,7 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
         qk = m;
         mask = maskCandidate;
         scale = s;
+        divisor = d;
         scaledGrid = scaledHere;
         scoresGrid = scoresHere;
         ops.append(found.begin(), found.end());
@@ -181,6 +185,10 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
     SmallVector<NamedAttribute> attrs{
         rewriter.getNamedAttr("num_heads", rewriter.getI64IntegerAttr(q->heads)),
         rewriter.getNamedAttr("scale", rewriter.getF32FloatAttr(scale))};
+    // (The divisor itself, for onnxruntime's f32 Div: x / c and x (1 / c)
+    // round apart.)
+    if (divisor)
+      attrs.push_back(rewriter.getNamedAttr("scale_divisor", rewriter.getF32FloatAttr(*divisor)));
     for (auto [name, grid] : {std::pair("scores_quantization", scoresGrid),
                               std::pair("scaled_quantization", scaledGrid),
                               std::pair("logits_quantization", logitsGrid),

@@ -193,6 +193,35 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
   }
 }
 
+/// A QDQ model's attention on u8 codes with a grid on each step (and its
+/// mask on one, or none): qlinear_arithmetic and the mask's grid, where
+/// `accepts` (the target's kernel) takes it. Not in a model quantized with
+/// s8 activations (onnxruntime's s8 kernels differ).
+void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionOp)> &accepts) {
+  auto u8 = [](std::optional<Type> t) {
+    auto q = t ? dyn_cast<quant::UniformQuantizedType>(*t) : nullptr;
+    return q && isU8Grid(q);
+  };
+  if (op.getQlinearArithmetic() || !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getQuery())) ||
+      !u8(op.getScoresQuantization()) || !u8(op.getScaledQuantization()) ||
+      !u8(op.getProbsQuantization()) || !u8(op.getOutputQuantization()) ||
+      op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
+    return;
+  if (op.getMask()) {
+    std::optional<quant::UniformQuantizedType> mask = lastGridOf(op.getMask());
+    if (!u8(op.getLogitsQuantization()) || !mask || !isU8Grid(*mask))
+      return;
+    op.setMaskQuantizationAttr(TypeAttr::get(*mask));
+  } else if (op.getLogitsQuantization()) {
+    return;
+  }
+  op.setQlinearArithmetic(true);
+  if (accepts && !accepts(op)) {
+    op.removeQlinearArithmeticAttr();
+    op.removeMaskQuantizationAttr();
+  }
+}
+
 struct OneStepRequantizationPass
     : public mlir::nunc::impl::OneStepRequantizationBase<OneStepRequantizationPass> {
   using OneStepRequantizationBase::OneStepRequantizationBase;
@@ -218,17 +247,21 @@ struct OneStepRequantizationPass
           (!integerDepthwise || integerDepthwise(op)))
         op.setOneStepRequantization(true);
     });
+    getOperation().walk([&](AttentionOp op) { attentionInQLinearSteps(op, qlinearAttention); });
   }
-  /// The target's rule for which depthwise convs compute on integers (null:
-  /// all of them).
+  /// The target's rules for which depthwise convs compute on integers and
+  /// which attentions in onnxruntime's steps (null: all of them).
   std::function<bool(FusedConvOp)> integerDepthwise;
+  std::function<bool(AttentionOp)> qlinearAttention;
 };
 
 } // namespace
 
 std::unique_ptr<Pass>
-mlir::nunc::createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise) {
+mlir::nunc::createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
+                                        std::function<bool(AttentionOp)> qlinearAttention) {
   auto pass = std::make_unique<OneStepRequantizationPass>();
   pass->integerDepthwise = std::move(integerDepthwise);
+  pass->qlinearAttention = std::move(qlinearAttention);
   return pass;
 }

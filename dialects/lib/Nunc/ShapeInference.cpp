@@ -1589,6 +1589,24 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                             "range, not "
                          << *grid;
   }
+  if (float d = divisorOrZero(); getScaleDivisorAttr() && !(d != 0 && std::isfinite(d)))
+    return emitError() << "scale_divisor must be finite and not 0";
+  if (getMaskQuantization() && !getQlinearArithmetic())
+    return emitError() << "mask_quantization goes with qlinear_arithmetic";
+  if (getQlinearArithmetic()) {
+    // onnxruntime's QLinear kernels: u8 codes in, a u8 grid on each step.
+    auto u8Grid = [](std::optional<Type> g) { return g && isU8Activation(*g); };
+    if (!codes)
+      return emitError() << "qlinear_arithmetic needs u8 query, key and value codes";
+    if (!u8Grid(getScoresQuantization()) || !u8Grid(getScaledQuantization()) ||
+        !u8Grid(getProbsQuantization()) || !u8Grid(getOutputQuantization()))
+      return emitError() << "qlinear_arithmetic needs u8 scores, scaled, probs and output "
+                            "grids";
+    if (getMask() ? !u8Grid(getLogitsQuantization()) || !u8Grid(getMaskQuantization())
+                  : getLogitsQuantization() || getMaskQuantization())
+      return emitError() << "qlinear_arithmetic needs u8 logits and mask grids with a mask, "
+                            "neither without one";
+  }
   int64_t heads = getNumHeads();
   if (heads <= 0)
     return emitError() << "num_heads must be positive";

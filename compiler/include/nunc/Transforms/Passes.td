@@ -541,6 +541,15 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     the Add alone is read before it (the Add rounds it to the same code).
     `only-adds` marks the Adds alone: the code generator does so before it
     forms elementwise chains, which then leave those Adds as they are.
+
+    An attention reading u8 codes with a u8 grid on each of its steps
+    (scores, scaled scores, probabilities, output, and with a mask the
+    masked scores, the mask's values on a u8 grid of their own) gets
+    `qlinear_arithmetic` and `mask_quantization`: it then computes as
+    onnxruntime runs the QDQ model's attention (QLinearMatMul, f32 Div,
+    QLinearAdd, QLinearSoftmax, QLinearMatMul; see nunc.attention). The
+    code generator marks only those its attention kernel runs so. Not in
+    models quantized with s8 activations.
   }];
   let options = [
     Option<"onlyAdds", "only-adds", "bool", "false",

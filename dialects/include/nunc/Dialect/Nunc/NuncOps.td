@@ -1050,10 +1050,31 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     is [B, S, E]. nunc-fuse-attention-projections uses this to read Q, K
     and V from the one GEMM that computes all three ([B, S, 3E], the same
     value three times).
+
+    `scale_divisor`: the model divided the scores by this constant (`scale`
+    is its reciprocal); without it, it multiplied them by `scale`.
+
+    `qlinear_arithmetic` (u8 codes in, the scores', scaled scores',
+    probabilities' and output's grids; with a mask, the masked scores'
+    grid and `mask_quantization`, the u8 grid the mask's values lie on)
+    computes each grid as onnxruntime runs a QDQ model's attention
+    (QLinearMatMul, an f32 Div or Mul, QLinearAdd, QLinearSoftmax,
+    QLinearMatMul; nunc/Dialect/Nunc/OneStepRequantization.h): Q K^T's
+    exact integer sum to the scores' codes in one multiply
+    (qlinearMatMulCode); each scores code dequantized, divided by
+    `scale_divisor` (or times `scale`) and quantized (qlinearScaledCodes);
+    the mask's code added as QLinearAdd adds codes (qlinearMaskedCode);
+    the softmax from onnxruntime's exponential table, its f32 row sum in
+    key order and its multiplier floor(1 / s_p) (qlinearSoftmaxCode,
+    probabilities a little below the Softmax's); P V to the output's codes
+    in one multiply. The result is those codes' values.
   }];
   let arguments = (ins AnyTensor:$query, AnyTensor:$key,
                        AnyTensor:$value, Optional<Nunc_FloatTensor>:$mask,
                        I64Attr:$num_heads, F32Attr:$scale,
+                       OptionalAttr<F32Attr>:$scale_divisor,
+                       UnitAttr:$qlinear_arithmetic,
+                       OptionalAttr<TypeAttr>:$mask_quantization,
                        OptionalAttr<DenseI64ArrayAttr>:$input_offsets,
                        OptionalAttr<I64Attr>:$input_width,
                        OptionalAttr<TypeAttr>:$scores_quantization,
@@ -1072,6 +1093,10 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     int64_t inputOffset(unsigned i);
     /// E = H*D: input_width, else the query's last dim.
     int64_t hiddenSize();
+    /// scale_divisor, or 0 where the model multiplied by `scale`.
+    float divisorOrZero() {
+      return getScaleDivisorAttr() ? getScaleDivisorAttr().getValue().convertToFloat() : 0.f;
+    }
   }];
 }
 

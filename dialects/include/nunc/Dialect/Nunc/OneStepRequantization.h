@@ -12,8 +12,10 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
 
 namespace mlir::nunc {
@@ -57,6 +59,68 @@ inline CodeSumConstants codeSumConstants(float sa, float za, float sb, float zb,
   const float ratioA = sa / sc, ratioB = sb / sc;
   const float pa = ratioA * za, pb = ratioB * zb;
   return {ratioA, ratioB, zc - (pa + pb)};
+}
+
+/// onnxruntime's QLinearMatMul: the multiplier fl(fl(sa sb) / sy) of an
+/// exact s32 sum of (a - za)(b - zb), and the code it requantizes the sum
+/// to: fl(acc m) within [-zy, 255 - zy], rounded half to even, + zy.
+inline float qlinearMatMulMultiplier(float sa, float sb, float sy) { return sa * sb / sy; }
+inline int32_t qlinearMatMulCode(int32_t acc, float multiplier, int32_t zy) {
+  const float t = std::clamp(static_cast<float>(acc) * multiplier, static_cast<float>(-zy),
+                             static_cast<float>(255 - zy));
+  return static_cast<int32_t>(std::nearbyint(t)) + zy;
+}
+
+/// nunc.attention's qlinear_arithmetic: the code of the scaled scores'
+/// grid (s2, z2) for each code k of the scores' grid (ss, zs), as
+/// onnxruntime runs the QDQ model's f32 step between the pairs:
+/// DequantizeLinear, Div by `divisor` (or, where it is 0, Mul by
+/// `scale`), QuantizeLinear.
+inline std::array<uint8_t, 256> qlinearScaledCodes(float ss, int32_t zs, float divisor,
+                                                   float scale, float s2, int32_t z2) {
+  std::array<uint8_t, 256> codes;
+  for (int32_t k = 0; k < 256; ++k) {
+    const float v = static_cast<float>(k - zs) * ss;
+    const float x = divisor != 0 ? v / divisor : v * scale;
+    const float q = std::nearbyint(x / s2) + static_cast<float>(z2);
+    codes[k] = static_cast<uint8_t>(std::clamp(q, 0.f, 255.f));
+  }
+  return codes;
+}
+
+/// onnxruntime's QLinearSoftmax on u8 codes (contrib op; its QDQ form of
+/// DequantizeLinear, Softmax, QuantizeLinear): the table of
+/// fl(exp((i - 255 + shift) s_x)) (double exponential) with shift = max(0,
+/// ln(fl(FLT_MAX / D)) - 5) / s_x for rows of D entries. A row with maximum
+/// code m takes e_j = table[255 - m + x_j], sums them in f32 in row order
+/// (from 0) and writes min(255, round_half_even(fl(fl(e_j c) / sum)) + zy)
+/// with c = floor(fl(1 / s_y)) (qlinearSoftmaxMultiplier), not 1 / s_y.
+inline std::array<float, 256> qlinearSoftmaxTable(float xScale, int64_t reduceLength) {
+  const float ratio = std::numeric_limits<float>::max() / static_cast<float>(reduceLength);
+  const double shift = std::max(0.0, std::log(static_cast<double>(ratio)) - 5.0) /
+                       static_cast<double>(xScale);
+  std::array<float, 256> table;
+  for (int i = 0; i < 256; ++i)
+    table[i] = static_cast<float>(
+        std::exp((static_cast<double>(i) - 255 + shift) * static_cast<double>(xScale)));
+  return table;
+}
+inline float qlinearSoftmaxMultiplier(float yScale) { return std::floor(1.0f / yScale); }
+inline int32_t qlinearSoftmaxCode(float e, float multiplier, float sum, int32_t zy) {
+  const float q = std::nearbyint(e * multiplier / sum);
+  return std::min(static_cast<int32_t>(q) + zy, 255);
+}
+
+/// nunc.attention's qlinear_arithmetic for a mask on a grid (sb, zb): the
+/// masked scores' code from the scaled scores' code qa and the mask's
+/// code qb, as QLinearAdd (codeSumConstants): the term fma(qb, rB, F) of
+/// each mask code, then round(fma(qa, rA, term)) within [0, 255].
+inline float qlinearMaskTerm(float maskCode, const CodeSumConstants &k) {
+  return std::fma(maskCode, k.ratioB, k.fixed);
+}
+inline int32_t qlinearMaskedCode(int32_t scaledCode, float maskTerm, const CodeSumConstants &k) {
+  const float q = std::nearbyint(std::fma(static_cast<float>(scaledCode), k.ratioA, maskTerm));
+  return static_cast<int32_t>(std::clamp(q, 0.f, 255.f));
 }
 
 } // namespace mlir::nunc
