@@ -2491,13 +2491,14 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                      &cfg->output})
       grids += g->kind == x86::Activation::FakeQuant;
     call.description =
-        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}{7}{8}",
+        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}{7}{8}{9}",
                       cfg->u8Inputs ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
                       cfg->batch, cfg->seq, cfg->keys, cfg->heads, cfg->headDim,
                       cfg->u8Inputs ? " u8 q k v" : "", cfg->mask ? " +mask" : "",
-                      grids ? llvm::formatv(" +{0} grids", grids).str() : std::string())
+                      grids ? llvm::formatv(" +{0} grids", grids).str() : std::string(),
+                      cfg->qlinear ? " +qlinear steps" : "")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

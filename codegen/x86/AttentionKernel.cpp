@@ -177,7 +177,7 @@ private:
   int64_t eb = 4;     // bytes of an input element
 
   // qlinear_arithmetic's compile-time constants (qlinearConstants).
-  float qkMultiplier = 0, pvMultiplier = 0, softmaxMultiplier = 0;
+  float qkMultiplier = 0, pvMultiplier = 0, softmaxMultiplier = 0; // c of qlinearSoftmaxFactor
   int32_t scoresZp = 0, probsZp = 0, outputZp = 0;
   std::array<uint8_t, 256> scaledCodes{};
   bool scaledShifts = false; // scaledCodes[k] = clamp(k + shift, lo, hi)
@@ -208,7 +208,7 @@ private:
                                  c.maskGrid.scale, static_cast<float>(zeroPointOf(c.maskGrid)),
                                  c.logits.scale, static_cast<float>(zeroPointOf(c.logits)));
     expTable = qlinearSoftmaxTable(c.mask ? c.logits.scale : c.scaled.scale, c.keys);
-    softmaxMultiplier = qlinearSoftmaxMultiplier(c.probs.scale);
+    softmaxMultiplier = std::floor(1.0f / c.probs.scale);
   }
 
   /// dst = fma(the mask's code, rB, F) of the f32 mask values in dst
@@ -997,7 +997,7 @@ private:
   /// them, with the row's term beta_v sum(codes) in inv: the table index
   /// code + 255 - max, onnxruntime's exponential there, the row's f32 sum
   /// in key order (scalar adds, the rows' chains interleaved: r9 the key's
-  /// offset, r8 the table), then min(255, round(fl(e c) / sum) + zp).
+  /// offset, r8 the table), then min(255, round(e fl(c / sum)) + zp).
   void qlinearSoftmaxRows(int rows) {
     if constexpr (kAvx512) {
       const int64_t n = tp / kLanes;
@@ -1045,12 +1045,13 @@ private:
       if (valid < kLanes)
         loadLaneMask(valid, k6, t, eax);
       for (int r = 0; r < rows; ++r) {
-        vbroadcastss(mx, Xmm(4 + r));
+        // The row's factor c / sum (qlinearSoftmaxFactor).
+        vmovss(Xmm(mx.getIdx()), constScalar(softmaxMultiplier));
+        vdivss(Xmm(mx.getIdx()), Xmm(mx.getIdx()), Xmm(4 + r));
+        vbroadcastss(mx, Xmm(mx.getIdx()));
         vpxord(sums, sums, sums);
         for (int64_t i = 0; i < n; ++i) {
-          vmovups(y, ptr[at(r, i * kLanes * 4)]);
-          vmulps(y, y, constAddr(softmaxMultiplier));
-          vdivps(y, y, mx);
+          vmulps(y, mx, ptr[at(r, i * kLanes * 4)]);
           vcvtps2dq(y, y);
           if (probsZp)
             vpaddd(y, y, constAddrBits(probsZp));

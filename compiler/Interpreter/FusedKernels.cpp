@@ -258,7 +258,6 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
                          grids.scaled->scale, zp(*grids.scaled));
   const Grid &softmaxIn = mask ? *grids.logits : *grids.scaled;
   const std::array<float, 256> table = qlinearSoftmaxTable(softmaxIn.scale, t);
-  const float multiplier = qlinearSoftmaxMultiplier(grids.probs->scale);
   std::optional<CodeSumConstants> sum;
   Tensor maskValues;
   SmallVector<int64_t, 4> maskStrides;
@@ -309,9 +308,9 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
           exps[j] = table[255 - top + logits[j]];
           rowSum += exps[j];
         }
+        const float factor = qlinearSoftmaxFactor(grids.probs->scale, rowSum);
         for (int64_t j = 0; j < t; ++j)
-          probs[j] = qlinearSoftmaxCode(exps[j], multiplier, rowSum, zp(*grids.probs)) -
-                     zp(*grids.probs);
+          probs[j] = qlinearSoftmaxCode(exps[j], factor, zp(*grids.probs)) - zp(*grids.probs);
         for (int64_t x = 0; x < d; ++x) {
           int32_t acc = 0;
           for (int64_t j = 0; j < t; ++j)

@@ -12,7 +12,7 @@
 // K^T as two transposes.
 
 // CHECK-LABEL: func.func @main(
-// CHECK: nunc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<2x1x1x5xf32> {num_heads = 2 : i64, scale = 2.000000e+00 : f32}
+// CHECK: nunc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<2x1x1x5xf32> {num_heads = 2 : i64, scale = 2.000000e+00 : f32, scale_divisor = 5.000000e-01 : f32}
 // CHECK: nunc.attention %{{.*}}, %{{.*}}, %{{.*}} {num_heads = 4 : i64, scale = 3.000000e+00 : f32}
 // CHECK-NOT: nunc.softmax
 func.func @main(%q: tensor<2x3x8xf32> {nunc.name = "q"}, %k: tensor<2x5x8xf32> {nunc.name = "k"}, %v: tensor<2x5x8xf32> {nunc.name = "v"}, %mask: tensor<2x1x1x5xf32> {nunc.name = "mask"}) -> (tensor<2x3x8xf32> {nunc.name = "y"}, tensor<2x5x8xf32> {nunc.name = "z"}) {

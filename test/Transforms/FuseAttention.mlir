@@ -12,7 +12,7 @@
 
 // CHECK-LABEL: func.func @div_mask(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x8xf32>, %[[K:[^:]*]]: tensor<1x5x8xf32>, %[[V:[^:]*]]: tensor<1x5x8xf32>, %[[M:.*]]: tensor<1x1x1x5xf32>)
-// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<1x1x1x5xf32> {num_heads = 2 : i64, scale = 5.000000e-01 : f32} : tensor<1x4x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32> -> tensor<1x4x8xf32>
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<1x1x1x5xf32> {num_heads = 2 : i64, scale = 5.000000e-01 : f32, scale_divisor = 2.000000e+00 : f32} : tensor<1x4x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32> -> tensor<1x4x8xf32>
 // CHECK-NEXT: return %[[A]] : tensor<1x4x8xf32>
 // CHECK-NOT: nunc.
 func.func @div_mask(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>, %mask: tensor<1x1x1x5xf32>) -> tensor<1x4x8xf32> {
@@ -70,11 +70,13 @@ func.func @mul_two_transposes(%q: tensor<2x3x8xf32>, %k: tensor<2x3x8xf32>, %v: 
 // -----
 
 // Div by sqrt(8) = 2.828427 (head dim 8): the scale is the f32 nearest to
-// 1/2.828427 = 0.35355338. The mask is [B,1,S,T] and comes first in the Add.
+// 1/2.828427 = 0.35355338, and scale_divisor keeps the divisor (x / c and
+// x * (1 / c) round apart; onnxruntime divides). The mask is [B,1,S,T] and
+// comes first in the Add.
 
 // CHECK-LABEL: func.func @div_sqrt8_mask_first(
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x16xf32>, %[[K:[^:]*]]: tensor<1x4x16xf32>, %[[V:[^:]*]]: tensor<1x4x16xf32>, %[[M:.*]]: tensor<1x1x4x4xf32>)
-// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<1x1x4x4xf32> {num_heads = 2 : i64, scale = 0.353553385 : f32} : tensor<1x4x16xf32>, tensor<1x4x16xf32>, tensor<1x4x16xf32> -> tensor<1x4x16xf32>
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<1x1x4x4xf32> {num_heads = 2 : i64, scale = 0.353553385 : f32, scale_divisor = 2.82842708 : f32} : tensor<1x4x16xf32>, tensor<1x4x16xf32>, tensor<1x4x16xf32> -> tensor<1x4x16xf32>
 // CHECK-NEXT: return %[[A]]
 // CHECK-NOT: nunc.
 func.func @div_sqrt8_mask_first(%q: tensor<1x4x16xf32>, %k: tensor<1x4x16xf32>, %v: tensor<1x4x16xf32>, %mask: tensor<1x1x4x4xf32>) -> tensor<1x4x16xf32> {
@@ -165,7 +167,7 @@ func.func @mul_rhs(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x
 // CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x8xf32>, %[[K:[^:]*]]: tensor<1x5x8xf32>, %[[V:[^:]*]]: tensor<1x5x8xf32>, %{{[^:]*}}: tensor<1x1x1x5xf32>, %[[MM:.*]]: tensor<1x1x1x5xf32>)
 // CHECK: %[[SUB:.*]] = nunc.sub %{{.*}}, %[[MM]]
 // CHECK-NEXT: %[[EXT:.*]] = nunc.mul %[[SUB]], %{{.*}}
-// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[EXT]] : tensor<1x1x1x5xf32> {num_heads = 2 : i64, scale = 5.000000e-01 : f32} : tensor<1x4x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32> -> tensor<1x4x8xf32>
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[EXT]] : tensor<1x1x1x5xf32> {num_heads = 2 : i64, scale = 5.000000e-01 : f32, scale_divisor = 2.000000e+00 : f32} : tensor<1x4x8xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32> -> tensor<1x4x8xf32>
 // CHECK-NEXT: return %[[A]]
 // CHECK-NOT: nunc.
 func.func @computed_mask_first(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>, %mask: tensor<1x1x1x5xf32>, %m: tensor<1x1x1x5xf32>) -> tensor<1x4x8xf32> {
@@ -490,7 +492,7 @@ func.func @dynamic_batch(%q: tensor<?x2x4xf32>, %k: tensor<?x2x4xf32>, %v: tenso
 // of the attention; none is left.
 
 // CHECK-LABEL: func.func @qdq_grids(
-// CHECK-NEXT: %[[A:.*]] = nunc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<1x1x1x5xf32> {logits_quantization = !quant.uniform<u8:f32, 1.250000e-01:200>, num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 3.125000e-02:128>, probs_quantization = !quant.uniform<u8:f32, 3.906250e-03>, scale = 5.000000e-01 : f32, scaled_quantization = !quant.uniform<u8:f32, 6.250000e-02:100>, scores_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>}
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} : tensor<1x1x1x5xf32> {logits_quantization = !quant.uniform<u8:f32, 1.250000e-01:200>, num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 3.125000e-02:128>, probs_quantization = !quant.uniform<u8:f32, 3.906250e-03>, scale = 5.000000e-01 : f32, scale_divisor = 2.000000e+00 : f32, scaled_quantization = !quant.uniform<u8:f32, 6.250000e-02:100>, scores_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>}
 // CHECK-NEXT: return %[[A]] : tensor<1x4x8xf32>
 func.func @qdq_grids(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf32>, %v: tensor<1x5x8xf32>, %mask: tensor<1x1x1x5xf32>) -> tensor<1x4x8xf32> {
   %sq = nunc.constant dense<[1, 4, 2, 4]> : tensor<4xi64>

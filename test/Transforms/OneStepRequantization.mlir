@@ -226,3 +226,48 @@ func.func @depthwise_u8_steps(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.007812
   %a = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<u8:f32, 0.25:10>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
   return %a : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
 }
+
+// -----
+
+// A QDQ model's attention on u8 codes with a grid on every step, its mask
+// an elementwise chain ending on a u8 grid: onnxruntime's steps
+// (qlinear_arithmetic), the chain's last grid as the mask's.
+// CHECK-LABEL: func.func @qlinear_attention(
+// CHECK: nunc.attention {{.*}}mask_quantization = !quant.uniform<u8:f32, 1.000000e+00>{{.*}}qlinear_arithmetic{{.*}}scale_divisor = 2.000000e+00
+// Without a mask: no logits grid, no mask grid.
+// CHECK: nunc.attention
+// CHECK-NOT: mask_quantization
+// CHECK-SAME: qlinear_arithmetic
+// ADDS-LABEL: func.func @qlinear_attention(
+// ADDS-NOT: qlinear_arithmetic
+func.func @qlinear_attention(%q: tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, %k: tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, %v: tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>>, %m: tensor<1x1x1x5xf32>) -> (tensor<1x4x8xf32>, tensor<1x4x8xf32>) {
+  %mask = nunc.elementwise_chain %m {steps = [{args = array<i64: -1, 0>, constant = 1.000000e+00 : f32, grid = !quant.uniform<u8:f32, 1.000000e+00>, op = "sub"}, {args = array<i64: 1, -1>, constant = -3.40282347E+38 : f32, grid = !quant.uniform<u8:f32, 1.000000e+00>, op = "mul"}]} : (tensor<1x1x1x5xf32>) -> tensor<1x1x1x5xf32>
+  %a = nunc.attention %q, %k, %v mask %mask : tensor<1x1x1x5xf32> {logits_quantization = !quant.uniform<u8:f32, 0.0625:120>, num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, scale = 0.5 : f32, scale_divisor = 2.0 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>> -> tensor<1x4x8xf32>
+  %b = nunc.attention %q, %k, %v {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>> -> tensor<1x4x8xf32>
+  return %a, %b : tensor<1x4x8xf32>, tensor<1x4x8xf32>
+}
+
+// -----
+
+// Not in onnxruntime's steps: a mask whose values lie on no grid; f32
+// query, key and value; a missing grid (P V's); a model quantized with s8
+// activations.
+// CHECK-LABEL: func.func @attention_as_it_is(
+// CHECK-NOT: qlinear_arithmetic
+// CHECK: return
+func.func @attention_as_it_is(%q: tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, %k: tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, %v: tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>>, %m: tensor<1x1x1x5xf32>, %f: tensor<1x4x8xf32>) -> (tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>) {
+  %a = nunc.attention %q, %k, %v mask %m : tensor<1x1x1x5xf32> {logits_quantization = !quant.uniform<u8:f32, 0.0625:120>, num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>> -> tensor<1x4x8xf32>
+  %b = nunc.attention %f, %f, %f {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32> -> tensor<1x4x8xf32>
+  %c = nunc.attention %q, %k, %v {num_heads = 2 : i64, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>> -> tensor<1x4x8xf32>
+  return %a, %b, %c : tensor<1x4x8xf32>, tensor<1x4x8xf32>, tensor<1x4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @attention_signed_model(
+// CHECK-NOT: qlinear_arithmetic
+// CHECK: return
+func.func @attention_signed_model(%q: tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, %k: tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, %v: tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>>) -> tensor<1x4x8xf32> attributes {nunc.signed_activation_codes} {
+  %b = nunc.attention %q, %k, %v {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>> -> tensor<1x4x8xf32>
+  return %b : tensor<1x4x8xf32>
+}

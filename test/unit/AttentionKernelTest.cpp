@@ -460,6 +460,137 @@ TEST_P(AttentionKernelTest, ComputesOnTheU8CodesOfQdqGrids) {
     }
 }
 
+/// qlinear_arithmetic (AttentionConfig::qlinear): onnxruntime's steps, so
+/// the kernel equals the evaluator's attentionQLinear bit for bit. Scaled
+/// grids that follow the scores' by a shift of 0 or 3 codes, and one that
+/// does not (the table through a gather); the Div by sqrt(32) and a Mul
+/// (no divisor); masks the same for every query row (a term row per task)
+/// and per row (terms per element), on a grid with a zero point; zero
+/// points 0, 255 and between; keys not a multiple of 4 or 16, rows past
+/// 128 keys; probabilities on 1/255 as quantize_static writes it
+/// (floor(1 / s) = 254) and on a grid with a zero point. AVX-512 only.
+TEST_P(AttentionKernelTest, ComputesOnnxruntimesQLinearStepsExactly) {
+  const Isa isa = GetParam();
+  AttentionConfig probe{1, 1, 1, 1, 16};
+  probe.u8Inputs = probe.qlinear = true;
+  for (Activation *g : {&probe.scores, &probe.scaled, &probe.probs, &probe.output,
+                        &probe.inputGrids[0], &probe.inputGrids[1], &probe.inputGrids[2]})
+    *g = kernelGrid(0.1f, 128);
+  if (isa != Isa::Avx512) {
+    EXPECT_FALSE(AttentionKernel::supports(probe, isa));
+    return;
+  }
+  if (!hostHas(isa) || !__builtin_cpu_supports("avx512vnni"))
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  ASSERT_TRUE(AttentionKernel::supports(probe, isa));
+  AttentionConfig narrow = probe;
+  narrow.probs = Activation::fakeQuant(1.f / 127, 0, 127);
+  EXPECT_FALSE(AttentionKernel::supports(narrow, isa)) << "a grid of 128 codes";
+
+  std::vector<Case> cases = {{1, 1, 1, 1, 16, {}},
+                             {1, 7, 7, 2, 16, {1, 1, 1, 7}},
+                             {2, 17, 17, 3, 32, {2, 1, 1, 17}},
+                             {1, 128, 128, 12, 32, {1, 1, 1, 128}},
+                             {1, 5, 129, 1, 64, {1, 1, 5, 129}},
+                             {1, 6, 33, 2, 48, {}},
+                             {2, 4, 130, 1, 208, {2, 1, 4, 130}},
+                             {1, 3, 40, 1, 256, {1, 1, 1, 40}}};
+  struct Steps {
+    float scaledStep;
+    int64_t scaledZero;
+    float divisor; // 0: times the scale
+    float probsStep;
+    int64_t probsZero;
+  };
+  const float sqrt32 = 5.65685415f;
+  std::mt19937 rng(23);
+  for (Steps st : {Steps{0.25f / sqrt32, 128, sqrt32, 0.0039215688593685627f, 0},
+                   Steps{0.25f / sqrt32, 125, sqrt32, 1.f / 200, 30},
+                   Steps{0.05f, 100, sqrt32, 0.0039215688593685627f, 0},
+                   Steps{0.0625f, 120, 0, 1.f / 255, 0}})
+    for (std::array<int64_t, 3> z : {std::array<int64_t, 3>{128, 128, 128}, {0, 255, 37},
+                                     {255, 0, 200}}) {
+      SCOPED_TRACE("scaled " + std::to_string(st.scaledStep) + ":" +
+                   std::to_string(st.scaledZero) + " divisor " + std::to_string(st.divisor) +
+                   ", probs " + std::to_string(st.probsStep) + ":" +
+                   std::to_string(st.probsZero) + ", zero points " + std::to_string(z[0]) +
+                   " " + std::to_string(z[1]) + " " + std::to_string(z[2]));
+      const float scale = st.divisor ? 1.f / st.divisor : 0.25f;
+      const std::array<float, 3> steps = {0.04f, 0.035f, 0.02f};
+      const kernels::Grid maskRef = referenceGrid(0.05f, 200);
+      kernels::AttentionGrids want{referenceGrid(0.25f, 128),
+                                   referenceGrid(st.scaledStep, st.scaledZero),
+                                   referenceGrid(st.scaledStep * 1.5f, 190),
+                                   referenceGrid(st.probsStep, st.probsZero),
+                                   referenceGrid(1.f / 64, 114)};
+      const std::array<kernels::Grid, 3> inputs = {referenceGrid(steps[0], z[0]),
+                                                   referenceGrid(steps[1], z[1]),
+                                                   referenceGrid(steps[2], z[2])};
+      for (const Case &c : cases) {
+        AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, scale, !c.maskShape.empty()};
+        cfg.u8Inputs = cfg.qlinear = true;
+        cfg.scaleDivisor = st.divisor;
+        cfg.scores = kernelGrid(0.25f, 128);
+        cfg.scaled = kernelGrid(st.scaledStep, st.scaledZero);
+        if (cfg.mask) {
+          cfg.logits = kernelGrid(st.scaledStep * 1.5f, 190);
+          cfg.maskGrid = kernelGrid(maskRef.scale, maskRef.zeroPoint);
+        }
+        cfg.probs = kernelGrid(st.probsStep, st.probsZero);
+        cfg.output = kernelGrid(1.f / 64, 114);
+        for (int i = 0; i < 3; ++i)
+          cfg.inputGrids[i] = kernelGrid(steps[i], z[i]);
+        ASSERT_TRUE(AttentionKernel::supports(cfg, isa)) << "D=" << c.d;
+        const int64_t e = c.h * c.d;
+        auto codes = [&](std::vector<int64_t> shape) {
+          std::vector<uint8_t> bytes(shape[0] * shape[1] * shape[2]);
+          std::uniform_int_distribution<int> code(0, 255), run(0, 9);
+          for (uint8_t &b : bytes) {
+            int r = run(rng);
+            b = r == 0 ? 0 : r == 1 ? 255 : static_cast<uint8_t>(code(rng));
+          }
+          return llvm::cantFail(Tensor::copyOf(DType::U8, shape, bytes.data()));
+        };
+        Tensor q = codes({c.b, c.s, e}), k = codes({c.b, c.t, e}), v = codes({c.b, c.t, e});
+        std::optional<Tensor> mask;
+        if (cfg.mask) {
+          // Values on the mask's grid (codes 0 .. 255, many at its lowest).
+          int64_t n = 1;
+          for (int64_t d : c.maskShape)
+            n *= d;
+          std::vector<float> m(n);
+          std::uniform_int_distribution<int> code(0, 255), low(0, 3);
+          for (float &x : m)
+            x = static_cast<float>((low(rng) == 0 ? 0 : code(rng)) - maskRef.zeroPoint) *
+                maskRef.scale;
+          mask = llvm::cantFail(Tensor::copyOf(DType::F32, c.maskShape, m.data()));
+          cfg.maskStrides[0] = c.maskShape[0] == 1 ? 0 : c.maskShape[2] * c.t;
+          cfg.maskStrides[2] = c.maskShape[2] == 1 ? 0 : c.t;
+          cfg.maskStrides[3] = 1;
+        } else {
+          want.logits.reset();
+        }
+        llvm::Expected<Tensor> ref = kernels::attentionQLinear(
+            q, k, v, mask ? &*mask : nullptr, c.h, scale, st.divisor, want, inputs,
+            cfg.mask ? std::optional<kernels::Grid>(maskRef) : std::nullopt);
+        if (!cfg.mask)
+          want.logits = referenceGrid(st.scaledStep * 1.5f, 190);
+        ASSERT_TRUE(static_cast<bool>(ref)) << llvm::toString(ref.takeError());
+        std::vector<float> out;
+        ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));
+        const std::string at = " B=" + std::to_string(c.b) + " S=" + std::to_string(c.s) +
+                               " T=" + std::to_string(c.t) + " H=" + std::to_string(c.h) +
+                               " D=" + std::to_string(c.d);
+        int64_t differ = 0, firstAt = -1;
+        for (int64_t i = 0, n = ref->numElements(); i < n; ++i)
+          if (out[i] != ref->as<float>()[i] && differ++ == 0)
+            firstAt = i;
+        EXPECT_EQ(differ, 0) << "first at " << firstAt << ": " << out[firstAt] << " vs "
+                             << ref->as<float>()[firstAt] << at;
+      }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, AttentionKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")

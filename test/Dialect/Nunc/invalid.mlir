@@ -1444,6 +1444,46 @@ func.func @attention_columns_outside_the_operand(%x: tensor<1x3x6xf32>) {
 
 // -----
 
+func.func @attention_qlinear_on_floats(%x: tensor<1x3x8xf32>) {
+  // expected-error @+1 {{qlinear_arithmetic needs u8 query, key and value codes}}
+  %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, qlinear_arithmetic, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_qlinear_without_output_grid(%c: tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>) {
+  // expected-error @+1 {{qlinear_arithmetic needs u8 scores, scaled, probs and output grids}}
+  %0 = nunc.attention %c, %c, %c {num_heads = 2 : i64, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, qlinear_arithmetic, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_qlinear_mask_without_grid(%c: tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, %m: tensor<1x1x1x3xf32>) {
+  // expected-error @+1 {{qlinear_arithmetic needs u8 logits and mask grids with a mask, neither without one}}
+  %0 = nunc.attention %c, %c, %c mask %m : tensor<1x1x1x3xf32> {logits_quantization = !quant.uniform<u8:f32, 0.0625:120>, num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, qlinear_arithmetic, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_grid_alone(%x: tensor<1x3x8xf32>, %m: tensor<1x1x1x3xf32>) {
+  // expected-error @+1 {{mask_quantization goes with qlinear_arithmetic}}
+  %0 = nunc.attention %x, %x, %x mask %m : tensor<1x1x1x3xf32> {mask_quantization = !quant.uniform<u8:f32, 1.0>, num_heads = 2 : i64, scale = 0.5 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_divisor_zero(%x: tensor<1x3x8xf32>) {
+  // expected-error @+1 {{scale_divisor must be finite and not 0}}
+  %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 0.5 : f32, scale_divisor = 0.0 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
 func.func @attention_mixed_codes_and_floats(%c: tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, %x: tensor<1x3x8xf32>) {
   // expected-error @+1 {{query, key and value must all be float tensors or all hold !quant.uniform<u8:f32, scale:zp>, not 'f32'}}
   %0 = nunc.attention %c, %c, %x {num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>

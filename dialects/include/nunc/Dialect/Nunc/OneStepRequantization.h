@@ -91,13 +91,17 @@ inline std::array<uint8_t, 256> qlinearScaledCodes(float ss, int32_t zs, float d
 /// onnxruntime's QLinearSoftmax on u8 codes (contrib op; its QDQ form of
 /// DequantizeLinear, Softmax, QuantizeLinear): the table of
 /// fl(exp((i - 255 + shift) s_x)) (double exponential) with shift = max(0,
-/// ln(fl(FLT_MAX / D)) - 5) / s_x for rows of D entries. A row with maximum
-/// code m takes e_j = table[255 - m + x_j], sums them in f32 in row order
-/// (from 0) and writes min(255, round_half_even(fl(fl(e_j c) / sum)) + zy)
-/// with c = floor(fl(1 / s_y)) (qlinearSoftmaxMultiplier), not 1 / s_y.
+/// logf(fl(FLT_MAX / D)) - 5) / s_x for rows of D entries. A row with
+/// maximum code m takes e_j = table[255 - m + x_j], sums them in f32 in row
+/// order (from 0) and writes min(255, round_half_even(fl(e_j f)) + zy) with
+/// the row's factor f = fl(c / sum), c = floor(fl(1 / s_y)), not 1 / s_y
+/// (qlinearSoftmaxFactor). Its source reads fl(fl(e_j c) / sum), but
+/// onnxruntime 1.32's outputs fit this form and the f32 logarithm better
+/// (fewer codes apart on rounding ties, measured on 4 x 10^5 rows of 17 to
+/// 128 codes: none at 128) and, like them, do not overflow for D = 1.
 inline std::array<float, 256> qlinearSoftmaxTable(float xScale, int64_t reduceLength) {
   const float ratio = std::numeric_limits<float>::max() / static_cast<float>(reduceLength);
-  const double shift = std::max(0.0, std::log(static_cast<double>(ratio)) - 5.0) /
+  const double shift = std::max(0.0, static_cast<double>(std::log(ratio)) - 5.0) /
                        static_cast<double>(xScale);
   std::array<float, 256> table;
   for (int i = 0; i < 256; ++i)
@@ -105,10 +109,11 @@ inline std::array<float, 256> qlinearSoftmaxTable(float xScale, int64_t reduceLe
         std::exp((static_cast<double>(i) - 255 + shift) * static_cast<double>(xScale)));
   return table;
 }
-inline float qlinearSoftmaxMultiplier(float yScale) { return std::floor(1.0f / yScale); }
-inline int32_t qlinearSoftmaxCode(float e, float multiplier, float sum, int32_t zy) {
-  const float q = std::nearbyint(e * multiplier / sum);
-  return std::min(static_cast<int32_t>(q) + zy, 255);
+inline float qlinearSoftmaxFactor(float yScale, float sum) {
+  return std::floor(1.0f / yScale) / sum;
+}
+inline int32_t qlinearSoftmaxCode(float e, float factor, int32_t zy) {
+  return std::min(static_cast<int32_t>(std::nearbyint(e * factor)) + zy, 255);
 }
 
 /// nunc.attention's qlinear_arithmetic for a mask on a grid (sb, zb): the
