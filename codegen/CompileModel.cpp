@@ -148,6 +148,7 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
     if (grid)
       *dst = roundToGrid(*grid);
   c.qlinear = op.getQlinearArithmetic();
+  c.signedCodes = op.getSignedCodes();
   c.scaleDivisor = op.divisorOrZero();
   if (std::optional<Type> m = op.getMaskQuantization())
     c.maskGrid = u8CodesGrid(*m);

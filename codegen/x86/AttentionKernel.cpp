@@ -183,6 +183,7 @@ private:
   bool scaledShifts = false; // scaledCodes[k] = clamp(k + shift, lo, hi)
   int32_t scaledShift = 0, scaledLo = 0, scaledHi = 255;
   CodeSumConstants maskSum{};
+  int32_t codeOffset = 0; // the mask's QLinearAdd on s8 codes: 128
   std::array<float, 256> expTable{};
 
   static int32_t zeroPointOf(const Activation &g) { return static_cast<int32_t>(-g.min); }
@@ -203,23 +204,26 @@ private:
     scaledShifts = true;
     for (int32_t i = 0; i < 256; ++i)
       scaledShifts &= scaledCodes[i] == std::clamp(i + scaledShift, scaledLo, scaledHi);
+    codeOffset = c.signedCodes ? 128 : 0;
     if (c.mask)
-      maskSum = codeSumConstants(c.scaled.scale, static_cast<float>(zeroPointOf(c.scaled)),
-                                 c.maskGrid.scale, static_cast<float>(zeroPointOf(c.maskGrid)),
-                                 c.logits.scale, static_cast<float>(zeroPointOf(c.logits)));
+      maskSum = codeSumConstants(
+          c.scaled.scale, static_cast<float>(zeroPointOf(c.scaled) - codeOffset),
+          c.maskGrid.scale, static_cast<float>(zeroPointOf(c.maskGrid) - codeOffset),
+          c.logits.scale, static_cast<float>(zeroPointOf(c.logits) - codeOffset));
     expTable = qlinearSoftmaxTable(c.mask ? c.logits.scale : c.scaled.scale, c.keys);
     softmaxMultiplier = std::floor(1.0f / c.probs.scale);
   }
 
   /// dst = fma(the mask's code, rB, F) of the f32 mask values in dst
   /// (QLinearAdd's term of the mask operand; t: a temporary): the code
-  /// round(m / s_b) + z_b, an exact quotient of a value on the grid.
+  /// round(m / s_b) + z_b (less codeOffset), an exact quotient of a value
+  /// on the grid.
   void emitMaskTerm(const Vmm &dst, const Vmm &t) {
     emitQuotient(t, dst, c.maskGrid.scale);
     vrndscaleps(t, t, 0x08);
-    vaddps(t, t, constAddr(static_cast<float>(zeroPointOf(c.maskGrid))));
-    vmaxps(t, t, constAddr(0.f));
-    vminps(t, t, constAddr(255.f));
+    vaddps(t, t, constAddr(static_cast<float>(zeroPointOf(c.maskGrid) - codeOffset)));
+    vmaxps(t, t, constAddr(static_cast<float>(-codeOffset)));
+    vminps(t, t, constAddr(static_cast<float>(255 - codeOffset)));
     vbroadcastss(dst, constScalar(maskSum.fixed));
     vfmadd231ps(dst, t, constAddr(maskSum.ratioB));
   }
@@ -974,6 +978,8 @@ private:
     if (!c.mask)
       return;
     for (int i = 0; i < n; ++i) {
+      if (codeOffset)
+        vpsubd(x(i), x(i), constAddrBits(codeOffset));
       vcvtdq2ps(x(i), x(i));
       if (c.maskStrides[2] == 0) {
         vmovups(temp(i), maskRowAddress(col(i)));
@@ -986,8 +992,10 @@ private:
       }
       vfmadd132ps(x(i), temp(i), constAddr(maskSum.ratioA));
       vcvtps2dq(x(i), x(i));
-      vpmaxsd(x(i), x(i), constAddrBits(0));
-      vpminsd(x(i), x(i), constAddrBits(255));
+      vpmaxsd(x(i), x(i), constAddrBits(static_cast<uint32_t>(-codeOffset)));
+      vpminsd(x(i), x(i), constAddrBits(255 - codeOffset));
+      if (codeOffset)
+        vpaddd(x(i), x(i), constAddrBits(codeOffset));
     }
   }
 

@@ -77,6 +77,8 @@ struct AttentionConfig {
   bool qlinear = false;
   float scaleDivisor = 0;
   Activation maskGrid;
+  /// qlinear: the mask's codes add as s8 (nunc.attention's signed_codes).
+  bool signedCodes = false;
   /// u8 inputs on AVX2 (AVX-VNNI hosts): encode vpdpbusd with EVEX
   /// (AVX512-VNNI + VL) instead of VEX; the same instruction, for hosts
   /// with AVX-512 VNNI but no AVX-VNNI (tests on AMD Zen 4).

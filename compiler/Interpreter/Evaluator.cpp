@@ -645,7 +645,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                       opt(o.getMask()), o.getNumHeads(),
                                       o.getScale().convertToFloat(),
                                       o.divisorOrZero(), grids, inputs,
-                                      gridOf(o.getMaskQuantization())));
+                                      gridOf(o.getMaskQuantization()), o.getSignedCodes()));
         }
         auto values = [&](Value x) { return valuesOf(get(x), getElementTypeOrSelf(x)); };
         if (!o.getInputOffsets())

@@ -235,7 +235,7 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
                                   const Tensor *mask, int64_t heads, float scale,
                                   float divisor, const AttentionGrids &grids,
                                   const std::array<Grid, 3> &inputs,
-                                  const std::optional<Grid> &maskGrid) {
+                                  const std::optional<Grid> &maskGrid, bool signedCodes) {
   if (q.dtype() != DType::U8 || k.dtype() != DType::U8 || v.dtype() != DType::U8 ||
       q.rank() != 3 || k.rank() != 3 || heads <= 0 || q.dim(2) % heads != 0 ||
       k.shape() != v.shape() || k.dim(2) != q.dim(2) || k.dim(0) != q.dim(0))
@@ -259,13 +259,15 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
   const Grid &softmaxIn = mask ? *grids.logits : *grids.scaled;
   const std::array<float, 256> table = qlinearSoftmaxTable(softmaxIn.scale, t);
   std::optional<CodeSumConstants> sum;
+  const int32_t offset = signedCodes ? 128 : 0; // the mask's QLinearAdd on s8 codes
   Tensor maskValues;
   SmallVector<int64_t, 4> maskStrides;
   if (mask) {
     const Grid &l = *grids.logits;
-    sum = codeSumConstants(grids.scaled->scale, static_cast<float>(grids.scaled->zeroPoint),
-                           maskGrid->scale, static_cast<float>(maskGrid->zeroPoint), l.scale,
-                           static_cast<float>(l.zeroPoint));
+    sum = codeSumConstants(grids.scaled->scale,
+                           static_cast<float>(grids.scaled->zeroPoint - offset), maskGrid->scale,
+                           static_cast<float>(maskGrid->zeroPoint - offset), l.scale,
+                           static_cast<float>(l.zeroPoint - offset));
     const SmallVector<int64_t, 4> scores{b, heads, s, t};
     auto shape = shape::broadcast(scores, mask->shape());
     if (!shape || ArrayRef<int64_t>(*shape) != ArrayRef<int64_t>(scores) ||
@@ -298,7 +300,8 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
             const float mc = std::clamp(std::nearbyint(m / maskGrid->scale) +
                                             static_cast<float>(maskGrid->zeroPoint),
                                         0.f, 255.f);
-            code = qlinearMaskedCode(code, qlinearMaskTerm(mc, *sum), *sum);
+            code = qlinearMaskedCode(
+                code, qlinearMaskTerm(static_cast<int32_t>(mc), *sum, offset), *sum, offset);
           }
           logits[j] = code;
         }

@@ -236,12 +236,14 @@ Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
 /// nunc.attention's qlinear_arithmetic: q, k and v are u8 codes on
 /// `inputs` (query, key, value), `grids` has the scores', scaled, probs'
 /// and output's grids (and the logits' with a mask, whose f32 values lie
-/// on `maskGrid`); `divisor` 0: the scores are multiplied by `scale`.
+/// on `maskGrid`); `divisor` 0: the scores are multiplied by `scale`;
+/// `signedCodes`: the mask's codes add as s8 (nunc.attention's signed_codes).
 Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor &v,
                                   const Tensor *mask, int64_t heads, float scale,
                                   float divisor, const AttentionGrids &grids,
                                   const std::array<Grid, 3> &inputs,
-                                  const std::optional<Grid> &maskGrid);
+                                  const std::optional<Grid> &maskGrid,
+                                  bool signedCodes = false);
 
 /// Single-precision C += A * B on row-major blocks (shared by matmul, gemm
 /// and conv): A is [m, k] with row stride lda, B is [k, n] with row stride ldb.

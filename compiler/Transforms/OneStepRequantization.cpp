@@ -195,8 +195,9 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
 
 /// A QDQ model's attention on u8 codes with a grid on each step (and its
 /// mask on one, or none): qlinear_arithmetic and the mask's grid, where
-/// `accepts` (the target's kernel) takes it. Not in a model quantized with
-/// s8 activations (onnxruntime's s8 kernels differ).
+/// `accepts` (the target's kernel) takes it; signed_codes in a model
+/// quantized with s8 activations, where onnxruntime's s8 softmax writes
+/// round(e c / sum) + zp as an int8 (wrapping past 127: then not marked).
 void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionOp)> &accepts) {
   auto u8 = [](std::optional<Type> t) {
     auto q = t ? dyn_cast<quant::UniformQuantizedType>(*t) : nullptr;
@@ -204,9 +205,14 @@ void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionO
   };
   if (op.getQlinearArithmetic() || !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getQuery())) ||
       !u8(op.getScoresQuantization()) || !u8(op.getScaledQuantization()) ||
-      !u8(op.getProbsQuantization()) || !u8(op.getOutputQuantization()) ||
-      op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
+      !u8(op.getProbsQuantization()) || !u8(op.getOutputQuantization()))
     return;
+  const bool signedCodes = op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes);
+  if (signedCodes) {
+    auto probs = cast<quant::UniformQuantizedType>(*op.getProbsQuantization());
+    if (std::floor(1.0f / static_cast<float>(probs.getScale())) + probs.getZeroPoint() - 128 > 127)
+      return;
+  }
   if (op.getMask()) {
     std::optional<quant::UniformQuantizedType> mask = lastGridOf(op.getMask());
     if (!u8(op.getLogitsQuantization()) || !mask || !isU8Grid(*mask))
@@ -216,9 +222,11 @@ void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionO
     return;
   }
   op.setQlinearArithmetic(true);
+  op.setSignedCodes(signedCodes);
   if (accepts && !accepts(op)) {
     op.removeQlinearArithmeticAttr();
     op.removeMaskQuantizationAttr();
+    op.removeSignedCodesAttr();
   }
 }
 

@@ -468,7 +468,8 @@ TEST_P(AttentionKernelTest, ComputesOnTheU8CodesOfQdqGrids) {
 /// and per row (terms per element), on a grid with a zero point; zero
 /// points 0, 255 and between; keys not a multiple of 4 or 16, rows past
 /// 128 keys; probabilities on 1/255 as quantize_static writes it
-/// (floor(1 / s) = 254) and on a grid with a zero point. AVX-512 only.
+/// (floor(1 / s) = 254) and on a grid with a zero point; the mask's codes
+/// added as s8 (signed_codes: the sums' rounding differs). AVX-512 only.
 TEST_P(AttentionKernelTest, ComputesOnnxruntimesQLinearStepsExactly) {
   const Isa isa = GetParam();
   AttentionConfig probe{1, 1, 1, 1, 16};
@@ -501,26 +502,37 @@ TEST_P(AttentionKernelTest, ComputesOnnxruntimesQLinearStepsExactly) {
     float divisor; // 0: times the scale
     float probsStep;
     int64_t probsZero;
+    bool signedCodes = false; // the mask's codes add as s8
+    // The masked scores' grid (0: 1.5 times the scaled step, zero point
+    // 190) and the mask's zero point.
+    float logitsStep = 0;
+    int64_t logitsZero = 190, maskZero = 200;
   };
   const float sqrt32 = 5.65685415f;
   std::mt19937 rng(23);
   for (Steps st : {Steps{0.25f / sqrt32, 128, sqrt32, 0.0039215688593685627f, 0},
                    Steps{0.25f / sqrt32, 125, sqrt32, 1.f / 200, 30},
                    Steps{0.05f, 100, sqrt32, 0.0039215688593685627f, 0},
-                   Steps{0.0625f, 120, 0, 1.f / 255, 0}})
+                   Steps{0.0625f, 120, 0, 1.f / 255, 0},
+                   // Grids on which ~4 % of the (scaled, mask) code pairs
+                   // add to another code as s8 than as u8.
+                   Steps{0.04375f, 128, sqrt32, 0.0039215688593685627f, 0, true, 0.075f, 128,
+                         128}})
     for (std::array<int64_t, 3> z : {std::array<int64_t, 3>{128, 128, 128}, {0, 255, 37},
                                      {255, 0, 200}}) {
       SCOPED_TRACE("scaled " + std::to_string(st.scaledStep) + ":" +
                    std::to_string(st.scaledZero) + " divisor " + std::to_string(st.divisor) +
                    ", probs " + std::to_string(st.probsStep) + ":" +
-                   std::to_string(st.probsZero) + ", zero points " + std::to_string(z[0]) +
+                   std::to_string(st.probsZero) + (st.signedCodes ? " s8" : "") +
+                   ", zero points " + std::to_string(z[0]) +
                    " " + std::to_string(z[1]) + " " + std::to_string(z[2]));
       const float scale = st.divisor ? 1.f / st.divisor : 0.25f;
       const std::array<float, 3> steps = {0.04f, 0.035f, 0.02f};
-      const kernels::Grid maskRef = referenceGrid(0.05f, 200);
+      const kernels::Grid maskRef = referenceGrid(0.05f, st.maskZero);
+      const float logitsStep = st.logitsStep ? st.logitsStep : st.scaledStep * 1.5f;
       kernels::AttentionGrids want{referenceGrid(0.25f, 128),
                                    referenceGrid(st.scaledStep, st.scaledZero),
-                                   referenceGrid(st.scaledStep * 1.5f, 190),
+                                   referenceGrid(logitsStep, st.logitsZero),
                                    referenceGrid(st.probsStep, st.probsZero),
                                    referenceGrid(1.f / 64, 114)};
       const std::array<kernels::Grid, 3> inputs = {referenceGrid(steps[0], z[0]),
@@ -529,11 +541,12 @@ TEST_P(AttentionKernelTest, ComputesOnnxruntimesQLinearStepsExactly) {
       for (const Case &c : cases) {
         AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, scale, !c.maskShape.empty()};
         cfg.u8Inputs = cfg.qlinear = true;
+        cfg.signedCodes = st.signedCodes;
         cfg.scaleDivisor = st.divisor;
         cfg.scores = kernelGrid(0.25f, 128);
         cfg.scaled = kernelGrid(st.scaledStep, st.scaledZero);
         if (cfg.mask) {
-          cfg.logits = kernelGrid(st.scaledStep * 1.5f, 190);
+          cfg.logits = kernelGrid(logitsStep, st.logitsZero);
           cfg.maskGrid = kernelGrid(maskRef.scale, maskRef.zeroPoint);
         }
         cfg.probs = kernelGrid(st.probsStep, st.probsZero);
@@ -572,9 +585,9 @@ TEST_P(AttentionKernelTest, ComputesOnnxruntimesQLinearStepsExactly) {
         }
         llvm::Expected<Tensor> ref = kernels::attentionQLinear(
             q, k, v, mask ? &*mask : nullptr, c.h, scale, st.divisor, want, inputs,
-            cfg.mask ? std::optional<kernels::Grid>(maskRef) : std::nullopt);
+            cfg.mask ? std::optional<kernels::Grid>(maskRef) : std::nullopt, st.signedCodes);
         if (!cfg.mask)
-          want.logits = referenceGrid(st.scaledStep * 1.5f, 190);
+          want.logits = referenceGrid(logitsStep, st.logitsZero);
         ASSERT_TRUE(static_cast<bool>(ref)) << llvm::toString(ref.takeError());
         std::vector<float> out;
         ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));

@@ -1591,8 +1591,8 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   }
   if (float d = divisorOrZero(); getScaleDivisorAttr() && !(d != 0 && std::isfinite(d)))
     return emitError() << "scale_divisor must be finite and not 0";
-  if (getMaskQuantization() && !getQlinearArithmetic())
-    return emitError() << "mask_quantization goes with qlinear_arithmetic";
+  if ((getMaskQuantization() || getSignedCodes()) && !getQlinearArithmetic())
+    return emitError() << "mask_quantization and signed_codes go with qlinear_arithmetic";
   if (getQlinearArithmetic()) {
     // onnxruntime's QLinear kernels: u8 codes in, a u8 grid on each step.
     auto u8Grid = [](std::optional<Type> g) { return g && isU8Activation(*g); };

@@ -1469,7 +1469,7 @@ func.func @attention_qlinear_mask_without_grid(%c: tensor<1x3x8x!quant.uniform<u
 // -----
 
 func.func @attention_mask_grid_alone(%x: tensor<1x3x8xf32>, %m: tensor<1x1x1x3xf32>) {
-  // expected-error @+1 {{mask_quantization goes with qlinear_arithmetic}}
+  // expected-error @+1 {{mask_quantization and signed_codes go with qlinear_arithmetic}}
   %0 = nunc.attention %x, %x, %x mask %m : tensor<1x1x1x3xf32> {mask_quantization = !quant.uniform<u8:f32, 1.0>, num_heads = 2 : i64, scale = 0.5 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
   return
 }

@@ -548,8 +548,9 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     `qlinear_arithmetic` and `mask_quantization`: it then computes as
     onnxruntime runs the QDQ model's attention (QLinearMatMul, f32 Div,
     QLinearAdd, QLinearSoftmax, QLinearMatMul; see nunc.attention). The
-    code generator marks only those its attention kernel runs so. Not in
-    models quantized with s8 activations.
+    code generator marks only those its attention kernel runs so. In
+    models quantized with s8 activations also `signed_codes` (the mask's
+    codes add as s8), unless onnxruntime's s8 softmax would wrap past 127.
   }];
   let options = [
     Option<"onlyAdds", "only-adds", "bool", "false",

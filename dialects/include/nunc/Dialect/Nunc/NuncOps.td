@@ -1067,13 +1067,16 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     the softmax from onnxruntime's exponential table, its f32 row sum in
     key order and its multiplier floor(1 / s_p) (qlinearSoftmaxCode,
     probabilities a little below the Softmax's); P V to the output's codes
-    in one multiply. The result is those codes' values.
+    in one multiply. The result is those codes' values. With
+    `signed_codes` the model's codes were s8 (the u8 codes here minus 128,
+    of the same grids): the mask's codes add as onnxruntime's s8 QLinearAdd
+    adds them; the other steps give the same codes either way.
   }];
   let arguments = (ins AnyTensor:$query, AnyTensor:$key,
                        AnyTensor:$value, Optional<Nunc_FloatTensor>:$mask,
                        I64Attr:$num_heads, F32Attr:$scale,
                        OptionalAttr<F32Attr>:$scale_divisor,
-                       UnitAttr:$qlinear_arithmetic,
+                       UnitAttr:$qlinear_arithmetic, UnitAttr:$signed_codes,
                        OptionalAttr<TypeAttr>:$mask_quantization,
                        OptionalAttr<DenseI64ArrayAttr>:$input_offsets,
                        OptionalAttr<I64Attr>:$input_width,

@@ -118,14 +118,21 @@ inline int32_t qlinearSoftmaxCode(float e, float factor, int32_t zy) {
 
 /// nunc.attention's qlinear_arithmetic for a mask on a grid (sb, zb): the
 /// masked scores' code from the scaled scores' code qa and the mask's
-/// code qb, as QLinearAdd (codeSumConstants): the term fma(qb, rB, F) of
-/// each mask code, then round(fma(qa, rA, term)) within [0, 255].
-inline float qlinearMaskTerm(float maskCode, const CodeSumConstants &k) {
-  return std::fma(maskCode, k.ratioB, k.fixed);
+/// code qb, as QLinearAdd (codeSumConstants, zero points those of the codes
+/// it adds): the term fma(qb, rB, F) of each mask code, then round(fma(qa,
+/// rA, term)) within the codes' range. `offset` 128: the model's codes are
+/// s8 (signed_codes; the u8 codes here minus 128), as onnxruntime's s8
+/// kernel adds them; 0: u8.
+inline float qlinearMaskTerm(int32_t maskCode, const CodeSumConstants &k, int32_t offset) {
+  return std::fma(static_cast<float>(maskCode - offset), k.ratioB, k.fixed);
 }
-inline int32_t qlinearMaskedCode(int32_t scaledCode, float maskTerm, const CodeSumConstants &k) {
-  const float q = std::nearbyint(std::fma(static_cast<float>(scaledCode), k.ratioA, maskTerm));
-  return static_cast<int32_t>(std::clamp(q, 0.f, 255.f));
+inline int32_t qlinearMaskedCode(int32_t scaledCode, float maskTerm, const CodeSumConstants &k,
+                                 int32_t offset) {
+  const float q =
+      std::nearbyint(std::fma(static_cast<float>(scaledCode - offset), k.ratioA, maskTerm));
+  return static_cast<int32_t>(std::clamp(q, static_cast<float>(-offset),
+                                         static_cast<float>(255 - offset))) +
+         offset;
 }
 
 } // namespace mlir::nunc
