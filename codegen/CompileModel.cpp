@@ -2308,8 +2308,31 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         sums[j] *= cfg.u16Input ? qc.zeroPoint & 255 : qc.zeroPoint;
         scales[j] = qc.scale * scales[j];
       }
+    if (ql.getOneStepRequantization()) {
+      // onnxruntime's QLinearMatMul multipliers and QLinearAdd's terms of the
+      // bias codes in the column block (Int8GemmConfig::qlinearBias).
+      auto p = cast<quant::UniformQuantizedType>(*ql.getProductQuantization());
+      auto b = cast<quant::UniformQuantizedType>(*ql.getBiasCodesQuantization());
+      auto g = cast<quant::UniformQuantizedType>(*ql.gridAfterBias());
+      const float sp = static_cast<float>(p.getScale()), sb = static_cast<float>(b.getScale());
+      const bool first = ql.getBiasFirst();
+      const float zp = static_cast<float>(p.getZeroPoint()),
+                  zb = static_cast<float>(b.getZeroPoint()),
+                  sg = static_cast<float>(g.getScale()), zg = static_cast<float>(g.getZeroPoint());
+      const CodeSumConstants add = first ? codeSumConstants(sb, zb, sp, zp, sg, zg)
+                                         : codeSumConstants(sp, zp, sb, zb, sg, zg);
+      for (int64_t j = 0; j < l->n; ++j) {
+        scales[j] = scales[j] / sp;
+        const float code = std::clamp(std::nearbyint((*bias)[j] / sb) + zb, 0.f, 255.f);
+        (*bias)[j] = first ? code : qlinearAddTerm(static_cast<int32_t>(code), add, 0);
+      }
+      cfg.product = x86::Activation();
+      cfg.qlinearBias = x86::Int8GemmConfig::QLinearBias{
+          static_cast<int32_t>(p.getZeroPoint()), add.ratioA, sg,
+          static_cast<int32_t>(g.getZeroPoint()), first, add.ratioB, add.fixed};
+    }
     // (The bound assumes u8 codes.)
-    if (cfg.u8Output && !cfg.perRowA && !cfg.residual && !cfg.u16Input &&
+    if (cfg.u8Output && !cfg.perRowA && !cfg.residual && !cfg.u16Input && !cfg.qlinearBias &&
         cfg.product.kind == x86::Activation::None && cfg.sum.kind == x86::Activation::None &&
         cfg.activationInput.kind == x86::Activation::None && !cfg.activation.hasGrids())
       cfg.u8Bounded = u8OutputBounded(absSums, scales, bias ? bias->data() : nullptr,
@@ -2348,11 +2371,16 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                   : qc.perTensor ? "dynamic tensor"
                                                  : "dynamic rows") +
                           (cfg.u8Weights ? ", u8 weights" : ""),
-                      cfg.bias ? " +bias" : "", cfg.residual ? " +residual" : "",
+                      !cfg.bias          ? ""
+                      : cfg.qlinearBias ? " +bias codes"
+                                        : " +bias",
+                      cfg.residual ? " +residual" : "",
                       (ql.getActivationInputQuantization() ? " +requantize" : "") +
                           describeActivation(ql) +
                           (ql.hasGeluGrids() ? " on grids" : ""),
-                      cfg.product.kind != x86::Activation::None ? " +rounded product" : "",
+                      cfg.qlinearBias ? " +product codes"
+                      : cfg.product.kind != x86::Activation::None ? " +rounded product"
+                                                                  : "",
                       cfg.u8Output                 ? " -> u8"
                       : ql.getOutputQuantization() ? " +requantize"
                                                    : "",
@@ -3002,6 +3030,9 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       }, [isa](AttentionOp op) {
         // (Asked with the attributes set.)
         return attentionConfig(op, isa).has_value();
+      }, [int8](QuantizedLinearOp op) {
+        // Every int8 GEMM's epilogue (one for all its ISAs).
+        return int8Linear(op, int8).has_value();
       }));
     if (failed(pm.run(module)))
       return failure();

@@ -949,7 +949,7 @@ private:
   /// scores' codes (s32): the scores' codes in one multiply
   /// (qlinearMatMulCode), the scaled scores' (a shift and bounds, or the
   /// scaledCodes table through rdi), the mask's code added as QLinearAdd
-  /// does (qlinearMaskedCode; kv a temporary).
+  /// does (qlinearAddCode; kv a temporary).
   template <typename X, typename T, typename R, typename C>
   void qlinearLogitCodes(int n, X x, T temp, R row, C col, const Vmm &kv) {
     for (int i = 0; i < n; ++i) {

@@ -1607,9 +1607,36 @@ private:
       } else {
         vmulps(x, x, ptr[rdx + scales + col]);
       }
-      emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
-      if (c.bias)
-        vaddps(x, x, ptr[rdx + biases + col]);
+      if (c.qlinearBias) {
+        // The product's code (QLinearMatMul), then the bias's code added
+        // (QLinearAdd), as its value (Int8GemmConfig::qlinearBias).
+        const Int8GemmConfig::QLinearBias &q = *c.qlinearBias;
+        vmaxps(x, x, constAddr(static_cast<float>(-q.productZeroPoint)));
+        vminps(x, x, constAddr(static_cast<float>(255 - q.productZeroPoint)));
+        roundHalfEven(x, x);
+        if (q.productZeroPoint)
+          vaddps(x, x, constAddr(static_cast<float>(q.productZeroPoint)));
+        if (q.biasFirst) {
+          // fma(q_b, r_A, fma(q, r_B, F))
+          loadConstant(temp(0), q.ratioB);
+          vfmadd213ps(x, temp(0), constAddr(q.fixed));
+          loadConstant(temp(0), q.ratioA);
+          vfmadd231ps(x, temp(0), ptr[rdx + biases + col]);
+        } else {
+          loadConstant(temp(0), q.ratioA);
+          vfmadd213ps(x, temp(0), ptr[rdx + biases + col]);
+        }
+        roundHalfEven(x, x);
+        vmaxps(x, x, constAddr(0.f));
+        vminps(x, x, constAddr(255.f));
+        if (q.zeroPoint)
+          vsubps(x, x, constAddr(static_cast<float>(q.zeroPoint)));
+        vmulps(x, x, constAddr(q.scale));
+      } else {
+        emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
+        if (c.bias)
+          vaddps(x, x, ptr[rdx + biases + col]);
+      }
       emitActivation(x, c.sum, temp(0), temp(1), temp(2), temp(3));
     }
     if (c.residual) {

@@ -81,6 +81,27 @@ struct Int8GemmConfig {
   /// Applied after the bias, before the residual: FakeQuant (the Q/DQ pair
   /// between a bias Add and a residual Add), or None. Linear form only.
   Activation sum;
+  /// Linear form, static input (quantized_linear's one_step_requantization,
+  /// in place of `product` and the bias add): the column block's scales
+  /// are the product's multipliers fl(fl(s_x s_w[n]) / s_p) and its biases
+  /// QLinearAdd's terms of the bias codes, fma(q_b[n], r_B, F): the
+  /// product's code q = round(clamp(x m[n], -zp_p, 255 - zp_p)) + zp_p
+  /// (onnxruntime's QLinearMatMul), then the sum's c = round(fma(q, r_A,
+  /// term[n])) within [0, 255] (its QLinearAdd), as its value (c - zp) s
+  /// on the grid right after the bias, which the rest of the epilogue
+  /// takes (its rounding there gives it back).
+  /// With `biasFirst` (the bias was the Add's first operand, QLinearAdd's
+  /// A) the biases are the bias codes q_b[n] and c = round(fma(q_b[n],
+  /// ratio, fma(q, ratioB, fixed))), QLinearAdd's constants in that order.
+  struct QLinearBias {
+    int32_t productZeroPoint = 0;
+    float ratioA = 1;
+    float scale = 1;
+    int32_t zeroPoint = 0;
+    bool biasFirst = false;
+    float ratioB = 1, fixed = 0;
+  };
+  std::optional<QLinearBias> qlinearBias;
   /// Applied after the residual, before the activation: FakeQuant (the Q/DQ
   /// pair between a QDQ model's GEMM and its GELU, which then carries its
   /// own grids), or None. Linear form only.

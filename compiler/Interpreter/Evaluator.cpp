@@ -574,7 +574,11 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             opt(o.getBias()), opt(o.getResidual()),
             activationAfter ? kernels::FusedActivation() : activationOf(o),
             gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()),
-            weightZeroPoints(o.getWeight()));
+            weightZeroPoints(o.getWeight()),
+            o.getOneStepRequantization()
+                ? std::optional(QLinearBias{*gridOf(o.getBiasCodesQuantization()),
+                                            *gridOf(o.gridAfterBias()), o.getBiasFirst()})
+                : std::nullopt);
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
         if (y && activationAfter)

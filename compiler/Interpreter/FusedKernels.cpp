@@ -125,7 +125,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  const Tensor *residual, const FusedActivation &act,
                                  std::optional<Grid> product,
                                  std::optional<Grid> sum,
-                                 llvm::ArrayRef<int32_t> weightZeroPoints) {
+                                 llvm::ArrayRef<int32_t> weightZeroPoints,
+                                 std::optional<QLinearBias> qlinearBias) {
   bool u8Input = input.dtype() == DType::U8 && fixed;
   bool u8Weight = weight.dtype() == DType::U8;
   if ((input.dtype() != DType::F32 && !u8Input) ||
@@ -143,6 +144,26 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                        " weight zero points for " + llvm::Twine(n) + " columns");
   if (bias && (bias->dtype() != DType::F32 || bias->numElements() != n))
     return kernelError("quantized_linear bias " + bias->describe() + " does not fit");
+  if (qlinearBias && (!bias || !product || !fixed))
+    return kernelError("one_step_requantization needs a bias, a product grid and a static input");
+  // one_step_requantization: QLinearAdd's constants, the bias's codes.
+  CodeSumConstants add{};
+  std::vector<int32_t> biasCodes;
+  if (qlinearBias) {
+    const Grid &b = qlinearBias->biasCodes, &g = qlinearBias->after;
+    add = qlinearBias->biasFirst
+              ? codeSumConstants(b.scale, static_cast<float>(b.zeroPoint), product->scale,
+                                 static_cast<float>(product->zeroPoint), g.scale,
+                                 static_cast<float>(g.zeroPoint))
+              : codeSumConstants(product->scale, static_cast<float>(product->zeroPoint),
+                                 b.scale, static_cast<float>(b.zeroPoint), g.scale,
+                                 static_cast<float>(g.zeroPoint));
+    for (int64_t j = 0; j < n; ++j)
+      biasCodes.push_back(static_cast<int32_t>(
+          std::clamp(std::nearbyint(bias->as<float>()[j] / b.scale) +
+                         static_cast<float>(b.zeroPoint),
+                     0.f, 255.f)));
+  }
   llvm::SmallVector<int64_t, 6> shape(input.shape());
   shape.back() = n;
   NUNC_ASSIGN_OR_RETURN(y, Tensor::create(DType::F32, shape));
@@ -174,7 +195,22 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       int64_t acc = 0;
       for (int64_t i = 0; i < k; ++i)
         acc += int64_t(q[i]) * w[i * n + j];
-      float v = static_cast<float>(acc) * (scale * scales[scales.size() == 1 ? 0 : j]);
+      const float s = scale * scales[scales.size() == 1 ? 0 : j];
+      if (qlinearBias) {
+        // QLinearMatMul's product code, then QLinearAdd of the bias's.
+        const Grid &g = qlinearBias->after;
+        // (s / s_p = qlinearMatMulMultiplier(scale, s_w[j], s_p).)
+        const int32_t code = qlinearMatMulCode(static_cast<int32_t>(acc), s / product->scale,
+                                               static_cast<int32_t>(product->zeroPoint));
+        const int32_t sumCode =
+            qlinearBias->biasFirst
+                ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, 0), add, 0)
+                : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, 0), add, 0);
+        const float v = static_cast<float>(sumCode - g.zeroPoint) * g.scale;
+        out[r * n + j] = sum ? sum->round(v) : v;
+        continue;
+      }
+      float v = static_cast<float>(acc) * s;
       if (product)
         v = product->round(v);
       if (bias)
@@ -300,8 +336,8 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
             const float mc = std::clamp(std::nearbyint(m / maskGrid->scale) +
                                             static_cast<float>(maskGrid->zeroPoint),
                                         0.f, 255.f);
-            code = qlinearMaskedCode(
-                code, qlinearMaskTerm(static_cast<int32_t>(mc), *sum, offset), *sum, offset);
+            code = qlinearAddCode(
+                code, qlinearAddTerm(static_cast<int32_t>(mc), *sum, offset), *sum, offset);
           }
           logits[j] = code;
         }

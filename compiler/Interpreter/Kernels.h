@@ -181,6 +181,12 @@ InputQuantization u8RangeQuantization(const float *x, int64_t count);
 void quantizeMinusZeroPoint(const float *x, int64_t count, InputQuantization q, int32_t *out);
 /// nunc.quantize: clamp(round_half_even(x / scale) + zp, 0, 255) as u8.
 Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q);
+/// quantized_linear's one_step_requantization: the grid of the bias's
+/// codes and the grid right after the bias (gridAfterBias).
+struct QLinearBias {
+  Grid biasCodes, after;
+  bool biasFirst = false; // the bias is QLinearAdd's first operand
+};
 /// quantized_linear: s8 weights (zero points 0), or u8 ones with
 /// `weightZeroPoints` (one, or one per column).
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
@@ -189,7 +195,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  const Tensor *residual, const FusedActivation &act,
                                  std::optional<Grid> product = std::nullopt,
                                  std::optional<Grid> sum = std::nullopt,
-                                 llvm::ArrayRef<int32_t> weightZeroPoints = {});
+                                 llvm::ArrayRef<int32_t> weightZeroPoints = {},
+                                 std::optional<QLinearBias> qlinearBias = std::nullopt);
 /// ONNX ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in i32; the
 /// weight's zero point is a scalar or one per output channel; padding is the
 /// input's zero point.

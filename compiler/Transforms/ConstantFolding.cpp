@@ -198,6 +198,22 @@ struct ConstantFoldingPass
     return isConvWeightGrid(grid, channels) ? TypeAttr::get(grid) : TypeAttr();
   }
 
+  /// The per-tensor u8 grid of a DequantizeLinear of constant u8 codes
+  /// from its evaluated operands, else null.
+  static TypeAttr u8TensorGrid(DequantizeLinearOp dq, ArrayRef<Tensor> operands) {
+    auto codes = cast<ShapedType>(dq.getInput().getType());
+    if (!codes.getElementType().isUnsignedInteger(8) || operands[1].numElements() != 1 ||
+        (operands.size() > 2 && operands[2].numElements() != 1))
+      return {};
+    const double scale = static_cast<float>(operands[1].getDouble(0));
+    const int64_t zp = operands.size() > 2 ? operands[2].getInt(0) : 0;
+    if (!(scale > 0) || !std::isfinite(scale) || zp < 0 || zp > 255)
+      return {};
+    MLIRContext *ctx = dq.getContext();
+    return TypeAttr::get(quant::UniformQuantizedType::get(
+        0, IntegerType::get(ctx, 8), Float32Type::get(ctx), scale, zp, 0, 255));
+  }
+
   LogicalResult foldByEvaluation(Operation *op, OpBuilder &builder, bool &changed) {
     // A dequantized weight folds whatever its size: kernels need constant
     // weights (a Conv's in a QDQ model, say), and it is at most 4x the
@@ -259,14 +275,21 @@ struct ConstantFoldingPass
             conv.setWeightQuantizationAttr(grid);
         }
     }
+    // A bias an Add reads keeps its codes' grid (onnxruntime adds the codes).
+    TypeAttr codesGrid;
+    if (dequantize && llvm::any_of(op->getResult(0).getUsers(),
+                                   [](Operation *user) { return isa<AddOp>(user); }))
+      codesGrid = u8TensorGrid(cast<DequantizeLinearOp>(op), operands);
     builder.setInsertionPoint(op);
     for (auto [result, t] : llvm::zip(op->getResults(), *results)) {
       ElementsAttr attr = attrFromTensor(t, &getContext());
       if (attr.getType() != result.getType())
         return op->emitError() << "evaluated to " << attr.getType()
                                << " where the IR says " << result.getType();
-      result.replaceAllUsesWith(
-          ConstantOp::create(builder, op->getLoc(), attr.getType(), attr));
+      auto constant = ConstantOp::create(builder, op->getLoc(), attr.getType(), attr);
+      if (codesGrid)
+        constant->setAttr(kCodesGrid, codesGrid);
+      result.replaceAllUsesWith(constant.getResult());
     }
     op->erase();
     changed = true;

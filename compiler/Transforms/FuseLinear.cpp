@@ -262,6 +262,13 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
         if (std::optional<Tensor> bias = biasVector(b, n, 1.f)) {
           rewriter.setInsertionPoint(add);
           p.bias = constantOf(rewriter, loc, *bias, "bias");
+          // (The same values: a QDQ model's bias keeps its codes' grid, and
+          // which operand of the Add it was.)
+          if (Operation *def = b.getDefiningOp(); def && def->hasAttr(kCodesGrid)) {
+            p.bias.getDefiningOp()->setAttr(kCodesGrid, def->getAttr(kCodesGrid));
+            if (b == add.getLhs())
+              p.bias.getDefiningOp()->setAttr(kCodesFirst, rewriter.getUnitAttr());
+          }
           FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
           if (failed(fused))
             return failure();

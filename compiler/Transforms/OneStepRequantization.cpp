@@ -230,6 +230,46 @@ void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionO
   }
 }
 
+/// A QDQ model's MatMul and bias Add between pairs (a static u8 input, a
+/// u8 product grid, a bias constant of u8 codes (kCodesGrid) and a u8 grid
+/// right after it): one_step_requantization and the bias's grid, where
+/// `accepts` (the target's kernel) takes it. Not in models quantized with
+/// s8 activations.
+void linearInQLinearSteps(QuantizedLinearOp op,
+                          const std::function<bool(QuantizedLinearOp)> &accepts) {
+  auto u8 = [](std::optional<Type> t) {
+    auto q = t ? dyn_cast<quant::UniformQuantizedType>(*t) : nullptr;
+    return q && isU8Grid(q);
+  };
+  std::optional<quant::UniformQuantizedType> input = op.staticInputQuantization();
+  if (op.getOneStepRequantization() || op.getActivationQuantization() != "static" || !input ||
+      !isU8Grid(*input) || !u8(op.getProductQuantization()) || !op.getBias() ||
+      !u8(op.gridAfterBias()) ||
+      op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
+    return;
+  auto constant = op.getBias().getDefiningOp<ConstantOp>();
+  auto codes = constant ? constant->getAttrOfType<TypeAttr>(kCodesGrid) : TypeAttr();
+  if (!codes || !u8(codes.getValue()))
+    return;
+  // Every bias value one of the grid's (as folded from its codes).
+  auto grid = cast<quant::UniformQuantizedType>(codes.getValue());
+  const float scale = static_cast<float>(grid.getScale());
+  std::optional<SmallVector<float>> values = getConstantFloats(op.getBias());
+  if (!values || !llvm::all_of(*values, [&](float b) {
+        const float q = std::nearbyint(b / scale);
+        return q + grid.getZeroPoint() >= 0 && q + grid.getZeroPoint() <= 255 && q * scale == b;
+      }))
+    return;
+  op.setOneStepRequantization(true);
+  op.setBiasCodesQuantizationAttr(codes);
+  op.setBiasFirst(constant->hasAttr(kCodesFirst));
+  if (accepts && !accepts(op)) {
+    op.removeOneStepRequantizationAttr();
+    op.removeBiasCodesQuantizationAttr();
+    op.removeBiasFirstAttr();
+  }
+}
+
 struct OneStepRequantizationPass
     : public mlir::nunc::impl::OneStepRequantizationBase<OneStepRequantizationPass> {
   using OneStepRequantizationBase::OneStepRequantizationBase;
@@ -256,20 +296,24 @@ struct OneStepRequantizationPass
         op.setOneStepRequantization(true);
     });
     getOperation().walk([&](AttentionOp op) { attentionInQLinearSteps(op, qlinearAttention); });
+    getOperation().walk([&](QuantizedLinearOp op) { linearInQLinearSteps(op, qlinearLinear); });
   }
   /// The target's rules for which depthwise convs compute on integers and
-  /// which attentions in onnxruntime's steps (null: all of them).
+  /// which attentions and GEMMs in onnxruntime's steps (null: all of them).
   std::function<bool(FusedConvOp)> integerDepthwise;
   std::function<bool(AttentionOp)> qlinearAttention;
+  std::function<bool(QuantizedLinearOp)> qlinearLinear;
 };
 
 } // namespace
 
 std::unique_ptr<Pass>
 mlir::nunc::createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
-                                        std::function<bool(AttentionOp)> qlinearAttention) {
+                                        std::function<bool(AttentionOp)> qlinearAttention,
+                                        std::function<bool(QuantizedLinearOp)> qlinearLinear) {
   auto pass = std::make_unique<OneStepRequantizationPass>();
   pass->integerDepthwise = std::move(integerDepthwise);
   pass->qlinearAttention = std::move(qlinearAttention);
+  pass->qlinearLinear = std::move(qlinearLinear);
   return pass;
 }

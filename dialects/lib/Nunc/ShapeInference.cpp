@@ -1452,6 +1452,19 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
                           "scale:zp>";
   if (!(u8Input || element.isF32()) || (getBias() && !elementOf(getBias()).isF32()))
     return emitError() << "input and bias must be f32";
+  if ((getBiasCodesQuantization() || getBiasFirst()) && !getOneStepRequantization())
+    return emitError() << "bias_codes_quantization and bias_first go with "
+                          "one_step_requantization";
+  if (getOneStepRequantization()) {
+    // onnxruntime's QLinearMatMul and QLinearAdd: u8 codes at each step.
+    auto u8 = [](std::optional<Type> g) { return g && isU8Activation(*g); };
+    if (getActivationQuantization() != "static" || !staticInputQuantization() ||
+        !u8(*staticInputQuantization()) || !u8(getProductQuantization()) || !getBias() ||
+        !u8(getBiasCodesQuantization()) || !u8(gridAfterBias()))
+      return emitError() << "one_step_requantization needs a static u8 input, u8 "
+                            "product_quantization, a bias on bias_codes_quantization (u8) and a "
+                            "u8 grid right after the bias";
+  }
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";

@@ -31,10 +31,12 @@ std::unique_ptr<Pass> createFuseConvActivationQuantization(
 /// nunc-one-step-requantization (all of it, not only the Adds) marking
 /// only the depthwise convs `integerDepthwise` accepts (the target's
 /// integer depthwise kernel, which computes their one-step codes) and the
-/// attentions `qlinearAttention` accepts (marked as they would be).
+/// attentions and quantized_linears `qlinearAttention` and `qlinearLinear`
+/// accept (marked as they would be).
 std::unique_ptr<Pass>
 createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
-                            std::function<bool(AttentionOp)> qlinearAttention);
+                            std::function<bool(AttentionOp)> qlinearAttention,
+                            std::function<bool(QuantizedLinearOp)> qlinearLinear);
 
 /// nunc-fuse-chain-into-conv tabulating chains only into the convs
 /// (quantized_conv, or a depthwise nunc.conv or fused_conv as it is before

@@ -551,6 +551,15 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     code generator marks only those its attention kernel runs so. In
     models quantized with s8 activations also `signed_codes` (the mask's
     codes add as s8), unless onnxruntime's s8 softmax would wrap past 127.
+
+    A quantized_linear with a static u8 input, a u8 product grid, a bias
+    constant whose values are the codes of a u8 grid (`nunc.codes_grid`,
+    which nunc-constant-folding leaves on a bias folded from its
+    DequantizeLinear) and a u8 grid right after the bias gets
+    `one_step_requantization` and `bias_codes_quantization`: its product
+    and bias then compute as onnxruntime's QLinearMatMul and QLinearAdd
+    (see nunc.quantized_linear). The code generator marks only those its
+    int8 GEMM runs so. Not in models quantized with s8 activations.
   }];
   let options = [
     Option<"onlyAdds", "only-adds", "bool", "false",

@@ -793,6 +793,17 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     "gelu" only). The epilogue's order: product,
     product grid, bias, bias grid, residual, activation input grid,
     activation, output grid.
+
+    `one_step_requantization` (a static u8 input, a product grid, a
+    constant bias whose values lie on the u8 grid `bias_codes_quantization`,
+    and a grid right after the bias: gridAfterBias) computes the product
+    and the bias as onnxruntime runs the QDQ model's MatMul and bias Add
+    (QLinearMatMul, then QLinearAdd): the product's code from the exact s32
+    sum in one multiply (qlinearMatMulCode, multiplier fl(fl(s_x s_w[n]) /
+    s_p)), then the bias's code added to it as QLinearAdd adds codes
+    (codeSumConstants; `bias_first`: the bias was the Add's first operand,
+    QLinearAdd's A, else its second) onto that grid, whose value goes on
+    through the rest of the epilogue.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -810,7 +821,10 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             OptionalAttr<TypeAttr>:$gelu_product_quantization,
                             DefaultValuedAttr<F32Attr, "1.0">:$gelu_one,
                             DefaultValuedAttr<F32Attr, "0.5">:$gelu_half),
-                       activationAttrs);
+                       activationAttrs,
+                       (ins UnitAttr:$one_step_requantization,
+                            OptionalAttr<TypeAttr>:$bias_codes_quantization,
+                            UnitAttr:$bias_first));
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it
@@ -820,6 +834,20 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     bool hasGeluGrids() {
       return getGeluErfQuantization() || getGeluSumQuantization() ||
              getGeluProductQuantization();
+    }
+    /// The grid that rounds the sum right after the bias: bias_quantization,
+    /// else (no residual) activation_input_quantization, else (no
+    /// activation either) output_quantization; none.
+    std::optional<::mlir::Type> gridAfterBias() {
+      if (getBiasQuantization())
+        return getBiasQuantization();
+      if (getResidual())
+        return std::nullopt;
+      if (getActivationInputQuantization())
+        return getActivationInputQuantization();
+      if (getActivation() != "none")
+        return std::nullopt;
+      return getOutputQuantization();
     }
   }];
   let assemblyFormat = [{
@@ -1063,7 +1091,7 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     exact integer sum to the scores' codes in one multiply
     (qlinearMatMulCode); each scores code dequantized, divided by
     `scale_divisor` (or times `scale`) and quantized (qlinearScaledCodes);
-    the mask's code added as QLinearAdd adds codes (qlinearMaskedCode);
+    the mask's code added as QLinearAdd adds codes (qlinearAddCode);
     the softmax from onnxruntime's exponential table, its f32 row sum in
     key order and its multiplier floor(1 / s_p) (qlinearSoftmaxCode,
     probabilities a little below the Softmax's); P V to the output's codes

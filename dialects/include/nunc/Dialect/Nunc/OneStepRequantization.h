@@ -116,17 +116,17 @@ inline int32_t qlinearSoftmaxCode(float e, float factor, int32_t zy) {
   return std::min(static_cast<int32_t>(std::nearbyint(e * factor)) + zy, 255);
 }
 
-/// nunc.attention's qlinear_arithmetic for a mask on a grid (sb, zb): the
-/// masked scores' code from the scaled scores' code qa and the mask's
-/// code qb, as QLinearAdd (codeSumConstants, zero points those of the codes
-/// it adds): the term fma(qb, rB, F) of each mask code, then round(fma(qa,
-/// rA, term)) within the codes' range. `offset` 128: the model's codes are
-/// s8 (signed_codes; the u8 codes here minus 128), as onnxruntime's s8
+/// onnxruntime's QLinearAdd of codes qa and qb (codeSumConstants, zero
+/// points those of the codes it adds): the term fma(qb, rB, F) of the
+/// second operand's code (a mask's, nunc.attention's qlinear_arithmetic; a
+/// bias's, quantized_linear's one_step_requantization), then round(fma(qa,
+/// rA, term)) within the codes' range. `offset` 128: the model's codes
+/// are s8 (signed_codes; the u8 codes here minus 128), as onnxruntime's s8
 /// kernel adds them; 0: u8.
-inline float qlinearMaskTerm(int32_t maskCode, const CodeSumConstants &k, int32_t offset) {
+inline float qlinearAddTerm(int32_t maskCode, const CodeSumConstants &k, int32_t offset) {
   return std::fma(static_cast<float>(maskCode - offset), k.ratioB, k.fixed);
 }
-inline int32_t qlinearMaskedCode(int32_t scaledCode, float maskTerm, const CodeSumConstants &k,
+inline int32_t qlinearAddCode(int32_t scaledCode, float maskTerm, const CodeSumConstants &k,
                                  int32_t offset) {
   const float q =
       std::nearbyint(std::fma(static_cast<float>(scaledCode - offset), k.ratioA, maskTerm));
