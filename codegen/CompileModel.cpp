@@ -2330,6 +2330,19 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       cfg.qlinearBias = x86::Int8GemmConfig::QLinearBias{
           static_cast<int32_t>(p.getZeroPoint()), add.ratioA, sg,
           static_cast<int32_t>(g.getZeroPoint()), first, add.ratioB, add.fixed};
+      if (std::optional<Type> rt = ql.getResidualQuantization()) {
+        auto rg = cast<quant::UniformQuantizedType>(*rt);
+        auto g2 = cast<quant::UniformQuantizedType>(*ql.gridAfterResidual());
+        const float sr = static_cast<float>(rg.getScale()), zr = static_cast<float>(rg.getZeroPoint()),
+                    s2 = static_cast<float>(g2.getScale()), z2 = static_cast<float>(g2.getZeroPoint());
+        const bool rFirst = ql.getResidualFirst();
+        const CodeSumConstants radd = rFirst ? codeSumConstants(sr, zr, sg, zg, s2, z2)
+                                             : codeSumConstants(sg, zg, sr, zr, s2, z2);
+        cfg.sum = x86::Activation(); // (the sum stays a code until the residual's is added)
+        cfg.qlinearBias->residual = x86::Int8GemmConfig::QLinearBias::Residual{
+            sr, static_cast<int32_t>(rg.getZeroPoint()), rFirst, radd.ratioA, radd.ratioB,
+            radd.fixed, s2, static_cast<int32_t>(g2.getZeroPoint())};
+      }
     }
     // (The bound assumes u8 codes.)
     if (cfg.u8Output && !cfg.perRowA && !cfg.residual && !cfg.u16Input && !cfg.qlinearBias &&
@@ -2374,7 +2387,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       !cfg.bias          ? ""
                       : cfg.qlinearBias ? " +bias codes"
                                         : " +bias",
-                      cfg.residual ? " +residual" : "",
+                      !cfg.residual ? ""
+                      : cfg.qlinearBias && cfg.qlinearBias->residual ? " +residual codes"
+                                                                     : " +residual",
                       (ql.getActivationInputQuantization() ? " +requantize" : "") +
                           describeActivation(ql) +
                           (ql.hasGeluGrids() ? " on grids" : ""),

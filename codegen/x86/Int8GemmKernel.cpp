@@ -1629,9 +1629,46 @@ private:
         roundHalfEven(x, x);
         vmaxps(x, x, constAddr(0.f));
         vminps(x, x, constAddr(255.f));
-        if (q.zeroPoint)
-          vsubps(x, x, constAddr(static_cast<float>(q.zeroPoint)));
-        vmulps(x, x, constAddr(q.scale));
+        if (q.residual) {
+          // The residual's code added to the sum's (x, still a code).
+          const Int8GemmConfig::QLinearBias::Residual &rq = *q.residual;
+          Address rAddr = ptr[r12 + r * c.ldr * 4 + col];
+          if (!tailVec) {
+            vmovups(temp(1), rAddr);
+          } else if constexpr (kZmm) {
+            vmovups(temp(1) | k1 | T_z, rAddr);
+          } else {
+            vmovups(temp(2), maskAddr);
+            vmaskmovps(temp(1), temp(2), rAddr);
+          }
+          // An exact quotient of a value on its grid (within 255 steps).
+          vmaxps(temp(1), temp(1), constAddr(-256.f * rq.scale));
+          vminps(temp(1), temp(1), constAddr(256.f * rq.scale));
+          emitQuotient(temp(0), temp(1), rq.scale);
+          roundHalfEven(temp(0), temp(0));
+          if (rq.zeroPoint)
+            vaddps(temp(0), temp(0), constAddr(static_cast<float>(rq.zeroPoint)));
+          vmaxps(temp(0), temp(0), constAddr(0.f));
+          vminps(temp(0), temp(0), constAddr(255.f));
+          // fma(a, rA, fma(b, rB, F)), a the first operand's code.
+          const Vmm &first = rq.residualFirst ? temp(0) : x, &second = rq.residualFirst ? x : temp(0);
+          loadConstant(temp(1), rq.ratioB);
+          vfmadd213ps(second, temp(1), constAddr(rq.fixed));
+          loadConstant(temp(1), rq.ratioA);
+          vfmadd231ps(second, temp(1), first);
+          if (second.getIdx() != x.getIdx())
+            vmovaps(x, second);
+          roundHalfEven(x, x);
+          vmaxps(x, x, constAddr(0.f));
+          vminps(x, x, constAddr(255.f));
+          if (rq.afterZeroPoint)
+            vsubps(x, x, constAddr(static_cast<float>(rq.afterZeroPoint)));
+          vmulps(x, x, constAddr(rq.afterScale));
+        } else {
+          if (q.zeroPoint)
+            vsubps(x, x, constAddr(static_cast<float>(q.zeroPoint)));
+          vmulps(x, x, constAddr(q.scale));
+        }
       } else {
         emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
         if (c.bias)
@@ -1639,7 +1676,7 @@ private:
       }
       emitActivation(x, c.sum, temp(0), temp(1), temp(2), temp(3));
     }
-    if (c.residual) {
+    if (c.residual && !(c.qlinearBias && c.qlinearBias->residual)) {
       Address rAddr = ptr[r12 + r * c.ldr * 4 + col];
       if (!tailVec) {
         vaddps(x, x, rAddr);

@@ -100,6 +100,20 @@ struct Int8GemmConfig {
     int32_t zeroPoint = 0;
     bool biasFirst = false;
     float ratioB = 1, fixed = 0;
+    /// quantized_linear's residual_quantization: the residual's code
+    /// round(r / residualScale) + residualZeroPoint added to the sum's code
+    /// as QLinearAdd does (`residualFirst`: the residual is its A) with
+    /// these constants, as its value (c - zp) s on the grid after the
+    /// residual (`after`), in place of the f32 residual add.
+    struct Residual {
+      float scale = 1;
+      int32_t zeroPoint = 0;
+      bool residualFirst = false;
+      float ratioA = 1, ratioB = 1, fixed = 0;
+      float afterScale = 1;
+      int32_t afterZeroPoint = 0;
+    };
+    std::optional<Residual> residual;
   };
   std::optional<QLinearBias> qlinearBias;
   /// Applied after the residual, before the activation: FakeQuant (the Q/DQ

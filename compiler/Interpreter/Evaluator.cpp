@@ -577,7 +577,12 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             weightZeroPoints(o.getWeight()),
             o.getOneStepRequantization()
                 ? std::optional(QLinearBias{*gridOf(o.getBiasCodesQuantization()),
-                                            *gridOf(o.gridAfterBias()), o.getBiasFirst()})
+                                            *gridOf(o.gridAfterBias()), o.getBiasFirst(),
+                                            gridOf(o.getResidualQuantization()),
+                                            o.getResidualQuantization()
+                                                ? gridOf(o.gridAfterResidual())
+                                                : std::nullopt,
+                                            o.getResidualFirst()})
                 : std::nullopt);
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);

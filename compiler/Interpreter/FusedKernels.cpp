@@ -147,7 +147,20 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   if (qlinearBias && (!bias || !product || !fixed))
     return kernelError("one_step_requantization needs a bias, a product grid and a static input");
   // one_step_requantization: QLinearAdd's constants, the bias's codes.
-  CodeSumConstants add{};
+  CodeSumConstants add{}, residualAdd{};
+  if (qlinearBias && qlinearBias->residual) {
+    if (!residual || residual->numElements() != m * n || !sum || !qlinearBias->afterResidual)
+      return kernelError("one_step_requantization's residual needs a residual, the sum's grid "
+                         "and the grid after it");
+    const Grid &a = qlinearBias->after, &rg = *qlinearBias->residual,
+               &g2 = *qlinearBias->afterResidual;
+    auto f = [](int64_t z) { return static_cast<float>(z); };
+    residualAdd = qlinearBias->residualFirst
+                      ? codeSumConstants(rg.scale, f(rg.zeroPoint), a.scale, f(a.zeroPoint),
+                                         g2.scale, f(g2.zeroPoint))
+                      : codeSumConstants(a.scale, f(a.zeroPoint), rg.scale, f(rg.zeroPoint),
+                                         g2.scale, f(g2.zeroPoint));
+  }
   std::vector<int32_t> biasCodes;
   if (qlinearBias) {
     const Grid &b = qlinearBias->biasCodes, &g = qlinearBias->after;
@@ -206,6 +219,21 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
             qlinearBias->biasFirst
                 ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, 0), add, 0)
                 : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, 0), add, 0);
+        if (qlinearBias->residual) {
+          // QLinearAdd of the residual's code to the sum's.
+          const Grid &rg = *qlinearBias->residual, &g2 = *qlinearBias->afterResidual;
+          const float rc = std::clamp(std::nearbyint(residual->as<float>()[r * n + j] / rg.scale) +
+                                          static_cast<float>(rg.zeroPoint),
+                                      0.f, 255.f);
+          const int32_t qr = static_cast<int32_t>(rc);
+          const int32_t total = qlinearBias->residualFirst
+                                    ? qlinearAddCode(qr, qlinearAddTerm(sumCode, residualAdd, 0),
+                                                     residualAdd, 0)
+                                    : qlinearAddCode(sumCode, qlinearAddTerm(qr, residualAdd, 0),
+                                                     residualAdd, 0);
+          out[r * n + j] = static_cast<float>(total - g2.zeroPoint) * g2.scale;
+          continue;
+        }
         const float v = static_cast<float>(sumCode - g.zeroPoint) * g.scale;
         out[r * n + j] = sum ? sum->round(v) : v;
         continue;
@@ -218,7 +246,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       out[r * n + j] = sum ? sum->round(v) : v;
     }
   }
-  return residualAndActivation(std::move(y), residual, act);
+  return residualAndActivation(std::move(y),
+                               qlinearBias && qlinearBias->residual ? nullptr : residual, act);
 }
 
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,

@@ -186,6 +186,9 @@ Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q);
 struct QLinearBias {
   Grid biasCodes, after;
   bool biasFirst = false; // the bias is QLinearAdd's first operand
+  /// residual_quantization: the residual's grid and the one after it.
+  std::optional<Grid> residual, afterResidual;
+  bool residualFirst = false;
 };
 /// quantized_linear: s8 weights (zero points 0), or u8 ones with
 /// `weightZeroPoints` (one, or one per column).

@@ -39,6 +39,8 @@ struct LinearParts {
       geluProductQuantization;
   /// quantized_linear only: that GELU's constants for 1 and 1/2.
   FloatAttr geluOne, geluHalf;
+  /// quantized_linear only: the residual was its Add's first operand.
+  bool residualFirst = false;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -71,6 +73,8 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
          {std::pair("gelu_one", p.geluOne), std::pair("gelu_half", p.geluHalf)})
       if (constant)
         attrs.push_back(rewriter.getNamedAttr(name, constant));
+    if (p.residualFirst)
+      attrs.push_back(rewriter.getNamedAttr("residual_first", rewriter.getUnitAttr()));
   }
   p.act.appendTo(rewriter, attrs);
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
@@ -115,6 +119,7 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getGeluProductQuantizationAttr()};
   p.geluOne = op.getGeluOneAttr();
   p.geluHalf = op.getGeluHalfAttr();
+  p.residualFirst = op.getResidualFirst();
   return p;
 }
 
@@ -284,6 +289,8 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
           p.biasQuantization = outputGrid(lin);
         rewriter.setInsertionPoint(add);
         p.residual = b;
+        // (The order onnxruntime's QLinearAdd rounds in.)
+        p.residualFirst = !p.activationQuantization.empty() && b == add.getLhs();
         FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
         if (failed(fused))
           return failure();

@@ -263,10 +263,16 @@ void linearInQLinearSteps(QuantizedLinearOp op,
   op.setOneStepRequantization(true);
   op.setBiasCodesQuantizationAttr(codes);
   op.setBiasFirst(constant->hasAttr(kCodesFirst));
+  // A residual on a u8 grid between u8 grids: its codes added likewise.
+  if (op.getResidual() && op.getBiasQuantization() && u8(op.gridAfterResidual()))
+    if (std::optional<quant::UniformQuantizedType> r = lastGridOf(op.getResidual());
+        r && isU8Grid(*r))
+      op.setResidualQuantizationAttr(TypeAttr::get(*r));
   if (accepts && !accepts(op)) {
     op.removeOneStepRequantizationAttr();
     op.removeBiasCodesQuantizationAttr();
     op.removeBiasFirstAttr();
+    op.removeResidualQuantizationAttr();
   }
 }
 

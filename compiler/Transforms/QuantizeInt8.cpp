@@ -440,7 +440,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         /*gelu_product_quantization=*/TypeAttr(), /*gelu_one=*/b.getF32FloatAttr(1.f),
         /*gelu_half=*/b.getF32FloatAttr(0.5f), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), /*one_step_requantization=*/UnitAttr(),
-        /*bias_codes_quantization=*/TypeAttr(), /*bias_first=*/UnitAttr());
+        /*bias_codes_quantization=*/TypeAttr(), /*bias_first=*/UnitAttr(),
+        /*residual_quantization=*/TypeAttr(), /*residual_first=*/UnitAttr());
     EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = op.getWeight().getDefiningOp();
     Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;

@@ -1116,14 +1116,14 @@ class Samples:
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,weight,form,kernel", [
-    ("QUInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QUInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +product codes +bias codes +requantize"),
     ("QInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
-    ("QUInt8", "QUInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in, u8 weights] +rounded product +bias +requantize"),
+    ("QUInt8", "QUInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in, u8 weights] +product codes +bias codes +requantize"),
     ("QUInt16", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
     ("QInt16", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
-    ("QUInt8", "QInt8", "contrib", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QUInt8", "QInt8", "contrib", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +product codes +bias codes +requantize"),
     ("QUInt16", "QInt8", "contrib", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
-    ("QUInt8", "QInt8", "f32 weight", "gemm.int8.avx512vnni[64x260x384, static, u8 in] +rounded product +bias +requantize")])
+    ("QUInt8", "QInt8", "f32 weight", "gemm.int8.avx512vnni[64x260x384, static, u8 in] +product codes +bias codes +requantize")])
 def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weight, form,
                                                 kernel):
     """A quantize_static (QDQ) layer: with 8-bit activations and s8 weights
@@ -1136,7 +1136,10 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     run the same kernel once per byte of the codes, reading both byte
     planes of their quantize step. Either way
     the output, requantized by the model's own Q/DQ, is within one unit of
-    its scale from onnxruntime's. Other forms of the same model: "contrib"
+    its scale from onnxruntime's; with u8 activations the MatMul and the
+    bias Add compute as onnxruntime's QLinearMatMul and QLinearAdd
+    (one_step_requantization: "+product codes +bias codes") and the
+    output equals onnxruntime's bit for bit. Other forms of the same model: "contrib"
     written with onnxruntime's own com.microsoft Q/DQ ops
     (UseQDQContribOps), which nunc takes as the ai.onnx ones; "f32 weight"
     with the weight kept in f32 behind its own QuantizeLinear ->
@@ -1180,6 +1183,8 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     assert float(np.abs(outs["y"] - plain).max()) <= bound
     if "16" not in activation:
         assert float(np.abs(outs["y"] - optimized).max()) <= bound
+        if "product codes" in kernel:
+            np.testing.assert_array_equal(outs["y"], optimized)
     else:  # nunc run compiles for this host as nunc compile does
         r = nunc("run", tmp_path / "q.onnx", "--random-inputs", "-o", tmp_path / "run.npz",
                  "--explain")
@@ -1273,7 +1278,7 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     assert sum(k.startswith("attention.avx512vnni[") and
                k.endswith(" u8 q k v +mask +5 grids +qlinear steps") for k in kernels) == 6, kernels
     assert sum(k.startswith("gemm.int8.avx512vnni[16x384x384, static, u8 in]") and
-               k.endswith("+rounded product +bias -> u8") for k in kernels) == 18, kernels
+               k.endswith("+product codes +bias codes -> u8") for k in kernels) == 18, kernels
     assert not any(k["op"] in ("nunc.softmax", "nunc.matmul", "nunc.transpose")
                    for k in manifest["kernels"]), kernels
     # GELU with the grids of its three pairs runs in FFN1's epilogue, after

@@ -1452,9 +1452,15 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
                           "scale:zp>";
   if (!(u8Input || element.isF32()) || (getBias() && !elementOf(getBias()).isF32()))
     return emitError() << "input and bias must be f32";
-  if ((getBiasCodesQuantization() || getBiasFirst()) && !getOneStepRequantization())
-    return emitError() << "bias_codes_quantization and bias_first go with "
-                          "one_step_requantization";
+  if ((getBiasCodesQuantization() || getBiasFirst() || getResidualQuantization()) &&
+      !getOneStepRequantization())
+    return emitError() << "bias_codes_quantization, bias_first and residual_quantization go "
+                          "with one_step_requantization";
+  if (getResidualQuantization() &&
+      (!getResidual() || !isU8Activation(*getResidualQuantization()) ||
+       !getBiasQuantization() || !isU8Activation(gridAfterResidual().value_or(Type()))))
+    return emitError() << "residual_quantization needs a residual, u8 grids on it, on the "
+                          "bias's sum (bias_quantization) and right after it";
   if (getOneStepRequantization()) {
     // onnxruntime's QLinearMatMul and QLinearAdd: u8 codes at each step.
     auto u8 = [](std::optional<Type> g) { return g && isU8Activation(*g); };

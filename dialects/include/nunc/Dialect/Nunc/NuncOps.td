@@ -803,7 +803,13 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     s_p)), then the bias's code added to it as QLinearAdd adds codes
     (codeSumConstants; `bias_first`: the bias was the Add's first operand,
     QLinearAdd's A, else its second) onto that grid, whose value goes on
-    through the rest of the epilogue.
+    through the rest of the epilogue. With `residual_quantization` too (the
+    u8 grid the residual's values lie on; the bias's grid is then
+    bias_quantization) the residual's code is added to that sum's code as
+    QLinearAdd adds them (`residual_first`: the residual was the Add's
+    first operand) onto the grid right after the residual
+    (gridAfterResidual). nunc-fuse-linear sets `residual_first` wherever
+    it takes a residual from an Add's first operand.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -824,7 +830,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                        activationAttrs,
                        (ins UnitAttr:$one_step_requantization,
                             OptionalAttr<TypeAttr>:$bias_codes_quantization,
-                            UnitAttr:$bias_first));
+                            UnitAttr:$bias_first,
+                            OptionalAttr<TypeAttr>:$residual_quantization,
+                            UnitAttr:$residual_first));
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it
@@ -843,6 +851,16 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
         return getBiasQuantization();
       if (getResidual())
         return std::nullopt;
+      if (getActivationInputQuantization())
+        return getActivationInputQuantization();
+      if (getActivation() != "none")
+        return std::nullopt;
+      return getOutputQuantization();
+    }
+    /// The grid that rounds the sum right after the residual:
+    /// activation_input_quantization, else (no activation)
+    /// output_quantization; none.
+    std::optional<::mlir::Type> gridAfterResidual() {
       if (getActivationInputQuantization())
         return getActivationInputQuantization();
       if (getActivation() != "none")
