@@ -5,7 +5,8 @@
 // run here by name), fold all of it into one quantized_linear:
 // product_quantization rounds the product before the bias,
 // bias_quantization the sum before the residual, output_quantization the
-// result. Scales are powers of two, so
+// result; the residual, the Add's first operand here, is `residual_first`
+// (the order onnxruntime's QLinearAdd rounds in). Scales are powers of two, so
 // the f32 MatMul of the QDQ graph is exact too: the reference evaluator and
 // the compiled library give identical outputs for both forms.
 // RUN: nunc-opt %s --nunc-fuse-linear --nunc-fuse-quantize-dequantize --nunc-fuse-linear --nunc-fuse-quantize-dequantize --nunc-fuse-linear --nunc-fuse-quantize-dequantize -o %t.fused.mlir
@@ -16,7 +17,7 @@
 // RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(x[k], a[k]) for x in (b, c) for k in ('y', 'r')]; assert len(np.unique(a['y'])) > 8 and len(np.unique(a['r'])) > 8" %t.ref.npz %t.fused.npz %t.jit.npz
 
 // CHECK: nunc.quantized_linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<3xf32> {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, output_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>, product_quantization = !quant.uniform<u8:f32, 6.250000e-02:128>}
-// CHECK: nunc.quantized_linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<3xf32> residual %{{.*}} : tensor<16x3xf32> {activation_quantization = "static", bias_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>, input_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, output_quantization = !quant.uniform<u8:f32, 2.500000e-01:100>, product_quantization = !quant.uniform<u8:f32, 6.250000e-02:128>}
+// CHECK: nunc.quantized_linear %{{.*}}, %{{.*}} bias %{{.*}} : tensor<3xf32> residual %{{.*}} : tensor<16x3xf32> {activation_quantization = "static", bias_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>, input_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, output_quantization = !quant.uniform<u8:f32, 2.500000e-01:100>, product_quantization = !quant.uniform<u8:f32, 6.250000e-02:128>, residual_first}
 // CHECK-NOT: nunc.add
 // CHECK-NOT: nunc.fake_quantize
 func.func @main(%x: tensor<16x7xf32> {nunc.name = "x"}, %res: tensor<16x3xf32> {nunc.name = "res"}) -> (tensor<16x3xf32> {nunc.name = "y"}, tensor<16x3xf32> {nunc.name = "r"}) {

@@ -3,6 +3,7 @@
 #include "AmxEmulator.h"
 #include "Int8GemmKernel.h"
 #include "Kernels.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "QuantizeRowsKernel.h"
 
 #include "gtest/gtest.h"
@@ -485,6 +486,98 @@ TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
             ASSERT_EQ(out[i], fakeQuantizeValue(got[i], 2 * step, 0, -128, 127) +
                                   ops.residual[i])
                 << "at " << i / n << ", " << i % n;
+        }
+}
+
+/// quantized_linear's one_step_requantization (Int8GemmConfig::qlinearBias):
+/// the product's code in one multiply (onnxruntime's QLinearMatMul), the
+/// bias's code added as its QLinearAdd adds codes, in either operand
+/// order, and with a residual on a grid its code added likewise (either
+/// order): equal bit for bit to those steps on the exact sums (the shared
+/// helpers of nunc/Dialect/Nunc/OneStepRequantization.h, which the
+/// evaluator uses too). Grids with zero points, both ends reached; rows of
+/// one to three vectors with tails.
+TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  std::mt19937 rng(61);
+  for (int64_t m : {1, 17, 45})
+    for (int64_t n : {7, 49, 129})
+      for (int64_t k : {3, 129})
+        for (int order = 0; order < 4; ++order) {
+          const bool biasFirst = order & 1, residualFirst = order & 2;
+          SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
+                       std::to_string(k) + (biasFirst ? " bias first" : "") +
+                       (residualFirst ? " residual first" : ""));
+          RandomOperands ops(m, n, k, isa, /*perRow=*/false, 37, 0.013f, rng);
+          // The exact sums (less the zero point's term): unit scales, no bias.
+          RandomOperands unit = ops;
+          unit.scales.assign(n, 1.f);
+          std::vector<float> acc(m * n);
+          unit.run(ops.config(), std::vector<float>(n, 0.f), acc.data());
+          float lo = 0, hi = 0;
+          for (int64_t i = 0; i < m * n; ++i) {
+            lo = std::min(lo, acc[i] * ops.scales[i % n]);
+            hi = std::max(hi, acc[i] * ops.scales[i % n]);
+          }
+          // The product's grid: the lowest value ~20 steps below code 0.
+          const float sp = std::max((hi - lo) / 250.f, 1e-4f), sb = sp * 0.7f, sg = sp * 1.3f,
+                      sr = sp * 0.9f, s2 = sp * 1.7f;
+          const int32_t zp = std::clamp(static_cast<int32_t>(std::nearbyint(-lo / sp)) - 20, 0, 255),
+                        zb = 120, zg = 90, zr = 140, z2 = 110;
+          auto f = [](int32_t z) { return static_cast<float>(z); };
+          const CodeSumConstants add = biasFirst ? codeSumConstants(sb, f(zb), sp, f(zp), sg, f(zg))
+                                                 : codeSumConstants(sp, f(zp), sb, f(zb), sg, f(zg));
+          const CodeSumConstants radd = residualFirst
+                                            ? codeSumConstants(sr, f(zr), sg, f(zg), s2, f(z2))
+                                            : codeSumConstants(sg, f(zg), sr, f(zr), s2, f(z2));
+          std::vector<int32_t> biasCodes(n), residualCodes(m * n);
+          std::vector<float> columns(n);
+          RandomOperands q = ops;
+          for (int64_t j = 0; j < n; ++j) {
+            biasCodes[j] = static_cast<int32_t>(rng() % 256);
+            q.scales[j] = ops.scales[j] / sp; // fl(fl(s_x s_w) / s_p)
+            columns[j] = biasFirst ? f(biasCodes[j]) : qlinearAddTerm(biasCodes[j], add, 0);
+          }
+          for (int64_t i = 0; i < m * n; ++i) {
+            residualCodes[i] = static_cast<int32_t>(rng() % 256);
+            q.residual[i] = f(residualCodes[i] - zr) * sr;
+          }
+          for (bool withResidual : {false, true}) {
+            Int8GemmConfig cfg = q.config();
+            cfg.bias = true;
+            cfg.residual = withResidual;
+            cfg.qlinearBias = Int8GemmConfig::QLinearBias{zp, add.ratioA, sg, zg, biasFirst,
+                                                          add.ratioB, add.fixed};
+            if (withResidual)
+              cfg.qlinearBias->residual = Int8GemmConfig::QLinearBias::Residual{
+                  sr, zr, residualFirst, radd.ratioA, radd.ratioB, radd.fixed, s2, z2};
+            std::vector<float> got(m * n);
+            q.run(cfg, columns, got.data());
+            int64_t ends = 0;
+            for (int64_t i = 0; i < m * n; ++i) {
+              const int64_t j = i % n;
+              const int32_t code =
+                  qlinearMatMulCode(static_cast<int32_t>(acc[i]), q.scales[j], zp);
+              ends += code == 0 || code == 255;
+              const int32_t sum =
+                  biasFirst ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, 0), add, 0)
+                            : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, 0), add, 0);
+              float want = f(sum - zg) * sg;
+              if (withResidual) {
+                const int32_t r = residualCodes[i];
+                const int32_t total =
+                    residualFirst ? qlinearAddCode(r, qlinearAddTerm(sum, radd, 0), radd, 0)
+                                  : qlinearAddCode(sum, qlinearAddTerm(r, radd, 0), radd, 0);
+                want = f(total - z2) * s2;
+              }
+              ASSERT_EQ(got[i], want) << "at " << i / n << ", " << j
+                                      << (withResidual ? " with the residual" : "");
+            }
+            if (m * n > 300)
+              EXPECT_GT(ends, 0) << "the product's codes reach an end of the grid";
+          }
         }
 }
 
