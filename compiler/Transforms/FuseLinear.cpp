@@ -41,6 +41,10 @@ struct LinearParts {
   FloatAttr geluOne, geluHalf;
   /// quantized_linear only: the residual was its Add's first operand.
   bool residualFirst = false;
+  /// quantized_linear only: the grid of a QDQ model's bias codes, and
+  /// whether the bias was its Add's first operand.
+  TypeAttr biasCodesQuantization;
+  bool biasFirst = false;
 };
 
 FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
@@ -75,6 +79,10 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
         attrs.push_back(rewriter.getNamedAttr(name, constant));
     if (p.residualFirst)
       attrs.push_back(rewriter.getNamedAttr("residual_first", rewriter.getUnitAttr()));
+    if (p.biasCodesQuantization)
+      attrs.push_back(rewriter.getNamedAttr("bias_codes_quantization", p.biasCodesQuantization));
+    if (p.biasFirst)
+      attrs.push_back(rewriter.getNamedAttr("bias_first", rewriter.getUnitAttr()));
   }
   p.act.appendTo(rewriter, attrs);
   return createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
@@ -120,6 +128,8 @@ LinearParts partsOf(QuantizedLinearOp op) {
   p.geluOne = op.getGeluOneAttr();
   p.geluHalf = op.getGeluHalfAttr();
   p.residualFirst = op.getResidualFirst();
+  p.biasCodesQuantization = op.getBiasCodesQuantizationAttr();
+  p.biasFirst = op.getBiasFirst();
   return p;
 }
 
@@ -267,12 +277,12 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
         if (std::optional<Tensor> bias = biasVector(b, n, 1.f)) {
           rewriter.setInsertionPoint(add);
           p.bias = constantOf(rewriter, loc, *bias, "bias");
-          // (The same values: a QDQ model's bias keeps its codes' grid, and
-          // which operand of the Add it was.)
-          if (Operation *def = b.getDefiningOp(); def && def->hasAttr(kCodesGrid)) {
-            p.bias.getDefiningOp()->setAttr(kCodesGrid, def->getAttr(kCodesGrid));
-            if (b == add.getLhs())
-              p.bias.getDefiningOp()->setAttr(kCodesFirst, rewriter.getUnitAttr());
+          // A QDQ model's bias: the grid of its codes and which operand of
+          // the Add it was (the order onnxruntime's QLinearAdd rounds in).
+          if (Operation *def = b.getDefiningOp();
+              def && def->hasAttr(kCodesGrid) && !p.activationQuantization.empty()) {
+            p.biasCodesQuantization = def->getAttrOfType<TypeAttr>(kCodesGrid);
+            p.biasFirst = b == add.getLhs();
           }
           FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
           if (failed(fused))

@@ -231,10 +231,10 @@ void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionO
 }
 
 /// A QDQ model's MatMul and bias Add between pairs (a static u8 input, a
-/// u8 product grid, a bias constant of u8 codes (kCodesGrid) and a u8 grid
-/// right after it): one_step_requantization and the bias's grid, where
-/// `accepts` (the target's kernel) takes it. Not in models quantized with
-/// s8 activations.
+/// u8 product grid, a bias of u8 codes (bias_codes_quantization) and a u8
+/// grid right after it): one_step_requantization (and a residual's grid),
+/// where `accepts` (the target's kernel) takes it. Not in models quantized
+/// with s8 activations.
 void linearInQLinearSteps(QuantizedLinearOp op,
                           const std::function<bool(QuantizedLinearOp)> &accepts) {
   auto u8 = [](std::optional<Type> t) {
@@ -247,8 +247,7 @@ void linearInQLinearSteps(QuantizedLinearOp op,
       !u8(op.gridAfterBias()) ||
       op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
     return;
-  auto constant = op.getBias().getDefiningOp<ConstantOp>();
-  auto codes = constant ? constant->getAttrOfType<TypeAttr>(kCodesGrid) : TypeAttr();
+  TypeAttr codes = op.getBiasCodesQuantizationAttr();
   if (!codes || !u8(codes.getValue()))
     return;
   // Every bias value one of the grid's (as folded from its codes).
@@ -261,8 +260,6 @@ void linearInQLinearSteps(QuantizedLinearOp op,
       }))
     return;
   op.setOneStepRequantization(true);
-  op.setBiasCodesQuantizationAttr(codes);
-  op.setBiasFirst(constant->hasAttr(kCodesFirst));
   // A residual on a u8 grid between u8 grids: its codes added likewise.
   if (op.getResidual() && op.getBiasQuantization() && u8(op.gridAfterResidual()))
     if (std::optional<quant::UniformQuantizedType> r = lastGridOf(op.getResidual());
@@ -270,8 +267,6 @@ void linearInQLinearSteps(QuantizedLinearOp op,
       op.setResidualQuantizationAttr(TypeAttr::get(*r));
   if (accepts && !accepts(op)) {
     op.removeOneStepRequantizationAttr();
-    op.removeBiasCodesQuantizationAttr();
-    op.removeBiasFirstAttr();
     op.removeResidualQuantizationAttr();
   }
 }

@@ -1452,10 +1452,10 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
                           "scale:zp>";
   if (!(u8Input || element.isF32()) || (getBias() && !elementOf(getBias()).isF32()))
     return emitError() << "input and bias must be f32";
-  if ((getBiasCodesQuantization() || getBiasFirst() || getResidualQuantization()) &&
-      !getOneStepRequantization())
-    return emitError() << "bias_codes_quantization, bias_first and residual_quantization go "
-                          "with one_step_requantization";
+  if ((getBiasCodesQuantization() || getBiasFirst()) && !getBias())
+    return emitError() << "bias_codes_quantization and bias_first need a bias";
+  if (getResidualQuantization() && !getOneStepRequantization())
+    return emitError() << "residual_quantization goes with one_step_requantization";
   if (getResidualQuantization() &&
       (!getResidual() || !isU8Activation(*getResidualQuantization()) ||
        !getBiasQuantization() || !isU8Activation(gridAfterResidual().value_or(Type()))))

@@ -794,9 +794,12 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     product grid, bias, bias grid, residual, activation input grid,
     activation, output grid.
 
+    `bias_codes_quantization`: the bias's values are the codes of this u8
+    grid, and `bias_first`: the bias was its Add's first operand (a QDQ
+    model's bias Add; nunc-fuse-linear records both).
     `one_step_requantization` (a static u8 input, a product grid, a
-    constant bias whose values lie on the u8 grid `bias_codes_quantization`,
-    and a grid right after the bias: gridAfterBias) computes the product
+    bias on `bias_codes_quantization`, and a grid right after the bias:
+    gridAfterBias) computes the product
     and the bias as onnxruntime runs the QDQ model's MatMul and bias Add
     (QLinearMatMul, then QLinearAdd): the product's code from the exact s32
     sum in one multiply (qlinearMatMulCode, multiplier fl(fl(s_x s_w[n]) /

@@ -71,12 +71,9 @@ std::string describeLocation(Location loc);
 inline constexpr llvm::StringLiteral kSignedActivationCodes = "nunc.signed_activation_codes";
 /// On a nunc.constant folded from a per-tensor u8 DequantizeLinear that an
 /// Add reads (a QDQ model's bias): the grid whose codes its values are,
-/// which onnxruntime's QLinearAdd adds (quantized_linear's
-/// bias_codes_quantization; nunc-one-step-requantization reads it).
+/// which onnxruntime's QLinearAdd adds (nunc-fuse-linear makes it the
+/// quantized_linear's bias_codes_quantization).
 inline constexpr llvm::StringLiteral kCodesGrid = "nunc.codes_grid";
-/// With kCodesGrid, on a bias nunc-fuse-linear took from an Add's first
-/// operand (QLinearAdd's A: the order its sum rounds in).
-inline constexpr llvm::StringLiteral kCodesFirst = "nunc.codes_first";
 
 /// The grid an f32 value's producer rounds it to last, so that it holds
 /// only that grid's values (a QDQ model's conv output, or an elementwise
