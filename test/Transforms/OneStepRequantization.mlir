@@ -276,3 +276,29 @@ func.func @attention_signed_model(%q: tensor<1x4x8x!quant.uniform<u8:f32, 0.04:1
   %c = nunc.attention %q, %k, %v {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627:40>, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x4x8x!quant.uniform<u8:f32, 0.04:128>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.035:100>>, tensor<1x5x8x!quant.uniform<u8:f32, 0.02:37>> -> tensor<1x4x8xf32>
   return %b, %c : tensor<1x4x8xf32>, tensor<1x4x8xf32>
 }
+
+// -----
+
+// A QDQ model's MatMul and bias Add between u8 pairs (bias codes on their
+// grid): onnxruntime's QLinearMatMul and QLinearAdd
+// (one_step_requantization); its residual on a u8 grid (a fake_quantize)
+// added likewise (residual_quantization). Not: a bias off its codes' grid,
+// no product grid.
+// CHECK-LABEL: func.func @qlinear_gemms(
+// CHECK: nunc.quantized_linear {{.*}}bias_codes_quantization{{.*}}one_step_requantization{{.*}}u8_output
+// CHECK: nunc.quantized_linear {{.*}}bias_first{{.*}}one_step_requantization{{.*}}residual_quantization = !quant.uniform<u8:f32, 2.500000e-01:128>
+// CHECK: nunc.quantized_linear
+// CHECK-NOT: one_step_requantization
+// CHECK: return
+func.func @qlinear_gemms(%x: tensor<4x3xf32>, %r: tensor<4x2xf32>) -> (tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
+  %off = nunc.constant dense<[-0.5, 0.3]> : tensor<2xf32>
+  %rq = nunc.fake_quantize %r {quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<4x2xf32> -> tensor<4x2xf32>
+  %a = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>, u8_output} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+  %c = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> residual %rq : tensor<4x2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, bias_first, bias_quantization = !quant.uniform<u8:f32, 0.25:90>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.5:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  %d = nunc.quantized_linear %x, %qw bias %off : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  %e = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return %a, %c, %d, %e : tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}

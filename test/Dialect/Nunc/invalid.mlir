@@ -1444,6 +1444,37 @@ func.func @attention_columns_outside_the_operand(%x: tensor<1x3x6xf32>) {
 
 // -----
 
+func.func @linear_one_step_without_product_grid(%x: tensor<4x3xf32>) {
+  %w = nunc.constant dense<1> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<0.25> : tensor<2xf32>
+  // expected-error @+1 {{one_step_requantization needs a static u8 input, u8 product_quantization, a bias on bias_codes_quantization (u8) and a u8 grid right after the bias}}
+  %a = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:100>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @linear_residual_grid_without_one_step(%x: tensor<4x3xf32>, %r: tensor<4x2xf32>) {
+  %w = nunc.constant dense<1> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  // expected-error @+1 {{residual_quantization goes with one_step_requantization}}
+  %a = nunc.quantized_linear %x, %qw residual %r : tensor<4x2xf32> {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:10>, residual_quantization = !quant.uniform<u8:f32, 0.25:10>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @linear_bias_codes_without_bias(%x: tensor<4x3xf32>) {
+  %w = nunc.constant dense<1> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  // expected-error @+1 {{bias_codes_quantization and bias_first need a bias}}
+  %a = nunc.quantized_linear %x, %qw {activation_quantization = "static", bias_first, input_quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 func.func @attention_qlinear_on_floats(%x: tensor<1x3x8xf32>) {
   // expected-error @+1 {{qlinear_arithmetic needs u8 query, key and value codes}}
   %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 0.015625:114>, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, qlinear_arithmetic, scale = 0.5 : f32, scaled_quantization = !quant.uniform<u8:f32, 0.0625:120>, scores_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
