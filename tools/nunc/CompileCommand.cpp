@@ -203,9 +203,11 @@ cl::opt<bool> elementwiseChains(
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> oneStepRequantization(
     "one-step-requantization",
-    cl::desc("Compute the u8 codes an int8 convolution hands to the next one as onnxruntime's "
-             "QLinearConv does: its sum plus the bias on the sum's grid, times one scale, "
-             "rounded (default on; --one-step-requantization=false rounds the f32 result, "
+    cl::desc("Compute a QDQ model's u8 codes as onnxruntime's kernels do: an int8 "
+             "convolution's as QLinearConv (its sum plus the bias on the sum's grid, times one "
+             "scale, rounded), a GEMM's as QLinearMatMul and QLinearAdd, attention's as "
+             "QLinearMatMul, QLinearAdd and QLinearSoftmax "
+             "(default on; --one-step-requantization=false rounds the f32 result, "
              "scaled sum plus bias, to its grid by an exact division: a code apart where the two "
              "straddle a rounding boundary)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
