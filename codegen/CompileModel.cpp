@@ -2333,8 +2333,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       if (std::optional<Type> rt = ql.getResidualQuantization()) {
         auto rg = cast<quant::UniformQuantizedType>(*rt);
         auto g2 = cast<quant::UniformQuantizedType>(*ql.gridAfterResidual());
-        const float sr = static_cast<float>(rg.getScale()), zr = static_cast<float>(rg.getZeroPoint()),
-                    s2 = static_cast<float>(g2.getScale()), z2 = static_cast<float>(g2.getZeroPoint());
+        const float sr = static_cast<float>(rg.getScale()),
+                    zr = static_cast<float>(rg.getZeroPoint()),
+                    s2 = static_cast<float>(g2.getScale()),
+                    z2 = static_cast<float>(g2.getZeroPoint());
         const bool rFirst = ql.getResidualFirst();
         const CodeSumConstants radd = rFirst ? codeSumConstants(sr, zr, sg, zg, s2, z2)
                                              : codeSumConstants(sg, zg, sr, zr, s2, z2);

@@ -454,20 +454,29 @@ private:
   Address vColumnTerms(int64_t d) { return ptr[r12 + (c.keys * c.headDim + tp + d) * 4]; }
 
   /// eax = the sum of v's s32 lanes (v is clobbered; t: a temporary).
-  void horizontalSumToEax(const Vmm &v, const Vmm &t) {
+  void horizontalSumToEax(const Vmm &v, const Vmm &t) { horizontalToEax(v, t, /*max=*/false); }
+  /// eax = the s32 sum (or, `max`, the signed maximum) of v's lanes (v and
+  /// t clobbered).
+  void horizontalToEax(const Vmm &v, const Vmm &t, bool max) {
     const Xmm xv(v.getIdx()), xt(t.getIdx());
+    auto combine = [&](const auto &a, const auto &b) {
+      if (max)
+        vpmaxsd(a, a, b);
+      else
+        vpaddd(a, a, b);
+    };
     if constexpr (kAvx512) {
       vextracti64x4(Ymm(t.getIdx()), v, 1);
-      vpaddd(Ymm(v.getIdx()), Ymm(v.getIdx()), Ymm(t.getIdx()));
+      combine(Ymm(v.getIdx()), Ymm(t.getIdx()));
       vextracti32x4(xt, Ymm(v.getIdx()), 1);
     } else {
       vextracti128(xt, v, 1);
     }
-    vpaddd(xv, xv, xt);
+    combine(xv, xt);
     vpshufd(xt, xv, 0x4e);
-    vpaddd(xv, xv, xt);
+    combine(xv, xt);
     vpshufd(xt, xv, 0xb1);
-    vpaddd(xv, xv, xt);
+    combine(xv, xt);
     vmovd(eax, xv);
   }
 
@@ -1017,18 +1026,10 @@ private:
         vmovdqu32(mx, ptr[at(r, 0)]);
         for (int64_t i = 1; i < n; ++i)
           vpmaxsd(mx, mx, ptr[at(r, i * kLanes * 4)]);
-        vextracti64x4(Ymm(t.getIdx()), mx, 1);
-        vpmaxsd(Ymm(mx.getIdx()), Ymm(mx.getIdx()), Ymm(t.getIdx()));
-        vextracti32x4(Xmm(t.getIdx()), Ymm(mx.getIdx()), 1);
-        vpmaxsd(Xmm(mx.getIdx()), Xmm(mx.getIdx()), Xmm(t.getIdx()));
-        vpshufd(Xmm(t.getIdx()), Xmm(mx.getIdx()), 0x4e);
-        vpmaxsd(Xmm(mx.getIdx()), Xmm(mx.getIdx()), Xmm(t.getIdx()));
-        vpshufd(Xmm(t.getIdx()), Xmm(mx.getIdx()), 0xb1);
-        vpmaxsd(Xmm(mx.getIdx()), Xmm(mx.getIdx()), Xmm(t.getIdx()));
-        vpbroadcastd(mx, Xmm(mx.getIdx()));
-        mov(eax, 255);
-        vpbroadcastd(t, eax);
-        vpsubd(mx, t, mx); // 255 - max
+        horizontalToEax(mx, t, /*max=*/true);
+        neg(eax);
+        add(eax, 255);
+        vpbroadcastd(mx, eax); // 255 - max
         for (int64_t i = 0; i < n; ++i) {
           vpaddd(y, mx, ptr[at(r, i * kLanes * 4)]);
           vmovdqu32(ptr[at(r, i * kLanes * 4)], y);

@@ -1651,7 +1651,8 @@ private:
           vmaxps(temp(0), temp(0), constAddr(0.f));
           vminps(temp(0), temp(0), constAddr(255.f));
           // fma(a, rA, fma(b, rB, F)), a the first operand's code.
-          const Vmm &first = rq.residualFirst ? temp(0) : x, &second = rq.residualFirst ? x : temp(0);
+          const Vmm &first = rq.residualFirst ? temp(0) : x,
+                    &second = rq.residualFirst ? x : temp(0);
           loadConstant(temp(1), rq.ratioB);
           vfmadd213ps(second, temp(1), constAddr(rq.fixed));
           loadConstant(temp(1), rq.ratioA);

@@ -203,7 +203,8 @@ void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionO
     auto q = t ? dyn_cast<quant::UniformQuantizedType>(*t) : nullptr;
     return q && isU8Grid(q);
   };
-  if (op.getQlinearArithmetic() || !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getQuery())) ||
+  if (op.getQlinearArithmetic() ||
+      !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getQuery())) ||
       !u8(op.getScoresQuantization()) || !u8(op.getScaledQuantization()) ||
       !u8(op.getProbsQuantization()) || !u8(op.getOutputQuantization()))
     return;

@@ -524,11 +524,13 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
           // The product's grid: the lowest value ~20 steps below code 0.
           const float sp = std::max((hi - lo) / 250.f, 1e-4f), sb = sp * 0.7f, sg = sp * 1.3f,
                       sr = sp * 0.9f, s2 = sp * 1.7f;
-          const int32_t zp = std::clamp(static_cast<int32_t>(std::nearbyint(-lo / sp)) - 20, 0, 255),
-                        zb = 120, zg = 90, zr = 140, z2 = 110;
+          const int32_t zp =
+              std::clamp(static_cast<int32_t>(std::nearbyint(-lo / sp)) - 20, 0, 255);
+          const int32_t zb = 120, zg = 90, zr = 140, z2 = 110;
           auto f = [](int32_t z) { return static_cast<float>(z); };
-          const CodeSumConstants add = biasFirst ? codeSumConstants(sb, f(zb), sp, f(zp), sg, f(zg))
-                                                 : codeSumConstants(sp, f(zp), sb, f(zb), sg, f(zg));
+          const CodeSumConstants add = biasFirst
+                                           ? codeSumConstants(sb, f(zb), sp, f(zp), sg, f(zg))
+                                           : codeSumConstants(sp, f(zp), sb, f(zb), sg, f(zg));
           const CodeSumConstants radd = residualFirst
                                             ? codeSumConstants(sr, f(zr), sg, f(zg), s2, f(z2))
                                             : codeSumConstants(sg, f(zg), sr, f(zr), s2, f(z2));

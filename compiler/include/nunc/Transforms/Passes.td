@@ -495,7 +495,7 @@ def FuseConvActivationQuantization
 }
 
 def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp"> {
-  let summary = "Computes a QDQ model's u8 codes as onnxruntime's kernels do (convs, GEMMs, attention)";
+  let summary = "Computes a QDQ model's u8 codes as onnxruntime's kernels do";
   let description = [{
     Target lowering for static int8 CNNs, after the u8 handovers
     (nunc-fuse-conv-activation-quantization). A quantized_conv whose
