@@ -2323,8 +2323,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                          : codeSumConstants(sp, zp, sb, zb, sg, zg);
       for (int64_t j = 0; j < l->n; ++j) {
         scales[j] = scales[j] / sp;
-        const float code = std::clamp(std::nearbyint((*bias)[j] / sb) + zb, 0.f, 255.f);
-        (*bias)[j] = first ? code : qlinearAddTerm(static_cast<int32_t>(code), add, 0);
+        const int32_t code = u8CodeOf((*bias)[j], sb, static_cast<int32_t>(b.getZeroPoint()));
+        (*bias)[j] = first ? static_cast<float>(code) : qlinearAddTerm(code, add, 0);
       }
       cfg.product = x86::Activation();
       cfg.qlinearBias = x86::Int8GemmConfig::QLinearBias{

@@ -219,11 +219,9 @@ private:
   /// round(m / s_b) + z_b (less codeOffset), an exact quotient of a value
   /// on the grid.
   void emitMaskTerm(const Vmm &dst, const Vmm &t) {
-    emitQuotient(t, dst, c.maskGrid.scale);
-    vrndscaleps(t, t, 0x08);
-    vaddps(t, t, constAddr(static_cast<float>(zeroPointOf(c.maskGrid) - codeOffset)));
-    vmaxps(t, t, constAddr(static_cast<float>(-codeOffset)));
-    vminps(t, t, constAddr(static_cast<float>(255 - codeOffset)));
+    emitValueCode(t, dst, c.maskGrid.scale,
+                  static_cast<float>(zeroPointOf(c.maskGrid) - codeOffset),
+                  static_cast<float>(-codeOffset), static_cast<float>(255 - codeOffset));
     vbroadcastss(dst, constScalar(maskSum.fixed));
     vfmadd231ps(dst, t, constAddr(maskSum.ratioB));
   }

@@ -1641,15 +1641,7 @@ private:
             vmovups(temp(2), maskAddr);
             vmaskmovps(temp(1), temp(2), rAddr);
           }
-          // An exact quotient of a value on its grid (within 255 steps).
-          vmaxps(temp(1), temp(1), constAddr(-256.f * rq.scale));
-          vminps(temp(1), temp(1), constAddr(256.f * rq.scale));
-          emitQuotient(temp(0), temp(1), rq.scale);
-          roundHalfEven(temp(0), temp(0));
-          if (rq.zeroPoint)
-            vaddps(temp(0), temp(0), constAddr(static_cast<float>(rq.zeroPoint)));
-          vmaxps(temp(0), temp(0), constAddr(0.f));
-          vminps(temp(0), temp(0), constAddr(255.f));
+          emitValueCode(temp(0), temp(1), rq.scale, static_cast<float>(rq.zeroPoint), 0.f, 255.f);
           // fma(a, rA, fma(b, rB, F)), a the first operand's code.
           const Vmm &first = rq.residualFirst ? temp(0) : x,
                     &second = rq.residualFirst ? x : temp(0);

@@ -296,6 +296,20 @@ protected:
     emitQuotient(t, y, scale);
     vcvtps2dq(y, t);
   }
+  /// q = the code of x, a value on the grid (scale, zp), as a float:
+  /// round_half_even(x / scale) + zp within [lo, hi] (x clobbered: first
+  /// bounded to a step past the codes, so the quotient is exact).
+  template <typename Vmm>
+  void emitValueCode(const Vmm &q, const Vmm &x, float scale, float zp, float lo, float hi) {
+    vmaxps(x, x, constAddr((lo - zp - 1) * scale));
+    vminps(x, x, constAddr((hi - zp + 1) * scale));
+    emitQuotient(q, x, scale);
+    roundHalfEven(q, q);
+    if (zp != 0)
+      vaddps(q, q, constAddr(zp));
+    vmaxps(q, q, constAddr(lo));
+    vminps(q, q, constAddr(hi));
+  }
   /// One-step requantization's codes (onnxruntime's QLinearConv): x, the
   /// scaled sum (its code less the zero point zp, unrounded) within the
   /// activation's codes [lo, hi] less zp, each bound applied where it binds

@@ -1,7 +1,9 @@
 //===- FusedKernels.cpp - reference semantics of the fused ops ------------===//
 //
 // Written as compositions of the plain kernels, so that a fused op means
-// exactly what the ops it replaced meant.
+// exactly what the ops it replaced meant; onnxruntime's QLinear steps
+// (attentionQLinear, quantizedLinear's one step) are written out as its
+// kernels compute them, with the helpers the x86 kernels share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -172,10 +174,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  b.scale, static_cast<float>(b.zeroPoint), g.scale,
                                  static_cast<float>(g.zeroPoint));
     for (int64_t j = 0; j < n; ++j)
-      biasCodes.push_back(static_cast<int32_t>(
-          std::clamp(std::nearbyint(bias->as<float>()[j] / b.scale) +
-                         static_cast<float>(b.zeroPoint),
-                     0.f, 255.f)));
+      biasCodes.push_back(u8CodeOf(bias->as<float>()[j], b.scale,
+                                   static_cast<int32_t>(b.zeroPoint)));
   }
   llvm::SmallVector<int64_t, 6> shape(input.shape());
   shape.back() = n;
@@ -222,10 +222,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
         if (qlinearBias->residual) {
           // QLinearAdd of the residual's code to the sum's.
           const Grid &rg = *qlinearBias->residual, &g2 = *qlinearBias->afterResidual;
-          const float rc = std::clamp(std::nearbyint(residual->as<float>()[r * n + j] / rg.scale) +
-                                          static_cast<float>(rg.zeroPoint),
-                                      0.f, 255.f);
-          const int32_t qr = static_cast<int32_t>(rc);
+          const int32_t qr = u8CodeOf(residual->as<float>()[r * n + j], rg.scale,
+                                      static_cast<int32_t>(rg.zeroPoint));
           const int32_t total = qlinearBias->residualFirst
                                     ? qlinearAddCode(qr, qlinearAddTerm(sumCode, residualAdd, 0),
                                                      residualAdd, 0)
@@ -362,11 +360,9 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
           if (mask) {
             const float m = maskValues.as<float>()[n * maskStrides[0] + h * maskStrides[1] +
                                                    i * maskStrides[2] + j * maskStrides[3]];
-            const float mc = std::clamp(std::nearbyint(m / maskGrid->scale) +
-                                            static_cast<float>(maskGrid->zeroPoint),
-                                        0.f, 255.f);
-            code = qlinearAddCode(
-                code, qlinearAddTerm(static_cast<int32_t>(mc), *sum, offset), *sum, offset);
+            const int32_t mc =
+                u8CodeOf(m, maskGrid->scale, static_cast<int32_t>(maskGrid->zeroPoint));
+            code = qlinearAddCode(code, qlinearAddTerm(mc, *sum, offset), *sum, offset);
           }
           logits[j] = code;
         }

@@ -2,6 +2,7 @@
 
 #include "PatternUtils.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -255,9 +256,9 @@ void linearInQLinearSteps(QuantizedLinearOp op,
   auto grid = cast<quant::UniformQuantizedType>(codes.getValue());
   const float scale = static_cast<float>(grid.getScale());
   std::optional<SmallVector<float>> values = getConstantFloats(op.getBias());
+  const auto zp = static_cast<int32_t>(grid.getZeroPoint());
   if (!values || !llvm::all_of(*values, [&](float b) {
-        const float q = std::nearbyint(b / scale);
-        return q + grid.getZeroPoint() >= 0 && q + grid.getZeroPoint() <= 255 && q * scale == b;
+        return static_cast<float>(u8CodeOf(b, scale, zp) - zp) * scale == b;
       }))
     return;
   op.setOneStepRequantization(true);

@@ -205,6 +205,18 @@ TEST_P(AttentionKernelTest, ReadsPackedOperands) {
   }
 }
 
+/// `count` u8 codes, uniform with runs of 0 and 255 (a tenth each: the
+/// largest products and the grids' ends).
+std::vector<uint8_t> randomCodes(std::mt19937 &rng, size_t count) {
+  std::vector<uint8_t> codes(count);
+  std::uniform_int_distribution<int> code(0, 255), run(0, 9);
+  for (uint8_t &b : codes) {
+    int r = run(rng);
+    b = r == 0 ? 0 : r == 1 ? 255 : static_cast<uint8_t>(code(rng));
+  }
+  return codes;
+}
+
 /// u8 grids (zero point 0..255) as the kernel's FakeQuant and the
 /// evaluator's Grid.
 Activation kernelGrid(float scale, int64_t zeroPoint) {
@@ -407,12 +419,7 @@ TEST_P(AttentionKernelTest, ComputesOnTheU8CodesOfQdqGrids) {
         const int64_t e = c.h * c.d;
         // Codes and their values.
         auto operand = [&](int64_t rows, float step, int64_t zero, Tensor &values) {
-          std::vector<uint8_t> codes(c.b * rows * e);
-          std::uniform_int_distribution<int> code(0, 255), run(0, 9);
-          for (size_t i = 0; i < codes.size(); ++i) {
-            int r = run(rng);
-            codes[i] = r == 0 ? 0 : r == 1 ? 255 : static_cast<uint8_t>(code(rng));
-          }
+          std::vector<uint8_t> codes = randomCodes(rng, c.b * rows * e);
           std::vector<float> f(codes.size());
           for (size_t i = 0; i < codes.size(); ++i)
             f[i] = step * static_cast<float>(codes[i] - zero);
@@ -556,12 +563,7 @@ TEST_P(AttentionKernelTest, ComputesOnnxruntimesQLinearStepsExactly) {
         ASSERT_TRUE(AttentionKernel::supports(cfg, isa)) << "D=" << c.d;
         const int64_t e = c.h * c.d;
         auto codes = [&](std::vector<int64_t> shape) {
-          std::vector<uint8_t> bytes(shape[0] * shape[1] * shape[2]);
-          std::uniform_int_distribution<int> code(0, 255), run(0, 9);
-          for (uint8_t &b : bytes) {
-            int r = run(rng);
-            b = r == 0 ? 0 : r == 1 ? 255 : static_cast<uint8_t>(code(rng));
-          }
+          std::vector<uint8_t> bytes = randomCodes(rng, shape[0] * shape[1] * shape[2]);
           return llvm::cantFail(Tensor::copyOf(DType::U8, shape, bytes.data()));
         };
         Tensor q = codes({c.b, c.s, e}), k = codes({c.b, c.t, e}), v = codes({c.b, c.t, e});

@@ -61,6 +61,14 @@ inline CodeSumConstants codeSumConstants(float sa, float za, float sb, float zb,
   return {ratioA, ratioB, zc - (pa + pb)};
 }
 
+/// The u8 code of a value on the grid (scale, zp): round_half_even(v /
+/// scale) + zp within [0, 255] (the correctly rounded quotient of a value
+/// on the grid is within an ulp of its integer).
+inline int32_t u8CodeOf(float value, float scale, int32_t zp) {
+  const float q = std::nearbyint(value / scale) + static_cast<float>(zp);
+  return static_cast<int32_t>(std::clamp(q, 0.f, 255.f));
+}
+
 /// onnxruntime's QLinearMatMul: the multiplier fl(fl(sa sb) / sy) of an
 /// exact s32 sum of (a - za)(b - zb), and the code it requantizes the sum
 /// to: fl(acc m) within [-zy, 255 - zy], rounded half to even, + zy.
