@@ -526,13 +526,20 @@ bool nativeLinear(LinearOp lin) {
          (!lin.getBias() || matchPattern(lin.getBias(), m_Constant()));
 }
 
+/// The number of elements a LayerNorm normalizes together.
+int64_t layerNormRowSize(LayerNormOp ln) {
+  auto in = cast<RankedTensorType>(ln.getInput().getType());
+  int64_t n = 1;
+  for (int64_t d : in.getShape().drop_front(shape::wrapAxis(ln.getAxis(), in.getRank())))
+    n *= d;
+  return n;
+}
+
 /// Whether the LayerNorm kernel takes this op.
 bool nativeLayerNorm(LayerNormOp ln) {
   auto in = cast<RankedTensorType>(ln.getInput().getType());
   int64_t axis = shape::wrapAxis(ln.getAxis(), in.getRank());
-  int64_t n = 1;
-  for (int64_t d : in.getShape().drop_front(axis))
-    n *= d;
+  const int64_t n = layerNormRowSize(ln);
   auto fullParam = [&](Value v) {
     auto t = cast<RankedTensorType>(v.getType());
     return t.getNumElements() == n && t.getRank() <= in.getRank() - axis;
@@ -1768,14 +1775,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
   }
   if (auto ln = dyn_cast<LayerNormOp>(step.op)) {
     auto in = cast<RankedTensorType>(ln.getInput().getType());
-    int64_t axis = shape::wrapAxis(ln.getAxis(), in.getRank());
-    int64_t n = 1;
-    for (int64_t d : in.getShape().drop_front(axis))
-      n *= d;
+    const int64_t n = layerNormRowSize(ln);
     if (!nativeLayerNorm(ln))
       return false;
     x86::LayerNormConfig cfg{in.getNumElements() / n, n, ln.getEpsilon().convertToFloat(),
-                             static_cast<bool>(ln.getBias())};
+                             static_cast<bool>(ln.getBias()), ln.getOrderedF32Arithmetic()};
     std::unique_ptr<x86::JitKernel> kernel = x86::LayerNormKernel::generate(cfg, isa);
     if (!kernel)
       return ln.emitError("generating the LayerNorm kernel failed (xbyak error ")
@@ -1785,9 +1789,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.results[1]),
                  KernelArg::storage(step.results[2])};
     call.tasks = x86::LayerNormKernel::numTasks(cfg);
-    call.description = llvm::formatv("layer_norm.{0}[{1}x{2}]{3}",
+    call.description = llvm::formatv("layer_norm.{0}[{1}x{2}]{3}{4}",
                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.rows, cfg.n,
-                                     cfg.bias ? " +bias" : "")
+                                     cfg.bias ? " +bias" : "",
+                                     cfg.ordered ? " +ordered f32 steps" : "")
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -3050,6 +3055,10 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       }, [int8](QuantizedLinearOp op) {
         // Every int8 GEMM's epilogue (one for all its ISAs).
         return int8Linear(op, int8).has_value();
+      }, [](LayerNormOp op) {
+        // The LayerNorm kernel (both ISAs) on rows of a multiple of 8.
+        return nativeLayerNorm(op) && x86::LayerNormKernel::supports(
+            {1, layerNormRowSize(op), 0.f, false, /*ordered=*/true});
       }));
     if (failed(pm.run(module)))
       return failure();

@@ -45,7 +45,7 @@ public:
     cmp(r11, 2);
     jb(single, T_NEAR);
     L(pairs);
-    rows(2);
+    c.ordered ? orderedRows(2) : rows(2);
     add(rax, 2 * c.n * 4);
     add(rcx, 2 * c.n * 4);
     add(r8, 2 * 4);
@@ -56,7 +56,7 @@ public:
     L(single);
     test(r11, r11);
     jz(done, T_NEAR);
-    rows(1);
+    c.ordered ? orderedRows(1) : rows(1);
     L(done);
     epilogueReturn(0);
     emitConstants();
@@ -172,11 +172,100 @@ private:
       }
     }
   }
+
+  /// `count` (1 or 2) rows at rax in ordered_f32_arithmetic (n a multiple
+  /// of 8). Registers: f64 mean sums 0-3, f32 square sums 4-5, broadcast
+  /// mean 6-7 and 1/stddev 8-9, temporaries 10-11, scale 12, bias 13.
+  void orderedRows(int count) {
+    const int64_t blocks = c.n / 8;
+    auto rowAt = [&](int r, int64_t offset) { return ptr[rax + r * c.n * 4 + offset]; };
+    Vmm t[2] = {Vmm(10), Vmm(11)};
+    // The mean: 8 f64 lanes (a zmm, or two ymm halves), one chain each.
+    for (int r = 0; r < count; ++r)
+      for (int h = 0; h < 2; ++h)
+        vxorpd(Ymm(2 * r + h), Ymm(2 * r + h), Ymm(2 * r + h));
+    for (int64_t i = 0; i < blocks; ++i)
+      for (int r = 0; r < count; ++r) {
+        if constexpr (kAvx512) {
+          vcvtps2pd(Zmm(t[r].getIdx()), rowAt(r, i * 32));
+          vaddpd(Zmm(2 * r), Zmm(2 * r), Zmm(t[r].getIdx()));
+        } else {
+          for (int h = 0; h < 2; ++h) {
+            vcvtps2pd(Ymm(t[r].getIdx()), rowAt(r, i * 32 + h * 16));
+            vaddpd(Ymm(2 * r + h), Ymm(2 * r + h), Ymm(t[r].getIdx()));
+          }
+        }
+      }
+    mov(r13, c.n);
+    for (int r = 0; r < count; ++r) {
+      Xmm sum(2 * r), tmp(t[r].getIdx()), mean(6 + r);
+      if constexpr (kAvx512) {
+        vextractf64x4(Ymm(tmp.getIdx()), Zmm(2 * r), 1);
+        vaddpd(Ymm(2 * r), Ymm(2 * r), Ymm(tmp.getIdx())); // lanes k + k+4
+      } else {
+        vaddpd(Ymm(2 * r), Ymm(2 * r), Ymm(2 * r + 1));
+      }
+      vextractf128(tmp, Ymm(2 * r), 1);
+      vaddpd(sum, sum, tmp); // k + k+2
+      vunpckhpd(tmp, sum, sum);
+      vaddsd(sum, sum, tmp); // 0 + 1
+      vcvtsi2sd(tmp, tmp, r13);
+      vdivsd(sum, sum, tmp);
+      vcvtsd2ss(mean, mean, sum);
+      vbroadcastss(Vmm(6 + r), mean);
+    }
+    // The variance: 8 f32 lanes, one FMA chain.
+    for (int r = 0; r < count; ++r)
+      vxorps(Ymm(4 + r), Ymm(4 + r), Ymm(4 + r));
+    for (int64_t i = 0; i < blocks; ++i)
+      for (int r = 0; r < count; ++r) {
+        Ymm d(t[r].getIdx());
+        vmovups(d, rowAt(r, i * 32));
+        vsubps(d, d, Ymm(6 + r));
+        vfmadd231ps(Ymm(4 + r), d, d);
+      }
+    for (int r = 0; r < count; ++r) {
+      Xmm sum(4 + r), tmp(t[r].getIdx()), inv(8 + r);
+      vextractf128(tmp, Ymm(4 + r), 1);
+      vaddps(sum, sum, tmp); // k + k+4
+      vmovhlps(tmp, tmp, sum);
+      vaddps(sum, sum, tmp); // k + k+2
+      vmovshdup(tmp, sum);
+      vaddss(sum, sum, tmp); // 0 + 1
+      vdivss(sum, sum, constScalar(static_cast<float>(c.n)));
+      vaddss(sum, sum, constScalar(c.epsilon));
+      vsqrtss(sum, sum, sum);
+      vmovss(inv, constScalar(1.f));
+      vdivss(inv, inv, sum);
+      vbroadcastss(Vmm(8 + r), inv);
+      vmovss(ptr[r8 + r * 4], Xmm(6 + r));
+      vmovss(ptr[r9 + r * 4], inv);
+    }
+    // y = fma(fl((x - mean) x 1/stddev), scale, bias)
+    const int64_t vecs = full + (tail ? 1 : 0);
+    for (int64_t i = 0; i < vecs; ++i) {
+      load(Vmm(12), rbx, i);
+      if (c.bias)
+        load(Vmm(13), rdx, i);
+      for (int r = 0; r < count; ++r) {
+        load(t[r], rax, i, r);
+        vsubps(t[r], t[r], Vmm(6 + r));
+        vmulps(t[r], t[r], Vmm(8 + r));
+        if (c.bias)
+          vfmadd213ps(t[r], Vmm(12), Vmm(13));
+        else
+          vmulps(t[r], t[r], Vmm(12));
+        store(rcx, i, r, t[r]);
+      }
+    }
+  }
 };
 
 } // namespace
 
 std::unique_ptr<JitKernel> LayerNormKernel::generate(const LayerNormConfig &config, Isa isa) {
+  if (!supports(config))
+    return nullptr;
   return generatedFor<LayerNormGenerator>(isa, config);
 }
 

@@ -4,7 +4,9 @@
 // writing each row's mean and 1/stddev. Two passes over the row for the
 // moments (numerically like the reference), one to write; two rows at a
 // time, their passes interleaved, each sum in several chains. Tasks are
-// blocks of rows.
+// blocks of rows. `ordered`: nunc.layer_norm's ordered_f32_arithmetic
+// (onnxruntime's roundings; n a multiple of 8): each sum one chain of 8
+// lanes (f64 for the mean), no reassociation.
 //
 // Task arguments: [0] x, [1] scale, [2] bias, [3] y, [4] mean, [5] inv_std_dev.
 //
@@ -24,6 +26,7 @@ struct LayerNormConfig {
   int64_t rows = 1, n = 1;
   float epsilon = 1e-5f;
   bool bias = false;
+  bool ordered = false;
 };
 
 struct LayerNormKernel {
@@ -33,6 +36,7 @@ struct LayerNormKernel {
   static int64_t numTasks(const LayerNormConfig &c) {
     return (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c);
   }
+  static bool supports(const LayerNormConfig &c) { return !c.ordered || c.n % 8 == 0; }
   static std::unique_ptr<JitKernel> generate(const LayerNormConfig &c, Isa isa);
 };
 

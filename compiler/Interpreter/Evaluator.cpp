@@ -404,7 +404,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         if (!stats)
           return stats.takeError();
         return many(layerNorm(get(o.getInput()), get(o.getScale()), opt(o.getBias()),
-                              o.getAxis(), o.getEpsilon().convertToFloat(), *stats));
+                              o.getAxis(), o.getEpsilon().convertToFloat(), *stats,
+                              o.getOrderedF32Arithmetic()));
       })
       .Case([&](BatchNormOp o) -> Expected<Results> {
         const Tensor &x = get(o.getInput());

@@ -70,10 +70,13 @@ enum class ReduceKind { Mean, Sum };
 Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t> axes,
                         bool keepDims, bool noopWithEmptyAxes);
 Expected<Tensor> softmax(const Tensor &x, int64_t axis);
-/// Returns {Y, Mean, InvStdDev}.
+/// Returns {Y, Mean, InvStdDev}. `ordered`: f32 rows of a multiple of 8,
+/// each rounding as nunc.layer_norm's ordered_f32_arithmetic fixes it
+/// (onnxruntime's); else in f64, rounded once.
 Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &scale,
                                                  const Tensor *bias, int64_t axis,
-                                                 float epsilon, DType statsType);
+                                                 float epsilon, DType statsType,
+                                                 bool ordered = false);
 Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
                            const Tensor &mean, const Tensor &var, float epsilon);
 /// y = fma(x, scale[c], shift[c]) in f32 over channel dim 1 (the epilogue

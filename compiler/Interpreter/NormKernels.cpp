@@ -3,8 +3,11 @@
 #include "KernelSupport.h"
 #include "Kernels.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace mlir::nunc::kernels {
@@ -91,9 +94,45 @@ Expected<Tensor> softmax(const Tensor &x, int64_t axis) {
   return out;
 }
 
+namespace {
+
+/// Sums 8 lanes as a tree: (l_k + l_k+4), then (k, k+2), then 0 + 1.
+template <typename T> T laneTreeSum(std::array<T, 8> l) {
+  for (int k = 0; k < 4; ++k)
+    l[k] = l[k] + l[k + 4];
+  for (int k = 0; k < 2; ++k)
+    l[k] = l[k] + l[k + 2];
+  return l[0] + l[1];
+}
+
+/// One row of nunc.layer_norm's ordered_f32_arithmetic (n a multiple of 8);
+/// writes y and returns {mean, 1 / stddev}.
+std::pair<float, float> orderedLayerNormRow(const float *x, int64_t n, const float *scale,
+                                            const float *bias, float epsilon, float *y) {
+  std::array<double, 8> sums{};
+  for (int64_t i = 0; i < n; ++i)
+    sums[i % 8] += static_cast<double>(x[i]);
+  const auto mean = static_cast<float>(laneTreeSum(sums) / static_cast<double>(n));
+  std::array<float, 8> squares{};
+  for (int64_t i = 0; i < n; ++i) {
+    const float d = x[i] - mean;
+    squares[i % 8] = std::fma(d, d, squares[i % 8]);
+  }
+  const float var = laneTreeSum(squares) / static_cast<float>(n);
+  const float inv = 1.f / std::sqrt(var + epsilon);
+  for (int64_t i = 0; i < n; ++i) {
+    const float normalized = (x[i] - mean) * inv;
+    y[i] = bias ? std::fma(normalized, scale[i], bias[i]) : normalized * scale[i];
+  }
+  return {mean, inv};
+}
+
+} // namespace
+
 Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &scale,
                                                  const Tensor *bias, int64_t axis,
-                                                 float epsilon, DType statsType) {
+                                                 float epsilon, DType statsType,
+                                                 bool ordered) {
   if (!isFloat(x.dtype()) || scale.dtype() != x.dtype() ||
       (bias && bias->dtype() != x.dtype()))
     return kernelError("LayerNormalization needs floating-point operands of one type");
@@ -129,30 +168,42 @@ Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &
   NUNC_ASSIGN_OR_RETURN(mean, Tensor::create(statsType, statShape));
   NUNC_ASSIGN_OR_RETURN(invStd, Tensor::create(statsType, statShape));
   std::vector<double> means(outer), invs(outer);
-  dispatchDType(x.dtype(), [&]<typename T>() {
-    using C = ComputeType<T>;
-    if constexpr (std::is_floating_point_v<C>) {
-      const T *in = x.as<T>();
-      T *o = y.mutableAs<T>();
-      for (int64_t r = 0; r < outer; ++r) {
-        const T *row = in + r * n;
-        double sum = 0;
-        for (int64_t i = 0; i < n; ++i)
-          sum += static_cast<C>(row[i]);
-        double mu = sum / n, var = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          double d = static_cast<C>(row[i]) - mu;
-          var += d * d;
+  if (ordered) {
+    if (x.dtype() != DType::F32 || n % 8 != 0)
+      return kernelError("LayerNormalization in ordered f32 arithmetic needs f32 rows of a "
+                         "multiple of 8 elements");
+    std::vector<float> s32(sv.begin(), sv.end()), b32(bv.begin(), bv.end());
+    for (int64_t r = 0; r < outer; ++r)
+      std::tie(means[r], invs[r]) =
+          orderedLayerNormRow(x.as<float>() + r * n, n, s32.data(), bias ? b32.data() : nullptr,
+                              epsilon, y.mutableAs<float>() + r * n);
+  } else {
+    dispatchDType(x.dtype(), [&]<typename T>() {
+      using C = ComputeType<T>;
+      if constexpr (std::is_floating_point_v<C>) {
+        const T *in = x.as<T>();
+        T *o = y.mutableAs<T>();
+        for (int64_t r = 0; r < outer; ++r) {
+          const T *row = in + r * n;
+          double sum = 0;
+          for (int64_t i = 0; i < n; ++i)
+            sum += static_cast<C>(row[i]);
+          double mu = sum / n, var = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            double d = static_cast<C>(row[i]) - mu;
+            var += d * d;
+          }
+          var /= n;
+          double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
+          for (int64_t i = 0; i < n; ++i)
+            o[r * n + i] =
+                T(static_cast<C>((static_cast<C>(row[i]) - mu) * inv * sv[i] + bv[i]));
+          means[r] = mu;
+          invs[r] = inv;
         }
-        var /= n;
-        double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
-        for (int64_t i = 0; i < n; ++i)
-          o[r * n + i] = T(static_cast<C>((static_cast<C>(row[i]) - mu) * inv * sv[i] + bv[i]));
-        means[r] = mu;
-        invs[r] = inv;
       }
-    }
-  });
+    });
+  }
   dispatchDType(statsType, [&]<typename S>() {
     if constexpr (isFloatType<S>()) {
       for (int64_t r = 0; r < outer; ++r) {

@@ -273,6 +273,38 @@ void linearInQLinearSteps(QuantizedLinearOp op,
   }
 }
 
+/// Whether `v`'s values lie on a grid: a DequantizeLinear's, or rounded to
+/// one by the op that writes them as f32.
+bool valuesOnAGrid(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (isa_and_nonnull<DequantizeLinearOp>(def))
+    return true;
+  if (auto ql = dyn_cast_or_null<QuantizedLinearOp>(def))
+    return ql.getOutputQuantization() && !ql.getU8Output();
+  return lastGridOf(v).has_value();
+}
+
+/// A LayerNorm between a quantized model's pairs (its input on a grid, or
+/// its result rounded to one by every reader), f32 rows of a multiple of 8:
+/// ordered_f32_arithmetic, where `accepts` (the target's kernel) takes it.
+void layerNormInOnnxruntimeSteps(LayerNormOp op, const std::function<bool(LayerNormOp)> &accepts) {
+  auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+  if (op.getOrderedF32Arithmetic() || !in || !in.hasStaticShape() ||
+      !in.getElementType().isF32())
+    return;
+  int64_t n = 1;
+  for (int64_t d : in.getShape().drop_front(shape::wrapAxis(op.getAxis(), in.getRank())))
+    n *= d;
+  const bool rounded = !op.getOutput().use_empty() &&
+                       llvm::all_of(op.getOutput().getUsers(),
+                                    llvm::IsaPred<QuantizeOp, FakeQuantizeOp>);
+  if (n % 8 != 0 || !(valuesOnAGrid(op.getInput()) || rounded))
+    return;
+  op.setOrderedF32Arithmetic(true);
+  if (accepts && !accepts(op))
+    op.removeOrderedF32ArithmeticAttr();
+}
+
 struct OneStepRequantizationPass
     : public mlir::nunc::impl::OneStepRequantizationBase<OneStepRequantizationPass> {
   using OneStepRequantizationBase::OneStepRequantizationBase;
@@ -300,12 +332,14 @@ struct OneStepRequantizationPass
     });
     getOperation().walk([&](AttentionOp op) { attentionInQLinearSteps(op, qlinearAttention); });
     getOperation().walk([&](QuantizedLinearOp op) { linearInQLinearSteps(op, qlinearLinear); });
+    getOperation().walk([&](LayerNormOp op) { layerNormInOnnxruntimeSteps(op, orderedLayerNorm); });
   }
   /// The target's rules for which depthwise convs compute on integers and
   /// which attentions and GEMMs in onnxruntime's steps (null: all of them).
   std::function<bool(FusedConvOp)> integerDepthwise;
   std::function<bool(AttentionOp)> qlinearAttention;
   std::function<bool(QuantizedLinearOp)> qlinearLinear;
+  std::function<bool(LayerNormOp)> orderedLayerNorm;
 };
 
 } // namespace
@@ -313,10 +347,12 @@ struct OneStepRequantizationPass
 std::unique_ptr<Pass>
 mlir::nunc::createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
                                         std::function<bool(AttentionOp)> qlinearAttention,
-                                        std::function<bool(QuantizedLinearOp)> qlinearLinear) {
+                                        std::function<bool(QuantizedLinearOp)> qlinearLinear,
+                                        std::function<bool(LayerNormOp)> orderedLayerNorm) {
   auto pass = std::make_unique<OneStepRequantizationPass>();
   pass->integerDepthwise = std::move(integerDepthwise);
   pass->qlinearAttention = std::move(qlinearAttention);
   pass->qlinearLinear = std::move(qlinearLinear);
+  pass->orderedLayerNorm = std::move(orderedLayerNorm);
   return pass;
 }

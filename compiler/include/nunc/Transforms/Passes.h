@@ -31,12 +31,13 @@ std::unique_ptr<Pass> createFuseConvActivationQuantization(
 /// nunc-one-step-requantization (all of it, not only the Adds) marking
 /// only the depthwise convs `integerDepthwise` accepts (the target's
 /// integer depthwise kernel, which computes their one-step codes) and the
-/// attentions and quantized_linears `qlinearAttention` and `qlinearLinear`
-/// accept (marked as they would be).
+/// attentions, quantized_linears and LayerNorms `qlinearAttention`,
+/// `qlinearLinear` and `orderedLayerNorm` accept (marked as they would be).
 std::unique_ptr<Pass>
 createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
                             std::function<bool(AttentionOp)> qlinearAttention,
-                            std::function<bool(QuantizedLinearOp)> qlinearLinear);
+                            std::function<bool(QuantizedLinearOp)> qlinearLinear,
+                            std::function<bool(LayerNormOp)> orderedLayerNorm);
 
 /// nunc-fuse-chain-into-conv tabulating chains only into the convs
 /// (quantized_conv, or a depthwise nunc.conv or fused_conv as it is before

@@ -560,6 +560,14 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     and bias then compute as onnxruntime's QLinearMatMul and QLinearAdd
     (see nunc.quantized_linear). The code generator marks only those its
     int8 GEMM runs so. Not in models quantized with s8 activations.
+
+    A LayerNorm between pairs (its input on a grid: a DequantizeLinear's
+    values or an op's rounded to one; or its result read only by quantize
+    and fake_quantize ops) on f32 rows of a multiple of 8 gets
+    `ordered_f32_arithmetic`: it then rounds each step as onnxruntime's
+    CPU LayerNorm does (see nunc.layer_norm), where a few ulps apart moved
+    a code of the pair after it. The code generator marks only those its
+    LayerNorm kernel runs so.
   }];
   let options = [
     Option<"onlyAdds", "only-adds", "bool", "false",

@@ -378,11 +378,28 @@ def Nunc_SoftmaxOp : Nunc_Op<"softmax"> {
 
 def Nunc_LayerNormOp : Nunc_Op<"layer_norm"> {
   let summary = "Normalizes over the dims from `axis` on; also returns mean and 1/stddev";
+  let description = [{
+    y = (x - mean) / sqrt(var + epsilon) * scale + bias over each row of the
+    dims from `axis` on; also the rows' mean and 1 / sqrt(var + epsilon).
+
+    `ordered_f32_arithmetic` (f32, rows of a multiple of 8 elements) fixes
+    every rounding as onnxruntime's CPU kernel (its MLAS AVX2 LayerNorm,
+    1.32) computes them, so that a quantized model's LayerNorm between
+    Q/DQ pairs rounds to the same codes: the mean is fl32(S / n), S the
+    f64 sum of the row as 8 lanes (element i in lane i mod 8, in element
+    order) added as a tree ((l_k + l_k+4), then (k, k+2), then 0 + 1); the
+    variance sums d_i = fl32(x_i - mean) squared by f32 FMAs in 8 lanes
+    likewise, then fl32(sum / n); 1/stddev = 1 / fl32(sqrt(fl32(var +
+    epsilon))); y = fma(fl32(d_i x 1/stddev), scale, bias). Without it the
+    result is the reals' rounded by whatever order the target's kernel takes
+    (within a few ulps).
+  }];
   let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$scale,
                        Optional<Nunc_FloatTensor>:$bias,
                        DefaultValuedAttr<I64Attr, "-1">:$axis,
                        DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
-                       DefaultValuedAttr<I64Attr, "1">:$stash_type);
+                       DefaultValuedAttr<I64Attr, "1">:$stash_type,
+                       UnitAttr:$ordered_f32_arithmetic);
   let results = (outs Nunc_FloatTensor:$output, Nunc_FloatTensor:$mean,
                       Nunc_FloatTensor:$inv_std_dev);
   let assemblyFormat = [{
