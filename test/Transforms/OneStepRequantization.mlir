@@ -302,3 +302,35 @@ func.func @qlinear_gemms(%x: tensor<4x3xf32>, %r: tensor<4x2xf32>) -> (tensor<4x
   %e = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return %a, %c, %d, %e : tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// LayerNorms between a quantized model's pairs (the input a
+// DequantizeLinear's values or on an op's grid; or the result read only by
+// quantize / fake_quantize ops) round as onnxruntime's kernel does
+// (ordered_f32_arithmetic). Not: f32 on both sides, rows of 12.
+// CHECK-LABEL: func.func @layer_norms_between_pairs(
+// CHECK: nunc.layer_norm {{.*}}ordered_f32_arithmetic
+// CHECK: nunc.layer_norm {{.*}}ordered_f32_arithmetic
+// CHECK: nunc.layer_norm {{.*}}ordered_f32_arithmetic
+// CHECK: nunc.layer_norm
+// CHECK-NOT: ordered_f32_arithmetic
+// CHECK: nunc.layer_norm
+// CHECK-NOT: ordered_f32_arithmetic
+// CHECK: return
+func.func @layer_norms_between_pairs(%codes: tensor<2x16xui8>, %x: tensor<2x16xf32>, %y: tensor<2x12xui8>) -> (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x!quant.uniform<u8:f32, 0.05:120>>, tensor<2x16xf32>, tensor<2x12xf32>) {
+  %s = nunc.constant dense<0.03> : tensor<f32>
+  %zp = nunc.constant dense<128> : tensor<ui8>
+  %g = nunc.constant dense<1.5> : tensor<16xf32>
+  %g12 = nunc.constant dense<1.5> : tensor<12xf32>
+  %dq = nunc.dequantize_linear %codes, %s, %zp : tensor<ui8> : tensor<2x16xui8>, tensor<f32> -> tensor<2x16xf32>
+  %a, %am, %ai = nunc.layer_norm %dq, %g : tensor<2x16xf32>, tensor<16xf32> -> tensor<2x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  %fq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<2x16xf32> -> tensor<2x16xf32>
+  %b, %bm, %bi = nunc.layer_norm %fq, %g : tensor<2x16xf32>, tensor<16xf32> -> tensor<2x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  %c, %cm, %ci = nunc.layer_norm %x, %g : tensor<2x16xf32>, tensor<16xf32> -> tensor<2x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  %cq = nunc.quantize %c {quantization = !quant.uniform<u8:f32, 0.05:120>} : tensor<2x16xf32> -> tensor<2x16x!quant.uniform<u8:f32, 0.05:120>>
+  %d, %dm, %di = nunc.layer_norm %x, %g : tensor<2x16xf32>, tensor<16xf32> -> tensor<2x16xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  %dq12 = nunc.dequantize_linear %y, %s, %zp : tensor<ui8> : tensor<2x12xui8>, tensor<f32> -> tensor<2x12xf32>
+  %e, %em, %ei = nunc.layer_norm %dq12, %g12 : tensor<2x12xf32>, tensor<12xf32> -> tensor<2x12xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  return %a, %b, %cq, %d, %e : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x!quant.uniform<u8:f32, 0.05:120>>, tensor<2x16xf32>, tensor<2x12xf32>
+}

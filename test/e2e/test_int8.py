@@ -1191,6 +1191,49 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
         assert "gemm.int8.avx512vnni[64x130x384, static, u16 in]" in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize("target,family,flag", [("x86_64-avx512vnni", "avx512", "avx512f"),
+                                                ("x86_64-avx2", "avx2", "avx2")])
+@pytest.mark.parametrize("n", [8, 16, 392, 768])
+def test_layer_norm_between_pairs_equals_onnxruntime(nunc, tmp_path, target, family, flag, n):
+    """A LayerNormalization reading a Q/DQ pair's values (as in a QDQ or
+    QOperator transformer, where onnxruntime runs it in f32 between the
+    pairs) rounds every step as onnxruntime's CPU kernel does
+    (ordered_f32_arithmetic): its f32 outputs equal onnxruntime's bit for
+    bit on rows of 8 to 768, on both ISAs' kernels, where the plain kernel's
+    sums round a few ulps apart (a code apart on the next pair)."""
+    if not host_has(flag):
+        pytest.skip(f"the host lacks {flag}")
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+    r = np.random.default_rng(n)
+    rows = 67
+    inits = [helper.make_tensor("s", TensorProto.FLOAT, [], [0.0137]),
+             helper.make_tensor("zp", TensorProto.UINT8, [], [131]),
+             helper.make_tensor("g", TensorProto.FLOAT, [n], r.standard_normal(n).tolist()),
+             helper.make_tensor("b", TensorProto.FLOAT, [n], r.standard_normal(n).tolist())]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "zp"], ["q"], name="quant"),
+             helper.make_node("DequantizeLinear", ["q", "s", "zp"], ["d"], name="dequant"),
+             helper.make_node("LayerNormalization", ["d", "g", "b"], ["y"], axis=-1,
+                              epsilon=1e-12, name="norm")]
+    graph = helper.make_graph(nodes, "ln", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [rows, n])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [rows, n])], inits)
+    path = str(tmp_path / "ln.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    nunc("compile", path, "--target", target, "-o", tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "ln.json").read_text())
+    norms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.layer_norm"]
+    assert len(norms) == 1 and re.fullmatch(
+        rf"layer_norm\.{family}\[\d+x{n}\] \+bias \+ordered f32 steps", norms[0]), norms
+    exe, man = harness.build(str(tmp_path / "out"))
+    x = (r.standard_normal((rows, n)) * 0.8 + 0.3).astype(np.float32)
+    outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
+    assert outs is not None, log
+    want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(outs["y"], want)
+
+
 def onnxruntime_both_ways(model, feeds):
     """The first output of onnxruntime with and without its graph
     optimizations: how far onnxruntime's own results on a QDQ model drift."""
@@ -1271,8 +1314,9 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     with and without its graph optimizations, agrees on only ~2/3 of the
     outputs to within one unit (cosine ~0.9988). nunc computes each step
     as onnxruntime's kernels do (QLinearMatMul / QLinearAdd for the GEMMs'
-    products, biases and residuals, its QLinearSoftmax in attention) and its
-    outputs equal onnxruntime's optimized run bit for bit."""
+    products, biases and residuals, its QLinearSoftmax in attention, its
+    LayerNorm kernel's f32 steps) and its outputs equal onnxruntime's
+    optimized run bit for bit."""
     q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq")
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum(k.startswith("gemm.int8.avx512vnni") and "static" in k for k in kernels) == 36
@@ -1300,6 +1344,9 @@ def test_imported_qdq_minilm(nunc, models, tmp_path):
     assert sum(k.startswith("elementwise.fake_quantize") for k in kernels) <= 8 + 2 * 6
     # Only the gathered embedding rows are dequantized: no table-sized arena.
     assert manifest["arena_bytes"] < 1 << 20, manifest["arena_bytes"]
+    # The LayerNorms between pairs round as onnxruntime's kernel does.
+    assert sum(k == "layer_norm.avx512[16x384] +bias +ordered f32 steps"
+               for k in kernels) == 13, kernels
     assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, exact=True)
     # AVX-VNNI takes the codes too (the ymm kernel, unit-tested EVEX-encoded
     # where the host lacks AVX-VNNI); plain AVX-512 keeps f32 values.
@@ -1377,7 +1424,7 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
     their u8 weights, reading u8 rows as the s8 model's do (one quantize
     for Q, K and V, FFN1 writing FFN2's codes), each summing its rows' codes
     for the weights' zero points in a row-sum step; the output tracks
-    onnxruntime's as closely as the s8 model's does (above)."""
+    onnxruntime's bit for bit as the s8 model's does (above)."""
     from onnxruntime.quantization import QuantType
     q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq_u8",
                              weight_type=QuantType.QUInt8)
@@ -2633,9 +2680,8 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path):
     QLinearAdd, QLinearMul, QLinearSoftmax; Reshape and Transpose on u8)
     reaches the kernels of the QDQ one: the 36 weight MatMuls on the VNNI
     GEMM with static inputs, attention fused with its five grids (on the
-    u8 codes of Q, K and V), and it
-    agrees with onnxruntime as well as onnxruntime agrees with itself
-    (see the QDQ case)."""
+    u8 codes of Q, K and V), and its output equals onnxruntime's bit for
+    bit (see the QDQ case)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     q = str(tmp_path / "minilm_qop.onnx")
@@ -2656,9 +2702,13 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path):
                k.endswith(" u8 q k v +mask +5 grids +qlinear steps") for k in kernels) == 6, kernels
     assert not any(k["op"] in ("nunc.softmax", "nunc.matmul", "nunc.transpose",
                                "nunc.qlinear_matmul") for k in manifest["kernels"]), kernels
+    # Every LayerNorm (between pairs, or reading the last one's codes) in
+    # onnxruntime's f32 steps.
+    assert sum(k.startswith("layer_norm.avx512[16x384] +bias +ordered f32 steps")
+               for k in kernels) == 13, kernels
     # The output is the last LayerNorm's f32 result (QOperator leaves
-    # LayerNormalization unquantized).
-    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=True)
+    # LayerNormalization unquantized), bit for bit onnxruntime's.
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=True, exact=True)
 
 
 def leaky_cnn(path, seed):

@@ -1766,3 +1766,11 @@ func.func @pool_with_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32> {
   %y = nunc.global_average_pool %x {input_quantization = !quant.uniform<u8:f32, 0.5:3>, output_quantization = !quant.uniform<i8:f32, 0.5:3>} : tensor<1x2x4x4xf32> -> tensor<1x2x1x1xf32>
   return %y : tensor<1x2x1x1xf32>
 }
+
+// -----
+
+func.func @layer_norm_ordered_rows_of_12(%x: tensor<2x12xf32>, %g: tensor<12xf32>) {
+  // expected-error @+1 {{ordered_f32_arithmetic needs f32 rows of a known multiple of 8 elements}}
+  %0, %1, %2 = nunc.layer_norm %x, %g {ordered_f32_arithmetic} : tensor<2x12xf32>, tensor<12xf32> -> tensor<2x12xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}
