@@ -2316,32 +2316,35 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (ql.getOneStepRequantization()) {
       // onnxruntime's QLinearMatMul multipliers and QLinearAdd's terms of the
       // bias codes in the column block (Int8GemmConfig::qlinearBias).
-      auto p = cast<quant::UniformQuantizedType>(*ql.getProductQuantization());
-      auto b = cast<quant::UniformQuantizedType>(*ql.getBiasCodesQuantization());
+      quant::UniformQuantizedType p = *asU8Grid(ql.getProductQuantization()),
+                                  b = *asU8Grid(ql.getBiasCodesQuantization());
       auto g = cast<quant::UniformQuantizedType>(*ql.gridAfterBias());
       const float sp = static_cast<float>(p.getScale()), sb = static_cast<float>(b.getScale());
       const bool first = ql.getBiasFirst();
-      const float zp = static_cast<float>(p.getZeroPoint()),
-                  zb = static_cast<float>(b.getZeroPoint()),
-                  sg = static_cast<float>(g.getScale()), zg = static_cast<float>(g.getZeroPoint());
+      // The zero points of the codes QLinearAdd adds: s8 ones with
+      // signed_codes (the u8 codes minus `offset`).
+      const int32_t offset = ql.getSignedCodes() ? 128 : 0;
+      auto z = [&](quant::UniformQuantizedType t) {
+        return static_cast<float>(t.getZeroPoint() - offset);
+      };
+      const float zp = z(p), zb = z(b), sg = static_cast<float>(g.getScale()), zg = z(g);
       const CodeSumConstants add = first ? codeSumConstants(sb, zb, sp, zp, sg, zg)
                                          : codeSumConstants(sp, zp, sb, zb, sg, zg);
       for (int64_t j = 0; j < l->n; ++j) {
         scales[j] = scales[j] / sp;
         const int32_t code = u8CodeOf((*bias)[j], sb, static_cast<int32_t>(b.getZeroPoint()));
-        (*bias)[j] = first ? static_cast<float>(code) : qlinearAddTerm(code, add, 0);
+        (*bias)[j] = first ? static_cast<float>(code - offset) : qlinearAddTerm(code, add, offset);
       }
       cfg.product = x86::Activation();
       cfg.qlinearBias = x86::Int8GemmConfig::QLinearBias{
           static_cast<int32_t>(p.getZeroPoint()), add.ratioA, sg,
           static_cast<int32_t>(g.getZeroPoint()), first, add.ratioB, add.fixed};
+      cfg.qlinearBias->offset = offset;
       if (std::optional<Type> rt = ql.getResidualQuantization()) {
         auto rg = cast<quant::UniformQuantizedType>(*rt);
         auto g2 = cast<quant::UniformQuantizedType>(*ql.gridAfterResidual());
-        const float sr = static_cast<float>(rg.getScale()),
-                    zr = static_cast<float>(rg.getZeroPoint()),
-                    s2 = static_cast<float>(g2.getScale()),
-                    z2 = static_cast<float>(g2.getZeroPoint());
+        const float sr = static_cast<float>(rg.getScale()), zr = z(rg),
+                    s2 = static_cast<float>(g2.getScale()), z2 = z(g2);
         const bool rFirst = ql.getResidualFirst();
         const CodeSumConstants radd = rFirst ? codeSumConstants(sr, zr, sg, zg, s2, z2)
                                              : codeSumConstants(sg, zg, sr, zr, s2, z2);
@@ -2392,7 +2395,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                                  : "dynamic rows") +
                           (cfg.u8Weights ? ", u8 weights" : ""),
                       !cfg.bias          ? ""
-                      : cfg.qlinearBias ? " +bias codes"
+                      : cfg.qlinearBias ? (cfg.qlinearBias->offset ? " +s8 bias codes"
+                                                                   : " +bias codes")
                                         : " +bias",
                       !cfg.residual ? ""
                       : cfg.qlinearBias && cfg.qlinearBias->residual ? " +residual codes"

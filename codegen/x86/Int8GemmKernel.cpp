@@ -1611,11 +1611,13 @@ private:
         // The product's code (QLinearMatMul), then the bias's code added
         // (QLinearAdd), as its value (Int8GemmConfig::qlinearBias).
         const Int8GemmConfig::QLinearBias &q = *c.qlinearBias;
+        // (Codes from here on minus the offset: s8 ones with signed codes.)
+        const int32_t o = q.offset;
         vmaxps(x, x, constAddr(static_cast<float>(-q.productZeroPoint)));
         vminps(x, x, constAddr(static_cast<float>(255 - q.productZeroPoint)));
         roundHalfEven(x, x);
-        if (q.productZeroPoint)
-          vaddps(x, x, constAddr(static_cast<float>(q.productZeroPoint)));
+        if (q.productZeroPoint != o)
+          vaddps(x, x, constAddr(static_cast<float>(q.productZeroPoint - o)));
         if (q.biasFirst) {
           // fma(q_b, r_A, fma(q, r_B, F))
           loadConstant(temp(0), q.ratioB);
@@ -1627,8 +1629,8 @@ private:
           vfmadd213ps(x, temp(0), ptr[rdx + biases + col]);
         }
         roundHalfEven(x, x);
-        vmaxps(x, x, constAddr(0.f));
-        vminps(x, x, constAddr(255.f));
+        vmaxps(x, x, constAddr(static_cast<float>(-o)));
+        vminps(x, x, constAddr(static_cast<float>(255 - o)));
         if (q.residual) {
           // The residual's code added to the sum's (x, still a code).
           const Int8GemmConfig::QLinearBias::Residual &rq = *q.residual;
@@ -1641,7 +1643,8 @@ private:
             vmovups(temp(2), maskAddr);
             vmaskmovps(temp(1), temp(2), rAddr);
           }
-          emitValueCode(temp(0), temp(1), rq.scale, static_cast<float>(rq.zeroPoint), 0.f, 255.f);
+          emitValueCode(temp(0), temp(1), rq.scale, static_cast<float>(rq.zeroPoint - o),
+                        static_cast<float>(-o), static_cast<float>(255 - o));
           // fma(a, rA, fma(b, rB, F)), a the first operand's code.
           const Vmm &first = rq.residualFirst ? temp(0) : x,
                     &second = rq.residualFirst ? x : temp(0);
@@ -1652,14 +1655,14 @@ private:
           if (second.getIdx() != x.getIdx())
             vmovaps(x, second);
           roundHalfEven(x, x);
-          vmaxps(x, x, constAddr(0.f));
-          vminps(x, x, constAddr(255.f));
-          if (rq.afterZeroPoint)
-            vsubps(x, x, constAddr(static_cast<float>(rq.afterZeroPoint)));
+          vmaxps(x, x, constAddr(static_cast<float>(-o)));
+          vminps(x, x, constAddr(static_cast<float>(255 - o)));
+          if (rq.afterZeroPoint != o)
+            vsubps(x, x, constAddr(static_cast<float>(rq.afterZeroPoint - o)));
           vmulps(x, x, constAddr(rq.afterScale));
         } else {
-          if (q.zeroPoint)
-            vsubps(x, x, constAddr(static_cast<float>(q.zeroPoint)));
+          if (q.zeroPoint != o)
+            vsubps(x, x, constAddr(static_cast<float>(q.zeroPoint - o)));
           vmulps(x, x, constAddr(q.scale));
         }
       } else {

@@ -114,6 +114,11 @@ struct Int8GemmConfig {
       int32_t afterZeroPoint = 0;
     };
     std::optional<Residual> residual;
+    /// 128: quantized_linear's signed_codes: the QLinearAdds add s8 codes
+    /// (the u8 ones minus 128; the constants, the bias codes with
+    /// `biasFirst`, are the s8 ones), as onnxruntime's s8 kernel does; the
+    /// zero points above stay u8.
+    int32_t offset = 0;
   };
   std::optional<QLinearBias> qlinearBias;
   /// Applied after the residual, before the activation: FakeQuant (the Q/DQ

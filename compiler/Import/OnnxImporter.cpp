@@ -524,6 +524,10 @@ OwningOpRef<ModuleOp> Importer::run() {
   }
   func::ReturnOp::create(builder, fileLoc, results);
   func.setFunctionType(builder.getFunctionType(inputTypes, ValueRange(results).getTypes()));
+  if (llvm::any_of(g.node(), [](const onnx::NodeProto &n) {
+        return llvm::StringRef(n.op_type()).starts_with("QLinear");
+      }))
+    func->setAttr(kQLinearOperators, builder.getUnitAttr());
   for (auto [i, vi] : llvm::enumerate(g.output()))
     func.setResultAttr(i, "nunc.name", builder.getStringAttr(vi.name()));
 

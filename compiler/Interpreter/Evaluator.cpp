@@ -574,16 +574,18 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()),
             activationAfter ? kernels::FusedActivation() : activationOf(o),
-            gridOf(o.getProductQuantization()), gridOf(o.getBiasQuantization()),
+            o.getOneStepRequantization() ? gridOf(asU8Grid(o.getProductQuantization()))
+                                         : gridOf(o.getProductQuantization()),
+            gridOf(o.getBiasQuantization()),
             weightZeroPoints(o.getWeight()),
             o.getOneStepRequantization()
-                ? std::optional(QLinearBias{*gridOf(o.getBiasCodesQuantization()),
+                ? std::optional(QLinearBias{*gridOf(asU8Grid(o.getBiasCodesQuantization())),
                                             *gridOf(o.gridAfterBias()), o.getBiasFirst(),
                                             gridOf(o.getResidualQuantization()),
                                             o.getResidualQuantization()
                                                 ? gridOf(o.gridAfterResidual())
                                                 : std::nullopt,
-                                            o.getResidualFirst()})
+                                            o.getResidualFirst(), o.getSignedCodes() ? 128 : 0})
                 : std::nullopt);
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);

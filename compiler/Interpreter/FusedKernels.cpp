@@ -156,7 +156,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                          "and the grid after it");
     const Grid &a = qlinearBias->after, &rg = *qlinearBias->residual,
                &g2 = *qlinearBias->afterResidual;
-    auto f = [](int64_t z) { return static_cast<float>(z); };
+    // (Zero points of the codes added: s8 ones with signed_codes.)
+    auto f = [&](int64_t z) { return static_cast<float>(z - qlinearBias->offset); };
     residualAdd = qlinearBias->residualFirst
                       ? codeSumConstants(rg.scale, f(rg.zeroPoint), a.scale, f(a.zeroPoint),
                                          g2.scale, f(g2.zeroPoint))
@@ -166,13 +167,12 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   std::vector<int32_t> biasCodes;
   if (qlinearBias) {
     const Grid &b = qlinearBias->biasCodes, &g = qlinearBias->after;
+    auto f = [&](int64_t z) { return static_cast<float>(z - qlinearBias->offset); };
     add = qlinearBias->biasFirst
-              ? codeSumConstants(b.scale, static_cast<float>(b.zeroPoint), product->scale,
-                                 static_cast<float>(product->zeroPoint), g.scale,
-                                 static_cast<float>(g.zeroPoint))
-              : codeSumConstants(product->scale, static_cast<float>(product->zeroPoint),
-                                 b.scale, static_cast<float>(b.zeroPoint), g.scale,
-                                 static_cast<float>(g.zeroPoint));
+              ? codeSumConstants(b.scale, f(b.zeroPoint), product->scale,
+                                 f(product->zeroPoint), g.scale, f(g.zeroPoint))
+              : codeSumConstants(product->scale, f(product->zeroPoint), b.scale,
+                                 f(b.zeroPoint), g.scale, f(g.zeroPoint));
     for (int64_t j = 0; j < n; ++j)
       biasCodes.push_back(u8CodeOf(bias->as<float>()[j], b.scale,
                                    static_cast<int32_t>(b.zeroPoint)));
@@ -215,20 +215,21 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
         // (s / s_p = qlinearMatMulMultiplier(scale, s_w[j], s_p).)
         const int32_t code = qlinearMatMulCode(static_cast<int32_t>(acc), s / product->scale,
                                                static_cast<int32_t>(product->zeroPoint));
+        const int32_t o = qlinearBias->offset;
         const int32_t sumCode =
             qlinearBias->biasFirst
-                ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, 0), add, 0)
-                : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, 0), add, 0);
+                ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, o), add, o)
+                : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, o), add, o);
         if (qlinearBias->residual) {
           // QLinearAdd of the residual's code to the sum's.
           const Grid &rg = *qlinearBias->residual, &g2 = *qlinearBias->afterResidual;
           const int32_t qr = u8CodeOf(residual->as<float>()[r * n + j], rg.scale,
                                       static_cast<int32_t>(rg.zeroPoint));
           const int32_t total = qlinearBias->residualFirst
-                                    ? qlinearAddCode(qr, qlinearAddTerm(sumCode, residualAdd, 0),
-                                                     residualAdd, 0)
-                                    : qlinearAddCode(sumCode, qlinearAddTerm(qr, residualAdd, 0),
-                                                     residualAdd, 0);
+                                    ? qlinearAddCode(qr, qlinearAddTerm(sumCode, residualAdd, o),
+                                                     residualAdd, o)
+                                    : qlinearAddCode(sumCode, qlinearAddTerm(qr, residualAdd, o),
+                                                     residualAdd, o);
           out[r * n + j] = static_cast<float>(total - g2.zeroPoint) * g2.scale;
           continue;
         }

@@ -185,13 +185,15 @@ void quantizeMinusZeroPoint(const float *x, int64_t count, InputQuantization q, 
 /// nunc.quantize: clamp(round_half_even(x / scale) + zp, 0, 255) as u8.
 Expected<Tensor> quantizeU8(const Tensor &x, InputQuantization q);
 /// quantized_linear's one_step_requantization: the grid of the bias's
-/// codes and the grid right after the bias (gridAfterBias).
+/// codes (as a u8 grid) and the grid right after the bias (gridAfterBias).
 struct QLinearBias {
   Grid biasCodes, after;
   bool biasFirst = false; // the bias is QLinearAdd's first operand
   /// residual_quantization: the residual's grid and the one after it.
   std::optional<Grid> residual, afterResidual;
   bool residualFirst = false;
+  /// 128: signed_codes (the QLinearAdds on s8 codes, the u8 ones - 128).
+  int32_t offset = 0;
 };
 /// quantized_linear: s8 weights (zero points 0), or u8 ones with
 /// `weightZeroPoints` (one, or one per column).

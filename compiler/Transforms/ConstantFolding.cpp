@@ -198,20 +198,25 @@ struct ConstantFoldingPass
     return isConvWeightGrid(grid, channels) ? TypeAttr::get(grid) : TypeAttr();
   }
 
-  /// The per-tensor u8 grid of a DequantizeLinear of constant u8 codes
-  /// from its evaluated operands, else null.
-  static TypeAttr u8TensorGrid(DequantizeLinearOp dq, ArrayRef<Tensor> operands) {
+  /// The per-tensor grid of a DequantizeLinear of constant u8 or s8 codes
+  /// (u8 or s8 storage) from its evaluated operands, else null.
+  static TypeAttr codesTensorGrid(DequantizeLinearOp dq, ArrayRef<Tensor> operands) {
     auto codes = cast<ShapedType>(dq.getInput().getType());
-    if (!codes.getElementType().isUnsignedInteger(8) || operands[1].numElements() != 1 ||
+    const bool u8 = codes.getElementType().isUnsignedInteger(8),
+               s8 = codes.getElementType().isSignlessInteger(8) ||
+                    codes.getElementType().isSignedInteger(8);
+    if (!(u8 || s8) || operands[1].numElements() != 1 ||
         (operands.size() > 2 && operands[2].numElements() != 1))
       return {};
     const double scale = static_cast<float>(operands[1].getDouble(0));
     const int64_t zp = operands.size() > 2 ? operands[2].getInt(0) : 0;
-    if (!(scale > 0) || !std::isfinite(scale) || zp < 0 || zp > 255)
+    const int64_t lo = u8 ? 0 : -128, hi = u8 ? 255 : 127;
+    if (!(scale > 0) || !std::isfinite(scale) || zp < lo || zp > hi)
       return {};
     MLIRContext *ctx = dq.getContext();
     return TypeAttr::get(quant::UniformQuantizedType::get(
-        0, IntegerType::get(ctx, 8), Float32Type::get(ctx), scale, zp, 0, 255));
+        u8 ? 0 : quant::QuantizationFlags::Signed, IntegerType::get(ctx, 8),
+        Float32Type::get(ctx), scale, zp, lo, hi));
   }
 
   LogicalResult foldByEvaluation(Operation *op, OpBuilder &builder, bool &changed) {
@@ -279,7 +284,7 @@ struct ConstantFoldingPass
     TypeAttr codesGrid;
     if (dequantize && llvm::any_of(op->getResult(0).getUsers(),
                                    [](Operation *user) { return isa<AddOp>(user); }))
-      codesGrid = u8TensorGrid(cast<DequantizeLinearOp>(op), operands);
+      codesGrid = codesTensorGrid(cast<DequantizeLinearOp>(op), operands);
     builder.setInsertionPoint(op);
     for (auto [result, t] : llvm::zip(op->getResults(), *results)) {
       ElementsAttr attr = attrFromTensor(t, &getContext());

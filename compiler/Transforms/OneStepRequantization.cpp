@@ -197,8 +197,8 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
 /// A QDQ model's attention on u8 codes with a grid on each step (and its
 /// mask on one, or none): qlinear_arithmetic and the mask's grid, where
 /// `accepts` (the target's kernel) takes it; signed_codes in a model
-/// quantized with s8 activations, where onnxruntime's s8 softmax writes
-/// round(e c / sum) + zp as an int8 (wrapping past 127: then not marked).
+/// quantized with s8 activations (onnxruntime's s8 softmax saturates
+/// round(e c / sum) + zp at 127 as the u8 codes do at 255: checked on 1.32).
 void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionOp)> &accepts) {
   auto u8 = [](std::optional<Type> t) {
     auto q = t ? dyn_cast<quant::UniformQuantizedType>(*t) : nullptr;
@@ -210,11 +210,6 @@ void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionO
       !u8(op.getProbsQuantization()) || !u8(op.getOutputQuantization()))
     return;
   const bool signedCodes = op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes);
-  if (signedCodes) {
-    auto probs = cast<quant::UniformQuantizedType>(*op.getProbsQuantization());
-    if (std::floor(1.0f / static_cast<float>(probs.getScale())) + probs.getZeroPoint() - 128 > 127)
-      return;
-  }
   if (op.getMask()) {
     std::optional<quant::UniformQuantizedType> mask = lastGridOf(op.getMask());
     if (!u8(op.getLogitsQuantization()) || !mask || !isU8Grid(*mask))
@@ -235,25 +230,31 @@ void attentionInQLinearSteps(AttentionOp op, const std::function<bool(AttentionO
 /// A QDQ model's MatMul and bias Add between pairs (a static u8 input, a
 /// u8 product grid, a bias of u8 codes (bias_codes_quantization) and a u8
 /// grid right after it): one_step_requantization (and a residual's grid),
-/// where `accepts` (the target's kernel) takes it. Not in models quantized
-/// with s8 activations.
+/// where `accepts` (the target's kernel) takes it. In models quantized with
+/// s8 activations only where the model wrote them as QLinear operators
+/// (kQLinearOperators; a QDQ one onnxruntime runs as f32 ops), with a bias
+/// of s8 codes: signed_codes.
 void linearInQLinearSteps(QuantizedLinearOp op,
                           const std::function<bool(QuantizedLinearOp)> &accepts) {
   auto u8 = [](std::optional<Type> t) {
     auto q = t ? dyn_cast<quant::UniformQuantizedType>(*t) : nullptr;
     return q && isU8Grid(q);
   };
+  auto func = op->getParentOfType<func::FuncOp>();
+  const bool signedCodes = func->hasAttr(kSignedActivationCodes);
   std::optional<quant::UniformQuantizedType> input = op.staticInputQuantization();
+  // (A QLinearMatMul's product grid is an s8 one in such a model.)
   if (op.getOneStepRequantization() || op.getActivationQuantization() != "static" || !input ||
-      !isU8Grid(*input) || !u8(op.getProductQuantization()) || !op.getBias() ||
-      !u8(op.gridAfterBias()) ||
-      op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
+      !isU8Grid(*input) || !op.getBias() || !u8(op.gridAfterBias()) ||
+      !(signedCodes ? asU8Grid(op.getProductQuantization()).has_value()
+                    : u8(op.getProductQuantization())) ||
+      (signedCodes && !func->hasAttr(kQLinearOperators)))
     return;
   TypeAttr codes = op.getBiasCodesQuantizationAttr();
-  if (!codes || !u8(codes.getValue()))
+  if (!codes || !(signedCodes ? isS8Grid(codes.getValue()) : isU8Grid(codes.getValue())))
     return;
   // Every bias value one of the grid's (as folded from its codes).
-  auto grid = cast<quant::UniformQuantizedType>(codes.getValue());
+  auto grid = *asU8Grid(codes.getValue());
   const float scale = static_cast<float>(grid.getScale());
   std::optional<SmallVector<float>> values = getConstantFloats(op.getBias());
   const auto zp = static_cast<int32_t>(grid.getZeroPoint());
@@ -262,14 +263,17 @@ void linearInQLinearSteps(QuantizedLinearOp op,
       }))
     return;
   op.setOneStepRequantization(true);
-  // A residual on a u8 grid between u8 grids: its codes added likewise.
+  op.setSignedCodes(signedCodes);
+  // A residual on a u8 grid between u8 grids: its codes added likewise (an
+  // s8 grid in a signed model, as the u8 one of its values).
   if (op.getResidual() && op.getBiasQuantization() && u8(op.gridAfterResidual()))
     if (std::optional<quant::UniformQuantizedType> r = lastGridOf(op.getResidual());
-        r && isU8Grid(*r))
-      op.setResidualQuantizationAttr(TypeAttr::get(*r));
+        r && (isU8Grid(*r) || (signedCodes && isS8Grid(*r))))
+      op.setResidualQuantizationAttr(TypeAttr::get(*asU8Grid(*r)));
   if (accepts && !accepts(op)) {
     op.removeOneStepRequantizationAttr();
     op.removeResidualQuantizationAttr();
+    op.removeSignedCodesAttr();
   }
 }
 

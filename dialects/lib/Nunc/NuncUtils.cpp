@@ -371,6 +371,24 @@ bool isU8Grid(std::optional<Type> t) {
          q.getStorageTypeMax() == 255;
 }
 
+bool isS8Grid(std::optional<Type> t) {
+  auto q = dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
+  return q && q.getStorageTypeIntegralWidth() == 8 && q.isSigned() &&
+         q.getExpressedType().isF32() && q.getScale() > 0 && q.getStorageTypeMin() == -128 &&
+         q.getStorageTypeMax() == 127;
+}
+
+std::optional<quant::UniformQuantizedType> asU8Grid(std::optional<Type> t) {
+  if (isU8Grid(t))
+    return cast<quant::UniformQuantizedType>(*t);
+  if (!isS8Grid(t))
+    return std::nullopt;
+  auto q = cast<quant::UniformQuantizedType>(*t);
+  MLIRContext *ctx = q.getContext();
+  return quant::UniformQuantizedType::get(0, IntegerType::get(ctx, 8), q.getExpressedType(),
+                                          q.getScale(), q.getZeroPoint() + 128, 0, 255);
+}
+
 bool isConvWeightGrid(Type grid, int64_t channels) {
   if (auto q = dyn_cast_or_null<quant::UniformQuantizedType>(grid))
     return q.getStorageTypeIntegralWidth() == 8 && q.getExpressedType().isF32() &&

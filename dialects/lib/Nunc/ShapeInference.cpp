@@ -1473,11 +1473,19 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
     // onnxruntime's QLinearMatMul and QLinearAdd: u8 codes at each step.
     auto u8 = [](std::optional<Type> g) { return g && isU8Activation(*g); };
     if (getActivationQuantization() != "static" || !staticInputQuantization() ||
-        !u8(*staticInputQuantization()) || !u8(getProductQuantization()) || !getBias() ||
-        !u8(getBiasCodesQuantization()) || !u8(gridAfterBias()))
-      return emitError() << "one_step_requantization needs a static u8 input, u8 "
-                            "product_quantization, a bias on bias_codes_quantization (u8) and a "
+        !u8(*staticInputQuantization()) || !asU8Grid(getProductQuantization()) || !getBias() ||
+        !getBiasCodesQuantization() || !u8(gridAfterBias()))
+      return emitError() << "one_step_requantization needs a static u8 input, 8-bit "
+                            "product_quantization, a bias on bias_codes_quantization and a "
                             "u8 grid right after the bias";
+    if (getSignedCodes() ? !isS8Grid(getBiasCodesQuantization())
+                         : !isU8Grid(getBiasCodesQuantization()) ||
+                               !isU8Grid(getProductQuantization()))
+      return emitError() << "bias_codes_quantization (and product_quantization) must be s8 "
+                            "grids with signed_codes (the product's may be u8), u8 grids "
+                            "without";
+  } else if (getSignedCodes()) {
+    return emitError() << "signed_codes goes with one_step_requantization";
   }
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)

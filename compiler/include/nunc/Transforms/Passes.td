@@ -550,7 +550,7 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     QLinearAdd, QLinearSoftmax, QLinearMatMul; see nunc.attention). The
     code generator marks only those its attention kernel runs so. In
     models quantized with s8 activations also `signed_codes` (the mask's
-    codes add as s8), unless onnxruntime's s8 softmax would wrap past 127.
+    codes add as s8).
 
     A quantized_linear with a static u8 input, a u8 product grid, a bias
     constant whose values are the codes of a u8 grid (`nunc.codes_grid`,
@@ -559,7 +559,11 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     `one_step_requantization` and `bias_codes_quantization`: its product
     and bias then compute as onnxruntime's QLinearMatMul and QLinearAdd
     (see nunc.quantized_linear). The code generator marks only those its
-    int8 GEMM runs so. Not in models quantized with s8 activations.
+    int8 GEMM runs so. In models quantized with s8 activations only where
+    the model wrote its quantized ops as QLinear operators
+    (`nunc.qlinear_operators`, which the importer sets; onnxruntime runs a
+    QDQ one's MatMuls and Adds as f32 ops between the pairs there), with a
+    bias of s8 codes: `signed_codes` (QLinearAdd of s8 codes).
 
     A LayerNorm between pairs (its input on a grid: a DequantizeLinear's
     values or an op's rounded to one; or its result read only by quantize

@@ -829,7 +829,12 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     QLinearAdd adds them (`residual_first`: the residual was the Add's
     first operand) onto the grid right after the residual
     (gridAfterResidual). nunc-fuse-linear sets `residual_first` wherever
-    it takes a residual from an Add's first operand.
+    it takes a residual from an Add's first operand. `signed_codes` (a
+    model with s8 activations written as QLinear operators: their u8 grids
+    are the s8 ones 128 higher, bias_codes_quantization an s8 grid): the
+    QLinearAdds add s8 codes (the u8 ones minus 128, zero points likewise)
+    as onnxruntime's s8 kernel does; the product's code is the same either
+    way. Without it bias_codes_quantization is a u8 grid.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -852,7 +857,8 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             OptionalAttr<TypeAttr>:$bias_codes_quantization,
                             UnitAttr:$bias_first,
                             OptionalAttr<TypeAttr>:$residual_quantization,
-                            UnitAttr:$residual_first));
+                            UnitAttr:$residual_first,
+                            UnitAttr:$signed_codes));
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it

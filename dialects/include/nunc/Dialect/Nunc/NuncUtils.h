@@ -69,10 +69,17 @@ std::string describeLocation(Location loc);
 /// static's QInt8), given the u8 codes of the same grids by
 /// nunc-unsign-quantize-dequantize.
 inline constexpr llvm::StringLiteral kSignedActivationCodes = "nunc.signed_activation_codes";
-/// On a nunc.constant folded from a per-tensor u8 DequantizeLinear that an
-/// Add reads (a QDQ model's bias): the grid whose codes its values are,
-/// which onnxruntime's QLinearAdd adds (nunc-fuse-linear makes it the
-/// quantized_linear's bias_codes_quantization).
+/// Function attribute: the model wrote its quantized ops as QLinear
+/// operators (QOperator format: QLinearMatMul, QLinearConv, QLinearAdd,
+/// ...), which onnxruntime runs as such, in their integer steps on s8 codes
+/// too (a QDQ model's, it decides itself: with s8 activations most of a
+/// transformer's MatMuls and Adds as f32 ops between the pairs).
+inline constexpr llvm::StringLiteral kQLinearOperators = "nunc.qlinear_operators";
+/// On a nunc.constant folded from a per-tensor u8 or s8 DequantizeLinear
+/// that an Add reads (a QDQ model's bias): the grid whose codes its values
+/// are (u8 or s8 storage), which onnxruntime's QLinearAdd adds
+/// (nunc-fuse-linear makes it the quantized_linear's
+/// bias_codes_quantization).
 inline constexpr llvm::StringLiteral kCodesGrid = "nunc.codes_grid";
 
 /// The grid an f32 value's producer rounds it to last, so that it holds
@@ -87,6 +94,11 @@ SmallVector<std::string> onnxNodeNames(Location loc);
 /// tensor, u8 over f32, the full range [0, 255] (the kernels saturate
 /// there).
 bool isU8Grid(std::optional<Type> t);
+/// A per-tensor grid of s8 codes over f32, [-128, 127].
+bool isS8Grid(std::optional<Type> t);
+/// A u8 or s8 grid (isU8Grid, isS8Grid) as the u8 grid of the same values
+/// (an s8 grid's zero point + 128); none for any other type.
+std::optional<quant::UniformQuantizedType> asU8Grid(std::optional<Type> t);
 
 /// A conv weight's grid (weight_quantization): 8-bit storage over f32,
 /// per tensor or per output channel (axis 0, `channels` scales), positive
