@@ -538,12 +538,12 @@ func.func @range_zero_delta() -> tensor<?xi64> {
 
 // -----
 
-// A QDQ model's bias: a per-tensor u8 DequantizeLinear an Add reads keeps
-// its grid on the folded constant (nunc.codes_grid: onnxruntime adds the
-// codes); an s8 one, or one no Add reads, does not.
+// A QDQ model's bias: a per-tensor u8 or s8 DequantizeLinear an Add reads
+// keeps its grid on the folded constant (nunc.codes_grid: onnxruntime adds
+// the codes; u8 or s8 storage as the model's); one no Add reads does not.
 // CHECK-LABEL: func.func @bias_codes_grid(
 // CHECK-DAG: nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 5.000000e-01:10>} dense<[-5.000000e+00, 0.000000e+00, 1.000000e+00]> : tensor<3xf32>
-// CHECK-DAG: nunc.constant dense<[-1.000000e+00, 5.000000e-01, 2.500000e+00]> : tensor<3xf32>
+// CHECK-DAG: nunc.constant {nunc.codes_grid = !quant.uniform<i8:f32, 5.000000e-01:-3>} dense<[5.000000e-01, 2.000000e+00, 4.000000e+00]> : tensor<3xf32>
 // CHECK-DAG: nunc.constant dense<[-6.000000e+00, 0.000000e+00, 5.000000e-01]> : tensor<3xf32>
 func.func @bias_codes_grid(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>) {
   %codes = nunc.constant dense<[0, 10, 12]> : tensor<3xui8>
@@ -552,7 +552,7 @@ func.func @bias_codes_grid(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x
   %b = nunc.dequantize_linear %codes, %s, %z : tensor<ui8> : tensor<3xui8>, tensor<f32> -> tensor<3xf32>
   %y = nunc.add %b, %x : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %scodes = nunc.constant dense<[-2, 1, 5]> : tensor<3xi8>
-  %sz = nunc.constant dense<0> : tensor<i8>
+  %sz = nunc.constant dense<-3> : tensor<i8>
   %sb = nunc.dequantize_linear %scodes, %s, %sz : tensor<i8> : tensor<3xi8>, tensor<f32> -> tensor<3xf32>
   %w = nunc.add %x, %sb : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
   %ucodes = nunc.constant dense<[0, 12, 13]> : tensor<3xui8>

@@ -334,3 +334,38 @@ func.func @layer_norms_between_pairs(%codes: tensor<2x16xui8>, %x: tensor<2x16xf
   %e, %em, %ei = nunc.layer_norm %dq12, %g12 : tensor<2x12xf32>, tensor<12xf32> -> tensor<2x12xf32>, tensor<2x1xf32>, tensor<2x1xf32>
   return %a, %b, %cq, %d, %e : tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x!quant.uniform<u8:f32, 0.05:120>>, tensor<2x16xf32>, tensor<2x12xf32>
 }
+
+// -----
+
+// A model with s8 activations written as QLinear operators
+// (nunc.qlinear_operators: onnxruntime runs its QLinearMatMul and
+// QLinearAdds on s8 codes): one_step_requantization with signed_codes for
+// a bias of s8 codes and an s8 product grid, its residual's s8 grid taken
+// as the u8 one of the same values.
+// CHECK-LABEL: func.func @qlinear_operators_s8(
+// CHECK: nunc.quantized_linear {{.*}}one_step_requantization{{.*}}signed_codes, u8_output
+// CHECK: nunc.quantized_linear {{.*}}one_step_requantization{{.*}}residual_quantization = !quant.uniform<u8:f32, 2.500000e-01:128>, signed_codes
+func.func @qlinear_operators_s8(%x: tensor<4x3xf32>, %r: tensor<4x2xf32>) -> (tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2xf32>) attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
+  %rq = nunc.fake_quantize %r {quantization = !quant.uniform<i8:f32, 0.25:0>} : tensor<4x2xf32> -> tensor<4x2xf32>
+  %a = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+  %c = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> residual %rq : tensor<4x2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, bias_first, bias_quantization = !quant.uniform<u8:f32, 0.25:90>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.5:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return %a, %c : tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2xf32>
+}
+
+// -----
+
+// The same in a QDQ model with s8 activations (onnxruntime runs its
+// MatMuls and Adds as f32 ops between the pairs there): not marked.
+// CHECK-LABEL: func.func @qdq_s8(
+// CHECK-NOT: one_step_requantization
+// CHECK: return
+func.func @qdq_s8(%x: tensor<4x3xf32>) -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>> attributes {nunc.signed_activation_codes} {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
+  %a = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+  return %a : tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+}

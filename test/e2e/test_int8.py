@@ -2675,20 +2675,25 @@ def test_imported_qoperator_cnn(nunc, models, tmp_path, name, int8_convs):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-def test_imported_qoperator_minilm(nunc, models, tmp_path):
+@pytest.mark.parametrize("activation,per_channel", [("QUInt8", False), ("QInt8", False),
+                                                    ("QInt8", True)])
+def test_imported_qoperator_minilm(nunc, models, tmp_path, activation, per_channel):
     """quantize_static's MiniLM in QOperator format (QLinearMatMul,
     QLinearAdd, QLinearMul, QLinearSoftmax; Reshape and Transpose on u8)
     reaches the kernels of the QDQ one: the 36 weight MatMuls on the VNNI
     GEMM with static inputs, attention fused with its five grids (on the
     u8 codes of Q, K and V), and its output equals onnxruntime's bit for
-    bit (see the QDQ case)."""
+    bit (see the QDQ case). With s8 activations too (the quantizer's
+    default): onnxruntime runs the QLinear ops on s8 codes, and nunc's
+    GEMMs add the bias's and the residual's codes as s8 (signed_codes)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     q = str(tmp_path / "minilm_qop.onnx")
     quantize_static(os.path.join(models, "minilm.onnx"), q,
                     Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
-                    quant_format=QuantFormat.QOperator, activation_type=QuantType.QUInt8,
-                    weight_type=QuantType.QInt8)
+                    quant_format=QuantFormat.QOperator,
+                    activation_type=getattr(QuantType, activation),
+                    weight_type=QuantType.QInt8, per_channel=per_channel)
     model = onnx.load(q)
     assert {n.op_type for n in model.graph.node} >= {"QLinearMatMul", "QLinearAdd",
                                                     "QLinearSoftmax"}
@@ -2698,6 +2703,9 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path):
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum(k.startswith("gemm.int8.avx512vnni") and "static" in k for k in kernels) == 36
     # As onnxruntime's QLinearMatMul, QLinearAdd and QLinearSoftmax compute.
+    codes = "+s8 bias codes" if activation == "QInt8" else "+bias codes"
+    assert sum(k.startswith("gemm.int8.avx512vnni") and codes in k and "+product codes" in k
+               for k in kernels) == 36, kernels
     assert sum(k.startswith("attention.avx512vnni[") and
                k.endswith(" u8 q k v +mask +5 grids +qlinear steps") for k in kernels) == 6, kernels
     assert not any(k["op"] in ("nunc.softmax", "nunc.matmul", "nunc.transpose",

@@ -505,11 +505,14 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
   for (int64_t m : {1, 17, 45})
     for (int64_t n : {7, 49, 129})
       for (int64_t k : {3, 129})
-        for (int order = 0; order < 4; ++order) {
+        for (int order = 0; order < 8; ++order) {
+          // offset 128: signed_codes (QLinearAdd of s8 codes, the u8 ones
+          // minus 128; the constants from the s8 zero points).
           const bool biasFirst = order & 1, residualFirst = order & 2;
+          const int32_t o = order & 4 ? 128 : 0;
           SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
                        std::to_string(k) + (biasFirst ? " bias first" : "") +
-                       (residualFirst ? " residual first" : ""));
+                       (residualFirst ? " residual first" : "") + (o ? " s8 codes" : ""));
           RandomOperands ops(m, n, k, isa, /*perRow=*/false, 37, 0.013f, rng);
           // The exact sums (less the zero point's term): unit scales, no bias.
           RandomOperands unit = ops;
@@ -528,19 +531,20 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
               std::clamp(static_cast<int32_t>(std::nearbyint(-lo / sp)) - 20, 0, 255);
           const int32_t zb = 120, zg = 90, zr = 140, z2 = 110;
           auto f = [](int32_t z) { return static_cast<float>(z); };
-          const CodeSumConstants add = biasFirst
-                                           ? codeSumConstants(sb, f(zb), sp, f(zp), sg, f(zg))
-                                           : codeSumConstants(sp, f(zp), sb, f(zb), sg, f(zg));
-          const CodeSumConstants radd = residualFirst
-                                            ? codeSumConstants(sr, f(zr), sg, f(zg), s2, f(z2))
-                                            : codeSumConstants(sg, f(zg), sr, f(zr), s2, f(z2));
+          auto fz = [&](int32_t z) { return static_cast<float>(z - o); };
+          const CodeSumConstants add =
+              biasFirst ? codeSumConstants(sb, fz(zb), sp, fz(zp), sg, fz(zg))
+                        : codeSumConstants(sp, fz(zp), sb, fz(zb), sg, fz(zg));
+          const CodeSumConstants radd =
+              residualFirst ? codeSumConstants(sr, fz(zr), sg, fz(zg), s2, fz(z2))
+                            : codeSumConstants(sg, fz(zg), sr, fz(zr), s2, fz(z2));
           std::vector<int32_t> biasCodes(n), residualCodes(m * n);
           std::vector<float> columns(n);
           RandomOperands q = ops;
           for (int64_t j = 0; j < n; ++j) {
             biasCodes[j] = static_cast<int32_t>(rng() % 256);
             q.scales[j] = ops.scales[j] / sp; // fl(fl(s_x s_w) / s_p)
-            columns[j] = biasFirst ? f(biasCodes[j]) : qlinearAddTerm(biasCodes[j], add, 0);
+            columns[j] = biasFirst ? f(biasCodes[j] - o) : qlinearAddTerm(biasCodes[j], add, o);
           }
           for (int64_t i = 0; i < m * n; ++i) {
             residualCodes[i] = static_cast<int32_t>(rng() % 256);
@@ -552,6 +556,7 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
             cfg.residual = withResidual;
             cfg.qlinearBias = Int8GemmConfig::QLinearBias{zp, add.ratioA, sg, zg, biasFirst,
                                                           add.ratioB, add.fixed};
+            cfg.qlinearBias->offset = o;
             if (withResidual)
               cfg.qlinearBias->residual = Int8GemmConfig::QLinearBias::Residual{
                   sr, zr, residualFirst, radd.ratioA, radd.ratioB, radd.fixed, s2, z2};
@@ -564,14 +569,14 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
                   qlinearMatMulCode(static_cast<int32_t>(acc[i]), q.scales[j], zp);
               ends += code == 0 || code == 255;
               const int32_t sum =
-                  biasFirst ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, 0), add, 0)
-                            : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, 0), add, 0);
+                  biasFirst ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, o), add, o)
+                            : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, o), add, o);
               float want = f(sum - zg) * sg;
               if (withResidual) {
                 const int32_t r = residualCodes[i];
                 const int32_t total =
-                    residualFirst ? qlinearAddCode(r, qlinearAddTerm(sum, radd, 0), radd, 0)
-                                  : qlinearAddCode(sum, qlinearAddTerm(r, radd, 0), radd, 0);
+                    residualFirst ? qlinearAddCode(r, qlinearAddTerm(sum, radd, o), radd, o)
+                                  : qlinearAddCode(sum, qlinearAddTerm(r, radd, o), radd, o);
                 want = f(total - z2) * s2;
               }
               ASSERT_EQ(got[i], want) << "at " << i / n << ", " << j

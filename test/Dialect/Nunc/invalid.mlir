@@ -1448,7 +1448,7 @@ func.func @linear_one_step_without_product_grid(%x: tensor<4x3xf32>) {
   %w = nunc.constant dense<1> : tensor<3x2xi8>
   %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
   %b = nunc.constant dense<0.25> : tensor<2xf32>
-  // expected-error @+1 {{one_step_requantization needs a static u8 input, u8 product_quantization, a bias on bias_codes_quantization (u8) and a u8 grid right after the bias}}
+  // expected-error @+1 {{one_step_requantization needs a static u8 input, 8-bit product_quantization, a bias on bias_codes_quantization and a u8 grid right after the bias}}
   %a = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:100>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return
 }
@@ -1772,5 +1772,21 @@ func.func @pool_with_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32> {
 func.func @layer_norm_ordered_rows_of_12(%x: tensor<2x12xf32>, %g: tensor<12xf32>) {
   // expected-error @+1 {{ordered_f32_arithmetic needs f32 rows of a known multiple of 8 elements}}
   %0, %1, %2 = nunc.layer_norm %x, %g {ordered_f32_arithmetic} : tensor<2x12xf32>, tensor<12xf32> -> tensor<2x12xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}
+
+// -----
+
+func.func @linear_signed_codes_alone(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
+  // expected-error @+1 {{signed_codes goes with one_step_requantization}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:10>, signed_codes} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @linear_signed_codes_u8_bias_codes(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>, %b: tensor<2xf32>) {
+  // expected-error @+1 {{bias_codes_quantization (and product_quantization) must be s8 grids with signed_codes}}
+  %0 = nunc.quantized_linear %x, %w bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>, signed_codes} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return
 }
