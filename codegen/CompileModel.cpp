@@ -683,14 +683,28 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
            : llvm::isa<SubOp>(op) ? Config::Sub
            : llvm::isa<MulOp>(op) ? Config::Mul
                                   : Config::Div;
-    auto add = dyn_cast<AddOp>(op);
-    if (add && add.addsCodes()) {
-      auto grid = [](std::optional<Type> t) { return cast<quant::UniformQuantizedType>(*t); };
-      auto a = grid(add.getLhsQuantization()), b = grid(add.getRhsQuantization()),
-           y = grid(add.getOutputQuantization());
+    // An Add's or Mul's codes (lhs_quantization and rhs_quantization).
+    auto codeGrids = [&]() -> std::optional<std::pair<std::array<Type, 3>, bool>> {
+      if (auto add = dyn_cast<AddOp>(op); add && add.addsCodes())
+        return std::pair(std::array<Type, 3>{*add.getLhsQuantization(),
+                                             *add.getRhsQuantization(),
+                                             *add.getOutputQuantization()},
+                         add.getSignedCodes());
+      if (auto mul = dyn_cast<MulOp>(op); mul && mul.multipliesCodes())
+        return std::pair(std::array<Type, 3>{*mul.getLhsQuantization(),
+                                             *mul.getRhsQuantization(),
+                                             *mul.getOutputQuantization()},
+                         mul.getSignedCodes());
+      return std::nullopt;
+    }();
+    if (codeGrids) {
+      auto [grids, signedCodes] = *codeGrids;
+      auto a = cast<quant::UniformQuantizedType>(grids[0]),
+           b = cast<quant::UniformQuantizedType>(grids[1]),
+           y = cast<quant::UniformQuantizedType>(grids[2]);
       // signed_codes: the s8 codes of the same grids.
-      const float shift = add.getSignedCodes() ? 128.f : 0.f;
-      Config::AddCodes q;
+      const float shift = signedCodes ? 128.f : 0.f;
+      Config::Codes q;
       q.scaleA = static_cast<float>(a.getScale());
       q.zpA = static_cast<float>(a.getZeroPoint()) - shift;
       q.scaleB = static_cast<float>(b.getScale());
@@ -703,12 +717,17 @@ std::optional<ElementwiseStep> elementwiseStep(Operation *op) {
       q.qmaxA = static_cast<float>(a.getStorageTypeMax()) - shift;
       q.qminB = static_cast<float>(b.getStorageTypeMin()) - shift;
       q.qmaxB = static_cast<float>(b.getStorageTypeMax()) - shift;
-      const CodeSumConstants k =
-          codeSumConstants(q.scaleA, q.zpA, q.scaleB, q.zpB, q.scaleC, q.zpC);
-      q.ratioA = k.ratioA;
-      q.ratioB = k.ratioB;
-      q.fixed = k.fixed;
-      c.addCodes = q;
+      if (c.op == Config::Add) {
+        const CodeSumConstants k =
+            codeSumConstants(q.scaleA, q.zpA, q.scaleB, q.zpB, q.scaleC, q.zpC);
+        q.ratioA = k.ratioA;
+        q.ratioB = k.ratioB;
+        q.fixed = k.fixed;
+      } else {
+        q.ratioA = qlinearMulRatio(q.scaleA, q.scaleB, q.scaleC);
+        q.ratioB = q.fixed = 0.f;
+      }
+      c.codes = q;
     } else if (auto grid = op->getAttrOfType<TypeAttr>("output_quantization")) {
       c.after = roundToGrid(grid.getValue());
     }
@@ -2465,7 +2484,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       std::string(cfg.table ? " table" : "") +
                           (cfg.before.kind != x86::Activation::None ? " +rounded input" : "") +
                           (cfg.after.kind != x86::Activation::None ? " +requantize" : "") +
-                          (cfg.addCodes ? " +codes added in one step" : ""))
+                          (!cfg.codes ? ""
+                           : cfg.op == x86::ElementwiseConfig::Add
+                               ? " +codes added in one step"
+                               : " +codes multiplied in one step"))
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -3024,7 +3046,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       // A QDQ model's Adds between pairs stay Adds of codes (before the
       // chains would take them).
       if (options.oneStepRequantization)
-        pm.nest<func::FuncOp>().addPass(createOneStepRequantization({/*onlyAdds=*/true}));
+        pm.nest<func::FuncOp>().addPass(createOneStepRequantization({/*onlyElementwise=*/true}));
       pm.nest<func::FuncOp>().addPass(createFuseElementwiseChains());
       pm.nest<func::FuncOp>().addPass(createFuseChainIntoConv(
           [isa, int8](Operation *op) {

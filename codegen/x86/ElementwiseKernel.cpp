@@ -227,8 +227,8 @@ private:
           shift = temp(1);
         }
       }
-      if (c.addCodes) {
-        addCodes(x, b);
+      if (c.codes) {
+        codesOf(x, b);
         return;
       }
       switch (c.op) {
@@ -251,23 +251,34 @@ private:
     }
   }
 
-  /// x = the value of the sum's code from the operands' values x and b
-  /// (ElementwiseConfig::AddCodes); b is kept.
-  void addCodes(const Vmm &x, const Vmm &b) {
-    const ElementwiseConfig::AddCodes &q = *c.addCodes;
+  /// x = the value of the sum's or product's code from the operands' values
+  /// x and b (ElementwiseConfig::Codes); b is kept.
+  void codesOf(const Vmm &x, const Vmm &b) {
+    const ElementwiseConfig::Codes &q = *c.codes;
     vdivps(temp(1), b, constAddr(q.scaleB));
     roundHalfEven(temp(1), temp(1));
     vaddps(temp(1), temp(1), constAddr(q.zpB));
     vmaxps(temp(1), temp(1), constAddr(q.qminB));
     vminps(temp(1), temp(1), constAddr(q.qmaxB));
-    vbroadcastss(temp(2), constScalar(q.ratioB));
-    vfmadd213ps(temp(1), temp(2), constAddr(q.fixed)); // qb rB + F
+    if (c.op == ElementwiseConfig::Add) {
+      vbroadcastss(temp(2), constScalar(q.ratioB));
+      vfmadd213ps(temp(1), temp(2), constAddr(q.fixed)); // qb rB + F
+    } else {
+      vsubps(temp(1), temp(1), constAddr(q.zpB)); // qb - zpB
+    }
     vdivps(x, x, constAddr(q.scaleA));
     roundHalfEven(x, x);
     vaddps(x, x, constAddr(q.zpA));
     vmaxps(x, x, constAddr(q.qminA));
     vminps(x, x, constAddr(q.qmaxA));
-    vfmadd132ps(x, temp(1), constAddr(q.ratioA)); // qa rA + (qb rB + F)
+    if (c.op == ElementwiseConfig::Add) {
+      vfmadd132ps(x, temp(1), constAddr(q.ratioA)); // qa rA + (qb rB + F)
+    } else {
+      vsubps(x, x, constAddr(q.zpA));
+      vmulps(x, x, temp(1)); // exact: |va vb| < 2^24
+      vmulps(x, x, constAddr(q.ratioA));
+      vaddps(x, x, constAddr(q.zpC));
+    }
     roundHalfEven(x, x);
     vmaxps(x, x, constAddr(q.qmin));
     vminps(x, x, constAddr(q.qmax));
@@ -350,8 +361,9 @@ std::unique_ptr<JitKernel> ElementwiseKernel::generate(const ElementwiseConfig &
                                                        Isa isa) {
   if (config.op == ElementwiseConfig::Affine && config.inputs != 2)
     return nullptr;
-  if (config.addCodes &&
-      (config.op != ElementwiseConfig::Add || config.inputs != 2 ||
+  if (config.codes &&
+      ((config.op != ElementwiseConfig::Add && config.op != ElementwiseConfig::Mul) ||
+       config.inputs != 2 ||
        config.before.kind != Activation::None || config.after.kind != Activation::None))
     return nullptr; // the codes' sum replaces the grids
   return generatedFor<ElementwiseGenerator>(isa, config);

@@ -14,8 +14,9 @@
 // scales (laid out as a per-channel operand: one value per row, or along the
 // inner dim when channels are innermost) and each shift `affineShift`
 // elements after its scale. `before` rounds a and `after`
-// rounds y (fake-quantize grids) in the same pass. AddCodes: the sum of two
-// operands on grids as onnxruntime's QLinearAdd computes its codes.
+// rounds y (fake-quantize grids) in the same pass. Codes: the sum or product
+// of two operands on grids as onnxruntime's QLinearAdd / QLinearMul compute
+// its codes.
 //
 // Task arguments: [0] a, [1] b (or a), [2] y, [3] row offset table
 // ([rows][2] int32 elements) or unused.
@@ -46,17 +47,20 @@ struct ElementwiseConfig {
   bool scalarInner[2] = {false, false};  // one value per row, broadcast along it
   bool table = false;                    // row offsets from the table
   int64_t rowStep[2] = {0, 0};           // else: elements per row (0: the same row)
-  /// op == Add of two operands on grids, the sum on a grid (nunc.add's
-  /// lhs_quantization and rhs_quantization): each operand's code
-  /// clamp(round(v / scale) + zp, qminA|B, qmaxA|B), the sum's code
-  /// round(fma(qa, ratioA, fma(qb, ratioB, fixed))) within [qmin, qmax], as
-  /// onnxruntime's QLinearAdd computes it (CodeSumConstants); written as its
-  /// value (q - zpC) scaleC. No `before` or `after` then.
-  struct AddCodes {
+  /// op == Add or Mul of two operands on grids, the result on a grid
+  /// (nunc.add's / nunc.mul's lhs_quantization and rhs_quantization): each
+  /// operand's code clamp(round(v / scale) + zp, qminA|B, qmaxA|B); Add: the
+  /// sum's code round(fma(qa, ratioA, fma(qb, ratioB, fixed))) as
+  /// onnxruntime's QLinearAdd computes it (CodeSumConstants); Mul: the
+  /// product's round(fl(fl((qa - zpA)(qb - zpB)) ratioA) + zpC) as its
+  /// QLinearMul does (qlinearMulCode; ratioB and fixed unused); within
+  /// [qmin, qmax], written as its value (q - zpC) scaleC. No `before` or
+  /// `after` then.
+  struct Codes {
     float scaleA, zpA, scaleB, zpB, ratioA, ratioB, fixed, scaleC, zpC, qmin, qmax;
     float qminA, qmaxA, qminB, qmaxB;
   };
-  std::optional<AddCodes> addCodes;
+  std::optional<Codes> codes;
 };
 
 struct ElementwiseKernel {

@@ -194,6 +194,34 @@ Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, cons
   return out;
 }
 
+Expected<Tensor> mulCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
+                          const Grid &gc) {
+  if (a.dtype() != DType::F32 || b.dtype() != DType::F32)
+    return kernelError("a product of codes needs f32 operands: " + a.describe() + " and " +
+                       b.describe());
+  NUNC_ASSIGN_OR_RETURN(shape, shape::broadcast(a.shape(), b.shape()));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, shape));
+  std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {broadcastStrides(a.shape(), shape),
+                                                          broadcastStrides(b.shape(), shape)};
+  const float ratio = qlinearMulRatio(ga.scale, gb.scale, gc.scale);
+  // An operand's code less its zero point (a value on the grid: its own).
+  auto steps = [](float v, const Grid &g) {
+    const float zp = static_cast<float>(g.zeroPoint);
+    return std::clamp(std::nearbyint(v / g.scale) + zp, static_cast<float>(g.qmin),
+                      static_cast<float>(g.qmax)) -
+           zp;
+  };
+  const float *pa = a.as<float>(), *pb = b.as<float>();
+  float *o = out.mutableAs<float>();
+  const auto zc = static_cast<float>(gc.zeroPoint);
+  forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
+    const float q = qlinearMulCode(steps(pa[off[0]], ga), steps(pb[off[1]], gb), ratio, zc,
+                                   static_cast<float>(gc.qmin), static_cast<float>(gc.qmax));
+    o[i] = (q - zc) * gc.scale;
+  });
+  return out;
+}
+
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
   if (kind != BinaryKind::Pow && a.dtype() != b.dtype())
     return kernelError("operands have different types: " + a.describe() + " and " +

@@ -267,23 +267,22 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       })
       .Case<AddOp, SubOp, MulOp, DivOp>([&](auto o) -> Expected<Results> {
         using Op = decltype(o);
-        if constexpr (std::is_same_v<Op, AddOp>)
-          if (o.addsCodes()) {
-            // signed_codes: the s8 codes of the same grids.
-            auto codes = [&](std::optional<Type> t) {
-              kernels::Grid g = *gridOf(t);
-              if (o.getSignedCodes()) {
-                g.zeroPoint -= 128;
-                g.qmin -= 128;
-                g.qmax -= 128;
-              }
-              return g;
-            };
-            return one(kernels::addCodes(get(o.getLhs()), get(o.getRhs()),
-                                         codes(o.getLhsQuantization()),
-                                         codes(o.getRhsQuantization()),
-                                         codes(o.getOutputQuantization())));
-          }
+        if constexpr (std::is_same_v<Op, AddOp> || std::is_same_v<Op, MulOp>) {
+          // signed_codes: the s8 codes of the same grids.
+          auto codes = [&](std::optional<Type> t) {
+            kernels::Grid g = *gridOf(t);
+            if (o.getSignedCodes()) {
+              g.zeroPoint -= 128;
+              g.qmin -= 128;
+              g.qmax -= 128;
+            }
+            return g;
+          };
+          if (o.getLhsQuantization())
+            return one((std::is_same_v<Op, AddOp> ? kernels::addCodes : kernels::mulCodes)(
+                get(o.getLhs()), get(o.getRhs()), codes(o.getLhsQuantization()),
+                codes(o.getRhsQuantization()), codes(o.getOutputQuantization())));
+        }
         BinaryKind kind = std::is_same_v<Op, AddOp>   ? BinaryKind::Add
                           : std::is_same_v<Op, SubOp> ? BinaryKind::Sub
                           : std::is_same_v<Op, MulOp> ? BinaryKind::Mul

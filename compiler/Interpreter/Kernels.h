@@ -126,6 +126,11 @@ struct GeluGrids {
 /// the codes on gc, returned as their f32 values (see the op).
 Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
                           const Grid &gc);
+/// nunc.mul with lhs_quantization and rhs_quantization: a * b as
+/// onnxruntime's QLinearMul computes the codes on gc (qlinearMulCode),
+/// returned as their f32 values.
+Expected<Tensor> mulCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
+                          const Grid &gc);
 /// round_p(x * round_s(round_e(erf(x / sqrt 2)) + one)) * half, f32.
 Expected<Tensor> geluOnGrids(const Tensor &x, const GeluGrids &grids);
 /// Returns {y, y_scale, y_zero_point}.

@@ -280,10 +280,11 @@ struct ConstantFoldingPass
             conv.setWeightQuantizationAttr(grid);
         }
     }
-    // A bias an Add reads keeps its codes' grid (onnxruntime adds the codes).
+    // A bias an Add reads (or a scale a Mul reads) keeps its codes' grid
+    // (onnxruntime adds or multiplies the codes).
     TypeAttr codesGrid;
     if (dequantize && llvm::any_of(op->getResult(0).getUsers(),
-                                   [](Operation *user) { return isa<AddOp>(user); }))
+                                   [](Operation *user) { return isa<AddOp, MulOp>(user); }))
       codesGrid = codesTensorGrid(cast<DequantizeLinearOp>(op), operands);
     builder.setInsertionPoint(op);
     for (auto [result, t] : llvm::zip(op->getResults(), *results)) {

@@ -52,6 +52,8 @@ std::optional<Step> stepOf(Operation *op, SmallVectorImpl<Value> &tensors) {
   };
   if (auto add = dyn_cast<AddOp>(op); add && add.addsCodes())
     return std::nullopt; // the codes' sum: a kernel of its own
+  if (auto mul = dyn_cast<MulOp>(op); mul && mul.multipliesCodes())
+    return std::nullopt; // likewise the codes' product
   if (llvm::isa<AddOp, SubOp, MulOp, DivOp>(op)) {
     step.kind = isa<AddOp>(op)   ? Step::Add
                 : isa<SubOp>(op) ? Step::Sub

@@ -35,6 +35,13 @@ std::optional<int64_t> trailingMeanAxis(ReduceMeanOp mean, Value x) {
   return norm.front();
 }
 
+/// Whether an op rounds its result to a grid (output_quantization, or an
+/// Add's or Mul's codes): a QDQ model's step between pairs, which a fused
+/// LayerNorm would not round.
+bool roundsToAGrid(Operation *op) {
+  return op->hasAttr("output_quantization") || op->hasAttr("lhs_quantization");
+}
+
 struct LayerNormPattern : OpRewritePattern<DivOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -96,7 +103,7 @@ struct LayerNormPattern : OpRewritePattern<DivOp> {
     ArrayRef<int64_t> normalizedDims = xType.getShape().drop_front(*axis);
     auto affine = [&](Operation *op, Value from) -> Value {
       Value other = otherOperand(op, from);
-      if (!other || op->getResult(0).getType() != x.getType() ||
+      if (!other || roundsToAGrid(op) || op->getResult(0).getType() != x.getType() ||
           !broadcastsTo(other, normalizedDims, xType.getElementType()))
         return nullptr;
       return other;
@@ -114,7 +121,7 @@ struct LayerNormPattern : OpRewritePattern<DivOp> {
         }
     if (last != div.getOperation())
       ops.push_back(last);
-    if (last->getResult(0).getType() != x.getType())
+    if (last->getResult(0).getType() != x.getType() || llvm::any_of(ops, roundsToAGrid))
       return failure();
 
     rewriter.setInsertionPoint(last);

@@ -40,9 +40,10 @@ bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales
 }
 
 /// The grid every use of `v` rounds it to on reading it: static int8 convs
-/// quantizing it (input_quantization), fake_quantize ops, batch_norms
-/// rounding their input and Adds of codes rounding their operand to the
-/// same grid; none when a use reads its f32 values.
+/// quantizing it (input_quantization), fake_quantize and quantize ops (a
+/// GEMM's u8 input), batch_norms rounding their input and Adds of codes
+/// rounding their operand to the same grid; none when a use reads its f32
+/// values.
 std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
   std::optional<Type> grid;
   for (OpOperand &use : v.getUses()) {
@@ -53,6 +54,8 @@ std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
         g = qc.getInputQuantization();
     } else if (auto fq = dyn_cast<FakeQuantizeOp>(user)) {
       g = fq.getQuantization();
+    } else if (auto q = dyn_cast<QuantizeOp>(user)) {
+      g = q.getQuantization();
     } else if (auto bn = dyn_cast<BatchNormOp>(user)) {
       if (use.getOperandNumber() == 0)
         g = bn.getInputQuantization();
@@ -123,19 +126,30 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
          biasFitsItsGrid(op.getBias(), input.getScale(), codes->scales);
 }
 
-/// A QDQ model's Add between Q/DQ pairs (its operands and its sum on u8
-/// grids): the sum's codes as onnxruntime's QLinearAdd computes them.
-/// Where the sum's grid is its readers' (each rounds it on reading), the
-/// Add rounds to it itself, so that the readers' rounding finds its
-/// values on the grid already.
-void addCodesInOneStep(AddOp op) {
-  if (op.addsCodes() || !getElementTypeOrSelf(op.getType()).isF32() ||
-      op.getLhs().getType() != op.getType() || op.getRhs().getType() != op.getType())
+/// A QDQ model's Add or Mul between Q/DQ pairs (its operands and its
+/// result on u8 grids): the result's codes as onnxruntime's QLinearAdd or
+/// QLinearMul computes them. An operand is of the result's shape, or a
+/// constant holding the codes of a grid (nunc.codes_grid: an unfused
+/// LayerNorm's scale and shift, its epsilon) of the model's signedness,
+/// which it broadcasts. Where the result's grid is its readers' (each
+/// rounds it on reading), the op rounds to it itself, so that the readers'
+/// rounding finds its values on the grid already.
+template <typename OpTy> void codesInOneStep(OpTy op) {
+  if (op.getLhsQuantization() || !getElementTypeOrSelf(op.getType()).isF32())
     return;
-  // A fake_quantize that rounds an operand for this Add alone: the Add
-  // rounds it to the same code itself.
+  const bool signedCodes = op->template getParentOfType<func::FuncOp>()->hasAttr(
+      kSignedActivationCodes);
+  // A fake_quantize that rounds an operand for this op alone: the op rounds
+  // it to the same code itself.
   SmallVector<FakeQuantizeOp, 2> folded;
   auto gridOfOperand = [&](Value v) -> std::optional<quant::UniformQuantizedType> {
+    if (v.getType() != op.getType()) {
+      auto codes = v.getDefiningOp() ? v.getDefiningOp()->getAttrOfType<TypeAttr>(kCodesGrid)
+                                     : TypeAttr();
+      if (!codes || !(signedCodes ? isS8Grid(codes.getValue()) : isU8Grid(codes.getValue())))
+        return std::nullopt;
+      return asU8Grid(codes.getValue());
+    }
     auto fq = v.getDefiningOp<FakeQuantizeOp>();
     if (fq && v.hasOneUse() && fq.getInput().getType() == v.getType())
       folded.push_back(fq);
@@ -154,8 +168,7 @@ void addCodesInOneStep(AddOp op) {
   op.setOutputQuantization(*out);
   op.setLhsQuantization(*lhs);
   op.setRhsQuantization(*rhs);
-  if (op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
-    op.setSignedCodes(true);
+  op.setSignedCodes(signedCodes);
   for (FakeQuantizeOp fq : folded) {
     op->replaceUsesOfWith(fq.getResult(), fq.getInput());
     fq.erase();
@@ -313,8 +326,9 @@ struct OneStepRequantizationPass
     : public mlir::nunc::impl::OneStepRequantizationBase<OneStepRequantizationPass> {
   using OneStepRequantizationBase::OneStepRequantizationBase;
   void runOnOperation() override {
-    getOperation().walk([](AddOp op) { addCodesInOneStep(op); });
-    if (onlyAdds)
+    getOperation().walk([](AddOp op) { codesInOneStep(op); });
+    getOperation().walk([](MulOp op) { codesInOneStep(op); });
+    if (onlyElementwise)
       return;
     getOperation().walk([](QuantizedConvOp op) {
       if (op.getOneStepRequantization())

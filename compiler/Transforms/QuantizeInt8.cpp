@@ -125,7 +125,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     Value sRows = GatherOp::create(b, loc, RankedTensorType::get(scaleShape, f32), sTable,
                                    op.getIndices(), op.getAxisAttr());
     Value rowsF32 = CastOp::create(b, loc, out, qRows, TypeAttr::get(f32));
-    Value y = MulOp::create(b, loc, out, rowsF32, sRows, TypeAttr());
+    Value y = MulOp::create(b, loc, out, rowsF32, sRows, TypeAttr(), TypeAttr(), TypeAttr());
     Operation *oldTable = op.getData().getDefiningOp();
     op.replaceAllUsesWith(y);
     op.erase();

@@ -400,3 +400,40 @@ func.func @variance_without_keepdims(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
   %6 = nunc.div %1, %5 : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
   return %6 : tensor<2x2xf32>
 }
+
+// -----
+
+// A QDQ model's LayerNorm between pairs: a step that rounds to a grid (the
+// variance's add of codes, which took the pair after the ReduceMean, or a
+// Div with output_quantization) keeps the ops apart; a Mul by the scale
+// that multiplies codes is not taken as the affine part (the core fuses).
+
+// CHECK-LABEL: func.func @rounding_steps(
+// CHECK: nunc.reduce_mean
+// CHECK: nunc.add {{.*}}lhs_quantization
+// CHECK: nunc.div
+// CHECK: %[[LN:.*]], %{{.*}}, %{{.*}} = nunc.layer_norm
+// CHECK: nunc.mul %[[LN]], {{.*}}lhs_quantization
+func.func @rounding_steps(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+  %axes = nunc.constant dense<[-1]> : tensor<1xi64>
+  %two = nunc.constant dense<2.0> : tensor<f32>
+  %eps = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 3.9215686E-8>} dense<1.0e-05> : tensor<f32>
+  %eps2 = nunc.constant dense<1.0e-05> : tensor<f32>
+  %g = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 0.01>} dense<0.5> : tensor<8xf32>
+  %0 = nunc.reduce_mean %x axes %axes : tensor<1xi64> : tensor<2x8xf32> -> tensor<2x1xf32>
+  %1 = nunc.sub %x, %0 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %2 = nunc.pow %1, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %3 = nunc.reduce_mean %2 axes %axes : tensor<1xi64> : tensor<2x8xf32> -> tensor<2x1xf32>
+  %4 = nunc.add %3, %eps {lhs_quantization = !quant.uniform<u8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 0.01>, rhs_quantization = !quant.uniform<u8:f32, 3.9215686E-8>} : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %5 = nunc.sqrt %4 : tensor<2x1xf32> -> tensor<2x1xf32>
+  %6 = nunc.div %1, %5 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %10 = nunc.reduce_mean %y axes %axes : tensor<1xi64> : tensor<2x8xf32> -> tensor<2x1xf32>
+  %11 = nunc.sub %y, %10 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %12 = nunc.pow %11, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %13 = nunc.reduce_mean %12 axes %axes : tensor<1xi64> : tensor<2x8xf32> -> tensor<2x1xf32>
+  %14 = nunc.add %13, %eps2 : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %15 = nunc.sqrt %14 : tensor<2x1xf32> -> tensor<2x1xf32>
+  %16 = nunc.div %11, %15 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
+  %17 = nunc.mul %16, %g {lhs_quantization = !quant.uniform<u8:f32, 0.03:120>, output_quantization = !quant.uniform<u8:f32, 0.02:120>, rhs_quantization = !quant.uniform<u8:f32, 0.01>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %6, %17 : tensor<2x8xf32>, tensor<2x8xf32>
+}

@@ -1,5 +1,5 @@
 // RUN: nunc-opt %s -split-input-file --nunc-one-step-requantization | FileCheck %s
-// RUN: nunc-opt %s -split-input-file --nunc-one-step-requantization="only-adds=true" | FileCheck %s --check-prefix=ADDS
+// RUN: nunc-opt %s -split-input-file --nunc-one-step-requantization="only-elementwise=true" | FileCheck %s --check-prefix=ADDS
 
 // An int8 conv writing u8 codes from a static input, with a Clip (or Relu,
 // or none) before its grid: its codes come from one multiply.
@@ -128,7 +128,7 @@ func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x
 // model's grid (weight_quantization: every value the f32 product of a step
 // and its channel's scale, steps within s8): one step too. Not with a
 // filter off that grid (a value no step gives), without the grid, with f32
-// out, or with a LeakyRelu; and not with only-adds.
+// out, or with a LeakyRelu; and not with only-elementwise.
 // CHECK-LABEL: func.func @depthwise_codes(
 // CHECK: %[[A:.*]] = nunc.fused_conv {{.*}}one_step_requantization, output_quantization
 // CHECK: %[[B:.*]] = nunc.fused_conv {{.*}}one_step_requantization, output_quantization
@@ -368,4 +368,33 @@ func.func @qdq_s8(%x: tensor<4x3xf32>) -> tensor<4x2x!quant.uniform<u8:f32, 0.25
   %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
   %a = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
   return %a : tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+}
+
+// -----
+
+// A QDQ model's Mul between pairs (an unfused LayerNorm's scale, a
+// constant holding its grid's codes that it broadcasts): its codes as
+// onnxruntime's QLinearMul computes them; the pair after its lhs folds in.
+// Not: a broadcast operand without a codes grid, or one of the other
+// signedness. ELEM: marked with only-elementwise too.
+// CHECK-LABEL: func.func @mul_codes(
+// CHECK: %[[M:.*]] = nunc.mul %arg0, %{{.*}} {lhs_quantization = !quant.uniform<u8:f32, 3.000000e-02:120>, output_quantization = !quant.uniform<u8:f32, 2.000000e-02:120>, rhs_quantization = !quant.uniform<u8:f32, 1.000000e-02>}
+// CHECK: %[[N:.*]] = nunc.mul %{{.*}}, %{{.*}} {output_quantization
+// CHECK-NOT: lhs_quantization
+// CHECK: %[[S:.*]] = nunc.mul %{{.*}}, %{{.*}} {output_quantization
+// CHECK-NOT: lhs_quantization
+// CHECK: return
+// ADDS-LABEL: func.func @mul_codes(
+// ADDS: nunc.mul %arg0, {{.*}}lhs_quantization
+func.func @mul_codes(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %g = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 0.01>} dense<0.5> : tensor<8xf32>
+  %h = nunc.constant dense<0.5> : tensor<8xf32>
+  %s = nunc.constant {nunc.codes_grid = !quant.uniform<i8:f32, 0.01>} dense<0.5> : tensor<8xf32>
+  %q = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03:120>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %a = nunc.mul %q, %g {output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %r = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03:120>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %b = nunc.mul %r, %h {output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %t = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03:120>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %c = nunc.mul %t, %s {output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %a, %b, %c : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
 }

@@ -548,10 +548,12 @@ TEST_P(ElementwiseKernelTest, BinaryOpsWithAnOutputGridMatchTheReference) {
 /// qa, qb on their grids, q = clamp(round(fma(qa, rA, fma(qb, rB, F)))),
 /// rA = fl(sA / sC), rB = fl(sB / sC), F = fl(zC - fl(fl(rA zA) + fl(rB zB))),
 /// written as (q - zC) sC; in u8 codes and in the s8 codes of the same grids
-/// (signed_codes). Operands on their grids, off them (rounded to them
-/// first) and past their ends; broadcasting shapes, rows cut at awkward
-/// lengths. The evaluator (kernels::addCodes) gives the same bits.
-TEST_P(ElementwiseKernelTest, AddsCodesAsQLinearAdd) {
+/// (signed_codes). And a Mul as its QLinearMul computes it (nunc.mul's):
+/// q = clamp(round(fl(fl(fl((qa - zA)(qb - zB)) r) + zC))), r = fl(fl(sA sB)
+/// / sC). Operands on their grids, off them (rounded to them first) and
+/// past their ends; broadcasting shapes, rows cut at awkward lengths. The
+/// evaluator (kernels::addCodes, kernels::mulCodes) gives the same bits.
+TEST_P(ElementwiseKernelTest, AddsAndMultipliesCodesAsQLinearOps) {
   Isa isa = GetParam();
   if (!hostHas(isa))
     GTEST_SKIP() << "the host lacks this ISA";
@@ -570,11 +572,12 @@ TEST_P(ElementwiseKernelTest, AddsCodesAsQLinearAdd) {
     for (int64_t i = 0; i < t.numElements(); ++i)
       v[i] = static_cast<float>(code(rng) - static_cast<int>(g[1])) * g[0];
   };
-  bool low = false, high = false;
+  bool low[2] = {false, false}, high[2] = {false, false};
   for (const Shapes &s : cases)
-    for (bool signedCodes : {false, true}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool signedCodes = variant & 1, mul = variant & 2;
       SCOPED_TRACE("case " + std::to_string(&s - cases.data()) +
-                   (signedCodes ? ", s8 codes" : ", u8 codes"));
+                   (signedCodes ? ", s8 codes" : ", u8 codes") + (mul ? ", mul" : ", add"));
       Tensor a = randomTensor(rng, s.a, 0.f, 1.f), b = randomTensor(rng, s.b, 0.f, 1.f);
       onGrid(a, gridA);
       onGrid(b, gridB);
@@ -590,18 +593,20 @@ TEST_P(ElementwiseKernelTest, AddsCodesAsQLinearAdd) {
       const float rA = gridA[0] / gridC[0], rB = gridB[0] / gridC[0];
       const float pA = rA * zA, pB = rB * zB;
       const float fixed = zC - (pA + pB);
+      const float ratio = gridA[0] * gridB[0] / gridC[0];
       ElementwiseConfig c;
-      c.op = ElementwiseConfig::Add;
+      c.op = mul ? ElementwiseConfig::Mul : ElementwiseConfig::Add;
       c.inputs = 2;
-      c.addCodes = ElementwiseConfig::AddCodes{gridA[0], zA, gridB[0], zB, rA, rB, fixed,
-                                               gridC[0], zC, lo, hi, lo, hi, lo, hi};
+      c.codes = ElementwiseConfig::Codes{gridA[0], zA, gridB[0], zB, mul ? ratio : rA,
+                                         mul ? 0.f : rB, mul ? 0.f : fixed, gridC[0], zC, lo,
+                                         hi, lo, hi, lo, hi};
       llvm::Expected<Tensor> shape = kernels::binary(kernels::BinaryKind::Add, a, b);
       ASSERT_TRUE(static_cast<bool>(shape));
       std::vector<float> y = runKernel(isa, c, shape->shape(), a, &b);
-      llvm::Expected<Tensor> evaluated =
-          kernels::addCodes(a, b, kernels::Grid{gridA[0], int64_t(zA), int64_t(lo), int64_t(hi)},
-                            kernels::Grid{gridB[0], int64_t(zB), int64_t(lo), int64_t(hi)},
-                            kernels::Grid{gridC[0], int64_t(zC), int64_t(lo), int64_t(hi)});
+      llvm::Expected<Tensor> evaluated = (mul ? kernels::mulCodes : kernels::addCodes)(
+          a, b, kernels::Grid{gridA[0], int64_t(zA), int64_t(lo), int64_t(hi)},
+          kernels::Grid{gridB[0], int64_t(zB), int64_t(lo), int64_t(hi)},
+          kernels::Grid{gridC[0], int64_t(zC), int64_t(lo), int64_t(hi)});
       ASSERT_TRUE(static_cast<bool>(evaluated));
       // The operands broadcast as the plain sum's do: index them through it.
       std::vector<int64_t> aIndex(shape->numElements()), bIndex(shape->numElements());
@@ -628,15 +633,20 @@ TEST_P(ElementwiseKernelTest, AddsCodesAsQLinearAdd) {
         const float va = a.as<float>()[aIndex[i]], vb = b.as<float>()[bIndex[i]];
         const float qa = std::clamp(std::nearbyint(va / gridA[0]) + zA, lo, hi);
         const float qb = std::clamp(std::nearbyint(vb / gridB[0]) + zB, lo, hi);
-        const float q = std::clamp(std::nearbyint(std::fma(qa, rA, std::fma(qb, rB, fixed))), lo, hi);
+        // (Each step rounded to f32: no contraction in a baseline x86-64 build.)
+        const float product = (qa - zA) * (qb - zB), scaled = product * ratio;
+        const float q =
+            mul ? std::clamp(std::nearbyint(scaled + zC), lo, hi)
+                : std::clamp(std::nearbyint(std::fma(qa, rA, std::fma(qb, rB, fixed))), lo, hi);
         const float want = (q - zC) * gridC[0];
-        low |= q == lo;
-        high |= q == hi;
+        low[mul] |= q == lo;
+        high[mul] |= q == hi;
         ASSERT_EQ(y[i], want) << "at " << i << " (" << va << " + " << vb << ")";
         ASSERT_EQ(evaluated->as<float>()[i], want) << "the evaluator, at " << i;
       }
     }
-  EXPECT_TRUE(low && high) << "both ends of the sum's codes";
+  EXPECT_TRUE(low[0] && high[0]) << "both ends of the sum's codes";
+  EXPECT_TRUE(low[1] && high[1]) << "both ends of the product's codes";
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, ElementwiseKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),

@@ -56,7 +56,7 @@ OpFoldResult IdentityOp::fold(FoldAdaptor) {
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor) {
-  if (getOutputQuantization())
+  if (getOutputQuantization() || multipliesCodes())
     return {};
   for (auto [x, one] : {std::pair(getLhs(), getRhs()), std::pair(getRhs(), getLhs())}) {
     ElementsAttr attr;
@@ -96,7 +96,8 @@ struct SquareAsMultiplication : OpRewritePattern<PowOp> {
       two = exponent.getSplatValue<APInt>().getSExtValue() == 2;
     if (!two)
       return failure();
-    rewriter.replaceOpWithNewOp<MulOp>(op, type, op.getLhs(), op.getLhs(), TypeAttr());
+    rewriter.replaceOpWithNewOp<MulOp>(op, type, op.getLhs(), op.getLhs(), TypeAttr(), TypeAttr(),
+                                       TypeAttr());
     return success();
   }
 };

@@ -323,23 +323,32 @@ static LogicalResult checkOutputGrid(Operation *op, std::optional<Type> grid) {
     return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);   \
   }
 NUNC_BROADCAST_SAME_ELEMENT(SubOp)
-NUNC_BROADCAST_SAME_ELEMENT(MulOp)
 NUNC_BROADCAST_SAME_ELEMENT(DivOp)
 #undef NUNC_BROADCAST_SAME_ELEMENT
 
-LogicalResult AddOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  if (failed(requireSameElement(*this, getOperands())) ||
-      failed(checkOutputGrid(*this, getOutputQuantization())))
+/// An Add's or Mul's operand and result grids (the codes' form of
+/// QLinearAdd / QLinearMul).
+template <typename Op> static LogicalResult inferCodesArith(Op op, SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(op, op.getOperands())) ||
+      failed(checkOutputGrid(op, op.getOutputQuantization())))
     return failure();
-  if (getSignedCodes() && !getLhsQuantization())
-    return emitError() << "signed_codes needs lhs_quantization and rhs_quantization";
-  if (getLhsQuantization() || getRhsQuantization()) {
+  if (op.getSignedCodes() && !op.getLhsQuantization())
+    return op.emitError() << "signed_codes needs lhs_quantization and rhs_quantization";
+  if (op.getLhsQuantization() || op.getRhsQuantization()) {
     auto u8 = [](std::optional<Type> t) { return isU8Activation(t.value_or(Type())); };
-    if (!u8(getLhsQuantization()) || !u8(getRhsQuantization()) || !u8(getOutputQuantization()))
-      return emitError() << "lhs_quantization and rhs_quantization need each other and an "
-                            "output_quantization, all !quant.uniform<u8:f32, scale:zp>";
+    if (!u8(op.getLhsQuantization()) || !u8(op.getRhsQuantization()) ||
+        !u8(op.getOutputQuantization()))
+      return op.emitError() << "lhs_quantization and rhs_quantization need each other and an "
+                               "output_quantization, all !quant.uniform<u8:f32, scale:zp>";
   }
-  return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);
+  return inferBroadcast(op, op.getOperands(), elementOf(op.getLhs()), types);
+}
+
+LogicalResult AddOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferCodesArith(*this, types);
+}
+LogicalResult MulOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferCodesArith(*this, types);
 }
 
 LogicalResult PowOp::inferResultTypes(SmallVectorImpl<Type> &types) {

@@ -1790,3 +1790,11 @@ func.func @linear_signed_codes_u8_bias_codes(%x: tensor<4x3xf32>, %w: tensor<3x2
   %0 = nunc.quantized_linear %x, %w bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>, signed_codes} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return
 }
+
+// -----
+
+func.func @mul_codes_without_output_grid(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{lhs_quantization and rhs_quantization need each other and an output_quantization}}
+  %0 = nunc.mul %x, %g {lhs_quantization = !quant.uniform<u8:f32, 0.03:120>, rhs_quantization = !quant.uniform<u8:f32, 0.01>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return
+}

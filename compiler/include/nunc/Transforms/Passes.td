@@ -539,8 +539,13 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     and `rhs_quantization`: its codes come as onnxruntime's QLinearAdd
     computes them (see nunc.add). An operand a fake_quantize rounds for
     the Add alone is read before it (the Add rounds it to the same code).
-    `only-adds` marks the Adds alone: the code generator does so before it
-    forms elementwise chains, which then leave those Adds as they are.
+    A Mul between pairs likewise gets them, its codes as onnxruntime's
+    QLinearMul computes them (see nunc.mul; an unfused LayerNorm's scale).
+    An operand of either may be a constant of another (broadcast) shape
+    holding a grid's codes (`nunc.codes_grid`, of the model's signedness).
+    `only-elementwise` marks the Adds and Muls alone: the code generator
+    does so before it forms elementwise chains, which then leave them as
+    they are.
 
     An attention reading u8 codes with a u8 grid on each of its steps
     (scores, scaled scores, probabilities, output, and with a mask the
@@ -574,8 +579,8 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     LayerNorm kernel runs so.
   }];
   let options = [
-    Option<"onlyAdds", "only-adds", "bool", "false",
-           "Mark only the Adds (the convs' codes after the last handover)">,
+    Option<"onlyElementwise", "only-elementwise", "bool", "false",
+           "Mark only the Adds and Muls (the convs' codes after the last handover)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }

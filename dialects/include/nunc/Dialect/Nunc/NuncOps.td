@@ -219,11 +219,38 @@ def Nunc_AddOp : Nunc_Op<"add"> {
   }];
 }
 def Nunc_SubOp : Nunc_ArithOp<"sub"> { let summary = "Broadcasting lhs - rhs"; }
-def Nunc_MulOp : Nunc_ArithOp<"mul"> {
+def Nunc_MulOp : Nunc_Op<"mul"> {
   let summary = "Broadcasting lhs * rhs";
   let description = [{
     Folds x * 1 (f32, either order, the 1 not widening x, no output grid):
     exact for every x (exporters write paddle's Swish beta of 1 so).
+
+    `output_quantization` rounds the product to a per-tensor grid. With
+    `lhs_quantization` and `rhs_quantization` too (u8 grids the f32
+    operands' values lie on: a QDQ model's Mul between Q/DQ pairs, such as
+    an unfused LayerNorm's scale; see nunc-one-step-requantization) the
+    product's codes come as onnxruntime's QLinearMul computes them: the
+    operands' codes qa, qb (as nunc.add takes them), then q =
+    clamp(round_half_even(fl(fl(fl((qa - zp_a)(qb - zp_b)) r) + zp_c)),
+    qmin, qmax) with r = fl(fl(s_a s_b) / s_c) (read off onnxruntime 1.32's
+    outputs: 0 codes apart in 6.5 x 10^6, where rounding the product's
+    value instead, or adding zp_c after rounding, lands a code apart near
+    halves); the result is (q - zp_c) s_c. `signed_codes`: the s8 codes of
+    the same grids (zero points 128 less), as nunc.add.
+  }];
+  let arguments = (ins Nunc_NumericTensor:$lhs, Nunc_NumericTensor:$rhs,
+                       OptionalAttr<TypeAttr>:$output_quantization,
+                       OptionalAttr<TypeAttr>:$lhs_quantization,
+                       OptionalAttr<TypeAttr>:$rhs_quantization,
+                       UnitAttr:$signed_codes);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// Whether the product's codes come from the operands' codes
+    /// (lhs_quantization and rhs_quantization).
+    bool multipliesCodes() { return getLhsQuantization().has_value(); }
   }];
   let hasFolder = 1;
 }

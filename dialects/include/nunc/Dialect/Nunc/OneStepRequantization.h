@@ -61,6 +61,16 @@ inline CodeSumConstants codeSumConstants(float sa, float za, float sb, float zb,
   return {ratioA, ratioB, zc - (pa + pb)};
 }
 
+/// onnxruntime's QLinearMul (nunc.mul's codes): the ratio fl(fl(sa sb) /
+/// sc) and the product's code round_half_even(fl(fl(fl(va vb) r) + zc))
+/// within [qmin, qmax] for the operands' codes less their zero points va,
+/// vb (|va vb| < 2^24: exact in f32).
+inline float qlinearMulRatio(float sa, float sb, float sc) { return sa * sb / sc; }
+inline float qlinearMulCode(float va, float vb, float ratio, float zc, float qmin, float qmax) {
+  const float t = va * vb * ratio + zc;
+  return std::clamp(std::nearbyint(t), qmin, qmax);
+}
+
 /// The u8 code of a value on the grid (scale, zp): round_half_even(v /
 /// scale) + zp within [0, 255] (the correctly rounded quotient of a value
 /// on the grid is within an ulp of its integer).
