@@ -129,13 +129,24 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
 /// A QDQ model's Add or Mul between Q/DQ pairs (its operands and its
 /// result on u8 grids): the result's codes as onnxruntime's QLinearAdd or
 /// QLinearMul computes them. An operand is of the result's shape, or a
-/// constant holding the codes of a grid (nunc.codes_grid: an unfused
-/// LayerNorm's scale and shift, its epsilon) of the model's signedness,
-/// which it broadcasts. Where the result's grid is its readers' (each
-/// rounds it on reading), the op rounds to it itself, so that the readers'
-/// rounding finds its values on the grid already.
+/// constant of several values holding the codes of a grid
+/// (nunc.codes_grid: an unfused LayerNorm's scale and shift) of the
+/// model's signedness, which it broadcasts. A Mul only by such a constant:
+/// a Mul of two tensors, or an op with a one-value constant (a QDQ CNN's
+/// hard-swish and its + 3), stays a step of an elementwise chain, which a
+/// conv's epilogue looks up in one pass. Where the result's grid is its
+/// readers' (each rounds it on reading), the op rounds to it itself, so
+/// that the readers' rounding finds its values on the grid already.
 template <typename OpTy> void codesInOneStep(OpTy op) {
   if (op.getLhsQuantization() || !getElementTypeOrSelf(op.getType()).isF32())
+    return;
+  auto codesConstant = [](Value v) {
+    Operation *def = v.getDefiningOp();
+    auto type = dyn_cast<ShapedType>(v.getType());
+    return def && def->hasAttr(kCodesGrid) && type && type.hasStaticShape() &&
+           type.getNumElements() > 1;
+  };
+  if (std::is_same_v<OpTy, MulOp> && !codesConstant(op.getLhs()) && !codesConstant(op.getRhs()))
     return;
   const bool signedCodes = op->template getParentOfType<func::FuncOp>()->hasAttr(
       kSignedActivationCodes);
@@ -144,9 +155,10 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   SmallVector<FakeQuantizeOp, 2> folded;
   auto gridOfOperand = [&](Value v) -> std::optional<quant::UniformQuantizedType> {
     if (v.getType() != op.getType()) {
-      auto codes = v.getDefiningOp() ? v.getDefiningOp()->getAttrOfType<TypeAttr>(kCodesGrid)
-                                     : TypeAttr();
-      if (!codes || !(signedCodes ? isS8Grid(codes.getValue()) : isU8Grid(codes.getValue())))
+      if (!codesConstant(v))
+        return std::nullopt;
+      auto codes = v.getDefiningOp()->getAttrOfType<TypeAttr>(kCodesGrid);
+      if (!(signedCodes ? isS8Grid(codes.getValue()) : isU8Grid(codes.getValue())))
         return std::nullopt;
       return asU8Grid(codes.getValue());
     }

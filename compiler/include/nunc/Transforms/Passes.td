@@ -539,10 +539,15 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     and `rhs_quantization`: its codes come as onnxruntime's QLinearAdd
     computes them (see nunc.add). An operand a fake_quantize rounds for
     the Add alone is read before it (the Add rounds it to the same code).
-    A Mul between pairs likewise gets them, its codes as onnxruntime's
-    QLinearMul computes them (see nunc.mul; an unfused LayerNorm's scale).
-    An operand of either may be a constant of another (broadcast) shape
-    holding a grid's codes (`nunc.codes_grid`, of the model's signedness).
+    A Mul between pairs by such a constant (below) likewise gets them, its
+    codes as onnxruntime's QLinearMul computes them (see nunc.mul; an
+    unfused LayerNorm's scale); a Mul of two tensors stays a step of an
+    elementwise chain (a QDQ CNN's hard-swish, which a conv looks up in one
+    pass).
+    An operand of either may be a constant of several values and another
+    (broadcast) shape holding a grid's codes (`nunc.codes_grid`, of the
+    model's signedness); one-value constants (a hard-swish's + 3) leave
+    the op to the chains.
     `only-elementwise` marks the Adds and Muls alone: the code generator
     does so before it forms elementwise chains, which then leave them as
     they are.
