@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <random>
 
 using namespace mlir::nunc;
@@ -16,6 +17,37 @@ using namespace mlir::nunc::x86;
 namespace {
 
 using nunc_test::hostHas;
+
+/// An f32 tensor of `shape` with values from `next`.
+Tensor tensorOf(const std::vector<int64_t> &shape, const std::function<double()> &next) {
+  int64_t count = 1;
+  for (int64_t d : shape)
+    count *= d;
+  std::vector<double> v(count);
+  for (double &x : v)
+    x = next();
+  return nunc_test::makeTensor(DType::F32, shape, v);
+}
+
+struct Outputs {
+  std::vector<float> y, mean, inv;
+};
+
+/// The kernel's y, means and 1/stddevs, every task run.
+Outputs runLayerNorm(const LayerNormConfig &cfg, Isa isa, const Tensor &x, const Tensor &scale,
+                     const Tensor &b) {
+  std::unique_ptr<JitKernel> kernel = LayerNormKernel::generate(cfg, isa);
+  EXPECT_TRUE(kernel);
+  Outputs out{std::vector<float>(cfg.rows * cfg.n, -777.f), std::vector<float>(cfg.rows),
+              std::vector<float>(cfg.rows)};
+  if (!kernel)
+    return out;
+  const void *args[] = {x.raw(), scale.raw(), b.raw(), out.y.data(), out.mean.data(),
+                        out.inv.data()};
+  for (int64_t t = 0; t < LayerNormKernel::numTasks(cfg); ++t)
+    EXPECT_EQ(kernel->function()(args, t, t), 0);
+  return out;
+}
 
 class LayerNormKernelTest : public ::testing::TestWithParam<Isa> {};
 
@@ -28,27 +60,15 @@ TEST_P(LayerNormKernelTest, MatchesTheReference) {
   for (int64_t rows : {1, 7, 17, 129})
     for (int64_t n : {1, 3, 7, 16, 17, 64, 129, 384, 768})
       for (bool bias : {false, true}) {
-        auto random = [&](std::vector<int64_t> shape, float offset) {
-          int64_t count = 1;
-          for (int64_t d : shape)
-            count *= d;
-          std::vector<double> v(count);
-          for (double &x : v)
-            x = dist(rng) + offset;
-          return nunc_test::makeTensor(DType::F32, shape, v);
-        };
+        auto random = [&](float offset) { return [&, offset] { return dist(rng) + offset; }; };
         // A large common offset makes a one-pass variance lose precision.
-        Tensor x = random({rows, n}, 100.f), scale = random({n}, 0), b = random({n}, 0);
+        Tensor x = tensorOf({rows, n}, random(100.f)), scale = tensorOf({n}, random(0)),
+               b = tensorOf({n}, random(0));
         llvm::Expected<llvm::SmallVector<Tensor, 3>> want =
             kernels::layerNorm(x, scale, bias ? &b : nullptr, -1, 1e-5f, DType::F32);
         ASSERT_TRUE(static_cast<bool>(want));
         LayerNormConfig cfg{rows, n, 1e-5f, bias};
-        std::unique_ptr<JitKernel> kernel = LayerNormKernel::generate(cfg, isa);
-        ASSERT_TRUE(kernel);
-        std::vector<float> y(rows * n, -777.f), mean(rows), inv(rows);
-        const void *args[] = {x.raw(), scale.raw(), b.raw(), y.data(), mean.data(), inv.data()};
-        for (int64_t t = 0; t < LayerNormKernel::numTasks(cfg); ++t)
-          ASSERT_EQ(kernel->function()(args, t, t), 0);
+        auto [y, mean, inv] = runLayerNorm(cfg, isa, x, scale, b);
         // float32 rounds x and the mean to ~ulp(x)/2 absolute; normalization
         // scales that by inv * |scale|.
         for (int64_t i = 0; i < rows * n; ++i) {
@@ -81,28 +101,17 @@ TEST_P(LayerNormKernelTest, ComputesOrderedF32ArithmeticExactly) {
       for (bool bias : {false, true})
         for (bool onGrid : {false, true}) {
           const float step = 0.0137f, offset = onGrid ? 0.f : 100.f;
-          auto values = [&](std::vector<int64_t> shape, bool grid) {
-            int64_t count = 1;
-            for (int64_t d : shape)
-              count *= d;
-            std::vector<double> v(count);
-            for (double &x : v)
-              x = grid ? static_cast<float>(code(rng) - 131) * step
-                       : dist(rng) * std::exp2(static_cast<float>(code(rng) % 9)) + offset;
-            return nunc_test::makeTensor(DType::F32, shape, v);
+          auto gridValue = [&] { return static_cast<float>(code(rng) - 131) * step; };
+          auto mixed = [&] {
+            return dist(rng) * std::exp2(static_cast<float>(code(rng) % 9)) + offset;
           };
-          Tensor x = values({rows, n}, onGrid), scale = values({n}, false),
-                 b = values({n}, false);
+          Tensor x = onGrid ? tensorOf({rows, n}, gridValue) : tensorOf({rows, n}, mixed),
+                 scale = tensorOf({n}, mixed), b = tensorOf({n}, mixed);
           llvm::Expected<llvm::SmallVector<Tensor, 3>> want = kernels::layerNorm(
               x, scale, bias ? &b : nullptr, -1, 1e-5f, DType::F32, /*ordered=*/true);
           ASSERT_TRUE(static_cast<bool>(want));
           LayerNormConfig cfg{rows, n, 1e-5f, bias, /*ordered=*/true};
-          std::unique_ptr<JitKernel> kernel = LayerNormKernel::generate(cfg, isa);
-          ASSERT_TRUE(kernel);
-          std::vector<float> y(rows * n, -777.f), mean(rows), inv(rows);
-          const void *args[] = {x.raw(), scale.raw(), b.raw(), y.data(), mean.data(), inv.data()};
-          for (int64_t t = 0; t < LayerNormKernel::numTasks(cfg); ++t)
-            ASSERT_EQ(kernel->function()(args, t, t), 0);
+          auto [y, mean, inv] = runLayerNorm(cfg, isa, x, scale, b);
           auto same = [](float a, float e) { return std::memcmp(&a, &e, 4) == 0; };
           for (int64_t i = 0; i < rows * n; ++i)
             ASSERT_PRED2(same, y[i], (*want)[0].as<float>()[i])
