@@ -206,7 +206,8 @@ cl::opt<bool> oneStepRequantization(
     cl::desc("Compute a QDQ model's u8 codes as onnxruntime's kernels do: an int8 "
              "convolution's as QLinearConv (its sum plus the bias on the sum's grid, times one "
              "scale, rounded), a GEMM's as QLinearMatMul and QLinearAdd, attention's as "
-             "QLinearMatMul, QLinearAdd and QLinearSoftmax "
+             "QLinearMatMul, QLinearAdd and QLinearSoftmax, a Mul by a constant as QLinearMul, "
+             "a LayerNorm between pairs in the f32 order of onnxruntime's kernel "
              "(default on; --one-step-requantization=false rounds the f32 result, "
              "scaled sum plus bias, to its grid by an exact division: a code apart where the two "
              "straddle a rounding boundary)"),
