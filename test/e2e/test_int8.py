@@ -1234,6 +1234,51 @@ def test_layer_norm_between_pairs_equals_onnxruntime(nunc, tmp_path, target, fam
     np.testing.assert_array_equal(outs["y"], want)
 
 
+@pytest.mark.skipif(not host_has("avx512f"), reason="the host lacks AVX-512")
+@pytest.mark.parametrize("codes", ["u8", "s8"])
+def test_qlinear_mul_by_a_constant_equals_onnxruntime(nunc, tmp_path, codes):
+    """com.microsoft.QLinearMul of activation codes by a constant of codes
+    that broadcasts (an unfused LayerNorm's scale in a QOperator model)
+    computes its codes as onnxruntime's kernel does: nunc.mul's codes
+    (round(fl(fl(va vb) r) + zc)), equal bit for bit on 67 x 129 random
+    inputs, u8 and s8 codes alike."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+    r = np.random.default_rng(7)
+    t = TensorProto.UINT8 if codes == "u8" else TensorProto.INT8
+    lo, hi = (0, 255) if codes == "u8" else (-128, 127)
+    n = 129
+    inits = [helper.make_tensor("s", TensorProto.FLOAT, [], [0.0213]),
+             helper.make_tensor("z", t, [], [lo + 131]),
+             helper.make_tensor("g", t, [n], r.integers(lo, hi + 1, n).tolist()),
+             helper.make_tensor("gs", TensorProto.FLOAT, [], [0.0071]),
+             helper.make_tensor("gz", t, [], [lo + 90]),
+             helper.make_tensor("ys", TensorProto.FLOAT, [], [0.0167]),
+             helper.make_tensor("yz", t, [], [lo + 120])]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], name="quant"),
+             helper.make_node("QLinearMul", ["q", "s", "z", "g", "gs", "gz", "ys", "yz"], ["m"],
+                              domain="com.microsoft", name="scale"),
+             helper.make_node("DequantizeLinear", ["m", "ys", "yz"], ["y"], name="dequant")]
+    graph = helper.make_graph(nodes, "mul", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [67, n])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [67, n])], inits)
+    path = str(tmp_path / "mul.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                      helper.make_opsetid("com.microsoft", 1)]),
+              path)
+    nunc("compile", path, "--target", "x86_64-avx512", "-o", tmp_path / "out")
+    kernels = [k["kernel"] for k in json.loads((tmp_path / "out" / "mul.json").read_text())[
+        "kernels"] if k["op"] == "nunc.mul"]
+    assert len(kernels) == 1 and kernels[0].endswith("+codes multiplied in one step"), kernels
+    exe, man = harness.build(str(tmp_path / "out"))
+    x = (r.standard_normal((67, n)) * 1.5).astype(np.float32)
+    outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / "w"))
+    assert outs is not None, log
+    want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(outs["y"], want)
+
+
 def onnxruntime_both_ways(model, feeds):
     """The first output of onnxruntime with and without its graph
     optimizations: how far onnxruntime's own results on a QDQ model drift."""
