@@ -546,7 +546,7 @@ TEST_P(ElementwiseKernelTest, BinaryOpsWithAnOutputGridMatchTheReference) {
 /// A QDQ model's Add between pairs as onnxruntime's QLinearAdd computes it
 /// (nunc.add's lhs_quantization and rhs_quantization): the operands' codes
 /// qa, qb on their grids, q = clamp(round(fma(qa, rA, fma(qb, rB, F)))),
-/// rA = fl(sA / sC), rB = fl(sB / sC), F = fl(zC - fl(fl(rA zA) + fl(rB zB))),
+/// rA = fl(sA / sC), rB = fl(sB / sC), F = fl(zC - fma(rA, zA, fl(rB zB))),
 /// written as (q - zC) sC; in u8 codes and in the s8 codes of the same grids
 /// (signed_codes). And a Mul as its QLinearMul computes it (nunc.mul's):
 /// q = clamp(round(fl(fl(fl((qa - zA)(qb - zB)) r) + zC))), r = fl(fl(sA sB)
@@ -591,8 +591,8 @@ TEST_P(ElementwiseKernelTest, AddsAndMultipliesCodesAsQLinearOps) {
       const float zA = gridA[1] - shift, zB = gridB[1] - shift, zC = gridC[1] - shift;
       const float lo = 0.f - shift, hi = 255.f - shift;
       const float rA = gridA[0] / gridC[0], rB = gridB[0] / gridC[0];
-      const float pA = rA * zA, pB = rB * zB;
-      const float fixed = zC - (pA + pB);
+      // (QLinearAdd's constant: zC - (rA zA + rB zB) with rA zA fused.)
+      const float fixed = zC - std::fma(rA, zA, rB * zB);
       const float ratio = gridA[0] * gridB[0] / gridC[0];
       ElementwiseConfig c;
       c.op = mul ? ElementwiseConfig::Mul : ElementwiseConfig::Add;

@@ -194,7 +194,8 @@ def Nunc_AddOp : Nunc_Op<"add"> {
     correctly rounded; a value on the grid gives its own code), likewise
     qb, and q = clamp(round_half_even(fma(qa, rA, fma(qb, rB, F))), qmin,
     qmax) with rA = fl(s_a / s_c), rB = fl(s_b / s_c) and F = fl(zp_c -
-    fl(fl(rA zp_a) + fl(rB zp_b))); the result is (q - zp_c) s_c. Rounding
+    fma(rA, zp_a, fl(rB zp_b))) (codeSumConstants); the result is (q -
+    zp_c) s_c. Rounding
     the f32 sum of the operands' values instead (the Q/DQ pairs' own
     arithmetic) lands a code apart where the two straddle a rounding
     boundary. With `signed_codes` the codes are the s8 codes of the same
