@@ -526,24 +526,17 @@ bool nativeLinear(LinearOp lin) {
          (!lin.getBias() || matchPattern(lin.getBias(), m_Constant()));
 }
 
-/// The number of elements a LayerNorm normalizes together.
-int64_t layerNormRowSize(LayerNormOp ln) {
-  auto in = cast<RankedTensorType>(ln.getInput().getType());
-  int64_t n = 1;
-  for (int64_t d : in.getShape().drop_front(shape::wrapAxis(ln.getAxis(), in.getRank())))
-    n *= d;
-  return n;
-}
-
 /// Whether the LayerNorm kernel takes this op.
 bool nativeLayerNorm(LayerNormOp ln) {
   auto in = cast<RankedTensorType>(ln.getInput().getType());
   int64_t axis = shape::wrapAxis(ln.getAxis(), in.getRank());
-  const int64_t n = layerNormRowSize(ln);
+  std::optional<int64_t> n = ln.rowSize();
   auto fullParam = [&](Value v) {
     auto t = cast<RankedTensorType>(v.getType());
-    return t.getNumElements() == n && t.getRank() <= in.getRank() - axis;
+    return t.getNumElements() == *n && t.getRank() <= in.getRank() - axis;
   };
+  if (!n)
+    return false;
   return in.getElementType().isF32() && ln.getStashType() == 1 && fullParam(ln.getScale()) &&
          (!ln.getBias() || fullParam(ln.getBias()));
 }
@@ -1793,10 +1786,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     return true;
   }
   if (auto ln = dyn_cast<LayerNormOp>(step.op)) {
-    auto in = cast<RankedTensorType>(ln.getInput().getType());
-    const int64_t n = layerNormRowSize(ln);
     if (!nativeLayerNorm(ln))
       return false;
+    auto in = cast<RankedTensorType>(ln.getInput().getType());
+    const int64_t n = *ln.rowSize();
     x86::LayerNormConfig cfg{in.getNumElements() / n, n, ln.getEpsilon().convertToFloat(),
                              static_cast<bool>(ln.getBias()), ln.getOrderedF32Arithmetic()};
     std::unique_ptr<x86::JitKernel> kernel = x86::LayerNormKernel::generate(cfg, isa);
@@ -3084,7 +3077,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
       }, [](LayerNormOp op) {
         // The LayerNorm kernel (both ISAs) on rows of a multiple of 8.
         return nativeLayerNorm(op) && x86::LayerNormKernel::supports(
-            {1, layerNormRowSize(op), 0.f, false, /*ordered=*/true});
+            {1, *op.rowSize(), 0.f, false, /*ordered=*/true});
       }));
     if (failed(pm.run(module)))
       return failure();

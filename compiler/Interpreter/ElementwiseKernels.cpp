@@ -165,19 +165,21 @@ Expected<Tensor> silu(const Tensor &x) {
   return s;
 }
 
-Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
-                          const Grid &gc) {
+namespace {
+
+/// The broadcast result of two f32 operands on grids ga, gb as the values
+/// of its codes on gc: `combine(qa, qb)` gives the result's code (within
+/// gc's range) from the operands' codes (a value on its grid: its own).
+template <typename Combine>
+Expected<Tensor> onCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
+                         const Grid &gc, llvm::StringRef what, Combine combine) {
   if (a.dtype() != DType::F32 || b.dtype() != DType::F32)
-    return kernelError("an add of codes needs f32 operands: " + a.describe() + " and " +
-                       b.describe());
+    return kernelError(llvm::Twine(what) + " of codes needs f32 operands: " + a.describe() +
+                       " and " + b.describe());
   NUNC_ASSIGN_OR_RETURN(shape, shape::broadcast(a.shape(), b.shape()));
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, shape));
   std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {broadcastStrides(a.shape(), shape),
                                                           broadcastStrides(b.shape(), shape)};
-  const CodeSumConstants k = codeSumConstants(
-      ga.scale, static_cast<float>(ga.zeroPoint), gb.scale, static_cast<float>(gb.zeroPoint),
-      gc.scale, static_cast<float>(gc.zeroPoint));
-  // An operand's code on its grid (a value on it: its own code).
   auto code = [](float v, const Grid &g) {
     return std::clamp(std::nearbyint(v / g.scale) + static_cast<float>(g.zeroPoint),
                       static_cast<float>(g.qmin), static_cast<float>(g.qmax));
@@ -185,41 +187,35 @@ Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, cons
   const float *pa = a.as<float>(), *pb = b.as<float>();
   float *o = out.mutableAs<float>();
   forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
-    const float qa = code(pa[off[0]], ga), qb = code(pb[off[1]], gb);
-    const float sum = std::fma(qa, k.ratioA, std::fma(qb, k.ratioB, k.fixed));
-    const float q = std::clamp(std::nearbyint(sum), static_cast<float>(gc.qmin),
-                               static_cast<float>(gc.qmax));
+    const float q = combine(code(pa[off[0]], ga), code(pb[off[1]], gb));
     o[i] = (q - static_cast<float>(gc.zeroPoint)) * gc.scale;
   });
   return out;
 }
 
+} // namespace
+
+Expected<Tensor> addCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
+                          const Grid &gc) {
+  const CodeSumConstants k = codeSumConstants(
+      ga.scale, static_cast<float>(ga.zeroPoint), gb.scale, static_cast<float>(gb.zeroPoint),
+      gc.scale, static_cast<float>(gc.zeroPoint));
+  return onCodes(a, b, ga, gb, gc, "an add", [&](float qa, float qb) {
+    const float sum = std::fma(qa, k.ratioA, std::fma(qb, k.ratioB, k.fixed));
+    return std::clamp(std::nearbyint(sum), static_cast<float>(gc.qmin),
+                      static_cast<float>(gc.qmax));
+  });
+}
+
 Expected<Tensor> mulCodes(const Tensor &a, const Tensor &b, const Grid &ga, const Grid &gb,
                           const Grid &gc) {
-  if (a.dtype() != DType::F32 || b.dtype() != DType::F32)
-    return kernelError("a product of codes needs f32 operands: " + a.describe() + " and " +
-                       b.describe());
-  NUNC_ASSIGN_OR_RETURN(shape, shape::broadcast(a.shape(), b.shape()));
-  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, shape));
-  std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {broadcastStrides(a.shape(), shape),
-                                                          broadcastStrides(b.shape(), shape)};
   const float ratio = qlinearMulRatio(ga.scale, gb.scale, gc.scale);
-  // An operand's code less its zero point (a value on the grid: its own).
-  auto steps = [](float v, const Grid &g) {
-    const float zp = static_cast<float>(g.zeroPoint);
-    return std::clamp(std::nearbyint(v / g.scale) + zp, static_cast<float>(g.qmin),
-                      static_cast<float>(g.qmax)) -
-           zp;
-  };
-  const float *pa = a.as<float>(), *pb = b.as<float>();
-  float *o = out.mutableAs<float>();
-  const auto zc = static_cast<float>(gc.zeroPoint);
-  forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
-    const float q = qlinearMulCode(steps(pa[off[0]], ga), steps(pb[off[1]], gb), ratio, zc,
-                                   static_cast<float>(gc.qmin), static_cast<float>(gc.qmax));
-    o[i] = (q - zc) * gc.scale;
+  return onCodes(a, b, ga, gb, gc, "a product", [&](float qa, float qb) {
+    return qlinearMulCode(qa - static_cast<float>(ga.zeroPoint),
+                          qb - static_cast<float>(gb.zeroPoint), ratio,
+                          static_cast<float>(gc.zeroPoint), static_cast<float>(gc.qmin),
+                          static_cast<float>(gc.qmax));
   });
-  return out;
 }
 
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {

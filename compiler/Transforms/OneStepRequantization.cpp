@@ -317,17 +317,13 @@ bool valuesOnAGrid(Value v) {
 /// its result rounded to one by every reader), f32 rows of a multiple of 8:
 /// ordered_f32_arithmetic, where `accepts` (the target's kernel) takes it.
 void layerNormInOnnxruntimeSteps(LayerNormOp op, const std::function<bool(LayerNormOp)> &accepts) {
-  auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
-  if (op.getOrderedF32Arithmetic() || !in || !in.hasStaticShape() ||
-      !in.getElementType().isF32())
+  std::optional<int64_t> n = op.rowSize();
+  if (op.getOrderedF32Arithmetic() || !n || !getElementTypeOrSelf(op.getInput()).isF32())
     return;
-  int64_t n = 1;
-  for (int64_t d : in.getShape().drop_front(shape::wrapAxis(op.getAxis(), in.getRank())))
-    n *= d;
   const bool rounded = !op.getOutput().use_empty() &&
                        llvm::all_of(op.getOutput().getUsers(),
                                     llvm::IsaPred<QuantizeOp, FakeQuantizeOp>);
-  if (n % 8 != 0 || !(valuesOnAGrid(op.getInput()) || rounded))
+  if (*n % 8 != 0 || !(valuesOnAGrid(op.getInput()) || rounded))
     return;
   op.setOrderedF32Arithmetic(true);
   if (accepts && !accepts(op))

@@ -44,6 +44,20 @@ void ConstantOp::print(OpAsmPrinter &p) {
 
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
+std::optional<int64_t> LayerNormOp::rowSize() {
+  auto in = dyn_cast<RankedTensorType>(getInput().getType());
+  const int64_t rank = in ? in.getRank() : 0, axis = static_cast<int64_t>(getAxis());
+  if (!in || axis < -rank || axis >= rank)
+    return std::nullopt;
+  int64_t n = 1;
+  for (int64_t d : in.getShape().drop_front(axis < 0 ? axis + rank : axis)) {
+    if (ShapedType::isDynamic(d))
+      return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
 //===----------------------------------------------------------------------===//
 // Folders that need no evaluation; everything else with constant operands is
 // folded by the constant-folding pass through the evaluator.

@@ -525,10 +525,8 @@ LogicalResult LayerNormOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return failure();
   ArrayRef<int64_t> normalized = in->drop_front(*axis);
   if (getOrderedF32Arithmetic()) {
-    int64_t n = 1;
-    for (int64_t d : normalized)
-      n = ShapedType::isDynamic(d) || ShapedType::isDynamic(n) ? ShapedType::kDynamic : n * d;
-    if (!element.isF32() || ShapedType::isDynamic(n) || n % 8 != 0)
+    std::optional<int64_t> n = rowSize();
+    if (!element.isF32() || !n || *n % 8 != 0)
       return emitError() << "ordered_f32_arithmetic needs f32 rows of a known multiple of 8 "
                             "elements";
   }

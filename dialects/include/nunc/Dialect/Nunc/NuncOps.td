@@ -428,6 +428,11 @@ def Nunc_LayerNormOp : Nunc_Op<"layer_norm"> {
                        DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
                        DefaultValuedAttr<I64Attr, "1">:$stash_type,
                        UnitAttr:$ordered_f32_arithmetic);
+  let extraClassDeclaration = [{
+    /// The number of elements normalized together (the input's dims from
+    /// `axis` on), where its type says it.
+    std::optional<int64_t> rowSize();
+  }];
   let results = (outs Nunc_FloatTensor:$output, Nunc_FloatTensor:$mean,
                       Nunc_FloatTensor:$inv_std_dev);
   let assemblyFormat = [{
