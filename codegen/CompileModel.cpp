@@ -5,6 +5,7 @@
 #include "Archive.h"
 #include "AttentionKernel.h"
 #include "ElementwiseChainKernel.h"
+#include "DequantizeKernel.h"
 #include "ElementwiseKernel.h"
 #include "GatherKernel.h"
 #include "GemmKernel.h"
@@ -923,12 +924,20 @@ struct Int8Linear {
   /// byte planes (lda = twice a u8 row), the GEMM runs once per plane.
   bool u16Input = false;
   /// The kernels' family: the target's, except that AMX targets run u16
-  /// inputs on their AVX-512 VNNI kernel.
+  /// inputs, and the epilogues of f32 products, on their AVX-512 VNNI
+  /// kernel.
   Int8Isa isa = Int8Isa::Avx512Vnni;
+  /// f32_product_k_block: the u8 input dequantized, the f32 GEMM's products,
+  /// then the int8 GEMM's epilogue on them (u8 input; no quantizer).
+  int64_t f32ProductKBlock = 0;
   /// Scratch: the u8 rows (lda bytes each; none with a u8 input), then the
-  /// row block (with a u8 input, only for u8 weights).
+  /// row block (with a u8 input, only for u8 weights). f32 products: the
+  /// dequantized input [M][K], then the products [M][N].
   int64_t rowBlockOffset() const { return u8Input ? 0 : (m * lda + 63) / 64 * 64; }
+  int64_t productsOffset() const { return (m * k * 4 + 63) / 64 * 64; }
   int64_t scratchBytes() const {
+    if (f32ProductKBlock)
+      return productsOffset() + m * n * 4;
     if (u8Input && weightZeroPoints.empty())
       return 0;
     return rowBlockOffset() +
@@ -974,6 +983,15 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
       l.weightZeroPoints.assign(l.n, static_cast<int32_t>(tensor.getZeroPoint()));
   } else {
     return std::nullopt;
+  }
+  if (std::optional<uint64_t> block = op.getF32ProductKBlock()) {
+    // (The pass marks u8 inputs only.)
+    if (!l.u8Input)
+      return std::nullopt;
+    l.f32ProductKBlock = static_cast<int64_t>(*block);
+    if (l.isa == Int8Isa::Amx)
+      l.isa = Int8Isa::Avx512Vnni;
+    return l;
   }
   // u8 weights: the row quantizer sums each row's codes (for a u8 input, an
   // AVX-512 row-sum step: sumsU8Rows).
@@ -1394,6 +1412,10 @@ private:
   FailureOr<bool> selectNativeKernel(const Step &step, KernelCall &call);
   /// The conv as Winograd F(2x2, 3x3): the padding pass, then the kernel.
   FailureOr<bool> selectWinogradConv(const Step &step, KernelCall &call, const ConvGeometry &g);
+  /// An int8 GEMM's f32 products (f32_product_k_block): the preludes that
+  /// dequantize its u8 input and sum the products into its scratch.
+  LogicalResult f32ProductPrelude(QuantizedLinearOp op, const Int8Linear &l,
+                                  ArrayRef<char> weightCodes, const Step &step, KernelCall &call);
   int64_t constantOffset(int storage);
   FailureOr<std::unique_ptr<llvm::Module>> translate(llvm::LLVMContext &llvmContext);
   void emitGlue(llvm::Module &m);
@@ -1638,6 +1660,59 @@ FailureOr<bool> ModelCompiler::selectWinogradConv(const Step &step, KernelCall &
           .str();
   nativeCode.push_back({call.symbol, kernel->bytes()});
   return true;
+}
+
+LogicalResult ModelCompiler::f32ProductPrelude(QuantizedLinearOp op, const Int8Linear &l,
+                                               ArrayRef<char> weightCodes, const Step &step,
+                                               KernelCall &call) {
+  const Isa isa = options.target.isa;
+  auto grid = *op.staticInputQuantization();
+  x86::DequantizeConfig dc{l.m * l.k, static_cast<float>(grid.getScale()),
+                           static_cast<int32_t>(grid.getZeroPoint())};
+  std::unique_ptr<x86::JitKernel> dequantize = x86::DequantizeKernel::generate(dc, isa);
+  // The weights as their DequantizeLinear gives them: fl((w - zw) s[n]).
+  std::vector<float> weights(l.k * l.n);
+  for (int64_t i = 0; i < l.k; ++i)
+    for (int64_t j = 0; j < l.n; ++j) {
+      const char w = weightCodes[i * l.n + j];
+      const int32_t v = l.weightZeroPoints.empty()
+                            ? static_cast<int8_t>(w)
+                            : static_cast<uint8_t>(w) - l.weightZeroPoints[j];
+      weights[i * l.n + j] = static_cast<float>(v) * l.scales[j];
+    }
+  x86::GemmConfig gc;
+  gc.m = l.m;
+  gc.n = l.n;
+  gc.k = l.k;
+  gc.lda = l.k;
+  gc.ldc = gc.ldr = l.n;
+  gc.kBlock = l.f32ProductKBlock;
+  std::unique_ptr<x86::JitKernel> gemm = x86::GemmKernel::generate(gc, isa);
+  if (!dequantize || !gemm)
+    return op.emitError("generating the f32 product kernels failed (xbyak error ")
+           << Xbyak::GetError() << ")";
+  std::vector<float> packed = x86::GemmKernel::packWeights(weights.data(), l.k, l.n, isa);
+  const int64_t wOffset = blob.add((const char *)packed.data(), packed.size() * 4);
+  const KernelArg input = KernelArg::storage(step.scratch),
+                  products = KernelArg::storage(step.scratch, l.productsOffset());
+  KernelCall dq;
+  dq.symbol = call.symbol + "_dequantize";
+  dq.tasks = x86::DequantizeKernel::numTasks(dc);
+  dq.args = {KernelArg::storage(step.operands[0]), input};
+  dq.description = "dequantize (u8)";
+  nativeCode.push_back({dq.symbol, dequantize->bytes()});
+  call.prelude.push_back(std::move(dq));
+  KernelCall sum;
+  sum.symbol = call.symbol + "_products";
+  sum.tasks = x86::GemmKernel::numPanels(gc.n, isa);
+  sum.args = {input, KernelArg::blob(wOffset), KernelArg::blob(wOffset), input, products};
+  sum.description = llvm::formatv("gemm.{0}[{1}x{2}x{3}] k blocks of {4}",
+                                  isa == Isa::Avx512 ? "avx512" : "avx2", gc.m, gc.n, gc.k,
+                                  gc.kBlock)
+                        .str();
+  nativeCode.push_back({sum.symbol, gemm->bytes()});
+  call.prelude.push_back(std::move(sum));
+  return success();
 }
 
 FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &call) {
@@ -2229,7 +2304,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     x86::QuantizeRowsConfig qc{l->m, l->k, l->lda,
                                ql.getActivationQuantization() == "dynamic_per_tensor"};
     qc.isa = qisa;
-    qc.rowSums = !l->weightZeroPoints.empty();
+    qc.rowSums = !l->weightZeroPoints.empty() && !l->f32ProductKBlock;
     qc.u16Planes = l->u16Input;
     if (std::optional<quant::UniformQuantizedType> q = ql.staticInputQuantization())
       setStaticQuantization(qc, *q);
@@ -2293,6 +2368,16 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.activation.geluHalf = ql.getGeluHalf().convertToFloat();
     SmallVector<char> raw;
     readRawElements(l->weights, raw);
+    if (l->f32ProductKBlock) {
+      // The products in f32 as onnxruntime's MatMul on the dequantized
+      // values sums them (quantized_linear's f32_product_k_block): the
+      // codes dequantized, the f32 GEMM in MLAS's blocks; then this
+      // kernel's epilogue on them.
+      if (failed(f32ProductPrelude(ql, *l, raw, step, call)))
+        return failure();
+      cfg.f32Products = true;
+      cfg.lda = l->n * 4;
+    }
     // u8 weights: the kernel multiplies by the codes minus 128 (s8); the
     // compensation takes the column sums of the codes minus their zero
     // points (Int8GemmConfig::u8Weights).
@@ -2309,8 +2394,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         sums[j] += v;
         absSums[j] += std::abs(v);
       }
-    std::vector<int8_t> packed = x86::Int8GemmKernel::packWeights(
-        reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n, qisa);
+    // (f32 products: the f32 GEMM's weights only.)
+    std::vector<int8_t> packed =
+        cfg.f32Products ? std::vector<int8_t>()
+                        : x86::Int8GemmKernel::packWeights(
+                              reinterpret_cast<const int8_t *>(raw.data()), l->k, l->n, qisa);
     std::optional<SmallVector<float>> bias;
     if (ql.getBias() && !(bias = constantF32(ql.getBias())))
       return ql.emitError("quantized_linear needs a constant bias");
@@ -2383,11 +2471,14 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         x86::Int8GemmKernel::compensatesWithWordPairs(qisa, cfg.perRowA, l->k),
         cfg.u8Weights ? l->weightZeroPoints.data() : nullptr,
         cfg.u16Input ? highSums.data() : nullptr);
-    int64_t wOffset = blob.add((const char *)packed.data(), packed.size());
     int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
+    int64_t wOffset =
+        packed.empty() ? cOffset : blob.add((const char *)packed.data(), packed.size());
     int residual = ql.getResidual() ? step.operands.back() : step.operands[0];
-    KernelArg rowsA = l->u8Input ? KernelArg::storage(step.operands[0])
-                                 : KernelArg::storage(step.scratch);
+    KernelArg rowsA = l->f32ProductKBlock
+                          ? KernelArg::storage(step.scratch, l->productsOffset())
+                      : l->u8Input ? KernelArg::storage(step.operands[0])
+                                   : KernelArg::storage(step.scratch);
     KernelArg rowBlock = l->u8Input && !cfg.u8Weights
                              ? rowsA
                              : KernelArg::storage(step.scratch, l->rowBlockOffset());
@@ -2417,6 +2508,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           describeActivation(ql) +
                           (ql.hasGeluGrids() ? " on grids" : ""),
                       cfg.qlinearBias ? " +product codes"
+                      : cfg.f32Products
+                          ? llvm::formatv(" +rounded f32 product (k blocks of {0})",
+                                          l->f32ProductKBlock)
+                                .str()
                       : cfg.product.kind != x86::Activation::None ? " +rounded product"
                                                                   : "",
                       cfg.u8Output                 ? " -> u8"

@@ -399,29 +399,36 @@ private:
       }
     mov(r14, rax);
     mov(r15, rbx);
-    int64_t blocks = c.k / kUnroll, rest = c.k % kUnroll;
     // rdi: the next-panel prefetch cursor (the im2col form has its own
     // panels, built per task, and no cursor).
     const int lines = c.im2col ? 0
                                : nextPanelPrefetchLines(c.k * nr * 4, (c.m + kRows - 1) / kRows,
-                                                        blocks, kUnroll * nr * 4 / 64);
-    if (blocks) {
-      Label loop;
-      mov(r13, blocks);
-      L(loop);
-      for (int u = 0; u < kUnroll; ++u) {
-        kStep(rows, vecs, u * 4, u * nr * 4);
-        prefetchNextPanel(rdi, lines, u, kUnroll);
+                                                        c.k / kUnroll, kUnroll * nr * 4 / 64);
+    // k steps over `count` k from r14 / r15 (advanced past them).
+    auto kSteps = [&](int64_t count) {
+      int64_t blocks = count / kUnroll, rest = count % kUnroll;
+      if (blocks) {
+        Label loop;
+        mov(r13, blocks);
+        L(loop);
+        for (int u = 0; u < kUnroll; ++u) {
+          kStep(rows, vecs, u * 4, u * nr * 4);
+          prefetchNextPanel(rdi, lines, u, kUnroll);
+        }
+        if (lines)
+          add(rdi, lines * 64);
+        add(r14, kUnroll * 4);
+        add(r15, kUnroll * nr * 4);
+        dec(r13);
+        jnz(loop, T_NEAR);
       }
-      if (lines)
-        add(rdi, lines * 64);
-      add(r14, kUnroll * 4);
-      add(r15, kUnroll * nr * 4);
-      dec(r13);
-      jnz(loop, T_NEAR);
-    }
-    for (int u = 0; u < rest; ++u)
-      kStep(rows, vecs, u * 4, u * nr * 4);
+      for (int u = 0; u < rest; ++u)
+        kStep(rows, vecs, u * 4, u * nr * 4);
+      if (rest) {
+        add(r14, rest * 4);
+        add(r15, rest * nr * 4);
+      }
+    };
 
     // Epilogue: residual, activation, store (masked in the last vector).
     std::vector<uint32_t> laneMask(kLanes, 0);
@@ -431,6 +438,50 @@ private:
     if (masked && kAvx512) {
       mov(r13d, (1u << lastLanes) - 1);
       kmovw(k1, r13d);
+    }
+    // The tile's C (masked in the last vector): x += C, or C = x.
+    auto withC = [&](bool store) {
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < vecs; ++v) {
+          bool tailVec = masked && v == vecs - 1;
+          Vmm x = acc(r, v);
+          Address cAddr = ptr[rcx + r * c.ldc * 4 + v * kLanes * 4];
+          if (store) {
+            if (!tailVec) {
+              vmovups(cAddr, x);
+            } else if constexpr (kAvx512) {
+              vmovups(cAddr | k1, x);
+            } else {
+              vmovups(temp(0), maskAddr);
+              vmaskmovps(cAddr, temp(0), x);
+            }
+          } else if (!tailVec) {
+            vaddps(x, x, cAddr);
+          } else if constexpr (kAvx512) {
+            vaddps(x | k1, x, cAddr);
+          } else {
+            vmovups(temp(0), maskAddr);
+            vmaskmovps(temp(1), temp(0), cAddr);
+            vaddps(x, x, temp(1));
+          }
+        }
+    };
+    if (c.kBlock > 0 && c.kBlock < c.k) {
+      // MLAS's order: each block's chains from zero (the mask set above
+      // survives: kStep leaves k1 alone), the running sums in C.
+      for (int64_t k0 = 0; k0 < c.k; k0 += c.kBlock) {
+        if (k0)
+          for (int r = 0; r < rows; ++r)
+            for (int v = 0; v < vecs; ++v)
+              vxorps(acc(r, v), acc(r, v), acc(r, v));
+        kSteps(std::min(c.kBlock, c.k - k0));
+        if (k0)
+          withC(/*store=*/false);
+        if (k0 + c.kBlock < c.k)
+          withC(/*store=*/true);
+      }
+    } else {
+      kSteps(c.k);
     }
     // On AVX-512 a plain GELU runs on two vectors of a row at a time, step
     // by step (zmm24-27 free after the k loop): its ~40-cycle chain, one
@@ -515,6 +566,8 @@ GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
 std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa isa) {
   if (config.im2col && (config.im2col->panelWidth != panelWidth(isa) ||
                         !PanelIm2col::supports(*config.im2col, isa)))
+    return nullptr;
+  if (config.kBlock < 0 || (config.kBlock && (config.bias || config.im2col)))
     return nullptr;
   return generatedFor<GemmGenerator>(isa, config);
 }

@@ -9,6 +9,10 @@
 // residual, activation and the masked tail store happen before C is written.
 // One task per column panel.
 //
+// `kBlock` (no bias, no im2col) sums K as MLAS's sgemm does: each output a
+// chain of FMAs over each block of kBlock k from zero, the blocks' sums
+// added in order (the partial sums wait in C; see mlasSgemmKBlock).
+//
 // Task arguments: [0] A, [1] packed W, [2] packed bias, [3] residual, [4] C.
 //
 // A convolution can instead have the kernel build W's panels itself
@@ -46,6 +50,8 @@ struct GemmConfig {
   /// W is the im2col of this convolution, built panel by panel (batch as
   /// in the config above).
   std::optional<Im2colConfig> im2col;
+  /// > 0: K summed in blocks of this many k, MLAS's order (see above).
+  int64_t kBlock = 0;
 };
 
 struct GemmKernel {

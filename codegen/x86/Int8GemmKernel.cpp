@@ -297,6 +297,10 @@ public:
       }
     } else {
       mov(rax, ptr[rdi + 0]);  // A
+      if (c.f32Products) {     // the panel's columns of the products
+        imul(r14, rsi, nr * 4);
+        add(rax, r14);
+      }
       mov(rbx, ptr[rdi + 8]);  // packed W
       mov(rdx, ptr[rdi + 16]); // column block
       mov(r12, ptr[rdi + 32]); // residual
@@ -926,6 +930,24 @@ private:
   }
 
   void microKernel(int rows, int vecsHere, int lastLanes) {
+    if (c.f32Products) {
+      const Address maskAddr = tailMask(lastLanes);
+      mov(r14, rax);
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < vecsHere; ++v) {
+          Address p = ptr[aRow(r14, r) + v * kLanes * 4];
+          if (v < vecsHere - 1 || lastLanes == kLanes) {
+            vmovups(acc(r, v), p);
+          } else if constexpr (kZmm) {
+            vmovups(acc(r, v) | k1 | T_z, p);
+          } else {
+            vmovups(temp(0), maskAddr);
+            vmaskmovps(acc(r, v), temp(0), p);
+          }
+        }
+      tileEpilogue(rows, vecsHere, lastLanes, maskAddr);
+      return;
+    }
     clearAccumulators(rows, vecsHere);
     mov(r14, rax);
     accumulate(rows, vecsHere, /*prefetch=*/true);
@@ -1021,7 +1043,7 @@ private:
   /// after the k loop. The last tile's wait for the rest tile's k loop, or
   /// a drain.
   bool deferredGelu() const {
-    return geluInPairs() && !amx && !c.residual && !c.normalize &&
+    return geluInPairs() && !amx && !c.residual && !c.normalize && !c.f32Products &&
            c.output.kind == Activation::None;
   }
   enum class Deferral {
@@ -1577,6 +1599,12 @@ private:
           vaddps(x, x, temp(0));
         }
       }
+    } else if (c.f32Products) {
+      // The product in f32 already: its grid, then the bias.
+      emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
+      if (c.bias)
+        vaddps(x, x, ptr[rdx + biases + col]);
+      emitActivation(x, c.sum, temp(0), temp(1), temp(2), temp(3));
     } else {
       if (c.u16Input) {
         // Compensated and in f32 already (addLowPlane).
@@ -1964,6 +1992,10 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // u8 codes replace the last grid (or a table's); no ranges of them
   if (config.ranges && !Int8ConvGemm::writesRanges(config))
     return nullptr; // the partial ranges are the AVX-512 VNNI convolution form's
+  if (config.f32Products &&
+      (config.convolution || config.isa == Int8Isa::Amx || config.perRowA ||
+       config.u8Weights || config.u16Input || config.qlinearBias || config.lda != config.n * 4))
+    return nullptr; // f32 products: the linear form's epilogue on them alone
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
   if (config.u8Weights &&

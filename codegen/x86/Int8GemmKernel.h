@@ -157,6 +157,12 @@ struct Int8GemmConfig {
   /// A u16 input in two byte planes (see above): linear form, static,
   /// AVX-512 VNNI, s8 weights.
   bool u16Input = false;
+  /// Linear form, static, no AMX: no dot products; A is instead the f32
+  /// products x[M][N] (lda = 4 N bytes) that the rest of the epilogue takes
+  /// in place of the scaled sums (quantized_linear's f32_product_k_block,
+  /// summed by the f32 GEMM before), from the product's grid on; W and the
+  /// column block's sums and scales are not read.
+  bool f32Products = false;
   /// Convolution form: 0 reads the im2col panels; > 0 reads the quantizer's
   /// u8 channel blocks [batch][K/4][blockPlane words] as they are (a 1x1,
   /// stride-1, unpadded conv, whose im2col is the identity): panel p at

@@ -585,7 +585,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                                 ? gridOf(o.gridAfterResidual())
                                                 : std::nullopt,
                                             o.getResidualFirst(), o.getSignedCodes() ? 128 : 0})
-                : std::nullopt);
+                : std::nullopt,
+            static_cast<int64_t>(o.getF32ProductKBlock().value_or(0)));
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
         if (y && activationAfter)

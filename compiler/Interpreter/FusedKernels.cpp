@@ -128,7 +128,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<Grid> product,
                                  std::optional<Grid> sum,
                                  llvm::ArrayRef<int32_t> weightZeroPoints,
-                                 std::optional<QLinearBias> qlinearBias) {
+                                 std::optional<QLinearBias> qlinearBias,
+                                 int64_t f32ProductKBlock) {
   bool u8Input = input.dtype() == DType::U8 && fixed;
   bool u8Weight = weight.dtype() == DType::U8;
   if ((input.dtype() != DType::F32 && !u8Input) ||
@@ -148,6 +149,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
     return kernelError("quantized_linear bias " + bias->describe() + " does not fit");
   if (qlinearBias && (!bias || !product || !fixed))
     return kernelError("one_step_requantization needs a bias, a product grid and a static input");
+  if (f32ProductKBlock && (qlinearBias || !product || !fixed))
+    return kernelError("f32_product_k_block needs a product grid and a static input");
   // one_step_requantization: QLinearAdd's constants, the bias's codes.
   CodeSumConstants add{}, residualAdd{};
   if (qlinearBias && qlinearBias->residual) {
@@ -190,6 +193,12 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                                 : weightZeroPoints[j];
     w[i] = (u8Weight ? weight.as<uint8_t>()[i] : weight.as<int8_t>()[i]) - zw;
   }
+  // f32_product_k_block: the weights as their DequantizeLinear gives them.
+  std::vector<float> wf;
+  if (f32ProductKBlock)
+    for (int64_t i = 0; i < k * n; ++i)
+      wf.push_back(static_cast<float>(w[i]) * scales[scales.size() == 1 ? 0 : i % n]);
+  std::vector<float> xf(f32ProductKBlock ? k : 0);
   float *out = y.mutableAs<float>();
   std::vector<int32_t> q(k);
   std::optional<InputQuantization> tensor = fixed;
@@ -203,7 +212,24 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
         q[i] = input.as<uint8_t>()[r * k + i] - rq.zeroPoint;
     else
       quantizeMinusZeroPoint(x + r * k, k, rq, q.data());
+    for (int64_t i = 0; i < static_cast<int64_t>(xf.size()); ++i)
+      xf[i] = static_cast<float>(q[i]) * scale;
     for (int64_t j = 0; j < n; ++j) {
+      if (f32ProductKBlock) {
+        // MLAS's sgemm: a chain of FMAs a block, the blocks' sums in order.
+        float total = 0.f;
+        for (int64_t k0 = 0; k0 < k; k0 += f32ProductKBlock) {
+          float chain = 0.f;
+          for (int64_t i = k0; i < std::min(k, k0 + f32ProductKBlock); ++i)
+            chain = std::fma(xf[i], wf[i * n + j], chain);
+          total = k0 ? total + chain : chain;
+        }
+        float v = product->round(total);
+        if (bias)
+          v += bias->as<float>()[j];
+        out[r * n + j] = sum ? sum->round(v) : v;
+        continue;
+      }
       // s64: u16 inputs' sums pass s32.
       int64_t acc = 0;
       for (int64_t i = 0; i < k; ++i)

@@ -201,7 +201,9 @@ struct QLinearBias {
   int32_t offset = 0;
 };
 /// quantized_linear: s8 weights (zero points 0), or u8 ones with
-/// `weightZeroPoints` (one, or one per column).
+/// `weightZeroPoints` (one, or one per column). `f32ProductKBlock` > 0:
+/// its f32_product_k_block (the product from the dequantized codes and
+/// weights in MLAS's sgemm order; needs `fixed` and `product`).
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
@@ -209,7 +211,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<Grid> product = std::nullopt,
                                  std::optional<Grid> sum = std::nullopt,
                                  llvm::ArrayRef<int32_t> weightZeroPoints = {},
-                                 std::optional<QLinearBias> qlinearBias = std::nullopt);
+                                 std::optional<QLinearBias> qlinearBias = std::nullopt,
+                                 int64_t f32ProductKBlock = 0);
 /// ONNX ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in i32; the
 /// weight's zero point is a scalar or one per output channel; padding is the
 /// input's zero point.

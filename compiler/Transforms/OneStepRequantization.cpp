@@ -302,6 +302,58 @@ void linearInQLinearSteps(QuantizedLinearOp op,
   }
 }
 
+/// How many ops read the codes of the Q/DQ pair that `codes` (a GEMM's u8
+/// input) come from: a nunc.quantize's readers together with those of the
+/// fake_quantize ops that round the same value to the same grid (the
+/// model's DequantizeLinear readers, split between the GEMMs that read
+/// codes and the rest), or a handing-over GEMM's readers; none when the
+/// value quantized has readers outside the pair.
+std::optional<int64_t> pairReaders(Value codes) {
+  Operation *def = codes.getDefiningOp();
+  if (isa_and_nonnull<QuantizedLinearOp>(def))
+    return static_cast<int64_t>(llvm::range_size(codes.getUsers()));
+  auto quantize = dyn_cast_or_null<QuantizeOp>(def);
+  if (!quantize)
+    return std::nullopt;
+  std::optional<quant::UniformQuantizedType> grid = asU8Grid(quantize.getQuantization());
+  int64_t readers = 0;
+  for (Operation *user : quantize.getInput().getUsers()) {
+    std::optional<Type> g;
+    if (auto q = dyn_cast<QuantizeOp>(user))
+      g = q.getQuantization();
+    else if (auto fq = dyn_cast<FakeQuantizeOp>(user))
+      g = fq.getQuantization();
+    if (!g || asU8Grid(*g) != grid)
+      return std::nullopt;
+    readers += llvm::range_size(user->getResult(0).getUsers());
+  }
+  return readers;
+}
+
+/// A QDQ model with s8 activations (not written as QLinear operators): a
+/// GEMM whose input pair has several readers is a MatMul onnxruntime runs
+/// in f32 on the dequantized values (its QDQ s8-to-u8 conversion takes only
+/// pairs of one reader; on x86 it runs no s8-activation QLinearMatMul), its
+/// result rounded to the product's grid: f32_product_k_block, MLAS's block
+/// for its N and K, where `accepts` (the target's kernel) takes it.
+void linearProductInSgemmSteps(QuantizedLinearOp op,
+                               const std::function<bool(QuantizedLinearOp)> &accepts) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func->hasAttr(kSignedActivationCodes) || func->hasAttr(kQLinearOperators) ||
+      op.getOneStepRequantization() || op.getF32ProductKBlock() ||
+      op.getActivationQuantization() != "static" || !op.staticInputQuantization() ||
+      !op.getProductQuantization() ||
+      !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
+    return;
+  std::optional<int64_t> readers = pairReaders(op.getInput());
+  if (!readers || *readers < 2)
+    return;
+  auto weight = cast<ShapedType>(op.getWeight().getType());
+  op.setF32ProductKBlock(mlasSgemmKBlock(weight.getDimSize(1), weight.getDimSize(0)));
+  if (accepts && !accepts(op))
+    op.removeF32ProductKBlockAttr();
+}
+
 /// Whether `v`'s values lie on a grid: a DequantizeLinear's, or rounded to
 /// one by the op that writes them as f32.
 bool valuesOnAGrid(Value v) {
@@ -357,7 +409,10 @@ struct OneStepRequantizationPass
         op.setOneStepRequantization(true);
     });
     getOperation().walk([&](AttentionOp op) { attentionInQLinearSteps(op, qlinearAttention); });
-    getOperation().walk([&](QuantizedLinearOp op) { linearInQLinearSteps(op, qlinearLinear); });
+    getOperation().walk([&](QuantizedLinearOp op) {
+      linearInQLinearSteps(op, qlinearLinear);
+      linearProductInSgemmSteps(op, qlinearLinear);
+    });
     getOperation().walk([&](LayerNormOp op) { layerNormInOnnxruntimeSteps(op, orderedLayerNorm); });
   }
   /// The target's rules for which depthwise convs compute on integers and

@@ -441,7 +441,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         /*gelu_half=*/b.getF32FloatAttr(0.5f), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), /*one_step_requantization=*/UnitAttr(),
         /*bias_codes_quantization=*/TypeAttr(), /*bias_first=*/UnitAttr(),
-        /*residual_quantization=*/TypeAttr(), /*residual_first=*/UnitAttr());
+        /*residual_quantization=*/TypeAttr(), /*residual_first=*/UnitAttr(),
+        /*signed_codes=*/UnitAttr(), /*f32_product_k_block=*/IntegerAttr());
     EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = op.getWeight().getDefiningOp();
     Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;

@@ -1494,6 +1494,12 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   } else if (getSignedCodes()) {
     return emitError() << "signed_codes goes with one_step_requantization";
   }
+  if (std::optional<uint64_t> block = getF32ProductKBlock())
+    if (static_cast<int64_t>(*block) <= 0 || getOneStepRequantization() ||
+        getActivationQuantization() != "static" || !staticInputQuantization() ||
+        !getProductQuantization())
+      return emitError() << "f32_product_k_block needs a positive block, a static input and "
+                            "product_quantization, and no one_step_requantization";
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";

@@ -575,6 +575,15 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     QDQ one's MatMuls and Adds as f32 ops between the pairs there), with a
     bias of s8 codes: `signed_codes` (QLinearAdd of s8 codes).
 
+    In a QDQ model with s8 activations, a quantized_linear reading u8
+    codes whose Q/DQ pair has several readers (the nunc.quantize's and
+    those of fake_quantize ops rounding the same value to the same grid)
+    and whose product is rounded to a grid gets `f32_product_k_block`:
+    onnxruntime converts only pairs of one reader to u8 and runs no s8
+    QLinearMatMul on x86, so it runs that MatMul in f32 on the dequantized
+    values (MLAS's sgemm), and nunc then sums the product as it does. The
+    code generator marks only those its int8 GEMM runs so.
+
     A LayerNorm between pairs (its input on a grid: a DequantizeLinear's
     values or an op's rounded to one; or its result read only by quantize
     and fake_quantize ops) on f32 rows of a multiple of 8 gets

@@ -868,6 +868,15 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     QLinearAdds add s8 codes (the u8 ones minus 128, zero points likewise)
     as onnxruntime's s8 kernel does; the product's code is the same either
     way. Without it bias_codes_quantization is a u8 grid.
+
+    `f32_product_k_block` (a static input, product_quantization, not
+    one_step_requantization) computes the product that product_quantization
+    rounds as onnxruntime runs a QDQ model's MatMul that it leaves in f32
+    (s8 activations whose Q/DQ pair it keeps signed: the pair has several
+    readers): from the dequantized codes fl((q - zp) s_x) and weights
+    fl((w - zw) s_w[n]), summed as MLAS's sgemm sums them: a chain of FMAs
+    over each block of this many k, from zero, the blocks' sums added in
+    order (mlasSgemmKBlock gives MLAS's block for the GEMM's N and K).
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -891,7 +900,8 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             UnitAttr:$bias_first,
                             OptionalAttr<TypeAttr>:$residual_quantization,
                             UnitAttr:$residual_first,
-                            UnitAttr:$signed_codes));
+                            UnitAttr:$signed_codes,
+                            OptionalAttr<I64Attr>:$f32_product_k_block));
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it

@@ -20,6 +20,29 @@
 
 namespace mlir::nunc {
 
+/// The K block MLAS's sgemm sums a GEMM of N columns over K in (its
+/// MlasSgemmOperation's strides, one thread's columns): 128, with N < K
+/// the N stride halved (down to 16) while half of it still covers N and
+/// the K block doubled with it. Each output is then a chain of FMAs over a
+/// block from zero, the blocks' sums added in order (read off onnxruntime
+/// 1.32's MatMul on this machine kind: every output of 17-128 rows of K
+/// 384-1536 equal). quantized_linear's f32_product_k_block.
+inline int64_t mlasSgemmKBlock(int64_t n, int64_t k) {
+  int64_t strideN = 128, strideK = 128;
+  if (n >= k) {
+    while (strideK / 2 >= k) {
+      strideN *= 2;
+      strideK /= 2;
+    }
+  } else {
+    while (strideN > 16 && strideN / 2 >= n) {
+      strideK *= 2;
+      strideN /= 2;
+    }
+  }
+  return strideK;
+}
+
 /// The bias on its sums' grid s = fl(input scale x weight scale):
 /// round_half_even(bias / s) in double, clamped to +-2^30.
 inline int32_t oneStepBiasCode(float bias, float s) {
