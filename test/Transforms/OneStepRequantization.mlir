@@ -372,6 +372,37 @@ func.func @qdq_s8(%x: tensor<4x3xf32>) -> tensor<4x2x!quant.uniform<u8:f32, 0.25
 
 // -----
 
+// A QDQ model with s8 activations: a GEMM whose input pair has several
+// readers (two GEMMs reading the nunc.quantize, or one and a fake_quantize
+// of the same value on the same grid, its s8 view) is a MatMul onnxruntime runs in f32
+// (MLAS's sgemm; K 3 < N stride 16 at N = 2: one block of 1024); not one
+// whose pair has one reader.
+// CHECK-LABEL: func.func @qdq_s8_f32_products(
+// CHECK: %[[Q:.*]] = nunc.quantize %arg0
+// CHECK: nunc.quantized_linear %[[Q]], {{.*}}f32_product_k_block = 1024 : i64
+// CHECK: nunc.quantized_linear %[[Q]], {{.*}}f32_product_k_block = 1024 : i64
+// CHECK: %[[Q1:.*]] = nunc.quantize %arg1
+// CHECK: nunc.quantized_linear %[[Q1]], {{.*}}f32_product_k_block = 1024 : i64
+// CHECK: %[[Q2:.*]] = nunc.quantize %arg2
+// CHECK-NOT: f32_product_k_block
+// CHECK: return
+func.func @qdq_s8_f32_products(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %z: tensor<4x3xf32>) -> (tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x3xf32>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>) attributes {nunc.signed_activation_codes} {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
+  %q = nunc.quantize %x {quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32> -> tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>
+  %a = nunc.quantized_linear %q, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+  %c = nunc.quantized_linear %q, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+  %q1 = nunc.quantize %y {quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32> -> tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>
+  %f1 = nunc.fake_quantize %y {quantization = !quant.uniform<i8:f32, 0.125:-118>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %d = nunc.quantized_linear %q1, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+  %q2 = nunc.quantize %z {quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32> -> tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>
+  %e = nunc.quantized_linear %q2, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+  return %a, %c, %d, %f1, %e : tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x3xf32>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+}
+
+// -----
+
 // A QDQ model's Mul between pairs (an unfused LayerNorm's scale, a
 // constant holding its grid's codes that it broadcasts): its codes as
 // onnxruntime's QLinearMul computes them; the pair after its lhs folds in.

@@ -279,6 +279,72 @@ TEST_P(GemmKernelTest, RowBiasAndBatchesOfIndependentProblems) {
   }
 }
 
+/// kBlock: each output bit for bit MLAS's sgemm order (a chain of FMAs a
+/// block from zero, the blocks' sums added in order; as the evaluator's
+/// f32_product_k_block), with an activation and residual after; the plain
+/// kernel's one chain over K differs (the blocks matter).
+TEST_P(GemmKernelTest, KBlocksSumAsMlasSgemm) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int64_t apartFromOneChain = 0;
+  for (auto [m, n, k, block] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t>{17, 129, 384, 128}, {1, 7, 300, 128},
+        {9, 48, 129, 16}, {8, 50, 40, 7}, {3, 17, 64, 128}, {13, 33, 257, 256}}) {
+    for (bool residual : {false, true}) {
+      std::vector<float> a(m * k), w(k * n), r(m * n), out(m * n, -777.f), plain(m * n);
+      for (auto *v : {&a, &w, &r})
+        for (float &x : *v)
+          x = dist(rng);
+      GemmConfig cfg;
+      cfg.m = m;
+      cfg.n = n;
+      cfg.k = k;
+      cfg.lda = k;
+      cfg.ldc = cfg.ldr = n;
+      cfg.residual = residual;
+      cfg.activation.kind = residual ? Activation::Relu : Activation::None;
+      std::vector<float> pw = GemmKernel::packWeights(w.data(), k, n, isa);
+      std::vector<float> pb(GemmKernel::numPanels(n, isa) * GemmKernel::panelWidth(isa), 0.f);
+      auto run = [&](int64_t kBlock, std::vector<float> &c) {
+        cfg.kBlock = kBlock;
+        std::unique_ptr<JitKernel> kernel = GemmKernel::generate(cfg, isa);
+        ASSERT_TRUE(kernel);
+        const void *args[] = {a.data(), pw.data(), pb.data(), r.data(), c.data()};
+        for (int64_t t = 0; t < GemmKernel::numPanels(n, isa); ++t)
+          ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      };
+      run(block, out);
+      run(0, plain);
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float total = 0.f;
+          for (int64_t k0 = 0; k0 < k; k0 += block) {
+            float chain = 0.f;
+            for (int64_t kk = k0; kk < std::min(k, k0 + block); ++kk)
+              chain = std::fma(a[i * k + kk], w[kk * n + j], chain);
+            total = k0 ? total + chain : chain;
+          }
+          if (residual)
+            total = std::max(total + r[i * n + j], 0.f);
+          ASSERT_EQ(out[i * n + j], total)
+              << "M=" << m << " N=" << n << " K=" << k << " block " << block << " at " << i
+              << ", " << j;
+          apartFromOneChain += plain[i * n + j] != total;
+        }
+    }
+  }
+  EXPECT_GT(apartFromOneChain, 100);
+  // A bias would start the first chain: not with blocks.
+  GemmConfig biased;
+  biased.m = biased.n = biased.k = biased.lda = biased.ldc = biased.ldr = 8;
+  biased.bias = true;
+  biased.kBlock = 4;
+  EXPECT_FALSE(GemmKernel::generate(biased, isa));
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, GemmKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")

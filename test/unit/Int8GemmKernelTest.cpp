@@ -675,6 +675,81 @@ TEST_P(Int8GemmKernelTest, GeluOnGridsAfterTheOutputGrid) {
   EXPECT_GT(distinct * 4, total) << "the results should spread over the grid";
 }
 
+/// f32Products (quantized_linear's f32_product_k_block): the epilogue on
+/// the f32 products the f32 GEMM summed, from the product's grid on (bias,
+/// the sum's grid, a residual, or the u8 codes of the output grid), bit for
+/// bit; nothing past C. AMX takes none (its epilogues run on AVX-512 VNNI).
+TEST_P(Int8GemmKernelTest, F32ProductsTakeTheEpilogue) {
+  Int8Isa isa = GetParam();
+  bool evex = false;
+  if (!hostRuns(isa, &evex))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  using mlir::nunc::kernels::fakeQuantizeValue;
+  std::mt19937 rng(71);
+  std::uniform_real_distribution<float> dist(-3.f, 3.f);
+  for (int64_t m : {1, 7, 17, 45})
+    for (int64_t n : {1, 7, 16, 47, 129}) {
+      SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n));
+      std::vector<float> products(m * n), bias(n), residual(m * n);
+      for (auto *v : {&products, &bias, &residual})
+        for (float &x : *v)
+          x = dist(rng);
+      Int8GemmConfig cfg;
+      cfg.m = m;
+      cfg.n = n;
+      cfg.k = 64;
+      cfg.lda = n * 4;
+      cfg.ldc = cfg.ldr = n;
+      cfg.isa = isa;
+      cfg.evexVnni = evex;
+      cfg.f32Products = true;
+      cfg.bias = true;
+      cfg.product = Activation::fakeQuant(0.0371f, -120.f, 135.f);
+      if (isa == Int8Isa::Amx) {
+        EXPECT_FALSE(Int8GemmKernel::generate(cfg));
+        return;
+      }
+      std::vector<int32_t> sums(n, 12345);
+      std::vector<float> scales(n, 1e9f); // (neither is read)
+      std::vector<uint32_t> columns =
+          Int8GemmKernel::packColumns(sums.data(), scales.data(), bias.data(), n, isa, false);
+      auto run = [&](void *c) {
+        std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+        ASSERT_TRUE(kernel);
+        const void *args[] = {products.data(), columns.data(), columns.data(),
+                              products.data(), residual.data(), c};
+        for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
+          ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      };
+      std::vector<float> got(m * n + 16, -777.f);
+      run(got.data());
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_EQ(got[i], fakeQuantizeValue(products[i], 0.0371f, 120, 0, 255) + bias[i % n])
+            << "at " << i / n << ", " << i % n;
+      ASSERT_EQ(got[m * n], -777.f) << "wrote past C";
+      // The sum's grid, then a residual.
+      cfg.sum = Activation::fakeQuant(0.05f, -128.f, 127.f);
+      cfg.residual = true;
+      std::vector<float> summed(m * n);
+      run(summed.data());
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_EQ(summed[i], fakeQuantizeValue(got[i], 0.05f, 0, -128, 127) + residual[i])
+            << "at " << i / n << ", " << i % n;
+      // The output grid's u8 codes.
+      cfg.sum = Activation();
+      cfg.residual = false;
+      cfg.u8Output = Int8GemmConfig::U8Output{0.0625f, 131};
+      std::vector<uint8_t> codes(m * n + 64, 0xA5);
+      run(codes.data());
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_EQ(int(codes[i]),
+                  int(std::clamp(std::nearbyint(got[i] / 0.0625f) + 131.f, 0.f, 255.f)))
+            << "at " << i / n << ", " << i % n;
+      for (int64_t i = m * n; i < m * n + 64; ++i)
+        ASSERT_EQ(codes[i], 0xA5) << "wrote past C";
+    }
+}
+
 /// The row quantizer for `c` run over x: its u8 rows (then `sentinel`
 /// bytes of 0xcd) and row block.
 void runQuantizer(const QuantizeRowsConfig &c, const std::vector<float> &x,

@@ -1785,6 +1785,22 @@ func.func @linear_signed_codes_alone(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.
 
 // -----
 
+func.func @linear_f32_product_without_grid(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
+  // expected-error @+1 {{f32_product_k_block needs a positive block, a static input and product_quantization, and no one_step_requantization}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", f32_product_k_block = 128 : i64, input_quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @linear_f32_product_block_zero(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
+  // expected-error @+1 {{f32_product_k_block needs a positive block}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", f32_product_k_block = 0 : i64, input_quantization = !quant.uniform<u8:f32, 0.125:10>, product_quantization = !quant.uniform<u8:f32, 0.25:3>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 func.func @linear_signed_codes_u8_bias_codes(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>, %b: tensor<2xf32>) {
   // expected-error @+1 {{bias_codes_quantization (and product_quantization) must be s8 grids with signed_codes}}
   %0 = nunc.quantized_linear %x, %w bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>, signed_codes} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
