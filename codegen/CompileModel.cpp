@@ -2413,6 +2413,17 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         sums[j] *= cfg.u16Input ? qc.zeroPoint & 255 : qc.zeroPoint;
         scales[j] = qc.scale * scales[j];
       }
+    if (ql.getQlinearProduct()) {
+      // onnxruntime's QLinearMatMul multipliers in the column block
+      // (Int8GemmConfig::qlinearProduct); the bias added in f32 after.
+      quant::UniformQuantizedType p = *asU8Grid(ql.getProductQuantization());
+      const float sp = static_cast<float>(p.getScale());
+      for (int64_t j = 0; j < l->n; ++j)
+        scales[j] = scales[j] / sp;
+      cfg.product = x86::Activation();
+      cfg.qlinearProduct =
+          x86::Int8GemmConfig::QLinearProduct{static_cast<int32_t>(p.getZeroPoint()), sp};
+    }
     if (ql.getOneStepRequantization()) {
       // onnxruntime's QLinearMatMul multipliers and QLinearAdd's terms of the
       // bias codes in the column block (Int8GemmConfig::qlinearBias).
@@ -2456,7 +2467,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     // (The bound assumes u8 codes.)
     if (cfg.u8Output && !cfg.perRowA && !cfg.residual && !cfg.u16Input && !cfg.qlinearBias &&
-        cfg.product.kind == x86::Activation::None && cfg.sum.kind == x86::Activation::None &&
+        !cfg.qlinearProduct && cfg.product.kind == x86::Activation::None &&
+        cfg.sum.kind == x86::Activation::None &&
         cfg.activationInput.kind == x86::Activation::None && !cfg.activation.hasGrids())
       cfg.u8Bounded = u8OutputBounded(absSums, scales, bias ? bias->data() : nullptr,
                                       qc.zeroPoint, cfg.activation, nullptr, nullptr,
@@ -2507,7 +2519,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       (ql.getActivationInputQuantization() ? " +requantize" : "") +
                           describeActivation(ql) +
                           (ql.hasGeluGrids() ? " on grids" : ""),
-                      cfg.qlinearBias ? " +product codes"
+                      cfg.qlinearBias || cfg.qlinearProduct ? " +product codes"
                       : cfg.f32Products
                           ? llvm::formatv(" +rounded f32 product (k blocks of {0})",
                                           l->f32ProductKBlock)

@@ -1694,6 +1694,14 @@ private:
           vmulps(x, x, constAddr(q.scale));
         }
       } else {
+        if (c.qlinearProduct) {
+          // The product's code (QLinearMatMul) as its value.
+          const Int8GemmConfig::QLinearProduct &q = *c.qlinearProduct;
+          vmaxps(x, x, constAddr(static_cast<float>(-q.zeroPoint)));
+          vminps(x, x, constAddr(static_cast<float>(255 - q.zeroPoint)));
+          roundHalfEven(x, x);
+          vmulps(x, x, constAddr(q.scale));
+        }
         emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
         if (c.bias)
           vaddps(x, x, ptr[rdx + biases + col]);
@@ -1992,6 +2000,11 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // u8 codes replace the last grid (or a table's); no ranges of them
   if (config.ranges && !Int8ConvGemm::writesRanges(config))
     return nullptr; // the partial ranges are the AVX-512 VNNI convolution form's
+  if (config.qlinearProduct &&
+      (config.convolution || config.perRowA || config.u16Input || config.qlinearBias ||
+       config.f32Products || config.product.kind != Activation::None ||
+       config.qlinearProduct->zeroPoint < 0 || config.qlinearProduct->zeroPoint > 255))
+    return nullptr; // QLinearMatMul's code: the linear form, static, in place of `product`
   if (config.f32Products &&
       (config.convolution || config.isa == Int8Isa::Amx || config.perRowA ||
        config.u8Weights || config.u16Input || config.qlinearBias || config.lda != config.n * 4))

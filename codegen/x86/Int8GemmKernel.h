@@ -121,6 +121,16 @@ struct Int8GemmConfig {
     int32_t offset = 0;
   };
   std::optional<QLinearBias> qlinearBias;
+  /// Linear form, static input (quantized_linear's qlinear_product, in
+  /// place of `product`): the column block's scales are the multipliers
+  /// fl(fl(s_x s_w[n]) / s_p) and the product's value is (q - zp_p) s_p of
+  /// its code q = round(clamp(x m[n], -zp_p, 255 - zp_p)) + zp_p
+  /// (onnxruntime's QLinearMatMul); the bias and the rest follow in f32.
+  struct QLinearProduct {
+    int32_t zeroPoint = 0;
+    float scale = 1;
+  };
+  std::optional<QLinearProduct> qlinearProduct;
   /// Applied after the residual, before the activation: FakeQuant (the Q/DQ
   /// pair between a QDQ model's GEMM and its GELU, which then carries its
   /// own grids), or None. Linear form only.

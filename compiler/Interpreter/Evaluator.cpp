@@ -573,8 +573,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
             o.getActivationQuantization() == "dynamic_per_tensor", inputQuantization(input),
             opt(o.getBias()), opt(o.getResidual()),
             activationAfter ? kernels::FusedActivation() : activationOf(o),
-            o.getOneStepRequantization() ? gridOf(asU8Grid(o.getProductQuantization()))
-                                         : gridOf(o.getProductQuantization()),
+            o.getOneStepRequantization() || o.getQlinearProduct()
+                ? gridOf(asU8Grid(o.getProductQuantization()))
+                : gridOf(o.getProductQuantization()),
             gridOf(o.getBiasQuantization()),
             weightZeroPoints(o.getWeight()),
             o.getOneStepRequantization()
@@ -586,7 +587,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                                 : std::nullopt,
                                             o.getResidualFirst(), o.getSignedCodes() ? 128 : 0})
                 : std::nullopt,
-            static_cast<int64_t>(o.getF32ProductKBlock().value_or(0)));
+            ProductSteps{static_cast<int64_t>(o.getF32ProductKBlock().value_or(0)),
+                         o.getQlinearProduct()});
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
         if (y && activationAfter)

@@ -129,7 +129,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<Grid> sum,
                                  llvm::ArrayRef<int32_t> weightZeroPoints,
                                  std::optional<QLinearBias> qlinearBias,
-                                 int64_t f32ProductKBlock) {
+                                 ProductSteps productSteps) {
+  const int64_t f32ProductKBlock = productSteps.f32KBlock;
   bool u8Input = input.dtype() == DType::U8 && fixed;
   bool u8Weight = weight.dtype() == DType::U8;
   if ((input.dtype() != DType::F32 && !u8Input) ||
@@ -149,8 +150,9 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
     return kernelError("quantized_linear bias " + bias->describe() + " does not fit");
   if (qlinearBias && (!bias || !product || !fixed))
     return kernelError("one_step_requantization needs a bias, a product grid and a static input");
-  if (f32ProductKBlock && (qlinearBias || !product || !fixed))
-    return kernelError("f32_product_k_block needs a product grid and a static input");
+  if ((f32ProductKBlock || productSteps.qlinear) && (qlinearBias || !product || !fixed))
+    return kernelError("f32_product_k_block and qlinear_product need a product grid and a "
+                       "static input");
   // one_step_requantization: QLinearAdd's constants, the bias's codes.
   CodeSumConstants add{}, residualAdd{};
   if (qlinearBias && qlinearBias->residual) {
@@ -264,8 +266,16 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
         continue;
       }
       float v = static_cast<float>(acc) * s;
-      if (product)
+      if (productSteps.qlinear) {
+        // QLinearMatMul's code (s / s_p = qlinearMatMulMultiplier), as its value.
+        const auto zp = static_cast<int32_t>(product->zeroPoint);
+        v = static_cast<float>(qlinearMatMulCode(static_cast<int32_t>(acc),
+                                                 s / product->scale, zp) -
+                               zp) *
+            product->scale;
+      } else if (product) {
         v = product->round(v);
+      }
       if (bias)
         v += bias->as<float>()[j];
       out[r * n + j] = sum ? sum->round(v) : v;

@@ -200,10 +200,17 @@ struct QLinearBias {
   /// 128: signed_codes (the QLinearAdds on s8 codes, the u8 ones - 128).
   int32_t offset = 0;
 };
+/// How quantized_linear's product reaches its grid without
+/// one_step_requantization (both need `fixed` and `product`):
+/// f32KBlock > 0, its f32_product_k_block (summed from the dequantized
+/// codes and weights in MLAS's sgemm order); `qlinear`, its qlinear_product
+/// (the code as QLinearMatMul computes it).
+struct ProductSteps {
+  int64_t f32KBlock = 0;
+  bool qlinear = false;
+};
 /// quantized_linear: s8 weights (zero points 0), or u8 ones with
-/// `weightZeroPoints` (one, or one per column). `f32ProductKBlock` > 0:
-/// its f32_product_k_block (the product from the dequantized codes and
-/// weights in MLAS's sgemm order; needs `fixed` and `product`).
+/// `weightZeroPoints` (one, or one per column).
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
@@ -212,7 +219,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  std::optional<Grid> sum = std::nullopt,
                                  llvm::ArrayRef<int32_t> weightZeroPoints = {},
                                  std::optional<QLinearBias> qlinearBias = std::nullopt,
-                                 int64_t f32ProductKBlock = 0);
+                                 ProductSteps productSteps = {});
 /// ONNX ConvInteger: (x - x_zero_point) conv (w - w_zero_point) in i32; the
 /// weight's zero point is a scalar or one per output channel; padding is the
 /// input's zero point.

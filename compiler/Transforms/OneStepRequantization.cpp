@@ -354,6 +354,27 @@ void linearProductInSgemmSteps(QuantizedLinearOp op,
     op.removeF32ProductKBlockAttr();
 }
 
+/// A QDQ model with s8 activations: a GEMM whose input pair has one reader
+/// is a MatMul onnxruntime runs as a QLinearMatMul (the pairs converted to
+/// u8), its bias Add in f32 (the bias's DequantizeLinear stays s8):
+/// qlinear_product, where `accepts` (the target's kernel) takes it.
+void linearProductInQLinearMatMulSteps(QuantizedLinearOp op,
+                                       const std::function<bool(QuantizedLinearOp)> &accepts) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func->hasAttr(kSignedActivationCodes) || func->hasAttr(kQLinearOperators) ||
+      op.getOneStepRequantization() || op.getF32ProductKBlock() || op.getQlinearProduct() ||
+      op.getActivationQuantization() != "static" || !op.staticInputQuantization() ||
+      !asU8Grid(op.getProductQuantization()) ||
+      !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
+    return;
+  std::optional<int64_t> readers = pairReaders(op.getInput());
+  if (!readers || *readers != 1)
+    return;
+  op.setQlinearProduct(true);
+  if (accepts && !accepts(op))
+    op.removeQlinearProductAttr();
+}
+
 /// Whether `v`'s values lie on a grid: a DequantizeLinear's, or rounded to
 /// one by the op that writes them as f32.
 bool valuesOnAGrid(Value v) {
@@ -412,6 +433,7 @@ struct OneStepRequantizationPass
     getOperation().walk([&](QuantizedLinearOp op) {
       linearInQLinearSteps(op, qlinearLinear);
       linearProductInSgemmSteps(op, qlinearLinear);
+      linearProductInQLinearMatMulSteps(op, qlinearLinear);
     });
     getOperation().walk([&](LayerNormOp op) { layerNormInOnnxruntimeSteps(op, orderedLayerNorm); });
   }

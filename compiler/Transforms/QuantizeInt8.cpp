@@ -442,7 +442,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), /*one_step_requantization=*/UnitAttr(),
         /*bias_codes_quantization=*/TypeAttr(), /*bias_first=*/UnitAttr(),
         /*residual_quantization=*/TypeAttr(), /*residual_first=*/UnitAttr(),
-        /*signed_codes=*/UnitAttr(), /*f32_product_k_block=*/IntegerAttr());
+        /*signed_codes=*/UnitAttr(), /*f32_product_k_block=*/IntegerAttr(),
+        /*qlinear_product=*/UnitAttr());
     EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = op.getWeight().getDefiningOp();
     Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;

@@ -1500,6 +1500,13 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
         !getProductQuantization())
       return emitError() << "f32_product_k_block needs a positive block, a static input and "
                             "product_quantization, and no one_step_requantization";
+  if (getQlinearProduct() &&
+      (getOneStepRequantization() || getF32ProductKBlock() ||
+       getActivationQuantization() != "static" || !staticInputQuantization() ||
+       !asU8Grid(getProductQuantization())))
+    return emitError() << "qlinear_product needs a static input and an 8-bit "
+                          "product_quantization, and neither one_step_requantization nor "
+                          "f32_product_k_block";
   auto in = dimsOf(getInput()), w = dimsOf(getWeight());
   if (!w || w->size() != 2)
     return emitError() << "weight must be 2-D [K, N]";

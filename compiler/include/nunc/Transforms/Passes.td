@@ -582,7 +582,9 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     onnxruntime converts only pairs of one reader to u8 and runs no s8
     QLinearMatMul on x86, so it runs that MatMul in f32 on the dequantized
     values (MLAS's sgemm), and nunc then sums the product as it does. The
-    code generator marks only those its int8 GEMM runs so.
+    code generator marks only those its int8 GEMM runs so. One whose pair
+    has one reader gets `qlinear_product`: onnxruntime converts that pair to
+    u8 and runs the MatMul as a QLinearMatMul (its bias Add in f32).
 
     A LayerNorm between pairs (its input on a grid: a DequantizeLinear's
     values or an op's rounded to one; or its result read only by quantize

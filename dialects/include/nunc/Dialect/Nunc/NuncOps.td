@@ -877,6 +877,14 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     fl((w - zw) s_w[n]), summed as MLAS's sgemm sums them: a chain of FMAs
     over each block of this many k, from zero, the blocks' sums added in
     order (mlasSgemmKBlock gives MLAS's block for the GEMM's N and K).
+    `qlinear_product` (a static input, an 8-bit product_quantization, not
+    one_step_requantization) takes the product's code as onnxruntime's
+    QLinearMatMul computes it (qlinearMatMulCode: one multiply of the exact
+    sum by fl(fl(s_x s_w[n]) / s_p)), and its value on through the rest of
+    the epilogue as without it: a QDQ model with s8 activations whose
+    MatMul onnxruntime runs as a QLinearMatMul (its pairs converted to u8)
+    and whose bias Add it leaves in f32 (the bias's DequantizeLinear stays
+    s8).
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -901,7 +909,8 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             OptionalAttr<TypeAttr>:$residual_quantization,
                             UnitAttr:$residual_first,
                             UnitAttr:$signed_codes,
-                            OptionalAttr<I64Attr>:$f32_product_k_block));
+                            OptionalAttr<I64Attr>:$f32_product_k_block,
+                            UnitAttr:$qlinear_product));
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it
