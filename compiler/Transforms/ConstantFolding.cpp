@@ -281,11 +281,18 @@ struct ConstantFoldingPass
         }
     }
     // A bias an Add reads (or a scale a Mul reads) keeps its codes' grid
-    // (onnxruntime adds or multiplies the codes).
+    // (onnxruntime adds or multiplies the codes); so does a Q/DQ pair's
+    // rounding of a constant (a QDQ model's position embeddings: a Gather
+    // of constant rows between pairs), whose values are that grid's.
     TypeAttr codesGrid;
-    if (dequantize && llvm::any_of(op->getResult(0).getUsers(),
-                                   [](Operation *user) { return isa<AddOp, MulOp>(user); }))
-      codesGrid = codesTensorGrid(cast<DequantizeLinearOp>(op), operands);
+    if (llvm::any_of(op->getResult(0).getUsers(),
+                     [](Operation *user) { return isa<AddOp, MulOp>(user); })) {
+      if (dequantize)
+        codesGrid = codesTensorGrid(cast<DequantizeLinearOp>(op), operands);
+      else if (auto fq = dyn_cast<FakeQuantizeOp>(op);
+               fq && isa<quant::UniformQuantizedType>(fq.getQuantization()))
+        codesGrid = TypeAttr::get(fq.getQuantization());
+    }
     builder.setInsertionPoint(op);
     for (auto [result, t] : llvm::zip(op->getResults(), *results)) {
       ElementsAttr attr = attrFromTensor(t, &getContext());

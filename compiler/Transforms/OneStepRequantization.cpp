@@ -148,13 +148,18 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   };
   if (std::is_same_v<OpTy, MulOp> && !codesConstant(op.getLhs()) && !codesConstant(op.getRhs()))
     return;
-  const bool signedCodes = op->template getParentOfType<func::FuncOp>()->hasAttr(
-      kSignedActivationCodes);
+  // A QLinear-operator model with s8 activations adds s8 codes (onnxruntime's
+  // s8 kernel); a QDQ one has its single-reader pairs converted to u8 and
+  // adds those, and leaves an Add of an s8 constant (a bias's lone
+  // DequantizeLinear stays s8) in f32.
+  auto func = op->template getParentOfType<func::FuncOp>();
+  const bool signedCodes =
+      func->hasAttr(kSignedActivationCodes) && func->hasAttr(kQLinearOperators);
   // A fake_quantize that rounds an operand for this op alone: the op rounds
   // it to the same code itself.
   SmallVector<FakeQuantizeOp, 2> folded;
   auto gridOfOperand = [&](Value v) -> std::optional<quant::UniformQuantizedType> {
-    if (v.getType() != op.getType()) {
+    if (v.getType() != op.getType() || codesConstant(v)) {
       if (!codesConstant(v))
         return std::nullopt;
       auto codes = v.getDefiningOp()->getAttrOfType<TypeAttr>(kCodesGrid);

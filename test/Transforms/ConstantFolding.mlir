@@ -560,3 +560,17 @@ func.func @bias_codes_grid(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x
   %ub = nunc.dequantize_linear %ucodes, %s, %z12 : tensor<ui8> : tensor<3xui8>, tensor<f32> -> tensor<3xf32>
   return %y, %w, %ub : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>
 }
+
+// -----
+
+// A pair's rounding of a constant an Add reads (a QDQ model's position
+// embeddings: a Gather of constant rows, then its Q/DQ pair) keeps the
+// pair's grid on the folded constant: its values are that grid's.
+// CHECK-LABEL: func.func @rounded_constant_codes_grid(
+// CHECK: nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 2.500000e-01:128>} dense<{{.}}{{.}}-2.500000e-01, 7.500000e-01, 1.000000e+00{{.}}{{.}}> : tensor<1x3xf32>
+func.func @rounded_constant_codes_grid(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
+  %c = nunc.constant dense<[[-0.3, 0.8, 1.1]]> : tensor<1x3xf32>
+  %r = nunc.fake_quantize %c {quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<1x3xf32> -> tensor<1x3xf32>
+  %y = nunc.add %x, %r : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %y : tensor<1x3xf32>
+}

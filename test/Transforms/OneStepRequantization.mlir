@@ -112,10 +112,22 @@ func.func @adds(%x: tensor<1x4x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8
 // -----
 
 // A model whose activations were s8 codes (nunc-unsign-quantize-dequantize
-// says so on the function) adds the s8 codes of the same grids.
+// says so on the function) written as QLinear operators adds the s8 codes
+// of the same grids (onnxruntime's s8 QLinearAdd); a QDQ one the u8 codes
+// (onnxruntime converts its single-reader pairs to u8 first).
 // CHECK-LABEL: func.func @signed(
 // CHECK: nunc.add {{.*}}signed_codes
-func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32> attributes {nunc.signed_activation_codes} {
+// CHECK-LABEL: func.func @signed_qdq(
+// CHECK: nunc.add {{.*}}lhs_quantization
+// CHECK-NOT: signed_codes
+// CHECK: return
+func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32> attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
+  %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  return %s : tensor<1x8x5x6xf32>
+}
+func.func @signed_qdq(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32> attributes {nunc.signed_activation_codes} {
   %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
   %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
   %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
@@ -375,8 +387,9 @@ func.func @qdq_s8(%x: tensor<4x3xf32>) -> tensor<4x2x!quant.uniform<u8:f32, 0.25
 // A QDQ model with s8 activations: a GEMM whose input pair has several
 // readers (two GEMMs reading the nunc.quantize, or one and a fake_quantize
 // of the same value on the same grid, its s8 view) is a MatMul onnxruntime runs in f32
-// (MLAS's sgemm; K 3 < N stride 16 at N = 2: one block of 1024); not one
-// whose pair has one reader.
+// (MLAS's sgemm; K 3 < N stride 16 at N = 2: one block of 1024). One
+// whose pair has one reader is a QLinearMatMul there (its pairs converted
+// to u8), its bias Add in f32: qlinear_product.
 // CHECK-LABEL: func.func @qdq_s8_f32_products(
 // CHECK: %[[Q:.*]] = nunc.quantize %arg0
 // CHECK: nunc.quantized_linear %[[Q]], {{.*}}f32_product_k_block = 1024 : i64
@@ -384,6 +397,8 @@ func.func @qdq_s8(%x: tensor<4x3xf32>) -> tensor<4x2x!quant.uniform<u8:f32, 0.25
 // CHECK: %[[Q1:.*]] = nunc.quantize %arg1
 // CHECK: nunc.quantized_linear %[[Q1]], {{.*}}f32_product_k_block = 1024 : i64
 // CHECK: %[[Q2:.*]] = nunc.quantize %arg2
+// CHECK-NOT: f32_product_k_block
+// CHECK: nunc.quantized_linear %[[Q2]], {{.*}}qlinear_product
 // CHECK-NOT: f32_product_k_block
 // CHECK: return
 func.func @qdq_s8_f32_products(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %z: tensor<4x3xf32>) -> (tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x3xf32>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>) attributes {nunc.signed_activation_codes} {
@@ -399,6 +414,19 @@ func.func @qdq_s8_f32_products(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %z: ten
   %q2 = nunc.quantize %z {quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32> -> tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>
   %e = nunc.quantized_linear %q2, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>, u8_output} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
   return %a, %c, %d, %f1, %e : tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>, tensor<4x3xf32>, tensor<4x2x!quant.uniform<u8:f32, 0.25:100>>
+}
+
+// -----
+
+// An operand of the Add's own shape that is a constant holding a grid's
+// codes (a QDQ model's folded position embeddings) adds as codes too.
+// CHECK-LABEL: func.func @codes_constant_of_the_same_shape(
+// CHECK: nunc.add {{.*}}rhs_quantization = !quant.uniform<u8:f32, 2.500000e-01:128>
+func.func @codes_constant_of_the_same_shape(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
+  %c = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 0.25:128>} dense<[[-0.25, 0.75, 1.0]]> : tensor<1x3xf32>
+  %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x3xf32> -> tensor<1x3xf32>
+  %s = nunc.add %a, %c {output_quantization = !quant.uniform<u8:f32, 0.25:90>} : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  return %s : tensor<1x3xf32>
 }
 
 // -----

@@ -1308,7 +1308,8 @@ def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=False, 
     """The QDQ MiniLM library in tmp_path/out agrees with onnxruntime's run of
     model q at least as well as onnxruntime agrees with itself across
     optimization levels (within one unit of the output grid, and cosine),
-    and stays within cosine 0.99 of fp32. `f32_output`: the model leaves its
+    and stays within cosine 0.99 of fp32 (or as close as onnxruntime's run
+    of it, where that is further). `f32_output`: the model leaves its
     last LayerNorm unquantized (QOperator; only MatMuls quantized), so there
     is no output grid to count units on, only the cosines. `exact`: equal to
     onnxruntime's optimized run bit for bit (every step as its kernels
@@ -1325,7 +1326,10 @@ def assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=False, 
 
         assert within_one_unit(got, ort_q) >= within_one_unit(ort_q, ort_plain) - 0.05
     assert cosine(got, ort_q) >= cosine(ort_q, ort_plain) - 0.001, cosine(got, ort_q)
-    assert cosine(got, reference(models, "minilm", feeds)["last_hidden_state"]) >= 0.99
+    # (Where onnxruntime's own run of the model is further from fp32 - s8
+    # symmetric grids saturate the attention's masked scores - as far.)
+    f32 = reference(models, "minilm", feeds)["last_hidden_state"]
+    assert cosine(got, f32) >= min(0.99, cosine(ort_q, f32) - 0.001)
 
 
 def qdq_minilm(nunc, models, tmp_path, name, samples=8, **options):
@@ -1424,23 +1428,38 @@ def test_imported_qdq_minilm_symmetric_activations(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-def test_imported_qdq_minilm_signed_activations(nunc, models, tmp_path):
-    """quantize_static's QDQ MiniLM with s8 activations (QInt8): its pairs
+@pytest.mark.parametrize("variant", ["plain", "symmetric", "reduce_range"])
+def test_imported_qdq_minilm_signed_activations(nunc, models, tmp_path, variant):
+    """quantize_static's QDQ MiniLM with s8 activations (QInt8; also with
+    symmetric grids and per-channel weights, or reduce_range): its pairs
     hold the u8 codes of the same grids (nunc-unsign-quantize-dequantize),
     so attention reads the u8 codes of Q, K and V and FFN1 writes FFN2's,
-    as with u8 activations; the output tracks onnxruntime's as the u8
-    model's does."""
+    as with u8 activations. onnxruntime converts only single-reader pairs
+    to u8 and runs no s8 QLinearMatMul on x86: Q, K, V and FFN1 (their
+    LayerNorm's pair has several readers) are f32 MatMuls on the
+    dequantized values there, summed as MLAS's sgemm does
+    (f32_product_k_block), the output projection and FFN2 QLinearMatMuls
+    with their bias Adds in f32 (qlinear_product), and the embeddings' Adds
+    QLinearAdds of u8 codes; so computed, the output equals onnxruntime's
+    bit for bit."""
     from onnxruntime.quantization import QuantType
+    options = {"plain": {},
+               "symmetric": {"per_channel": True, "extra_options": {
+                   "ActivationSymmetric": True, "WeightSymmetric": True}},
+               "reduce_range": {"per_channel": True, "reduce_range": True}}[variant]
     q, manifest = qdq_minilm(nunc, models, tmp_path, "minilm_qdq_s8",
-                             activation_type=QuantType.QInt8)
+                             activation_type=QuantType.QInt8, **options)
     kernels = [k["kernel"] for k in manifest["kernels"]]
-    # In onnxruntime's steps, the mask's codes added as s8 (signed_codes).
     assert sum(k.startswith("attention.avx512vnni[") and
                k.endswith(" u8 q k v +mask +5 grids +qlinear steps") for k in kernels) == 6, kernels
     assert sum(k.startswith("gemm.int8.avx512vnni[16x1536x384, static, u8 in]") and
                k.endswith("+requantize gelu on grids -> u8") for k in kernels) == 6, kernels
+    assert sum(k.startswith("gemm.int8.avx512vnni[16x") and
+               "+rounded f32 product (k blocks of 128) +bias" in k for k in kernels) == 24, kernels
+    assert sum(k.startswith("gemm.int8.avx512vnni[16x384x") and
+               "+product codes +bias +rounded sum +residual" in k for k in kernels) == 12, kernels
     assert [k["op"] for k in manifest["kernels"] if k["op"] == "nunc.quantize_linear"] == []
-    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path)
+    assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, exact=True)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

@@ -588,6 +588,62 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
         }
 }
 
+/// qlinearProduct (quantized_linear's qlinear_product): the product's code
+/// in one multiply (QLinearMatMul's), its value then on through an f32
+/// bias and the sum's grid, bit for bit; both ends of the grid reached. The
+/// two-step rounding (the scaled sum, then its grid) differs somewhere
+/// (the multiply matters).
+TEST_P(Int8GemmKernelTest, QLinearProductThenF32Bias) {
+  Int8Isa isa = GetParam();
+  if (!hostRuns(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  using mlir::nunc::kernels::fakeQuantizeValue;
+  std::mt19937 rng(67);
+  int64_t apart = 0;
+  for (int64_t m : {1, 17, 45})
+    for (int64_t n : {7, 49, 129})
+      for (int64_t k : {3, 129, 384}) {
+        SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) + " K " +
+                     std::to_string(k));
+        RandomOperands ops(m, n, k, isa, /*perRow=*/false, 37, 0.013f, rng);
+        RandomOperands unit = ops;
+        unit.scales.assign(n, 1.f);
+        std::vector<float> acc(m * n), plain(m * n);
+        unit.run(ops.config(), std::vector<float>(n, 0.f), acc.data());
+        ops.run(ops.config(), std::vector<float>(n, 0.f), plain.data());
+        float lo = 0, hi = 0;
+        for (float v : plain) {
+          lo = std::min(lo, v);
+          hi = std::max(hi, v);
+        }
+        const float sp = std::max((hi - lo) / 230.f, 1e-4f), ss = sp * 1.3f;
+        const int32_t zp = std::clamp(static_cast<int32_t>(std::nearbyint(-lo / sp)) - 10, 0, 255);
+        RandomOperands q = ops;
+        for (int64_t j = 0; j < n; ++j)
+          q.scales[j] = ops.scales[j] / sp;
+        Int8GemmConfig cfg = q.config();
+        cfg.bias = true;
+        cfg.qlinearProduct = Int8GemmConfig::QLinearProduct{zp, sp};
+        cfg.sum = Activation::fakeQuant(ss, -100.f, 155.f);
+        std::vector<float> got(m * n);
+        q.run(cfg, ops.bias, got.data());
+        int64_t ends = 0;
+        for (int64_t i = 0; i < m * n; ++i) {
+          const int64_t j = i % n;
+          const int32_t code = qlinearMatMulCode(static_cast<int32_t>(acc[i]), q.scales[j], zp);
+          ends += code == 0 || code == 255;
+          const float value = static_cast<float>(code - zp) * sp;
+          ASSERT_EQ(got[i], fakeQuantizeValue(value + ops.bias[j], ss, 100, 0, 255))
+              << "at " << i / n << ", " << j;
+          apart += value != fakeQuantizeValue(plain[i], sp, zp, 0, 255);
+        }
+        if (m * n > 300) {
+          EXPECT_GT(ends, 0) << "the product's codes reach an end of the grid";
+        }
+      }
+  EXPECT_GT(apart, 0) << "one multiply and the two-step rounding never differed";
+}
+
 /// A QDQ model's GELU in the epilogue (FFN1's): the result rounded to the
 /// grid of the Q/DQ pair before the GELU (activationInput), then GELU with
 /// its three grids, as f32 and as the next GEMM's u8 codes. Against the

@@ -1793,6 +1793,23 @@ func.func @linear_f32_product_without_grid(%x: tensor<4x3xf32>, %w: tensor<3x2x!
 
 // -----
 
+func.func @linear_qlinear_product_one_step(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
+  %b = nunc.constant dense<[0.25, 0.5]> : tensor<2xf32>
+  // expected-error @+1 {{qlinear_product needs a static input and an 8-bit product_quantization, and neither one_step_requantization nor f32_product_k_block}}
+  %0 = nunc.quantized_linear %x, %w bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:3>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:3>, product_quantization = !quant.uniform<u8:f32, 0.25:3>, qlinear_product} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @linear_qlinear_product_u16_grid(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
+  // expected-error @+1 {{qlinear_product needs a static input and an 8-bit product_quantization}}
+  %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:10>, product_quantization = !quant.uniform<u16:f32, 0.25:3>, qlinear_product} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
 func.func @linear_f32_product_block_zero(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
   // expected-error @+1 {{f32_product_k_block needs a positive block}}
   %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", f32_product_k_block = 0 : i64, input_quantization = !quant.uniform<u8:f32, 0.125:10>, product_quantization = !quant.uniform<u8:f32, 0.25:3>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
