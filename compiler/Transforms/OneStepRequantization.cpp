@@ -153,8 +153,14 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   // adds those, and leaves an Add of an s8 constant (a bias's lone
   // DequantizeLinear stays s8) in f32.
   auto func = op->template getParentOfType<func::FuncOp>();
-  const bool signedCodes =
-      func->hasAttr(kSignedActivationCodes) && func->hasAttr(kQLinearOperators);
+  const bool signedModel = func->hasAttr(kSignedActivationCodes),
+             signedCodes = signedModel && func->hasAttr(kQLinearOperators);
+  // (Such a QDQ model's operand whose pair has other readers stays s8
+  // there, and the op an f32 one.)
+  if (signedModel && !signedCodes)
+    for (Value operand : {op.getLhs(), op.getRhs()})
+      if (!codesConstant(operand) && !operand.hasOneUse())
+        return;
   // A fake_quantize that rounds an operand for this op alone: the op rounds
   // it to the same code itself.
   SmallVector<FakeQuantizeOp, 2> folded;

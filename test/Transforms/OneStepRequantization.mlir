@@ -121,6 +121,9 @@ func.func @adds(%x: tensor<1x4x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8
 // CHECK: nunc.add {{.*}}lhs_quantization
 // CHECK-NOT: signed_codes
 // CHECK: return
+// CHECK-LABEL: func.func @signed_qdq_shared_operand(
+// CHECK-NOT: lhs_quantization
+// CHECK: return
 func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32> attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
   %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
   %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
@@ -132,6 +135,14 @@ func.func @signed_qdq(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tenso
   %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
   %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
   return %s : tensor<1x8x5x6xf32>
+}
+// (An operand whose pair has another reader stays s8 in onnxruntime, and
+// its Add an f32 one: a residual block's input.)
+func.func @signed_qdq_shared_operand(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) attributes {nunc.signed_activation_codes} {
+  %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  return %s, %a : tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>
 }
 
 // -----
