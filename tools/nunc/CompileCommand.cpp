@@ -207,7 +207,9 @@ cl::opt<bool> oneStepRequantization(
              "convolution's as QLinearConv (its sum plus the bias on the sum's grid, times one "
              "scale, rounded), a GEMM's as QLinearMatMul and QLinearAdd, attention's as "
              "QLinearMatMul, QLinearAdd and QLinearSoftmax, a Mul by a constant as QLinearMul, "
-             "a LayerNorm between pairs in the f32 order of onnxruntime's kernel "
+             "a LayerNorm between pairs in the f32 order of onnxruntime's kernel; in a QDQ "
+             "model with s8 activations a MatMul whose input pair has several readers as "
+             "onnxruntime's f32 MatMul sums the dequantized values (MLAS's order) "
              "(default on; --one-step-requantization=false rounds the f32 result, "
              "scaled sum plus bias, to its grid by an exact division: a code apart where the two "
              "straddle a rounding boundary)"),
