@@ -1117,7 +1117,7 @@ class Samples:
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,weight,form,kernel", [
     ("QUInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +product codes +bias codes +requantize"),
-    ("QInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +rounded product +bias +requantize"),
+    ("QInt8", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in] +product codes +bias +requantize"),
     ("QUInt8", "QUInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u8 in, u8 weights] +product codes +bias codes +requantize"),
     ("QUInt16", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
     ("QInt16", "QInt8", "", "gemm.int8.avx512vnni[64x130x384, static, u16 in] +rounded product +bias +requantize"),
@@ -1139,7 +1139,9 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
     its scale from onnxruntime's; with u8 activations the MatMul and the
     bias Add compute as onnxruntime's QLinearMatMul and QLinearAdd
     (one_step_requantization: "+product codes +bias codes") and the
-    output equals onnxruntime's bit for bit. Other forms of the same model: "contrib"
+    output equals onnxruntime's bit for bit; with s8 activations (the
+    pairs converted to u8 there) as its QLinearMatMul and an f32 bias Add
+    (qlinear_product: "+product codes +bias"), bit for bit too. Other forms of the same model: "contrib"
     written with onnxruntime's own com.microsoft Q/DQ ops
     (UseQDQContribOps), which nunc takes as the ai.onnx ones; "f32 weight"
     with the weight kept in f32 behind its own QuantizeLinear ->
