@@ -439,32 +439,34 @@ private:
       mov(r13d, (1u << lastLanes) - 1);
       kmovw(k1, r13d);
     }
-    // The tile's C (masked in the last vector): x += C, or C = x.
-    auto withC = [&](bool store) {
-      for (int r = 0; r < rows; ++r)
-        for (int v = 0; v < vecs; ++v) {
-          bool tailVec = masked && v == vecs - 1;
-          Vmm x = acc(r, v);
-          Address cAddr = ptr[rcx + r * c.ldc * 4 + v * kLanes * 4];
-          if (store) {
-            if (!tailVec) {
-              vmovups(cAddr, x);
-            } else if constexpr (kAvx512) {
-              vmovups(cAddr | k1, x);
-            } else {
-              vmovups(temp(0), maskAddr);
-              vmaskmovps(cAddr, temp(0), x);
-            }
-          } else if (!tailVec) {
-            vaddps(x, x, cAddr);
-          } else if constexpr (kAvx512) {
-            vaddps(x | k1, x, cAddr);
-          } else {
-            vmovups(temp(0), maskAddr);
-            vmaskmovps(temp(1), temp(0), cAddr);
-            vaddps(x, x, temp(1));
-          }
+    // Accumulator (r, v) and C (masked in the last vector): C = x, or x += C.
+    auto withC = [&](int r, int v, bool store) {
+      bool tailVec = masked && v == vecs - 1;
+      Vmm x = acc(r, v);
+      Address cAddr = ptr[rcx + r * c.ldc * 4 + v * kLanes * 4];
+      if (store) {
+        if (!tailVec) {
+          vmovups(cAddr, x);
+        } else if constexpr (kAvx512) {
+          vmovups(cAddr | k1, x);
+        } else {
+          vmovups(temp(0), maskAddr);
+          vmaskmovps(cAddr, temp(0), x);
         }
+      } else if (!tailVec) {
+        vaddps(x, x, cAddr);
+      } else if constexpr (kAvx512) {
+        vaddps(x | k1, x, cAddr);
+      } else {
+        vmovups(temp(0), maskAddr);
+        vmaskmovps(temp(1), temp(0), cAddr);
+        vaddps(x, x, temp(1));
+      }
+    };
+    auto withTileC = [&](bool store) {
+      for (int r = 0; r < rows; ++r)
+        for (int v = 0; v < vecs; ++v)
+          withC(r, v, store);
     };
     if (c.kBlock > 0 && c.kBlock < c.k) {
       // MLAS's order: each block's chains from zero (the mask set above
@@ -476,9 +478,9 @@ private:
               vxorps(acc(r, v), acc(r, v), acc(r, v));
         kSteps(std::min(c.kBlock, c.k - k0));
         if (k0)
-          withC(/*store=*/false);
+          withTileC(/*store=*/false);
         if (k0 + c.kBlock < c.k)
-          withC(/*store=*/true);
+          withTileC(/*store=*/true);
       }
     } else {
       kSteps(c.k);
@@ -515,19 +517,8 @@ private:
           emitGeluInPairs(row, {Vmm(24), Vmm(25), Vmm(26), Vmm(27)},
                           {temp(0), temp(1), temp(2), temp(3)});
         }
-      for (int v = 0; v < vecs; ++v) {
-        bool tailVec = masked && v == vecs - 1;
-        Vmm x = acc(r, v);
-        Address cAddr = ptr[rcx + r * c.ldc * 4 + v * kLanes * 4];
-        if (!tailVec) {
-          vmovups(cAddr, x);
-        } else if constexpr (kAvx512) {
-          vmovups(cAddr | k1, x);
-        } else {
-          vmovups(temp(0), maskAddr);
-          vmaskmovps(cAddr, temp(0), x);
-        }
-      }
+      for (int v = 0; v < vecs; ++v)
+        withC(r, v, /*store=*/true);
     }
   }
 };

@@ -544,10 +544,14 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     unfused LayerNorm's scale); a Mul of two tensors stays a step of an
     elementwise chain (a QDQ CNN's hard-swish, which a conv looks up in one
     pass).
-    An operand of either may be a constant of several values and another
-    (broadcast) shape holding a grid's codes (`nunc.codes_grid`, of the
-    model's signedness); one-value constants (a hard-swish's + 3) leave
-    the op to the chains.
+    An operand of either may be a constant of several values holding a
+    grid's codes (`nunc.codes_grid`, broadcast or not); one-value constants
+    (a hard-swish's + 3) leave the op to the chains. Codes are s8 in a
+    model with s8 activations written as QLinear operators
+    (`signed_codes`, with s8 constants), u8 otherwise: in a QDQ s8 model
+    onnxruntime converts single-reader pairs to u8, so there only ops whose
+    operands' pairs have one reader (or are u8 constants, a folded pair's)
+    are marked, the others staying f32 ops as they do there.
     `only-elementwise` marks the Adds and Muls alone: the code generator
     does so before it forms elementwise chains, which then leave them as
     they are.
