@@ -1077,7 +1077,8 @@ std::optional<x86::RowReduceConfig> rowReduceConfig(Operation *op) {
       return std::nullopt;
     n *= in.getDimSize(axes[i]);
   }
-  return x86::RowReduceConfig{in.getNumElements() / n, n, static_cast<bool>(mean)};
+  const bool ordered = mean ? mean.getOrderedF32Arithmetic() : sum.getOrderedF32Arithmetic();
+  return x86::RowReduceConfig{in.getNumElements() / n, n, static_cast<bool>(mean), ordered};
 }
 
 /// A pooling op or depthwise conv for the window kernel (2-D, f32), with the
@@ -2618,9 +2619,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
              << Xbyak::GetError() << ")";
     call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0])};
     call.tasks = x86::RowReduceKernel::numTasks(*cfg);
-    call.description = llvm::formatv("{0}.{1}[{2} rows of {3}]",
+    call.description = llvm::formatv("{0}.{1}[{2} rows of {3}]{4}",
                                      cfg->mean ? "reduce_mean" : "reduce_sum",
-                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg->rows, cfg->n)
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", cfg->rows, cfg->n,
+                                     cfg->onnxruntimeOrder ? " +ordered f32 steps" : "")
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

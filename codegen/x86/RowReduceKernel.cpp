@@ -55,7 +55,34 @@ private:
   Vmm spare() { return Vmm(5); }
   Vmm maskReg() { return Vmm(kAvx512 ? 31 : 15); }
 
+  /// onnxruntimeRowSum's order: ymm0 = x[0:8], += each whole 8 (lanes
+  /// 0-3 and 4-7 Eigen's two packets), low + high, + the last packet, then
+  /// (l0 + l2) + (l1 + l3).
+  void orderedRow() {
+    const Ymm chain(0), t(1);
+    const Xmm low(0), x(1);
+    vmovups(chain, ptr[rax]);
+    const int64_t pairs = c.n / 8 * 8;
+    for (int64_t i = 8; i < pairs; i += 8)
+      vaddps(chain, chain, ptr[rax + i * 4]);
+    vextractf128(x, chain, 1);
+    vaddps(low, low, x);
+    if (pairs < c.n)
+      vaddps(low, low, ptr[rax + pairs * 4]);
+    vmovhlps(x, x, low);          // (l2, l3, ...)
+    vaddps(low, low, x);          // (l0 + l2, l1 + l3, ...)
+    vmovshdup(x, low);            // l1 + l3 in lane 0
+    vaddss(low, low, x);
+    if (c.mean)
+      vdivss(low, low, constScalar(static_cast<float>(c.n)));
+    vmovss(ptr[rcx], low);
+  }
+
   void row() {
+    if (c.onnxruntimeOrder) {
+      orderedRow();
+      return;
+    }
     for (int j = 0; j < kChains; ++j)
       vxorps(acc(j), acc(j), acc(j));
     // Unrolled for short rows, else a loop of kChains vectors per trip (r8
@@ -100,6 +127,8 @@ private:
 } // namespace
 
 std::unique_ptr<JitKernel> RowReduceKernel::generate(const RowReduceConfig &config, Isa isa) {
+  if (config.onnxruntimeOrder && (config.n % 4 != 0 || config.n < 8))
+    return nullptr;
   return generatedFor<RowReduceGenerator>(isa, config);
 }
 

@@ -7,6 +7,11 @@
 // mean pooling take. Four interleaved chains per row, so the adds do not
 // wait on each other; long rows run in a loop. Tasks are blocks of rows.
 //
+// `onnxruntimeOrder` (n a multiple of 4, at least 8) sums as onnxruntime's
+// CPU kernel does instead (onnxruntimeRowSum, a reduce op's
+// ordered_f32_arithmetic): one ymm chain whose low and high halves are
+// Eigen's two SSE packet accumulators, then its tail and lane tree.
+//
 // Task arguments: [0] x, [1] y.
 //
 //===----------------------------------------------------------------------===//
@@ -25,6 +30,7 @@ namespace mlir::nunc::x86 {
 struct RowReduceConfig {
   int64_t rows = 1, n = 1;
   bool mean = false;
+  bool onnxruntimeOrder = false;
 };
 
 struct RowReduceKernel {

@@ -6,6 +6,7 @@
 #include "Kernels.h"
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -201,6 +202,30 @@ std::optional<std::vector<float>> mlir::nunc::tabulateOnGrid(Operation *op,
   return std::vector<float>(y, y + values.size());
 }
 
+namespace {
+/// ReduceMean / ReduceSum, rows in onnxruntime's order with
+/// ordered_f32_arithmetic (the shape as the plain reduction gives it).
+template <typename ReduceOpT>
+Expected<Tensor> evaluateReduce(ReduceOpT o, kernels::ReduceKind kind,
+                                llvm::function_ref<const Tensor &(Value)> get) {
+  SmallVector<int64_t, 6> axes;
+  if (o.getAxes())
+    axes = kernels::readInts(get(o.getAxes()));
+  const Tensor &x = get(o.getData());
+  Expected<Tensor> y =
+      kernels::reduce(kind, x, axes, o.getKeepdims() != 0, o.getNoopWithEmptyAxes() != 0);
+  std::optional<int64_t> n = o.trailingRowSize();
+  if (!y || !o.getOrderedF32Arithmetic() || !n || x.dtype() != DType::F32)
+    return y;
+  float *out = y->template mutableAs<float>();
+  for (int64_t r = 0, rows = x.numElements() / *n; r < rows; ++r) {
+    const float sum = onnxruntimeRowSum(x.template as<float>() + r * *n, *n);
+    out[r] = kind == kernels::ReduceKind::Mean ? sum / static_cast<float>(*n) : sum;
+  }
+  return y;
+}
+} // namespace
+
 Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                          llvm::function_ref<const Tensor &(Value)> get) {
   using namespace kernels;
@@ -383,20 +408,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                  get(o.getB()), get(o.getBScale()), get(o.getBZeroPoint()),
                                  get(o.getYScale()), get(o.getYZeroPoint())));
       })
-      .Case([&](ReduceMeanOp o) {
-        SmallVector<int64_t, 6> axes;
-        if (o.getAxes())
-          axes = readInts(get(o.getAxes()));
-        return one(reduce(ReduceKind::Mean, get(o.getData()), axes, o.getKeepdims() != 0,
-                          o.getNoopWithEmptyAxes() != 0));
-      })
-      .Case([&](ReduceSumOp o) {
-        SmallVector<int64_t, 6> axes;
-        if (o.getAxes())
-          axes = readInts(get(o.getAxes()));
-        return one(reduce(ReduceKind::Sum, get(o.getData()), axes, o.getKeepdims() != 0,
-                          o.getNoopWithEmptyAxes() != 0));
-      })
+      .Case([&](ReduceMeanOp o) { return one(evaluateReduce(o, ReduceKind::Mean, get)); })
+      .Case([&](ReduceSumOp o) { return one(evaluateReduce(o, ReduceKind::Sum, get)); })
       .Case([&](SoftmaxOp o) { return one(softmax(get(o.getInput()), o.getAxis())); })
       .Case([&](LayerNormOp o) -> Expected<Results> {
         Expected<DType> stats = dtypeOfType(o.getMean().getType());

@@ -418,6 +418,40 @@ void layerNormInOnnxruntimeSteps(LayerNormOp op, const std::function<bool(LayerN
     op.removeOrderedF32ArithmeticAttr();
 }
 
+/// A ReduceMean or ReduceSum between a quantized model's pairs (its data
+/// on a grid, or its result rounded to one by every reader: a decomposed
+/// LayerNorm's means) over rows of a multiple of 4 elements, at least 8:
+/// ordered_f32_arithmetic (onnxruntime's row sums), which the row-reduction
+/// kernel runs on every target.
+template <typename ReduceOpT> void reductionInOnnxruntimeSteps(ReduceOpT op) {
+  std::optional<int64_t> n = op.trailingRowSize();
+  if (op.getOrderedF32Arithmetic() || !n || *n % 4 != 0 || *n < 8 ||
+      !getElementTypeOrSelf(op.getData()).isF32())
+    return;
+  // (A reader that rounds it first: a quantize, a fake_quantize, an Add of
+  // codes, or an elementwise chain whose every step reading it is a
+  // fake_quantize.)
+  auto rounds = [](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (isa<QuantizeOp, FakeQuantizeOp>(user))
+      return true;
+    if (auto add = dyn_cast<AddOp>(user); add && add.addsCodes())
+      return true;
+    auto chain = dyn_cast<ElementwiseChainOp>(user);
+    if (!chain)
+      return false;
+    const int64_t arg = use.getOperandNumber();
+    return llvm::all_of(chain.getDecodedSteps(), [&](const ElementwiseChainOp::Step &s) {
+      return !llvm::is_contained(s.args, arg) ||
+             s.kind == ElementwiseChainOp::Step::FakeQuantize;
+    });
+  };
+  const bool rounded =
+      !op.getOutput().use_empty() && llvm::all_of(op.getOutput().getUses(), rounds);
+  if (valuesOnAGrid(op.getData()) || rounded)
+    op.setOrderedF32Arithmetic(true);
+}
+
 struct OneStepRequantizationPass
     : public mlir::nunc::impl::OneStepRequantizationBase<OneStepRequantizationPass> {
   using OneStepRequantizationBase::OneStepRequantizationBase;
@@ -451,6 +485,8 @@ struct OneStepRequantizationPass
       linearProductInQLinearMatMulSteps(op, qlinearLinear);
     });
     getOperation().walk([&](LayerNormOp op) { layerNormInOnnxruntimeSteps(op, orderedLayerNorm); });
+    getOperation().walk([](ReduceMeanOp op) { reductionInOnnxruntimeSteps(op); });
+    getOperation().walk([](ReduceSumOp op) { reductionInOnnxruntimeSteps(op); });
   }
   /// The target's rules for which depthwise convs compute on integers and
   /// which attentions and GEMMs in onnxruntime's steps (null: all of them).

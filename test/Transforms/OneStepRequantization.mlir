@@ -328,6 +328,33 @@ func.func @qlinear_gemms(%x: tensor<4x3xf32>, %r: tensor<4x2xf32>) -> (tensor<4x
 
 // -----
 
+// A decomposed LayerNorm's means between a quantized model's pairs: the
+// mean of values on a grid, and the variance's mean that an elementwise
+// chain rounds first, sum as onnxruntime's kernel does
+// (ordered_f32_arithmetic). Not: an f32 mean read as f32, rows of 10 (not
+// whole packets), a mean over the leading axis.
+// CHECK-LABEL: func.func @means_between_pairs(
+// CHECK: nunc.reduce_mean %{{.*}} {ordered_f32_arithmetic}
+// CHECK: nunc.reduce_mean %{{.*}} {ordered_f32_arithmetic}
+// CHECK-NOT: ordered_f32_arithmetic
+// CHECK: return
+func.func @means_between_pairs(%x: tensor<2x16xf32>, %y: tensor<2x10xf32>, %z: tensor<2x16xf32>) -> (tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<1x16xf32>) {
+  %axes = nunc.constant dense<[-1]> : tensor<1xi64>
+  %axes0 = nunc.constant dense<[0]> : tensor<1xi64>
+  %q = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.05:120>} : tensor<2x16xf32> -> tensor<2x16xf32>
+  %m = nunc.reduce_mean %q axes %axes : tensor<1xi64> : tensor<2x16xf32> -> tensor<2x1xf32>
+  %sq = nunc.mul %z, %z : (tensor<2x16xf32>, tensor<2x16xf32>) -> tensor<2x16xf32>
+  %v = nunc.reduce_mean %sq axes %axes : tensor<1xi64> : tensor<2x16xf32> -> tensor<2x1xf32>
+  %r = nunc.elementwise_chain %v {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.001>, op = "fake_quantize"}, {args = array<i64: 1, -1>, constant = 1.0e-12 : f32, grid = !quant.uniform<u8:f32, 0.001>, op = "add"}]} : (tensor<2x1xf32>) -> tensor<2x1xf32>
+  %f = nunc.reduce_mean %z axes %axes : tensor<1xi64> : tensor<2x16xf32> -> tensor<2x1xf32>
+  %qy = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.05:120>} : tensor<2x10xf32> -> tensor<2x10xf32>
+  %t = nunc.reduce_mean %qy axes %axes : tensor<1xi64> : tensor<2x10xf32> -> tensor<2x1xf32>
+  %l = nunc.reduce_mean %q axes %axes0 : tensor<1xi64> : tensor<2x16xf32> -> tensor<1x16xf32>
+  return %m, %r, %f, %t, %l : tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<1x16xf32>
+}
+
+// -----
+
 // LayerNorms between a quantized model's pairs (the input a
 // DequantizeLinear's values or on an op's grid; or the result read only by
 // quantize / fake_quantize ops) round as onnxruntime's kernel does

@@ -474,9 +474,48 @@ LogicalResult QLinearMatMulOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 // Reductions and normalization
 //===----------------------------------------------------------------------===//
 
+template <typename ReduceOp> static std::optional<int64_t> trailingRowSizeOf(ReduceOp op) {
+  auto in = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!in || !in.hasStaticShape())
+    return std::nullopt;
+  const int64_t rank = in.getRank();
+  SmallVector<int64_t> axes;
+  if (op.getAxes()) {
+    std::optional<SmallVector<int64_t>> given = getConstantInts(op.getAxes());
+    if (!given)
+      return std::nullopt;
+    for (int64_t a : *given)
+      axes.push_back(a < 0 ? a + rank : a);
+  }
+  if (axes.empty()) {
+    if (op.getNoopWithEmptyAxes())
+      return std::nullopt;
+    for (int64_t a = 0; a < rank; ++a)
+      axes.push_back(a);
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  int64_t n = 1;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    if (axes[i] != rank - static_cast<int64_t>(axes.size() - i))
+      return std::nullopt;
+    n *= in.getDimSize(axes[i]);
+  }
+  return n;
+}
+std::optional<int64_t> ReduceMeanOp::trailingRowSize() { return trailingRowSizeOf(*this); }
+std::optional<int64_t> ReduceSumOp::trailingRowSize() { return trailingRowSizeOf(*this); }
+
 template <typename ReduceOp>
 static LogicalResult inferReduce(ReduceOp op, SmallVectorImpl<Type> &types) {
   Type element = elementOf(op.getData());
+  if (op.getOrderedF32Arithmetic()) {
+    std::optional<int64_t> n = op.trailingRowSize();
+    if (!element.isF32() || !n || *n % 4 != 0 || *n < 8)
+      return op.emitError() << "ordered_f32_arithmetic needs f32 data reduced over its "
+                               "trailing axes in rows of a known multiple of 4 elements, at "
+                               "least 8";
+  }
   auto in = dimsOf(op.getData());
   std::optional<SmallVector<int64_t>> axes;
   if (op.getAxes()) {

@@ -1831,3 +1831,12 @@ func.func @mul_codes_without_output_grid(%x: tensor<2x8xf32>, %g: tensor<8xf32>)
   %0 = nunc.mul %x, %g {lhs_quantization = !quant.uniform<u8:f32, 0.03:120>, rhs_quantization = !quant.uniform<u8:f32, 0.01>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return
 }
+
+// -----
+
+func.func @reduce_mean_ordered_odd_rows(%x: tensor<2x10xf32>) {
+  %axes = nunc.constant dense<[-1]> : tensor<1xi64>
+  // expected-error @+1 {{ordered_f32_arithmetic needs f32 data reduced over its trailing axes in rows of a known multiple of 4 elements, at least 8}}
+  %0 = nunc.reduce_mean %x axes %axes : tensor<1xi64> {ordered_f32_arithmetic} : tensor<2x10xf32> -> tensor<2x1xf32>
+  return
+}

@@ -596,7 +596,12 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     `ordered_f32_arithmetic`: it then rounds each step as onnxruntime's
     CPU LayerNorm does (see nunc.layer_norm), where a few ulps apart moved
     a code of the pair after it. The code generator marks only those its
-    LayerNorm kernel runs so.
+    LayerNorm kernel runs so. Likewise a ReduceMean / ReduceSum over the
+    trailing axes (rows of a multiple of 4, at least 8) whose data lie on a
+    grid or whose every reader rounds its result first (a quantize, a
+    fake_quantize, an Add of codes, an elementwise chain's fake_quantize):
+    `ordered_f32_arithmetic`, onnxruntime's row sums (a decomposed
+    LayerNorm's means).
   }];
   let options = [
     Option<"onlyElementwise", "only-elementwise", "bool", "false",

@@ -381,10 +381,27 @@ def Nunc_QLinearMatMulOp : Nunc_Op<"qlinear_matmul"> {
 //===----------------------------------------------------------------------===//
 
 class Nunc_ReduceOp<string mnemonic> : Nunc_Op<mnemonic> {
+  let description = [{
+    `ordered_f32_arithmetic` (f32 data reduced over its trailing axes, rows
+    of a known multiple of 4 elements, at least 8) sums each row as
+    onnxruntime's CPU kernel does (Eigen's vectorized sum of 4-float SSE
+    packets, read off onnxruntime 1.32's ReduceMean: every row equal):
+    two packet accumulators over the row's whole pairs of packets (element
+    i in lane i mod 4 of accumulator (i / 4) mod 2), the last packet into
+    the first, the two added, their lanes as (l0 + l2) + (l1 + l3); a mean
+    then divides by the row's size. So a quantized model's decomposed
+    LayerNorm rounds its means to the codes onnxruntime does.
+  }];
   let arguments = (ins Nunc_NumericTensor:$data, Optional<TensorOf<[I64]>>:$axes,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
-                       DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes);
+                       DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes,
+                       UnitAttr:$ordered_f32_arithmetic);
   let results = (outs Nunc_Tensor:$output);
+  let extraClassDeclaration = [{
+    /// The row size when the op reduces static data over its trailing axes
+    /// (all of them without axes); none otherwise.
+    std::optional<int64_t> trailingRowSize();
+  }];
   let assemblyFormat = [{
     $data (`axes` $axes^ `:` type($axes))? attr-dict `:` type($data) `->` type($output)
   }];

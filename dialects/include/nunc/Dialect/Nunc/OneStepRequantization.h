@@ -43,6 +43,29 @@ inline int64_t mlasSgemmKBlock(int64_t n, int64_t k) {
   return strideK;
 }
 
+/// A reduce op's ordered_f32_arithmetic: the row's sum as onnxruntime's
+/// CPU ReduceSum / ReduceMean takes it (Eigen's vectorized sum of 4-float
+/// SSE packets; see NuncOps.td), for n a multiple of 4, at least 8.
+inline float onnxruntimeRowSum(const float *x, int64_t n) {
+  float r0[4], r1[4];
+  for (int l = 0; l < 4; ++l) {
+    r0[l] = x[l];
+    r1[l] = x[4 + l];
+  }
+  const int64_t pairs = n / 8 * 8;
+  for (int64_t i = 8; i < pairs; i += 8)
+    for (int l = 0; l < 4; ++l) {
+      r0[l] += x[i + l];
+      r1[l] += x[i + 4 + l];
+    }
+  for (int l = 0; l < 4; ++l) {
+    r0[l] += r1[l];
+    if (pairs < n)
+      r0[l] += x[pairs + l];
+  }
+  return (r0[0] + r0[2]) + (r0[1] + r0[3]);
+}
+
 /// The bias on its sums' grid s = fl(input scale x weight scale):
 /// round_half_even(bias / s) in double, clamped to +-2^30.
 inline int32_t oneStepBiasCode(float bias, float s) {
