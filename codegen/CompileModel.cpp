@@ -1048,37 +1048,13 @@ std::optional<x86::RowReduceConfig> rowReduceConfig(Operation *op) {
   auto sum = dyn_cast<ReduceSumOp>(op);
   if (!mean && !sum)
     return std::nullopt;
-  Value axesValue = mean ? mean.getAxes() : sum.getAxes();
-  bool noop = (mean ? mean.getNoopWithEmptyAxes() : sum.getNoopWithEmptyAxes()) != 0;
   auto in = cast<RankedTensorType>(op->getOperand(0).getType());
-  if (!in.getElementType().isF32() || !in.hasStaticShape() || in.getNumElements() == 0 ||
+  std::optional<int64_t> n = mean ? mean.trailingRowSize() : sum.trailingRowSize();
+  if (!in.getElementType().isF32() || !n || in.getNumElements() == 0 ||
       !cast<ShapedType>(op->getResult(0).getType()).getElementType().isF32())
     return std::nullopt;
-  int64_t rank = in.getRank();
-  SmallVector<int64_t> axes;
-  if (axesValue) {
-    DenseIntElementsAttr attr;
-    if (!matchPattern(axesValue, m_Constant(&attr)))
-      return std::nullopt;
-    for (const APInt &a : attr.getValues<APInt>())
-      axes.push_back(shape::wrapAxis(a.getSExtValue(), rank));
-  }
-  if (axes.empty()) {
-    if (noop)
-      return std::nullopt;
-    for (int64_t a = 0; a < rank; ++a)
-      axes.push_back(a);
-  }
-  llvm::sort(axes);
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  int64_t n = 1;
-  for (size_t i = 0; i < axes.size(); ++i) {
-    if (axes[i] != rank - static_cast<int64_t>(axes.size() - i))
-      return std::nullopt;
-    n *= in.getDimSize(axes[i]);
-  }
   const bool ordered = mean ? mean.getOrderedF32Arithmetic() : sum.getOrderedF32Arithmetic();
-  return x86::RowReduceConfig{in.getNumElements() / n, n, static_cast<bool>(mean), ordered};
+  return x86::RowReduceConfig{in.getNumElements() / *n, *n, static_cast<bool>(mean), ordered};
 }
 
 /// A pooling op or depthwise conv for the window kernel (2-D, f32), with the
