@@ -439,34 +439,38 @@ private:
       mov(r13d, (1u << lastLanes) - 1);
       kmovw(k1, r13d);
     }
-    // Accumulator (r, v) and C (masked in the last vector): C = x, or x += C.
-    auto withC = [&](int r, int v, bool store) {
-      bool tailVec = masked && v == vecs - 1;
-      Vmm x = acc(r, v);
-      Address cAddr = ptr[rcx + r * c.ldc * 4 + v * kLanes * 4];
-      if (store) {
-        if (!tailVec) {
-          vmovups(cAddr, x);
-        } else if constexpr (kAvx512) {
-          vmovups(cAddr | k1, x);
-        } else {
-          vmovups(temp(0), maskAddr);
-          vmaskmovps(cAddr, temp(0), x);
-        }
-      } else if (!tailVec) {
-        vaddps(x, x, cAddr);
+    // x += [a], or [a] = x, masked in the tile's last vector.
+    auto addFrom = [&](const Vmm &x, const Address &a, bool tailVec) {
+      if (!tailVec) {
+        vaddps(x, x, a);
       } else if constexpr (kAvx512) {
-        vaddps(x | k1, x, cAddr);
+        vaddps(x | k1, x, a);
       } else {
         vmovups(temp(0), maskAddr);
-        vmaskmovps(temp(1), temp(0), cAddr);
+        vmaskmovps(temp(1), temp(0), a);
         vaddps(x, x, temp(1));
       }
     };
+    auto storeTo = [&](const Address &a, const Vmm &x, bool tailVec) {
+      if (!tailVec) {
+        vmovups(a, x);
+      } else if constexpr (kAvx512) {
+        vmovups(a | k1, x);
+      } else {
+        vmovups(temp(0), maskAddr);
+        vmaskmovps(a, temp(0), x);
+      }
+    };
+    auto cAddr = [&](int r, int v) { return ptr[rcx + r * c.ldc * 4 + v * kLanes * 4]; };
     auto withTileC = [&](bool store) {
       for (int r = 0; r < rows; ++r)
-        for (int v = 0; v < vecs; ++v)
-          withC(r, v, store);
+        for (int v = 0; v < vecs; ++v) {
+          const bool tailVec = masked && v == vecs - 1;
+          if (store)
+            storeTo(cAddr(r, v), acc(r, v), tailVec);
+          else
+            addFrom(acc(r, v), cAddr(r, v), tailVec);
+        }
     };
     if (c.kBlock > 0 && c.kBlock < c.k) {
       // MLAS's order: each block's chains from zero (the mask set above
@@ -494,18 +498,8 @@ private:
       for (int v = 0; v < vecs; ++v) {
         bool tailVec = masked && v == vecs - 1;
         Vmm x = acc(r, v);
-        if (c.residual) {
-          Address rAddr = ptr[r12 + r * c.ldr * 4 + v * kLanes * 4];
-          if (!tailVec) {
-            vaddps(x, x, rAddr);
-          } else if constexpr (kAvx512) {
-            vaddps(x | k1, x, rAddr);
-          } else {
-            vmovups(temp(0), maskAddr);
-            vmaskmovps(temp(1), temp(0), rAddr);
-            vaddps(x, x, temp(1));
-          }
-        }
+        if (c.residual)
+          addFrom(x, ptr[r12 + r * c.ldr * 4 + v * kLanes * 4], tailVec);
         if (!geluInPairs)
           emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
       }
@@ -518,7 +512,7 @@ private:
                           {temp(0), temp(1), temp(2), temp(3)});
         }
       for (int v = 0; v < vecs; ++v)
-        withC(r, v, /*store=*/true);
+        storeTo(cAddr(r, v), acc(r, v), masked && v == vecs - 1);
     }
   }
 };

@@ -345,36 +345,16 @@ std::optional<int64_t> pairReaders(Value codes) {
   return readers;
 }
 
-/// A QDQ model with s8 activations (not written as QLinear operators): a
-/// GEMM whose input pair has several readers is a MatMul onnxruntime runs
-/// in f32 on the dequantized values (its QDQ s8-to-u8 conversion takes only
-/// pairs of one reader; on x86 it runs no s8-activation QLinearMatMul), its
-/// result rounded to the product's grid: f32_product_k_block, MLAS's block
-/// for its N and K, where `accepts` (the target's kernel) takes it.
-void linearProductInSgemmSteps(QuantizedLinearOp op,
-                               const std::function<bool(QuantizedLinearOp)> &accepts) {
-  auto func = op->getParentOfType<func::FuncOp>();
-  if (!func->hasAttr(kSignedActivationCodes) || func->hasAttr(kQLinearOperators) ||
-      op.getOneStepRequantization() || op.getF32ProductKBlock() ||
-      op.getActivationQuantization() != "static" || !op.staticInputQuantization() ||
-      !op.getProductQuantization() ||
-      !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
-    return;
-  std::optional<int64_t> readers = pairReaders(op.getInput());
-  if (!readers || *readers < 2)
-    return;
-  auto weight = cast<ShapedType>(op.getWeight().getType());
-  op.setF32ProductKBlock(mlasSgemmKBlock(weight.getDimSize(1), weight.getDimSize(0)));
-  if (accepts && !accepts(op))
-    op.removeF32ProductKBlockAttr();
-}
-
-/// A QDQ model with s8 activations: a GEMM whose input pair has one reader
-/// is a MatMul onnxruntime runs as a QLinearMatMul (the pairs converted to
-/// u8), its bias Add in f32 (the bias's DequantizeLinear stays s8):
-/// qlinear_product, where `accepts` (the target's kernel) takes it.
-void linearProductInQLinearMatMulSteps(QuantizedLinearOp op,
-                                       const std::function<bool(QuantizedLinearOp)> &accepts) {
+/// A QDQ model with s8 activations (not written as QLinear operators):
+/// onnxruntime converts only pairs of one reader to u8 and runs no
+/// s8-activation QLinearMatMul on x86. A GEMM whose input pair has several
+/// readers is thus an f32 MatMul there on the dequantized values, its
+/// result rounded to the product's grid (f32_product_k_block, MLAS's block
+/// for its N and K); one whose pair has one reader a QLinearMatMul with
+/// its bias Add in f32 (the bias's DequantizeLinear stays s8):
+/// qlinear_product. Either where `accepts` (the target's kernel) takes it.
+void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
+                                     const std::function<bool(QuantizedLinearOp)> &accepts) {
   auto func = op->getParentOfType<func::FuncOp>();
   if (!func->hasAttr(kSignedActivationCodes) || func->hasAttr(kQLinearOperators) ||
       op.getOneStepRequantization() || op.getF32ProductKBlock() || op.getQlinearProduct() ||
@@ -383,11 +363,18 @@ void linearProductInQLinearMatMulSteps(QuantizedLinearOp op,
       !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
     return;
   std::optional<int64_t> readers = pairReaders(op.getInput());
-  if (!readers || *readers != 1)
+  if (!readers || *readers < 1)
     return;
-  op.setQlinearProduct(true);
-  if (accepts && !accepts(op))
+  if (*readers == 1) {
+    op.setQlinearProduct(true);
+  } else {
+    auto weight = cast<ShapedType>(op.getWeight().getType());
+    op.setF32ProductKBlock(mlasSgemmKBlock(weight.getDimSize(1), weight.getDimSize(0)));
+  }
+  if (accepts && !accepts(op)) {
     op.removeQlinearProductAttr();
+    op.removeF32ProductKBlockAttr();
+  }
 }
 
 /// Whether `v`'s values lie on a grid: a DequantizeLinear's, or rounded to
@@ -481,8 +468,7 @@ struct OneStepRequantizationPass
     getOperation().walk([&](AttentionOp op) { attentionInQLinearSteps(op, qlinearAttention); });
     getOperation().walk([&](QuantizedLinearOp op) {
       linearInQLinearSteps(op, qlinearLinear);
-      linearProductInSgemmSteps(op, qlinearLinear);
-      linearProductInQLinearMatMulSteps(op, qlinearLinear);
+      linearProductInOnnxruntimeSteps(op, qlinearLinear);
     });
     getOperation().walk([&](LayerNormOp op) { layerNormInOnnxruntimeSteps(op, orderedLayerNorm); });
     getOperation().walk([](ReduceMeanOp op) { reductionInOnnxruntimeSteps(op); });
