@@ -283,7 +283,8 @@ struct ConstantFoldingPass
     // A bias an Add reads (or a scale a Mul reads) keeps its codes' grid
     // (onnxruntime adds or multiplies the codes); so does a Q/DQ pair's
     // rounding of a constant (a QDQ model's position embeddings: a Gather
-    // of constant rows between pairs), whose values are that grid's.
+    // of constant rows between pairs), whose values are that grid's. The
+    // readers record it (kLhsCodesGrid / kRhsCodesGrid).
     TypeAttr codesGrid;
     if (llvm::any_of(op->getResult(0).getUsers(),
                      [](Operation *user) { return isa<AddOp, MulOp>(user); })) {
@@ -301,7 +302,8 @@ struct ConstantFoldingPass
                                << " where the IR says " << result.getType();
       auto constant = ConstantOp::create(builder, op->getLoc(), attr.getType(), attr);
       if (codesGrid)
-        constant->setAttr(kCodesGrid, codesGrid);
+        for (OpOperand &use : result.getUses())
+          setCodesGrid(use, codesGrid);
       result.replaceAllUsesWith(constant.getResult());
     }
     op->erase();

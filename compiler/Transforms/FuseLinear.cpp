@@ -279,10 +279,11 @@ template <typename LinearTy> struct AddIntoLinear : OpRewritePattern<AddOp> {
           p.bias = constantOf(rewriter, loc, *bias, "bias");
           // A QDQ model's bias: the grid of its codes and which operand of
           // the Add it was (the order onnxruntime's QLinearAdd rounds in).
-          if (Operation *def = b.getDefiningOp();
-              def && def->hasAttr(kCodesGrid) && !p.activationQuantization.empty()) {
-            p.biasCodesQuantization = def->getAttrOfType<TypeAttr>(kCodesGrid);
-            p.biasFirst = b == add.getLhs();
+          OpOperand &biasOperand = add->getOpOperand(b == add.getLhs() ? 0 : 1);
+          if (TypeAttr codes = codesGridOf(biasOperand);
+              codes && !p.activationQuantization.empty()) {
+            p.biasCodesQuantization = codes;
+            p.biasFirst = biasOperand.getOperandNumber() == 0;
           }
           FailureOr<Operation *> fused = buildLinear(rewriter, loc, p);
           if (failed(fused))

@@ -129,9 +129,10 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
 /// A QDQ model's Add or Mul between Q/DQ pairs (its operands and its
 /// result on u8 grids): the result's codes as onnxruntime's QLinearAdd or
 /// QLinearMul computes them. An operand is of the result's shape, or a
-/// constant of several values holding the codes of a grid
-/// (nunc.codes_grid: an unfused LayerNorm's scale and shift, which it
-/// broadcasts; a folded pair's position embeddings) on which onnxruntime
+/// constant of several values holding the codes of a grid (recorded by
+/// the op, kLhsCodesGrid / kRhsCodesGrid: an unfused LayerNorm's scale and
+/// shift, which it broadcasts; a folded pair's position embeddings) on
+/// which onnxruntime
 /// runs the op: s8 in a model with s8 activations written as QLinear
 /// operators (`signed_codes`), u8 otherwise (a QDQ s8 model's converted
 /// pairs; there an operand whose pair has other readers stays s8 and the
@@ -144,13 +145,14 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
 template <typename OpTy> void codesInOneStep(OpTy op) {
   if (op.getLhsQuantization() || !getElementTypeOrSelf(op.getType()).isF32())
     return;
-  auto codesConstant = [](Value v) {
-    Operation *def = v.getDefiningOp();
-    auto type = dyn_cast<ShapedType>(v.getType());
-    return def && def->hasAttr(kCodesGrid) && type && type.hasStaticShape() &&
-           type.getNumElements() > 1;
+  auto codesConstant = [&](unsigned operand) -> TypeAttr {
+    OpOperand &use = op->getOpOperand(operand);
+    auto type = dyn_cast<ShapedType>(use.get().getType());
+    if (!type || !type.hasStaticShape() || type.getNumElements() <= 1)
+      return {};
+    return codesGridOf(use);
   };
-  if (std::is_same_v<OpTy, MulOp> && !codesConstant(op.getLhs()) && !codesConstant(op.getRhs()))
+  if (std::is_same_v<OpTy, MulOp> && !codesConstant(0) && !codesConstant(1))
     return;
   // A QLinear-operator model with s8 activations adds s8 codes (onnxruntime's
   // s8 kernel); a QDQ one has its single-reader pairs converted to u8 and
@@ -162,17 +164,18 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   // (Such a QDQ model's operand whose pair has other readers stays s8
   // there, and the op an f32 one.)
   if (signedModel && !signedCodes)
-    for (Value operand : {op.getLhs(), op.getRhs()})
-      if (!codesConstant(operand) && !operand.hasOneUse())
+    for (unsigned operand : {0u, 1u})
+      if (!codesConstant(operand) && !op->getOperand(operand).hasOneUse())
         return;
   // A fake_quantize that rounds an operand for this op alone: the op rounds
   // it to the same code itself.
   SmallVector<FakeQuantizeOp, 2> folded;
-  auto gridOfOperand = [&](Value v) -> std::optional<quant::UniformQuantizedType> {
-    if (v.getType() != op.getType() || codesConstant(v)) {
-      if (!codesConstant(v))
+  auto gridOfOperand = [&](unsigned operand) -> std::optional<quant::UniformQuantizedType> {
+    Value v = op->getOperand(operand);
+    if (v.getType() != op.getType() || codesConstant(operand)) {
+      TypeAttr codes = codesConstant(operand);
+      if (!codes)
         return std::nullopt;
-      auto codes = v.getDefiningOp()->getAttrOfType<TypeAttr>(kCodesGrid);
       if (!(signedCodes ? isS8Grid(codes.getValue()) : isU8Grid(codes.getValue())))
         return std::nullopt;
       return asU8Grid(codes.getValue());
@@ -182,8 +185,7 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
       folded.push_back(fq);
     return lastGridOf(v);
   };
-  std::optional<quant::UniformQuantizedType> lhs = gridOfOperand(op.getLhs()),
-                                             rhs = gridOfOperand(op.getRhs());
+  std::optional<quant::UniformQuantizedType> lhs = gridOfOperand(0), rhs = gridOfOperand(1);
   std::optional<quant::UniformQuantizedType> out;
   if (std::optional<Type> t = op.getOutputQuantization())
     out = dyn_cast<quant::UniformQuantizedType>(*t);

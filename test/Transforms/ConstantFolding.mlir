@@ -2,6 +2,7 @@
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=max-elements=4 | FileCheck %s --check-prefix=LIMIT
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=keep-quantized-weights=false | FileCheck %s --check-prefix=NOKEEP
 // RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding=keep-conv-weights=false | FileCheck %s --check-prefix=NOCONV
+// RUN: nunc-opt %s -split-input-file -verify-diagnostics --nunc-constant-folding --canonicalize | FileCheck %s --check-prefix=UNIQUED
 
 // Expected values follow ONNX (numpy) semantics. Result types declared less
 // precisely than the operands allow are refined before folding, and the
@@ -539,12 +540,15 @@ func.func @range_zero_delta() -> tensor<?xi64> {
 // -----
 
 // A QDQ model's bias: a per-tensor u8 or s8 DequantizeLinear an Add reads
-// keeps its grid on the folded constant (nunc.codes_grid: onnxruntime adds
-// the codes; u8 or s8 storage as the model's); one no Add reads does not.
+// has its grid recorded on the Add (nunc.lhs_codes_grid / rhs_codes_grid:
+// onnxruntime adds the codes; u8 or s8 storage as the model's); one no Add
+// reads has none.
 // CHECK-LABEL: func.func @bias_codes_grid(
-// CHECK-DAG: nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 5.000000e-01:10>} dense<[-5.000000e+00, 0.000000e+00, 1.000000e+00]> : tensor<3xf32>
-// CHECK-DAG: nunc.constant {nunc.codes_grid = !quant.uniform<i8:f32, 5.000000e-01:-3>} dense<[5.000000e-01, 2.000000e+00, 4.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[-5.000000e+00, 0.000000e+00, 1.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[SB:.*]] = nunc.constant dense<[5.000000e-01, 2.000000e+00, 4.000000e+00]> : tensor<3xf32>
 // CHECK-DAG: nunc.constant dense<[-6.000000e+00, 0.000000e+00, 5.000000e-01]> : tensor<3xf32>
+// CHECK-DAG: nunc.add %[[B]], %{{.*}} {nunc.lhs_codes_grid = !quant.uniform<u8:f32, 5.000000e-01:10>}
+// CHECK-DAG: nunc.add %{{.*}}, %[[SB]] {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 5.000000e-01:-3>}
 func.func @bias_codes_grid(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xf32>) {
   %codes = nunc.constant dense<[0, 10, 12]> : tensor<3xui8>
   %s = nunc.constant dense<0.5> : tensor<f32>
@@ -564,13 +568,37 @@ func.func @bias_codes_grid(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3x
 // -----
 
 // A pair's rounding of a constant an Add reads (a QDQ model's position
-// embeddings: a Gather of constant rows, then its Q/DQ pair) keeps the
-// pair's grid on the folded constant: its values are that grid's.
+// embeddings: a Gather of constant rows, then its Q/DQ pair): the Add
+// records the pair's grid for it; its values are that grid's.
 // CHECK-LABEL: func.func @rounded_constant_codes_grid(
-// CHECK: nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 2.500000e-01:128>} dense<{{.}}{{.}}-2.500000e-01, 7.500000e-01, 1.000000e+00{{.}}{{.}}> : tensor<1x3xf32>
+// CHECK: nunc.constant dense<{{.}}{{.}}-2.500000e-01, 7.500000e-01, 1.000000e+00{{.}}{{.}}> : tensor<1x3xf32>
+// CHECK: nunc.add %{{.*}}, %{{.*}} {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 2.500000e-01:128>}
 func.func @rounded_constant_codes_grid(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
   %c = nunc.constant dense<[[-0.3, 0.8, 1.1]]> : tensor<1x3xf32>
   %r = nunc.fake_quantize %c {quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<1x3xf32> -> tensor<1x3xf32>
   %y = nunc.add %x, %r : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
   return %y : tensor<1x3xf32>
+}
+
+// -----
+
+// The greedy rewrite driver merges equal constants (here the canonicalizer;
+// every pattern pass does) and keeps one's discardable attributes only: a
+// QDQ model's GELU's 1 (codes of a grid, folded from its DequantizeLinear)
+// and a mask's plain 1 - m. The grid lives on the Add that reads the codes,
+// so it stays, and the Sub's 1 does not take it.
+// UNIQUED-LABEL: func.func @codes_constant_merged_with_a_plain_one(
+// UNIQUED: %[[ONE:.*]] = nunc.constant dense<1.000000e+00> : tensor<f32>
+// UNIQUED-NOT: nunc.constant
+// UNIQUED: nunc.sub %[[ONE]], %{{.*}} : (
+// UNIQUED: nunc.add %{{.*}}, %[[ONE]] {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.0039215688593685627>}
+func.func @codes_constant_merged_with_a_plain_one(%x: tensor<2x3xf32>, %m: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>) {
+  %plain = nunc.constant dense<1.0> : tensor<f32>
+  %masked = nunc.sub %plain, %m : (tensor<f32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %code = nunc.constant dense<255> : tensor<ui8>
+  %s = nunc.constant dense<0.0039215689> : tensor<f32>
+  %z = nunc.constant dense<0> : tensor<ui8>
+  %one = nunc.dequantize_linear %code, %s, %z : tensor<ui8> : tensor<ui8>, tensor<f32> -> tensor<f32>
+  %sum = nunc.add %x, %one : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %masked, %sum : tensor<2x3xf32>, tensor<2x3xf32>
 }

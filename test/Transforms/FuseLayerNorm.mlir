@@ -417,14 +417,14 @@ func.func @variance_without_keepdims(%x: tensor<2x2xf32>) -> tensor<2x2xf32> {
 func.func @rounding_steps(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %axes = nunc.constant dense<[-1]> : tensor<1xi64>
   %two = nunc.constant dense<2.0> : tensor<f32>
-  %eps = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 3.9215686E-8>} dense<1.0e-05> : tensor<f32>
+  %eps = nunc.constant dense<1.0e-05> : tensor<f32>
   %eps2 = nunc.constant dense<1.0e-05> : tensor<f32>
-  %g = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 0.01>} dense<0.5> : tensor<8xf32>
+  %g = nunc.constant dense<0.5> : tensor<8xf32>
   %0 = nunc.reduce_mean %x axes %axes : tensor<1xi64> : tensor<2x8xf32> -> tensor<2x1xf32>
   %1 = nunc.sub %x, %0 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
   %2 = nunc.pow %1, %two : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
   %3 = nunc.reduce_mean %2 axes %axes : tensor<1xi64> : tensor<2x8xf32> -> tensor<2x1xf32>
-  %4 = nunc.add %3, %eps {lhs_quantization = !quant.uniform<u8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 0.01>, rhs_quantization = !quant.uniform<u8:f32, 3.9215686E-8>} : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+  %4 = nunc.add %3, %eps {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 3.9215686E-8>, lhs_quantization = !quant.uniform<u8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 0.01>, rhs_quantization = !quant.uniform<u8:f32, 3.9215686E-8>} : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
   %5 = nunc.sqrt %4 : tensor<2x1xf32> -> tensor<2x1xf32>
   %6 = nunc.div %1, %5 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
   %10 = nunc.reduce_mean %y axes %axes : tensor<1xi64> : tensor<2x8xf32> -> tensor<2x1xf32>
@@ -434,6 +434,6 @@ func.func @rounding_steps(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2
   %14 = nunc.add %13, %eps2 : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
   %15 = nunc.sqrt %14 : tensor<2x1xf32> -> tensor<2x1xf32>
   %16 = nunc.div %11, %15 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
-  %17 = nunc.mul %16, %g {lhs_quantization = !quant.uniform<u8:f32, 0.03:120>, output_quantization = !quant.uniform<u8:f32, 0.02:120>, rhs_quantization = !quant.uniform<u8:f32, 0.01>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %17 = nunc.mul %16, %g {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.01>, lhs_quantization = !quant.uniform<u8:f32, 0.03:120>, output_quantization = !quant.uniform<u8:f32, 0.02:120>, rhs_quantization = !quant.uniform<u8:f32, 0.01>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %6, %17 : tensor<2x8xf32>, tensor<2x8xf32>
 }

@@ -733,7 +733,7 @@ func.func @activation_after_the_output_grid(%x: tensor<2x3xf32>, %w: tensor<3x2x
 // -----
 
 // A QDQ model's bias (its codes' grid from constant folding,
-// nunc.codes_grid): the quantized_linear's bias_codes_quantization, and
+// nunc.lhs_codes_grid / rhs_codes_grid on the Add): the quantized_linear's bias_codes_quantization, and
 // bias_first where it was the Add's first operand (onnxruntime's
 // QLinearAdd rounds in that order); a residual from an Add's first
 // operand: residual_first.
@@ -743,12 +743,12 @@ func.func @activation_after_the_output_grid(%x: tensor<2x3xf32>, %w: tensor<3x2x
 func.func @bias_codes_grid(%x: tensor<2x3xf32>, %r: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
   %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
   %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 2.500000e-01>>
-  %b = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 0.5:10>} dense<[-5.0, 1.0]> : tensor<2xf32>
+  %b = nunc.constant dense<[-5.0, 1.0]> : tensor<2xf32>
   %l = nunc.quantized_linear %x, %qw {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 1.250000e-01:10>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 2.500000e-01>> -> tensor<2x2xf32>
-  %y = nunc.add %b, %l : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %y = nunc.add %b, %l {nunc.lhs_codes_grid = !quant.uniform<u8:f32, 0.5:10>} : (tensor<2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   %z = nunc.add %r, %y : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   %l2 = nunc.quantized_linear %x, %qw {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 1.250000e-01:10>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 2.500000e-01>> -> tensor<2x2xf32>
-  %y2 = nunc.add %l2, %b : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
+  %y2 = nunc.add %l2, %b {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.5:10>} : (tensor<2x2xf32>, tensor<2xf32>) -> tensor<2x2xf32>
   %z2 = nunc.add %y2, %r : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
   return %z, %z2 : tensor<2x2xf32>, tensor<2x2xf32>
 }

@@ -461,9 +461,9 @@ func.func @qdq_s8_f32_products(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %z: ten
 // CHECK-LABEL: func.func @codes_constant_of_the_same_shape(
 // CHECK: nunc.add {{.*}}rhs_quantization = !quant.uniform<u8:f32, 2.500000e-01:128>
 func.func @codes_constant_of_the_same_shape(%x: tensor<1x3xf32>) -> tensor<1x3xf32> {
-  %c = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 0.25:128>} dense<[[-0.25, 0.75, 1.0]]> : tensor<1x3xf32>
+  %c = nunc.constant dense<[[-0.25, 0.75, 1.0]]> : tensor<1x3xf32>
   %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x3xf32> -> tensor<1x3xf32>
-  %s = nunc.add %a, %c {output_quantization = !quant.uniform<u8:f32, 0.25:90>} : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+  %s = nunc.add %a, %c {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.25:128>, output_quantization = !quant.uniform<u8:f32, 0.25:90>} : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
   return %s : tensor<1x3xf32>
 }
 
@@ -475,23 +475,23 @@ func.func @codes_constant_of_the_same_shape(%x: tensor<1x3xf32>) -> tensor<1x3xf
 // Not: a broadcast operand without a codes grid, or one of the other
 // signedness. ELEM: marked with only-elementwise too.
 // CHECK-LABEL: func.func @mul_codes(
-// CHECK: %[[M:.*]] = nunc.mul %arg0, %{{.*}} {lhs_quantization = !quant.uniform<u8:f32, 3.000000e-02:120>, output_quantization = !quant.uniform<u8:f32, 2.000000e-02:120>, rhs_quantization = !quant.uniform<u8:f32, 1.000000e-02>}
+// CHECK: %[[M:.*]] = nunc.mul %arg0, %{{.*}} {lhs_quantization = !quant.uniform<u8:f32, 3.000000e-02:120>, nunc.rhs_codes_grid = !quant.uniform<u8:f32, 1.000000e-02>, output_quantization = !quant.uniform<u8:f32, 2.000000e-02:120>, rhs_quantization = !quant.uniform<u8:f32, 1.000000e-02>}
 // CHECK: %[[N:.*]] = nunc.mul %{{.*}}, %{{.*}} {output_quantization
 // CHECK-NOT: lhs_quantization
-// CHECK: %[[S:.*]] = nunc.mul %{{.*}}, %{{.*}} {output_quantization
+// CHECK: %[[S:.*]] = nunc.mul %{{.*}}, %{{.*}} {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 1.000000e-02>, output_quantization
 // CHECK-NOT: lhs_quantization
 // CHECK: return
 // ADDS-LABEL: func.func @mul_codes(
 // ADDS: nunc.mul %arg0, {{.*}}lhs_quantization
 func.func @mul_codes(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
-  %g = nunc.constant {nunc.codes_grid = !quant.uniform<u8:f32, 0.01>} dense<0.5> : tensor<8xf32>
+  %g = nunc.constant dense<0.5> : tensor<8xf32>
   %h = nunc.constant dense<0.5> : tensor<8xf32>
-  %s = nunc.constant {nunc.codes_grid = !quant.uniform<i8:f32, 0.01>} dense<0.5> : tensor<8xf32>
+  %s = nunc.constant dense<0.5> : tensor<8xf32>
   %q = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03:120>} : tensor<2x8xf32> -> tensor<2x8xf32>
-  %a = nunc.mul %q, %g {output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %a = nunc.mul %q, %g {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   %r = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03:120>} : tensor<2x8xf32> -> tensor<2x8xf32>
   %b = nunc.mul %r, %h {output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   %t = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03:120>} : tensor<2x8xf32> -> tensor<2x8xf32>
-  %c = nunc.mul %t, %s {output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  %c = nunc.mul %t, %s {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %a, %b, %c : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
 }

@@ -52,6 +52,25 @@ std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
 }
 
 
+static StringRef codesGridName(OpOperand &operand) {
+  Operation *reader = operand.getOwner();
+  if (!isa<AddOp, MulOp>(reader) || operand.getOperandNumber() > 1)
+    return {};
+  return operand.getOperandNumber() == 0 ? kLhsCodesGrid : kRhsCodesGrid;
+}
+
+TypeAttr codesGridOf(OpOperand &operand) {
+  StringRef name = codesGridName(operand);
+  if (name.empty() || !operand.get().getDefiningOp<ConstantOp>())
+    return {};
+  return operand.getOwner()->getAttrOfType<TypeAttr>(name);
+}
+
+void setCodesGrid(OpOperand &operand, TypeAttr grid) {
+  if (StringRef name = codesGridName(operand); !name.empty())
+    operand.getOwner()->setAttr(name, grid);
+}
+
 std::string onnxTypeName(Type t) {
   std::string name;
   if (t.isF32())

@@ -545,7 +545,8 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     elementwise chain (a QDQ CNN's hard-swish, which a conv looks up in one
     pass).
     An operand of either may be a constant of several values holding a
-    grid's codes (`nunc.codes_grid`, broadcast or not); one-value constants
+    grid's codes (the op's `nunc.lhs_codes_grid` / `nunc.rhs_codes_grid`,
+    broadcast or not); one-value constants
     (a hard-swish's + 3) leave the op to the chains. Codes are s8 in a
     model with s8 activations written as QLinear operators
     (`signed_codes`, with s8 constants), u8 otherwise: in a QDQ s8 model
@@ -567,9 +568,9 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     codes add as s8).
 
     A quantized_linear with a static u8 input, a u8 product grid, a bias
-    constant whose values are the codes of a u8 grid (`nunc.codes_grid`,
-    which nunc-constant-folding leaves on a bias folded from its
-    DequantizeLinear) and a u8 grid right after the bias gets
+    constant whose values are the codes of a u8 grid
+    (bias_codes_quantization: nunc-constant-folding records it on the Add
+    that reads a bias folded from its DequantizeLinear) and a u8 grid right after the bias gets
     `one_step_requantization` and `bias_codes_quantization`: its product
     and bias then compute as onnxruntime's QLinearMatMul and QLinearAdd
     (see nunc.quantized_linear). The code generator marks only those its

@@ -75,12 +75,21 @@ inline constexpr llvm::StringLiteral kSignedActivationCodes = "nunc.signed_activ
 /// too (a QDQ model's, it decides itself: with s8 activations most of a
 /// transformer's MatMuls and Adds as f32 ops between the pairs).
 inline constexpr llvm::StringLiteral kQLinearOperators = "nunc.qlinear_operators";
-/// On a nunc.constant folded from a per-tensor u8 or s8 DequantizeLinear
-/// that an Add reads (a QDQ model's bias): the grid whose codes its values
-/// are (u8 or s8 storage), which onnxruntime's QLinearAdd adds
-/// (nunc-fuse-linear makes it the quantized_linear's
-/// bias_codes_quantization).
-inline constexpr llvm::StringLiteral kCodesGrid = "nunc.codes_grid";
+/// On an Add or Mul, for its lhs / rhs: the operand is a nunc.constant
+/// folded from a per-tensor u8 or s8 DequantizeLinear (a QDQ model's bias,
+/// a LayerNorm's scale, a GELU's 1 and 1/2) or from a pair's rounding of a
+/// constant (position embeddings), and this is the grid whose codes its
+/// values are, which onnxruntime's QLinearAdd / QLinearMul take (u8 or s8
+/// storage as the model's). Kept on the reader, not on the constant: the
+/// greedy rewrite driver uniques equal constants and keeps one's
+/// discardable attributes only (a GELU's 1 merged with a mask's 1 - m).
+inline constexpr llvm::StringLiteral kLhsCodesGrid = "nunc.lhs_codes_grid";
+inline constexpr llvm::StringLiteral kRhsCodesGrid = "nunc.rhs_codes_grid";
+/// The codes grid its reader records for `operand` (kLhsCodesGrid /
+/// kRhsCodesGrid) while the operand is still a constant; null otherwise.
+TypeAttr codesGridOf(OpOperand &operand);
+/// Records `grid` as the codes grid of `operand` (an Add's or Mul's).
+void setCodesGrid(OpOperand &operand, TypeAttr grid);
 
 /// The grid an f32 value's producer rounds it to last, so that it holds
 /// only that grid's values (a QDQ model's conv output, or an elementwise
