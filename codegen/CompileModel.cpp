@@ -2343,6 +2343,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.activation.productGrid = geluGrid(ql.getGeluProductQuantization());
     cfg.activation.geluOne = ql.getGeluOne().convertToFloat();
     cfg.activation.geluHalf = ql.getGeluHalf().convertToFloat();
+    cfg.activation.qlinearGelu = ql.qlinearGeluSteps();
     SmallVector<char> raw;
     readRawElements(l->weights, raw);
     if (l->f32ProductKBlock) {
@@ -2495,7 +2496,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                                                      : " +residual",
                       (ql.getActivationInputQuantization() ? " +requantize" : "") +
                           describeActivation(ql) +
-                          (ql.hasGeluGrids() ? " on grids" : ""),
+                          (ql.getGeluQlinearArithmetic() ? " in qlinear steps"
+                           : ql.hasGeluGrids()           ? " on grids"
+                                                         : ""),
                       cfg.qlinearBias || cfg.qlinearProduct ? " +product codes"
                       : cfg.f32Products
                           ? llvm::formatv(" +rounded f32 product (k blocks of {0})",
@@ -3157,8 +3160,10 @@ FailureOr<CompiledModel> ModelCompiler::run() {
         // (Asked with the attributes set.)
         return attentionConfig(op, isa).has_value();
       }, [int8](QuantizedLinearOp op) {
-        // Every int8 GEMM's epilogue (one for all its ISAs).
-        return int8Linear(op, int8).has_value();
+        // Every int8 GEMM's epilogue (one for all its ISAs); a GELU in
+        // onnxruntime's steps, AVX-512 VNNI's lookup table.
+        std::optional<Int8Linear> l = int8Linear(op, int8);
+        return l && (!op.getGeluQlinearArithmetic() || l->isa == Int8Isa::Avx512Vnni);
       }, [](LayerNormOp op) {
         // The LayerNorm kernel (both ISAs) on rows of a multiple of 8.
         return nativeLayerNorm(op) && x86::LayerNormKernel::supports(

@@ -2005,6 +2005,13 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
        config.f32Products || config.product.kind != Activation::None ||
        config.qlinearProduct->zeroPoint < 0 || config.qlinearProduct->zeroPoint > 255))
     return nullptr; // QLinearMatMul's code: the linear form, static, in place of `product`
+  if (config.activation.qlinearGelu &&
+      (config.isa != Int8Isa::Avx512Vnni || config.convolution || config.ranges ||
+       config.activation.kind != Activation::Gelu || !config.activation.hasGrids() ||
+       config.activation.hasPostAffine() ||
+       config.activationInput.kind != Activation::FakeQuant ||
+       config.activationInput.max - config.activationInput.min + 1 > JitKernel::kTableEntries))
+    return nullptr; // onnxruntime's GELU steps: the AVX-512 VNNI epilogue's lookup table only
   if (config.f32Products &&
       (config.convolution || config.isa == Int8Isa::Amx || config.perRowA ||
        config.u8Weights || config.u16Input || config.qlinearBias || config.lda != config.n * 4))

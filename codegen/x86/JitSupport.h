@@ -11,6 +11,7 @@
 #ifndef NUNC_CODEGEN_X86_JITSUPPORT_H
 #define NUNC_CODEGEN_X86_JITSUPPORT_H
 
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "nunc/Codegen/Target.h"
 
 #include <xbyak/xbyak.h>
@@ -61,6 +62,10 @@ struct Activation {
   float geluOne = 1.f, geluHalf = 0.5f;
   bool hasGrids() const { return erfGrid.scale || sumGrid.scale || productGrid.scale; }
   bool hasPostAffine() const { return postMul != 1.f || postAdd != 0.f; }
+  /// Gelu with grids in onnxruntime's QLinear steps (quantized_linear's
+  /// gelu_qlinear_arithmetic; a lookup table only): x's value its input
+  /// code's, the result the output code's value.
+  std::optional<QLinearGelu> qlinearGelu;
   /// Gelu with grids: GELU of one value through the grids, as the
   /// evaluator computes it (std::erf): the entries of a lookup table.
   float geluOnGrids(float x) const;

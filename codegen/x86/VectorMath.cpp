@@ -296,6 +296,11 @@ void JitKernel::emitGeluOnGrids(const std::vector<GeluLane> &lanes, const Activa
 }
 
 float Activation::geluOnGrids(float x) const {
+  if (qlinearGelu) {
+    const QLinearGelu &k = *qlinearGelu;
+    return static_cast<float>(qlinearGeluCode(u8CodeOf(x, k.inScale, k.inZero), k) - k.outZero) *
+           k.outScale;
+  }
   // The evaluator's steps (geluOnGrids, fakeQuantizeValue) in its order.
   auto round = [](float v, const Grid &g) {
     // + 0: a code of 0 from below gives +0, as (q - zp) * scale does.

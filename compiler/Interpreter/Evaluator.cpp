@@ -604,7 +604,14 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                          o.getQlinearProduct()});
         if (y && beforeActivation)
           y = roundToGrid(*y, *beforeActivation);
-        if (y && activationAfter)
+        if (std::optional<QLinearGelu> k = o.qlinearGeluSteps(); y && k) {
+          // onnxruntime's GELU steps on the input's codes (qlinearGeluCode).
+          float *v = y->mutableAs<float>();
+          for (int64_t i = 0, n = y->numElements(); i < n; ++i)
+            v[i] = static_cast<float>(qlinearGeluCode(u8CodeOf(v[i], k->inScale, k->inZero), *k) -
+                                      k->outZero) *
+                   k->outScale;
+        } else if (y && activationAfter)
           y = o.hasGeluGrids()
                   ? geluOnGrids(*y, GeluGrids{gridOf(o.getGeluErfQuantization()),
                                               gridOf(o.getGeluSumQuantization()),

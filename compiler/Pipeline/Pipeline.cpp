@@ -72,8 +72,10 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   pm.nest<func::FuncOp>().addPass(createFuseAttention());
   pm.nest<func::FuncOp>().addPass(createFuseGelu());
   // Such a GELU (or any activation) after a quantized GEMM's output grid
-  // runs in that GEMM's epilogue.
+  // runs in that GEMM's epilogue, and so does the pair after it where no
+  // GEMM reads it (a graph output).
   pm.nest<func::FuncOp>().addPass(createFuseLinear(linear));
+  pm.nest<func::FuncOp>().addPass(createFuseQuantizeDequantize());
   // Last: the grids left after elementwise ops round in their kernels.
   pm.nest<func::FuncOp>().addPass(createFuseElementwiseQuantization());
 }

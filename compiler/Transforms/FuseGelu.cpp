@@ -239,6 +239,21 @@ struct GeluWithGridsPattern : OpRewritePattern<MulOp> {
           attrs.push_back(rewriter.getNamedAttr("one", rewriter.getF32FloatAttr(one)));
         if (*half != 0.5f)
           attrs.push_back(rewriter.getNamedAttr("half", rewriter.getF32FloatAttr(*half)));
+        // The constants' codes grids (folded from their DequantizeLinears;
+        // their readers record them), for onnxruntime's QLinearAdd /
+        // QLinearMul steps (qlinearGeluCode): the 1 only as the Add's second
+        // operand (QLinearAdd rounds in its operands' order), and only with
+        // erf's argument a Div by sqrt 2 (as exporters write it; those
+        // steps divide, where x * (1 / sqrt 2) can be an ulp apart).
+        auto add = sum.getDefiningOp<AddOp>();
+        if (isa<DivOp>(matched.back()) && add && add.getLhs() == rounded) {
+          TypeAttr one = codesGridOf(add->getOpOperand(1)),
+                   half = codesGridOf(root->getOpOperand(halfValue == root.getLhs() ? 0 : 1));
+          if (one && half) {
+            attrs.push_back(rewriter.getNamedAttr("one_quantization", one));
+            attrs.push_back(rewriter.getNamedAttr("half_quantization", half));
+          }
+        }
         return replaceWithGelu(rewriter, root, x, attrs, matched);
       }
     }

@@ -37,8 +37,10 @@ struct LinearParts {
   /// GELU's grids inside it.
   TypeAttr activationInputQuantization, geluErfQuantization, geluSumQuantization,
       geluProductQuantization;
-  /// quantized_linear only: that GELU's constants for 1 and 1/2.
+  /// quantized_linear only: that GELU's constants for 1 and 1/2, and the
+  /// grids whose codes they are.
   FloatAttr geluOne, geluHalf;
+  TypeAttr geluOneQuantization, geluHalfQuantization;
   /// quantized_linear only: the residual was its Add's first operand.
   bool residualFirst = false;
   /// quantized_linear only: the grid of a QDQ model's bias codes, and
@@ -70,7 +72,9 @@ FailureOr<Operation *> buildLinear(PatternRewriter &rewriter, Location loc,
           std::pair("activation_input_quantization", p.activationInputQuantization),
           std::pair("gelu_erf_quantization", p.geluErfQuantization),
           std::pair("gelu_sum_quantization", p.geluSumQuantization),
-          std::pair("gelu_product_quantization", p.geluProductQuantization)})
+          std::pair("gelu_product_quantization", p.geluProductQuantization),
+          std::pair("gelu_one_quantization", p.geluOneQuantization),
+          std::pair("gelu_half_quantization", p.geluHalfQuantization)})
       if (grid)
         attrs.push_back(rewriter.getNamedAttr(name, grid));
     for (auto [name, constant] :
@@ -127,6 +131,8 @@ LinearParts partsOf(QuantizedLinearOp op) {
           op.getGeluProductQuantizationAttr()};
   p.geluOne = op.getGeluOneAttr();
   p.geluHalf = op.getGeluHalfAttr();
+  p.geluOneQuantization = op.getGeluOneQuantizationAttr();
+  p.geluHalfQuantization = op.getGeluHalfQuantizationAttr();
   p.residualFirst = op.getResidualFirst();
   p.biasCodesQuantization = op.getBiasCodesQuantizationAttr();
   p.biasFirst = op.getBiasFirst();
@@ -360,6 +366,8 @@ struct ActivationIntoLinear : OpRewritePattern<ActOp> {
         p.geluProductQuantization = act.getProductQuantizationAttr();
         p.geluOne = act.getOneAttr();
         p.geluHalf = act.getHalfAttr();
+        p.geluOneQuantization = act.getOneQuantizationAttr();
+        p.geluHalfQuantization = act.getHalfQuantizationAttr();
       }
       p.act.kind = act.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
     } else {

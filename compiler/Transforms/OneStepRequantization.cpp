@@ -379,6 +379,27 @@ void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
   }
 }
 
+/// A u8 QDQ (or QOperator) model's GELU in a GEMM's epilogue whose
+/// constants 1 and 0.5 are codes of known grids: gelu_qlinear_arithmetic
+/// (onnxruntime's QLinearAdd / QLinearMul steps), where `accepts` (the
+/// target's kernel) takes it. Not in models with s8 activations (a QDQ
+/// one keeps the GELU input's pair s8, two readers, and runs its Muls in
+/// f32; a QOperator one adds s8 codes).
+void geluInQLinearSteps(QuantizedLinearOp op,
+                        const std::function<bool(QuantizedLinearOp)> &accepts) {
+  auto u8 = [](std::optional<Type> t) { return t && isU8Grid(*t); };
+  if (op.getGeluQlinearArithmetic() ||
+      op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes) ||
+      op.getActivation() != "gelu" || !u8(op.getActivationInputQuantization()) ||
+      !u8(op.getGeluErfQuantization()) || !u8(op.getGeluSumQuantization()) ||
+      !u8(op.getGeluProductQuantization()) || !u8(op.getGeluOneQuantization()) ||
+      !u8(op.getGeluHalfQuantization()) || !u8(op.getOutputQuantization()))
+    return;
+  op.setGeluQlinearArithmetic(true);
+  if (accepts && !accepts(op))
+    op.removeGeluQlinearArithmeticAttr();
+}
+
 /// Whether `v`'s values lie on a grid: a DequantizeLinear's, or rounded to
 /// one by the op that writes them as f32.
 bool valuesOnAGrid(Value v) {
@@ -471,6 +492,7 @@ struct OneStepRequantizationPass
     getOperation().walk([&](QuantizedLinearOp op) {
       linearInQLinearSteps(op, qlinearLinear);
       linearProductInOnnxruntimeSteps(op, qlinearLinear);
+      geluInQLinearSteps(op, qlinearLinear);
     });
     getOperation().walk([&](LayerNormOp op) { layerNormInOnnxruntimeSteps(op, orderedLayerNorm); });
     getOperation().walk([](ReduceMeanOp op) { reductionInOnnxruntimeSteps(op); });

@@ -443,7 +443,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         /*bias_codes_quantization=*/TypeAttr(), /*bias_first=*/UnitAttr(),
         /*residual_quantization=*/TypeAttr(), /*residual_first=*/UnitAttr(),
         /*signed_codes=*/UnitAttr(), /*f32_product_k_block=*/IntegerAttr(),
-        /*qlinear_product=*/UnitAttr());
+        /*qlinear_product=*/UnitAttr(), /*gelu_one_quantization=*/TypeAttr(),
+        /*gelu_half_quantization=*/TypeAttr(), /*gelu_qlinear_arithmetic=*/UnitAttr());
     EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = op.getWeight().getDefiningOp();
     Operation *oldBias = op.getBias() ? op.getBias().getDefiningOp() : nullptr;

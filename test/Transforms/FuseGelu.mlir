@@ -480,6 +480,51 @@ func.func @erf_qdq_quantized_constants(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
+// Constants that are codes of grids (the Add and the Mul that read them
+// record the grids, from nunc-constant-folding): the gelu records them for
+// onnxruntime's QLinearAdd / QLinearMul steps (one_quantization,
+// half_quantization), where erf's argument is a Div by sqrt 2 and the 1 the
+// Add's second operand. Not: a Mul by 1 / sqrt 2 (those steps divide), a 1
+// as the Add's first operand (QLinearAdd rounds in its operands' order).
+
+// CHECK-LABEL: func.func @erf_qdq_constants_codes(
+// CHECK: nunc.gelu %{{.*}} {erf_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, half_quantization = !quant.uniform<u8:f32, 0.0019{{[0-9]*}}>, one_quantization = !quant.uniform<u8:f32, 0.0039{{[0-9]*}}>, product_quantization
+// CHECK: nunc.gelu %{{.*}} {erf_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, product_quantization
+// CHECK: nunc.gelu %{{.*}} {erf_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, product_quantization
+func.func @erf_qdq_constants_codes(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
+  %sqrt2 = nunc.constant dense<1.41421354> : tensor<f32>
+  %rsqrt2 = nunc.constant dense<0.707106769> : tensor<f32>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %half = nunc.constant dense<0.5> : tensor<f32>
+  %0 = nunc.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %1 = nunc.erf %0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %e = nunc.fake_quantize %1 {quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %2 = nunc.add %e, %one {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.0039215689>} : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %s = nunc.fake_quantize %2 {quantization = !quant.uniform<u8:f32, 0.0078125>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %3 = nunc.mul %s, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %p = nunc.fake_quantize %3 {quantization = !quant.uniform<u8:f32, 0.0625:20>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %4 = nunc.mul %half, %p {nunc.lhs_codes_grid = !quant.uniform<u8:f32, 0.0019607844>} : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %m0 = nunc.mul %x, %rsqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %m1 = nunc.erf %m0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %me = nunc.fake_quantize %m1 {quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %m2 = nunc.add %me, %one {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.0039215689>} : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %ms = nunc.fake_quantize %m2 {quantization = !quant.uniform<u8:f32, 0.0078125>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %m3 = nunc.mul %ms, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %mp = nunc.fake_quantize %m3 {quantization = !quant.uniform<u8:f32, 0.0625:20>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %m4 = nunc.mul %half, %mp {nunc.lhs_codes_grid = !quant.uniform<u8:f32, 0.0019607844>} : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %f0 = nunc.div %x, %sqrt2 : (tensor<2x8xf32>, tensor<f32>) -> tensor<2x8xf32>
+  %f1 = nunc.erf %f0 : tensor<2x8xf32> -> tensor<2x8xf32>
+  %fe = nunc.fake_quantize %f1 {quantization = !quant.uniform<u8:f32, 0.0078125:128>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %f2 = nunc.add %one, %fe {nunc.lhs_codes_grid = !quant.uniform<u8:f32, 0.0039215689>} : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %fs = nunc.fake_quantize %f2 {quantization = !quant.uniform<u8:f32, 0.0078125>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %f3 = nunc.mul %fs, %x : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  %fp = nunc.fake_quantize %f3 {quantization = !quant.uniform<u8:f32, 0.0625:20>} : tensor<2x8xf32> -> tensor<2x8xf32>
+  %f4 = nunc.mul %half, %fp {nunc.lhs_codes_grid = !quant.uniform<u8:f32, 0.0019607844>} : (tensor<f32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+  return %4, %m4, %f4 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
 // Constants further than 1 % from 1 and 0.5 are not GELU's: nothing fuses.
 
 // CHECK-LABEL: func.func @erf_qdq_other_constant(

@@ -713,6 +713,20 @@ func.func @qlinear_matmul(%x: tensor<2x3xf32>, %a: tensor<2x3xui8>) -> (tensor<2
 
 // -----
 
+// A QDQ model's GELU after a quantized_linear's output grid: its grids and
+// the grids of its constants' codes (one_quantization, half_quantization)
+// go with it into the epilogue (gelu_one / gelu_half_quantization).
+// CHECK-LABEL: func.func @gelu_constants_codes(
+// CHECK: nunc.quantized_linear %{{.*}} {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 5.000000e-01:3>, gelu_erf_quantization = !quant.uniform<u8:f32, 7.812500e-03:128>, gelu_half_quantization = !quant.uniform<u8:f32, 0.0019{{[0-9]*}}>, gelu_one_quantization = !quant.uniform<u8:f32, 0.0039{{[0-9]*}}>, gelu_product_quantization = !quant.uniform<u8:f32, 6.250000e-02:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 7.812500e-03>} :
+// CHECK-NOT: nunc.gelu
+func.func @gelu_constants_codes(%x: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x2xf32> {
+  %0 = nunc.quantized_linear %x, %w {output_quantization = !quant.uniform<u8:f32, 0.5:3>} : tensor<2x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.5>> -> tensor<2x2xf32>
+  %1 = nunc.gelu %0 {erf_quantization = !quant.uniform<u8:f32, 0.0078125:128>, half_quantization = !quant.uniform<u8:f32, 0.0019607844>, one_quantization = !quant.uniform<u8:f32, 0.0039215689>, product_quantization = !quant.uniform<u8:f32, 0.0625:20>, sum_quantization = !quant.uniform<u8:f32, 0.0078125>} : tensor<2x2xf32> -> tensor<2x2xf32>
+  return %1 : tensor<2x2xf32>
+}
+
+// -----
+
 // A GELU with a QDQ model's grids stays after an f32 linear (its epilogue
 // has no grids); a Relu after a quantized_linear's output grid folds in
 // after that grid.

@@ -328,6 +328,35 @@ func.func @qlinear_gemms(%x: tensor<4x3xf32>, %r: tensor<4x2xf32>) -> (tensor<4x
 
 // -----
 
+// A u8 QDQ model's GELU in a GEMM's epilogue whose constants 1 and 0.5 are
+// codes of grids (gelu_one / gelu_half_quantization): onnxruntime's
+// QLinearAdd / QLinearMul steps (gelu_qlinear_arithmetic). Not: without the
+// constants' grids, without an output grid, in a model with s8 activations
+// (there the GELU's Muls stay f32 ops in onnxruntime).
+// CHECK-LABEL: func.func @gelu_in_qlinear_steps(
+// CHECK: nunc.quantized_linear {{.*}}gelu_qlinear_arithmetic
+// CHECK-NOT: gelu_qlinear_arithmetic
+// CHECK: return
+// CHECK-LABEL: func.func @gelu_in_qlinear_steps_s8(
+// CHECK-NOT: gelu_qlinear_arithmetic
+// CHECK: return
+func.func @gelu_in_qlinear_steps(%x: tensor<4x3xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>) {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %a = nunc.quantized_linear %x, %qw {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<u8:f32, 0.0019607844>, gelu_one_quantization = !quant.uniform<u8:f32, 0.0039215689>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  %b = nunc.quantized_linear %x, %qw {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  %c = nunc.quantized_linear %x, %qw {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<u8:f32, 0.0019607844>, gelu_one_quantization = !quant.uniform<u8:f32, 0.0039215689>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return %a, %b, %c : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}
+func.func @gelu_in_qlinear_steps_s8(%x: tensor<4x3xf32>) -> tensor<4x2xf32> attributes {nunc.signed_activation_codes} {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %a = nunc.quantized_linear %x, %qw {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<u8:f32, 0.0019607844>, gelu_one_quantization = !quant.uniform<u8:f32, 0.0039215689>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return %a : tensor<4x2xf32>
+}
+
+// -----
+
 // A decomposed LayerNorm's means between a quantized model's pairs: the
 // mean of values on a grid, and the variance's mean that an elementwise
 // chain rounds first, sum as onnxruntime's kernel does

@@ -748,6 +748,75 @@ TEST_P(Int8GemmKernelTest, GeluOnGridsAfterTheOutputGrid) {
   EXPECT_GT(distinct * 4, total) << "the results should spread over the grid";
 }
 
+/// A QDQ model's GELU in onnxruntime's QLinear steps (quantized_linear's
+/// gelu_qlinear_arithmetic, Activation::qlinearGelu): each input code's
+/// output code as qlinearGeluCode computes it (f32 erf of the value / sqrt 2
+/// onto the erf grid, QLinearAdd of the constant 1's code, QLinearMul by the
+/// input's code, QLinearMul by the constant 0.5's code), as f32 values and
+/// as u8 codes, bit for bit; rounding f32 steps to the same grids differs
+/// somewhere (the steps matter). AVX-512 VNNI only (its lookup table of the
+/// input grid's codes); the other ISAs generate no kernel.
+TEST_P(Int8GemmKernelTest, GeluInQLinearSteps) {
+  Int8Isa isa = GetParam();
+  using mlir::nunc::kernels::fakeQuantizeValue;
+  const float sx = 0.05f, se = 1 / 127.5f, ss = 1 / 127.5f, sp = 0.0625f, s1 = 1 / 255.f,
+              sh = 0.5f / 255.f, sy = 0.03125f;
+  const int32_t zx = 128, ze = 128, zp = 20, zy = 8;
+  Activation gelu = Activation::fromName("gelu", 0, 0);
+  gelu.erfGrid = {se, -static_cast<float>(ze), 255.f - ze};
+  gelu.sumGrid = {ss, 0, 255};
+  gelu.productGrid = {sp, -static_cast<float>(zp), 255.f - zp};
+  gelu.qlinearGelu = qlinearGelu(sx, zx, se, ze, s1, 0, u8CodeOf(1.f, s1, 0), ss, 0, sp, zp, sh,
+                                 0, u8CodeOf(0.5f, sh, 0), sy, zy);
+  const QLinearGelu &steps = *gelu.qlinearGelu;
+  std::mt19937 rng(67);
+  if (isa != Int8Isa::Avx512Vnni) {
+    RandomOperands ops(7, 16, 64, isa, /*perRow=*/false, 113, 0.03f, rng);
+    Int8GemmConfig cfg = ops.config();
+    cfg.activationInput = Activation::fakeQuant(sx, -static_cast<float>(zx), 255.f - zx);
+    cfg.activation = gelu;
+    EXPECT_FALSE(Int8GemmKernel::generate(cfg));
+    return;
+  }
+  if (!hostRuns(isa))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  int64_t apart = 0;
+  for (int64_t m : {1, 7, 17, 45})
+    for (int64_t n : {7, 16, 30, 47, 129}) {
+      SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n));
+      RandomOperands ops(m, n, 64, isa, /*perRow=*/false, 113, 0.03f, rng);
+      Int8GemmConfig cfg = ops.config();
+      cfg.bias = true;
+      std::vector<float> plain(m * n), got(m * n + 16, -777.f);
+      ops.run(cfg, ops.bias, plain.data());
+      cfg.activationInput = Activation::fakeQuant(sx, -static_cast<float>(zx), 255.f - zx);
+      cfg.activation = gelu;
+      ops.run(cfg, ops.bias, got.data());
+      std::vector<int32_t> want(m * n);
+      for (int64_t i = 0; i < m * n; ++i) {
+        const int32_t x = u8CodeOf(fakeQuantizeValue(plain[i], sx, zx, 0, 255), sx, zx);
+        want[i] = qlinearGeluCode(x, steps);
+        ASSERT_EQ(got[i], static_cast<float>(want[i] - zy) * sy)
+            << "at " << i / n << ", " << i % n << " from code " << x;
+        // The f32 steps on the same grids (the evaluator's geluOnGrids).
+        const float v = static_cast<float>(x - zx) * sx;
+        const float e = fakeQuantizeValue(std::erf(v / 1.41421354f), se, ze, 0, 255);
+        const float sum = fakeQuantizeValue(e + 1.f, ss, 0, 0, 255);
+        const float product = fakeQuantizeValue(v * sum, sp, zp, 0, 255);
+        apart += u8CodeOf(product * 0.5f, sy, zy) != want[i];
+      }
+      ASSERT_EQ(got[m * n], -777.f) << "wrote past C";
+      cfg.u8Output = Int8GemmConfig::U8Output{sy, zy};
+      std::vector<uint8_t> codes(m * n + 64, 0xA5);
+      ops.run(cfg, ops.bias, codes.data());
+      for (int64_t i = 0; i < m * n; ++i)
+        ASSERT_EQ(int(codes[i]), want[i]) << "at " << i / n << ", " << i % n;
+      for (int64_t i = m * n; i < m * n + 64; ++i)
+        ASSERT_EQ(codes[i], 0xA5) << "wrote past C";
+    }
+  EXPECT_GT(apart, 0) << "the QLinear steps never differed from f32 steps on the grids";
+}
+
 /// f32Products (quantized_linear's f32_product_k_block): the epilogue on
 /// the f32 products the f32 GEMM summed, from the product's grid on (bias,
 /// the sum's grid, a residual, or the u8 codes of the output grid), bit for

@@ -147,6 +147,26 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
 // QuantizedLinearOp
 //===----------------------------------------------------------------------===//
 
+std::optional<QLinearGelu> QuantizedLinearOp::qlinearGeluSteps() {
+  if (!getGeluQlinearArithmetic())
+    return std::nullopt;
+  auto grid = [](std::optional<Type> t) {
+    return dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
+  };
+  auto x = grid(getActivationInputQuantization()), e = grid(getGeluErfQuantization()),
+       s = grid(getGeluSumQuantization()), p = grid(getGeluProductQuantization()),
+       one = grid(getGeluOneQuantization()), half = grid(getGeluHalfQuantization()),
+       y = grid(getOutputQuantization());
+  if (!x || !e || !s || !p || !one || !half || !y)
+    return std::nullopt;
+  auto f = [](quant::UniformQuantizedType g) { return static_cast<float>(g.getScale()); };
+  auto z = [](quant::UniformQuantizedType g) { return static_cast<int32_t>(g.getZeroPoint()); };
+  return qlinearGelu(f(x), z(x), f(e), z(e), f(one), z(one),
+                     u8CodeOf(getGeluOne().convertToFloat(), f(one), z(one)), f(s), z(s), f(p),
+                     z(p), f(half), z(half),
+                     u8CodeOf(getGeluHalf().convertToFloat(), f(half), z(half)), f(y), z(y));
+}
+
 std::optional<quant::UniformQuantizedType> QuantizedLinearOp::staticInputQuantization() {
   Type element = cast<ShapedType>(getInput().getType()).getElementType();
   if (auto q = dyn_cast<quant::UniformQuantizedType>(element))

@@ -1533,6 +1533,17 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   } else if (getSignedCodes()) {
     return emitError() << "signed_codes goes with one_step_requantization";
   }
+  if (getGeluQlinearArithmetic()) {
+    auto u8 = [](std::optional<Type> g) { return g && isU8Activation(*g); };
+    if (getActivation() != "gelu" || !u8(getActivationInputQuantization()) ||
+        !u8(getGeluErfQuantization()) ||
+        !u8(getGeluSumQuantization()) || !u8(getGeluProductQuantization()) ||
+        !u8(getGeluOneQuantization()) || !u8(getGeluHalfQuantization()) ||
+        !u8(getOutputQuantization()))
+      return emitError() << "gelu_qlinear_arithmetic needs activation gelu and u8 grids on "
+                            "the activation input, the GELU's three steps, its constants 1 "
+                            "and 0.5 (gelu_one / gelu_half_quantization) and the output";
+  }
   if (std::optional<uint64_t> block = getF32ProductKBlock())
     if (static_cast<int64_t>(*block) <= 0 || getOneStepRequantization() ||
         getActivationQuantization() != "static" || !staticInputQuantization() ||

@@ -4,6 +4,7 @@
 #define NUNC_DIALECT_NUNC_NUNCOPS_H
 
 #include "nunc/Dialect/Nunc/NuncDialect.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"

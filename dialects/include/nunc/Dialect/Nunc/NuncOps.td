@@ -126,7 +126,12 @@ def Nunc_GeluOp : Nunc_UnaryOp<"gelu"> {
     `erf_quantization` e, `sum_quantization` s, `product_quantization` p.
     `one` and `half` (with grids only; 1 and 0.5 unless given) are the
     model's own constants, which a QDQ model may have quantized too
-    (quantize_static with symmetric activations: 0.99608 and 0.49804).
+    (quantize_static with symmetric activations: 0.99608 and 0.49804);
+    `one_quantization` / `half_quantization` record the grids they are
+    codes of (nunc-fuse-gelu, where erf's argument was a Div by sqrt 2 and
+    1 the Add's second operand: the form of onnxruntime's steps in
+    quantized_linear's gelu_qlinear_arithmetic; they do not change this
+    op's values).
   }];
   let arguments = (ins Nunc_FloatTensor:$input,
                        DefaultValuedStrAttr<StrAttr, "none">:$approximate,
@@ -134,7 +139,9 @@ def Nunc_GeluOp : Nunc_UnaryOp<"gelu"> {
                        OptionalAttr<TypeAttr>:$sum_quantization,
                        OptionalAttr<TypeAttr>:$product_quantization,
                        DefaultValuedAttr<F32Attr, "1.0">:$one,
-                       DefaultValuedAttr<F32Attr, "0.5">:$half);
+                       DefaultValuedAttr<F32Attr, "0.5">:$half,
+                       OptionalAttr<TypeAttr>:$one_quantization,
+                       OptionalAttr<TypeAttr>:$half_quantization);
   let extraClassDeclaration = [{
     /// Whether a QDQ model's grid rounds an intermediate.
     bool hasGrids() {
@@ -902,6 +909,17 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     MatMul onnxruntime runs as a QLinearMatMul (its pairs converted to u8)
     and whose bias Add it leaves in f32 (the bias's DequantizeLinear stays
     s8).
+
+    `gelu_one_quantization` / `gelu_half_quantization`: the grids whose
+    codes the model's GELU constants 1 and 0.5 are (nunc-fuse-gelu records
+    them from the folded constants' nunc.codes_grid). With them,
+    `gelu_qlinear_arithmetic` (u8 grids: the activation input's, the
+    GELU's three, the two constants' and the output's) computes the GELU
+    as onnxruntime runs a QDQ or QOperator model's (qlinearGeluCode): Div by
+    sqrt 2 and Erf in f32 on the input code's value, QuantizeLinear onto
+    the erf grid, QLinearAdd of the constant 1's code (the sum grid),
+    QLinearMul of the input's code and the sum's (the product grid), and
+    QLinearMul of that and the constant 0.5's code onto the output grid.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -927,12 +945,18 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
                             UnitAttr:$residual_first,
                             UnitAttr:$signed_codes,
                             OptionalAttr<I64Attr>:$f32_product_k_block,
-                            UnitAttr:$qlinear_product));
+                            UnitAttr:$qlinear_product,
+                            OptionalAttr<TypeAttr>:$gelu_one_quantization,
+                            OptionalAttr<TypeAttr>:$gelu_half_quantization,
+                            UnitAttr:$gelu_qlinear_arithmetic));
   let results = (outs AnyTensor:$output);
   let extraClassDeclaration = [{
     /// The static u8 quantization of the input: its element type when it
     /// arrives quantized, else input_quantization (absent: dynamic).
     std::optional<::mlir::quant::UniformQuantizedType> staticInputQuantization();
+    /// The constants of gelu_qlinear_arithmetic (its u8 grids and the
+    /// constants' codes); none without it.
+    std::optional<::mlir::nunc::QLinearGelu> qlinearGeluSteps();
     /// Whether a QDQ model's grids round inside the GELU activation.
     bool hasGeluGrids() {
       return getGeluErfQuantization() || getGeluSumQuantization() ||

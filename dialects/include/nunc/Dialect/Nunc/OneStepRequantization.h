@@ -128,6 +128,63 @@ inline int32_t u8CodeOf(float value, float scale, int32_t zp) {
   return static_cast<int32_t>(std::clamp(q, 0.f, 255.f));
 }
 
+/// quantized_linear's gelu_qlinear_arithmetic: a GELU between a QDQ (or
+/// QOperator) model's u8 pairs as onnxruntime 1.32 runs it (read off its
+/// optimized graph and a QDQ BERT's layer-11 GELU: 24576 of 24576 codes
+/// equal, where rounding f32 steps to the same grids put 86 apart at the
+/// sum): Div by sqrt 2 and Erf in f32 on the input code's value,
+/// QuantizeLinear onto the erf grid, QLinearAdd(erf, 1) onto the sum grid,
+/// QLinearMul(x, sum) onto the product grid, QLinearMul(product, 0.5) onto
+/// the output grid (the constants as their codes).
+struct QLinearGelu {
+  float inScale = 1;
+  int32_t inZero = 0;
+  float erfScale = 1;
+  int32_t erfZero = 0;
+  CodeSumConstants sum{};
+  float oneTerm = 0; // QLinearAdd's term of the constant 1's code
+  int32_t sumZero = 0;
+  float productRatio = 1;
+  int32_t productZero = 0;
+  float halfSteps = 0; // the constant 0.5's code less its zero point
+  float outRatio = 1, outScale = 1;
+  int32_t outZero = 0;
+};
+/// Grids as (scale, zero point), codes u8.
+inline QLinearGelu qlinearGelu(float sx, int32_t zx, float se, int32_t ze, float s1,
+                               int32_t z1, int32_t c1, float ss, int32_t zs, float sp,
+                               int32_t zp, float sh, int32_t zh, int32_t ch, float sy,
+                               int32_t zy) {
+  QLinearGelu k;
+  k.inScale = sx;
+  k.inZero = zx;
+  k.erfScale = se;
+  k.erfZero = ze;
+  k.sum = codeSumConstants(se, static_cast<float>(ze), s1, static_cast<float>(z1), ss,
+                           static_cast<float>(zs));
+  k.oneTerm = std::fma(static_cast<float>(c1), k.sum.ratioB, k.sum.fixed);
+  k.sumZero = zs;
+  k.productRatio = qlinearMulRatio(sx, ss, sp);
+  k.productZero = zp;
+  k.halfSteps = static_cast<float>(ch - zh);
+  k.outRatio = qlinearMulRatio(sp, sh, sy);
+  k.outScale = sy;
+  k.outZero = zy;
+  return k;
+}
+/// The output code of input code `x`.
+inline int32_t qlinearGeluCode(int32_t x, const QLinearGelu &k) {
+  const float v = static_cast<float>(x - k.inZero) * k.inScale;
+  const int32_t e = u8CodeOf(std::erf(v / 1.41421354f), k.erfScale, k.erfZero);
+  const float s = std::clamp(
+      std::nearbyint(std::fma(static_cast<float>(e), k.sum.ratioA, k.oneTerm)), 0.f, 255.f);
+  const float p = qlinearMulCode(static_cast<float>(x - k.inZero), s - k.sumZero,
+                                 k.productRatio, static_cast<float>(k.productZero), 0, 255);
+  return static_cast<int32_t>(qlinearMulCode(p - static_cast<float>(k.productZero),
+                                             k.halfSteps, k.outRatio,
+                                             static_cast<float>(k.outZero), 0, 255));
+}
+
 /// onnxruntime's QLinearMatMul: the multiplier fl(fl(sa sb) / sy) of an
 /// exact s32 sum of (a - za)(b - zb), and the code it requantizes the sum
 /// to: fl(acc m) within [-zy, 255 - zy], rounded half to even, + zy.
