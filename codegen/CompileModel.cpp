@@ -3161,9 +3161,9 @@ FailureOr<CompiledModel> ModelCompiler::run() {
         return attentionConfig(op, isa).has_value();
       }, [int8](QuantizedLinearOp op) {
         // Every int8 GEMM's epilogue (one for all its ISAs); a GELU in
-        // onnxruntime's steps, AVX-512 VNNI's lookup table.
+        // onnxruntime's steps as a lookup table (not AMX's epilogues).
         std::optional<Int8Linear> l = int8Linear(op, int8);
-        return l && (!op.getGeluQlinearArithmetic() || l->isa == Int8Isa::Avx512Vnni);
+        return l && (!op.getGeluQlinearArithmetic() || l->isa != Int8Isa::Amx);
       }, [](LayerNormOp op) {
         // The LayerNorm kernel (both ISAs) on rows of a multiple of 8.
         return nativeLayerNorm(op) && x86::LayerNormKernel::supports(

@@ -328,6 +328,16 @@ public:
     } else {
       setRowStrides(c.lda);
       if constexpr (!kZmm) {
+        if (c.activation.qlinearGelu) {
+          // onnxruntime's GELU steps: a table of each input code's result,
+          // gathered by the grid index (r11 as below; a GEMM has no
+          // outputTable).
+          static_assert(kRows < 8, "r11 holds aRow's row-7 stride");
+          std::vector<float> values;
+          for (float q = c.activationInput.min; q <= c.activationInput.max; ++q)
+            values.push_back(c.activation.geluOnGrids(q * c.activationInput.scale));
+          lea(r11, ptr[rip + dataLabel + tableData(values)]);
+        }
         if (!c.outputTable.empty()) {
           // The gathers' table (VSIB takes a base register): r11, aRow's
           // stride of row 7, which ymm tiles never reach.
@@ -1401,6 +1411,15 @@ private:
   /// compensation, scale, bias, residual, activation, store.
   void epilogue(const Vmm &x, int r, int v, int lanes, const Address &maskAddr) {
     epilogueFront(x, r, v, lanes, maskAddr);
+    if (!kZmm && c.activation.qlinearGelu) {
+      // The GELU's table (at r11) by the input grid's index.
+      emitGridIndex(x, temp(0), c.activationInput);
+      vpcmpeqd(temp(1), temp(1), temp(1));
+      vpgatherdd(temp(0), ptr[r11 + x * 4], temp(1));
+      vmovdqa(x, temp(0));
+      epilogueBack(x, r, v, lanes, maskAddr);
+      return;
+    }
     emitActivation(x, c.activationInput, temp(0), temp(1), temp(2), temp(3));
     emitActivation(x, c.activation, temp(0), temp(1), temp(2), temp(3));
     epilogueBack(x, r, v, lanes, maskAddr);
@@ -2006,12 +2025,12 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
        config.qlinearProduct->zeroPoint < 0 || config.qlinearProduct->zeroPoint > 255))
     return nullptr; // QLinearMatMul's code: the linear form, static, in place of `product`
   if (config.activation.qlinearGelu &&
-      (config.isa != Int8Isa::Avx512Vnni || config.convolution || config.ranges ||
+      (config.isa == Int8Isa::Amx || config.convolution || config.ranges ||
        config.activation.kind != Activation::Gelu || !config.activation.hasGrids() ||
        config.activation.hasPostAffine() ||
        config.activationInput.kind != Activation::FakeQuant ||
        config.activationInput.max - config.activationInput.min + 1 > JitKernel::kTableEntries))
-    return nullptr; // onnxruntime's GELU steps: the AVX-512 VNNI epilogue's lookup table only
+    return nullptr; // onnxruntime's GELU steps: a lookup table (zmm permutes, ymm gathers)
   if (config.f32Products &&
       (config.convolution || config.isa == Int8Isa::Amx || config.perRowA ||
        config.u8Weights || config.u16Input || config.qlinearBias || config.lda != config.n * 4))
