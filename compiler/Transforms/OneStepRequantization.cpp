@@ -132,11 +132,10 @@ bool depthwiseTakesOneStep(FusedConvOp op) {
 /// constant of several values holding the codes of a grid (recorded by
 /// the op, kLhsCodesGrid / kRhsCodesGrid: an unfused LayerNorm's scale and
 /// shift, which it broadcasts; a folded pair's position embeddings) on
-/// which onnxruntime
-/// runs the op: s8 in a model with s8 activations written as QLinear
-/// operators (`signed_codes`), u8 otherwise (a QDQ s8 model's converted
-/// pairs; there an operand whose pair has other readers stays s8 and the
-/// op an f32 one). A Mul only by such a constant:
+/// which onnxruntime runs the op: s8 in a model with s8 activations
+/// written as QLinear operators (`signed_codes`), u8 otherwise (a QDQ s8
+/// model's converted pairs; there an operand whose pair has other readers
+/// stays s8 and the op an f32 one). A Mul only by such a constant:
 /// a Mul of two tensors, or an op with a one-value constant (a QDQ CNN's
 /// hard-swish and its + 3), stays a step of an elementwise chain, which a
 /// conv's epilogue looks up in one pass. Where the result's grid is its

@@ -33,7 +33,10 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     ones that feed only MatMuls, Gathers or a Gemm's B, and (`keep-conv-weights`) those
     that feed only the weights of one-group Convs whose input is dequantized
     too: nunc-fuse-linear, nunc-fuse-conv and nunc-fuse-quantize-dequantize
-    take those in their integer form.
+    take those in their integer form. A per-tensor DequantizeLinear (or a
+    pair's rounding) of constant codes that an Add or Mul reads leaves the
+    grid of those codes on that reader (`nunc.lhs_codes_grid` /
+    `nunc.rhs_codes_grid`): onnxruntime adds or multiplies the codes there.
   }];
   let options = [
     Option<"maxElements", "max-elements", "int64_t", "65536",
@@ -63,7 +66,10 @@ def FuseGelu : Pass<"nunc-fuse-gelu", "func::FuncOp"> {
     approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). A QDQ
     model's erf form, with fake_quantize after the Erf, the Add of 1 and the
     Mul by x (then the Mul by 0.5), becomes nunc.gelu with those grids; the
-    pipeline runs the pass again after nunc-fuse-quantize-dequantize.
+    pipeline runs the pass again after nunc-fuse-quantize-dequantize. Where
+    its 1 and 0.5 are codes of grids (their readers' codes grids) and erf's
+    argument a Div by sqrt 2, the gelu records those grids too
+    (`one_quantization`, `half_quantization`).
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
@@ -569,10 +575,11 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
 
     A quantized_linear with a static u8 input, a u8 product grid, a bias
     constant whose values are the codes of a u8 grid
-    (bias_codes_quantization: nunc-constant-folding records it on the Add
-    that reads a bias folded from its DequantizeLinear) and a u8 grid right after the bias gets
-    `one_step_requantization` and `bias_codes_quantization`: its product
-    and bias then compute as onnxruntime's QLinearMatMul and QLinearAdd
+    (bias_codes_quantization, from the grid nunc-constant-folding records
+    on the Add that reads a bias folded from its DequantizeLinear) and a u8
+    grid right after the bias gets `one_step_requantization` and
+    `bias_codes_quantization`: its product and bias then compute as
+    onnxruntime's QLinearMatMul and QLinearAdd
     (see nunc.quantized_linear). The code generator marks only those its
     int8 GEMM runs so. In models quantized with s8 activations only where
     the model wrote its quantized ops as QLinear operators
@@ -590,6 +597,13 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     code generator marks only those its int8 GEMM runs so. One whose pair
     has one reader gets `qlinear_product`: onnxruntime converts that pair to
     u8 and runs the MatMul as a QLinearMatMul (its bias Add in f32).
+
+    A quantized_linear whose GELU epilogue has u8 grids on its input, its
+    three steps, its constants 1 and 0.5 (`gelu_one_quantization`,
+    `gelu_half_quantization`) and its output, in a model without s8
+    activations, gets `gelu_qlinear_arithmetic`: the GELU then computes as
+    onnxruntime's QLinearAdd / QLinearMul steps (see
+    nunc.quantized_linear), where the code generator's int8 GEMM takes it.
 
     A LayerNorm between pairs (its input on a grid: a DequantizeLinear's
     values or an op's rounded to one; or its result read only by quantize

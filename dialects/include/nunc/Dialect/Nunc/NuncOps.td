@@ -911,8 +911,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     s8).
 
     `gelu_one_quantization` / `gelu_half_quantization`: the grids whose
-    codes the model's GELU constants 1 and 0.5 are (nunc-fuse-gelu records
-    them from the folded constants' nunc.codes_grid). With them,
+    codes the model's GELU constants 1 and 0.5 are (nunc-fuse-gelu takes
+    them from the Add and Mul reading the folded constants,
+    nunc.lhs_codes_grid / rhs_codes_grid). With them,
     `gelu_qlinear_arithmetic` (u8 grids: the activation input's, the
     GELU's three, the two constants' and the output's) computes the GELU
     as onnxruntime runs a QDQ or QOperator model's (qlinearGeluCode): Div by
