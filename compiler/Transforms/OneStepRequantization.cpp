@@ -381,18 +381,25 @@ void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
 /// A u8 QDQ (or QOperator) model's GELU in a GEMM's epilogue whose
 /// constants 1 and 0.5 are codes of known grids: gelu_qlinear_arithmetic
 /// (onnxruntime's QLinearAdd / QLinearMul steps), where `accepts` (the
-/// target's kernel) takes it. Not in models with s8 activations (a QDQ
-/// one keeps the GELU input's pair s8, two readers, and runs its Muls in
-/// f32; a QOperator one adds s8 codes).
+/// target's kernel) takes it. With s8 activations only in a QOperator
+/// model whose GEMM computes on s8 codes (signed_codes: the GELU's steps
+/// take them too); a QDQ one keeps the GELU input's pair s8 (two readers)
+/// and runs its Muls in f32.
 void geluInQLinearSteps(QuantizedLinearOp op,
                         const std::function<bool(QuantizedLinearOp)> &accepts) {
   auto u8 = [](std::optional<Type> t) { return t && isU8Grid(*t); };
+  // (The constants' codes keep the model's storage: s8 ones with s8 codes.)
+  auto constant = [&](std::optional<Type> t) {
+    return u8(t) || (op.getSignedCodes() && isS8Grid(t));
+  };
+  auto func = op->getParentOfType<func::FuncOp>();
   if (op.getGeluQlinearArithmetic() ||
-      op->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes) ||
+      (func->hasAttr(kSignedActivationCodes) &&
+       !(func->hasAttr(kQLinearOperators) && op.getSignedCodes())) ||
       op.getActivation() != "gelu" || !u8(op.getActivationInputQuantization()) ||
       !u8(op.getGeluErfQuantization()) || !u8(op.getGeluSumQuantization()) ||
-      !u8(op.getGeluProductQuantization()) || !u8(op.getGeluOneQuantization()) ||
-      !u8(op.getGeluHalfQuantization()) || !u8(op.getOutputQuantization()))
+      !u8(op.getGeluProductQuantization()) || !constant(op.getGeluOneQuantization()) ||
+      !constant(op.getGeluHalfQuantization()) || !u8(op.getOutputQuantization()))
     return;
   op.setGeluQlinearArithmetic(true);
   if (accepts && !accepts(op))

@@ -331,12 +331,16 @@ func.func @qlinear_gemms(%x: tensor<4x3xf32>, %r: tensor<4x2xf32>) -> (tensor<4x
 // A u8 QDQ model's GELU in a GEMM's epilogue whose constants 1 and 0.5 are
 // codes of grids (gelu_one / gelu_half_quantization): onnxruntime's
 // QLinearAdd / QLinearMul steps (gelu_qlinear_arithmetic). Not: without the
-// constants' grids, without an output grid, in a model with s8 activations
-// (there the GELU's Muls stay f32 ops in onnxruntime).
+// constants' grids, without an output grid, in a QDQ model with s8
+// activations (there the GELU's Muls stay f32 ops in onnxruntime). In a
+// QLinear-operator model with s8 activations, on s8 codes as its GEMM's
+// (signed_codes; the constants' grids s8 as the model stores them).
 // CHECK-LABEL: func.func @gelu_in_qlinear_steps(
 // CHECK: nunc.quantized_linear {{.*}}gelu_qlinear_arithmetic
 // CHECK-NOT: gelu_qlinear_arithmetic
 // CHECK: return
+// CHECK-LABEL: func.func @gelu_in_qlinear_steps_qlinear_operators_s8(
+// CHECK: nunc.quantized_linear {{.*}}gelu_qlinear_arithmetic{{.*}}one_step_requantization{{.*}}signed_codes
 // CHECK-LABEL: func.func @gelu_in_qlinear_steps_s8(
 // CHECK-NOT: gelu_qlinear_arithmetic
 // CHECK: return
@@ -347,6 +351,13 @@ func.func @gelu_in_qlinear_steps(%x: tensor<4x3xf32>) -> (tensor<4x2xf32>, tenso
   %b = nunc.quantized_linear %x, %qw {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   %c = nunc.quantized_linear %x, %qw {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<u8:f32, 0.0019607844>, gelu_one_quantization = !quant.uniform<u8:f32, 0.0039215689>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return %a, %b, %c : tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x2xf32>
+}
+func.func @gelu_in_qlinear_steps_qlinear_operators_s8(%x: tensor<4x3xf32>) -> tensor<4x2xf32> attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
+  %a = nunc.quantized_linear %x, %qw bias %b : tensor<2xf32> {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<i8:f32, 0.0019607844:-128>, gelu_one_quantization = !quant.uniform<i8:f32, 0.0039215689:-128>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return %a : tensor<4x2xf32>
 }
 func.func @gelu_in_qlinear_steps_s8(%x: tensor<4x3xf32>) -> tensor<4x2xf32> attributes {nunc.signed_activation_codes} {
   %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>

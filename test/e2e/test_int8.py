@@ -1194,8 +1194,11 @@ def test_imported_qdq_layer_matches_onnxruntime(nunc, tmp_path, activation, weig
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("target", ["x86_64-avx512vnni", "x86_64-avxvnni-evex", "x86_64-avx2"])
-def test_imported_qdq_gelu_layer_equals_onnxruntime(nunc, tmp_path, target):
+@pytest.mark.parametrize("target,form,activation", [
+    ("x86_64-avx512vnni", "QDQ", "QUInt8"), ("x86_64-avxvnni-evex", "QDQ", "QUInt8"),
+    ("x86_64-avx2", "QDQ", "QUInt8"), ("x86_64-avx512vnni", "QOperator", "QUInt8"),
+    ("x86_64-avx512vnni", "QOperator", "QInt8")])
+def test_imported_qdq_gelu_layer_equals_onnxruntime(nunc, tmp_path, target, form, activation):
     """A QDQ (u8) MatMul + bias + GELU as exporters write it (Div by sqrt 2,
     Erf, Add 1, Mul x, Mul 0.5): quantize_static quantizes the 1 and the 0.5
     as well, and onnxruntime runs the Add and the Muls as QLinearAdd /
@@ -1223,8 +1226,9 @@ def test_imported_qdq_gelu_layer_equals_onnxruntime(nunc, tmp_path, target):
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), str(tmp_path / "f32.onnx"))
     calib = [{"x": r.standard_normal((m, k)).astype(np.float32)} for _ in range(4)]
     q = str(tmp_path / "q.onnx")
-    quantize_static(str(tmp_path / "f32.onnx"), q, Samples(calib), quant_format=QuantFormat.QDQ,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
+    quantize_static(str(tmp_path / "f32.onnx"), q, Samples(calib),
+                    quant_format=getattr(QuantFormat, form),
+                    activation_type=getattr(QuantType, activation), weight_type=QuantType.QInt8)
     nunc("compile", q, "--target", target, "-o", tmp_path / "out")
     kernels = json.loads((tmp_path / "out" / "q.json").read_text())["kernels"]
     gemms = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_linear"]

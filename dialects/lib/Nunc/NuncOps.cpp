@@ -153,9 +153,11 @@ std::optional<QLinearGelu> QuantizedLinearOp::qlinearGeluSteps() {
   auto grid = [](std::optional<Type> t) {
     return dyn_cast_or_null<quant::UniformQuantizedType>(t.value_or(Type()));
   };
+  // (The constants' grids as u8 ones: s8 codes + 128.)
   auto x = grid(getActivationInputQuantization()), e = grid(getGeluErfQuantization()),
        s = grid(getGeluSumQuantization()), p = grid(getGeluProductQuantization()),
-       one = grid(getGeluOneQuantization()), half = grid(getGeluHalfQuantization()),
+       one = asU8Grid(getGeluOneQuantization()).value_or(nullptr),
+       half = asU8Grid(getGeluHalfQuantization()).value_or(nullptr),
        y = grid(getOutputQuantization());
   if (!x || !e || !s || !p || !one || !half || !y)
     return std::nullopt;
@@ -164,7 +166,8 @@ std::optional<QLinearGelu> QuantizedLinearOp::qlinearGeluSteps() {
   return qlinearGelu(f(x), z(x), f(e), z(e), f(one), z(one),
                      u8CodeOf(getGeluOne().convertToFloat(), f(one), z(one)), f(s), z(s), f(p),
                      z(p), f(half), z(half),
-                     u8CodeOf(getGeluHalf().convertToFloat(), f(half), z(half)), f(y), z(y));
+                     u8CodeOf(getGeluHalf().convertToFloat(), f(half), z(half)), f(y), z(y),
+                     getSignedCodes());
 }
 
 std::optional<quant::UniformQuantizedType> QuantizedLinearOp::staticInputQuantization() {

@@ -1535,14 +1535,18 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
   }
   if (getGeluQlinearArithmetic()) {
     auto u8 = [](std::optional<Type> g) { return g && isU8Activation(*g); };
+    // (The constants' codes keep the model's storage: s8 with signed_codes.)
+    auto constant = [&](std::optional<Type> g) {
+      return u8(g) || (getSignedCodes() && isS8Grid(g));
+    };
     if (getActivation() != "gelu" || !u8(getActivationInputQuantization()) ||
-        !u8(getGeluErfQuantization()) ||
-        !u8(getGeluSumQuantization()) || !u8(getGeluProductQuantization()) ||
-        !u8(getGeluOneQuantization()) || !u8(getGeluHalfQuantization()) ||
-        !u8(getOutputQuantization()))
+        !u8(getGeluErfQuantization()) || !u8(getGeluSumQuantization()) ||
+        !u8(getGeluProductQuantization()) || !constant(getGeluOneQuantization()) ||
+        !constant(getGeluHalfQuantization()) || !u8(getOutputQuantization()))
       return emitError() << "gelu_qlinear_arithmetic needs activation gelu and u8 grids on "
                             "the activation input, the GELU's three steps, its constants 1 "
-                            "and 0.5 (gelu_one / gelu_half_quantization) and the output";
+                            "and 0.5 (gelu_one / gelu_half_quantization; s8 with "
+                            "signed_codes too) and the output";
   }
   if (std::optional<uint64_t> block = getF32ProductKBlock())
     if (static_cast<int64_t>(*block) <= 0 || getOneStepRequantization() ||

@@ -1844,7 +1844,7 @@ func.func @reduce_mean_ordered_odd_rows(%x: tensor<2x10xf32>) {
 // -----
 
 func.func @linear_gelu_qlinear_without_constant_grids(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
-  // expected-error @+1 {{gelu_qlinear_arithmetic needs activation gelu and u8 grids on the activation input, the GELU's three steps, its constants 1 and 0.5 (gelu_one / gelu_half_quantization) and the output}}
+  // expected-error @+1 {{gelu_qlinear_arithmetic needs activation gelu and u8 grids on the activation input, the GELU's three steps, its constants 1 and 0.5 (gelu_one / gelu_half_quantization; s8 with signed_codes too) and the output}}
   %0 = nunc.quantized_linear %x, %w {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_qlinear_arithmetic, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return
 }
@@ -1854,5 +1854,13 @@ func.func @linear_gelu_qlinear_without_constant_grids(%x: tensor<4x3xf32>, %w: t
 func.func @linear_gelu_qlinear_s8_output(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
   // expected-error @+1 {{gelu_qlinear_arithmetic needs activation gelu and u8 grids}}
   %0 = nunc.quantized_linear %x, %w {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<u8:f32, 0.0019607844>, gelu_one_quantization = !quant.uniform<u8:f32, 0.0039215689>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_qlinear_arithmetic, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<i8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return
+}
+
+// -----
+
+func.func @linear_gelu_qlinear_s8_constants_unsigned(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
+  // expected-error @+1 {{gelu_qlinear_arithmetic needs activation gelu and u8 grids}}
+  %0 = nunc.quantized_linear %x, %w {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<i8:f32, 0.0019607844:-128>, gelu_one_quantization = !quant.uniform<i8:f32, 0.0039215689:-128>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_qlinear_arithmetic, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return
 }

@@ -921,6 +921,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     the erf grid, QLinearAdd of the constant 1's code (the sum grid),
     QLinearMul of the input's code and the sum's (the product grid), and
     QLinearMul of that and the constant 0.5's code onto the output grid.
+    With `signed_codes` (a QLinear-operator model with s8 activations) the
+    QLinearAdd and QLinearMuls take s8 codes, as its GEMM's steps do (the
+    constants' grids then s8 as the model stores them).
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,

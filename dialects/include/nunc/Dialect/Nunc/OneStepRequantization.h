@@ -135,7 +135,10 @@ inline int32_t u8CodeOf(float value, float scale, int32_t zp) {
 /// sum): Div by sqrt 2 and Erf in f32 on the input code's value,
 /// QuantizeLinear onto the erf grid, QLinearAdd(erf, 1) onto the sum grid,
 /// QLinearMul(x, sum) onto the product grid, QLinearMul(product, 0.5) onto
-/// the output grid (the constants as their codes).
+/// the output grid (the constants as their codes). A QOperator model with
+/// s8 activations runs the QLinearAdd and QLinearMuls on s8 codes
+/// (`offset` 128: the u8 codes here less 128, zero points likewise), whose
+/// float steps round apart from the u8 ones'.
 struct QLinearGelu {
   float inScale = 1;
   int32_t inZero = 0;
@@ -149,20 +152,23 @@ struct QLinearGelu {
   float halfSteps = 0; // the constant 0.5's code less its zero point
   float outRatio = 1, outScale = 1;
   int32_t outZero = 0;
+  int32_t offset = 0; // 128: the steps on s8 codes
 };
-/// Grids as (scale, zero point), codes u8.
+/// Grids as (scale, zero point), codes u8 (signedCodes: the steps take
+/// them less 128).
 inline QLinearGelu qlinearGelu(float sx, int32_t zx, float se, int32_t ze, float s1,
                                int32_t z1, int32_t c1, float ss, int32_t zs, float sp,
                                int32_t zp, float sh, int32_t zh, int32_t ch, float sy,
-                               int32_t zy) {
+                               int32_t zy, bool signedCodes = false) {
   QLinearGelu k;
+  const int32_t off = k.offset = signedCodes ? 128 : 0;
   k.inScale = sx;
   k.inZero = zx;
   k.erfScale = se;
   k.erfZero = ze;
-  k.sum = codeSumConstants(se, static_cast<float>(ze), s1, static_cast<float>(z1), ss,
-                           static_cast<float>(zs));
-  k.oneTerm = std::fma(static_cast<float>(c1), k.sum.ratioB, k.sum.fixed);
+  k.sum = codeSumConstants(se, static_cast<float>(ze - off), s1, static_cast<float>(z1 - off),
+                           ss, static_cast<float>(zs - off));
+  k.oneTerm = std::fma(static_cast<float>(c1 - off), k.sum.ratioB, k.sum.fixed);
   k.sumZero = zs;
   k.productRatio = qlinearMulRatio(sx, ss, sp);
   k.productZero = zp;
@@ -174,15 +180,19 @@ inline QLinearGelu qlinearGelu(float sx, int32_t zx, float se, int32_t ze, float
 }
 /// The output code of input code `x`.
 inline int32_t qlinearGeluCode(int32_t x, const QLinearGelu &k) {
+  // (Codes as the steps take them: less the offset, within [lo, hi].)
+  const float off = static_cast<float>(k.offset), lo = -off, hi = 255.f - off;
   const float v = static_cast<float>(x - k.inZero) * k.inScale;
   const int32_t e = u8CodeOf(std::erf(v / 1.41421354f), k.erfScale, k.erfZero);
   const float s = std::clamp(
-      std::nearbyint(std::fma(static_cast<float>(e), k.sum.ratioA, k.oneTerm)), 0.f, 255.f);
-  const float p = qlinearMulCode(static_cast<float>(x - k.inZero), s - k.sumZero,
-                                 k.productRatio, static_cast<float>(k.productZero), 0, 255);
-  return static_cast<int32_t>(qlinearMulCode(p - static_cast<float>(k.productZero),
-                                             k.halfSteps, k.outRatio,
-                                             static_cast<float>(k.outZero), 0, 255));
+      std::nearbyint(std::fma(static_cast<float>(e) - off, k.sum.ratioA, k.oneTerm)), lo, hi);
+  const float p = qlinearMulCode(static_cast<float>(x - k.inZero),
+                                 s - static_cast<float>(k.sumZero - k.offset), k.productRatio,
+                                 static_cast<float>(k.productZero - k.offset), lo, hi);
+  return static_cast<int32_t>(
+             qlinearMulCode(p - static_cast<float>(k.productZero - k.offset), k.halfSteps,
+                            k.outRatio, static_cast<float>(k.outZero - k.offset), lo, hi)) +
+         k.offset;
 }
 
 /// onnxruntime's QLinearMatMul: the multiplier fl(fl(sa sb) / sy) of an
