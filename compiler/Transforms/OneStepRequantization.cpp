@@ -62,6 +62,10 @@ std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
     } else if (auto add = dyn_cast<AddOp>(user); add && add.addsCodes()) {
       g = use.getOperandNumber() == 0 ? add.getLhsQuantization() : add.getRhsQuantization();
     }
+    // (An s8 grid as the u8 one of the same values: a QLinear-operator s8
+    // model's residual pair next to the next GEMM's quantize.)
+    if (std::optional<quant::UniformQuantizedType> u8 = asU8Grid(g))
+      g = *u8;
     if (!g || (grid && *grid != *g))
       return std::nullopt;
     grid = g;
