@@ -117,6 +117,11 @@ func.func @adds(%x: tensor<1x4x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8
 // (onnxruntime converts its single-reader pairs to u8 first).
 // CHECK-LABEL: func.func @signed(
 // CHECK: nunc.add {{.*}}signed_codes
+// Its readers rounding the sum to one grid, as a u8 quantize (the next
+// GEMM's input) and an s8 fake_quantize of the same values (the residual's
+// pair): that grid is the Add's output grid (a LayerNorm's beta Add).
+// CHECK-LABEL: func.func @signed_readers_in_two_storages(
+// CHECK: nunc.add {{.*}}lhs_quantization{{.*}}output_quantization = !quant.uniform<u8:f32, 6.250000e-02:116>{{.*}}signed_codes
 // CHECK-LABEL: func.func @signed_qdq(
 // CHECK: nunc.add {{.*}}lhs_quantization
 // CHECK-NOT: signed_codes
@@ -129,6 +134,14 @@ func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x
   %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
   %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
   return %s : tensor<1x8x5x6xf32>
+}
+func.func @signed_readers_in_two_storages(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0625:116>>, tensor<1x8x5x6xf32>) attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
+  %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %s = nunc.add %a, %b : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  %q = nunc.quantize %s {quantization = !quant.uniform<u8:f32, 0.0625:116>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0625:116>>
+  %r = nunc.fake_quantize %s {quantization = !quant.uniform<i8:f32, 0.0625:-12>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  return %q, %r : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0625:116>>, tensor<1x8x5x6xf32>
 }
 func.func @signed_qdq(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32> attributes {nunc.signed_activation_codes} {
   %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>

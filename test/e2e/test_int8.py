@@ -2362,6 +2362,35 @@ def test_imported_qdq_bert(nunc, models, tmp_path, activation):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_imported_qoperator_bert_s8(nunc, models, tmp_path):
+    """quantize_static's QOperator BERT with s8 activations (QLinearMatMul,
+    QLinearAdd, QLinearMul on s8 codes; its decomposed LayerNorms' beta
+    Adds are s8 QLinearAdds whose sum the next layer's QLinearMatMuls and
+    the residual QLinearAdd read: their readers' grids in u8 and s8 storage
+    are one grid, so the Add computes as the s8 QLinearAdd, where it was an
+    f32 Add: 6-7 steps apart at seq 16), its GELUs in the s8 QLinear steps:
+    the output equals onnxruntime's bit for bit."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    q = str(tmp_path / "bert_qop.onnx")
+    quantize_static(os.path.join(models, "bert.onnx"), q,
+                    Samples(random_inputs("bert", 1, 16, 40 + i) for i in range(2)),
+                    quant_format=QuantFormat.QOperator, activation_type=QuantType.QInt8,
+                    weight_type=QuantType.QInt8)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("bert", 1, 16), "-o",
+         tmp_path / "out")
+    kernels = [k["kernel"] for k in
+               json.loads((tmp_path / "out" / "bert_qop.json").read_text())["kernels"]]
+    assert sum("+requantize gelu in qlinear steps" in k for k in kernels) == 12, kernels
+    exe, man = harness.build(str(tmp_path / "out"))
+    for seed in (5, 6):
+        feeds = random_inputs("bert", 1, 16, seed)
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{seed}"))
+        assert outs is not None, log
+        ort_q, _ = onnxruntime_both_ways(q, feeds)
+        np.testing.assert_array_equal(outs["last_hidden_state"], ort_q)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_int8_convs_with_joined_columns_and_their_ranges(nunc, tmp_path):
     """Conv -> Relu -> Conv -> Relu -> Conv on 22x22 (484 = 10 panels + 4
     positions) and 7x7 (49 = 48 + 1) planes: a conv whose tasks build their
