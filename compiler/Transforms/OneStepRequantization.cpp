@@ -42,8 +42,8 @@ bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales
 /// The grid every use of `v` rounds it to on reading it: static int8 convs
 /// quantizing it (input_quantization), fake_quantize and quantize ops (a
 /// GEMM's u8 input), batch_norms rounding their input and Adds of codes
-/// rounding their operand to the same grid; none when a use reads its f32
-/// values.
+/// rounding their operand to the same grid (u8 or s8 storage of the same
+/// values); none when a use reads its f32 values.
 std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
   std::optional<Type> grid;
   for (OpOperand &use : v.getUses()) {

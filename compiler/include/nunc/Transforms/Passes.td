@@ -601,7 +601,8 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     A quantized_linear whose GELU epilogue has u8 grids on its input, its
     three steps, its constants 1 and 0.5 (`gelu_one_quantization`,
     `gelu_half_quantization`) and its output, in a model without s8
-    activations, gets `gelu_qlinear_arithmetic`: the GELU then computes as
+    activations (or, with `signed_codes`, a QLinear-operator one: its steps
+    on s8 codes), gets `gelu_qlinear_arithmetic`: the GELU then computes as
     onnxruntime's QLinearAdd / QLinearMul steps (see
     nunc.quantized_linear), where the code generator's int8 GEMM takes it.
 
