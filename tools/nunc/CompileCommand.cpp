@@ -207,6 +207,7 @@ cl::opt<bool> oneStepRequantization(
              "convolution's as QLinearConv (its sum plus the bias on the sum's grid, times one "
              "scale, rounded), a GEMM's as QLinearMatMul and QLinearAdd, attention's as "
              "QLinearMatMul, QLinearAdd and QLinearSoftmax, a Mul by a constant as QLinearMul, "
+             "a GELU as QLinearAdd and QLinearMuls on its constants' codes, "
              "a LayerNorm between pairs in the f32 order of onnxruntime's kernel; in a QDQ "
              "model with s8 activations a MatMul whose input pair has several readers as "
              "onnxruntime's f32 MatMul sums the dequantized values (MLAS's order) "
