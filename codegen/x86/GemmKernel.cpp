@@ -441,15 +441,7 @@ private:
     }
     // x += [a], or [a] = x, masked in the tile's last vector.
     auto addFrom = [&](const Vmm &x, const Address &a, bool tailVec) {
-      if (!tailVec) {
-        vaddps(x, x, a);
-      } else if constexpr (kAvx512) {
-        vaddps(x | k1, x, a);
-      } else {
-        vmovups(temp(0), maskAddr);
-        vmaskmovps(temp(1), temp(0), a);
-        vaddps(x, x, temp(1));
-      }
+      addMasked(x, a, tailVec, maskAddr, temp(0), temp(1));
     };
     auto storeTo = [&](const Address &a, const Vmm &x, bool tailVec) {
       if (!tailVec) {

@@ -1728,16 +1728,7 @@ private:
       emitActivation(x, c.sum, temp(0), temp(1), temp(2), temp(3));
     }
     if (c.residual && !(c.qlinearBias && c.qlinearBias->residual)) {
-      Address rAddr = ptr[r12 + r * c.ldr * 4 + col];
-      if (!tailVec) {
-        vaddps(x, x, rAddr);
-      } else if constexpr (kZmm) {
-        vaddps(x | k1, x, rAddr);
-      } else {
-        vmovups(temp(1), maskAddr);
-        vmaskmovps(temp(0), temp(1), rAddr);
-        vaddps(x, x, temp(0));
-      }
+      addMasked(x, ptr[r12 + r * c.ldr * 4 + col], tailVec, maskAddr, temp(1), temp(0));
     }
   }
 

@@ -146,6 +146,22 @@ protected:
       vmovups(mask, dataAddr(bits));
     }
   }
+  /// x += [a], in a row's last vector (`tail`) only its lanes: under k1 on
+  /// AVX-512 (tailMask), through vmaskmovps with the mask at `maskAddr` on
+  /// AVX2 (t0, t1 clobbered).
+  template <typename Vmm>
+  void addMasked(const Vmm &x, const Xbyak::Address &a, bool tail,
+                 const Xbyak::Address &maskAddr, const Vmm &t0, const Vmm &t1) {
+    if (!tail) {
+      vaddps(x, x, a);
+    } else if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
+      vaddps(x | k1, x, a);
+    } else {
+      vmovups(t0, maskAddr);
+      vmaskmovps(t1, t0, a);
+      vaddps(x, x, t1);
+    }
+  }
   /// A task's next item, for tasks that take every `tasks`-th of `items`
   /// ([rsp] holds the current one): the item advances, back to `item`
   /// while one is left.
