@@ -377,7 +377,35 @@ struct Int8Conv {
   /// one (`rowBroadcast`) written per call into scratch after the tails by
   /// Int8ConvGemm::generateRowBroadcast.
   bool broadcastRows = false, rowBroadcast = false;
+  /// quantized_conv's f32_product_k_block (0: none): the conv runs in f32
+  /// as onnxruntime's MLAS runs it (f32Products) and the int8 GEMM's
+  /// epilogue takes its products (Int8GemmConfig::f32Products).
+  int64_t f32ProductKBlock = 0;
   static int64_t round64(int64_t v) { return (v + 63) / 64 * 64; }
+  /// The f32 conv of the dequantized input: the f32 im2col and GEMM (with
+  /// MLAS's k blocks) write its products [batch][M][N], where those
+  /// kernels take it.
+  std::optional<ConvGeometry> f32Products() const {
+    if (!f32ProductKBlock)
+      return std::nullopt;
+    ConvGeometry f;
+    f.pack = pack;
+    f.pack.channels = channels;
+    f.pack.panelWidth = x86::GemmKernel::panelWidth(vectors());
+    f.pack.zeroPointPadding = false;
+    f.outChannels = outChannels;
+    if (!f.im2col(vectors()))
+      return std::nullopt;
+    return f;
+  }
+  /// Its scratch: the dequantized input [batch][C][H][W] at 0, the packed
+  /// im2col panels and the im2col kernel's planes, then the products.
+  int64_t f32PanelsOffset() const { return round64(pack.batch * channels * plane() * 4); }
+  int64_t productsOffset() const {
+    const ConvGeometry f = *f32Products();
+    return round64(f32PanelsOffset() + f.packedBytes() +
+                   x86::Im2colKernel::scratchBytes(*f.im2col(vectors()), vectors()));
+  }
   int64_t plane() const { return pack.height * pack.width; }
   int64_t positions() const { return pack.outH * pack.outW; }
   int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
@@ -426,8 +454,9 @@ struct Int8Conv {
   /// reads up to a panel's width past the blocks (lanes it does not store).
   bool direct() const {
     const ConvPackConfig &p = pack;
-    return p.kernelH == 1 && p.kernelW == 1 && p.strideH == 1 && p.strideW == 1 &&
-           p.padTop == 0 && p.padLeft == 0 && p.outH == p.height && p.outW == p.width;
+    return !f32ProductKBlock && p.kernelH == 1 && p.kernelW == 1 && p.strideH == 1 &&
+           p.strideW == 1 && p.padTop == 0 && p.padLeft == 0 && p.outH == p.height &&
+           p.outW == p.width;
   }
   /// The GEMM building each task's panel from padded planes, where it can
   /// and where no two tasks share a panel (with row chunks each would copy
@@ -438,7 +467,7 @@ struct Int8Conv {
     // (Nor, on ymm, where a last panel of a few positions joins the one
     // before: its columns come out of the packed panels. zmm keeps the
     // panel im2col there and joins nothing.)
-    if (direct() || !c || !x86::PanelIm2col::supports(*c, vectors()) ||
+    if (f32ProductKBlock || direct() || !c || !x86::PanelIm2col::supports(*c, vectors()) ||
         x86::Int8ConvGemm::rowChunks(gemmShape(std::nullopt)) > 1 ||
         (!x86::Int8GemmKernel::zmm(isa) &&
          x86::Int8ConvGemm::tailColumns(gemmShape(std::nullopt)) > 0))
@@ -462,7 +491,11 @@ struct Int8Conv {
     return round64(tailOffset() +
                    x86::Int8ConvGemm::numTasks(c) * x86::Int8ConvGemm::tailBytes(c));
   }
-  int64_t scratchBytes() const { return rowsOffset() + (rowBroadcast ? outChannels * 96 : 0); }
+  int64_t scratchBytes() const {
+    if (f32ProductKBlock)
+      return productsOffset() + pack.batch * outChannels * positions() * 4;
+    return rowsOffset() + (rowBroadcast ? outChannels * 96 : 0);
+  }
 };
 
 /// The operand index of a quantized_conv's residual (norm_scale and
@@ -516,6 +549,11 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
       !x86::Int8GemmKernel::zmm(g.isa) && g.weightZeroPoints.empty() && !op.getNormScale();
   g.rowBroadcast = g.broadcastRows && !op.getInputQuantization() &&
                    !isa<quant::UniformQuantizedType>(in.getElementType());
+  // f32 products: no residual (its argument carries them) and an im2col
+  // the f32 kernels take.
+  g.f32ProductKBlock = static_cast<int64_t>(op.getF32ProductKBlock().value_or(0));
+  if (g.f32ProductKBlock && (op.getResidual() || !g.f32Products()))
+    return std::nullopt;
   return g;
 }
 
@@ -1393,6 +1431,12 @@ private:
   /// dequantize its u8 input and sum the products into its scratch.
   LogicalResult f32ProductPrelude(QuantizedLinearOp op, const Int8Linear &l,
                                   ArrayRef<char> weightCodes, const Step &step, KernelCall &call);
+  /// An int8 convolution's f32 products (f32_product_k_block): the preludes
+  /// that dequantize its input, im2col it and run the f32 GEMM in MLAS's
+  /// blocks into its scratch.
+  LogicalResult f32ConvPrelude(QuantizedConvOp op, const Int8Conv &g,
+                               const x86::QuantizeRowsConfig &input, const Step &step,
+                               KernelCall &call);
   int64_t constantOffset(int storage);
   FailureOr<std::unique_ptr<llvm::Module>> translate(llvm::LLVMContext &llvmContext);
   void emitGlue(llvm::Module &m);
@@ -1692,6 +1736,70 @@ LogicalResult ModelCompiler::f32ProductPrelude(QuantizedLinearOp op, const Int8L
   return success();
 }
 
+LogicalResult ModelCompiler::f32ConvPrelude(QuantizedConvOp op, const Int8Conv &g,
+                                            const x86::QuantizeRowsConfig &input,
+                                            const Step &step, KernelCall &call) {
+  const Isa isa = g.vectors();
+  const ConvGeometry f = *g.f32Products();
+  const x86::Im2colConfig ic = *f.im2col(isa);
+  x86::DequantizeConfig dc{g.pack.batch * g.channels * g.plane(), input.scale, input.zeroPoint};
+  dc.fromF32 = !input.codes;
+  x86::GemmConfig gc = f.gemmConfig(isa);
+  gc.im2col.reset();
+  gc.kBlock = g.f32ProductKBlock;
+  std::unique_ptr<x86::JitKernel> dequantize = x86::DequantizeKernel::generate(dc, isa);
+  std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(ic, isa);
+  std::unique_ptr<x86::JitKernel> gemm = x86::GemmKernel::generate(gc, isa);
+  if (!dequantize || !packer || !gemm)
+    return op.emitError("generating the f32 convolution kernels failed (xbyak error ")
+           << Xbyak::GetError() << ")";
+  // The weights as their DequantizeLinear gives them, fl((w - zw) s[m]),
+  // [M][C kh kw] as stored: the GEMM's A.
+  SmallVector<char> raw;
+  readRawElements(g.weights, raw);
+  const int64_t perRow = static_cast<int64_t>(raw.size()) / g.outChannels;
+  std::vector<float> weights(raw.size());
+  for (int64_t m = 0; m < g.outChannels; ++m)
+    for (int64_t i = 0; i < perRow; ++i) {
+      const char w = raw[m * perRow + i];
+      const int32_t v = g.weightZeroPoints.empty()
+                            ? static_cast<int8_t>(w)
+                            : static_cast<uint8_t>(w) - g.weightZeroPoints[m];
+      weights[m * perRow + i] =
+          static_cast<float>(v) * g.scales[g.scales.size() > 1 ? m : 0];
+    }
+  const int64_t wOffset = blob.add((const char *)weights.data(), weights.size() * 4);
+  const KernelArg values = KernelArg::storage(step.scratch),
+                  panels = KernelArg::storage(step.scratch, g.f32PanelsOffset()),
+                  products = KernelArg::storage(step.scratch, g.productsOffset());
+  KernelCall dq;
+  dq.symbol = call.symbol + "_dequantize";
+  dq.tasks = x86::DequantizeKernel::numTasks(dc);
+  dq.args = {KernelArg::storage(step.operands[0]), values};
+  dq.description = dc.fromF32 ? "quantize and dequantize (static)" : "dequantize (u8)";
+  nativeCode.push_back({dq.symbol, dequantize->bytes()});
+  call.prelude.push_back(std::move(dq));
+  KernelCall pack;
+  pack.symbol = call.symbol + "_pack";
+  pack.tasks = x86::Im2colKernel::numTasks(ic);
+  pack.args = {values, panels,
+               KernelArg::storage(step.scratch, g.f32PanelsOffset() + f.packedBytes())};
+  pack.description = "im2col (f32)";
+  nativeCode.push_back({pack.symbol, packer->bytes()});
+  call.prelude.push_back(std::move(pack));
+  KernelCall sum;
+  sum.symbol = call.symbol + "_products";
+  sum.tasks = x86::GemmKernel::numTasks(gc, isa);
+  sum.args = {KernelArg::blob(wOffset), panels, KernelArg::blob(wOffset), values, products};
+  sum.description = llvm::formatv("conv.im2col+gemm.{0}[{1}x{2}x{3}] k blocks of {4}",
+                                  isa == Isa::Avx512 ? "avx512" : "avx2", gc.m, gc.n, gc.k,
+                                  gc.kBlock)
+                        .str();
+  nativeCode.push_back({sum.symbol, gemm->bytes()});
+  call.prelude.push_back(std::move(sum));
+  return success();
+}
+
 FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &call) {
   Isa isa = options.target.isa;
   if (hasEmptyTensor(step.op)) {
@@ -1948,7 +2056,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!g)
       return qc.emitError("quantized_conv needs a 4-D static input and a constant weight "
                           "(quant.scast of an i8 constant) and bias; u8 weights need fewer "
-                          "than 16384 input channels x taps");
+                          "than 16384 input channels x taps; f32_product_k_block needs no "
+                          "residual and a geometry the f32 im2col kernel takes");
     // 1. The input into u8 channel blocks and its (zero point, scale).
     x86::QuantizeRowsConfig qcfg;
     qcfg.rows = g->pack.batch * g->channels;
@@ -1967,89 +2076,102 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     auto produced = producedRanges.find(qc.getInput());
     if (!qcfg.fixed && produced != producedRanges.end())
       qcfg.producedRanges = produced->second.parts;
-    std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qcfg);
-    if (!quantizer)
-      return qc.emitError("generating the convolution's input quantizer failed (xbyak error ")
-             << Xbyak::GetError() << ")";
-    if (x86::QuantizeRowsKernel::needsRangePass(qcfg)) {
-      std::unique_ptr<x86::JitKernel> ranger = x86::QuantizeRowsKernel::generateRange(qcfg);
-      if (!ranger)
-        return qc.emitError("generating the convolution's range pass failed (xbyak error ")
-               << Xbyak::GetError() << ")";
-      KernelCall range;
-      range.symbol = call.symbol + "_range";
-      range.tasks = x86::QuantizeRowsKernel::rangeTasks(qcfg);
-      range.args = {KernelArg::storage(step.operands[0]),
-                    KernelArg::storage(step.scratch, g->rangesOffset())};
-      range.description = "input range (dynamic tensor, partial per task)";
-      nativeCode.push_back({range.symbol, ranger->bytes()});
-      call.prelude.push_back(std::move(range));
-    }
-    KernelCall quantize;
-    quantize.symbol = call.symbol + "_quantize";
-    quantize.tasks = x86::QuantizeRowsKernel::numTasks(qcfg);
-    quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
-                     KernelArg::storage(step.scratch, g->paramsOffset()),
-                     qcfg.producedRanges ? KernelArg::storage(produced->second.storage)
-                                         : KernelArg::storage(step.scratch, g->rangesOffset())};
-    quantize.description = qcfg.codes   ? "u8 codes into channel blocks"
-                           : qcfg.fixed ? "quantize channel blocks (u8, static)"
-                           : qcfg.producedRanges
-                               ? "quantize channel blocks (u8, dynamic tensor, range from its producer)"
-                               : "quantize channel blocks (u8, dynamic tensor)";
-    nativeCode.push_back({quantize.symbol, quantizer->bytes()});
-    call.prelude.push_back(std::move(quantize));
-
-    // 2. im2col of the blocks, padded with the zero point (none for a
-    // direct conv).
-    KernelCall pack;
-    pack.symbol = call.symbol + "_pack";
     std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col();
-    if (g->direct()) {
-      // The GEMM reads the blocks.
-    } else if (panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)) {
-      // The GEMM tasks copy their panels out of the blocks as they are.
-    } else if (panelIm2col) {
-      // The GEMM tasks copy their panels out of the padded blocks.
-      std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(*panelIm2col);
-      if (!padding)
-        return qc.emitError("generating the padding kernel failed (xbyak error ")
-               << Xbyak::GetError() << ")";
-      pack.symbol = call.symbol + "_pad";
-      pack.tasks = x86::PanelIm2col::paddingTasks(*panelIm2col);
-      pack.args = {KernelArg::storage(step.scratch),
-                   KernelArg::storage(step.scratch, g->planesOffset()),
-                   KernelArg::storage(step.scratch, g->paramsOffset())};
-      nativeCode.push_back({pack.symbol, padding->bytes()});
-      pack.description = "padded planes (u8 blocks)";
-    } else if (std::optional<x86::Im2colConfig> ic = g->im2col()) {
-      std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, g->vectors());
-      if (!packer)
-        return qc.emitError("generating the im2col kernel failed (xbyak error ")
-               << Xbyak::GetError() << ")";
-      pack.tasks = x86::Im2colKernel::numTasks(*ic);
-      pack.args = {KernelArg::storage(step.scratch),
-                   KernelArg::storage(step.scratch, g->panelsOffset()),
-                   KernelArg::storage(step.scratch, g->planesOffset()),
-                   KernelArg::storage(step.scratch, g->paramsOffset())};
-      nativeCode.push_back({pack.symbol, packer->bytes()});
-      pack.description = "im2col (u8 blocks)";
+    if (g->f32ProductKBlock) {
+      // 1-2. The conv in f32 as onnxruntime's MLAS runs it, its products
+      // into scratch.
+      if (failed(f32ConvPrelude(qc, *g, qcfg, step, call)))
+        return failure();
     } else {
-      buildConvPackKernel(*kernelModule, g->pack, pack.symbol + "_impl");
-      pack.generic = true;
-      pack.tasks = g->pack.batch * g->pack.channels;
-      pack.args = {KernelArg::storage(step.scratch),
-                   KernelArg::storage(step.scratch, g->panelsOffset()),
-                   KernelArg::storage(step.scratch, g->paramsOffset())};
-      genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
-      pack.description = "generic im2col (u8 blocks)";
+      std::unique_ptr<x86::JitKernel> quantizer = x86::QuantizeRowsKernel::generate(qcfg);
+      if (!quantizer)
+        return qc.emitError("generating the convolution's input quantizer failed (xbyak error ")
+               << Xbyak::GetError() << ")";
+      if (x86::QuantizeRowsKernel::needsRangePass(qcfg)) {
+        std::unique_ptr<x86::JitKernel> ranger = x86::QuantizeRowsKernel::generateRange(qcfg);
+        if (!ranger)
+          return qc.emitError("generating the convolution's range pass failed (xbyak error ")
+                 << Xbyak::GetError() << ")";
+        KernelCall range;
+        range.symbol = call.symbol + "_range";
+        range.tasks = x86::QuantizeRowsKernel::rangeTasks(qcfg);
+        range.args = {KernelArg::storage(step.operands[0]),
+                      KernelArg::storage(step.scratch, g->rangesOffset())};
+        range.description = "input range (dynamic tensor, partial per task)";
+        nativeCode.push_back({range.symbol, ranger->bytes()});
+        call.prelude.push_back(std::move(range));
+      }
+      KernelCall quantize;
+      quantize.symbol = call.symbol + "_quantize";
+      quantize.tasks = x86::QuantizeRowsKernel::numTasks(qcfg);
+      quantize.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
+                       KernelArg::storage(step.scratch, g->paramsOffset()),
+                       qcfg.producedRanges ? KernelArg::storage(produced->second.storage)
+                                           : KernelArg::storage(step.scratch, g->rangesOffset())};
+      quantize.description = qcfg.codes   ? "u8 codes into channel blocks"
+                             : qcfg.fixed ? "quantize channel blocks (u8, static)"
+                             : qcfg.producedRanges ? "quantize channel blocks (u8, dynamic "
+                                                     "tensor, range from its producer)"
+                                                   : "quantize channel blocks (u8, dynamic tensor)";
+      nativeCode.push_back({quantize.symbol, quantizer->bytes()});
+      call.prelude.push_back(std::move(quantize));
+
+      // 2. im2col of the blocks, padded with the zero point (none for a
+      // direct conv).
+      KernelCall pack;
+      pack.symbol = call.symbol + "_pack";
+      if (g->direct()) {
+        // The GEMM reads the blocks.
+      } else if (panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)) {
+        // The GEMM tasks copy their panels out of the blocks as they are.
+      } else if (panelIm2col) {
+        // The GEMM tasks copy their panels out of the padded blocks.
+        std::unique_ptr<x86::JitKernel> padding = x86::PanelIm2col::generatePadding(*panelIm2col);
+        if (!padding)
+          return qc.emitError("generating the padding kernel failed (xbyak error ")
+                 << Xbyak::GetError() << ")";
+        pack.symbol = call.symbol + "_pad";
+        pack.tasks = x86::PanelIm2col::paddingTasks(*panelIm2col);
+        pack.args = {KernelArg::storage(step.scratch),
+                     KernelArg::storage(step.scratch, g->planesOffset()),
+                     KernelArg::storage(step.scratch, g->paramsOffset())};
+        nativeCode.push_back({pack.symbol, padding->bytes()});
+        pack.description = "padded planes (u8 blocks)";
+      } else if (std::optional<x86::Im2colConfig> ic = g->im2col()) {
+        std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(*ic, g->vectors());
+        if (!packer)
+          return qc.emitError("generating the im2col kernel failed (xbyak error ")
+                 << Xbyak::GetError() << ")";
+        pack.tasks = x86::Im2colKernel::numTasks(*ic);
+        pack.args = {KernelArg::storage(step.scratch),
+                     KernelArg::storage(step.scratch, g->panelsOffset()),
+                     KernelArg::storage(step.scratch, g->planesOffset()),
+                     KernelArg::storage(step.scratch, g->paramsOffset())};
+        nativeCode.push_back({pack.symbol, packer->bytes()});
+        pack.description = "im2col (u8 blocks)";
+      } else {
+        buildConvPackKernel(*kernelModule, g->pack, pack.symbol + "_impl");
+        pack.generic = true;
+        pack.tasks = g->pack.batch * g->pack.channels;
+        pack.args = {KernelArg::storage(step.scratch),
+                     KernelArg::storage(step.scratch, g->panelsOffset()),
+                     KernelArg::storage(step.scratch, g->paramsOffset())};
+        genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
+        pack.description = "generic im2col (u8 blocks)";
+      }
+      if (!g->direct() && !(panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)))
+        call.prelude.push_back(std::move(pack));
     }
-    if (!g->direct() && !(panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)))
-      call.prelude.push_back(std::move(pack));
 
     // 3. The int8 GEMM with the weights as rows (and the partial ranges of
     // its result, when an int8 convolution reads it).
     x86::Int8GemmConfig cfg = convGemmConfig(qc, *g);
+    if (g->f32ProductKBlock) {
+      // The epilogue on the f32 products (no dot products: the weights'
+      // zero points are in the f32 weights).
+      cfg.f32Products = true;
+      cfg.u8Weights = false;
+    }
     std::optional<SmallVector<float>> normScale, normShift;
     if (qc.getNormScale()) {
       normScale = constantF32(qc.getNormScale());
@@ -2123,9 +2245,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::vector<int16_t> wide;
     if (x86::Int8ConvGemm::weightBytes(cfg.isa) == 2)
       wide = x86::Int8ConvGemm::widenWeights(packed);
-    int64_t wOffset = wide.empty() ? blob.add((const char *)packed.data(), packed.size())
-                                   : blob.add((const char *)wide.data(), wide.size() * 2);
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
+    // (f32 products: the f32 GEMM's weights only.)
+    int64_t wOffset = cfg.f32Products ? rOffset
+                      : wide.empty()  ? blob.add((const char *)packed.data(), packed.size())
+                                      : blob.add((const char *)wide.data(), wide.size() * 2);
     KernelArg rowArg = KernelArg::blob(rOffset);
     if (g->rowBroadcast) {
       std::unique_ptr<x86::JitKernel> broadcaster =
@@ -2147,10 +2271,16 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     // The residual is not the last operand when norm_scale / norm_shift follow.
     int residual = qc.getResidual() ? step.operands[residualOperand(qc)] : step.operands[0];
+    // (f32 products: the products in the residual's place.)
+    KernelArg residualArg = cfg.f32Products
+                                ? KernelArg::storage(step.scratch, g->productsOffset())
+                                : KernelArg::storage(residual);
     call.args = {KernelArg::blob(wOffset),
-                 KernelArg::storage(step.scratch, g->direct() ? 0 : g->panelsOffset()),
-                 rowArg, KernelArg::storage(step.scratch, g->paramsOffset()),
-                 KernelArg::storage(residual), KernelArg::storage(step.results[0])};
+                 KernelArg::storage(step.scratch,
+                                    g->direct() || cfg.f32Products ? 0 : g->panelsOffset()),
+                 rowArg,
+                 KernelArg::storage(step.scratch, cfg.f32Products ? 0 : g->paramsOffset()),
+                 residualArg, KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8ConvGemm::numTasks(cfg);
     if (cfg.ranges) {
       if (plan.storages[step.resultSidecar].bytes < call.tasks * 8)
@@ -2173,7 +2303,15 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     call.description =
         llvm::formatv("conv.int8.{11}[{0}x{1}x{2}, {3}x{4} kernel{10}, {5}]{6}{7}{8}{9}", cfg.m,
                       cfg.n, cfg.k, g->pack.kernelH, g->pack.kernelW,
-                      qcfg.codes ? "static, u8 in" : qcfg.fixed ? "static" : qcfg.producedRanges ? "dynamic tensor, producer's range" : "dynamic tensor", qc.getBias() ? " +bias" : "",
+                      std::string(qcfg.codes            ? "static, u8 in"
+                                  : qcfg.fixed          ? "static"
+                                  : qcfg.producedRanges ? "dynamic tensor, producer's range"
+                                                        : "dynamic tensor") +
+                          (cfg.f32Products ? llvm::formatv(", f32 products (k blocks of {0})",
+                                                           g->f32ProductKBlock)
+                                                 .str()
+                                           : std::string()),
+                      qc.getBias() ? " +bias" : "",
                       cfg.residual ? " +residual" : "",
                       describeActivation(qc),
                       std::string(!qc.getOutputQuantization() ? ""
@@ -3168,6 +3306,10 @@ FailureOr<CompiledModel> ModelCompiler::run() {
         // The LayerNorm kernel (both ISAs) on rows of a multiple of 8.
         return nativeLayerNorm(op) && x86::LayerNormKernel::supports(
             {1, *op.rowSize(), 0.f, false, /*ordered=*/true});
+      }, [int8](QuantizedConvOp op) {
+        // (Asked with the attribute set.)
+        std::optional<Int8Conv> g = int8Conv(op, int8);
+        return g && g->f32Products().has_value();
       }));
     if (failed(pm.run(module)))
       return failure();

@@ -2,10 +2,13 @@
 //
 // y[i] = (float)(q[i] - zeroPoint) * scale: ONNX DequantizeLinear of u8
 // codes, one rounding (the difference is exact). The input of an int8 GEMM
-// whose product onnxruntime sums in f32 (quantized_linear's
-// f32_product_k_block). Tasks are blocks of elements.
+// or convolution whose product onnxruntime sums in f32 (quantized_linear's
+// and quantized_conv's f32_product_k_block). With `fromF32` the input is
+// f32 values x and q their codes, clamp(round_half_even(x / scale) +
+// zeroPoint, 0, 255) (QuantizeLinear, then DequantizeLinear: the pair's
+// values). Tasks are blocks of elements.
 //
-// Task arguments: [0] codes (u8), [1] y (f32).
+// Task arguments: [0] codes (u8) or x (f32), [1] y (f32).
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +26,7 @@ struct DequantizeConfig {
   int64_t elements = 0;
   float scale = 1;
   int32_t zeroPoint = 0;
+  bool fromF32 = false;
 };
 
 struct DequantizeKernel {

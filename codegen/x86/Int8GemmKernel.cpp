@@ -941,11 +941,14 @@ private:
 
   void microKernel(int rows, int vecsHere, int lastLanes) {
     if (c.f32Products) {
+      // The products' rows: A's (linear form) or, in the convolution form,
+      // those of argument [4], laid out as the residual [M][N].
       const Address maskAddr = tailMask(lastLanes);
       mov(r14, rax);
       for (int r = 0; r < rows; ++r)
         for (int v = 0; v < vecsHere; ++v) {
-          Address p = ptr[aRow(r14, r) + v * kLanes * 4];
+          Address p = c.convolution ? ptr[r12 + r * c.ldr * 4 + v * kLanes * 4]
+                                    : ptr[aRow(r14, r) + v * kLanes * 4];
           if (v < vecsHere - 1 || lastLanes == kLanes) {
             vmovups(acc(r, v), p);
           } else if constexpr (kZmm) {
@@ -1350,6 +1353,8 @@ private:
   /// sum, bReg(1) = fl(input scale x the row's weight scale). rsi: row
   /// block [M][4 or 8]; rdx: the input's (zero point, scale).
   void convRowConstants(int r) {
+    if (c.f32Products)
+      return; // (the bias only, from memory)
     if constexpr (kZmm) {
       const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
       vpbroadcastd(bReg(0), ptr[rsi + row]);
@@ -1570,7 +1575,20 @@ private:
     const int64_t nr = vecs * kLanes;
     const int64_t sums = 0, scales = nr * 4, biases = 2 * nr * 4;
     int64_t col = v * kLanes * 4;
-    if (c.convolution) {
+    if (c.convolution && c.f32Products) {
+      // The conv's f32 value already: + bias.
+      const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
+      if (c.bias) {
+        if constexpr (kZmm) {
+          vaddps(x, x, ptr_b[rsi + row + 8]);
+        } else if (c.broadcastRows) {
+          vaddps(x, x, ptr[rsi + row + 64]);
+        } else {
+          vbroadcastss(temp(0), ptr[rsi + row + 8]);
+          vaddps(x, x, temp(0));
+        }
+      }
+    } else if (c.convolution) {
       const int64_t row = r * Int8ConvGemm::rowBlockBytes(c);
       if constexpr (kZmm) {
         // The row's constants from convRowConstants.
@@ -1952,7 +1970,8 @@ int64_t Int8ConvGemm::tailColumns(const Int8GemmConfig &c) {
   const int64_t nr = Int8GemmKernel::panelWidth(c.isa);
   const int64_t panels = Int8GemmKernel::numPanels(c.n, c.isa);
   const int64_t last = c.n - (panels - 1) * nr;
-  if (!c.convolution || c.isa == Int8Isa::Amx || c.im2col || panels < 2 || last > 4)
+  if (!c.convolution || c.isa == Int8Isa::Amx || c.im2col || c.f32Products || panels < 2 ||
+      last > 4)
     return 0;
   // ymm: only small planes (7x7: 3 panels of 16 and 1 position, 12 % of
   // the lanes idle; at 14x14, 2 %, the packed panels they need cost more
@@ -2023,9 +2042,12 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
        config.activationInput.max - config.activationInput.min + 1 > JitKernel::kTableEntries))
     return nullptr; // onnxruntime's GELU steps: a lookup table (zmm permutes, ymm gathers)
   if (config.f32Products &&
-      (config.convolution || config.isa == Int8Isa::Amx || config.perRowA ||
-       config.u8Weights || config.u16Input || config.qlinearBias || config.lda != config.n * 4))
-    return nullptr; // f32 products: the linear form's epilogue on them alone
+      (config.isa == Int8Isa::Amx || config.perRowA || config.u8Weights || config.u16Input ||
+       config.qlinearBias ||
+       (config.convolution ? config.residual || config.im2col || config.blockPlane ||
+                                 config.oneStep || config.ldr != config.n
+                           : config.lda != config.n * 4)))
+    return nullptr; // f32 products: the epilogue on them alone (a conv's in the residual's place)
   if ((config.normalize || config.blockPlane) && !config.convolution)
     return nullptr; // the normalization and block reading are the convolution form's
   if (config.u8Weights &&

@@ -653,7 +653,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         Expected<Tensor> y = quantizedConv(
             valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
             inputQuantization(grid), opt(o.getBias()),
-            opt(o.getResidual()), w, activationOf(o), weightZeroPoints(o.getWeight()));
+            opt(o.getResidual()), w, activationOf(o), weightZeroPoints(o.getWeight()),
+            static_cast<int64_t>(o.getF32ProductKBlock().value_or(0)));
         // With a normalization: rounded to the output grid, then normalized;
         // the last grid (getLastGrid) applies to that.
         if (o.getNormScale()) {

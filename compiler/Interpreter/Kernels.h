@@ -238,11 +238,17 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
 /// points: one, or one per output channel) weight [M, C, kh, kw] whose
 /// output channel m has scale scales[m] (or scales[0] for all);
 /// float(sum) * (scale * scales[m]) + bias, then residual and activation.
+/// With f32ProductKBlock > 0 (quantized_conv's f32_product_k_block, a
+/// `fixed` input) the sum is instead of the dequantized values
+/// fl((q - zp) scale) and fl((w - zw) scales[m]) in f32, FMA chains over
+/// blocks of that many k of the im2col order, the blocks' sums added in
+/// order (MLAS's sgemm), and the bias is added to it.
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
                                const FusedActivation &act,
-                               llvm::ArrayRef<int32_t> weightZeroPoints = {});
+                               llvm::ArrayRef<int32_t> weightZeroPoints = {},
+                               int64_t f32ProductKBlock = 0);
 /// quantized_conv's one_step_requantization: the u8 codes of `output`,
 /// clamp(round_half_even(fl(float(acc + bq[m]) * fl(s[m] / output.scale)))
 /// + zp, lo, hi) with acc the exact s32 sums, s[m] = fl(input scale x

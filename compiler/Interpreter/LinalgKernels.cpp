@@ -509,16 +509,19 @@ Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::Array
                                    const Tensor *residual, const WindowAttrs &attrs,
                                    const FusedActivation &act,
                                    llvm::ArrayRef<int32_t> weightZeroPoints,
-                                   std::optional<OneStep> oneStep);
+                                   std::optional<OneStep> oneStep, int64_t f32ProductKBlock);
 } // namespace
 
 Expected<Tensor> quantizedConv(const Tensor &x, const Tensor &w, llvm::ArrayRef<float> scales,
                                std::optional<InputQuantization> fixed, const Tensor *b,
                                const Tensor *residual, const WindowAttrs &attrs,
                                const FusedActivation &act,
-                               llvm::ArrayRef<int32_t> weightZeroPoints) {
+                               llvm::ArrayRef<int32_t> weightZeroPoints,
+                               int64_t f32ProductKBlock) {
+  if (f32ProductKBlock && !fixed)
+    return kernelError("quantized_conv's f32_product_k_block needs a static input");
   return quantizedConvImpl(x, w, scales, fixed, b, residual, attrs, act, weightZeroPoints,
-                           std::nullopt);
+                           std::nullopt, f32ProductKBlock);
 }
 
 Expected<Tensor> quantizedConvOneStep(const Tensor &x, const Tensor &w,
@@ -527,7 +530,7 @@ Expected<Tensor> quantizedConvOneStep(const Tensor &x, const Tensor &w,
                                       const FusedActivation &act, InputQuantization output,
                                       llvm::ArrayRef<int32_t> weightZeroPoints) {
   return quantizedConvImpl(x, w, scales, input, b, nullptr, attrs, act, weightZeroPoints,
-                           OneStep{output.scale, output.zeroPoint});
+                           OneStep{output.scale, output.zeroPoint}, 0);
 }
 
 namespace {
@@ -536,7 +539,7 @@ Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::Array
                                    const Tensor *residual, const WindowAttrs &attrs,
                                    const FusedActivation &act,
                                    llvm::ArrayRef<int32_t> weightZeroPoints,
-                                   std::optional<OneStep> oneStep) {
+                                   std::optional<OneStep> oneStep, int64_t f32ProductKBlock) {
   if (x.dtype() != DType::F32 || !(w.dtype() == DType::I8 || w.dtype() == DType::U8) ||
       (b && b->dtype() != DType::F32))
     return kernelError("quantized_conv needs an f32 input and bias and an s8 or u8 weight");
@@ -576,6 +579,39 @@ Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::Array
                  : weightZeroPoints.size() == 1 ? weightZeroPoints[0]
                                                 : weightZeroPoints[oc];
     wq[i] = static_cast<int32_t>(w.getInt(i)) - zw;
+  }
+  if (f32ProductKBlock) {
+    // onnxruntime's f32 Conv on the dequantized values (MLAS's im2col and
+    // sgemm): per output a chain of FMAs over each block of k from zero,
+    // the blocks' sums added in order, then the bias.
+    std::vector<float> xf(q.size()), wf(wq.size());
+    for (size_t i = 0; i < q.size(); ++i)
+      xf[i] = static_cast<float>(q[i]) * scale;
+    for (int64_t i = 0; i < w.numElements(); ++i)
+      wf[i] = static_cast<float>(wq[i]) * scales[scales.size() == 1 ? 0 : i / perChannel];
+    Im2col<float> im2col(win);
+    const int64_t cg = cin / group, mg = m / group, ck = cg * im2col.taps;
+    float *of = out.mutableAs<float>();
+    std::vector<float> col;
+    for (int64_t n = 0; n < win.batch; ++n)
+      for (int64_t g = 0; g < group; ++g) {
+        im2col.fill(xf.data() + (n * cin + g * cg) * im2col.inPixels, cg, 0.f, col);
+        for (int64_t oc = g * mg; oc < (g + 1) * mg; ++oc) {
+          const float *wr = wf.data() + oc * ck;
+          float *dst = of + (n * m + oc) * outPixels;
+          for (int64_t p = 0; p < outPixels; ++p) {
+            float total = 0.f;
+            for (int64_t k0 = 0; k0 < ck; k0 += f32ProductKBlock) {
+              float chain = 0.f;
+              for (int64_t r = k0; r < std::min(ck, k0 + f32ProductKBlock); ++r)
+                chain = std::fma(wr[r], col[r * outPixels + p], chain);
+              total = k0 ? total + chain : chain;
+            }
+            dst[p] = b ? total + b->as<float>()[oc] : total;
+          }
+        }
+      }
+    return residualAndActivation(std::move(out), residual, act);
   }
   std::vector<int64_t> sums = integerConvSums(win, q, cin, wq, m, group);
   if (oneStep) {

@@ -163,7 +163,7 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
         conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
-        TypeAttr());
+        TypeAttr(), UnitAttr(), IntegerAttr());
     EpilogueActivation::of(conv).setOn(q);
     rewriter.replaceOp(conv, q.getResult());
     return success();
@@ -211,7 +211,8 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
         Value(), Value(), rewriter.getStringAttr("dynamic_per_tensor"), TypeAttr(), TypeAttr(),
         TypeAttr(), ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
         ci.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
-        FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(), TypeAttr());
+        FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(), TypeAttr(), UnitAttr(),
+        IntegerAttr());
     rewriter.replaceOp(mul, q.getResult());
     return success();
   }
@@ -331,7 +332,7 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
         TypeAttr(), TypeAttr(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
-        TypeAttr());
+        TypeAttr(), UnitAttr(), IntegerAttr());
     EpilogueActivation::of(conv).setOn(result);
     rewriter.replaceOp(bn, result.getResult());
     return success();

@@ -382,6 +382,47 @@ void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
   }
 }
 
+/// How many ops read the Q/DQ pair a static conv's input comes from: the
+/// uses of its value that round it to the conv's grid (static convs,
+/// quantize and fake_quantize ops, batch norms, Adds of codes; u8 or s8
+/// storage of the same values), or of its u8 codes; none where a use reads
+/// the f32 values.
+std::optional<int64_t> convPairReaders(QuantizedConvOp op) {
+  Value input = op.getInput();
+  if (isa<quant::QuantizedType>(getElementTypeOrSelf(input.getType())))
+    return static_cast<int64_t>(llvm::range_size(input.getUses()));
+  std::optional<quant::UniformQuantizedType> grid = gridOfEveryUse(input);
+  if (op.getActivationQuantization() != "static" || !grid ||
+      *grid != asU8Grid(op.getInputQuantization()))
+    return std::nullopt;
+  return static_cast<int64_t>(llvm::range_size(input.getUses()));
+}
+
+/// A QDQ model with s8 activations: onnxruntime keeps a pair of several
+/// readers s8 and runs no s8-activation QLinearConv on x86, so a conv
+/// reading one is an f32 Conv there on the dequantized values (MLAS's
+/// im2col and sgemm: f32_product_k_block, the block for N = output
+/// positions and K = C kh kw), where `accepts` (the target's kernel)
+/// takes it. (A single-reader pair is converted to u8: a QLinearConv, the
+/// exact sums and one_step_requantization.)
+void convProductInOnnxruntimeSteps(QuantizedConvOp op,
+                                   const std::function<bool(QuantizedConvOp)> &accepts) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func->hasAttr(kSignedActivationCodes) || func->hasAttr(kQLinearOperators) ||
+      op.getOneStepRequantization() || op.getF32ProductKBlock())
+    return;
+  std::optional<int64_t> readers = convPairReaders(op);
+  auto weight = cast<ShapedType>(op.getWeight().getType());
+  auto output = cast<ShapedType>(op.getOutput().getType());
+  if (!readers || *readers < 2 || !weight.hasStaticShape() || !output.hasStaticShape())
+    return;
+  const int64_t k = weight.getDimSize(1) * weight.getDimSize(2) * weight.getDimSize(3);
+  op.setF32ProductKBlock(
+      mlasSgemmKBlock(output.getDimSize(2) * output.getDimSize(3), k));
+  if (accepts && !accepts(op))
+    op.removeF32ProductKBlockAttr();
+}
+
 /// A u8 QDQ (or QOperator) model's GELU in a GEMM's epilogue whose
 /// constants 1 and 0.5 are codes of known grids: gelu_qlinear_arithmetic
 /// (onnxruntime's QLinearAdd / QLinearMul steps), where `accepts` (the
@@ -480,8 +521,9 @@ struct OneStepRequantizationPass
     getOperation().walk([](MulOp op) { codesInOneStep(op); });
     if (onlyElementwise)
       return;
-    getOperation().walk([](QuantizedConvOp op) {
-      if (op.getOneStepRequantization())
+    getOperation().walk([&](QuantizedConvOp op) {
+      convProductInOnnxruntimeSteps(op, f32ProductConv);
+      if (op.getOneStepRequantization() || op.getF32ProductKBlock())
         return;
       if (std::optional<Type> grid = oneStepGrid(op)) {
         op.setOutputQuantization(*grid);
@@ -514,6 +556,7 @@ struct OneStepRequantizationPass
   std::function<bool(AttentionOp)> qlinearAttention;
   std::function<bool(QuantizedLinearOp)> qlinearLinear;
   std::function<bool(LayerNormOp)> orderedLayerNorm;
+  std::function<bool(QuantizedConvOp)> f32ProductConv;
 };
 
 } // namespace
@@ -522,11 +565,13 @@ std::unique_ptr<Pass>
 mlir::nunc::createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
                                         std::function<bool(AttentionOp)> qlinearAttention,
                                         std::function<bool(QuantizedLinearOp)> qlinearLinear,
-                                        std::function<bool(LayerNormOp)> orderedLayerNorm) {
+                                        std::function<bool(LayerNormOp)> orderedLayerNorm,
+                                        std::function<bool(QuantizedConvOp)> f32ProductConv) {
   auto pass = std::make_unique<OneStepRequantizationPass>();
   pass->integerDepthwise = std::move(integerDepthwise);
   pass->qlinearAttention = std::move(qlinearAttention);
   pass->qlinearLinear = std::move(qlinearLinear);
   pass->orderedLayerNorm = std::move(orderedLayerNorm);
+  pass->f32ProductConv = std::move(f32ProductConv);
   return pass;
 }

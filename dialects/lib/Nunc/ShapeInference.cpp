@@ -1655,6 +1655,13 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                             "!quant.uniform<u8:f32, scale:zp>, a static input, no residual or "
                             "output table, and an activation of none, relu or clip";
   }
+  if (std::optional<uint64_t> block = getF32ProductKBlock()) {
+    const bool staticInput = isa<quant::QuantizedType>(element) ||
+                             (getActivationQuantization() == "static" && getInputQuantization());
+    if (static_cast<int64_t>(*block) <= 0 || !staticInput || getOneStepRequantization())
+      return emitError() << "f32_product_k_block needs a positive block and a static input, "
+                            "and no one_step_requantization";
+  }
   return success();
 }
 

@@ -32,12 +32,14 @@ std::unique_ptr<Pass> createFuseConvActivationQuantization(
 /// only the depthwise convs `integerDepthwise` accepts (the target's
 /// integer depthwise kernel, which computes their one-step codes) and the
 /// attentions, quantized_linears and LayerNorms `qlinearAttention`,
-/// `qlinearLinear` and `orderedLayerNorm` accept (marked as they would be).
+/// `qlinearLinear` and `orderedLayerNorm` accept (marked as they would be),
+/// and the convs in f32 `f32ProductConv` accepts.
 std::unique_ptr<Pass>
 createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
                             std::function<bool(AttentionOp)> qlinearAttention,
                             std::function<bool(QuantizedLinearOp)> qlinearLinear,
-                            std::function<bool(LayerNormOp)> orderedLayerNorm);
+                            std::function<bool(LayerNormOp)> orderedLayerNorm,
+                            std::function<bool(QuantizedConvOp)> f32ProductConv);
 
 /// nunc-fuse-chain-into-conv tabulating chains only into the convs
 /// (quantized_conv, or a depthwise nunc.conv or fused_conv as it is before

@@ -1065,6 +1065,17 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     takes those codes: written as they are (`u8_output` without a
     normalization), or as their values (q - zp_y) s_y, normalized and
     rounded to the last grid as above.
+
+    `f32_product_k_block` (a static input, not one_step_requantization)
+    computes the conv in f32 as onnxruntime runs a QDQ model's Conv that it
+    leaves in f32 (s8 activations whose Q/DQ pair has several readers, so
+    it keeps the pair signed): from the dequantized input fl((q - zp) s_x)
+    (padding 0) and weights fl((w - zw) s_w[m]), each output a sum over
+    k = (c kh + i) kw + j (MLAS's im2col order) of FMA chains from zero over
+    blocks of this many k, the blocks' sums added in order (MLAS's sgemm
+    with M = output channels, N = output positions: mlasSgemmKBlock(N, K)),
+    then + bias in f32 and the rest of the epilogue as above, in place of
+    the exact integer sum and its scale.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -1083,7 +1094,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
                        activationAttrs, (ins UnitAttr:$u8_output,
                                              OptionalAttr<DenseF32ArrayAttr>:$output_table,
                                              OptionalAttr<TypeAttr>:$table_quantization,
-                                             UnitAttr:$one_step_requantization));
+                                             UnitAttr:$one_step_requantization,
+                                             OptionalAttr<I64Attr>:$f32_product_k_block));
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
