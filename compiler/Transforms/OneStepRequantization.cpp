@@ -383,19 +383,23 @@ void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
 }
 
 /// How many ops read the Q/DQ pair a static conv's input comes from: the
-/// uses of its value that round it to the conv's grid (static convs,
-/// quantize and fake_quantize ops, batch norms, Adds of codes; u8 or s8
-/// storage of the same values), or of its u8 codes; none where a use reads
-/// the f32 values.
+/// uses of its u8 codes, or of its f32 value where every use rounds it to
+/// the conv's grid (static convs, quantize and fake_quantize ops, batch
+/// norms, Adds of codes; u8 or s8 storage of the same values) or its
+/// producer rounds it to that grid last (the pair folded into it: f32 Adds
+/// read the pair's values); none otherwise.
 std::optional<int64_t> convPairReaders(QuantizedConvOp op) {
   Value input = op.getInput();
+  const auto uses = static_cast<int64_t>(llvm::range_size(input.getUses()));
   if (isa<quant::QuantizedType>(getElementTypeOrSelf(input.getType())))
-    return static_cast<int64_t>(llvm::range_size(input.getUses()));
-  std::optional<quant::UniformQuantizedType> grid = gridOfEveryUse(input);
-  if (op.getActivationQuantization() != "static" || !grid ||
-      *grid != asU8Grid(op.getInputQuantization()))
+    return uses;
+  std::optional<quant::UniformQuantizedType> grid = asU8Grid(op.getInputQuantization());
+  if (op.getActivationQuantization() != "static" || !grid)
     return std::nullopt;
-  return static_cast<int64_t>(llvm::range_size(input.getUses()));
+  std::optional<quant::UniformQuantizedType> last = lastGridOf(input);
+  if (gridOfEveryUse(input) == grid || (last && asU8Grid(*last) == grid))
+    return uses;
+  return std::nullopt;
 }
 
 /// A QDQ model with s8 activations: onnxruntime keeps a pair of several
