@@ -190,19 +190,69 @@ def main():
                     *(["--reference"] if args.reference else [])], check=True)
     ours = np.load(outputs)
 
-    # Each writer's codes' type: its (last) 8-bit zero point's, else u8.
-    types = {i.name: i.data_type for i in graph.initializer
-             if i.data_type in (onnx.TensorProto.UINT8, onnx.TensorProto.INT8)}
-    for q in {q.output[0]: q for *_, writers, _ in picked for q in writers}.values():
-        zps = [types[i] for i in q.input if i in types]
-        graph.output.append(onnx.helper.make_tensor_value_info(
-            q.output[0], zps[-1] if zps else onnx.TensorProto.UINT8, None))
+    # onnxruntime's own optimized graph, run as it is with the codes
+    # exposed: exposing them in the model itself would change what it runs
+    # (a QDQ s8 model's pair with a graph output is no longer converted to
+    # u8, its conv no longer a QLinearConv).
+    optimized = os.path.join(args.work, "optimized.onnx")
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    sess = ort.InferenceSession(model.SerializeToString(), options,
+    options.intra_op_num_threads = 1
+    options.optimized_model_filepath = optimized
+    ort.InferenceSession(args.model, options, providers=["CPUExecutionProvider"])
+    opt = onnx.load(optimized)
+    # Each tensor's codes' type: its writer's (last) 8-bit zero point's,
+    # through layout ops (a QLinearConv's NHWC Transposes); else u8. (A pair
+    # onnxruntime converted to u8 holds the s8 codes + 128.)
+    types = {i.name: i.data_type for i in opt.graph.initializer
+             if i.data_type in (onnx.TensorProto.UINT8, onnx.TensorProto.INT8)}
+    opt_producer = {o: n for n in opt.graph.node for o in n.output}
+
+    def code_type(name):
+        node = opt_producer.get(name)
+        while node is not None:
+            zps = [types[i] for i in node.input if i in types]
+            if zps:
+                return zps[-1]
+            node = opt_producer.get(node.input[0]) if node.input else None
+        return onnx.TensorProto.UINT8
+
+    # A writer's codes there: the output of its node (names survive, a
+    # converted pair's tensors do not), else the input of its
+    # DequantizeLinear reader (a Q fused into a QLinearConv), else the
+    # tensor of its name.
+    opt_nodes = {n.name: n for n in opt.graph.node}
+
+    def codes_in_optimized(q):
+        node = opt_nodes.get(q.name)
+        if node is not None and node.op_type == q.op_type:
+            return node.output[0]
+        for r in readers.get(q.output[0], []):
+            dq = opt_nodes.get(r.name)
+            if dq is not None and dq.op_type == "DequantizeLinear":
+                return dq.input[0]
+        return q.output[0] if q.output[0] in opt_producer else None
+
+    exposed = {o.name for o in opt.graph.output}
+    codes_of = {}
+    for q in {q.output[0]: q for *_, writers, _ in picked for q in writers}.values():
+        name = codes_in_optimized(q)
+        if name is None:
+            continue
+        codes_of[q.output[0]] = name
+        if name not in exposed:
+            opt.graph.output.append(onnx.helper.make_tensor_value_info(name, code_type(name),
+                                                                       None))
+            exposed.add(name)
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    options.intra_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    sess = ort.InferenceSession(opt.SerializeToString(), options,
                                 providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
-    theirs = dict(zip(names, sess.run(None, feeds)))
+    values = dict(zip(names, sess.run(None, feeds)))
+    theirs = {q: values[name] for q, name in codes_of.items()}
     first = None
     inits = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer}
     for value, _, op, writers, grid in picked:
@@ -215,6 +265,11 @@ def main():
             after_norm = [w for w in writers if w.op_type == "QuantizeLinear" and getattr(
                 producer.get(w.input[0]), "op_type", "") == "BatchNormalization"]
             candidates = after_norm + writers
+        candidates = [w for w in candidates if w.output[0] in theirs]
+        if not candidates:
+            print(f"{op:24s} {writers[0].output[0][:72]:72s} not in onnxruntime's optimized "
+                  "graph")
+            continue
         q = next((w for w in candidates if theirs[w.output[0]].size == got.size and
                   (grid != "writer" or w.op_type == "QuantizeLinear")), None)
         if q is None:

@@ -39,33 +39,40 @@ bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales
   return true;
 }
 
-/// The grid every use of `v` rounds it to on reading it: static int8 convs
-/// quantizing it (input_quantization), fake_quantize and quantize ops (a
-/// GEMM's u8 input), batch_norms rounding their input and Adds of codes
-/// rounding their operand to the same grid (u8 or s8 storage of the same
-/// values); none when a use reads its f32 values.
+/// The grid a use rounds its value to on reading it: a static int8 conv
+/// quantizing it (input_quantization), a fake_quantize or quantize op (a
+/// GEMM's u8 input), a batch_norm rounding its input or an Add of codes
+/// rounding its operand; an s8 grid as the u8 one of the same values; none
+/// when it reads the f32 values.
+std::optional<Type> gridOfUse(OpOperand &use) {
+  std::optional<Type> g;
+  Operation *user = use.getOwner();
+  if (auto qc = dyn_cast<QuantizedConvOp>(user)) {
+    if (use.getOperandNumber() == 0 && qc.getActivationQuantization() == "static")
+      g = qc.getInputQuantization();
+  } else if (auto fq = dyn_cast<FakeQuantizeOp>(user)) {
+    g = fq.getQuantization();
+  } else if (auto q = dyn_cast<QuantizeOp>(user)) {
+    g = q.getQuantization();
+  } else if (auto bn = dyn_cast<BatchNormOp>(user)) {
+    if (use.getOperandNumber() == 0)
+      g = bn.getInputQuantization();
+  } else if (auto add = dyn_cast<AddOp>(user); add && add.addsCodes()) {
+    g = use.getOperandNumber() == 0 ? add.getLhsQuantization() : add.getRhsQuantization();
+  }
+  // (An s8 grid as the u8 one of the same values: a QLinear-operator s8
+  // model's residual pair next to the next GEMM's quantize.)
+  if (std::optional<quant::UniformQuantizedType> u8 = asU8Grid(g))
+    g = *u8;
+  return g;
+}
+
+/// The grid every use of `v` rounds it to on reading it (gridOfUse), if
+/// one.
 std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
   std::optional<Type> grid;
   for (OpOperand &use : v.getUses()) {
-    std::optional<Type> g;
-    Operation *user = use.getOwner();
-    if (auto qc = dyn_cast<QuantizedConvOp>(user)) {
-      if (use.getOperandNumber() == 0 && qc.getActivationQuantization() == "static")
-        g = qc.getInputQuantization();
-    } else if (auto fq = dyn_cast<FakeQuantizeOp>(user)) {
-      g = fq.getQuantization();
-    } else if (auto q = dyn_cast<QuantizeOp>(user)) {
-      g = q.getQuantization();
-    } else if (auto bn = dyn_cast<BatchNormOp>(user)) {
-      if (use.getOperandNumber() == 0)
-        g = bn.getInputQuantization();
-    } else if (auto add = dyn_cast<AddOp>(user); add && add.addsCodes()) {
-      g = use.getOperandNumber() == 0 ? add.getLhsQuantization() : add.getRhsQuantization();
-    }
-    // (An s8 grid as the u8 one of the same values: a QLinear-operator s8
-    // model's residual pair next to the next GEMM's quantize.)
-    if (std::optional<quant::UniformQuantizedType> u8 = asU8Grid(g))
-      g = *u8;
+    std::optional<Type> g = gridOfUse(use);
     if (!g || (grid && *grid != *g))
       return std::nullopt;
     grid = g;
@@ -165,10 +172,23 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   const bool signedModel = func->hasAttr(kSignedActivationCodes),
              signedCodes = signedModel && func->hasAttr(kQLinearOperators);
   // (Such a QDQ model's operand whose pair has other readers stays s8
-  // there, and the op an f32 one.)
+  // there, and the op an f32 one: other uses of the operand, or, for a
+  // fake_quantize, other ops rounding its input to its grid, the model's
+  // other DequantizeLinears of the pair.)
+  auto sharedPair = [](Value v) {
+    if (!v.hasOneUse())
+      return true;
+    auto fq = v.getDefiningOp<FakeQuantizeOp>();
+    if (!fq)
+      return false;
+    std::optional<quant::UniformQuantizedType> grid = asU8Grid(fq.getQuantization());
+    return llvm::any_of(fq.getInput().getUses(), [&](OpOperand &use) {
+      return use.getOwner() != fq && gridOfUse(use) == std::optional<Type>(grid);
+    });
+  };
   if (signedModel && !signedCodes)
     for (unsigned operand : {0u, 1u})
-      if (!codesConstant(operand) && !op->getOperand(operand).hasOneUse())
+      if (!codesConstant(operand) && sharedPair(op->getOperand(operand)))
         return;
   // A fake_quantize that rounds an operand for this op alone: the op rounds
   // it to the same code itself.
@@ -386,8 +406,9 @@ void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
 /// uses of its u8 codes, or of its f32 value where every use rounds it to
 /// the conv's grid (static convs, quantize and fake_quantize ops, batch
 /// norms, Adds of codes; u8 or s8 storage of the same values) or its
-/// producer rounds it to that grid last (the pair folded into it: f32 Adds
-/// read the pair's values); none otherwise.
+/// values lie on that grid (the pair folded into their producer, or a max
+/// pool of such values: an f32 Add or a conv's residual reads the pair's
+/// values); none otherwise.
 std::optional<int64_t> convPairReaders(QuantizedConvOp op) {
   Value input = op.getInput();
   const auto uses = static_cast<int64_t>(llvm::range_size(input.getUses()));
@@ -396,9 +417,14 @@ std::optional<int64_t> convPairReaders(QuantizedConvOp op) {
   std::optional<quant::UniformQuantizedType> grid = asU8Grid(op.getInputQuantization());
   if (op.getActivationQuantization() != "static" || !grid)
     return std::nullopt;
-  std::optional<quant::UniformQuantizedType> last = lastGridOf(input);
-  if (gridOfEveryUse(input) == grid || (last && asU8Grid(*last) == grid))
+  if (gridOfEveryUse(input) == grid)
     return uses;
+  for (Value v = input; v;) {
+    if (std::optional<quant::UniformQuantizedType> last = lastGridOf(v))
+      return asU8Grid(*last) == grid ? std::optional<int64_t>(uses) : std::nullopt;
+    auto pool = v.getDefiningOp<MaxPoolOp>();
+    v = pool ? pool.getInput() : Value();
+  }
   return std::nullopt;
 }
 

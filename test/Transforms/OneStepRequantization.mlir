@@ -509,6 +509,62 @@ func.func @qdq_s8_f32_products(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %z: ten
 
 // -----
 
+// A QDQ model with s8 activations: a conv whose input pair has several
+// readers (two convs, a conv and a fake_quantize of its s8 view, or a conv
+// and an f32 Add reading the values of a pair folded into their producer)
+// is a Conv onnxruntime runs in f32 (MLAS's im2col and sgemm: N = 30
+// positions < K = 36 widens the block to 512); one whose pair has one
+// reader (and the producer's, from its own input) a QLinearConv there:
+// one_step_requantization. Not in a QLinear-operator model, nor with u8
+// activations.
+// CHECK-LABEL: func.func @qdq_s8_f32_convs(
+// CHECK: %[[V:.*]] = nunc.quantized_conv %arg3, {{.*}}one_step_requantization
+// CHECK: nunc.quantized_conv %arg0, {{.*}}f32_product_k_block = 512 : i64
+// CHECK: nunc.quantized_conv %arg0, {{.*}}f32_product_k_block = 512 : i64
+// CHECK: nunc.quantized_conv %arg1, {{.*}}f32_product_k_block = 512 : i64
+// CHECK: nunc.quantized_conv %[[V]], {{.*}}f32_product_k_block = 512 : i64
+// CHECK-NOT: f32_product_k_block
+// CHECK: nunc.quantized_conv %arg2, {{.*}}one_step_requantization
+// CHECK-NOT: f32_product_k_block
+// CHECK: return
+func.func @qdq_s8_f32_convs(%x: tensor<1x4x5x6xf32>, %y: tensor<1x4x5x6xf32>, %z: tensor<1x4x5x6xf32>, %p: tensor<1x4x5x6xf32>, %r: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) attributes {nunc.signed_activation_codes} {
+  %w = nunc.constant dense<3> : tensor<4x4x3x3xi8>
+  %qw = quant.scast %w : tensor<4x4x3x3xi8> to tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>
+  %v = nunc.quantized_conv %p, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0234375:128>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %a = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %b = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %c = nunc.quantized_conv %y, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %f = nunc.fake_quantize %y {quantization = !quant.uniform<i8:f32, 0.0234375>} : tensor<1x4x5x6xf32> -> tensor<1x4x5x6xf32>
+  %e = nunc.quantized_conv %v, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %s = nunc.add %v, %r : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32> -> tensor<1x4x5x6xf32>
+  %d = nunc.quantized_conv %z, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  return %a, %b, %c, %f, %e, %s, %d : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}
+
+// CHECK-LABEL: func.func @qoperator_s8_convs(
+// CHECK-NOT: f32_product_k_block
+// CHECK: return
+func.func @qoperator_s8_convs(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
+  %w = nunc.constant dense<3> : tensor<4x4x3x3xi8>
+  %qw = quant.scast %w : tensor<4x4x3x3xi8> to tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>
+  %a = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %b = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  return %a, %b : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}
+
+// CHECK-LABEL: func.func @u8_convs(
+// CHECK-NOT: f32_product_k_block
+// CHECK: return
+func.func @u8_convs(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
+  %w = nunc.constant dense<3> : tensor<4x4x3x3xi8>
+  %qw = quant.scast %w : tensor<4x4x3x3xi8> to tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>
+  %a = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %b = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  return %a, %b : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}
+
+// -----
+
 // An operand of the Add's own shape that is a constant holding a grid's
 // codes (a QDQ model's folded position embeddings) adds as codes too.
 // CHECK-LABEL: func.func @codes_constant_of_the_same_shape(

@@ -2,7 +2,9 @@
 //
 // The generated kernel (JIT) against ONNX DequantizeLinear's (q - zp) x
 // scale, bit for bit: lengths around the vector width and the unrolled
-// groups, several tasks, zero points at both ends.
+// groups, several tasks, zero points at both ends; and from f32 values
+// (fromF32), QuantizeLinear then DequantizeLinear: ties, saturation both
+// ways, -0 and NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,8 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
+#include <limits>
 #include <random>
 
 using namespace mlir::nunc;
@@ -45,6 +49,44 @@ TEST_P(DequantizeKernelTest, EqualsDequantizeLinear) {
     }
   EXPECT_FALSE(DequantizeKernel::generate({16, 0.f, 0}, isa));
   EXPECT_FALSE(DequantizeKernel::generate({16, 1.f, 256}, isa));
+}
+
+TEST_P(DequantizeKernelTest, FromF32EqualsQuantizeThenDequantize) {
+  Isa isa = GetParam();
+  if (!nunc_test::hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(9);
+  for (int64_t count : {1, 7, 8, 17, 63, 64, 65, 129, 16384 + 5})
+    for (auto [scale, zeroPoint] : {std::pair{0.0123f, 0}, {0.5f, 255}, {0.031f, 123}}) {
+      DequantizeConfig c{count, scale, zeroPoint};
+      c.fromF32 = true;
+      // Values across and past the grid's range, ties among them.
+      std::uniform_real_distribution<float> dist(-300.f * scale, 300.f * scale);
+      std::vector<float> x(count);
+      for (int64_t i = 0; i < count; ++i)
+        x[i] = i % 5 == 0 ? (static_cast<float>(i % 41) - 20.5f) * scale : dist(rng);
+      const float specials[] = {-0.f, -0.3f * scale, std::numeric_limits<float>::quiet_NaN(),
+                                3e38f, -3e38f, 254.5f * scale};
+      for (int64_t i = 0; i < count && i < 6; ++i)
+        x[count - 1 - i] = specials[i];
+      std::vector<float> y(count + 1, -777.f);
+      std::unique_ptr<JitKernel> kernel = DequantizeKernel::generate(c, isa);
+      ASSERT_TRUE(kernel);
+      const void *args[] = {x.data(), y.data()};
+      for (int64_t t = 0; t < DequantizeKernel::numTasks(c); ++t)
+        ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      for (int64_t i = 0; i < count; ++i) {
+        // QuantizeLinear (NaN to the low end here), then DequantizeLinear.
+        const float t = x[i] / scale;
+        const int code =
+            std::isnan(t) ? 0
+                          : static_cast<int>(std::clamp(std::nearbyint(t) + zeroPoint, 0.f, 255.f));
+        const float want = static_cast<float>(code - zeroPoint) * scale;
+        ASSERT_EQ(y[i], want) << count << " values, at " << i << " (x " << x[i] << ")";
+        ASSERT_FALSE(std::signbit(y[i]) && y[i] == 0.f) << "-0 at " << i;
+      }
+      EXPECT_EQ(y[count], -777.f) << "wrote past the end";
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, DequantizeKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),

@@ -893,6 +893,94 @@ TEST_P(Int8GemmKernelTest, F32ProductsTakeTheEpilogue) {
     }
 }
 
+/// The convolution form on f32 products (quantized_conv's
+/// f32_product_k_block): each output channel's row of products [M][N] per
+/// image, in the residual's argument, + bias, Relu, the output grid; then
+/// with a normalization and u8 codes of its grid. No dot products (the
+/// weights and panels are not read).
+TEST_P(Int8GemmKernelTest, ConvF32ProductsTakeTheEpilogue) {
+  Int8Isa isa = GetParam();
+  bool evex = false;
+  if (!hostRuns(isa, &evex))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  using mlir::nunc::kernels::fakeQuantizeValue;
+  std::mt19937 rng(73);
+  std::uniform_real_distribution<float> dist(-3.f, 3.f);
+  for (int64_t batch : {1, 2})
+    for (int64_t m : {1, 7, 17, 45})
+      for (int64_t n : {1, 7, 17, 49, 129})
+        for (bool broadcast : {false, true}) {
+          if (broadcast && Int8GemmKernel::zmm(isa))
+            continue; // (a ymm form)
+          SCOPED_TRACE("batch " + std::to_string(batch) + " M " + std::to_string(m) + " N " +
+                       std::to_string(n) + (broadcast ? " broadcast rows" : ""));
+          std::vector<float> products(batch * m * n), bias(m), a(m), b(m);
+          for (auto *v : {&products, &bias, &a, &b})
+            for (float &x : *v)
+              x = dist(rng);
+          Int8GemmConfig cfg;
+          cfg.m = m;
+          cfg.n = n;
+          cfg.k = 36;
+          cfg.lda = cfg.k * Int8ConvGemm::weightBytes(isa);
+          cfg.ldc = cfg.ldr = n;
+          cfg.convolution = true;
+          cfg.batch = batch;
+          cfg.isa = isa;
+          cfg.evexVnni = evex;
+          cfg.f32Products = true;
+          cfg.bias = true;
+          cfg.broadcastRows = broadcast;
+          cfg.activation = Activation::fromName("relu", 0, 0, 0);
+          cfg.output = Activation::fakeQuant(0.0371f, -120.f, 135.f);
+          if (isa == Int8Isa::Amx) {
+            EXPECT_FALSE(Int8GemmKernel::generate(cfg));
+            return;
+          }
+          const std::vector<int8_t> weights(m * cfg.k, 0); // (not read)
+          const std::vector<float> scales{1e9f};
+          auto run = [&](void *c, bool normalize) {
+            std::vector<uint32_t> rows = Int8ConvGemm::packRows(
+                weights, m, scales.data(), false, bias.data(), normalize ? a.data() : nullptr,
+                normalize ? b.data() : nullptr);
+            if (broadcast)
+              rows = Int8ConvGemm::broadcastRows(rows, m, 7, 1e9f);
+            std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+            ASSERT_TRUE(kernel);
+            const void *args[] = {rows.data(), rows.data(), rows.data(),
+                                  rows.data(), products.data(), c};
+            for (int64_t t = 0; t < Int8ConvGemm::numTasks(cfg); ++t)
+              ASSERT_EQ(kernel->function()(args, t, 0), 0);
+          };
+          std::vector<float> got(batch * m * n + 16, -777.f);
+          run(got.data(), false);
+          std::vector<float> want(batch * m * n);
+          for (int64_t i = 0; i < batch * m * n; ++i) {
+            const int64_t row = i / n % m;
+            want[i] = fakeQuantizeValue(std::max(products[i] + bias[row], 0.f), 0.0371f, 120, 0,
+                                        255);
+            ASSERT_EQ(got[i], want[i]) << "at " << i / n << ", " << i % n;
+          }
+          ASSERT_EQ(got[batch * m * n], -777.f) << "wrote past C";
+          if (broadcast)
+            continue; // (the ymm forms normalize without broadcast rows)
+          // The normalization (a product, then a sum) and its grid's codes.
+          cfg.normalize = true;
+          cfg.u8Output = Int8GemmConfig::U8Output{0.0625f, 131};
+          std::vector<uint8_t> codes(batch * m * n + 64, 0xA5);
+          run(codes.data(), true);
+          for (int64_t i = 0; i < batch * m * n; ++i) {
+            const int64_t row = i / n % m;
+            const float y = want[i] * a[row] + b[row];
+            ASSERT_EQ(int(codes[i]), int(std::clamp(std::nearbyint(y / 0.0625f) + 131.f, 0.f,
+                                                    255.f)))
+                << "at " << i / n << ", " << i % n;
+          }
+          for (int64_t i = batch * m * n; i < batch * m * n + 64; ++i)
+            ASSERT_EQ(codes[i], 0xA5) << "wrote past C";
+        }
+}
+
 /// The row quantizer for `c` run over x: its u8 rows (then `sentinel`
 /// bytes of 0xcd) and row block.
 void runQuantizer(const QuantizeRowsConfig &c, const std::vector<float> &x,

@@ -1864,3 +1864,19 @@ func.func @linear_gelu_qlinear_s8_constants_unsigned(%x: tensor<4x3xf32>, %w: te
   %0 = nunc.quantized_linear %x, %w {activation = "gelu", activation_input_quantization = !quant.uniform<u8:f32, 0.05:128>, activation_quantization = "static", gelu_erf_quantization = !quant.uniform<u8:f32, 0.0078431377:128>, gelu_half_quantization = !quant.uniform<i8:f32, 0.0019607844:-128>, gelu_one_quantization = !quant.uniform<i8:f32, 0.0039215689:-128>, gelu_product_quantization = !quant.uniform<u8:f32, 0.0625:20>, gelu_qlinear_arithmetic, gelu_sum_quantization = !quant.uniform<u8:f32, 0.0078431377>, input_quantization = !quant.uniform<u8:f32, 0.125:10>, output_quantization = !quant.uniform<u8:f32, 0.03125:8>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return
 }
+
+// -----
+
+func.func @conv_f32_product_dynamic(%x: tensor<1x4x5x6xf32>, %w: tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>) {
+  // expected-error @+1 {{f32_product_k_block needs a positive block and a static input, and no one_step_requantization}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, f32_product_k_block = 128 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @conv_f32_product_one_step(%x: tensor<1x4x5x6xf32>, %w: tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>) {
+  // expected-error @+1 {{f32_product_k_block needs a positive block and a static input, and no one_step_requantization}}
+  %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, f32_product_k_block = 128 : i64, input_quantization = !quant.uniform<u8:f32, 0.125:10>, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  return
+}
