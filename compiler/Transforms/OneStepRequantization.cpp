@@ -41,8 +41,9 @@ bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales
 
 /// The grid a use rounds its value to on reading it: a static int8 conv
 /// quantizing it (input_quantization), a fake_quantize or quantize op (a
-/// GEMM's u8 input), a batch_norm rounding its input or an Add of codes
-/// rounding its operand; an s8 grid as the u8 one of the same values; none
+/// GEMM's u8 input), a batch_norm rounding its input, an Add of codes
+/// rounding its operand or an elementwise chain whose steps reading it
+/// are fake_quantize ops; an s8 grid as the u8 one of the same values; none
 /// when it reads the f32 values.
 std::optional<Type> gridOfUse(OpOperand &use) {
   std::optional<Type> g;
@@ -59,6 +60,18 @@ std::optional<Type> gridOfUse(OpOperand &use) {
       g = bn.getInputQuantization();
   } else if (auto add = dyn_cast<AddOp>(user); add && add.addsCodes()) {
     g = use.getOperandNumber() == 0 ? add.getLhsQuantization() : add.getRhsQuantization();
+  } else if (auto chain = dyn_cast<ElementwiseChainOp>(user)) {
+    // Every step reading it a fake_quantize to one grid (a residual Add's
+    // operand pair, as a chain formed it).
+    const int64_t arg = use.getOperandNumber();
+    for (const ElementwiseChainOp::Step &step : chain.getDecodedSteps()) {
+      if (!llvm::is_contained(step.args, arg))
+        continue;
+      if (step.kind != ElementwiseChainOp::Step::FakeQuantize || !step.grid ||
+          (g && *g != Type(*step.grid)))
+        return std::nullopt;
+      g = *step.grid;
+    }
   }
   // (An s8 grid as the u8 one of the same values: a QLinear-operator s8
   // model's residual pair next to the next GEMM's quantize.)
