@@ -220,8 +220,16 @@ def main():
     # A writer's codes there: the output of its node (names survive, a
     # converted pair's tensors do not), else the input of its
     # DequantizeLinear reader (a Q fused into a QLinearConv), else the
-    # tensor of its name.
+    # output of the QLinear op fused from the node it quantizes (through a
+    # Relu or Clip the fusion dropped; back in NCHW after its Transpose),
+    # else the tensor of its name.
     opt_nodes = {n.name: n for n in opt.graph.node}
+    opt_readers = {}
+    for n in opt.graph.node:
+        for i in n.input:
+            opt_readers.setdefault(i, []).append(n)
+
+    nhwc = set()  # codes onnxruntime keeps channels-last between its NHWC ops
 
     def codes_in_optimized(q):
         node = opt_nodes.get(q.name)
@@ -231,6 +239,20 @@ def main():
             dq = opt_nodes.get(r.name)
             if dq is not None and dq.op_type == "DequantizeLinear":
                 return dq.input[0]
+        src = producer.get(q.input[0]) if q.op_type == "QuantizeLinear" else None
+        while src is not None and src.op_type in ("Relu", "Clip"):
+            src = producer.get(src.input[0])
+        if src is not None:
+            for n in opt.graph.node:
+                if n.op_type.startswith("QLinear") and (
+                        n.name == src.name or n.name.startswith(src.name + "_token")):
+                    after = [t for t in opt_readers.get(n.output[0], [])
+                             if t.op_type == "Transpose"]
+                    if after:
+                        return after[0].output[0]
+                    if any(a.name == "channels_last" and a.i for a in n.attribute):
+                        nhwc.add(n.output[0])
+                    return n.output[0]
         return q.output[0] if q.output[0] in opt_producer else None
 
     exposed = {o.name for o in opt.graph.output}
@@ -252,7 +274,8 @@ def main():
                                 providers=["CPUExecutionProvider"])
     names = [o.name for o in sess.get_outputs()]
     values = dict(zip(names, sess.run(None, feeds)))
-    theirs = {q: values[name] for q, name in codes_of.items()}
+    theirs = {q: values[name].transpose(0, 3, 1, 2) if name in nhwc else values[name]
+              for q, name in codes_of.items()}
     first = None
     inits = {i.name: onnx.numpy_helper.to_array(i) for i in graph.initializer}
     for value, _, op, writers, grid in picked:

@@ -184,10 +184,10 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   auto func = op->template getParentOfType<func::FuncOp>();
   const bool signedModel = func->hasAttr(kSignedActivationCodes),
              signedCodes = signedModel && func->hasAttr(kQLinearOperators);
-  // (Such a QDQ model's operand whose pair has other readers stays s8
-  // there, and the op an f32 one: other uses of the operand, or, for a
-  // fake_quantize, other ops rounding its input to its grid, the model's
-  // other DequantizeLinears of the pair.)
+  // (Such a QDQ model's operand or result whose pair has other readers
+  // stays s8 there, and the op an f32 one: other uses of the value, or,
+  // for a fake_quantize operand, other ops rounding its input to its grid,
+  // the model's other DequantizeLinears of the pair.)
   auto sharedPair = [](Value v) {
     if (!v.hasOneUse())
       return true;
@@ -199,10 +199,14 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
       return use.getOwner() != fq && gridOfUse(use) == std::optional<Type>(grid);
     });
   };
-  if (signedModel && !signedCodes)
+  if (signedModel && !signedCodes) {
     for (unsigned operand : {0u, 1u})
       if (!codesConstant(operand) && sharedPair(op->getOperand(operand)))
         return;
+    // (Its result's pair likewise: a QLinearAdd writes a converted one.)
+    if (!op->getResult(0).hasOneUse())
+      return;
+  }
   // A fake_quantize that rounds an operand for this op alone: the op rounds
   // it to the same code itself.
   SmallVector<FakeQuantizeOp, 2> folded;
@@ -442,12 +446,15 @@ std::optional<int64_t> convPairReaders(QuantizedConvOp op) {
 }
 
 /// A QDQ model with s8 activations: onnxruntime keeps a pair of several
-/// readers s8 and runs no s8-activation QLinearConv on x86, so a conv
-/// reading one is an f32 Conv there on the dequantized values (MLAS's
+/// readers s8, runs no s8-activation QLinearConv on x86 and none from a
+/// converted u8 pair to an s8 one, so a conv reading such a pair, or
+/// writing one, is an f32 Conv there on the dequantized values (MLAS's
 /// im2col and sgemm: f32_product_k_block, the block for N = output
 /// positions and K = C kh kw), where `accepts` (the target's kernel)
-/// takes it. (A single-reader pair is converted to u8: a QLinearConv, the
-/// exact sums and one_step_requantization.)
+/// takes it. (Single-reader pairs on both sides are converted to u8: a
+/// QLinearConv, the exact sums and one_step_requantization.) The output
+/// pair's readers: the normalization or table that follows it, else the
+/// result's.
 void convProductInOnnxruntimeSteps(QuantizedConvOp op,
                                    const std::function<bool(QuantizedConvOp)> &accepts) {
   auto func = op->getParentOfType<func::FuncOp>();
@@ -455,9 +462,12 @@ void convProductInOnnxruntimeSteps(QuantizedConvOp op,
       op.getOneStepRequantization() || op.getF32ProductKBlock())
     return;
   std::optional<int64_t> readers = convPairReaders(op);
+  const bool sharedOutput = !op.getNormScale() && !op.getOutputTable() &&
+                            !op.getOutput().hasOneUse();
   auto weight = cast<ShapedType>(op.getWeight().getType());
   auto output = cast<ShapedType>(op.getOutput().getType());
-  if (!readers || *readers < 2 || !weight.hasStaticShape() || !output.hasStaticShape())
+  if (!readers || (*readers < 2 && !sharedOutput) || !weight.hasStaticShape() ||
+      !output.hasStaticShape())
     return;
   const int64_t k = weight.getDimSize(1) * weight.getDimSize(2) * weight.getDimSize(3);
   op.setF32ProductKBlock(

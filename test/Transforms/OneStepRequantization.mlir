@@ -129,6 +129,9 @@ func.func @adds(%x: tensor<1x4x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8
 // CHECK-LABEL: func.func @signed_qdq_shared_operand(
 // CHECK-NOT: lhs_quantization
 // CHECK: return
+// CHECK-LABEL: func.func @signed_qdq_pair_of_two_dequantize_linears(
+// CHECK-NOT: lhs_quantization
+// CHECK: return
 func.func @signed(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32> attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
   %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
   %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
@@ -156,6 +159,16 @@ func.func @signed_qdq_shared_operand(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6
   %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
   %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
   return %s, %a : tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>
+}
+// (Likewise where each reader has its own fake_quantize of the value: the
+// model's DequantizeLinears of one pair, one per reader.)
+func.func @signed_qdq_pair_of_two_dequantize_linears(%x: tensor<1x8x5x6xf32>, %y: tensor<1x8x5x6xf32>) -> (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) attributes {nunc.signed_activation_codes} {
+  %a = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %a2 = nunc.fake_quantize %x {quantization = !quant.uniform<i8:f32, 0.03125:-28>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %b = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.0625:128>} : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  %s = nunc.add %a, %b {output_quantization = !quant.uniform<u8:f32, 0.0625:90>} : (tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>) -> tensor<1x8x5x6xf32>
+  %r = nunc.relu %a2 : tensor<1x8x5x6xf32> -> tensor<1x8x5x6xf32>
+  return %s, %r : tensor<1x8x5x6xf32>, tensor<1x8x5x6xf32>
 }
 
 // -----
@@ -523,11 +536,15 @@ func.func @qdq_s8_f32_products(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %z: ten
 // CHECK: nunc.quantized_conv %arg0, {{.*}}f32_product_k_block = 512 : i64
 // CHECK: nunc.quantized_conv %arg1, {{.*}}f32_product_k_block = 512 : i64
 // CHECK: nunc.quantized_conv %[[V]], {{.*}}f32_product_k_block = 512 : i64
+// CHECK: %[[V2:.*]] = nunc.quantized_conv %arg5, {{.*}}one_step_requantization
+// CHECK: %[[MP:.*]] = nunc.max_pool %[[V2]]
+// CHECK: nunc.quantized_conv %[[MP]], {{.*}}f32_product_k_block = 512 : i64
+// CHECK: nunc.quantized_conv %arg6, {{.*}}f32_product_k_block = 512 : i64
 // CHECK-NOT: f32_product_k_block
 // CHECK: nunc.quantized_conv %arg2, {{.*}}one_step_requantization
 // CHECK-NOT: f32_product_k_block
 // CHECK: return
-func.func @qdq_s8_f32_convs(%x: tensor<1x4x5x6xf32>, %y: tensor<1x4x5x6xf32>, %z: tensor<1x4x5x6xf32>, %p: tensor<1x4x5x6xf32>, %r: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) attributes {nunc.signed_activation_codes} {
+func.func @qdq_s8_f32_convs(%x: tensor<1x4x5x6xf32>, %y: tensor<1x4x5x6xf32>, %z: tensor<1x4x5x6xf32>, %p: tensor<1x4x5x6xf32>, %r: tensor<1x4x5x6xf32>, %p2: tensor<1x4x5x6xf32>, %u: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) attributes {nunc.signed_activation_codes} {
   %w = nunc.constant dense<3> : tensor<4x4x3x3xi8>
   %qw = quant.scast %w : tensor<4x4x3x3xi8> to tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>
   %v = nunc.quantized_conv %p, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0234375:128>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
@@ -536,9 +553,17 @@ func.func @qdq_s8_f32_convs(%x: tensor<1x4x5x6xf32>, %y: tensor<1x4x5x6xf32>, %z
   %c = nunc.quantized_conv %y, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
   %f = nunc.fake_quantize %y {quantization = !quant.uniform<i8:f32, 0.0234375>} : tensor<1x4x5x6xf32> -> tensor<1x4x5x6xf32>
   %e = nunc.quantized_conv %v, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
-  %s = nunc.add %v, %r : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32> -> tensor<1x4x5x6xf32>
+  %s = nunc.add %v, %r : (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  // A max pool of a pair's values, read by a conv and an f32 Add; an
+  // operand a conv and an elementwise chain's fake_quantize step read.
+  %v2 = nunc.quantized_conv %p2, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0234375:128>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %mp = nunc.max_pool %v2 {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32> -> tensor<1x4x5x6xf32>
+  %g = nunc.quantized_conv %mp, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %h = nunc.add %mp, %r : (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
+  %c2 = nunc.quantized_conv %u, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %k = nunc.elementwise_chain %u, %r {steps = [{args = array<i64: 0>, grid = !quant.uniform<u8:f32, 0.0234375:128>, op = "fake_quantize"}, {args = array<i64: 1, 2>, op = "add"}]} : (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) -> tensor<1x4x5x6xf32>
   %d = nunc.quantized_conv %z, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
-  return %a, %b, %c, %f, %e, %s, %d : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+  return %a, %b, %c, %f, %e, %s, %g, %h, %c2, %k, %d : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
 }
 
 // CHECK-LABEL: func.func @qoperator_s8_convs(
