@@ -1214,6 +1214,11 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
           c.outputZeroPoint = static_cast<int32_t>(q.getZeroPoint());
         } else if (!c.outputTable.empty()) {
           c.tableOutput = roundTableToGrid(c.outputTable, *grid);
+        } else if (c.oneStep) {
+          // The one-step codes' values.
+          auto q = cast<quant::UniformQuantizedType>(*grid);
+          c.outputScale = static_cast<float>(q.getScale());
+          c.outputZeroPoint = static_cast<int32_t>(q.getZeroPoint());
         } else {
           c.output = roundToGrid(*grid);
         }
@@ -3290,8 +3295,8 @@ FailureOr<CompiledModel> ModelCompiler::run() {
         std::optional<WindowStep> w = windowStep(op, isa, int8);
         if (!w)
           return false;
+        // (Asked with the attributes set.)
         x86::WindowConfig c = w->config;
-        c.oneStep = true;
         return c.int8 && x86::Int8DepthwiseKernel::supports(c, isa) &&
                int8DepthwiseTables(c, *w).has_value();
       }, [isa](AttentionOp op) {

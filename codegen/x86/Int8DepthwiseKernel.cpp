@@ -121,7 +121,12 @@ protected:
     vcvtdq2ps(y, y);
     vmulps(y, y, multiplier);
     const auto [lo, hi] = oneStepBounds(c);
-    emitOneStepCodes(y, lo, hi, c.outputZeroPoint, c.outputBounded);
+    // (f32 values out: no pack saturates the codes, every bound clamps.)
+    emitOneStepCodes(y, lo, hi, c.outputZeroPoint, c.outputBounded && c.outputU8);
+    if (!c.outputU8) { // their values (q - zp_y) s_y
+      vcvtdq2ps(y, y);
+      vmulps(y, y, constAddr(c.outputScale));
+    }
   }
   /// r11 = plane r10's filter rows, r12 = its scale (its bias C floats on).
   void channelPointers() {
@@ -334,6 +339,13 @@ private:
         int64_t at = i * rowBytesOut + chunk * kLanes * yBytes();
         if (c.oneStep) {
           emitOneStep(y, scale());
+          if (!c.outputU8) {
+            if (isTail)
+              vmovups(ptr[r15 + at] | k1, y);
+            else
+              vmovups(ptr[r15 + at], y);
+            continue;
+          }
           storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
           continue;
         }
@@ -622,6 +634,15 @@ private:
         int64_t at = i * rowBytesOut + chunk * kYmmLanes * yBytes();
         if (c.oneStep) {
           emitOneStep(y, scale);
+          if (!c.outputU8) {
+            if (isTail) {
+              vmovdqu(t0, laneMask(c.outW % kYmmLanes, kYmmLanes));
+              vmaskmovps(ptr[r15 + at], t0, y);
+            } else {
+              vmovups(ptr[r15 + at], y);
+            }
+            continue;
+          }
           storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
           continue;
         }
@@ -701,7 +722,8 @@ bool Int8DepthwiseKernel::supports(const WindowConfig &c, Isa isa) {
                                 : JitKernel::tableFits(c.outputTable, c.output)) &&
          (!c.outputU8 || c.tableOutput.kind == Activation::None) && c.outH > 0 &&
          c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0 &&
-         (!c.oneStep || (c.outputU8 && c.outputTable.empty() && boundsExpress(c.activation)));
+         (!c.oneStep || (c.outputTable.empty() && boundsExpress(c.activation) &&
+                         c.outputZeroPoint >= 0 && c.outputZeroPoint <= 255));
   if (isa == Isa::Avx512)
     return common;
   // ymm: no output tables; planes of at least one lane's load.

@@ -2009,7 +2009,8 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the table's grid needs a table
   if (config.oneStep &&
       (!config.convolution || config.bias || config.residual || config.ranges ||
-       !config.outputTable.empty() || config.activation.kind != Activation::None ||
+       (!config.outputTable.empty() && !config.normalize) ||
+       config.activation.kind != Activation::None ||
        config.activationInput.kind != Activation::None || config.oneStep->lo < 0 ||
        config.oneStep->hi > 255 || config.oneStep->lo > config.oneStep->hi ||
        !(config.oneStep->scale > 0) ||

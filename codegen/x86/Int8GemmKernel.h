@@ -207,7 +207,8 @@ struct Int8GemmConfig {
   /// bit for bit; no normalization or u8 weights.
   bool broadcastRows = false;
   /// Convolution form (quantized_conv's one_step_requantization: a
-  /// static input, no bias, residual, activation, table or ranges here):
+  /// static input, no bias, residual, activation or ranges here, nor a
+  /// table without the normalization):
   /// each row's words 0 and 1 are the s32 compensation minus the bias code
   /// and the f32 scale fl(s[m] / s_y) (Int8ConvGemm::packOneStepRows; ymm:
   /// broadcast), and the output grid (s_y = scale, zp_y = zeroPoint) holds

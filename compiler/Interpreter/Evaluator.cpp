@@ -737,11 +737,14 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           if (!asS8 && !codes->isUnsigned)
             return llvm::createStringError(
                 "one_step_requantization: s8 weight codes whose steps leave s8");
-          return one(quantizedConvOneStep(
+          Expected<Tensor> q = quantizedConvOneStep(
               valuesOf(get(o.getInput()), element), *k, codes->scales,
               *inputQuantization(element), opt(o.getBias()), w, activationOf(o),
               *inputQuantization(o.getOutputQuantization()),
-              asS8 ? ArrayRef<int32_t>() : ArrayRef<int32_t>(codes->zeroPoints)));
+              asS8 ? ArrayRef<int32_t>() : ArrayRef<int32_t>(codes->zeroPoints));
+          if (!q || o.getU8Output())
+            return one(std::move(q));
+          return one(valuesOf(*q, *o.getOutputQuantization()));
         }
         Expected<Tensor> y = conv(valuesOf(get(o.getInput()), element), get(o.getWeight()),
                                   opt(o.getBias()), w);

@@ -98,10 +98,10 @@ std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
 /// The u8 grid the conv's codes would take one multiply to (see the op's
 /// one_step_requantization), if they can: a static input, a u8 output grid
 /// right after the activation (whatever follows it: u8 codes, f32 values,
-/// a normalization and its grid) or, for a plain f32 result, the one every
-/// reader rounds it to (a QDQ conv whose pair the readers took: the next
-/// conv's input quantization, an Add of codes); an activation the codes'
-/// bounds express, and a bias that fits its grid.
+/// a normalization and its grid, and a table after them) or, for a plain
+/// f32 result, the one every reader rounds it to (a QDQ conv whose pair the
+/// readers took: the next conv's input quantization, an Add of codes); an
+/// activation the codes' bounds express, and a bias that fits its grid.
 std::optional<Type> oneStepGrid(QuantizedConvOp op) {
   std::optional<Type> out = op.getOutputQuantization();
   if (!out && !op.getU8Output() && !op.getNormScale() && !op.getOutputTable())
@@ -115,7 +115,7 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
     grid.reset();
   auto input = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type()));
   const StringRef act = op.getActivation();
-  if (isU8Grid(out) && input && !op.getResidual() && !op.getOutputTable() &&
+  if (isU8Grid(out) && input && !op.getResidual() && (!op.getOutputTable() || op.getNormScale()) &&
       (act == "none" || act == "relu" || act == "clip") &&
       op.getActivationPostMul().convertToFloat() == 1.f &&
       op.getActivationPostAdd().convertToFloat() == 0.f &&
@@ -126,28 +126,36 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
   return std::nullopt;
 }
 
-/// Whether a depthwise fused_conv's codes can come from one multiply (see
-/// its one_step_requantization): u8 codes in and out, an activation the
+/// The u8 grid a depthwise fused_conv's codes would take one multiply to
+/// (see its one_step_requantization), if they can: u8 codes in; out its u8
+/// codes, or the values of its u8 output grid or of the one every reader
+/// rounds them to (a BatchNormalization's input pair); an activation the
 /// codes' bounds express, its constant weight on the model's grid (s8
 /// codes, or u8 ones whose steps may leave s8) and a bias within 2^24 steps
 /// of its sums' grid.
-bool depthwiseTakesOneStep(FusedConvOp op) {
+std::optional<Type> depthwiseOneStepGrid(FusedConvOp op) {
   auto input = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(op.getInput().getType()));
   const StringRef act = op.getActivation();
   std::optional<Type> grid = op.getWeightQuantization();
-  if (!input || !grid || !op.getU8Output() || op.getOutputTable() || op.getResidual() ||
+  std::optional<Type> out = op.getOutputQuantization();
+  if (!out && !op.getU8Output() && !op.getOutputTable())
+    if (std::optional<quant::UniformQuantizedType> readers = gridOfEveryUse(op.getResult()))
+      out = *readers;
+  if (!input || !grid || !isU8Grid(out) || op.getOutputTable() || op.getResidual() ||
       !(act == "none" || act == "relu" || act == "clip") ||
       op.getActivationPostMul().convertToFloat() != 1.f ||
       op.getActivationPostAdd().convertToFloat() != 0.f)
-    return false;
+    return std::nullopt;
   std::optional<SmallVector<float>> weight = getConstantFloats(op.getWeight());
   const int64_t channels = cast<ShapedType>(op.getWeight().getType()).getDimSize(0);
   std::optional<ConvWeightCodes> codes =
       weight ? convWeightCodes(*weight, channels, *grid) : std::nullopt;
   // (Steps past s8: u8 codes minus their zero points; the kernel adds an
   // offset per channel.)
-  return codes && (codes->stepsFitS8() || codes->isUnsigned) &&
-         biasFitsItsGrid(op.getBias(), input.getScale(), codes->scales);
+  if (codes && (codes->stepsFitS8() || codes->isUnsigned) &&
+      biasFitsItsGrid(op.getBias(), input.getScale(), codes->scales))
+    return out;
+  return std::nullopt;
 }
 
 /// A QDQ model's Add or Mul between Q/DQ pairs (its operands and its
@@ -589,9 +597,21 @@ struct OneStepRequantizationPass
     for (GlobalAveragePoolOp pool : pools)
       poolCodesInOneStep(pool);
     getOperation().walk([&](FusedConvOp op) {
-      if (!op.getOneStepRequantization() && depthwiseTakesOneStep(op) &&
-          (!integerDepthwise || integerDepthwise(op)))
-        op.setOneStepRequantization(true);
+      if (op.getOneStepRequantization())
+        return;
+      std::optional<Type> grid = depthwiseOneStepGrid(op);
+      if (!grid)
+        return;
+      // (Asked with the attributes set: the readers' grid, where they round
+      // the result.)
+      const bool readersGrid = !op.getOutputQuantization();
+      op.setOutputQuantizationAttr(TypeAttr::get(*grid));
+      op.setOneStepRequantization(true);
+      if (integerDepthwise && !integerDepthwise(op)) {
+        op.removeOneStepRequantizationAttr();
+        if (readersGrid)
+          op.removeOutputQuantizationAttr();
+      }
     });
     getOperation().walk([&](AttentionOp op) { attentionInQLinearSteps(op, qlinearAttention); });
     getOperation().walk([&](QuantizedLinearOp op) {

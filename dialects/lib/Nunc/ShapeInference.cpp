@@ -1648,12 +1648,14 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                              (getActivationQuantization() == "static" && getInputQuantization());
     const StringRef act = getActivation();
     if (!isU8Activation(getOutputQuantization().value_or(Type())) || !staticInput ||
-        getResidual() || getOutputTable() || !(act == "none" || act == "relu" || act == "clip") ||
+        getResidual() || (getOutputTable() && !getNormScale()) ||
+        !(act == "none" || act == "relu" || act == "clip") ||
         getActivationPostMul().convertToFloat() != 1.f ||
         getActivationPostAdd().convertToFloat() != 0.f)
       return emitError() << "one_step_requantization needs an output_quantization of "
-                            "!quant.uniform<u8:f32, scale:zp>, a static input, no residual or "
-                            "output table, and an activation of none, relu or clip";
+                            "!quant.uniform<u8:f32, scale:zp>, a static input, no residual, no "
+                            "output table without a normalization, and an activation of none, "
+                            "relu or clip";
   }
   if (std::optional<uint64_t> block = getF32ProductKBlock()) {
     const bool staticInput = isa<quant::QuantizedType>(element) ||
@@ -1847,13 +1849,15 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return failure();
   if (getOneStepRequantization()) {
     const StringRef act = getActivation();
-    if (!isa<quant::QuantizedType>(element) || !getWeightQuantization() || !getU8Output() ||
-        getOutputTable() || !(act == "none" || act == "relu" || act == "clip") ||
+    if (!isa<quant::QuantizedType>(element) || !getWeightQuantization() ||
+        !isU8Activation(getOutputQuantization().value_or(Type())) || getOutputTable() ||
+        getResidual() || !(act == "none" || act == "relu" || act == "clip") ||
         getActivationPostMul().convertToFloat() != 1.f ||
         getActivationPostAdd().convertToFloat() != 0.f)
       return emitError() << "one_step_requantization needs u8 input codes, a "
-                            "weight_quantization, u8_output of the output_quantization (no "
-                            "table), and an activation of none, relu or clip";
+                            "weight_quantization, an output_quantization of "
+                            "!quant.uniform<u8:f32, scale:zp> (its codes or their values; no "
+                            "table or residual), and an activation of none, relu or clip";
   }
   return success();
 }

@@ -1048,8 +1048,9 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
 
     `one_step_requantization` (with an `output_quantization` of
     `!quant.uniform<u8:f32, scale:zp>` and a static input: fixed
-    `input_quantization` or u8 codes; no residual or table; activation
-    none, Relu or Clip) computes the codes of the output grid as
+    `input_quantization` or u8 codes; no residual, nor a table without a
+    normalization; activation none, Relu or Clip) computes the codes of
+    the output grid as
     onnxruntime's QLinearConv requantizes: with acc the exact s32 sum of
     (x - zp_x)(w - zw) and s[m] = fl(scale_input * scale_weight[m]),
     q = clamp(round_half_even(fl(float(acc + bq[m]) * fl(s[m] / s_y)))
@@ -1309,14 +1310,16 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
 
     `weight_quantization`: as on `conv`, the grid of the model's constant
     weight. With it, `one_step_requantization` (a depthwise conv reading u8
-    codes, `u8_output` of `output_quantization`, no residual or table,
-    activation none, Relu or Clip) computes the output codes as
+    codes, a u8 `output_quantization`, no residual or table, activation
+    none, Relu or Clip) computes the output codes as
     onnxruntime's QLinearConv: with k = q - zp_w the weight's steps on its
     grid (w = fl(k scale)), acc the exact s32 sum of (x - zp_x) k and s[c] = fl(scale_input *
     scale_weight[c]), q = clamp(round_half_even(fl(float(acc + bq[c]) *
     fl(s[c] / s_y))) + zp_y, lo, hi), bq and [lo, hi] as quantized_conv's
     one_step_requantization has them (nunc-one-step-requantization sets
-    it).
+    it): written as they are with `u8_output`, else as their values
+    (q - zp_y) s_y (for a reader that rounds to the grid again: the
+    BatchNormalization a QDQ export keeps after the conv's pair).
   }];
   let arguments = !con((ins AnyTensor:$input, Nunc_FloatTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
