@@ -2,18 +2,21 @@
 // one_step_requantization with its weight_quantization): onnxruntime's
 // QLinearConv requantization, round(float(acc + bq) x fl(fl(sx sw) / sy)) +
 // zy within the activation's codes; %u: u8 filter codes of one zero point
-// (90) whose steps q - 90 leave s8 (-90..165): steps k1 + d per channel.
+// (90) whose steps q - 90 leave s8 (-90..165): steps k1 + d per channel;
+// %v: the codes' f32 values (q - zy) sy, clamped by the Clip's bounds (a
+// BatchNormalization's input pair after the conv).
 // The integer depthwise kernel (zmm or ymm, as the host has) equals the
 // reference evaluator bit for bit.
 // RUN: nunc run --reference %s --random-inputs --seed 5 -o %t.ref.npz
 // RUN: nunc run %s --random-inputs --seed 5 -o %t.jit.npz --explain 2>&1 | FileCheck %s
-// RUN: %python -c "import sys, numpy as np; a, b = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(a[k], b[k]) for k in ('c', 'r', 'u')]; assert all(np.unique(a[k]).size > 20 for k in ('c', 'r', 'u'))" %t.ref.npz %t.jit.npz
+// RUN: %python -c "import sys, numpy as np; a, b = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(a[k], b[k]) for k in ('c', 'r', 'u', 'v')]; assert all(np.unique(a[k]).size > 20 for k in ('c', 'r', 'u', 'v'))" %t.ref.npz %t.jit.npz
 
 // CHECK: depthwise_conv.int8.{{.*}}3x3 window, stride 1x1, u8 in] +bias +requantize in one step
 // CHECK: depthwise_conv.int8.{{.*}}5x5 window, stride 2x2, u8 in] +requantize in one step
 // CHECK: depthwise_conv.int8.{{.*}}3x3 window, stride 2x1, u8 in] +bias +filter offsets +requantize in one step
+// CHECK: depthwise_conv.int8.{{.*}}3x3 window, stride 2x2, u8 in] +bias +requantize in one step clip
 
-func.func @main(%x: tensor<1x8x9x16xf32> {nunc.name = "x"}) -> (tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0390625:131>> {nunc.name = "c"}, tensor<1x8x4x8x!quant.uniform<u8:f32, 0.015625:17>> {nunc.name = "r"}, tensor<1x8x5x16x!quant.uniform<u8:f32, 0.03125:60>> {nunc.name = "u"}) {
+func.func @main(%x: tensor<1x8x9x16xf32> {nunc.name = "x"}) -> (tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0390625:131>> {nunc.name = "c"}, tensor<1x8x4x8x!quant.uniform<u8:f32, 0.015625:17>> {nunc.name = "r"}, tensor<1x8x5x16x!quant.uniform<u8:f32, 0.03125:60>> {nunc.name = "u"}, tensor<1x8x5x8xf32> {nunc.name = "v"}) {
   %q = nunc.quantize %x {quantization = !quant.uniform<u8:f32, 0.0078125:121>} : tensor<1x8x9x16xf32> -> tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0078125:121>>
   %w1 = nunc.constant dense<[[[[3.96875, -3.3125, -2.5625],   [-2.09375, -2.53125, 2.40625],   [2.9375, 0.65625, -3.65625]]], [[[-8.0, -2.6875, -1.0625],   [1.9375, -0.3125, -3.75],   [-5.4375, 3.0625, 3.75]]], [[[-1.859375, -1.546875, -0.1875],   [-0.4375, 1.546875, 0.0625],   [-0.3125, -0.28125, 0.65625]]], [[[1.03125, -3.890625, 2.859375],   [3.046875, 5.4375, 3.421875],   [-2.578125, -2.15625, 1.78125]]], [[[0.890625, 1.171875, 2.203125],   [-1.2421875, 2.625, -2.9765625],   [-2.53125, 2.8359375, 2.6484375]]], [[[-0.3984375, -0.71875, -0.3671875],   [-0.9140625, 0.78125, 0.3203125],   [0.171875, -0.5078125, -0.0546875]]], [[[-7.40625, 6.5625, -0.65625],   [-11.25, -5.90625, 4.96875],   [0.46875, -3.0, -5.90625]]], [[[-1.21875, 0.328125, 0.48046875],   [0.05859375, 1.2890625, 1.27734375],   [-0.87890625, 0.328125, 0.38671875]]]]> : tensor<8x1x3x3xf32>
   %b1 = nunc.constant dense<[0.20103131234645844, -0.8484486937522888, 0.30639204382896423, -0.2878934144973755, -0.5005859732627869, 0.08293373137712479, 0.21016345918178558, -0.13343024253845215]> : tensor<8xf32>
@@ -22,5 +25,6 @@ func.func @main(%x: tensor<1x8x9x16xf32> {nunc.name = "x"}) -> (tensor<1x8x9x16x
   %r = nunc.fused_conv %q, %w2 {activation = "relu", dilations = array<i64: 1, 1>, group = 8 : i64, kernel_shape = array<i64: 5, 5>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.015625:17>, pads = array<i64: 1, 2, 1, 2>, strides = array<i64: 2, 2>, u8_output, weight_quantization = !quant.uniform<u8:f32, 0.01171875:128>} : tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<8x1x5x5xf32> -> tensor<1x8x4x8x!quant.uniform<u8:f32, 0.015625:17>>
   %w3 = nunc.constant dense<[[[[0.64453125, -0.2265625, 0.4453125],   [0.14453125, 0.23828125, 0.24609375],   [0.359375, -0.32421875, 0.1328125]]], [[[-0.3515625, 0.046875, 0.57421875],   [0.1953125, -0.28125, 0.1875],   [-0.22265625, 0.40234375, 0.59375]]], [[[0.625, 0.26953125, 0.515625],   [0.015625, -0.20703125, 0.15625],   [0.08984375, 0.30859375, 0.640625]]], [[[-0.078125, 0.50390625, -0.21484375],   [-0.00390625, 0.43359375, -0.10546875],   [0.31640625, 0.10546875, 0.16015625]]], [[[0.5859375, 0.46484375, 0.484375],   [0.1953125, 0.62890625, 0.62890625],   [-0.21875, -0.1484375, -0.046875]]], [[[0.19921875, 0.46875, 0.12890625],   [0.62890625, 0.0, 0.57421875],   [0.23828125, 0.3671875, -0.1171875]]], [[[0.23828125, 0.44921875, 0.53125],   [0.515625, 0.61328125, -0.2265625],   [0.42578125, 0.11328125, 0.33203125]]], [[[-0.078125, -0.33984375, -0.26953125],   [0.62109375, 0.54296875, -0.05078125],   [0.078125, -0.11328125, -0.20703125]]]]> : tensor<8x1x3x3xf32>
   %u = nunc.fused_conv %q, %w3 bias %b1 : tensor<8xf32> {dilations = array<i64: 1, 1>, group = 8 : i64, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.03125:60>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 1>, u8_output, weight_quantization = !quant.uniform<u8:f32, 0.00390625:90>} : tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<8x1x3x3xf32> -> tensor<1x8x5x16x!quant.uniform<u8:f32, 0.03125:60>>
-  return %c, %r, %u : tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0390625:131>>, tensor<1x8x4x8x!quant.uniform<u8:f32, 0.015625:17>>, tensor<1x8x5x16x!quant.uniform<u8:f32, 0.03125:60>>
+  %v = nunc.fused_conv %q, %w1 bias %b1 : tensor<8xf32> {activation = "clip", activation_max = 3.0 : f32, activation_min = 0.0 : f32, dilations = array<i64: 1, 1>, group = 8 : i64, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.0390625:131>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, weight_quantization = !quant.uniform<i8:f32:0, {0.03125, 0.0625, 0.015625, 0.046875, 0.0234375, 0.0078125, 0.09375, 0.01171875}>} : tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<8x1x3x3xf32> -> tensor<1x8x5x8xf32>
+  return %c, %r, %u, %v : tensor<1x8x9x16x!quant.uniform<u8:f32, 0.0390625:131>>, tensor<1x8x4x8x!quant.uniform<u8:f32, 0.015625:17>>, tensor<1x8x5x16x!quant.uniform<u8:f32, 0.03125:60>>, tensor<1x8x5x8xf32>
 }

@@ -175,17 +175,22 @@ func.func @signed_qdq_pair_of_two_dequantize_linears(%x: tensor<1x8x5x6xf32>, %y
 
 // A depthwise conv on u8 codes writing those of its grid, its filter on the
 // model's grid (weight_quantization: every value the f32 product of a step
-// and its channel's scale, steps within s8): one step too. Not with a
-// filter off that grid (a value no step gives), without the grid, with f32
-// out, or with a LeakyRelu; and not with only-elementwise.
+// and its channel's scale, steps within s8): one step too; also writing
+// their f32 values, of its own grid or of the one its reader rounds them
+// to (a BatchNormalization's input pair). Not with a filter off that grid
+// (a value no step gives), without the grid, or with a LeakyRelu; and not
+// with only-elementwise.
 // CHECK-LABEL: func.func @depthwise_codes(
 // CHECK: %[[A:.*]] = nunc.fused_conv {{.*}}one_step_requantization, output_quantization
 // CHECK: %[[B:.*]] = nunc.fused_conv {{.*}}one_step_requantization, output_quantization
 // CHECK-NOT: one_step_requantization
+// CHECK: nunc.fused_conv {{.*}}one_step_requantization, output_quantization = !quant.uniform<u8:f32, 3.125{{0*}}e-02:10>{{.*}} -> tensor<1x2x4x4xf32>
+// CHECK-NOT: one_step_requantization
+// CHECK: nunc.fused_conv {{.*}}one_step_requantization, output_quantization = !quant.uniform<u8:f32, 6.25{{0*}}e-02:7>{{.*}} -> tensor<1x2x4x4xf32>
 // CHECK: return
 // ADDS-LABEL: func.func @depthwise_codes(
 // ADDS-NOT: one_step_requantization
-func.func @depthwise_codes(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>) -> (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>) {
+func.func @depthwise_codes(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>) -> (tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>) {
   %w = nunc.constant dense<[[[[1.5, -0.5, 1.0]]], [[[-32.0, 31.75, 0.25]]]]> : tensor<2x1x1x3xf32>
   %off = nunc.constant dense<[[[[1.5, -0.5, 1.0]]], [[[-32.0, 31.7, 0.25]]]]> : tensor<2x1x1x3xf32>
   %b = nunc.constant dense<[0.125, -0.25]> : tensor<2xf32>
@@ -195,7 +200,10 @@ func.func @depthwise_codes(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:1
   %d = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
   %e = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4xf32>
   %l = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {activation = "leaky_relu", dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
-  return %a, %p, %c, %d, %e, %l : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>
+  %bn = nunc.constant dense<[1.5, 0.75]> : tensor<2xf32>
+  %g = nunc.fused_conv %x, %w bias %b : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.25}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4xf32>
+  %n = nunc.batch_norm %g, %bn, %b, %b, %bn {input_quantization = !quant.uniform<u8:f32, 0.0625:7>, output_quantization = !quant.uniform<u8:f32, 0.03125:10>} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %a, %p, %c, %d, %e, %l, %n : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.03125:10>>, tensor<1x2x4x4xf32>
 }
 
 // -----
@@ -526,12 +534,12 @@ func.func @qdq_s8_f32_products(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>, %z: ten
 // readers (two convs, a conv and a fake_quantize of its s8 view, or a conv
 // and an f32 Add reading the values of a pair folded into their producer)
 // is a Conv onnxruntime runs in f32 (MLAS's im2col and sgemm: N = 30
-// positions < K = 36 widens the block to 512); one whose pair has one
-// reader (and the producer's, from its own input) a QLinearConv there:
-// one_step_requantization. Not in a QLinear-operator model, nor with u8
-// activations.
+// positions < K = 36 widens the block to 512), and so is one writing such
+// a pair (the producer of the last); one whose pairs have one reader a
+// QLinearConv there: one_step_requantization. Not in a QLinear-operator
+// model, nor with u8 activations.
 // CHECK-LABEL: func.func @qdq_s8_f32_convs(
-// CHECK: %[[V:.*]] = nunc.quantized_conv %arg3, {{.*}}one_step_requantization
+// CHECK: %[[V:.*]] = nunc.quantized_conv %arg3, {{.*}}f32_product_k_block = 512 : i64
 // CHECK: nunc.quantized_conv %arg0, {{.*}}f32_product_k_block = 512 : i64
 // CHECK: nunc.quantized_conv %arg0, {{.*}}f32_product_k_block = 512 : i64
 // CHECK: nunc.quantized_conv %arg1, {{.*}}f32_product_k_block = 512 : i64
