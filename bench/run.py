@@ -21,7 +21,9 @@ writes bench/RESULTS.md:
   against onnxruntime's `quantize_dynamic` model (CNNs: its
   `quantize_static` model, as in their int8 rows); dyn and dyn-u8 rows (not
   in the default set): onnxruntime's `quantize_dynamic` model (QInt8 /
-  QUInt8 weights) on both engines. Ratios nunc/ORT are the result;
+  QUInt8 weights) on both engines; qdq-s8 rows (not in the default set):
+  its `quantize_static` QDQ model with its default s8 activations on both
+  engines. Ratios nunc/ORT are the result;
   absolute times hold for this machine.
 
 Usage: python3 bench/run.py [--build build] [--runs 200] [--models minilm,bert,resnet,mobilenet]
@@ -212,7 +214,9 @@ def main():
                         "set), dyn / dyn-u8 (ORT quantize_dynamic model with QInt8 / QUInt8 "
                         "weights on both engines; not in the default set), qdq-a16 (ORT "
                         "quantize_static QDQ model with u16 activations and s8 weights on both "
-                        "engines; encoders; not in the default set)")
+                        "engines; encoders; not in the default set), qdq-s8 (ORT quantize_static "
+                        "QDQ model with its default s8 activations on both engines; not in the "
+                        "default set)")
     args = p.parse_args()
     nunc = os.path.join(args.build, "bin", "nunc")
     work = os.path.join(args.build, "bench")
@@ -238,7 +242,8 @@ def main():
         from onnxruntime.quantization.shape_inference import quant_pre_process
         jobs += [(name, "int8") for name in models if "int8" in modes]
         jobs += [(name, "int8-static") for name in models if "int8-static" in modes]
-        jobs += [(name, fmt) for fmt in ("qdq", "qop", "dyn", "dyn-u8") for name in models
+        jobs += [(name, fmt) for fmt in ("qdq", "qdq-s8", "qop", "dyn", "dyn-u8")
+                 for name in models
                  if fmt in modes]
         jobs += [(name, "qdq-a16") for name in models if "qdq-a16" in modes and name in HIDDEN]
 
@@ -271,25 +276,27 @@ def main():
                                 quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt16,
                                 weight_type=QuantType.QInt8,
                                 extra_options={"UseQDQContribOps": True})
-        if mode in ("qdq", "qop") or (mode in ("int8", "int8-static") and cnn):
+        if mode in ("qdq", "qdq-s8", "qop") or (mode in ("int8", "int8-static") and cnn):
             # onnxruntime's int8 CNN is its static QDQ model (quantize_dynamic
             # leaves convolutions to ConvInteger, far slower), made as its
             # documentation says: quant_pre_process first (folds each
             # BatchNormalization into its conv), which makes onnxruntime's
             # own int8 CNN about twice as fast as quantizing the export.
-            fmt = "qop" if mode == "qop" else "qdq"
-            ort_path = os.path.join(work, f"{name}_ort_{fmt}.onnx")
+            fmt = mode if mode in ("qop", "qdq-s8") else "qdq"
+            ort_path = os.path.join(work, f"{name}_ort_{fmt.replace('-', '_')}.onnx")
             source_model = path
             if cnn:
                 source_model = os.path.join(work, f"{name}_pre.onnx")
-                ort_path = os.path.join(work, f"{name}_ort_{fmt}_pre.onnx")
+                ort_path = os.path.join(work, f"{name}_ort_{fmt.replace('-', '_')}_pre.onnx")
                 if stale(source_model, path):
                     quant_pre_process(path, source_model)
             if stale(ort_path, source_model):
                 quantize_static(source_model, ort_path,
                                 Samples(random_inputs(name, 1, 128, 100 + i) for i in range(8)),
                                 quant_format=QuantFormat.QOperator if fmt == "qop"
-                                else QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                                else QuantFormat.QDQ,
+                                activation_type=QuantType.QInt8 if fmt == "qdq-s8"
+                                else QuantType.QUInt8,
                                 weight_type=QuantType.QInt8, per_channel=cnn)
         configs = (CONFIGS[name] if mode in ("", "int8")
                    else [(1, None if cnn else 128)])
@@ -307,7 +314,8 @@ def main():
                 quant += ["--activations", "static", "--calibration", calib]
             # int8 rows: the AVX-512 VNNI target unless one is named.
             target = "x86_64-avx512vnni" if int8 and args.target == "native" else args.target
-            source = ort_path if mode in ("qdq", "qop", "dyn", "dyn-u8", "qdq-a16") else path
+            source = (ort_path if mode in ("qdq", "qdq-s8", "qop", "dyn", "dyn-u8", "qdq-a16")
+                      else path)
             lib_name = os.path.splitext(os.path.basename(source))[0]
             t0 = time.perf_counter()
             r = subprocess.run([nunc, "compile", source, "--target", target, *pins, *quant,
@@ -385,7 +393,8 @@ def main():
                 attention.append((name + (" qdq" if mode else ""), f"{ss}x{tt}", f"{hh}x{dd}",
                                   float(gf), float(us), float(gf) / float(peak["avx512"])))
         # GEMM efficiency on the model's shapes (batch 1, seq 128).
-        if name not in HIDDEN or mode in ("qdq", "qop", "int8-static", "dyn", "dyn-u8", "qdq-a16"):
+        if name not in HIDDEN or mode in ("qdq", "qdq-s8", "qop", "int8-static", "dyn", "dyn-u8",
+                                          "qdq-a16"):
             continue
         h, f, _ = HIDDEN[name]
         isas = (["vnni", "vnni+cold"] + (["avxvnni"] if "avxvnni" in peak else []) +
@@ -431,7 +440,9 @@ def main():
                 "onnxruntime's com.microsoft QLinear ops), rows marked dyn / dyn-u8 "
                 "onnxruntime's `quantize_dynamic` model with QInt8 / QUInt8 weights on both "
                 "engines, rows marked qdq-a16 its `quantize_static` QDQ model with u16 "
-                "activations (A16W8, its com.microsoft Q/DQ ops) on both engines; the "
+                "activations (A16W8, its com.microsoft Q/DQ ops) on both engines, rows marked "
+                "qdq-s8 its `quantize_static` QDQ model with its default s8 activations "
+                "(CNNs pre-processed, per-channel weights) on both engines; the "
                 "int8-static rows compile with `--activations static` (u8 activations per tensor, "
                 "calibrated on 8 random inputs; u8 handed from GEMM to GEMM) against the same "
                 "onnxruntime model as the int8 rows (`quantize_dynamic`; CNNs: `quantize_static`); "
