@@ -209,8 +209,9 @@ cl::opt<bool> oneStepRequantization(
              "QLinearMatMul, QLinearAdd and QLinearSoftmax, a Mul by a constant as QLinearMul, "
              "a GELU as QLinearAdd and QLinearMuls on its constants' codes, "
              "a LayerNorm between pairs in the f32 order of onnxruntime's kernel; in a QDQ "
-             "model with s8 activations a MatMul whose input pair has several readers as "
-             "onnxruntime's f32 MatMul sums the dequantized values (MLAS's order) "
+             "model with s8 activations a MatMul or conv whose input pair (a conv's: or "
+             "output pair) has several readers as onnxruntime's f32 MatMul or Conv sums the "
+             "dequantized values (MLAS's order) "
              "(default on; --one-step-requantization=false rounds the f32 result, "
              "scaled sum plus bias, to its grid by an exact division: a code apart where the two "
              "straddle a rounding boundary)"),

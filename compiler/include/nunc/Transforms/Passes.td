@@ -524,8 +524,26 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     keeps between two Q/DQ pairs, which onnxruntime runs after its
     QLinearConv's codes).
 
+    A quantized_conv with a normalization may also have a table after it
+    (a Clip chain after the pair behind the BatchNormalization): its own
+    pair still takes one step.
+
+    In a QDQ model with s8 activations, a static quantized_conv whose input
+    pair has several readers (the uses of the value it rounds, where each
+    rounds it to that grid or its values lie on it: a residual block's
+    first conv, sharing its input with the residual Add) or whose output
+    pair has (no normalization or table after it, several uses) gets
+    `f32_product_k_block` instead: onnxruntime keeps such a pair s8 and
+    runs no QLinearConv from or to it on x86, but an f32 Conv on the
+    dequantized values (MLAS's im2col and sgemm; the block for N = output
+    positions, K = C kh kw), which nunc then sums as it does. The code
+    generator marks only those its int8 convolution runs so.
+
     A depthwise fused_conv reading u8 codes and writing those of its output
-    grid (no table, activation none, Relu or Clip) whose constant weight
+    grid, or their f32 values (of its output grid, or of the one every
+    reader rounds them to: a BatchNormalization's input pair, which it
+    then takes as its output grid), with no table and activation none,
+    Relu or Clip, whose constant weight
     lies on the model's grid (`weight_quantization`, steps within s8) gets
     `one_step_requantization` likewise: the integer depthwise kernel then
     adds the bias code and the zero points' term as integers and multiplies
@@ -557,8 +575,10 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     model with s8 activations written as QLinear operators
     (`signed_codes`, with s8 constants), u8 otherwise: in a QDQ s8 model
     onnxruntime converts single-reader pairs to u8, so there only ops whose
-    operands' pairs have one reader (or are u8 constants, a folded pair's)
-    are marked, the others staying f32 ops as they do there.
+    operands' pairs have one reader (or are u8 constants, a folded pair's;
+    each reader's own fake_quantize of one value counts as a reader) and
+    whose result has one are marked, the others staying f32 ops as they
+    do there.
     `only-elementwise` marks the Adds and Muls alone: the code generator
     does so before it forms elementwise chains, which then leave them as
     they are.
