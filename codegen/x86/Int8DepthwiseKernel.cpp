@@ -340,10 +340,7 @@ private:
         if (c.oneStep) {
           emitOneStep(y, scale());
           if (!c.outputU8) {
-            if (isTail)
-              vmovups(ptr[r15 + at] | k1, y);
-            else
-              vmovups(ptr[r15 + at], y);
+            storeValues(y, at, isTail);
             continue;
           }
           storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
@@ -372,15 +369,20 @@ private:
           emitActivation(y, c.tableOutput, t0, t1, t2, t3);
         }
         if (!c.outputU8) {
-          if (isTail)
-            vmovups(ptr[r15 + at] | k1, y);
-          else
-            vmovups(ptr[r15 + at], y);
+          storeValues(y, at, isTail);
           continue;
         }
         emitCodeQuotient(y, t0, c.outputScale, c.outputBounded);
         storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
       }
+  }
+
+  /// f32 values y at r15 + at (the row's tail masked by k1).
+  void storeValues(const Zmm &y, int64_t at, bool isTail) {
+    if (isTail)
+      vmovups(ptr[r15 + at] | k1, y);
+    else
+      vmovups(ptr[r15 + at], y);
   }
 
   /// The codes of acc(i, j)'s grid indices (outputTable with outputU8),
@@ -635,12 +637,7 @@ private:
         if (c.oneStep) {
           emitOneStep(y, scale);
           if (!c.outputU8) {
-            if (isTail) {
-              vmovdqu(t0, laneMask(c.outW % kYmmLanes, kYmmLanes));
-              vmaskmovps(ptr[r15 + at], t0, y);
-            } else {
-              vmovups(ptr[r15 + at], y);
-            }
+            storeValues(y, at, isTail, t0);
             continue;
           }
           storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
@@ -655,17 +652,22 @@ private:
         }
         emitActivation(y, c.activation, t0, t1, t2, t3);
         if (!c.outputU8) {
-          if (isTail) {
-            vmovdqu(t0, laneMask(c.outW % kYmmLanes, kYmmLanes));
-            vmaskmovps(ptr[r15 + at], t0, y);
-          } else {
-            vmovups(ptr[r15 + at], y);
-          }
+          storeValues(y, at, isTail, t0);
           continue;
         }
         emitCodeQuotient(y, t0, c.outputScale, c.outputBounded);
         storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
       }
+  }
+
+  /// f32 values y at r15 + at (the row's tail masked; mask: a temporary).
+  void storeValues(const Ymm &y, int64_t at, bool isTail, const Ymm &mask) {
+    if (isTail) {
+      vmovdqu(mask, laneMask(c.outW % kYmmLanes, kYmmLanes));
+      vmaskmovps(ptr[r15 + at], mask, y);
+    } else {
+      vmovups(ptr[r15 + at], y);
+    }
   }
 
   /// The s32 code quotients of acc(i, j) plus `zeroPoint` as u8 codes: a

@@ -218,15 +218,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       xf[i] = static_cast<float>(q[i]) * scale;
     for (int64_t j = 0; j < n; ++j) {
       if (f32ProductKBlock) {
-        // MLAS's sgemm: a chain of FMAs a block, the blocks' sums in order.
-        float total = 0.f;
-        for (int64_t k0 = 0; k0 < k; k0 += f32ProductKBlock) {
-          float chain = 0.f;
-          for (int64_t i = k0; i < std::min(k, k0 + f32ProductKBlock); ++i)
-            chain = std::fma(xf[i], wf[i * n + j], chain);
-          total = k0 ? total + chain : chain;
-        }
-        float v = product->round(total);
+        float v = product->round(
+            mlasBlockedSum(xf.data(), 1, wf.data() + j, n, k, f32ProductKBlock));
         if (bias)
           v += bias->as<float>()[j];
         out[r * n + j] = sum ? sum->round(v) : v;

@@ -6,7 +6,9 @@
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Interpreter/Tensor.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <type_traits>
 
 namespace mlir::nunc::kernels {
@@ -104,6 +106,22 @@ inline llvm::SmallVector<int64_t, 6> readInts(const Tensor &t) {
   for (int64_t i = 0; i < t.numElements(); ++i)
     v.push_back(t.getInt(i));
   return v;
+}
+
+/// sum_i a[i aStride] b[i bStride] over k terms as MLAS's sgemm sums an
+/// output: a chain of FMAs over each block of `block` terms from zero, the
+/// blocks' sums added in order (quantized_linear's and quantized_conv's
+/// f32_product_k_block).
+inline float mlasBlockedSum(const float *a, int64_t aStride, const float *b, int64_t bStride,
+                            int64_t k, int64_t block) {
+  float total = 0.f;
+  for (int64_t k0 = 0; k0 < k; k0 += block) {
+    float chain = 0.f;
+    for (int64_t i = k0; i < std::min(k, k0 + block); ++i)
+      chain = std::fma(a[i * aStride], b[i * bStride], chain);
+    total = k0 ? total + chain : chain;
+  }
+  return total;
 }
 
 } // namespace mlir::nunc::kernels

@@ -600,13 +600,8 @@ Expected<Tensor> quantizedConvImpl(const Tensor &x, const Tensor &w, llvm::Array
           const float *wr = wf.data() + oc * ck;
           float *dst = of + (n * m + oc) * outPixels;
           for (int64_t p = 0; p < outPixels; ++p) {
-            float total = 0.f;
-            for (int64_t k0 = 0; k0 < ck; k0 += f32ProductKBlock) {
-              float chain = 0.f;
-              for (int64_t r = k0; r < std::min(ck, k0 + f32ProductKBlock); ++r)
-                chain = std::fma(wr[r], col[r * outPixels + p], chain);
-              total = k0 ? total + chain : chain;
-            }
+            const float total =
+                mlasBlockedSum(wr, 1, col.data() + p, outPixels, ck, f32ProductKBlock);
             dst[p] = b ? total + b->as<float>()[oc] : total;
           }
         }
