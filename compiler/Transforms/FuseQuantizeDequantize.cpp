@@ -7,6 +7,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSEQUANTIZEDEQUANTIZE
 #include "nunc/Transforms/Passes.h.inc"
@@ -121,6 +124,57 @@ struct FakeQuantizeOfGridValue : OpRewritePattern<FakeQuantizeOp> {
         !onGrid(fq.getInput(), fq.getQuantizationAttr()))
       return failure();
     rewriter.replaceOp(fq, fq.getInput());
+    return success();
+  }
+};
+
+/// fake_quantize of a Clip or Relu (read by nothing else) whose bounds
+/// round to the grid's end codes, or lie beyond them -> fake_quantize of
+/// its input: rounding is monotonic and saturates, so every value the
+/// bound clamps takes that end code either way (an export's Relu6 before
+/// its QuantizeLinear, a QOperator model's after a BatchNormalization that
+/// stays f32; onnxruntime drops such a Clip too). The rounding can then
+/// join the op before (a BatchNormalization, a conv's epilogue).
+struct FakeQuantizeOfClipWithinItsGrid : OpRewritePattern<FakeQuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
+    Operation *def = fq.getInput().getDefiningOp();
+    auto grid = dyn_cast<quant::UniformQuantizedType>(fq.getQuantization());
+    if (!def || !def->hasOneUse() || !grid || fq.getInput().getType() != fq.getType())
+      return failure();
+    const auto scale = static_cast<float>(grid.getScale());
+    const int64_t zp = grid.getZeroPoint();
+    // The code a bound rounds to (QuantizeLinear's), within the grid.
+    auto code = [&](double bound) {
+      return std::clamp<double>(std::nearbyint(static_cast<float>(bound) / scale) + zp,
+                                grid.getStorageTypeMin(), grid.getStorageTypeMax());
+    };
+    auto lowEnd = [&](std::optional<double> bound) {
+      return !bound || code(*bound) == grid.getStorageTypeMin();
+    };
+    auto highEnd = [&](std::optional<double> bound) {
+      return !bound || code(*bound) == grid.getStorageTypeMax();
+    };
+    Value input;
+    if (auto clip = dyn_cast<ClipOp>(def)) {
+      std::optional<double> lo, hi;
+      if ((clip.getMin() && !(lo = scalarConstant(clip.getMin()))) ||
+          (clip.getMax() && !(hi = scalarConstant(clip.getMax()))) || !lowEnd(lo) ||
+          !highEnd(hi))
+        return failure();
+      input = clip.getInput();
+    } else if (auto relu = dyn_cast<ReluOp>(def)) {
+      if (!lowEnd(0.0))
+        return failure();
+      input = relu.getInput();
+    } else {
+      return failure();
+    }
+    rewriter.modifyOpInPlace(fq, [&] {
+      fq.getInputMutable().assign(input);
+      fq->setLoc(rewriter.getFusedLoc({def->getLoc(), fq.getLoc()}));
+    });
+    rewriter.eraseOp(def);
     return success();
   }
 };
@@ -316,7 +370,8 @@ struct FuseQuantizeDequantizePass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<QuantizeDequantizeToFakeQuantize, DynamicQuantizeDequantizeToFakeQuantize,
-                 FakeQuantizeOfGridValue, FakeQuantizeBeforeHeadSplit,
+                 FakeQuantizeOfGridValue, FakeQuantizeOfClipWithinItsGrid,
+                 FakeQuantizeBeforeHeadSplit,
                  GatherOfDequantize,
                  FakeQuantizeIntoLinear,
                  FakeQuantizeIntoConv, FakeQuantizeIntoBatchNorm, FakeQuantizeAfterBatchNorm,

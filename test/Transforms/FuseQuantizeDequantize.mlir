@@ -338,3 +338,47 @@ func.func @dynamic_pair(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32
   %other = nunc.dequantize_linear %q, %s2, %zp : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
   return %y, %other, %q : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xui8>
 }
+
+// -----
+
+// A Clip (or Relu) whose bounds round to the grid's end codes, read only by
+// its pair: the grid's saturation clamps the same values, so the pair rounds
+// the Clip's input (an export's Relu6 before its QuantizeLinear: 6 / 0.0235
+// rounds to 255). Not where a bound lies inside the grid (12.75 / 0.05 is
+// past 6), a Relu before a zero point above the lowest code, or a Clip with
+// another reader.
+// CHECK-LABEL: func.func @clip_before_its_grid(
+// CHECK-SAME: %[[X:.*]]: tensor<2x5xf32>)
+// CHECK: %[[A:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 0.0235{{[0-9]*}}>}
+// CHECK: %[[B:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 0.0235{{[0-9]*}}>}
+// CHECK: %[[C:.*]] = nunc.clip %[[X]]
+// CHECK: nunc.fake_quantize %[[C]] {quantization = !quant.uniform<u8:f32, 0.05{{[0-9]*}}>}
+// CHECK: %[[R:.*]] = nunc.relu %[[X]]
+// CHECK: nunc.fake_quantize %[[R]] {quantization = !quant.uniform<u8:f32, 0.0235{{[0-9]*}}:10>}
+// CHECK: %[[K:.*]] = nunc.clip %[[X]]
+// CHECK: nunc.fake_quantize %[[K]]
+// CHECK: return
+func.func @clip_before_its_grid(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
+  %lo = nunc.constant dense<0.0> : tensor<f32>
+  %hi = nunc.constant dense<6.0> : tensor<f32>
+  %s = nunc.constant dense<0.023529412> : tensor<f32>
+  %s2 = nunc.constant dense<0.05> : tensor<f32>
+  %z = nunc.constant dense<0> : tensor<ui8>
+  %z10 = nunc.constant dense<10> : tensor<ui8>
+  %c = nunc.clip %x min %lo : tensor<f32> max %hi : tensor<f32> : tensor<2x5xf32> -> tensor<2x5xf32>
+  %q = nunc.quantize_linear %c, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %a = nunc.dequantize_linear %q, %s, %z : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  %r = nunc.relu %x : tensor<2x5xf32> -> tensor<2x5xf32>
+  %q2 = nunc.quantize_linear %r, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %b = nunc.dequantize_linear %q2, %s, %z : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  %c3 = nunc.clip %x min %lo : tensor<f32> max %hi : tensor<f32> : tensor<2x5xf32> -> tensor<2x5xf32>
+  %q3 = nunc.quantize_linear %c3, %s2, %z : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %d = nunc.dequantize_linear %q3, %s2, %z : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  %r4 = nunc.relu %x : tensor<2x5xf32> -> tensor<2x5xf32>
+  %q4 = nunc.quantize_linear %r4, %s, %z10 : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %e = nunc.dequantize_linear %q4, %s, %z10 : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  %c5 = nunc.clip %x min %lo : tensor<f32> max %hi : tensor<f32> : tensor<2x5xf32> -> tensor<2x5xf32>
+  %q5 = nunc.quantize_linear %c5, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %f = nunc.dequantize_linear %q5, %s, %z : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  return %a, %b, %d, %e, %f, %c5 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+}

@@ -237,6 +237,10 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
     gathered rows are dequantized. A fake_quantize of a value already on its
     grid (after a fake_quantize or an int8 GEMM epilogue to the same grid,
     through Reshape and Transpose) goes: rounding it again changes nothing.
+    So does a Clip or Relu read only by a fake_quantize whose grid's end
+    codes its bounds round to (or lie beyond): the grid's saturation clamps
+    the same values to the same codes (an export's Relu6 before its
+    QuantizeLinear; a QOperator model's after a BatchNormalization).
     A QLinearConv with a constant weight becomes the QDQ form first
     (QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), bias))),
     so it fuses as quantize_static's QDQ convolutions do.
