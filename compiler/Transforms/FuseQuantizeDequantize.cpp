@@ -1,6 +1,7 @@
 //===- FuseQuantizeDequantize.cpp - the Q/DQ pairs of QDQ models ----------===//
 
 #include "PatternUtils.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
@@ -128,13 +129,13 @@ struct FakeQuantizeOfGridValue : OpRewritePattern<FakeQuantizeOp> {
   }
 };
 
-/// fake_quantize of a Clip or Relu (read by nothing else) whose bounds
-/// round to the grid's end codes, or lie beyond them -> fake_quantize of
-/// its input: rounding is monotonic and saturates, so every value the
-/// bound clamps takes that end code either way (an export's Relu6 before
-/// its QuantizeLinear, a QOperator model's after a BatchNormalization that
-/// stays f32; onnxruntime drops such a Clip too). The rounding can then
-/// join the op before (a BatchNormalization, a conv's epilogue).
+/// fake_quantize of a Clip or Relu (read by nothing else, its input not on
+/// a grid) whose bounds round to the grid's end codes, or lie beyond them
+/// -> fake_quantize of its input: rounding is monotonic and saturates, so
+/// every value the bound clamps takes that end code either way (a
+/// QOperator model's Relu6 after a BatchNormalization that stays f32;
+/// onnxruntime drops such a Clip too). The rounding can then join the op
+/// before (the BatchNormalization, a conv's epilogue).
 struct FakeQuantizeOfClipWithinItsGrid : OpRewritePattern<FakeQuantizeOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FakeQuantizeOp fq, PatternRewriter &rewriter) const override {
@@ -170,6 +171,12 @@ struct FakeQuantizeOfClipWithinItsGrid : OpRewritePattern<FakeQuantizeOp> {
     } else {
       return failure();
     }
+    // (Not where its input lies on a grid already, a pair's values: the
+    // Clip and its pair are then a function of the input's code, which the
+    // conv writing it looks up as a table; a lone requantization would
+    // stay a pass of its own.)
+    if (isa_and_nonnull<DequantizeLinearOp>(input.getDefiningOp()) || lastGridOf(input))
+      return failure();
     rewriter.modifyOpInPlace(fq, [&] {
       fq.getInputMutable().assign(input);
       fq->setLoc(rewriter.getFusedLoc({def->getLoc(), fq.getLoc()}));

@@ -345,8 +345,8 @@ func.func @dynamic_pair(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32
 // its pair: the grid's saturation clamps the same values, so the pair rounds
 // the Clip's input (an export's Relu6 before its QuantizeLinear: 6 / 0.0235
 // rounds to 255). Not where a bound lies inside the grid (12.75 / 0.05 is
-// past 6), a Relu before a zero point above the lowest code, or a Clip with
-// another reader.
+// past 6), a Relu before a zero point above the lowest code, a Clip with
+// another reader, or one of a pair's values (a table of their codes).
 // CHECK-LABEL: func.func @clip_before_its_grid(
 // CHECK-SAME: %[[X:.*]]: tensor<2x5xf32>)
 // CHECK: %[[A:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 0.0235{{[0-9]*}}>}
@@ -357,8 +357,11 @@ func.func @dynamic_pair(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32
 // CHECK: nunc.fake_quantize %[[R]] {quantization = !quant.uniform<u8:f32, 0.0235{{[0-9]*}}:10>}
 // CHECK: %[[K:.*]] = nunc.clip %[[X]]
 // CHECK: nunc.fake_quantize %[[K]]
+// CHECK: %[[P:.*]] = nunc.fake_quantize %[[X]]
+// CHECK: %[[L:.*]] = nunc.clip %[[P]]
+// CHECK: nunc.fake_quantize %[[L]]
 // CHECK: return
-func.func @clip_before_its_grid(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
+func.func @clip_before_its_grid(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>) {
   %lo = nunc.constant dense<0.0> : tensor<f32>
   %hi = nunc.constant dense<6.0> : tensor<f32>
   %s = nunc.constant dense<0.023529412> : tensor<f32>
@@ -380,5 +383,10 @@ func.func @clip_before_its_grid(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor
   %c5 = nunc.clip %x min %lo : tensor<f32> max %hi : tensor<f32> : tensor<2x5xf32> -> tensor<2x5xf32>
   %q5 = nunc.quantize_linear %c5, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
   %f = nunc.dequantize_linear %q5, %s, %z : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
-  return %a, %b, %d, %e, %f, %c5 : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
+  %q6 = nunc.quantize_linear %x, %s2, %z10 : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %p6 = nunc.dequantize_linear %q6, %s2, %z10 : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  %c6 = nunc.clip %p6 min %lo : tensor<f32> max %hi : tensor<f32> : tensor<2x5xf32> -> tensor<2x5xf32>
+  %q7 = nunc.quantize_linear %c6, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<2x5xf32>, tensor<f32> -> tensor<2x5xui8>
+  %g = nunc.dequantize_linear %q7, %s, %z : tensor<ui8> : tensor<2x5xui8>, tensor<f32> -> tensor<2x5xf32>
+  return %a, %b, %d, %e, %f, %c5, %g : tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>, tensor<2x5xf32>
 }

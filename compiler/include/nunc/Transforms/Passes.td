@@ -238,9 +238,10 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
     grid (after a fake_quantize or an int8 GEMM epilogue to the same grid,
     through Reshape and Transpose) goes: rounding it again changes nothing.
     So does a Clip or Relu read only by a fake_quantize whose grid's end
-    codes its bounds round to (or lie beyond): the grid's saturation clamps
-    the same values to the same codes (an export's Relu6 before its
-    QuantizeLinear; a QOperator model's after a BatchNormalization).
+    codes its bounds round to (or lie beyond), its input not on a grid: the
+    grid's saturation clamps the same values to the same codes (a QOperator
+    model's Relu6 after a BatchNormalization; on a grid's values the pair
+    and the Clip stay a table the conv before looks up).
     A QLinearConv with a constant weight becomes the QDQ form first
     (QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), bias))),
     so it fuses as quantize_static's QDQ convolutions do.
