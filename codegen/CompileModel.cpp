@@ -1349,6 +1349,14 @@ std::string genericKernelKey(Operation *op, bool inPlace) {
   return key;
 }
 
+/// --explain's name of an f32 GEMM summing in MLAS's k blocks (an int8
+/// op's f32 products).
+std::string kBlockGemmDescription(StringRef kind, const x86::GemmConfig &gc, Isa isa) {
+  return llvm::formatv("{0}.{1}[{2}x{3}x{4}] k blocks of {5}", kind,
+                       isa == Isa::Avx512 ? "avx512" : "avx2", gc.m, gc.n, gc.k, gc.kBlock)
+      .str();
+}
+
 /// The int8 GEMM that runs a quantized_conv (convolution form), without
 /// the partial ranges.
 x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
@@ -1732,10 +1740,7 @@ LogicalResult ModelCompiler::f32ProductPrelude(QuantizedLinearOp op, const Int8L
   sum.symbol = call.symbol + "_products";
   sum.tasks = x86::GemmKernel::numPanels(gc.n, isa);
   sum.args = {input, KernelArg::blob(wOffset), KernelArg::blob(wOffset), input, products};
-  sum.description = llvm::formatv("gemm.{0}[{1}x{2}x{3}] k blocks of {4}",
-                                  isa == Isa::Avx512 ? "avx512" : "avx2", gc.m, gc.n, gc.k,
-                                  gc.kBlock)
-                        .str();
+  sum.description = kBlockGemmDescription("gemm", gc, isa);
   nativeCode.push_back({sum.symbol, gemm->bytes()});
   call.prelude.push_back(std::move(sum));
   return success();
@@ -1796,10 +1801,7 @@ LogicalResult ModelCompiler::f32ConvPrelude(QuantizedConvOp op, const Int8Conv &
   sum.symbol = call.symbol + "_products";
   sum.tasks = x86::GemmKernel::numTasks(gc, isa);
   sum.args = {KernelArg::blob(wOffset), panels, KernelArg::blob(wOffset), values, products};
-  sum.description = llvm::formatv("conv.im2col+gemm.{0}[{1}x{2}x{3}] k blocks of {4}",
-                                  isa == Isa::Avx512 ? "avx512" : "avx2", gc.m, gc.n, gc.k,
-                                  gc.kBlock)
-                        .str();
+  sum.description = kBlockGemmDescription("conv.im2col+gemm", gc, isa);
   nativeCode.push_back({sum.symbol, gemm->bytes()});
   call.prelude.push_back(std::move(sum));
   return success();
@@ -2248,7 +2250,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     }
     // (The AVX2 form's rows are s16.)
     std::vector<int16_t> wide;
-    if (x86::Int8ConvGemm::weightBytes(cfg.isa) == 2)
+    if (x86::Int8ConvGemm::weightBytes(cfg.isa) == 2 && !cfg.f32Products)
       wide = x86::Int8ConvGemm::widenWeights(packed);
     int64_t rOffset = blob.add((const char *)rows.data(), rows.size() * 4);
     // (f32 products: the f32 GEMM's weights only.)

@@ -167,11 +167,15 @@ struct Int8GemmConfig {
   /// A u16 input in two byte planes (see above): linear form, static,
   /// AVX-512 VNNI, s8 weights.
   bool u16Input = false;
-  /// Linear form, static, no AMX: no dot products; A is instead the f32
-  /// products x[M][N] (lda = 4 N bytes) that the rest of the epilogue takes
-  /// in place of the scaled sums (quantized_linear's f32_product_k_block,
-  /// summed by the f32 GEMM before), from the product's grid on; W and the
-  /// column block's sums and scales are not read.
+  /// Static, no AMX, s8 weights: no dot products; the f32 products
+  /// x[M][N] (summed by the f32 GEMM before: quantized_linear's and
+  /// quantized_conv's f32_product_k_block) take the scaled sums' place in
+  /// the epilogue. Linear form: they are A (lda = 4 N bytes), from the
+  /// product's grid on; W and the column block's sums and scales are not
+  /// read. Convolution form: they are argument [4] per image, laid out as
+  /// the residual (ldr = N; so no residual), the bias and the rest follow;
+  /// the weights, panels and the input's (zero point, scale) are not read,
+  /// and no tail columns join.
   bool f32Products = false;
   /// Convolution form: 0 reads the im2col panels; > 0 reads the quantizer's
   /// u8 channel blocks [batch][K/4][blockPlane words] as they are (a 1x1,
@@ -342,7 +346,8 @@ struct Int8GemmKernel {
 // Task arguments: [0] packed weights [M][K], [1] panels, [2] row block
 // [M][4] words (s32 weight sum, f32 weight scale, f32 bias, 0 or the u8
 // weights' pair), [3] the input's (s32 zero point, f32 scale), [4]
-// residual, [5] C, [6] (`ranges`) the partial ranges, [7] (`im2col`) the
+// residual (`f32Products`: the products), [5] C, [6] (`ranges`) the
+// partial ranges, [7] (`im2col`) the
 // padded planes or the tasks' transposed tail columns (tailColumns); task =
 // (image x itemPanels + panel) x rowChunks + chunk of output channels.
 struct Int8ConvGemm {
