@@ -150,6 +150,9 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
       Int8DepthwiseKernel::tables(bounded, weights, bias);
   ASSERT_TRUE(boundedTables);
   std::vector<std::vector<uint8_t>> outputs, oneStepOutputs;
+  // One step writing the codes' f32 values (q - zy) sy instead (a
+  // BatchNormalization's input pair after the conv).
+  std::vector<std::vector<float>> oneStepValues;
   for (uint8_t *x : {atEnd, atStart}) {
     std::memcpy(x, codes.data(), codes.size());
     for (bool isBounded : {false, true}) {
@@ -187,6 +190,18 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
       for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
         ASSERT_EQ(kernel->function()(args, t, 0), 0);
       oneStepOutputs.push_back(std::move(y));
+      if (isBounded)
+        continue;
+      k.outputU8 = false;
+      ASSERT_TRUE(Int8DepthwiseKernel::supports(k, isa));
+      std::unique_ptr<JitKernel> valued = WindowKernel::generate(k, isa);
+      ASSERT_TRUE(valued);
+      std::vector<float> v(total + 16, -777.f);
+      const void *vargs[] = {x, v.data(), nullptr, kt->filters.data(), kt->scaleBias.data(),
+                             nullptr};
+      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
+        ASSERT_EQ(valued->function()(vargs, t, 0), 0);
+      oneStepValues.push_back(std::move(v));
     }
   }
   munmap(mem, bytes + 2 * page);
@@ -229,6 +244,11 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
                 << "one-step code at plane " << p << " (" << oh << ", " << ow << "), output " << o;
             codesSeen[static_cast<int>(q)] = true;
           }
+          for (size_t o = 0; o < oneStepValues.size(); ++o)
+            ASSERT_EQ(oneStepValues[o][p * outPlane + oh * c.outW + ow],
+                      static_cast<float>(q - c.outputZeroPoint) * c.outputScale)
+                << "one-step value at plane " << p << " (" << oh << ", " << ow << "), output "
+                << o;
         }
         double v = double(sum) * tables.scaleBias[ch] + tables.scaleBias[c.channels + ch];
         if (c.activation.kind == Activation::Relu)
@@ -260,6 +280,9 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
   for (const std::vector<uint8_t> &y : oneStepOutputs)
     for (int64_t i = total; i < total + 64; ++i)
       ASSERT_EQ(y[i], 0xa5) << "one step wrote past the output at byte " << i;
+  for (const std::vector<float> &y : oneStepValues)
+    for (int64_t i = total; i < total + 16; ++i)
+      ASSERT_EQ(y[i], -777.f) << "one step wrote past the values at " << i;
   if (oneStep)
     ++oneStepChecks;
 }
