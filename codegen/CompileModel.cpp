@@ -365,8 +365,15 @@ struct Int8Conv {
   /// The kernels' family: AVX-512 VNNI, AVX-VNNI or AVX2 (int8ConvolutionIsa).
   Int8Isa isa = Int8Isa::Avx512Vnni;
   Isa vectors() const { return isa == Int8Isa::Avx512Vnni ? Isa::Avx512 : Isa::Avx2; }
-  ConvPackConfig pack; // channels: groups of four input channels
+  ConvPackConfig pack; // channels: blocks of four input channels of a group
+  /// Per group (quantized_conv's `group`): input and output channels, K.
   int64_t channels = 0, outChannels = 0, depth = 0;
+  /// A grouped conv runs a call of the packing step and the GEMM per
+  /// (image, group), on the group's blocks (each group's channels fill
+  /// whole blocks: int8ConvGroups) and rows, with pack.batch 1.
+  int64_t groups = 1, images = 1;
+  int64_t calls() const { return groups > 1 ? images * groups : 1; }
+  int64_t allOutChannels() const { return groups * outChannels; }
   ElementsAttr weights; // s8 (or u8 codes) [M, C, kh, kw]
   SmallVector<float> scales;
   /// u8 weights: their zero points, one per output channel (empty for s8).
@@ -386,7 +393,7 @@ struct Int8Conv {
   /// MLAS's k blocks) write its products [batch][M][N], where those
   /// kernels take it.
   std::optional<ConvGeometry> f32Products() const {
-    if (!f32ProductKBlock)
+    if (!f32ProductKBlock || groups > 1)
       return std::nullopt;
     ConvGeometry f;
     f.pack = pack;
@@ -412,7 +419,8 @@ struct Int8Conv {
   /// Scratch: the u8 blocks, the input's (zero point, scale), the dynamic
   /// range pass's partial ranges (at most 32 tasks), the panels, the im2col
   /// kernel's padded planes.
-  int64_t paramsOffset() const { return round64(pack.batch * pack.channels * plane() * 4); }
+  int64_t groupBlockBytes() const { return pack.channels * plane() * 4; }
+  int64_t paramsOffset() const { return round64(images * groups * groupBlockBytes()); }
   int64_t rangesOffset() const { return paramsOffset() + 64; }
   int64_t panelsOffset() const {
     return rangesOffset() + x86::QuantizeRowsKernel::kMaxRangeTasks * 8;
@@ -494,7 +502,7 @@ struct Int8Conv {
   int64_t scratchBytes() const {
     if (f32ProductKBlock)
       return productsOffset() + pack.batch * outChannels * positions() * 4;
-    return rowsOffset() + (rowBroadcast ? outChannels * 96 : 0);
+    return rowsOffset() + (rowBroadcast ? allOutChannels() * 96 : 0);
   }
 };
 
@@ -522,8 +530,12 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
   }
   Type element = wt.getElementType();
   g.isa = int8ConvolutionIsa(target);
-  g.channels = in.getDimSize(1);
-  g.outChannels = wt.getDimSize(0);
+  g.groups = op.getGroup();
+  g.images = in.getDimSize(0);
+  g.channels = in.getDimSize(1) / g.groups;
+  g.outChannels = wt.getDimSize(0) / g.groups;
+  if (g.groups > 1 && (g.channels % 4 || op.getF32ProductKBlock()))
+    return std::nullopt;
   g.depth = x86::Int8ConvGemm::depth(g.channels, geom->kernel[0], geom->kernel[1]);
   if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
     for (double s : axis.getScales())
@@ -534,13 +546,14 @@ std::optional<Int8Conv> int8Conv(QuantizedConvOp op, Int8Isa target) {
   } else if (auto tensor = dyn_cast<quant::UniformQuantizedType>(element)) {
     g.scales.push_back(static_cast<float>(tensor.getScale()));
     if (!tensor.isSigned())
-      g.weightZeroPoints.assign(g.outChannels, static_cast<int32_t>(tensor.getZeroPoint()));
+      g.weightZeroPoints.assign(g.allOutChannels(), static_cast<int32_t>(tensor.getZeroPoint()));
   } else {
     return std::nullopt;
   }
   if (!g.weightZeroPoints.empty() && !x86::Int8ConvGemm::takesU8Weights(g.depth))
     return std::nullopt;
-  g.pack = {in.getDimSize(0), (g.channels + 3) / 4, in.getDimSize(2), in.getDimSize(3),
+  g.pack = {g.groups > 1 ? 1 : g.images, (g.channels + 3) / 4, in.getDimSize(2),
+            in.getDimSize(3),
             geom->kernel[0], geom->kernel[1], geom->strides[0], geom->strides[1],
             geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
             geom->output[0], geom->output[1], x86::Int8GemmKernel::panelWidth(g.isa)};
@@ -1447,6 +1460,14 @@ private:
   /// An int8 convolution's f32 products (f32_product_k_block): the preludes
   /// that dequantize its input, im2col it and run the f32 GEMM in MLAS's
   /// blocks into its scratch.
+  /// A grouped int8 convolution (Int8Conv::calls): `call`, the GEMM of
+  /// image 0's group 0 (after its packing step, the last of its prelude,
+  /// where `packs`), repeated for every (image, group) on their blocks,
+  /// weight rows, row constants, residual and result rows (of
+  /// `resultBytes` an element) and partial ranges; the last GEMM stays the
+  /// step's call, the others join its prelude.
+  static void groupCalls(const Int8Conv &g, const x86::Int8GemmConfig &cfg, KernelCall &call,
+                         bool packs, int64_t resultBytes);
   LogicalResult f32ConvPrelude(QuantizedConvOp op, const Int8Conv &g,
                                const x86::QuantizeRowsConfig &input, const Step &step,
                                KernelCall &call);
@@ -1610,7 +1631,7 @@ LogicalResult ModelCompiler::selectKernels() {
       if (std::optional<Int8Conv> g = int8Conv(qc, options.target.int8)) {
         x86::Int8GemmConfig cfg = convGemmConfig(qc, *g);
         return x86::Int8ConvGemm::writesRanges(cfg)
-                   ? x86::Int8ConvGemm::numTasks(cfg) * 8
+                   ? g->calls() * x86::Int8ConvGemm::numTasks(cfg) * 8
                    : 0;
       }
     return 0;
@@ -1744,6 +1765,58 @@ LogicalResult ModelCompiler::f32ProductPrelude(QuantizedLinearOp op, const Int8L
   nativeCode.push_back({sum.symbol, gemm->bytes()});
   call.prelude.push_back(std::move(sum));
   return success();
+}
+
+void ModelCompiler::groupCalls(const Int8Conv &g, const x86::Int8GemmConfig &cfg,
+                               KernelCall &call, bool packs, int64_t resultBytes) {
+  std::optional<KernelCall> pack;
+  if (packs) {
+    pack = std::move(call.prelude.back());
+    call.prelude.pop_back();
+  }
+  KernelCall gemm = call;
+  gemm.prelude.clear();
+  const int64_t rows = g.outChannels, positions = g.positions();
+  const bool readsBlocks = g.direct() || (cfg.im2col && x86::PanelIm2col::readsInput(*cfg.im2col));
+  for (int64_t image = 0; image < g.images; ++image)
+    for (int64_t group = 0; group < g.groups; ++group) {
+      const int64_t index = image * g.groups + group;
+      const int64_t blocks = index * g.groupBlockBytes();
+      const int64_t firstRow = image * g.allOutChannels() + group * rows;
+      if (pack) {
+        KernelCall p = *pack;
+        p.args[0].offset += blocks;
+        call.prelude.push_back(std::move(p));
+      }
+      KernelCall c = gemm;
+      c.args[0].value += group * rows * cfg.lda;
+      if (g.direct())
+        c.args[1].offset += blocks;
+      KernelArg &rowArg = c.args[2];
+      const int64_t rowBytes = group * rows * x86::Int8ConvGemm::rowBlockBytes(cfg);
+      if (rowArg.kind == KernelArg::Blob)
+        rowArg.value += rowBytes;
+      else
+        rowArg.offset += rowBytes;
+      if (cfg.residual)
+        c.args[4].offset += firstRow * positions * 4;
+      c.args[5].offset += firstRow * positions * resultBytes;
+      if (cfg.ranges)
+        c.args[6].offset += index * c.tasks * 8;
+      if (c.args.size() > 7 && readsBlocks && !g.direct())
+        c.args[7].offset += blocks;
+      if (index > 0)
+        c.description = llvm::formatv("{0}, group {1} of {2}",
+                                      StringRef(gemm.description).rsplit(", group ").first,
+                                      group + 1, g.groups)
+                            .str();
+      if (index + 1 < g.calls())
+        call.prelude.push_back(std::move(c));
+      else {
+        c.prelude = std::move(call.prelude);
+        call = std::move(c);
+      }
+    }
 }
 
 LogicalResult ModelCompiler::f32ConvPrelude(QuantizedConvOp op, const Int8Conv &g,
@@ -2067,9 +2140,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           "residual and a geometry the f32 im2col kernel takes");
     // 1. The input into u8 channel blocks and its (zero point, scale).
     x86::QuantizeRowsConfig qcfg;
-    qcfg.rows = g->pack.batch * g->channels;
+    qcfg.rows = g->images * g->groups * g->channels;
     qcfg.k = g->plane();
-    qcfg.channels = g->channels;
+    qcfg.channels = g->groups * g->channels;
     qcfg.isa = g->isa;
     if (std::optional<Type> t = qc.getInputQuantization())
       setStaticQuantization(qcfg, cast<quant::UniformQuantizedType>(*t));
@@ -2084,6 +2157,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!qcfg.fixed && produced != producedRanges.end())
       qcfg.producedRanges = produced->second.parts;
     std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col();
+    // A packing step before the GEMM (the last of the prelude).
+    const bool packStep = !g->f32ProductKBlock && !g->direct() &&
+                          !(panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col));
     if (g->f32ProductKBlock) {
       // 1-2. The conv in f32 as onnxruntime's MLAS runs it, its products
       // into scratch.
@@ -2166,7 +2242,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
         pack.description = "generic im2col (u8 blocks)";
       }
-      if (!g->direct() && !(panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)))
+      if (packStep)
         call.prelude.push_back(std::move(pack));
     }
 
@@ -2189,8 +2265,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     cfg.ranges = step.resultSidecar >= 0;
     SmallVector<char> raw;
     readRawElements(g->weights, raw);
+    // (Groups: each group's rows after the one before, each [M / G][K].)
+    const int64_t outChannels = g->allOutChannels();
     std::vector<int8_t> packed = x86::Int8ConvGemm::packWeights(
-        reinterpret_cast<const int8_t *>(raw.data()), g->outChannels, g->channels,
+        reinterpret_cast<const int8_t *>(raw.data()), outChannels, g->channels,
         g->pack.kernelH, g->pack.kernelW, cfg.u8Weights);
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
@@ -2198,9 +2276,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (cfg.oneStep && cfg.u8Output && !cfg.normalize) {
       // Every scaled sum within 2^30 (|sum| <= 255 sum |w| plus the bias
       // code, times the row's scale): the conversion needs no clamp.
-      const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
+      const int64_t perRow = static_cast<int64_t>(raw.size()) / outChannels;
       double worst = 0;
-      for (int64_t m = 0; m < g->outChannels; ++m) {
+      for (int64_t m = 0; m < outChannels; ++m) {
         double absSum = 0;
         for (int64_t i = 0; i < perRow; ++i)
           absSum += std::abs(cfg.u8Weights ? static_cast<uint8_t>(raw[m * perRow + i]) -
@@ -2212,10 +2290,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       }
       cfg.u8Bounded = worst < 1073741824.0;
     } else if (cfg.u8Output && qcfg.fixed && !cfg.residual && cfg.outputTable.empty()) {
-      const int64_t perRow = static_cast<int64_t>(raw.size()) / g->outChannels;
-      std::vector<double> absSums(g->outChannels, 0);
-      SmallVector<float> scales(g->outChannels);
-      for (int64_t m = 0; m < g->outChannels; ++m) {
+      const int64_t perRow = static_cast<int64_t>(raw.size()) / outChannels;
+      std::vector<double> absSums(outChannels, 0);
+      SmallVector<float> scales(outChannels);
+      for (int64_t m = 0; m < outChannels; ++m) {
         for (int64_t i = 0; i < perRow; ++i) {
           int32_t v = cfg.u8Weights ? static_cast<uint8_t>(raw[m * perRow + i]) -
                                           g->weightZeroPoints[m]
@@ -2235,18 +2313,18 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       return qc.emitError("generating the int8 convolution GEMM failed (xbyak error ")
              << Xbyak::GetError() << ")";
     std::vector<uint32_t> rows = x86::Int8ConvGemm::packRows(
-        packed, g->outChannels, g->scales.data(), g->scales.size() > 1,
+        packed, outChannels, g->scales.data(), g->scales.size() > 1,
         bias ? bias->data() : nullptr, normScale ? normScale->data() : nullptr,
         normShift ? normShift->data() : nullptr,
         cfg.u8Weights ? g->weightZeroPoints.data() : nullptr);
     if (cfg.oneStep) {
       rows = x86::Int8ConvGemm::packOneStepRows(
-          rows, g->outChannels, g->scales.data(), g->scales.size() > 1,
+          rows, outChannels, g->scales.data(), g->scales.size() > 1,
           bias ? bias->data() : nullptr, qcfg.zeroPoint, qcfg.scale, cfg.oneStep->scale);
       if (cfg.broadcastRows)
-        rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, 1, 1.f);
+        rows = x86::Int8ConvGemm::broadcastRows(rows, outChannels, 1, 1.f);
     } else if (cfg.broadcastRows && !g->rowBroadcast) {
-      rows = x86::Int8ConvGemm::broadcastRows(rows, g->outChannels, qcfg.zeroPoint, qcfg.scale);
+      rows = x86::Int8ConvGemm::broadcastRows(rows, outChannels, qcfg.zeroPoint, qcfg.scale);
     }
     // (The AVX2 form's rows are s16.)
     std::vector<int16_t> wide;
@@ -2260,7 +2338,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     KernelArg rowArg = KernelArg::blob(rOffset);
     if (g->rowBroadcast) {
       std::unique_ptr<x86::JitKernel> broadcaster =
-          x86::Int8ConvGemm::generateRowBroadcast(g->outChannels);
+          x86::Int8ConvGemm::generateRowBroadcast(outChannels);
       if (!broadcaster)
         return qc.emitError("generating the convolution's row-broadcast step failed (xbyak "
                             "error ")
@@ -2290,12 +2368,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  residualArg, KernelArg::storage(step.results[0])};
     call.tasks = x86::Int8ConvGemm::numTasks(cfg);
     if (cfg.ranges) {
-      if (plan.storages[step.resultSidecar].bytes < call.tasks * 8)
+      if (plan.storages[step.resultSidecar].bytes < g->calls() * call.tasks * 8)
         return step.op->emitError("internal error: the partial ranges of ")
-               << call.tasks << " tasks overflow their " << plan.storages[step.resultSidecar].bytes
-               << "-byte sidecar";
+               << g->calls() * call.tasks << " tasks overflow their "
+               << plan.storages[step.resultSidecar].bytes << "-byte sidecar";
       call.args.push_back(KernelArg::storage(step.resultSidecar));
-      producedRanges[step.op->getResult(0)] = {step.resultSidecar, call.tasks};
+      producedRanges[step.op->getResult(0)] = {step.resultSidecar, g->calls() * call.tasks};
     }
     int64_t tail = x86::Int8ConvGemm::tailColumns(cfg);
     if (panelIm2col || tail) {
@@ -2343,6 +2421,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                : std::string()),
                       int8IsaName(g->isa))
             .str();
+    if (g->groups > 1) {
+      call.description += llvm::formatv(", group 1 of {0}", g->groups).str();
+      groupCalls(*g, cfg, call, packStep, cfg.u8Output ? 1 : 4);
+    }
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }

@@ -629,6 +629,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           return scales.takeError();
         WindowAttrs w = windowAttrs(o.getAutoPad(), o.getKernelShape(), o.getStrides(),
                                     o.getDilations(), o.getPads());
+        w.group = o.getGroup();
         // u8 codes are their own input quantization: their values quantize
         // back to them.
         Type element = getElementTypeOrSelf(o.getInput().getType());

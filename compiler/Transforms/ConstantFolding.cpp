@@ -5,6 +5,8 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
 
+#include "PatternUtils.h"
+
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
 #include "mlir/IR/Matchers.h"
@@ -143,8 +145,9 @@ struct ConstantFoldingPass
   /// A DequantizeLinear whose users all take it as a weight the int8
   /// patterns read: large ones feeding MatMuls or Gathers or that are a
   /// Gemm's B, and (with
-  /// keep-conv-weights) any feeding the weight of a one-group Conv whose
-  /// input is itself dequantized, a QDQ conv nunc-fuse-conv makes int8.
+  /// keep-conv-weights) any feeding the weight of a Conv of groups the int8
+  /// convolution takes (int8ConvGroups) whose input is itself dequantized, a
+  /// QDQ conv nunc-fuse-conv makes int8.
   /// Others fold, so FoldBatchNorm sees constant conv weights.
   bool keepsQuantizedWeight(Operation *dq) {
     Value w = dq->getResult(0);
@@ -152,7 +155,8 @@ struct ConstantFoldingPass
     return llvm::all_of(dq->getUsers(), [&](Operation *u) {
       if (auto conv = dyn_cast<ConvOp>(u))
         return keepConvWeights && conv.getWeight() == w && conv.getInput() != w &&
-               conv.getGroup() == 1 && conv.getInput().getDefiningOp<DequantizeLinearOp>();
+               int8ConvGroups(conv.getGroup(), w) &&
+               conv.getInput().getDefiningOp<DequantizeLinearOp>();
       if (auto gemm = dyn_cast<GemmOp>(u))
         return large && gemm.getB() == w && gemm.getA() != w && gemm.getC() != w;
       return large && isa<MatMulOp, GatherOp>(u);

@@ -133,15 +133,16 @@ bool takesU8ConvWeight(Value weight) {
 }
 
 /// Conv(Q/DQ(x), DequantizeLinear(Wq, sW, zW), bias) of a QDQ model (or the
-/// fused_conv it became; zW 0 for s8, any for u8 where takesU8ConvWeight) ->
-/// quantized_conv(x, Wq) with static activations (see the pass).
+/// fused_conv it became; zW 0 for s8, any for u8 where takesU8ConvWeight;
+/// groups where int8ConvGroups) -> quantized_conv(x, Wq) with static
+/// activations (see the pass).
 template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<ConvTy> {
   using OpRewritePattern<ConvTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvTy conv, PatternRewriter &rewriter) const override {
     auto in = dyn_cast<RankedTensorType>(conv.getInput().getType());
     auto dqW = conv.getWeight().template getDefiningOp<DequantizeLinearOp>();
     if (!in || in.getRank() != 4 || !in.hasStaticShape() || !in.getElementType().isF32() ||
-        conv.getGroup() != 1 || !dqW ||
+        !dqW || !int8ConvGroups(conv.getGroup(), dqW.getInput()) ||
         (conv.getBias() && !matchPattern(conv.getBias(), m_Constant())))
       return failure();
     std::optional<std::pair<Value, TypeAttr>> x = quantizedInput(conv.getInput());
@@ -163,7 +164,7 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
         conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
-        TypeAttr(), UnitAttr(), IntegerAttr());
+        TypeAttr(), UnitAttr(), IntegerAttr(), conv.getGroupAttr());
     EpilogueActivation::of(conv).setOn(q);
     rewriter.replaceOp(conv, q.getResult());
     return success();
@@ -173,9 +174,9 @@ template <typename ConvTy> struct QdqConvToQuantizedConv : OpRewritePattern<Conv
 /// The convolution of an onnxruntime `quantize_dynamic` model:
 ///   (q, s, zp) = DynamicQuantizeLinear(x)
 ///   y = Cast<f32>(ConvInteger(q, W, zp, zW)) * (s * sW)
-/// with W a constant [M, C, kh, kw] (s8 of zero point 0, or u8 with zero
-/// points, one or one per output channel, where takesU8ConvWeight), one
-/// group, and sW a constant scale (one, or one per output channel shaped to
+/// with W a constant [M, C / group, kh, kw] (s8 of zero point 0, or u8 with
+/// zero points, one or one per output channel, where takesU8ConvWeight;
+/// groups where int8ConvGroups), and sW a constant scale (one, or one per output channel shaped to
 /// broadcast along dim 1) -> quantized_conv(x, W) with activations
 /// quantized per tensor at run time: DynamicQuantizeLinear's arithmetic, the
 /// same integer sums, the same rounding of the scale product.
@@ -184,7 +185,7 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
   LogicalResult matchAndRewrite(MulOp mul, PatternRewriter &rewriter) const override {
     std::optional<DynamicQuantizedProduct<ConvIntegerOp>> m =
         matchDynamicQuantizedProduct<ConvIntegerOp>(mul);
-    if (!m || m->op.getGroup() != 1)
+    if (!m || !int8ConvGroups(m->op.getGroup(), m->op.getWeight()))
       return failure();
     auto in = dyn_cast<RankedTensorType>(m->dq.getInput().getType());
     auto wsType = dyn_cast<RankedTensorType>(m->weightScale.getType());
@@ -212,7 +213,7 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
         TypeAttr(), ci.getAutoPadAttr(), ci.getDilationsAttr(), ci.getKernelShapeAttr(), ci.getPadsAttr(),
         ci.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(), TypeAttr(), UnitAttr(),
-        IntegerAttr());
+        IntegerAttr(), ci.getGroupAttr());
     rewriter.replaceOp(mul, q.getResult());
     return success();
   }
@@ -220,7 +221,7 @@ struct DynamicQuantizedConvToQuantizedConv : OpRewritePattern<MulOp> {
 
 /// DynamicQuantizedConvToQuantizedConv's product with a constant weight the
 /// int8 convolution cannot take (s8 zero points; u8 weights past
-/// takesU8ConvWeight; groups; any, where the target has no int8
+/// takesU8ConvWeight; groups past int8ConvGroups; any, where the target has no int8
 /// convolution) -> Conv(DequantizeLinear(q, s, zp),
 /// DequantizeLinear(W, sW, zW)): the same products (padding contributes
 /// nothing either way), summed in f32. The weight's DequantizeLinear folds
@@ -242,7 +243,7 @@ struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
     if (!wType || !wType.hasStaticShape() || !isa<RankedTensorType>(m->dq.getOutput().getType()) ||
         !scales ||
         !matchPattern(w, m_Constant()) ||
-        (int8Convs && ci.getGroup() == 1 &&
+        (int8Convs && int8ConvGroups(ci.getGroup(), w) &&
          isQuantizedWeight(w, m->weightScale, wZero, kConvWeight, 0, takesU8ConvWeight(w))))
       return failure();
     int64_t channels = wType.getDimSize(0);
@@ -332,7 +333,7 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
         TypeAttr(), TypeAttr(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
         conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
-        TypeAttr(), UnitAttr(), IntegerAttr());
+        TypeAttr(), UnitAttr(), IntegerAttr(), conv.getGroupAttr());
     EpilogueActivation::of(conv).setOn(result);
     rewriter.replaceOp(bn, result.getResult());
     return success();

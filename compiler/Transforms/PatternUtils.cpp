@@ -332,6 +332,12 @@ bool mlir::nunc::isDepthwiseConv(Operation *op) {
          in.getDimSize(1) == group && w.getDimSize(0) == group && w.getDimSize(1) == 1;
 }
 
+bool mlir::nunc::int8ConvGroups(int64_t group, Value weight) {
+  auto w = dyn_cast<RankedTensorType>(weight.getType());
+  return group == 1 || (group > 1 && w && w.getRank() == 4 && w.hasStaticShape() &&
+                        w.getDimSize(1) % 4 == 0 && w.getDimSize(0) % group == 0);
+}
+
 mlir::nunc::FusedConvOp mlir::nunc::replaceWithFusedConv(ConvOp conv) {
   OpBuilder b(conv);
   auto fused = FusedConvOp::create(

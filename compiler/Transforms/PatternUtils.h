@@ -42,6 +42,13 @@ template <typename OpTy> OpTy singleUseDef(Value v) {
 /// input channel (group = channels > 1), 4-D.
 bool isDepthwiseConv(Operation *op);
 
+/// Whether the int8 convolution takes a conv of `group` groups with this
+/// [M, C / group, kh, kw] weight: one group, or groups whose input channels
+/// fill whole blocks of four (each group's channels start a block of the
+/// quantized input; a depthwise conv, one channel a group, has its own
+/// kernel).
+bool int8ConvGroups(int64_t group, Value weight);
+
 /// Replaces `conv` by the fused_conv that computes the same (no epilogue
 /// yet), for a pass to give it one, and returns it.
 FusedConvOp replaceWithFusedConv(ConvOp conv);

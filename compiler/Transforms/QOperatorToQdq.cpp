@@ -39,8 +39,9 @@ bool perTensor(Value scale, Value zeroPoint) {
 /// quantize_static writes:
 ///   QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w), b), sy, zy)
 /// with the f32 bias b[m] = B[m] fl(sx sw[m]). The pairs then fuse as any
-/// QDQ model's do (an s8 weight of zero point 0 and one group: an int8
-/// convolution; otherwise an f32 one on the dequantized values). The integer
+/// QDQ model's do (an s8 weight of zero point 0, groups the int8
+/// convolution takes: an int8 convolution; otherwise an f32 one on the
+/// dequantized values). The integer
 /// sums are QLinearConv's; the result rounds once in f32 (sum fl(sx sw) + b)
 /// and once to y's grid, where QLinearConv scales (sum + B) by
 /// fl(sx sw / sy) in one step: they can differ by one unit of y on a tie.

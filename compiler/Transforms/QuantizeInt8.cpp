@@ -398,7 +398,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         cast<DenseI64ArrayAttr>(op->getAttr("pads")),
         cast<DenseI64ArrayAttr>(op->getAttr("strides")), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
-        TypeAttr(), UnitAttr(), IntegerAttr());
+        TypeAttr(), UnitAttr(), IntegerAttr(), IntegerAttr());
     EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = weightValue.getDefiningOp();
     op->getResult(0).replaceAllUsesWith(quantized.getResult());

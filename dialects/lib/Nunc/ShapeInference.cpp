@@ -1599,13 +1599,13 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   }
   auto w = dimsOf(getWeight());
   if (!w || w->size() != 4)
-    return emitError() << "weight must be 4-D [M, C, kh, kw]";
+    return emitError() << "weight must be 4-D [M, C / group, kh, kw]";
   // u8 weights with zero points, any input quantization (the kernel sums
   // each position's codes itself).
   if (failed(checkInt8Weight(*this, getWeight(), 0, "output channels", (*w)[0],
                              /*u8Weights=*/true)) ||
       failed(inferConv(*this, getInput(), getWeight(), getBias(), getAutoPad(), getDilations(),
-                       /*group=*/1, getKernelShape(), getPads(), getStrides(), types,
+                       getGroup(), getKernelShape(), getPads(), getStrides(), types,
                        /*quantizedWeight=*/true)))
     return failure();
   if (static_cast<bool>(getNormScale()) != static_cast<bool>(getNormShift()))
@@ -1660,9 +1660,10 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (std::optional<uint64_t> block = getF32ProductKBlock()) {
     const bool staticInput = isa<quant::QuantizedType>(element) ||
                              (getActivationQuantization() == "static" && getInputQuantization());
-    if (static_cast<int64_t>(*block) <= 0 || !staticInput || getOneStepRequantization())
+    if (static_cast<int64_t>(*block) <= 0 || !staticInput || getOneStepRequantization() ||
+        getGroup() != 1)
       return emitError() << "f32_product_k_block needs a positive block and a static input, "
-                            "and no one_step_requantization";
+                            "and no one_step_requantization or groups";
   }
   return success();
 }

@@ -1880,3 +1880,27 @@ func.func @conv_f32_product_one_step(%x: tensor<1x4x5x6xf32>, %w: tensor<4x4x3x3
   %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, f32_product_k_block = 128 : i64, input_quantization = !quant.uniform<u8:f32, 0.125:10>, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.25:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
   return
 }
+
+// -----
+
+func.func @quantized_conv_groups_not_dividing_outputs(%x: tensor<1x8x5x6xf32>, %w: tensor<6x2x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{6 output channels do not divide into 4 groups}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<6x2x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x6x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_group_channels(%x: tensor<1x8x5x6xf32>, %w: tensor<4x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{x 4 groups}}
+  %0 = nunc.quantized_conv %x, %w {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x4x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @quantized_conv_f32_products_with_groups(%x: tensor<1x8x5x6xf32>, %w: tensor<4x4x1x1x!quant.uniform<i8:f32, 0.5>>) {
+  // expected-error @+1 {{f32_product_k_block needs a positive block and a static input, and no one_step_requantization or groups}}
+  %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, f32_product_k_block = 64 : i64, group = 2 : i64, input_quantization = !quant.uniform<u8:f32, 0.5:3>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x4x5x6xf32>
+  return
+}

@@ -1002,8 +1002,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
                            Nunc_ActivationAttrs {
   let summary = "activation(conv(input, weight) + bias + residual) in int8 (W8A8)";
   let description = [{
-    The int8 form of a 2-D `fused_conv` with one group. weight is [M, C, kh,
-    kw] of `!quant.uniform<i8:f32:0, {...}>` (s8, symmetric, one scale per
+    The int8 form of a 2-D `fused_conv`. weight is [M, C / group, kh, kw]
+    of `!quant.uniform<i8:f32:0, {...}>` (s8, symmetric, one scale per
     output channel; a per-tensor type is accepted too), or of
     `!quant.uniform<u8:f32:0, {scale:zp, ...}>` (u8 with zero points in
     [0, 255], per channel or per tensor: the products are (w - zp) x), from
@@ -1077,6 +1077,12 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     with M = output channels, N = output positions: mlasSgemmKBlock(N, K)),
     then + bias in f32 and the rest of the epilogue as above, in place of
     the exact integer sum and its scale.
+
+    With `group` G > 1 (ONNX Conv's group: not a depthwise conv, which is a
+    `fused_conv` with an output grid) output channel m sums over input
+    channels [g C / G, (g + 1) C / G) of group g = m / (M / G) only; the
+    input's quantization and everything after the sums are as above;
+    f32_product_k_block does not go with it.
   }];
   let arguments = !con((ins AnyTensor:$input, AnyRankedTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
@@ -1096,7 +1102,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
                                              OptionalAttr<DenseF32ArrayAttr>:$output_table,
                                              OptionalAttr<TypeAttr>:$table_quantization,
                                              UnitAttr:$one_step_requantization,
-                                             OptionalAttr<I64Attr>:$f32_product_k_block));
+                                             OptionalAttr<I64Attr>:$f32_product_k_block,
+                                             DefaultValuedAttr<I64Attr, "1">:$group));
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $input `,` $weight (`bias` $bias^ `:` type($bias))?
