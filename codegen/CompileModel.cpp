@@ -1461,13 +1461,13 @@ private:
   /// that dequantize its input, im2col it and run the f32 GEMM in MLAS's
   /// blocks into its scratch.
   /// A grouped int8 convolution (Int8Conv::calls): `call`, the GEMM of
-  /// image 0's group 0 (after its packing step, the last of its prelude,
-  /// where `packs`), repeated for every (image, group) on their blocks,
+  /// image 0's group 0 (and its packing step, prelude entry `packIndex`,
+  /// where it has one), repeated for every (image, group) on their blocks,
   /// weight rows, row constants, residual and result rows (of
   /// `resultBytes` an element) and partial ranges; the last GEMM stays the
   /// step's call, the others join its prelude.
   static void groupCalls(const Int8Conv &g, const x86::Int8GemmConfig &cfg, KernelCall &call,
-                         bool packs, int64_t resultBytes);
+                         std::optional<size_t> packIndex, int64_t resultBytes);
   LogicalResult f32ConvPrelude(QuantizedConvOp op, const Int8Conv &g,
                                const x86::QuantizeRowsConfig &input, const Step &step,
                                KernelCall &call);
@@ -1768,11 +1768,12 @@ LogicalResult ModelCompiler::f32ProductPrelude(QuantizedLinearOp op, const Int8L
 }
 
 void ModelCompiler::groupCalls(const Int8Conv &g, const x86::Int8GemmConfig &cfg,
-                               KernelCall &call, bool packs, int64_t resultBytes) {
+                               KernelCall &call, std::optional<size_t> packIndex,
+                               int64_t resultBytes) {
   std::optional<KernelCall> pack;
-  if (packs) {
-    pack = std::move(call.prelude.back());
-    call.prelude.pop_back();
+  if (packIndex) {
+    pack = std::move(call.prelude[*packIndex]);
+    call.prelude.erase(call.prelude.begin() + *packIndex);
   }
   KernelCall gemm = call;
   gemm.prelude.clear();
@@ -2160,6 +2161,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // A packing step before the GEMM (the last of the prelude).
     const bool packStep = !g->f32ProductKBlock && !g->direct() &&
                           !(panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col));
+    std::optional<size_t> packIndex; // its place in the prelude
     if (g->f32ProductKBlock) {
       // 1-2. The conv in f32 as onnxruntime's MLAS runs it, its products
       // into scratch.
@@ -2242,8 +2244,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
         pack.description = "generic im2col (u8 blocks)";
       }
-      if (packStep)
+      if (packStep) {
+        packIndex = call.prelude.size();
         call.prelude.push_back(std::move(pack));
+      }
     }
 
     // 3. The int8 GEMM with the weights as rows (and the partial ranges of
@@ -2423,7 +2427,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
             .str();
     if (g->groups > 1) {
       call.description += llvm::formatv(", group 1 of {0}", g->groups).str();
-      groupCalls(*g, cfg, call, packStep, cfg.u8Output ? 1 : 4);
+      groupCalls(*g, cfg, call, packIndex, cfg.u8Output ? 1 : 4);
     }
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
