@@ -2251,6 +2251,88 @@ def test_qdq_s8_conv_with_a_shared_input_equals_onnxruntime(nunc, tmp_path, targ
     assert differ["false"] > 0, differ  # the inputs hold a boundary case
 
 
+def grouped_bottleneck(groups, batch, size, stride, seed):
+    """A ResNeXt-style block: 1x1 conv, Relu, 3x3 conv of `groups` groups,
+    Relu, 1x1 conv, with the residual Add and Relu at stride 1."""
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(seed)
+    c, width = 64, 128
+
+    def weight(*shape):
+        return (r.standard_normal(shape) * np.sqrt(2.0 / np.prod(shape[1:]))).astype(np.float32)
+
+    def bias(n):
+        return (r.standard_normal(n) * 0.1).astype(np.float32)
+    inits = [nh.from_array(weight(width, c, 1, 1), "w1"), nh.from_array(bias(width), "b1"),
+             nh.from_array(weight(width, width // groups, 3, 3), "w2"),
+             nh.from_array(bias(width), "b2"),
+             nh.from_array(weight(c, width, 1, 1), "w3"), nh.from_array(bias(c), "b3")]
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["a"]), h.make_node("Relu", ["a"], ["ar"]),
+             h.make_node("Conv", ["ar", "w2", "b2"], ["g"], group=groups, pads=[1] * 4,
+                         strides=[stride] * 2, name="grouped"),
+             h.make_node("Relu", ["g"], ["gr"]), h.make_node("Conv", ["gr", "w3", "b3"], ["o"])]
+    if stride == 1:
+        nodes += [h.make_node("Add", ["o", "x"], ["s"]), h.make_node("Relu", ["s"], ["y"])]
+    else:
+        nodes.append(h.make_node("Relu", ["o"], ["y"]))
+    out = size // stride
+    graph = h.make_graph(nodes, "resnext_block",
+                         [h.make_tensor_value_info("x", 1, [batch, c, size, size])],
+                         [h.make_tensor_value_info("y", 1, [batch, c, out, out])], inits)
+    return h.make_model(graph, opset_imports=[h.make_opsetid("", 17)]), r
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("fmt,groups,batch,size,stride,target", [
+    ("qdq", 32, 1, 14, 1, "x86_64-avx512vnni"),
+    ("qdq-s8", 8, 2, 28, 2, "x86_64-avx512vnni"),
+    ("qop", 8, 1, 7, 1, "x86_64-avxvnni-evex"),
+    ("dynamic", 8, 2, 14, 2, "x86_64-avxvnni-evex"),
+    ("dynamic", 4, 1, 14, 1, "x86_64-avx2")])
+def test_grouped_int8_conv_equals_onnxruntime(nunc, tmp_path, fmt, groups, batch, size, stride,
+                                              target):
+    """A ResNeXt block's grouped 3x3 conv (groups of 4 to 16 channels) in a
+    quantize_static model (QDQ with u8 or s8 activations, QOperator) or a
+    quantize_dynamic one: nunc's int8 convolution runs it a group at a
+    time, the same integer sums as onnxruntime's QLinearConv / ConvInteger,
+    so the outputs are onnxruntime's bit for bit, batches run whole
+    (--split-batch=false) as well as an item at a time. Before, the grouped
+    conv ran a generic f32 loop on the dequantized values, some codes a
+    step apart."""
+    import onnx
+    import onnxruntime as ort
+    from onnxruntime.quantization import (QuantFormat, QuantType, quantize_dynamic,
+                                          quantize_static)
+    model, r = grouped_bottleneck(groups, batch, size, stride, seed=groups + size)
+    shape = [batch, 64, size, size]
+    f32, q = str(tmp_path / "f32.onnx"), str(tmp_path / "q.onnx")
+    onnx.save(model, f32)
+    if fmt == "dynamic":
+        quantize_dynamic(f32, q, weight_type=QuantType.QInt8)
+    else:
+        quantize_static(f32, q, Samples({"x": r.standard_normal(shape).astype(np.float32)}
+                                        for _ in range(2)),
+                        quant_format=QuantFormat.QOperator if fmt == "qop" else QuantFormat.QDQ,
+                        activation_type=QuantType.QInt8 if fmt == "qdq-s8" else QuantType.QUInt8,
+                        per_channel=True)
+    sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
+    inputs = [{"x": r.standard_normal(shape).astype(np.float32)} for _ in range(3)]
+    wants = [sess.run(["y"], feeds)[0] for feeds in inputs]
+    for split in ("true", "false") if batch > 1 else ("true",):
+        out = tmp_path / f"out_{split}"
+        res = nunc("compile", q, "--target", target, "--explain", f"--split-batch={split}",
+                   "-o", out)
+        grouped = [line for line in res.stdout.splitlines() if f"group {groups} of {groups}" in line]
+        assert len(grouped) == 1 and "conv.int8" in grouped[0], res.stdout
+        assert "generic" not in res.stdout.split("steps,")[0], res.stdout
+        exe, man = harness.build(str(out))
+        for i, (feeds, want) in enumerate(zip(inputs, wants)):
+            outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w_{split}_{i}"))
+            assert outs is not None, log
+            assert np.unique(want).size > 50
+            np.testing.assert_array_equal(outs["y"], want)
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_qdq_conv_before_batch_norm_rounds_as_onnxruntime(nunc, tmp_path):
     """An export that keeps BatchNormalization after its conv gets a Q/DQ
