@@ -371,6 +371,31 @@ func.func @dequantized_weights(%x: tensor<2x65xf32>, %img: tensor<1x65x2x2xf32>)
 
 // -----
 
+// A grouped QDQ conv keeps its dequantized weight where the int8
+// convolution takes its groups (input channels a group a multiple of 4),
+// and folds it otherwise (2 channels a group; a depthwise conv).
+// CHECK-LABEL: func.func @dequantized_grouped_conv_weights(
+// CHECK:         %[[GW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<8x4x1x1xi8>, tensor<f32> -> tensor<8x4x1x1xf32>
+// CHECK:         nunc.conv %{{.*}}, %[[GW]] {{.*}}group = 2 : i64
+// CHECK-NOT:     nunc.dequantize_linear %{{.*}} : tensor<8x2x1x1xi8>
+// NOCONV-LABEL: func.func @dequantized_grouped_conv_weights(
+// NOCONV-NOT:    nunc.dequantize_linear %{{.*}} : tensor<8x4x1x1xi8>
+func.func @dequantized_grouped_conv_weights(%img: tensor<1x8x2x2xf32>) -> (tensor<1x8x2x2xf32>, tensor<1x8x2x2xf32>) {
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %qi = nunc.quantize_linear %img, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x8x2x2xf32>, tensor<f32> -> tensor<1x8x2x2xui8>
+  %di = nunc.dequantize_linear %qi, %s, %zp : tensor<ui8> : tensor<1x8x2x2xui8>, tensor<f32> -> tensor<1x8x2x2xf32>
+  %q4 = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %w4 = nunc.dequantize_linear %q4, %s : tensor<8x4x1x1xi8>, tensor<f32> -> tensor<8x4x1x1xf32>
+  %a = nunc.conv %di, %w4 {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x2x2xf32>, tensor<8x4x1x1xf32> -> tensor<1x8x2x2xf32>
+  %q2 = nunc.constant dense<3> : tensor<8x2x1x1xi8>
+  %w2 = nunc.dequantize_linear %q2, %s : tensor<8x2x1x1xi8>, tensor<f32> -> tensor<8x2x1x1xf32>
+  %b = nunc.conv %di, %w2 {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x2x2xf32>, tensor<8x2x1x1xf32> -> tensor<1x8x2x2xf32>
+  return %a, %b : tensor<1x8x2x2xf32>, tensor<1x8x2x2xf32>
+}
+
+// -----
+
 // A depthwise conv's dequantized filter folds, and the conv keeps the
 // model's grid as weight_quantization: per channel (s8, axis 0), or per
 // tensor (u8 with its zero point), the axis also counted from the end. A

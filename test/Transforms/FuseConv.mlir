@@ -370,6 +370,30 @@ func.func @int8_leaves_alone(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xf32>, t
 
 // -----
 
+// A QDQ conv of groups whose input channels fill whole blocks of four
+// becomes a quantized_conv with the group; one of groups of two channels
+// stays an f32 conv (int8ConvGroups).
+// CHECK-LABEL: func.func @qdq_grouped(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x8x4x4xf32>
+// CHECK:      %[[W:.*]] = quant.scast %{{.*}} : tensor<4x4x1x1xi8> to tensor<4x4x1x1x!quant.uniform<i8:f32:0, {2.500000e-01,5.000000e-01,1.250000e-01,2.500000e-01}>>
+// CHECK:      nunc.quantized_conv %[[X]], %[[W]] {activation_quantization = "static", dilations = array<i64: 1, 1>, group = 2 : i64, input_quantization = !quant.uniform<u8:f32, 6.250000e-02:3>
+// CHECK:      nunc.conv {{.*}}group = 4 : i64
+// NOINT8-LABEL: func.func @qdq_grouped(
+// NOINT8-NOT:   quantized_conv
+func.func @qdq_grouped(%x: tensor<1x8x4x4xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>) {
+  %fq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.0625:3>} : tensor<1x8x4x4xf32> -> tensor<1x8x4x4xf32>
+  %w = nunc.constant dense<[[[[ 6]],  [[-5]],  [[-7]],  [[-4]]], [[[-2]],  [[ 6]],  [[-1]],  [[-8]]], [[[-3]],  [[ 2]],  [[ 6]],  [[ 4]]], [[[ 9]],  [[-6]],  [[ 7]],  [[-8]]]]> : tensor<4x4x1x1xi8>
+  %ws = nunc.constant dense<[0.25, 0.5, 0.125, 0.25]> : tensor<4xf32>
+  %dw = nunc.dequantize_linear %w, %ws {axis = 0 : i64} : tensor<4x4x1x1xi8>, tensor<4xf32> -> tensor<4x4x1x1xf32>
+  %c = nunc.conv %fq, %dw {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x4x4xf32>, tensor<4x4x1x1xf32> -> tensor<1x4x4x4xf32>
+  %w2 = nunc.constant dense<[[[[ 1]],  [[-4]]], [[[-6]],  [[ 3]]], [[[-4]],  [[ 1]]], [[[-5]],  [[-7]]]]> : tensor<4x2x1x1xi8>
+  %dw2 = nunc.dequantize_linear %w2, %ws {axis = 0 : i64} : tensor<4x2x1x1xi8>, tensor<4xf32> -> tensor<4x2x1x1xf32>
+  %c2 = nunc.conv %fq, %dw2 {dilations = array<i64: 1, 1>, group = 4 : i64, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x4x4xf32>, tensor<4x2x1x1xf32> -> tensor<1x4x4x4xf32>
+  return %c, %c2 : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>
+}
+
+// -----
+
 // HardSwish (and HardSigmoid) fold as activations, and a scalar Mul, then
 // Add, after the activation become its post_mul and post_add. A Mul after
 // the Add (it would round differently) and a non-scalar Mul stay.
