@@ -199,8 +199,12 @@ x86::Activation epilogueActivation(Operation *op) {
 
 /// What the implicit-GEMM convolution needs to know about a conv.
 struct ConvGeometry {
-  ConvPackConfig pack;
-  int64_t outChannels = 0;
+  ConvPackConfig pack; // channels: a group's
+  int64_t outChannels = 0; // a group's
+  /// A grouped conv runs its packing step and GEMM once per (image, group)
+  /// on the group's input planes, weight rows and output rows, pack.batch 1.
+  int64_t groups = 1, images = 1;
+  int64_t calls() const { return groups > 1 ? images * groups : 1; }
   Value input, weight, bias, residual;
   x86::Activation activation;
   int64_t ck() const { return pack.channels * pack.kernelH * pack.kernelW; }
@@ -316,8 +320,9 @@ std::optional<x86::WinogradConfig> winogradConfig(const ConvGeometry &g, Isa isa
 }
 
 /// The conv (or fused_conv) as an implicit GEMM, if it is a 2-D f32 conv with
-/// one group and constant weights; with `winograd`, as Winograd F(2x2, 3x3)
-/// where that takes it.
+/// constant weights and one group or groups of several channels (one
+/// channel a group: the window kernel's depthwise conv); with `winograd`, as
+/// Winograd F(2x2, 3x3) where that takes it (one group).
 std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa, bool winograd) {
   if (!isa_and_nonnull<ConvOp, FusedConvOp>(op))
     return std::nullopt;
@@ -336,8 +341,9 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa, bool winograd) 
   }
   auto in = cast<RankedTensorType>(g.input.getType());
   auto w = cast<RankedTensorType>(g.weight.getType());
-  if (!in.getElementType().isF32() || in.getRank() != 4 ||
-      cast<IntegerAttr>(op->getAttr("group")).getInt() != 1 ||
+  g.groups = cast<IntegerAttr>(op->getAttr("group")).getInt();
+  if (!in.getElementType().isF32() || in.getRank() != 4 || !w.hasStaticShape() ||
+      g.groups < 1 || (g.groups > 1 && w.getDimSize(1) == 1) ||
       !matchPattern(g.weight, m_Constant()) || (g.bias && !matchPattern(g.bias, m_Constant())))
     return std::nullopt;
   auto ints = [&](StringRef n) { return cast<DenseI64ArrayAttr>(op->getAttr(n)).asArrayRef(); };
@@ -348,12 +354,13 @@ std::optional<ConvGeometry> convGeometry(Operation *op, Isa isa, bool winograd) 
     llvm::consumeError(geom.takeError());
     return std::nullopt;
   }
-  g.outChannels = w.getDimSize(0);
-  g.pack = {in.getDimSize(0), in.getDimSize(1), in.getDimSize(2), in.getDimSize(3),
+  g.images = in.getDimSize(0);
+  g.outChannels = w.getDimSize(0) / g.groups;
+  g.pack = {g.groups > 1 ? 1 : g.images, w.getDimSize(1), in.getDimSize(2), in.getDimSize(3),
             geom->kernel[0], geom->kernel[1], geom->strides[0], geom->strides[1],
             geom->dilations[0], geom->dilations[1], geom->padsBegin[0], geom->padsBegin[1],
             geom->output[0], geom->output[1], x86::GemmKernel::panelWidth(isa)};
-  if (winograd)
+  if (winograd && g.groups == 1)
     g.winograd = winogradConfig(g, isa);
   return g;
 }
@@ -1984,7 +1991,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
     }
     pack.description = packWhat;
-    if (!readsInput)
+    std::optional<KernelCall> groupPack;
+    if (!readsInput && g->groups > 1)
+      groupPack = std::move(pack);
+    else if (!readsInput)
       call.prelude.push_back(std::move(pack));
 
     x86::GemmConfig cfg = g->gemmConfig(isa);
@@ -2023,6 +2033,40 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       describeActivation(step.op),
                       padOnly ? "panel-im2col" : "im2col", splitWhat)
             .str();
+    if (g->groups > 1) {
+      // A packing step and GEMM per (image, group): the group's input
+      // planes, weight rows, biases, residual and result rows.
+      KernelCall gemm = std::move(call);
+      call = KernelCall();
+      const int64_t plane = g->pack.height * g->pack.width;
+      for (int64_t image = 0; image < g->images; ++image)
+        for (int64_t group = 0; group < g->groups; ++group) {
+          const int64_t index = image * g->groups + group;
+          const int64_t input = (image * g->groups + group) * g->pack.channels * plane * 4;
+          const int64_t rows = (image * g->groups + group) * cfg.m * cfg.n * 4;
+          if (groupPack) {
+            KernelCall p = *groupPack;
+            p.args[0].offset += input;
+            call.prelude.push_back(std::move(p));
+          }
+          KernelCall c = gemm;
+          c.args[0].value += group * cfg.m * cfg.k * 4;
+          if (readsInput)
+            c.args[1].offset += input;
+          if (g->bias)
+            c.args[2].value += group * cfg.m * 4;
+          if (g->residual)
+            c.args[3].offset += rows;
+          c.args[4].offset += rows;
+          c.description += llvm::formatv(", group {0} of {1}", group + 1, g->groups).str();
+          if (index + 1 < g->calls()) {
+            call.prelude.push_back(std::move(c));
+          } else {
+            c.prelude = std::move(call.prelude);
+            call = std::move(c);
+          }
+        }
+    }
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
   }
