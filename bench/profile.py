@@ -71,7 +71,7 @@ def prepared_model(model, work, batch, seq, shapes):
                                                      "make_models.py"),
                         "--out", work, "--models", model], check=True,
                        stdout=subprocess.DEVNULL)
-        seq = None if model in ("resnet", "mobilenet") else seq
+        seq = None if model in ("resnet", "mobilenet", "resnext") else seq
         return (os.path.join(work, f"{model}.onnx"), shape_pins(model, batch, seq),
                 random_inputs(model, batch, seq, 1))
     return model, [a for s in shapes for a in ("--shape", s)], None

@@ -48,7 +48,8 @@ from make_models import random_inputs  # noqa: E402
 
 # (batch, seq) per model; CNNs take 224x224 images, seq is None.
 CONFIGS = {"minilm": [(1, 128), (1, 32), (4, 128)], "bert": [(1, 128), (1, 32), (4, 128)],
-           "resnet": [(1, None), (4, None)], "mobilenet": [(1, None), (4, None)]}
+           "resnet": [(1, None), (4, None)], "mobilenet": [(1, None), (4, None)],
+           "resnext": [(1, None), (4, None)]}
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 HIDDEN = {"minilm": (384, 1536, 6), "bert": (768, 3072, 12)}
 # (heads, head dim) for nunc-bench-attention.

@@ -9,7 +9,7 @@ deterministic (one ``np.random.default_rng(seed)`` per model), so repeated
 runs give byte-identical files.
 
 Usage:
-    python3 make_models.py --out DIR [--models mlp,minilm,bert,resnet,mobilenet]
+    python3 make_models.py --out DIR [--models mlp,minilm,bert,resnet,mobilenet,resnext]
                            [--external-data] [--check]
 
 Importable helpers: ``random_inputs(name, batch, seq, seed)`` and
@@ -29,12 +29,12 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-MODEL_NAMES = ("mlp", "minilm", "bert", "resnet", "mobilenet")
+MODEL_NAMES = ("mlp", "minilm", "bert", "resnet", "mobilenet", "resnext")
 IR_VERSION = 8
 F32_MIN = float(np.finfo(np.float32).min)  # -3.4028234663852886e+38
 
 # Fixed per-model seeds.
-SEEDS = {"mlp": 1, "minilm": 2, "bert": 3, "resnet": 4, "mobilenet": 5}
+SEEDS = {"mlp": 1, "minilm": 2, "bert": 3, "resnet": 4, "mobilenet": 5, "resnext": 6}
 
 TRANSFORMER_CONFIGS = {
     # MiniLM-L6: opset 17, LayerNormalization op, float32-min attention mask.
@@ -526,6 +526,60 @@ def build_resnet(seed: int):
     return model, None
 
 
+# ResNeXt-50 (32x4d) bottlenecks per stage, shortened (torchvision's: 3, 4, 6, 3).
+RESNEXT_BLOCKS = (1, 1, 1, 1)
+RESNEXT_GROUPS, RESNEXT_GROUP_WIDTH = 32, 4
+
+
+def build_resnext(seed: int):
+    """torchvision's resnext50_32x4d layout (Bottleneck: 1x1, grouped 3x3 of
+    32 groups, 1x1 with 4x expansion; the stride on the 3x3), shortened to
+    RESNEXT_BLOCKS."""
+    cb = CnnBuilder(seed)
+    g = cb.g
+    x = cb.conv("/conv1", "input", "conv1.weight", 3, 64, 7, 2, 3)
+    x = cb.bn("/bn1", x, "bn1", 64)
+    x = g.node("/relu", "Relu", [x])
+    x = g.node("/maxpool", "MaxPool", [x], ceil_mode=0, dilations=[1, 1],
+               kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])
+    cin = 64
+    for si, (planes, nblocks) in enumerate(zip((64, 128, 256, 512), RESNEXT_BLOCKS)):
+        stage = f"layer{si + 1}"
+        width = planes * RESNEXT_GROUP_WIDTH * RESNEXT_GROUPS // 64
+        cout = planes * 4
+        for bi in range(nblocks):
+            stride = 2 if (si > 0 and bi == 0) else 1
+            sc = f"/{stage}/{stage}.{bi}"
+            pre = f"{stage}.{bi}"
+            h = cb.conv(sc + "/conv1", x, pre + ".conv1.weight", cin, width, 1, 1, 0)
+            h = cb.bn(sc + "/bn1", h, pre + ".bn1", width)
+            h = g.node(sc + "/relu", "Relu", [h])
+            h = cb.conv(sc + "/conv2", h, pre + ".conv2.weight", width, width, 3, stride, 1,
+                        group=RESNEXT_GROUPS)
+            h = cb.bn(sc + "/bn2", h, pre + ".bn2", width)
+            h = g.node(sc + "/relu_1", "Relu", [h])
+            h = cb.conv(sc + "/conv3", h, pre + ".conv3.weight", width, cout, 1, 1, 0, gain=1.0)
+            h = cb.bn(sc + "/bn3", h, pre + ".bn3", cout)
+            if stride != 1 or cin != cout:
+                ds = sc + "/downsample"
+                idn = cb.conv(ds + "/downsample.0", x, pre + ".downsample.0.weight",
+                              cin, cout, 1, stride, 0, gain=1.0)
+                idn = cb.bn(ds + "/downsample.1", idn, pre + ".downsample.1", cout)
+            else:
+                idn = x
+            h = g.node(sc, "Add", [h, idn])
+            x = g.node(sc + "/relu_2", "Relu", [h])
+            cin = cout
+    x = g.node("/avgpool", "GlobalAveragePool", [x])
+    x = g.node("", "Flatten", [x], axis=1)
+    cb.gemm("/fc", x, "fc", cin, 1000, "logits")
+    inputs, outputs = _image_io()
+    model = g.make_model("resnext", inputs, outputs,
+                         f"nunc test model: ResNeXt (32x4d Bottlenecks {RESNEXT_BLOCKS}), "
+                         "grouped Conv+BatchNormalization, random weights")
+    return model, None
+
+
 # MobileNetV2 inverted-residual settings (expand t, out c, repeats n, stride s),
 # a shortened version of torchvision's table (8 blocks instead of 17).
 MOBILENET_SETTINGS = ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 2, 2),
@@ -618,6 +672,8 @@ def build_model(name: str, seed: int | None = None, weights=None):
         return build_resnet(seed)
     if name == "mobilenet":
         return build_mobilenet(seed)
+    if name == "resnext":
+        return build_resnext(seed)
     raise ValueError(f"unknown model {name!r}; expected one of {MODEL_NAMES}")
 
 
@@ -641,7 +697,7 @@ def random_inputs(name: str, batch: int = 2, seq: int = 16, seed: int = 0) -> di
         tt = np.zeros((batch, seq), dtype=np.int64)
         tt[:, seq // 2:] = 1
         return {"input_ids": ids, "attention_mask": mask, "token_type_ids": tt}
-    if name in ("resnet", "mobilenet"):
+    if name in ("resnet", "mobilenet", "resnext"):
         return {"input": rng.standard_normal((batch, *IMAGE_SHAPE), dtype=np.float32)}
     raise ValueError(f"unknown model {name!r}; expected one of {MODEL_NAMES}")
 
@@ -702,7 +758,7 @@ def check(name: str, model: onnx.ModelProto, params, path: str) -> None:
     so.log_severity_level = 3
     sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
     text = name in TRANSFORMER_CONFIGS
-    feeds = random_inputs(name, batch=1 if name in ("resnet", "mobilenet") else 2,
+    feeds = random_inputs(name, batch=1 if name in ("resnet", "mobilenet", "resnext") else 2,
                           seq=16, seed=123)
     (out,) = sess.run(None, feeds)
     assert np.all(np.isfinite(out)), f"{name}: non-finite output"

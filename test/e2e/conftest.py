@@ -38,7 +38,7 @@ def models():
     os.makedirs(d, exist_ok=True)
     script = os.path.join(ROOT, "examples", "models", "make_models.py")
     if not all(os.path.exists(os.path.join(d, f"{m}.onnx"))
-               for m in ("mlp", "minilm", "bert", "resnet", "mobilenet")):
+               for m in ("mlp", "minilm", "bert", "resnet", "mobilenet", "resnext")):
         subprocess.run([sys.executable, script, "--out", d], check=True,
                        stdout=subprocess.DEVNULL)
     return d

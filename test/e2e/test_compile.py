@@ -47,7 +47,7 @@ def reference(models, name, feeds):
 
 
 CASES = [("mlp", 3, None), ("minilm", 1, 128), ("minilm", 2, 17), ("bert", 1, 32),
-         ("resnet", 1, None), ("mobilenet", 2, None)]
+         ("resnet", 1, None), ("mobilenet", 2, None), ("resnext", 1, None)]
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -62,7 +62,7 @@ def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, na
         # (48 + 1 positions) split their rows and take the last position as
         # dot products.
         convs = [k["kernel"] for k in manifest["kernels"] if k["kernel"].startswith("conv.")]
-        assert (len(convs) > 0) == (name in ("resnet", "mobilenet"))
+        assert (len(convs) > 0) == (name in ("resnet", "mobilenet", "resnext"))
         winograd = [k for k in convs if k.startswith("conv.winograd.avx512[")]
         # ResNet's layer1 (4 convs), layer2 and layer3 after their strided
         # first (3 and 1).
@@ -81,16 +81,21 @@ def test_compiled_library_matches_onnxruntime(nunc, models, tmp_path, target, na
         # itself by masked loads; only convs with few panels split their
         # rows and share an im2col pass.
         convs = [k["kernel"] for k in manifest["kernels"] if k["kernel"].startswith("conv.")]
-        assert (len(convs) > 0) == (name in ("resnet", "mobilenet"))
+        assert (len(convs) > 0) == (name in ("resnet", "mobilenet", "resnext"))
         for k in convs:
             assert k.startswith("conv.panel-im2col+gemm.avx2[") or (
                 k.startswith("conv.im2col+gemm.avx2[") and "row chunks" in k), k
-        # MobileNet's pointwise convs read their input as it is (ResNet's
-        # 1x1 convs have stride 2).
+        # MobileNet's pointwise convs and ResNeXt's stride-1 1x1 convs read
+        # their input as it is (ResNet's 1x1 convs have stride 2).
         reads = [k for k in convs if "panels from the input" in k]
         assert all("1x1 kernel" in k for k in reads), reads
-        assert len(reads) == (0 if name != "mobilenet" else len(
-            [k for k in convs if "1x1 kernel" in k and "row chunks" not in k])), convs
+        if name == "resnet":
+            assert not reads, convs
+        if name == "resnext":
+            assert len(reads) >= 6, convs
+        if name == "mobilenet":
+            assert len(reads) == len(
+                [k for k in convs if "1x1 kernel" in k and "row chunks" not in k]), convs
         assert name != "mobilenet" or len(reads) >= 14, convs
     feeds = random_inputs(name, batch, seq or 16, 1)
     for threads in (1, 2):
