@@ -180,15 +180,19 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
   /// weight shifts output j's mean by sum_c m_c sum_k (dequantized - f32
   /// weight)[c, k, j]; the returned bias (a new constant) subtracts that.
   /// `w` is [input channels, outputs] (a linear's [K, N], `inner` 1) or,
-  /// with `outputsFirst`, [outputs, input channels, inner] (a conv's [M, C,
-  /// kh x kw]). Returns `bias` unchanged without means, or when the bias is
-  /// not a constant.
+  /// with `outputsFirst`, [outputs, input channels, inner] (a conv's [M, C /
+  /// groups, kh x kw]: output j reads group j / (M / groups)'s channels).
+  /// Returns `bias` unchanged without means, or when the bias is not a
+  /// constant.
   Value correctedBias(OpBuilder &b, Location loc, Value bias, ArrayRef<float> w,
                       const Int8Weight &q, ArrayRef<float> mean, bool outputsFirst,
-                      int64_t outputs, int64_t inner) {
+                      int64_t outputs, int64_t inner, int64_t groups = 1) {
     if (!biasCorrection || mean.empty())
       return bias;
-    int64_t channels = static_cast<int64_t>(mean.size()); // checked by inputChannelMean
+    // (Checked by inputChannelMean.) Output j of a grouped conv reads its
+    // group's channels only.
+    const int64_t channels = static_cast<int64_t>(mean.size()) / groups;
+    const int64_t groupOutputs = outputs / groups;
     SmallVector<float> values(outputs, 0.f);
     if (bias) {
       std::optional<SmallVector<float>> b0 = getConstantFloats(bias);
@@ -204,7 +208,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
           int64_t at = outputsFirst ? (j * channels + c) * inner + i : (c * inner + i) * outputs + j;
           err += q.values[at] * q.scales[j] - w[at];
         }
-        shift += mean[c] * err;
+        shift += mean[j / groupOutputs * channels + c] * err;
       }
       values[j] = static_cast<float>(values[j] - shift);
     }
@@ -354,15 +358,18 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     return success();
   }
 
-  /// conv / fused_conv (one group, 2-D, constant f32 weight) ->
-  /// quantized_conv with s8 weights per output channel.
+  /// conv / fused_conv (2-D, constant f32 weight, groups the int8
+  /// convolution takes: int8ConvGroups) -> quantized_conv with s8 weights
+  /// per output channel.
   LogicalResult quantizeConv(Operation *op, const std::string &key) {
     auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     Value weightValue = op->getOperand(1);
     auto wType = dyn_cast<RankedTensorType>(weightValue.getType());
     if (!in || !in.getElementType().isF32() || in.getRank() != 4 || !wType ||
-        !wType.hasStaticShape() || wType.getRank() != 4 || !wType.getElementType().isF32() ||
-        cast<IntegerAttr>(op->getAttr("group")).getInt() != 1)
+        !wType.hasStaticShape() || wType.getRank() != 4 || !wType.getElementType().isF32())
+      return success();
+    auto group = cast<IntegerAttr>(op->getAttr("group"));
+    if (!int8ConvGroups(group.getInt(), weightValue))
       return success();
     int64_t m = wType.getDimSize(0), ck = wType.getNumElements() / m;
     if (ck * m < minConvMacs || llvm::is_contained(keepF32, key))
@@ -373,7 +380,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     FailureOr<TypeAttr> inputType = calibratedInput(op, key, "conv");
     if (failed(inputType))
       return failure();
-    FailureOr<ArrayRef<float>> mean = inputChannelMean(op, key, "conv", wType.getDimSize(1));
+    FailureOr<ArrayRef<float>> mean =
+        inputChannelMean(op, key, "conv", wType.getDimSize(1) * group.getInt());
     if (failed(mean))
       return failure();
     OpBuilder b(op);
@@ -388,7 +396,8 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
     }
     int64_t taps = wType.getDimSize(2) * wType.getDimSize(3);
     Operation *oldBias = bias ? bias.getDefiningOp() : nullptr;
-    bias = correctedBias(b, op->getLoc(), bias, *w, q, *mean, /*outputsFirst=*/true, m, taps);
+    bias = correctedBias(b, op->getLoc(), bias, *w, q, *mean, /*outputsFirst=*/true, m, taps,
+                         group.getInt());
     auto quantized = QuantizedConvOp::create(
         b, op->getLoc(), op->getResult(0).getType(), op->getOperand(0), weight, bias, residual,
         Value(), Value(), b.getStringAttr(staticActivations ? "static" : "dynamic_per_tensor"),
@@ -398,7 +407,7 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
         cast<DenseI64ArrayAttr>(op->getAttr("pads")),
         cast<DenseI64ArrayAttr>(op->getAttr("strides")), StringAttr(), FloatAttr(), FloatAttr(),
         FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
-        TypeAttr(), UnitAttr(), IntegerAttr(), IntegerAttr());
+        TypeAttr(), UnitAttr(), IntegerAttr(), group);
     EpilogueActivation::of(op).setOn(quantized);
     Operation *oldWeight = weightValue.getDefiningOp();
     op->getResult(0).replaceAllUsesWith(quantized.getResult());
