@@ -31,8 +31,8 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     DequantizeLinear of a constant folds whatever its size (a weight, at most
     4x its integer form), except, with `keep-quantized-weights`, the large
     ones that feed only MatMuls, Gathers or a Gemm's B, and (`keep-conv-weights`) those
-    that feed only the weights of one-group Convs whose input is dequantized
-    too: nunc-fuse-linear, nunc-fuse-conv and nunc-fuse-quantize-dequantize
+    that feed only the weights of Convs whose input is dequantized too, of
+    one group or of groups of a multiple of 4 input channels: nunc-fuse-linear, nunc-fuse-conv and nunc-fuse-quantize-dequantize
     take those in their integer form. A per-tensor DequantizeLinear (or a
     pair's rounding) of constant codes that an Add or Mul reads leaves the
     grid of those codes on that reader (`nunc.lhs_codes_grid` /
@@ -48,8 +48,9 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
            "MatMuls, Gathers or a Gemm's B, and those feeding only Conv weights, for fusion (int8 "
            "weights, embedding tables)">,
     Option<"keepConvWeights", "keep-conv-weights", "bool", "true",
-           "With keep-quantized-weights: also leave the dequantized weights of one-group "
-           "Convs with a dequantized input (QDQ convs, for the int8 convolution)">,
+           "With keep-quantized-weights: also leave the dequantized weights of Convs of one "
+           "group or groups of a multiple of 4 channels with a dequantized input (QDQ convs, "
+           "for the int8 convolution)">,
   ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
@@ -318,8 +319,9 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
     HardSwish, SiLU) becomes nunc.fused_conv, or folds into a quantized_conv the
     same way. A Mul, then an Add, of an f32 scalar after the activation
     become its post_mul and post_add.
-    With `int8` (the default), a QDQ model's 2-D convolution of one group,
-    Conv(x', DequantizeLinear(Wq, sW, zW)) with x' a per-tensor u8/s8
+    With `int8` (the default), a QDQ model's 2-D convolution of one group
+    or of groups of a multiple of 4 input channels (the int8 convolution
+    runs those a group at a time), Conv(x', DequantizeLinear(Wq, sW, zW)) with x' a per-tensor u8/s8
     Quantize/DequantizeLinear pair of x (or the fake_quantize it became) and
     Wq a constant s8 weight of zero point 0 or a u8 one with zero points
     (per tensor or per output channel; u8 where K = 4 ceil(C / 4) kh kw <
@@ -327,8 +329,8 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
     static activations: the same integers, summed exactly. So does
     onnxruntime's `quantize_dynamic` convolution,
     Cast(ConvInteger(DynamicQuantizeLinear(x), Wq, zx, zW)) * (s * sW), with
-    activations quantized per tensor at run time; the ConvIntegers it cannot
-    take (groups, larger K) become f32 Convs of the dequantized values.
+    activations quantized per tensor at run time (groups likewise); the
+    ConvIntegers it cannot take (other groups, larger K) become f32 Convs of the dequantized values.
     (Every x86 target has int8 convolution kernels; `int8=false` keeps
     QDQ convolutions f32, for experiments with nunc-opt.) A
     BatchNormalization after a quantized_conv folds into its per-channel
@@ -362,14 +364,17 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     whose input is not f32, stay as they are; so do those smaller than
     `min-macs` multiply-adds per row (K x N), where int8 gains nothing, and
     those listed in `keep-f32` (mixed precision).
-    With `convs` (the default), `conv` and `fused_conv` ops with one group,
-    a 4-D f32 input and a constant weight [M, C, kh, kw] of at least
+    With `convs` (the default), `conv` and `fused_conv` ops with one group
+    or groups of a multiple of 4 input channels, a 4-D f32 input and a
+    constant weight [M, C / group, kh, kw] of at least
     `min-conv-macs` multiply-adds per output position (C x kh x kw x M)
     become
     `nunc.quantized_conv`: s8 weights per output channel (symmetric, as
     above), the input quantized per tensor at run time
-    (`"dynamic_per_tensor"`) or with the profile's range (static). Grouped
-    convolutions stay f32, and so do depthwise ones (one filter per channel),
+    (`"dynamic_per_tensor"`) or with the profile's range (static); a grouped
+    conv's bias correction reads its own group's channel means. Other
+    grouped convolutions stay f32, and so do depthwise ones (one filter per
+    channel),
     except that with static activations a depthwise conv whose input only an
     int8 conv reads hands its profile grid to that conv as
     `output_quantization` and gets its filter rounded to a symmetric s8 grid
@@ -403,8 +408,8 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     Option<"minEmbeddingElements", "min-embedding-elements", "int64_t", /*default=*/"65536",
            "Quantize Gather tables of at least this many elements (0: none)">,
     Option<"convs", "convs", "bool", /*default=*/"true",
-           "Quantize 2-D convolutions with one group (for targets with int8 convolution "
-           "kernels)">,
+           "Quantize 2-D convolutions of one group or of groups of a multiple of 4 input "
+           "channels (for targets with int8 convolution kernels)">,
     Option<"depthwiseHandover", "depthwise-handover", "bool", /*default=*/"true",
            "Static activations: give a depthwise conv after an int8 conv its input grid "
            "(and its filter an s8 grid) to read u8 codes (for targets whose depthwise "
