@@ -1447,6 +1447,35 @@ x86::Int8GemmConfig convGemmConfig(QuantizedConvOp qc, const Int8Conv &g) {
   return cfg;
 }
 
+/// A grouped convolution's calls: `call` holds the GEMM of image 0's group
+/// 0 (its prelude: the steps before, run once); `pack`, where one precedes
+/// the GEMM, packs that group. Both repeat for every (image, group) of
+/// `images` x `groups`, `offsets` moving their arguments onto that image's
+/// group (the pack's, where there is one, then the GEMM's); the last GEMM
+/// stays the step's call, the others join its prelude in order.
+void repeatPerGroup(
+    KernelCall &call, std::optional<KernelCall> pack, int64_t images, int64_t groups,
+    llvm::function_ref<void(KernelCall *pack, KernelCall &gemm, int64_t image, int64_t group)>
+        offsets) {
+  KernelCall gemm = call;
+  gemm.prelude.clear();
+  std::vector<KernelCall> steps = std::move(call.prelude);
+  for (int64_t image = 0; image < images; ++image)
+    for (int64_t group = 0; group < groups; ++group) {
+      std::optional<KernelCall> p = pack;
+      KernelCall c = gemm;
+      c.description += llvm::formatv(", group {0} of {1}", group + 1, groups).str();
+      offsets(p ? &*p : nullptr, c, image, group);
+      if (p)
+        steps.push_back(std::move(*p));
+      if (image + 1 < images || group + 1 < groups)
+        steps.push_back(std::move(c));
+      else
+        call = std::move(c);
+    }
+  call.prelude = std::move(steps);
+}
+
 class ModelCompiler {
 public:
   ModelCompiler(ModuleOp module, const CompileOptions &options)
@@ -1467,14 +1496,6 @@ private:
   /// An int8 convolution's f32 products (f32_product_k_block): the preludes
   /// that dequantize its input, im2col it and run the f32 GEMM in MLAS's
   /// blocks into its scratch.
-  /// A grouped int8 convolution (Int8Conv::calls): `call`, the GEMM of
-  /// image 0's group 0 (and its packing step, prelude entry `packIndex`,
-  /// where it has one), repeated for every (image, group) on their blocks,
-  /// weight rows, row constants, residual and result rows (of
-  /// `resultBytes` an element) and partial ranges; the last GEMM stays the
-  /// step's call, the others join its prelude.
-  static void groupCalls(const Int8Conv &g, const x86::Int8GemmConfig &cfg, KernelCall &call,
-                         std::optional<size_t> packIndex, int64_t resultBytes);
   LogicalResult f32ConvPrelude(QuantizedConvOp op, const Int8Conv &g,
                                const x86::QuantizeRowsConfig &input, const Step &step,
                                KernelCall &call);
@@ -1774,59 +1795,6 @@ LogicalResult ModelCompiler::f32ProductPrelude(QuantizedLinearOp op, const Int8L
   return success();
 }
 
-void ModelCompiler::groupCalls(const Int8Conv &g, const x86::Int8GemmConfig &cfg,
-                               KernelCall &call, std::optional<size_t> packIndex,
-                               int64_t resultBytes) {
-  std::optional<KernelCall> pack;
-  if (packIndex) {
-    pack = std::move(call.prelude[*packIndex]);
-    call.prelude.erase(call.prelude.begin() + *packIndex);
-  }
-  KernelCall gemm = call;
-  gemm.prelude.clear();
-  const int64_t rows = g.outChannels, positions = g.positions();
-  const bool readsBlocks = g.direct() || (cfg.im2col && x86::PanelIm2col::readsInput(*cfg.im2col));
-  for (int64_t image = 0; image < g.images; ++image)
-    for (int64_t group = 0; group < g.groups; ++group) {
-      const int64_t index = image * g.groups + group;
-      const int64_t blocks = index * g.groupBlockBytes();
-      const int64_t firstRow = image * g.allOutChannels() + group * rows;
-      if (pack) {
-        KernelCall p = *pack;
-        p.args[0].offset += blocks;
-        call.prelude.push_back(std::move(p));
-      }
-      KernelCall c = gemm;
-      c.args[0].value += group * rows * cfg.lda;
-      if (g.direct())
-        c.args[1].offset += blocks;
-      KernelArg &rowArg = c.args[2];
-      const int64_t rowBytes = group * rows * x86::Int8ConvGemm::rowBlockBytes(cfg);
-      if (rowArg.kind == KernelArg::Blob)
-        rowArg.value += rowBytes;
-      else
-        rowArg.offset += rowBytes;
-      if (cfg.residual)
-        c.args[4].offset += firstRow * positions * 4;
-      c.args[5].offset += firstRow * positions * resultBytes;
-      if (cfg.ranges)
-        c.args[6].offset += index * c.tasks * 8;
-      if (c.args.size() > 7 && readsBlocks && !g.direct())
-        c.args[7].offset += blocks;
-      if (index > 0)
-        c.description = llvm::formatv("{0}, group {1} of {2}",
-                                      StringRef(gemm.description).rsplit(", group ").first,
-                                      group + 1, g.groups)
-                            .str();
-      if (index + 1 < g.calls())
-        call.prelude.push_back(std::move(c));
-      else {
-        c.prelude = std::move(call.prelude);
-        call = std::move(c);
-      }
-    }
-}
-
 LogicalResult ModelCompiler::f32ConvPrelude(QuantizedConvOp op, const Int8Conv &g,
                                             const x86::QuantizeRowsConfig &input,
                                             const Step &step, KernelCall &call) {
@@ -2034,38 +2002,24 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       padOnly ? "panel-im2col" : "im2col", splitWhat)
             .str();
     if (g->groups > 1) {
-      // A packing step and GEMM per (image, group): the group's input
-      // planes, weight rows, biases, residual and result rows.
-      KernelCall gemm = std::move(call);
-      call = KernelCall();
-      const int64_t plane = g->pack.height * g->pack.width;
-      for (int64_t image = 0; image < g->images; ++image)
-        for (int64_t group = 0; group < g->groups; ++group) {
-          const int64_t index = image * g->groups + group;
-          const int64_t input = (image * g->groups + group) * g->pack.channels * plane * 4;
-          const int64_t rows = (image * g->groups + group) * cfg.m * cfg.n * 4;
-          if (groupPack) {
-            KernelCall p = *groupPack;
-            p.args[0].offset += input;
-            call.prelude.push_back(std::move(p));
-          }
-          KernelCall c = gemm;
-          c.args[0].value += group * cfg.m * cfg.k * 4;
-          if (readsInput)
-            c.args[1].offset += input;
-          if (g->bias)
-            c.args[2].value += group * cfg.m * 4;
-          if (g->residual)
-            c.args[3].offset += rows;
-          c.args[4].offset += rows;
-          c.description += llvm::formatv(", group {0} of {1}", group + 1, g->groups).str();
-          if (index + 1 < g->calls()) {
-            call.prelude.push_back(std::move(c));
-          } else {
-            c.prelude = std::move(call.prelude);
-            call = std::move(c);
-          }
-        }
+      // The group's input planes, weight rows, biases, residual and result
+      // rows.
+      const int64_t planes = g->pack.channels * g->pack.height * g->pack.width * 4;
+      repeatPerGroup(call, std::move(groupPack), g->images, g->groups,
+                     [&](KernelCall *pack, KernelCall &gemm, int64_t image, int64_t group) {
+                       const int64_t index = image * g->groups + group;
+                       const int64_t rows = index * cfg.m * cfg.n * 4;
+                       if (pack)
+                         pack->args[0].offset += index * planes;
+                       gemm.args[0].value += group * cfg.m * cfg.k * 4;
+                       if (readsInput)
+                         gemm.args[1].offset += index * planes;
+                       if (g->bias)
+                         gemm.args[2].value += group * cfg.m * 4;
+                       if (g->residual)
+                         gemm.args[3].offset += rows;
+                       gemm.args[4].offset += rows;
+                     });
     }
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -2181,8 +2135,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!g)
       return qc.emitError("quantized_conv needs a 4-D static input and a constant weight "
                           "(quant.scast of an i8 constant) and bias; u8 weights need fewer "
-                          "than 16384 input channels x taps; f32_product_k_block needs no "
-                          "residual and a geometry the f32 im2col kernel takes");
+                          "than 16384 input channels x taps; groups need a multiple of 4 "
+                          "input channels each; f32_product_k_block needs no residual, one "
+                          "group and a geometry the f32 im2col kernel takes");
     // 1. The input into u8 channel blocks and its (zero point, scale).
     x86::QuantizeRowsConfig qcfg;
     qcfg.rows = g->images * g->groups * g->channels;
@@ -2470,8 +2425,40 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       int8IsaName(g->isa))
             .str();
     if (g->groups > 1) {
-      call.description += llvm::formatv(", group 1 of {0}", g->groups).str();
-      groupCalls(*g, cfg, call, packIndex, cfg.u8Output ? 1 : 4);
+      // The group's blocks, weight rows, row constants, residual, result
+      // rows (f32 or u8 codes) and partial ranges.
+      std::optional<KernelCall> groupPack;
+      if (packIndex) {
+        groupPack = std::move(call.prelude[*packIndex]);
+        call.prelude.erase(call.prelude.begin() + *packIndex);
+      }
+      const int64_t rows = g->outChannels, resultBytes = cfg.u8Output ? 1 : 4;
+      const bool readsBlocks =
+          g->direct() || (panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col));
+      repeatPerGroup(
+          call, std::move(groupPack), g->images, g->groups,
+          [&](KernelCall *pack, KernelCall &gemm, int64_t image, int64_t group) {
+            const int64_t index = image * g->groups + group;
+            const int64_t blocks = index * g->groupBlockBytes();
+            const int64_t firstRow = image * g->allOutChannels() + group * rows;
+            if (pack)
+              pack->args[0].offset += blocks;
+            gemm.args[0].value += group * rows * cfg.lda;
+            if (g->direct())
+              gemm.args[1].offset += blocks;
+            KernelArg &rowArg = gemm.args[2];
+            (rowArg.kind == KernelArg::Blob ? rowArg.value : rowArg.offset) +=
+                group * rows * x86::Int8ConvGemm::rowBlockBytes(cfg);
+            if (cfg.residual)
+              gemm.args[4].offset += firstRow * g->positions() * 4;
+            gemm.args[5].offset += firstRow * g->positions() * resultBytes;
+            if (cfg.ranges)
+              gemm.args[6].offset += index * gemm.tasks * 8;
+            // (Argument [7]: the padded planes or tails' buffers, shared;
+            // or the blocks themselves.)
+            if (gemm.args.size() > 7 && readsBlocks && !g->direct())
+              gemm.args[7].offset += blocks;
+          });
     }
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
