@@ -474,6 +474,30 @@ class CnnBuilder:
                                            self._p(prefix + ".bias", b)],
                            outputs=[output], alpha=1.0, beta=1.0, transB=1)
 
+    def resnet_stem(self):
+        """torchvision ResNet's conv1 (7x7 stride 2), bn1, relu, maxpool."""
+        x = self.conv("/conv1", "input", "conv1.weight", 3, 64, 7, 2, 3)
+        x = self.bn("/bn1", x, "bn1", 64)
+        x = self.g.node("/relu", "Relu", [x])
+        return self.g.node("/maxpool", "MaxPool", [x], ceil_mode=0, dilations=[1, 1],
+                           kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])
+
+    def resnet_shortcut(self, sc, pre, x, cin, cout, stride):
+        """A block's identity, or its downsample (1x1 conv and BN) where the
+        shape changes."""
+        if stride == 1 and cin == cout:
+            return x
+        ds = sc + "/downsample"
+        idn = self.conv(ds + "/downsample.0", x, pre + ".downsample.0.weight",
+                        cin, cout, 1, stride, 0, gain=1.0)
+        return self.bn(ds + "/downsample.1", idn, pre + ".downsample.1", cout)
+
+    def resnet_head(self, x, cin):
+        """Global average pool, flatten, the 1000-way fc."""
+        x = self.g.node("/avgpool", "GlobalAveragePool", [x])
+        x = self.g.node("", "Flatten", [x], axis=1)
+        return self.gemm("/fc", x, "fc", cin, 1000, "logits")
+
 
 def _image_io():
     inputs = [helper.make_tensor_value_info("input", TensorProto.FLOAT,
@@ -489,11 +513,7 @@ RESNET_BLOCKS = (2, 2, 1, 1)  # BasicBlocks per stage (ResNet-18 is 2,2,2,2)
 def build_resnet(seed: int):
     cb = CnnBuilder(seed)
     g = cb.g
-    x = cb.conv("/conv1", "input", "conv1.weight", 3, 64, 7, 2, 3)
-    x = cb.bn("/bn1", x, "bn1", 64)
-    x = g.node("/relu", "Relu", [x])
-    x = g.node("/maxpool", "MaxPool", [x], ceil_mode=0, dilations=[1, 1],
-               kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])
+    x = cb.resnet_stem()
     cin = 64
     for si, (cout, nblocks) in enumerate(zip((64, 128, 256, 512), RESNET_BLOCKS)):
         stage = f"layer{si + 1}"
@@ -506,19 +526,11 @@ def build_resnet(seed: int):
             h = g.node(sc + "/relu", "Relu", [h])
             h = cb.conv(sc + "/conv2", h, pre + ".conv2.weight", cout, cout, 3, 1, 1)
             h = cb.bn(sc + "/bn2", h, pre + ".bn2", cout)
-            if stride != 1 or cin != cout:
-                ds = sc + "/downsample"
-                idn = cb.conv(ds + "/downsample.0", x, pre + ".downsample.0.weight",
-                              cin, cout, 1, stride, 0, gain=1.0)
-                idn = cb.bn(ds + "/downsample.1", idn, pre + ".downsample.1", cout)
-            else:
-                idn = x
+            idn = cb.resnet_shortcut(sc, pre, x, cin, cout, stride)
             h = g.node(sc, "Add", [h, idn])
             x = g.node(sc + "/relu_1", "Relu", [h])
             cin = cout
-    x = g.node("/avgpool", "GlobalAveragePool", [x])
-    x = g.node("", "Flatten", [x], axis=1)
-    cb.gemm("/fc", x, "fc", 512, 1000, "logits")
+    cb.resnet_head(x, 512)
     inputs, outputs = _image_io()
     model = g.make_model("resnet", inputs, outputs,
                          f"nunc test model: ResNet (BasicBlocks {RESNET_BLOCKS}), "
@@ -537,11 +549,7 @@ def build_resnext(seed: int):
     RESNEXT_BLOCKS."""
     cb = CnnBuilder(seed)
     g = cb.g
-    x = cb.conv("/conv1", "input", "conv1.weight", 3, 64, 7, 2, 3)
-    x = cb.bn("/bn1", x, "bn1", 64)
-    x = g.node("/relu", "Relu", [x])
-    x = g.node("/maxpool", "MaxPool", [x], ceil_mode=0, dilations=[1, 1],
-               kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[2, 2])
+    x = cb.resnet_stem()
     cin = 64
     for si, (planes, nblocks) in enumerate(zip((64, 128, 256, 512), RESNEXT_BLOCKS)):
         stage = f"layer{si + 1}"
@@ -560,19 +568,11 @@ def build_resnext(seed: int):
             h = g.node(sc + "/relu_1", "Relu", [h])
             h = cb.conv(sc + "/conv3", h, pre + ".conv3.weight", width, cout, 1, 1, 0, gain=1.0)
             h = cb.bn(sc + "/bn3", h, pre + ".bn3", cout)
-            if stride != 1 or cin != cout:
-                ds = sc + "/downsample"
-                idn = cb.conv(ds + "/downsample.0", x, pre + ".downsample.0.weight",
-                              cin, cout, 1, stride, 0, gain=1.0)
-                idn = cb.bn(ds + "/downsample.1", idn, pre + ".downsample.1", cout)
-            else:
-                idn = x
+            idn = cb.resnet_shortcut(sc, pre, x, cin, cout, stride)
             h = g.node(sc, "Add", [h, idn])
             x = g.node(sc + "/relu_2", "Relu", [h])
             cin = cout
-    x = g.node("/avgpool", "GlobalAveragePool", [x])
-    x = g.node("", "Flatten", [x], axis=1)
-    cb.gemm("/fc", x, "fc", cin, 1000, "logits")
+    cb.resnet_head(x, cin)
     inputs, outputs = _image_io()
     model = g.make_model("resnext", inputs, outputs,
                          f"nunc test model: ResNeXt (32x4d Bottlenecks {RESNEXT_BLOCKS}), "
