@@ -19,6 +19,7 @@ of its last step: this reads the full model's own steps).
 Usage:
   python3 bench/ort_trace.py model_qdq.onnx --model mobilenet [--seed 5]
       [--target x86_64-avx512vnni] [--reference] [--work /tmp/ort_trace]
+  python3 bench/ort_trace.py any_qdq.onnx --inputs feeds.npz  (static shapes)
 
 --reference runs the lowered module in the evaluator instead (where the
 evaluator and the kernels agree, as the tests check, the same codes).
@@ -77,6 +78,8 @@ def main():
     p.add_argument("--model", dest="name", default="mobilenet",
                    help="example model whose random inputs to feed")
     p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--inputs", help="a .npz of the model's inputs (any model of static "
+                                    "shapes) instead of the example model's random ones")
     p.add_argument("--seq", type=int, default=16, help="encoders' sequence length")
     p.add_argument("--target", default="x86_64-avx512vnni")
     p.add_argument("--reference", action="store_true")
@@ -90,6 +93,8 @@ def main():
     nunc = os.path.join(args.build, "bin", "nunc")
     pins = (["--shape", "batch=1", "--shape", f"sequence={args.seq}"] if args.name in TEXT
             else ["--shape", "input=1x3x224x224"])
+    if args.inputs:
+        pins = []
     lowered = os.path.join(args.work, "lowered.mlir")
     subprocess.run([nunc, "compile", args.model, "--target", args.target, *pins, "-o",
                     os.path.join(args.work, "out"), "--print-lowered-ir", lowered],
@@ -183,7 +188,8 @@ def main():
     traced = os.path.join(args.work, "traced.mlir")
     open(traced, "w").write(ir)
 
-    feeds = random_inputs(args.name, 1, args.seq if args.name in TEXT else None, args.seed)
+    feeds = (dict(np.load(args.inputs)) if args.inputs else
+             random_inputs(args.name, 1, args.seq if args.name in TEXT else None, args.seed))
     inputs, outputs = os.path.join(args.work, "in.npz"), os.path.join(args.work, "out.npz")
     np.savez(inputs, **feeds)
     subprocess.run([nunc, "run", traced, "--input", inputs, "-o", outputs,
