@@ -207,6 +207,9 @@ struct ConvGeometry {
   int64_t calls() const { return groups > 1 ? images * groups : 1; }
   Value input, weight, bias, residual;
   x86::Activation activation;
+  /// > 0: the GEMM sums K in MLAS's blocks (x86::GemmConfig::kBlock; an
+  /// int8 conv's f32 products).
+  int64_t kBlock = 0;
   int64_t ck() const { return pack.channels * pack.kernelH * pack.kernelW; }
   int64_t positions() const { return pack.outH * pack.outW; }
   int64_t panels() const { return (positions() + pack.panelWidth - 1) / pack.panelWidth; }
@@ -264,6 +267,7 @@ struct ConvGeometry {
     cfg.rBatchStride = cfg.m * cfg.n;
     cfg.activation = activation;
     cfg.im2col = panelIm2col(isa);
+    cfg.kBlock = kBlock;
     return cfg;
   }
   /// Set where the conv runs as Winograd F(2x2, 3x3) instead (see
@@ -408,17 +412,17 @@ struct Int8Conv {
     f.pack.panelWidth = x86::GemmKernel::panelWidth(vectors());
     f.pack.zeroPointPadding = false;
     f.outChannels = outChannels;
+    f.kBlock = f32ProductKBlock;
     if (!f.im2col(vectors()))
       return std::nullopt;
     return f;
   }
-  /// Its scratch: the dequantized input [batch][C][H][W] at 0, the packed
-  /// im2col panels and the im2col kernel's planes, then the products.
+  /// Its scratch: the dequantized input [batch][C][H][W] at 0, the f32
+  /// conv's (padded planes and the GEMM tasks' panels; or the packed im2col
+  /// and the im2col kernel's planes), then the products.
   int64_t f32PanelsOffset() const { return round64(pack.batch * channels * plane() * 4); }
   int64_t productsOffset() const {
-    const ConvGeometry f = *f32Products();
-    return round64(f32PanelsOffset() + f.packedBytes() +
-                   x86::Im2colKernel::scratchBytes(*f.im2col(vectors()), vectors()));
+    return round64(f32PanelsOffset() + f32Products()->scratchBytes(vectors()));
   }
   int64_t plane() const { return pack.height * pack.width; }
   int64_t positions() const { return pack.outH * pack.outW; }
@@ -1803,13 +1807,19 @@ LogicalResult ModelCompiler::f32ConvPrelude(QuantizedConvOp op, const Int8Conv &
   const x86::Im2colConfig ic = *f.im2col(isa);
   x86::DequantizeConfig dc{g.pack.batch * g.channels * g.plane(), input.scale, input.zeroPoint};
   dc.fromF32 = !input.codes;
-  x86::GemmConfig gc = f.gemmConfig(isa);
-  gc.im2col.reset();
-  gc.kBlock = g.f32ProductKBlock;
+  // As an f32 conv runs (the f32 conv step above): the GEMM tasks build
+  // their panels from the dequantized input or its padded planes, or, with
+  // row chunks, from one im2col pass; the GEMM in MLAS's k blocks.
+  const x86::GemmConfig gc = f.gemmConfig(isa);
+  const bool readsInput = f.gemmReadsInput(isa);
+  const bool padOnly = gc.im2col && x86::GemmKernel::im2colSplit(gc).packPerItem;
   std::unique_ptr<x86::JitKernel> dequantize = x86::DequantizeKernel::generate(dc, isa);
-  std::unique_ptr<x86::JitKernel> packer = x86::Im2colKernel::generate(ic, isa);
+  std::unique_ptr<x86::JitKernel> packer =
+      readsInput ? nullptr
+      : padOnly  ? x86::PanelIm2col::generatePadding(*gc.im2col)
+                 : x86::Im2colKernel::generate(ic, isa);
   std::unique_ptr<x86::JitKernel> gemm = x86::GemmKernel::generate(gc, isa);
-  if (!dequantize || !packer || !gemm)
+  if (!dequantize || (!readsInput && !packer) || !gemm)
     return op.emitError("generating the f32 convolution kernels failed (xbyak error ")
            << Xbyak::GetError() << ")";
   // The weights as their DequantizeLinear gives them, fl((w - zw) s[m]),
@@ -1838,19 +1848,29 @@ LogicalResult ModelCompiler::f32ConvPrelude(QuantizedConvOp op, const Int8Conv &
   dq.description = dc.fromF32 ? "quantize and dequantize (static)" : "dequantize (u8)";
   nativeCode.push_back({dq.symbol, dequantize->bytes()});
   call.prelude.push_back(std::move(dq));
-  KernelCall pack;
-  pack.symbol = call.symbol + "_pack";
-  pack.tasks = x86::Im2colKernel::numTasks(ic);
-  pack.args = {values, panels,
-               KernelArg::storage(step.scratch, g.f32PanelsOffset() + f.packedBytes())};
-  pack.description = "im2col (f32)";
-  nativeCode.push_back({pack.symbol, packer->bytes()});
-  call.prelude.push_back(std::move(pack));
+  if (!readsInput) {
+    KernelCall pack;
+    pack.symbol = call.symbol + (padOnly ? "_pad" : "_pack");
+    pack.tasks = padOnly ? x86::PanelIm2col::paddingTasks(*gc.im2col)
+                         : x86::Im2colKernel::numTasks(ic);
+    pack.args = {values, panels};
+    if (!padOnly)
+      pack.args.push_back(
+          KernelArg::storage(step.scratch, g.f32PanelsOffset() + f.packedBytes()));
+    pack.description = padOnly ? "padded planes (f32)" : "im2col (f32)";
+    nativeCode.push_back({pack.symbol, packer->bytes()});
+    call.prelude.push_back(std::move(pack));
+  }
   KernelCall sum;
   sum.symbol = call.symbol + "_products";
   sum.tasks = x86::GemmKernel::numTasks(gc, isa);
-  sum.args = {KernelArg::blob(wOffset), panels, KernelArg::blob(wOffset), values, products};
-  sum.description = kBlockGemmDescription("conv.im2col+gemm", gc, isa);
+  sum.args = {KernelArg::blob(wOffset), readsInput ? values : panels, KernelArg::blob(wOffset),
+              values, products};
+  if (gc.im2col)
+    sum.args.push_back(
+        KernelArg::storage(step.scratch, g.f32PanelsOffset() + f.sharedPanelsBytes(isa)));
+  sum.description = kBlockGemmDescription(
+      gc.im2col && padOnly ? "conv.panel-im2col+gemm" : "conv.im2col+gemm", gc, isa);
   nativeCode.push_back({sum.symbol, gemm->bytes()});
   call.prelude.push_back(std::move(sum));
   return success();

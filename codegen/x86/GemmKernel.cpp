@@ -519,7 +519,9 @@ GemmKernel::Im2colSplit GemmKernel::im2colSplit(const GemmConfig &c) {
   Im2colSplit s;
   int64_t panels = (c.n + nr - 1) / nr, last = c.n - (panels - 1) * nr;
   s.panels = panels;
-  if (zmm && panels > 1 && last <= 4) {
+  // (Not with kBlock: the joined columns' dot products sum K in another
+  // order.)
+  if (zmm && panels > 1 && last <= 4 && c.kBlock == 0) {
     s.panels = panels - 1;
     s.tail = last;
   }
@@ -544,7 +546,7 @@ std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa is
   if (config.im2col && (config.im2col->panelWidth != panelWidth(isa) ||
                         !PanelIm2col::supports(*config.im2col, isa)))
     return nullptr;
-  if (config.kBlock < 0 || (config.kBlock && (config.bias || config.im2col)))
+  if (config.kBlock < 0 || (config.kBlock && config.bias))
     return nullptr;
   return generatedFor<GemmGenerator>(isa, config);
 }

@@ -9,9 +9,10 @@
 // residual, activation and the masked tail store happen before C is written.
 // One task per column panel.
 //
-// `kBlock` (no bias, no im2col) sums K as MLAS's sgemm does: each output a
-// chain of FMAs over each block of kBlock k from zero, the blocks' sums
-// added in order (the partial sums wait in C; see mlasSgemmKBlock).
+// `kBlock` (no bias) sums K as MLAS's sgemm does: each output a chain of
+// FMAs over each block of kBlock k from zero, the blocks' sums added in
+// order (the partial sums wait in C; see mlasSgemmKBlock). With `im2col` it
+// joins no tail columns (their dot products would sum in another order).
 //
 // Task arguments: [0] A, [1] packed W, [2] packed bias, [3] residual, [4] C.
 //

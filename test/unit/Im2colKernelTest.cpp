@@ -250,6 +250,88 @@ TEST_P(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
   }
 }
 
+/// MLAS's k blocks (GemmConfig::kBlock, an int8 conv's f32 products) with
+/// the panels built by the GEMM's tasks: bit for bit the blocked GEMM over
+/// the packed im2col (KBlocksSumAsMlasSgemm checks that one against MLAS's
+/// order), every column, a last panel of a few columns included (none is
+/// joined: dot products would sum in another order).
+TEST_P(PanelIm2colTest, KBlocksWithPanelsEqualThoseOverThePackedIm2col) {
+  const Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks the ISA";
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  int tested = 0, fewLast = 0;
+  for (int64_t channels : {3, 17, 40})
+    for (auto [height, width] :
+         std::vector<std::array<int64_t, 2>>{{7, 7}, {14, 14}, {17, 20}, {9, 11}})
+      for (auto [kernel, stride, pad] :
+           std::vector<std::array<int64_t, 3>>{{3, 1, 1}, {3, 2, 1}, {1, 1, 0}})
+        for (int64_t block : {16, 64, 128}) {
+          Im2colConfig c = geometry(channels, height, width, kernel, stride, pad, 1, isa);
+          if (!PanelIm2col::supports(c, isa))
+            continue;
+          const int64_t m = 16, k = channels * kernel * kernel, n = c.outH * c.outW;
+          std::vector<float> in(c.batch * channels * c.height * c.width), a(m * k);
+          for (auto *v : {&in, &a})
+            for (float &x : *v)
+              x = dist(rng);
+          GemmConfig cfg;
+          cfg.m = m;
+          cfg.n = n;
+          cfg.k = k;
+          cfg.lda = k;
+          cfg.ldc = cfg.ldr = n;
+          cfg.kBlock = block;
+          cfg.batch = c.batch;
+          cfg.wBatchStride = GemmKernel::numPanels(n, isa) * c.panelWidth * k;
+          cfg.cBatchStride = cfg.rBatchStride = m * n;
+          std::vector<float> packed(c.batch * cfg.wBatchStride);
+          std::vector<float> planes(Im2colKernel::scratchBytes(c, isa) / 4 + 16);
+          std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(c, isa);
+          std::unique_ptr<JitKernel> gemm = GemmKernel::generate(cfg, isa);
+          ASSERT_TRUE(im2col && gemm);
+          const void *packArgs[] = {in.data(), packed.data(), planes.data()};
+          for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
+            ASSERT_EQ(im2col->function()(packArgs, t, 0), 0);
+          std::vector<float> want(c.batch * m * n, -777.f), unused(1);
+          const void *gemmArgs[] = {a.data(), packed.data(), unused.data(), unused.data(),
+                                    want.data()};
+          for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
+            ASSERT_EQ(gemm->function()(gemmArgs, t, 0), 0);
+
+          cfg.im2col = c;
+          GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(cfg);
+          ASSERT_EQ(split.tail, 0);
+          std::unique_ptr<JitKernel> fused = GemmKernel::generate(cfg, isa);
+          std::unique_ptr<JitKernel> padding = PanelIm2col::generatePadding(c);
+          ASSERT_TRUE(fused);
+          std::vector<float> padded(PanelIm2col::planesBytes(c) / 4, std::nanf(""));
+          const void *padArgs[] = {in.data(), padded.data()};
+          for (int64_t t = 0; padding && t < PanelIm2col::paddingTasks(c); ++t)
+            ASSERT_EQ(padding->function()(padArgs, t, 0), 0);
+          const void *panels = !split.packPerItem         ? (const void *)packed.data()
+                               : PanelIm2col::readsInput(c) ? (const void *)in.data()
+                                                            : (const void *)padded.data();
+          std::vector<float> buffers(GemmKernel::panelBufferBytes(cfg, isa) / 4 + 1,
+                                     std::nanf(""));
+          std::vector<float> got(c.batch * m * n + 1, -777.f);
+          const void *fusedArgs[] = {a.data(),   panels,     unused.data(),
+                                     unused.data(), got.data(), buffers.data()};
+          const int64_t tasks = GemmKernel::numTasks(cfg, isa);
+          for (int64_t t = 0; t < tasks; ++t)
+            ASSERT_EQ(fused->function()(fusedArgs, t, tasks - 1), 0);
+          ASSERT_EQ(std::memcmp(got.data(), want.data(), want.size() * 4), 0)
+              << "C " << channels << " " << height << "x" << width << " k" << kernel << " s"
+              << stride << " block " << block;
+          ASSERT_EQ(got.back(), -777.f) << "wrote past C";
+          ++tested;
+          fewLast += n % c.panelWidth != 0 && n % c.panelWidth <= 4;
+        }
+  EXPECT_GT(tested, 80);
+  EXPECT_GT(fewLast, 5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, PanelIm2colTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")
