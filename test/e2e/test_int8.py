@@ -2251,6 +2251,58 @@ def test_qdq_s8_conv_with_a_shared_input_equals_onnxruntime(nunc, tmp_path, targ
     assert differ["false"] > 0, differ  # the inputs hold a boundary case
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_grouped_int8_convs_equal_the_evaluator(nunc, tmp_path):
+    """Grouped quantized_convs of random geometry (2-8 groups of 4-12
+    channels and 1-16 filters, kernels 1-5, strides 1-2, dilations, uneven
+    padding, one or two images, static or dynamic input) run by the int8
+    convolution a group at a time equal the reference evaluator bit for
+    bit."""
+    r = np.random.default_rng(26)
+
+    def dense(a):
+        return np.array2string(a, separator=", ", threshold=10**9,
+                               max_line_width=10**9).replace("\n", "")
+    tested = set()
+    while len(tested) < 20:
+        groups, cg = int(r.choice([2, 3, 4, 8])), int(r.choice([4, 8, 12]))
+        mg, k = int(r.choice([1, 2, 5, 8, 16])), int(r.choice([1, 3, 5]))
+        stride, dil = int(r.choice([1, 2])), int(r.choice([1, 1, 2]))
+        h, w = int(r.integers(4, 16)), int(r.integers(4, 16))
+        pads = [int(r.integers(0, k)) for _ in range(4)]
+        batch, dynamic = int(r.choice([1, 2])), bool(r.integers(0, 2))
+        c, m = cg * groups, mg * groups
+        oh = (h + pads[0] + pads[2] - dil * (k - 1) - 1) // stride + 1
+        ow = (w + pads[1] + pads[3] - dil * (k - 1) - 1) // stride + 1
+        if oh <= 0 or ow <= 0:
+            continue
+        scales = ", ".join("%.6e" % s for s in r.uniform(0.004, 0.009, m))
+        wt = f"tensor<{m}x{cg}x{k}x{k}x!quant.uniform<i8:f32:0, {{{scales}}}>>"
+        bias = ", ".join("%.4f" % b for b in r.uniform(-0.3, 0.3, m))
+        static = ("" if dynamic else
+                  'activation_quantization = "static", input_quantization = '
+                  '!quant.uniform<u8:f32, 0.03:120>, ')
+        x_t, y_t = f"tensor<{batch}x{c}x{h}x{w}xf32>", f"tensor<{batch}x{m}x{oh}x{ow}xf32>"
+        path = tmp_path / f"grouped{len(tested)}.mlir"
+        path.write_text(f"""func.func @main(%x: {x_t} {{nunc.name = "x"}}) -> ({y_t} {{nunc.name = "y"}}) {{
+  %i = nunc.constant dense<{dense(r.integers(-127, 128, size=(m, cg, k, k)))}> : tensor<{m}x{cg}x{k}x{k}xi8>
+  %w = quant.scast %i : tensor<{m}x{cg}x{k}x{k}xi8> to {wt}
+  %b = nunc.constant dense<[{bias}]> : tensor<{m}xf32>
+  %y = nunc.quantized_conv %x, %w bias %b : tensor<{m}xf32> {{activation = "relu", {static}dilations = array<i64: {dil}, {dil}>, group = {groups} : i64, kernel_shape = array<i64: {k}, {k}>, pads = array<i64: {pads[0]}, {pads[1]}, {pads[2]}, {pads[3]}>, strides = array<i64: {stride}, {stride}>}} : {x_t}, {wt} -> {y_t}
+  return %y : {y_t}
+}}
+""")
+        outs = []
+        for ref in ([], ["--reference"]):
+            out = tmp_path / f"y{len(tested)}{len(outs)}.npz"
+            nunc("run", path, "--random-inputs", "--seed", "1", "-o", out, *ref)
+            outs.append(np.load(out)["y"])
+        case = (groups, cg, mg, k, stride, dil, h, w, *pads, batch, dynamic)
+        assert np.unique(outs[1]).size > 3, case
+        np.testing.assert_array_equal(outs[0], outs[1], err_msg=str(case))
+        tested.add(case)
+
+
 def grouped_bottleneck(groups, batch, size, stride, seed):
     """A ResNeXt-style block: 1x1 conv, Relu, 3x3 conv of `groups` groups,
     Relu, 1x1 conv, with the residual Add and Relu at stride 1."""
