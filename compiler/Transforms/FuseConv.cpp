@@ -275,10 +275,13 @@ struct DynamicQuantizedConvToDequantized : OpRewritePattern<MulOp> {
 };
 
 /// BatchNormalization after a quantized_conv (a quantize_dynamic model keeps
-/// the BN the f32 model had): y = (sum * fl(sx sW[c]) + b[c]) * a[c] + beta'[c]
-/// with a = gamma / sqrt(var + eps) folds into the weight scales (sW[c] a[c])
-/// and the bias ((b[c] - mean[c]) a[c] + beta[c]), in double; the integer
-/// weights stay.
+/// the BN the f32 model had) -> the conv's normalization (norm_scale,
+/// norm_shift): onnxruntime runs the BN on the conv's f32 result, y * a + b
+/// with a and b formed in f32 steps as its kernel forms them
+/// (BatchNormParams::affineF32), and the next DynamicQuantizeLinear's range
+/// depends on every ulp of that (folding the BN into the scales and bias in
+/// double moved the range and every later code). An activation or residual
+/// after the BN then stays an op of its own.
 struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(BatchNormOp bn, PatternRewriter &rewriter) const override {
@@ -287,55 +290,22 @@ struct BatchNormIntoQuantizedConv : OpRewritePattern<BatchNormOp> {
         !EpilogueActivation::of(conv).isIdentity() || conv.getOutputQuantization() ||
         conv.getNormScale() || bn.getInputQuantization() || bn.getOutputQuantization())
       return failure();
-    auto scast = conv.getWeight().getDefiningOp<quant::StorageCastOp>();
-    std::optional<SmallVector<float>> b;
-    if (conv.getBias() && !(b = getConstantFloats(conv.getBias())))
-      return failure();
-    auto wType = cast<RankedTensorType>(conv.getWeight().getType());
-    int64_t m = wType.getDimSize(0);
+    int64_t m = cast<ShapedType>(conv.getWeight().getType()).getDimSize(0);
     std::optional<BatchNormParams> p = batchNormParams(bn, m);
-    if (!scast || !p)
+    if (!p)
       return failure();
-    SmallVector<double> scales(m);
-    SmallVector<int64_t> zeroPoints(m);
-    Type element = wType.getElementType();
-    if (auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(element)) {
-      scales.assign(axis.getScales().begin(), axis.getScales().end());
-      zeroPoints.assign(axis.getZeroPoints().begin(), axis.getZeroPoints().end());
-    } else {
-      auto tensor = cast<quant::UniformQuantizedType>(element);
-      scales.assign(m, tensor.getScale());
-      zeroPoints.assign(m, tensor.getZeroPoint());
-    }
-    SmallVector<float> newB(m);
-    for (int64_t c = 0; c < m; ++c) {
-      double a = p->scale[c];
-      // Scales must stay positive (a negative gamma would need the integer
-      // weights negated, which -128 does not allow): such a BN stays.
-      if (!(a > 0) || !std::isfinite(a * scales[c]))
-        return failure();
-      scales[c] *= a;
-      newB[c] = static_cast<float>(((b ? (*b)[c] : 0.0) - p->mean[c]) * a + p->beta[c]);
-    }
-    // The integer weights and their zero points (u8 weights) stay.
-    auto q = cast<quant::QuantizedType>(element);
-    auto folded = quant::UniformQuantizedPerAxisType::get(
-        q.getFlags(), q.getStorageType(), q.getExpressedType(), scales, zeroPoints, 0,
-        q.getStorageTypeMin(), q.getStorageTypeMax());
-    rewriter.setInsertionPoint(bn);
+    SmallVector<float> a, b;
+    p->affineF32(a, b);
+    rewriter.setInsertionPoint(conv);
     Location loc = fusedLoc({conv, bn});
-    Value weight = quant::StorageCastOp::create(rewriter, loc, wType.clone(folded),
-                                                scast.getInput());
-    Value bias = createF32Constant(rewriter, loc, {m}, newB, "conv_bias");
-    auto result = QuantizedConvOp::create(
-        rewriter, loc, conv.getType(), conv.getInput(), weight, bias, Value(),
-        Value(), Value(), conv.getActivationQuantizationAttr(), conv.getInputQuantizationAttr(),
-        TypeAttr(), TypeAttr(), conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getKernelShapeAttr(),
-        conv.getPadsAttr(), conv.getStridesAttr(), StringAttr(), FloatAttr(), FloatAttr(),
-        FloatAttr(), FloatAttr(), FloatAttr(), FloatAttr(), UnitAttr(), DenseF32ArrayAttr(),
-        TypeAttr(), UnitAttr(), IntegerAttr(), conv.getGroupAttr());
-    EpilogueActivation::of(conv).setOn(result);
-    rewriter.replaceOp(bn, result.getResult());
+    Value normScale = createF32Constant(rewriter, loc, {m}, a, "norm_scale");
+    Value normShift = createF32Constant(rewriter, loc, {m}, b, "norm_shift");
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv.getNormScaleMutable().assign(normScale);
+      conv.getNormShiftMutable().assign(normShift);
+      conv->setLoc(loc);
+    });
+    rewriter.replaceOp(bn, conv.getResult());
     return success();
   }
 };

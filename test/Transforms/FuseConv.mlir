@@ -315,17 +315,20 @@ func.func @qdq_input_rounded_by_producer(%x: tensor<1x1x2x2xf32>) -> (tensor<1x2
 
 // -----
 
-// A BatchNormalization after a quantized_conv folds into its weight scales
-// (a = gamma / sqrt(var + eps) = 4 / 2 and 2 / 4: 0.5 * 2 = 1, 0.25 * 0.5 =
-// 0.125) and bias ((b - mean) * a + beta = 2 * 2 + 1, -1 * 0.5 - 1); the i8
-// constant stays; then the Relu folds in.
+// A BatchNormalization after a quantized_conv (a quantize_dynamic model)
+// becomes its normalization as onnxruntime's kernel forms it in f32: a =
+// 1 / sqrt(var + eps) * gamma = 0.5 * 4 and 0.25 * 2, b = beta - mean * a
+// = 1 + 2 and -1 - 1.5; weights and bias stay, and the Relu after it stays
+// an op (the conv's activation would run before the normalization).
 // CHECK-LABEL: func.func @batch_norm_into_quantized_conv(
 // NOINT8-LABEL: func.func @batch_norm_into_quantized_conv(
-// CHECK:      %[[B:.*]] = nunc.constant dense<[5.000000e+00, -1.500000e+00]> : tensor<2xf32>
-// CHECK:      %[[Q:.*]] = nunc.constant dense<{{.*}}> : tensor<2x1x1x1xi8>
-// CHECK:      %[[W:.*]] = quant.scast %[[Q]] : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {1.000000e+00,1.250000e-01}>>
-// CHECK:      nunc.quantized_conv %arg0, %[[W]] bias %[[B]] : tensor<2xf32> {activation = "relu"
+// CHECK-DAG:  %[[A:.*]] = nunc.constant dense<[2.000000e+00, 5.000000e-01]> : tensor<2xf32>
+// CHECK-DAG:  %[[S:.*]] = nunc.constant dense<[3.000000e+00, -2.500000e+00]> : tensor<2xf32>
+// CHECK-DAG:  %[[B:.*]] = nunc.constant dense<[1.000000e+00, 2.000000e+00]> : tensor<2xf32>
+// CHECK:      %[[C:.*]] = nunc.quantized_conv %arg0, %{{.*}} bias %[[B]] : tensor<2xf32> norm %[[A]], %[[S]]
+// CHECK-NOT:  activation
 // CHECK-NOT:  nunc.batch_norm
+// CHECK:      nunc.relu %[[C]]
 func.func @batch_norm_into_quantized_conv(%x: tensor<1x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
   %q = nunc.constant dense<[[[[5]]], [[[-7]]]]> : tensor<2x1x1x1xi8>
   %w = quant.scast %q : tensor<2x1x1x1xi8> to tensor<2x1x1x1x!quant.uniform<i8:f32:0, {0.5, 0.25}>>
@@ -344,11 +347,12 @@ func.func @batch_norm_into_quantized_conv(%x: tensor<1x1x3x3xf32>) -> tensor<1x2
 
 // What the int8 patterns must leave alone (and not fail on): a QDQ conv
 // whose weight is dequantized per input channel (axis 1: not per output
-// channel), and a BatchNormalization with a negative gamma after a
-// quantized_conv (its scale would turn negative).
+// channel). A BatchNormalization with a negative gamma after a
+// quantized_conv is its normalization like any other (a < 0 is fine there).
 // CHECK-LABEL: func.func @int8_leaves_alone(
 // CHECK:       nunc.conv
-// CHECK:       nunc.batch_norm
+// CHECK:       nunc.quantized_conv {{.*}} norm
+// CHECK-NOT:   nunc.batch_norm
 // NOINT8-LABEL: func.func @int8_leaves_alone(
 func.func @int8_leaves_alone(%x: tensor<1x2x4x4xf32>) -> (tensor<1x3x4x4xf32>, tensor<1x2x3x3xf32>) {
   %fq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.0625:3>} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
