@@ -333,8 +333,11 @@ def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
     ConvIntegers it cannot take (other groups, larger K) become f32 Convs of the dequantized values.
     (Every x86 target has int8 convolution kernels; `int8=false` keeps
     QDQ convolutions f32, for experiments with nunc-opt.) A
-    BatchNormalization after a quantized_conv folds into its per-channel
-    weight scales and bias (the integer weights and zero points stay).
+    BatchNormalization after a quantized_conv (quantize_dynamic keeps the
+    f32 model's) becomes its normalization (norm_scale, norm_shift) as
+    onnxruntime's kernel forms it in f32 (folding it into the scales in
+    double moved a DynamicQuantizeLinear's range by an ulp, and every code
+    after it); an activation or residual after it stays an op.
   }];
   let options = [
     Option<"int8", "int8", "bool", /*default=*/"true",
