@@ -106,6 +106,45 @@ TEST_P(Im2colKernelTest, MatchesThePlainIm2col) {
   EXPECT_GT(tested, 60);
 }
 
+/// The convolution GEMM's config for `c` (M rows, K = channels x taps, N
+/// positions, batches of panels).
+GemmConfig convolutionGemm(const Im2colConfig &c, int64_t m, int64_t k, Isa isa) {
+  GemmConfig cfg;
+  cfg.m = m;
+  cfg.n = c.outH * c.outW;
+  cfg.k = k;
+  cfg.lda = k;
+  cfg.ldc = cfg.ldr = cfg.n;
+  cfg.batch = c.batch;
+  cfg.wBatchStride = GemmKernel::numPanels(cfg.n, isa) * c.panelWidth * k;
+  cfg.cBatchStride = cfg.rBatchStride = m * cfg.n;
+  return cfg;
+}
+
+/// Packs the im2col of `in` with its own kernel into `packed` and runs the
+/// GEMM `cfg` (no im2col) over it: C, the reference for the GEMM that builds
+/// its panels.
+std::vector<float> gemmOverPackedIm2col(const Im2colConfig &c, const GemmConfig &cfg, Isa isa,
+                                        const std::vector<float> &in, const float *a,
+                                        const float *bias, const float *residual,
+                                        std::vector<float> &packed) {
+  packed.assign(c.batch * cfg.wBatchStride, 0.f);
+  std::vector<float> planes(Im2colKernel::scratchBytes(c, isa) / 4 + 16);
+  std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(c, isa);
+  std::unique_ptr<JitKernel> gemm = GemmKernel::generate(cfg, isa);
+  EXPECT_TRUE(im2col && gemm);
+  std::vector<float> out(c.batch * cfg.m * cfg.n, -777.f);
+  if (!im2col || !gemm)
+    return out;
+  const void *packArgs[] = {in.data(), packed.data(), planes.data()};
+  for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
+    EXPECT_EQ(im2col->function()(packArgs, t, 0), 0);
+  const void *gemmArgs[] = {a, packed.data(), bias, residual, out.data()};
+  for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
+    EXPECT_EQ(gemm->function()(gemmArgs, t, 0), 0);
+  return out;
+}
+
 /// The convolution GEMM that builds its own panels from padded planes must
 /// equal, bit for bit, the GEMM over the separately packed im2col (same
 /// panels, same summation order), whatever the scratch held before and
@@ -140,33 +179,15 @@ TEST_P(PanelIm2colTest, ConvolutionGemmEqualsTheOneOverThePackedIm2col) {
           for (auto *v : {&in, &a, &bias, &residual})
             for (float &x : *v)
               x = dist(rng);
-          GemmConfig cfg;
-          cfg.m = m;
-          cfg.n = n;
-          cfg.k = k;
-          cfg.lda = k;
-          cfg.ldc = cfg.ldr = n;
+          GemmConfig cfg = convolutionGemm(c, m, k, isa);
           cfg.bias = cfg.rowBias = cfg.residual = true;
           // Clip, not Relu: negative joined columns are compared too.
           cfg.activation = Activation::fromName("clip", -0.5f, 0.75f);
-          cfg.batch = c.batch;
-          cfg.wBatchStride = GemmKernel::numPanels(n, isa) * c.panelWidth * k;
-          cfg.cBatchStride = cfg.rBatchStride = m * n;
 
           // The reference: im2col packed by its own kernel, then the GEMM.
-          std::vector<float> packed(c.batch * cfg.wBatchStride);
-          std::vector<float> planes(Im2colKernel::scratchBytes(c, isa) / 4 + 16);
-          std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(c, isa);
-          std::unique_ptr<JitKernel> gemm = GemmKernel::generate(cfg, isa);
-          ASSERT_TRUE(im2col && gemm);
-          const void *packArgs[] = {in.data(), packed.data(), planes.data()};
-          for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
-            ASSERT_EQ(im2col->function()(packArgs, t, 0), 0);
-          std::vector<float> want(c.batch * m * n, -777.f);
-          const void *gemmArgs[] = {a.data(), packed.data(), bias.data(), residual.data(),
-                                    want.data()};
-          for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
-            ASSERT_EQ(gemm->function()(gemmArgs, t, 0), 0);
+          std::vector<float> packed;
+          std::vector<float> want = gemmOverPackedIm2col(c, cfg, isa, in, a.data(), bias.data(),
+                                                         residual.data(), packed);
 
           // The GEMM building its panels, its scratch full of NaNs.
           cfg.im2col = c;
@@ -276,29 +297,11 @@ TEST_P(PanelIm2colTest, KBlocksWithPanelsEqualThoseOverThePackedIm2col) {
           for (auto *v : {&in, &a})
             for (float &x : *v)
               x = dist(rng);
-          GemmConfig cfg;
-          cfg.m = m;
-          cfg.n = n;
-          cfg.k = k;
-          cfg.lda = k;
-          cfg.ldc = cfg.ldr = n;
+          GemmConfig cfg = convolutionGemm(c, m, k, isa);
           cfg.kBlock = block;
-          cfg.batch = c.batch;
-          cfg.wBatchStride = GemmKernel::numPanels(n, isa) * c.panelWidth * k;
-          cfg.cBatchStride = cfg.rBatchStride = m * n;
-          std::vector<float> packed(c.batch * cfg.wBatchStride);
-          std::vector<float> planes(Im2colKernel::scratchBytes(c, isa) / 4 + 16);
-          std::unique_ptr<JitKernel> im2col = Im2colKernel::generate(c, isa);
-          std::unique_ptr<JitKernel> gemm = GemmKernel::generate(cfg, isa);
-          ASSERT_TRUE(im2col && gemm);
-          const void *packArgs[] = {in.data(), packed.data(), planes.data()};
-          for (int64_t t = 0; t < Im2colKernel::numTasks(c); ++t)
-            ASSERT_EQ(im2col->function()(packArgs, t, 0), 0);
-          std::vector<float> want(c.batch * m * n, -777.f), unused(1);
-          const void *gemmArgs[] = {a.data(), packed.data(), unused.data(), unused.data(),
-                                    want.data()};
-          for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
-            ASSERT_EQ(gemm->function()(gemmArgs, t, 0), 0);
+          std::vector<float> packed, unused(1);
+          std::vector<float> want = gemmOverPackedIm2col(c, cfg, isa, in, a.data(), unused.data(),
+                                                         unused.data(), packed);
 
           cfg.im2col = c;
           GemmKernel::Im2colSplit split = GemmKernel::im2colSplit(cfg);
