@@ -17,7 +17,7 @@ fresh samples of the task; calibration uses 32 training samples: static
 ranges and the input means of bias correction (on by default; the dynamic
 build with samples uses only the latter).
 
-Usage: python3 bench/cnn_top1.py [--build build] [--models resnet,mobilenet]
+Usage: python3 bench/cnn_top1.py [--build build] [--models resnet,mobilenet,resnext]
 """
 import argparse
 import os
@@ -37,7 +37,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
 import harness  # noqa: E402
 
 CLASSES = 10
-SIGMA = {"resnet": 2.0, "mobilenet": 0.4}
+SIGMA = {"resnet": 2.0, "mobilenet": 0.4, "resnext": 3.0}
 
 
 def task(seed):
