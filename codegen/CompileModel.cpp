@@ -204,7 +204,6 @@ struct ConvGeometry {
   /// A grouped conv runs its packing step and GEMM once per (image, group)
   /// on the group's input planes, weight rows and output rows, pack.batch 1.
   int64_t groups = 1, images = 1;
-  int64_t calls() const { return groups > 1 ? images * groups : 1; }
   Value input, weight, bias, residual;
   x86::Activation activation;
   /// > 0: the GEMM sums K in MLAS's blocks (x86::GemmConfig::kBlock; an
@@ -1870,7 +1869,7 @@ LogicalResult ModelCompiler::f32ConvPrelude(QuantizedConvOp op, const Int8Conv &
     sum.args.push_back(
         KernelArg::storage(step.scratch, g.f32PanelsOffset() + f.sharedPanelsBytes(isa)));
   sum.description = kBlockGemmDescription(
-      gc.im2col && padOnly ? "conv.panel-im2col+gemm" : "conv.im2col+gemm", gc, isa);
+      padOnly ? "conv.panel-im2col+gemm" : "conv.im2col+gemm", gc, isa);
   nativeCode.push_back({sum.symbol, gemm->bytes()});
   call.prelude.push_back(std::move(sum));
   return success();
@@ -2177,10 +2176,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (!qcfg.fixed && produced != producedRanges.end())
       qcfg.producedRanges = produced->second.parts;
     std::optional<x86::Im2colConfig> panelIm2col = g->panelIm2col();
-    // A packing step before the GEMM (the last of the prelude).
-    const bool packStep = !g->f32ProductKBlock && !g->direct() &&
-                          !(panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col));
-    std::optional<size_t> packIndex; // its place in the prelude
+    // The GEMM tasks copy their panels out of the u8 blocks themselves.
+    const bool panelsFromBlocks = panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col);
+    // A grouped conv's packing step, repeated for each group (below).
+    std::optional<KernelCall> groupPack;
     if (g->f32ProductKBlock) {
       // 1-2. The conv in f32 as onnxruntime's MLAS runs it, its products
       // into scratch.
@@ -2226,7 +2225,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       pack.symbol = call.symbol + "_pack";
       if (g->direct()) {
         // The GEMM reads the blocks.
-      } else if (panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col)) {
+      } else if (panelsFromBlocks) {
         // The GEMM tasks copy their panels out of the blocks as they are.
       } else if (panelIm2col) {
         // The GEMM tasks copy their panels out of the padded blocks.
@@ -2263,9 +2262,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         genericImpls[pack.symbol] = {pack.symbol + "_impl", 3, true};
         pack.description = "generic im2col (u8 blocks)";
       }
-      if (packStep) {
-        packIndex = call.prelude.size();
-        call.prelude.push_back(std::move(pack));
+      if (!g->direct() && !panelsFromBlocks) {
+        if (g->groups > 1)
+          groupPack = std::move(pack);
+        else
+          call.prelude.push_back(std::move(pack));
       }
     }
 
@@ -2447,14 +2448,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     if (g->groups > 1) {
       // The group's blocks, weight rows, row constants, residual, result
       // rows (f32 or u8 codes) and partial ranges.
-      std::optional<KernelCall> groupPack;
-      if (packIndex) {
-        groupPack = std::move(call.prelude[*packIndex]);
-        call.prelude.erase(call.prelude.begin() + *packIndex);
-      }
       const int64_t rows = g->outChannels, resultBytes = cfg.u8Output ? 1 : 4;
-      const bool readsBlocks =
-          g->direct() || (panelIm2col && x86::PanelIm2col::readsInput(*panelIm2col));
       repeatPerGroup(
           call, std::move(groupPack), g->images, g->groups,
           [&](KernelCall *pack, KernelCall &gemm, int64_t image, int64_t group) {
@@ -2476,7 +2470,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
               gemm.args[6].offset += index * gemm.tasks * 8;
             // (Argument [7]: the padded planes or tails' buffers, shared;
             // or the blocks themselves.)
-            if (gemm.args.size() > 7 && readsBlocks && !g->direct())
+            if (panelsFromBlocks)
               gemm.args[7].offset += blocks;
           });
     }
