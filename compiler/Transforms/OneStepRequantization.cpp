@@ -170,7 +170,11 @@ std::optional<Type> depthwiseOneStepGrid(FusedConvOp op) {
 /// stays s8 and the op an f32 one). A Mul only by such a constant:
 /// a Mul of two tensors, or an op with a one-value constant (a QDQ CNN's
 /// hard-swish and its + 3), stays a step of an elementwise chain, which a
-/// conv's epilogue looks up in one pass. Where the result's grid is its
+/// conv's epilogue looks up in one pass. A one-value constant whose value
+/// dequantized past the float range (a symmetric grid's code of the
+/// attention mask's lowest float) counts as several: onnxruntime's
+/// QLinearMul multiplies the codes and never forms the infinity, where the
+/// f32 product 0 x inf of an unmasked position is NaN. Where the result's grid is its
 /// readers' (each rounds it on reading), the op rounds to it itself, so
 /// that the readers' rounding finds its values on the grid already.
 template <typename OpTy> void codesInOneStep(OpTy op) {
@@ -179,8 +183,17 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   auto codesConstant = [&](unsigned operand) -> TypeAttr {
     OpOperand &use = op->getOpOperand(operand);
     auto type = dyn_cast<ShapedType>(use.get().getType());
-    if (!type || !type.hasStaticShape() || type.getNumElements() <= 1)
+    if (!type || !type.hasStaticShape() || type.getNumElements() < 1)
       return {};
+    if (type.getNumElements() == 1 && !std::is_same_v<OpTy, MulOp>)
+      return {};
+    if (type.getNumElements() == 1) {
+      auto constant = use.get().getDefiningOp<ConstantOp>();
+      auto values = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
+      if (!values || !values.getElementType().isF32() ||
+          std::isfinite(values.getSplatValue<float>()))
+        return {};
+    }
     return codesGridOf(use);
   };
   if (std::is_same_v<OpTy, MulOp> && !codesConstant(0) && !codesConstant(1))

@@ -637,3 +637,26 @@ func.func @mul_codes(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, 
   %c = nunc.mul %t, %s {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 0.02:120>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %a, %b, %c : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>
 }
+
+// -----
+
+// A Mul by a one-value constant stays a step of an elementwise chain,
+// unless the constant dequantized past the float range (a symmetric grid's
+// code -127 of the attention mask's lowest float, in a QLinear-operator
+// model with s8 activations): onnxruntime's QLinearMul multiplies the
+// codes, so an unmasked position's 0 x code is 0 where the f32 0 x -inf
+// is NaN.
+// CHECK-LABEL: func.func @mul_codes_of_one_value(
+// CHECK: nunc.mul %{{.*}}, %{{.*}} {lhs_quantization = !quant.uniform<u8:f32, 1.000000e+00:128>, nunc.rhs_codes_grid = !quant.uniform<i8:f32, 2.6793887059314005E+36>, output_quantization = !quant.uniform<u8:f32, 1.000000e+00:128>, rhs_quantization = !quant.uniform<u8:f32, 2.6793887059314005E+36:128>, signed_codes}
+// CHECK: nunc.mul %{{.*}}, %{{.*}} {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 1.000000e-02>, output_quantization
+// CHECK-NOT: lhs_quantization
+// CHECK: return
+func.func @mul_codes_of_one_value(%x: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
+  %inf = nunc.constant dense<0xFF800000> : tensor<f32>
+  %half = nunc.constant dense<0.5> : tensor<f32>
+  %q = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 1.0:128>} : tensor<1x8xf32> -> tensor<1x8xf32>
+  %a = nunc.mul %q, %inf {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 2.6793887059314005E+36>, output_quantization = !quant.uniform<u8:f32, 1.0:128>} : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xf32>
+  %r = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 1.0:128>} : tensor<1x8xf32> -> tensor<1x8xf32>
+  %b = nunc.mul %r, %half {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 1.0:128>} : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xf32>
+  return %a, %b : tensor<1x8xf32>, tensor<1x8xf32>
+}

@@ -3109,9 +3109,10 @@ def test_imported_qoperator_cnn(nunc, models, tmp_path, name, int8_convs):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("activation,per_channel", [("QUInt8", False), ("QInt8", False),
-                                                    ("QInt8", True)])
-def test_imported_qoperator_minilm(nunc, models, tmp_path, activation, per_channel):
+@pytest.mark.parametrize("activation,per_channel,symmetric", [
+    ("QUInt8", False, False), ("QInt8", False, False), ("QInt8", True, False),
+    ("QInt8", False, True)])
+def test_imported_qoperator_minilm(nunc, models, tmp_path, activation, per_channel, symmetric):
     """quantize_static's MiniLM in QOperator format (QLinearMatMul,
     QLinearAdd, QLinearMul, QLinearSoftmax; Reshape and Transpose on u8)
     reaches the kernels of the QDQ one: the 36 weight MatMuls on the VNNI
@@ -3119,7 +3120,12 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path, activation, per_chann
     u8 codes of Q, K and V), and its output equals onnxruntime's bit for
     bit (see the QDQ case). With s8 activations too (the quantizer's
     default): onnxruntime runs the QLinear ops on s8 codes, and nunc's
-    GEMMs add the bias's and the residual's codes as s8 (signed_codes)."""
+    GEMMs add the bias's and the residual's codes as s8 (signed_codes).
+    With symmetric s8 grids (ActivationSymmetric) the mask's lowest float
+    dequantizes to -inf (code -127 times 3.4e38 / 127): the mask's
+    QLinearMul multiplies codes, as onnxruntime's does, instead of forming
+    0 x -inf = NaN for every unmasked position (which masked them all);
+    batch 2 has padding in its second row."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     q = str(tmp_path / "minilm_qop.onnx")
@@ -3127,7 +3133,8 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path, activation, per_chann
                     Samples(random_inputs("minilm", 1, 16, 20 + i) for i in range(8)),
                     quant_format=QuantFormat.QOperator,
                     activation_type=getattr(QuantType, activation),
-                    weight_type=QuantType.QInt8, per_channel=per_channel)
+                    weight_type=QuantType.QInt8, per_channel=per_channel,
+                    extra_options={"ActivationSymmetric": symmetric})
     model = onnx.load(q)
     assert {n.op_type for n in model.graph.node} >= {"QLinearMatMul", "QLinearAdd",
                                                     "QLinearSoftmax"}
@@ -3151,6 +3158,16 @@ def test_imported_qoperator_minilm(nunc, models, tmp_path, activation, per_chann
     # The output is the last LayerNorm's f32 result (QOperator leaves
     # LayerNormalization unquantized), bit for bit onnxruntime's.
     assert_qdq_minilm_tracks_onnxruntime(q, models, tmp_path, f32_output=True, exact=True)
+    if symmetric:
+        nunc("compile", q, "--target", "x86_64-avx512vnni", *pins("minilm", 2, 16), "-o",
+             tmp_path / "b2")
+        exe, man = harness.build(str(tmp_path / "b2"))
+        feeds = random_inputs("minilm", 2, 16, 4)
+        assert feeds["attention_mask"][1].min() == 0
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w2"))
+        assert outs is not None, log
+        want = onnxruntime_both_ways(q, feeds)[0]
+        np.testing.assert_array_equal(outs["last_hidden_state"], want)
 
 
 def leaky_cnn(path, seed):
