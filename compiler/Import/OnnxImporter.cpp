@@ -266,7 +266,7 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
 
 FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &t, Location loc,
                                              llvm::StringRef what) {
-  std::optional<Type> element = onnx_io::elementType(ctx, t.data_type());
+  std::optional<Type> element = onnx_io::constantElementType(ctx, t.data_type());
   if (!element)
     return emitError(loc) << what << " has element type "
                           << onnx_io::dataTypeName(t.data_type())
@@ -276,7 +276,7 @@ FailureOr<ElementsAttr> Importer::tensorAttr(onnx::TensorProto &t, Location loc,
   if (!rawOrErr)
     return emitError(loc) << what << " " << llvm::toString(rawOrErr.takeError());
   std::unique_ptr<std::string> raw = std::move(*rawOrErr);
-  int64_t width = onnx_io::elementSize(t.data_type());
+  int64_t width = onnx_io::isFourBit(t.data_type()) ? 1 : onnx_io::elementSize(t.data_type());
   int64_t bytes = raw->size();
   auto type = RankedTensorType::get(SmallVector<int64_t>(t.dims().begin(), t.dims().end()),
                                     *element);
@@ -478,6 +478,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     if (failed(value))
       return nullptr;
     values[t.name()] = ConstantOp::create(builder, loc, value->getType(), *value);
+    if (onnx_io::isFourBit(t.data_type()))
+      fourBitConstants.insert(values[t.name()]);
   }
 
   SmallVector<int> order;

@@ -31,7 +31,7 @@ static void countTensor(const onnx::TensorProto &t, OnnxModelInfo &info) {
     return;
   }
   info.parameterCount += *n;
-  info.parameterBytes += *n * onnx_io::elementSize(t.data_type());
+  info.parameterBytes += onnx_io::storedBytes(t.data_type(), *n);
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
     info.usesExternalData = true;
 }

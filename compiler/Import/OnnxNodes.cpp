@@ -520,6 +520,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       return failure();
     int given = 0;
     ElementsAttr value;
+    bool fourBit = false;
     for (const onnx::AttributeProto &a : n.node.attribute()) {
       n.ignore(a.name());
       ++given;
@@ -531,6 +532,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
         if (failed(v))
           return failure();
         value = *v;
+        fourBit = onnx_io::isFourBit(t.data_type());
       } else if (name == "value_float" && a.type() == onnx::AttributeProto::FLOAT) {
         value = DenseElementsAttr::get(scalarType(builder.getF32Type()), a.f());
       } else if (name == "value_floats" && a.type() == onnx::AttributeProto::FLOATS) {
@@ -555,7 +557,11 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     }
     if (given != 1)
       return n.error() << "Constant needs exactly one value attribute, got " << given;
-    return take(create<ConstantOp>(n, {}, {attr("value", value)}));
+    if (failed(take(create<ConstantOp>(n, {}, {attr("value", value)}))))
+      return failure();
+    if (fourBit)
+      fourBitConstants.insert(outputs.front());
+    return success();
   }
 
   if (op == "Conv" || op == "ConvInteger" || op == "QLinearConv" || op == "MaxPool" ||
@@ -735,6 +741,11 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
         return failure();
       if (*precision != 0)
         return n.error() << "QuantizeLinear with 'precision' is not supported";
+      // (4-bit codes come in as constants of 8-bit ones: rounding to them
+      // would saturate at 8 bits.)
+      if (in(2) && fourBitConstants.contains(in(2)))
+        return n.error() << "QuantizeLinear to 4-bit codes (an INT4 / UINT4 zero point) is not "
+                            "supported; 4-bit weights (DequantizeLinear of a constant) are";
       Type outType = IntegerType::get(ctx, 8, IntegerType::Unsigned);
       if (in(2)) {
         outType = element(in(2));

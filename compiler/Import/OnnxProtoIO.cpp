@@ -109,6 +109,22 @@ int64_t elementSize(int t) {
   }
 }
 
+bool isFourBit(int t) {
+  return t == onnx::TensorProto::INT4 || t == onnx::TensorProto::UINT4;
+}
+
+std::optional<Type> constantElementType(MLIRContext *ctx, int t) {
+  if (t == onnx::TensorProto::INT4)
+    return IntegerType::get(ctx, 8);
+  if (t == onnx::TensorProto::UINT4)
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  return elementType(ctx, t);
+}
+
+int64_t storedBytes(int t, int64_t count) {
+  return isFourBit(t) ? (count + 1) / 2 : count * elementSize(t);
+}
+
 llvm::Expected<int64_t> tensorElementCount(const onnx::TensorProto &t) {
   constexpr int64_t kLimit = int64_t(1) << 40;
   int64_t n = 1;
@@ -198,8 +214,50 @@ static llvm::Error readExternal(const onnx::TensorProto &t, llvm::StringRef mode
   return llvm::Error::success();
 }
 
+/// 4-bit codes, packed two a byte (low nibble first) in raw_data, external
+/// data or int32_data (a byte a value), as one code a byte.
+static llvm::Expected<std::unique_ptr<std::string>> readFourBitData(onnx::TensorProto &t,
+                                                                    llvm::StringRef modelDir,
+                                                                    int64_t count) {
+  const int64_t packed = (count + 1) / 2;
+  std::string bytes;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (llvm::Error e = readExternal(t, modelDir, packed, bytes))
+      return std::move(e);
+  } else if (t.has_raw_data()) {
+    if ((int64_t)t.raw_data().size() != packed)
+      return error("has " + llvm::Twine(t.raw_data().size()) +
+                   " bytes of data, but its dims need " + llvm::Twine(packed) +
+                   " (two 4-bit codes a byte)");
+    bytes = t.raw_data();
+  } else {
+    if (t.int32_data_size() != packed)
+      return error("has " + llvm::Twine(t.int32_data_size()) +
+                   " values, but its dims need " + llvm::Twine(packed) +
+                   " (two 4-bit codes a value)");
+    bytes.resize(packed);
+    for (int64_t i = 0; i < packed; ++i)
+      bytes[i] = static_cast<char>(t.int32_data(i) & 0xff);
+  }
+  const bool isSigned = t.data_type() == onnx::TensorProto::INT4;
+  auto raw = std::make_unique<std::string>(count, '\0');
+  for (int64_t i = 0; i < count; ++i) {
+    int code = (static_cast<unsigned char>(bytes[i / 2]) >> (4 * (i % 2))) & 0xf;
+    if (isSigned && code >= 8)
+      code -= 16;
+    (*raw)[i] = static_cast<char>(code);
+  }
+  return raw;
+}
+
 llvm::Expected<std::unique_ptr<std::string>> readTensorData(onnx::TensorProto &t,
                                                             llvm::StringRef modelDir) {
+  if (isFourBit(t.data_type())) {
+    llvm::Expected<int64_t> count = tensorElementCount(t);
+    if (!count)
+      return count.takeError();
+    return readFourBitData(t, modelDir, *count);
+  }
   int64_t width = elementSize(t.data_type());
   if (width == 0)
     return error("has element type " + dataTypeName(t.data_type()) +
