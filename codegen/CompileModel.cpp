@@ -2705,6 +2705,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
           static_cast<int32_t>(p.getZeroPoint()), add.ratioA, sg,
           static_cast<int32_t>(g.getZeroPoint()), first, add.ratioB, add.fixed};
       cfg.qlinearBias->offset = offset;
+      if (cfg.f32Products)
+        cfg.qlinearBias->productScale = sp;
       if (std::optional<Type> rt = ql.getResidualQuantization()) {
         auto rg = cast<quant::UniformQuantizedType>(*rt);
         auto g2 = cast<quant::UniformQuantizedType>(*ql.gridAfterResidual());
@@ -2775,7 +2777,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           (ql.getGeluQlinearArithmetic() ? " in qlinear steps"
                            : ql.hasGeluGrids()           ? " on grids"
                                                          : ""),
-                      cfg.qlinearBias || cfg.qlinearProduct ? " +product codes"
+                      cfg.qlinearBias && cfg.f32Products
+                          ? llvm::formatv(" +f32 product codes (k blocks of {0})",
+                                          l->f32ProductKBlock)
+                                .str()
+                      : cfg.qlinearBias || cfg.qlinearProduct ? " +product codes"
                       : cfg.f32Products
                           ? llvm::formatv(" +rounded f32 product (k blocks of {0})",
                                           l->f32ProductKBlock)

@@ -1636,41 +1636,47 @@ private:
           vaddps(x, x, temp(0));
         }
       }
-    } else if (c.f32Products) {
+    } else if (c.f32Products && !c.qlinearBias) {
       // The product in f32 already: its grid, then the bias.
       emitActivation(x, c.product, temp(0), temp(1), temp(2), temp(3));
       if (c.bias)
         vaddps(x, x, ptr[rdx + biases + col]);
       emitActivation(x, c.sum, temp(0), temp(1), temp(2), temp(3));
     } else {
-      if (c.u16Input) {
-        // Compensated and in f32 already (addLowPlane).
-      } else if (wordPairs) {
-        if constexpr (kZmm)
-          vpdpwssd(x, rowPair(), ptr[rdx + sums + col], EvexEncoding);
-      } else if (c.perRowA) {
-        vpbroadcastd(temp(0), ptr[rsi + r * rowBytes()]);
-        vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
-        vpsubd(x, x, temp(0));
+      if (c.f32Products) {
+        // The f32 product's code as QuantizeLinear takes it: its quotient
+        // by s_p, clamped and rounded below (QLinearBias::productScale).
+        vdivps(x, x, constAddr(c.qlinearBias->productScale));
       } else {
-        vpsubd(x, x, ptr[rdx + sums + col]);
-      }
-      if (c.u8Weights)
-        addU8WeightTerm(x, r, col);
-      if (!c.u16Input)
-        vcvtdq2ps(x, x);
-      if (c.perRowA) {
-        // One rounding of scaleA * scaleW, then one of the product (as
-        // onnxruntime's MatMulInteger -> Cast -> Mul does).
-        if (wordPairs) {
-          vmulps(temp(0), rowScale(), ptr[rdx + scales + col]);
+        if (c.u16Input) {
+          // Compensated and in f32 already (addLowPlane).
+        } else if (wordPairs) {
+          if constexpr (kZmm)
+            vpdpwssd(x, rowPair(), ptr[rdx + sums + col], EvexEncoding);
+        } else if (c.perRowA) {
+          vpbroadcastd(temp(0), ptr[rsi + r * rowBytes()]);
+          vpmulld(temp(0), temp(0), ptr[rdx + sums + col]);
+          vpsubd(x, x, temp(0));
         } else {
-          vbroadcastss(temp(0), ptr[rsi + r * rowBytes() + 4]);
-          vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
+          vpsubd(x, x, ptr[rdx + sums + col]);
         }
-        vmulps(x, x, temp(0));
-      } else {
-        vmulps(x, x, ptr[rdx + scales + col]);
+        if (c.u8Weights)
+          addU8WeightTerm(x, r, col);
+        if (!c.u16Input)
+          vcvtdq2ps(x, x);
+        if (c.perRowA) {
+          // One rounding of scaleA * scaleW, then one of the product (as
+          // onnxruntime's MatMulInteger -> Cast -> Mul does).
+          if (wordPairs) {
+            vmulps(temp(0), rowScale(), ptr[rdx + scales + col]);
+          } else {
+            vbroadcastss(temp(0), ptr[rsi + r * rowBytes() + 4]);
+            vmulps(temp(0), temp(0), ptr[rdx + scales + col]);
+          }
+          vmulps(x, x, temp(0));
+        } else {
+          vmulps(x, x, ptr[rdx + scales + col]);
+        }
       }
       if (c.qlinearBias) {
         // The product's code (QLinearMatMul), then the bias's code added
@@ -2044,7 +2050,7 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // onnxruntime's GELU steps: a lookup table (zmm permutes, ymm gathers)
   if (config.f32Products &&
       (config.isa == Int8Isa::Amx || config.perRowA || config.u8Weights || config.u16Input ||
-       config.qlinearBias ||
+       (config.qlinearBias && (config.convolution || !(config.qlinearBias->productScale > 0))) ||
        (config.convolution ? config.residual || config.im2col || config.blockPlane ||
                                  config.oneStep || config.ldr != config.n
                            : config.lda != config.n * 4)))

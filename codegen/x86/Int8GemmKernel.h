@@ -119,6 +119,10 @@ struct Int8GemmConfig {
     /// `biasFirst`, are the s8 ones), as onnxruntime's s8 kernel does; the
     /// zero points above stay u8.
     int32_t offset = 0;
+    /// With f32Products (quantized_linear's f32_product_k_block too): the
+    /// product's code is QuantizeLinear's of the f32 product, its quotient
+    /// by this s_p in place of the multiply by m[n].
+    float productScale = 0;
   };
   std::optional<QLinearBias> qlinearBias;
   /// Linear form, static input (quantized_linear's qlinear_product, in

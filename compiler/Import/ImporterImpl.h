@@ -10,7 +10,6 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallString.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Path.h"
 #include "llvm/ADT/StringSet.h"
@@ -231,9 +230,6 @@ private:
   int64_t opset = 0;
   int64_t contribOpset = 1; // the model's com.microsoft version
   llvm::StringMap<Value> values;
-  /// Constants of INT4 / UINT4 codes (imported one code a byte): a
-  /// QuantizeLinear whose zero point is one would round to 4 bits.
-  llvm::DenseSet<Value> fourBitConstants;
 };
 
 } // namespace mlir::nunc::import_detail

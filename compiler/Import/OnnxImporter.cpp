@@ -479,7 +479,7 @@ OwningOpRef<ModuleOp> Importer::run() {
       return nullptr;
     values[t.name()] = ConstantOp::create(builder, loc, value->getType(), *value);
     if (onnx_io::isFourBit(t.data_type()))
-      fourBitConstants.insert(values[t.name()]);
+      values[t.name()].getDefiningOp()->setAttr(kFourBitCodes, builder.getUnitAttr());
   }
 
   SmallVector<int> order;

@@ -560,7 +560,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     if (failed(take(create<ConstantOp>(n, {}, {attr("value", value)}))))
       return failure();
     if (fourBit)
-      fourBitConstants.insert(outputs.front());
+      outputs.front().getDefiningOp()->setAttr(kFourBitCodes, builder.getUnitAttr());
     return success();
   }
 
@@ -743,7 +743,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
         return n.error() << "QuantizeLinear with 'precision' is not supported";
       // (4-bit codes come in as constants of 8-bit ones: rounding to them
       // would saturate at 8 bits.)
-      if (in(2) && fourBitConstants.contains(in(2)))
+      if (in(2) && holdsFourBitCodes(in(2)))
         return n.error() << "QuantizeLinear to 4-bit codes (an INT4 / UINT4 zero point) is not "
                             "supported; 4-bit weights (DequantizeLinear of a constant) are";
       Type outType = IntegerType::get(ctx, 8, IntegerType::Unsigned);

@@ -150,9 +150,11 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
     return kernelError("quantized_linear bias " + bias->describe() + " does not fit");
   if (qlinearBias && (!bias || !product || !fixed))
     return kernelError("one_step_requantization needs a bias, a product grid and a static input");
-  if ((f32ProductKBlock || productSteps.qlinear) && (qlinearBias || !product || !fixed))
+  if ((f32ProductKBlock || productSteps.qlinear) && !(product && fixed))
     return kernelError("f32_product_k_block and qlinear_product need a product grid and a "
                        "static input");
+  if (productSteps.qlinear && qlinearBias)
+    return kernelError("qlinear_product and one_step_requantization exclude each other");
   // one_step_requantization: QLinearAdd's constants, the bias's codes.
   CodeSumConstants add{}, residualAdd{};
   if (qlinearBias && qlinearBias->residual) {
@@ -217,9 +219,11 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
     for (int64_t i = 0; i < static_cast<int64_t>(xf.size()); ++i)
       xf[i] = static_cast<float>(q[i]) * scale;
     for (int64_t j = 0; j < n; ++j) {
-      if (f32ProductKBlock) {
-        float v = product->round(
-            mlasBlockedSum(xf.data(), 1, wf.data() + j, n, k, f32ProductKBlock));
+      const float f32Product =
+          f32ProductKBlock ? mlasBlockedSum(xf.data(), 1, wf.data() + j, n, k, f32ProductKBlock)
+                           : 0.f;
+      if (f32ProductKBlock && !qlinearBias) {
+        float v = product->round(f32Product);
         if (bias)
           v += bias->as<float>()[j];
         out[r * n + j] = sum ? sum->round(v) : v;
@@ -227,15 +231,18 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       }
       // s64: u16 inputs' sums pass s32.
       int64_t acc = 0;
-      for (int64_t i = 0; i < k; ++i)
+      for (int64_t i = 0; i < k && !f32ProductKBlock; ++i)
         acc += int64_t(q[i]) * w[i * n + j];
       const float s = scale * scales[scales.size() == 1 ? 0 : j];
       if (qlinearBias) {
-        // QLinearMatMul's product code, then QLinearAdd of the bias's.
+        // QLinearMatMul's product code (or QuantizeLinear's of the f32
+        // MatMul's product), then QLinearAdd of the bias's.
         const Grid &g = qlinearBias->after;
+        const auto zp = static_cast<int32_t>(product->zeroPoint);
         // (s / s_p = qlinearMatMulMultiplier(scale, s_w[j], s_p).)
-        const int32_t code = qlinearMatMulCode(static_cast<int32_t>(acc), s / product->scale,
-                                               static_cast<int32_t>(product->zeroPoint));
+        const int32_t code =
+            f32ProductKBlock ? u8CodeOf(f32Product, product->scale, zp)
+                             : qlinearMatMulCode(static_cast<int32_t>(acc), s / product->scale, zp);
         const int32_t o = qlinearBias->offset;
         const int32_t sumCode =
             qlinearBias->biasFirst

@@ -169,7 +169,9 @@ struct ConstantFoldingPass
   static TypeAttr convWeightGrid(DequantizeLinearOp dq, ArrayRef<Tensor> operands) {
     auto codes = cast<ShapedType>(dq.getInput().getType());
     auto storage = dyn_cast<IntegerType>(codes.getElementType());
-    if (!storage || storage.getWidth() != 8 || !codes.hasRank() || codes.getRank() < 1)
+    // (4-bit codes: onnxruntime runs the conv in f32, and so does nunc.)
+    if (!storage || storage.getWidth() != 8 || !codes.hasRank() || codes.getRank() < 1 ||
+        holdsFourBitCodes(dq.getInput()))
       return {};
     const bool isSigned = !storage.isUnsigned();
     const Tensor &scale = operands[1];

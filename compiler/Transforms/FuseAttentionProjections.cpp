@@ -127,6 +127,10 @@ struct ProjectionsIntoOneGemm : OpRewritePattern<AttentionOp> {
     int64_t qmin = 0, qmax = 0;
     for (Projection &p : projections) {
       Value weight = p.op->getOperand(1);
+      // (4-bit weights: onnxruntime's three f32 MatMuls, each its own sums'
+      // k blocks; see nunc-one-step-requantization.)
+      if (holdsFourBitCodes(weight))
+        return failure();
       if (quantized) {
         int64_t lo = 0, hi = 0;
         if (failed(readQuantizedWeight(weight, p, lo, hi)) ||

@@ -416,16 +416,22 @@ std::optional<int64_t> pairReaders(Value codes) {
 /// for its N and K); one whose pair has one reader a QLinearMatMul with
 /// its bias Add in f32 (the bias's DequantizeLinear stays s8):
 /// qlinear_product. Either where `accepts` (the target's kernel) takes it.
+/// 4-bit weights (holdsFourBitCodes): onnxruntime has no 4-bit QLinearMatMul
+/// and runs every such MatMul in f32, whatever its pair's readers, in a u8
+/// model too; there its bias Add stays a QLinearAdd of the product's code
+/// (one_step_requantization, which linearInQLinearSteps set, then takes the
+/// f32 product's).
 void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
                                      const std::function<bool(QuantizedLinearOp)> &accepts) {
   auto func = op->getParentOfType<func::FuncOp>();
-  if (!func->hasAttr(kSignedActivationCodes) || func->hasAttr(kQLinearOperators) ||
-      op.getOneStepRequantization() || op.getF32ProductKBlock() || op.getQlinearProduct() ||
-      op.getActivationQuantization() != "static" || !op.staticInputQuantization() ||
-      !asU8Grid(op.getProductQuantization()) ||
+  const bool fourBit = holdsFourBitCodes(op.getWeight());
+  if ((!func->hasAttr(kSignedActivationCodes) && !fourBit) || func->hasAttr(kQLinearOperators) ||
+      (op.getOneStepRequantization() && !fourBit) || op.getF32ProductKBlock() ||
+      op.getQlinearProduct() || op.getActivationQuantization() != "static" ||
+      !op.staticInputQuantization() || !asU8Grid(op.getProductQuantization()) ||
       !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
     return;
-  std::optional<int64_t> readers = pairReaders(op.getInput());
+  std::optional<int64_t> readers = fourBit ? std::optional<int64_t>(2) : pairReaders(op.getInput());
   if (!readers || *readers < 1)
     return;
   if (*readers == 1) {
@@ -475,14 +481,18 @@ std::optional<int64_t> convPairReaders(QuantizedConvOp op) {
 /// takes it. (Single-reader pairs on both sides are converted to u8: a
 /// QLinearConv, the exact sums and one_step_requantization.) The output
 /// pair's readers: the normalization or table that follows it, else the
-/// result's.
+/// result's. A conv of 4-bit weights (holdsFourBitCodes) is an f32 Conv
+/// there in any QDQ model: onnxruntime has no 4-bit QLinearConv.
 void convProductInOnnxruntimeSteps(QuantizedConvOp op,
                                    const std::function<bool(QuantizedConvOp)> &accepts) {
   auto func = op->getParentOfType<func::FuncOp>();
-  if (!func->hasAttr(kSignedActivationCodes) || func->hasAttr(kQLinearOperators) ||
+  const bool fourBit = holdsFourBitCodes(op.getWeight());
+  if ((!func->hasAttr(kSignedActivationCodes) && !fourBit) || func->hasAttr(kQLinearOperators) ||
       op.getOneStepRequantization() || op.getF32ProductKBlock())
     return;
   std::optional<int64_t> readers = convPairReaders(op);
+  if (fourBit && readers)
+    readers = 2;
   const bool sharedOutput = !op.getNormScale() && !op.getOutputTable() &&
                             !op.getOutput().hasOneUse();
   auto weight = cast<ShapedType>(op.getWeight().getType());

@@ -314,6 +314,8 @@ FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value 
     ElementsAttr signless = attrFromTensor(
         cantFail(Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), bytes)), ctx, "weight");
     storage = ConstantOp::create(rewriter, loc, signless.getType(), signless);
+    if (holdsFourBitCodes(wq))
+      storage.getDefiningOp()->setAttr(kFourBitCodes, rewriter.getUnitAttr());
   }
   return quant::StorageCastOp::create(rewriter, loc,
                                       RankedTensorType::get(wType.getShape(), element), storage)

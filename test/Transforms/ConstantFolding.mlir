@@ -434,6 +434,22 @@ func.func @depthwise_weight_grid(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32
 
 // -----
 
+// 4-bit codes (nunc.four_bit_codes): onnxruntime runs the depthwise conv in
+// f32 on the dequantized filter, so the folded filter keeps no grid.
+// CHECK-LABEL: func.func @depthwise_four_bit_weights(
+// CHECK:         nunc.conv %arg0, %{{.*}} {dilations
+// CHECK-NOT:     weight_quantization
+// CHECK:         return
+func.func @depthwise_four_bit_weights(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %q = nunc.constant {nunc.four_bit_codes} dense<[[[[3, -1, 2], [0, 1, -5], [7, 2, 1]]], [[[-8, 7, 0], [1, 1, 1], [2, 3, 4]]]]> : tensor<2x1x3x3xi8>
+  %s = nunc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %w = nunc.dequantize_linear %q, %s {axis = 0 : i64} : tensor<2x1x3x3xi8>, tensor<2xf32> -> tensor<2x1x3x3xf32>
+  %y = nunc.conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // A Gemm's B (a classifier's weight in a QDQ model) stays behind its
 // DequantizeLinear as a MatMul's weight does, for nunc-fuse-linear; the same
 // kind of weight as a Gemm's C folds.

@@ -51,6 +51,27 @@ func.func @quantized(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
 
 // -----
 
+// 4-bit weights (nunc.four_bit_codes): three GEMMs, as onnxruntime's three
+// f32 MatMuls (each its own sums' k blocks).
+// CHECK-LABEL: func.func @four_bit(
+// CHECK-COUNT-3: nunc.quantized_linear %arg0
+// CHECK: nunc.attention %{{.*}}, %{{.*}}, %{{.*}} {num_heads
+func.func @four_bit(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %iq = nunc.constant {nunc.four_bit_codes} dense<[[1, -2], [3, 4]]> : tensor<2x2xi8>
+  %ik = nunc.constant {nunc.four_bit_codes} dense<[[5, 6], [-7, 7]]> : tensor<2x2xi8>
+  %iv = nunc.constant {nunc.four_bit_codes} dense<[[-8, 1], [2, -3]]> : tensor<2x2xi8>
+  %wq = quant.scast %iq : tensor<2x2xi8> to tensor<2x2x!quant.uniform<i8<-127:127>:f32:1, {0.5, 0.25}>>
+  %wk = quant.scast %ik : tensor<2x2xi8> to tensor<2x2x!quant.uniform<i8<-127:127>:f32:1, {0.125, 1.0}>>
+  %wv = quant.scast %iv : tensor<2x2xi8> to tensor<2x2x!quant.uniform<i8<-127:127>:f32, 0.0625>>
+  %q = nunc.quantized_linear %x, %wq : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<i8<-127:127>:f32:1, {0.5, 0.25}>> -> tensor<1x3x2xf32>
+  %k = nunc.quantized_linear %x, %wk : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<i8<-127:127>:f32:1, {0.125, 1.0}>> -> tensor<1x3x2xf32>
+  %v = nunc.quantized_linear %x, %wv : tensor<1x3x2xf32>, tensor<2x2x!quant.uniform<i8<-127:127>:f32, 0.0625>> -> tensor<1x3x2xf32>
+  %a = nunc.attention %q, %k, %v {num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x2xf32>, tensor<1x3x2xf32>, tensor<1x3x2xf32> -> tensor<1x3x2xf32>
+  return %a : tensor<1x3x2xf32>
+}
+
+// -----
+
 // u8 weights with zero points (quantize_dynamic QUInt8): the bytes side by
 // side, scales and zero points concatenated (per-tensor ones repeated).
 // CHECK-LABEL: func.func @quantized_u8(

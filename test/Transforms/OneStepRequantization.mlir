@@ -660,3 +660,53 @@ func.func @mul_codes_of_one_value(%x: tensor<1x8xf32>) -> (tensor<1x8xf32>, tens
   %b = nunc.mul %r, %half {nunc.rhs_codes_grid = !quant.uniform<i8:f32, 0.01>, output_quantization = !quant.uniform<u8:f32, 1.0:128>} : (tensor<1x8xf32>, tensor<f32>) -> tensor<1x8xf32>
   return %a, %b : tensor<1x8xf32>, tensor<1x8xf32>
 }
+
+// -----
+
+// 4-bit weights (their codes' constant marked nunc.four_bit_codes): there
+// is no 4-bit QLinearMatMul or QLinearConv in onnxruntime, which runs them
+// as f32 MatMuls and Convs on the dequantized values whatever their pairs'
+// readers, in u8 models too: f32_product_k_block; a u8 model's bias Add
+// stays a QLinearAdd of the product's code (one_step_requantization as
+// well), an s8 model's single-reader pair no qlinear_product. The same
+// with 8-bit codes: as before.
+// CHECK-LABEL: func.func @four_bit_gemms_u8(
+// CHECK: nunc.quantized_linear {{.*}}f32_product_k_block = 1024 : i64, one_step_requantization
+// CHECK: nunc.quantized_linear {{.*}}one_step_requantization
+// CHECK-NOT: f32_product_k_block
+// CHECK-LABEL: func.func @four_bit_gemm_s8(
+// CHECK: nunc.quantized_linear {{.*}}f32_product_k_block = 1024 : i64
+// CHECK-NOT: qlinear_product
+// CHECK-LABEL: func.func @four_bit_convs_u8(
+// CHECK: nunc.quantized_conv {{.*}}f32_product_k_block = 512 : i64
+// CHECK: nunc.quantized_conv {{.*}}one_step_requantization
+// CHECK-NOT: f32_product_k_block
+// CHECK: return
+func.func @four_bit_gemms_u8(%x: tensor<4x3xf32>) -> (tensor<4x2xf32>, tensor<4x2xf32>) {
+  %w4 = nunc.constant {nunc.four_bit_codes} dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw4 = quant.scast %w4 : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 7]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
+  %q = nunc.quantize %x {quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32> -> tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>
+  %a = nunc.quantized_linear %q, %qw4 bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  %c = nunc.quantized_linear %q, %qw bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<u8:f32, 0.25:10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<u8:f32, 0.125:120>} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return %a, %c : tensor<4x2xf32>, tensor<4x2xf32>
+}
+func.func @four_bit_gemm_s8(%x: tensor<4x3xf32>) -> tensor<4x2xf32> attributes {nunc.signed_activation_codes} {
+  %w4 = nunc.constant {nunc.four_bit_codes} dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw4 = quant.scast %w4 : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<[-0.5, 0.25]> : tensor<2xf32>
+  %q = nunc.quantize %x {quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32> -> tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>
+  %a = nunc.quantized_linear %q, %qw4 bias %b : tensor<2xf32> {activation_quantization = "static", bias_codes_quantization = !quant.uniform<i8:f32, 0.25:-10>, output_quantization = !quant.uniform<u8:f32, 0.25:100>, product_quantization = !quant.uniform<i8:f32, 0.125:-8>} : tensor<4x3x!quant.uniform<u8:f32, 0.125:10>>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  return %a : tensor<4x2xf32>
+}
+func.func @four_bit_convs_u8(%x: tensor<1x4x5x6xf32>) -> (tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>) {
+  %w4 = nunc.constant {nunc.four_bit_codes} dense<3> : tensor<4x4x3x3xi8>
+  %qw4 = quant.scast %w4 : tensor<4x4x3x3xi8> to tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>
+  %w = nunc.constant dense<5> : tensor<4x4x3x3xi8>
+  %qw = quant.scast %w : tensor<4x4x3x3xi8> to tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>>
+  %a = nunc.quantized_conv %x, %qw4 {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  %b = nunc.quantized_conv %x, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 3, 3>, output_quantization = !quant.uniform<u8:f32, 0.0625:120>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x4x5x6xf32>, tensor<4x4x3x3x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x4x5x6xf32>
+  return %a, %b : tensor<1x4x5x6xf32>, tensor<1x4x5x6xf32>
+}

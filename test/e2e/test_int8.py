@@ -1625,6 +1625,65 @@ def test_imported_qdq_minilm_u8_weights(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("name", ["minilm", "mobilenet"])
+@pytest.mark.parametrize("weight", ["QInt4", "QUInt4"])
+@pytest.mark.parametrize("activation", ["QUInt8", "QInt8"])
+def test_imported_qdq_4bit_weights(nunc, models, tmp_path, name, weight, activation):
+    """quantize_static's QDQ models with 4-bit weights (weight_type QInt4 /
+    QUInt4, opset 21: INT4 / UINT4 initializers, two codes a byte): the
+    codes import one a byte (nunc.four_bit_codes), so the weight MatMuls
+    and convs are int8 GEMMs and convolutions with static activations.
+    onnxruntime has no 4-bit QLinear kernels: it runs each as an f32 MatMul
+    or Conv on the dequantized values (a u8 model's bias Add after it a
+    QLinearAdd of the product's code), and nunc-one-step-requantization
+    has nunc compute them so (f32 products in MLAS's k blocks; the
+    product's code as QuantizeLinear's). With u8 activations the output
+    equals onnxruntime's bit for bit; with s8 ones (quantize_static's
+    default) within a step of the output grid (bit for bit on the inputs
+    tried but one element of a u4 MobileNet)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    import onnx
+    import onnxruntime as ort
+    text = name == "minilm"
+    seq = 16 if text else None
+    q = str(tmp_path / f"{name}_w4.onnx")
+    quantize_static(os.path.join(models, f"{name}.onnx"), q,
+                    Samples(random_inputs(name, 1, seq, 20 + i) for i in range(4)),
+                    quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, activation),
+                    weight_type=getattr(QuantType, weight), per_channel=not text)
+    model = onnx.load(q)
+    four_bit = onnx.TensorProto.INT4 if weight == "QInt4" else onnx.TensorProto.UINT4
+    assert sum(t.data_type == four_bit for t in model.graph.initializer) >= 10
+    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins(name, 1, seq), "-o",
+         tmp_path / "out")
+    kernels = json.loads((tmp_path / "out" / f"{name}_w4.json").read_text())["kernels"]
+    if text:
+        gemms = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_linear"]
+        assert len(gemms) == 36 and all(k.startswith("gemm.int8.avx512vnni[") and
+                                        "f32 product" in k for k in gemms), gemms
+    else:
+        convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
+        assert len(convs) == 17 and all(k.startswith("conv.int8.avx512vnni[") and
+                                        "f32 products" in k for k in convs), convs
+    assert not any(k["op"] in ("nunc.linear", "nunc.matmul", "nunc.conv") for k in kernels)
+    inits = {i.name: onnx.numpy_helper.to_array(i) for i in model.graph.initializer}
+    out_name = model.graph.output[0].name
+    step = float(inits[out_name + "_scale"])
+    exe, man = harness.build(str(tmp_path / "out"))
+    sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
+    for seed in (5, 6):
+        feeds = random_inputs(name, 1, seq, seed)
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{seed}"))
+        assert outs is not None, log
+        got, want = outs[out_name], sess.run(None, feeds)[0]
+        if activation == "QUInt8":
+            np.testing.assert_array_equal(got, want)
+        steps = np.abs(got.astype(np.float64) - want) / step
+        assert steps.max() <= 1.001 and np.mean(steps < 0.5) >= 0.99, \
+            (seed, steps.max(), np.mean(steps < 0.5))
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_imported_qdq_minilm_a16w8(nunc, models, tmp_path):
     """quantize_static's A16W8 MiniLM (activation_type QUInt16, s8 weights,
     onnxruntime's contrib Q/DQ ops): all 36 MatMuls run on the int8 GEMM

@@ -3,6 +3,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/NuncOps.h"
 
+#include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Diagnostics.h"
@@ -57,6 +58,13 @@ static StringRef codesGridName(OpOperand &operand) {
   if (!isa<AddOp, MulOp>(reader) || operand.getOperandNumber() > 1)
     return {};
   return operand.getOperandNumber() == 0 ? kLhsCodesGrid : kRhsCodesGrid;
+}
+
+bool holdsFourBitCodes(Value v) {
+  if (auto scast = v.getDefiningOp<quant::StorageCastOp>())
+    v = scast.getInput();
+  Operation *def = v.getDefiningOp();
+  return def && isa<ConstantOp>(def) && def->hasAttr(kFourBitCodes);
 }
 
 TypeAttr codesGridOf(OpOperand &operand) {

@@ -1549,11 +1549,10 @@ LogicalResult QuantizedLinearOp::inferResultTypes(SmallVectorImpl<Type> &types) 
                             "signed_codes too) and the output";
   }
   if (std::optional<uint64_t> block = getF32ProductKBlock())
-    if (static_cast<int64_t>(*block) <= 0 || getOneStepRequantization() ||
-        getActivationQuantization() != "static" || !staticInputQuantization() ||
-        !getProductQuantization())
+    if (static_cast<int64_t>(*block) <= 0 || getActivationQuantization() != "static" ||
+        !staticInputQuantization() || !getProductQuantization())
       return emitError() << "f32_product_k_block needs a positive block, a static input and "
-                            "product_quantization, and no one_step_requantization";
+                            "product_quantization";
   if (getQlinearProduct() &&
       (getOneStepRequantization() || getF32ProductKBlock() ||
        getActivationQuantization() != "static" || !staticInputQuantization() ||

@@ -1786,7 +1786,7 @@ func.func @linear_signed_codes_alone(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.
 // -----
 
 func.func @linear_f32_product_without_grid(%x: tensor<4x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32, 0.03125>>) {
-  // expected-error @+1 {{f32_product_k_block needs a positive block, a static input and product_quantization, and no one_step_requantization}}
+  // expected-error @+1 {{f32_product_k_block needs a positive block, a static input and product_quantization}}
   %0 = nunc.quantized_linear %x, %w {activation_quantization = "static", f32_product_k_block = 128 : i64, input_quantization = !quant.uniform<u8:f32, 0.125:10>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
   return
 }

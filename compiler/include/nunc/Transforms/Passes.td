@@ -37,6 +37,9 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     pair's rounding) of constant codes that an Add or Mul reads leaves the
     grid of those codes on that reader (`nunc.lhs_codes_grid` /
     `nunc.rhs_codes_grid`): onnxruntime adds or multiplies the codes there.
+    A folded conv filter (a depthwise conv's) keeps the model's grid as
+    the conv's `weight_quantization`, unless its codes were 4-bit
+    (nunc.four_bit_codes: onnxruntime runs that conv in f32).
   }];
   let options = [
     Option<"maxElements", "max-elements", "int64_t", "65536",
@@ -630,6 +633,13 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     code generator marks only those its int8 GEMM runs so. One whose pair
     has one reader gets `qlinear_product`: onnxruntime converts that pair to
     u8 and runs the MatMul as a QLinearMatMul (its bias Add in f32).
+    Weights of 4-bit codes (the importer marks their constants
+    nunc.four_bit_codes): onnxruntime has no 4-bit QLinearMatMul or
+    QLinearConv and runs every such MatMul and Conv in f32 on the
+    dequantized values, with u8 activations too: `f32_product_k_block`
+    whatever the pair's readers (a u8 model's GEMM keeping its
+    one_step_requantization: the bias Add a QLinearAdd of the f32
+    product's code).
 
     A quantized_linear whose GELU epilogue has u8 grids on its input, its
     three steps, its constants 1 and 0.5 (`gelu_one_quantization`,
@@ -685,8 +695,9 @@ def FuseAttentionProjections : Pass<"nunc-fuse-attention-projections", "func::Fu
     all or none, no residual, the same activation and quantization), the
     three become one op with the weights side by side ([K, 3E], Q, K, V;
     per-column scales, and the zero points of u8 weights, concatenated, a
-    per-tensor one repeated; s8 and u8 weights do not mix) and the
-    biases likewise, and the attention reads its heads from that result
+    per-tensor one repeated; s8 and u8 weights do not mix; 4-bit weights,
+    nunc.four_bit_codes, stay three GEMMs as onnxruntime's three f32
+    MatMuls) and the biases likewise, and the attention reads its heads from that result
     (`input_offsets = [0, E, 2E]`, `input_width = E`). The input is then
     quantized once instead of three times, and the GEMM has N = 3E.
     Calibration, the quantization report and `--accuracy-target` still see

@@ -893,14 +893,19 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     as onnxruntime's s8 kernel does; the product's code is the same either
     way. Without it bias_codes_quantization is a u8 grid.
 
-    `f32_product_k_block` (a static input, product_quantization, not
-    one_step_requantization) computes the product that product_quantization
-    rounds as onnxruntime runs a QDQ model's MatMul that it leaves in f32
-    (s8 activations whose Q/DQ pair it keeps signed: the pair has several
-    readers): from the dequantized codes fl((q - zp) s_x) and weights
-    fl((w - zw) s_w[n]), summed as MLAS's sgemm sums them: a chain of FMAs
-    over each block of this many k, from zero, the blocks' sums added in
-    order (mlasSgemmKBlock gives MLAS's block for the GEMM's N and K).
+    `f32_product_k_block` (a static input, product_quantization) computes
+    the product that product_quantization rounds as onnxruntime runs a QDQ
+    model's MatMul that it leaves in f32 (s8 activations whose Q/DQ pair
+    it keeps signed: the pair has several readers; 4-bit weights, for which
+    it has no QLinearMatMul): from the dequantized codes fl((q - zp) s_x)
+    and weights fl((w - zw) s_w[n]), summed as MLAS's sgemm sums them: a
+    chain of FMAs over each block of this many k, from zero, the blocks'
+    sums added in order (mlasSgemmKBlock gives MLAS's block for the GEMM's
+    N and K). With one_step_requantization (an 8-bit product grid: a u8
+    model's 4-bit MatMul, whose bias Add onnxruntime runs as a QLinearAdd)
+    the product's code is QuantizeLinear's of that sum (u8CodeOf: its
+    quotient by s_p rounded, plus zp), and the bias's code is added to it
+    as above.
     `qlinear_product` (a static input, an 8-bit product_quantization, not
     one_step_requantization) takes the product's code as onnxruntime's
     QLinearMatMul computes it (qlinearMatMulCode: one multiply of the exact

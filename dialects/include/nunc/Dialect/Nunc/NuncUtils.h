@@ -85,6 +85,14 @@ inline constexpr llvm::StringLiteral kQLinearOperators = "nunc.qlinear_operators
 /// discardable attributes only (a GELU's 1 merged with a mask's 1 - m).
 inline constexpr llvm::StringLiteral kLhsCodesGrid = "nunc.lhs_codes_grid";
 inline constexpr llvm::StringLiteral kRhsCodesGrid = "nunc.rhs_codes_grid";
+/// On a constant of codes the model stored as INT4 / UINT4 (imported one a
+/// byte): onnxruntime has no 4-bit QLinear kernels and runs the MatMul or
+/// Conv that reads their DequantizeLinear in f32, which nunc-one-step-
+/// requantization follows. (The greedy driver may unique it with an equal
+/// 8-bit constant: equal codes, so only the summation order could change.)
+inline constexpr llvm::StringLiteral kFourBitCodes = "nunc.four_bit_codes";
+/// Whether `v` is such a constant, or a quant.scast of one.
+bool holdsFourBitCodes(Value v);
 /// The codes grid its reader records for `operand` (kLhsCodesGrid /
 /// kRhsCodesGrid) while the operand is still a constant; null otherwise.
 TypeAttr codesGridOf(OpOperand &operand);
