@@ -171,6 +171,9 @@ private:
   FailureOr<Value> softmax(NodeContext &n, Value x, int64_t axis, bool flattened);
   /// clip(alpha x + beta, 0, 1), as Mul, Add and Clip.
   FailureOr<Value> hardSigmoid(NodeContext &n, Value x, float alpha, float beta);
+  /// DequantizeLinear with block_size (opset 21) of constant codes, scales
+  /// and zero points: the f32 tensor it gives.
+  FailureOr<Value> blockedDequantize(NodeContext &n, int64_t axis, int64_t blockSize);
   /// RMSNorm over the dims from `axis` on: x / sqrt(mean(x^2) + eps) * scale
   /// and 1 / sqrt(mean(x^2) + eps), as Mul, ReduceMean, Add, Sqrt, Div, Mul.
   FailureOr<std::pair<Value, Value>> rmsNorm(NodeContext &n, Value x, Value scale, int64_t axis,

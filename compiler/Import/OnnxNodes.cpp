@@ -10,6 +10,9 @@
 
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
+#include "mlir/IR/Matchers.h"
+#include "llvm/Support/InterleavedRange.h"
+
 #include <cfloat>
 
 using namespace mlir;
@@ -713,8 +716,17 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                        outDType = n.getInt("output_dtype", 0);
     if (failed(arity(2, 3)) || failed(axis) || failed(block) || failed(outDType))
       return failure();
-    if (*block != 0)
+    if (*block != 0 && quantize)
       return n.error() << op << " with block_size (blocked quantization) is not supported";
+    if (*block != 0) {
+      if (*outDType != 0)
+        return n.error() << "DequantizeLinear with block_size and output_dtype is not supported";
+      FailureOr<Value> y = blockedDequantize(n, *axis, *block);
+      if (failed(y))
+        return failure();
+      outputs.push_back(*y);
+      return success();
+    }
     // A per-axis scale takes a zero point of its shape, not a scalar one.
     auto scaleType = dyn_cast<RankedTensorType>(in(1).getType());
     auto zeroType = in(2) ? dyn_cast<RankedTensorType>(in(2).getType()) : RankedTensorType();
@@ -776,6 +788,72 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
 
   // checkSupportedOps() rejects everything else before conversion starts.
   return n.error() << "no converter for " << op;
+}
+
+FailureOr<Value> Importer::blockedDequantize(NodeContext &n, int64_t axis, int64_t blockSize) {
+  // The weights of weight-only 4-bit models in QDQ form (onnxruntime's
+  // MatMul4BitsQuantizer): blocks of block_size along `axis`, each with its
+  // scale and zero point. Dequantized here, as MatMulNBits is: the model
+  // compiles as its f32 original would.
+  Value x = n.input(0), scale = n.input(1), zeroPoint = n.input(2);
+  for (Value v : {x, scale, zeroPoint})
+    if (v && !matchPattern(v, m_Constant()))
+      return n.error() << "DequantizeLinear with block_size needs constant codes, scales and "
+                          "zero points (a weight), to dequantize them when compiling";
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  auto sType = dyn_cast<RankedTensorType>(scale.getType());
+  if (!xType || !sType || !xType.hasStaticShape() || !sType.hasStaticShape() ||
+      !sType.getElementType().isF32() || xType.getRank() != sType.getRank() ||
+      xType.getRank() == 0)
+    return n.error() << "DequantizeLinear with block_size needs f32 scales of the codes' rank, "
+                        "got codes "
+                     << x.getType() << " and scales " << scale.getType();
+  if (zeroPoint && cast<ShapedType>(zeroPoint.getType()).getShape() != sType.getShape())
+    return n.error() << "DequantizeLinear's zero point must have the shape of its blocked scale ("
+                     << sType << "), got " << zeroPoint.getType();
+  const int64_t rank = xType.getRank();
+  if (axis < -rank || axis >= rank)
+    return n.error() << "DequantizeLinear axis " << axis << " is out of range for rank " << rank;
+  if (axis < 0)
+    axis += rank;
+  ArrayRef<int64_t> dims = xType.getShape(), sDims = sType.getShape();
+  if (blockSize < 1)
+    return n.error() << "DequantizeLinear block_size must be positive, got " << blockSize;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t want = d == axis ? (dims[d] + blockSize - 1) / blockSize : dims[d];
+    if (sDims[d] != want)
+      return n.error() << "DequantizeLinear with block_size " << blockSize << " along axis "
+                       << axis << " needs scales of shape [" << llvm::interleaved(sDims)
+                       << "] to have dim " << d << " = " << want;
+  }
+  std::optional<SmallVector<int64_t>> codes = getConstantInts(x),
+                                      zeros = zeroPoint ? getConstantInts(zeroPoint)
+                                                        : std::optional<SmallVector<int64_t>>();
+  std::optional<SmallVector<double>> scales = getConstantDoubles(scale);
+  if (!codes || !scales || (zeroPoint && !zeros))
+    return n.error() << "DequantizeLinear: cannot read its constant inputs";
+  // Element i's block: its index along `axis` divided by block_size, the
+  // other indices as they are (row-major strides of both shapes).
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < rank; ++d)
+    inner *= dims[d];
+  const int64_t along = dims[axis], blocks = sDims[axis];
+  std::string bytes(xType.getNumElements() * 4, 0);
+  for (int64_t i = 0, e = xType.getNumElements(); i < e; ++i) {
+    const int64_t outer = i / (inner * along), a = i / inner % along, in = i % inner;
+    const int64_t j = (outer * blocks + a / blockSize) * inner + in;
+    const int64_t zp = zeros ? (*zeros)[j] : 0;
+    // (code - zero point) x scale, rounded once to f32.
+    const float value = static_cast<float>((*codes)[i] - zp) * static_cast<float>((*scales)[j]);
+    std::memcpy(&bytes[i * 4], &value, 4);
+  }
+  auto type = RankedTensorType::get(dims, builder.getF32Type());
+  std::string key = (n.node.name().empty() ? std::string("dequantized") : n.node.name()) +
+                    "_weight";
+  return ConstantOp::create(builder, n.loc, type,
+                            rawElementsAttr(type, std::make_unique<std::string>(std::move(bytes)),
+                                            4, key))
+      .getResult();
 }
 
 FailureOr<Value> Importer::hardSigmoid(NodeContext &n, Value x, float alpha, float beta) {

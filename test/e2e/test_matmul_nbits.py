@@ -264,6 +264,46 @@ def test_minilm_4bit_int8(nunc, tmp_path, minilm_4bit):
             assert cosine(outs[name], ref) >= 0.99, f"{name}, {threads} threads"
 
 
+@pytest.mark.parametrize("symmetric", [True, False])
+def test_minilm_4bit_qdq_blocks(nunc, tmp_path, models, symmetric):
+    """MatMulNBitsQuantizer in QDQ form (quant_format QDQ): each weight an
+    INT4 / UINT4 initializer behind a DequantizeLinear with block_size 32
+    along K (opset 21). nunc dequantizes those at import, as it does
+    MatMulNBits' blocks: f32 MatMuls, within 1e-4 of onnxruntime's run of
+    the model as written (graph optimizations off). Its optimized run
+    fuses each pair into a MatMulNBits of accuracy level 4 (its session
+    option's default: A quantized to 8 bits), ~1 % of the output's range
+    away from both."""
+    from onnxruntime.quantization import QuantFormat
+    from onnxruntime.quantization.matmul_nbits_quantizer import (
+        DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer)
+    model = onnx.load(f"{models}/minilm.onnx")
+    config = DefaultWeightOnlyQuantConfig(block_size=32, is_symmetric=symmetric, bits=4,
+                                          quant_format=QuantFormat.QDQ)
+    quantizer = MatMulNBitsQuantizer(model, algo_config=config)
+    quantizer.process()
+    q = quantizer.model.model
+    blocked = [n for n in q.graph.node if n.op_type == "DequantizeLinear" and
+               any(a.name == "block_size" and a.i == 32 for a in n.attribute)]
+    assert len(blocked) == 36
+    four_bit = TP.INT4 if symmetric else TP.UINT4
+    assert sum(t.data_type == four_bit for t in q.graph.initializer) >= 36
+    import onnxruntime as ort
+    feeds = minilm_feeds()
+    plain = ort.SessionOptions()
+    plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    plain.log_severity_level = 3
+    sess = ort.InferenceSession(q.SerializeToString(), plain, providers=["CPUExecutionProvider"])
+    want = dict(zip([o.name for o in sess.get_outputs()], sess.run(None, feeds)))
+    results, r = compile_and_run(nunc, tmp_path, q, feeds, "--shape", "batch=1",
+                                 "--shape", "sequence=16", "--explain")
+    assert "dequantize_linear" not in r.stderr + r.stdout
+    for threads, outs in results.items():
+        for name, ref in want.items():
+            err = np.abs(outs[name] - ref).max()
+            assert err <= 1e-4 * np.abs(ref).max(), f"{name}, {threads} threads: {err:.3g}"
+
+
 @pytest.mark.skipif(not host_has("avx512_vnni"), reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_a16w8_through_onnxruntime_extended_optimizer(nunc, tmp_path, per_channel):
