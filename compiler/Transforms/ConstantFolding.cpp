@@ -144,7 +144,9 @@ struct ConstantFoldingPass
 
   /// A DequantizeLinear whose users all take it as a weight the int8
   /// patterns read: large ones feeding MatMuls or Gathers or that are a
-  /// Gemm's B, and (with
+  /// Gemm's B, any that is the B of a MatMul or Gemm whose A is itself
+  /// dequantized (a QDQ model's: onnxruntime runs even a classifier's
+  /// 200 x 2 one as a QGemm, on the codes), and (with
   /// keep-conv-weights) any feeding the weight of a Conv of groups the int8
   /// convolution takes (int8ConvGroups) whose input is itself dequantized, a
   /// QDQ conv nunc-fuse-conv makes int8.
@@ -152,14 +154,18 @@ struct ConstantFoldingPass
   bool keepsQuantizedWeight(Operation *dq) {
     Value w = dq->getResult(0);
     bool large = cast<ShapedType>(w.getType()).getNumElements() > kKeepQuantizedAbove;
+    auto dequantized = [](Value v) { return static_cast<bool>(v.getDefiningOp<DequantizeLinearOp>()); };
     return llvm::all_of(dq->getUsers(), [&](Operation *u) {
       if (auto conv = dyn_cast<ConvOp>(u))
         return keepConvWeights && conv.getWeight() == w && conv.getInput() != w &&
-               int8ConvGroups(conv.getGroup(), w) &&
-               conv.getInput().getDefiningOp<DequantizeLinearOp>();
+               int8ConvGroups(conv.getGroup(), w) && dequantized(conv.getInput());
       if (auto gemm = dyn_cast<GemmOp>(u))
-        return large && gemm.getB() == w && gemm.getA() != w && gemm.getC() != w;
-      return large && isa<MatMulOp, GatherOp>(u);
+        return (large || dequantized(gemm.getA())) && gemm.getB() == w && gemm.getA() != w &&
+               gemm.getC() != w;
+      if (auto matmul = dyn_cast<MatMulOp>(u))
+        return (large || dequantized(matmul.getA())) && matmul.getB() == w &&
+               matmul.getA() != w;
+      return large && isa<GatherOp>(u);
     });
   }
 

@@ -371,6 +371,37 @@ func.func @dequantized_weights(%x: tensor<2x65xf32>, %img: tensor<1x65x2x2xf32>)
 
 // -----
 
+// A small weight (200 x 2, a classifier's) stays behind its DequantizeLinear
+// where the MatMul's or Gemm's A is dequantized too (a QDQ model's, which
+// onnxruntime runs as a QGemm on the codes); on an f32 A it folds.
+// CHECK-LABEL: func.func @small_weights_behind_pairs(
+// CHECK:         %[[MW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<200x2xi8>, tensor<f32> -> tensor<200x2xf32>
+// CHECK:         nunc.matmul %{{.*}}, %[[MW]]
+// CHECK:         %[[GW:.*]] = nunc.dequantize_linear %{{.*}} : tensor<200x2xi8>, tensor<f32> -> tensor<200x2xf32>
+// CHECK:         nunc.gemm %{{.*}}, %[[GW]]
+// CHECK:         %[[FW:.*]] = nunc.constant dense<1.500000e+00> : tensor<200x2xf32>
+// CHECK:         nunc.matmul %arg0, %[[FW]]
+// NOKEEP-LABEL: func.func @small_weights_behind_pairs(
+// NOKEEP-NOT:    nunc.dequantize_linear %{{.*}} : tensor<200x2xi8>
+func.func @small_weights_behind_pairs(%x: tensor<1x200xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>) {
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %zp = nunc.constant dense<10> : tensor<ui8>
+  %qx = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x200xf32>, tensor<f32> -> tensor<1x200xui8>
+  %dx = nunc.dequantize_linear %qx, %s, %zp : tensor<ui8> : tensor<1x200xui8>, tensor<f32> -> tensor<1x200xf32>
+  %q = nunc.constant dense<3> : tensor<200x2xi8>
+  %w = nunc.dequantize_linear %q, %s : tensor<200x2xi8>, tensor<f32> -> tensor<200x2xf32>
+  %y = nunc.matmul %dx, %w : (tensor<1x200xf32>, tensor<200x2xf32>) -> tensor<1x2xf32>
+  %qg = nunc.constant dense<4> : tensor<200x2xi8>
+  %wg = nunc.dequantize_linear %qg, %s : tensor<200x2xi8>, tensor<f32> -> tensor<200x2xf32>
+  %g = nunc.gemm %dx, %wg : tensor<1x200xf32>, tensor<200x2xf32> -> tensor<1x2xf32>
+  %qf = nunc.constant dense<3> : tensor<200x2xi8>
+  %wf = nunc.dequantize_linear %qf, %s : tensor<200x2xi8>, tensor<f32> -> tensor<200x2xf32>
+  %f = nunc.matmul %x, %wf : (tensor<1x200xf32>, tensor<200x2xf32>) -> tensor<1x2xf32>
+  return %y, %g, %f : tensor<1x2xf32>, tensor<1x2xf32>, tensor<1x2xf32>
+}
+
+// -----
+
 // A grouped QDQ conv keeps its dequantized weight where the int8
 // convolution takes its groups (input channels a group a multiple of 4),
 // and folds it otherwise (2 channels a group; a depthwise conv).

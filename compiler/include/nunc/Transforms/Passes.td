@@ -30,7 +30,9 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     the input shapes are pinned. Dead constants are erased.
     DequantizeLinear of a constant folds whatever its size (a weight, at most
     4x its integer form), except, with `keep-quantized-weights`, the large
-    ones that feed only MatMuls, Gathers or a Gemm's B, and (`keep-conv-weights`) those
+    ones that feed only MatMuls, Gathers or a Gemm's B, any that is the B
+    of a MatMul or Gemm whose A is dequantized too (a QDQ model's, small
+    ones included: onnxruntime runs them on the codes), and (`keep-conv-weights`) those
     that feed only the weights of Convs whose input is dequantized too, of
     one group or of groups of a multiple of 4 input channels: nunc-fuse-linear, nunc-fuse-conv and nunc-fuse-quantize-dequantize
     take those in their integer form. A per-tensor DequantizeLinear (or a
