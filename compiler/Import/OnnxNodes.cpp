@@ -792,7 +792,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
 
 FailureOr<Value> Importer::blockedDequantize(NodeContext &n, int64_t axis, int64_t blockSize) {
   // The weights of weight-only 4-bit models in QDQ form (onnxruntime's
-  // MatMul4BitsQuantizer): blocks of block_size along `axis`, each with its
+  // MatMulNBitsQuantizer): blocks of block_size along `axis`, each with its
   // scale and zero point. Dequantized here, as MatMulNBits is: the model
   // compiles as its f32 original would.
   Value x = n.input(0), scale = n.input(1), zeroPoint = n.input(2);

@@ -46,8 +46,9 @@ llvm::Expected<int64_t> tensorElementCount(const onnx::TensorProto &t);
 
 /// The bytes of a tensor, however the file stores them (raw_data, typed
 /// fields, external data beside the model), checked against its dims; the
-/// element layout is nunc's (i1 as one byte, 4-bit codes one a byte). raw_data is moved out of `t`,
-/// not copied. Errors read as the continuation of "tensor 'x' ...".
+/// element layout is nunc's (i1 as one byte, 4-bit codes one a byte).
+/// raw_data is moved out of `t`, not copied (4-bit codes: unpacked into a
+/// copy). Errors read as the continuation of "tensor 'x' ...".
 llvm::Expected<std::unique_ptr<std::string>> readTensorData(onnx::TensorProto &t,
                                                             llvm::StringRef modelDir);
 

@@ -154,7 +154,9 @@ struct ConstantFoldingPass
   bool keepsQuantizedWeight(Operation *dq) {
     Value w = dq->getResult(0);
     bool large = cast<ShapedType>(w.getType()).getNumElements() > kKeepQuantizedAbove;
-    auto dequantized = [](Value v) { return static_cast<bool>(v.getDefiningOp<DequantizeLinearOp>()); };
+    auto dequantized = [](Value v) {
+      return static_cast<bool>(v.getDefiningOp<DequantizeLinearOp>());
+    };
     return llvm::all_of(dq->getUsers(), [&](Operation *u) {
       if (auto conv = dyn_cast<ConvOp>(u))
         return keepConvWeights && conv.getWeight() == w && conv.getInput() != w &&

@@ -185,9 +185,9 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
     auto type = dyn_cast<ShapedType>(use.get().getType());
     if (!type || !type.hasStaticShape() || type.getNumElements() < 1)
       return {};
-    if (type.getNumElements() == 1 && !std::is_same_v<OpTy, MulOp>)
-      return {};
     if (type.getNumElements() == 1) {
+      if (!std::is_same_v<OpTy, MulOp>)
+        return {};
       auto constant = use.get().getDefiningOp<ConstantOp>();
       auto values = constant ? dyn_cast<DenseElementsAttr>(constant.getValue()) : nullptr;
       if (!values || !values.getElementType().isF32() ||
