@@ -4,7 +4,8 @@
 For each example model (ResNet, MobileNet, MiniLM; `--models`) this makes
 onnxruntime's quantized variants: `quantize_static` in QDQ and QOperator
 format with u8 / s8 activations, s8 / u8 weights, per tensor / per channel,
-and symmetric, reduce_range and percentile-calibrated QDQ models; and
+symmetric, reduce_range and percentile-calibrated QDQ models, a symmetric
+s8 QOperator model and QDQ models of 4-bit weights (QInt4 / QUInt4); and
 `quantize_dynamic` with s8 / u8 weights, per channel and reduce_range. Each
 is compiled with nunc for `--target`, run on `--images` random inputs, and
 compared with onnxruntime's run of the same model file (its default graph
@@ -77,6 +78,13 @@ def variants():
                 dict(quant_format=QuantFormat.QDQ, per_channel=True, reduce_range=True)))
     out.append(("static-QDQ-percentile", "static",
                 dict(quant_format=QuantFormat.QDQ, calibrate_method=CalibrationMethod.Percentile)))
+    out.append(("static-QOperator-QInt8-symmetric", "static",
+                dict(quant_format=QuantFormat.QOperator, activation_type=QuantType.QInt8,
+                     extra_options=dict(ActivationSymmetric=True))))
+    for act, wt in itertools.product(["QUInt8", "QInt8"], ["QInt4", "QUInt4"]):
+        out.append((f"static-QDQ-{act}-{wt}", "static",
+                    dict(quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, act),
+                         weight_type=getattr(QuantType, wt), per_channel=wt == "QInt4")))
     for wt, pc, rr in itertools.product(["QInt8", "QUInt8"], [True, False], [False, True]):
         out.append((f"dynamic-{wt}{'-per-channel' if pc else ''}{'-reduce-range' if rr else ''}",
                     "dynamic", dict(weight_type=getattr(QuantType, wt), per_channel=pc,
