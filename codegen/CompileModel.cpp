@@ -2297,7 +2297,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<SmallVector<float>> bias;
     if (qc.getBias() && !(bias = constantF32(qc.getBias())))
       return qc.emitError("quantized_conv needs a constant bias");
-    if (cfg.oneStep && cfg.u8Output && !cfg.normalize) {
+    if (cfg.oneStep && cfg.u8Output && !cfg.normalize && cfg.outputTable.empty()) {
       // Every scaled sum within 2^30 (|sum| <= 255 sum |w| plus the bias
       // code, times the row's scale): the conversion needs no clamp.
       const int64_t perRow = static_cast<int64_t>(raw.size()) / outChannels;

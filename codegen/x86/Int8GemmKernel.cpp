@@ -1824,10 +1824,14 @@ private:
         return;
       }
     } else {
-      if (c.oneStep)
+      if (c.oneStep) {
         oneStepValue(x);
-      else
+        // (A value on the output grid: its index into the table exactly.)
+        if (!c.outputTable.empty())
+          lastGrid(c.output);
+      } else {
         lastGrid(c.output);
+      }
       if (tableCodes()) {
         storeTableCodes(x, r * c.ldc + v * kLanes, lanes);
         return;
@@ -1904,7 +1908,7 @@ private:
   /// results saturate anyway: the conversion would turn a quotient past
   /// 2^31 into INT_MIN, and so 0 (NaN ends at 0 either way).
   void storeU8(const Vmm &x, const Reg64 &base, int64_t offset, int lanes, bool quotient = true) {
-    if (c.oneStep && !c.normalize) {
+    if (c.oneStep && !c.normalize && c.outputTable.empty()) {
       // x is the scaled sum already: its codes minus the zero point,
       // within the activation's bounds (and the conversion's range).
       emitOneStepCodes(x, c.oneStep->lo, c.oneStep->hi, c.u8Output->zeroPoint, c.u8Bounded);
@@ -2015,12 +2019,11 @@ std::unique_ptr<JitKernel> Int8GemmKernel::generate(const Int8GemmConfig &config
     return nullptr; // the table's grid needs a table
   if (config.oneStep &&
       (!config.convolution || config.bias || config.residual || config.ranges ||
-       (!config.outputTable.empty() && !config.normalize) ||
        config.activation.kind != Activation::None ||
        config.activationInput.kind != Activation::None || config.oneStep->lo < 0 ||
        config.oneStep->hi > 255 || config.oneStep->lo > config.oneStep->hi ||
        !(config.oneStep->scale > 0) ||
-       (config.u8Output && !config.normalize &&
+       (config.u8Output && !config.normalize && config.outputTable.empty() &&
         (config.u8Output->scale != config.oneStep->scale ||
          config.u8Output->zeroPoint != config.oneStep->zeroPoint))))
     return nullptr; // one step: scale and bias folded, the activation as code bounds

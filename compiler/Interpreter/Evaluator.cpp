@@ -642,9 +642,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
               valuesOf(get(o.getInput()), element), get(o.getWeight()), *scales,
               *inputQuantization(grid), opt(o.getBias()), w, activationOf(o),
               *inputQuantization(o.getOutputQuantization()), weightZeroPoints(o.getWeight()));
-          if (!codes || (o.getU8Output() && !o.getNormScale()))
+          if (!codes || (o.getU8Output() && !o.getNormScale() && !o.getOutputTable()))
             return one(std::move(codes));
           Tensor values = valuesOf(*codes, *o.getOutputQuantization());
+          if (!o.getNormScale() && o.getOutputTable())
+            return lastGridAndTable(std::move(values), o.getOutputQuantization(),
+                                    o.getOutputTable(), o.getTableQuantization(),
+                                    o.getU8Output());
           if (!o.getNormScale())
             return one(std::move(values));
           return lastGridAndTable(

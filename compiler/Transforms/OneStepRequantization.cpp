@@ -98,7 +98,7 @@ std::optional<quant::UniformQuantizedType> gridOfEveryUse(Value v) {
 /// The u8 grid the conv's codes would take one multiply to (see the op's
 /// one_step_requantization), if they can: a static input, a u8 output grid
 /// right after the activation (whatever follows it: u8 codes, f32 values,
-/// a normalization and its grid, and a table after them) or, for a plain
+/// a normalization and its grid, a table looked up at its codes) or, for a plain
 /// f32 result, the one every reader rounds it to (a QDQ conv whose pair the
 /// readers took: the next conv's input quantization, an Add of codes); an
 /// activation the codes' bounds express, and a bias that fits its grid.
@@ -115,7 +115,7 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
     grid.reset();
   auto input = dyn_cast_or_null<quant::UniformQuantizedType>(grid.value_or(Type()));
   const StringRef act = op.getActivation();
-  if (isU8Grid(out) && input && !op.getResidual() && (!op.getOutputTable() || op.getNormScale()) &&
+  if (isU8Grid(out) && input && !op.getResidual() &&
       (act == "none" || act == "relu" || act == "clip") &&
       op.getActivationPostMul().convertToFloat() == 1.f &&
       op.getActivationPostAdd().convertToFloat() == 0.f &&

@@ -43,6 +43,11 @@ cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every step of the compiled model "
                                "(on stderr), as nunc compile --explain does"),
                       cl::sub(runCommand), cl::cat(category));
+cl::opt<bool> oneStepRequantization(
+    "one-step-requantization",
+    cl::desc("As nunc compile's (default on): =false rounds a QDQ model's f32 results to "
+             "their grids as the reference evaluator does for the ops as written"),
+    cl::init(true), cl::sub(runCommand), cl::cat(category));
 cl::opt<std::string> inputFile("input",
                                cl::desc("Inputs as a .npz with one array per graph input, "
                                         "by name"),
@@ -215,6 +220,7 @@ int runRun() {
     copts.target = *host;
     copts.quantization = quantize == "int8" ? "int8-dynamic" : "none";
     copts.sourceName = llvm::sys::path::filename(model).str();
+    copts.oneStepRequantization = oneStepRequantization;
     FailureOr<CompiledModel> compiled = compileModel(*module, copts);
     if (failed(compiled))
       return 1;

@@ -1647,14 +1647,12 @@ LogicalResult QuantizedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                              (getActivationQuantization() == "static" && getInputQuantization());
     const StringRef act = getActivation();
     if (!isU8Activation(getOutputQuantization().value_or(Type())) || !staticInput ||
-        getResidual() || (getOutputTable() && !getNormScale()) ||
-        !(act == "none" || act == "relu" || act == "clip") ||
+        getResidual() || !(act == "none" || act == "relu" || act == "clip") ||
         getActivationPostMul().convertToFloat() != 1.f ||
         getActivationPostAdd().convertToFloat() != 0.f)
       return emitError() << "one_step_requantization needs an output_quantization of "
-                            "!quant.uniform<u8:f32, scale:zp>, a static input, no residual, no "
-                            "output table without a normalization, and an activation of none, "
-                            "relu or clip";
+                            "!quant.uniform<u8:f32, scale:zp>, a static input, no residual, "
+                            "and an activation of none, relu or clip";
   }
   if (std::optional<uint64_t> block = getF32ProductKBlock()) {
     const bool staticInput = isa<quant::QuantizedType>(element) ||

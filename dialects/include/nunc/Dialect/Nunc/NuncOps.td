@@ -1053,8 +1053,8 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
 
     `one_step_requantization` (with an `output_quantization` of
     `!quant.uniform<u8:f32, scale:zp>` and a static input: fixed
-    `input_quantization` or u8 codes; no residual, nor a table without a
-    normalization; activation none, Relu or Clip) computes the codes of
+    `input_quantization` or u8 codes; no residual; activation none, Relu
+    or Clip) computes the codes of
     the output grid as
     onnxruntime's QLinearConv requantizes: with acc the exact s32 sum of
     (x - zp_x)(w - zw) and s[m] = fl(scale_input * scale_weight[m]),
@@ -1069,8 +1069,10 @@ def Nunc_QuantizedConvOp : Nunc_Op<"quantized_conv", [AttrSizedOperandSegments]>
     bias, an int32 on s[m]'s grid, then computes exactly as onnxruntime
     runs it (see nunc-one-step-requantization). The rest of the epilogue
     takes those codes: written as they are (`u8_output` without a
-    normalization), or as their values (q - zp_y) s_y, normalized and
-    rounded to the last grid as above.
+    normalization or table), looked up in the table at them (without a
+    normalization: a QDQ model's elementwise chain after the conv), or as
+    their values (q - zp_y) s_y, normalized and rounded to the last grid
+    as above.
 
     `f32_product_k_block` (a static input, not one_step_requantization)
     computes the conv in f32 as onnxruntime runs a QDQ model's Conv that it
