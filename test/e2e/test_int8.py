@@ -1853,9 +1853,9 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     and the grid between the first conv and it, one elementwise chain, are
     looked up in that conv's epilogue by the code of its output grid, and
     with u8 activations written as the codes of the chain's last grid, which
-    the depthwise conv reads in integers), and the output
-    is within one unit of onnxruntime's (it requantizes (sum + B) with
-    sx*sw/sy in one step, nunc rounds sum*sx*sw + b first)."""
+    the depthwise conv reads in integers; the first conv's codes before
+    that lookup as QLinearConv's, in one step), and the output is within
+    one unit of onnxruntime's."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     import onnx
     small_cnn(str(tmp_path / "f32.onnx"), 3)
@@ -1874,7 +1874,7 @@ def test_imported_qlinear_conv_matches_onnxruntime(nunc, tmp_path, activation, w
     assert [k["kernel"].split("[")[0] for k in manifest["kernels"]] == kernels, \
         [k["kernel"] for k in manifest["kernels"]]
     assert manifest["kernels"][0]["kernel"].endswith(
-        "+requantize +lookup of 256 codes -> u8"), \
+        "+requantize in one step +lookup of 256 codes -> u8"), \
         manifest["kernels"][0]
     assert_small_cnn_within_a_unit(tmp_path, 10, near_ties=0.01)
 
