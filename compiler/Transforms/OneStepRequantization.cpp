@@ -431,10 +431,10 @@ void linearProductInOnnxruntimeSteps(QuantizedLinearOp op,
       !op.staticInputQuantization() || !asU8Grid(op.getProductQuantization()) ||
       !isa<quant::QuantizedType>(getElementTypeOrSelf(op.getInput().getType())))
     return;
-  std::optional<int64_t> readers = fourBit ? std::optional<int64_t>(2) : pairReaders(op.getInput());
-  if (!readers || *readers < 1)
+  std::optional<int64_t> readers = fourBit ? std::nullopt : pairReaders(op.getInput());
+  if (!fourBit && (!readers || *readers < 1))
     return;
-  if (*readers == 1) {
+  if (!fourBit && *readers == 1) {
     op.setQlinearProduct(true);
   } else {
     auto weight = cast<ShapedType>(op.getWeight().getType());
@@ -491,13 +491,11 @@ void convProductInOnnxruntimeSteps(QuantizedConvOp op,
       op.getOneStepRequantization() || op.getF32ProductKBlock())
     return;
   std::optional<int64_t> readers = convPairReaders(op);
-  if (fourBit && readers)
-    readers = 2;
   const bool sharedOutput = !op.getNormScale() && !op.getOutputTable() &&
                             !op.getOutput().hasOneUse();
   auto weight = cast<ShapedType>(op.getWeight().getType());
   auto output = cast<ShapedType>(op.getOutput().getType());
-  if (!readers || (*readers < 2 && !sharedOutput) || !weight.hasStaticShape() ||
+  if (!readers || (*readers < 2 && !sharedOutput && !fourBit) || !weight.hasStaticShape() ||
       !output.hasStaticShape())
     return;
   const int64_t k = weight.getDimSize(1) * weight.getDimSize(2) * weight.getDimSize(3);
