@@ -893,6 +893,124 @@ TEST_P(Int8GemmKernelTest, F32ProductsTakeTheEpilogue) {
     }
 }
 
+/// f32Products with qlinearBias (a u8 QDQ model's MatMul of 4-bit weights:
+/// onnxruntime's f32 MatMul, then QLinearAdd of the bias's code): the
+/// product's code as QuantizeLinear takes it (the quotient by s_p rounded,
+/// plus zp, within [0, 255]; QLinearBias::productScale), the bias's code
+/// and a residual's added as QLinearAdd adds them (either order, u8 and s8
+/// codes), bit for bit; both ends of the product's grid reached; nothing
+/// past C.
+TEST_P(Int8GemmKernelTest, F32ProductCodesTakeTheCodeSums) {
+  Int8Isa isa = GetParam();
+  bool evex = false;
+  if (!hostRuns(isa, &evex))
+    GTEST_SKIP() << "the host lacks " << isaName(isa);
+  std::mt19937 rng(73);
+  std::uniform_real_distribution<float> dist(-5.f, 5.f);
+  const float sp = 0.0371f, sb = 0.026f, sg = 0.048f, sr = 0.033f, s2 = 0.063f;
+  const int32_t zp = 120, zb = 120, zg = 90, zr = 140, z2 = 110;
+  int64_t reciprocalApart = 0;
+  for (int64_t m : {1, 7, 17})
+    for (int64_t n : {1, 7, 16, 47, 129})
+      for (int order = 0; order < 8; ++order) {
+        const bool biasFirst = order & 1, residualFirst = order & 2;
+        const int32_t o = order & 4 ? 128 : 0;
+        SCOPED_TRACE("M " + std::to_string(m) + " N " + std::to_string(n) +
+                     (biasFirst ? " bias first" : "") + (residualFirst ? " residual first" : "") +
+                     (o ? " s8 codes" : ""));
+        auto f = [](int32_t z) { return static_cast<float>(z); };
+        auto fz = [&](int32_t z) { return static_cast<float>(z - o); };
+        const CodeSumConstants add =
+            biasFirst ? codeSumConstants(sb, fz(zb), sp, fz(zp), sg, fz(zg))
+                      : codeSumConstants(sp, fz(zp), sb, fz(zb), sg, fz(zg));
+        const CodeSumConstants radd =
+            residualFirst ? codeSumConstants(sr, fz(zr), sg, fz(zg), s2, fz(z2))
+                          : codeSumConstants(sg, fz(zg), sr, fz(zr), s2, fz(z2));
+        std::vector<float> products(m * n), residual(m * n), biasColumn(n);
+        std::vector<int32_t> biasCodes(n), residualCodes(m * n);
+        // Half of them near a half step of the product's grid (an ulp or
+        // two off), where the quotient by s_p and a product by 1 / s_p
+        // round apart now and then.
+        for (float &x : products) {
+          x = dist(rng);
+          if (rng() % 2) {
+            x = (std::nearbyint(x / sp) + 0.5f) * sp;
+            for (int64_t ulps = static_cast<int64_t>(rng() % 5) - 2; ulps; ulps += ulps > 0 ? -1 : 1)
+              x = std::nextafter(x, ulps > 0 ? 1e9f : -1e9f);
+          }
+        }
+        for (int64_t j = 0; j < n; ++j) {
+          biasCodes[j] = static_cast<int32_t>(rng() % 256);
+          biasColumn[j] = biasFirst ? f(biasCodes[j] - o) : qlinearAddTerm(biasCodes[j], add, o);
+        }
+        for (int64_t i = 0; i < m * n; ++i) {
+          residualCodes[i] = static_cast<int32_t>(rng() % 256);
+          residual[i] = f(residualCodes[i] - zr) * sr;
+        }
+        std::vector<int32_t> sums(n, 12345);
+        std::vector<float> scales(n, 1e9f); // (neither is read)
+        std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
+            sums.data(), scales.data(), biasColumn.data(), n, isa, false);
+        for (bool withResidual : {false, true}) {
+          Int8GemmConfig cfg;
+          cfg.m = m;
+          cfg.n = n;
+          cfg.k = 64;
+          cfg.lda = n * 4;
+          cfg.ldc = cfg.ldr = n;
+          cfg.isa = isa;
+          cfg.evexVnni = evex;
+          cfg.f32Products = true;
+          cfg.bias = true;
+          cfg.residual = withResidual;
+          cfg.qlinearBias = Int8GemmConfig::QLinearBias{zp, add.ratioA, sg, zg, biasFirst,
+                                                        add.ratioB, add.fixed};
+          cfg.qlinearBias->offset = o;
+          cfg.qlinearBias->productScale = sp;
+          if (withResidual)
+            cfg.qlinearBias->residual = Int8GemmConfig::QLinearBias::Residual{
+                sr, zr, residualFirst, radd.ratioA, radd.ratioB, radd.fixed, s2, z2};
+          std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
+          if (isa == Int8Isa::Amx) {
+            EXPECT_FALSE(kernel);
+            return;
+          }
+          ASSERT_TRUE(kernel);
+          std::vector<float> got(m * n + 16, -777.f);
+          const void *args[] = {products.data(), columns.data(), columns.data(),
+                                products.data(), residual.data(), got.data()};
+          for (int64_t t = 0; t < Int8GemmKernel::numTasks(cfg); ++t)
+            ASSERT_EQ(kernel->function()(args, t, 0), 0);
+          int64_t ends = 0;
+          for (int64_t i = 0; i < m * n; ++i) {
+            const int64_t j = i % n;
+            const int32_t code = u8CodeOf(products[i], sp, zp);
+            ends += code == 0 || code == 255;
+            reciprocalApart +=
+                std::clamp(std::nearbyint(products[i] * (1.f / sp)) + f(zp), 0.f, 255.f) !=
+                f(code);
+            const int32_t sum =
+                biasFirst ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, o), add, o)
+                          : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, o), add, o);
+            float want = f(sum - zg) * sg;
+            if (withResidual) {
+              const int32_t r = residualCodes[i];
+              const int32_t total =
+                  residualFirst ? qlinearAddCode(r, qlinearAddTerm(sum, radd, o), radd, o)
+                                : qlinearAddCode(sum, qlinearAddTerm(r, radd, o), radd, o);
+              want = f(total - z2) * s2;
+            }
+            ASSERT_EQ(got[i], want) << "at " << i / n << ", " << j
+                                    << (withResidual ? " with the residual" : "");
+          }
+          ASSERT_EQ(got[m * n], -777.f) << "wrote past C";
+          if (m * n >= 100)
+            EXPECT_GT(ends, 0) << "the product's codes reach an end of the grid";
+        }
+      }
+  EXPECT_GT(reciprocalApart, 0) << "a product by 1 / s_p never rounded apart from the quotient";
+}
+
 /// The convolution form on f32 products (quantized_conv's
 /// f32_product_k_block): each output channel's row of products [M][N] per
 /// image, in the residual's argument, + bias, Relu, the output grid; then
