@@ -1333,6 +1333,11 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
   }
   if (auto avg = dyn_cast<AveragePoolOp>(op)) {
     c.countIncludePad = avg.getCountIncludePad() != 0;
+    if (std::optional<Type> grid = avg.getOutputQuantization()) {
+      c.divide = true;
+      c.output = roundToGrid(*grid);
+      c.output.zeroPoint = static_cast<float>(avg.roundingZeroPoint());
+    }
     w.reciprocals = x86::WindowKernel::prepareDivisors(c, isa);
   }
   return w;
@@ -2123,7 +2128,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                             cfg.strideH, cfg.strideW)
                   .str();
     what += cfg.inputU8 ? ", u8 in]" : "]";
-    if (cfg.output.kind != x86::Activation::None && cfg.outputTable.empty())
+    if (cfg.divide)
+      what += " +divide +requantize"; // onnxruntime's QLinearAveragePool steps
+    else if (cfg.output.kind != x86::Activation::None && cfg.outputTable.empty())
       what += " +requantize";
     if (cfg.bias)
       what += " +bias";

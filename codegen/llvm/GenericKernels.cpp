@@ -387,7 +387,10 @@ private:
   LogicalResult emitElementwise();
   LogicalResult emitDataMovement(Value &status);
   /// x (f32) rounded to a per-tensor !quant.uniform grid, as fake_quantize.
-  Value roundToGrid(Value x, Type grid);
+  /// x rounded to `grid` (FakeQuantize); a roundingZeroPoint is added to
+  /// the quotient before the rounding and taken off after (average_pool's
+  /// output_quantization).
+  Value roundToGrid(Value x, Type grid, float roundingZeroPoint = 0);
   LogicalResult emitReduction();
   LogicalResult emitContraction();
   LogicalResult emitWindowed();
@@ -673,12 +676,17 @@ LogicalResult GenericEmitter::emitElementwise() {
       .Default([&](Operation *) { return unsupported("elementwise"); });
 }
 
-Value GenericEmitter::roundToGrid(Value x, Type grid) {
+Value GenericEmitter::roundToGrid(Value x, Type grid, float roundingZeroPoint) {
   auto q = cast<quant::UniformQuantizedType>(grid);
   Type f32 = b.getF32Type();
   float scale = static_cast<float>(q.getScale()), zp = q.getZeroPoint();
-  Value r = math::RoundEvenOp::create(b, loc,
-                                      arith::DivFOp::create(b, loc, x, k.floatConst(scale, f32)));
+  Value quotient = arith::DivFOp::create(b, loc, x, k.floatConst(scale, f32));
+  Value z = k.floatConst(roundingZeroPoint, f32);
+  if (roundingZeroPoint != 0)
+    quotient = arith::AddFOp::create(b, loc, quotient, z);
+  Value r = math::RoundEvenOp::create(b, loc, quotient);
+  if (roundingZeroPoint != 0)
+    r = arith::SubFOp::create(b, loc, r, z);
   r = arith::MaximumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMin() - zp, f32));
   r = arith::MinimumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMax() - zp, f32));
   return arith::MulFOp::create(b, loc, r, k.floatConst(scale, f32));
@@ -1467,6 +1475,9 @@ LogicalResult GenericEmitter::emitWindowed() {
     if (!isMax) {
       Value n = arith::SIToFPOp::create(b, loc, ct, nest.results[1]);
       result = arith::DivFOp::create(b, loc, result, n);
+      auto avg = cast<AveragePoolOp>(op);
+      if (std::optional<Type> grid = avg.getOutputQuantization())
+        result = roundToGrid(result, *grid, static_cast<float>(avg.roundingZeroPoint()));
     }
     k.write(result, resultMem(), ivs, el);
   });

@@ -50,6 +50,11 @@ struct Activation {
   /// FakeQuant: x -> clamp(round_half_even(x / scale), min, max) * scale, with
   /// min/max the storage range less the zero point.
   float scale = 1;
+  /// FakeQuant: a zero point added to the quotient before the rounding and
+  /// taken off after, round_half_even(fl(x / scale + zeroPoint)) -
+  /// zeroPoint, as onnxruntime's QLinear pooling rounds (0: QuantizeLinear's
+  /// order, the zero point added to the rounded quotient).
+  float zeroPoint = 0;
   /// Gelu only: a QDQ model's grids on erf(x / sqrt 2), on 1 + that and on
   /// x times that (the result is then halved); scale 0 where there is none.
   /// min/max as for FakeQuant.
@@ -290,8 +295,14 @@ protected:
       vminps(x(i), x(i), constAddr(act.max * scale));
     for (int i = 0; i < n; ++i)
       emitQuotient(temp(i), x(i), scale);
+    if (act.zeroPoint != 0)
+      for (int i = 0; i < n; ++i)
+        vaddps(temp(i), temp(i), constAddr(act.zeroPoint));
     for (int i = 0; i < n; ++i)
       roundHalfEven(x(i), temp(i));
+    if (act.zeroPoint != 0) // exact: integers below 2^24
+      for (int i = 0; i < n; ++i)
+        vsubps(x(i), x(i), constAddr(act.zeroPoint));
     // x scale + 0 in one FMA: a quotient rounded to -0 gives +0, as
     // (q - zp) scale does in QuantizeLinear + DequantizeLinear (the one
     // rounding of the product is unchanged). temp(i) becomes the +0.

@@ -157,7 +157,9 @@ std::vector<float> WindowKernel::prepareDivisors(WindowConfig &c, Isa isa) {
       int64_t divisor =
           taps(oh, c.strideH, c.padTop, c.padBottom, c.kernelH, c.dilationH, c.height) *
           taps(ow, c.strideW, c.padLeft, c.padRight, c.kernelW, c.dilationW, c.width);
-      float r = divisor ? 1.f / divisor : 0.f;
+      float r = c.divide ? static_cast<float>(divisor ? divisor : 1)
+                         : divisor ? 1.f / divisor
+                                   : 0.f;
       map[oh * row + ow] = r;
       uniform &= r == map[0];
     }
@@ -636,7 +638,14 @@ private:
           bool isTail = tail && chunk == chunks - 1;
           int64_t outDisp = i * rowBytes + chunk * kLanes * yBytes();
           Vmm y = acc(i, j);
-          if (c.kind == WindowConfig::Average) {
+          if (c.kind == WindowConfig::Average && c.divide) {
+            if (mapped())
+              vdivps(y, y, ptr[r11 + (i * chunks + chunk) * kVecBytes]);
+            else
+              vdivps(y, y, constAddr(c.reciprocal));
+            // The taps are free here (as for the residual below).
+            emitActivation(y, c.output, tap(0), tap(1), tap(1), tap(1));
+          } else if (c.kind == WindowConfig::Average) {
             if (mapped())
               vmulps(y, y, ptr[r11 + (i * chunks + chunk) * kVecBytes]);
             else
@@ -970,8 +979,11 @@ private:
 std::unique_ptr<JitKernel> WindowKernel::generate(const WindowConfig &config, Isa isa) {
   const bool table = !config.outputTable.empty();
   const Activation &grid = config.output;
+  // (Any ISA's average pool rounds its division to a grid.)
+  const bool averageOnGrid = config.kind == WindowConfig::Average && config.divide;
   if (!supports(config) || (config.ranges && !canWriteRanges(config, isa)) ||
-      ((config.inputU8 || config.outputU8 || grid.kind != Activation::None || table) &&
+      ((config.inputU8 || config.outputU8 || (grid.kind != Activation::None && !averageOnGrid) ||
+        table) &&
        !readsU8(config, isa)) ||
       (config.outputU8 && (config.residual || config.ranges ||
                            (!table && grid.kind != Activation::None) ||

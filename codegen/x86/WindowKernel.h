@@ -41,6 +41,11 @@ struct WindowConfig {
   bool countIncludePad = false;
   bool uniformDivisor = true;
   float reciprocal = 1;
+  /// Average: divide the sum by the count (a map of counts, `reciprocal`
+  /// the count) instead of multiplying by its reciprocal, then round to
+  /// `output` (a FakeQuant whose zeroPoint is added before the rounding):
+  /// onnxruntime's QLinearAveragePool (average_pool's output_quantization).
+  bool divide = false;
   /// Depthwise epilogue.
   bool bias = false, residual = false;
   Activation activation;
@@ -55,7 +60,8 @@ struct WindowConfig {
   bool inputU8 = false;
   float inputScale = 1;
   int32_t inputZeroPoint = 0;
-  /// Depthwise on AVX-512, last: y rounded to a grid (FakeQuant), or with
+  /// Depthwise on AVX-512 (or Average with `divide`), last: y rounded to a
+  /// grid (FakeQuant), or (depthwise) with
   /// `outputU8` (no residual, no ranges) stored as that grid's u8 codes,
   /// clamp(round_half_even(y / scale) + zp, 0, 255): an int8
   /// convolution's static input.

@@ -520,6 +520,10 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                     o.getDilations(), o.getPads());
         w.ceilMode = o.getCeilMode() != 0;
         w.countIncludePad = o.getCountIncludePad() != 0;
+        if (o.getOutputQuantization())
+          return one(averagePoolOnGrid(get(o.getInput()), w,
+                                       *inputQuantization(o.getOutputQuantization()),
+                                       o.roundingZeroPoint()));
         return one(averagePool(get(o.getInput()), w));
       })
       .Case([&](GlobalAveragePoolOp o) {

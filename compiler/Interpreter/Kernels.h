@@ -181,6 +181,13 @@ struct InputQuantization {
 /// the mean's values on `output` (see the op).
 Expected<Tensor> globalAveragePoolOfCodes(const Tensor &x, InputQuantization input,
                                           InputQuantization output);
+/// nunc.average_pool with its output_quantization: onnxruntime's
+/// QLinearAveragePool, each window's values summed in f32 in window order,
+/// divided by the count, rounded as round_half_even(fl(y / s + z)) with z
+/// = `roundingZeroPoint` (the model's zero point; see the op), the result
+/// the code's value on `output`.
+Expected<Tensor> averagePoolOnGrid(const Tensor &x, const WindowAttrs &attrs,
+                                   InputQuantization output, int32_t roundingZeroPoint);
 /// DynamicQuantizeLinear's u8 parameters for `count` values: the range
 /// widened to include 0, scale (hi - lo) / 255 (1 when all zeros), zero
 /// point round(clamp(-lo / scale, 0, 255)).

@@ -653,7 +653,14 @@ namespace {
 
 enum class PoolKind { Max, Average };
 
-Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs) {
+/// The grid average_pool rounds its means to (averagePoolOnGrid).
+struct PoolGrid {
+  InputQuantization output;
+  int32_t roundingZeroPoint;
+};
+
+Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs,
+                      const PoolGrid *grid = nullptr) {
   NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
   size_t nd = win.in.size();
   shape::Dims outShape{win.batch, win.channels};
@@ -688,6 +695,7 @@ Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs) 
         int64_t p = 0;
         do {
           double sum = 0;
+          float sum32 = 0; // onnxruntime's (with a grid)
           C best = std::numeric_limits<C>::lowest();
           if constexpr (std::is_floating_point_v<C>)
             best = -std::numeric_limits<C>::infinity();
@@ -715,13 +723,24 @@ Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs) 
                 best = v;
             } else {
               sum += v;
+              sum32 += static_cast<float>(v);
             }
           } while (nextIndex(tap, g.kernel));
           if (kind == PoolKind::Max) {
             dst[p] = T(best);
           } else {
             int64_t divisor = attrs.countIncludePad ? padded : inside;
-            dst[p] = T(static_cast<C>(divisor ? sum / divisor : 0.0));
+            if (grid) {
+              const float mean = sum32 / static_cast<float>(divisor ? divisor : 1);
+              const float z = static_cast<float>(grid->roundingZeroPoint);
+              const InputQuantization &q = grid->output;
+              // The clamp in code units of the grid's own zero point.
+              const float code = std::clamp(std::nearbyint(mean / q.scale + z) - z,
+                                            float(-q.zeroPoint), float(q.qmax - q.zeroPoint));
+              dst[p] = T(static_cast<C>(code * q.scale + 0.f)); // -0: +0, as (q - zp) s
+            } else {
+              dst[p] = T(static_cast<C>(divisor ? sum / divisor : 0.0));
+            }
           }
           ++p;
         } while (nextIndex(pix, win.out));
@@ -741,6 +760,15 @@ Expected<Tensor> maxPool(const Tensor &x, const WindowAttrs &attrs) {
 
 Expected<Tensor> averagePool(const Tensor &x, const WindowAttrs &attrs) {
   return pool(PoolKind::Average, x, attrs);
+}
+
+Expected<Tensor> averagePoolOnGrid(const Tensor &x, const WindowAttrs &attrs,
+                                   InputQuantization output, int32_t roundingZeroPoint) {
+  if (x.dtype() != DType::F32)
+    return kernelError("average_pool with output_quantization needs an f32 input, got " +
+                       x.describe());
+  PoolGrid grid{output, roundingZeroPoint};
+  return pool(PoolKind::Average, x, attrs, &grid);
 }
 
 Expected<Tensor> globalAveragePool(const Tensor &x) {

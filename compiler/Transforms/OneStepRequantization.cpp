@@ -265,6 +265,22 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   }
 }
 
+/// The grid a pool's mean is rounded to: a fake_quantize's that only it
+/// feeds (returned, to fold), or every reader's.
+std::pair<std::optional<quant::UniformQuantizedType>, FakeQuantizeOp> meanGrid(Value mean) {
+  auto fq = mean.hasOneUse() ? dyn_cast<FakeQuantizeOp>(*mean.user_begin()) : FakeQuantizeOp();
+  if (fq && fq.getType() == mean.getType())
+    return {dyn_cast<quant::UniformQuantizedType>(fq.getQuantization()), fq};
+  return {gridOfEveryUse(mean), nullptr};
+}
+
+void foldInto(Value mean, FakeQuantizeOp fq) {
+  if (fq) {
+    fq.replaceAllUsesWith(mean);
+    fq.erase();
+  }
+}
+
 /// A QDQ model's GlobalAveragePool between pairs: its input on a u8 grid
 /// (its producer's last), its mean rounded to another by a fake_quantize
 /// that only it feeds, or by every reader: the pool rounds as onnxruntime's
@@ -278,23 +294,31 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
   // The kernels sum the steps in f32: exact below 2^24.
   if (type.getNumElements() / (type.getDimSize(0) * type.getDimSize(1)) * 255 >= (1 << 24))
     return;
-  Value mean = pool.getResult();
-  auto fq = mean.hasOneUse() ? dyn_cast<FakeQuantizeOp>(*mean.user_begin()) : FakeQuantizeOp();
-  std::optional<quant::UniformQuantizedType> out;
-  if (fq && fq.getType() == mean.getType()) {
-    out = dyn_cast<quant::UniformQuantizedType>(fq.getQuantization());
-  } else {
-    fq = nullptr;
-    out = gridOfEveryUse(mean);
-  }
+  auto [out, fq] = meanGrid(pool.getResult());
   if (!out || !isU8Grid(*out))
     return;
   pool.setInputQuantizationAttr(TypeAttr::get(*in));
   pool.setOutputQuantizationAttr(TypeAttr::get(*out));
-  if (fq) {
-    fq.replaceAllUsesWith(mean);
-    fq.erase();
-  }
+  foldInto(pool.getResult(), fq);
+}
+
+/// A QDQ model's AveragePool between pairs (its input on a u8 grid, its
+/// mean rounded to one as GlobalAveragePool's): onnxruntime runs it as
+/// QLinearAveragePool, whose f32 steps (a division by the count, the zero
+/// point added before the rounding) land a code apart from a reciprocal
+/// product and QuantizeLinear's rounding on a few % of a model's outputs
+/// (PaddleOCR's recognizer, 3x2 windows of codes: exact ties).
+void averagePoolOnItsGrid(AveragePoolOp pool) {
+  std::optional<quant::UniformQuantizedType> in = lastGridOf(pool.getInput());
+  if (pool.getOutputQuantization() || !in || !isU8Grid(*in))
+    return;
+  auto [out, fq] = meanGrid(pool.getResult());
+  if (!out || !isU8Grid(*out))
+    return;
+  pool.setOutputQuantizationAttr(TypeAttr::get(*out));
+  if (pool->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
+    pool.setSignedCodes(true);
+  foldInto(pool.getResult(), fq);
 }
 
 /// A QDQ model's attention on u8 codes with a grid on each step (and its
@@ -617,6 +641,10 @@ struct OneStepRequantizationPass
     getOperation().walk([&](GlobalAveragePoolOp op) { pools.push_back(op); });
     for (GlobalAveragePoolOp pool : pools)
       poolCodesInOneStep(pool);
+    SmallVector<AveragePoolOp> windows;
+    getOperation().walk([&](AveragePoolOp op) { windows.push_back(op); });
+    for (AveragePoolOp pool : windows)
+      averagePoolOnItsGrid(pool);
     getOperation().walk([&](FusedConvOp op) {
       if (op.getOneStepRequantization())
         return;

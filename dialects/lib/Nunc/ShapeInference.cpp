@@ -1168,7 +1168,16 @@ LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+int32_t AveragePoolOp::roundingZeroPoint() {
+  auto grid = cast<quant::UniformQuantizedType>(*getOutputQuantization());
+  return static_cast<int32_t>(grid.getZeroPoint()) - (getSignedCodes() ? 128 : 0);
+}
+
 LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getOutputQuantization() && !isU8Grid(getOutputQuantization()))
+    return emitError() << "output_quantization must be !quant.uniform<u8:f32, scale:zp>";
+  if (getSignedCodes() && !getOutputQuantization())
+    return emitError() << "signed_codes needs output_quantization";
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(
       *this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads(),

@@ -704,14 +704,34 @@ def Nunc_MaxPoolOp : Nunc_Op<"max_pool"> {
 
 def Nunc_AveragePoolOp : Nunc_Op<"average_pool"> {
   let summary = "N-d average pooling, NCHW";
+  let description = [{
+    With `output_quantization` (a per-tensor u8 grid (s, zp); set by
+    nunc-one-step-requantization on a QDQ model's AveragePool between two
+    pairs) the mean is rounded to that grid as onnxruntime's
+    QLinearAveragePool computes it: the window's values (its input's grid
+    values) summed in f32 in window order (rows, then columns; taps outside
+    the input skipped), y = fl(sum / count), the code round_half_even(fl(y
+    / s + z)) clamped to the grid, the result that code's value. z is the
+    model's zero point: zp, or zp - 128 with `signed_codes` (an s8 model's
+    codes, which nunc-unsign-quantize-dequantize moved up by 128); adding
+    it before the rounding, not after as QuantizeLinear does, moves f32
+    ties. Without it the mean is the reals' rounded by whatever the
+    target's kernel does (x86: a product by the count's reciprocal).
+  }];
   let arguments = (ins Nunc_FloatTensor:$input,
                        DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
                        DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
                        DefaultValuedAttr<I64Attr, "0">:$count_include_pad,
                        DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$kernel_shape,
-                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides);
+                       DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides,
+                       OptionalAttr<TypeAttr>:$output_quantization,
+                       UnitAttr:$signed_codes);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let extraClassDeclaration = [{
+    /// The zero point added before the rounding (see the description).
+    int32_t roundingZeroPoint();
+  }];
 }
 
 def Nunc_GlobalAveragePoolOp : Nunc_Op<"global_average_pool"> {
