@@ -177,6 +177,22 @@ std::optional<Type> depthwiseOneStepGrid(FusedConvOp op) {
 /// f32 product 0 x inf of an unmasked position is NaN. Where the result's grid is its
 /// readers' (each rounds it on reading), the op rounds to it itself, so
 /// that the readers' rounding finds its values on the grid already.
+/// Whether the Q/DQ pair that `v` (an op's operand) comes through has other
+/// readers: other uses of v, or, for a fake_quantize, other ops rounding its
+/// input to its grid (the model's other DequantizeLinears of the pair).
+/// onnxruntime converts an s8 pair to u8 only where it has one reader.
+bool sharesItsPair(Value v) {
+  if (!v.hasOneUse())
+    return true;
+  auto fq = v.getDefiningOp<FakeQuantizeOp>();
+  if (!fq)
+    return false;
+  std::optional<quant::UniformQuantizedType> grid = asU8Grid(fq.getQuantization());
+  return llvm::any_of(fq.getInput().getUses(), [&](OpOperand &use) {
+    return use.getOwner() != fq && gridOfUse(use) == std::optional<Type>(grid);
+  });
+}
+
 template <typename OpTy> void codesInOneStep(OpTy op) {
   if (op.getLhsQuantization() || !getElementTypeOrSelf(op.getType()).isF32())
     return;
@@ -206,23 +222,10 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   const bool signedModel = func->hasAttr(kSignedActivationCodes),
              signedCodes = signedModel && func->hasAttr(kQLinearOperators);
   // (Such a QDQ model's operand or result whose pair has other readers
-  // stays s8 there, and the op an f32 one: other uses of the value, or,
-  // for a fake_quantize operand, other ops rounding its input to its grid,
-  // the model's other DequantizeLinears of the pair.)
-  auto sharedPair = [](Value v) {
-    if (!v.hasOneUse())
-      return true;
-    auto fq = v.getDefiningOp<FakeQuantizeOp>();
-    if (!fq)
-      return false;
-    std::optional<quant::UniformQuantizedType> grid = asU8Grid(fq.getQuantization());
-    return llvm::any_of(fq.getInput().getUses(), [&](OpOperand &use) {
-      return use.getOwner() != fq && gridOfUse(use) == std::optional<Type>(grid);
-    });
-  };
+  // stays s8 there, and the op an f32 one.)
   if (signedModel && !signedCodes) {
     for (unsigned operand : {0u, 1u})
-      if (!codesConstant(operand) && sharedPair(op->getOperand(operand)))
+      if (!codesConstant(operand) && sharesItsPair(op->getOperand(operand)))
         return;
     // (Its result's pair likewise: a QLinearAdd writes a converted one.)
     if (!op->getResult(0).hasOneUse())
@@ -307,7 +310,11 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
 /// QLinearAveragePool, whose f32 steps (a division by the count, the zero
 /// point added before the rounding) land a code apart from a reciprocal
 /// product and QuantizeLinear's rounding on a few % of a model's outputs
-/// (PaddleOCR's recognizer, 3x2 windows of codes: exact ties).
+/// (PaddleOCR's recognizer, 3x2 windows of codes: exact ties). With s8
+/// activations its zero point is the s8 one where both pairs stay s8 (a
+/// QLinear-operator model; a QDQ one where both have other readers), the
+/// u8 one where onnxruntime converted both; with one of each it runs an
+/// f32 AveragePool, left as it is.
 void averagePoolOnItsGrid(AveragePoolOp pool) {
   std::optional<quant::UniformQuantizedType> in = lastGridOf(pool.getInput());
   if (pool.getOutputQuantization() || !in || !isU8Grid(*in))
@@ -315,9 +322,20 @@ void averagePoolOnItsGrid(AveragePoolOp pool) {
   auto [out, fq] = meanGrid(pool.getResult());
   if (!out || !isU8Grid(*out))
     return;
+  auto func = pool->getParentOfType<func::FuncOp>();
+  bool signedCodes = false;
+  if (func->hasAttr(kSignedActivationCodes)) {
+    signedCodes = true;
+    if (!func->hasAttr(kQLinearOperators)) {
+      const bool sharedIn = sharesItsPair(pool.getInput()),
+                 sharedOut = !pool.getResult().hasOneUse() || (fq && !fq->hasOneUse());
+      if (sharedIn != sharedOut)
+        return;
+      signedCodes = sharedIn;
+    }
+  }
   pool.setOutputQuantizationAttr(TypeAttr::get(*out));
-  if (pool->getParentOfType<func::FuncOp>()->hasAttr(kSignedActivationCodes))
-    pool.setSignedCodes(true);
+  pool.setSignedCodes(signedCodes);
   foldInto(pool.getResult(), fq);
 }
 

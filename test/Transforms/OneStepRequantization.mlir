@@ -274,6 +274,77 @@ func.func @pool_codes(%x: tensor<1x4x5x6xf32>) -> (tensor<1x8x1x1xf32>, tensor<1
 
 // -----
 
+// An AveragePool between pairs (its input on a grid, its mean rounded by a
+// fake_quantize that only it feeds, or by every reader) rounds as
+// onnxruntime's QLinearAveragePool: the output grid on the pool, the
+// fake_quantize folded. Not on an input off any grid, nor without a grid
+// after it.
+// CHECK-LABEL: func.func @average_pool_on_its_grid(
+// CHECK: %[[A:.*]] = nunc.average_pool %{{.*}} {{{.*}}output_quantization = !quant.uniform<u8:f32, 1.5625{{0*}}e-02:7>, pads
+// CHECK-NOT: signed_codes
+// CHECK: %[[B:.*]] = nunc.average_pool %{{.*}} {{{.*}}output_quantization = !quant.uniform<u8:f32, 2.34375{{0*}}e-02:128>, pads
+// CHECK: nunc.quantized_conv %[[B]]
+// CHECK: nunc.average_pool %arg0 {dilations
+// CHECK-NOT: output_quantization
+// CHECK: nunc.fake_quantize
+// CHECK: nunc.average_pool %[[Q:.*]] {dilations
+// CHECK-NOT: output_quantization
+// CHECK: return %[[A]]
+// ADDS-LABEL: func.func @average_pool_on_its_grid(
+// ADDS: nunc.average_pool %{{.*}} {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads
+func.func @average_pool_on_its_grid(%x: tensor<1x4x6x6xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>) {
+  %xq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+  %p = nunc.average_pool %xq {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  %q = nunc.fake_quantize %p {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  %e = nunc.average_pool %xq {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  %w = nunc.constant dense<2> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.0625>>
+  %n = nunc.quantized_conv %e, %qw {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 0.0234375:128>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x4x3x3xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.0625>> -> tensor<1x8x3x3xf32>
+  %g = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  %gq = nunc.fake_quantize %g {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  %h = nunc.average_pool %xq {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  return %q, %n, %gq, %h : tensor<1x4x3x3xf32>, tensor<1x8x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// With s8 activations (codes moved onto u8 grids): a QLinear-operator
+// model's pool rounds with the s8 zero point (signed_codes); a QDQ model's
+// with the u8 one where both pairs have one reader (onnxruntime converts
+// them to u8), the s8 one where both have others (they stay s8); with one
+// of each onnxruntime runs an f32 AveragePool: left alone.
+// CHECK-LABEL: func.func @average_pool_qlinear_operators_s8(
+// CHECK: nunc.average_pool {{.*}}output_quantization = !quant.uniform<u8:f32, 1.5625{{0*}}e-02:7>{{.*}}signed_codes
+// CHECK-LABEL: func.func @average_pool_qdq_s8(
+// CHECK: %[[ONE:.*]] = nunc.average_pool %[[IN:.*]] {{{.*}}output_quantization
+// CHECK-NOT: signed_codes
+// CHECK-SAME: -> tensor<1x4x3x3xf32>
+// CHECK: %[[BOTH:.*]] = nunc.average_pool {{.*}}output_quantization{{.*}}signed_codes
+// CHECK: %[[MIXED:.*]] = nunc.average_pool
+// CHECK-NOT: output_quantization
+// CHECK-SAME: -> tensor<1x4x3x3xf32>
+// CHECK: nunc.fake_quantize %[[MIXED]]
+func.func @average_pool_qlinear_operators_s8(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32> attributes {nunc.qlinear_operators, nunc.signed_activation_codes} {
+  %xq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+  %p = nunc.average_pool %xq {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  %q = nunc.fake_quantize %p {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  return %q : tensor<1x4x3x3xf32>
+}
+func.func @average_pool_qdq_s8(%x: tensor<1x4x6x6xf32>, %y: tensor<1x4x6x6xf32>) -> (tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x6x6xf32>, tensor<1x4x3x3xf32>) attributes {nunc.signed_activation_codes} {
+  %xq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+  %one = nunc.average_pool %xq {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  %oneq = nunc.fake_quantize %one {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  %yq = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.03125:100>} : tensor<1x4x6x6xf32> -> tensor<1x4x6x6xf32>
+  %both = nunc.average_pool %yq {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  %bothq = nunc.fake_quantize %both {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  %bothr = nunc.relu %bothq : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  %mixed = nunc.average_pool %yq {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x4x6x6xf32> -> tensor<1x4x3x3xf32>
+  %mixedq = nunc.fake_quantize %mixed {quantization = !quant.uniform<u8:f32, 0.015625:7>} : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  return %oneq, %bothq, %bothr, %yq, %mixedq : tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x3x3xf32>, tensor<1x4x6x6xf32>, tensor<1x4x3x3xf32>
+}
+
+// -----
+
 // u8 filter codes of one zero point whose steps leave s8 (q - 10 up to
 // 245): one step too (the kernel takes them as steps plus an offset).
 // CHECK-LABEL: func.func @depthwise_u8_steps(

@@ -3262,6 +3262,85 @@ def leaky_cnn(path, seed):
     onnx.save(model, path)
 
 
+def pooling_cnn(path, seed, shared=False):
+    """AveragePools between convs: a 3x2 window of stride 3x2 (PaddleOCR's
+    recognizer has one), a padded 3x3 of stride 2 whose border windows
+    count fewer taps, and a 2x3 of stride 1x3 (the generic path); awkward
+    sizes. `shared`: the first pool's input and output have other readers
+    too (a GlobalAveragePool, a MaxPool: more outputs)."""
+    import onnx
+    from onnx import TensorProto, helper
+    inits, const = random_initializers(seed)
+    more = [helper.make_node("GlobalAveragePool", ["r1"], ["g"], name="gap"),
+            helper.make_node("MaxPool", ["p1"], ["m"], kernel_shape=[2, 2], name="max")]
+    nodes = (more if shared else []) + [
+        helper.make_node("Conv", ["x", const("w1", 12, 5, 3, 3), const("b1", 12, scale=1)],
+                         ["c1"], pads=[1, 1, 1, 1], name="conv1"),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("AveragePool", ["r1"], ["p1"], kernel_shape=[3, 2], strides=[3, 2],
+                         name="pool1"),
+        helper.make_node("Conv", ["p1", const("w2", 12, 12, 1, 1), const("b2", 12)], ["c2"],
+                         name="conv2"),
+        helper.make_node("AveragePool", ["c2"], ["p2"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1], name="pool2"),
+        helper.make_node("Conv", ["p2", const("w3", 12, 12, 1, 1)], ["c3"], name="conv3"),
+        helper.make_node("AveragePool", ["c3"], ["p3"], kernel_shape=[2, 3], strides=[1, 3],
+                         name="pool3"),
+        helper.make_node("Conv", ["p3", const("w4", 7, 12, 1, 1), const("b4", 7)], ["y"],
+                         name="conv4")]
+    graph = helper.make_graph(
+        nodes, "pooling_cnn",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 5, 19, 23])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 7, 2, 2])] +
+        ([helper.make_tensor_value_info("g", TensorProto.FLOAT, [1, 12, 1, 1]),
+          helper.make_tensor_value_info("m", TensorProto.FLOAT, [1, 12, 5, 10])]
+         if shared else []), inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("activation,shared", [("QUInt8", False), ("QInt8", False),
+                                                ("QUInt8", True), ("QInt8", True)])
+def test_qdq_average_pool_rounds_as_onnxruntime(nunc, tmp_path, activation, shared):
+    """A QDQ model's AveragePool between pairs runs as onnxruntime's
+    QLinearAveragePool: f32 sums of the window's values, a division by the
+    count, the zero point added before the rounding. Windows of codes make
+    exact ties, which a product by the reciprocal or QuantizeLinear's
+    rounding (the zero point added after) move a code (3 % of PaddleOCR
+    rec's pool). The output equals onnxruntime's bit for bit, u8 and s8
+    activations; the window kernel's pools and the generic one alike. With
+    s8 activations onnxruntime converts a pair of one reader to u8 and
+    rounds with the u8 zero point; `shared` pairs stay s8 (their zero point
+    128 lower: ties of fl(y / s + zp) move)."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    path, q = str(tmp_path / "pool.onnx"), str(tmp_path / "pool_qdq.onnx")
+    pooling_cnn(path, 8, shared)
+    r = np.random.default_rng(9)
+    calib = [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(4)]
+    quantize_static(path, q, Samples(calib), quant_format=QuantFormat.QDQ,
+                    activation_type=getattr(QuantType, activation),
+                    weight_type=QuantType.QInt8, per_channel=True)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    kernels = json.loads((tmp_path / "out" / "pool_qdq.json").read_text())["kernels"]
+    pools = [k["kernel"] for k in kernels if k["op"] == "nunc.average_pool"]
+    assert len(pools) == 3, kernels
+    assert sum(k.startswith("average_pool.avx512[") and k.endswith(" +divide +requantize")
+               for k in pools) == 2 and pools.count("generic") == 1, pools
+    exe, man = harness.build(str(tmp_path / "out"))
+    sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
+    for seed in range(3):
+        x = np.random.default_rng(20 + seed).standard_normal((1, 5, 19, 23)).astype(np.float32)
+        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{seed}"))
+        assert outs is not None, log
+        for name, want in zip(["y", "g", "m"], sess.run(None, {"x": x})):
+            got = outs[name]
+            assert np.array_equal(got, want), (name, seed, np.mean(got == want),
+                                               np.abs(got - want).max())
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("mode", ["f32", "int8", "qoperator"])
 def test_leaky_relu_runs_in_the_epilogues(nunc, tmp_path, mode):

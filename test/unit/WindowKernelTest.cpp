@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -558,6 +559,114 @@ TEST_P(WindowKernelTest, GlobalAverageOfCodesMatchesOnnxruntimesArithmetic) {
   big.height = 65794;
   big.averageOfCodes = true;
   EXPECT_FALSE(WindowKernel::supports(big));
+}
+
+/// Average with `divide` and an output grid (average_pool's
+/// output_quantization): onnxruntime's QLinearAveragePool, written out here
+/// as a plain loop: f32 sums in window order (taps outside the input
+/// skipped), fl(sum / count), round_half_even(fl(y / s + z)) clamped to the
+/// grid, times s. Inputs on a grid of step 1/64 and outputs of the same
+/// step make exact ties, which an odd z moves a code (QuantizeLinear's
+/// order, z added after, would not): counted. Odd sizes, border windows of
+/// fewer taps (the map of counts), ceil_mode and count_include_pad, z the
+/// grid's zero point or 128 less (signed codes), both grid ends.
+TEST_P(WindowKernelTest, AverageOnAGridMatchesOnnxruntimesArithmetic) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(23);
+  std::uniform_int_distribution<int> code(0, 255);
+  int64_t ties = 0, ends = 0, cases = 0;
+  struct Geometry {
+    int64_t kh, kw, sh, sw, pad;
+  };
+  for (int64_t size : {1, 7, 17, 33})
+    for (Geometry g : {Geometry{3, 2, 3, 2, 0}, Geometry{3, 3, 2, 2, 1}, Geometry{2, 2, 2, 2, 0},
+                       Geometry{3, 3, 1, 1, 1}, Geometry{1, 4, 1, 2, 0}})
+      for (bool ceil : {false, true})
+        for (bool includePad : {false, true})
+          for (auto [scale, zp, signedCodes] :
+               {std::tuple{0.015625f, 5, false}, std::tuple{0.015625f, 133, true},
+                std::tuple{0.0112f, 201, false}}) {
+            const int64_t h = size, w = size + 2;
+            if (g.kh > h + 2 * g.pad || g.kw > w + 2 * g.pad || (includePad && !g.pad))
+              continue;
+            std::vector<int64_t> kernel = {g.kh, g.kw}, strides = {g.sh, g.sw},
+                                 dilations = {1, 1}, pads = {g.pad, g.pad, g.pad, g.pad};
+            llvm::Expected<shape::WindowGeometry> geom =
+                shape::window({h, w}, kernel, strides, dilations, pads, "NOTSET", ceil);
+            ASSERT_TRUE(static_cast<bool>(geom));
+            WindowConfig c;
+            c.kind = WindowConfig::Average;
+            c.batch = 2;
+            c.channels = 3;
+            c.height = h;
+            c.width = w;
+            c.kernelH = g.kh;
+            c.kernelW = g.kw;
+            c.strideH = g.sh;
+            c.strideW = g.sw;
+            c.padTop = geom->padsBegin[0];
+            c.padLeft = geom->padsBegin[1];
+            c.padBottom = geom->padsEnd[0];
+            c.padRight = geom->padsEnd[1];
+            c.outH = geom->output[0];
+            c.outW = geom->output[1];
+            c.countIncludePad = includePad;
+            c.divide = true;
+            c.output = Activation::fakeQuant(scale, float(-zp), float(255 - zp));
+            const int32_t z = signedCodes ? zp - 128 : zp;
+            c.output.zeroPoint = float(z);
+            std::vector<float> counts = WindowKernel::prepareDivisors(c, isa);
+            SCOPED_TRACE(std::to_string(h) + "x" + std::to_string(w) + " k" +
+                         std::to_string(g.kh) + "x" + std::to_string(g.kw) + " s" +
+                         std::to_string(g.sh) + "x" + std::to_string(g.sw) + " p" +
+                         std::to_string(g.pad) + (ceil ? " ceil" : "") +
+                         (includePad ? " include_pad" : "") + " zp " + std::to_string(zp) +
+                         " z " + std::to_string(z));
+            std::unique_ptr<JitKernel> kernelCode = WindowKernel::generate(c, isa);
+            ASSERT_TRUE(kernelCode);
+            const int64_t planes = c.batch * c.channels, outCount = planes * c.outH * c.outW;
+            std::vector<float> x(planes * h * w), y(outCount + 16, -777.f);
+            for (int64_t i = 0; i < planes * h * w; ++i)
+              x[i] = static_cast<float>((i / (h * w)) % 5 == 4 ? 255 - 100 : code(rng) - 100) *
+                     0.015625f;
+            std::vector<char> scratch(WindowKernel::scratchBytes(c, isa) + 64, char(0x7f));
+            const void *args[] = {x.data(), y.data(), scratch.data(), counts.data(), nullptr,
+                                  nullptr};
+            for (int64_t t = 0; t < WindowKernel::numTasks(c); ++t)
+              ASSERT_EQ(kernelCode->function()(args, t, 0), 0);
+            for (int64_t p = 0; p < planes; ++p)
+              for (int64_t oh = 0; oh < c.outH; ++oh)
+                for (int64_t ow = 0; ow < c.outW; ++ow) {
+                  float sum = 0;
+                  int64_t count = 0;
+                  for (int64_t a = 0; a < g.kh; ++a)
+                    for (int64_t b = 0; b < g.kw; ++b) {
+                      const int64_t r = oh * g.sh - g.pad + a, q = ow * g.sw - g.pad + b;
+                      const bool inside = r >= 0 && r < h && q >= 0 && q < w;
+                      // ceil_mode's overhang past the padding never counts.
+                      const bool inPadded = r < h + g.pad && q < w + g.pad;
+                      count += includePad ? inPadded : inside;
+                      if (inside)
+                        sum += x[(p * h + r) * w + q];
+                    }
+                  const float mean = sum / static_cast<float>(count);
+                  const float quotient = mean / scale;
+                  float q = std::nearbyint(quotient + float(z)) - float(z);
+                  ties += q != std::nearbyint(quotient);
+                  q = std::clamp(q, float(-zp), float(255 - zp));
+                  ends += q == float(-zp) || q == float(255 - zp);
+                  const int64_t at = (p * c.outH + oh) * c.outW + ow;
+                  ASSERT_EQ(y[at], q * scale + 0.f) << "plane " << p << " at " << oh << ", " << ow;
+                }
+            for (int64_t i = outCount; i < outCount + 16; ++i)
+              ASSERT_EQ(y[i], -777.f) << "wrote past the output at " << i;
+            ++cases;
+          }
+  EXPECT_GT(cases, 100);
+  EXPECT_GT(ties, 50);
+  EXPECT_GT(ends, 20);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, WindowKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),

@@ -1769,6 +1769,22 @@ func.func @pool_with_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32> {
 
 // -----
 
+func.func @average_pool_on_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error@+1 {{output_quantization must be !quant.uniform<u8:f32, scale:zp>}}
+  %y = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, output_quantization = !quant.uniform<i8:f32, 0.5:3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
+func.func @average_pool_signed_codes_without_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error@+1 {{signed_codes needs output_quantization}}
+  %y = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, signed_codes, strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 func.func @layer_norm_ordered_rows_of_12(%x: tensor<2x12xf32>, %g: tensor<12xf32>) {
   // expected-error @+1 {{ordered_f32_arithmetic needs f32 rows of a known multiple of 8 elements}}
   %0, %1, %2 = nunc.layer_norm %x, %g {ordered_f32_arithmetic} : tensor<2x12xf32>, tensor<12xf32> -> tensor<2x12xf32>, tensor<2x1xf32>, tensor<2x1xf32>
