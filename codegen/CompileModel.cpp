@@ -1091,10 +1091,11 @@ std::optional<x86::GatherConfig> gatherConfig(GatherOp op) {
   return c;
 }
 
-/// The softmax kernel's rows, when it takes this op (f32, over the last axis).
+/// The softmax kernel's rows, when it takes this op (f32, over the last
+/// axis; on grids, onnxruntime's QLinearSoftmax steps, the generic kernel).
 std::optional<x86::SoftmaxConfig> softmaxConfig(SoftmaxOp op) {
   auto in = cast<RankedTensorType>(op.getInput().getType());
-  if (!in.getElementType().isF32() || in.getRank() < 1 ||
+  if (op.getInputQuantization() || !in.getElementType().isF32() || in.getRank() < 1 ||
       shape::wrapAxis(op.getAxis(), in.getRank()) != in.getRank() - 1 ||
       in.getNumElements() == 0)
     return std::nullopt;

@@ -4,6 +4,7 @@
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -394,6 +395,9 @@ private:
   LogicalResult emitReduction();
   LogicalResult emitContraction();
   LogicalResult emitWindowed();
+  /// A softmax on its grids (onnxruntime's QLinearSoftmax; see the op):
+  /// each row of `outer` along `axis`.
+  LogicalResult emitQLinearSoftmax(SoftmaxOp s, ArrayRef<int64_t> outer, int64_t axis);
   LogicalResult emitQuantized();
   /// Col2Im: each output pixel gathers its taps.
   LogicalResult emitCol2Im();
@@ -909,6 +913,8 @@ LogicalResult GenericEmitter::emitReduction() {
         SmallVector<int64_t> outer(shape);
         outer[axis] = 1;
         Value in = operandMem(0), out = resultMem();
+        if (s.getInputQuantization())
+          return emitQLinearSoftmax(s, outer, axis);
         k.forEach(outer, [&](ValueRange ivs) {
           auto at = [&](Value j) {
             SmallVector<Value> idx(ivs.begin(), ivs.end());
@@ -1480,6 +1486,59 @@ LogicalResult GenericEmitter::emitWindowed() {
         result = roundToGrid(result, *grid, static_cast<float>(avg.roundingZeroPoint()));
     }
     k.write(result, resultMem(), ivs, el);
+  });
+  return success();
+}
+
+LogicalResult GenericEmitter::emitQLinearSoftmax(SoftmaxOp s, ArrayRef<int64_t> outer,
+                                                 int64_t axis) {
+  auto gx = cast<quant::UniformQuantizedType>(*s.getInputQuantization());
+  auto gy = cast<quant::UniformQuantizedType>(*s.getOutputQuantization());
+  const float sx = static_cast<float>(gx.getScale()), sy = static_cast<float>(gy.getScale());
+  const int64_t n = shapeOf(s.getInput())[axis];
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  SmallVector<Attribute> entries;
+  for (float e : qlinearSoftmaxTable(sx, n))
+    entries.push_back(b.getF32FloatAttr(e));
+  Value table = constantTable({256}, f32, entries);
+  Value in = operandMem(0), out = resultMem();
+  // (The factor's numerator, floor(fl(1 / s_y)), as qlinearSoftmaxFactor.)
+  Value numerator = k.floatConst(std::floor(1.0f / sy), f32);
+  Value top = k.floatConst(255.f - static_cast<float>(gy.getZeroPoint()), f32);
+  k.forEach(outer, [&](ValueRange ivs) {
+    auto at = [&](Value j) {
+      SmallVector<Value> idx(ivs.begin(), ivs.end());
+      idx[axis] = j;
+      return idx;
+    };
+    // Each value's step on the input grid, exact for values on it.
+    auto step = [&](Value j) {
+      return math::RoundEvenOp::create(
+          b, loc, arith::DivFOp::create(b, loc, k.read(in, at(j), f32), k.floatConst(sx, f32)));
+    };
+    Value largest = k.reduce({n}, k.floatConst(-INFINITY, f32), [&](ValueRange j, Value acc) {
+      return arith::MaxNumFOp::create(b, loc, acc, step(j[0]));
+    });
+    // T[255 - m + k_j], the index clamped into the table.
+    auto exp = [&](Value j) {
+      Value i = arith::AddFOp::create(
+          b, loc, arith::SubFOp::create(b, loc, k.floatConst(255, f32), largest), step(j));
+      i = arith::MaximumFOp::create(b, loc, i, k.floatConst(0, f32));
+      i = arith::MinimumFOp::create(b, loc, i, k.floatConst(255, f32));
+      Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                               arith::FPToSIOp::create(b, loc, i32, i));
+      return memref::LoadOp::create(b, loc, table, ValueRange{index}).getResult();
+    };
+    // Summed in row order, as onnxruntime's loop.
+    Value sum = k.reduce({n}, k.floatConst(0, f32), [&](ValueRange j, Value acc) {
+      return arith::AddFOp::create(b, loc, acc, exp(j[0]));
+    });
+    Value factor = arith::DivFOp::create(b, loc, numerator, sum);
+    k.forEach({n}, [&](ValueRange j) {
+      Value q = math::RoundEvenOp::create(b, loc, arith::MulFOp::create(b, loc, exp(j[0]), factor));
+      q = arith::MinimumFOp::create(b, loc, q, top);
+      k.write(arith::MulFOp::create(b, loc, q, k.floatConst(sy, f32)), out, at(j[0]), f32);
+    });
   });
   return success();
 }

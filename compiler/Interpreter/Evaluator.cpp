@@ -410,7 +410,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       })
       .Case([&](ReduceMeanOp o) { return one(evaluateReduce(o, ReduceKind::Mean, get)); })
       .Case([&](ReduceSumOp o) { return one(evaluateReduce(o, ReduceKind::Sum, get)); })
-      .Case([&](SoftmaxOp o) { return one(softmax(get(o.getInput()), o.getAxis())); })
+      .Case([&](SoftmaxOp o) {
+        if (o.getInputQuantization())
+          return one(qlinearSoftmax(get(o.getInput()), o.getAxis(),
+                                    *inputQuantization(o.getInputQuantization()),
+                                    *inputQuantization(o.getOutputQuantization())));
+        return one(softmax(get(o.getInput()), o.getAxis()));
+      })
       .Case([&](LayerNormOp o) -> Expected<Results> {
         Expected<DType> stats = dtypeOfType(o.getMean().getType());
         if (!stats)

@@ -181,6 +181,11 @@ struct InputQuantization {
 /// the mean's values on `output` (see the op).
 Expected<Tensor> globalAveragePoolOfCodes(const Tensor &x, InputQuantization input,
                                           InputQuantization output);
+/// nunc.softmax with its grids: onnxruntime's QLinearSoftmax on the codes
+/// of `x`'s values (steps of `input`) along `axis`, the results' values on
+/// `output` (see the op).
+Expected<Tensor> qlinearSoftmax(const Tensor &x, int64_t axis, InputQuantization input,
+                                InputQuantization output);
 /// nunc.average_pool with its output_quantization: onnxruntime's
 /// QLinearAveragePool, each window's values summed in f32 in window order,
 /// divided by the count, rounded as round_half_even(fl(y / s + z)) with z

@@ -2,6 +2,7 @@
 
 #include "KernelSupport.h"
 #include "Kernels.h"
+#include "nunc/Dialect/Nunc/OneStepRequantization.h"
 
 #include <array>
 #include <cmath>
@@ -91,6 +92,45 @@ Expected<Tensor> softmax(const Tensor &x, int64_t axis) {
         }
     }
   });
+  return out;
+}
+
+Expected<Tensor> qlinearSoftmax(const Tensor &x, int64_t axis, InputQuantization input,
+                                InputQuantization output) {
+  if (x.dtype() != DType::F32)
+    return kernelError("a softmax on grids needs an f32 input, got " + x.describe());
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "Softmax axis"));
+  int64_t outer = 1, n = x.dim(a), inner = 1;
+  for (int64_t i = 0; i < a; ++i)
+    outer *= x.dim(i);
+  for (int64_t i = a + 1; i < x.rank(); ++i)
+    inner *= x.dim(i);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, x.shape()));
+  const std::array<float, 256> table = qlinearSoftmaxTable(input.scale, n);
+  const float *in = x.as<float>();
+  float *o = out.mutableAs<float>();
+  std::vector<int32_t> steps(n);
+  std::vector<float> e(n);
+  for (int64_t p = 0; p < outer; ++p)
+    for (int64_t q = 0; q < inner; ++q) {
+      const float *src = in + p * n * inner + q;
+      float *dst = o + p * n * inner + q;
+      int32_t top = std::numeric_limits<int32_t>::min();
+      for (int64_t i = 0; i < n; ++i) {
+        steps[i] = static_cast<int32_t>(std::nearbyint(double(src[i * inner]) / input.scale));
+        top = std::max(top, steps[i]);
+      }
+      float sum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        e[i] = table[std::clamp(255 - top + steps[i], 0, 255)];
+        sum += e[i];
+      }
+      const float factor = qlinearSoftmaxFactor(output.scale, sum);
+      for (int64_t i = 0; i < n; ++i)
+        dst[i * inner] = static_cast<float>(qlinearSoftmaxCode(e[i], factor, output.zeroPoint) -
+                                            output.zeroPoint) *
+                         output.scale;
+    }
   return out;
 }
 

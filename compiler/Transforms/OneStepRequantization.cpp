@@ -268,6 +268,15 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
   }
 }
 
+/// The grid `v`'s values lie on (lastGridOf), or a quantized GEMM's last
+/// (its f32 result rounded to output_quantization in its epilogue).
+std::optional<quant::UniformQuantizedType> valuesGridOf(Value v) {
+  if (auto linear = v.getDefiningOp<QuantizedLinearOp>();
+      linear && !linear.getU8Output() && linear.getOutputQuantization())
+    return dyn_cast<quant::UniformQuantizedType>(*linear.getOutputQuantization());
+  return lastGridOf(v);
+}
+
 /// The grid a pool's mean is rounded to: a fake_quantize's that only it
 /// feeds (returned, to fold), or every reader's.
 std::pair<std::optional<quant::UniformQuantizedType>, FakeQuantizeOp> meanGrid(Value mean) {
@@ -316,7 +325,7 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
 /// u8 one where onnxruntime converted both; with one of each it runs an
 /// f32 AveragePool, left as it is.
 void averagePoolOnItsGrid(AveragePoolOp pool) {
-  std::optional<quant::UniformQuantizedType> in = lastGridOf(pool.getInput());
+  std::optional<quant::UniformQuantizedType> in = valuesGridOf(pool.getInput());
   if (pool.getOutputQuantization() || !in || !isU8Grid(*in))
     return;
   auto [out, fq] = meanGrid(pool.getResult());
@@ -337,6 +346,33 @@ void averagePoolOnItsGrid(AveragePoolOp pool) {
   pool.setOutputQuantizationAttr(TypeAttr::get(*out));
   pool.setSignedCodes(signedCodes);
   foldInto(pool.getResult(), fq);
+}
+
+/// A QDQ model's Softmax between pairs (its input on a u8 grid, its result
+/// rounded to one as a pool's mean): onnxruntime runs it as QLinearSoftmax
+/// (an exp table of the input's steps, the row's f32 sum, floor(1 / s_y)
+/// for 1 / s_y), a code or more apart from the f32 softmax rounded, on a
+/// classifier's last op or a transformer's attention that nunc.attention
+/// did not take. Its grids on the op, a fake_quantize so folded goes. With
+/// s8 activations the codes' offset does not matter (the table takes steps
+/// apart from the row's largest, both grids' top codes saturate alike);
+/// but a QDQ model whose pairs onnxruntime converts one to u8 and not the
+/// other runs an f32 Softmax: left alone.
+void softmaxInQLinearSteps(SoftmaxOp op) {
+  std::optional<quant::UniformQuantizedType> in = valuesGridOf(op.getInput());
+  if (op.getInputQuantization() || !in || !isU8Grid(*in))
+    return;
+  auto [out, fq] = meanGrid(op.getResult());
+  if (!out || !isU8Grid(*out))
+    return;
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (func->hasAttr(kSignedActivationCodes) && !func->hasAttr(kQLinearOperators) &&
+      sharesItsPair(op.getInput()) !=
+          (!op.getResult().hasOneUse() || (fq && !fq->hasOneUse())))
+    return;
+  op.setInputQuantizationAttr(TypeAttr::get(*in));
+  op.setOutputQuantizationAttr(TypeAttr::get(*out));
+  foldInto(op.getResult(), fq);
 }
 
 /// A QDQ model's attention on u8 codes with a grid on each step (and its
@@ -663,6 +699,10 @@ struct OneStepRequantizationPass
     getOperation().walk([&](AveragePoolOp op) { windows.push_back(op); });
     for (AveragePoolOp pool : windows)
       averagePoolOnItsGrid(pool);
+    SmallVector<SoftmaxOp> softmaxes;
+    getOperation().walk([&](SoftmaxOp op) { softmaxes.push_back(op); });
+    for (SoftmaxOp op : softmaxes)
+      softmaxInQLinearSteps(op);
     getOperation().walk([&](FusedConvOp op) {
       if (op.getOneStepRequantization())
         return;

@@ -39,6 +39,8 @@ std::optional<quant::UniformQuantizedType> lastGridOf(Value v) {
     grid = pool.getOutputQuantization();
   } else if (auto pool = dyn_cast_or_null<AveragePoolOp>(def)) {
     grid = pool.getOutputQuantization();
+  } else if (auto softmax = dyn_cast_or_null<SoftmaxOp>(def)) {
+    grid = softmax.getOutputQuantization();
   } else if (def && isa<AddOp, SubOp, MulOp, DivOp>(def)) {
     if (auto t = def->getAttrOfType<TypeAttr>("output_quantization"))
       grid = t.getValue();

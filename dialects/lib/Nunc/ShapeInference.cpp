@@ -241,6 +241,11 @@ NUNC_SAME_TYPE_AS_INPUT(IdentityOp)
 #undef NUNC_SAME_TYPE_AS_INPUT
 
 LogicalResult SoftmaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (getInputQuantization().has_value() != getOutputQuantization().has_value() ||
+      (getInputQuantization() &&
+       (!isU8Grid(getInputQuantization()) || !isU8Grid(getOutputQuantization()))))
+    return emitError() << "input_quantization and output_quantization must both be "
+                          "!quant.uniform<u8:f32, scale:zp>, or neither";
   if (auto in = dimsOf(getInput()))
     if (failed(check(*this, shape::normalizeAxis(getAxis(), in->size(), "Softmax axis"))))
       return failure();

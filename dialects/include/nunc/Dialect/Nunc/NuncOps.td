@@ -423,7 +423,20 @@ def Nunc_ReduceSumOp : Nunc_ReduceOp<"reduce_sum"> {
 
 def Nunc_SoftmaxOp : Nunc_Op<"softmax"> {
   let summary = "Softmax along one axis (ONNX opset 13 semantics)";
-  let arguments = (ins Nunc_FloatTensor:$input, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let description = [{
+    With `input_quantization` and `output_quantization` (per-tensor u8
+    grids, both or neither; set by nunc-one-step-requantization on a QDQ
+    model's Softmax between two pairs) the input's values lie on the first
+    grid and the result is rounded to the second as onnxruntime's
+    QLinearSoftmax computes it from the codes: with the exp table T of
+    qlinearSoftmaxTable(s_x, D) (D the axis' length), a row whose largest
+    step (q - zp_x) is m takes e_j = T[255 - m + k_j] for its steps k_j,
+    sums them in f32 in row order, and its result is min(round_half_even(
+    fl(e_j x fl(floor(fl(1 / s_y)) / sum))), 255 - zp_y) x s_y.
+  }];
+  let arguments = (ins Nunc_FloatTensor:$input, DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       OptionalAttr<TypeAttr>:$input_quantization,
+                       OptionalAttr<TypeAttr>:$output_quantization);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
 }
