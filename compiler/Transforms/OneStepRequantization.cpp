@@ -269,8 +269,13 @@ template <typename OpTy> void codesInOneStep(OpTy op) {
 }
 
 /// The grid `v`'s values lie on (lastGridOf), or a quantized GEMM's last
-/// (its f32 result rounded to output_quantization in its epilogue).
+/// (its f32 result rounded to output_quantization in its epilogue); through
+/// ops that move values without changing them (the model's pair after such
+/// an op, which repeated the grid, is gone).
 std::optional<quant::UniformQuantizedType> valuesGridOf(Value v) {
+  while (isa_and_nonnull<ReshapeOp, TransposeOp, FlattenOp, SqueezeOp, UnsqueezeOp>(
+      v.getDefiningOp()))
+    v = v.getDefiningOp()->getOperand(0);
   if (auto linear = v.getDefiningOp<QuantizedLinearOp>();
       linear && !linear.getU8Output() && linear.getOutputQuantization())
     return dyn_cast<quant::UniformQuantizedType>(*linear.getOutputQuantization());

@@ -308,6 +308,64 @@ func.func @average_pool_on_its_grid(%x: tensor<1x4x6x6xf32>) -> (tensor<1x4x3x3x
 
 // -----
 
+// A Softmax between pairs (its input on a grid: a fake_quantize's, a
+// quantized GEMM's output grid, either through a Reshape; its result
+// rounded by a fake_quantize that only it feeds, or by every reader)
+// takes onnxruntime's QLinearSoftmax steps: both grids on the op, the
+// fake_quantize folded. Not on an input off any grid, nor without a grid
+// after it.
+// CHECK-LABEL: func.func @softmax_in_qlinear_steps(
+// CHECK: %[[A:.*]] = nunc.softmax %{{.*}} {input_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>, output_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>}
+// CHECK: %[[G:.*]] = nunc.quantized_linear
+// CHECK: %[[B:.*]] = nunc.softmax %[[G]] {input_quantization = !quant.uniform<u8:f32, 2.500000e-01:100>, output_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>}
+// CHECK: %[[C:.*]] = nunc.softmax %arg0 :
+// CHECK: %[[CQ:.*]] = nunc.fake_quantize %[[C]]
+// CHECK: %[[D:.*]] = nunc.softmax %{{.*}} {axis = 0 : i64} :
+// CHECK: %[[R:.*]] = nunc.reshape
+// CHECK: %[[E:.*]] = nunc.softmax %[[R]] {input_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>
+// CHECK: return %[[A]], %[[B]], %[[CQ]], %[[D]], %[[E]] :
+// ADDS-LABEL: func.func @softmax_in_qlinear_steps(
+// ADDS: nunc.softmax %{{.*}} :
+func.func @softmax_in_qlinear_steps(%x: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x2xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<2x6xf32>) {
+  %xq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %a = nunc.softmax %xq : tensor<4x3xf32> -> tensor<4x3xf32>
+  %aq = nunc.fake_quantize %a {quantization = !quant.uniform<u8:f32, 0.0039215688593685627>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %w = nunc.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %qw = quant.scast %w : tensor<3x2xi8> to tensor<3x2x!quant.uniform<i8:f32, 0.03125>>
+  %g = nunc.quantized_linear %xq, %qw {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>, output_quantization = !quant.uniform<u8:f32, 0.25:100>} : tensor<4x3xf32>, tensor<3x2x!quant.uniform<i8:f32, 0.03125>> -> tensor<4x2xf32>
+  %b = nunc.softmax %g : tensor<4x2xf32> -> tensor<4x2xf32>
+  %bq = nunc.fake_quantize %b {quantization = !quant.uniform<u8:f32, 0.0039215688593685627>} : tensor<4x2xf32> -> tensor<4x2xf32>
+  %c = nunc.softmax %x : tensor<4x3xf32> -> tensor<4x3xf32>
+  %cq = nunc.fake_quantize %c {quantization = !quant.uniform<u8:f32, 0.0039215688593685627>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %d = nunc.softmax %xq {axis = 0 : i64} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %shape = nunc.constant dense<[2, 6]> : tensor<2xi64>
+  %r = nunc.reshape %xq, %shape : (tensor<4x3xf32>, tensor<2xi64>) -> tensor<2x6xf32>
+  %e = nunc.softmax %r : tensor<2x6xf32> -> tensor<2x6xf32>
+  %eq = nunc.fake_quantize %e {quantization = !quant.uniform<u8:f32, 0.0039215688593685627>} : tensor<2x6xf32> -> tensor<2x6xf32>
+  return %aq, %bq, %cq, %d, %eq : tensor<4x3xf32>, tensor<4x2xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<2x6xf32>
+}
+
+// -----
+
+// With s8 activations: a QDQ model's Softmax whose pairs onnxruntime
+// converts both to u8 (one reader each) or neither takes the steps; one of
+// each (an f32 Softmax there) is left alone.
+// CHECK-LABEL: func.func @softmax_qdq_s8(
+// CHECK: %[[ONE:.*]] = nunc.softmax %{{.*}} {input_quantization
+// CHECK: %[[MIXED:.*]] = nunc.softmax %{{.*}} : tensor<4x3xf32>
+// CHECK: nunc.fake_quantize %[[MIXED]]
+func.func @softmax_qdq_s8(%x: tensor<4x3xf32>, %y: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) attributes {nunc.signed_activation_codes} {
+  %xq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %one = nunc.softmax %xq : tensor<4x3xf32> -> tensor<4x3xf32>
+  %oneq = nunc.fake_quantize %one {quantization = !quant.uniform<u8:f32, 0.0039215688593685627>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %yq = nunc.fake_quantize %y {quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  %mixed = nunc.softmax %yq : tensor<4x3xf32> -> tensor<4x3xf32>
+  %mixedq = nunc.fake_quantize %mixed {quantization = !quant.uniform<u8:f32, 0.0039215688593685627>} : tensor<4x3xf32> -> tensor<4x3xf32>
+  return %oneq, %mixedq, %yq : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
 // With s8 activations (codes moved onto u8 grids): a QLinear-operator
 // model's pool rounds with the s8 zero point (signed_codes); a QDQ model's
 // with the u8 one where both pairs have one reader (onnxruntime converts

@@ -3341,6 +3341,69 @@ def test_qdq_average_pool_rounds_as_onnxruntime(nunc, tmp_path, activation, shar
                                                np.abs(got - want).max())
 
 
+def softmax_classifier(path, seed):
+    """Softmaxes after GEMMs: a classifier's last op over 9 classes, and
+    one over axis 1 of a [3, 4, 6] product (strided rows)."""
+    import onnx
+    from onnx import TensorProto, helper
+    inits, const = random_initializers(seed)
+    inits.append(onnx.numpy_helper.from_array(np.array([3, 4, 6], np.int64), "shape"))
+    nodes = [
+        helper.make_node("Gemm", ["x", const("w1", 9, 20, scale=1), const("b1", 9)], ["g"],
+                         transB=1, name="fc"),
+        helper.make_node("Softmax", ["g"], ["y"], axis=-1, name="classes"),
+        helper.make_node("MatMul", ["x", const("w2", 20, 24)], ["m"], name="product"),
+        helper.make_node("Reshape", ["m", "shape"], ["r"], name="reshape"),
+        helper.make_node("Softmax", ["r"], ["z"], axis=1, name="rows")]
+    graph = helper.make_graph(
+        nodes, "softmax_classifier",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 20])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 9]),
+         helper.make_tensor_value_info("z", TensorProto.FLOAT, [3, 4, 6])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("activation", ["QUInt8", "QInt8"])
+def test_qdq_softmax_in_qlinear_steps(nunc, tmp_path, activation):
+    """A QDQ model's Softmax between pairs runs as onnxruntime's
+    QLinearSoftmax: an exp table of the input codes, the row's f32 sum,
+    floor(1 / s_y) for 1 / s_y (254 on the usual 1/255 grid: a code below
+    the rounded probability on a third or so of the outputs here), after
+    a quantized GEMM's output grid as after a pair. The outputs equal
+    onnxruntime's bit for bit (u8 and s8 activations; the last axis and
+    axis 1)."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    path, q = str(tmp_path / "softmax.onnx"), str(tmp_path / "softmax_qdq.onnx")
+    softmax_classifier(path, 11)
+    r = np.random.default_rng(12)
+    calib = [{"x": r.standard_normal((3, 20)).astype(np.float32)} for _ in range(4)]
+    quantize_static(path, q, Samples(calib), quant_format=QuantFormat.QDQ,
+                    activation_type=getattr(QuantType, activation),
+                    weight_type=QuantType.QInt8, per_channel=True)
+    nunc("compile", q, "--target", "x86_64-avx512vnni", "-o", tmp_path / "out")
+    kernels = json.loads((tmp_path / "out" / "softmax_qdq.json").read_text())["kernels"]
+    assert [k["kernel"] for k in kernels if k["op"] == "nunc.softmax"] == ["generic"] * 2, kernels
+    exe, man = harness.build(str(tmp_path / "out"))
+    sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
+    lower = 0
+    for seed in range(3):
+        x = np.random.default_rng(30 + seed).standard_normal((3, 20)).astype(np.float32)
+        outs, _, log = harness.run(exe, man, {"x": x}, str(tmp_path / f"w{seed}"))
+        assert outs is not None, log
+        for name, want in zip(["y", "z"], sess.run(None, {"x": x})):
+            got = outs[name]
+            assert np.array_equal(got, want), (name, seed, np.mean(got == want),
+                                               np.abs(got - want).max())
+        # floor(1 / s_y) is not 1 / s_y: codes below the rounded probability.
+        y = outs["y"].astype(np.float64)
+        lower += int(np.sum(np.rint(y * 255) < np.rint(y / y.sum(-1, keepdims=True) * 255)))
+    assert lower > 0
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("mode", ["f32", "int8", "qoperator"])
 def test_leaky_relu_runs_in_the_epilogues(nunc, tmp_path, mode):

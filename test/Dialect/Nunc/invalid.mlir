@@ -1769,6 +1769,14 @@ func.func @pool_with_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x1x1xf32> {
 
 // -----
 
+func.func @softmax_with_one_grid(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{input_quantization and output_quantization must both be !quant.uniform<u8:f32, scale:zp>, or neither}}
+  %y = nunc.softmax %x {output_quantization = !quant.uniform<u8:f32, 0.5:3>} : tensor<2x4xf32> -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}
+
+// -----
+
 func.func @average_pool_on_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
   // expected-error@+1 {{output_quantization must be !quant.uniform<u8:f32, scale:zp>}}
   %y = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, output_quantization = !quant.uniform<i8:f32, 0.5:3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
