@@ -56,13 +56,22 @@ bool boundsExpress(const Activation &a) {
                                 a.kind == Activation::Clip);
 }
 
-/// oneStep: the activation's code bounds [lo, hi] on the output grid.
+/// oneStep: the grid its codes are on, (scale, zero point): the output's,
+/// or with a table the grid whose codes index it (`output`, a FakeQuant).
+std::pair<float, int32_t> oneStepGrid(const WindowConfig &c) {
+  if (c.outputTable.empty())
+    return {c.outputScale, c.outputZeroPoint};
+  return {c.output.scale, static_cast<int32_t>(-c.output.min)};
+}
+
+/// oneStep: the activation's code bounds [lo, hi] on its grid.
 std::pair<int32_t, int32_t> oneStepBounds(const WindowConfig &c) {
   const Activation &a = c.activation;
+  const auto [scale, zeroPoint] = oneStepGrid(c);
   return oneStepCodeBounds(a.kind == Activation::Relu   ? "relu"
                            : a.kind == Activation::Clip ? "clip"
                                                         : "none",
-                           a.min, a.max, c.outputScale, c.outputZeroPoint);
+                           a.min, a.max, scale, zeroPoint);
 }
 
 /// What both generators share: the task's planes, each plane's channel
@@ -116,13 +125,22 @@ protected:
   /// oneStep: the s32 sums y (which started at the channel's offset, the
   /// bias code less zx sum(k)) times the channel's multiplier, within the
   /// code bounds less zy (where they bind), as s32 (rounded half to even);
-  /// zy is added when the codes are stored.
+  /// zy is added when the codes are stored. With a table: the codes
+  /// themselves, its index.
   template <typename Vmm> void emitOneStep(const Vmm &y, const Vmm &multiplier) {
     vcvtdq2ps(y, y);
     vmulps(y, y, multiplier);
     const auto [lo, hi] = oneStepBounds(c);
-    // (f32 values out: no pack saturates the codes, every bound clamps.)
-    emitOneStepCodes(y, lo, hi, c.outputZeroPoint, c.outputBounded && c.outputU8);
+    const int32_t zeroPoint = oneStepGrid(c).second;
+    // (f32 values out or a table's index: no pack saturates the codes,
+    // every bound clamps.)
+    emitOneStepCodes(y, lo, hi, zeroPoint,
+                     c.outputBounded && c.outputU8 && c.outputTable.empty());
+    if (!c.outputTable.empty()) {
+      constexpr size_t lanes = std::is_same_v<Vmm, Zmm> ? 16 : 8;
+      vpaddd(y, y, dataAddr(std::vector<uint32_t>(lanes, static_cast<uint32_t>(zeroPoint))));
+      return;
+    }
     if (!c.outputU8) { // their values (q - zp_y) s_y
       vcvtdq2ps(y, y);
       vmulps(y, y, constAddr(c.outputScale));
@@ -339,25 +357,30 @@ private:
         int64_t at = i * rowBytesOut + chunk * kLanes * yBytes();
         if (c.oneStep) {
           emitOneStep(y, scale());
-          if (!c.outputU8) {
+          if (c.outputTable.empty() && !c.outputU8) {
             storeValues(y, at, isTail);
             continue;
           }
-          storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
-          continue;
+          if (c.outputTable.empty()) {
+            storeCodes(i, j, g0, n, chunks, c.outputZeroPoint);
+            continue;
+          }
+        } else {
+          vcvtdq2ps(y, y);
+          vfmadd213ps(y, scale(), bias());
+          if (inCodeUnits(c)) {
+            emitCodeUnits(y);
+            storeCodes(i, j, g0, n, chunks, /*zeroPoint=*/0);
+            continue;
+          }
+          emitActivation(y, c.activation, t0, t1, t2, t3);
         }
-        vcvtdq2ps(y, y);
-        vfmadd213ps(y, scale(), bias());
-        if (inCodeUnits(c)) {
-          emitCodeUnits(y);
-          storeCodes(i, j, g0, n, chunks, /*zeroPoint=*/0);
-          continue;
-        }
-        emitActivation(y, c.activation, t0, t1, t2, t3);
         if (!c.outputTable.empty()) {
-          // The output grid's index, its entry (k5-k7 or k6-k7; k2-k5, the
-          // byte masks, are reloaded per group) or its entry's code.
-          emitGridIndex(y, t0, c.output);
+          // The output grid's index (one step: y already), its entry
+          // (k5-k7 or k6-k7; k2-k5, the byte masks, are reloaded per
+          // group) or its entry's code.
+          if (!c.oneStep)
+            emitGridIndex(y, t0, c.output);
           if (c.outputU8) {
             storeTableCodes(i, j, g0, n, chunks);
             continue;
@@ -724,8 +747,9 @@ bool Int8DepthwiseKernel::supports(const WindowConfig &c, Isa isa) {
                                 : JitKernel::tableFits(c.outputTable, c.output)) &&
          (!c.outputU8 || c.tableOutput.kind == Activation::None) && c.outH > 0 &&
          c.outW > 0 && c.padTop >= 0 && c.padLeft >= 0 &&
-         (!c.oneStep || (c.outputTable.empty() && boundsExpress(c.activation) &&
-                         c.outputZeroPoint >= 0 && c.outputZeroPoint <= 255));
+         (!c.oneStep || (boundsExpress(c.activation) && oneStepGrid(c).second >= 0 &&
+                         oneStepGrid(c).second <= 255 &&
+                         (c.outputTable.empty() || c.output.max - c.output.min == 255)));
   if (isa == Isa::Avx512)
     return common;
   // ymm: no output tables; planes of at least one lane's load.
@@ -841,7 +865,7 @@ Int8DepthwiseKernel::tables(const WindowConfig &c, const std::vector<float> &wei
     if (c.oneStep) {
       // onnxruntime's constants: fl(sx sw), fl(s / sy), the bias's code.
       const float s = c.inputScale * *sw;
-      const float multiplier = s / c.outputScale;
+      const float multiplier = s / oneStepGrid(c).first;
       const int32_t bq = bias.empty() ? 0 : oneStepBiasCode(bias[ch], s);
       const uint32_t offset = static_cast<uint32_t>(bq) -
                               static_cast<uint32_t>(c.inputZeroPoint) * static_cast<uint32_t>(sum);

@@ -75,11 +75,13 @@ struct WindowConfig {
   /// ymm kernel's vpdpbusd EVEX-encoded (the x86_64-avxvnni-evex target).
   bool int8 = false;
   bool evexVnni = false;
-  /// int8 with outputU8 (no table; activation none, Relu or Clip): the
-  /// codes in one multiply, as onnxruntime's QLinearConv (fused_conv's
-  /// one_step_requantization): round(float(sum + bias code - zx sum k[c]) x
-  /// fl(s[c] / outputScale)) + zp within the activation's code bounds, s[c]
-  /// = fl(inputScale x the model's filter scale).
+  /// int8 (activation none, Relu or Clip): the codes in one multiply, as
+  /// onnxruntime's QLinearConv (fused_conv's one_step_requantization):
+  /// round(float(sum + bias code - zx sum k[c]) x fl(s[c] / sy)) + zy
+  /// within the activation's code bounds, s[c] = fl(inputScale x the
+  /// model's filter scale), (sy, zy) outputScale and outputZeroPoint, or
+  /// with an outputTable (AVX-512) `output`'s grid, the code then the
+  /// table's index.
   bool oneStep = false;
   /// int8 with the model's filter grid: steps k of up to +-255 (u8 weights'
   /// q - zp where a per-tensor zero point leaves s8) as k1 + d[c], both s8,

@@ -757,9 +757,14 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
               *inputQuantization(element), opt(o.getBias()), w, activationOf(o),
               *inputQuantization(o.getOutputQuantization()),
               asS8 ? ArrayRef<int32_t>() : ArrayRef<int32_t>(codes->zeroPoints));
-          if (!q || o.getU8Output())
+          if (!q || (o.getU8Output() && !o.getOutputTable()))
             return one(std::move(q));
-          return one(valuesOf(*q, *o.getOutputQuantization()));
+          Tensor values = valuesOf(*q, *o.getOutputQuantization());
+          if (o.getOutputTable()) // looked up at the one-step codes
+            return lastGridAndTable(std::move(values), o.getOutputQuantization(),
+                                    o.getOutputTable(), o.getTableQuantization(),
+                                    o.getU8Output());
+          return one(std::move(values));
         }
         Expected<Tensor> y = conv(valuesOf(get(o.getInput()), element), get(o.getWeight()),
                                   opt(o.getBias()), w);

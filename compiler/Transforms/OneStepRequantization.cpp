@@ -128,8 +128,9 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
 
 /// The u8 grid a depthwise fused_conv's codes would take one multiply to
 /// (see its one_step_requantization), if they can: u8 codes in; out its u8
-/// codes, or the values of its u8 output grid or of the one every reader
-/// rounds them to (a BatchNormalization's input pair); an activation the
+/// codes, the values of its u8 output grid or of the one every reader
+/// rounds them to (a BatchNormalization's input pair), or the codes its
+/// table is looked up at (an elementwise chain after it); an activation the
 /// codes' bounds express, its constant weight on the model's grid (s8
 /// codes, or u8 ones whose steps may leave s8) and a bias within 2^24 steps
 /// of its sums' grid.
@@ -141,7 +142,7 @@ std::optional<Type> depthwiseOneStepGrid(FusedConvOp op) {
   if (!out && !op.getU8Output() && !op.getOutputTable())
     if (std::optional<quant::UniformQuantizedType> readers = gridOfEveryUse(op.getResult()))
       out = *readers;
-  if (!input || !grid || !isU8Grid(out) || op.getOutputTable() || op.getResidual() ||
+  if (!input || !grid || !isU8Grid(out) || op.getResidual() ||
       !(act == "none" || act == "relu" || act == "clip") ||
       op.getActivationPostMul().convertToFloat() != 1.f ||
       op.getActivationPostAdd().convertToFloat() != 0.f)

@@ -307,6 +307,53 @@ def test_int8_static_classifier_turns_like_f32(cls):
     assert drift <= 1.0, drift
 
 
+class Samples:
+    """An onnxruntime CalibrationDataReader over fixed feeds."""
+
+    def __init__(self, feeds):
+        self.feeds = list(feeds)
+
+    def get_next(self):
+        return self.feeds.pop() if self.feeds else None
+
+
+@needs_vnni
+@pytest.mark.parametrize("name", ["cls", "rec", "det"])
+def test_onnxruntime_qdq_model_equals_onnxruntime(nunc, tmp_path, name):
+    """The model as onnxruntime's quantize_static writes it (QDQ, u8
+    activations, s8 weights per channel, calibrated on 2 other inputs):
+    nunc's library equals onnxruntime's run bit for bit on 2 inputs. Each
+    op between pairs computes as onnxruntime's QLinear kernel does: convs
+    (QLinearConv), the SE blocks' pools (QLinearGlobalAveragePool), the
+    recognizer's 3x2 AveragePool (QLinearAveragePool: a division, the zero
+    point added before the rounding), its SVTR attention and the CTC
+    Softmax over 6625 classes, the classifier's Softmax (QLinearSoftmax),
+    the Adds and Muls (QLinearAdd, QLinearMul), the LayerNorms (MLAS's
+    f32 order)."""
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    if name == "det":
+        height, width = real_ocr.INPUT_SHAPE["det"][1:]
+        x, _ = real_ocr.render_pages(4, 7, height, width)
+    else:
+        x, _ = make_lines(4, 7, real_ocr.INPUT_SHAPE[name][2])
+    x = np.asarray(x, np.float32)
+    pre, q = str(tmp_path / "pre.onnx"), str(tmp_path / f"{name}_qdq.onnx")
+    real_ocr.ort_quantizable_copy(real_ocr.model_path(name), pre)
+    quantize_static(pre, q, Samples({"x": x[i:i + 1]} for i in range(2)),
+                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=True)
+    shape = "x".join(map(str, (1, *real_ocr.INPUT_SHAPE[name])))
+    nunc("compile", q, "--target", TARGET, "--shape", f"x={shape}", "-o", tmp_path / "out")
+    exe, manifest = harness.build(str(tmp_path / "out"))
+    sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
+    for i in (2, 3):
+        outs, _, log = harness.run(exe, manifest, {"x": x[i:i + 1]}, str(tmp_path / "w"))
+        assert outs is not None, log
+        got, want = next(iter(outs.values())), sess.run(None, {"x": x[i:i + 1]})[0]
+        assert np.array_equal(got, want), (i, float(np.mean(got == want)),
+                                           float(np.abs(got - want).max()))
+
+
 def test_onnxruntime_finds_the_rendered_lines(det):
     """Or the detector's pages would prove nothing: f32 onnxruntime finds
     each rendered line once (measured: all 63 on the 16 pages, no other box)."""

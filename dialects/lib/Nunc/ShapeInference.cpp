@@ -1862,14 +1862,15 @@ LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (getOneStepRequantization()) {
     const StringRef act = getActivation();
     if (!isa<quant::QuantizedType>(element) || !getWeightQuantization() ||
-        !isU8Activation(getOutputQuantization().value_or(Type())) || getOutputTable() ||
-        getResidual() || !(act == "none" || act == "relu" || act == "clip") ||
+        !isU8Activation(getOutputQuantization().value_or(Type())) || getResidual() ||
+        !(act == "none" || act == "relu" || act == "clip") ||
         getActivationPostMul().convertToFloat() != 1.f ||
         getActivationPostAdd().convertToFloat() != 0.f)
       return emitError() << "one_step_requantization needs u8 input codes, a "
                             "weight_quantization, an output_quantization of "
-                            "!quant.uniform<u8:f32, scale:zp> (its codes or their values; no "
-                            "table or residual), and an activation of none, relu or clip";
+                            "!quant.uniform<u8:f32, scale:zp> (its codes, their values or a "
+                            "table's index; no residual), and an activation of none, relu or "
+                            "clip";
   }
   return success();
 }

@@ -1738,7 +1738,7 @@ func.func @conv_weight_grid_channels(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0
 // A depthwise conv's one step needs the filter's grid (and u8 codes in, a
 // u8 output grid).
 func.func @depthwise_one_step_without_grid(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>> {
-  // expected-error@+1 {{one_step_requantization needs u8 input codes, a weight_quantization, an output_quantization of !quant.uniform<u8:f32, scale:zp> (its codes or their values; no table or residual), and an activation of none, relu or clip}}
+  // expected-error@+1 {{one_step_requantization needs u8 input codes, a weight_quantization, an output_quantization of !quant.uniform<u8:f32, scale:zp> (its codes, their values or a table's index; no residual), and an activation of none, relu or clip}}
   %y = nunc.fused_conv %x, %w {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 3, 3>, one_step_requantization, output_quantization = !quant.uniform<u8:f32, 0.5:3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, u8_output} : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>, tensor<2x1x3x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>
   return %y : tensor<1x2x4x4x!quant.uniform<u8:f32, 0.5:3>>
 }

@@ -1357,8 +1357,8 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
 
     `weight_quantization`: as on `conv`, the grid of the model's constant
     weight. With it, `one_step_requantization` (a depthwise conv reading u8
-    codes, a u8 `output_quantization`, no residual or table, activation
-    none, Relu or Clip) computes the output codes as
+    codes, a u8 `output_quantization`, no residual, activation none, Relu
+    or Clip) computes the output codes as
     onnxruntime's QLinearConv: with k = q - zp_w the weight's steps on its
     grid (w = fl(k scale)), acc the exact s32 sum of (x - zp_x) k and s[c] = fl(scale_input *
     scale_weight[c]), q = clamp(round_half_even(fl(float(acc + bq[c]) *
@@ -1366,7 +1366,8 @@ def Nunc_FusedConvOp : Nunc_Op<"fused_conv", [AttrSizedOperandSegments]>,
     one_step_requantization has them (nunc-one-step-requantization sets
     it): written as they are with `u8_output`, else as their values
     (q - zp_y) s_y (for a reader that rounds to the grid again: the
-    BatchNormalization a QDQ export keeps after the conv's pair).
+    BatchNormalization a QDQ export keeps after the conv's pair); with an
+    `output_table`, the table is looked up at them.
   }];
   let arguments = !con((ins AnyTensor:$input, Nunc_FloatTensor:$weight,
                             Optional<Nunc_FloatTensor>:$bias,
