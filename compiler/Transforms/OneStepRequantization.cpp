@@ -39,16 +39,35 @@ bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales
   return true;
 }
 
+/// A QuantizeLinear's grid where it has one (8-bit codes, one constant
+/// scale and zero point): a QLinear-operator model's codes for an op that
+/// moves u8 tensors (Resize, Reshape) or a graph output.
+std::optional<Type> quantizeLinearGrid(QuantizeLinearOp q) {
+  auto storage = dyn_cast<IntegerType>(getElementTypeOrSelf(q.getType()));
+  std::optional<double> scale = scalarConstant(q.getScale());
+  std::optional<double> zeroPoint =
+      q.getZeroPoint() ? scalarConstant(q.getZeroPoint()) : std::optional<double>(0);
+  if (!storage || storage.getWidth() != 8 || !scale || !(*scale > 0) || !zeroPoint)
+    return std::nullopt;
+  const bool isSigned = !storage.isUnsigned();
+  return quant::UniformQuantizedType::get(
+      isSigned ? quant::QuantizationFlags::Signed : 0, storage, Float32Type::get(q.getContext()),
+      static_cast<float>(*scale), static_cast<int64_t>(*zeroPoint), isSigned ? -128 : 0,
+      isSigned ? 127 : 255);
+}
+
 /// The grid a use rounds its value to on reading it: a static int8 conv
-/// quantizing it (input_quantization), a fake_quantize or quantize op (a
-/// GEMM's u8 input), a batch_norm rounding its input, an Add of codes
+/// quantizing it (input_quantization), a fake_quantize, quantize or
+/// quantize_linear op (a GEMM's u8 input, a Resize's codes), a batch_norm rounding its input, an Add of codes
 /// rounding its operand or an elementwise chain whose steps reading it
 /// are fake_quantize ops; an s8 grid as the u8 one of the same values; none
 /// when it reads the f32 values.
 std::optional<Type> gridOfUse(OpOperand &use) {
   std::optional<Type> g;
   Operation *user = use.getOwner();
-  if (auto qc = dyn_cast<QuantizedConvOp>(user)) {
+  if (auto q = dyn_cast<QuantizeLinearOp>(user)) {
+    g = quantizeLinearGrid(q);
+  } else if (auto qc = dyn_cast<QuantizedConvOp>(user)) {
     if (use.getOperandNumber() == 0 && qc.getActivationQuantization() == "static")
       g = qc.getInputQuantization();
   } else if (auto fq = dyn_cast<FakeQuantizeOp>(user)) {
