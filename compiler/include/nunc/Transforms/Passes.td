@@ -560,8 +560,8 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     A depthwise fused_conv reading u8 codes and writing those of its output
     grid, or their f32 values (of its output grid, or of the one every
     reader rounds them to: a BatchNormalization's input pair, which it
-    then takes as its output grid), with no table and activation none,
-    Relu or Clip, whose constant weight
+    then takes as its output grid; or the codes its table is looked up at),
+    with activation none, Relu or Clip, whose constant weight
     lies on the model's grid (`weight_quantization`, steps within s8) gets
     `one_step_requantization` likewise: the integer depthwise kernel then
     adds the bias code and the zero points' term as integers and multiplies
@@ -574,7 +574,17 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     fake_quantize (read by nothing else) or every reader rounds to one gets
     both grids: its mean then rounds as onnxruntime's
     QLinearGlobalAveragePool computes it from the codes (the folded
-    fake_quantize goes).
+    fake_quantize goes). An AveragePool so placed gets the output grid
+    (`output_quantization`): its mean rounds as onnxruntime's
+    QLinearAveragePool (f32 window sums, a division, the zero point added
+    before the rounding; in a QDQ s8 model the s8 zero point,
+    `signed_codes`, where both pairs have other readers, the u8 one where
+    neither has, and nothing with one of each: onnxruntime's f32 pool). A
+    Softmax so placed gets both grids: QLinearSoftmax's steps. Their input
+    grid may come through Reshape / Transpose / Flatten / Squeeze /
+    Unsqueeze, or be a quantized GEMM's output grid. A QuantizeLinear
+    reader (a QLinear-operator model's codes for a Resize) gives the grid
+    a producer rounds to, as a fake_quantize does.
 
     A QDQ model's Add between pairs (its operands on u8 grids, the sum
     rounded to one, by the Add or by every reader) gets `lhs_quantization`
