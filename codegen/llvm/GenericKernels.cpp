@@ -1511,10 +1511,12 @@ LogicalResult GenericEmitter::emitQLinearSoftmax(SoftmaxOp s, ArrayRef<int64_t> 
       idx[axis] = j;
       return idx;
     };
-    // Each value's step on the input grid, exact for values on it.
+    // Each value's step on the input grid: |step| <= 255, so the product
+    // by fl(1 / s_x) is within a few ulps of the integer, rounded exactly.
     auto step = [&](Value j) {
+      Value x = k.read(in, at(j), f32);
       return math::RoundEvenOp::create(
-          b, loc, arith::DivFOp::create(b, loc, k.read(in, at(j), f32), k.floatConst(sx, f32)));
+          b, loc, arith::MulFOp::create(b, loc, x, k.floatConst(1.f / sx, f32)));
     };
     Value largest = k.reduce({n}, k.floatConst(-INFINITY, f32), [&](ValueRange j, Value acc) {
       return arith::MaxNumFOp::create(b, loc, acc, step(j[0]));

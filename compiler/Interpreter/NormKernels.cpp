@@ -59,15 +59,24 @@ Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t
   return out.reshaped(finalShape);
 }
 
-Expected<Tensor> softmax(const Tensor &x, int64_t axis) {
-  if (!isFloat(x.dtype()))
-    return kernelError("Softmax needs a floating-point input");
+namespace {
+/// A softmax's rows: (outer, n, inner), element (p, i, q) at (p n + i) inner + q.
+Expected<std::tuple<int64_t, int64_t, int64_t>> softmaxRows(const Tensor &x, int64_t axis) {
   NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "Softmax axis"));
-  int64_t outer = 1, n = x.dim(a), inner = 1;
+  int64_t outer = 1, inner = 1;
   for (int64_t i = 0; i < a; ++i)
     outer *= x.dim(i);
   for (int64_t i = a + 1; i < x.rank(); ++i)
     inner *= x.dim(i);
+  return std::tuple<int64_t, int64_t, int64_t>{outer, x.dim(a), inner};
+}
+} // namespace
+
+Expected<Tensor> softmax(const Tensor &x, int64_t axis) {
+  if (!isFloat(x.dtype()))
+    return kernelError("Softmax needs a floating-point input");
+  NUNC_ASSIGN_OR_RETURN(rows, softmaxRows(x, axis));
+  auto [outer, n, inner] = rows;
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
   dispatchDType(x.dtype(), [&]<typename T>() {
     using C = ComputeType<T>;
@@ -99,12 +108,8 @@ Expected<Tensor> qlinearSoftmax(const Tensor &x, int64_t axis, InputQuantization
                                 InputQuantization output) {
   if (x.dtype() != DType::F32)
     return kernelError("a softmax on grids needs an f32 input, got " + x.describe());
-  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "Softmax axis"));
-  int64_t outer = 1, n = x.dim(a), inner = 1;
-  for (int64_t i = 0; i < a; ++i)
-    outer *= x.dim(i);
-  for (int64_t i = a + 1; i < x.rank(); ++i)
-    inner *= x.dim(i);
+  NUNC_ASSIGN_OR_RETURN(rows, softmaxRows(x, axis));
+  auto [outer, n, inner] = rows;
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, x.shape()));
   const std::array<float, 256> table = qlinearSoftmaxTable(input.scale, n);
   const float *in = x.as<float>();

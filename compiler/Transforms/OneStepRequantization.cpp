@@ -58,10 +58,11 @@ std::optional<Type> quantizeLinearGrid(QuantizeLinearOp q) {
 
 /// The grid a use rounds its value to on reading it: a static int8 conv
 /// quantizing it (input_quantization), a fake_quantize, quantize or
-/// quantize_linear op (a GEMM's u8 input, a Resize's codes), a batch_norm rounding its input, an Add of codes
-/// rounding its operand or an elementwise chain whose steps reading it
-/// are fake_quantize ops; an s8 grid as the u8 one of the same values; none
-/// when it reads the f32 values.
+/// quantize_linear op (a GEMM's u8 input, a Resize's codes), a batch_norm
+/// rounding its input, an Add of codes rounding its operand or an
+/// elementwise chain whose steps reading it are fake_quantize ops; an s8
+/// grid as the u8 one of the same values; none when it reads the f32
+/// values.
 std::optional<Type> gridOfUse(OpOperand &use) {
   std::optional<Type> g;
   Operation *user = use.getOwner();
@@ -339,65 +340,70 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
   foldInto(pool.getResult(), fq);
 }
 
-/// A QDQ model's AveragePool between pairs (its input on a u8 grid, its
-/// mean rounded to one as GlobalAveragePool's): onnxruntime runs it as
-/// QLinearAveragePool, whose f32 steps (a division by the count, the zero
-/// point added before the rounding) land a code apart from a reciprocal
-/// product and QuantizeLinear's rounding on a few % of a model's outputs
-/// (PaddleOCR's recognizer, 3x2 windows of codes: exact ties). With s8
-/// activations its zero point is the s8 one where both pairs stay s8 (a
-/// QLinear-operator model; a QDQ one where both have other readers), the
-/// u8 one where onnxruntime converted both; with one of each it runs an
-/// f32 AveragePool, left as it is.
-void averagePoolOnItsGrid(AveragePoolOp pool) {
-  std::optional<quant::UniformQuantizedType> in = valuesGridOf(pool.getInput());
-  if (pool.getOutputQuantization() || !in || !isU8Grid(*in))
-    return;
-  auto [out, fq] = meanGrid(pool.getResult());
-  if (!out || !isU8Grid(*out))
-    return;
-  auto func = pool->getParentOfType<func::FuncOp>();
+/// The grids of a QDQ model's one-input op between pairs that onnxruntime
+/// runs as its QLinear kernel (AveragePool, Softmax): the input's values on
+/// a u8 grid (valuesGridOf), the result rounded to one (meanGrid, whose
+/// fake_quantize `folded` goes if taken). With s8 activations the codes
+/// are s8 (`signedCodes`) where both pairs stay s8 (a QLinear-operator
+/// model; a QDQ one where both have other readers) and u8 where
+/// onnxruntime converted both; with one of each it runs the f32 op: none.
+struct UnaryPairGrids {
+  quant::UniformQuantizedType in, out;
+  FakeQuantizeOp folded;
   bool signedCodes = false;
+};
+std::optional<UnaryPairGrids> unaryPairGrids(Operation *op) {
+  Value input = op->getOperand(0), result = op->getResult(0);
+  std::optional<quant::UniformQuantizedType> in = valuesGridOf(input);
+  if (!in || !isU8Grid(*in))
+    return std::nullopt;
+  auto [out, fq] = meanGrid(result);
+  if (!out || !isU8Grid(*out))
+    return std::nullopt;
+  UnaryPairGrids grids{*in, *out, fq};
+  auto func = op->getParentOfType<func::FuncOp>();
   if (func->hasAttr(kSignedActivationCodes)) {
-    signedCodes = true;
+    grids.signedCodes = true;
     if (!func->hasAttr(kQLinearOperators)) {
-      const bool sharedIn = sharesItsPair(pool.getInput()),
-                 sharedOut = !pool.getResult().hasOneUse() || (fq && !fq->hasOneUse());
+      const bool sharedIn = sharesItsPair(input),
+                 sharedOut = !result.hasOneUse() || (fq && !fq->hasOneUse());
       if (sharedIn != sharedOut)
-        return;
-      signedCodes = sharedIn;
+        return std::nullopt;
+      grids.signedCodes = sharedIn;
     }
   }
-  pool.setOutputQuantizationAttr(TypeAttr::get(*out));
-  pool.setSignedCodes(signedCodes);
-  foldInto(pool.getResult(), fq);
+  return grids;
 }
 
-/// A QDQ model's Softmax between pairs (its input on a u8 grid, its result
-/// rounded to one as a pool's mean): onnxruntime runs it as QLinearSoftmax
-/// (an exp table of the input's steps, the row's f32 sum, floor(1 / s_y)
-/// for 1 / s_y), a code or more apart from the f32 softmax rounded, on a
-/// classifier's last op or a transformer's attention that nunc.attention
-/// did not take. Its grids on the op, a fake_quantize so folded goes. With
-/// s8 activations the codes' offset does not matter (the table takes steps
-/// apart from the row's largest, both grids' top codes saturate alike);
-/// but a QDQ model whose pairs onnxruntime converts one to u8 and not the
-/// other runs an f32 Softmax: left alone.
+/// A QDQ model's AveragePool between pairs (unaryPairGrids): onnxruntime
+/// runs it as QLinearAveragePool, whose f32 steps (a division by the count,
+/// the zero point added before the rounding) land a code apart from a
+/// reciprocal product and QuantizeLinear's rounding on a few % of a
+/// model's outputs (PaddleOCR's recognizer, 3x2 windows of codes: exact
+/// ties); its zero point the s8 one with signed codes.
+void averagePoolOnItsGrid(AveragePoolOp pool) {
+  std::optional<UnaryPairGrids> grids;
+  if (pool.getOutputQuantization() || !(grids = unaryPairGrids(pool)))
+    return;
+  pool.setOutputQuantizationAttr(TypeAttr::get(grids->out));
+  pool.setSignedCodes(grids->signedCodes);
+  foldInto(pool.getResult(), grids->folded);
+}
+
+/// A QDQ model's Softmax between pairs (unaryPairGrids): onnxruntime runs
+/// it as QLinearSoftmax (an exp table of the input's steps, the row's f32
+/// sum, floor(1 / s_y) for 1 / s_y), a code or more apart from the f32
+/// softmax rounded, on a classifier's last op or a transformer's attention
+/// that nunc.attention did not take. The codes' offset does not matter
+/// there (the table takes steps apart from the row's largest, both grids'
+/// top codes saturate alike).
 void softmaxInQLinearSteps(SoftmaxOp op) {
-  std::optional<quant::UniformQuantizedType> in = valuesGridOf(op.getInput());
-  if (op.getInputQuantization() || !in || !isU8Grid(*in))
+  std::optional<UnaryPairGrids> grids;
+  if (op.getInputQuantization() || !(grids = unaryPairGrids(op)))
     return;
-  auto [out, fq] = meanGrid(op.getResult());
-  if (!out || !isU8Grid(*out))
-    return;
-  auto func = op->getParentOfType<func::FuncOp>();
-  if (func->hasAttr(kSignedActivationCodes) && !func->hasAttr(kQLinearOperators) &&
-      sharesItsPair(op.getInput()) !=
-          (!op.getResult().hasOneUse() || (fq && !fq->hasOneUse())))
-    return;
-  op.setInputQuantizationAttr(TypeAttr::get(*in));
-  op.setOutputQuantizationAttr(TypeAttr::get(*out));
-  foldInto(op.getResult(), fq);
+  op.setInputQuantizationAttr(TypeAttr::get(grids->in));
+  op.setOutputQuantizationAttr(TypeAttr::get(grids->out));
+  foldInto(op.getResult(), grids->folded);
 }
 
 /// A QDQ model's attention on u8 codes with a grid on each step (and its
