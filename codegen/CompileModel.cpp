@@ -1200,6 +1200,9 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
     c.kind = x86::WindowConfig::Max;
     ceil = cast<MaxPoolOp>(op).getCeilMode() != 0;
   } else if (llvm::isa<AveragePoolOp>(op)) {
+    // (MLAS's f32 order: the generic kernel.)
+    if (cast<AveragePoolOp>(op).getOrderedF32Arithmetic())
+      return std::nullopt;
     c.kind = x86::WindowConfig::Average;
     ceil = cast<AveragePoolOp>(op).getCeilMode() != 0;
   } else if (llvm::isa<ConvOp, FusedConvOp>(op)) {

@@ -1433,55 +1433,79 @@ LogicalResult GenericEmitter::emitWindowed() {
                                                ct))
                        : k.floatConst(0, ct);
     Value zeroCount = k.intConst(0, b.getI64Type());
+    // One tap t (a kernel position per dim): (acc, count) with it.
+    auto tapStep = [&](ValueRange t, Value acc, Value counted) -> scf::ValueVector {
+      SmallVector<Value> xIdx{ivs[0], ivs[1]};
+      Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
+      Value inPadded = arith::ConstantIntOp::create(b, loc, 1, 1);
+      for (size_t d = 0; d < nd; ++d) {
+        auto [x, ok] = coord(d, ivs[2 + d], t[d]);
+        xIdx.push_back(x);
+        inside = arith::AndIOp::create(b, loc, inside, ok);
+        // Position inside the padded extent (for count_include_pad).
+        Value raw = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, ivs[2 + d], k.index(geom->strides[d])),
+            arith::MulIOp::create(b, loc, t[d], k.index(geom->dilations[d])));
+        Value below = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::slt, raw,
+            k.index(in[2 + d] + geom->padsBegin[d] + geom->padsEnd[d]));
+        inPadded = arith::AndIOp::create(b, loc, inPadded, below);
+      }
+      Value v = k.read(operandMem(0), xIdx, el);
+      Value next;
+      if (isMax) {
+        Value cand = k.max(acc, v, KernelBuilder::isUnsigned(el));
+        next = arith::SelectOp::create(b, loc, inside, cand, acc);
+      } else {
+        next = arith::SelectOp::create(b, loc, inside, arith::AddFOp::create(b, loc, acc, v), acc);
+      }
+      Value count = arith::AddIOp::create(
+          b, loc, counted,
+          arith::ExtUIOp::create(b, loc, b.getI64Type(), includePad ? inPadded : inside));
+      return {next, count};
+    };
+    auto loops = [&](ArrayRef<int64_t> extents, ValueRange inits,
+                     function_ref<scf::ValueVector(ValueRange, ValueRange)> body) {
+      SmallVector<Value> lbs, ubs, steps;
+      for (int64_t e : extents) {
+        lbs.push_back(k.index(0));
+        ubs.push_back(k.index(e));
+        steps.push_back(k.index(1));
+      }
+      return scf::buildLoopNest(
+          b, loc, lbs, ubs, steps, inits,
+          [&](OpBuilder &nested, Location, ValueRange t, ValueRange accs) -> scf::ValueVector {
+            OpBuilder::InsertionGuard guard(b);
+            b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+            return body(t, accs);
+          });
+    };
+    auto avg = dyn_cast<AveragePoolOp>(op);
     scf::LoopNest nest;
-    SmallVector<Value> lbs, ubs, steps;
-    for (int64_t kk : geom->kernel) {
-      lbs.push_back(k.index(0));
-      ubs.push_back(k.index(kk));
-      steps.push_back(k.index(1));
+    if (avg && avg.getOrderedF32Arithmetic() && avg.sumsColumnsFirst()) {
+      // MLAS's f32 order: each last-dim column summed over the other dims,
+      // then the columns left to right.
+      ArrayRef<int64_t> kernel = geom->kernel;
+      nest = loops(kernel.take_back(), ValueRange{init, zeroCount},
+                   [&](ValueRange last, ValueRange accs) -> scf::ValueVector {
+                     scf::LoopNest column = loops(
+                         kernel.drop_back(), ValueRange{k.floatConst(0, ct), accs[1]},
+                         [&](ValueRange t, ValueRange colAccs) {
+                           SmallVector<Value> taps(t.begin(), t.end());
+                           taps.push_back(last[0]);
+                           return tapStep(taps, colAccs[0], colAccs[1]);
+                         });
+                     return {arith::AddFOp::create(b, loc, accs[0], column.results[0]),
+                             column.results[1]};
+                   });
+    } else {
+      nest = loops(geom->kernel, ValueRange{init, zeroCount},
+                   [&](ValueRange t, ValueRange accs) { return tapStep(t, accs[0], accs[1]); });
     }
-    nest = scf::buildLoopNest(
-        b, loc, lbs, ubs, steps, ValueRange{init, zeroCount},
-        [&](OpBuilder &nested, Location, ValueRange t, ValueRange accs) -> scf::ValueVector {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
-          SmallVector<Value> xIdx{ivs[0], ivs[1]};
-          Value inside = arith::ConstantIntOp::create(b, loc, 1, 1);
-          Value inPadded = arith::ConstantIntOp::create(b, loc, 1, 1);
-          for (size_t d = 0; d < nd; ++d) {
-            auto [x, ok] = coord(d, ivs[2 + d], t[d]);
-            xIdx.push_back(x);
-            inside = arith::AndIOp::create(b, loc, inside, ok);
-            // Position inside the padded extent (for count_include_pad).
-            Value raw = arith::AddIOp::create(
-                b, loc,
-                arith::MulIOp::create(b, loc, ivs[2 + d], k.index(geom->strides[d])),
-                arith::MulIOp::create(b, loc, t[d], k.index(geom->dilations[d])));
-            Value below = arith::CmpIOp::create(
-                b, loc, arith::CmpIPredicate::slt, raw,
-                k.index(in[2 + d] + geom->padsBegin[d] + geom->padsEnd[d]));
-            inPadded = arith::AndIOp::create(b, loc, inPadded, below);
-          }
-          Value v = k.read(operandMem(0), xIdx, el);
-          Value acc;
-          if (isMax) {
-            Value cand = k.max(accs[0], v, KernelBuilder::isUnsigned(el));
-            acc = arith::SelectOp::create(b, loc, inside, cand, accs[0]);
-          } else {
-            acc = arith::SelectOp::create(b, loc, inside,
-                                          arith::AddFOp::create(b, loc, accs[0], v), accs[0]);
-          }
-          Value counted = includePad ? inPadded : inside;
-          Value count = arith::AddIOp::create(
-              b, loc, accs[1],
-              arith::ExtUIOp::create(b, loc, b.getI64Type(), counted));
-          return {acc, count};
-        });
     Value result = nest.results[0];
     if (!isMax) {
       Value n = arith::SIToFPOp::create(b, loc, ct, nest.results[1]);
       result = arith::DivFOp::create(b, loc, result, n);
-      auto avg = cast<AveragePoolOp>(op);
       if (std::optional<Type> grid = avg.getOutputQuantization())
         result = roundToGrid(result, *grid, static_cast<float>(avg.roundingZeroPoint()));
     }

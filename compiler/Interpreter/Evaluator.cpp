@@ -526,6 +526,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                     o.getDilations(), o.getPads());
         w.ceilMode = o.getCeilMode() != 0;
         w.countIncludePad = o.getCountIncludePad() != 0;
+        if (o.getOrderedF32Arithmetic())
+          return one(averagePoolAsMlas(get(o.getInput()), w, o.sumsColumnsFirst()));
         if (o.getOutputQuantization())
           return one(averagePoolOnGrid(get(o.getInput()), w,
                                        *inputQuantization(o.getOutputQuantization()),

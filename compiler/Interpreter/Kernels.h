@@ -186,6 +186,11 @@ Expected<Tensor> globalAveragePoolOfCodes(const Tensor &x, InputQuantization inp
 /// `output` (see the op).
 Expected<Tensor> qlinearSoftmax(const Tensor &x, int64_t axis, InputQuantization input,
                                 InputQuantization output);
+/// nunc.average_pool with ordered_f32_arithmetic: MLAS's f32 average, the
+/// sums in window order or (columnsFirst) per last-dim column first, then
+/// a division by the count.
+Expected<Tensor> averagePoolAsMlas(const Tensor &x, const WindowAttrs &attrs,
+                                   bool columnsFirst);
 /// nunc.average_pool with its output_quantization: onnxruntime's
 /// QLinearAveragePool, each window's values summed in f32 in window order,
 /// divided by the count, rounded as round_half_even(fl(y / s + z)) with z

@@ -659,8 +659,14 @@ struct PoolGrid {
   int32_t roundingZeroPoint;
 };
 
+/// MLAS's f32 average (average_pool's ordered_f32_arithmetic): f32 sums in
+/// window order, or per last-dim column first, then a division.
+struct MlasAverage {
+  bool columnsFirst;
+};
+
 Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs,
-                      const PoolGrid *grid = nullptr) {
+                      const PoolGrid *grid = nullptr, const MlasAverage *mlas = nullptr) {
   NUNC_ASSIGN_OR_RETURN(win, resolveWindow(x, attrs));
   size_t nd = win.in.size();
   shape::Dims outShape{win.batch, win.channels};
@@ -695,7 +701,8 @@ Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs,
         int64_t p = 0;
         do {
           double sum = 0;
-          float sum32 = 0; // onnxruntime's (with a grid)
+          float sum32 = 0; // onnxruntime's (with a grid or MLAS's order)
+          std::vector<float> columns(mlas && mlas->columnsFirst ? g.kernel.back() : 0, 0.f);
           C best = std::numeric_limits<C>::lowest();
           if constexpr (std::is_floating_point_v<C>)
             best = -std::numeric_limits<C>::infinity();
@@ -723,14 +730,21 @@ Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs,
                 best = v;
             } else {
               sum += v;
-              sum32 += static_cast<float>(v);
+              if (columns.empty())
+                sum32 += static_cast<float>(v);
+              else
+                columns[tap.back()] += static_cast<float>(v);
             }
           } while (nextIndex(tap, g.kernel));
           if (kind == PoolKind::Max) {
             dst[p] = T(best);
           } else {
             int64_t divisor = attrs.countIncludePad ? padded : inside;
-            if (grid) {
+            for (float column : columns)
+              sum32 += column;
+            if (mlas) {
+              dst[p] = T(static_cast<C>(sum32 / static_cast<float>(divisor ? divisor : 1)));
+            } else if (grid) {
               const float mean = sum32 / static_cast<float>(divisor ? divisor : 1);
               const float z = static_cast<float>(grid->roundingZeroPoint);
               const InputQuantization &q = grid->output;
@@ -760,6 +774,15 @@ Expected<Tensor> maxPool(const Tensor &x, const WindowAttrs &attrs) {
 
 Expected<Tensor> averagePool(const Tensor &x, const WindowAttrs &attrs) {
   return pool(PoolKind::Average, x, attrs);
+}
+
+Expected<Tensor> averagePoolAsMlas(const Tensor &x, const WindowAttrs &attrs,
+                                   bool columnsFirst) {
+  if (x.dtype() != DType::F32)
+    return kernelError("average_pool with ordered_f32_arithmetic needs an f32 input, got " +
+                       x.describe());
+  MlasAverage mlas{columnsFirst};
+  return pool(PoolKind::Average, x, attrs, nullptr, &mlas);
 }
 
 Expected<Tensor> averagePoolOnGrid(const Tensor &x, const WindowAttrs &attrs,

@@ -346,11 +346,13 @@ void poolCodesInOneStep(GlobalAveragePoolOp pool) {
 /// fake_quantize `folded` goes if taken). With s8 activations the codes
 /// are s8 (`signedCodes`) where both pairs stay s8 (a QLinear-operator
 /// model; a QDQ one where both have other readers) and u8 where
-/// onnxruntime converted both; with one of each it runs the f32 op: none.
+/// onnxruntime converted both; with one of each it runs the f32 op
+/// (`f32Op`, the grids unused).
 struct UnaryPairGrids {
   quant::UniformQuantizedType in, out;
   FakeQuantizeOp folded;
   bool signedCodes = false;
+  bool f32Op = false;
 };
 std::optional<UnaryPairGrids> unaryPairGrids(Operation *op) {
   Value input = op->getOperand(0), result = op->getResult(0);
@@ -367,8 +369,7 @@ std::optional<UnaryPairGrids> unaryPairGrids(Operation *op) {
     if (!func->hasAttr(kQLinearOperators)) {
       const bool sharedIn = sharesItsPair(input),
                  sharedOut = !result.hasOneUse() || (fq && !fq->hasOneUse());
-      if (sharedIn != sharedOut)
-        return std::nullopt;
+      grids.f32Op = sharedIn != sharedOut;
       grids.signedCodes = sharedIn;
     }
   }
@@ -380,11 +381,22 @@ std::optional<UnaryPairGrids> unaryPairGrids(Operation *op) {
 /// the zero point added before the rounding) land a code apart from a
 /// reciprocal product and QuantizeLinear's rounding on a few % of a
 /// model's outputs (PaddleOCR's recognizer, 3x2 windows of codes: exact
-/// ties); its zero point the s8 one with signed codes.
+/// ties); its zero point the s8 one with signed codes. Where onnxruntime
+/// runs the f32 AveragePool instead (pairs converted on one side), MLAS's
+/// f32 order (ordered_f32_arithmetic) before the pair's own rounding;
+/// not for a window of the whole input (MLAS's global kernel).
 void averagePoolOnItsGrid(AveragePoolOp pool) {
   std::optional<UnaryPairGrids> grids;
-  if (pool.getOutputQuantization() || !(grids = unaryPairGrids(pool)))
+  if (pool.getOutputQuantization() || pool.getOrderedF32Arithmetic() ||
+      !(grids = unaryPairGrids(pool)))
     return;
+  if (grids->f32Op) {
+    auto type = dyn_cast<RankedTensorType>(pool.getInput().getType());
+    if (type && type.hasStaticShape() &&
+        type.getShape().drop_front(2) != ArrayRef<int64_t>(pool.getKernelShape()))
+      pool.setOrderedF32Arithmetic(true);
+    return;
+  }
   pool.setOutputQuantizationAttr(TypeAttr::get(grids->out));
   pool.setSignedCodes(grids->signedCodes);
   foldInto(pool.getResult(), grids->folded);
@@ -399,7 +411,7 @@ void averagePoolOnItsGrid(AveragePoolOp pool) {
 /// top codes saturate alike).
 void softmaxInQLinearSteps(SoftmaxOp op) {
   std::optional<UnaryPairGrids> grids;
-  if (op.getInputQuantization() || !(grids = unaryPairGrids(op)))
+  if (op.getInputQuantization() || !(grids = unaryPairGrids(op)) || grids->f32Op)
     return;
   op.setInputQuantizationAttr(TypeAttr::get(grids->in));
   op.setOutputQuantizationAttr(TypeAttr::get(grids->out));

@@ -1173,6 +1173,19 @@ LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+bool AveragePoolOp::sumsColumnsFirst() {
+  ArrayRef<int64_t> kernel = getKernelShape(), strides = getStrides(), pads = getPads();
+  auto type = dyn_cast<RankedTensorType>(getInput().getType());
+  const size_t n = kernel.size();
+  if (n < 2 || strides.size() != n || !type || type.isDynamicDim(type.getRank() - 1) ||
+      strides.back() > 2 || !llvm::all_of(kernel, [](int64_t k) { return k <= 32; }))
+    return false;
+  // MLAS's row buffer: 2045 floats for the row and its padding.
+  const int64_t padded =
+      type.getShape().back() + (pads.size() == 2 * n ? pads[n - 1] + pads[2 * n - 1] : 0);
+  return padded <= 2045;
+}
+
 int32_t AveragePoolOp::roundingZeroPoint() {
   auto grid = cast<quant::UniformQuantizedType>(*getOutputQuantization());
   return static_cast<int32_t>(grid.getZeroPoint()) - (getSignedCodes() ? 128 : 0);
@@ -1183,6 +1196,8 @@ LogicalResult AveragePoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return emitError() << "output_quantization must be !quant.uniform<u8:f32, scale:zp>";
   if (getSignedCodes() && !getOutputQuantization())
     return emitError() << "signed_codes needs output_quantization";
+  if (getOrderedF32Arithmetic() && getOutputQuantization())
+    return emitError() << "ordered_f32_arithmetic and output_quantization exclude each other";
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(
       *this, getInput(), getKernelShape(), getStrides(), getDilations(), getPads(),

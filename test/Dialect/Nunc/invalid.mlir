@@ -1785,6 +1785,14 @@ func.func @average_pool_on_s8_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf3
 
 // -----
 
+func.func @average_pool_ordered_on_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error@+1 {{ordered_f32_arithmetic and output_quantization exclude each other}}
+  %y = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, ordered_f32_arithmetic, output_quantization = !quant.uniform<u8:f32, 0.5:3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>
+  return %y : tensor<1x2x2x2xf32>
+}
+
+// -----
+
 func.func @average_pool_signed_codes_without_grid(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x2x2xf32> {
   // expected-error@+1 {{signed_codes needs output_quantization}}
   %y = nunc.average_pool %x {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, signed_codes, strides = array<i64: 2, 2>} : tensor<1x2x4x4xf32> -> tensor<1x2x2x2xf32>

@@ -728,8 +728,15 @@ def Nunc_AveragePoolOp : Nunc_Op<"average_pool"> {
     model's zero point: zp, or zp - 128 with `signed_codes` (an s8 model's
     codes, which nunc-unsign-quantize-dequantize moved up by 128); adding
     it before the rounding, not after as QuantizeLinear does, moves f32
-    ties. Without it the mean is the reals' rounded by whatever the
-    target's kernel does (x86: a product by the count's reciprocal).
+    ties. `ordered_f32_arithmetic` (without output_quantization) fixes the
+    f32 mean's roundings as onnxruntime's MLAS f32 AveragePool computes
+    it (a QDQ s8 model's pool whose pairs onnxruntime converts to u8 on
+    one side only, so it does not fuse them): with a stride of at most 2
+    along the last dim and every window dim at most 32, each last-dim tap's
+    column summed over the other dims in order, then the columns left to
+    right; otherwise window order; then a division by the count. Without
+    either the mean is the reals' rounded by whatever the target's kernel
+    does (x86: a product by the count's reciprocal).
   }];
   let arguments = (ins Nunc_FloatTensor:$input,
                        DefaultValuedStrAttr<StrAttr, "NOTSET">:$auto_pad,
@@ -738,10 +745,13 @@ def Nunc_AveragePoolOp : Nunc_Op<"average_pool"> {
                        DenseI64ArrayAttr:$dilations, DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$pads, DenseI64ArrayAttr:$strides,
                        OptionalAttr<TypeAttr>:$output_quantization,
-                       UnitAttr:$signed_codes);
+                       UnitAttr:$signed_codes, UnitAttr:$ordered_f32_arithmetic);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
   let extraClassDeclaration = [{
+    /// ordered_f32_arithmetic: whether MLAS sums columns first (see the
+    /// description).
+    bool sumsColumnsFirst();
     /// The zero point added before the rounding (see the description).
     int32_t roundingZeroPoint();
   }];
