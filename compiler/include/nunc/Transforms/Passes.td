@@ -579,7 +579,8 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     QLinearAveragePool (f32 window sums, a division, the zero point added
     before the rounding; in a QDQ s8 model the s8 zero point,
     `signed_codes`, where both pairs have other readers, the u8 one where
-    neither has, and nothing with one of each: onnxruntime's f32 pool). A
+    neither has; with one of each onnxruntime's f32 pool, in MLAS's
+    order: `ordered_f32_arithmetic`). A
     Softmax so placed gets both grids: QLinearSoftmax's steps. Their input
     grid may come through Reshape / Transpose / Flatten / Squeeze /
     Unsqueeze, or be a quantized GEMM's output grid. A QuantizeLinear
