@@ -489,6 +489,58 @@ TEST_P(Int8GemmKernelTest, ProductAndSumGridsRoundBeforeBiasAndResidual) {
         }
 }
 
+/// The QLinearAdd epilogue of Int8GemmConfig::qlinearBias under test: the
+/// product's grid (sp, zp), the bias's, their sum's, the residual's and the
+/// total's; the bias's code before or after the product's, the residual's
+/// before or after the sum's; codes u8 or (offset 128) s8. `want` is the
+/// reference value of a product code, from the shared helpers of
+/// nunc/Dialect/Nunc/OneStepRequantization.h (the evaluator's too).
+struct QLinearEpilogue {
+  float sp, sb, sg, sr, s2;
+  int32_t zp, zb, zg, zr, z2;
+  bool biasFirst, residualFirst;
+  int32_t o;
+  CodeSumConstants add, radd;
+  QLinearEpilogue(float sp, float sb, float sg, float sr, float s2, int32_t zp, int32_t zb,
+                  int32_t zg, int32_t zr, int32_t z2, bool biasFirst, bool residualFirst,
+                  int32_t o)
+      : sp(sp), sb(sb), sg(sg), sr(sr), s2(s2), zp(zp), zb(zb), zg(zg), zr(zr), z2(z2),
+        biasFirst(biasFirst), residualFirst(residualFirst), o(o) {
+    auto fz = [&](int32_t z) { return static_cast<float>(z - o); };
+    add = biasFirst ? codeSumConstants(sb, fz(zb), sp, fz(zp), sg, fz(zg))
+                    : codeSumConstants(sp, fz(zp), sb, fz(zb), sg, fz(zg));
+    radd = residualFirst ? codeSumConstants(sr, fz(zr), sg, fz(zg), s2, fz(z2))
+                         : codeSumConstants(sg, fz(zg), sr, fz(zr), s2, fz(z2));
+  }
+  /// The bias column the kernel reads for a bias code.
+  float biasColumn(int32_t biasCode) const {
+    return biasFirst ? static_cast<float>(biasCode - o) : qlinearAddTerm(biasCode, add, o);
+  }
+  /// cfg's qlinearBias (productScale left to the caller).
+  void configure(Int8GemmConfig &cfg, bool withResidual) const {
+    cfg.qlinearBias =
+        Int8GemmConfig::QLinearBias{zp, add.ratioA, sg, zg, biasFirst, add.ratioB, add.fixed};
+    cfg.qlinearBias->offset = o;
+    if (withResidual)
+      cfg.qlinearBias->residual = Int8GemmConfig::QLinearBias::Residual{
+          sr, zr, residualFirst, radd.ratioA, radd.ratioB, radd.fixed, s2, z2};
+  }
+  /// The result's value for the product's code, the bias's and (if any)
+  /// the residual's.
+  float want(int32_t code, int32_t biasCode, const int32_t *residualCode) const {
+    const int32_t sum = biasFirst
+                            ? qlinearAddCode(biasCode, qlinearAddTerm(code, add, o), add, o)
+                            : qlinearAddCode(code, qlinearAddTerm(biasCode, add, o), add, o);
+    if (!residualCode)
+      return static_cast<float>(sum - zg) * sg;
+    const int32_t r = *residualCode;
+    const int32_t total = residualFirst
+                              ? qlinearAddCode(r, qlinearAddTerm(sum, radd, o), radd, o)
+                              : qlinearAddCode(sum, qlinearAddTerm(r, radd, o), radd, o);
+    return static_cast<float>(total - z2) * s2;
+  }
+};
+
 /// quantized_linear's one_step_requantization (Int8GemmConfig::qlinearBias):
 /// the product's code in one multiply (onnxruntime's QLinearMatMul), the
 /// bias's code added as its QLinearAdd adds codes, in either operand
@@ -531,20 +583,15 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
               std::clamp(static_cast<int32_t>(std::nearbyint(-lo / sp)) - 20, 0, 255);
           const int32_t zb = 120, zg = 90, zr = 140, z2 = 110;
           auto f = [](int32_t z) { return static_cast<float>(z); };
-          auto fz = [&](int32_t z) { return static_cast<float>(z - o); };
-          const CodeSumConstants add =
-              biasFirst ? codeSumConstants(sb, fz(zb), sp, fz(zp), sg, fz(zg))
-                        : codeSumConstants(sp, fz(zp), sb, fz(zb), sg, fz(zg));
-          const CodeSumConstants radd =
-              residualFirst ? codeSumConstants(sr, fz(zr), sg, fz(zg), s2, fz(z2))
-                            : codeSumConstants(sg, fz(zg), sr, fz(zr), s2, fz(z2));
+          const QLinearEpilogue e(sp, sb, sg, sr, s2, zp, zb, zg, zr, z2, biasFirst,
+                                  residualFirst, o);
           std::vector<int32_t> biasCodes(n), residualCodes(m * n);
           std::vector<float> columns(n);
           RandomOperands q = ops;
           for (int64_t j = 0; j < n; ++j) {
             biasCodes[j] = static_cast<int32_t>(rng() % 256);
             q.scales[j] = ops.scales[j] / sp; // fl(fl(s_x s_w) / s_p)
-            columns[j] = biasFirst ? f(biasCodes[j] - o) : qlinearAddTerm(biasCodes[j], add, o);
+            columns[j] = e.biasColumn(biasCodes[j]);
           }
           for (int64_t i = 0; i < m * n; ++i) {
             residualCodes[i] = static_cast<int32_t>(rng() % 256);
@@ -554,12 +601,7 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
             Int8GemmConfig cfg = q.config();
             cfg.bias = true;
             cfg.residual = withResidual;
-            cfg.qlinearBias = Int8GemmConfig::QLinearBias{zp, add.ratioA, sg, zg, biasFirst,
-                                                          add.ratioB, add.fixed};
-            cfg.qlinearBias->offset = o;
-            if (withResidual)
-              cfg.qlinearBias->residual = Int8GemmConfig::QLinearBias::Residual{
-                  sr, zr, residualFirst, radd.ratioA, radd.ratioB, radd.fixed, s2, z2};
+            e.configure(cfg, withResidual);
             std::vector<float> got(m * n);
             q.run(cfg, columns, got.data());
             int64_t ends = 0;
@@ -568,17 +610,8 @@ TEST_P(Int8GemmKernelTest, OneStepProductAndCodeSumsAsOnnxruntime) {
               const int32_t code =
                   qlinearMatMulCode(static_cast<int32_t>(acc[i]), q.scales[j], zp);
               ends += code == 0 || code == 255;
-              const int32_t sum =
-                  biasFirst ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, o), add, o)
-                            : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, o), add, o);
-              float want = f(sum - zg) * sg;
-              if (withResidual) {
-                const int32_t r = residualCodes[i];
-                const int32_t total =
-                    residualFirst ? qlinearAddCode(r, qlinearAddTerm(sum, radd, o), radd, o)
-                                  : qlinearAddCode(sum, qlinearAddTerm(r, radd, o), radd, o);
-                want = f(total - z2) * s2;
-              }
+              const float want =
+                  e.want(code, biasCodes[j], withResidual ? &residualCodes[i] : nullptr);
               ASSERT_EQ(got[i], want) << "at " << i / n << ", " << j
                                       << (withResidual ? " with the residual" : "");
             }
@@ -919,13 +952,8 @@ TEST_P(Int8GemmKernelTest, F32ProductCodesTakeTheCodeSums) {
                      (biasFirst ? " bias first" : "") + (residualFirst ? " residual first" : "") +
                      (o ? " s8 codes" : ""));
         auto f = [](int32_t z) { return static_cast<float>(z); };
-        auto fz = [&](int32_t z) { return static_cast<float>(z - o); };
-        const CodeSumConstants add =
-            biasFirst ? codeSumConstants(sb, fz(zb), sp, fz(zp), sg, fz(zg))
-                      : codeSumConstants(sp, fz(zp), sb, fz(zb), sg, fz(zg));
-        const CodeSumConstants radd =
-            residualFirst ? codeSumConstants(sr, fz(zr), sg, fz(zg), s2, fz(z2))
-                          : codeSumConstants(sg, fz(zg), sr, fz(zr), s2, fz(z2));
+        const QLinearEpilogue e(sp, sb, sg, sr, s2, zp, zb, zg, zr, z2, biasFirst,
+                                residualFirst, o);
         std::vector<float> products(m * n), residual(m * n), biasColumn(n);
         std::vector<int32_t> biasCodes(n), residualCodes(m * n);
         // Half of them near a half step of the product's grid (an ulp or
@@ -941,7 +969,7 @@ TEST_P(Int8GemmKernelTest, F32ProductCodesTakeTheCodeSums) {
         }
         for (int64_t j = 0; j < n; ++j) {
           biasCodes[j] = static_cast<int32_t>(rng() % 256);
-          biasColumn[j] = biasFirst ? f(biasCodes[j] - o) : qlinearAddTerm(biasCodes[j], add, o);
+          biasColumn[j] = e.biasColumn(biasCodes[j]);
         }
         for (int64_t i = 0; i < m * n; ++i) {
           residualCodes[i] = static_cast<int32_t>(rng() % 256);
@@ -963,13 +991,8 @@ TEST_P(Int8GemmKernelTest, F32ProductCodesTakeTheCodeSums) {
           cfg.f32Products = true;
           cfg.bias = true;
           cfg.residual = withResidual;
-          cfg.qlinearBias = Int8GemmConfig::QLinearBias{zp, add.ratioA, sg, zg, biasFirst,
-                                                        add.ratioB, add.fixed};
-          cfg.qlinearBias->offset = o;
+          e.configure(cfg, withResidual);
           cfg.qlinearBias->productScale = sp;
-          if (withResidual)
-            cfg.qlinearBias->residual = Int8GemmConfig::QLinearBias::Residual{
-                sr, zr, residualFirst, radd.ratioA, radd.ratioB, radd.fixed, s2, z2};
           std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
           if (isa == Int8Isa::Amx) {
             EXPECT_FALSE(kernel);
@@ -989,17 +1012,8 @@ TEST_P(Int8GemmKernelTest, F32ProductCodesTakeTheCodeSums) {
             reciprocalApart +=
                 std::clamp(std::nearbyint(products[i] * (1.f / sp)) + f(zp), 0.f, 255.f) !=
                 f(code);
-            const int32_t sum =
-                biasFirst ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, o), add, o)
-                          : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, o), add, o);
-            float want = f(sum - zg) * sg;
-            if (withResidual) {
-              const int32_t r = residualCodes[i];
-              const int32_t total =
-                  residualFirst ? qlinearAddCode(r, qlinearAddTerm(sum, radd, o), radd, o)
-                                : qlinearAddCode(sum, qlinearAddTerm(r, radd, o), radd, o);
-              want = f(total - z2) * s2;
-            }
+            const float want =
+                e.want(code, biasCodes[j], withResidual ? &residualCodes[i] : nullptr);
             ASSERT_EQ(got[i], want) << "at " << i / n << ", " << j
                                     << (withResidual ? " with the residual" : "");
           }
