@@ -151,8 +151,12 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
   ASSERT_TRUE(boundedTables);
   std::vector<std::vector<uint8_t>> outputs, oneStepOutputs;
   // One step writing the codes' f32 values (q - zy) sy instead (a
-  // BatchNormalization's input pair after the conv).
-  std::vector<std::vector<float>> oneStepValues;
+  // BatchNormalization's input pair after the conv), or (AVX-512) the
+  // entries of a table at the codes (an elementwise chain after the pair).
+  std::vector<std::vector<float>> oneStepValues, oneStepLookups;
+  std::vector<float> lookup(256);
+  for (int i = 0; i < 256; ++i)
+    lookup[i] = static_cast<float>(i * i % 97) * 0.25f - 3.f;
   for (uint8_t *x : {atEnd, atStart}) {
     std::memcpy(x, codes.data(), codes.size());
     for (bool isBounded : {false, true}) {
@@ -202,6 +206,24 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
       for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
         ASSERT_EQ(valued->function()(vargs, t, 0), 0);
       oneStepValues.push_back(std::move(v));
+      if (isa != Isa::Avx512)
+        continue;
+      WindowConfig looked = k;
+      looked.output = Activation::fakeQuant(c.outputScale, static_cast<float>(-c.outputZeroPoint),
+                                            static_cast<float>(255 - c.outputZeroPoint));
+      looked.outputTable = lookup;
+      ASSERT_TRUE(Int8DepthwiseKernel::supports(looked, isa));
+      std::optional<Int8DepthwiseKernel::Tables> lt =
+          Int8DepthwiseKernel::tables(looked, weights, bias, scales);
+      ASSERT_TRUE(lt);
+      std::unique_ptr<JitKernel> lookups = WindowKernel::generate(looked, isa);
+      ASSERT_TRUE(lookups);
+      std::vector<float> l(total + 16, -777.f);
+      const void *largs[] = {x, l.data(), nullptr, lt->filters.data(), lt->scaleBias.data(),
+                             nullptr};
+      for (int64_t t = 0; t < WindowKernel::numTasks(looked); ++t)
+        ASSERT_EQ(lookups->function()(largs, t, 0), 0);
+      oneStepLookups.push_back(std::move(l));
     }
   }
   munmap(mem, bytes + 2 * page);
@@ -249,6 +271,11 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
                       static_cast<float>(q - c.outputZeroPoint) * c.outputScale)
                 << "one-step value at plane " << p << " (" << oh << ", " << ow << "), output "
                 << o;
+          for (size_t o = 0; o < oneStepLookups.size(); ++o)
+            ASSERT_EQ(oneStepLookups[o][p * outPlane + oh * c.outW + ow],
+                      lookup[static_cast<size_t>(q)])
+                << "one-step table entry at plane " << p << " (" << oh << ", " << ow
+                << "), output " << o;
         }
         double v = double(sum) * tables.scaleBias[ch] + tables.scaleBias[c.channels + ch];
         if (c.activation.kind == Activation::Relu)
@@ -283,6 +310,9 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
   for (const std::vector<float> &y : oneStepValues)
     for (int64_t i = total; i < total + 16; ++i)
       ASSERT_EQ(y[i], -777.f) << "one step wrote past the values at " << i;
+  for (const std::vector<float> &y : oneStepLookups)
+    for (int64_t i = total; i < total + 16; ++i)
+      ASSERT_EQ(y[i], -777.f) << "one step's lookup wrote past the values at " << i;
   if (oneStep)
     ++oneStepChecks;
 }
