@@ -81,6 +81,10 @@ def variants():
     out.append(("static-QOperator-QInt8-symmetric", "static",
                 dict(quant_format=QuantFormat.QOperator, activation_type=QuantType.QInt8,
                      extra_options=dict(ActivationSymmetric=True))))
+    for fmt in ["QDQ", "QOperator"]:  # f32 biases: onnxruntime quantizes them when it loads
+        out.append((f"static-{fmt}-float-bias", "static",
+                    dict(quant_format=getattr(QuantFormat, fmt), per_channel=True,
+                         extra_options=dict(QuantizeBias=False))))
     for act, wt in itertools.product(["QUInt8", "QInt8"], ["QInt4", "QUInt4"]):
         out.append((f"static-QDQ-{act}-{wt}", "static",
                     dict(quant_format=QuantFormat.QDQ, activation_type=getattr(QuantType, act),

@@ -208,10 +208,13 @@ std::optional<TypeAttr> staticInputGrid(MLIRContext *ctx, Value scale, Value zer
 }
 
 /// The weight's scales (and, for u8 weights, zero points: one, or one per
-/// index of the layout's axis) when quantizedWeight takes it.
+/// index of the layout's axis) when quantizedWeight takes it. An s8 weight
+/// with zero points other than 0 is, with `u8Weights`, the u8 one 128
+/// higher (codes and zero points): the same values (`fromS8`).
 struct WeightQuantization {
   SmallVector<float> scales;
   SmallVector<int64_t> zeroPoints;
+  bool fromS8 = false;
 };
 static std::optional<WeightQuantization> weightScales(Value wq, Value scale, Value zeroPoint,
                                                       Int8WeightLayout layout,
@@ -241,19 +244,22 @@ static std::optional<WeightQuantization> weightScales(Value wq, Value scale, Val
       llvm::consumeError(z.takeError());
       return std::nullopt;
     }
+    for (int64_t i = 0; i < z->numElements(); ++i)
+      q.zeroPoints.push_back(z->getInt(i));
+    q.fromS8 = !u8 && llvm::any_of(q.zeroPoints, [](int64_t v) { return v != 0; });
+    if (q.fromS8 && !u8Weights)
+      return std::nullopt;
     // u8: one zero point, or one per index of the layout's axis (along
     // which per-index scales apply too; either may be one for all).
-    if (u8 && z->numElements() != 1 && !(z->rank() == 1 && z->numElements() == n))
+    if ((u8 || q.fromS8) && z->numElements() != 1 && !(z->rank() == 1 && z->numElements() == n))
       return std::nullopt;
-    for (int64_t i = 0; i < z->numElements(); ++i) {
-      if (!u8 && z->getInt(i) != 0)
-        return std::nullopt;
-      q.zeroPoints.push_back(z->getInt(i));
-    }
+    if (q.fromS8)
+      for (int64_t &v : q.zeroPoints)
+        v += 128;
   }
   if (u8 && q.zeroPoints.empty())
     q.zeroPoints.push_back(0);
-  if (!u8)
+  if (!u8 && !q.fromS8)
     q.zeroPoints.clear();
   return q;
 }
@@ -311,6 +317,9 @@ FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value 
       return failure();
     }
     std::vector<int8_t> bytes(codes->as<uint8_t>(), codes->as<uint8_t>() + codes->numElements());
+    if (wqz->fromS8) // the u8 codes 128 higher: the sign bit flipped
+      for (int8_t &c : bytes)
+        c = static_cast<int8_t>(static_cast<uint8_t>(c) ^ 0x80);
     ElementsAttr signless = attrFromTensor(
         cantFail(Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), bytes)), ctx, "weight");
     storage = ConstantOp::create(rewriter, loc, signless.getType(), signless);

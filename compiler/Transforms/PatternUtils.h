@@ -108,7 +108,9 @@ inline constexpr int64_t kU8WeightMaxDepth = 16383;
 /// point(s) 0 and one scale, or one per index of the layout's axis when the
 /// scales apply along `scaleAxis` (a DequantizeLinear's axis) and that is
 /// the same dim; with `u8Weights`, also a u8 weight with any zero points
-/// (one, or one per index of that axis). Fails, creating nothing, for
+/// (one, or one per index of that axis), and an s8 one with zero points
+/// other than 0 as the u8 one 128 higher (the same values: onnxruntime's
+/// quantized f32 weights, asymmetric s8). Fails, creating nothing, for
 /// anything else.
 FailureOr<Value> quantizedWeight(PatternRewriter &rewriter, Location loc, Value wq, Value scale,
                                  Value zeroPoint, Int8WeightLayout layout, int64_t scaleAxis,

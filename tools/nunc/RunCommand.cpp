@@ -48,6 +48,11 @@ cl::opt<bool> oneStepRequantization(
     cl::desc("As nunc compile's (default on): =false rounds a QDQ model's f32 results to "
              "their grids as the reference evaluator does for the ops as written"),
     cl::init(true), cl::sub(runCommand), cl::cat(category));
+cl::opt<bool> quantizeFloatWeights(
+    "quantize-float-weights-and-biases",
+    cl::desc("As nunc compile's (default on; the reference evaluator runs the model as "
+             "written)"),
+    cl::init(true), cl::sub(runCommand), cl::cat(category));
 cl::opt<std::string> inputFile("input",
                                cl::desc("Inputs as a .npz with one array per graph input, "
                                         "by name"),
@@ -162,7 +167,7 @@ int runRun() {
     if (!host)
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
-    buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms);
+    buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms, quantizeFloatWeights);
     if (quantize == "int8")
       buildInt8Pipeline(pm);
     if (failed(pm.run(*module)))

@@ -255,6 +255,35 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def QuantizeFloatWeightsAndBiases
+    : Pass<"nunc-quantize-float-weights-and-biases", "func::FuncOp"> {
+  let summary = "Quantizes the f32 weight and bias of a Conv, ConvTranspose or Gemm between "
+                "Q/DQ pairs, as onnxruntime does when it loads a QDQ model";
+  let description = [{
+    Runs first, before anything folds (a DequantizeLinear of a quantized
+    bias folds into an f32 constant). For a Conv, ConvTranspose or Gemm
+    whose input is a DequantizeLinear with one constant scale s_x and whose
+    result goes only to a QuantizeLinear (through Relu or Clip, each read
+    once), as onnxruntime's WeightBiasQuantization (basic level, ORT >=
+    1.20):
+    - an f32 constant weight becomes DequantizeLinear of s8 codes on one
+      grid over its values (onnxruntime's GetQuantizationParameter: the
+      range widened to hold 0, scale (max - min) / 255, zero point
+      round(-128 - min / scale) half to even, all in f32; codes
+      saturate(round(w / scale) + zero point));
+    - a 1-D f32 constant bias becomes DequantizeLinear of s32 codes
+      round(fl(b / fl(s_x s_w))), zero point 0, s_w the weight's scale
+      (per output channel where the weight's DequantizeLinear has one per
+      bias element along axis 0, a Gemm's along 1 without transB).
+    Nothing changes where the weight is already dequantized and there is
+    no bias, where the bias is not an f32 constant, or where a bias code
+    would leave the s32 range. The fusions then take these ops as a fully
+    quantized model's: QLinearConv's and QGemm's integer sums (a
+    ConvTranspose's as onnxruntime's f32 one on the dequantized weights).
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def QOperatorToQdq : Pass<"nunc-qoperator-to-qdq", "func::FuncOp"> {
   let summary = "Rewrites QOperator-format quantized ops into the QDQ form the fusions take";
   let description = [{
