@@ -108,9 +108,15 @@ struct QLinearConvToQdq : OpRewritePattern<QLinearConvOp> {
 };
 
 /// An op that only moves or selects elements (MaxPool too: dequantizing is
-/// increasing, so the max commutes with it), on an 8-bit tensor.
+/// increasing, so the max commutes with it; a nearest Resize without
+/// extrapolation copies elements), on an 8-bit tensor.
 bool movesIntegers(Operation *op) {
-  if (!isa_and_nonnull<ReshapeOp, TransposeOp, FlattenOp, SqueezeOp, UnsqueezeOp, MaxPoolOp>(op) ||
+  if (auto resize = dyn_cast_or_null<ResizeOp>(op))
+    if (resize.getMode() != "nearest" ||
+        resize.getCoordinateTransformationMode() == "tf_crop_and_resize")
+      return false;
+  if (!isa_and_nonnull<ReshapeOp, TransposeOp, FlattenOp, SqueezeOp, UnsqueezeOp, MaxPoolOp,
+                       ResizeOp>(op) ||
       op->getNumResults() != 1)
     return false;
   auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());

@@ -293,7 +293,7 @@ def QOperatorToQdq : Pass<"nunc-qoperator-to-qdq", "func::FuncOp"> {
     computed at run time (attention) becomes QuantizeLinear(MatMul(
     DequantizeLinear(a), DequantizeLinear(b))). A per-tensor
     DequantizeLinear of an 8-bit tensor that Reshape, Transpose, Flatten,
-    Squeeze, Unsqueeze or MaxPool moved becomes that op on the dequantized
+    Squeeze, Unsqueeze, MaxPool or a nearest Resize moved becomes that op on the dequantized
     values between a QuantizeLinear/DequantizeLinear pair of the same grid
     (the same values), so the pairs fuse into the producer and the
     consumer as a QDQ model's do. (The importer expands onnxruntime's
