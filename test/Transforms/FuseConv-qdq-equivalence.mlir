@@ -10,18 +10,21 @@
 // RUN: nunc run --reference %s --random-inputs --seed 3 -o %t.ref.npz
 // RUN: nunc run --reference %t.fused.mlir --random-inputs --seed 3 -o %t.fused.npz
 // RUN: nunc run %s --random-inputs --seed 3 -o %t.jit.npz
-// RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(x[k], a[k], err_msg=k) for x in (b, c) for k in ('y', 'z', 'u')]" %t.ref.npz %t.fused.npz %t.jit.npz
+// RUN: %python -c "import sys, numpy as np; a, b, c = (np.load(p) for p in sys.argv[1:]); [np.testing.assert_array_equal(x[k], a[k], err_msg=k) for x in (b, c) for k in ('y', 'z', 'u', 'v')]" %t.ref.npz %t.fused.npz %t.jit.npz
 
 // y: u8 activations (zero point 7), per-channel weights, bias, relu.
 // z: s8 activations (the u8 grid 128 higher), per-tensor weight, stride 2.
 // u: u8 weights with zero points per output channel (quantize_static's
 // QUInt8, QLinearConv's u8 weights), C = 3 padded to 4.
+// v: s8 weights with zero points per output channel (onnxruntime's
+// quantized f32 weights), taken as the u8 weights 128 higher.
 // CHECK-LABEL: func.func @main(
 // CHECK: nunc.quantized_conv {{.*}} {activation = "relu", activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 1.250000e-01:7>, kernel_shape = array<i64: 3, 3>
 // CHECK: nunc.quantized_conv {{.*}} {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 2.500000e-01:128>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}
 // CHECK: nunc.quantized_conv {{.*}} : tensor<1x3x5x6xf32>, tensor<2x3x3x3x!quant.uniform<u8:f32:0, {6.250000e-02:100,1.562500e-02:255}>>
+// CHECK: nunc.quantized_conv {{.*}} : tensor<1x3x5x6xf32>, tensor<2x3x3x3x!quant.uniform<u8:f32:0, {6.250000e-02:85,1.562500e-02:140}>>
 // CHECK-NOT: nunc.conv
-func.func @main(%x: tensor<1x3x5x6xf32> {nunc.name = "x"}) -> (tensor<1x2x5x6xf32> {nunc.name = "y"}, tensor<1x2x3x3xf32> {nunc.name = "z"}, tensor<1x2x5x6xf32> {nunc.name = "u"}) {
+func.func @main(%x: tensor<1x3x5x6xf32> {nunc.name = "x"}) -> (tensor<1x2x5x6xf32> {nunc.name = "y"}, tensor<1x2x3x3xf32> {nunc.name = "z"}, tensor<1x2x5x6xf32> {nunc.name = "u"}, tensor<1x2x5x6xf32> {nunc.name = "v"}) {
   %s = nunc.constant dense<0.125> : tensor<f32>
   %zp = nunc.constant dense<7> : tensor<ui8>
   %q = nunc.quantize_linear %x, %s, %zp : tensor<ui8> {output_element_type = ui8} : tensor<1x3x5x6xf32>, tensor<f32> -> tensor<1x3x5x6xui8>
@@ -46,5 +49,8 @@ func.func @main(%x: tensor<1x3x5x6xf32> {nunc.name = "x"}) -> (tensor<1x2x5x6xf3
   %uzp = nunc.constant dense<[100, 255]> : tensor<2xui8>
   %duw = nunc.dequantize_linear %uw, %wsc, %uzp : tensor<2xui8> {axis = 0 : i64} : tensor<2x3x3x3xui8>, tensor<2xf32> -> tensor<2x3x3x3xf32>
   %u = nunc.conv %dq, %duw, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x5x6xf32>, tensor<2x3x3x3xf32> -> tensor<1x2x5x6xf32>
-  return %y, %z, %u : tensor<1x2x5x6xf32>, tensor<1x2x3x3xf32>, tensor<1x2x5x6xf32>
+  %vzp = nunc.constant dense<[-43, 12]> : tensor<2xi8>
+  %dvw = nunc.dequantize_linear %w, %wsc, %vzp : tensor<2xi8> {axis = 0 : i64} : tensor<2x3x3x3xi8>, tensor<2xf32> -> tensor<2x3x3x3xf32>
+  %v = nunc.conv %dq, %dvw, %b : tensor<2xf32> {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x5x6xf32>, tensor<2x3x3x3xf32> -> tensor<1x2x5x6xf32>
+  return %y, %z, %u, %v : tensor<1x2x5x6xf32>, tensor<1x2x3x3xf32>, tensor<1x2x5x6xf32>, tensor<1x2x5x6xf32>
 }

@@ -262,6 +262,26 @@ func.func @two_residuals(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>, %r: t
 
 // -----
 
+// An s8 weight with a zero point other than 0 (onnxruntime's quantized f32
+// weights: one asymmetric grid) is the u8 weight 128 higher, codes and zero
+// point: 1 -> 129 and -2 -> 126 (stored as the bytes -127 and 126), zero
+// point -43 -> 85. The int8 convolution takes it with its zero point.
+// CHECK-LABEL: func.func @qdq_s8_weight_with_zero_point(
+// CHECK:      %[[B:.*]] = nunc.constant dense<{{\[\[\[\[}}-127]], {{\[\[}}126]]], {{\[\[\[}}-125]], {{\[\[}}-124]]]]> : tensor<2x2x1x1xi8>
+// CHECK:      %[[W:.*]] = quant.scast %[[B]] : tensor<2x2x1x1xi8> to tensor<2x2x1x1x!quant.uniform<u8:f32, 2.500000e-01:85>>
+// CHECK:      nunc.quantized_conv %{{.*}}, %[[W]]
+func.func @qdq_s8_weight_with_zero_point(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %fq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.0625:3>} : tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  %w = nunc.constant dense<[[[[1]], [[-2]]], [[[3]], [[4]]]]> : tensor<2x2x1x1xi8>
+  %ws = nunc.constant dense<0.25> : tensor<f32>
+  %wz = nunc.constant dense<-43> : tensor<i8>
+  %dw = nunc.dequantize_linear %w, %ws, %wz : tensor<i8> : tensor<2x2x1x1xi8>, tensor<f32> -> tensor<2x2x1x1xf32>
+  %c = nunc.conv %fq, %dw {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x4x4xf32>
+  return %c : tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // A QDQ conv whose input pair already became fake_quantize (an s8 grid:
 // the u8 one 128 higher) takes x itself with that grid; the fake_quantize
 // stays for its other user. The Relu after folds into the quantized_conv.

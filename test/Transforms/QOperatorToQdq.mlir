@@ -103,6 +103,34 @@ func.func @dequantize_of_max_pool(%x: tensor<1x2x4x4xui8>) -> tensor<1x2x2x2xf32
 
 // -----
 
+// A nearest Resize copies codes (a QOperator FPN's upsampling before a
+// QLinearAdd): it moves to the dequantized values between a pair, as
+// MaxPool does. One that crops (tf_crop_and_resize) writes its
+// extrapolation value, 0, as a code: its DequantizeLinear stays.
+
+// CHECK-LABEL: func.func @dequantize_of_resize(
+// CHECK-SAME: %[[X:.*]]: tensor<1x2x2x2xui8>
+// CHECK: %[[D:.*]] = nunc.dequantize_linear %[[X]], %[[S:.*]], %[[Z:.*]] : tensor<ui8> : tensor<1x2x2x2xui8>, tensor<f32> -> tensor<1x2x2x2xf32>
+// CHECK: %[[R:.*]] = nunc.resize %[[D]] scales %{{.*}} : tensor<1x2x2x2xf32> -> tensor<1x2x4x4xf32>
+// CHECK: %[[Q:.*]] = nunc.quantize_linear %[[R]], %[[S]], %[[Z]]
+// CHECK: %[[Y:.*]] = nunc.dequantize_linear %[[Q]], %[[S]], %[[Z]]
+// CHECK: %[[L:.*]] = nunc.resize %[[X]] roi {{.*}} {coordinate_transformation_mode = "tf_crop_and_resize"} : tensor<1x2x2x2xui8> -> tensor<1x2x4x4xui8>
+// CHECK: %[[LD:.*]] = nunc.dequantize_linear %[[L]], %[[S]], %[[Z]]
+// CHECK: return %[[Y]], %[[LD]]
+func.func @dequantize_of_resize(%x: tensor<1x2x2x2xui8>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %z = nunc.constant dense<128> : tensor<ui8>
+  %scales = nunc.constant dense<[1.0, 1.0, 2.0, 2.0]> : tensor<4xf32>
+  %r = nunc.resize %x scales %scales : tensor<4xf32> : tensor<1x2x2x2xui8> -> tensor<1x2x4x4xui8>
+  %y = nunc.dequantize_linear %r, %s, %z : tensor<ui8> : tensor<1x2x4x4xui8>, tensor<f32> -> tensor<1x2x4x4xf32>
+  %roi = nunc.constant dense<[0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0]> : tensor<8xf32>
+  %l = nunc.resize %x roi %roi : tensor<8xf32> scales %scales : tensor<4xf32> {coordinate_transformation_mode = "tf_crop_and_resize"} : tensor<1x2x2x2xui8> -> tensor<1x2x4x4xui8>
+  %ly = nunc.dequantize_linear %l, %s, %z : tensor<ui8> : tensor<1x2x4x4xui8>, tensor<f32> -> tensor<1x2x4x4xf32>
+  return %y, %ly : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
 // Per-axis quantization does not survive a transpose (the axis moves): such
 // a DequantizeLinear stays where it is.
 
