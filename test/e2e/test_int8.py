@@ -3304,6 +3304,99 @@ def pooling_cnn(path, seed, shared=""):
     onnx.save(model, path)
 
 
+def float_weights_between_pairs(path, seed):
+    """A QDQ graph whose Conv (then a Relu), ConvTranspose and Gemm keep f32
+    weights and biases between their input's pair and their output's, as
+    quantizers other than onnxruntime's (or its QOperator form around a
+    ConvTranspose) leave them; awkward sizes (7 channels in, 9 out)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    inits, const = random_initializers(seed)
+    for name, value in (("s", 0.05), ("s_y", 0.08), ("s_t", 0.04)):
+        inits.append(numpy_helper.from_array(np.array(value, np.float32), name))
+    for name, value in (("z", 131), ("z_y", 120), ("z_t", 100)):
+        inits.append(numpy_helper.from_array(np.array(value, np.uint8), name))
+
+    def pair(x, s, z, y):
+        return [helper.make_node("QuantizeLinear", [x, s, z], [y + "_q"], name=y + "_quantize"),
+                helper.make_node("DequantizeLinear", [y + "_q", s, z], [y], name=y + "_dequantize")]
+    nodes = pair("x", "s", "z", "xd") + pair("t", "s", "z", "td") + [
+        helper.make_node("Conv", ["xd", const("w1", 9, 7, 3, 3), const("b1", 9)], ["c"],
+                         pads=[1, 1, 1, 1], name="conv"),
+        helper.make_node("Relu", ["c"], ["r"], name="relu"),
+        helper.make_node("ConvTranspose", ["xd", const("w2", 7, 9, 2, 2), const("b2", 9)],
+                         ["ct"], strides=[2, 2], name="conv_transpose"),
+        helper.make_node("Gemm", ["td", const("w3", 9, 33), const("b3", 9)], ["g"], transB=1,
+                         name="gemm")] + \
+        pair("r", "s_y", "z_y", "y") + pair("ct", "s_t", "z_t", "u") + pair("g", "s_y", "z_y", "v")
+    graph = helper.make_graph(
+        nodes, "float_weights",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 7, 11, 13]),
+         helper.make_tensor_value_info("t", TensorProto.FLOAT, [3, 33])],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in "yuv"], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("model", ["float_weights", "mobilenet"])
+def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, model):
+    """onnxruntime quantizes a QDQ model's f32 weights and biases between
+    pairs when it loads it (WeightBiasQuantization): weights to s8 on one
+    asymmetric grid, biases to s32 on the input's scale times the weight's.
+    nunc does too (nunc-quantize-float-weights-and-biases): the Conv and
+    Gemm then run on the int8 kernels (s8 weights with a zero point as u8
+    ones) and every output equals onnxruntime's bit for bit, as does the
+    MobileNet quantize_static writes with QuantizeBias=False (its default s8
+    activations, per-channel weights, f32 biases: onnxruntime runs the convs
+    whose pairs it leaves s8 in f32 with the quantized biases). With
+    --quantize-float-weights-and-biases=false nunc keeps the model's f32
+    values, which onnxruntime does not compute (44 % of MobileNet's logits
+    equal)."""
+    import onnxruntime as ort
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+    q = str(tmp_path / f"{model}.onnx")
+    if model == "float_weights":
+        float_weights_between_pairs(q, 12)
+        shapes, pinned = {"x": (1, 7, 11, 13), "t": (3, 33)}, []
+        feeds = [{k: np.random.default_rng(30 + seed + i).standard_normal(v).astype(np.float32)
+                  for i, (k, v) in enumerate(shapes.items())} for seed in range(3)]
+    else:
+        pre = str(tmp_path / "pre.onnx")
+        quant_pre_process(os.path.join(models, "mobilenet.onnx"), pre)
+        quantize_static(pre, q, Samples(random_inputs(model, 1, None, 40 + i) for i in range(2)),
+                        quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
+                        weight_type=QuantType.QInt8, per_channel=True,
+                        extra_options={"QuantizeBias": False})
+        pinned = pins(model, 1, None)
+        feeds = [random_inputs(model, 1, None, 5 + seed) for seed in range(2)]
+    sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
+    wants = [dict(zip([o.name for o in sess.get_outputs()], sess.run(None, f))) for f in feeds]
+    equal = {}
+    for flag in ("true", "false"):
+        out = tmp_path / f"out_{flag}"
+        nunc("compile", q, "--target", "x86_64-avx512vnni", *pinned,
+             f"--quantize-float-weights-and-biases={flag}", "-o", out)
+        kernels = json.loads((out / f"{model}.json").read_text())["kernels"]
+        convs = [k["kernel"] for k in kernels if k["op"] in ("nunc.quantized_conv",
+                                                              "nunc.quantized_linear")]
+        if flag == "true" and model == "float_weights":
+            # The Conv, the ConvTranspose's GEMM (onnxruntime runs it in f32 on
+            # the dequantized weights: the generic col2im adds its columns)
+            # and the Gemm: the int8 kernels with u8 weights.
+            assert sum("u8 weights" in k for k in convs) >= 2, kernels
+        exe, man = harness.build(str(out))
+        equal[flag] = []
+        for i, (f, want) in enumerate(zip(feeds, wants)):
+            outs, _, log = harness.run(exe, man, f, str(out / f"w{i}"))
+            assert outs is not None, log
+            equal[flag] += [np.array_equal(outs[k], v) for k, v in want.items()]
+    assert all(equal["true"]), equal
+    assert not all(equal["false"]), equal
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,shared", [("QUInt8", ""), ("QInt8", ""),
                                                 ("QUInt8", "both"), ("QInt8", "both"),
