@@ -194,15 +194,14 @@ struct DequantizeOfMovedQuantized : OpRewritePattern<DequantizeLinearOp> {
 
 /// QLinearMatMul(a, sa, za, b, sb, zb, sy, zy) with per-tensor parameters
 /// and a b computed at run time (attention's Q K^T and P V), or a constant
-/// b the int8 GEMM cannot take (u8, or s8 with zero points: vpdpbusd
-/// multiplies by the weight itself; b's parameters may then be per column)
-/// -> QuantizeLinear(MatMul(DequantizeLinear(a), DequantizeLinear(b)), sy,
-/// zy), the QDQ form: nunc-fuse-attention takes the first, the second
-/// becomes an f32 GEMM on the dequantized weight (instead of generic
-/// integer loops). A constant s8 b of zero point 0 becomes an int8 GEMM in
-/// nunc-fuse-linear. The integer sums are exact either way; the f32 product
-/// rounds once more before y's grid: at most one unit of y apart, on
-/// near-ties.
+/// b other than s8 of zero point 0 (u8, or s8 with zero points; b's
+/// parameters may then be per column) -> QuantizeLinear(MatMul(
+/// DequantizeLinear(a), DequantizeLinear(b)), sy, zy), the QDQ form:
+/// nunc-fuse-attention takes the first; nunc-fuse-linear makes the second
+/// an int8 GEMM with u8 weights with zero points (s8 ones as the u8 ones
+/// 128 higher) where K allows, else an f32 GEMM on the dequantized weight
+/// (instead of generic integer loops). A constant s8 b of zero point 0
+/// becomes an int8 GEMM in nunc-fuse-linear directly.
 struct QLinearMatMulToQdq : OpRewritePattern<QLinearMatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(QLinearMatMulOp op, PatternRewriter &rewriter) const override {

@@ -57,7 +57,9 @@ func.func @main(%x: tensor<1x3x6x5xf32> {nunc.name = "x"}) -> (tensor<1x2x6x5xf3
   %zy = nunc.constant dense<128> : tensor<ui8>
   %qy = nunc.quantize_linear %c2, %sy, %zy : tensor<ui8> {output_element_type = ui8} : tensor<1x2x6x5xf32>, tensor<f32> -> tensor<1x2x6x5xui8>
   %y = nunc.dequantize_linear %qy, %sy, %zy : tensor<ui8> : tensor<1x2x6x5xui8>, tensor<f32> -> tensor<1x2x6x5xf32>
-  %wdw = nunc.constant dense<[[[[0.5, -0.25, 0.125], [1.0, 0.75, -0.5], [0.25, 0.0, -1.0]]], [[[-0.5, 0.25, 0.5], [0.125, 1.0, 0.25], [-0.75, 0.5, 0.0]]], [[[1.0, 0.0, -0.25], [0.5, -0.5, 0.75], [0.25, 0.125, 0.5]]]]> : tensor<3x1x3x3xf32>
+  %qdw = nunc.constant dense<[[[[4, -2, 1], [8, 6, -4], [2, 0, -8]]], [[[-4, 2, 4], [1, 8, 2], [-6, 4, 0]]], [[[8, 0, -2], [4, -4, 6], [2, 1, 4]]]]> : tensor<3x1x3x3xi8>
+  %sdw = nunc.constant dense<0.125> : tensor<f32>
+  %wdw = nunc.dequantize_linear %qdw, %sdw : tensor<3x1x3x3xi8>, tensor<f32> -> tensor<3x1x3x3xf32>
   %dconv = nunc.conv %dx, %wdw {dilations = array<i64: 1, 1>, group = 3 : i64, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : tensor<1x3x6x5xf32>, tensor<3x1x3x3xf32> -> tensor<1x3x6x5xf32>
   %qd = nunc.quantize_linear %dconv, %sa, %za : tensor<ui8> {output_element_type = ui8} : tensor<1x3x6x5xf32>, tensor<f32> -> tensor<1x3x6x5xui8>
   %dd = nunc.dequantize_linear %qd, %sa, %za : tensor<ui8> : tensor<1x3x6x5xui8>, tensor<f32> -> tensor<1x3x6x5xf32>

@@ -80,7 +80,8 @@ def attention_ops_model(path):
     zeros = init("wuz", r.integers(100, 150, 3 * HIDDEN).astype(np.uint8))
     attention("q_u8_per_column", op="QAttention", unidirectional=1,
               inputs=["xq", wu, bias, "xs", scales, "raw2d", "xz", zeros])
-    # s8 weights with zero points per column but one scale: f32 projections.
+    # s8 weights with zero points per column but one scale: the u8 weights
+    # 128 higher.
     attention("q_s8_zero_points", op="QAttention",
               inputs=["xq", wq, bias, "xs", "ws", "", "xz",
                       init("wqz", r.integers(-3, 4, 3 * HIDDEN).astype(np.int8))])
@@ -133,8 +134,8 @@ def test_attention_ops_match_onnxruntime(nunc, tmp_path):
     float rounding (a small mask_filter_value shows where it is added), on
     the AVX-512 VNNI and the AVX2 kernels. All but the narrow-V Attention
     become nunc's fused attention kernel with one GEMM for Q, K and V; the
-    QAttentions' GEMMs are int8 but for the s8 weights with zero points
-    (f32)."""
+    QAttentions' GEMMs are int8 (s8 weights with zero points as the u8
+    weights 128 higher)."""
     path = str(tmp_path / "att.onnx")
     fused = attention_ops_model(path)
     r = np.random.default_rng(5)
@@ -160,10 +161,10 @@ def test_attention_ops_match_onnxruntime(nunc, tmp_path):
         nunc("compile", path, "--target", target, "-o", out)
         ops = [k["op"] for k in json.loads((out / "att.json").read_text())["kernels"]]
         assert ops.count("nunc.attention") == fused + 3, ops
-        # One GEMM per fused attention (and for the f32 QAttention); narrow
-        # V's three projections stay apart.
-        assert ops.count("nunc.quantized_linear") == 2, ops
-        assert ops.count("nunc.linear") == fused + 3 + 1, ops
+        # One GEMM per fused attention; narrow V's three projections stay
+        # apart.
+        assert ops.count("nunc.quantized_linear") == 3, ops
+        assert ops.count("nunc.linear") == fused + 3, ops
         exe, man = harness.build(str(out))
         outs, _, log = harness.run(exe, man, feeds, str(out / "w"))
         assert outs is not None, log
