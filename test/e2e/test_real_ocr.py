@@ -318,8 +318,9 @@ class Samples:
 
 
 @needs_vnni
-@pytest.mark.parametrize("name", ["cls", "rec", "det"])
-def test_onnxruntime_qdq_model_equals_onnxruntime(nunc, tmp_path, name):
+@pytest.mark.parametrize("name,fmt", [("cls", "QDQ"), ("rec", "QDQ"), ("det", "QDQ"),
+                                      ("det", "QOperator")])
+def test_onnxruntime_qdq_model_equals_onnxruntime(nunc, tmp_path, name, fmt):
     """The model as onnxruntime's quantize_static writes it (QDQ, u8
     activations, s8 weights per channel, calibrated on 2 other inputs):
     nunc's library equals onnxruntime's run bit for bit on 2 inputs. Each
@@ -329,7 +330,11 @@ def test_onnxruntime_qdq_model_equals_onnxruntime(nunc, tmp_path, name):
     point added before the rounding), its SVTR attention and the CTC
     Softmax over 6625 classes, the classifier's Softmax (QLinearSoftmax),
     the Adds and Muls (QLinearAdd, QLinearMul), the LayerNorms (MLAS's
-    f32 order)."""
+    f32 order). The detector's QOperator form too: its head's first
+    ConvTranspose keeps an f32 weight between pairs, which onnxruntime
+    quantizes when it loads the model, as nunc does
+    (nunc-quantize-float-weights-and-biases), and its FPN adds codes that
+    nearest Resizes moved (QLinearAdd)."""
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     if name == "det":
         height, width = real_ocr.INPUT_SHAPE["det"][1:]
@@ -337,10 +342,10 @@ def test_onnxruntime_qdq_model_equals_onnxruntime(nunc, tmp_path, name):
     else:
         x, _ = make_lines(4, 7, real_ocr.INPUT_SHAPE[name][2])
     x = np.asarray(x, np.float32)
-    pre, q = str(tmp_path / "pre.onnx"), str(tmp_path / f"{name}_qdq.onnx")
+    pre, q = str(tmp_path / "pre.onnx"), str(tmp_path / f"{name}_{fmt.lower()}.onnx")
     real_ocr.ort_quantizable_copy(real_ocr.model_path(name), pre)
     quantize_static(pre, q, Samples({"x": x[i:i + 1]} for i in range(2)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QUInt8,
+                    quant_format=getattr(QuantFormat, fmt), activation_type=QuantType.QUInt8,
                     weight_type=QuantType.QInt8, per_channel=True)
     shape = "x".join(map(str, (1, *real_ocr.INPUT_SHAPE[name])))
     nunc("compile", q, "--target", TARGET, "--shape", f"x={shape}", "-o", tmp_path / "out")
