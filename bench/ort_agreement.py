@@ -5,7 +5,9 @@ For each example model (ResNet, MobileNet, MiniLM; `--models`) this makes
 onnxruntime's quantized variants: `quantize_static` in QDQ and QOperator
 format with u8 / s8 activations, s8 / u8 weights, per tensor / per channel,
 symmetric, reduce_range and percentile-calibrated QDQ models, a symmetric
-s8 QOperator model and QDQ models of 4-bit weights (QInt4 / QUInt4); and
+s8 QOperator model, QDQ and QOperator models that keep f32 biases
+(QuantizeBias=False: onnxruntime quantizes them when it loads the model)
+and QDQ models of 4-bit weights (QInt4 / QUInt4); and
 `quantize_dynamic` with s8 / u8 weights, per channel and reduce_range. Each
 is compiled with nunc for `--target`, run on `--images` random inputs, and
 compared with onnxruntime's run of the same model file (its default graph
