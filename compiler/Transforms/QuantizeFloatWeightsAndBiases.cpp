@@ -103,6 +103,9 @@ void quantizeWeightAndBias(Operation *op) {
   std::optional<SmallVector<float>> weightValues;
   if (!dqWeight && !(weightValues = f32Constant(weight)))
     return;
+  // (A weight with an infinity or a NaN has no grid: left as written.)
+  if (weightValues && !llvm::all_of(*weightValues, [](float w) { return std::isfinite(w); }))
+    return;
   std::optional<SmallVector<float>> biasValues;
   if (bias) {
     auto biasType = dyn_cast<RankedTensorType>(bias.getType());
