@@ -3339,8 +3339,43 @@ def float_weights_between_pairs(path, seed):
     onnx.save(model, path)
 
 
+def with_float_weights(src, dst):
+    """The QDQ model `src` with each Conv's and Gemm's dequantized weight
+    and bias replaced by their f32 values (an activation-only QDQ model, as
+    quantizers that leave weights alone write them)."""
+    import onnx
+    from onnx import numpy_helper
+    model = onnx.load(src)
+    graph = model.graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    producer = {o: n for n in graph.node for o in n.output}
+    dropped = set()
+    for node in graph.node:
+        if node.op_type not in ("Conv", "Gemm"):
+            continue
+        for k in range(1, len(node.input)):
+            dq = producer.get(node.input[k])
+            if dq is None or dq.op_type != "DequantizeLinear" or dq.input[0] not in inits:
+                continue
+            q, s = inits[dq.input[0]].astype(np.float64), inits[dq.input[1]].astype(np.float64)
+            z = inits[dq.input[2]].astype(np.float64) if len(dq.input) > 2 and dq.input[2] else 0
+            axis = next((a.i for a in dq.attribute if a.name == "axis"), 1)
+            shape = [1] * q.ndim
+            if s.size > 1:
+                shape[axis] = -1
+            values = ((q - np.reshape(z, shape if np.size(z) > 1 else ())) *
+                      np.reshape(s, shape)).astype(np.float32)
+            graph.initializer.append(numpy_helper.from_array(values, dq.output[0] + "_f32"))
+            node.input[k] = dq.output[0] + "_f32"
+            dropped.add(dq.name)
+    kept = [n for n in graph.node if n.name not in dropped]
+    del graph.node[:]
+    graph.node.extend(kept)
+    onnx.save(model, dst)
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
-@pytest.mark.parametrize("model", ["float_weights", "mobilenet"])
+@pytest.mark.parametrize("model", ["float_weights", "mobilenet", "mobilenet_f32_weights"])
 def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, model):
     """onnxruntime quantizes a QDQ model's f32 weights and biases between
     pairs when it loads it (WeightBiasQuantization): weights to s8 on one
@@ -3350,10 +3385,11 @@ def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, mod
     ones) and every output equals onnxruntime's bit for bit, as does the
     MobileNet quantize_static writes with QuantizeBias=False (its default s8
     activations, per-channel weights, f32 biases: onnxruntime runs the convs
-    whose pairs it leaves s8 in f32 with the quantized biases). With
-    --quantize-float-weights-and-biases=false nunc keeps the model's f32
-    values, which onnxruntime does not compute (44 % of MobileNet's logits
-    equal)."""
+    whose pairs it leaves s8 in f32 with the quantized biases) and a
+    MobileNet QDQ model that keeps every weight and bias f32 (whose convs
+    all become int8 ones). With --quantize-float-weights-and-biases=false
+    nunc keeps the model's f32 values, which onnxruntime does not compute
+    (44 % and 15 % of MobileNet's logits equal)."""
     import onnxruntime as ort
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
@@ -3364,14 +3400,19 @@ def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, mod
         feeds = [{k: np.random.default_rng(30 + seed + i).standard_normal(v).astype(np.float32)
                   for i, (k, v) in enumerate(shapes.items())} for seed in range(3)]
     else:
-        pre = str(tmp_path / "pre.onnx")
+        pre, qdq = str(tmp_path / "pre.onnx"), str(tmp_path / "qdq.onnx")
         quant_pre_process(os.path.join(models, "mobilenet.onnx"), pre)
-        quantize_static(pre, q, Samples(random_inputs(model, 1, None, 40 + i) for i in range(2)),
-                        quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8,
+        f32_weights = model == "mobilenet_f32_weights"
+        quantize_static(pre, qdq if f32_weights else q,
+                        Samples(random_inputs("mobilenet", 1, None, 40 + i) for i in range(2)),
+                        quant_format=QuantFormat.QDQ,
+                        activation_type=QuantType.QUInt8 if f32_weights else QuantType.QInt8,
                         weight_type=QuantType.QInt8, per_channel=True,
-                        extra_options={"QuantizeBias": False})
-        pinned = pins(model, 1, None)
-        feeds = [random_inputs(model, 1, None, 5 + seed) for seed in range(2)]
+                        extra_options={"QuantizeBias": f32_weights})
+        if f32_weights:
+            with_float_weights(qdq, q)
+        pinned = pins("mobilenet", 1, None)
+        feeds = [random_inputs("mobilenet", 1, None, 5 + seed) for seed in range(2)]
     sess = ort.InferenceSession(q, providers=["CPUExecutionProvider"])
     wants = [dict(zip([o.name for o in sess.get_outputs()], sess.run(None, f))) for f in feeds]
     equal = {}
@@ -3387,6 +3428,10 @@ def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, mod
             # the dequantized weights: the generic col2im adds its columns)
             # and the Gemm: the int8 kernels with u8 weights.
             assert sum("u8 weights" in k for k in convs) >= 2, kernels
+        if model == "mobilenet_f32_weights":
+            # Every conv and the classifier in int8 (f32 ones with =false).
+            f32 = [k["kernel"] for k in kernels if k["op"] in ("nunc.conv", "nunc.linear")]
+            assert (len(f32) == 0) == (flag == "true"), kernels
         exe, man = harness.build(str(out))
         equal[flag] = []
         for i, (f, want) in enumerate(zip(feeds, wants)):
