@@ -29,19 +29,23 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// The op's only user, following Relu and Clip (each used once too), is a
-/// QuantizeLinear: the op's result reaches a grid and nothing else.
+/// The op's only reader, following Relu and Clip (each read once too), is
+/// a QuantizeLinear: the op's result reaches a grid and no other op. (As
+/// in onnxruntime, a graph output is no reader.)
 bool reachesOneGrid(Operation *op) {
   Value v = op->getResult(0);
   while (true) {
-    if (!v.hasOneUse())
+    SmallVector<Operation *> readers;
+    for (Operation *user : v.getUsers())
+      if (!isa<func::ReturnOp>(user))
+        readers.push_back(user);
+    if (readers.size() != 1)
       return false;
-    Operation *user = *v.getUsers().begin();
-    if (isa<QuantizeLinearOp>(user))
+    if (isa<QuantizeLinearOp>(readers[0]))
       return true;
-    if (!isa<ReluOp, ClipOp>(user))
+    if (!isa<ReluOp, ClipOp>(readers[0]))
       return false;
-    v = user->getResult(0);
+    v = readers[0]->getResult(0);
   }
 }
 
@@ -140,55 +144,58 @@ void quantizeWeightAndBias(Operation *op) {
     weightScales = std::move(*s);
   }
 
-  OpBuilder b(op);
-  Location loc = op->getLoc();
-  Value newWeight;
+  std::optional<S8Grid> grid;
   if (!dqWeight) {
-    S8Grid grid = gridOver(*weightValues);
-    SmallVector<int8_t> codes;
-    codes.reserve(weightValues->size());
-    for (float w : *weightValues) {
-      float q = std::nearbyint(w / grid.scale) + static_cast<float>(grid.zeroPoint);
-      codes.push_back(static_cast<int8_t>(std::clamp(q, -128.f, 127.f)));
-    }
-    auto wType = cast<RankedTensorType>(weight.getType());
-    Tensor t = cantFail(Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), codes));
-    newWeight = dequantizedConstant(b, loc, std::move(t), grid.scale, grid.zeroPoint, "weight");
-    weightScales = {grid.scale};
+    grid = gridOver(*weightValues);
+    weightScales = {grid->scale};
   }
 
-  Value newBias;
+  // The bias's codes: fl(sx sw), then round(fl(b / that)) half to even
+  // (onnxruntime's Mul, Div and Round). With a code past the s32 range the
+  // op stays as written (onnxruntime's Cast would wrap it).
+  SmallVector<int32_t> biasCodes;
+  SmallVector<float> biasScales;
   if (biasValues) {
-    // fl(sx sw), then round(fl(b / that)) half to even: onnxruntime's Mul,
-    // Div and Round. A bias past the s32 range stays as it is (onnxruntime's
-    // Cast would wrap it).
-    const int64_t n = static_cast<int64_t>(biasValues->size());
-    SmallVector<int32_t> codes;
-    SmallVector<float> scales;
-    for (int64_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < biasValues->size(); ++i) {
       float scale = inputScale * weightScales[weightScales.size() == 1 ? 0 : i];
       float q = std::nearbyint((*biasValues)[i] / scale);
       if (!(std::fabs(q) < 2147483648.f))
         return;
-      codes.push_back(static_cast<int32_t>(q));
+      biasCodes.push_back(static_cast<int32_t>(q));
       if (perChannel || i == 0)
-        scales.push_back(scale);
+        biasScales.push_back(scale);
     }
-    Tensor t = cantFail(Tensor::fromValues<int32_t>(DType::I32, {n}, codes));
-    if (scales.size() == 1) {
-      newBias = dequantizedConstant(b, loc, std::move(t), scales[0], std::nullopt, "bias");
+  }
+
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  if (grid) {
+    SmallVector<int8_t> codes;
+    codes.reserve(weightValues->size());
+    for (float w : *weightValues) {
+      float q = std::nearbyint(w / grid->scale) + static_cast<float>(grid->zeroPoint);
+      codes.push_back(static_cast<int8_t>(std::clamp(q, -128.f, 127.f)));
+    }
+    auto wType = cast<RankedTensorType>(weight.getType());
+    Tensor t = cantFail(Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), codes));
+    op->setOperand(1, dequantizedConstant(b, loc, std::move(t), grid->scale, grid->zeroPoint,
+                                          "weight"));
+  }
+  if (biasValues) {
+    const int64_t n = static_cast<int64_t>(biasCodes.size());
+    Tensor t = cantFail(Tensor::fromValues<int32_t>(DType::I32, {n}, biasCodes));
+    if (!perChannel) {
+      op->setOperand(2, dequantizedConstant(b, loc, std::move(t), biasScales[0], std::nullopt,
+                                            "bias"));
     } else {
       ElementsAttr attr = attrFromTensor(t, b.getContext(), "bias");
       Value q = ConstantOp::create(b, loc, attr.getType(), attr);
-      Value s = createF32Constant(b, loc, {n}, scales, "bias_scale");
-      newBias = DequantizeLinearOp::create(b, loc, RankedTensorType::get({n}, b.getF32Type()), q,
-                                           s, Value(), b.getI64IntegerAttr(0));
+      Value s = createF32Constant(b, loc, {n}, biasScales, "bias_scale");
+      op->setOperand(2, DequantizeLinearOp::create(b, loc,
+                                                   RankedTensorType::get({n}, b.getF32Type()), q,
+                                                   s, Value(), b.getI64IntegerAttr(0)));
     }
   }
-  if (newWeight)
-    op->setOperand(1, newWeight);
-  if (newBias)
-    op->setOperand(2, newBias);
 }
 
 struct QuantizeFloatWeightsAndBiasesPass

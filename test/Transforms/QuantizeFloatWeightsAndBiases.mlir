@@ -95,7 +95,8 @@ func.func @gemm_and_conv_transpose(%x: tensor<3x2xf32>, %t: tensor<1x1x2x2xf32>)
 // -----
 
 // Left as written, as onnxruntime leaves them: a result read by another op
-// too (no single path to a QuantizeLinear), a result that reaches no grid,
+// too (a Relu: no single path to a QuantizeLinear), a result that reaches
+// no grid,
 // an input that is not dequantized, a bias that is not an f32 constant (the
 // weight stays f32 as well), and a dequantized weight without a bias.
 
@@ -111,6 +112,7 @@ func.func @left_as_written(%x: tensor<1x2x3x3xf32>, %bias: tensor<2xf32>) -> (te
   %d = nunc.dequantize_linear %q, %s, %z : tensor<ui8> : tensor<1x2x3x3xui8>, tensor<f32> -> tensor<1x2x3x3xf32>
   %c1 = nunc.conv %d, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
   %y1 = nunc.quantize_linear %c1, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3x3xf32>, tensor<f32> -> tensor<1x2x3x3xui8>
+  %r1 = nunc.relu %c1 : tensor<1x2x3x3xf32> -> tensor<1x2x3x3xf32>
   %c2 = nunc.conv %d, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
   %c3 = nunc.conv %x, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
   %y3 = nunc.quantize_linear %c3, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3x3xf32>, tensor<f32> -> tensor<1x2x3x3xui8>
@@ -120,5 +122,26 @@ func.func @left_as_written(%x: tensor<1x2x3x3xf32>, %bias: tensor<2xf32>) -> (te
   %wd = nunc.dequantize_linear %wq, %s : tensor<2x2x1x1xi8>, tensor<f32> -> tensor<2x2x1x1xf32>
   %c5 = nunc.conv %d, %wd {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
   %y5 = nunc.quantize_linear %c5, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3x3xf32>, tensor<f32> -> tensor<1x2x3x3xui8>
-  return %y1, %c1, %c2, %y3, %y4, %y5 : tensor<1x2x3x3xui8>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xui8>, tensor<1x2x3x3xui8>, tensor<1x2x3x3xui8>
+  return %y1, %r1, %c2, %y3, %y4, %y5 : tensor<1x2x3x3xui8>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xf32>, tensor<1x2x3x3xui8>, tensor<1x2x3x3xui8>, tensor<1x2x3x3xui8>
+}
+
+// -----
+
+// A graph output is no reader (as in onnxruntime): a result returned and
+// quantized still takes the quantized weight (the grid of the first case).
+
+// CHECK-LABEL: func.func @returned_and_quantized(
+// CHECK: %[[W:.*]] = nunc.constant dense<{{.*}}> : tensor<2x2x1x1xi8>
+// CHECK: %[[WF:.*]] = nunc.dequantize_linear %[[W]]
+// CHECK: %[[C:.*]] = nunc.conv %{{.*}}, %[[WF]]
+// CHECK: return %{{.*}}, %[[C]]
+func.func @returned_and_quantized(%x: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xui8>, tensor<1x2x3x3xf32>) {
+  %s = nunc.constant dense<0.5> : tensor<f32>
+  %z = nunc.constant dense<128> : tensor<ui8>
+  %w = nunc.constant dense<[[[[-0.5]], [[0.3]]], [[[1.0]], [[0.0]]]]> : tensor<2x2x1x1xf32>
+  %q = nunc.quantize_linear %x, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3x3xf32>, tensor<f32> -> tensor<1x2x3x3xui8>
+  %d = nunc.dequantize_linear %q, %s, %z : tensor<ui8> : tensor<1x2x3x3xui8>, tensor<f32> -> tensor<1x2x3x3xf32>
+  %c = nunc.conv %d, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32> -> tensor<1x2x3x3xf32>
+  %y = nunc.quantize_linear %c, %s, %z : tensor<ui8> {output_element_type = ui8} : tensor<1x2x3x3xf32>, tensor<f32> -> tensor<1x2x3x3xui8>
+  return %y, %c : tensor<1x2x3x3xui8>, tensor<1x2x3x3xf32>
 }
