@@ -3440,6 +3440,17 @@ def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, mod
             equal[flag] += [np.array_equal(outs[k], v) for k, v in want.items()]
     assert all(equal["true"]), equal
     assert not all(equal["false"]), equal
+    if model == "float_weights":
+        # The u8-weight GEMMs and convolutions of the ymm targets alike.
+        for target in ("x86_64-avxvnni-evex", "x86_64-avx2"):
+            out = tmp_path / target
+            nunc("compile", q, "--target", target, "-o", out)
+            exe, man = harness.build(str(out))
+            for i, (f, want) in enumerate(zip(feeds, wants)):
+                outs, _, log = harness.run(exe, man, f, str(out / f"w{i}"))
+                assert outs is not None, log
+                for k, v in want.items():
+                    assert np.array_equal(outs[k], v), (target, i, k)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
