@@ -2259,11 +2259,14 @@ def test_imported_qdq_s8_cnn(nunc, models, tmp_path, name, weight_per_channel, t
     quantize_static(os.path.join(models, f"{name}.onnx"), q,
                     Samples(random_inputs(name, 1, None, 40 + i) for i in range(2)),
                     quant_format=QuantFormat.QDQ, per_channel=weight_per_channel)
-    nunc("compile", q, "--target", target, *pins(name, 1, None), "-o", tmp_path / "out")
+    r = nunc("compile", q, "--target", target, *pins(name, 1, None), "-o", tmp_path / "out")
     kernels = json.loads((tmp_path / "out" / f"{name}_qdq.json").read_text())["kernels"]
     convs = [k["kernel"] for k in kernels if k["op"] == "nunc.quantized_conv"]
     f32 = [k for k in convs if re.search(r", f32 products \(k blocks of \d+\)\]", k)]
     assert len(f32) == f32_convs and all("in one step" not in k for k in f32), convs
+    # The price is said, with the way out.
+    assert f"{f32_convs} int8 steps sum f32 products" in r.stderr, r.stderr
+    assert "--one-step-requantization=false sums integers" in r.stderr, r.stderr
     assert all("+requantize in one step" in k for k in convs if k not in f32), convs
     assert_tracks_onnxruntime(q, name, tmp_path, exact=True)
 
@@ -3154,8 +3157,9 @@ def test_imported_qoperator_cnn(nunc, models, tmp_path, name, int8_convs):
     ops = {(n.domain, n.op_type) for n in onnx.load(q).graph.node}
     assert {("com.microsoft", "QLinearAdd"), ("com.microsoft", "QLinearGlobalAveragePool"),
             ("com.microsoft", "QGemm"), ("", "QLinearConv")} <= ops, ops
-    nunc("compile", q, "--target", "x86_64-avx512vnni", *pins(name, 1, None), "-o",
-         tmp_path / "out")
+    r = nunc("compile", q, "--target", "x86_64-avx512vnni", *pins(name, 1, None), "-o",
+             tmp_path / "out")
+    assert "f32 products" not in r.stderr, r.stderr  # every step on integer sums
     kernels = json.loads((tmp_path / "out" / f"{name}_qop.json").read_text())["kernels"]
     assert not [k for k in kernels if k["kernel"] == "generic"], kernels
     convs = [k["kernel"] for k in kernels if k["op"] in ("nunc.quantized_conv", "nunc.fused_conv")]

@@ -634,6 +634,20 @@ int runCompile() {
     return 1;
   if (explain)
     printKernelChoices(*compiled, llvm::outs());
+  // The price of onnxruntime's arithmetic, said once: its f32 GEMMs and
+  // convolutions (QDQ pairs it keeps s8, 4-bit weights) cost about twice
+  // the integer ones.
+  if (options.oneStepRequantization) {
+    const auto f32Products = llvm::count_if(compiled->kernels, [](const KernelChoice &k) {
+      return llvm::StringRef(k.kernel).contains("f32 product");
+    });
+    if (f32Products)
+      llvm::errs() << "nunc compile: " << f32Products << " int8 step"
+                   << (f32Products == 1 ? "" : "s")
+                   << " sum f32 products, as onnxruntime computes them (pairs it keeps s8, "
+                      "4-bit weights); --one-step-requantization=false sums integers there "
+                      "(faster, a step or two apart)\n";
+  }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   llvm::errs() << "nunc compile: " << options.name << " for " << options.target.name
