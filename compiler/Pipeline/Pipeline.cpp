@@ -33,14 +33,17 @@ void mlir::nunc::buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeig
 }
 
 void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16Gemms,
-                                     bool quantizeFloatWeights) {
+                                     bool onnxruntimeRewrites) {
   // Every int8 GEMM takes u8 weights with zero points.
   FuseLinearOptions linear;
   linear.u8Weights = true;
   linear.u16Inputs = u16Gemms;
-  // Before the first folding, which turns a quantized bias into an f32 one.
-  if (quantizeFloatWeights)
+  // onnxruntime's load-time rewrites of QDQ models, in its order, before
+  // the first folding (which turns a quantized bias into an f32 one).
+  if (onnxruntimeRewrites) {
+    pm.nest<func::FuncOp>().addPass(createRemoveDoubleQuantizeDequantize());
     pm.nest<func::FuncOp>().addPass(createQuantizeFloatWeightsAndBiases());
+  }
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/true, /*keepConvWeights=*/int8Convs);
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createQOperatorToQdq());

@@ -3391,7 +3391,7 @@ def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, mod
     activations, per-channel weights, f32 biases: onnxruntime runs the convs
     whose pairs it leaves s8 in f32 with the quantized biases) and a
     MobileNet QDQ model that keeps every weight and bias f32 (whose convs
-    all become int8 ones). With --quantize-float-weights-and-biases=false
+    all become int8 ones). With --onnxruntime-rewrites=false
     nunc keeps the model's f32 values, which onnxruntime does not compute
     (44 % and 15 % of MobileNet's logits equal)."""
     import onnxruntime as ort
@@ -3423,7 +3423,7 @@ def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, mod
     for flag in ("true", "false"):
         out = tmp_path / f"out_{flag}"
         nunc("compile", q, "--target", "x86_64-avx512vnni", *pinned,
-             f"--quantize-float-weights-and-biases={flag}", "-o", out)
+             f"--onnxruntime-rewrites={flag}", "-o", out)
         kernels = json.loads((out / f"{model}.json").read_text())["kernels"]
         convs = [k["kernel"] for k in kernels if k["op"] in ("nunc.quantized_conv",
                                                               "nunc.quantized_linear")]

@@ -216,15 +216,16 @@ cl::opt<bool> oneStepRequantization(
              "scaled sum plus bias, to its grid by an exact division: a code apart where the two "
              "straddle a rounding boundary)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
-cl::opt<bool> quantizeFloatWeights(
-    "quantize-float-weights-and-biases",
-    cl::desc("Quantize the f32 weight (s8, one grid over its values) and bias (s32 on the "
-             "input's scale times the weight's) of a Conv, ConvTranspose or Gemm that a QDQ "
-             "model left in f32 between a DequantizeLinear and a QuantizeLinear, as "
-             "onnxruntime's default session does when it loads the model (its "
-             "WeightBiasQuantization), so its outputs are onnxruntime's and its convs and "
-             "Gemms run in int8 (default on; --quantize-float-weights-and-biases=false keeps "
-             "them f32, as the model is written)"),
+cl::opt<bool> onnxruntimeRewrites(
+    "onnxruntime-rewrites",
+    cl::desc("Rewrite a QDQ model as onnxruntime's default session does when it loads it, "
+             "so that its outputs are onnxruntime's: Q/DQ pairs in a row become one pair on "
+             "their common range (its DoubleQDQPairsRemover), and the f32 weight (s8, one "
+             "grid over its values) and bias (s32 on the input's scale times the weight's) "
+             "of a Conv, ConvTranspose or Gemm between a DequantizeLinear and a "
+             "QuantizeLinear are quantized (its WeightBiasQuantization; those convs and Gemms "
+             "then run in int8) (default on; --onnxruntime-rewrites=false computes the model "
+             "as written)"),
     cl::init(true), cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> explain("explain",
                       cl::desc("List the kernel chosen for every op, and which ops took "
@@ -505,7 +506,7 @@ int runCompile() {
     return 1;
   PassManager pm(&tc.get());
   buildFusionPipeline(pm, /*int8Convs=*/true, hasU16InputGemms(options.target),
-                      quantizeFloatWeights);
+                      onnxruntimeRewrites);
   // Before quantization: ranges taken at run time then cover one image.
   if (splitBatch)
     pm.nest<func::FuncOp>().addPass(createSplitBatch());

@@ -48,8 +48,8 @@ cl::opt<bool> oneStepRequantization(
     cl::desc("As nunc compile's (default on): =false rounds a QDQ model's f32 results to "
              "their grids as the reference evaluator does for the ops as written"),
     cl::init(true), cl::sub(runCommand), cl::cat(category));
-cl::opt<bool> quantizeFloatWeights(
-    "quantize-float-weights-and-biases",
+cl::opt<bool> onnxruntimeRewrites(
+    "onnxruntime-rewrites",
     cl::desc("As nunc compile's (default on; the reference evaluator runs the model as "
              "written)"),
     cl::init(true), cl::sub(runCommand), cl::cat(category));
@@ -167,7 +167,7 @@ int runRun() {
     if (!host)
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
-    buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms, quantizeFloatWeights);
+    buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms, onnxruntimeRewrites);
     if (quantize == "int8")
       buildInt8Pipeline(pm);
     if (failed(pm.run(*module)))

@@ -32,12 +32,11 @@ void buildSimplifyPipeline(OpPassManager &pm, bool keepQuantizedWeights = true,
 /// become quantized_linear (FuseLinear's `u8-weights`: every int8 GEMM takes
 /// them). `u16Gemms`: so do QDQ MatMuls with 16-bit activations and s8
 /// weights (FuseLinear's `u16-inputs`; targets whose int8 GEMM reads u16
-/// inputs), which otherwise stay f32 linear ops. `quantizeFloatWeights`:
-/// the f32 weights and biases of convs and Gemms between Q/DQ pairs become
-/// codes first, as onnxruntime quantizes them when it loads a QDQ model
-/// (nunc-quantize-float-weights-and-biases).
+/// inputs), which otherwise stay f32 linear ops. `onnxruntimeRewrites`:
+/// first, the rewrites onnxruntime makes to a QDQ model when it loads it
+/// (nunc-remove-double-qdq-pairs, nunc-quantize-float-weights-and-biases).
 void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true, bool u16Gemms = false,
-                         bool quantizeFloatWeights = true);
+                         bool onnxruntimeRewrites = true);
 
 /// After fusion, for `--quantize int8`: linear ops (and, with `convs`, 2-D
 /// convolutions of one group) to int8 (weights per output channel;

@@ -255,6 +255,26 @@ def FuseQuantizeDequantize : Pass<"nunc-fuse-quantize-dequantize", "func::FuncOp
   let dependentDialects = ["::mlir::nunc::NuncDialect", "::mlir::quant::QuantDialect"];
 }
 
+def RemoveDoubleQuantizeDequantize
+    : Pass<"nunc-remove-double-qdq-pairs", "func::FuncOp"> {
+  let summary = "Merges Q/DQ pairs in a row into one pair, as onnxruntime does when it loads "
+                "a QDQ model";
+  let description = [{
+    Runs first, before anything folds. Q1 -> DQ1 -> Q2 -> DQ2 (per tensor,
+    constant f32 scales and explicit 8-bit zero points, the same on each
+    pair's Q and DQ, both pairs u8 or both s8; Q1, DQ1 and Q2 read by the
+    next op alone and by no graph output) becomes one pair, as
+    onnxruntime's DoubleQDQPairsRemover (the first of its basic-level
+    graph transformations) has it: Q1 -> DQ2 where the grids are equal
+    (scales within 1e-20), else Q -> DQ on the grid over the common range:
+    lo = max(fl((qmin - z_i) s_i)), hi = min(fl((qmax - z_i) s_i)), scale
+    fl((hi - lo) / (qmax - qmin)), zero point round(qmin - lo / scale),
+    half away from zero, all in f32. Ranges that do not meet stay as
+    written.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def QuantizeFloatWeightsAndBiases
     : Pass<"nunc-quantize-float-weights-and-biases", "func::FuncOp"> {
   let summary = "Quantizes the f32 weight and bias of a Conv, ConvTranspose or Gemm between "
