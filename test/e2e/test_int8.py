@@ -3458,6 +3458,65 @@ def test_qdq_float_weights_and_biases_as_onnxruntime(nunc, models, tmp_path, mod
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("storage,grids", [
+    ("u8", [(0.02, 128), (0.03, 120)]), ("s8", [(0.0235, 10), (0.031, -100)]),
+    ("u8", [(0.02, 128), (0.03, 120), (0.025, 110)]), ("u8", [(0.02, 128), (0.02, 128)])])
+def test_qdq_pairs_in_a_row_as_onnxruntime(nunc, tmp_path, storage, grids):
+    """Q/DQ pairs in a row before a conv (a requantization some converters
+    write): onnxruntime's DoubleQDQPairsRemover rounds once, to the grid
+    over the pairs' common range, when it loads the model; nunc does too
+    (nunc-remove-double-qdq-pairs): bit for bit on five inputs, u8 and s8,
+    a chain of three, and the same grid twice. With
+    --onnxruntime-rewrites=false nunc rounds twice, as the model is written
+    (about half of the codes equal onnxruntime's where the grids differ)."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+    r = np.random.default_rng(0)
+    codes = np.uint8 if storage == "u8" else np.int8
+    inits = [numpy_helper.from_array(np.array(0.05, np.float32), "sy"),
+             numpy_helper.from_array(np.array(128, np.uint8), "zy"),
+             numpy_helper.from_array(r.integers(-127, 128, (8, 4, 3, 3)).astype(np.int8), "wq"),
+             numpy_helper.from_array(np.array(0.01, np.float32), "ws")]
+    nodes, prev = [], "x"
+    for i, (scale, zero) in enumerate(grids):
+        inits += [numpy_helper.from_array(np.array(scale, np.float32), f"s{i}"),
+                  numpy_helper.from_array(np.array(zero, codes), f"z{i}")]
+        nodes += [helper.make_node("QuantizeLinear", [prev, f"s{i}", f"z{i}"], [f"q{i}"]),
+                  helper.make_node("DequantizeLinear", [f"q{i}", f"s{i}", f"z{i}"], [f"d{i}"])]
+        prev = f"d{i}"
+    nodes += [helper.make_node("DequantizeLinear", ["wq", "ws"], ["w"]),
+              helper.make_node("Conv", [prev, "w"], ["c"], pads=[1, 1, 1, 1]),
+              helper.make_node("QuantizeLinear", ["c", "sy", "zy"], ["cq"]),
+              helper.make_node("DequantizeLinear", ["cq", "sy", "zy"], ["y"])]
+    graph = helper.make_graph(nodes, "pairs", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [1, 4, 9, 9])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    path = str(tmp_path / "pairs.onnx")
+    onnx.save(model, path)
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    xs = [np.random.default_rng(10 + i).normal(0, 1.5, (1, 4, 9, 9)).astype(np.float32)
+          for i in range(5)]
+    wants = [sess.run(None, {"x": x})[0] for x in xs]
+    equal = {}
+    for flag in ("true", "false"):
+        out = tmp_path / flag
+        nunc("compile", path, "--target", "x86_64-avx512vnni", f"--onnxruntime-rewrites={flag}",
+             "-o", out)
+        exe, man = harness.build(str(out))
+        equal[flag] = []
+        for i, (x, want) in enumerate(zip(xs, wants)):
+            outs, _, log = harness.run(exe, man, {"x": x}, str(out / f"w{i}"))
+            assert outs is not None, log
+            equal[flag].append(np.array_equal(outs["y"], want))
+    assert all(equal["true"]), equal
+    if len(set(grids)) > 1:
+        assert not any(equal["false"]), equal
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 @pytest.mark.parametrize("activation,shared", [("QUInt8", ""), ("QInt8", ""),
                                                 ("QUInt8", "both"), ("QInt8", "both"),
                                                 ("QInt8", "output")])
