@@ -1272,18 +1272,7 @@ std::optional<WindowStep> windowStep(Operation *op, Isa isa, Int8Isa int8,
   c.channels = in.getDimSize(1);
   c.height = in.getDimSize(2);
   c.width = in.getDimSize(3);
-  c.kernelH = geom->kernel[0];
-  c.kernelW = geom->kernel[1];
-  c.strideH = geom->strides[0];
-  c.strideW = geom->strides[1];
-  c.dilationH = geom->dilations[0];
-  c.dilationW = geom->dilations[1];
-  c.padTop = geom->padsBegin[0];
-  c.padLeft = geom->padsBegin[1];
-  c.padBottom = geom->padsEnd[0];
-  c.padRight = geom->padsEnd[1];
-  c.outH = geom->output[0];
-  c.outW = geom->output[1];
+  c.setGeometry(*geom);
   if (!x86::WindowKernel::supports(c))
     return std::nullopt;
   // u8 codes in, on a target with vpdpbusd (zmm, or ymm on AVX-VNNI), and

@@ -24,6 +24,7 @@
 
 #include "JitSupport.h"
 #include "nunc/Codegen/Target.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 
 #include <memory>
 #include <vector>
@@ -35,6 +36,22 @@ struct WindowConfig {
   int64_t batch = 1, channels = 1, height = 1, width = 1;
   int64_t kernelH = 1, kernelW = 1, strideH = 1, strideW = 1, dilationH = 1, dilationW = 1;
   int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0, outH = 1, outW = 1;
+  /// The 2-D window as shape::window resolved it (kernel, strides,
+  /// dilations, pads, output size).
+  void setGeometry(const shape::WindowGeometry &g) {
+    kernelH = g.kernel[0];
+    kernelW = g.kernel[1];
+    strideH = g.strides[0];
+    strideW = g.strides[1];
+    dilationH = g.dilations[0];
+    dilationW = g.dilations[1];
+    padTop = g.padsBegin[0];
+    padLeft = g.padsBegin[1];
+    padBottom = g.padsEnd[0];
+    padRight = g.padsEnd[1];
+    outH = g.output[0];
+    outW = g.output[1];
+  }
   /// Average: whether padding counts in the divisor; 1/divisor when it is
   /// the same everywhere, else the kernel reads the reciprocal map
   /// (argument 3). Set by WindowKernel::prepareDivisors.

@@ -142,6 +142,13 @@ Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   return ConstantOp::create(b, loc, attr.getType(), attr);
 }
 
+Value createIntScalar(OpBuilder &b, Location loc, IntegerType type, int64_t value) {
+  auto tensor = RankedTensorType::get({}, type);
+  auto attr = DenseElementsAttr::get(
+      tensor, APInt(type.getWidth(), static_cast<uint64_t>(value), !type.isUnsigned()));
+  return ConstantOp::create(b, loc, tensor, attr);
+}
+
 Value createI64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
   return ConstantOp::create(b, loc, type, DenseIntElementsAttr::get(type, values));

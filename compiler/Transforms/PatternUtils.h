@@ -63,6 +63,9 @@ Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
 /// A 1-D int64 constant (a shape operand).
 Value createI64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> values);
 
+/// A scalar constant of an integer type (a zero point: i8, ui8, i16, ui16).
+Value createIntScalar(OpBuilder &b, Location loc, IntegerType type, int64_t value);
+
 /// Gives `fused` the result types of `replaced` where those are the more
 /// precise (declared types may know dims the operands do not).
 void keepResultTypes(Operation *fused, Operation *replaced);

@@ -75,23 +75,22 @@ S8Grid gridOver(ArrayRef<float> values) {
   return {scale, static_cast<int8_t>(std::nearbyint(zero))};
 }
 
-/// A per-tensor DequantizeLinear of constant codes (zero point: none or s8).
-Value dequantizedConstant(OpBuilder &b, Location loc, Tensor codes, float scale,
-                          std::optional<int8_t> zeroPoint, StringRef name) {
-  MLIRContext *ctx = b.getContext();
-  ElementsAttr attr = attrFromTensor(codes, ctx, name);
+/// A DequantizeLinear of constant codes: one scale, or one per index of
+/// axis 0 (zero point: none, or one s8).
+Value dequantizedConstant(OpBuilder &b, Location loc, const Tensor &codes,
+                          ArrayRef<float> scales, std::optional<int8_t> zeroPoint,
+                          StringRef name) {
+  ElementsAttr attr = attrFromTensor(codes, b.getContext(), name);
   Value q = ConstantOp::create(b, loc, attr.getType(), attr);
-  auto scaleType = RankedTensorType::get({}, b.getF32Type());
-  Value s = ConstantOp::create(b, loc, scaleType, DenseElementsAttr::get(scaleType, scale));
-  Value z;
-  if (zeroPoint) {
-    auto zType = RankedTensorType::get({}, IntegerType::get(ctx, 8));
-    z = ConstantOp::create(b, loc, zType,
-                           DenseElementsAttr::get(zType, APInt(8, static_cast<uint64_t>(
-                                                                      *zeroPoint), true)));
-  }
+  const bool perAxis = scales.size() > 1;
+  SmallVector<int64_t> scaleShape;
+  if (perAxis)
+    scaleShape.push_back(static_cast<int64_t>(scales.size()));
+  Value s = createF32Constant(b, loc, scaleShape, scales, "scale");
+  Value z = zeroPoint ? createIntScalar(b, loc, b.getI8Type(), *zeroPoint) : Value();
   auto outType = RankedTensorType::get(codes.shape(), b.getF32Type());
-  return DequantizeLinearOp::create(b, loc, outType, q, s, z, b.getI64IntegerAttr(1));
+  return DequantizeLinearOp::create(b, loc, outType, q, s, z,
+                                    b.getI64IntegerAttr(perAxis ? 0 : 1));
 }
 
 /// Rewrites one Conv / ConvTranspose / Gemm as onnxruntime's
@@ -178,23 +177,12 @@ void quantizeWeightAndBias(Operation *op) {
     }
     auto wType = cast<RankedTensorType>(weight.getType());
     Tensor t = cantFail(Tensor::fromValues<int8_t>(DType::I8, wType.getShape(), codes));
-    op->setOperand(1, dequantizedConstant(b, loc, std::move(t), grid->scale, grid->zeroPoint,
-                                          "weight"));
+    op->setOperand(1, dequantizedConstant(b, loc, t, {grid->scale}, grid->zeroPoint, "weight"));
   }
   if (biasValues) {
     const int64_t n = static_cast<int64_t>(biasCodes.size());
     Tensor t = cantFail(Tensor::fromValues<int32_t>(DType::I32, {n}, biasCodes));
-    if (!perChannel) {
-      op->setOperand(2, dequantizedConstant(b, loc, std::move(t), biasScales[0], std::nullopt,
-                                            "bias"));
-    } else {
-      ElementsAttr attr = attrFromTensor(t, b.getContext(), "bias");
-      Value q = ConstantOp::create(b, loc, attr.getType(), attr);
-      Value s = createF32Constant(b, loc, {n}, biasScales, "bias_scale");
-      op->setOperand(2, DequantizeLinearOp::create(b, loc,
-                                                   RankedTensorType::get({n}, b.getF32Type()), q,
-                                                   s, Value(), b.getI64IntegerAttr(0)));
-    }
+    op->setOperand(2, dequantizedConstant(b, loc, t, biasScales, std::nullopt, "bias"));
   }
 }
 

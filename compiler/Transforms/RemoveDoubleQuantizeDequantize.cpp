@@ -96,13 +96,9 @@ struct MergePairs : OpRewritePattern<DequantizeLinearOp> {
       return failure();
     const auto zeroPoint = static_cast<int64_t>(zero);
     Location loc = dq2.getLoc();
-    auto scaleType = RankedTensorType::get({}, rewriter.getF32Type());
-    auto zpType = RankedTensorType::get({}, first->storage);
     rewriter.setInsertionPoint(q1);
-    Value s = ConstantOp::create(rewriter, loc, scaleType, DenseElementsAttr::get(scaleType, scale));
-    Value z = ConstantOp::create(
-        rewriter, loc, zpType,
-        DenseElementsAttr::get(zpType, APInt(8, static_cast<uint64_t>(zeroPoint), !u8)));
+    Value s = createF32Constant(rewriter, loc, {}, {scale}, "scale");
+    Value z = createIntScalar(rewriter, loc, cast<IntegerType>(first->storage), zeroPoint);
     auto merged = QuantizeLinearOp::create(rewriter, q1.getLoc(), q1.getType(), q1.getInput(), s,
                                            z, q1.getAxisAttr(), q1.getOutputElementTypeAttr());
     rewriter.setInsertionPoint(dq2);

@@ -58,10 +58,8 @@ struct UnsignedCodes : OpRewritePattern<QuantizeLinearOp> {
     const unsigned width = storage.getWidth();
     const int64_t shift = int64_t(1) << (width - 1);
     auto unsignedType = IntegerType::get(rewriter.getContext(), width, IntegerType::Unsigned);
-    auto zeroPoint = [&](Location loc, int64_t z) -> Value {
-      auto type = RankedTensorType::get({}, unsignedType);
-      auto attr = DenseElementsAttr::get(type, APInt(width, static_cast<uint64_t>(z + shift)));
-      return ConstantOp::create(rewriter, loc, type, attr);
+    auto zeroPoint = [&](Location loc, int64_t z) {
+      return createIntScalar(rewriter, loc, unsignedType, z + shift);
     };
     rewriter.setInsertionPoint(q);
     Value codes = QuantizeLinearOp::create(

@@ -36,6 +36,17 @@ bool hostHasVnni() {
 bool hostRunsYmmVnni() { return __builtin_cpu_supports("avxvnni") || hostHasVnni(); }
 bool ymmNeedsEvex() { return !__builtin_cpu_supports("avxvnni"); }
 
+/// Runs every task of the kernel `k` generates for `isa` (the int8
+/// depthwise kernel: x codes in, y out, the filters and scales of `t`).
+void runAllTasks(const WindowConfig &k, Isa isa, const Int8DepthwiseKernel::Tables &t,
+                 const void *x, void *y) {
+  std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, isa);
+  ASSERT_TRUE(kernel);
+  const void *args[] = {x, y, nullptr, t.filters.data(), t.scaleBias.data(), nullptr};
+  for (int64_t task = 0; task < WindowKernel::numTasks(k); ++task)
+    ASSERT_EQ(kernel->function()(args, task, 0), 0);
+}
+
 struct Shape {
   int64_t channels, height, width, kernelH, kernelW, stride, pad;
   const char *activation;
@@ -164,13 +175,8 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
         break;
       const WindowConfig &k = isBounded ? bounded : c;
       const Int8DepthwiseKernel::Tables &kt = isBounded ? *boundedTables : tables;
-      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, isa);
-      ASSERT_TRUE(kernel);
       std::vector<uint8_t> y(total * yBytes + 64, 0xa5);
-      const void *args[] = {x, y.data(), nullptr, kt.filters.data(), kt.scaleBias.data(),
-                            nullptr};
-      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
-        ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      ASSERT_NO_FATAL_FAILURE(runAllTasks(k, isa, kt, x, y.data()));
       outputs.push_back(std::move(y));
     }
     // One step, with every result bounded or not (the conversion's clamp).
@@ -186,25 +192,15 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
       ASSERT_TRUE(kt);
       EXPECT_FALSE(Int8DepthwiseKernel::tables(k, weights, bias))
           << "one step without the model's scales";
-      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, isa);
-      ASSERT_TRUE(kernel);
       std::vector<uint8_t> y(total + 64, 0xa5);
-      const void *args[] = {x, y.data(), nullptr, kt->filters.data(), kt->scaleBias.data(),
-                            nullptr};
-      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
-        ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      ASSERT_NO_FATAL_FAILURE(runAllTasks(k, isa, *kt, x, y.data()));
       oneStepOutputs.push_back(std::move(y));
       if (isBounded)
         continue;
       k.outputU8 = false;
       ASSERT_TRUE(Int8DepthwiseKernel::supports(k, isa));
-      std::unique_ptr<JitKernel> valued = WindowKernel::generate(k, isa);
-      ASSERT_TRUE(valued);
       std::vector<float> v(total + 16, -777.f);
-      const void *vargs[] = {x, v.data(), nullptr, kt->filters.data(), kt->scaleBias.data(),
-                             nullptr};
-      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
-        ASSERT_EQ(valued->function()(vargs, t, 0), 0);
+      ASSERT_NO_FATAL_FAILURE(runAllTasks(k, isa, *kt, x, v.data()));
       oneStepValues.push_back(std::move(v));
       if (isa != Isa::Avx512)
         continue;
@@ -216,13 +212,8 @@ void check(const Shape &s, std::mt19937 &rng, Isa isa = Isa::Avx512) {
       std::optional<Int8DepthwiseKernel::Tables> lt =
           Int8DepthwiseKernel::tables(looked, weights, bias, scales);
       ASSERT_TRUE(lt);
-      std::unique_ptr<JitKernel> lookups = WindowKernel::generate(looked, isa);
-      ASSERT_TRUE(lookups);
       std::vector<float> l(total + 16, -777.f);
-      const void *largs[] = {x, l.data(), nullptr, lt->filters.data(), lt->scaleBias.data(),
-                             nullptr};
-      for (int64_t t = 0; t < WindowKernel::numTasks(looked); ++t)
-        ASSERT_EQ(lookups->function()(largs, t, 0), 0);
+      ASSERT_NO_FATAL_FAILURE(runAllTasks(looked, isa, *lt, x, l.data()));
       oneStepLookups.push_back(std::move(l));
     }
   }
@@ -417,12 +408,7 @@ TEST(Int8DepthwiseKernel, RoundsOneStepTiesBeforeTheZeroPoint) {
     for (size_t i = 0; i < x.size(); ++i)
       x[i] = static_cast<uint8_t>((i * 29 + 7) % 17);
     std::vector<uint8_t> y(planes * c.outH * c.outW + 64, 0xa5);
-    std::unique_ptr<JitKernel> kernel = WindowKernel::generate(c, isa);
-    ASSERT_TRUE(kernel);
-    const void *args[] = {x.data(), y.data(), nullptr, t->filters.data(), t->scaleBias.data(),
-                          nullptr};
-    for (int64_t task = 0; task < WindowKernel::numTasks(c); ++task)
-      ASSERT_EQ(kernel->function()(args, task, 0), 0);
+    ASSERT_NO_FATAL_FAILURE(runAllTasks(c, isa, *t, x.data(), y.data()));
     int64_t ties = 0;
     for (int64_t p = 0; p < planes; ++p) {
       const int64_t ch = p % c.channels;
@@ -499,12 +485,7 @@ TEST(Int8DepthwiseKernel, TakesU8FiltersWhoseStepsLeaveS8) {
           v = static_cast<uint8_t>(byte(rng));
         const int64_t outPlane = c.outH * c.outW, yBytes = shape.codes ? 1 : 4;
         std::vector<uint8_t> y(planes * outPlane * yBytes + 64, 0xa5);
-        std::unique_ptr<JitKernel> kernel = WindowKernel::generate(c, isa);
-        ASSERT_TRUE(kernel);
-        const void *args[] = {x.data(), y.data(), nullptr, t->filters.data(),
-                              t->scaleBias.data(), nullptr};
-        for (int64_t task = 0; task < WindowKernel::numTasks(c); ++task)
-          ASSERT_EQ(kernel->function()(args, task, 0), 0);
+        ASSERT_NO_FATAL_FAILURE(runAllTasks(c, isa, *t, x.data(), y.data()));
         for (int64_t p = 0; p < planes; ++p) {
           const int64_t ch = p % c.channels;
           const float s = c.inputScale * sw;
@@ -736,12 +717,7 @@ TEST(Int8DepthwiseKernel, LooksAnOutputTableUp) {
         rounded(total + 16, -777.f);
     std::vector<uint8_t> coded(total + 64, 0xa5);
     auto run = [&](const WindowConfig &k, void *out) {
-      std::unique_ptr<JitKernel> kernel = WindowKernel::generate(k, Isa::Avx512);
-      ASSERT_TRUE(kernel);
-      const void *args[] = {codes.data(), out, nullptr, tables->filters.data(),
-                            tables->scaleBias.data(), nullptr};
-      for (int64_t t = 0; t < WindowKernel::numTasks(k); ++t)
-        ASSERT_EQ(kernel->function()(args, t, 0), 0);
+      runAllTasks(k, Isa::Avx512, *tables, codes.data(), out);
     };
     ASSERT_NO_FATAL_FAILURE(run(plain, y.data()));
     ASSERT_NO_FATAL_FAILURE(run(tf, looked.data()));

@@ -54,23 +54,6 @@ Tensor randomTensor(std::mt19937 &rng, std::vector<int64_t> shape) {
   return nunc_test::randomTensor(rng, std::move(shape), -2.f, 2.f);
 }
 
-/// c's window as shape::window resolved it (2-D: kernel, strides,
-/// dilations, pads, output size), as the code generator sets it.
-void setWindow(WindowConfig &c, const shape::WindowGeometry &g) {
-  c.kernelH = g.kernel[0];
-  c.kernelW = g.kernel[1];
-  c.strideH = g.strides[0];
-  c.strideW = g.strides[1];
-  c.dilationH = g.dilations[0];
-  c.dilationW = g.dilations[1];
-  c.padTop = g.padsBegin[0];
-  c.padLeft = g.padsBegin[1];
-  c.padBottom = g.padsEnd[0];
-  c.padRight = g.padsEnd[1];
-  c.outH = g.output[0];
-  c.outW = g.output[1];
-}
-
 /// Outputs the u8 checks below saw saturate (their grid must, somewhere).
 int64_t u8Saturated = 0;
 
@@ -102,7 +85,7 @@ void check(Isa isa, const Case &k, std::mt19937 &rng) {
     llvm::Expected<shape::WindowGeometry> g =
         shape::window({k.height, k.width}, kernel, strides, dilations, pads, "NOTSET", k.ceil);
     ASSERT_TRUE(static_cast<bool>(g));
-    setWindow(c, *g);
+    c.setGeometry(*g);
   }
   c.countIncludePad = k.includePad;
   c.bias = k.bias;
@@ -609,7 +592,7 @@ TEST_P(WindowKernelTest, AverageOnAGridMatchesOnnxruntimesArithmetic) {
             c.channels = 3;
             c.height = h;
             c.width = w;
-            setWindow(c, *geom);
+            c.setGeometry(*geom);
             c.countIncludePad = includePad;
             c.divide = true;
             c.output = Activation::fakeQuant(scale, float(-zp), float(255 - zp));
