@@ -188,6 +188,41 @@ def test_int8_option_errors(nunc, models, tmp_path):
          "--shape", "batch=0", "-o", tmp_path / "f32")
 
 
+@pytest.mark.parametrize("where,value", [("y", "inf"), ("x", "nan")])
+def test_non_finite_scale_is_a_located_error(nunc, tmp_path, where, value):
+    """A QDQ conv whose activation scale is inf or NaN (no quantizer writes
+    one): a located error, exit 1, no library; 0 x inf would otherwise make
+    the compiled arithmetic and the reference differ. A zero or negative
+    scale still compiles."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    def model(path, x_scale, y_scale):
+        w = np.random.default_rng(3).standard_normal((4, 3, 3, 3)).astype(np.float32)
+        inits = [nh.from_array(np.array(x_scale, np.float32), "xs"),
+                 nh.from_array(np.array(y_scale, np.float32), "ys"),
+                 nh.from_array(np.array(128, np.uint8), "z"), nh.from_array(w, "w")]
+        nodes = [h.make_node("QuantizeLinear", ["x", "xs", "z"], ["xq"], name="qx"),
+                 h.make_node("DequantizeLinear", ["xq", "xs", "z"], ["xd"], name="dqx"),
+                 h.make_node("Conv", ["xd", "w"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+                 h.make_node("QuantizeLinear", ["c", "ys", "z"], ["cq"], name="qy"),
+                 h.make_node("DequantizeLinear", ["cq", "ys", "z"], ["y"], name="dqy")]
+        g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", 1, [1, 3, 8, 8])],
+                         [h.make_tensor_value_info("y", 1, [1, 4, 8, 8])], inits)
+        onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 13)]), path)
+    bad = str(tmp_path / "bad.onnx")
+    model(bad, float(value) if where == "x" else 0.02, float(value) if where == "y" else 0.05)
+    r = nunc("compile", bad, "--target", "x86_64-avx512vnni", "-o", tmp_path / "out",
+             check=False)
+    shown = {"inf": "inf", "nan": "NaN"}[value]
+    assert r.returncode == 1 and f'node "q{where}" (QuantizeLinear, opset 13)' in r.stderr and \
+        f"scale must be finite, got {shown}" in r.stderr, r.stderr
+    assert not (tmp_path / "out" / "libbad.a").exists()
+    for scale in (0.0, -0.02):
+        ok = str(tmp_path / f"ok{scale}.onnx")
+        model(ok, scale, 0.05)
+        nunc("compile", ok, "--target", "x86_64-avx512vnni", "-o", tmp_path / f"o{scale}")
+
+
 def one_layer_model(path, m, k, n, seed, bias=True):
     import onnx
     from onnx import helper as h, numpy_helper as nh

@@ -70,9 +70,25 @@ LogicalResult requireSameElement(Operation *op, ValueRange values) {
   return success();
 }
 
+/// A constant scale's entries are finite: a NaN or infinite scale (no
+/// quantizer writes one) would make the compiled arithmetic and the
+/// reference differ where 0 x inf appears, so it is an error, not a guess.
+LogicalResult checkFiniteScale(Operation *op, Value scale, StringRef what) {
+  DenseElementsAttr values;
+  if (!matchPattern(scale, m_Constant(&values)) || !isa<FloatType>(values.getElementType()))
+    return success();
+  for (const APFloat &v : values.getValues<APFloat>())
+    if (!v.isFinite())
+      return op->emitError() << what << " must be finite, got "
+                             << (v.isNaN() ? "NaN" : v.isNegative() ? "-inf" : "inf");
+  return success();
+}
+
 /// Scalar-or-1-D parameter (scale, zero point) matching `axis` of `input`.
 LogicalResult checkQuantParam(Operation *op, Value param, Value input, int64_t axis,
                               StringRef what) {
+  if (what.ends_with("scale") && failed(checkFiniteScale(op, param, what)))
+    return failure();
   auto dims = dimsOf(param);
   if (!dims)
     return success();
@@ -990,6 +1006,8 @@ LogicalResult QLinearConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
                          std::pair(getOutputZeroPoint(), "y_zero_point")})
     if (auto d = dimsOf(v); d && shape::allStatic(*d) && shape::numElements(*d) != 1)
       return emitError() << what << " must be a scalar";
+    else if (StringRef(what).ends_with("scale") && failed(checkFiniteScale(*this, v, what)))
+      return failure();
   // w_scale and w_zero_point: a scalar or one per output channel (axis 0).
   for (auto [v, what] : {std::pair(getWeightScale(), "w_scale"),
                          std::pair(getWeightZeroPoint(), "w_zero_point")})

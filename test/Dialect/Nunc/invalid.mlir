@@ -1936,3 +1936,32 @@ func.func @quantized_conv_f32_products_with_groups(%x: tensor<1x8x5x6xf32>, %w: 
   %0 = nunc.quantized_conv %x, %w {activation_quantization = "static", dilations = array<i64: 1, 1>, f32_product_k_block = 64 : i64, group = 2 : i64, input_quantization = !quant.uniform<u8:f32, 0.5:3>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x8x5x6xf32>, tensor<4x4x1x1x!quant.uniform<i8:f32, 0.5>> -> tensor<1x4x5x6xf32>
   return
 }
+
+// -----
+
+// A constant scale must be finite (no quantizer writes NaN or inf; 0 x inf
+// would make the compiled arithmetic and the reference differ).
+func.func @quantize_infinite_scale(%x: tensor<4xf32>) {
+  %s = nunc.constant dense<0x7F800000> : tensor<f32>
+  // expected-error @+1 {{scale must be finite, got inf}}
+  %0 = nunc.quantize_linear %x, %s {output_element_type = ui8} : tensor<4xf32>, tensor<f32> -> tensor<*xui8>
+  return
+}
+
+// -----
+
+func.func @dequantize_nan_scale_per_axis(%x: tensor<2x3xi8>) {
+  %s = nunc.constant dense<[1.0, 0x7FC00000]> : tensor<2xf32>
+  // expected-error @+1 {{scale must be finite, got NaN}}
+  %0 = nunc.dequantize_linear %x, %s {axis = 0 : i64} : tensor<2x3xi8>, tensor<2xf32> -> tensor<*xf32>
+  return
+}
+
+// -----
+
+func.func @qlinear_conv_infinite_output_scale(%x: tensor<1x2x5x5xui8>, %s: tensor<f32>, %z: tensor<ui8>, %w: tensor<4x2x3x3xi8>, %z8: tensor<i8>) {
+  %inf = nunc.constant dense<0xFF800000> : tensor<f32>
+  // expected-error @+1 {{y_scale must be finite, got -inf}}
+  %0 = nunc.qlinear_conv %x, %s, %z, %w, %s, %z8, %inf, %z {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<4x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<*xui8>
+  return
+}
