@@ -1003,11 +1003,12 @@ LogicalResult QLinearConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   for (auto [v, what] : {std::pair(getInputScale(), "x_scale"),
                          std::pair(getInputZeroPoint(), "x_zero_point"),
                          std::pair(getOutputScale(), "y_scale"),
-                         std::pair(getOutputZeroPoint(), "y_zero_point")})
+                         std::pair(getOutputZeroPoint(), "y_zero_point")}) {
     if (auto d = dimsOf(v); d && shape::allStatic(*d) && shape::numElements(*d) != 1)
       return emitError() << what << " must be a scalar";
-    else if (StringRef(what).ends_with("scale") && failed(checkFiniteScale(*this, v, what)))
+    if (StringRef(what).ends_with("scale") && failed(checkFiniteScale(*this, v, what)))
       return failure();
+  }
   // w_scale and w_zero_point: a scalar or one per output channel (axis 0).
   for (auto [v, what] : {std::pair(getWeightScale(), "w_scale"),
                          std::pair(getWeightZeroPoint(), "w_zero_point")})
