@@ -188,6 +188,35 @@ def test_int8_option_errors(nunc, models, tmp_path):
          "--shape", "batch=0", "-o", tmp_path / "f32")
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("name,batch,seq,extra", [
+    ("mobilenet", 1, None, ()),   # dynamic ranges combined from every task's part
+    ("resnet", 1, None, ()),
+    ("minilm", 1, 32, ()),        # per-row dynamic quantization
+    ("mobilenet", 2, None, ("--split-batch=false",)),
+])
+def test_int8_outputs_do_not_depend_on_the_thread_count(nunc, models, tmp_path, name, batch,
+                                                        seq, extra):
+    """A build pipeline's outputs must not change with the thread count: an
+    int8 library's tasks split at compile time, and the parts they combine
+    at run time (dynamic ranges: max and min) do not depend on which thread
+    ran which task or in what order, so 1, 2 and 3 threads (more threads
+    than cores: tasks taken out of turn) give the same bits."""
+    nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", "x86_64-avx512vnni",
+         "--quantize", "int8", *pins(name, batch, seq), *extra, "-o", tmp_path / "out")
+    exe, man = harness.build(str(tmp_path / "out"))
+    feeds = random_inputs(name, batch, seq, 11)
+    runs = []
+    for threads in (1, 2, 3):
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{threads}"),
+                                   threads=threads, repeat=3)
+        assert outs is not None, log
+        runs.append(outs)
+    for threads, outs in zip((2, 3), runs[1:]):
+        for key in runs[0]:
+            assert np.array_equal(outs[key], runs[0][key]), (key, threads)
+
+
 @pytest.mark.parametrize("where,value", [("y", "inf"), ("x", "nan")])
 def test_non_finite_scale_is_a_located_error(nunc, tmp_path, where, value):
     """A QDQ conv whose activation scale is inf or NaN (no quantizer writes
