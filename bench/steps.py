@@ -8,7 +8,8 @@ profile.py says which kernels take the time, this says how evenly a step's
 tasks spread over the threads and how long each thread took its share (a
 step whose threads take longer together than the same tasks alone, for
 example while the host keeps a VM's vCPUs apart, shows here step by step).
-Medians over --runs inferences, in microseconds.
+Medians over --runs inferences, in microseconds; steps of a single task
+run on the caller without the hook and are not listed.
 
 Usage:
   python3 bench/steps.py mobilenet --quantize int8 [--threads 2] [--runs 200]
