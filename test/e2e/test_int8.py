@@ -194,6 +194,7 @@ def test_int8_option_errors(nunc, models, tmp_path):
     ("resnet", 1, None, ()),
     ("minilm", 1, 32, ()),        # per-row dynamic quantization
     ("mobilenet", 2, None, ("--split-batch=false",)),
+    ("mobilenet", 1, None, ("static",)),  # u8 codes between convs, integer depthwise
 ])
 def test_int8_outputs_do_not_depend_on_the_thread_count(nunc, models, tmp_path, name, batch,
                                                         seq, extra):
@@ -202,9 +203,14 @@ def test_int8_outputs_do_not_depend_on_the_thread_count(nunc, models, tmp_path, 
     at run time (dynamic ranges: max and min) do not depend on which thread
     ran which task or in what order, so 1, 2 and 3 threads (more threads
     than cores: tasks taken out of turn) give the same bits."""
+    if "static" in extra:
+        write_samples(tmp_path / "calib", name, 4, batch, seq)
+        extra = ("--activations", "static", "--calibration", tmp_path / "calib")
     nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", "x86_64-avx512vnni",
          "--quantize", "int8", *pins(name, batch, seq), *extra, "-o", tmp_path / "out")
     exe, man = harness.build(str(tmp_path / "out"))
+    if "--activations" in extra:
+        assert any(k["kernel"].startswith("depthwise_conv.int8.") for k in man["kernels"])
     feeds = random_inputs(name, batch, seq, 11)
     runs = []
     for threads in (1, 2, 3):
