@@ -325,7 +325,7 @@ llvm::Expected<std::string> mlir::nunc::parseCalibrationMethod(llvm::StringRef m
 
 llvm::Expected<CalibrationProfile>
 mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
-                      llvm::StringRef methodName) {
+                      llvm::StringRef methodName, llvm::ArrayRef<std::string> sampleNames) {
   llvm::Expected<std::string> method = parseCalibrationMethod(methodName);
   if (!method)
     return method.takeError();
@@ -340,15 +340,32 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
 
   auto run = [&](bool histogram) -> llvm::Error {
     for (auto [i, sample] : llvm::enumerate(samples)) {
+      // The first quantizable op whose input holds NaN or inf: its range
+      // (and the JSON profile) cannot hold them, so calibration stops there.
+      Operation *nonFiniteOp = nullptr;
+      int64_t nonFinite = 0, firstNonFinite = 0, inputSize = 0;
+      float firstValue = 0;
       auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
-        if (!isQuantizable(op))
+        if (!isQuantizable(op) || nonFiniteOp)
           return;
         const Tensor &x = operand(op->getOperand(0));
         if (x.dtype() != DType::F32)
           return;
-        Stats &s = stats[keys[op]];
         const float *v = x.as<float>();
         int64_t n = x.numElements();
+        if (!histogram) {
+          for (int64_t j = 0; j < n; ++j)
+            if (!std::isfinite(v[j]) && nonFinite++ == 0) {
+              firstNonFinite = j;
+              firstValue = v[j];
+            }
+          if (nonFinite) {
+            nonFiniteOp = op;
+            inputSize = n;
+            return;
+          }
+        }
+        Stats &s = stats[keys[op]];
         if (!histogram) {
           for (int64_t j = 0; j < n; ++j) {
             s.min = s.seen ? std::min<double>(s.min, v[j]) : v[j];
@@ -368,10 +385,20 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
           h.zeros += v[j] == 0.f;
         }
       };
+      std::string name = "calibration sample " + std::to_string(i);
+      if (i < sampleNames.size())
+        name += " (" + sampleNames[i] + ")";
       llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(func, sample, observe);
       if (!out)
-        return llvm::createStringError("calibration sample " + std::to_string(i) + ": " +
-                                       llvm::toString(out.takeError()));
+        return llvm::createStringError(name + ": " + llvm::toString(out.takeError()));
+      if (nonFiniteOp) {
+        const char *what = std::isnan(firstValue) ? "NaN" : firstValue < 0 ? "-inf" : "inf";
+        return llvm::createStringError(
+            describeLocation(nonFiniteOp->getLoc()) + ": " + name + ": its input holds " +
+            std::to_string(nonFinite) + " non-finite of " + std::to_string(inputSize) +
+            " values (the first, " + what + ", at flat index " + std::to_string(firstNonFinite) +
+            "); int8 ranges need finite activations");
+      }
     }
     return llvm::Error::success();
   };

@@ -258,6 +258,60 @@ def test_non_finite_scale_is_a_located_error(nunc, tmp_path, where, value):
         nunc("compile", ok, "--target", "x86_64-avx512vnni", "-o", tmp_path / f"o{scale}")
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_non_finite_calibration_values_are_located_errors(nunc, tmp_path):
+    """A NaN in a calibration sample names the file, the input and where; an
+    infinite value that reaches a quantized op's input (given, or made by
+    the model: x * 1e30 * 1e30) names the op and the sample. Exit 1, no
+    library, and no unreadable profile (a JSON file cannot hold inf)."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    w = nh.from_array(np.random.default_rng(5).standard_normal((64, 32)).astype(np.float32), "w")
+    big = nh.from_array(np.array(1e30, np.float32), "big")
+    nodes = [h.make_node("Mul", ["x", "big"], ["x1"], name="grow1"),
+             h.make_node("Mul", ["x1", "big"], ["x2"], name="grow2"),
+             h.make_node("MatMul", ["x2", "w"], ["y"], name="proj")]
+    g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", 1, [4, 64])],
+                     [h.make_tensor_value_info("y", 1, [4, 32])], [w, big])
+    model = str(tmp_path / "grow.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), model)
+    calib = tmp_path / "calib"
+    calib.mkdir()
+    rng = np.random.default_rng(6)
+
+    def compile_with(sample, *extra):
+        np.savez(calib / "b.npz", x=sample)
+        r = nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+                 "--activations", "static", "--calibration", calib,
+                 "--save-calibration", tmp_path / "p.json", *extra, "-o", tmp_path / "out",
+                 check=False)
+        assert not (tmp_path / "out" / "libgrow.a").exists()
+        return r
+
+    np.savez(calib / "a.npz", x=rng.standard_normal((4, 64)).astype(np.float32) * 1e-31)
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    x[1, 3] = x[2, 5] = np.nan
+    r = compile_with(x)
+    assert r.returncode == 1 and f"error: {calib / 'b.npz'}: input 'x' holds 2 NaN of 256 " \
+        "values (the first at flat index 67)" in r.stderr, r.stderr
+    x = rng.standard_normal((4, 64)).astype(np.float32) * 1e-31
+    x[0, 9] = -np.inf
+    r = compile_with(x)
+    assert r.returncode == 1 and 'node "proj" (MatMul, opset 17): calibration sample 1 (' \
+        f"{calib / 'b.npz'}): its input holds 1 non-finite of 256 values (the first, -inf, " \
+        "at flat index 9); int8 ranges need finite activations" in r.stderr, r.stderr
+    assert not (tmp_path / "p.json").exists()
+    # Made by the model from finite inputs: 1e-3 * 1e60 overflows.
+    r = compile_with(np.full((4, 64), 1e-3, np.float32), "--calib-method", "mse")
+    assert r.returncode == 1 and "(the first, inf, at flat index 0)" in r.stderr, r.stderr
+    # Finite samples compile (and save the profile).
+    np.savez(calib / "b.npz", x=rng.standard_normal((4, 64)).astype(np.float32) * 1e-31)
+    nunc("compile", model, "--target", "x86_64-avx512vnni", "--quantize", "int8",
+         "--activations", "static", "--calibration", calib,
+         "--save-calibration", tmp_path / "p.json", "-o", tmp_path / "ok")
+    assert json.loads((tmp_path / "p.json").read_text())["samples"] == 2
+
+
 def one_layer_model(path, m, k, n, seed, bias=True):
     import onnx
     from onnx import helper as h, numpy_helper as nh

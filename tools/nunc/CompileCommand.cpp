@@ -19,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -287,8 +288,8 @@ struct TempFile {
 
 /// The samples at `source`: one .npz, or every .npz of a directory (sorted
 /// by name), each with one array per graph input.
-llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
-                                                             llvm::StringRef source) {
+llvm::Expected<std::vector<std::vector<Tensor>>>
+readSamples(func::FuncOp func, llvm::StringRef source, std::vector<std::string> *names = nullptr) {
   std::vector<std::string> files;
   if (llvm::sys::fs::is_directory(source)) {
     std::error_code ec;
@@ -332,6 +333,20 @@ llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
               ", expected " + shape::toString(batch) + " (the batch) or " +
               shape::toString(type.getShape()) + " (one item)");
       }
+      if (it->second.dtype() == DType::F32) {
+        // NaN is never data; an infinite value may be (an additive mask),
+        // and calibration names the op where one reaches a quantized input.
+        const float *v = it->second.as<float>();
+        int64_t n = it->second.numElements(), nans = 0, first = 0;
+        for (int64_t j = 0; j < n; ++j)
+          if (std::isnan(v[j]) && nans++ == 0)
+            first = j;
+        if (nans)
+          return llvm::createStringError(file + ": input '" + name + "' holds " +
+                                         std::to_string(nans) + " NaN of " + std::to_string(n) +
+                                         " values (the first at flat index " +
+                                         std::to_string(first) + ")");
+      }
       whole.push_back(it->second);
     }
     for (int64_t image = 0; image < perSample; ++image) {
@@ -352,6 +367,8 @@ llvm::Expected<std::vector<std::vector<Tensor>>> readSamples(func::FuncOp func,
         sample.push_back(std::move(*slice));
       }
       samples.push_back(std::move(sample));
+      if (names)
+        names->push_back(perSample == 1 ? file : file + " item " + std::to_string(image));
     }
   }
   return samples;
@@ -372,7 +389,8 @@ llvm::Expected<std::string> calibrateModel(ModuleOp module, llvm::StringRef sour
                                            llvm::StringRef savePath,
                                            std::optional<TempFile> &temp) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
-  llvm::Expected<std::vector<std::vector<Tensor>>> samples = readSamples(func, source);
+  std::vector<std::string> names;
+  llvm::Expected<std::vector<std::vector<Tensor>>> samples = readSamples(func, source, &names);
   if (!samples)
     return samples.takeError();
   std::optional<Smoothing> smoothing;
@@ -386,7 +404,7 @@ llvm::Expected<std::string> calibrateModel(ModuleOp module, llvm::StringRef sour
     llvm::errs() << "nunc compile: int8: smoothed " << smoothing->factors.size()
                  << " LayerNorm output(s) (SmoothQuant, alpha " << shortNumber(alpha) << ")\n";
   }
-  llvm::Expected<CalibrationProfile> profile = calibrate(func, *samples, method);
+  llvm::Expected<CalibrationProfile> profile = calibrate(func, *samples, method, names);
   if (!profile)
     return profile.takeError();
   profile->smoothing = std::move(smoothing);

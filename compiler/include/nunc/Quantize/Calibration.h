@@ -121,9 +121,11 @@ llvm::Expected<std::string> parseCalibrationMethod(llvm::StringRef method);
 
 /// Runs `func` (fused, static shapes) on every sample (one tensor per
 /// function input, in order) and returns the range of each linear op's input.
+/// A NaN or infinite value in such an input is an error naming the op and
+/// the sample (`sampleNames[i]`, where given, says where sample i came from).
 llvm::Expected<CalibrationProfile>
 calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
-          llvm::StringRef method);
+          llvm::StringRef method, llvm::ArrayRef<std::string> sampleNames = {});
 
 /// The largest |value| of each channel (last axis) of every LayerNorm output
 /// that a linear op reads, over the samples, keyed by layerNormKey().
