@@ -179,6 +179,84 @@ func.func @gemm_beta_zero(%x: tensor<2x3xf32>, %c: tensor<2x4xf32>) -> tensor<2x
 
 // -----
 
+// transA: the linear op reads a transpose of A; alpha and C fold as without.
+
+// CHECK-LABEL: func.func @gemm_transa(
+// CHECK-SAME: %[[A:.*]]: tensor<3x2xf32>)
+// CHECK-DAG: %[[W:.*]] = nunc.constant dense<{{\[}}[5.000000e-01, 1.000000e+00, 1.500000e+00, 2.000000e+00], [2.500000e+00, 3.000000e+00, 3.500000e+00, 4.000000e+00], [4.500000e+00, 5.000000e+00, 5.500000e+00, 6.000000e+00]]> : tensor<3x4xf32>
+// CHECK-DAG: %[[B:.*]] = nunc.constant dense<[1.000000e+00, -1.000000e+00, 2.000000e+00, -2.000000e+00]> : tensor<4xf32>
+// CHECK-DAG: %[[AT:.*]] = nunc.transpose %[[A]] {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+// CHECK-NOT: nunc.{{(matmul|gemm|add|mul)}}
+// CHECK: %[[Y:.*]] = nunc.linear %[[AT]], %[[W]] bias %[[B]] : tensor<4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+func.func @gemm_transa(%a: tensor<3x2xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %c = nunc.constant dense<[1.0, -1.0, 2.0, -2.0]> : tensor<4xf32>
+  %0 = nunc.gemm %a, %w, %c : tensor<4xf32> {alpha = 0.5 : f32, transA = 1 : i64} : tensor<3x2xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// A C of one column ([M, 1]) is no bias vector and, broadcast, no residual:
+// the Gemm becomes a linear op, then a Mul by beta and an Add of the
+// column (not the generic kernel's scalar dot products).
+
+// CHECK-LABEL: func.func @gemm_column_c(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[C:.*]]: tensor<2x1xf32>)
+// CHECK-DAG: %[[BETA:.*]] = nunc.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[L:.*]] = nunc.linear %[[X]], %{{.*}} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-DAG: %[[SC:.*]] = nunc.mul %[[C]], %[[BETA]] : (tensor<2x1xf32>, tensor<f32>) -> tensor<2x1xf32>
+// CHECK: %[[Y:.*]] = nunc.add %[[L]], %[[SC]] : (tensor<2x4xf32>, tensor<2x1xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.gemm
+func.func @gemm_column_c(%x: tensor<2x3xf32>, %c: tensor<2x1xf32>) -> tensor<2x4xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
+  %0 = nunc.gemm %x, %w, %c : tensor<2x1xf32> {beta = 2.0 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// B computed at run time (transA and transB): transposes, a MatMul, a Mul
+// by alpha; a full C with beta = 1 is then added.
+
+// CHECK-LABEL: func.func @gemm_runtime_b(
+// CHECK-SAME: %[[A:[^:]*]]: tensor<3x2xf32>, %[[B:[^:]*]]: tensor<4x3xf32>, %[[C:.*]]: tensor<2x4xf32>)
+// CHECK-DAG: %[[AT:.*]] = nunc.transpose %[[A]] {perm = array<i64: 1, 0>} : tensor<3x2xf32> -> tensor<2x3xf32>
+// CHECK-DAG: %[[BT:.*]] = nunc.transpose %[[B]] {perm = array<i64: 1, 0>} : tensor<4x3xf32> -> tensor<3x4xf32>
+// CHECK-DAG: %[[ALPHA:.*]] = nunc.constant dense<2.500000e-01> : tensor<f32>
+// CHECK: %[[P:.*]] = nunc.matmul %[[AT]], %[[BT]] : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK: %[[S:.*]] = nunc.mul %[[P]], %[[ALPHA]] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK: %[[Y:.*]] = nunc.add %[[S]], %[[C]] : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.gemm
+func.func @gemm_runtime_b(%a: tensor<3x2xf32>, %b: tensor<4x3xf32>, %c: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %0 = nunc.gemm %a, %b, %c : tensor<2x4xf32> {alpha = 0.25 : f32, transA = 1 : i64, transB = 1 : i64} : tensor<3x2xf32>, tensor<4x3xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+// MatMul(W, x) with a constant [N, K] W: the linear op of x^T and W^T, then
+// its result transposed back (last two dims, over a batch dim here).
+
+// CHECK-LABEL: func.func @constant_first_matmul(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x5xf32>)
+// CHECK-DAG: %[[WT:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK-DAG: %[[XT:.*]] = nunc.transpose %[[X]] {perm = array<i64: 0, 2, 1>} : tensor<2x3x5xf32> -> tensor<2x5x3xf32>
+// CHECK: %[[L:.*]] = nunc.linear %[[XT]], %[[WT]] : tensor<2x5x3xf32>, tensor<3x2xf32> -> tensor<2x5x2xf32>
+// CHECK: %[[Y:.*]] = nunc.transpose %[[L]] {perm = array<i64: 0, 2, 1>} : tensor<2x5x2xf32> -> tensor<2x2x5xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.matmul
+func.func @constant_first_matmul(%x: tensor<2x3x5xf32>) -> tensor<2x2x5xf32> {
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %0 = nunc.matmul %w, %x : (tensor<2x3xf32>, tensor<2x3x5xf32>) -> tensor<2x2x5xf32>
+  return %0 : tensor<2x2x5xf32>
+}
+
+// -----
+
 // MatMul + bias + residual (residual first in its Add) + GELU: one op with
 // bias, residual and activation "gelu".
 
@@ -306,19 +384,6 @@ func.func @weight_not_constant(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tens
   %1 = nunc.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   %2 = nunc.relu %1 : tensor<2x4xf32> -> tensor<2x4xf32>
   return %2 : tensor<2x4xf32>
-}
-
-// -----
-
-// The constant on the left of the MatMul is not a weight of x.
-
-// CHECK-LABEL: func.func @constant_on_the_left(
-// CHECK-NOT: nunc.linear
-// CHECK: nunc.matmul
-func.func @constant_on_the_left(%x: tensor<4x2xf32>) -> tensor<3x2xf32> {
-  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
-  %0 = nunc.matmul %w, %x : (tensor<3x4xf32>, tensor<4x2xf32>) -> tensor<3x2xf32>
-  return %0 : tensor<3x2xf32>
 }
 
 // -----
@@ -459,18 +524,19 @@ func.func @not_f32(%x: tensor<2x2xf16>, %y: tensor<2x2xf64>) -> (tensor<2x2xf16>
 
 // -----
 
-// Gemm with transA, and Gemm with a full C scaled by beta = 2, stay Gemms.
+// A full C scaled by beta = 2: beta C (a Mul) becomes the residual.
 
-// CHECK-LABEL: func.func @gemm_not_folded(
-// CHECK-NOT: nunc.linear
-// CHECK: nunc.gemm {{.*}}transA = 1
-// CHECK: nunc.gemm {{.*}}beta = 2.000000e+00
-// CHECK-NOT: nunc.linear
-func.func @gemm_not_folded(%a: tensor<3x2xf32>, %x: tensor<2x3xf32>, %c: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+// CHECK-LABEL: func.func @gemm_full_c_beta(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[C:.*]]: tensor<2x4xf32>)
+// CHECK-DAG: %[[BETA:.*]] = nunc.constant dense<2.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[SC:.*]] = nunc.mul %[[C]], %[[BETA]] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2x4xf32>
+// CHECK: %[[Y:.*]] = nunc.linear %[[X]], %{{.*}} residual %[[SC]] : tensor<2x4xf32> : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: nunc.gemm
+func.func @gemm_full_c_beta(%x: tensor<2x3xf32>, %c: tensor<2x4xf32>) -> tensor<2x4xf32> {
   %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0], [9.0, 10.0, 11.0, 12.0]]> : tensor<3x4xf32>
-  %0 = nunc.gemm %a, %w {transA = 1 : i64} : tensor<3x2xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
-  %1 = nunc.gemm %x, %w, %c : tensor<2x4xf32> {beta = 2.0 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
-  return %0, %1 : tensor<2x4xf32>, tensor<2x4xf32>
+  %0 = nunc.gemm %x, %w, %c : tensor<2x4xf32> {beta = 2.0 : f32} : tensor<2x3xf32>, tensor<3x4xf32> -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
 }
 
 // -----
