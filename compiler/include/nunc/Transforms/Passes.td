@@ -195,7 +195,13 @@ def FuseLinear : Pass<"nunc-fuse-linear", "func::FuncOp"> {
   let description = [{
     MatMul(x, W) and Gemm(x, W, C) with constant W become nunc.linear with W
     as [K, N] (Gemm's transB, a Transpose of W and alpha/beta are folded into
-    the constants at compile time). Then a following Add of a constant [N]
+    the constants at compile time; transA becomes a Transpose of x).
+    MatMul(W, x) with a constant [N, K] W becomes the linear op of x^T and
+    W^T between two transposes; MatMul(x, W) with one constant matrix per
+    batch index (x's batch dims equal W's, up to 64 matrices) a linear op
+    per matrix on its slice of x, concatenated; a Gemm that fits none of
+    these (a run-time B, a C that is neither a bias vector nor a residual)
+    the Transpose / MatMul / Mul / Add it is made of. Then a following Add of a constant [N]
     vector becomes the bias, an Add of a same-shaped tensor the residual, and
     a following Relu, LeakyRelu, GELU, Sigmoid, Tanh, Clip, HardSigmoid,
     HardSwish or SiLU the activation, and after it a Mul, then an Add, of an f32
