@@ -54,6 +54,7 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   fpm.addPass(createFuseAttention());
   fpm.addPass(createFuseLinear(linear));
   fpm.addPass(createFuseQuantizeDequantize());
+  fpm.addPass(createConv1dAs2d());
   fpm.addPass(createFoldBatchNorm());
   fpm.addPass(createLowerConvTranspose());
   FuseConvOptions conv;
@@ -66,6 +67,8 @@ void mlir::nunc::buildFusionPipeline(OpPassManager &pm, bool int8Convs, bool u16
   // become f32 linear ops here instead of generic loops, and their convs
   // take the BatchNormalization after them and their bias and activation.
   pm.nest<func::FuncOp>().addPass(createFuseLinear(linear));
+  // (Also the 1x1 conv of a 1-D ConvTranspose, lowered after the first.)
+  pm.nest<func::FuncOp>().addPass(createConv1dAs2d());
   pm.nest<func::FuncOp>().addPass(createFoldBatchNorm());
   pm.nest<func::FuncOp>().addPass(createFuseConv(conv));
   // A QDQ GEMM's bias Add folded there leaves its Q/DQ pair for the

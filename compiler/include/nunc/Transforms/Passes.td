@@ -358,6 +358,23 @@ def FoldBatchNorm : Pass<"nunc-fold-batch-norm", "func::FuncOp"> {
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
+def Conv1dAs2d : Pass<"nunc-conv1d-as-2d", "func::FuncOp"> {
+  let summary = "Runs 1-D convolutions as 2-D ones of height 1";
+  let description = [{
+    Conv over [N, C, L] becomes Reshape to [N, C, 1, L], the 2-D Conv with
+    the weight reshaped to [M, C/group, 1, k] (kernel, strides, dilations
+    and pads with a leading 1 or 0), and Reshape back: the same bytes, so
+    the convolution kernels (f32 and int8) run it. An elementwise op
+    (Relu, LeakyRelu, Sigmoid, Tanh, GELU, SiLU, HardSigmoid, HardSwish,
+    Clip, Add, Sub, Mul, Div) or a BatchNormalization reading such a
+    reshape runs on the 4-D tensor instead, its other operands of rank 2
+    or more given the extra 1, so that the conv fusions still see it right
+    after the conv; a reshape of a reshape becomes one (none where it gives
+    the 4-D tensor back). Needs static shapes.
+  }];
+  let dependentDialects = ["::mlir::nunc::NuncDialect"];
+}
+
 def LowerConvTranspose : Pass<"nunc-lower-conv-transpose", "func::FuncOp"> {
   let summary = "Rewrites ConvTranspose into a grouped 1x1 Conv and a Col2Im";
   let description = [{

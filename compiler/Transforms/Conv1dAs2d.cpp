@@ -1,0 +1,234 @@
+//===- Conv1dAs2d.cpp - 1-D convolutions as 2-D ones of height 1 ----------===//
+//
+// A 1-D Conv over [N, C, L] is the 2-D Conv over [N, C, 1, L] with a
+// [M, C/g, 1, k] weight: the same bytes in the same order, so the reshapes
+// around it are views. Lifted, it runs on the convolution kernels (f32 and
+// int8) instead of the generic loops (~40x onnxruntime's time for 256
+// channels of 500); 1-D MaxPool and AveragePool likewise on the window
+// kernel. The ops after it that the conv fusions take (a
+// BatchNormalization, a bias or residual Add, an activation) move inside
+// the reshape, so that they still follow the conv directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PatternUtils.h"
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Transforms/Passes.h"
+
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::nunc {
+#define GEN_PASS_DEF_CONV1DAS2D
+#include "nunc/Transforms/Passes.h.inc"
+} // namespace mlir::nunc
+
+using namespace mlir;
+using namespace mlir::nunc;
+
+namespace {
+
+FailureOr<Value> reshape(PatternRewriter &rewriter, Location loc, Value v,
+                         ArrayRef<int64_t> shape) {
+  FailureOr<Operation *> made =
+      createInferred(rewriter, loc, ReshapeOp::getOperationName(),
+                     {v, createI64Constant(rewriter, loc, shape)}, {}, 1,
+                     /*reportErrors=*/false);
+  if (failed(made))
+    return failure();
+  return (*made)->getResult(0);
+}
+
+/// `shape` with a 1 before its last dim.
+SmallVector<int64_t> lifted(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> s(shape);
+  s.insert(s.end() - 1, 1);
+  return s;
+}
+
+/// The attributes of a 1-D window op (conv, pool) for its 2-D form:
+/// kernel_shape, strides and dilations with a leading 1, pads [0, b, 0, e];
+/// failure for other ranks.
+FailureOr<SmallVector<NamedAttribute>> liftedWindowAttrs(Operation *op,
+                                                         PatternRewriter &rewriter) {
+  SmallVector<NamedAttribute> attrs;
+  for (NamedAttribute a : op->getAttrs()) {
+    StringRef name = a.getName().getValue();
+    auto values = dyn_cast<DenseI64ArrayAttr>(a.getValue());
+    if (!values || values.empty() ||
+        !(name == "kernel_shape" || name == "strides" || name == "dilations" || name == "pads")) {
+      attrs.push_back(a);
+      continue;
+    }
+    ArrayRef<int64_t> v = values.asArrayRef();
+    if (v.size() != (name == "pads" ? 2u : 1u))
+      return failure();
+    SmallVector<int64_t> lifted =
+        name == "pads" ? SmallVector<int64_t>{0, v[0], 0, v[1]} : SmallVector<int64_t>{1, v[0]};
+    attrs.push_back(rewriter.getNamedAttr(name, rewriter.getDenseI64ArrayAttr(lifted)));
+  }
+  return attrs;
+}
+
+/// A conv or pool over [N, C, L] as its 2-D form over [N, C, 1, L].
+template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    auto in = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    auto out = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!in || !out || in.getRank() != 3 || !in.hasStaticShape() || !out.hasStaticShape() ||
+        op->getNumResults() != 1)
+      return failure();
+    FailureOr<SmallVector<NamedAttribute>> attrs = liftedWindowAttrs(op, rewriter);
+    if (failed(attrs))
+      return failure();
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    FailureOr<Value> x = reshape(rewriter, loc, op->getOperand(0), lifted(in.getShape()));
+    if (failed(x))
+      return failure();
+    SmallVector<Value> operands{*x};
+    if constexpr (std::is_same_v<OpTy, ConvOp>) {
+      auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
+      if (!w || w.getRank() != 3 || !w.hasStaticShape())
+        return failure();
+      if (op.getKernelShape().empty())
+        attrs->push_back(rewriter.getNamedAttr(
+            "kernel_shape", rewriter.getDenseI64ArrayAttr({1, w.getDimSize(2)})));
+      // A constant weight stays a constant (the kernels take only those,
+      // and no folding may follow).
+      FailureOr<Value> weight = failure();
+      ElementsAttr wAttr;
+      if (matchPattern(op.getWeight(), m_Constant(&wAttr))) {
+        llvm::Expected<Tensor> t = tensorFromAttr(wAttr);
+        if (!t)
+          return llvm::consumeError(t.takeError()), failure();
+        Tensor w4 = cantFail(Tensor::copyOf(t->dtype(), lifted(w.getShape()), t->raw()));
+        ElementsAttr attr = attrFromTensor(w4, rewriter.getContext(), "weight");
+        weight = ConstantOp::create(rewriter, loc, attr.getType(), attr).getResult();
+      } else {
+        weight = reshape(rewriter, loc, op.getWeight(), lifted(w.getShape()));
+      }
+      if (failed(weight))
+        return failure();
+      operands.push_back(*weight);
+      if (op.getBias())
+        operands.push_back(op.getBias());
+    }
+    FailureOr<Operation *> lifted2d =
+        createInferred(rewriter, loc, op->getName().getStringRef(), operands, *attrs, 1,
+                       /*reportErrors=*/false);
+    if (failed(lifted2d))
+      return failure();
+    FailureOr<Value> y = reshape(rewriter, loc, (*lifted2d)->getResult(0), out.getShape());
+    if (failed(y) || y->getType() != op->getResult(0).getType())
+      return failure();
+    rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+/// The [N, M, 1, L] tensor that `v` reshapes to [N, M, L], if it does.
+Value liftedSource(Value v) {
+  auto r = v.getDefiningOp<ReshapeOp>();
+  if (!r)
+    return {};
+  auto src = dyn_cast<RankedTensorType>(r.getData().getType());
+  auto dst = dyn_cast<RankedTensorType>(r.getType());
+  if (!src || !dst || !src.hasStaticShape() || !dst.hasStaticShape() || dst.getRank() < 1 ||
+      src.getShape() != ArrayRef<int64_t>(lifted(dst.getShape())))
+    return {};
+  return r.getData();
+}
+
+/// An elementwise op (or a BatchNormalization) reading a lifted conv's
+/// [N, M, L] result: the op on the [N, M, 1, L] tensor, then the reshape.
+/// Its other operands broadcast the same way once they have the extra 1
+/// (those of rank 2 or more; a [L] vector or a scalar as they are).
+struct SinkReshape : RewritePattern {
+  SinkReshape(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), 1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!isa<ReluOp, LeakyReluOp, SigmoidOp, TanhOp, GeluOp, SiluOp, HardSigmoidOp,
+             HardSwishOp, ClipOp, AddOp, SubOp, MulOp, DivOp, BatchNormOp>(op) ||
+        op->getNumResults() != 1)
+      return failure();
+    auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!outType || !outType.hasStaticShape() || outType.getRank() < 2)
+      return failure();
+    // BatchNormalization's parameters are per channel: only its input moves.
+    unsigned movable = isa<BatchNormOp>(op) ? 1 : op->getNumOperands();
+    bool any = false;
+    for (unsigned i = 0; i < movable; ++i) {
+      Value src = liftedSource(op->getOperand(i));
+      if (src && cast<ShapedType>(op->getOperand(i).getType()).getShape() ==
+                     outType.getShape())
+        any = true;
+    }
+    if (!any)
+      return failure();
+    Location loc = op->getLoc();
+    rewriter.setInsertionPoint(op);
+    SmallVector<Value> operands;
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      if (i >= movable || !type || type.getRank() < 2) {
+        operands.push_back(v);
+        continue;
+      }
+      if (!type.hasStaticShape())
+        return failure();
+      if (Value src = liftedSource(v)) {
+        operands.push_back(src);
+        continue;
+      }
+      FailureOr<Value> l = reshape(rewriter, loc, v, lifted(type.getShape()));
+      if (failed(l))
+        return failure();
+      operands.push_back(*l);
+    }
+    FailureOr<Operation *> moved =
+        createInferred(rewriter, loc, op->getName().getStringRef(), operands,
+                       llvm::to_vector(op->getAttrs()), 1, /*reportErrors=*/false);
+    if (failed(moved))
+      return failure();
+    FailureOr<Value> y = reshape(rewriter, loc, (*moved)->getResult(0), outType.getShape());
+    if (failed(y) || y->getType() != op->getResult(0).getType())
+      return failure();
+    rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+/// Reshape(Reshape(x)) is one reshape of x, and none where it gives x's
+/// shape back (a lifted conv feeding the next one).
+struct FoldReshapePair : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    auto inner = op.getData().getDefiningOp<ReshapeOp>();
+    auto type = dyn_cast<RankedTensorType>(op.getType());
+    if (!inner || !type || !type.hasStaticShape())
+      return failure();
+    if (inner.getData().getType() == op.getType()) {
+      rewriter.replaceOp(op, inner.getData());
+      return success();
+    }
+    FailureOr<Value> y = reshape(rewriter, op.getLoc(), inner.getData(), type.getShape());
+    if (failed(y) || y->getType() != op.getType())
+      return failure();
+    rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+struct Conv1dAs2dPass : public mlir::nunc::impl::Conv1dAs2dBase<Conv1dAs2dPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<LiftWindowOp<ConvOp>, LiftWindowOp<MaxPoolOp>, LiftWindowOp<AveragePoolOp>,
+                 FoldReshapePair>(&getContext());
+    patterns.add<SinkReshape>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
