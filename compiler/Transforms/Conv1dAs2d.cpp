@@ -55,7 +55,7 @@ FailureOr<SmallVector<NamedAttribute>> liftedWindowAttrs(Operation *op,
   for (NamedAttribute a : op->getAttrs()) {
     StringRef name = a.getName().getValue();
     auto values = dyn_cast<DenseI64ArrayAttr>(a.getValue());
-    if (!values || values.empty() ||
+    if (!values ||
         !(name == "kernel_shape" || name == "strides" || name == "dilations" || name == "pads")) {
       attrs.push_back(a);
       continue;
@@ -92,9 +92,6 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
       auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
       if (!w || w.getRank() != 3 || !w.hasStaticShape())
         return failure();
-      if (op.getKernelShape().empty())
-        attrs->push_back(rewriter.getNamedAttr(
-            "kernel_shape", rewriter.getDenseI64ArrayAttr({1, w.getDimSize(2)})));
       // A constant weight stays a constant (the kernels take only those,
       // and no folding may follow).
       FailureOr<Value> weight = failure();
