@@ -440,6 +440,65 @@ def test_gemm_and_matmul_forms_run_on_the_gemm_kernel(nunc, tmp_path, form):
     assert cosine >= 0.999, cosine
 
 
+def test_one_dimensional_convolutions_run_on_the_conv_kernels(nunc, tmp_path):
+    """A 1-D conv network (a temporal block: conv + BatchNormalization +
+    Relu, a dilated conv with a residual Add, MaxPool, ConvTranspose, a
+    depthwise conv, AveragePool) runs its convs and pools on the 2-D
+    kernels with height 1 (nunc-conv1d-as-2d; a 256-channel conv1d was 40x
+    onnxruntime's time on the generic loops), BatchNormalization, Relu and
+    the residual fused; against onnxruntime on every target, and
+    --quantize int8 on the int8 convolution."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(11)
+    c, length = 24, 37
+
+    def w(*shape):
+        return (r.standard_normal(shape) * 0.2).astype(np.float32)
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1]),
+             h.make_node("BatchNormalization", ["c1", "s", "b", "m", "v"], ["n1"]),
+             h.make_node("Relu", ["n1"], ["r1"]),
+             h.make_node("Conv", ["r1", "w2"], ["c2"], pads=[2, 2], dilations=[2]),
+             h.make_node("Add", ["c2", "x"], ["a"]),
+             h.make_node("Relu", ["a"], ["r2"]),
+             h.make_node("MaxPool", ["r2"], ["p"], kernel_shape=[3], strides=[2], pads=[1, 1]),
+             h.make_node("ConvTranspose", ["p", "wt", "bt"], ["t"], strides=[2]),
+             h.make_node("Conv", ["t", "wd"], ["d"], group=c, pads=[1, 1], strides=[2]),
+             h.make_node("AveragePool", ["d"], ["y"], kernel_shape=[2], strides=[2])]
+    inits = {"w1": w(c, c, 3), "b1": w(c), "s": 1 + w(c), "b": w(c), "m": w(c),
+             "v": 1 + np.abs(w(c)), "w2": w(c, c, 3), "wt": w(c, c, 2), "bt": w(c),
+             "wd": w(c, 1, 3)}
+    g = h.make_graph(nodes, "tcn", [h.make_tensor_value_info("x", 1, [2, c, length])],
+                     [h.make_tensor_value_info("y", 1, None)],
+                     [nh.from_array(v, k) for k, v in inits.items()])
+    path = str(tmp_path / "tcn.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    feeds = {"x": r.standard_normal((2, c, length)).astype(np.float32)}
+    want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    int8 = ["x86_64-avx512vnni"] if host_has("avx512_vnni") else []
+    for target in TARGETS + int8:
+        out = tmp_path / target
+        extra = ["--quantize", "int8"] if target in int8 else []
+        res = nunc("compile", path, "--target", target, "--explain", *extra, "-o", out)
+        steps = res.stdout.splitlines()
+        # (The ConvTranspose's col2im is generic at any rank.)
+        assert [s for s in steps if s.startswith("generic")] == \
+            [s for s in steps if "nunc.col2im" in s], res.stdout
+        assert len([s for s in steps if "Relu" in s and "BatchNormalization" in s]) == 1, \
+            res.stdout
+        assert len([s for s in steps if "+residual relu" in s]) == 1, res.stdout
+        if extra:
+            assert len([s for s in steps if "conv.int8.avx512vnni[" in s]) >= 2, res.stdout
+        exe, man = harness.build(str(out))
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w_{target}"))
+        assert outs is not None, log
+        if extra:
+            y = outs["y"].astype(np.float64).ravel()
+            assert y @ want.ravel() / np.linalg.norm(y) / np.linalg.norm(want) >= 0.999
+        else:
+            np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.skipif("x86_64-avx512" not in TARGETS, reason="the host lacks AVX-512")
 def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
     """Relu(Conv1x1(x) + x) and the same with Conv3x3: the 1x1 conv's GEMM
