@@ -222,6 +222,68 @@ public:
   }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
 
+  /// sin(x) or cos(x) of an f32 x, without libm, to within ~1e-7 over the
+  /// whole f32 range (MLIR's polynomial approximation is off by ~6e-6 at
+  /// |x| = 100 and gives inf past ~1e9). In f64: |x| times 2/pi in eight
+  /// 24-bit pieces (fdlibm's table), each product exact, each taken mod 4
+  /// (exact), summed: the quadrant and the fraction r of |x| / (pi/2) to
+  /// ~2^-50; then Taylor series of sin and cos on |r pi/2| <= pi/4 (terms
+  /// to r^16: error < 1e-16). inf and NaN give NaN.
+  Value sinCos(Value x, bool cosine) {
+    Type f64 = b.getF64Type(), i64 = b.getI64Type();
+    auto c = [&](double v) { return floatConst(v, f64); };
+    auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
+    auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
+    auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
+    Value d = math::AbsFOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, x));
+    static constexpr uint32_t kTwoOverPi[] = {0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1,
+                                              0xF534DD, 0xC0DB62, 0x95993C, 0x439041};
+    Value sum = c(0);
+    for (int i = 0; i < 8; ++i) {
+      Value t = mul(d, c(std::ldexp(static_cast<double>(kTwoOverPi[i]), -24 * (i + 1))));
+      sum = add(sum, sub(t, mul(c(4), math::FloorOp::create(b, loc, mul(t, c(0.25))))));
+    }
+    Value k = math::RoundEvenOp::create(b, loc, sum);
+    Value r = mul(sub(sum, k), c(1.57079632679489661923));
+    Value r2 = mul(r, r);
+    // sin r = r (1 - r^2/3! + r^4/5! - ...), cos r = 1 - r^2/2! + r^4/4! - ...
+    Value sp = c(-1.0 / 1307674368000.0), cp = c(1.0 / 20922789888000.0);
+    const double sinTerms[] = {1.0 / 6227020800.0, -1.0 / 39916800.0, 1.0 / 362880.0,
+                               -1.0 / 5040.0,       1.0 / 120.0,       -1.0 / 6.0, 1.0};
+    const double cosTerms[] = {-1.0 / 87178291200.0, 1.0 / 479001600.0, -1.0 / 3628800.0,
+                               1.0 / 40320.0,        -1.0 / 720.0,      1.0 / 24.0,
+                               -1.0 / 2.0,           1.0};
+    for (double t : sinTerms)
+      sp = add(mul(sp, r2), c(t));
+    for (double t : cosTerms)
+      cp = add(mul(cp, r2), c(t));
+    Value sinR = mul(sp, r), cosR = cp;
+    // The quadrant k mod 4 (k < 36; 0 where the sum is NaN), one more for
+    // cos (cos y = sin(y + pi/2)); sin is odd, cos even.
+    Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, k, k);
+    Value kInt = arith::FPToSIOp::create(b, loc, i64,
+                                         arith::SelectOp::create(b, loc, isNan, c(0), k));
+    if (cosine)
+      kInt = arith::AddIOp::create(b, loc, kInt, intConst(1, i64));
+    Value q = arith::AndIOp::create(b, loc, kInt, intConst(3, i64));
+    Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                      arith::AndIOp::create(b, loc, q, intConst(1, i64)),
+                                      intConst(0, i64));
+    Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, q,
+                                           intConst(2, i64));
+    if (!cosine) {
+      // (The sign bit: sin(-0) is -0.)
+      Type i32 = b.getI32Type();
+      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                          arith::BitcastOp::create(b, loc, i32, x),
+                                          intConst(0, i32));
+      negative = arith::XOrIOp::create(b, loc, negative, below);
+    }
+    Value v = arith::SelectOp::create(b, loc, odd, cosR, sinR);
+    v = arith::SelectOp::create(b, loc, negative, arith::NegFOp::create(b, loc, v), v);
+    return arith::TruncFOp::create(b, loc, b.getF32Type(), v);
+  }
+
   /// act(x) for the fused ops' activation names.
   Value activation(Value x, StringRef kind, float lo, float hi, float alpha = 0.01f,
                    float beta = 0) {
@@ -424,8 +486,8 @@ private:
 FailureOr<Value> GenericEmitter::emit() {
   Value status = k.i32(0);
   LogicalResult r = success();
-  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp, SqrtOp, ErfOp, TanhOp, FloorOp,
-          CeilOp, RoundOp,
+  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, GreaterOp, MinOp, MaxOp, WhereOp, SqrtOp,
+          ErfOp, ExpOp, LogOp, SinOp, CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp,
           ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
           CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
@@ -540,6 +602,71 @@ LogicalResult GenericEmitter::emitElementwise() {
           if (isa<FloatType>(s[0].getType()))
             return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, s[0], s[1]);
           return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, s[0], s[1]);
+        });
+        return success();
+      })
+      .Case([&](GreaterOp g) {
+        bool unsignedInt = KernelBuilder::isUnsigned(elementOf(g.getLhs()));
+        elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+          if (isa<FloatType>(s[0].getType()))
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, s[0], s[1]);
+          return arith::CmpIOp::create(
+              b, loc, unsignedInt ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt, s[0],
+              s[1]);
+        });
+        return success();
+      })
+      .Case<MinOp, MaxOp>([&](Operation *o) {
+        // (maximumf / minimumf: NaN where either is, as numpy's.)
+        bool max = isa<MaxOp>(o), unsignedInt = KernelBuilder::isUnsigned(outElem);
+        elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+          if (isa<FloatType>(s[0].getType()))
+            return max ? Value(arith::MaximumFOp::create(b, loc, s[0], s[1]))
+                       : Value(arith::MinimumFOp::create(b, loc, s[0], s[1]));
+          return max ? k.max(s[0], s[1], unsignedInt) : k.min(s[0], s[1], unsignedInt);
+        });
+        return success();
+      })
+      .Case([&](AbsOp) {
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          if (isa<FloatType>(s[0].getType()))
+            return math::AbsFOp::create(b, loc, s[0]);
+          if (outUnsigned)
+            return s[0];
+          return math::AbsIOp::create(b, loc, s[0]); // (|INT_MIN| wraps to INT_MIN)
+        });
+        return success();
+      })
+      .Case<ExpOp, LogOp, SinOp, CosOp, SoftplusOp>([&](Operation *o) -> LogicalResult {
+        // f32 (f16 and bf16 computed in f32): MLIR's polynomial
+        // approximations; f64 would call libm.
+        if (!KernelBuilder::computeType(outElem).isF32())
+          return unsupported(o->getName().getStringRef() + " of f64 (it would need libm)");
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          return llvm::TypeSwitch<Operation *, Value>(o)
+              .Case([&](ExpOp) { return math::ExpOp::create(b, loc, s[0]); })
+              .Case([&](LogOp) { return math::LogOp::create(b, loc, s[0]); })
+              .Case([&](SinOp) { return k.sinCos(s[0], /*cosine=*/false); })
+              .Case([&](CosOp) { return k.sinCos(s[0], /*cosine=*/true); })
+              .Default([&](Operation *) -> Value {
+                // Softplus: max(x, 0) + log1p(exp(-|x|)), finite where
+                // log(exp(x) + 1) overflows, exp(x) where it underflows to
+                // 0, as onnxruntime computes it.
+                // log1p(e) as log(u) e / (u - 1), u = fl(1 + e) (Goldberg's
+                // compensation; e where u rounds to 1): MLIR's log is
+                // accurate near 1, its log1p off by ~1e-3 near 0.
+                Type t = s[0].getType();
+                Value e = math::ExpOp::create(
+                    b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, s[0])));
+                Value one = k.floatConst(1, t);
+                Value u = arith::AddFOp::create(b, loc, one, e);
+                Value ratio = arith::DivFOp::create(b, loc, e, arith::SubFOp::create(b, loc, u, one));
+                Value log1p = arith::SelectOp::create(
+                    b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one), e,
+                    arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), ratio));
+                return arith::AddFOp::create(b, loc, k.max(s[0], k.floatConst(0, t), false),
+                                             log1p);
+              });
         });
         return success();
       })
@@ -2039,8 +2166,8 @@ LogicalResult GenericEmitter::emitQuantized() {
 bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
-  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, SqrtOp, ErfOp, TanhOp, FloorOp, CeilOp, RoundOp,
-           ReluOp, LeakyReluOp,
+  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, SqrtOp, ErfOp, ExpOp, LogOp, SinOp,
+           CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp, ReluOp, LeakyReluOp,
            HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp,
            BatchNormOp, FakeQuantizeOp,
            DynamicFakeQuantizeOp>(op) ||
@@ -2193,7 +2320,9 @@ LogicalResult mlir::nunc::lowerGenericKernelsToLLVM(ModuleOp kernels) {
     // Math that would call libm becomes polynomials (the generated library
     // depends on nothing but libc); pow becomes exp/log first.
     RewritePatternSet patterns(ctx);
-    math::populateExpansionPatterns(patterns, {"powf", "tanh"});
+    // (tanh: MLIR's rational approximation, x P(x^2) / Q(x^2), accurate
+    // near 0 where the expansion's (1 - e) / (1 + e) cancels.)
+    math::populateExpansionPatterns(patterns, {"powf"});
     populateMathPolynomialApproximationPatterns(patterns);
     if (failed(applyPatternsGreedily(kernels, std::move(patterns))))
       return kernels.emitError("math approximation did not converge");

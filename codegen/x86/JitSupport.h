@@ -563,11 +563,11 @@ protected:
   /// their second source when either is NaN); t is a temporary.
   template <typename Vmm>
   void emitClamp(const Vmm &dst, const Vmm &src, const Vmm &t, float bound);
-  /// c = c P(c^2) / Q(c^2) in place, P and Q of degree 5 (p[0], q[0] the
-  /// constant terms); u, tp, tq are temporaries.
+  /// c = c P(c^2) / Q(c^2) in place, P and Q with np and nq coefficients
+  /// (p[0], q[0] the constant terms); u, tp, tq are temporaries.
   template <typename Vmm>
   void emitOddRational(const Vmm &c, const Vmm &u, const Vmm &tp, const Vmm &tq,
-                       const float *p, const float *q);
+                       const float *p, const float *q, int np = 6, int nq = 6);
   /// y = activation(x) in place with four temporaries.
   template <typename Vmm>
   void emitActivation(const Vmm &x, const Activation &act, const Vmm &t0, const Vmm &t1,

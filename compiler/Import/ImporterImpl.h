@@ -24,7 +24,9 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool", "AveragePool",
     "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
     "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "Split", "Neg", "HardSigmoid",
-    "HardSwish", "Range", "ConvTranspose", "Col2Im", "Resize", "Upsample",
+    "HardSwish", "Range", "ConvTranspose", "Col2Im", "Resize", "Upsample", "Exp", "Log", "Sin",
+    "Cos", "Abs", "Reciprocal", "Softplus", "Min", "Max", "Greater", "Less", "GreaterOrEqual",
+    "LessOrEqual", "Not", "And", "Or", "Xor",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

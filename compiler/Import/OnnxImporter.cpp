@@ -98,6 +98,7 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
       .Case("DynamicQuantizeLinear", 11)
+      .Cases({"GreaterOrEqual", "LessOrEqual"}, 12)
       .Case("Gelu", 20)
       .Default(1);
 }

@@ -83,6 +83,13 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
   NUNC_SIMPLE("Where", WhereOp, 3)
   NUNC_SIMPLE("Sqrt", SqrtOp, 1)
   NUNC_SIMPLE("Erf", ErfOp, 1)
+  NUNC_SIMPLE("Exp", ExpOp, 1)
+  NUNC_SIMPLE("Log", LogOp, 1)
+  NUNC_SIMPLE("Sin", SinOp, 1)
+  NUNC_SIMPLE("Cos", CosOp, 1)
+  NUNC_SIMPLE("Softplus", SoftplusOp, 1)
+  NUNC_SIMPLE("Abs", AbsOp, 1)
+  NUNC_SIMPLE("Greater", GreaterOp, 2)
   NUNC_SIMPLE("Tanh", TanhOp, 1)
   NUNC_SIMPLE("Floor", FloorOp, 1)
   NUNC_SIMPLE("Ceil", CeilOp, 1)
@@ -436,6 +443,69 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       end += sizes[i];
       return constI64(loc, {end});
     });
+  }
+
+  // The comparisons and logic ops that are others in disguise, each exact
+  // (NaN compares false: a >= b is a > b or a == b, not the negation of
+  // a < b): Less(a, b) = Greater(b, a); And(a, b) = Where(a, b, a);
+  // Or(a, b) = Where(a, a, b); Not(a) = Equal(a, false); Xor(a, b) =
+  // Not(Equal(a, b)).
+  if (op == "Less" || op == "LessOrEqual" || op == "GreaterOrEqual") {
+    if (failed(arity(2, 2)))
+      return failure();
+    bool less = op != "GreaterOrEqual";
+    Value a = less ? in(1) : in(0), b = less ? in(0) : in(1);
+    FailureOr<Value> greater = firstResult(create<GreaterOp>(n, {a, b}));
+    if (failed(greater))
+      return failure();
+    if (op == "Less") {
+      outputs.push_back(*greater);
+      return success();
+    }
+    FailureOr<Value> equal = firstResult(create<EqualOp>(n, {a, b}));
+    if (failed(equal))
+      return failure();
+    return take(create<WhereOp>(n, {*greater, *greater, *equal}));
+  }
+  if (op == "And" || op == "Or") {
+    if (failed(arity(2, 2)))
+      return failure();
+    return take(op == "And" ? create<WhereOp>(n, {in(0), in(1), in(0)})
+                            : create<WhereOp>(n, {in(0), in(0), in(1)}));
+  }
+  if (op == "Not" || op == "Xor") {
+    if (failed(arity(op == "Not" ? 1 : 2, op == "Not" ? 1 : 2)))
+      return failure();
+    Value x = in(0);
+    if (op == "Xor") {
+      FailureOr<Value> equal = firstResult(create<EqualOp>(n, {in(0), in(1)}));
+      if (failed(equal))
+        return failure();
+      x = *equal;
+    }
+    return take(create<EqualOp>(n, {x, constScalar(loc, builder.getI1Type(), 0)}));
+  }
+  // Min / Max of any number of inputs: a chain of the binary op (one input:
+  // itself).
+  if (op == "Min" || op == "Max") {
+    if (failed(arity(1, 1 << 20)))
+      return failure();
+    Value acc = in(0);
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      FailureOr<Value> next = firstResult(op == "Min" ? create<MinOp>(n, {acc, in(i)})
+                                                      : create<MaxOp>(n, {acc, in(i)}));
+      if (failed(next))
+        return failure();
+      acc = *next;
+    }
+    outputs.push_back(acc);
+    return success();
+  }
+  // Reciprocal as 1 / x, as ONNX defines it (the same rounding).
+  if (op == "Reciprocal") {
+    if (failed(arity(1, 1)))
+      return failure();
+    return take(create<DivOp>(n, {constScalar(loc, element(in(0)), 1), in(0)}));
   }
 
   // Neg as x * -1: exact, the sign of zeros and NaNs included.

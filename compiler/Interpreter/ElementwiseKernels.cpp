@@ -70,13 +70,18 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
     const T *in = x.as<T>();
     T *o = out.mutableAs<T>();
     int64_t n = x.numElements();
-    if (kind == UnaryKind::Relu) {
+    if (kind == UnaryKind::Relu || kind == UnaryKind::Abs) {
       if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
         std::copy(in, in + n, o);
       } else {
         for (int64_t i = 0; i < n; ++i) {
           ComputeType<T> v = in[i];
-          o[i] = v > ComputeType<T>(0) ? in[i] : T(ComputeType<T>(0));
+          if (kind == UnaryKind::Relu)
+            o[i] = v > ComputeType<T>(0) ? in[i] : T(ComputeType<T>(0));
+          else if constexpr (std::is_integral_v<ComputeType<T>>)
+            o[i] = v < 0 ? wrapSub(ComputeType<T>(0), v) : v;
+          else
+            o[i] = T(std::fabs(v));
         }
       }
       return;
@@ -109,7 +114,16 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
                   ? 0.5 * v * (1.0 + std::tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)))
                   : geluTanh(v);
           break;
-        case UnaryKind::Relu: r = v; break;
+        case UnaryKind::Exp: r = std::exp(v); break;
+        case UnaryKind::Log: r = std::log(v); break;
+        case UnaryKind::Sin: r = std::sin(v); break;
+        case UnaryKind::Cos: r = std::cos(v); break;
+        case UnaryKind::Softplus:
+          // log(exp(v) + 1) without its overflow and underflow.
+          r = std::max(v, ComputeType<T>(0)) + std::log1p(std::exp(-std::fabs(v)));
+          break;
+        case UnaryKind::Relu:
+        case UnaryKind::Abs: r = v; break;
         }
         o[i] = T(r);
       }
@@ -223,7 +237,8 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
     return kernelError("operands have different types: " + a.describe() + " and " +
                        b.describe());
   NUNC_ASSIGN_OR_RETURN(shape, shape::broadcast(a.shape(), b.shape()));
-  DType outType = kind == BinaryKind::Equal ? DType::Bool : a.dtype();
+  DType outType =
+      kind == BinaryKind::Equal || kind == BinaryKind::Greater ? DType::Bool : a.dtype();
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(outType, shape));
   std::array<llvm::SmallVector<int64_t, 6>, 2> strides = {
       broadcastStrides(a.shape(), shape), broadcastStrides(b.shape(), shape)};
@@ -258,10 +273,27 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
     using C = ComputeType<T>;
     const T *pa = a.as<T>();
     const T *pb = b.as<T>();
-    if (kind == BinaryKind::Equal) {
+    if (kind == BinaryKind::Equal || kind == BinaryKind::Greater) {
       bool *o = out.mutableAs<bool>();
+      bool greater = kind == BinaryKind::Greater;
       forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
-        o[i] = static_cast<C>(pa[off[0]]) == static_cast<C>(pb[off[1]]);
+        C x = pa[off[0]], y = pb[off[1]];
+        o[i] = greater ? x > y : x == y;
+      });
+      return;
+    }
+    if (kind == BinaryKind::Min || kind == BinaryKind::Max) {
+      T *o = out.mutableAs<T>();
+      bool max = kind == BinaryKind::Max;
+      forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
+        C x = pa[off[0]], y = pb[off[1]];
+        if constexpr (std::is_floating_point_v<C>) {
+          if (std::isnan(x) || std::isnan(y)) {
+            o[i] = T(std::numeric_limits<C>::quiet_NaN());
+            return;
+          }
+        }
+        o[i] = (max ? x < y : y < x) ? pb[off[1]] : pa[off[0]];
       });
       return;
     }

@@ -253,6 +253,12 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](CeilOp o) { return one(unary(UnaryKind::Ceil, get(o.getInput()))); })
       .Case([&](RoundOp o) { return one(unary(UnaryKind::Round, get(o.getInput()))); })
       .Case([&](ErfOp o) { return one(unary(UnaryKind::Erf, get(o.getInput()))); })
+      .Case([&](ExpOp o) { return one(unary(UnaryKind::Exp, get(o.getInput()))); })
+      .Case([&](LogOp o) { return one(unary(UnaryKind::Log, get(o.getInput()))); })
+      .Case([&](SinOp o) { return one(unary(UnaryKind::Sin, get(o.getInput()))); })
+      .Case([&](CosOp o) { return one(unary(UnaryKind::Cos, get(o.getInput()))); })
+      .Case([&](SoftplusOp o) { return one(unary(UnaryKind::Softplus, get(o.getInput()))); })
+      .Case([&](AbsOp o) { return one(unary(UnaryKind::Abs, get(o.getInput()))); })
       .Case([&](TanhOp o) { return one(unary(UnaryKind::Tanh, get(o.getInput()))); })
       .Case([&](ReluOp o) { return one(unary(UnaryKind::Relu, get(o.getInput()))); })
       .Case([&](LeakyReluOp o) {
@@ -373,6 +379,11 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       })
       .Case([&](PowOp o) { return one(binary(BinaryKind::Pow, get(o.getLhs()), get(o.getRhs()))); })
       .Case([&](EqualOp o) { return one(binary(BinaryKind::Equal, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](GreaterOp o) {
+        return one(binary(BinaryKind::Greater, get(o.getLhs()), get(o.getRhs())));
+      })
+      .Case([&](MinOp o) { return one(binary(BinaryKind::Min, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](MaxOp o) { return one(binary(BinaryKind::Max, get(o.getLhs()), get(o.getRhs()))); })
       .Case([&](WhereOp o) {
         return one(where(get(o.getCondition()), get(o.getX()), get(o.getY())));
       })

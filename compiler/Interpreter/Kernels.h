@@ -20,7 +20,11 @@ namespace mlir::nunc::kernels {
 
 using llvm::Expected;
 
-enum class UnaryKind { Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh, Floor, Ceil, Round };
+enum class UnaryKind {
+  Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh, Floor, Ceil, Round, Exp, Log, Sin, Cos,
+  Softplus,
+  Abs // (any numeric type; Relu too)
+};
 Expected<Tensor> unary(UnaryKind kind, const Tensor &x);
 /// x < 0 ? alpha * x : x (floating-point x; the product in x's compute type).
 Expected<Tensor> leakyRelu(const Tensor &x, float alpha);
@@ -30,7 +34,8 @@ Expected<Tensor> hardSigmoid(const Tensor &x, float alpha, float beta, bool swis
 /// x * sigmoid(x), rounded as those two ops; f32 only.
 Expected<Tensor> silu(const Tensor &x);
 
-enum class BinaryKind { Add, Sub, Mul, Div, Pow, Equal };
+/// Equal and Greater give bool; Min and Max give NaN where either operand is.
+enum class BinaryKind { Add, Sub, Mul, Div, Pow, Equal, Greater, Min, Max };
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b);
 Expected<Tensor> where(const Tensor &cond, const Tensor &x, const Tensor &y);
 Expected<Tensor> clip(const Tensor &x, const Tensor *min, const Tensor *max);

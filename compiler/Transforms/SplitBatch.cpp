@@ -182,10 +182,11 @@ std::string BatchAnalysis::check(Operation *op) {
   };
   return llvm::TypeSwitch<Operation *, std::string>(op)
       // Elementwise, numpy broadcasting.
-      .Case<SqrtOp, ErfOp, TanhOp, FloorOp, CeilOp, RoundOp,
+      .Case<SqrtOp, ErfOp, ExpOp, LogOp, SinOp, CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp,
+            CeilOp, RoundOp,
             ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
             SigmoidOp, IdentityOp, GeluOp, CastOp, ClipOp, AddOp,
-            SubOp, MulOp, DivOp, PowOp, EqualOp, WhereOp>(
+            SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, EqualOp, GreaterOp, WhereOp>(
           [&](Operation *o) { return elementwise(o); })
       .Case<FakeQuantizeOp, QuantizeOp>([&](Operation *o) {
         std::string why = onlyFirstBatched(o);

@@ -243,6 +243,12 @@ LogicalResult RangeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   }
 NUNC_SAME_TYPE_AS_INPUT(SqrtOp)
 NUNC_SAME_TYPE_AS_INPUT(ErfOp)
+NUNC_SAME_TYPE_AS_INPUT(ExpOp)
+NUNC_SAME_TYPE_AS_INPUT(LogOp)
+NUNC_SAME_TYPE_AS_INPUT(SinOp)
+NUNC_SAME_TYPE_AS_INPUT(CosOp)
+NUNC_SAME_TYPE_AS_INPUT(SoftplusOp)
+NUNC_SAME_TYPE_AS_INPUT(AbsOp)
 NUNC_SAME_TYPE_AS_INPUT(TanhOp)
 NUNC_SAME_TYPE_AS_INPUT(FloorOp)
 NUNC_SAME_TYPE_AS_INPUT(CeilOp)
@@ -381,6 +387,24 @@ LogicalResult EqualOp::inferResultTypes(SmallVectorImpl<Type> &types) {
     return failure();
   return inferBroadcast(*this, getOperands(),
                         IntegerType::get(getContext(), 1), types);
+}
+
+LogicalResult GreaterOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(*this, getOperands())))
+    return failure();
+  return inferBroadcast(*this, getOperands(), IntegerType::get(getContext(), 1), types);
+}
+
+LogicalResult MinOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(*this, getOperands())))
+    return failure();
+  return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);
+}
+
+LogicalResult MaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(*this, getOperands())))
+    return failure();
+  return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);
 }
 
 LogicalResult WhereOp::inferResultTypes(SmallVectorImpl<Type> &types) {

@@ -71,6 +71,16 @@ class Nunc_UnaryOp<string mnemonic, list<Trait> traits = [],
 
 def Nunc_SqrtOp : Nunc_UnaryOp<"sqrt"> { let summary = "Elementwise square root"; }
 def Nunc_ErfOp : Nunc_UnaryOp<"erf"> { let summary = "Elementwise error function"; }
+def Nunc_ExpOp : Nunc_UnaryOp<"exp"> { let summary = "Elementwise e^x"; }
+def Nunc_LogOp : Nunc_UnaryOp<"log"> { let summary = "Elementwise natural logarithm"; }
+def Nunc_SinOp : Nunc_UnaryOp<"sin"> { let summary = "Elementwise sine"; }
+def Nunc_CosOp : Nunc_UnaryOp<"cos"> { let summary = "Elementwise cosine"; }
+def Nunc_SoftplusOp : Nunc_UnaryOp<"softplus"> {
+  let summary = "Elementwise log(exp(x) + 1), as max(x, 0) + log1p(exp(-|x|))";
+}
+def Nunc_AbsOp : Nunc_UnaryOp<"abs", [], Nunc_NumericTensor> {
+  let summary = "Elementwise |x| (integers wrap: |INT_MIN| is INT_MIN)";
+}
 def Nunc_TanhOp : Nunc_UnaryOp<"tanh"> { let summary = "Elementwise tanh"; }
 def Nunc_FloorOp : Nunc_UnaryOp<"floor"> { let summary = "Elementwise round down"; }
 def Nunc_CeilOp : Nunc_UnaryOp<"ceil"> { let summary = "Elementwise round up"; }
@@ -276,6 +286,15 @@ def Nunc_PowOp : Nunc_BinaryOp<"pow"> {
 }
 def Nunc_EqualOp : Nunc_BinaryOp<"equal", [], Nunc_Tensor> {
   let summary = "Broadcasting lhs == rhs, as i1";
+}
+def Nunc_GreaterOp : Nunc_BinaryOp<"greater"> {
+  let summary = "Broadcasting lhs > rhs, as i1 (false where either is NaN)";
+}
+def Nunc_MinOp : Nunc_BinaryOp<"min"> {
+  let summary = "Broadcasting elementwise minimum (NaN where either is NaN, as numpy's)";
+}
+def Nunc_MaxOp : Nunc_BinaryOp<"max"> {
+  let summary = "Broadcasting elementwise maximum (NaN where either is NaN, as numpy's)";
 }
 
 def Nunc_WhereOp : Nunc_Op<"where"> {
