@@ -440,6 +440,75 @@ def test_gemm_and_matmul_forms_run_on_the_gemm_kernel(nunc, tmp_path, form):
     assert cosine >= 0.999, cosine
 
 
+def test_math_comparison_and_logic_ops_match_onnxruntime(nunc, tmp_path):
+    """Exp, Log, Sin, Cos, Softplus, Tanh, Abs, Reciprocal, Min / Max (three
+    inputs, NaN in one), the comparisons and logic ops of a mask (Less,
+    GreaterOrEqual, LessOrEqual, Not, And, Or, Xor, then Where), and Abs,
+    Max and Greater on int64 and uint8, compiled for every target and
+    against onnxruntime on values that reach their edges: |x| up to 1e30
+    for sin / cos (no libm: within 2e-7), tiny tanh inputs (relative
+    2e-7 near 0), softplus where exp overflows, NaN, inf and -0."""
+    import onnx
+    from onnx import helper as h
+    f, b, i64, u8 = onnx.TensorProto.FLOAT, onnx.TensorProto.BOOL, onnx.TensorProto.INT64, \
+        onnx.TensorProto.UINT8
+    n = 67
+    nodes = [h.make_node(op, ["x"], [op.lower()])
+             for op in ("Exp", "Log", "Sin", "Cos", "Softplus", "Tanh", "Abs", "Reciprocal")]
+    nodes += [h.make_node("Min", ["x", "y", "z"], ["min"]), h.make_node("Max", ["x", "y", "z"], ["max"]),
+              h.make_node("Less", ["x", "y"], ["lt"]), h.make_node("GreaterOrEqual", ["x", "y"], ["ge"]),
+              h.make_node("LessOrEqual", ["x", "z"], ["le"]), h.make_node("Not", ["lt"], ["nlt"]),
+              h.make_node("And", ["ge", "le"], ["band"]), h.make_node("Or", ["lt", "le"], ["bor"]),
+              h.make_node("Xor", ["ge", "le"], ["bxor"]),
+              h.make_node("Where", ["bxor", "x", "y"], ["masked"]),
+              h.make_node("Abs", ["i"], ["iabs"]), h.make_node("Max", ["i", "j"], ["imax"]),
+              h.make_node("Greater", ["i", "j"], ["igt"]), h.make_node("Min", ["u", "v"], ["umin"]),
+              h.make_node("Greater", ["u", "v"], ["ugt"])]
+    outs = {"exp": f, "log": f, "sin": f, "cos": f, "softplus": f, "tanh": f, "abs": f,
+            "reciprocal": f, "min": f, "max": f, "lt": b, "ge": b, "le": b, "nlt": b, "band": b,
+            "bor": b, "bxor": b, "masked": f, "iabs": i64, "imax": i64, "igt": b, "umin": u8,
+            "ugt": b}
+    g = h.make_graph(nodes, "ops",
+                     [h.make_tensor_value_info("x", f, [2, n]), h.make_tensor_value_info("y", f, [n]),
+                      h.make_tensor_value_info("z", f, [2, 1]), h.make_tensor_value_info("i", i64, [n]),
+                      h.make_tensor_value_info("j", i64, [1]), h.make_tensor_value_info("u", u8, [n]),
+                      h.make_tensor_value_info("v", u8, [n])],
+                     [h.make_tensor_value_info(k, t, None) for k, t in outs.items()])
+    path = str(tmp_path / "ops.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    r = np.random.default_rng(3)
+    x = np.concatenate([r.uniform(-30, 30, n), np.geomspace(1e-9, 1e30, n) *
+                        np.where(np.arange(n) % 2, -1, 1)]).reshape(2, n).astype(np.float32)
+    x[0, :6] = [0, -0.0, np.inf, -np.inf, np.nan, 100]
+    y = np.round(r.uniform(-30, 30, n)).astype(np.float32)
+    y[7] = np.nan
+    feeds = {"x": x, "y": y, "z": np.array([[1.5], [-2.0]], np.float32),
+             "i": np.concatenate([[-2**63, 2**63 - 1, 0], r.integers(-1000, 1000, n - 3)]),
+             "j": np.array([5], np.int64), "u": r.integers(0, 256, n).astype(np.uint8),
+             "v": r.integers(0, 256, n).astype(np.uint8)}
+    want = dict(zip(outs, ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+                    .run(None, feeds)))
+    for target in TARGETS:
+        out = tmp_path / target
+        nunc("compile", path, "--target", target, "-o", out)
+        exe, man = harness.build(str(out))
+        got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w_{target}"))
+        assert got is not None, log
+        for k, w in want.items():
+            a = got[k]
+            assert a.shape == w.shape and a.dtype == w.dtype, (k, a.shape, a.dtype)
+            if w.dtype != np.float32:
+                np.testing.assert_array_equal(a, w, err_msg=f"{target} {k}")
+                continue
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(w), err_msg=f"{target} {k}")
+            # Past 1.2e-38 exp's polynomial flushes to 0 (softplus of x < -87).
+            tol = {"sin": (0, 2e-7), "cos": (0, 2e-7), "tanh": (4e-7, 0),
+                   "softplus": (4e-7, 1.2e-38), "exp": (4e-7, 1.2e-38)}.get(k, (4e-7, 0))
+            np.testing.assert_allclose(a, w, rtol=tol[0], atol=tol[1], err_msg=f"{target} {k}")
+        assert np.array_equal(np.signbit(got["abs"]), np.signbit(want["abs"]))
+        assert np.signbit(got["sin"][0, 1]), "sin(-0) is -0"
+
+
 def test_one_dimensional_convolutions_run_on_the_conv_kernels(nunc, tmp_path):
     """A 1-D conv network (a temporal block: conv + BatchNormalization +
     Relu, a dilated conv with a residual Add, MaxPool, ConvTranspose, a
