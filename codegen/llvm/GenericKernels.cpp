@@ -491,7 +491,7 @@ FailureOr<Value> GenericEmitter::emit() {
           ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
           CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
-  else if (isa<TransposeOp, SliceOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
+  else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
                UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
   else if (isa<ReduceMeanOp, ReduceSumOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
@@ -849,6 +849,76 @@ LogicalResult GenericEmitter::emitDataMovement(Value &status) {
                 b, loc, arith::DivUIOp::create(b, loc, flat, k.index(strides[d])),
                 k.index(inShape[d])));
           k.write(k.read(in, idx, outElem), out, ivs, outElem);
+        });
+        return success();
+      })
+      .Case([&](PadOp p) -> LogicalResult {
+        std::optional<SmallVector<int64_t>> pads = getConstantInts(p.getPads());
+        std::optional<SmallVector<int64_t>> axes =
+            p.getAxes() ? getConstantInts(p.getAxes()) : SmallVector<int64_t>();
+        if (!pads || !axes)
+          return unsupported("Pad with pads or axes computed at run time");
+        ArrayRef<int64_t> inShape = shapeOf(p.getInput());
+        const int64_t rank = inShape.size();
+        if (p.getAxes()) {
+          llvm::Expected<shape::Dims> full = shape::spreadPads(*pads, *axes, rank);
+          if (!full)
+            return unsupported(llvm::toString(full.takeError()));
+          pads = SmallVector<int64_t>(full->begin(), full->end());
+        }
+        StringRef mode = p.getMode();
+        Type ct = KernelBuilder::computeType(outElem);
+        Value fill;
+        if (p.getConstantValue()) {
+          SmallVector<Value> zeros(shapeOf(p.getConstantValue()).size(), k.index(0));
+          fill = k.read(operandMem(2), zeros, outElem);
+        } else {
+          fill = isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+        }
+        auto cmp = [&](arith::CmpIPredicate pred, Value a, Value c) {
+          return arith::CmpIOp::create(b, loc, pred, a, c).getResult();
+        };
+        k.forEach(outShape, [&](ValueRange ivs) {
+          SmallVector<Value> idx;
+          Value inside;
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t begin = (*pads)[d], end = (*pads)[d + rank], n = inShape[d];
+            Value j = ivs[d];
+            if (begin != 0)
+              j = arith::SubIOp::create(b, loc, j, k.index(begin));
+            if (begin <= 0 && end <= 0) { // only cropped: always inside
+              idx.push_back(j);
+              continue;
+            }
+            Value low = cmp(arith::CmpIPredicate::slt, j, k.index(0));
+            Value high = cmp(arith::CmpIPredicate::sge, j, k.index(n));
+            Value mapped;
+            if (mode == "constant") {
+              Value in = arith::AndIOp::create(
+                  b, loc, arith::XOrIOp::create(b, loc, low, k.intConst(1, b.getI1Type())),
+                  arith::XOrIOp::create(b, loc, high, k.intConst(1, b.getI1Type())));
+              inside = inside ? arith::AndIOp::create(b, loc, inside, in).getResult() : in;
+              mapped = arith::SelectOp::create(b, loc, in, j, k.index(0));
+            } else if (mode == "edge") {
+              mapped = arith::SelectOp::create(
+                  b, loc, low, k.index(0),
+                  arith::SelectOp::create(b, loc, high, k.index(n - 1), j));
+            } else if (mode == "wrap") {
+              Value r = arith::RemSIOp::create(b, loc, j, k.index(n));
+              mapped = arith::RemSIOp::create(
+                  b, loc, arith::AddIOp::create(b, loc, r, k.index(n)), k.index(n));
+            } else { // reflect (pads < n: one mirror)
+              Value neg = arith::SubIOp::create(b, loc, k.index(0), j);
+              Value far = arith::SubIOp::create(b, loc, k.index(2 * (n - 1)), j);
+              mapped = arith::SelectOp::create(b, loc, low, neg,
+                                               arith::SelectOp::create(b, loc, high, far, j));
+            }
+            idx.push_back(mapped);
+          }
+          Value v = k.read(operandMem(0), idx, outElem);
+          if (inside)
+            v = arith::SelectOp::create(b, loc, inside, v, fill);
+          k.write(v, out, ivs, outElem);
         });
         return success();
       })

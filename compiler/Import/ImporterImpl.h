@@ -26,7 +26,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "Split", "Neg", "HardSigmoid",
     "HardSwish", "Range", "ConvTranspose", "Col2Im", "Resize", "Upsample", "Exp", "Log", "Sin",
     "Cos", "Abs", "Reciprocal", "Softplus", "Min", "Max", "Greater", "Less", "GreaterOrEqual",
-    "LessOrEqual", "Not", "And", "Or", "Xor",
+    "LessOrEqual", "Not", "And", "Or", "Xor", "Pad",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

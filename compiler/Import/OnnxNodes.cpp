@@ -153,6 +153,51 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<ClipOp>(n, present(operands), {segments(operands)}));
   }
 
+  // Pad: pads (an attribute before opset 11, then an input), the constant
+  // value (attribute `value` before 11, then an optional input) and, from
+  // opset 18, `axes` (constant) spread over every dim.
+  if (op == "Pad") {
+    if (failed(arity(1, n.opset < 11 ? 1 : 4)))
+      return failure();
+    FailureOr<std::string> mode = n.getString("mode", "constant");
+    if (failed(mode))
+      return failure();
+    std::optional<int64_t> rank = rankOf(in(0));
+    if (!rank)
+      return n.error() << "Pad needs an input of known rank";
+    Value pads = in(1), value = in(2);
+    if (n.opset < 11) {
+      FailureOr<std::optional<SmallVector<int64_t>>> p = n.getInts("pads");
+      FailureOr<float> v = n.getFloat("value", 0.f);
+      if (failed(p) || failed(v))
+        return failure();
+      if (!*p)
+        return n.error() << "Pad needs its 'pads' attribute";
+      pads = constI64(loc, **p);
+      value = *v != 0.f ? constScalar(loc, element(in(0)), *v) : Value();
+    } else if (!pads) {
+      return n.error() << "Pad needs its pads input";
+    }
+    if (value && isEmptyTensor(value))
+      value = Value();
+    // Constant axes and pads spread over every dim here; otherwise the op
+    // keeps its axes (the evaluator spreads them).
+    Value axes = in(3);
+    if (axes) {
+      std::optional<SmallVector<int64_t>> a = getConstantInts(axes), p = getConstantInts(pads);
+      if (a && p) {
+        llvm::Expected<shape::Dims> full = shape::spreadPads(*p, *a, *rank);
+        if (!full)
+          return n.error() << llvm::toString(full.takeError());
+        pads = constI64(loc, *full);
+        axes = Value();
+      }
+    }
+    SmallVector<Value> operands{in(0), pads, value, axes};
+    return take(create<PadOp>(n, present(operands),
+                              {segments(operands), attr("mode", builder.getStringAttr(*mode))}));
+  }
+
   if (op == "Gemm") {
     FailureOr<float> alpha = n.getFloat("alpha", 1.f), beta = n.getFloat("beta", 1.f);
     FailureOr<int64_t> ta = n.getInt("transA", 0), tb = n.getInt("transB", 0);

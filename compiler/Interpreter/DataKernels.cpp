@@ -3,6 +3,8 @@
 #include "KernelSupport.h"
 #include "Kernels.h"
 
+#include <cstring>
+
 namespace mlir::nunc::kernels {
 
 namespace {
@@ -150,6 +152,66 @@ Expected<Tensor> slice(const Tensor &x, const Tensor &starts, const Tensor &ends
   }
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
   stridedCopy(x, out, base, strides);
+  return out;
+}
+
+Expected<Tensor> pad(const Tensor &x, const Tensor &padsT, const Tensor *value,
+                     const Tensor *axes, llvm::StringRef mode) {
+  llvm::SmallVector<int64_t, 6> pads = readInts(padsT);
+  const int64_t rank = x.rank();
+  if (axes) {
+    NUNC_ASSIGN_OR_RETURN(full, shape::spreadPads(pads, readInts(*axes), rank));
+    pads.assign(full.begin(), full.end());
+  }
+  if (static_cast<int64_t>(pads.size()) != 2 * rank)
+    return kernelError("Pad needs 2 x rank pads, got " + std::to_string(pads.size()));
+  if (value && (value->numElements() != 1 || value->dtype() != x.dtype()))
+    return kernelError("Pad's constant_value must be one element of the input's type");
+  shape::Dims outShape;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t n = x.shape()[d], size = n + pads[d] + pads[d + rank];
+    bool grows = pads[d] > 0 || pads[d + rank] > 0;
+    if (size < 0 || (mode != "constant" && grows && n == 0) ||
+        (mode == "reflect" && grows && (pads[d] >= n || pads[d + rank] >= n)))
+      return kernelError("Pad cannot pad dim " + std::to_string(d) + " of " +
+                         std::to_string(n) + " by " + std::to_string(pads[d]) + ", " +
+                         std::to_string(pads[d + rank]) + " in mode " + mode.str());
+    outShape.push_back(size);
+  }
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), outShape));
+  const size_t width = dtypeSize(x.dtype());
+  llvm::SmallVector<int64_t, 6> strides = rowMajorStrides(x.shape());
+  const int64_t total = out.numElements();
+  llvm::SmallVector<int64_t, 6> idx(rank, 0);
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t offset = 0;
+    bool inside = true;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t n = x.shape()[d], j = idx[d] - pads[d];
+      if (j < 0 || j >= n) {
+        if (mode == "constant") {
+          inside = false;
+          break;
+        }
+        if (mode == "edge")
+          j = j < 0 ? 0 : n - 1;
+        else if (mode == "wrap")
+          j = ((j % n) + n) % n;
+        else // reflect: pads < n, so one mirror suffices
+          j = j < 0 ? -j : 2 * (n - 1) - j;
+      }
+      offset += j * strides[d];
+    }
+    char *dst = out.mutableRaw() + i * width;
+    if (inside)
+      std::memcpy(dst, x.raw() + offset * width, width);
+    else if (value)
+      std::memcpy(dst, value->raw(), width);
+    else
+      std::memset(dst, 0, width);
+    for (int64_t d = rank - 1; d >= 0 && ++idx[d] == outShape[d]; --d)
+      idx[d] = 0;
+  }
   return out;
 }
 

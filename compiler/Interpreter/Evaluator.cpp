@@ -471,6 +471,10 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                          opt(o.getAxes()), opt(o.getSteps())));
       })
       .Case([&](ExpandOp o) { return one(expand(get(o.getInput()), get(o.getShape()))); })
+      .Case([&](PadOp o) {
+        return one(pad(get(o.getInput()), get(o.getPads()), opt(o.getConstantValue()),
+                       opt(o.getAxes()), o.getMode()));
+      })
       .Case([&](ShapeOp o) {
         return one(shapeOf(get(o.getData()), o.getStart(), o.getEnd()));
       })

@@ -98,6 +98,11 @@ Expected<Tensor> concat(llvm::ArrayRef<const Tensor *> inputs, int64_t axis);
 Expected<Tensor> slice(const Tensor &x, const Tensor &starts, const Tensor &ends,
                        const Tensor *axes, const Tensor *steps);
 Expected<Tensor> expand(const Tensor &x, const Tensor &shape);
+/// ONNX Pad over `axes` (absent: every dim; pads: begins, then ends;
+/// negative ones crop);
+/// `mode` constant (`value`, one element, or 0), reflect, edge or wrap.
+Expected<Tensor> pad(const Tensor &x, const Tensor &pads, const Tensor *value,
+                     const Tensor *axes, llvm::StringRef mode);
 Expected<Tensor> shapeOf(const Tensor &x, int64_t start, std::optional<int64_t> end);
 /// `value` holds one element.
 Expected<Tensor> constantOfShape(const Tensor &shape, const Tensor &value);

@@ -11,6 +11,7 @@
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -338,6 +339,25 @@ std::string BatchAnalysis::check(Operation *op) {
           if (!notLeadingAxis(a, rank(s.getData()), "").empty())
             return "it slices the batch dim";
         return onlyFirstBatched(s);
+      })
+      .Case<PadOp>([&](PadOp p) -> std::string {
+        std::optional<SmallVector<int64_t>> pads = getConstantInts(p.getPads());
+        std::optional<SmallVector<int64_t>> axes =
+            p.getAxes() ? getConstantInts(p.getAxes()) : SmallVector<int64_t>();
+        int64_t r = rank(p.getInput());
+        if (!pads || !axes)
+          return "the pads are not constant";
+        if (p.getAxes()) {
+          llvm::Expected<shape::Dims> full = shape::spreadPads(*pads, *axes, r);
+          if (!full) {
+            llvm::consumeError(full.takeError());
+            return "bad pads";
+          }
+          pads = SmallVector<int64_t>(full->begin(), full->end());
+        }
+        if (r == 0 || (*pads)[0] != 0 || (*pads)[r] != 0)
+          return "it pads the batch dim";
+        return onlyFirstBatched(p);
       })
       .Case<ExpandOp>([&](ExpandOp e) -> std::string {
         std::optional<SmallVector<int64_t>> shape = getConstantInts(e.getShape());

@@ -68,6 +68,21 @@ Expected<Dims> normalizeAxes(ArrayRef<int64_t> axes, int64_t rank,
   return out;
 }
 
+Expected<Dims> spreadPads(ArrayRef<int64_t> pads, ArrayRef<int64_t> axes, int64_t rank) {
+  if (pads.size() != 2 * axes.size())
+    return makeError("Pad needs 2 x " + llvm::Twine(axes.size()) + " pads for its axes, got " +
+                     llvm::Twine(pads.size()));
+  auto dims = normalizeAxes(axes, rank, "Pad's axes");
+  if (!dims)
+    return dims.takeError();
+  Dims full(2 * rank, 0);
+  for (auto [i, d] : llvm::enumerate(*dims)) {
+    full[d] = pads[i];
+    full[d + rank] = pads[i + axes.size()];
+  }
+  return full;
+}
+
 Expected<Dims> broadcast(ArrayRef<ArrayRef<int64_t>> shapes) {
   size_t rank = 0;
   for (ArrayRef<int64_t> s : shapes)

@@ -835,6 +835,59 @@ LogicalResult ConcatOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult PadOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput());
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    return emitError() << "Pad mode must be constant, reflect, edge or wrap, got '" << mode
+                       << "'";
+  if (getConstantValue()) {
+    auto v = dyn_cast<RankedTensorType>(getConstantValue().getType());
+    if (elementOf(getConstantValue()) != element || (v && v.getNumElements() > 1 && v.hasStaticShape()))
+      return emitError() << "Pad's constant_value must be one element of the input's type, got "
+                         << getConstantValue().getType();
+  }
+  auto in = dimsOf(getInput());
+  if (!in) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  const int64_t rank = in->size();
+  std::optional<SmallVector<int64_t>> pads = getConstantInts(getPads());
+  std::optional<SmallVector<int64_t>> axes =
+      getAxes() ? getConstantInts(getAxes()) : std::optional<SmallVector<int64_t>>();
+  if (!pads || (getAxes() && !axes)) {
+    types.push_back(rankedDynamic(rank, element));
+    return success();
+  }
+  if (axes) {
+    llvm::Expected<shape::Dims> full = shape::spreadPads(*pads, *axes, rank);
+    if (!full)
+      return emitError() << llvm::toString(full.takeError());
+    pads = *full;
+  }
+  if (static_cast<int64_t>(pads->size()) != 2 * rank)
+    return emitError() << "Pad needs 2 x rank = " << 2 * rank << " pads, got " << pads->size();
+  SmallVector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t dim = (*in)[d], begin = (*pads)[d], end = (*pads)[d + rank];
+    if (ShapedType::isDynamic(dim)) {
+      out.push_back(ShapedType::kDynamic);
+      continue;
+    }
+    if (dim + begin + end < 0)
+      return emitError() << "Pad's pads " << begin << " and " << end << " leave dim " << d
+                         << " (" << dim << ") negative";
+    if ((mode == "reflect" && (begin >= dim || end >= dim) && (begin > 0 || end > 0)) ||
+        (mode != "constant" && dim == 0 && (begin > 0 || end > 0)))
+      return emitError() << "Pad mode '" << mode << "' cannot pad dim " << d << " of size "
+                         << dim << " by " << begin << " and " << end;
+    out.push_back(dim + begin + end);
+  }
+  types.push_back(RankedTensorType::get(out, element));
+  return success();
+}
+
 LogicalResult SliceOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   Type element = elementOf(getData());
   auto in = dimsOf(getData());

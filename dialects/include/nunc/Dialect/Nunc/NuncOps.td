@@ -579,6 +579,27 @@ def Nunc_ConcatOp : Nunc_Op<"concat"> {
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
 }
 
+def Nunc_PadOp : Nunc_Op<"pad", [AttrSizedOperandSegments]> {
+  let summary = "ONNX Pad: pads [begin..., end...], negative ones crop";
+  let description = [{
+    `mode` constant (the optional scalar `constant_value`, else 0), reflect
+    (mirrored without repeating the edge), edge (the edge repeated) or wrap
+    (periodic). Without `axes`, `pads` holds 2 x rank values (the importer
+    spreads constant ONNX `axes` over every dim); with it (run-time pads or
+    axes), 2 x len(axes). The output's dim d is in_d + begin_d + end_d.
+  }];
+  let arguments = (ins Nunc_Tensor:$input, TensorOf<[I64]>:$pads,
+                       Optional<Nunc_Tensor>:$constant_value,
+                       Optional<Nunc_IntTensor>:$axes,
+                       DefaultValuedStrAttr<StrAttr, "constant">:$mode);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $pads (`value` $constant_value^ `:` type($constant_value))?
+    (`axes` $axes^ `:` type($axes))? attr-dict `:` type($input) `,` type($pads) `->`
+    type($output)
+  }];
+}
+
 def Nunc_SliceOp : Nunc_Op<"slice", [AttrSizedOperandSegments]> {
   let summary = "numpy-style slicing with starts/ends/axes/steps tensors";
   let arguments = (ins Nunc_Tensor:$data, Nunc_IntTensor:$starts,

@@ -54,6 +54,11 @@ llvm::Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank,
 llvm::Expected<Dims> normalizeAxes(llvm::ArrayRef<int64_t> axes, int64_t rank,
                                    llvm::StringRef what = "axes");
 
+/// ONNX Pad's pads for `axes` ([begins..., ends...], 2 x len(axes)) as
+/// pads over every dim of a tensor of `rank` (0 elsewhere).
+llvm::Expected<Dims> spreadPads(llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> axes,
+                                int64_t rank);
+
 /// Multidirectional (numpy) broadcasting of any number of shapes.
 llvm::Expected<Dims> broadcast(llvm::ArrayRef<llvm::ArrayRef<int64_t>> shapes);
 llvm::Expected<Dims> broadcast(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
