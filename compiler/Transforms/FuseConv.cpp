@@ -401,10 +401,48 @@ template <typename BinOp> struct PostAffineIntoConv : OpRewritePattern<BinOp> {
   }
 };
 
+/// A Pad of zeros over the spatial dims before a Conv (as TensorFlow
+/// exports explicit padding, or ZeroPad2d) is the conv's own padding: the
+/// pads add to its pads, and the kernels skip the padded copy.
+template <typename ConvTy> struct PadIntoConv : OpRewritePattern<ConvTy> {
+  using OpRewritePattern<ConvTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvTy conv, PatternRewriter &rewriter) const override {
+    auto pad = conv.getInput().template getDefiningOp<PadOp>();
+    if (!pad || pad.getMode() != "constant" || pad.getAxes() || conv.getAutoPad() != "NOTSET")
+      return failure();
+    if (Value v = pad.getConstantValue()) {
+      std::optional<double> zero = scalarConstant(v);
+      if (!zero || *zero != 0.0)
+        return failure();
+    }
+    std::optional<SmallVector<int64_t>> pads = getConstantInts(pad.getPads());
+    int64_t rank = cast<ShapedType>(pad.getInput().getType()).getRank();
+    ArrayRef<int64_t> own = conv.getPads();
+    int64_t spatial = rank - 2;
+    if (!pads || static_cast<int64_t>(pads->size()) != 2 * rank ||
+        static_cast<int64_t>(own.size()) != 2 * spatial)
+      return failure();
+    if ((*pads)[0] || (*pads)[1] || (*pads)[rank] || (*pads)[rank + 1] ||
+        llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
+      return failure();
+    SmallVector<int64_t> merged(own);
+    for (int64_t i = 0; i < spatial; ++i) {
+      merged[i] += (*pads)[2 + i];
+      merged[spatial + i] += (*pads)[rank + 2 + i];
+    }
+    rewriter.modifyOpInPlace(conv, [&] {
+      conv.getInputMutable().assign(pad.getInput());
+      conv.setPads(merged);
+    });
+    return success();
+  }
+};
+
 struct FuseConvPass : public mlir::nunc::impl::FuseConvBase<FuseConvPass> {
   using FuseConvBase::FuseConvBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    patterns.add<PadIntoConv<ConvOp>, PadIntoConv<FusedConvOp>>(&getContext(), /*benefit=*/3);
     if (int8)
       patterns.add<QdqConvToQuantizedConv<ConvOp>, QdqConvToQuantizedConv<FusedConvOp>,
                    DynamicQuantizedConvToQuantizedConv>(&getContext(), /*benefit=*/2);

@@ -442,3 +442,35 @@ func.func @hard_swish_post_affine(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x3x3xf3
   %7 = nunc.mul %6, %t : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
   return %4, %7 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
+
+// -----
+
+// A Pad of zeros over H and W before a Conv adds to its pads (then the Relu
+// fuses as usual); a Pad of another value, one that pads the channels, or
+// a reflecting one stays.
+
+// CHECK-LABEL: func.func @pad_into_conv(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x5x5xf32>
+// CHECK-NOT: nunc.pad
+// CHECK: nunc.fused_conv %[[X]], %{{.*}}pads = array<i64: 2, 1, 0, 2>{{.*}} -> tensor<1x3x7x8xf32>
+// CHECK-COUNT-3: nunc.pad
+// CHECK-NOT: nunc.pad
+// NOINT8-LABEL: func.func @pad_into_conv(
+// NOINT8: nunc.fused_conv %arg0, %{{.*}}pads = array<i64: 2, 1, 0, 2>
+func.func @pad_into_conv(%x: tensor<1x2x5x5xf32>) -> (tensor<1x3x7x8xf32>, tensor<1x3x7x8xf32>, tensor<1x3x7x8xf32>, tensor<1x3x6x7xf32>) {
+  %w = nunc.constant dense<0.5> : tensor<3x2x1x1xf32>
+  %w3 = nunc.constant dense<0.5> : tensor<3x3x1x1xf32>
+  %p = nunc.constant dense<[0, 0, 1, 0, 0, 0, 0, 2]> : tensor<8xi64>
+  %pc = nunc.constant dense<[0, 1, 1, 0, 0, 0, 0, 2]> : tensor<8xi64>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %xp = nunc.pad %x, %p : tensor<1x2x5x5xf32>, tensor<8xi64> -> tensor<1x2x6x7xf32>
+  %c = nunc.conv %xp, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x6x7xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x7x8xf32>
+  %r = nunc.relu %c : tensor<1x3x7x8xf32> -> tensor<1x3x7x8xf32>
+  %xo = nunc.pad %x, %p value %one : tensor<f32> : tensor<1x2x5x5xf32>, tensor<8xi64> -> tensor<1x2x6x7xf32>
+  %co = nunc.conv %xo, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x6x7xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x7x8xf32>
+  %xr = nunc.pad %x, %p {mode = "reflect"} : tensor<1x2x5x5xf32>, tensor<8xi64> -> tensor<1x2x6x7xf32>
+  %cr = nunc.conv %xr, %w {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x2x6x7xf32>, tensor<3x2x1x1xf32> -> tensor<1x3x7x8xf32>
+  %xc = nunc.pad %x, %pc : tensor<1x2x5x5xf32>, tensor<8xi64> -> tensor<1x3x6x7xf32>
+  %cc = nunc.conv %xc, %w3 {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : tensor<1x3x6x7xf32>, tensor<3x3x1x1xf32> -> tensor<1x3x6x7xf32>
+  return %r, %co, %cr, %cc : tensor<1x3x7x8xf32>, tensor<1x3x7x8xf32>, tensor<1x3x7x8xf32>, tensor<1x3x6x7xf32>
+}

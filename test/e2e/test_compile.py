@@ -509,6 +509,52 @@ def test_math_comparison_and_logic_ops_match_onnxruntime(nunc, tmp_path):
         assert np.signbit(got["sin"][0, 1]), "sin(-0) is -0"
 
 
+def test_pad_before_conv_matches_onnxruntime(nunc, tmp_path):
+    """TensorFlow-style explicit padding (a Pad of zeros, then a VALID
+    stride-2 conv) folds into the conv's pads (no pad step left); reflect,
+    edge and wrap Pads (and one cropping with negative pads) run as steps
+    of their own; f32 on every target and --quantize int8 against
+    onnxruntime."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(17)
+    w = nh.from_array((r.standard_normal((8, 6, 3, 3)) * 0.2).astype(np.float32), "w")
+    pz = nh.from_array(np.array([0, 0, 0, 1, 0, 0, 1, 2], np.int64), "pz")
+    pr = nh.from_array(np.array([0, 0, 2, 1, 0, 0, 1, 2], np.int64), "pr")
+    pc = nh.from_array(np.array([0, 0, -1, 2, 0, 0, 1, -2], np.int64), "pc")
+    nodes = [h.make_node("Pad", ["x", "pz"], ["xz"]),
+             h.make_node("Conv", ["xz", "w"], ["y"], strides=[2, 2]),
+             h.make_node("Pad", ["x", "pr"], ["xr"], mode="reflect"),
+             h.make_node("Conv", ["xr", "w"], ["yr"]),
+             h.make_node("Pad", ["x", "pr"], ["xe"], mode="edge"),
+             h.make_node("Pad", ["x", "pr"], ["xw"], mode="wrap"),
+             h.make_node("Pad", ["x", "pc"], ["xc"])]
+    outs = ["y", "yr", "xe", "xw", "xc"]
+    g = h.make_graph(nodes, "pads", [h.make_tensor_value_info("x", 1, [1, 6, 13, 11])],
+                     [h.make_tensor_value_info(o, 1, None) for o in outs], [w, pz, pr, pc])
+    path = str(tmp_path / "pads.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 19)]), path)
+    feeds = {"x": r.standard_normal((1, 6, 13, 11)).astype(np.float32)}
+    want = dict(zip(outs, ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+                    .run(None, feeds)))
+    int8 = ["x86_64-avx512vnni"] if host_has("avx512_vnni") else []
+    for target in TARGETS + int8:
+        out = tmp_path / target
+        extra = ["--quantize", "int8"] if target in int8 else []
+        res = nunc("compile", path, "--target", target, "--explain", *extra, "-o", out)
+        pads = [s for s in res.stdout.splitlines() if "nunc.pad" in s]
+        assert len(pads) == 4 and not [s for s in pads if '"Pad#0"' in s], res.stdout
+        exe, man = harness.build(str(out))
+        got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w_{target}"))
+        assert got is not None, log
+        for k in outs:
+            if extra and k in ("y", "yr"):
+                c = got[k].ravel() @ want[k].ravel() / np.linalg.norm(got[k]) / np.linalg.norm(want[k])
+                assert c >= 0.999, (k, c)
+            else:
+                np.testing.assert_allclose(got[k], want[k], rtol=1e-4, atol=1e-5, err_msg=k)
+
+
 def test_one_dimensional_convolutions_run_on_the_conv_kernels(nunc, tmp_path):
     """A 1-D conv network (a temporal block: conv + BatchNormalization +
     Relu, a dilated conv with a residual Add, MaxPool, ConvTranspose, a

@@ -391,6 +391,8 @@ def LowerConvTranspose : Pass<"nunc-lower-conv-transpose", "func::FuncOp"> {
 def FuseConv : Pass<"nunc-fuse-conv", "func::FuncOp"> {
   let summary = "Folds a residual Add and an activation into the preceding Conv; QDQ convs to int8";
   let description = [{
+    A Pad of zeros over the spatial dims (constant mode) before a Conv adds
+    to the conv's pads (TensorFlow's explicit padding, ZeroPad2d).
     Conv followed by an Add of a same-shaped tensor (residual) and/or an
     activation (Relu, LeakyRelu, Clip, Sigmoid, Tanh, GELU, HardSigmoid,
     HardSwish, SiLU) becomes nunc.fused_conv, or folds into a quantized_conv the
