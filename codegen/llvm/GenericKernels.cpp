@@ -494,7 +494,8 @@ FailureOr<Value> GenericEmitter::emit() {
   else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
                UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
-  else if (isa<ReduceMeanOp, ReduceSumOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
+  else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, SoftmaxOp, LayerNormOp,
+               GlobalAveragePoolOp>(op))
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
@@ -1085,7 +1086,7 @@ LogicalResult GenericEmitter::emitDataMovement(Value &status) {
 
 LogicalResult GenericEmitter::emitReduction() {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
-      .Case<ReduceMeanOp, ReduceSumOp>([&](Operation *) {
+      .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>([&](Operation *) {
         Value axesValue = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
         std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>();
         if (axesValue)
@@ -1119,14 +1120,36 @@ LogicalResult GenericEmitter::emitReduction() {
         ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
         // Loop over the kept dims in the input's rank; the result is written
         // at those coordinates with the reduced dims dropped when keepdims=0.
+        bool isMax = isa<ReduceMaxOp>(op), isMin = isa<ReduceMinOp>(op);
+        bool unsignedInt = KernelBuilder::isUnsigned(el) || el.isInteger(1); // (bool: 0 < 1)
+        // Max / min start from their identity (-inf / +inf, or the type's
+        // lowest / highest) and let NaN win (maximumf / minimumf).
+        auto init = [&]() -> Value {
+          if (!isMax && !isMin)
+            return isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+          if (isa<FloatType>(ct))
+            return k.floatConst(isMax ? -INFINITY : INFINITY, ct);
+          unsigned w = ct.getIntOrFloatBitWidth();
+          APInt v = unsignedInt ? (isMax ? APInt::getMinValue(w) : APInt::getMaxValue(w))
+                                : (isMax ? APInt::getSignedMinValue(w)
+                                         : APInt::getSignedMaxValue(w));
+          return arith::ConstantOp::create(b, loc, ct, b.getIntegerAttr(ct, v));
+        };
+        auto combine = [&](Value acc, Value v) -> Value {
+          if (!isMax && !isMin)
+            return k.add(acc, v);
+          if (isa<FloatType>(ct))
+            return isMax ? Value(arith::MaximumFOp::create(b, loc, acc, v))
+                         : Value(arith::MinimumFOp::create(b, loc, acc, v));
+          return isMax ? k.max(acc, v, unsignedInt) : k.min(acc, v, unsignedInt);
+        };
         k.forEach(kept, [&](ValueRange ivs) {
-          Value zero = isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
-          Value sum = k.reduce(reducedDims, zero, [&](ValueRange rivs, Value acc) {
+          Value sum = k.reduce(reducedDims, init(), [&](ValueRange rivs, Value acc) {
             SmallVector<Value> idx;
             size_t r = 0;
             for (size_t d = 0; d < in.size(); ++d)
               idx.push_back(llvm::is_contained(*red, (int64_t)d) ? rivs[r++] : ivs[d]);
-            return k.add(acc, k.read(operandMem(0), idx, el));
+            return combine(acc, k.read(operandMem(0), idx, el));
           });
           if (isMean) {
             if (isa<FloatType>(ct))

@@ -26,7 +26,9 @@ inline const llvm::StringRef kSupportedOps[] = {
     "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "Split", "Neg", "HardSigmoid",
     "HardSwish", "Range", "ConvTranspose", "Col2Im", "Resize", "Upsample", "Exp", "Log", "Sin",
     "Cos", "Abs", "Reciprocal", "Softplus", "Min", "Max", "Greater", "Less", "GreaterOrEqual",
-    "LessOrEqual", "Not", "And", "Or", "Xor", "Pad",
+    "LessOrEqual", "Not", "And", "Or", "Xor", "Pad", "ReduceMax", "ReduceMin", "Elu", "Selu",
+    "Celu", "Softsign", "ThresholdedRelu", "PRelu", "Mish", "Sign", "Sum", "Mean",
+    "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

@@ -98,7 +98,9 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
       .Case("DynamicQuantizeLinear", 11)
-      .Cases({"GreaterOrEqual", "LessOrEqual"}, 12)
+      .Cases({"GreaterOrEqual", "LessOrEqual", "Celu"}, 12)
+      .Cases({"ThresholdedRelu"}, 10)
+      .Case("Mish", 18)
       .Case("Gelu", 20)
       .Default(1);
 }

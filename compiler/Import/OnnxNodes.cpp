@@ -217,8 +217,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<MatMulIntegerOp>(n, present(operands), {segments(operands)}));
   }
 
-  if (op == "ReduceMean" || op == "ReduceSum") {
-    bool axesAsInput = op == "ReduceMean" ? n.opset >= 18 : n.opset >= 13;
+  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
+    bool axesAsInput = op == "ReduceSum" ? n.opset >= 13 : n.opset >= 18;
     FailureOr<int64_t> keep = n.getInt("keepdims", 1);
     if (failed(keep))
       return failure();
@@ -243,6 +243,10 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     SmallVector<Value> operands = present({in(0), axes});
     if (op == "ReduceMean")
       return take(create<ReduceMeanOp>(n, operands, attrs));
+    if (op == "ReduceMax")
+      return take(create<ReduceMaxOp>(n, operands, attrs));
+    if (op == "ReduceMin")
+      return take(create<ReduceMinOp>(n, operands, attrs));
     return take(create<ReduceSumOp>(n, operands, attrs));
   }
 
@@ -544,6 +548,217 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       acc = *next;
     }
     outputs.push_back(acc);
+    return success();
+  }
+  // Activations that are compositions of other ops, each as ONNX defines
+  // it (its function body or reference): Elu, Selu, Celu, Softsign,
+  // ThresholdedRelu, PRelu, Mish and Sign.
+  if (op == "Elu" || op == "Selu" || op == "Celu" || op == "Softsign" ||
+      op == "ThresholdedRelu" || op == "PRelu" || op == "Mish" || op == "Sign") {
+    if (failed(arity(op == "PRelu" ? 2 : 1, op == "PRelu" ? 2 : 1)))
+      return failure();
+    Value x = in(0);
+    Type el = element(x);
+    auto mk = [&](StringRef name, ValueRange operands,
+                  ArrayRef<NamedAttribute> attrs = {}) {
+      return firstResult(create(n, name, operands, attrs, 1));
+    };
+    // f16 and bf16 compute in f32 and round once, as ONNX's reference does.
+    Type original = el;
+    if (isa<FloatType>(el) && !el.isF32() && !el.isF64() && op != "PRelu") {
+      el = builder.getF32Type();
+      FailureOr<Value> wide =
+          mk(CastOp::getOperationName(), {x}, {attr("to", TypeAttr::get(el))});
+      if (failed(wide))
+        return failure();
+      x = *wide;
+    }
+    auto c = [&](double v) { return constScalar(loc, el, v); };
+    FailureOr<Value> y = failure();
+    if (op == "Elu" || op == "Celu") {
+      // Elu: x > 0 ? x : alpha (e^x - 1); Celu: max(0, x) + min(0, alpha
+      // (e^(x / alpha) - 1)).
+      FailureOr<float> alpha = n.getFloat("alpha", 1.f);
+      if (failed(alpha))
+        return failure();
+      FailureOr<Value> arg = op == "Celu" ? mk(DivOp::getOperationName(), {x, c(*alpha)})
+                                          : FailureOr<Value>(x);
+      FailureOr<Value> e = succeeded(arg) ? mk(ExpOp::getOperationName(), {*arg}) : arg;
+      if (succeeded(e))
+        e = mk(SubOp::getOperationName(), {*e, c(1)});
+      if (succeeded(e))
+        e = mk(MulOp::getOperationName(), {c(*alpha), *e});
+      if (failed(e))
+        return failure();
+      if (op == "Elu") {
+        FailureOr<Value> pos = mk(GreaterOp::getOperationName(), {x, c(0)});
+        y = succeeded(pos) ? mk(WhereOp::getOperationName(), {*pos, x, *e}) : pos;
+      } else {
+        FailureOr<Value> hi = mk(MaxOp::getOperationName(), {c(0), x});
+        FailureOr<Value> lo = mk(MinOp::getOperationName(), {c(0), *e});
+        y = succeeded(hi) && succeeded(lo) ? mk(AddOp::getOperationName(), {*hi, *lo})
+                                           : FailureOr<Value>(failure());
+      }
+    } else if (op == "Selu") {
+      // gamma (x > 0 ? x : alpha e^x - alpha)
+      FailureOr<float> alpha = n.getFloat("alpha", 1.67326319217681884765625f);
+      FailureOr<float> gamma = n.getFloat("gamma", 1.05070102214813232421875f);
+      if (failed(alpha) || failed(gamma))
+        return failure();
+      FailureOr<Value> e = mk(ExpOp::getOperationName(), {x});
+      if (succeeded(e))
+        e = mk(MulOp::getOperationName(), {c(*alpha), *e});
+      if (succeeded(e))
+        e = mk(SubOp::getOperationName(), {*e, c(*alpha)});
+      FailureOr<Value> pos = mk(GreaterOp::getOperationName(), {x, c(0)});
+      if (succeeded(e) && succeeded(pos))
+        y = mk(WhereOp::getOperationName(), {*pos, x, *e});
+      if (succeeded(y))
+        y = mk(MulOp::getOperationName(), {c(*gamma), *y});
+    } else if (op == "Softsign") {
+      FailureOr<Value> a = mk(AbsOp::getOperationName(), {x});
+      if (succeeded(a))
+        a = mk(AddOp::getOperationName(), {c(1), *a});
+      y = succeeded(a) ? mk(DivOp::getOperationName(), {x, *a}) : a;
+    } else if (op == "ThresholdedRelu") {
+      FailureOr<float> alpha = n.getFloat("alpha", 1.f);
+      if (failed(alpha))
+        return failure();
+      FailureOr<Value> above = mk(GreaterOp::getOperationName(), {x, c(*alpha)});
+      y = succeeded(above) ? mk(WhereOp::getOperationName(), {*above, x, c(0)}) : above;
+    } else if (op == "PRelu") {
+      // x < 0 ? slope x : x, slope broadcast to x.
+      FailureOr<Value> neg = mk(GreaterOp::getOperationName(), {c(0), x});
+      FailureOr<Value> scaled = mk(MulOp::getOperationName(), {in(1), x});
+      if (succeeded(neg) && succeeded(scaled))
+        y = mk(WhereOp::getOperationName(), {*neg, *scaled, x});
+    } else if (op == "Mish") {
+      FailureOr<Value> t = mk(SoftplusOp::getOperationName(), {x});
+      if (succeeded(t))
+        t = mk(TanhOp::getOperationName(), {*t});
+      y = succeeded(t) ? mk(MulOp::getOperationName(), {x, *t}) : t;
+    } else { // Sign: 1, -1, or x itself (0, -0, NaN)
+      FailureOr<Value> neg = mk(GreaterOp::getOperationName(), {c(0), x});
+      FailureOr<Value> pos = mk(GreaterOp::getOperationName(), {x, c(0)});
+      if (succeeded(neg) && succeeded(pos)) {
+        y = mk(WhereOp::getOperationName(), {*neg, c(-1), x});
+        if (succeeded(y))
+          y = mk(WhereOp::getOperationName(), {*pos, c(1), *y});
+      }
+    }
+    if (succeeded(y) && el != original)
+      y = mk(CastOp::getOperationName(), {*y}, {attr("to", TypeAttr::get(original))});
+    if (failed(y))
+      return failure();
+    outputs.push_back(*y);
+    return success();
+  }
+  // Sum and Mean of any number of inputs: Adds in input order (Mean then
+  // divides by the count).
+  if (op == "Sum" || op == "Mean") {
+    if (failed(arity(1, 1 << 20)))
+      return failure();
+    Value acc = in(0);
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      FailureOr<Value> next = firstResult(create<AddOp>(n, {acc, in(i)}));
+      if (failed(next))
+        return failure();
+      acc = *next;
+    }
+    if (op == "Mean" && n.inputs.size() > 1)
+      return take(create<DivOp>(
+          n, {acc, constScalar(loc, element(in(0)), static_cast<double>(n.inputs.size()))}));
+    outputs.push_back(acc);
+    return success();
+  }
+  // GlobalMaxPool: ReduceMax over the spatial dims, kept.
+  if (op == "GlobalMaxPool") {
+    if (failed(arity(1, 1)))
+      return failure();
+    std::optional<int64_t> rank = rankOf(in(0));
+    if (!rank || *rank < 3)
+      return n.error() << "GlobalMaxPool needs an input of rank 3 or more";
+    SmallVector<int64_t> axes;
+    for (int64_t d = 2; d < *rank; ++d)
+      axes.push_back(d);
+    return take(create<ReduceMaxOp>(n, {in(0), constI64(loc, axes)},
+                                    {attr("keepdims", builder.getI64IntegerAttr(1)),
+                                     attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))}));
+  }
+  // DepthToSpace / SpaceToDepth as Reshape, Transpose, Reshape (static
+  // dims), and Tile as Reshape, Expand, Reshape (constant repeats).
+  if (op == "DepthToSpace" || op == "SpaceToDepth" || op == "Tile") {
+    if (failed(arity(op == "Tile" ? 2 : 1, op == "Tile" ? 2 : 1)))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(in(0).getType());
+    if (!type || !type.hasStaticShape())
+      return n.error() << op << " needs an input of static shape (pin it with --shape)";
+    ArrayRef<int64_t> d = type.getShape();
+    auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
+      return firstResult(create<ReshapeOp>(n, {v, constI64(loc, shape)}));
+    };
+    SmallVector<int64_t> first, perm, last;
+    if (op == "Tile") {
+      std::optional<SmallVector<int64_t>> repeats = getConstantInts(in(1));
+      if (!repeats || repeats->size() != d.size() ||
+          llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
+        return n.error() << "Tile needs constant, non-negative repeats, one per dim";
+      SmallVector<int64_t> expanded;
+      for (auto [dim, r] : llvm::zip(d, *repeats)) {
+        first.append({1, dim});
+        expanded.append({r, dim});
+        last.push_back(r * dim);
+      }
+      FailureOr<Value> y = reshape(in(0), first);
+      if (succeeded(y))
+        y = firstResult(create<ExpandOp>(n, {*y, constI64(loc, expanded)}));
+      if (succeeded(y))
+        y = reshape(*y, last);
+      if (failed(y))
+        return failure();
+      outputs.push_back(*y);
+      return success();
+    }
+    FailureOr<int64_t> block = n.getInt("blocksize", 0);
+    FailureOr<std::string> mode = n.getString("mode", "DCR");
+    if (failed(block) || failed(mode))
+      return failure();
+    int64_t b = *block;
+    if (d.size() != 4 || b < 1)
+      return n.error() << op << " needs a 4-D input and a positive blocksize";
+    int64_t N = d[0], C = d[1], H = d[2], W = d[3];
+    if (op == "DepthToSpace") {
+      if (C % (b * b) != 0 || (*mode != "DCR" && *mode != "CRD"))
+        return n.error() << "DepthToSpace needs channels a multiple of blocksize^2 and mode "
+                            "DCR or CRD";
+      int64_t c = C / (b * b);
+      if (*mode == "DCR") {
+        first = {N, b, b, c, H, W};
+        perm = {0, 3, 4, 1, 5, 2};
+      } else {
+        first = {N, c, b, b, H, W};
+        perm = {0, 1, 4, 2, 5, 3};
+      }
+      last = {N, c, H * b, W * b};
+    } else {
+      if (H % b != 0 || W % b != 0 || (*mode != "DCR" && *mode != "CRD"))
+        return n.error() << "SpaceToDepth needs height and width multiples of blocksize and "
+                            "mode DCR or CRD";
+      first = {N, C, H / b, b, W / b, b};
+      // DCR: channel (bh b + bw) C + c; CRD (opset 25): c b^2 + bh b + bw.
+      perm = *mode == "DCR" ? SmallVector<int64_t>{0, 3, 5, 1, 2, 4}
+                            : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
+      last = {N, C * b * b, H / b, W / b};
+    }
+    FailureOr<Value> y = reshape(in(0), first);
+    if (succeeded(y))
+      y = firstResult(
+          create<TransposeOp>(n, {*y}, {attr("perm", builder.getDenseI64ArrayAttr(perm))}));
+    if (succeeded(y))
+      y = reshape(*y, last);
+    if (failed(y))
+      return failure();
+    outputs.push_back(*y);
     return success();
   }
   // Reciprocal as 1 / x, as ONNX defines it (the same rounding).

@@ -421,6 +421,8 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       })
       .Case([&](ReduceMeanOp o) { return one(evaluateReduce(o, ReduceKind::Mean, get)); })
       .Case([&](ReduceSumOp o) { return one(evaluateReduce(o, ReduceKind::Sum, get)); })
+      .Case([&](ReduceMaxOp o) { return one(evaluateReduce(o, ReduceKind::Max, get)); })
+      .Case([&](ReduceMinOp o) { return one(evaluateReduce(o, ReduceKind::Min, get)); })
       .Case([&](SoftmaxOp o) {
         if (o.getInputQuantization())
           return one(qlinearSoftmax(get(o.getInput()), o.getAxis(),

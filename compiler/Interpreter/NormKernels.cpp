@@ -15,8 +15,8 @@ namespace mlir::nunc::kernels {
 
 Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t> axes,
                         bool keepDims, bool noopWithEmptyAxes) {
-  if (x.dtype() == DType::Bool)
-    return kernelError("reductions do not take bool tensors");
+  if (x.dtype() == DType::Bool && kind != ReduceKind::Max && kind != ReduceKind::Min)
+    return kernelError("sums and means do not take bool tensors");
   NUNC_ASSIGN_OR_RETURN(reduced,
                         shape::reducedAxes(x.rank(), axes, noopWithEmptyAxes));
   if (reduced.empty())
@@ -34,6 +34,31 @@ Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t
       rowMajorStrides(x.shape()), broadcastStrides(kept, x.shape())};
   dispatchDType(x.dtype(), [&]<typename T>() {
     using C = ComputeType<T>;
+    if (kind == ReduceKind::Max || kind == ReduceKind::Min) {
+      // NaN wins (numpy's maximum.reduce); an empty reduction gives the
+      // identity: -inf / +inf, or the type's lowest / highest.
+      bool max = kind == ReduceKind::Max;
+      C init = std::numeric_limits<C>::has_infinity
+                   ? (max ? -std::numeric_limits<C>::infinity()
+                          : std::numeric_limits<C>::infinity())
+                   : (max ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max());
+      llvm::SmallVector<C, 0> acc(out.numElements(), init);
+      const T *in = x.as<T>();
+      forEachIndex<2>(x.shape(), strides, [&](int64_t, const std::array<int64_t, 2> &off) {
+        C v = static_cast<C>(in[off[0]]), &a = acc[off[1]];
+        if constexpr (std::is_floating_point_v<C>) {
+          if (std::isnan(v) || std::isnan(a)) {
+            a = std::numeric_limits<C>::quiet_NaN();
+            return;
+          }
+        }
+        a = max ? std::max(a, v) : std::min(a, v);
+      });
+      T *o = out.mutableAs<T>();
+      for (size_t i = 0; i < acc.size(); ++i)
+        o[i] = T(acc[i]);
+      return;
+    }
     if constexpr (!std::is_same_v<T, bool>) {
       // Floats accumulate in double; integers wrap in their unsigned type.
       using Acc = Accumulator<C>;

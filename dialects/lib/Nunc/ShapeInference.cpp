@@ -550,6 +550,8 @@ template <typename ReduceOp> static std::optional<int64_t> trailingRowSizeOf(Red
 }
 std::optional<int64_t> ReduceMeanOp::trailingRowSize() { return trailingRowSizeOf(*this); }
 std::optional<int64_t> ReduceSumOp::trailingRowSize() { return trailingRowSizeOf(*this); }
+std::optional<int64_t> ReduceMaxOp::trailingRowSize() { return trailingRowSizeOf(*this); }
+std::optional<int64_t> ReduceMinOp::trailingRowSize() { return trailingRowSizeOf(*this); }
 
 template <typename ReduceOp>
 static LogicalResult inferReduce(ReduceOp op, SmallVectorImpl<Type> &types) {
@@ -590,6 +592,12 @@ LogicalResult ReduceMeanOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferReduce(*this, types);
 }
 LogicalResult ReduceSumOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferReduce(*this, types);
+}
+LogicalResult ReduceMaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferReduce(*this, types);
+}
+LogicalResult ReduceMinOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferReduce(*this, types);
 }
 

@@ -406,7 +406,8 @@ def Nunc_QLinearMatMulOp : Nunc_Op<"qlinear_matmul"> {
 // Reductions and normalization
 //===----------------------------------------------------------------------===//
 
-class Nunc_ReduceOp<string mnemonic> : Nunc_Op<mnemonic> {
+class Nunc_ReduceOp<string mnemonic, Type dataType = Nunc_NumericTensor>
+    : Nunc_Op<mnemonic> {
   let description = [{
     `ordered_f32_arithmetic` (f32 data reduced over its trailing axes, rows
     of a known multiple of 4 elements, at least 8) sums each row as
@@ -418,7 +419,7 @@ class Nunc_ReduceOp<string mnemonic> : Nunc_Op<mnemonic> {
     then divides by the row's size. So a quantized model's decomposed
     LayerNorm rounds its means to the codes onnxruntime does.
   }];
-  let arguments = (ins Nunc_NumericTensor:$data, Optional<TensorOf<[I64]>>:$axes,
+  let arguments = (ins dataType:$data, Optional<TensorOf<[I64]>>:$axes,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
                        DefaultValuedAttr<I64Attr, "0">:$noop_with_empty_axes,
                        UnitAttr:$ordered_f32_arithmetic);
@@ -438,6 +439,12 @@ def Nunc_ReduceMeanOp : Nunc_ReduceOp<"reduce_mean"> {
 }
 def Nunc_ReduceSumOp : Nunc_ReduceOp<"reduce_sum"> {
   let summary = "Sum over axes (all axes when none are given, unless noop_with_empty_axes)";
+}
+def Nunc_ReduceMaxOp : Nunc_ReduceOp<"reduce_max", Nunc_Tensor> {
+  let summary = "Maximum over axes (NaN if any is; -inf, or the type's lowest, over none)";
+}
+def Nunc_ReduceMinOp : Nunc_ReduceOp<"reduce_min", Nunc_Tensor> {
+  let summary = "Minimum over axes (NaN if any is; +inf, or the type's highest, over none)";
 }
 
 def Nunc_SoftmaxOp : Nunc_Op<"softmax"> {
