@@ -28,7 +28,8 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Cos", "Abs", "Reciprocal", "Softplus", "Min", "Max", "Greater", "Less", "GreaterOrEqual",
     "LessOrEqual", "Not", "And", "Or", "Xor", "Pad", "ReduceMax", "ReduceMin", "Elu", "Selu",
     "Celu", "Softsign", "ThresholdedRelu", "PRelu", "Mish", "Sign", "Sum", "Mean",
-    "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile",
+    "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
+    "GroupNormalization",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

@@ -100,7 +100,7 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Case("DynamicQuantizeLinear", 11)
       .Cases({"GreaterOrEqual", "LessOrEqual", "Celu"}, 12)
       .Cases({"ThresholdedRelu"}, 10)
-      .Case("Mish", 18)
+      .Cases({"Mish", "GroupNormalization"}, 18)
       .Case("Gelu", 20)
       .Default(1);
 }

@@ -273,6 +273,70 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                                     3));
   }
 
+  // InstanceNormalization and GroupNormalization as a LayerNormalization
+  // over each (image, channel) or (image, group) row (scale 1, no bias: the
+  // LayerNorm kernel), then the per-channel (per-group before opset 21's
+  // GroupNormalization) scale and bias.
+  if (op == "InstanceNormalization" || op == "GroupNormalization") {
+    bool group = op == "GroupNormalization";
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-5f);
+    FailureOr<int64_t> groups = group ? n.getInt("num_groups", 0) : FailureOr<int64_t>(0);
+    FailureOr<int64_t> stash = group && n.opset >= 21 ? n.getInt("stash_type", 1)
+                                                      : FailureOr<int64_t>(1);
+    if (failed(arity(3, 3)) || failed(eps) || failed(groups) || failed(stash))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(in(0).getType());
+    if (!type || !type.hasStaticShape() || type.getRank() < 3)
+      return n.error() << op << " needs an input of static shape and rank 3 or more (pin it "
+                                "with --shape)";
+    ArrayRef<int64_t> d = type.getShape();
+    const int64_t N = d[0], C = d[1], rank = d.size();
+    int64_t G = group ? *groups : C;
+    if (G < 1 || C % G != 0)
+      return n.error() << op << " needs num_groups dividing the " << C << " channels, got "
+                       << G;
+    int64_t rest = type.getNumElements() / (N * G);
+    Type el = type.getElementType();
+    auto rowsType = RankedTensorType::get({rest}, el);
+    Value ones = ConstantOp::create(builder, loc, rowsType,
+                                    DenseElementsAttr::get(rowsType, builder.getFloatAttr(el, 1)));
+    FailureOr<Value> rows = firstResult(create<ReshapeOp>(n, {in(0), constI64(loc, {N, G, rest})}));
+    if (failed(rows))
+      return failure();
+    FailureOr<Operation *> norm = create<LayerNormOp>(
+        n, {*rows, ones},
+        {attr("axis", builder.getI64IntegerAttr(2)), attr("epsilon", builder.getF32FloatAttr(*eps)),
+         attr("stash_type", builder.getI64IntegerAttr(*stash))},
+        3);
+    if (failed(norm))
+      return failure();
+    Value y = (*norm)->getResult(0);
+    auto affine = [&](Value v, int64_t channels, int64_t trailing) -> FailureOr<Value> {
+      SmallVector<int64_t> shape{channels};
+      shape.append(trailing, 1);
+      FailureOr<Value> scale = firstResult(create<ReshapeOp>(n, {in(1), constI64(loc, shape)}));
+      FailureOr<Value> bias = firstResult(create<ReshapeOp>(n, {in(2), constI64(loc, shape)}));
+      if (failed(scale) || failed(bias))
+        return failure();
+      FailureOr<Value> m = firstResult(create<MulOp>(n, {v, *scale}));
+      return succeeded(m) ? firstResult(create<AddOp>(n, {*m, *bias})) : m;
+    };
+    bool perGroup = group && n.opset < 21;
+    if (perGroup) {
+      FailureOr<Value> a = affine(y, G, 1);
+      if (failed(a))
+        return failure();
+      y = *a;
+    }
+    FailureOr<Value> back = firstResult(create<ReshapeOp>(n, {y, constI64(loc, d)}));
+    if (succeeded(back) && !perGroup)
+      back = affine(*back, C, rank - 2);
+    if (failed(back))
+      return failure();
+    outputs.push_back(*back);
+    return success();
+  }
+
   if (op == "BatchNormalization") {
     FailureOr<float> eps = n.getFloat("epsilon", 1e-5f);
     n.ignore("momentum"); // only used in training
