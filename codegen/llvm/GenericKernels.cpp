@@ -494,8 +494,8 @@ FailureOr<Value> GenericEmitter::emit() {
   else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
                UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
-  else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, SoftmaxOp, LayerNormOp,
-               GlobalAveragePoolOp>(op))
+  else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ArgMaxOp, ArgMinOp,
+               SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
@@ -1086,6 +1086,72 @@ LogicalResult GenericEmitter::emitDataMovement(Value &status) {
 
 LogicalResult GenericEmitter::emitReduction() {
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case<ArgMaxOp, ArgMinOp>([&](auto a) -> LogicalResult {
+        ArrayRef<int64_t> in = shapeOf(a.getData());
+        const int64_t rank = in.size(), axis = shape::wrapAxis(a.getAxis(), rank);
+        if (in[axis] == 0)
+          return unsupported("ArgMax/ArgMin over an empty axis");
+        bool max = isa<ArgMaxOp>(op), last = a.getSelectLastIndex() != 0;
+        Type el = elementOf(a.getData()), ct = KernelBuilder::computeType(el);
+        bool unsignedInt = KernelBuilder::isUnsigned(el);
+        SmallVector<int64_t> kept(in);
+        kept[axis] = 1;
+        ArrayRef<int64_t> outShape = shapeOf(op->getResult(0));
+        Type i64 = b.getI64Type();
+        k.forEach(kept, [&](ValueRange ivs) {
+          auto at = [&](Value i) {
+            SmallVector<Value> idx(ivs);
+            idx[axis] = i;
+            return k.read(operandMem(0), idx, el);
+          };
+          Value first = at(k.index(0));
+          auto loop = scf::ForOp::create(
+              b, loc, k.index(1), k.index(in[axis]), k.index(1), ValueRange{first, k.index(0)},
+              [&](OpBuilder &nested, Location, Value i, ValueRange acc) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+                Value v = at(i), best = acc[0];
+                Value better, tie;
+                if (isa<FloatType>(ct)) {
+                  // A NaN beats any number (numpy's argmax and argmin).
+                  Value vNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
+                  Value bNan =
+                      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, best, best);
+                  Value notBNan =
+                      arith::XOrIOp::create(b, loc, bNan, k.intConst(1, b.getI1Type()));
+                  better = arith::OrIOp::create(
+                      b, loc,
+                      arith::CmpFOp::create(b, loc,
+                                            max ? arith::CmpFPredicate::OGT
+                                                : arith::CmpFPredicate::OLT,
+                                            v, best),
+                      arith::AndIOp::create(b, loc, vNan, notBNan));
+                  tie = arith::OrIOp::create(
+                      b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, best),
+                      arith::AndIOp::create(b, loc, vNan, bNan));
+                } else {
+                  auto pred = max ? (unsignedInt ? arith::CmpIPredicate::ugt
+                                                 : arith::CmpIPredicate::sgt)
+                                  : (unsignedInt ? arith::CmpIPredicate::ult
+                                                 : arith::CmpIPredicate::slt);
+                  better = arith::CmpIOp::create(b, loc, pred, v, best);
+                  tie = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, v, best);
+                }
+                Value take = last ? Value(arith::OrIOp::create(b, loc, better, tie)) : better;
+                scf::YieldOp::create(
+                    nested, loc,
+                    ValueRange{arith::SelectOp::create(b, loc, take, v, best),
+                               arith::SelectOp::create(b, loc, take, i, acc[1])});
+              });
+          Value index = arith::IndexCastOp::create(b, loc, i64, loop.getResult(1));
+          SmallVector<Value> outIdx;
+          for (int64_t d = 0; d < rank; ++d)
+            if (d != axis || static_cast<int64_t>(outShape.size()) == rank)
+              outIdx.push_back(d == axis ? k.index(0) : ivs[d]);
+          k.write(index, resultMem(), outIdx, i64);
+        });
+        return success();
+      })
       .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>([&](Operation *) {
         Value axesValue = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
         std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>();

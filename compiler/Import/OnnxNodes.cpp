@@ -217,6 +217,18 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<MatMulIntegerOp>(n, present(operands), {segments(operands)}));
   }
 
+  if (op == "ArgMax" || op == "ArgMin") {
+    FailureOr<int64_t> axis = n.getInt("axis", 0), keep = n.getInt("keepdims", 1),
+                       last = n.getInt("select_last_index", 0);
+    if (failed(arity(1, 1)) || failed(axis) || failed(keep) || failed(last))
+      return failure();
+    SmallVector<NamedAttribute> attrs{attr("axis", builder.getI64IntegerAttr(*axis)),
+                                      attr("keepdims", builder.getI64IntegerAttr(*keep)),
+                                      attr("select_last_index", builder.getI64IntegerAttr(*last))};
+    return take(op == "ArgMax" ? create<ArgMaxOp>(n, {in(0)}, attrs)
+                               : create<ArgMinOp>(n, {in(0)}, attrs));
+  }
+
   if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
     bool axesAsInput = op == "ReduceSum" ? n.opset >= 13 : n.opset >= 18;
     FailureOr<int64_t> keep = n.getInt("keepdims", 1);

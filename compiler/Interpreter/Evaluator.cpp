@@ -422,6 +422,10 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](ReduceMeanOp o) { return one(evaluateReduce(o, ReduceKind::Mean, get)); })
       .Case([&](ReduceSumOp o) { return one(evaluateReduce(o, ReduceKind::Sum, get)); })
       .Case([&](ReduceMaxOp o) { return one(evaluateReduce(o, ReduceKind::Max, get)); })
+      .Case<ArgMaxOp, ArgMinOp>([&](auto o) {
+        return one(argExtreme(get(o.getData()), o.getAxis(), o.getKeepdims() != 0,
+                              isa<ArgMaxOp>(o.getOperation()), o.getSelectLastIndex() != 0));
+      })
       .Case([&](ReduceMinOp o) { return one(evaluateReduce(o, ReduceKind::Min, get)); })
       .Case([&](SoftmaxOp o) {
         if (o.getInputQuantization())

@@ -75,6 +75,10 @@ enum class ReduceKind { Mean, Sum, Max, Min };
 Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t> axes,
                         bool keepDims, bool noopWithEmptyAxes);
 Expected<Tensor> softmax(const Tensor &x, int64_t axis);
+/// ONNX ArgMax (`max`) or ArgMin along `axis`: i64 indices; a NaN counts as
+/// the extreme (numpy's); ties go to the first, or the last index.
+Expected<Tensor> argExtreme(const Tensor &x, int64_t axis, bool keepDims, bool max,
+                            bool lastIndex);
 /// Returns {Y, Mean, InvStdDev}. `ordered`: f32 rows of a multiple of 8,
 /// each rounding as nunc.layer_norm's ordered_f32_arithmetic fixes it
 /// (onnxruntime's); else in f64, rounded once.

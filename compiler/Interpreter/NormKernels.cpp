@@ -84,6 +84,49 @@ Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t
   return out.reshaped(finalShape);
 }
 
+Expected<Tensor> argExtreme(const Tensor &x, int64_t axis, bool keepDims, bool max,
+                            bool lastIndex) {
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "ArgMax/ArgMin axis"));
+  NUNC_ASSIGN_OR_RETURN(finalShape, shape::reduce(x.shape(), {axis}, keepDims, false));
+  int64_t outer = 1, inner = 1, n = x.shape()[a];
+  for (int64_t d = 0; d < a; ++d)
+    outer *= x.shape()[d];
+  for (int64_t d = a + 1; d < x.rank(); ++d)
+    inner *= x.shape()[d];
+  if (n == 0 && outer * inner > 0)
+    return kernelError("ArgMax/ArgMin over an empty axis");
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::I64, finalShape));
+  int64_t *o = out.mutableAs<int64_t>();
+  llvm::Error err = llvm::Error::success();
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    using C = ComputeType<T>;
+    const T *in = x.as<T>();
+    for (int64_t p = 0; p < outer; ++p)
+      for (int64_t q = 0; q < inner; ++q) {
+        int64_t best = 0;
+        C bv = static_cast<C>(in[p * n * inner + q]);
+        for (int64_t i = 1; i < n; ++i) {
+          C v = static_cast<C>(in[(p * n + i) * inner + q]);
+          bool vNan = false, bNan = false;
+          if constexpr (std::is_floating_point_v<C>) {
+            vNan = std::isnan(v);
+            bNan = std::isnan(bv);
+          }
+          bool better = (max ? v > bv : v < bv) || (vNan && !bNan);
+          bool tie = v == bv || (vNan && bNan);
+          if (better || (lastIndex && tie)) {
+            best = i;
+            bv = v;
+          }
+        }
+        o[p * inner + q] = best;
+      }
+  });
+  if (err)
+    return std::move(err);
+  return out;
+}
+
 namespace {
 /// A softmax's rows: (outer, n, inner), element (p, i, q) at (p n + i) inner + q.
 Expected<std::tuple<int64_t, int64_t, int64_t>> softmaxRows(const Tensor &x, int64_t axis) {

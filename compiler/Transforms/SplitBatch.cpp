@@ -340,6 +340,10 @@ std::string BatchAnalysis::check(Operation *op) {
             return "it slices the batch dim";
         return onlyFirstBatched(s);
       })
+      .Case<ArgMaxOp, ArgMinOp>([&](auto a) -> std::string {
+        std::string why = notLeadingAxis(a.getAxis(), rank(a.getData()), "the axis");
+        return why.empty() ? onlyFirstBatched(a) : why;
+      })
       .Case<PadOp>([&](PadOp p) -> std::string {
         std::optional<SmallVector<int64_t>> pads = getConstantInts(p.getPads());
         std::optional<SmallVector<int64_t>> axes =

@@ -594,6 +594,27 @@ LogicalResult ReduceMeanOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 LogicalResult ReduceSumOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferReduce(*this, types);
 }
+template <typename ArgOp>
+static LogicalResult inferArgExtreme(ArgOp op, SmallVectorImpl<Type> &types) {
+  Type i64 = IntegerType::get(op.getContext(), 64);
+  auto in = dimsOf(op.getData());
+  if (!in) {
+    types.push_back(UnrankedTensorType::get(i64));
+    return success();
+  }
+  FailureOr<Dims> out =
+      check(op, shape::reduce(*in, {op.getAxis()}, op.getKeepdims() != 0, false));
+  if (failed(out))
+    return failure();
+  types.push_back(RankedTensorType::get(*out, i64));
+  return success();
+}
+LogicalResult ArgMaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferArgExtreme(*this, types);
+}
+LogicalResult ArgMinOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferArgExtreme(*this, types);
+}
 LogicalResult ReduceMaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferReduce(*this, types);
 }

@@ -447,6 +447,22 @@ def Nunc_ReduceMinOp : Nunc_ReduceOp<"reduce_min", Nunc_Tensor> {
   let summary = "Minimum over axes (NaN if any is; +inf, or the type's highest, over none)";
 }
 
+class Nunc_ArgExtremeOp<string mnemonic> : Nunc_Op<mnemonic> {
+  let arguments = (ins Nunc_NumericTensor:$data, DefaultValuedAttr<I64Attr, "0">:$axis,
+                       DefaultValuedAttr<I64Attr, "1">:$keepdims,
+                       DefaultValuedAttr<I64Attr, "0">:$select_last_index);
+  let results = (outs TensorOf<[I64]>:$output);
+  let assemblyFormat = "$data attr-dict `:` type($data) `->` type($output)";
+}
+def Nunc_ArgMaxOp : Nunc_ArgExtremeOp<"arg_max"> {
+  let summary = "Index (i64) of the largest value along axis (a NaN counts as largest; "
+                "ties: the first, or the last with select_last_index)";
+}
+def Nunc_ArgMinOp : Nunc_ArgExtremeOp<"arg_min"> {
+  let summary = "Index (i64) of the smallest value along axis (a NaN counts as smallest; "
+                "ties: the first, or the last with select_last_index)";
+}
+
 def Nunc_SoftmaxOp : Nunc_Op<"softmax"> {
   let summary = "Softmax along one axis (ONNX opset 13 semantics)";
   let description = [{
