@@ -773,27 +773,34 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
       return firstResult(create<ReshapeOp>(n, {v, constI64(loc, shape)}));
     };
-    SmallVector<int64_t> first, perm, last;
-    if (op == "Tile") {
-      std::optional<SmallVector<int64_t>> repeats = getConstantInts(in(1));
-      if (!repeats || repeats->size() != d.size() ||
-          llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
-        return n.error() << "Tile needs constant, non-negative repeats, one per dim";
-      SmallVector<int64_t> expanded;
-      for (auto [dim, r] : llvm::zip(d, *repeats)) {
-        first.append({1, dim});
-        expanded.append({r, dim});
-        last.push_back(r * dim);
-      }
+    // Reshape to `first`, then an Expand to `expanded` (Tile) or a
+    // Transpose by `perm`, then reshape to `last`.
+    SmallVector<int64_t> first, perm, last, expanded;
+    auto compose = [&]() -> LogicalResult {
       FailureOr<Value> y = reshape(in(0), first);
-      if (succeeded(y))
+      if (succeeded(y) && !expanded.empty())
         y = firstResult(create<ExpandOp>(n, {*y, constI64(loc, expanded)}));
+      else if (succeeded(y))
+        y = firstResult(
+            create<TransposeOp>(n, {*y}, {attr("perm", builder.getDenseI64ArrayAttr(perm))}));
       if (succeeded(y))
         y = reshape(*y, last);
       if (failed(y))
         return failure();
       outputs.push_back(*y);
       return success();
+    };
+    if (op == "Tile") {
+      std::optional<SmallVector<int64_t>> repeats = getConstantInts(in(1));
+      if (!repeats || repeats->size() != d.size() ||
+          llvm::any_of(*repeats, [](int64_t r) { return r < 0; }))
+        return n.error() << "Tile needs constant, non-negative repeats, one per dim";
+      for (auto [dim, r] : llvm::zip(d, *repeats)) {
+        first.append({1, dim});
+        expanded.append({r, dim});
+        last.push_back(r * dim);
+      }
+      return compose();
     }
     FailureOr<int64_t> block = n.getInt("blocksize", 0);
     FailureOr<std::string> mode = n.getString("mode", "DCR");
@@ -826,16 +833,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                             : SmallVector<int64_t>{0, 1, 3, 5, 2, 4};
       last = {N, C * b * b, H / b, W / b};
     }
-    FailureOr<Value> y = reshape(in(0), first);
-    if (succeeded(y))
-      y = firstResult(
-          create<TransposeOp>(n, {*y}, {attr("perm", builder.getDenseI64ArrayAttr(perm))}));
-    if (succeeded(y))
-      y = reshape(*y, last);
-    if (failed(y))
-      return failure();
-    outputs.push_back(*y);
-    return success();
+    return compose();
   }
   // Reciprocal as 1 / x, as ONNX defines it (the same rounding).
   if (op == "Reciprocal") {
