@@ -16,6 +16,7 @@
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Transforms/Passes.h"
 
+#include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::nunc {
@@ -125,6 +126,26 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
   }
 };
 
+/// Whether a Quantize/DequantizeLinear's (or a fake_quantize's) grid stays
+/// the same with a 1 inserted before the last dim: per tensor, or per axis
+/// 0 or 1 (the channels of a lifted conv's tensors).
+bool gridSurvivesLift(Operation *op) {
+  if (auto fq = dyn_cast<FakeQuantizeOp>(op)) {
+    auto axis = dyn_cast<quant::UniformQuantizedPerAxisType>(fq.getQuantization());
+    return !axis || axis.getQuantizedDimension() == 0 || axis.getQuantizedDimension() == 1;
+  }
+  auto scale = dyn_cast<RankedTensorType>(op->getOperand(1).getType());
+  if (!scale || !scale.hasStaticShape())
+    return false;
+  if (scale.getNumElements() == 1)
+    return true;
+  int64_t rank = cast<ShapedType>(op->getOperand(0).getType()).getRank();
+  int64_t axis = cast<IntegerAttr>(op->getAttr("axis")).getInt();
+  if (axis < 0)
+    axis += rank;
+  return axis == 0 || axis == 1;
+}
+
 /// The [N, M, 1, L] tensor that `v` reshapes to [N, M, L], if it does.
 Value liftedSource(Value v) {
   auto r = v.getDefiningOp<ReshapeOp>();
@@ -146,14 +167,21 @@ struct SinkReshape : RewritePattern {
   SinkReshape(MLIRContext *ctx) : RewritePattern(MatchAnyOpTypeTag(), 1, ctx) {}
   LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
     if (!isa<ReluOp, LeakyReluOp, SigmoidOp, TanhOp, GeluOp, SiluOp, HardSigmoidOp,
-             HardSwishOp, ClipOp, AddOp, SubOp, MulOp, DivOp, BatchNormOp>(op) ||
+             HardSwishOp, ClipOp, AddOp, SubOp, MulOp, DivOp, BatchNormOp, QuantizeLinearOp,
+             DequantizeLinearOp, FakeQuantizeOp>(op) ||
         op->getNumResults() != 1)
+      return failure();
+    // A Q/DQ pair after a lifted conv (a QDQ model's): its grid must stay
+    // the same on the 4-D tensor; its scale and zero point stay as they are.
+    bool qdq = isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp>(op);
+    if (qdq && !gridSurvivesLift(op))
       return failure();
     auto outType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
     if (!outType || !outType.hasStaticShape() || outType.getRank() < 2)
       return failure();
-    // BatchNormalization's parameters are per channel: only its input moves.
-    unsigned movable = isa<BatchNormOp>(op) ? 1 : op->getNumOperands();
+    // BatchNormalization's parameters are per channel and a Q/DQ's per
+    // tensor or channel: only the input moves.
+    unsigned movable = isa<BatchNormOp>(op) || qdq ? 1 : op->getNumOperands();
     bool any = false;
     for (unsigned i = 0; i < movable; ++i) {
       Value src = liftedSource(op->getOperand(i));
@@ -196,6 +224,55 @@ struct SinkReshape : RewritePattern {
   }
 };
 
+/// A lifting reshape of a QDQ model's Quantize- or DequantizeLinear (or the
+/// fake_quantize a pair became) moves above it (a constant's codes
+/// reshaped at compile time), so that a lifted conv reads the pair and
+/// DequantizeLinear(W) as the QDQ conv fusion wants them.
+struct HoistLiftAboveQdq : OpRewritePattern<ReshapeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReshapeOp op, PatternRewriter &rewriter) const override {
+    Operation *q = op.getData().getDefiningOp();
+    auto dst = dyn_cast<RankedTensorType>(op.getType());
+    if (!q || !isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp>(q) || !dst ||
+        !dst.hasStaticShape() || !gridSurvivesLift(q))
+      return failure();
+    Value in = q->getOperand(0);
+    auto inType = dyn_cast<RankedTensorType>(in.getType());
+    if (!inType || !inType.hasStaticShape() || inType.getRank() < 1 ||
+        dst.getShape() != ArrayRef<int64_t>(lifted(inType.getShape())))
+      return failure();
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    FailureOr<Value> lifted4 = failure();
+    ElementsAttr codes;
+    if (matchPattern(in, m_Constant(&codes))) {
+      llvm::Expected<Tensor> t = tensorFromAttr(codes);
+      if (!t)
+        return llvm::consumeError(t.takeError()), failure();
+      Tensor c4 = cantFail(Tensor::copyOf(t->dtype(), lifted(inType.getShape()), t->raw()));
+      ElementsAttr attr = attrFromTensor(c4, rewriter.getContext(), "weight");
+      lifted4 = ConstantOp::create(rewriter, loc, attr.getType(), attr).getResult();
+    } else {
+      lifted4 = reshape(rewriter, loc, in, lifted(inType.getShape()));
+    }
+    if (failed(lifted4))
+      return failure();
+    SmallVector<Value> operands(q->getOperands());
+    operands[0] = *lifted4;
+    FailureOr<Operation *> moved =
+        createInferred(rewriter, q->getLoc(), q->getName().getStringRef(), operands,
+                       llvm::to_vector(q->getAttrs()), 1, /*reportErrors=*/false);
+    if (failed(moved) || (*moved)->getResult(0).getType() != op.getType())
+      return failure();
+    // (With other readers, such as a residual Add, the original stays for
+    // them: the lifted copy ends in the int8 conv's own quantizer.)
+    rewriter.replaceOp(op, (*moved)->getResult(0));
+    if (q->use_empty())
+      rewriter.eraseOp(q);
+    return success();
+  }
+};
+
 /// Reshape(Reshape(x)) is one reshape of x, and none where it gives x's
 /// shape back (a lifted conv feeding the next one).
 struct FoldReshapePair : OpRewritePattern<ReshapeOp> {
@@ -222,7 +299,7 @@ struct Conv1dAs2dPass : public mlir::nunc::impl::Conv1dAs2dBase<Conv1dAs2dPass> 
     RewritePatternSet patterns(&getContext());
     patterns.add<LiftWindowOp<ConvOp>, LiftWindowOp<MaxPoolOp>, LiftWindowOp<AveragePoolOp>,
                  FoldReshapePair>(&getContext());
-    patterns.add<SinkReshape>(&getContext());
+    patterns.add<SinkReshape, HoistLiftAboveQdq>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

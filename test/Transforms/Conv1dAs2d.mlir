@@ -72,3 +72,33 @@ func.func @unchanged(%x: tensor<1x2x4x4xf32>, %s: tensor<6xf32>, %t: tensor<4x2x
   %a = nunc.add %r, %t : (tensor<2x3xf32>, tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
   return %c, %a : tensor<1x2x4x4xf32>, tensor<4x2x3xf32>
 }
+
+// -----
+
+// A QDQ 1-D conv: the lifting reshapes move above the input's pair (a
+// fake_quantize by now; it also feeds an Add, which keeps the original) and
+// the weight's DequantizeLinear (its codes reshaped at compile time), and
+// the output's pair moves inside the dropping reshape: the QDQ conv fusion
+// then sees its pattern on the 2-D conv.
+
+// CHECK-LABEL: func.func @qdq_conv(
+// CHECK-SAME: %[[X:.*]]: tensor<1x4x6xf32>)
+// CHECK-DAG: %[[CODES:.*]] = nunc.constant dense<3> : tensor<2x4x1x3xi8>
+// CHECK-DAG: %[[FQ:.*]] = nunc.fake_quantize %[[X]] {quantization = !quant.uniform<u8:f32, 2.500000e-01:128>} : tensor<1x4x6xf32> -> tensor<1x4x6xf32>
+// CHECK-DAG: %[[X4:.*]] = nunc.reshape %[[X]], %{{.*}} -> tensor<1x4x1x6xf32>
+// CHECK-DAG: %[[FQ4:.*]] = nunc.fake_quantize %[[X4]] {quantization = !quant.uniform<u8:f32, 2.500000e-01:128>} : tensor<1x4x1x6xf32> -> tensor<1x4x1x6xf32>
+// CHECK-DAG: %[[W4:.*]] = nunc.dequantize_linear %[[CODES]], %{{.*}} {axis = 0 : i64} : tensor<2x4x1x3xi8>, tensor<2xf32> -> tensor<2x4x1x3xf32>
+// CHECK: %[[C:.*]] = nunc.conv %[[FQ4]], %[[W4]] {{.*}} -> tensor<1x2x1x6xf32>
+// CHECK: %[[Q:.*]] = nunc.fake_quantize %[[C]] {{.*}} : tensor<1x2x1x6xf32> -> tensor<1x2x1x6xf32>
+// CHECK: nunc.reshape %[[Q]], %{{.*}} -> tensor<1x2x6xf32>
+// CHECK: nunc.add %[[FQ]], %[[FQ]]
+func.func @qdq_conv(%x: tensor<1x4x6xf32>) -> (tensor<1x2x6xf32>, tensor<1x4x6xf32>) {
+  %codes = nunc.constant dense<3> : tensor<2x4x3xi8>
+  %ws = nunc.constant dense<[0.5, 0.25]> : tensor<2xf32>
+  %fq = nunc.fake_quantize %x {quantization = !quant.uniform<u8:f32, 0.25:128>} : tensor<1x4x6xf32> -> tensor<1x4x6xf32>
+  %w = nunc.dequantize_linear %codes, %ws {axis = 0 : i64} : tensor<2x4x3xi8>, tensor<2xf32> -> tensor<2x4x3xf32>
+  %c = nunc.conv %fq, %w {dilations = array<i64: 1>, kernel_shape = array<i64: 3>, pads = array<i64: 1, 1>, strides = array<i64: 1>} : tensor<1x4x6xf32>, tensor<2x4x3xf32> -> tensor<1x2x6xf32>
+  %y = nunc.fake_quantize %c {quantization = !quant.uniform<u8:f32, 0.5:128>} : tensor<1x2x6xf32> -> tensor<1x2x6xf32>
+  %a = nunc.add %fq, %fq : (tensor<1x4x6xf32>, tensor<1x4x6xf32>) -> tensor<1x4x6xf32>
+  return %y, %a : tensor<1x2x6xf32>, tensor<1x4x6xf32>
+}

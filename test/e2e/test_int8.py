@@ -312,6 +312,56 @@ def test_non_finite_calibration_values_are_located_errors(nunc, tmp_path):
     assert json.loads((tmp_path / "p.json").read_text())["samples"] == 2
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_qdq_one_dimensional_conv_equals_onnxruntime(nunc, tmp_path, per_channel):
+    """onnxruntime's quantize_static of a 1-D conv network (conv + Relu, a
+    residual conv, MaxPool): lifted to 2-D convs of height 1 with their
+    Q/DQ pairs (nunc-conv1d-as-2d moves the pairs with them), every conv
+    on the int8 convolution, and the outputs onnxruntime's bit for bit."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import helper as h, numpy_helper as nh
+    from onnxruntime.quantization import CalibrationDataReader, QuantType, quantize_static
+    r = np.random.default_rng(21)
+    c, length = 16, 40
+
+    def w(*shape):
+        return (r.standard_normal(shape) * 0.2).astype(np.float32)
+    nodes = [h.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1]),
+             h.make_node("Relu", ["c1"], ["r1"]),
+             h.make_node("Conv", ["r1", "w2", "b2"], ["c2"], pads=[2, 2], dilations=[2]),
+             h.make_node("Add", ["c2", "x"], ["a"]),
+             h.make_node("MaxPool", ["a"], ["y"], kernel_shape=[2], strides=[2])]
+    g = h.make_graph(nodes, "tcn", [h.make_tensor_value_info("x", 1, [1, c, length])],
+                     [h.make_tensor_value_info("y", 1, [1, c, length // 2])],
+                     [nh.from_array(v, k) for k, v in
+                      {"w1": w(c, c, 3), "b1": w(c), "w2": w(c, c, 3), "b2": w(c)}.items()])
+    f32 = str(tmp_path / "tcn.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), f32)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.items = iter([{"x": r.standard_normal((1, c, length)).astype(np.float32)}
+                               for _ in range(8)])
+
+        def get_next(self):
+            return next(self.items, None)
+    qdq = str(tmp_path / "tcn_qdq.onnx")
+    quantize_static(f32, qdq, Reader(), activation_type=QuantType.QUInt8,
+                    weight_type=QuantType.QInt8, per_channel=per_channel)
+    res = nunc("compile", qdq, "--target", "x86_64-avx512vnni", "--explain",
+               "-o", tmp_path / "out")
+    convs = [s for s in res.stdout.splitlines() if "Conv" in s.split(";")[-1]]
+    assert len(convs) == 2 and all("conv.int8.avx512vnni[" in s for s in convs), res.stdout
+    feeds = {"x": r.standard_normal((1, c, length)).astype(np.float32)}
+    want = ort.InferenceSession(qdq, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+    exe, man = harness.build(str(tmp_path / "out"))
+    outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    np.testing.assert_array_equal(outs["y"], want)
+
+
 def one_layer_model(path, m, k, n, seed, bias=True):
     import onnx
     from onnx import helper as h, numpy_helper as nh

@@ -370,7 +370,12 @@ def Conv1dAs2d : Pass<"nunc-conv1d-as-2d", "func::FuncOp"> {
     reshape runs on the 4-D tensor instead, its other operands of rank 2
     or more given the extra 1, so that the conv fusions still see it right
     after the conv; a reshape of a reshape becomes one (none where it gives
-    the 4-D tensor back). Needs static shapes.
+    the 4-D tensor back). A QDQ model's pairs go with the conv: a Quantize /
+    DequantizeLinear or fake_quantize (per tensor, or per axis 0 or 1) after
+    the reshape runs inside it, and a lifting reshape of one moves above it
+    (of a constant weight's codes, reshaped at compile time; a pair with
+    other readers stays for them), so the QDQ conv fusion finds its
+    pattern on the 2-D conv. Needs static shapes.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
