@@ -47,6 +47,24 @@ SmallVector<int64_t> lifted(ArrayRef<int64_t> shape) {
   return s;
 }
 
+/// `v` (static shape) with a 1 before its last dim: a constant stays a
+/// constant (the conv kernels and the QDQ conv fusion take only those, and
+/// no folding may follow), anything else gets a reshape.
+FailureOr<Value> liftValue(PatternRewriter &rewriter, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  ElementsAttr values;
+  if (!matchPattern(v, m_Constant(&values)))
+    return reshape(rewriter, loc, v, lifted(type.getShape()));
+  llvm::Expected<Tensor> t = tensorFromAttr(values);
+  if (!t) {
+    llvm::consumeError(t.takeError());
+    return failure();
+  }
+  Tensor t4 = cantFail(Tensor::copyOf(t->dtype(), lifted(type.getShape()), t->raw()));
+  ElementsAttr attr = attrFromTensor(t4, rewriter.getContext(), "weight");
+  return ConstantOp::create(rewriter, loc, attr.getType(), attr).getResult();
+}
+
 /// The attributes of a 1-D window op (conv, pool) for its 2-D form:
 /// kernel_shape, strides and dilations with a leading 1, pads [0, b, 0, e];
 /// failure for other ranks.
@@ -93,20 +111,7 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
       auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
       if (!w || w.getRank() != 3 || !w.hasStaticShape())
         return failure();
-      // A constant weight stays a constant (the kernels take only those,
-      // and no folding may follow).
-      FailureOr<Value> weight = failure();
-      ElementsAttr wAttr;
-      if (matchPattern(op.getWeight(), m_Constant(&wAttr))) {
-        llvm::Expected<Tensor> t = tensorFromAttr(wAttr);
-        if (!t)
-          return llvm::consumeError(t.takeError()), failure();
-        Tensor w4 = cantFail(Tensor::copyOf(t->dtype(), lifted(w.getShape()), t->raw()));
-        ElementsAttr attr = attrFromTensor(w4, rewriter.getContext(), "weight");
-        weight = ConstantOp::create(rewriter, loc, attr.getType(), attr).getResult();
-      } else {
-        weight = reshape(rewriter, loc, op.getWeight(), lifted(w.getShape()));
-      }
+      FailureOr<Value> weight = liftValue(rewriter, loc, op.getWeight());
       if (failed(weight))
         return failure();
       operands.push_back(*weight);
@@ -243,18 +248,7 @@ struct HoistLiftAboveQdq : OpRewritePattern<ReshapeOp> {
       return failure();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    FailureOr<Value> lifted4 = failure();
-    ElementsAttr codes;
-    if (matchPattern(in, m_Constant(&codes))) {
-      llvm::Expected<Tensor> t = tensorFromAttr(codes);
-      if (!t)
-        return llvm::consumeError(t.takeError()), failure();
-      Tensor c4 = cantFail(Tensor::copyOf(t->dtype(), lifted(inType.getShape()), t->raw()));
-      ElementsAttr attr = attrFromTensor(c4, rewriter.getContext(), "weight");
-      lifted4 = ConstantOp::create(rewriter, loc, attr.getType(), attr).getResult();
-    } else {
-      lifted4 = reshape(rewriter, loc, in, lifted(inType.getShape()));
-    }
+    FailureOr<Value> lifted4 = liftValue(rewriter, loc, in);
     if (failed(lifted4))
       return failure();
     SmallVector<Value> operands(q->getOperands());
