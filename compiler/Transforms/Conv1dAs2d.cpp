@@ -31,13 +31,22 @@ namespace {
 
 FailureOr<Value> reshape(PatternRewriter &rewriter, Location loc, Value v,
                          ArrayRef<int64_t> shape) {
-  FailureOr<Operation *> made =
-      createInferred(rewriter, loc, ReshapeOp::getOperationName(),
-                     {v, createI64Constant(rewriter, loc, shape)}, {}, 1,
-                     /*reportErrors=*/false);
-  if (failed(made))
+  return createInferredValue(rewriter, loc, ReshapeOp::getOperationName(),
+                             {v, createI64Constant(rewriter, loc, shape)});
+}
+
+/// Replaces `op` by the op `name` made from `operands` and `attrs` (op's
+/// lifted form), reshaped back to op's result type.
+LogicalResult replaceByLifted(PatternRewriter &rewriter, Operation *op, StringRef name,
+                              ValueRange operands, ArrayRef<NamedAttribute> attrs) {
+  auto type = cast<RankedTensorType>(op->getResult(0).getType());
+  FailureOr<Value> y = createInferredValue(rewriter, op->getLoc(), name, operands, attrs);
+  if (succeeded(y))
+    y = reshape(rewriter, op->getLoc(), *y, type.getShape());
+  if (failed(y) || y->getType() != type)
     return failure();
-  return (*made)->getResult(0);
+  rewriter.replaceOp(op, *y);
+  return success();
 }
 
 /// `shape` with a 1 before its last dim.
@@ -118,16 +127,7 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
       if (op.getBias())
         operands.push_back(op.getBias());
     }
-    FailureOr<Operation *> lifted2d =
-        createInferred(rewriter, loc, op->getName().getStringRef(), operands, *attrs, 1,
-                       /*reportErrors=*/false);
-    if (failed(lifted2d))
-      return failure();
-    FailureOr<Value> y = reshape(rewriter, loc, (*lifted2d)->getResult(0), out.getShape());
-    if (failed(y) || y->getType() != op->getResult(0).getType())
-      return failure();
-    rewriter.replaceOp(op, *y);
-    return success();
+    return replaceByLifted(rewriter, op, op->getName().getStringRef(), operands, *attrs);
   }
 };
 
@@ -216,16 +216,8 @@ struct SinkReshape : RewritePattern {
         return failure();
       operands.push_back(*l);
     }
-    FailureOr<Operation *> moved =
-        createInferred(rewriter, loc, op->getName().getStringRef(), operands,
-                       llvm::to_vector(op->getAttrs()), 1, /*reportErrors=*/false);
-    if (failed(moved))
-      return failure();
-    FailureOr<Value> y = reshape(rewriter, loc, (*moved)->getResult(0), outType.getShape());
-    if (failed(y) || y->getType() != op->getResult(0).getType())
-      return failure();
-    rewriter.replaceOp(op, *y);
-    return success();
+    return replaceByLifted(rewriter, op, op->getName().getStringRef(), operands,
+                           llvm::to_vector(op->getAttrs()));
   }
 };
 
@@ -253,14 +245,14 @@ struct HoistLiftAboveQdq : OpRewritePattern<ReshapeOp> {
       return failure();
     SmallVector<Value> operands(q->getOperands());
     operands[0] = *lifted4;
-    FailureOr<Operation *> moved =
-        createInferred(rewriter, q->getLoc(), q->getName().getStringRef(), operands,
-                       llvm::to_vector(q->getAttrs()), 1, /*reportErrors=*/false);
-    if (failed(moved) || (*moved)->getResult(0).getType() != op.getType())
+    FailureOr<Value> moved =
+        createInferredValue(rewriter, q->getLoc(), q->getName().getStringRef(), operands,
+                            llvm::to_vector(q->getAttrs()));
+    if (failed(moved) || moved->getType() != op.getType())
       return failure();
     // (With other readers, such as a residual Add, the original stays for
     // them: the lifted copy ends in the int8 conv's own quantizer.)
-    rewriter.replaceOp(op, (*moved)->getResult(0));
+    rewriter.replaceOp(op, *moved);
     if (q->use_empty())
       rewriter.eraseOp(q);
     return success();

@@ -231,23 +231,8 @@ FailureOr<Value> swapLastTwo(PatternRewriter &rewriter, Location loc, Value v) {
   int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
   SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   std::swap(perm[rank - 2], perm[rank - 1]);
-  FailureOr<Operation *> t =
-      createInferred(rewriter, loc, TransposeOp::getOperationName(), {v},
-                     {rewriter.getNamedAttr("perm", rewriter.getDenseI64ArrayAttr(perm))}, 1,
-                     /*reportErrors=*/false);
-  if (failed(t))
-    return failure();
-  return (*t)->getResult(0);
-}
-
-/// The ONNX op `name` (an elementwise binary one) of a and b, broadcast.
-FailureOr<Value> binary(PatternRewriter &rewriter, Location loc, StringRef name, Value a,
-                        Value b) {
-  FailureOr<Operation *> op = createInferred(rewriter, loc, name, {a, b}, {}, 1,
-                                             /*reportErrors=*/false);
-  if (failed(op))
-    return failure();
-  return (*op)->getResult(0);
+  return createInferredValue(rewriter, loc, TransposeOp::getOperationName(), {v},
+                             {rewriter.getNamedAttr("perm", rewriter.getDenseI64ArrayAttr(perm))});
 }
 
 /// An f32 scalar constant.
@@ -279,15 +264,18 @@ LogicalResult decomposeGemm(GemmOp op, PatternRewriter &rewriter) {
       return failure();
     b = *t;
   }
-  FailureOr<Value> y = binary(rewriter, loc, MatMulOp::getOperationName(), a, b);
+  FailureOr<Value> y = createInferredValue(rewriter, loc, MatMulOp::getOperationName(), {a, b});
   float alpha = op.getAlpha().convertToFloat(), beta = op.getBeta().convertToFloat();
   if (succeeded(y) && alpha != 1.f)
-    y = binary(rewriter, loc, MulOp::getOperationName(), *y, scalarOf(rewriter, loc, alpha));
+    y = createInferredValue(rewriter, loc, MulOp::getOperationName(),
+                            {*y, scalarOf(rewriter, loc, alpha)});
   if (succeeded(y) && op.getC() && beta != 0.f) {
     FailureOr<Value> c = op.getC();
     if (beta != 1.f)
-      c = binary(rewriter, loc, MulOp::getOperationName(), *c, scalarOf(rewriter, loc, beta));
-    y = succeeded(c) ? binary(rewriter, loc, AddOp::getOperationName(), *y, *c) : c;
+      c = createInferredValue(rewriter, loc, MulOp::getOperationName(),
+                              {*c, scalarOf(rewriter, loc, beta)});
+    y = succeeded(c) ? createInferredValue(rewriter, loc, AddOp::getOperationName(), {*y, *c})
+                     : c;
   }
   if (failed(y) || y->getType() != op.getType())
     return failure();
@@ -352,13 +340,8 @@ struct BatchedWeightMatMulToLinears : OpRewritePattern<MatMulOp> {
       return failure();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    auto make = [&](StringRef name, ValueRange operands,
-                    ArrayRef<NamedAttribute> attrs = {}) -> FailureOr<Value> {
-      FailureOr<Operation *> made =
-          createInferred(rewriter, loc, name, operands, attrs, 1, /*reportErrors=*/false);
-      if (failed(made))
-        return failure();
-      return (*made)->getResult(0);
+    auto make = [&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
+      return createInferredValue(rewriter, loc, name, operands, attrs);
     };
     auto i64s = [&](ArrayRef<int64_t> v) { return createI64Constant(rewriter, loc, v); };
     FailureOr<Value> x = make(ReshapeOp::getOperationName(), {op.getA(), i64s({batch, m, k})});
@@ -877,7 +860,8 @@ struct FuseLinearPass : public mlir::nunc::impl::FuseLinearBase<FuseLinearPass> 
                                                                          u8Weights);
     patterns.add<QdqMatMulToLinear, QdqGemmToLinear>(&getContext(), u8Weights, u16Inputs);
     patterns.add<MatMulToLinear, ConstantFirstMatMulToLinear, BatchedWeightMatMulToLinears,
-                 GemmToLinear, SkipRequantizedInput, AddIntoLinear<LinearOp>, AddIntoLinear<QuantizedLinearOp>,
+                 GemmToLinear, SkipRequantizedInput, AddIntoLinear<LinearOp>,
+                 AddIntoLinear<QuantizedLinearOp>,
                  ActivationIntoLinear<ReluOp, LinearOp>, ActivationIntoLinear<LeakyReluOp, LinearOp>,
                  ActivationIntoLinear<SigmoidOp, LinearOp>,
                  ActivationIntoLinear<TanhOp, LinearOp>, ActivationIntoLinear<GeluOp, LinearOp>,

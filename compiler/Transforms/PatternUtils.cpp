@@ -149,6 +149,15 @@ Value createIntScalar(OpBuilder &b, Location loc, IntegerType type, int64_t valu
   return ConstantOp::create(b, loc, tensor, attr);
 }
 
+FailureOr<Value> createInferredValue(OpBuilder &b, Location loc, StringRef name,
+                                     ValueRange operands, ArrayRef<NamedAttribute> attrs) {
+  FailureOr<Operation *> op =
+      createInferred(b, loc, name, operands, attrs, 1, /*reportErrors=*/false);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
 Value createI64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> values) {
   auto type = RankedTensorType::get({static_cast<int64_t>(values.size())}, b.getI64Type());
   return ConstantOp::create(b, loc, type, DenseIntElementsAttr::get(type, values));

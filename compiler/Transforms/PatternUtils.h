@@ -60,6 +60,12 @@ std::optional<SmallVector<float>> getConstantFloats(Value v);
 Value createF32Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         ArrayRef<float> values, StringRef name);
 
+/// The single result of the op `name` made from `operands` and `attrs`,
+/// its type inferred; failure (nothing left behind, nothing reported) where
+/// inference refuses them, as a pattern that merely declines wants.
+FailureOr<Value> createInferredValue(OpBuilder &b, Location loc, StringRef name,
+                                     ValueRange operands, ArrayRef<NamedAttribute> attrs = {});
+
 /// A 1-D int64 constant (a shape operand).
 Value createI64Constant(OpBuilder &b, Location loc, ArrayRef<int64_t> values);
 
