@@ -220,7 +220,101 @@ public:
     return isa<FloatType>(a.getType()) ? Value(arith::MulFOp::create(b, loc, a, c))
                                        : Value(arith::MulIOp::create(b, loc, a, c));
   }
-  Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
+  /// e^x: MLIR's polynomial approximation for f32; exp64 for f64.
+  Value exp(Value x) {
+    return x.getType().isF64() ? exp64(x) : Value(math::ExpOp::create(b, loc, x));
+  }
+  /// ln x: MLIR's polynomial approximation for f32; log64 for f64.
+  Value log(Value x) {
+    return x.getType().isF64() ? log64(x) : Value(math::LogOp::create(b, loc, x));
+  }
+
+  /// e^x of an f64 x without libm, within ~2 ulp: x = k ln2 + r with ln2 in
+  /// two parts (k ln2_hi exact), |r| <= ln2/2, e^r by its Taylor series to
+  /// r^13 (error < 1e-17), times 2^k built from the exponent bits in two
+  /// halves (so a subnormal result rounds once). Overflow gives inf,
+  /// underflow 0, NaN NaN.
+  Value exp64(Value x) {
+    Type f64 = b.getF64Type(), i64 = b.getI64Type();
+    auto c = [&](double v) { return floatConst(v, f64); };
+    auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
+    auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
+    auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
+    const double ln2Hi = 6.93147180369123816490e-01, ln2Lo = 1.90821492927058770002e-10;
+    // (maxnumf takes NaN to -746, then the result 0; NaN is put back last.)
+    Value xc = arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, x, c(-746)),
+                                        c(710));
+    Value k = math::RoundEvenOp::create(b, loc, mul(xc, c(1.4426950408889634074)));
+    Value r = sub(sub(xc, mul(k, c(ln2Hi))), mul(k, c(ln2Lo)));
+    Value p = c(1.0 / 6227020800.0);
+    for (int i = 12; i >= 0; --i) {
+      double f = 1;
+      for (int j = 2; j <= i; ++j)
+        f *= j;
+      p = add(mul(p, r), c(1.0 / f));
+    }
+    Value ki = arith::FPToSIOp::create(b, loc, i64, k);
+    Value half = arith::ShRSIOp::create(b, loc, ki, intConst(1, i64));
+    Value rest = arith::SubIOp::create(b, loc, ki, half);
+    auto pow2 = [&](Value e) {
+      Value bits = arith::ShLIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, e, intConst(1023, i64)), intConst(52, i64));
+      return arith::BitcastOp::create(b, loc, f64, bits).getResult();
+    };
+    Value y = mul(mul(p, pow2(half)), pow2(rest));
+    y = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, c(709.782712893384)),
+        c(INFINITY), y);
+    y = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(-745.2)), c(0), y);
+    return arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x), x, y);
+  }
+
+  /// ln x of an f64 x without libm, within ~2 ulp: x = m 2^e with m in
+  /// [sqrt(1/2), sqrt(2)) (subnormals scaled by 2^54 first), ln m =
+  /// 2 atanh(f), f = (m - 1) / (m + 1), |f| <= 0.172, by its series to f^23
+  /// (error < 1e-18), plus e ln2 in two parts. ln 0 = -inf, ln inf = inf,
+  /// negative or NaN x gives NaN.
+  Value log64(Value x) {
+    Type f64 = b.getF64Type(), i64 = b.getI64Type();
+    auto c = [&](double v) { return floatConst(v, f64); };
+    auto i = [&](int64_t v) { return intConst(v, i64); };
+    auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
+    auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
+    auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
+    auto cmp = [&](arith::CmpFPredicate p, Value a, Value v) {
+      return arith::CmpFOp::create(b, loc, p, a, v).getResult();
+    };
+    auto select = [&](Value cond, Value a, Value v) {
+      return arith::SelectOp::create(b, loc, cond, a, v).getResult();
+    };
+    Value tiny = cmp(arith::CmpFPredicate::OLT, x, c(0x1p-1022));
+    Value scaled = select(tiny, mul(x, c(0x1p54)), x);
+    Value bits = arith::BitcastOp::create(b, loc, i64, scaled);
+    Value e = arith::SubIOp::create(b, loc, arith::ShRUIOp::create(b, loc, bits, i(52)), i(1023));
+    e = select(tiny, arith::SubIOp::create(b, loc, e, i(54)), e);
+    Value mantissa = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, bits, i((int64_t{1} << 52) - 1)),
+        i(int64_t{1023} << 52));
+    Value m = arith::BitcastOp::create(b, loc, f64, mantissa);
+    Value high = cmp(arith::CmpFPredicate::OGT, m, c(1.41421356237309504880));
+    m = select(high, mul(m, c(0.5)), m);
+    e = select(high, arith::AddIOp::create(b, loc, e, i(1)), e);
+    Value f = arith::DivFOp::create(b, loc, sub(m, c(1)), add(m, c(1)));
+    Value s = mul(f, f);
+    Value series = c(1.0 / 23);
+    for (int d = 21; d >= 1; d -= 2)
+      series = add(mul(series, s), c(1.0 / d));
+    Value lnM = mul(mul(c(2), f), series);
+    Value ef = arith::SIToFPOp::create(b, loc, f64, e);
+    Value y = add(mul(ef, c(6.93147180369123816490e-01)),
+                  add(mul(ef, c(1.90821492927058770002e-10)), lnM));
+    y = select(cmp(arith::CmpFPredicate::OEQ, x, c(0)), c(-INFINITY), y);
+    y = select(cmp(arith::CmpFPredicate::OEQ, x, c(INFINITY)), c(INFINITY), y);
+    // x < 0 or NaN: NaN.
+    return select(cmp(arith::CmpFPredicate::UGE, x, c(0)), y, c(NAN));
+  }
 
   /// sin(x) or cos(x) of an f32 x, without libm, to within ~1e-7 over the
   /// whole f32 range (MLIR's polynomial approximation is off by ~6e-6 at
@@ -494,8 +588,8 @@ FailureOr<Value> GenericEmitter::emit() {
   else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
                UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
-  else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ArgMaxOp, ArgMinOp,
-               SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
+  else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
+               ArgMinOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
@@ -640,13 +734,14 @@ LogicalResult GenericEmitter::emitElementwise() {
       })
       .Case<ExpOp, LogOp, SinOp, CosOp, SoftplusOp>([&](Operation *o) -> LogicalResult {
         // f32 (f16 and bf16 computed in f32): MLIR's polynomial
-        // approximations; f64 would call libm.
-        if (!KernelBuilder::computeType(outElem).isF32())
-          return unsupported(o->getName().getStringRef() + " of f64 (it would need libm)");
+        // approximations; f64: exp64 and log64 (sin and cos of f64 would
+        // need a wider reduction than sinCos's).
+        if (!KernelBuilder::computeType(outElem).isF32() && isa<SinOp, CosOp>(o))
+          return unsupported(o->getName().getStringRef() + " of f64");
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
           return llvm::TypeSwitch<Operation *, Value>(o)
-              .Case([&](ExpOp) { return math::ExpOp::create(b, loc, s[0]); })
-              .Case([&](LogOp) { return math::LogOp::create(b, loc, s[0]); })
+              .Case([&](ExpOp) { return k.exp(s[0]); })
+              .Case([&](LogOp) { return k.log(s[0]); })
               .Case([&](SinOp) { return k.sinCos(s[0], /*cosine=*/false); })
               .Case([&](CosOp) { return k.sinCos(s[0], /*cosine=*/true); })
               .Default([&](Operation *) -> Value {
@@ -657,14 +752,14 @@ LogicalResult GenericEmitter::emitElementwise() {
                 // compensation; e where u rounds to 1): MLIR's log is
                 // accurate near 1, its log1p off by ~1e-3 near 0.
                 Type t = s[0].getType();
-                Value e = math::ExpOp::create(
-                    b, loc, arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, s[0])));
+                Value e =
+                    k.exp(arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, s[0])));
                 Value one = k.floatConst(1, t);
                 Value u = arith::AddFOp::create(b, loc, one, e);
                 Value ratio = arith::DivFOp::create(b, loc, e, arith::SubFOp::create(b, loc, u, one));
                 Value log1p = arith::SelectOp::create(
                     b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one), e,
-                    arith::MulFOp::create(b, loc, math::LogOp::create(b, loc, u), ratio));
+                    arith::MulFOp::create(b, loc, k.log(u), ratio));
                 return arith::AddFOp::create(b, loc, k.max(s[0], k.floatConst(0, t), false),
                                              log1p);
               });
@@ -1155,7 +1250,7 @@ LogicalResult GenericEmitter::emitReduction() {
         });
         return success();
       })
-      .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>([&](Operation *) {
+      .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>([&](Operation *) {
         Value axesValue = op->getNumOperands() > 1 ? op->getOperand(1) : Value();
         std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>();
         if (axesValue)
@@ -1193,9 +1288,11 @@ LogicalResult GenericEmitter::emitReduction() {
         bool unsignedInt = KernelBuilder::isUnsigned(el) || el.isInteger(1); // (bool: 0 < 1)
         // Max / min start from their identity (-inf / +inf, or the type's
         // lowest / highest) and let NaN win (maximumf / minimumf).
+        bool isProd = isa<ReduceProdOp>(op);
         auto init = [&]() -> Value {
           if (!isMax && !isMin)
-            return isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+            return isa<FloatType>(ct) ? k.floatConst(isProd ? 1 : 0, ct)
+                                      : k.intConst(isProd ? 1 : 0, ct);
           if (isa<FloatType>(ct))
             return k.floatConst(isMax ? -INFINITY : INFINITY, ct);
           unsigned w = ct.getIntOrFloatBitWidth();
@@ -1205,6 +1302,9 @@ LogicalResult GenericEmitter::emitReduction() {
           return arith::ConstantOp::create(b, loc, ct, b.getIntegerAttr(ct, v));
         };
         auto combine = [&](Value acc, Value v) -> Value {
+          if (isProd)
+            return isa<FloatType>(ct) ? Value(arith::MulFOp::create(b, loc, acc, v))
+                                      : Value(arith::MulIOp::create(b, loc, acc, v));
           if (!isMax && !isMin)
             return k.add(acc, v);
           if (isa<FloatType>(ct))

@@ -29,11 +29,17 @@ inline const llvm::StringRef kSupportedOps[] = {
     "LessOrEqual", "Not", "And", "Or", "Xor", "Pad", "ReduceMax", "ReduceMin", "Elu", "Selu",
     "Celu", "Softsign", "ThresholdedRelu", "PRelu", "Mish", "Sign", "Sum", "Mean",
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
-    "GroupNormalization", "ArgMax", "ArgMin",
+    "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};
 
+/// The default-domain ops imported as compositions of others
+/// (OnnxCompositeNodes.cpp).
+inline const llvm::StringRef kCompositeOps[] = {
+    "Dropout", "LogSoftmax", "Hardmax", "Trilu", "ReduceL1", "ReduceL2", "ReduceSumSquare",
+    "ReduceLogSum", "ReduceLogSumExp", "LpNormalization", "MeanVarianceNormalization", "LRN",
+    "IsNaN", "IsInf", "OneHot", "Shrink", "Size"};
 /// onnxruntime's com.microsoft operators (version 1): the quantized ones
 /// its quantize_static writes in QOperator format, each imported as the
 /// DequantizeLinear -> f32 op -> QuantizeLinear it stands for (its own
@@ -57,7 +63,8 @@ inline bool isDefaultDomain(llvm::StringRef domain) {
 }
 inline bool isSupportedNode(const onnx::NodeProto &n) {
   if (isDefaultDomain(n.domain()))
-    return llvm::is_contained(kSupportedOps, n.op_type());
+    return llvm::is_contained(kSupportedOps, n.op_type()) ||
+           llvm::is_contained(kCompositeOps, n.op_type());
   return n.domain() == kContribDomain && llvm::is_contained(kSupportedContribOps, n.op_type());
 }
 
@@ -166,6 +173,8 @@ private:
   LogicalResult convert(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// The com.microsoft ops of kSupportedContribOps (OnnxContribNodes.cpp).
   LogicalResult convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// The default-domain ops of kCompositeOps (OnnxCompositeNodes.cpp).
+  LogicalResult convertComposite(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// com.microsoft Attention, QAttention and MultiHeadAttention
   /// (OnnxAttentionNodes.cpp).
   LogicalResult convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);

@@ -94,12 +94,14 @@ LogicalResult Importer::checkOpsets() {
 static int64_t opsetIntroducing(llvm::StringRef op) {
   return llvm::StringSwitch<int64_t>(op)
       .Case("Expand", 8)
-      .Cases({"Erf", "Where", "ConstantOfShape"}, 9)
+      .Cases({"Erf", "Where", "ConstantOfShape", "IsNaN", "OneHot", "Shrink",
+              "MeanVarianceNormalization"}, 9)
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
       .Case("DynamicQuantizeLinear", 11)
       .Cases({"GreaterOrEqual", "LessOrEqual", "Celu"}, 12)
-      .Cases({"ThresholdedRelu"}, 10)
+      .Cases({"ThresholdedRelu", "IsInf"}, 10)
+      .Case("Trilu", 14)
       .Cases({"Mish", "GroupNormalization"}, 18)
       .Case("Gelu", 20)
       .Default(1);

@@ -229,7 +229,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                                : create<ArgMinOp>(n, {in(0)}, attrs));
   }
 
-  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin") {
+  if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" ||
+      op == "ReduceProd") {
     bool axesAsInput = op == "ReduceSum" ? n.opset >= 13 : n.opset >= 18;
     FailureOr<int64_t> keep = n.getInt("keepdims", 1);
     if (failed(keep))
@@ -259,6 +260,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       return take(create<ReduceMaxOp>(n, operands, attrs));
     if (op == "ReduceMin")
       return take(create<ReduceMinOp>(n, operands, attrs));
+    if (op == "ReduceProd")
+      return take(create<ReduceProdOp>(n, operands, attrs));
     return take(create<ReduceSumOp>(n, operands, attrs));
   }
 
@@ -1190,6 +1193,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                                            {attr("axis", builder.getI64IntegerAttr(*axis))}));
   }
 
+  if (llvm::is_contained(kCompositeOps, op))
+    return convertComposite(n, outputs);
   // checkSupportedOps() rejects everything else before conversion starts.
   return n.error() << "no converter for " << op;
 }

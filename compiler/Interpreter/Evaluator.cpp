@@ -427,6 +427,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                               isa<ArgMaxOp>(o.getOperation()), o.getSelectLastIndex() != 0));
       })
       .Case([&](ReduceMinOp o) { return one(evaluateReduce(o, ReduceKind::Min, get)); })
+      .Case([&](ReduceProdOp o) { return one(evaluateReduce(o, ReduceKind::Prod, get)); })
       .Case([&](SoftmaxOp o) {
         if (o.getInputQuantization())
           return one(qlinearSoftmax(get(o.getInput()), o.getAxis(),

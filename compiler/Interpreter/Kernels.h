@@ -71,7 +71,7 @@ Expected<Tensor> resize(const Tensor &x, const shape::ResizeParams &params,
 Expected<Tensor> averagePool(const Tensor &x, const WindowAttrs &attrs);
 Expected<Tensor> globalAveragePool(const Tensor &x);
 
-enum class ReduceKind { Mean, Sum, Max, Min };
+enum class ReduceKind { Mean, Sum, Max, Min, Prod };
 Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t> axes,
                         bool keepDims, bool noopWithEmptyAxes);
 Expected<Tensor> softmax(const Tensor &x, int64_t axis);

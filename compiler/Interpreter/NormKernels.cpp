@@ -62,14 +62,16 @@ Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t
     if constexpr (!std::is_same_v<T, bool>) {
       // Floats accumulate in double; integers wrap in their unsigned type.
       using Acc = Accumulator<C>;
-      std::vector<Acc> acc(out.numElements(), 0);
+      const bool prod = kind == ReduceKind::Prod;
+      std::vector<Acc> acc(out.numElements(), prod ? 1 : 0);
       const T *in = x.as<T>();
       forEachIndex<2>(x.shape(), strides, [&](int64_t, const std::array<int64_t, 2> &off) {
-        acc[off[1]] += static_cast<Acc>(static_cast<C>(in[off[0]]));
+        Acc v = static_cast<Acc>(static_cast<C>(in[off[0]]));
+        acc[off[1]] = prod ? acc[off[1]] * v : acc[off[1]] + v;
       });
       T *o = out.mutableAs<T>();
       for (size_t i = 0; i < acc.size(); ++i) {
-        if (kind == ReduceKind::Sum) {
+        if (kind == ReduceKind::Sum || prod) {
           o[i] = T(static_cast<C>(acc[i]));
         } else if constexpr (std::is_integral_v<C>) {
           // Mean of integers: the exact mean, truncated (numpy then astype).

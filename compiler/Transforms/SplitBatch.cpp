@@ -279,7 +279,8 @@ std::string BatchAnalysis::check(Operation *op) {
           why = "the scale or bias depends on the inputs";
         return why;
       })
-      .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp>([&](auto r) -> std::string {
+      .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp>(
+          [&](auto r) -> std::string {
         // No axes: every axis, unless noop_with_empty_axes (an identity).
         if (!r.getAxes())
           return r.getNoopWithEmptyAxes() ? "" : "it reduces every axis, the batch dim too";

@@ -57,12 +57,34 @@ struct Outcome {
   std::string compiledReason;
 };
 
+/// Whether a test input is a parameter rather than data: an integer tensor
+/// or a single element (OneHot's depth, Trilu's k, Dropout's ratio).
+/// Parameters that decide shapes must be known when compiling: nunc
+/// compiles static shapes, and real models hold them as initializers.
+bool isParameterLike(const Tensor &t) {
+  return (!isFloat(t.dtype()) && t.dtype() != DType::Bool) || t.numElements() == 1;
+}
+
+/// The graph's input names, in order (the test data's input_<i> order).
+std::vector<std::string> graphInputNames(const std::string &model) {
+  std::vector<std::string> names;
+  llvm::Expected<OnnxModelInfo> info = readOnnxModelInfo(model);
+  if (!info) {
+    llvm::consumeError(info.takeError());
+    return names;
+  }
+  for (const OnnxValueInfo &v : info->inputs)
+    names.push_back(v.name);
+  return names;
+}
+
 /// Compiles the model for this machine, links it in-process and runs it on
 /// `inputs`. Inputs that decide shapes (Reshape's shape, Slice's starts...)
 /// must be known when compiling; when the first attempt fails, integer inputs
-/// become constants of the test's values and it tries again; for Resize
-/// and Upsample, then every input but the first (their float roi and
-/// scales).
+/// become constants of the test's values and it tries again (straight away,
+/// with single-element inputs too, when the model does not import with all
+/// inputs given at run time); for Resize and Upsample, then every input but
+/// the first (their float roi and scales).
 std::string runCompiled(const std::string &model, const std::vector<Tensor> &inputs,
                         const std::vector<Tensor> &expected, double rtol, double atol,
                         std::string (*compareFn)(const Tensor &, const Tensor &, double, double)) {
@@ -72,6 +94,7 @@ std::string runCompiled(const std::string &model, const std::vector<Tensor> &inp
   if (!info)
     llvm::consumeError(info.takeError());
   int lastAttempt = resamples ? 2 : 1;
+  std::vector<std::string> names = graphInputNames(model);
   for (int attempt = 0; attempt <= lastAttempt; ++attempt) {
     bool fixIntegers = attempt > 0;
     DialectRegistry registry;
@@ -82,16 +105,19 @@ std::string runCompiled(const std::string &model, const std::vector<Tensor> &inp
       llvm::raw_string_ostream(diagnostics) << d.str() << "; ";
       return success();
     });
-    OwningOpRef<ModuleOp> probe = importOnnxModel(&ctx, model, {});
-    if (!probe)
-      return "import: " + diagnostics;
-    auto probeMain = probe->lookupSymbol<func::FuncOp>("main");
+    bool fixParameters = false;
+    if (!importOnnxModel(&ctx, model, {})) {
+      if (attempt > 0)
+        return "import: " + diagnostics;
+      fixParameters = true;
+      diagnostics.clear();
+    }
     ImportOptions options;
     std::vector<Tensor> runtimeInputs;
-    for (unsigned i = 0; i < probeMain.getNumArguments() && i < inputs.size(); ++i) {
-      std::string name = probeMain.getArgAttrOfType<StringAttr>(i, "nunc.name").str();
+    for (unsigned i = 0; i < names.size() && i < inputs.size(); ++i) {
+      const std::string &name = names[i];
       if ((fixIntegers && !isFloat(inputs[i].dtype()) && inputs[i].dtype() != DType::Bool) ||
-          (attempt == 2 && i > 0)) {
+          (fixParameters && isParameterLike(inputs[i])) || (attempt == 2 && i > 0)) {
         options.constantInputs[name] = attrFromTensor(inputs[i], &ctx, name);
         continue;
       }
@@ -255,18 +281,24 @@ Outcome runTest(const std::string &dir) {
     }
 
     // Pin every input to the shape of its data, so that shape inference and
-    // constant folding run on static shapes, as in a real compile.
+    // constant folding run on static shapes, as in a real compile. A model
+    // that does not import with every input given at run time (its output
+    // shape depends on one) gets its parameter-like inputs as constants.
     ImportOptions options;
+    std::vector<Tensor> runtimeInputs;
     {
-      OwningOpRef<ModuleOp> probe = importOnnxModel(&ctx, model, {});
-      if (!probe) {
-        out.reason = "import: " + diagnostics;
-        return out;
-      }
-      auto main = probe->lookupSymbol<func::FuncOp>("main");
-      for (unsigned i = 0; i < main.getNumArguments() && i < inputs.size(); ++i)
-        options.inputShapes[main.getArgAttrOfType<StringAttr>(i, "nunc.name").str()] =
+      bool fixParameters = !importOnnxModel(&ctx, model, {});
+      diagnostics.clear();
+      std::vector<std::string> names = graphInputNames(model);
+      for (unsigned i = 0; i < names.size() && i < inputs.size(); ++i) {
+        if (fixParameters && isParameterLike(inputs[i])) {
+          options.constantInputs[names[i]] = attrFromTensor(inputs[i], &ctx, names[i]);
+          continue;
+        }
+        options.inputShapes[names[i]] =
             std::vector<int64_t>(inputs[i].shape().begin(), inputs[i].shape().end());
+        runtimeInputs.push_back(inputs[i]);
+      }
     }
     OwningOpRef<ModuleOp> module = importOnnxModel(&ctx, model, options);
     if (!module || failed(simplify(*module))) {
@@ -274,7 +306,7 @@ Outcome runTest(const std::string &dir) {
       return out;
     }
     auto main = module->lookupSymbol<func::FuncOp>("main");
-    llvm::Expected<SmallVector<Tensor>> results = evaluateFunction(main, inputs);
+    llvm::Expected<SmallVector<Tensor>> results = evaluateFunction(main, runtimeInputs);
     if (!results) {
       out.reason = "evaluate: " + llvm::toString(results.takeError());
       return out;

@@ -552,6 +552,7 @@ std::optional<int64_t> ReduceMeanOp::trailingRowSize() { return trailingRowSizeO
 std::optional<int64_t> ReduceSumOp::trailingRowSize() { return trailingRowSizeOf(*this); }
 std::optional<int64_t> ReduceMaxOp::trailingRowSize() { return trailingRowSizeOf(*this); }
 std::optional<int64_t> ReduceMinOp::trailingRowSize() { return trailingRowSizeOf(*this); }
+std::optional<int64_t> ReduceProdOp::trailingRowSize() { return trailingRowSizeOf(*this); }
 
 template <typename ReduceOp>
 static LogicalResult inferReduce(ReduceOp op, SmallVectorImpl<Type> &types) {
@@ -619,6 +620,9 @@ LogicalResult ReduceMaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferReduce(*this, types);
 }
 LogicalResult ReduceMinOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferReduce(*this, types);
+}
+LogicalResult ReduceProdOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferReduce(*this, types);
 }
 

@@ -446,6 +446,9 @@ def Nunc_ReduceMaxOp : Nunc_ReduceOp<"reduce_max", Nunc_Tensor> {
 def Nunc_ReduceMinOp : Nunc_ReduceOp<"reduce_min", Nunc_Tensor> {
   let summary = "Minimum over axes (NaN if any is; +inf, or the type's highest, over none)";
 }
+def Nunc_ReduceProdOp : Nunc_ReduceOp<"reduce_prod"> {
+  let summary = "Product over axes (1 over none; integers wrap)";
+}
 
 class Nunc_ArgExtremeOp<string mnemonic> : Nunc_Op<mnemonic> {
   let arguments = (ins Nunc_NumericTensor:$data, DefaultValuedAttr<I64Attr, "0">:$axis,

@@ -1,0 +1,500 @@
+//===- OnnxCompositeNodes.cpp - ONNX ops imported as compositions ---------===//
+//
+// ONNX ops that are exact compositions of nunc ops, imported as those (the
+// fusions and kernels then take them as they take the ops written out):
+// Dropout (inference: the identity), LogSoftmax and Hardmax, Trilu,
+// ReduceL1 / ReduceL2 / ReduceSumSquare / ReduceLogSum / ReduceLogSumExp,
+// LpNormalization, MeanVarianceNormalization, LRN, IsNaN, IsInf, OneHot,
+// Shrink and Size. Each follows ONNX's definition (its function body or
+// reference implementation); where onnxruntime differs, the comment says
+// which one nunc follows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ImporterImpl.h"
+
+#include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nunc;
+using namespace mlir::nunc::import_detail;
+
+LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> &outputs) {
+  llvm::StringRef op = n.node.op_type();
+  Location loc = n.loc;
+  auto in = [&](unsigned i) { return n.input(i); };
+  auto arity = [&](unsigned required, unsigned max) -> LogicalResult {
+    if (n.inputs.size() > max)
+      return n.error() << op << " takes at most " << max << " input" << (max == 1 ? "" : "s")
+                       << ", got " << n.inputs.size();
+    for (unsigned i = 0; i < required; ++i)
+      if (!in(i))
+        return n.error() << op << " needs input #" << i;
+    return success();
+  };
+  auto mk = [&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
+    return firstResult(create(n, name, operands, attrs, 1));
+  };
+  // Chains one-result ops: each step gets the previous result; the first
+  // failure stops the chain.
+  auto done = [&](FailureOr<Value> y) -> LogicalResult {
+    if (failed(y))
+      return failure();
+    outputs.push_back(*y);
+    return success();
+  };
+  auto i64Attr = [&](llvm::StringRef name, int64_t v) {
+    return attr(name, builder.getI64IntegerAttr(v));
+  };
+  auto staticType = [&](Value v, llvm::StringRef what) -> FailureOr<RankedTensorType> {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return n.error() << op << " needs " << what << " of static shape (pin its dims with "
+                                                     "--shape)";
+    return t;
+  };
+  auto element = [](Value v) { return cast<ShapedType>(v.getType()).getElementType(); };
+  auto wrap = [&](int64_t axis, int64_t rank) -> FailureOr<int64_t> {
+    if (axis < -rank || axis >= rank)
+      return n.error() << op << ": axis " << axis << " is out of range for rank " << rank;
+    return axis < 0 ? axis + rank : axis;
+  };
+
+  // Dropout at inference: the data as it is, and a mask of all true (all
+  // ones of the data's type before opset 10). Training mode draws a random
+  // mask; only its ratio-0 case (the identity) is compiled.
+  if (op == "Dropout") {
+    FailureOr<float> ratioAttr = n.getFloat("ratio", 0.5f);
+    n.ignore("seed");
+    if (failed(arity(1, n.opset >= 12 ? 3 : 1)) || failed(ratioAttr))
+      return failure();
+    if (Value training = in(2)) {
+      std::optional<SmallVector<int64_t>> mode = getConstantInts(training);
+      if (!mode || mode->size() != 1)
+        return n.error() << "Dropout's training_mode must be a constant";
+      std::optional<SmallVector<double>> ratio =
+          in(1) ? getConstantDoubles(in(1)) : SmallVector<double>{0.5};
+      if ((*mode)[0] != 0 && (!ratio || ratio->size() != 1 || (*ratio)[0] != 0))
+        return n.error() << "Dropout in training mode draws a random mask; nunc compiles "
+                            "inference (training_mode false, or a ratio of 0)";
+    }
+    FailureOr<Value> y = mk(IdentityOp::getOperationName(), {in(0)});
+    if (failed(y))
+      return failure();
+    outputs.push_back(*y);
+    if (n.node.output_size() > 1 && !n.node.output(1).empty()) {
+      Type maskElement = n.opset >= 10 ? builder.getI1Type() : element(in(0));
+      auto oneType = RankedTensorType::get({1}, maskElement);
+      Attribute one = isa<FloatType>(maskElement) ? Attribute(FloatAttr::get(maskElement, 1))
+                                                  : Attribute(IntegerAttr::get(maskElement, 1));
+      FailureOr<Value> shape = mk(ShapeOp::getOperationName(), {in(0)}, {i64Attr("start", 0)});
+      FailureOr<Value> mask =
+          succeeded(shape) ? mk(ConstantOfShapeOp::getOperationName(), {*shape},
+                                {attr("value", DenseElementsAttr::get(oneType, one))})
+                           : shape;
+      if (failed(mask))
+        return failure();
+      outputs.push_back(*mask);
+    }
+    return success();
+  }
+
+  // LogSoftmax: (x - max) - log(sum(exp(x - max))), exact where
+  // log(softmax) would round tiny probabilities to 0. Hardmax: 1 where the
+  // first maximum along the axis is, else 0. Before opset 13 both work on
+  // all dims from `axis` on, flattened.
+  if (op == "LogSoftmax" || op == "Hardmax") {
+    FailureOr<int64_t> axisAttr = n.getInt("axis", n.opset < 13 ? 1 : -1);
+    if (failed(arity(1, 1)) || failed(axisAttr))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(in(0).getType());
+    if (!type)
+      return n.error() << op << " needs an input of known rank";
+    FailureOr<int64_t> axis = wrap(*axisAttr, std::max<int64_t>(type.getRank(), 1));
+    if (failed(axis))
+      return failure();
+    Value x = in(0);
+    int64_t along = *axis;
+    bool flatten = n.opset < 13 && *axis != type.getRank() - 1;
+    if (flatten) {
+      FailureOr<Value> flat = mk(FlattenOp::getOperationName(), {x}, {i64Attr("axis", *axis)});
+      if (failed(flat))
+        return failure();
+      x = *flat;
+      along = 1;
+    }
+    FailureOr<Value> y = failure();
+    if (op == "LogSoftmax") {
+      Value axes = constI64(loc, {along});
+      auto keep = SmallVector<NamedAttribute>{i64Attr("keepdims", 1),
+                                              i64Attr("noop_with_empty_axes", 0)};
+      FailureOr<Value> max = mk(ReduceMaxOp::getOperationName(), {x, axes}, keep);
+      FailureOr<Value> shifted =
+          succeeded(max) ? mk(SubOp::getOperationName(), {x, *max}) : max;
+      FailureOr<Value> sum = succeeded(shifted) ? mk(ExpOp::getOperationName(), {*shifted})
+                                                : shifted;
+      if (succeeded(sum))
+        sum = mk(ReduceSumOp::getOperationName(), {*sum, axes}, keep);
+      if (succeeded(sum))
+        sum = mk(LogOp::getOperationName(), {*sum});
+      if (succeeded(sum))
+        y = mk(SubOp::getOperationName(), {*shifted, *sum});
+    } else {
+      auto xType = cast<RankedTensorType>(x.getType());
+      if (xType.isDynamicDim(along))
+        return n.error() << "Hardmax needs the dim it runs along to be known (pin it with "
+                            "--shape)";
+      int64_t count = xType.getDimSize(along);
+      SmallVector<int64_t> iotaShape{count};
+      iotaShape.append(xType.getRank() - along - 1, 1);
+      SmallVector<int64_t> values(count);
+      for (int64_t i = 0; i < count; ++i)
+        values[i] = i;
+      auto iotaType = RankedTensorType::get(iotaShape, builder.getI64Type());
+      Value iota = ConstantOp::create(builder, loc, iotaType,
+                                      DenseElementsAttr::get(iotaType, ArrayRef(values)));
+      FailureOr<Value> index = mk(ArgMaxOp::getOperationName(), {x},
+                                  {i64Attr("axis", along), i64Attr("keepdims", 1),
+                                   i64Attr("select_last_index", 0)});
+      FailureOr<Value> hit =
+          succeeded(index) ? mk(EqualOp::getOperationName(), {iota, *index}) : index;
+      if (succeeded(hit))
+        y = mk(CastOp::getOperationName(), {*hit},
+               {attr("to", TypeAttr::get(element(x))), i64Attr("saturate", 1)});
+    }
+    if (succeeded(y) && flatten) {
+      FailureOr<Value> shape = mk(ShapeOp::getOperationName(), {in(0)}, {i64Attr("start", 0)});
+      y = succeeded(shape)
+              ? mk(ReshapeOp::getOperationName(), {*y, *shape}, {i64Attr("allowzero", 0)})
+              : shape;
+    }
+    return done(y);
+  }
+
+  // Trilu: the elements on and above (upper) or on and below diagonal k of
+  // the last two dims, zeros elsewhere: Where(mask, x, 0) with the mask
+  // j - i >= k (upper) or j - i <= k from the constant j - i and k, which
+  // may come at run time (a constant k folds the mask).
+  if (op == "Trilu") {
+    FailureOr<int64_t> upper = n.getInt("upper", 1);
+    if (failed(arity(1, 2)) || failed(upper))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(in(0).getType());
+    if (!type || type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1) ||
+        type.isDynamicDim(type.getRank() - 2))
+      return n.error() << "Trilu needs an input of rank 2 or more whose last two dims are "
+                          "known (pin them with --shape)";
+    const int64_t rows = type.getDimSize(type.getRank() - 2),
+                  cols = type.getDimSize(type.getRank() - 1);
+    SmallVector<int64_t> offsets;
+    offsets.reserve(rows * cols);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        offsets.push_back(j - i);
+    auto offsetType = RankedTensorType::get({rows, cols}, builder.getI64Type());
+    Value diagonal = ConstantOp::create(builder, loc, offsetType,
+                                        DenseElementsAttr::get(offsetType, ArrayRef(offsets)));
+    Value k = in(1) ? in(1) : constI64(loc, {0}, /*scalar=*/true);
+    if (in(1)) {
+      auto kType = dyn_cast<RankedTensorType>(k.getType());
+      if (!kType || kType.getNumElements() != 1 || !kType.getElementType().isInteger(64))
+        return n.error() << "Trilu needs k to be an int64 scalar";
+      if (kType.getRank() != 0) {
+        FailureOr<Value> scalar = mk(ReshapeOp::getOperationName(), {k, constI64(loc, {})});
+        if (failed(scalar))
+          return failure();
+        k = *scalar;
+      }
+    }
+    // Outside the kept triangle: k > j - i (upper) or j - i > k (lower).
+    FailureOr<Value> outside = *upper ? mk(GreaterOp::getOperationName(), {k, diagonal})
+                                      : mk(GreaterOp::getOperationName(), {diagonal, k});
+    return done(succeeded(outside) ? mk(WhereOp::getOperationName(),
+                                        {*outside, constScalar(loc, element(in(0)), 0), in(0)})
+                                   : outside);
+  }
+
+  // The reductions ONNX defines through ReduceSum, ReduceMax, Exp, Log,
+  // Abs and Sqrt; axes as ReduceSum takes them (an input from opset 18).
+  if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSum" ||
+      op == "ReduceLogSumExp") {
+    FailureOr<int64_t> keep = n.getInt("keepdims", 1);
+    if (failed(keep))
+      return failure();
+    Value axes;
+    int64_t noop = 0;
+    if (n.opset >= 18) {
+      FailureOr<int64_t> noopAttr = n.getInt("noop_with_empty_axes", 0);
+      if (failed(arity(1, 2)) || failed(noopAttr))
+        return failure();
+      axes = in(1);
+      noop = *noopAttr;
+    } else {
+      FailureOr<std::optional<SmallVector<int64_t>>> a = n.getInts("axes");
+      if (failed(arity(1, 1)) || failed(a))
+        return failure();
+      if (*a)
+        axes = constI64(loc, **a);
+    }
+    Value x = in(0);
+    Type el = element(x);
+    bool needsFloat = op == "ReduceL2" || op == "ReduceLogSum" || op == "ReduceLogSumExp";
+    if (needsFloat && !isa<FloatType>(el))
+      return n.error() << op << " of integers is not supported (it takes a square root, a "
+                              "logarithm or an exponential)";
+    auto reduce = [&](StringRef name, Value v, int64_t keepdims) {
+      return mk(name, present({v, axes}),
+                {i64Attr("keepdims", keepdims), i64Attr("noop_with_empty_axes", noop)});
+    };
+    StringRef sum = ReduceSumOp::getOperationName();
+    FailureOr<Value> y = failure();
+    if (op == "ReduceL1") {
+      FailureOr<Value> a = mk(AbsOp::getOperationName(), {x});
+      y = succeeded(a) ? reduce(sum, *a, *keep) : a;
+    } else if (op == "ReduceL2" || op == "ReduceSumSquare") {
+      FailureOr<Value> sq = mk(MulOp::getOperationName(), {x, x});
+      y = succeeded(sq) ? reduce(sum, *sq, *keep) : sq;
+      if (succeeded(y) && op == "ReduceL2")
+        y = mk(SqrtOp::getOperationName(), {*y});
+    } else if (op == "ReduceLogSum") {
+      y = reduce(sum, x, *keep);
+      if (succeeded(y))
+        y = mk(LogOp::getOperationName(), {*y});
+    } else {
+      // log(sum(exp(x - m))) + m with m the maximum (0 where it is +-inf or
+      // the reduction is empty: then the sum itself is 0, inf or NaN, as
+      // without the shift), so large inputs do not overflow.
+      StringRef max = ReduceMaxOp::getOperationName();
+      Value inf = constScalar(loc, el, INFINITY), zero = constScalar(loc, el, 0);
+      auto finiteOrZero = [&](FailureOr<Value> m) -> FailureOr<Value> {
+        FailureOr<Value> a = succeeded(m) ? mk(AbsOp::getOperationName(), {*m}) : m;
+        FailureOr<Value> isInf = succeeded(a) ? mk(EqualOp::getOperationName(), {*a, inf}) : a;
+        return succeeded(isInf) ? mk(WhereOp::getOperationName(), {*isInf, zero, *m}) : isInf;
+      };
+      FailureOr<Value> kept = finiteOrZero(reduce(max, x, 1));
+      FailureOr<Value> shift = finiteOrZero(reduce(max, x, *keep));
+      FailureOr<Value> s = succeeded(kept) ? mk(SubOp::getOperationName(), {x, *kept}) : kept;
+      if (succeeded(s))
+        s = mk(ExpOp::getOperationName(), {*s});
+      if (succeeded(s))
+        s = reduce(sum, *s, *keep);
+      if (succeeded(s))
+        s = mk(LogOp::getOperationName(), {*s});
+      if (succeeded(s) && succeeded(shift))
+        y = mk(AddOp::getOperationName(), {*s, *shift});
+    }
+    return done(y);
+  }
+
+  // LpNormalization: x / ||x||_p along the axis (p 1 or 2). A zero norm
+  // gives 0, as onnxruntime computes it (ONNX's reference divides: NaN).
+  if (op == "LpNormalization") {
+    FailureOr<int64_t> axisAttr = n.getInt("axis", -1), p = n.getInt("p", 2);
+    if (failed(arity(1, 1)) || failed(axisAttr) || failed(p))
+      return failure();
+    if (*p != 1 && *p != 2)
+      return n.error() << "LpNormalization needs p = 1 or 2, got " << *p;
+    Value x = in(0);
+    Type el = element(x);
+    if (!isa<FloatType>(el))
+      return n.error() << "LpNormalization needs floating-point data";
+    Value axes = constI64(loc, {*axisAttr});
+    auto keep = SmallVector<NamedAttribute>{i64Attr("keepdims", 1),
+                                            i64Attr("noop_with_empty_axes", 0)};
+    FailureOr<Value> norm = *p == 1 ? mk(AbsOp::getOperationName(), {x})
+                                    : mk(MulOp::getOperationName(), {x, x});
+    if (succeeded(norm))
+      norm = mk(ReduceSumOp::getOperationName(), {*norm, axes}, keep);
+    if (succeeded(norm) && *p == 2)
+      norm = mk(SqrtOp::getOperationName(), {*norm});
+    Value zero = constScalar(loc, el, 0);
+    FailureOr<Value> isZero =
+        succeeded(norm) ? mk(EqualOp::getOperationName(), {*norm, zero}) : norm;
+    FailureOr<Value> q = succeeded(isZero) ? mk(DivOp::getOperationName(), {x, *norm}) : isZero;
+    return done(succeeded(q) ? mk(WhereOp::getOperationName(), {*isZero, zero, *q}) : q);
+  }
+
+  // MeanVarianceNormalization, as ONNX's function body: (x - E[x]) /
+  // (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes`.
+  if (op == "MeanVarianceNormalization") {
+    FailureOr<std::optional<SmallVector<int64_t>>> axesAttr = n.getInts("axes");
+    if (failed(arity(1, 1)) || failed(axesAttr))
+      return failure();
+    Value x = in(0);
+    Type el = element(x);
+    Value axes = constI64(loc, *axesAttr ? **axesAttr : SmallVector<int64_t>{0, 2, 3});
+    auto mean = [&](Value v) {
+      return mk(ReduceMeanOp::getOperationName(), {v, axes},
+                {i64Attr("keepdims", 1), i64Attr("noop_with_empty_axes", 0)});
+    };
+    FailureOr<Value> m = mean(x);
+    FailureOr<Value> sq = mk(MulOp::getOperationName(), {x, x});
+    FailureOr<Value> meanSq = succeeded(sq) ? mean(*sq) : sq;
+    if (failed(m) || failed(meanSq))
+      return failure();
+    FailureOr<Value> var = mk(MulOp::getOperationName(), {*m, *m});
+    if (succeeded(var))
+      var = mk(SubOp::getOperationName(), {*meanSq, *var});
+    if (succeeded(var))
+      var = mk(SqrtOp::getOperationName(), {*var});
+    if (succeeded(var))
+      var = mk(AddOp::getOperationName(), {*var, constScalar(loc, el, 1e-9)});
+    FailureOr<Value> centered = mk(SubOp::getOperationName(), {x, *m});
+    if (failed(var) || failed(centered))
+      return failure();
+    return done(mk(DivOp::getOperationName(), {*centered, *var}));
+  }
+
+  // LRN: x / (bias + alpha / size * sum of x^2 over the `size` channels
+  // around)^beta. The window sum is an AveragePool (padding counted) over
+  // the channels of the squares viewed as [N, 1, C, rest], times size.
+  if (op == "LRN") {
+    FailureOr<float> alpha = n.getFloat("alpha", 1e-4f), beta = n.getFloat("beta", 0.75f),
+                     bias = n.getFloat("bias", 1.0f);
+    FailureOr<int64_t> size = n.getInt("size", std::nullopt);
+    if (failed(arity(1, 1)) || failed(alpha) || failed(beta) || failed(bias) || failed(size))
+      return failure();
+    FailureOr<RankedTensorType> type = staticType(in(0), "an input");
+    if (failed(type))
+      return failure();
+    if (type->getRank() < 3 || *size < 1 || !type->getElementType().isF32())
+      return n.error() << "LRN needs an f32 input of rank 3 or more and a positive size";
+    ArrayRef<int64_t> d = type->getShape();
+    const int64_t N = d[0], C = d[1], rest = type->getNumElements() / (N * C);
+    Value x = in(0);
+    Type el = element(x);
+    FailureOr<Value> s = mk(MulOp::getOperationName(), {x, x});
+    if (succeeded(s))
+      s = mk(ReshapeOp::getOperationName(), {*s, constI64(loc, {N, 1, C, rest})});
+    const int64_t before = (*size - 1) / 2, after = *size - 1 - before;
+    if (succeeded(s))
+      s = mk(AveragePoolOp::getOperationName(), {*s},
+             {attr("auto_pad", builder.getStringAttr("NOTSET")),
+              attr("kernel_shape", builder.getDenseI64ArrayAttr({*size, 1})),
+              attr("strides", builder.getDenseI64ArrayAttr({1, 1})),
+              attr("dilations", builder.getDenseI64ArrayAttr({1, 1})),
+              attr("pads", builder.getDenseI64ArrayAttr({before, 0, after, 0})),
+              i64Attr("ceil_mode", 0), i64Attr("count_include_pad", 1)});
+    if (succeeded(s))
+      s = mk(ReshapeOp::getOperationName(), {*s, constI64(loc, d)});
+    // The pool's mean times size times alpha / size: alpha times the mean.
+    if (succeeded(s))
+      s = mk(MulOp::getOperationName(), {*s, constScalar(loc, el, *alpha)});
+    if (succeeded(s))
+      s = mk(AddOp::getOperationName(), {*s, constScalar(loc, el, *bias)});
+    if (succeeded(s))
+      s = mk(PowOp::getOperationName(), {*s, constScalar(loc, el, *beta)});
+    return done(succeeded(s) ? mk(DivOp::getOperationName(), {x, *s}) : s);
+  }
+
+  // IsNaN: x != x. IsInf: x == +inf or x == -inf, as detect_positive and
+  // detect_negative ask.
+  if (op == "IsNaN" || op == "IsInf") {
+    bool isInf = op == "IsInf";
+    FailureOr<int64_t> pos = isInf ? n.getInt("detect_positive", 1) : FailureOr<int64_t>(0),
+                       neg = isInf ? n.getInt("detect_negative", 1) : FailureOr<int64_t>(0);
+    if (failed(arity(1, 1)) || failed(pos) || failed(neg))
+      return failure();
+    Value x = in(0);
+    Type el = element(x);
+    if (!isa<FloatType>(el))
+      return n.error() << op << " needs floating-point data";
+    if (!isInf) {
+      FailureOr<Value> same = mk(EqualOp::getOperationName(), {x, x});
+      return done(succeeded(same) ? mk(EqualOp::getOperationName(),
+                                       {*same, constScalar(loc, builder.getI1Type(), 0)})
+                                  : same);
+    }
+    // x == v, or all false in x's shape (x == NaN) for a side not asked for.
+    auto equals = [&](bool asked, double v) {
+      return mk(EqualOp::getOperationName(), {x, constScalar(loc, el, asked ? v : NAN)});
+    };
+    FailureOr<Value> hi = equals(*pos, INFINITY), lo = equals(*neg, -INFINITY);
+    if (failed(hi) || failed(lo))
+      return failure();
+    return done(mk(WhereOp::getOperationName(), {*hi, *hi, *lo}));
+  }
+
+  // OneHot: `on` where the index (negative ones counted from depth) equals
+  // the position along the new axis, `off` elsewhere; indices outside
+  // [-depth, depth) give a row of `off`.
+  if (op == "OneHot") {
+    FailureOr<int64_t> axisAttr = n.getInt("axis", -1);
+    if (failed(arity(3, 3)) || failed(axisAttr))
+      return failure();
+    std::optional<SmallVector<double>> depthValue = getConstantDoubles(in(1));
+    if (!depthValue || depthValue->size() != 1 || (*depthValue)[0] < 1)
+      return n.error() << "OneHot needs depth to be a positive constant";
+    const int64_t depth = static_cast<int64_t>((*depthValue)[0]);
+    auto idxType = dyn_cast<RankedTensorType>(in(0).getType());
+    if (!idxType)
+      return n.error() << "OneHot needs indices of known rank";
+    FailureOr<int64_t> axis = wrap(*axisAttr, idxType.getRank() + 1);
+    if (failed(axis))
+      return failure();
+    Type i64 = builder.getI64Type();
+    Value idx = in(0);
+    FailureOr<Value> wide = idxType.getElementType() == i64
+                                ? FailureOr<Value>(idx)
+                                : mk(CastOp::getOperationName(), {idx},
+                                     {attr("to", TypeAttr::get(i64)), i64Attr("saturate", 1)});
+    if (failed(wide))
+      return failure();
+    Value zero = constScalar(loc, i64, 0);
+    FailureOr<Value> negative = mk(GreaterOp::getOperationName(), {zero, *wide});
+    FailureOr<Value> shifted = mk(AddOp::getOperationName(), {*wide, constScalar(loc, i64, depth)});
+    if (failed(negative) || failed(shifted))
+      return failure();
+    FailureOr<Value> norm = mk(WhereOp::getOperationName(), {*negative, *shifted, *wide});
+    if (succeeded(norm))
+      norm = mk(UnsqueezeOp::getOperationName(), {*norm, constI64(loc, {*axis})});
+    SmallVector<int64_t> iotaShape{depth}, values(depth);
+    iotaShape.append(idxType.getRank() - *axis, 1);
+    for (int64_t i = 0; i < depth; ++i)
+      values[i] = i;
+    auto iotaType = RankedTensorType::get(iotaShape, i64);
+    Value iota = ConstantOp::create(builder, loc, iotaType,
+                                    DenseElementsAttr::get(iotaType, ArrayRef(values)));
+    FailureOr<Value> hit = succeeded(norm) ? mk(EqualOp::getOperationName(), {*norm, iota}) : norm;
+    FailureOr<Value> off = mk(GatherOp::getOperationName(), {in(2), constI64(loc, {0}, true)},
+                              {i64Attr("axis", 0)});
+    FailureOr<Value> on = mk(GatherOp::getOperationName(), {in(2), constI64(loc, {1}, true)},
+                             {i64Attr("axis", 0)});
+    if (failed(hit) || failed(off) || failed(on))
+      return failure();
+    return done(mk(WhereOp::getOperationName(), {*hit, *on, *off}));
+  }
+
+  // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+  if (op == "Shrink") {
+    FailureOr<float> lambd = n.getFloat("lambd", 0.5f), bias = n.getFloat("bias", 0.f);
+    if (failed(arity(1, 1)) || failed(lambd) || failed(bias))
+      return failure();
+    Value x = in(0);
+    Type el = element(x);
+    auto c = [&](double v) { return constScalar(loc, el, v); };
+    FailureOr<Value> below = mk(GreaterOp::getOperationName(), {c(-*lambd), x});
+    FailureOr<Value> above = mk(GreaterOp::getOperationName(), {x, c(*lambd)});
+    FailureOr<Value> plus = mk(AddOp::getOperationName(), {x, c(*bias)});
+    FailureOr<Value> minus = mk(SubOp::getOperationName(), {x, c(*bias)});
+    if (failed(below) || failed(above) || failed(plus) || failed(minus))
+      return failure();
+    FailureOr<Value> y = mk(WhereOp::getOperationName(), {*above, *minus, c(0)});
+    return done(succeeded(y) ? mk(WhereOp::getOperationName(), {*below, *plus, *y}) : y);
+  }
+
+  // Size: the element count, an i64 scalar (static shapes).
+  if (op == "Size") {
+    if (failed(arity(1, 1)))
+      return failure();
+    FailureOr<RankedTensorType> type = staticType(in(0), "an input");
+    if (failed(type))
+      return failure();
+    outputs.push_back(constI64(loc, {type->getNumElements()}, /*scalar=*/true));
+    return success();
+  }
+
+  return n.error() << "no converter for " << op;
+}
