@@ -1062,8 +1062,9 @@ std::optional<Int8Linear> int8Linear(QuantizedLinearOp op, Int8Isa isa) {
   return l;
 }
 
-/// What a Gather's nonzero task status means, for the run's error detail.
-std::string gatherErrorMessage(GatherOp gather) {
+/// What a Gather's or GatherElements' nonzero task status means, for the
+/// run's error detail.
+template <typename GatherOpT> std::string gatherErrorMessage(GatherOpT gather) {
   std::string input = indexSource(gather.getIndices());
   auto dataType = cast<RankedTensorType>(gather.getData().getType());
   int64_t dim = dataType.getDimSize(shape::wrapAxis(gather.getAxis(), dataType.getRank()));
@@ -1698,6 +1699,8 @@ LogicalResult ModelCompiler::selectKernels() {
     if (step.scratch >= 0)
       call.args.push_back(KernelArg::storage(step.scratch));
     if (auto gather = dyn_cast<GatherOp>(step.op))
+      call.errorMessage = gatherErrorMessage(gather);
+    if (auto gather = dyn_cast<GatherElementsOp>(step.op))
       call.errorMessage = gatherErrorMessage(gather);
     genericImpls[call.symbol] = {impl, (unsigned)call.args.size(), false};
     calls.push_back(std::move(call));

@@ -585,11 +585,11 @@ FailureOr<Value> GenericEmitter::emit() {
           ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
           CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
-  else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, ReshapeOp, FlattenOp, SqueezeOp,
-               UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
+  else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, GatherElementsOp, ReshapeOp,
+               FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
   else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
-               ArgMinOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
+               ArgMinOp, CumSumOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
@@ -1149,6 +1149,43 @@ LogicalResult GenericEmitter::emitDataMovement(Value &status) {
         status = arith::SelectOp::create(b, loc, bad, k.i32(1), k.i32(0));
         return success();
       })
+      .Case([&](GatherElementsOp g) {
+        ArrayRef<int64_t> indices = shapeOf(g.getIndices());
+        int64_t axis = shape::wrapAxis(g.getAxis(), indices.size());
+        int64_t dim = shapeOf(g.getData())[axis];
+        Type idxElem = elementOf(g.getIndices());
+        Value idxMem = operandMem(1);
+        // Indices are data: check all of them before reading anything.
+        auto outside = [&](Value i) {
+          Type t = i.getType();
+          return arith::OrIOp::create(
+              b, loc,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, k.intConst(-dim, t)),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, k.intConst(dim, t)));
+        };
+        Value bad = k.reduce(indices, arith::ConstantIntOp::create(b, loc, 0, 1),
+                             [&](ValueRange ivs, Value acc) -> Value {
+                               return arith::OrIOp::create(
+                                   b, loc, acc, outside(k.read(idxMem, ivs, idxElem)));
+                             });
+        auto ifOp = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          k.forEach(outShape, [&](ValueRange ivs) {
+            Value i = k.read(idxMem, ivs, idxElem);
+            Type t = i.getType();
+            Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, k.intConst(0, t));
+            i = arith::SelectOp::create(b, loc, neg,
+                                        arith::AddIOp::create(b, loc, i, k.intConst(dim, t)), i);
+            SmallVector<Value> dataIdx(ivs.begin(), ivs.end());
+            dataIdx[axis] = k.toIndex(i);
+            k.write(k.read(operandMem(0), dataIdx, outElem), out, ivs, outElem);
+          });
+        }
+        status = arith::SelectOp::create(b, loc, bad, k.i32(1), k.i32(0));
+        return success();
+      })
       .Case([&](ConstantOfShapeOp c) {
         SmallVector<char> raw;
         Attribute value;
@@ -1247,6 +1284,32 @@ LogicalResult GenericEmitter::emitReduction() {
             if (d != axis || static_cast<int64_t>(outShape.size()) == rank)
               outIdx.push_back(d == axis ? k.index(0) : ivs[d]);
           k.write(index, resultMem(), outIdx, i64);
+        });
+        return success();
+      })
+      .Case([&](CumSumOp c) -> LogicalResult {
+        // Each line along the axis: a running sum carried by the loop, in
+        // the compute type (integers wrap), in order or from the end.
+        ArrayRef<int64_t> in = shapeOf(c.getData());
+        const int64_t rank = in.size(), axis = shape::wrapAxis(c.getAxis(), rank);
+        const int64_t n = in[axis];
+        bool exclusive = c.getExclusive() != 0, reverse = c.getReverse() != 0;
+        Type el = elementOf(c.getData()), ct = KernelBuilder::computeType(el);
+        SmallVector<int64_t> kept(in);
+        kept[axis] = 1;
+        Value zero = isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+        k.forEach(kept, [&](ValueRange ivs) {
+          scf::ForOp::create(
+              b, loc, k.index(0), k.index(n), k.index(1), ValueRange{zero},
+              [&](OpBuilder &nested, Location, Value s, ValueRange acc) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+                SmallVector<Value> idx(ivs);
+                idx[axis] = reverse ? Value(arith::SubIOp::create(b, loc, k.index(n - 1), s)) : s;
+                Value sum = k.add(acc[0], k.read(operandMem(0), idx, el));
+                k.write(exclusive ? acc[0] : sum, resultMem(), idx, el);
+                scf::YieldOp::create(nested, loc, ValueRange{sum});
+              });
         });
         return success();
       })

@@ -29,7 +29,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "LessOrEqual", "Not", "And", "Or", "Xor", "Pad", "ReduceMax", "ReduceMin", "Elu", "Selu",
     "Celu", "Softsign", "ThresholdedRelu", "PRelu", "Mish", "Sign", "Sum", "Mean",
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
-    "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd",
+    "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

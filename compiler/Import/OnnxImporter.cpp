@@ -98,7 +98,7 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
               "MeanVarianceNormalization"}, 9)
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
-      .Case("DynamicQuantizeLinear", 11)
+      .Cases({"DynamicQuantizeLinear", "CumSum", "GatherElements"}, 11)
       .Cases({"GreaterOrEqual", "LessOrEqual", "Celu"}, 12)
       .Cases({"ThresholdedRelu", "IsInf"}, 10)
       .Case("Trilu", 14)

@@ -381,6 +381,28 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<GatherOp>(n, n.inputs, {attr("axis", builder.getI64IntegerAttr(*axis))}));
   }
 
+  if (op == "GatherElements") {
+    FailureOr<int64_t> axis = n.getInt("axis", 0);
+    if (failed(arity(2, 2)) || failed(axis))
+      return failure();
+    return take(create<GatherElementsOp>(n, n.inputs,
+                                         {attr("axis", builder.getI64IntegerAttr(*axis))}));
+  }
+
+  // CumSum: its axis (an input) must be a constant.
+  if (op == "CumSum") {
+    FailureOr<int64_t> exclusive = n.getInt("exclusive", 0), reverse = n.getInt("reverse", 0);
+    if (failed(arity(2, 2)) || failed(exclusive) || failed(reverse))
+      return failure();
+    std::optional<SmallVector<int64_t>> axis = getConstantInts(in(1));
+    if (!axis || axis->size() != 1)
+      return n.error() << "CumSum needs its axis to be a constant scalar";
+    return take(create<CumSumOp>(n, {in(0)},
+                                 {attr("axis", builder.getI64IntegerAttr((*axis)[0])),
+                                  attr("exclusive", builder.getI64IntegerAttr(*exclusive)),
+                                  attr("reverse", builder.getI64IntegerAttr(*reverse))}));
+  }
+
   if (op == "Reshape") {
     FailureOr<int64_t> allowZero = n.getInt("allowzero", 0);
     if (failed(arity(2, 2)) || failed(allowZero))

@@ -70,6 +70,75 @@ Expected<Tensor> gather(const Tensor &data, const Tensor &indices, int64_t axis)
   return out;
 }
 
+Expected<Tensor> gatherElements(const Tensor &data, const Tensor &indices, int64_t axis) {
+  if (indices.dtype() != DType::I64 && indices.dtype() != DType::I32)
+    return kernelError("GatherElements indices must be int32 or int64");
+  if (data.rank() != indices.rank() || data.rank() == 0)
+    return kernelError("GatherElements needs data and indices of the same rank (at least 1)");
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, data.rank(), "GatherElements axis"));
+  for (int64_t d = 0; d < data.rank(); ++d)
+    if (d != a && indices.dim(d) > data.dim(d))
+      return kernelError("GatherElements indices dim " + llvm::Twine(d) +
+                         " exceeds the data's");
+  const int64_t dim = data.dim(a);
+  for (int64_t j = 0, e = indices.numElements(); j < e; ++j) {
+    int64_t v = indices.getInt(j);
+    if (v < -dim || v >= dim)
+      return kernelError("index " + llvm::Twine(v) + " is out of range for axis " +
+                         llvm::Twine(a) + " of size " + llvm::Twine(dim) + " (valid: " +
+                         llvm::Twine(-dim) + " to " + llvm::Twine(dim - 1) + ")");
+  }
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(data.dtype(), indices.shape()));
+  const size_t width = dtypeSize(data.dtype());
+  llvm::SmallVector<int64_t, 6> dataStrides = rowMajorStrides(data.shape());
+  llvm::SmallVector<int64_t, 6> idxStrides = rowMajorStrides(indices.shape());
+  char *dst = out.mutableRaw();
+  forEachIndex<1>(indices.shape(), std::array{dataStrides},
+                  [&](int64_t j, const std::array<int64_t, 1> &off) {
+                    int64_t v = indices.getInt(j);
+                    v = v < 0 ? v + dim : v;
+                    const int64_t at = j / idxStrides[a] % indices.dim(a);
+                    std::memcpy(dst + j * width,
+                                data.raw() + (off[0] + (v - at) * dataStrides[a]) * width,
+                                width);
+                  });
+  return out;
+}
+
+Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reverse) {
+  if (x.dtype() == DType::Bool)
+    return kernelError("CumSum does not take bool tensors");
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "CumSum axis"));
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
+  int64_t outer = 1, inner = 1, n = x.dim(a);
+  for (int64_t d = 0; d < a; ++d)
+    outer *= x.dim(d);
+  for (int64_t d = a + 1; d < x.rank(); ++d)
+    inner *= x.dim(d);
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    if constexpr (!std::is_same_v<T, bool>) {
+      using C = ComputeType<T>;
+      using Acc = std::conditional_t<std::is_integral_v<C>, Accumulator<C>, C>;
+      const T *in = x.as<T>();
+      T *o = out.mutableAs<T>();
+      for (int64_t b = 0; b < outer; ++b)
+        for (int64_t i = 0; i < inner; ++i) {
+          Acc acc = 0;
+          for (int64_t s = 0; s < n; ++s) {
+            const int64_t at = (b * n + (reverse ? n - 1 - s : s)) * inner + i;
+            const Acc v = static_cast<Acc>(static_cast<C>(in[at]));
+            if (!exclusive)
+              acc += v;
+            o[at] = T(static_cast<C>(acc));
+            if (exclusive)
+              acc += v;
+          }
+        }
+    }
+  });
+  return out;
+}
+
 Expected<Tensor> reshape(const Tensor &data, const Tensor &shapeT, bool allowZero) {
   if (shapeT.rank() != 1)
     return kernelError("Reshape's shape must be 1-D");

@@ -460,6 +460,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](GatherOp o) {
         return one(gather(get(o.getData()), get(o.getIndices()), o.getAxis()));
       })
+      .Case([&](GatherElementsOp o) {
+        return one(gatherElements(get(o.getData()), get(o.getIndices()), o.getAxis()));
+      })
+      .Case([&](CumSumOp o) {
+        return one(cumSum(get(o.getData()), o.getAxis(), o.getExclusive() != 0,
+                          o.getReverse() != 0));
+      })
       .Case([&](ReshapeOp o) {
         return one(reshape(get(o.getData()), get(o.getShape()), o.getAllowzero() != 0));
       })

@@ -93,6 +93,11 @@ Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &b
 Expected<Tensor> channelAffine(const Tensor &x, const Tensor &scale, const Tensor &shift);
 
 Expected<Tensor> gather(const Tensor &data, const Tensor &indices, int64_t axis);
+/// GatherElements: the result has the indices' shape; indices are checked.
+Expected<Tensor> gatherElements(const Tensor &data, const Tensor &indices, int64_t axis);
+/// CumSum along `axis` (floats summed in their compute type in order,
+/// integers wrapping).
+Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reverse);
 Expected<Tensor> reshape(const Tensor &data, const Tensor &shape, bool allowZero);
 Expected<Tensor> flatten(const Tensor &x, int64_t axis);
 Expected<Tensor> transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm);

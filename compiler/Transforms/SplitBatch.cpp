@@ -341,6 +341,17 @@ std::string BatchAnalysis::check(Operation *op) {
             return "it slices the batch dim";
         return onlyFirstBatched(s);
       })
+      .Case<CumSumOp>([&](CumSumOp c) -> std::string {
+        std::string why = notLeadingAxis(c.getAxis(), rank(c.getData()), "the axis");
+        return why.empty() ? onlyFirstBatched(c) : why;
+      })
+      .Case<GatherElementsOp>([&](GatherElementsOp g) -> std::string {
+        if (!notLeadingAxis(g.getAxis(), rank(g.getData()), "").empty())
+          return "it gathers along the batch dim";
+        if (dim0(g.getIndices()) != dim0(g.getData()))
+          return "the indices' leading dim is not the data's";
+        return "";
+      })
       .Case<ArgMaxOp, ArgMinOp>([&](auto a) -> std::string {
         std::string why = notLeadingAxis(a.getAxis(), rank(a.getData()), "the axis");
         return why.empty() ? onlyFirstBatched(a) : why;

@@ -733,6 +733,48 @@ LogicalResult GatherOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult GatherElementsOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getData());
+  auto data = dimsOf(getData()), indices = dimsOf(getIndices());
+  if (!data || !indices) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  if (data->size() != indices->size() || data->empty())
+    return emitError() << "GatherElements needs data and indices of the same rank (at least "
+                          "1), got "
+                       << data->size() << " and " << indices->size();
+  const int64_t rank = data->size(), given = getAxis();
+  if (given < -rank || given >= rank)
+    return emitError() << "axis " << given << " is out of range for rank " << rank;
+  int64_t axis = shape::wrapAxis(given, rank);
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && !ShapedType::isDynamic((*data)[d]) &&
+        !ShapedType::isDynamic((*indices)[d]) && (*indices)[d] > (*data)[d])
+      return emitError() << "indices dim " << d << " (" << (*indices)[d]
+                         << ") exceeds the data's (" << (*data)[d] << ")";
+  int64_t dim = (*data)[axis];
+  if (!ShapedType::isDynamic(dim))
+    if (std::optional<SmallVector<int64_t>> values = getConstantInts(getIndices()))
+      for (int64_t i : *values)
+        if (i < -dim || i >= dim)
+          return emitError() << "index " << i << " is out of range for axis " << axis
+                             << " of size " << dim;
+  types.push_back(RankedTensorType::get(*indices, element));
+  return success();
+}
+
+LogicalResult CumSumOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (auto t = dyn_cast<RankedTensorType>(getData().getType())) {
+    const int64_t axis = getAxis();
+    if (t.getRank() == 0 || axis < -t.getRank() || axis >= t.getRank())
+      return emitError() << "CumSum axis " << axis << " is out of range for rank "
+                         << t.getRank();
+  }
+  types.push_back(getData().getType());
+  return success();
+}
+
 LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   Type element = elementOf(getData());
   auto shapeDims = dimsOf(getShape());

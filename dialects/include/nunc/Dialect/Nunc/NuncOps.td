@@ -450,6 +450,16 @@ def Nunc_ReduceProdOp : Nunc_ReduceOp<"reduce_prod"> {
   let summary = "Product over axes (1 over none; integers wrap)";
 }
 
+def Nunc_CumSumOp : Nunc_Op<"cum_sum"> {
+  let summary = "Running sum along axis (exclusive: the element itself left out; reverse: "
+                "from the end; integers wrap)";
+  let arguments = (ins Nunc_NumericTensor:$data, I64Attr:$axis,
+                       DefaultValuedAttr<I64Attr, "0">:$exclusive,
+                       DefaultValuedAttr<I64Attr, "0">:$reverse);
+  let results = (outs Nunc_NumericTensor:$output);
+  let assemblyFormat = "$data attr-dict `:` type($data) `->` type($output)";
+}
+
 class Nunc_ArgExtremeOp<string mnemonic> : Nunc_Op<mnemonic> {
   let arguments = (ins Nunc_NumericTensor:$data, DefaultValuedAttr<I64Attr, "0">:$axis,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
@@ -553,6 +563,20 @@ def Nunc_GatherOp : Nunc_Op<"gather"> {
   let description = [{
     Indices are data dependent: the evaluator and generated code check them
     against the dimension and fail instead of reading out of bounds.
+  }];
+  let arguments = (ins Nunc_Tensor:$data, Nunc_IntTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+def Nunc_GatherElementsOp : Nunc_Op<"gather_elements"> {
+  let summary = "out[..., i, ...] = data[..., indices[..., i, ...], ...] along axis";
+  let description = [{
+    The result has the indices' shape; each index picks the element of data
+    at the same position but along `axis`. Indices are data dependent: the
+    evaluator and generated code check them against the dimension and fail
+    instead of reading out of bounds.
   }];
   let arguments = (ins Nunc_Tensor:$data, Nunc_IntTensor:$indices,
                        DefaultValuedAttr<I64Attr, "0">:$axis);
