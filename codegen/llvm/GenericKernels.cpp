@@ -589,7 +589,7 @@ FailureOr<Value> GenericEmitter::emit() {
                FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
   else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
-               ArgMinOp, CumSumOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
+               ArgMinOp, CumSumOp, TopKOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
@@ -1284,6 +1284,100 @@ LogicalResult GenericEmitter::emitReduction() {
             if (d != axis || static_cast<int64_t>(outShape.size()) == rank)
               outIdx.push_back(d == axis ? k.index(0) : ivs[d]);
           k.write(index, resultMem(), outIdx, i64);
+        });
+        return success();
+      })
+      .Case([&](TopKOp t) -> LogicalResult {
+        // Each line along the axis: its elements in order, each inserted into
+        // the sorted list of the best so far (the outputs themselves): after
+        // the ones it does not beat (an equal one came first), the rest
+        // moved down one, the last falling off.
+        ArrayRef<int64_t> in = shapeOf(t.getInput());
+        const int64_t rank = in.size(), axis = shape::wrapAxis(t.getAxis(), rank);
+        const int64_t n = in[axis], count = t.getK();
+        if (count == 0)
+          return success();
+        bool largest = t.getLargest() != 0;
+        Type el = elementOf(t.getInput()), ct = KernelBuilder::computeType(el);
+        bool unsignedInt = KernelBuilder::isUnsigned(el);
+        Type i64 = b.getI64Type();
+        Value values = resultMem(0), indices = resultMem(1);
+        SmallVector<int64_t> kept(in);
+        kept[axis] = 1;
+        // v beats w: larger (smaller), or a number against NaN.
+        auto beats = [&](Value v, Value w) -> Value {
+          if (!isa<FloatType>(ct)) {
+            auto pred = largest ? (unsignedInt ? arith::CmpIPredicate::ugt
+                                               : arith::CmpIPredicate::sgt)
+                                : (unsignedInt ? arith::CmpIPredicate::ult
+                                               : arith::CmpIPredicate::slt);
+            return arith::CmpIOp::create(b, loc, pred, v, w);
+          }
+          Value order = arith::CmpFOp::create(
+              b, loc, largest ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, v, w);
+          Value numberOverNan = arith::AndIOp::create(
+              b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, w, w),
+              arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, v, v));
+          return arith::OrIOp::create(b, loc, order, numberOverNan);
+        };
+        auto forLoop = [&](Value lo, Value hi, ValueRange init,
+                           llvm::function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+          return scf::ForOp::create(
+              b, loc, lo, hi, k.index(1), init,
+              [&](OpBuilder &nested, Location, Value i, ValueRange acc) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
+                scf::YieldOp::create(nested, loc, body(i, acc));
+              });
+        };
+        auto ifThen = [&](Value cond, llvm::function_ref<void()> body) {
+          auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.thenBlock());
+          body();
+        };
+        k.forEach(kept, [&](ValueRange ivs) {
+          auto along = [&](Value s) {
+            SmallVector<Value> idx(ivs);
+            idx[axis] = s;
+            return idx;
+          };
+          forLoop(k.index(0), k.index(n), {}, [&](Value s, ValueRange) {
+            Value v = k.read(operandMem(0), along(s), el);
+            Value filled = arith::MinSIOp::create(b, loc, s, k.index(count));
+            // How many of the list v does not beat.
+            Value place = forLoop(k.index(0), filled, {k.index(0)}, [&](Value j, ValueRange acc) {
+                           Value notBeaten = arith::XOrIOp::create(
+                               b, loc, beats(v, k.read(values, along(j), el)),
+                               k.intConst(1, b.getI1Type()));
+                           Value step = arith::SelectOp::create(b, loc, notBeaten, k.index(1),
+                                                                k.index(0));
+                           return SmallVector<Value>{
+                               arith::AddIOp::create(b, loc, acc[0], step)};
+                         }).getResult(0);
+            // Move [place, filled) down one (from the end), within the list.
+            Value moved = arith::SubIOp::create(b, loc, filled, place);
+            forLoop(k.index(0), moved, {}, [&](Value r, ValueRange) {
+              Value j = arith::SubIOp::create(
+                  b, loc, arith::SubIOp::create(b, loc, filled, k.index(1)), r);
+              Value next = arith::AddIOp::create(b, loc, j, k.index(1));
+              ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next,
+                                           k.index(count)),
+                     [&] {
+                       k.write(k.read(values, along(j), el), values, along(next), el);
+                       k.write(k.read(indices, along(j), i64), indices, along(next), i64);
+                     });
+              return SmallVector<Value>{};
+            });
+            ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, place,
+                                         k.index(count)),
+                   [&] {
+                     k.write(v, values, along(place), el);
+                     k.write(arith::IndexCastOp::create(b, loc, i64, s), indices, along(place),
+                             i64);
+                   });
+            return SmallVector<Value>{};
+          });
         });
         return success();
       })

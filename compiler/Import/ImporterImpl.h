@@ -30,6 +30,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Celu", "Softsign", "ThresholdedRelu", "PRelu", "Mish", "Sign", "Sum", "Mean",
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
     "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
+    "TopK",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};
@@ -39,7 +40,7 @@ inline const llvm::StringRef kSupportedOps[] = {
 inline const llvm::StringRef kCompositeOps[] = {
     "Dropout", "LogSoftmax", "Hardmax", "Trilu", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     "ReduceLogSum", "ReduceLogSumExp", "LpNormalization", "MeanVarianceNormalization", "LRN",
-    "IsNaN", "IsInf", "OneHot", "Shrink", "Size"};
+    "IsNaN", "IsInf", "OneHot", "Shrink", "Size", "Einsum"};
 /// onnxruntime's com.microsoft operators (version 1): the quantized ones
 /// its quantize_static writes in QOperator format, each imported as the
 /// DequantizeLinear -> f32 op -> QuantizeLinear it stands for (its own
@@ -175,6 +176,8 @@ private:
   LogicalResult convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// The default-domain ops of kCompositeOps (OnnxCompositeNodes.cpp).
   LogicalResult convertComposite(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// Einsum as Transpose, Reshape, Slice, ReduceSum and MatMul.
+  LogicalResult einsum(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// com.microsoft Attention, QAttention and MultiHeadAttention
   /// (OnnxAttentionNodes.cpp).
   LogicalResult convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);

@@ -5,7 +5,7 @@
 // Dropout (inference: the identity), LogSoftmax and Hardmax, Trilu,
 // ReduceL1 / ReduceL2 / ReduceSumSquare / ReduceLogSum / ReduceLogSumExp,
 // LpNormalization, MeanVarianceNormalization, LRN, IsNaN, IsInf, OneHot,
-// Shrink and Size. Each follows ONNX's definition (its function body or
+// Shrink, Size and Einsum. Each follows ONNX's definition (its function body or
 // reference implementation); where onnxruntime differs, the comment says
 // which one nunc follows.
 //
@@ -14,6 +14,8 @@
 #include "ImporterImpl.h"
 
 #include "nunc/Dialect/Nunc/NuncUtils.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 
@@ -496,5 +498,308 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     return success();
   }
 
+  if (op == "Einsum")
+    return einsum(n, outputs);
+
   return n.error() << "no converter for " << op;
+}
+
+// Einsum as Slice (diagonals), ReduceSum, Transpose, Reshape and MatMul:
+// the operands are folded left to right, each pair's shared labels that a
+// later operand or the output still needs are batch dims of one MatMul,
+// the shared ones nothing needs any more its k. Labels are ints: letters
+// their character, the dims an ellipsis stands for 256 + their position,
+// aligned to the right as numpy broadcasts them.
+LogicalResult Importer::einsum(NodeContext &n, SmallVectorImpl<Value> &outputs) {
+  Location loc = n.loc;
+  FailureOr<std::string> attrEq = n.getString("equation", "");
+  if (failed(attrEq))
+    return failure();
+  std::string eq;
+  for (char c : *attrEq)
+    if (c != ' ')
+      eq += c;
+  if (n.inputs.empty() || llvm::is_contained(n.inputs, Value()))
+    return n.error() << "Einsum needs at least one input";
+  auto mk = [&](StringRef name, ValueRange operands, ArrayRef<NamedAttribute> attrs = {}) {
+    return firstResult(create(n, name, operands, attrs, 1));
+  };
+  llvm::StringRef text(eq);
+  auto [lhs, rhs] = text.split("->");
+  bool explicitOutput = text.contains("->");
+  SmallVector<llvm::StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != n.inputs.size())
+    return n.error() << "Einsum equation '" << *attrEq << "' has " << terms.size()
+                     << " operand terms for " << n.inputs.size() << " inputs";
+  constexpr int64_t kEllipsis = 256;
+  struct Term {
+    Value v;
+    SmallVector<int64_t> labels;
+  };
+  // Explicit letters of a term, and whether it has an ellipsis.
+  auto letters = [&](llvm::StringRef t, SmallVectorImpl<int64_t> &out,
+                     bool &ellipsis) -> LogicalResult {
+    ellipsis = false;
+    for (size_t i = 0; i < t.size(); ++i) {
+      if (t.substr(i).starts_with("...")) {
+        if (ellipsis)
+          return n.error() << "Einsum term '" << t << "' has two ellipses";
+        ellipsis = true;
+        out.push_back(-1); // where the ellipsis dims go
+        i += 2;
+        continue;
+      }
+      if (!llvm::isAlpha(static_cast<unsigned char>(t[i])))
+        return n.error() << "Einsum equation '" << *attrEq << "': unexpected '" << t[i] << "'";
+      out.push_back(static_cast<unsigned char>(t[i]));
+    }
+    return success();
+  };
+  SmallVector<Term> operands;
+  llvm::DenseMap<int64_t, int64_t> sizes;
+  int64_t ellipsisRank = 0;
+  SmallVector<SmallVector<int64_t>> parsed(terms.size());
+  SmallVector<bool> hasEllipsis(terms.size());
+  for (size_t i = 0; i < terms.size(); ++i) {
+    bool e;
+    if (failed(letters(terms[i], parsed[i], e)))
+      return failure();
+    hasEllipsis[i] = e;
+    auto type = dyn_cast<RankedTensorType>(n.inputs[i].getType());
+    if (!type || !type.hasStaticShape())
+      return n.error() << "Einsum needs inputs of static shape (pin their dims with --shape)";
+    int64_t explicitCount = parsed[i].size() - (e ? 1 : 0);
+    int64_t ell = type.getRank() - explicitCount;
+    if (ell < 0 || (!e && ell != 0))
+      return n.error() << "Einsum term '" << terms[i] << "' does not match input #" << i
+                       << " of rank " << type.getRank();
+    ellipsisRank = std::max(ellipsisRank, ell);
+  }
+  for (size_t i = 0; i < terms.size(); ++i) {
+    auto type = cast<RankedTensorType>(n.inputs[i].getType());
+    int64_t ell = type.getRank() - (parsed[i].size() - (hasEllipsis[i] ? 1 : 0));
+    Term t{n.inputs[i], {}};
+    for (int64_t l : parsed[i]) {
+      if (l != -1) {
+        t.labels.push_back(l);
+        continue;
+      }
+      for (int64_t j = 0; j < ell; ++j)
+        t.labels.push_back(kEllipsis + ellipsisRank - ell + j);
+    }
+    for (auto [d, l] : llvm::enumerate(t.labels)) {
+      int64_t size = type.getDimSize(d);
+      auto [it, inserted] = sizes.try_emplace(l, size);
+      if (inserted || it->second == size)
+        continue;
+      // Ellipsis dims broadcast as numpy's do; letters must agree.
+      if (l >= kEllipsis && (it->second == 1 || size == 1)) {
+        it->second = std::max(it->second, size);
+        continue;
+      }
+      return n.error() << "Einsum label '" << (l >= kEllipsis ? std::string("...") : std::string(1, char(l)))
+                       << "' has sizes " << it->second << " and " << size;
+    }
+    operands.push_back(std::move(t));
+  }
+  // The output's labels: given, or (implicit) the ellipsis dims then the
+  // letters that appear once, in alphabetical order.
+  SmallVector<int64_t> outLabels;
+  if (explicitOutput) {
+    SmallVector<int64_t> out;
+    bool e;
+    if (failed(letters(rhs, out, e)))
+      return failure();
+    for (int64_t l : out) {
+      if (l == -1) {
+        for (int64_t j = 0; j < ellipsisRank; ++j)
+          outLabels.push_back(kEllipsis + j);
+      } else if (!sizes.count(l) || llvm::is_contained(outLabels, l)) {
+        return n.error() << "Einsum output label '" << char(l)
+                         << "' is not in any input or appears twice";
+      } else {
+        outLabels.push_back(l);
+      }
+    }
+  } else {
+    for (int64_t j = 0; j < ellipsisRank; ++j)
+      outLabels.push_back(kEllipsis + j);
+    std::map<int64_t, int> counts;
+    for (const Term &t : operands)
+      for (int64_t l : t.labels)
+        if (l < kEllipsis)
+          ++counts[l];
+    for (auto [l, c] : counts)
+      if (c == 1)
+        outLabels.push_back(l);
+  }
+
+  auto transpose = [&](Term &t, ArrayRef<int64_t> order) -> LogicalResult {
+    SmallVector<int64_t> perm;
+    for (int64_t l : order)
+      perm.push_back(llvm::find(t.labels, l) - t.labels.begin());
+    if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+      return success();
+    FailureOr<Value> v = mk(TransposeOp::getOperationName(), {t.v},
+                            {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+    if (failed(v))
+      return failure();
+    t.v = *v;
+    t.labels.assign(order.begin(), order.end());
+    return success();
+  };
+  auto reshape = [&](Value v, ArrayRef<int64_t> shape) {
+    return mk(ReshapeOp::getOperationName(), {v, constI64(loc, shape)});
+  };
+  auto dims = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+  // Diagonals (a label twice in a term) as a strided Slice of the two dims
+  // flattened; then labels nothing else needs summed away.
+  auto reduceAlone = [&](Term &t, const llvm::SmallDenseSet<int64_t> &needed) -> LogicalResult {
+    for (;;) {
+      int64_t p = -1, q = -1;
+      for (size_t i = 0; i < t.labels.size() && p < 0; ++i)
+        for (size_t j = i + 1; j < t.labels.size(); ++j)
+          if (t.labels[i] == t.labels[j]) {
+            p = i;
+            q = j;
+            break;
+          }
+      if (p < 0)
+        break;
+      int64_t l = t.labels[p];
+      int64_t size = dims(t.v)[p];
+      if (dims(t.v)[q] != size)
+        return n.error() << "Einsum diagonal of dims of sizes " << size << " and "
+                         << dims(t.v)[q];
+      SmallVector<int64_t> order;
+      for (size_t i = 0; i < t.labels.size(); ++i)
+        if ((int64_t)i != p && (int64_t)i != q)
+          order.push_back(i);
+      order.append({p, q});
+      SmallVector<int64_t> perm(order), rest, restLabels;
+      for (int64_t i : ArrayRef(order).drop_back(2)) {
+        rest.push_back(dims(t.v)[i]);
+        restLabels.push_back(t.labels[i]);
+      }
+      FailureOr<Value> v = llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))
+                               ? FailureOr<Value>(t.v)
+                               : mk(TransposeOp::getOperationName(), {t.v},
+                                    {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+      SmallVector<int64_t> flat(rest);
+      flat.push_back(size * size);
+      if (succeeded(v))
+        v = reshape(*v, flat);
+      if (succeeded(v)) {
+        Value axis = constI64(loc, {static_cast<int64_t>(rest.size())});
+        SmallVector<Value> sliceOperands{*v, constI64(loc, {0}), constI64(loc, {size * size}),
+                                         axis, constI64(loc, {size + 1})};
+        v = mk(SliceOp::getOperationName(), sliceOperands, {segments(sliceOperands)});
+      }
+      if (failed(v))
+        return failure();
+      t.v = *v;
+      t.labels = restLabels;
+      t.labels.push_back(l);
+    }
+    SmallVector<int64_t> axes;
+    SmallVector<int64_t> kept;
+    for (auto [i, l] : llvm::enumerate(t.labels)) {
+      if (needed.contains(l))
+        kept.push_back(l);
+      else
+        axes.push_back(i);
+    }
+    if (axes.empty())
+      return success();
+    FailureOr<Value> v = mk(ReduceSumOp::getOperationName(), {t.v, constI64(loc, axes)},
+                            {attr("keepdims", builder.getI64IntegerAttr(0)),
+                             attr("noop_with_empty_axes", builder.getI64IntegerAttr(0))});
+    if (failed(v))
+      return failure();
+    t.v = *v;
+    t.labels = kept;
+    return success();
+  };
+  auto neededAfter = [&](size_t i, ArrayRef<int64_t> extra) {
+    llvm::SmallDenseSet<int64_t> needed(outLabels.begin(), outLabels.end());
+    needed.insert(extra.begin(), extra.end());
+    for (size_t j = i + 1; j < operands.size(); ++j)
+      needed.insert(operands[j].labels.begin(), operands[j].labels.end());
+    return needed;
+  };
+
+  Term acc = operands[0];
+  if (failed(reduceAlone(acc, neededAfter(0, {}))))
+    return failure();
+  for (size_t i = 1; i < operands.size(); ++i) {
+    Term b = operands[i];
+    if (failed(reduceAlone(b, neededAfter(i, acc.labels))))
+      return failure();
+    llvm::SmallDenseSet<int64_t> later = neededAfter(i, {});
+    SmallVector<int64_t> batch, aOnly, bOnly, contracted;
+    for (int64_t l : acc.labels) {
+      if (!llvm::is_contained(b.labels, l))
+        aOnly.push_back(l);
+      else if (later.contains(l))
+        batch.push_back(l);
+      else
+        contracted.push_back(l);
+    }
+    for (int64_t l : b.labels)
+      if (!llvm::is_contained(acc.labels, l))
+        bOnly.push_back(l);
+    auto sizeIn = [&](const Term &t, int64_t l) {
+      return dims(t.v)[llvm::find(t.labels, l) - t.labels.begin()];
+    };
+    for (int64_t l : contracted)
+      if (sizeIn(acc, l) != sizeIn(b, l))
+        return n.error() << "Einsum sums over a broadcast ellipsis dim (sizes "
+                         << sizeIn(acc, l) << " and " << sizeIn(b, l) << ")";
+    SmallVector<int64_t> aOrder(batch), bOrder(batch);
+    aOrder.append(aOnly);
+    aOrder.append(contracted);
+    bOrder.append(contracted);
+    bOrder.append(bOnly);
+    if (failed(transpose(acc, aOrder)) || failed(transpose(b, bOrder)))
+      return failure();
+    auto product = [&](const Term &t, ArrayRef<int64_t> labels) {
+      int64_t p = 1;
+      for (int64_t l : labels)
+        p *= sizeIn(t, l);
+      return p;
+    };
+    SmallVector<int64_t> aShape, bShape, outShape;
+    for (int64_t l : batch) {
+      aShape.push_back(sizeIn(acc, l));
+      bShape.push_back(sizeIn(b, l));
+      outShape.push_back(std::max(sizeIn(acc, l), sizeIn(b, l)));
+    }
+    aShape.append({product(acc, aOnly), product(acc, contracted)});
+    bShape.append({product(b, contracted), product(b, bOnly)});
+    for (int64_t l : aOnly)
+      outShape.push_back(sizeIn(acc, l));
+    for (int64_t l : bOnly)
+      outShape.push_back(sizeIn(b, l));
+    FailureOr<Value> a = reshape(acc.v, aShape), bv = reshape(b.v, bShape);
+    FailureOr<Value> m = succeeded(a) && succeeded(bv)
+                             ? mk(MatMulOp::getOperationName(), {*a, *bv})
+                             : FailureOr<Value>(failure());
+    if (succeeded(m))
+      m = reshape(*m, outShape);
+    if (failed(m))
+      return failure();
+    acc.v = *m;
+    acc.labels = batch;
+    acc.labels.append(aOnly);
+    acc.labels.append(bOnly);
+  }
+  if (failed(reduceAlone(acc, neededAfter(operands.size(), {}))))
+    return failure();
+  if (acc.labels.size() != outLabels.size())
+    return n.error() << "Einsum equation '" << *attrEq << "' does not give its output";
+  if (failed(transpose(acc, outLabels)))
+    return failure();
+  outputs.push_back(acc.v);
+  return success();
 }

@@ -99,7 +99,7 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
       .Cases({"DynamicQuantizeLinear", "CumSum", "GatherElements"}, 11)
-      .Cases({"GreaterOrEqual", "LessOrEqual", "Celu"}, 12)
+      .Cases({"GreaterOrEqual", "LessOrEqual", "Celu", "Einsum"}, 12)
       .Cases({"ThresholdedRelu", "IsInf"}, 10)
       .Case("Trilu", 14)
       .Cases({"Mish", "GroupNormalization"}, 18)

@@ -389,6 +389,35 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                                          {attr("axis", builder.getI64IntegerAttr(*axis))}));
   }
 
+  // TopK: k an attribute before opset 10, then a constant input; largest
+  // and sorted from opset 11.
+  if (op == "TopK") {
+    FailureOr<int64_t> axis = n.getInt("axis", -1), largest = n.getInt("largest", 1),
+                       sorted = n.getInt("sorted", 1);
+    if (failed(axis) || failed(largest) || failed(sorted))
+      return failure();
+    int64_t k;
+    if (n.opset < 10) {
+      FailureOr<int64_t> kAttr = n.getInt("k", std::nullopt);
+      if (failed(arity(1, 1)) || failed(kAttr))
+        return failure();
+      k = *kAttr;
+    } else {
+      if (failed(arity(2, 2)))
+        return failure();
+      std::optional<SmallVector<int64_t>> given = getConstantInts(in(1));
+      if (!given || given->size() != 1)
+        return n.error() << "TopK needs k to be a constant (its outputs' shape depends on it)";
+      k = (*given)[0];
+    }
+    return take(create<TopKOp>(n, {in(0)},
+                               {attr("k", builder.getI64IntegerAttr(k)),
+                                attr("axis", builder.getI64IntegerAttr(*axis)),
+                                attr("largest", builder.getI64IntegerAttr(*largest)),
+                                attr("sorted", builder.getI64IntegerAttr(*sorted))},
+                               2));
+  }
+
   // CumSum: its axis (an input) must be a constant.
   if (op == "CumSum") {
     FailureOr<int64_t> exclusive = n.getInt("exclusive", 0), reverse = n.getInt("reverse", 0);

@@ -3,7 +3,10 @@
 #include "KernelSupport.h"
 #include "Kernels.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <vector>
 
 namespace mlir::nunc::kernels {
 
@@ -103,6 +106,51 @@ Expected<Tensor> gatherElements(const Tensor &data, const Tensor &indices, int64
                                 width);
                   });
   return out;
+}
+
+Expected<llvm::SmallVector<Tensor, 2>> topK(const Tensor &x, int64_t k, int64_t axis,
+                                            bool largest) {
+  if (x.dtype() == DType::Bool)
+    return kernelError("TopK does not take bool tensors");
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "TopK axis"));
+  const int64_t n = x.dim(a);
+  if (k < 0 || k > n)
+    return kernelError("TopK's k (" + llvm::Twine(k) + ") must be between 0 and " +
+                       llvm::Twine(n));
+  shape::Dims outShape(x.shape());
+  outShape[a] = k;
+  NUNC_ASSIGN_OR_RETURN(values, Tensor::create(x.dtype(), outShape));
+  NUNC_ASSIGN_OR_RETURN(indices, Tensor::create(DType::I64, outShape));
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < a; ++d)
+    outer *= x.dim(d);
+  for (int64_t d = a + 1; d < x.rank(); ++d)
+    inner *= x.dim(d);
+  const size_t width = dtypeSize(x.dtype());
+  int64_t *idx = indices.mutableAs<int64_t>();
+  std::vector<int64_t> order(n);
+  for (int64_t b = 0; b < outer; ++b)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t s) { return (b * n + s) * inner + i; };
+      for (int64_t s = 0; s < n; ++s)
+        order[s] = s;
+      std::stable_sort(order.begin(), order.end(), [&](int64_t p, int64_t q) {
+        double u = x.getDouble(at(p)), v = x.getDouble(at(q));
+        if (std::isnan(u) || std::isnan(v))
+          return !std::isnan(u) && std::isnan(v);
+        if (!isFloat(x.dtype())) {
+          int64_t iu = x.getInt(at(p)), iv = x.getInt(at(q));
+          return largest ? iu > iv : iu < iv;
+        }
+        return largest ? u > v : u < v;
+      });
+      for (int64_t s = 0; s < k; ++s) {
+        const int64_t o = (b * k + s) * inner + i;
+        std::memcpy(values.mutableRaw() + o * width, x.raw() + at(order[s]) * width, width);
+        idx[o] = order[s];
+      }
+    }
+  return llvm::SmallVector<Tensor, 2>{std::move(values), std::move(indices)};
 }
 
 Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reverse) {

@@ -463,6 +463,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](GatherElementsOp o) {
         return one(gatherElements(get(o.getData()), get(o.getIndices()), o.getAxis()));
       })
+      .Case([&](TopKOp o) {
+        return many(topK(get(o.getInput()), o.getK(), o.getAxis(), o.getLargest() != 0));
+      })
       .Case([&](CumSumOp o) {
         return one(cumSum(get(o.getData()), o.getAxis(), o.getExclusive() != 0,
                           o.getReverse() != 0));

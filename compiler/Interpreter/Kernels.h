@@ -95,6 +95,10 @@ Expected<Tensor> channelAffine(const Tensor &x, const Tensor &scale, const Tenso
 Expected<Tensor> gather(const Tensor &data, const Tensor &indices, int64_t axis);
 /// GatherElements: the result has the indices' shape; indices are checked.
 Expected<Tensor> gatherElements(const Tensor &data, const Tensor &indices, int64_t axis);
+/// TopK: the k best along `axis` (largest or smallest), best first, ties
+/// in index order, NaN last; values and i64 indices.
+Expected<llvm::SmallVector<Tensor, 2>> topK(const Tensor &x, int64_t k, int64_t axis,
+                                            bool largest);
 /// CumSum along `axis` (floats summed in their compute type in order,
 /// integers wrapping).
 Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reverse);

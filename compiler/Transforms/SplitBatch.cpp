@@ -341,6 +341,10 @@ std::string BatchAnalysis::check(Operation *op) {
             return "it slices the batch dim";
         return onlyFirstBatched(s);
       })
+      .Case<TopKOp>([&](TopKOp t) -> std::string {
+        std::string why = notLeadingAxis(t.getAxis(), rank(t.getInput()), "the axis");
+        return why.empty() ? onlyFirstBatched(t) : why;
+      })
       .Case<CumSumOp>([&](CumSumOp c) -> std::string {
         std::string why = notLeadingAxis(c.getAxis(), rank(c.getData()), "the axis");
         return why.empty() ? onlyFirstBatched(c) : why;

@@ -764,6 +764,28 @@ LogicalResult GatherElementsOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult TopKOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getInput()), i64 = IntegerType::get(getContext(), 64);
+  auto in = dimsOf(getInput());
+  if (!in) {
+    types.push_back(UnrankedTensorType::get(element));
+    types.push_back(UnrankedTensorType::get(i64));
+    return success();
+  }
+  const int64_t rank = in->size(), given = getAxis(), k = getK();
+  if (rank == 0 || given < -rank || given >= rank)
+    return emitError() << "TopK axis " << given << " is out of range for rank " << rank;
+  int64_t axis = shape::wrapAxis(given, rank);
+  if (k < 0 || (!ShapedType::isDynamic((*in)[axis]) && k > (*in)[axis]))
+    return emitError() << "TopK's k (" << k << ") must be between 0 and the axis' size ("
+                       << (*in)[axis] << ")";
+  Dims out(*in);
+  out[axis] = k;
+  types.push_back(RankedTensorType::get(out, element));
+  types.push_back(RankedTensorType::get(out, i64));
+  return success();
+}
+
 LogicalResult CumSumOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (auto t = dyn_cast<RankedTensorType>(getData().getType())) {
     const int64_t axis = getAxis();

@@ -460,6 +460,20 @@ def Nunc_CumSumOp : Nunc_Op<"cum_sum"> {
   let assemblyFormat = "$data attr-dict `:` type($data) `->` type($output)";
 }
 
+def Nunc_TopKOp : Nunc_Op<"top_k"> {
+  let summary = "The k largest (or smallest) values along axis and their i64 indices";
+  let description = [{
+    Sorted best first (also where `sorted` is 0: ONNX leaves that order
+    open); equal values in index order; NaN after every number.
+  }];
+  let arguments = (ins Nunc_NumericTensor:$input, I64Attr:$k,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis,
+                       DefaultValuedAttr<I64Attr, "1">:$largest,
+                       DefaultValuedAttr<I64Attr, "1">:$sorted);
+  let results = (outs Nunc_NumericTensor:$values, TensorOf<[I64]>:$indices);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($values) `,` type($indices)";
+}
+
 class Nunc_ArgExtremeOp<string mnemonic> : Nunc_Op<mnemonic> {
   let arguments = (ins Nunc_NumericTensor:$data, DefaultValuedAttr<I64Attr, "0">:$axis,
                        DefaultValuedAttr<I64Attr, "1">:$keepdims,
