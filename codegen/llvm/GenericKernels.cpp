@@ -313,7 +313,7 @@ public:
     y = select(cmp(arith::CmpFPredicate::OEQ, x, c(0)), c(-INFINITY), y);
     y = select(cmp(arith::CmpFPredicate::OEQ, x, c(INFINITY)), c(INFINITY), y);
     // x < 0 or NaN: NaN.
-    return select(cmp(arith::CmpFPredicate::UGE, x, c(0)), y, c(NAN));
+    return select(cmp(arith::CmpFPredicate::OGE, x, c(0)), y, c(NAN));
   }
 
   /// sin(x) or cos(x) of an f32 x, without libm, to within ~1e-7 over the

@@ -58,6 +58,15 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     return t;
   };
   auto element = [](Value v) { return cast<ShapedType>(v.getType()).getElementType(); };
+  // The value of a one-element constant of any numeric type.
+  auto constantNumber = [&](Value v) -> std::optional<double> {
+    if (isa<FloatType>(element(v))) {
+      std::optional<SmallVector<double>> d = getConstantDoubles(v);
+      return d && d->size() == 1 ? std::optional<double>((*d)[0]) : std::nullopt;
+    }
+    std::optional<SmallVector<int64_t>> i = getConstantInts(v);
+    return i && i->size() == 1 ? std::optional<double>((*i)[0]) : std::nullopt;
+  };
   auto wrap = [&](int64_t axis, int64_t rank) -> FailureOr<int64_t> {
     if (axis < -rank || axis >= rank)
       return n.error() << op << ": axis " << axis << " is out of range for rank " << rank;
@@ -73,12 +82,11 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     if (failed(arity(1, n.opset >= 12 ? 3 : 1)) || failed(ratioAttr))
       return failure();
     if (Value training = in(2)) {
-      std::optional<SmallVector<int64_t>> mode = getConstantInts(training);
-      if (!mode || mode->size() != 1)
+      std::optional<double> mode = constantNumber(training);
+      if (!mode)
         return n.error() << "Dropout's training_mode must be a constant";
-      std::optional<SmallVector<double>> ratio =
-          in(1) ? getConstantDoubles(in(1)) : SmallVector<double>{0.5};
-      if ((*mode)[0] != 0 && (!ratio || ratio->size() != 1 || (*ratio)[0] != 0))
+      std::optional<double> ratio = in(1) ? constantNumber(in(1)) : 0.5;
+      if (*mode != 0 && ratio != 0.0)
         return n.error() << "Dropout in training mode draws a random mask; nunc compiles "
                             "inference (training_mode false, or a ratio of 0)";
     }
@@ -426,10 +434,10 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     FailureOr<int64_t> axisAttr = n.getInt("axis", -1);
     if (failed(arity(3, 3)) || failed(axisAttr))
       return failure();
-    std::optional<SmallVector<double>> depthValue = getConstantDoubles(in(1));
-    if (!depthValue || depthValue->size() != 1 || (*depthValue)[0] < 1)
+    std::optional<double> depthValue = constantNumber(in(1));
+    if (!depthValue || *depthValue < 1)
       return n.error() << "OneHot needs depth to be a positive constant";
-    const int64_t depth = static_cast<int64_t>((*depthValue)[0]);
+    const int64_t depth = static_cast<int64_t>(*depthValue);
     auto idxType = dyn_cast<RankedTensorType>(in(0).getType());
     if (!idxType)
       return n.error() << "OneHot needs indices of known rank";

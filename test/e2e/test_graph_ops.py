@@ -1,0 +1,226 @@
+"""Ops that exported graphs hold around the big kernels (masks, position
+ids, heads, normalizations, Einsum), compiled for every target, linked,
+run and compared with onnxruntime; run-time index checks of
+GatherElements; f64 exp and log (no libm) against numpy's libm."""
+import numpy as np
+import onnx
+import pytest
+from onnx import helper as h, numpy_helper as nh
+
+import harness
+
+F, D, I64, I32, B = (onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE, onnx.TensorProto.INT64,
+                     onnx.TensorProto.INT32, onnx.TensorProto.BOOL)
+
+
+def host_has(flag):
+    with open("/proc/cpuinfo") as f:
+        return flag in f.read().split()
+
+
+TARGETS = [t for t, flag in (("x86_64-avx512", "avx512f"), ("x86_64-avx2", "avx2"))
+           if host_has(flag)]
+
+
+def compile_and_run(nunc, tmp_path, model, feeds, target, name="m"):
+    path = str(tmp_path / f"{name}.onnx")
+    onnx.save(model, path)
+    out = tmp_path / f"{name}_{target}"
+    nunc("compile", path, "--target", target, "-o", out)
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w_{name}_{target}"))
+    return got, log
+
+
+def check_against_onnxruntime(got, want, rtol=2e-6, atol=1e-6):
+    for k, w in want.items():
+        a = got[k]
+        assert a.shape == w.shape and a.dtype == w.dtype, (k, a.shape, w.shape, a.dtype, w.dtype)
+        if not np.issubdtype(w.dtype, np.floating):
+            np.testing.assert_array_equal(a, w, err_msg=k)
+        else:
+            np.testing.assert_allclose(a, w, rtol=rtol, atol=atol, err_msg=k)
+
+
+EINSUMS = [  # equation, operand shapes (a name starting with W: a constant)
+    ("bhqd,bhkd->bhqk", [("q", [2, 3, 5, 8]), ("k", [2, 3, 7, 8])]),
+    ("bsd,df->bsf", [("x", [2, 5, 8]), ("W1", [8, 6])]),
+    ("...ij,...jk->...ik", [("a", [2, 1, 3, 4]), ("b", [1, 5, 4, 6])]),
+    ("ii->i", [("sq", [4, 4])]),
+    ("bii", [("sq3", [3, 4, 4])]),
+    ("ij,jk", [("m", [3, 4]), ("n", [4, 5])]),
+    ("i,j->ij", [("u", [3]), ("v", [5])]),
+    ("abc,cd,de->abe", [("t", [2, 3, 4]), ("W2", [4, 5]), ("W3", [5, 6])]),
+    ("ijk->kji", [("t3", [2, 3, 4])]),
+    ("ij->", [("m2", [3, 4])]),
+    ("bij,bjk->bk", [("p", [2, 3, 4]), ("r", [2, 4, 5])]),
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_einsum_equations_match_onnxruntime(nunc, tmp_path, target):
+    """Attention scores, a weight contraction (on the GEMM kernel),
+    ellipses broadcasting size-1 dims, diagonals and traces, implicit
+    outputs, an outer product, three operands, a transpose, a full sum and a
+    contraction that sums a label of one side."""
+    r = np.random.default_rng(5)
+    inputs, inits, nodes, outs, feeds = {}, [], [], [], {}
+    for i, (eq, operands) in enumerate(EINSUMS):
+        for name, shape in operands:
+            value = r.standard_normal(shape).astype(np.float32)
+            if name.startswith("W"):
+                inits.append(nh.from_array(value, name))
+            elif name not in inputs:
+                inputs[name] = h.make_tensor_value_info(name, F, shape)
+                feeds[name] = value
+        nodes.append(h.make_node("Einsum", [n for n, _ in operands], [f"e{i}"], equation=eq))
+        outs.append(h.make_tensor_value_info(f"e{i}", F, None))
+    model = h.make_model(h.make_graph(nodes, "einsum", list(inputs.values()), outs, inits),
+                         opset_imports=[h.make_opsetid("", 17)])
+    want = harness.onnxruntime_outputs(model, feeds)
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=1e-5)
+
+
+def composite_model():
+    n = h.make_node
+    c = lambda name, value: n("Constant", [], [name], value=nh.from_array(np.asarray(value), name))
+    nodes = [
+        n("Dropout", ["x"], ["drop", "mask"]),
+        n("LogSoftmax", ["big"], ["lsm"], axis=1), n("Hardmax", ["x"], ["hmax"]),
+        c("k", np.array(1, np.int64)), n("Trilu", ["x", "k"], ["triu"]),
+        n("Trilu", ["x"], ["tril"], upper=0),
+        c("ax", np.array([1], np.int64)),
+        n("ReduceL1", ["x", "ax"], ["l1"], keepdims=0), n("ReduceL2", ["x", "ax"], ["l2"]),
+        n("ReduceSumSquare", ["x", "ax"], ["ssq"], keepdims=0),
+        n("ReduceLogSum", ["pos", "ax"], ["lsum"], keepdims=0),
+        n("ReduceLogSumExp", ["big", "ax"], ["lse"], keepdims=0),
+        n("ReduceProd", ["x", "ax"], ["prod"], keepdims=0),
+        n("LpNormalization", ["x"], ["lp"], p=2),
+        n("MeanVarianceNormalization", ["img"], ["mvn"]),
+        n("LRN", ["img"], ["lrn"], size=3, alpha=1e-3, beta=0.75, bias=2.0),
+        n("IsNaN", ["special"], ["isnan"]), n("IsInf", ["special"], ["isinf"]),
+        n("IsInf", ["special"], ["isneginf"], detect_positive=0),
+        c("depth", np.array(6, np.int64)), c("onoff", np.array([-1.0, 3.0], np.float32)),
+        n("OneHot", ["labels", "depth", "onoff"], ["onehot"], axis=0),
+        n("Shrink", ["x"], ["shrink"], lambd=0.5, bias=0.25),
+        n("Size", ["img"], ["size"]),
+        c("cax", np.array(1, np.int32)),
+        n("CumSum", ["x", "cax"], ["csum"]),
+        n("CumSum", ["ids", "cax"], ["csum_ex_rev"], exclusive=1, reverse=1),
+        n("GatherElements", ["x", "gi"], ["gel"], axis=1),
+        c("topk", np.array([3], np.int64)),
+        n("TopK", ["ties", "topk"], ["tv", "ti"]),
+        n("TopK", ["ties", "topk"], ["sv", "si"], largest=0, axis=0),
+    ]
+    ins = [h.make_tensor_value_info("x", F, [4, 7]), h.make_tensor_value_info("big", F, [4, 7]),
+           h.make_tensor_value_info("pos", F, [4, 7]),
+           h.make_tensor_value_info("img", F, [2, 5, 3, 4]),
+           h.make_tensor_value_info("special", F, [6]),
+           h.make_tensor_value_info("labels", I64, [5]),
+           h.make_tensor_value_info("ids", I64, [2, 9]),
+           h.make_tensor_value_info("gi", I64, [4, 3]),
+           h.make_tensor_value_info("ties", F, [5, 6])]
+    names = [o for node in nodes if node.op_type != "Constant" for o in node.output]
+    typed = onnx.shape_inference.infer_shapes(h.make_model(
+        h.make_graph(nodes, "composite", ins, []), opset_imports=[h.make_opsetid("", 18)]))
+    types = {v.name: v.type.tensor_type.elem_type for v in typed.graph.value_info}
+    outs = [h.make_tensor_value_info(o, types[o], None) for o in names]
+    return h.make_model(h.make_graph(nodes, "composite", ins, outs),
+                        opset_imports=[h.make_opsetid("", 18)])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_composite_and_selection_ops_match_onnxruntime(nunc, tmp_path, target):
+    """Dropout (and its mask), LogSoftmax on values where exp overflows,
+    Hardmax, Trilu, the L1 / L2 / log-sum-exp / product reductions, Lp and
+    mean-variance normalization, LRN, IsNaN / IsInf, OneHot with negative
+    and out-of-range labels, Shrink, Size, CumSum (int64, exclusive and
+    reverse), GatherElements with negative indices and TopK on ties."""
+    r = np.random.default_rng(7)
+    x = r.standard_normal((4, 7)).astype(np.float32)
+    x[2] = 0  # a zero row: LpNormalization's 0 / 0
+    feeds = {
+        "x": x, "big": (r.standard_normal((4, 7)) * 300).astype(np.float32),
+        "pos": r.uniform(0.1, 3, (4, 7)).astype(np.float32),
+        "img": r.standard_normal((2, 5, 3, 4)).astype(np.float32),
+        "special": np.array([0, np.nan, np.inf, -np.inf, -1, 3e38], np.float32),
+        "labels": np.array([0, 5, -1, 7, -6]),
+        "ids": r.integers(-1000, 1000, (2, 9)),
+        "gi": r.integers(-7, 7, (4, 3)),
+        "ties": np.round(r.standard_normal((5, 6))).astype(np.float32),
+    }
+    model = composite_model()
+    want = harness.onnxruntime_outputs(model, feeds)
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_roberta_position_ids_and_bad_gather_elements_index(nunc, tmp_path, target):
+    """RoBERTa's position ids (cumsum of the non-padding mask, times the
+    mask, plus the padding index) index a position table; a GatherElements
+    index out of range is an error naming the input, not a read out of
+    bounds."""
+    n = h.make_node
+    table = np.random.default_rng(3).standard_normal((40, 8)).astype(np.float32)
+    nodes = [
+        n("Constant", [], ["pad"], value=nh.from_array(np.array(1, np.int64), "pad")),
+        n("Constant", [], ["one"], value=nh.from_array(np.array(1, np.int32), "one")),
+        n("Equal", ["input_ids", "pad"], ["is_pad"]), n("Not", ["is_pad"], ["keep"]),
+        n("Cast", ["keep"], ["mask"], to=I32), n("CumSum", ["mask", "one"], ["run"]),
+        n("Mul", ["run", "mask"], ["inc"]), n("Cast", ["inc"], ["inc64"], to=I64),
+        n("Add", ["inc64", "pad"], ["position_ids"]),
+        n("Gather", ["table", "position_ids"], ["positions"]),
+        n("GatherElements", ["scores", "choice"], ["picked"], axis=1),
+    ]
+    model = h.make_model(h.make_graph(
+        nodes, "roberta_positions",
+        [h.make_tensor_value_info("input_ids", I64, [2, 10]),
+         h.make_tensor_value_info("scores", F, [2, 5]),
+         h.make_tensor_value_info("choice", I64, [2, 3])],
+        [h.make_tensor_value_info("position_ids", I64, None),
+         h.make_tensor_value_info("positions", F, None),
+         h.make_tensor_value_info("picked", F, None)], [nh.from_array(table, "table")]),
+        opset_imports=[h.make_opsetid("", 17)])
+    ids = np.array([[0, 31, 7, 9, 2, 1, 1, 1, 1, 1], [0, 5, 1, 8, 2, 4, 6, 2, 1, 1]])
+    feeds = {"input_ids": ids,
+             "scores": np.arange(10, dtype=np.float32).reshape(2, 5),
+             "choice": np.array([[0, -1, 4], [2, 2, -5]])}
+    want = harness.onnxruntime_outputs(model, feeds)
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    check_against_onnxruntime(got, want)
+    feeds["choice"] = np.array([[0, 5, 1], [0, 0, 0]])
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target, name="bad")
+    assert got is None
+    assert "input 'choice' holds an index out of range [-5, 5)" in log, log
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_f64_exp_and_log_are_within_two_ulp_of_libm(nunc, tmp_path, target):
+    """Exp and Log of f64 without libm: within 2 ulp of numpy's (libm's)
+    over the whole range, subnormal results and inputs, 0, inf and NaN
+    included."""
+    x = np.concatenate([np.linspace(-745.2, 709.8, 4001), np.geomspace(1e-320, 1e308, 2001),
+                        -np.geomspace(1e-300, 1e300, 201),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 2.0, 0.5, 1e-310]])
+    model = h.make_model(h.make_graph(
+        [h.make_node("Exp", ["x"], ["exp"]), h.make_node("Log", ["x"], ["log"])], "f64",
+        [h.make_tensor_value_info("x", D, [x.size])],
+        [h.make_tensor_value_info("exp", D, None), h.make_tensor_value_info("log", D, None)]),
+        opset_imports=[h.make_opsetid("", 17)])
+    got, log = compile_and_run(nunc, tmp_path, model, {"x": x}, target)
+    assert got is not None, log
+    with np.errstate(all="ignore"):
+        want = {"exp": np.exp(x), "log": np.log(x)}
+    for k, w in want.items():
+        a = got[k]
+        np.testing.assert_array_equal(np.isnan(a), np.isnan(w), err_msg=k)
+        finite = np.isfinite(w)
+        np.testing.assert_array_equal(a[~finite & ~np.isnan(w)], w[~finite & ~np.isnan(w)],
+                                      err_msg=k)
+        ulp = np.abs(a[finite] - w[finite]) / np.spacing(np.abs(w[finite]))
+        assert ulp.max() <= 2, (k, ulp.max(), x[finite][ulp.argmax()])
