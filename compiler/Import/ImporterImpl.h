@@ -30,7 +30,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Celu", "Softsign", "ThresholdedRelu", "PRelu", "Mish", "Sign", "Sum", "Mean",
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
     "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
-    "TopK",
+    "TopK", "LSTM", "GRU", "RNN",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};
@@ -176,6 +176,8 @@ private:
   LogicalResult convertContrib(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// The default-domain ops of kCompositeOps (OnnxCompositeNodes.cpp).
   LogicalResult convertComposite(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// LSTM, GRU and RNN unrolled over their steps (OnnxRecurrentNodes.cpp).
+  LogicalResult convertRecurrent(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// Einsum as Transpose, Reshape, Slice, ReduceSum and MatMul.
   LogicalResult einsum(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// com.microsoft Attention, QAttention and MultiHeadAttention

@@ -1246,6 +1246,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
 
   if (llvm::is_contained(kCompositeOps, op))
     return convertComposite(n, outputs);
+  if (op == "LSTM" || op == "GRU" || op == "RNN")
+    return convertRecurrent(n, outputs);
   // checkSupportedOps() rejects everything else before conversion starts.
   return n.error() << "no converter for " << op;
 }
