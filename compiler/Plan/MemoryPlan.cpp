@@ -29,6 +29,57 @@ static bool isView(Operation *op) {
   return isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, quant::StorageCastOp>(op);
 }
 
+/// The byte offset of a Slice's part in its operand when the part is one
+/// contiguous, 64-byte aligned run of the operand's bytes (constant bounds,
+/// unit steps; dims before the first cut one of size 1 in the part, dims
+/// after it whole), else none.
+static std::optional<int64_t> contiguousSliceOffset(SliceOp slice) {
+  auto in = dyn_cast<RankedTensorType>(slice.getData().getType());
+  auto out = dyn_cast<RankedTensorType>(slice.getType());
+  if (!in || !out || !in.hasStaticShape() || !out.hasStaticShape() || out.getNumElements() == 0)
+    return std::nullopt;
+  std::optional<SmallVector<int64_t>> starts = getConstantInts(slice.getStarts());
+  std::optional<SmallVector<int64_t>> axes =
+      slice.getAxes() ? getConstantInts(slice.getAxes()) : std::nullopt;
+  std::optional<SmallVector<int64_t>> steps =
+      slice.getSteps() ? getConstantInts(slice.getSteps()) : std::nullopt;
+  const int64_t rank = in.getRank();
+  if (!starts || (slice.getAxes() && !axes) || (slice.getSteps() && !steps) ||
+      (steps && llvm::any_of(*steps, [](int64_t s) { return s != 1; })))
+    return std::nullopt;
+  // Where each dim's part begins (clamped as Slice clamps it).
+  SmallVector<int64_t> begin(rank, 0);
+  for (auto [i, start] : llvm::enumerate(*starts)) {
+    int64_t axis = axes ? (*axes)[i] : static_cast<int64_t>(i);
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return std::nullopt;
+    int64_t dim = in.getDimSize(axis);
+    begin[axis] = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
+  }
+  int64_t firstCut = rank;
+  for (int64_t d = 0; d < rank; ++d)
+    if (out.getDimSize(d) != in.getDimSize(d)) {
+      firstCut = d;
+      break;
+    }
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d < firstCut && out.getDimSize(d) != 1 && in.getDimSize(d) != 1)
+      return std::nullopt;
+    if (d > firstCut && out.getDimSize(d) != in.getDimSize(d))
+      return std::nullopt;
+  }
+  int64_t offset = 0, stride = getElementByteWidth(in.getElementType());
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    offset += begin[d] * stride;
+    stride *= in.getDimSize(d);
+  }
+  if (offset % kPlanAlignment != 0)
+    return std::nullopt;
+  return offset;
+}
+
 int64_t mlir::nunc::assignOffsets(ArrayRef<int64_t> sizes, ArrayRef<std::pair<int, int>> lives,
                                   SmallVectorImpl<int64_t> &offsets) {
   size_t n = sizes.size();
@@ -77,9 +128,14 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
 
   // The last step that reads each value (views count for the value they
   // view; returned values live to the end).
-  auto rootOf = [](Value v) {
+  // (A Slice that may become a view counts for its operand too.)
+  auto mayView = [](Operation *op) {
+    auto slice = dyn_cast<SliceOp>(op);
+    return isView(op) || (slice && contiguousSliceOffset(slice));
+  };
+  auto rootOf = [&](Value v) {
     while (Operation *def = v.getDefiningOp()) {
-      if (!isView(def))
+      if (!mayView(def))
         break;
       v = def->getOperand(0);
     }
@@ -89,7 +145,7 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
   {
     int index = 0;
     for (Operation &op : body.without_terminator()) {
-      if (isa<ConstantOp>(op) || isView(&op))
+      if (isa<ConstantOp>(op) || mayView(&op))
         continue;
       for (Value v : op.getOperands())
         lastUse[rootOf(v)] = index;
@@ -190,6 +246,19 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       continue;
     }
     int stepIndex = plan.steps.size();
+    if (auto slice = dyn_cast<SliceOp>(op)) {
+      int whole = plan.storageOf.lookup(slice.getData());
+      std::optional<int64_t> offset = contiguousSliceOffset(slice);
+      if (offset && plan.storages[whole].kind == StorageKind::Arena) {
+        int root = plan.storages[whole].parent >= 0 ? plan.storages[whole].parent : whole;
+        int64_t at = plan.storages[whole].parentOffset + *offset;
+        int part = newStorage(StorageKind::Arena, bytesOf(slice.getResult()), 0, stepIndex);
+        plan.storages[part].parent = root;
+        plan.storages[part].parentOffset = at;
+        plan.storageOf[slice.getResult()] = part;
+        continue;
+      }
+    }
     Step step;
     step.op = &op;
     for (Value v : op.getOperands()) {
@@ -240,7 +309,11 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       return failure();
     int s = plan.storageOf.lookup(v);
     Storage &st = plan.storages[s];
-    if (st.kind == StorageKind::Arena && claimed.insert(s).second) {
+    // (A view at an offset, or a storage with such views, stays in the arena.)
+    bool partOrWhole = st.parent >= 0 || llvm::any_of(plan.storages, [&](const Storage &o) {
+                         return o.parent == s;
+                       });
+    if (st.kind == StorageKind::Arena && !partOrWhole && claimed.insert(s).second) {
       st.kind = StorageKind::Output;
       st.index = j;
       continue;
@@ -256,12 +329,18 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
           std::max(plan.storages[step.resultSidecar].lastStep,
                    plan.storages[step.results[0]].lastStep);
 
+  // A view at an offset keeps the storage it lies in alive.
+  for (const Storage &st : plan.storages)
+    if (st.parent >= 0)
+      plan.storages[st.parent].lastStep =
+          std::max(plan.storages[st.parent].lastStep, st.lastStep);
+
   // Arena offsets from liveness.
   SmallVector<int64_t> sizes, offsets;
   SmallVector<std::pair<int, int>> lives;
   SmallVector<int> arena;
   for (auto [i, st] : llvm::enumerate(plan.storages))
-    if (st.kind == StorageKind::Arena) {
+    if (st.kind == StorageKind::Arena && st.parent < 0) {
       arena.push_back(i);
       sizes.push_back(st.bytes);
       lives.push_back({st.firstStep, st.lastStep});
@@ -269,6 +348,9 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
   plan.arenaBytes = assignOffsets(sizes, lives, offsets);
   for (auto [k, i] : llvm::enumerate(arena))
     plan.storages[i].index = offsets[k];
+  for (Storage &st : plan.storages)
+    if (st.parent >= 0)
+      st.index = plan.storages[st.parent].index + st.parentOffset;
   return plan;
 }
 

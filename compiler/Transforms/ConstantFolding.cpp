@@ -56,18 +56,21 @@ std::optional<int64_t> staticBytes(Type t) {
 /// Attention keeps Q's, K's and V's weights side by side in one.
 bool foldsPastMaxElements(Operation *op) {
   if (!isa<QuantizeLinearOp, FakeQuantizeOp, CastOp, TransposeOp, ReshapeOp, FlattenOp,
-           SqueezeOp, UnsqueezeOp, SliceOp, IdentityOp, AddOp, SubOp, MulOp, DivOp, SqrtOp,
-           ReluOp, ClipOp>(op))
+           SqueezeOp, UnsqueezeOp, SliceOp, GatherOp, IdentityOp, AddOp, SubOp, MulOp, DivOp,
+           SqrtOp, ReluOp, ClipOp>(op))
     return false;
-  if (auto slice = dyn_cast<SliceOp>(op)) {
-    Value whole = slice.getData();
+  // Parts of a constant (Slices, Gathers of it: one direction's weights of
+  // a bidirectional LSTM) whose sizes add up to at most its own.
+  if (isa<SliceOp, GatherOp>(op)) {
+    Value whole = op->getOperand(0);
     std::optional<int64_t> wholeBytes = staticBytes(whole.getType());
     int64_t partBytes = 0;
     if (wholeBytes && llvm::all_of(whole.getUsers(), [&](Operation *user) {
-          auto part = dyn_cast<SliceOp>(user);
-          std::optional<int64_t> bytes = part ? staticBytes(part.getType()) : std::nullopt;
+          std::optional<int64_t> bytes = isa<SliceOp, GatherOp>(user)
+                                             ? staticBytes(user->getResult(0).getType())
+                                             : std::nullopt;
           partBytes += bytes.value_or(0);
-          return bytes && part.getData() == whole;
+          return bytes && user->getOperand(0) == whole;
         }) &&
         partBytes <= *wholeBytes)
       return true;

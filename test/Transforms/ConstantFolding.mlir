@@ -549,6 +549,37 @@ func.func @no_larger_than_an_operand(%x: tensor<2x65xf32>) -> (tensor<2x65xf32>,
 
 // -----
 
+// Past max-elements, the parts of a constant that only Gathers and Slices
+// read fold while their sizes add up to at most its own (a bidirectional
+// LSTM's weights, one Gather per direction); a constant that a third part
+// also reads (parts larger than the whole) stays.
+// LIMIT-LABEL: func.func @parts_of_a_constant(
+// LIMIT-DAG:     %[[D0:.*]] = nunc.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00]> : tensor<5xf32>
+// LIMIT-DAG:     %[[D1:.*]] = nunc.constant dense<[6.000000e+00, 7.000000e+00, 8.000000e+00, 9.000000e+00, 1.000000e+01]> : tensor<5xf32>
+// LIMIT-DAG:     %[[S:.*]] = nunc.constant dense<{{\[}}[1.100000e+01, 1.200000e+01, 1.300000e+01, 1.400000e+01, 1.500000e+01]]> : tensor<1x5xf32>
+// LIMIT-DAG:     %[[W:.*]] = nunc.constant dense<{{\[}}[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00], [6.000000e+00, 7.000000e+00, 8.000000e+00, 9.000000e+00, 1.000000e+01]]> : tensor<2x5xf32>
+// LIMIT:         %[[G0:.*]] = nunc.gather %[[W]]
+// LIMIT:         %[[G1:.*]] = nunc.gather %[[W]]
+// LIMIT:         %[[G2:.*]] = nunc.gather %[[W]]
+// LIMIT:         return %[[D0]], %[[D1]], %[[S]], %[[G0]], %[[G1]], %[[G2]]
+func.func @parts_of_a_constant() -> (tensor<5xf32>, tensor<5xf32>, tensor<1x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) {
+  %m = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0], [11.0, 12.0, 13.0, 14.0, 15.0]]> : tensor<3x5xf32>
+  %i0 = nunc.constant dense<0> : tensor<i64>
+  %i1 = nunc.constant dense<1> : tensor<i64>
+  %d0 = nunc.gather %m, %i0 : (tensor<3x5xf32>, tensor<i64>) -> tensor<5xf32>
+  %d1 = nunc.gather %m, %i1 : (tensor<3x5xf32>, tensor<i64>) -> tensor<5xf32>
+  %st = nunc.constant dense<2> : tensor<1xi64>
+  %en = nunc.constant dense<3> : tensor<1xi64>
+  %s = nunc.slice %m[%st : tensor<1xi64>, %en : tensor<1xi64>] : tensor<3x5xf32> -> tensor<1x5xf32>
+  %w = nunc.constant dense<[[1.0, 2.0, 3.0, 4.0, 5.0], [6.0, 7.0, 8.0, 9.0, 10.0]]> : tensor<2x5xf32>
+  %g0 = nunc.gather %w, %i0 : (tensor<2x5xf32>, tensor<i64>) -> tensor<5xf32>
+  %g1 = nunc.gather %w, %i1 : (tensor<2x5xf32>, tensor<i64>) -> tensor<5xf32>
+  %g2 = nunc.gather %w, %i1 : (tensor<2x5xf32>, tensor<i64>) -> tensor<5xf32>
+  return %d0, %d1, %s, %g0, %g1, %g2 : tensor<5xf32>, tensor<5xf32>, tensor<1x5xf32>, tensor<5xf32>, tensor<5xf32>, tensor<5xf32>
+}
+
+// -----
+
 // A dequantized constant past the float range (a symmetric int8 grid of a
 // -3.4e38 attention mask: scale 2.68e36, code -127) is the model's own
 // overflow; it folds, with a warning, and the infinity stays.

@@ -4,7 +4,9 @@
 // The plan gives every tensor a place: a graph input, a graph output buffer,
 // the weights blob (constants), or a slice of one arena whose offsets come
 // from liveness (greedy by size, best fit). View ops (Reshape, Flatten,
-// Squeeze, Unsqueeze, Identity) alias their operand. Kernels may ask for
+// Squeeze, Unsqueeze, Identity) alias their operand; a Slice whose part is
+// one 64-byte aligned run of its arena operand's bytes (the gates of a
+// batch-1 LSTM step) is a view at an offset. Kernels may ask for
 // scratch memory that lives for their step only. The arena size is known at
 // compile time; nothing is allocated when the model runs.
 //
@@ -35,6 +37,10 @@ struct Storage {
   int64_t index = 0;
   /// Steps during which the storage must hold its data (inclusive).
   int firstStep = 0, lastStep = 0;
+  /// A contiguous Slice's view: the arena storage it lies in (or -1) and
+  /// its byte offset there; its `index` is the parent's plus that offset.
+  int parent = -1;
+  int64_t parentOffset = 0;
 };
 
 /// A computation: one op of @main (not a constant or a view).

@@ -22,7 +22,10 @@ def ConstantFolding : Pass<"nunc-constant-folding", "func::FuncOp"> {
     replaces every op whose operands are constants (and whose results have
     static shapes within `max-elements`; past it, elementwise and
     data-movement ops whose results take no more bytes than an operand only
-    they use: a weight's QuantizeLinear, Transpose or narrowing Cast) by the
+    they use: a weight's QuantizeLinear, Transpose or narrowing Cast; and
+    Slices or Gathers of a constant that only such parts read, their sizes
+    adding up to at most its own: a bidirectional LSTM's weights per
+    direction) by the
     constants the reference
     evaluator computes, and every op whose folder answers (Shape of a static
     tensor, Identity) by that answer. Shape subgraphs
