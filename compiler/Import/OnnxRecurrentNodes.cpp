@@ -175,10 +175,12 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
   auto where = [&](Value cond, Value a, Value b) {
     return ok ? v(mk(WhereOp::getOperationName(), {cond, a, b})) : a;
   };
-  auto activate = [&](const Activation &act, Value x) -> Value {
+  // `clip` bounds the gates' inputs; the LSTM's cell state goes into h()
+  // unclipped, as onnxruntime computes it (`clipped` false there).
+  auto activate = [&](const Activation &act, Value x, bool clipped = true) -> Value {
     if (!ok)
       return x;
-    if (clip)
+    if (clip && clipped)
       x = v(mk(ClipOp::getOperationName(), {x, c(-*clip), c(*clip)},
                {attr("operandSegmentSizes", builder.getDenseI32ArrayAttr({1, 1, 1}))}));
     const std::string &a = act.name;
@@ -316,7 +318,7 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
         nextC = add(mul(f, cell), mul(i, activate(act[1], z)));
         if (po)
           o = add(o, mul(po, nextC));
-        nextH = mul(activate(act[0], o), activate(act[2], nextC));
+        nextH = mul(activate(act[0], o), activate(act[2], nextC, /*clipped=*/false));
       } else if (gru) {
         Value zr = add(columns(xt, 0, 2 * H), matmul(h, rGates));
         Value z = activate(act[0], columns(zr, 0, H));

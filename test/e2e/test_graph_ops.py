@@ -224,3 +224,76 @@ def test_f64_exp_and_log_are_within_two_ulp_of_libm(nunc, tmp_path, target):
                                       err_msg=k)
         ulp = np.abs(a[finite] - w[finite]) / np.spacing(np.abs(w[finite]))
         assert ulp.max() <= 2, (k, ulp.max(), x[finite][ulp.argmax()])
+
+
+def recurrent_model(r, op, T, batch, inputs, hidden, direction="forward", lens=None,
+                    layout=0, **attrs):
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
+    dirs = 2 if direction == "bidirectional" else 1
+    scale = 1 / np.sqrt(hidden)
+    inits = [nh.from_array((r.standard_normal((dirs, gates * hidden, inputs)) * scale)
+                           .astype(np.float32), "W"),
+             nh.from_array((r.standard_normal((dirs, gates * hidden, hidden)) * scale)
+                           .astype(np.float32), "R"),
+             nh.from_array((r.standard_normal((dirs, 2 * gates * hidden)) * 0.1)
+                           .astype(np.float32), "B")]
+    names = ["x", "W", "R", "B", "lens" if lens is not None else "", "h0"]
+    ins = [h.make_tensor_value_info("x", F, [batch, T, inputs] if layout else [T, batch, inputs]),
+           h.make_tensor_value_info("h0", F, [batch, dirs, hidden] if layout
+                                    else [dirs, batch, hidden])]
+    if lens is not None:
+        inits.append(nh.from_array(np.asarray(lens, np.int32), "lens"))
+    outs = ["y", "yh"]
+    if op == "LSTM":
+        names.append("c0")
+        ins.append(h.make_tensor_value_info("c0", F, [batch, dirs, hidden] if layout
+                                            else [dirs, batch, hidden]))
+        outs.append("yc")
+        if attrs.pop("peepholes", False):
+            inits.append(nh.from_array(r.standard_normal((dirs, 3 * hidden)).astype(np.float32),
+                                       "P"))
+            names.append("P")
+    node = h.make_node(op, names, outs, hidden_size=hidden, direction=direction, layout=layout,
+                       **attrs)
+    return h.make_model(h.make_graph([node], op.lower(), ins,
+                                     [h.make_tensor_value_info(o, F, None) for o in outs], inits),
+                        opset_imports=[h.make_opsetid("", 14)])
+
+
+RECURRENT = [
+    ("LSTM", dict(direction="bidirectional", lens=[7, 3, 5], peepholes=True)),
+    ("LSTM", dict(clip=0.8, input_forget=1)),
+    ("GRU", dict(direction="bidirectional", linear_before_reset=1)),
+    ("GRU", dict(direction="reverse", lens=[2, 7, 4])),
+    ("RNN", dict(direction="bidirectional", activations=["Relu", "LeakyRelu"],
+                 activation_alpha=[0.1])),
+]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op,attrs", RECURRENT, ids=[f"{op}-{i}" for i, (op, _) in
+                                                     enumerate(RECURRENT)])
+def test_recurrent_layers_match_onnxruntime(nunc, tmp_path, target, op, attrs):
+    """LSTM (peepholes, per-item lengths in both directions; clip and
+    coupled input-forget gates), GRU (PyTorch's linear_before_reset, and
+    reverse with lengths) and RNN (other activations), unrolled over 7
+    steps of a batch of 3, against onnxruntime (which refuses layout 1:
+    ONNX's node tests cover it); every recurrent MatMul a linear op."""
+    r = np.random.default_rng(11)
+    T, batch, inputs, hidden = 7, 3, 20, 16
+    layout = attrs.get("layout", 0)
+    model = recurrent_model(r, op, T, batch, inputs, hidden, **dict(attrs))
+    dirs = 2 if attrs.get("direction") == "bidirectional" else 1
+    state = (batch, dirs, hidden) if layout else (dirs, batch, hidden)
+    feeds = {"x": r.standard_normal((batch, T, inputs) if layout else (T, batch, inputs))
+             .astype(np.float32),
+             "h0": r.standard_normal(state).astype(np.float32)}
+    if op == "LSTM":
+        feeds["c0"] = r.standard_normal(state).astype(np.float32)
+    want = harness.onnxruntime_outputs(model, feeds)
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
+    explain = nunc("compile", str(tmp_path / "m.onnx"), "--target", target, "-o",
+                   tmp_path / "explain", "--explain").stdout
+    assert "nunc.matmul" not in explain, explain
