@@ -1344,38 +1344,46 @@ LogicalResult GenericEmitter::emitReduction() {
           };
           forLoop(k.index(0), k.index(n), {}, [&](Value s, ValueRange) {
             Value v = k.read(operandMem(0), along(s), el);
-            Value filled = arith::MinSIOp::create(b, loc, s, k.index(count));
-            // How many of the list v does not beat.
-            Value place = forLoop(k.index(0), filled, {k.index(0)}, [&](Value j, ValueRange acc) {
-                           Value notBeaten = arith::XOrIOp::create(
-                               b, loc, beats(v, k.read(values, along(j), el)),
-                               k.intConst(1, b.getI1Type()));
-                           Value step = arith::SelectOp::create(b, loc, notBeaten, k.index(1),
-                                                                k.index(0));
-                           return SmallVector<Value>{
-                               arith::AddIOp::create(b, loc, acc[0], step)};
-                         }).getResult(0);
-            // Move [place, filled) down one (from the end), within the list.
-            Value moved = arith::SubIOp::create(b, loc, filled, place);
-            forLoop(k.index(0), moved, {}, [&](Value r, ValueRange) {
-              Value j = arith::SubIOp::create(
-                  b, loc, arith::SubIOp::create(b, loc, filled, k.index(1)), r);
-              Value next = arith::AddIOp::create(b, loc, j, k.index(1));
-              ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next,
+            // Most elements of a long line beat none of a full list: one
+            // comparison with its last.
+            Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, s,
+                                               k.index(count));
+            Value enters = arith::OrIOp::create(
+                b, loc, arith::XOrIOp::create(b, loc, full, k.intConst(1, b.getI1Type())),
+                beats(v, k.read(values, along(k.index(count - 1)), el)));
+            ifThen(enters, [&] {
+              Value filled = arith::MinSIOp::create(b, loc, s, k.index(count));
+              // How many of the list v does not beat.
+              auto count1 = [&](Value j, ValueRange acc) {
+                Value notBeaten =
+                    arith::XOrIOp::create(b, loc, beats(v, k.read(values, along(j), el)),
+                                          k.intConst(1, b.getI1Type()));
+                Value step = arith::SelectOp::create(b, loc, notBeaten, k.index(1), k.index(0));
+                return SmallVector<Value>{arith::AddIOp::create(b, loc, acc[0], step)};
+              };
+              Value place = forLoop(k.index(0), filled, {k.index(0)}, count1).getResult(0);
+              // Move [place, filled) down one (from the end), within the list.
+              Value moved = arith::SubIOp::create(b, loc, filled, place);
+              forLoop(k.index(0), moved, {}, [&](Value r, ValueRange) {
+                Value j = arith::SubIOp::create(
+                    b, loc, arith::SubIOp::create(b, loc, filled, k.index(1)), r);
+                Value next = arith::AddIOp::create(b, loc, j, k.index(1));
+                ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, next,
+                                             k.index(count)),
+                       [&] {
+                         k.write(k.read(values, along(j), el), values, along(next), el);
+                         k.write(k.read(indices, along(j), i64), indices, along(next), i64);
+                       });
+                return SmallVector<Value>{};
+              });
+              ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, place,
                                            k.index(count)),
                      [&] {
-                       k.write(k.read(values, along(j), el), values, along(next), el);
-                       k.write(k.read(indices, along(j), i64), indices, along(next), i64);
+                       k.write(v, values, along(place), el);
+                       k.write(arith::IndexCastOp::create(b, loc, i64, s), indices, along(place),
+                               i64);
                      });
-              return SmallVector<Value>{};
             });
-            ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, place,
-                                         k.index(count)),
-                   [&] {
-                     k.write(v, values, along(place), el);
-                     k.write(arith::IndexCastOp::create(b, loc, i64, s), indices, along(place),
-                             i64);
-                   });
             return SmallVector<Value>{};
           });
         });
