@@ -1073,6 +1073,24 @@ template <typename GatherOpT> std::string gatherErrorMessage(GatherOpT gather) {
          describeLocation(gather.getLoc());
 }
 
+/// What a GatherND's or ScatterND's nonzero task status means.
+std::string indexTupleErrorMessage(Operation *op) {
+  Value indices = op->getOperand(1);
+  std::string input = indexSource(indices);
+  auto dataType = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto indexType = cast<RankedTensorType>(indices.getType());
+  const int64_t first = isa<GatherNDOp>(op) ? cast<GatherNDOp>(op).getBatchDims() : 0;
+  ArrayRef<int64_t> dims =
+      dataType.getShape().slice(first, indexType.getShape().back());
+  std::string ranges;
+  for (int64_t d : dims)
+    ranges += (ranges.empty() ? "" : ", ") + ("[" + std::to_string(-d) + ", " +
+                                              std::to_string(d) + ")");
+  return (input.empty() ? std::string("an index tuple") : "input '" + input +
+                                                              "' holds an index tuple") +
+         " out of range (" + ranges + ") at " + describeLocation(op->getLoc());
+}
+
 /// The gather kernel's configuration, when it takes this op (axis 0, rows
 /// of whole 4-byte words, int32/int64 indices).
 std::optional<x86::GatherConfig> gatherConfig(GatherOp op) {
@@ -1702,6 +1720,10 @@ LogicalResult ModelCompiler::selectKernels() {
       call.errorMessage = gatherErrorMessage(gather);
     if (auto gather = dyn_cast<GatherElementsOp>(step.op))
       call.errorMessage = gatherErrorMessage(gather);
+    if (auto scatter = dyn_cast<ScatterElementsOp>(step.op))
+      call.errorMessage = gatherErrorMessage(scatter);
+    if (llvm::isa<GatherNDOp, ScatterNDOp>(step.op))
+      call.errorMessage = indexTupleErrorMessage(step.op);
     genericImpls[call.symbol] = {impl, (unsigned)call.args.size(), false};
     calls.push_back(std::move(call));
   }

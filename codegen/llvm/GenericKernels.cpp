@@ -585,8 +585,9 @@ FailureOr<Value> GenericEmitter::emit() {
           ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
           CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
-  else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, GatherElementsOp, ReshapeOp,
-               FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
+  else if (isa<TransposeOp, SliceOp, PadOp, ConcatOp, GatherOp, GatherElementsOp, GatherNDOp,
+               ScatterNDOp, ScatterElementsOp, ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp,
+               IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
   else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
                ArgMinOp, CumSumOp, TopKOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
@@ -1182,6 +1183,115 @@ LogicalResult GenericEmitter::emitDataMovement(Value &status) {
             dataIdx[axis] = k.toIndex(i);
             k.write(k.read(operandMem(0), dataIdx, outElem), out, ivs, outElem);
           });
+        }
+        status = arith::SelectOp::create(b, loc, bad, k.i32(1), k.i32(0));
+        return success();
+      })
+      .Case<GatherNDOp, ScatterNDOp, ScatterElementsOp>([&](Operation *) -> LogicalResult {
+        // Index tuples (GatherND, ScatterND: the last dim of indices, entry
+        // e for data dim first + e) or elements along an axis
+        // (ScatterElements): all checked before anything is read or
+        // written; then the copy (scatters start from data) and the moves.
+        auto gnd = dyn_cast<GatherNDOp>(op);
+        auto snd = dyn_cast<ScatterNDOp>(op);
+        auto sel = dyn_cast<ScatterElementsOp>(op);
+        Value dataV = op->getOperand(0), indicesV = op->getOperand(1);
+        ArrayRef<int64_t> data = shapeOf(dataV), indices = shapeOf(indicesV);
+        const int64_t r = data.size(), q = indices.size();
+        const int64_t batch = gnd ? static_cast<int64_t>(gnd.getBatchDims()) : 0;
+        const int64_t axis = sel ? shape::wrapAxis(sel.getAxis(), r) : 0;
+        Type idxElem = elementOf(indicesV), el = elementOf(dataV);
+        Value idxMem = operandMem(1);
+        // The data dim an index at `ivs` of indices counts in.
+        auto dimOf = [&](ValueRange ivs) -> Value {
+          if (sel)
+            return k.intConst(data[axis], idxElem);
+          SmallVector<Attribute> dims;
+          for (int64_t e = 0; e < indices.back(); ++e)
+            dims.push_back(b.getIntegerAttr(idxElem, data[batch + e]));
+          Value table = constantTable({indices.back()}, idxElem, dims);
+          return k.read(table, ValueRange{ivs.back()}, idxElem);
+        };
+        Value bad = k.reduce(indices, arith::ConstantIntOp::create(b, loc, 0, 1),
+                             [&](ValueRange ivs, Value acc) -> Value {
+                               Value i = k.read(idxMem, ivs, idxElem), dim = dimOf(ivs);
+                               Value low = arith::CmpIOp::create(
+                                   b, loc, arith::CmpIPredicate::slt, i,
+                                   arith::SubIOp::create(b, loc, k.intConst(0, idxElem), dim));
+                               Value high = arith::CmpIOp::create(
+                                   b, loc, arith::CmpIPredicate::sge, i, dim);
+                               return arith::OrIOp::create(
+                                   b, loc, acc, arith::OrIOp::create(b, loc, low, high));
+                             });
+        auto normalized = [&](Value i, int64_t dim) {
+          Type t = i.getType();
+          Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, k.intConst(0, t));
+          return k.toIndex(arith::SelectOp::create(
+              b, loc, neg, arith::AddIOp::create(b, loc, i, k.intConst(dim, t)), i));
+        };
+        StringRef reduction = snd ? snd.getReduction() : sel ? sel.getReduction() : "none";
+        Type ct = KernelBuilder::computeType(el);
+        bool unsignedInt = KernelBuilder::isUnsigned(el);
+        auto reduce = [&](Value old, Value v) -> Value {
+          if (reduction == "none")
+            return v;
+          bool f = isa<FloatType>(ct);
+          if (reduction == "add")
+            return k.add(old, v);
+          if (reduction == "mul")
+            return f ? Value(arith::MulFOp::create(b, loc, old, v))
+                     : Value(arith::MulIOp::create(b, loc, old, v));
+          if (reduction == "max")
+            return f ? Value(arith::MaxNumFOp::create(b, loc, old, v))
+                     : k.max(old, v, unsignedInt);
+          return f ? Value(arith::MinNumFOp::create(b, loc, old, v)) : k.min(old, v, unsignedInt);
+        };
+        auto ifOp = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(ifOp.elseBlock());
+          if (gnd) {
+            // out[batch, tuple, slice] = data[batch, index tuple, slice]
+            const int64_t tupleDims = q - 1 - batch, kk = indices.back();
+            k.forEach(outShape, [&](ValueRange ivs) {
+              SmallVector<Value> dataIdx(ivs.begin(), ivs.begin() + batch);
+              SmallVector<Value> at(ivs.begin(), ivs.begin() + batch + tupleDims);
+              for (int64_t e = 0; e < kk; ++e) {
+                at.push_back(k.index(e));
+                dataIdx.push_back(normalized(k.read(idxMem, at, idxElem), data[batch + e]));
+                at.pop_back();
+              }
+              dataIdx.append(ivs.begin() + batch + tupleDims, ivs.end());
+              k.write(k.read(operandMem(0), dataIdx, el), out, ivs, el);
+            });
+          } else {
+            k.forEach(data, [&](ValueRange ivs) {
+              k.write(k.read(operandMem(0), ivs, el), out, ivs, el);
+            });
+            Value updMem = operandMem(2);
+            ArrayRef<int64_t> updates = shapeOf(op->getOperand(2));
+            // In order, so that repeated indices apply one after another.
+            k.forEach(updates, [&](ValueRange ivs) {
+              SmallVector<Value> dataIdx;
+              if (sel) {
+                dataIdx.assign(ivs.begin(), ivs.end());
+                dataIdx[axis] = normalized(k.read(idxMem, ivs, idxElem), data[axis]);
+              } else {
+                const int64_t kk = indices.back();
+                SmallVector<Value> at(ivs.begin(), ivs.begin() + (q - 1));
+                for (int64_t e = 0; e < kk; ++e) {
+                  at.push_back(k.index(e));
+                  dataIdx.push_back(normalized(k.read(idxMem, at, idxElem), data[e]));
+                  at.pop_back();
+                }
+                dataIdx.append(ivs.begin() + (q - 1), ivs.end());
+              }
+              Value v = k.read(updMem, ivs, el);
+              if (reduction != "none")
+                v = reduce(k.read(out, dataIdx, el), v);
+              k.write(v, out, dataIdx, el);
+            });
+          }
         }
         status = arith::SelectOp::create(b, loc, bad, k.i32(1), k.i32(0));
         return success();

@@ -30,7 +30,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "Celu", "Softsign", "ThresholdedRelu", "PRelu", "Mish", "Sign", "Sum", "Mean",
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
     "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
-    "TopK", "LSTM", "GRU", "RNN",
+    "TopK", "LSTM", "GRU", "RNN", "GatherND", "ScatterND", "ScatterElements", "Scatter",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

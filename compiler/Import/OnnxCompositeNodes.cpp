@@ -198,14 +198,22 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
                           "known (pin them with --shape)";
     const int64_t rows = type.getDimSize(type.getRank() - 2),
                   cols = type.getDimSize(type.getRank() - 1);
-    SmallVector<int64_t> offsets;
-    offsets.reserve(rows * cols);
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j)
-        offsets.push_back(j - i);
-    auto offsetType = RankedTensorType::get({rows, cols}, builder.getI64Type());
-    Value diagonal = ConstantOp::create(builder, loc, offsetType,
-                                        DenseElementsAttr::get(offsetType, ArrayRef(offsets)));
+    // j - i from a column of row numbers and a row of column numbers (a
+    // constant [rows, cols] table would ship in the weights of a large
+    // causal mask).
+    auto iota = [&](int64_t count, ArrayRef<int64_t> shape) {
+      SmallVector<int64_t> values(count);
+      for (int64_t i = 0; i < count; ++i)
+        values[i] = i;
+      auto t = RankedTensorType::get(shape, builder.getI64Type());
+      return ConstantOp::create(builder, loc, t, DenseElementsAttr::get(t, ArrayRef(values)))
+          .getResult();
+    };
+    FailureOr<Value> diagonalOr =
+        mk(SubOp::getOperationName(), {iota(cols, {1, cols}), iota(rows, {rows, 1})});
+    if (failed(diagonalOr))
+      return failure();
+    Value diagonal = *diagonalOr;
     Value k = in(1) ? in(1) : constI64(loc, {0}, /*scalar=*/true);
     if (in(1)) {
       auto kType = dyn_cast<RankedTensorType>(k.getType());
@@ -369,8 +377,10 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     FailureOr<RankedTensorType> type = staticType(in(0), "an input");
     if (failed(type))
       return failure();
-    if (type->getRank() < 3 || *size < 1 || !type->getElementType().isF32())
-      return n.error() << "LRN needs an f32 input of rank 3 or more and a positive size";
+    if (type->getRank() < 3 || *size < 1 || !type->getElementType().isF32() ||
+        type->getNumElements() == 0)
+      return n.error() << "LRN needs a non-empty f32 input of rank 3 or more and a positive "
+                          "size";
     ArrayRef<int64_t> d = type->getShape();
     const int64_t N = d[0], C = d[1], rest = type->getNumElements() / (N * C);
     Value x = in(0);
@@ -435,8 +445,8 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     if (failed(arity(3, 3)) || failed(axisAttr))
       return failure();
     std::optional<double> depthValue = constantNumber(in(1));
-    if (!depthValue || *depthValue < 1)
-      return n.error() << "OneHot needs depth to be a positive constant";
+    if (!depthValue || !(*depthValue >= 1 && *depthValue <= (1 << 24)))
+      return n.error() << "OneHot needs depth to be a constant from 1 to 2^24";
     const int64_t depth = static_cast<int64_t>(*depthValue);
     auto idxType = dyn_cast<RankedTensorType>(in(0).getType());
     if (!idxType)
@@ -483,7 +493,17 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     if (failed(arity(1, 1)) || failed(lambd) || failed(bias))
       return failure();
     Value x = in(0);
-    Type el = element(x);
+    Type original = element(x), el = original;
+    // Integers compare and shift in f64 (exact to 2^53; -lambd and a
+    // fractional bias are not integers), then convert back.
+    if (!isa<FloatType>(el)) {
+      el = builder.getF64Type();
+      FailureOr<Value> wide = mk(CastOp::getOperationName(), {x},
+                                 {attr("to", TypeAttr::get(el)), i64Attr("saturate", 1)});
+      if (failed(wide))
+        return failure();
+      x = *wide;
+    }
     auto c = [&](double v) { return constScalar(loc, el, v); };
     FailureOr<Value> below = mk(GreaterOp::getOperationName(), {c(-*lambd), x});
     FailureOr<Value> above = mk(GreaterOp::getOperationName(), {x, c(*lambd)});
@@ -492,7 +512,12 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     if (failed(below) || failed(above) || failed(plus) || failed(minus))
       return failure();
     FailureOr<Value> y = mk(WhereOp::getOperationName(), {*above, *minus, c(0)});
-    return done(succeeded(y) ? mk(WhereOp::getOperationName(), {*below, *plus, *y}) : y);
+    if (succeeded(y))
+      y = mk(WhereOp::getOperationName(), {*below, *plus, *y});
+    if (succeeded(y) && el != original)
+      y = mk(CastOp::getOperationName(), {*y},
+             {attr("to", TypeAttr::get(original)), i64Attr("saturate", 1)});
+    return done(y);
   }
 
   // Size: the element count, an i64 scalar (static shapes).

@@ -94,11 +94,12 @@ LogicalResult Importer::checkOpsets() {
 static int64_t opsetIntroducing(llvm::StringRef op) {
   return llvm::StringSwitch<int64_t>(op)
       .Case("Expand", 8)
-      .Cases({"Erf", "Where", "ConstantOfShape", "IsNaN", "OneHot", "Shrink",
+      .Cases({"Erf", "Where", "ConstantOfShape", "IsNaN", "OneHot", "Shrink", "Scatter",
               "MeanVarianceNormalization"}, 9)
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
-      .Cases({"DynamicQuantizeLinear", "CumSum", "GatherElements"}, 11)
+      .Cases({"DynamicQuantizeLinear", "CumSum", "GatherElements", "GatherND", "ScatterND",
+              "ScatterElements"}, 11)
       .Cases({"GreaterOrEqual", "LessOrEqual", "Celu", "Einsum"}, 12)
       .Cases({"ThresholdedRelu", "IsInf"}, 10)
       .Case("Trilu", 14)

@@ -418,6 +418,28 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                                2));
   }
 
+  if (op == "GatherND") {
+    FailureOr<int64_t> batchDims = n.getInt("batch_dims", 0);
+    if (failed(arity(2, 2)) || failed(batchDims))
+      return failure();
+    return take(create<GatherNDOp>(n, n.inputs,
+                                   {attr("batch_dims", builder.getI64IntegerAttr(*batchDims))}));
+  }
+
+  // ScatterND and ScatterElements (Scatter, opset 9-10, is ScatterElements
+  // without reduction).
+  if (op == "ScatterND" || op == "ScatterElements" || op == "Scatter") {
+    FailureOr<std::string> reduction = n.getString("reduction", "none");
+    FailureOr<int64_t> axis = op == "ScatterND" ? FailureOr<int64_t>(0) : n.getInt("axis", 0);
+    if (failed(arity(3, 3)) || failed(reduction) || failed(axis))
+      return failure();
+    SmallVector<NamedAttribute> attrs{attr("reduction", builder.getStringAttr(*reduction))};
+    if (op == "ScatterND")
+      return take(create<ScatterNDOp>(n, n.inputs, attrs));
+    attrs.push_back(attr("axis", builder.getI64IntegerAttr(*axis)));
+    return take(create<ScatterElementsOp>(n, n.inputs, attrs));
+  }
+
   // CumSum: its axis (an input) must be a constant.
   if (op == "CumSum") {
     FailureOr<int64_t> exclusive = n.getInt("exclusive", 0), reverse = n.getInt("reverse", 0);

@@ -284,8 +284,10 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
       proj = add(proj, add(wb, rb));
     }
     proj = reshape(proj, {T, batch, gates * H});
-    Value h = in(5) ? pick(in(5), d) : zeros;
-    Value cell = lstm && in(6) ? pick(in(6), d) : zeros;
+    // (Batch-major states, layout 1, are [batch, directions, H].)
+    auto state = [&](Value s) { return pick(*layout ? transpose(s, {1, 0, 2}) : s, d); };
+    Value h = in(5) ? state(in(5)) : zeros;
+    Value cell = lstm && in(6) ? state(in(6)) : zeros;
     Value pi, po, pf;
     if (lstm && in(7)) {
       Value p = pick(in(7), d);

@@ -138,6 +138,10 @@ Expected<llvm::SmallVector<Tensor, 2>> topK(const Tensor &x, int64_t k, int64_t 
         double u = x.getDouble(at(p)), v = x.getDouble(at(q));
         if (std::isnan(u) || std::isnan(v))
           return !std::isnan(u) && std::isnan(v);
+        if (x.dtype() == DType::U64) {
+          uint64_t iu = x.as<uint64_t>()[at(p)], iv = x.as<uint64_t>()[at(q)];
+          return largest ? iu > iv : iu < iv;
+        }
         if (!isFloat(x.dtype())) {
           int64_t iu = x.getInt(at(p)), iv = x.getInt(at(q));
           return largest ? iu > iv : iu < iv;
@@ -151,6 +155,143 @@ Expected<llvm::SmallVector<Tensor, 2>> topK(const Tensor &x, int64_t k, int64_t 
       }
     }
   return llvm::SmallVector<Tensor, 2>{std::move(values), std::move(indices)};
+}
+
+namespace {
+/// The index at `flat` of an index tensor, checked against `dim` and made
+/// non-negative.
+Expected<int64_t> checkedIndex(const Tensor &indices, int64_t flat, int64_t dim,
+                               int64_t axis) {
+  int64_t v = indices.getInt(flat);
+  if (v < -dim || v >= dim)
+    return kernelError("index " + llvm::Twine(v) + " is out of range for axis " +
+                       llvm::Twine(axis) + " of size " + llvm::Twine(dim) + " (valid: " +
+                       llvm::Twine(-dim) + " to " + llvm::Twine(dim - 1) + ")");
+  return v < 0 ? v + dim : v;
+}
+
+/// out[at] = reduce(out[at], upd[from]) elementwise in the compute type.
+template <typename T>
+void combine(T *out, int64_t at, const T *upd, int64_t from, llvm::StringRef reduction) {
+  using C = ComputeType<T>;
+  if (reduction == "none") {
+    out[at] = upd[from];
+    return;
+  }
+  if constexpr (!std::is_same_v<T, bool>) {
+    C a = static_cast<C>(out[at]), b = static_cast<C>(upd[from]);
+    C r = reduction == "add" ? C(a + b)
+          : reduction == "mul" ? C(a * b)
+          : reduction == "max" ? std::max(a, b)
+                               : std::min(a, b);
+    out[at] = T(r);
+  }
+}
+} // namespace
+
+Expected<Tensor> gatherND(const Tensor &data, const Tensor &indices, int64_t batchDims) {
+  const int64_t r = data.rank(), q = indices.rank(), b = batchDims;
+  const int64_t k = q ? indices.dim(q - 1) : 0;
+  if (q < 1 || b < 0 || b >= std::min(r, q) || k < 1 || b + k > r)
+    return kernelError("GatherND: bad index tuples or batch_dims");
+  shape::Dims outShape(indices.shape().begin(), indices.shape().end() - 1);
+  outShape.append(data.shape().begin() + b + k, data.shape().end());
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(data.dtype(), outShape));
+  int64_t batch = 1, tuples = 1, slice = 1, dataBatch = 1;
+  for (int64_t d = 0; d < b; ++d)
+    batch *= indices.dim(d);
+  for (int64_t d = b; d < q - 1; ++d)
+    tuples *= indices.dim(d);
+  for (int64_t d = b + k; d < r; ++d)
+    slice *= data.dim(d);
+  for (int64_t d = b; d < r; ++d)
+    dataBatch *= data.dim(d);
+  const size_t width = dtypeSize(data.dtype()) * slice;
+  char *dst = out.mutableRaw();
+  for (int64_t bi = 0; bi < batch; ++bi)
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t offset = 0; // in slices, within the batch item
+      for (int64_t e = 0; e < k; ++e) {
+        NUNC_ASSIGN_OR_RETURN(v, checkedIndex(indices, (bi * tuples + t) * k + e,
+                                              data.dim(b + e), b + e));
+        offset = offset * data.dim(b + e) + v;
+      }
+      std::memcpy(dst, data.raw() + (bi * dataBatch / slice + offset) * width, width);
+      dst += width;
+    }
+  return out;
+}
+
+Expected<Tensor> scatterND(const Tensor &data, const Tensor &indices, const Tensor &updates,
+                           llvm::StringRef reduction) {
+  const int64_t r = data.rank(), q = indices.rank();
+  const int64_t k = q ? indices.dim(q - 1) : 0;
+  if (q < 1 || k < 1 || k > r)
+    return kernelError("ScatterND: bad index tuples");
+  int64_t tuples = indices.numElements() / k, slice = 1;
+  for (int64_t d = k; d < r; ++d)
+    slice *= data.dim(d);
+  if (updates.numElements() != tuples * slice || updates.dtype() != data.dtype())
+    return kernelError("ScatterND: updates do not match the indexed slices");
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::copyOf(data.dtype(), data.shape(), data.raw()));
+  llvm::Error err = llvm::Error::success();
+  dispatchDType(data.dtype(), [&]<typename T>() {
+    T *o = out.mutableAs<T>();
+    const T *u = updates.as<T>();
+    for (int64_t t = 0; t < tuples && !err; ++t) {
+      int64_t offset = 0;
+      for (int64_t e = 0; e < k; ++e) {
+        Expected<int64_t> v = checkedIndex(indices, t * k + e, data.dim(e), e);
+        if (!v) {
+          err = v.takeError();
+          return;
+        }
+        offset = offset * data.dim(e) + *v;
+      }
+      for (int64_t s = 0; s < slice; ++s)
+        combine(o, offset * slice + s, u, t * slice + s, reduction);
+    }
+  });
+  if (err)
+    return std::move(err);
+  return out;
+}
+
+Expected<Tensor> scatterElements(const Tensor &data, const Tensor &indices,
+                                 const Tensor &updates, int64_t axis,
+                                 llvm::StringRef reduction) {
+  if (indices.shape() != updates.shape() || indices.rank() != data.rank() || data.rank() == 0 ||
+      updates.dtype() != data.dtype())
+    return kernelError("ScatterElements: indices and updates must have one shape, of data's "
+                       "rank");
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, data.rank(), "ScatterElements axis"));
+  for (int64_t d = 0; d < data.rank(); ++d)
+    if (d != a && indices.dim(d) > data.dim(d))
+      return kernelError("ScatterElements indices dim " + llvm::Twine(d) +
+                         " exceeds the data's");
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::copyOf(data.dtype(), data.shape(), data.raw()));
+  llvm::SmallVector<int64_t, 6> dataStrides = rowMajorStrides(data.shape());
+  llvm::SmallVector<int64_t, 6> idxStrides = rowMajorStrides(indices.shape());
+  llvm::Error err = llvm::Error::success();
+  dispatchDType(data.dtype(), [&]<typename T>() {
+    T *o = out.mutableAs<T>();
+    const T *u = updates.as<T>();
+    forEachIndex<1>(indices.shape(), std::array{dataStrides},
+                    [&](int64_t j, const std::array<int64_t, 1> &off) {
+                      if (err)
+                        return;
+                      Expected<int64_t> v = checkedIndex(indices, j, data.dim(a), a);
+                      if (!v) {
+                        err = v.takeError();
+                        return;
+                      }
+                      const int64_t at = j / idxStrides[a] % indices.dim(a);
+                      combine(o, off[0] + (*v - at) * dataStrides[a], u, j, reduction);
+                    });
+  });
+  if (err)
+    return std::move(err);
+  return out;
 }
 
 Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reverse) {

@@ -215,7 +215,8 @@ Expected<Tensor> evaluateReduce(ReduceOpT o, kernels::ReduceKind kind,
   Expected<Tensor> y =
       kernels::reduce(kind, x, axes, o.getKeepdims() != 0, o.getNoopWithEmptyAxes() != 0);
   std::optional<int64_t> n = o.trailingRowSize();
-  if (!y || !o.getOrderedF32Arithmetic() || !n || x.dtype() != DType::F32)
+  if (!y || !o.getOrderedF32Arithmetic() || !n || x.dtype() != DType::F32 ||
+      (kind != kernels::ReduceKind::Sum && kind != kernels::ReduceKind::Mean))
     return y;
   float *out = y->template mutableAs<float>();
   for (int64_t r = 0, rows = x.numElements() / *n; r < rows; ++r) {
@@ -462,6 +463,17 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       })
       .Case([&](GatherElementsOp o) {
         return one(gatherElements(get(o.getData()), get(o.getIndices()), o.getAxis()));
+      })
+      .Case([&](GatherNDOp o) {
+        return one(gatherND(get(o.getData()), get(o.getIndices()), o.getBatchDims()));
+      })
+      .Case([&](ScatterNDOp o) {
+        return one(scatterND(get(o.getData()), get(o.getIndices()), get(o.getUpdates()),
+                             o.getReduction()));
+      })
+      .Case([&](ScatterElementsOp o) {
+        return one(scatterElements(get(o.getData()), get(o.getIndices()), get(o.getUpdates()),
+                                   o.getAxis(), o.getReduction()));
       })
       .Case([&](TopKOp o) {
         return many(topK(get(o.getInput()), o.getK(), o.getAxis(), o.getLargest() != 0));

@@ -95,6 +95,15 @@ Expected<Tensor> channelAffine(const Tensor &x, const Tensor &scale, const Tenso
 Expected<Tensor> gather(const Tensor &data, const Tensor &indices, int64_t axis);
 /// GatherElements: the result has the indices' shape; indices are checked.
 Expected<Tensor> gatherElements(const Tensor &data, const Tensor &indices, int64_t axis);
+/// GatherND: slices of data at the index tuples (last dim of indices).
+Expected<Tensor> gatherND(const Tensor &data, const Tensor &indices, int64_t batchDims);
+/// ScatterND / ScatterElements: data with the indexed slices or elements
+/// replaced by updates, or reduced with them ("add", "mul", "max", "min";
+/// repeated indices apply in order).
+Expected<Tensor> scatterND(const Tensor &data, const Tensor &indices, const Tensor &updates,
+                           llvm::StringRef reduction);
+Expected<Tensor> scatterElements(const Tensor &data, const Tensor &indices,
+                                 const Tensor &updates, int64_t axis, llvm::StringRef reduction);
 /// TopK: the k best along `axis` (largest or smallest), best first, ties
 /// in index order, NaN last; values and i64 indices.
 Expected<llvm::SmallVector<Tensor, 2>> topK(const Tensor &x, int64_t k, int64_t axis,

@@ -67,7 +67,12 @@ Expected<Tensor> reduce(ReduceKind kind, const Tensor &x, llvm::ArrayRef<int64_t
       const T *in = x.as<T>();
       forEachIndex<2>(x.shape(), strides, [&](int64_t, const std::array<int64_t, 2> &off) {
         Acc v = static_cast<Acc>(static_cast<C>(in[off[0]]));
-        acc[off[1]] = prod ? acc[off[1]] * v : acc[off[1]] + v;
+        if constexpr (std::is_integral_v<Acc>)
+          // (In 64 bits: a 16-bit product would promote to int and overflow.)
+          acc[off[1]] = static_cast<Acc>(prod ? uint64_t(acc[off[1]]) * uint64_t(v)
+                                              : uint64_t(acc[off[1]]) + uint64_t(v));
+        else
+          acc[off[1]] = prod ? acc[off[1]] * v : acc[off[1]] + v;
       });
       T *o = out.mutableAs<T>();
       for (size_t i = 0; i < acc.size(); ++i) {

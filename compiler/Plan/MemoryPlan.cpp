@@ -127,25 +127,30 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
   Block &body = func.getBody().front();
 
   // The last step that reads each value (views count for the value they
-  // view; returned values live to the end).
-  // (A Slice that may become a view counts for its operand too.)
-  auto mayView = [](Operation *op) {
-    auto slice = dyn_cast<SliceOp>(op);
-    return isView(op) || (slice && contiguousSliceOffset(slice));
-  };
+  // view; returned values live to the end). A contiguous Slice of a
+  // computed value (one in the arena: not a graph input or constant) is a
+  // view at an offset, decided here once for both passes.
+  llvm::DenseSet<Operation *> sliceViews;
   auto rootOf = [&](Value v) {
     while (Operation *def = v.getDefiningOp()) {
-      if (!mayView(def))
+      if (!isView(def) && !sliceViews.contains(def))
         break;
       v = def->getOperand(0);
     }
     return v;
   };
+  for (Operation &op : body.without_terminator())
+    if (auto slice = dyn_cast<SliceOp>(op))
+      if (contiguousSliceOffset(slice)) {
+        Value root = rootOf(slice.getData());
+        if (root.getDefiningOp() && !isa<ConstantOp>(root.getDefiningOp()))
+          sliceViews.insert(&op);
+      }
   llvm::DenseMap<Value, int> lastUse;
   {
     int index = 0;
     for (Operation &op : body.without_terminator()) {
-      if (isa<ConstantOp>(op) || mayView(&op))
+      if (isa<ConstantOp>(op) || isView(&op) || sliceViews.contains(&op))
         continue;
       for (Value v : op.getOperands())
         lastUse[rootOf(v)] = index;
@@ -191,6 +196,7 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       d << " (Col2Im's image_shape and block_shape must be constants when compiling)";
     return failure();
   };
+  llvm::DenseSet<int> aliased; // Slice views and the storages they lie in
   auto newStorage = [&](StorageKind kind, int64_t bytes, int64_t index, int step) {
     plan.storages.push_back({kind, bytes, index, step, step});
     return (int)plan.storages.size() - 1;
@@ -246,18 +252,18 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       continue;
     }
     int stepIndex = plan.steps.size();
-    if (auto slice = dyn_cast<SliceOp>(op)) {
+    if (sliceViews.contains(&op)) {
+      auto slice = cast<SliceOp>(op);
       int whole = plan.storageOf.lookup(slice.getData());
-      std::optional<int64_t> offset = contiguousSliceOffset(slice);
-      if (offset && plan.storages[whole].kind == StorageKind::Arena) {
-        int root = plan.storages[whole].parent >= 0 ? plan.storages[whole].parent : whole;
-        int64_t at = plan.storages[whole].parentOffset + *offset;
-        int part = newStorage(StorageKind::Arena, bytesOf(slice.getResult()), 0, stepIndex);
-        plan.storages[part].parent = root;
-        plan.storages[part].parentOffset = at;
-        plan.storageOf[slice.getResult()] = part;
-        continue;
-      }
+      int root = plan.storages[whole].parent >= 0 ? plan.storages[whole].parent : whole;
+      int64_t at = plan.storages[whole].parentOffset + *contiguousSliceOffset(slice);
+      int part = newStorage(StorageKind::Arena, bytesOf(slice.getResult()), 0, stepIndex);
+      plan.storages[part].parent = root;
+      plan.storages[part].parentOffset = at;
+      plan.storageOf[slice.getResult()] = part;
+      aliased.insert(root);
+      aliased.insert(part);
+      continue;
     }
     Step step;
     step.op = &op;
@@ -272,8 +278,11 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
         Value operand = op.getOperand(k);
         int s = plan.storageOf.lookup(operand);
         Storage &st = plan.storages[s];
+        // (A kernel reads each element before writing the one at its place,
+        // not before writing others: a storage that overlaps another, a
+        // Slice view or one with views in it, is not overwritten in place.)
         if (st.kind != StorageKind::Arena || st.bytes != bytesOf(op.getResult(0)) ||
-            lastUse.lookup(rootOf(operand)) != stepIndex)
+            lastUse.lookup(rootOf(operand)) != stepIndex || aliased.contains(s))
           continue;
         // Another operand in the same storage would be read after it is
         // overwritten (a GEMM reads its input rows for every column tile).
@@ -310,10 +319,7 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
     int s = plan.storageOf.lookup(v);
     Storage &st = plan.storages[s];
     // (A view at an offset, or a storage with such views, stays in the arena.)
-    bool partOrWhole = st.parent >= 0 || llvm::any_of(plan.storages, [&](const Storage &o) {
-                         return o.parent == s;
-                       });
-    if (st.kind == StorageKind::Arena && !partOrWhole && claimed.insert(s).second) {
+    if (st.kind == StorageKind::Arena && !aliased.contains(s) && claimed.insert(s).second) {
       st.kind = StorageKind::Output;
       st.index = j;
       continue;

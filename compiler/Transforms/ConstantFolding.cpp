@@ -65,12 +65,18 @@ bool foldsPastMaxElements(Operation *op) {
     Value whole = op->getOperand(0);
     std::optional<int64_t> wholeBytes = staticBytes(whole.getType());
     int64_t partBytes = 0;
+    // (Parts that fold: their other operands are constants, else the whole
+    // stays too.)
+    auto constantPart = [&](Operation *user) {
+      return isa<SliceOp, GatherOp>(user) && user->getOperand(0) == whole &&
+             llvm::all_of(user->getOperands().drop_front(),
+                           [](Value v) { return matchPattern(v, m_Constant()); });
+    };
     if (wholeBytes && llvm::all_of(whole.getUsers(), [&](Operation *user) {
-          std::optional<int64_t> bytes = isa<SliceOp, GatherOp>(user)
-                                             ? staticBytes(user->getResult(0).getType())
-                                             : std::nullopt;
+          std::optional<int64_t> bytes =
+              constantPart(user) ? staticBytes(user->getResult(0).getType()) : std::nullopt;
           partBytes += bytes.value_or(0);
-          return bytes && user->getOperand(0) == whole;
+          return bytes.has_value();
         }) &&
         partBytes <= *wholeBytes)
       return true;

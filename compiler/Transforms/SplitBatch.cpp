@@ -352,6 +352,9 @@ std::string BatchAnalysis::check(Operation *op) {
       .Case<GatherElementsOp>([&](GatherElementsOp g) -> std::string {
         if (!notLeadingAxis(g.getAxis(), rank(g.getData()), "").empty())
           return "it gathers along the batch dim";
+        // Item i's indices pick from item i's data: both split, or neither.
+        if (!isBatched(g.getData()) || !isBatched(g.getIndices()))
+          return "only one of data and indices depends on the inputs";
         if (dim0(g.getIndices()) != dim0(g.getData()))
           return "the indices' leading dim is not the data's";
         return "";

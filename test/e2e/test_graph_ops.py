@@ -297,3 +297,88 @@ def test_recurrent_layers_match_onnxruntime(nunc, tmp_path, target, op, attrs):
     explain = nunc("compile", str(tmp_path / "m.onnx"), "--target", target, "-o",
                    tmp_path / "explain", "--explain").stdout
     assert "nunc.matmul" not in explain, explain
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_recurrent_batch_major_layout_with_initial_states(nunc, tmp_path, target):
+    """layout 1 (batch-major X, Y and states; onnxruntime refuses it) with
+    given initial states for a batch of 2 in both directions: the same
+    numbers as the layout-0 model run by onnxruntime, transposed."""
+    for op in ("LSTM", "GRU"):
+        r = np.random.default_rng(13)
+        T, batch, inputs, hidden = 5, 2, 12, 16
+        seq = recurrent_model(r, op, T, batch, inputs, hidden, direction="bidirectional")
+        r = np.random.default_rng(13)
+        bat = recurrent_model(r, op, T, batch, inputs, hidden, direction="bidirectional",
+                              layout=1)
+        x = r.standard_normal((T, batch, inputs)).astype(np.float32)
+        h0 = r.standard_normal((2, batch, hidden)).astype(np.float32)
+        feeds = {"x": x, "h0": h0}
+        batch_feeds = {"x": x.transpose(1, 0, 2), "h0": h0.transpose(1, 0, 2)}
+        if op == "LSTM":
+            c0 = r.standard_normal((2, batch, hidden)).astype(np.float32)
+            feeds["c0"], batch_feeds["c0"] = c0, c0.transpose(1, 0, 2)
+        want = harness.onnxruntime_outputs(seq, feeds)
+        got, log = compile_and_run(nunc, tmp_path, bat, batch_feeds, target, name=op)
+        assert got is not None, log
+        np.testing.assert_allclose(got["y"], want["y"].transpose(2, 0, 1, 3), rtol=1e-5,
+                                   atol=2e-6)
+        for k in ("yh", "yc") if op == "LSTM" else ("yh",):
+            np.testing.assert_allclose(got[k], want[k].transpose(1, 0, 2), rtol=1e-5,
+                                       atol=2e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_scatter_gather_nd_and_slice_views(nunc, tmp_path, target):
+    """GatherND (batch_dims 1), ScatterND (add, a repeated index),
+    ScatterElements (max, negative indices) and integer Shrink against
+    onnxruntime; contiguous slices of one tensor (views into it) read by
+    one step and slices of a graph input (copies) that a later step reads
+    again: no step overwrites what another still reads. An index tuple out
+    of range is an error naming the input."""
+    n = h.make_node
+    c = lambda name, v: n("Constant", [], [name], value=nh.from_array(np.asarray(v), name))
+    nodes = [
+        n("GatherND", ["data", "nd_idx"], ["gnd"], batch_dims=1),
+        n("ScatterND", ["data", "snd_idx", "snd_upd"], ["snd"], reduction="add"),
+        n("ScatterElements", ["data", "se_idx", "se_upd"], ["sel"], axis=1, reduction="max"),
+        n("Shrink", ["ints"], ["ishrink"], lambd=1.5, bias=1.0),
+        c("s0", [0]), c("e16", [16]), c("ax1", [1]), c("ax0", [0]), c("one", [1]),
+        c("two", [2]), c("three", [3]),
+        n("Slice", ["row", "s0", "e16", "ax1"], ["a"]), n("Exp", ["a"], ["ea"]),
+        n("Add", ["a", "ea"], ["sum"]),
+        n("Relu", ["q"], ["rq"]), n("Slice", ["rq", "s0", "two", "ax0"], ["lo"]),
+        n("Slice", ["rq", "one", "three", "ax0"], ["hi"]), n("Sub", ["hi", "lo"], ["diff"]),
+        n("Slice", ["rq", "s0", "one", "ax0"], ["first"]), n("Sub", ["lo", "first"], ["off"]),
+    ]
+    ins = [h.make_tensor_value_info("data", F, [2, 4, 3]),
+           h.make_tensor_value_info("nd_idx", I64, [2, 2, 2]),
+           h.make_tensor_value_info("snd_idx", I64, [3, 2]),
+           h.make_tensor_value_info("snd_upd", F, [3, 3]),
+           h.make_tensor_value_info("se_idx", I64, [2, 2, 3]),
+           h.make_tensor_value_info("se_upd", F, [2, 2, 3]),
+           h.make_tensor_value_info("ints", I32, [8]),
+           h.make_tensor_value_info("row", F, [1, 32]), h.make_tensor_value_info("q", F, [3, 16])]
+    outs = [h.make_tensor_value_info(o, t, None) for o, t in
+            (("gnd", F), ("snd", F), ("sel", F), ("ishrink", I32), ("sum", F), ("diff", F),
+             ("off", F))]
+    model = h.make_model(h.make_graph(nodes, "scatter", ins, outs),
+                         opset_imports=[h.make_opsetid("", 18)])
+    r = np.random.default_rng(17)
+    feeds = {"data": r.standard_normal((2, 4, 3)).astype(np.float32),
+             "nd_idx": np.array([[[0, 1], [3, -1]], [[-4, 0], [2, 2]]]),
+             "snd_idx": np.array([[1, 2], [0, -1], [1, 2]]),
+             "snd_upd": r.standard_normal((3, 3)).astype(np.float32),
+             "se_idx": np.array([[[0, -1, 3], [2, 2, 0]], [[-4, 1, 1], [3, 0, 2]]]),
+             "se_upd": r.standard_normal((2, 2, 3)).astype(np.float32),
+             "ints": np.array([-3, -2, -1, 0, 1, 2, 3, 100], np.int32),
+             "row": r.standard_normal((1, 32)).astype(np.float32),
+             "q": r.standard_normal((3, 16)).astype(np.float32)}
+    want = harness.onnxruntime_outputs(model, feeds)
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-6, atol=1e-6)
+    feeds["snd_idx"] = np.array([[1, 2], [2, 0], [0, 0]])
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target, name="bad")
+    assert got is None
+    assert "input 'snd_idx' holds an index tuple out of range ([-2, 2), [-4, 4))" in log, log

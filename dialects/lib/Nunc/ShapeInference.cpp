@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/InterleavedRange.h"
 
 #include <cstring>
 
@@ -761,6 +762,79 @@ LogicalResult GatherElementsOp::inferResultTypes(SmallVectorImpl<Type> &types) {
           return emitError() << "index " << i << " is out of range for axis " << axis
                              << " of size " << dim;
   types.push_back(RankedTensorType::get(*indices, element));
+  return success();
+}
+
+LogicalResult GatherNDOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  Type element = elementOf(getData());
+  auto data = dimsOf(getData()), indices = dimsOf(getIndices());
+  if (!data || !indices || indices->empty() || ShapedType::isDynamic(indices->back())) {
+    types.push_back(UnrankedTensorType::get(element));
+    return success();
+  }
+  const int64_t b = getBatchDims(), k = indices->back();
+  const int64_t r = data->size(), q = indices->size();
+  if (b < 0 || b >= std::min(r, q) || k < 1 || b + k > r)
+    return emitError() << "GatherND needs 0 <= batch_dims < the ranks and an index tuple of 1 "
+                          "to rank - batch_dims entries (data rank "
+                       << r << ", tuples of " << k << ", batch_dims " << b << ")";
+  for (int64_t d = 0; d < b; ++d)
+    if (!ShapedType::isDynamic((*data)[d]) && !ShapedType::isDynamic((*indices)[d]) &&
+        (*data)[d] != (*indices)[d])
+      return emitError() << "GatherND batch dim " << d << " differs: " << (*data)[d]
+                         << " in data, " << (*indices)[d] << " in indices";
+  Dims out(indices->begin(), indices->end() - 1);
+  out.append(data->begin() + b + k, data->end());
+  types.push_back(RankedTensorType::get(out, element));
+  return success();
+}
+
+template <typename ScatterOpT> static LogicalResult checkReduction(ScatterOpT op) {
+  StringRef r = op.getReduction();
+  if (!llvm::is_contained({"none", "add", "mul", "max", "min"}, r))
+    return op.emitError() << "unknown reduction '" << r << "'";
+  if (elementOf(op.getData()).isInteger(1) && r != "none")
+    return op.emitError() << "a " << r << " reduction of bool data";
+  return success();
+}
+
+LogicalResult ScatterNDOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkReduction(*this)))
+    return failure();
+  auto data = dimsOf(getData()), indices = dimsOf(getIndices()), updates = dimsOf(getUpdates());
+  if (data && indices && updates && !indices->empty() &&
+      !ShapedType::isDynamic(indices->back())) {
+    const int64_t k = indices->back();
+    if (k < 1 || k > static_cast<int64_t>(data->size()))
+      return emitError() << "ScatterND index tuples of " << k << " entries for data of rank "
+                         << data->size();
+    Dims want(indices->begin(), indices->end() - 1);
+    want.append(data->begin() + k, data->end());
+    bool ok = want.size() == updates->size();
+    for (size_t d = 0; ok && d < want.size(); ++d)
+      ok = ShapedType::isDynamic(want[d]) || ShapedType::isDynamic((*updates)[d]) ||
+           want[d] == (*updates)[d];
+    if (!ok)
+      return emitError() << "ScatterND updates must have shape [" << llvm::interleaved(want)
+                         << "], got [" << llvm::interleaved(*updates) << "]";
+  }
+  types.push_back(getData().getType());
+  return success();
+}
+
+LogicalResult ScatterElementsOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (failed(checkReduction(*this)))
+    return failure();
+  auto data = dimsOf(getData()), indices = dimsOf(getIndices()), updates = dimsOf(getUpdates());
+  if (data && indices && updates) {
+    const int64_t rank = data->size(), axis = getAxis();
+    if (indices->size() != data->size() || *indices != *updates || rank == 0)
+      return emitError() << "ScatterElements needs indices and updates of one shape, of "
+                            "data's rank";
+    if (axis < -rank || axis >= rank)
+      return emitError() << "axis " << axis << " is out of range for rank " << rank;
+  }
+  types.push_back(getData().getType());
   return success();
 }
 

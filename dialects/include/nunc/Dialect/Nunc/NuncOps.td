@@ -598,6 +598,39 @@ def Nunc_GatherElementsOp : Nunc_Op<"gather_elements"> {
   let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
 }
 
+def Nunc_GatherNDOp : Nunc_Op<"gather_nd"> {
+  let summary = "Slices of data at the index tuples in the last dim of indices";
+  let description = [{
+    ONNX GatherND: the result is indices' shape without its last dim (k),
+    then data's dims after the first batch_dims + k. Indices are checked
+    at run time against their dims.
+  }];
+  let arguments = (ins Nunc_Tensor:$data, TensorOf<[I64]>:$indices,
+                       DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` functional-type(operands, results)";
+}
+
+class Nunc_ScatterOp<string mnemonic, dag indices> : Nunc_Op<mnemonic> {
+  let arguments = !con((ins Nunc_Tensor:$data), indices,
+                       (ins Nunc_Tensor:$updates,
+                        DefaultValuedAttr<StrAttr, "\"none\"">:$reduction));
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $data `,` $indices `,` $updates attr-dict `:` functional-type(operands, results)
+  }];
+}
+def Nunc_ScatterNDOp : Nunc_ScatterOp<"scatter_nd", (ins TensorOf<[I64]>:$indices)> {
+  let summary = "data with the slices at the index tuples of indices replaced by (or "
+                "reduced with) updates; indices checked at run time";
+}
+def Nunc_ScatterElementsOp
+    : Nunc_ScatterOp<"scatter_elements",
+                     (ins Nunc_IntTensor:$indices, DefaultValuedAttr<I64Attr, "0">:$axis)> {
+  let summary = "data with the elements updates name along axis replaced by (or reduced "
+                "with) them; indices checked at run time";
+}
+
 def Nunc_ReshapeOp : Nunc_Op<"reshape"> {
   let summary = "Reshape to `shape` (0 copies the input dim unless allowzero, -1 infers)";
   let arguments = (ins Nunc_Tensor:$data, TensorOf<[I64]>:$shape,
