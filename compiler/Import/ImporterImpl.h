@@ -185,6 +185,9 @@ private:
   LogicalResult convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// com.microsoft MatMulNBits, its weight dequantized (OnnxMatMulNBits.cpp).
   LogicalResult convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// A Reduce* op's axes (an input from opset 18, ReduceSum's from 13; an
+  /// attribute before, or none) and its noop_with_empty_axes.
+  FailureOr<std::pair<Value, int64_t>> reductionAxes(NodeContext &n);
   /// Softmax along `axis`; `flattened`: over all dims from `axis` on, as
   /// Softmax before opset 13.
   FailureOr<Value> softmax(NodeContext &n, Value x, int64_t axis, bool flattened);

@@ -239,23 +239,10 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
   if (op == "ReduceL1" || op == "ReduceL2" || op == "ReduceSumSquare" || op == "ReduceLogSum" ||
       op == "ReduceLogSumExp") {
     FailureOr<int64_t> keep = n.getInt("keepdims", 1);
-    if (failed(keep))
+    FailureOr<std::pair<Value, int64_t>> axesAndNoop = reductionAxes(n);
+    if (failed(keep) || failed(axesAndNoop))
       return failure();
-    Value axes;
-    int64_t noop = 0;
-    if (n.opset >= 18) {
-      FailureOr<int64_t> noopAttr = n.getInt("noop_with_empty_axes", 0);
-      if (failed(arity(1, 2)) || failed(noopAttr))
-        return failure();
-      axes = in(1);
-      noop = *noopAttr;
-    } else {
-      FailureOr<std::optional<SmallVector<int64_t>>> a = n.getInts("axes");
-      if (failed(arity(1, 1)) || failed(a))
-        return failure();
-      if (*a)
-        axes = constI64(loc, **a);
-    }
+    auto [axes, noop] = *axesAndNoop;
     Value x = in(0);
     Type el = element(x);
     bool needsFloat = op == "ReduceL2" || op == "ReduceLogSum" || op == "ReduceLogSumExp";

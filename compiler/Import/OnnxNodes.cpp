@@ -231,29 +231,14 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
 
   if (op == "ReduceMean" || op == "ReduceSum" || op == "ReduceMax" || op == "ReduceMin" ||
       op == "ReduceProd") {
-    bool axesAsInput = op == "ReduceSum" ? n.opset >= 13 : n.opset >= 18;
     FailureOr<int64_t> keep = n.getInt("keepdims", 1);
-    if (failed(keep))
+    FailureOr<std::pair<Value, int64_t>> axes = reductionAxes(n);
+    if (failed(keep) || failed(axes))
       return failure();
-    Value axes;
-    int64_t noop = 0;
-    if (axesAsInput) {
-      FailureOr<int64_t> noopAttr = n.getInt("noop_with_empty_axes", 0);
-      if (failed(arity(1, 2)) || failed(noopAttr))
-        return failure();
-      axes = in(1);
-      noop = *noopAttr;
-    } else {
-      FailureOr<std::optional<SmallVector<int64_t>>> a = n.getInts("axes");
-      if (failed(arity(1, 1)) || failed(a))
-        return failure();
-      if (*a)
-        axes = constI64(loc, **a);
-    }
     SmallVector<NamedAttribute> attrs{attr("keepdims", builder.getI64IntegerAttr(*keep)),
                                       attr("noop_with_empty_axes",
-                                           builder.getI64IntegerAttr(noop))};
-    SmallVector<Value> operands = present({in(0), axes});
+                                           builder.getI64IntegerAttr(axes->second))};
+    SmallVector<Value> operands = present({in(0), axes->first});
     if (op == "ReduceMean")
       return take(create<ReduceMeanOp>(n, operands, attrs));
     if (op == "ReduceMax")
@@ -1391,6 +1376,25 @@ FailureOr<std::pair<Value, Value>> Importer::rmsNorm(NodeContext &n, Value x, Va
   if (failed(y) || failed(inverse))
     return failure();
   return std::pair(*y, *inverse);
+}
+
+FailureOr<std::pair<Value, int64_t>> Importer::reductionAxes(NodeContext &n) {
+  llvm::StringRef op = n.node.op_type();
+  bool axesAsInput = op == "ReduceSum" ? n.opset >= 13 : n.opset >= 18;
+  unsigned most = axesAsInput ? 2 : 1;
+  if (n.inputs.size() > most || !n.input(0))
+    return n.error() << op << " needs its data and takes at most " << most << " input"
+                     << (most == 1 ? "" : "s") << " at opset " << n.opset;
+  if (axesAsInput) {
+    FailureOr<int64_t> noop = n.getInt("noop_with_empty_axes", 0);
+    if (failed(noop))
+      return failure();
+    return std::pair(n.input(1), *noop);
+  }
+  FailureOr<std::optional<SmallVector<int64_t>>> a = n.getInts("axes");
+  if (failed(a))
+    return failure();
+  return std::pair(*a ? constI64(n.loc, **a) : Value(), int64_t{0});
 }
 
 FailureOr<Value> Importer::softmax(NodeContext &n, Value x, int64_t axis, bool flattened) {
