@@ -40,7 +40,8 @@ inline const llvm::StringRef kSupportedOps[] = {
 inline const llvm::StringRef kCompositeOps[] = {
     "Dropout", "LogSoftmax", "Hardmax", "Trilu", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     "ReduceLogSum", "ReduceLogSumExp", "LpNormalization", "MeanVarianceNormalization", "LRN",
-    "IsNaN", "IsInf", "OneHot", "Shrink", "Size", "Einsum"};
+    "IsNaN", "IsInf", "OneHot", "Shrink", "Size", "Einsum", "RMSNormalization",
+    "RotaryEmbedding"};
 /// onnxruntime's com.microsoft operators (version 1): the quantized ones
 /// its quantize_static writes in QOperator format, each imported as the
 /// DequantizeLinear -> f32 op -> QuantizeLinear it stands for (its own

@@ -518,6 +518,127 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     return success();
   }
 
+  // RMSNormalization (opset 23), as its function body: x in the stash type
+  // over the dims from `axis` on, x / sqrt(mean(x^2) + epsilon), back to
+  // x's type, times scale.
+  if (op == "RMSNormalization") {
+    FailureOr<int64_t> axis = n.getInt("axis", -1), stash = n.getInt("stash_type", 1);
+    FailureOr<float> eps = n.getFloat("epsilon", 1e-5f);
+    if (failed(arity(2, 2)) || failed(axis) || failed(stash) || failed(eps))
+      return failure();
+    Type el = element(in(0));
+    std::optional<Type> stashType = onnx_io::elementType(ctx, *stash);
+    if (!stashType || !isa<FloatType>(*stashType) || !isa<FloatType>(el))
+      return n.error() << "RMSNormalization needs floating-point data and stash_type";
+    if (*stashType == el) {
+      FailureOr<std::pair<Value, Value>> y = rmsNorm(n, in(0), in(1), *axis, *eps);
+      return done(succeeded(y) ? FailureOr<Value>(y->first) : FailureOr<Value>(failure()));
+    }
+    FailureOr<Value> x = mk(CastOp::getOperationName(), {in(0)},
+                            {attr("to", TypeAttr::get(*stashType)), i64Attr("saturate", 1)});
+    FailureOr<std::pair<Value, Value>> norm =
+        succeeded(x) ? rmsNorm(n, *x, constScalar(loc, *stashType, 1), *axis, *eps)
+                     : FailureOr<std::pair<Value, Value>>(failure());
+    if (failed(norm))
+      return failure();
+    FailureOr<Value> y = mk(CastOp::getOperationName(), {norm->first},
+                            {attr("to", TypeAttr::get(el)), i64Attr("saturate", 1)});
+    return done(succeeded(y) ? mk(MulOp::getOperationName(), {*y, in(1)}) : y);
+  }
+
+  // RotaryEmbedding (opset 23), as ONNX's reference computes it: the first
+  // rotary_embedding_dim features of each head rotated by the cos / sin
+  // caches (rows picked by position_ids, checked at run time), as halves
+  // or interleaved pairs.
+  if (op == "RotaryEmbedding") {
+    FailureOr<int64_t> interleaved = n.getInt("interleaved", 0),
+                       rotaryDim = n.getInt("rotary_embedding_dim", 0),
+                       numHeads = n.getInt("num_heads", 0);
+    if (failed(arity(3, 4)) || failed(interleaved) || failed(rotaryDim) || failed(numHeads))
+      return failure();
+    FailureOr<RankedTensorType> type = staticType(in(0), "an input");
+    if (failed(type))
+      return failure();
+    ArrayRef<int64_t> d = type->getShape();
+    const int64_t rank = d.size();
+    if (rank != 3 && rank != 4)
+      return n.error() << "RotaryEmbedding needs a 3-D or 4-D input";
+    if (rank == 3 && (*numHeads < 1 || d[2] % *numHeads != 0))
+      return n.error() << "RotaryEmbedding of a 3-D input needs num_heads dividing its "
+                          "hidden size";
+    const int64_t batch = d[0], seq = rank == 4 ? d[2] : d[1];
+    const int64_t heads = rank == 4 ? d[1] : *numHeads;
+    const int64_t head = rank == 4 ? d[3] : d[2] / *numHeads;
+    const int64_t rd = *rotaryDim ? *rotaryDim : head;
+    if (rd < 2 || rd > head || rd % 2 != 0)
+      return n.error() << "RotaryEmbedding's rotary_embedding_dim must be even and at most "
+                          "the head size ("
+                       << head << "), got " << rd;
+    auto slice = [&](Value v, int64_t start, int64_t end, int64_t step) {
+      SmallVector<Value> operands{v, constI64(loc, {start}), constI64(loc, {end}),
+                                  constI64(loc, {-1}), constI64(loc, {step})};
+      return mk(SliceOp::getOperationName(), operands, {segments(operands)});
+    };
+    auto binary = [&](StringRef name, FailureOr<Value> a, FailureOr<Value> b) {
+      return succeeded(a) && succeeded(b) ? mk(name, {*a, *b}) : FailureOr<Value>(failure());
+    };
+    // x as [batch, seq, heads, head].
+    FailureOr<Value> x = rank == 4 ? mk(TransposeOp::getOperationName(), {in(0)},
+                                        {attr("perm", builder.getDenseI64ArrayAttr(
+                                                          {0, 2, 1, 3}))})
+                                   : mk(ReshapeOp::getOperationName(),
+                                        {in(0), constI64(loc, {batch, seq, heads, head})});
+    if (failed(x))
+      return failure();
+    auto cache = [&](Value c) -> FailureOr<Value> {
+      FailureOr<Value> rows = in(3) ? mk(GatherOp::getOperationName(), {c, in(3)},
+                                         {i64Attr("axis", 0)})
+                                    : FailureOr<Value>(c);
+      return succeeded(rows) ? mk(UnsqueezeOp::getOperationName(), {*rows, constI64(loc, {2})})
+                             : rows;
+    };
+    FailureOr<Value> cos = cache(in(1)), sin = cache(in(2));
+    FailureOr<Value> rotated = rd == head ? FailureOr<Value>(*x) : slice(*x, 0, rd, 1);
+    if (failed(cos) || failed(sin) || failed(rotated))
+      return failure();
+    FailureOr<Value> x1 =
+        *interleaved ? slice(*rotated, 0, rd, 2) : slice(*rotated, 0, rd / 2, 1);
+    FailureOr<Value> x2 =
+        *interleaved ? slice(*rotated, 1, rd, 2) : slice(*rotated, rd / 2, rd, 1);
+    // (One statement each: the ops are made in this order, whatever order
+    // the compiler evaluates arguments in.)
+    StringRef mul = MulOp::getOperationName();
+    FailureOr<Value> cosX1 = binary(mul, cos, x1);
+    FailureOr<Value> sinX2 = binary(mul, sin, x2);
+    FailureOr<Value> real = binary(SubOp::getOperationName(), cosX1, sinX2);
+    FailureOr<Value> sinX1 = binary(mul, sin, x1);
+    FailureOr<Value> cosX2 = binary(mul, cos, x2);
+    FailureOr<Value> imag = binary(AddOp::getOperationName(), sinX1, cosX2);
+    if (failed(real) || failed(imag))
+      return failure();
+    FailureOr<Value> y = failure();
+    if (*interleaved) {
+      FailureOr<Value> re = mk(UnsqueezeOp::getOperationName(), {*real, constI64(loc, {4})});
+      FailureOr<Value> im = mk(UnsqueezeOp::getOperationName(), {*imag, constI64(loc, {4})});
+      if (succeeded(re) && succeeded(im))
+        y = mk(ConcatOp::getOperationName(), {*re, *im}, {i64Attr("axis", 4)});
+      if (succeeded(y))
+        y = mk(ReshapeOp::getOperationName(), {*y, constI64(loc, {batch, seq, heads, rd})});
+    } else {
+      y = mk(ConcatOp::getOperationName(), {*real, *imag}, {i64Attr("axis", 3)});
+    }
+    if (succeeded(y) && rd < head) {
+      FailureOr<Value> rest = slice(*x, rd, head, 1);
+      y = succeeded(rest) ? mk(ConcatOp::getOperationName(), {*y, *rest}, {i64Attr("axis", 3)})
+                          : rest;
+    }
+    if (succeeded(y))
+      y = rank == 4 ? mk(TransposeOp::getOperationName(), {*y},
+                         {attr("perm", builder.getDenseI64ArrayAttr({0, 2, 1, 3}))})
+                    : mk(ReshapeOp::getOperationName(), {*y, constI64(loc, d)});
+    return done(y);
+  }
+
   if (op == "Einsum")
     return einsum(n, outputs);
 

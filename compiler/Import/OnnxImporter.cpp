@@ -103,6 +103,7 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Cases({"GreaterOrEqual", "LessOrEqual", "Celu", "Einsum"}, 12)
       .Cases({"ThresholdedRelu", "IsInf"}, 10)
       .Case("Trilu", 14)
+      .Cases({"RMSNormalization", "RotaryEmbedding"}, 23)
       .Cases({"Mish", "GroupNormalization"}, 18)
       .Case("Gelu", 20)
       .Default(1);

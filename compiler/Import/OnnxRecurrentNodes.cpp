@@ -192,10 +192,10 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
       return unary(ReluOp::getOperationName(), x);
     if (a == "softplus")
       return unary(SoftplusOp::getOperationName(), x);
-    if (a == "softsign")
-      return ok ? v(mk(DivOp::getOperationName(),
-                       {x, add(c(1), unary(AbsOp::getOperationName(), x))}))
-                : x;
+    if (a == "softsign") {
+      Value magnitude = unary(AbsOp::getOperationName(), x);
+      return ok ? v(mk(DivOp::getOperationName(), {x, add(c(1), magnitude)})) : x;
+    }
     if (a == "leakyrelu")
       return ok ? v(mk(LeakyReluOp::getOperationName(), {x},
                        {attr("alpha", builder.getF32FloatAttr(act.alpha))}))
@@ -204,10 +204,14 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
       FailureOr<Value> y = hardSigmoid(n, x, act.alpha, act.beta);
       return v(y);
     }
-    if (a == "scaledtanh")
-      return mul(c(act.alpha), unary(TanhOp::getOperationName(), mul(c(act.beta), x)));
-    if (a == "affine")
-      return add(mul(c(act.alpha), x), c(act.beta));
+    if (a == "scaledtanh") {
+      Value inner = unary(TanhOp::getOperationName(), mul(c(act.beta), x));
+      return mul(c(act.alpha), inner);
+    }
+    if (a == "affine") {
+      Value scaled = mul(c(act.alpha), x);
+      return add(scaled, c(act.beta));
+    }
     Value zero = c(0);
     if (a == "thresholdedrelu")
       return where(v(mk(GreaterOp::getOperationName(), {x, c(act.alpha)})), x, zero);
@@ -317,10 +321,15 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
         }
         i = activate(act[0], i);
         f = *inputForget ? sub(c(1), i) : activate(act[0], f);
-        nextC = add(mul(f, cell), mul(i, activate(act[1], z)));
+        // (One op per statement: the IR's order does not depend on the order
+        // the C++ compiler evaluates arguments in.)
+        Value kept = mul(f, cell);
+        Value candidate = activate(act[1], z);
+        nextC = add(kept, mul(i, candidate));
         if (po)
           o = add(o, mul(po, nextC));
-        nextH = mul(activate(act[0], o), activate(act[2], nextC, /*clipped=*/false));
+        Value out = activate(act[0], o);
+        nextH = mul(out, activate(act[2], nextC, /*clipped=*/false));
       } else if (gru) {
         Value zr = add(columns(xt, 0, 2 * H), matmul(h, rGates));
         Value z = activate(act[0], columns(zr, 0, H));
@@ -335,7 +344,8 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
           hh = add(hh, matmul(mul(rs, h), rh));
         }
         Value cand = activate(act[1], hh);
-        nextH = add(mul(sub(c(1), z), cand), mul(z, h));
+        Value fresh = mul(sub(c(1), z), cand);
+        nextH = add(fresh, mul(z, h));
       } else {
         nextH = activate(act[0], add(xt, matmul(h, r)));
       }

@@ -382,3 +382,54 @@ def test_scatter_gather_nd_and_slice_views(nunc, tmp_path, target):
     got, log = compile_and_run(nunc, tmp_path, model, feeds, target, name="bad")
     assert got is None
     assert "input 'snd_idx' holds an index tuple out of range ([-2, 2), [-4, 4))" in log, log
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_rms_normalization_and_rotary_embedding_match_onnxruntime(nunc, tmp_path, target):
+    """Opset 23's RMSNormalization (last axis; f16 data stashed in f32) and
+    RotaryEmbedding (4-D with position ids, halves; 3-D with num_heads,
+    interleaved, a partial rotary dim; no position ids) against
+    onnxruntime; a position id past the caches is an error, not a read
+    out of bounds."""
+    n = h.make_node
+    batch, heads, seq, head, hidden = 2, 4, 6, 16, 64
+    r = np.random.default_rng(23)
+    angles = np.arange(32)[:, None] / 10000 ** (np.arange(8)[None] / 8)
+    nodes = [n("RMSNormalization", ["x", "gamma"], ["rms"], epsilon=1e-6),
+             n("RMSNormalization", ["xh", "gammah"], ["rmsh"]),
+             n("RotaryEmbedding", ["q", "cos", "sin", "pos"], ["rot4"]),
+             n("RotaryEmbedding", ["x", "cos4", "sin4"], ["rot3"], interleaved=1, num_heads=heads,
+               rotary_embedding_dim=8)]
+    inits = [nh.from_array(r.standard_normal(hidden).astype(np.float32), "gamma"),
+             nh.from_array(r.standard_normal(hidden).astype(np.float16), "gammah"),
+             nh.from_array(np.cos(angles).astype(np.float32), "cos"),
+             nh.from_array(np.sin(angles).astype(np.float32), "sin"),
+             nh.from_array(np.cos(angles[:seq, :4])[None].repeat(batch, 0).astype(np.float32),
+                           "cos4"),
+             nh.from_array(np.sin(angles[:seq, :4])[None].repeat(batch, 0).astype(np.float32),
+                           "sin4")]
+    ins = [h.make_tensor_value_info("x", F, [batch, seq, hidden]),
+           h.make_tensor_value_info("xh", onnx.TensorProto.FLOAT16, [batch, seq, hidden]),
+           h.make_tensor_value_info("q", F, [batch, heads, seq, head]),
+           h.make_tensor_value_info("pos", I64, [batch, seq])]
+    outs = [h.make_tensor_value_info("rms", F, None),
+            h.make_tensor_value_info("rmsh", onnx.TensorProto.FLOAT16, None),
+            h.make_tensor_value_info("rot4", F, None), h.make_tensor_value_info("rot3", F, None)]
+    model = h.make_model(h.make_graph(nodes, "llama_bits", ins, outs, inits),
+                         opset_imports=[h.make_opsetid("", 23)])
+    feeds = {"x": r.standard_normal((batch, seq, hidden)).astype(np.float32),
+             "xh": r.standard_normal((batch, seq, hidden)).astype(np.float16),
+             "q": r.standard_normal((batch, heads, seq, head)).astype(np.float32),
+             "pos": np.array([np.arange(seq), np.arange(seq) + 20])}
+    want = harness.onnxruntime_outputs(model, feeds)
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    check_against_onnxruntime({k: v for k, v in got.items() if k != "rmsh"},
+                              {k: v for k, v in want.items() if k != "rmsh"}, rtol=1e-5,
+                              atol=1e-5)
+    np.testing.assert_allclose(got["rmsh"].astype(np.float32), want["rmsh"].astype(np.float32),
+                               rtol=2e-3, atol=2e-3)
+    feeds["pos"] = np.array([np.arange(seq), np.arange(seq) + 30])
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target, name="bad")
+    assert got is None
+    assert "input 'pos' holds an index out of range [-32, 32)" in log, log
