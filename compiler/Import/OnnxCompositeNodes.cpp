@@ -818,15 +818,15 @@ LogicalResult Importer::einsum(NodeContext &n, SmallVectorImpl<Value> &outputs) 
         if ((int64_t)i != p && (int64_t)i != q)
           order.push_back(i);
       order.append({p, q});
-      SmallVector<int64_t> perm(order), rest, restLabels;
+      SmallVector<int64_t> rest, restLabels;
       for (int64_t i : ArrayRef(order).drop_back(2)) {
         rest.push_back(dims(t.v)[i]);
         restLabels.push_back(t.labels[i]);
       }
-      FailureOr<Value> v = llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))
+      FailureOr<Value> v = llvm::equal(order, llvm::seq<int64_t>(0, order.size()))
                                ? FailureOr<Value>(t.v)
                                : mk(TransposeOp::getOperationName(), {t.v},
-                                    {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+                                    {attr("perm", builder.getDenseI64ArrayAttr(order))});
       SmallVector<int64_t> flat(rest);
       flat.push_back(size * size);
       if (succeeded(v))

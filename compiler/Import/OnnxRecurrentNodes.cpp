@@ -275,15 +275,11 @@ LogicalResult Importer::convertRecurrent(NodeContext &n, SmallVectorImpl<Value> 
         // Rb of the h gate goes inside r (.) (H Rh^T + Rbh): only Rbz, Rbr
         // join the projection.
         recurrentBias = columns(rb, 2 * H, 3 * H);
-        SmallVector<float> keep(3 * H, 1.f);
-        std::fill(keep.begin() + 2 * H, keep.end(), 0.f);
-        auto keepType = RankedTensorType::get({3 * H}, builder.getF32Type());
-        Value mask = ConstantOp::create(builder, loc, keepType,
-                                        DenseElementsAttr::get(keepType, ArrayRef(keep)));
-        if (!el.isF32())
-          mask = v(mk(CastOp::getOperationName(), {mask},
-                      {attr("to", TypeAttr::get(el)), attr("saturate", builder.getI64IntegerAttr(1))}));
-        rb = mul(rb, mask);
+        auto noneType = RankedTensorType::get({H}, el);
+        Value none = ConstantOp::create(builder, loc, noneType,
+                                        DenseElementsAttr::get(noneType,
+                                                               builder.getFloatAttr(el, 0)));
+        rb = concat({columns(rb, 0, 2 * H), none}, 0);
       }
       proj = add(proj, add(wb, rb));
     }
