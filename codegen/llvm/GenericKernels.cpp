@@ -229,6 +229,52 @@ public:
     return x.getType().isF64() ? log64(x) : Value(math::LogOp::create(b, loc, x));
   }
 
+  /// C's fmod(x, y) of f32 or f64 values without libm, exact: |x| less
+  /// the largest |y| 2^k that fits, then each smaller one that still fits
+  /// (every subtraction exact by Sterbenz's lemma, as t <= r < 2t). NaN
+  /// where x is not finite or y is 0 or NaN; x where y is infinite.
+  Value fmod(Value x, Value y) {
+    Type t = x.getType();
+    Value zero = floatConst(0, t), one = floatConst(1, t);
+    Value inf = floatConst(std::numeric_limits<double>::infinity(), t);
+    Value ax = math::AbsFOp::create(b, loc, x), ay = math::AbsFOp::create(b, loc, y);
+    Value xFinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, ax, inf);
+    Value yUsable = arith::AndIOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, ay, inf),
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, ay, zero));
+    // (The loops run on 0 mod 1 where the result is decided otherwise.)
+    Value loopable = arith::AndIOp::create(b, loc, xFinite, yUsable);
+    Value r0 = arith::SelectOp::create(b, loc, loopable, ax, zero);
+    Value m = arith::SelectOp::create(b, loc, loopable, ay, one);
+    auto grow = scf::WhileOp::create(
+        b, loc, TypeRange{t}, ValueRange{m},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value twice = arith::AddFOp::create(nb, l, a[0], a[0]);
+          Value fits = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLE, twice, r0);
+          scf::ConditionOp::create(nb, l, fits, ValueRange{twice});
+        },
+        [&](OpBuilder &nb, Location l, ValueRange a) { scf::YieldOp::create(nb, l, a); });
+    Value half = floatConst(0.5, t);
+    auto reduce = scf::WhileOp::create(
+        b, loc, TypeRange{t, t}, ValueRange{r0, grow.getResult(0)},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value more = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, a[1], m);
+          scf::ConditionOp::create(nb, l, more, a);
+        },
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Value fits = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGE, a[0], a[1]);
+          Value r = arith::SelectOp::create(nb, l, fits,
+                                            arith::SubFOp::create(nb, l, a[0], a[1]), a[0]);
+          scf::YieldOp::create(nb, l, ValueRange{r, arith::MulFOp::create(nb, l, a[1], half)});
+        });
+    Value r = math::CopySignOp::create(b, loc, reduce.getResult(0), x);
+    Value nan = floatConst(std::numeric_limits<double>::quiet_NaN(), t);
+    Value yInfinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, ay, inf);
+    Value result = arith::SelectOp::create(b, loc, yUsable, r, nan);
+    result = arith::SelectOp::create(b, loc, yInfinite, x, result);
+    return arith::SelectOp::create(b, loc, xFinite, result, nan);
+  }
+
   /// e^x of an f64 x without libm, within ~2 ulp: x = k ln2 + r with ln2 in
   /// two parts (k ln2_hi exact), |r| <= ln2/2, e^r by its Taylor series to
   /// r^13 (error < 1e-17), times 2^k built from the exponent bits in two
@@ -580,7 +626,8 @@ private:
 FailureOr<Value> GenericEmitter::emit() {
   Value status = k.i32(0);
   LogicalResult r = success();
-  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, GreaterOp, MinOp, MaxOp, WhereOp, SqrtOp,
+  if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, GreaterOp, MinOp, MaxOp, ModOp,
+          BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, WhereOp, SqrtOp,
           ErfOp, ExpOp, LogOp, SinOp, CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp,
           ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
           CastOp, ExpandOp, BatchNormOp>(op))
@@ -720,6 +767,78 @@ LogicalResult GenericEmitter::emitElementwise() {
             return max ? Value(arith::MaximumFOp::create(b, loc, s[0], s[1]))
                        : Value(arith::MinimumFOp::create(b, loc, s[0], s[1]));
           return max ? k.max(s[0], s[1], unsignedInt) : k.min(s[0], s[1], unsignedInt);
+        });
+        return success();
+      })
+      .Case([&](ModOp mod) {
+        bool fmod = mod.getFmod();
+        elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+          Value x = s[0], y = s[1];
+          Type t = x.getType();
+          if (isa<FloatType>(t)) {
+            Value r = k.fmod(x, y);
+            if (fmod)
+              return r;
+            // numpy's remainder: the divisor's sign; a zero signed as it.
+            Value zero = k.floatConst(0, t);
+            Value isZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, r, zero);
+            Value signsDiffer = arith::XOrIOp::create(
+                b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, zero),
+                arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, y, zero));
+            Value adjusted = arith::SelectOp::create(
+                b, loc, signsDiffer, arith::AddFOp::create(b, loc, r, y), r);
+            return arith::SelectOp::create(b, loc, isZero,
+                                           math::CopySignOp::create(b, loc, zero, y), adjusted);
+          }
+          // Integers: 0 for a zero divisor (no trap), and x % -1 is 0
+          // (INT_MIN % -1 would trap).
+          Value zero = k.intConst(0, t), one = k.intConst(1, t);
+          Value isZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, zero);
+          if (outUnsigned) {
+            Value r = arith::RemUIOp::create(b, loc, x, arith::SelectOp::create(b, loc, isZero,
+                                                                                 one, y));
+            return arith::SelectOp::create(b, loc, isZero, zero, r);
+          }
+          Value isMinusOne =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y, k.intConst(-1, t));
+          Value trivial = arith::OrIOp::create(b, loc, isZero, isMinusOne);
+          Value r = arith::RemSIOp::create(b, loc, x,
+                                           arith::SelectOp::create(b, loc, trivial, one, y));
+          r = arith::SelectOp::create(b, loc, trivial, zero, r);
+          if (fmod)
+            return r;
+          Value signsDiffer = arith::XOrIOp::create(
+              b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, r, zero),
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y, zero));
+          Value adjust = arith::AndIOp::create(
+              b, loc, signsDiffer,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, r, zero));
+          return arith::SelectOp::create(b, loc, adjust, arith::AddIOp::create(b, loc, r, y), r);
+        });
+        return success();
+      })
+      .Case([&](BitwiseAndOp) { binaryArith(arith::AndIOp(), arith::AndIOp()); return success(); })
+      .Case([&](BitwiseOrOp) { binaryArith(arith::OrIOp(), arith::OrIOp()); return success(); })
+      .Case([&](BitwiseXorOp) { binaryArith(arith::XOrIOp(), arith::XOrIOp()); return success(); })
+      .Case<ShiftLeftOp, ShiftRightOp>([&](Operation *o) {
+        bool left = isa<ShiftLeftOp>(o);
+        elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
+          Type t = s[0].getType();
+          unsigned width = t.getIntOrFloatBitWidth();
+          // A negative amount, read unsigned, is past the width too.
+          Value past = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, s[1],
+                                             k.intConst(width, t));
+          Value zero = k.intConst(0, t);
+          if (left || outUnsigned) {
+            Value amount = arith::SelectOp::create(b, loc, past, zero, s[1]);
+            Value shifted = left ? Value(arith::ShLIOp::create(b, loc, s[0], amount))
+                                 : Value(arith::ShRUIOp::create(b, loc, s[0], amount));
+            return arith::SelectOp::create(b, loc, past, zero, shifted);
+          }
+          // Signed: a shift by width - 1 gives what every bit shifted out would.
+          Value amount =
+              arith::SelectOp::create(b, loc, past, k.intConst(width - 1, t), s[1]);
+          return arith::ShRSIOp::create(b, loc, s[0], amount);
         });
         return success();
       })
@@ -2703,7 +2822,8 @@ LogicalResult GenericEmitter::emitQuantized() {
 bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // Elementwise kernels read operand element i just before writing result
   // element i; with the same shape and element width, one buffer serves.
-  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, SqrtOp, ErfOp, ExpOp, LogOp, SinOp,
+  if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, ModOp, BitwiseAndOp, BitwiseOrOp,
+           BitwiseXorOp, ShiftLeftOp, ShiftRightOp, SqrtOp, ErfOp, ExpOp, LogOp, SinOp,
            CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp, ReluOp, LeakyReluOp,
            HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp,
            BatchNormOp, FakeQuantizeOp,

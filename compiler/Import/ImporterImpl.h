@@ -18,10 +18,10 @@ namespace mlir::nunc::import_detail {
 
 inline const llvm::StringRef kSupportedOps[] = {
     "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Floor", "Ceil", "Round", "Erf", "Tanh", "Relu",
-    "LeakyRelu", "Sigmoid", "Clip", "Gelu", "Where", "Equal", "Cast", "MatMul", "Gemm",
-    "ReduceMean", "ReduceSum", "Softmax", "LayerNormalization", "Gather", "Reshape", "Transpose",
-    "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape", "Constant",
-    "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool", "AveragePool",
+    "LeakyRelu", "Sigmoid", "Clip", "Gelu", "Where", "Equal", "Cast", "CastLike", "MatMul",
+    "Gemm", "ReduceMean", "ReduceSum", "Softmax", "LayerNormalization", "Gather", "Reshape",
+    "Transpose", "Unsqueeze", "Squeeze", "Concat", "Slice", "Expand", "Shape", "ConstantOfShape",
+    "Constant", "Identity", "Flatten", "Conv", "BatchNormalization", "MaxPool", "AveragePool",
     "GlobalAveragePool", "QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear",
     "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "Split", "Neg", "HardSigmoid",
     "HardSwish", "Range", "ConvTranspose", "Col2Im", "Resize", "Upsample", "Exp", "Log", "Sin",
@@ -31,6 +31,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
     "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
     "TopK", "LSTM", "GRU", "RNN", "GatherND", "ScatterND", "ScatterElements", "Scatter",
+    "Attention", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot", "BitShift",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};
@@ -184,6 +185,9 @@ private:
   /// com.microsoft Attention, QAttention and MultiHeadAttention
   /// (OnnxAttentionNodes.cpp).
   LogicalResult convertAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);
+  /// ai.onnx Attention (opset 23 on) as the ops it composes
+  /// (OnnxAttentionNodes.cpp).
+  LogicalResult convertOnnxAttention(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// com.microsoft MatMulNBits, its weight dequantized (OnnxMatMulNBits.cpp).
   LogicalResult convertMatMulNBits(NodeContext &n, SmallVectorImpl<Value> &outputs);
   /// A Reduce* op's axes (an input from opset 18, ReduceSum's from 13; an

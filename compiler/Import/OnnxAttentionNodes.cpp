@@ -1,4 +1,6 @@
-//===- OnnxAttentionNodes.cpp - onnxruntime's fused attention ops ---------===//
+//===- OnnxAttentionNodes.cpp - attention ops as the ops they fuse --------===//
+//
+// ai.onnx Attention (opset 23 on): see convertOnnxAttention below.
 //
 // onnxruntime's transformer optimizer fuses a BERT layer's self-attention
 // (the Q, K and V projections, the head split, softmax(Q K^T * scale +
@@ -408,5 +410,331 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
   if (!merged)
     return failure();
   outputs.push_back(merged);
+  return success();
+}
+
+// ai.onnx Attention (opset 23; nonpad_kv_seqlen from 24, sliding windows
+// from 25), as its reference implementation computes it: the heads split
+// (3-D inputs), past keys and values concatenated before the new ones
+// (present_key / present_value), Q K^T times the scale (default
+// 1/sqrt(head size)), softcap's c tanh(x / c), plus the additive bias (the
+// mask, a bool one as 0 / -inf, its last dim padded with -inf to the total
+// length; causal and window masks aligned to the query's position, past
+// length + i, or with nonpad_kv_seqlen, its length - S + i; keys past
+// nonpad_kv_seqlen masked), Softmax, P V and the heads merged. Grouped
+// query heads (q_num_heads a multiple of kv_num_heads) read their key and
+// value head by reshaping the query heads of one key head into rows, so
+// keys and values are never repeated. A query whose bias masks every key
+// gives 0 (and 0 probabilities in qk_matmul_output's mode 3), as the
+// reference and onnxruntime. qk_matmul_output as onnxruntime 1.32 gives it:
+// mode 0 the scaled scores, 1 after softcap, 2 with the bias added, 3 the
+// probabilities (the reference gives mode 0 after softcap too, and adds no
+// mask in mode 1 either). Without a past, a 3-D Attention with as many key
+// as query heads is the pattern nunc-fuse-attention fuses.
+LogicalResult Importer::convertOnnxAttention(NodeContext &n,
+                                             SmallVectorImpl<Value> &outputs) {
+  auto in = [&](unsigned i) { return n.input(i); };
+  const unsigned maxInputs = n.opset >= 24 ? 7 : 6;
+  if (n.inputs.size() > maxInputs)
+    return n.error() << "Attention takes at most " << maxInputs << " inputs at opset "
+                     << n.opset << ", got " << n.inputs.size();
+  for (unsigned i = 0; i < 3; ++i)
+    if (!in(i))
+      return n.error() << "Attention needs input #" << i;
+  FailureOr<int64_t> causal = n.getInt("is_causal", 0);
+  FailureOr<int64_t> mode = n.getInt("qk_matmul_output_mode", 0);
+  FailureOr<float> softcap = n.getFloat("softcap", 0.f);
+  FailureOr<int64_t> left = n.opset >= 25 ? n.getInt("left_window_size", -1) : -1;
+  FailureOr<int64_t> right = n.opset >= 25 ? n.getInt("right_window_size", -1) : -1;
+  const onnx::AttributeProto *qHeadsAttr = n.find("q_num_heads");
+  const onnx::AttributeProto *kvHeadsAttr = n.find("kv_num_heads");
+  const onnx::AttributeProto *scaleAttr = n.find("scale");
+  // The softmax runs in f32 for every input type (f16 and bf16 are held in
+  // f32 inside the kernels), at least the precision asked for but f64's.
+  n.ignore("softmax_precision");
+  if (failed(causal) || failed(mode) || failed(softcap) || failed(left) || failed(right))
+    return failure();
+  for (const onnx::AttributeProto *a : {qHeadsAttr, kvHeadsAttr})
+    if (a && a->type() != onnx::AttributeProto::INT)
+      return n.wrongType(*a, "an int");
+  if (scaleAttr && scaleAttr->type() != onnx::AttributeProto::FLOAT)
+    return n.wrongType(*scaleAttr, "a float");
+  if (*causal != 0 && *causal != 1)
+    return n.error() << "Attention's is_causal must be 0 or 1, got " << *causal;
+  if (*mode < 0 || *mode > 3)
+    return n.error() << "Attention's qk_matmul_output_mode must be 0 to 3, got " << *mode;
+  if (*left < -1 || *right < -1)
+    return n.error() << "Attention's window sizes must be -1 or nonnegative, got "
+                     << *left << " and " << *right;
+  if (!std::isfinite(*softcap) || *softcap < 0)
+    return n.error() << "Attention's softcap must be finite and nonnegative, got " << *softcap;
+  Value q = in(0), k = in(1), v = in(2), mask = in(3), pastKey = in(4), pastValue = in(5),
+        nonpad = in(6);
+  if (!pastKey != !pastValue)
+    return n.error() << "Attention needs past_key and past_value together";
+  if (nonpad && pastKey)
+    return n.error() << "Attention's nonpad_kv_seqlen cannot be combined with past_key";
+
+  // Shapes: all static, so the heads, lengths and masks are known.
+  auto staticType = [&](Value x) -> RankedTensorType {
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    return t && t.hasStaticShape() ? t : RankedTensorType();
+  };
+  for (Value x : {q, k, v, mask, pastKey, pastValue, nonpad})
+    if (x && !staticType(x))
+      return n.error() << "Attention needs inputs of static shape (pin dims with --shape), got "
+                       << x.getType();
+  auto qType = staticType(q), kType = staticType(k), vType = staticType(v);
+  const int64_t rank = qType.getRank();
+  if ((rank != 3 && rank != 4) || kType.getRank() != rank || vType.getRank() != rank)
+    return n.error() << "Attention's Q, K and V must all be 3-D or all 4-D, got " << qType
+                     << ", " << kType << " and " << vType;
+  Type el = qType.getElementType();
+  if (!isa<FloatType>(el) || kType.getElementType() != el || vType.getElementType() != el)
+    return n.error() << "Attention's Q, K and V must be of one float type";
+  const int64_t batch = qType.getDimSize(0);
+  int64_t qHeads, kvHeads, seq, kvSeq, headDim, valueDim;
+  if (rank == 3) {
+    if (!qHeadsAttr || !kvHeadsAttr)
+      return n.error() << "Attention with 3-D inputs needs q_num_heads and kv_num_heads";
+    qHeads = qHeadsAttr->i();
+    kvHeads = kvHeadsAttr->i();
+    if (qHeads <= 0 || kvHeads <= 0 || qType.getDimSize(2) % qHeads ||
+        kType.getDimSize(2) % kvHeads || vType.getDimSize(2) % kvHeads)
+      return n.error() << "Attention's hidden sizes " << qType.getDimSize(2) << ", "
+                       << kType.getDimSize(2) << " and " << vType.getDimSize(2)
+                       << " do not split into q_num_heads " << qHeads << " and kv_num_heads "
+                       << kvHeads;
+    seq = qType.getDimSize(1);
+    kvSeq = kType.getDimSize(1);
+    headDim = qType.getDimSize(2) / qHeads;
+    if (kType.getDimSize(2) / kvHeads != headDim)
+      return n.error() << "Attention's query and key heads differ in size";
+    valueDim = vType.getDimSize(2) / kvHeads;
+    if (vType.getDimSize(1) != kvSeq)
+      return n.error() << "Attention's K and V differ in length";
+  } else {
+    qHeads = qType.getDimSize(1);
+    kvHeads = kType.getDimSize(1);
+    seq = qType.getDimSize(2);
+    kvSeq = kType.getDimSize(2);
+    headDim = qType.getDimSize(3);
+    valueDim = vType.getDimSize(3);
+    if ((qHeadsAttr && qHeadsAttr->i() != qHeads) || (kvHeadsAttr && kvHeadsAttr->i() != kvHeads))
+      return n.error() << "Attention's q_num_heads / kv_num_heads disagree with its 4-D inputs";
+    if (kType.getDimSize(3) != headDim || vType.getDimSize(1) != kvHeads ||
+        vType.getDimSize(2) != kvSeq)
+      return n.error() << "Attention's Q " << qType << ", K " << kType << " and V " << vType
+                       << " do not fit [B, heads, length, head size]";
+  }
+  if (kType.getDimSize(0) != batch || vType.getDimSize(0) != batch)
+    return n.error() << "Attention's Q, K and V differ in batch";
+  if (kvHeads == 0 || qHeads % kvHeads)
+    return n.error() << "Attention's q_num_heads " << qHeads
+                     << " is not a multiple of kv_num_heads " << kvHeads;
+  int64_t pastLength = 0;
+  if (pastKey) {
+    auto pk = staticType(pastKey), pv = staticType(pastValue);
+    pastLength = pk.getRank() == 4 ? pk.getDimSize(2) : -1;
+    if (pastLength < 0 || pk.getElementType() != el || pv.getElementType() != el ||
+        pk.getShape() != ArrayRef<int64_t>{batch, kvHeads, pastLength, headDim} ||
+        pv.getShape() != ArrayRef<int64_t>{batch, kvHeads, pastLength, valueDim})
+      return n.error() << "Attention's past_key " << pk << " and past_value " << pv
+                       << " do not fit [" << batch << ", " << kvHeads << ", past length, "
+                       << headDim << " / " << valueDim << "]";
+  }
+  const int64_t total = pastLength + kvSeq;
+  if (nonpad) {
+    auto t = staticType(nonpad);
+    if (t.getShape() != ArrayRef<int64_t>{batch} || !t.getElementType().isInteger(64))
+      return n.error() << "Attention's nonpad_kv_seqlen must be int64 [" << batch << "], got "
+                       << t;
+  }
+  RankedTensorType maskType = mask ? staticType(mask) : RankedTensorType();
+  if (mask) {
+    Type m = maskType.getElementType();
+    if ((!m.isInteger(1) && m != el) || maskType.getRank() < 1 || maskType.getRank() > 4 ||
+        maskType.getShape().back() > total)
+      return n.error() << "Attention's attn_mask must be bool or Q's type, of rank 1 to 4, at "
+                          "most " << total << " keys long, got " << maskType;
+  }
+
+  // One op of the expansion; null where it or an operand failed (its error
+  // already reported), so the chain is checked once, at its end.
+  auto make = [&](llvm::StringRef name, ArrayRef<Value> operands,
+                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
+    if (llvm::any_of(operands, [](Value x) { return !x; }))
+      return Value();
+    FailureOr<Value> r = firstResult(create(n, name, operands, attrs, 1));
+    return failed(r) ? Value() : *r;
+  };
+  auto reshape = [&](Value x, ArrayRef<int64_t> shape) {
+    return make(ReshapeOp::getOperationName(), {x, constI64(n.loc, shape)});
+  };
+  auto transpose = [&](Value x, ArrayRef<int64_t> perm) {
+    return make(TransposeOp::getOperationName(), {x},
+                {attr("perm", builder.getDenseI64ArrayAttr(perm))});
+  };
+  auto binary = [&](llvm::StringRef name, Value a, Value b) { return make(name, {a, b}); };
+  auto where = [&](Value c, Value a, Value b) {
+    return make(WhereOp::getOperationName(), {c, a, b});
+  };
+  auto i64Attr = [&](llvm::StringRef name, int64_t x) {
+    return attr(name, builder.getI64IntegerAttr(x));
+  };
+  const double negInf = -std::numeric_limits<double>::infinity();
+  Value zero = constScalar(n.loc, el, 0), minusInf = constScalar(n.loc, el, negInf);
+  // A constant of Q's type, 0 where `allowed`, else -inf.
+  auto biasConstant = [&](ArrayRef<int64_t> shape, llvm::function_ref<bool(int64_t)> allowed) {
+    auto type = RankedTensorType::get(shape, el);
+    SmallVector<Attribute> values;
+    for (int64_t i = 0, e = type.getNumElements(); i < e; ++i)
+      values.push_back(FloatAttr::get(el, allowed(i) ? 0.0 : negInf));
+    return ConstantOp::create(builder, n.loc, type, DenseElementsAttr::get(type, values));
+  };
+
+  // [B, S, H*D] -> [B, H, S, D].
+  auto heads = [&](Value x, int64_t h) {
+    return rank == 4 ? x
+                     : transpose(reshape(x, {batch, cast<RankedTensorType>(x.getType())
+                                                         .getDimSize(1),
+                                             h, -1}),
+                                 {0, 2, 1, 3});
+  };
+  Value qh = heads(q, qHeads);
+  Value kh = heads(k, kvHeads);
+  Value vh = heads(v, kvHeads);
+  if (pastKey) {
+    kh = make(ConcatOp::getOperationName(), {pastKey, kh}, {i64Attr("axis", 2)});
+    vh = make(ConcatOp::getOperationName(), {pastValue, vh}, {i64Attr("axis", 2)});
+  }
+  const int64_t group = qHeads / kvHeads;
+  // Q K^T; grouped heads as rows of their key head's product.
+  Value keyT = transpose(kh, {0, 1, 3, 2});
+  Value scores =
+      group == 1
+          ? binary(MatMulOp::getOperationName(), qh, keyT)
+          : reshape(binary(MatMulOp::getOperationName(),
+                           reshape(qh, {batch, kvHeads, group * seq, headDim}), keyT),
+                    {batch, qHeads, seq, total});
+  const double scale =
+      scaleAttr ? scaleAttr->f() : 1.0 / std::sqrt(static_cast<double>(headDim));
+  scores = binary(MulOp::getOperationName(), scores, constScalar(n.loc, el, scale));
+  Value qkOutput = scores;
+  if (*softcap > 0) {
+    Value c = constScalar(n.loc, el, *softcap);
+    scores = binary(MulOp::getOperationName(),
+                    make(TanhOp::getOperationName(), {binary(DivOp::getOperationName(),
+                                                             scores, c)}),
+                    c);
+  }
+  if (*mode == 1)
+    qkOutput = scores;
+
+  // The additive bias, each part broadcasting to [B, Hq, S, T].
+  SmallVector<Value> biasParts;
+  if (mask) {
+    Value m = mask;
+    if (maskType.getElementType().isInteger(1))
+      m = where(m, zero, minusInf);
+    if (int64_t missing = total - maskType.getShape().back()) {
+      SmallVector<int64_t> padShape(maskType.getShape());
+      padShape.back() = missing;
+      Value pad = biasConstant(padShape, [](int64_t) { return false; });
+      m = make(ConcatOp::getOperationName(), {m, pad}, {i64Attr("axis", maskType.getRank() - 1)});
+    }
+    biasParts.push_back(m);
+  }
+  const bool windowed = *causal || *left >= 0 || *right >= 0;
+  // Key j is allowed for the query at position p iff p - j lies in
+  // [lowest, highest]: causal p - j >= 0, a left window p - j <= left, a
+  // right window j - p <= right.
+  int64_t lowest = std::numeric_limits<int64_t>::min(), highest = std::numeric_limits<int64_t>::max();
+  if (*causal)
+    lowest = 0;
+  if (*right >= 0)
+    lowest = std::max(lowest, -*right);
+  if (*left >= 0)
+    highest = *left;
+  if (windowed && !nonpad) {
+    // p = past length + i, the same for every batch: a constant [S, T].
+    biasParts.push_back(biasConstant({seq, total}, [&](int64_t e) {
+      int64_t d = pastLength + e / total - e % total;
+      return d >= lowest && d <= highest;
+    }));
+  }
+  if (nonpad) {
+    // p = nonpad_kv_seqlen[b] - S + i: i - j + that offset, [B, S, T].
+    auto indexType = RankedTensorType::get({seq, total}, builder.getI64Type());
+    SmallVector<int64_t> diff;
+    for (int64_t i = 0; i < seq; ++i)
+      for (int64_t j = 0; j < total; ++j)
+        diff.push_back(i - j);
+    Value lengths = reshape(nonpad, {batch, 1, 1});
+    if (windowed) {
+      Value d = binary(AddOp::getOperationName(),
+                       binary(SubOp::getOperationName(), lengths, constI64(n.loc, {seq}, true)),
+                       ConstantOp::create(builder, n.loc, indexType,
+                                          DenseElementsAttr::get(indexType, ArrayRef(diff))));
+      Value outside;
+      auto orWith = [&](Value c) { outside = outside ? where(outside, outside, c) : c; };
+      if (lowest != std::numeric_limits<int64_t>::min())
+        orWith(binary(GreaterOp::getOperationName(), constI64(n.loc, {lowest}, true), d));
+      if (highest != std::numeric_limits<int64_t>::max())
+        orWith(binary(GreaterOp::getOperationName(), d, constI64(n.loc, {highest}, true)));
+      biasParts.push_back(reshape(where(outside, minusInf, zero), {batch, 1, seq, total}));
+    }
+    // Keys from nonpad_kv_seqlen on are padding.
+    SmallVector<int64_t> iota;
+    for (int64_t j = 0; j < total; ++j)
+      iota.push_back(j);
+    Value keep = binary(GreaterOp::getOperationName(), reshape(nonpad, {batch, 1}),
+                        constI64(n.loc, iota));
+    biasParts.push_back(reshape(where(keep, zero, minusInf), {batch, 1, 1, total}));
+  }
+  Value bias;
+  for (Value part : biasParts)
+    bias = bias ? binary(AddOp::getOperationName(), bias, part) : part;
+  Value logits = bias ? binary(AddOp::getOperationName(), scores, bias) : scores;
+  if (*mode == 2)
+    qkOutput = logits;
+  Value probs = make(SoftmaxOp::getOperationName(), {logits}, {i64Attr("axis", -1)});
+
+  // Rows the bias masks whole: a mask or padding can do that; a causal or
+  // window mask at a position p in [0, T) never does (key p is allowed).
+  Value masked;
+  if (bias && (mask || nonpad)) {
+    Value rowMax = make(ReduceMaxOp::getOperationName(), {bias, constI64(n.loc, {-1})},
+                        {i64Attr("keepdims", 1), i64Attr("noop_with_empty_axes", 0)});
+    masked = binary(EqualOp::getOperationName(), rowMax, minusInf);
+  }
+  if (*mode == 3)
+    qkOutput = masked ? where(masked, zero, probs) : probs;
+
+  Value y = group == 1
+                ? binary(MatMulOp::getOperationName(), probs, vh)
+                : reshape(binary(MatMulOp::getOperationName(),
+                                 reshape(probs, {batch, kvHeads, group * seq, total}), vh),
+                          {batch, qHeads, seq, valueDim});
+  // The masked rows' zeros go on the merged output where the mask is the
+  // same for every head (keeping the merge next to P V for the fusion).
+  auto maskedType = masked ? dyn_cast<RankedTensorType>(masked.getType()) : RankedTensorType();
+  bool perHead = maskedType && maskedType.getRank() == 4 && maskedType.getDimSize(1) != 1;
+  if (masked && (rank == 4 || perHead))
+    y = where(masked, zero, y);
+  if (rank == 3) {
+    y = reshape(transpose(y, {0, 2, 1, 3}), {batch, seq, qHeads * valueDim});
+    if (masked && !perHead) {
+      if (maskedType && maskedType.getRank() == 4)
+        masked = reshape(masked, {maskedType.getDimSize(0), seq, 1});
+      y = where(masked, zero, y);
+    }
+  }
+  Value results[] = {y, kh, vh, qkOutput};
+  for (int i = 0, e = std::min(n.node.output_size(), 4); i < e; ++i) {
+    if (!results[i])
+      return failure();
+    outputs.push_back(results[i]);
+  }
   return success();
 }

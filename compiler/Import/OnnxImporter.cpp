@@ -101,9 +101,12 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Cases({"DynamicQuantizeLinear", "CumSum", "GatherElements", "GatherND", "ScatterND",
               "ScatterElements"}, 11)
       .Cases({"GreaterOrEqual", "LessOrEqual", "Celu", "Einsum"}, 12)
-      .Cases({"ThresholdedRelu", "IsInf"}, 10)
+      .Cases({"ThresholdedRelu", "IsInf", "Mod"}, 10)
+      .Case("BitShift", 11)
+      .Case("CastLike", 15)
+      .Cases({"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}, 18)
       .Case("Trilu", 14)
-      .Cases({"RMSNormalization", "RotaryEmbedding"}, 23)
+      .Cases({"RMSNormalization", "RotaryEmbedding", "Attention"}, 23)
       .Cases({"Mish", "GroupNormalization"}, 18)
       .Case("Gelu", 20)
       .Default(1);

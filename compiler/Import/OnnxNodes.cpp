@@ -80,6 +80,9 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
   NUNC_SIMPLE("Div", DivOp, 2)
   NUNC_SIMPLE("Pow", PowOp, 2)
   NUNC_SIMPLE("Equal", EqualOp, 2)
+  NUNC_SIMPLE("BitwiseAnd", BitwiseAndOp, 2)
+  NUNC_SIMPLE("BitwiseOr", BitwiseOrOp, 2)
+  NUNC_SIMPLE("BitwiseXor", BitwiseXorOp, 2)
   NUNC_SIMPLE("Where", WhereOp, 3)
   NUNC_SIMPLE("Sqrt", SqrtOp, 1)
   NUNC_SIMPLE("Erf", ErfOp, 1)
@@ -124,15 +127,18 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<GeluOp>(n, n.inputs, {attr("approximate", builder.getStringAttr(*approx))}));
   }
 
-  if (op == "Cast") {
-    FailureOr<int64_t> to = n.getInt("to", std::nullopt);
+  // CastLike(x, like): Cast to like's element type (like's values unread).
+  if (op == "Cast" || op == "CastLike") {
+    bool like = op == "CastLike";
+    FailureOr<int64_t> to = like ? FailureOr<int64_t>(0) : n.getInt("to", std::nullopt);
     FailureOr<int64_t> saturate = n.getInt("saturate", 1);
-    if (failed(arity(1, 1)) || failed(to) || failed(saturate))
+    if (failed(arity(like ? 2 : 1, like ? 2 : 1)) || failed(to) || failed(saturate))
       return failure();
-    std::optional<Type> type = onnx_io::elementType(ctx, *to);
+    std::optional<Type> type =
+        like ? std::optional<Type>(element(in(1))) : onnx_io::elementType(ctx, *to);
     if (!type)
       return n.error() << "Cast to " << onnx_io::dataTypeName(*to) << " is not supported";
-    return take(create<CastOp>(n, n.inputs,
+    return take(create<CastOp>(n, ValueRange{in(0)},
                                {attr("to", TypeAttr::get(*type)),
                                 attr("saturate", builder.getI64IntegerAttr(*saturate))}));
   }
@@ -670,6 +676,45 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
       x = *equal;
     }
     return take(create<EqualOp>(n, {x, constScalar(loc, builder.getI1Type(), 0)}));
+  }
+  if (op == "Mod") {
+    if (failed(arity(2, 2)))
+      return failure();
+    FailureOr<int64_t> fmod = n.getInt("fmod", 0);
+    if (failed(fmod))
+      return failure();
+    if (*fmod != 0 && *fmod != 1)
+      return n.error() << "fmod must be 0 or 1, got " << *fmod;
+    SmallVector<NamedAttribute> attrs;
+    if (*fmod)
+      attrs.push_back(builder.getNamedAttr("fmod", builder.getUnitAttr()));
+    return take(create<ModOp>(n, n.inputs, attrs));
+  }
+  if (op == "BitShift") {
+    if (failed(arity(2, 2)))
+      return failure();
+    FailureOr<std::string> direction = n.getString("direction", "");
+    if (failed(direction))
+      return failure();
+    if (*direction == "LEFT")
+      return take(create<ShiftLeftOp>(n, n.inputs));
+    if (*direction == "RIGHT")
+      return take(create<ShiftRightOp>(n, n.inputs));
+    return n.error() << "direction must be LEFT or RIGHT, got '" << *direction << "'";
+  }
+  // BitwiseNot(x) = x ^ ~0.
+  if (op == "BitwiseNot") {
+    if (failed(arity(1, 1)))
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(in(0).getType());
+    auto el = type ? dyn_cast<IntegerType>(type.getElementType()) : IntegerType();
+    if (!el || el.getWidth() == 1)
+      return n.error() << "BitwiseNot needs an integer input, got " << in(0).getType();
+    auto onesType = RankedTensorType::get({}, el);
+    Value ones = ConstantOp::create(
+        builder, loc, onesType,
+        DenseElementsAttr::get(onesType, APInt::getAllOnes(el.getWidth())));
+    return take(create<BitwiseXorOp>(n, {in(0), ones}));
   }
   // Min / Max of any number of inputs: a chain of the binary op (one input:
   // itself).
@@ -1251,6 +1296,8 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
                                            {attr("axis", builder.getI64IntegerAttr(*axis))}));
   }
 
+  if (op == "Attention")
+    return convertOnnxAttention(n, outputs);
   if (llvm::is_contained(kCompositeOps, op))
     return convertComposite(n, outputs);
   if (op == "LSTM" || op == "GRU" || op == "RNN")

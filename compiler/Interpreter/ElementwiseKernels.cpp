@@ -297,8 +297,13 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
       });
       return;
     }
+    const bool integerOnly = kind == BinaryKind::BitAnd || kind == BinaryKind::BitOr ||
+                             kind == BinaryKind::BitXor || kind == BinaryKind::ShiftLeft ||
+                             kind == BinaryKind::ShiftRight;
     if constexpr (std::is_same_v<T, bool>) {
       err = kernelError("arithmetic on bool tensors is not defined");
+    } else if (integerOnly && !std::is_integral_v<C>) {
+      err = kernelError("bitwise ops and shifts take integers, got " + dtypeName(a.dtype()));
     } else {
       T *o = out.mutableAs<T>();
       forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
@@ -308,6 +313,40 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
           case BinaryKind::Add: o[i] = wrapAdd(x, y); break;
           case BinaryKind::Sub: o[i] = wrapSub(x, y); break;
           case BinaryKind::Mul: o[i] = wrapMul(x, y); break;
+          case BinaryKind::Mod:
+          case BinaryKind::FMod: {
+            if (y == 0) {
+              if (!err)
+                err = kernelError("integer modulo by zero");
+              o[i] = 0;
+              break;
+            }
+            // x % -1 is 0 (INT_MIN % -1 would trap).
+            C r = std::is_signed_v<C> && y == C(-1) ? C(0) : C(x % y);
+            if constexpr (std::is_signed_v<C>)
+              if (kind == BinaryKind::Mod && r != 0 && ((r < 0) != (y < 0)))
+                r = wrapAdd(r, y);
+            o[i] = r;
+            break;
+          }
+          case BinaryKind::BitAnd: o[i] = T(x & y); break;
+          case BinaryKind::BitOr: o[i] = T(x | y); break;
+          case BinaryKind::BitXor: o[i] = T(x ^ y); break;
+          case BinaryKind::ShiftLeft:
+          case BinaryKind::ShiftRight: {
+            using U = std::make_unsigned_t<T>;
+            constexpr int bits = 8 * sizeof(T);
+            // The amount as the unsigned bits of its type: a negative one
+            // is at least the width.
+            U amount = static_cast<U>(y);
+            if (kind == BinaryKind::ShiftLeft)
+              o[i] = amount >= U(bits) ? T(0) : T(static_cast<U>(static_cast<U>(x) << amount));
+            else if (amount >= U(bits))
+              o[i] = x < T(0) ? T(-1) : T(0); // (never for an unsigned x)
+            else
+              o[i] = T(x >> amount); // arithmetic for signed x (C++20)
+            break;
+          }
           case BinaryKind::Div:
             if (y == 0) {
               if (!err)
@@ -327,6 +366,19 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
           case BinaryKind::Sub: o[i] = T(x - y); break;
           case BinaryKind::Mul: o[i] = T(x * y); break;
           case BinaryKind::Div: o[i] = T(x / y); break;
+          case BinaryKind::FMod: o[i] = T(std::fmod(x, y)); break;
+          case BinaryKind::Mod: {
+            // numpy's remainder: exact fmod, then the divisor's sign.
+            C r = std::fmod(x, y);
+            if (r != 0) {
+              if ((r < 0) != (y < 0))
+                r += y;
+            } else {
+              r = std::copysign(C(0), y);
+            }
+            o[i] = T(r);
+            break;
+          }
           default: break;
           }
         }

@@ -384,6 +384,25 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
         return one(binary(BinaryKind::Greater, get(o.getLhs()), get(o.getRhs())));
       })
       .Case([&](MinOp o) { return one(binary(BinaryKind::Min, get(o.getLhs()), get(o.getRhs()))); })
+      .Case([&](ModOp o) {
+        return one(binary(o.getFmod() ? BinaryKind::FMod : BinaryKind::Mod, get(o.getLhs()),
+                          get(o.getRhs())));
+      })
+      .Case([&](BitwiseAndOp o) {
+        return one(binary(BinaryKind::BitAnd, get(o.getLhs()), get(o.getRhs())));
+      })
+      .Case([&](BitwiseOrOp o) {
+        return one(binary(BinaryKind::BitOr, get(o.getLhs()), get(o.getRhs())));
+      })
+      .Case([&](BitwiseXorOp o) {
+        return one(binary(BinaryKind::BitXor, get(o.getLhs()), get(o.getRhs())));
+      })
+      .Case([&](ShiftLeftOp o) {
+        return one(binary(BinaryKind::ShiftLeft, get(o.getLhs()), get(o.getRhs())));
+      })
+      .Case([&](ShiftRightOp o) {
+        return one(binary(BinaryKind::ShiftRight, get(o.getLhs()), get(o.getRhs())));
+      })
       .Case([&](MaxOp o) { return one(binary(BinaryKind::Max, get(o.getLhs()), get(o.getRhs()))); })
       .Case([&](WhereOp o) {
         return one(where(get(o.getCondition()), get(o.getX()), get(o.getY())));

@@ -35,7 +35,13 @@ Expected<Tensor> hardSigmoid(const Tensor &x, float alpha, float beta, bool swis
 Expected<Tensor> silu(const Tensor &x);
 
 /// Equal and Greater give bool; Min and Max give NaN where either operand is.
-enum class BinaryKind { Add, Sub, Mul, Div, Pow, Equal, Greater, Min, Max };
+/// Mod: the remainder with the sign of the divisor (Python's %); FMod:
+/// with the sign of the dividend (C's fmod). The bitwise kinds and shifts
+/// take integers only (see nunc.shift_left / shift_right).
+enum class BinaryKind {
+  Add, Sub, Mul, Div, Pow, Equal, Greater, Min, Max, Mod, FMod,
+  BitAnd, BitOr, BitXor, ShiftLeft, ShiftRight
+};
 Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b);
 Expected<Tensor> where(const Tensor &cond, const Tensor &x, const Tensor &y);
 Expected<Tensor> clip(const Tensor &x, const Tensor *min, const Tensor *max);

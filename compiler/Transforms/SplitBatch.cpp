@@ -187,7 +187,8 @@ std::string BatchAnalysis::check(Operation *op) {
             CeilOp, RoundOp,
             ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
             SigmoidOp, IdentityOp, GeluOp, CastOp, ClipOp, AddOp,
-            SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, EqualOp, GreaterOp, WhereOp>(
+            SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, ModOp, BitwiseAndOp, BitwiseOrOp,
+            BitwiseXorOp, ShiftLeftOp, ShiftRightOp, EqualOp, GreaterOp, WhereOp>(
           [&](Operation *o) { return elementwise(o); })
       .Case<FakeQuantizeOp, QuantizeOp>([&](Operation *o) {
         std::string why = onlyFirstBatched(o);

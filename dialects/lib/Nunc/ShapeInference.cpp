@@ -396,17 +396,40 @@ LogicalResult GreaterOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return inferBroadcast(*this, getOperands(), IntegerType::get(getContext(), 1), types);
 }
 
-LogicalResult MinOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  if (failed(requireSameElement(*this, getOperands())))
+
+/// Same-typed broadcasting operands, the result of their type.
+template <typename OpT>
+static LogicalResult inferSameTypeBroadcast(OpT op, SmallVectorImpl<Type> &types) {
+  if (failed(requireSameElement(op, op->getOperands())))
     return failure();
-  return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);
+  return inferBroadcast(op, op->getOperands(), elementOf(op.getLhs()), types);
 }
 
-LogicalResult MaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  if (failed(requireSameElement(*this, getOperands())))
-    return failure();
-  return inferBroadcast(*this, getOperands(), elementOf(getLhs()), types);
+LogicalResult MinOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
 }
+LogicalResult MaxOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
+}
+LogicalResult ModOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
+}
+LogicalResult BitwiseAndOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
+}
+LogicalResult BitwiseOrOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
+}
+LogicalResult BitwiseXorOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
+}
+LogicalResult ShiftLeftOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
+}
+LogicalResult ShiftRightOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferSameTypeBroadcast(*this, types);
+}
+
 
 LogicalResult WhereOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(requireSameElement(*this, {getX(), getY()})))

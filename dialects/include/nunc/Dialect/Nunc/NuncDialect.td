@@ -32,6 +32,7 @@ def Nunc_IntTensor : TensorOf<[I64, I32]>;
 // Everything arithmetic is defined on: all element types but bool.
 def Nunc_NumericTensor : TensorOf<[F16, BF16, F32, F64, I8, UI8, I16, UI16, I32,
                                    UI32, I64, UI64]>;
+def Nunc_IntegerTensor : TensorOf<[I8, UI8, I16, UI16, I32, UI32, I64, UI64]>;
 def Nunc_SignedNumericTensor : TensorOf<[F16, BF16, F32, F64, I8, I16, I32, I64]>;
 def Nunc_FloatTensor : TensorOf<[F16, BF16, F32, F64]>;
 def Nunc_QuantTensor : TensorOf<[I8, UI8]>;

@@ -297,6 +297,40 @@ def Nunc_MaxOp : Nunc_BinaryOp<"max"> {
   let summary = "Broadcasting elementwise maximum (NaN where either is NaN, as numpy's)";
 }
 
+def Nunc_ModOp : Nunc_Op<"mod"> {
+  let summary = "Broadcasting remainder of lhs / rhs";
+  let description = [{
+    The remainder has the sign of rhs (Python's and numpy's %; 0 signed as
+    rhs) or, with `fmod`, the sign of lhs (C's fmod; integers: the remainder
+    of the truncating division). A float remainder is exact before the
+    sign adjustment adds rhs; x mod 0 is NaN for floats and 0 for integers.
+  }];
+  let arguments = (ins Nunc_NumericTensor:$lhs, Nunc_NumericTensor:$rhs, UnitAttr:$fmod);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` functional-type(operands, results)
+  }];
+}
+def Nunc_BitwiseAndOp : Nunc_BinaryOp<"bitwise_and", [], Nunc_IntegerTensor> {
+  let summary = "Broadcasting lhs & rhs";
+}
+def Nunc_BitwiseOrOp : Nunc_BinaryOp<"bitwise_or", [], Nunc_IntegerTensor> {
+  let summary = "Broadcasting lhs | rhs";
+}
+def Nunc_BitwiseXorOp : Nunc_BinaryOp<"bitwise_xor", [], Nunc_IntegerTensor> {
+  let summary = "Broadcasting lhs ^ rhs";
+}
+def Nunc_ShiftLeftOp : Nunc_BinaryOp<"shift_left", [], Nunc_IntegerTensor> {
+  let summary = "Broadcasting lhs << rhs; 0 where rhs is negative or not below the bit width";
+}
+def Nunc_ShiftRightOp : Nunc_BinaryOp<"shift_right", [], Nunc_IntegerTensor> {
+  let summary = "Broadcasting lhs >> rhs, arithmetic for signed lhs";
+  let description = [{
+    A shift by a negative amount or one not below the bit width gives what
+    every bit shifted out would: 0, or -1 for a negative signed lhs.
+  }];
+}
+
 def Nunc_WhereOp : Nunc_Op<"where"> {
   let summary = "Broadcasting select: condition ? x : y";
   let arguments = (ins TensorOf<[I1]>:$condition, Nunc_Tensor:$x, Nunc_Tensor:$y);
