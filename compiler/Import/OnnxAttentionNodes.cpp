@@ -718,17 +718,18 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
                           {batch, qHeads, seq, valueDim});
   // The masked rows' zeros go on the merged output where the mask is the
   // same for every head (keeping the merge next to P V for the fusion).
-  auto maskedType = masked ? dyn_cast<RankedTensorType>(masked.getType()) : RankedTensorType();
-  bool perHead = maskedType && maskedType.getRank() == 4 && maskedType.getDimSize(1) != 1;
+  // (masked is [b, h, s, 1] right-aligned, each of b, h, s 1 or the full
+  // size.)
+  SmallVector<int64_t> maskedDims(4, 1);
+  if (auto t = masked ? dyn_cast<RankedTensorType>(masked.getType()) : RankedTensorType())
+    llvm::copy(t.getShape(), maskedDims.end() - t.getRank());
+  const bool perHead = maskedDims[1] != 1;
   if (masked && (rank == 4 || perHead))
     y = where(masked, zero, y);
   if (rank == 3) {
     y = reshape(transpose(y, {0, 2, 1, 3}), {batch, seq, qHeads * valueDim});
-    if (masked && !perHead) {
-      if (maskedType && maskedType.getRank() == 4)
-        masked = reshape(masked, {maskedType.getDimSize(0), seq, 1});
-      y = where(masked, zero, y);
-    }
+    if (masked && !perHead)
+      y = where(reshape(masked, {maskedDims[0], maskedDims[2], 1}), zero, y);
   }
   Value results[] = {y, kh, vh, qkOutput};
   for (int i = 0, e = std::min(n.node.output_size(), 4); i < e; ++i) {

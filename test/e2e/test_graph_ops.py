@@ -226,6 +226,91 @@ def test_f64_exp_and_log_are_within_two_ulp_of_libm(nunc, tmp_path, target):
         assert ulp.max() <= 2, (k, ulp.max(), x[finite][ulp.argmax()])
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_mod_bitwise_and_shifts(nunc, tmp_path, target):
+    """Mod of integers (both signs, both fmods, broadcast) and float fmod
+    (quotients up to 2^200 and subnormal remainders, so each remainder is
+    exact; inf, NaN and 0 operands) against onnxruntime; float Mod without
+    fmod against numpy's remainder (onnxruntime refuses it); the bitwise
+    ops and unsigned shifts against onnxruntime; signed shifts (negative
+    amounts and ones past the width) as ONNX defines them."""
+    r = np.random.default_rng(9)
+    n = h.make_node
+    ints = {
+        "i8": r.integers(-128, 128, (3, 40)).astype(np.int8),
+        "j8": r.choice([-128, -7, -3, -1, 1, 2, 5, 127], (40,)).astype(np.int8),
+        "i32": r.integers(-2**31, 2**31, (3, 40)).astype(np.int32),
+        "j32": r.choice([-2**31, -1000, -1, 1, 3, 2**31 - 1], (3, 40)).astype(np.int32),
+        "u16": r.integers(0, 2**16, (40,)).astype(np.uint16),
+        "v16": r.integers(1, 2**16, (40,)).astype(np.uint16),
+    }
+    big = np.float32(2.0) ** r.integers(-149, 127, 60).astype(np.float32)
+    x32 = np.concatenate([(r.standard_normal(60) * big).astype(np.float32),
+                          np.float32([0, -0.0, 5, -5, np.inf, -np.inf, np.nan, 7, 1e30, 3e-39])])
+    y32 = np.concatenate([(r.standard_normal(60) * 1e-3).astype(np.float32),
+                          np.float32([3, 3, 0, np.inf, 2, 2, 1, np.nan, 3.7, 1e-45])])
+    x64 = np.concatenate([r.standard_normal(40) * 2.0 ** r.integers(-1000, 1000, 40),
+                          [1e300, -1e-300, 7.5]])
+    y64 = np.concatenate([r.standard_normal(40), [3.0, 7e-310, -2.0]])
+    u8 = r.integers(0, 256, (50,)).astype(np.uint8)
+    s8 = r.integers(0, 10, (50,)).astype(np.uint8)
+    u32 = r.integers(0, 2**32, (50,), dtype=np.uint64).astype(np.uint32)
+    s32 = r.integers(0, 40, (50,)).astype(np.uint32)
+    i16 = r.integers(-2**15, 2**15, (50,)).astype(np.int16)
+    t16 = r.integers(-20, 20, (50,)).astype(np.int16)
+    feeds = dict(ints, x32=x32, y32=y32, x64=x64, y64=y64, u8=u8, s8=s8, u32=u32, s32=s32,
+                 i16=i16, t16=t16)
+    ort_nodes = [
+        n("Mod", ["i8", "j8"], ["mod8"]), n("Mod", ["i8", "j8"], ["fmod8"], fmod=1),
+        n("Mod", ["i32", "j32"], ["mod32"]), n("Mod", ["i32", "j32"], ["fmod32"], fmod=1),
+        n("Mod", ["u16", "v16"], ["modu16"]),
+        n("Mod", ["x32", "y32"], ["fmodf"], fmod=1), n("Mod", ["x64", "y64"], ["fmodd"], fmod=1),
+        n("BitwiseAnd", ["i32", "j32"], ["and32"]), n("BitwiseOr", ["u16", "v16"], ["or16"]),
+        n("BitwiseXor", ["i8", "j8"], ["xor8"]), n("BitwiseNot", ["u32"], ["not32"]),
+        n("BitwiseNot", ["i16"], ["not16"]),
+        n("BitShift", ["u8", "s8"], ["shl8"], direction="LEFT"),
+        n("BitShift", ["u32", "s32"], ["shr32"], direction="RIGHT"),
+    ]
+    own_nodes = [n("Mod", ["x32", "y32"], ["pymodf"]),
+                 n("BitShift", ["i16", "t16"], ["sshl"], direction="LEFT"),
+                 n("BitShift", ["i16", "t16"], ["sshr"], direction="RIGHT")]
+
+    def model(nodes):
+        used = {i for node in nodes for i in node.input}
+        ins = [h.make_tensor_value_info(k, h.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+               for k, v in feeds.items() if k in used]
+        outs = [h.make_empty_tensor_value_info(o) for node in nodes for o in node.output]
+        return h.make_model(h.make_graph(nodes, "bits", ins, outs),
+                            opset_imports=[h.make_opsetid("", 18)])
+
+    ort_model = model(ort_nodes)
+    want = harness.onnxruntime_outputs(
+        ort_model, {i.name: feeds[i.name] for i in ort_model.graph.input})
+    with np.errstate(all="ignore"):
+        want["pymodf"] = np.mod(x32, y32)
+    w = 16
+    amount = t16.astype(np.int64)
+    inside = (amount >= 0) & (amount < w)
+    safe = np.where(inside, amount, 0)
+    want["sshl"] = np.where(inside, (i16.astype(np.int64) << safe).astype(np.int16), 0)
+    want["sshl"] = want["sshl"].astype(np.int16)
+    want["sshr"] = np.where(inside, i16 >> safe.astype(np.int16),
+                            np.where(i16 < 0, -1, 0)).astype(np.int16)
+    got, log = compile_and_run(nunc, tmp_path, model(ort_nodes + own_nodes), feeds, target)
+    assert got is not None, log
+    for k, wv in want.items():
+        a = got[k]
+        assert a.dtype == wv.dtype and a.shape == wv.shape, (k, a.dtype, wv.dtype)
+        if np.issubdtype(wv.dtype, np.floating):
+            # Exact: remainders are exact, and signs of zeros count.
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(wv), err_msg=k)
+            ok = ~np.isnan(wv)
+            np.testing.assert_array_equal(a[ok], wv[ok], err_msg=k)
+            np.testing.assert_array_equal(np.signbit(a[ok]), np.signbit(wv[ok]), err_msg=k)
+        else:
+            np.testing.assert_array_equal(a, wv, err_msg=k)
+
+
 def recurrent_model(r, op, T, batch, inputs, hidden, direction="forward", lens=None,
                     layout=0, **attrs):
     gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]

@@ -1,0 +1,126 @@
+"""ai.onnx Attention (opsets 23-25) compiled by nunc for every target and
+compared with onnxruntime: 3-D heads with a bool mask that masks one
+query's every key (nunc's fused attention kernel), grouped query heads with
+a past cache and a causal mask (the present key and value too), softcap
+with each qk_matmul_output mode, and nonpad_kv_seqlen with a causal sliding
+window."""
+import json
+
+import numpy as np
+import onnx
+import pytest
+from onnx import helper as h
+
+import harness
+from test_graph_ops import TARGETS, check_against_onnxruntime
+
+F, I64, B = onnx.TensorProto.FLOAT, onnx.TensorProto.INT64, onnx.TensorProto.BOOL
+
+
+def attention_model():
+    """Returns the model and its feeds."""
+    r = np.random.default_rng(11)
+    feeds, inputs = {}, []
+
+    def inp(name, shape, elem=F, value=None):
+        inputs.append(h.make_tensor_value_info(name, elem, shape))
+        feeds[name] = value if value is not None else r.standard_normal(shape).astype(np.float32)
+
+    n = h.make_node
+    nodes, outs = [], []
+    # 3-D, 2 heads of 8, a bool mask [B, 1, S, T]: batch 1's query 2 sees no key.
+    inp("q3", [2, 5, 16]); inp("k3", [2, 7, 16]); inp("v3", [2, 7, 16])
+    mask = r.random((2, 1, 5, 7)) > 0.3
+    mask[:, :, :, 0] = True
+    mask[1, 0, 2, :] = False
+    inp("m3", [2, 1, 5, 7], B, mask)
+    nodes.append(n("Attention", ["q3", "k3", "v3", "m3"], ["y3"], q_num_heads=2,
+                   kv_num_heads=2))
+    outs.append("y3")
+    # 4-D grouped query heads (6 on 2), a past of 4, causal, a scale.
+    inp("qg", [1, 6, 3, 8]); inp("kg", [1, 2, 3, 8]); inp("vg", [1, 2, 3, 4])
+    inp("pk", [1, 2, 4, 8]); inp("pv", [1, 2, 4, 4])
+    nodes.append(n("Attention", ["qg", "kg", "vg", "", "pk", "pv"], ["yg", "kp", "vp"],
+                   is_causal=1, scale=0.2))
+    outs += ["yg", "kp", "vp"]
+    # 3-D grouped heads with softcap and a float mask; every qk_matmul_output mode.
+    inp("qc", [2, 4, 24]); inp("kc", [2, 6, 12]); inp("vc", [2, 6, 10])
+    inp("mc", [2, 1, 4, 6])
+    for mode in range(4):
+        nodes.append(n("Attention", ["qc", "kc", "vc", "mc"], [f"yc{mode}", "", "", f"qk{mode}"],
+                       q_num_heads=4, kv_num_heads=2, softcap=1.5,
+                       qk_matmul_output_mode=mode))
+        outs += [f"yc{mode}", f"qk{mode}"]
+    # 4-D with a static cache: keys past nonpad_kv_seqlen are padding; causal
+    # from each item's length, a left window of 2.
+    inp("qn", [2, 2, 3, 8]); inp("kn", [2, 2, 8, 8]); inp("vn", [2, 2, 8, 8])
+    inp("lengths", [2], I64, np.array([5, 8], np.int64))
+    nodes.append(n("Attention", ["qn", "kn", "vn", "", "", "", "lengths"], ["yn"], is_causal=1,
+                   left_window_size=2))
+    outs.append("yn")
+    graph = h.make_graph(nodes, "attention", inputs,
+                         [h.make_tensor_value_info(o, F, None) for o in outs])
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 25)])
+    model.ir_version = 10
+    return model, feeds
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_attention_op_matches_onnxruntime(nunc, tmp_path, target):
+    model, feeds = attention_model()
+    want = harness.onnxruntime_outputs(model, feeds)
+    # The fully masked query gives 0 (onnxruntime and ONNX's reference agree).
+    np.testing.assert_array_equal(want["y3"][1, 2], 0)
+    path = str(tmp_path / "att.onnx")
+    onnx.save(model, path)
+    out = tmp_path / target
+    nunc("compile", path, "--target", target, "-o", out)
+    ops = [k["op"] for k in json.loads((out / "att.json").read_text())["kernels"]]
+    # The 3-D one with as many key as query heads is one fused kernel.
+    assert ops.count("nunc.attention") == 1, ops
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_attention_op_mask_shapes_match_onnx_reference(nunc, tmp_path, target):
+    """Masks onnxruntime 1.32 refuses (its mask needs the query length in
+    dim -2), against ONNX's reference implementation: a key padding mask
+    [B, 1, 1, T] on 3-D heads that masks batch 1's every key (each of its
+    queries gives 0), and a per-head mask [H, S, T] on 3-D heads that masks
+    one head's query whole."""
+    from onnx.reference import ReferenceEvaluator
+    r = np.random.default_rng(12)
+    pad = np.ones((2, 1, 1, 6), bool)
+    pad[0, 0, 0, 4:] = False
+    pad[1] = False
+    per_head = r.standard_normal((3, 4, 6)).astype(np.float32)
+    per_head[1, 2, :] = -np.inf
+    feeds = {"q": r.standard_normal((2, 4, 12)).astype(np.float32),
+             "k": r.standard_normal((2, 6, 12)).astype(np.float32),
+             "v": r.standard_normal((2, 6, 9)).astype(np.float32),
+             "pad": pad, "per_head": per_head}
+    nodes = [h.make_node("Attention", ["q", "k", "v", "pad"], ["y_pad"], q_num_heads=3,
+                         kv_num_heads=3),
+             h.make_node("Attention", ["q", "k", "v", "per_head"], ["y_head"], q_num_heads=3,
+                         kv_num_heads=3)]
+    inputs = [h.make_tensor_value_info(k, h.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+              for k, v in feeds.items()]
+    model = h.make_model(h.make_graph(nodes, "masks", inputs,
+                                      [h.make_tensor_value_info(o, F, None)
+                                       for o in ("y_pad", "y_head")]),
+                         opset_imports=[h.make_opsetid("", 23)])
+    model.ir_version = 10
+    want = dict(zip(("y_pad", "y_head"), ReferenceEvaluator(model).run(None, feeds)))
+    np.testing.assert_array_equal(want["y_pad"][1], 0)
+    np.testing.assert_array_equal(want["y_head"][:, 2, 3:6], 0)
+    path = str(tmp_path / "masks.onnx")
+    onnx.save(model, path)
+    out = tmp_path / target
+    nunc("compile", path, "--target", target, "-o", out)
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
