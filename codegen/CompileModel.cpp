@@ -588,6 +588,53 @@ bool nativeLinear(LinearOp lin) {
          (!lin.getBias() || matchPattern(lin.getBias(), m_Constant()));
 }
 
+/// A MatMul of run-time f32 matrices on the GEMM kernel: B packed into the
+/// kernel's panels at run time (in scratch), then one GEMM per batch item.
+/// Batch dims are A's and B's alike, or all 1 on one side (shared); a B
+/// shared by every item makes one GEMM of all of A's rows.
+struct RuntimeMatMul {
+  x86::GemmConfig gemm;
+  PanelPackConfig pack;
+  int64_t panels(Isa isa) const { return x86::GemmKernel::numPanels(pack.n, isa); }
+  int64_t packedBytes(Isa isa) const {
+    return pack.batch * panels(isa) * pack.k * pack.panelWidth * 4;
+  }
+};
+
+std::optional<RuntimeMatMul> runtimeMatMul(MatMulOp op, Isa isa) {
+  auto a = dyn_cast<RankedTensorType>(op.getA().getType());
+  auto b = dyn_cast<RankedTensorType>(op.getB().getType());
+  auto c = dyn_cast<RankedTensorType>(op.getType());
+  if (!a || !b || !c || !a.hasStaticShape() || !b.hasStaticShape() || !c.hasStaticShape() ||
+      !a.getElementType().isF32() || !b.getElementType().isF32() || a.getRank() < 1 ||
+      b.getRank() < 2 || c.getNumElements() == 0 || a.getNumElements() == 0)
+    return std::nullopt;
+  const int64_t k = b.getDimSize(b.getRank() - 2), n = b.getDimSize(b.getRank() - 1);
+  const int64_t m = a.getRank() == 1 ? 1 : a.getDimSize(a.getRank() - 2);
+  const int64_t aItems = a.getNumElements() / (m * k), bItems = b.getNumElements() / (k * n),
+                items = c.getNumElements() / (m * n);
+  if ((aItems != items && aItems != 1) || (bItems != items && bItems != 1))
+    return std::nullopt;
+  RuntimeMatMul r;
+  r.pack = {bItems, k, n, x86::GemmKernel::panelWidth(isa), false};
+  x86::GemmConfig &g = r.gemm;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.lda = k;
+  g.ldc = n;
+  g.ldr = n;
+  if (bItems == 1 && aItems == items) {
+    g.m = m * items; // one GEMM of every item's rows
+  } else {
+    g.batch = items;
+    g.aBatchStride = aItems == 1 ? 0 : m * k;
+    g.wBatchStride = bItems == 1 ? 0 : r.panels(isa) * k * r.pack.panelWidth;
+    g.cBatchStride = m * n;
+  }
+  return r;
+}
+
 /// Whether the LayerNorm kernel takes this op.
 bool nativeLayerNorm(LayerNormOp ln) {
   auto in = cast<RankedTensorType>(ln.getInput().getType());
@@ -1585,6 +1632,9 @@ LogicalResult ModelCompiler::selectKernels() {
     if (auto qc = dyn_cast<QuantizedConvOp>(op))
       if (std::optional<Int8Conv> g = int8Conv(qc, options.target.int8))
         return g->scratchBytes();
+    if (auto mm = dyn_cast<MatMulOp>(op))
+      if (std::optional<RuntimeMatMul> r = runtimeMatMul(mm, isa))
+        return r->packedBytes(isa);
     if (auto at = dyn_cast<AttentionOp>(op)) {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
         return x86::AttentionKernel::scratchBytes(*c, isa);
@@ -1955,6 +2005,35 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                      cfg.k, cfg.bias ? " +bias" : "",
                                      cfg.residual ? " +residual" : "",
                                      describeActivation(lin))
+                           .str();
+    nativeCode.push_back({call.symbol, kernel->bytes()});
+    return true;
+  }
+  if (auto mm = dyn_cast<MatMulOp>(step.op)) {
+    std::optional<RuntimeMatMul> r = runtimeMatMul(mm, isa);
+    if (!r)
+      return false;
+    KernelCall pack;
+    pack.symbol = call.symbol + "_pack";
+    buildPanelPackKernel(*kernelModule, r->pack, pack.symbol + "_impl");
+    pack.generic = true;
+    pack.tasks = r->pack.batch * r->panels(isa);
+    pack.args = {KernelArg::storage(step.operands[1]), KernelArg::storage(step.scratch)};
+    pack.description = "B into panels";
+    genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
+    call.prelude.push_back(std::move(pack));
+    std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(r->gemm, isa);
+    if (!kernel)
+      return mm.emitError("generating the GEMM kernel failed (xbyak error ")
+             << Xbyak::GetError() << ")";
+    // (No bias and no residual: their arguments are never read.)
+    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
+                 KernelArg::storage(step.scratch), KernelArg::storage(step.operands[0]),
+                 KernelArg::storage(step.results[0])};
+    call.tasks = x86::GemmKernel::numTasks(r->gemm, isa);
+    call.description = llvm::formatv("matmul.{0}[{1} x {2}x{3}x{4}], B packed at run time",
+                                     isa == Isa::Avx512 ? "avx512" : "avx2", r->gemm.batch,
+                                     r->gemm.m, r->gemm.n, r->gemm.k)
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

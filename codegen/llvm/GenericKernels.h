@@ -47,6 +47,19 @@ struct ConvPackConfig {
 /// column read as 0; with zeroPointPadding, as described there).
 void buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c, llvm::StringRef symbol);
 
+/// A run-time matrix into the f32 GEMM kernel's panels (x86::GemmKernel).
+struct PanelPackConfig {
+  int64_t batch, k, n;   // `batch` matrices W [k, n]
+  int64_t panelWidth;    // NR
+  /// The source holds W^T: [batch][n][k].
+  bool transposed = false;
+};
+
+/// Adds `symbol`: (memref source f32, memref packed f32, index task) -> i32
+/// writing, for task = matrix * panels + panel, that panel [k][NR] of the
+/// packed [batch][panel][k][NR] (columns past n zero).
+void buildPanelPackKernel(ModuleOp kernels, const PanelPackConfig &c, llvm::StringRef symbol);
+
 /// The memref type a tensor of `type` is passed as to a generic kernel.
 MemRefType genericMemRefType(Type tensorType);
 

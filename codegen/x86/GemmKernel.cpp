@@ -68,6 +68,10 @@ public:
     if (c.batch > 1) {
       imul(r13, r14, c.wBatchStride * 4);
       add(rbx, r13);
+      if (c.aBatchStride) {
+        imul(r13, r14, c.aBatchStride * 4);
+        add(rax, r13);
+      }
     }
     // Move to this task's panel.
     imul(r13, rsi, c.k * nr * 4);
@@ -546,7 +550,8 @@ std::unique_ptr<JitKernel> GemmKernel::generate(const GemmConfig &config, Isa is
   if (config.im2col && (config.im2col->panelWidth != panelWidth(isa) ||
                         !PanelIm2col::supports(*config.im2col, isa)))
     return nullptr;
-  if (config.kBlock < 0 || (config.kBlock && config.bias))
+  if (config.kBlock < 0 || (config.kBlock && config.bias) ||
+      (config.im2col && config.aBatchStride))
     return nullptr;
   return generatedFor<GemmGenerator>(isa, config);
 }

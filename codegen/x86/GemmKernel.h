@@ -44,9 +44,10 @@ struct GemmConfig {
   bool bias = false, residual = false;
   /// bias has one value per row (M) instead of per column (N).
   bool rowBias = false;
-  /// Independent problems sharing A and bias: W, C and residual advance by
-  /// these strides (elements) from one to the next; tasks = batch x panels.
-  int64_t batch = 1, wBatchStride = 0, cBatchStride = 0, rBatchStride = 0;
+  /// Independent problems sharing the bias: A, W, C and residual advance by
+  /// these strides (elements) from one to the next (0: shared); tasks =
+  /// batch x panels. (A moves only without im2col.)
+  int64_t batch = 1, aBatchStride = 0, wBatchStride = 0, cBatchStride = 0, rBatchStride = 0;
   Activation activation;
   /// W is the im2col of this convolution, built panel by panel (batch as
   /// in the config above).

@@ -279,6 +279,59 @@ TEST_P(GemmKernelTest, RowBiasAndBatchesOfIndependentProblems) {
   }
 }
 
+/// The batched MatMul form (run-time operands): each item its own A (a
+/// row stride larger than K too) and W, or a shared A (aBatchStride 0).
+TEST_P(GemmKernelTest, BatchesWithTheirOwnA) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (auto [m, n, k, batch, sharedA] :
+       {std::tuple<int64_t, int64_t, int64_t, int64_t, bool>{7, 17, 5, 3, false},
+        {1, 129, 64, 4, false}, {129, 7, 1, 2, false}, {17, 50, 33, 3, true},
+        {256, 64, 256, 2, false}}) {
+    const int64_t lda = k + (m % 2 ? 3 : 0);
+    const int64_t aItems = sharedA ? 1 : batch;
+    std::vector<float> a(aItems * m * lda), w(batch * k * n), packed;
+    for (float &x : a)
+      x = dist(rng);
+    for (float &x : w)
+      x = dist(rng);
+    for (int64_t b = 0; b < batch; ++b) {
+      std::vector<float> p = GemmKernel::packWeights(w.data() + b * k * n, k, n, isa);
+      packed.insert(packed.end(), p.begin(), p.end());
+    }
+    std::vector<float> out(batch * m * n, -777.f);
+    GemmConfig cfg;
+    cfg.m = m;
+    cfg.n = n;
+    cfg.k = k;
+    cfg.lda = lda;
+    cfg.ldc = n;
+    cfg.ldr = n;
+    cfg.batch = batch;
+    cfg.aBatchStride = sharedA ? 0 : m * lda;
+    cfg.wBatchStride = GemmKernel::numPanels(n, isa) * GemmKernel::panelWidth(isa) * k;
+    cfg.cBatchStride = m * n;
+    std::unique_ptr<JitKernel> kernel = GemmKernel::generate(cfg, isa);
+    ASSERT_TRUE(kernel);
+    const void *args[] = {a.data(), packed.data(), nullptr, nullptr, out.data()};
+    for (int64_t t = 0; t < GemmKernel::numTasks(cfg, isa); ++t)
+      ASSERT_EQ(kernel->function()(args, t, 0), 0);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = 0;
+          for (int64_t kk = 0; kk < k; ++kk)
+            acc += double(a[(sharedA ? 0 : b * m * lda) + i * lda + kk]) *
+                   w[b * k * n + kk * n + j];
+          ASSERT_NEAR(out[(b * m + i) * n + j], acc, 1e-4 * std::max(1.0, std::fabs(acc)))
+              << "M=" << m << " N=" << n << " K=" << k << " item " << b;
+        }
+  }
+}
+
 /// kBlock: each output bit for bit MLAS's sgemm order (a chain of FMAs a
 /// block from zero, the blocks' sums added in order; as the evaluator's
 /// f32_product_k_block), with an activation and residual after; the plain
