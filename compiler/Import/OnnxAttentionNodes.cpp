@@ -721,15 +721,19 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
   // (masked is [b, h, s, 1] right-aligned, each of b, h, s 1 or the full
   // size.)
   SmallVector<int64_t> maskedDims(4, 1);
-  if (auto t = masked ? dyn_cast<RankedTensorType>(masked.getType()) : RankedTensorType())
-    llvm::copy(t.getShape(), maskedDims.end() - t.getRank());
+  int64_t maskedRank = 0;
+  if (auto t = masked ? dyn_cast<RankedTensorType>(masked.getType()) : RankedTensorType()) {
+    maskedRank = t.getRank();
+    llvm::copy(t.getShape(), maskedDims.end() - maskedRank);
+  }
   const bool perHead = maskedDims[1] != 1;
   if (masked && (rank == 4 || perHead))
     y = where(masked, zero, y);
   if (rank == 3) {
     y = reshape(transpose(y, {0, 2, 1, 3}), {batch, seq, qHeads * valueDim});
     if (masked && !perHead)
-      y = where(reshape(masked, {maskedDims[0], maskedDims[2], 1}), zero, y);
+      y = where(maskedRank == 4 ? reshape(masked, {maskedDims[0], maskedDims[2], 1}) : masked,
+                zero, y);
   }
   Value results[] = {y, kh, vh, qkOutput};
   for (int i = 0, e = std::min(n.node.output_size(), 4); i < e; ++i) {
