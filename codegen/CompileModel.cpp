@@ -616,7 +616,7 @@ std::optional<RuntimeMatMul> runtimeMatMul(MatMulOp op, Isa isa) {
   if ((aItems != items && aItems != 1) || (bItems != items && bItems != 1))
     return std::nullopt;
   RuntimeMatMul r;
-  r.pack = {bItems, k, n, x86::GemmKernel::panelWidth(isa), false};
+  r.pack = {bItems, k, n, x86::GemmKernel::panelWidth(isa)};
   x86::GemmConfig &g = r.gemm;
   g.m = m;
   g.n = n;

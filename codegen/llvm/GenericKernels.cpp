@@ -2980,9 +2980,7 @@ void mlir::nunc::buildPanelPackKernel(ModuleOp kernels, const PanelPackConfig &c
   Location loc = kernels.getLoc();
   const int64_t nr = c.panelWidth, panels = (c.n + nr - 1) / nr;
   Type f32 = b.getF32Type();
-  auto inType = MemRefType::get(c.transposed ? ArrayRef<int64_t>{c.batch, c.n, c.k}
-                                             : ArrayRef<int64_t>{c.batch, c.k, c.n},
-                                f32);
+  auto inType = MemRefType::get({c.batch, c.k, c.n}, f32);
   auto outType = MemRefType::get({c.batch, panels, c.k, nr}, f32);
   auto func = func::FuncOp::create(
       b, loc, symbol, b.getFunctionType({inType, outType, b.getIndexType()}, {b.getI32Type()}));
@@ -2997,17 +2995,12 @@ void mlir::nunc::buildPanelPackKernel(ModuleOp kernels, const PanelPackConfig &c
   Value panel = arith::RemUIOp::create(b, loc, task, k.index(panels));
   Value first = arith::MulIOp::create(b, loc, panel, k.index(nr));
   Value zero = k.floatConst(0, f32);
-  // The transposed source is read along k for each column (its rows), so
-  // the column loop is the outer one there.
-  SmallVector<int64_t> dims = c.transposed ? SmallVector<int64_t>{nr, c.k}
-                                           : SmallVector<int64_t>{c.k, nr};
-  k.forEach(dims, [&](ValueRange ivs) {
-    Value kk = c.transposed ? ivs[1] : ivs[0], lane = c.transposed ? ivs[0] : ivs[1];
+  k.forEach({c.k, nr}, [&](ValueRange ivs) {
+    Value kk = ivs[0], lane = ivs[1];
     Value col = arith::AddIOp::create(b, loc, first, lane);
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, k.index(c.n));
     Value colC = arith::MinUIOp::create(b, loc, col, k.index(c.n - 1));
-    Value v = memref::LoadOp::create(
-        b, loc, in, c.transposed ? ValueRange{matrix, colC, kk} : ValueRange{matrix, kk, colC});
+    Value v = memref::LoadOp::create(b, loc, in, ValueRange{matrix, kk, colC});
     memref::StoreOp::create(b, loc, arith::SelectOp::create(b, loc, inside, v, zero), out,
                             ValueRange{matrix, panel, kk, lane});
   });

@@ -51,8 +51,6 @@ void buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c, llvm::String
 struct PanelPackConfig {
   int64_t batch, k, n;   // `batch` matrices W [k, n]
   int64_t panelWidth;    // NR
-  /// The source holds W^T: [batch][n][k].
-  bool transposed = false;
 };
 
 /// Adds `symbol`: (memref source f32, memref packed f32, index task) -> i32
