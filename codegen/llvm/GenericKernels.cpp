@@ -251,7 +251,10 @@ public:
         [&](OpBuilder &nb, Location l, ValueRange a) {
           Value twice = arith::AddFOp::create(nb, l, a[0], a[0]);
           Value fits = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OLE, twice, r0);
-          scf::ConditionOp::create(nb, l, fits, ValueRange{twice});
+          // (The loop's result is what it stopped on: the largest that fits,
+          // not its double, which may be inf.)
+          scf::ConditionOp::create(
+              nb, l, fits, ValueRange{arith::SelectOp::create(nb, l, fits, twice, a[0])});
         },
         [&](OpBuilder &nb, Location l, ValueRange a) { scf::YieldOp::create(nb, l, a); });
     Value half = floatConst(0.5, t);

@@ -429,8 +429,11 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
 // reference and onnxruntime. qk_matmul_output as onnxruntime 1.32 gives it:
 // mode 0 the scaled scores, 1 after softcap, 2 with the bias added, 3 the
 // probabilities (the reference gives mode 0 after softcap too, and adds no
-// mask in mode 1 either). Without a past, a 3-D Attention with as many key
-// as query heads is the pattern nunc-fuse-attention fuses.
+// mask in mode 1 either). A causal mask goes by each query's position
+// whatever the shape of attn_mask (the reference takes the query length
+// from a mask with one query row; onnxruntime refuses such masks). Without
+// a past, a 3-D Attention with as many key as query heads is the pattern
+// nunc-fuse-attention fuses.
 LogicalResult Importer::convertOnnxAttention(NodeContext &n,
                                              SmallVectorImpl<Value> &outputs) {
   auto in = [&](unsigned i) { return n.input(i); };
@@ -656,12 +659,23 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
     lowest = std::max(lowest, -*right);
   if (*left >= 0)
     highest = *left;
+  // Whether some query's window holds no key (p - left past the last key,
+  // when S is longer than T).
+  bool windowMasksRow = false;
   if (windowed && !nonpad) {
     // p = past length + i, the same for every batch: a constant [S, T].
-    biasParts.push_back(biasConstant({seq, total}, [&](int64_t e) {
-      int64_t d = pastLength + e / total - e % total;
+    auto allowed = [&](int64_t i, int64_t j) {
+      int64_t d = pastLength + i - j;
       return d >= lowest && d <= highest;
-    }));
+    };
+    biasParts.push_back(
+        biasConstant({seq, total}, [&](int64_t e) { return allowed(e / total, e % total); }));
+    for (int64_t i = 0; i < seq && !windowMasksRow; ++i) {
+      bool any = false;
+      for (int64_t j = 0; j < total && !any; ++j)
+        any = allowed(i, j);
+      windowMasksRow = !any;
+    }
   }
   if (nonpad) {
     // p = nonpad_kv_seqlen[b] - S + i: i - j + that offset, [B, S, T].
@@ -672,10 +686,10 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
         diff.push_back(i - j);
     Value lengths = reshape(nonpad, {batch, 1, 1});
     if (windowed) {
-      Value d = binary(AddOp::getOperationName(),
-                       binary(SubOp::getOperationName(), lengths, constI64(n.loc, {seq}, true)),
-                       ConstantOp::create(builder, n.loc, indexType,
-                                          DenseElementsAttr::get(indexType, ArrayRef(diff))));
+      Value offsets = binary(SubOp::getOperationName(), lengths, constI64(n.loc, {seq}, true));
+      Value diffs = ConstantOp::create(builder, n.loc, indexType,
+                                       DenseElementsAttr::get(indexType, ArrayRef(diff)));
+      Value d = binary(AddOp::getOperationName(), offsets, diffs);
       Value outside;
       auto orWith = [&](Value c) { outside = outside ? where(outside, outside, c) : c; };
       if (lowest != std::numeric_limits<int64_t>::min())
@@ -688,8 +702,8 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
     SmallVector<int64_t> iota;
     for (int64_t j = 0; j < total; ++j)
       iota.push_back(j);
-    Value keep = binary(GreaterOp::getOperationName(), reshape(nonpad, {batch, 1}),
-                        constI64(n.loc, iota));
+    Value itemLengths = reshape(nonpad, {batch, 1});
+    Value keep = binary(GreaterOp::getOperationName(), itemLengths, constI64(n.loc, iota));
     biasParts.push_back(reshape(where(keep, zero, minusInf), {batch, 1, 1, total}));
   }
   Value bias;
@@ -700,10 +714,11 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
     qkOutput = logits;
   Value probs = make(SoftmaxOp::getOperationName(), {logits}, {i64Attr("axis", -1)});
 
-  // Rows the bias masks whole: a mask or padding can do that; a causal or
-  // window mask at a position p in [0, T) never does (key p is allowed).
+  // Rows the bias masks whole: a mask or padding can do that, and a window
+  // whose keys all lie past the last (a causal mask alone never does: key
+  // 0 is allowed wherever p >= 0).
   Value masked;
-  if (bias && (mask || nonpad)) {
+  if (bias && (mask || nonpad || windowMasksRow)) {
     Value rowMax = make(ReduceMaxOp::getOperationName(), {bias, constI64(n.loc, {-1})},
                         {i64Attr("keepdims", 1), i64Attr("noop_with_empty_axes", 0)});
     masked = binary(EqualOp::getOperationName(), rowMax, minusInf);

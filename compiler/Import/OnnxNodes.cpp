@@ -11,6 +11,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/InterleavedRange.h"
 
 #include <cfloat>
@@ -706,8 +707,7 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
   if (op == "BitwiseNot") {
     if (failed(arity(1, 1)))
       return failure();
-    auto type = dyn_cast<RankedTensorType>(in(0).getType());
-    auto el = type ? dyn_cast<IntegerType>(type.getElementType()) : IntegerType();
+    auto el = dyn_cast<IntegerType>(getElementTypeOrSelf(in(0).getType()));
     if (!el || el.getWidth() == 1)
       return n.error() << "BitwiseNot needs an integer input, got " << in(0).getType();
     auto onesType = RankedTensorType::get({}, el);

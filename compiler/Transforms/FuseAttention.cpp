@@ -50,7 +50,8 @@ std::optional<HeadSplit> matchKeyTranspose(Value v, SmallVectorImpl<Operation *>
   const int64_t direct[] = {0, 2, 3, 1}, heads[] = {0, 2, 1, 3}, swap[] = {0, 1, 3, 2};
   if (std::optional<HeadSplit> k = matchHeadSplit(v, direct, ops))
     return k;
-  auto outer = singleUseDef<TransposeOp>(v);
+  // (Shared like the head split: attentions of one key share its K^T.)
+  auto outer = v.getDefiningOp<TransposeOp>();
   if (!outer || outer.getPerm() != ArrayRef<int64_t>(swap))
     return std::nullopt;
   std::optional<HeadSplit> k = matchHeadSplit(outer.getInput(), heads, ops);

@@ -69,6 +69,46 @@ func.func @mul_two_transposes(%q: tensor<2x3x8xf32>, %k: tensor<2x3x8xf32>, %v: 
 
 // -----
 
+// Two attentions of one key and value (ai.onnx Attention nodes after CSE):
+// the head splits and K^T's second transpose are shared, and each
+// attention still fuses, reading the sources.
+
+// CHECK-LABEL: func.func @shared_key_transposes(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x3x8xf32>, %[[Q2:[^:]*]]: tensor<1x3x8xf32>, %[[K:[^:]*]]: tensor<1x3x8xf32>, %[[V:[^:]*]]: tensor<1x3x8xf32>)
+// CHECK-DAG: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] {num_heads = 4 : i64, scale = 2.500000e-01 : f32}
+// CHECK-DAG: %[[B:.*]] = nunc.attention %[[Q2]], %[[K]], %[[V]] {num_heads = 4 : i64, scale = 2.500000e-01 : f32}
+// CHECK: return %[[A]], %[[B]]
+// CHECK-NOT: nunc.matmul
+func.func @shared_key_transposes(%q: tensor<1x3x8xf32>, %q2: tensor<1x3x8xf32>, %k: tensor<1x3x8xf32>, %v: tensor<1x3x8xf32>) -> (tensor<1x3x8xf32>, tensor<1x3x8xf32>) {
+  %s = nunc.constant dense<[1, 3, 4, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 3, 8]> : tensor<3xi64>
+  %c = nunc.constant dense<0.25> : tensor<f32>
+  %k4 = nunc.reshape %k, %s : (tensor<1x3x8xf32>, tensor<4xi64>) -> tensor<1x3x4x2xf32>
+  %kh = nunc.transpose %k4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x4x2xf32> -> tensor<1x4x3x2xf32>
+  %kt = nunc.transpose %kh {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x3x2xf32> -> tensor<1x4x2x3xf32>
+  %v4 = nunc.reshape %v, %s : (tensor<1x3x8xf32>, tensor<4xi64>) -> tensor<1x3x4x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x4x2xf32> -> tensor<1x4x3x2xf32>
+  %q4 = nunc.reshape %q, %s : (tensor<1x3x8xf32>, tensor<4xi64>) -> tensor<1x3x4x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x4x2xf32> -> tensor<1x4x3x2xf32>
+  %scores = nunc.matmul %qh, %kt : (tensor<1x4x3x2xf32>, tensor<1x4x2x3xf32>) -> tensor<1x4x3x3xf32>
+  %scaled = nunc.mul %scores, %c : (tensor<1x4x3x3xf32>, tensor<f32>) -> tensor<1x4x3x3xf32>
+  %probs = nunc.softmax %scaled : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32>) -> tensor<1x4x3x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x3x2xf32> -> tensor<1x3x4x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x3x4x2xf32>, tensor<3xi64>) -> tensor<1x3x8xf32>
+  %q24 = nunc.reshape %q2, %s : (tensor<1x3x8xf32>, tensor<4xi64>) -> tensor<1x3x4x2xf32>
+  %q2h = nunc.transpose %q24 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x3x4x2xf32> -> tensor<1x4x3x2xf32>
+  %scores2 = nunc.matmul %q2h, %kt : (tensor<1x4x3x2xf32>, tensor<1x4x2x3xf32>) -> tensor<1x4x3x3xf32>
+  %scaled2 = nunc.mul %scores2, %c : (tensor<1x4x3x3xf32>, tensor<f32>) -> tensor<1x4x3x3xf32>
+  %probs2 = nunc.softmax %scaled2 : tensor<1x4x3x3xf32> -> tensor<1x4x3x3xf32>
+  %ctx2 = nunc.matmul %probs2, %vh : (tensor<1x4x3x3xf32>, tensor<1x4x3x2xf32>) -> tensor<1x4x3x2xf32>
+  %ctx2t = nunc.transpose %ctx2 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x3x2xf32> -> tensor<1x3x4x2xf32>
+  %out2 = nunc.reshape %ctx2t, %so : (tensor<1x3x4x2xf32>, tensor<3xi64>) -> tensor<1x3x8xf32>
+  return %out, %out2 : tensor<1x3x8xf32>, tensor<1x3x8xf32>
+}
+
+// -----
+
 // Div by sqrt(8) = 2.828427 (head dim 8): the scale is the f32 nearest to
 // 1/2.828427 = 0.35355338, and scale_divisor keeps the divisor (x / c and
 // x * (1 / c) round apart; onnxruntime divides). The mask is [B,1,S,T] and

@@ -89,8 +89,9 @@ def test_attention_op_mask_shapes_match_onnx_reference(nunc, tmp_path, target):
     """Masks onnxruntime 1.32 refuses (its mask needs the query length in
     dim -2), against ONNX's reference implementation: a key padding mask
     [B, 1, 1, T] on 3-D heads that masks batch 1's every key (each of its
-    queries gives 0), and a per-head mask [H, S, T] on 3-D heads that masks
-    one head's query whole."""
+    queries gives 0), a per-head mask [H, S, T] on 3-D heads that masks
+    one head's query whole, and a window that holds no key for the queries
+    past the last key (S > T; the fused kernel's path)."""
     from onnx.reference import ReferenceEvaluator
     r = np.random.default_rng(12)
     pad = np.ones((2, 1, 1, 6), bool)
@@ -100,26 +101,38 @@ def test_attention_op_mask_shapes_match_onnx_reference(nunc, tmp_path, target):
     per_head[1, 2, :] = -np.inf
     feeds = {"q": r.standard_normal((2, 4, 12)).astype(np.float32),
              "k": r.standard_normal((2, 6, 12)).astype(np.float32),
-             "v": r.standard_normal((2, 6, 9)).astype(np.float32),
-             "pad": pad, "per_head": per_head}
+             "v": r.standard_normal((2, 6, 12)).astype(np.float32),
+             "q2": r.standard_normal((2, 4, 12)).astype(np.float32),
+             "pad": pad, "per_head": per_head,
+             "qw": r.standard_normal((2, 5, 12)).astype(np.float32),
+             "kw": r.standard_normal((2, 2, 12)).astype(np.float32),
+             "vw": r.standard_normal((2, 2, 12)).astype(np.float32)}
     nodes = [h.make_node("Attention", ["q", "k", "v", "pad"], ["y_pad"], q_num_heads=3,
                          kv_num_heads=3),
-             h.make_node("Attention", ["q", "k", "v", "per_head"], ["y_head"], q_num_heads=3,
-                         kv_num_heads=3)]
+             h.make_node("Attention", ["q2", "k", "v", "per_head"], ["y_head"], q_num_heads=3,
+                         kv_num_heads=3),
+             h.make_node("Attention", ["qw", "kw", "vw"], ["y_window"], q_num_heads=3,
+                         kv_num_heads=3, left_window_size=0)]
+    outs = ("y_pad", "y_head", "y_window")
     inputs = [h.make_tensor_value_info(k, h.np_dtype_to_tensor_dtype(v.dtype), v.shape)
               for k, v in feeds.items()]
     model = h.make_model(h.make_graph(nodes, "masks", inputs,
-                                      [h.make_tensor_value_info(o, F, None)
-                                       for o in ("y_pad", "y_head")]),
-                         opset_imports=[h.make_opsetid("", 23)])
+                                      [h.make_tensor_value_info(o, F, None) for o in outs]),
+                         opset_imports=[h.make_opsetid("", 25)])
     model.ir_version = 10
-    want = dict(zip(("y_pad", "y_head"), ReferenceEvaluator(model).run(None, feeds)))
+    want = dict(zip(outs, ReferenceEvaluator(model).run(None, feeds)))
     np.testing.assert_array_equal(want["y_pad"][1], 0)
-    np.testing.assert_array_equal(want["y_head"][:, 2, 3:6], 0)
+    np.testing.assert_array_equal(want["y_head"][:, 2, 4:8], 0)
+    np.testing.assert_array_equal(want["y_window"][:, 2:], 0)
+    assert np.abs(want["y_window"][:, :2]).min() > 0
     path = str(tmp_path / "masks.onnx")
     onnx.save(model, path)
     out = tmp_path / target
     nunc("compile", path, "--target", target, "-o", out)
+    ops = [k["op"] for k in json.loads((out / "masks.json").read_text())["kernels"]]
+    # Fused but for the per-head mask's (its masked rows are zeroed per head,
+    # before the heads merge).
+    assert ops.count("nunc.attention") == 2, ops
     exe, man = harness.build(str(out))
     got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert got is not None, log

@@ -245,13 +245,17 @@ def test_mod_bitwise_and_shifts(nunc, tmp_path, target):
         "v16": r.integers(1, 2**16, (40,)).astype(np.uint16),
     }
     big = np.float32(2.0) ** r.integers(-149, 127, 60).astype(np.float32)
+    # (Also remainders of values whose double overflows: 1.5 x 2^127 and
+    # 3.4e38 in f32, 1.5 x 2^1023 and 1.7e308 in f64.)
     x32 = np.concatenate([(r.standard_normal(60) * big).astype(np.float32),
-                          np.float32([0, -0.0, 5, -5, np.inf, -np.inf, np.nan, 7, 1e30, 3e-39])])
+                          np.float32([0, -0.0, 5, -5, np.inf, -np.inf, np.nan, 7, 1e30, 3e-39,
+                                      1.5 * 2.0 ** 127, -3.4e38, 3.4e38])])
     y32 = np.concatenate([(r.standard_normal(60) * 1e-3).astype(np.float32),
-                          np.float32([3, 3, 0, np.inf, 2, 2, 1, np.nan, 3.7, 1e-45])])
+                          np.float32([3, 3, 0, np.inf, 2, 2, 1, np.nan, 3.7, 1e-45, 1, 3e-3,
+                                      3.3e38])])
     x64 = np.concatenate([r.standard_normal(40) * 2.0 ** r.integers(-1000, 1000, 40),
-                          [1e300, -1e-300, 7.5]])
-    y64 = np.concatenate([r.standard_normal(40), [3.0, 7e-310, -2.0]])
+                          [1e300, -1e-300, 7.5, 1.5 * 2.0 ** 1023, 1.7e308]])
+    y64 = np.concatenate([r.standard_normal(40), [3.0, 7e-310, -2.0, 1.0, 1.6e308]])
     u8 = r.integers(0, 256, (50,)).astype(np.uint8)
     s8 = r.integers(0, 10, (50,)).astype(np.uint8)
     u32 = r.integers(0, 2**32, (50,), dtype=np.uint64).astype(np.uint32)

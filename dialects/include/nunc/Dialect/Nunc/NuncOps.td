@@ -303,7 +303,9 @@ def Nunc_ModOp : Nunc_Op<"mod"> {
     The remainder has the sign of rhs (Python's and numpy's %; 0 signed as
     rhs) or, with `fmod`, the sign of lhs (C's fmod; integers: the remainder
     of the truncating division). A float remainder is exact before the
-    sign adjustment adds rhs; x mod 0 is NaN for floats and 0 for integers.
+    sign adjustment adds rhs; x mod 0 is NaN for floats and 0 for integers
+    in compiled code (the reference evaluator reports an integer x mod 0 as
+    an error, as it does x / 0).
   }];
   let arguments = (ins Nunc_NumericTensor:$lhs, Nunc_NumericTensor:$rhs, UnitAttr:$fmod);
   let results = (outs Nunc_Tensor:$output);
