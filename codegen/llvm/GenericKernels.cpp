@@ -608,6 +608,9 @@ private:
   LogicalResult emitCol2Im();
   /// Resize: per-dim tap tables as constant globals.
   LogicalResult emitResize();
+  /// GridSample: per output pixel its taps' indices and weights from the
+  /// grid, then each channel's sum.
+  LogicalResult emitGridSample();
   /// A constant global of `values` in the kernel module, read here.
   Value constantTable(ArrayRef<int64_t> shape, Type element, ArrayRef<Attribute> values);
 
@@ -650,6 +653,8 @@ FailureOr<Value> GenericEmitter::emit() {
     r = emitCol2Im();
   else if (isa<ResizeOp>(op))
     r = emitResize();
+  else if (isa<GridSampleOp>(op))
+    r = emitGridSample();
   else if (isa<QuantizeLinearOp, DequantizeLinearOp, FakeQuantizeOp, DynamicQuantizeLinearOp,
                DynamicFakeQuantizeOp, MatMulIntegerOp, QLinearMatMulOp>(op))
     r = emitQuantized();
@@ -2500,6 +2505,138 @@ LogicalResult GenericEmitter::emitCol2Im() {
   });
   return success();
 
+}
+
+LogicalResult GenericEmitter::emitGridSample() {
+  auto gs = cast<GridSampleOp>(op);
+  Value in = operandMem(0), grid = operandMem(1), out = resultMem();
+  Type element = elementOf(op->getResult(0));
+  Type ct = KernelBuilder::computeType(element), i64 = b.getI64Type();
+  ArrayRef<int64_t> inShape = shapeOf(op->getOperand(0)), outShape = shapeOf(op->getResult(0));
+  const int64_t channels = inShape[1], height = inShape[2], width = inShape[3];
+  const StringRef mode = gs.getMode(), padding = gs.getPaddingMode();
+  const bool align = gs.getAlignCorners(), zeros = padding == "zeros",
+             border = padding == "border";
+  auto c = [&](double v) { return k.floatConst(v, ct); };
+  auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
+  auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
+  auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
+  auto less = [&](Value a, Value v) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a, v).getResult();
+  };
+  auto select = [&](Value cond, Value a, Value v) {
+    return arith::SelectOp::create(b, loc, cond, a, v).getResult();
+  };
+  auto clampF = [&](Value v, double lo, double hi) {
+    return arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, v, c(lo)), c(hi))
+        .getResult();
+  };
+  // The borders of a dim of d pixels (see the evaluator's gridSample).
+  auto lo = [&](int64_t) { return align ? 0.0 : -0.5; };
+  auto hi = [&](int64_t d) { return align ? double(d - 1) : double(d) - 0.5; };
+  auto reflect = [&](Value v, int64_t d) -> Value {
+    const double l = lo(d), u = hi(d), range = u - l;
+    if (range <= 0)
+      return c(l);
+    auto side = [&](Value dx, double near, double far) {
+      Value turns = math::TruncOp::create(b, loc, arith::DivFOp::create(b, loc, dx, c(range)));
+      Value r = sub(dx, mul(turns, c(range)));
+      Value half = math::FloorOp::create(b, loc, mul(turns, c(0.5)));
+      Value even = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         sub(turns, mul(half, c(2))), c(0));
+      Value fromNear = near < far ? add(c(near), r) : sub(c(near), r);
+      Value fromFar = near < far ? sub(c(far), r) : add(c(far), r);
+      return select(even, fromNear, fromFar);
+    };
+    Value below = side(sub(c(l), v), l, u), above = side(sub(v, c(u)), u, l);
+    return select(less(v, c(l)), below, select(less(c(u), v), above, v));
+  };
+  auto coordinate = [&](Value g, int64_t d) {
+    Value v = align ? mul(mul(add(g, c(1)), c(0.5)), c(double(d - 1)))
+                    : mul(sub(mul(add(g, c(1)), c(double(d))), c(1)), c(0.5));
+    v = clampF(v, -16777216.0, 16777216.0); // (NaN to the low end)
+    if (mode == "nearest")
+      v = math::RoundEvenOp::create(b, loc, v);
+    Value outside = arith::OrIOp::create(b, loc, less(v, c(lo(d))), less(c(hi(d)), v));
+    if (border)
+      return select(outside, clampF(v, 0, double(d - 1)), v);
+    if (!zeros)
+      return select(outside, reflect(v, d), v);
+    return v;
+  };
+  // Tap i (i64) of a dim of d pixels: its index (valid memory) and whether
+  // it reads the pixel (zeros: not outside).
+  auto tap = [&](Value i, int64_t d) -> std::pair<Value, Value> {
+    Value zero = k.intConst(0, i64), last = k.intConst(d - 1, i64);
+    Value inside = arith::AndIOp::create(
+        b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, i, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, i, last));
+    Value at = i;
+    if (!zeros && !border) {
+      Value r = arith::FPToSIOp::create(
+          b, loc, i64, reflect(arith::SIToFPOp::create(b, loc, ct, i), d));
+      at = select(inside, i, r);
+    }
+    at = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, at, zero), last);
+    Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), at);
+    return {index, zeros ? inside : Value()};
+  };
+  auto cubic = [&](Value t, SmallVectorImpl<Value> &w) {
+    const double a = -0.75;
+    t = math::AbsFOp::create(b, loc, t);
+    Value t1 = add(t, c(1)), s = sub(c(1), t), s1 = sub(c(2), t);
+    w.push_back(sub(mul(add(mul(sub(mul(c(a), t1), c(5 * a)), t1), c(8 * a)), t1), c(4 * a)));
+    w.push_back(add(mul(mul(sub(mul(c(a + 2), t), c(a + 3)), t), t), c(1)));
+    w.push_back(add(mul(mul(sub(mul(c(a + 2), s), c(a + 3)), s), s), c(1)));
+    w.push_back(sub(mul(add(mul(sub(mul(c(a), s1), c(5 * a)), s1), c(8 * a)), s1), c(4 * a)));
+  };
+  k.forEach({outShape[0], outShape[2], outShape[3]}, [&](ValueRange ivs) {
+    Value gx = k.read(grid, {ivs[0], ivs[1], ivs[2], k.index(0)}, element);
+    Value gy = k.read(grid, {ivs[0], ivs[1], ivs[2], k.index(1)}, element);
+    Value cx = coordinate(gx, width), cy = coordinate(gy, height);
+    SmallVector<Value> wx, wy;
+    Value x0, y0;
+    int64_t first = 0;
+    if (mode == "nearest") {
+      x0 = arith::FPToSIOp::create(b, loc, i64, cx);
+      y0 = arith::FPToSIOp::create(b, loc, i64, cy);
+      wx.push_back(c(1));
+      wy.push_back(c(1));
+    } else {
+      Value fx = math::FloorOp::create(b, loc, cx), fy = math::FloorOp::create(b, loc, cy);
+      x0 = arith::FPToSIOp::create(b, loc, i64, fx);
+      y0 = arith::FPToSIOp::create(b, loc, i64, fy);
+      if (mode == "linear") {
+        Value dx = sub(cx, fx), dy = sub(cy, fy);
+        wx.append({sub(c(1), dx), dx});
+        wy.append({sub(c(1), dy), dy});
+      } else {
+        cubic(sub(cx, fx), wx);
+        cubic(sub(cy, fy), wy);
+        first = -1;
+      }
+    }
+    SmallVector<std::pair<Value, Value>> xs, ys;
+    for (int64_t t = 0; t < (int64_t)wx.size(); ++t) {
+      xs.push_back(tap(arith::AddIOp::create(b, loc, x0, k.intConst(first + t, i64)), width));
+      ys.push_back(tap(arith::AddIOp::create(b, loc, y0, k.intConst(first + t, i64)), height));
+    }
+    k.forEach({channels}, [&](ValueRange ch) {
+      Value sum = c(0);
+      for (size_t ty = 0; ty < ys.size(); ++ty) {
+        Value row = c(0);
+        for (size_t tx = 0; tx < xs.size(); ++tx) {
+          Value p = k.read(in, {ivs[0], ch[0], ys[ty].first, xs[tx].first}, element);
+          if (zeros)
+            p = select(arith::AndIOp::create(b, loc, ys[ty].second, xs[tx].second), p, c(0));
+          row = add(row, mul(wx[tx], p));
+        }
+        sum = add(sum, mul(wy[ty], row));
+      }
+      k.write(sum, out, {ivs[0], ch[0], ivs[1], ivs[2]}, element);
+    });
+  });
+  return success();
 }
 
 LogicalResult GenericEmitter::emitResize() {

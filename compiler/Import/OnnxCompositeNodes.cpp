@@ -507,6 +507,68 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     return done(y);
   }
 
+  // AffineGrid: the homogeneous coordinates of every output pixel ([P, 3]
+  // in 2-D: x, y, 1; [P, 4] in 3-D), a constant from the constant size,
+  // times theta^T: MatMul(base, Transpose(theta)) [N, P, 2 or 3], reshaped
+  // to [N, (D,) H, W, 2 or 3].
+  if (op == "AffineGrid") {
+    FailureOr<int64_t> align = n.getInt("align_corners", 0);
+    if (failed(arity(2, 2)) || failed(align))
+      return failure();
+    std::optional<SmallVector<int64_t>> size = getConstantInts(in(1));
+    if (!size || (size->size() != 4 && size->size() != 5) ||
+        llvm::any_of(*size, [](int64_t d) { return d <= 0; }))
+      return n.error() << "AffineGrid needs a constant size [N, C, H, W] or [N, C, D, H, W] of "
+                          "positive dims";
+    FailureOr<RankedTensorType> theta = staticType(in(0), "theta");
+    if (failed(theta))
+      return failure();
+    const int64_t spatial = size->size() - 2;
+    Type el = theta->getElementType();
+    if (!isa<FloatType>(el) || theta->getShape() != ArrayRef<int64_t>{(*size)[0], spatial,
+                                                                       spatial + 1})
+      return n.error() << "AffineGrid's theta must be float [" << (*size)[0] << ", " << spatial
+                       << ", " << spatial + 1 << "], got " << *theta;
+    ArrayRef<int64_t> dims = ArrayRef<int64_t>(*size).drop_front(2);
+    int64_t points = 1;
+    for (int64_t d : dims)
+      points *= d;
+    // Normalized coordinate of pixel i of a dim of d: the corners' centers
+    // at -1 and 1 (align_corners), or the pixels' centers in (-1, 1).
+    auto normalized = [&](int64_t i, int64_t d) {
+      if (*align)
+        return d == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(d - 1);
+      return -1.0 + (2.0 * double(i) + 1.0) / double(d);
+    };
+    SmallVector<Attribute> base;
+    for (int64_t p = 0; p < points; ++p) {
+      // (x, y[, z]): the last dim first.
+      int64_t rest = p;
+      SmallVector<double> coords(spatial);
+      for (int64_t d = spatial - 1; d >= 0; --d) {
+        coords[d] = normalized(rest % dims[d], dims[d]);
+        rest /= dims[d];
+      }
+      for (int64_t d = spatial - 1; d >= 0; --d)
+        base.push_back(FloatAttr::get(el, coords[d]));
+      base.push_back(FloatAttr::get(el, 1.0));
+    }
+    auto baseType = RankedTensorType::get({points, spatial + 1}, el);
+    Value baseGrid =
+        ConstantOp::create(builder, loc, baseType, DenseElementsAttr::get(baseType, base));
+    FailureOr<Value> thetaT = mk(TransposeOp::getOperationName(), {in(0)},
+                                 {attr("perm", builder.getDenseI64ArrayAttr({0, 2, 1}))});
+    if (failed(thetaT))
+      return failure();
+    FailureOr<Value> grid = mk(MatMulOp::getOperationName(), {baseGrid, *thetaT});
+    if (failed(grid))
+      return failure();
+    SmallVector<int64_t> shape{(*size)[0]};
+    shape.append(dims.begin(), dims.end());
+    shape.push_back(spatial);
+    return done(mk(ReshapeOp::getOperationName(), {*grid, constI64(loc, shape)}));
+  }
+
   // Size: the element count, an i64 scalar (static shapes).
   if (op == "Size") {
     if (failed(arity(1, 1)))

@@ -104,6 +104,8 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
       .Cases({"ThresholdedRelu", "IsInf", "Mod"}, 10)
       .Case("BitShift", 11)
       .Case("CastLike", 15)
+      .Case("GridSample", 16)
+      .Case("AffineGrid", 20)
       .Cases({"BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"}, 18)
       .Case("Trilu", 14)
       .Cases({"RMSNormalization", "RotaryEmbedding", "Attention"}, 23)

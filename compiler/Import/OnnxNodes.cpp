@@ -678,6 +678,31 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     }
     return take(create<EqualOp>(n, {x, constScalar(loc, builder.getI1Type(), 0)}));
   }
+  // GridSample: opset 16's mode names (bilinear, bicubic) are opset 20's
+  // linear and cubic.
+  if (op == "GridSample") {
+    FailureOr<std::string> mode = n.getString("mode", n.opset >= 20 ? "linear" : "bilinear");
+    FailureOr<std::string> padding = n.getString("padding_mode", "zeros");
+    FailureOr<int64_t> align = n.getInt("align_corners", 0);
+    if (failed(arity(2, 2)) || failed(mode) || failed(padding) || failed(align))
+      return failure();
+    std::string m = *mode == "bilinear" ? "linear" : *mode == "bicubic" ? "cubic" : *mode;
+    if (!llvm::is_contained({"linear", "nearest", "cubic"}, m))
+      return n.error() << "GridSample's mode must be " << (n.opset >= 20 ? "linear" : "bilinear")
+                       << ", nearest or " << (n.opset >= 20 ? "cubic" : "bicubic") << ", got '"
+                       << *mode << "'";
+    if (*align != 0 && *align != 1)
+      return n.error() << "GridSample's align_corners must be 0 or 1, got " << *align;
+    std::optional<int64_t> rank = rankOf(in(0));
+    if (rank && *rank != 4)
+      return n.error() << "GridSample of " << *rank - 2
+                       << "-D images is not supported (only 2-D: N, C, H, W)";
+    SmallVector<NamedAttribute> attrs{attr("mode", builder.getStringAttr(m)),
+                                      attr("padding_mode", builder.getStringAttr(*padding))};
+    if (*align)
+      attrs.push_back(attr("align_corners", builder.getUnitAttr()));
+    return take(create<GridSampleOp>(n, n.inputs, attrs));
+  }
   if (op == "Mod") {
     if (failed(arity(2, 2)))
       return failure();

@@ -591,6 +591,120 @@ Expected<Tensor> col2im(const Tensor &x, ArrayRef<int64_t> image, ArrayRef<int64
   return out;
 }
 
+Expected<Tensor> gridSample(const Tensor &x, const Tensor &grid, llvm::StringRef mode,
+                            llvm::StringRef paddingMode, bool alignCorners) {
+  if (!isFloat(x.dtype()) || grid.dtype() != x.dtype())
+    return kernelError("GridSample takes float data and a grid of its type");
+  if (x.rank() != 4 || grid.rank() != 4 || grid.dim(3) != 2 || grid.dim(0) != x.dim(0))
+    return kernelError("GridSample takes [N, C, H, W] data and an [N, H', W', 2] grid");
+  const int64_t n = x.dim(0), channels = x.dim(1), h = x.dim(2), w = x.dim(3);
+  const int64_t oh = grid.dim(1), ow = grid.dim(2);
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), {n, channels, oh, ow}));
+  const bool zeros = paddingMode == "zeros", border = paddingMode == "border";
+  dispatchDType(x.dtype(), [&]<typename T>() {
+    if constexpr (isFloatType<T>()) {
+      using C = ComputeType<T>;
+      const T *px = x.as<T>(), *pg = grid.as<T>();
+      T *po = out.mutableAs<T>();
+      // Borders of a dim of d pixels: the corner pixels' centers, or their
+      // outer edges.
+      auto lo = [&](int64_t) { return alignCorners ? C(0) : C(-0.5); };
+      auto hi = [&](int64_t d) { return alignCorners ? C(d - 1) : C(d) - C(0.5); };
+      auto reflect = [&](C v, int64_t d) {
+        C l = lo(d), u = hi(d), range = u - l;
+        if (range <= 0)
+          return l;
+        if (v < l) {
+          C dx = l - v, k = std::trunc(dx / range), r = dx - k * range;
+          return std::fmod(k, C(2)) == 0 ? l + r : u - r;
+        }
+        if (v > u) {
+          C dx = v - u, k = std::trunc(dx / range), r = dx - k * range;
+          return std::fmod(k, C(2)) == 0 ? u - r : l + r;
+        }
+        return v;
+      };
+      // A coordinate in pixels: denormalized, far-off or non-finite ones
+      // clamped to +-2^24 (NaN to the low end), then rounded (nearest) and
+      // brought inside by the padding mode.
+      auto coordinate = [&](C g, int64_t d) {
+        C v = alignCorners ? (g + 1) / 2 * C(d - 1) : ((g + 1) * C(d) - 1) / 2;
+        const C far = C(16777216);
+        v = std::isnan(v) ? -far : std::clamp(v, -far, far);
+        if (mode == "nearest")
+          v = std::nearbyint(v);
+        if (v < lo(d) || v > hi(d)) {
+          if (border)
+            v = std::clamp(v, C(0), C(d - 1));
+          else if (!zeros)
+            v = reflect(v, d);
+        }
+        return v;
+      };
+      // Pixel index i of a dim of d pixels, or -1 (reads 0).
+      auto index = [&](int64_t i, int64_t d) -> int64_t {
+        if (i >= 0 && i < d)
+          return i;
+        if (zeros)
+          return -1;
+        if (border)
+          return std::clamp<int64_t>(i, 0, d - 1);
+        return std::clamp<int64_t>(static_cast<int64_t>(reflect(C(i), d)), 0, d - 1);
+      };
+      auto cubic = [](C t, C coeffs[4]) {
+        const C a = C(-0.75);
+        t = std::fabs(t);
+        coeffs[0] = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a;
+        coeffs[1] = ((a + 2) * t - (a + 3)) * t * t + 1;
+        coeffs[2] = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1;
+        coeffs[3] = ((a * (2 - t) - 5 * a) * (2 - t) + 8 * a) * (2 - t) - 4 * a;
+      };
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            const T *g = pg + ((b * oh + i) * ow + j) * 2;
+            C cx = coordinate(C(g[0]), w), cy = coordinate(C(g[1]), h);
+            // Taps along each dim: first index and weights.
+            int taps = mode == "nearest" ? 1 : mode == "linear" ? 2 : 4;
+            int64_t x0, y0;
+            C wx[4] = {1, 0, 0, 0}, wy[4] = {1, 0, 0, 0};
+            if (mode == "nearest") {
+              x0 = static_cast<int64_t>(cx);
+              y0 = static_cast<int64_t>(cy);
+            } else {
+              C fx = std::floor(cx), fy = std::floor(cy);
+              x0 = static_cast<int64_t>(fx);
+              y0 = static_cast<int64_t>(fy);
+              if (mode == "linear") {
+                wx[1] = cx - fx, wx[0] = 1 - wx[1];
+                wy[1] = cy - fy, wy[0] = 1 - wy[1];
+              } else {
+                cubic(cx - fx, wx);
+                cubic(cy - fy, wy);
+                --x0, --y0;
+              }
+            }
+            for (int64_t c = 0; c < channels; ++c) {
+              const T *plane = px + (b * channels + c) * h * w;
+              C sum = 0;
+              for (int ty = 0; ty < taps; ++ty) {
+                int64_t yi = index(y0 + ty, h);
+                C row = 0;
+                for (int tx = 0; tx < taps; ++tx) {
+                  int64_t xi = index(x0 + tx, w);
+                  C p = yi < 0 || xi < 0 ? C(0) : C(plane[yi * w + xi]);
+                  row += wx[tx] * p;
+                }
+                sum += wy[ty] * row;
+              }
+              po[((b * channels + c) * oh + i) * ow + j] = T(sum);
+            }
+          }
+    }
+  });
+  return out;
+}
+
 Expected<Tensor> resize(const Tensor &x, const shape::ResizeParams &params,
                         const shape::ResizePlan &plan, float extrapolationValue) {
   int64_t rank = x.rank();

@@ -555,6 +555,10 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                           ints(get(o.getBlockShape())), o.getStrides(), o.getDilations(),
                           o.getPads()));
       })
+      .Case([&](GridSampleOp o) {
+        return one(gridSample(get(o.getInput()), get(o.getGrid()), o.getMode(),
+                              o.getPaddingMode(), o.getAlignCorners()));
+      })
       .Case([&](ResizeOp o) -> Expected<Results> {
         auto values = [](const Tensor *t) {
           std::optional<SmallVector<double>> v;

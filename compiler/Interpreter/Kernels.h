@@ -74,6 +74,10 @@ Expected<Tensor> col2im(const Tensor &x, llvm::ArrayRef<int64_t> image,
 /// the taps' weights multiplied and summed in double.
 Expected<Tensor> resize(const Tensor &x, const shape::ResizeParams &params,
                         const shape::ResizePlan &plan, float extrapolationValue);
+/// ONNX GridSample of a 4-D input (see nunc.grid_sample), in the data's
+/// compute type as ONNX's reference.
+Expected<Tensor> gridSample(const Tensor &x, const Tensor &grid, llvm::StringRef mode,
+                            llvm::StringRef paddingMode, bool alignCorners);
 Expected<Tensor> averagePool(const Tensor &x, const WindowAttrs &attrs);
 Expected<Tensor> globalAveragePool(const Tensor &x);
 

@@ -1450,6 +1450,30 @@ LogicalResult ResizeOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
+LogicalResult GridSampleOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  if (!llvm::is_contained({"linear", "nearest", "cubic"}, getMode()))
+    return emitError() << "mode must be linear, nearest or cubic, got '" << getMode() << "'";
+  if (!llvm::is_contained({"zeros", "border", "reflection"}, getPaddingMode()))
+    return emitError() << "padding_mode must be zeros, border or reflection, got '"
+                       << getPaddingMode() << "'";
+  Type element = elementOf(getInput());
+  if (elementOf(getGrid()) != element)
+    return emitError() << "the grid must be of the input's type";
+  auto in = dimsOf(getInput()), grid = dimsOf(getGrid());
+  if ((in && in->size() != 4) || (grid && (grid->size() != 4 || (*grid)[3] != 2)))
+    return emitError() << "GridSample takes a 4-D input and an [N, H, W, 2] grid";
+  if (in && grid && (*in)[0] != ShapedType::kDynamic && (*grid)[0] != ShapedType::kDynamic &&
+      (*in)[0] != (*grid)[0])
+    return emitError() << "the input and the grid differ in batch";
+  const int64_t d = ShapedType::kDynamic;
+  int64_t batch = in ? (*in)[0] : d;
+  if (batch == d && grid)
+    batch = (*grid)[0];
+  types.push_back(RankedTensorType::get(
+      {batch, in ? (*in)[1] : d, grid ? (*grid)[1] : d, grid ? (*grid)[2] : d}, element));
+  return success();
+}
+
 LogicalResult MaxPoolOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   auto in = dimsOf(getInput());
   FailureOr<Dims> out = inferWindowed(

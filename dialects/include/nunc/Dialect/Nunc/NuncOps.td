@@ -877,6 +877,28 @@ def Nunc_ResizeOp : Nunc_Op<"resize", [AttrSizedOperandSegments]> {
   }];
 }
 
+def Nunc_GridSampleOp : Nunc_Op<"grid_sample"> {
+  let summary = "Samples NCHW input at a grid's normalized (x, y) points (ONNX GridSample)";
+  let description = [{
+    output[n, c, h, w] interpolates input[n, c] at grid[n, h, w] = (x, y),
+    each in [-1, 1] over the input's width and height (the corner pixels'
+    centers with `align_corners`, else their outer edges). `mode`: nearest
+    (the coordinate rounded half to even), linear (2 x 2 taps) or cubic
+    (4 x 4 taps, Keys' kernel with a = -0.75), rows interpolated first.
+    `padding_mode`: zeros (taps outside read 0), border (coordinates
+    clamped to the image) or reflection (coordinates reflected at the
+    borders until inside). As ONNX's reference and PyTorch's grid_sample.
+  }];
+  let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$grid,
+                       DefaultValuedStrAttr<StrAttr, "linear">:$mode,
+                       DefaultValuedStrAttr<StrAttr, "zeros">:$padding_mode,
+                       UnitAttr:$align_corners);
+  let results = (outs Nunc_Tensor:$output);
+  let assemblyFormat = [{
+    $input `,` $grid attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Nunc_MaxPoolOp : Nunc_Op<"max_pool"> {
   let summary = "N-d max pooling, NCHW";
   let arguments = (ins Nunc_NumericTensor:$input,
