@@ -2557,6 +2557,8 @@ LogicalResult GenericEmitter::emitGridSample() {
     v = clampF(v, -16777216.0, 16777216.0); // (NaN to the low end)
     if (mode == "nearest")
       v = math::RoundEvenOp::create(b, loc, v);
+    if (mode == "cubic")
+      return v; // (its taps are brought inside one by one)
     Value outside = arith::OrIOp::create(b, loc, less(v, c(lo(d))), less(c(hi(d)), v));
     if (border)
       return select(outside, clampF(v, 0, double(d - 1)), v);

@@ -626,14 +626,16 @@ Expected<Tensor> gridSample(const Tensor &x, const Tensor &grid, llvm::StringRef
       };
       // A coordinate in pixels: denormalized, far-off or non-finite ones
       // clamped to +-2^24 (NaN to the low end), then rounded (nearest) and
-      // brought inside by the padding mode.
+      // brought inside by the padding mode (not cubic's: its taps are, one
+      // by one, as PyTorch and onnxruntime; ONNX's reference moves the
+      // coordinate too).
       auto coordinate = [&](C g, int64_t d) {
         C v = alignCorners ? (g + 1) / 2 * C(d - 1) : ((g + 1) * C(d) - 1) / 2;
         const C far = C(16777216);
         v = std::isnan(v) ? -far : std::clamp(v, -far, far);
         if (mode == "nearest")
           v = std::nearbyint(v);
-        if (v < lo(d) || v > hi(d)) {
+        if (mode != "cubic" && (v < lo(d) || v > hi(d))) {
           if (border)
             v = std::clamp(v, C(0), C(d - 1));
           else if (!zeros)

@@ -596,3 +596,49 @@ def test_col2im_matches_onnxruntime(nunc, tmp_path, x_shape, image, block, attrs
                        18)
     x = np.random.default_rng(len(image)).standard_normal(x_shape).astype(np.float32)
     compare(nunc, tmp_path, model, {"x": x})
+
+
+GRID_SAMPLE_CASES = [  # opset, mode, padding_mode, align_corners
+    (16, "bilinear", "zeros", 0), (16, "nearest", "border", 1), (16, "bicubic", "reflection", 0),
+    (20, "linear", "reflection", 1), (20, "cubic", "zeros", 1), (20, "nearest", "reflection", 0),
+    (20, "cubic", "border", 0), (20, "linear", "border", 1), (20, "nearest", "zeros", 0),
+]
+
+
+@pytest.mark.parametrize("opset,mode,padding,align", GRID_SAMPLE_CASES,
+                         ids=[f"{o}-{m}-{p}-{a}" for o, m, p, a in GRID_SAMPLE_CASES])
+def test_grid_sample_matches_onnxruntime(nunc, tmp_path, opset, mode, padding, align):
+    """GridSample of a [2, 3, 7, 9] image on a [2, 5, 11] grid whose points
+    lie inside, on the borders and up to 3 widths outside (reflection then
+    turns several times), at exact pixel centers and half-way points (where
+    nearest rounds half to even), 1 and 2 threads."""
+    r = np.random.default_rng(13)
+    grid = r.uniform(-3.5, 3.5, (2, 5, 11, 2)).astype(np.float32)
+    grid[0, 0, :, 0] = np.linspace(-1, 1, 11)
+    grid[0, 1, :, 1] = np.linspace(-1, 1, 11)
+    grid[1, 0, :, :] = (np.arange(22).reshape(11, 2) - 10) / 8.0  # half-pixel points
+    grid[1, 1, :, :] = r.uniform(-1, 1, (11, 2))
+    feeds = {"x": r.standard_normal((2, 3, 7, 9)).astype(np.float32), "grid": grid}
+    model = make_model([h.make_node("GridSample", ["x", "grid"], ["y"], mode=mode,
+                                    padding_mode=padding, align_corners=align)],
+                       [("x", TP.FLOAT, [2, 3, 7, 9]), ("grid", TP.FLOAT, [2, 5, 11, 2])], {},
+                       opset)
+    compare(nunc, tmp_path, model, feeds)
+
+
+def test_affine_grid_into_grid_sample_matches_onnxruntime(nunc, tmp_path):
+    """A spatial transformer's sampler: AffineGrid of a run-time theta (both
+    align_corners) into GridSample, as torch's affine_grid + grid_sample
+    export."""
+    r = np.random.default_rng(14)
+    theta = (np.array([[1, 0, 0], [0, 1, 0]], np.float32) +
+             0.3 * r.standard_normal((2, 2, 3)).astype(np.float32))
+    size = np.array([2, 3, 6, 10], np.int64)
+    nodes = [h.make_node("AffineGrid", ["theta", "size"], ["g0"], align_corners=0),
+             h.make_node("AffineGrid", ["theta", "size"], ["g1"], align_corners=1),
+             h.make_node("GridSample", ["x", "g0"], ["y"], mode="linear"),
+             h.make_node("GridSample", ["x", "g1"], ["y1"], mode="linear", align_corners=1)]
+    model = make_model(nodes, [("x", TP.FLOAT, [2, 3, 8, 8]), ("theta", TP.FLOAT, [2, 2, 3])],
+                       {"size": size}, 20, outputs=("y", "y1", "g0", "g1"))
+    compare(nunc, tmp_path, model, {"x": r.standard_normal((2, 3, 8, 8)).astype(np.float32),
+                                    "theta": theta})

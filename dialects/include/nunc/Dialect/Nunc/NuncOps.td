@@ -887,7 +887,9 @@ def Nunc_GridSampleOp : Nunc_Op<"grid_sample"> {
     (4 x 4 taps, Keys' kernel with a = -0.75), rows interpolated first.
     `padding_mode`: zeros (taps outside read 0), border (coordinates
     clamped to the image) or reflection (coordinates reflected at the
-    borders until inside). As ONNX's reference and PyTorch's grid_sample.
+    borders until inside); in cubic mode the taps are clamped or reflected
+    one by one instead of the coordinate, as PyTorch's grid_sample and
+    onnxruntime (ONNX's reference does both).
   }];
   let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$grid,
                        DefaultValuedStrAttr<StrAttr, "linear">:$mode,
