@@ -615,6 +615,11 @@ std::optional<RuntimeMatMul> runtimeMatMul(MatMulOp op, Isa isa) {
                 items = c.getNumElements() / (m * n);
   if ((aItems != items && aItems != 1) || (bItems != items && bItems != 1))
     return std::nullopt;
+  // The kernel moves between items and panels by 32-bit immediates (bytes).
+  const int64_t panelFloats = k * x86::GemmKernel::panelWidth(isa);
+  if (std::max({m * k, m * n * items, panelFloats * x86::GemmKernel::numPanels(n, isa)}) * 4 >
+      std::numeric_limits<int32_t>::max())
+    return std::nullopt;
   RuntimeMatMul r;
   r.pack = {bItems, k, n, x86::GemmKernel::panelWidth(isa)};
   x86::GemmConfig &g = r.gemm;

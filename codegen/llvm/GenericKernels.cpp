@@ -2554,7 +2554,10 @@ LogicalResult GenericEmitter::emitGridSample() {
   auto coordinate = [&](Value g, int64_t d) {
     Value v = align ? mul(mul(add(g, c(1)), c(0.5)), c(double(d - 1)))
                     : mul(sub(mul(add(g, c(1)), c(double(d))), c(1)), c(0.5));
-    v = clampF(v, -16777216.0, 16777216.0); // (NaN to the low end)
+    // (Far-off coordinates, NaN to the low end, stay where the integer
+    // conversions are exact.)
+    const double far = ct.isF64() ? 4503599627370496.0 : 16777216.0;
+    v = clampF(v, -far, far);
     if (mode == "nearest")
       v = math::RoundEvenOp::create(b, loc, v);
     if (mode == "cubic")

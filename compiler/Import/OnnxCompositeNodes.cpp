@@ -534,10 +534,14 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     for (int64_t d : dims)
       points *= d;
     // Normalized coordinate of pixel i of a dim of d: the corners' centers
-    // at -1 and 1 (align_corners), or the pixels' centers in (-1, 1).
+    // at -1 and 1 (align_corners), or the pixels' centers in (-1, 1). A dim
+    // of 1 is at 0 either way, as torch's affine_grid (which the op
+    // follows; with align_corners ONNX's reference gives -1, onnxruntime 1).
     auto normalized = [&](int64_t i, int64_t d) {
+      if (d == 1)
+        return 0.0;
       if (*align)
-        return d == 1 ? -1.0 : -1.0 + 2.0 * double(i) / double(d - 1);
+        return -1.0 + 2.0 * double(i) / double(d - 1);
       return -1.0 + (2.0 * double(i) + 1.0) / double(d);
     };
     SmallVector<Attribute> base;

@@ -599,6 +599,8 @@ Expected<Tensor> gridSample(const Tensor &x, const Tensor &grid, llvm::StringRef
     return kernelError("GridSample takes [N, C, H, W] data and an [N, H', W', 2] grid");
   const int64_t n = x.dim(0), channels = x.dim(1), h = x.dim(2), w = x.dim(3);
   const int64_t oh = grid.dim(1), ow = grid.dim(2);
+  if (h == 0 || w == 0)
+    return kernelError("GridSample samples no pixels of an input with an empty height or width");
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), {n, channels, oh, ow}));
   const bool zeros = paddingMode == "zeros", border = paddingMode == "border";
   dispatchDType(x.dtype(), [&]<typename T>() {
@@ -625,13 +627,13 @@ Expected<Tensor> gridSample(const Tensor &x, const Tensor &grid, llvm::StringRef
         return v;
       };
       // A coordinate in pixels: denormalized, far-off or non-finite ones
-      // clamped to +-2^24 (NaN to the low end), then rounded (nearest) and
+      // clamped to +-2^24 (f64: 2^52; NaN to the low end), then rounded (nearest) and
       // brought inside by the padding mode (not cubic's: its taps are, one
       // by one, as PyTorch and onnxruntime; ONNX's reference moves the
       // coordinate too).
       auto coordinate = [&](C g, int64_t d) {
         C v = alignCorners ? (g + 1) / 2 * C(d - 1) : ((g + 1) * C(d) - 1) / 2;
-        const C far = C(16777216);
+        const C far = std::is_same_v<C, double> ? C(4503599627370496.0) : C(16777216);
         v = std::isnan(v) ? -far : std::clamp(v, -far, far);
         if (mode == "nearest")
           v = std::nearbyint(v);

@@ -642,3 +642,20 @@ def test_affine_grid_into_grid_sample_matches_onnxruntime(nunc, tmp_path):
                        {"size": size}, 20, outputs=("y", "y1", "g0", "g1"))
     compare(nunc, tmp_path, model, {"x": r.standard_normal((2, 3, 8, 8)).astype(np.float32),
                                     "theta": theta})
+
+
+def test_affine_grid_of_a_dim_of_one_is_at_zero(nunc, tmp_path):
+    """A dim of 1 sits at 0 with or without align_corners, as torch's
+    affine_grid (ONNX's reference puts it at -1 with align_corners,
+    onnxruntime at 1): the identity theta gives x in [-1, 1] and y 0."""
+    size = np.array([1, 1, 1, 3], np.int64)
+    nodes = [h.make_node("AffineGrid", ["theta", "size"], ["g1"], align_corners=1),
+             h.make_node("AffineGrid", ["theta", "size"], ["g0"], align_corners=0)]
+    model = make_model(nodes, [("theta", TP.FLOAT, [1, 2, 3])], {"size": size}, 20,
+                       outputs=("g1", "g0"))
+    exe, manifest, _ = compile_model(nunc, tmp_path, model)
+    theta = np.array([[[1, 0, 0], [0, 1, 0]]], np.float32)
+    got, _, log = harness.run(exe, manifest, {"theta": theta}, str(tmp_path / "w"))
+    assert got is not None, log
+    np.testing.assert_array_equal(got["g1"], [[[[-1, 0], [0, 0], [1, 0]]]])
+    np.testing.assert_allclose(got["g0"], [[[[-2 / 3, 0], [0, 0], [2 / 3, 0]]]], rtol=1e-6)

@@ -1460,8 +1460,12 @@ LogicalResult GridSampleOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (elementOf(getGrid()) != element)
     return emitError() << "the grid must be of the input's type";
   auto in = dimsOf(getInput()), grid = dimsOf(getGrid());
-  if ((in && in->size() != 4) || (grid && (grid->size() != 4 || (*grid)[3] != 2)))
+  if ((in && in->size() != 4) ||
+      (grid && (grid->size() != 4 || ((*grid)[3] != 2 && !ShapedType::isDynamic((*grid)[3])))))
     return emitError() << "GridSample takes a 4-D input and an [N, H, W, 2] grid";
+  if (in && ((*in)[2] == 0 || (*in)[3] == 0))
+    return emitError() << "GridSample samples no pixels of an input with an empty height or "
+                          "width";
   if (in && grid && (*in)[0] != ShapedType::kDynamic && (*grid)[0] != ShapedType::kDynamic &&
       (*in)[0] != (*grid)[0])
     return emitError() << "the input and the grid differ in batch";
