@@ -3031,13 +3031,34 @@ LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
   return success();
 }
 
-void mlir::nunc::buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c,
-                                     llvm::StringRef symbol) {
+/// A pack kernel's function `symbol` (args) -> i32 at the end of `kernels`,
+/// its first two arguments (source, packed) not aliasing; `b` is left at the
+/// start of its body.
+static Block *packFunction(ModuleOp kernels, OpBuilder &b, llvm::StringRef symbol,
+                           ArrayRef<Type> args) {
+  auto func = func::FuncOp::create(b, kernels.getLoc(), symbol,
+                                   b.getFunctionType(args, {b.getI32Type()}));
+  func.setPrivate();
+  func.setArgAttr(0, "llvm.noalias", b.getUnitAttr());
+  func.setArgAttr(1, "llvm.noalias", b.getUnitAttr());
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  return entry;
+}
+
+/// A builder at the end of `kernels`, with the dialects pack kernels use.
+static OpBuilder packBuilder(ModuleOp kernels) {
   MLIRContext *ctx = kernels.getContext();
   ctx->loadDialect<func::FuncDialect, arith::ArithDialect, memref::MemRefDialect,
                    scf::SCFDialect>();
   OpBuilder b(ctx);
   b.setInsertionPointToEnd(kernels.getBody());
+  return b;
+}
+
+void mlir::nunc::buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c,
+                                     llvm::StringRef symbol) {
+  OpBuilder b = packBuilder(kernels);
   Location loc = kernels.getLoc();
   int64_t p = c.outH * c.outW, nr = c.panelWidth, panels = (p + nr - 1) / nr;
   int64_t ck = c.channels * c.kernelH * c.kernelW;
@@ -3048,12 +3069,7 @@ void mlir::nunc::buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c,
   if (c.zeroPointPadding)
     args.push_back(MemRefType::get({2}, b.getI32Type()));
   args.push_back(b.getIndexType());
-  auto func = func::FuncOp::create(b, loc, symbol, b.getFunctionType(args, {b.getI32Type()}));
-  func.setPrivate();
-  func.setArgAttr(0, "llvm.noalias", b.getUnitAttr());
-  func.setArgAttr(1, "llvm.noalias", b.getUnitAttr());
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  Block *entry = packFunction(kernels, b, symbol, args);
   KernelBuilder k(b, loc);
   Value in = entry->getArgument(0), out = entry->getArgument(1),
         task = entry->getArguments().back();
@@ -3117,23 +3133,13 @@ void mlir::nunc::buildConvPackKernel(ModuleOp kernels, const ConvPackConfig &c,
 
 void mlir::nunc::buildPanelPackKernel(ModuleOp kernels, const PanelPackConfig &c,
                                       llvm::StringRef symbol) {
-  MLIRContext *ctx = kernels.getContext();
-  ctx->loadDialect<func::FuncDialect, arith::ArithDialect, memref::MemRefDialect,
-                   scf::SCFDialect>();
-  OpBuilder b(ctx);
-  b.setInsertionPointToEnd(kernels.getBody());
+  OpBuilder b = packBuilder(kernels);
   Location loc = kernels.getLoc();
   const int64_t nr = c.panelWidth, panels = (c.n + nr - 1) / nr;
   Type f32 = b.getF32Type();
   auto inType = MemRefType::get({c.batch, c.k, c.n}, f32);
   auto outType = MemRefType::get({c.batch, panels, c.k, nr}, f32);
-  auto func = func::FuncOp::create(
-      b, loc, symbol, b.getFunctionType({inType, outType, b.getIndexType()}, {b.getI32Type()}));
-  func.setPrivate();
-  func.setArgAttr(0, "llvm.noalias", b.getUnitAttr());
-  func.setArgAttr(1, "llvm.noalias", b.getUnitAttr());
-  Block *entry = func.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  Block *entry = packFunction(kernels, b, symbol, {inType, outType, b.getIndexType()});
   KernelBuilder k(b, loc);
   Value in = entry->getArgument(0), out = entry->getArgument(1), task = entry->getArgument(2);
   Value matrix = arith::DivUIOp::create(b, loc, task, k.index(panels));
