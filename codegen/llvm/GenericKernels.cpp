@@ -643,7 +643,7 @@ FailureOr<Value> GenericEmitter::emit() {
                IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
   else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
-               ArgMinOp, CumSumOp, TopKOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
+               ArgMinOp, CumSumOp, CumProdOp, TopKOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();
@@ -1626,17 +1626,23 @@ LogicalResult GenericEmitter::emitReduction() {
         });
         return success();
       })
-      .Case([&](CumSumOp c) -> LogicalResult {
-        // Each line along the axis: a running sum carried by the loop, in
-        // the compute type (integers wrap), in order or from the end.
-        ArrayRef<int64_t> in = shapeOf(c.getData());
-        const int64_t rank = in.size(), axis = shape::wrapAxis(c.getAxis(), rank);
+      .Case<CumSumOp, CumProdOp>([&](Operation *c) -> LogicalResult {
+        // Each line along the axis: a running sum (product) carried by the
+        // loop, in the compute type (integers wrap), in order or from the
+        // end.
+        const bool product = isa<CumProdOp>(c);
+        ArrayRef<int64_t> in = shapeOf(c->getOperand(0));
+        const int64_t rank = in.size();
+        const int64_t axis = shape::wrapAxis(c->getAttrOfType<IntegerAttr>("axis").getInt(), rank);
         const int64_t n = in[axis];
-        bool exclusive = c.getExclusive() != 0, reverse = c.getReverse() != 0;
-        Type el = elementOf(c.getData()), ct = KernelBuilder::computeType(el);
+        bool exclusive = c->getAttrOfType<IntegerAttr>("exclusive").getInt() != 0,
+             reverse = c->getAttrOfType<IntegerAttr>("reverse").getInt() != 0;
+        Type el = elementOf(c->getOperand(0)), ct = KernelBuilder::computeType(el);
         SmallVector<int64_t> kept(in);
         kept[axis] = 1;
-        Value zero = isa<FloatType>(ct) ? k.floatConst(0, ct) : k.intConst(0, ct);
+        const double start = product ? 1 : 0;
+        Value zero = isa<FloatType>(ct) ? k.floatConst(start, ct)
+                                        : k.intConst(static_cast<int64_t>(start), ct);
         k.forEach(kept, [&](ValueRange ivs) {
           scf::ForOp::create(
               b, loc, k.index(0), k.index(n), k.index(1), ValueRange{zero},
@@ -1645,7 +1651,8 @@ LogicalResult GenericEmitter::emitReduction() {
                 b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
                 SmallVector<Value> idx(ivs);
                 idx[axis] = reverse ? Value(arith::SubIOp::create(b, loc, k.index(n - 1), s)) : s;
-                Value sum = k.add(acc[0], k.read(operandMem(0), idx, el));
+                Value x = k.read(operandMem(0), idx, el);
+                Value sum = product ? k.mul(acc[0], x) : k.add(acc[0], x);
                 k.write(exclusive ? acc[0] : sum, resultMem(), idx, el);
                 scf::YieldOp::create(nested, loc, ValueRange{sum});
               });

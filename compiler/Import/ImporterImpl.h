@@ -31,7 +31,7 @@ inline const llvm::StringRef kSupportedOps[] = {
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
     "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
     "TopK", "LSTM", "GRU", "RNN", "GatherND", "ScatterND", "ScatterElements", "Scatter",
-    "Attention", "GridSample", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
+    "Attention", "GridSample", "CumProd", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
     "BitShift",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
@@ -43,7 +43,7 @@ inline const llvm::StringRef kCompositeOps[] = {
     "Dropout", "LogSoftmax", "Hardmax", "Trilu", "ReduceL1", "ReduceL2", "ReduceSumSquare",
     "ReduceLogSum", "ReduceLogSumExp", "LpNormalization", "MeanVarianceNormalization", "LRN",
     "IsNaN", "IsInf", "OneHot", "Shrink", "Size", "Einsum", "RMSNormalization",
-    "RotaryEmbedding", "AffineGrid"};
+    "RotaryEmbedding", "AffineGrid", "Swish", "SwiGLU"};
 /// onnxruntime's com.microsoft operators (version 1): the quantized ones
 /// its quantize_static writes in QOperator format, each imported as the
 /// DequantizeLinear -> f32 op -> QuantizeLinear it stands for (its own

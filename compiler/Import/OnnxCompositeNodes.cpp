@@ -475,6 +475,29 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
   }
 
   // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+  // Swish(x) = x sigmoid(alpha x); SwiGLU(a, b) = Swish(a) b, a and b of
+  // one shape. (alpha 1 leaves x sigmoid(x), which the fusions take as
+  // SiLU.)
+  if (op == "Swish" || op == "SwiGLU") {
+    const bool glu = op == "SwiGLU";
+    FailureOr<float> alpha = n.getFloat("alpha", 1.f);
+    if (failed(arity(glu ? 2 : 1, glu ? 2 : 1)) || failed(alpha))
+      return failure();
+    if (glu && in(0).getType() != in(1).getType())
+      return n.error() << "SwiGLU's inputs must be of one type and shape (no broadcasting), got "
+                       << in(0).getType() << " and " << in(1).getType();
+    Value x = in(0);
+    FailureOr<Value> gate = x;
+    if (*alpha != 1.f)
+      gate = mk(MulOp::getOperationName(), {x, constScalar(loc, element(x), *alpha)});
+    if (succeeded(gate))
+      gate = mk(SigmoidOp::getOperationName(), {*gate});
+    FailureOr<Value> y = succeeded(gate) ? mk(MulOp::getOperationName(), {x, *gate}) : gate;
+    if (glu && succeeded(y))
+      y = mk(MulOp::getOperationName(), {*y, in(1)});
+    return done(y);
+  }
+
   if (op == "Shrink") {
     FailureOr<float> lambd = n.getFloat("lambd", 0.5f), bias = n.getFloat("bias", 0.f);
     if (failed(arity(1, 1)) || failed(lambd) || failed(bias))

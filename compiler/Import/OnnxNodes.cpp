@@ -432,18 +432,19 @@ LogicalResult Importer::convert(NodeContext &n, SmallVectorImpl<Value> &outputs)
     return take(create<ScatterElementsOp>(n, n.inputs, attrs));
   }
 
-  // CumSum: its axis (an input) must be a constant.
-  if (op == "CumSum") {
+  // CumSum and CumProd: the axis (an input) must be a constant.
+  if (op == "CumSum" || op == "CumProd") {
     FailureOr<int64_t> exclusive = n.getInt("exclusive", 0), reverse = n.getInt("reverse", 0);
     if (failed(arity(2, 2)) || failed(exclusive) || failed(reverse))
       return failure();
     std::optional<SmallVector<int64_t>> axis = getConstantInts(in(1));
     if (!axis || axis->size() != 1)
-      return n.error() << "CumSum needs its axis to be a constant scalar";
-    return take(create<CumSumOp>(n, {in(0)},
-                                 {attr("axis", builder.getI64IntegerAttr((*axis)[0])),
-                                  attr("exclusive", builder.getI64IntegerAttr(*exclusive)),
-                                  attr("reverse", builder.getI64IntegerAttr(*reverse))}));
+      return n.error() << op << " needs its axis to be a constant scalar";
+    SmallVector<NamedAttribute> attrs{attr("axis", builder.getI64IntegerAttr((*axis)[0])),
+                                      attr("exclusive", builder.getI64IntegerAttr(*exclusive)),
+                                      attr("reverse", builder.getI64IntegerAttr(*reverse))};
+    return take(op == "CumSum" ? create<CumSumOp>(n, {in(0)}, attrs)
+                               : create<CumProdOp>(n, {in(0)}, attrs));
   }
 
   if (op == "Reshape") {

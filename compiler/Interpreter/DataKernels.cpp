@@ -294,10 +294,13 @@ Expected<Tensor> scatterElements(const Tensor &data, const Tensor &indices,
   return out;
 }
 
-Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reverse) {
+Expected<Tensor> cumulative(const Tensor &x, int64_t axis, bool exclusive, bool reverse,
+                            bool product) {
+  const char *name = product ? "CumProd" : "CumSum";
   if (x.dtype() == DType::Bool)
-    return kernelError("CumSum does not take bool tensors");
-  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), "CumSum axis"));
+    return kernelError(llvm::Twine(name) + " does not take bool tensors");
+  const std::string what = std::string(name) + " axis";
+  NUNC_ASSIGN_OR_RETURN(a, shape::normalizeAxis(axis, x.rank(), what));
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(x.dtype(), x.shape()));
   int64_t outer = 1, inner = 1, n = x.dim(a);
   for (int64_t d = 0; d < a; ++d)
@@ -312,15 +315,17 @@ Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reve
       T *o = out.mutableAs<T>();
       for (int64_t b = 0; b < outer; ++b)
         for (int64_t i = 0; i < inner; ++i) {
-          Acc acc = 0;
+          // (Integers in their unsigned type: products and sums wrap.)
+          Acc acc = product ? 1 : 0;
+          auto step = [&](Acc v) { acc = product ? Acc(acc * v) : Acc(acc + v); };
           for (int64_t s = 0; s < n; ++s) {
             const int64_t at = (b * n + (reverse ? n - 1 - s : s)) * inner + i;
             const Acc v = static_cast<Acc>(static_cast<C>(in[at]));
             if (!exclusive)
-              acc += v;
+              step(v);
             o[at] = T(static_cast<C>(acc));
             if (exclusive)
-              acc += v;
+              step(v);
           }
         }
     }

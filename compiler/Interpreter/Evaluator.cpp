@@ -497,9 +497,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
       .Case([&](TopKOp o) {
         return many(topK(get(o.getInput()), o.getK(), o.getAxis(), o.getLargest() != 0));
       })
+      .Case([&](CumProdOp o) {
+        return one(cumulative(get(o.getData()), o.getAxis(), o.getExclusive() != 0,
+                              o.getReverse() != 0, /*product=*/true));
+      })
       .Case([&](CumSumOp o) {
-        return one(cumSum(get(o.getData()), o.getAxis(), o.getExclusive() != 0,
-                          o.getReverse() != 0));
+        return one(cumulative(get(o.getData()), o.getAxis(), o.getExclusive() != 0,
+                              o.getReverse() != 0, /*product=*/false));
       })
       .Case([&](ReshapeOp o) {
         return one(reshape(get(o.getData()), get(o.getShape()), o.getAllowzero() != 0));

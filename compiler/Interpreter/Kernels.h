@@ -120,7 +120,9 @@ Expected<llvm::SmallVector<Tensor, 2>> topK(const Tensor &x, int64_t k, int64_t 
                                             bool largest);
 /// CumSum along `axis` (floats summed in their compute type in order,
 /// integers wrapping).
-Expected<Tensor> cumSum(const Tensor &x, int64_t axis, bool exclusive, bool reverse);
+/// CumSum, or with `product` CumProd.
+Expected<Tensor> cumulative(const Tensor &x, int64_t axis, bool exclusive, bool reverse,
+                            bool product);
 Expected<Tensor> reshape(const Tensor &data, const Tensor &shape, bool allowZero);
 Expected<Tensor> flatten(const Tensor &x, int64_t axis);
 Expected<Tensor> transpose(const Tensor &x, llvm::ArrayRef<int64_t> perm);

@@ -346,8 +346,9 @@ std::string BatchAnalysis::check(Operation *op) {
         std::string why = notLeadingAxis(t.getAxis(), rank(t.getInput()), "the axis");
         return why.empty() ? onlyFirstBatched(t) : why;
       })
-      .Case<CumSumOp>([&](CumSumOp c) -> std::string {
-        std::string why = notLeadingAxis(c.getAxis(), rank(c.getData()), "the axis");
+      .Case<CumSumOp, CumProdOp>([&](Operation *c) -> std::string {
+        std::string why = notLeadingAxis(c->getAttrOfType<IntegerAttr>("axis").getInt(),
+                                         rank(c->getOperand(0)), "the axis");
         return why.empty() ? onlyFirstBatched(c) : why;
       })
       .Case<GatherElementsOp>([&](GatherElementsOp g) -> std::string {

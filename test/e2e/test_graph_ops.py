@@ -315,6 +315,42 @@ def test_mod_bitwise_and_shifts(nunc, tmp_path, target):
             np.testing.assert_array_equal(a, wv, err_msg=k)
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_cumprod_swish_and_swiglu(nunc, tmp_path, target):
+    """CumProd (f32 and int32, exclusive and reverse, a negative axis)
+    against onnxruntime; Swish and SwiGLU with alpha 0.5 (which onnxruntime
+    1.32 does not run at opset 26 and 28) against their definitions in
+    numpy."""
+    r = np.random.default_rng(15)
+    n = h.make_node
+    c = lambda name, value: n("Constant", [], [name], value=nh.from_array(np.asarray(value), name))
+    x = r.uniform(0.5, 1.5, (3, 5, 4)).astype(np.float32)
+    i = r.integers(-3, 4, (4, 6)).astype(np.int32)
+    feeds = {"x": x, "i": i}
+    nodes = [c("a1", np.array(1, np.int64)), c("am1", np.array(-1, np.int64)),
+             n("CumProd", ["x", "a1"], ["cp"]),
+             n("CumProd", ["x", "am1"], ["cp_ex_rev"], exclusive=1, reverse=1),
+             n("CumProd", ["i", "am1"], ["cp_int"], reverse=1)]
+    ins = [h.make_tensor_value_info("x", F, list(x.shape)),
+           h.make_tensor_value_info("i", I32, list(i.shape))]
+    outs = [h.make_empty_tensor_value_info(o) for o in ("cp", "cp_ex_rev", "cp_int")]
+    ort_model = h.make_model(h.make_graph(nodes, "cum", ins, outs),
+                             opset_imports=[h.make_opsetid("", 26)])
+    want = harness.onnxruntime_outputs(ort_model, feeds)
+    b = r.standard_normal(x.shape).astype(np.float32)
+    want["sw"] = (x * (1 / (1 + np.exp(-0.5 * x.astype(np.float64))))).astype(np.float32)
+    want["glu"] = (want["sw"].astype(np.float64) * b).astype(np.float32)
+    model = h.make_model(h.make_graph(
+        nodes + [n("Swish", ["x"], ["sw"], alpha=0.5),
+                 n("SwiGLU", ["x", "b"], ["glu"], alpha=0.5)], "cum",
+        ins + [h.make_tensor_value_info("b", F, list(b.shape))],
+        outs + [h.make_empty_tensor_value_info(o) for o in ("sw", "glu")]),
+        opset_imports=[h.make_opsetid("", 28)])
+    got, log = compile_and_run(nunc, tmp_path, model, dict(feeds, b=b), target)
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=1e-6)
+
+
 def recurrent_model(r, op, T, batch, inputs, hidden, direction="forward", lens=None,
                     layout=0, **attrs):
     gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]

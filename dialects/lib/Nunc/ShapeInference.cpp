@@ -883,15 +883,23 @@ LogicalResult TopKOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   return success();
 }
 
-LogicalResult CumSumOp::inferResultTypes(SmallVectorImpl<Type> &types) {
-  if (auto t = dyn_cast<RankedTensorType>(getData().getType())) {
-    const int64_t axis = getAxis();
+/// CumSum and CumProd: the data's type; the axis within its rank.
+template <typename OpT>
+static LogicalResult inferCumulative(OpT op, llvm::StringRef name, SmallVectorImpl<Type> &types) {
+  if (auto t = dyn_cast<RankedTensorType>(op.getData().getType())) {
+    const int64_t axis = op.getAxis();
     if (t.getRank() == 0 || axis < -t.getRank() || axis >= t.getRank())
-      return emitError() << "CumSum axis " << axis << " is out of range for rank "
-                         << t.getRank();
+      return op.emitError() << name << " axis " << axis
+                            << " is out of range for rank " << t.getRank();
   }
-  types.push_back(getData().getType());
+  types.push_back(op.getData().getType());
   return success();
+}
+LogicalResult CumSumOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferCumulative(*this, "CumSum", types);
+}
+LogicalResult CumProdOp::inferResultTypes(SmallVectorImpl<Type> &types) {
+  return inferCumulative(*this, "CumProd", types);
 }
 
 LogicalResult ReshapeOp::inferResultTypes(SmallVectorImpl<Type> &types) {

@@ -486,14 +486,20 @@ def Nunc_ReduceProdOp : Nunc_ReduceOp<"reduce_prod"> {
   let summary = "Product over axes (1 over none; integers wrap)";
 }
 
-def Nunc_CumSumOp : Nunc_Op<"cum_sum"> {
-  let summary = "Running sum along axis (exclusive: the element itself left out; reverse: "
-                "from the end; integers wrap)";
+class Nunc_CumulativeOp<string mnemonic> : Nunc_Op<mnemonic> {
   let arguments = (ins Nunc_NumericTensor:$data, I64Attr:$axis,
                        DefaultValuedAttr<I64Attr, "0">:$exclusive,
                        DefaultValuedAttr<I64Attr, "0">:$reverse);
   let results = (outs Nunc_NumericTensor:$output);
   let assemblyFormat = "$data attr-dict `:` type($data) `->` type($output)";
+}
+def Nunc_CumSumOp : Nunc_CumulativeOp<"cum_sum"> {
+  let summary = "Running sum along axis (exclusive: the element itself left out; reverse: "
+                "from the end; integers wrap)";
+}
+def Nunc_CumProdOp : Nunc_CumulativeOp<"cum_prod"> {
+  let summary = "Running product along axis (exclusive: the element itself left out, the "
+                "first 1; reverse: from the end; integers wrap)";
 }
 
 def Nunc_TopKOp : Nunc_Op<"top_k"> {
