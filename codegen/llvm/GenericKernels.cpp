@@ -643,7 +643,8 @@ FailureOr<Value> GenericEmitter::emit() {
                IdentityOp, ConstantOfShapeOp, ShapeOp>(op))
     r = emitDataMovement(status);
   else if (isa<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp, ArgMaxOp,
-               ArgMinOp, CumSumOp, CumProdOp, TopKOp, SoftmaxOp, LayerNormOp, GlobalAveragePoolOp>(op))
+               ArgMinOp, CumSumOp, CumProdOp, TopKOp, SoftmaxOp, LayerNormOp,
+               GlobalAveragePoolOp>(op))
     r = emitReduction();
   else if (isa<MatMulOp, GemmOp, LinearOp, AttentionOp>(op))
     r = emitContraction();

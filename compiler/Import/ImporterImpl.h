@@ -31,8 +31,8 @@ inline const llvm::StringRef kSupportedOps[] = {
     "GlobalMaxPool", "DepthToSpace", "SpaceToDepth", "Tile", "InstanceNormalization",
     "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
     "TopK", "LSTM", "GRU", "RNN", "GatherND", "ScatterND", "ScatterElements", "Scatter",
-    "Attention", "GridSample", "CumProd", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot",
-    "BitShift",
+    "Attention", "GridSample", "CumProd", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+    "BitwiseNot", "BitShift",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

@@ -652,7 +652,8 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
   // Key j is allowed for the query at position p iff p - j lies in
   // [lowest, highest]: causal p - j >= 0, a left window p - j <= left, a
   // right window j - p <= right.
-  int64_t lowest = std::numeric_limits<int64_t>::min(), highest = std::numeric_limits<int64_t>::max();
+  int64_t lowest = std::numeric_limits<int64_t>::min();
+  int64_t highest = std::numeric_limits<int64_t>::max();
   if (*causal)
     lowest = 0;
   if (*right >= 0)

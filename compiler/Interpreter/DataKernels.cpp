@@ -317,7 +317,12 @@ Expected<Tensor> cumulative(const Tensor &x, int64_t axis, bool exclusive, bool 
         for (int64_t i = 0; i < inner; ++i) {
           // (Integers in their unsigned type: products and sums wrap.)
           Acc acc = product ? 1 : 0;
-          auto step = [&](Acc v) { acc = product ? Acc(acc * v) : Acc(acc + v); };
+          auto step = [&](Acc v) {
+            if constexpr (std::is_integral_v<Acc>) // (u16 * u16 would overflow int)
+              acc = product ? Acc(uint64_t(acc) * uint64_t(v)) : Acc(uint64_t(acc) + uint64_t(v));
+            else
+              acc = product ? acc * v : acc + v;
+          };
           for (int64_t s = 0; s < n; ++s) {
             const int64_t at = (b * n + (reverse ? n - 1 - s : s)) * inner + i;
             const Acc v = static_cast<Acc>(static_cast<C>(in[at]));
