@@ -474,7 +474,6 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     return done(mk(WhereOp::getOperationName(), {*hit, *on, *off}));
   }
 
-  // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
   // Swish(x) = x sigmoid(alpha x); SwiGLU(a, b) = Swish(a) b, a and b of
   // one shape. (alpha 1 leaves x sigmoid(x), which the fusions take as
   // SiLU.)
@@ -498,6 +497,7 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     return done(y);
   }
 
+  // Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
   if (op == "Shrink") {
     FailureOr<float> lambd = n.getFloat("lambd", 0.5f), bias = n.getFloat("bias", 0.f);
     if (failed(arity(1, 1)) || failed(lambd) || failed(bias))
