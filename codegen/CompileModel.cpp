@@ -589,15 +589,18 @@ bool nativeLinear(LinearOp lin) {
 }
 
 /// A MatMul of run-time f32 matrices on the GEMM kernel: B packed into the
-/// kernel's panels at run time (in scratch), then one GEMM per batch item.
+/// kernel's panels at run time (in scratch; at compile time where B is a
+/// constant, one matrix per item), then one GEMM per batch item.
 /// Batch dims are A's and B's alike, or all 1 on one side (shared); a B
 /// shared by every item makes one GEMM of all of A's rows.
 struct RuntimeMatMul {
   x86::GemmConfig gemm;
   PanelPackConfig pack;
+  bool constantB = false;
   int64_t panels(Isa isa) const { return x86::GemmKernel::numPanels(pack.n, isa); }
+  /// The scratch the run-time packing takes.
   int64_t packedBytes(Isa isa) const {
-    return pack.batch * panels(isa) * pack.k * pack.panelWidth * 4;
+    return constantB ? 0 : pack.batch * panels(isa) * pack.k * pack.panelWidth * 4;
   }
 };
 
@@ -622,6 +625,7 @@ std::optional<RuntimeMatMul> runtimeMatMul(MatMulOp op, Isa isa) {
     return std::nullopt;
   RuntimeMatMul r;
   r.pack = {bItems, k, n, x86::GemmKernel::panelWidth(isa)};
+  r.constantB = matchPattern(op.getB(), m_Constant());
   x86::GemmConfig &g = r.gemm;
   g.m = m;
   g.n = n;
@@ -2018,27 +2022,45 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     std::optional<RuntimeMatMul> r = runtimeMatMul(mm, isa);
     if (!r)
       return false;
-    KernelCall pack;
-    pack.symbol = call.symbol + "_pack";
-    buildPanelPackKernel(*kernelModule, r->pack, pack.symbol + "_impl");
-    pack.generic = true;
-    pack.tasks = r->pack.batch * r->panels(isa);
-    pack.args = {KernelArg::storage(step.operands[1]), KernelArg::storage(step.scratch)};
-    pack.description = "B into panels";
-    genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
-    call.prelude.push_back(std::move(pack));
+    KernelArg packed = KernelArg::storage(step.scratch);
+    if (r->constantB) {
+      ElementsAttr attr;
+      SmallVector<char> raw;
+      if (!matchPattern(mm.getB(), m_Constant(&attr)) || !readRawElements(attr, raw))
+        return mm.emitError("reading the constant B of a MatMul failed");
+      std::vector<float> panels;
+      const int64_t matrix = r->pack.k * r->pack.n;
+      for (int64_t item = 0; item < r->pack.batch; ++item) {
+        std::vector<float> p = x86::GemmKernel::packWeights(
+            reinterpret_cast<const float *>(raw.data()) + item * matrix, r->pack.k, r->pack.n,
+            isa);
+        panels.insert(panels.end(), p.begin(), p.end());
+      }
+      packed = KernelArg::blob(blob.add(reinterpret_cast<const char *>(panels.data()),
+                                        panels.size() * 4));
+    } else {
+      KernelCall pack;
+      pack.symbol = call.symbol + "_pack";
+      buildPanelPackKernel(*kernelModule, r->pack, pack.symbol + "_impl");
+      pack.generic = true;
+      pack.tasks = r->pack.batch * r->panels(isa);
+      pack.args = {KernelArg::storage(step.operands[1]), KernelArg::storage(step.scratch)};
+      pack.description = "B into panels";
+      genericImpls[pack.symbol] = {pack.symbol + "_impl", 2, true};
+      call.prelude.push_back(std::move(pack));
+    }
     std::unique_ptr<x86::JitKernel> kernel = x86::GemmKernel::generate(r->gemm, isa);
     if (!kernel)
       return mm.emitError("generating the GEMM kernel failed (xbyak error ")
              << Xbyak::GetError() << ")";
     // (No bias and no residual: their arguments are never read.)
-    call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.scratch),
-                 KernelArg::storage(step.scratch), KernelArg::storage(step.operands[0]),
-                 KernelArg::storage(step.results[0])};
+    call.args = {KernelArg::storage(step.operands[0]), packed, packed,
+                 KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0])};
     call.tasks = x86::GemmKernel::numTasks(r->gemm, isa);
-    call.description = llvm::formatv("matmul.{0}[{1} x {2}x{3}x{4}], B packed at run time",
+    call.description = llvm::formatv("matmul.{0}[{1} x {2}x{3}x{4}], B packed at {5} time",
                                      isa == Isa::Avx512 ? "avx512" : "avx2", r->gemm.batch,
-                                     r->gemm.m, r->gemm.n, r->gemm.k)
+                                     r->gemm.m, r->gemm.n, r->gemm.k,
+                                     r->constantB ? "compile" : "run")
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

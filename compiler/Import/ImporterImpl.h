@@ -232,6 +232,15 @@ private:
       return failure();
     return (*op)->getResult(0);
   }
+  /// One op of a composition, or null where it or an operand failed (its
+  /// error already reported), so a chain of them is checked once, at its end.
+  Value createChained(NodeContext &n, llvm::StringRef name, ArrayRef<Value> operands,
+                      ArrayRef<NamedAttribute> attrs = {}) {
+    if (llvm::any_of(operands, [](Value v) { return !v; }))
+      return Value();
+    FailureOr<Value> r = firstResult(create(n, name, operands, attrs, 1));
+    return failed(r) ? Value() : *r;
+  }
   Value constI64(Location loc, ArrayRef<int64_t> values, bool scalar = false);
   Value constScalar(Location loc, Type element, double value);
 

@@ -45,14 +45,9 @@ LogicalResult Importer::convertAttention(NodeContext &n, SmallVectorImpl<Value> 
   auto in = [&](unsigned i) { return n.input(i); };
   Type f32 = builder.getF32Type();
 
-  // One op of the expansion; null where it or an operand failed (its
-  // error already reported), so a chain is checked once, at its end.
   auto make = [&](llvm::StringRef name, ArrayRef<Value> operands,
-                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
-    if (llvm::any_of(operands, [](Value v) { return !v; }))
-      return Value();
-    FailureOr<Value> r = firstResult(create(n, name, operands, attrs, 1));
-    return failed(r) ? Value() : *r;
+                  ArrayRef<NamedAttribute> attrs = {}) {
+    return createChained(n, name, operands, attrs);
   };
   auto add = [&](Value a, Value b) { return make(AddOp::getOperationName(), {a, b}); };
   auto sub = [&](Value a, Value b) { return make(SubOp::getOperationName(), {a, b}); };
@@ -562,14 +557,9 @@ LogicalResult Importer::convertOnnxAttention(NodeContext &n,
                           "most " << total << " keys long, got " << maskType;
   }
 
-  // One op of the expansion; null where it or an operand failed (its error
-  // already reported), so the chain is checked once, at its end.
   auto make = [&](llvm::StringRef name, ArrayRef<Value> operands,
-                  ArrayRef<NamedAttribute> attrs = {}) -> Value {
-    if (llvm::any_of(operands, [](Value x) { return !x; }))
-      return Value();
-    FailureOr<Value> r = firstResult(create(n, name, operands, attrs, 1));
-    return failed(r) ? Value() : *r;
+                  ArrayRef<NamedAttribute> attrs = {}) {
+    return createChained(n, name, operands, attrs);
   };
   auto reshape = [&](Value x, ArrayRef<int64_t> shape) {
     return make(ReshapeOp::getOperationName(), {x, constI64(n.loc, shape)});
