@@ -119,7 +119,6 @@ bool readsU8AttentionInputs(Int8Isa int8) {
 /// The x86 attention kernel's view of an attention op, if it can run it.
 std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
-  auto k = cast<RankedTensorType>(op.getKey().getType());
   x86::AttentionConfig c;
   if (llvm::isa<quant::QuantizedType>(q.getElementType())) {
     // u8 codes (the verifier checked all three), whatever storage range
@@ -131,10 +130,13 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
     return std::nullopt;
   }
   c.batch = q.getDimSize(0);
-  c.seq = q.getDimSize(1);
-  c.keys = k.getDimSize(1);
+  c.seq = op.queryLength();
+  c.keys = op.keyLength();
   c.heads = op.getNumHeads();
-  c.headDim = op.hiddenSize() / c.heads;
+  c.headDim = op.headDim();
+  c.kvHeads = op.numKvHeads();
+  for (unsigned i = 0; i < 4; ++i)
+    c.headsMajor[i] = op.isHeadsMajor(i);
   if (op.getInputOffsets())
     for (unsigned i = 0; i < 3; ++i) {
       c.inputStrides[i] = cast<ShapedType>(op->getOperand(i).getType()).getDimSize(2);
@@ -1648,7 +1650,7 @@ LogicalResult ModelCompiler::selectKernels() {
       if (std::optional<x86::AttentionConfig> c = attentionConfig(at, isa))
         return x86::AttentionKernel::scratchBytes(*c, isa);
       // The generic kernel keeps one row of probabilities.
-      return cast<RankedTensorType>(at.getKey().getType()).getDimSize(1) * 4;
+      return at.keyLength() * 4;
     }
     return 0;
   };
@@ -3057,19 +3059,29 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(at.getMask() ? step.operands[3] : q),
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.scratch)};
     call.tasks = x86::AttentionKernel::numTasks(*cfg);
+    // " KV=2" for grouped query heads, " heads-first: q k" for such operands.
+    std::string layout;
+    if (cfg->kvHeads != cfg->heads)
+      layout += llvm::formatv(" KV={0}", cfg->kvHeads).str();
+    if (llvm::is_contained(cfg->headsMajor, true)) {
+      layout += " heads-first:";
+      for (auto [i, name] : llvm::enumerate(std::array{"q", "k", "v", "out"}))
+        if (cfg->headsMajor[i])
+          layout += std::string(" ") + name;
+    }
     int grids = 0;
     for (const x86::Activation *g : {&cfg->scores, &cfg->scaled, &cfg->logits, &cfg->probs,
                                      &cfg->output})
       grids += g->kind == x86::Activation::FakeQuant;
     call.description =
-        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}]{6}{7}{8}{9}",
+        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}{10}]{6}{7}{8}{9}",
                       cfg->u8Inputs ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
                       cfg->batch, cfg->seq, cfg->keys, cfg->heads, cfg->headDim,
                       cfg->u8Inputs ? " u8 q k v" : "", cfg->mask ? " +mask" : "",
                       grids ? llvm::formatv(" +{0} grids", grids).str() : std::string(),
-                      cfg->qlinear ? " +qlinear steps" : "")
+                      cfg->qlinear ? " +qlinear steps" : "", layout)
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

@@ -2046,9 +2046,9 @@ LogicalResult GenericEmitter::emitContraction() {
         return success();
       })
       .Case([&](AttentionOp at) {
-        ArrayRef<int64_t> q = shapeOf(at.getQuery()), kv = shapeOf(at.getKey());
-        int64_t batch = q[0], s = q[1], t = kv[1], heads = at.getNumHeads();
-        int64_t d = at.hiddenSize() / heads;
+        int64_t batch = shapeOf(at.getQuery())[0], s = at.queryLength(), t = at.keyLength();
+        int64_t heads = at.getNumHeads(), d = at.headDim();
+        int64_t group = heads / at.numKvHeads();
         Type el = elementOf(at.getQuery()), ct = KernelBuilder::computeType(el);
         std::optional<Reader> mask;
         if (at.getMask())
@@ -2062,23 +2062,31 @@ LogicalResult GenericEmitter::emitContraction() {
         };
         Value probs = scratchMem(); // memref<T x f32>: one row of probabilities
         k.forEach({batch, heads, s}, [&](ValueRange bhi) {
-          Value headBase = arith::MulIOp::create(b, loc, bhi[1], k.index(d));
-          // Column dd of this head, in a tensor whose heads start at `offset`
-          // (packed operands).
-          auto col = [&](Value dd, int64_t offset) {
-            Value c = arith::AddIOp::create(b, loc, headBase, dd);
-            if (offset)
+          // Key and value head of query head h (grouped query heads).
+          Value kvHead = group == 1 ? bhi[1]
+                                    : arith::DivUIOp::create(b, loc, bhi[1], k.index(group))
+                                          .getResult();
+          // Element dd of row `row` of operand i's head (3: the result's):
+          // [B, H, L, D], or [B, L, H*D] with the heads from the operand's
+          // offset (packed operands).
+          auto at4 = [&](unsigned i, Value row, Value dd) -> SmallVector<Value> {
+            Value head = i == 1 || i == 2 ? kvHead : bhi[1];
+            if (at.isHeadsMajor(i))
+              return {bhi[0], head, row, dd};
+            Value c = arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, head, k.index(d)), dd);
+            if (int64_t offset = i < 3 ? at.inputOffset(i) : 0)
               c = arith::AddIOp::create(b, loc, c, k.index(offset));
-            return c;
+            return {bhi[0], row, c};
           };
           // scores into the scratch row, tracking the max
           Value maxV = k.reduce({t}, k.floatConst(-INFINITY, ct), [&](ValueRange j, Value acc) {
             Value sc = dot(d, ct,
                            [&](Value dd) {
-                             return k.read(operandMem(0), ValueRange{bhi[0], bhi[2], col(dd, at.inputOffset(0))}, el);
+                             return k.read(operandMem(0), at4(0, bhi[2], dd), el);
                            },
                            [&](Value dd) {
-                             return k.read(operandMem(1), ValueRange{bhi[0], j[0], col(dd, at.inputOffset(1))}, el);
+                             return k.read(operandMem(1), at4(1, j[0], dd), el);
                            });
             sc = grid(sc, at.getScoresQuantization());
             sc = arith::MulFOp::create(b, loc, sc, k.floatConst(scale, ct));
@@ -2103,12 +2111,12 @@ LogicalResult GenericEmitter::emitContraction() {
               Value p = k.convert(memref::LoadOp::create(b, loc, probs, j), b.getF32Type(), ct);
               if (probsGrid)
                 p = grid(arith::MulFOp::create(b, loc, p, inv), probsGrid);
-              Value v = k.read(operandMem(2), ValueRange{bhi[0], j[0], col(dd[0], at.inputOffset(2))}, el);
+              Value v = k.read(operandMem(2), at4(2, j[0], dd[0]), el);
               return arith::AddFOp::create(b, loc, a, arith::MulFOp::create(b, loc, p, v));
             });
             Value out = probsGrid ? acc : arith::MulFOp::create(b, loc, acc, inv).getResult();
-            k.write(grid(out, at.getOutputQuantization()), resultMem(),
-                    ValueRange{bhi[0], bhi[2], col(dd[0], 0)}, el);
+            k.write(grid(out, at.getOutputQuantization()), resultMem(), at4(3, bhi[2], dd[0]),
+                    el);
           });
         });
         return success();
@@ -3013,7 +3021,7 @@ LogicalResult mlir::nunc::buildGenericKernel(ModuleOp kernels, Operation *op,
   for (Value v : op->getResults())
     argTypes.push_back(genericMemRefType(v.getType()));
   if (auto at = dyn_cast<AttentionOp>(op))
-    argTypes.push_back(MemRefType::get({shapeOf(at.getKey())[1]}, b.getF32Type()));
+    argTypes.push_back(MemRefType::get({at.keyLength()}, b.getF32Type()));
   auto func = func::FuncOp::create(b, loc, symbol,
                                    b.getFunctionType(argTypes, {b.getI32Type()}));
   func.setPrivate();

@@ -30,6 +30,10 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
   auto codes = [](const Activation &g) {
     return g.kind == Activation::FakeQuant && g.min <= 0 && g.max >= 0 && g.max - g.min <= 255;
   };
+  const bool layouts = c.headsMajor[0] || c.headsMajor[1] || c.headsMajor[2] ||
+                       c.headsMajor[3] || (c.kvHeads && c.kvHeads != c.heads);
+  if (c.kvHeads < 0 || (c.kvHeads && c.heads % c.kvHeads != 0) || (layouts && c.u8Inputs))
+    return false;
   if (c.u8Inputs && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || !codes(c.probs) ||
                      !llvm::all_of(c.inputGrids, codes)))
     return false;
@@ -80,12 +84,20 @@ public:
   explicit AttentionGenerator(const AttentionConfig &config) : c(config) {
     replicate = kAvx512 ? 1 : 8;
     tp = (c.keys + kLanes - 1) / kLanes * kLanes;
-    e = c.heads * c.headDim;
     u8 = c.u8Inputs;
     eb = u8 ? 1 : 4;
-    qs = c.inputStrides[0] ? c.inputStrides[0] : e;
-    ks = c.inputStrides[1] ? c.inputStrides[1] : e;
-    vs = c.inputStrides[2] ? c.inputStrides[2] : e;
+    kvHeads = c.kvHeads ? c.kvHeads : c.heads;
+    auto rowStride = [&](int i) {
+      if (c.headsMajor[i])
+        return c.headDim;
+      if (i < 3 && c.inputStrides[i])
+        return c.inputStrides[i];
+      return (i == 1 || i == 2 ? kvHeads : c.heads) * c.headDim;
+    };
+    qs = rowStride(0);
+    ks = rowStride(1);
+    vs = rowStride(2);
+    os = rowStride(3);
     // Without grids on the scores, they are stored times log2(e), and the
     // softmax takes 2^x: one multiplication instead of two, and a cheaper
     // exponential. A QDQ model rounds the scaled and masked scores on
@@ -114,21 +126,35 @@ public:
     div(rcx);
     mov(rbx, rax); // b
     mov(rbp, rdx); // h
-    // q, k, v, out bases of this head; mask row base at i = 0.
-    auto base = [&](const Reg64 &dst, int arg, int64_t rows, int64_t stride, int64_t offset,
-                    int64_t bytes) {
+    // rcx: the key and value head, h / (H / kvHeads).
+    mov(rcx, rbp);
+    if (int64_t group = c.heads / kvHeads; group > 1) {
+      mov(rax, rbp);
+      xor_(edx, edx);
+      mov(rcx, group);
+      div(rcx);
+      mov(rcx, rax);
+    }
+    // q, k, v, out bases of this head; mask row base at i = 0. A row is
+    // `stride` elements; heads first, a batch item holds `heads` blocks of
+    // rows x D, else rows of every head side by side.
+    auto base = [&](const Reg64 &dst, int arg, int i, int64_t rows, int64_t stride,
+                    int64_t offset, int64_t bytes) {
+      const bool kv = i == 1 || i == 2;
+      const int64_t heads = kv ? kvHeads : c.heads;
+      const bool major = c.headsMajor[i];
       mov(dst, ptr[rdi + arg * 8]);
-      imul(rax, rbx, rows * stride * bytes);
+      imul(rax, rbx, (major ? heads * rows * c.headDim : rows * stride) * bytes);
       add(dst, rax);
-      imul(rax, rbp, c.headDim * bytes);
+      imul(rax, kv ? rcx : rbp, (major ? rows * c.headDim : c.headDim) * bytes);
       add(dst, rax);
       if (offset)
         add(dst, offset * bytes);
     };
-    base(r8, 0, c.seq, qs, c.inputOffsets[0], eb);   // q head
-    base(r9, 1, c.keys, ks, c.inputOffsets[1], eb);  // k head
-    base(r12, 2, c.keys, vs, c.inputOffsets[2], eb); // v head
-    base(r13, 4, c.seq, e, 0, 4);                    // out head
+    base(r8, 0, 0, c.seq, qs, c.inputOffsets[0], eb);   // q head
+    base(r9, 1, 1, c.keys, ks, c.inputOffsets[1], eb);  // k head
+    base(r12, 2, 2, c.keys, vs, c.inputOffsets[2], eb); // v head
+    base(r13, 4, 3, c.seq, os, 0, 4);                   // out head
     if (c.mask) {
       mov(r11, ptr[rdi + 24]);
       imul(rax, rbx, c.maskStrides[0] * 4);
@@ -151,7 +177,8 @@ public:
       queryRowTerms();
     } else {
       transposeKeys();
-      packValues();
+      if (vs != c.headDim)
+        packValues();
     }
     if (maskRow)
       writeMaskRow();
@@ -167,8 +194,9 @@ private:
   static constexpr float kLog2e = 1.44269504088896341f;
   static constexpr float kLowest = std::numeric_limits<float>::lowest();
   AttentionConfig c;
-  int64_t tp = 0, e = 0;
-  int64_t qs = 0, ks = 0, vs = 0; // row strides of q, k, v (floats)
+  int64_t tp = 0;
+  int64_t qs = 0, ks = 0, vs = 0, os = 0; // row strides of q, k, v and out (elements)
+  int64_t kvHeads = 1;
   bool base2 = false;
   bool scaledKeys = false; // KT holds k * scale * log2(e)
   bool maskRow = false;    // the score tiles start from the scaled mask row
@@ -449,7 +477,9 @@ private:
     }
   }
   /// P V's column terms (packValueCodes), after the mask row.
-  Address vColumnTerms(int64_t d) { return ptr[r12 + (c.keys * c.headDim + tp + d) * 4]; }
+  Address vColumnTerms(int64_t d) {
+    return ptr[r15 + (c.seq + c.keys * c.headDim + tp + d) * 4];
+  }
 
   /// eax = the sum of v's s32 lanes (v is clobbered; t: a temporary).
   void horizontalSumToEax(const Vmm &v, const Vmm &t) { horizontalToEax(v, t, /*max=*/false); }
@@ -602,10 +632,10 @@ private:
   }
 
   /// V's rows of this head copied into one contiguous block after inv, so
-  /// that P V reads them from consecutive lines: in place they lie e floats
+  /// that P V reads them from consecutive lines: in place they lie vs floats
   /// apart, a stride that maps the head's rows onto a few L1 sets (MiniLM:
   /// 16 of 64), and every pass over them missed L1. r12 then points at the
-  /// copy.
+  /// copy. (Heads-first V is contiguous already.)
   void packValues() {
     const int64_t dv = c.headDim / kLanes;
     const int unroll = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(8 / dv, c.keys)));
@@ -667,9 +697,10 @@ private:
       vmovups(maskRowAddress(col), Vmm(0));
     }
   }
-  /// After V's copy (r12, packValues).
+  /// After V's copy (packValues; scratch after inv, r15, whether or not V
+  /// was copied).
   Address maskRowAddress(int64_t col) {
-    return ptr[r12 + (c.keys * c.headDim + col) * 4];
+    return ptr[r15 + (c.seq + c.keys * c.headDim + col) * 4];
   }
 
   /// Score rows into P (scaled, masked, padded with -inf), then softmax in
@@ -1251,7 +1282,7 @@ private:
           emitOneStepCodes(a, 0, 255, outputZp, /*bounded=*/false);
           vcvtdq2ps(a, a);
           vmulps(a, a, constAddr(c.output.scale));
-          vmovups(ptr[rbx + r * e * 4 + (v0 + v) * kLanes * 4], a);
+          vmovups(ptr[rbx + r * os * 4 + (v0 + v) * kLanes * 4], a);
         }
       for (int r = 0; r < rows && !c.qlinear; ++r) {
         if (u8)
@@ -1264,7 +1295,7 @@ private:
           vmulps(Vmm(r * nv + v), Vmm(r * nv + v), pr);
           if (c.output.kind != Activation::None)
             emitActivation(Vmm(r * nv + v), c.output, b0, b0, b0, b0);
-          vmovups(ptr[rbx + r * e * 4 + (v0 + v) * kLanes * 4], Vmm(r * nv + v));
+          vmovups(ptr[rbx + r * os * 4 + (v0 + v) * kLanes * 4], Vmm(r * nv + v));
         }
       }
     };
@@ -1274,7 +1305,7 @@ private:
     };
     auto advance = [&](int rows) {
       add(rcx, rows * tp * 4);
-      add(rbx, rows * e * 4);
+      add(rbx, rows * os * 4);
       add(rdx, rows * 4);
     };
     if (fullBlocks) {

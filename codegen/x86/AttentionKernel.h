@@ -2,6 +2,8 @@
 //
 //   out[b, i, h*D:(h+1)*D] = softmax_j(scale * q_i . k_j + mask[b,h,i,j]) v_j
 //
+// (q, k, v and out each [B, length, heads*D] or heads first, [B, heads,
+// length, D]; grouped query heads read key and value head h / group.)
 // One task per (batch, head). Each task transposes its K head into scratch
 // (so score rows are vectors over j), computes score rows in register tiles
 // with the scale and mask applied as they are stored (in base 2: times
@@ -56,6 +58,11 @@ struct AttentionConfig {
   /// q, k and v in floats (0: H*D) and the column each one's heads start at.
   int64_t inputStrides[3] = {0, 0, 0};
   int64_t inputOffsets[3] = {0, 0, 0};
+  /// Heads-first q, k, v and out ([B, heads, length, D]: nunc.attention's
+  /// heads_major), and the heads of k and v (0: `heads`; query head h
+  /// reads key and value head h / (heads / kvHeads)).
+  bool headsMajor[4] = {false, false, false, false};
+  int64_t kvHeads = 0;
   /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
   /// softmax output (then normalized before P V instead of after), P V.
   Activation scores, scaled, logits, probs, output;

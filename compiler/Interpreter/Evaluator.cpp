@@ -771,10 +771,15 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                       gridOf(o.getMaskQuantization()), o.getSignedCodes()));
         }
         auto values = [&](Value x) { return valuesOf(get(x), getElementTypeOrSelf(x)); };
-        if (!o.getInputOffsets())
+        if (!o.getInputOffsets()) {
+          AttentionLayout layout;
+          for (unsigned i = 0; i < 4; ++i)
+            layout.headsMajor[i] = o.isHeadsMajor(i);
+          layout.kvHeads = o.numKvHeads();
           return one(attention(values(o.getQuery()), values(o.getKey()), values(o.getValue()),
                                opt(o.getMask()), o.getNumHeads(), o.getScale().convertToFloat(),
-                               grids));
+                               grids, layout));
+        }
         // Packed operands: each one's E columns at its offset.
         int64_t width = o.hiddenSize();
         Tensor parts[3];

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 namespace mlir::nunc::kernels {
@@ -287,20 +288,48 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
 
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                            const Tensor *mask, int64_t heads, float scale,
-                           const AttentionGrids &grids) {
-  if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3 || heads <= 0 ||
-      q.dim(2) % heads != 0 || k.dim(2) != q.dim(2) || v.dim(2) != q.dim(2) ||
-      k.shape() != v.shape() || k.dim(0) != q.dim(0))
-    return kernelError("attention operands " + q.describe() + ", " + k.describe() + ", " +
-                       v.describe() + " do not fit " + llvm::Twine(heads) + " heads");
-  int64_t b = q.dim(0), s = q.dim(1), t = k.dim(1), d = q.dim(2) / heads;
-  // [B, S, H*D] -> [B, H, S, D], as the exported Reshape/Transpose do.
-  auto split = [&](const Tensor &x, int64_t len) -> Expected<Tensor> {
-    return transpose(x.reshaped({b, len, heads, d}), {0, 2, 1, 3});
+                           const AttentionGrids &grids, const AttentionLayout &layout) {
+  const int64_t kvHeads = layout.kvHeads ? layout.kvHeads : heads;
+  auto rankOf = [&](unsigned i) { return layout.headsMajor[i] ? 4 : 3; };
+  // Length and head size of each operand (merged: [B, L, h*D]).
+  auto lengthOf = [&](const Tensor &x, unsigned i) { return x.dim(rankOf(i) == 4 ? 2 : 1); };
+  auto headDimOf = [&](const Tensor &x, unsigned i, int64_t h) {
+    return rankOf(i) == 4 ? x.dim(3) : x.dim(2) / h;
   };
-  NUNC_ASSIGN_OR_RETURN(qh, split(q, s));
-  NUNC_ASSIGN_OR_RETURN(kh, split(k, t));
-  NUNC_ASSIGN_OR_RETURN(vh, split(v, t));
+  auto fits = [&](const Tensor &x, unsigned i, int64_t h) {
+    return x.rank() == rankOf(i) &&
+           (rankOf(i) == 4 ? x.dim(1) == h : x.dim(2) % h == 0);
+  };
+  if (heads <= 0 || kvHeads <= 0 || heads % kvHeads != 0 || !fits(q, 0, heads) ||
+      !fits(k, 1, kvHeads) || !fits(v, 2, kvHeads) || k.dim(0) != q.dim(0) ||
+      v.dim(0) != q.dim(0) || lengthOf(k, 1) != lengthOf(v, 2) ||
+      headDimOf(k, 1, kvHeads) != headDimOf(q, 0, heads) ||
+      headDimOf(v, 2, kvHeads) != headDimOf(q, 0, heads))
+    return kernelError("attention operands " + q.describe() + ", " + k.describe() + ", " +
+                       v.describe() + " do not fit " + llvm::Twine(heads) + " / " +
+                       llvm::Twine(kvHeads) + " heads");
+  int64_t b = q.dim(0), s = lengthOf(q, 0), t = lengthOf(k, 1), d = headDimOf(q, 0, heads);
+  // [B, L, h*D] -> [B, h, L, D], as the exported Reshape/Transpose do; the
+  // key and value heads repeated for grouped query heads.
+  auto split = [&](const Tensor &x, unsigned i, int64_t h, int64_t len) -> Expected<Tensor> {
+    Tensor split = x;
+    if (!layout.headsMajor[i]) {
+      NUNC_ASSIGN_OR_RETURN(moved, transpose(x.reshaped({b, len, h, d}), {0, 2, 1, 3}));
+      split = std::move(moved);
+    }
+    if (h == heads)
+      return split;
+    NUNC_ASSIGN_OR_RETURN(repeated, Tensor::create(x.dtype(), {b, heads, len, d}));
+    const int64_t block = len * d * dtypeSize(x.dtype()), group = heads / h;
+    for (int64_t bi = 0; bi < b; ++bi)
+      for (int64_t hi = 0; hi < heads; ++hi)
+        std::memcpy(repeated.mutableRaw() + (bi * heads + hi) * block,
+                    split.raw() + (bi * h + hi / group) * block, block);
+    return repeated;
+  };
+  NUNC_ASSIGN_OR_RETURN(qh, split(q, 0, heads, s));
+  NUNC_ASSIGN_OR_RETURN(kh, split(k, 1, kvHeads, t));
+  NUNC_ASSIGN_OR_RETURN(vh, split(v, 2, kvHeads, t));
   NUNC_ASSIGN_OR_RETURN(kt, transpose(kh, {0, 1, 3, 2}));
   // A QDQ model's grid on an intermediate, where it has one.
   auto rounded = [](Tensor x, const std::optional<Grid> &g) -> Expected<Tensor> {
@@ -327,6 +356,8 @@ Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
   NUNC_ASSIGN_OR_RETURN(probs, rounded(std::move(probsRaw), grids.probs));
   NUNC_ASSIGN_OR_RETURN(product2, matmul(probs, vh));
   NUNC_ASSIGN_OR_RETURN(out, rounded(std::move(product2), grids.output));
+  if (layout.headsMajor[3])
+    return out;
   NUNC_ASSIGN_OR_RETURN(merged, transpose(out, {0, 2, 1, 3}));
   return merged.reshaped({b, s, heads * d});
 }

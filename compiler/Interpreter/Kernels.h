@@ -326,10 +326,18 @@ Expected<Tensor> quantizedConvOneStep(const Tensor &x, const Tensor &w,
 struct AttentionGrids {
   std::optional<Grid> scores, scaled, logits, probs, output;
 };
-/// Multi-head attention on [B, S, H*D] tensors with an additive mask.
+/// nunc.attention's layouts: which of query, key, value and the result are
+/// [B, heads, length, D] rather than [B, length, heads*D], and the heads of
+/// key and value (0: as many as the query's).
+struct AttentionLayout {
+  bool headsMajor[4] = {false, false, false, false};
+  int64_t kvHeads = 0;
+};
+/// Multi-head attention with an additive mask (see nunc.attention).
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                            const Tensor *mask, int64_t heads, float scale,
-                           const AttentionGrids &grids = {});
+                           const AttentionGrids &grids = {},
+                           const AttentionLayout &layout = {});
 /// nunc.attention's qlinear_arithmetic: q, k and v are u8 codes on
 /// `inputs` (query, key, value), `grids` has the scores', scaled, probs'
 /// and output's grids (and the logits' with a mask, whose f32 values lie

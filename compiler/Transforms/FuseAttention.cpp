@@ -44,20 +44,78 @@ std::optional<HeadSplit> matchHeadSplit(Value v, ArrayRef<int64_t> perm,
   return HeadSplit{reshape.getData(), split.getDimSize(2), split.getDimSize(3)};
 }
 
-/// K^T per head: Transpose(Reshape(k), [0,2,3,1]), or the same written as two
-/// transposes ([0,2,1,3] then [0,1,3,2]).
-std::optional<HeadSplit> matchKeyTranspose(Value v, SmallVectorImpl<Operation *> &ops) {
-  const int64_t direct[] = {0, 2, 3, 1}, heads[] = {0, 2, 1, 3}, swap[] = {0, 1, 3, 2};
-  if (std::optional<HeadSplit> k = matchHeadSplit(v, direct, ops))
-    return k;
-  // (Shared like the head split: attentions of one key share its K^T.)
-  auto outer = v.getDefiningOp<TransposeOp>();
-  if (!outer || outer.getPerm() != ArrayRef<int64_t>(swap))
+/// A static 4-D ranked type's shape, or an empty one.
+ArrayRef<int64_t> shape4(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  if (!t || !t.hasStaticShape() || t.getRank() != 4)
+    return {};
+  return t.getShape();
+}
+
+/// An attention operand as nunc.attention reads it: the [B, L, h*D] source
+/// of a head split, or a heads-first [B, h, L, D] value. `group` > 1: the
+/// model repeated each of its h heads that many times (torch's repeat_kv,
+/// grouped query heads).
+struct Operand {
+  Value source;
+  bool headsMajor = false;
+  int64_t heads = 0, headDim = 0, group = 1;
+};
+
+/// The operand behind v, a [B, H, L, D] value: a head split of a [B, L,
+/// H*D] source; with `repeats`, Reshape(Expand(Unsqueeze(x, 2) or
+/// Reshape(x) [B, h, 1, L, D], [B, h, g, L, D]), [B, h*g, L, D]); else v
+/// itself, heads first.
+std::optional<Operand> matchOperand(Value v, bool repeats, SmallVectorImpl<Operation *> &ops) {
+  const int64_t heads[] = {0, 2, 1, 3};
+  if (std::optional<HeadSplit> split = matchHeadSplit(v, heads, ops))
+    return Operand{split->source, false, split->heads, split->headDim, 1};
+  ArrayRef<int64_t> shape = shape4(v);
+  if (shape.empty())
     return std::nullopt;
-  std::optional<HeadSplit> k = matchHeadSplit(outer.getInput(), heads, ops);
-  if (k)
-    ops.push_back(outer);
-  return k;
+  if (repeats) {
+    auto merge = v.getDefiningOp<ReshapeOp>();
+    auto expand = merge ? merge.getData().getDefiningOp<ExpandOp>() : ExpandOp();
+    auto expanded = expand ? dyn_cast<RankedTensorType>(expand.getType()) : RankedTensorType();
+    Operation *insert = expand ? expand.getInput().getDefiningOp() : nullptr;
+    if (expanded && expanded.hasStaticShape() && expanded.getRank() == 5 &&
+        isa_and_nonnull<UnsqueezeOp, ReshapeOp>(insert)) {
+      ArrayRef<int64_t> e = expanded.getShape();
+      Value x = insert->getOperand(0);
+      ArrayRef<int64_t> xs = shape4(x);
+      auto inserted = cast<RankedTensorType>(insert->getResult(0).getType());
+      const int64_t one[] = {e[0], e[1], 1, e[3], e[4]};
+      if (!xs.empty() && inserted.getShape() == ArrayRef<int64_t>(one) &&
+          ArrayRef<int64_t>{e[0], e[1] * e[2], e[3], e[4]} == shape && xs[1] == e[1] &&
+          xs[0] == e[0] && xs[2] == e[3] && xs[3] == e[4]) {
+        SmallVector<Operation *> found{merge, expand, insert};
+        if (std::optional<Operand> o = matchOperand(x, false, found)) {
+          o->group = e[2];
+          ops.append(found.begin(), found.end());
+          return o;
+        }
+      }
+    }
+  }
+  return Operand{v, true, shape[1], shape[3], 1};
+}
+
+/// x without a Mul by a constant scalar (its only use), whose factor goes
+/// into `scale`: torch's scaled_dot_product_attention scales Q and K^T by
+/// sqrt(scale) each before their product.
+Value withoutScaling(Value x, double &scale, SmallVectorImpl<Operation *> &ops) {
+  auto mul = singleUseDef<MulOp>(x);
+  if (!mul)
+    return x;
+  for (auto [c, other] : {std::pair(mul.getRhs(), mul.getLhs()),
+                          std::pair(mul.getLhs(), mul.getRhs())})
+    if (std::optional<double> f = getUniformFloat(c);
+        f && cast<ShapedType>(c.getType()).getRank() == 0) {
+      scale *= *f;
+      ops.push_back(mul);
+      return other;
+    }
+  return x;
 }
 
 /// v without the fake_quantize (its only use) that rounds it, if any: a QDQ
@@ -72,32 +130,77 @@ Value withoutGrid(Value v, TypeAttr &grid, SmallVectorImpl<Operation *> &ops) {
   return fq.getInput();
 }
 
-struct AttentionPattern : OpRewritePattern<ReshapeOp> {
+/// The one user of v, if it is an OpTy.
+template <typename OpTy> OpTy soleUser(Value v) {
+  return v.hasOneUse() ? dyn_cast<OpTy>(*v.getUsers().begin()) : OpTy();
+}
+
+/// Grouped query heads as rows of their key head's product: `product` =
+/// MatMul(Reshape(a [B, H, S, X] -> [B, h, g*S, X]), b), read back as
+/// `wide` = Reshape(product -> [B, H, S, Y]) (the ai.onnx Attention
+/// import). The group g, or 0.
+int64_t rowsGroup(Value a, Value product, Value wide) {
+  ArrayRef<int64_t> from = shape4(a), rows = shape4(product), to = shape4(wide);
+  if (from.empty() || rows.empty() || to.empty() || from[0] != to[0] || rows[0] != to[0] ||
+      from[1] != to[1] || from[2] != to[2] || rows[1] == 0 || to[1] % rows[1] != 0)
+    return 0;
+  int64_t g = to[1] / rows[1];
+  return rows[2] == g * to[2] && rows[3] == to[3] ? g : 0;
+}
+
+/// softmax(Q K^T * scale + mask) V, found from the P V product: the heads
+/// merged after it ([B, S, H*D]) or not ([B, H, S, D]); Q, K and V head
+/// splits of [B, L, h*D] sources or heads-first values; grouped query
+/// heads (rows of their key head's products, or repeated key and value
+/// heads).
+struct AttentionPattern : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(ReshapeOp merge, PatternRewriter &rewriter) const override {
-    const int64_t heads[] = {0, 2, 1, 3};
-    auto outType = dyn_cast<RankedTensorType>(merge.getType());
-    if (!outType || !outType.hasStaticShape() || outType.getRank() != 3)
-      return failure();
-    SmallVector<Operation *> ops{merge};
-    auto mergeT = singleUseDef<TransposeOp>(merge.getData());
-    if (!mergeT || mergeT.getPerm() != ArrayRef<int64_t>(heads))
-      return failure();
-    ops.push_back(mergeT);
+  LogicalResult matchAndRewrite(MatMulOp pv, PatternRewriter &rewriter) const override {
+    SmallVector<Operation *> ops{pv};
     // The grids of a QDQ model's pairs along the way (null where none).
     TypeAttr outputGrid, probsGrid, logitsGrid, scaledGrid, scoresGrid;
-    auto pv = singleUseDef<MatMulOp>(withoutGrid(mergeT.getInput(), outputGrid, ops));
-    if (!pv)
-      return failure();
-    auto softmax = singleUseDef<SoftmaxOp>(withoutGrid(pv.getA(), probsGrid, ops));
+    Value probsIn = pv.getA(), end = pv.getResult();
+    int64_t pvGroup = 1;
+    if (auto rows = probsIn.getDefiningOp<ReshapeOp>()) {
+      auto wide = soleUser<ReshapeOp>(pv.getResult());
+      if (!wide || !rows->hasOneUse())
+        return failure();
+      pvGroup = rowsGroup(rows.getData(), pv.getResult(), wide.getResult());
+      if (!pvGroup)
+        return failure();
+      probsIn = rows.getData();
+      end = wide.getResult();
+      ops.append({rows, wide});
+    }
+    auto softmax = singleUseDef<SoftmaxOp>(withoutGrid(probsIn, probsGrid, ops));
     if (!softmax)
       return failure();
-    auto probsType = cast<ShapedType>(softmax.getType());
+    ArrayRef<int64_t> probsShape = shape4(softmax.getResult());
     int64_t axis = softmax.getAxisAttr().getInt();
-    if (!probsType.hasRank() || probsType.getRank() != 4 || (axis != -1 && axis != 3))
+    if (probsShape.empty() || (axis != -1 && axis != 3))
       return failure();
-    ops.append({pv, softmax});
+    ops.push_back(softmax);
+    const int64_t batch = probsShape[0], heads = probsShape[1], seq = probsShape[2],
+                  keys = probsShape[3];
+
+    // After P V: the output's grid, then the heads merge, where there are.
+    if (auto fq = soleUser<FakeQuantizeOp>(end)) {
+      outputGrid = fq.getQuantizationAttr();
+      ops.push_back(fq);
+      end = fq.getResult();
+    }
+    const int64_t mergePerm[] = {0, 2, 1, 3};
+    bool mergedOutput = false;
+    if (auto t = soleUser<TransposeOp>(end); t && t.getPerm() == ArrayRef<int64_t>(mergePerm))
+      if (auto merge = soleUser<ReshapeOp>(t.getResult())) {
+        auto type = dyn_cast<RankedTensorType>(merge.getType());
+        if (type && type.hasStaticShape() && type.getRank() == 3) {
+          ops.append({t, merge});
+          end = merge.getResult();
+          mergedOutput = true;
+        }
+      }
 
     // logits = scaled (+ mask); scaled = scores (/ c | * c). Either operand
     // of the mask Add may be the scores: try both.
@@ -149,7 +252,19 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
       // scale op the one grid found is the scaled scores'.
       if (scores != scaled)
         scores = withoutGrid(scores, scoresHere, found);
-      if (auto m = singleUseDef<MatMulOp>(scores)) {
+      // Q K^T, or grouped heads' rows of it read back as [B, H, S, T].
+      MatMulOp m = singleUseDef<MatMulOp>(scores);
+      int64_t qkGroup = 1;
+      if (auto wide = singleUseDef<ReshapeOp>(scores); wide && pvGroup > 1) {
+        m = singleUseDef<MatMulOp>(wide.getData());
+        auto rows = m ? m.getA().getDefiningOp<ReshapeOp>() : ReshapeOp();
+        qkGroup = 0;
+        if (rows && rows->hasOneUse()) {
+          qkGroup = rowsGroup(rows.getData(), m.getResult(), wide.getResult());
+          found.append({wide, rows});
+        }
+      }
+      if (m && qkGroup == pvGroup) {
         qk = m;
         mask = maskCandidate;
         scale = s;
@@ -164,32 +279,56 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
       return failure();
     ops.push_back(qk);
 
-    std::optional<HeadSplit> q = matchHeadSplit(qk.getA(), heads, ops);
-    std::optional<HeadSplit> k = matchKeyTranspose(qk.getB(), ops);
-    std::optional<HeadSplit> v = matchHeadSplit(pv.getB(), heads, ops);
-    if (!q || !k || !v || q->heads != k->heads || q->heads != v->heads ||
-        q->headDim != k->headDim || q->headDim != v->headDim ||
-        q->source.getType() != merge.getType() ||
-        k->source.getType() != v->source.getType())
+    // Q: torch's sqrt(scale) factor, the rows reshape of grouped heads.
+    Value qValue = qk.getA();
+    if (pvGroup > 1)
+      qValue = qValue.getDefiningOp<ReshapeOp>().getData();
+    double factor = 1.0;
+    qValue = withoutScaling(qValue, factor, ops);
+    std::optional<Operand> q = matchOperand(qValue, /*repeats=*/false, ops);
+    // K^T: Transpose(Reshape(k), [0,2,3,1]), or a [0,1,3,2] transpose of a K
+    // operand (shared like the head split: attentions of one key share it).
+    const int64_t direct[] = {0, 2, 3, 1}, swap[] = {0, 1, 3, 2};
+    Value keyT = withoutScaling(qk.getB(), factor, ops);
+    std::optional<Operand> k;
+    if (std::optional<HeadSplit> split = matchHeadSplit(keyT, direct, ops)) {
+      k = Operand{split->source, false, split->heads, split->headDim, 1};
+    } else if (auto t = keyT.getDefiningOp<TransposeOp>();
+               t && t.getPerm() == ArrayRef<int64_t>(swap)) {
+      ops.push_back(t);
+      k = matchOperand(t.getInput(), /*repeats=*/pvGroup == 1, ops);
+    }
+    std::optional<Operand> v = matchOperand(pv.getB(), /*repeats=*/pvGroup == 1, ops);
+    if (!q || !k || !v || q->group != 1 || k->group != v->group || k->heads != v->heads ||
+        q->heads != heads || k->heads * k->group * pvGroup != heads ||
+        q->headDim != k->headDim || q->headDim != v->headDim)
       return failure();
-    auto qType = cast<RankedTensorType>(q->source.getType());
-    auto kType = cast<RankedTensorType>(k->source.getType());
-    if (mask && !broadcastsTo(mask,
-                              {qType.getDimSize(0), q->heads, qType.getDimSize(1),
-                               kType.getDimSize(1)},
-                              qType.getElementType()))
+    scale *= factor;
+    if (factor != 1.0 && divisor) {
+      // (The divisor's exact quotient goes with one factor only.)
+      divisor.reset();
+    }
+    const int64_t kvHeads = k->heads;
+    Type element = cast<ShapedType>(qk.getType()).getElementType();
+    if (mask && !broadcastsTo(mask, {batch, heads, seq, keys}, element))
       return failure();
 
     SmallVector<Value> operands{q->source, k->source, v->source};
     if (mask)
       operands.push_back(mask);
     SmallVector<NamedAttribute> attrs{
-        rewriter.getNamedAttr("num_heads", rewriter.getI64IntegerAttr(q->heads)),
+        rewriter.getNamedAttr("num_heads", rewriter.getI64IntegerAttr(heads)),
         rewriter.getNamedAttr("scale", rewriter.getF32FloatAttr(scale))};
     // (The divisor itself, for onnxruntime's f32 Div: x / c and x (1 / c)
     // round apart.)
     if (divisor)
       attrs.push_back(rewriter.getNamedAttr("scale_divisor", rewriter.getF32FloatAttr(*divisor)));
+    const bool headsMajor[] = {q->headsMajor, k->headsMajor, v->headsMajor, !mergedOutput};
+    if (llvm::is_contained(headsMajor, true))
+      attrs.push_back(
+          rewriter.getNamedAttr("heads_major", rewriter.getDenseBoolArrayAttr(headsMajor)));
+    if (kvHeads != heads)
+      attrs.push_back(rewriter.getNamedAttr("kv_heads", rewriter.getI64IntegerAttr(kvHeads)));
     for (auto [name, grid] : {std::pair("scores_quantization", scoresGrid),
                               std::pair("scaled_quantization", scaledGrid),
                               std::pair("logits_quantization", logitsGrid),
@@ -197,13 +336,18 @@ struct AttentionPattern : OpRewritePattern<ReshapeOp> {
                               std::pair("output_quantization", outputGrid)})
       if (grid)
         attrs.push_back(rewriter.getNamedAttr(name, grid));
+    Operation *replaced = end.getDefiningOp();
+    rewriter.setInsertionPoint(replaced);
     FailureOr<Operation *> attention =
         createInferred(rewriter, fusedLoc(ops), AttentionOp::getOperationName(), operands,
                        attrs, 1, /*reportErrors=*/false);
     if (failed(attention))
       return failure();
-    keepResultTypes(*attention, merge);
-    rewriter.replaceOp(merge, (*attention)->getResults());
+    if ((*attention)->getResult(0).getType() != end.getType()) {
+      rewriter.eraseOp(*attention);
+      return failure();
+    }
+    rewriter.replaceOp(replaced, (*attention)->getResults());
     return success();
   }
 };

@@ -83,7 +83,8 @@ struct ProjectionsIntoOneGemm : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(AttentionOp at, PatternRewriter &rewriter) const override {
-    if (at.getInputOffsets())
+    // (Packed operands are [B, S, E] columns of equal width.)
+    if (at.getInputOffsets() || at.getHeadsMajor() || at.getKvHeadsAttr())
       return failure();
     Value qkv[3] = {at.getQuery(), at.getKey(), at.getValue()};
     if (qkv[0] == qkv[1] || qkv[1] == qkv[2] || qkv[0] == qkv[2])

@@ -421,12 +421,13 @@ func.func @per_head_scale(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tens
 // -----
 
 // The heads are not merged back with Transpose [0,2,1,3] (an identity
-// transpose instead): the output is laid out head-major.
+// transpose instead): the attention's result stays heads first, and the
+// identity transpose and reshape stay after it.
 
 // CHECK-LABEL: func.func @wrong_merge(
-// CHECK-NOT: nunc.attention
-// CHECK: nunc.softmax
-// CHECK: nunc.transpose %{{.*}} {perm = array<i64: 0, 1, 2, 3>}
+// CHECK: %[[A:.*]] = nunc.attention %{{.*}}, %{{.*}}, %{{.*}} {heads_major = array<i1: false, false, false, true>, num_heads = 2 : i64, scale = 5.000000e-01 : f32, scale_divisor = 2.000000e+00 : f32} : tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32> -> tensor<1x2x2x2xf32>
+// CHECK-NOT: nunc.softmax
+// CHECK: nunc.transpose %[[A]] {perm = array<i64: 0, 1, 2, 3>}
 // CHECK: return
 func.func @wrong_merge(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
   %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
@@ -450,12 +451,13 @@ func.func @wrong_merge(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<
 
 // -----
 
-// V comes in already split into heads (no Reshape/Transpose to match).
+// V comes in already split into heads (no Reshape/Transpose to match): the
+// attention reads it heads first.
 
 // CHECK-LABEL: func.func @value_not_split(
-// CHECK-NOT: nunc.attention
-// CHECK: nunc.softmax
-// CHECK: return
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x2x4xf32>, %[[K:[^:]*]]: tensor<1x2x4xf32>, %[[V:[^:]*]]: tensor<1x2x2x2xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] {heads_major = array<i1: false, false, true, false>, num_heads = 2 : i64, scale = 1.000000e+00 : f32} : tensor<1x2x4xf32>, tensor<1x2x4xf32>, tensor<1x2x2x2xf32> -> tensor<1x2x4xf32>
+// CHECK-NEXT: return %[[A]]
 func.func @value_not_split(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %vh: tensor<1x2x2x2xf32>) -> tensor<1x2x4xf32> {
   %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
   %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
@@ -732,4 +734,141 @@ func.func @query_split_read_elsewhere(%q: tensor<1x4x8xf32>, %k: tensor<1x5x8xf3
   %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x4x4xf32> -> tensor<1x4x2x4xf32>
   %out = nunc.reshape %ctxt, %so : (tensor<1x4x2x4xf32>, tensor<3xi64>) -> tensor<1x4x8xf32>
   return %out, %qh : tensor<1x4x8xf32>, tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// Heads-first Q, K and V (a decoder's tensors after its rotary embedding and
+// past concatenation), K^T a [0,1,3,2] transpose, the result left heads
+// first: every operand and the result heads_major.
+
+// CHECK-LABEL: func.func @heads_first(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<2x3x4x8xf32>, %[[K:[^:]*]]: tensor<2x3x6x8xf32>, %[[V:[^:]*]]: tensor<2x3x6x8xf32>, %[[M:.*]]: tensor<4x6xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<4x6xf32> {heads_major = array<i1: true, true, true, true>, num_heads = 3 : i64, scale = 0.353553385 : f32} : tensor<2x3x4x8xf32>, tensor<2x3x6x8xf32>, tensor<2x3x6x8xf32> -> tensor<2x3x4x8xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @heads_first(%q: tensor<2x3x4x8xf32>, %k: tensor<2x3x6x8xf32>, %v: tensor<2x3x6x8xf32>, %mask: tensor<4x6xf32>) -> tensor<2x3x4x8xf32> {
+  %kt = nunc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x3x6x8xf32> -> tensor<2x3x8x6xf32>
+  %scores = nunc.matmul %q, %kt : (tensor<2x3x4x8xf32>, tensor<2x3x8x6xf32>) -> tensor<2x3x4x6xf32>
+  %c = nunc.constant dense<0.353553385> : tensor<f32>
+  %scaled = nunc.mul %scores, %c : (tensor<2x3x4x6xf32>, tensor<f32>) -> tensor<2x3x4x6xf32>
+  %logits = nunc.add %scaled, %mask : (tensor<2x3x4x6xf32>, tensor<4x6xf32>) -> tensor<2x3x4x6xf32>
+  %probs = nunc.softmax %logits : tensor<2x3x4x6xf32> -> tensor<2x3x4x6xf32>
+  %ctx = nunc.matmul %probs, %v : (tensor<2x3x4x6xf32>, tensor<2x3x6x8xf32>) -> tensor<2x3x4x8xf32>
+  return %ctx : tensor<2x3x4x8xf32>
+}
+
+// -----
+
+// Grouped query heads as the ai.onnx Attention import writes them: the two
+// query heads of each key head reshaped into its rows ([1, 4, 3, 8] ->
+// [1, 2, 6, 8]) for both products, read back as [1, 4, 3, T]; a heads-first
+// Q, K and V from head splits (merged back).
+
+// CHECK-LABEL: func.func @grouped_rows(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x3x8xf32>, %[[K:[^:]*]]: tensor<1x5x16xf32>, %[[V:[^:]*]]: tensor<1x5x16xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] {heads_major = array<i1: true, false, false, false>, kv_heads = 2 : i64, num_heads = 4 : i64, scale = 2.500000e-01 : f32} : tensor<1x4x3x8xf32>, tensor<1x5x16xf32>, tensor<1x5x16xf32> -> tensor<1x3x32xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @grouped_rows(%q: tensor<1x4x3x8xf32>, %k: tensor<1x5x16xf32>, %v: tensor<1x5x16xf32>) -> tensor<1x3x32xf32> {
+  %sk = nunc.constant dense<[1, 5, 2, 8]> : tensor<4xi64>
+  %rows = nunc.constant dense<[1, 2, 6, 8]> : tensor<4xi64>
+  %prow = nunc.constant dense<[1, 2, 6, 5]> : tensor<4xi64>
+  %wide = nunc.constant dense<[1, 4, 3, 5]> : tensor<4xi64>
+  %owide = nunc.constant dense<[1, 4, 3, 8]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 3, 32]> : tensor<3xi64>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x5x16xf32>, tensor<4xi64>) -> tensor<1x5x2x8xf32>
+  %kh = nunc.transpose %k4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x8xf32> -> tensor<1x2x5x8xf32>
+  %kt = nunc.transpose %kh {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x5x16xf32>, tensor<4xi64>) -> tensor<1x5x2x8xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x5x2x8xf32> -> tensor<1x2x5x8xf32>
+  %qr = nunc.reshape %q, %rows : (tensor<1x4x3x8xf32>, tensor<4xi64>) -> tensor<1x2x6x8xf32>
+  %sr = nunc.matmul %qr, %kt : (tensor<1x2x6x8xf32>, tensor<1x2x8x5xf32>) -> tensor<1x2x6x5xf32>
+  %scores = nunc.reshape %sr, %wide : (tensor<1x2x6x5xf32>, tensor<4xi64>) -> tensor<1x4x3x5xf32>
+  %c = nunc.constant dense<0.25> : tensor<f32>
+  %scaled = nunc.mul %scores, %c : (tensor<1x4x3x5xf32>, tensor<f32>) -> tensor<1x4x3x5xf32>
+  %probs = nunc.softmax %scaled : tensor<1x4x3x5xf32> -> tensor<1x4x3x5xf32>
+  %pr = nunc.reshape %probs, %prow : (tensor<1x4x3x5xf32>, tensor<4xi64>) -> tensor<1x2x6x5xf32>
+  %cr = nunc.matmul %pr, %vh : (tensor<1x2x6x5xf32>, tensor<1x2x5x8xf32>) -> tensor<1x2x6x8xf32>
+  %ctx = nunc.reshape %cr, %owide : (tensor<1x2x6x8xf32>, tensor<4xi64>) -> tensor<1x4x3x8xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x3x8xf32> -> tensor<1x3x4x8xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x3x4x8xf32>, tensor<3xi64>) -> tensor<1x3x32xf32>
+  return %out : tensor<1x3x32xf32>
+}
+
+// -----
+
+// Grouped query heads as torch exports a decoder: repeat_kv (Unsqueeze at
+// 2, Expand, Reshape) on heads-first K and V, and
+// scaled_dot_product_attention's sqrt(scale) on Q and on K^T: kv_heads 1,
+// the scale their product, the repeats gone.
+
+// CHECK-LABEL: func.func @repeated_key_heads(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<1x4x2x8xf32>, %[[K:[^:]*]]: tensor<1x1x7x8xf32>, %[[V:[^:]*]]: tensor<1x1x7x8xf32>, %[[M:.*]]: tensor<1x1x2x7xf32>)
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %[[Q]], %[[K]], %[[V]] mask %[[M]] : tensor<1x1x2x7xf32> {heads_major = array<i1: true, true, true, false>, kv_heads = 1 : i64, num_heads = 4 : i64, scale = 0.124999993 : f32} : tensor<1x4x2x8xf32>, tensor<1x1x7x8xf32>, tensor<1x1x7x8xf32> -> tensor<1x2x32xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @repeated_key_heads(%q: tensor<1x4x2x8xf32>, %k: tensor<1x1x7x8xf32>, %v: tensor<1x1x7x8xf32>, %mask: tensor<1x1x2x7xf32>) -> tensor<1x2x32xf32> {
+  %axis = nunc.constant dense<[2]> : tensor<1xi64>
+  %es = nunc.constant dense<[1, 1, 4, 7, 8]> : tensor<5xi64>
+  %rs = nunc.constant dense<[1, 4, 7, 8]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 32]> : tensor<3xi64>
+  %ku = nunc.unsqueeze %k, %axis : (tensor<1x1x7x8xf32>, tensor<1xi64>) -> tensor<1x1x1x7x8xf32>
+  %ke = nunc.expand %ku, %es : (tensor<1x1x1x7x8xf32>, tensor<5xi64>) -> tensor<1x1x4x7x8xf32>
+  %kr = nunc.reshape %ke, %rs : (tensor<1x1x4x7x8xf32>, tensor<4xi64>) -> tensor<1x4x7x8xf32>
+  %vu = nunc.unsqueeze %v, %axis : (tensor<1x1x7x8xf32>, tensor<1xi64>) -> tensor<1x1x1x7x8xf32>
+  %ve = nunc.expand %vu, %es : (tensor<1x1x1x7x8xf32>, tensor<5xi64>) -> tensor<1x1x4x7x8xf32>
+  %vr = nunc.reshape %ve, %rs : (tensor<1x1x4x7x8xf32>, tensor<4xi64>) -> tensor<1x4x7x8xf32>
+  %c = nunc.constant dense<0.353553385> : tensor<f32>
+  %qs = nunc.mul %q, %c : (tensor<1x4x2x8xf32>, tensor<f32>) -> tensor<1x4x2x8xf32>
+  %kt = nunc.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x7x8xf32> -> tensor<1x4x8x7xf32>
+  %kts = nunc.mul %kt, %c : (tensor<1x4x8x7xf32>, tensor<f32>) -> tensor<1x4x8x7xf32>
+  %scores = nunc.matmul %qs, %kts : (tensor<1x4x2x8xf32>, tensor<1x4x8x7xf32>) -> tensor<1x4x2x7xf32>
+  %logits = nunc.add %scores, %mask : (tensor<1x4x2x7xf32>, tensor<1x1x2x7xf32>) -> tensor<1x4x2x7xf32>
+  %probs = nunc.softmax %logits : tensor<1x4x2x7xf32> -> tensor<1x4x2x7xf32>
+  %ctx = nunc.matmul %probs, %vr : (tensor<1x4x2x7xf32>, tensor<1x4x7x8xf32>) -> tensor<1x4x2x8xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x2x8xf32> -> tensor<1x2x4x8xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x4x8xf32>, tensor<3xi64>) -> tensor<1x2x32xf32>
+  return %out : tensor<1x2x32xf32>
+}
+
+// -----
+
+// K is repeated 4 times but V twice from two heads: they do not agree on a
+// group, and nothing fuses.
+
+// CHECK-LABEL: func.func @key_and_value_groups_differ(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @key_and_value_groups_differ(%q: tensor<1x4x2x8xf32>, %k: tensor<1x1x7x8xf32>, %v: tensor<1x2x7x8xf32>) -> tensor<1x4x2x8xf32> {
+  %axis = nunc.constant dense<[2]> : tensor<1xi64>
+  %es = nunc.constant dense<[1, 1, 4, 7, 8]> : tensor<5xi64>
+  %es2 = nunc.constant dense<[1, 2, 2, 7, 8]> : tensor<5xi64>
+  %rs = nunc.constant dense<[1, 4, 7, 8]> : tensor<4xi64>
+  %ku = nunc.unsqueeze %k, %axis : (tensor<1x1x7x8xf32>, tensor<1xi64>) -> tensor<1x1x1x7x8xf32>
+  %ke = nunc.expand %ku, %es : (tensor<1x1x1x7x8xf32>, tensor<5xi64>) -> tensor<1x1x4x7x8xf32>
+  %kr = nunc.reshape %ke, %rs : (tensor<1x1x4x7x8xf32>, tensor<4xi64>) -> tensor<1x4x7x8xf32>
+  %vu = nunc.unsqueeze %v, %axis : (tensor<1x2x7x8xf32>, tensor<1xi64>) -> tensor<1x2x1x7x8xf32>
+  %ve = nunc.expand %vu, %es2 : (tensor<1x2x1x7x8xf32>, tensor<5xi64>) -> tensor<1x2x2x7x8xf32>
+  %vr = nunc.reshape %ve, %rs : (tensor<1x2x2x7x8xf32>, tensor<4xi64>) -> tensor<1x4x7x8xf32>
+  %kt = nunc.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x7x8xf32> -> tensor<1x4x8x7xf32>
+  %scores = nunc.matmul %q, %kt : (tensor<1x4x2x8xf32>, tensor<1x4x8x7xf32>) -> tensor<1x4x2x7xf32>
+  %probs = nunc.softmax %scores : tensor<1x4x2x7xf32> -> tensor<1x4x2x7xf32>
+  %ctx = nunc.matmul %probs, %vr : (tensor<1x4x2x7xf32>, tensor<1x4x7x8xf32>) -> tensor<1x4x2x8xf32>
+  return %ctx : tensor<1x4x2x8xf32>
+}
+
+// -----
+
+// V's head size (4) differs from Q's and K's (8): the kernel takes one head
+// size, so nothing fuses.
+
+// CHECK-LABEL: func.func @value_head_size_differs(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @value_head_size_differs(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf32>, %v: tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32> {
+  %kt = nunc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x5x8xf32> -> tensor<1x2x8x5xf32>
+  %scores = nunc.matmul %q, %kt : (tensor<1x2x3x8xf32>, tensor<1x2x8x5xf32>) -> tensor<1x2x3x5xf32>
+  %probs = nunc.softmax %scores : tensor<1x2x3x5xf32> -> tensor<1x2x3x5xf32>
+  %ctx = nunc.matmul %probs, %v : (tensor<1x2x3x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32>
+  return %ctx : tensor<1x2x3x4xf32>
 }

@@ -1,7 +1,8 @@
 """ai.onnx Attention (opsets 23-25) compiled by nunc for every target and
 compared with onnxruntime: 3-D heads with a bool mask that masks one
 query's every key (nunc's fused attention kernel), grouped query heads with
-a past cache and a causal mask (the present key and value too), softcap
+a past cache and a causal mask (the present key and value too; fused where
+the value heads are as large as the key heads), softcap
 with each qk_matmul_output mode, and nonpad_kv_seqlen with a causal sliding
 window."""
 import json
@@ -43,6 +44,12 @@ def attention_model():
     nodes.append(n("Attention", ["qg", "kg", "vg", "", "pk", "pv"], ["yg", "kp", "vp"],
                    is_causal=1, scale=0.2))
     outs += ["yg", "kp", "vp"]
+    # 4-D grouped query heads (8 on 2) of one head size, a past of 3, causal:
+    # the fused kernel's heads-first, grouped path.
+    inp("qq", [1, 8, 5, 16]); inp("kq", [1, 2, 5, 16]); inp("vq", [1, 2, 5, 16])
+    inp("pkq", [1, 2, 3, 16]); inp("pvq", [1, 2, 3, 16])
+    nodes.append(n("Attention", ["qq", "kq", "vq", "", "pkq", "pvq"], ["yq"], is_causal=1))
+    outs.append("yq")
     # 3-D grouped heads with softcap and a float mask; every qk_matmul_output mode.
     inp("qc", [2, 4, 24]); inp("kc", [2, 6, 12]); inp("vc", [2, 6, 10])
     inp("mc", [2, 1, 4, 6])
@@ -76,8 +83,10 @@ def test_attention_op_matches_onnxruntime(nunc, tmp_path, target):
     out = tmp_path / target
     nunc("compile", path, "--target", target, "-o", out)
     ops = [k["op"] for k in json.loads((out / "att.json").read_text())["kernels"]]
-    # The 3-D one with as many key as query heads is one fused kernel.
-    assert ops.count("nunc.attention") == 1, ops
+    # Fused: the 3-D one with as many key as query heads, the grouped one
+    # with a past, and the one with nonpad_kv_seqlen (heads first); not
+    # the one whose value heads are smaller, nor those with softcap.
+    assert ops.count("nunc.attention") == 3, ops
     exe, man = harness.build(str(out))
     got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert got is not None, log
@@ -130,10 +139,103 @@ def test_attention_op_mask_shapes_match_onnx_reference(nunc, tmp_path, target):
     out = tmp_path / target
     nunc("compile", path, "--target", target, "-o", out)
     ops = [k["op"] for k in json.loads((out / "masks.json").read_text())["kernels"]]
-    # Fused but for the per-head mask's (its masked rows are zeroed per head,
-    # before the heads merge).
-    assert ops.count("nunc.attention") == 2, ops
+    # All three fused; the per-head mask's (its masked rows zeroed per head,
+    # before the heads merge) leaves its result heads first.
+    assert ops.count("nunc.attention") == 3, ops
     exe, man = harness.build(str(out))
     got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
+
+
+def decoder_layer_model(batch=2, seq=5, past=6, heads=8, kv_heads=2, head_dim=16):
+    """A decoder's attention as torch exports it (opset 17): Q, K and V
+    projections split into heads, a rotary embedding on Q and K (heads
+    first), the past concatenated, repeat_kv (Unsqueeze, Expand, Reshape),
+    scaled_dot_product_attention's sqrt(scale) on Q and on K^T, a causal
+    mask, the heads merged and projected. Returns the model and its feeds."""
+    r = np.random.default_rng(21)
+    e, ekv, total, group = heads * head_dim, kv_heads * head_dim, past + seq, heads // kv_heads
+    inits, nodes = [], []
+
+    def const(name, value):
+        inits.append(onnx.numpy_helper.from_array(np.asarray(value), name))
+        return name
+
+    def node(op, inputs, **attrs):
+        out = f"t{len(nodes)}"
+        nodes.append(h.make_node(op, inputs, [out], **attrs))
+        return out
+
+    half = head_dim // 2
+    angles = np.arange(past, total)[:, None] / 10000 ** (np.arange(half) / half)
+    cos = const("cos", np.cos(np.concatenate([angles, angles], 1)).astype(np.float32))
+    sin = const("sin", np.sin(np.concatenate([angles, angles], 1)).astype(np.float32))
+
+    def rotary(x):
+        lo = node("Slice", [x, const(f"s0_{x}", [0]), const(f"s1_{x}", [half]),
+                            const(f"sa_{x}", [3])])
+        hi = node("Slice", [x, const(f"s2_{x}", [half]), const(f"s3_{x}", [head_dim]),
+                            const(f"sb_{x}", [3])])
+        rotated = node("Concat", [node("Neg", [hi]), lo], axis=-1)
+        return node("Add", [node("Mul", [x, cos]), node("Mul", [rotated, sin])])
+
+    def project(width, n_heads, name):
+        w = const(f"w{name}", (r.standard_normal((e, width)) / np.sqrt(e)).astype(np.float32))
+        split = node("Reshape", [node("MatMul", ["x", w]),
+                                 const(f"shape_{name}", [batch, seq, n_heads, head_dim])])
+        return node("Transpose", [split], perm=[0, 2, 1, 3])
+
+    q = rotary(project(e, heads, "q"))
+    k = node("Concat", ["past_key", rotary(project(ekv, kv_heads, "k"))], axis=2)
+    v = node("Concat", ["past_value", project(ekv, kv_heads, "v")], axis=2)
+    nodes[-1].output[0] = "present_value"
+    v = "present_value"
+    # (present_key: an Identity, the Concat's result being read twice.)
+    nodes.append(h.make_node("Identity", [k], ["present_key"]))
+
+    def repeat(x):
+        expanded = node("Expand", [node("Unsqueeze", [x, const(f"ax_{x}", [2])]),
+                                   const(f"ex_{x}", [batch, kv_heads, group, total, head_dim])])
+        return node("Reshape", [expanded, const(f"rs_{x}", [batch, heads, total, head_dim])])
+
+    root = const("sqrt_scale", np.float32(1 / np.sqrt(np.sqrt(head_dim))))
+    scores = node("MatMul", [node("Mul", [q, root]),
+                             node("Mul", [node("Transpose", [repeat(k)], perm=[0, 1, 3, 2]),
+                                          root])])
+    causal = np.triu(np.full((seq, total), -np.inf, np.float32), past + 1)
+    probs = node("Softmax", [node("Add", [scores, const("causal", causal)])], axis=-1)
+    merged = node("Reshape", [node("Transpose", [node("MatMul", [probs, repeat(v)])],
+                                   perm=[0, 2, 1, 3]), const("merged", [batch, seq, e])])
+    wo = const("wo", (r.standard_normal((e, e)) / np.sqrt(e)).astype(np.float32))
+    nodes.append(h.make_node("MatMul", [merged, wo], ["y"]))
+    inputs = [h.make_tensor_value_info("x", F, [batch, seq, e]),
+              h.make_tensor_value_info("past_key", F, [batch, kv_heads, past, head_dim]),
+              h.make_tensor_value_info("past_value", F, [batch, kv_heads, past, head_dim])]
+    outputs = [h.make_tensor_value_info(o, F, None) for o in ("y", "present_key", "present_value")]
+    model = h.make_model(h.make_graph(nodes, "decoder", inputs, outputs, inits),
+                         opset_imports=[h.make_opsetid("", 17)])
+    model.ir_version = 8
+    feeds = {"x": r.standard_normal((batch, seq, e)).astype(np.float32),
+             "past_key": r.standard_normal((batch, kv_heads, past, head_dim)).astype(np.float32),
+             "past_value": r.standard_normal((batch, kv_heads, past, head_dim)).astype(np.float32)}
+    return model, feeds
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_exported_decoder_attention_is_fused(nunc, tmp_path, target):
+    model, feeds = decoder_layer_model()
+    want = harness.onnxruntime_outputs(model, feeds)
+    path = str(tmp_path / "decoder.onnx")
+    onnx.save(model, path)
+    out = tmp_path / target
+    nunc("compile", path, "--target", target, "-o", out)
+    ops = [k["op"] for k in json.loads((out / "decoder.json").read_text())["kernels"]]
+    # One fused attention: heads-first Q, K and V, key heads not repeated;
+    # no Softmax or Expand left.
+    assert ops.count("nunc.attention") == 1, ops
+    assert "nunc.softmax" not in ops and "nunc.expand" not in ops, ops
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-4, atol=2e-5)

@@ -205,6 +205,102 @@ TEST_P(AttentionKernelTest, ReadsPackedOperands) {
   }
 }
 
+/// [B, H, L, D] <-> [B, L, H*D] (merging when `toMerged`).
+Tensor swapHeads(const Tensor &x, bool toMerged, int64_t heads) {
+  const int64_t b = x.dim(0);
+  const int64_t len = toMerged ? x.dim(2) : x.dim(1);
+  const int64_t d = toMerged ? x.dim(3) : x.dim(2) / heads;
+  Tensor y = cantFail(Tensor::create(DType::F32, toMerged ? std::vector<int64_t>{b, len, heads * d}
+                                                          : std::vector<int64_t>{b, heads, len, d}));
+  for (int64_t bi = 0; bi < b; ++bi)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < len; ++i)
+        for (int64_t j = 0; j < d; ++j) {
+          const int64_t major = ((bi * heads + h) * len + i) * d + j;
+          const int64_t merged = ((bi * len + i) * heads + h) * d + j;
+          (toMerged ? y.mutableAs<float>()[merged] : y.mutableAs<float>()[major]) =
+              toMerged ? x.as<float>()[major] : x.as<float>()[merged];
+        }
+  return y;
+}
+
+/// Heads-first operands and results ([B, H, L, D]) and grouped query heads
+/// (query head h reading key and value head h / group), each operand in
+/// either layout: the kernel equals itself on the same data merged, with
+/// the key and value heads repeated; the evaluator's layouts equal that
+/// too.
+TEST_P(AttentionKernelTest, ReadsHeadsFirstAndGroupedOperands) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  struct Layout {
+    int64_t b, s, t, h, kv, d;
+    std::array<bool, 4> major;
+    bool mask;
+  };
+  const Layout cases[] = {{1, 7, 7, 2, 2, 16, {true, true, true, true}, true},
+                          {2, 17, 33, 4, 1, 32, {true, true, true, false}, true},
+                          {1, 1, 129, 8, 2, 64, {true, true, true, true}, false},
+                          {2, 9, 9, 6, 3, 16, {false, true, false, true}, true},
+                          {1, 5, 17, 4, 2, 48, {false, false, false, false}, true},
+                          {1, 128, 128, 8, 2, 64, {true, false, true, false}, true}};
+  std::mt19937 rng(13);
+  for (const Layout &c : cases) {
+    AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.29f, c.mask};
+    cfg.kvHeads = c.kv;
+    std::copy(c.major.begin(), c.major.end(), cfg.headsMajor);
+    if (!AttentionKernel::supports(cfg, isa))
+      continue;
+    // Merged operands; K and V of kv heads.
+    Tensor q = nunc_test::randomTensor(rng, {c.b, c.s, c.h * c.d}, -2.f, 2.f);
+    Tensor k = nunc_test::randomTensor(rng, {c.b, c.t, c.kv * c.d}, -2.f, 2.f);
+    Tensor v = nunc_test::randomTensor(rng, {c.b, c.t, c.kv * c.d}, -2.f, 2.f);
+    std::optional<Tensor> mask;
+    if (c.mask) {
+      mask = nunc_test::randomTensor(rng, {c.s, c.t}, -2.f, 2.f);
+      cfg.maskStrides[2] = c.t;
+      cfg.maskStrides[3] = 1;
+    }
+    // Their repeats: each query head's key and value head in its place.
+    auto repeated = [&](const Tensor &x) {
+      Tensor y = cantFail(Tensor::create(DType::F32, {c.b, c.t, c.h * c.d}));
+      for (int64_t r = 0; r < c.b * c.t; ++r)
+        for (int64_t h = 0; h < c.h; ++h)
+          std::memcpy(y.mutableAs<float>() + (r * c.h + h) * c.d,
+                      x.as<float>() + (r * c.kv + h / (c.h / c.kv)) * c.d, c.d * 4);
+      return y;
+    };
+    AttentionConfig plain{c.b, c.s, c.t, c.h, c.d, cfg.scale, c.mask};
+    std::copy(cfg.maskStrides, cfg.maskStrides + 4, plain.maskStrides);
+    std::vector<float> want, got;
+    const Tensor *m = mask ? &*mask : nullptr;
+    ASSERT_NO_FATAL_FAILURE(runKernel(plain, isa, q, repeated(k), repeated(v), m, want));
+    if (c.major[3]) {
+      Tensor merged = cantFail(Tensor::create(DType::F32, {c.b, c.s, c.h * c.d}));
+      std::memcpy(merged.mutableAs<float>(), want.data(), want.size() * 4);
+      Tensor major = swapHeads(merged, false, c.h);
+      want.assign(major.as<float>(), major.as<float>() + major.numElements());
+    }
+    Tensor ql = c.major[0] ? swapHeads(q, false, c.h) : q;
+    Tensor kl = c.major[1] ? swapHeads(k, false, c.kv) : k;
+    Tensor vl = c.major[2] ? swapHeads(v, false, c.kv) : v;
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, ql, kl, vl, m, got));
+    const std::string what = "B=" + std::to_string(c.b) + " S=" + std::to_string(c.s) +
+                             " T=" + std::to_string(c.t) + " H=" + std::to_string(c.h) +
+                             " KV=" + std::to_string(c.kv) + " D=" + std::to_string(c.d);
+    EXPECT_EQ(got, want) << what;
+    kernels::AttentionLayout layout;
+    std::copy(c.major.begin(), c.major.end(), layout.headsMajor);
+    layout.kvHeads = c.kv;
+    llvm::Expected<Tensor> ref = kernels::attention(ql, kl, vl, m, c.h, cfg.scale, {}, layout);
+    ASSERT_TRUE(static_cast<bool>(ref)) << llvm::toString(ref.takeError());
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      worst = std::max<double>(worst, std::fabs(got[i] - ref->as<float>()[i]));
+    EXPECT_LT(worst, 2e-5) << what;
+  }
+}
+
 /// `count` u8 codes, uniform with runs of 0 and 255 (a tenth each: the
 /// largest products and the grids' ends).
 std::vector<uint8_t> randomCodes(std::mt19937 &rng, size_t count) {

@@ -2081,8 +2081,14 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   int64_t heads = getNumHeads();
   if (heads <= 0)
     return emitError() << "num_heads must be positive";
-  auto q = dimsOf(getQuery()), k = dimsOf(getKey()), v = dimsOf(getValue());
+  const int64_t kvHeads = numKvHeads();
+  if (kvHeads <= 0 || heads % kvHeads != 0)
+    return emitError() << "kv_heads " << kvHeads << " does not divide num_heads " << heads;
+  if (getHeadsMajor() && getHeadsMajor()->size() != 4)
+    return emitError() << "heads_major needs four entries (query, key, value, result)";
   const bool packed = getInputOffsets() || getInputWidthAttr();
+  if ((getHeadsMajor() || getKvHeadsAttr()) && (codes || packed))
+    return emitError() << "heads_major and kv_heads need float, unpacked operands";
   const int64_t width = packed && getInputWidthAttr() ? getInputWidthAttr().getInt() : 0;
   if (packed) {
     if (!getInputOffsets() || !getInputWidthAttr() || getInputOffsets()->size() != 3)
@@ -2092,30 +2098,51 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
       return emitError() << "input_width " << width << " does not split into " << heads
                          << " heads";
   }
-  for (auto [i, d] : llvm::enumerate(std::array{q, k, v})) {
+  // Each operand as (batch, length, heads, D), dynamic where unknown.
+  std::optional<std::array<int64_t, 4>> views[3];
+  const char *names[] = {"query", "key", "value"};
+  for (auto [i, x] : llvm::enumerate(std::array{getQuery(), getKey(), getValue()})) {
+    auto d = dimsOf(x);
     if (!d)
       continue;
-    if (d->size() != 3)
-      return emitError() << "query, key and value must be [B, S, H*D]";
-    if (ShapedType::isDynamic((*d)[2]))
+    const int64_t h = i == 0 ? heads : kvHeads;
+    if (isHeadsMajor(i)) {
+      if (d->size() != 4)
+        return emitError() << names[i] << " must be [B, heads, length, D] (heads_major)";
+      if (!ShapedType::isDynamic((*d)[1]) && (*d)[1] != h)
+        return emitError() << names[i] << " holds " << (*d)[1] << " heads, not " << h;
+      views[i] = {(*d)[0], (*d)[2], h, (*d)[3]};
       continue;
+    }
+    if (d->size() != 3)
+      return emitError() << names[i] << " must be [B, length, heads*D]";
+    int64_t cols = (*d)[2];
     if (packed) {
       int64_t offset = (*getInputOffsets())[i];
-      if (offset < 0 || offset + width > (*d)[2])
+      if (!ShapedType::isDynamic(cols) && (offset < 0 || offset + width > cols))
         return emitError() << "input columns [" << offset << ", " << offset + width
-                           << ") lie outside operand " << i << "'s " << (*d)[2];
-    } else if ((*d)[2] % heads != 0) {
-      return emitError() << "hidden size " << (*d)[2] << " does not split into " << heads
+                           << ") lie outside operand " << i << "'s " << cols;
+      cols = width;
+    } else if (!ShapedType::isDynamic(cols) && cols % h != 0) {
+      return emitError() << "hidden size " << cols << " does not split into " << h
                          << " heads";
     }
+    views[i] = {(*d)[0], (*d)[1], h,
+                ShapedType::isDynamic(cols) ? ShapedType::kDynamic : cols / h};
   }
+  auto q = views[0], k = views[1], v = views[2];
   if (q && k && v) {
-    FailureOr<Dims> kv = check(*this, shape::broadcast(*k, *v));
-    if (failed(kv))
-      return failure();
-    if (!packed && !ShapedType::isDynamic((*q)[2]) && !ShapedType::isDynamic((*k)[2]) &&
-        (*q)[2] != (*k)[2])
-      return emitError() << "query and key differ in hidden size";
+    auto differ = [](int64_t a, int64_t b) {
+      return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+    };
+    for (unsigned dim : {0u, 1u, 3u})
+      if (differ((*k)[dim], (*v)[dim]))
+        return emitError() << "key and value differ in "
+                           << (dim == 0 ? "batch" : dim == 1 ? "length" : "head size");
+    if (differ((*q)[0], (*k)[0]))
+      return emitError() << "query and key differ in batch";
+    if (differ((*q)[3], (*k)[3]))
+      return emitError() << "query and key differ in head size";
     if (getMask()) {
       if (auto m = dimsOf(getMask())) {
         Dims scores{(*q)[0], heads, (*q)[1], (*k)[1]};
@@ -2127,20 +2154,17 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
       }
     }
   }
-  if (packed) {
-    auto query = cast<ShapedType>(getQuery().getType());
-    if (!query.hasRank())
-      return emitError() << "packed query, key and value need ranked types";
-    types.push_back(RankedTensorType::get(
-        {query.getDimSize(0), query.getDimSize(1), width}, query.getElementType()));
+  Type resultElement =
+      codes ? Type(Float32Type::get(getContext())) : elementOf(getQuery());
+  if (!q) {
+    types.push_back(UnrankedTensorType::get(resultElement));
     return success();
   }
-  if (codes) {
-    types.push_back(
-        cast<TensorType>(getQuery().getType()).clone(Float32Type::get(getContext())));
-    return success();
-  }
-  types.push_back(getQuery().getType());
+  const int64_t d = (*q)[3];
+  const int64_t e = ShapedType::isDynamic(d) ? ShapedType::kDynamic : heads * d;
+  types.push_back(isHeadsMajor(3)
+                      ? RankedTensorType::get({(*q)[0], heads, (*q)[1], d}, resultElement)
+                      : RankedTensorType::get({(*q)[0], (*q)[1], e}, resultElement));
   return success();
 }
 
@@ -2149,8 +2173,18 @@ int64_t AttentionOp::inputOffset(unsigned i) {
 }
 
 int64_t AttentionOp::hiddenSize() {
-  return getInputWidthAttr() ? getInputWidthAttr().getInt()
-                             : cast<ShapedType>(getQuery().getType()).getDimSize(2);
+  if (getInputWidthAttr())
+    return getInputWidthAttr().getInt();
+  auto query = cast<ShapedType>(getQuery().getType());
+  return isHeadsMajor(0) ? getNumHeads() * query.getDimSize(3) : query.getDimSize(2);
+}
+
+int64_t AttentionOp::queryLength() {
+  return cast<ShapedType>(getQuery().getType()).getDimSize(isHeadsMajor(0) ? 2 : 1);
+}
+
+int64_t AttentionOp::keyLength() {
+  return cast<ShapedType>(getKey().getType()).getDimSize(isHeadsMajor(1) ? 2 : 1);
 }
 
 LogicalResult FusedConvOp::inferResultTypes(SmallVectorImpl<Type> &types) {

@@ -1465,7 +1465,7 @@ def Nunc_QuantizeOp : Nunc_Op<"quantize"> {
 }
 
 def Nunc_AttentionOp : Nunc_Op<"attention"> {
-  let summary = "Multi-head softmax(Q K^T * scale + mask) V on [B, S, H*D] tensors";
+  let summary = "Multi-head softmax(Q K^T * scale + mask) V on [B, S, H*D] or [B, H, S, D] tensors";
   let description = [{
     query is [B, S, H*D], key and value are [B, T, H*D]; the heads are the
     num_heads contiguous slices of the last dim. mask is additive and
@@ -1492,6 +1492,15 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     is [B, S, E]. nunc-fuse-attention-projections uses this to read Q, K
     and V from the one GEMM that computes all three ([B, S, 3E], the same
     value three times).
+
+    `heads_major = array<i1: q, k, v, out>` marks the operands (and the
+    result) that are laid out heads first, [B, heads, length, D], as
+    exported decoders hold them after their rotary embedding or past
+    concatenation, instead of [B, length, heads*D]. `kv_heads` (a divisor
+    of num_heads, default num_heads): key and value hold that many heads,
+    query head h reading key and value head h / (num_heads / kv_heads)
+    (grouped query attention, without repeating K and V). Both are f32 /
+    float only, without packed operands.
 
     `scale_divisor`: the model divided the scores by this constant (`scale`
     is its reciprocal); without it, it multiplied them by `scale`.
@@ -1522,6 +1531,8 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
                        OptionalAttr<TypeAttr>:$mask_quantization,
                        OptionalAttr<DenseI64ArrayAttr>:$input_offsets,
                        OptionalAttr<I64Attr>:$input_width,
+                       OptionalAttr<DenseBoolArrayAttr>:$heads_major,
+                       OptionalAttr<I64Attr>:$kv_heads,
                        OptionalAttr<TypeAttr>:$scores_quantization,
                        OptionalAttr<TypeAttr>:$scaled_quantization,
                        OptionalAttr<TypeAttr>:$logits_quantization,
@@ -1536,8 +1547,23 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     /// The columns [offset, offset + width) of operand i (0 query, 1 key,
     /// 2 value) that hold its heads.
     int64_t inputOffset(unsigned i);
-    /// E = H*D: input_width, else the query's last dim.
+    /// E = H*D: input_width, else the query's last dim (num_heads * D with
+    /// a heads-major query).
     int64_t hiddenSize();
+    /// Whether operand i (0 query, 1 key, 2 value) or, for i = 3, the
+    /// result is [B, heads, length, D] (heads_major).
+    bool isHeadsMajor(unsigned i) {
+      return getHeadsMajor() && getHeadsMajor()->size() == 4 && (*getHeadsMajor())[i];
+    }
+    /// The heads of key and value: kv_heads, else num_heads.
+    int64_t numKvHeads() {
+      return getKvHeadsAttr() ? getKvHeadsAttr().getInt() : getNumHeads();
+    }
+    /// D, and the lengths S of the query and T of key and value (static
+    /// shapes).
+    int64_t headDim() { return hiddenSize() / getNumHeads(); }
+    int64_t queryLength();
+    int64_t keyLength();
     /// scale_divisor, or 0 where the model multiplied by `scale`.
     float divisorOrZero() {
       return getScaleDivisorAttr() ? getScaleDivisorAttr().getValue().convertToFloat() : 0.f;
