@@ -116,6 +116,39 @@ bool readsU8AttentionInputs(Int8Isa int8) {
   return int8 == Int8Isa::Avx512Vnni || int8 == Int8Isa::Amx || int8 == Int8Isa::AvxVnni;
 }
 
+/// Per query row, how many leading keys a constant f32 mask leaves it for
+/// every (b, h) (x86::AttentionConfig::rowKeys): past its last value above
+/// -1e30 (-inf, the lowest float) a key's probability is an exact 0. Empty
+/// where the mask is not constant or leaves every row all T keys; a row it
+/// masks whole keeps all T (the kernel averages such a row's keys).
+std::vector<int64_t> keysLeftByMask(Value mask, const x86::AttentionConfig &c) {
+  ElementsAttr attr;
+  SmallVector<char> raw;
+  auto type = cast<RankedTensorType>(mask.getType());
+  if (c.u8Inputs || !type.getElementType().isF32() || !matchPattern(mask, m_Constant(&attr)) ||
+      !readRawElements(attr, raw) ||
+      raw.size() != static_cast<size_t>(type.getNumElements()) * 4)
+    return {};
+  SmallVector<float> values(type.getNumElements());
+  std::memcpy(values.data(), raw.data(), raw.size());
+  std::vector<int64_t> keys(c.seq, 0);
+  for (int64_t b = 0; b < (c.maskStrides[0] ? c.batch : 1); ++b)
+    for (int64_t h = 0; h < (c.maskStrides[1] ? c.heads : 1); ++h)
+      for (int64_t i = 0; i < c.seq; ++i)
+        for (int64_t j = c.keys - 1; j >= keys[i]; --j)
+          if (values[b * c.maskStrides[0] + h * c.maskStrides[1] + i * c.maskStrides[2] +
+                        j * c.maskStrides[3]] > -1e30f) {
+            keys[i] = j + 1;
+            break;
+          }
+  for (int64_t &k : keys)
+    if (k == 0)
+      k = c.keys;
+  if (llvm::all_of(keys, [&](int64_t k) { return k == c.keys; }))
+    return {};
+  return keys;
+}
+
 /// The x86 attention kernel's view of an attention op, if it can run it.
 std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
@@ -165,6 +198,7 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
       c.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
       stride *= shape4[i];
     }
+    c.rowKeys = keysLeftByMask(op.getMask(), c);
   }
   if (!x86::AttentionKernel::supports(c, isa))
     return std::nullopt;

@@ -112,6 +112,10 @@ public:
     scaledKeys = kAvx512 && base2 && !c.u8Inputs;
     maskRow = scaledKeys && c.mask && c.maskStrides[2] == 0;
     scaledGridFollows = AttentionKernel::scaledGridFollows(c);
+    limited = !c.rowKeys.empty() && static_cast<int64_t>(c.rowKeys.size()) == c.seq && !u8 &&
+              !c.qlinear &&
+              llvm::all_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
+                           [](const Activation *g) { return g->kind == Activation::None; });
     if (c.qlinear)
       qlinearConstants();
   }
@@ -202,6 +206,32 @@ private:
   bool maskRow = false;    // the score tiles start from the scaled mask row
   bool scaledGridFollows = false;
   bool u8 = false;    // u8 inputs (AttentionConfig::u8Inputs)
+  bool limited = false; // blocks of rows skip their masked keys (rowKeys)
+
+  /// The keys of rows [first, first + rows): the most any of them keeps.
+  int64_t keysOfRows(int64_t first, int64_t rows) const {
+    int64_t most = 1;
+    for (int64_t i = first; i < std::min(first + rows, c.seq); ++i)
+      most = std::max(most, std::min(c.rowKeys[i], c.keys));
+    return most;
+  }
+
+  /// edi = the keys of the block of `rowsPerBlock` rows that the counter rbp
+  /// (fullBlocks down to 1) stands at, or (rbp past the loop) of the rest.
+  void loadBlockKeys(int rowsPerBlock, bool inLoop) {
+    const int64_t fullBlocks = c.seq / rowsPerBlock;
+    if (!inLoop) {
+      mov(edi, static_cast<uint32_t>(keysOfRows(fullBlocks * rowsPerBlock, rowsPerBlock)));
+      return;
+    }
+    // Entry rbp - 1: block fullBlocks - rbp.
+    std::vector<uint32_t> table;
+    for (int64_t j = 0; j < fullBlocks; ++j)
+      table.push_back(
+          static_cast<uint32_t>(keysOfRows((fullBlocks - 1 - j) * rowsPerBlock, rowsPerBlock)));
+    lea(rdi, dataAddr(table));
+    mov(edi, dword[rdi + rbp * 4 - 4]);
+  }
   int64_t eb = 4;     // bytes of an input element
 
   // qlinear_arithmetic's compile-time constants (qlinearConstants).
@@ -721,33 +751,44 @@ private:
     const bool inRegisters = kAvx512 && tp <= chunkVecs * kLanes && !c.qlinear;
     if (c.qlinear && !scaledShifts)
       lea(rdi, dataAddr(std::vector<uint32_t>(scaledCodes.begin(), scaledCodes.end())));
-    auto block = [&](int rows) {
+    // With rowKeys, edi holds the block's keys: chunks past them are
+    // skipped, and so are their vectors in the softmax.
+    const bool skips = limited && !inRegisters && tp > chunkVecs * kLanes;
+    auto block = [&](int rows, bool inLoop) {
       if (inRegisters) {
         scoreTile(rows, static_cast<int>(tp / kLanes), 0, /*softmax=*/true);
         return;
       }
+      if (skips)
+        loadBlockKeys(rowsPerBlock, inLoop);
+      Label skipped;
       for (int64_t c0 = 0; c0 < tp; c0 += chunkVecs * kLanes) {
         int vecs = std::min<int64_t>(chunkVecs, (tp - c0) / kLanes);
+        if (skips && c0 > 0) {
+          cmp(edi, static_cast<uint32_t>(c0));
+          jbe(skipped, T_NEAR);
+        }
         scoreTile(rows, vecs, c0);
       }
+      L(skipped);
       if (c.qlinear) {
         qlinearSoftmaxRows(rows);
         return;
       }
       for (int r = 0; r < rows; ++r)
-        softmaxRow(r);
+        softmaxRow(r, skips ? chunkVecs : 0);
     };
     if (fullBlocks) {
       Label loop;
       mov(rbp, fullBlocks);
       L(loop);
-      block(rowsPerBlock);
+      block(rowsPerBlock, true);
       advanceRows(rowsPerBlock);
       dec(rbp);
       jnz(loop, T_NEAR);
     }
     if (rest) {
-      block(rest);
+      block(rest, false);
       advanceRows(rest);
     }
   }
@@ -1112,17 +1153,30 @@ private:
   }
 
   /// Softmax of P row r (relative to rcx) over Tp, padding set to -inf first.
-  void softmaxRow(int r) {
+  /// chunkVecs > 0: the row's keys end at edi; the chunks of that many
+  /// vectors from there on were not computed and are passed over.
+  void softmaxRow(int r, int64_t chunkVecs = 0) {
     for (int64_t t = c.keys; t < tp; ++t)
       mov(dword[rcx + r * tp * 4 + t * 4], 0xff800000u); // -inf
     Vmm mx = Vmm(0), x = Vmm(1), t0 = Vmm(2), t1 = Vmm(3), sum = Vmm(4);
     int64_t n = tp / kLanes;
+    Label maxDone, sumDone;
+    auto passOver = [&](int64_t i, Label &done) {
+      if (chunkVecs && i > 0 && i % chunkVecs == 0) {
+        cmp(edi, static_cast<uint32_t>(i * kLanes));
+        jbe(done, T_NEAR);
+      }
+    };
     vmovups(mx, ptr[rcx + r * tp * 4]);
-    for (int64_t i = 1; i < n; ++i)
+    for (int64_t i = 1; i < n; ++i) {
+      passOver(i, maxDone);
       vmaxps(mx, mx, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
+    }
+    L(maxDone);
     horizontal(mx, t0, /*max=*/true);
     vxorps(sum, sum, sum);
     for (int64_t i = 0; i < n; ++i) {
+      passOver(i, sumDone);
       Address a = ptr[rcx + r * tp * 4 + i * kLanes * 4];
       vmovups(x, a);
       vsubps(x, x, mx);
@@ -1130,6 +1184,7 @@ private:
       vmovups(a, x);
       vaddps(sum, sum, x);
     }
+    L(sumDone);
     horizontal(sum, t0, /*max=*/false);
     // inv[row] = 1 / sum
     loadConstant(t0, 1.f);
@@ -1233,6 +1288,7 @@ private:
     mov(rcx, r14); // P row
     mov(rbx, r13); // out row
     mov(rdx, r15); // inv
+    bool inLoop = true; // the block is the loop's (rbp its counter), not the rest
     auto tile = [&](int rows, int v0, int nv) {
       Vmm b0 = Vmm(rows * nv), pr = Vmm(rows * nv + nv);
       for (int r = 0; r < rows; ++r)
@@ -1254,7 +1310,10 @@ private:
       Label loop;
       mov(rax, r12); // V row t (u8: VB group t / 4)
       xor_(esi, esi); // t * 4 (u8: t)
-      mov(rdi, u8 ? (c.keys + 3) / 4 : c.keys);
+      if (limited)
+        loadBlockKeys(rowsPerBlock, inLoop); // the rest's probabilities are 0
+      else
+        mov(rdi, u8 ? (c.keys + 3) / 4 : c.keys);
       L(loop);
       for (int v = 0; v < nv; ++v)
         vmovups(Vmm(b0.getIdx() + v), ptr[rax + (v0 + v) * kLanes * 4]);
@@ -1317,8 +1376,10 @@ private:
       dec(rbp);
       jnz(loop, T_NEAR);
     }
-    if (rest)
+    if (rest) {
+      inLoop = false;
       tiles(rest);
+    }
   }
 };
 

@@ -44,6 +44,7 @@
 #include "nunc/Codegen/Target.h"
 
 #include <memory>
+#include <vector>
 
 namespace mlir::nunc::x86 {
 
@@ -63,6 +64,13 @@ struct AttentionConfig {
   /// reads key and value head h / (heads / kvHeads)).
   bool headsMajor[4] = {false, false, false, false};
   int64_t kvHeads = 0;
+  /// Per query row, how many leading keys a constant mask leaves it (a
+  /// causal or window edge; every (b, h) alike; empty: all T). f32 without
+  /// grids: where a score row takes several chunks of keys, a block of rows
+  /// skips the chunks past its keys, and P V sums over its keys only. The
+  /// skipped probabilities are exact zeros (the mask at most -1e30), so
+  /// the results are the same bits.
+  std::vector<int64_t> rowKeys;
   /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
   /// softmax output (then normalized before P V instead of after), P V.
   Activation scores, scaled, logits, probs, output;

@@ -301,6 +301,66 @@ TEST_P(AttentionKernelTest, ReadsHeadsFirstAndGroupedOperands) {
   }
 }
 
+/// Causal and windowed constant masks (-inf or the lowest float past each
+/// row's last key): given each row's keys (rowKeys), the kernel skips the
+/// key chunks and P V terms past them and gives the same bits as without;
+/// a row masked whole keeps all its keys. S, T and the past chosen so that
+/// rows end inside, at and past chunk edges (128 keys on AVX-512, 48 on
+/// AVX2), in full row blocks and the rest.
+TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRowBitForBit) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  struct Causal {
+    int64_t s, t, past, window; // window: the first key is i + past - window (-1: none)
+    float masked;
+    bool wholeRow;              // row 1 masked whole
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const Causal cases[] = {{256, 256, 0, -1, -inf, false},
+                          {128, 300, 172, -1, std::numeric_limits<float>::lowest(), false},
+                          {100, 100, 0, 20, -inf, false},
+                          {7, 161, 154, -1, -inf, true},
+                          {131, 131, 0, -1, -1e30f, false}};
+  std::mt19937 rng(17);
+  for (const Causal &k : cases) {
+    const int64_t h = 2, d = 32;
+    AttentionConfig cfg{1, k.s, k.t, h, d, 0.31f, true};
+    cfg.maskStrides[2] = k.t;
+    cfg.maskStrides[3] = 1;
+    if (!AttentionKernel::supports(cfg, isa))
+      continue;
+    Tensor q = nunc_test::randomTensor(rng, {1, k.s, h * d}, -2.f, 2.f);
+    Tensor key = nunc_test::randomTensor(rng, {1, k.t, h * d}, -2.f, 2.f);
+    Tensor v = nunc_test::randomTensor(rng, {1, k.t, h * d}, -2.f, 2.f);
+    Tensor mask = cantFail(Tensor::create(DType::F32, {k.s, k.t}));
+    for (int64_t i = 0; i < k.s; ++i) {
+      int64_t last = i + k.past; // the last key row i sees
+      cfg.rowKeys.push_back(k.wholeRow && i == 1 ? k.t : std::min(last + 1, k.t));
+      for (int64_t j = 0; j < k.t; ++j) {
+        bool seen = j <= last && (k.window < 0 || j >= last - k.window) &&
+                    !(k.wholeRow && i == 1);
+        mask.mutableAs<float>()[i * k.t + j] = seen ? 0.5f * std::sin(float(i + j)) : k.masked;
+      }
+    }
+    AttentionConfig all = cfg;
+    all.rowKeys.clear();
+    std::vector<float> want, got;
+    ASSERT_NO_FATAL_FAILURE(runKernel(all, isa, q, key, v, &mask, want));
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, key, v, &mask, got));
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0)
+        << "S=" << k.s << " T=" << k.t << " past " << k.past;
+    // And both equal the reference.
+    llvm::Expected<Tensor> ref = kernels::attention(q, key, v, &mask, h, cfg.scale);
+    ASSERT_TRUE(static_cast<bool>(ref)) << llvm::toString(ref.takeError());
+    double worst = 0;
+    for (size_t i = 0; i < got.size(); ++i)
+      if (!(k.wholeRow && i / (h * d) == 1))
+        worst = std::max<double>(worst, std::fabs(got[i] - ref->as<float>()[i]));
+    EXPECT_LT(worst, 2e-5) << "S=" << k.s << " T=" << k.t << " past " << k.past;
+  }
+}
+
 /// `count` u8 codes, uniform with runs of 0 and 255 (a tenth each: the
 /// largest products and the grids' ends).
 std::vector<uint8_t> randomCodes(std::mt19937 &rng, size_t count) {

@@ -180,12 +180,21 @@ def FuseLayerNorm : Pass<"nunc-fuse-layer-norm", "func::FuncOp"> {
 def FuseAttention : Pass<"nunc-fuse-attention", "func::FuncOp"> {
   let summary = "Rewrites the exported multi-head attention pattern into nunc.attention";
   let description = [{
-    Recognizes Reshape/Transpose head splits of Q, K (to K^T) and V, MatMul,
-    scaling by Div or Mul, an optional additive mask, Softmax over the last
-    axis, MatMul with V and the Transpose/Reshape that merges the heads, all
-    with static shapes. A head split may have other readers (K and V of one
-    input, or a query two attentions read, merged by CSE): the attention
-    reads the unsplit input. A QDQ model's fake_quantize ops on the intermediates
+    Recognizes, from the MatMul with V back, Q K^T, scaling by Div or Mul,
+    an optional additive mask, Softmax over the last axis and MatMul with V,
+    all with static shapes. Q, K (to K^T) and V are each a Reshape/Transpose
+    head split of a [B, L, H*D] tensor, which the attention reads unsplit,
+    or a heads-first [B, H, L, D] value (heads_major): a decoder's Q and K
+    after their rotary embedding, K and V after the past is concatenated.
+    Grouped query heads become kv_heads: K and V repeated by torch's
+    repeat_kv (Unsqueeze at 2, Expand, Reshape), which the attention does
+    not repeat, or the query heads of each key head reshaped into its rows
+    for both products (the ai.onnx Attention import). A scalar constant Mul
+    on Q and on K^T (scaled_dot_product_attention's sqrt(scale)) goes into
+    the scale. The Transpose/Reshape that merges the heads joins the
+    attention where there is one; else its result stays heads first. A head
+    split may have other readers (K and V of one input, or a query two
+    attentions read, merged by CSE). A QDQ model's fake_quantize ops on the intermediates
     (Q K^T, scaled, masked, the softmax output, P V) become the attention's
     grids; the pipeline runs the pass again after
     nunc-fuse-quantize-dequantize has turned the pairs into fake_quantize.
