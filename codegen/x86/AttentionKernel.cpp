@@ -130,9 +130,9 @@ public:
     div(rcx);
     mov(rbx, rax); // b
     mov(rbp, rdx); // h
-    // rcx: the key and value head, h / (H / kvHeads).
-    mov(rcx, rbp);
-    if (int64_t group = c.heads / kvHeads; group > 1) {
+    // The key and value head, h / (H / kvHeads): rcx for grouped heads.
+    const int64_t group = c.heads / kvHeads;
+    if (group > 1) {
       mov(rax, rbp);
       xor_(edx, edx);
       mov(rcx, group);
@@ -150,7 +150,7 @@ public:
       mov(dst, ptr[rdi + arg * 8]);
       imul(rax, rbx, (major ? heads * rows * c.headDim : rows * stride) * bytes);
       add(dst, rax);
-      imul(rax, kv ? rcx : rbp, (major ? rows * c.headDim : c.headDim) * bytes);
+      imul(rax, kv && group > 1 ? rcx : rbp, (major ? rows * c.headDim : c.headDim) * bytes);
       add(dst, rax);
       if (offset)
         add(dst, offset * bytes);
@@ -176,12 +176,14 @@ public:
     lea(r15, ptr[r14 + c.seq * tp * 4]);     // inv
 
     if (u8) {
+      valuesCopied = true;
       transposeKeyCodes();
       packValueCodes();
       queryRowTerms();
     } else {
       transposeKeys();
-      if (vs != c.headDim)
+      valuesCopied = vs != c.headDim;
+      if (valuesCopied)
         packValues();
     }
     if (maskRow)
@@ -207,6 +209,7 @@ private:
   bool scaledGridFollows = false;
   bool u8 = false;    // u8 inputs (AttentionConfig::u8Inputs)
   bool limited = false; // blocks of rows skip their masked keys (rowKeys)
+  bool valuesCopied = false; // r12 points at V's copy in scratch (packValues)
 
   /// The keys of rows [first, first + rows): the most any of them keeps.
   int64_t keysOfRows(int64_t first, int64_t rows) const {
@@ -507,9 +510,7 @@ private:
     }
   }
   /// P V's column terms (packValueCodes), after the mask row.
-  Address vColumnTerms(int64_t d) {
-    return ptr[r15 + (c.seq + c.keys * c.headDim + tp + d) * 4];
-  }
+  Address vColumnTerms(int64_t d) { return afterValues(c.keys * c.headDim + tp + d); }
 
   /// eax = the sum of v's s32 lanes (v is clobbered; t: a temporary).
   void horizontalSumToEax(const Vmm &v, const Vmm &t) { horizontalToEax(v, t, /*max=*/false); }
@@ -727,10 +728,12 @@ private:
       vmovups(maskRowAddress(col), Vmm(0));
     }
   }
-  /// After V's copy (packValues; scratch after inv, r15, whether or not V
-  /// was copied).
-  Address maskRowAddress(int64_t col) {
-    return ptr[r15 + (c.seq + c.keys * c.headDim + col) * 4];
+  /// After V's copy (packValues).
+  Address maskRowAddress(int64_t col) { return afterValues(c.keys * c.headDim + col); }
+  /// `floats` into V's copy in scratch: from r12 once V is copied there,
+  /// else from inv (r15), as a heads-first V is read in place.
+  Address afterValues(int64_t floats) {
+    return valuesCopied ? ptr[r12 + floats * 4] : ptr[r15 + (c.seq + floats) * 4];
   }
 
   /// Score rows into P (scaled, masked, padded with -inf), then softmax in

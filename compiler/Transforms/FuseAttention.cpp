@@ -157,7 +157,9 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(MatMulOp pv, PatternRewriter &rewriter) const override {
-    SmallVector<Operation *> ops{pv};
+    // The matched ops (for the fused location): those after P V, last
+    // first, then the rest from P V back.
+    SmallVector<Operation *> after, ops;
     // The grids of a QDQ model's pairs along the way (null where none).
     TypeAttr outputGrid, probsGrid, logitsGrid, scaledGrid, scoresGrid;
     Value probsIn = pv.getA(), end = pv.getResult();
@@ -171,7 +173,8 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
         return failure();
       probsIn = rows.getData();
       end = wide.getResult();
-      ops.append({rows, wide});
+      after.push_back(wide);
+      ops.push_back(rows);
     }
     auto softmax = singleUseDef<SoftmaxOp>(withoutGrid(probsIn, probsGrid, ops));
     if (!softmax)
@@ -180,14 +183,14 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
     int64_t axis = softmax.getAxisAttr().getInt();
     if (probsShape.empty() || (axis != -1 && axis != 3))
       return failure();
-    ops.push_back(softmax);
+    ops.append({pv, softmax});
     const int64_t batch = probsShape[0], heads = probsShape[1], seq = probsShape[2],
                   keys = probsShape[3];
 
     // After P V: the output's grid, then the heads merge, where there are.
     if (auto fq = soleUser<FakeQuantizeOp>(end)) {
       outputGrid = fq.getQuantizationAttr();
-      ops.push_back(fq);
+      after.push_back(fq);
       end = fq.getResult();
     }
     const int64_t mergePerm[] = {0, 2, 1, 3};
@@ -196,7 +199,7 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
       if (auto merge = soleUser<ReshapeOp>(t.getResult())) {
         auto type = dyn_cast<RankedTensorType>(merge.getType());
         if (type && type.hasStaticShape() && type.getRank() == 3) {
-          ops.append({t, merge});
+          after.append({t, merge});
           end = merge.getResult();
           mergedOutput = true;
         }
@@ -337,6 +340,7 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
       if (grid)
         attrs.push_back(rewriter.getNamedAttr(name, grid));
     Operation *replaced = end.getDefiningOp();
+    ops.insert(ops.begin(), after.rbegin(), after.rend());
     rewriter.setInsertionPoint(replaced);
     FailureOr<Operation *> attention =
         createInferred(rewriter, fusedLoc(ops), AttentionOp::getOperationName(), operands,
