@@ -198,7 +198,11 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
       c.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
       stride *= shape4[i];
     }
-    c.rowKeys = keysLeftByMask(op.getMask(), c);
+    const bool grids = llvm::any_of(
+        std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
+        [](const x86::Activation *g) { return g->kind != x86::Activation::None; });
+    if (!grids && !c.qlinear)
+      c.rowKeys = keysLeftByMask(op.getMask(), c);
   }
   if (!x86::AttentionKernel::supports(c, isa))
     return std::nullopt;
@@ -3113,7 +3117,10 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
                       cfg->batch, cfg->seq, cfg->keys, cfg->heads, cfg->headDim,
-                      cfg->u8Inputs ? " u8 q k v" : "", cfg->mask ? " +mask" : "",
+                      cfg->u8Inputs ? " u8 q k v" : "",
+                      !cfg->mask              ? ""
+                      : cfg->rowKeys.empty() ? " +mask"
+                                             : " +mask (rows skip the keys it masks)",
                       grids ? llvm::formatv(" +{0} grids", grids).str() : std::string(),
                       cfg->qlinear ? " +qlinear steps" : "", layout)
             .str();

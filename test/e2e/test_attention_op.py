@@ -239,3 +239,32 @@ def test_exported_decoder_attention_is_fused(nunc, tmp_path, target):
     got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-4, atol=2e-5)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_causal_attention_skips_masked_keys(nunc, tmp_path, target):
+    """Causal grouped attention long enough that rows take several chunks
+    of keys (S = T = 200, 8 heads of 16 on 2): the fused kernel skips the
+    keys the causal mask leaves no row, and still equals onnxruntime."""
+    r = np.random.default_rng(31)
+    shapes = {"q": [1, 8, 200, 16], "k": [1, 2, 200, 16], "v": [1, 2, 200, 16]}
+    feeds = {n: r.standard_normal(s).astype(np.float32) for n, s in shapes.items()}
+    node = h.make_node("Attention", ["q", "k", "v"], ["y"], is_causal=1)
+    model = h.make_model(h.make_graph([node], "causal",
+                                      [h.make_tensor_value_info(n, F, s)
+                                       for n, s in shapes.items()],
+                                      [h.make_tensor_value_info("y", F, None)]),
+                         opset_imports=[h.make_opsetid("", 23)])
+    model.ir_version = 10
+    want = harness.onnxruntime_outputs(model, feeds)
+    path = str(tmp_path / "causal.onnx")
+    onnx.save(model, path)
+    out = tmp_path / target
+    nunc("compile", path, "--target", target, "-o", out)
+    kernels = json.loads((out / "causal.json").read_text())["kernels"]
+    assert [k["op"] for k in kernels] == ["nunc.attention"], kernels
+    assert "rows skip the keys it masks" in json.dumps(kernels), kernels
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
