@@ -204,6 +204,8 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
     if (!grids && !c.qlinear)
       c.rowKeys = keysLeftByMask(op.getMask(), c);
   }
+  if (std::optional<x86::AttentionConfig> g = x86::AttentionKernel::groupedRows(c))
+    c = *g;
   if (!x86::AttentionKernel::supports(c, isa))
     return std::nullopt;
   return c;
@@ -3097,16 +3099,19 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(at.getMask() ? step.operands[3] : q),
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.scratch)};
     call.tasks = x86::AttentionKernel::numTasks(*cfg);
-    // " KV=2" for grouped query heads, " heads-first: q k" for such operands.
+    // The op's shapes (the kernel's may hold grouped heads as rows): " KV=2"
+    // for grouped query heads, " heads-first: q k" for such operands.
     std::string layout;
-    if (cfg->kvHeads != cfg->heads)
-      layout += llvm::formatv(" KV={0}", cfg->kvHeads).str();
-    if (llvm::is_contained(cfg->headsMajor, true)) {
+    if (at.numKvHeads() != at.getNumHeads())
+      layout += llvm::formatv(" KV={0}", at.numKvHeads()).str();
+    if (llvm::any_of(llvm::seq(0u, 4u), [&](unsigned i) { return at.isHeadsMajor(i); })) {
       layout += " heads-first:";
       for (auto [i, name] : llvm::enumerate(std::array{"q", "k", "v", "out"}))
-        if (cfg->headsMajor[i])
+        if (at.isHeadsMajor(i))
           layout += std::string(" ") + name;
     }
+    if (cfg->heads != at.getNumHeads())
+      layout += ", query heads as rows of their key head's task";
     int grids = 0;
     for (const x86::Activation *g : {&cfg->scores, &cfg->scaled, &cfg->logits, &cfg->probs,
                                      &cfg->output})
@@ -3116,7 +3121,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg->u8Inputs ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
-                      cfg->batch, cfg->seq, cfg->keys, cfg->heads, cfg->headDim,
+                      cfg->batch, at.queryLength(), cfg->keys, at.getNumHeads(), cfg->headDim,
                       cfg->u8Inputs ? " u8 q k v" : "",
                       !cfg->mask              ? ""
                       : cfg->rowKeys.empty() ? " +mask"

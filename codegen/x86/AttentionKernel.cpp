@@ -66,6 +66,33 @@ bool AttentionKernel::scaledGridFollows(const AttentionConfig &c) {
   return true;
 }
 
+std::optional<AttentionConfig> AttentionKernel::groupedRows(const AttentionConfig &c) {
+  if (!c.kvHeads || c.kvHeads == c.heads || c.heads % c.kvHeads != 0 || c.u8Inputs ||
+      c.qlinear || c.inputStrides[0] != 0 || c.inputOffsets[0] != 0)
+    return std::nullopt;
+  const int64_t group = c.heads / c.kvHeads;
+  const int64_t *m = c.maskStrides;
+  // Row r of key head k is query head k * group + r / S, row r % S: at
+  // query row k * group * S + r where the query and result are heads first
+  // (and with S = 1 either way).
+  const bool evenMask = !c.mask || c.seq == 1 || (m[1] == 0 && m[2] == 0);
+  if (!evenMask || (c.seq != 1 && !(c.headsMajor[0] && c.headsMajor[3])))
+    return std::nullopt;
+  AttentionConfig g = c;
+  g.heads = c.kvHeads;
+  g.kvHeads = 0;
+  g.seq = group * c.seq;
+  g.headsMajor[0] = g.headsMajor[3] = true;
+  if (c.mask && c.seq == 1) {
+    g.maskStrides[1] = group * m[1];
+    g.maskStrides[2] = m[1];
+  }
+  g.rowKeys.clear();
+  for (int64_t r = 0; r < g.seq && !c.rowKeys.empty(); ++r)
+    g.rowKeys.push_back(c.rowKeys[r % c.seq]);
+  return g;
+}
+
 int64_t AttentionKernel::scratchBytes(const AttentionConfig &c, Isa isa) {
   int64_t tp = paddedKeys(c, isa);
   return numTasks(c) * taskScratchFloats(c, tp) * 4;

@@ -44,6 +44,7 @@
 #include "nunc/Codegen/Target.h"
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace mlir::nunc::x86 {
@@ -111,6 +112,13 @@ struct AttentionKernel {
   /// rounds once and takes the integer's value on the second grid.
   static bool scaledGridFollows(const AttentionConfig &c);
   static std::unique_ptr<JitKernel> generate(const AttentionConfig &c, Isa isa);
+  /// The same attention with the query heads of each key head as the rows
+  /// of one task, where those rows lie evenly spaced: one query row (a
+  /// decoder's step), or a heads-first query and result and a mask the
+  /// same for every head and row. Each key head's K is then transposed
+  /// once instead of once per query head. nullopt where that does not hold
+  /// or there are no grouped heads.
+  static std::optional<AttentionConfig> groupedRows(const AttentionConfig &c);
 };
 
 } // namespace mlir::nunc::x86

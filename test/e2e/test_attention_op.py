@@ -222,19 +222,24 @@ def decoder_layer_model(batch=2, seq=5, past=6, heads=8, kv_heads=2, head_dim=16
     return model, feeds
 
 
+@pytest.mark.parametrize("seq,past", [(5, 6), (1, 9)])
 @pytest.mark.parametrize("target", TARGETS)
-def test_exported_decoder_attention_is_fused(nunc, tmp_path, target):
-    model, feeds = decoder_layer_model()
+def test_exported_decoder_attention_is_fused(nunc, tmp_path, target, seq, past):
+    """Prefill (5 tokens) and one step; a step's query heads are the rows of
+    their key head's task."""
+    model, feeds = decoder_layer_model(seq=seq, past=past)
     want = harness.onnxruntime_outputs(model, feeds)
     path = str(tmp_path / "decoder.onnx")
     onnx.save(model, path)
     out = tmp_path / target
     nunc("compile", path, "--target", target, "-o", out)
-    ops = [k["op"] for k in json.loads((out / "decoder.json").read_text())["kernels"]]
+    kernels = json.loads((out / "decoder.json").read_text())["kernels"]
+    ops = [k["op"] for k in kernels]
     # One fused attention: heads-first Q, K and V, key heads not repeated;
     # no Softmax or Expand left.
     assert ops.count("nunc.attention") == 1, ops
     assert "nunc.softmax" not in ops and "nunc.expand" not in ops, ops
+    assert ("as rows of their key head's task" in json.dumps(kernels)) == (seq == 1), kernels
     exe, man = harness.build(str(out))
     got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert got is not None, log

@@ -243,7 +243,9 @@ TEST_P(AttentionKernelTest, ReadsHeadsFirstAndGroupedOperands) {
                           {1, 1, 129, 8, 2, 64, {true, true, true, true}, false},
                           {2, 9, 9, 6, 3, 16, {false, true, false, true}, true},
                           {1, 5, 17, 4, 2, 48, {false, false, false, false}, true},
-                          {1, 128, 128, 8, 2, 64, {true, false, true, false}, true}};
+                          {1, 128, 128, 8, 2, 64, {true, false, true, false}, true},
+                          {2, 1, 40, 6, 2, 32, {false, false, false, false}, true},
+                          {1, 9, 20, 4, 2, 16, {true, true, true, true}, false}};
   std::mt19937 rng(13);
   for (const Layout &c : cases) {
     AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.29f, c.mask};
@@ -258,7 +260,7 @@ TEST_P(AttentionKernelTest, ReadsHeadsFirstAndGroupedOperands) {
     std::optional<Tensor> mask;
     if (c.mask) {
       mask = nunc_test::randomTensor(rng, {c.s, c.t}, -2.f, 2.f);
-      cfg.maskStrides[2] = c.t;
+      cfg.maskStrides[2] = c.s == 1 ? 0 : c.t; // (as attentionConfig gives a dim of 1)
       cfg.maskStrides[3] = 1;
     }
     // Their repeats: each query head's key and value head in its place.
@@ -289,6 +291,17 @@ TEST_P(AttentionKernelTest, ReadsHeadsFirstAndGroupedOperands) {
                              " T=" + std::to_string(c.t) + " H=" + std::to_string(c.h) +
                              " KV=" + std::to_string(c.kv) + " D=" + std::to_string(c.d);
     EXPECT_EQ(got, want) << what;
+    // One task per key head, its query heads as rows (one query row, or
+    // heads first without a mask): the same bits.
+    if (std::optional<AttentionConfig> rows = AttentionKernel::groupedRows(cfg)) {
+      EXPECT_TRUE(c.s == 1 || (!c.mask && c.major[0] && c.major[3])) << what;
+      EXPECT_EQ(AttentionKernel::numTasks(*rows), c.b * c.kv) << what;
+      std::vector<float> grouped;
+      ASSERT_NO_FATAL_FAILURE(runKernel(*rows, isa, ql, kl, vl, m, grouped));
+      EXPECT_EQ(grouped, want) << what << " (grouped rows)";
+    } else {
+      EXPECT_FALSE(c.kv != c.h && (c.s == 1 || (!c.mask && c.major[0] && c.major[3]))) << what;
+    }
     kernels::AttentionLayout layout;
     std::copy(c.major.begin(), c.major.end(), layout.headsMajor);
     layout.kvHeads = c.kv;
