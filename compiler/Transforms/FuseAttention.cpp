@@ -107,10 +107,12 @@ Value withoutScaling(Value x, double &scale, SmallVectorImpl<Operation *> &ops) 
   auto mul = singleUseDef<MulOp>(x);
   if (!mul)
     return x;
+  // (A constant of one element that leaves x's shape as it is.)
   for (auto [c, other] : {std::pair(mul.getRhs(), mul.getLhs()),
                           std::pair(mul.getLhs(), mul.getRhs())})
     if (std::optional<double> f = getUniformFloat(c);
-        f && cast<ShapedType>(c.getType()).getRank() == 0) {
+        f && cast<ShapedType>(c.getType()).getNumElements() == 1 &&
+        other.getType() == mul.getType()) {
       scale *= *f;
       ops.push_back(mul);
       return other;
@@ -195,6 +197,7 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
     }
     const int64_t mergePerm[] = {0, 2, 1, 3};
     bool mergedOutput = false;
+    Value mergeInput = end; // the result before the heads merge
     if (auto t = soleUser<TransposeOp>(end); t && t.getPerm() == ArrayRef<int64_t>(mergePerm))
       if (auto merge = soleUser<ReshapeOp>(t.getResult())) {
         auto type = dyn_cast<RankedTensorType>(merge.getType());
@@ -303,8 +306,13 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
     }
     std::optional<Operand> v = matchOperand(pv.getB(), /*repeats=*/pvGroup == 1, ops);
     if (!q || !k || !v || q->group != 1 || k->group != v->group || k->heads != v->heads ||
-        q->heads != heads || k->heads * k->group * pvGroup != heads ||
-        q->headDim != k->headDim || q->headDim != v->headDim)
+        q->headDim != k->headDim || q->headDim != v->headDim || q->heads != heads)
+      return failure();
+    // One key head that the MatMuls broadcast to every query head
+    // (multi-query attention) is a group of all of them.
+    if (k->heads == 1 && k->group == 1 && pvGroup == 1)
+      k->group = v->group = heads;
+    if (k->heads * k->group * pvGroup != heads)
       return failure();
     scale *= factor;
     if (factor != 1.0 && divisor) {
@@ -326,6 +334,19 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
     // round apart.)
     if (divisor)
       attrs.push_back(rewriter.getNamedAttr("scale_divisor", rewriter.getF32FloatAttr(*divisor)));
+    // The result's type: where the merge reshapes to another than [B, S,
+    // H*D], the result stays heads first before it.
+    auto resultType = [&](bool merged) {
+      return merged ? RankedTensorType::get({batch, seq, heads * q->headDim}, element)
+                    : RankedTensorType::get({batch, heads, seq, q->headDim}, element);
+    };
+    if (mergedOutput && resultType(true) != end.getType()) {
+      mergedOutput = false;
+      end = mergeInput;
+      after.pop_back_n(2);
+    }
+    if (resultType(mergedOutput) != end.getType())
+      return failure();
     const bool headsMajor[] = {q->headsMajor, k->headsMajor, v->headsMajor, !mergedOutput};
     if (llvm::is_contained(headsMajor, true))
       attrs.push_back(
@@ -347,10 +368,6 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
                        attrs, 1, /*reportErrors=*/false);
     if (failed(attention))
       return failure();
-    if ((*attention)->getResult(0).getType() != end.getType()) {
-      rewriter.eraseOp(*attention);
-      return failure();
-    }
     rewriter.replaceOp(replaced, (*attention)->getResults());
     return success();
   }

@@ -84,7 +84,7 @@ struct ProjectionsIntoOneGemm : OpRewritePattern<AttentionOp> {
 
   LogicalResult matchAndRewrite(AttentionOp at, PatternRewriter &rewriter) const override {
     // (Packed operands are [B, S, E] columns of equal width.)
-    if (at.getInputOffsets() || at.getHeadsMajor() || at.getKvHeadsAttr())
+    if (at.getInputOffsets() || at.hasHeadsFirstOrGroups())
       return failure();
     Value qkv[3] = {at.getQuery(), at.getKey(), at.getValue()};
     if (qkv[0] == qkv[1] || qkv[1] == qkv[2] || qkv[0] == qkv[2])

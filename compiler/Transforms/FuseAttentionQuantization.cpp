@@ -38,8 +38,7 @@ struct FuseAttentionQuantizationPass
     // Packed operands are one GEMM's columns; without a grid on the
     // probabilities P V would not be a product of codes. The u8 kernels
     // read [B, S, H*D] operands of equal heads.
-    if (op.getInputOffsets() || !op.getProbsQuantization() || op.getHeadsMajor() ||
-        op.getKvHeadsAttr())
+    if (op.getInputOffsets() || !op.getProbsQuantization() || op.hasHeadsFirstOrGroups())
       return;
     SmallVector<QuantizedLinearOp, 3> gemms;
     SmallVector<Type, 3> grids;

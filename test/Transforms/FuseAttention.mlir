@@ -872,3 +872,41 @@ func.func @value_head_size_differs(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x8xf
   %ctx = nunc.matmul %probs, %v : (tensor<1x2x3x5xf32>, tensor<1x2x5x4xf32>) -> tensor<1x2x3x4xf32>
   return %ctx : tensor<1x2x3x4xf32>
 }
+
+// -----
+
+// Multi-query attention: one key and value head that the MatMuls
+// broadcast to the 4 query heads, no repeat: kv_heads 1.
+
+// CHECK-LABEL: func.func @one_key_head_broadcast(
+// CHECK-NEXT: nunc.attention %{{.*}}, %{{.*}}, %{{.*}} {heads_major = array<i1: true, true, true, true>, kv_heads = 1 : i64, num_heads = 4 : i64, scale = 1.000000e+00 : f32} : tensor<2x4x3x8xf32>, tensor<2x1x5x8xf32>, tensor<2x1x5x8xf32> -> tensor<2x4x3x8xf32>
+// CHECK-NEXT: return
+func.func @one_key_head_broadcast(%q: tensor<2x4x3x8xf32>, %k: tensor<2x1x5x8xf32>, %v: tensor<2x1x5x8xf32>) -> tensor<2x4x3x8xf32> {
+  %kt = nunc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x1x5x8xf32> -> tensor<2x1x8x5xf32>
+  %scores = nunc.matmul %q, %kt : (tensor<2x4x3x8xf32>, tensor<2x1x8x5xf32>) -> tensor<2x4x3x5xf32>
+  %probs = nunc.softmax %scores : tensor<2x4x3x5xf32> -> tensor<2x4x3x5xf32>
+  %ctx = nunc.matmul %probs, %v : (tensor<2x4x3x5xf32>, tensor<2x1x5x8xf32>) -> tensor<2x4x3x8xf32>
+  return %ctx : tensor<2x4x3x8xf32>
+}
+
+// -----
+
+// The heads are merged and reshaped to something other than [B, S, H*D]
+// (the batch folded into the sequence): the attention's result stays heads
+// first, and the merge after it.
+
+// CHECK-LABEL: func.func @merge_to_another_shape(
+// CHECK-NEXT: %[[S:.*]] = nunc.constant
+// CHECK-NEXT: %[[A:.*]] = nunc.attention %{{.*}}, %{{.*}}, %{{.*}} {heads_major = array<i1: true, true, true, true>, num_heads = 4 : i64, scale = 1.000000e+00 : f32} : tensor<2x4x3x8xf32>, tensor<2x4x5x8xf32>, tensor<2x4x5x8xf32> -> tensor<2x4x3x8xf32>
+// CHECK-NEXT: %[[T:.*]] = nunc.transpose %[[A]] {perm = array<i64: 0, 2, 1, 3>}
+// CHECK-NEXT: nunc.reshape %[[T]], %[[S]] : (tensor<2x3x4x8xf32>, tensor<3xi64>) -> tensor<1x6x32xf32>
+func.func @merge_to_another_shape(%q: tensor<2x4x3x8xf32>, %k: tensor<2x4x5x8xf32>, %v: tensor<2x4x5x8xf32>) -> tensor<1x6x32xf32> {
+  %so = nunc.constant dense<[1, 6, 32]> : tensor<3xi64>
+  %kt = nunc.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x4x5x8xf32> -> tensor<2x4x8x5xf32>
+  %scores = nunc.matmul %q, %kt : (tensor<2x4x3x8xf32>, tensor<2x4x8x5xf32>) -> tensor<2x4x3x5xf32>
+  %probs = nunc.softmax %scores : tensor<2x4x3x5xf32> -> tensor<2x4x3x5xf32>
+  %ctx = nunc.matmul %probs, %v : (tensor<2x4x3x5xf32>, tensor<2x4x5x8xf32>) -> tensor<2x4x3x8xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<2x4x3x8xf32> -> tensor<2x3x4x8xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<2x3x4x8xf32>, tensor<3xi64>) -> tensor<1x6x32xf32>
+  return %out : tensor<1x6x32xf32>
+}

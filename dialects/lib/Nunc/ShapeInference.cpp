@@ -2087,7 +2087,7 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (getHeadsMajor() && getHeadsMajor()->size() != 4)
     return emitError() << "heads_major needs four entries (query, key, value, result)";
   const bool packed = getInputOffsets() || getInputWidthAttr();
-  if ((getHeadsMajor() || getKvHeadsAttr()) && (codes || packed))
+  if (hasHeadsFirstOrGroups() && (codes || packed))
     return emitError() << "heads_major and kv_heads need float, unpacked operands";
   const int64_t width = packed && getInputWidthAttr() ? getInputWidthAttr().getInt() : 0;
   if (packed) {
@@ -2149,7 +2149,11 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
         FailureOr<Dims> b = check(*this, shape::broadcast(scores, *m));
         if (failed(b))
           return failure();
-        if (b->size() != 4)
+        // (Not past them: a mask of a larger batch would widen the result.)
+        auto widens = [&](unsigned i) {
+          return !ShapedType::isDynamic(scores[i]) && (*b)[i] != scores[i];
+        };
+        if (b->size() != 4 || widens(0) || widens(1) || widens(2) || widens(3))
           return emitError() << "mask must broadcast to [B, H, S, T]";
       }
     }

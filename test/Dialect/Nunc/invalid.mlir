@@ -1420,6 +1420,54 @@ func.func @quantized_conv_norm_size(%x: tensor<1x1x2x2xf32>, %w: tensor<2x1x1x1x
 
 // -----
 
+func.func @attention_kv_heads_not_a_divisor(%q: tensor<1x3x12xf32>, %k: tensor<1x5x8xf32>) {
+  // expected-error @+1 {{kv_heads 2 does not divide num_heads 3}}
+  %0 = nunc.attention %q, %k, %k {kv_heads = 2 : i64, num_heads = 3 : i64, scale = 1.0 : f32} : tensor<1x3x12xf32>, tensor<1x5x8xf32>, tensor<1x5x8xf32> -> tensor<1x3x12xf32>
+  return
+}
+
+// -----
+
+func.func @attention_heads_major_of_three(%q: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{heads_major needs four entries (query, key, value, result)}}
+  %0 = nunc.attention %q, %q, %q {heads_major = array<i1: true, true, true>, num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_heads_first_key_of_other_heads(%q: tensor<1x4x3x8xf32>, %k: tensor<1x3x5x8xf32>) {
+  // expected-error @+1 {{key holds 3 heads, not 2}}
+  %0 = nunc.attention %q, %k, %k {heads_major = array<i1: true, true, true, true>, kv_heads = 2 : i64, num_heads = 4 : i64, scale = 1.0 : f32} : tensor<1x4x3x8xf32>, tensor<1x3x5x8xf32>, tensor<1x3x5x8xf32> -> tensor<1x4x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_heads_first_head_sizes_differ(%q: tensor<1x2x3x8xf32>, %k: tensor<1x2x5x4xf32>) {
+  // expected-error @+1 {{query and key differ in head size}}
+  %0 = nunc.attention %q, %k, %k {heads_major = array<i1: true, true, true, true>, num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x2x3x8xf32>, tensor<1x2x5x4xf32>, tensor<1x2x5x4xf32> -> tensor<1x2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grouped_u8_codes(%c: tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, %k: tensor<1x3x4x!quant.uniform<u8:f32, 0.5:128>>) {
+  // expected-error @+1 {{heads_major and kv_heads need float, unpacked operands}}
+  %0 = nunc.attention %c, %k, %k {kv_heads = 1 : i64, num_heads = 2 : i64, probs_quantization = !quant.uniform<u8:f32, 0.0039215688593685627>, scale = 0.5 : f32} : tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x4x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x4x!quant.uniform<u8:f32, 0.5:128>> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_of_a_larger_batch(%x: tensor<1x3x8xf32>, %m: tensor<2x1x3x3xf32>) {
+  // expected-error @+1 {{mask must broadcast to [B, H, S, T]}}
+  %0 = nunc.attention %x, %x, %x mask %m : tensor<2x1x3x3xf32> {num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
 func.func @attention_offsets_without_width(%x: tensor<1x3x6xf32>) {
   // expected-error @+1 {{input_offsets (three: query, key, value) and input_width go together}}
   %0 = nunc.attention %x, %x, %x {input_offsets = array<i64: 0, 2, 4>, num_heads = 1 : i64, scale = 1.0 : f32} : tensor<1x3x6xf32>, tensor<1x3x6xf32>, tensor<1x3x6xf32> -> tensor<1x3x2xf32>

@@ -1564,6 +1564,12 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     int64_t headDim() { return hiddenSize() / getNumHeads(); }
     int64_t queryLength();
     int64_t keyLength();
+    /// Whether some operand or the result is heads first, or key and
+    /// value hold fewer heads.
+    bool hasHeadsFirstOrGroups() {
+      return isHeadsMajor(0) || isHeadsMajor(1) || isHeadsMajor(2) || isHeadsMajor(3) ||
+             numKvHeads() != getNumHeads();
+    }
     /// scale_divisor, or 0 where the model multiplied by `scale`.
     float divisorOrZero() {
       return getScaleDivisorAttr() ? getScaleDivisorAttr().getValue().convertToFloat() : 0.f;
