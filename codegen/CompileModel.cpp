@@ -118,9 +118,10 @@ bool readsU8AttentionInputs(Int8Isa int8) {
 
 /// Per query row, how many leading keys a constant f32 mask leaves it for
 /// every (b, h) (x86::AttentionConfig::rowKeys): past its last value above
-/// -1e30 (-inf, the lowest float) a key's probability is an exact 0. Empty
-/// where the mask is not constant or leaves every row all T keys; a row it
-/// masks whole keeps all T (the kernel averages such a row's keys).
+/// -1e30 (-inf, the lowest float) a key's probability is at most 2^-126,
+/// the kernel's exponential's floor. Empty where the mask is not constant
+/// or leaves every row all T keys; a row it masks whole for some (b, h)
+/// keeps all T (the kernel averages such a row's keys).
 std::vector<int64_t> keysLeftByMask(Value mask, const x86::AttentionConfig &c) {
   ElementsAttr attr;
   SmallVector<char> raw;
@@ -134,16 +135,14 @@ std::vector<int64_t> keysLeftByMask(Value mask, const x86::AttentionConfig &c) {
   std::vector<int64_t> keys(c.seq, 0);
   for (int64_t b = 0; b < (c.maskStrides[0] ? c.batch : 1); ++b)
     for (int64_t h = 0; h < (c.maskStrides[1] ? c.heads : 1); ++h)
-      for (int64_t i = 0; i < c.seq; ++i)
-        for (int64_t j = c.keys - 1; j >= keys[i]; --j)
-          if (values[b * c.maskStrides[0] + h * c.maskStrides[1] + i * c.maskStrides[2] +
-                        j * c.maskStrides[3]] > -1e30f) {
-            keys[i] = j + 1;
-            break;
-          }
-  for (int64_t &k : keys)
-    if (k == 0)
-      k = c.keys;
+      for (int64_t i = 0; i < c.seq; ++i) {
+        int64_t j = c.keys - 1;
+        while (j >= 0 && values[b * c.maskStrides[0] + h * c.maskStrides[1] +
+                                i * c.maskStrides[2] + j * c.maskStrides[3]] <= -1e30f)
+          --j;
+        // Masked whole for this (b, h): the row averages all T keys.
+        keys[i] = j < 0 ? c.keys : std::max(keys[i], j + 1);
+      }
   if (llvm::all_of(keys, [&](int64_t k) { return k == c.keys; }))
     return {};
   return keys;
@@ -3102,7 +3101,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     // The op's shapes (the kernel's may hold grouped heads as rows): " KV=2"
     // for grouped query heads, " heads-first: q k" for such operands.
     std::string layout;
-    if (at.numKvHeads() != at.getNumHeads())
+    const int64_t heads = at.getNumHeads();
+    if (at.numKvHeads() != heads)
       layout += llvm::formatv(" KV={0}", at.numKvHeads()).str();
     if (llvm::any_of(llvm::seq(0u, 4u), [&](unsigned i) { return at.isHeadsMajor(i); })) {
       layout += " heads-first:";
@@ -3110,7 +3110,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         if (at.isHeadsMajor(i))
           layout += std::string(" ") + name;
     }
-    if (cfg->heads != at.getNumHeads())
+    if (cfg->heads != heads)
       layout += ", query heads as rows of their key head's task";
     int grids = 0;
     for (const x86::Activation *g : {&cfg->scores, &cfg->scaled, &cfg->logits, &cfg->probs,
@@ -3121,7 +3121,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg->u8Inputs ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
-                      cfg->batch, at.queryLength(), cfg->keys, at.getNumHeads(), cfg->headDim,
+                      cfg->batch, at.queryLength(), cfg->keys, heads, cfg->headDim,
                       cfg->u8Inputs ? " u8 q k v" : "",
                       !cfg->mask              ? ""
                       : cfg->rowKeys.empty() ? " +mask"

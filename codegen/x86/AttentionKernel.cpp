@@ -238,27 +238,48 @@ private:
   bool limited = false; // blocks of rows skip their masked keys (rowKeys)
   bool valuesCopied = false; // r12 points at V's copy in scratch (packValues)
 
-  /// The keys of rows [first, first + rows): the most any of them keeps.
-  int64_t keysOfRows(int64_t first, int64_t rows) const {
+  /// Rows per block of P V (weightedValues: as many as its register tiles
+  /// of accumulators leave room for).
+  int valueRowsPerBlock() const {
+    const int dv = static_cast<int>(c.headDim / kLanes);
+    const int chunk = std::min(dv, kAvx512 ? 8 : 4);
+    return std::max(1, std::min<int>(kAvx512 ? 6 : 3, (kRegs - chunk - 1) / chunk));
+  }
+
+  /// The most of `keys` over rows [first, first + rows) (at least 1, at
+  /// most T).
+  int64_t mostOf(const std::vector<int64_t> &keys, int64_t first, int64_t rows) const {
     int64_t most = 1;
     for (int64_t i = first; i < std::min(first + rows, c.seq); ++i)
-      most = std::max(most, std::min(c.rowKeys[i], c.keys));
+      most = std::max(most, std::min(keys[i], c.keys));
     return most;
   }
 
-  /// edi = the keys of the block of `rowsPerBlock` rows that the counter rbp
-  /// (fullBlocks down to 1) stands at, or (rbp past the loop) of the rest.
-  void loadBlockKeys(int rowsPerBlock, bool inLoop) {
+  /// Per row, the keys P V reads for it: the most that a row of its block
+  /// of P V keeps (rowKeys). The score blocks compute at least these, so
+  /// that P V never reads a probability the scores skipped.
+  std::vector<int64_t> valueKeys() const {
+    const int64_t rows = valueRowsPerBlock();
+    std::vector<int64_t> keys(c.seq);
+    for (int64_t i = 0; i < c.seq; ++i)
+      keys[i] = mostOf(c.rowKeys, i / rows * rows, rows);
+    return keys;
+  }
+
+  /// edi = the most of `keys` over the block of `rowsPerBlock` rows that the
+  /// counter rbp (fullBlocks down to 1) stands at, or (past the loop) over
+  /// the rest.
+  void loadBlockKeys(const std::vector<int64_t> &keys, int rowsPerBlock, bool inLoop) {
     const int64_t fullBlocks = c.seq / rowsPerBlock;
     if (!inLoop) {
-      mov(edi, static_cast<uint32_t>(keysOfRows(fullBlocks * rowsPerBlock, rowsPerBlock)));
+      mov(edi, static_cast<uint32_t>(mostOf(keys, fullBlocks * rowsPerBlock, rowsPerBlock)));
       return;
     }
     // Entry rbp - 1: block fullBlocks - rbp.
     std::vector<uint32_t> table;
     for (int64_t j = 0; j < fullBlocks; ++j)
-      table.push_back(
-          static_cast<uint32_t>(keysOfRows((fullBlocks - 1 - j) * rowsPerBlock, rowsPerBlock)));
+      table.push_back(static_cast<uint32_t>(
+          mostOf(keys, (fullBlocks - 1 - j) * rowsPerBlock, rowsPerBlock)));
     lea(rdi, dataAddr(table));
     mov(edi, dword[rdi + rbp * 4 - 4]);
   }
@@ -790,7 +811,7 @@ private:
         return;
       }
       if (skips)
-        loadBlockKeys(rowsPerBlock, inLoop);
+        loadBlockKeys(valueKeys(), rowsPerBlock, inLoop);
       Label skipped;
       for (int64_t c0 = 0; c0 < tp; c0 += chunkVecs * kLanes) {
         int vecs = std::min<int64_t>(chunkVecs, (tp - c0) / kLanes);
@@ -1313,7 +1334,7 @@ private:
   void weightedValues() {
     int dv = c.headDim / kLanes;
     int chunk = std::min(dv, kAvx512 ? 8 : 4);
-    int rowsPerBlock = std::max(1, std::min<int>(kAvx512 ? 6 : 3, (kRegs - chunk - 1) / chunk));
+    int rowsPerBlock = valueRowsPerBlock();
     int64_t fullBlocks = c.seq / rowsPerBlock, rest = c.seq % rowsPerBlock;
     mov(rcx, r14); // P row
     mov(rbx, r13); // out row
@@ -1341,7 +1362,7 @@ private:
       mov(rax, r12); // V row t (u8: VB group t / 4)
       xor_(esi, esi); // t * 4 (u8: t)
       if (limited)
-        loadBlockKeys(rowsPerBlock, inLoop); // the rest's probabilities are 0
+        loadBlockKeys(c.rowKeys, rowsPerBlock, inLoop); // the rest's probabilities ~0
       else
         mov(rdi, u8 ? (c.keys + 3) / 4 : c.keys);
       L(loop);

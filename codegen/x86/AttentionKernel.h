@@ -66,11 +66,13 @@ struct AttentionConfig {
   bool headsMajor[4] = {false, false, false, false};
   int64_t kvHeads = 0;
   /// Per query row, how many leading keys a constant mask leaves it (a
-  /// causal or window edge; every (b, h) alike; empty: all T). f32 without
-  /// grids: where a score row takes several chunks of keys, a block of rows
-  /// skips the chunks past its keys, and P V sums over its keys only. The
-  /// skipped probabilities are exact zeros (the mask at most -1e30), so
-  /// the results are the same bits.
+  /// causal or window edge; the most over (b, h); empty: all T). f32
+  /// without grids: where a score row takes several chunks of keys, a block
+  /// of rows skips the chunks past its keys, and P V sums over its keys
+  /// only. A skipped probability (its mask at most -1e30) is at most
+  /// 2^-126, the exponential's floor: the results move by at most that
+  /// times |v| for each key skipped, below a float's resolution unless v
+  /// is near the float range (onnxruntime's -inf keys count as exact 0).
   std::vector<int64_t> rowKeys;
   /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
   /// softmax output (then normalized before P V instead of after), P V.

@@ -273,3 +273,44 @@ def test_causal_attention_skips_masked_keys(nunc, tmp_path, target):
     got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
     assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("keys", [20, 300])
+@pytest.mark.parametrize("target", TARGETS)
+def test_constant_mask_that_masks_one_items_row_whole(nunc, tmp_path, target, keys):
+    """A constant per-item mask (the lowest float past key 5) that also
+    masks item 1's query row 2 whole: onnxruntime averages that row's
+    values (a softmax of equal logits), and the fused kernel must not take
+    the other item's 5 keys for it. 20 keys: P V trimmed; 300: the scores'
+    chunks skipped too."""
+    r = np.random.default_rng(41)
+    b, heads, s, d = 2, 2, 4, 16
+    lowest = np.finfo(np.float32).min
+    mask = np.zeros((b, 1, s, keys), np.float32)
+    mask[:, 0, :, 5:] = lowest
+    mask[1, 0, 2, :] = lowest
+    shapes = {"q": [b, heads, s, d], "k": [b, heads, keys, d], "v": [b, heads, keys, d]}
+    feeds = {n: r.standard_normal(sh).astype(np.float32) for n, sh in shapes.items()}
+    inits = [onnx.numpy_helper.from_array(mask, "mask"),
+             onnx.numpy_helper.from_array(np.float32(0.25), "scale")]
+    n = h.make_node
+    nodes = [n("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), n("MatMul", ["q", "kt"], ["s"]),
+             n("Mul", ["s", "scale"], ["scaled"]), n("Add", ["scaled", "mask"], ["logits"]),
+             n("Softmax", ["logits"], ["p"], axis=-1), n("MatMul", ["p", "v"], ["y"])]
+    model = h.make_model(h.make_graph(nodes, "masked", [h.make_tensor_value_info(k, F, v)
+                                                        for k, v in shapes.items()],
+                                      [h.make_tensor_value_info("y", F, None)], inits),
+                         opset_imports=[h.make_opsetid("", 17)])
+    model.ir_version = 8
+    want = harness.onnxruntime_outputs(model, feeds)
+    np.testing.assert_allclose(want["y"][1, :, 2], feeds["v"][1].mean(1), atol=1e-5)
+    path = str(tmp_path / "masked.onnx")
+    onnx.save(model, path)
+    out = tmp_path / target
+    nunc("compile", path, "--target", target, "-o", out)
+    kernels = json.loads((out / "masked.json").read_text())["kernels"]
+    assert [k["op"] for k in kernels] == ["nunc.attention"], kernels
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert got is not None, log
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)

@@ -316,11 +316,15 @@ TEST_P(AttentionKernelTest, ReadsHeadsFirstAndGroupedOperands) {
 
 /// Causal and windowed constant masks (-inf or the lowest float past each
 /// row's last key): given each row's keys (rowKeys), the kernel skips the
-/// key chunks and P V terms past them and gives the same bits as without;
-/// a row masked whole keeps all its keys. S, T and the past chosen so that
-/// rows end inside, at and past chunk edges (128 keys on AVX-512, 48 on
-/// AVX2), in full row blocks and the rest.
-TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRowBitForBit) {
+/// key chunks and P V terms past them. A skipped probability is at most
+/// 2^-126 (the exponential's floor): with values of ordinary size, the same
+/// bits as without. A row masked whole keeps all its keys. S, T, the past
+/// and the head size (which sets the rows of a P V block: 6 or 2 on
+/// AVX-512, 3 on AVX2, against 3 and 2 for the scores) chosen so that rows
+/// and blocks end inside, at and past chunk edges (128 keys on AVX-512, 48
+/// on AVX2), in full row blocks and the rest; each task's scratch starts as
+/// NaN, so a probability P V reads but the scores skipped shows.
+TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRow) {
   Isa isa = GetParam();
   if (!hostHas(isa))
     GTEST_SKIP() << "the host lacks this ISA";
@@ -328,16 +332,22 @@ TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRowBitForBit) {
     int64_t s, t, past, window; // window: the first key is i + past - window (-1: none)
     float masked;
     bool wholeRow;              // row 1 masked whole
+    int64_t d;
   };
   const float inf = std::numeric_limits<float>::infinity();
-  const Causal cases[] = {{256, 256, 0, -1, -inf, false},
-                          {128, 300, 172, -1, std::numeric_limits<float>::lowest(), false},
-                          {100, 100, 0, 20, -inf, false},
-                          {7, 161, 154, -1, -inf, true},
-                          {131, 131, 0, -1, -1e30f, false}};
+  const Causal cases[] = {{256, 256, 0, -1, -inf, false, 32},
+                          {128, 300, 172, -1, std::numeric_limits<float>::lowest(), false, 32},
+                          {100, 100, 0, 20, -inf, false, 32},
+                          {7, 161, 154, -1, -inf, true, 32},
+                          {131, 131, 0, -1, -1e30f, false, 32},
+                          {300, 300, 0, -1, -inf, false, 64},
+                          {150, 155, 5, -1, -inf, false, 16},
+                          {150, 155, 5, -1, -inf, false, 128},
+                          {150, 151, 1, -1, -inf, false, 16},
+                          {150, 152, 2, -1, -inf, false, 8}};
   std::mt19937 rng(17);
   for (const Causal &k : cases) {
-    const int64_t h = 2, d = 32;
+    const int64_t h = 2, d = k.d;
     AttentionConfig cfg{1, k.s, k.t, h, d, 0.31f, true};
     cfg.maskStrides[2] = k.t;
     cfg.maskStrides[3] = 1;

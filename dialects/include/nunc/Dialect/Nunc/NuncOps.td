@@ -1557,7 +1557,8 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     }
     /// The heads of key and value: kv_heads, else num_heads.
     int64_t numKvHeads() {
-      return getKvHeadsAttr() ? getKvHeadsAttr().getInt() : getNumHeads();
+      return getKvHeadsAttr() ? getKvHeadsAttr().getInt()
+                             : static_cast<int64_t>(getNumHeads());
     }
     /// D, and the lengths S of the query and T of key and value (static
     /// shapes).
@@ -1568,7 +1569,7 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     /// value hold fewer heads.
     bool hasHeadsFirstOrGroups() {
       return isHeadsMajor(0) || isHeadsMajor(1) || isHeadsMajor(2) || isHeadsMajor(3) ||
-             numKvHeads() != getNumHeads();
+             numKvHeads() != static_cast<int64_t>(getNumHeads());
     }
     /// scale_divisor, or 0 where the model multiplied by `scale`.
     float divisorOrZero() {
