@@ -10,6 +10,10 @@ bench/compare.py (nunc against onnxruntime in the same run):
                           embedding, past, repeat_kv, SDPA scaling), 8 heads
                           of 64 on 2, S 128 after a past of 128
   decoder_step.onnx       the same, one token after a past of 255
+  block_prefill.onnx      the whole decoder block (RMSNorm, that attention,
+                          RMSNorm, a SwiGLU MLP 1536 wide, residuals), S 128
+                          after a past of 128
+  block_step.onnx         the same, one token after a past of 255
 
 Usage: python3 bench/attention_models.py OUT_DIR
 """
@@ -47,6 +51,8 @@ def main():
         "attention_gqa": attention_op_model(8, 2, 256, 64, True),
         "decoder_prefill": decoder_layer_model(1, 128, 128, 8, 2, 64)[0],
         "decoder_step": decoder_layer_model(1, 1, 255, 8, 2, 64)[0],
+        "block_prefill": decoder_layer_model(1, 128, 128, 8, 2, 64, block=True)[0],
+        "block_step": decoder_layer_model(1, 1, 255, 8, 2, 64, block=True)[0],
     }
     for name, model in models.items():
         onnx.save(model, os.path.join(out, name + ".onnx"))

@@ -315,10 +315,8 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
     if (k->heads * k->group * pvGroup != heads)
       return failure();
     scale *= factor;
-    if (factor != 1.0 && divisor) {
-      // (The divisor's exact quotient goes with one factor only.)
+    if (factor != 1.0) // (a Div's exact quotient has no room for the factor)
       divisor.reset();
-    }
     const int64_t kvHeads = k->heads;
     Type element = cast<ShapedType>(qk.getType()).getElementType();
     if (mask && !broadcastsTo(mask, {batch, heads, seq, keys}, element))

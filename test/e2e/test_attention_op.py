@@ -148,12 +148,15 @@ def test_attention_op_mask_shapes_match_onnx_reference(nunc, tmp_path, target):
     check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
 
 
-def decoder_layer_model(batch=2, seq=5, past=6, heads=8, kv_heads=2, head_dim=16):
+def decoder_layer_model(batch=2, seq=5, past=6, heads=8, kv_heads=2, head_dim=16, block=False):
     """A decoder's attention as torch exports it (opset 17): Q, K and V
     projections split into heads, a rotary embedding on Q and K (heads
     first), the past concatenated, repeat_kv (Unsqueeze, Expand, Reshape),
     scaled_dot_product_attention's sqrt(scale) on Q and on K^T, a causal
-    mask, the heads merged and projected. Returns the model and its feeds."""
+    mask, the heads merged and projected. With `block`, the whole decoder
+    block around it (Llama's): RMSNorm (Pow, ReduceMean, Add, Sqrt, Div,
+    Mul), the attention, the residual, RMSNorm, a SwiGLU MLP 3x as wide
+    (SiLU as x Sigmoid(x)), the residual. Returns the model and its feeds."""
     r = np.random.default_rng(21)
     e, ekv, total, group = heads * head_dim, kv_heads * head_dim, past + seq, heads // kv_heads
     inits, nodes = [], []
@@ -180,9 +183,19 @@ def decoder_layer_model(batch=2, seq=5, past=6, heads=8, kv_heads=2, head_dim=16
         rotated = node("Concat", [node("Neg", [hi]), lo], axis=-1)
         return node("Add", [node("Mul", [x, cos]), node("Mul", [rotated, sin])])
 
+    def rms_norm(x, name):
+        mean = node("ReduceMean", [node("Pow", [x, const(f"two_{name}", np.float32(2))])],
+                    axes=[-1], keepdims=1)
+        root = node("Sqrt", [node("Add", [mean, const(f"eps_{name}", np.float32(1e-6))])])
+        scale = const(f"g_{name}", (1 + 0.1 * r.standard_normal(e)).astype(np.float32))
+        return node("Mul", [node("Mul", [x, node("Div", [const(f"one_{name}", np.float32(1)),
+                                                          root])]), scale])
+
+    attention_in = rms_norm("x", "attention") if block else "x"
+
     def project(width, n_heads, name):
         w = const(f"w{name}", (r.standard_normal((e, width)) / np.sqrt(e)).astype(np.float32))
-        split = node("Reshape", [node("MatMul", ["x", w]),
+        split = node("Reshape", [node("MatMul", [attention_in, w]),
                                  const(f"shape_{name}", [batch, seq, n_heads, head_dim])])
         return node("Transpose", [split], perm=[0, 2, 1, 3])
 
@@ -208,7 +221,21 @@ def decoder_layer_model(batch=2, seq=5, past=6, heads=8, kv_heads=2, head_dim=16
     merged = node("Reshape", [node("Transpose", [node("MatMul", [probs, repeat(v)])],
                                    perm=[0, 2, 1, 3]), const("merged", [batch, seq, e])])
     wo = const("wo", (r.standard_normal((e, e)) / np.sqrt(e)).astype(np.float32))
-    nodes.append(h.make_node("MatMul", [merged, wo], ["y"]))
+    if block:
+        hidden = node("Add", ["x", node("MatMul", [merged, wo])])
+        normed = rms_norm(hidden, "mlp")
+        f = 3 * e
+
+        def weight(name, rows, cols):
+            return const(name, (r.standard_normal((rows, cols)) / np.sqrt(rows)).astype(np.float32))
+
+        gate = node("MatMul", [normed, weight("wg", e, f)])
+        up = node("MatMul", [normed, weight("wu", e, f)])
+        swiglu = node("Mul", [node("Mul", [gate, node("Sigmoid", [gate])]), up])
+        nodes.append(h.make_node("Add", [hidden, node("MatMul", [swiglu, weight("wd", f, e)])],
+                                 ["y"]))
+    else:
+        nodes.append(h.make_node("MatMul", [merged, wo], ["y"]))
     inputs = [h.make_tensor_value_info("x", F, [batch, seq, e]),
               h.make_tensor_value_info("past_key", F, [batch, kv_heads, past, head_dim]),
               h.make_tensor_value_info("past_value", F, [batch, kv_heads, past, head_dim])]
@@ -222,12 +249,12 @@ def decoder_layer_model(batch=2, seq=5, past=6, heads=8, kv_heads=2, head_dim=16
     return model, feeds
 
 
-@pytest.mark.parametrize("seq,past", [(5, 6), (1, 9)])
+@pytest.mark.parametrize("seq,past,block", [(5, 6, False), (1, 9, False), (5, 6, True)])
 @pytest.mark.parametrize("target", TARGETS)
-def test_exported_decoder_attention_is_fused(nunc, tmp_path, target, seq, past):
+def test_exported_decoder_attention_is_fused(nunc, tmp_path, target, seq, past, block):
     """Prefill (5 tokens) and one step; a step's query heads are the rows of
-    their key head's task."""
-    model, feeds = decoder_layer_model(seq=seq, past=past)
+    their key head's task. The whole decoder block too."""
+    model, feeds = decoder_layer_model(seq=seq, past=past, block=block)
     want = harness.onnxruntime_outputs(model, feeds)
     path = str(tmp_path / "decoder.onnx")
     onnx.save(model, path)
