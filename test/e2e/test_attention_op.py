@@ -18,6 +18,20 @@ from test_graph_ops import TARGETS, check_against_onnxruntime
 F, I64, B = onnx.TensorProto.FLOAT, onnx.TensorProto.INT64, onnx.TensorProto.BOOL
 
 
+def compiled(nunc, tmp_path, target, model, feeds, name):
+    """Compiles `model` for `target` and runs the library on `feeds`:
+    returns its manifest's kernels and its outputs."""
+    path = str(tmp_path / f"{name}.onnx")
+    onnx.save(model, path)
+    out = tmp_path / target
+    nunc("compile", path, "--target", target, "-o", out)
+    kernels = json.loads((out / f"{name}.json").read_text())["kernels"]
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert got is not None, log
+    return kernels, got
+
+
 def attention_model():
     """Returns the model and its feeds."""
     r = np.random.default_rng(11)
@@ -78,18 +92,12 @@ def test_attention_op_matches_onnxruntime(nunc, tmp_path, target):
     want = harness.onnxruntime_outputs(model, feeds)
     # The fully masked query gives 0 (onnxruntime and ONNX's reference agree).
     np.testing.assert_array_equal(want["y3"][1, 2], 0)
-    path = str(tmp_path / "att.onnx")
-    onnx.save(model, path)
-    out = tmp_path / target
-    nunc("compile", path, "--target", target, "-o", out)
-    ops = [k["op"] for k in json.loads((out / "att.json").read_text())["kernels"]]
+    kernels, got = compiled(nunc, tmp_path, target, model, feeds, "att")
+    ops = [k["op"] for k in kernels]
     # Fused: the 3-D one with as many key as query heads, the grouped one
     # with a past, and the one with nonpad_kv_seqlen (heads first); not
     # the one whose value heads are smaller, nor those with softcap.
     assert ops.count("nunc.attention") == 3, ops
-    exe, man = harness.build(str(out))
-    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
 
 
@@ -134,17 +142,11 @@ def test_attention_op_mask_shapes_match_onnx_reference(nunc, tmp_path, target):
     np.testing.assert_array_equal(want["y_head"][:, 2, 4:8], 0)
     np.testing.assert_array_equal(want["y_window"][:, 2:], 0)
     assert np.abs(want["y_window"][:, :2]).min() > 0
-    path = str(tmp_path / "masks.onnx")
-    onnx.save(model, path)
-    out = tmp_path / target
-    nunc("compile", path, "--target", target, "-o", out)
-    ops = [k["op"] for k in json.loads((out / "masks.json").read_text())["kernels"]]
+    kernels, got = compiled(nunc, tmp_path, target, model, feeds, "masks")
+    ops = [k["op"] for k in kernels]
     # All three fused; the per-head mask's (its masked rows zeroed per head,
     # before the heads merge) leaves its result heads first.
     assert ops.count("nunc.attention") == 3, ops
-    exe, man = harness.build(str(out))
-    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
 
 
@@ -256,20 +258,13 @@ def test_exported_decoder_attention_is_fused(nunc, tmp_path, target, seq, past, 
     their key head's task. The whole decoder block too."""
     model, feeds = decoder_layer_model(seq=seq, past=past, block=block)
     want = harness.onnxruntime_outputs(model, feeds)
-    path = str(tmp_path / "decoder.onnx")
-    onnx.save(model, path)
-    out = tmp_path / target
-    nunc("compile", path, "--target", target, "-o", out)
-    kernels = json.loads((out / "decoder.json").read_text())["kernels"]
+    kernels, got = compiled(nunc, tmp_path, target, model, feeds, "decoder")
     ops = [k["op"] for k in kernels]
     # One fused attention: heads-first Q, K and V, key heads not repeated;
     # no Softmax or Expand left.
     assert ops.count("nunc.attention") == 1, ops
     assert "nunc.softmax" not in ops and "nunc.expand" not in ops, ops
     assert ("as rows of their key head's task" in json.dumps(kernels)) == (seq == 1), kernels
-    exe, man = harness.build(str(out))
-    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-4, atol=2e-5)
 
 
@@ -289,16 +284,9 @@ def test_causal_attention_skips_masked_keys(nunc, tmp_path, target):
                          opset_imports=[h.make_opsetid("", 23)])
     model.ir_version = 10
     want = harness.onnxruntime_outputs(model, feeds)
-    path = str(tmp_path / "causal.onnx")
-    onnx.save(model, path)
-    out = tmp_path / target
-    nunc("compile", path, "--target", target, "-o", out)
-    kernels = json.loads((out / "causal.json").read_text())["kernels"]
+    kernels, got = compiled(nunc, tmp_path, target, model, feeds, "causal")
     assert [k["op"] for k in kernels] == ["nunc.attention"], kernels
     assert "rows skip the keys it masks" in json.dumps(kernels), kernels
-    exe, man = harness.build(str(out))
-    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
 
 
@@ -331,13 +319,6 @@ def test_constant_mask_that_masks_one_items_row_whole(nunc, tmp_path, target, ke
     model.ir_version = 8
     want = harness.onnxruntime_outputs(model, feeds)
     np.testing.assert_allclose(want["y"][1, :, 2], feeds["v"][1].mean(1), atol=1e-5)
-    path = str(tmp_path / "masked.onnx")
-    onnx.save(model, path)
-    out = tmp_path / target
-    nunc("compile", path, "--target", target, "-o", out)
-    kernels = json.loads((out / "masked.json").read_text())["kernels"]
+    kernels, got = compiled(nunc, tmp_path, target, model, feeds, "masked")
     assert [k["op"] for k in kernels] == ["nunc.attention"], kernels
-    exe, man = harness.build(str(out))
-    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
-    assert got is not None, log
     check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
