@@ -224,6 +224,55 @@ public:
   Value exp(Value x) {
     return x.getType().isF64() ? exp64(x) : Value(math::ExpOp::create(b, loc, x));
   }
+  /// log(1 + y), accurate for small y: log(u) y / (u - 1), u = fl(1 + y)
+  /// (Goldberg's compensation; y where u rounds to 1; log(u) where u - 1
+  /// is y, as when y is infinite): MLIR's log is accurate near 1, its
+  /// log1p off by ~1e-3 near 0.
+  Value log1p(Value y) {
+    Type t = y.getType();
+    Value one = floatConst(1, t);
+    Value u = arith::AddFOp::create(b, loc, one, y);
+    Value um1 = arith::SubFOp::create(b, loc, u, one);
+    Value ratio = arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, um1, y), one,
+        arith::DivFOp::create(b, loc, y, um1));
+    return arith::SelectOp::create(
+        b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one), y,
+        arith::MulFOp::create(b, loc, log(u), ratio));
+  }
+  /// atan(x) of f32 x, within ~2 ulps: |x| reduced to at most tan(pi/8)
+  /// (pi/2 - atan(1/|x|) past tan(3 pi/8), pi/4 + atan((|x| - 1) / (|x| +
+  /// 1)) past tan(pi/8)), then Cephes's atanf polynomial; the sign put back.
+  Value atanF32(Value x) {
+    Type t = x.getType();
+    auto c = [&](double v) { return floatConst(v, t); };
+    Value a = math::AbsFOp::create(b, loc, x);
+    auto past = [&](double edge) {
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a, c(edge)).getResult();
+    };
+    Value far = past(2.414213562373095), mid = past(0.4142135623730950);
+    Value one = c(1);
+    Value reduced = arith::SelectOp::create(
+        b, loc, far, arith::DivFOp::create(b, loc, c(-1), a),
+        arith::SelectOp::create(b, loc, mid,
+                                arith::DivFOp::create(b, loc,
+                                                      arith::SubFOp::create(b, loc, a, one),
+                                                      arith::AddFOp::create(b, loc, a, one)),
+                                a));
+    Value base = arith::SelectOp::create(
+        b, loc, far, c(M_PI / 2), arith::SelectOp::create(b, loc, mid, c(M_PI / 4), c(0)));
+    Value z = arith::MulFOp::create(b, loc, reduced, reduced);
+    Value p = c(8.05374449538e-2);
+    for (double k : {-1.38776856032e-1, 1.99777106478e-1, -3.33329491539e-1})
+      p = arith::AddFOp::create(b, loc, arith::MulFOp::create(b, loc, p, z), c(k));
+    Value r = arith::AddFOp::create(
+        b, loc, base,
+        arith::AddFOp::create(
+            b, loc,
+            arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, p, z), reduced),
+            reduced));
+    return math::CopySignOp::create(b, loc, r, x);
+  }
   /// ln x: MLIR's polynomial approximation for f32; log64 for f64.
   Value log(Value x) {
     return x.getType().isF64() ? log64(x) : Value(math::LogOp::create(b, loc, x));
@@ -634,7 +683,8 @@ FailureOr<Value> GenericEmitter::emit() {
   LogicalResult r = success();
   if (isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, GreaterOp, MinOp, MaxOp, ModOp,
           BitwiseAndOp, BitwiseOrOp, BitwiseXorOp, ShiftLeftOp, ShiftRightOp, WhereOp, SqrtOp,
-          ErfOp, ExpOp, LogOp, SinOp, CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp,
+          ErfOp, ExpOp, LogOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp,
+          AsinhOp, AcoshOp, AtanhOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp,
           ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp,
           CastOp, ExpandOp, BatchNormOp>(op))
     r = emitElementwise();
@@ -877,20 +927,100 @@ LogicalResult GenericEmitter::emitElementwise() {
                 // Softplus: max(x, 0) + log1p(exp(-|x|)), finite where
                 // log(exp(x) + 1) overflows, exp(x) where it underflows to
                 // 0, as onnxruntime computes it.
-                // log1p(e) as log(u) e / (u - 1), u = fl(1 + e) (Goldberg's
-                // compensation; e where u rounds to 1): MLIR's log is
-                // accurate near 1, its log1p off by ~1e-3 near 0.
                 Type t = s[0].getType();
                 Value e =
                     k.exp(arith::NegFOp::create(b, loc, math::AbsFOp::create(b, loc, s[0])));
-                Value one = k.floatConst(1, t);
-                Value u = arith::AddFOp::create(b, loc, one, e);
-                Value ratio = arith::DivFOp::create(b, loc, e, arith::SubFOp::create(b, loc, u, one));
-                Value log1p = arith::SelectOp::create(
-                    b, loc, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, u, one), e,
-                    arith::MulFOp::create(b, loc, k.log(u), ratio));
                 return arith::AddFOp::create(b, loc, k.max(s[0], k.floatConst(0, t), false),
-                                             log1p);
+                                             k.log1p(e));
+              });
+        });
+        return success();
+      })
+      .Case<TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp>(
+          [&](Operation *o) -> LogicalResult {
+        // The circular ones from sinCos and atanF32 (f32 only, as sin and
+        // cos); the hyperbolic ones from exp and log, written to stay
+        // accurate near 0 and finite as far as the result is (each within
+        // a few ulps of the correctly rounded value).
+        if (!KernelBuilder::computeType(outElem).isF32() &&
+            isa<TanOp, AsinOp, AcosOp, AtanOp>(o))
+          return unsupported(o->getName().getStringRef() + " of f64");
+        elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
+          Value x = s[0];
+          Type t = x.getType();
+          auto c = [&](double v) { return k.floatConst(v, t); };
+          auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
+          auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
+          auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
+          auto div = [&](Value a, Value v) { return arith::DivFOp::create(b, loc, a, v).getResult(); };
+          auto sqrt = [&](Value a) { return math::SqrtOp::create(b, loc, a).getResult(); };
+          auto less = [&](Value a, Value v) {
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a, v).getResult();
+          };
+          auto select = [&](Value cond, Value a, Value v) {
+            return arith::SelectOp::create(b, loc, cond, a, v).getResult();
+          };
+          auto withSignOf = [&](Value magnitude) {
+            return math::CopySignOp::create(b, loc, magnitude, x).getResult();
+          };
+          Value ax = math::AbsFOp::create(b, loc, x);
+          const double ln2 = 0.69314718055994530942;
+          // e^|x| / 2 as h (h / 2), h = e^(|x| / 2): finite until sinh and
+          // cosh themselves overflow, without the rounding of |x| - ln 2.
+          auto halfExp = [&]() {
+            Value h = k.exp(mul(ax, c(0.5)));
+            return mul(h, mul(h, c(0.5)));
+          };
+          // Past 2^12 (f64: 2^28): log(2|x|), asinh's and acosh's value to
+          // within 1 / (4 x^2), below half an ulp; x^2 would overflow.
+          auto logTwice = [&](Value a) { return add(k.log(a), c(ln2)); };
+          const double big = t.isF64() ? 268435456.0 : 4096.0;
+          return llvm::TypeSwitch<Operation *, Value>(o)
+              .Case([&](TanOp) { return div(k.sinCos(x, false), k.sinCos(x, true)); })
+              .Case([&](AtanOp) { return k.atanF32(x); })
+              .Case([&](AsinOp) {
+                // atan(x / sqrt(1 - x^2)), 1 - x^2 as (1 - x)(1 + x).
+                return k.atanF32(div(x, sqrt(mul(sub(c(1), x), add(c(1), x)))));
+              })
+              .Case([&](AcosOp) {
+                // 2 atan(sqrt((1 - x) / (1 + x))): accurate near 1 too.
+                return mul(c(2), k.atanF32(sqrt(div(sub(c(1), x), add(c(1), x)))));
+              })
+              .Case([&](SinhOp) {
+                // |x| < 1: its series to x^17 (error below x^19 / 19!, f64's
+                // half ulp).
+                Value p = mul(x, x);
+                Value series = c(1.0 / 355687428096000.0);
+                for (double f : {1.0 / 1307674368000.0, 1.0 / 6227020800.0, 1.0 / 39916800,
+                                 1.0 / 362880, 1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0})
+                  series = add(mul(series, p), c(f));
+                Value e = halfExp();
+                return select(less(ax, c(1)), mul(x, series),
+                              withSignOf(sub(e, div(c(0.25), e))));
+              })
+              .Case([&](CoshOp) {
+                Value e = halfExp();
+                return add(e, div(c(0.25), e));
+              })
+              .Case([&](AsinhOp) {
+                // log1p(|x| + x^2 / (1 + sqrt(1 + x^2))).
+                Value p = mul(ax, ax);
+                Value near = k.log1p(add(ax, div(p, add(c(1), sqrt(add(c(1), p))))));
+                return withSignOf(select(less(c(big), ax), logTwice(ax), near));
+              })
+              .Case([&](AcoshOp) {
+                // log1p((x - 1) + sqrt((x - 1)(x + 1))); NaN below 1.
+                Value d = sub(x, c(1));
+                Value near = k.log1p(add(d, sqrt(mul(d, add(x, c(1))))));
+                return select(less(c(big), x), logTwice(x), near);
+              })
+              .Default([&](Operation *) {
+                // atanh: log1p(2x / (1 - x)) / 2; from |x| = 1/2 on,
+                // log((1 + x) / (1 - x)) / 2, where 1 - x is exact and
+                // log1p's argument would near -1.
+                Value near = k.log1p(div(add(x, x), sub(c(1), x)));
+                Value far = k.log(div(add(c(1), x), sub(c(1), x)));
+                return mul(c(0.5), select(less(ax, c(0.5)), near, far));
               });
         });
         return success();
@@ -2985,7 +3115,8 @@ bool mlir::nunc::genericKernelWorksInPlace(Operation *op, unsigned operand) {
   // element i; with the same shape and element width, one buffer serves.
   if (!isa<AddOp, SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, ModOp, BitwiseAndOp, BitwiseOrOp,
            BitwiseXorOp, ShiftLeftOp, ShiftRightOp, SqrtOp, ErfOp, ExpOp, LogOp, SinOp,
-           CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp, ReluOp, LeakyReluOp,
+           CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp, AcoshOp, AtanhOp,
+           SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp, RoundOp, ReluOp, LeakyReluOp,
            HardSigmoidOp, HardSwishOp, SiluOp, SigmoidOp, GeluOp, ClipOp, CastOp, WhereOp,
            BatchNormOp, FakeQuantizeOp,
            DynamicFakeQuantizeOp>(op) ||

@@ -32,7 +32,8 @@ inline const llvm::StringRef kSupportedOps[] = {
     "GroupNormalization", "ArgMax", "ArgMin", "ReduceProd", "CumSum", "GatherElements",
     "TopK", "LSTM", "GRU", "RNN", "GatherND", "ScatterND", "ScatterElements", "Scatter",
     "Attention", "GridSample", "CumProd", "Mod", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-    "BitwiseNot", "BitShift",
+    "BitwiseNot", "BitShift", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh",
+    "Atanh",
     // onnxruntime's own, in the default domain (its optimizer writes it for
     // RMSNorm): OnnxContribNodes.cpp.
     "SimplifiedLayerNormalization"};

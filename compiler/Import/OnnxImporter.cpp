@@ -95,7 +95,8 @@ static int64_t opsetIntroducing(llvm::StringRef op) {
   return llvm::StringSwitch<int64_t>(op)
       .Case("Expand", 8)
       .Cases({"Erf", "Where", "ConstantOfShape", "IsNaN", "OneHot", "Shrink", "Scatter",
-              "MeanVarianceNormalization"}, 9)
+              "MeanVarianceNormalization", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh"}, 9)
+      .Cases({"Tan", "Asin", "Acos", "Atan"}, 7)
       .Cases({"MatMulInteger", "QLinearMatMul", "QuantizeLinear", "DequantizeLinear"}, 10)
       .Cases({"ConvInteger", "QLinearConv"}, 10)
       .Cases({"DynamicQuantizeLinear", "CumSum", "GatherElements", "GatherND", "ScatterND",

@@ -118,6 +118,15 @@ Expected<Tensor> unary(UnaryKind kind, const Tensor &x) {
         case UnaryKind::Log: r = std::log(v); break;
         case UnaryKind::Sin: r = std::sin(v); break;
         case UnaryKind::Cos: r = std::cos(v); break;
+        case UnaryKind::Tan: r = std::tan(v); break;
+        case UnaryKind::Asin: r = std::asin(v); break;
+        case UnaryKind::Acos: r = std::acos(v); break;
+        case UnaryKind::Atan: r = std::atan(v); break;
+        case UnaryKind::Sinh: r = std::sinh(v); break;
+        case UnaryKind::Cosh: r = std::cosh(v); break;
+        case UnaryKind::Asinh: r = std::asinh(v); break;
+        case UnaryKind::Acosh: r = std::acosh(v); break;
+        case UnaryKind::Atanh: r = std::atanh(v); break;
         case UnaryKind::Softplus:
           // log(exp(v) + 1) without its overflow and underflow.
           r = std::max(v, ComputeType<T>(0)) + std::log1p(std::exp(-std::fabs(v)));

@@ -22,7 +22,7 @@ using llvm::Expected;
 
 enum class UnaryKind {
   Sqrt, Erf, Tanh, Relu, Sigmoid, GeluErf, GeluTanh, Floor, Ceil, Round, Exp, Log, Sin, Cos,
-  Softplus,
+  Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Softplus,
   Abs // (any numeric type; Relu too)
 };
 Expected<Tensor> unary(UnaryKind kind, const Tensor &x);

@@ -183,8 +183,9 @@ std::string BatchAnalysis::check(Operation *op) {
   };
   return llvm::TypeSwitch<Operation *, std::string>(op)
       // Elementwise, numpy broadcasting.
-      .Case<SqrtOp, ErfOp, ExpOp, LogOp, SinOp, CosOp, SoftplusOp, AbsOp, TanhOp, FloorOp,
-            CeilOp, RoundOp,
+      .Case<SqrtOp, ErfOp, ExpOp, LogOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
+            CoshOp, AsinhOp, AcoshOp, AtanhOp, SoftplusOp, AbsOp, TanhOp, FloorOp, CeilOp,
+            RoundOp,
             ReluOp, LeakyReluOp, HardSigmoidOp, HardSwishOp, SiluOp,
             SigmoidOp, IdentityOp, GeluOp, CastOp, ClipOp, AddOp,
             SubOp, MulOp, DivOp, PowOp, MinOp, MaxOp, ModOp, BitwiseAndOp, BitwiseOrOp,

@@ -558,3 +558,64 @@ def test_rms_normalization_and_rotary_embedding_match_onnxruntime(nunc, tmp_path
     got, log = compile_and_run(nunc, tmp_path, model, feeds, target, name="bad")
     assert got is None
     assert "input 'pos' holds an index out of range [-32, 32)" in log, log
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_inverse_and_hyperbolic_trig(nunc, tmp_path, target):
+    """Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh and Atanh over their
+    domains and at their edges (tiny values and signed zeros, the poles and
+    domain ends, where sinh and cosh overflow, past the domains: NaN),
+    f32 within 3 ulps of numpy's f64 values rounded to f32, the hyperbolic
+    ones in f64 too; NaN, infinities and the signs of zeros exactly."""
+    r = np.random.default_rng(23)
+    tiny = [0, -0.0, 1e-30, -1e-30, 1e-8, 3e-5, -3e-5, 1e-3, np.nan]
+
+    def values(lo, hi, edges):
+        return np.concatenate([r.uniform(lo, hi, 300), edges])
+
+    domains = {
+        "Tan": (np.tan, values(-1.5, 1.5, tiny + [10, -100, 1000, 1.5, -1.55])),
+        "Atan": (np.arctan, values(-50, 50, tiny + [1e10, -1e30, np.inf, -np.inf, 1, -1])),
+        "Asin": (np.arcsin, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 1.5, -2])),
+        "Acos": (np.arccos, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 1.5, -2])),
+        "Sinh": (np.sinh, values(-10, 10, tiny + [0.99, 1, 1.01, 88, 89.4, 90, -89, np.inf])),
+        "Cosh": (np.cosh, values(-10, 10, tiny + [0.99, 1, 1.01, 88, 89.4, 90, -89, -np.inf])),
+        "Asinh": (np.arcsinh, values(-100, 100, tiny + [4095, 4097, 2.0**28 + 1, 1e20, -1e30,
+                                                         3e38, -np.inf])),
+        "Acosh": (np.arccosh, values(1, 100, [1, 1.0000001, 1.001, 4095, 4097, 2.0**28 + 1,
+                                              1e20, 3e38, np.inf, 0.5, -1, np.nan])),
+        "Atanh": (np.arctanh, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 0.5, 1.5])),
+    }
+    hyperbolic = ("Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
+    feeds, nodes = {}, []
+    for op, (_, x) in domains.items():
+        feeds[f"x_{op}"] = x.astype(np.float32)
+        nodes.append(h.make_node(op, [f"x_{op}"], [f"y_{op}"]))
+        if op in hyperbolic:
+            feeds[f"x64_{op}"] = x.astype(np.float64)
+            nodes.append(h.make_node(op, [f"x64_{op}"], [f"y64_{op}"]))
+    model = h.make_model(
+        h.make_graph(nodes, "trig", [h.make_tensor_value_info(k, h.np_dtype_to_tensor_dtype(
+            v.dtype), v.shape) for k, v in feeds.items()],
+                     [h.make_empty_tensor_value_info(o) for node in nodes for o in node.output]),
+        opset_imports=[h.make_opsetid("", 17)])
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    for op, (fn, _) in domains.items():
+        for width, name in ((np.float32, f"y_{op}"), (np.float64, f"y64_{op}")):
+            if name not in got:
+                continue
+            x = feeds[name.replace("y", "x", 1)]
+            with np.errstate(all="ignore"):
+                want = fn(x.astype(np.float64)).astype(width)
+            a = got[name]
+            assert a.dtype == width, (name, a.dtype)
+            np.testing.assert_array_equal(np.isnan(a), np.isnan(want), err_msg=name)
+            finite = np.isfinite(want)
+            np.testing.assert_array_equal(a[~finite & ~np.isnan(want)],
+                                          want[~finite & ~np.isnan(want)], err_msg=name)
+            np.testing.assert_array_equal(np.signbit(a[want == 0]), np.signbit(want[want == 0]),
+                                          err_msg=name)
+            ulps = np.abs(a[finite].astype(np.float64) - want[finite]) / np.spacing(
+                np.abs(want[finite]))
+            assert ulps.max() <= 3, (name, ulps.max(), x[finite][np.argmax(ulps)])

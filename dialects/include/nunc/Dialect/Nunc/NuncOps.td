@@ -75,6 +75,15 @@ def Nunc_ExpOp : Nunc_UnaryOp<"exp"> { let summary = "Elementwise e^x"; }
 def Nunc_LogOp : Nunc_UnaryOp<"log"> { let summary = "Elementwise natural logarithm"; }
 def Nunc_SinOp : Nunc_UnaryOp<"sin"> { let summary = "Elementwise sine"; }
 def Nunc_CosOp : Nunc_UnaryOp<"cos"> { let summary = "Elementwise cosine"; }
+def Nunc_TanOp : Nunc_UnaryOp<"tan"> { let summary = "Elementwise tangent"; }
+def Nunc_AsinOp : Nunc_UnaryOp<"asin"> { let summary = "Elementwise arcsine"; }
+def Nunc_AcosOp : Nunc_UnaryOp<"acos"> { let summary = "Elementwise arccosine"; }
+def Nunc_AtanOp : Nunc_UnaryOp<"atan"> { let summary = "Elementwise arctangent"; }
+def Nunc_SinhOp : Nunc_UnaryOp<"sinh"> { let summary = "Elementwise hyperbolic sine"; }
+def Nunc_CoshOp : Nunc_UnaryOp<"cosh"> { let summary = "Elementwise hyperbolic cosine"; }
+def Nunc_AsinhOp : Nunc_UnaryOp<"asinh"> { let summary = "Elementwise inverse hyperbolic sine"; }
+def Nunc_AcoshOp : Nunc_UnaryOp<"acosh"> { let summary = "Elementwise inverse hyperbolic cosine"; }
+def Nunc_AtanhOp : Nunc_UnaryOp<"atanh"> { let summary = "Elementwise inverse hyperbolic tangent"; }
 def Nunc_SoftplusOp : Nunc_UnaryOp<"softplus"> {
   let summary = "Elementwise log(exp(x) + 1), as max(x, 0) + log1p(exp(-|x|))";
 }
