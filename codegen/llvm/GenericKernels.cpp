@@ -941,7 +941,7 @@ LogicalResult GenericEmitter::emitElementwise() {
         // The circular ones from sinCos and atanF32 (f32 only, as sin and
         // cos); the hyperbolic ones from exp and log, written to stay
         // accurate near 0 and finite as far as the result is (each within
-        // a few ulps of the correctly rounded value).
+        // ~4 ulps of the exact value).
         if (!KernelBuilder::computeType(outElem).isF32() &&
             isa<TanOp, AsinOp, AcosOp, AtanOp>(o))
           return unsupported(o->getName().getStringRef() + " of f64");
@@ -1009,18 +1009,20 @@ LogicalResult GenericEmitter::emitElementwise() {
                 return withSignOf(select(less(c(big), ax), logTwice(ax), near));
               })
               .Case([&](AcoshOp) {
-                // log1p((x - 1) + sqrt((x - 1)(x + 1))); NaN below 1.
+                // log1p((x - 1) + sqrt((x - 1)(x + 1))); NaN below 1 (where
+                // the product is positive again past -1).
                 Value d = sub(x, c(1));
                 Value near = k.log1p(add(d, sqrt(mul(d, add(x, c(1))))));
-                return select(less(c(big), x), logTwice(x), near);
+                return select(less(x, c(1)), c(NAN),
+                              select(less(c(big), x), logTwice(x), near));
               })
               .Default([&](Operation *) {
-                // atanh: log1p(2x / (1 - x)) / 2; from |x| = 1/2 on,
-                // log((1 + x) / (1 - x)) / 2, where 1 - x is exact and
-                // log1p's argument would near -1.
-                Value near = k.log1p(div(add(x, x), sub(c(1), x)));
-                Value far = k.log(div(add(c(1), x), sub(c(1), x)));
-                return mul(c(0.5), select(less(ax, c(0.5)), near, far));
+                // atanh of |x|, the sign put back: log1p(2|x| / (1 - |x|))
+                // / 2; from 1/2 on, log((1 + |x|) / (1 - |x|)) / 2, where
+                // 1 - |x| is exact. NaN past 1.
+                Value near = k.log1p(div(add(ax, ax), sub(c(1), ax)));
+                Value far = k.log(div(add(c(1), ax), sub(c(1), ax)));
+                return withSignOf(mul(c(0.5), select(less(ax, c(0.5)), near, far)));
               });
         });
         return success();

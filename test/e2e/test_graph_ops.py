@@ -563,28 +563,36 @@ def test_rms_normalization_and_rotary_embedding_match_onnxruntime(nunc, tmp_path
 @pytest.mark.parametrize("target", TARGETS)
 def test_inverse_and_hyperbolic_trig(nunc, tmp_path, target):
     """Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh and Atanh over their
-    domains and at their edges (tiny values and signed zeros, the poles and
-    domain ends, where sinh and cosh overflow, past the domains: NaN),
-    f32 within 3 ulps of numpy's f64 values rounded to f32, the hyperbolic
-    ones in f64 too; NaN, infinities and the signs of zeros exactly."""
+    domains, densely where the kernels' reductions and branches meet, and at
+    their edges (tiny values and signed zeros, the poles and domain ends,
+    where sinh and cosh overflow, past the domains: NaN, acosh of large
+    negative values too), within 4 ulps of numpy's f64 values rounded to
+    the type (f32; the hyperbolic ones in f64 too, 5 ulps); NaN,
+    infinities and the signs of zeros exactly."""
     r = np.random.default_rng(23)
     tiny = [0, -0.0, 1e-30, -1e-30, 1e-8, 3e-5, -3e-5, 1e-3, np.nan]
 
-    def values(lo, hi, edges):
-        return np.concatenate([r.uniform(lo, hi, 300), edges])
+    def values(lo, hi, edges, dense=()):
+        return np.concatenate([r.uniform(lo, hi, 300), edges] +
+                              [np.linspace(a, b, 1500) for a, b in dense])
 
     domains = {
         "Tan": (np.tan, values(-1.5, 1.5, tiny + [10, -100, 1000, 1.5, -1.55])),
         "Atan": (np.arctan, values(-50, 50, tiny + [1e10, -1e30, np.inf, -np.inf, 1, -1])),
-        "Asin": (np.arcsin, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 1.5, -2])),
-        "Acos": (np.arccos, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 1.5, -2])),
-        "Sinh": (np.sinh, values(-10, 10, tiny + [0.99, 1, 1.01, 88, 89.4, 90, -89, np.inf])),
+        "Asin": (np.arcsin, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 1.5, -2],
+                                   [(0.39, 0.43)])),
+        "Acos": (np.arccos, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 1.5, -2],
+                                   [(0.68, 0.70), (-1, -0.99)])),
+        "Sinh": (np.sinh, values(-10, 10, tiny + [0.99, 1, 1.01, 88, 89.4, 90, -89, np.inf],
+                                 [(1.3, 2.2)])),
         "Cosh": (np.cosh, values(-10, 10, tiny + [0.99, 1, 1.01, 88, 89.4, 90, -89, -np.inf])),
         "Asinh": (np.arcsinh, values(-100, 100, tiny + [4095, 4097, 2.0**28 + 1, 1e20, -1e30,
                                                          3e38, -np.inf])),
         "Acosh": (np.arccosh, values(1, 100, [1, 1.0000001, 1.001, 4095, 4097, 2.0**28 + 1,
-                                              1e20, 3e38, np.inf, 0.5, -1, np.nan])),
-        "Atanh": (np.arctanh, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 0.5, 1.5])),
+                                              1e20, 3e38, np.inf, 0.5, -1, np.nan, -5000,
+                                              -1e10, -1e30, -3e38, -np.inf])),
+        "Atanh": (np.arctanh, values(-1, 1, tiny + [1, -1, 0.9999999, -0.9999999, 0.5, 1.5],
+                                     [(-0.5, -0.4), (0.4, 0.6)])),
     }
     hyperbolic = ("Sinh", "Cosh", "Asinh", "Acosh", "Atanh")
     feeds, nodes = {}, []
@@ -618,4 +626,5 @@ def test_inverse_and_hyperbolic_trig(nunc, tmp_path, target):
                                           err_msg=name)
             ulps = np.abs(a[finite].astype(np.float64) - want[finite]) / np.spacing(
                 np.abs(want[finite]))
-            assert ulps.max() <= 3, (name, ulps.max(), x[finite][np.argmax(ulps)])
+            bound = 4 if width == np.float32 else 5
+            assert ulps.max() <= bound, (name, ulps.max(), x[finite][np.argmax(ulps)])
