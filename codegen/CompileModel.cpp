@@ -126,7 +126,7 @@ std::vector<int64_t> keysLeftByMask(Value mask, const x86::AttentionConfig &c) {
   ElementsAttr attr;
   SmallVector<char> raw;
   auto type = cast<RankedTensorType>(mask.getType());
-  if (c.u8Inputs || !type.getElementType().isF32() || !matchPattern(mask, m_Constant(&attr)) ||
+  if (!type.getElementType().isF32() || !matchPattern(mask, m_Constant(&attr)) ||
       !readRawElements(attr, raw) ||
       raw.size() != static_cast<size_t>(type.getNumElements()) * 4)
     return {};
@@ -197,11 +197,7 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
       c.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
       stride *= shape4[i];
     }
-    const bool grids = llvm::any_of(
-        std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
-        [](const x86::Activation *g) { return g->kind != x86::Activation::None; });
-    if (!grids && !c.qlinear)
-      c.rowKeys = keysLeftByMask(op.getMask(), c);
+    c.rowKeys = keysLeftByMask(op.getMask(), c);
   }
   if (std::optional<x86::AttentionConfig> g = x86::AttentionKernel::groupedRows(c))
     c = *g;
@@ -3124,8 +3120,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                       cfg->batch, at.queryLength(), cfg->keys, heads, cfg->headDim,
                       cfg->u8Inputs ? " u8 q k v" : "",
                       !cfg->mask              ? ""
-                      : cfg->rowKeys.empty() ? " +mask"
-                                             : " +mask (rows skip the keys it masks)",
+                      : !x86::AttentionKernel::skipsMaskedKeys(*cfg)
+                          ? " +mask"
+                          : " +mask (rows skip the keys it masks)",
                       grids ? llvm::formatv(" +{0} grids", grids).str() : std::string(),
                       cfg->qlinear ? " +qlinear steps" : "", layout)
             .str();

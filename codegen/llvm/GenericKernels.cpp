@@ -220,6 +220,19 @@ public:
     return isa<FloatType>(a.getType()) ? Value(arith::MulFOp::create(b, loc, a, c))
                                        : Value(arith::MulIOp::create(b, loc, a, c));
   }
+  Value sub(Value a, Value c) {
+    return isa<FloatType>(a.getType()) ? Value(arith::SubFOp::create(b, loc, a, c))
+                                       : Value(arith::SubIOp::create(b, loc, a, c));
+  }
+  /// a / c of floats.
+  Value div(Value a, Value c) { return arith::DivFOp::create(b, loc, a, c); }
+  /// The comparison of floats a and c.
+  Value cmp(arith::CmpFPredicate p, Value a, Value c) {
+    return arith::CmpFOp::create(b, loc, p, a, c);
+  }
+  Value select(Value cond, Value a, Value c) {
+    return arith::SelectOp::create(b, loc, cond, a, c);
+  }
   /// e^x: MLIR's polynomial approximation for f32; exp64 for f64.
   Value exp(Value x) {
     return x.getType().isF64() ? exp64(x) : Value(math::ExpOp::create(b, loc, x));
@@ -335,9 +348,6 @@ public:
   Value exp64(Value x) {
     Type f64 = b.getF64Type(), i64 = b.getI64Type();
     auto c = [&](double v) { return floatConst(v, f64); };
-    auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
-    auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
-    auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
     const double ln2Hi = 6.93147180369123816490e-01, ln2Lo = 1.90821492927058770002e-10;
     // (maxnumf takes NaN to -746, then the result 0; NaN is put back last.)
     Value xc = arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, x, c(-746)),
@@ -378,15 +388,6 @@ public:
     Type f64 = b.getF64Type(), i64 = b.getI64Type();
     auto c = [&](double v) { return floatConst(v, f64); };
     auto i = [&](int64_t v) { return intConst(v, i64); };
-    auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
-    auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
-    auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
-    auto cmp = [&](arith::CmpFPredicate p, Value a, Value v) {
-      return arith::CmpFOp::create(b, loc, p, a, v).getResult();
-    };
-    auto select = [&](Value cond, Value a, Value v) {
-      return arith::SelectOp::create(b, loc, cond, a, v).getResult();
-    };
     Value tiny = cmp(arith::CmpFPredicate::OLT, x, c(0x1p-1022));
     Value scaled = select(tiny, mul(x, c(0x1p54)), x);
     Value bits = arith::BitcastOp::create(b, loc, i64, scaled);
@@ -424,9 +425,6 @@ public:
   Value sinCos(Value x, bool cosine) {
     Type f64 = b.getF64Type(), i64 = b.getI64Type();
     auto c = [&](double v) { return floatConst(v, f64); };
-    auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
-    auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
-    auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
     Value d = math::AbsFOp::create(b, loc, arith::ExtFOp::create(b, loc, f64, x));
     static constexpr uint32_t kTwoOverPi[] = {0xA2F983, 0x6E4E44, 0x1529FC, 0x2757D1,
                                               0xF534DD, 0xC0DB62, 0x95993C, 0x439041};
@@ -949,17 +947,8 @@ LogicalResult GenericEmitter::emitElementwise() {
           Value x = s[0];
           Type t = x.getType();
           auto c = [&](double v) { return k.floatConst(v, t); };
-          auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
-          auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
-          auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
-          auto div = [&](Value a, Value v) { return arith::DivFOp::create(b, loc, a, v).getResult(); };
           auto sqrt = [&](Value a) { return math::SqrtOp::create(b, loc, a).getResult(); };
-          auto less = [&](Value a, Value v) {
-            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a, v).getResult();
-          };
-          auto select = [&](Value cond, Value a, Value v) {
-            return arith::SelectOp::create(b, loc, cond, a, v).getResult();
-          };
+          auto less = [&](Value a, Value v) { return k.cmp(arith::CmpFPredicate::OLT, a, v); };
           auto withSignOf = [&](Value magnitude) {
             return math::CopySignOp::create(b, loc, magnitude, x).getResult();
           };
@@ -968,61 +957,61 @@ LogicalResult GenericEmitter::emitElementwise() {
           // e^|x| / 2 as h (h / 2), h = e^(|x| / 2): finite until sinh and
           // cosh themselves overflow, without the rounding of |x| - ln 2.
           auto halfExp = [&]() {
-            Value h = k.exp(mul(ax, c(0.5)));
-            return mul(h, mul(h, c(0.5)));
+            Value h = k.exp(k.mul(ax, c(0.5)));
+            return k.mul(h, k.mul(h, c(0.5)));
           };
           // Past 2^12 (f64: 2^28): log(2|x|), asinh's and acosh's value to
           // within 1 / (4 x^2), below half an ulp; x^2 would overflow.
-          auto logTwice = [&](Value a) { return add(k.log(a), c(ln2)); };
+          auto logTwice = [&](Value a) { return k.add(k.log(a), c(ln2)); };
           const double big = t.isF64() ? 268435456.0 : 4096.0;
           return llvm::TypeSwitch<Operation *, Value>(o)
-              .Case([&](TanOp) { return div(k.sinCos(x, false), k.sinCos(x, true)); })
+              .Case([&](TanOp) { return k.div(k.sinCos(x, false), k.sinCos(x, true)); })
               .Case([&](AtanOp) { return k.atanF32(x); })
               .Case([&](AsinOp) {
                 // atan(x / sqrt(1 - x^2)), 1 - x^2 as (1 - x)(1 + x).
-                return k.atanF32(div(x, sqrt(mul(sub(c(1), x), add(c(1), x)))));
+                return k.atanF32(k.div(x, sqrt(k.mul(k.sub(c(1), x), k.add(c(1), x)))));
               })
               .Case([&](AcosOp) {
                 // 2 atan(sqrt((1 - x) / (1 + x))): accurate near 1 too.
-                return mul(c(2), k.atanF32(sqrt(div(sub(c(1), x), add(c(1), x)))));
+                return k.mul(c(2), k.atanF32(sqrt(k.div(k.sub(c(1), x), k.add(c(1), x)))));
               })
               .Case([&](SinhOp) {
                 // |x| < 1: its series to x^17 (error below x^19 / 19!, f64's
                 // half ulp).
-                Value p = mul(x, x);
+                Value p = k.mul(x, x);
                 Value series = c(1.0 / 355687428096000.0);
                 for (double f : {1.0 / 1307674368000.0, 1.0 / 6227020800.0, 1.0 / 39916800,
                                  1.0 / 362880, 1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0})
-                  series = add(mul(series, p), c(f));
+                  series = k.add(k.mul(series, p), c(f));
                 Value e = halfExp();
-                return select(less(ax, c(1)), mul(x, series),
-                              withSignOf(sub(e, div(c(0.25), e))));
+                return k.select(less(ax, c(1)), k.mul(x, series),
+                                withSignOf(k.sub(e, k.div(c(0.25), e))));
               })
               .Case([&](CoshOp) {
                 Value e = halfExp();
-                return add(e, div(c(0.25), e));
+                return k.add(e, k.div(c(0.25), e));
               })
               .Case([&](AsinhOp) {
                 // log1p(|x| + x^2 / (1 + sqrt(1 + x^2))).
-                Value p = mul(ax, ax);
-                Value near = k.log1p(add(ax, div(p, add(c(1), sqrt(add(c(1), p))))));
-                return withSignOf(select(less(c(big), ax), logTwice(ax), near));
+                Value p = k.mul(ax, ax);
+                Value near = k.log1p(k.add(ax, k.div(p, k.add(c(1), sqrt(k.add(c(1), p))))));
+                return withSignOf(k.select(less(c(big), ax), logTwice(ax), near));
               })
               .Case([&](AcoshOp) {
                 // log1p((x - 1) + sqrt((x - 1)(x + 1))); NaN below 1 (where
                 // the product is positive again past -1).
-                Value d = sub(x, c(1));
-                Value near = k.log1p(add(d, sqrt(mul(d, add(x, c(1))))));
-                return select(less(x, c(1)), c(NAN),
-                              select(less(c(big), x), logTwice(x), near));
+                Value d = k.sub(x, c(1));
+                Value near = k.log1p(k.add(d, sqrt(k.mul(d, k.add(x, c(1))))));
+                return k.select(less(x, c(1)), c(NAN),
+                                k.select(less(c(big), x), logTwice(x), near));
               })
               .Default([&](Operation *) {
                 // atanh of |x|, the sign put back: log1p(2|x| / (1 - |x|))
                 // / 2; from 1/2 on, log((1 + |x|) / (1 - |x|)) / 2, where
                 // 1 - |x| is exact. NaN past 1.
-                Value near = k.log1p(div(add(ax, ax), sub(c(1), ax)));
-                Value far = k.log(div(add(c(1), ax), sub(c(1), ax)));
-                return withSignOf(mul(c(0.5), select(less(ax, c(0.5)), near, far)));
+                Value near = k.log1p(k.div(k.add(ax, ax), k.sub(c(1), ax)));
+                Value far = k.log(k.div(k.add(c(1), ax), k.sub(c(1), ax)));
+                return withSignOf(k.mul(c(0.5), k.select(less(ax, c(0.5)), near, far)));
               });
         });
         return success();
@@ -2666,14 +2655,8 @@ LogicalResult GenericEmitter::emitGridSample() {
   const bool align = gs.getAlignCorners(), zeros = padding == "zeros",
              border = padding == "border";
   auto c = [&](double v) { return k.floatConst(v, ct); };
-  auto add = [&](Value a, Value v) { return arith::AddFOp::create(b, loc, a, v).getResult(); };
-  auto sub = [&](Value a, Value v) { return arith::SubFOp::create(b, loc, a, v).getResult(); };
-  auto mul = [&](Value a, Value v) { return arith::MulFOp::create(b, loc, a, v).getResult(); };
   auto less = [&](Value a, Value v) {
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, a, v).getResult();
-  };
-  auto select = [&](Value cond, Value a, Value v) {
-    return arith::SelectOp::create(b, loc, cond, a, v).getResult();
   };
   auto clampF = [&](Value v, double lo, double hi) {
     return arith::MinNumFOp::create(b, loc, arith::MaxNumFOp::create(b, loc, v, c(lo)), c(hi))
@@ -2688,20 +2671,20 @@ LogicalResult GenericEmitter::emitGridSample() {
       return c(l);
     auto side = [&](Value dx, double near, double far) {
       Value turns = math::TruncOp::create(b, loc, arith::DivFOp::create(b, loc, dx, c(range)));
-      Value r = sub(dx, mul(turns, c(range)));
-      Value half = math::FloorOp::create(b, loc, mul(turns, c(0.5)));
+      Value r = k.sub(dx, k.mul(turns, c(range)));
+      Value half = math::FloorOp::create(b, loc, k.mul(turns, c(0.5)));
       Value even = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         sub(turns, mul(half, c(2))), c(0));
-      Value fromNear = near < far ? add(c(near), r) : sub(c(near), r);
-      Value fromFar = near < far ? sub(c(far), r) : add(c(far), r);
-      return select(even, fromNear, fromFar);
+                                         k.sub(turns, k.mul(half, c(2))), c(0));
+      Value fromNear = near < far ? k.add(c(near), r) : k.sub(c(near), r);
+      Value fromFar = near < far ? k.sub(c(far), r) : k.add(c(far), r);
+      return k.select(even, fromNear, fromFar);
     };
-    Value below = side(sub(c(l), v), l, u), above = side(sub(v, c(u)), u, l);
-    return select(less(v, c(l)), below, select(less(c(u), v), above, v));
+    Value below = side(k.sub(c(l), v), l, u), above = side(k.sub(v, c(u)), u, l);
+    return k.select(less(v, c(l)), below, k.select(less(c(u), v), above, v));
   };
   auto coordinate = [&](Value g, int64_t d) {
-    Value v = align ? mul(mul(add(g, c(1)), c(0.5)), c(double(d - 1)))
-                    : mul(sub(mul(add(g, c(1)), c(double(d))), c(1)), c(0.5));
+    Value v = align ? k.mul(k.mul(k.add(g, c(1)), c(0.5)), c(double(d - 1)))
+                    : k.mul(k.sub(k.mul(k.add(g, c(1)), c(double(d))), c(1)), c(0.5));
     // (Far-off coordinates, NaN to the low end, stay where the integer
     // conversions are exact.)
     const double far = ct.isF64() ? 4503599627370496.0 : 16777216.0;
@@ -2712,9 +2695,9 @@ LogicalResult GenericEmitter::emitGridSample() {
       return v; // (its taps are brought inside one by one)
     Value outside = arith::OrIOp::create(b, loc, less(v, c(lo(d))), less(c(hi(d)), v));
     if (border)
-      return select(outside, clampF(v, 0, double(d - 1)), v);
+      return k.select(outside, clampF(v, 0, double(d - 1)), v);
     if (!zeros)
-      return select(outside, reflect(v, d), v);
+      return k.select(outside, reflect(v, d), v);
     return v;
   };
   // Tap i (i64) of a dim of d pixels: its index (valid memory) and whether
@@ -2728,7 +2711,7 @@ LogicalResult GenericEmitter::emitGridSample() {
     if (!zeros && !border) {
       Value r = arith::FPToSIOp::create(
           b, loc, i64, reflect(arith::SIToFPOp::create(b, loc, ct, i), d));
-      at = select(inside, i, r);
+      at = k.select(inside, i, r);
     }
     at = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, at, zero), last);
     Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), at);
@@ -2737,11 +2720,19 @@ LogicalResult GenericEmitter::emitGridSample() {
   auto cubic = [&](Value t, SmallVectorImpl<Value> &w) {
     const double a = -0.75;
     t = math::AbsFOp::create(b, loc, t);
-    Value t1 = add(t, c(1)), s = sub(c(1), t), s1 = sub(c(2), t);
-    w.push_back(sub(mul(add(mul(sub(mul(c(a), t1), c(5 * a)), t1), c(8 * a)), t1), c(4 * a)));
-    w.push_back(add(mul(mul(sub(mul(c(a + 2), t), c(a + 3)), t), t), c(1)));
-    w.push_back(add(mul(mul(sub(mul(c(a + 2), s), c(a + 3)), s), s), c(1)));
-    w.push_back(sub(mul(add(mul(sub(mul(c(a), s1), c(5 * a)), s1), c(8 * a)), s1), c(4 * a)));
+    // Keys's kernel: ((a u - 5a) u + 8a) u - 4a for 1 <= u < 2, ((a + 2) u
+    // - (a + 3)) u^2 + 1 below 1.
+    auto far = [&](Value u) {
+      return k.sub(k.mul(k.add(k.mul(k.sub(k.mul(c(a), u), c(5 * a)), u), c(8 * a)), u),
+                   c(4 * a));
+    };
+    auto near = [&](Value u) {
+      return k.add(k.mul(k.mul(k.sub(k.mul(c(a + 2), u), c(a + 3)), u), u), c(1));
+    };
+    w.push_back(far(k.add(t, c(1))));
+    w.push_back(near(t));
+    w.push_back(near(k.sub(c(1), t)));
+    w.push_back(far(k.sub(c(2), t)));
   };
   k.forEach({outShape[0], outShape[2], outShape[3]}, [&](ValueRange ivs) {
     Value gx = k.read(grid, {ivs[0], ivs[1], ivs[2], k.index(0)}, element);
@@ -2760,12 +2751,12 @@ LogicalResult GenericEmitter::emitGridSample() {
       x0 = arith::FPToSIOp::create(b, loc, i64, fx);
       y0 = arith::FPToSIOp::create(b, loc, i64, fy);
       if (mode == "linear") {
-        Value dx = sub(cx, fx), dy = sub(cy, fy);
-        wx.append({sub(c(1), dx), dx});
-        wy.append({sub(c(1), dy), dy});
+        Value dx = k.sub(cx, fx), dy = k.sub(cy, fy);
+        wx.append({k.sub(c(1), dx), dx});
+        wy.append({k.sub(c(1), dy), dy});
       } else {
-        cubic(sub(cx, fx), wx);
-        cubic(sub(cy, fy), wy);
+        cubic(k.sub(cx, fx), wx);
+        cubic(k.sub(cy, fy), wy);
         first = -1;
       }
     }
@@ -2781,10 +2772,10 @@ LogicalResult GenericEmitter::emitGridSample() {
         for (size_t tx = 0; tx < xs.size(); ++tx) {
           Value p = k.read(in, {ivs[0], ch[0], ys[ty].first, xs[tx].first}, element);
           if (zeros)
-            p = select(arith::AndIOp::create(b, loc, ys[ty].second, xs[tx].second), p, c(0));
-          row = add(row, mul(wx[tx], p));
+            p = k.select(arith::AndIOp::create(b, loc, ys[ty].second, xs[tx].second), p, c(0));
+          row = k.add(row, k.mul(wx[tx], p));
         }
-        sum = add(sum, mul(wy[ty], row));
+        sum = k.add(sum, k.mul(wy[ty], row));
       }
       k.write(sum, out, {ivs[0], ch[0], ivs[1], ivs[2]}, element);
     });

@@ -93,6 +93,13 @@ std::optional<AttentionConfig> AttentionKernel::groupedRows(const AttentionConfi
   return g;
 }
 
+bool AttentionKernel::skipsMaskedKeys(const AttentionConfig &c) {
+  return !c.rowKeys.empty() && static_cast<int64_t>(c.rowKeys.size()) == c.seq &&
+         !c.u8Inputs && !c.qlinear &&
+         llvm::all_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
+                      [](const Activation *g) { return g->kind == Activation::None; });
+}
+
 int64_t AttentionKernel::scratchBytes(const AttentionConfig &c, Isa isa) {
   int64_t tp = paddedKeys(c, isa);
   return numTasks(c) * taskScratchFloats(c, tp) * 4;
@@ -139,10 +146,7 @@ public:
     scaledKeys = kAvx512 && base2 && !c.u8Inputs;
     maskRow = scaledKeys && c.mask && c.maskStrides[2] == 0;
     scaledGridFollows = AttentionKernel::scaledGridFollows(c);
-    limited = !c.rowKeys.empty() && static_cast<int64_t>(c.rowKeys.size()) == c.seq && !u8 &&
-              !c.qlinear &&
-              llvm::all_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
-                           [](const Activation *g) { return g->kind == Activation::None; });
+    limited = AttentionKernel::skipsMaskedKeys(c);
     if (c.qlinear)
       qlinearConstants();
   }

@@ -121,6 +121,9 @@ struct AttentionKernel {
   /// once instead of once per query head. nullopt where that does not hold
   /// or there are no grouped heads.
   static std::optional<AttentionConfig> groupedRows(const AttentionConfig &c);
+  /// Whether the kernel skips the keys rowKeys leaves no row (f32, no
+  /// grids).
+  static bool skipsMaskedKeys(const AttentionConfig &c);
 };
 
 } // namespace mlir::nunc::x86
