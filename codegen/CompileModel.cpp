@@ -148,6 +148,12 @@ std::vector<int64_t> keysLeftByMask(Value mask, const x86::AttentionConfig &c) {
   return keys;
 }
 
+/// The u8 codes the attention kernel writes for `grid` (u8_output).
+x86::AttentionConfig::U8Output attentionU8Output(Type grid) {
+  auto q = cast<quant::UniformQuantizedType>(grid);
+  return {static_cast<float>(q.getScale()), static_cast<int32_t>(q.getZeroPoint())};
+}
+
 /// The x86 attention kernel's view of an attention op, if it can run it.
 std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
   auto q = cast<RankedTensorType>(op.getQuery().getType());
@@ -183,6 +189,13 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
     if (grid)
       *dst = roundToGrid(*grid);
   c.qlinear = op.getQlinearArithmetic();
+  if (op.getU8Output()) {
+    // The codes of the output grid, in place of rounding to it (qlinear's
+    // P V is those codes already).
+    c.u8Output = attentionU8Output(*op.getOutputQuantization());
+    if (!c.qlinear)
+      c.output = {};
+  }
   c.signedCodes = op.getSignedCodes();
   c.scaleDivisor = op.divisorOrZero();
   if (std::optional<Type> m = op.getMaskQuantization())
@@ -3081,6 +3094,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           "target, a grid of at most 256 codes on the probabilities, a head "
                           "dim of a multiple of 16 and a mask that broadcasts or is "
                           "contiguous along the keys)");
+    if (!cfg && at.getU8Output())
+      return at.emitError("this target has no attention kernel that writes u8 codes "
+                          "(u8_output needs an AVX-512 target)");
     if (!cfg)
       return false;
     cfg->evexVnni = options.target.evexVnni;
@@ -3113,7 +3129,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                      &cfg->output})
       grids += g->kind == x86::Activation::FakeQuant;
     call.description =
-        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}{10}]{6}{7}{8}{9}",
+        llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}{10}]{6}{7}{8}{9}{11}",
                       cfg->u8Inputs ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
@@ -3124,7 +3140,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           ? " +mask"
                           : " +mask (rows skip the keys it masks)",
                       grids ? llvm::formatv(" +{0} grids", grids).str() : std::string(),
-                      cfg->qlinear ? " +qlinear steps" : "", layout)
+                      cfg->qlinear ? " +qlinear steps" : "", layout,
+                      cfg->u8Output ? " -> u8" : "")
             .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;
@@ -3575,7 +3592,17 @@ FailureOr<CompiledModel> ModelCompiler::run() {
     handover.rowAlignment = x86::Int8GemmKernel::denseRowAlignment(options.target.int8);
     handover.u8WeightMaxK =
         sumsU8Rows(options.target.int8) ? x86::Int8GemmKernel::kMaxU8WeightK : 0;
-    pm.nest<func::FuncOp>().addPass(createFuseActivationQuantization(handover));
+    pm.nest<func::FuncOp>().addPass(createFuseActivationQuantization(
+        handover, [isa = options.target.isa](AttentionOp op, Type grid) {
+          // (Asked before the attributes are set.)
+          std::optional<x86::AttentionConfig> c = attentionConfig(op, isa);
+          if (!c)
+            return false;
+          c->u8Output = attentionU8Output(grid);
+          if (!c->qlinear)
+            c->output = {};
+          return x86::AttentionKernel::supports(*c, isa);
+        }));
     // And from an int8 convolution to the depthwise conv after it, where
     // this target's depthwise kernel reads u8 codes.
     Isa isa = options.target.isa;

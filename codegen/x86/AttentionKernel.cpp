@@ -46,6 +46,14 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
        !fullU8(c.probs) || !fullU8(c.output) || !llvm::all_of(c.inputGrids, fullU8) ||
        (c.mask ? !fullU8(c.logits) || !fullU8(c.maskGrid) : c.logits.kind != Activation::None)))
     return false;
+  // With qlinear the codes are those of the output grid it computes.
+  if (c.u8Output &&
+      (isa != Isa::Avx512 || c.headsMajor[3] || !(c.u8Output->scale > 0) ||
+       c.u8Output->zeroPoint < 0 || c.u8Output->zeroPoint > 255 ||
+       (c.qlinear ? c.output.scale != c.u8Output->scale ||
+                        c.output.min != static_cast<float>(-c.u8Output->zeroPoint)
+                  : c.output.kind != Activation::None)))
+    return false;
   return c.headDim % lanesOf(isa) == 0 && c.headDim <= 256 &&
          (!c.mask || c.maskStrides[3] == 0 || c.maskStrides[3] == 1);
 }
@@ -120,6 +128,7 @@ public:
     tp = (c.keys + kLanes - 1) / kLanes * kLanes;
     u8 = c.u8Inputs;
     eb = u8 ? 1 : 4;
+    ob = c.u8Output ? 1 : 4;
     kvHeads = c.kvHeads ? c.kvHeads : c.heads;
     auto rowStride = [&](int i) {
       if (c.headsMajor[i])
@@ -189,7 +198,7 @@ public:
     base(r8, 0, 0, c.seq, qs, c.inputOffsets[0], eb);   // q head
     base(r9, 1, 1, c.keys, ks, c.inputOffsets[1], eb);  // k head
     base(r12, 2, 2, c.keys, vs, c.inputOffsets[2], eb); // v head
-    base(r13, 4, 3, c.seq, os, 0, 4);                   // out head
+    base(r13, 4, 3, c.seq, os, 0, ob);                  // out head
     if (c.mask) {
       mov(r11, ptr[rdi + 24]);
       imul(rax, rbx, c.maskStrides[0] * 4);
@@ -288,6 +297,7 @@ private:
     mov(edi, dword[rdi + rbp * 4 - 4]);
   }
   int64_t eb = 4;     // bytes of an input element
+  int64_t ob = 4;     // bytes of a result element (u8Output: 1)
 
   // qlinear_arithmetic's compile-time constants (qlinearConstants).
   float qkMultiplier = 0, pvMultiplier = 0, softmaxMultiplier = 0; // c of qlinearSoftmaxFactor
@@ -1333,6 +1343,17 @@ private:
     emitHorizontal(v, t, max ? Reduction::Max : Reduction::Add);
   }
 
+  /// q (s32, a code minus the zero point) as u8 into result row r's
+  /// vector v (u8Output, AVX-512).
+  void storeCodes(const Vmm &q, int r, int v) {
+    if constexpr (kAvx512) {
+      // vpmovusdb saturates at 255 itself.
+      vpaddd(q, q, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
+      vpmaxsd(q, q, constAddrBits(0));
+      vpmovusdb(ptr[rbx + r * os + v * kLanes], q);
+    }
+  }
+
   /// out rows = (P rows x V) * inv, in tiles of rows x (a chunk of D)
   /// vectors.
   void weightedValues() {
@@ -1394,6 +1415,10 @@ private:
           vcvtdq2ps(a, a);
           vmulps(a, a, constAddr(pvMultiplier));
           emitOneStepCodes(a, 0, 255, outputZp, /*bounded=*/false);
+          if (c.u8Output) {
+            storeCodes(a, r, v0 + v);
+            continue;
+          }
           vcvtdq2ps(a, a);
           vmulps(a, a, constAddr(c.output.scale));
           vmovups(ptr[rbx + r * os * 4 + (v0 + v) * kLanes * 4], a);
@@ -1407,6 +1432,11 @@ private:
           if (u8)
             vcvtdq2ps(Vmm(r * nv + v), Vmm(r * nv + v));
           vmulps(Vmm(r * nv + v), Vmm(r * nv + v), pr);
+          if (c.u8Output) {
+            emitCodeQuotient(Vmm(r * nv + v), b0, c.u8Output->scale, /*bounded=*/false);
+            storeCodes(Vmm(r * nv + v), r, v0 + v);
+            continue;
+          }
           if (c.output.kind != Activation::None)
             emitActivation(Vmm(r * nv + v), c.output, b0, b0, b0, b0);
           vmovups(ptr[rbx + r * os * 4 + (v0 + v) * kLanes * 4], Vmm(r * nv + v));
@@ -1419,7 +1449,7 @@ private:
     };
     auto advance = [&](int rows) {
       add(rcx, rows * tp * 4);
-      add(rbx, rows * os * 4);
+      add(rbx, rows * os * ob);
       add(rdx, rows * 4);
     };
     if (fullBlocks) {

@@ -97,6 +97,16 @@ struct AttentionConfig {
   Activation maskGrid;
   /// qlinear: the mask's codes add as s8 (nunc.attention's signed_codes).
   bool signedCodes = false;
+  /// The result as u8 codes (nunc.attention's u8_output; AVX-512): P V
+  /// quantized as the row quantizer quantizes (divided by `scale`, rounded
+  /// half to even, plus the zero point, within [0, 255]), bytes in the
+  /// result's rows. `output` then stays None, except with qlinear, whose
+  /// P V is the codes of that same grid already.
+  struct U8Output {
+    float scale = 1;
+    int32_t zeroPoint = 0;
+  };
+  std::optional<U8Output> u8Output;
   /// u8 inputs on AVX2 (AVX-VNNI hosts): encode vpdpbusd with EVEX
   /// (AVX512-VNNI + VL) instead of VEX; the same instruction, for hosts
   /// with AVX-512 VNNI but no AVX-VNNI (tests on AMD Zen 4).

@@ -764,6 +764,12 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                                 o.getTableQuantization(), o.getU8Output());
       })
       .Case([&](AttentionOp o) -> Expected<Results> {
+        // With u8_output, the codes of the values (on the output grid).
+        auto result = [&](Expected<Tensor> y) -> Expected<Results> {
+          if (y && o.getU8Output())
+            return one(quantizeU8(*y, *inputQuantization(o.getOutputQuantization())));
+          return one(std::move(y));
+        };
         AttentionGrids grids{gridOf(o.getScoresQuantization()),
                              gridOf(o.getScaledQuantization()),
                              gridOf(o.getLogitsQuantization()),
@@ -773,7 +779,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           std::array<kernels::Grid, 3> inputs;
           for (unsigned i = 0; i < 3; ++i)
             inputs[i] = *gridOf(getElementTypeOrSelf(o->getOperand(i)));
-          return one(attentionQLinear(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
+          return result(attentionQLinear(get(o.getQuery()), get(o.getKey()), get(o.getValue()),
                                       opt(o.getMask()), o.getNumHeads(),
                                       o.getScale().convertToFloat(),
                                       o.divisorOrZero(), grids, inputs,
@@ -785,7 +791,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           for (unsigned i = 0; i < 4; ++i)
             layout.headsMajor[i] = o.isHeadsMajor(i);
           layout.kvHeads = o.numKvHeads();
-          return one(attention(values(o.getQuery()), values(o.getKey()), values(o.getValue()),
+          return result(attention(values(o.getQuery()), values(o.getKey()), values(o.getValue()),
                                opt(o.getMask()), o.getNumHeads(), o.getScale().convertToFloat(),
                                grids, layout));
         }
@@ -807,7 +813,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                         width * bytes);
           parts[i] = std::move(*part);
         }
-        return one(attention(parts[0], parts[1], parts[2], opt(o.getMask()), o.getNumHeads(),
+        return result(attention(parts[0], parts[1], parts[2], opt(o.getMask()), o.getNumHeads(),
                              o.getScale().convertToFloat(), grids));
       })
       .Case([&](FusedConvOp o) -> Expected<Results> {

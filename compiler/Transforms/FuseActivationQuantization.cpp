@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Quant/IR/QuantTypes.h"
 
+#include <functional>
 #include <map>
 
 namespace mlir::nunc {
@@ -28,8 +29,13 @@ struct FuseActivationQuantizationPass
     std::vector<QuantizeOp> quantizes = shareInputQuantization();
     if (producerEpilogue)
       for (QuantizeOp q : quantizes)
-        foldIntoProducer(q);
+        if (!foldIntoProducer(q))
+          foldIntoAttention(q);
   }
+
+  /// The attentions whose codes the target's kernel writes (null: every one,
+  /// as nunc-opt runs the pass).
+  std::function<bool(AttentionOp, Type grid)> attentionWritesU8;
 
   /// Every static quantized_linear with an f32 input, an aligned K and s8
   /// weights (or u8 weights, K <= u8WeightMaxK) reads the u8 tensor of one
@@ -76,21 +82,60 @@ struct FuseActivationQuantizationPass
 
   /// quantize(quantized_linear(...)) with that its only use -> the GEMM
   /// writes the u8 tensor itself.
-  void foldIntoProducer(QuantizeOp q) {
+  bool foldIntoProducer(QuantizeOp q) {
     auto producer = singleUseDef<QuantizedLinearOp>(q.getInput());
     if (!producer || producer.getU8Output())
-      return;
+      return false;
     Type grid = q.getQuantization();
     // A producer already rounding to another grid would change its values.
     if (std::optional<Type> out = producer.getOutputQuantization(); out && *out != grid)
-      return;
+      return false;
     producer.setOutputQuantization(grid);
     producer.setU8Output(true);
-    producer.getResult().setType(q.getType());
+    replaceQuantize(producer, q);
+    return true;
+  }
+
+  /// The same for an attention whose result (heads merged) only that
+  /// quantize reads: the P V of a static transformer's self-attention, the
+  /// output projection's input. Only where a grid on P V changes nothing
+  /// else: not on an attention of u8 codes without one
+  /// (nunc-one-step-requantization would then compute its P V as
+  /// onnxruntime's QLinearMatMul).
+  void foldIntoAttention(QuantizeOp q) {
+    auto attention = singleUseDef<AttentionOp>(q.getInput());
+    if (!attention || attention.getU8Output() || attention.isHeadsMajor(3))
+      return;
+    // (All 256 codes: the grids this pass quantizes to.)
+    Type grid = q.getQuantization();
+    if (!isU8Grid(grid))
+      return;
+    std::optional<Type> out = attention.getOutputQuantization();
+    if (out ? *out != grid
+            : isa<quant::QuantizedType>(getElementTypeOrSelf(attention.getQuery())))
+      return;
+    if (attentionWritesU8 && !attentionWritesU8(attention, grid))
+      return;
+    attention.setOutputQuantization(grid);
+    attention.setU8Output(true);
+    replaceQuantize(attention, q);
+  }
+
+  /// `producer` (u8_output set) writes q's codes in its place.
+  void replaceQuantize(Operation *producer, QuantizeOp q) {
+    producer->getResult(0).setType(q.getType());
     producer->setLoc(fusedLoc({producer, q}));
-    q.replaceAllUsesWith(producer.getResult());
+    q.replaceAllUsesWith(producer->getResult(0));
     q.erase();
   }
 };
 
 } // namespace
+
+std::unique_ptr<Pass> mlir::nunc::createFuseActivationQuantization(
+    const FuseActivationQuantizationOptions &options,
+    std::function<bool(AttentionOp, Type grid)> attentionWritesU8) {
+  auto pass = std::make_unique<FuseActivationQuantizationPass>(options);
+  pass->attentionWritesU8 = std::move(attentionWritesU8);
+  return pass;
+}

@@ -505,11 +505,12 @@ void linearInQLinearSteps(QuantizedLinearOp op,
 /// input) come from: a nunc.quantize's readers together with those of the
 /// fake_quantize ops that round the same value to the same grid (the
 /// model's DequantizeLinear readers, split between the GEMMs that read
-/// codes and the rest), or a handing-over GEMM's readers; none when the
-/// value quantized has readers outside the pair.
+/// codes and the rest), or the readers of a GEMM or attention that writes
+/// the codes itself (u8_output); none when the value quantized has readers
+/// outside the pair.
 std::optional<int64_t> pairReaders(Value codes) {
   Operation *def = codes.getDefiningOp();
-  if (isa_and_nonnull<QuantizedLinearOp>(def))
+  if (isa_and_nonnull<QuantizedLinearOp, AttentionOp>(def))
     return static_cast<int64_t>(llvm::range_size(codes.getUsers()));
   auto quantize = dyn_cast_or_null<QuantizeOp>(def);
   if (!quantize)

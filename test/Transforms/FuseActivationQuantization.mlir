@@ -116,3 +116,50 @@ func.func @unknown_shapes(%x: tensor<*xf32>, %y: tensor<2x?xf32>, %w: tensor<?x4
   %b = nunc.quantized_linear %y, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<2x?xf32>, tensor<?x4x!quant.uniform<i8:f32, 0.125>> -> tensor<2x4xf32>
   return %a, %b : tensor<*xf32>, tensor<2x4xf32>
 }
+
+// -----
+
+// An attention whose only reader is the quantize in front of the next GEMM
+// (a static transformer's output projection) writes that grid's codes
+// itself; one with another reader, one rounding to another grid, a
+// heads-first result and an attention on u8 codes without a grid of its
+// own on P V keep their quantize (a GEMM whose input grid holds fewer than
+// 256 codes quantizes its own input). Without the epilogue folds none
+// moves.
+// CHECK-LABEL: func.func @attention(
+// CHECK: %[[A:.*]] = nunc.attention %arg0, %arg0, %arg0 {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 1.250000e-01:100>, scale = 2.500000e-01 : f32, u8_output} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8x!quant.uniform<u8:f32, 1.250000e-01:100>>
+// CHECK: nunc.quantized_linear %[[A]], %{{.*}} {activation_quantization = "static"} : tensor<1x3x8x!quant.uniform<u8:f32, 1.250000e-01:100>>
+// CHECK: %[[B:.*]] = nunc.attention %arg0, %arg0, %arg0 {num_heads = 2 : i64, scale = 2.500000e-01 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+// CHECK: nunc.quantize %[[B]]
+// CHECK: %[[C:.*]] = nunc.attention %arg0, %arg0, %arg0 {num_heads = 2 : i64, output_quantization = !quant.uniform<u8:f32, 2.500000e-01>, scale = 2.500000e-01 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+// CHECK: nunc.quantize %[[C]]
+// CHECK: %[[D:.*]] = nunc.attention %arg1, %arg1, %arg1 {heads_major = array<i1: true, true, true, true>, num_heads = 2 : i64, scale = 2.500000e-01 : f32}
+// CHECK: nunc.quantize %[[D]]
+// CHECK: %[[E:.*]] = nunc.attention %arg0, %arg0, %arg0 {num_heads = 2 : i64, scale = 2.500000e-01 : f32} :
+// CHECK-NEXT: nunc.quantized_linear %[[E]], %{{.*}} {activation_quantization = "static", input_quantization = !quant.uniform<u8<0:254>:f32, 1.250000e-01:100>}
+// CHECK: %[[F:.*]] = nunc.attention %arg2, %arg2, %arg2 {num_heads = 2 : i64, probs_quantization = !quant.uniform<u8:f32, 0.0039215686274509803>, scale = 2.500000e-01 : f32} :
+// CHECK: nunc.quantize %[[F]]
+// ALIGN8-LABEL: func.func @attention(
+// ALIGN8: u8_output
+// NOEPI-LABEL: func.func @attention(
+// NOEPI-NOT: u8_output
+// NOEPI-COUNT-5: nunc.quantize %
+func.func @attention(%x: tensor<1x3x8xf32>, %h: tensor<1x2x3x4xf32>, %codes: tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>) -> (tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x8xf32>, tensor<1x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32>) {
+  %i = nunc.constant dense<[[1, -2, 3, 4], [5, 6, -7, 8], [9, 10, 11, -12], [13, -14, 15, 16], [1, 2, 3, 4], [-5, 6, 7, 8], [9, -10, 11, 12], [13, 14, -15, 16]]> : tensor<8x4xi8>
+  %w = quant.scast %i : tensor<8x4xi8> to tensor<8x4x!quant.uniform<i8:f32, 0.125>>
+  %j = nunc.constant dense<[[1, -2, 3, 4], [5, 6, -7, 8], [9, 10, 11, -12], [13, -14, 15, 16]]> : tensor<4x4xi8>
+  %w4 = quant.scast %j : tensor<4x4xi8> to tensor<4x4x!quant.uniform<i8:f32, 0.125>>
+  %a = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 0.25 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  %pa = nunc.quantized_linear %a, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x3x8xf32>, tensor<8x4x!quant.uniform<i8:f32, 0.125>> -> tensor<1x3x4xf32>
+  %b = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 0.25 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  %pb = nunc.quantized_linear %b, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x3x8xf32>, tensor<8x4x!quant.uniform<i8:f32, 0.125>> -> tensor<1x3x4xf32>
+  %c = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 0.25 : f32, output_quantization = !quant.uniform<u8:f32, 0.25:0>} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  %pc = nunc.quantized_linear %c, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x3x8xf32>, tensor<8x4x!quant.uniform<i8:f32, 0.125>> -> tensor<1x3x4xf32>
+  %d = nunc.attention %h, %h, %h {num_heads = 2 : i64, scale = 0.25 : f32, heads_major = array<i1: true, true, true, true>} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4xf32>
+  %pd = nunc.quantized_linear %d, %w4 {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x2x3x4xf32>, tensor<4x4x!quant.uniform<i8:f32, 0.125>> -> tensor<1x2x3x4xf32>
+  %e = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 0.25 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  %pe = nunc.quantized_linear %e, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8<0:254>:f32, 0.125:100>} : tensor<1x3x8xf32>, tensor<8x4x!quant.uniform<i8:f32, 0.125>> -> tensor<1x3x4xf32>
+  %f = nunc.attention %codes, %codes, %codes {num_heads = 2 : i64, scale = 0.25 : f32, probs_quantization = !quant.uniform<u8:f32, 0.0039215686274509803>} : tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>, tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>> -> tensor<1x3x8xf32>
+  %pf = nunc.quantized_linear %f, %w {activation_quantization = "static", input_quantization = !quant.uniform<u8:f32, 0.125:100>} : tensor<1x3x8xf32>, tensor<8x4x!quant.uniform<i8:f32, 0.125>> -> tensor<1x3x4xf32>
+  return %pa, %pb, %b, %pc, %pd, %pe, %pf : tensor<1x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x8xf32>, tensor<1x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x3x4xf32>, tensor<1x3x4xf32>
+}

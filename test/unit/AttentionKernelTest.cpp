@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -40,6 +41,44 @@ void runKernel(const AttentionConfig &cfg, Isa isa, const Tensor &q, const Tenso
                         scratch.data()};
   for (int64_t t = 0; t < AttentionKernel::numTasks(cfg); ++t)
     ASSERT_EQ(kernel->function()(args, t, slots ? t % slots : t), 0);
+}
+
+/// The same attention writing the u8 codes of a grid (u8Output, AVX-512
+/// only) gives, byte for byte, the codes of its f32 result `out` (values on
+/// that grid, or any) as the row quantizer computes them: the quotient of
+/// the value clamped to +-300 steps, rounded half to even, plus the zero
+/// point, within [0, 255]; and writes no byte past them.
+void expectCodesOf(AttentionConfig cfg, Isa isa, const Tensor &q, const Tensor &k,
+                   const Tensor &v, const Tensor *mask, const std::vector<float> &out,
+                   AttentionConfig::U8Output grid, const std::string &at) {
+  if (!cfg.qlinear)
+    cfg.output = {};
+  cfg.u8Output = grid;
+  if (isa != Isa::Avx512) {
+    EXPECT_FALSE(AttentionKernel::supports(cfg, isa)) << "u8 codes are AVX-512 only";
+    return;
+  }
+  ASSERT_TRUE(AttentionKernel::supports(cfg, isa)) << at;
+  std::vector<float> buffer;
+  ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask, buffer));
+  const auto *codes = reinterpret_cast<const uint8_t *>(buffer.data());
+  const size_t n = out.size();
+  int64_t differ = 0, firstAt = -1;
+  for (size_t i = 0; i < n; ++i) {
+    const float bound = 300.f * grid.scale;
+    const float quotient = std::min(std::max(out[i], -bound), bound) / grid.scale;
+    const int64_t want =
+        std::clamp<int64_t>(static_cast<int64_t>(std::nearbyint(quotient)) + grid.zeroPoint, 0,
+                            255);
+    if (codes[i] != want && differ++ == 0)
+      firstAt = static_cast<int64_t>(i);
+  }
+  EXPECT_EQ(differ, 0) << "first at " << firstAt << ": " << int(codes[firstAt]) << " for "
+                       << out[firstAt] << " on " << grid.scale << ":" << grid.zeroPoint << at;
+  const float fill = -777.f;
+  for (size_t i = n; i < std::min(4 * n, n + 64); ++i)
+    ASSERT_EQ(codes[i], reinterpret_cast<const uint8_t *>(&fill)[i % 4])
+        << "a byte written past the codes at " << i << at;
 }
 
 class AttentionKernelTest : public ::testing::TestWithParam<Isa> {};
@@ -89,6 +128,15 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
         runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, oneSlot, /*slots=*/1));
     EXPECT_EQ(std::memcmp(out.data(), oneSlot.data(), out.size() * 4), 0)
         << "B=" << c.b << " S=" << c.s << " T=" << c.t << " H=" << c.h << " D=" << c.d;
+    // As u8 codes: a grid the values overflow at both ends, one they
+    // overflow below, and one that holds them.
+    const std::string at = " B=" + std::to_string(c.b) + " S=" + std::to_string(c.s) +
+                           " T=" + std::to_string(c.t) + " D=" + std::to_string(c.d);
+    for (AttentionConfig::U8Output grid :
+         {AttentionConfig::U8Output{0.005f, 128}, AttentionConfig::U8Output{0.01f, 30},
+          AttentionConfig::U8Output{0.02f, 110}})
+      ASSERT_NO_FATAL_FAILURE(
+          expectCodesOf(cfg, isa, q, k, v, mask ? &*mask : nullptr, out, grid, at));
     // A row whose every key is masked by -10000 has logits rounded at that
     // magnitude (ulp 1e-3), in base 2 by the kernel and in base e by the
     // reference: there the two may differ by ~1e-3 x |v|. Every other row
@@ -625,6 +673,10 @@ TEST_P(AttentionKernelTest, ComputesOnTheU8CodesOfQdqGrids) {
         const std::string at = " B=" + std::to_string(c.b) + " S=" + std::to_string(c.s) +
                                " T=" + std::to_string(c.t) + " H=" + std::to_string(c.h) +
                                " D=" + std::to_string(c.d);
+        // The output grid's codes in place of its values (the values with
+        // no grid: on 1/64 with zero point 114 all the same).
+        ASSERT_NO_FATAL_FAILURE(expectCodesOf(cfg, isa, q, k, v, mask ? &*mask : nullptr, out,
+                                              {1.f / 64, 114}, at));
         int64_t equal = 0, n = ref->numElements();
         for (int64_t i = 0; i < n; ++i) {
           float got = out[i], r = ref->as<float>()[i];
@@ -781,6 +833,9 @@ TEST_P(AttentionKernelTest, ComputesOnnxruntimesQLinearStepsExactly) {
             firstAt = i;
         EXPECT_EQ(differ, 0) << "first at " << firstAt << ": " << out[firstAt] << " vs "
                              << ref->as<float>()[firstAt] << at;
+        // P V's codes as they are, in place of their values.
+        ASSERT_NO_FATAL_FAILURE(expectCodesOf(cfg, isa, q, k, v, mask ? &*mask : nullptr, out,
+                                              {1.f / 64, 114}, at));
       }
     }
 }

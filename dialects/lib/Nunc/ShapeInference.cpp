@@ -2169,6 +2169,13 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   }
   Type resultElement =
       codes ? Type(Float32Type::get(getContext())) : elementOf(getQuery());
+  if (getU8Output()) {
+    if (!getOutputQuantization() || !isU8Activation(*getOutputQuantization()))
+      return emitError() << "u8_output needs a u8 output_quantization";
+    if (isHeadsMajor(3))
+      return emitError() << "u8_output needs a result with the heads merged";
+    resultElement = *getOutputQuantization();
+  }
   if (!q) {
     types.push_back(UnrankedTensorType::get(resultElement));
     return success();

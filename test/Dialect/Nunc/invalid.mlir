@@ -1460,6 +1460,38 @@ func.func @attention_grouped_u8_codes(%c: tensor<1x3x8x!quant.uniform<u8:f32, 0.
 
 // -----
 
+func.func @attention_u8_output_without_grid(%x: tensor<1x3x8xf32>) {
+  // expected-error @+1 {{u8_output needs a u8 output_quantization}}
+  %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32, u8_output} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>
+  return
+}
+
+// -----
+
+func.func @attention_u8_output_s8_grid(%x: tensor<1x3x8xf32>) {
+  // expected-error @+1 {{u8_output needs a u8 output_quantization}}
+  %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32, output_quantization = !quant.uniform<i8:f32, 0.5>, u8_output} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8x!quant.uniform<i8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @attention_u8_output_heads_first(%x: tensor<1x2x3x4xf32>) {
+  // expected-error @+1 {{u8_output needs a result with the heads merged}}
+  %0 = nunc.attention %x, %x, %x {heads_major = array<i1: true, true, true, true>, num_heads = 2 : i64, scale = 1.0 : f32, output_quantization = !quant.uniform<u8:f32, 0.5:128>, u8_output} : tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32>, tensor<1x2x3x4xf32> -> tensor<1x2x3x4x!quant.uniform<u8:f32, 0.5:128>>
+  return
+}
+
+// -----
+
+func.func @attention_u8_output_result_type(%x: tensor<1x3x8xf32>) {
+  // expected-error @+1 {{result #0 has type 'tensor<1x3x8xf32>' but the operands give 'tensor<1x3x8x!quant.uniform<u8:f32, 5.000000e-01:128>>'}}
+  %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32, output_quantization = !quant.uniform<u8:f32, 0.5:128>, u8_output} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>
+  return
+}
+
+// -----
+
 func.func @attention_mask_of_a_larger_batch(%x: tensor<1x3x8xf32>, %m: tensor<2x1x3x3xf32>) {
   // expected-error @+1 {{mask must broadcast to [B, H, S, T]}}
   %0 = nunc.attention %x, %x, %x mask %m : tensor<2x1x3x3xf32> {num_heads = 2 : i64, scale = 1.0 : f32} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8xf32>

@@ -46,6 +46,13 @@ createOneStepRequantization(std::function<bool(FusedConvOp)> integerDepthwise,
 /// the rewrite) that `looksUp` accepts: the target's kernels with the lookup.
 std::unique_ptr<Pass> createFuseChainIntoConv(std::function<bool(Operation *)> looksUp);
 
+/// nunc-fuse-activation-quantization folding a quantize into the attention
+/// before it only where `attentionWritesU8` accepts it (the target's
+/// kernel writes that grid's codes).
+std::unique_ptr<Pass> createFuseActivationQuantization(
+    const FuseActivationQuantizationOptions &options,
+    std::function<bool(AttentionOp, Type grid)> attentionWritesU8);
+
 /// nunc-fuse-attention-quantization handing codes only to the attentions
 /// `readsU8Inputs` accepts (the target's kernel), given the u8 grids of
 /// query, key and value.

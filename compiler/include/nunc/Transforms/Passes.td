@@ -563,7 +563,10 @@ def FuseActivationQuantization : Pass<"nunc-fuse-activation-quantization", "func
     quantized_linear result with no other use (and no other output grid)
     folds into that GEMM: `u8_output` with `output_quantization = G`, so
     the producing epilogue writes the u8 rows and no pass over the f32
-    tensor remains (FFN1 + GELU -> FFN2).
+    tensor remains (FFN1 + GELU -> FFN2). Likewise into an attention
+    (heads merged) with no other use and no other output grid, where the
+    target's attention kernel writes codes (the compiler's rule; on its own
+    every one): the output projection's input.
     The u8 tensors are dense [..., K]; `row-alignment` is the K multiple the
     target's int8 GEMM needs to read such rows directly (4 for AVX-512 VNNI,
     8 for AVX-VNNI, 64 for AMX; 0: none, the pass does nothing). GEMMs

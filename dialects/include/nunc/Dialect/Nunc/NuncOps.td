@@ -1531,6 +1531,12 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     `signed_codes` the model's codes were s8 (the u8 codes here minus 128,
     of the same grids): the mask's codes add as onnxruntime's s8 QLinearAdd
     adds them; the other steps give the same codes either way.
+
+    With `u8_output` (a u8 `output_quantization`, the result not heads
+    first) the result is the u8 codes of that grid, clamp(round(y / s) + zp,
+    0, 255) with the row quantizer's arithmetic: the static input of the
+    GEMM after it, which nunc-fuse-activation-quantization folds in where
+    the target's attention kernel writes codes.
   }];
   let arguments = (ins AnyTensor:$query, AnyTensor:$key,
                        AnyTensor:$value, Optional<Nunc_FloatTensor>:$mask,
@@ -1546,8 +1552,9 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
                        OptionalAttr<TypeAttr>:$scaled_quantization,
                        OptionalAttr<TypeAttr>:$logits_quantization,
                        OptionalAttr<TypeAttr>:$probs_quantization,
-                       OptionalAttr<TypeAttr>:$output_quantization);
-  let results = (outs Nunc_FloatTensor:$output);
+                       OptionalAttr<TypeAttr>:$output_quantization,
+                       UnitAttr:$u8_output);
+  let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
     type($query) `,` type($key) `,` type($value) `->` type($output)
