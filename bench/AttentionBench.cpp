@@ -1,6 +1,6 @@
 //===- AttentionBench.cpp - GFLOP/s of nunc's fused attention kernel -------===//
 //
-//   nunc-bench-attention [avx2] [qdq [u8]] S T H D [S T H D ...]
+//   nunc-bench-attention [avx2] [qdq [u8] | causal] S T H D [S T H D ...]
 // prints "S T H D GFLOP/s us code-bytes" per shape: median of many runs of
 // all heads of one batch item on one thread (AVX-512 kernel, or the AVX2
 // one with `avx2` first), with a key-padding mask as BERT-style models
@@ -9,13 +9,17 @@
 // the u8 codes of their grids (AVX-512 VNNI: Q K^T and P V on codes).
 // FLOPs (integer operations with u8) count Q K^T and P V
 // (4 S T D per head); the softmax and the grids are not counted but are
-// timed. All heads run in one scratch slot, as on one thread of a model.
+// timed. `causal` has a mask per query row instead, row i seeing keys up
+// to i + T - S (a decoder's prefill after a past), which the kernel skips
+// past (AttentionConfig::rowKeys); FLOPs count every key all the same.
+// All heads run in one scratch slot, as on one thread of a model.
 //
 //===----------------------------------------------------------------------===//
 
 #include "AttentionKernel.h"
 #include "BenchSupport.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -39,8 +43,14 @@ int main(int argc, char **argv) {
     --argc;
     ++argv;
   }
+  bool causal = !qdq && argc > 1 && std::string(argv[1]) == "causal";
+  if (causal) {
+    --argc;
+    ++argv;
+  }
   if (argc < 5 || (argc - 1) % 4 != 0) {
-    std::fprintf(stderr, "usage: %s [avx2] [qdq [u8]] S T H D [S T H D ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [avx2] [qdq [u8] | causal] S T H D [S T H D ...]\n",
+                 argv[0]);
     return 2;
   }
   for (int a = 1; a + 4 <= argc; a += 4) {
@@ -52,6 +62,11 @@ int main(int argc, char **argv) {
     c.scale = 1.f / 8;
     c.mask = true;
     c.maskStrides[3] = 1; // one row of T, broadcast over heads and queries
+    if (causal) {
+      c.maskStrides[2] = c.keys; // a row of T per query row
+      for (int64_t i = 0; i < c.seq; ++i)
+        c.rowKeys.push_back(std::min(c.keys, i + 1 + std::max<int64_t>(c.keys - c.seq, 0)));
+    }
     if (qdq) {
       // As quantize_static calibrates MiniLM: the scaled (and masked)
       // scores' grid is the scores' grid times the scale.
@@ -80,7 +95,11 @@ int main(int argc, char **argv) {
       return 1;
     }
     const int64_t e = c.heads * c.headDim;
-    std::vector<float> q(c.seq * e), k(c.keys * e), v(c.keys * e), out(c.seq * e), mask(c.keys);
+    std::vector<float> q(c.seq * e), k(c.keys * e), v(c.keys * e), out(c.seq * e),
+        mask(causal ? c.seq * c.keys : c.keys);
+    for (int64_t i = 0; causal && i < c.seq; ++i)
+      for (int64_t j = c.rowKeys[i]; j < c.keys; ++j)
+        mask[i * c.keys + j] = -INFINITY;
     for (size_t i = 0; i < q.size(); ++i)
       q[i] = static_cast<float>((i * 7919) % 97) / 97.f - 0.5f;
     for (size_t i = 0; i < k.size(); ++i) {

@@ -1649,6 +1649,11 @@ private:
   OwningOpRef<ModuleOp> kernelModule;
   /// Machine code of the x86 kernels, by symbol, in step order.
   std::vector<std::pair<std::string, std::vector<uint8_t>>> nativeCode;
+  /// Per nativeCode entry, the earlier entry with the same bytes whose code
+  /// it shares (the layers of a transformer generate the same kernels), or
+  /// itself. Position-independent code that reads everything through its
+  /// arguments behaves the same at either copy.
+  std::vector<size_t> nativeCodeOwners() const;
   WeightBlob blob;
   llvm::DenseMap<int, int64_t> constantOffsets;
   /// Results whose kernel wrote their partial ranges (for the int8
@@ -3492,15 +3497,29 @@ void ModelCompiler::emitGlue(llvm::Module &m) {
   descriptors(false);
 }
 
+std::vector<size_t> ModelCompiler::nativeCodeOwners() const {
+  std::map<llvm::ArrayRef<uint8_t>, size_t> first;
+  std::vector<size_t> owners;
+  for (auto [i, entry] : llvm::enumerate(nativeCode))
+    owners.push_back(first.try_emplace(llvm::ArrayRef(entry.second), i).first->second);
+  return owners;
+}
+
 std::string ModelCompiler::nativeCodeAsm(llvm::StringRef codePath) {
   std::string text = ".section .text." + options.name + "_kernels,\"ax\",@progbits\n";
   int64_t offset = 0;
-  for (auto &[symbol, code] : nativeCode) {
-    text += ".p2align 6\n.globl " + symbol + "\n.hidden " + symbol + "\n.type " + symbol +
-            ",@function\n" + symbol + ":\n.incbin \"" + codePath.str() + "\", " +
-            std::to_string(offset) + ", " + std::to_string(code.size()) + "\n.size " + symbol +
-            ", " + std::to_string(code.size()) + "\n";
-    offset += code.size();
+  const std::vector<size_t> owners = nativeCodeOwners();
+  for (auto [i, entry] : llvm::enumerate(nativeCode)) {
+    const auto &[symbol, code] = entry;
+    text += ".globl " + symbol + "\n.hidden " + symbol + "\n.type " + symbol + ",@function\n";
+    if (owners[i] != i) {
+      text += ".set " + symbol + ", " + nativeCode[owners[i]].first + "\n";
+    } else {
+      text += ".p2align 6\n" + symbol + ":\n.incbin \"" + codePath.str() + "\", " +
+              std::to_string(offset) + ", " + std::to_string(code.size()) + "\n";
+      offset += code.size();
+    }
+    text += ".size " + symbol + ", " + std::to_string(code.size()) + "\n";
   }
   return text;
 }
@@ -3689,8 +3708,10 @@ FailureOr<CompiledModel> ModelCompiler::run() {
   TempFile codeFile;
   if (!nativeCode.empty()) {
     std::string code;
-    for (auto &[symbol, bytes] : nativeCode)
-      code.append((const char *)bytes.data(), bytes.size());
+    const std::vector<size_t> owners = nativeCodeOwners();
+    for (auto [i, entry] : llvm::enumerate(nativeCode))
+      if (owners[i] == i)
+        code.append((const char *)entry.second.data(), entry.second.size());
     if (failed(codeFile.write(code, "code")))
       return module.emitError("cannot write a temporary file for the kernels");
   }

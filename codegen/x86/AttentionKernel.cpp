@@ -843,6 +843,34 @@ private:
       for (int r = 0; r < rows; ++r)
         softmaxRow(r, skips ? chunkVecs : 0);
     };
+    if (limited && inRegisters) {
+      // Each block of rows computes only the key vectors its rows' P V
+      // blocks read: consecutive blocks that take as many are one loop.
+      const std::vector<int64_t> keys = valueKeys();
+      auto vectorsOf = [&](int64_t first, int rows) {
+        return static_cast<int>((mostOf(keys, first, rows) + kLanes - 1) / kLanes);
+      };
+      for (int64_t b = 0; b < fullBlocks;) {
+        const int vecs = vectorsOf(b * rowsPerBlock, rowsPerBlock);
+        int64_t run = 1;
+        while (b + run < fullBlocks && vectorsOf((b + run) * rowsPerBlock, rowsPerBlock) == vecs)
+          ++run;
+        Label loop;
+        mov(rbp, run);
+        L(loop);
+        scoreTile(rowsPerBlock, vecs, 0, /*softmax=*/true);
+        advanceRows(rowsPerBlock);
+        dec(rbp);
+        jnz(loop, T_NEAR);
+        b += run;
+      }
+      if (rest) {
+        scoreTile(static_cast<int>(rest), vectorsOf(fullBlocks * rowsPerBlock, rowsPerBlock), 0,
+                  /*softmax=*/true);
+        advanceRows(static_cast<int>(rest));
+      }
+      return;
+    }
     if (fullBlocks) {
       Label loop;
       mov(rbp, fullBlocks);
@@ -999,8 +1027,9 @@ private:
     auto rowReg = [](int r) { return Vmm(24 + r); }; // max, then sum
     auto auxReg = [](int r) { return Vmm(27 + r); };
     Vmm t0 = Vmm(30), t1 = Vmm(31);
-    if (int64_t valid = c.keys - (tp - kLanes); valid < kLanes) {
-      // The last vector's lanes past T: -inf, as softmaxRow pads them.
+    if (int64_t valid = c.keys - (vecs - 1) * kLanes; valid < kLanes) {
+      // The last vector's lanes past T: -inf, as softmaxRow pads them
+      // (none where a causal row skips the row's last vectors).
       mov(eax, 0xffffu & ~((1u << valid) - 1));
       kmovw(k2, eax);
       for (int r = 0; r < rows; ++r)

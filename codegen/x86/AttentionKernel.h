@@ -68,8 +68,9 @@ struct AttentionConfig {
   /// Per query row, how many leading keys a constant mask leaves it (a
   /// causal or window edge; the most over (b, h); empty: all T). f32
   /// without grids: where a score row takes several chunks of keys, a block
-  /// of rows skips the chunks past its keys, and P V sums over its keys
-  /// only. A skipped probability (its mask at most -1e30) is at most
+  /// of rows skips the chunks past its keys (where it fits the registers,
+  /// AVX-512 with T <= 128, the vectors past them), and P V sums over its
+  /// keys only. A skipped probability (its mask at most -1e30) is at most
   /// 2^-126, the exponential's floor: the results move by at most that
   /// times |v| for each key skipped, below a float's resolution unless v
   /// is near the float range (onnxruntime's -inf keys count as exact 0).

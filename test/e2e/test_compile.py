@@ -4,6 +4,7 @@ with onnxruntime (relative error <= 1e-4). Also: deterministic output,
 run-time input checks, external weights, two models in one program."""
 import json
 import os
+import re
 import subprocess
 
 import numpy as np
@@ -119,6 +120,37 @@ def test_output_is_deterministic(nunc, models, tmp_path):
     for f in ("libminilm.a", "minilm.h", "minilm.json", "libresnet.a", "resnet.h",
               "resnet.json"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+def test_layers_share_identical_kernel_code(nunc, models, tmp_path):
+    """Kernels that come out byte for byte the same (a transformer's layers:
+    its LayerNorms, its attentions) are one copy of code under several
+    symbols, and the library still computes the model."""
+    out = tmp_path / "lib"
+    exe, manifest = compile_model(nunc, models, out, "minilm", "x86_64-avx512", 1, 16)
+    subprocess.run(["ar", "x", "libminilm.a", "minilm.o"], cwd=out, check=True)
+    nm = subprocess.run(["nm", str(out / "minilm.o")], capture_output=True, text=True,
+                        check=True).stdout
+    address = {}
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and re.fullmatch(r"minilm_k\d+", parts[2]):
+            address[int(parts[2][len("minilm_k"):])] = parts[0]
+    by_op = {}
+    for i, k in enumerate(manifest["kernels"]):
+        if i in address:
+            by_op.setdefault(k["op"], set()).add(address[i])
+    # Six layers: one copy each of the attention and LayerNorm kernels.
+    assert len(by_op["nunc.attention"]) == 1, by_op
+    assert len(by_op["nunc.layer_norm"]) <= 2, by_op
+    assert len(set(address.values())) < len(address)
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs, _, log = harness.run(exe, manifest, feeds, str(tmp_path / "w"))
+    assert outs is not None, log
+    want = reference(models, "minilm", feeds)
+    for key, ref in want.items():
+        err = float(np.abs(outs[key].astype(np.float64) - ref).max() / np.abs(ref).max())
+        assert err <= REL_TOL, f"{key}: {err:.3g}"
 
 
 def test_out_of_range_token_id_returns_invalid_input(nunc, models, tmp_path):

@@ -392,7 +392,15 @@ TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRow) {
                           {150, 155, 5, -1, -inf, false, 16},
                           {150, 155, 5, -1, -inf, false, 128},
                           {150, 151, 1, -1, -inf, false, 16},
-                          {150, 152, 2, -1, -inf, false, 8}};
+                          {150, 152, 2, -1, -inf, false, 8},
+                          // Rows in registers (AVX-512, T <= 128): each
+                          // block computes the vectors its keys take.
+                          {128, 128, 0, -1, -inf, false, 32},
+                          {100, 100, 0, -1, std::numeric_limits<float>::lowest(), false, 64},
+                          {40, 113, 73, -1, -inf, false, 16},
+                          {17, 17, 0, 5, -1e30f, false, 32},
+                          {5, 20, 15, -1, -inf, true, 128},
+                          {64, 64, 0, -1, -inf, false, 256}};
   std::mt19937 rng(17);
   for (const Causal &k : cases) {
     const int64_t h = 2, d = k.d;
