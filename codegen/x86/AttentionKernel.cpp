@@ -843,26 +843,31 @@ private:
       for (int r = 0; r < rows; ++r)
         softmaxRow(r, skips ? chunkVecs : 0);
     };
-    if (limited && inRegisters) {
-      // Each block of rows computes only the key vectors its rows' P V
-      // blocks read: consecutive blocks that take as many are one loop.
-      const std::vector<int64_t> keys = valueKeys();
-      auto vectorsOf = [&](int64_t first, int rows) {
-        return static_cast<int>((mostOf(keys, first, rows) + kLanes - 1) / kLanes);
-      };
-      for (int64_t b = 0; b < fullBlocks;) {
-        const int vecs = vectorsOf(b * rowsPerBlock, rowsPerBlock);
-        int64_t run = 1;
-        while (b + run < fullBlocks && vectorsOf((b + run) * rowsPerBlock, rowsPerBlock) == vecs)
-          ++run;
+    // Each block of rows computes only the key vectors its rows' P V blocks
+    // read: consecutive blocks that take as many are one loop (a tile's
+    // code each). Masks whose counts go up and down more often than a
+    // causal one's (at most one loop per vector) keep whole rows.
+    std::vector<std::pair<int, int64_t>> runs; // (vectors, blocks)
+    const std::vector<int64_t> keys =
+        limited && inRegisters ? valueKeys() : std::vector<int64_t>{};
+    auto vectorsOf = [&](int64_t first, int rows) {
+      return static_cast<int>((mostOf(keys, first, rows) + kLanes - 1) / kLanes);
+    };
+    for (int64_t b = 0; !keys.empty() && b < fullBlocks; ++b) {
+      const int vecs = vectorsOf(b * rowsPerBlock, rowsPerBlock);
+      if (runs.empty() || runs.back().first != vecs)
+        runs.push_back({vecs, 0});
+      ++runs.back().second;
+    }
+    if (!keys.empty() && runs.size() <= static_cast<size_t>(chunkVecs)) {
+      for (auto [vecs, blocks] : runs) {
         Label loop;
-        mov(rbp, run);
+        mov(rbp, blocks);
         L(loop);
         scoreTile(rowsPerBlock, vecs, 0, /*softmax=*/true);
         advanceRows(rowsPerBlock);
         dec(rbp);
         jnz(loop, T_NEAR);
-        b += run;
       }
       if (rest) {
         scoreTile(static_cast<int>(rest), vectorsOf(fullBlocks * rowsPerBlock, rowsPerBlock), 0,
