@@ -3100,8 +3100,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           "dim of a multiple of 16 and a mask that broadcasts or is "
                           "contiguous along the keys)");
     if (!cfg && at.getU8Output())
-      return at.emitError("this target has no attention kernel that writes u8 codes "
-                          "(u8_output needs an AVX-512 target)");
+      return at.emitError("this target has no attention kernel that writes these u8 codes "
+                          "(u8_output needs an AVX-512 target, a head dim of a multiple of 16 "
+                          "and a mask that broadcasts or is contiguous along the keys)");
     if (!cfg)
       return false;
     cfg->evexVnni = options.target.evexVnni;
