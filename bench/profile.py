@@ -9,6 +9,11 @@ the kernel name without its shape, so the 6 attention calls of MiniLM are
 one line. The steps a kernel call runs before its kernel (`quantize`,
 `range`, `pack`, `pad`: symbols <lib>_k<N>_<step>) count apart, as
 "<step> (before <kind>)". Shares are of all samples of the process.
+Kernels with the same bytes share one copy of code (docs/codegen.md), so
+perf gives their samples to one of their symbols: --by-call names every
+call of such a copy on its line ("k10=k17=k24 ...", with the description
+of the one perf named; a shared quantize step may serve GEMMs of other
+kinds).
 
 Usage:
   python3 bench/profile.py minilm --quantize int8 [--batch 1] [--seq 128]
@@ -42,7 +47,20 @@ def kernel_kind(name):
     return re.sub(r"\[.*?\]", "[]", name)
 
 
-def aggregate(report, manifest, by_call):
+def shared_code(archive, lib):
+    """For each kernel symbol of the library whose code other symbols share,
+    those symbols ("k10", "k17_quantize", ...) in address order, from nm."""
+    nm = subprocess.run(["nm", archive], capture_output=True, text=True).stdout
+    by_address = collections.defaultdict(list)
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith(lib + "_k"):
+            by_address[parts[0]].append(parts[2][len(lib) + 1:])
+    return {f"{lib}_{name}": names for names in by_address.values() if len(names) > 1
+            for name in names}
+
+
+def aggregate(report, manifest, by_call, shared=None):
     """Sums `perf report --sort sym` percentages per kernel kind (or call)."""
     lib = manifest["name"]
     symbol = re.compile(re.escape(lib) + r"_k(\d+)(?:_(\w+))?$")
@@ -58,7 +76,8 @@ def aggregate(report, manifest, by_call):
             continue
         index, step = int(k.group(1)), k.group(2)
         kernel = manifest["kernels"][index]["kernel"]
-        what = f"k{index} {kernel}" if by_call else kernel_kind(kernel)
+        calls = "=".join(n.split("_")[0] for n in (shared or {}).get(sym, [f"k{index}"]))
+        what = f"{calls} {kernel}" if by_call else kernel_kind(kernel)
         shares[f"{step} (before {what})" if step else what] += pct
     return shares
 
@@ -148,7 +167,9 @@ def main():
         report = subprocess.run(["perf", "report", "-i", data, "--stdio", "--sort", "sym"],
                                 capture_output=True, text=True, check=True).stdout
         samples = re.search(r"# Samples: (\S+)", report)
-        shares = aggregate(report, manifest, args.by_call)
+        shares = aggregate(report, manifest, args.by_call,
+                           shared_code(os.path.join(out, f"lib{manifest['name']}.a"),
+                                       manifest["name"]))
         print(f"{os.path.basename(path)} {target} {' '.join(pins + quant + args.extra)}: "
               f"{args.runs} runs, {samples.group(1) if samples else '?'} samples")
         for what, pct in shares.most_common(args.top):
