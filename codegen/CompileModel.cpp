@@ -148,10 +148,13 @@ std::vector<int64_t> keysLeftByMask(Value mask, const x86::AttentionConfig &c) {
   return keys;
 }
 
-/// The u8 codes the attention kernel writes for `grid` (u8_output).
-x86::AttentionConfig::U8Output attentionU8Output(Type grid) {
+/// `c` writing the u8 codes of `grid` (u8_output) in place of rounding to
+/// it (qlinear's P V is those codes already).
+void setAttentionU8Output(x86::AttentionConfig &c, Type grid) {
   auto q = cast<quant::UniformQuantizedType>(grid);
-  return {static_cast<float>(q.getScale()), static_cast<int32_t>(q.getZeroPoint())};
+  c.u8Output = {static_cast<float>(q.getScale()), static_cast<int32_t>(q.getZeroPoint())};
+  if (!c.qlinear)
+    c.output = {};
 }
 
 /// The x86 attention kernel's view of an attention op, if it can run it.
@@ -189,13 +192,8 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
     if (grid)
       *dst = roundToGrid(*grid);
   c.qlinear = op.getQlinearArithmetic();
-  if (op.getU8Output()) {
-    // The codes of the output grid, in place of rounding to it (qlinear's
-    // P V is those codes already).
-    c.u8Output = attentionU8Output(*op.getOutputQuantization());
-    if (!c.qlinear)
-      c.output = {};
-  }
+  if (op.getU8Output())
+    setAttentionU8Output(c, *op.getOutputQuantization());
   c.signedCodes = op.getSignedCodes();
   c.scaleDivisor = op.divisorOrZero();
   if (std::optional<Type> m = op.getMaskQuantization())
@@ -3618,9 +3616,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
           std::optional<x86::AttentionConfig> c = attentionConfig(op, isa);
           if (!c)
             return false;
-          c->u8Output = attentionU8Output(grid);
-          if (!c->qlinear)
-            c->output = {};
+          setAttentionU8Output(*c, grid);
           return x86::AttentionKernel::supports(*c, isa);
         }));
     // And from an int8 convolution to the depthwise conv after it, where

@@ -1380,7 +1380,10 @@ private:
   /// q (s32, a code minus the zero point) as u8 into result row r's
   /// vector v (u8Output, AVX-512).
   void storeCodes(const Vmm &q, int r, int v) {
-    if constexpr (kAvx512) {
+    if constexpr (!kAvx512) {
+      assert(false && "u8 codes are AVX-512 only (supports)");
+      return;
+    } else {
       // vpmovusdb saturates at 255 itself.
       vpaddd(q, q, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
       vpmaxsd(q, q, constAddrBits(0));

@@ -2170,8 +2170,9 @@ LogicalResult AttentionOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   Type resultElement =
       codes ? Type(Float32Type::get(getContext())) : elementOf(getQuery());
   if (getU8Output()) {
-    if (!getOutputQuantization() || !isU8Activation(*getOutputQuantization()))
-      return emitError() << "u8_output needs a u8 output_quantization";
+    // All 256 codes: the kernels clamp to [0, 255], as the quantize does.
+    if (!isU8Grid(getOutputQuantization()))
+      return emitError() << "u8_output needs a u8 output_quantization of all 256 codes";
     if (isHeadsMajor(3))
       return emitError() << "u8_output needs a result with the heads merged";
     resultElement = *getOutputQuantization();

@@ -1461,7 +1461,7 @@ func.func @attention_grouped_u8_codes(%c: tensor<1x3x8x!quant.uniform<u8:f32, 0.
 // -----
 
 func.func @attention_u8_output_without_grid(%x: tensor<1x3x8xf32>) {
-  // expected-error @+1 {{u8_output needs a u8 output_quantization}}
+  // expected-error @+1 {{u8_output needs a u8 output_quantization of all 256 codes}}
   %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32, u8_output} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8x!quant.uniform<u8:f32, 0.5:128>>
   return
 }
@@ -1469,8 +1469,16 @@ func.func @attention_u8_output_without_grid(%x: tensor<1x3x8xf32>) {
 // -----
 
 func.func @attention_u8_output_s8_grid(%x: tensor<1x3x8xf32>) {
-  // expected-error @+1 {{u8_output needs a u8 output_quantization}}
+  // expected-error @+1 {{u8_output needs a u8 output_quantization of all 256 codes}}
   %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32, output_quantization = !quant.uniform<i8:f32, 0.5>, u8_output} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8x!quant.uniform<i8:f32, 0.5>>
+  return
+}
+
+// -----
+
+func.func @attention_u8_output_narrow_grid(%x: tensor<1x3x8xf32>) {
+  // expected-error @+1 {{u8_output needs a u8 output_quantization of all 256 codes}}
+  %0 = nunc.attention %x, %x, %x {num_heads = 2 : i64, scale = 1.0 : f32, output_quantization = !quant.uniform<u8<0:254>:f32, 0.5:128>, u8_output} : tensor<1x3x8xf32>, tensor<1x3x8xf32>, tensor<1x3x8xf32> -> tensor<1x3x8x!quant.uniform<u8<0:254>:f32, 0.5:128>>
   return
 }
 
