@@ -111,9 +111,11 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool qd
   std::vector<float> scales(n, 0.01f), bias(n, 0.f), c(m * n);
   std::vector<uint32_t> rows(2 * m, 0);
   std::vector<int8_t> pw = Int8GemmKernel::packWeights(w.data(), k, n, isa);
+  const Int8GemmConfig::U8Output grid{0.05f, 100};
   std::vector<uint32_t> cols = Int8GemmKernel::packColumns(
       sums.data(), scales.data(), bias.data(), n, isa,
-      Int8GemmKernel::compensatesWithWordPairs(isa, /*perRowA=*/!u8, k));
+      Int8GemmKernel::compensatesWithWordPairs(isa, /*perRowA=*/!u8, k), nullptr, nullptr,
+      u8 ? &grid : nullptr);
   Int8GemmConfig cfg;
   cfg.m = m;
   cfg.n = n;
@@ -133,7 +135,7 @@ double int8Gops(int64_t m, int64_t n, int64_t k, Int8Isa isa, bool gelu, bool qd
     cfg.activation.productGrid = {0.036f, -10, 245};
   }
   if (u8)
-    cfg.u8Output = Int8GemmConfig::U8Output{0.05f, 100};
+    cfg.u8Output = grid;
   const void *args[] = {x.data(), pw.data(), cols.data(), rows.data(), c.data(), c.data()};
   std::vector<std::vector<int8_t>> copies;
   std::vector<const void *> weights;

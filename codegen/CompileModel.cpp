@@ -1624,6 +1624,16 @@ private:
                                const x86::QuantizeRowsConfig &input, const Step &step,
                                KernelCall &call);
   int64_t constantOffset(int storage);
+  /// Words a kernel reads per call (a grid its code does not hold), in the
+  /// weights blob.
+  KernelArg wordsArg(ArrayRef<uint32_t> words) {
+    return KernelArg::blob(
+        blob.add(reinterpret_cast<const char *>(words.data()), words.size() * 4));
+  }
+  /// A static row quantizer's grid (QuantizeRowsKernel::staticParameters).
+  KernelArg staticQuantizationArg(const x86::QuantizeRowsConfig &c) {
+    return wordsArg(x86::QuantizeRowsKernel::staticParameters(c));
+  }
   FailureOr<std::unique_ptr<llvm::Module>> translate(llvm::LLVMContext &llvmContext);
   void emitGlue(llvm::Module &m);
   void emitKernelWrappers(llvm::Module &m);
@@ -2717,7 +2727,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       return q.emitError("generating the row quantizer failed (xbyak error ")
              << Xbyak::GetError() << ")";
     call.args = {KernelArg::storage(step.operands[0]), KernelArg::storage(step.results[0]),
-                 KernelArg::storage(step.scratch)};
+                 KernelArg::storage(step.scratch), staticQuantizationArg(qc)};
     call.tasks = x86::QuantizeRowsKernel::numTasks(qc);
     call.description =
         llvm::formatv("quantize.{0}[{1}x{2}, static] -> u8", int8IsaName(qisa), qc.rows, k).str();
@@ -2760,6 +2770,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       quantize.args = {KernelArg::storage(step.operands[0]),
                        KernelArg::storage(qc.sumsOnly ? step.operands[0] : step.scratch),
                        KernelArg::storage(step.scratch, l->rowBlockOffset())};
+      if (x86::QuantizeRowsKernel::readsStaticParameters(qc))
+        quantize.args.push_back(staticQuantizationArg(qc));
       quantize.description = qc.sumsOnly    ? "row sums (u8)"
                              : qc.u16Planes ? "quantize (u16 planes, static)"
                              : qc.fixed     ? "quantize (u8, static)"
@@ -2922,7 +2934,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
         sums.data(), scales.data(), bias ? bias->data() : nullptr, l->n, qisa,
         x86::Int8GemmKernel::compensatesWithWordPairs(qisa, cfg.perRowA, l->k),
         cfg.u8Weights ? l->weightZeroPoints.data() : nullptr,
-        cfg.u16Input ? highSums.data() : nullptr);
+        cfg.u16Input ? highSums.data() : nullptr,
+        x86::Int8GemmKernel::gridInColumns(cfg) ? &*cfg.u8Output : nullptr);
     int64_t cOffset = blob.add((const char *)columns.data(), columns.size() * 4);
     int64_t wOffset =
         packed.empty() ? cOffset : blob.add((const char *)packed.data(), packed.size());
@@ -3113,6 +3126,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(step.operands[2]),
                  KernelArg::storage(at.getMask() ? step.operands[3] : q),
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.scratch)};
+    if (cfg->u8Output)
+      call.args.push_back(wordsArg(
+          x86::OutputGridBlock::pack(cfg->u8Output->scale, cfg->u8Output->zeroPoint, 1)));
     call.tasks = x86::AttentionKernel::numTasks(*cfg);
     // The op's shapes (the kernel's may hold grouped heads as rows): " KV=2"
     // for grouped query heads, " heads-first: q k" for such operands.

@@ -162,6 +162,13 @@ public:
 
   void generate() {
     prologue();
+    if (c.u8Output) {
+      // The output grid's block (argument [6]) at [rsp], for weightedValues.
+      frameBytes = 8;
+      sub(rsp, frameBytes);
+      mov(rax, ptr[rdi + 48]);
+      mov(ptr[rsp], rax);
+    }
     mov(r14, rdx); // the scratch slot (nunc_rt_task), until the scratch below
     // b = task / H, h = task % H
     mov(rax, rsi);
@@ -1377,6 +1384,12 @@ private:
     emitHorizontal(v, t, max ? Reduction::Max : Reduction::Add);
   }
 
+  /// u8Output's grid: the block the call passes, at r9 in weightedValues
+  /// (so that attentions that differ only in it share their code).
+  GridConstants outputGrid() const {
+    return {c.u8Output->scale, c.u8Output->zeroPoint, {{r9, 0}}};
+  }
+
   /// q (s32, a code minus the zero point) as u8 into result row r's
   /// vector v (u8Output, AVX-512).
   void storeCodes(const Vmm &q, int r, int v) {
@@ -1385,7 +1398,7 @@ private:
       return;
     } else {
       // vpmovusdb saturates at 255 itself.
-      vpaddd(q, q, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
+      vpaddd(q, q, gridWord(outputGrid(), OutputGridBlock::ZeroPoint));
       vpmaxsd(q, q, constAddrBits(0));
       vpmovusdb(ptr[rbx + r * os + v * kLanes], q);
     }
@@ -1401,6 +1414,8 @@ private:
     mov(rcx, r14); // P row
     mov(rbx, r13); // out row
     mov(rdx, r15); // inv
+    if (c.u8Output)
+      mov(r9, ptr[rsp]); // the output grid (the k head's base, no longer read)
     bool inLoop = true; // the block is the loop's (rbp its counter), not the rest
     auto tile = [&](int rows, int v0, int nv) {
       Vmm b0 = Vmm(rows * nv), pr = Vmm(rows * nv + nv);
@@ -1470,7 +1485,7 @@ private:
             vcvtdq2ps(Vmm(r * nv + v), Vmm(r * nv + v));
           vmulps(Vmm(r * nv + v), Vmm(r * nv + v), pr);
           if (c.u8Output) {
-            emitCodeQuotient(Vmm(r * nv + v), b0, c.u8Output->scale, /*bounded=*/false);
+            emitCodeQuotient(Vmm(r * nv + v), b0, outputGrid(), /*bounded=*/false);
             storeCodes(Vmm(r * nv + v), r, v0 + v);
             continue;
           }

@@ -33,7 +33,9 @@
 // computes a QDQ model's attention (see there).
 //
 // Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch (a
-// block per task; a call works in the block of its scratch slot).
+// block per task; a call works in the block of its scratch slot), [6] with
+// u8Output: its grid's OutputGridBlock (AVX-512: replicate 1), which the
+// code does not hold, so that attentions differing only in it share code.
 //
 //===----------------------------------------------------------------------===//
 

@@ -26,10 +26,18 @@ std::vector<uint32_t> Int8GemmKernel::packColumns(const int32_t *sums, const flo
                                                   const float *bias, int64_t n, Int8Isa isa,
                                                   bool wordPairs,
                                                   const int32_t *weightZeroPoints,
-                                                  const int32_t *highSums) {
+                                                  const int32_t *highSums,
+                                                  const Int8GemmConfig::U8Output *outputGrid) {
   int64_t nr = panelWidth(isa);
-  const int64_t rowsPerPanel = columnBlockRows(weightZeroPoints != nullptr, highSums != nullptr);
+  const int64_t sumRows = columnBlockRows(weightZeroPoints != nullptr, highSums != nullptr);
+  const int64_t rowsPerPanel = sumRows + (outputGrid ? outputGridRows(isa) : 0);
   std::vector<uint32_t> out(numPanels(n, isa) * rowsPerPanel * nr, 0);
+  if (outputGrid) {
+    const std::vector<uint32_t> grid =
+        OutputGridBlock::pack(outputGrid->scale, outputGrid->zeroPoint, zmm(isa) ? 1 : 8);
+    for (int64_t p = 0; p < numPanels(n, isa); ++p)
+      std::copy(grid.begin(), grid.end(), out.begin() + (p * rowsPerPanel + sumRows) * nr);
+  }
   for (int64_t j = 0; j < n; ++j) {
     int64_t base = j / nr * rowsPerPanel * nr + j % nr;
     if (highSums)
@@ -309,7 +317,7 @@ public:
       mov(rsi, ptr[rdi + 24]); // row block
       imul(r14, r13, kp * nr); // W panel: kp/g groups of nr x g bytes
       add(rbx, r14);
-      imul(r14, r13, Int8GemmKernel::columnBlockRows(c.u8Weights, c.u16Input) * nr * 4);
+      imul(r14, r13, columnBlockBytes());
       add(rdx, r14);
       imul(r14, r13, nr * 4);
       add(r12, r14);
@@ -685,6 +693,21 @@ private:
 
   /// Bytes of one C element: f32, or u8 (U8Output).
   int cBytes() const { return c.u8Output ? 1 : 4; }
+  /// Bytes of a panel's column block (the linear form).
+  int64_t columnBlockBytes() const {
+    return (Int8GemmKernel::columnBlockRows(c.u8Weights, c.u16Input) +
+            (Int8GemmKernel::gridInColumns(c) ? Int8GemmKernel::outputGridRows(c.isa) : 0)) *
+           vecs * kLanes * 4;
+  }
+  /// u8Output's grid: in the panel's column block (rdx) in the linear form,
+  /// in the pool in the convolution form.
+  GridConstants outputGrid() const {
+    GridConstants g{c.u8Output->scale, c.u8Output->zeroPoint, std::nullopt};
+    if (Int8GemmKernel::gridInColumns(c))
+      g.block = {{rdx, Int8GemmKernel::columnBlockRows(c.u8Weights, c.u16Input) * vecs *
+                           kLanes * 4}};
+    return g;
+  }
   int kFree() const { return kRows * vecs; } // first register after the accumulators
   Vmm acc(int r, int v) { return Vmm(r * vecs + v); }
   Vmm bReg(int v) { return Vmm(kFree() + v); }
@@ -1193,7 +1216,7 @@ private:
   /// vpaddd + vpmaxsd + vpmovusdb take 4.
   void storeU8Row(int r, int vecsHere) {
     if (!u8ZeroPointWords && !geluU8Codes && !tableCodes())
-      u8ZeroPointWords = zeroPointWords(c.u8Output->zeroPoint);
+      u8ZeroPointWords = gridWord(outputGrid(), OutputGridBlock::ZeroPointWords);
     if constexpr (!kZmm) {
       // ymm: the row's two vectors packed together.
       const Vmm a = acc(r, 0);
@@ -1913,11 +1936,11 @@ private:
       // within the activation's bounds (and the conversion's range).
       emitOneStepCodes(x, c.oneStep->lo, c.oneStep->hi, c.u8Output->zeroPoint, c.u8Bounded);
     } else if (quotient) {
-      emitCodeQuotient(x, temp(0), c.u8Output->scale, c.u8Bounded);
+      emitCodeQuotient(x, temp(0), outputGrid(), c.u8Bounded);
     }
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients
-    vpaddd(x, x, constAddrBits(static_cast<uint32_t>(c.u8Output->zeroPoint)));
+    vpaddd(x, x, gridWord(outputGrid(), OutputGridBlock::ZeroPoint));
     if constexpr (kZmm) // vpmovusdb saturates at 255 itself (AVX2's packs at both ends)
       vpmaxsd(x, x, constAddrBits(0));
     if constexpr (kZmm) {

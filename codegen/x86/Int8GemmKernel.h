@@ -27,7 +27,10 @@
 // (scaleW, or scaleA * scaleW when static), f32 bias; [3] row block [M][2]:
 // s32 zero point and f32 scale of each A row (dynamic; [M][4] with the code
 // sums of u8Weights, static too); [4] residual, [5] C (f32, or u8 with
-// `u8Output`).
+// `u8Output`). In the linear form, u8Output's grid is not in the code but in
+// the column block: each panel's block ends with outputGridRows rows that
+// hold its OutputGridBlock, so that GEMMs that differ only in their output
+// grids (a static transformer's layers) share one copy of code.
 //
 // u8 weights with zero points (`u8Weights`; S from the row quantizer, or,
 // for rows it did not write, its row-sum step: QuantizeRowsConfig::sumsOnly):
@@ -287,17 +290,29 @@ struct Int8GemmKernel {
   /// u8 weights (one per column), [panel][4][NR]: the fourth row holds the
   /// pairs (128 - zw, 128 (128 - zw)). With `highSums` (a u16 input: zh
   /// colSum), [panel][4][NR] with those in the fourth row.
+  /// With `outputGrid` (the linear form's u8Output: gridInColumns), each
+  /// panel's block ends with outputGridRows rows holding its words.
   static std::vector<uint32_t> packColumns(const int32_t *sums, const float *scales,
                                            const float *bias, int64_t n, Int8Isa isa,
                                            bool wordPairs,
                                            const int32_t *weightZeroPoints = nullptr,
-                                           const int32_t *highSums = nullptr);
+                                           const int32_t *highSums = nullptr,
+                                           const Int8GemmConfig::U8Output *outputGrid = nullptr);
   /// Words of a row of the row block: 2, or 4 with u8 weights.
   static int64_t rowBlockWords(bool u8Weights) { return u8Weights ? 4 : 2; }
   /// Rows of NR words of a panel's column block: 3, or 4 with u8 weights or
   /// a u16 input.
   static int64_t columnBlockRows(bool u8Weights, bool u16Input = false) {
     return u8Weights || u16Input ? 4 : 3;
+  }
+  /// Whether the column block holds the output grid: the linear form's u8
+  /// codes (packColumns' outputGrid).
+  static bool gridInColumns(const Int8GemmConfig &c) {
+    return c.u8Output && !c.convolution;
+  }
+  /// Rows of NR words the output grid's OutputGridBlock takes.
+  static int64_t outputGridRows(Int8Isa isa) {
+    return (OutputGridBlock::words(zmm(isa) ? 1 : 8) + panelWidth(isa) - 1) / panelWidth(isa);
   }
   /// Whether the GEMM takes u8 weights with zero points (u8Weights, every
   /// form): K < 2^14, so that the word pair's S / 128 fits.

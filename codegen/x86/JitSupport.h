@@ -86,6 +86,45 @@ struct Activation {
   }
 };
 
+/// The constants of a grid that a kernel stores u8 codes on, as words its
+/// call passes (a weights-blob block) instead of values in its own pool: the
+/// code then does not depend on the grid, and kernels that differ only in
+/// their grids (the layers of a statically quantized transformer) are one
+/// copy of code. `replicate` (1 on AVX-512, 8 on AVX2, as JitKernel's) is
+/// how often each scalar repeats, VEX having no broadcast operands.
+struct OutputGridBlock {
+  enum Word {
+    ZeroPointWords, // the zero point in every 16-bit word: 16 words
+    Scale,          // the scale
+    Reciprocal,     // fl(1 / scale)
+    Low, High,      // -+300 scale: emitCodeQuotient's clamp
+    ZeroPoint,      // the zero point as s32
+    kNumWords
+  };
+  static int64_t offset(Word w, int replicate) {
+    return w == ZeroPointWords ? 0 : 16 + (w - Scale) * replicate;
+  }
+  static int64_t words(int replicate) { return offset(kNumWords, replicate); }
+  static std::vector<uint32_t> pack(float scale, int32_t zeroPoint, int replicate) {
+    std::vector<uint32_t> out(words(replicate));
+    auto put = [&](Word w, uint32_t bits) {
+      std::fill_n(out.begin() + offset(w, replicate), replicate, bits);
+    };
+    std::fill_n(out.begin(), 16, static_cast<uint32_t>(zeroPoint) * 0x10001u);
+    auto floatBits = [](float v) {
+      uint32_t bits;
+      std::memcpy(&bits, &v, 4);
+      return bits;
+    };
+    put(Scale, floatBits(scale));
+    put(Reciprocal, floatBits(1.f / scale));
+    put(Low, floatBits(-300.f * scale));
+    put(High, floatBits(300.f * scale));
+    put(ZeroPoint, static_cast<uint32_t>(zeroPoint));
+    return out;
+  }
+};
+
 /// Base of the generators: AutoGrow code, callee-saved register handling,
 /// and a constant pool addressed rip-relative.
 class JitKernel : public Xbyak::CodeGenerator {
@@ -258,6 +297,33 @@ protected:
       vmovups(dst, constAddr(v));
   }
 
+  /// Where a u8 output grid's constants are: its values (the pool), or an
+  /// OutputGridBlock at base + offset. The scale is known to the compiler
+  /// either way and decides emitQuotient's form, which the code then shows.
+  struct GridConstants {
+    float scale = 1;
+    int32_t zeroPoint = 0;
+    std::optional<std::pair<Xbyak::Reg64, int64_t>> block;
+  };
+  /// Grid word `w` as an operand: broadcast on AVX-512; ZeroPointWords a
+  /// whole vector.
+  Xbyak::Address gridWord(const GridConstants &g, OutputGridBlock::Word w) {
+    if (g.block) {
+      const auto &[base, at] = *g.block;
+      const int64_t offset = at + OutputGridBlock::offset(w, replicate) * 4;
+      return replicate == 1 && w != OutputGridBlock::ZeroPointWords ? ptr_b[base + offset]
+                                                                    : ptr[base + offset];
+    }
+    switch (w) {
+    case OutputGridBlock::ZeroPointWords: return zeroPointWords(g.zeroPoint);
+    case OutputGridBlock::Scale: return constAddr(g.scale);
+    case OutputGridBlock::Reciprocal: return constAddr(1.f / g.scale);
+    case OutputGridBlock::Low: return constAddr(-300.f * g.scale);
+    case OutputGridBlock::High: return constAddr(300.f * g.scale);
+    default: return constAddrBits(static_cast<uint32_t>(g.zeroPoint));
+    }
+  }
+
   /// q = x / scale correctly rounded, for a compile-time scale; x is
   /// clobbered. Within reciprocalDivides without vdivps (several times an
   /// FMA's cost per vector): q = x * r with r = fl(1 / scale), then q + r *
@@ -266,14 +332,16 @@ protected:
   /// ties); x must be clamped first so that |x / scale| <= 300 or so (no
   /// overflow). Other scales divide.
   template <typename Vmm> void emitQuotient(const Vmm &q, const Vmm &x, float scale) {
-    if (!reciprocalDivides(scale)) {
-      vdivps(q, x, constAddr(scale));
+    emitQuotient(q, x, GridConstants{scale});
+  }
+  template <typename Vmm> void emitQuotient(const Vmm &q, const Vmm &x, const GridConstants &g) {
+    if (!reciprocalDivides(g.scale)) {
+      vdivps(q, x, gridWord(g, OutputGridBlock::Scale));
       return;
     }
-    const float r = 1.f / scale;
-    vmulps(q, x, constAddr(r));
-    vfnmadd231ps(x, q, constAddr(scale)); // x - q * scale, exact
-    vfmadd231ps(q, x, constAddr(r));
+    vmulps(q, x, gridWord(g, OutputGridBlock::Reciprocal));
+    vfnmadd231ps(x, q, gridWord(g, OutputGridBlock::Scale)); // x - q * scale, exact
+    vfmadd231ps(q, x, gridWord(g, OutputGridBlock::Reciprocal));
   }
   /// x(i) = act(x(i)) for i < n, act a FakeQuant, each step for all n
   /// before the next: a rounding is a dependency chain of ~30 cycles, and
@@ -321,11 +389,15 @@ protected:
   /// cannot overflow (NaN stays NaN and ends at code 0). t: a temporary.
   template <typename Vmm>
   void emitCodeQuotient(const Vmm &y, const Vmm &t, float scale, bool bounded) {
+    emitCodeQuotient(y, t, GridConstants{scale}, bounded);
+  }
+  template <typename Vmm>
+  void emitCodeQuotient(const Vmm &y, const Vmm &t, const GridConstants &g, bool bounded) {
     if (!bounded) {
-      vmaxps(y, y, constAddr(-300.f * scale));
-      vminps(y, y, constAddr(300.f * scale));
+      vmaxps(y, y, gridWord(g, OutputGridBlock::Low));
+      vminps(y, y, gridWord(g, OutputGridBlock::High));
     }
-    emitQuotient(t, y, scale);
+    emitQuotient(t, y, g);
     vcvtps2dq(y, t);
   }
   /// q = the code of x, a value on the grid (scale, zp), as a float:

@@ -83,8 +83,7 @@ public:
     };
     if (c.sumsOnly) {
       // The rows at [1] are already the grid's codes: only the row block.
-      mov(r8d, c.zeroPoint);
-      vbroadcastss(scale, constScalar(c.scale));
+      loadStaticParameters();
       if constexpr (kAvx512)
         vpxord(zero, zero, zero);
       Label rowLoop;
@@ -101,19 +100,17 @@ public:
       return;
     }
     if (c.u16Planes) {
-      mov(r8d, c.zeroPoint);
+      loadStaticParameters();
       broadcastParameters();
       mov(edx, 65535);
       vpbroadcastd(top, edx);
-      vbroadcastss(scale, constScalar(c.scale));
       vbroadcastss(hi, constScalar(kU16Bound));
       vbroadcastss(lo, constScalar(-kU16Bound));
       allRows(false);
     } else if (c.fixed) {
       // Static: the calibrated parameters, set once.
-      mov(r8d, c.zeroPoint);
+      loadStaticParameters();
       broadcastParameters();
-      vbroadcastss(scale, constScalar(c.scale));
       bool reciprocal = reciprocalDivides(c.scale);
       if (reciprocal)
         setReciprocal();
@@ -401,6 +398,14 @@ private:
     ja(byDivision, T_NEAR);
   }
   /// recip = fl(1 / scale), hi = fl(300 scale), lo = -hi (every lane).
+  /// r8d and every lane of `scale`: the static grid's zero point and
+  /// scale, from argument [3] (staticParameters). rdx is clobbered.
+  void loadStaticParameters() {
+    mov(rdx, ptr[rdi + 24]);
+    mov(r8d, ptr[rdx]);
+    vbroadcastss(scale, ptr[rdx + 4]);
+  }
+
   void setReciprocal() {
     Xmm s = Xmm(scale.getIdx()), r = Xmm(recip.getIdx()), h = Xmm(hi.getIdx());
     vmovss(r, constScalar(1.f));

@@ -11,7 +11,10 @@
 // GEMMs, AVX2 packs for AVX-VNNI) or 16-bit elements (the AVX2 GEMM).
 // Tasks are blocks of rows.
 //
-// Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2].
+// Task arguments: [0] x f32 [M][K], [1] q u8 [M][lda], [2] row block [M][2],
+// [3] with `fixed` (static): the grid's (s32 zero point, f32 scale),
+// staticParameters, which the code does not hold, so that quantizers that
+// differ only in their grids (a static transformer's layers) share code.
 // The row-sum step (`sumsOnly`) reads [1] (u8 rows whose padding to lda is
 // 0, or none: dense rows) and writes only [2]; [0] is unused.
 //
@@ -128,6 +131,15 @@ struct QuantizeRowsKernel {
   /// The partial ranges the quantizer combines.
   static int64_t partialRanges(const QuantizeRowsConfig &c) {
     return c.producedRanges ? c.producedRanges : rangeTasks(c);
+  }
+  /// The row form's static grid as its argument [3] holds it.
+  static bool readsStaticParameters(const QuantizeRowsConfig &c) {
+    return c.fixed && !c.channels && !c.rangePass;
+  }
+  static std::array<uint32_t, 2> staticParameters(const QuantizeRowsConfig &c) {
+    uint32_t scaleBits;
+    std::memcpy(&scaleBits, &c.scale, 4);
+    return {static_cast<uint32_t>(c.zeroPoint), scaleBits};
   }
   static std::unique_ptr<JitKernel> generate(const QuantizeRowsConfig &c);
   static std::unique_ptr<JitKernel> generateRange(QuantizeRowsConfig c) {

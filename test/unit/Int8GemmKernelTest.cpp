@@ -318,9 +318,10 @@ struct RandomOperands {
 
   /// Runs every task of the kernel for `c` with bias `b` into `out`.
   void run(const Int8GemmConfig &c, const std::vector<float> &b, void *out) const {
-    std::vector<uint32_t> columns =
-        Int8GemmKernel::packColumns(sums.data(), scales.data(), b.data(), n, isa,
-                                    Int8GemmKernel::compensatesWithWordPairs(isa, perRow, k));
+    std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
+        sums.data(), scales.data(), b.data(), n, isa,
+        Int8GemmKernel::compensatesWithWordPairs(isa, perRow, k), nullptr, nullptr,
+        Int8GemmKernel::gridInColumns(c) ? &*c.u8Output : nullptr);
     std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(c);
     ASSERT_TRUE(kernel);
     const void *args[] = {a.data(), packed.data(), columns.data(), rows.data(), residual.data(),
@@ -887,9 +888,10 @@ TEST_P(Int8GemmKernelTest, F32ProductsTakeTheEpilogue) {
       }
       std::vector<int32_t> sums(n, 12345);
       std::vector<float> scales(n, 1e9f); // (neither is read)
-      std::vector<uint32_t> columns =
-          Int8GemmKernel::packColumns(sums.data(), scales.data(), bias.data(), n, isa, false);
       auto run = [&](void *c) {
+        std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
+            sums.data(), scales.data(), bias.data(), n, isa, false, nullptr, nullptr,
+            cfg.u8Output ? &*cfg.u8Output : nullptr);
         std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
         ASSERT_TRUE(kernel);
         const void *args[] = {products.data(), columns.data(), columns.data(),
@@ -1121,7 +1123,8 @@ void runQuantizer(const QuantizeRowsConfig &c, const std::vector<float> &x,
   ASSERT_TRUE(kernel);
   q.assign(c.rows * c.lda + sentinel, 0xcd);
   block.assign(c.rows * 2, 0);
-  const void *args[] = {x.data(), q.data(), block.data()};
+  const std::array<uint32_t, 2> grid = QuantizeRowsKernel::staticParameters(c);
+  const void *args[] = {x.data(), q.data(), block.data(), grid.data()};
   for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(c); ++t)
     ASSERT_EQ(kernel->function()(args, t, t), 0);
 }
@@ -1422,7 +1425,8 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
       ASSERT_TRUE(quantizer);
       std::vector<uint8_t> a(cs.m * lda);
       std::vector<uint32_t> rows(cs.m * 4, 0xdeadbeef);
-      const void *qargs[] = {x.data(), a.data(), rows.data()};
+      const std::array<uint32_t, 2> grid = QuantizeRowsKernel::staticParameters(qc);
+      const void *qargs[] = {x.data(), a.data(), rows.data(), grid.data()};
       for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(qc); ++t)
         ASSERT_EQ(quantizer->function()(qargs, t, t), 0);
       for (int64_t i = 0; i < cs.m; ++i) {
@@ -1444,7 +1448,7 @@ TEST(Int8GemmKernelU8WeightsTest, MatchTheExactIntegerReference) {
         std::unique_ptr<JitKernel> sumsStep = QuantizeRowsKernel::generate(sc);
         ASSERT_TRUE(sumsStep);
         std::vector<uint32_t> summed(cs.m * 4, 0xdeadbeef);
-        const void *sargs[] = {a.data(), a.data(), summed.data()};
+        const void *sargs[] = {a.data(), a.data(), summed.data(), grid.data()};
         for (int64_t t = 0; t < QuantizeRowsKernel::numTasks(sc); ++t)
           ASSERT_EQ(sumsStep->function()(sargs, t, t), 0);
         ASSERT_EQ(summed, rows) << "the row-sum step's row block";
@@ -1620,9 +1624,10 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
       colScales[j] = scale * wScale[j];
     }
     std::vector<int8_t> packed = Int8GemmKernel::packWeights(w.data(), t.k, t.n, isa);
+    const Int8GemmConfig::U8Output grid{t.u8Scale, 100};
     std::vector<uint32_t> columns = Int8GemmKernel::packColumns(
         lowSums.data(), colScales.data(), t.bias ? bias.data() : nullptr, t.n, isa,
-        /*wordPairs=*/false, nullptr, highSums.data());
+        /*wordPairs=*/false, nullptr, highSums.data(), t.u8Scale > 0 ? &grid : nullptr);
     Int8GemmConfig cfg;
     cfg.m = t.m;
     cfg.n = t.n;
@@ -1636,7 +1641,7 @@ TEST(Int8GemmKernelU16InputTest, MatchesTheExactIntegerReference) {
     if (t.grid > 0)
       cfg.output = Activation::fakeQuant(t.grid, -30000.f, 35535.f);
     if (t.u8Scale > 0)
-      cfg.u8Output = Int8GemmConfig::U8Output{t.u8Scale, 100};
+      cfg.u8Output = grid;
     std::unique_ptr<JitKernel> kernel = Int8GemmKernel::generate(cfg);
     ASSERT_TRUE(kernel);
     std::vector<float> out(t.m * t.n + 1, -777.f);
