@@ -136,3 +136,25 @@ def run_threads(exe, manifest, feeds, work_dir, threads=(1, 2)):
         assert outs is not None, log
         results[n] = outs
     return results
+
+
+def kernel_code_copies(out_dir, manifest):
+    """For each kernel description in the manifest, the distinct addresses of
+    its calls' code in the library (kernels whose bytes are the same share
+    one copy): {description: set of addresses}."""
+    name = manifest["name"]
+    subprocess.run(["ar", "x", f"lib{name}.a", f"{name}.o"], cwd=out_dir, check=True)
+    nm = subprocess.run(["nm", os.path.join(str(out_dir), f"{name}.o")], capture_output=True,
+                        text=True, check=True).stdout
+    address = {}
+    for line in nm.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith(f"{name}_k") and \
+                parts[2][len(name) + 2:].isdigit():
+            address[int(parts[2][len(name) + 2:])] = parts[0]
+    copies = {}
+    for i, k in enumerate(manifest["kernels"]):
+        if i in address:
+            copies.setdefault(k["kernel"], set()).add(address[i])
+    return copies
+

@@ -1199,6 +1199,17 @@ def test_static_activation_handover_per_target(nunc, models, tmp_path):
                    for k in kernels) == (6 if codes else 0), (target, kernels)
         assert sum(k.startswith("quantize.") for k in kernels) == \
             (12 if codes else 18 if handover else 0), (target, kernels)
+        # The layers differ only in their weights and grids, which the
+        # kernels read from their arguments: every kernel the six layers
+        # repeat is one copy of code (the static grids of the GEMMs' u8
+        # outputs, the attention's and the quantizers' are not in the code).
+        manifest = json.loads((tmp_path / target / "minilm.json").read_text())
+        copies = harness.kernel_code_copies(tmp_path / target, manifest)
+        repeated = [k for k in copies if kernels.count(k) >= 6]
+        # LayerNorm, 4 GEMMs, attention, and the quantizers where u8 rows
+        # are handed over.
+        assert len(repeated) == (7 if handover else 6), (target, copies)
+        assert all(len(copies[k]) == 1 for k in repeated), (target, copies)
     feeds = random_inputs("minilm", 1, 16, 8)
     outs = {}
     for target in ("x86_64-avx512vnni", "x86_64-avx2"):
