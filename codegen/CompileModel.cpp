@@ -3112,8 +3112,9 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           "contiguous along the keys)");
     if (!cfg && at.getU8Output())
       return at.emitError("this target has no attention kernel that writes these u8 codes "
-                          "(u8_output needs an AVX-512 target, a head dim of a multiple of 16 "
-                          "and a mask that broadcasts or is contiguous along the keys)");
+                          "(u8_output needs a head dim of a multiple of the target's vector "
+                          "(16 floats on AVX-512, 8 on AVX2), merged heads and a mask that "
+                          "broadcasts or is contiguous along the keys)");
     if (!cfg)
       return false;
     cfg->evexVnni = options.target.evexVnni;
@@ -3127,8 +3128,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(at.getMask() ? step.operands[3] : q),
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.scratch)};
     if (cfg->u8Output)
-      call.args.push_back(wordsArg(
-          x86::OutputGridBlock::pack(cfg->u8Output->scale, cfg->u8Output->zeroPoint, 1)));
+      call.args.push_back(wordsArg(x86::OutputGridBlock::pack(
+          cfg->u8Output->scale, cfg->u8Output->zeroPoint, isa == Isa::Avx512 ? 1 : 8)));
     call.tasks = x86::AttentionKernel::numTasks(*cfg);
     // The op's shapes (the kernel's may hold grouped heads as rows): " KV=2"
     // for grouped query heads, " heads-first: q k" for such operands.

@@ -48,7 +48,7 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
     return false;
   // With qlinear the codes are those of the output grid it computes.
   if (c.u8Output &&
-      (isa != Isa::Avx512 || c.headsMajor[3] || !(c.u8Output->scale > 0) ||
+      (c.headsMajor[3] || !(c.u8Output->scale > 0) ||
        c.u8Output->zeroPoint < 0 || c.u8Output->zeroPoint > 255 ||
        (c.qlinear ? c.output.scale != c.u8Output->scale ||
                         c.output.min != static_cast<float>(-c.u8Output->zeroPoint)
@@ -1391,16 +1391,17 @@ private:
   }
 
   /// q (s32, a code minus the zero point) as u8 into result row r's
-  /// vector v (u8Output, AVX-512).
+  /// vector v (u8Output).
   void storeCodes(const Vmm &q, int r, int v) {
-    if constexpr (!kAvx512) {
-      assert(false && "u8 codes are AVX-512 only (supports)");
-      return;
-    } else {
+    vpaddd(q, q, gridWord(outputGrid(), OutputGridBlock::ZeroPoint));
+    if constexpr (kAvx512) {
       // vpmovusdb saturates at 255 itself.
-      vpaddd(q, q, gridWord(outputGrid(), OutputGridBlock::ZeroPoint));
       vpmaxsd(q, q, constAddrBits(0));
       vpmovusdb(ptr[rbx + r * os + v * kLanes], q);
+    } else {
+      // The packs saturate at both ends (a NaN's INT_MIN + zp ends at 0).
+      emitDwordsToBytes(q);
+      vmovq(ptr[rbx + r * os + v * kLanes], Xmm(q.getIdx()));
     }
   }
 

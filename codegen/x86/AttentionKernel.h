@@ -34,7 +34,7 @@
 //
 // Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch (a
 // block per task; a call works in the block of its scratch slot), [6] with
-// u8Output: its grid's OutputGridBlock (AVX-512: replicate 1), which the
+// u8Output: its grid's OutputGridBlock (replicate 1 on AVX-512, 8 on AVX2), which the
 // code does not hold, so that attentions differing only in it share code.
 //
 //===----------------------------------------------------------------------===//
@@ -100,7 +100,7 @@ struct AttentionConfig {
   Activation maskGrid;
   /// qlinear: the mask's codes add as s8 (nunc.attention's signed_codes).
   bool signedCodes = false;
-  /// The result as u8 codes (nunc.attention's u8_output; AVX-512): P V
+  /// The result as u8 codes (nunc.attention's u8_output): P V
   /// quantized as the row quantizer quantizes (divided by `scale`, rounded
   /// half to even, plus the zero point, within [0, 255]), bytes in the
   /// result's rows. `output` then stays None, except with qlinear, whose

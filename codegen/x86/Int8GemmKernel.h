@@ -22,8 +22,8 @@
 //               tiles stored to a stack block and the AVX-512 epilogue run
 //               over it.
 //
-// Task arguments: [0] A, [1] packed W, [2] column block [panel][3 or 4][NR]:
-// s32 column sums (dynamic) or zpA * column sums (static), f32 column scales
+// Task arguments: [0] A, [1] packed W, [2] column block [panel][3 or 4 sum
+// rows][NR]: s32 column sums (dynamic) or zpA * column sums (static), f32 column scales
 // (scaleW, or scaleA * scaleW when static), f32 bias; [3] row block [M][2]:
 // s32 zero point and f32 scale of each A row (dynamic; [M][4] with the code
 // sums of u8Weights, static too); [4] residual, [5] C (f32, or u8 with
@@ -300,8 +300,8 @@ struct Int8GemmKernel {
                                            const Int8GemmConfig::U8Output *outputGrid = nullptr);
   /// Words of a row of the row block: 2, or 4 with u8 weights.
   static int64_t rowBlockWords(bool u8Weights) { return u8Weights ? 4 : 2; }
-  /// Rows of NR words of a panel's column block: 3, or 4 with u8 weights or
-  /// a u16 input.
+  /// Sum rows (sums, scales, bias, ...) of NR words of a panel's column
+  /// block: 3, or 4 with u8 weights or a u16 input (outputGridRows follow).
   static int64_t columnBlockRows(bool u8Weights, bool u16Input = false) {
     return u8Weights || u16Input ? 4 : 3;
   }

@@ -397,7 +397,6 @@ private:
     vucomiss(s, constScalar(kLargestReciprocalScale));
     ja(byDivision, T_NEAR);
   }
-  /// recip = fl(1 / scale), hi = fl(300 scale), lo = -hi (every lane).
   /// r8d and every lane of `scale`: the static grid's zero point and
   /// scale, from argument [3] (staticParameters). rdx is clobbered.
   void loadStaticParameters() {
@@ -406,6 +405,7 @@ private:
     vbroadcastss(scale, ptr[rdx + 4]);
   }
 
+  /// recip = fl(1 / scale), hi = fl(300 scale), lo = -hi (every lane).
   void setReciprocal() {
     Xmm s = Xmm(scale.getIdx()), r = Xmm(recip.getIdx()), h = Xmm(hi.getIdx());
     vmovss(r, constScalar(1.f));

@@ -7,6 +7,7 @@ end-to-end tests and the benchmark (it is how an embedded user calls nunc).
 """
 import json
 import os
+import re
 import subprocess
 import numpy as np
 
@@ -141,20 +142,22 @@ def run_threads(exe, manifest, feeds, work_dir, threads=(1, 2)):
 def kernel_code_copies(out_dir, manifest):
     """For each kernel description in the manifest, the distinct addresses of
     its calls' code in the library (kernels whose bytes are the same share
-    one copy): {description: set of addresses}."""
+    one copy): {description: set of addresses}. A step's prelude kernels
+    (<name>_k<i>_quantize, ...) count as "<description> [quantize]"."""
     name = manifest["name"]
     subprocess.run(["ar", "x", f"lib{name}.a", f"{name}.o"], cwd=out_dir, check=True)
     nm = subprocess.run(["nm", os.path.join(str(out_dir), f"{name}.o")], capture_output=True,
                         text=True, check=True).stdout
-    address = {}
+    copies = {}
+    kernels = manifest["kernels"]
     for line in nm.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[2].startswith(f"{name}_k") and \
-                parts[2][len(name) + 2:].isdigit():
-            address[int(parts[2][len(name) + 2:])] = parts[0]
-    copies = {}
-    for i, k in enumerate(manifest["kernels"]):
-        if i in address:
-            copies.setdefault(k["kernel"], set()).add(address[i])
+        m = re.fullmatch(re.escape(name) + r"_k(\d+)(?:_(\w+))?", parts[-1]) \
+            if len(parts) == 3 else None
+        if m and int(m.group(1)) < len(kernels) and not m.group(2) == "impl":
+            key = kernels[int(m.group(1))]["kernel"]
+            if m.group(2):
+                key += f" [{m.group(2)}]"
+            copies.setdefault(key, set()).add(parts[0])
     return copies
 
