@@ -49,13 +49,11 @@ def kernel_kind(name):
 
 def shared_code(archive, lib):
     """For each kernel symbol of the library whose code other symbols share,
-    those symbols ("k10", "k17_quantize", ...) in address order, from nm."""
-    nm = subprocess.run(["nm", archive], capture_output=True, text=True).stdout
+    those symbols ("k10", "k17_quantize", ...) in call order."""
     by_address = collections.defaultdict(list)
-    for line in nm.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2].startswith(lib + "_k"):
-            by_address[parts[0]].append(parts[2][len(lib) + 1:])
+    for (index, step), address in sorted(harness.kernel_symbols(archive, lib).items(),
+                                         key=lambda s: (s[0][0], s[0][1] or "")):
+        by_address[address].append(f"k{index}" + (f"_{step}" if step else ""))
     return {f"{lib}_{name}": names for names in by_address.values() if len(names) > 1
             for name in names}
 

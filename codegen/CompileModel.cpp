@@ -3128,8 +3128,7 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(at.getMask() ? step.operands[3] : q),
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.scratch)};
     if (cfg->u8Output)
-      call.args.push_back(wordsArg(x86::OutputGridBlock::pack(
-          cfg->u8Output->scale, cfg->u8Output->zeroPoint, isa == Isa::Avx512 ? 1 : 8)));
+      call.args.push_back(wordsArg(x86::AttentionKernel::outputGridWords(*cfg, isa)));
     call.tasks = x86::AttentionKernel::numTasks(*cfg);
     // The op's shapes (the kernel's may hold grouped heads as rows): " KV=2"
     // for grouped query heads, " heads-first: q k" for such operands.

@@ -34,8 +34,8 @@
 //
 // Task arguments: [0] q, [1] k, [2] v, [3] mask, [4] out, [5] scratch (a
 // block per task; a call works in the block of its scratch slot), [6] with
-// u8Output: its grid's OutputGridBlock (replicate 1 on AVX-512, 8 on AVX2), which the
-// code does not hold, so that attentions differing only in it share code.
+// u8Output: its grid's OutputGridBlock (outputGridWords), which the code
+// does not hold, so that attentions differing only in it share code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,6 +121,11 @@ struct AttentionKernel {
   static bool supports(const AttentionConfig &c, Isa isa);
   static int64_t numTasks(const AttentionConfig &c) { return c.batch * c.heads; }
   static int64_t scratchBytes(const AttentionConfig &c, Isa isa);
+  /// Argument [6] with u8Output: its grid's OutputGridBlock.
+  static std::vector<uint32_t> outputGridWords(const AttentionConfig &c, Isa isa) {
+    return OutputGridBlock::pack(c.u8Output->scale, c.u8Output->zeroPoint,
+                                 isa == Isa::Avx512 ? 1 : 8);
+  }
   /// Whether every score on its grid (c.scores), once scaled, rounds on
   /// c.scaled to the same integer (a QDQ model calibrates the scaled
   /// scores' range as the scores' range times the scale): the kernel then

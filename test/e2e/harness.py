@@ -139,25 +139,32 @@ def run_threads(exe, manifest, feeds, work_dir, threads=(1, 2)):
     return results
 
 
-def kernel_code_copies(out_dir, manifest):
-    """For each kernel description in the manifest, the distinct addresses of
-    its calls' code in the library (kernels whose bytes are the same share
-    one copy): {description: set of addresses}. A step's prelude kernels
-    (<name>_k<i>_quantize, ...) count as "<description> [quantize]"."""
-    name = manifest["name"]
-    subprocess.run(["ar", "x", f"lib{name}.a", f"{name}.o"], cwd=out_dir, check=True)
-    nm = subprocess.run(["nm", os.path.join(str(out_dir), f"{name}.o")], capture_output=True,
-                        text=True, check=True).stdout
-    copies = {}
-    kernels = manifest["kernels"]
+def kernel_symbols(archive, name):
+    """The kernel symbols of a library's archive and the addresses of their
+    code, from nm: {(step index, prelude step or None): address}, for
+    <name>_k<i> and its prelude kernels <name>_k<i>_quantize, ... (kernels
+    whose bytes are the same share one address; the generic kernels'
+    _impl functions are left out)."""
+    nm = subprocess.run(["nm", str(archive)], capture_output=True, text=True,
+                        check=True).stdout
+    symbols = {}
     for line in nm.splitlines():
         parts = line.split()
         m = re.fullmatch(re.escape(name) + r"_k(\d+)(?:_(\w+))?", parts[-1]) \
             if len(parts) == 3 else None
-        if m and int(m.group(1)) < len(kernels) and not m.group(2) == "impl":
-            key = kernels[int(m.group(1))]["kernel"]
-            if m.group(2):
-                key += f" [{m.group(2)}]"
-            copies.setdefault(key, set()).add(parts[0])
+        if m and m.group(2) != "impl":
+            symbols[(int(m.group(1)), m.group(2))] = parts[0]
+    return symbols
+
+
+def kernel_code_copies(out_dir, manifest):
+    """For each kernel description in the manifest (and prelude step), the
+    distinct addresses of its calls' code in the library:
+    {(description, prelude step or None): set of addresses}."""
+    name = manifest["name"]
+    copies = {}
+    for (index, step), address in kernel_symbols(os.path.join(str(out_dir), f"lib{name}.a"),
+                                                 name).items():
+        copies.setdefault((manifest["kernels"][index]["kernel"], step), set()).add(address)
     return copies
 

@@ -38,9 +38,7 @@ void runKernel(const AttentionConfig &cfg, Isa isa, const Tensor &q, const Tenso
   out.assign(cfg.batch * cfg.seq * cfg.heads * cfg.headDim, -777.f);
   std::vector<char> scratch(AttentionKernel::scratchBytes(cfg, isa) + 64, '\xff');
   const std::vector<uint32_t> grid =
-      cfg.u8Output ? OutputGridBlock::pack(cfg.u8Output->scale, cfg.u8Output->zeroPoint,
-                                           isa == Isa::Avx512 ? 1 : 8)
-                   : std::vector<uint32_t>();
+      cfg.u8Output ? AttentionKernel::outputGridWords(cfg, isa) : std::vector<uint32_t>();
   const void *args[] = {q.raw(),    k.raw(),        v.raw(), mask ? mask->raw() : q.raw(),
                         out.data(), scratch.data(), grid.data()};
   for (int64_t t = 0; t < AttentionKernel::numTasks(cfg); ++t)
