@@ -1481,10 +1481,25 @@ private:
           vbroadcastss(pr, constScalar(c.probs.scale * c.inputGrids[2].scale));
         else
           vbroadcastss(pr, ptr[rdx + r * 4]);
+        // u8Output: the row's factor times the output grid's reciprocal,
+        // so that each vector's quotient is one multiply (within an ulp of
+        // the division, as exact as the sums in its order are).
+        const bool folded = c.u8Output && reciprocalDivides(c.u8Output->scale);
+        if (folded)
+          vmulps(pr, pr, gridWord(outputGrid(), OutputGridBlock::Reciprocal));
         for (int v = 0; v < nv; ++v) {
           if (u8)
             vcvtdq2ps(Vmm(r * nv + v), Vmm(r * nv + v));
           vmulps(Vmm(r * nv + v), Vmm(r * nv + v), pr);
+          if (folded) {
+            // Past +-300 the codes saturate; the clamp keeps the
+            // conversion in range (NaN ends at code 0).
+            vmaxps(Vmm(r * nv + v), Vmm(r * nv + v), constAddr(-300.f));
+            vminps(Vmm(r * nv + v), Vmm(r * nv + v), constAddr(300.f));
+            vcvtps2dq(Vmm(r * nv + v), Vmm(r * nv + v));
+            storeCodes(Vmm(r * nv + v), r, v0 + v);
+            continue;
+          }
           if (c.u8Output) {
             emitCodeQuotient(Vmm(r * nv + v), b0, outputGrid(), /*bounded=*/false);
             storeCodes(Vmm(r * nv + v), r, v0 + v);

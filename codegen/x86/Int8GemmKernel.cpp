@@ -1936,7 +1936,8 @@ private:
       // within the activation's bounds (and the conversion's range).
       emitOneStepCodes(x, c.oneStep->lo, c.oneStep->hi, c.u8Output->zeroPoint, c.u8Bounded);
     } else if (quotient) {
-      emitCodeQuotient(x, temp(0), outputGrid(), c.u8Bounded);
+      emitCodeQuotient(x, temp(0), outputGrid(), c.u8Bounded,
+                       /*correctlyRounded=*/!c.activation.approximated());
     }
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients

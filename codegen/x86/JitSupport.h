@@ -67,6 +67,17 @@ struct Activation {
   float geluOne = 1.f, geluHalf = 0.5f;
   bool hasGrids() const { return erfGrid.scale || sumGrid.scale || productGrid.scale; }
   bool hasPostAffine() const { return postMul != 1.f || postAdd != 0.f; }
+  /// Whether the result is the kernel's own approximation of a function
+  /// (exp, erf, tanh within a few ulps), which the evaluator computes
+  /// otherwise: its u8 codes then take the quotient by the reciprocal, as
+  /// exact as the value it divides (emitQuotient's `correctlyRounded`).
+  bool approximated() const {
+    switch (kind) {
+    case Sigmoid: case Tanh: case GeluTanh: case Silu: return true;
+    case Gelu: return !hasGrids() && !qlinearGelu;
+    default: return false;
+    }
+  }
   /// Gelu with grids in onnxruntime's QLinear steps (quantized_linear's
   /// gelu_qlinear_arithmetic; a lookup table only): x's value its input
   /// code's, the result the output code's value.
@@ -330,16 +341,23 @@ protected:
   /// (x - q * scale) with FMAs (Markstein's theorem for a correctly rounded
   /// reciprocal; the quantizer tests compare it with division on rounding
   /// ties); x must be clamped first so that |x / scale| <= 300 or so (no
-  /// overflow). Other scales divide.
+  /// overflow). Other scales divide. Not `correctlyRounded`: x r alone,
+  /// within an ulp of the quotient, for an x that is an approximation
+  /// itself (Activation::approximated; the FMAs were a third of FFN1's GELU
+  /// epilogue on the pipes vpdpbusd needs).
   template <typename Vmm> void emitQuotient(const Vmm &q, const Vmm &x, float scale) {
     emitQuotient(q, x, GridConstants{scale});
   }
-  template <typename Vmm> void emitQuotient(const Vmm &q, const Vmm &x, const GridConstants &g) {
+  template <typename Vmm>
+  void emitQuotient(const Vmm &q, const Vmm &x, const GridConstants &g,
+                    bool correctlyRounded = true) {
     if (!reciprocalDivides(g.scale)) {
       vdivps(q, x, gridWord(g, OutputGridBlock::Scale));
       return;
     }
     vmulps(q, x, gridWord(g, OutputGridBlock::Reciprocal));
+    if (!correctlyRounded)
+      return;
     vfnmadd231ps(x, q, gridWord(g, OutputGridBlock::Scale)); // x - q * scale, exact
     vfmadd231ps(q, x, gridWord(g, OutputGridBlock::Reciprocal));
   }
@@ -392,12 +410,13 @@ protected:
     emitCodeQuotient(y, t, GridConstants{scale}, bounded);
   }
   template <typename Vmm>
-  void emitCodeQuotient(const Vmm &y, const Vmm &t, const GridConstants &g, bool bounded) {
+  void emitCodeQuotient(const Vmm &y, const Vmm &t, const GridConstants &g, bool bounded,
+                        bool correctlyRounded = true) {
     if (!bounded) {
       vmaxps(y, y, gridWord(g, OutputGridBlock::Low));
       vminps(y, y, gridWord(g, OutputGridBlock::High));
     }
-    emitQuotient(t, y, g);
+    emitQuotient(t, y, g, correctlyRounded);
     vcvtps2dq(y, t);
   }
   /// q = the code of x, a value on the grid (scale, zp), as a float:

@@ -333,7 +333,10 @@ struct RandomOperands {
 
 /// The u8-output form (the next GEMM's static input written by this
 /// epilogue) equals quantizing the f32 form's output as the static row
-/// quantizer does, byte for byte, and writes nothing past its rows.
+/// quantizer does, byte for byte, and writes nothing past its rows. After
+/// an approximated activation (GELU) the quotient is the product by the
+/// reciprocal, within an ulp of the division: a code may be one apart
+/// where the quotient lies that close to a rounding tie, nowhere else.
 /// `fixedScale` > 0: that grid instead of one fitted to the results.
 void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation act,
                    std::mt19937 &rng, Int8Isa isa, float fixedScale = 0) {
@@ -356,8 +359,12 @@ void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation ac
   ops.run(cfg, ops.bias, u8.data());
   int saturated = 0;
   for (int64_t i = 0; i < m * n; ++i) {
-    float v = std::clamp(std::nearbyint(f32[i] / scale) + static_cast<float>(zp), 0.f, 255.f);
+    const float q = f32[i] / scale;
+    float v = std::clamp(std::nearbyint(q) + static_cast<float>(zp), 0.f, 255.f);
     saturated += v == 0.f || v == 255.f;
+    const bool nearTie = std::fabs(std::fabs(q - std::trunc(q)) - 0.5f) < 1e-4f;
+    if (act.approximated() && nearTie && std::abs(int(u8[i]) - int(v)) == 1)
+      continue;
     ASSERT_EQ(int(u8[i]), int(v)) << "at " << i / n << ", " << i % n << " from " << f32[i];
   }
   for (int64_t i = m * n; i < m * n + 64; ++i)
