@@ -1482,8 +1482,9 @@ private:
         else
           vbroadcastss(pr, ptr[rdx + r * 4]);
         // u8Output: the row's factor times the output grid's reciprocal,
-        // so that each vector's quotient is one multiply (within an ulp of
-        // the division, as exact as the sums in its order are).
+        // so that each vector's quotient is one multiply (a few ulps from
+        // the division, below 1e-4 for codes up to 256; the sums in their
+        // order are no more exact).
         const bool folded = c.u8Output && reciprocalDivides(c.u8Output->scale);
         if (folded)
           vmulps(pr, pr, gridWord(outputGrid(), OutputGridBlock::Reciprocal));

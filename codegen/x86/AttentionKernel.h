@@ -102,8 +102,9 @@ struct AttentionConfig {
   bool signedCodes = false;
   /// The result as u8 codes (nunc.attention's u8_output): P V
   /// quantized as the row quantizer quantizes (divided by `scale`, rounded
-  /// half to even, plus the zero point, within [0, 255]), bytes in the
-  /// result's rows. `output` then stays None, except with qlinear, whose
+  /// half to even, plus the zero point, within [0, 255]; outside qlinear
+  /// the division is the row factor times the reciprocal, a code apart at
+  /// most at rounding ties), bytes in the result's rows. `output` then stays None, except with qlinear, whose
   /// P V is the codes of that same grid already.
   struct U8Output {
     float scale = 1;

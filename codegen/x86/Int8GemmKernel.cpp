@@ -1923,9 +1923,19 @@ private:
     }
   }
 
+  /// Whether the value storeU8 quantizes is the kernel's approximation of
+  /// a function (Activation::approximated): the activation's result, unless
+  /// an output grid rounds it (with `normalize`: fl(fl(grid value a) + b),
+  /// the evaluator's bits), which then takes the correctly rounded quotient.
+  bool valueApproximated() const {
+    return c.output.kind == Activation::None ? c.activation.approximated()
+                                             : c.output.approximated();
+  }
+
   /// x quantized to u8 (the row quantizer's arithmetic: divide, round half
-  /// to even, add the zero point, clamp; without `quotient`, x holds codes
-  /// minus the zero point already) and its `lanes` bytes stored at
+  /// to even, add the zero point, clamp; where valueApproximated, one
+  /// multiply by the reciprocal for the division; without `quotient`, x
+  /// holds codes minus the zero point already) and its `lanes` bytes stored at
   /// base + offset (C at rcx, or a deferred GELU's stash slot). Unless
   /// bounded (u8Bounded), x is clamped to +-300 scale first, where u8
   /// results saturate anyway: the conversion would turn a quotient past
@@ -1937,7 +1947,7 @@ private:
       emitOneStepCodes(x, c.oneStep->lo, c.oneStep->hi, c.u8Output->zeroPoint, c.u8Bounded);
     } else if (quotient) {
       emitCodeQuotient(x, temp(0), outputGrid(), c.u8Bounded,
-                       /*correctlyRounded=*/!c.activation.approximated());
+                       /*correctlyRounded=*/!valueApproximated());
     }
     if (packU8Rows)
       return; // storeU8Row packs the row's quotients

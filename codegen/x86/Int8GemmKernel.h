@@ -145,7 +145,9 @@ struct Int8GemmConfig {
   /// C as u8 on this grid instead of f32 (quantized_linear's u8_output, the
   /// next GEMM's static input; quantized_conv's, a depthwise conv's input):
   /// clamp(round_half_even(y / scale) + zp, 0, 255), computed as the row
-  /// quantizer does; ldc then counts bytes. It replaces the last grid
+  /// quantizer does (after an approximated activation, y / scale as y
+  /// times the reciprocal: a code apart at most, at rounding ties); ldc
+  /// then counts bytes. It replaces the last grid
   /// (`output`, or `normalized` with `normalize`), which must be None.
   struct U8Output {
     float scale = 1;

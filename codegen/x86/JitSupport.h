@@ -341,10 +341,10 @@ protected:
   /// (x - q * scale) with FMAs (Markstein's theorem for a correctly rounded
   /// reciprocal; the quantizer tests compare it with division on rounding
   /// ties); x must be clamped first so that |x / scale| <= 300 or so (no
-  /// overflow). Other scales divide. Not `correctlyRounded`: x r alone,
-  /// within an ulp of the quotient, for an x that is an approximation
-  /// itself (Activation::approximated; the FMAs were a third of FFN1's GELU
-  /// epilogue on the pipes vpdpbusd needs).
+  /// overflow). Other scales divide. Not `correctlyRounded`: x r alone, a
+  /// few ulps from the quotient (below 1e-4 for quotients up to 256), for
+  /// an x that is an approximation itself (Activation::approximated; the
+  /// FMAs were a third of FFN1's GELU epilogue on the pipes vpdpbusd needs).
   template <typename Vmm> void emitQuotient(const Vmm &q, const Vmm &x, float scale) {
     emitQuotient(q, x, GridConstants{scale});
   }
@@ -401,7 +401,8 @@ protected:
     }
   }
   /// The u8 code quotient of y on a grid of `scale`: y (clobbered) =
-  /// round_half_even(y / scale) as s32, the division exact. Unless
+  /// round_half_even(y / scale) as s32, the division exact (unless not
+  /// `correctlyRounded`: emitQuotient). Unless
   /// `bounded` (every |y| known below 2^30 scales), y is first clamped to
   /// +-300 scale, where the codes saturate anyway, so that the conversion
   /// cannot overflow (NaN stays NaN and ends at code 0). t: a temporary.

@@ -275,6 +275,40 @@ void check(const Conv &p, std::mt19937 &rng, Form form = {}) {
     ASSERT_EQ(got2, got) << what << ": codes without the clamp";
   };
   ASSERT_NO_FATAL_FAILURE(checkU8(cfg, packed.data(), tails.data(), "u8 output"));
+  if (p.normalize) {
+    // A sigmoid before the output grid, then y * 1 + 0: the normalized
+    // values are gridA's values, the evaluator's bits, so their u8 codes
+    // are correctly rounded quotients (the reciprocal's product is for
+    // an approximated value quantized as it is). On a grid of step 0.015
+    // the reciprocal's product rounds two of gridA's values (6 and 30
+    // steps) to other codes than the division does.
+    std::vector<float> ones(p.m, 1.f), zeros(p.m, 0.f);
+    std::vector<uint32_t> unitRows = Int8ConvGemm::packRows(
+        pw, p.m, scales.data(), true, p.bias ? bias.data() : nullptr, ones.data(), zeros.data(),
+        p.u8Weights ? zeroPoints.data() : nullptr);
+    Int8GemmConfig act = cfg;
+    act.activation = Activation::fromName("sigmoid", 0, 0);
+    act.normalized = Activation();
+    std::unique_ptr<JitKernel> f32 = Int8GemmKernel::generate(act);
+    ASSERT_TRUE(f32);
+    std::vector<float> actOut(out.size(), -777.f);
+    const void *aArgs[] = {weights,         packed.data(),  unitRows.data(), params,
+                           residual.data(), actOut.data(), nullptr,         tails.data()};
+    for (int64_t t = 0; t < Int8ConvGemm::numTasks(act); ++t)
+      ASSERT_EQ(f32->function()(aArgs, t, 0), 0);
+    const float step = 0.015f;
+    act.u8Output = Int8GemmConfig::U8Output{step, 10};
+    std::unique_ptr<JitKernel> u8 = Int8GemmKernel::generate(act);
+    ASSERT_TRUE(u8);
+    std::vector<uint8_t> got(actOut.size() - 1);
+    aArgs[5] = got.data();
+    for (int64_t t = 0; t < Int8ConvGemm::numTasks(act); ++t)
+      ASSERT_EQ(u8->function()(aArgs, t, 0), 0);
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], static_cast<uint8_t>(
+                            std::clamp(std::nearbyint(actOut[i] / step) + 10.f, 0.f, 255.f)))
+          << "sigmoid, then the grids: at " << i << " (C " << actOut[i] << ")";
+  }
   if (form.isa != Int8Isa::Avx512Vnni && !p.normalize && !p.u8Weights) {
     // The row constants broadcast (at compile time for a static input, by
     // the row-broadcast kernel for a dynamic one: the same words): the same

@@ -333,10 +333,10 @@ struct RandomOperands {
 
 /// The u8-output form (the next GEMM's static input written by this
 /// epilogue) equals quantizing the f32 form's output as the static row
-/// quantizer does, byte for byte, and writes nothing past its rows. After
-/// an approximated activation (GELU) the quotient is the product by the
-/// reciprocal, within an ulp of the division: a code may be one apart
-/// where the quotient lies that close to a rounding tie, nowhere else.
+/// quantizer does, and writes nothing past its rows: byte for byte, except
+/// that after an approximated activation (GELU, SiLU, ...) the quotient is
+/// the product by the reciprocal, a few ulps from the division: a code may
+/// be one apart where the quotient lies within 1e-4 of a rounding tie.
 /// `fixedScale` > 0: that grid instead of one fitted to the results.
 void checkU8Output(int64_t m, int64_t n, int64_t k, bool residual, Activation act,
                    std::mt19937 &rng, Int8Isa isa, float fixedScale = 0) {
@@ -398,6 +398,9 @@ TEST_P(Int8GemmKernelTest, U8OutputIsTheStaticQuantizationOfTheResult) {
   // clamped first.
   for (float scale : {1e-6f, 1e-20f, 1e-30f})
     checkU8Output(17, 47, 64, true, Activation(), rng, isa, scale);
+  // The other approximated activations (the reciprocal quotient too).
+  for (const char *name : {"silu", "sigmoid", "tanh"})
+    checkU8Output(17, 129, 384, false, Activation::fromName(name, 0, 0), rng, isa);
   // MobileNetV3's and paddle's epilogue: hard swish, then a scalar Mul and Add.
   Activation hardSwish = Activation::fromName("hard_swish", 0, 0);
   hardSwish.alpha = 1.f / 6.f;

@@ -44,8 +44,10 @@ class VectorMathTest : public ::testing::TestWithParam<Isa> {};
 /// 2^x over the softmax's range [-126, 0]: every 1/256 (each fraction of an
 /// exponent step and every integer), the values just beside the integers,
 /// and a dense sweep of [-1, 0]; relative error against double within
-/// 1.8e-7 (the degree-5 polynomial's 1.4e-7, and f = x - floor x rounded
-/// where x is just below an integer: 1.7e-7 at x = -0.00096). Below -126, -inf and NaN give 2^-126 (the clamp); 0 gives exactly 1.
+/// 1.8e-7 on AVX-512 (the degree-5 polynomial's 1.4e-7, and f = x - floor x
+/// rounded where x is just below an integer: 1.7e-7 at x = -0.00096), ~1
+/// ulp on AVX2 (degree-7 Taylor). Below -126, -inf and NaN give 2^-126
+/// (the clamp); 0 gives exactly 1.
 TEST_P(VectorMathTest, Exp2IsAccurateOverTheSoftmaxRange) {
   Isa isa = GetParam();
   if (!hostHas(isa))
@@ -83,7 +85,7 @@ TEST_P(VectorMathTest, Exp2IsAccurateOverTheSoftmaxRange) {
       worstAt = x[i];
     }
   }
-  EXPECT_LT(worst, 1.8e-7) << "at x = " << worstAt;
+  EXPECT_LT(worst, isa == Isa::Avx512 ? 1.8e-7 : 1.2e-7) << "at x = " << worstAt;
   for (size_t i = checked; i < checked + 5; ++i)
     EXPECT_EQ(y[i], std::ldexp(1.f, -126)) << "x = " << x[i];
   EXPECT_EQ(y[0], 1.f);

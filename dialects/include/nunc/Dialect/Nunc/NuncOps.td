@@ -1107,7 +1107,9 @@ def Nunc_QuantizedLinearOp : Nunc_Op<"quantized_linear", [AttrSizedOperandSegmen
     attribute), and with `u8_output` the result is the u8 tensor of
     `output_quantization` instead of f32: the epilogue quantizes
     clamp(round_half_even(y / scale) + zp, 0, 255), what the next layer's
-    static quantizer would have computed from the f32 result.
+    static quantizer would have computed from the f32 result (after an
+    approximated activation such as GELU the x86 kernels multiply by the
+    reciprocal: a code apart at most, at rounding ties).
 
     `product_quantization` (a per-tensor grid, optional) rounds the
     dequantized product to that grid before the bias is added: a QDQ model's
@@ -1534,7 +1536,9 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
 
     With `u8_output` (a u8 `output_quantization`, the result not heads
     first) the result is the u8 codes of that grid, clamp(round(y / s) + zp,
-    0, 255) with the row quantizer's arithmetic: the static input of the
+    0, 255) with the row quantizer's arithmetic (the x86 kernel's f32 P V
+    multiplies by the reciprocal folded into each row's factor: a code
+    apart at most, at rounding ties): the static input of the
     GEMM after it, which nunc-fuse-activation-quantization folds in where
     the target's attention kernel writes codes.
   }];
