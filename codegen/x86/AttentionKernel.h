@@ -104,8 +104,9 @@ struct AttentionConfig {
   /// quantized as the row quantizer quantizes (divided by `scale`, rounded
   /// half to even, plus the zero point, within [0, 255]; outside qlinear
   /// the division is the row factor times the reciprocal, a code apart at
-  /// most at rounding ties), bytes in the result's rows. `output` then stays None, except with qlinear, whose
-  /// P V is the codes of that same grid already.
+  /// most at rounding ties), bytes in the result's rows. `output` then
+  /// stays None, except with qlinear, whose P V is the codes of that same
+  /// grid already.
   struct U8Output {
     float scale = 1;
     int32_t zeroPoint = 0;
