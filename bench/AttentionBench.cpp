@@ -1,6 +1,6 @@
 //===- AttentionBench.cpp - GFLOP/s of nunc's fused attention kernel -------===//
 //
-//   nunc-bench-attention [avx2] [qdq [u8] | causal] S T H D [S T H D ...]
+//   nunc-bench-attention [avx2] [qdq [u8] | [int8] [causal]] S T H D [S T H D ...]
 // prints "S T H D GFLOP/s us code-bytes" per shape: median of many runs of
 // all heads of one batch item on one thread (AVX-512 kernel, or the AVX2
 // one with `avx2` first), with a key-padding mask as BERT-style models
@@ -43,13 +43,18 @@ int main(int argc, char **argv) {
     --argc;
     ++argv;
   }
+  bool int8 = !qdq && argc > 1 && std::string(argv[1]) == "int8";
+  if (int8) {
+    --argc;
+    ++argv;
+  }
   bool causal = !qdq && argc > 1 && std::string(argv[1]) == "causal";
   if (causal) {
     --argc;
     ++argv;
   }
   if (argc < 5 || (argc - 1) % 4 != 0) {
-    std::fprintf(stderr, "usage: %s [avx2] [qdq [u8] | causal] S T H D [S T H D ...]\n",
+    std::fprintf(stderr, "usage: %s [avx2] [qdq [u8] | [int8] [causal]] S T H D [S T H D ...]\n",
                  argv[0]);
     return 2;
   }
@@ -67,6 +72,7 @@ int main(int argc, char **argv) {
       for (int64_t i = 0; i < c.seq; ++i)
         c.rowKeys.push_back(std::min(c.keys, i + 1 + std::max<int64_t>(c.keys - c.seq, 0)));
     }
+    c.int8Products = int8;
     if (qdq) {
       // As quantize_static calibrates MiniLM: the scaled (and masked)
       // scores' grid is the scores' grid times the scale.

@@ -15,8 +15,15 @@ namespace mlir::nunc::x86 {
 namespace {
 int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
 /// One task's scratch: KT [D][Tp], P [S][Tp], inv [S], V [T][D], the
-/// mask row [Tp]; with u8 inputs, V's column terms [D] after that.
+/// mask row [Tp]; with u8 inputs or int8 products, V's column terms [D]
+/// after that; with int8 products then the head's codes (Q [S][D], K and V
+/// [T][D] bytes) and its steps (int8CodesFloats).
+int64_t int8CodesFloats(const AttentionConfig &c, int64_t tp) {
+  return c.headDim * tp + c.seq * tp + c.seq + c.keys * c.headDim + tp + c.headDim;
+}
 int64_t taskScratchFloats(const AttentionConfig &c, int64_t tp) {
+  if (c.int8Products)
+    return int8CodesFloats(c, tp) + (c.seq + 2 * c.keys) * c.headDim / 4 + 16;
   return c.headDim * tp + c.seq * tp + c.seq + c.keys * c.headDim + tp +
          (c.u8Inputs ? c.headDim : 0);
 }
@@ -33,6 +40,13 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
   const bool layouts = c.headsMajor[0] || c.headsMajor[1] || c.headsMajor[2] ||
                        c.headsMajor[3] || (c.kvHeads && c.kvHeads != c.heads);
   if (c.kvHeads < 0 || (c.kvHeads && c.heads % c.kvHeads != 0) || (layouts && c.u8Inputs))
+    return false;
+  // P V's s32 sums of codes up to 255 x 127 per key.
+  const bool anyGrid =
+      llvm::any_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
+                   [](const Activation *g) { return g->kind != Activation::None; });
+  if (c.int8Products &&
+      (isa != Isa::Avx512 || c.u8Inputs || c.qlinear || layouts || anyGrid || c.keys > 65536))
     return false;
   if (c.u8Inputs && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || !codes(c.probs) ||
                      !llvm::all_of(c.inputGrids, codes)))
@@ -76,6 +90,7 @@ bool AttentionKernel::scaledGridFollows(const AttentionConfig &c) {
 
 std::optional<AttentionConfig> AttentionKernel::groupedRows(const AttentionConfig &c) {
   if (!c.kvHeads || c.kvHeads == c.heads || c.heads % c.kvHeads != 0 || c.u8Inputs ||
+      c.int8Products ||
       c.qlinear || c.inputStrides[0] != 0 || c.inputOffsets[0] != 0)
     return std::nullopt;
   const int64_t group = c.heads / c.kvHeads;
@@ -103,7 +118,7 @@ std::optional<AttentionConfig> AttentionKernel::groupedRows(const AttentionConfi
 
 bool AttentionKernel::skipsMaskedKeys(const AttentionConfig &c) {
   return !c.rowKeys.empty() && static_cast<int64_t>(c.rowKeys.size()) == c.seq &&
-         !c.u8Inputs && !c.qlinear &&
+         !c.u8Inputs && !c.int8Products && !c.qlinear &&
          llvm::all_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
                       [](const Activation *g) { return g->kind == Activation::None; });
 }
@@ -126,8 +141,16 @@ public:
   explicit AttentionGenerator(const AttentionConfig &config) : c(config) {
     replicate = kAvx512 ? 1 : 8;
     tp = (c.keys + kLanes - 1) / kLanes * kLanes;
-    u8 = c.u8Inputs;
-    eb = u8 ? 1 : 4;
+    u8 = c.u8Inputs || c.int8Products;
+    eb = c.u8Inputs ? 1 : 4;
+    if (c.int8Products) {
+      // The codes' algebra of u8 inputs: Q, K and V codes with zero point
+      // 128 (so that every term but Q's zero point's is 0), probability
+      // codes from 0 (their float steps are run-time values instead).
+      for (Activation &g : c.inputGrids)
+        g = Activation::fakeQuant(1, -128, 127);
+      c.probs = Activation::fakeQuant(1.f / 255, 0, 255);
+    }
     ob = c.u8Output ? 1 : 4;
     kvHeads = c.kvHeads ? c.kvHeads : c.heads;
     auto rowStride = [&](int i) {
@@ -152,7 +175,7 @@ public:
     // times log2(e), is where the score tiles start: the scores need no
     // multiplication and no mask addition of their own (2 of ~17 vector
     // uops per score vector besides the dot products).
-    scaledKeys = kAvx512 && base2 && !c.u8Inputs;
+    scaledKeys = kAvx512 && base2 && !u8;
     maskRow = scaledKeys && c.mask && c.maskStrides[2] == 0;
     scaledGridFollows = AttentionKernel::scaledGridFollows(c);
     limited = AttentionKernel::skipsMaskedKeys(c);
@@ -222,11 +245,15 @@ public:
     lea(r14, ptr[r10 + c.headDim * tp * 4]); // P
     lea(r15, ptr[r14 + c.seq * tp * 4]);     // inv
 
+    if (c.int8Products)
+      quantizeHead();
     if (u8) {
       valuesCopied = true;
       transposeKeyCodes();
       packValueCodes();
-      queryRowTerms();
+      // int8Products: K's zero point is 0, and with it the row terms.
+      if (!c.int8Products)
+        queryRowTerms();
     } else {
       transposeKeys();
       valuesCopied = vs != c.headDim;
@@ -375,6 +402,76 @@ private:
   /// term and a column term.
   int32_t minOf(const Activation &g) const { return static_cast<int32_t>(g.min); }
   int32_t betaOf(const Activation &g) const { return 128 + minOf(g); }
+
+  /// int8Products: the head's codes (bytes from r10) and steps in scratch.
+  int64_t queryCodes() const { return int8CodesFloats(c, tp) * 4; }
+  int64_t keyCodes() const { return queryCodes() + c.seq * c.headDim; }
+  int64_t valueCodes() const { return keyCodes() + c.keys * c.headDim; }
+  int64_t stepsAt() const { return valueCodes() + c.keys * c.headDim; }
+  /// Q's step times K's times the scale times log2(e): the scores' factor.
+  Address scoresFactor() { return ptr_b[r10 + stepsAt()]; }
+  Address valueStep() { return ptr_b[r10 + stepsAt() + 4]; }
+
+  /// int8Products: Q, K and V of this head as codes in scratch (the steps
+  /// after them), then read from there as u8 inputs are.
+  void quantizeHead() {
+    if constexpr (!kAvx512)
+      return; // supports(): AVX-512 only
+    quantizeRows(r8, c.seq, qs, queryCodes());
+    vmovss(ptr[r10 + stepsAt()], xmm0);
+    quantizeRows(r9, c.keys, ks, keyCodes());
+    vmulss(xmm0, xmm0, ptr[r10 + stepsAt()]);
+    vmulss(xmm0, xmm0, constScalar(c.scale * kLog2e));
+    vmovss(ptr[r10 + stepsAt()], xmm0);
+    quantizeRows(r12, c.keys, vs, valueCodes());
+    vmovss(ptr[r10 + stepsAt() + 4], xmm0);
+    lea(r8, ptr[r10 + queryCodes()]);
+    lea(r9, ptr[r10 + keyCodes()]);
+    lea(r12, ptr[r10 + valueCodes()]);
+    qs = ks = vs = c.headDim;
+    eb = 1;
+  }
+
+  /// `rows` f32 rows of D from `src` (`stride` floats apart) as the u8
+  /// codes round(x * (127 / m)) + 128 (half to even), m = max |x| over
+  /// them (at least 2^-100), at r10 + `dst` (D bytes a row); xmm0 = m / 127,
+  /// their step. Uses zmm0-3, rax, rcx, rdx.
+  void quantizeRows(const Reg64 &src, int64_t rows, int64_t stride, int64_t dst) {
+    const int dv = static_cast<int>(c.headDim / kLanes), accs = std::min(dv, 2);
+    for (int a = 0; a < accs; ++a)
+      vpxord(Zmm(a), Zmm(a), Zmm(a));
+    mov(rax, src);
+    mov(rdx, rows);
+    Label maxLoop, codeLoop;
+    L(maxLoop);
+    for (int v = 0; v < dv; ++v) // the larger magnitude, sign cleared
+      vrangeps(Zmm(v % accs), Zmm(v % accs), ptr[rax + v * kLanes * 4], 0x0b);
+    add(rax, stride * 4);
+    dec(rdx);
+    jnz(maxLoop, T_NEAR);
+    if (accs > 1)
+      vmaxps(zmm0, zmm0, zmm1);
+    emitHorizontal(zmm0, zmm1, Reduction::Max);
+    vmaxps(zmm0, zmm0, constAddr(0x1p-100f));
+    vbroadcastss(zmm1, constScalar(127.f));
+    vdivps(zmm1, zmm1, zmm0); // codes per unit
+    vdivps(zmm0, zmm0, constAddr(127.f));
+    mov(rax, src);
+    lea(rcx, ptr[r10 + dst]);
+    mov(rdx, rows);
+    L(codeLoop);
+    for (int v = 0; v < dv; ++v) {
+      const Zmm x(2 + v % 2);
+      vmulps(x, zmm1, ptr[rax + v * kLanes * 4]);
+      vcvtps2dq(x, x | T_rn_sae);
+      vpaddd(x, x, constAddrBits(128));
+      vpmovusdb(ptr[rcx + v * kLanes], x);
+    }
+    add(rax, stride * 4);
+    add(rcx, c.headDim);
+    dec(rdx);
+    jnz(codeLoop, T_NEAR);
+  }
 
   /// Whole-vector integer moves and xor: EVEX on AVX-512, VEX on AVX2.
   void movdqu(const Vmm &dst, const Address &src) {
@@ -920,6 +1017,8 @@ private:
           // The column terms plus the row's term (in inv; AVX2 broadcasts
           // it into q0 first).
           movdqu(acc(r, v, vecs), kColumnTerms(c0 + v * kLanes));
+          if (c.int8Products)
+            continue;
           if constexpr (kAvx512) {
             vpaddd(acc(r, v, vecs), acc(r, v, vecs), ptr_b[rsi + r * 4]);
           } else {
@@ -974,7 +1073,9 @@ private:
       if (u8)
         for (int i = 0; i < n; ++i) {
           vcvtdq2ps(x(i), x(i));
-          vmulps(x(i), x(i), constAddr(c.inputGrids[0].scale * c.inputGrids[1].scale));
+          vmulps(x(i), x(i),
+                 c.int8Products ? scoresFactor()
+                                : constAddr(c.inputGrids[0].scale * c.inputGrids[1].scale));
         }
       if (scaledGridFollows) {
         // Scores rounded on their grid, then scaled and rounded again,
@@ -982,7 +1083,7 @@ private:
         emitGrid(n, x, temp, c.scores, c.scaled.scale);
       } else {
         emitGrid(n, x, temp, c.scores);
-        if (!scaledKeys)
+        if (!scaledKeys && !c.int8Products)
           for (int i = 0; i < n; ++i)
             vmulps(x(i), x(i), constAddr(base2 ? c.scale * kLog2e : c.scale));
         emitGrid(n, x, temp, c.scaled);
@@ -1103,8 +1204,12 @@ private:
       auto row = [&](int i) { return (g0 + i) % rows; };
       auto vec = [&](int i) { return (g0 + i) / rows; };
       auto x = [&](int i) { return a(row(i), vec(i)); };
-      for (int i = 0; i < n; ++i)
-        vmulps(x(i), rowReg(row(i)), x(i));
+      for (int i = 0; i < n; ++i) {
+        if (c.int8Products)
+          vmulps(x(i), x(i), constAddr(255.f));
+        else
+          vmulps(x(i), rowReg(row(i)), x(i));
+      }
       if (!u8) {
         emitGrid(n, x, [](int i) { return Vmm(27 + i); }, c.probs);
         for (int i = 0; i < n; ++i)
@@ -1112,8 +1217,12 @@ private:
         continue;
       }
       if constexpr (kAvx512) {
-        for (int i = 0; i < n; ++i)
-          emitProbabilityIndex(x(i), Vmm(27 + i));
+        for (int i = 0; i < n; ++i) {
+          if (c.int8Products)
+            vcvtps2dq(x(i), x(i) | T_rn_sae);
+          else
+            emitProbabilityIndex(x(i), Vmm(27 + i));
+        }
         for (int i = 0; i < n; ++i) {
           if (vec(i) == vecs - 1 && valid < kLanes)
             vmovdqa32(x(i) | k6 | T_z, x(i));
@@ -1125,8 +1234,7 @@ private:
     }
     for (int r = 0; u8 && r < rows; ++r) {
       horizontalSumToEax(a(r, 0), Vmm(27));
-      imul(eax, eax, betaOf(c.inputGrids[2]));
-      mov(ptr[rsi + r * 4], eax);
+      storeRowTerm(r, Xmm(27), Xmm(28));
     }
   }
 
@@ -1308,8 +1416,16 @@ private:
         loadLaneMask(valid, k6, Vmm(5), eax);
       pxor(sum, sum, sum);
       for (int64_t i = 0; i < n; ++i) {
-        vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
-        emitProbabilityIndex(x, t1);
+        if (c.int8Products) {
+          // The exponentials as they are, relative to the row's largest.
+          vmovups(x, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
+          vmulps(x, x, constAddr(255.f));
+          if constexpr (kAvx512)
+            vcvtps2dq(x, x | T_rn_sae);
+        } else {
+          vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
+          emitProbabilityIndex(x, t1);
+        }
         const Address codes = ptr[rcx + r * tp * 4 + i * kLanes];
         if constexpr (kAvx512) {
           if (i == n - 1 && valid < kLanes)
@@ -1325,8 +1441,7 @@ private:
         }
       }
       horizontalSumToEax(sum, t1);
-      imul(eax, eax, betaOf(c.inputGrids[2]));
-      mov(ptr[rsi + r * 4], eax);
+      storeRowTerm(r, Xmm(t0.getIdx()), Xmm(t1.getIdx()));
       return;
     }
     // The probabilities themselves are rounded: normalize them now, and
@@ -1339,6 +1454,21 @@ private:
     }
     loadConstant(t1, 1.f);
     vmovss(ptr[rsi + r * 4], Xmm(t1.getIdx()));
+  }
+
+  /// With u8 inputs P V's row term of row r from its sum of probability
+  /// codes in eax (times V's beta, s32); with int8Products its factor,
+  /// the sum's reciprocal (f32). t0, t1: temporaries.
+  void storeRowTerm(int r, const Xmm &t0, const Xmm &t1) {
+    if (c.int8Products) {
+      vcvtsi2ss(t0, t0, eax);
+      vmovss(t1, constScalar(1.f));
+      vdivss(t1, t1, t0);
+      vmovss(ptr[rsi + r * 4], t1);
+      return;
+    }
+    imul(eax, eax, betaOf(c.inputGrids[2]));
+    mov(ptr[rsi + r * 4], eax);
   }
 
   /// x = e^x for x = a logit minus its row's maximum (<= 0): 2^x for
@@ -1423,7 +1553,7 @@ private:
       for (int r = 0; r < rows; ++r)
         for (int v = 0; v < nv; ++v) {
           Vmm a = Vmm(r * nv + v);
-          if (u8) {
+          if (u8 && !c.int8Products) {
             // The column terms plus the row's term (in inv).
             movdqu(a, vColumnTerms((v0 + v) * kLanes));
             if constexpr (kAvx512) {
@@ -1477,10 +1607,14 @@ private:
           vmovups(ptr[rbx + r * os * 4 + (v0 + v) * kLanes * 4], a);
         }
       for (int r = 0; r < rows && !c.qlinear; ++r) {
-        if (u8)
-          vbroadcastss(pr, constScalar(c.probs.scale * c.inputGrids[2].scale));
-        else
+        if (c.int8Products) {
           vbroadcastss(pr, ptr[rdx + r * 4]);
+          vmulps(pr, pr, valueStep());
+        } else if (u8) {
+          vbroadcastss(pr, constScalar(c.probs.scale * c.inputGrids[2].scale));
+        } else {
+          vbroadcastss(pr, ptr[rdx + r * 4]);
+        }
         // u8Output: the row's factor times the output grid's reciprocal,
         // so that each vector's quotient is one multiply (a few ulps from
         // the division, below 1e-4 for codes up to 256; the sums in their

@@ -29,6 +29,11 @@
 // probabilities' codes are stored); the scores and P V are then
 // scaled to f32 and go through the grids as above. Scratch: D more floats.
 //
+// With int8Products (AttentionConfig), each task first quantizes its f32
+// head rows to codes in scratch and then computes as with u8 inputs, the
+// probabilities' codes relative to their row's largest (see there).
+// Scratch: S*D + 2*T*D bytes and 16 floats more.
+//
 // With qlinear (AttentionConfig), the grids are computed as onnxruntime
 // computes a QDQ model's attention (see there).
 //
@@ -112,6 +117,17 @@ struct AttentionConfig {
     int32_t zeroPoint = 0;
   };
   std::optional<U8Output> u8Output;
+  /// f32 q, k and v multiplied as int8 codes (nunc.attention's
+  /// int8_products; AVX-512 VNNI, no grids, q, k, v and out [B, length,
+  /// heads*D], packed operands allowed): each task quantizes its head's Q,
+  /// K and V rows to s8 on a symmetric grid of their own (step max |x| /
+  /// 127 over the head's rows, codes round(x * (127 / max)), half to even)
+  /// into scratch; Q K^T is the vpdpbusd sum of those codes (Q's plus 128
+  /// as u8), times both steps; the softmax's exponentials e = 2^(x - max)
+  /// in (0, 1] become u8 codes round(255 e); P V is the vpdpbusd sum of
+  /// those codes and V's, divided by the row's sum of codes and times V's
+  /// step.
+  bool int8Products = false;
   /// u8 inputs on AVX2 (AVX-VNNI hosts): encode vpdpbusd with EVEX
   /// (AVX512-VNNI + VL) instead of VEX; the same instruction, for hosts
   /// with AVX-512 VNNI but no AVX-VNNI (tests on AMD Zen 4).

@@ -286,6 +286,77 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                qlinearBias && qlinearBias->residual ? nullptr : residual, act);
 }
 
+namespace {
+/// The codes round(x * (127 / m)) (half to even) of `n` values, m = max |x|
+/// (at least 2^-100); returns their step m / 127.
+float symmetricCodes(const float *x, int64_t n, int32_t *codes) {
+  float m = 0;
+  for (int64_t i = 0; i < n; ++i)
+    m = std::max(m, std::fabs(x[i]));
+  m = std::max(m, 0x1p-100f);
+  const float perUnit = 127.f / m;
+  for (int64_t i = 0; i < n; ++i)
+    codes[i] = static_cast<int32_t>(std::nearbyint(x[i] * perUnit));
+  return m / 127.f;
+}
+
+/// int8_products attention of heads-first [B, H, L, D] f32 operands: each
+/// head's Q, K and V on symmetric s8 grids of their own, the scores their
+/// codes' exact dot products times both steps and the scale (plus the
+/// mask), e = exp(x - the row's largest) as u8 codes round(255 e), P V
+/// their exact sums with V's codes, times V's step over the row's sum of
+/// codes.
+Expected<Tensor> int8ProductsAttention(const Tensor &q, const Tensor &k, const Tensor &v,
+                                       const Tensor *mask, float scale) {
+  const int64_t b = q.dim(0), h = q.dim(1), s = q.dim(2), t = k.dim(2), d = q.dim(3);
+  NUNC_ASSIGN_OR_RETURN(scores, Tensor::create(DType::F32, {b, h, s, t}));
+  std::vector<float> valueSteps(b * h);
+  std::vector<int32_t> qc(s * d), kc(t * d), vc(b * h * t * d);
+  for (int64_t bh = 0; bh < b * h; ++bh) {
+    const float sq = symmetricCodes(q.as<float>() + bh * s * d, s * d, qc.data());
+    const float sk = symmetricCodes(k.as<float>() + bh * t * d, t * d, kc.data());
+    valueSteps[bh] = symmetricCodes(v.as<float>() + bh * t * d, t * d, vc.data() + bh * t * d);
+    const float factor = sq * sk * scale;
+    float *row = scores.mutableAs<float>() + bh * s * t;
+    for (int64_t i = 0; i < s; ++i)
+      for (int64_t j = 0; j < t; ++j) {
+        int64_t dot = 0;
+        for (int64_t e = 0; e < d; ++e)
+          dot += int64_t(qc[i * d + e]) * kc[j * d + e];
+        row[i * t + j] = static_cast<float>(dot) * factor;
+      }
+  }
+  Tensor logits = scores;
+  if (mask) {
+    NUNC_ASSIGN_OR_RETURN(masked, binary(BinaryKind::Add, scores, *mask));
+    if (masked.shape() != scores.shape())
+      return kernelError("attention mask " + mask->describe() +
+                         " does not broadcast to the scores " + scores.describe());
+    logits = std::move(masked);
+  }
+  NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, {b, h, s, d}));
+  std::vector<int32_t> pc(t);
+  for (int64_t bh = 0; bh < b * h; ++bh)
+    for (int64_t i = 0; i < s; ++i) {
+      const float *x = logits.as<float>() + (bh * s + i) * t;
+      const float most = *std::max_element(x, x + t);
+      int64_t sum = 0;
+      for (int64_t j = 0; j < t; ++j) {
+        pc[j] = static_cast<int32_t>(std::nearbyint(255.f * std::exp(x[j] - most)));
+        sum += pc[j];
+      }
+      const float factor = 1.f / static_cast<float>(sum) * valueSteps[bh];
+      for (int64_t e = 0; e < d; ++e) {
+        int64_t acc = 0;
+        for (int64_t j = 0; j < t; ++j)
+          acc += int64_t(pc[j]) * vc[(bh * t + j) * d + e];
+        out.mutableAs<float>()[(bh * s + i) * d + e] = static_cast<float>(acc) * factor;
+      }
+    }
+  return out;
+}
+} // namespace
+
 Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                            const Tensor *mask, int64_t heads, float scale,
                            const AttentionGrids &grids, const AttentionLayout &layout) {
@@ -330,6 +401,15 @@ Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
   NUNC_ASSIGN_OR_RETURN(qh, split(q, 0, heads, s));
   NUNC_ASSIGN_OR_RETURN(kh, split(k, 1, kvHeads, t));
   NUNC_ASSIGN_OR_RETURN(vh, split(v, 2, kvHeads, t));
+  if (grids.int8Products) {
+    if (q.dtype() != DType::F32 || k.dtype() != DType::F32 || v.dtype() != DType::F32)
+      return kernelError("int8_products attention takes f32 operands");
+    NUNC_ASSIGN_OR_RETURN(out, int8ProductsAttention(qh, kh, vh, mask, scale));
+    if (layout.headsMajor[3])
+      return out;
+    NUNC_ASSIGN_OR_RETURN(merged, transpose(out, {0, 2, 1, 3}));
+    return merged.reshaped({b, s, heads * d});
+  }
   NUNC_ASSIGN_OR_RETURN(kt, transpose(kh, {0, 1, 3, 2}));
   // A QDQ model's grid on an intermediate, where it has one.
   auto rounded = [](Tensor x, const std::optional<Grid> &g) -> Expected<Tensor> {

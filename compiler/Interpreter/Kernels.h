@@ -325,6 +325,10 @@ Expected<Tensor> quantizedConvOneStep(const Tensor &x, const Tensor &w,
 /// nunc.attention): Q K^T, scaled, masked, the softmax output, P V.
 struct AttentionGrids {
   std::optional<Grid> scores, scaled, logits, probs, output;
+  /// nunc.attention's int8_products (no grids then): Q K^T and P V on each
+  /// head's symmetric s8 codes of Q, K and V, the probabilities as u8 codes
+  /// of their exponentials relative to the row's largest.
+  bool int8Products = false;
 };
 /// nunc.attention's layouts: which of query, key, value and the result are
 /// [B, heads, length, D] rather than [B, length, heads*D], and the heads of

@@ -259,6 +259,116 @@ TEST_P(AttentionKernelTest, ReadsPackedOperands) {
   }
 }
 
+/// int8_products: the kernel equals the evaluator's int8 attention (the
+/// same codes of Q, K and V, exact integer sums, the same factors) except
+/// where a probability's code lies at a rounding tie of 255 e (the kernel's
+/// 2^x against std::exp): such a code one apart moves the row's results
+/// by at most 2 max|v| / (its sum of codes, at least 255). Awkward lengths,
+/// keys past the registers' 128 (softmax row by row), both mask forms,
+/// a head of zeros, packed operands and u8 codes of the result.
+TEST_P(AttentionKernelTest, MultipliesEachHeadsInt8Codes) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  AttentionConfig probe{1, 7, 7, 1, 16, 0.37f, false};
+  probe.int8Products = true;
+  if (!AttentionKernel::supports(probe, isa)) {
+    EXPECT_NE(isa, Isa::Avx512) << "int8 products on AVX-512";
+    GTEST_SKIP() << "int8 products are AVX-512 only";
+  }
+  std::vector<Case> cases = {
+      {1, 1, 1, 1, 16, {}},              {1, 7, 7, 2, 16, {1, 1, 1, 7}},
+      {2, 17, 17, 3, 32, {2, 1, 1, 17}}, {1, 128, 128, 12, 32, {1, 1, 1, 128}},
+      {1, 5, 129, 1, 64, {1, 1, 5, 129}}, {2, 9, 3, 4, 16, {2, 4, 9, 3}},
+      {1, 6, 33, 2, 48, {}},             {1, 4, 200, 2, 32, {1, 1, 1, 200}},
+      {1, 3, 40, 1, 256, {1, 1, 1, 40}}, {1, 130, 130, 2, 16, {1, 1, 130, 130}}};
+  std::mt19937 rng(23);
+  int64_t checked = 0;
+  for (const Case &c : cases) {
+    const std::string at = " B=" + std::to_string(c.b) + " S=" + std::to_string(c.s) +
+                           " T=" + std::to_string(c.t) + " H=" + std::to_string(c.h) +
+                           " D=" + std::to_string(c.d);
+    AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.37f, !c.maskShape.empty()};
+    cfg.int8Products = true;
+    ASSERT_TRUE(AttentionKernel::supports(cfg, isa)) << at;
+    const int64_t e = c.h * c.d;
+    Tensor q = nunc_test::randomTensor(rng, {c.b, c.s, e}, -2.f, 2.f);
+    Tensor k = nunc_test::randomTensor(rng, {c.b, c.t, e}, -3.f, 1.f);
+    Tensor v = nunc_test::randomTensor(rng, {c.b, c.t, e}, -2.f, 2.f);
+    // Head 0 of K all zero where there are several (any step, codes 0).
+    for (int64_t r = 0; c.h > 1 && r < c.b * c.t; ++r)
+      std::fill_n(k.mutableAs<float>() + r * e, c.d, 0.f);
+    std::optional<Tensor> mask;
+    if (cfg.mask) {
+      mask = nunc_test::randomTensor(rng, c.maskShape, -2.f, 2.f);
+      for (int64_t i = 0; i < mask->numElements(); i += 3)
+        mask->mutableAs<float>()[i] = -10000.f;
+      std::vector<int64_t> shape4(4 - c.maskShape.size(), 1);
+      shape4.insert(shape4.end(), c.maskShape.begin(), c.maskShape.end());
+      int64_t stride = 1;
+      for (int i = 3; i >= 0; --i) {
+        cfg.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
+        stride *= shape4[i];
+      }
+    }
+    kernels::AttentionGrids int8;
+    int8.int8Products = true;
+    llvm::Expected<Tensor> want =
+        kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale, int8);
+    ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
+    llvm::Expected<Tensor> f32 =
+        kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale);
+    ASSERT_TRUE(static_cast<bool>(f32)) << llvm::toString(f32.takeError());
+    std::vector<float> out, oneSlot;
+    ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, out));
+    ASSERT_NO_FATAL_FAILURE(
+        runKernel(cfg, isa, q, k, v, mask ? &*mask : nullptr, oneSlot, /*slots=*/1));
+    EXPECT_EQ(std::memcmp(out.data(), oneSlot.data(), out.size() * 4), 0) << at;
+    const float maxV = 2.f;
+    int64_t apart = 0;
+    double worst = 0, error = 0, norm = 0;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const float diff = std::fabs(out[i] - want->as<float>()[i]);
+      worst = std::max<double>(worst, diff);
+      apart += diff > 1e-6f * maxV;
+      error += std::pow(double(out[i]) - f32->as<float>()[i], 2);
+      norm += std::pow(double(f32->as<float>()[i]), 2);
+    }
+    EXPECT_LE(worst, 2 * maxV / 255) << at;
+    EXPECT_LE(apart, static_cast<int64_t>(out.size()) / 50) << at;
+    // And what it computes is the attention, to int8's resolution.
+    EXPECT_LT(std::sqrt(error / norm), 0.02) << at;
+    checked += static_cast<int64_t>(out.size()) - apart;
+    for (AttentionConfig::U8Output grid :
+         {AttentionConfig::U8Output{0.005f, 128}, AttentionConfig::U8Output{0.02f, 110}})
+      ASSERT_NO_FATAL_FAILURE(
+          expectCodesOf(cfg, isa, q, k, v, mask ? &*mask : nullptr, out, grid, at));
+    // Packed: Q, K and V at column offsets of wider rows, the same bits.
+    const int64_t width = 3 * e + 5;
+    Tensor packedRows = nunc_test::randomTensor(rng, {c.b, std::max(c.s, c.t), width}, -1, 1);
+    if (c.s == c.t) {
+      for (int64_t r = 0; r < c.b * c.s; ++r)
+        for (int64_t j = 0; j < e; ++j) {
+          float *row = packedRows.mutableAs<float>() + r * width;
+          row[1 + j] = q.as<float>()[r * e + j];
+          row[e + 2 + j] = k.as<float>()[r * e + j];
+          row[2 * e + 4 + j] = v.as<float>()[r * e + j];
+        }
+      AttentionConfig packed = cfg;
+      for (int i = 0; i < 3; ++i)
+        packed.inputStrides[i] = width;
+      packed.inputOffsets[0] = 1;
+      packed.inputOffsets[1] = e + 2;
+      packed.inputOffsets[2] = 2 * e + 4;
+      std::vector<float> got;
+      ASSERT_NO_FATAL_FAILURE(runKernel(packed, isa, packedRows, packedRows, packedRows,
+                                        mask ? &*mask : nullptr, got));
+      EXPECT_EQ(got, out) << "packed" << at;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 /// [B, H, L, D] <-> [B, L, H*D] (merging when `toMerged`).
 Tensor swapHeads(const Tensor &x, bool toMerged, int64_t heads) {
   const int64_t b = x.dim(0);
