@@ -192,6 +192,7 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
     if (grid)
       *dst = roundToGrid(*grid);
   c.qlinear = op.getQlinearArithmetic();
+  c.int8Products = op.getInt8Products();
   if (op.getU8Output())
     setAttentionU8Output(c, *op.getOutputQuantization());
   c.signedCodes = op.getSignedCodes();
@@ -216,6 +217,18 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
     return std::nullopt;
   return c;
 }
+
+} // namespace
+
+bool mlir::nunc::takesInt8Attention(AttentionOp op, const TargetInfo &target) {
+  if (target.int8 != Int8Isa::Avx512Vnni && target.int8 != Int8Isa::Amx)
+    return false;
+  // (Asked with the attribute set.)
+  std::optional<x86::AttentionConfig> c = attentionConfig(op, target.isa);
+  return c && c->int8Products;
+}
+
+namespace {
 
 /// The bytes of a constant operand (its kernel's geometry checked that it
 /// is one).
@@ -3110,6 +3123,12 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           "target, a grid of at most 256 codes on the probabilities, a head "
                           "dim of a multiple of 16 and a mask that broadcasts or is "
                           "contiguous along the keys)");
+    if (at.getInt8Products() && (!cfg || (options.target.int8 != Int8Isa::Avx512Vnni &&
+                                          options.target.int8 != Int8Isa::Amx)))
+      return at.emitError("this target has no attention kernel for int8_products (it needs an "
+                          "x86_64-avx512vnni or x86_64-amx target, merged heads, a head dim of "
+                          "a multiple of 16 and a mask that broadcasts or is contiguous along "
+                          "the keys)");
     if (!cfg && at.getU8Output())
       return at.emitError("this target has no attention kernel that writes these u8 codes "
                           "(u8_output needs a head dim of a multiple of the target's vector "
@@ -3150,11 +3169,14 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
       grids += g->kind == x86::Activation::FakeQuant;
     call.description =
         llvm::formatv("attention.{0}[B={1} S={2} T={3} H={4} D={5}{10}]{6}{7}{8}{9}{11}",
-                      cfg->u8Inputs ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
+                      cfg->u8Inputs || cfg->int8Products
+                          ? (isa == Isa::Avx512 ? "avx512vnni" : "avxvnni")
                       : isa == Isa::Avx512 ? "avx512"
                                            : "avx2",
                       cfg->batch, at.queryLength(), cfg->keys, heads, cfg->headDim,
-                      cfg->u8Inputs ? " u8 q k v" : "",
+                      cfg->u8Inputs       ? " u8 q k v"
+                      : cfg->int8Products ? " int8 products"
+                                          : "",
                       !cfg->mask              ? ""
                       : !x86::AttentionKernel::skipsMaskedKeys(*cfg)
                           ? " +mask"

@@ -775,6 +775,13 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                              gridOf(o.getLogitsQuantization()),
                              gridOf(o.getProbsQuantization()),
                              gridOf(o.getOutputQuantization())};
+        if (o.getInt8Products()) {
+          // (An output grid only as u8_output's, which `result` applies.)
+          if (grids.scores || grids.scaled || grids.logits || grids.probs ||
+              (grids.output && !o.getU8Output()) || o.getQlinearArithmetic())
+            return llvm::createStringError("nunc.attention's int8_products takes no grids");
+          grids.int8Products = true;
+        }
         if (o.getQlinearArithmetic()) {
           std::array<kernels::Grid, 3> inputs;
           for (unsigned i = 0; i < 3; ++i)

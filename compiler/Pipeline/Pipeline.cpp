@@ -94,7 +94,8 @@ void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
                                    llvm::ArrayRef<std::string> keepF32, bool convs,
                                    bool biasCorrection, bool staticActivations,
                                    std::optional<double> minHandoverSnr,
-                                   bool depthwiseHandover) {
+                                   bool depthwiseHandover,
+                                   std::function<bool(AttentionOp)> int8Attention) {
   QuantizeInt8Options options;
   options.convs = convs;
   options.depthwiseHandover = depthwiseHandover;
@@ -106,6 +107,8 @@ void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
   if (!profile.empty() && staticActivations)
     options.activations = "static";
   pm.nest<func::FuncOp>().addPass(createQuantizeInt8(options));
+  if (int8Attention)
+    pm.nest<func::FuncOp>().addPass(createQuantizeAttention(std::move(int8Attention)));
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
 }
 

@@ -43,7 +43,7 @@ bool depthwiseOnF32FromInt8(Operation *op) {
 /// kernel reads u8 codes.
 void printInt8Coverage(ModuleOp module, bool depthwiseHandover) {
   int quantized = 0, linearF32 = 0, convs = 0, quantizedConvs = 0, depthwise = 0, tables = 0;
-  int depthwiseOnF32 = 0;
+  int depthwiseOnF32 = 0, attentions = 0;
   module.walk([&](Operation *op) {
     if (depthwiseHandover && depthwiseOnF32FromInt8(op))
       ++depthwiseOnF32;
@@ -55,6 +55,8 @@ void printInt8Coverage(ModuleOp module, bool depthwiseHandover) {
       ++quantizedConvs;
     else if (isInt8Depthwise(op))
       ++depthwise;
+    else if (auto a = dyn_cast<AttentionOp>(op))
+      attentions += a.getInt8Products();
     else if (isa<ConvOp, FusedConvOp>(op))
       ++convs;
     else if (auto g = dyn_cast<GatherOp>(op))
@@ -68,6 +70,9 @@ void printInt8Coverage(ModuleOp module, bool depthwiseHandover) {
   if (depthwise)
     llvm::errs() << depthwise << " depthwise convolution" << (depthwise == 1 ? "" : "s")
                  << " on u8 inputs, ";
+  if (attentions)
+    llvm::errs() << attentions << " attention" << (attentions == 1 ? "" : "s")
+                 << " on int8 codes, ";
   llvm::errs() << tables << " embedding table" << (tables == 1 ? "" : "s");
   if (linearF32)
     llvm::errs() << "; " << linearF32 << " linear op" << (linearF32 == 1 ? "" : "s")
@@ -122,6 +127,12 @@ cl::opt<std::string> activations("activations",
                                           "ranges from calibration)"),
                                  cl::init("dynamic"), cl::sub(compileCommand),
                                  cl::cat(category));
+cl::opt<std::string> attentionPrecision(
+    "attention",
+    cl::desc("With --quantize int8: int8 (the default: each head's Q K^T and P V on int8 "
+             "codes, where the target's attention kernel has them: x86_64-avx512vnni, "
+             "x86_64-amx) or f32"),
+    cl::value_desc("int8|f32"), cl::init("int8"), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> calibration("calibration",
                                  cl::desc("Calibration samples: a .npz (one sample, arrays "
                                           "by input name) or a directory of them; static "
@@ -445,6 +456,10 @@ int runCompile() {
     return fail("compile", "--quantize must be none or int8, got '" + quantize + "'");
   if (activations != "dynamic" && activations != "static")
     return fail("compile", "--activations must be dynamic or static, got '" + activations + "'");
+  if (attentionPrecision != "int8" && attentionPrecision != "f32")
+    return fail("compile", "--attention must be int8 or f32, got '" + attentionPrecision + "'");
+  if (attentionPrecision.getNumOccurrences() && quantize != "int8")
+    return fail("compile", "--attention goes with --quantize int8");
   bool staticInt8 = quantize == "int8" && activations == "static";
   if (staticInt8 && calibration.empty() == loadCalibration.empty())
     return fail("compile", "--activations static needs exactly one of --calibration "
@@ -574,8 +589,13 @@ int runCompile() {
       PassManager qpm(&tc.get());
       // Every target has int8 convolutions, and depthwise kernels that
       // read their u8 codes.
+      std::function<bool(AttentionOp)> int8Attention;
+      if (attentionPrecision == "int8")
+        int8Attention = [target = options.target](AttentionOp op) {
+          return takesInt8Attention(op, target);
+        };
       buildInt8Pipeline(qpm, profilePath, keep, /*convs=*/true, biasCorrection, staticInt8,
-                        handoverSnr, /*depthwiseHandover=*/true);
+                        handoverSnr, /*depthwiseHandover=*/true, std::move(int8Attention));
       if (failed(qpm.run(*copy)))
         return nullptr;
       return copy;

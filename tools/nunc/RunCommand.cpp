@@ -168,8 +168,12 @@ int runRun() {
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
     buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms, onnxruntimeRewrites);
+    // Attention on int8 codes as `nunc compile --quantize int8` for this
+    // host has it.
     if (quantize == "int8")
-      buildInt8Pipeline(pm);
+      buildInt8Pipeline(pm, "", {}, true, true, true, std::nullopt, true,
+                        [host = host ? std::optional<TargetInfo>(*host) : std::nullopt](
+                            AttentionOp op) { return host && takesInt8Attention(op, *host); });
     if (failed(pm.run(*module)))
       return 1;
   }

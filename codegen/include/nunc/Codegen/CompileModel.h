@@ -9,6 +9,7 @@
 #define NUNC_CODEGEN_COMPILEMODEL_H
 
 #include "nunc/Codegen/Target.h"
+#include "nunc/Dialect/Nunc/NuncOps.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -71,6 +72,11 @@ struct CompiledModel {
 /// Compiles `module` (nunc dialect, shapes static). Diagnostics go to the
 /// context.
 FailureOr<CompiledModel> compileModel(ModuleOp module, const CompileOptions &options);
+
+/// Whether `target`'s attention kernel multiplies this attention's int8
+/// codes (nunc.attention's int8_products: AVX-512 VNNI and AMX targets;
+/// nunc-quantize-attention's rule when compiling for `target`).
+bool takesInt8Attention(AttentionOp op, const TargetInfo &target);
 
 /// Writes lib<name>.a (the model's objects, with a symbol index) to `os`,
 /// member by member. Deterministic: no timestamps, uids or modes.

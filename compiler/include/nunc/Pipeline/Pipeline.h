@@ -3,9 +3,12 @@
 #ifndef NUNC_PIPELINE_PIPELINE_H
 #define NUNC_PIPELINE_PIPELINE_H
 
+#include "nunc/Dialect/Nunc/NuncOps.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
 #include <optional>
 
 namespace mlir::nunc {
@@ -45,12 +48,14 @@ void buildFusionPipeline(OpPassManager &pm, bool int8Convs = true, bool u16Gemms
 /// `biasCorrection`, the profile's channel means correct the biases in
 /// either mode; `minHandoverSnr`: nunc-quantize-int8's min-handover-snr
 /// instead of its default; `depthwiseHandover`: its depthwise-handover, for
-/// targets whose depthwise kernel reads u8 codes), then simplify.
+/// targets whose depthwise kernel reads u8 codes; `int8Attention`: run
+/// nunc-quantize-attention with that rule, the target's), then simplify.
 void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
                        llvm::ArrayRef<std::string> keepF32 = {}, bool convs = true,
                        bool biasCorrection = true, bool staticActivations = true,
                        std::optional<double> minHandoverSnr = std::nullopt,
-                       bool depthwiseHandover = true);
+                       bool depthwiseHandover = true,
+                       std::function<bool(AttentionOp)> int8Attention = nullptr);
 
 /// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);

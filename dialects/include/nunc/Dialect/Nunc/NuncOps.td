@@ -1534,6 +1534,18 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     of the same grids): the mask's codes add as onnxruntime's s8 QLinearAdd
     adds them; the other steps give the same codes either way.
 
+    `int8_products` (f32 operands, no grids; nunc-quantize-attention sets
+    it): both products run on int8 codes. Per (batch, head), Q, K and V
+    each take a symmetric s8 grid of their own, step m / 127 with m the
+    largest magnitude over that head's rows (at least 2^-100), codes
+    round(x * (127 / m)) half to even; the scores are the codes' exact
+    integer dot products times both steps and `scale` (plus the mask); the
+    softmax's e = exp(x - the row's largest), in (0, 1], become u8 codes
+    round(255 e); the result is the exact sum of those codes times V's
+    codes, divided by the row's sum of codes, times V's step. (A step per
+    head and probabilities relative to their row's largest code keep the
+    error ~100 times below a probability grid of 1/255's, onnxruntime's.)
+
     With `u8_output` (a u8 `output_quantization`, the result not heads
     first) the result is the u8 codes of that grid, clamp(round(y / s) + zp,
     0, 255) with the row quantizer's arithmetic (the x86 kernel's f32 P V
@@ -1557,7 +1569,7 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
                        OptionalAttr<TypeAttr>:$logits_quantization,
                        OptionalAttr<TypeAttr>:$probs_quantization,
                        OptionalAttr<TypeAttr>:$output_quantization,
-                       UnitAttr:$u8_output);
+                       UnitAttr:$u8_output, UnitAttr:$int8_products);
   let results = (outs AnyTensor:$output);
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
