@@ -1,0 +1,34 @@
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-attention | FileCheck %s
+
+// f32 operands, merged heads, D = 32, a mask: int8 products.
+// CHECK-LABEL: func.func @merged_heads(
+// CHECK: nunc.attention %{{.*}}, %{{.*}}, %{{.*}} mask %{{.*}} {int8_products, num_heads = 2 : i64, scale = 0.176776692 : f32}
+func.func @merged_heads(%q: tensor<1x17x64xf32>, %k: tensor<1x17x64xf32>, %v: tensor<1x17x64xf32>, %m: tensor<1x1x1x17xf32>) -> tensor<1x17x64xf32> {
+  %y = nunc.attention %q, %k, %v mask %m : tensor<1x1x1x17xf32> {num_heads = 2 : i64, scale = 0.176776692 : f32} : tensor<1x17x64xf32>, tensor<1x17x64xf32>, tensor<1x17x64xf32> -> tensor<1x17x64xf32>
+  return %y : tensor<1x17x64xf32>
+}
+
+// -----
+
+// Packed operands (one GEMM's columns) too.
+// CHECK-LABEL: func.func @packed(
+// CHECK: nunc.attention {{.*}}int8_products
+func.func @packed(%x: tensor<1x7x96xf32>) -> tensor<1x7x32xf32> {
+  %y = nunc.attention %x, %x, %x {input_offsets = array<i64: 0, 32, 64>, input_width = 32 : i64, num_heads = 1 : i64, scale = 0.5 : f32} : tensor<1x7x96xf32>, tensor<1x7x96xf32>, tensor<1x7x96xf32> -> tensor<1x7x32xf32>
+  return %y : tensor<1x7x32xf32>
+}
+
+// -----
+
+// A head dim of 8 (not a multiple of 16), a QDQ model's probability grid,
+// heads first, grouped heads: each stays as it is.
+// CHECK-LABEL: func.func @kept(
+// CHECK-NOT: int8_products
+// CHECK: return
+func.func @kept(%q: tensor<1x5x16xf32>, %q4: tensor<1x2x5x16xf32>, %qq: tensor<1x5x64xf32>, %k2: tensor<1x5x32xf32>) -> (tensor<1x5x16xf32>, tensor<1x5x16xf32>, tensor<1x2x5x16xf32>, tensor<1x5x64xf32>) {
+  %a = nunc.attention %q, %q, %q {num_heads = 2 : i64, scale = 0.5 : f32} : tensor<1x5x16xf32>, tensor<1x5x16xf32>, tensor<1x5x16xf32> -> tensor<1x5x16xf32>
+  %b = nunc.attention %q, %q, %q {num_heads = 1 : i64, scale = 0.5 : f32, probs_quantization = !quant.uniform<u8:f32, 0.00390625>} : tensor<1x5x16xf32>, tensor<1x5x16xf32>, tensor<1x5x16xf32> -> tensor<1x5x16xf32>
+  %c = nunc.attention %q4, %q4, %q4 {heads_major = array<i1: true, true, true, true>, num_heads = 2 : i64, scale = 0.5 : f32} : tensor<1x2x5x16xf32>, tensor<1x2x5x16xf32>, tensor<1x2x5x16xf32> -> tensor<1x2x5x16xf32>
+  %d = nunc.attention %qq, %k2, %k2 {kv_heads = 1 : i64, num_heads = 2 : i64, scale = 0.5 : f32} : tensor<1x5x64xf32>, tensor<1x5x32xf32>, tensor<1x5x32xf32> -> tensor<1x5x64xf32>
+  return %a, %b, %c, %d : tensor<1x5x16xf32>, tensor<1x5x16xf32>, tensor<1x2x5x16xf32>, tensor<1x5x64xf32>
+}
