@@ -38,8 +38,8 @@ def cosine(a, b):
 def test_int8_library_tracks_float(nunc, models, tmp_path, name, batch, seq):
     r = nunc("compile", os.path.join(models, f"{name}.onnx"), "--target", "x86_64-avx512vnni",
              "--quantize", "int8", *pins(name, batch, seq), "-o", tmp_path)
-    coverage = {"minilm": "int8: 36 linear ops, 1 embedding table\n",
-                "bert": "int8: 72 linear ops, 1 embedding table\n",
+    coverage = {"minilm": "int8: 36 linear ops, 6 attentions on int8 codes, 1 embedding table\n",
+                "bert": "int8: 72 linear ops, 12 attentions on int8 codes, 1 embedding table\n",
                 "mlp": "int8: 2 linear ops, 0 embedding tables; 1 linear op left in f32"}[name]
     assert coverage in r.stderr, r.stderr
     manifest = json.loads((tmp_path / f"{name}.json").read_text())
@@ -55,6 +55,9 @@ def test_int8_library_tracks_float(nunc, models, tmp_path, name, batch, seq):
         f32_bytes = sum(nh.to_array(i).nbytes
                         for i in onnx.load(os.path.join(models, f"{name}.onnx")).graph.initializer)
         assert manifest["weight_bytes"] <= 0.3 * f32_bytes, (manifest["weight_bytes"], f32_bytes)
+        # Each attention's Q K^T and P V on int8 codes (nunc-quantize-attention).
+        attentions = [k for k in kernels if k.startswith("attention.")]
+        assert attentions and all("] int8 products" in k for k in attentions), attentions
         gathers = [k for k in manifest["kernels"] if k["op"] == "nunc.gather"]
         hidden = {"minilm": 384, "bert": 768}[name]
         assert any(f"of {hidden} B from 30522" in k["kernel"] for k in gathers), gathers
@@ -107,7 +110,8 @@ def test_compiled_int8_cnn_equals_the_evaluator(nunc, models, tmp_path):
 def test_int8_without_vnni_uses_the_avx2_kernels(nunc, models, tmp_path, target):
     """Targets without VNNI get the exact 16-bit AVX2 int8 GEMM: the same
     integers as the VNNI kernel, so the library follows the evaluator's int8
-    semantics to float rounding, and fp32 to int8 accuracy."""
+    semantics to float rounding, and fp32 to int8 accuracy. Their attention
+    stays f32 (int8 products need AVX-512 VNNI): the evaluator's likewise."""
     nunc("compile", os.path.join(models, "minilm.onnx"), "--target", target,
          "--quantize", "int8", *pins("minilm", 1, 32), "-o", tmp_path / "out")
     manifest = json.loads((tmp_path / "out" / "minilm.json").read_text())
@@ -119,9 +123,10 @@ def test_int8_without_vnni_uses_the_avx2_kernels(nunc, models, tmp_path, target)
     outs, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"), threads=2)
     assert outs is not None, log
     np.savez(tmp_path / "in.npz", **feeds)
+    assert not any(" int8 products" in k["kernel"] for k in manifest["kernels"])
     nunc("run", "--reference", os.path.join(models, "minilm.onnx"), "--input",
-         tmp_path / "in.npz", *pins("minilm", 1, 32), "--quantize", "int8", "-o",
-         tmp_path / "ref.npz")
+         tmp_path / "in.npz", *pins("minilm", 1, 32), "--quantize", "int8", "--attention",
+         "f32", "-o", tmp_path / "ref.npz")
     ref = np.load(tmp_path / "ref.npz")["last_hidden_state"]
     got = outs["last_hidden_state"]
     assert cosine(got, ref) >= 0.99999, cosine(got, ref)
@@ -169,6 +174,15 @@ def test_int8_option_errors(nunc, models, tmp_path):
     r = nunc("compile", os.path.join(models, "mlp.onnx"), "--quantize", "int4",
              *pins("mlp", 1, None), "-o", tmp_path, check=False)
     assert r.returncode == 1 and "--quantize must be none or int8" in r.stderr
+    assert not (tmp_path / "libmlp.a").exists()
+    for flags, message in ((("--quantize", "int8", "--attention", "int4"),
+                            "--attention must be int8 or f32, got 'int4'"),
+                           (("--attention", "f32"), "--attention goes with --quantize int8")):
+        for command in ("compile", "run"):
+            out = ("-o", tmp_path) if command == "compile" else ("--random-inputs",)
+            r = nunc(command, os.path.join(models, "mlp.onnx"), *flags, *pins("mlp", 1, None),
+                     *out, check=False)
+            assert r.returncode == 1 and message in r.stderr, (command, r.stderr)
     assert not (tmp_path / "libmlp.a").exists()
     # An int8 GEMM has only x86 kernels, which need rows: an empty batch is
     # a located error, not a crash (an f32 GEMM takes the generic kernel).
@@ -788,13 +802,13 @@ def test_static_calibration_tracks_float(nunc, models, tmp_path, name, method):
     layers = 6 if name == "minilm" else 12
     # u8 activations go from GEMM to GEMM: every GEMM reads u8 rows; Q, K
     # and V (one GEMM) read one quantize of the LayerNorm output, FFN1's
-    # input gets its own, attention writes the output projection's u8
-    # input, and FFN1 (+GELU) FFN2's.
+    # input gets its own, attention (on int8 products) writes the output
+    # projection's u8 input, and FFN1 (+GELU) FFN2's.
     kernels = [k["kernel"] for k in manifest["kernels"]]
     assert sum("static, u8 in]" in k for k in kernels) == 4 * layers, kernels
     assert sum(k.startswith("quantize.avx512vnni[") for k in kernels) == 2 * layers, kernels
     assert sum(k.startswith("gemm.int8") and k.endswith("-> u8") for k in kernels) == layers
-    assert sum(k.startswith("attention.avx512[") and k.endswith("+mask -> u8")
+    assert sum(k.startswith("attention.avx512vnni[") and k.endswith("] int8 products +mask -> u8")
                for k in kernels) == layers, kernels
     profile = json.loads((tmp_path / "profile.json").read_text())
     assert profile["samples"] == 32 and profile["method"].startswith(method)
@@ -1208,14 +1222,27 @@ def test_static_activation_handover_per_target(nunc, models, tmp_path):
         # are handed over; on AVX2 each GEMM's own quantize step.
         assert len(repeated) == (7 if handover else 10), (target, copies)
         assert all(len(copies[k]) == 1 for k in repeated), (target, copies)
+    # AVX2's attention stays f32: against the AVX-512 VNNI library with f32
+    # attention the same numbers but for the handover's rounding; with int8
+    # products (the default) each rounds its downstream u8 codes its own
+    # way, as far apart as both are from f32.
+    nunc("compile", os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
+         "--quantize", "int8", "--activations", "static", "--load-calibration",
+         tmp_path / "p.json", "--attention", "f32", *pins("minilm", 1, 16), "-o",
+         tmp_path / "f32-attention")
+    kernels = [k["kernel"] for k in
+               json.loads((tmp_path / "f32-attention" / "minilm.json").read_text())["kernels"]]
+    assert sum(k.startswith("attention.avx512[") for k in kernels) == 6, kernels
     feeds = random_inputs("minilm", 1, 16, 8)
     outs = {}
-    for target in ("x86_64-avx512vnni", "x86_64-avx2"):
+    for target in ("x86_64-avx512vnni", "f32-attention", "x86_64-avx2"):
         exe, man = harness.build(str(tmp_path / target))
         outs[target], _, log = harness.run(exe, man, feeds, str(tmp_path / target / "w"))
         assert outs[target] is not None, log
-    a, b = (outs[t]["last_hidden_state"] for t in ("x86_64-avx512vnni", "x86_64-avx2"))
-    assert cosine(a, b) >= 0.9999, cosine(a, b)
+    a, f, b = (outs[t]["last_hidden_state"]
+               for t in ("x86_64-avx512vnni", "f32-attention", "x86_64-avx2"))
+    assert cosine(f, b) >= 0.9999, cosine(f, b)
+    assert cosine(a, b) >= 0.999, cosine(a, b)
 
 
 def test_static_calibration_errors(nunc, models, tmp_path):

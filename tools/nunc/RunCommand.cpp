@@ -33,6 +33,11 @@ cl::opt<std::string> quantize("quantize",
                               cl::desc("none (the default) or int8, as nunc compile; with "
                                        "--reference the evaluator runs the int8 semantics"),
                               cl::init("none"), cl::sub(runCommand), cl::cat(category));
+cl::opt<std::string> attentionPrecision(
+    "attention",
+    cl::desc("With --quantize int8, as nunc compile's: int8 (the default, where this "
+             "machine's attention kernel has int8 products) or f32"),
+    cl::value_desc("int8|f32"), cl::init("int8"), cl::sub(runCommand), cl::cat(category));
 cl::opt<bool> reference("reference",
                         cl::desc("Run with the reference evaluator (exact, slow) instead "
                                  "of compiling the model for this machine"),
@@ -157,6 +162,10 @@ int runRun() {
   }
   if (quantize != "none" && quantize != "int8")
     return fail("run", "--quantize must be none or int8, got '" + quantize + "'");
+  if (attentionPrecision != "int8" && attentionPrecision != "f32")
+    return fail("run", "--attention must be int8 or f32, got '" + attentionPrecision + "'");
+  if (attentionPrecision.getNumOccurrences() && quantize != "int8")
+    return fail("run", "--attention goes with --quantize int8");
   if (!reference || quantize == "int8") {
     // Compile for this machine (and link the library into this process), or
     // give the evaluator the quantized ops.
@@ -172,8 +181,10 @@ int runRun() {
     // host has it.
     if (quantize == "int8")
       buildInt8Pipeline(pm, "", {}, true, true, true, std::nullopt, true,
-                        [host = host ? std::optional<TargetInfo>(*host) : std::nullopt](
-                            AttentionOp op) { return host && takesInt8Attention(op, *host); });
+                        [host = host ? std::optional<TargetInfo>(*host) : std::nullopt,
+                         int8 = attentionPrecision == "int8"](AttentionOp op) {
+                          return int8 && host && takesInt8Attention(op, *host);
+                        });
     if (failed(pm.run(*module)))
       return 1;
   }
