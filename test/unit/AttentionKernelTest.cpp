@@ -87,6 +87,25 @@ void expectCodesOf(AttentionConfig cfg, Isa isa, const Tensor &q, const Tensor &
         << "a byte written past the codes at " << i << at;
 }
 
+/// A random mask of the case's shape (none where it has no mask) with
+/// every third entry -10000, as padding masks have, and its element strides
+/// over [B, H, S, T] (the right-aligned shape) in cfg.
+std::optional<Tensor> paddingMask(std::mt19937 &rng, const Case &c, AttentionConfig &cfg) {
+  if (c.maskShape.empty())
+    return std::nullopt;
+  Tensor mask = nunc_test::randomTensor(rng, c.maskShape, -2.f, 2.f);
+  for (int64_t i = 0; i < mask.numElements(); i += 3)
+    mask.mutableAs<float>()[i] = -10000.f;
+  std::vector<int64_t> shape4(4 - c.maskShape.size(), 1);
+  shape4.insert(shape4.end(), c.maskShape.begin(), c.maskShape.end());
+  int64_t stride = 1;
+  for (int i = 3; i >= 0; --i) {
+    cfg.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
+    stride *= shape4[i];
+  }
+  return mask;
+}
+
 class AttentionKernelTest : public ::testing::TestWithParam<Isa> {};
 
 TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
@@ -108,22 +127,8 @@ TEST_P(AttentionKernelTest, MatchesTheReferenceOnAwkwardShapesAndMasks) {
       continue;
     int64_t e = c.h * c.d;
     Tensor q = random({c.b, c.s, e}), k = random({c.b, c.t, e}), v = random({c.b, c.t, e});
-    std::optional<Tensor> mask;
     AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.37f, !c.maskShape.empty()};
-    if (!c.maskShape.empty()) {
-      mask = random(c.maskShape);
-      // Large negative entries, as padding masks have.
-      for (int64_t i = 0; i < mask->numElements(); i += 3)
-        mask->mutableAs<float>()[i] = -10000.f;
-      // Element strides over [B, H, S, T] of the right-aligned mask shape.
-      std::vector<int64_t> shape4(4 - c.maskShape.size(), 1);
-      shape4.insert(shape4.end(), c.maskShape.begin(), c.maskShape.end());
-      int64_t stride = 1;
-      for (int i = 3; i >= 0; --i) {
-        cfg.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
-        stride *= shape4[i];
-      }
-    }
+    std::optional<Tensor> mask = paddingMask(rng, c, cfg);
     llvm::Expected<Tensor> want =
         kernels::attention(q, k, v, mask ? &*mask : nullptr, c.h, cfg.scale);
     ASSERT_TRUE(static_cast<bool>(want)) << llvm::toString(want.takeError());
@@ -298,19 +303,7 @@ TEST_P(AttentionKernelTest, MultipliesEachHeadsInt8Codes) {
     // Head 0 of K all zero where there are several (any step, codes 0).
     for (int64_t r = 0; c.h > 1 && r < c.b * c.t; ++r)
       std::fill_n(k.mutableAs<float>() + r * e, c.d, 0.f);
-    std::optional<Tensor> mask;
-    if (cfg.mask) {
-      mask = nunc_test::randomTensor(rng, c.maskShape, -2.f, 2.f);
-      for (int64_t i = 0; i < mask->numElements(); i += 3)
-        mask->mutableAs<float>()[i] = -10000.f;
-      std::vector<int64_t> shape4(4 - c.maskShape.size(), 1);
-      shape4.insert(shape4.end(), c.maskShape.begin(), c.maskShape.end());
-      int64_t stride = 1;
-      for (int i = 3; i >= 0; --i) {
-        cfg.maskStrides[i] = shape4[i] == 1 ? 0 : stride;
-        stride *= shape4[i];
-      }
-    }
+    std::optional<Tensor> mask = paddingMask(rng, c, cfg);
     kernels::AttentionGrids int8;
     int8.int8Products = true;
     llvm::Expected<Tensor> want =
