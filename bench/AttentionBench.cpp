@@ -87,7 +87,8 @@ int main(int argc, char **argv) {
       for (Activation &g : c.inputGrids)
         g = Activation::fakeQuant(1.f / 128, -128, 127);
     }
-    if (u8 && !__builtin_cpu_supports("avx512vnni") && !__builtin_cpu_supports("avxvnni")) {
+    if ((u8 || int8) && !__builtin_cpu_supports("avx512vnni") &&
+        !__builtin_cpu_supports("avxvnni")) {
       std::fprintf(stderr, "u8 inputs need a host with VNNI\n");
       return 1;
     }

@@ -3127,8 +3127,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                                           options.target.int8 != Int8Isa::Amx)))
       return at.emitError("this target has no attention kernel for int8_products (it needs an "
                           "x86_64-avx512vnni or x86_64-amx target, merged heads, a head dim of "
-                          "a multiple of 16 and a mask that broadcasts or is contiguous along "
-                          "the keys)");
+                          "a multiple of 16 up to 256, at most 65536 keys and a mask that "
+                          "broadcasts or is contiguous along the keys)");
     if (!cfg && at.getU8Output())
       return at.emitError("this target has no attention kernel that writes these u8 codes "
                           "(u8_output needs a head dim of a multiple of the target's vector "

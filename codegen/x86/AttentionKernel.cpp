@@ -281,7 +281,7 @@ private:
   bool scaledKeys = false; // KT holds k * scale * log2(e)
   bool maskRow = false;    // the score tiles start from the scaled mask row
   bool scaledGridFollows = false;
-  bool u8 = false;    // u8 inputs (AttentionConfig::u8Inputs)
+  bool u8 = false;    // products on codes (u8Inputs or int8Products)
   bool limited = false; // blocks of rows skip their masked keys (rowKeys)
   bool valuesCopied = false; // r12 points at V's copy in scratch (packValues)
 
@@ -1193,8 +1193,9 @@ private:
     // Normalized and rounded in groups (as in scoreTile), with auxReg and
     // t0, t1 (zmm27..31) as temporaries. With u8 inputs they are stored as
     // their code indices (u8) in the first Tp bytes of their P rows, keys
-    // past T 0, and each row's term beta_v sum_t a goes into inv: the sums
-    // gather in each row's first vector once it is stored.
+    // past T 0, and each row's term beta_v sum_t a goes into inv (with
+    // int8Products 1 / sum_t a, storeRowTerm): the sums gather in each
+    // row's first vector once it is stored.
     const int64_t valid = c.keys - (tp - kLanes);
     if (u8 && valid < kLanes)
       loadLaneMask(valid, k6, t0, eax);

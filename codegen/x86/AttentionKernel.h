@@ -32,7 +32,7 @@
 // With int8Products (AttentionConfig), each task first quantizes its f32
 // head rows to codes in scratch and then computes as with u8 inputs, the
 // probabilities' codes relative to their row's largest (see there).
-// Scratch: S*D + 2*T*D bytes and 16 floats more.
+// Scratch: as with u8 inputs, then S*D + 2*T*D bytes and 16 floats more.
 //
 // With qlinear (AttentionConfig), the grids are computed as onnxruntime
 // computes a QDQ model's attention (see there).

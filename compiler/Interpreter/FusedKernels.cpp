@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 namespace mlir::nunc::kernels {
@@ -338,8 +339,13 @@ Expected<Tensor> int8ProductsAttention(const Tensor &q, const Tensor &k, const T
   std::vector<int32_t> pc(t);
   for (int64_t bh = 0; bh < b * h; ++bh)
     for (int64_t i = 0; i < s; ++i) {
-      const float *x = logits.as<float>() + (bh * s + i) * t;
-      const float most = *std::max_element(x, x + t);
+      // Logits at least the lowest float (a row masked throughout by -inf
+      // averages its keys, as the kernel's does).
+      const float *row = logits.as<float>() + (bh * s + i) * t;
+      std::vector<float> x(row, row + t);
+      for (float &l : x)
+        l = std::max(l, std::numeric_limits<float>::lowest());
+      const float most = *std::max_element(x.begin(), x.end());
       int64_t sum = 0;
       for (int64_t j = 0; j < t; ++j) {
         pc[j] = static_cast<int32_t>(std::nearbyint(255.f * std::exp(x[j] - most)));

@@ -281,6 +281,8 @@ TEST_P(AttentionKernelTest, MultipliesEachHeadsInt8Codes) {
   EXPECT_EQ(AttentionKernel::supports(probe, isa), isa == Isa::Avx512);
   if (isa != Isa::Avx512)
     return;
+  if (!__builtin_cpu_supports("avx512vnni"))
+    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
   std::vector<Case> cases = {
       {1, 1, 1, 1, 16, {}},              {1, 7, 7, 2, 16, {1, 1, 1, 7}},
       {2, 17, 17, 3, 32, {2, 1, 1, 17}}, {1, 128, 128, 12, 32, {1, 1, 1, 128}},

@@ -8,6 +8,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
@@ -279,6 +280,19 @@ SmallVector<ElementwiseChainOp::Step> ElementwiseChainOp::getDecodedSteps() {
   for (Attribute entry : getSteps())
     steps.push_back(*decodeStep(entry, [&] { return emitError(); }));
   return steps;
+}
+
+LogicalResult AttentionOp::verify() {
+  if (!getInt8Products())
+    return success();
+  for (Value x : {getQuery(), getKey(), getValue()})
+    if (!getElementTypeOrSelf(x.getType()).isF32())
+      return emitOpError("with int8_products needs f32 query, key and value");
+  if (getQlinearArithmetic() || getScoresQuantization() || getScaledQuantization() ||
+      getLogitsQuantization() || getProbsQuantization() ||
+      (getOutputQuantization() && !getU8Output()))
+    return emitOpError("with int8_products takes no grids (but u8_output's)");
+  return success();
 }
 
 LogicalResult ElementwiseChainOp::verify() {

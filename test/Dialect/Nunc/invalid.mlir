@@ -2053,3 +2053,19 @@ func.func @qlinear_conv_infinite_output_scale(%x: tensor<1x2x5x5xui8>, %s: tenso
   %0 = nunc.qlinear_conv %x, %s, %z, %w, %s, %z8, %inf, %z {dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x5x5xui8>, tensor<f32>, tensor<ui8>, tensor<4x2x3x3xi8>, tensor<f32>, tensor<i8>, tensor<f32>, tensor<ui8>) -> tensor<*xui8>
   return
 }
+
+// -----
+
+func.func @attention_int8_products_on_codes(%q: tensor<1x3x16x!quant.uniform<u8:f32, 0.1:128>>) {
+  // expected-error @+1 {{with int8_products needs f32 query, key and value}}
+  %0 = nunc.attention %q, %q, %q {int8_products, num_heads = 1 : i64, scale = 1.0 : f32, probs_quantization = !quant.uniform<u8:f32, 0.00390625>} : tensor<1x3x16x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x3x16x!quant.uniform<u8:f32, 0.1:128>>, tensor<1x3x16x!quant.uniform<u8:f32, 0.1:128>> -> tensor<1x3x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_int8_products_with_a_grid(%q: tensor<1x3x16xf32>) {
+  // expected-error @+1 {{with int8_products takes no grids (but u8_output's)}}
+  %0 = nunc.attention %q, %q, %q {int8_products, num_heads = 1 : i64, scale = 1.0 : f32, probs_quantization = !quant.uniform<u8:f32, 0.00390625>} : tensor<1x3x16xf32>, tensor<1x3x16xf32>, tensor<1x3x16xf32> -> tensor<1x3x16xf32>
+  return
+}

@@ -1544,7 +1544,8 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
     round(255 e); the result is the exact sum of those codes times V's
     codes, divided by the row's sum of codes, times V's step. (A step per
     head and probabilities relative to their row's largest code keep the
-    error ~100 times below a probability grid of 1/255's, onnxruntime's.)
+    output's 1 - cosine against f32 attention ~40 times below a probability
+    grid of 1/255's, onnxruntime's, on MiniLM and BERT-base shapes.)
 
     With `u8_output` (a u8 `output_quantization`, the result not heads
     first) the result is the u8 codes of that grid, clamp(round(y / s) + zp,
@@ -1571,6 +1572,7 @@ def Nunc_AttentionOp : Nunc_Op<"attention"> {
                        OptionalAttr<TypeAttr>:$output_quantization,
                        UnitAttr:$u8_output, UnitAttr:$int8_products);
   let results = (outs AnyTensor:$output);
+  let hasVerifier = 1;
   let assemblyFormat = [{
     $query `,` $key `,` $value (`mask` $mask^ `:` type($mask))? attr-dict `:`
     type($query) `,` type($key) `,` type($value) `->` type($output)
