@@ -73,6 +73,9 @@ int main(int argc, char **argv) {
         c.rowKeys.push_back(std::min(c.keys, i + 1 + std::max<int64_t>(c.keys - c.seq, 0)));
     }
     c.int8Products = int8;
+    // AVX2 on a host with AVX-512 VNNI but no AVX-VNNI: the same kernel
+    // with EVEX-encoded vpdpbusd.
+    c.evexVnni = isa == Isa::Avx2 && !__builtin_cpu_supports("avxvnni");
     if (qdq) {
       // As quantize_static calibrates MiniLM: the scaled (and masked)
       // scores' grid is the scores' grid times the scale.
@@ -81,9 +84,6 @@ int main(int argc, char **argv) {
       c.probs = Activation::fakeQuant(1.f / 255, 0, 255);
       c.output = Activation::fakeQuant(0.015f, -114, 141);
       c.u8Inputs = u8;
-      // AVX2 on a host with AVX-512 VNNI but no AVX-VNNI: the same kernel
-      // with EVEX-encoded vpdpbusd.
-      c.evexVnni = isa == Isa::Avx2 && !__builtin_cpu_supports("avxvnni");
       for (Activation &g : c.inputGrids)
         g = Activation::fakeQuant(1.f / 128, -128, 127);
     }

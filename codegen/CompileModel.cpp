@@ -221,7 +221,7 @@ std::optional<x86::AttentionConfig> attentionConfig(AttentionOp op, Isa isa) {
 } // namespace
 
 bool mlir::nunc::takesInt8Attention(AttentionOp op, const TargetInfo &target) {
-  if (target.int8 != Int8Isa::Avx512Vnni && target.int8 != Int8Isa::Amx)
+  if (!readsU8AttentionInputs(target.int8)) // vpdpbusd
     return false;
   // (Asked with the attribute set.)
   std::optional<x86::AttentionConfig> c = attentionConfig(op, target.isa);
@@ -3123,12 +3123,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                           "target, a grid of at most 256 codes on the probabilities, a head "
                           "dim of a multiple of 16 and a mask that broadcasts or is "
                           "contiguous along the keys)");
-    if (at.getInt8Products() && (!cfg || (options.target.int8 != Int8Isa::Avx512Vnni &&
-                                          options.target.int8 != Int8Isa::Amx)))
+    if (at.getInt8Products() && (!cfg || !readsU8AttentionInputs(options.target.int8)))
       return at.emitError("this target has no attention kernel for int8_products (it needs an "
-                          "x86_64-avx512vnni or x86_64-amx target, merged heads, a head dim of "
-                          "a multiple of 16 up to 256, at most 65536 keys and a mask that "
-                          "broadcasts or is contiguous along the keys)");
+                          "x86_64-avx512vnni, x86_64-amx or x86_64-avxvnni target, merged "
+                          "heads, a head dim of a multiple of 16 up to 256, at most 65536 keys "
+                          "and a mask that broadcasts or is contiguous along the keys)");
     if (!cfg && at.getU8Output())
       return at.emitError("this target has no attention kernel that writes these u8 codes "
                           "(u8_output needs a head dim of a multiple of the target's vector "

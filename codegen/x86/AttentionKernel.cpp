@@ -45,8 +45,8 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
   const bool anyGrid =
       llvm::any_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
                    [](const Activation *g) { return g->kind != Activation::None; });
-  if (c.int8Products &&
-      (isa != Isa::Avx512 || c.u8Inputs || c.qlinear || layouts || anyGrid || c.keys > 65536))
+  if (c.int8Products && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || c.u8Inputs ||
+                         c.qlinear || layouts || anyGrid || c.keys > 65536))
     return false;
   if (c.u8Inputs && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || !codes(c.probs) ||
                      !llvm::all_of(c.inputGrids, codes)))
@@ -408,15 +408,14 @@ private:
   int64_t keyCodes() const { return queryCodes() + c.seq * c.headDim; }
   int64_t valueCodes() const { return keyCodes() + c.keys * c.headDim; }
   int64_t stepsAt() const { return valueCodes() + c.keys * c.headDim; }
-  /// Q's step times K's times the scale times log2(e): the scores' factor.
-  Address scoresFactor() { return ptr_b[r10 + stepsAt()]; }
-  Address valueStep() { return ptr_b[r10 + stepsAt() + 4]; }
+  /// Q's step times K's times the scale times log2(e): the scores' factor;
+  /// then V's step.
+  Address scoresFactor() { return ptr[r10 + stepsAt()]; }
+  Address valueStep() { return ptr[r10 + stepsAt() + 4]; }
 
   /// int8Products: Q, K and V of this head as codes in scratch (the steps
   /// after them), then read from there as u8 inputs are.
   void quantizeHead() {
-    if constexpr (!kAvx512)
-      return; // supports(): AVX-512 only
     quantizeRows(r8, c.seq, qs, queryCodes());
     vmovss(ptr[r10 + stepsAt()], xmm0);
     quantizeRows(r9, c.keys, ks, keyCodes());
@@ -435,37 +434,54 @@ private:
   /// `rows` f32 rows of D from `src` (`stride` floats apart) as the u8
   /// codes round(x * (127 / m)) + 128 (half to even), m = max |x| over
   /// them (at least 2^-100), at r10 + `dst` (D bytes a row); xmm0 = m / 127,
-  /// their step. Uses zmm0-3, rax, rcx, rdx.
+  /// their step. Uses vector registers 0-5, rax, rcx, rdx.
   void quantizeRows(const Reg64 &src, int64_t rows, int64_t stride, int64_t dst) {
     const int dv = static_cast<int>(c.headDim / kLanes), accs = std::min(dv, 2);
     for (int a = 0; a < accs; ++a)
-      vpxord(Zmm(a), Zmm(a), Zmm(a));
+      pxor(Vmm(a), Vmm(a), Vmm(a));
+    if constexpr (!kAvx512)
+      vmovups(Vmm(5), constAddrBits(0x7fffffffu));
     mov(rax, src);
     mov(rdx, rows);
     Label maxLoop, codeLoop;
     L(maxLoop);
-    for (int v = 0; v < dv; ++v) // the larger magnitude, sign cleared
-      vrangeps(Zmm(v % accs), Zmm(v % accs), ptr[rax + v * kLanes * 4], 0x0b);
+    for (int v = 0; v < dv; ++v) {
+      const Vmm a(v % accs);
+      const Address x = ptr[rax + v * kLanes * 4];
+      if constexpr (kAvx512) {
+        vrangeps(a, a, x, 0x0b); // the larger magnitude, sign cleared
+      } else {
+        vandps(Vmm(4), Vmm(5), x); // |x|
+        vmaxps(a, a, Vmm(4));
+      }
+    }
     add(rax, stride * 4);
     dec(rdx);
     jnz(maxLoop, T_NEAR);
     if (accs > 1)
-      vmaxps(zmm0, zmm0, zmm1);
-    emitHorizontal(zmm0, zmm1, Reduction::Max);
-    vmaxps(zmm0, zmm0, constAddr(0x1p-100f));
-    vbroadcastss(zmm1, constScalar(127.f));
-    vdivps(zmm1, zmm1, zmm0); // codes per unit
-    vdivps(zmm0, zmm0, constAddr(127.f));
+      vmaxps(Vmm(0), Vmm(0), Vmm(1));
+    emitHorizontal(Vmm(0), Vmm(1), Reduction::Max);
+    vmaxps(Vmm(0), Vmm(0), constAddr(0x1p-100f));
+    loadConstant(Vmm(1), 127.f);
+    vdivps(Vmm(1), Vmm(1), Vmm(0)); // codes per unit
+    vdivps(Vmm(0), Vmm(0), constAddr(127.f));
     mov(rax, src);
     lea(rcx, ptr[r10 + dst]);
     mov(rdx, rows);
     L(codeLoop);
     for (int v = 0; v < dv; ++v) {
-      const Zmm x(2 + v % 2);
-      vmulps(x, zmm1, ptr[rax + v * kLanes * 4]);
-      vcvtps2dq(x, x | T_rn_sae);
-      vpaddd(x, x, constAddrBits(128));
-      vpmovusdb(ptr[rcx + v * kLanes], x);
+      const Vmm x(2 + v % 2);
+      vmulps(x, Vmm(1), ptr[rax + v * kLanes * 4]);
+      if constexpr (kAvx512) {
+        vcvtps2dq(x, x | T_rn_sae);
+        vpaddd(x, x, constAddrBits(128));
+        vpmovusdb(ptr[rcx + v * kLanes], x);
+      } else {
+        vcvtps2dq(x, x); // half to even, as the runtime keeps MXCSR
+        vpaddd(x, x, constAddrBits(128));
+        emitDwordsToBytes(x);
+        vmovq(ptr[rcx + v * kLanes], Xmm(x.getIdx()));
+      }
     }
     add(rax, stride * 4);
     add(rcx, c.headDim);
@@ -1070,12 +1086,15 @@ private:
         }
         continue;
       }
+      if (c.int8Products)
+        vbroadcastss(kv, scoresFactor()); // (kv free until the mask)
       if (u8)
         for (int i = 0; i < n; ++i) {
           vcvtdq2ps(x(i), x(i));
-          vmulps(x(i), x(i),
-                 c.int8Products ? scoresFactor()
-                                : constAddr(c.inputGrids[0].scale * c.inputGrids[1].scale));
+          if (c.int8Products)
+            vmulps(x(i), x(i), kv);
+          else
+            vmulps(x(i), x(i), constAddr(c.inputGrids[0].scale * c.inputGrids[1].scale));
         }
       if (scaledGridFollows) {
         // Scores rounded on their grid, then scaled and rounded again,
@@ -1423,6 +1442,8 @@ private:
           vmulps(x, x, constAddr(255.f));
           if constexpr (kAvx512)
             vcvtps2dq(x, x | T_rn_sae);
+          else
+            vcvtps2dq(x, x);
         } else {
           vmulps(x, t0, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
           emitProbabilityIndex(x, t1);
@@ -1609,8 +1630,10 @@ private:
         }
       for (int r = 0; r < rows && !c.qlinear; ++r) {
         if (c.int8Products) {
-          vbroadcastss(pr, ptr[rdx + r * 4]);
-          vmulps(pr, pr, valueStep());
+          const Xmm factor(pr.getIdx());
+          vmovss(factor, ptr[rdx + r * 4]);
+          vmulss(factor, factor, valueStep());
+          vbroadcastss(pr, factor);
         } else if (u8) {
           vbroadcastss(pr, constScalar(c.probs.scale * c.inputGrids[2].scale));
         } else {

@@ -142,16 +142,30 @@ def test_amx_and_avxvnni_targets(nunc, models, tmp_path, target, flag, family):
     one (same integers, same AVX-512 epilogue), AVX-VNNI the x86_64-avx2 one
     (same integers, same AVX2 f32 code around them; the AVX-512 library
     differs where an f32 difference moves a dynamic row quantization by a
-    step). On a host without it, init refuses with the missing feature named
-    (the kernels themselves are checked under emulation in the unit tests)."""
+    step; compiled with --attention f32 there, as AVX2 has no int8
+    attention, while its default library, attention on int8 products, is
+    checked against fp32). On a host without it, init refuses with the
+    missing feature named (the kernels themselves are checked under
+    emulation in the unit tests)."""
     twin = "x86_64-avx512vnni" if family == "amx" else "x86_64-avx2"
     if family == "amx" and not VNNI:
         pytest.skip("the host lacks AVX-512 VNNI (the AMX library's twin)")
     libs = {}
+    # AVX2's attention stays f32 (no vpdpbusd): AVX-VNNI's twin keeps it too.
+    twin_flags = ("--attention", "f32") if family == "avxvnni" else ()
     for t in (target, twin):
         nunc("compile", os.path.join(models, "minilm.onnx"), "--target", t, "--quantize", "int8",
-             *pins("minilm", 1, 32), "-o", tmp_path / t)
+             *pins("minilm", 1, 32), *(twin_flags if t == target else ()), "-o", tmp_path / t)
         libs[t] = harness.build(str(tmp_path / t))
+    # The default AVX-VNNI library: attention on int8 products, ymm.
+    if family == "avxvnni":
+        nunc("compile", os.path.join(models, "minilm.onnx"), "--target", target, "--quantize",
+             "int8", *pins("minilm", 1, 32), "-o", tmp_path / "int8-attention")
+        kernels = [k["kernel"] for k in json.loads(
+            (tmp_path / "int8-attention" / "minilm.json").read_text())["kernels"]]
+        assert sum(k.startswith("attention.avxvnni[") and "] int8 products" in k
+                   for k in kernels) == 6, kernels
+        libs["int8-attention"] = harness.build(str(tmp_path / "int8-attention"))
     manifest = json.loads((tmp_path / target / "minilm.json").read_text())
     gemms = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.quantized_linear"]
     assert_fused_projections(gemms)
@@ -168,6 +182,12 @@ def test_amx_and_avxvnni_targets(nunc, models, tmp_path, target, flag, family):
     np.testing.assert_array_equal(got, want["last_hidden_state"])
     c = cosine(got, reference(models, "minilm", feeds)["last_hidden_state"])
     assert c >= 0.999, c
+    if family == "avxvnni":
+        outs, _, log = harness.run(*libs["int8-attention"], feeds, str(tmp_path / "i"))
+        assert outs is not None, log
+        c = cosine(outs["last_hidden_state"],
+                   reference(models, "minilm", feeds)["last_hidden_state"])
+        assert c >= 0.999, c
 
 
 def test_int8_option_errors(nunc, models, tmp_path):

@@ -275,14 +275,16 @@ TEST_P(AttentionKernelTest, MultipliesEachHeadsInt8Codes) {
   Isa isa = GetParam();
   if (!hostHas(isa))
     GTEST_SKIP() << "the host lacks this ISA";
+  // AVX-512 VNNI, or AVX2 with AVX-VNNI (EVEX-encoded on hosts with
+  // AVX-512 VNNI only): on AVX2 a head dim of a multiple of 16.
+  if (!__builtin_cpu_supports("avx512vnni") &&
+      !(isa == Isa::Avx2 && __builtin_cpu_supports("avxvnni")))
+    GTEST_SKIP() << "the host lacks VNNI for this ISA";
   AttentionConfig probe{1, 7, 7, 1, 16, 0.37f, false};
   probe.int8Products = true;
-  // AVX-512 VNNI only (EVEX vpdpbusd; x86_64-avxvnni keeps f32 attention).
-  EXPECT_EQ(AttentionKernel::supports(probe, isa), isa == Isa::Avx512);
-  if (isa != Isa::Avx512)
-    return;
-  if (!__builtin_cpu_supports("avx512vnni"))
-    GTEST_SKIP() << "the host lacks AVX-512 VNNI";
+  EXPECT_TRUE(AttentionKernel::supports(probe, isa));
+  probe.headDim = 8;
+  EXPECT_EQ(AttentionKernel::supports(probe, isa), false);
   std::vector<Case> cases = {
       {1, 1, 1, 1, 16, {}},              {1, 7, 7, 2, 16, {1, 1, 1, 7}},
       {2, 17, 17, 3, 32, {2, 1, 1, 17}}, {1, 128, 128, 12, 32, {1, 1, 1, 128}},
@@ -297,6 +299,7 @@ TEST_P(AttentionKernelTest, MultipliesEachHeadsInt8Codes) {
                            " D=" + std::to_string(c.d);
     AttentionConfig cfg{c.b, c.s, c.t, c.h, c.d, 0.37f, !c.maskShape.empty()};
     cfg.int8Products = true;
+    cfg.evexVnni = isa == Isa::Avx2 && !__builtin_cpu_supports("avxvnni");
     ASSERT_TRUE(AttentionKernel::supports(cfg, isa)) << at;
     const int64_t e = c.h * c.d;
     Tensor q = nunc_test::randomTensor(rng, {c.b, c.s, e}, -2.f, 2.f);

@@ -131,7 +131,7 @@ cl::opt<std::string> attentionPrecision(
     "attention",
     cl::desc("With --quantize int8: int8 (the default: each head's Q K^T and P V on int8 "
              "codes, where the target's attention kernel has them: x86_64-avx512vnni, "
-             "x86_64-amx) or f32"),
+             "x86_64-amx, x86_64-avxvnni) or f32"),
     cl::value_desc("int8|f32"), cl::init("int8"), cl::sub(compileCommand), cl::cat(category));
 cl::opt<std::string> calibration("calibration",
                                  cl::desc("Calibration samples: a .npz (one sample, arrays "

@@ -74,7 +74,7 @@ struct CompiledModel {
 FailureOr<CompiledModel> compileModel(ModuleOp module, const CompileOptions &options);
 
 /// Whether `target`'s attention kernel multiplies this attention's int8
-/// codes (nunc.attention's int8_products: AVX-512 VNNI and AMX targets;
+/// codes (nunc.attention's int8_products: the VNNI targets;
 /// nunc-quantize-attention's rule when compiling for `target`).
 bool takesInt8Attention(AttentionOp op, const TargetInfo &target);
 

@@ -807,8 +807,8 @@ def QuantizeAttention : Pass<"nunc-quantize-attention", "func::FuncOp"> {
     outputs move by 1 - cosine ~3e-6 against f32 attention, ~40 times less
     than the int8 GEMMs, where onnxruntime's QDQ attention (probabilities on
     a fixed grid of 1/255) moves them by ~1.3e-4. The compiler runs it with
-    its target's rule (AVX-512 VNNI or AMX targets); on its own (nunc-opt)
-    it takes every such attention.
+    its target's rule (the VNNI targets: x86_64-avx512vnni, x86_64-amx,
+    x86_64-avxvnni); on its own (nunc-opt) it takes every such attention.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
