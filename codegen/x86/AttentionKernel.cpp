@@ -41,10 +41,10 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
                        c.headsMajor[3] || (c.kvHeads && c.kvHeads != c.heads);
   if (c.kvHeads < 0 || (c.kvHeads && c.heads % c.kvHeads != 0) || (layouts && c.u8Inputs))
     return false;
-  // P V's s32 sums of codes up to 255 x 127 per key.
   const bool anyGrid =
       llvm::any_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
                    [](const Activation *g) { return g->kind != Activation::None; });
+  // (P V sums up to 255 x 127 per key in s32.)
   if (c.int8Products && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || c.u8Inputs ||
                          c.qlinear || layouts || anyGrid || c.keys > 65536))
     return false;
