@@ -108,7 +108,7 @@ void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
     options.activations = "static";
   pm.nest<func::FuncOp>().addPass(createQuantizeInt8(options));
   if (int8Attention)
-    pm.nest<func::FuncOp>().addPass(createQuantizeAttention(std::move(int8Attention)));
+    pm.nest<func::FuncOp>().addPass(createQuantizeAttention(std::move(int8Attention), keepF32));
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
 }
 

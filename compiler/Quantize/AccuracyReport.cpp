@@ -73,8 +73,14 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
                         llvm::ArrayRef<std::vector<Tensor>> samples) {
   std::map<std::string, Operation *> byKey;
   std::vector<std::string> order;
+  // Attentions on int8 products too (nunc-quantize-attention).
+  auto int8Attention = [](Operation *op) {
+    auto a = dyn_cast<AttentionOp>(op);
+    return a && a.getInt8Products();
+  };
   quantized.walk([&](Operation *op) {
-    if (!isa<QuantizedLinearOp, QuantizedConvOp>(op) && !isInt8Depthwise(op))
+    if (!isa<QuantizedLinearOp, QuantizedConvOp>(op) && !isInt8Depthwise(op) &&
+        !int8Attention(op))
       return;
     std::string key = quantizationKey(op);
     byKey[key] = op;
@@ -82,7 +88,7 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
   });
   llvm::DenseMap<Operation *, std::string> keys;
   f32.walk([&](Operation *op) {
-    if (isQuantizable(op))
+    if (isQuantizable(op) || isa<AttentionOp>(op))
       keys[op] = quantizationKey(op);
   });
   // An int8 op's operand and the f32 op's operand in the same role (input,
@@ -102,13 +108,43 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
   std::map<std::string, Agreement> sums;
   for (const std::vector<Tensor> &sample : samples) {
     llvm::Error failure = llvm::Error::success();
+    // The f32 op and the int8 one on the same operands (quantOperand: the
+    // int8 op's), into the key's sums.
+    auto compare = [&](Operation *op, Operation *q, const std::string &key,
+                       llvm::function_ref<const Tensor &(Value)> operand,
+                       llvm::function_ref<const Tensor &(Value)> quantOperand) {
+      llvm::Expected<SmallVector<Tensor>> want = evaluateOp(op, operand);
+      llvm::Expected<SmallVector<Tensor>> got = evaluateOp(q, quantOperand);
+      if (!want) {
+        failure = want.takeError();
+        if (!got)
+          llvm::consumeError(got.takeError());
+        return;
+      }
+      if (!got) {
+        failure = got.takeError();
+        return;
+      }
+      sums[key].add((*want)[0], (*got)[0]);
+    };
     auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
-      if (!isQuantizable(op) || failure)
+      if ((!isQuantizable(op) && !isa<AttentionOp>(op)) || failure)
         return;
       auto it = byKey.find(keys[op]);
       if (it == byKey.end())
         return;
       Operation *q = it->second;
+      if (isa<AttentionOp>(op)) {
+        // The int8 attention on the f32 one's operands, operand by operand.
+        auto same = [&](Value v) -> const Tensor & {
+          for (unsigned i = 0; i < q->getNumOperands(); ++i)
+            if (v == q->getOperand(i))
+              return operand(op->getOperand(i));
+          return operand(op->getOperand(0));
+        };
+        compare(op, q, it->first, operand, same);
+        return;
+      }
       std::array<Value, 4> qRoles = roles(q), fRoles = roles(op);
       // The quantized weight: the i8 constant under its quant.scast, or a
       // depthwise conv's f32 filter on its s8 grid.
@@ -152,19 +188,7 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
             return operand(fRoles[r]);
         return operand(fRoles[0]);
       };
-      llvm::Expected<SmallVector<Tensor>> want = evaluateOp(op, operand);
-      llvm::Expected<SmallVector<Tensor>> got = evaluateOp(q, quantOperand);
-      if (!want) {
-        failure = want.takeError();
-        if (!got)
-          llvm::consumeError(got.takeError());
-        return;
-      }
-      if (!got) {
-        failure = got.takeError();
-        return;
-      }
-      sums[it->first].add((*want)[0], (*got)[0]);
+      compare(op, q, it->first, operand, quantOperand);
     };
     llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(f32, sample, observe);
     if (failure)

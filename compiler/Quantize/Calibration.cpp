@@ -261,6 +261,25 @@ std::string nodeKey(Operation *target, llvm::StringRef prefix,
 } // namespace
 
 std::string mlir::nunc::quantizationKey(Operation *target) {
+  if (isa<AttentionOp>(target)) {
+    // The node that names the attention best: its Softmax.
+    std::string softmax;
+    target->getLoc()->walk([&](Location l) {
+      auto fused = dyn_cast<FusedLoc>(l);
+      auto node = fused ? dyn_cast_or_null<OnnxNodeAttr>(fused.getMetadata()) : OnnxNodeAttr();
+      if (!node)
+        return WalkResult::advance();
+      if ((softmax.empty() && node.getOpType().contains("Softmax")) ||
+          node.getOpType().ends_with("Attention"))
+        for (Location part : fused.getLocations())
+          if (auto n = dyn_cast<NameLoc>(part))
+            softmax = n.getName().str();
+      return WalkResult::skip();
+    });
+    if (!softmax.empty())
+      return softmax;
+    return nodeKey(target, "attention", [](Operation *op) { return isa<AttentionOp>(op); });
+  }
   auto isConv = [](Operation *op) { return isa<ConvOp, FusedConvOp, QuantizedConvOp>(op); };
   if (isConv(target))
     return nodeKey(target, "conv", isConv);

@@ -1,6 +1,7 @@
 //===- QuantizeAttention.cpp - attention's products on int8 codes ---------===//
 
 #include "PatternUtils.h"
+#include "nunc/Quantize/Calibration.h"
 #include "nunc/Transforms/Passes.h"
 
 namespace mlir::nunc {
@@ -15,11 +16,12 @@ namespace {
 
 struct QuantizeAttentionPass
     : public mlir::nunc::impl::QuantizeAttentionBase<QuantizeAttentionPass> {
+  using QuantizeAttentionBase::QuantizeAttentionBase;
   std::function<bool(AttentionOp)> kernelTakes;
 
   void runOnOperation() override {
     getOperation().walk([&](AttentionOp op) {
-      if (!eligible(op))
+      if (!eligible(op) || (!keepF32.empty() && llvm::is_contained(keepF32, quantizationKey(op))))
         return;
       op.setInt8Products(true);
       if (kernelTakes && !kernelTakes(op))
@@ -49,8 +51,11 @@ struct QuantizeAttentionPass
 } // namespace
 
 std::unique_ptr<Pass>
-mlir::nunc::createQuantizeAttention(std::function<bool(AttentionOp)> kernelTakes) {
-  auto pass = std::make_unique<QuantizeAttentionPass>();
+mlir::nunc::createQuantizeAttention(std::function<bool(AttentionOp)> kernelTakes,
+                                    llvm::ArrayRef<std::string> keepF32) {
+  QuantizeAttentionOptions options;
+  options.keepF32.assign(keepF32.begin(), keepF32.end());
+  auto pass = std::make_unique<QuantizeAttentionPass>(options);
   pass->kernelTakes = std::move(kernelTakes);
   return pass;
 }

@@ -32,3 +32,19 @@ func.func @kept(%q: tensor<1x5x16xf32>, %q4: tensor<1x2x5x16xf32>, %qq: tensor<1
   %d = nunc.attention %qq, %k2, %k2 {kv_heads = 1 : i64, num_heads = 2 : i64, scale = 0.5 : f32} : tensor<1x5x64xf32>, tensor<1x5x32xf32>, tensor<1x5x32xf32> -> tensor<1x5x64xf32>
   return %a, %b, %c, %d : tensor<1x5x16xf32>, tensor<1x5x16xf32>, tensor<1x2x5x16xf32>, tensor<1x5x64xf32>
 }
+
+// -----
+
+// keep-f32 names attentions by their ONNX Softmax node (or, without ONNX
+// locations, attention#<index>): those stay f32.
+// RUN: nunc-opt %s -split-input-file --nunc-quantize-attention="keep-f32=/l1/Softmax,attention#2" | FileCheck %s --check-prefix=KEEP
+// KEEP-LABEL: func.func @kept_by_key(
+// KEEP: nunc.attention {{.*}}int8_products
+// KEEP-NOT: int8_products
+// KEEP: return
+func.func @kept_by_key(%q: tensor<1x5x32xf32>) -> (tensor<1x5x32xf32>, tensor<1x5x32xf32>, tensor<1x5x32xf32>) {
+  %a = nunc.attention %q, %q, %q {num_heads = 1 : i64, scale = 0.5 : f32} : tensor<1x5x32xf32>, tensor<1x5x32xf32>, tensor<1x5x32xf32> -> tensor<1x5x32xf32> loc(fused<#nunc.onnx_node<"Softmax", 17>>["/l0/Softmax"])
+  %b = nunc.attention %q, %q, %q {num_heads = 1 : i64, scale = 0.5 : f32} : tensor<1x5x32xf32>, tensor<1x5x32xf32>, tensor<1x5x32xf32> -> tensor<1x5x32xf32> loc(fused[fused<#nunc.onnx_node<"MatMul", 17>>["/l1/MatMul"], fused<#nunc.onnx_node<"Softmax", 17>>["/l1/Softmax"]])
+  %c = nunc.attention %q, %q, %q {num_heads = 1 : i64, scale = 0.5 : f32} : tensor<1x5x32xf32>, tensor<1x5x32xf32>, tensor<1x5x32xf32> -> tensor<1x5x32xf32>
+  return %a, %b, %c : tensor<1x5x32xf32>, tensor<1x5x32xf32>, tensor<1x5x32xf32>
+}

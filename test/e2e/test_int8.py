@@ -1321,9 +1321,10 @@ def test_static_calibration_errors(nunc, models, tmp_path):
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_report_and_accuracy_target(nunc, models, tmp_path):
-    """--report writes per-layer SNR/cosine and output agreement;
-    --accuracy-target keeps the most sensitive layers in f32 until the
-    outputs reach it on the samples."""
+    """--report writes per-layer SNR/cosine and output agreement (the 36
+    int8 GEMMs and the 6 attentions on int8 products, named by their
+    Softmax); --accuracy-target keeps the most sensitive layers in f32
+    until the outputs reach it on the samples."""
     write_samples(tmp_path / "calib", "minilm", 2, 1, 16)
     common = [os.path.join(models, "minilm.onnx"), "--target", "x86_64-avx512vnni",
               "--quantize", "int8", "--calibration", tmp_path / "calib", *pins("minilm", 1, 16)]
@@ -1331,7 +1332,9 @@ def test_report_and_accuracy_target(nunc, models, tmp_path):
     text = (tmp_path / "all.md").read_text()
     assert "## Layers kept in f32\n\nnone" in text
     rows = [l for l in text.splitlines() if l.startswith("| /encoder/")]
-    assert len(rows) == 36, text
+    assert len(rows) == 42, text
+    attentions = [float(l.split("|")[2]) for l in rows if "/attention/self/Softmax |" in l]
+    assert len(attentions) == 6 and all(30 < snr < 80 for snr in attentions), rows
     base = float(next(l for l in text.splitlines()
                       if l.startswith("| last_hidden_state")).split("|")[2])
     assert 0.999 < base < 0.99999
@@ -1346,10 +1349,16 @@ def test_report_and_accuracy_target(nunc, models, tmp_path):
     assert reached >= target - 1e-6, (reached, target)
     manifest = json.loads((tmp_path / "mixed" / "minilm.json").read_text())
     # The f32 GEMMs compute exactly the kept MatMuls (a layer's Q, K and V
-    # in one GEMM where all three were kept).
+    # in one GEMM where all three were kept), the f32 attentions exactly the
+    # kept Softmaxes.
     f32_matmuls = [n for k in manifest["kernels"] if k["kernel"].startswith("gemm.avx512")
                    for n in re.findall(r'node "([^"]*/MatMul)"', k["node"])]
-    assert sorted(f32_matmuls) == sorted(kept), (f32_matmuls, kept)
+    assert sorted(f32_matmuls) == sorted(k for k in kept if k.endswith("/MatMul")), \
+        (f32_matmuls, kept)
+    f32_softmaxes = [n for k in manifest["kernels"] if k["kernel"].startswith("attention.avx512[")
+                     for n in re.findall(r'node "([^"]*/Softmax)"', k["node"])]
+    assert sorted(f32_softmaxes) == sorted(k for k in kept if k.endswith("/Softmax")), \
+        (f32_softmaxes, kept)
 
 
 class Samples:

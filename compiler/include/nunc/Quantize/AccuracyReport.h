@@ -33,8 +33,9 @@ struct OutputAgreement {
   double top1 = -1; // fraction of rows with the same argmax; -1 when not a classifier
 };
 
-/// Per-layer errors of the quantized linear ops of `quantized`, in program
-/// order, each measured in isolation on the inputs of its f32 twin in `f32`.
+/// Per-layer errors of the quantized linear ops (and convolutions, and
+/// attentions on int8 products) of `quantized`, in program order, each
+/// measured in isolation on the inputs of its f32 twin in `f32`.
 llvm::Expected<std::vector<LayerError>> layerErrors(func::FuncOp f32, func::FuncOp quantized,
                                                     llvm::ArrayRef<std::vector<Tensor>> samples);
 

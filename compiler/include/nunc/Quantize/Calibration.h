@@ -92,7 +92,9 @@ double clippingMeanSquare(const ValueHistogram &h, double lo, double hi);
 
 /// A stable name for a linear or conv op: its first ONNX node (the
 /// MatMul/Gemm/Conv), or "linear#<index>" / "conv#<index>" in program order
-/// when the IR carries no ONNX locations.
+/// when the IR carries no ONNX locations; for an attention, its ONNX
+/// Softmax (or onnxruntime's attention op) node, else its first node, else
+/// "attention#<index>".
 std::string quantizationKey(Operation *op);
 
 /// A stable name for a layer_norm op: its first ONNX node, or

@@ -60,8 +60,10 @@ std::unique_ptr<Pass> createFuseAttentionQuantization(
     std::function<bool(AttentionOp, ArrayRef<Type> inputGrids)> readsU8Inputs);
 
 /// nunc-quantize-attention marking only the attentions `kernelTakes`
-/// accepts with int8_products set (the target's kernel).
-std::unique_ptr<Pass> createQuantizeAttention(std::function<bool(AttentionOp)> kernelTakes);
+/// accepts with int8_products set (the target's kernel), and none of
+/// `keepF32`.
+std::unique_ptr<Pass> createQuantizeAttention(std::function<bool(AttentionOp)> kernelTakes,
+                                              llvm::ArrayRef<std::string> keepF32 = {});
 
 /// Re-infers the result types of `op` and keeps, per result, the more precise
 /// of the current and the inferred type. Returns failure when inference

@@ -809,7 +809,13 @@ def QuantizeAttention : Pass<"nunc-quantize-attention", "func::FuncOp"> {
     a fixed grid of 1/255) moves them by ~1.3e-4. The compiler runs it with
     its target's rule (the VNNI targets: x86_64-avx512vnni, x86_64-amx,
     x86_64-avxvnni); on its own (nunc-opt) it takes every such attention.
+    Those listed in `keep-f32` (by key: their ONNX Softmax node's name, as
+    `--accuracy-target` and the accuracy report name them) stay f32.
   }];
+  let options = [
+    ListOption<"keepF32", "keep-f32", "std::string",
+               "Attentions (by key: their Softmax node name) to leave in f32">
+  ];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }
 
