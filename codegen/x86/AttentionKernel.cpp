@@ -45,8 +45,9 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
       llvm::any_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
                    [](const Activation *g) { return g->kind != Activation::None; });
   // (P V sums up to 255 x 127 per key in s32.)
+  // (Heads first or grouped: each task quantizes its own heads' rows.)
   if (c.int8Products && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || c.u8Inputs ||
-                         c.qlinear || layouts || anyGrid || c.keys > 65536))
+                         c.qlinear || anyGrid || c.keys > 65536))
     return false;
   if (c.u8Inputs && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || !codes(c.probs) ||
                      !llvm::all_of(c.inputGrids, codes)))

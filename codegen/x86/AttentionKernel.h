@@ -119,8 +119,8 @@ struct AttentionConfig {
   std::optional<U8Output> u8Output;
   /// f32 q, k and v multiplied as int8 codes (nunc.attention's
   /// int8_products; VNNI: AVX-512, or AVX2 with a head dim of a multiple of
-  /// 16; no grids, q, k, v and out [B, length, heads*D], packed operands
-  /// allowed): each task quantizes its head's Q,
+  /// 16; no grids; any layout: packed, heads first, grouped heads, whose
+  /// key and value head each task quantizes for itself): each task quantizes its head's Q,
   /// K and V rows to s8 on a symmetric grid of their own (step max |x| /
   /// 127 over the head's rows, codes round(x * (127 / max)), half to even)
   /// into scratch; Q K^T is the vpdpbusd sum of those codes (Q's plus 128

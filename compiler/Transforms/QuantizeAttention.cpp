@@ -29,9 +29,8 @@ struct QuantizeAttentionPass
     });
   }
 
-  /// f32 operands of static shapes, no grids, merged heads, D a multiple of
-  /// 16 (the codes' dword groups and vectors) up to 256, P V's s32 sums in
-  /// range.
+  /// f32 operands of static shapes, no grids, D a multiple of 16 (the
+  /// codes' dword groups and vectors) up to 256, P V's s32 sums in range.
   static bool eligible(AttentionOp op) {
     for (Value x : {op.getQuery(), op.getKey(), op.getValue()}) {
       auto t = dyn_cast<RankedTensorType>(x.getType());
@@ -43,7 +42,7 @@ struct QuantizeAttentionPass
            !op.getQlinearArithmetic() && !op.getU8Output() && !op.getScoresQuantization() &&
            !op.getScaledQuantization() && !op.getLogitsQuantization() &&
            !op.getProbsQuantization() && !op.getOutputQuantization() &&
-           !op.hasHeadsFirstOrGroups() && op.headDim() % 16 == 0 && op.headDim() <= 256 &&
+           op.headDim() % 16 == 0 && op.headDim() <= 256 &&
            op.keyLength() <= 65536;
   }
 };

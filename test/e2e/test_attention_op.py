@@ -13,18 +13,19 @@ import pytest
 from onnx import helper as h
 
 import harness
+from test_compile import host_has
 from test_graph_ops import TARGETS, check_against_onnxruntime
 
 F, I64, B = onnx.TensorProto.FLOAT, onnx.TensorProto.INT64, onnx.TensorProto.BOOL
 
 
-def compiled(nunc, tmp_path, target, model, feeds, name):
-    """Compiles `model` for `target` and runs the library on `feeds`:
-    returns its manifest's kernels and its outputs."""
+def compiled(nunc, tmp_path, target, model, feeds, name, *flags):
+    """Compiles `model` for `target` (with `flags`) and runs the library on
+    `feeds`: returns its manifest's kernels and its outputs."""
     path = str(tmp_path / f"{name}.onnx")
     onnx.save(model, path)
     out = tmp_path / target
-    nunc("compile", path, "--target", target, "-o", out)
+    nunc("compile", path, "--target", target, *flags, "-o", out)
     kernels = json.loads((out / f"{name}.json").read_text())["kernels"]
     exe, man = harness.build(str(out))
     got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
@@ -266,6 +267,25 @@ def test_exported_decoder_attention_is_fused(nunc, tmp_path, target, seq, past, 
     assert "nunc.softmax" not in ops and "nunc.expand" not in ops, ops
     assert ("as rows of their key head's task" in json.dumps(kernels)) == (seq == 1), kernels
     check_against_onnxruntime(got, want, rtol=1e-4, atol=2e-5)
+
+
+@pytest.mark.skipif(not host_has("avx512_vnni"), reason="the host lacks AVX-512 VNNI")
+@pytest.mark.parametrize("seq,past", [(5, 6), (1, 9)])
+def test_int8_decoder_attention_on_int8_products(nunc, tmp_path, seq, past):
+    """`--quantize int8` of the decoder block: its heads-first, grouped
+    attention (8 query heads on 2 key heads) runs on int8 products too,
+    each task quantizing its own key and value head, and the block stays
+    within int8's accuracy of onnxruntime fp32."""
+    model, feeds = decoder_layer_model(seq=seq, past=past, block=True)
+    want = harness.onnxruntime_outputs(model, feeds)
+    kernels, got = compiled(nunc, tmp_path, "x86_64-avx512vnni", model, feeds, "decoder",
+                            "--quantize", "int8")
+    attention = [k["kernel"] for k in kernels if k["op"] == "nunc.attention"]
+    assert len(attention) == 1 and "] int8 products" in attention[0], attention
+    assert "KV=2 heads-first" in attention[0], attention
+    a, b = (np.asarray(x, np.float64).ravel() for x in (got["y"], want["y"]))
+    cos = a @ b / np.linalg.norm(a) / np.linalg.norm(b)
+    assert cos >= 0.999, cos
 
 
 @pytest.mark.parametrize("length", [200, 100])

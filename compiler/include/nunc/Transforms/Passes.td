@@ -798,9 +798,9 @@ def QuantizeAttention : Pass<"nunc-quantize-attention", "func::FuncOp"> {
   let description = [{
     Post-training quantization of attention (`nunc compile --quantize int8`,
     unless `--attention f32`). Every nunc.attention on f32 operands without
-    grids (no QDQ model's intermediates, no qlinear_arithmetic), with merged
-    heads ([B, length, H*D]: packed operands allowed), a head dim of a
-    multiple of 16 up to 256 and at most 65536 keys gets `int8_products`: each head's
+    grids (no QDQ model's intermediates, no qlinear_arithmetic), a head dim
+    of a multiple of 16 up to 256 and at most 65536 keys (any layout:
+    packed, heads first, grouped heads) gets `int8_products`: each head's
     Q, K and V on a symmetric s8 grid of its own, computed at run time, and
     the probabilities as u8 codes of their exponentials relative to the
     row's largest (see nunc.attention). On MiniLM and BERT-base shapes the
