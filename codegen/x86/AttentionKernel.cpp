@@ -673,6 +673,10 @@ private:
     }
     if (int64_t rest = c.keys % 4)
       group(rest);
+    // int8Products: the probabilities' zero point is 0, and with it the
+    // column terms (weightedValues does not read them).
+    if (c.int8Products)
+      return;
     // Column sums of the stored groups, a vector of dims at a time (a loop
     // over the groups: code size independent of T).
     const int32_t mp = minOf(c.probs), bv = betaOf(c.inputGrids[2]);

@@ -775,13 +775,9 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
                              gridOf(o.getLogitsQuantization()),
                              gridOf(o.getProbsQuantization()),
                              gridOf(o.getOutputQuantization())};
-        if (o.getInt8Products()) {
-          // (An output grid only as u8_output's, which `result` applies.)
-          if (grids.scores || grids.scaled || grids.logits || grids.probs ||
-              (grids.output && !o.getU8Output()) || o.getQlinearArithmetic())
-            return llvm::createStringError("nunc.attention's int8_products takes no grids");
-          grids.int8Products = true;
-        }
+        // (The verifier leaves int8_products no grids but u8_output's, which
+        // `result` applies.)
+        grids.int8Products = o.getInt8Products();
         if (o.getQlinearArithmetic()) {
           std::array<kernels::Grid, 3> inputs;
           for (unsigned i = 0; i < 3; ++i)

@@ -288,6 +288,17 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
 }
 
 namespace {
+/// scores + mask (broadcast), or the scores without a mask.
+Expected<Tensor> maskedScores(const Tensor &scores, const Tensor *mask) {
+  if (!mask)
+    return scores;
+  NUNC_ASSIGN_OR_RETURN(masked, binary(BinaryKind::Add, scores, *mask));
+  if (masked.shape() != scores.shape())
+    return kernelError("attention mask " + mask->describe() +
+                       " does not broadcast to the scores " + scores.describe());
+  return masked;
+}
+
 /// The codes round(x * (127 / m)) (half to even) of `n` values, m = max |x|
 /// (at least 2^-100); returns their step m / 127.
 float symmetricCodes(const float *x, int64_t n, int32_t *codes) {
@@ -327,14 +338,7 @@ Expected<Tensor> int8ProductsAttention(const Tensor &q, const Tensor &k, const T
         row[i * t + j] = static_cast<float>(dot) * factor;
       }
   }
-  Tensor logits = scores;
-  if (mask) {
-    NUNC_ASSIGN_OR_RETURN(masked, binary(BinaryKind::Add, scores, *mask));
-    if (masked.shape() != scores.shape())
-      return kernelError("attention mask " + mask->describe() +
-                         " does not broadcast to the scores " + scores.describe());
-    logits = std::move(masked);
-  }
+  NUNC_ASSIGN_OR_RETURN(logits, maskedScores(scores, mask));
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, {b, h, s, d}));
   std::vector<int32_t> pc(t);
   for (int64_t bh = 0; bh < b * h; ++bh)
@@ -429,14 +433,7 @@ Expected<Tensor> attention(const Tensor &q, const Tensor &k, const Tensor &v,
                                      q.dtype()));
   NUNC_ASSIGN_OR_RETURN(scaledRaw, binary(BinaryKind::Mul, scores, scaleT));
   NUNC_ASSIGN_OR_RETURN(scaled, rounded(std::move(scaledRaw), grids.scaled));
-  Tensor logits = scaled;
-  if (mask) {
-    NUNC_ASSIGN_OR_RETURN(masked, binary(BinaryKind::Add, scaled, *mask));
-    if (masked.shape() != scaled.shape())
-      return kernelError("attention mask " + mask->describe() +
-                         " does not broadcast to the scores " + scaled.describe());
-    logits = masked;
-  }
+  NUNC_ASSIGN_OR_RETURN(logits, maskedScores(scaled, mask));
   NUNC_ASSIGN_OR_RETURN(logitsRounded, rounded(std::move(logits), grids.logits));
   NUNC_ASSIGN_OR_RETURN(probsRaw, softmax(logitsRounded, -1));
   NUNC_ASSIGN_OR_RETURN(probs, rounded(std::move(probsRaw), grids.probs));

@@ -179,12 +179,14 @@ int runRun() {
     buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms, onnxruntimeRewrites);
     // Attention on int8 codes as `nunc compile --quantize int8` for this
     // host has it.
+    std::function<bool(AttentionOp)> int8Attention;
+    if (host && attentionPrecision == "int8")
+      int8Attention = [target = *host](AttentionOp op) { return takesInt8Attention(op, target); };
     if (quantize == "int8")
-      buildInt8Pipeline(pm, "", {}, true, true, true, std::nullopt, true,
-                        [host = host ? std::optional<TargetInfo>(*host) : std::nullopt,
-                         int8 = attentionPrecision == "int8"](AttentionOp op) {
-                          return int8 && host && takesInt8Attention(op, *host);
-                        });
+      buildInt8Pipeline(pm, /*profile=*/"", /*keepF32=*/{}, /*convs=*/true,
+                        /*biasCorrection=*/true, /*staticActivations=*/true,
+                        /*minHandoverSnr=*/std::nullopt, /*depthwiseHandover=*/true,
+                        std::move(int8Attention));
     if (failed(pm.run(*module)))
       return 1;
   }
