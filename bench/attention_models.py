@@ -24,8 +24,8 @@ import numpy as np
 import onnx
 from onnx import helper as h
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test",
-                                "e2e"))
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path[:0] = [os.path.join(ROOT, "test", "e2e"), os.path.join(ROOT, "examples", "models")]
 from test_attention_op import decoder_layer_model  # noqa: E402
 
 F = onnx.TensorProto.FLOAT

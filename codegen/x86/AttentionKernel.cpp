@@ -17,13 +17,13 @@ int64_t lanesOf(Isa isa) { return isa == Isa::Avx512 ? 16 : 8; }
 /// One task's scratch: KT [D][Tp], P [S][Tp], inv [S], V [T][D], the
 /// mask row [Tp]; with u8 inputs or int8 products, V's column terms [D]
 /// after that; with int8 products then the head's codes (Q [S][D], K and V
-/// [T][D] bytes) and its steps (int8CodesFloats).
+/// [T][D] bytes), its steps and each row's scores factor (int8CodesFloats).
 int64_t int8CodesFloats(const AttentionConfig &c, int64_t tp) {
   return c.headDim * tp + c.seq * tp + c.seq + c.keys * c.headDim + tp + c.headDim;
 }
 int64_t taskScratchFloats(const AttentionConfig &c, int64_t tp) {
   if (c.int8Products)
-    return int8CodesFloats(c, tp) + (c.seq + 2 * c.keys) * c.headDim / 4 + 16;
+    return int8CodesFloats(c, tp) + (c.seq + 2 * c.keys) * c.headDim / 4 + 16 + c.seq;
   return c.headDim * tp + c.seq * tp + c.seq + c.keys * c.headDim + tp +
          (c.u8Inputs ? c.headDim : 0);
 }
@@ -48,6 +48,9 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
   // (Heads first or grouped: each task quantizes its own heads' rows.)
   if (c.int8Products && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || c.u8Inputs ||
                          c.qlinear || anyGrid || c.keys > 65536))
+    return false;
+  if (c.queryStepRows &&
+      (!c.int8Products || c.queryStepRows < 0 || c.seq % c.queryStepRows != 0))
     return false;
   if (c.u8Inputs && ((isa != Isa::Avx512 && c.headDim % 16 != 0) || !codes(c.probs) ||
                      !llvm::all_of(c.inputGrids, codes)))
@@ -91,8 +94,7 @@ bool AttentionKernel::scaledGridFollows(const AttentionConfig &c) {
 
 std::optional<AttentionConfig> AttentionKernel::groupedRows(const AttentionConfig &c) {
   if (!c.kvHeads || c.kvHeads == c.heads || c.heads % c.kvHeads != 0 || c.u8Inputs ||
-      c.int8Products ||
-      c.qlinear || c.inputStrides[0] != 0 || c.inputOffsets[0] != 0)
+      c.queryStepRows || c.qlinear || c.inputStrides[0] != 0 || c.inputOffsets[0] != 0)
     return std::nullopt;
   const int64_t group = c.heads / c.kvHeads;
   const int64_t *m = c.maskStrides;
@@ -107,6 +109,9 @@ std::optional<AttentionConfig> AttentionKernel::groupedRows(const AttentionConfi
   g.kvHeads = 0;
   g.seq = group * c.seq;
   g.headsMajor[0] = g.headsMajor[3] = true;
+  // (Each query head's rows keep a Q step of their own, as its task had.)
+  if (c.int8Products)
+    g.queryStepRows = c.seq;
   if (c.mask && c.seq == 1) {
     g.maskStrides[1] = group * m[1];
     g.maskStrides[2] = m[1];
@@ -409,22 +414,41 @@ private:
   int64_t keyCodes() const { return queryCodes() + c.seq * c.headDim; }
   int64_t valueCodes() const { return keyCodes() + c.keys * c.headDim; }
   int64_t stepsAt() const { return valueCodes() + c.keys * c.headDim; }
-  /// Q's step times K's times the scale times log2(e): the scores' factor;
-  /// then V's step.
-  Address scoresFactor() { return ptr[r10 + stepsAt()]; }
+  /// V's step; K's (while Q's are quantized); from rowFactorsAt, each
+  /// row's scores factor: its Q step times K's times the scale times
+  /// log2(e).
   Address valueStep() { return ptr[r10 + stepsAt() + 4]; }
+  Address keyStep() { return ptr[r10 + stepsAt() + 8]; }
+  int64_t rowFactorsAt() const { return stepsAt() + 64; }
+  /// Row r's factor from the scores' row pointer rsi (the row's 1/sum in
+  /// inv, r15 = r10 + (D + S) Tp floats).
+  Address rowFactor(int r) {
+    return ptr[rsi + rowFactorsAt() - (c.headDim + c.seq) * tp * 4 + r * 4];
+  }
 
   /// int8Products: Q, K and V of this head as codes in scratch (the steps
-  /// after them), then read from there as u8 inputs are.
+  /// after them), then read from there as u8 inputs are. Q's step is one
+  /// per block of queryStepRows rows (one query head's).
   void quantizeHead() {
-    quantizeRows(r8, c.seq, qs, queryCodes());
-    vmovss(ptr[r10 + stepsAt()], xmm0);
-    quantizeRows(r9, c.keys, ks, keyCodes());
-    vmulss(xmm0, xmm0, ptr[r10 + stepsAt()]);
-    vmulss(xmm0, xmm0, constScalar(c.scale * kLog2e));
-    vmovss(ptr[r10 + stepsAt()], xmm0);
-    quantizeRows(r12, c.keys, vs, valueCodes());
-    vmovss(ptr[r10 + stepsAt() + 4], xmm0);
+    const int64_t blockRows = c.queryStepRows ? c.queryStepRows : c.seq;
+    quantizeRows(r9, 0, c.keys, ks, keyCodes());
+    vmovss(keyStep(), xmm0);
+    for (int64_t b = 0; b < c.seq / blockRows; ++b) {
+      const int64_t first = b * blockRows;
+      quantizeRows(r8, first * qs * 4, blockRows, qs, queryCodes() + first * c.headDim);
+      vmulss(xmm0, xmm0, keyStep());
+      vmulss(xmm0, xmm0, constScalar(c.scale * kLog2e));
+      Label rows;
+      lea(rax, ptr[r10 + rowFactorsAt() + first * 4]);
+      mov(rdx, blockRows);
+      L(rows);
+      vmovss(ptr[rax], xmm0);
+      add(rax, 4);
+      dec(rdx);
+      jnz(rows);
+    }
+    quantizeRows(r12, 0, c.keys, vs, valueCodes());
+    vmovss(valueStep(), xmm0);
     lea(r8, ptr[r10 + queryCodes()]);
     lea(r9, ptr[r10 + keyCodes()]);
     lea(r12, ptr[r10 + valueCodes()]);
@@ -432,17 +456,18 @@ private:
     eb = 1;
   }
 
-  /// `rows` f32 rows of D from `src` (`stride` floats apart) as the u8
+  /// `rows` f32 rows of D from `src` + `srcBytes` (`stride` floats apart) as the u8
   /// codes round(x * (127 / m)) + 128 (half to even), m = max |x| over
   /// them (at least 2^-100), at r10 + `dst` (D bytes a row); xmm0 = m / 127,
   /// their step. Uses vector registers 0-5, rax, rcx, rdx.
-  void quantizeRows(const Reg64 &src, int64_t rows, int64_t stride, int64_t dst) {
+  void quantizeRows(const Reg64 &src, int64_t srcBytes, int64_t rows, int64_t stride,
+                    int64_t dst) {
     const int dv = static_cast<int>(c.headDim / kLanes), accs = std::min(dv, 2);
     for (int a = 0; a < accs; ++a)
       pxor(Vmm(a), Vmm(a), Vmm(a));
     if constexpr (!kAvx512)
       vmovups(Vmm(5), constAddrBits(0x7fffffffu));
-    mov(rax, src);
+    lea(rax, ptr[src + srcBytes]);
     mov(rdx, rows);
     Label maxLoop, codeLoop;
     L(maxLoop);
@@ -466,7 +491,7 @@ private:
     loadConstant(Vmm(1), 127.f);
     vdivps(Vmm(1), Vmm(1), Vmm(0)); // codes per unit
     vdivps(Vmm(0), Vmm(0), constAddr(127.f));
-    mov(rax, src);
+    lea(rax, ptr[src + srcBytes]);
     lea(rcx, ptr[r10 + dst]);
     mov(rdx, rows);
     L(codeLoop);
@@ -1091,13 +1116,14 @@ private:
         }
         continue;
       }
-      if (c.int8Products)
-        vbroadcastss(kv, scoresFactor()); // (kv free until the mask)
       if (u8)
         for (int i = 0; i < n; ++i) {
           vcvtdq2ps(x(i), x(i));
-          if (c.int8Products)
+          if (c.int8Products) {
+            if (i == 0 || row(i) != row(i - 1))
+              vbroadcastss(kv, rowFactor(row(i))); // (kv free until the mask)
             vmulps(x(i), x(i), kv);
+          }
           else
             vmulps(x(i), x(i), constAddr(c.inputGrids[0].scale * c.inputGrids[1].scale));
         }

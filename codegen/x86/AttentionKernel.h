@@ -32,7 +32,8 @@
 // With int8Products (AttentionConfig), each task first quantizes its f32
 // head rows to codes in scratch and then computes as with u8 inputs, the
 // probabilities' codes relative to their row's largest (see there).
-// Scratch: as with u8 inputs, then S*D + 2*T*D bytes and 16 floats more.
+// Scratch: as with u8 inputs, then S*D + 2*T*D bytes and 16 + S floats
+// more (the steps, each row's scores factor).
 //
 // With qlinear (AttentionConfig), the grids are computed as onnxruntime
 // computes a QDQ model's attention (see there).
@@ -120,8 +121,9 @@ struct AttentionConfig {
   /// f32 q, k and v multiplied as int8 codes (nunc.attention's
   /// int8_products; VNNI: AVX-512, or AVX2 with a head dim of a multiple of
   /// 16; no grids; any layout: packed, heads first, grouped heads, whose
-  /// key and value head each task quantizes for itself): each task quantizes its head's Q,
-  /// K and V rows to s8 on a symmetric grid of their own (step max |x| /
+  /// key and value head each task quantizes for itself, or once for its
+  /// query heads as rows, see groupedRows): each task quantizes its head's
+  /// Q, K and V rows to s8 on a symmetric grid of their own (step max |x| /
   /// 127 over the head's rows, codes round(x * (127 / max)), half to even)
   /// into scratch; Q K^T is the vpdpbusd sum of those codes (Q's plus 128
   /// as u8), times both steps; the softmax's exponentials e = 2^(x - max)
@@ -129,6 +131,9 @@ struct AttentionConfig {
   /// those codes and V's, divided by the row's sum of codes and times V's
   /// step.
   bool int8Products = false;
+  /// int8Products: Q's rows share a step in blocks of this many (0: all S
+  /// rows, one query head's): groupedRows' tasks hold several query heads.
+  int64_t queryStepRows = 0;
   /// u8 inputs on AVX2 (AVX-VNNI hosts): encode vpdpbusd with EVEX
   /// (AVX512-VNNI + VL) instead of VEX; the same instruction, for hosts
   /// with AVX-512 VNNI but no AVX-VNNI (tests on AMD Zen 4).
@@ -155,8 +160,9 @@ struct AttentionKernel {
   /// of one task, where those rows lie evenly spaced: one query row (a
   /// decoder's step), or a heads-first query and result and a mask the
   /// same for every head and row. Each key head's K is then transposed
-  /// once instead of once per query head. nullopt where that does not hold
-  /// or there are no grouped heads.
+  /// (with int8Products: K and V quantized) once instead of once per query
+  /// head; int8 products keep a Q step per query head (queryStepRows).
+  /// nullopt where that does not hold or there are no grouped heads.
   static std::optional<AttentionConfig> groupedRows(const AttentionConfig &c);
   /// Whether the kernel skips the keys rowKeys leaves no row (f32, no
   /// grids).

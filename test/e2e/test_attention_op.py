@@ -274,8 +274,8 @@ def test_exported_decoder_attention_is_fused(nunc, tmp_path, target, seq, past, 
 def test_int8_decoder_attention_on_int8_products(nunc, tmp_path, seq, past):
     """`--quantize int8` of the decoder block: its heads-first, grouped
     attention (8 query heads on 2 key heads) runs on int8 products too,
-    each task quantizing its own key and value head, and the block stays
-    within int8's accuracy of onnxruntime fp32."""
+    each task quantizing its own key and value head (a step: a task per key
+    head), and the block stays within int8's accuracy of onnxruntime fp32."""
     model, feeds = decoder_layer_model(seq=seq, past=past, block=True)
     want = harness.onnxruntime_outputs(model, feeds)
     kernels, got = compiled(nunc, tmp_path, "x86_64-avx512vnni", model, feeds, "decoder",
@@ -283,6 +283,9 @@ def test_int8_decoder_attention_on_int8_products(nunc, tmp_path, seq, past):
     attention = [k["kernel"] for k in kernels if k["op"] == "nunc.attention"]
     assert len(attention) == 1 and "] int8 products" in attention[0], attention
     assert "KV=2 heads-first" in attention[0], attention
+    # A step's task per key head quantizes its K and V once for its query
+    # heads (each on a Q step of its own), as the f32 kernel transposes K once.
+    assert ("as rows of their key head's task" in attention[0]) == (seq == 1), attention
     a, b = (np.asarray(x, np.float64).ravel() for x in (got["y"], want["y"]))
     cos = a @ b / np.linalg.norm(a) / np.linalg.norm(b)
     assert cos >= 0.999, cos

@@ -400,9 +400,11 @@ TEST_P(AttentionKernelTest, ReadsHeadsFirstAndGroupedOperands) {
     GTEST_SKIP() << "the host lacks this ISA";
   const bool vnni = __builtin_cpu_supports("avx512vnni") ||
                     (isa == Isa::Avx2 && __builtin_cpu_supports("avxvnni"));
-  for (bool int8 : {false, true})
-    if (!int8 || vnni)
+  for (bool int8 : {false, true}) {
+    if (!int8 || vnni) {
       ASSERT_NO_FATAL_FAILURE(checkHeadsFirstAndGroupedOperands(isa, int8));
+    }
+  }
 }
 
 void checkHeadsFirstAndGroupedOperands(Isa isa, bool int8) {
@@ -471,7 +473,8 @@ void checkHeadsFirstAndGroupedOperands(Isa isa, bool int8) {
                              " KV=" + std::to_string(c.kv) + " D=" + std::to_string(c.d);
     EXPECT_EQ(got, want) << what;
     // One task per key head, its query heads as rows (one query row, or
-    // heads first without a mask): the same bits.
+    // heads first without a mask): the same bits (int8: K and V quantized
+    // once for the task, each query head's rows on a Q step of their own).
     if (std::optional<AttentionConfig> rows = AttentionKernel::groupedRows(cfg)) {
       EXPECT_TRUE(c.s == 1 || (!c.mask && c.major[0] && c.major[3])) << what;
       EXPECT_EQ(AttentionKernel::numTasks(*rows), c.b * c.kv) << what;
@@ -479,10 +482,7 @@ void checkHeadsFirstAndGroupedOperands(Isa isa, bool int8) {
       ASSERT_NO_FATAL_FAILURE(runKernel(*rows, isa, ql, kl, vl, m, grouped));
       EXPECT_EQ(grouped, want) << what << " (grouped rows)";
     } else {
-      // (int8 products keep a task per query head.)
-      EXPECT_FALSE(!int8 && c.kv != c.h &&
-                   (c.s == 1 || (!c.mask && c.major[0] && c.major[3])))
-          << what;
+      EXPECT_FALSE(c.kv != c.h && (c.s == 1 || (!c.mask && c.major[0] && c.major[3]))) << what;
     }
     kernels::AttentionLayout layout;
     std::copy(c.major.begin(), c.major.end(), layout.headsMajor);
@@ -840,9 +840,10 @@ TEST_P(AttentionKernelTest, ComputesOnTheU8CodesOfQdqGrids) {
                                               {1.f / 64, 114}, at));
         // Without an output grid (`out` unrounded), a scale whose
         // reciprocal is inexact: the row factor folded with it.
-        if (p.alone)
+        if (p.alone) {
           ASSERT_NO_FATAL_FAILURE(expectCodesOf(cfg, isa, q, k, v, mask ? &*mask : nullptr,
                                                 out, {0.0173f, 97}, at));
+        }
         int64_t equal = 0, n = ref->numElements();
         for (int64_t i = 0; i < n; ++i) {
           float got = out[i], r = ref->as<float>()[i];
