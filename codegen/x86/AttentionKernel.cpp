@@ -124,7 +124,7 @@ std::optional<AttentionConfig> AttentionKernel::groupedRows(const AttentionConfi
 
 bool AttentionKernel::skipsMaskedKeys(const AttentionConfig &c) {
   return !c.rowKeys.empty() && static_cast<int64_t>(c.rowKeys.size()) == c.seq &&
-         !c.u8Inputs && !c.int8Products && !c.qlinear &&
+         !c.u8Inputs && !c.qlinear &&
          llvm::all_of(std::array{&c.scores, &c.scaled, &c.logits, &c.probs, &c.output},
                       [](const Activation *g) { return g->kind == Activation::None; });
 }
@@ -184,7 +184,7 @@ public:
     scaledKeys = kAvx512 && base2 && !u8;
     maskRow = scaledKeys && c.mask && c.maskStrides[2] == 0;
     scaledGridFollows = AttentionKernel::scaledGridFollows(c);
-    limited = AttentionKernel::skipsMaskedKeys(c);
+    limited = AttentionKernel::skipsMaskedKeys(config); // (before int8's grids above)
     if (c.qlinear)
       qlinearConstants();
   }
@@ -1275,7 +1275,9 @@ private:
             emitProbabilityIndex(x(i), Vmm(27 + i));
         }
         for (int i = 0; i < n; ++i) {
-          if (vec(i) == vecs - 1 && valid < kLanes)
+          // (The keys past T; a block of rows that skips its masked keys
+          // stops before them.)
+          if (vec(i) == vecs - 1 && vecs * kLanes == tp && valid < kLanes)
             vmovdqa32(x(i) | k6 | T_z, x(i));
           vpmovdb(ptr[rcx + row(i) * tp * 4 + vec(i) * kLanes], x(i));
           if (vec(i) > 0)
@@ -1425,7 +1427,7 @@ private:
       mov(dword[rcx + r * tp * 4 + t * 4], 0xff800000u); // -inf
     Vmm mx = Vmm(0), x = Vmm(1), t0 = Vmm(2), t1 = Vmm(3), sum = Vmm(4);
     int64_t n = tp / kLanes;
-    Label maxDone, sumDone;
+    Label maxDone, sumDone, codesDone;
     auto passOver = [&](int64_t i, Label &done) {
       if (chunkVecs && i > 0 && i % chunkVecs == 0) {
         cmp(edi, static_cast<uint32_t>(i * kLanes));
@@ -1467,6 +1469,7 @@ private:
         loadLaneMask(valid, k6, Vmm(5), eax);
       pxor(sum, sum, sum);
       for (int64_t i = 0; i < n; ++i) {
+        passOver(i, codesDone); // (their codes 0: P V does not read them)
         if (c.int8Products) {
           // The exponentials as they are, relative to the row's largest.
           vmovups(x, ptr[rcx + r * tp * 4 + i * kLanes * 4]);
@@ -1493,6 +1496,7 @@ private:
           vmovq(codes, Xmm(x.getIdx()));
         }
       }
+      L(codesDone);
       horizontalSumToEax(sum, t1);
       storeRowTerm(r, Xmm(t0.getIdx()), Xmm(t1.getIdx()));
       return;
@@ -1622,9 +1626,14 @@ private:
       Label loop;
       mov(rax, r12); // V row t (u8: VB group t / 4)
       xor_(esi, esi); // t * 4 (u8: t)
-      if (limited)
+      if (limited && u8) { // (int8 products: groups of 4 keys)
+        std::vector<int64_t> groups;
+        for (int64_t k : c.rowKeys)
+          groups.push_back((std::min(k, c.keys) + 3) / 4);
+        loadBlockKeys(groups, rowsPerBlock, inLoop); // the rest's probabilities' codes 0
+      } else if (limited) {
         loadBlockKeys(c.rowKeys, rowsPerBlock, inLoop); // the rest's probabilities ~0
-      else
+      } else
         mov(rdi, u8 ? (c.keys + 3) / 4 : c.keys);
       L(loop);
       for (int v = 0; v < nv; ++v)

@@ -75,10 +75,11 @@ struct AttentionConfig {
   int64_t kvHeads = 0;
   /// Per query row, how many leading keys a constant mask leaves it (a
   /// causal or window edge; the most over (b, h); empty: all T). f32
-  /// without grids: where a score row takes several chunks of keys, a block
-  /// of rows skips the chunks past its keys (where it fits the registers,
-  /// AVX-512 with T <= 128, the vectors past them), and P V sums over its
-  /// keys only. A skipped probability (its mask at most -1e30) is at most
+  /// without grids, or int8 products (whose skipped probabilities' codes
+  /// are 0, so the same bits): where a score row takes several chunks of
+  /// keys, a block of rows skips the chunks past its keys (where it fits
+  /// the registers, AVX-512 with T <= 128, the vectors past them), and P V
+  /// sums over its keys only. A skipped probability (its mask at most -1e30) is at most
   /// 2^-126, the exponential's floor: the results move by at most that
   /// times |v| for each key skipped, below a float's resolution unless v
   /// is near the float range (onnxruntime's -inf keys count as exact 0).
@@ -164,8 +165,8 @@ struct AttentionKernel {
   /// head; int8 products keep a Q step per query head (queryStepRows).
   /// nullopt where that does not hold or there are no grouped heads.
   static std::optional<AttentionConfig> groupedRows(const AttentionConfig &c);
-  /// Whether the kernel skips the keys rowKeys leaves no row (f32, no
-  /// grids).
+  /// Whether the kernel skips the keys rowKeys leaves no row (f32 or int8
+  /// products, no grids).
   static bool skipsMaskedKeys(const AttentionConfig &c);
 };
 

@@ -286,6 +286,9 @@ def test_int8_decoder_attention_on_int8_products(nunc, tmp_path, seq, past):
     # A step's task per key head quantizes its K and V once for its query
     # heads (each on a Q step of its own), as the f32 kernel transposes K once.
     assert ("as rows of their key head's task" in attention[0]) == (seq == 1), attention
+    # Prefill: each block of rows skips the keys the causal mask leaves none
+    # of its rows (their probabilities' codes are 0).
+    assert ("rows skip the keys it masks" in attention[0]) == (seq > 1), attention
     a, b = (np.asarray(x, np.float64).ravel() for x in (got["y"], want["y"]))
     cos = a @ b / np.linalg.norm(a) / np.linalg.norm(b)
     assert cos >= 0.999, cos

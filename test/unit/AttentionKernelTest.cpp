@@ -552,12 +552,21 @@ TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRow) {
                           // vectors, so whole rows instead.
                           {40, 40, 0, -1, -inf, false, 32, 6},
                           {90, 90, 0, -1, -inf, false, 32, 6}};
+  const bool vnni = __builtin_cpu_supports("avx512vnni") ||
+                    (isa == Isa::Avx2 && __builtin_cpu_supports("avxvnni"));
   std::mt19937 rng(17);
-  for (const Causal &k : cases) {
+  // Each case in f32, then with int8 products (their skipped
+  // probabilities' codes are 0) where the host has VNNI.
+  const size_t n = std::size(cases);
+  for (size_t pass = 0; pass < (vnni ? 2 * n : n); ++pass) {
+    const bool int8 = pass >= n;
+    const Causal &k = cases[pass % n];
     const int64_t h = 2, d = k.d;
     AttentionConfig cfg{1, k.s, k.t, h, d, 0.31f, true};
     cfg.maskStrides[2] = k.t;
     cfg.maskStrides[3] = 1;
+    cfg.int8Products = int8;
+    cfg.evexVnni = isa == Isa::Avx2 && !__builtin_cpu_supports("avxvnni");
     if (!AttentionKernel::supports(cfg, isa))
       continue;
     Tensor q = nunc_test::randomTensor(rng, {1, k.s, h * d}, -2.f, 2.f);
@@ -578,10 +587,17 @@ TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRow) {
     std::vector<float> want, got;
     ASSERT_NO_FATAL_FAILURE(runKernel(all, isa, q, key, v, &mask, want));
     ASSERT_NO_FATAL_FAILURE(runKernel(cfg, isa, q, key, v, &mask, got));
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0)
-        << "S=" << k.s << " T=" << k.t << " past " << k.past;
-    // And both equal the reference.
-    llvm::Expected<Tensor> ref = kernels::attention(q, key, v, &mask, h, cfg.scale);
+    const std::string what = "S=" + std::to_string(k.s) + " T=" + std::to_string(k.t) +
+                             " past " + std::to_string(k.past) + " D=" + std::to_string(d) +
+                             (int8 ? " int8" : "");
+    EXPECT_TRUE(AttentionKernel::skipsMaskedKeys(cfg)) << what;
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * 4), 0) << what;
+    // And both equal the reference (int8: up to a probability code at a
+    // rounding tie, 2 max|v| / 255).
+    kernels::AttentionGrids grids;
+    grids.int8Products = int8;
+    llvm::Expected<Tensor> ref =
+        kernels::attention(q, key, v, &mask, h, cfg.scale, grids, kernels::AttentionLayout());
     ASSERT_TRUE(static_cast<bool>(ref)) << llvm::toString(ref.takeError());
     double worst = 0;
     for (size_t i = 0; i < got.size(); ++i) {
@@ -589,7 +605,7 @@ TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRow) {
       if (!(k.wholeRow && row == 1) && !(k.wholeEvery && row / k.wholeEvery % 2 == 1))
         worst = std::max<double>(worst, std::fabs(got[i] - ref->as<float>()[i]));
     }
-    EXPECT_LT(worst, 2e-5) << "S=" << k.s << " T=" << k.t << " past " << k.past;
+    EXPECT_LT(worst, int8 ? 4.0 / 255 : 2e-5) << what;
   }
 }
 
