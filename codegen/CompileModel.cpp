@@ -2254,7 +2254,8 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
     auto in = cast<RankedTensorType>(ln.getInput().getType());
     const int64_t n = *ln.rowSize();
     x86::LayerNormConfig cfg{in.getNumElements() / n, n, ln.getEpsilon().convertToFloat(),
-                             static_cast<bool>(ln.getBias()), ln.getOrderedF32Arithmetic()};
+                             static_cast<bool>(ln.getBias()), ln.getOrderedF32Arithmetic(),
+                             ln.getRms()};
     std::unique_ptr<x86::JitKernel> kernel = x86::LayerNormKernel::generate(cfg, isa);
     if (!kernel)
       return ln.emitError("generating the LayerNorm kernel failed (xbyak error ")
@@ -2264,10 +2265,11 @@ FailureOr<bool> ModelCompiler::selectNativeKernel(const Step &step, KernelCall &
                  KernelArg::storage(step.results[0]), KernelArg::storage(step.results[1]),
                  KernelArg::storage(step.results[2])};
     call.tasks = x86::LayerNormKernel::numTasks(cfg);
-    call.description = llvm::formatv("layer_norm.{0}[{1}x{2}]{3}{4}",
+    call.description = llvm::formatv("layer_norm.{0}[{1}x{2}]{5}{3}{4}",
                                      isa == Isa::Avx512 ? "avx512" : "avx2", cfg.rows, cfg.n,
                                      cfg.bias ? " +bias" : "",
-                                     cfg.ordered ? " +ordered f32 steps" : "")
+                                     cfg.ordered ? " +ordered f32 steps" : "",
+                                     cfg.rms ? " rms" : "")
                            .str();
     nativeCode.push_back({call.symbol, kernel->bytes()});
     return true;

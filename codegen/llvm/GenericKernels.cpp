@@ -1923,10 +1923,13 @@ LogicalResult GenericEmitter::emitReduction() {
             idx.append(i.begin(), i.end());
             return idx;
           };
-          Value sum = k.reduce(inner, k.floatConst(0, ct), [&](ValueRange i, Value acc) {
-            return arith::AddFOp::create(b, loc, acc, k.read(in, full(i), el));
-          });
-          Value mean = arith::DivFOp::create(b, loc, sum, k.floatConst(n, ct));
+          Value mean = k.floatConst(0, ct); // rms: none subtracted
+          if (!ln.getRms()) {
+            Value sum = k.reduce(inner, k.floatConst(0, ct), [&](ValueRange i, Value acc) {
+              return arith::AddFOp::create(b, loc, acc, k.read(in, full(i), el));
+            });
+            mean = arith::DivFOp::create(b, loc, sum, k.floatConst(n, ct));
+          }
           Value sq = k.reduce(inner, k.floatConst(0, ct), [&](ValueRange i, Value acc) {
             Value d = arith::SubFOp::create(b, loc, k.read(in, full(i), el), mean);
             return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, d, d));

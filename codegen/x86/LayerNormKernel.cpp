@@ -117,24 +117,30 @@ private:
   /// interleaved vector by vector.
   void rows(int count) {
     const int64_t vecs = full + (tail ? 1 : 0);
-    // mean
+    // mean (rms: 0)
     clearChains(count);
-    for (int64_t i = 0; i < vecs; ++i)
+    for (int64_t i = 0; i < vecs && !c.rms; ++i)
       for (int r = 0; r < count; ++r) {
         load(xReg(r), rax, i, r);
         vaddps(chain(r, i % kChains), chain(r, i % kChains), xReg(r));
       }
     for (int r = 0; r < count; ++r) {
+      if (c.rms) {
+        vxorps(meanReg(r), meanReg(r), meanReg(r));
+        continue;
+      }
       reduceChains(r);
       vmulps(meanReg(r), chain(r, 0), constAddr(1.f / c.n));
     }
-    // variance of the centered row (padding lanes are masked out)
+    // variance of the centered row (padding lanes are masked out; rms: the
+    // mean square)
     clearChains(count);
     for (int64_t i = 0; i < vecs; ++i)
       for (int r = 0; r < count; ++r) {
         Vmm x = xReg(r);
         load(x, rax, i, r);
-        vsubps(x, x, meanReg(r));
+        if (!c.rms)
+          vsubps(x, x, meanReg(r));
         if (i >= full) {
           if constexpr (kAvx512)
             vmovaps(x | k1 | T_z, x);
@@ -162,7 +168,8 @@ private:
       for (int r = 0; r < count; ++r) {
         Vmm x = xReg(r);
         load(x, rax, i, r);
-        vsubps(x, x, meanReg(r));
+        if (!c.rms)
+          vsubps(x, x, meanReg(r));
         vmulps(x, x, invReg(r));
         if (c.bias)
           vfmadd213ps(x, scaleReg(), biasReg());

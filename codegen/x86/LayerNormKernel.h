@@ -6,7 +6,8 @@
 // time, their passes interleaved, each sum in several chains. Tasks are
 // blocks of rows. `ordered`: nunc.layer_norm's ordered_f32_arithmetic
 // (onnxruntime's roundings; n a multiple of 8): each sum one chain of 8
-// lanes (f64 for the mean), no reassociation.
+// lanes (f64 for the mean), no reassociation. `rms`: RMSNorm (no mean
+// pass or subtraction; the mean written is 0).
 //
 // Task arguments: [0] x, [1] scale, [2] bias, [3] y, [4] mean, [5] inv_std_dev.
 //
@@ -27,6 +28,7 @@ struct LayerNormConfig {
   float epsilon = 1e-5f;
   bool bias = false;
   bool ordered = false;
+  bool rms = false;
 };
 
 struct LayerNormKernel {
@@ -36,7 +38,9 @@ struct LayerNormKernel {
   static int64_t numTasks(const LayerNormConfig &c) {
     return (c.rows + rowsPerTask(c) - 1) / rowsPerTask(c);
   }
-  static bool supports(const LayerNormConfig &c) { return !c.ordered || c.n % 8 == 0; }
+  static bool supports(const LayerNormConfig &c) {
+    return !c.ordered || (c.n % 8 == 0 && !c.rms);
+  }
   static std::unique_ptr<JitKernel> generate(const LayerNormConfig &c, Isa isa);
 };
 

@@ -470,7 +470,7 @@ Expected<Results> mlir::nunc::evaluateOp(Operation *op,
           return stats.takeError();
         return many(layerNorm(get(o.getInput()), get(o.getScale()), opt(o.getBias()),
                               o.getAxis(), o.getEpsilon().convertToFloat(), *stats,
-                              o.getOrderedF32Arithmetic()));
+                              o.getOrderedF32Arithmetic(), o.getRms()));
       })
       .Case([&](BatchNormOp o) -> Expected<Results> {
         const Tensor &x = get(o.getInput());

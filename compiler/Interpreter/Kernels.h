@@ -91,11 +91,12 @@ Expected<Tensor> argExtreme(const Tensor &x, int64_t axis, bool keepDims, bool m
                             bool lastIndex);
 /// Returns {Y, Mean, InvStdDev}. `ordered`: f32 rows of a multiple of 8,
 /// each rounding as nunc.layer_norm's ordered_f32_arithmetic fixes it
-/// (onnxruntime's); else in f64, rounded once.
+/// (onnxruntime's); else in f64, rounded once. `rms`: RMSNorm (no mean
+/// subtracted; Mean 0; not with `ordered`).
 Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &scale,
                                                  const Tensor *bias, int64_t axis,
                                                  float epsilon, DType statsType,
-                                                 bool ordered = false);
+                                                 bool ordered = false, bool rms = false);
 Expected<Tensor> batchNorm(const Tensor &x, const Tensor &scale, const Tensor &bias,
                            const Tensor &mean, const Tensor &var, float epsilon);
 /// y = fma(x, scale[c], shift[c]) in f32 over channel dim 1 (the epilogue

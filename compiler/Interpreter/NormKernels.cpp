@@ -252,7 +252,7 @@ std::pair<float, float> orderedLayerNormRow(const float *x, int64_t n, const flo
 Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &scale,
                                                  const Tensor *bias, int64_t axis,
                                                  float epsilon, DType statsType,
-                                                 bool ordered) {
+                                                 bool ordered, bool rms) {
   if (!isFloat(x.dtype()) || scale.dtype() != x.dtype() ||
       (bias && bias->dtype() != x.dtype()))
     return kernelError("LayerNormalization needs floating-point operands of one type");
@@ -288,6 +288,8 @@ Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &
   NUNC_ASSIGN_OR_RETURN(mean, Tensor::create(statsType, statShape));
   NUNC_ASSIGN_OR_RETURN(invStd, Tensor::create(statsType, statShape));
   std::vector<double> means(outer), invs(outer);
+  if (ordered && rms)
+    return kernelError("LayerNormalization takes rms or ordered f32 arithmetic, not both");
   if (ordered) {
     if (x.dtype() != DType::F32 || n % 8 != 0)
       return kernelError("LayerNormalization in ordered f32 arithmetic needs f32 rows of a "
@@ -306,7 +308,7 @@ Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &
         for (int64_t r = 0; r < outer; ++r) {
           const T *row = in + r * n;
           double sum = 0;
-          for (int64_t i = 0; i < n; ++i)
+          for (int64_t i = 0; !rms && i < n; ++i)
             sum += static_cast<C>(row[i]);
           double mu = sum / n, var = 0;
           for (int64_t i = 0; i < n; ++i) {

@@ -42,6 +42,89 @@ bool roundsToAGrid(Operation *op) {
   return op->hasAttr("output_quantization") || op->hasAttr("lhs_quantization");
 }
 
+/// Replaces the normalization `ops` (of x over the dims from `axis` on,
+/// ending in `normalized`), with its optional affine part (* gamma, + beta,
+/// each taken only when it broadcasts to the normalized dims; otherwise it
+/// stays a separate op), by one nunc.layer_norm.
+LogicalResult replaceWithNorm(PatternRewriter &rewriter, SmallVector<Operation *> &ops, Value x,
+                              int64_t axis, double eps, Operation *normalized, bool rms) {
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  if (!xType)
+    return failure();
+  ArrayRef<int64_t> normalizedDims = xType.getShape().drop_front(axis);
+  auto affine = [&](Operation *op, Value from) -> Value {
+    Value other = otherOperand(op, from);
+    if (!other || roundsToAGrid(op) || op->getResult(0).getType() != x.getType() ||
+        !broadcastsTo(other, normalizedDims, xType.getElementType()))
+      return nullptr;
+    return other;
+  };
+  Operation *last = normalized;
+  Value gamma, beta;
+  Value y = normalized->getResult(0);
+  if (y.hasOneUse())
+    if (auto mul = dyn_cast<MulOp>(*y.user_begin()))
+      if ((gamma = affine(mul, y))) {
+        last = mul;
+        if (mul.getResult().hasOneUse())
+          if (auto addBeta = dyn_cast<AddOp>(*mul->user_begin()))
+            if ((beta = affine(addBeta, mul.getResult())))
+              last = addBeta;
+      }
+  if (last != normalized)
+    ops.push_back(last);
+  if (last->getResult(0).getType() != x.getType() || llvm::any_of(ops, roundsToAGrid))
+    return failure();
+
+  rewriter.setInsertionPoint(last);
+  Location loc = fusedLoc(ops);
+  if (!gamma) {
+    ArrayRef<int64_t> normalizedShape = xType.getShape().drop_front(axis);
+    if (!xType.hasStaticShape() || !xType.getElementType().isF32())
+      return failure();
+    int64_t n = 1;
+    for (int64_t dim : normalizedShape)
+      n *= dim;
+    gamma = createF32Constant(rewriter, loc, normalizedShape, SmallVector<float>(n, 1.f),
+                              "layer_norm_scale");
+  }
+  SmallVector<Value> operands{x, gamma};
+  if (beta)
+    operands.push_back(beta);
+  SmallVector<NamedAttribute> attrs{
+      rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(axis)),
+      rewriter.getNamedAttr("epsilon", rewriter.getF32FloatAttr(eps)),
+      rewriter.getNamedAttr("stash_type", rewriter.getI64IntegerAttr(1))};
+  if (rms)
+    attrs.push_back(rewriter.getNamedAttr("rms", rewriter.getUnitAttr()));
+  FailureOr<Operation *> ln = createInferred(rewriter, loc, LayerNormOp::getOperationName(),
+                                             operands, attrs, 3, /*reportErrors=*/false);
+  if (failed(ln))
+    return failure();
+  keepResultTypes(*ln, last);
+  rewriter.replaceOp(last, (*ln)->getResult(0));
+  return success();
+}
+
+/// eps and the mean of the squares when `add` is mean(sq) + eps (either
+/// order) with a single-use keepdims ReduceMean.
+std::optional<std::pair<double, ReduceMeanOp>> meanSquarePlusEps(AddOp add) {
+  for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
+    if (std::optional<double> eps = getUniformFloat(b))
+      if (auto var = singleUseDef<ReduceMeanOp>(a))
+        return std::pair(*eps, var);
+  return std::nullopt;
+}
+
+/// Whether `square` is d * d or Pow(d, 2).
+bool squares(Operation *square, Value d) {
+  if (auto pow = dyn_cast_or_null<PowOp>(square))
+    return pow.getLhs() == d && isFloatConstant(pow.getRhs(), 2.0);
+  if (auto mul = dyn_cast_or_null<MulOp>(square))
+    return mul.getLhs() == d && mul.getRhs() == d;
+  return false;
+}
+
 struct LayerNormPattern : OpRewritePattern<DivOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -65,29 +148,16 @@ struct LayerNormPattern : OpRewritePattern<DivOp> {
     if (!add)
       return failure();
     ops.append({sqrt, add});
-    std::optional<double> eps;
-    ReduceMeanOp var;
-    for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()),
-                        std::pair(add.getRhs(), add.getLhs())}) {
-      if ((eps = getUniformFloat(b)) && (var = singleUseDef<ReduceMeanOp>(a)))
-        break;
-      var = nullptr;
-    }
+    std::optional<std::pair<double, ReduceMeanOp>> moments = meanSquarePlusEps(add);
     Value d = sub.getResult();
-    if (!var || trailingMeanAxis(var, var.getData()) != axis)
+    if (!moments)
+      return failure();
+    auto [eps, var] = *moments;
+    if (trailingMeanAxis(var, var.getData()) != axis)
       return failure();
     ops.push_back(var);
     Operation *square = var.getData().getDefiningOp();
-    if (auto pow = dyn_cast_or_null<PowOp>(square)) {
-      if (pow.getLhs() != d || !isFloatConstant(pow.getRhs(), 2.0))
-        return failure();
-    } else if (auto mul = dyn_cast_or_null<MulOp>(square)) {
-      if (mul.getLhs() != d || mul.getRhs() != d)
-        return failure();
-    } else {
-      return failure();
-    }
-    if (!var.getData().hasOneUse())
+    if (!squares(square, d) || !var.getData().hasOneUse())
       return failure();
     ops.push_back(square);
     // d feeds only the square and the division.
@@ -95,69 +165,59 @@ struct LayerNormPattern : OpRewritePattern<DivOp> {
       if (user != square && user != div.getOperation())
         return failure();
 
-    // Optional affine part: * gamma, + beta, each taken only when it
-    // broadcasts to the normalized dims (otherwise it stays a separate op).
-    auto xType = dyn_cast<RankedTensorType>(x.getType());
-    if (!xType)
-      return failure();
-    ArrayRef<int64_t> normalizedDims = xType.getShape().drop_front(*axis);
-    auto affine = [&](Operation *op, Value from) -> Value {
-      Value other = otherOperand(op, from);
-      if (!other || roundsToAGrid(op) || op->getResult(0).getType() != x.getType() ||
-          !broadcastsTo(other, normalizedDims, xType.getElementType()))
-        return nullptr;
-      return other;
-    };
-    Operation *last = div;
-    Value gamma, beta;
-    if (div.getResult().hasOneUse())
-      if (auto mul = dyn_cast<MulOp>(*div->user_begin()))
-        if ((gamma = affine(mul, div.getResult()))) {
-          last = mul;
-          if (mul.getResult().hasOneUse())
-            if (auto addBeta = dyn_cast<AddOp>(*mul->user_begin()))
-              if ((beta = affine(addBeta, mul.getResult())))
-                last = addBeta;
-        }
-    if (last != div.getOperation())
-      ops.push_back(last);
-    if (last->getResult(0).getType() != x.getType() || llvm::any_of(ops, roundsToAGrid))
-      return failure();
+    return replaceWithNorm(rewriter, ops, x, *axis, eps, div, /*rms=*/false);
+  }
+};
 
-    rewriter.setInsertionPoint(last);
-    Location loc = fusedLoc(ops);
-    if (!gamma) {
-      auto type = cast<RankedTensorType>(x.getType());
-      ArrayRef<int64_t> normalized = type.getShape().drop_front(*axis);
-      if (!type.hasStaticShape() || !type.getElementType().isF32())
-        return failure();
-      int64_t n = 1;
-      for (int64_t dim : normalized)
-        n *= dim;
-      gamma = createF32Constant(rewriter, loc, normalized, SmallVector<float>(n, 1.f),
-                                "layer_norm_scale");
-    }
-    SmallVector<Value> operands{x, gamma};
-    if (beta)
-      operands.push_back(beta);
-    FailureOr<Operation *> ln = createInferred(
-        rewriter, loc, LayerNormOp::getOperationName(), operands,
-        {rewriter.getNamedAttr("axis", rewriter.getI64IntegerAttr(*axis)),
-         rewriter.getNamedAttr("epsilon", rewriter.getF32FloatAttr(*eps)),
-         rewriter.getNamedAttr("stash_type", rewriter.getI64IntegerAttr(1))},
-        3, /*reportErrors=*/false);
-    if (failed(ln))
+/// RMSNorm as Llama-style exports and ONNX's RMSNormalization body write
+/// it: x / sqrt(mean(x^2) + eps), or x * (1 / sqrt(...)) (Reciprocal,
+/// torch's rsqrt), then the optional affine part: one nunc.layer_norm
+/// {rms}.
+struct RmsNormPattern : OpRewritePattern<SqrtOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SqrtOp sqrt, PatternRewriter &rewriter) const override {
+    auto add = singleUseDef<AddOp>(sqrt.getInput());
+    std::optional<std::pair<double, ReduceMeanOp>> moments =
+        add ? meanSquarePlusEps(add) : std::nullopt;
+    if (!moments || !sqrt.getResult().hasOneUse())
       return failure();
-    keepResultTypes(*ln, last);
-    rewriter.replaceOp(last, (*ln)->getResult(0));
-    return success();
+    auto [eps, var] = *moments;
+    Operation *square = var.getData().getDefiningOp();
+    if (!square || !var.getData().hasOneUse())
+      return failure();
+    Value x = square->getOperand(0);
+    std::optional<int64_t> axis = trailingMeanAxis(var, var.getData());
+    if (!axis || !squares(square, x) || !isa<FloatType>(getElementTypeOrSelf(x.getType())))
+      return failure();
+    SmallVector<Operation *> ops{square, var, add, sqrt};
+    // x / root, or x * (1 / root).
+    Operation *user = *sqrt->user_begin();
+    Operation *normalized = nullptr;
+    if (auto div = dyn_cast<DivOp>(user); div && div.getLhs() == x) {
+      normalized = div;
+    } else if (auto inverse = dyn_cast<DivOp>(user);
+               inverse && isFloatConstant(inverse.getLhs(), 1.0, 0) &&
+               inverse.getResult().hasOneUse()) {
+      auto mul = dyn_cast<MulOp>(*inverse->user_begin());
+      if (mul && otherOperand(mul, inverse.getResult()) == x) {
+        ops.push_back(inverse);
+        normalized = mul;
+      }
+    }
+    if (!normalized || normalized->getResult(0).getType() != x.getType())
+      return failure();
+    ops.push_back(normalized);
+    // x feeds the square and the normalization (and anything else, which
+    // keeps it: the residual stream).
+    return replaceWithNorm(rewriter, ops, x, *axis, eps, normalized, /*rms=*/true);
   }
 };
 
 struct FuseLayerNormPass : public mlir::nunc::impl::FuseLayerNormBase<FuseLayerNormPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LayerNormPattern>(&getContext());
+    patterns.add<LayerNormPattern, RmsNormPattern>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

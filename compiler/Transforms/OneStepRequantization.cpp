@@ -671,7 +671,9 @@ bool valuesOnAGrid(Value v) {
 /// ordered_f32_arithmetic, where `accepts` (the target's kernel) takes it.
 void layerNormInOnnxruntimeSteps(LayerNormOp op, const std::function<bool(LayerNormOp)> &accepts) {
   std::optional<int64_t> n = op.rowSize();
-  if (op.getOrderedF32Arithmetic() || !n || !getElementTypeOrSelf(op.getInput()).isF32())
+  // (onnxruntime's RMS normalizations take steps of their own.)
+  if (op.getOrderedF32Arithmetic() || op.getRms() || !n ||
+      !getElementTypeOrSelf(op.getInput()).isF32())
     return;
   const bool rounded = !op.getOutput().use_empty() &&
                        llvm::all_of(op.getOutput().getUsers(),

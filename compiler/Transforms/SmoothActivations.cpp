@@ -141,6 +141,7 @@ LogicalResult mlir::nunc::applySmoothing(func::FuncOp func, const Smoothing &smo
     auto smoothed = LayerNormOp::create(b, loc, s.norm->getResultTypes(), s.norm.getInput(),
                                         scaleValue, biasValue, s.norm.getAxisAttr(),
                                         s.norm.getEpsilonAttr(), s.norm.getStashTypeAttr());
+    smoothed.setRms(s.norm.getRms());
     for (LinearOp linear : s.linears) {
       Value oldWeight = linear.getWeight();
       auto type = cast<RankedTensorType>(oldWeight.getType());

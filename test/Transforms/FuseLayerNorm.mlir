@@ -265,13 +265,15 @@ func.func @gapped_axes(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
 
 // -----
 
-// The mean is over the last axis but the variance over the last two.
+// The mean is over the last axis but the variance over the last two: no
+// LayerNorm of x, but d / sqrt(mean(d^2) + eps) over the last two axes is
+// an RMS normalization of d.
 
 // CHECK-LABEL: func.func @mismatched_axes(
-// CHECK-NOT: nunc.layer_norm
-// CHECK: nunc.reduce_mean
-// CHECK: nunc.reduce_mean
-// CHECK: nunc.div
+// CHECK: %[[M:.*]] = nunc.reduce_mean %arg0
+// CHECK-NEXT: %[[D:.*]] = nunc.sub %arg0, %[[M]]
+// CHECK-NEXT: %[[Y:.*]], %{{.*}}, %{{.*}} = nunc.layer_norm %[[D]], %{{.*}} {axis = 1 : i64, rms} : tensor<2x4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT: return %[[Y]]
 func.func @mismatched_axes(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
   %axes = nunc.constant dense<[-1]> : tensor<1xi64>
   %axes2 = nunc.constant dense<[-2, -1]> : tensor<2xi64>
@@ -289,14 +291,13 @@ func.func @mismatched_axes(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
 
 // -----
 
-// The centered value d has a third use.
+// The centered value d has a third use: no LayerNorm of x; the RMS
+// normalization of d (which d's other reader keeps) is one.
 
 // CHECK-LABEL: func.func @centered_second_use(
-// CHECK-NOT: nunc.layer_norm
 // CHECK: %[[D:.*]] = nunc.sub
-// CHECK: nunc.pow %[[D]]
-// CHECK: %[[N:.*]] = nunc.div %[[D]]
-// CHECK: return %[[N]], %[[D]]
+// CHECK-NEXT: %[[N:.*]], %{{.*}}, %{{.*}} = nunc.layer_norm %[[D]], %{{.*}} {axis = 1 : i64, rms}
+// CHECK-NEXT: return %[[N]], %[[D]]
 func.func @centered_second_use(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %axes = nunc.constant dense<[-1]> : tensor<1xi64>
   %two = nunc.constant dense<2.0> : tensor<f32>
@@ -338,7 +339,9 @@ func.func @variance_second_use(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<
 
 // -----
 
-// Pow(d, 3) and Mul(d, x) are not squares of d; (mean - x) is -d.
+// Pow(d, 3) and Mul(d, x) are not squares of d; (mean - x) is -d, which
+// is no LayerNorm of x, but e = mean - x over sqrt(mean(e^2) + eps) is the
+// RMS normalization of e.
 
 // CHECK-LABEL: func.func @not_a_variance(
 // CHECK-NOT: nunc.layer_norm
@@ -346,9 +349,8 @@ func.func @variance_second_use(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<
 // CHECK: nunc.div
 // CHECK: nunc.mul
 // CHECK: nunc.div
-// CHECK: nunc.sub
-// CHECK: nunc.div
-// CHECK-NOT: nunc.layer_norm
+// CHECK: %[[E:.*]] = nunc.sub %{{.*}}, %arg2
+// CHECK-NEXT: nunc.layer_norm %[[E]], %{{.*}} {axis = 1 : i64, rms}
 func.func @not_a_variance(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>, %z: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) {
   %axes = nunc.constant dense<[-1]> : tensor<1xi64>
   %two = nunc.constant dense<2.0> : tensor<f32>
@@ -436,4 +438,89 @@ func.func @rounding_steps(%x: tensor<2x8xf32>, %y: tensor<2x8xf32>) -> (tensor<2
   %16 = nunc.div %11, %15 : (tensor<2x8xf32>, tensor<2x1xf32>) -> tensor<2x8xf32>
   %17 = nunc.mul %16, %g {nunc.rhs_codes_grid = !quant.uniform<u8:f32, 0.01>, lhs_quantization = !quant.uniform<u8:f32, 0.03:120>, output_quantization = !quant.uniform<u8:f32, 0.02:120>, rhs_quantization = !quant.uniform<u8:f32, 0.01>} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
   return %6, %17 : tensor<2x8xf32>, tensor<2x8xf32>
+}
+
+// -----
+
+// RMSNorm as Llama-style decoders export it: Pow(x, 2), ReduceMean, Add
+// eps, Sqrt, Reciprocal (1 / root), Mul x, Mul gamma. One nunc.layer_norm
+// {rms} of x; x's other reader (the residual) keeps it.
+
+// CHECK-LABEL: func.func @rms_reciprocal(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3x8xf32>, %[[G:.*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[Y:.*]], %{{.*}}, %{{.*}} = nunc.layer_norm %[[X]], %[[G]] {axis = 2 : i64, epsilon = 9.99999997E-7 : f32, rms} : tensor<2x3x8xf32>, tensor<8xf32> -> tensor<2x3x8xf32>, tensor<2x3x1xf32>, tensor<2x3x1xf32>
+// CHECK-NEXT: %[[R:.*]] = nunc.add %[[X]], %[[Y]]
+// CHECK-NEXT: return %[[R]]
+func.func @rms_reciprocal(%x: tensor<2x3x8xf32>, %gamma: tensor<8xf32>) -> tensor<2x3x8xf32> {
+  %axes = nunc.constant dense<[-1]> : tensor<1xi64>
+  %two = nunc.constant dense<2.0> : tensor<f32>
+  %eps = nunc.constant dense<1.0e-06> : tensor<f32>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %0 = nunc.pow %x, %two : (tensor<2x3x8xf32>, tensor<f32>) -> tensor<2x3x8xf32>
+  %1 = nunc.reduce_mean %0 axes %axes : tensor<1xi64> : tensor<2x3x8xf32> -> tensor<2x3x1xf32>
+  %2 = nunc.add %1, %eps : (tensor<2x3x1xf32>, tensor<f32>) -> tensor<2x3x1xf32>
+  %3 = nunc.sqrt %2 : tensor<2x3x1xf32> -> tensor<2x3x1xf32>
+  %4 = nunc.div %one, %3 : (tensor<f32>, tensor<2x3x1xf32>) -> tensor<2x3x1xf32>
+  %5 = nunc.mul %x, %4 : (tensor<2x3x8xf32>, tensor<2x3x1xf32>) -> tensor<2x3x8xf32>
+  %6 = nunc.mul %gamma, %5 : (tensor<8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  %7 = nunc.add %x, %6 : (tensor<2x3x8xf32>, tensor<2x3x8xf32>) -> tensor<2x3x8xf32>
+  return %7 : tensor<2x3x8xf32>
+}
+
+// -----
+
+// ONNX's RMSNormalization body: Mul(x, x), ReduceMean, eps + mean (swapped),
+// Sqrt, Div(x, root); no scale: a scale of ones.
+
+// CHECK-LABEL: func.func @rms_division(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<4x16xf32>)
+// CHECK: %[[G:.*]] = nunc.constant dense<1.000000e+00> : tensor<16xf32>
+// CHECK-NEXT: %[[Y:.*]], %{{.*}}, %{{.*}} = nunc.layer_norm %[[X]], %[[G]] {axis = 1 : i64, rms}
+// CHECK-NEXT: return %[[Y]]
+func.func @rms_division(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %axes = nunc.constant dense<[1]> : tensor<1xi64>
+  %eps = nunc.constant dense<1.0e-05> : tensor<f32>
+  %0 = nunc.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %1 = nunc.reduce_mean %0 axes %axes : tensor<1xi64> : tensor<4x16xf32> -> tensor<4x1xf32>
+  %2 = nunc.add %eps, %1 : (tensor<f32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %3 = nunc.sqrt %2 : tensor<4x1xf32> -> tensor<4x1xf32>
+  %4 = nunc.div %x, %3 : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  return %4 : tensor<4x16xf32>
+}
+
+// -----
+
+// Not RMSNorm: the root divides another tensor than the one squared; the
+// root has a second reader; the square is x^3; the mean is over a leading
+// axis. Nothing fuses.
+
+// CHECK-LABEL: func.func @rms_near_misses(
+// CHECK-NOT: nunc.layer_norm
+// CHECK: return
+func.func @rms_near_misses(%x: tensor<4x16xf32>, %z: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x1xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %axes = nunc.constant dense<[1]> : tensor<1xi64>
+  %axes0 = nunc.constant dense<[0]> : tensor<1xi64>
+  %eps = nunc.constant dense<1.0e-05> : tensor<f32>
+  %three = nunc.constant dense<3.0> : tensor<f32>
+  %0 = nunc.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %1 = nunc.reduce_mean %0 axes %axes : tensor<1xi64> : tensor<4x16xf32> -> tensor<4x1xf32>
+  %2 = nunc.add %1, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %3 = nunc.sqrt %2 : tensor<4x1xf32> -> tensor<4x1xf32>
+  %4 = nunc.div %z, %3 : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %10 = nunc.mul %z, %z : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %11 = nunc.reduce_mean %10 axes %axes : tensor<1xi64> : tensor<4x16xf32> -> tensor<4x1xf32>
+  %12 = nunc.add %11, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %13 = nunc.sqrt %12 : tensor<4x1xf32> -> tensor<4x1xf32>
+  %14 = nunc.div %z, %13 : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %20 = nunc.pow %x, %three : (tensor<4x16xf32>, tensor<f32>) -> tensor<4x16xf32>
+  %21 = nunc.reduce_mean %20 axes %axes : tensor<1xi64> : tensor<4x16xf32> -> tensor<4x1xf32>
+  %22 = nunc.add %21, %eps : (tensor<4x1xf32>, tensor<f32>) -> tensor<4x1xf32>
+  %23 = nunc.sqrt %22 : tensor<4x1xf32> -> tensor<4x1xf32>
+  %24 = nunc.div %x, %23 : (tensor<4x16xf32>, tensor<4x1xf32>) -> tensor<4x16xf32>
+  %30 = nunc.mul %x, %x : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %31 = nunc.reduce_mean %30 axes %axes0 : tensor<1xi64> : tensor<4x16xf32> -> tensor<1x16xf32>
+  %32 = nunc.add %31, %eps : (tensor<1x16xf32>, tensor<f32>) -> tensor<1x16xf32>
+  %33 = nunc.sqrt %32 : tensor<1x16xf32> -> tensor<1x16xf32>
+  %34 = nunc.div %x, %33 : (tensor<4x16xf32>, tensor<1x16xf32>) -> tensor<4x16xf32>
+  return %4, %14, %13, %24, %34 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x1xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }

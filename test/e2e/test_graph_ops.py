@@ -511,8 +511,8 @@ def test_scatter_gather_nd_and_slice_views(nunc, tmp_path, target):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_rms_normalization_and_rotary_embedding_match_onnxruntime(nunc, tmp_path, target):
-    """Opset 23's RMSNormalization (last axis; f16 data stashed in f32) and
-    RotaryEmbedding (4-D with position ids, halves; 3-D with num_heads,
+    """Opset 23's RMSNormalization (last axis; f16 data stashed in f32; both
+    on the LayerNorm kernel's rms form) and RotaryEmbedding (4-D with position ids, halves; 3-D with num_heads,
     interleaved, a partial rotary dim; no position ids) against
     onnxruntime; a position id past the caches is an error, not a read
     out of bounds."""
@@ -554,6 +554,12 @@ def test_rms_normalization_and_rotary_embedding_match_onnxruntime(nunc, tmp_path
                               atol=1e-5)
     np.testing.assert_allclose(got["rmsh"].astype(np.float32), want["rmsh"].astype(np.float32),
                                rtol=2e-3, atol=2e-3)
+    # The f32 RMSNormalization runs on the LayerNorm kernel (rms); the f16
+    # one, whose body casts to its f32 stash and back, does too.
+    explain = nunc("compile", str(tmp_path / "m.onnx"), "--target", target, "-o",
+                   tmp_path / "explain", "--explain").stdout
+    assert explain.count("layer_norm.") == 2 and explain.count("] rms") == 2, explain
+    assert "nunc.reduce_mean" not in explain and "nunc.sqrt" not in explain, explain
     feeds["pos"] = np.array([np.arange(seq), np.arange(seq) + 30])
     got, log = compile_and_run(nunc, tmp_path, model, feeds, target, name="bad")
     assert got is None

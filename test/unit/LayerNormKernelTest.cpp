@@ -123,9 +123,52 @@ TEST_P(LayerNormKernelTest, ComputesOrderedF32ArithmeticExactly) {
         }
 }
 
+// rms (RMSNorm): no mean subtracted. Rows whose mean is far from 0 (it
+// must not be taken out), the evaluator's f64 result within the f32
+// rounding of x * inv * scale; the mean written is 0. Against a plain
+// formula too, so that the evaluator's rms cannot drift with the kernel's.
+TEST_P(LayerNormKernelTest, NormalizesByTheRootMeanSquare) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-3.f, 3.f);
+  for (int64_t rows : {1, 2, 7, 17, 129})
+    for (int64_t n : {1, 3, 7, 16, 17, 64, 129, 384, 768})
+      for (bool bias : {false, true}) {
+        auto random = [&](float offset) { return [&, offset] { return dist(rng) + offset; }; };
+        Tensor x = tensorOf({rows, n}, random(2.f)), scale = tensorOf({n}, random(0)),
+               b = tensorOf({n}, random(0));
+        const float eps = 1e-3f;
+        llvm::Expected<llvm::SmallVector<Tensor, 3>> want = kernels::layerNorm(
+            x, scale, bias ? &b : nullptr, -1, eps, DType::F32, /*ordered=*/false, /*rms=*/true);
+        ASSERT_TRUE(static_cast<bool>(want));
+        LayerNormConfig cfg{rows, n, eps, bias, /*ordered=*/false, /*rms=*/true};
+        auto [y, mean, inv] = runLayerNorm(cfg, isa, x, scale, b);
+        for (int64_t r = 0; r < rows; ++r) {
+          double squares = 0;
+          for (int64_t i = 0; i < n; ++i)
+            squares += std::pow(double(x.as<float>()[r * n + i]), 2);
+          const double root = 1 / std::sqrt(squares / n + eps);
+          ASSERT_NEAR((*want)[2].as<float>()[r], root, 1e-6 * root);
+          ASSERT_NEAR(inv[r], root, 1e-5 * root) << "rows " << rows << " n " << n;
+          ASSERT_EQ(mean[r], 0.f);
+          ASSERT_EQ((*want)[1].as<float>()[r], 0.f);
+          for (int64_t i = 0; i < n; ++i) {
+            const double plain = x.as<float>()[r * n + i] * root * scale.as<float>()[i] +
+                                 (bias ? b.as<float>()[i] : 0);
+            const double tol = 1e-5 * (1 + std::fabs(plain));
+            ASSERT_NEAR((*want)[0].as<float>()[r * n + i], plain, tol);
+            ASSERT_NEAR(y[r * n + i], plain, tol) << "rows " << rows << " n " << n << " at " << i;
+          }
+        }
+      }
+}
+
 TEST(LayerNormKernel, OrderedNeedsRowsOfAMultipleOf8) {
   EXPECT_FALSE(LayerNormKernel::supports({4, 12, 1e-5f, true, /*ordered=*/true}));
   EXPECT_TRUE(LayerNormKernel::supports({4, 12, 1e-5f, true, /*ordered=*/false}));
+  EXPECT_FALSE(LayerNormKernel::supports({4, 16, 1e-5f, true, /*ordered=*/true, /*rms=*/true}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, LayerNormKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),

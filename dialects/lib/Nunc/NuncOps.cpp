@@ -282,6 +282,12 @@ SmallVector<ElementwiseChainOp::Step> ElementwiseChainOp::getDecodedSteps() {
   return steps;
 }
 
+LogicalResult LayerNormOp::verify() {
+  if (getRms() && getOrderedF32Arithmetic())
+    return emitOpError("takes rms or ordered_f32_arithmetic, not both");
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   if (!getInt8Products())
     return success();

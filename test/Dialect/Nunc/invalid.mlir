@@ -2069,3 +2069,11 @@ func.func @attention_int8_products_with_a_grid(%q: tensor<1x3x16xf32>) {
   %0 = nunc.attention %q, %q, %q {int8_products, num_heads = 1 : i64, scale = 1.0 : f32, probs_quantization = !quant.uniform<u8:f32, 0.00390625>} : tensor<1x3x16xf32>, tensor<1x3x16xf32>, tensor<1x3x16xf32> -> tensor<1x3x16xf32>
   return
 }
+
+// -----
+
+func.func @layer_norm_rms_and_ordered(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
+  // expected-error @+1 {{takes rms or ordered_f32_arithmetic, not both}}
+  %y, %m, %i = nunc.layer_norm %x, %g {ordered_f32_arithmetic, rms} : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>
+  return
+}

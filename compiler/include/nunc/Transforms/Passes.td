@@ -172,7 +172,9 @@ def FuseLayerNorm : Pass<"nunc-fuse-layer-norm", "func::FuncOp"> {
     Recognizes (x - mean(x)) / sqrt(mean((x - mean(x))^2) + eps) * gamma + beta
     over trailing axes, as torch exports LayerNorm below opset 17 (ReduceMean,
     Sub, Pow or Mul, ReduceMean, Add, Sqrt, Div, Mul, Add); gamma and beta are
-    optional.
+    optional. Also RMSNorm, x / sqrt(mean(x^2) + eps) or x * (1 / sqrt(...))
+    then * gamma (+ beta), as Llama-style decoders export it and ONNX's
+    RMSNormalization's body computes it: nunc.layer_norm {rms}.
   }];
   let dependentDialects = ["::mlir::nunc::NuncDialect"];
 }

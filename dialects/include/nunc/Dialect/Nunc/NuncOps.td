@@ -563,6 +563,7 @@ def Nunc_SoftmaxOp : Nunc_Op<"softmax"> {
 
 def Nunc_LayerNormOp : Nunc_Op<"layer_norm"> {
   let summary = "Normalizes over the dims from `axis` on; also returns mean and 1/stddev";
+  let hasVerifier = 1;
   let description = [{
     y = (x - mean) / sqrt(var + epsilon) * scale + bias over each row of the
     dims from `axis` on; also the rows' mean and 1 / sqrt(var + epsilon).
@@ -578,13 +579,18 @@ def Nunc_LayerNormOp : Nunc_Op<"layer_norm"> {
     epsilon))); y = fma(fl32(d_i x 1/stddev), scale, bias). Without it the
     result is the reals' rounded by whatever order the target's kernel takes
     (within a few ulps).
+
+    `rms`: root-mean-square normalization (RMSNorm, as Llama-style decoders
+    and ONNX's RMSNormalization compute it): no mean is subtracted,
+    y = x / sqrt(mean(x^2) + epsilon) * scale + bias, and the `mean` result
+    is 0. Not with ordered_f32_arithmetic.
   }];
   let arguments = (ins Nunc_FloatTensor:$input, Nunc_FloatTensor:$scale,
                        Optional<Nunc_FloatTensor>:$bias,
                        DefaultValuedAttr<I64Attr, "-1">:$axis,
                        DefaultValuedAttr<F32Attr, "1e-5">:$epsilon,
                        DefaultValuedAttr<I64Attr, "1">:$stash_type,
-                       UnitAttr:$ordered_f32_arithmetic);
+                       UnitAttr:$ordered_f32_arithmetic, UnitAttr:$rms);
   let extraClassDeclaration = [{
     /// The number of elements normalized together (the input's dims from
     /// `axis` on), where its type says it.
