@@ -65,8 +65,10 @@ bool AttentionKernel::supports(const AttentionConfig &c, Isa isa) {
        (c.mask ? !fullU8(c.logits) || !fullU8(c.maskGrid) : c.logits.kind != Activation::None)))
     return false;
   // With qlinear the codes are those of the output grid it computes.
+  // (Heads first too: a decoder step's grouped rows write the result
+  // heads first, the same bytes as merged with one query row.)
   if (c.u8Output &&
-      (c.headsMajor[3] || !(c.u8Output->scale > 0) ||
+      (!(c.u8Output->scale > 0) ||
        c.u8Output->zeroPoint < 0 || c.u8Output->zeroPoint > 255 ||
        (c.qlinear ? c.output.scale != c.u8Output->scale ||
                         c.output.min != static_cast<float>(-c.u8Output->zeroPoint)

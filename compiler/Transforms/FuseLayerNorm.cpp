@@ -116,10 +116,17 @@ std::optional<std::pair<double, ReduceMeanOp>> meanSquarePlusEps(AddOp add) {
   return std::nullopt;
 }
 
+/// Whether a constant is exactly `want` (isFloatConstant allows a 16-bit
+/// float's precision, too loose for a factor the fusion drops).
+bool isExactly(Value v, double want) {
+  std::optional<double> got = getUniformFloat(v);
+  return got && *got == want;
+}
+
 /// Whether `square` is d * d or Pow(d, 2).
 bool squares(Operation *square, Value d) {
   if (auto pow = dyn_cast_or_null<PowOp>(square))
-    return pow.getLhs() == d && isFloatConstant(pow.getRhs(), 2.0);
+    return pow.getLhs() == d && isExactly(pow.getRhs(), 2.0);
   if (auto mul = dyn_cast_or_null<MulOp>(square))
     return mul.getLhs() == d && mul.getRhs() == d;
   return false;
@@ -190,6 +197,12 @@ struct RmsNormPattern : OpRewritePattern<SqrtOp> {
     std::optional<int64_t> axis = trailingMeanAxis(var, var.getData());
     if (!axis || !squares(square, x) || !isa<FloatType>(getElementTypeOrSelf(x.getType())))
       return failure();
+    // x - mean(x) over the same axes: a LayerNorm's, LayerNormPattern's to
+    // take (whichever root the driver visits first).
+    if (auto sub = x.getDefiningOp<SubOp>())
+      if (auto mean = sub.getRhs().getDefiningOp<ReduceMeanOp>())
+        if (trailingMeanAxis(mean, sub.getLhs()) == axis)
+          return failure();
     SmallVector<Operation *> ops{square, var, add, sqrt};
     // x / root, or x * (1 / root).
     Operation *user = *sqrt->user_begin();
@@ -197,7 +210,7 @@ struct RmsNormPattern : OpRewritePattern<SqrtOp> {
     if (auto div = dyn_cast<DivOp>(user); div && div.getLhs() == x) {
       normalized = div;
     } else if (auto inverse = dyn_cast<DivOp>(user);
-               inverse && isFloatConstant(inverse.getLhs(), 1.0, 0) &&
+               inverse && isExactly(inverse.getLhs(), 1.0) &&
                inverse.getResult().hasOneUse()) {
       auto mul = dyn_cast<MulOp>(*inverse->user_begin());
       if (mul && otherOperand(mul, inverse.getResult()) == x) {

@@ -291,13 +291,15 @@ func.func @mismatched_axes(%x: tensor<2x4x8xf32>) -> tensor<2x4x8xf32> {
 
 // -----
 
-// The centered value d has a third use: no LayerNorm of x; the RMS
-// normalization of d (which d's other reader keeps) is one.
+// The centered value d has a third use: no LayerNorm of x, and no RMS
+// normalization of d either (x - mean(x) is a LayerNorm's to fuse).
 
 // CHECK-LABEL: func.func @centered_second_use(
+// CHECK-NOT: nunc.layer_norm
 // CHECK: %[[D:.*]] = nunc.sub
-// CHECK-NEXT: %[[N:.*]], %{{.*}}, %{{.*}} = nunc.layer_norm %[[D]], %{{.*}} {axis = 1 : i64, rms}
-// CHECK-NEXT: return %[[N]], %[[D]]
+// CHECK: nunc.pow %[[D]]
+// CHECK: %[[N:.*]] = nunc.div %[[D]]
+// CHECK: return %[[N]], %[[D]]
 func.func @centered_second_use(%x: tensor<2x8xf32>) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
   %axes = nunc.constant dense<[-1]> : tensor<1xi64>
   %two = nunc.constant dense<2.0> : tensor<f32>
@@ -523,4 +525,53 @@ func.func @rms_near_misses(%x: tensor<4x16xf32>, %z: tensor<4x16xf32>) -> (tenso
   %33 = nunc.sqrt %32 : tensor<1x16xf32> -> tensor<1x16xf32>
   %34 = nunc.div %x, %33 : (tensor<4x16xf32>, tensor<1x16xf32>) -> tensor<4x16xf32>
   return %4, %14, %13, %24, %34 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x1xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// f16 constants near but not exactly 1 and 2 (within a half float's
+// precision): c / root and Pow(x, 2.001) are no RMSNorm.
+
+// CHECK-LABEL: func.func @rms_inexact_constants(
+// CHECK-NOT: nunc.layer_norm
+// CHECK: return
+func.func @rms_inexact_constants(%x: tensor<4x16xf16>) -> (tensor<4x16xf16>, tensor<4x16xf16>) {
+  %axes = nunc.constant dense<[1]> : tensor<1xi64>
+  %eps = nunc.constant dense<1.0e-03> : tensor<f16>
+  %c = nunc.constant dense<0.99951> : tensor<f16>
+  %two = nunc.constant dense<2.0> : tensor<f16>
+  %twoish = nunc.constant dense<2.002> : tensor<f16>
+  %0 = nunc.pow %x, %two : (tensor<4x16xf16>, tensor<f16>) -> tensor<4x16xf16>
+  %1 = nunc.reduce_mean %0 axes %axes : tensor<1xi64> : tensor<4x16xf16> -> tensor<4x1xf16>
+  %2 = nunc.add %1, %eps : (tensor<4x1xf16>, tensor<f16>) -> tensor<4x1xf16>
+  %3 = nunc.sqrt %2 : tensor<4x1xf16> -> tensor<4x1xf16>
+  %4 = nunc.div %c, %3 : (tensor<f16>, tensor<4x1xf16>) -> tensor<4x1xf16>
+  %5 = nunc.mul %x, %4 : (tensor<4x16xf16>, tensor<4x1xf16>) -> tensor<4x16xf16>
+  %10 = nunc.pow %x, %twoish : (tensor<4x16xf16>, tensor<f16>) -> tensor<4x16xf16>
+  %11 = nunc.reduce_mean %10 axes %axes : tensor<1xi64> : tensor<4x16xf16> -> tensor<4x1xf16>
+  %12 = nunc.add %11, %eps : (tensor<4x1xf16>, tensor<f16>) -> tensor<4x1xf16>
+  %13 = nunc.sqrt %12 : tensor<4x1xf16> -> tensor<4x1xf16>
+  %14 = nunc.div %x, %13 : (tensor<4x16xf16>, tensor<4x1xf16>) -> tensor<4x16xf16>
+  return %5, %14 : tensor<4x16xf16>, tensor<4x16xf16>
+}
+
+// -----
+
+// An f16 RMSNorm with exact constants fuses (the generic kernel or the
+// stash casts run it; the pattern takes any float type).
+
+// CHECK-LABEL: func.func @rms_half(
+// CHECK: nunc.layer_norm %arg0, %{{.*}} {axis = 1 : i64, epsilon = 9.765625E-4 : f32, rms} : tensor<4x16xf16>, tensor<16xf16>
+func.func @rms_half(%x: tensor<4x16xf16>, %g: tensor<16xf16>) -> tensor<4x16xf16> {
+  %axes = nunc.constant dense<[1]> : tensor<1xi64>
+  %eps = nunc.constant dense<9.765625E-4> : tensor<f16>
+  %one = nunc.constant dense<1.0> : tensor<f16>
+  %0 = nunc.mul %x, %x : (tensor<4x16xf16>, tensor<4x16xf16>) -> tensor<4x16xf16>
+  %1 = nunc.reduce_mean %0 axes %axes : tensor<1xi64> : tensor<4x16xf16> -> tensor<4x1xf16>
+  %2 = nunc.add %1, %eps : (tensor<4x1xf16>, tensor<f16>) -> tensor<4x1xf16>
+  %3 = nunc.sqrt %2 : tensor<4x1xf16> -> tensor<4x1xf16>
+  %4 = nunc.div %one, %3 : (tensor<f16>, tensor<4x1xf16>) -> tensor<4x1xf16>
+  %5 = nunc.mul %4, %x : (tensor<4x1xf16>, tensor<4x16xf16>) -> tensor<4x16xf16>
+  %6 = nunc.mul %5, %g : (tensor<4x16xf16>, tensor<16xf16>) -> tensor<4x16xf16>
+  return %6 : tensor<4x16xf16>
 }

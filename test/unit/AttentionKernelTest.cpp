@@ -481,6 +481,10 @@ void checkHeadsFirstAndGroupedOperands(Isa isa, bool int8) {
       std::vector<float> grouped;
       ASSERT_NO_FATAL_FAILURE(runKernel(*rows, isa, ql, kl, vl, m, grouped));
       EXPECT_EQ(grouped, want) << what << " (grouped rows)";
+      // And their u8 codes (u8Output: a static int8 model's decoder step),
+      // written heads first.
+      ASSERT_NO_FATAL_FAILURE(
+          expectCodesOf(*rows, isa, ql, kl, vl, m, want, {0.0173f, 97}, what + " (u8 rows)"));
     } else {
       EXPECT_FALSE(c.kv != c.h && (c.s == 1 || (!c.mask && c.major[0] && c.major[3]))) << what;
     }
