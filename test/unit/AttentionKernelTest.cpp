@@ -613,6 +613,56 @@ TEST_P(AttentionKernelTest, SkipsTheKeysACausalMaskLeavesNoRow) {
   }
 }
 
+/// Grouped query heads as rows of their key head's task (heads first, a
+/// key-padding mask the same for every row) that also skip the padded keys
+/// (rowKeys): the same bits as each query head's own task reading every
+/// key, in f32 and with int8 products (VNNI hosts).
+TEST_P(AttentionKernelTest, GroupedRowsSkipPaddedKeys) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const bool vnni = __builtin_cpu_supports("avx512vnni") ||
+                    (isa == Isa::Avx2 && __builtin_cpu_supports("avxvnni"));
+  struct Case {
+    int64_t s, t, kept, d;
+  };
+  std::mt19937 rng(29);
+  int64_t checked = 0;
+  for (bool int8 : {false, true}) {
+    if (int8 && !vnni)
+      continue;
+    for (const Case &k : {Case{5, 300, 161, 32}, Case{9, 140, 37, 16}, Case{3, 64, 64, 64}}) {
+      AttentionConfig plain{1, k.s, k.t, 4, k.d, 0.27f, true};
+      plain.kvHeads = 2;
+      std::fill(plain.headsMajor, plain.headsMajor + 4, true);
+      plain.maskStrides[3] = 1;
+      plain.int8Products = int8;
+      plain.evexVnni = isa == Isa::Avx2 && !__builtin_cpu_supports("avxvnni");
+      std::optional<AttentionConfig> rows = AttentionKernel::groupedRows(plain);
+      ASSERT_TRUE(rows.has_value());
+      AttentionConfig skipping = *rows;
+      skipping.rowKeys.assign(skipping.seq, k.kept);
+      if (!AttentionKernel::supports(skipping, isa))
+        continue;
+      ++checked;
+      const std::string what = "S=" + std::to_string(k.s) + " T=" + std::to_string(k.t) +
+                               " kept " + std::to_string(k.kept) + (int8 ? " int8" : "");
+      EXPECT_TRUE(AttentionKernel::skipsMaskedKeys(skipping)) << what;
+      Tensor q = nunc_test::randomTensor(rng, {1, 4, k.s, k.d}, -2.f, 2.f);
+      Tensor key = nunc_test::randomTensor(rng, {1, 2, k.t, k.d}, -2.f, 2.f);
+      Tensor v = nunc_test::randomTensor(rng, {1, 2, k.t, k.d}, -2.f, 2.f);
+      Tensor mask = nunc_test::randomTensor(rng, {k.t}, -1.f, 1.f);
+      for (int64_t j = k.kept; j < k.t; ++j)
+        mask.mutableAs<float>()[j] = -INFINITY;
+      std::vector<float> want, got;
+      ASSERT_NO_FATAL_FAILURE(runKernel(plain, isa, q, key, v, &mask, want));
+      ASSERT_NO_FATAL_FAILURE(runKernel(skipping, isa, q, key, v, &mask, got));
+      EXPECT_EQ(got, want) << what;
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
 /// `count` u8 codes, uniform with runs of 0 and 255 (a tenth each: the
 /// largest products and the grids' ends).
 std::vector<uint8_t> randomCodes(std::mt19937 &rng, size_t count) {
