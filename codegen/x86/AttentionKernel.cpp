@@ -321,6 +321,14 @@ private:
     return keys;
   }
 
+  /// Per row, the groups of 4 keys (u8 P V steps) that hold its `keys`.
+  std::vector<int64_t> keyGroups(const std::vector<int64_t> &keys) const {
+    std::vector<int64_t> groups;
+    for (int64_t k : keys)
+      groups.push_back((std::min(k, c.keys) + 3) / 4);
+    return groups;
+  }
+
   /// edi = the most of `keys` over the block of `rowsPerBlock` rows that the
   /// counter rbp (fullBlocks down to 1) stands at, or (past the loop) over
   /// the rest.
@@ -1125,9 +1133,9 @@ private:
             if (i == 0 || row(i) != row(i - 1))
               vbroadcastss(kv, rowFactor(row(i))); // (kv free until the mask)
             vmulps(x(i), x(i), kv);
-          }
-          else
+          } else {
             vmulps(x(i), x(i), constAddr(c.inputGrids[0].scale * c.inputGrids[1].scale));
+          }
         }
       if (scaledGridFollows) {
         // Scores rounded on their grid, then scaled and rounded again,
@@ -1628,14 +1636,11 @@ private:
       Label loop;
       mov(rax, r12); // V row t (u8: VB group t / 4)
       xor_(esi, esi); // t * 4 (u8: t)
-      if (limited && u8) { // (int8 products: groups of 4 keys)
-        std::vector<int64_t> groups;
-        for (int64_t k : c.rowKeys)
-          groups.push_back((std::min(k, c.keys) + 3) / 4);
-        loadBlockKeys(groups, rowsPerBlock, inLoop); // the rest's probabilities' codes 0
-      } else if (limited) {
-        loadBlockKeys(c.rowKeys, rowsPerBlock, inLoop); // the rest's probabilities ~0
-      } else
+      // The rest's probabilities ~0 (int8 products: codes 0, in groups of
+      // 4 keys).
+      if (limited)
+        loadBlockKeys(u8 ? keyGroups(c.rowKeys) : c.rowKeys, rowsPerBlock, inLoop);
+      else
         mov(rdi, u8 ? (c.keys + 3) / 4 : c.keys);
       L(loop);
       for (int v = 0; v < nv; ++v)

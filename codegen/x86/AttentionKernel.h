@@ -79,10 +79,11 @@ struct AttentionConfig {
   /// are 0, so the same bits): where a score row takes several chunks of
   /// keys, a block of rows skips the chunks past its keys (where it fits
   /// the registers, AVX-512 with T <= 128, the vectors past them), and P V
-  /// sums over its keys only. A skipped probability (its mask at most -1e30) is at most
-  /// 2^-126, the exponential's floor: the results move by at most that
-  /// times |v| for each key skipped, below a float's resolution unless v
-  /// is near the float range (onnxruntime's -inf keys count as exact 0).
+  /// sums over its keys only. A skipped probability (its mask at most
+  /// -1e30) is at most 2^-126, the exponential's floor: the results move by
+  /// at most that times |v| for each key skipped, below a float's
+  /// resolution unless v is near the float range (onnxruntime's -inf keys
+  /// count as exact 0).
   std::vector<int64_t> rowKeys;
   /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
   /// softmax output (then normalized before P V instead of after), P V.

@@ -79,13 +79,12 @@ LogicalResult replaceWithNorm(PatternRewriter &rewriter, SmallVector<Operation *
   rewriter.setInsertionPoint(last);
   Location loc = fusedLoc(ops);
   if (!gamma) {
-    ArrayRef<int64_t> normalizedShape = xType.getShape().drop_front(axis);
     if (!xType.hasStaticShape() || !xType.getElementType().isF32())
       return failure();
     int64_t n = 1;
-    for (int64_t dim : normalizedShape)
+    for (int64_t dim : normalizedDims)
       n *= dim;
-    gamma = createF32Constant(rewriter, loc, normalizedShape, SmallVector<float>(n, 1.f),
+    gamma = createF32Constant(rewriter, loc, normalizedDims, SmallVector<float>(n, 1.f),
                               "layer_norm_scale");
   }
   SmallVector<Value> operands{x, gamma};
@@ -109,7 +108,8 @@ LogicalResult replaceWithNorm(PatternRewriter &rewriter, SmallVector<Operation *
 /// eps and the mean of the squares when `add` is mean(sq) + eps (either
 /// order) with a single-use keepdims ReduceMean.
 std::optional<std::pair<double, ReduceMeanOp>> meanSquarePlusEps(AddOp add) {
-  for (auto [a, b] : {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
+  for (auto [a, b] :
+       {std::pair(add.getLhs(), add.getRhs()), std::pair(add.getRhs(), add.getLhs())})
     if (std::optional<double> eps = getUniformFloat(b))
       if (auto var = singleUseDef<ReduceMeanOp>(a))
         return std::pair(*eps, var);

@@ -512,10 +512,10 @@ def test_scatter_gather_nd_and_slice_views(nunc, tmp_path, target):
 @pytest.mark.parametrize("target", TARGETS)
 def test_rms_normalization_and_rotary_embedding_match_onnxruntime(nunc, tmp_path, target):
     """Opset 23's RMSNormalization (last axis; f16 data stashed in f32; both
-    on the LayerNorm kernel's rms form) and RotaryEmbedding (4-D with position ids, halves; 3-D with num_heads,
-    interleaved, a partial rotary dim; no position ids) against
-    onnxruntime; a position id past the caches is an error, not a read
-    out of bounds."""
+    on the LayerNorm kernel's rms form) and RotaryEmbedding (4-D with
+    position ids, halves; 3-D with num_heads, interleaved, a partial rotary
+    dim; no position ids) against onnxruntime; a position id past the
+    caches is an error, not a read out of bounds."""
     n = h.make_node
     batch, heads, seq, head, hidden = 2, 4, 6, 16, 64
     r = np.random.default_rng(23)
