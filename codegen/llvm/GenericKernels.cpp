@@ -237,6 +237,34 @@ public:
   Value exp(Value x) {
     return x.getType().isF64() ? exp64(x) : Value(math::ExpOp::create(b, loc, x));
   }
+  /// sinh(x) for |x| < 1: its series to x^17 (error below x^19 / 19!, f64's
+  /// half ulp).
+  Value sinhSeries(Value x) {
+    Type t = x.getType();
+    Value p = mul(x, x);
+    Value series = floatConst(1.0 / 355687428096000.0, t);
+    for (double f : {1.0 / 1307674368000.0, 1.0 / 6227020800.0, 1.0 / 39916800, 1.0 / 362880,
+                     1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0})
+      series = add(mul(series, p), floatConst(f, t));
+    return mul(x, series);
+  }
+  /// tanh of an f64 x without libm: below 1 in magnitude s / sqrt(1 + s^2)
+  /// with s = sinh(x) by its series (no cancellation); from there (1 - e) /
+  /// (1 + e), e = exp(-2|x|) < 0.14, the sign put back.
+  Value tanh64(Value x) {
+    Type t = x.getType();
+    Value one = floatConst(1, t);
+    Value ax = math::AbsFOp::create(b, loc, x);
+    Value s = sinhSeries(x);
+    Value nearZero = div(s, math::SqrtOp::create(b, loc, add(one, mul(s, s))));
+    Value e = exp64(mul(ax, floatConst(-2, t)));
+    Value far = math::CopySignOp::create(b, loc, div(sub(one, e), add(one, e)), x);
+    return select(cmp(arith::CmpFPredicate::OLT, ax, one), nearZero, far);
+  }
+  /// tanh: MLIR's rational approximation for f32; tanh64 for f64.
+  Value tanh(Value x) {
+    return x.getType().isF64() ? tanh64(x) : Value(math::TanhOp::create(b, loc, x));
+  }
   /// log(1 + y), accurate for small y: log(u) y / (u - 1), u = fl(1 + y)
   /// (Goldberg's compensation; y where u rounds to 1; log(u) where u - 1
   /// is y, as when y is infinite): MLIR's log is accurate near 1, its
@@ -505,7 +533,7 @@ public:
           arith::AddFOp::create(b, loc, floatConst(1, t),
                                 exp(arith::NegFOp::create(b, loc, x))));
     if (kind == "tanh")
-      return math::TanhOp::create(b, loc, x);
+      return tanh(x);
     if (kind == "gelu") {
       Value e = math::ErfOp::create(b, loc, arith::MulFOp::create(b, loc, x, floatConst(M_SQRT1_2, t)));
       return arith::MulFOp::create(
@@ -519,7 +547,7 @@ public:
         arith::AddFOp::create(b, loc, x, arith::MulFOp::create(b, loc, x3, floatConst(0.044715, t))));
     return arith::MulFOp::create(
         b, loc, arith::MulFOp::create(b, loc, x, floatConst(0.5, t)),
-        arith::AddFOp::create(b, loc, math::TanhOp::create(b, loc, inner), floatConst(1, t)));
+        arith::AddFOp::create(b, loc, tanh(inner), floatConst(1, t)));
   }
 
   /// A fused op's epilogue activation: its kind, then the post Mul and Add.
@@ -562,15 +590,27 @@ public:
       // Clamp to the target's range and map NaN to 0 before converting.
       unsigned w = dst.getIntOrFloatBitWidth();
       double lo = isUnsigned(to) ? 0.0 : -std::ldexp(1.0, w - 1);
-      double hi = isUnsigned(to) ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
+      double past = isUnsigned(to) ? std::ldexp(1.0, w) : std::ldexp(1.0, w - 1);
+      // The largest in range: past - 1 is not a double at 64 bits (it rounds
+      // to past, whose conversion overflows); those take the largest code
+      // below by a select.
+      bool exactTop = w < 53;
+      double hi = exactTop ? past - 1 : std::nextafter(past, 0.0);
       Type wide = b.getF64Type();
       Value x = src.isF64() ? v : Value(arith::ExtFOp::create(b, loc, wide, v));
       Value isNan = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+      Value over = exactTop ? Value()
+                            : Value(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, x,
+                                                          floatConst(past, wide)));
       x = arith::MaximumFOp::create(b, loc, x, floatConst(lo, wide));
       x = arith::MinimumFOp::create(b, loc, x, floatConst(hi, wide));
       x = arith::SelectOp::create(b, loc, isNan, floatConst(0, wide), x);
-      return isUnsigned(to) ? Value(arith::FPToUIOp::create(b, loc, dst, x))
-                            : Value(arith::FPToSIOp::create(b, loc, dst, x));
+      Value code = isUnsigned(to) ? Value(arith::FPToUIOp::create(b, loc, dst, x))
+                                  : Value(arith::FPToSIOp::create(b, loc, dst, x));
+      if (exactTop)
+        return code;
+      int64_t top = isUnsigned(to) ? -1 : std::numeric_limits<int64_t>::max();
+      return arith::SelectOp::create(b, loc, over, intConst(top, dst), code);
     }
     unsigned sw = src.getIntOrFloatBitWidth(), dw = dst.getIntOrFloatBitWidth();
     if (sw == dw)
@@ -765,10 +805,9 @@ LogicalResult GenericEmitter::emitElementwise() {
         auto pow = [&](Value x, Value y) -> Value {
           Type t = x.getType();
           Value zero = k.floatConst(0, t), one = k.floatConst(1, t);
-          Value magnitude = math::ExpOp::create(
-              b, loc,
-              arith::MulFOp::create(b, loc, y,
-                                    math::LogOp::create(b, loc, math::AbsFOp::create(b, loc, x))));
+          // (k.exp and k.log: f64 without libm.)
+          Value magnitude = k.exp(
+              arith::MulFOp::create(b, loc, y, k.log(math::AbsFOp::create(b, loc, x))));
           Value integral = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
                                                  math::RoundEvenOp::create(b, loc, y), y);
           Value half = arith::MulFOp::create(b, loc, y, k.floatConst(0.5, t));
@@ -786,6 +825,28 @@ LogicalResult GenericEmitter::emitElementwise() {
           Value yZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero);
           return arith::SelectOp::create(b, loc, yZero, one, result);
         };
+        // An integer to a non-negative integer power: exact, by squaring in
+        // 64 bits, wrapping around as the integer type does (numpy's
+        // power; a double would round past 2^53 and pow's exp/log form
+        // lands below integers). Negative exponents take the double form.
+        auto integerPow = [&](Value base, Value e) -> Value {
+          Type i64 = b.getI64Type();
+          Value zero = k.intConst(0, i64), one = k.intConst(1, i64);
+          auto loop = scf::ForOp::create(
+              b, loc, k.intConst(0, i64), k.intConst(64, i64), one, ValueRange{one, base, e},
+              [&](OpBuilder &, Location, Value, ValueRange acc) {
+                Value bit = arith::AndIOp::create(b, loc, acc[2], one);
+                Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, zero);
+                Value times = arith::MulIOp::create(b, loc, acc[0], acc[1]);
+                Value result = arith::SelectOp::create(b, loc, odd, times, acc[0]);
+                Value square = arith::MulIOp::create(b, loc, acc[1], acc[1]);
+                Value rest = arith::ShRUIOp::create(b, loc, acc[2], one);
+                scf::YieldOp::create(b, loc, ValueRange{result, square, rest});
+              });
+          return loop.getResult(0);
+        };
+        bool integral = isa<IntegerType>(baseElem) && !baseElem.isInteger(1) &&
+                        isa<IntegerType>(expElem) && !expElem.isInteger(1);
         elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
           Type f = b.getF64Type();
           if (s[0].getType().isF32() && isa<FloatType>(s[1].getType())) {
@@ -793,7 +854,19 @@ LogicalResult GenericEmitter::emitElementwise() {
             return pow(s[0], e);
           }
           Value base = k.convert(s[0], baseElem, f), e = k.convert(s[1], expElem, f);
-          return k.convert(pow(base, e), f, baseElem);
+          Value viaDouble = k.convert(pow(base, e), f, baseElem);
+          if (!integral)
+            return viaDouble;
+          Type i64 = b.getI64Type();
+          Value exact = k.convert(integerPow(k.convert(s[0], baseElem, i64),
+                                             k.convert(s[1], expElem, i64)),
+                                  i64, baseElem);
+          if (k.isUnsigned(expElem))
+            return exact;
+          Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                                 k.convert(s[1], expElem, i64),
+                                                 k.intConst(0, i64));
+          return arith::SelectOp::create(b, loc, negative, viaDouble, exact);
         });
         return success();
       })
@@ -976,15 +1049,8 @@ LogicalResult GenericEmitter::emitElementwise() {
                 return k.mul(c(2), k.atanF32(sqrt(k.div(k.sub(c(1), x), k.add(c(1), x)))));
               })
               .Case([&](SinhOp) {
-                // |x| < 1: its series to x^17 (error below x^19 / 19!, f64's
-                // half ulp).
-                Value p = k.mul(x, x);
-                Value series = c(1.0 / 355687428096000.0);
-                for (double f : {1.0 / 1307674368000.0, 1.0 / 6227020800.0, 1.0 / 39916800,
-                                 1.0 / 362880, 1.0 / 5040, 1.0 / 120, 1.0 / 6, 1.0})
-                  series = k.add(k.mul(series, p), c(f));
                 Value e = halfExp();
-                return k.select(less(ax, c(1)), k.mul(x, series),
+                return k.select(less(ax, c(1)), k.sinhSeries(x),
                                 withSignOf(k.sub(e, k.div(c(0.25), e))));
               })
               .Case([&](CoshOp) {
@@ -1022,8 +1088,11 @@ LogicalResult GenericEmitter::emitElementwise() {
         });
         return success();
       })
-      .Case<SqrtOp, FloorOp, CeilOp, RoundOp, ErfOp>([&](Operation *o) {
-        // One math op each (Round: halves to even, as ONNX).
+      .Case<SqrtOp, FloorOp, CeilOp, RoundOp, ErfOp>([&](Operation *o) -> LogicalResult {
+        // One math op each (Round: halves to even, as ONNX). Erf: MLIR's
+        // polynomial for f32; none for f64 (nor would libm be there).
+        if (isa<ErfOp>(o) && !KernelBuilder::computeType(outElem).isF32())
+          return unsupported("erf of f64");
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) -> Value {
           return llvm::TypeSwitch<Operation *, Value>(o)
               .Case([&](SqrtOp) { return math::SqrtOp::create(b, loc, s[0]); })
@@ -1047,6 +1116,8 @@ LogicalResult GenericEmitter::emitElementwise() {
         // Always f32, so the x86 elementwise kernel runs it on every target.
         if (g.hasGrids())
           return unsupported("gelu with quantization grids");
+        if (!KernelBuilder::computeType(outElem).isF32() && g.getApproximate() != "tanh")
+          return unsupported("gelu of f64 (erf of f64)");
         StringRef kind = g.getApproximate() == "tanh" ? "gelu_tanh" : "gelu";
         elementwise({bcast(0)}, [&](ArrayRef<Value> s) { return k.activation(s[0], kind, 0, 0); });
         return success();

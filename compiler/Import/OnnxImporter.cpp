@@ -273,6 +273,11 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
       dims[i] = p[i];
     }
   }
+  // (An output's declared type only draws a warning where it differs.)
+  if (isInput && !shape::fitsTensorLimit(dims, getElementByteWidth(*element)))
+    return emitError(fileLoc) << "graph input '" << vi.name() << "' of shape "
+                              << shape::toString(dims) << " would hold more than "
+                              << (shape::kMaxTensorBytes >> 30) << " GiB";
   return Type(RankedTensorType::get(dims, *element));
 }
 

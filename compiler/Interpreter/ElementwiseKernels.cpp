@@ -265,6 +265,20 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
           forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
             double base = static_cast<ComputeType<T>>(pa[off[0]]);
             double exp = static_cast<ComputeType<E>>(pb[off[1]]);
+            if constexpr (std::is_integral_v<T> && std::is_integral_v<E>) {
+              // Exact, wrapping around as the integer type does (numpy's
+              // power); a negative exponent takes the double form below.
+              if (!(pb[off[1]] < E(0))) {
+                uint64_t result = 1, square = static_cast<uint64_t>(pa[off[0]]);
+                for (uint64_t e = static_cast<uint64_t>(pb[off[1]]); e; e >>= 1) {
+                  if (e & 1)
+                    result *= square;
+                  square *= square;
+                }
+                o[i] = static_cast<T>(result);
+                return;
+              }
+            }
             if constexpr (std::is_same_v<T, float>)
               o[i] = std::pow(static_cast<float>(base), static_cast<float>(exp));
             else

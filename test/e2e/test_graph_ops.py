@@ -200,22 +200,33 @@ def test_roberta_position_ids_and_bad_gather_elements_index(nunc, tmp_path, targ
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_f64_exp_and_log_are_within_two_ulp_of_libm(nunc, tmp_path, target):
-    """Exp and Log of f64 without libm: within 2 ulp of numpy's (libm's)
-    over the whole range, subnormal results and inputs, 0, inf and NaN
-    included."""
+def test_f64_exp_log_and_tanh_are_within_two_ulp_of_libm(nunc, tmp_path, target):
+    """Exp, Log and Tanh of f64 without libm (the library links without
+    -lm; Tanh and Pow of f64 once called libm's tanh, exp and log): within
+    2 ulp of numpy's (libm's) over the whole range, subnormal results and
+    inputs, 0, inf and NaN included. f64 Erf is refused where it is."""
     x = np.concatenate([np.linspace(-745.2, 709.8, 4001), np.geomspace(1e-320, 1e308, 2001),
-                        -np.geomspace(1e-300, 1e300, 201),
-                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 2.0, 0.5, 1e-310]])
+                        -np.geomspace(1e-300, 1e300, 201), np.linspace(-1.5, 1.5, 1001),
+                        [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 2.0, 0.5, 1e-310, -1.0]])
     model = h.make_model(h.make_graph(
-        [h.make_node("Exp", ["x"], ["exp"]), h.make_node("Log", ["x"], ["log"])], "f64",
+        [h.make_node("Exp", ["x"], ["exp"]), h.make_node("Log", ["x"], ["log"]),
+         h.make_node("Tanh", ["x"], ["tanh"])], "f64",
         [h.make_tensor_value_info("x", D, [x.size])],
-        [h.make_tensor_value_info("exp", D, None), h.make_tensor_value_info("log", D, None)]),
+        [h.make_tensor_value_info(o, D, None) for o in ("exp", "log", "tanh")]),
         opset_imports=[h.make_opsetid("", 17)])
     got, log = compile_and_run(nunc, tmp_path, model, {"x": x}, target)
     assert got is not None, log
+    erf = h.make_model(h.make_graph(
+        [h.make_node("Erf", ["x"], ["y"], name="the_erf")], "erf",
+        [h.make_tensor_value_info("x", D, [4])], [h.make_tensor_value_info("y", D, None)]),
+        opset_imports=[h.make_opsetid("", 17)])
+    onnx.save(erf, str(tmp_path / "erf.onnx"))
+    r = nunc("compile", tmp_path / "erf.onnx", "--target", target, "-o", tmp_path / "erf",
+             check=False)
+    assert r.returncode == 1 and 'node "the_erf" (Erf, opset 17)' in r.stderr, r.stderr
+    assert "erf of f64" in r.stderr, r.stderr
     with np.errstate(all="ignore"):
-        want = {"exp": np.exp(x), "log": np.log(x)}
+        want = {"exp": np.exp(x), "log": np.log(x), "tanh": np.tanh(x)}
     for k, w in want.items():
         a = got[k]
         np.testing.assert_array_equal(np.isnan(a), np.isnan(w), err_msg=k)
@@ -313,6 +324,81 @@ def test_mod_bitwise_and_shifts(nunc, tmp_path, target):
             np.testing.assert_array_equal(np.signbit(a[ok]), np.signbit(wv[ok]), err_msg=k)
         else:
             np.testing.assert_array_equal(a, wv, err_msg=k)
+
+
+def exact_power(x, e, dtype):
+    """numpy's power on Python ints (wrapping at the type's width) for
+    e >= 0; for e < 0, the truncated 1 / x^-e (C's pow, then the saturating
+    conversion: 0^-n gives the type's largest value)."""
+    info = np.iinfo(dtype)
+    out = []
+    for a, b in zip(x.tolist(), e.tolist()):
+        if b >= 0:
+            v = pow(a, b, 2 ** info.bits)
+            if info.min < 0 and v > info.max:
+                v -= 2 ** info.bits
+        elif a == 0:
+            v = info.max
+        elif abs(a) == 1:
+            v = a ** (-b) if a == -1 else 1
+        else:
+            v = 0
+        out.append(v)
+    return np.array(out, dtype)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_integer_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
+    """Integer Pow is exact (6^10 once came out 60466175 through exp and
+    log; 3^39 needs more than a double's 53 bits) and wraps around at the
+    type's width as numpy does; a negative exponent truncates 1 / x^n.
+    Floats at or past 2^63 (2^64) cast to int64 (uint64) give the largest
+    value, as in the evaluator, not the overflow's INT64_MIN. Compiled and
+    reference evaluator alike."""
+    x64 = np.array([6, 3, -3, 2, 7, -2, 1, -1, 0, 5, 2, 3, -5, 0], np.int64)
+    e64 = np.array([10, 39, 39, 63, 30, 7, -5, -3, -1, 2, 64, 0, 27, 0], np.int64)
+    x32 = np.array([6, -7, 2, 3, 1, -1, 10, 0, 12], np.int32)
+    e8 = np.array([10, 11, 31, 20, -2, -7, 9, 3, 127], np.int8)
+    x16 = np.array([3, -3, 2, 255, 7], np.int16)
+    e32 = np.array([9, 10, 15, 2, 40], np.uint32)
+    u8 = np.array([2, 3, 255, 16, 0], np.uint8)
+    e16 = np.array([7, 5, 2, 2, 0], np.int16)
+    f32 = np.float32([9.3e18, -9.3e18, 2.0 ** 63, 1e30, -np.inf, np.nan, 12345.7, -2.5, 9.2e18])
+    f64 = np.array([2.0 ** 63, 2.0 ** 63 - 1024, 1.9e19, 2.0 ** 64, -1.0, np.inf, 3e3])
+    feeds = dict(x64=x64, e64=e64, x32=x32, e8=e8, x16=x16, e32=e32, u8=u8, e16=e16,
+                 f32=f32, f64=f64)
+    n = h.make_node
+    nodes = [n("Pow", ["x64", "e64"], ["p64"]), n("Pow", ["x32", "e8"], ["p32"]),
+             n("Pow", ["x16", "e32"], ["p16"]), n("Pow", ["u8", "e16"], ["pu8"]),
+             n("Cast", ["f32"], ["c64"], to=I64), n("Cast", ["f64"], ["c64d"], to=I64),
+             n("Cast", ["f64"], ["cu64"], to=onnx.TensorProto.UINT64)]
+    ins = [h.make_tensor_value_info(k, h.np_dtype_to_tensor_dtype(v.dtype), v.shape)
+           for k, v in feeds.items()]
+    outs = [h.make_empty_tensor_value_info(node.output[0]) for node in nodes]
+    model = h.make_model(h.make_graph(nodes, "pow", ins, outs),
+                         opset_imports=[h.make_opsetid("", 18)])
+    i64 = np.iinfo(np.int64)
+    want = {
+        "p64": exact_power(x64, e64, np.int64), "p32": exact_power(x32, e8, np.int32),
+        "p16": exact_power(x16, e32, np.int16), "pu8": exact_power(u8, e16, np.uint8),
+        "c64": np.array([i64.max, i64.min, i64.max, i64.max, i64.min, 0, 12345, -2,
+                         int(np.float32(9.2e18))], np.int64),
+        "c64d": np.array([i64.max, 2 ** 63 - 1024, i64.max, i64.max, -1, i64.max, 3000],
+                         np.int64),
+        "cu64": np.array([2 ** 63, 2 ** 63 - 1024, 2 ** 64 - 1, 2 ** 64 - 1, 0, 2 ** 64 - 1,
+                          3000], np.uint64),
+    }
+    assert want["p64"][0] == 60466176 and want["p64"][1] == 4052555153018976267
+    got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
+    assert got is not None, log
+    path = str(tmp_path / "m.onnx")
+    np.savez(tmp_path / "in.npz", **feeds)
+    nunc("run", "--reference", path, "--input", tmp_path / "in.npz", "-o", tmp_path / "ref.npz")
+    reference = np.load(tmp_path / "ref.npz")
+    for k, wv in want.items():
+        for source, a in (("compiled", got[k]), ("reference", reference[k])):
+            assert a.dtype == wv.dtype, (k, source, a.dtype)
+            np.testing.assert_array_equal(a, wv, err_msg=f"{k} ({source})")
 
 
 @pytest.mark.parametrize("target", TARGETS)

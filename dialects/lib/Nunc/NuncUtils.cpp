@@ -234,7 +234,7 @@ static std::optional<SmallVector<int64_t>> partialShapeValue(Value v, int depth)
     return std::nullopt;
   // What the type alone tells: the number of entries.
   std::optional<SmallVector<int64_t>> unknown;
-  if (type.hasStaticShape())
+  if (type.hasStaticShape() && type.getNumElements() <= shape::kMaxShapeLength)
     unknown = SmallVector<int64_t>(type.getNumElements(), ShapedType::kDynamic);
   if (depth > 16)
     return unknown;
@@ -301,6 +301,12 @@ FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc, StringRe
   std::optional<ScopedDiagnosticHandler> quiet;
   if (!reportErrors)
     quiet.emplace(builder.getContext(), [](Diagnostic &) { return success(); });
+  // An ONNX node's optional input left out (an empty name) where the op
+  // needs it.
+  if (llvm::is_contained(operands, Value())) {
+    emitError(loc) << "'" << opName << "' is missing a required input (an empty input name)";
+    return failure();
+  }
   OperationState state(loc, opName);
   state.addOperands(operands);
   state.addAttributes(attributes);
@@ -311,6 +317,19 @@ FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc, StringRe
   SmallVector<Type> types;
   auto infer = dyn_cast<InferShapesOpInterface>(op);
   if (!infer || failed(infer.inferResultTypes(types))) {
+    op->destroy();
+    return failure();
+  }
+  for (Type t : types) {
+    auto ranked = dyn_cast<RankedTensorType>(t);
+    if (!ranked)
+      continue;
+    Type element = ranked.getElementType();
+    bool sized = element.isIntOrFloat() || isa<quant::QuantizedType>(element);
+    if (shape::fitsTensorLimit(ranked.getShape(), sized ? getElementByteWidth(element) : 1))
+      continue;
+    op->emitError() << "computes a tensor of type " << t << ", over the "
+                    << (shape::kMaxTensorBytes >> 30) << " GiB a tensor may hold";
     op->destroy();
     return failure();
   }

@@ -33,6 +33,20 @@ std::optional<int64_t> numElements(ArrayRef<int64_t> dims) {
   return n;
 }
 
+bool fitsTensorLimit(ArrayRef<int64_t> dims, int64_t elementBytes) {
+  if (llvm::is_contained(dims, 0))
+    return true;
+  int64_t n = std::max<int64_t>(1, elementBytes);
+  for (int64_t d : dims) {
+    if (isDynamic(d) || d < 0)
+      continue;
+    if (n > kMaxTensorBytes / d)
+      return false;
+    n *= d;
+  }
+  return n <= kMaxTensorBytes;
+}
+
 std::string toString(ArrayRef<int64_t> dims) {
   std::string s;
   llvm::raw_string_ostream os(s);

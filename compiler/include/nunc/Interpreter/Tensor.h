@@ -9,6 +9,8 @@
 #ifndef NUNC_INTERPRETER_TENSOR_H
 #define NUNC_INTERPRETER_TENSOR_H
 
+#include "nunc/Dialect/Nunc/ShapeHelpers.h"
+
 #include "mlir/IR/Types.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -53,7 +55,7 @@ struct BFloat16 {
 
 /// Largest tensor the evaluator will allocate; bigger requests fail with an
 /// error instead of exhausting memory.
-constexpr int64_t kMaxTensorBytes = int64_t(8) << 30;
+using shape::kMaxTensorBytes;
 
 class Tensor {
 public:

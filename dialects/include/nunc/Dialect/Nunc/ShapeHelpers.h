@@ -44,6 +44,15 @@ inline int64_t wrapAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + r
 /// overflows int64.
 std::optional<int64_t> numElements(llvm::ArrayRef<int64_t> dims);
 
+/// Largest tensor nunc compiles or evaluates: bigger ones fail with an error
+/// instead of exhausting memory (or overflowing a size) later.
+constexpr int64_t kMaxTensorBytes = int64_t(8) << 30;
+/// Whether static dims of `elementBytes`-byte elements stay within
+/// kMaxTensorBytes (dynamic dims count as 1).
+bool fitsTensorLimit(llvm::ArrayRef<int64_t> dims, int64_t elementBytes);
+/// Most dims a 1-D shape value may list: a longer one is no tensor's shape.
+constexpr int64_t kMaxShapeLength = 64;
+
 /// Formats dims as "[1, ?, 384]".
 std::string toString(llvm::ArrayRef<int64_t> dims);
 

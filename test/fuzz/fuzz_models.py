@@ -1,0 +1,482 @@
+#!/usr/bin/env python3
+"""Mutation fuzzer for nunc's importer, pipeline and kernels.
+
+Takes seed models (ONNX's backend node tests, as test/conformance writes
+them, and any .onnx files given), breaks each in one to three ways at the
+protobuf level (dims, element types, attributes, node inputs and outputs,
+initializers, op types, opsets, node order, bytes) and runs every mutant
+through `nunc run` twice: compiled for this machine, and with the reference
+evaluator, on the same random inputs. A run must end in one of two ways:
+outputs (exit 0), or a clear error (exit 1 with an "error:" line). A signal,
+another exit code, a hang past the timeout, or an exit 1 without an error
+line is a defect; so is a compiled run whose outputs differ from the
+evaluator's where both succeed (NaN equals NaN).
+
+Deterministic: mutant i of a run with --seed S is the same on every machine
+with the same seeds. Defects are written to --out (the mutant, the command
+and what it printed); --replay DIR runs a saved mutant again.
+
+  fuzz_models.py --nunc build/bin/nunc --seeds build/test/conformance/node \\
+      --iterations 2000 --seed 1 --out /tmp/fuzz
+"""
+import argparse
+import concurrent.futures
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto
+
+INT_VALUES = [0, 1, -1, 2, -2, 3, 7, -7, 64, 2**31 - 1, -2**31, 2**40, -2**40, 2**62]
+FLOAT_VALUES = [0.0, -1.0, 1e-30, 1e30, float("inf"), float("-inf"), float("nan"), 0.5]
+DIM_VALUES = [0, 1, 2, 3, 7, 17, 2**31, 2**40, -3]
+ELEM_TYPES = [0, 1, 2, 3, 5, 6, 7, 9, 10, 11, 12, 13, 16, 8, 99]
+
+
+def tensor_value_infos(graph):
+    init = {t.name for t in graph.initializer}
+    return [v for v in list(graph.input) + list(graph.output)
+            if v.name not in init and v.type.HasField("tensor_type")]
+
+
+def mutate_dim(model, rng):
+    vis = [v for v in tensor_value_infos(model.graph) if v.type.tensor_type.shape.dim]
+    if not vis:
+        return False
+    dims = rng.choice(vis).type.tensor_type.shape.dim
+    d = dims[rng.randrange(len(dims))]
+    if rng.random() < 0.15:
+        d.dim_param = rng.choice(["N", "", "?"])
+    else:
+        d.dim_value = rng.choice(DIM_VALUES)
+    return True
+
+
+def mutate_rank(model, rng):
+    vis = tensor_value_infos(model.graph)
+    if not vis:
+        return False
+    shape = rng.choice(vis).type.tensor_type.shape
+    if shape.dim and rng.random() < 0.5:
+        del shape.dim[rng.randrange(len(shape.dim))]
+    else:
+        shape.dim.add().dim_value = rng.choice([1, 2, 3])
+    return True
+
+
+def mutate_elem_type(model, rng):
+    vis = tensor_value_infos(model.graph)
+    if not vis:
+        return False
+    rng.choice(vis).type.tensor_type.elem_type = rng.choice(ELEM_TYPES)
+    return True
+
+
+def all_attributes(graph):
+    return [(n, a) for n in graph.node for a in n.attribute]
+
+
+def mutate_attribute(model, rng):
+    attrs = all_attributes(model.graph)
+    if not attrs:
+        return False
+    node, a = rng.choice(attrs)
+    r = rng.random()
+    if r < 0.1:
+        node.attribute.remove(a)
+    elif a.type == onnx.AttributeProto.INT:
+        a.i = rng.choice(INT_VALUES)
+    elif a.type == onnx.AttributeProto.INTS:
+        if a.ints and r < 0.6:
+            a.ints[rng.randrange(len(a.ints))] = rng.choice(INT_VALUES)
+        elif r < 0.8:
+            del a.ints[:]
+        else:
+            a.ints.append(rng.choice(INT_VALUES))
+    elif a.type == onnx.AttributeProto.FLOAT:
+        a.f = rng.choice(FLOAT_VALUES)
+    elif a.type == onnx.AttributeProto.FLOATS:
+        if a.floats:
+            a.floats[rng.randrange(len(a.floats))] = rng.choice(FLOAT_VALUES)
+        else:
+            a.floats.append(rng.choice(FLOAT_VALUES))
+    elif a.type == onnx.AttributeProto.STRING:
+        a.s = rng.choice([b"", b"x", b"NOTSET", b"SAME_UPPER", b"linear", b"\xff"])
+    elif a.type == onnx.AttributeProto.TENSOR:
+        mutate_tensor(a.t, rng)
+    else:
+        a.type = rng.choice([onnx.AttributeProto.INT, onnx.AttributeProto.FLOAT,
+                             onnx.AttributeProto.STRING])
+    return True
+
+
+def mutate_attribute_type(model, rng):
+    attrs = all_attributes(model.graph)
+    if not attrs:
+        return False
+    _, a = rng.choice(attrs)
+    a.type = rng.choice([onnx.AttributeProto.INT, onnx.AttributeProto.INTS,
+                         onnx.AttributeProto.FLOAT, onnx.AttributeProto.STRING,
+                         onnx.AttributeProto.TENSOR, onnx.AttributeProto.GRAPH, 0])
+    return True
+
+
+def add_attribute(model, rng):
+    if not model.graph.node:
+        return False
+    node = rng.choice(model.graph.node)
+    name = rng.choice(["axis", "axes", "keepdims", "perm", "pads", "strides", "group",
+                       "kernel_shape", "dilations", "transB", "alpha", "mode", "to",
+                       "epsilon", "num_heads", "unknown_attribute"])
+    kind = rng.random()
+    if kind < 0.5:
+        node.attribute.append(onnx.helper.make_attribute(name, rng.choice(INT_VALUES)))
+    elif kind < 0.8:
+        node.attribute.append(onnx.helper.make_attribute(
+            name, [rng.choice(INT_VALUES) for _ in range(rng.randrange(0, 5))] or [0]))
+    else:
+        node.attribute.append(onnx.helper.make_attribute(name, rng.choice(FLOAT_VALUES)))
+    return True
+
+
+def value_names(graph):
+    names = [v.name for v in graph.input] + [t.name for t in graph.initializer]
+    for n in graph.node:
+        names += list(n.output)
+    return [x for x in names if x]
+
+
+def mutate_node_inputs(model, rng):
+    nodes = list(model.graph.node)
+    if not nodes:
+        return False
+    node = rng.choice(nodes)
+    r = rng.random()
+    if r < 0.25 and node.input:
+        del node.input[-1]
+    elif r < 0.4 and node.input:
+        node.input[rng.randrange(len(node.input))] = ""
+    elif r < 0.6:
+        node.input.append(rng.choice(value_names(model.graph) + [""]))
+    elif r < 0.8 and len(node.input) >= 2:
+        i, j = rng.sample(range(len(node.input)), 2)
+        node.input[i], node.input[j] = node.input[j], node.input[i]
+    elif node.input:
+        node.input[rng.randrange(len(node.input))] = rng.choice(
+            value_names(model.graph) + ["no_such_value"])
+    else:
+        return False
+    return True
+
+
+def mutate_outputs(model, rng):
+    g = model.graph
+    r = rng.random()
+    if r < 0.3 and g.output:
+        del g.output[rng.randrange(len(g.output))]
+    elif r < 0.6 and g.node:
+        node = rng.choice(g.node)
+        if node.output:
+            node.output[rng.randrange(len(node.output))] = rng.choice(
+                value_names(g) + ["", "fresh"])
+    elif g.node:
+        rng.choice(g.node).output.append(rng.choice(["extra", g.output[0].name if g.output
+                                                      else "extra"]))
+    else:
+        return False
+    return True
+
+
+def mutate_tensor(t, rng):
+    r = rng.random()
+    if r < 0.25 and t.raw_data:
+        t.raw_data = t.raw_data[:rng.randrange(len(t.raw_data))]
+    elif r < 0.45 and t.dims:
+        t.dims[rng.randrange(len(t.dims))] = rng.choice(DIM_VALUES)
+    elif r < 0.6:
+        t.data_type = rng.choice(ELEM_TYPES)
+    elif r < 0.7:
+        t.dims.append(rng.choice([1, 2, 0]))
+    elif t.data_type in (TensorProto.INT64, TensorProto.INT32):
+        arr = onnx.numpy_helper.to_array(t).copy()
+        if arr.size:
+            flat = arr.reshape(-1)
+            info = np.iinfo(arr.dtype)
+            flat[rng.randrange(flat.size)] = rng.choice(
+                [info.min, info.max, -1, 0, -2, 2**20, int(info.max // 2)])
+            t.CopyFrom(onnx.numpy_helper.from_array(arr, t.name))
+    elif t.data_type == TensorProto.FLOAT:
+        arr = onnx.numpy_helper.to_array(t).copy()
+        if arr.size:
+            arr.reshape(-1)[rng.randrange(arr.size)] = rng.choice(FLOAT_VALUES)
+            t.CopyFrom(onnx.numpy_helper.from_array(arr, t.name))
+    else:
+        t.raw_data = bytes(rng.randrange(256) for _ in range(rng.randrange(16)))
+    return True
+
+
+def constant_tensors(graph):
+    out = list(graph.initializer)
+    for n in graph.node:
+        for a in n.attribute:
+            if a.type == onnx.AttributeProto.TENSOR:
+                out.append(a.t)
+    return out
+
+
+def mutate_initializer(model, rng):
+    ts = constant_tensors(model.graph)
+    if not ts:
+        return False
+    return mutate_tensor(rng.choice(ts), rng)
+
+
+def input_to_initializer(model, rng):
+    """A graph input becomes a constant: exercises constant folding."""
+    g = model.graph
+    vis = [v for v in g.input if v.type.HasField("tensor_type")
+           and v.name not in {t.name for t in g.initializer}]
+    if not vis:
+        return False
+    v = rng.choice(vis)
+    tt = v.type.tensor_type
+    dims = [d.dim_value if d.HasField("dim_value") else 1 for d in tt.shape.dim]
+    if any(d < 0 or d > 4096 for d in dims) or int(np.prod(dims)) > 65536:
+        return False
+    try:
+        dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
+    except Exception:
+        return False
+    nprng = np.random.default_rng(rng.randrange(2**32))
+    if np.issubdtype(dtype, np.integer):
+        arr = nprng.integers(-3, 4, size=dims).astype(dtype)
+    elif dtype == np.bool_:
+        arr = nprng.integers(0, 2, size=dims).astype(np.bool_)
+    elif np.issubdtype(dtype, np.floating):
+        arr = nprng.uniform(-2, 2, size=dims).astype(dtype)
+    else:
+        return False
+    g.initializer.append(onnx.numpy_helper.from_array(arr, v.name))
+    g.input.remove(v)
+    return True
+
+
+def mutate_op_type(model, rng, op_types):
+    if not model.graph.node:
+        return False
+    node = rng.choice(model.graph.node)
+    node.op_type = rng.choice(op_types)
+    return True
+
+
+def mutate_opset(model, rng):
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = rng.choice([1, 5, 7, 9, 11, 13, 17, 19, 21, 23, 24, 25, 99, 0, -1])
+            return True
+    return False
+
+
+def mutate_node_order(model, rng):
+    nodes = list(model.graph.node)
+    if len(nodes) < 2:
+        return False
+    rng.shuffle(nodes)
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    return True
+
+
+def duplicate_names(model, rng):
+    g = model.graph
+    if len(g.node) >= 1 and g.input:
+        node = rng.choice(g.node)
+        if node.output:
+            node.output[0] = g.input[0].name
+            return True
+    return False
+
+
+STRUCTURED = [mutate_dim, mutate_rank, mutate_elem_type, mutate_attribute, mutate_attribute,
+              mutate_attribute_type, add_attribute, mutate_node_inputs, mutate_outputs,
+              mutate_initializer, mutate_initializer, input_to_initializer,
+              input_to_initializer, mutate_op_type, mutate_opset, mutate_node_order,
+              duplicate_names]
+
+
+def make_mutant(seed_bytes, rng, op_types):
+    """The mutant's bytes and the names of the mutations applied."""
+    if rng.random() < 0.06:
+        data = bytearray(seed_bytes)
+        if data and rng.random() < 0.5:
+            for _ in range(rng.randrange(1, 9)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        else:
+            data = data[:rng.randrange(len(data) + 1)]
+        return bytes(data), ["bytes"]
+    model = onnx.ModelProto()
+    model.ParseFromString(seed_bytes)
+    done = []
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        f = rng.choice(STRUCTURED)
+        try:
+            ok = f(model, rng, op_types) if f is mutate_op_type else f(model, rng)
+        except (ValueError, TypeError, OverflowError):
+            ok = False  # a tensor the previous mutations left unreadable to numpy
+        if ok:
+            done.append(f.__name__)
+    return model.SerializeToString(), done
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout)
+        return p.returncode, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+    except subprocess.TimeoutExpired as e:
+        text = (e.stdout or b"").decode(errors="replace") + (e.stderr or b"").decode(errors="replace")
+        return "timeout", text
+
+
+def classify(rc, text):
+    """None when the run ended properly, else what went wrong."""
+    if rc == "timeout":
+        return "hang"
+    if rc == 0:
+        return None
+    if rc == 1:
+        return None if "error" in text else "exit 1 without an error message"
+    if isinstance(rc, int) and rc < 0:
+        return f"signal {-rc}"
+    return f"exit {rc}"
+
+
+def outputs_agree(a_path, b_path):
+    a, b = np.load(a_path), np.load(b_path)
+    if sorted(a.files) != sorted(b.files):
+        return f"outputs differ in names: {sorted(a.files)} vs {sorted(b.files)}"
+    for name in a.files:
+        x, y = a[name], b[name]
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return f"output {name}: {x.dtype}{list(x.shape)} vs {y.dtype}{list(y.shape)}"
+        if x.dtype.kind == "f":
+            xf, yf = x.astype(np.float64), y.astype(np.float64)
+            same = (np.isclose(xf, yf, rtol=1e-3, atol=1e-4) | (np.isnan(xf) & np.isnan(yf)))
+            if not same.all():
+                i = int(np.argmin(same.reshape(-1)))
+                return (f"output {name}: compiled {x.reshape(-1)[i]!r} vs reference "
+                        f"{y.reshape(-1)[i]!r} at flat index {i}")
+        elif not np.array_equal(x, y):
+            i = int(np.argmin((x == y).reshape(-1)))
+            return (f"output {name}: compiled {x.reshape(-1)[i]!r} vs reference "
+                    f"{y.reshape(-1)[i]!r} at flat index {i}")
+    return None
+
+
+def check_one(nunc, data, workdir, timeout, input_seed):
+    """What went wrong with this mutant (None: nothing) and the transcript."""
+    path = os.path.join(workdir, "model.onnx")
+    with open(path, "wb") as f:
+        f.write(data)
+    common = ["--random-inputs", f"--seed={input_seed}", "--int-range=-4:12"]
+    out_c, out_r = os.path.join(workdir, "compiled.npz"), os.path.join(workdir, "reference.npz")
+    cmd_c = [nunc, "run", path, *common, "-o", out_c]
+    cmd_r = [nunc, "run", "--reference", path, *common, "-o", out_r]
+    rc_c, text_c = run(cmd_c, timeout)
+    transcript = f"$ {' '.join(cmd_c)}\nexit {rc_c}\n{text_c}\n"
+    problem = classify(rc_c, text_c)
+    if problem:
+        return f"compiled: {problem}", transcript
+    rc_r, text_r = run(cmd_r, timeout)
+    transcript += f"$ {' '.join(cmd_r)}\nexit {rc_r}\n{text_r}\n"
+    problem = classify(rc_r, text_r)
+    if problem:
+        return f"reference: {problem}", transcript
+    if rc_c == 0 and rc_r == 0:
+        diff = outputs_agree(out_c, out_r)
+        if diff:
+            return f"mismatch: {diff}", transcript
+    return None, transcript
+
+
+def load_seeds(paths):
+    seeds = []
+    for p in paths:
+        if os.path.isdir(p):
+            for name in sorted(os.listdir(p)):
+                m = os.path.join(p, name, "model.onnx")
+                if os.path.isfile(m):
+                    seeds.append((name, open(m, "rb").read()))
+                elif name.endswith(".onnx"):
+                    seeds.append((name, open(os.path.join(p, name), "rb").read()))
+        else:
+            seeds.append((os.path.basename(p), open(p, "rb").read()))
+    return seeds
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--nunc", required=True)
+    p.add_argument("--seeds", nargs="*", default=[],
+                   help="node-test directories (NAME/model.onnx) or .onnx files")
+    p.add_argument("--iterations", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--timeout", type=float, default=60)
+    p.add_argument("--skip", default="",
+                   help="comma-separated substrings: seed models whose name holds one are left out")
+    p.add_argument("--out", help="write each defect's mutant and transcript here")
+    p.add_argument("--replay", help="run a saved mutant (a directory --out wrote) again")
+    args = p.parse_args()
+
+    if args.replay:
+        with tempfile.TemporaryDirectory() as w:
+            data = open(os.path.join(args.replay, "model.onnx"), "rb").read()
+            seed = int(open(os.path.join(args.replay, "input_seed")).read())
+            problem, transcript = check_one(args.nunc, data, w, args.timeout, seed)
+        print(transcript)
+        print("defect:", problem or "none")
+        return 1 if problem else 0
+
+    skip = [s for s in args.skip.split(",") if s]
+    seeds = [s for s in load_seeds(args.seeds) if not any(x in s[0] for x in skip)]
+    if not seeds:
+        sys.exit("no seed models")
+    op_types = sorted({n.op_type for _, b in seeds for n in onnx.load_from_string(b).graph.node})
+
+    def job(i):
+        rng = random.Random(args.seed * 1_000_003 + i)
+        name, base = seeds[rng.randrange(len(seeds))]
+        data, how = make_mutant(base, rng, op_types)
+        with tempfile.TemporaryDirectory() as w:
+            problem, transcript = check_one(args.nunc, data, w, args.timeout, i)
+        return i, name, how, data, problem, transcript
+
+    defects = 0
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for i, name, how, data, problem, transcript in pool.map(job, range(args.iterations)):
+            if not problem:
+                continue
+            defects += 1
+            print(f"[{i}] {name} ({', '.join(how)}): {problem}", flush=True)
+            if args.out:
+                d = os.path.join(args.out, f"{i:06d}-{name}")
+                shutil.rmtree(d, ignore_errors=True)
+                os.makedirs(d)
+                with open(os.path.join(d, "model.onnx"), "wb") as f:
+                    f.write(data)
+                with open(os.path.join(d, "input_seed"), "w") as f:
+                    f.write(str(i))
+                with open(os.path.join(d, "transcript.txt"), "w") as f:
+                    f.write(f"seed model {name}; mutations {how}\n{problem}\n\n{transcript}")
+    print(f"{args.iterations} mutants, {defects} defects")
+    return 1 if defects else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
