@@ -179,13 +179,7 @@ Expected<Window> resolveWindow(const Tensor &x, const WindowAttrs &attrs) {
                                          attrs.ceilMode));
   w.geom = g;
   w.out = g.output;
-  // The kernels tabulate kernel x output coordinates per dim (8 bytes each)
-  // before they allocate the output: bound those tables as tensors first.
-  for (size_t d = 0; d < w.out.size(); ++d)
-    if (w.out[d] > kMaxTensorBytes / 8 / std::max<int64_t>(1, g.kernel[d]))
-      return kernelError("the window's output of " + llvm::Twine(w.out[d]) + " positions along "
-                         "spatial dim " + llvm::Twine(d) + " exceeds the evaluator's limit of " +
-                         llvm::Twine(kMaxTensorBytes >> 30) + " GiB");
+  // (shape::window bounds the tables of kernel x output coordinates.)
   return w;
 }
 

@@ -5,6 +5,8 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSEATTENTION
 #include "nunc/Transforms/Passes.h.inc"
@@ -315,6 +317,10 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
     if (k->heads * k->group * pvGroup != heads)
       return failure();
     scale *= factor;
+    // A NaN or infinite scale (or one past f32) stays unfused: the graph
+    // computes what it does to every score.
+    if (!std::isfinite(static_cast<float>(scale)))
+      return failure();
     if (factor != 1.0) // (a Div's exact quotient has no room for the factor)
       divisor.reset();
     const int64_t kvHeads = k->heads;

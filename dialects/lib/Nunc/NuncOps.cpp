@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
+
+#include <cmath>
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -289,6 +291,9 @@ LogicalResult LayerNormOp::verify() {
 }
 
 LogicalResult AttentionOp::verify() {
+  // (The kernels' row maxima would step over NaN scores.)
+  if (!std::isfinite(getScale().convertToDouble()))
+    return emitOpError("needs a finite scale, got ") << getScale().convertToDouble();
   if (!getInt8Products())
     return success();
   for (Value x : {getQuery(), getKey(), getValue()})

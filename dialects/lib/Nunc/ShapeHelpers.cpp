@@ -445,6 +445,10 @@ slice(ArrayRef<int64_t> input, ArrayRef<int64_t> starts, ArrayRef<int64_t> ends,
   return out;
 }
 
+/// Window attributes (and ConvTranspose's output_shape) stay below 2^31, so
+/// that no sum or product of two of them (or with a dim) overflows.
+constexpr int64_t kMaxWindowAttribute = int64_t(1) << 31;
+
 Expected<WindowGeometry> window(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
                                 ArrayRef<int64_t> strides,
                                 ArrayRef<int64_t> dilations,
@@ -466,6 +470,12 @@ Expected<WindowGeometry> window(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
       return makeError("kernel, strides and dilations must be positive");
     if (pads[i] < 0 || pads[i + n] < 0)
       return makeError("pads must not be negative");
+    if (kernel[i] >= kMaxWindowAttribute || strides[i] >= kMaxWindowAttribute ||
+        dilations[i] >= kMaxWindowAttribute || pads[i] >= kMaxWindowAttribute ||
+        pads[i + n] >= kMaxWindowAttribute)
+      return makeError("kernel " + toString(kernel) + ", strides " + toString(strides) +
+                       ", dilations " + toString(dilations) + " and pads " + toString(pads) +
+                       " must be below 2^31");
     int64_t extent = dilations[i] * (kernel[i] - 1) + 1;
     int64_t pb = 0, pe = 0, out = kDynamic;
     if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
@@ -494,6 +504,13 @@ Expected<WindowGeometry> window(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
     } else {
       return makeError("unknown auto_pad '" + autoPad + "'");
     }
+    // The kernels tabulate kernel x output coordinates per dim (8 bytes
+    // each, the evaluator; a divisor per output from its taps, the x86
+    // pools): bound those tables as tensors.
+    if (!isDynamic(out) && out > kMaxTensorBytes / 8 / kernel[i])
+      return makeError("a window of " + llvm::Twine(kernel[i]) + " taps over " +
+                       llvm::Twine(out) + " output positions along spatial dim " +
+                       llvm::Twine(i) + " is past the 2^30 taps nunc tabulates");
     g.padsBegin.push_back(pb);
     g.padsEnd.push_back(pe);
     g.output.push_back(out);
@@ -526,6 +543,13 @@ Expected<WindowGeometry> convTranspose(ArrayRef<int64_t> in, ArrayRef<int64_t> k
       return makeError("kernel, strides and dilations must be positive");
     if (pads[i] < 0 || pads[i + n] < 0 || outputPadding[i] < 0)
       return makeError("pads and output_padding must not be negative");
+    if (kernel[i] >= kMaxWindowAttribute || strides[i] >= kMaxWindowAttribute ||
+        dilations[i] >= kMaxWindowAttribute || pads[i] >= kMaxWindowAttribute ||
+        pads[i + n] >= kMaxWindowAttribute ||
+        (!outputShape.empty() && outputShape[i] >= kMaxWindowAttribute))
+      return makeError("kernel " + toString(kernel) + ", strides " + toString(strides) +
+                       ", dilations " + toString(dilations) + ", pads " + toString(pads) +
+                       " and output_shape " + toString(outputShape) + " must be below 2^31");
     // ONNX (as PyTorch) allows output_padding up to the dilation; past the
     // stride those rows are beyond every block, which onnxruntime refuses.
     if (outputPadding[i] >= strides[i])
