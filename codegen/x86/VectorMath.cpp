@@ -138,8 +138,13 @@ Xbyak::Address JitKernel::geluTable(int k, int half) {
 
 template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1) {
   constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
-  vminps(x, x, constAddr(88.3762626647949f));
-  vmaxps(x, x, constAddr(-87.3365447504f));
+  // The bounds as first sources: minps and maxps return the second where
+  // either is NaN, so a NaN x stays NaN (and e^NaN is NaN) instead of
+  // becoming a bound.
+  loadConstant(t0, 88.3762626647949f);
+  vminps(x, t0, x);
+  loadConstant(t0, -87.3365447504f);
+  vmaxps(x, t0, x);
   vmulps(t0, x, constAddr(kLog2e));
   if constexpr (avx512)
     vrndscaleps(t0, t0, 0); // round to nearest even

@@ -76,6 +76,34 @@ TEST_P(SoftmaxKernelTest, MinusInfinityGetsZeroProbability) {
     EXPECT_FLOAT_EQ(y[i], x[i] == -inf ? 0.f : 1.f / 15) << i;
 }
 
+TEST_P(SoftmaxKernelTest, NaNRowsStayNaN) {
+  // A NaN logit makes its row NaN, and so does a row of -inf only (-inf
+  // minus its max), as in the evaluator and onnxruntime; the exp's range
+  // clamp once turned NaN into e^88, the row's whole probability.
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t n : {1, 7, 16, 19, 129}) {
+    std::vector<float> x(4 * n);
+    for (int64_t i = 0; i < 4 * n; ++i)
+      x[i] = 0.25f * static_cast<float>(i % 11);
+    for (int64_t at : {int64_t(0), n - 1, n / 2})
+      x[at] = nan;               // row 0: NaN in the first lane, the last, the middle
+    for (int64_t i = 0; i < n; ++i)
+      x[2 * n + i] = -inf;       // row 2: -inf only
+    x[3 * n + n / 2] = nan;      // row 3: one NaN
+    std::vector<float> y = runKernel(isa, 4, n, x, false);
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_TRUE(std::isnan(y[i])) << "n " << n << " row 0 at " << i;
+      EXPECT_TRUE(std::isnan(y[2 * n + i])) << "n " << n << " row 2 at " << i;
+      EXPECT_TRUE(std::isnan(y[3 * n + i])) << "n " << n << " row 3 at " << i;
+      EXPECT_FALSE(std::isnan(y[n + i])) << "n " << n << " row 1 at " << i;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, SoftmaxKernelTest, ::testing::Values(Isa::Avx512, Isa::Avx2),
                          [](const auto &info) {
                            return info.param == Isa::Avx512 ? std::string("avx512")
