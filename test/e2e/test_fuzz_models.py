@@ -1,0 +1,38 @@
+"""A fixed batch of the mutation fuzzer (test/fuzz/fuzz_models.py): ONNX's
+backend node test models broken at the protobuf level, each run compiled and
+through the reference evaluator. Every mutant must end in outputs that agree
+or a clear error; a crash, a hang, an exit without a message or a compiled
+result the evaluator does not give fails. Deterministic (fixed seeds); run
+the script with other seeds and more iterations to search further."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+FUZZER = os.path.join(ROOT, "test", "fuzz", "fuzz_models.py")
+
+
+def node_tests_dir():
+    """The node test data that test/conformance writes into the build tree."""
+    bin_dir = os.environ.get("NUNC_BIN_DIR", os.path.join(ROOT, "build", "bin"))
+    d = os.path.join(os.path.dirname(bin_dir), "test", "conformance", "node")
+    assert os.path.isdir(d), f"no node test data in {d} (the build's nunc-node-test-data writes it)"
+    return d
+
+
+@pytest.mark.parametrize("mode,seed,iterations", [("f32", 11, 1200), ("int8", 12, 400)])
+def test_mutated_node_tests_end_cleanly(nunc, tmp_path, mode, seed, iterations):
+    exe = os.path.join(os.environ.get("NUNC_BIN_DIR", os.path.join(ROOT, "build", "bin")),
+                       "nunc")
+    cmd = [sys.executable, FUZZER, "--nunc", exe, "--seeds", node_tests_dir(),
+           "--iterations", str(iterations), "--seed", str(seed), "--timeout", "60",
+           "--out", str(tmp_path / "defects")]
+    if mode == "int8":
+        cmd.append("--quantize=int8")
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
+    assert r.returncode == 0, (
+        f"{r.stdout[-6000:]}\n{r.stderr[-3000:]}\n(mutants and transcripts in "
+        f"{tmp_path / 'defects'}; rerun one with {FUZZER} --replay DIR)")
+    assert f"{iterations} mutants, 0 defects" in r.stdout, r.stdout[-2000:]
