@@ -483,8 +483,10 @@ void JitKernel::emitActivationKind(const Vmm &x, const Activation &act, const Vm
     return;
   case Activation::LeakyRelu:
     // max(x, 0) + alpha min(x, 0): alpha x rounded once where x < 0, x
-    // itself elsewhere.
-    vminps(t0, x, constAddr(0.f));
+    // itself elsewhere (alpha is finite: the op's verifier). min(0, x)
+    // with 0 first keeps a NaN x, which the FMA then carries.
+    vxorps(t0, t0, t0);
+    vminps(t0, t0, x);
     vmaxps(x, x, constAddr(0.f));
     vfmadd231ps(x, t0, constAddr(act.alpha));
     return;

@@ -391,6 +391,35 @@ func.func @scale_not_constant(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: 
 
 // -----
 
+// A NaN scale (here torch's sqrt(scale) on Q) stays unfused: the graph's
+// ops make every score NaN, which the kernel's row maxima would step over.
+
+// CHECK-LABEL: func.func @nan_scale(
+// CHECK-NOT: nunc.attention
+// CHECK: nunc.softmax
+// CHECK: return
+func.func @nan_scale(%q: tensor<1x2x4xf32>, %k: tensor<1x2x4xf32>, %v: tensor<1x2x4xf32>) -> tensor<1x2x4xf32> {
+  %sq = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %sk = nunc.constant dense<[1, 2, 2, 2]> : tensor<4xi64>
+  %so = nunc.constant dense<[1, 2, 4]> : tensor<3xi64>
+  %c = nunc.constant dense<0x7FC00000> : tensor<f32>
+  %q4 = nunc.reshape %q, %sq : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %qh = nunc.transpose %q4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %qs = nunc.mul %qh, %c : (tensor<1x2x2x2xf32>, tensor<f32>) -> tensor<1x2x2x2xf32>
+  %k4 = nunc.reshape %k, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %kt = nunc.transpose %k4 {perm = array<i64: 0, 2, 3, 1>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %v4 = nunc.reshape %v, %sk : (tensor<1x2x4xf32>, tensor<4xi64>) -> tensor<1x2x2x2xf32>
+  %vh = nunc.transpose %v4 {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %scores = nunc.matmul %qs, %kt : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %probs = nunc.softmax %scores : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %ctx = nunc.matmul %probs, %vh : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %ctxt = nunc.transpose %ctx {perm = array<i64: 0, 2, 1, 3>} : tensor<1x2x2x2xf32> -> tensor<1x2x2x2xf32>
+  %out = nunc.reshape %ctxt, %so : (tensor<1x2x2x2xf32>, tensor<3xi64>) -> tensor<1x2x4xf32>
+  return %out : tensor<1x2x4xf32>
+}
+
+// -----
+
 // A different scale per head is not one scale.
 
 // CHECK-LABEL: func.func @per_head_scale(

@@ -290,6 +290,12 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+LogicalResult LeakyReluOp::verify() {
+  if (!std::isfinite(getAlpha().convertToDouble()))
+    return emitOpError("needs a finite alpha, got ") << getAlpha().convertToDouble();
+  return success();
+}
+
 LogicalResult AttentionOp::verify() {
   // (The kernels' row maxima would step over NaN scores.)
   if (!std::isfinite(getScale().convertToDouble()))

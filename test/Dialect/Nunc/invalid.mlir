@@ -2077,3 +2077,19 @@ func.func @layer_norm_rms_and_ordered(%x: tensor<2x8xf32>, %g: tensor<8xf32>) {
   %y, %m, %i = nunc.layer_norm %x, %g {ordered_f32_arithmetic, rms} : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>
   return
 }
+
+// -----
+
+func.func @attention_nan_scale(%q: tensor<1x3x16xf32>) {
+  // expected-error @+1 {{needs a finite scale, got nan}}
+  %0 = nunc.attention %q, %q, %q {num_heads = 1 : i64, scale = 0x7FC00000 : f32} : tensor<1x3x16xf32>, tensor<1x3x16xf32>, tensor<1x3x16xf32> -> tensor<1x3x16xf32>
+  return
+}
+
+// -----
+
+func.func @leaky_relu_infinite_alpha(%x: tensor<4xf32>) {
+  // expected-error @+1 {{needs a finite alpha, got INF}}
+  %0 = nunc.leaky_relu %x {alpha = 0x7F800000 : f32} : tensor<4xf32> -> tensor<4xf32>
+  return
+}

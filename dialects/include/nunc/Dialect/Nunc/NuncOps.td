@@ -102,9 +102,14 @@ def Nunc_ReluOp : Nunc_UnaryOp<"relu", [], Nunc_SignedNumericTensor> {
 def Nunc_SigmoidOp : Nunc_UnaryOp<"sigmoid"> { let summary = "Elementwise 1/(1+exp(-x))"; }
 def Nunc_LeakyReluOp : Nunc_Op<"leaky_relu"> {
   let summary = "Elementwise x < 0 ? alpha * x : x";
+  let description = [{
+    alpha must be finite: the kernels compute max(x, 0) + alpha min(x, 0)
+    (one rounding), which an infinite alpha would make NaN for x >= 0.
+  }];
   let arguments = (ins Nunc_FloatTensor:$input, DefaultValuedAttr<F32Attr, "0.01">:$alpha);
   let results = (outs Nunc_FloatTensor:$output);
   let assemblyFormat = "$input attr-dict `:` type($input) `->` type($output)";
+  let hasVerifier = 1;
 }
 def Nunc_HardSigmoidOp : Nunc_Op<"hard_sigmoid"> {
   let summary = "Elementwise clamp(alpha * x + beta, 0, 1)";
