@@ -822,8 +822,30 @@ LogicalResult GenericEmitter::emitElementwise() {
           Value nan = k.floatConst(std::numeric_limits<double>::quiet_NaN(), t);
           Value ofNegative = arith::SelectOp::create(b, loc, integral, signedResult, nan);
           Value result = arith::SelectOp::create(b, loc, negative, ofNegative, magnitude);
+          // C's special cases that exp(y log|x|) misses (onnxruntime calls
+          // std::pow): -inf to a fractional (or infinite) power is +inf or
+          // +0 by y's sign; a zero to an odd power keeps its sign; 1 to any
+          // power and -1 to an infinite one are 1.
+          auto eq = [&](Value a, double v) {
+            return k.cmp(arith::CmpFPredicate::OEQ, a, k.floatConst(v, t));
+          };
+          Value inf = k.floatConst(std::numeric_limits<double>::infinity(), t);
+          Value fractionalOfMinusInf = arith::AndIOp::create(
+              b, loc, eq(x, -std::numeric_limits<double>::infinity()),
+              arith::XOrIOp::create(b, loc, integral, k.intConst(1, b.getI1Type())));
+          result = k.select(fractionalOfMinusInf,
+                            k.select(k.cmp(arith::CmpFPredicate::OGT, y, zero), inf, zero),
+                            result);
+          Value oddOfZero = arith::AndIOp::create(b, loc, eq(x, 0), odd);
+          result = k.select(oddOfZero, math::CopySignOp::create(b, loc, magnitude, x), result);
+          Value absX = math::AbsFOp::create(b, loc, x);
+          Value isOne = arith::OrIOp::create(
+              b, loc, eq(x, 1),
+              arith::AndIOp::create(b, loc, eq(absX, 1),
+                                    eq(math::AbsFOp::create(b, loc, y),
+                                       std::numeric_limits<double>::infinity())));
           Value yZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y, zero);
-          return arith::SelectOp::create(b, loc, yZero, one, result);
+          return k.select(arith::OrIOp::create(b, loc, yZero, isOne), one, result);
         };
         // An integer to a non-negative integer power: exact, by squaring in
         // 64 bits, wrapping around as the integer type does (numpy's

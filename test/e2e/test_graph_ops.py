@@ -348,13 +348,16 @@ def exact_power(x, e, dtype):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_integer_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
+def test_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
     """Integer Pow is exact (6^10 once came out 60466175 through exp and
     log; 3^39 needs more than a double's 53 bits) and wraps around at the
     type's width as numpy does; a negative exponent truncates 1 / x^n.
+    Float Pow takes C's special cases (onnxruntime calls std::pow): -inf to
+    a fractional power, signed zeros to odd powers, 1 to a NaN power and -1
+    to an infinite one (the exp / log form once gave NaN or +inf there).
     Floats at or past 2^63 (2^64) cast to int64 (uint64) give the largest
     value, as in the evaluator, not the overflow's INT64_MIN. Compiled and
-    reference evaluator alike."""
+    reference evaluator alike (the evaluator calls std::pow)."""
     x64 = np.array([6, 3, -3, 2, 7, -2, 1, -1, 0, 5, 2, 3, -5, 0], np.int64)
     e64 = np.array([10, 39, 39, 63, 30, 7, -5, -3, -1, 2, 64, 0, 27, 0], np.int64)
     x32 = np.array([6, -7, 2, 3, 1, -1, 10, 0, 12], np.int32)
@@ -365,13 +368,20 @@ def test_integer_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
     e16 = np.array([7, 5, 2, 2, 0], np.int16)
     f32 = np.float32([9.3e18, -9.3e18, 2.0 ** 63, 1e30, -np.inf, np.nan, 12345.7, -2.5, 9.2e18])
     f64 = np.array([2.0 ** 63, 2.0 ** 63 - 1024, 1.9e19, 2.0 ** 64, -1.0, np.inf, 3e3])
+    inf, nan = np.inf, np.nan
+    base = [-inf, -1, 1, -inf, inf, -0.0, 0.5, -1, 0.0, -0.0, -0.0, -2, -inf, -inf, -inf, 2,
+            1, -1, 0, -0.0, nan, 3, -8, 1.5, 1e-3, 7.25]
+    power = [-0.5, inf, nan, 3, -2, -3, -inf, -inf, -3, 3, 2, 0.5, 2, -2, 0.5, 10, -inf, 2, 0,
+             nan, 0, -2, 1 / 3, 2.5, 0.37, -1.5]
     feeds = dict(x64=x64, e64=e64, x32=x32, e8=e8, x16=x16, e32=e32, u8=u8, e16=e16,
-                 f32=f32, f64=f64)
+                 f32=f32, f64=f64, fb=np.float32(base), fp=np.float32(power),
+                 db=np.float64(base), dp=np.float64(power))
     n = h.make_node
     nodes = [n("Pow", ["x64", "e64"], ["p64"]), n("Pow", ["x32", "e8"], ["p32"]),
              n("Pow", ["x16", "e32"], ["p16"]), n("Pow", ["u8", "e16"], ["pu8"]),
              n("Cast", ["f32"], ["c64"], to=I64), n("Cast", ["f64"], ["c64d"], to=I64),
-             n("Cast", ["f64"], ["cu64"], to=onnx.TensorProto.UINT64)]
+             n("Cast", ["f64"], ["cu64"], to=onnx.TensorProto.UINT64),
+             n("Pow", ["fb", "fp"], ["pf"]), n("Pow", ["db", "dp"], ["pd"])]
     ins = [h.make_tensor_value_info(k, h.np_dtype_to_tensor_dtype(v.dtype), v.shape)
            for k, v in feeds.items()]
     outs = [h.make_empty_tensor_value_info(node.output[0]) for node in nodes]
@@ -388,6 +398,9 @@ def test_integer_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
         "cu64": np.array([2 ** 63, 2 ** 63 - 1024, 2 ** 64 - 1, 2 ** 64 - 1, 0, 2 ** 64 - 1,
                           3000], np.uint64),
     }
+    with np.errstate(all="ignore"):
+        want["pf"] = np.power(feeds["fb"], feeds["fp"])
+        want["pd"] = np.power(feeds["db"], feeds["dp"])
     assert want["p64"][0] == 60466176 and want["p64"][1] == 4052555153018976267
     got, log = compile_and_run(nunc, tmp_path, model, feeds, target)
     assert got is not None, log
@@ -398,7 +411,15 @@ def test_integer_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
     for k, wv in want.items():
         for source, a in (("compiled", got[k]), ("reference", reference[k])):
             assert a.dtype == wv.dtype, (k, source, a.dtype)
-            np.testing.assert_array_equal(a, wv, err_msg=f"{k} ({source})")
+            if wv.dtype.kind != "f":
+                np.testing.assert_array_equal(a, wv, err_msg=f"{k} ({source})")
+                continue
+            # Within a few ulp (exp / log), the special cases exactly,
+            # signs of zeros and infinities included.
+            np.testing.assert_allclose(a, wv, rtol=2e-6, err_msg=f"{k} ({source})")
+            exact = np.isinf(wv) | (wv == 0)
+            np.testing.assert_array_equal(np.signbit(a[exact]), np.signbit(wv[exact]),
+                                          err_msg=f"{k} ({source})")
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -403,7 +403,57 @@ def declared_input_bytes(data):
 RUN_LIMIT_BYTES = 256 << 20
 
 
-def check_one(nunc, data, workdir, timeout, input_seed, extra=()):
+# (No floats whose squares overflow f32: the evaluator sums normalizations
+# in f64, where they stay finite.)
+SPECIAL_FLOATS = [np.nan, np.inf, -np.inf, 1e15, -1e15, 3e-39, -0.0, 0.0, 65504.0, 1e-7]
+
+
+def special_inputs(data, seed, path):
+    """Writes inputs with NaN, infinities, huge, subnormal and signed-zero
+    floats among uniform ones (integers in [-4, 12), unsigned [0, 12)) to
+    `path`; False where an input's shape or type is not static and plain."""
+    try:
+        model = onnx.load_from_string(data)
+    except Exception:
+        return False
+    rng = np.random.default_rng(seed)
+    init = {t.name for t in model.graph.initializer}
+    arrays = {}
+    for v in model.graph.input:
+        if v.name in init:
+            continue
+        if not v.type.HasField("tensor_type") or not v.type.tensor_type.HasField("shape"):
+            return False
+        dims = []
+        for d in v.type.tensor_type.shape.dim:
+            if not d.HasField("dim_value") or d.dim_value < 0:
+                return False
+            dims.append(d.dim_value)
+        if int(np.prod(dims)) > (1 << 20):
+            return False
+        try:
+            dtype = onnx.helper.tensor_dtype_to_np_dtype(v.type.tensor_type.elem_type)
+        except Exception:
+            return False
+        if dtype == np.bool_:
+            a = rng.integers(0, 2, dims).astype(np.bool_)
+        elif np.issubdtype(dtype, np.integer):
+            lo = 0 if np.issubdtype(dtype, np.unsignedinteger) else -4
+            a = rng.integers(lo, 12, dims).astype(dtype)
+        elif dtype in (np.float16, np.float32, np.float64):
+            a = rng.uniform(-1, 1, dims).astype(dtype)
+            flat = a.reshape(-1)
+            picks = rng.random(flat.size) < 0.1
+            with np.errstate(over="ignore"):
+                flat[picks] = rng.choice(SPECIAL_FLOATS, int(picks.sum())).astype(dtype)
+        else:
+            return False
+        arrays[v.name] = a
+    np.savez(path, **arrays)
+    return True
+
+
+def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False):
     """What went wrong with this mutant (None: nothing) and the transcript."""
     path = os.path.join(workdir, "model.onnx")
     with open(path, "wb") as f:
@@ -414,7 +464,11 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=()):
         problem = classify(rc, text)
         return (f"compile: {problem}" if problem else None,
                 f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n")
-    common = ["--random-inputs", f"--seed={input_seed}", "--int-range=-4:12", *extra]
+    inputs = os.path.join(workdir, "inputs.npz")
+    if special and special_inputs(data, input_seed, inputs):
+        common = ["--input", inputs, *extra]
+    else:
+        common = ["--random-inputs", f"--seed={input_seed}", "--int-range=-4:12", *extra]
     out_c, out_r = os.path.join(workdir, "compiled.npz"), os.path.join(workdir, "reference.npz")
     cmd_c = [nunc, "run", path, *common, "-o", out_c]
     cmd_r = [nunc, "run", "--reference", path, *common, "-o", out_r]
@@ -463,6 +517,9 @@ def main():
     p.add_argument("--skip", default="",
                    help="comma-separated substrings: seed models whose name holds one are left out")
     p.add_argument("--out", help="write each defect's mutant and transcript here")
+    p.add_argument("--special-values", action="store_true",
+                   help="inputs with NaN, infinities, huge and subnormal floats (where the "
+                   "inputs' shapes are static)")
     p.add_argument("--quantize", help="pass --quantize to both runs (int8: the compiled int8 "
                    "kernels against the evaluator's int8 semantics)")
     p.add_argument("--replay", help="run a saved mutant (a directory --out wrote) again")
@@ -473,7 +530,8 @@ def main():
         with tempfile.TemporaryDirectory() as w:
             data = open(os.path.join(args.replay, "model.onnx"), "rb").read()
             seed = int(open(os.path.join(args.replay, "input_seed")).read())
-            problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra)
+            problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra,
+                                            args.special_values)
         print(transcript)
         print("defect:", problem or "none")
         return 1 if problem else 0
@@ -489,7 +547,8 @@ def main():
         name, base = seeds[rng.randrange(len(seeds))]
         data, how = make_mutant(base, rng, op_types)
         with tempfile.TemporaryDirectory() as w:
-            problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra)
+            problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra,
+                                            args.special_values)
         return i, name, how, data, problem, transcript
 
     defects = 0
