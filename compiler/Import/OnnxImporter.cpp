@@ -273,6 +273,10 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
       dims[i] = p[i];
     }
   }
+  if (isInput && static_cast<int64_t>(dims.size()) > shape::kMaxShapeLength)
+    return emitError(fileLoc) << "graph input '" << vi.name() << "' has " << dims.size()
+                              << " dims, past the " << shape::kMaxShapeLength
+                              << " nunc supports";
   // (An output's declared type only draws a warning where it differs.)
   if (isInput && !shape::fitsTensorLimit(dims, getElementByteWidth(*element)))
     return emitError(fileLoc) << "graph input '" << vi.name() << "' of shape "

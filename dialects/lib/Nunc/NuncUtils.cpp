@@ -326,10 +326,14 @@ FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc, StringRe
       continue;
     Type element = ranked.getElementType();
     bool sized = element.isIntOrFloat() || isa<quant::QuantizedType>(element);
-    if (shape::fitsTensorLimit(ranked.getShape(), sized ? getElementByteWidth(element) : 1))
+    if (ranked.getRank() > shape::kMaxShapeLength)
+      op->emitError() << "computes a tensor of rank " << ranked.getRank() << ", past the "
+                      << shape::kMaxShapeLength << " dims nunc supports";
+    else if (shape::fitsTensorLimit(ranked.getShape(), sized ? getElementByteWidth(element) : 1))
       continue;
-    op->emitError() << "computes a tensor of type " << t << ", over the "
-                    << (shape::kMaxTensorBytes >> 30) << " GiB a tensor may hold";
+    else
+      op->emitError() << "computes a tensor of type " << t << ", over the "
+                      << (shape::kMaxTensorBytes >> 30) << " GiB a tensor may hold";
     op->destroy();
     return failure();
   }
