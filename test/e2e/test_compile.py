@@ -208,6 +208,42 @@ int main(void) {
     assert r.stdout.startswith("ok ")
 
 
+def test_io_names_that_are_keywords_or_collide(nunc, tmp_path):
+    """Graph I/O names become the run function's parameters: C and C++
+    keywords (`int`, `class`, `new`), the `ctx` parameter's own name, and
+    names that only differ in characters C drops ('a.b' and 'a_b', across
+    the input and output lists) once gave a header that did not compile. It
+    must compile as C and C++ with -Wall -Werror, the manifest naming the
+    same parameters, and the library computes the model."""
+    from onnx import helper as h, TensorProto as T
+    import onnx
+    ins, outs = ["a.b", "ctx", "int", "new"], ["a_b", "class"]
+    model = h.make_model(h.make_graph(
+        [h.make_node("Sum", ins, ["a_b"]), h.make_node("Relu", ["a.b"], ["class"])], "g",
+        [h.make_tensor_value_info(n, T.FLOAT, [4]) for n in ins],
+        [h.make_tensor_value_info(n, T.FLOAT, [4]) for n in outs]),
+        opset_imports=[h.make_opsetid("", 13)])
+    onnx.save(model, str(tmp_path / "names.onnx"))
+    out = tmp_path / "lib"
+    nunc("compile", tmp_path / "names.onnx", "--target", TARGETS[0], "-o", out)
+    src = tmp_path / "t.c"
+    src.write_text('#include "names.h"\nint main(void) { return 0; }\n')
+    for compiler in (["gcc", "-std=c11"], ["g++", "-x", "c++", "-std=c++17"]):
+        subprocess.run([*compiler, "-Wall", "-Werror", "-c", src, "-I", out, "-o",
+                        tmp_path / "t.o"], check=True)
+    manifest = json.load(open(out / "names.json"))
+    params = [io["c_name"] for io in manifest["inputs"] + manifest["outputs"]]
+    assert params == ["a_b", "ctx_", "int_", "new_", "a_b_1", "class_"], params
+    header = (out / "names.h").read_text()
+    assert "const float *ctx_," in header and "float *class_)" in header, header
+    exe, man = harness.build(str(out))
+    feeds = {n: np.float32([i - 1.5, 2, -3, 0.25]) for i, n in enumerate(ins)}
+    got, _, log = harness.run(exe, man, feeds, str(tmp_path / "w"))
+    assert got is not None, log
+    np.testing.assert_array_equal(got["a_b"], sum(feeds.values()))
+    np.testing.assert_array_equal(got["class"], np.maximum(feeds["a.b"], 0))
+
+
 def test_explain_and_memory_plan(nunc, models, tmp_path):
     r = nunc("compile", os.path.join(models, "minilm.onnx"), "--target", TARGETS[0],
              *pins("minilm", 1, 16), "-o", tmp_path, "--explain", "--print-memory-plan")

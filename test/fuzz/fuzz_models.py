@@ -315,8 +315,9 @@ STRUCTURED = [mutate_dim, mutate_rank, mutate_elem_type, mutate_attribute, mutat
               duplicate_names]
 
 
-def make_mutant(seed_bytes, rng, op_types):
-    """The mutant's bytes and the names of the mutations applied."""
+def make_mutant(seed_bytes, rng, op_types, depth=0):
+    """The mutant's bytes and the names of the mutations applied (1 to 3,
+    mostly 1; with depth > 0, 1 to depth)."""
     if rng.random() < 0.06:
         data = bytearray(seed_bytes)
         if data and rng.random() < 0.5:
@@ -328,7 +329,7 @@ def make_mutant(seed_bytes, rng, op_types):
     model = onnx.ModelProto()
     model.ParseFromString(seed_bytes)
     done = []
-    for _ in range(rng.choice([1, 1, 2, 3])):
+    for _ in range(rng.randint(1, depth) if depth else rng.choice([1, 1, 2, 3])):
         f = rng.choice(STRUCTURED)
         try:
             ok = f(model, rng, op_types) if f is mutate_op_type else f(model, rng)
@@ -526,6 +527,8 @@ def main():
     p.add_argument("--skip", default="",
                    help="comma-separated substrings: seed models whose name holds one are left out")
     p.add_argument("--out", help="write each defect's mutant and transcript here")
+    p.add_argument("--depth", type=int, default=0,
+                   help="mutations per mutant: 1 to DEPTH (default: 1 to 3, mostly 1)")
     p.add_argument("--special-values", action="store_true",
                    help="inputs with NaN, infinities, huge and subnormal floats (where the "
                    "inputs' shapes are static)")
@@ -554,7 +557,7 @@ def main():
     def job(i):
         rng = random.Random(args.seed * 1_000_003 + i)
         name, base = seeds[rng.randrange(len(seeds))]
-        data, how = make_mutant(base, rng, op_types)
+        data, how = make_mutant(base, rng, op_types, args.depth)
         with tempfile.TemporaryDirectory() as w:
             problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra,
                                             args.special_values)
