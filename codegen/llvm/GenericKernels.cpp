@@ -830,9 +830,11 @@ LogicalResult GenericEmitter::emitElementwise() {
             return k.cmp(arith::CmpFPredicate::OEQ, a, k.floatConst(v, t));
           };
           Value inf = k.floatConst(std::numeric_limits<double>::infinity(), t);
+          // (Unordered: a NaN y is not fractional, and pow(-inf, NaN) is NaN.)
+          Value fractional = k.cmp(arith::CmpFPredicate::ONE,
+                                   math::RoundEvenOp::create(b, loc, y), y);
           Value fractionalOfMinusInf = arith::AndIOp::create(
-              b, loc, eq(x, -std::numeric_limits<double>::infinity()),
-              arith::XOrIOp::create(b, loc, integral, k.intConst(1, b.getI1Type())));
+              b, loc, eq(x, -std::numeric_limits<double>::infinity()), fractional);
           result = k.select(fractionalOfMinusInf,
                             k.select(k.cmp(arith::CmpFPredicate::OGT, y, zero), inf, zero),
                             result);
@@ -856,7 +858,9 @@ LogicalResult GenericEmitter::emitElementwise() {
           Value zero = k.intConst(0, i64), one = k.intConst(1, i64);
           auto loop = scf::ForOp::create(
               b, loc, k.intConst(0, i64), k.intConst(64, i64), one, ValueRange{one, base, e},
-              [&](OpBuilder &, Location, Value, ValueRange acc) {
+              [&](OpBuilder &nested, Location, Value, ValueRange acc) {
+                OpBuilder::InsertionGuard guard(b);
+                b.setInsertionPoint(nested.getInsertionBlock(), nested.getInsertionPoint());
                 Value bit = arith::AndIOp::create(b, loc, acc[2], one);
                 Value odd = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, zero);
                 Value times = arith::MulIOp::create(b, loc, acc[0], acc[1]);
@@ -867,8 +871,9 @@ LogicalResult GenericEmitter::emitElementwise() {
               });
           return loop.getResult(0);
         };
-        bool integral = isa<IntegerType>(baseElem) && !baseElem.isInteger(1) &&
-                        isa<IntegerType>(expElem) && !expElem.isInteger(1);
+        // An integer base: exact for a whole exponent in [0, 2^62] (a float
+        // one too, as the evaluator).
+        bool integral = isa<IntegerType>(baseElem) && !baseElem.isInteger(1);
         elementwise({bcast(0), bcast(1)}, [&](ArrayRef<Value> s) -> Value {
           Type f = b.getF64Type();
           if (s[0].getType().isF32() && isa<FloatType>(s[1].getType())) {
@@ -880,13 +885,20 @@ LogicalResult GenericEmitter::emitElementwise() {
           if (!integral)
             return viaDouble;
           Type i64 = b.getI64Type();
-          Value exact = k.convert(integerPow(k.convert(s[0], baseElem, i64),
-                                             k.convert(s[1], expElem, i64)),
-                                  i64, baseElem);
+          Value exponent = k.convert(s[1], expElem, i64);
+          Value exact = k.convert(integerPow(k.convert(s[0], baseElem, i64), exponent), i64,
+                                  baseElem);
+          if (isa<FloatType>(expElem)) {
+            // Whole and within [0, 2^62] (e is s[1] in f64; NaN fails).
+            Value whole = k.cmp(arith::CmpFPredicate::OEQ, math::FloorOp::create(b, loc, e), e);
+            Value inRange = arith::AndIOp::create(
+                b, loc, k.cmp(arith::CmpFPredicate::OGE, e, k.floatConst(0, f)),
+                k.cmp(arith::CmpFPredicate::OLE, e, k.floatConst(std::ldexp(1.0, 62), f)));
+            return k.select(arith::AndIOp::create(b, loc, whole, inRange), exact, viaDouble);
+          }
           if (k.isUnsigned(expElem))
             return exact;
-          Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                                 k.convert(s[1], expElem, i64),
+          Value negative = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exponent,
                                                  k.intConst(0, i64));
           return arith::SelectOp::create(b, loc, negative, viaDouble, exact);
         });

@@ -238,9 +238,23 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
       }
     }
   }
+  // A graph input's dims as pinned or declared: at most 64 of them, and at
+  // most 8 GiB in all (an output's declared type only draws a warning where
+  // it differs).
+  auto inputType = [&](ArrayRef<int64_t> dims) -> FailureOr<Type> {
+    if (isInput && static_cast<int64_t>(dims.size()) > shape::kMaxShapeLength)
+      return emitError(fileLoc) << "graph input '" << vi.name() << "' has " << dims.size()
+                                << " dims, past the " << shape::kMaxShapeLength
+                                << " nunc supports";
+    if (isInput && !shape::fitsTensorLimit(dims, getElementByteWidth(*element)))
+      return emitError(fileLoc) << "graph input '" << vi.name() << "' of shape "
+                                << shape::toString(dims) << " would hold more than "
+                                << (shape::kMaxTensorBytes >> 30) << " GiB";
+    return Type(RankedTensorType::get(dims, *element));
+  };
   if (!tt.has_shape()) {
     if (pin)
-      return Type(RankedTensorType::get(*pin, *element));
+      return inputType(*pin);
     return Type(UnrankedTensorType::get(*element));
   }
   SmallVector<int64_t> dims;
@@ -273,16 +287,7 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
       dims[i] = p[i];
     }
   }
-  if (isInput && static_cast<int64_t>(dims.size()) > shape::kMaxShapeLength)
-    return emitError(fileLoc) << "graph input '" << vi.name() << "' has " << dims.size()
-                              << " dims, past the " << shape::kMaxShapeLength
-                              << " nunc supports";
-  // (An output's declared type only draws a warning where it differs.)
-  if (isInput && !shape::fitsTensorLimit(dims, getElementByteWidth(*element)))
-    return emitError(fileLoc) << "graph input '" << vi.name() << "' of shape "
-                              << shape::toString(dims) << " would hold more than "
-                              << (shape::kMaxTensorBytes >> 30) << " GiB";
-  return Type(RankedTensorType::get(dims, *element));
+  return inputType(dims);
 }
 
 //===----------------------------------------------------------------------===//

@@ -265,12 +265,23 @@ Expected<Tensor> binary(BinaryKind kind, const Tensor &a, const Tensor &b) {
           forEachIndex<2>(shape, strides, [&](int64_t i, const std::array<int64_t, 2> &off) {
             double base = static_cast<ComputeType<T>>(pa[off[0]]);
             double exp = static_cast<ComputeType<E>>(pb[off[1]]);
-            if constexpr (std::is_integral_v<T> && std::is_integral_v<E>) {
+            if constexpr (std::is_integral_v<T>) {
               // Exact, wrapping around as the integer type does (numpy's
-              // power); a negative exponent takes the double form below.
-              if (!(pb[off[1]] < E(0))) {
+              // power), for an integer exponent >= 0 or a whole float one
+              // in [0, 2^62]; others take the double form below.
+              bool whole;
+              uint64_t power = 0;
+              if constexpr (std::is_integral_v<E>) {
+                whole = !(pb[off[1]] < E(0));
+                power = static_cast<uint64_t>(pb[off[1]]);
+              } else {
+                whole = exp >= 0 && exp <= 0x1p62 && exp == std::floor(exp);
+                if (whole)
+                  power = static_cast<uint64_t>(exp);
+              }
+              if (whole) {
                 uint64_t result = 1, square = static_cast<uint64_t>(pa[off[0]]);
-                for (uint64_t e = static_cast<uint64_t>(pb[off[1]]); e; e >>= 1) {
+                for (uint64_t e = power; e; e >>= 1) {
                   if (e & 1)
                     result *= square;
                   square *= square;

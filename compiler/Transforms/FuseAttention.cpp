@@ -6,6 +6,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSEATTENTION
@@ -319,7 +320,7 @@ struct AttentionPattern : OpRewritePattern<MatMulOp> {
     scale *= factor;
     // A NaN or infinite scale (or one past f32) stays unfused: the graph
     // computes what it does to every score.
-    if (!std::isfinite(static_cast<float>(scale)))
+    if (!(std::fabs(scale) <= std::numeric_limits<float>::max()))
       return failure();
     if (factor != 1.0) // (a Div's exact quotient has no room for the factor)
       divisor.reset();

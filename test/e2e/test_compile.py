@@ -212,12 +212,15 @@ def test_io_names_that_are_keywords_or_collide(nunc, tmp_path):
     """Graph I/O names become the run function's parameters: C and C++
     keywords (`int`, `class`, `new`), the `ctx` parameter's own name, and
     names that only differ in characters C drops ('a.b' and 'a_b', across
-    the input and output lists) once gave a header that did not compile. It
-    must compile as C and C++ with -Wall -Werror, the manifest naming the
-    same parameters, and the library computes the model."""
+    the input and output lists) once gave a header that did not compile; so
+    would a type or a macro the header uses (`uint8_t`, its own
+    NAMES_BATCH_ITEMS). It must compile as C and C++ with -Wall -Werror, the
+    manifest naming the same parameters, and the library computes the
+    model."""
     from onnx import helper as h, TensorProto as T
     import onnx
-    ins, outs = ["a.b", "ctx", "int", "new"], ["a_b", "class"]
+    ins = ["a.b", "ctx", "int", "new", "uint8_t", "NAMES_BATCH_ITEMS"]
+    outs = ["a_b", "class"]
     model = h.make_model(h.make_graph(
         [h.make_node("Sum", ins, ["a_b"]), h.make_node("Relu", ["a.b"], ["class"])], "g",
         [h.make_tensor_value_info(n, T.FLOAT, [4]) for n in ins],
@@ -233,7 +236,8 @@ def test_io_names_that_are_keywords_or_collide(nunc, tmp_path):
                         tmp_path / "t.o"], check=True)
     manifest = json.load(open(out / "names.json"))
     params = [io["c_name"] for io in manifest["inputs"] + manifest["outputs"]]
-    assert params == ["a_b", "ctx_", "int_", "new_", "a_b_1", "class_"], params
+    assert params == ["a_b", "ctx_", "int_", "new_", "uint8_t_", "NAMES_BATCH_ITEMS_", "a_b_1",
+                      "class_"], params
     header = (out / "names.h").read_text()
     assert "const float *ctx_," in header and "float *class_)" in header, header
     exe, man = harness.build(str(out))

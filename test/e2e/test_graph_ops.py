@@ -370,18 +370,24 @@ def test_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
     f64 = np.array([2.0 ** 63, 2.0 ** 63 - 1024, 1.9e19, 2.0 ** 64, -1.0, np.inf, 3e3])
     inf, nan = np.inf, np.nan
     base = [-inf, -1, 1, -inf, inf, -0.0, 0.5, -1, 0.0, -0.0, -0.0, -2, -inf, -inf, -inf, 2,
-            1, -1, 0, -0.0, nan, 3, -8, 1.5, 1e-3, 7.25]
+            1, -1, 0, -0.0, nan, 3, -8, 1.5, 1e-3, 7.25, -inf, inf]
     power = [-0.5, inf, nan, 3, -2, -3, -inf, -inf, -3, 3, 2, 0.5, 2, -2, 0.5, 10, -inf, 2, 0,
-             nan, 0, -2, 1 / 3, 2.5, 0.37, -1.5]
+             nan, 0, -2, 1 / 3, 2.5, 0.37, -1.5, nan, nan]
+    # An integer base to a float power: exact where the power is whole in
+    # [0, 2^62] (6^10.0 is 60466176, not the exp / log form's 60466175),
+    # else C's pow truncated toward 0.
+    xi = np.array([6, 3, 2, 2, 5, 2, -3, 7], np.int64)
+    ef = np.float32([10, 39, 0.5, -1, 2, 62, 3, 2.5])
     feeds = dict(x64=x64, e64=e64, x32=x32, e8=e8, x16=x16, e32=e32, u8=u8, e16=e16,
                  f32=f32, f64=f64, fb=np.float32(base), fp=np.float32(power),
-                 db=np.float64(base), dp=np.float64(power))
+                 db=np.float64(base), dp=np.float64(power), xi=xi, ef=ef)
     n = h.make_node
     nodes = [n("Pow", ["x64", "e64"], ["p64"]), n("Pow", ["x32", "e8"], ["p32"]),
              n("Pow", ["x16", "e32"], ["p16"]), n("Pow", ["u8", "e16"], ["pu8"]),
              n("Cast", ["f32"], ["c64"], to=I64), n("Cast", ["f64"], ["c64d"], to=I64),
              n("Cast", ["f64"], ["cu64"], to=onnx.TensorProto.UINT64),
-             n("Pow", ["fb", "fp"], ["pf"]), n("Pow", ["db", "dp"], ["pd"])]
+             n("Pow", ["fb", "fp"], ["pf"]), n("Pow", ["db", "dp"], ["pd"]),
+             n("Pow", ["xi", "ef"], ["pif"])]
     ins = [h.make_tensor_value_info(k, h.np_dtype_to_tensor_dtype(v.dtype), v.shape)
            for k, v in feeds.items()]
     outs = [h.make_empty_tensor_value_info(node.output[0]) for node in nodes]
@@ -398,6 +404,7 @@ def test_pow_and_casts_to_64_bit_integers(nunc, tmp_path, target):
         "cu64": np.array([2 ** 63, 2 ** 63 - 1024, 2 ** 64 - 1, 2 ** 64 - 1, 0, 2 ** 64 - 1,
                           3000], np.uint64),
     }
+    want["pif"] = np.array([6 ** 10, 3 ** 39, 1, 0, 25, 2 ** 62, -27, int(7 ** 2.5)], np.int64)
     with np.errstate(all="ignore"):
         want["pf"] = np.power(feeds["fb"], feeds["fp"])
         want["pd"] = np.power(feeds["db"], feeds["dp"])

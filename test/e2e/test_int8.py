@@ -196,7 +196,7 @@ def test_int8_option_errors(nunc, models, tmp_path):
     assert r.returncode == 1 and "--quantize must be none or int8" in r.stderr
     r = nunc("compile", os.path.join(models, "mlp.onnx"), "--activations", "static",
              *pins("mlp", 1, None), "-o", tmp_path, check=False)
-    assert r.returncode == 1 and "--activations goes with --quantize int8" in r.stderr, r.stderr
+    assert r.returncode == 1 and "--activations static goes with --quantize int8" in r.stderr, r.stderr
     assert not (tmp_path / "libmlp.a").exists()
     for flags, message in ((("--quantize", "int8", "--attention", "int4"),
                             "--attention must be int8 or f32, got 'int4'"),

@@ -542,6 +542,11 @@ def main():
         with tempfile.TemporaryDirectory() as w:
             data = open(os.path.join(args.replay, "model.onnx"), "rb").read()
             seed = int(open(os.path.join(args.replay, "input_seed")).read())
+            flags_file = os.path.join(args.replay, "flags")
+            if os.path.exists(flags_file):  # the flags it was found with
+                flags = open(flags_file).read().split()
+                extra = [f for f in flags if f != "--special-values"]
+                args.special_values = "--special-values" in flags
             problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra,
                                             args.special_values)
         print(transcript)
@@ -578,6 +583,9 @@ def main():
                     f.write(data)
                 with open(os.path.join(d, "input_seed"), "w") as f:
                     f.write(str(i))
+                with open(os.path.join(d, "flags"), "w") as f:
+                    f.write(" ".join(extra + (["--special-values"] if args.special_values
+                                              else [])))
                 with open(os.path.join(d, "transcript.txt"), "w") as f:
                     f.write(f"seed model {name}; mutations {how}\n{problem}\n\n{transcript}")
     print(f"{args.iterations} mutants, {defects} defects")

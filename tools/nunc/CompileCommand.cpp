@@ -460,8 +460,8 @@ int runCompile() {
     return fail("compile", "--attention must be int8 or f32, got '" + attentionPrecision + "'");
   if (attentionPrecision.getNumOccurrences() && quantize != "int8")
     return fail("compile", "--attention goes with --quantize int8");
-  if (activations.getNumOccurrences() && quantize != "int8")
-    return fail("compile", "--activations goes with --quantize int8");
+  if (activations == "static" && quantize != "int8")
+    return fail("compile", "--activations static goes with --quantize int8");
   bool staticInt8 = quantize == "int8" && activations == "static";
   if (staticInt8 && calibration.empty() == loadCalibration.empty())
     return fail("compile", "--activations static needs exactly one of --calibration "

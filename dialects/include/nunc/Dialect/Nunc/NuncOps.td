@@ -103,8 +103,8 @@ def Nunc_SigmoidOp : Nunc_UnaryOp<"sigmoid"> { let summary = "Elementwise 1/(1+e
 def Nunc_LeakyReluOp : Nunc_Op<"leaky_relu"> {
   let summary = "Elementwise x < 0 ? alpha * x : x";
   let description = [{
-    alpha must be finite: the kernels compute max(x, 0) + alpha min(x, 0)
-    (one rounding), which an infinite alpha would make NaN for x >= 0.
+    alpha must be finite: the x86 kernels compute max(x, 0) + alpha min(x,
+    0) (one rounding), which an infinite alpha would make NaN for x >= 0.
   }];
   let arguments = (ins Nunc_FloatTensor:$input, DefaultValuedAttr<F32Attr, "0.01">:$alpha);
   let results = (outs Nunc_FloatTensor:$output);
