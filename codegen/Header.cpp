@@ -98,9 +98,7 @@ bool reservedInHeader(llvm::StringRef w, llvm::StringRef macroPrefix) {
       "_Decimal64", "_Generic", "_Imaginary", "_Noreturn", "_Static_assert", "_Thread_local"};
   return words.contains(w);
 }
-} // namespace
 
-namespace {
 struct Io {
   std::string name, param;
   RankedTensorType type;

@@ -808,8 +808,8 @@ LogicalResult GenericEmitter::emitElementwise() {
           // (k.exp and k.log: f64 without libm.)
           Value magnitude = k.exp(
               arith::MulFOp::create(b, loc, y, k.log(math::AbsFOp::create(b, loc, x))));
-          Value integral = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                                 math::RoundEvenOp::create(b, loc, y), y);
+          Value rounded = math::RoundEvenOp::create(b, loc, y);
+          Value integral = k.cmp(arith::CmpFPredicate::OEQ, rounded, y);
           Value half = arith::MulFOp::create(b, loc, y, k.floatConst(0.5, t));
           Value odd = arith::AndIOp::create(
               b, loc, integral,
@@ -831,8 +831,7 @@ LogicalResult GenericEmitter::emitElementwise() {
           };
           Value inf = k.floatConst(std::numeric_limits<double>::infinity(), t);
           // (Unordered: a NaN y is not fractional, and pow(-inf, NaN) is NaN.)
-          Value fractional = k.cmp(arith::CmpFPredicate::ONE,
-                                   math::RoundEvenOp::create(b, loc, y), y);
+          Value fractional = k.cmp(arith::CmpFPredicate::ONE, rounded, y);
           Value fractionalOfMinusInf = arith::AndIOp::create(
               b, loc, eq(x, -std::numeric_limits<double>::infinity()), fractional);
           result = k.select(fractionalOfMinusInf,
@@ -1147,7 +1146,8 @@ LogicalResult GenericEmitter::emitElementwise() {
         return success();
       })
       .Case([&](GeluOp g) {
-        // Always f32, so the x86 elementwise kernel runs it on every target.
+        // f32 (f16 and bf16 computed in f32); f64 only in the tanh form
+        // (no erf of f64 without libm).
         if (g.hasGrids())
           return unsupported("gelu with quantization grids");
         if (!KernelBuilder::computeType(outElem).isF32() && g.getApproximate() != "tanh")

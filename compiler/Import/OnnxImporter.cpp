@@ -242,9 +242,9 @@ FailureOr<Type> Importer::valueInfoType(const onnx::ValueInfoProto &vi, bool isI
   // most 8 GiB in all (an output's declared type only draws a warning where
   // it differs).
   auto inputType = [&](ArrayRef<int64_t> dims) -> FailureOr<Type> {
-    if (isInput && static_cast<int64_t>(dims.size()) > shape::kMaxShapeLength)
+    if (isInput && static_cast<int64_t>(dims.size()) > shape::kMaxRank)
       return emitError(fileLoc) << "graph input '" << vi.name() << "' has " << dims.size()
-                                << " dims, past the " << shape::kMaxShapeLength
+                                << " dims, past the " << shape::kMaxRank
                                 << " nunc supports";
     if (isInput && !shape::fitsTensorLimit(dims, getElementByteWidth(*element)))
       return emitError(fileLoc) << "graph input '" << vi.name() << "' of shape "

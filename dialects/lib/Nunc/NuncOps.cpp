@@ -5,8 +5,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "nunc/Dialect/Nunc/NuncOps.h"
-
-#include <cmath>
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 
 #include "mlir/IR/Builders.h"
@@ -14,6 +12,8 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/OpImplementation.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::nunc;

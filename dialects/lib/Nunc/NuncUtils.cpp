@@ -234,7 +234,7 @@ static std::optional<SmallVector<int64_t>> partialShapeValue(Value v, int depth)
     return std::nullopt;
   // What the type alone tells: the number of entries.
   std::optional<SmallVector<int64_t>> unknown;
-  if (type.hasStaticShape() && type.getNumElements() <= shape::kMaxShapeLength)
+  if (type.hasStaticShape() && type.getNumElements() <= shape::kMaxRank)
     unknown = SmallVector<int64_t>(type.getNumElements(), ShapedType::kDynamic);
   if (depth > 16)
     return unknown;
@@ -326,9 +326,9 @@ FailureOr<Operation *> createInferred(OpBuilder &builder, Location loc, StringRe
       continue;
     Type element = ranked.getElementType();
     bool sized = element.isIntOrFloat() || isa<quant::QuantizedType>(element);
-    if (ranked.getRank() > shape::kMaxShapeLength)
+    if (ranked.getRank() > shape::kMaxRank)
       op->emitError() << "computes a tensor of rank " << ranked.getRank() << ", past the "
-                      << shape::kMaxShapeLength << " dims nunc supports";
+                      << shape::kMaxRank << " dims nunc supports";
     else if (shape::fitsTensorLimit(ranked.getShape(), sized ? getElementByteWidth(element) : 1))
       continue;
     else

@@ -50,9 +50,9 @@ constexpr int64_t kMaxTensorBytes = int64_t(8) << 30;
 /// Whether static dims of `elementBytes`-byte elements stay within
 /// kMaxTensorBytes (dynamic dims count as 1).
 bool fitsTensorLimit(llvm::ArrayRef<int64_t> dims, int64_t elementBytes);
-/// Most dims a tensor may have (numpy's limit), and so a 1-D shape value
-/// may list.
-constexpr int64_t kMaxShapeLength = 64;
+/// Most dims a tensor may have (numpy's limit), and so the most entries a
+/// 1-D shape value may list.
+constexpr int64_t kMaxRank = 64;
 
 /// Formats dims as "[1, ?, 384]".
 std::string toString(llvm::ArrayRef<int64_t> dims);
