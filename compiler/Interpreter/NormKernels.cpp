@@ -300,30 +300,40 @@ Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &
           orderedLayerNormRow(x.as<float>() + r * n, n, s32.data(), bias ? b32.data() : nullptr,
                               epsilon, y.mutableAs<float>() + r * n);
   } else {
+    // Sums in f64; each square and the variance in the stash type (f32
+    // unless the model asks for f64; f64 rows keep f64), so that a row whose
+    // squares pass FLT_MAX has an infinite variance, as in ONNX's reference
+    // and onnxruntime.
+    auto normalize = [&]<typename T, typename A>() {
+      const T *in = x.as<T>();
+      T *o = y.mutableAs<T>();
+      for (int64_t r = 0; r < outer; ++r) {
+        const T *row = in + r * n;
+        double sum = 0;
+        for (int64_t i = 0; !rms && i < n; ++i)
+          sum += static_cast<ComputeType<T>>(row[i]);
+        const double mu = sum / n;
+        double squares = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          const auto d = static_cast<A>(static_cast<ComputeType<T>>(row[i]) - mu);
+          squares += d * d;
+        }
+        const double var = static_cast<A>(squares / n);
+        const double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
+        for (int64_t i = 0; i < n; ++i)
+          o[r * n + i] = T(static_cast<ComputeType<T>>(
+              (static_cast<ComputeType<T>>(row[i]) - mu) * inv * sv[i] + bv[i]));
+        means[r] = mu;
+        invs[r] = inv;
+      }
+    };
     dispatchDType(x.dtype(), [&]<typename T>() {
       using C = ComputeType<T>;
-      if constexpr (std::is_floating_point_v<C>) {
-        const T *in = x.as<T>();
-        T *o = y.mutableAs<T>();
-        for (int64_t r = 0; r < outer; ++r) {
-          const T *row = in + r * n;
-          double sum = 0;
-          for (int64_t i = 0; !rms && i < n; ++i)
-            sum += static_cast<C>(row[i]);
-          double mu = sum / n, var = 0;
-          for (int64_t i = 0; i < n; ++i) {
-            double d = static_cast<C>(row[i]) - mu;
-            var += d * d;
-          }
-          var /= n;
-          double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
-          for (int64_t i = 0; i < n; ++i)
-            o[r * n + i] =
-                T(static_cast<C>((static_cast<C>(row[i]) - mu) * inv * sv[i] + bv[i]));
-          means[r] = mu;
-          invs[r] = inv;
-        }
-      }
+      if constexpr (std::is_same_v<C, double>)
+        normalize.template operator()<T, double>();
+      else if constexpr (std::is_floating_point_v<C>)
+        statsType == DType::F64 ? normalize.template operator()<T, double>()
+                                : normalize.template operator()<T, float>();
     });
   }
   dispatchDType(statsType, [&]<typename S>() {

@@ -2185,6 +2185,34 @@ def test_imported_qdq_5x5_depthwise_convs_run_in_integers(nunc, tmp_path):
     assert assert_small_cnn_within_a_unit(tmp_path, 30, near_ties=0.02) > 20
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_run_compiles_a_qdq_model_as_nunc_compile_does(nunc, tmp_path):
+    """`nunc run` (compiled for this machine) takes nunc compile's pipeline
+    from the imported graph: the same kernels (the integer depthwise convs
+    on their filters' s8 grid, codes in one step) and, bit for bit, the
+    library's outputs. (It once folded the quantized weights first: other
+    kernels, two units off onnxruntime on a fifth of the outputs.)"""
+    small_cnn_qdq(tmp_path, wide_depthwise_cnn, 5, 6)
+    out = tmp_path / "out"
+    compiled = nunc("compile", tmp_path / "q.onnx", "--explain", "-o", out).stdout
+    run = nunc("run", tmp_path / "q.onnx", "--explain", "--random-inputs", "--seed=3",
+               "-o", tmp_path / "run.npz").stderr
+
+    def kernels(text):
+        return [line.split(";")[0].split()[2:] for line in text.splitlines()
+                if line.startswith("kernel ")]
+    assert kernels(run) == kernels(compiled) and len(kernels(run)) == 5, run
+    assert sum("+requantize in one step -> u8" in line and "depthwise_conv.int8" in line
+               for line in run.splitlines()) == 2, run
+    x = {"x": np.random.default_rng(3).uniform(-1, 1, (1, 5, 19, 23)).astype(np.float32)}
+    exe, man = harness.build(str(out))
+    got, _, log = harness.run(exe, man, x, str(tmp_path / "w"))
+    assert got is not None, log
+    np.savez(tmp_path / "x.npz", **x)
+    nunc("run", tmp_path / "q.onnx", "--input", tmp_path / "x.npz", "-o", tmp_path / "x_run.npz")
+    np.testing.assert_array_equal(np.load(tmp_path / "x_run.npz")["y"], got["y"])
+
+
 def hard_swish_block_cnn(path, seed):
     """PP-LCNetV3's blocks, as paddle2onnx writes them: after a depthwise
     conv and after a pointwise one, a learnable affine (Mul, Add by

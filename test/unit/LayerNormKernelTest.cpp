@@ -165,6 +165,41 @@ TEST_P(LayerNormKernelTest, NormalizesByTheRootMeanSquare) {
       }
 }
 
+// A row with an element near 1e30 (a huge bias upstream): its squares pass
+// FLT_MAX, so f32 statistics (ONNX's stash_type 1, onnxruntime) have an
+// infinite variance and the row comes out as the bias. The evaluator agrees
+// with the kernels there, and with its f64 sums on the other rows.
+TEST_P(LayerNormKernelTest, RowsWhoseSquaresOverflowFloatGiveTheBias) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-3.f, 3.f);
+  for (int64_t n : {2, 7, 17, 129, 384}) {
+    const int64_t rows = 3;
+    int64_t at = 0;
+    Tensor x = tensorOf({rows, n}, [&] { return at++ == n + n / 2 ? 1e30 : dist(rng); }),
+           scale = tensorOf({n}, [&] { return dist(rng); }),
+           b = tensorOf({n}, [&] { return dist(rng); });
+    for (bool rms : {false, true}) {
+      llvm::Expected<llvm::SmallVector<Tensor, 3>> want =
+          kernels::layerNorm(x, scale, &b, -1, 1e-5f, DType::F32, /*ordered=*/false, rms);
+      ASSERT_TRUE(static_cast<bool>(want));
+      auto [y, mean, inv] = runLayerNorm({rows, n, 1e-5f, true, /*ordered=*/false, rms}, isa, x,
+                                         scale, b);
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ((*want)[0].as<float>()[n + i], b.as<float>()[i]) << "n " << n << " at " << i;
+        ASSERT_EQ(y[n + i], b.as<float>()[i]) << "n " << n << " rms " << rms << " at " << i;
+      }
+      EXPECT_EQ((*want)[2].as<float>()[1], 0.f);
+      EXPECT_EQ(inv[1], 0.f);
+      for (int64_t i : {int64_t(0), 2 * n})
+        for (int64_t k = i; k < i + n; ++k)
+          ASSERT_NEAR(y[k], (*want)[0].as<float>()[k], 1e-4 * (1 + std::fabs(y[k])));
+    }
+  }
+}
+
 TEST(LayerNormKernel, OrderedNeedsRowsOfAMultipleOf8) {
   EXPECT_FALSE(LayerNormKernel::supports({4, 12, 1e-5f, true, /*ordered=*/true}));
   EXPECT_TRUE(LayerNormKernel::supports({4, 12, 1e-5f, true, /*ordered=*/false}));
