@@ -946,7 +946,9 @@ private:
       // A mask of about the lowest float (what exporters and onnxruntime's
       // optimizer use) overflows to -inf times log2(e): keep it finite, so
       // a row masked throughout averages its keys, as onnxruntime's does.
-      vmaxps(Vmm(0), Vmm(0), constAddr(kLowest));
+      // (The bound first: a NaN in the mask stays NaN.)
+      loadConstant(Vmm(1), kLowest);
+      vmaxps(Vmm(0), Vmm(1), Vmm(0));
       vmovups(maskRowAddress(col), Vmm(0));
     }
   }
@@ -1160,7 +1162,9 @@ private:
                    valid, temp(0));
           if (base2) {
             vfmadd231ps(x(i), kv, constAddr(kLog2e));
-            vmaxps(x(i), x(i), constAddr(kLowest)); // finite, as in writeMaskRow
+            // Finite, as in writeMaskRow; a NaN score stays NaN.
+            loadConstant(kv, kLowest);
+            vmaxps(x(i), kv, x(i));
           } else {
             vaddps(x(i), x(i), kv);
           }

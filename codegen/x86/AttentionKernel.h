@@ -83,7 +83,8 @@ struct AttentionConfig {
   /// -1e30) is at most 2^-126, the exponential's floor: the results move by
   /// at most that times |v| for each key skipped, below a float's
   /// resolution unless v is near the float range (onnxruntime's -inf keys
-  /// count as exact 0).
+  /// count as exact 0). A NaN score in a skipped chunk does not reach its
+  /// row (onnxruntime's row is NaN; in a computed chunk the kernel's too).
   std::vector<int64_t> rowKeys;
   /// A QDQ model's grids (FakeQuant, or None): Q K^T, scaled, masked, the
   /// softmax output (then normalized before P V instead of after), P V.

@@ -176,7 +176,11 @@ void JitKernel::emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t
 }
 
 template <typename Vmm> void JitKernel::emitExp2(const Vmm &x, const Vmm &t0, const Vmm &t1) {
-  vmaxps(x, x, constAddr(-126.f)); // the smallest normal result; NaN ends here too
+  // The smallest normal result. The bound as the first source: maxps
+  // returns the second where either is NaN, so NaN stays NaN (a NaN score
+  // makes its softmax row NaN, as in onnxruntime), and -inf ends here.
+  loadConstant(t0, -126.f);
+  vmaxps(x, t0, x);
   if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
     // f = x - floor(x) in [0, 1) in one vreduceps, and vscalefps takes
     // floor(x) from x itself: 8 vector uops where rounding to nearest took

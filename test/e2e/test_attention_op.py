@@ -103,6 +103,45 @@ def test_attention_op_matches_onnxruntime(nunc, tmp_path, target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
+def test_nan_scores_make_their_rows_nan(nunc, tmp_path, target):
+    """A NaN in a key (a score NaN) makes the rows that see it NaN, as in
+    onnxruntime, where the fused kernel's exponential and mask bounds once
+    stepped over NaN and gave finite rows: without a mask (6 keys, the
+    softmax in registers), causal over 300 keys (chunked rows), and with a
+    float mask (the mask's base-2 bound); the other item stays finite."""
+    r = np.random.default_rng(51)
+    nodes, inputs, feeds = [], [], {}
+    for i, (keys, dim, causal, masked) in enumerate(
+            [(6, 16, 0, False), (300, 64, 1, False), (40, 32, 0, True)]):
+        names = [f"{x}{i}" for x in "qkv"]
+        shapes = [[2, 2, 4, dim], [2, 2, keys, dim], [2, 2, keys, dim]]
+        for n, sh in zip(names, shapes):
+            feeds[n] = r.uniform(-1, 1, sh).astype(np.float32)
+        # (Key 2: causal rows see it or skip it in the first chunk, which
+        # the kernel computes; a chunk skipped whole would leave it out.)
+        feeds[names[1]][0, 1, 2, 5] = np.nan
+        if masked:
+            names.append(f"m{i}")
+            shapes.append([4, keys])
+            feeds[names[3]] = np.where(r.random((4, keys)) < 0.3, np.finfo(np.float32).min,
+                                       0).astype(np.float32)
+        inputs += [h.make_tensor_value_info(n, F, sh) for n, sh in zip(names, shapes)]
+        nodes.append(h.make_node("Attention", names, [f"y{i}"], is_causal=causal))
+    model = h.make_model(
+        h.make_graph(nodes, "nan_keys", inputs,
+                     [h.make_tensor_value_info(f"y{i}", F, None) for i in range(3)]),
+        opset_imports=[h.make_opsetid("", 23)])
+    model.ir_version = 10
+    want = harness.onnxruntime_outputs(model, feeds)
+    kernels, got = compiled(nunc, tmp_path, target, model, feeds, "nan_keys")
+    assert [k["op"] for k in kernels].count("nunc.attention") == 3, kernels
+    for name, w in want.items():
+        assert np.isnan(w[0, 1]).any() and not np.isnan(w[1]).any(), name
+        np.testing.assert_array_equal(np.isnan(got[name]), np.isnan(w), err_msg=name)
+    check_against_onnxruntime(got, want, rtol=1e-5, atol=2e-6)
+
+
+@pytest.mark.parametrize("target", TARGETS)
 def test_attention_op_mask_shapes_match_onnx_reference(nunc, tmp_path, target):
     """Masks onnxruntime 1.32 refuses (its mask needs the query length in
     dim -2), against ONNX's reference implementation: a key padding mask
