@@ -25,6 +25,11 @@ A QDQ model's output that comes from a QuantizeLinear, or a DequantizeLinear
 of one scale, may be a grid step off the evaluator's: the compiled epilogues
 compute codes in one step and may round a tie the other way.
 
+With --quantize int8, a code that rounds the other way may move up to 5 %
+of an output's elements by up to 2 % of its largest magnitude; mutants with
+NaN or infinite constants (or --special-values) are run for crashes only:
+int8 ranges step over NaN, as onnxruntime's do.
+
 Defects are written to --out (the mutant, the command and what it printed);
 --replay DIR runs a saved mutant again. Multi-node seeds (encoders, their
 quantized forms, attention, decoders, small CNNs): make_seeds.py.
@@ -399,9 +404,36 @@ def grid_steps(data):
     return steps
 
 
-def outputs_agree(a_path, b_path, steps=None):
+def non_finite_constants(data):
+    """Whether an initializer or Constant of the model holds NaN or an
+    infinity."""
+    try:
+        model = onnx.load_from_string(data)
+    except Exception:
+        return False
+    tensors = list(model.graph.initializer) + [
+        a.t for n in model.graph.node if n.op_type == "Constant" for a in n.attribute
+        if a.name == "value" and a.HasField("t")]
+    for t in tensors:
+        try:
+            a = onnx.numpy_helper.to_array(t)
+        except Exception:
+            continue
+        if a.dtype.kind == "f" and not np.isfinite(a).all():
+            return True
+    return False
+
+
+# With --quantize int8, a code that rounds the other way (the kernels' f32
+# steps against the evaluator's) moves a multi-node model's outputs by a
+# fraction of a step: up to this share of an output's elements may be off by
+# up to this fraction of its largest magnitude.
+INT8_TIE_SHARE, INT8_TIE_MAGNITUDE = 0.05, 0.02
+
+
+def outputs_agree(a_path, b_path, steps=None, int8=False):
     """None where the compiled outputs (a_path) agree with the evaluator's;
-    `steps` as grid_steps gives them."""
+    `steps` as grid_steps gives them; `int8`: --quantize int8's ties."""
     steps = steps or {}
     a, b = np.load(a_path), np.load(b_path)
     if sorted(a.files) != sorted(b.files):
@@ -415,8 +447,13 @@ def outputs_agree(a_path, b_path, steps=None):
             # does; the kernels keep f32 between steps.
             rtol, atol = (2e-2, 2e-3) if x.dtype.itemsize < 4 else (1e-3, 1e-4)
             xf, yf = x.astype(np.float64), y.astype(np.float64)
-            same = (np.isclose(xf, yf, rtol=rtol, atol=atol) | (np.isnan(xf) & np.isnan(yf))
-                    | (np.abs(xf - yf) <= 1.001 * steps.get(name, 0.0)))
+            with np.errstate(invalid="ignore"):
+                same = (np.isclose(xf, yf, rtol=rtol, atol=atol) | (np.isnan(xf) & np.isnan(yf))
+                        | (np.abs(xf - yf) <= 1.001 * steps.get(name, 0.0)))
+                if int8 and not same.all() and np.isfinite(yf).any():
+                    near = np.abs(xf - yf) <= INT8_TIE_MAGNITUDE * np.abs(yf[np.isfinite(yf)]).max()
+                    if (~same).mean() <= INT8_TIE_SHARE and (same | near).all():
+                        continue
             if not same.all():
                 i = int(np.argmin(same.reshape(-1)))
                 return (f"output {name}: compiled {x.reshape(-1)[i]!r} vs reference "
@@ -535,9 +572,12 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False)
     problem = classify(rc_r, text_r)
     if problem:
         return f"reference: {problem}", transcript
-    if rc_c == 0 and rc_r == 0:
+    # int8 ranges step over NaN as onnxruntime's do, and NaN and infinite
+    # values have no codes: such runs are checked for crashes only.
+    int8 = any(f.endswith("int8") for f in extra)
+    if rc_c == 0 and rc_r == 0 and not (int8 and (special or non_finite_constants(data))):
         try:
-            diff = outputs_agree(out_c, out_r, grid_steps(data))
+            diff = outputs_agree(out_c, out_r, grid_steps(data), int8)
         except ValueError as e:  # (numpy reads at most 64 dims; nunc refuses more)
             return f"unreadable outputs: {e}", transcript
         if diff:
