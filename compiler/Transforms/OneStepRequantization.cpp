@@ -23,9 +23,13 @@ namespace {
 
 /// Whether every bias lies within 2^24 steps of its sums' grid
 /// s[m] = fl(input scale x weight scale[m]) (the bias code's range, far
-/// inside the sums' s32; no bias: yes; one that is not a constant: no).
+/// inside the sums' s32; no bias: yes; one that is not a constant: no),
+/// and rounds to it within 1/16 of an output step: a QDQ model's bias is
+/// on that grid, but one whose scale is not the product (the sums' step
+/// larger than the output's) would lose itself there.
 /// `weightScales`: one per output channel (channelScales).
-bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales) {
+bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales,
+                     double outputScale) {
   if (!bias)
     return true;
   std::optional<SmallVector<float>> values = getConstantFloats(bias);
@@ -33,7 +37,8 @@ bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales
     return false;
   for (auto [b, w] : llvm::zip(*values, weightScales)) {
     const float s = static_cast<float>(inputScale) * w;
-    if (!(std::fabs(static_cast<double>(b) / s) < 16777216.0))
+    if (!(std::fabs(static_cast<double>(b) / s) < 16777216.0) ||
+        !(std::fabs(b - static_cast<double>(oneStepBiasCode(b, s)) * s) <= outputScale / 16))
       return false;
   }
   return true;
@@ -141,7 +146,8 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
       op.getActivationPostAdd().convertToFloat() == 0.f &&
       biasFitsItsGrid(op.getBias(), input.getScale(),
                       channelScales(getElementTypeOrSelf(op.getWeight().getType()),
-                                    cast<ShapedType>(op.getWeight().getType()).getDimSize(0))))
+                                    cast<ShapedType>(op.getWeight().getType()).getDimSize(0)),
+                      cast<quant::UniformQuantizedType>(*out).getScale()))
     return out;
   return std::nullopt;
 }
@@ -174,7 +180,8 @@ std::optional<Type> depthwiseOneStepGrid(FusedConvOp op) {
   // (Steps past s8: u8 codes minus their zero points; the kernel adds an
   // offset per channel.)
   if (codes && (codes->stepsFitS8() || codes->isUnsigned) &&
-      biasFitsItsGrid(op.getBias(), input.getScale(), codes->scales))
+      biasFitsItsGrid(op.getBias(), input.getScale(), codes->scales,
+                      cast<quant::UniformQuantizedType>(*out).getScale()))
     return out;
   return std::nullopt;
 }

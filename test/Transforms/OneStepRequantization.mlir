@@ -208,6 +208,26 @@ func.func @depthwise_codes(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:1
 
 // -----
 
+// A bias that would round on its sums' grid by more than 1/16 of an output
+// step keeps the two-step form: 0.01 on a grid of 1.0 x 0.03125 (and of
+// 2.0 x 0.5 for the depthwise conv) would vanish, 1.3 output steps (a QDQ
+// bias whose own scale is not the input's times the weight's).
+// CHECK-LABEL: func.func @bias_off_its_sums_grid(
+// CHECK-NOT: one_step_requantization
+// CHECK: return
+func.func @bias_off_its_sums_grid(%x: tensor<1x4x5x6xf32>, %y: tensor<1x2x4x4x!quant.uniform<u8:f32, 2.0:121>>) -> (tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:10>>) {
+  %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>
+  %qw = quant.scast %w : tensor<8x4x1x1xi8> to tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>>
+  %b = nunc.constant dense<0.01> : tensor<8xf32>
+  %c = nunc.quantized_conv %x, %qw bias %b : tensor<8xf32> {activation_quantization = "static", dilations = array<i64: 1, 1>, input_quantization = !quant.uniform<u8:f32, 1.0:128>, kernel_shape = array<i64: 1, 1>, output_quantization = !quant.uniform<u8:f32, 0.0078125:64>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, u8_output} : tensor<1x4x5x6xf32>, tensor<8x4x1x1x!quant.uniform<i8:f32, 0.03125>> -> tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>
+  %dw = nunc.constant dense<[[[[1.5, -0.5, 1.0]]], [[[-32.0, 31.5, 0.5]]]]> : tensor<2x1x1x3xf32>
+  %db = nunc.constant dense<[0.01, -0.01]> : tensor<2xf32>
+  %d = nunc.fused_conv %y, %dw bias %db : tensor<2xf32> {dilations = array<i64: 1, 1>, group = 2 : i64, kernel_shape = array<i64: 1, 3>, output_quantization = !quant.uniform<u8:f32, 0.0078125:10>, pads = array<i64: 0, 1, 0, 1>, strides = array<i64: 1, 1>, u8_output, weight_quantization = !quant.uniform<i8:f32:0, {0.5, 0.5}>} : tensor<1x2x4x4x!quant.uniform<u8:f32, 2.0:121>>, tensor<2x1x1x3xf32> -> tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:10>>
+  return %c, %d : tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:10>>
+}
+
+// -----
+
 // A QDQ conv whose pair its readers took (the next conv's static input
 // grid, an Add of codes's operand grid) writes the values of that grid in
 // one step: it gets the grid as its output grid. Not where a reader takes
