@@ -122,7 +122,9 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
     auto type = dyn_cast<RankedTensorType>(in(0).getType());
     if (!type)
       return n.error() << op << " needs an input of known rank";
-    FailureOr<int64_t> axis = wrap(*axisAttr, std::max<int64_t>(type.getRank(), 1));
+    if (type.getRank() == 0)
+      return n.error() << op << " needs an input of rank 1 or more";
+    FailureOr<int64_t> axis = wrap(*axisAttr, type.getRank());
     if (failed(axis))
       return failure();
     Value x = in(0);
