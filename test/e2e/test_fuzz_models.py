@@ -1,6 +1,8 @@
 """A fixed batch of the mutation fuzzer (test/fuzz/fuzz_models.py): ONNX's
-backend node test models broken at the protobuf level, each run compiled and
-through the reference evaluator. Every mutant must end in outputs that agree
+backend node test models, and the multi-node seeds of test/fuzz/make_seeds.py
+(encoders and their onnxruntime-quantized forms, attention ops, a decoder,
+small CNNs), broken at the protobuf level, each run compiled and through
+the reference evaluator. Every mutant must end in outputs that agree
 or a clear error; a crash, a hang, an exit without a message or a compiled
 result the evaluator does not give fails. Deterministic (fixed seeds); run
 the script with other seeds and more iterations to search further."""
@@ -12,6 +14,7 @@ import pytest
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 FUZZER = os.path.join(ROOT, "test", "fuzz", "fuzz_models.py")
+MAKE_SEEDS = os.path.join(ROOT, "test", "fuzz", "make_seeds.py")
 
 
 def node_tests_dir():
@@ -22,11 +25,23 @@ def node_tests_dir():
     return d
 
 
-@pytest.mark.parametrize("mode,seed,iterations", [("f32", 11, 1200), ("int8", 12, 400)])
-def test_mutated_node_tests_end_cleanly(nunc, tmp_path, mode, seed, iterations):
+@pytest.fixture(scope="module")
+def multi_node_seeds(tmp_path_factory):
+    d = tmp_path_factory.mktemp("seeds")
+    subprocess.run([sys.executable, MAKE_SEEDS, "--out", str(d)], check=True,
+                   capture_output=True, timeout=600)
+    return str(d)
+
+
+@pytest.mark.parametrize("seeds,mode,seed,iterations", [
+    ("node", "f32", 11, 1200), ("node", "int8", 12, 400),
+    ("multi-node", "f32", 13, 600), ("multi-node", "int8", 14, 300)])
+def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, iterations):
     exe = os.path.join(os.environ.get("NUNC_BIN_DIR", os.path.join(ROOT, "build", "bin")),
                        "nunc")
-    cmd = [sys.executable, FUZZER, "--nunc", exe, "--seeds", node_tests_dir(),
+    seed_dir = (node_tests_dir() if seeds == "node"
+                else request.getfixturevalue("multi_node_seeds"))
+    cmd = [sys.executable, FUZZER, "--nunc", exe, "--seeds", seed_dir,
            "--iterations", str(iterations), "--seed", str(seed), "--timeout", "60",
            "--out", str(tmp_path / "defects")]
     if mode == "int8":
