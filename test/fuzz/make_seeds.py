@@ -9,8 +9,9 @@ second or two.
 - ai.onnx Attention, onnxruntime's Attention, QAttention and
   MultiHeadAttention ops, and an exported decoder layer and block (rotary
   embedding, past cache, grouped heads, causal mask, RMSNorm, SwiGLU);
-- small CNNs (convolutions, depthwise, hard swish, grouped bottleneck) and
-  their QDQ and QOperator forms.
+- ResNet- and MobileNetV2-shaped classifiers (BatchNormalization, residual
+  Adds, pools, Gemm) and small CNNs (depthwise, hard swish), and their QDQ
+  and QOperator forms.
 
 Inputs are pinned (batch 2, sequence 8 for the encoders) so that every
 mutant can run with random inputs.
@@ -114,6 +115,72 @@ def cnn_feeds(count, seed):
     return [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(count)]
 
 
+def image_cnn(name, seed):
+    """A ResNet- or MobileNetV2-shaped classifier of a [1, 3, 16, 16] image
+    as torch exports it: Conv + BatchNormalization + Relu (or Clip 0..6),
+    MaxPool, residual Adds (a strided 1x1 shortcut), an inverted residual
+    with a depthwise conv and a linear bottleneck, GlobalAveragePool,
+    Flatten, Gemm."""
+    from onnx import TensorProto, helper
+    r = np.random.default_rng(seed)
+    inits, nodes = [], []
+
+    def const(value):
+        tname = f"c{len(inits)}"
+        inits.append(onnx.numpy_helper.from_array(np.asarray(value, np.float32), tname))
+        return tname
+
+    def node(op, inputs, **attrs):
+        out = f"t{len(nodes)}"
+        nodes.append(helper.make_node(op, inputs, [out], name=f"{op.lower()}{len(nodes)}",
+                                      **attrs))
+        return out
+
+    def conv_bn(x, cin, cout, k, stride=1, group=1, act="relu"):
+        w = r.standard_normal((cout, cin // group, k, k)) * np.sqrt(2 / (cin // group * k * k))
+        y = node("Conv", [x, const(w)], kernel_shape=[k, k], strides=[stride, stride],
+                 pads=[k // 2] * 4, group=group)
+        y = node("BatchNormalization", [y, const(1 + 0.1 * r.standard_normal(cout)),
+                                        const(0.1 * r.standard_normal(cout)),
+                                        const(0.1 * r.standard_normal(cout)),
+                                        const(0.5 + r.random(cout))], epsilon=1e-5)
+        if act == "relu":
+            y = node("Relu", [y])
+        elif act == "relu6":
+            y = node("Clip", [y, const(0.0), const(6.0)])
+        return y
+
+    x = "x"
+    if name == "tiny_resnet":
+        h = node("MaxPool", [conv_bn(x, 3, 8, 3, 2)], kernel_shape=[3, 3], strides=[2, 2],
+                 pads=[1, 1, 1, 1])
+        b = conv_bn(conv_bn(h, 8, 8, 3), 8, 8, 3, act=None)
+        h = node("Relu", [node("Add", [b, h])])
+        b = conv_bn(conv_bn(h, 8, 16, 3, 2), 16, 16, 3, act=None)
+        h = node("Relu", [node("Add", [b, conv_bn(h, 8, 16, 1, 2, act=None)])])
+        c = 16
+    else:
+        h = conv_bn(x, 3, 8, 3, 2, act="relu6")
+        b = conv_bn(conv_bn(conv_bn(h, 8, 24, 1, act="relu6"), 24, 24, 3, group=24,
+                            act="relu6"), 24, 8, 1, act=None)
+        h = node("Add", [h, b])
+        h = conv_bn(conv_bn(conv_bn(h, 8, 24, 1, act="relu6"), 24, 24, 3, 2, group=24,
+                            act="relu6"), 24, 12, 1, act=None)
+        h = node("HardSwish", [conv_bn(h, 12, 16, 1, act=None)])
+        c = 16
+    h = node("Flatten", [node("GlobalAveragePool", [h])], axis=1)
+    y = node("Gemm", [h, const(0.3 * r.standard_normal((10, c))), const(r.standard_normal(10))],
+             transB=1)
+    nodes[-1].output[0] = "logits"
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+        [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, 10])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)])
+    model.ir_version = 8
+    assert y
+    return model
+
+
 def quantized(src, dst, feeds, fmt, per_channel):
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_static
     quantize_static(src, dst, test_int8.Samples(feeds),
@@ -155,6 +222,15 @@ def write_seeds(out):
     path = os.path.join(out, "multi_head_attention.onnx")
     test_onnxruntime_attention.multi_head_attention_model(path)
     written.append(path)
+
+    for name in ("tiny_resnet", "tiny_mobilenet"):
+        src = save(image_cnn(name, 9), name)
+        r = np.random.default_rng(4)
+        feeds = [{"x": r.standard_normal((1, 3, 16, 16)).astype(np.float32)} for _ in range(4)]
+        for fmt, per_channel in (("qdq", True), ("qoperator", False)):
+            dst = os.path.join(out, f"{name}_{fmt}.onnx")
+            quantized(src, dst, feeds, fmt, per_channel)
+            written.append(dst)
 
     for build in (test_int8.small_cnn, test_int8.hard_swish_block_cnn,
                   test_int8.wide_depthwise_cnn):
