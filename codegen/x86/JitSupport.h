@@ -577,16 +577,19 @@ protected:
     vmovss(ptr[rdx + 4], Xbyak::Xmm(min.getIdx()));
   }
 
-  /// y = exp(x) in place; t0, t1 are temporaries.
+  /// y = exp(x) in place (inf past ln(FLT_MAX), NaN stays NaN); t0, t1 are
+  /// temporaries.
   template <typename Vmm> void emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1);
   /// y = 2^x in place for x <= 0 (x below -126, -inf and NaN give 2^-126);
   /// t0, t1 are temporaries. Cheaper than exp where the argument can be
   /// computed in base 2 to begin with (softmax of scaled scores).
   template <typename Vmm> void emitExp2(const Vmm &x, const Vmm &t0, const Vmm &t1);
   /// x = (c[0] x^7 + c[1] x^6 + ... + c[7]) * 2^n (n holds integers; t is a
-  /// temporary; n is clobbered): the tail of exp and exp2.
+  /// temporary; n is clobbered): the tail of exp and exp2. n in [-126, 127],
+  /// or with `upTo128` [-125, 128] (AVX2 builds 2^n from exponent bits).
   template <typename Vmm>
-  void emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t, const float (&c)[8]);
+  void emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t, const float (&c)[8],
+                               bool upTo128 = false);
   /// y = erf(x) in place; t0..t2 are temporaries.
   template <typename Vmm> void emitErf(const Vmm &x, const Vmm &t0, const Vmm &t1, const Vmm &t2);
   /// A vector and its four temporaries.

@@ -140,10 +140,13 @@ template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, con
   constexpr bool avx512 = std::is_same_v<Vmm, Xbyak::Zmm>;
   // The bounds as first sources: minps and maxps return the second where
   // either is NaN, so a NaN x stays NaN (and e^NaN is NaN) instead of
-  // becoming a bound.
-  loadConstant(t0, 88.3762626647949f);
+  // becoming a bound. Past ln(FLT_MAX) = 88.72 the result overflows to inf,
+  // as e^x does (so 1 / (1 + e^-x) is 0 for x far below 0, and x times it
+  // -0, not x e^-88); below -87.34 (AVX2: -86.64) it stays at the smallest
+  // normal float (twice it).
+  loadConstant(t0, 89.f);
   vminps(x, t0, x);
-  loadConstant(t0, -87.3365447504f);
+  loadConstant(t0, avx512 ? -87.3365447504f : -86.6433975f);
   vmaxps(x, t0, x);
   vmulps(t0, x, constAddr(kLog2e));
   if constexpr (avx512)
@@ -153,12 +156,12 @@ template <typename Vmm> void JitKernel::emitExp(const Vmm &x, const Vmm &t0, con
   vfnmadd231ps(x, t0, constAddr(kLn2Hi));
   vfnmadd231ps(x, t0, constAddr(kLn2Lo)); // x = r
   const float c[] = {1.f / 5040, 1.f / 720, 1.f / 120, 1.f / 24, 1.f / 6, 0.5f, 1.f, 1.f};
-  emitPolynomialTimesPow2(x, t0, t1, c);
+  emitPolynomialTimesPow2(x, t0, t1, c, /*upTo128=*/true);
 }
 
 template <typename Vmm>
 void JitKernel::emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t,
-                                        const float (&c)[8]) {
+                                        const float (&c)[8], bool upTo128) {
   if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>)
     vbroadcastss(t, constScalar(c[0]));
   else
@@ -168,10 +171,14 @@ void JitKernel::emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t
   if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
     vscalefps(x, t, n);
   } else {
+    // 2^n from its exponent bits; with n up to 128, 2^(n-1) times 2 (one
+    // rounding: the doubling is exact or overflows).
     vcvtps2dq(n, n);
-    vpaddd(n, n, constAddrBits(127));
+    vpaddd(n, n, constAddrBits(upTo128 ? 126 : 127));
     vpslld(n, n, 23);
     vmulps(x, t, n);
+    if (upTo128)
+      vaddps(x, x, x);
   }
 }
 
@@ -633,11 +640,11 @@ template void JitKernel::emitExp<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ym
 template void JitKernel::emitPolynomialTimesPow2<Xbyak::Zmm>(const Xbyak::Zmm &,
                                                              const Xbyak::Zmm &,
                                                              const Xbyak::Zmm &,
-                                                             const float (&)[8]);
+                                                             const float (&)[8], bool);
 template void JitKernel::emitPolynomialTimesPow2<Xbyak::Ymm>(const Xbyak::Ymm &,
                                                              const Xbyak::Ymm &,
                                                              const Xbyak::Ymm &,
-                                                             const float (&)[8]);
+                                                             const float (&)[8], bool);
 template void JitKernel::emitExp2<Xbyak::Zmm>(const Xbyak::Zmm &, const Xbyak::Zmm &,
                                               const Xbyak::Zmm &);
 template void JitKernel::emitExp2<Xbyak::Ymm>(const Xbyak::Ymm &, const Xbyak::Ymm &,

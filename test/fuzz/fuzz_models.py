@@ -21,11 +21,9 @@ with the same seeds.
 --special-values feeds NaN, infinities and subnormals. A non-finite element
 then agrees with any non-finite one (sums of infinities and of values near
 FLT_MAX differ by their order, and the evaluator sums in f64), and the
-relative tolerance is 1 %. Known differences there, where onnxruntime
+relative tolerance is 1 %. A known difference there, where onnxruntime
 sides with the kernels: MaxPool and the max reductions' vmaxps step over
-NaN (std::max in onnxruntime does too; the evaluator keeps it), and
-x * sigmoid(x) forms of -inf (SiLU, GELU's tanh form) give -inf where the
-evaluator's unfused ops give -inf * 0 = NaN.
+NaN (std::max in onnxruntime does too; the evaluator keeps it).
 
 A QDQ model's output that comes from a QuantizeLinear, or a DequantizeLinear
 of one scale, may be a grid step off the evaluator's: the compiled epilogues

@@ -293,6 +293,51 @@ TEST_P(ElementwiseKernelTest, SiluMatchesTheReference) {
   }
 }
 
+/// Sigmoid, SiLU and the tanh form of GELU at large magnitudes: e^x
+/// overflows to inf past ln(FLT_MAX) as in double, so sigmoid(x) for x far
+/// below 0 is 0 and SiLU and GELU are -0 (the exponential's clamp once left
+/// sigmoid at 4e-39: SiLU(-1e38) was -0.42); -inf gives NaN (-inf x 0, as
+/// onnxruntime's x * sigmoid(x)), NaN stays NaN.
+TEST_P(ElementwiseKernelTest, SigmoidFormsAtLargeMagnitudes) {
+  Isa isa = GetParam();
+  if (!hostHas(isa))
+    GTEST_SKIP() << "the host lacks this ISA";
+  const float inf = INFINITY;
+  std::vector<float> values = {-1e38f, -1e34f, -200.f, -100.f, -88.8f, -88.6f, -87.5f, -86.f,
+                               -20.f, 0.f,     20.f,   86.f,   88.6f,  88.8f,  100.f,  1e34f,
+                               inf,   -inf,    std::nanf("")};
+  Tensor a = cantFail(Tensor::fromValues<float>(DType::F32, {19}, values));
+  for (Activation::Kind kind : {Activation::Sigmoid, Activation::Silu, Activation::GeluTanh}) {
+    ElementwiseConfig c;
+    c.op = ElementwiseConfig::Activate;
+    c.inputs = 1;
+    c.activation.kind = kind;
+    std::vector<float> y = runKernel(isa, c, {19}, a, nullptr);
+    for (size_t i = 0; i < values.size(); ++i) {
+      const double x = values[i];
+      double want = kind == Activation::Sigmoid ? 1 / (1 + std::exp(-x))
+                    : kind == Activation::Silu
+                        ? x / (1 + std::exp(-x))
+                        : x / (1 + std::exp(-2 * 0.7978845608028654 * (x + 0.044715 * x * x * x)));
+      if (std::isnan(x) || (x == -inf && kind != Activation::Sigmoid))
+        want = NAN;
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(y[i])) << kind << " at x = " << x << ": " << y[i];
+        continue;
+      }
+      if (std::isinf(want)) {
+        EXPECT_EQ(y[i], want) << kind << " at x = " << x;
+        continue;
+      }
+      // Relative 1e-6, and 1e-35 absolute: x e^x below x = -88.7, where e^x
+      // leaves the normal floats, is at most that.
+      EXPECT_NEAR(y[i], want, 1e-6 * std::fabs(want) + 1e-35) << kind << " at x = " << x;
+      if (x < -100)
+        EXPECT_EQ(y[i], 0.f) << kind << " at x = " << x;
+    }
+  }
+}
+
 /// tanh against double precision from 1e-9 to past its clamp, both signs,
 /// on non-multiples of the vector width: within 4e-7 relative everywhere,
 /// tiny inputs included (2 sigmoid(2x) - 1 cancelled there: 100 % off
