@@ -580,7 +580,8 @@ protected:
   /// y = exp(x) in place (inf past ln(FLT_MAX), NaN stays NaN); t0, t1 are
   /// temporaries.
   template <typename Vmm> void emitExp(const Vmm &x, const Vmm &t0, const Vmm &t1);
-  /// y = 2^x in place for x <= 0 (x below -126, -inf and NaN give 2^-126);
+  /// y = 2^x in place for x <= 0 (x below -126 and -inf give 2^-126; NaN
+  /// stays NaN);
   /// t0, t1 are temporaries. Cheaper than exp where the argument can be
   /// computed in base 2 to begin with (softmax of scaled scores).
   template <typename Vmm> void emitExp2(const Vmm &x, const Vmm &t0, const Vmm &t1);

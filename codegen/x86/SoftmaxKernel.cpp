@@ -105,9 +105,10 @@ private:
   }
 
   /// val(u) = exp(val(u)), exactly 0 where the argument is below the
-  /// smallest normal result (so -inf logits get probability 0, as in ONNX).
+  /// smallest normal result (emitExp's lower bound: so -inf logits get
+  /// probability 0, as in ONNX).
   void expFlushed(int u) {
-    const float lowest = -87.3f;
+    const float lowest = kAvx512 ? -87.3f : -86.64f;
     if constexpr (kAvx512) {
       vcmpps(Opmask(2 + u), val(u), constAddr(lowest), 1 /*LT_OS*/);
       emitExp(val(u), tmp(u, 0), tmp(u, 1));

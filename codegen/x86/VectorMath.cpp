@@ -171,14 +171,14 @@ void JitKernel::emitPolynomialTimesPow2(const Vmm &x, const Vmm &n, const Vmm &t
   if constexpr (std::is_same_v<Vmm, Xbyak::Zmm>) {
     vscalefps(x, t, n);
   } else {
-    // 2^n from its exponent bits; with n up to 128, 2^(n-1) times 2 (one
-    // rounding: the doubling is exact or overflows).
+    // 2^n from its exponent bits; with n up to 128, 2 t times 2^(n-1) (the
+    // doubling is exact, so one rounding, and no subnormal in between).
     vcvtps2dq(n, n);
     vpaddd(n, n, constAddrBits(upTo128 ? 126 : 127));
     vpslld(n, n, 23);
-    vmulps(x, t, n);
     if (upTo128)
-      vaddps(x, x, x);
+      vaddps(t, t, t);
+    vmulps(x, t, n);
   }
 }
 

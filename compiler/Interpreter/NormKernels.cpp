@@ -318,7 +318,9 @@ Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &
           const auto d = static_cast<A>(static_cast<ComputeType<T>>(row[i]) - mu);
           squares += d * d;
         }
-        const double var = static_cast<A>(squares / n);
+        // (A sum past FLT_MAX is infinite in f32 too, before the division.)
+        const double var = std::isinf(static_cast<A>(squares)) ? static_cast<A>(squares)
+                                                               : static_cast<A>(squares / n);
         const double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
         for (int64_t i = 0; i < n; ++i)
           o[r * n + i] = T(static_cast<ComputeType<T>>(

@@ -26,7 +26,7 @@ namespace {
 /// inside the sums' s32; no bias: yes; one that is not a constant: no),
 /// and rounds to it within 1/16 of an output step: a QDQ model's bias is
 /// on that grid, but one whose scale is not the product (the sums' step
-/// larger than the output's) would lose itself there.
+/// larger than the output's) would vanish there.
 /// `weightScales`: one per output channel (channelScales).
 bool biasFitsItsGrid(Value bias, double inputScale, ArrayRef<float> weightScales,
                      double outputScale) {
@@ -158,8 +158,8 @@ std::optional<Type> oneStepGrid(QuantizedConvOp op) {
 /// rounds them to (a BatchNormalization's input pair), or the codes its
 /// table is looked up at (an elementwise chain after it); an activation the
 /// codes' bounds express, its constant weight on the model's grid (s8
-/// codes, or u8 ones whose steps may leave s8) and a bias within 2^24 steps
-/// of its sums' grid.
+/// codes, or u8 ones whose steps may leave s8) and a bias that fits its
+/// sums' grid (biasFitsItsGrid).
 std::optional<Type> depthwiseOneStepGrid(FusedConvOp op) {
   auto input = dyn_cast<quant::UniformQuantizedType>(getElementTypeOrSelf(op.getInput().getType()));
   const StringRef act = op.getActivation();

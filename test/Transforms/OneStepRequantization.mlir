@@ -214,6 +214,10 @@ func.func @depthwise_codes(%x: tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:1
 // bias whose own scale is not the input's times the weight's).
 // CHECK-LABEL: func.func @bias_off_its_sums_grid(
 // CHECK-NOT: one_step_requantization
+// CHECK: nunc.quantized_conv
+// CHECK-NOT: one_step_requantization
+// CHECK: nunc.fused_conv
+// CHECK-NOT: one_step_requantization
 // CHECK: return
 func.func @bias_off_its_sums_grid(%x: tensor<1x4x5x6xf32>, %y: tensor<1x2x4x4x!quant.uniform<u8:f32, 2.0:121>>) -> (tensor<1x8x5x6x!quant.uniform<u8:f32, 0.0078125:64>>, tensor<1x2x4x4x!quant.uniform<u8:f32, 0.0078125:10>>) {
   %w = nunc.constant dense<3> : tensor<8x4x1x1xi8>

@@ -28,8 +28,9 @@ def node_tests_dir():
 @pytest.fixture(scope="module")
 def multi_node_seeds(tmp_path_factory):
     d = tmp_path_factory.mktemp("seeds")
-    subprocess.run([sys.executable, MAKE_SEEDS, "--out", str(d)], check=True,
-                   capture_output=True, timeout=600)
+    r = subprocess.run([sys.executable, MAKE_SEEDS, "--out", str(d)], capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
     return str(d)
 
 

@@ -500,11 +500,13 @@ def outputs_agree(a_path, b_paths, steps=None, quantized=False, special=False):
                     continue
             same = sames[0]
         else:
-            same = x == y
+            sames = [x == other for other in ys]
             if name in steps and x.dtype.kind in "iu":
-                same |= np.abs(x.astype(np.int64) - y.astype(np.int64)) <= 1
-            if same.all():
+                sames = [same | (np.abs(x.astype(np.int64) - other.astype(np.int64)) <= 1)
+                         for same, other in zip(sames, ys)]
+            if np.logical_or.reduce(sames).all():
                 continue
+            same = sames[0]
         i = int(np.argmin(same.reshape(-1)))
         return (f"output {name}: compiled {x.reshape(-1)[i]!r} vs reference "
                 f"{y.reshape(-1)[i]!r} at flat index {i}")
@@ -553,9 +555,10 @@ SPECIAL_FLOATS = [np.nan, np.inf, -np.inf, 1e15, -1e15, 3e-39, -0.0, 0.0, 65504.
 
 
 def write_inputs(data, seed, path, special=False):
-    """Writes inputs to `path` as `nunc run --random-inputs` draws them:
-    floats uniform in [-1, 1), integers in [-4, 12) (unsigned [0, 12)),
-    bools; with `special`, NaN, infinities, huge, subnormal and signed-zero
+    """Writes random inputs to `path`, as `nunc run --random-inputs
+    --int-range=-4:12` would draw them but for unsigned integers (here
+    [0, 12)): floats uniform in [-1, 1), integers in [-4, 12), bools; with
+    `special`, NaN, infinities, huge, subnormal and signed-zero
     floats among the uniform ones. False where an input's shape or type is
     not static and plain."""
     try:

@@ -55,8 +55,8 @@ cl::opt<bool> oneStepRequantization(
     cl::init(true), cl::sub(runCommand), cl::cat(category));
 cl::opt<bool> onnxruntimeRewrites(
     "onnxruntime-rewrites",
-    cl::desc("As nunc compile's (default on; the reference evaluator runs the model as "
-             "written)"),
+    cl::desc("As nunc compile's (default on; the reference evaluator without --quantize "
+             "runs the model as written)"),
     cl::init(true), cl::sub(runCommand), cl::cat(category));
 cl::opt<std::string> inputFile("input",
                                cl::desc("Inputs as a .npz with one array per graph input, "

@@ -628,7 +628,9 @@ def OneStepRequantization : Pass<"nunc-one-step-requantization", "func::FuncOp">
     float(sum) x s[m] + bias to its grid (an exact quotient by s_y). A QDQ
     model's bias is an int32 on s[m]'s grid, so it then computes as
     onnxruntime runs that model; nunc's own static PTQ bias moves by at most
-    half of s[m] (far below s_y). The two forms differ where the scaled sum
+    half of s[m] (far below s_y). A bias that its grid would move by more
+    than s_y / 16 (a QDQ bias whose scale is not s_x s_w) keeps the two-step
+    form. The two forms differ where the scaled sum
     lies within an ulp of a code's rounding boundary (a code apart). The
     epilogue takes ~4 fewer instructions per vector (no bias add, exact
     quotient or activation), which is most of what the small-K convs of
