@@ -21,40 +21,29 @@ namespace {
 
 using nunc_test::hostHas;
 
-/// y = emitExp2(x), one vector per task: args {x, y}.
-template <typename Vmm> class Exp2Probe : public JitKernel {
-public:
-  static constexpr int kLanes = std::is_same_v<Vmm, Xbyak::Zmm> ? 16 : 8;
-  explicit Exp2Probe(int) { replicate = kLanes == 16 ? 1 : 8; }
-  void generate() {
-    prologue();
-    mov(rax, ptr[rdi]);
-    mov(rcx, ptr[rdi + 8]);
-    imul(rsi, rsi, kLanes * 4);
-    vmovups(Vmm(0), ptr[rax + rsi]);
-    emitExp2(Vmm(0), Vmm(1), Vmm(2));
-    vmovups(ptr[rcx + rsi], Vmm(0));
-    epilogueReturn(0);
-    emitConstants();
-  }
-};
-
-/// y = emitExp(x), one vector per task: args {x, y}.
+/// y = emitExp2(x) (base2 = 1) or emitExp(x) (0), one vector per task:
+/// args {x, y}.
 template <typename Vmm> class ExpProbe : public JitKernel {
 public:
   static constexpr int kLanes = std::is_same_v<Vmm, Xbyak::Zmm> ? 16 : 8;
-  explicit ExpProbe(int) { replicate = kLanes == 16 ? 1 : 8; }
+  explicit ExpProbe(int base2) : base2(base2) { replicate = kLanes == 16 ? 1 : 8; }
   void generate() {
     prologue();
     mov(rax, ptr[rdi]);
     mov(rcx, ptr[rdi + 8]);
     imul(rsi, rsi, kLanes * 4);
     vmovups(Vmm(0), ptr[rax + rsi]);
-    emitExp(Vmm(0), Vmm(1), Vmm(2));
+    if (base2)
+      emitExp2(Vmm(0), Vmm(1), Vmm(2));
+    else
+      emitExp(Vmm(0), Vmm(1), Vmm(2));
     vmovups(ptr[rcx + rsi], Vmm(0));
     epilogueReturn(0);
     emitConstants();
   }
+
+private:
+  int base2;
 };
 
 class VectorMathTest : public ::testing::TestWithParam<Isa> {};
@@ -81,7 +70,7 @@ TEST_P(VectorMathTest, ExpIsAccurateUpToOverflow) {
   const int lanes = isa == Isa::Avx512 ? 16 : 8;
   while (x.size() % lanes)
     x.push_back(0.f);
-  auto kernel = generatedFor<ExpProbe>(isa, 0);
+  auto kernel = generatedFor<ExpProbe>(isa, /*base2=*/0);
   ASSERT_TRUE(kernel);
   std::vector<float> y(x.size(), -777.f);
   const void *args[] = {x.data(), y.data()};
@@ -127,7 +116,7 @@ TEST_P(VectorMathTest, Exp2IsAccurateOverTheSoftmaxRange) {
   const int lanes = isa == Isa::Avx512 ? 16 : 8;
   while (x.size() % lanes)
     x.push_back(0.f);
-  auto kernel = generatedFor<Exp2Probe>(isa, 0);
+  auto kernel = generatedFor<ExpProbe>(isa, /*base2=*/1);
   ASSERT_TRUE(kernel);
   std::vector<float> y(x.size(), -777.f);
   const void *args[] = {x.data(), y.data()};
