@@ -319,8 +319,8 @@ Expected<llvm::SmallVector<Tensor, 3>> layerNorm(const Tensor &x, const Tensor &
           squares += d * d;
         }
         // (A sum past FLT_MAX is infinite in f32 too, before the division.)
-        const double var = std::isinf(static_cast<A>(squares)) ? static_cast<A>(squares)
-                                                               : static_cast<A>(squares / n);
+        const A sumOfSquares = static_cast<A>(squares);
+        const double var = std::isinf(sumOfSquares) ? sumOfSquares : static_cast<A>(squares / n);
         const double inv = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
         for (int64_t i = 0; i < n; ++i)
           o[r * n + i] = T(static_cast<ComputeType<T>>(

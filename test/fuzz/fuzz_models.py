@@ -381,14 +381,21 @@ def classify(rc, text):
     return f"exit {rc}"
 
 
-def grid_steps(data):
+def parse(data):
+    """The mutant as a ModelProto, or None where its bytes do not parse
+    (nunc must then refuse it; the helpers below answer for no model)."""
+    try:
+        return onnx.load_from_string(data)
+    except Exception:
+        return None
+
+
+def grid_steps(model):
     """{graph output: the step of the grid it comes from}: a QuantizeLinear's
     codes (1) or a DequantizeLinear's values with one constant scale. The
     compiled epilogues round a QDQ model's ties in one step, so such an
     output may be a step off the evaluator's (docs/int8.md)."""
-    try:
-        model = onnx.load_from_string(data)
-    except Exception:
+    if model is None:
         return {}
     scalars = {}
     for t in model.graph.initializer:
@@ -418,21 +425,15 @@ QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", 
                  "QLinearLeakyRelu", "QLinearConcat", "DynamicQuantizeMatMul"}
 
 
-def quantized_model(data):
+def quantized_model(model):
     """Whether the model holds quantized ops of its own (QDQ, QOperator)."""
-    try:
-        model = onnx.load_from_string(data)
-    except Exception:
-        return False
-    return any(n.op_type in QUANTIZED_OPS for n in model.graph.node)
+    return model is not None and any(n.op_type in QUANTIZED_OPS for n in model.graph.node)
 
 
-def non_finite_constants(data):
+def non_finite_constants(model):
     """Whether an initializer or Constant of the model holds NaN or an
     infinity."""
-    try:
-        model = onnx.load_from_string(data)
-    except Exception:
+    if model is None:
         return False
     tensors = list(model.graph.initializer) + [
         a.t for n in model.graph.node if n.op_type == "Constant" for a in n.attribute
@@ -516,9 +517,11 @@ def outputs_agree(a_path, b_paths, steps=None, quantized=False, special=False):
 def ties(xf, yf, same):
     """Whether the elements of xf off yf (not `same`) are a quantized
     model's rounding ties (TIE_SHARE and TIE_MAGNITUDE, or TIE_COSINE)."""
+    if same.all():
+        return True
     finite = np.isfinite(xf) & np.isfinite(yf)
-    if same.all() or not (same | finite).all() or not finite.any():
-        return same.all()
+    if not (same | finite).all() or not finite.any():  # a non-finite element off
+        return False
     near = np.abs(xf - yf) <= TIE_MAGNITUDE * np.abs(yf[finite]).max()
     if (~same).mean() <= TIE_SHARE and (same | near).all():
         return True
@@ -526,11 +529,9 @@ def ties(xf, yf, same):
     return bool(u @ v >= TIE_COSINE * np.linalg.norm(u) * np.linalg.norm(v) > 0)
 
 
-def declared_input_bytes(data):
+def declared_input_bytes(model):
     """The bytes of the graph inputs' static dims (0 if unreadable)."""
-    try:
-        model = onnx.load_from_string(data)
-    except Exception:
+    if model is None:
         return 0
     total = 0
     init = {t.name for t in model.graph.initializer}
@@ -554,16 +555,14 @@ RUN_LIMIT_BYTES = 256 << 20
 SPECIAL_FLOATS = [np.nan, np.inf, -np.inf, 1e15, -1e15, 3e-39, -0.0, 0.0, 65504.0, 1e-7]
 
 
-def write_inputs(data, seed, path, special=False):
+def write_inputs(model, seed, path, special=False):
     """Writes random inputs to `path`, as `nunc run --random-inputs
     --int-range=-4:12` would draw them but for unsigned integers (here
     [0, 12)): floats uniform in [-1, 1), integers in [-4, 12), bools; with
     `special`, NaN, infinities, huge, subnormal and signed-zero
     floats among the uniform ones. False where an input's shape or type is
     not static and plain."""
-    try:
-        model = onnx.load_from_string(data)
-    except Exception:
+    if model is None:
         return False
     rng = np.random.default_rng(seed)
     init = {t.name for t in model.graph.initializer}
@@ -621,23 +620,26 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False)
     path = os.path.join(workdir, "model.onnx")
     with open(path, "wb") as f:
         f.write(data)
-    if declared_input_bytes(data) > RUN_LIMIT_BYTES:
+    model = parse(data)
+    if declared_input_bytes(model) > RUN_LIMIT_BYTES:
         cmd = [nunc, "compile", path, *extra, "-o", os.path.join(workdir, "lib")]
         rc, text = run(cmd, timeout)
         problem = classify(rc, text)
         return (f"compile: {problem}" if problem else None,
                 f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n")
     inputs = os.path.join(workdir, "inputs.npz")
-    written = write_inputs(data, input_seed, inputs, special)
+    written = write_inputs(model, input_seed, inputs, special)
     if written:
         common = ["--input", inputs, *extra]
     else:
         common = ["--random-inputs", f"--seed={input_seed}", "--int-range=-4:12", *extra]
     out_c, out_r = os.path.join(workdir, "compiled.npz"), os.path.join(workdir, "reference.npz")
     int8 = any(f.endswith("int8") for f in extra)
+    own_codes = quantized_model(model)
+    quantized = int8 or own_codes
     # With --quantize int8 a QDQ model's own codes round as the evaluator
     # runs its ops (without --quantize, onnxruntime decides a mismatch).
-    as_written = ["--one-step-requantization=false"] if int8 and quantized_model(data) else []
+    as_written = ["--one-step-requantization=false"] if int8 and own_codes else []
     cmd_c = [nunc, "run", path, *common, *as_written, "-o", out_c]
     cmd_r = [nunc, "run", "--reference", path, *common, "-o", out_r]
     rc_c, text_c = run(cmd_c, timeout)
@@ -652,10 +654,10 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False)
         return f"reference: {problem}", transcript
     # int8 ranges step over NaN as onnxruntime's do, and NaN and infinite
     # values have no codes: such runs are checked for crashes only.
-    if rc_c == 0 and rc_r == 0 and not (int8 and (special or non_finite_constants(data))):
-        quantized = int8 or quantized_model(data)
+    if rc_c == 0 and rc_r == 0 and not (int8 and (special or non_finite_constants(model))):
+        steps = grid_steps(model)
         try:
-            diff = outputs_agree(out_c, [out_r], grid_steps(data), quantized, special)
+            diff = outputs_agree(out_c, [out_r], steps, quantized, special)
             if diff and written and not int8:
                 # A QDQ model's codes follow onnxruntime's kernels where the
                 # evaluator runs the ops as written, and infinities' sums
@@ -665,8 +667,7 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False)
                                    timeout)
                 transcript += f"$ onnxruntime {path} {inputs}\nexit {rc_o}\n{text_o}\n"
                 if rc_o == 0:
-                    diff = outputs_agree(out_c, [out_r, out_o], grid_steps(data), quantized,
-                                         special)
+                    diff = outputs_agree(out_c, [out_r, out_o], steps, quantized, special)
         except ValueError as e:  # (numpy reads at most 64 dims; nunc refuses more)
             return f"unreadable outputs: {e}", transcript
         if diff:
