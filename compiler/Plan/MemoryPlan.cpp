@@ -120,6 +120,37 @@ int64_t mlir::nunc::assignOffsets(ArrayRef<int64_t> sizes, ArrayRef<std::pair<in
   return total;
 }
 
+LogicalResult mlir::nunc::requireStaticInputs(func::FuncOp func) {
+  Block &body = func.getBody().front();
+  SmallVector<std::string> dynamicInputs;
+  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (t && t.hasStaticShape())
+      continue;
+    auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
+    auto dimNames = func.getArgAttrOfType<ArrayAttr>(i, "nunc.dim_names");
+    std::string text = name ? name.str() : llvm::formatv("#{0}", i).str();
+    if (t) {
+      SmallVector<std::string> dims;
+      for (auto [d, size] : llvm::enumerate(t.getShape())) {
+        StringAttr dn = dimNames && d < dimNames.size()
+                            ? dyn_cast<StringAttr>(dimNames[d]) : StringAttr();
+        dims.push_back(!ShapedType::isDynamic(size) ? std::to_string(size)
+                       : dn && !dn.getValue().empty() ? dn.str()
+                                                      : "?");
+      }
+      text += " [" + llvm::join(dims, ", ") + "]";
+    }
+    dynamicInputs.push_back(text);
+  }
+  if (!dynamicInputs.empty())
+    return func.emitError() << "every graph input needs a static shape to compile; pin "
+                            << (dynamicInputs.size() == 1 ? "this one" : "these")
+                            << " with --shape NAME=DIMS (e.g. 1x128): "
+                            << llvm::join(dynamicInputs, ", ");
+  return success();
+}
+
 FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scratch,
                                              InPlaceQuery inPlace, SidecarQuery sidecar) {
   MemoryPlan plan;
@@ -202,33 +233,8 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
     return (int)plan.storages.size() - 1;
   };
 
-  // Dynamic graph inputs are all named in one error, with their dims.
-  SmallVector<std::string> dynamicInputs;
-  for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
-    auto t = dyn_cast<RankedTensorType>(arg.getType());
-    if (t && t.hasStaticShape())
-      continue;
-    auto name = func.getArgAttrOfType<StringAttr>(i, "nunc.name");
-    auto dimNames = func.getArgAttrOfType<ArrayAttr>(i, "nunc.dim_names");
-    std::string text = name ? name.str() : llvm::formatv("#{0}", i).str();
-    if (t) {
-      SmallVector<std::string> dims;
-      for (auto [d, size] : llvm::enumerate(t.getShape())) {
-        StringAttr dn = dimNames && d < dimNames.size()
-                            ? dyn_cast<StringAttr>(dimNames[d]) : StringAttr();
-        dims.push_back(!ShapedType::isDynamic(size) ? std::to_string(size)
-                       : dn && !dn.getValue().empty() ? dn.str()
-                                                      : "?");
-      }
-      text += " [" + llvm::join(dims, ", ") + "]";
-    }
-    dynamicInputs.push_back(text);
-  }
-  if (!dynamicInputs.empty())
-    return func.emitError() << "every graph input needs a static shape to compile; pin "
-                            << (dynamicInputs.size() == 1 ? "this one" : "these")
-                            << " with --shape NAME=DIMS (e.g. 1x128): "
-                            << llvm::join(dynamicInputs, ", ");
+  if (failed(requireStaticInputs(func)))
+    return failure();
   for (auto [i, arg] : llvm::enumerate(body.getArguments())) {
     if (failed(requireStatic(arg, nullptr)))
       return failure();

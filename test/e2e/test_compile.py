@@ -270,6 +270,13 @@ def test_dynamic_dims_must_be_pinned(nunc, models, tmp_path):
     for name in ("input_ids", "attention_mask", "token_type_ids"):
         assert f"{name} [batch, sequence]" in r.stderr
     assert not (tmp_path / "libminilm.a").exists()
+    # The error comes first: no word of batches or quantized ops before it.
+    r = nunc("compile", os.path.join(models, "resnet.onnx"), "--target", TARGETS[0],
+             "--quantize", "int8", "-o", tmp_path, check=False)
+    assert r.returncode == 1
+    assert r.stderr.startswith(os.path.join(models, "resnet.onnx") + ": error: every graph "
+                               "input needs a static shape"), r.stderr
+    assert "input [batch, 3, 224, 224]" in r.stderr
     # The inputs share the symbolic dims batch and sequence: pinning one input
     # pins the others.
     nunc("compile", os.path.join(models, "minilm.onnx"), "--target", TARGETS[0],

@@ -6,6 +6,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Pipeline/Pipeline.h"
+#include "nunc/Plan/MemoryPlan.h"
 #include "nunc/Transforms/Passes.h"
 
 #include "nunc/Interpreter/Npy.h"
@@ -538,6 +539,10 @@ int runCompile() {
   ToolContext tc;
   OwningOpRef<ModuleOp> module = importOnnxModel(&tc.get(), model, importOptions);
   if (!module)
+    return 1;
+  // Before any pass speaks of batches or quantization.
+  if (auto main = module->lookupSymbol<func::FuncOp>("main");
+      main && failed(requireStaticInputs(main)))
     return 1;
   PassManager pm(&tc.get());
   buildFusionPipeline(pm, /*int8Convs=*/true, hasU16InputGemms(options.target),

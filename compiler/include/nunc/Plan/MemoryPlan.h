@@ -91,6 +91,10 @@ using SidecarQuery = llvm::function_ref<int64_t(Operation *)>;
 /// element at the same place.
 using InPlaceQuery = llvm::function_ref<llvm::SmallVector<unsigned>(Operation *)>;
 
+/// Emits one error at `func` that names every graph input whose shape is
+/// not static, with its dims (symbolic ones by name).
+LogicalResult requireStaticInputs(func::FuncOp func);
+
 /// Builds the plan for `func`, whose tensors must all be static. Emits an
 /// error at the first tensor that is not. A result takes over the storage of
 /// an operand the kernel may overwrite when that operand dies at this step
