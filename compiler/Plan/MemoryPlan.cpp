@@ -120,6 +120,33 @@ int64_t mlir::nunc::assignOffsets(ArrayRef<int64_t> sizes, ArrayRef<std::pair<in
   return total;
 }
 
+/// Says where the dynamic result shape of an operation with static operands
+/// comes from: an integer operand (axes, pads, a shape, a count) that is no
+/// constant, or the values of a lone operand (NonZero's data, a shape).
+static void describeRunTimeShape(InFlightDiagnostic &d, Operation *producer) {
+  bool lone = producer->getNumOperands() == 1;
+  for (auto [i, operand] : llvm::enumerate(producer->getOperands())) {
+    auto type = cast<RankedTensorType>(operand.getType());
+    if ((!lone && (i == 0 || !type.getElementType().isInteger())) ||
+        matchPattern(operand, m_Constant()))
+      continue;
+    d << " (its shape follows from the values of ";
+    if (auto arg = dyn_cast<BlockArgument>(operand)) {
+      auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+      auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "nunc.name");
+      d << "graph input '" << (name ? name.getValue() : "?") << "'";
+    } else if (SmallVector<std::string> nodes = onnxNodeNames(operand.getLoc());
+               !nodes.empty()) {
+      d << "the output of node \"" << nodes.front() << "\"";
+    } else {
+      d << "a computed tensor";
+    }
+    d << ", which are known only at run time: they must be constants when compiling, or "
+         "follow from the pinned dims)";
+    return;
+  }
+}
+
 LogicalResult mlir::nunc::requireStaticInputs(func::FuncOp func) {
   Block &body = func.getBody().front();
   SmallVector<std::string> dynamicInputs;
@@ -225,6 +252,11 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
            "from the pinned dims)";
     else if (isa_and_nonnull<Col2ImOp>(producer))
       d << " (Col2Im's image_shape and block_shape must be constants when compiling)";
+    else if (producer && llvm::all_of(producer->getOperandTypes(), [](Type ot) {
+               auto rt = dyn_cast<RankedTensorType>(ot);
+               return rt && rt.hasStaticShape();
+             }))
+      describeRunTimeShape(d, producer);
     return failure();
   };
   llvm::DenseSet<int> aliased; // Slice views and the storages they lie in

@@ -798,14 +798,36 @@ def test_range_of_the_pinned_sequence_length_folds(nunc, tmp_path):
     np.testing.assert_array_equal(outs["y"], want)
 
 
-@pytest.mark.parametrize("op", ["Range", "Split"])
+@pytest.mark.parametrize("op", ["Range", "Split", "ReduceSum", "Pad", "Expand"])
 def test_sizes_from_run_time_values_are_a_located_error(nunc, tmp_path, op):
-    """A Range of run-time floats, or a Split by run-time sizes, has shapes
-    only its inputs' values decide: the compile error names the node and
-    says which values must be constants (nunc compiles static shapes)."""
+    """A Range of run-time floats, a Split by run-time sizes, a reduction
+    over run-time axes, a Pad by computed pads or an Expand to a run-time
+    shape has shapes only its inputs' values decide: the compile error names
+    the node and says which values must be constants (nunc compiles static
+    shapes)."""
     import onnx
     from onnx import helper as h
-    if op == "Range":
+    nodes = []
+    if op == "ReduceSum":
+        node = h.make_node("ReduceSum", ["x", "axes"], ["y"], name="node", keepdims=0)
+        inputs = [h.make_tensor_value_info("x", 1, [2, 3, 4]),
+                  h.make_tensor_value_info("axes", 7, [1])]
+        outputs = ["y"]
+        why = "its shape follows from the values of graph input 'axes', which are known only"
+    elif op == "Pad":
+        nodes = [h.make_node("Concat", ["p", "p"], ["pads"], name="concat", axis=0)]
+        node = h.make_node("Pad", ["x", "pads"], ["y"], name="node")
+        inputs = [h.make_tensor_value_info("x", 1, [2, 3]),
+                  h.make_tensor_value_info("p", 7, [2])]
+        outputs = ["y"]
+        why = 'its shape follows from the values of the output of node "concat"'
+    elif op == "Expand":
+        node = h.make_node("Expand", ["x", "shape"], ["y"], name="node")
+        inputs = [h.make_tensor_value_info("x", 1, [3, 1]),
+                  h.make_tensor_value_info("shape", 7, [2])]
+        outputs = ["y"]
+        why = "the values of graph input 'shape'"
+    elif op == "Range":
         node = h.make_node("Range", ["s", "l", "d"], ["y"], name="node")
         inputs = [h.make_tensor_value_info(n, 1, []) for n in "sld"]
         outputs = ["y"]
@@ -816,7 +838,7 @@ def test_sizes_from_run_time_values_are_a_located_error(nunc, tmp_path, op):
                   h.make_tensor_value_info("sizes", 7, [2])]
         outputs = ["a", "b"]
         why = "a Split's sizes, are run-time values"
-    g = h.make_graph([node], "sizes", inputs, [h.make_tensor_value_info(o, 1, None)
+    g = h.make_graph(nodes + [node], "sizes", inputs, [h.make_tensor_value_info(o, 1, None)
                                                for o in outputs])
     path = str(tmp_path / "sizes.onnx")
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
