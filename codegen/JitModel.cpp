@@ -77,6 +77,11 @@ llvm::Expected<std::unique_ptr<JitModel>> JitModel::load(const CompiledModel &mo
   int64_t bytes = reinterpret_cast<int64_t (*)()>(*size)();
   m->impl->workspace = std::aligned_alloc(64, std::max<int64_t>(64, (bytes + 63) / 64 * 64));
   m->impl->ctx = std::aligned_alloc(64, kRuntimeContextBytes);
+  if (!m->impl->workspace || !m->impl->ctx) {
+    m->impl->destroy = nullptr; // (never initialized)
+    return llvm::createStringError("cannot allocate the model's " + llvm::Twine(bytes) +
+                                   "-byte workspace");
+  }
   nunc_options options = {};
   options.num_threads = threads;
   int status = reinterpret_cast<Impl::InitFn>(*init)(m->impl->ctx, m->impl->workspace, &options);

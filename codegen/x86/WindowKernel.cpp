@@ -93,7 +93,10 @@ SplitRows splitRows(const WindowConfig &c, Isa isa) {
   int64_t read = chunksOf(c, lanes) * lanes + (c.kernelW - 1) * c.dilationW / 2;
   int64_t written = std::max(s.evenAt, s.oddAt) + s.pairs * lanes;
   s.half = (std::max(read, written) + lanes - 1) / lanes * lanes;
-  s.rows = (rowsPerBlock(c, isa) - 1) * c.strideH + (c.kernelH - 1) * c.dilationH + 1;
+  // (A plane of fewer output rows than a block reads fewer rows: a stride
+  // far past the plane must not size the buffer.)
+  s.rows = (std::min(rowsPerBlock(c, isa), c.outH) - 1) * c.strideH +
+           (c.kernelH - 1) * c.dilationH + 1;
   s.taskFloats = s.rows * 2 * s.half;
   return s;
 }

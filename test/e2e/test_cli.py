@@ -93,3 +93,27 @@ def test_pinned_import_folds_shape_subgraphs(nunc, models, tmp_path):
     assert "nunc.shape" not in text and "nunc.concat" not in text
     assert "tensor<1x128x12x32xf32>" in text
     assert "?" not in text.split("{-#")[0]
+
+
+def test_run_says_when_the_workspace_cannot_be_allocated(tmp_path):
+    """`nunc run` of a model whose arena (6 GB) the process may not map (its
+    address space capped at 3 GB) names the workspace it could not allocate,
+    instead of blaming the model's init (or crashing)."""
+    import resource
+    import subprocess
+    from onnx import helper as h, numpy_helper as nh
+    from conftest import _bin_dir
+    nodes = [h.make_node("Expand", ["x", "s"], ["e"]), h.make_node("Exp", ["e"], ["f"]),
+             h.make_node("ReduceSum", ["f"], ["y"], keepdims=0)]
+    g = h.make_graph(nodes, "big", [h.make_tensor_value_info("x", 1, [1])],
+                     [h.make_tensor_value_info("y", 1, None)],
+                     [nh.from_array(np.array([1_500_000_000], np.int64), "s")])
+    path = str(tmp_path / "big.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+    r = subprocess.run([os.path.join(_bin_dir(), "nunc"), "run", path, "--random-inputs"],
+                       capture_output=True, text=True, preexec_fn=cap)
+    assert r.returncode == 1, r.stderr
+    assert "error: cannot allocate the model's 6000000000-byte workspace" in r.stderr, r.stderr

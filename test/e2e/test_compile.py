@@ -684,6 +684,44 @@ def test_one_dimensional_convolutions_run_on_the_conv_kernels(nunc, tmp_path):
             np.testing.assert_allclose(outs["y"], want, rtol=1e-4, atol=1e-5)
 
 
+def test_window_strides_past_the_plane_keep_the_arena_small(nunc, tmp_path):
+    """A depthwise conv, MaxPool and AveragePool whose H stride (2^31 - 1,
+    found by the fuzzer) steps past the plane after one output row, at
+    stride 2 in W: their split-row buffers are sized by the rows one block
+    reads, not by blocks of rows the plane does not have (the arena was
+    3.8 TB, and the library could not be initialized)."""
+    import onnx
+    from onnx import helper as h, numpy_helper as nh
+    r = np.random.default_rng(5)
+    c, big = 24, 2**31 - 1
+    w = nh.from_array((r.standard_normal((c, 1, 5, 5)) * 0.2).astype(np.float32), "w")
+    b = nh.from_array(r.standard_normal(c).astype(np.float32), "b")
+    nodes = [h.make_node("Conv", ["x", "w", "b"], ["d"], group=c, pads=[2, 2, 2, 2],
+                         strides=[big, 2]),
+             h.make_node("MaxPool", ["x"], ["m"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         strides=[big, 2]),
+             h.make_node("AveragePool", ["x"], ["a"], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
+                         strides=[big, 2], count_include_pad=1)]
+    g = h.make_graph(nodes, "strides", [h.make_tensor_value_info("x", 1, [1, c, 19, 23])],
+                     [h.make_tensor_value_info(n, 1, None) for n in "dma"], [w, b])
+    path = str(tmp_path / "strides.onnx")
+    onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
+    feeds = {"x": r.standard_normal((1, c, 19, 23)).astype(np.float32)}
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    want = dict(zip("dma", sess.run(None, feeds)))
+    assert want["d"].shape == (1, c, 1, 12)
+    for target in TARGETS:
+        out = tmp_path / target
+        res = nunc("compile", path, "--target", target, "--explain", "-o", out)
+        assert not [s for s in res.stdout.splitlines() if s.startswith("generic")], res.stdout
+        exe, man = harness.build(str(out))
+        assert man["arena_bytes"] < 1 << 20, man["arena_bytes"]
+        outs, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w_{target}"))
+        assert outs is not None, log
+        for n in "dma":
+            np.testing.assert_allclose(outs[n], want[n], rtol=1e-4, atol=1e-5)
+
+
 @pytest.mark.skipif("x86_64-avx512" not in TARGETS, reason="the host lacks AVX-512")
 def test_conv_reading_its_input_keeps_it_until_done(nunc, tmp_path):
     """Relu(Conv1x1(x) + x) and the same with Conv3x3: the 1x1 conv's GEMM
