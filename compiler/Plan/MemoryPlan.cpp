@@ -339,8 +339,16 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       plan.storageOf[r] = s;
       step.results.push_back(s);
     }
-    if (int64_t bytes = scratch(&op))
+    if (int64_t bytes = scratch(&op)) {
+      // No kernel needs more scratch than the largest tensor: more is a
+      // size computed from something other than the data (a stride past
+      // the plane once took 3.8 TB), refused here instead of at init.
+      if (bytes < 0 || bytes > kMaxTensorBytes)
+        return op.emitError() << "its kernel asks for " << bytes
+                              << " bytes of scratch, more than the 8 GiB of the largest "
+                                 "tensor nunc compiles";
       step.scratch = newStorage(StorageKind::Arena, bytes, 0, stepIndex);
+    }
     if (int64_t bytes = sidecar && op.getNumResults() ? sidecar(&op) : 0)
       step.resultSidecar = newStorage(StorageKind::Arena, bytes, 0, stepIndex);
     plan.steps.push_back(step);

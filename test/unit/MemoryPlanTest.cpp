@@ -257,4 +257,37 @@ TEST(MemoryPlan, RandomGraphsReadEveryValueIntact) {
   EXPECT_GT(sidecarReads, 100);
 }
 
+/// A kernel that asks for more scratch than the largest tensor (8 GiB), or
+/// for a size that overflowed, is refused at its op, not planned into an
+/// arena no process can allocate.
+TEST(MemoryPlan, ScratchPastTheLargestTensorIsAnError) {
+  DialectRegistry registry;
+  registerNuncDialects(registry);
+  MLIRContext ctx(registry);
+  const char *text = "func.func @main(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {\n"
+                     "  %r = nunc.relu %a : tensor<4x8xf32> -> tensor<4x8xf32>\n"
+                     "  return %r : tensor<4x8xf32>\n}\n";
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &ctx);
+  ASSERT_TRUE(module);
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+  auto none = [](Operation *) { return llvm::SmallVector<unsigned>(); };
+  for (int64_t bytes : {int64_t(8) << 30, (int64_t(8) << 30) + 1, int64_t(-64)}) {
+    std::string message;
+    ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+      message = d.str();
+      return success();
+    });
+    FailureOr<MemoryPlan> plan = planMemory(
+        func, [&](Operation *) { return bytes; }, none, {});
+    if (bytes == int64_t(8) << 30) {
+      ASSERT_TRUE(succeeded(plan));
+      EXPECT_GE(plan->arenaBytes, bytes);
+    } else {
+      EXPECT_TRUE(failed(plan)) << bytes;
+      EXPECT_NE(message.find("bytes of scratch, more than the 8 GiB"), std::string::npos)
+          << message;
+    }
+  }
+}
+
 } // namespace
