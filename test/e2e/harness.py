@@ -59,13 +59,14 @@ def write_driver(manifest, path):
         lines.append(f'  snprintf(path, sizeof path, "%s/in{i}.bin", dir); void *in{i} = slurp(path, {io["bytes"]});')
     for j, io in enumerate(outs):
         lines.append(f"  void *out{j} = aligned_alloc(64, {max(io['bytes'], 1) + 63} / 64 * 64);")
-    args = ", ".join([f"({C_TYPES[io['dtype']]} *)in{i}" for i, io in enumerate(ins)] +
-                     [f"({C_TYPES[io['dtype']]} *)out{j}" for j, io in enumerate(outs)])
+    # (A graph may have no inputs, or even no outputs.)
+    args = "".join([f", ({C_TYPES[io['dtype']]} *)in{i}" for i, io in enumerate(ins)] +
+                   [f", ({C_TYPES[io['dtype']]} *)out{j}" for j, io in enumerate(outs)])
     lines += [
         "  double *times = malloc(sizeof(double) * (repeat > 0 ? repeat : 1));",
         "  for (int r = 0; r < repeat; ++r) {",
         "    double t0 = now();",
-        f"    st = {name}_run(&ctx, {args});",
+        f"    st = {name}_run(&ctx{args});",
         "    times[r] = now() - t0;",
         f'    if (st) {{ printf("run %d %s\\n", st, {name}_error_detail(&ctx) ? {name}_error_detail(&ctx) : ""); return 2; }}',
         "  }",
@@ -88,8 +89,11 @@ def build(out_dir, cc="gcc"):
     src = os.path.join(out_dir, "driver.c")
     exe = os.path.join(out_dir, "driver")
     write_driver(manifest, src)
-    subprocess.run([cc, "-O2", "-std=c11", "-o", exe, src, "-I", out_dir,
-                    os.path.join(out_dir, f"lib{name}.a"), "-lpthread"], check=True)
+    cmd = [cc, "-O2", "-std=c11", "-o", exe, src, "-I", out_dir,
+           os.path.join(out_dir, f"lib{name}.a"), "-lpthread"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{r.stdout}{r.stderr}")
     return exe, manifest
 
 

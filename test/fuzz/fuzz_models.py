@@ -607,11 +607,11 @@ def write_inputs(model, seed, path, special=False):
     return True
 
 
-# Runs a model in onnxruntime on a .npz of inputs (argv: model, inputs,
-# outputs), in a process of its own: a mutant may crash it.
 # The one error the compiled path may give where the evaluator runs.
 COMPILE_ONLY_LIMIT = "every dim must be static"
 
+# Runs a model in onnxruntime on a .npz of inputs (argv: model, inputs,
+# outputs), in a process of its own: a mutant may crash it.
 ONNXRUNTIME_RUN = """
 import sys, numpy as np, onnxruntime as ort
 s = ort.InferenceSession(sys.argv[1], providers=["CPUExecutionProvider"])
@@ -620,7 +620,7 @@ np.savez(sys.argv[3], **dict(zip([o.name for o in s.get_outputs()], s.run(None, 
 """
 
 
-def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False):
+def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False, link=False):
     """What went wrong with this mutant (None: nothing) and the transcript."""
     path = os.path.join(workdir, "model.onnx")
     with open(path, "wb") as f:
@@ -682,6 +682,51 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False)
             return f"unreadable outputs: {e}", transcript
         if diff:
             return f"mismatch: {diff}", transcript
+        if link and written and not int8:
+            problem, text = check_library(nunc, path, inputs, out_c, workdir, timeout)
+            transcript += text
+            if problem:
+                return f"library: {problem}", transcript
+    return None, transcript
+
+
+def check_library(nunc, path, inputs, out_c, workdir, timeout):
+    """Compiles the model as a library for this machine (the pipeline `nunc
+    run` compiles: no batch split), links it into the tests' C driver, runs
+    it on the same inputs and expects `nunc run`'s outputs bit for bit.
+    Returns (what went wrong or None, transcript)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+    import harness
+    lib = os.path.join(workdir, "lib")
+    cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false", "-o", lib]
+    rc, text = run(cmd, timeout)
+    transcript = f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n"
+    if rc != 0:
+        return "nunc compile fails where nunc run compiled", transcript
+    try:
+        exe, manifest = harness.build(lib)
+    except RuntimeError as e:
+        return "the header or library does not build", transcript + f"{e}\n"
+    ios = manifest["inputs"] + manifest["outputs"]
+    if any(io["dtype"] not in harness.NP_TYPES for io in ios):
+        return None, transcript  # (bfloat16: no numpy type to read it back)
+    outs, _, log = harness.run(exe, manifest, dict(np.load(inputs)),
+                               os.path.join(workdir, "run"))
+    transcript += f"$ driver {lib}\n{log}\n"
+    if outs is None:
+        return "the library's run failed", transcript
+    want = np.load(out_c)
+    if sorted(outs) != sorted(want.files):
+        return f"outputs {sorted(outs)} where nunc run gave {sorted(want.files)}", transcript
+    for name, x in outs.items():
+        y = want[name]
+        if x.dtype == np.bool_ or y.dtype == np.bool_:  # (the driver reads bools as bytes)
+            x, y = x.astype(np.uint8), y.astype(np.uint8)
+        same = x.shape == y.shape and x.dtype == y.dtype and (
+            x.tobytes() == y.tobytes() or
+            x.dtype.kind == "f" and np.array_equal(x, y, equal_nan=True))
+        if not same:
+            return f"output {name} differs from nunc run's", transcript
     return None, transcript
 
 
@@ -720,6 +765,10 @@ def main():
                    "inputs' shapes are static)")
     p.add_argument("--quantize", help="pass --quantize to both runs (int8: the compiled int8 "
                    "kernels against the evaluator's int8 semantics)")
+    p.add_argument("--link-every", type=int, default=0, metavar="K",
+                   help="every K-th mutant that runs (without --quantize) is also compiled "
+                   "as a library, linked into a C program and run: its outputs must be "
+                   "nunc run's, bit for bit")
     p.add_argument("--replay", help="run a saved mutant (a directory --out wrote) again")
     args = p.parse_args()
 
@@ -731,10 +780,13 @@ def main():
             flags_file = os.path.join(args.replay, "flags")
             if os.path.exists(flags_file):  # the flags it was found with
                 flags = open(flags_file).read().split()
-                extra = [f for f in flags if f != "--special-values"]
+                extra = [f for f in flags if f not in ("--special-values", "--link")]
                 args.special_values = "--special-values" in flags
+                link = "--link" in flags
+            else:
+                link = args.link_every > 0
             problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra,
-                                            args.special_values)
+                                            args.special_values, link)
         print(transcript)
         print("defect:", problem or "none")
         return 1 if problem else 0
@@ -750,13 +802,15 @@ def main():
         name, base = seeds[rng.randrange(len(seeds))]
         data, how = make_mutant(base, rng, op_types, args.depth)
         with tempfile.TemporaryDirectory() as w:
+            link = args.link_every > 0 and i % args.link_every == 0
             problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra,
-                                            args.special_values)
-        return i, name, how, data, problem, transcript
+                                            args.special_values, link)
+        return i, name, how, data, problem, transcript, link
 
     defects = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for i, name, how, data, problem, transcript in pool.map(job, range(args.iterations)):
+        for i, name, how, data, problem, transcript, link in pool.map(
+                job, range(args.iterations)):
             if not problem:
                 continue
             defects += 1
@@ -771,7 +825,7 @@ def main():
                     f.write(str(i))
                 with open(os.path.join(d, "flags"), "w") as f:
                     f.write(" ".join(extra + (["--special-values"] if args.special_values
-                                              else [])))
+                                              else []) + (["--link"] if link else [])))
                 with open(os.path.join(d, "transcript.txt"), "w") as f:
                     f.write(f"seed model {name}; mutations {how}\n{problem}\n\n{transcript}")
     print(f"{args.iterations} mutants, {defects} defects")
