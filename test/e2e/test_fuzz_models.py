@@ -3,8 +3,11 @@ backend node test models, and the multi-node seeds of test/fuzz/make_seeds.py
 (encoders and their onnxruntime-quantized forms, attention ops, a decoder,
 small CNNs), broken at the protobuf level, each run compiled and through
 the reference evaluator. Every mutant must end in outputs that agree
-or a clear error; a crash, a hang, an exit without a message or a compiled
-result the evaluator does not give fails. Deterministic (fixed seeds); run
+or a clear error; a crash, a hang, an exit without a message, a compiled
+refusal of a model the evaluator runs (shapes from run-time values aside)
+or a compiled result the evaluator does not give fails. Every 4th f32
+mutant that runs is also compiled as a library, linked into a C program
+and run: its outputs must be `nunc run`'s bit for bit. Deterministic (fixed seeds); run
 the script with other seeds and more iterations to search further."""
 import os
 import subprocess
@@ -47,6 +50,8 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
            "--out", str(tmp_path / "defects")]
     if mode == "int8":
         cmd.append("--quantize=int8")
+    else:  # (every 4th mutant also as a linked library, bit for bit nunc run's)
+        cmd.append("--link-every=4")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
     assert r.returncode == 0, (
         f"{r.stdout[-6000:]}\n{r.stderr[-3000:]}\n(mutants and transcripts in "
