@@ -107,6 +107,13 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
     if (!in || !out || in.getRank() != 3 || !in.hasStaticShape() || !out.hasStaticShape() ||
         op->getNumResults() != 1)
       return failure();
+    // (Every check before the first new op: a pattern that fails after
+    // creating ops never lets the rewrite converge.)
+    if constexpr (std::is_same_v<OpTy, ConvOp>) {
+      auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
+      if (!w || w.getRank() != 3 || !w.hasStaticShape())
+        return failure();
+    }
     FailureOr<SmallVector<NamedAttribute>> attrs = liftedWindowAttrs(op, rewriter);
     if (failed(attrs))
       return failure();
@@ -117,9 +124,6 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
       return failure();
     SmallVector<Value> operands{*x};
     if constexpr (std::is_same_v<OpTy, ConvOp>) {
-      auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
-      if (!w || w.getRank() != 3 || !w.hasStaticShape())
-        return failure();
       FailureOr<Value> weight = liftValue(rewriter, loc, op.getWeight());
       if (failed(weight))
         return failure();

@@ -620,7 +620,8 @@ np.savez(sys.argv[3], **dict(zip([o.name for o in s.get_outputs()], s.run(None, 
 """
 
 
-def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False, link=False):
+def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False, link=False,
+              threads=1):
     """What went wrong with this mutant (None: nothing) and the transcript."""
     path = os.path.join(workdir, "model.onnx")
     with open(path, "wb") as f:
@@ -682,6 +683,16 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
             return f"unreadable outputs: {e}", transcript
         if diff:
             return f"mismatch: {diff}", transcript
+        if threads > 1:
+            out_t = os.path.join(workdir, "threads.npz")
+            cmd_t = [nunc, "run", path, *common, *as_written, f"--threads={threads}", "-o", out_t]
+            rc_t, text_t = run(cmd_t, timeout)
+            transcript += f"$ {' '.join(cmd_t)}\nexit {rc_t}\n{text_t}\n"
+            if rc_t != 0:
+                return f"compiled on {threads} threads: exit {rc_t}", transcript
+            diff = same_bits(out_t, out_c)
+            if diff:
+                return f"compiled on {threads} threads: {diff}", transcript
         if link and written and not int8:
             problem, text = check_library(nunc, path, inputs, out_c, workdir, timeout)
             transcript += text
@@ -715,19 +726,31 @@ def check_library(nunc, path, inputs, out_c, workdir, timeout):
     transcript += f"$ driver {lib}\n{log}\n"
     if outs is None:
         return "the library's run failed", transcript
-    want = np.load(out_c)
-    if sorted(outs) != sorted(want.files):
-        return f"outputs {sorted(outs)} where nunc run gave {sorted(want.files)}", transcript
-    for name, x in outs.items():
-        y = want[name]
+    got = os.path.join(workdir, "library.npz")
+    np.savez(got, **outs)
+    return same_bits(got, out_c), transcript
+
+
+def same_bits(a_path, b_path):
+    """None where two runs' outputs are the same bits (any NaN equal to any
+    NaN), else the first difference."""
+    a, b = np.load(a_path), np.load(b_path)
+    if sorted(a.files) != sorted(b.files):
+        return f"outputs {sorted(a.files)} where nunc run gave {sorted(b.files)}"
+    for name in a.files:
+        x, y = a[name], b[name]
         if x.dtype == np.bool_ or y.dtype == np.bool_:  # (the driver reads bools as bytes)
             x, y = x.astype(np.uint8), y.astype(np.uint8)
-        same = x.shape == y.shape and x.dtype == y.dtype and (
-            x.tobytes() == y.tobytes() or
-            x.dtype.kind == "f" and np.array_equal(x, y, equal_nan=True))
-        if not same:
-            return f"output {name} differs from nunc run's", transcript
-    return None, transcript
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return f"output {name}: {x.dtype}{list(x.shape)} vs {y.dtype}{list(y.shape)}"
+        if x.tobytes() == y.tobytes() or (
+                x.dtype.kind == "f" and np.array_equal(x, y, equal_nan=True)):
+            continue
+        differ = (x != y) & ~(np.isnan(x) & np.isnan(y)) if x.dtype.kind == "f" else x != y
+        i = int(np.argmax(differ.reshape(-1)))
+        return (f"output {name}: {x.reshape(-1)[i]!r} vs nunc run's {y.reshape(-1)[i]!r} "
+                f"at flat index {i}")
+    return None
 
 
 def load_seeds(paths):
@@ -769,6 +792,8 @@ def main():
                    help="every K-th mutant that runs (without --quantize) is also compiled "
                    "as a library, linked into a C program and run: its outputs must be "
                    "nunc run's, bit for bit")
+    p.add_argument("--threads", type=int, default=1, metavar="N",
+                   help="also run each mutant compiled on N threads: the same bits as on one")
     p.add_argument("--replay", help="run a saved mutant (a directory --out wrote) again")
     args = p.parse_args()
 
@@ -786,7 +811,7 @@ def main():
             else:
                 link = args.link_every > 0
             problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra,
-                                            args.special_values, link)
+                                            args.special_values, link, args.threads)
         print(transcript)
         print("defect:", problem or "none")
         return 1 if problem else 0
@@ -804,7 +829,7 @@ def main():
         with tempfile.TemporaryDirectory() as w:
             link = args.link_every > 0 and i % args.link_every == 0
             problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra,
-                                            args.special_values, link)
+                                            args.special_values, link, args.threads)
         return i, name, how, data, problem, transcript, link
 
     defects = 0

@@ -7,8 +7,13 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <mutex>
 
 namespace nunc_tool {
 
@@ -16,6 +21,37 @@ llvm::cl::OptionCategory category("nunc options");
 llvm::cl::SubCommand importCommand("import", "Import an ONNX model into the nunc dialect (MLIR)");
 llvm::cl::SubCommand runCommand("run", "Run a model on inputs and write its outputs");
 llvm::cl::SubCommand inspectCommand("inspect", "Summarize an ONNX model: ops, parameters, MACs, I/O");
+
+namespace {
+std::atomic<int> printedErrors{0};
+
+class SilentFailureNamer : public mlir::PassInstrumentation {
+public:
+  void runBeforePass(mlir::Pass *pass, mlir::Operation *op) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    before[{pass, op}] = printedErrors;
+  }
+  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    before.erase({pass, op});
+  }
+  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *op) override {
+    int then;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      then = before.lookup({pass, op});
+      before.erase({pass, op});
+    }
+    if (printedErrors == then)
+      op->emitError() << "internal error: compiler pass '" << pass->getArgument()
+                      << "' failed without saying why";
+  }
+
+private:
+  std::mutex mutex;
+  llvm::DenseMap<std::pair<mlir::Pass *, mlir::Operation *>, int> before;
+};
+} // namespace
 
 ToolContext::ToolContext() {
   mlir::DialectRegistry registry;
@@ -28,7 +64,7 @@ ToolContext::ToolContext() {
     llvm::raw_ostream &os = llvm::errs();
     const char *kind = "note";
     switch (diag.getSeverity()) {
-    case mlir::DiagnosticSeverity::Error: kind = "error"; ++errors; break;
+    case mlir::DiagnosticSeverity::Error: kind = "error"; ++errors; ++printedErrors; break;
     case mlir::DiagnosticSeverity::Warning: kind = "warning"; break;
     case mlir::DiagnosticSeverity::Remark: kind = "remark"; break;
     case mlir::DiagnosticSeverity::Note: break;
@@ -44,7 +80,14 @@ ToolContext::ToolContext() {
 
 int fail(llvm::StringRef subcommand, const llvm::Twine &message) {
   llvm::errs() << "nunc " << subcommand << ": error: " << message << "\n";
+  ++printedErrors;
   return 1;
+}
+
+int errorsPrinted() { return printedErrors; }
+
+void nameSilentPassFailures(mlir::PassManager &pm) {
+  pm.addInstrumentation(std::make_unique<SilentFailureNamer>());
 }
 
 bool parseShapePins(llvm::StringRef subcommand, const std::vector<std::string> &pins,

@@ -7,6 +7,7 @@
 #include "nunc/Import/OnnxImporter.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 
 #include <string>
@@ -37,6 +38,14 @@ private:
 
 /// Prints "nunc <sub>: error: message" and returns 1.
 int fail(llvm::StringRef subcommand, const llvm::Twine &message);
+
+/// Errors printed so far (diagnostics and fail()): a subcommand that exits
+/// 1 having printed none gets an internal error line from main.
+int errorsPrinted();
+
+/// Makes a pass of `pm` that fails without an error diagnostic emit one
+/// that names it (a pattern driver that does not converge says nothing).
+void nameSilentPassFailures(mlir::PassManager &pm);
 
 /// --explain: the kernel of every step, and how many took the generic path.
 void printKernelChoices(const mlir::nunc::CompiledModel &compiled, llvm::raw_ostream &os);

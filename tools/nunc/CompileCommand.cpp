@@ -545,6 +545,7 @@ int runCompile() {
       main && failed(requireStaticInputs(main)))
     return 1;
   PassManager pm(&tc.get());
+  nameSilentPassFailures(pm);
   buildFusionPipeline(pm, /*int8Convs=*/true, hasU16InputGemms(options.target),
                       onnxruntimeRewrites);
   // Before quantization: ranges taken at run time then cover one image.
@@ -575,6 +576,7 @@ int runCompile() {
       // A saved profile's ranges are those of the smoothed inputs: smooth
       // as it says before quantizing (and before measuring against f32).
       PassManager spm(&tc.get());
+      nameSilentPassFailures(spm);
       spm.nest<func::FuncOp>().addPass(createSmoothActivations({profilePath}));
       if (failed(spm.run(*module)))
         return 1;
@@ -594,6 +596,7 @@ int runCompile() {
     auto quantizeCopy = [&](ArrayRef<std::string> keep) -> OwningOpRef<ModuleOp> {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
+      nameSilentPassFailures(qpm);
       // Every target has int8 convolutions, and depthwise kernels that
       // read their u8 codes.
       std::function<bool(AttentionOp)> int8Attention;

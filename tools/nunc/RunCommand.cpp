@@ -182,6 +182,7 @@ int runRun() {
     if (!host)
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
+    nameSilentPassFailures(pm);
     buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms, onnxruntimeRewrites);
     // Attention on int8 codes as `nunc compile --quantize int8` for this
     // host has it.

@@ -28,14 +28,19 @@ int main(int argc, char **argv) {
       "  nunc inspect model.onnx [--json]\n"
       "  nunc compile model.onnx --target x86_64-avx512 --shape NAME=DIMS ... -o out/\n\n"
       "Run 'nunc <subcommand> --help' for the options of each.\n");
+  int status = -1;
   if (importCommand)
-    return runImport();
-  if (runCommand)
-    return runRun();
-  if (inspectCommand)
-    return runInspect();
-  if (compileCommand)
-    return runCompile();
+    status = runImport();
+  else if (runCommand)
+    status = runRun();
+  else if (inspectCommand)
+    status = runInspect();
+  else if (compileCommand)
+    status = runCompile();
+  if (status > 0 && errorsPrinted() == 0)
+    llvm::errs() << "nunc: error: internal error: failed without saying why\n";
+  if (status >= 0)
+    return status;
   llvm::errs() << "nunc: error: expected a subcommand (import, run, inspect, compile); see "
                   "'nunc --help'\n";
   return 1;

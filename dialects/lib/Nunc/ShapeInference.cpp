@@ -800,7 +800,10 @@ LogicalResult GatherElementsOp::inferResultTypes(SmallVectorImpl<Type> &types) {
 LogicalResult GatherNDOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   Type element = elementOf(getData());
   auto data = dimsOf(getData()), indices = dimsOf(getIndices());
-  if (!data || !indices || indices->empty() || ShapedType::isDynamic(indices->back())) {
+  if (indices && indices->empty())
+    return emitError() << "GatherND needs indices of rank >= 1 (index tuples along the last "
+                          "dim), got a scalar";
+  if (!data || !indices || ShapedType::isDynamic(indices->back())) {
     types.push_back(UnrankedTensorType::get(element));
     return success();
   }
@@ -834,8 +837,10 @@ LogicalResult ScatterNDOp::inferResultTypes(SmallVectorImpl<Type> &types) {
   if (failed(checkReduction(*this)))
     return failure();
   auto data = dimsOf(getData()), indices = dimsOf(getIndices()), updates = dimsOf(getUpdates());
-  if (data && indices && updates && !indices->empty() &&
-      !ShapedType::isDynamic(indices->back())) {
+  if (indices && indices->empty())
+    return emitError() << "ScatterND needs indices of rank >= 1 (index tuples along the last "
+                          "dim), got a scalar";
+  if (data && indices && updates && !ShapedType::isDynamic(indices->back())) {
     const int64_t k = indices->back();
     if (k < 1 || k > static_cast<int64_t>(data->size()))
       return emitError() << "ScatterND index tuples of " << k << " entries for data of rank "
