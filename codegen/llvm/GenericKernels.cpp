@@ -314,9 +314,20 @@ public:
             reduced));
     return math::CopySignOp::create(b, loc, r, x);
   }
-  /// ln x: MLIR's polynomial approximation for f32; log64 for f64.
+  /// ln x: MLIR's polynomial approximation for f32, which takes a
+  /// subnormal x as FLT_MIN (ln 3e-39 was -87.34, not -88.70): such an x
+  /// is scaled by 2^23 first; log64 for f64.
   Value log(Value x) {
-    return x.getType().isF64() ? log64(x) : Value(math::LogOp::create(b, loc, x));
+    if (x.getType().isF64())
+      return log64(x);
+    Type t = x.getType();
+    Value small = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x,
+                                        floatConst(std::numeric_limits<float>::min(), t));
+    Value scaled = arith::SelectOp::create(
+        b, loc, small, arith::MulFOp::create(b, loc, x, floatConst(0x1p23, t)), x);
+    Value l = math::LogOp::create(b, loc, scaled);
+    return arith::SelectOp::create(
+        b, loc, small, arith::SubFOp::create(b, loc, l, floatConst(23 * M_LN2, t)), l);
   }
 
   /// C's fmod(x, y) of f32 or f64 values without libm, exact: |x| less

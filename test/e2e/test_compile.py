@@ -517,7 +517,8 @@ def test_math_comparison_and_logic_ops_match_onnxruntime(nunc, tmp_path):
     Max and Greater on int64 and uint8, compiled for every target and
     against onnxruntime on values that reach their edges: |x| up to 1e30
     for sin / cos (no libm: within 2e-7), tiny tanh inputs (relative
-    2e-7 near 0), softplus where exp overflows, NaN, inf and -0."""
+    2e-7 near 0), softplus where exp overflows, NaN, inf, -0 and
+    subnormals."""
     import onnx
     from onnx import helper as h
     f, b, i64, u8 = onnx.TensorProto.FLOAT, onnx.TensorProto.BOOL, onnx.TensorProto.INT64, \
@@ -550,6 +551,8 @@ def test_math_comparison_and_logic_ops_match_onnxruntime(nunc, tmp_path):
     x = np.concatenate([r.uniform(-30, 30, n), np.geomspace(1e-9, 1e30, n) *
                         np.where(np.arange(n) % 2, -1, 1)]).reshape(2, n).astype(np.float32)
     x[0, :6] = [0, -0.0, np.inf, -np.inf, np.nan, 100]
+    # Subnormals (log once took them as FLT_MIN: ln 3e-39 was -87.34).
+    x[0, 6:11] = [3e-39, 1e-45, -1e-40, 1.1754942e-38, 1e-40]
     y = np.round(r.uniform(-30, 30, n)).astype(np.float32)
     y[7] = np.nan
     feeds = {"x": x, "y": y, "z": np.array([[1.5], [-2.0]], np.float32),

@@ -7,7 +7,8 @@ or a clear error; a crash, a hang, an exit without a message, a compiled
 refusal of a model the evaluator runs (shapes from run-time values aside)
 or a compiled result the evaluator does not give fails. Every 4th f32
 mutant that runs is also compiled as a library, linked into a C program
-and run: its outputs must be `nunc run`'s bit for bit. Deterministic (fixed seeds); run
+and run: its outputs must be `nunc run`'s bit for bit; the multi-node
+mutants also run on two threads, whose outputs must be one thread's bits. Deterministic (fixed seeds); run
 the script with other seeds and more iterations to search further."""
 import os
 import subprocess
@@ -52,6 +53,8 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
         cmd.append("--quantize=int8")
     else:  # (every 4th mutant also as a linked library, bit for bit nunc run's)
         cmd.append("--link-every=4")
+    if seeds == "multi-node":  # (their GEMMs, attention and convs split into tasks)
+        cmd.append("--threads=2")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
     assert r.returncode == 0, (
         f"{r.stdout[-6000:]}\n{r.stderr[-3000:]}\n(mutants and transcripts in "
