@@ -159,6 +159,10 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
         return n.error() << "Hardmax needs the dim it runs along to be known (pin it with "
                             "--shape)";
       int64_t count = xType.getDimSize(along);
+      if (count > shape::kMaxTensorBytes / 8) // (an int64 table of the positions)
+        return n.error() << "Hardmax along " << count
+                         << " elements would need an index table over the 8 GiB a tensor "
+                            "may hold";
       SmallVector<int64_t> iotaShape{count};
       iotaShape.append(xType.getRank() - along - 1, 1);
       SmallVector<int64_t> values(count);
@@ -200,6 +204,11 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
                           "known (pin them with --shape)";
     const int64_t rows = type.getDimSize(type.getRank() - 2),
                   cols = type.getDimSize(type.getRank() - 1);
+    // (The row and column numbers are int64 tables, which a dim of 2^31
+    // of an empty or int8 input would take past the tensor limit.)
+    if (std::max(rows, cols) > shape::kMaxTensorBytes / 8)
+      return n.error() << "Trilu over " << rows << " x " << cols
+                       << " would need an index table over the 8 GiB a tensor may hold";
     // j - i from a column of row numbers and a row of column numbers (a
     // constant [rows, cols] table would ship in the weights of a large
     // causal mask).
