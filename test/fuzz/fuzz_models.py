@@ -23,9 +23,12 @@ with the same seeds.
 --special-values feeds NaN, infinities and subnormals. A non-finite element
 then agrees with any non-finite one (sums of infinities and of values near
 FLT_MAX differ by their order, and the evaluator sums in f64), and the
-relative tolerance is 1 %. A known difference there, where onnxruntime
-sides with the kernels: MaxPool and the max reductions' vmaxps step over
-NaN (std::max in onnxruntime does too; the evaluator keeps it).
+relative tolerance is 1 %. Known differences there: MaxPool and the max
+reductions' vmaxps step over NaN (std::max in onnxruntime does too; the
+evaluator keeps it), and sums whose terms of +-1e30 (products or squares of
+1e15) cancel keep different remainders in f32 (the kernels, onnxruntime)
+and f64 (the evaluator): an expanded LayerNorm's E[x^2] - E[x]^2, a
+MatMul of two such inputs.
 
 A QDQ model's output that comes from a QuantizeLinear, or a DequantizeLinear
 of one scale, may be a grid step off the evaluator's: the compiled epilogues
