@@ -79,8 +79,10 @@ llvm::Expected<std::unique_ptr<JitModel>> JitModel::load(const CompiledModel &mo
   m->impl->ctx = std::aligned_alloc(64, kRuntimeContextBytes);
   if (!m->impl->workspace || !m->impl->ctx) {
     m->impl->destroy = nullptr; // (never initialized)
-    return llvm::createStringError("cannot allocate the model's " + llvm::Twine(bytes) +
-                                   "-byte workspace");
+    return llvm::createStringError(
+        m->impl->workspace ? llvm::Twine("cannot allocate the model's context")
+                           : "cannot allocate the model's " + llvm::Twine(bytes) +
+                                 "-byte workspace");
   }
   nunc_options options = {};
   options.num_threads = threads;

@@ -36,6 +36,7 @@
 #include <cfloat>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -316,7 +317,8 @@ public:
   }
   /// ln x: MLIR's polynomial approximation for f32, which takes a
   /// subnormal x as FLT_MIN (ln 3e-39 was -87.34, not -88.70): such an x
-  /// is scaled by 2^23 first; log64 for f64.
+  /// is scaled by 2^23 first (exact, and enough to make the smallest,
+  /// 2^-149, normal); log64 for f64.
   Value log(Value x) {
     if (x.getType().isF64())
       return log64(x);
@@ -327,7 +329,7 @@ public:
         b, loc, small, arith::MulFOp::create(b, loc, x, floatConst(0x1p23, t)), x);
     Value l = math::LogOp::create(b, loc, scaled);
     return arith::SelectOp::create(
-        b, loc, small, arith::SubFOp::create(b, loc, l, floatConst(23 * M_LN2, t)), l);
+        b, loc, small, arith::SubFOp::create(b, loc, l, floatConst(23 * std::numbers::ln2, t)), l);
   }
 
   /// C's fmod(x, y) of f32 or f64 values without libm, exact: |x| less

@@ -155,30 +155,34 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
         y = mk(SubOp::getOperationName(), {*shifted, *sum});
     } else {
       auto xType = cast<RankedTensorType>(x.getType());
-      if (xType.isDynamicDim(along))
-        return n.error() << "Hardmax needs the dim it runs along to be known (pin it with "
-                            "--shape)";
-      int64_t count = xType.getDimSize(along);
-      if (count > shape::kMaxTensorBytes / 8) // (an int64 table of the positions)
-        return n.error() << "Hardmax along " << count
-                         << " elements would need an index table over the 8 GiB a tensor "
-                            "may hold";
-      SmallVector<int64_t> iotaShape{count};
-      iotaShape.append(xType.getRank() - along - 1, 1);
-      SmallVector<int64_t> values(count);
-      for (int64_t i = 0; i < count; ++i)
-        values[i] = i;
-      auto iotaType = RankedTensorType::get(iotaShape, builder.getI64Type());
-      Value iota = ConstantOp::create(builder, loc, iotaType,
-                                      DenseElementsAttr::get(iotaType, ArrayRef(values)));
-      FailureOr<Value> index = mk(ArgMaxOp::getOperationName(), {x},
-                                  {i64Attr("axis", along), i64Attr("keepdims", 1),
-                                   i64Attr("select_last_index", 0)});
-      FailureOr<Value> hit =
-          succeeded(index) ? mk(EqualOp::getOperationName(), {iota, *index}) : index;
-      if (succeeded(hit))
-        y = mk(CastOp::getOperationName(), {*hit},
-               {attr("to", TypeAttr::get(element(x))), i64Attr("saturate", 1)});
+      if (xType.hasStaticShape() && xType.getNumElements() == 0) {
+        y = x; // (an empty input: nothing to compare, no position table)
+      } else {
+        if (xType.isDynamicDim(along))
+          return n.error() << "Hardmax needs the dim it runs along to be known (pin it with "
+                              "--shape)";
+        int64_t count = xType.getDimSize(along);
+        if (count > shape::kMaxTensorBytes / 8) // (an int64 table of the positions)
+          return n.error() << "Hardmax along " << count
+                           << " elements would need an index table over the 8 GiB a tensor "
+                              "may hold";
+        SmallVector<int64_t> iotaShape{count};
+        iotaShape.append(xType.getRank() - along - 1, 1);
+        SmallVector<int64_t> values(count);
+        for (int64_t i = 0; i < count; ++i)
+          values[i] = i;
+        auto iotaType = RankedTensorType::get(iotaShape, builder.getI64Type());
+        Value iota = ConstantOp::create(builder, loc, iotaType,
+                                        DenseElementsAttr::get(iotaType, ArrayRef(values)));
+        FailureOr<Value> index = mk(ArgMaxOp::getOperationName(), {x},
+                                    {i64Attr("axis", along), i64Attr("keepdims", 1),
+                                     i64Attr("select_last_index", 0)});
+        FailureOr<Value> hit =
+            succeeded(index) ? mk(EqualOp::getOperationName(), {iota, *index}) : index;
+        if (succeeded(hit))
+          y = mk(CastOp::getOperationName(), {*hit},
+                 {attr("to", TypeAttr::get(element(x))), i64Attr("saturate", 1)});
+      }
     }
     if (succeeded(y) && flatten) {
       FailureOr<Value> shape = mk(ShapeOp::getOperationName(), {in(0)}, {i64Attr("start", 0)});
@@ -204,8 +208,10 @@ LogicalResult Importer::convertComposite(NodeContext &n, SmallVectorImpl<Value> 
                           "known (pin them with --shape)";
     const int64_t rows = type.getDimSize(type.getRank() - 2),
                   cols = type.getDimSize(type.getRank() - 1);
+    if (type.hasStaticShape() && type.getNumElements() == 0)
+      return done(in(0)); // (nothing to mask: no position tables either)
     // (The row and column numbers are int64 tables, which a dim of 2^31
-    // of an empty or int8 input would take past the tensor limit.)
+    // of an int8 input would take past the tensor limit.)
     if (std::max(rows, cols) > shape::kMaxTensorBytes / 8)
       return n.error() << "Trilu over " << rows << " x " << cols
                        << " would need an index table over the 8 GiB a tensor may hold";

@@ -252,7 +252,8 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
            "from the pinned dims)";
     else if (isa_and_nonnull<Col2ImOp>(producer))
       d << " (Col2Im's image_shape and block_shape must be constants when compiling)";
-    else if (producer && llvm::all_of(producer->getOperandTypes(), [](Type ot) {
+    else if (producer && !(t && t.hasStaticShape()) &&
+             llvm::all_of(producer->getOperandTypes(), [](Type ot) {
                auto rt = dyn_cast<RankedTensorType>(ot);
                return rt && rt.hasStaticShape();
              }))
@@ -340,9 +341,10 @@ FailureOr<MemoryPlan> mlir::nunc::planMemory(func::FuncOp func, ScratchQuery scr
       step.results.push_back(s);
     }
     if (int64_t bytes = scratch(&op)) {
-      // No kernel needs more scratch than the largest tensor: more is a
-      // size computed from something other than the data (a stride past
-      // the plane once took 3.8 TB), refused here instead of at init.
+      // A deliberate limit, the largest tensor's: scratch past it has so
+      // far only come from a size computed from something other than the
+      // data (a stride past the plane once asked for 3.8 TB, which the
+      // library then could not allocate).
       if (bytes < 0 || bytes > kMaxTensorBytes)
         return op.emitError() << "its kernel asks for " << bytes
                               << " bytes of scratch, more than the 8 GiB of the largest "

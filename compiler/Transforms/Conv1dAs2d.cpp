@@ -49,6 +49,26 @@ LogicalResult replaceByLifted(PatternRewriter &rewriter, Operation *op, StringRe
   return success();
 }
 
+/// The ops a pattern creates before `op` from here on. A pattern that fails
+/// must leave the IR as it was: ops it created and left behind make the
+/// rewrite loop until it gives up (a conv weight of run-time shape did,
+/// without a word), so its failures go through undo().
+class CreatedBefore {
+public:
+  explicit CreatedBefore(Operation *op) : op(op), before(op->getPrevNode()) {}
+  LogicalResult undo(PatternRewriter &rewriter) const {
+    while (Operation *created = op->getPrevNode()) {
+      if (created == before)
+        break;
+      rewriter.eraseOp(created);
+    }
+    return failure();
+  }
+
+private:
+  Operation *op, *before;
+};
+
 /// `shape` with a 1 before its last dim.
 SmallVector<int64_t> lifted(ArrayRef<int64_t> shape) {
   SmallVector<int64_t> s(shape);
@@ -107,8 +127,6 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
     if (!in || !out || in.getRank() != 3 || !in.hasStaticShape() || !out.hasStaticShape() ||
         op->getNumResults() != 1)
       return failure();
-    // (Every check before the first new op: a pattern that fails after
-    // creating ops never lets the rewrite converge.)
     if constexpr (std::is_same_v<OpTy, ConvOp>) {
       auto w = dyn_cast<RankedTensorType>(op.getWeight().getType());
       if (!w || w.getRank() != 3 || !w.hasStaticShape())
@@ -119,19 +137,23 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
       return failure();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
+    CreatedBefore created(op);
+    auto undo = [&] { return created.undo(rewriter); };
     FailureOr<Value> x = reshape(rewriter, loc, op->getOperand(0), lifted(in.getShape()));
     if (failed(x))
-      return failure();
+      return undo();
     SmallVector<Value> operands{*x};
     if constexpr (std::is_same_v<OpTy, ConvOp>) {
       FailureOr<Value> weight = liftValue(rewriter, loc, op.getWeight());
       if (failed(weight))
-        return failure();
+        return undo();
       operands.push_back(*weight);
       if (op.getBias())
         operands.push_back(op.getBias());
     }
-    return replaceByLifted(rewriter, op, op->getName().getStringRef(), operands, *attrs);
+    if (failed(replaceByLifted(rewriter, op, op->getName().getStringRef(), operands, *attrs)))
+      return undo();
+    return success();
   }
 };
 
@@ -202,6 +224,7 @@ struct SinkReshape : RewritePattern {
       return failure();
     Location loc = op->getLoc();
     rewriter.setInsertionPoint(op);
+    CreatedBefore created(op);
     SmallVector<Value> operands;
     for (auto [i, v] : llvm::enumerate(op->getOperands())) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -210,18 +233,20 @@ struct SinkReshape : RewritePattern {
         continue;
       }
       if (!type.hasStaticShape())
-        return failure();
+        return created.undo(rewriter);
       if (Value src = liftedSource(v)) {
         operands.push_back(src);
         continue;
       }
       FailureOr<Value> l = reshape(rewriter, loc, v, lifted(type.getShape()));
       if (failed(l))
-        return failure();
+        return created.undo(rewriter);
       operands.push_back(*l);
     }
-    return replaceByLifted(rewriter, op, op->getName().getStringRef(), operands,
-                           llvm::to_vector(op->getAttrs()));
+    if (failed(replaceByLifted(rewriter, op, op->getName().getStringRef(), operands,
+                               llvm::to_vector(op->getAttrs()))))
+      return created.undo(rewriter);
+    return success();
   }
 };
 
@@ -244,16 +269,17 @@ struct HoistLiftAboveQdq : OpRewritePattern<ReshapeOp> {
       return failure();
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
+    CreatedBefore created(op);
     FailureOr<Value> lifted4 = liftValue(rewriter, loc, in);
     if (failed(lifted4))
-      return failure();
+      return created.undo(rewriter);
     SmallVector<Value> operands(q->getOperands());
     operands[0] = *lifted4;
     FailureOr<Value> moved =
         createInferredValue(rewriter, q->getLoc(), q->getName().getStringRef(), operands,
                             llvm::to_vector(q->getAttrs()));
     if (failed(moved) || moved->getType() != op.getType())
-      return failure();
+      return created.undo(rewriter);
     // (With other readers, such as a residual Add, the original stays for
     // them: the lifted copy ends in the int8 conv's own quantizer.)
     rewriter.replaceOp(op, *moved);
@@ -276,9 +302,11 @@ struct FoldReshapePair : OpRewritePattern<ReshapeOp> {
       rewriter.replaceOp(op, inner.getData());
       return success();
     }
+    rewriter.setInsertionPoint(op);
+    CreatedBefore created(op);
     FailureOr<Value> y = reshape(rewriter, op.getLoc(), inner.getData(), type.getShape());
     if (failed(y) || y->getType() != op.getType())
-      return failure();
+      return created.undo(rewriter);
     rewriter.replaceOp(op, *y);
     return success();
   }

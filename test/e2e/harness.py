@@ -98,7 +98,7 @@ def build(out_dir, cc="gcc"):
 
 
 def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None, slots=1,
-        wrapper=()):
+        wrapper=(), timeout=None):
     """Runs the program on feeds (dict name -> array); returns (outputs, times, stdout).
     slots > 1 gives the library a workspace for that many items at once; `wrapper`
     is a command the program runs under (an emulator)."""
@@ -112,7 +112,7 @@ def run(exe, manifest, feeds, work_dir, threads=1, repeat=1, weights_dir=None, s
     if weights_dir:
         args.append(weights_dir)
     env = dict(os.environ, NUNC_WORKSPACE_SLOTS=str(slots))
-    r = subprocess.run(args, capture_output=True, text=True, env=env)
+    r = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout)
     if r.returncode != 0:
         return None, None, r.stdout + r.stderr
     outs = {}

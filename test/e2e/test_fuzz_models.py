@@ -6,10 +6,11 @@ the reference evaluator. Every mutant must end in outputs that agree
 or a clear error; a crash, a hang, an exit without a message, a compiled
 refusal of a model the evaluator runs (shapes from run-time values aside)
 or a compiled result the evaluator does not give fails. Every 4th f32
-mutant that runs is also compiled as a library, linked into a C program
-and run: its outputs must be `nunc run`'s bit for bit; the multi-node
-mutants also run on two threads, whose outputs must be one thread's bits. Deterministic (fixed seeds); run
-the script with other seeds and more iterations to search further."""
+mutant (by index), where it runs, is also compiled as a library, linked
+into a C program and run: its outputs must be `nunc run`'s bit for bit;
+the multi-node mutants also run on two threads, whose outputs must be one
+thread's bits. Deterministic (fixed seeds); run the script with other
+seeds and more iterations to search further."""
 import os
 import subprocess
 import sys

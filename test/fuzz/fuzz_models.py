@@ -62,6 +62,9 @@ import numpy as np
 import onnx
 from onnx import TensorProto
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import harness  # noqa: E402 (the e2e tests' C driver for a library)
+
 INT_VALUES = [0, 1, -1, 2, -2, 3, 7, -7, 64, 2**31 - 1, -2**31, 2**40, -2**40, 2**62]
 FLOAT_VALUES = [0.0, -1.0, 1e-30, 1e30, float("inf"), float("-inf"), float("nan"), 0.5]
 DIM_VALUES = [0, 1, 2, 3, 7, 17, 2**31, 2**40, -3]
@@ -380,6 +383,8 @@ def classify(rc, text):
     if rc == 0:
         return None
     if rc == 1:
+        if "internal error" in text:  # (nunc's line for a failure that said nothing)
+            return "internal error"
         return None if "error" in text else "exit 1 without an error message"
     if isinstance(rc, int) and rc < 0:
         return f"signal {-rc}"
@@ -610,8 +615,10 @@ def write_inputs(model, seed, path, special=False):
     return True
 
 
-# The one error the compiled path may give where the evaluator runs.
-COMPILE_ONLY_LIMIT = "every dim must be static"
+# The errors the compiled path may give where the evaluator runs: shapes
+# that run-time values decide (nunc compiles static shapes), and int8
+# kernels on tensors without elements.
+COMPILE_ONLY_LIMITS = ("every dim must be static", "has no elements")
 
 # Runs a model in onnxruntime on a .npz of inputs (argv: model, inputs,
 # outputs), in a process of its own: a mutant may crash it.
@@ -664,7 +671,7 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
     # The compiled path refuses only shapes that run-time values decide
     # (nunc compiles static shapes); any other refusal of a model the
     # evaluator runs is a defect (a 3.8 TB arena was one).
-    if rc_c == 1 and rc_r == 0 and COMPILE_ONLY_LIMIT not in text_c:
+    if rc_c == 1 and rc_r == 0 and not any(m in text_c for m in COMPILE_ONLY_LIMITS):
         return "compiled refuses a model the evaluator runs", transcript
     # int8 ranges step over NaN as onnxruntime's do, and NaN and infinite
     # values have no codes: such runs are checked for crashes only.
@@ -709,8 +716,6 @@ def check_library(nunc, path, inputs, out_c, workdir, timeout):
     run` compiles: no batch split), links it into the tests' C driver, runs
     it on the same inputs and expects `nunc run`'s outputs bit for bit.
     Returns (what went wrong or None, transcript)."""
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-    import harness
     lib = os.path.join(workdir, "lib")
     cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false", "-o", lib]
     rc, text = run(cmd, timeout)
@@ -724,8 +729,13 @@ def check_library(nunc, path, inputs, out_c, workdir, timeout):
     ios = manifest["inputs"] + manifest["outputs"]
     if any(io["dtype"] not in harness.NP_TYPES for io in ios):
         return None, transcript  # (bfloat16: no numpy type to read it back)
-    outs, _, log = harness.run(exe, manifest, dict(np.load(inputs)),
-                               os.path.join(workdir, "run"))
+    try:
+        outs, _, log = harness.run(exe, manifest, dict(np.load(inputs)),
+                                   os.path.join(workdir, "run"), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "the library's run hangs", transcript
+    except (AssertionError, KeyError, ValueError) as e:  # (inputs the manifest does not take)
+        return f"the library's inputs or outputs: {e!r}", transcript
     transcript += f"$ driver {lib}\n{log}\n"
     if outs is None:
         return "the library's run failed", transcript
@@ -808,9 +818,12 @@ def main():
             flags_file = os.path.join(args.replay, "flags")
             if os.path.exists(flags_file):  # the flags it was found with
                 flags = open(flags_file).read().split()
-                extra = [f for f in flags if f not in ("--special-values", "--link")]
+                extra = [f for f in flags if f not in ("--special-values", "--link")
+                         and not f.startswith("--threads=")]
                 args.special_values = "--special-values" in flags
                 link = "--link" in flags
+                args.threads = next((int(f.split("=")[1]) for f in flags
+                                     if f.startswith("--threads=")), args.threads)
             else:
                 link = args.link_every > 0
             problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra,
@@ -853,7 +866,8 @@ def main():
                     f.write(str(i))
                 with open(os.path.join(d, "flags"), "w") as f:
                     f.write(" ".join(extra + (["--special-values"] if args.special_values
-                                              else []) + (["--link"] if link else [])))
+                                              else []) + (["--link"] if link else [])
+                                     + [f"--threads={args.threads}"]))
                 with open(os.path.join(d, "transcript.txt"), "w") as f:
                     f.write(f"seed model {name}; mutations {how}\n{problem}\n\n{transcript}")
     print(f"{args.iterations} mutants, {defects} defects")

@@ -25,31 +25,24 @@ llvm::cl::SubCommand inspectCommand("inspect", "Summarize an ONNX model: ops, pa
 namespace {
 std::atomic<int> printedErrors{0};
 
-class SilentFailureNamer : public mlir::PassInstrumentation {
+/// Records the first pass that fails. (Diagnostics of passes that run on
+/// several functions at once reach the handler only after all of them, so
+/// whether a failure was silent is judged after the whole run.)
+class FailedPassRecorder : public mlir::PassInstrumentation {
 public:
-  void runBeforePass(mlir::Pass *pass, mlir::Operation *op) override {
-    std::lock_guard<std::mutex> lock(mutex);
-    before[{pass, op}] = printedErrors;
-  }
-  void runAfterPass(mlir::Pass *pass, mlir::Operation *op) override {
-    std::lock_guard<std::mutex> lock(mutex);
-    before.erase({pass, op});
-  }
   void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *op) override {
-    int then;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      then = before.lookup({pass, op});
-      before.erase({pass, op});
-    }
-    if (printedErrors == then)
-      op->emitError() << "internal error: compiler pass '" << pass->getArgument()
-                      << "' failed without saying why";
+    std::lock_guard<std::mutex> lock(mutex);
+    if (name.empty())
+      name = pass->getArgument().str();
+  }
+  std::string first() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return name;
   }
 
 private:
   std::mutex mutex;
-  llvm::DenseMap<std::pair<mlir::Pass *, mlir::Operation *>, int> before;
+  std::string name;
 };
 } // namespace
 
@@ -64,7 +57,7 @@ ToolContext::ToolContext() {
     llvm::raw_ostream &os = llvm::errs();
     const char *kind = "note";
     switch (diag.getSeverity()) {
-    case mlir::DiagnosticSeverity::Error: kind = "error"; ++errors; ++printedErrors; break;
+    case mlir::DiagnosticSeverity::Error: kind = "error"; ++printedErrors; break;
     case mlir::DiagnosticSeverity::Warning: kind = "warning"; break;
     case mlir::DiagnosticSeverity::Remark: kind = "remark"; break;
     case mlir::DiagnosticSeverity::Note: break;
@@ -86,8 +79,17 @@ int fail(llvm::StringRef subcommand, const llvm::Twine &message) {
 
 int errorsPrinted() { return printedErrors; }
 
-void nameSilentPassFailures(mlir::PassManager &pm) {
-  pm.addInstrumentation(std::make_unique<SilentFailureNamer>());
+mlir::LogicalResult runPasses(mlir::PassManager &pm, mlir::ModuleOp module) {
+  auto recorder = std::make_unique<FailedPassRecorder>();
+  FailedPassRecorder *failedPass = recorder.get();
+  pm.addInstrumentation(std::move(recorder));
+  int before = printedErrors;
+  if (succeeded(pm.run(module)))
+    return mlir::success();
+  if (printedErrors == before)
+    module.emitError() << "internal error: compiler pass '" << failedPass->first()
+                       << "' failed without saying why";
+  return mlir::failure();
 }
 
 bool parseShapePins(llvm::StringRef subcommand, const std::vector<std::string> &pins,

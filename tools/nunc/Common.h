@@ -29,11 +29,9 @@ class ToolContext {
 public:
   ToolContext();
   mlir::MLIRContext &get() { return ctx; }
-  bool hadError() const { return errors > 0; }
 
 private:
   mlir::MLIRContext ctx;
-  int errors = 0;
 };
 
 /// Prints "nunc <sub>: error: message" and returns 1.
@@ -43,9 +41,10 @@ int fail(llvm::StringRef subcommand, const llvm::Twine &message);
 /// 1 having printed none gets an internal error line from main.
 int errorsPrinted();
 
-/// Makes a pass of `pm` that fails without an error diagnostic emit one
-/// that names it (a pattern driver that does not converge says nothing).
-void nameSilentPassFailures(mlir::PassManager &pm);
+/// Runs `pm` on `module`; where it fails without an error diagnostic (a
+/// pattern driver that does not converge says nothing), emits one that
+/// names the pass.
+mlir::LogicalResult runPasses(mlir::PassManager &pm, mlir::ModuleOp module);
 
 /// --explain: the kernel of every step, and how many took the generic path.
 void printKernelChoices(const mlir::nunc::CompiledModel &compiled, llvm::raw_ostream &os);

@@ -545,13 +545,12 @@ int runCompile() {
       main && failed(requireStaticInputs(main)))
     return 1;
   PassManager pm(&tc.get());
-  nameSilentPassFailures(pm);
   buildFusionPipeline(pm, /*int8Convs=*/true, hasU16InputGemms(options.target),
                       onnxruntimeRewrites);
   // Before quantization: ranges taken at run time then cover one image.
   if (splitBatch)
     pm.nest<func::FuncOp>().addPass(createSplitBatch());
-  if (failed(pm.run(*module)))
+  if (failed(runPasses(pm, *module)))
     return 1;
   if (auto main = module->lookupSymbol<func::FuncOp>("main")) {
     if (auto n = main->getAttrOfType<IntegerAttr>("nunc.batch_split"))
@@ -576,9 +575,8 @@ int runCompile() {
       // A saved profile's ranges are those of the smoothed inputs: smooth
       // as it says before quantizing (and before measuring against f32).
       PassManager spm(&tc.get());
-      nameSilentPassFailures(spm);
       spm.nest<func::FuncOp>().addPass(createSmoothActivations({profilePath}));
-      if (failed(spm.run(*module)))
+      if (failed(runPasses(spm, *module)))
         return 1;
     }
     if (!profilePath.empty() && biasCorrection)
@@ -596,7 +594,6 @@ int runCompile() {
     auto quantizeCopy = [&](ArrayRef<std::string> keep) -> OwningOpRef<ModuleOp> {
       OwningOpRef<ModuleOp> copy = f32->clone();
       PassManager qpm(&tc.get());
-      nameSilentPassFailures(qpm);
       // Every target has int8 convolutions, and depthwise kernels that
       // read their u8 codes.
       std::function<bool(AttentionOp)> int8Attention;
@@ -606,7 +603,7 @@ int runCompile() {
         };
       buildInt8Pipeline(qpm, profilePath, keep, /*convs=*/true, biasCorrection, staticInt8,
                         handoverSnr, /*depthwiseHandover=*/true, std::move(int8Attention));
-      if (failed(qpm.run(*copy)))
+      if (failed(runPasses(qpm, *copy)))
         return nullptr;
       return copy;
     };

@@ -182,7 +182,6 @@ int runRun() {
     if (!host)
       llvm::consumeError(host.takeError());
     PassManager pm(&tc.get());
-    nameSilentPassFailures(pm);
     buildFusionPipeline(pm, /*int8Convs=*/true, u16Gemms, onnxruntimeRewrites);
     // Attention on int8 codes as `nunc compile --quantize int8` for this
     // host has it.
@@ -194,7 +193,7 @@ int runRun() {
                         /*biasCorrection=*/true, /*staticActivations=*/true,
                         /*minHandoverSnr=*/std::nullopt, /*depthwiseHandover=*/true,
                         std::move(int8Attention));
-    if (failed(pm.run(*module)))
+    if (failed(runPasses(pm, *module)))
       return 1;
   }
   auto func = module->lookupSymbol<func::FuncOp>("main");
