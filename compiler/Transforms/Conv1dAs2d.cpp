@@ -138,21 +138,20 @@ template <typename OpTy> struct LiftWindowOp : OpRewritePattern<OpTy> {
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
     CreatedBefore created(op);
-    auto undo = [&] { return created.undo(rewriter); };
     FailureOr<Value> x = reshape(rewriter, loc, op->getOperand(0), lifted(in.getShape()));
     if (failed(x))
-      return undo();
+      return created.undo(rewriter);
     SmallVector<Value> operands{*x};
     if constexpr (std::is_same_v<OpTy, ConvOp>) {
       FailureOr<Value> weight = liftValue(rewriter, loc, op.getWeight());
       if (failed(weight))
-        return undo();
+        return created.undo(rewriter);
       operands.push_back(*weight);
       if (op.getBias())
         operands.push_back(op.getBias());
     }
     if (failed(replaceByLifted(rewriter, op, op->getName().getStringRef(), operands, *attrs)))
-      return undo();
+      return created.undo(rewriter);
     return success();
   }
 };

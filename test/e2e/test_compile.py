@@ -839,7 +839,24 @@ def test_range_of_the_pinned_sequence_length_folds(nunc, tmp_path):
     np.testing.assert_array_equal(outs["y"], want)
 
 
-@pytest.mark.parametrize("op", ["Range", "Split", "ReduceSum", "Pad", "Expand"])
+# op: (its inputs, outputs and attributes; the graph inputs as (name, ONNX
+# type, dims); what the error must say). "pads" comes from a Concat node.
+RUN_TIME_SIZES = {
+    "Range": (["s", "l", "d"], ["y"], {}, [(n, 1, []) for n in "sld"],
+              "Range's length follows from its start, limit and delta"),
+    "Split": (["x", "sizes"], ["a", "b"], {"axis": 1}, [("x", 1, [2, 6]), ("sizes", 7, [2])],
+              "a Split's sizes, are run-time values"),
+    "ReduceSum": (["x", "axes"], ["y"], {"keepdims": 0}, [("x", 1, [2, 3, 4]), ("axes", 7, [1])],
+                  "its shape follows from the values of graph input 'axes', which are known "
+                  "only"),
+    "Pad": (["x", "pads"], ["y"], {}, [("x", 1, [2, 3]), ("p", 7, [2])],
+            'its shape follows from the values of the output of node "concat"'),
+    "Expand": (["x", "shape"], ["y"], {}, [("x", 1, [3, 1]), ("shape", 7, [2])],
+               "the values of graph input 'shape'"),
+}
+
+
+@pytest.mark.parametrize("op", list(RUN_TIME_SIZES))
 def test_sizes_from_run_time_values_are_a_located_error(nunc, tmp_path, op):
     """A Range of run-time floats, a Split by run-time sizes, a reduction
     over run-time axes, a Pad by computed pads or an Expand to a run-time
@@ -848,39 +865,13 @@ def test_sizes_from_run_time_values_are_a_located_error(nunc, tmp_path, op):
     shapes)."""
     import onnx
     from onnx import helper as h
-    nodes = []
-    if op == "ReduceSum":
-        node = h.make_node("ReduceSum", ["x", "axes"], ["y"], name="node", keepdims=0)
-        inputs = [h.make_tensor_value_info("x", 1, [2, 3, 4]),
-                  h.make_tensor_value_info("axes", 7, [1])]
-        outputs = ["y"]
-        why = "its shape follows from the values of graph input 'axes', which are known only"
-    elif op == "Pad":
-        nodes = [h.make_node("Concat", ["p", "p"], ["pads"], name="concat", axis=0)]
-        node = h.make_node("Pad", ["x", "pads"], ["y"], name="node")
-        inputs = [h.make_tensor_value_info("x", 1, [2, 3]),
-                  h.make_tensor_value_info("p", 7, [2])]
-        outputs = ["y"]
-        why = 'its shape follows from the values of the output of node "concat"'
-    elif op == "Expand":
-        node = h.make_node("Expand", ["x", "shape"], ["y"], name="node")
-        inputs = [h.make_tensor_value_info("x", 1, [3, 1]),
-                  h.make_tensor_value_info("shape", 7, [2])]
-        outputs = ["y"]
-        why = "the values of graph input 'shape'"
-    elif op == "Range":
-        node = h.make_node("Range", ["s", "l", "d"], ["y"], name="node")
-        inputs = [h.make_tensor_value_info(n, 1, []) for n in "sld"]
-        outputs = ["y"]
-        why = "Range's length follows from its start, limit and delta"
-    else:
-        node = h.make_node("Split", ["x", "sizes"], ["a", "b"], name="node", axis=1)
-        inputs = [h.make_tensor_value_info("x", 1, [2, 6]),
-                  h.make_tensor_value_info("sizes", 7, [2])]
-        outputs = ["a", "b"]
-        why = "a Split's sizes, are run-time values"
-    g = h.make_graph(nodes + [node], "sizes", inputs, [h.make_tensor_value_info(o, 1, None)
-                                               for o in outputs])
+    ins, outputs, attrs, graph_inputs, why = RUN_TIME_SIZES[op]
+    nodes = [h.make_node("Concat", ["p", "p"], ["pads"], name="concat", axis=0)] \
+        if "pads" in ins else []
+    nodes.append(h.make_node(op, ins, outputs, name="node", **attrs))
+    inputs = [h.make_tensor_value_info(n, t, dims) for n, t, dims in graph_inputs]
+    g = h.make_graph(nodes, "sizes", inputs,
+                     [h.make_tensor_value_info(o, 1, None) for o in outputs])
     path = str(tmp_path / "sizes.onnx")
     onnx.save(h.make_model(g, opset_imports=[h.make_opsetid("", 17)]), path)
     r = nunc("compile", path, "--target", TARGETS[0], "-o", tmp_path / "out", check=False)
