@@ -52,8 +52,7 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
            "--out", str(tmp_path / "defects")]
     if mode == "int8":
         cmd.append("--quantize=int8")
-    else:  # (every 4th mutant also as a linked library, bit for bit nunc run's)
-        cmd.append("--link-every=4")
+    cmd.append("--link-every=4")  # (also as a linked library, bit for bit nunc run's)
     if seeds == "multi-node":  # (their GEMMs, attention and convs split into tasks)
         cmd.append("--threads=2")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)

@@ -703,21 +703,22 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
             diff = same_bits(out_t, out_c)
             if diff:
                 return f"compiled on {threads} threads: {diff}", transcript
-        if link and written and not int8:
-            problem, text = check_library(nunc, path, inputs, out_c, workdir, timeout)
+        if link and written:
+            problem, text = check_library(nunc, path, inputs, [*extra, *as_written], out_c,
+                                          workdir, timeout)
             transcript += text
             if problem:
                 return f"library: {problem}", transcript
     return None, transcript
 
 
-def check_library(nunc, path, inputs, out_c, workdir, timeout):
-    """Compiles the model as a library for this machine (the pipeline `nunc
-    run` compiles: no batch split), links it into the tests' C driver, runs
+def check_library(nunc, path, inputs, flags, out_c, workdir, timeout):
+    """Compiles the model as a library for this machine with `flags` (the
+    pipeline `nunc run` compiles with them: no batch split), links it into the tests' C driver, runs
     it on the same inputs and expects `nunc run`'s outputs bit for bit.
     Returns (what went wrong or None, transcript)."""
     lib = os.path.join(workdir, "lib")
-    cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false", "-o", lib]
+    cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false", *flags, "-o", lib]
     rc, text = run(cmd, timeout)
     transcript = f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n"
     if rc != 0:
@@ -802,7 +803,7 @@ def main():
     p.add_argument("--quantize", help="pass --quantize to both runs (int8: the compiled int8 "
                    "kernels against the evaluator's int8 semantics)")
     p.add_argument("--link-every", type=int, default=0, metavar="K",
-                   help="every K-th mutant that runs (without --quantize) is also compiled "
+                   help="every K-th mutant that runs is also compiled "
                    "as a library, linked into a C program and run: its outputs must be "
                    "nunc run's, bit for bit")
     p.add_argument("--threads", type=int, default=1, metavar="N",
