@@ -26,6 +26,7 @@
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
 #include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Pipeline/Pipeline.h"
 #include "nunc/Plan/MemoryPlan.h"
 #include "nunc/Transforms/BatchNormParams.h"
 #include "nunc/Transforms/Passes.h"
@@ -3723,7 +3724,7 @@ FailureOr<CompiledModel> ModelCompiler::run() {
         std::optional<Int8Conv> g = int8Conv(op, int8);
         return g && g->f32Products().has_value();
       }));
-    if (failed(pm.run(module)))
+    if (failed(runPipeline(pm, module)))
       return failure();
   }
   if (options.loweredIrStream)

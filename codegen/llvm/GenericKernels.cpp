@@ -6,6 +6,7 @@
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Dialect/Nunc/OneStepRequantization.h"
 #include "nunc/Dialect/Nunc/ShapeHelpers.h"
+#include "nunc/Pipeline/Pipeline.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -3446,7 +3447,7 @@ LogicalResult mlir::nunc::lowerGenericKernelsToLLVM(ModuleOp kernels) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
-  if (failed(pm.run(kernels)))
+  if (failed(runPipeline(pm, kernels)))
     return failure();
   // Conversions can leave a function behind without failing (e.g. a
   // signature the bare-pointer convention rejects): report it here.

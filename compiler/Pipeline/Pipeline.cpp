@@ -7,11 +7,38 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Quant/IR/Quant.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
+#include <atomic>
+#include <mutex>
+
 using namespace mlir;
+
+namespace {
+/// Records the first pass that fails. (Diagnostics of passes that run on
+/// several functions at once reach the handlers only after all of them, so
+/// whether a failure was silent is judged after the whole run.)
+class FailedPassRecorder : public PassInstrumentation {
+public:
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (name.empty())
+      name = pass->getArgument().str();
+  }
+  std::string first() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return name;
+  }
+
+private:
+  std::mutex mutex;
+  std::string name;
+};
+} // namespace
 
 void mlir::nunc::registerNuncDialects(DialectRegistry &registry) {
   registry.insert<NuncDialect, func::FuncDialect, quant::QuantDialect>();
@@ -112,8 +139,31 @@ void mlir::nunc::buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile,
   buildSimplifyPipeline(pm, /*keepQuantizedWeights=*/false);
 }
 
+LogicalResult mlir::nunc::runPipeline(PassManager &pm, ModuleOp module) {
+  auto recorder = std::make_unique<FailedPassRecorder>();
+  FailedPassRecorder *failedPass = recorder.get();
+  pm.addInstrumentation(std::move(recorder));
+  // Counts the errors on their way to the handlers before it (failure():
+  // not handled here).
+  std::atomic<int> errors{0};
+  DiagnosticEngine &engine = module.getContext()->getDiagEngine();
+  DiagnosticEngine::HandlerID counter = engine.registerHandler([&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error)
+      ++errors;
+    return failure();
+  });
+  LogicalResult result = pm.run(module);
+  engine.eraseHandler(counter);
+  if (succeeded(result) || errors > 0)
+    return result;
+  std::string pass = failedPass->first();
+  return module.emitError() << "internal error: compiler pass '"
+                            << (pass.empty() ? std::string("(unknown)") : pass)
+                            << "' failed without saying why";
+}
+
 LogicalResult mlir::nunc::simplify(ModuleOp module) {
   PassManager pm(module.getContext());
   buildSimplifyPipeline(pm);
-  return pm.run(module);
+  return runPipeline(pm, module);
 }

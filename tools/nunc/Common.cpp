@@ -7,13 +7,10 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Pass/Pass.h"
-#include "mlir/Pass/PassInstrumentation.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
-#include <mutex>
 
 namespace nunc_tool {
 
@@ -24,26 +21,6 @@ llvm::cl::SubCommand inspectCommand("inspect", "Summarize an ONNX model: ops, pa
 
 namespace {
 std::atomic<int> printedErrors{0};
-
-/// Records the first pass that fails. (Diagnostics of passes that run on
-/// several functions at once reach the handler only after all of them, so
-/// whether a failure was silent is judged after the whole run.)
-class FailedPassRecorder : public mlir::PassInstrumentation {
-public:
-  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *op) override {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (name.empty())
-      name = pass->getArgument().str();
-  }
-  std::string first() {
-    std::lock_guard<std::mutex> lock(mutex);
-    return name;
-  }
-
-private:
-  std::mutex mutex;
-  std::string name;
-};
 } // namespace
 
 ToolContext::ToolContext() {
@@ -78,19 +55,6 @@ int fail(llvm::StringRef subcommand, const llvm::Twine &message) {
 }
 
 int errorsPrinted() { return printedErrors; }
-
-mlir::LogicalResult runPasses(mlir::PassManager &pm, mlir::ModuleOp module) {
-  auto recorder = std::make_unique<FailedPassRecorder>();
-  FailedPassRecorder *failedPass = recorder.get();
-  pm.addInstrumentation(std::move(recorder));
-  int before = printedErrors;
-  if (succeeded(pm.run(module)))
-    return mlir::success();
-  if (printedErrors == before)
-    module.emitError() << "internal error: compiler pass '" << failedPass->first()
-                       << "' failed without saying why";
-  return mlir::failure();
-}
 
 bool parseShapePins(llvm::StringRef subcommand, const std::vector<std::string> &pins,
                     mlir::nunc::ImportOptions &options) {

@@ -41,11 +41,6 @@ int fail(llvm::StringRef subcommand, const llvm::Twine &message);
 /// 1 having printed none gets an internal error line from main.
 int errorsPrinted();
 
-/// Runs `pm` on `module`; where it fails without an error diagnostic (a
-/// pattern driver that does not converge says nothing), emits one that
-/// names the pass.
-mlir::LogicalResult runPasses(mlir::PassManager &pm, mlir::ModuleOp module);
-
 /// --explain: the kernel of every step, and how many took the generic path.
 void printKernelChoices(const mlir::nunc::CompiledModel &compiled, llvm::raw_ostream &os);
 

@@ -550,7 +550,7 @@ int runCompile() {
   // Before quantization: ranges taken at run time then cover one image.
   if (splitBatch)
     pm.nest<func::FuncOp>().addPass(createSplitBatch());
-  if (failed(runPasses(pm, *module)))
+  if (failed(runPipeline(pm, *module)))
     return 1;
   if (auto main = module->lookupSymbol<func::FuncOp>("main")) {
     if (auto n = main->getAttrOfType<IntegerAttr>("nunc.batch_split"))
@@ -576,7 +576,7 @@ int runCompile() {
       // as it says before quantizing (and before measuring against f32).
       PassManager spm(&tc.get());
       spm.nest<func::FuncOp>().addPass(createSmoothActivations({profilePath}));
-      if (failed(runPasses(spm, *module)))
+      if (failed(runPipeline(spm, *module)))
         return 1;
     }
     if (!profilePath.empty() && biasCorrection)
@@ -603,7 +603,7 @@ int runCompile() {
         };
       buildInt8Pipeline(qpm, profilePath, keep, /*convs=*/true, biasCorrection, staticInt8,
                         handoverSnr, /*depthwiseHandover=*/true, std::move(int8Attention));
-      if (failed(runPasses(qpm, *copy)))
+      if (failed(runPipeline(qpm, *copy)))
         return nullptr;
       return copy;
     };

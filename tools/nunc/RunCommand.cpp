@@ -193,7 +193,7 @@ int runRun() {
                         /*biasCorrection=*/true, /*staticActivations=*/true,
                         /*minHandoverSnr=*/std::nullopt, /*depthwiseHandover=*/true,
                         std::move(int8Attention));
-    if (failed(runPasses(pm, *module)))
+    if (failed(runPipeline(pm, *module)))
       return 1;
   }
   auto func = module->lookupSymbol<func::FuncOp>("main");

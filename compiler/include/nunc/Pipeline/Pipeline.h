@@ -57,7 +57,13 @@ void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
                        bool depthwiseHandover = true,
                        std::function<bool(AttentionOp)> int8Attention = nullptr);
 
-/// Runs buildSimplifyPipeline on `module`; diagnostics go to the context.
+/// Runs `pm` on `module`. A pass that fails without an error diagnostic
+/// gets one naming it ("internal error: compiler pass 'X' failed without
+/// saying why"), so a failure never reaches the user unexplained.
+LogicalResult runPipeline(PassManager &pm, ModuleOp module);
+
+/// Runs buildSimplifyPipeline on `module` (through runPipeline);
+/// diagnostics go to the context.
 LogicalResult simplify(ModuleOp module);
 
 } // namespace mlir::nunc
