@@ -41,7 +41,8 @@ def multi_node_seeds(tmp_path_factory):
 
 @pytest.mark.parametrize("seeds,mode,seed,iterations", [
     ("node", "f32", 11, 1200), ("node", "int8", 12, 400),
-    ("multi-node", "f32", 13, 600), ("multi-node", "int8", 14, 300)])
+    ("multi-node", "f32", 13, 600), ("multi-node", "int8", 14, 300),
+    ("multi-node", "int8-static", 15, 200)])
 def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, iterations):
     exe = os.path.join(os.environ.get("NUNC_BIN_DIR", os.path.join(ROOT, "build", "bin")),
                        "nunc")
@@ -50,9 +51,10 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
     cmd = [sys.executable, FUZZER, "--nunc", exe, "--seeds", seed_dir,
            "--iterations", str(iterations), "--seed", str(seed), "--timeout", "60",
            "--out", str(tmp_path / "defects")]
-    if mode == "int8":
-        cmd.append("--quantize=int8")
-    cmd.append("--link-every=4")  # (also as a linked library, bit for bit nunc run's)
+    if mode != "f32":
+        cmd.append(f"--quantize={mode}")
+    if mode != "int8-static":  # (which always runs the library)
+        cmd.append("--link-every=4")  # (also as a linked library, bit for bit nunc run's)
     if seeds == "multi-node":  # (their GEMMs, attention and convs split into tasks)
         cmd.append("--threads=2")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)

@@ -17,6 +17,10 @@ evaluator's where both succeed (NaN equals NaN), unless each element
 agrees with the evaluator's or with onnxruntime's run of the mutant
 (where the fuzzer wrote the inputs and onnxruntime runs it).
 
+--quantize=int8-static checks the static int8 path instead: each mutant
+whose inputs the fuzzer writes is compiled with `--quantize int8
+--activations static`, calibrated on those inputs (check_static_int8).
+
 Deterministic: mutant i of a run with --seed S is the same on every machine
 with the same seeds.
 
@@ -637,6 +641,9 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
     with open(path, "wb") as f:
         f.write(data)
     model = parse(data)
+    if STATIC_INT8 in extra:
+        return check_static_int8(nunc, path, model, workdir, timeout, input_seed, special,
+                                 threads)
     if declared_input_bytes(model) > RUN_LIMIT_BYTES:
         cmd = [nunc, "compile", path, *extra, "-o", os.path.join(workdir, "lib")]
         rc, text = run(cmd, timeout)
@@ -710,6 +717,78 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
             if problem:
                 return f"library: {problem}", transcript
     return None, transcript
+
+
+STATIC_INT8 = "--quantize=int8-static"
+
+
+def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, threads):
+    """--quantize=int8-static: `nunc compile --quantize int8 --activations
+    static`, calibrated on the inputs the fuzzer writes, must end cleanly; a
+    library it builds must run (on `threads` threads) and give what the
+    evaluator gives on the module that compile lowered (its static grids,
+    u8 handovers and fused epilogues as the kernels take them), within a
+    quantized model's ties; and it may refuse only what the f32 evaluator
+    refuses too, or shapes and empty tensors as the compiled path may.
+    Mutants whose inputs the fuzzer cannot write (no calibration samples)
+    are left out."""
+    inputs = os.path.join(workdir, "inputs.npz")
+    if declared_input_bytes(model) > RUN_LIMIT_BYTES or not write_inputs(
+            model, input_seed, inputs, special):
+        return None, "(no calibration samples: left out)\n"
+    lib, lowered = os.path.join(workdir, "lib"), os.path.join(workdir, "lowered.mlir")
+    cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false",
+           "--quantize=int8", "--activations=static", f"--calibration={inputs}",
+           f"--print-lowered-ir={lowered}", "-o", lib]
+    rc, text = run(cmd, timeout)
+    transcript = f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n"
+    problem = classify(rc, text)
+    if problem:
+        return f"static int8 compile: {problem}", transcript
+    if rc != 0:
+        out_f = os.path.join(workdir, "f32.npz")
+        cmd_f = [nunc, "run", "--reference", path, "--input", inputs, "-o", out_f]
+        rc_f, text_f = run(cmd_f, timeout)
+        transcript += f"$ {' '.join(cmd_f)}\nexit {rc_f}\n{text_f}\n"
+        problem = classify(rc_f, text_f)
+        if problem:
+            return f"reference: {problem}", transcript
+        if rc_f == 0 and not any(m in text for m in COMPILE_ONLY_LIMITS):
+            return "static int8 compile refuses a model the evaluator runs", transcript
+        return None, transcript
+    out_r = os.path.join(workdir, "reference.npz")
+    cmd_r = [nunc, "run", "--reference", lowered, "--input", inputs, "-o", out_r]
+    rc_r, text_r = run(cmd_r, timeout)
+    transcript += f"$ {' '.join(cmd_r)}\nexit {rc_r}\n{text_r}\n"
+    if rc_r != 0:
+        problem = classify(rc_r, text_r) or "refuses the module compile lowered"
+        return f"reference on the lowered module: {problem}", transcript
+    try:
+        exe, manifest = harness.build(lib)
+    except RuntimeError as e:
+        return "the header or library does not build", transcript + f"{e}\n"
+    if any(io["dtype"] not in harness.NP_TYPES for io in manifest["inputs"] + manifest["outputs"]):
+        return None, transcript
+    try:
+        outs, _, log = harness.run(exe, manifest, dict(np.load(inputs)),
+                                   os.path.join(workdir, "run"), threads=threads,
+                                   timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "the library's run hangs", transcript
+    except (AssertionError, KeyError, ValueError) as e:
+        return f"the library's inputs or outputs: {e!r}", transcript
+    transcript += f"$ driver {lib} (threads {threads})\n{log}\n"
+    if outs is None:
+        return "the library's run failed", transcript
+    if special or non_finite_constants(model):  # (ranges over NaN: crashes only)
+        return None, transcript
+    got = os.path.join(workdir, "library.npz")
+    np.savez(got, **outs)
+    try:
+        diff = outputs_agree(got, [out_r], grid_steps(model), quantized=True)
+    except ValueError as e:
+        return f"unreadable outputs: {e}", transcript
+    return (f"mismatch with the lowered module: {diff}" if diff else None), transcript
 
 
 def check_library(nunc, path, inputs, flags, out_c, workdir, timeout):
@@ -801,7 +880,9 @@ def main():
                    help="inputs with NaN, infinities, huge and subnormal floats (where the "
                    "inputs' shapes are static)")
     p.add_argument("--quantize", help="pass --quantize to both runs (int8: the compiled int8 "
-                   "kernels against the evaluator's int8 semantics)")
+                   "kernels against the evaluator's int8 semantics); int8-static: compile "
+                   "with static activations calibrated on the mutant's inputs and run the "
+                   "library against the evaluator on the module compile lowered")
     p.add_argument("--link-every", type=int, default=0, metavar="K",
                    help="every K-th mutant that runs is also compiled "
                    "as a library, linked into a C program and run: its outputs must be "
