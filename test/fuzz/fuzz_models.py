@@ -722,6 +722,21 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
 STATIC_INT8 = "--quantize=int8-static"
 
 
+def static_int8_variant(i, workdir):
+    """Mutant i's calibration method and the options that change which
+    layers quantize and how (by index, so a replay takes the same)."""
+    flags = [f"--calib-method={('minmax', 'percentile=99.9', 'mse', 'entropy')[i % 4]}"]
+    if i % 3 == 1:
+        flags.append("--smoothquant")
+    if i % 5 == 2:  # (the greedy search keeps layers in f32)
+        flags += [f"--report={os.path.join(workdir, 'quant.md')}", "--accuracy-target=cos=0.9999"]
+    if i % 7 == 3:
+        flags.append("--min-handover-snr=0")
+    if i % 11 == 4:
+        flags.append("--attention=f32")
+    return flags
+
+
 def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, threads):
     """--quantize=int8-static: `nunc compile --quantize int8 --activations
     static`, calibrated on the inputs the fuzzer writes, must end cleanly; a
@@ -739,7 +754,7 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
     lib, lowered = os.path.join(workdir, "lib"), os.path.join(workdir, "lowered.mlir")
     cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false",
            "--quantize=int8", "--activations=static", f"--calibration={inputs}",
-           f"--print-lowered-ir={lowered}", "-o", lib]
+           f"--print-lowered-ir={lowered}", "-o", lib, *static_int8_variant(input_seed, workdir)]
     rc, text = run(cmd, timeout)
     transcript = f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n"
     problem = classify(rc, text)

@@ -4,13 +4,15 @@ fusions and quantization passes match, small enough to compile in a
 second or two.
 
 - MiniLM- and BERT-shaped encoders (make_models.py's builder, 2 layers of
-  width 32) and what onnxruntime's quantize_dynamic and quantize_static
+  width 32, and a MiniLM of width 64 whose linear ops and word table
+  --quantize int8 takes) and what onnxruntime's quantize_dynamic and quantize_static
   (QDQ and QOperator) make of the MiniLM one;
 - ai.onnx Attention, onnxruntime's Attention, QAttention and
   MultiHeadAttention ops, and an exported decoder layer and block (rotary
   embedding, past cache, grouped heads, causal mask, RMSNorm, SwiGLU);
 - ResNet- and MobileNetV2-shaped classifiers (BatchNormalization, residual
-  Adds, pools, Gemm) and small CNNs (depthwise, hard swish), and their QDQ
+  Adds, pools, Gemm; a MobileNet twice as wide, whose 1x1 convs --quantize
+  int8 takes) and small CNNs (depthwise, hard swish), and their QDQ
   and QOperator forms.
 
 Inputs are pinned (batch 2, sequence 8 for the encoders) so that every
@@ -41,6 +43,11 @@ TINY_ENCODERS = {
                         ffn=64, vocab=40, max_pos=16),
     "tiny_bert": dict(make_models.TRANSFORMER_CONFIGS["bert"], layers=2, hidden=32, heads=4,
                       ffn=64, vocab=40, max_pos=16),
+    # Wide enough for --quantize int8's defaults to take its linear ops (at
+    # least 4096 multiply-adds a row) and its word table (65536 elements);
+    # the tiny ones stay f32 there.
+    "minilm_w64": dict(make_models.TRANSFORMER_CONFIGS["minilm"], layers=2, hidden=64, heads=4,
+                       ffn=128, vocab=1024, max_pos=16),
 }
 
 
@@ -115,12 +122,15 @@ def cnn_feeds(count, seed):
     return [{"x": r.standard_normal((1, 5, 19, 23)).astype(np.float32)} for _ in range(count)]
 
 
-def image_cnn(name, seed):
+def image_cnn(name, seed, width=8):
     """A ResNet- or MobileNetV2-shaped classifier of a [1, 3, 16, 16] image
     as torch exports it: Conv + BatchNormalization + Relu (or Clip 0..6),
     MaxPool, residual Adds (a strided 1x1 shortcut), an inverted residual
     with a depthwise conv and a linear bottleneck, GlobalAveragePool,
-    Flatten, Gemm."""
+    Flatten, Gemm. `width`: the first conv's channels (the rest scale with
+    it; at 16 --quantize int8 takes MobileNet's 1x1 convs, at least 512
+    multiply-adds a position)."""
+    w1, w2, w3 = width, 2 * width, 3 * width
     from onnx import TensorProto, helper
     r = np.random.default_rng(seed)
     inits, nodes = [], []
@@ -151,23 +161,23 @@ def image_cnn(name, seed):
         return y
 
     x = "x"
-    if name == "tiny_resnet":
-        h = node("MaxPool", [conv_bn(x, 3, 8, 3, 2)], kernel_shape=[3, 3], strides=[2, 2],
+    if name.startswith("tiny_resnet"):
+        h = node("MaxPool", [conv_bn(x, 3, w1, 3, 2)], kernel_shape=[3, 3], strides=[2, 2],
                  pads=[1, 1, 1, 1])
-        b = conv_bn(conv_bn(h, 8, 8, 3), 8, 8, 3, act=None)
+        b = conv_bn(conv_bn(h, w1, w1, 3), w1, w1, 3, act=None)
         h = node("Relu", [node("Add", [b, h])])
-        b = conv_bn(conv_bn(h, 8, 16, 3, 2), 16, 16, 3, act=None)
-        h = node("Relu", [node("Add", [b, conv_bn(h, 8, 16, 1, 2, act=None)])])
-        c = 16
+        b = conv_bn(conv_bn(h, w1, w2, 3, 2), w2, w2, 3, act=None)
+        h = node("Relu", [node("Add", [b, conv_bn(h, w1, w2, 1, 2, act=None)])])
+        c = w2
     else:
-        h = conv_bn(x, 3, 8, 3, 2, act="relu6")
-        b = conv_bn(conv_bn(conv_bn(h, 8, 24, 1, act="relu6"), 24, 24, 3, group=24,
-                            act="relu6"), 24, 8, 1, act=None)
+        h = conv_bn(x, 3, w1, 3, 2, act="relu6")
+        b = conv_bn(conv_bn(conv_bn(h, w1, w3, 1, act="relu6"), w3, w3, 3, group=w3,
+                            act="relu6"), w3, w1, 1, act=None)
         h = node("Add", [h, b])
-        h = conv_bn(conv_bn(conv_bn(h, 8, 24, 1, act="relu6"), 24, 24, 3, 2, group=24,
-                            act="relu6"), 24, 12, 1, act=None)
-        h = node("HardSwish", [conv_bn(h, 12, 16, 1, act=None)])
-        c = 16
+        h = conv_bn(conv_bn(conv_bn(h, w1, w3, 1, act="relu6"), w3, w3, 3, 2, group=w3,
+                            act="relu6"), w3, w1 * 3 // 2, 1, act=None)
+        h = node("HardSwish", [conv_bn(h, w1 * 3 // 2, w2, 1, act=None)])
+        c = w2
     h = node("Flatten", [node("GlobalAveragePool", [h])], axis=1)
     node("Gemm", [h, const(0.3 * r.standard_normal((10, c))), const(r.standard_normal(10))],
          transB=1)
@@ -230,6 +240,8 @@ def write_seeds(out):
             dst = os.path.join(out, f"{name}_{fmt}.onnx")
             quantized(src, dst, feeds, fmt, per_channel)
             written.append(dst)
+
+    save(image_cnn("tiny_mobilenet", 9, width=16), "mobilenet_w16")
 
     for build in (test_int8.small_cnn, test_int8.hard_swish_block_cnn,
                   test_int8.wide_depthwise_cnn):
