@@ -42,7 +42,7 @@ def multi_node_seeds(tmp_path_factory):
 @pytest.mark.parametrize("seeds,mode,seed,iterations", [
     ("node", "f32", 11, 1200), ("node", "int8", 12, 400),
     ("multi-node", "f32", 13, 600), ("multi-node", "int8", 14, 300),
-    ("multi-node", "int8-static", 15, 200)])
+    ("multi-node", "int8-static", 15, 400)])
 def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, iterations):
     exe = os.path.join(os.environ.get("NUNC_BIN_DIR", os.path.join(ROOT, "build", "bin")),
                        "nunc")
