@@ -634,16 +634,17 @@ np.savez(sys.argv[3], **dict(zip([o.name for o in s.get_outputs()], s.run(None, 
 """
 
 
-def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False, link=False,
+def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False, link=None,
               threads=1):
-    """What went wrong with this mutant (None: nothing) and the transcript."""
+    """What went wrong with this mutant (None: nothing) and the transcript.
+    `link`: also compile it as a library for this target (check_library)."""
     path = os.path.join(workdir, "model.onnx")
     with open(path, "wb") as f:
         f.write(data)
     model = parse(data)
     if STATIC_INT8 in extra:
         return check_static_int8(nunc, path, model, workdir, timeout, input_seed, special,
-                                 threads)
+                                 threads, link or "native")
     if declared_input_bytes(model) > RUN_LIMIT_BYTES:
         cmd = [nunc, "compile", path, *extra, "-o", os.path.join(workdir, "lib")]
         rc, text = run(cmd, timeout)
@@ -712,7 +713,7 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
                 return f"compiled on {threads} threads: {diff}", transcript
         if link and written:
             problem, text = check_library(nunc, path, inputs, [*extra, *as_written], out_c,
-                                          workdir, timeout)
+                                          workdir, timeout, link, steps, quantized, special)
             transcript += text
             if problem:
                 return f"library: {problem}", transcript
@@ -720,6 +721,9 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
 
 
 STATIC_INT8 = "--quantize=int8-static"
+# And calibration samples whose activations are not finite (a mutant's
+# weights overflow): no static range fits them.
+STATIC_INT8_LIMITS = COMPILE_ONLY_LIMITS + ("int8 ranges need finite activations",)
 
 
 def static_int8_variant(i, workdir):
@@ -737,14 +741,17 @@ def static_int8_variant(i, workdir):
     return flags
 
 
-def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, threads):
+def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, threads,
+                      target="native"):
     """--quantize=int8-static: `nunc compile --quantize int8 --activations
-    static`, calibrated on the inputs the fuzzer writes, must end cleanly; a
-    library it builds must run (on `threads` threads) and give what the
+    static`, calibrated on the inputs the fuzzer writes, for `target` (with
+    --link-every, --link-target's), must end cleanly; a library it builds
+    must run (on `threads` threads) and give what the
     evaluator gives on the module that compile lowered (its static grids,
     u8 handovers and fused epilogues as the kernels take them), within a
     quantized model's ties; and it may refuse only what the f32 evaluator
-    refuses too, or shapes and empty tensors as the compiled path may.
+    refuses too, shapes and empty tensors as the compiled path may, or
+    calibration samples whose activations are not finite.
     Mutants whose inputs the fuzzer cannot write (no calibration samples)
     are left out."""
     inputs = os.path.join(workdir, "inputs.npz")
@@ -752,7 +759,7 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
             model, input_seed, inputs, special):
         return None, "(no calibration samples: left out)\n"
     lib, lowered = os.path.join(workdir, "lib"), os.path.join(workdir, "lowered.mlir")
-    cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false",
+    cmd = [nunc, "compile", path, "--target", target, "--split-batch=false",
            "--quantize=int8", "--activations=static", f"--calibration={inputs}",
            f"--print-lowered-ir={lowered}", "-o", lib, *static_int8_variant(input_seed, workdir)]
     rc, text = run(cmd, timeout)
@@ -768,7 +775,7 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
         problem = classify(rc_f, text_f)
         if problem:
             return f"reference: {problem}", transcript
-        if rc_f == 0 and not any(m in text for m in COMPILE_ONLY_LIMITS):
+        if rc_f == 0 and not any(m in text for m in STATIC_INT8_LIMITS):
             return "static int8 compile refuses a model the evaluator runs", transcript
         return None, transcript
     out_r = os.path.join(workdir, "reference.npz")
@@ -806,17 +813,36 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
     return (f"mismatch with the lowered module: {diff}" if diff else None), transcript
 
 
-def check_library(nunc, path, inputs, flags, out_c, workdir, timeout):
-    """Compiles the model as a library for this machine with `flags` (the
-    pipeline `nunc run` compiles with them: no batch split), links it into the tests' C driver, runs
-    it on the same inputs and expects `nunc run`'s outputs bit for bit.
+def check_library(nunc, path, inputs, flags, out_c, workdir, timeout, target="native",
+                  steps=None, quantized=False, special=False):
+    """Compiles the model as a library with `flags` for `target`, links it
+    into the tests' C driver and runs it on the same inputs. For this
+    machine (native: the pipeline `nunc run` compiles with those flags, no
+    batch split) its outputs must be `nunc run`'s bit for bit; for another
+    target (its own kernels: AVX2, AVX-512 without VNNI, ...), the
+    evaluator's on the module that compile lowered for it, as
+    outputs_agree judges (`steps`, `quantized`, `special`).
     Returns (what went wrong or None, transcript)."""
-    lib = os.path.join(workdir, "lib")
-    cmd = [nunc, "compile", path, "--target", "native", "--split-batch=false", *flags, "-o", lib]
+    lib, lowered = os.path.join(workdir, "lib"), os.path.join(workdir, "lowered.mlir")
+    native = target == "native"
+    cmd = [nunc, "compile", path, "--target", target, "--split-batch=false", *flags,
+           *([] if native else [f"--print-lowered-ir={lowered}"]), "-o", lib]
     rc, text = run(cmd, timeout)
     transcript = f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n"
+    problem = classify(rc, text)
+    if problem:
+        return f"nunc compile: {problem}", transcript
     if rc != 0:
         return "nunc compile fails where nunc run compiled", transcript
+    want = out_c
+    if not native:
+        want = os.path.join(workdir, "lowered.npz")
+        cmd_r = [nunc, "run", "--reference", lowered, "--input", inputs, "-o", want]
+        rc_r, text_r = run(cmd_r, timeout)
+        transcript += f"$ {' '.join(cmd_r)}\nexit {rc_r}\n{text_r}\n"
+        if rc_r != 0:
+            problem = classify(rc_r, text_r) or "refuses the module compile lowered"
+            return f"reference on the lowered module: {problem}", transcript
     try:
         exe, manifest = harness.build(lib)
     except RuntimeError as e:
@@ -836,7 +862,13 @@ def check_library(nunc, path, inputs, flags, out_c, workdir, timeout):
         return "the library's run failed", transcript
     got = os.path.join(workdir, "library.npz")
     np.savez(got, **outs)
-    return same_bits(got, out_c), transcript
+    if native:
+        return same_bits(got, out_c), transcript
+    try:
+        diff = outputs_agree(got, [want], steps, quantized, special)
+    except ValueError as e:
+        return f"unreadable outputs: {e}", transcript
+    return (f"against the lowered module: {diff}" if diff else None), transcript
 
 
 def same_bits(a_path, b_path):
@@ -902,6 +934,11 @@ def main():
                    help="every K-th mutant that runs is also compiled "
                    "as a library, linked into a C program and run: its outputs must be "
                    "nunc run's, bit for bit")
+    p.add_argument("--link-target", default="native", metavar="T",
+                   help="compile the --link-every libraries for this target (another than "
+                   "native: its outputs against the evaluator on the module compile lowered, "
+                   "as the evaluator's are judged; x86_64-avx2, x86_64-avx512 and "
+                   "x86_64-avxvnni-evex run on an AVX-512 VNNI host)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="also run each mutant compiled on N threads: the same bits as on one")
     p.add_argument("--replay", help="run a saved mutant (a directory --out wrote) again")
@@ -916,13 +953,14 @@ def main():
             if os.path.exists(flags_file):  # the flags it was found with
                 flags = open(flags_file).read().split()
                 extra = [f for f in flags if f not in ("--special-values", "--link")
-                         and not f.startswith("--threads=")]
+                         and not f.startswith(("--threads=", "--link="))]
                 args.special_values = "--special-values" in flags
-                link = "--link" in flags
+                link = next((f.split("=", 1)[1] if "=" in f else "native" for f in flags
+                             if f == "--link" or f.startswith("--link=")), None)
                 args.threads = next((int(f.split("=")[1]) for f in flags
                                      if f.startswith("--threads=")), args.threads)
             else:
-                link = args.link_every > 0
+                link = args.link_target if args.link_every > 0 else None
             problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra,
                                             args.special_values, link, args.threads)
         print(transcript)
@@ -940,7 +978,7 @@ def main():
         name, base = seeds[rng.randrange(len(seeds))]
         data, how = make_mutant(base, rng, op_types, args.depth)
         with tempfile.TemporaryDirectory() as w:
-            link = args.link_every > 0 and i % args.link_every == 0
+            link = args.link_target if args.link_every > 0 and i % args.link_every == 0 else None
             problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra,
                                             args.special_values, link, args.threads)
         return i, name, how, data, problem, transcript, link
@@ -963,7 +1001,7 @@ def main():
                     f.write(str(i))
                 with open(os.path.join(d, "flags"), "w") as f:
                     f.write(" ".join(extra + (["--special-values"] if args.special_values
-                                              else []) + (["--link"] if link else [])
+                                              else []) + ([f"--link={link}"] if link else [])
                                      + [f"--threads={args.threads}"]))
                 with open(os.path.join(d, "transcript.txt"), "w") as f:
                     f.write(f"seed model {name}; mutations {how}\n{problem}\n\n{transcript}")
