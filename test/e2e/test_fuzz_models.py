@@ -39,11 +39,17 @@ def multi_node_seeds(tmp_path_factory):
     return str(d)
 
 
-@pytest.mark.parametrize("seeds,mode,seed,iterations", [
-    ("node", "f32", 11, 1200), ("node", "int8", 12, 400),
-    ("multi-node", "f32", 13, 600), ("multi-node", "int8", 14, 300),
-    ("multi-node", "int8-static", 15, 400)])
-def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, iterations):
+# Every 4th mutant (every one with int8-static) also runs as a library
+# compiled for `link`: this machine (bit for bit nunc run's), with the batch
+# split as compile does by default, or for the AVX2 target's own kernels
+# (against the evaluator on the module compile lowered).
+@pytest.mark.parametrize("seeds,mode,seed,iterations,link", [
+    ("node", "f32", 11, 1200, "native"), ("node", "int8", 12, 400, "native"),
+    ("multi-node", "f32", 13, 600, "native+split"),
+    ("multi-node", "int8", 14, 300, "x86_64-avx2"),
+    ("multi-node", "int8-static", 15, 400, "native")])
+def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, iterations,
+                                    link):
     exe = os.path.join(os.environ.get("NUNC_BIN_DIR", os.path.join(ROOT, "build", "bin")),
                        "nunc")
     seed_dir = (node_tests_dir() if seeds == "node"
@@ -53,8 +59,8 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
            "--out", str(tmp_path / "defects")]
     if mode != "f32":
         cmd.append(f"--quantize={mode}")
-    if mode != "int8-static":  # (which always runs the library)
-        cmd.append("--link-every=4")  # (also as a linked library, bit for bit nunc run's)
+    if mode != "int8-static":
+        cmd += ["--link-every=4", f"--link-target={link}"]
     if seeds == "multi-node":  # (their GEMMs, attention and convs split into tasks)
         cmd.append("--threads=2")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
