@@ -747,14 +747,13 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
     """--quantize=int8-static: `nunc compile --quantize int8 --activations
     static`, calibrated on the inputs the fuzzer writes, for `target` (with
     --link-every, --link-target's), must end cleanly; a library it builds
-    must run (on `threads` threads) and give what the
-    evaluator gives on the module that compile lowered (its static grids,
-    u8 handovers and fused epilogues as the kernels take them), within a
-    quantized model's ties; and it may refuse only what the f32 evaluator
-    refuses too, shapes and empty tensors as the compiled path may, or
-    calibration samples whose activations are not finite.
-    Mutants whose inputs the fuzzer cannot write (no calibration samples)
-    are left out."""
+    must run (on `threads` threads) and give what the evaluator gives on
+    the module that compile lowered (its static grids, u8 handovers and
+    fused epilogues as the kernels take them), within a quantized model's
+    ties; and it may refuse only what the f32 evaluator refuses too, shapes
+    and empty tensors as the compiled path may, or calibration samples
+    whose activations are not finite. Mutants whose inputs the fuzzer
+    cannot write (no calibration samples) are left out."""
     inputs = os.path.join(workdir, "inputs.npz")
     if declared_input_bytes(model) > RUN_LIMIT_BYTES or not write_inputs(
             model, input_seed, inputs, special):
@@ -786,27 +785,10 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
     if rc_r != 0:
         problem = classify(rc_r, text_r) or "refuses the module compile lowered"
         return f"reference on the lowered module: {problem}", transcript
-    try:
-        exe, manifest = harness.build(lib)
-    except RuntimeError as e:
-        return "the header or library does not build", transcript + f"{e}\n"
-    if any(io["dtype"] not in harness.NP_TYPES for io in manifest["inputs"] + manifest["outputs"]):
-        return None, transcript
-    try:
-        outs, _, log = harness.run(exe, manifest, dict(np.load(inputs)),
-                                   os.path.join(workdir, "run"), threads=threads,
-                                   timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "the library's run hangs", transcript
-    except (AssertionError, KeyError, ValueError) as e:
-        return f"the library's inputs or outputs: {e!r}", transcript
-    transcript += f"$ driver {lib} (threads {threads})\n{log}\n"
-    if outs is None:
-        return "the library's run failed", transcript
-    if special or non_finite_constants(model):  # (ranges over NaN: crashes only)
-        return None, transcript
-    got = os.path.join(workdir, "library.npz")
-    np.savez(got, **outs)
+    problem, got, text = run_library(lib, inputs, workdir, timeout, threads)
+    transcript += text
+    if problem or not got or special or non_finite_constants(model):
+        return problem, transcript  # (ranges over NaN: crashes only)
     try:
         diff = outputs_agree(got, [out_r], grid_steps(model), quantized=True)
     except ValueError as e:
@@ -853,25 +835,10 @@ def check_library(nunc, path, inputs, flags, out_c, workdir, timeout, target="na
         if rc_r != 0:
             problem = classify(rc_r, text_r) or "refuses the module compile lowered"
             return f"reference on the lowered module: {problem}", transcript
-    try:
-        exe, manifest = harness.build(lib)
-    except RuntimeError as e:
-        return "the header or library does not build", transcript + f"{e}\n"
-    ios = manifest["inputs"] + manifest["outputs"]
-    if any(io["dtype"] not in harness.NP_TYPES for io in ios):
-        return None, transcript  # (bfloat16: no numpy type to read it back)
-    try:
-        outs, _, log = harness.run(exe, manifest, dict(np.load(inputs)),
-                                   os.path.join(workdir, "run"), timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return "the library's run hangs", transcript
-    except (AssertionError, KeyError, ValueError) as e:  # (inputs the manifest does not take)
-        return f"the library's inputs or outputs: {e!r}", transcript
-    transcript += f"$ driver {lib}\n{log}\n"
-    if outs is None:
-        return "the library's run failed", transcript
-    got = os.path.join(workdir, "library.npz")
-    np.savez(got, **outs)
+    problem, got, text = run_library(lib, inputs, workdir, timeout)
+    transcript += text
+    if problem or not got:
+        return problem, transcript
     int8 = any(f.endswith("int8") for f in flags)
     if native and not (split and int8):
         return same_bits(got, out_c), transcript
@@ -881,6 +848,33 @@ def check_library(nunc, path, inputs, flags, out_c, workdir, timeout, target="na
         return f"unreadable outputs: {e}", transcript
     against = "the lowered module" if lowered_reference else "nunc run"
     return (f"against {against}: {diff}" if diff else None), transcript
+
+
+def run_library(lib, inputs, workdir, timeout, threads=1):
+    """Builds the C driver for the library in `lib` and runs it on the .npz
+    `inputs`: (what went wrong or None, the .npz of its outputs or None
+    where they cannot be read back, transcript)."""
+    try:
+        exe, manifest = harness.build(lib)
+    except RuntimeError as e:
+        return "the header or library does not build", None, f"{e}\n"
+    ios = manifest["inputs"] + manifest["outputs"]
+    if any(io["dtype"] not in harness.NP_TYPES for io in ios):
+        return None, None, ""  # (bfloat16: no numpy type to read it back)
+    try:
+        outs, _, log = harness.run(exe, manifest, dict(np.load(inputs)),
+                                   os.path.join(workdir, "run"), threads=threads,
+                                   timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "the library's run hangs", None, ""
+    except (AssertionError, KeyError, ValueError) as e:  # (inputs the manifest does not take)
+        return f"the library's inputs or outputs: {e!r}", None, ""
+    transcript = f"$ driver {lib} (threads {threads})\n{log}\n"
+    if outs is None:
+        return "the library's run failed", None, transcript
+    got = os.path.join(workdir, "library.npz")
+    np.savez(got, **outs)
+    return None, got, transcript
 
 
 def same_bits(a_path, b_path):
