@@ -121,6 +121,22 @@ def test_output_is_deterministic(nunc, models, tmp_path):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 
 
+def test_static_int8_output_is_deterministic(nunc, models, tmp_path):
+    """Calibration (the evaluator over the samples, its histograms and
+    ranges) and the static int8 kernels come out the same bytes each time."""
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    for i in range(2):
+        np.savez(samples / f"s{i}.npz", **random_inputs("mobilenet", 1, None, i))
+    for d in ("a", "b"):
+        nunc("compile", os.path.join(models, "mobilenet.onnx"), "--target",
+             "x86_64-avx512vnni", *pins("mobilenet", 1, None), "--quantize", "int8",
+             "--activations", "static", "--calibration", samples, "--calib-method", "entropy",
+             "-o", tmp_path / d)
+    for f in ("libmobilenet.a", "mobilenet.h", "mobilenet.json"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
 def test_layers_share_identical_kernel_code(nunc, models, tmp_path):
     """Kernels that come out byte for byte the same (a transformer's layers:
     its LayerNorms, its attentions) are one copy of code under several
