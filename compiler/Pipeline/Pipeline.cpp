@@ -13,7 +13,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 
-#include <atomic>
 #include <mutex>
 
 using namespace mlir;
@@ -27,7 +26,7 @@ public:
   void runAfterPassFailed(Pass *pass, Operation *) override {
     std::lock_guard<std::mutex> lock(mutex);
     if (name.empty())
-      name = pass->getArgument().str();
+      name = (pass->getArgument().empty() ? pass->getName() : pass->getArgument()).str();
   }
   std::string first() {
     std::lock_guard<std::mutex> lock(mutex);
@@ -143,17 +142,21 @@ LogicalResult mlir::nunc::runPipeline(PassManager &pm, ModuleOp module) {
   auto recorder = std::make_unique<FailedPassRecorder>();
   FailedPassRecorder *failedPass = recorder.get();
   pm.addInstrumentation(std::move(recorder));
-  // Counts the errors on their way to the handlers before it (failure():
-  // not handled here).
-  std::atomic<int> errors{0};
-  DiagnosticEngine &engine = module.getContext()->getDiagEngine();
-  DiagnosticEngine::HandlerID counter = engine.registerHandler([&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      ++errors;
-    return failure();
-  });
-  LogicalResult result = pm.run(module);
-  engine.eraseHandler(counter);
+  // (Any error of the run counts: one from a pass that went on hides a
+  // later silent failure, which is then not the only thing the user sees.)
+  int errors = 0;
+  LogicalResult result = failure();
+  {
+    // Counts the errors on their way to the handlers registered before it
+    // (failure(): not handled here). The engine calls handlers under its
+    // lock, and the pass manager replays a parallel pass's diagnostics
+    // before it returns.
+    ScopedDiagnosticHandler counter(module.getContext(), [&](Diagnostic &diag) {
+      errors += diag.getSeverity() == DiagnosticSeverity::Error;
+      return failure();
+    });
+    result = pm.run(module);
+  }
   if (succeeded(result) || errors > 0)
     return result;
   std::string pass = failedPass->first();

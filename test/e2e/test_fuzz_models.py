@@ -5,11 +5,13 @@ small CNNs), broken at the protobuf level, each run compiled and through
 the reference evaluator. Every mutant must end in outputs that agree
 or a clear error; a crash, a hang, an exit without a message, a compiled
 refusal of a model the evaluator runs (shapes from run-time values aside)
-or a compiled result the evaluator does not give fails. Every 4th f32
-mutant (by index), where it runs, is also compiled as a library, linked
-into a C program and run: its outputs must be `nunc run`'s bit for bit;
-the multi-node mutants also run on two threads, whose outputs must be one
-thread's bits. Deterministic (fixed seeds); run the script with other
+or a compiled result the evaluator does not give fails. Every 4th mutant
+(by index), where it runs, is also compiled as a library, linked into a C
+program and run (see the batches below); the multi-node mutants also run
+on two threads, whose outputs must be one thread's bits; a batch of
+multi-node mutants compiles with static int8 activations, calibrated on
+its inputs, and runs the library against the evaluator on the module
+compile lowered. Deterministic (fixed seeds); run the script with other
 seeds and more iterations to search further."""
 import os
 import subprocess
@@ -59,8 +61,9 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
            "--out", str(tmp_path / "defects")]
     if mode != "f32":
         cmd.append(f"--quantize={mode}")
-    if mode != "int8-static":
-        cmd += ["--link-every=4", f"--link-target={link}"]
+    cmd.append(f"--link-target={link}")
+    if mode != "int8-static":  # (which links every mutant)
+        cmd.append("--link-every=4")
     if seeds == "multi-node":  # (their GEMMs, attention and convs split into tasks)
         cmd.append("--threads=2")
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)

@@ -643,9 +643,8 @@ def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False,
         f.write(data)
     model = parse(data)
     if STATIC_INT8 in extra:
-        # (Without the batch split: the lowered module then takes the batch.)
         return check_static_int8(nunc, path, model, workdir, timeout, input_seed, special,
-                                 threads, (link or "native").partition("+")[0])
+                                 threads, link or "native")
     if declared_input_bytes(model) > RUN_LIMIT_BYTES:
         cmd = [nunc, "compile", path, *extra, "-o", os.path.join(workdir, "lib")]
         rc, text = run(cmd, timeout)
@@ -743,12 +742,12 @@ def static_int8_variant(i, workdir):
 
 
 def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, threads,
-                      target="native"):
+                      target):
     """--quantize=int8-static: `nunc compile --quantize int8 --activations
-    static`, calibrated on the inputs the fuzzer writes, for `target` (with
-    --link-every, --link-target's), must end cleanly; a library it builds
-    must run (on `threads` threads) and give what the evaluator gives on
-    the module that compile lowered (its static grids, u8 handovers and
+    static`, calibrated on the inputs the fuzzer writes, for `target`
+    (--link-target's), must end cleanly; a library it builds must run (on
+    one thread and on `threads`, the same bits) and give what the evaluator
+    gives on the module that compile lowered (its static grids, u8 handovers and
     fused epilogues as the kernels take them), within a quantized model's
     ties; and it may refuse only what the f32 evaluator refuses too, shapes
     and empty tensors as the compiled path may, or calibration samples
@@ -785,10 +784,19 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
     if rc_r != 0:
         problem = classify(rc_r, text_r) or "refuses the module compile lowered"
         return f"reference on the lowered module: {problem}", transcript
-    problem, got, text = run_library(lib, inputs, workdir, timeout, threads)
+    problem, got, text = run_library(lib, inputs, workdir, timeout)
     transcript += text
-    if problem or not got or special or non_finite_constants(model):
-        return problem, transcript  # (ranges over NaN: crashes only)
+    if problem or not got:
+        return problem, transcript
+    if threads > 1:
+        problem, got_t, text = run_library(lib, inputs, os.path.join(workdir, "threads"),
+                                           timeout, threads)
+        transcript += text
+        diff = problem or (same_bits(got_t, got) if got_t else None)
+        if diff:
+            return f"the library on {threads} threads: {diff}", transcript
+    if special or non_finite_constants(model):  # (ranges over NaN: crashes only)
+        return None, transcript
     try:
         diff = outputs_agree(got, [out_r], grid_steps(model), quantized=True)
     except ValueError as e:
@@ -804,18 +812,17 @@ def check_library(nunc, path, inputs, flags, out_c, workdir, timeout, target="na
     batch split) its outputs must be `nunc run`'s bit for bit; for another
     target (its own kernels: AVX2, AVX-512 without VNNI, ...), the
     evaluator's on the module that compile lowered for it, as
-    outputs_agree judges (`steps`, `quantized`, `special`). "T+split"
+    outputs_agree judges (`steps`, `quantized`, `special`). "native+split"
     keeps compile's batch split (a batch whose items no op mixes runs one
-    item at a time; the lowered module then takes one item): native f32
-    outputs must still be `nunc run`'s bit for bit, others agree with them
-    as outputs_agree judges (each image of a split batch takes its own
-    dynamic conv input range, docs/int8.md).
+    item at a time): f32 outputs must still be `nunc run`'s bit for bit,
+    int8 ones agree with them as outputs_agree judges (each image of a split
+    batch takes its own dynamic conv input range, docs/int8.md).
     Returns (what went wrong or None, transcript)."""
     lib, lowered = os.path.join(workdir, "lib"), os.path.join(workdir, "lowered.mlir")
-    target, _, mode = target.partition("+")
-    split = mode == "split"
+    split = target == "native+split"
+    target = "native" if split else target
     native = target == "native"
-    lowered_reference = not native and not split
+    lowered_reference = not native
     cmd = [nunc, "compile", path, "--target", target,
            *([] if split else ["--split-batch=false"]), *flags,
            *([f"--print-lowered-ir={lowered}"] if lowered_reference else []), "-o", lib]
@@ -852,8 +859,9 @@ def check_library(nunc, path, inputs, flags, out_c, workdir, timeout, target="na
 
 def run_library(lib, inputs, workdir, timeout, threads=1):
     """Builds the C driver for the library in `lib` and runs it on the .npz
-    `inputs`: (what went wrong or None, the .npz of its outputs or None
-    where they cannot be read back, transcript)."""
+    `inputs`, on `threads` threads, in `workdir`: (what went wrong or None,
+    the .npz of its outputs or None where they cannot be read back,
+    transcript)."""
     try:
         exe, manifest = harness.build(lib)
     except RuntimeError as e:
@@ -939,17 +947,23 @@ def main():
     p.add_argument("--link-every", type=int, default=0, metavar="K",
                    help="every K-th mutant that runs is also compiled "
                    "as a library, linked into a C program and run: its outputs must be "
-                   "nunc run's, bit for bit")
+                   "nunc run's, bit for bit (see --link-target)")
     p.add_argument("--link-target", default="native", metavar="T",
-                   help="compile the --link-every libraries for this target (another than "
-                   "native: its outputs against the evaluator on the module compile lowered, "
-                   "as the evaluator's are judged; x86_64-avx2, x86_64-avx512 and "
-                   "x86_64-avxvnni-evex run on an AVX-512 VNNI host); native+split: for this "
-                   "machine with compile's batch split")
+                   help="compile the --link-every libraries (and with --quantize=int8-static "
+                   "every library) for this target: another than native is judged against "
+                   "the evaluator on the module compile lowered for it, as the evaluator's "
+                   "outputs are (x86_64-avx2, x86_64-avx512 and x86_64-avxvnni-evex run on "
+                   "an AVX-512 VNNI host); native+split: this machine with compile's batch "
+                   "split (int8 outputs within a quantized model's ties)")
     p.add_argument("--threads", type=int, default=1, metavar="N",
                    help="also run each mutant compiled on N threads: the same bits as on one")
     p.add_argument("--replay", help="run a saved mutant (a directory --out wrote) again")
     args = p.parse_args()
+    if "+" in args.link_target and args.link_target != "native+split":
+        p.error("--link-target takes a target or native+split")
+    if args.quantize == "int8-static" and args.link_target == "native+split":
+        p.error("--quantize=int8-static compiles without the batch split (the lowered module "
+                "then takes the batch)")
 
     extra = [f"--quantize={args.quantize}"] if args.quantize else []
     if args.replay:
@@ -967,7 +981,8 @@ def main():
                 args.threads = next((int(f.split("=")[1]) for f in flags
                                      if f.startswith("--threads=")), args.threads)
             else:
-                link = args.link_target if args.link_every > 0 else None
+                link = (args.link_target if STATIC_INT8 in extra or args.link_every > 0
+                        else None)
             problem, transcript = check_one(args.nunc, data, w, args.timeout, seed, extra,
                                             args.special_values, link, args.threads)
         print(transcript)
@@ -985,7 +1000,8 @@ def main():
         name, base = seeds[rng.randrange(len(seeds))]
         data, how = make_mutant(base, rng, op_types, args.depth)
         with tempfile.TemporaryDirectory() as w:
-            link = args.link_target if args.link_every > 0 and i % args.link_every == 0 else None
+            link = (args.link_target if STATIC_INT8 in extra or (
+                args.link_every > 0 and i % args.link_every == 0) else None)
             problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra,
                                             args.special_values, link, args.threads)
         return i, name, how, data, problem, transcript, link

@@ -11,9 +11,9 @@ second or two.
   MultiHeadAttention ops, and an exported decoder layer and block (rotary
   embedding, past cache, grouped heads, causal mask, RMSNorm, SwiGLU);
 - ResNet- and MobileNetV2-shaped classifiers (BatchNormalization, residual
-  Adds, pools, Gemm; a MobileNet twice as wide, whose 1x1 convs --quantize
-  int8 takes) and small CNNs (depthwise, hard swish), and their QDQ
-  and QOperator forms.
+  Adds, pools, Gemm) and small CNNs (depthwise, hard swish), and their QDQ
+  and QOperator forms; a MobileNet twice as wide, whose 1x1 convs
+  --quantize int8 takes (f32 only).
 
 Inputs are pinned (batch 2, sequence 8 for the encoders) so that every
 mutant can run with random inputs.

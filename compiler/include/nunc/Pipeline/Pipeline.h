@@ -59,7 +59,8 @@ void buildInt8Pipeline(OpPassManager &pm, llvm::StringRef profile = "",
 
 /// Runs `pm` on `module`. A pass that fails without an error diagnostic
 /// gets one naming it ("internal error: compiler pass 'X' failed without
-/// saying why"), so a failure never reaches the user unexplained.
+/// saying why"), so a failure never reaches the user unexplained. Adds an
+/// instrumentation to `pm` (each call one more).
 LogicalResult runPipeline(PassManager &pm, ModuleOp module);
 
 /// Runs buildSimplifyPipeline on `module` (through runPipeline);
