@@ -5,6 +5,8 @@
 
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 namespace mlir::nunc {
 #define GEN_PASS_DEF_FUSEACTIVATIONS
 #include "nunc/Transforms/Passes.h.inc"
@@ -15,16 +17,18 @@ using namespace mlir::nunc;
 
 namespace {
 
-/// The f32 scalar `c` of `x op c` or `c op x` (a commutative op); returns x.
+/// The finite f32 scalar `c` of `x op c` or `c op x` (a commutative op);
+/// returns x. (A NaN or infinite shift or scale stays as the model has it:
+/// inside the fused op's clamp, its NaN would become a bound.)
 template <typename BinOp> Value matchScalarOperand(Value v, float &c) {
   auto op = singleUseDef<BinOp>(v);
   if (!op)
     return nullptr;
-  if (std::optional<float> r = getUniformF32(op.getRhs())) {
+  if (std::optional<float> r = getUniformF32(op.getRhs()); r && std::isfinite(*r)) {
     c = *r;
     return op.getLhs();
   }
-  if (std::optional<float> l = getUniformF32(op.getLhs())) {
+  if (std::optional<float> l = getUniformF32(op.getLhs()); l && std::isfinite(*l)) {
     c = *l;
     return op.getRhs();
   }

@@ -102,6 +102,35 @@ func.func @not_hard(%x: tensor<8xf32>, %h: tensor<8xf16>) -> (tensor<8xf32>, ten
 
 // -----
 
+// A NaN or infinite shift or scale keeps the model's ops: the fused op's
+// clamp would make a bound of clip(x + NaN)'s NaN, and x = -inf would meet
+// +inf inside alpha * x + beta where the model adds it to x + 3 only.
+
+// CHECK-LABEL: func.func @not_finite(
+// CHECK-NOT: nunc.hard_
+// CHECK: return
+func.func @not_finite(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %nan = nunc.constant dense<0x7FC00000> : tensor<f32>
+  %inf = nunc.constant dense<0x7F800000> : tensor<f32>
+  %b = nunc.constant dense<0.5> : tensor<f32>
+  %zero = nunc.constant dense<0.0> : tensor<f32>
+  %one = nunc.constant dense<1.0> : tensor<f32>
+  %six = nunc.constant dense<6.0> : tensor<f32>
+  %0 = nunc.add %x, %nan : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %1 = nunc.clip %0 min %zero : tensor<f32> max %six : tensor<f32> : tensor<8xf32> -> tensor<8xf32>
+  %2 = nunc.mul %x, %1 : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %3 = nunc.div %2, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %4 = nunc.add %x, %inf : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %5 = nunc.clip %4 min %zero : tensor<f32> max %six : tensor<f32> : tensor<8xf32> -> tensor<8xf32>
+  %6 = nunc.div %5, %six : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %7 = nunc.mul %x, %nan : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %8 = nunc.add %7, %b : (tensor<8xf32>, tensor<f32>) -> tensor<8xf32>
+  %9 = nunc.clip %8 min %zero : tensor<f32> max %one : tensor<f32> : tensor<8xf32> -> tensor<8xf32>
+  return %3, %6, %9 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 // y * hard_sigmoid(x) is no hard swish: the sigmoid alone fuses.
 
 // CHECK-LABEL: func.func @other_factor(
