@@ -794,12 +794,10 @@ def check_static_int8(nunc, path, model, workdir, timeout, input_seed, special, 
             return "static int8 compile refuses a model the evaluator runs", transcript
         return None, transcript
     out_r = os.path.join(workdir, "reference.npz")
-    cmd_r = [nunc, "run", "--reference", lowered, "--input", inputs, "-o", out_r]
-    rc_r, text_r = run(cmd_r, timeout)
-    transcript += f"$ {' '.join(cmd_r)}\nexit {rc_r}\n{text_r}\n"
-    if rc_r != 0:
-        problem = classify(rc_r, text_r) or "refuses the module compile lowered"
-        return f"reference on the lowered module: {problem}", transcript
+    problem, text = run_lowered(nunc, lowered, inputs, out_r, timeout)
+    transcript += text
+    if problem:
+        return problem, transcript
     problem, got, text = run_library(lib, inputs, workdir, timeout)
     transcript += text
     if problem or not got:
@@ -852,12 +850,10 @@ def check_library(nunc, path, inputs, flags, out_c, workdir, timeout, target="na
     want = out_c
     if lowered_reference:
         want = os.path.join(workdir, "lowered.npz")
-        cmd_r = [nunc, "run", "--reference", lowered, "--input", inputs, "-o", want]
-        rc_r, text_r = run(cmd_r, timeout)
-        transcript += f"$ {' '.join(cmd_r)}\nexit {rc_r}\n{text_r}\n"
-        if rc_r != 0:
-            problem = classify(rc_r, text_r) or "refuses the module compile lowered"
-            return f"reference on the lowered module: {problem}", transcript
+        problem, text = run_lowered(nunc, lowered, inputs, want, timeout)
+        transcript += text
+        if problem:
+            return problem, transcript
     problem, got, text = run_library(lib, inputs, workdir, timeout)
     transcript += text
     if problem or not got:
@@ -871,6 +867,19 @@ def check_library(nunc, path, inputs, flags, out_c, workdir, timeout, target="na
         return f"unreadable outputs: {e}", transcript
     against = "the lowered module" if lowered_reference else "nunc run"
     return (f"against {against}: {diff}" if diff else None), transcript
+
+
+def run_lowered(nunc, lowered, inputs, out, timeout):
+    """The evaluator on the module `nunc compile --print-lowered-ir` wrote,
+    its outputs to `out`: (what went wrong or None, transcript). It must
+    run what compile compiled."""
+    cmd = [nunc, "run", "--reference", lowered, "--input", inputs, "-o", out]
+    rc, text = run(cmd, timeout)
+    transcript = f"$ {' '.join(cmd)}\nexit {rc}\n{text}\n"
+    if rc == 0:
+        return None, transcript
+    problem = classify(rc, text) or "refuses the module compile lowered"
+    return f"reference on the lowered module: {problem}", transcript
 
 
 def run_library(lib, inputs, workdir, timeout, threads=1):
