@@ -438,14 +438,30 @@ private:
 
   /// int8Products: Q, K and V of this head as codes in scratch (the steps
   /// after them), then read from there as u8 inputs are. Q's step is one
-  /// per block of queryStepRows rows (one query head's).
+  /// per block of queryStepRows rows (one query head's). The magnitudes of
+  /// K and V (and Q, where its one block has their rows: self-attention)
+  /// are found in one pass: their rows lie a page or more apart, and three
+  /// streams of loads in one loop overlap their misses where one pass each
+  /// waited on them (the passes were ~15 % of MiniLM's int8 attention).
   void quantizeHead() {
     const int64_t blockRows = c.queryStepRows ? c.queryStepRows : c.seq;
-    quantizeRows(r9, 0, c.keys, ks, keyCodes());
+    const RowSource query{r8, 0, qs}, key{r9, 0, ks}, value{r12, 0, vs};
+    const bool withQuery = blockRows == c.seq && c.seq == c.keys;
+    std::vector<RowSource> joint = {key, value};
+    if (withQuery)
+      joint.push_back(query);
+    scanMagnitudes(joint, c.keys);
+    for (size_t i = 0; i < joint.size(); ++i)
+      vmovss(scannedMagnitude(static_cast<int>(i)), Xmm(2 * static_cast<int>(i)));
+    quantizeRows(key, c.keys, keyCodes(), scannedMagnitude(0));
     vmovss(keyStep(), xmm0);
     for (int64_t b = 0; b < c.seq / blockRows; ++b) {
       const int64_t first = b * blockRows;
-      quantizeRows(r8, first * qs * 4, blockRows, qs, queryCodes() + first * c.headDim);
+      const RowSource block{r8, first * qs * 4, qs};
+      if (withQuery)
+        quantizeRows(block, blockRows, queryCodes(), scannedMagnitude(2));
+      else
+        quantizeRows(block, blockRows, queryCodes() + first * c.headDim);
       vmulss(xmm0, xmm0, keyStep());
       vmulss(xmm0, xmm0, constScalar(c.scale * kLog2e));
       Label rows;
@@ -457,7 +473,7 @@ private:
       dec(rdx);
       jnz(rows);
     }
-    quantizeRows(r12, 0, c.keys, vs, valueCodes());
+    quantizeRows(value, c.keys, valueCodes(), scannedMagnitude(1));
     vmovss(valueStep(), xmm0);
     lea(r8, ptr[r10 + queryCodes()]);
     lea(r9, ptr[r10 + keyCodes()]);
@@ -466,44 +482,77 @@ private:
     eb = 1;
   }
 
-  /// `rows` f32 rows of D from `src` + `srcBytes` (`stride` floats apart) as the u8
-  /// codes round(x * (127 / m)) + 128 (half to even), m = max |x| over
-  /// them (at least 2^-100), at r10 + `dst` (D bytes a row); xmm0 = m / 127,
-  /// their step. Uses vector registers 0-5, rax, rcx, rdx.
-  void quantizeRows(const Reg64 &src, int64_t srcBytes, int64_t rows, int64_t stride,
-                    int64_t dst) {
+  /// f32 rows of D to quantize: from `src` + `srcBytes`, `stride` floats
+  /// apart.
+  struct RowSource {
+    Reg64 src;
+    int64_t srcBytes, stride;
+  };
+  /// quantizeHead's jointly scanned magnitudes (K, V, Q) in scratch.
+  Address scannedMagnitude(int i) { return ptr[r10 + stepsAt() + 16 + 4 * i]; }
+
+  /// The largest magnitude over `rows` rows of each source (at most 3),
+  /// all in one loop: source i's in every lane of Vmm(2 i). Uses vector
+  /// registers 0-7, rax, rcx, rdx.
+  void scanMagnitudes(const std::vector<RowSource> &sources, int64_t rows) {
     const int dv = static_cast<int>(c.headDim / kLanes), accs = std::min(dv, 2);
-    for (int a = 0; a < accs; ++a)
-      pxor(Vmm(a), Vmm(a), Vmm(a));
-    if constexpr (!kAvx512)
-      vmovups(Vmm(5), constAddrBits(0x7fffffffu));
-    lea(rax, ptr[src + srcBytes]);
-    mov(rdx, rows);
-    Label maxLoop, codeLoop;
-    L(maxLoop);
-    for (int v = 0; v < dv; ++v) {
-      const Vmm a(v % accs);
-      const Address x = ptr[rax + v * kLanes * 4];
-      if constexpr (kAvx512) {
-        vrangeps(a, a, x, 0x0b); // the larger magnitude, sign cleared
-      } else {
-        vandps(Vmm(4), Vmm(5), x); // |x|
-        vmaxps(a, a, Vmm(4));
-      }
+    const int n = static_cast<int>(sources.size());
+    const Reg64 pointers[3] = {rax, rcx, rdx};
+    auto acc = [](int i, int a) { return Vmm(2 * i + a); };
+    for (int i = 0; i < n; ++i) {
+      for (int a = 0; a < accs; ++a)
+        pxor(acc(i, a), acc(i, a), acc(i, a));
+      lea(pointers[i], ptr[sources[i].src + sources[i].srcBytes]);
     }
-    add(rax, stride * 4);
-    dec(rdx);
-    jnz(maxLoop, T_NEAR);
-    if (accs > 1)
-      vmaxps(Vmm(0), Vmm(0), Vmm(1));
-    emitHorizontal(Vmm(0), Vmm(1), Reduction::Max);
+    if constexpr (!kAvx512)
+      vmovups(Vmm(7), constAddrBits(0x7fffffffu));
+    push(rbx);
+    mov(rbx, rows);
+    Label loop;
+    L(loop);
+    for (int v = 0; v < dv; ++v)
+      for (int i = 0; i < n; ++i) {
+        const Vmm a = acc(i, v % accs);
+        const Address x = ptr[pointers[i] + v * kLanes * 4];
+        if constexpr (kAvx512) {
+          vrangeps(a, a, x, 0x0b); // the larger magnitude, sign cleared
+        } else {
+          vandps(Vmm(6), Vmm(7), x); // |x|
+          vmaxps(a, a, Vmm(6));
+        }
+      }
+    for (int i = 0; i < n; ++i)
+      add(pointers[i], sources[i].stride * 4);
+    dec(rbx);
+    jnz(loop, T_NEAR);
+    pop(rbx);
+    for (int i = 0; i < n; ++i) {
+      if (accs > 1)
+        vmaxps(acc(i, 0), acc(i, 0), acc(i, 1));
+      emitHorizontal(acc(i, 0), Vmm(6), Reduction::Max);
+    }
+  }
+
+  /// `rows` f32 rows of D of `s` as the u8 codes round(x * (127 / m)) +
+  /// 128 (half to even), m = max |x| over them (at least 2^-100; from
+  /// `scanned` where scanMagnitudes found it), at r10 + `dst` (D bytes a
+  /// row); xmm0 = m / 127, their step. Uses vector registers 0-7, rax, rcx,
+  /// rdx.
+  void quantizeRows(const RowSource &s, int64_t rows, int64_t dst,
+                    std::optional<Address> scanned = std::nullopt) {
+    const int dv = static_cast<int>(c.headDim / kLanes);
+    if (scanned)
+      vbroadcastss(Vmm(0), *scanned);
+    else
+      scanMagnitudes({s}, rows);
     vmaxps(Vmm(0), Vmm(0), constAddr(0x1p-100f));
     loadConstant(Vmm(1), 127.f);
     vdivps(Vmm(1), Vmm(1), Vmm(0)); // codes per unit
     vdivps(Vmm(0), Vmm(0), constAddr(127.f));
-    lea(rax, ptr[src + srcBytes]);
+    lea(rax, ptr[s.src + s.srcBytes]);
     lea(rcx, ptr[r10 + dst]);
     mov(rdx, rows);
+    Label codeLoop;
     L(codeLoop);
     for (int v = 0; v < dv; ++v) {
       const Vmm x(2 + v % 2);
@@ -519,7 +568,7 @@ private:
         vmovq(ptr[rcx + v * kLanes], Xmm(x.getIdx()));
       }
     }
-    add(rax, stride * 4);
+    add(rax, s.stride * 4);
     add(rcx, c.headDim);
     dec(rdx);
     jnz(codeLoop, T_NEAR);
