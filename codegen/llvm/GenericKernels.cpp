@@ -723,7 +723,9 @@ private:
     double lo = u ? 0 : -std::ldexp(1.0, w - 1);
     double hi = u ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
     Value r = math::RoundEvenOp::create(b, loc, x);
-    r = arith::MaximumFOp::create(b, loc, r, k.floatConst(lo, r.getType()));
+    // NaN: the lowest code, as the evaluator and onnxruntime give (maxnum
+    // takes the bound where the other operand is NaN).
+    r = arith::MaxNumFOp::create(b, loc, r, k.floatConst(lo, r.getType()));
     r = arith::MinimumFOp::create(b, loc, r, k.floatConst(hi, r.getType()));
     return u ? Value(arith::FPToUIOp::create(b, loc, ct, r))
              : Value(arith::FPToSIOp::create(b, loc, ct, r));
@@ -1283,7 +1285,8 @@ Value GenericEmitter::roundToGrid(Value x, Type grid, float roundingZeroPoint) {
   Value r = math::RoundEvenOp::create(b, loc, quotient);
   if (roundingZeroPoint != 0)
     r = arith::SubFOp::create(b, loc, r, z);
-  r = arith::MaximumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMin() - zp, f32));
+  // NaN: the lowest code's value, as roundToInteger.
+  r = arith::MaxNumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMin() - zp, f32));
   r = arith::MinimumFOp::create(b, loc, r, k.floatConst(q.getStorageTypeMax() - zp, f32));
   return arith::MulFOp::create(b, loc, r, k.floatConst(scale, f32));
 }

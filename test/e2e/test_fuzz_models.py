@@ -11,7 +11,8 @@ program and run (see the batches below); the multi-node mutants also run
 on two threads, whose outputs must be one thread's bits; a batch of
 multi-node mutants compiles with static int8 activations, calibrated on
 its inputs, and runs the library against the evaluator on the module
-compile lowered. Deterministic (fixed seeds); run the script with other
+compile lowered; another also checks what onnxruntime's quantizers make of
+each mutant that passes (QDQ, QOperator, dynamic). Deterministic (fixed seeds); run the script with other
 seeds and more iterations to search further."""
 import os
 import subprocess
@@ -49,7 +50,8 @@ def multi_node_seeds(tmp_path_factory):
     ("node", "f32", 11, 1200, "native"), ("node", "int8", 12, 400, "native"),
     ("multi-node", "f32", 13, 600, "native+split"),
     ("multi-node", "int8", 14, 300, "x86_64-avx2"),
-    ("multi-node", "int8-static", 15, 400, "native")])
+    ("multi-node", "int8-static", 15, 400, "native"),
+    ("multi-node", "ort-quantize", 16, 150, "native")])
 def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, iterations,
                                     link):
     exe = os.path.join(os.environ.get("NUNC_BIN_DIR", os.path.join(ROOT, "build", "bin")),
@@ -59,7 +61,9 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
     cmd = [sys.executable, FUZZER, "--nunc", exe, "--seeds", seed_dir,
            "--iterations", str(iterations), "--seed", str(seed), "--timeout", "60",
            "--out", str(tmp_path / "defects")]
-    if mode != "f32":
+    if mode == "ort-quantize":
+        cmd.append("--ort-quantize")
+    elif mode != "f32":
         cmd.append(f"--quantize={mode}")
     cmd.append(f"--link-target={link}")
     if mode != "int8-static":  # (which links every mutant)

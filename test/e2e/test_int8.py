@@ -295,6 +295,53 @@ def test_non_finite_scale_is_a_located_error(nunc, tmp_path, where, value):
         nunc("compile", ok, "--target", "x86_64-avx512vnni", "-o", tmp_path / f"o{scale}")
 
 
+def test_quantize_linear_of_nan_is_the_lowest_code(nunc, tmp_path):
+    """QuantizeLinear of NaN gives the lowest code of its type, as
+    onnxruntime and the evaluator give, on every path: the generic kernel's
+    u8, s8, u16, s16 and per-axis codes (its conversion of NaN was
+    undefined: s8 and s16 gave 0) and the Q/DQ pairs' f32 values. A QDQ
+    model with u16 or symmetric s8 activations meets it: its mask constant
+    dequantizes to -inf, 0 x -inf makes every score NaN, and the codes of
+    the NaN probabilities decide the output (found by the fuzzer's
+    --ort-quantize)."""
+    import onnx
+    from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    zero_points = {"u8": (np.uint8(7), T.UINT8), "s8": (np.int8(3), T.INT8),
+                   "u16": (np.uint16(65535), T.UINT16), "s16": (np.int16(-5), T.INT16)}
+    inits = [nh.from_array(np.array(0.05, np.float32), "s"),
+             nh.from_array(np.array([0.05, 0.1, 0.2, 0.4], np.float32), "axis_s"),
+             nh.from_array(np.array([1, 2, 3, 4], np.uint8), "axis_z")]
+    nodes = [h.make_node("QuantizeLinear", ["x", "axis_s", "axis_z"], ["q_axis"], axis=1)]
+    outputs = [h.make_tensor_value_info("q_axis", T.UINT8, [2, 4])]
+    for name, (zp, element) in zero_points.items():
+        inits.append(nh.from_array(np.array(zp), f"z_{name}"))
+        nodes += [h.make_node("QuantizeLinear", ["x", "s", f"z_{name}"], [f"q_{name}"]),
+                  h.make_node("DequantizeLinear", [f"q_{name}", "s", f"z_{name}"],
+                              [f"fq_{name}"])]
+        outputs += [h.make_tensor_value_info(f"q_{name}", element, [2, 4]),
+                    h.make_tensor_value_info(f"fq_{name}", T.FLOAT, [2, 4])]
+    g = h.make_graph(nodes, "g", [h.make_tensor_value_info("x", T.FLOAT, [2, 4])], outputs,
+                     inits)
+    model = h.make_model(g, opset_imports=[h.make_opsetid("", 21)])
+    model.ir_version = 10
+    path = str(tmp_path / "q.onnx")
+    onnx.save(model, path)
+    feeds = {"x": np.array([[np.nan, -np.inf, np.inf, 0.3], [-0.3, np.nan, 1e30, -1e30]],
+                           np.float32)}
+    np.savez(tmp_path / "in.npz", **feeds)
+    nunc("run", path, "--input", tmp_path / "in.npz", "-o", tmp_path / "c.npz")
+    nunc("run", "--reference", path, "--input", tmp_path / "in.npz", "-o", tmp_path / "r.npz")
+    import onnxruntime as ort
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    compiled, evaluated = np.load(tmp_path / "c.npz"), np.load(tmp_path / "r.npz")
+    for name, w in want.items():
+        if w.dtype.kind in "iu":
+            assert w[0, 0] == np.iinfo(w.dtype).min, (name, w)  # NaN
+        np.testing.assert_array_equal(compiled[name], w, err_msg=name)
+        np.testing.assert_array_equal(evaluated[name], w, err_msg=name)
+
+
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_non_finite_calibration_values_are_located_errors(nunc, tmp_path):
     """A NaN in a calibration sample names the file, the input and where; an

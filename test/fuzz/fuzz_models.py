@@ -21,6 +21,17 @@ agrees with the evaluator's or with onnxruntime's run of the mutant
 whose inputs the fuzzer writes is compiled with `--quantize int8
 --activations static`, calibrated on those inputs (check_static_int8).
 
+--ort-quantize adds onnxruntime's own quantizers: each mutant that passes
+and whose inputs the fuzzer writes is quantized by quantize_static
+(calibrated on those inputs; QDQ with u8 or s8 activations, per tensor or
+per channel, or QOperator) or quantize_dynamic, as its index picks
+(ort_quantize_variant), and the quantized model is then checked as a
+mutant of its own on the same inputs: a valid QDQ, QOperator or dynamic
+model of a shape no seed has, for the importer's Q/DQ fusions. Half the
+mutants are then their seed unchanged, whose grids still vary with the
+calibration inputs. A model onnxruntime's quantizer refuses or leaves
+without quantized ops is skipped.
+
 Deterministic: mutant i of a run with --seed S is the same on every machine
 with the same seeds.
 
@@ -650,6 +661,58 @@ np.savez(sys.argv[3], **dict(zip([o.name for o in s.get_outputs()], s.run(None, 
 """
 
 
+# Quantizes a model with onnxruntime's quantizer (argv: model, inputs
+# (the calibration sample), output, then ort_quantize_variant's fields), in
+# a process of its own.
+ONNXRUNTIME_QUANTIZE = """
+import logging, sys, numpy as np
+from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                      quantize_dynamic, quantize_static)
+logging.disable(logging.WARNING)
+src, inputs, dst, kind, per_channel, activations, weights, symmetric = sys.argv[1:9]
+types = {"u8": QuantType.QUInt8, "s8": QuantType.QInt8, "u16": QuantType.QUInt16}
+if kind == "dynamic":
+    quantize_dynamic(src, dst, weight_type=types[weights], per_channel=per_channel == "1")
+else:
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.samples = iter([dict(np.load(inputs))])
+        def get_next(self):
+            return next(self.samples, None)
+    quantize_static(src, dst, Reader(),
+                    quant_format=QuantFormat.QDQ if kind == "qdq" else QuantFormat.QOperator,
+                    activation_type=types[activations], weight_type=types[weights],
+                    per_channel=per_channel == "1",
+                    extra_options={"ActivationSymmetric": symmetric == "1"})
+"""
+
+
+def ort_quantize_variant(i):
+    """Mutant i's onnxruntime quantizer, by index so that a replay takes the
+    same: (kind, per channel, activations, weights, symmetric activations)
+    of quantize_static (QDQ; QOperator) or quantize_dynamic. QDQ takes u8,
+    s8 or u16 activations (A16W8: the 16-bit inputs of the int8 GEMMs) and
+    s8 or u8 weights (zero points in the weights)."""
+    kind, j = ("qdq", "qdq", "qoperator", "qdq", "dynamic", "qdq")[i % 6], i // 6
+    activations = ("u8", "s8", "u16")[j % 3] if kind == "qdq" else "u8"
+    weights = "u8" if i % 7 in (2, 5) and activations != "u16" else "s8"
+    symmetric = "1" if kind != "dynamic" and i % 5 == 1 else "0"
+    return kind, str(j % 2), activations, weights, symmetric
+
+
+def ort_quantized(path, inputs, dst, i, timeout):
+    """The model at `path` quantized by onnxruntime (ort_quantize_variant(i),
+    calibrated on `inputs`) as bytes, and the quantizer's command; None
+    where it refuses or quantizes nothing."""
+    variant = ort_quantize_variant(i)
+    cmd = [sys.executable, "-c", ONNXRUNTIME_QUANTIZE, path, inputs, dst, *variant]
+    rc, _ = run(cmd, timeout)
+    if rc != 0 or not os.path.exists(dst):
+        return None, variant
+    data = open(dst, "rb").read()
+    return (data if quantized_model(parse(data)) else None), variant
+
+
 def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False, link=None,
               threads=1):
     """What went wrong with this mutant (None: nothing) and the transcript.
@@ -969,6 +1032,9 @@ def main():
                    "kernels against the evaluator's int8 semantics); int8-static: compile "
                    "with static activations calibrated on the mutant's inputs and run the "
                    "library against the evaluator on the module compile lowered")
+    p.add_argument("--ort-quantize", action="store_true",
+                   help="also quantize each mutant that passes with onnxruntime's quantizers "
+                   "(calibrated on its inputs) and check that model on the same inputs")
     p.add_argument("--link-every", type=int, default=0, metavar="K",
                    help="every K-th mutant that runs is also compiled "
                    "as a library, linked into a C program and run: its outputs must be "
@@ -984,6 +1050,8 @@ def main():
                    help="also run each mutant compiled on N threads: the same bits as on one")
     p.add_argument("--replay", help="run a saved mutant (a directory --out wrote) again")
     args = p.parse_args()
+    if args.ort_quantize and args.quantize:
+        p.error("--ort-quantize checks onnxruntime's quantized models, without --quantize")
     if "+" in args.link_target and args.link_target != "native+split":
         p.error("--link-target takes a target or native+split")
     if args.quantize == "int8-static" and args.link_target == "native+split":
@@ -1023,18 +1091,38 @@ def main():
     def job(i):
         rng = random.Random(args.seed * 1_000_003 + i)
         name, base = seeds[rng.randrange(len(seeds))]
-        data, how = make_mutant(base, rng, op_types, args.depth)
+        if args.ort_quantize and rng.random() < 0.5:
+            # The seed as it is: its calibration on the mutant's inputs
+            # alone gives its quantized model other grids.
+            data, how = base, ["none"]
+        else:
+            data, how = make_mutant(base, rng, op_types, args.depth)
         with tempfile.TemporaryDirectory() as w:
             link = (args.link_target if STATIC_INT8 in extra or (
                 args.link_every > 0 and i % args.link_every == 0) else None)
             problem, transcript = check_one(args.nunc, data, w, args.timeout, i, extra,
                                             args.special_values, link, args.threads)
-        return i, name, how, data, problem, transcript, link
+            inputs = os.path.join(w, "inputs.npz")
+            quantized_by_ort = 0
+            if args.ort_quantize and not problem and os.path.exists(inputs):
+                # The same inputs: check_one writes them from the index.
+                q = os.path.join(w, "quantized")
+                os.makedirs(q)
+                qdata, variant = ort_quantized(os.path.join(w, "model.onnx"), inputs,
+                                               os.path.join(q, "source.onnx"), i, args.timeout)
+                if qdata is not None:
+                    quantized_by_ort = 1
+                    problem, transcript = check_one(args.nunc, qdata, q, args.timeout, i, extra,
+                                                    args.special_values, link, args.threads)
+                    if problem:
+                        data, name = qdata, f"{name}-ort-{'-'.join(variant)}"
+        return i, name, how, data, problem, transcript, link, quantized_by_ort
 
-    defects = 0
+    defects = quantized_by_ort = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for i, name, how, data, problem, transcript, link in pool.map(
+        for i, name, how, data, problem, transcript, link, by_ort in pool.map(
                 job, range(args.iterations)):
+            quantized_by_ort += by_ort
             if not problem:
                 continue
             defects += 1
@@ -1053,7 +1141,8 @@ def main():
                                      + [f"--threads={args.threads}"]))
                 with open(os.path.join(d, "transcript.txt"), "w") as f:
                     f.write(f"seed model {name}; mutations {how}\n{problem}\n\n{transcript}")
-    print(f"{args.iterations} mutants, {defects} defects")
+    print(f"{args.iterations} mutants, {defects} defects"
+          + (f" ({quantized_by_ort} quantized by onnxruntime)" if args.ort_quantize else ""))
     return 1 if defects else 0
 
 
