@@ -484,6 +484,8 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
         xs * static_cast<float>(wScale.getDouble(wScale.numElements() == 1 ? 0 : oc)) / ys;
     double sum = static_cast<double>(c[i]) + (b ? b->as<int32_t>()[oc] : 0);
     double v = std::nearbyint(sum * multiplier + yz);
+    if (std::isnan(v)) // (a zero y scale) the lowest code, as saturateRound
+      v = u8 ? 0.0 : -128.0;
     if (u8)
       out.mutableAs<uint8_t>()[i] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
     else
@@ -742,9 +744,12 @@ Expected<Tensor> pool(PoolKind kind, const Tensor &x, const WindowAttrs &attrs,
               const float mean = sum32 / static_cast<float>(divisor ? divisor : 1);
               const float z = static_cast<float>(grid->roundingZeroPoint);
               const InputQuantization &q = grid->output;
-              // The clamp in code units of the grid's own zero point.
-              const float code = std::clamp(std::nearbyint(mean / q.scale + z) - z,
-                                            float(-q.zeroPoint), float(q.qmax - q.zeroPoint));
+              // The clamp in code units of the grid's own zero point; NaN:
+              // the lowest code, as saturateRound.
+              const float r = std::nearbyint(mean / q.scale + z) - z;
+              const float code = std::isnan(r) ? float(-q.zeroPoint)
+                                               : std::clamp(r, float(-q.zeroPoint),
+                                                            float(q.qmax - q.zeroPoint));
               dst[p] = T(static_cast<C>(code * q.scale + 0.f)); // -0: +0, as (q - zp) s
             } else {
               dst[p] = T(static_cast<C>(divisor ? sum / divisor : 0.0));

@@ -213,6 +213,8 @@ Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale, const Tens
     float bs = static_cast<float>(bScale.getDouble(bScale.numElements() == 1 ? 0 : col));
     float multiplier = as * bs / ys;
     double v = std::nearbyint(static_cast<double>(c[i]) * multiplier + yz);
+    if (std::isnan(v)) // (a zero y scale) the lowest code, as saturateRound
+      v = outType == DType::U8 ? 0.0 : -128.0;
     if (outType == DType::U8)
       out.mutableAs<uint8_t>()[i] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
     else

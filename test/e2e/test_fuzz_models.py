@@ -75,3 +75,6 @@ def test_mutated_models_end_cleanly(nunc, tmp_path, request, seeds, mode, seed, 
         f"{r.stdout[-6000:]}\n{r.stderr[-3000:]}\n(mutants and transcripts in "
         f"{tmp_path / 'defects'}; rerun one with {FUZZER} --replay DIR)")
     assert f"{iterations} mutants, 0 defects" in r.stdout, r.stdout[-2000:]
+    if mode == "ort-quantize":  # (a quantizer that refused them all would check nothing)
+        checked = int(r.stdout.rsplit("(", 1)[1].split()[0])
+        assert checked >= iterations // 5, r.stdout[-2000:]

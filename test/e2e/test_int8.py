@@ -299,7 +299,8 @@ def test_quantize_linear_of_nan_is_the_lowest_code(nunc, tmp_path):
     """QuantizeLinear of NaN gives the lowest code of its type, as
     onnxruntime and the evaluator give, on every path: the generic kernel's
     u8, s8, u16, s16 and per-axis codes (its conversion of NaN was
-    undefined: s8 and s16 gave 0) and the Q/DQ pairs' f32 values. A QDQ
+    undefined: s8 and s16 gave 0), the Q/DQ pairs' f32 values and
+    QLinearMatMul's requantization, compiled and in the evaluator. A QDQ
     model with u16 or symmetric s8 activations meets it: its mask constant
     dequantizes to -inf, 0 x -inf makes every score NaN, and the codes of
     the NaN probabilities decide the output (found by the fuzzer's
@@ -340,6 +341,32 @@ def test_quantize_linear_of_nan_is_the_lowest_code(nunc, tmp_path):
             assert w[0, 0] == np.iinfo(w.dtype).min, (name, w)  # NaN
         np.testing.assert_array_equal(compiled[name], w, err_msg=name)
         np.testing.assert_array_equal(evaluated[name], w, err_msg=name)
+    # QLinearMatMul with a zero y scale: a zero sum times inf is NaN, whose
+    # code is the lowest too (the evaluator's cast of NaN was undefined: 0).
+    for element, dtype in ((T.INT8, np.int8), (T.UINT8, np.uint8)):
+        inits = [nh.from_array(np.array(0.1, np.float32), "as"),
+                 nh.from_array(np.array(0, dtype), "az"),
+                 nh.from_array(np.array([[1, -2, 3], [0, 0, 0], [4, 5, -6], [1, 1, 1]],
+                                        np.int8), "b"),
+                 nh.from_array(np.array(0.05, np.float32), "bs"),
+                 nh.from_array(np.array(0, np.int8), "bz"),
+                 nh.from_array(np.array(0.0, np.float32), "ys"),
+                 nh.from_array(np.array(3, dtype), "yz")]
+        g = h.make_graph([h.make_node("QLinearMatMul", ["a", "as", "az", "b", "bs", "bz", "ys",
+                                                        "yz"], ["y"])], "g",
+                         [h.make_tensor_value_info("a", element, [2, 4])],
+                         [h.make_tensor_value_info("y", element, [2, 3])], inits)
+        model = h.make_model(g, opset_imports=[h.make_opsetid("", 21)])
+        model.ir_version = 10
+        path = str(tmp_path / f"mm{element}.onnx")
+        onnx.save(model, path)
+        feeds = {"a": np.array([[0, 0, 0, 0], [1, 2, 3, 4]], dtype)}
+        np.savez(tmp_path / "a.npz", **feeds)
+        want = ort.InferenceSession(path, providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        assert (want[0] == np.iinfo(dtype).min).all(), want
+        for how in ((), ("--reference",)):
+            nunc("run", *how, path, "--input", tmp_path / "a.npz", "-o", tmp_path / "y.npz")
+            np.testing.assert_array_equal(np.load(tmp_path / "y.npz")["y"], want, err_msg=how)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")

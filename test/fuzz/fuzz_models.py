@@ -23,8 +23,10 @@ whose inputs the fuzzer writes is compiled with `--quantize int8
 
 --ort-quantize adds onnxruntime's own quantizers: each mutant that passes
 and whose inputs the fuzzer writes is quantized by quantize_static
-(calibrated on those inputs; QDQ with u8 or s8 activations, per tensor or
-per channel, or QOperator) or quantize_dynamic, as its index picks
+(calibrated on those inputs; QDQ with u8, s8 or u16 activations, s8
+weights or u8 ones with u8 activations, per tensor or per channel,
+symmetric activations or not, or QOperator) or quantize_dynamic, as its
+index picks
 (ort_quantize_variant), and the quantized model is then checked as a
 mutant of its own on the same inputs: a valid QDQ, QOperator or dynamic
 model of a shape no seed has, for the importer's Q/DQ fusions. Half the
@@ -453,9 +455,14 @@ QUANTIZED_OPS = {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", 
                  "QLinearLeakyRelu", "QLinearConcat", "DynamicQuantizeMatMul"}
 
 
+def quantized_ops(model):
+    """How many quantized ops (QDQ, QOperator) the model holds."""
+    return 0 if model is None else sum(n.op_type in QUANTIZED_OPS for n in model.graph.node)
+
+
 def quantized_model(model):
     """Whether the model holds quantized ops of its own (QDQ, QOperator)."""
-    return model is not None and any(n.op_type in QUANTIZED_OPS for n in model.graph.node)
+    return quantized_ops(model) > 0
 
 
 def non_finite_constants(model):
@@ -692,10 +699,12 @@ def ort_quantize_variant(i):
     same: (kind, per channel, activations, weights, symmetric activations)
     of quantize_static (QDQ; QOperator) or quantize_dynamic. QDQ takes u8,
     s8 or u16 activations (A16W8: the 16-bit inputs of the int8 GEMMs) and
-    s8 or u8 weights (zero points in the weights)."""
+    s8 weights, or u8 ones (zero points in the weights) with u8
+    activations."""
     kind, j = ("qdq", "qdq", "qoperator", "qdq", "dynamic", "qdq")[i % 6], i // 6
     activations = ("u8", "s8", "u16")[j % 3] if kind == "qdq" else "u8"
-    weights = "u8" if i % 7 in (2, 5) and activations != "u16" else "s8"
+    # (quantize_static refuses u8 weights with s8 activations)
+    weights = "u8" if i % 7 in (2, 5) and activations == "u8" else "s8"
     symmetric = "1" if kind != "dynamic" and i % 5 == 1 else "0"
     return kind, str(j % 2), activations, weights, symmetric
 
@@ -703,14 +712,15 @@ def ort_quantize_variant(i):
 def ort_quantized(path, inputs, dst, i, timeout):
     """The model at `path` quantized by onnxruntime (ort_quantize_variant(i),
     calibrated on `inputs`) as bytes, and the quantizer's command; None
-    where it refuses or quantizes nothing."""
+    where it refuses or adds no quantized op (a QDQ seed as it is)."""
     variant = ort_quantize_variant(i)
     cmd = [sys.executable, "-c", ONNXRUNTIME_QUANTIZE, path, inputs, dst, *variant]
     rc, _ = run(cmd, timeout)
     if rc != 0 or not os.path.exists(dst):
         return None, variant
     data = open(dst, "rb").read()
-    return (data if quantized_model(parse(data)) else None), variant
+    added = quantized_ops(parse(data)) > quantized_ops(parse(open(path, "rb").read()))
+    return (data if added else None), variant
 
 
 def check_one(nunc, data, workdir, timeout, input_seed, extra=(), special=False, link=None,
