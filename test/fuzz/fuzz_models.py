@@ -26,13 +26,12 @@ and whose inputs the fuzzer writes is quantized by quantize_static
 (calibrated on those inputs; QDQ with u8, s8 or u16 activations, s8
 weights or u8 ones with u8 activations, per tensor or per channel,
 symmetric activations or not, or QOperator) or quantize_dynamic, as its
-index picks
-(ort_quantize_variant), and the quantized model is then checked as a
-mutant of its own on the same inputs: a valid QDQ, QOperator or dynamic
-model of a shape no seed has, for the importer's Q/DQ fusions. Half the
-mutants are then their seed unchanged, whose grids still vary with the
-calibration inputs. A model onnxruntime's quantizer refuses or leaves
-without quantized ops is skipped.
+index picks (ort_quantize_variant), and the quantized model is then
+checked as a mutant of its own on the same inputs: a valid QDQ, QOperator
+or dynamic model of a shape no seed has, for the importer's Q/DQ fusions.
+In this mode half the mutants are their seed unchanged, whose grids still
+vary with the calibration inputs. A model onnxruntime's quantizer refuses
+or adds no quantized op to is skipped.
 
 Deterministic: mutant i of a run with --seed S is the same on every machine
 with the same seeds.
@@ -711,8 +710,8 @@ def ort_quantize_variant(i):
 
 def ort_quantized(path, inputs, dst, i, timeout):
     """The model at `path` quantized by onnxruntime (ort_quantize_variant(i),
-    calibrated on `inputs`) as bytes, and the quantizer's command; None
-    where it refuses or adds no quantized op (a QDQ seed as it is)."""
+    calibrated on `inputs`) as bytes (None where it refuses or adds no
+    quantized op: a QDQ seed as it is), and that variant."""
     variant = ort_quantize_variant(i)
     cmd = [sys.executable, "-c", ONNXRUNTIME_QUANTIZE, path, inputs, dst, *variant]
     rc, _ = run(cmd, timeout)
