@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 namespace mlir::nunc::kernels {
@@ -22,6 +23,20 @@ namespace mlir::nunc::kernels {
 
 inline llvm::Error kernelError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// v rounded half to even (the default rounding mode) and saturated to the
+/// integer code type Q; NaN gives the lowest code, as onnxruntime gives
+/// (its clamp takes the bound) and the compiled kernels do (code 0 of their
+/// u8 form; an s8 grid is that u8 one 128 higher). F: float, or double
+/// where the caller's sum is.
+template <typename Q, typename F> Q saturateRound(F v) {
+  if (std::isnan(v))
+    return std::numeric_limits<Q>::min();
+  F r = std::nearbyint(v);
+  r = std::clamp(r, static_cast<F>(std::numeric_limits<Q>::min()),
+                 static_cast<F>(std::numeric_limits<Q>::max()));
+  return static_cast<Q>(r);
 }
 
 /// The type arithmetic happens in: float for the 16-bit float formats.

@@ -483,13 +483,12 @@ Expected<Tensor> qlinearConv(const Tensor &x, const Tensor &xScale, const Tensor
     float multiplier =
         xs * static_cast<float>(wScale.getDouble(wScale.numElements() == 1 ? 0 : oc)) / ys;
     double sum = static_cast<double>(c[i]) + (b ? b->as<int32_t>()[oc] : 0);
-    double v = std::nearbyint(sum * multiplier + yz);
-    if (std::isnan(v)) // (a zero y scale) the lowest code, as saturateRound
-      v = u8 ? 0.0 : -128.0;
+    // (NaN where a zero y scale meets a zero sum: the lowest code)
+    double v = sum * multiplier + yz;
     if (u8)
-      out.mutableAs<uint8_t>()[i] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
+      out.mutableAs<uint8_t>()[i] = saturateRound<uint8_t>(v);
     else
-      out.mutableAs<int8_t>()[i] = static_cast<int8_t>(std::clamp(v, -128.0, 127.0));
+      out.mutableAs<int8_t>()[i] = saturateRound<int8_t>(v);
   }
   return out;
 }

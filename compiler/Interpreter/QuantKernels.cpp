@@ -37,17 +37,6 @@ Expected<ParamIndexer> paramIndexer(const Tensor &x, const Tensor &param, int64_
   return p;
 }
 
-template <typename Q> Q saturateRound(float v) {
-  // NaN: the lowest code, as onnxruntime gives (its clamp takes the bound)
-  // and the compiled kernels do (code 0 of their u8 form; an s8 grid is
-  // that u8 one 128 higher).
-  if (std::isnan(v))
-    return std::numeric_limits<Q>::min();
-  float r = std::nearbyint(v); // round half to even (default rounding mode)
-  r = std::clamp(r, (float)std::numeric_limits<Q>::min(), (float)std::numeric_limits<Q>::max());
-  return static_cast<Q>(r);
-}
-
 /// a - zero_point as int32, with a per-tensor or per-index zero point.
 Expected<Tensor> subtractZeroPoint(const Tensor &a, const Tensor *zero,
                                    bool perRow /* else per column */) {
@@ -212,13 +201,12 @@ Expected<Tensor> qlinearMatmul(const Tensor &a, const Tensor &aScale, const Tens
     float as = static_cast<float>(aScale.getDouble(aScale.numElements() == 1 ? 0 : row));
     float bs = static_cast<float>(bScale.getDouble(bScale.numElements() == 1 ? 0 : col));
     float multiplier = as * bs / ys;
-    double v = std::nearbyint(static_cast<double>(c[i]) * multiplier + yz);
-    if (std::isnan(v)) // (a zero y scale) the lowest code, as saturateRound
-      v = outType == DType::U8 ? 0.0 : -128.0;
+    // (NaN where a zero y scale meets a zero sum: the lowest code)
+    double v = static_cast<double>(c[i]) * multiplier + yz;
     if (outType == DType::U8)
-      out.mutableAs<uint8_t>()[i] = static_cast<uint8_t>(std::clamp(v, 0.0, 255.0));
+      out.mutableAs<uint8_t>()[i] = saturateRound<uint8_t>(v);
     else
-      out.mutableAs<int8_t>()[i] = static_cast<int8_t>(std::clamp(v, -128.0, 127.0));
+      out.mutableAs<int8_t>()[i] = saturateRound<int8_t>(v);
   }
   return out;
 }
