@@ -7,6 +7,8 @@
 #include "nunc/Interpreter/Evaluator.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -283,6 +285,8 @@ std::string mlir::nunc::quantizationKey(Operation *target) {
   auto isConv = [](Operation *op) { return isa<ConvOp, FusedConvOp, QuantizedConvOp>(op); };
   if (isConv(target))
     return nodeKey(target, "conv", isConv);
+  if (isa<GatherOp>(target))
+    return nodeKey(target, "gather", [](Operation *op) { return isa<GatherOp>(op); });
   return nodeKey(target, "linear", [](Operation *op) {
     return isa<LinearOp, QuantizedLinearOp>(op);
   });
@@ -595,4 +599,43 @@ llvm::Expected<CalibrationProfile> CalibrationProfile::fromJson(llvm::StringRef 
     p.smoothing = std::move(sm);
   }
   return p;
+}
+
+llvm::Expected<std::vector<std::string>>
+mlir::nunc::keysNamedBy(Operation *root, llvm::ArrayRef<std::string> patterns) {
+  struct Layer {
+    std::string key;
+    SmallVector<std::string> names; // the key and its op's ONNX nodes
+  };
+  std::vector<Layer> layers;
+  root->walk([&](Operation *op) {
+    if (!isQuantizable(op) && !isa<AttentionOp, GatherOp>(op))
+      return;
+    Layer l{quantizationKey(op), onnxNodeNames(op->getLoc())};
+    l.names.push_back(l.key);
+    layers.push_back(std::move(l));
+  });
+  std::vector<std::string> keys, unmatched;
+  for (const std::string &p : patterns) {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(p);
+    if (!glob)
+      return llvm::createStringError("'" + p + "' is not a valid pattern: " +
+                                     llvm::toString(glob.takeError()));
+    bool found = false;
+    for (const Layer &l : layers) {
+      if (!llvm::any_of(l.names, [&](const std::string &n) { return glob->match(n); }))
+        continue;
+      found = true;
+      if (!llvm::is_contained(keys, l.key))
+        keys.push_back(l.key);
+    }
+    if (!found)
+      unmatched.push_back("'" + p + "'");
+  }
+  if (!unmatched.empty())
+    return llvm::createStringError(
+        "no MatMul, Gemm, Conv, attention or Gather layer is named " +
+        llvm::join(unmatched, ", ") +
+        " (a layer goes by the ONNX nodes fused into it, or by its key in the --report)");
+  return keys;
 }

@@ -72,10 +72,11 @@ struct QuantizeInt8Pass : public mlir::nunc::impl::QuantizeInt8Base<QuantizeInt8
       if (failed(quantizeDepthwiseInput(op, key)))
         return signalPassFailure();
     if (minEmbeddingElements > 0) {
-      SmallVector<GatherOp> gathers;
-      getOperation().walk([&](GatherOp op) { gathers.push_back(op); });
-      for (GatherOp op : gathers)
-        quantizeEmbedding(op);
+      SmallVector<std::pair<GatherOp, std::string>> gathers;
+      getOperation().walk([&](GatherOp op) { gathers.push_back({op, quantizationKey(op)}); });
+      for (auto [op, key] : gathers)
+        if (!llvm::is_contained(keepF32, key))
+          quantizeEmbedding(op);
     }
   }
 

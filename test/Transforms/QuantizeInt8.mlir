@@ -56,6 +56,12 @@ func.func @runtime_weight(%x: tensor<2x3xf32>, %w: tensor<3x5xf32>) -> tensor<2x
 // EMB:         return %[[Y]]
 // SMALL-LABEL: func.func @embedding(
 // SMALL:         nunc.gather %{{.*}} : (tensor<3x3xf32>
+// A table named in keep-f32 (without ONNX locations: by its index among
+// the function's gathers) stays f32.
+// RUN: nunc-opt %s --nunc-quantize-int8="min-embedding-elements=6 keep-f32=gather#0" | FileCheck %s --check-prefix=KEEPEMB
+// KEEPEMB-LABEL: func.func @embedding(
+// KEEPEMB:         %[[Y:.*]] = nunc.gather %{{.*}} : (tensor<3x3xf32>, tensor<2x3xi64>) -> tensor<2x3x3xf32>
+// KEEPEMB-NEXT:    return %[[Y]]
 func.func @embedding(%ids: tensor<2x3xi64>) -> tensor<2x3x3xf32> {
   %t = nunc.constant dense<[[63.5, -32.0, 0.5], [0.0, 0.0, 0.0], [-7.9375, 0.125, 0.1875]]> : tensor<3x3xf32>
   %y = nunc.gather %t, %ids : (tensor<3x3xf32>, tensor<2x3xi64>) -> tensor<2x3x3xf32>

@@ -1399,6 +1399,22 @@ def test_static_calibration_errors(nunc, models, tmp_path):
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def kept_layers(report):
+    """The report's layers kept in f32: {key: what kept it}."""
+    lines = report.split("## Layers kept in f32\n\n")[1].split("\n\n")[0].splitlines()
+    if lines == ["none"]:
+        return {}
+    return dict(re.fullmatch(r"- (.*) \((--[a-z0-9-]+)\)", l).groups() for l in lines)
+
+
+def f32_layers(manifest):
+    """The MatMuls on f32 GEMMs and the Softmaxes of f32 attentions."""
+    kinds = {"gemm.avx512": "MatMul", "attention.avx512[": "Softmax"}
+    return sorted(n for k in manifest["kernels"] for kind, node in kinds.items()
+                  if k["kernel"].startswith(kind)
+                  for n in re.findall(f'node "([^"]*/{node})"', k["node"]))
+
+
 def test_report_and_accuracy_target(nunc, models, tmp_path):
     """--report writes per-layer SNR/cosine and output agreement (the 36
     int8 GEMMs and the 6 attentions on int8 products, named by their
@@ -1421,8 +1437,9 @@ def test_report_and_accuracy_target(nunc, models, tmp_path):
     nunc("compile", *common, "--report", tmp_path / "mixed.md", "--accuracy-target",
          f"cos={target:.7f}", "-o", tmp_path / "mixed")
     text = (tmp_path / "mixed.md").read_text()
-    kept = [l[2:] for l in text.split("## Layers kept in f32\n\n")[1].split("\n\n")[0].splitlines()]
-    assert kept and all(k.startswith("/encoder/") for k in kept), text
+    kept = kept_layers(text)
+    assert kept and all(k.startswith("/encoder/") and why == "--accuracy-target"
+                        for k, why in kept.items()), text
     reached = float(next(l for l in text.splitlines()
                          if l.startswith("| last_hidden_state")).split("|")[2])
     assert reached >= target - 1e-6, (reached, target)
@@ -1430,14 +1447,76 @@ def test_report_and_accuracy_target(nunc, models, tmp_path):
     # The f32 GEMMs compute exactly the kept MatMuls (a layer's Q, K and V
     # in one GEMM where all three were kept), the f32 attentions exactly the
     # kept Softmaxes.
-    f32_matmuls = [n for k in manifest["kernels"] if k["kernel"].startswith("gemm.avx512")
-                   for n in re.findall(r'node "([^"]*/MatMul)"', k["node"])]
-    assert sorted(f32_matmuls) == sorted(k for k in kept if k.endswith("/MatMul")), \
-        (f32_matmuls, kept)
-    f32_softmaxes = [n for k in manifest["kernels"] if k["kernel"].startswith("attention.avx512[")
-                     for n in re.findall(r'node "([^"]*/Softmax)"', k["node"])]
-    assert sorted(f32_softmaxes) == sorted(k for k in kept if k.endswith("/Softmax")), \
-        (f32_softmaxes, kept)
+    assert f32_layers(manifest) == sorted(kept), (f32_layers(manifest), kept)
+
+
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
+def test_keep_f32_names_layers(nunc, models, tmp_path):
+    """--keep-f32 leaves the layers it names (ONNX node names or globs over
+    them) in f32, with --accuracy-target adding to them; names that match
+    no layer are one error listing them all."""
+    model = os.path.join(models, "minilm.onnx")
+    common = [model, "--target", "x86_64-avx512vnni", *pins("minilm", 1, 16)]
+    layer1 = ["/encoder/layer.1/attention/output/dense/MatMul",
+              "/encoder/layer.1/attention/self/Softmax",
+              "/encoder/layer.1/attention/self/key/MatMul",
+              "/encoder/layer.1/attention/self/query/MatMul",
+              "/encoder/layer.1/attention/self/value/MatMul",
+              "/encoder/layer.1/intermediate/dense/MatMul",
+              "/encoder/layer.1/output/dense/MatMul"]
+    write_samples(tmp_path / "calib", "minilm", 2, 1, 16)
+    r = nunc("compile", *common, "--quantize", "int8", "--calibration", tmp_path / "calib",
+             "--keep-f32", "/encoder/layer.1/*,/embeddings/word_embeddings/Gather",
+             "--keep-f32", "/encoder/layer.3/output/dense/MatMul",
+             "--report", tmp_path / "kept.md", "-o", tmp_path / "kept")
+    named = layer1 + ["/embeddings/word_embeddings/Gather", "/encoder/layer.3/output/dense/MatMul"]
+    assert "--keep-f32 leaves 9 layers in f32" in r.stderr, r.stderr
+    assert "int8: 29 linear ops, 5 attentions on int8 codes, 0 embedding tables" in r.stderr
+    text = (tmp_path / "kept.md").read_text()
+    assert kept_layers(text) == {k: "--keep-f32" for k in named}, text
+    quantized_rows = [l.split("|")[1].strip() for l in text.splitlines() if l.startswith("| /")]
+    assert len(quantized_rows) == 42 - 8 and not set(quantized_rows) & set(named), quantized_rows
+    manifest = json.loads((tmp_path / "kept" / "minilm.json").read_text())
+    assert f32_layers(manifest) == sorted(layer1 + named[-1:]), f32_layers(manifest)
+    gathers = [k["kernel"] for k in manifest["kernels"] if k["op"] == "nunc.gather"]
+    assert any("of 1536 B from 30522" in k for k in gathers), gathers  # f32 rows of 384
+
+    # Every layer named: the int8 compile is the f32 one, bit for bit.
+    nunc("compile", *common, "--quantize", "int8", "--keep-f32", "*", "-o", tmp_path / "all")
+    nunc("compile", *common, "-o", tmp_path / "f32")
+    feeds = random_inputs("minilm", 1, 16, 3)
+    outs = {}
+    for build in ("all", "f32", "kept"):
+        exe, man = harness.build(str(tmp_path / build))
+        got, _, log = harness.run(exe, man, feeds, str(tmp_path / f"w{build}"))
+        assert got is not None, log
+        outs[build] = got["last_hidden_state"]
+    np.testing.assert_array_equal(outs["all"], outs["f32"])
+    assert 0.999 < cosine(outs["kept"], outs["f32"]) < 1
+
+    # With --accuracy-target: the named layers stay f32 and the search adds
+    # the most sensitive of the others.
+    base = float(next(l for l in text.splitlines()
+                      if l.startswith("| last_hidden_state")).split("|")[2])
+    target = 1 - (1 - base) / 3
+    nunc("compile", *common, "--quantize", "int8", "--calibration", tmp_path / "calib",
+         "--keep-f32", "/encoder/layer.1/*", "--accuracy-target", f"cos={target:.7f}",
+         "--report", tmp_path / "mixed.md", "-o", tmp_path / "mixed")
+    kept = kept_layers((tmp_path / "mixed.md").read_text())
+    assert {k for k, why in kept.items() if why == "--keep-f32"} == set(layer1), kept
+    searched = {k for k, why in kept.items() if why == "--accuracy-target"}
+    assert searched and not searched & set(layer1), kept
+
+    # Names that match nothing: one error naming them all, nothing written.
+    r = nunc("compile", *common, "--quantize", "int8", "--keep-f32",
+             "/encoder/layer.0/output/dense/MatMul,/no/such/MatMul,/encoder/layer.9/*",
+             "-o", tmp_path / "bad", check=False)
+    assert r.returncode == 1 and "--keep-f32: no MatMul, Gemm, Conv, attention or Gather layer " \
+        "is named '/no/such/MatMul', '/encoder/layer.9/*'" in r.stderr, r.stderr
+    assert not (tmp_path / "bad").exists()
+    r = nunc("compile", *common, "--keep-f32", "/encoder/layer.0/output/dense/MatMul",
+             "-o", tmp_path / "bad", check=False)
+    assert r.returncode == 1 and "--keep-f32 goes with --quantize int8" in r.stderr, r.stderr
 
 
 class Samples:

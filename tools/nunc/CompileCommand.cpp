@@ -14,6 +14,7 @@
 #include "nunc/Quantize/Calibration.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -186,6 +187,13 @@ cl::opt<std::string> accuracyTarget("accuracy-target",
                                              "f32 reaches this, e.g. cos=0.999"),
                                     cl::value_desc("cos=X"), cl::sub(compileCommand),
                                     cl::cat(category));
+cl::list<std::string> keepF32Names(
+    "keep-f32",
+    cl::desc("With --quantize int8: leave these layers in f32, named by an ONNX node fused "
+             "into them (a MatMul, Gemm or Conv, an attention's Softmax or Attention, an "
+             "embedding's Gather) or by a glob pattern over those names (* ? [...]); "
+             "repeatable or comma-separated, e.g. --keep-f32='/classifier/*'"),
+    cl::value_desc("node"), cl::CommaSeparated, cl::sub(compileCommand), cl::cat(category));
 cl::opt<bool> printPlan("print-memory-plan",
                         cl::desc("Print the static memory plan (every step's buffers)"),
                         cl::sub(compileCommand), cl::cat(category));
@@ -468,6 +476,8 @@ int runCompile() {
     return fail("compile", "--activations static needs exactly one of --calibration "
                            "(samples) and --load-calibration (a saved profile)");
   bool measure = !report.empty() || !accuracyTarget.empty();
+  if (!keepF32Names.empty() && quantize != "int8")
+    return fail("compile", "--keep-f32 goes with --quantize int8");
   if (measure && quantize != "int8")
     return fail("compile", "--report and --accuracy-target go with --quantize int8");
   if (measure && calibration.empty())
@@ -560,6 +570,14 @@ int runCompile() {
       llvm::errs() << "nunc compile: runs the batch as a whole: " << why.getValue() << "\n";
   }
   if (quantize == "int8") {
+    // Named before calibrating, so that a misspelt name costs no time.
+    std::vector<std::string> named;
+    if (!keepF32Names.empty()) {
+      llvm::Expected<std::vector<std::string>> keys = keysNamedBy(*module, keepF32Names);
+      if (!keys)
+        return fail("compile", "--keep-f32: " + llvm::toString(keys.takeError()));
+      named = std::move(*keys);
+    }
     std::string profilePath = loadCalibration;
     std::optional<TempFile> temp;
     // With dynamic activations a profile only brings the channel means of
@@ -608,11 +626,12 @@ int runCompile() {
       return copy;
     };
     auto mainOf = [](ModuleOp m) { return m.lookupSymbol<func::FuncOp>("main"); };
-    std::vector<std::string> keep;
+    std::vector<std::string> keep = named;
     if (targetCosine > 0) {
       // Greedy by measured sensitivity: the layer with the lowest SNR (all
-      // layers quantized, each measured alone) goes back to f32 first.
-      OwningOpRef<ModuleOp> all = quantizeCopy({});
+      // layers quantized but those --keep-f32 names, each measured alone)
+      // goes back to f32 first.
+      OwningOpRef<ModuleOp> all = quantizeCopy(keep);
       if (!all)
         return 1;
       llvm::Expected<std::vector<LayerError>> layers =
@@ -645,6 +664,10 @@ int runCompile() {
       return 1;
     module = std::move(quantized);
     printInt8Coverage(*module, staticInt8);
+    if (!named.empty())
+      llvm::errs() << "nunc compile: int8: --keep-f32 leaves " << named.size() << " layer"
+                   << (named.size() == 1 ? "" : "s") << " in f32: " << llvm::join(named, ", ")
+                   << "\n";
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
           layerErrors(mainOf(*f32), mainOf(*module), samples);
@@ -660,8 +683,13 @@ int runCompile() {
           (!profilePath.empty() && biasCorrection ? ", bias correction" : "") +
           (smoothAlpha > 0 ? ", SmoothQuant alpha " + shortNumber(smoothAlpha) : std::string()) +
           (targetCosine > 0 ? ", accuracy target " + accuracyTarget.getValue() : "");
+      // Each kept layer with what kept it.
+      std::vector<std::string> kept;
+      for (const std::string &k : keep)
+        kept.push_back(k + (llvm::is_contained(named, k) ? " (--keep-f32)"
+                                                          : " (--accuracy-target)"));
       if (!writeFile(report, accuracyReportMarkdown(options.sourceName, settings,
-                                                    samples.size(), *layers, *outs, keep)))
+                                                    samples.size(), *layers, *outs, kept)))
         return 1;
     }
   }

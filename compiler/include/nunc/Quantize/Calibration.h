@@ -94,8 +94,17 @@ double clippingMeanSquare(const ValueHistogram &h, double lo, double hi);
 /// MatMul/Gemm/Conv), or "linear#<index>" / "conv#<index>" in program order
 /// when the IR carries no ONNX locations; for an attention, its ONNX
 /// Softmax (or onnxruntime's attention op) node, else its first node, else
-/// "attention#<index>".
+/// "attention#<index>"; for a gather (an embedding table), its Gather node
+/// or "gather#<index>".
 std::string quantizationKey(Operation *op);
+
+/// The quantizationKey()s of the layers under `root` (linear, conv,
+/// attention and gather ops) that one of `patterns` names: a glob
+/// (llvm::GlobPattern: `*`, `?`, `[...]`, backslash escapes) over the ONNX node
+/// names fused into the layer and its key. Patterns that name no layer are an
+/// error that lists them all.
+llvm::Expected<std::vector<std::string>> keysNamedBy(Operation *root,
+                                                     llvm::ArrayRef<std::string> patterns);
 
 /// A stable name for a layer_norm op: its first ONNX node, or
 /// "layer_norm#<index>" in program order.

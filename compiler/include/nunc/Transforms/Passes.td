@@ -490,7 +490,8 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
     threshold of 0 or less, hand every such input over.
     Embedding tables (a Gather along axis 0 of a constant f32 [V, D] of at
     least `min-embedding-elements` elements) become s8 with one symmetric
-    scale per row: Cast(Gather(table_s8, ids)) * Gather(row_scales, ids).
+    scale per row: Cast(Gather(table_s8, ids)) * Gather(row_scales, ids),
+    except those listed in `keep-f32` (by their Gather node's name).
   }];
   let options = [
     Option<"minMacs", "min-macs", "int64_t", /*default=*/"4096",
@@ -516,7 +517,8 @@ def QuantizeInt8 : Pass<"nunc-quantize-int8", "func::FuncOp"> {
            "(and its filter an s8 grid) to read u8 codes (for targets whose depthwise "
            "kernel reads them)">,
     ListOption<"keepF32", "keep-f32", "std::string",
-               "Linear and conv ops (by key: their MatMul/Gemm/Conv node name) to leave in f32">,
+               "Linear, conv and gather ops (by key: their MatMul/Gemm/Conv/Gather node name) "
+               "to leave in f32">,
     Option<"biasCorrection", "bias-correction", "bool", /*default=*/"true",
            "With a profile's channel means, take the mean output shift of the int8 weights "
            "back out of the bias">,
