@@ -1493,6 +1493,13 @@ def test_keep_f32_names_layers(nunc, models, tmp_path):
         outs[build] = got["last_hidden_state"]
     np.testing.assert_array_equal(outs["all"], outs["f32"])
     assert 0.999 < cosine(outs["kept"], outs["f32"]) < 1
+    # nunc run takes it too.
+    np.savez(tmp_path / "feeds.npz", **feeds)
+    for build, flags in (("all", ("--quantize", "int8", "--keep-f32", "*")), ("f32", ())):
+        nunc("run", model, *pins("minilm", 1, 16), "--input", tmp_path / "feeds.npz", *flags,
+             "-o", tmp_path / f"run_{build}.npz")
+    np.testing.assert_array_equal(np.load(tmp_path / "run_all.npz")["last_hidden_state"],
+                                  np.load(tmp_path / "run_f32.npz")["last_hidden_state"])
 
     # With --accuracy-target: the named layers stay f32 and the search adds
     # the most sensitive of the others.
@@ -1517,6 +1524,10 @@ def test_keep_f32_names_layers(nunc, models, tmp_path):
     r = nunc("compile", *common, "--keep-f32", "/encoder/layer.0/output/dense/MatMul",
              "-o", tmp_path / "bad", check=False)
     assert r.returncode == 1 and "--keep-f32 goes with --quantize int8" in r.stderr, r.stderr
+    r = nunc("run", model, *pins("minilm", 1, 16), "--random-inputs", "--quantize", "int8",
+             "--keep-f32", "/nope", check=False)
+    assert r.returncode == 1 and "--keep-f32: no MatMul, Gemm, Conv, attention or Gather layer " \
+        "is named '/nope'" in r.stderr, r.stderr
 
 
 class Samples:

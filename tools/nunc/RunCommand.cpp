@@ -7,6 +7,7 @@
 #include "nunc/Codegen/CompileModel.h"
 #include "nunc/Codegen/JitModel.h"
 #include "nunc/Pipeline/Pipeline.h"
+#include "nunc/Quantize/Calibration.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/Path.h"
@@ -38,6 +39,11 @@ cl::opt<std::string> attentionPrecision(
     cl::desc("With --quantize int8, as nunc compile's: int8 (the default, where this "
              "machine's attention kernel has int8 products) or f32"),
     cl::value_desc("int8|f32"), cl::init("int8"), cl::sub(runCommand), cl::cat(category));
+cl::list<std::string> keepF32Names(
+    "keep-f32",
+    cl::desc("With --quantize int8, as nunc compile's: leave these layers (ONNX node names "
+             "or globs over them) in f32"),
+    cl::value_desc("node"), cl::CommaSeparated, cl::sub(runCommand), cl::cat(category));
 cl::opt<bool> reference("reference",
                         cl::desc("Run with the reference evaluator (exact, slow) instead "
                                  "of compiling the model for this machine"),
@@ -172,6 +178,8 @@ int runRun() {
     return fail("run", "--attention must be int8 or f32, got '" + attentionPrecision + "'");
   if (attentionPrecision.getNumOccurrences() && quantize != "int8")
     return fail("run", "--attention goes with --quantize int8");
+  if (!keepF32Names.empty() && quantize != "int8")
+    return fail("run", "--keep-f32 goes with --quantize int8");
   if (!reference || quantize == "int8") {
     // Compile for this machine (and link the library into this process), or
     // give the evaluator the quantized ops.
@@ -188,13 +196,24 @@ int runRun() {
     std::function<bool(AttentionOp)> int8Attention;
     if (host && attentionPrecision == "int8")
       int8Attention = [target = *host](AttentionOp op) { return takesInt8Attention(op, target); };
-    if (quantize == "int8")
-      buildInt8Pipeline(pm, /*profile=*/"", /*keepF32=*/{}, /*convs=*/true,
+    if (failed(runPipeline(pm, *module)))
+      return 1;
+    if (quantize == "int8") {
+      std::vector<std::string> keep;
+      if (!keepF32Names.empty()) {
+        llvm::Expected<std::vector<std::string>> keys = keysNamedBy(*module, keepF32Names);
+        if (!keys)
+          return fail("run", "--keep-f32: " + llvm::toString(keys.takeError()));
+        keep = std::move(*keys);
+      }
+      PassManager qpm(&tc.get());
+      buildInt8Pipeline(qpm, /*profile=*/"", keep, /*convs=*/true,
                         /*biasCorrection=*/true, /*staticActivations=*/true,
                         /*minHandoverSnr=*/std::nullopt, /*depthwiseHandover=*/true,
                         std::move(int8Attention));
-    if (failed(runPipeline(pm, *module)))
-      return 1;
+      if (failed(runPipeline(qpm, *module)))
+        return 1;
+    }
   }
   auto func = module->lookupSymbol<func::FuncOp>("main");
   if (!func)
