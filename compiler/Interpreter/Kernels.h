@@ -357,8 +357,14 @@ Expected<Tensor> attentionQLinear(const Tensor &q, const Tensor &k, const Tensor
 
 /// Single-precision C += A * B on row-major blocks (shared by matmul, gemm
 /// and conv): A is [m, k] with row stride lda, B is [k, n] with row stride ldb.
+/// Each element sums its products in k order, each product and sum rounded
+/// (no FMA), so every host gives the same bits (AVX-512 hosts faster).
 void gemmF32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
              const float *b, int64_t ldb, float *c, int64_t ldc);
+/// gemmF32 on the x86-64 baseline's vectors (what hosts without AVX-512
+/// run; the tests hold it to the same bits).
+void gemmF32Baseline(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                     const float *b, int64_t ldb, float *c, int64_t ldc);
 
 } // namespace mlir::nunc::kernels
 

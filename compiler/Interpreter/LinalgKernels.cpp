@@ -11,28 +11,6 @@
 
 namespace mlir::nunc::kernels {
 
-void gemmF32(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-             const float *b, int64_t ldb, float *c, int64_t ldc) {
-  // Blocked so that a panel of B stays in cache while rows of A stream by;
-  // the inner loop is a contiguous axpy the compiler vectorizes.
-  constexpr int64_t kBlockK = 256, kBlockN = 1024;
-  for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
-    int64_t k1 = std::min(k, k0 + kBlockK);
-    for (int64_t n0 = 0; n0 < n; n0 += kBlockN) {
-      int64_t nb = std::min(n, n0 + kBlockN) - n0;
-      for (int64_t i = 0; i < m; ++i) {
-        float *__restrict crow = c + i * ldc + n0;
-        for (int64_t kk = k0; kk < k1; ++kk) {
-          float av = a[i * lda + kk];
-          const float *__restrict brow = b + kk * ldb + n0;
-          for (int64_t j = 0; j < nb; ++j)
-            crow[j] += av * brow[j];
-        }
-      }
-    }
-  }
-}
-
 namespace {
 
 /// Tensor data as a contiguous float vector (copy for other float types).
