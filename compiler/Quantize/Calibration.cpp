@@ -15,6 +15,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -346,9 +350,95 @@ llvm::Expected<std::string> mlir::nunc::parseCalibrationMethod(llvm::StringRef m
                                  "' (expected minmax, percentile[=P], mse or entropy)");
 }
 
+namespace {
+/// One sample's evaluation: the input of each quantizable op in evaluation
+/// order (the tensors share the evaluator's storage), and its error.
+struct SampleRun {
+  std::vector<std::pair<Operation *, Tensor>> inputs;
+  std::string error;
+};
+
+/// Evaluates `func` on every sample, up to `threads` at a time, and hands
+/// each run to `consume` in sample order, so that whatever `consume` sums
+/// comes out the same whatever the thread count. Stops at the first error
+/// `consume` returns. At most 2 x threads runs (their observed inputs) are
+/// held at once.
+llvm::Error forEachSampleRun(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
+                             unsigned threads,
+                             llvm::function_ref<llvm::Error(size_t, const SampleRun &)> consume) {
+  auto evaluate = [&](size_t i) {
+    SampleRun run;
+    auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
+      if (isQuantizable(op))
+        run.inputs.push_back({op, operand(op->getOperand(0))});
+    };
+    llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(func, samples[i], observe);
+    if (!out)
+      run.error = llvm::toString(out.takeError());
+    return run;
+  };
+  threads = std::max(1u, std::min<unsigned>(threads, samples.size()));
+  if (threads == 1) {
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (llvm::Error e = consume(i, evaluate(i)))
+        return e;
+    return llvm::Error::success();
+  }
+  const size_t window = 2 * threads;
+  std::vector<std::optional<SampleRun>> runs(samples.size());
+  std::mutex mutex;
+  std::condition_variable changed;
+  size_t next = 0, consumed = 0;
+  bool stop = false;
+  auto work = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    while (true) {
+      changed.wait(lock, [&] {
+        return stop || next >= samples.size() || next < consumed + window;
+      });
+      if (stop || next >= samples.size())
+        return;
+      size_t i = next++;
+      lock.unlock();
+      SampleRun run = evaluate(i);
+      lock.lock();
+      runs[i] = std::move(run);
+      changed.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(work);
+  llvm::Error failure = llvm::Error::success();
+  for (size_t i = 0; i < samples.size() && !failure; ++i) {
+    std::optional<SampleRun> run;
+    {
+      std::unique_lock<std::mutex> lock(mutex);
+      changed.wait(lock, [&] { return runs[i].has_value(); });
+      run = std::move(runs[i]);
+      runs[i].reset();
+    }
+    failure = consume(i, *run);
+    std::lock_guard<std::mutex> lock(mutex);
+    consumed = i + 1;
+    stop = static_cast<bool>(failure);
+    changed.notify_all();
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    stop = true;
+    changed.notify_all();
+  }
+  for (std::thread &t : pool)
+    t.join();
+  return failure;
+}
+} // namespace
+
 llvm::Expected<CalibrationProfile>
 mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
-                      llvm::StringRef methodName, llvm::ArrayRef<std::string> sampleNames) {
+                      llvm::StringRef methodName, llvm::ArrayRef<std::string> sampleNames,
+                      unsigned threads) {
   llvm::Expected<std::string> method = parseCalibrationMethod(methodName);
   if (!method)
     return method.takeError();
@@ -362,30 +452,30 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
   });
 
   auto run = [&](bool histogram) -> llvm::Error {
-    for (auto [i, sample] : llvm::enumerate(samples)) {
-      // The first quantizable op whose input holds NaN or inf: its range
-      // (and the JSON profile) cannot hold them, so calibration stops there.
-      Operation *nonFiniteOp = nullptr;
-      int64_t nonFinite = 0, firstNonFinite = 0, inputSize = 0;
-      float firstValue = 0;
-      auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
-        if (!isQuantizable(op) || nonFiniteOp)
-          return;
-        const Tensor &x = operand(op->getOperand(0));
+    auto consume = [&](size_t i, const SampleRun &r) -> llvm::Error {
+      std::string name = "calibration sample " + std::to_string(i);
+      if (i < sampleNames.size())
+        name += " (" + sampleNames[i] + ")";
+      for (const auto &[op, x] : r.inputs) {
         if (x.dtype() != DType::F32)
-          return;
+          continue;
         const float *v = x.as<float>();
         int64_t n = x.numElements();
-        if (!histogram) {
+        if (!histogram && r.error.empty()) {
+          // The first quantizable op whose input holds NaN or inf: its
+          // range (and the JSON profile) cannot hold them, so calibration
+          // stops there.
+          int64_t nonFinite = 0, first = 0;
           for (int64_t j = 0; j < n; ++j)
-            if (!std::isfinite(v[j]) && nonFinite++ == 0) {
-              firstNonFinite = j;
-              firstValue = v[j];
-            }
+            if (!std::isfinite(v[j]) && nonFinite++ == 0)
+              first = j;
           if (nonFinite) {
-            nonFiniteOp = op;
-            inputSize = n;
-            return;
+            const char *what = std::isnan(v[first]) ? "NaN" : v[first] < 0 ? "-inf" : "inf";
+            return llvm::createStringError(
+                describeLocation(op->getLoc()) + ": " + name + ": its input holds " +
+                std::to_string(nonFinite) + " non-finite of " + std::to_string(n) +
+                " values (the first, " + what + ", at flat index " + std::to_string(first) +
+                "); int8 ranges need finite activations");
           }
         }
         Stats &s = stats[keys[op]];
@@ -398,7 +488,7 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
           }
           s.count += n;
           accumulateChannels(s, x, isa<LinearOp>(op) ? x.shape().size() - 1 : 1);
-          return;
+          continue;
         }
         ValueHistogram &h = s.histogram;
         double width = (h.hi - h.lo) / kBins;
@@ -407,23 +497,12 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
           h.counts[std::clamp(b, 0, kBins - 1)] += 1;
           h.zeros += v[j] == 0.f;
         }
-      };
-      std::string name = "calibration sample " + std::to_string(i);
-      if (i < sampleNames.size())
-        name += " (" + sampleNames[i] + ")";
-      llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(func, sample, observe);
-      if (!out)
-        return llvm::createStringError(name + ": " + llvm::toString(out.takeError()));
-      if (nonFiniteOp) {
-        const char *what = std::isnan(firstValue) ? "NaN" : firstValue < 0 ? "-inf" : "inf";
-        return llvm::createStringError(
-            describeLocation(nonFiniteOp->getLoc()) + ": " + name + ": its input holds " +
-            std::to_string(nonFinite) + " non-finite of " + std::to_string(inputSize) +
-            " values (the first, " + what + ", at flat index " + std::to_string(firstNonFinite) +
-            "); int8 ranges need finite activations");
       }
-    }
-    return llvm::Error::success();
+      if (!r.error.empty())
+        return llvm::createStringError(name + ": " + r.error);
+      return llvm::Error::success();
+    };
+    return forEachSampleRun(func, samples, threads, consume);
   };
   if (llvm::Error e = run(false))
     return std::move(e);

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <thread>
 
 namespace cl = llvm::cl;
 using namespace mlir;
@@ -187,6 +188,11 @@ cl::opt<std::string> accuracyTarget("accuracy-target",
                                              "f32 reaches this, e.g. cos=0.999"),
                                     cl::value_desc("cos=X"), cl::sub(compileCommand),
                                     cl::cat(category));
+cl::opt<unsigned> calibrationThreads(
+    "calibration-threads",
+    cl::desc("Calibration samples evaluated at once (default 0: one per hardware thread); "
+             "the profile is the same for any count"),
+    cl::init(0), cl::sub(compileCommand), cl::cat(category));
 cl::list<std::string> keepF32Names(
     "keep-f32",
     cl::desc("With --quantize int8: leave these layers in f32, named by an ONNX node fused "
@@ -406,7 +412,7 @@ std::string shortNumber(double x) {
 /// `temp`) and returns its path.
 llvm::Expected<std::string> calibrateModel(ModuleOp module, llvm::StringRef source,
                                            llvm::StringRef method, double alpha,
-                                           llvm::StringRef savePath,
+                                           llvm::StringRef savePath, unsigned threads,
                                            std::optional<TempFile> &temp) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   std::vector<std::string> names;
@@ -424,7 +430,8 @@ llvm::Expected<std::string> calibrateModel(ModuleOp module, llvm::StringRef sour
     llvm::errs() << "nunc compile: int8: smoothed " << smoothing->factors.size()
                  << " LayerNorm output(s) (SmoothQuant, alpha " << shortNumber(alpha) << ")\n";
   }
-  llvm::Expected<CalibrationProfile> profile = calibrate(func, *samples, method, names);
+  llvm::Expected<CalibrationProfile> profile =
+      calibrate(func, *samples, method, names, threads);
   if (!profile)
     return profile.takeError();
   profile->smoothing = std::move(smoothing);
@@ -569,6 +576,9 @@ int runCompile() {
     else if (auto why = main->getAttrOfType<StringAttr>("nunc.batch_split_blocked"))
       llvm::errs() << "nunc compile: runs the batch as a whole: " << why.getValue() << "\n";
   }
+  const unsigned calibrationThreadCount =
+      calibrationThreads ? calibrationThreads.getValue()
+                         : std::max(1u, std::thread::hardware_concurrency());
   if (quantize == "int8") {
     // Named before calibrating, so that a misspelt name costs no time.
     std::vector<std::string> named;
@@ -585,7 +595,8 @@ int runCompile() {
     if (profilePath.empty() && !calibration.empty() &&
         (staticInt8 || biasCorrection || !saveCalibration.empty())) {
       llvm::Expected<std::string> path =
-          calibrateModel(*module, calibration, *method, smoothAlpha, saveCalibration, temp);
+          calibrateModel(*module, calibration, *method, smoothAlpha, saveCalibration,
+                         calibrationThreadCount, temp);
       if (!path)
         return fail("compile", llvm::toString(path.takeError()));
       profilePath = *path;

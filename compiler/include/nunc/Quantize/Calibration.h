@@ -134,9 +134,12 @@ llvm::Expected<std::string> parseCalibrationMethod(llvm::StringRef method);
 /// function input, in order) and returns the range of each linear op's input.
 /// A NaN or infinite value in such an input is an error naming the op and
 /// the sample (`sampleNames[i]`, where given, says where sample i came from).
+/// Up to `threads` samples are evaluated at once; their statistics are
+/// summed in sample order, so the profile is the same for any count.
 llvm::Expected<CalibrationProfile>
 calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
-          llvm::StringRef method, llvm::ArrayRef<std::string> sampleNames = {});
+          llvm::StringRef method, llvm::ArrayRef<std::string> sampleNames = {},
+          unsigned threads = 1);
 
 /// The largest |value| of each channel (last axis) of every LayerNorm output
 /// that a linear op reads, over the samples, keyed by layerNormKey().
