@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -206,81 +208,118 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       wf.push_back(static_cast<float>(w[i]) * scales[scales.size() == 1 ? 0 : i % n]);
   std::vector<float> xf(f32ProductKBlock ? k : 0);
   float *out = y.mutableAs<float>();
-  std::vector<int32_t> q(k);
+  int64_t maxW = 1;
+  for (int32_t v : w)
+    maxW = std::max<int64_t>(maxW, std::abs(v));
+  // Blocks of rows share each pass over W; each row's sums run over j (W's
+  // rows), exact in s32 within blocks of k whose products cannot pass 2^31
+  // (u16 inputs' can, over all of k) and in s64 across them.
+  constexpr int64_t kRows = 4;
+  std::vector<int32_t> codes(kRows * k), blockSums(kRows * n);
+  std::vector<int64_t> sums(kRows * n);
   std::optional<InputQuantization> tensor = fixed;
   if (perTensor && !fixed)
     tensor = u8RangeQuantization(x, m * k);
-  for (int64_t r = 0; r < m; ++r) {
-    InputQuantization rq = tensor ? *tensor : u8RangeQuantization(x + r * k, k);
-    float scale = rq.scale;
-    if (u8Input)
+  for (int64_t r0 = 0; r0 < m; r0 += kRows) {
+    const int64_t rows = std::min(kRows, m - r0);
+    InputQuantization rowQuantization[kRows];
+    int64_t maxQ = 1;
+    for (int64_t rr = 0; rr < rows; ++rr) {
+      const int64_t r = r0 + rr;
+      InputQuantization rq = tensor ? *tensor : u8RangeQuantization(x + r * k, k);
+      rowQuantization[rr] = rq;
+      int32_t *q = codes.data() + rr * k;
+      if (u8Input)
+        for (int64_t i = 0; i < k; ++i)
+          q[i] = input.as<uint8_t>()[r * k + i] - rq.zeroPoint;
+      else
+        quantizeMinusZeroPoint(x + r * k, k, rq, q);
       for (int64_t i = 0; i < k; ++i)
-        q[i] = input.as<uint8_t>()[r * k + i] - rq.zeroPoint;
-    else
-      quantizeMinusZeroPoint(x + r * k, k, rq, q.data());
-    for (int64_t i = 0; i < static_cast<int64_t>(xf.size()); ++i)
-      xf[i] = static_cast<float>(q[i]) * scale;
-    for (int64_t j = 0; j < n; ++j) {
-      const float f32Product =
-          f32ProductKBlock ? mlasBlockedSum(xf.data(), 1, wf.data() + j, n, k, f32ProductKBlock)
-                           : 0.f;
-      if (f32ProductKBlock && !qlinearBias) {
-        float v = product->round(f32Product);
+        maxQ = std::max<int64_t>(maxQ, std::abs(q[i]));
+    }
+    if (!f32ProductKBlock) {
+      const int64_t blockK = std::max<int64_t>(1, INT32_MAX / (maxQ * maxW));
+      std::fill(sums.begin(), sums.end(), 0);
+      for (int64_t i0 = 0; i0 < k; i0 += blockK) {
+        std::fill(blockSums.begin(), blockSums.end(), 0);
+        for (int64_t i = i0; i < std::min(k, i0 + blockK); ++i)
+          for (int64_t rr = 0; rr < rows; ++rr) {
+            const int32_t qi = codes[rr * k + i];
+            const int32_t *__restrict wi = w.data() + i * n;
+            int32_t *__restrict part = blockSums.data() + rr * n;
+            for (int64_t j = 0; j < n; ++j)
+              part[j] += qi * wi[j];
+          }
+        for (int64_t e = 0; e < rows * n; ++e)
+          sums[e] += blockSums[e];
+      }
+    }
+    for (int64_t rr = 0; rr < rows; ++rr) {
+      const int64_t r = r0 + rr;
+      const int32_t *q = codes.data() + rr * k;
+      const float scale = rowQuantization[rr].scale;
+      for (int64_t i = 0; i < static_cast<int64_t>(xf.size()); ++i)
+        xf[i] = static_cast<float>(q[i]) * scale;
+      for (int64_t j = 0; j < n; ++j) {
+        const float f32Product =
+            f32ProductKBlock ? mlasBlockedSum(xf.data(), 1, wf.data() + j, n, k, f32ProductKBlock)
+                             : 0.f;
+        if (f32ProductKBlock && !qlinearBias) {
+          float v = product->round(f32Product);
+          if (bias)
+            v += bias->as<float>()[j];
+          out[r * n + j] = sum ? sum->round(v) : v;
+          continue;
+        }
+        const int64_t acc = sums[rr * n + j];
+        const float s = scale * scales[scales.size() == 1 ? 0 : j];
+        if (qlinearBias) {
+          // QLinearMatMul's product code (or QuantizeLinear's of the f32
+          // MatMul's product), then QLinearAdd of the bias's.
+          const Grid &g = qlinearBias->after;
+          const auto zp = static_cast<int32_t>(product->zeroPoint);
+          // (s / s_p = qlinearMatMulMultiplier(scale, s_w[j], s_p).)
+          const int32_t code =
+              f32ProductKBlock
+                  ? u8CodeOf(f32Product, product->scale, zp)
+                  : qlinearMatMulCode(static_cast<int32_t>(acc), s / product->scale, zp);
+          const int32_t o = qlinearBias->offset;
+          const int32_t sumCode =
+              qlinearBias->biasFirst
+                  ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, o), add, o)
+                  : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, o), add, o);
+          if (qlinearBias->residual) {
+            // QLinearAdd of the residual's code to the sum's.
+            const Grid &rg = *qlinearBias->residual, &g2 = *qlinearBias->afterResidual;
+            const int32_t qr = u8CodeOf(residual->as<float>()[r * n + j], rg.scale,
+                                        static_cast<int32_t>(rg.zeroPoint));
+            const int32_t total = qlinearBias->residualFirst
+                                      ? qlinearAddCode(qr, qlinearAddTerm(sumCode, residualAdd, o),
+                                                       residualAdd, o)
+                                      : qlinearAddCode(sumCode, qlinearAddTerm(qr, residualAdd, o),
+                                                       residualAdd, o);
+            out[r * n + j] = static_cast<float>(total - g2.zeroPoint) * g2.scale;
+            continue;
+          }
+          const float v = static_cast<float>(sumCode - g.zeroPoint) * g.scale;
+          out[r * n + j] = sum ? sum->round(v) : v;
+          continue;
+        }
+        float v = static_cast<float>(acc) * s;
+        if (productSteps.qlinear) {
+          // QLinearMatMul's code (s / s_p = qlinearMatMulMultiplier), as its value.
+          const auto zp = static_cast<int32_t>(product->zeroPoint);
+          v = static_cast<float>(qlinearMatMulCode(static_cast<int32_t>(acc),
+                                                   s / product->scale, zp) -
+                                 zp) *
+              product->scale;
+        } else if (product) {
+          v = product->round(v);
+        }
         if (bias)
           v += bias->as<float>()[j];
         out[r * n + j] = sum ? sum->round(v) : v;
-        continue;
       }
-      // s64: u16 inputs' sums pass s32.
-      int64_t acc = 0;
-      for (int64_t i = 0; i < k && !f32ProductKBlock; ++i)
-        acc += int64_t(q[i]) * w[i * n + j];
-      const float s = scale * scales[scales.size() == 1 ? 0 : j];
-      if (qlinearBias) {
-        // QLinearMatMul's product code (or QuantizeLinear's of the f32
-        // MatMul's product), then QLinearAdd of the bias's.
-        const Grid &g = qlinearBias->after;
-        const auto zp = static_cast<int32_t>(product->zeroPoint);
-        // (s / s_p = qlinearMatMulMultiplier(scale, s_w[j], s_p).)
-        const int32_t code =
-            f32ProductKBlock ? u8CodeOf(f32Product, product->scale, zp)
-                             : qlinearMatMulCode(static_cast<int32_t>(acc), s / product->scale, zp);
-        const int32_t o = qlinearBias->offset;
-        const int32_t sumCode =
-            qlinearBias->biasFirst
-                ? qlinearAddCode(biasCodes[j], qlinearAddTerm(code, add, o), add, o)
-                : qlinearAddCode(code, qlinearAddTerm(biasCodes[j], add, o), add, o);
-        if (qlinearBias->residual) {
-          // QLinearAdd of the residual's code to the sum's.
-          const Grid &rg = *qlinearBias->residual, &g2 = *qlinearBias->afterResidual;
-          const int32_t qr = u8CodeOf(residual->as<float>()[r * n + j], rg.scale,
-                                      static_cast<int32_t>(rg.zeroPoint));
-          const int32_t total = qlinearBias->residualFirst
-                                    ? qlinearAddCode(qr, qlinearAddTerm(sumCode, residualAdd, o),
-                                                     residualAdd, o)
-                                    : qlinearAddCode(sumCode, qlinearAddTerm(qr, residualAdd, o),
-                                                     residualAdd, o);
-          out[r * n + j] = static_cast<float>(total - g2.zeroPoint) * g2.scale;
-          continue;
-        }
-        const float v = static_cast<float>(sumCode - g.zeroPoint) * g.scale;
-        out[r * n + j] = sum ? sum->round(v) : v;
-        continue;
-      }
-      float v = static_cast<float>(acc) * s;
-      if (productSteps.qlinear) {
-        // QLinearMatMul's code (s / s_p = qlinearMatMulMultiplier), as its value.
-        const auto zp = static_cast<int32_t>(product->zeroPoint);
-        v = static_cast<float>(qlinearMatMulCode(static_cast<int32_t>(acc),
-                                                 s / product->scale, zp) -
-                               zp) *
-            product->scale;
-      } else if (product) {
-        v = product->round(v);
-      }
-      if (bias)
-        v += bias->as<float>()[j];
-      out[r * n + j] = sum ? sum->round(v) : v;
     }
   }
   return residualAndActivation(std::move(y),

@@ -5,6 +5,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Interpreter/Evaluator.h"
 #include "nunc/Quantize/Calibration.h"
+#include "nunc/Support/OrderedParallel.h"
 
 #include "mlir/Dialect/Quant/IR/Quant.h"
 #include "mlir/IR/Matchers.h"
@@ -14,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -70,7 +72,7 @@ Tensor roundedToProducerGrid(Operation *depthwise, const Tensor &x) {
 
 llvm::Expected<std::vector<LayerError>>
 mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
-                        llvm::ArrayRef<std::vector<Tensor>> samples) {
+                        llvm::ArrayRef<std::vector<Tensor>> samples, unsigned threads) {
   std::map<std::string, Operation *> byKey;
   std::vector<std::string> order;
   // Attentions on int8 products too (nunc-quantize-attention).
@@ -105,32 +107,38 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
     auto c = cast<ConvOp>(op);
     return {c.getInput(), c.getWeight(), c.getBias(), Value()};
   };
-  std::map<std::string, Agreement> sums;
-  for (const std::vector<Tensor> &sample : samples) {
-    llvm::Error failure = llvm::Error::success();
+  // Per sample, each layer's f32 and int8 results in evaluation order, or
+  // the first error.
+  struct SampleRun {
+    std::vector<std::tuple<std::string, Tensor, Tensor>> results;
+    std::string error;
+  };
+  auto evaluate = [&](size_t i) {
+    SampleRun run;
+    std::string &failure = run.error;
     // The f32 op and the int8 one on the same operands (quantOperand: the
-    // int8 op's), into the key's sums.
+    // int8 op's).
     auto compare = [&](Operation *op, Operation *q, const std::string &key,
                        llvm::function_ref<const Tensor &(Value)> operand,
                        llvm::function_ref<const Tensor &(Value)> quantOperand) {
       llvm::Expected<SmallVector<Tensor>> want = evaluateOp(op, operand);
       llvm::Expected<SmallVector<Tensor>> got = evaluateOp(q, quantOperand);
       if (!want) {
-        failure = want.takeError();
+        failure = llvm::toString(want.takeError());
         if (!got)
           llvm::consumeError(got.takeError());
         return;
       }
       if (!got) {
-        failure = got.takeError();
+        failure = llvm::toString(got.takeError());
         return;
       }
-      sums[key].add((*want)[0], (*got)[0]);
+      run.results.emplace_back(key, (*want)[0], (*got)[0]);
     };
     auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
-      if ((!isQuantizable(op) && !isa<AttentionOp>(op)) || failure)
+      if ((!isQuantizable(op) && !isa<AttentionOp>(op)) || !failure.empty())
         return;
-      auto it = byKey.find(keys[op]);
+      auto it = byKey.find(keys.lookup(op));
       if (it == byKey.end())
         return;
       Operation *q = it->second;
@@ -157,7 +165,7 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
       }
       llvm::Expected<Tensor> weight = tensorFromAttr(attr);
       if (!weight) {
-        failure = weight.takeError();
+        failure = llvm::toString(weight.takeError());
         return;
       }
       // A depthwise conv reads its f32 input rounded to the grid its
@@ -171,7 +179,7 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
       if (ElementsAttr b; qRoles[2] && matchPattern(qRoles[2], m_Constant(&b))) {
         llvm::Expected<Tensor> t = tensorFromAttr(b);
         if (!t) {
-          failure = t.takeError();
+          failure = llvm::toString(t.takeError());
           return;
         }
         bias = std::move(*t);
@@ -190,12 +198,23 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
       };
       compare(op, q, it->first, operand, quantOperand);
     };
-    llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(f32, sample, observe);
-    if (failure)
-      return std::move(failure);
-    if (!out)
-      return out.takeError();
-  }
+    llvm::Expected<SmallVector<Tensor>> out = evaluateFunction(f32, samples[i], observe);
+    if (!out && failure.empty())
+      failure = llvm::toString(out.takeError());
+    else if (!out)
+      llvm::consumeError(out.takeError());
+    return run;
+  };
+  std::map<std::string, Agreement> sums;
+  auto consume = [&](size_t, SampleRun &run) -> llvm::Error {
+    if (!run.error.empty())
+      return llvm::createStringError(run.error);
+    for (auto &[key, want, got] : run.results)
+      sums[key].add(want, got);
+    return llvm::Error::success();
+  };
+  if (llvm::Error e = forEachInOrder<SampleRun>(samples.size(), threads, evaluate, consume))
+    return std::move(e);
   std::vector<LayerError> errors;
   for (const std::string &key : order) {
     const Agreement &a = sums[key];
@@ -206,19 +225,38 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
 
 llvm::Expected<std::vector<OutputAgreement>>
 mlir::nunc::compareOutputs(func::FuncOp f32, func::FuncOp quantized,
-                           llvm::ArrayRef<std::vector<Tensor>> samples) {
+                           llvm::ArrayRef<std::vector<Tensor>> samples, unsigned threads) {
   std::vector<Agreement> sums(f32.getNumResults());
-  for (const std::vector<Tensor> &sample : samples) {
-    llvm::Expected<SmallVector<Tensor>> want = evaluateFunction(f32, sample);
-    if (!want)
-      return want.takeError();
-    llvm::Expected<SmallVector<Tensor>> got = evaluateFunction(quantized, sample);
-    if (!got)
-      return got.takeError();
+  struct SampleRun {
+    SmallVector<Tensor> want, got;
+    std::string error;
+  };
+  auto evaluate = [&](size_t i) {
+    SampleRun run;
+    llvm::Expected<SmallVector<Tensor>> want = evaluateFunction(f32, samples[i]);
+    if (!want) {
+      run.error = llvm::toString(want.takeError());
+      return run;
+    }
+    llvm::Expected<SmallVector<Tensor>> got = evaluateFunction(quantized, samples[i]);
+    if (!got) {
+      run.error = llvm::toString(got.takeError());
+      return run;
+    }
+    run.want = std::move(*want);
+    run.got = std::move(*got);
+    return run;
+  };
+  auto consume = [&](size_t, SampleRun &run) -> llvm::Error {
+    if (!run.error.empty())
+      return llvm::createStringError(run.error);
     for (size_t i = 0; i < sums.size(); ++i)
-      if ((*want)[i].dtype() == DType::F32)
-        sums[i].add((*want)[i], (*got)[i]);
-  }
+      if (run.want[i].dtype() == DType::F32)
+        sums[i].add(run.want[i], run.got[i]);
+    return llvm::Error::success();
+  };
+  if (llvm::Error e = forEachInOrder<SampleRun>(samples.size(), threads, evaluate, consume))
+    return std::move(e);
   std::vector<OutputAgreement> out;
   for (auto [i, a] : llvm::enumerate(sums)) {
     OutputAgreement o;

@@ -5,6 +5,7 @@
 #include "nunc/Dialect/Nunc/NuncOps.h"
 #include "nunc/Dialect/Nunc/NuncUtils.h"
 #include "nunc/Interpreter/Evaluator.h"
+#include "nunc/Support/OrderedParallel.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -15,10 +16,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
-#include <optional>
-#include <thread>
 
 using namespace mlir;
 using namespace mlir::nunc;
@@ -359,13 +356,10 @@ struct SampleRun {
 };
 
 /// Evaluates `func` on every sample, up to `threads` at a time, and hands
-/// each run to `consume` in sample order, so that whatever `consume` sums
-/// comes out the same whatever the thread count. Stops at the first error
-/// `consume` returns. At most 2 x threads runs (their observed inputs) are
-/// held at once.
+/// each run to `consume` in sample order (forEachInOrder).
 llvm::Error forEachSampleRun(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> samples,
                              unsigned threads,
-                             llvm::function_ref<llvm::Error(size_t, const SampleRun &)> consume) {
+                             llvm::function_ref<llvm::Error(size_t, SampleRun &)> consume) {
   auto evaluate = [&](size_t i) {
     SampleRun run;
     auto observe = [&](Operation *op, llvm::function_ref<const Tensor &(Value)> operand) {
@@ -377,61 +371,7 @@ llvm::Error forEachSampleRun(func::FuncOp func, llvm::ArrayRef<std::vector<Tenso
       run.error = llvm::toString(out.takeError());
     return run;
   };
-  threads = std::max(1u, std::min<unsigned>(threads, samples.size()));
-  if (threads == 1) {
-    for (size_t i = 0; i < samples.size(); ++i)
-      if (llvm::Error e = consume(i, evaluate(i)))
-        return e;
-    return llvm::Error::success();
-  }
-  const size_t window = 2 * threads;
-  std::vector<std::optional<SampleRun>> runs(samples.size());
-  std::mutex mutex;
-  std::condition_variable changed;
-  size_t next = 0, consumed = 0;
-  bool stop = false;
-  auto work = [&] {
-    std::unique_lock<std::mutex> lock(mutex);
-    while (true) {
-      changed.wait(lock, [&] {
-        return stop || next >= samples.size() || next < consumed + window;
-      });
-      if (stop || next >= samples.size())
-        return;
-      size_t i = next++;
-      lock.unlock();
-      SampleRun run = evaluate(i);
-      lock.lock();
-      runs[i] = std::move(run);
-      changed.notify_all();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back(work);
-  llvm::Error failure = llvm::Error::success();
-  for (size_t i = 0; i < samples.size() && !failure; ++i) {
-    std::optional<SampleRun> run;
-    {
-      std::unique_lock<std::mutex> lock(mutex);
-      changed.wait(lock, [&] { return runs[i].has_value(); });
-      run = std::move(runs[i]);
-      runs[i].reset();
-    }
-    failure = consume(i, *run);
-    std::lock_guard<std::mutex> lock(mutex);
-    consumed = i + 1;
-    stop = static_cast<bool>(failure);
-    changed.notify_all();
-  }
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    stop = true;
-    changed.notify_all();
-  }
-  for (std::thread &t : pool)
-    t.join();
-  return failure;
+  return forEachInOrder<SampleRun>(samples.size(), threads, evaluate, consume);
 }
 } // namespace
 
@@ -452,7 +392,7 @@ mlir::nunc::calibrate(func::FuncOp func, llvm::ArrayRef<std::vector<Tensor>> sam
   });
 
   auto run = [&](bool histogram) -> llvm::Error {
-    auto consume = [&](size_t i, const SampleRun &r) -> llvm::Error {
+    auto consume = [&](size_t i, SampleRun &r) -> llvm::Error {
       std::string name = "calibration sample " + std::to_string(i);
       if (i < sampleNames.size())
         name += " (" + sampleNames[i] + ")";

@@ -646,7 +646,7 @@ int runCompile() {
       if (!all)
         return 1;
       llvm::Expected<std::vector<LayerError>> layers =
-          layerErrors(mainOf(*f32), mainOf(*all), samples);
+          layerErrors(mainOf(*f32), mainOf(*all), samples, calibrationThreadCount);
       if (!layers)
         return fail("compile", llvm::toString(layers.takeError()));
       std::vector<LayerError> bySensitivity = *layers;
@@ -659,7 +659,7 @@ int runCompile() {
         if (!q)
           return 1;
         llvm::Expected<std::vector<OutputAgreement>> outs =
-            compareOutputs(mainOf(*f32), mainOf(*q), probe);
+            compareOutputs(mainOf(*f32), mainOf(*q), probe, calibrationThreadCount);
         if (!outs)
           return fail("compile", llvm::toString(outs.takeError()));
         double worst = 1;
@@ -681,11 +681,11 @@ int runCompile() {
                    << "\n";
     if (!report.empty()) {
       llvm::Expected<std::vector<LayerError>> layers =
-          layerErrors(mainOf(*f32), mainOf(*module), samples);
+          layerErrors(mainOf(*f32), mainOf(*module), samples, calibrationThreadCount);
       if (!layers)
         return fail("compile", llvm::toString(layers.takeError()));
       llvm::Expected<std::vector<OutputAgreement>> outs =
-          compareOutputs(mainOf(*f32), mainOf(*module), samples);
+          compareOutputs(mainOf(*f32), mainOf(*module), samples, calibrationThreadCount);
       if (!outs)
         return fail("compile", llvm::toString(outs.takeError()));
       std::string settings =

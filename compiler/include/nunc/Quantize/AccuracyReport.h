@@ -35,14 +35,17 @@ struct OutputAgreement {
 
 /// Per-layer errors of the quantized linear ops (and convolutions, and
 /// attentions on int8 products) of `quantized`, in program order, each
-/// measured in isolation on the inputs of its f32 twin in `f32`.
+/// measured in isolation on the inputs of its f32 twin in `f32`. Up to
+/// `threads` samples are evaluated at once, their errors summed in sample
+/// order (the same figures for any count); so in compareOutputs.
 llvm::Expected<std::vector<LayerError>> layerErrors(func::FuncOp f32, func::FuncOp quantized,
-                                                    llvm::ArrayRef<std::vector<Tensor>> samples);
+                                                    llvm::ArrayRef<std::vector<Tensor>> samples,
+                                                    unsigned threads = 1);
 
 /// The outputs of `quantized` against those of `f32`, over all samples.
 llvm::Expected<std::vector<OutputAgreement>>
 compareOutputs(func::FuncOp f32, func::FuncOp quantized,
-               llvm::ArrayRef<std::vector<Tensor>> samples);
+               llvm::ArrayRef<std::vector<Tensor>> samples, unsigned threads = 1);
 
 /// The report as Markdown.
 std::string accuracyReportMarkdown(llvm::StringRef title, llvm::StringRef settings,
