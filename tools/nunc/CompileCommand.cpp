@@ -190,8 +190,8 @@ cl::opt<std::string> accuracyTarget("accuracy-target",
                                     cl::cat(category));
 cl::opt<unsigned> calibrationThreads(
     "calibration-threads",
-    cl::desc("Calibration samples evaluated at once (default 0: one per hardware thread); "
-             "the profile is the same for any count"),
+    cl::desc("Samples that calibration, --report and --accuracy-target evaluate at once "
+             "(default 0: one per hardware thread); the results are the same for any count"),
     cl::init(0), cl::sub(compileCommand), cl::cat(category));
 cl::list<std::string> keepF32Names(
     "keep-f32",
