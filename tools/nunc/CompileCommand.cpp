@@ -581,13 +581,10 @@ int runCompile() {
                          : std::max(1u, std::thread::hardware_concurrency());
   if (quantize == "int8") {
     // Named before calibrating, so that a misspelt name costs no time.
-    std::vector<std::string> named;
-    if (!keepF32Names.empty()) {
-      llvm::Expected<std::vector<std::string>> keys = keysNamedBy(*module, keepF32Names);
-      if (!keys)
-        return fail("compile", "--keep-f32: " + llvm::toString(keys.takeError()));
-      named = std::move(*keys);
-    }
+    llvm::Expected<std::vector<std::string>> keys = keysNamedBy(*module, keepF32Names);
+    if (!keys)
+      return fail("compile", "--keep-f32: " + llvm::toString(keys.takeError()));
+    const std::vector<std::string> named = std::move(*keys);
     std::string profilePath = loadCalibration;
     std::optional<TempFile> temp;
     // With dynamic activations a profile only brings the channel means of

@@ -199,15 +199,11 @@ int runRun() {
     if (failed(runPipeline(pm, *module)))
       return 1;
     if (quantize == "int8") {
-      std::vector<std::string> keep;
-      if (!keepF32Names.empty()) {
-        llvm::Expected<std::vector<std::string>> keys = keysNamedBy(*module, keepF32Names);
-        if (!keys)
-          return fail("run", "--keep-f32: " + llvm::toString(keys.takeError()));
-        keep = std::move(*keys);
-      }
+      llvm::Expected<std::vector<std::string>> keep = keysNamedBy(*module, keepF32Names);
+      if (!keep)
+        return fail("run", "--keep-f32: " + llvm::toString(keep.takeError()));
       PassManager qpm(&tc.get());
-      buildInt8Pipeline(qpm, /*profile=*/"", keep, /*convs=*/true,
+      buildInt8Pipeline(qpm, /*profile=*/"", *keep, /*convs=*/true,
                         /*biasCorrection=*/true, /*staticActivations=*/true,
                         /*minHandoverSnr=*/std::nullopt, /*depthwiseHandover=*/true,
                         std::move(int8Attention));
