@@ -211,9 +211,10 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   int64_t maxW = 1;
   for (int32_t v : w)
     maxW = std::max<int64_t>(maxW, std::abs(v));
-  // Blocks of rows share each pass over W; each row's sums run over j (W's
-  // rows), exact in s32 within blocks of k whose products cannot pass 2^31
-  // (u16 inputs' can, over all of k) and in s64 across them.
+  // Blocks of rows share each pass over W: each row adds q[i] times W's
+  // row i to its n sums, exact in s32 within blocks of k whose products
+  // cannot pass 2^31 (u16 inputs' can, over all of k) and in s64 across
+  // them.
   constexpr int64_t kRows = 4;
   std::vector<int32_t> codes(kRows * k), blockSums(kRows * n);
   std::vector<int64_t> sums(kRows * n);

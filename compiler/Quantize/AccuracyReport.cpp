@@ -213,7 +213,8 @@ mlir::nunc::layerErrors(func::FuncOp f32, func::FuncOp quantized,
       sums[key].add(want, got);
     return llvm::Error::success();
   };
-  if (llvm::Error e = forEachInOrder<SampleRun>(samples.size(), threads, evaluate, consume))
+  if (llvm::Error e = forEachInOrder<SampleRun>(
+          samples.size(), concurrentEvaluations(f32->getContext(), threads), evaluate, consume))
     return std::move(e);
   std::vector<LayerError> errors;
   for (const std::string &key : order) {
@@ -255,7 +256,8 @@ mlir::nunc::compareOutputs(func::FuncOp f32, func::FuncOp quantized,
         sums[i].add(run.want[i], run.got[i]);
     return llvm::Error::success();
   };
-  if (llvm::Error e = forEachInOrder<SampleRun>(samples.size(), threads, evaluate, consume))
+  if (llvm::Error e = forEachInOrder<SampleRun>(
+          samples.size(), concurrentEvaluations(f32->getContext(), threads), evaluate, consume))
     return std::move(e);
   std::vector<OutputAgreement> out;
   for (auto [i, a] : llvm::enumerate(sums)) {

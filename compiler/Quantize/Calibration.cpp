@@ -371,7 +371,9 @@ llvm::Error forEachSampleRun(func::FuncOp func, llvm::ArrayRef<std::vector<Tenso
       run.error = llvm::toString(out.takeError());
     return run;
   };
-  return forEachInOrder<SampleRun>(samples.size(), threads, evaluate, consume);
+  return forEachInOrder<SampleRun>(samples.size(),
+                                   concurrentEvaluations(func->getContext(), threads), evaluate,
+                                   consume);
 }
 } // namespace
 
@@ -627,8 +629,16 @@ mlir::nunc::keysNamedBy(Operation *root, llvm::ArrayRef<std::string> patterns) {
     SmallVector<std::string> names; // the key and its op's ONNX nodes
   };
   std::vector<Layer> layers;
+  // Gathers from a constant f32 table (nunc-quantize-int8's embeddings),
+  // not those of shapes or indices.
+  auto table = [](Operation *op) {
+    auto g = dyn_cast<GatherOp>(op);
+    auto t = g ? dyn_cast<RankedTensorType>(g.getData().getType()) : RankedTensorType();
+    return t && t.getRank() == 2 && t.getElementType().isF32() &&
+           g.getData().getDefiningOp<ConstantOp>();
+  };
   root->walk([&](Operation *op) {
-    if (!isQuantizable(op) && !isa<AttentionOp, GatherOp>(op))
+    if (!isQuantizable(op) && !isa<AttentionOp>(op) && !table(op))
       return;
     Layer l{quantizationKey(op), onnxNodeNames(op->getLoc())};
     l.names.push_back(l.key);
@@ -642,7 +652,9 @@ mlir::nunc::keysNamedBy(Operation *root, llvm::ArrayRef<std::string> patterns) {
                                      llvm::toString(glob.takeError()));
     bool found = false;
     for (const Layer &l : layers) {
-      if (!llvm::any_of(l.names, [&](const std::string &n) { return glob->match(n); }))
+      // (A name matches itself even where it holds glob characters.)
+      if (!llvm::any_of(l.names,
+                        [&](const std::string &n) { return n == p || glob->match(n); }))
         continue;
       found = true;
       if (!llvm::is_contained(keys, l.key))

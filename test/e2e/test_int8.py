@@ -1227,15 +1227,18 @@ def test_saved_profile_rebuilds_identically(nunc, models, tmp_path):
     nunc("compile", *common, "--load-calibration", tmp_path / "p.json", "-o", tmp_path / "b")
     for f in ("libminilm.a", "minilm.h", "minilm.json"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
-    # Samples evaluated one or three at a time: the same profile (its sums
+    # Samples evaluated one, two or three at a time (7 of them: the threads
+    # wait for the first ones to be consumed): the same profile (its sums
     # taken in sample order), with and without the histogram pass.
+    write_samples(tmp_path / "seven", "minilm", 7, 1, 16)
     for method in ("minmax", "percentile"):
-        for threads in (1, 3):
-            nunc("compile", *common, "--calibration", tmp_path / "calib", "--calib-method",
+        for threads in (1, 2, 3):
+            nunc("compile", *common, "--calibration", tmp_path / "seven", "--calib-method",
                  method, "--calibration-threads", str(threads), "--save-calibration",
                  tmp_path / f"{method}{threads}.json", "-o", tmp_path / f"{method}{threads}")
-        assert (tmp_path / f"{method}1.json").read_bytes() == \
-            (tmp_path / f"{method}3.json").read_bytes(), method
+        for threads in (2, 3):
+            assert (tmp_path / f"{method}1.json").read_bytes() == \
+                (tmp_path / f"{method}{threads}.json").read_bytes(), (method, threads)
 
 
 @pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
@@ -1407,7 +1410,6 @@ def test_static_calibration_errors(nunc, models, tmp_path):
         "[1, 16] (one item)" in r.stderr, r.stderr
 
 
-@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def kept_layers(report):
     """The report's layers kept in f32: {key: what kept it}."""
     lines = report.split("## Layers kept in f32\n\n")[1].split("\n\n")[0].splitlines()
@@ -1424,6 +1426,7 @@ def f32_layers(manifest):
                   for n in re.findall(f'node "([^"]*/{node})"', k["node"]))
 
 
+@pytest.mark.skipif(not VNNI, reason="the host lacks AVX-512 VNNI")
 def test_report_and_accuracy_target(nunc, models, tmp_path):
     """--report writes per-layer SNR/cosine and output agreement (the 36
     int8 GEMMs and the 6 attentions on int8 products, named by their
@@ -1434,6 +1437,11 @@ def test_report_and_accuracy_target(nunc, models, tmp_path):
               "--quantize", "int8", "--calibration", tmp_path / "calib", *pins("minilm", 1, 16)]
     nunc("compile", *common, "--report", tmp_path / "all.md", "-o", tmp_path / "all")
     text = (tmp_path / "all.md").read_text()
+    # Its samples evaluated one at a time (above: one per hardware thread):
+    # the same report.
+    nunc("compile", *common, "--report", tmp_path / "one.md", "--calibration-threads", "1",
+         "-o", tmp_path / "one")
+    assert (tmp_path / "one.md").read_text() == text
     assert "## Layers kept in f32\n\nnone" in text
     rows = [l for l in text.splitlines() if l.startswith("| /encoder/")]
     assert len(rows) == 42, text

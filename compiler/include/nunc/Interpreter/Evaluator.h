@@ -45,6 +45,14 @@ llvm::Expected<llvm::SmallVector<Tensor>> evaluateFunction(func::FuncOp func,
                                                           llvm::ArrayRef<Tensor> inputs,
                                                           EvaluationObserver observer = {});
 
+/// How many evaluations of `ctx`'s functions may run at once on separate
+/// threads: `requested`, or 1 where the context has multithreading off
+/// (evaluating quantized types gets integer types, whose uniquing then
+/// takes no lock).
+inline unsigned concurrentEvaluations(MLIRContext *ctx, unsigned requested) {
+  return ctx->isMultithreadingEnabled() ? requested : 1;
+}
+
 /// A tensor over the data of a constant attribute (no copy for dense_resource
 /// blobs and non-splat dense data).
 llvm::Expected<Tensor> tensorFromAttr(ElementsAttr attr);

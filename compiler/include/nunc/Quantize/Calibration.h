@@ -98,11 +98,11 @@ double clippingMeanSquare(const ValueHistogram &h, double lo, double hi);
 /// or "gather#<index>".
 std::string quantizationKey(Operation *op);
 
-/// The quantizationKey()s of the layers under `root` (linear, conv,
-/// attention and gather ops) that one of `patterns` names: a glob
-/// (llvm::GlobPattern: `*`, `?`, `[...]`, backslash escapes) over the ONNX node
-/// names fused into the layer and its key. Patterns that name no layer are an
-/// error that lists them all.
+/// The quantizationKey()s of the layers under `root` (linear, conv and
+/// attention ops, gathers from a constant f32 table) that one of `patterns`
+/// names: one of the ONNX node names fused into the layer or its key, or a
+/// glob over them (llvm::GlobPattern: `*`, `?`, `[...]`, backslash escapes).
+/// Patterns that name no layer are an error that lists them all.
 llvm::Expected<std::vector<std::string>> keysNamedBy(Operation *root,
                                                      llvm::ArrayRef<std::string> patterns);
 

@@ -25,9 +25,10 @@
 namespace mlir::nunc {
 
 /// produce(i) for i in [0, count) on up to `threads` threads (at most
-/// 2 x threads results held at once), consume(i, result) in order on this
-/// thread; stops producing at the first error consume returns, and returns
-/// it. `produce` must be safe to run concurrently with itself.
+/// threads + 1 results held at once: a result can be large, a sample's
+/// observed tensors), consume(i, result) in order on this thread; stops
+/// producing at the first error consume returns, and returns it. `produce`
+/// must be safe to run concurrently with itself.
 template <typename T>
 llvm::Error forEachInOrder(size_t count, unsigned threads,
                            llvm::function_ref<T(size_t)> produce,
@@ -41,7 +42,7 @@ llvm::Error forEachInOrder(size_t count, unsigned threads,
     }
     return llvm::Error::success();
   }
-  const size_t window = 2 * static_cast<size_t>(threads);
+  const size_t window = static_cast<size_t>(threads) + 1;
   std::vector<std::optional<T>> results(count);
   std::mutex mutex;
   std::condition_variable changed;
