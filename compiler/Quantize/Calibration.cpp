@@ -665,7 +665,7 @@ mlir::nunc::keysNamedBy(Operation *root, llvm::ArrayRef<std::string> patterns) {
   }
   if (!unmatched.empty())
     return llvm::createStringError(
-        "no MatMul, Gemm, Conv, attention or Gather layer is named " +
+        "no MatMul, Gemm, Conv, attention or embedding Gather layer is named " +
         llvm::join(unmatched, ", ") +
         " (a layer goes by the ONNX nodes fused into it, or by its key in the --report)");
   return keys;

@@ -1535,16 +1535,21 @@ def test_keep_f32_names_layers(nunc, models, tmp_path):
     r = nunc("compile", *common, "--quantize", "int8", "--keep-f32",
              "/encoder/layer.0/output/dense/MatMul,/no/such/MatMul,/encoder/layer.9/*",
              "-o", tmp_path / "bad", check=False)
-    assert r.returncode == 1 and "--keep-f32: no MatMul, Gemm, Conv, attention or Gather layer " \
-        "is named '/no/such/MatMul', '/encoder/layer.9/*'" in r.stderr, r.stderr
+    assert r.returncode == 1 and "--keep-f32: no MatMul, Gemm, Conv, attention or embedding " \
+        "Gather layer is named '/no/such/MatMul', '/encoder/layer.9/*'" in r.stderr, r.stderr
     assert not (tmp_path / "bad").exists()
     r = nunc("compile", *common, "--keep-f32", "/encoder/layer.0/output/dense/MatMul",
              "-o", tmp_path / "bad", check=False)
     assert r.returncode == 1 and "--keep-f32 goes with --quantize int8" in r.stderr, r.stderr
     r = nunc("run", model, *pins("minilm", 1, 16), "--random-inputs", "--quantize", "int8",
              "--keep-f32", "/nope", check=False)
-    assert r.returncode == 1 and "--keep-f32: no MatMul, Gemm, Conv, attention or Gather layer " \
-        "is named '/nope'" in r.stderr, r.stderr
+    assert r.returncode == 1 and "--keep-f32: no MatMul, Gemm, Conv, attention or embedding " \
+        "Gather layer is named '/nope'" in r.stderr, r.stderr
+    # A Gather of shapes or indices is no layer.
+    r = nunc("compile", *common, "--quantize", "int8", "--keep-f32",
+             "/encoder/layer.0/attention/self/Gather", "-o", tmp_path / "bad", check=False)
+    assert r.returncode == 1 and "is named '/encoder/layer.0/attention/self/Gather'" in r.stderr, \
+        r.stderr
 
 
 class Samples:
