@@ -656,12 +656,14 @@ int runCompile() {
                        [](const LayerError &a, const LayerError &b) { return a.snrDb < b.snrDb; });
       // Search on a few samples; the report uses them all.
       ArrayRef<std::vector<Tensor>> probe(samples.data(), std::min<size_t>(samples.size(), 8));
+      std::vector<SmallVector<Tensor>> f32Outputs;
       for (size_t next = 0;; ++next) {
         OwningOpRef<ModuleOp> q = quantizeCopy(keep);
         if (!q)
           return 1;
         llvm::Expected<std::vector<OutputAgreement>> outs =
-            compareOutputs(mainOf(*f32), mainOf(*q), probe, calibrationThreadCount);
+            compareOutputs(mainOf(*f32), mainOf(*q), probe, calibrationThreadCount,
+                           &f32Outputs);
         if (!outs)
           return fail("compile", llvm::toString(outs.takeError()));
         double worst = 1;

@@ -43,9 +43,13 @@ llvm::Expected<std::vector<LayerError>> layerErrors(func::FuncOp f32, func::Func
                                                     unsigned threads = 1);
 
 /// The outputs of `quantized` against those of `f32`, over all samples.
+/// `f32Outputs`, where given, keeps f32's outputs on these samples from one
+/// call to the next (the first call fills it): --accuracy-target compares
+/// one f32 model with many quantized ones.
 llvm::Expected<std::vector<OutputAgreement>>
 compareOutputs(func::FuncOp f32, func::FuncOp quantized,
-               llvm::ArrayRef<std::vector<Tensor>> samples, unsigned threads = 1);
+               llvm::ArrayRef<std::vector<Tensor>> samples, unsigned threads = 1,
+               std::vector<llvm::SmallVector<Tensor>> *f32Outputs = nullptr);
 
 /// The report as Markdown.
 std::string accuracyReportMarkdown(llvm::StringRef title, llvm::StringRef settings,
