@@ -125,6 +125,57 @@ Expected<Tensor> linear(const Tensor &input, const Tensor &weight, const Tensor 
   return residualAndActivation(std::move(y), residual, act);
 }
 
+namespace {
+/// sums[r, :] += sum_i q[r, i] W[i, :] for `rows` rows of codes (row stride
+/// ldq) and `k` rows of W [k, n], in s32 (exact where the caller sized k).
+[[gnu::always_inline]] inline void addCodesTimesRowsBody(int64_t rows, int64_t k, int64_t n,
+                                                         const int32_t *q, int64_t ldq,
+                                                         const int32_t *w, int32_t *sums) {
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t qi = q[r * ldq + i];
+      const int32_t *__restrict wi = w + i * n;
+      int32_t *__restrict part = sums + r * n;
+      for (int64_t j = 0; j < n; ++j)
+        part[j] += qi * wi[j];
+    }
+}
+
+// Integer sums: any vector width gives the same values (the x86-64
+// baseline has no 32-bit vector multiply).
+[[gnu::target("avx512f")]] void addCodesTimesRowsAvx512(int64_t rows, int64_t k, int64_t n,
+                                                        const int32_t *q, int64_t ldq,
+                                                        const int32_t *w, int32_t *sums) {
+  addCodesTimesRowsBody(rows, k, n, q, ldq, w, sums);
+}
+
+void addCodesTimesRows(int64_t rows, int64_t k, int64_t n, const int32_t *q, int64_t ldq,
+                       const int32_t *w, int32_t *sums) {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (avx512)
+    return addCodesTimesRowsAvx512(rows, k, n, q, ldq, w, sums);
+  addCodesTimesRowsBody(rows, k, n, q, ldq, w, sums);
+}
+
+/// out[r, :] = sum_i q[r, i] W[i, :] exactly, for |q| <= maxQ and
+/// |W| <= maxW: in s32 over blocks of k whose sums cannot pass 2^31, in s64
+/// across them. `partial` holds rows x n.
+void exactProductSums(int64_t rows, int64_t k, int64_t n, const int32_t *q, int64_t ldq,
+                      int64_t maxQ, const int32_t *w, int64_t maxW, std::vector<int32_t> &partial,
+                      int64_t *out) {
+  const int64_t blockK = std::max<int64_t>(1, INT32_MAX / std::max<int64_t>(1, maxQ * maxW));
+  std::fill(out, out + rows * n, 0);
+  partial.resize(rows * n);
+  for (int64_t i0 = 0; i0 < k; i0 += blockK) {
+    std::fill(partial.begin(), partial.end(), 0);
+    addCodesTimesRows(rows, std::min(k, i0 + blockK) - i0, n, q + i0, ldq, w + i0 * n,
+                      partial.data());
+    for (int64_t e = 0; e < rows * n; ++e)
+      out[e] += partial[e];
+  }
+}
+} // namespace
+
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,
                                  std::optional<InputQuantization> fixed, const Tensor *bias,
@@ -212,11 +263,9 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   for (int32_t v : w)
     maxW = std::max<int64_t>(maxW, std::abs(v));
   // Blocks of rows share each pass over W: each row adds q[i] times W's
-  // row i to its n sums, exact in s32 within blocks of k whose products
-  // cannot pass 2^31 (u16 inputs' can, over all of k) and in s64 across
-  // them.
+  // row i to its n sums (exactProductSums: u16 inputs' sums can pass 2^31).
   constexpr int64_t kRows = 4;
-  std::vector<int32_t> codes(kRows * k), blockSums(kRows * n);
+  std::vector<int32_t> codes(kRows * k), partial;
   std::vector<int64_t> sums(kRows * n);
   std::optional<InputQuantization> tensor = fixed;
   if (perTensor && !fixed)
@@ -238,23 +287,8 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       for (int64_t i = 0; i < k; ++i)
         maxQ = std::max<int64_t>(maxQ, std::abs(q[i]));
     }
-    if (!f32ProductKBlock) {
-      const int64_t blockK = std::max<int64_t>(1, INT32_MAX / (maxQ * maxW));
-      std::fill(sums.begin(), sums.end(), 0);
-      for (int64_t i0 = 0; i0 < k; i0 += blockK) {
-        std::fill(blockSums.begin(), blockSums.end(), 0);
-        for (int64_t i = i0; i < std::min(k, i0 + blockK); ++i)
-          for (int64_t rr = 0; rr < rows; ++rr) {
-            const int32_t qi = codes[rr * k + i];
-            const int32_t *__restrict wi = w.data() + i * n;
-            int32_t *__restrict part = blockSums.data() + rr * n;
-            for (int64_t j = 0; j < n; ++j)
-              part[j] += qi * wi[j];
-          }
-        for (int64_t e = 0; e < rows * n; ++e)
-          sums[e] += blockSums[e];
-      }
-    }
+    if (!f32ProductKBlock)
+      exactProductSums(rows, k, n, codes.data(), k, maxQ, w.data(), maxW, partial, sums.data());
     for (int64_t rr = 0; rr < rows; ++rr) {
       const int64_t r = r0 + rr;
       const int32_t *q = codes.data() + rr * k;
@@ -363,24 +397,25 @@ Expected<Tensor> int8ProductsAttention(const Tensor &q, const Tensor &k, const T
   const int64_t b = q.dim(0), h = q.dim(1), s = q.dim(2), t = k.dim(2), d = q.dim(3);
   NUNC_ASSIGN_OR_RETURN(scores, Tensor::create(DType::F32, {b, h, s, t}));
   std::vector<float> valueSteps(b * h);
-  std::vector<int32_t> qc(s * d), kc(t * d), vc(b * h * t * d);
+  std::vector<int32_t> qc(s * d), kc(t * d), kt(d * t), vc(b * h * t * d), partial;
+  std::vector<int64_t> dots(s * t);
   for (int64_t bh = 0; bh < b * h; ++bh) {
     const float sq = symmetricCodes(q.as<float>() + bh * s * d, s * d, qc.data());
     const float sk = symmetricCodes(k.as<float>() + bh * t * d, t * d, kc.data());
     valueSteps[bh] = symmetricCodes(v.as<float>() + bh * t * d, t * d, vc.data() + bh * t * d);
     const float factor = sq * sk * scale;
+    for (int64_t j = 0; j < t; ++j)
+      for (int64_t e = 0; e < d; ++e)
+        kt[e * t + j] = kc[j * d + e];
+    exactProductSums(s, d, t, qc.data(), d, 127, kt.data(), 127, partial, dots.data());
     float *row = scores.mutableAs<float>() + bh * s * t;
-    for (int64_t i = 0; i < s; ++i)
-      for (int64_t j = 0; j < t; ++j) {
-        int64_t dot = 0;
-        for (int64_t e = 0; e < d; ++e)
-          dot += int64_t(qc[i * d + e]) * kc[j * d + e];
-        row[i * t + j] = static_cast<float>(dot) * factor;
-      }
+    for (int64_t i = 0; i < s * t; ++i)
+      row[i] = static_cast<float>(dots[i]) * factor;
   }
   NUNC_ASSIGN_OR_RETURN(logits, maskedScores(scores, mask));
   NUNC_ASSIGN_OR_RETURN(out, Tensor::create(DType::F32, {b, h, s, d}));
   std::vector<int32_t> pc(t);
+  std::vector<int64_t> weighted(d);
   for (int64_t bh = 0; bh < b * h; ++bh)
     for (int64_t i = 0; i < s; ++i) {
       // Logits at least the lowest float (a row masked throughout by -inf
@@ -396,12 +431,10 @@ Expected<Tensor> int8ProductsAttention(const Tensor &q, const Tensor &k, const T
         sum += pc[j];
       }
       const float factor = 1.f / static_cast<float>(sum) * valueSteps[bh];
-      for (int64_t e = 0; e < d; ++e) {
-        int64_t acc = 0;
-        for (int64_t j = 0; j < t; ++j)
-          acc += int64_t(pc[j]) * vc[(bh * t + j) * d + e];
-        out.mutableAs<float>()[(bh * s + i) * d + e] = static_cast<float>(acc) * factor;
-      }
+      exactProductSums(1, t, d, pc.data(), t, 255, vc.data() + bh * t * d, 127, partial,
+                       weighted.data());
+      for (int64_t e = 0; e < d; ++e)
+        out.mutableAs<float>()[(bh * s + i) * d + e] = static_cast<float>(weighted[e]) * factor;
     }
   return out;
 }
