@@ -141,6 +141,7 @@ namespace {
     }
 }
 
+#if defined(__x86_64__)
 // Integer sums: any vector width gives the same values (the x86-64
 // baseline has no 32-bit vector multiply).
 [[gnu::target("avx512f")]] void addCodesTimesRowsAvx512(int64_t rows, int64_t k, int64_t n,
@@ -148,13 +149,24 @@ namespace {
                                                         const int32_t *w, int32_t *sums) {
   addCodesTimesRowsBody(rows, k, n, q, ldq, w, sums);
 }
+#endif
 
 void addCodesTimesRows(int64_t rows, int64_t k, int64_t n, const int32_t *q, int64_t ldq,
                        const int32_t *w, int32_t *sums) {
+#if defined(__x86_64__)
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   if (avx512)
     return addCodesTimesRowsAvx512(rows, k, n, q, ldq, w, sums);
+#endif
   addCodesTimesRowsBody(rows, k, n, q, ldq, w, sums);
+}
+
+/// The largest |code| of n (in s64: a NaN's code is INT32_MIN).
+int64_t largestMagnitude(const int32_t *codes, int64_t n) {
+  int64_t most = 0;
+  for (int64_t i = 0; i < n; ++i)
+    most = std::max(most, std::abs(static_cast<int64_t>(codes[i])));
+  return most;
 }
 
 /// out[r, :] = sum_i q[r, i] W[i, :] exactly, for |q| <= maxQ and
@@ -163,8 +175,16 @@ void addCodesTimesRows(int64_t rows, int64_t k, int64_t n, const int32_t *q, int
 void exactProductSums(int64_t rows, int64_t k, int64_t n, const int32_t *q, int64_t ldq,
                       int64_t maxQ, const int32_t *w, int64_t maxW, std::vector<int32_t> &partial,
                       int64_t *out) {
-  const int64_t blockK = std::max<int64_t>(1, INT32_MAX / std::max<int64_t>(1, maxQ * maxW));
   std::fill(out, out + rows * n, 0);
+  if (maxQ * maxW > INT32_MAX) {
+    // Codes past any grid (a NaN's): s64 products, as the plain loop.
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < n; ++j)
+          out[r * n + j] += static_cast<int64_t>(q[r * ldq + i]) * w[i * n + j];
+    return;
+  }
+  const int64_t blockK = std::max<int64_t>(1, INT32_MAX / std::max<int64_t>(1, maxQ * maxW));
   partial.resize(rows * n);
   for (int64_t i0 = 0; i0 < k; i0 += blockK) {
     std::fill(partial.begin(), partial.end(), 0);
@@ -259,9 +279,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
       wf.push_back(static_cast<float>(w[i]) * scales[scales.size() == 1 ? 0 : i % n]);
   std::vector<float> xf(f32ProductKBlock ? k : 0);
   float *out = y.mutableAs<float>();
-  int64_t maxW = 1;
-  for (int32_t v : w)
-    maxW = std::max<int64_t>(maxW, std::abs(v));
+  const int64_t maxW = largestMagnitude(w.data(), k * n);
   // Blocks of rows share each pass over W: each row adds q[i] times W's
   // row i to its n sums (exactProductSums: u16 inputs' sums can pass 2^31).
   constexpr int64_t kRows = 4;
@@ -273,7 +291,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
   for (int64_t r0 = 0; r0 < m; r0 += kRows) {
     const int64_t rows = std::min(kRows, m - r0);
     InputQuantization rowQuantization[kRows];
-    int64_t maxQ = 1;
+    int64_t maxQ = 0;
     for (int64_t rr = 0; rr < rows; ++rr) {
       const int64_t r = r0 + rr;
       InputQuantization rq = tensor ? *tensor : u8RangeQuantization(x + r * k, k);
@@ -284,8 +302,7 @@ Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
           q[i] = input.as<uint8_t>()[r * k + i] - rq.zeroPoint;
       else
         quantizeMinusZeroPoint(x + r * k, k, rq, q);
-      for (int64_t i = 0; i < k; ++i)
-        maxQ = std::max<int64_t>(maxQ, std::abs(q[i]));
+      maxQ = std::max(maxQ, largestMagnitude(q, k));
     }
     if (!f32ProductKBlock)
       exactProductSums(rows, k, n, codes.data(), k, maxQ, w.data(), maxW, partial, sums.data());
@@ -397,17 +414,20 @@ Expected<Tensor> int8ProductsAttention(const Tensor &q, const Tensor &k, const T
   const int64_t b = q.dim(0), h = q.dim(1), s = q.dim(2), t = k.dim(2), d = q.dim(3);
   NUNC_ASSIGN_OR_RETURN(scores, Tensor::create(DType::F32, {b, h, s, t}));
   std::vector<float> valueSteps(b * h);
+  std::vector<int64_t> valueMagnitudes(b * h);
   std::vector<int32_t> qc(s * d), kc(t * d), kt(d * t), vc(b * h * t * d), partial;
   std::vector<int64_t> dots(s * t);
   for (int64_t bh = 0; bh < b * h; ++bh) {
     const float sq = symmetricCodes(q.as<float>() + bh * s * d, s * d, qc.data());
     const float sk = symmetricCodes(k.as<float>() + bh * t * d, t * d, kc.data());
     valueSteps[bh] = symmetricCodes(v.as<float>() + bh * t * d, t * d, vc.data() + bh * t * d);
+    valueMagnitudes[bh] = largestMagnitude(vc.data() + bh * t * d, t * d);
     const float factor = sq * sk * scale;
     for (int64_t j = 0; j < t; ++j)
       for (int64_t e = 0; e < d; ++e)
         kt[e * t + j] = kc[j * d + e];
-    exactProductSums(s, d, t, qc.data(), d, 127, kt.data(), 127, partial, dots.data());
+    exactProductSums(s, d, t, qc.data(), d, largestMagnitude(qc.data(), s * d), kt.data(),
+                     largestMagnitude(kt.data(), d * t), partial, dots.data());
     float *row = scores.mutableAs<float>() + bh * s * t;
     for (int64_t i = 0; i < s * t; ++i)
       row[i] = static_cast<float>(dots[i]) * factor;
@@ -431,8 +451,8 @@ Expected<Tensor> int8ProductsAttention(const Tensor &q, const Tensor &k, const T
         sum += pc[j];
       }
       const float factor = 1.f / static_cast<float>(sum) * valueSteps[bh];
-      exactProductSums(1, t, d, pc.data(), t, 255, vc.data() + bh * t * d, 127, partial,
-                       weighted.data());
+      exactProductSums(1, t, d, pc.data(), t, largestMagnitude(pc.data(), t),
+                       vc.data() + bh * t * d, valueMagnitudes[bh], partial, weighted.data());
       for (int64_t e = 0; e < d; ++e)
         out.mutableAs<float>()[(bh * s + i) * d + e] = static_cast<float>(weighted[e]) * factor;
     }
