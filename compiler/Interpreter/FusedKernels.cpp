@@ -161,7 +161,8 @@ void addCodesTimesRows(int64_t rows, int64_t k, int64_t n, const int32_t *q, int
   addCodesTimesRowsBody(rows, k, n, q, ldq, w, sums);
 }
 
-/// The largest |code| of n (in s64: a NaN's code is INT32_MIN).
+} // namespace
+
 int64_t largestMagnitude(const int32_t *codes, int64_t n) {
   int64_t most = 0;
   for (int64_t i = 0; i < n; ++i)
@@ -169,9 +170,6 @@ int64_t largestMagnitude(const int32_t *codes, int64_t n) {
   return most;
 }
 
-/// out[r, :] = sum_i q[r, i] W[i, :] exactly, for |q| <= maxQ and
-/// |W| <= maxW: in s32 over blocks of k whose sums cannot pass 2^31, in s64
-/// across them. `partial` holds rows x n.
 void exactProductSums(int64_t rows, int64_t k, int64_t n, const int32_t *q, int64_t ldq,
                       int64_t maxQ, const int32_t *w, int64_t maxW, std::vector<int32_t> &partial,
                       int64_t *out) {
@@ -194,7 +192,6 @@ void exactProductSums(int64_t rows, int64_t k, int64_t n, const int32_t *q, int6
       out[e] += partial[e];
   }
 }
-} // namespace
 
 Expected<Tensor> quantizedLinear(const Tensor &input, const Tensor &weight,
                                  llvm::ArrayRef<float> scales, bool perTensor,

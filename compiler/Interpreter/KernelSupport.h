@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace mlir::nunc::kernels {
 
@@ -138,6 +140,18 @@ inline float mlasBlockedSum(const float *a, int64_t aStride, const float *b, int
   }
   return total;
 }
+
+/// The largest |code| of n (in s64: a NaN's code is INT32_MIN).
+int64_t largestMagnitude(const int32_t *codes, int64_t n);
+
+/// out[r, :] = sum_i q[r, i] W[i, :] exactly (W [k, n], q's rows `ldq`
+/// apart), for |q| <= maxQ and |W| <= maxW: in s32 over blocks of k whose
+/// sums cannot pass 2^31 (vectors of AVX-512 where the host has it), in s64
+/// across them. `partial` is scratch. The int8 GEMMs, convolutions and
+/// attention products of the evaluator.
+void exactProductSums(int64_t rows, int64_t k, int64_t n, const int32_t *q, int64_t ldq,
+                      int64_t maxQ, const int32_t *w, int64_t maxW, std::vector<int32_t> &partial,
+                      int64_t *out);
 
 } // namespace mlir::nunc::kernels
 

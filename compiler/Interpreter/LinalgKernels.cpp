@@ -373,19 +373,15 @@ std::vector<int64_t> integerConvSums(const Window &win, const std::vector<int32_
   int64_t outPixels = im2col.outPixels;
   int64_t cg = cin / group, mg = m / group, ck = cg * im2col.taps;
   std::vector<int64_t> sums(win.batch * m * outPixels, 0);
-  std::vector<int32_t> col;
+  std::vector<int32_t> col, partial;
+  const int64_t maxW = largestMagnitude(w.data(), static_cast<int64_t>(w.size()));
   for (int64_t n = 0; n < win.batch; ++n)
     for (int64_t g = 0; g < group; ++g) {
       im2col.fill(x.data() + (n * cin + g * cg) * im2col.inPixels, cg, 0, col);
-      for (int64_t oc = g * mg; oc < (g + 1) * mg; ++oc) {
-        int64_t *acc = sums.data() + (n * m + oc) * outPixels;
-        for (int64_t r = 0; r < ck; ++r) {
-          int64_t wv = w[oc * ck + r];
-          const int32_t *src = col.data() + r * outPixels;
-          for (int64_t p = 0; p < outPixels; ++p)
-            acc[p] += wv * src[p];
-        }
-      }
+      // The group's filters (rows of ck) times its columns ([ck, pixels]).
+      exactProductSums(mg, ck, outPixels, w.data() + g * mg * ck, ck, maxW, col.data(),
+                       largestMagnitude(col.data(), static_cast<int64_t>(col.size())), partial,
+                       sums.data() + (n * m + g * mg) * outPixels);
     }
   return sums;
 }

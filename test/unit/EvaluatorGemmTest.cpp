@@ -45,12 +45,9 @@ void expectPlainBits(Gemm gemm, int64_t m, int64_t n, int64_t k, uint32_t seed) 
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> value(-2.f, 2.f);
   std::vector<float> a(m * lda + 1), b(k * ldb + 1), c(m * ldc + 1);
-  for (float &x : a)
-    x = value(rng);
-  for (float &x : b)
-    x = value(rng);
-  for (float &x : c)
-    x = value(rng);
+  for (std::vector<float> *v : {&a, &b, &c})
+    for (float &x : *v)
+      x = value(rng);
   // Values whose sums depend on their order: large and tiny, a subnormal
   // product (1e-20 * 1e-20), an infinity.
   if (m && k) {
